@@ -1,0 +1,134 @@
+"""Encoding and decoding of mutation payloads (the ``data`` of DS4 custom entries).
+
+Decoding never guesses. A payload is one of:
+- a :data:`~waymarks.core.model.Mutation` that passed every structural check;
+- :class:`UnknownPayload`: our custom-type family but a ``customType`` or
+  ``schemaVersion`` this version does not know. It is preserved and reported, never applied;
+- :class:`MalformedPayload`: a known type and version whose fields are wrong.
+
+Encoding writes camelCase keys in declaration order with absent optionals omitted, the
+shape the reference implementation writes and reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+import msgspec
+
+from waymarks.core.model import (
+    KNOWN_CUSTOM_TYPES,
+    MEMORY_CUSTOM_TYPE,
+    MEMORY_SCOPES,
+    PIN_CUSTOM_TYPE,
+    SCHEMA_VERSION,
+    MemoryMutation,
+    Mutation,
+    PinItem,
+    PinMutation,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownPayload:
+    """A payload we must keep but cannot interpret (future type or schema version)."""
+
+    custom_type: str
+    schema_version: object
+
+
+@dataclass(frozen=True, slots=True)
+class MalformedPayload:
+    """A payload of a known type and version whose fields do not validate."""
+
+    custom_type: str
+    problem: str
+
+
+DecodedPayload = Mutation | UnknownPayload | MalformedPayload
+
+_PIN_DECODER: Final = msgspec.json.Decoder(PinMutation)
+_MEMORY_DECODER: Final = msgspec.json.Decoder(MemoryMutation)
+_LOOSE_DECODER: Final = msgspec.json.Decoder()
+_ENCODER: Final = msgspec.json.Encoder()
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_MILLISECOND: Final = timedelta(milliseconds=1)
+
+
+def decode_payload(custom_type: str, data: bytes | None) -> DecodedPayload:
+    """Decode and validate the raw JSON ``data`` of a custom entry of our family."""
+    if custom_type not in KNOWN_CUSTOM_TYPES:
+        return UnknownPayload(custom_type, _schema_version_of(data))
+    if data is None:
+        return MalformedPayload(custom_type, "custom entry has no data")
+    decoder = _PIN_DECODER if custom_type == PIN_CUSTOM_TYPE else _MEMORY_DECODER
+    try:
+        mutation: Mutation = decoder.decode(data)
+    except msgspec.DecodeError as exc:
+        version = _schema_version_of(data)
+        if version != SCHEMA_VERSION:
+            return UnknownPayload(custom_type, version)
+        return MalformedPayload(custom_type, str(exc))
+    if mutation.schema_version != SCHEMA_VERSION:
+        return UnknownPayload(custom_type, mutation.schema_version)
+    problem = structural_problem(mutation)
+    return MalformedPayload(custom_type, problem) if problem else mutation
+
+
+def structural_problem(mutation: Mutation) -> str | None:
+    """What makes a type-correct mutation unusable, or ``None`` if it is sound."""
+    if not mutation.mutation_id:
+        return "mutationId is empty"
+    if mutation.operation == "status":
+        target = mutation.pin_id if isinstance(mutation, PinMutation) else mutation.memory_id
+        if not target:
+            return "status mutation names no item"
+        if mutation.status is None:
+            return "status mutation has no status"
+        return None
+    item = mutation.item
+    if item is None:
+        return f"{mutation.operation} mutation has no item"
+    if mutation.operation == "supersede" and not mutation.previous_id:
+        return "supersede mutation has no previousId"
+    if not item.id:
+        return "item id is empty"
+    if isinstance(mutation, MemoryMutation) and item.scope not in MEMORY_SCOPES:
+        return f"memory scope {item.scope!r} is not allowed"
+    if item.scope == "project" and not item.project_path:
+        return "project item has no projectPath"
+    if isinstance(item, PinItem) and item.scope == "branch" and not item.branch_leaf_id:
+        return "branch pin has no branchLeafId"
+    return None
+
+
+def encode_payload(mutation: Mutation) -> bytes:
+    """Canonical JSON of a mutation payload."""
+    return _ENCODER.encode(mutation)
+
+
+def custom_type_of(mutation: Mutation) -> str:
+    return PIN_CUSTOM_TYPE if isinstance(mutation, PinMutation) else MEMORY_CUSTOM_TYPE
+
+
+def iso_to_ms(timestamp: str) -> int | None:
+    """Milliseconds since the epoch for an ISO-8601 timestamp, ``None`` if unparseable."""
+    try:
+        moment = datetime.fromisoformat(timestamp)
+    except (ValueError, TypeError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (moment - _EPOCH) // _MILLISECOND
+
+
+def _schema_version_of(data: bytes | None) -> object:
+    if data is None:
+        return None
+    try:
+        loose: Any = _LOOSE_DECODER.decode(data)
+    except msgspec.DecodeError:
+        return None
+    return loose.get("schemaVersion") if isinstance(loose, dict) else None

@@ -1,0 +1,233 @@
+"""The rules that turn mutations into item state, shared by live writes and replay.
+
+One function decides what a mutation does (:func:`apply_mutation`) and one finds the
+active items a new item would duplicate or contradict (:func:`find_duplicate`,
+:func:`find_conflicts`). Both read state only through :class:`StateView`, which has two
+implementations: an in-memory one for full replay (``core.replay``) and the SQLite
+projection (``store``). Because the rules are written once, incremental projection and
+full rebuild cannot disagree on what a mutation means; the property test checks that
+the two views do not disagree on what they store.
+
+Invariants:
+- an item ID is created once; a later ``add`` with the same ID is ignored;
+- nothing is overwritten: a supersession marks the old item ``superseded`` and links it;
+- of two active memory items in one partition that share a key or contradict in
+  polarity, the later in replay order is ``invalid`` and names the earlier;
+- a ``status`` mutation changes only an ``active`` item, and only to a status its kind allows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from waymarks.core.model import (
+    MEMORY_STATUS_TARGETS,
+    PIN_STATUS_TARGETS,
+    Item,
+    Kind,
+    MemoryItem,
+    MutationRecord,
+    PinItem,
+    Status,
+    item_text,
+    mutation_kind,
+    status_target,
+)
+from waymarks.core.text import derive_key, normalize, normalize_key, polarity
+
+
+@dataclass(frozen=True, slots=True)
+class ItemState:
+    """An item as the projection holds it: the immutable record plus its lifecycle."""
+
+    item: Item
+    kind: Kind
+    session_id: str
+    entry_id: str
+    partition: str
+    norm: str
+    key: str | None
+    polarity_base: str | None
+    polarity_sign: int
+    seq: int
+    status: Status = "active"
+    reason: str | None = None
+    superseded_by: str | None = None
+    supersedes: str | None = None
+    conflicts_with: tuple[str, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return self.item.id
+
+    @property
+    def text(self) -> str:
+        return item_text(self.item)
+
+
+class StateView(Protocol):
+    """Read access to projected item state, plus the one write replay needs."""
+
+    def get(self, item_id: str) -> ItemState | None: ...
+
+    def active_matching(
+        self, kind: Kind, partition: str, norm: str, key: str | None, polarity_base: str | None
+    ) -> Sequence[ItemState]:
+        """Active items of ``kind`` in ``partition`` sharing the norm, key or polarity base."""
+        ...
+
+    def put(self, state: ItemState) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """The mutation changed state; ``changed`` lists every item state written."""
+
+    changed: tuple[ItemState, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """The mutation is kept in the log but changes nothing; ``reason`` says why."""
+
+    reason: str
+
+
+MutationEffect = Applied | Ignored
+
+
+def partition_of(item: Item, session_id: str) -> str:
+    """Where duplicates and conflicts are looked for: one session, or one project."""
+    if item.scope == "project" and item.project_path:
+        return f"project:{item.project_path}"
+    return f"session:{session_id}"
+
+
+def effective_key(item: Item) -> str | None:
+    """The explicit key, folded, or a conservatively derived one; pins have no key."""
+    if not isinstance(item, MemoryItem):
+        return None
+    if item.key:
+        return normalize_key(item.key) or None
+    return derive_key(item.claim)
+
+
+def new_state(item: Item, session_id: str, entry_id: str, seq: int) -> ItemState:
+    """The ``active`` state of a freshly written item."""
+    text = item_text(item)
+    kind: Kind = "pin" if isinstance(item, PinItem) else "memory"
+    polar = polarity(text) if kind == "memory" else None
+    return ItemState(
+        item=item,
+        kind=kind,
+        session_id=session_id,
+        entry_id=entry_id,
+        partition=partition_of(item, session_id),
+        norm=normalize(text),
+        key=effective_key(item),
+        polarity_base=polar[0] if polar else None,
+        polarity_sign=polar[1] if polar else 0,
+        seq=seq,
+    )
+
+
+def find_duplicate(view: StateView, candidate: ItemState) -> ItemState | None:
+    """An active item of the same kind, partition and scope with the same normalized text."""
+    for other in _matching(view, candidate):
+        if other.norm == candidate.norm and other.item.scope == candidate.item.scope:
+            return other
+    return None
+
+
+def find_conflicts(
+    view: StateView, candidate: ItemState, ignore: frozenset[str] = frozenset()
+) -> tuple[str, ...]:
+    """IDs of active memory items the candidate contradicts, earliest first.
+
+    Same key with different text, or the same polarity base with the opposite sign.
+    Pins never conflict: they are instructions a person confirmed, not claims.
+    """
+    if candidate.kind != "memory":
+        return ()
+    hits = []
+    for other in _matching(view, candidate):
+        if other.id in ignore or other.id == candidate.id or other.norm == candidate.norm:
+            continue
+        same_key = candidate.key is not None and other.key == candidate.key
+        opposite = (
+            candidate.polarity_base is not None
+            and other.polarity_base == candidate.polarity_base
+            and other.polarity_sign == -candidate.polarity_sign
+        )
+        if same_key or opposite:
+            hits.append(other)
+    return tuple(o.id for o in sorted(hits, key=lambda s: s.seq))
+
+
+def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> MutationEffect:
+    """Fold one mutation into ``view``; the caller persists the returned changes."""
+    mutation = record.mutation
+    kind = mutation_kind(mutation)
+    if mutation.operation == "status":
+        return _apply_status(view, record, kind)
+    item = mutation.item
+    if item is None:
+        return Ignored(f"{mutation.operation} without an item")
+    if view.get(item.id) is not None:
+        return Ignored(f"item {item.id} already exists")
+    state = new_state(item, record.session_id, record.entry_id, seq)
+    previous: ItemState | None = None
+    if mutation.operation == "supersede":
+        previous = view.get(mutation.previous_id or "")
+        problem = _supersede_problem(previous, mutation.previous_id, kind)
+        if problem is not None:
+            state = replace(state, status="invalid", reason=problem)
+            return _put(view, state)
+        assert previous is not None
+        state = replace(state, supersedes=previous.id)
+    conflicts = find_conflicts(view, state, frozenset({previous.id}) if previous else frozenset())
+    if conflicts:
+        reason = f"conflicts with active memory {conflicts[0]}"
+        return _put(view, replace(state, status="invalid", reason=reason, conflicts_with=conflicts))
+    if previous is None:
+        return _put(view, state)
+    old = replace(
+        previous, status="superseded", superseded_by=state.id, reason=f"superseded by {state.id}"
+    )
+    return _put(view, state, old)
+
+
+def _apply_status(view: StateView, record: MutationRecord, kind: Kind) -> MutationEffect:
+    mutation = record.mutation
+    target_id = status_target(mutation)
+    allowed = PIN_STATUS_TARGETS if kind == "pin" else MEMORY_STATUS_TARGETS
+    if mutation.status not in allowed:
+        return Ignored(f"status {mutation.status!r} is not allowed for a {kind}")
+    target = view.get(target_id or "")
+    if target is None or target.kind != kind:
+        return Ignored(f"no {kind} {target_id}")
+    if target.status != "active":
+        return Ignored(f"{kind} {target_id} is already {target.status}")
+    return _put(view, replace(target, status=mutation.status, reason=mutation.reason))
+
+
+def _supersede_problem(previous: ItemState | None, previous_id: str | None, kind: Kind) -> str | None:
+    if previous is None or previous.kind != kind:
+        return f"supersedes unknown {kind} {previous_id}"
+    if previous.status != "active":
+        return f"supersedes {kind} {previous.id}, which is already {previous.status}"
+    return None
+
+
+def _matching(view: StateView, candidate: ItemState) -> Sequence[ItemState]:
+    return view.active_matching(
+        candidate.kind, candidate.partition, candidate.norm, candidate.key, candidate.polarity_base
+    )
+
+
+def _put(view: StateView, *states: ItemState) -> Applied:
+    for state in states:
+        view.put(state)
+    return Applied(states)

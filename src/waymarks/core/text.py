@@ -1,0 +1,107 @@
+"""Text rules: normalisation for duplicates, conservative key derivation, claim polarity.
+
+All three are pure and deterministic; replay depends on them, so a change here changes
+which stored records are duplicates or conflicts. Treat their outputs as a contract:
+tests pin the examples of seed 000.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Final
+
+_SPACE = re.compile(r"\s+")
+_TRAILING_PUNCT = re.compile(r"[\s.!;:,]+$")
+_KEY_CHARS = re.compile(r"[^\w./-]+")
+_MAX_KEY_CHARS: Final = 160
+
+#: ``subject <verb> value`` shapes recognised for automatic keys (seed 000)
+_KEYED_CLAIM = re.compile(
+    r"^(?P<subject>[^=]+?)\s*(?:\bdefaults?\s+to\b|\bis\b|\bare\b|=)\s*(?P<value>.+)$",
+    re.IGNORECASE,
+)
+#: words that make a subject too vague to key on ("It is broken", "This = that")
+_VAGUE_SUBJECTS: Final = frozenset(
+    {"it", "this", "that", "there", "here", "what", "which", "who", "he", "she", "they",
+     "everything", "nothing", "something", "anything"}
+)
+_MAX_SUBJECT_WORDS: Final = 6
+_ARTICLES: Final = frozenset({"the", "a", "an", "our"})
+
+_POLARITY_WORDS: Final[dict[str, int]] = {
+    "enabled": 1, "disabled": -1,
+    "on": 1, "off": -1,
+    "true": 1, "false": -1,
+    "allowed": 1, "forbidden": -1, "disallowed": -1,
+    "required": 1, "optional": -1,
+    "supported": 1, "unsupported": -1,
+    "active": 1, "inactive": -1,
+}
+_NEGATIONS: Final = frozenset({"not", "never", "no", "isn't", "aren't", "isnt", "arent"})
+_WORD = re.compile(r"[\w'-]+", re.UNICODE)
+
+
+def normalize(text: str) -> str:
+    """Comparison form of a pin or claim: NFKC, case-folded, whitespace collapsed,
+    trailing sentence punctuation dropped. Two texts with the same form are duplicates."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _TRAILING_PUNCT.sub("", _SPACE.sub(" ", folded).strip())
+
+
+def normalize_key(key: str) -> str:
+    """Slug form of an explicit ``--key`` (``Package Export Mode`` -> ``package-export-mode``).
+
+    Letters and digits of any script are kept, as are ``.``, ``_``, ``/`` and ``-``; an
+    empty result means the key had no letters or digits and must be refused.
+    """
+    slug = _slug(unicodedata.normalize("NFKC", key).casefold())
+    return slug if any(c.isalnum() for c in slug) else ""
+
+
+def derive_key(claim: str) -> str | None:
+    """A key for claims shaped ``X defaults to Y``, ``X is Y`` or ``X = Y``, else ``None``.
+
+    Conservative on purpose: the subject must be short, concrete and contain a letter, so
+    that unrelated claims never share a key by accident.
+    """
+    match = _KEYED_CLAIM.match(normalize(claim))
+    if match is None or not match.group("value").strip():
+        return None
+    words = match.group("subject").split()
+    while words and words[0] in _ARTICLES:
+        words = words[1:]
+    subject = " ".join(words)
+    if not words or len(words) > _MAX_SUBJECT_WORDS:
+        return None
+    if words[0] in _VAGUE_SUBJECTS or any(w in _NEGATIONS for w in words):
+        return None
+    slug = _slug(subject)
+    return slug if len(slug) >= 2 and any(c.isalpha() for c in slug) else None
+
+
+def polarity(claim: str) -> tuple[str, int] | None:
+    """``(base, sign)`` for claims that assert or deny a state (``Feature is enabled``).
+
+    The base is the claim with its polarity word and negations removed, so ``Feature is
+    enabled``, ``Feature is disabled`` and ``Feature is not enabled`` share one base; the
+    sign is +1 or -1. Claims with no polarity word, or with two, return ``None``.
+    """
+    words = _WORD.findall(normalize(claim))
+    hits = [i for i, w in enumerate(words) if w in _POLARITY_WORDS]
+    if len(hits) != 1:
+        return None
+    sign = _POLARITY_WORDS[words[hits[0]]]
+    kept: list[str] = []
+    for i, word in enumerate(words):
+        if i == hits[0]:
+            kept.append("<state>")
+        elif word in _NEGATIONS:
+            sign = -sign
+        else:
+            kept.append(word)
+    return " ".join(kept), sign
+
+
+def _slug(text: str) -> str:
+    return _KEY_CHARS.sub("-", text).strip("-")[:_MAX_KEY_CHARS]

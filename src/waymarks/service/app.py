@@ -1,0 +1,370 @@
+"""The application API: every adapter (CLI, MCP, hosts) calls these use cases.
+
+A write runs entirely under the session file's exclusive lock and one projection
+transaction: read what others appended, bring the projection up to date, decide against
+that state, append durably, project. So two processes can never both add the same pin,
+and a rejected write appends nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from waymarks.core.codec import custom_type_of
+from waymarks.core.model import MemoryItem, MemoryMutation, Mutation, PinItem, PinMutation
+from waymarks.core.rules import ItemState
+from waymarks.ledger.discovery import (
+    canonical_project_path,
+    list_sessions,
+    newest_session,
+    resolve_session,
+    session_dir,
+    session_file_name,
+)
+from waymarks.ledger.session_file import SessionFile, SessionFileError
+from waymarks.service.outcomes import Committed, ServiceError, WriteOutcome
+from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
+from waymarks.service.trust import TrustStore
+from waymarks.service.writes import (
+    Decision,
+    WriteContext,
+    decide_memory,
+    decide_pin,
+    decide_status,
+)
+from waymarks.store.migrations import SchemaTooNewError
+from waymarks.store.projection import Projection, state_from_row
+
+DB_NAME = "waymarks.db"
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ItemView:
+    """An item as lists show it; ``applies`` = in effect on the active branch now."""
+
+    id: str
+    kind: str
+    scope: str
+    status: str
+    key: str | None
+    classification: str | None
+    superseded_by: str | None
+    supersedes: str | None
+    reason: str | None
+    text: str
+    applies: bool
+    created_at: int
+    session_id: str
+    entry_id: str
+    branch_leaf_id: str | None = None
+    source_entry_ids: tuple[str, ...] = ()
+    source_file: str | None = None
+    conflicts_with: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "kind": self.kind, "scope": self.scope, "status": self.status,
+            "key": self.key, "classification": self.classification,
+            "supersededBy": self.superseded_by, "supersedes": self.supersedes,
+            "reason": self.reason, "text": self.text, "applies": self.applies,
+            "createdAt": self.created_at, "sessionId": self.session_id,
+            "entryId": self.entry_id, "branchLeafId": self.branch_leaf_id,
+            "sourceEntryIds": list(self.source_entry_ids), "sourceFile": self.source_file,
+            "conflictsWith": list(self.conflicts_with),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    id: str
+    path: str
+    cwd: str
+    created: str
+    entries: int
+    leaf_id: str | None
+    branch: tuple[str, ...] = field(default=())
+
+
+class Waymarks:
+    """Pins and memory for one home, one working directory and (lazily) one session."""
+
+    def __init__(
+        self,
+        home: Path,
+        *,
+        cwd: str | None = None,
+        session: str | None = None,
+        clock: Clock | None = None,
+        ids: IdSource | None = None,
+    ) -> None:
+        self.home = home
+        self.cwd = canonical_project_path(cwd or os.getcwd())
+        self.clock = clock or SystemClock()
+        self.ids = ids or RandomIds()
+        self.trust_store = TrustStore(home)
+        self._session_ref = session
+        self._session: SessionFile | None = None
+        self._projection: Projection | None = None
+
+    # -- plumbing -------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._projection is not None:
+            self._projection.close()
+            self._projection = None
+
+    def __enter__(self) -> Waymarks:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / DB_NAME
+
+    @property
+    def projection(self) -> Projection:
+        if self._projection is None:
+            try:
+                self._projection = Projection(self.db_path, self._now_ms())
+            except SchemaTooNewError as exc:
+                raise ServiceError("schema_too_new", str(exc)) from exc
+        return self._projection
+
+    def _now_ms(self) -> int:
+        return epoch_ms(self.clock.now())
+
+    def current_session(self, *, create: bool = False) -> SessionFile | None:
+        """The session commands act on: the one named, else the newest for the cwd."""
+        if self._session is None:
+            try:
+                if self._session_ref is not None:
+                    path = resolve_session(self.home, self.cwd, self._session_ref)
+                    self._session = SessionFile.open(path)
+                else:
+                    newest = newest_session(self.home, self.cwd)
+                    if newest is not None:
+                        self._session = SessionFile.open(newest)
+            except SessionFileError as exc:
+                raise ServiceError("bad_session", str(exc)) from exc
+        if self._session is None and create:
+            self._session = self._create_session()
+        return self._session
+
+    def _create_session(self) -> SessionFile:
+        now = self.clock.now()
+        session_id = self.ids.uuid()
+        path = session_dir(self.home, self.cwd) / session_file_name(iso(now), session_id)
+        return SessionFile.create(path, session_id, iso(now), self.cwd)
+
+    @contextmanager
+    def _synced(self, session: SessionFile) -> Iterator[Projection]:
+        """Hold the session lock and a projection transaction, projection brought up to date."""
+        with session.locked(), self.projection.transaction():
+            self.projection.sync(session, self._now_ms())
+            yield self.projection
+
+    def _refresh(self) -> SessionFile | None:
+        session = self.current_session()
+        if session is not None:
+            with self._synced(session):
+                pass
+        return session
+
+    # -- sessions -------------------------------------------------------------------
+
+    def session_new(self) -> SessionInfo:
+        self._session = self._create_session()
+        return self.session_info(self._session)
+
+    def session_list(self) -> list[SessionInfo]:
+        infos = []
+        for path in list_sessions(self.home, self.cwd):
+            try:
+                infos.append(self.session_info(SessionFile.open(path), with_branch=False))
+            except SessionFileError:
+                continue
+        return infos
+
+    def session_info(self, session: SessionFile, *, with_branch: bool = True) -> SessionInfo:
+        header = session.header
+        assert header is not None
+        branch = tuple(session.branch_ids()) if with_branch else ()
+        return SessionInfo(session.session_id, str(session.path), header.cwd, header.timestamp,
+                           len(session.entries), session.leaf_id, branch)
+
+    def session_show(self) -> SessionInfo:
+        return self.session_info(self._require_session())
+
+    def session_say(self, text: str) -> str:
+        """Append a user message entry (standalone sessions); returns its entry ID."""
+        if not text.strip():
+            raise ServiceError("empty", "Message text must not be empty")
+        session = self.current_session(create=True)
+        assert session is not None
+        now = self.clock.now()
+        message = {"role": "user", "content": [{"type": "text", "text": text}],
+                   "timestamp": epoch_ms(now)}
+        with session.locked():
+            entry = session.append({"type": "message", "timestamp": iso(now),
+                                    "message": message}, self.ids.entry_id)
+        return entry.id
+
+    def session_branch(self, from_id: str, summary: str | None = None) -> str:
+        """Append a ``branch_summary`` child of ``from_id``: later entries form a new branch."""
+        session = self._require_session()
+        with session.locked():
+            if from_id not in session.by_id:
+                raise ServiceError("not_found", f"No entry {from_id} in session "
+                                   f"{session.session_id}; see `waymarks session show`")
+            entry = session.append(
+                {"type": "branch_summary", "timestamp": iso(self.clock.now()),
+                 "parentId": from_id, "fromId": from_id, "summary": summary or ""},
+                self.ids.entry_id,
+            )
+        return entry.id
+
+    def _require_session(self) -> SessionFile:
+        session = self.current_session()
+        if session is None:
+            raise ServiceError("no_session", f"No session for {self.cwd} yet; start one with "
+                               "`waymarks session new`")
+        return session
+
+    # -- trust ----------------------------------------------------------------------
+
+    def trust(self, path: str) -> tuple[str, bool]:
+        try:
+            return self.trust_store.trust(path)
+        except ValueError as exc:
+            raise ServiceError("invalid_argument", str(exc)) from exc
+
+    def untrust(self, path: str) -> tuple[str, bool]:
+        return self.trust_store.untrust(path)
+
+    def trusted_projects(self) -> list[str]:
+        return self.trust_store.list()
+
+    @property
+    def project_trusted(self) -> bool:
+        return self.cwd in self.trust_store.list()
+
+    # -- reads ----------------------------------------------------------------------
+
+    def items(self, kind: Literal["pin", "memory"]) -> list[ItemView]:
+        """Every item of this session and its trusted project, in creation order."""
+        session = self._refresh()
+        if session is None:
+            return []
+        rows = self.projection.db.execute(
+            "SELECT id, kind, scope, partition, project_path, key, classification, text, norm,"
+            " polarity_base, polarity_sign, status, reason, superseded_by, supersedes,"
+            " conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record"
+            " FROM items WHERE kind = ? AND (session_id = ? OR project_path = ?) ORDER BY seq",
+            (kind, session.session_id, self.cwd),
+        )
+        branch = frozenset(session.branch_ids())
+        return [self._view(state_from_row(r), session, branch) for r in rows]
+
+    def _view(self, state: ItemState, session: SessionFile, branch: frozenset[str]) -> ItemView:
+        item = state.item
+        applies = state.status == "active" and (
+            (item.scope == "session" and state.session_id == session.session_id)
+            or (item.scope == "branch" and isinstance(item, PinItem)
+                and state.session_id == session.session_id and item.branch_leaf_id in branch)
+            or (item.scope == "project" and item.project_path == self.cwd
+                and self.project_trusted)
+        )
+        return ItemView(
+            id=state.id, kind=state.kind, scope=item.scope, status=state.status, key=state.key,
+            classification=item.classification, superseded_by=state.superseded_by,
+            supersedes=state.supersedes, reason=state.reason, text=state.text, applies=applies,
+            created_at=item.created_at, session_id=state.session_id, entry_id=state.entry_id,
+            branch_leaf_id=item.branch_leaf_id if isinstance(item, PinItem) else None,
+            source_entry_ids=item.source_entry_ids if isinstance(item, MemoryItem)
+            else tuple(filter(None, [item.source_entry_id])),
+            source_file=item.source_file if isinstance(item, PinItem) else None,
+            conflicts_with=state.conflicts_with,
+        )
+
+    # -- writes ---------------------------------------------------------------------
+
+    def pin(self, content: str, *, scope: str | None = None, classification: str | None = None,
+            source: str | None = None, source_file: str | None = None,
+            supersedes: str | None = None) -> WriteOutcome:
+        if source_file is not None:
+            source_file = os.path.normpath(os.path.join(self.cwd, source_file))
+        return self._write(lambda ctx: decide_pin(
+            ctx, content, scope=scope, classification=classification, source=source,
+            source_file=source_file, supersedes=self._full_id(ctx, "pin", supersedes)))
+
+    def unpin(self, pin_id: str, reason: str | None = None) -> WriteOutcome:
+        return self._write(lambda ctx: decide_status(
+            ctx, "pin", self._full_id(ctx, "pin", pin_id) or pin_id, "deleted", reason))
+
+    def remember(self, claim: str, *, scope: str | None = None,
+                 classification: str | None = None, key: str | None = None,
+                 sources: tuple[str, ...] = ()) -> WriteOutcome:
+        return self._write(lambda ctx: decide_memory(
+            ctx, claim, scope=scope, classification=classification, key=key, sources=sources))
+
+    def supersede_memory(self, memory_id: str, claim: str, *,
+                         classification: str | None = None,
+                         sources: tuple[str, ...] = ()) -> WriteOutcome:
+        return self._write(lambda ctx: decide_memory(
+            ctx, claim, scope=None, classification=classification, key=None, sources=sources,
+            supersedes=self._full_id(ctx, "memory", memory_id) or memory_id))
+
+    def set_memory_status(self, memory_id: str, status: Literal["invalid", "expired"],
+                          reason: str | None = None) -> WriteOutcome:
+        return self._write(lambda ctx: decide_status(
+            ctx, "memory", self._full_id(ctx, "memory", memory_id) or memory_id, status, reason))
+
+    def _full_id(self, ctx: WriteContext, kind: str, ref: str | None) -> str | None:
+        """Expand a unique ID prefix (as lists print them) among visible items."""
+        if not ref or len(ref) >= 36:
+            return ref
+        rows = self.projection.db.execute(
+            "SELECT id FROM items WHERE kind = ? AND id >= ? AND id < ? || x'ff'"
+            " AND (session_id = ? OR project_path = ?) LIMIT 2",
+            (kind, ref, ref, ctx.session_id, ctx.project_path),
+        ).fetchall()
+        return str(rows[0][0]) if len(rows) == 1 else ref
+
+    def _write(self, decide: Callable[[WriteContext], Decision]) -> WriteOutcome:
+        session = self.current_session(create=True)
+        assert session is not None
+        with self._synced(session) as projection:
+            ctx = WriteContext(
+                view=projection.view, session_id=session.session_id, project_path=self.cwd,
+                trusted=self.project_trusted, leaf_id=session.leaf_id,
+                branch=frozenset(session.branch_ids()), now_ms=self._now_ms(),
+                new_uuid=self.ids.uuid,
+            )
+            decision = decide(ctx)
+            if not isinstance(decision, PinMutation | MemoryMutation):
+                return decision
+            entry = session.append(
+                {"type": "custom", "customType": custom_type_of(decision),
+                 "data": decision, "timestamp": iso(self.clock.now())},
+                self.ids.entry_id,
+            )
+            projection.sync(session, self._now_ms())
+        return _committed(decision, entry.id)
+
+
+def _committed(mutation: Mutation, entry_id: str) -> WriteOutcome:
+    kind = "pin" if isinstance(mutation, PinMutation) else "memory"
+    if mutation.operation == "status":
+        target = mutation.pin_id if isinstance(mutation, PinMutation) else mutation.memory_id
+        return Committed(target or "", entry_id, kind, "status")
+    assert mutation.item is not None
+    return Committed(mutation.item.id, entry_id, kind, mutation.operation, mutation.previous_id)
+

@@ -1,0 +1,66 @@
+"""Typed results of service calls: a write is committed, a duplicate, or rejected.
+
+Rejections carry a stable ``code`` that scripts can branch on, a message that says what
+to do, and the IDs involved. A rejected write has appended nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+RejectionCode = Literal[
+    "conflict",
+    "not_found",
+    "ambiguous",
+    "not_active",
+    "untrusted",
+    "invalid_argument",
+    "too_long",
+    "empty",
+    "off_branch",
+    "scope_mismatch",
+    "no_session",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """A mutation was appended durably and projected."""
+
+    id: str
+    entry_id: str
+    kind: str
+    operation: str
+    previous_id: str | None = None
+    outcome: Literal["committed"] = "committed"
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """The same normalized item is already active: its ID, nothing appended."""
+
+    id: str
+    kind: str
+    outcome: Literal["duplicate"] = "duplicate"
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """The write was refused and nothing was appended."""
+
+    code: RejectionCode
+    message: str
+    conflicts: tuple[str, ...] = ()
+    outcome: Literal["rejected"] = "rejected"
+
+
+WriteOutcome = Committed | Duplicate | Rejected
+
+
+class ServiceError(Exception):
+    """A request that cannot be served (bad session file, damaged home); message says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code

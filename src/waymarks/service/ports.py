@@ -1,0 +1,50 @@
+"""Ports the service depends on, with their production implementations.
+
+Time and identity are injected so that tests and replay are deterministic: nothing in
+``core`` reads a clock or a random source.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from datetime import UTC, datetime
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current time, timezone-aware UTC."""
+        ...
+
+
+class IdSource(Protocol):
+    def entry_id(self) -> str:
+        """A Pi entry ID: 8 lowercase hex characters."""
+        ...
+
+    def uuid(self) -> str:
+        """A fresh UUID for sessions, items and mutations."""
+        ...
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class RandomIds:
+    def entry_id(self) -> str:
+        return secrets.token_hex(4)
+
+    def uuid(self) -> str:
+        return str(uuid.uuid4())
+
+
+def iso(moment: datetime) -> str:
+    """Pi's timestamp form: ISO-8601 UTC with milliseconds and a ``Z``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def epoch_ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)

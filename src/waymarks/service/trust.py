@@ -1,0 +1,71 @@
+"""Which projects the person trusts with project-scoped pins and memory.
+
+The list is a small JSON file in the home (``trusted-projects.json``), replaced
+atomically (write to a temporary file, ``fsync``, rename). Projects are identified by
+their canonical real path, so a symlink and its target are one project.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from waymarks.ledger.discovery import canonical_project_path
+
+TRUST_FILE = "trusted-projects.json"
+
+
+class TrustStore:
+    def __init__(self, home: Path) -> None:
+        self.path = home / TRUST_FILE
+
+    def list(self) -> list[str]:
+        if not self.path.is_file():
+            return []
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{self.path}: unreadable trust list ({exc}); fix or remove it") from exc
+        projects = data.get("projects") if isinstance(data, dict) else None
+        if not isinstance(projects, list) or not all(isinstance(p, str) for p in projects):
+            raise ValueError(f"{self.path}: expected {{\"projects\": [paths]}}; fix or remove it")
+        return sorted(projects)
+
+    def is_trusted(self, path: str) -> bool:
+        return canonical_project_path(path) in self.list()
+
+    def trust(self, path: str) -> tuple[str, bool]:
+        """Trust ``path``; returns its canonical form and whether it was newly added."""
+        project = canonical_project_path(path)
+        if not os.path.isdir(project):
+            raise ValueError(f"{path}: not a directory; trust the project's root folder")
+        projects = self.list()
+        if project in projects:
+            return project, False
+        self._write([*projects, project])
+        return project, True
+
+    def untrust(self, path: str) -> tuple[str, bool]:
+        project = canonical_project_path(path)
+        projects = self.list()
+        if project not in projects:
+            return project, False
+        self._write([p for p in projects if p != project])
+        return project, True
+
+    def _write(self, projects: list[str]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trust-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump({"projects": sorted(projects)}, handle, indent=2)
+                handle.write("\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise

@@ -1,0 +1,164 @@
+"""Numbered schema migrations for the SQLite projection.
+
+Each step is small, named, runs in its own transaction and is recorded in
+``schema_migrations``. A database whose recorded version is newer than the newest step
+here was written by a later release: it is refused, never downgraded.
+
+The whole database is a projection of the session ledgers, so a step may drop and
+recreate derived tables freely; what it must never do is touch a ledger file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+class SchemaTooNewError(Exception):
+    """The database was written by a newer Waymarks; upgrade rather than lose its state."""
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    apply: Callable[[sqlite3.Connection], None]
+
+
+def _run_script(db: sqlite3.Connection, script: str) -> None:
+    # executescript() would COMMIT the step's open transaction; run statement by statement
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def _m001_initial(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        CREATE TABLE sources (
+            session_id TEXT PRIMARY KEY,
+            path TEXT NOT NULL,
+            cwd TEXT NOT NULL,
+            byte_offset INTEGER NOT NULL,
+            lines INTEGER NOT NULL,
+            entries INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        ) STRICT;
+
+        CREATE TABLE mutations (
+            seq INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sources(session_id),
+            entry_id TEXT NOT NULL,
+            entry_index INTEGER NOT NULL,
+            timestamp_ms INTEGER NOT NULL,
+            mutation_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            operation TEXT NOT NULL,
+            target_id TEXT,
+            payload BLOB NOT NULL,
+            effect TEXT NOT NULL,
+            note TEXT,
+            UNIQUE (session_id, entry_id)
+        ) STRICT;
+
+        CREATE TABLE items (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            partition TEXT NOT NULL,
+            project_path TEXT,
+            key TEXT,
+            classification TEXT,
+            text TEXT NOT NULL,
+            norm TEXT NOT NULL,
+            polarity_base TEXT,
+            polarity_sign INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            reason TEXT,
+            superseded_by TEXT,
+            supersedes TEXT,
+            conflicts_with TEXT,
+            session_id TEXT NOT NULL,
+            entry_id TEXT NOT NULL,
+            branch_leaf_id TEXT,
+            created_at INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            record BLOB NOT NULL
+        ) STRICT;
+        CREATE INDEX items_active_norm ON items (kind, partition, norm)
+            WHERE status = 'active';
+        CREATE INDEX items_active_key ON items (kind, partition, key)
+            WHERE status = 'active' AND key IS NOT NULL;
+        CREATE INDEX items_active_polarity ON items (kind, partition, polarity_base)
+            WHERE status = 'active' AND polarity_base IS NOT NULL;
+        CREATE INDEX items_by_session ON items (session_id, kind, seq);
+
+        CREATE TABLE anomalies (
+            session_id TEXT NOT NULL,
+            line INTEGER NOT NULL,
+            entry_id TEXT,
+            kind TEXT NOT NULL,
+            detail TEXT NOT NULL,
+            PRIMARY KEY (session_id, line)
+        ) STRICT;
+
+        CREATE VIRTUAL TABLE items_fts USING fts5 (
+            text, key, content = 'items', content_rowid = 'rowid',
+            tokenize = 'unicode61 remove_diacritics 2'
+        );
+
+        CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial projection schema", _m001_initial),)
+LATEST_VERSION = MIGRATIONS[-1].version
+
+
+def current_version(db: sqlite3.Connection) -> int:
+    exists = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return 0
+    row = db.execute("SELECT max(version) FROM schema_migrations").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(db: sqlite3.Connection, now_ms: int) -> list[int]:
+    """Apply every pending step; returns the versions applied. ``db`` is in autocommit mode."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT"
+    )
+    version = current_version(db)
+    if version > LATEST_VERSION:
+        raise SchemaTooNewError(
+            f"the projection database has schema version {version}, newer than this "
+            f"Waymarks understands ({LATEST_VERSION}); upgrade Waymarks, or move the "
+            "database aside and run `waymarks rebuild-index` to rebuild it from the ledgers"
+        )
+    applied = []
+    for step in MIGRATIONS:
+        if step.version <= version:
+            continue
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if current_version(db) >= step.version:  # another process got there first
+                db.execute("ROLLBACK")
+                continue
+            step.apply(db)
+            db.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (step.version, step.name, now_ms),
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        applied.append(step.version)
+    return applied

@@ -1,0 +1,303 @@
+"""The SQLite projection of the session ledgers: apply, checkpoint, rebuild.
+
+Invariants:
+- every mutation applied and the checkpoint of its source (byte offset, lines, entries)
+  are written in one transaction, so after any crash the projection is either before or
+  after a mutation, never half-way, and the next sync continues from the checkpoint;
+- mutations are applied in canonical replay order. A sync that finds a record ordered
+  before one already applied (a sibling session read late) re-folds everything from the
+  stored mutations instead of applying out of order: incremental always equals rebuild;
+- the database holds nothing canonical: deleting it loses only derived state.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from waymarks.core.codec import decode_payload, encode_payload
+from waymarks.core.model import (
+    MEMORY_CUSTOM_TYPE,
+    PIN_CUSTOM_TYPE,
+    MemoryItem,
+    MemoryMutation,
+    MutationRecord,
+    PinItem,
+    PinMutation,
+    mutation_kind,
+    status_target,
+)
+from waymarks.core.replay import replay
+from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
+from waymarks.ledger.session_file import SessionFile
+from waymarks.store.migrations import migrate
+
+BUSY_TIMEOUT_MS: Final = 30_000
+_ITEM_DECODERS: Final = {
+    "pin": msgspec.json.Decoder(PinItem),
+    "memory": msgspec.json.Decoder(MemoryItem),
+}
+_ENCODER: Final = msgspec.json.Encoder()
+_ITEM_COLUMNS: Final = (
+    "id, kind, scope, partition, project_path, key, classification, text, norm, "
+    "polarity_base, polarity_sign, status, reason, superseded_by, supersedes, "
+    "conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record"
+)
+_INSERT_ITEM: Final = (
+    f"INSERT INTO items ({_ITEM_COLUMNS}) VALUES ({', '.join('?' * 22)}) RETURNING rowid"
+)
+_INSERT_ITEM_BULK: Final = f"INSERT INTO items ({_ITEM_COLUMNS}) VALUES ({', '.join('?' * 22)})"
+_INSERT_MUTATION: Final = (
+    "INSERT INTO mutations (seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id,"
+    " kind, operation, target_id, payload, effect, note) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    applied: int
+    refolded: bool
+
+
+class SqliteView:
+    """:class:`~waymarks.core.rules.StateView` over the ``items`` table (inside a transaction)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def get(self, item_id: str) -> ItemState | None:
+        row = self.db.execute(f"SELECT {_ITEM_COLUMNS} FROM items WHERE id = ?", (item_id,))
+        found = row.fetchone()
+        return state_from_row(found) if found else None
+
+    def active_matching(
+        self, kind: str, partition: str, norm: str, key: str | None, polarity_base: str | None
+    ) -> Sequence[ItemState]:
+        rows = self.db.execute(
+            f"SELECT {_ITEM_COLUMNS} FROM items WHERE status = 'active' AND kind = ?1 "
+            "AND partition = ?2 AND (norm = ?3 OR key = ?4 OR polarity_base = ?5) ORDER BY seq",
+            (kind, partition, norm, key, polarity_base),
+        )
+        return [state_from_row(r) for r in rows]
+
+    def put(self, state: ItemState) -> None:
+        updated = self.db.execute(
+            "UPDATE items SET status = ?, reason = ?, superseded_by = ?, supersedes = ?, "
+            "conflicts_with = ? WHERE id = ?",
+            (state.status, state.reason, state.superseded_by, state.supersedes,
+             _json_list(state.conflicts_with), state.id),
+        )
+        if updated.rowcount:
+            return
+        rowid = self.db.execute(_INSERT_ITEM, item_row(state)).fetchone()[0]
+        self.db.execute(
+            "INSERT INTO items_fts (rowid, text, key) VALUES (?, ?, ?)",
+            (rowid, state.text, state.key),
+        )
+
+
+class Projection:
+    """One SQLite projection database, opened and migrated."""
+
+    def __init__(self, path: Path, now_ms: int) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self.db.execute("PRAGMA journal_mode = WAL")
+        # The ledger is the durable copy; the projection can be rebuilt, so NORMAL suffices.
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        self.db.execute("PRAGMA foreign_keys = ON")
+        migrate(self.db, now_ms)
+        self.view = SqliteView(self.db)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``): committed on exit, rolled back on error."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- incremental ----------------------------------------------------------------
+
+    def sync(self, session: SessionFile, now_ms: int) -> SyncReport:
+        """Apply what ``session`` holds beyond its checkpoint; call inside :meth:`transaction`."""
+        sid = session.session_id
+        checkpoint = self.db.execute(
+            "SELECT byte_offset, lines, entries FROM sources WHERE session_id = ?", (sid,)
+        ).fetchone()
+        offset, lines, entries = checkpoint if checkpoint else (0, 0, 0)
+        reset = offset > session.offset or entries > len(session.entries)
+        if reset:  # the file is shorter than what we read before: forget it and re-read
+            self._forget_source(sid)
+            offset, lines, entries = 0, 0, 0
+        self._save_source(session, now_ms)
+        self.db.executemany(
+            "INSERT OR IGNORE INTO anomalies (session_id, line, entry_id, kind, detail) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(sid, a.line, a.entry_id, a.kind, a.detail)
+             for a in session.anomalies if a.line > lines],
+        )
+        fresh = sorted((r for r in session.records if r.entry_index >= entries),
+                       key=lambda r: r.order)
+        if not fresh and not reset:
+            return SyncReport(0, False)
+        last = self._last_order()
+        if reset or (last is not None and fresh and fresh[0].order < last):
+            self._insert_mutations((0, r, None) for r in fresh)
+            self.refold()
+            return SyncReport(len(fresh), True)
+        seq = self._max_seq()
+        for record in fresh:
+            seq += 1
+            effect = apply_mutation(self.view, record, seq)
+            self._insert_mutations([(seq, record, effect)])
+        if fresh:
+            self._set_last_order(fresh[-1].order)
+        return SyncReport(len(fresh), False)
+
+    def refold(self) -> None:
+        """Re-derive all item state from the stored mutations (inside a transaction)."""
+        rows = self.db.execute(
+            "SELECT session_id, entry_id, entry_index, timestamp_ms, kind, payload FROM mutations"
+        ).fetchall()
+        records = []
+        for session_id, entry_id, entry_index, timestamp_ms, kind, payload in rows:
+            decoded = decode_payload(PIN_CUSTOM_TYPE if kind == "pin" else MEMORY_CUSTOM_TYPE,
+                                     payload)
+            if isinstance(decoded, PinMutation | MemoryMutation):  # stored rows always are
+                records.append(
+                    MutationRecord(session_id, entry_id, entry_index, timestamp_ms, decoded)
+                )
+        self.db.execute("DELETE FROM mutations")
+        self._write_replay(records)
+
+    # -- full rebuild ---------------------------------------------------------------
+
+    def rebuild(self, sessions: Iterable[SessionFile], now_ms: int) -> int:
+        """Replace all derived state with a replay of ``sessions``; returns mutations replayed.
+
+        Call inside :meth:`transaction`: a failed rebuild leaves the old projection intact.
+        """
+        for table in ("items_fts", "items", "mutations", "anomalies", "sources", "meta"):
+            self.db.execute(f"DELETE FROM {table}")
+        records: list[MutationRecord] = []
+        for session in sessions:
+            self._save_source(session, now_ms)
+            self.db.executemany(
+                "INSERT OR IGNORE INTO anomalies (session_id, line, entry_id, kind, detail) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(session.session_id, a.line, a.entry_id, a.kind, a.detail)
+                 for a in session.anomalies],
+            )
+            records.extend(session.records)
+        self._write_replay(records)
+        return len(records)
+
+    def _write_replay(self, records: list[MutationRecord]) -> None:
+        result = replay(records)
+        self.db.execute("DELETE FROM items_fts")
+        self.db.execute("DELETE FROM items")
+        self._insert_mutations(
+            (seq, record, effect)
+            for seq, (record, effect) in enumerate(zip(result.ordered, result.effects,
+                                                       strict=True), start=1)
+        )
+        self.db.executemany(_INSERT_ITEM_BULK, (item_row(s) for s in result.items.values()))
+        self.db.execute("INSERT INTO items_fts (items_fts) VALUES ('rebuild')")
+        if result.ordered:
+            self._set_last_order(result.ordered[-1].order)
+        else:
+            self.db.execute("DELETE FROM meta WHERE name = 'last_order'")
+
+    # -- helpers --------------------------------------------------------------------
+
+    def _save_source(self, session: SessionFile, now_ms: int) -> None:
+        header = session.header
+        self.db.execute(
+            "INSERT INTO sources (session_id, path, cwd, byte_offset, lines, entries, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET"
+            " path = excluded.path, cwd = excluded.cwd, byte_offset = excluded.byte_offset,"
+            " lines = excluded.lines, entries = excluded.entries,"
+            " updated_at = excluded.updated_at",
+            (session.session_id, str(session.path), header.cwd if header else "",
+             session.offset, session.lines, len(session.entries), now_ms),
+        )
+
+    def _forget_source(self, session_id: str) -> None:
+        self.db.execute("DELETE FROM mutations WHERE session_id = ?", (session_id,))
+        self.db.execute("DELETE FROM anomalies WHERE session_id = ?", (session_id,))
+
+    def _insert_mutations(
+        self, rows: Iterable[tuple[int, MutationRecord, MutationEffect | None]]
+    ) -> None:
+        self.db.executemany(_INSERT_MUTATION, (_mutation_row(*row) for row in rows))
+
+    def _max_seq(self) -> int:
+        return int(self.db.execute("SELECT coalesce(max(seq), 0) FROM mutations").fetchone()[0])
+
+    def _last_order(self) -> tuple[Any, ...] | None:
+        row = self.db.execute("SELECT value FROM meta WHERE name = 'last_order'").fetchone()
+        return tuple(msgspec.json.decode(row[0])) if row else None
+
+    def _set_last_order(self, order: tuple[Any, ...]) -> None:
+        self.db.execute(
+            "INSERT INTO meta (name, value) VALUES ('last_order', ?) "
+            "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            (_ENCODER.encode(list(order)).decode(),),
+        )
+
+
+def item_row(state: ItemState) -> tuple[Any, ...]:
+    item = state.item
+    return (
+        state.id, state.kind, item.scope, state.partition, item.project_path, state.key,
+        item.classification, state.text, state.norm, state.polarity_base, state.polarity_sign,
+        state.status, state.reason, state.superseded_by, state.supersedes,
+        _json_list(state.conflicts_with), state.session_id, state.entry_id,
+        item.branch_leaf_id if isinstance(item, PinItem) else None,
+        item.created_at, state.seq, _ENCODER.encode(item),
+    )
+
+
+def state_from_row(row: Sequence[Any]) -> ItemState:
+    item = _ITEM_DECODERS[row[1]].decode(row[21])
+    return ItemState(
+        item=item, kind=row[1], session_id=row[16], entry_id=row[17], partition=row[3],
+        norm=row[8], key=row[5], polarity_base=row[9], polarity_sign=row[10], seq=row[20],
+        status=row[11], reason=row[12], superseded_by=row[13], supersedes=row[14],
+        conflicts_with=tuple(msgspec.json.decode(row[15])) if row[15] else (),
+    )
+
+
+def _mutation_row(
+    seq: int, record: MutationRecord, effect: MutationEffect | None
+) -> tuple[Any, ...]:
+    mutation = record.mutation
+    target = status_target(mutation) if mutation.operation == "status" else (
+        mutation.item.id if mutation.item else None
+    )
+    applied = effect is None or isinstance(effect, Applied)
+    return (
+        seq or None, record.session_id, record.entry_id, record.entry_index,
+        record.timestamp_ms, mutation.mutation_id, mutation_kind(mutation), mutation.operation,
+        target, encode_payload(mutation), "applied" if applied else "ignored",
+        None if effect is None or isinstance(effect, Applied) else effect.reason,
+    )
+
+
+def _json_list(values: tuple[str, ...]) -> str | None:
+    return _ENCODER.encode(list(values)).decode() if values else None
