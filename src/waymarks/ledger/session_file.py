@@ -37,6 +37,7 @@ from waymarks.core.model import CUSTOM_TYPE_FAMILY_PREFIX, MutationRecord
 
 SESSION_VERSION: Final = 3
 MAX_ID_ATTEMPTS: Final = 100
+PROGRESS_EVERY_LINES: Final = 50_000
 
 
 class SessionFileError(Exception):
@@ -106,12 +107,19 @@ class SessionFile:
     # -- opening and creating -------------------------------------------------------
 
     @classmethod
-    def open(cls, path: Path) -> SessionFile:
-        """Read an existing session file; refuse one whose first line is not a header."""
+    def open(cls, path: Path, progress: Callable[[int, int], None] | None = None) -> SessionFile:
+        """Read an existing session file; refuse one whose first line is not a header.
+
+        ``progress(bytes_read, file_size)`` is called now and then while a large file loads.
+        """
         session = cls(path)
         if not path.is_file():
             raise SessionFileError(f"{path}: no such session file")
-        session.refresh()
+        session._progress = progress
+        try:
+            session.refresh()
+        finally:
+            session._progress = None
         if session.header is None:
             raise SessionFileError(
                 f"{path}: first line is not a Pi session header "
@@ -176,12 +184,15 @@ class SessionFile:
             return 0
         start = 0
         count = 0
+        progress = self._progress
         while start <= end:
             stop = data.index(b"\n", start)
             self.lines += 1
             count += 1
             self._read_line(data[start:stop])
             start = stop + 1
+            if progress is not None and not count % PROGRESS_EVERY_LINES:
+                progress(start, len(data))
         self.offset += end + 1
         return count
 
@@ -266,6 +277,7 @@ class SessionFile:
             os.close(fd)  # closing releases the lock
 
     _lock_fd: int | None = None
+    _progress: Callable[[int, int], None] | None = None
 
     def append(self, entry: dict[str, Any], new_id: Callable[[], str]) -> Entry:
         """Append one entry as a child of the leaf; call inside :meth:`locked`.

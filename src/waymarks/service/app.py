@@ -38,6 +38,7 @@ from waymarks.service.writes import (
     decide_status,
 )
 from waymarks.store.migrations import SchemaTooNewError
+from waymarks.store.health import health_report
 from waymarks.store.projection import Projection, state_from_row
 
 DB_NAME = "waymarks.db"
@@ -294,6 +295,63 @@ class Waymarks:
             conflicts_with=state.conflicts_with,
         )
 
+    # -- diagnostics ----------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        """Where things are and how many items are in effect."""
+        session = self._refresh()
+        counts: dict[str, dict[str, int]] = {}
+        for kind in ("pin", "memory"):
+            views = self.items(kind) if session is not None else []
+            tally = counts.setdefault(kind, {"total": len(views), "applies": 0})
+            tally["applies"] = sum(v.applies for v in views)
+            for view in views:
+                tally[view.status] = tally.get(view.status, 0) + 1
+        return {
+            "home": str(self.home), "database": str(self.db_path), "cwd": self.cwd,
+            "projectTrusted": self.project_trusted,
+            "session": None if session is None else {
+                "id": session.session_id, "path": str(session.path),
+                "entries": len(session.entries), "leafId": session.leaf_id},
+            "pins": counts["pin"], "memory": counts["memory"],
+        }
+
+    def health(self) -> dict[str, Any]:
+        """Checkpoints against files, lines skipped, entries not understood, database checks."""
+        session = self._refresh()
+        report = health_report(self.projection)
+        if session is not None:
+            # a half-written last line (a writer died mid-line) is reported, never read
+            report["session"] = {"id": session.session_id, "partialTailBytes": session.partial_tail}
+            report["ok"] = report["ok"] and not session.partial_tail
+        return report
+
+    def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:
+        """Replay every known source into a fresh projection, in one transaction."""
+        paths = [Path(p) for (p,) in self.projection.db.execute("SELECT path FROM sources")]
+        current = self.current_session()
+        if current is not None and current.path not in paths:
+            paths.append(current.path)
+        total = sum(p.stat().st_size for p in paths if p.is_file())
+        sessions, missing, done = [], [], 0
+        for path in paths:
+            if not path.is_file():
+                missing.append(str(path))
+                continue
+            try:
+                session = SessionFile.open(path, progress=_offset_progress(progress, done, total))
+            except SessionFileError:
+                missing.append(str(path))
+                continue
+            done += session.offset
+            sessions.append(session)
+        if progress is not None:
+            progress(total, total)
+        with self.projection.transaction():
+            count = self.projection.rebuild(sessions, self._now_ms())
+        self._session = None  # re-read on next use
+        return {"sources": len(sessions), "mutations": count, "unreadable": missing}
+
     # -- writes ---------------------------------------------------------------------
 
     def pin(self, content: str, *, scope: str | None = None, classification: str | None = None,
@@ -358,6 +416,12 @@ class Waymarks:
             )
             projection.sync(session, self._now_ms())
         return _committed(decision, entry.id)
+
+
+def _offset_progress(progress: ProgressFn | None, done: int, total: int) -> ProgressFn | None:
+    if progress is None:
+        return None
+    return lambda read, _size: progress(done + read, total)
 
 
 def _committed(mutation: Mutation, entry_id: str) -> WriteOutcome:
