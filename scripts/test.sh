@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Set up, then run the whole suite: lint (ruff), types (mypy), tests (pytest).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+echo "== ruff"
+.venv/bin/ruff check src tests benchmarks scripts
+echo "== mypy"
+.venv/bin/mypy
+echo "== pytest"
+# pytest exits 5 when it collects no tests: that is a failure here, as any non-zero exit is.
+.venv/bin/python -m pytest "$@"
