@@ -1,0 +1,295 @@
+"""Benchmark: full rebuild throughput (parse a Pi v3 session file + replay into SQLite).
+
+For each size a valid session file is generated directly (no service calls): a header and
+``size`` DS4 custom entries with a realistic mix of mutations (~60% memory add, ~25% pin
+add, ~10% memory status "expired", ~5% memory supersede). Then, timed:
+
+- ``parse_s``: ``SessionFile.open(path)``;
+- ``rebuild_s``: ``Projection(db_path, now_ms)`` + ``projection.rebuild([session], now_ms)``
+  inside ``projection.transaction()`` (commit included);
+- ``total_s`` = parse + rebuild, ``mutations_per_s`` = size / total.
+
+Baselines on the same file: stdlib ``json.loads`` and ``msgspec.json.decode`` of every line.
+Each size runs in a fresh subprocess (hidden ``--one SIZE``) so ``peak_rss_mb`` (sampled
+right after the rebuild, before the baselines) is that size's own peak.
+
+Not a test. Prints one JSON document to stdout.
+
+    .venv/bin/python benchmarks/rebuild.py [--sizes 10000,100000,1000000] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+
+from waymarks.core.replay import replay
+from waymarks.ledger.session_file import SessionFile
+from waymarks.store.projection import Projection
+
+TARGET_MUTATIONS_PER_S = 100_000
+MEMORY = "ds4-context-memory-v1"
+PIN = "ds4-context-pin-v1"
+BASE_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+
+COMPONENTS = ["billing", "auth", "search", "gateway", "scheduler", "ingest", "reporting",
+              "notifications", "storage", "checkout", "catalog", "analytics", "profile",
+              "payments", "inventory", "ledger", "export", "importer", "mailer", "audit"]
+TECHS = ["PostgreSQL", "Redis", "Kafka", "SQLite", "gRPC", "RabbitMQ", "S3", "Elasticsearch",
+         "protobuf", "msgspec", "Celery", "nginx", "ClickHouse", "DynamoDB", "Terraform"]
+PURPOSES = ["caching", "queueing", "session storage", "rate limiting", "full-text search",
+            "audit logs", "event fan-out", "schema migrations", "batch exports", "retries",
+            "metrics", "feature flags", "deduplication", "tracing"]
+SETTINGS = ["timeout", "retry budget", "batch size", "log level", "pool size", "page size",
+            "cache ttl", "worker count"]
+VALUES = ["30 seconds", "5 attempts", "500 rows", "warning", "20 connections", "100 items",
+          "10 minutes", "8 workers", "2 seconds", "debug"]
+FEATURES = ["dark mode", "SSO", "IPv6", "HTTP/2", "compression", "strict validation",
+            "bulk export", "webhooks", "2FA", "telemetry"]
+STATES = ["enabled", "disabled", "not required", "supported", "forbidden", "allowed"]
+ENVS = ["staging", "production", "the canary pool", "the EU region", "preview"]
+WHENS = ["every Tuesday", "after the nightly build", "twice a week", "behind a manual gate",
+         "only from the release branch"]
+REGIONS = ["us-east-1", "eu-west-1", "eu-central-1", "ap-south-1", "us-west-2",
+           "sa-east-1", "ca-central-1", "ap-northeast-1"]
+TOOLS = ["ruff", "mypy", "pytest", "the migration linter", "pre-commit", "the schema diff",
+         "the license checker", "the benchmarks"]
+
+
+def memory_claim(rng: random.Random, i: int) -> str:
+    r = rng.random()
+    c = rng.choice(COMPONENTS)
+    if r < 0.40:
+        return f"The {c} service uses {rng.choice(TECHS)} for {rng.choice(PURPOSES)} in build {i}"
+    if r < 0.65:  # derived key, unique per i
+        return f"The {c} {rng.choice(SETTINGS)} for release {i} is {rng.choice(VALUES)}"
+    if r < 0.85:  # derived key + polarity, unique per i
+        return f"{rng.choice(FEATURES)} in {c} build {i} is {rng.choice(STATES)}"
+    if r < 0.97:
+        return f"Deploys of {c} to {rng.choice(ENVS)} happen {rng.choice(WHENS)} (ticket {i})"
+    # small pool sharing a key: the occasional real conflict (or repeated claim)
+    return f"The {c} default region is {rng.choice(REGIONS)}"
+
+
+def pin_content(rng: random.Random, i: int) -> str:
+    return (f"Always run {rng.choice(TOOLS)} before merging changes to "
+            f"{rng.choice(COMPONENTS)} (rule {i})")
+
+
+def iso_ms(ms: int) -> str:
+    moment = datetime.fromtimestamp(ms // 1000, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def generate(path: Path, size: int, seed: int, cwd: str) -> dict[str, int]:
+    """Write a header and ``size`` custom entries; returns the mix actually generated."""
+    rng = random.Random(seed)
+
+    def new_uuid() -> str:
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+    encode = msgspec.json.Encoder().encode
+    mix: Counter[str] = Counter()
+    active_memories: list[str] = []
+    session_id = new_uuid()
+    header = {"type": "session", "version": 3, "id": session_id,
+              "timestamp": iso_ms(BASE_MS), "cwd": cwd}
+    parent: str | None = None
+    ms = BASE_MS
+    with open(path, "wb", buffering=1 << 20) as out:
+        out.write(encode(header) + b"\n")
+        for i in range(size):
+            ms += rng.randint(1, 2000)
+            r = rng.random()
+            if r < 0.10 and active_memories:
+                # status of an earlier active memory
+                victim = active_memories.pop(rng.randrange(len(active_memories)))
+                custom, op = MEMORY, "memory_status"
+                data: dict[str, object] = {
+                    "schemaVersion": 1, "mutationId": new_uuid(), "createdAt": ms,
+                    "operation": "status", "memoryId": victim, "status": "expired",
+                }
+                if rng.random() < 0.5:
+                    data["reason"] = f"stale after build {i}"
+            elif r < 0.15 and active_memories:
+                # supersede an earlier active memory with a new item
+                slot = rng.randrange(len(active_memories))
+                previous = active_memories[slot]
+                item_id = new_uuid()
+                active_memories[slot] = item_id
+                custom, op = MEMORY, "memory_supersede"
+                data = {
+                    "schemaVersion": 1, "mutationId": new_uuid(), "createdAt": ms,
+                    "operation": "supersede",
+                    "item": {"id": item_id, "scope": "session", "claim": memory_claim(rng, i),
+                             "createdAt": ms, "sourceEntryIds": []},
+                    "previousId": previous,
+                }
+            elif r < 0.40:
+                custom, op = PIN, "pin_add"
+                data = {
+                    "schemaVersion": 1, "mutationId": new_uuid(), "createdAt": ms,
+                    "operation": "add",
+                    "item": {"id": new_uuid(), "scope": "session",
+                             "content": pin_content(rng, i), "createdAt": ms},
+                }
+            else:
+                item_id = new_uuid()
+                active_memories.append(item_id)
+                custom, op = MEMORY, "memory_add"
+                data = {
+                    "schemaVersion": 1, "mutationId": new_uuid(), "createdAt": ms,
+                    "operation": "add",
+                    "item": {"id": item_id, "scope": "session", "claim": memory_claim(rng, i),
+                             "createdAt": ms, "sourceEntryIds": []},
+                }
+            # a bijection on 32 bits: unique, random-looking 8-hex entry IDs
+            entry_id = f"{(i + 1) * 2654435761 % (1 << 32):08x}"
+            entry = {"type": "custom", "customType": custom, "data": data, "id": entry_id,
+                     "parentId": parent, "timestamp": iso_ms(ms)}
+            out.write(encode(entry) + b"\n")
+            parent = entry_id
+            mix[op] += 1
+    return dict(mix)
+
+
+def baseline_json(path: Path) -> float:
+    loads = json.loads
+    start = time.perf_counter()
+    count = 0
+    with open(path, "rb") as handle:
+        for line in handle:
+            loads(line)
+            count += 1
+    return count / (time.perf_counter() - start)
+
+
+def baseline_msgspec(path: Path) -> float:
+    decode = msgspec.json.decode
+    start = time.perf_counter()
+    count = 0
+    with open(path, "rb") as handle:
+        for line in handle:
+            decode(line)
+            count += 1
+    return count / (time.perf_counter() - start)
+
+
+def run_one(size: int, seed: int, tmp_parent: str | None) -> dict[str, object]:
+    with tempfile.TemporaryDirectory(prefix="waymarks-rebuild-", dir=tmp_parent) as tmp:
+        root = Path(tmp)
+        path = root / "session.jsonl"
+        start = time.perf_counter()
+        mix = generate(path, size, seed, str(root))
+        generate_s = time.perf_counter() - start
+        now_ms = BASE_MS + 10 * 365 * 86_400_000
+
+        start = time.perf_counter()
+        session = SessionFile.open(path)
+        parse_s = time.perf_counter() - start
+        if session.anomalies or len(session.records) != size:
+            raise SystemExit(f"generated file is not clean: {len(session.records)} records, "
+                             f"{len(session.anomalies)} anomalies, first: "
+                             f"{session.anomalies[:1]}")
+
+        start = time.perf_counter()
+        projection = Projection(root / "waymarks.db", now_ms)
+        opened = time.perf_counter()
+        with projection.transaction():
+            replayed = projection.rebuild([session], now_ms)
+        rebuild_s = time.perf_counter() - start
+        open_s = opened - start
+        peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+        statuses = dict(projection.db.execute(
+            "SELECT status, count(*) FROM items GROUP BY status").fetchall())
+        effects = dict(projection.db.execute(
+            "SELECT effect, count(*) FROM mutations GROUP BY effect").fetchall())
+        projection.close()
+
+        # pure in-memory fold of the same records (the share of rebuild that is Python rules)
+        start = time.perf_counter()
+        replay(session.records)
+        replay_only_s = time.perf_counter() - start
+        del session
+
+        json_lps = baseline_json(path)
+        msgspec_lps = baseline_msgspec(path)
+        file_mb = path.stat().st_size / 1e6
+
+    total_s = parse_s + rebuild_s
+    return {
+        "mutations": size,
+        "replayed": replayed,
+        "file_mb": round(file_mb, 1),
+        "generate_s": round(generate_s, 3),
+        "parse_s": round(parse_s, 3),
+        "rebuild_s": round(rebuild_s, 3),
+        "total_s": round(total_s, 3),
+        "mutations_per_s": round(size / total_s),
+        "peak_rss_mb": round(peak_rss_mb, 1),
+        "baseline_json_lines_per_s": round(json_lps),
+        "baseline_msgspec_lines_per_s": round(msgspec_lps),
+        "detail": {
+            "projection_open_s": round(open_s, 4),
+            "replay_only_s": round(replay_only_s, 3),
+            "parse_lines_per_s": round((size + 1) / parse_s),
+            "mix": mix,
+            "effects": effects,
+            "item_statuses": statuses,
+        },
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000",
+                        help="comma-separated mutation counts")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dir", default=None,
+                        help="parent of the temporary directories (default: system temp)")
+    parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.one is not None:
+        json.dump(run_one(args.one, args.seed, args.dir), sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+
+    results = []
+    for size in (int(s) for s in args.sizes.split(",") if s.strip()):
+        command = [sys.executable, str(Path(__file__).resolve()), "--one", str(size),
+                   "--seed", str(args.seed)]
+        if args.dir:
+            command += ["--dir", args.dir]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            results.append({"mutations": size, "error": done.stderr.strip()[-2000:]})
+            continue
+        results.append(json.loads(done.stdout))
+
+    report = {
+        "benchmark": "rebuild",
+        "results": results,
+        "target_mutations_per_s": TARGET_MUTATIONS_PER_S,
+        "met": all(r.get("mutations_per_s", 0) >= TARGET_MUTATIONS_PER_S for r in results),
+    }
+    json.dump(report, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

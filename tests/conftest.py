@@ -1,0 +1,72 @@
+"""Shared fixtures: a real home in tmp_path, a deterministic clock and ID source."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from waymarks.service.app import Waymarks
+
+
+class StepClock:
+    """A clock that moves forward by ``step`` on every reading."""
+
+    def __init__(self, start: datetime | None = None, step: timedelta = timedelta(milliseconds=3)):
+        self.current = start or datetime(2026, 1, 1, tzinfo=UTC)
+        self.step = step
+
+    def now(self) -> datetime:
+        self.current += self.step
+        return self.current
+
+
+class CountingIds:
+    """Deterministic IDs: distinct per instance thanks to ``prefix``."""
+
+    def __init__(self, prefix: int = 0) -> None:
+        self.counter = itertools.count(1)
+        self.prefix = prefix
+
+    def entry_id(self) -> str:
+        return f"{self.prefix:02x}{next(self.counter):06x}"
+
+    def uuid(self) -> str:
+        return f"{self.prefix:08x}-0000-4000-8000-{next(self.counter):012x}"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def make_app(home: Path, project: Path) -> Iterator[Callable[..., Waymarks]]:
+    apps: list[Waymarks] = []
+
+    def factory(**kwargs: object) -> Waymarks:
+        kwargs.setdefault("cwd", str(project))
+        kwargs.setdefault("clock", StepClock())
+        kwargs.setdefault("ids", CountingIds())
+        app = Waymarks(home, **kwargs)  # type: ignore[arg-type]
+        apps.append(app)
+        return app
+
+    yield factory
+    for app in apps:
+        app.close()
+
+
+@pytest.fixture
+def app(make_app: Callable[..., Waymarks]) -> Waymarks:
+    return make_app()

@@ -1,0 +1,187 @@
+"""The projection is disposable: incremental projection must equal a full rebuild."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import CountingIds, StepClock
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+
+
+def snapshot(db_path: Path) -> dict[str, list[tuple]]:
+    """Everything derived that must not depend on how it was built."""
+    db = sqlite3.connect(db_path)
+    try:
+        items = db.execute(
+            "SELECT id, kind, scope, partition, project_path, key, classification, text, norm,"
+            " polarity_base, polarity_sign, status, reason, superseded_by, supersedes,"
+            " conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record"
+            " FROM items ORDER BY id").fetchall()
+        mutations = db.execute(
+            "SELECT seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id, kind,"
+            " operation, target_id, payload, effect, note FROM mutations ORDER BY seq").fetchall()
+        fts = db.execute(
+            "SELECT i.id FROM items_fts JOIN items i ON i.rowid = items_fts.rowid"
+            " WHERE items_fts MATCH 'alpha' ORDER BY i.id").fetchall()
+        anomalies = db.execute("SELECT * FROM anomalies ORDER BY session_id, line").fetchall()
+        return {"items": items, "mutations": mutations, "fts": fts, "anomalies": anomalies}
+    finally:
+        db.close()
+
+
+def delete_db(home: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{home / 'waymarks.db'}{suffix}").unlink(missing_ok=True)
+
+
+TEXTS = ["alpha is on", "alpha is off", "beta = 3", "beta = 4", "Use tabs", "use tabs.",
+         "Gamma defaults to fast", "gamma defaults to slow", "delta feature is enabled",
+         "delta feature is disabled", "plain note one", "plain note two"]
+
+OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["pin", "remember", "supersede", "status", "say", "branch", "switch"]),
+        st.sampled_from(TEXTS),
+        st.sampled_from(["session", "project", "branch"]),
+        st.integers(min_value=0, max_value=50),
+    ),
+    min_size=1, max_size=25,
+)
+
+
+def run_ops(apps: list[Waymarks], ops: list[tuple[str, str, str, int]]) -> None:
+    ids: list[str] = []
+    entries: list[list[str]] = [[] for _ in apps]
+    current = 0
+    for op, text, scope, pick in ops:
+        app = apps[current]
+        if op == "switch":
+            current = pick % len(apps)
+        elif op == "say":
+            entries[current].append(app.session_say(text))
+        elif op == "branch" and entries[current]:
+            app.session_branch(entries[current][pick % len(entries[current])])
+        elif op == "pin":
+            outcome = app.pin(text, scope=scope)
+            if isinstance(outcome, Committed):
+                ids.append(outcome.id)
+        elif op == "remember":
+            outcome = app.remember(text, scope="session" if scope == "branch" else scope)
+            if isinstance(outcome, Committed):
+                ids.append(outcome.id)
+        elif op == "supersede" and ids:
+            target = ids[pick % len(ids)]
+            for attempt in (app.supersede_memory(target, text), app.pin(text, supersedes=target)):
+                if isinstance(attempt, Committed):
+                    ids.append(attempt.id)
+                    break
+        elif op == "status" and ids:
+            target = ids[pick % len(ids)]
+            app.unpin(target, "r")
+            app.set_memory_status(target, "expired" if pick % 2 else "invalid", "r")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=OPS, skew=st.integers(min_value=-5000, max_value=5000))
+def test_incremental_equals_rebuild(tmp_path_factory, ops, skew) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path_factory.mktemp("prop")
+    home, project = root / "home", root / "project"
+    project.mkdir()
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    # two sessions of one trusted project; the second's clock is skewed so that its
+    # mutations often sort before the first's and the projection must re-fold
+    apps = [
+        Waymarks(home, cwd=str(project), clock=StepClock(start), ids=CountingIds(1)),
+        Waymarks(home, cwd=str(project), clock=StepClock(start + timedelta(milliseconds=skew)),
+                 ids=CountingIds(2)),
+    ]
+    apps[0].trust(str(project))
+    apps[0].session_new()
+    apps[1].session_new()
+    try:
+        run_ops(apps, ops)
+        for app in apps:
+            app.items("pin")  # bring each session's tail into the projection
+    finally:
+        for app in apps:
+            app.close()
+    incremental = snapshot(home / "waymarks.db")
+    with Waymarks(home, cwd=str(project)) as fresh:
+        fresh.rebuild_index()
+    assert snapshot(home / "waymarks.db") == incremental
+
+
+def test_deleting_the_database_restores_the_same_state(
+    make_app: Callable[..., Waymarks], home: Path, project: Path
+) -> None:
+    app = make_app()
+    app.trust(str(project))
+    app.pin("alpha pin", scope="project")
+    claim = app.remember("Alpha mode defaults to strict")
+    assert isinstance(claim, Committed)
+    app.supersede_memory(claim.id, "Alpha mode defaults to lenient")
+    app.unpin(app.items("pin")[0].id, "done")
+    before = [v.to_json() for v in app.items("pin") + app.items("memory")]
+    snap = snapshot(home / "waymarks.db")
+    app.close()
+    delete_db(home)
+    again = make_app()
+    assert [v.to_json() for v in again.items("pin") + again.items("memory")] == before
+    assert snapshot(home / "waymarks.db") == snap
+
+
+def test_unknown_schema_and_custom_types_are_kept_and_reported(app: Waymarks) -> None:
+    app.pin("known pin")
+    session = app.current_session()
+    assert session is not None
+    future = {"type": "custom", "customType": "ds4-context-memory-v1", "id": "abcdef01",
+              "parentId": session.leaf_id, "timestamp": "2026-01-01T00:00:01.000Z",
+              "data": {"schemaVersion": 2, "mutationId": "m", "operation": "merge"}}
+    other = {**future, "id": "abcdef02", "customType": "ds4-context-timeline-v1",
+             "data": {"schemaVersion": 1}}
+    broken = {**future, "id": "abcdef03", "data": {"schemaVersion": 1, "mutationId": "m2",
+                                                    "createdAt": 1, "operation": "add"}}
+    before = session.path.read_bytes()
+    extra = b"".join(json.dumps(x).encode() + b"\n" for x in (future, other, broken))
+    session.path.write_bytes(before + extra + b"{not json\n")
+    report = app.health()
+    assert report["anomalyCounts"] == {"skipped": 1, "unknown": 2, "malformed": 1}
+    assert [v.text for v in app.items("memory")] == []
+    assert session.path.read_bytes() == before + extra + b"{not json\n"  # nothing rewritten
+
+
+def test_a_late_sibling_session_is_folded_in_canonical_order(
+    home: Path, project: Path, tmp_path: Path
+) -> None:
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    late = Waymarks(home, cwd=str(project), clock=StepClock(start), ids=CountingIds(1))
+    late.trust(str(project))
+    late.session_new()
+    later_claim = late.remember("Alpha mode defaults to strict", scope="project")
+    # written elsewhere (its own database, so it could not see the other claim) with an
+    # earlier clock: once read here it sorts first, and the projection must re-fold
+    elsewhere = Waymarks(tmp_path / "other-home", cwd=str(project), ids=CountingIds(2),
+                         clock=StepClock(start - timedelta(seconds=5)))
+    elsewhere.trust(str(project))
+    earlier_claim = elsewhere.remember("Alpha mode defaults to lenient", scope="project")
+    assert isinstance(later_claim, Committed) and isinstance(earlier_claim, Committed)
+    earlier_file = elsewhere.current_session().path  # type: ignore[union-attr]
+    elsewhere.close()
+    with Waymarks(home, cwd=str(project), session=str(earlier_file)) as reader:
+        states = {v.id: v for v in reader.items("memory")}
+    assert states[earlier_claim.id].status == "active"
+    assert states[later_claim.id].status == "invalid"
+    assert states[later_claim.id].reason == f"conflicts with active memory {earlier_claim.id}"
+    assert states[later_claim.id].conflicts_with == (earlier_claim.id,)
+    incremental = snapshot(home / "waymarks.db")
+    late.rebuild_index()
+    assert snapshot(home / "waymarks.db") == incremental
+    late.close()
