@@ -1,0 +1,47 @@
+"""Waymarks: durable, trustworthy memory for LLM coding agents.
+
+The public API is what ``__all__`` lists; everything else is private and may change.
+Names are imported lazily so that ``import waymarks`` (and the CLI's start-up) stays cheap.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "Waymarks": "waymarks.service.app",
+    "ItemView": "waymarks.service.app",
+    "SessionInfo": "waymarks.service.app",
+    "Committed": "waymarks.service.outcomes",
+    "Duplicate": "waymarks.service.outcomes",
+    "Rejected": "waymarks.service.outcomes",
+    "ServiceError": "waymarks.service.outcomes",
+    "WriteOutcome": "waymarks.service.outcomes",
+    "PinItem": "waymarks.core.model",
+    "MemoryItem": "waymarks.core.model",
+    "PinMutation": "waymarks.core.model",
+    "MemoryMutation": "waymarks.core.model",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+if TYPE_CHECKING:
+    from waymarks.core.model import MemoryItem, MemoryMutation, PinItem, PinMutation
+    from waymarks.service.app import ItemView, SessionInfo, Waymarks
+    from waymarks.service.outcomes import (
+        Committed,
+        Duplicate,
+        Rejected,
+        ServiceError,
+        WriteOutcome,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'waymarks' has no attribute {name!r}")
+    return getattr(import_module(module), name)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from tests.conftest import CountingIds, StepClock
+
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
 
@@ -89,7 +89,8 @@ def run_ops(apps: list[Waymarks], ops: list[tuple[str, str, str, int]]) -> None:
             app.set_memory_status(target, "expired" if pick % 2 else "invalid", "r")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=OPS, skew=st.integers(min_value=-5000, max_value=5000))
 def test_incremental_equals_rebuild(tmp_path_factory, ops, skew) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path_factory.mktemp("prop")

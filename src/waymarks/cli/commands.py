@@ -31,9 +31,10 @@ class Result:
 class Command:
     usage: str
     summary: str
-    run: Callable[[Waymarks, ParsedArgs, "Env"], Result]
+    run: Callable[[Waymarks, ParsedArgs, Env], Result]
     options: frozenset[str] = frozenset()
     flags: frozenset[str] = frozenset()
+    takes_positionals: bool = True
 
 
 @dataclass(slots=True)
@@ -257,20 +258,26 @@ def _untrust(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
 _WRITE = frozenset({"scope", "classification", "source"})
 
 COMMANDS: dict[str, Command] = {
-    "session new": Command("session new", "start a new session for the cwd", _session_new),
-    "session list": Command("session list", "sessions of the cwd, oldest first", _session_list),
-    "session show": Command("session show", "the current session and its branch", _session_show),
+    "session new": Command("session new", "start a new session for the cwd", _session_new,
+                   takes_positionals=False),
+    "session list": Command("session list", "sessions of the cwd, oldest first", _session_list,
+                   takes_positionals=False),
+    "session show": Command("session show", "the current session and its branch", _session_show,
+                   takes_positionals=False),
     "session say": Command("session say TEXT", "append a user message entry", _session_say),
     "session branch": Command("session branch ENTRY_ID [--summary TEXT]",
                               "branch the session at an entry", _session_branch,
                               frozenset({"summary"})),
-    "pins": Command("pins", "list pins", _pins),
+    "pins": Command("pins", "list pins", _pins,
+                   takes_positionals=False),
     "pin": Command("pin [--scope session|branch|project] [--classification LEVEL] "
                    "[--source ENTRY] [--file PATH] [--supersedes PIN_ID] -- TEXT",
                    "pin an instruction", _pin, _WRITE | {"file", "supersedes"}),
     "unpin": Command("unpin PIN_ID [REASON]", "unpin (status deleted)", _unpin),
-    "memory": Command("memory", "list memory", _memory_list),
-    "memory list": Command("memory list", "list memory", _memory_list),
+    "memory": Command("memory", "list memory", _memory_list,
+                   takes_positionals=False),
+    "memory list": Command("memory list", "list memory", _memory_list,
+                   takes_positionals=False),
     "memory add": Command("memory add [--scope session|project] [--classification LEVEL] "
                           "[--key KEY] [--source ID,ID] -- CLAIM", "record a claim",
                           _memory_add, _WRITE | {"key"}),
@@ -281,9 +288,12 @@ COMMANDS: dict[str, Command] = {
                                  _memory_status("invalid")),
     "memory expire": Command("memory expire MEMORY_ID [REASON]", "mark a claim expired",
                              _memory_status("expired")),
-    "status": Command("status", "where things are, what is in effect", _status),
-    "health": Command("health", "checkpoints, skipped lines, unknown entries", _health),
-    "rebuild-index": Command("rebuild-index", "rebuild the database from the ledgers", _rebuild),
+    "status": Command("status", "where things are, what is in effect", _status,
+                   takes_positionals=False),
+    "health": Command("health", "checkpoints, skipped lines, unknown entries", _health,
+                   takes_positionals=False),
+    "rebuild-index": Command("rebuild-index", "rebuild the database from the ledgers", _rebuild,
+                   takes_positionals=False),
     "trust": Command("trust PATH | trust --list", "trust a project for project scope", _trust,
                      flags=frozenset({"list"})),
     "untrust": Command("untrust PATH", "stop trusting a project", _untrust),
@@ -298,12 +308,12 @@ def find_command(tokens: list[str]) -> tuple[Command, list[str]]:
     words = [t.lower() for t in tokens[:2]]
     if len(words) == 2 and f"{words[0]} {words[1]}" in COMMANDS:
         return COMMANDS[f"{words[0]} {words[1]}"], tokens[2:]
-    if words[0] in COMMANDS:
-        return COMMANDS[words[0]], tokens[1:]
     if words[0] in GROUPS:
         if len(tokens) == 1 or tokens[1].startswith("--"):
             return COMMANDS[GROUPS[words[0]]], tokens[1:]
         raise UsageError(f"Unknown {words[0]} command {tokens[1]!r}; try `waymarks --help`")
+    if words[0] in COMMANDS:
+        return COMMANDS[words[0]], tokens[1:]
     raise UsageError(f"Unknown command {tokens[0]!r}; try `waymarks --help`")
 
 
@@ -311,6 +321,9 @@ def run_tokens(app: Waymarks, tokens: list[str], env: Env, json_flag: set[str]) 
     """Parse ``tokens`` as one command and run it; ``--json`` may appear among them."""
     command, rest = find_command(tokens)
     args = parse_options(rest, command.options, command.flags | {"json"})
+    if args.positionals and not command.takes_positionals:
+        raise UsageError(f"Unexpected argument {args.positionals[0]!r}; usage: waymarks "
+                         f"{command.usage}")
     if "json" in args.options:
         json_flag.add("json")
     return command.run(app, args, env)

@@ -213,7 +213,9 @@ def _apply_status(view: StateView, record: MutationRecord, kind: Kind) -> Mutati
     return _put(view, replace(target, status=mutation.status, reason=mutation.reason))
 
 
-def _supersede_problem(previous: ItemState | None, previous_id: str | None, kind: Kind) -> str | None:
+def _supersede_problem(
+    previous: ItemState | None, previous_id: str | None, kind: Kind
+) -> str | None:
     if previous is None or previous.kind != kind:
         return f"supersedes unknown {kind} {previous_id}"
     if previous.status != "active":

@@ -47,13 +47,13 @@ class SessionFileError(Exception):
 class _RawEntry(msgspec.Struct):
     type: str
     id: str | None = None
-    parentId: str | None = None  # noqa: N815 - wire name
+    parentId: str | None = None
     timestamp: str | None = None
-    customType: str | None = None  # noqa: N815 - wire name
+    customType: str | None = None
     data: msgspec.Raw = msgspec.Raw(b"null")  # kept raw: decoded only for our custom types
     version: int | None = None
     cwd: str | None = None
-    parentSession: str | None = None  # noqa: N815 - wire name
+    parentSession: str | None = None
 
 
 _DECODER: Final = msgspec.json.Decoder(_RawEntry)
@@ -221,9 +221,9 @@ class SessionFile:
         entry = Entry(raw.id, raw.parentId, raw.type, len(self.entries), raw.timestamp)
         self.entries.append(entry)
         self.by_id[entry.id] = entry
-        if raw.type == "custom" and raw.customType is not None:
-            if raw.customType.startswith(CUSTOM_TYPE_FAMILY_PREFIX):
-                self._read_mutation(line_no, entry, raw.customType, raw.data)
+        custom_type = raw.customType or ""
+        if raw.type == "custom" and custom_type.startswith(CUSTOM_TYPE_FAMILY_PREFIX):
+            self._read_mutation(line_no, entry, custom_type, raw.data)
 
     def _read_header(self, line_no: int, raw: _RawEntry) -> None:
         if self.header is not None or line_no != 1:

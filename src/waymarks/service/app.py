@@ -37,8 +37,8 @@ from waymarks.service.writes import (
     decide_pin,
     decide_status,
 )
-from waymarks.store.migrations import SchemaTooNewError
 from waymarks.store.health import health_report
+from waymarks.store.migrations import SchemaTooNewError
 from waymarks.store.projection import Projection, state_from_row
 
 DB_NAME = "waymarks.db"
@@ -251,11 +251,11 @@ class Waymarks:
         return self.trust_store.untrust(path)
 
     def trusted_projects(self) -> list[str]:
-        return self.trust_store.list()
+        return self.trust_store.projects()
 
     @property
     def project_trusted(self) -> bool:
-        return self.cwd in self.trust_store.list()
+        return self.cwd in self.trust_store.projects()
 
     # -- reads ----------------------------------------------------------------------
 

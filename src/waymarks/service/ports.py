@@ -43,7 +43,8 @@ class RandomIds:
 
 def iso(moment: datetime) -> str:
     """Pi's timestamp form: ISO-8601 UTC with milliseconds and a ``Z``."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    utc = moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
 def epoch_ms(moment: datetime) -> int:

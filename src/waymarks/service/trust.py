@@ -21,27 +21,28 @@ class TrustStore:
     def __init__(self, home: Path) -> None:
         self.path = home / TRUST_FILE
 
-    def list(self) -> list[str]:
+    def projects(self) -> list[str]:
         if not self.path.is_file():
             return []
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise ValueError(f"{self.path}: unreadable trust list ({exc}); fix or remove it") from exc
+            message = f"{self.path}: unreadable trust list ({exc}); fix or remove it"
+            raise ValueError(message) from exc
         projects = data.get("projects") if isinstance(data, dict) else None
         if not isinstance(projects, list) or not all(isinstance(p, str) for p in projects):
             raise ValueError(f"{self.path}: expected {{\"projects\": [paths]}}; fix or remove it")
         return sorted(projects)
 
     def is_trusted(self, path: str) -> bool:
-        return canonical_project_path(path) in self.list()
+        return canonical_project_path(path) in self.projects()
 
     def trust(self, path: str) -> tuple[str, bool]:
         """Trust ``path``; returns its canonical form and whether it was newly added."""
         project = canonical_project_path(path)
         if not os.path.isdir(project):
             raise ValueError(f"{path}: not a directory; trust the project's root folder")
-        projects = self.list()
+        projects = self.projects()
         if project in projects:
             return project, False
         self._write([*projects, project])
@@ -49,7 +50,7 @@ class TrustStore:
 
     def untrust(self, path: str) -> tuple[str, bool]:
         project = canonical_project_path(path)
-        projects = self.list()
+        projects = self.projects()
         if project not in projects:
             return project, False
         self._write([p for p in projects if p != project])

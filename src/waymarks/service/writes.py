@@ -64,13 +64,13 @@ def clean_text(text: str, *, what: str, limit: int) -> str | Rejected:
     return stripped
 
 
-def clean_reason(reason: str | None) -> str | None | Rejected:
+def clean_reason(reason: str | None) -> str | Rejected | None:
     if reason is None or not reason.strip():
         return None
     return clean_text(reason, what="Reason", limit=MAX_REASON_CHARS)
 
 
-def parse_classification(value: str | None) -> Classification | None | Rejected:
+def parse_classification(value: str | None) -> Classification | Rejected | None:
     if value is None:
         return None
     folded = value.strip().lower()

@@ -39,10 +39,8 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.store.migrations import migrate
 
 BUSY_TIMEOUT_MS: Final = 30_000
-_ITEM_DECODERS: Final = {
-    "pin": msgspec.json.Decoder(PinItem),
-    "memory": msgspec.json.Decoder(MemoryItem),
-}
+_PIN_DECODER: Final = msgspec.json.Decoder(PinItem)
+_MEMORY_DECODER: Final = msgspec.json.Decoder(MemoryItem)
 _ENCODER: Final = msgspec.json.Encoder()
 _ITEM_COLUMNS: Final = (
     "id, kind, scope, partition, project_path, key, classification, text, norm, "
@@ -274,7 +272,9 @@ def item_row(state: ItemState) -> tuple[Any, ...]:
 
 
 def state_from_row(row: Sequence[Any]) -> ItemState:
-    item = _ITEM_DECODERS[row[1]].decode(row[21])
+    item: PinItem | MemoryItem = (
+        _PIN_DECODER.decode(row[21]) if row[1] == "pin" else _MEMORY_DECODER.decode(row[21])
+    )
     return ItemState(
         item=item, kind=row[1], session_id=row[16], entry_id=row[17], partition=row[3],
         norm=row[8], key=row[5], polarity_base=row[9], polarity_sign=row[10], seq=row[20],

@@ -1,0 +1,120 @@
+"""The CLI through its real entry point: in-process ``main()`` and a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from waymarks.cli.main import main
+
+
+@pytest.fixture
+def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture):
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+
+    def run(*args: str, expect: int = 0) -> dict:
+        code = main(["--json", *args])
+        out = capsys.readouterr().out
+        assert code == expect, out
+        lines = out.strip().splitlines()
+        assert len(lines) == 1, "--json prints exactly one document"
+        return json.loads(lines[0])
+
+    return run
+
+
+def test_write_outcomes_have_the_documented_shape(cli) -> None:  # type: ignore[no-untyped-def]
+    committed = cli("pin", "--", "Always run the tests")
+    assert {k: committed[k] for k in ("outcome", "code", "conflicts")} == {
+        "outcome": "committed", "code": None, "conflicts": []}
+    duplicate = cli("pin", "--", "always run the tests")
+    assert duplicate["outcome"] == "duplicate" and duplicate["id"] == committed["id"]
+    first = cli("memory", "add", "--", "Package export mode defaults to PerEndpoint.")
+    rejected = cli("memory", "add", "--", "Package export mode defaults to SingleFile.",
+                   expect=2)
+    assert rejected["outcome"] == "rejected" and rejected["code"] == "conflict"
+    assert rejected["conflicts"] == [first["id"]]
+
+
+def test_lists_have_the_documented_fields(cli) -> None:  # type: ignore[no-untyped-def]
+    cli("pin", "--classification", "internal", "--", "Use tabs")
+    items = cli("pins")["items"]
+    assert set(items[0]) >= {"id", "scope", "status", "key", "classification", "supersededBy",
+                             "reason", "text", "applies"}
+    assert items[0]["classification"] == "internal" and items[0]["applies"] is True
+
+
+def test_full_lifecycle_from_the_terminal(cli) -> None:  # type: ignore[no-untyped-def]
+    session = cli("session", "new")["session"]
+    said = cli("session", "say", "hello")["entryId"]
+    assert cli("session", "show")["session"]["leafId"] == said
+    claim = cli("memory", "add", "--key", "db-port", "--source", said, "--", "Port is 5433")
+    new = cli("memory", "supersede", claim["id"][:8], "--", "Port is 5434")
+    assert new["previousId"] == claim["id"]
+    cli("memory", "invalidate", new["id"], "wrong", "host")
+    memory = {i["id"]: i for i in cli("memory")["items"]}
+    assert memory[claim["id"]]["supersededBy"] == new["id"]
+    assert memory[new["id"]]["status"] == "invalid" and memory[new["id"]]["reason"] == "wrong host"
+    pin = cli("pin", "--", "x")
+    cli("unpin", pin["id"])
+    assert cli("pins")["items"][0]["status"] == "deleted"
+    assert [s["id"] for s in cli("session", "list")["sessions"]] == [session["id"]]
+
+
+def test_context_string_is_the_same_command(cli) -> None:  # type: ignore[no-untyped-def]
+    out = cli("context", "pin --scope session -- 'quoted \"text\"' and\\ more")
+    pins = cli("pins")["items"]
+    assert pins[0]["id"] == out["id"] and pins[0]["text"] == 'quoted "text" and more'
+    bad = cli("context", "pin 'unterminated", expect=2)
+    assert bad["code"] == "usage" and "Unterminated" in bad["message"]
+
+
+def test_usage_errors_are_clear_and_change_nothing(cli, home: Path) -> None:  # type: ignore[no-untyped-def]
+    for args in (["pin", "--colour", "red", "--", "x"], ["frobnicate"], ["memory", "zap"],
+                 ["unpin"], ["memory", "supersede", "only-id"]):
+        result = cli(*args, expect=2)
+        assert result["outcome"] == "rejected" and result["message"]
+    assert not (home / "sessions").exists()
+
+
+def test_trust_commands(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
+    refused = cli("pin", "--scope", "project", "--", "Use ruff", expect=2)
+    assert refused["code"] == "untrusted"
+    assert cli("trust", str(project))["changed"] is True
+    assert cli("trust", "--list")["projects"] == [str(project.resolve())]
+    assert cli("pin", "--scope", "project", "--", "Use ruff")["outcome"] == "committed"
+    assert cli("untrust", str(project))["changed"] is True
+    assert cli("trust", "/definitely/not/here", expect=1)["code"] == "invalid_argument"
+
+
+def test_bad_session_file_is_a_clear_error(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bogus = tmp_path / "notes.jsonl"
+    bogus.write_text('{"hello": "world"}\n')
+    result = cli("--session", str(bogus), "pins", expect=1)
+    assert result["code"] == "bad_session" and "not a Pi session header" in result["message"]
+    assert bogus.read_text() == '{"hello": "world"}\n'
+
+
+def test_health_and_rebuild(cli) -> None:  # type: ignore[no-untyped-def]
+    cli("pin", "--", "one")
+    health = cli("health")
+    assert health["ok"] is True and health["mutations"] == 1
+    assert cli("rebuild-index")["mutations"] == 1
+
+
+def test_real_subprocess_entry_point(home: Path, project: Path) -> None:
+    env = {**os.environ, "WAYMARKS_HOME": str(home)}
+    command = [sys.executable, "-m", "waymarks.cli.main", "--json", "pin", "--", "From a shell"]
+    done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["outcome"] == "committed"
+    listed = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "pins"], cwd=project,
+                            env=env, capture_output=True, text=True, check=True)
+    assert "From a shell" in listed.stdout
