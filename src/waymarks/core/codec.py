@@ -22,7 +22,9 @@ from waymarks.core.model import (
     KNOWN_CUSTOM_TYPES,
     MEMORY_CUSTOM_TYPE,
     MEMORY_SCOPES,
+    MEMORY_STATUS_TARGETS,
     PIN_CUSTOM_TYPE,
+    PIN_STATUS_TARGETS,
     SCHEMA_VERSION,
     MemoryMutation,
     Mutation,
@@ -67,7 +69,10 @@ def decode_payload(custom_type: str, data: bytes | None) -> DecodedPayload:
     try:
         mutation: Mutation = decoder.decode(data)
     except msgspec.DecodeError as exc:
-        version = _schema_version_of(data)
+        loose = _loose(data)
+        if not isinstance(loose, dict):
+            return MalformedPayload(custom_type, "data is not a JSON object")
+        version = loose.get("schemaVersion")
         if version != SCHEMA_VERSION:
             return UnknownPayload(custom_type, version)
         return MalformedPayload(custom_type, str(exc))
@@ -85,8 +90,9 @@ def structural_problem(mutation: Mutation) -> str | None:
         target = mutation.pin_id if isinstance(mutation, PinMutation) else mutation.memory_id
         if not target:
             return "status mutation names no item"
-        if mutation.status is None:
-            return "status mutation has no status"
+        allowed = PIN_STATUS_TARGETS if isinstance(mutation, PinMutation) else MEMORY_STATUS_TARGETS
+        if mutation.status not in allowed:
+            return f"status {mutation.status!r} cannot be set by a status mutation here"
         return None
     item = mutation.item
     if item is None:
@@ -124,11 +130,15 @@ def iso_to_ms(timestamp: str) -> int | None:
     return (moment - _EPOCH) // _MILLISECOND
 
 
-def _schema_version_of(data: bytes | None) -> object:
+def _loose(data: bytes | None) -> Any:
     if data is None:
         return None
     try:
-        loose: Any = _LOOSE_DECODER.decode(data)
+        return _LOOSE_DECODER.decode(data)
     except msgspec.DecodeError:
         return None
+
+
+def _schema_version_of(data: bytes | None) -> object:
+    loose = _loose(data)
     return loose.get("schemaVersion") if isinstance(loose, dict) else None

@@ -40,6 +40,7 @@ _POLARITY_WORDS: Final[dict[str, int]] = {
 }
 _NEGATIONS: Final = frozenset({"not", "never", "no", "isn't", "aren't", "isnt", "arent"})
 _WORD = re.compile(r"[\w'-]+", re.UNICODE)
+_CONTRACTION = re.compile(r"n't\b")  # "isn't" -> "is not", so both forms share a base
 
 
 def normalize(text: str) -> str:
@@ -87,7 +88,7 @@ def polarity(claim: str) -> tuple[str, int] | None:
     enabled``, ``Feature is disabled`` and ``Feature is not enabled`` share one base; the
     sign is +1 or -1. Claims with no polarity word, or with two, return ``None``.
     """
-    words = _WORD.findall(normalize(claim))
+    words = _WORD.findall(_CONTRACTION.sub(" not", normalize(claim)))
     hits = [i for i, w in enumerate(words) if w in _POLARITY_WORDS]
     if len(hits) != 1:
         return None

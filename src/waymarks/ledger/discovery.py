@@ -23,7 +23,7 @@ def canonical_project_path(path: str | os.PathLike[str]) -> str:
 
 
 def session_dir(home: Path, cwd: str) -> Path:
-    encoded = _SEPARATORS.sub("-", cwd.lstrip("/\\"))
+    encoded = _SEPARATORS.sub("-", re.sub(r"^[/\\]", "", cwd))  # Pi drops one leading separator
     return home / "sessions" / f"--{encoded}--"
 
 

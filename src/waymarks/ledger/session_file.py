@@ -288,28 +288,26 @@ class SessionFile:
         fd = self._lock_fd
         if fd is None:
             raise RuntimeError("SessionFile.append must be called inside SessionFile.locked()")
-        entry_id = self._fresh_id(new_id)
-        line = {"type": entry["type"], **entry, "id": entry_id}
-        line.setdefault("parentId", self.leaf_id)
-        encoded = _ENCODER.encode(line) + b"\n"
-        prefix = b"\n" if self.partial_tail else b""  # terminate a crashed writer's half line
+        if not isinstance(entry.get("type"), str) or not isinstance(entry.get("timestamp"), str):
+            raise ValueError("an entry needs a string 'type' and 'timestamp'")
         try:
-            _write_all(fd, prefix + encoded)
+            if self.partial_tail:
+                # a writer died mid-line: end its line first, so it is read (and counted as
+                # unusable, or used if it was complete) before we pick our parent
+                _write_all(fd, b"\n")
+                self.refresh()
+            entry_id = self._fresh_id(new_id)
+            line = {"type": entry["type"], **entry, "id": entry_id}
+            line.setdefault("parentId", self.leaf_id)
+            _write_all(fd, _ENCODER.encode(line) + b"\n")
             os.fsync(fd)
         except OSError:
             self.refresh()  # learn how much of the line reached the file, if any
             raise
-        self._consume_own(prefix, encoded)
+        self.refresh()
+        if entry_id not in self.by_id:
+            raise SessionFileError(f"{self.path}: appended entry {entry_id} did not read back")
         return self.by_id[entry_id]
-
-    def _consume_own(self, prefix: bytes, encoded: bytes) -> None:
-        if prefix:
-            # the half line is now a complete, unusable line: read it like any other
-            with open(self.path, "rb") as handle:
-                handle.seek(self.offset)
-                tail = handle.read(self.partial_tail + 1)
-            self._consume(tail)
-        self._consume(encoded)
 
     def _fresh_id(self, new_id: Callable[[], str]) -> str:
         for _ in range(MAX_ID_ATTEMPTS):

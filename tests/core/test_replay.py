@@ -1,0 +1,629 @@
+"""Full replay: determinism, conflicts, supersession and lifecycle rules."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from waymarks.core.model import (
+    MemoryItem,
+    MemoryMutation,
+    MutationRecord,
+    PinItem,
+    PinMutation,
+)
+from waymarks.core.replay import ReplayResult, replay
+from waymarks.core.rules import Applied, Ignored
+
+SESSION = "11111111-1111-4111-8111-111111111111"
+OTHER_SESSION = "22222222-2222-4222-8222-222222222222"
+PROJECT = "/home/u/proj"
+
+
+class Ledger:
+    """Builds mutation records with increasing timestamps and entry indexes."""
+
+    def __init__(self, session_id: str = SESSION, start_ms: int = 1_000) -> None:
+        self.session_id = session_id
+        self.clock = start_ms
+        self.index = 0
+        self.records: list[MutationRecord] = []
+
+    def _record(self, mutation: PinMutation | MemoryMutation, ts: int | None) -> MutationRecord:
+        self.clock += 10
+        record = MutationRecord(
+            session_id=self.session_id,
+            entry_id=f"e{self.index:07x}",
+            entry_index=self.index,
+            timestamp_ms=self.clock if ts is None else ts,
+            mutation=mutation,
+        )
+        self.index += 1
+        self.records.append(record)
+        return record
+
+    def _mid(self) -> str:
+        return f"{self.session_id[:4]}-m{self.index}"
+
+    def memory(
+        self,
+        item_id: str,
+        claim: str,
+        *,
+        scope: str = "session",
+        key: str | None = None,
+        previous: str | None = None,
+        ts: int | None = None,
+    ) -> MutationRecord:
+        item = MemoryItem(
+            id=item_id,
+            scope=scope,  # type: ignore[arg-type]
+            claim=claim,
+            created_at=self.clock,
+            source_entry_ids=(),
+            project_path=PROJECT if scope == "project" else None,
+            key=key,
+        )
+        operation = "supersede" if previous else "add"
+        mutation = MemoryMutation(
+            1, self._mid(), self.clock, operation, item=item, previous_id=previous
+        )
+        return self._record(mutation, ts)
+
+    def memory_status(
+        self, item_id: str, status: str, reason: str | None = None, ts: int | None = None
+    ) -> MutationRecord:
+        mutation = MemoryMutation(
+            1,
+            self._mid(),
+            self.clock,
+            "status",
+            memory_id=item_id,
+            status=status,
+            reason=reason,  # type: ignore[arg-type]
+        )
+        return self._record(mutation, ts)
+
+    def pin(
+        self,
+        item_id: str,
+        content: str,
+        *,
+        scope: str = "session",
+        previous: str | None = None,
+        ts: int | None = None,
+    ) -> MutationRecord:
+        item = PinItem(
+            id=item_id,
+            scope=scope,  # type: ignore[arg-type]
+            content=content,
+            created_at=self.clock,
+            project_path=PROJECT if scope == "project" else None,
+            branch_leaf_id="leaf0001" if scope == "branch" else None,
+        )
+        operation = "supersede" if previous else "add"
+        mutation = PinMutation(
+            1, self._mid(), self.clock, operation, item=item, previous_id=previous
+        )
+        return self._record(mutation, ts)
+
+    def pin_status(self, item_id: str, status: str = "deleted") -> MutationRecord:
+        mutation = PinMutation(1, self._mid(), self.clock, "status", pin_id=item_id, status=status)  # type: ignore[arg-type]
+        return self._record(mutation, None)
+
+
+def effect_of(result: ReplayResult, record: MutationRecord) -> Applied | Ignored:
+    return result.effects[result.ordered.index(record)]
+
+
+def snapshot(result: ReplayResult) -> dict[str, tuple[object, ...]]:
+    return {
+        item_id: (
+            state.status,
+            state.reason,
+            state.superseded_by,
+            state.supersedes,
+            state.conflicts_with,
+            state.seq,
+            state.key,
+            state.item,
+        )
+        for item_id, state in result.items.items()
+    }
+
+
+# -- basics -------------------------------------------------------------------------------
+
+
+def test_empty_replay() -> None:
+    result = replay([])
+    assert result.items == {}
+    assert result.effects == []
+
+
+def test_add_creates_active_items() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Package export mode defaults to PerEndpoint.")
+    ledger.pin("p1", "Always run the tests")
+    result = replay(ledger.records)
+    memory, pin = result.items["m1"], result.items["p1"]
+    assert memory.status == pin.status == "active"
+    assert memory.kind == "memory" and pin.kind == "pin"
+    assert memory.key == "package-export-mode"
+    assert pin.key is None
+    assert memory.seq == 1 and pin.seq == 2
+    assert memory.session_id == SESSION
+    assert memory.partition == f"session:{SESSION}"
+    assert all(isinstance(e, Applied) for e in result.effects)
+
+
+def test_explicit_key_is_normalized() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Exports are per endpoint", key="Package Export Mode")
+    assert replay(ledger.records).items["m1"].key == "package-export-mode"
+
+
+def test_project_items_are_partitioned_by_project() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Build tool is pnpm", scope="project")
+    assert replay(ledger.records).items["m1"].partition == f"project:{PROJECT}"
+
+
+def test_records_are_ordered_by_timestamp_not_input_order() -> None:
+    ledger = Ledger()
+    late = ledger.memory("late", "Build tool is npm", ts=5_000)
+    early = ledger.memory("early", "Build tool is pnpm", ts=1_000)
+    result = replay(ledger.records)
+    assert result.ordered == [early, late]
+    assert result.items["early"].status == "active"
+    assert result.items["late"].status == "invalid"
+
+
+def test_ties_are_broken_by_session_then_entry_order() -> None:
+    a, b = Ledger(SESSION), Ledger(OTHER_SESSION)
+    second = b.memory("b1", "Build tool is npm", ts=1_000)
+    first = a.memory("a1", "Build tool is pnpm", ts=1_000)
+    result = replay([second, first])
+    assert result.ordered == [first, second]  # SESSION sorts before OTHER_SESSION
+    # different sessions: session-scoped memories do not conflict
+    assert result.items["a1"].status == result.items["b1"].status == "active"
+
+
+# -- determinism --------------------------------------------------------------------------
+
+
+def scenario() -> list[MutationRecord]:
+    a, b = Ledger(SESSION), Ledger(OTHER_SESSION, start_ms=1_005)
+    a.memory("m1", "Package export mode defaults to PerEndpoint.", scope="project")
+    b.memory("m2", "Package export mode defaults to SingleFile.", scope="project")
+    a.memory("m3", "Package export mode defaults to Bundle.", scope="project", previous="m1")
+    b.memory("m4", "Telemetry enabled")
+    b.memory("m5", "Telemetry disabled")
+    a.memory_status("m3", "expired", "stale")
+    a.memory_status("m3", "invalid")
+    b.pin("p1", "Use pnpm", scope="branch")
+    b.pin("p2", "Use yarn", previous="p1")
+    a.pin("p3", "Never push to main", scope="project")
+    a.pin_status("p3")
+    a.pin_status("p3")
+    b.memory("m1", "Duplicate id in another session")
+    return a.records + b.records
+
+
+def test_scenario_outcome() -> None:
+    result = replay(scenario())
+    items = result.items
+    assert items["m1"].status == "superseded" and items["m1"].superseded_by == "m3"
+    assert items["m2"].status == "invalid" and items["m2"].conflicts_with == ("m1",)
+    assert items["m3"].status == "expired" and items["m3"].reason == "stale"
+    assert items["m3"].supersedes == "m1"
+    assert items["m4"].status == "active"
+    assert items["m5"].status == "invalid" and items["m5"].conflicts_with == ("m4",)
+    assert items["p1"].status == "superseded" and items["p2"].supersedes == "p1"
+    assert items["p3"].status == "deleted"
+    assert items["m1"].item.claim.startswith("Package")  # type: ignore[union-attr]
+    ignored = [e for e in result.effects if isinstance(e, Ignored)]
+    assert len(ignored) == 3  # second m3 status, second p3 delete, duplicate m1
+
+
+@settings(max_examples=60)
+@given(st.randoms(use_true_random=False))
+def test_shuffled_scenario_is_deterministic(rng: random.Random) -> None:
+    records = scenario()
+    expected = replay(records)
+    shuffled = list(records)
+    rng.shuffle(shuffled)
+    result = replay(shuffled)
+    assert result.ordered == expected.ordered
+    assert snapshot(result) == snapshot(expected)
+    assert list(result.items) == list(expected.items)
+    assert result.effects == expected.effects
+
+
+CLAIMS = [
+    "Build tool is pnpm",
+    "Build tool is npm",
+    "build tool is PNPM.",
+    "Telemetry enabled",
+    "Telemetry disabled",
+    "Telemetry not enabled",
+    "Use tabs",
+    "Max retries = 3",
+    "Max retries = 4",
+]
+
+
+@st.composite
+def record_sets(draw: st.DrawFn) -> list[MutationRecord]:
+    ledgers = [Ledger(SESSION), Ledger(OTHER_SESSION)]
+    ids = [f"i{n}" for n in range(6)]
+    for _ in range(draw(st.integers(min_value=1, max_value=25))):
+        ledger = draw(st.sampled_from(ledgers))
+        ts = draw(st.integers(min_value=0, max_value=40))  # frequent timestamp ties
+        kind = draw(st.sampled_from(["memory", "supersede", "status", "pin", "unpin"]))
+        item_id = draw(st.sampled_from(ids))
+        if kind in ("memory", "supersede"):
+            ledger.memory(
+                item_id,
+                draw(st.sampled_from(CLAIMS)),
+                scope=draw(st.sampled_from(["session", "project"])),
+                previous=draw(st.sampled_from(ids)) if kind == "supersede" else None,
+                ts=ts,
+            )
+        elif kind == "status":
+            status = draw(st.sampled_from(["invalid", "expired", "deleted"]))
+            ledger.memory_status(item_id, status, ts=ts)
+        elif kind == "pin":
+            ledger.pin(item_id, draw(st.sampled_from(CLAIMS)), ts=ts)
+        else:
+            ledger.pin_status(item_id)
+    return [r for ledger in ledgers for r in ledger.records]
+
+
+@given(record_sets(), st.randoms(use_true_random=False))
+def test_replay_is_order_independent(records: list[MutationRecord], rng: random.Random) -> None:
+    expected = replay(records)
+    shuffled = list(records)
+    rng.shuffle(shuffled)
+    result = replay(shuffled)
+    assert snapshot(result) == snapshot(expected)
+    assert result.effects == expected.effects
+
+
+@given(record_sets())
+def test_replay_invariants(records: list[MutationRecord]) -> None:
+    result = replay(records)
+    assert len(result.effects) == len(records)
+    assert [r.order for r in result.ordered] == sorted(r.order for r in records)
+    for item_id, state in result.items.items():
+        assert state.id == item_id
+        if state.status == "superseded":
+            assert state.superseded_by in result.items
+            assert result.items[state.superseded_by].supersedes == item_id
+        if state.kind == "pin":
+            assert state.status in ("active", "superseded", "deleted", "invalid")
+        else:
+            assert state.status in ("active", "superseded", "invalid", "expired")
+    # active memories of one partition that share a key are duplicates (same normal form)
+    seen: dict[tuple[str, str], str] = {}
+    for state in result.items.values():
+        if state.kind == "memory" and state.status == "active" and state.key:
+            assert seen.setdefault((state.partition, state.key), state.norm) == state.norm
+    # and no two active memories of one partition contradict each other in polarity
+    signs: dict[tuple[str, str], int] = {}
+    for state in result.items.values():
+        if state.kind == "memory" and state.status == "active" and state.polarity_base:
+            sign = signs.setdefault((state.partition, state.polarity_base), state.polarity_sign)
+            assert sign == state.polarity_sign
+
+
+# -- conflicts ----------------------------------------------------------------------------
+
+
+def test_same_key_conflict_invalidates_the_later_record() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Package export mode defaults to PerEndpoint.")
+    later = ledger.memory("m2", "Package export mode defaults to SingleFile.")
+    result = replay(ledger.records)
+    assert result.items["m1"].status == "active"
+    m2 = result.items["m2"]
+    assert m2.status == "invalid"
+    assert m2.conflicts_with == ("m1",)
+    assert m2.reason is not None and "m1" in m2.reason
+    assert isinstance(effect_of(result, later), Applied)
+
+
+def test_conflict_names_every_earlier_item_earliest_first() -> None:
+    ledger = Ledger()
+    ledger.memory("a", "Telemetry enabled", key="telemetry-x")
+    ledger.memory("b", "Telemetry is on for CI", key="telemetry-y")
+    ledger.memory("c", "Telemetry disabled", key="telemetry-y")
+    result = replay(ledger.records)
+    c = result.items["c"]
+    assert c.status == "invalid"
+    assert c.conflicts_with == ("a", "b")  # a by polarity, b by key
+    assert c.reason is not None and "a" in c.reason
+
+
+def test_explicit_and_derived_keys_conflict() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Package export mode defaults to PerEndpoint.")
+    ledger.memory("m2", "Exports go to one file", key="Package export mode")
+    assert replay(ledger.records).items["m2"].conflicts_with == ("m1",)
+
+
+def test_opposite_polarity_conflict_without_key() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Telemetry enabled")
+    ledger.memory("m2", "Telemetry not enabled")
+    result = replay(ledger.records)
+    assert result.items["m1"].key is None
+    assert result.items["m2"].status == "invalid"
+    assert result.items["m2"].conflicts_with == ("m1",)
+
+
+def test_same_polarity_and_duplicates_do_not_conflict() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Telemetry disabled")
+    ledger.memory("m2", "Telemetry not enabled")
+    ledger.memory("m3", "Build tool is pnpm")
+    ledger.memory("m4", "  build TOOL is pnpm. ")
+    result = replay(ledger.records)
+    assert {s.status for s in result.items.values()} == {"active"}
+
+
+def test_conflicts_are_per_partition() -> None:
+    a, b = Ledger(SESSION), Ledger(OTHER_SESSION)
+    a.memory("s1", "Build tool is pnpm")
+    b.memory("s2", "Build tool is npm")
+    a.memory("p1", "Build tool is yarn", scope="project")
+    b.memory("p2", "Build tool is bun", scope="project")
+    result = replay(a.records + b.records)
+    assert result.items["s1"].status == "active"
+    assert result.items["s2"].status == "active"  # other session
+    assert result.items["p1"].status == "active"  # project partition differs from session
+    assert result.items["p2"].status == "invalid"  # same project, across sessions
+    assert result.items["p2"].conflicts_with == ("p1",)
+
+
+def test_pins_never_conflict() -> None:
+    ledger = Ledger()
+    ledger.pin("p1", "Feature is enabled")
+    ledger.pin("p2", "Feature is disabled")
+    result = replay(ledger.records)
+    assert result.items["p1"].status == result.items["p2"].status == "active"
+
+
+def test_inactive_items_do_not_conflict() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Build tool is npm")
+    ledger.memory_status("m1", "invalid")
+    ledger.memory("m2", "Build tool is pnpm")
+    assert replay(ledger.records).items["m2"].status == "active"
+
+
+def test_invalid_conflicting_item_blocks_nothing() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Build tool is npm")
+    ledger.memory("m2", "Build tool is pnpm")
+    ledger.memory_status("m1", "expired")
+    ledger.memory("m3", "Build tool is bun")
+    result = replay(ledger.records)
+    assert result.items["m2"].status == "invalid"
+    assert result.items["m3"].status == "active"
+
+
+# -- supersession -------------------------------------------------------------------------
+
+
+def test_supersede_links_old_and_new() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Package export mode defaults to PerEndpoint.")
+    record = ledger.memory("m2", "Package export mode defaults to SingleFile.", previous="m1")
+    result = replay(ledger.records)
+    old, new = result.items["m1"], result.items["m2"]
+    assert old.status == "superseded"
+    assert old.superseded_by == "m2"
+    assert old.reason is not None and "m2" in old.reason
+    assert new.status == "active"
+    assert new.supersedes == "m1"
+    assert new.conflicts_with == ()
+    effect = effect_of(result, record)
+    assert isinstance(effect, Applied)
+    assert {s.id for s in effect.changed} == {"m1", "m2"}
+    assert old.item.claim == "Package export mode defaults to PerEndpoint."  # type: ignore[union-attr]
+
+
+def test_supersede_chain() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Build tool is npm")
+    ledger.memory("m2", "Build tool is yarn", previous="m1")
+    ledger.memory("m3", "Build tool is pnpm", previous="m2")
+    items = replay(ledger.records).items
+    assert [items[i].status for i in ("m1", "m2", "m3")] == ["superseded", "superseded", "active"]
+    assert items["m1"].superseded_by == "m2" and items["m2"].superseded_by == "m3"
+
+
+def test_supersede_of_superseded_item_is_invalid() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Build tool is npm")
+    ledger.memory("m2", "Build tool is yarn", previous="m1")
+    ledger.memory("m3", "Build tool is pnpm", previous="m1")
+    items = replay(ledger.records).items
+    assert items["m1"].status == "superseded" and items["m1"].superseded_by == "m2"
+    assert items["m2"].status == "active"
+    assert items["m3"].status == "invalid"
+    assert items["m3"].reason is not None and "m1" in items["m3"].reason
+    assert items["m3"].supersedes is None
+
+
+def test_supersede_of_unknown_item_is_invalid() -> None:
+    ledger = Ledger()
+    ledger.memory("m2", "Build tool is pnpm", previous="missing")
+    state = replay(ledger.records).items["m2"]
+    assert state.status == "invalid"
+    assert state.reason is not None and "missing" in state.reason
+
+
+def test_supersede_across_kinds_is_invalid() -> None:
+    ledger = Ledger()
+    ledger.pin("p1", "Use pnpm")
+    ledger.memory("m1", "Build tool is pnpm", previous="p1")
+    items = replay(ledger.records).items
+    assert items["p1"].status == "active"
+    assert items["m1"].status == "invalid"
+
+
+def test_supersede_of_expired_item_is_invalid() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Build tool is npm")
+    ledger.memory_status("m1", "expired")
+    ledger.memory("m2", "Build tool is pnpm", previous="m1")
+    items = replay(ledger.records).items
+    assert items["m1"].status == "expired"
+    assert items["m2"].status == "invalid"
+
+
+def test_supersede_still_conflicts_with_third_items() -> None:
+    a = Ledger(SESSION)
+    a.memory("m1", "Build tool is npm")
+    a.memory("m2", "Build tool is yarn")  # invalid: conflicts with m1
+    a.memory("m3", "Telemetry enabled")
+    a.memory("m4", "Telemetry disabled, build tool is pnpm", key="build-tool", previous="m1")
+    items = replay(a.records).items
+    assert items["m4"].status == "active"  # m2 is invalid, so nothing else is active
+    a.memory("m5", "Telemetry is on", key="build-tool", previous="m3")
+    items = replay(a.records).items
+    assert items["m5"].status == "invalid"
+    assert items["m5"].conflicts_with == ("m4",)
+    assert items["m3"].status == "active"
+
+
+def test_pin_supersede() -> None:
+    ledger = Ledger()
+    ledger.pin("p1", "Use pnpm")
+    ledger.pin("p2", "Use pnpm 9", previous="p1")
+    items = replay(ledger.records).items
+    assert items["p1"].status == "superseded" and items["p1"].superseded_by == "p2"
+    assert items["p2"].status == "active" and items["p2"].supersedes == "p1"
+
+
+# -- status and duplicates ----------------------------------------------------------------
+
+
+def test_memory_status_applies_with_reason() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Build tool is npm")
+    record = ledger.memory_status("m1", "invalid", "wrong")
+    result = replay(ledger.records)
+    assert result.items["m1"].status == "invalid"
+    assert result.items["m1"].reason == "wrong"
+    assert isinstance(effect_of(result, record), Applied)
+
+
+def test_pin_delete() -> None:
+    ledger = Ledger()
+    ledger.pin("p1", "Use pnpm")
+    ledger.pin_status("p1")
+    assert replay(ledger.records).items["p1"].status == "deleted"
+
+
+def test_status_on_unknown_id_is_ignored() -> None:
+    ledger = Ledger()
+    memory = ledger.memory_status("nope", "expired")
+    pin = ledger.pin_status("nope")
+    result = replay(ledger.records)
+    assert result.items == {}
+    assert isinstance(effect_of(result, memory), Ignored)
+    assert isinstance(effect_of(result, pin), Ignored)
+
+
+def test_status_on_other_kind_is_ignored() -> None:
+    ledger = Ledger()
+    ledger.pin("p1", "Use pnpm")
+    record = ledger.memory_status("p1", "expired")
+    result = replay(ledger.records)
+    assert isinstance(effect_of(result, record), Ignored)
+    assert result.items["p1"].status == "active"
+
+
+@pytest.mark.parametrize("first", ["expired", "invalid"])
+def test_status_on_non_active_is_ignored(first: str) -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Build tool is npm")
+    ledger.memory_status("m1", first, "first")
+    record = ledger.memory_status("m1", "invalid", "second")
+    result = replay(ledger.records)
+    effect = effect_of(result, record)
+    assert isinstance(effect, Ignored)
+    assert first in effect.reason
+    assert result.items["m1"].status == first
+    assert result.items["m1"].reason == "first"
+
+
+def test_status_on_superseded_is_ignored() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Build tool is npm")
+    ledger.memory("m2", "Build tool is pnpm", previous="m1")
+    record = ledger.memory_status("m1", "expired")
+    result = replay(ledger.records)
+    assert isinstance(effect_of(result, record), Ignored)
+    assert result.items["m1"].status == "superseded"
+    assert result.items["m1"].superseded_by == "m2"
+
+
+def test_deleting_a_deleted_pin_is_ignored() -> None:
+    ledger = Ledger()
+    ledger.pin("p1", "Use pnpm")
+    ledger.pin_status("p1")
+    record = ledger.pin_status("p1")
+    assert isinstance(effect_of(replay(ledger.records), record), Ignored)
+
+
+@pytest.mark.parametrize("status", ["deleted", "superseded", "active"])
+def test_memory_status_not_allowed(status: str) -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Build tool is npm")
+    record = ledger.memory_status("m1", status)
+    result = replay(ledger.records)
+    effect = effect_of(result, record)
+    assert isinstance(effect, Ignored)
+    assert status in effect.reason
+    assert result.items["m1"].status == "active"
+
+
+@pytest.mark.parametrize("status", ["invalid", "expired", "superseded"])
+def test_pin_status_not_allowed(status: str) -> None:
+    ledger = Ledger()
+    ledger.pin("p1", "Use pnpm")
+    record = ledger.pin_status("p1", status)
+    result = replay(ledger.records)
+    assert isinstance(effect_of(result, record), Ignored)
+    assert result.items["p1"].status == "active"
+
+
+def test_duplicate_item_id_add_is_ignored() -> None:
+    ledger = Ledger()
+    ledger.memory("m1", "Build tool is npm")
+    record = ledger.memory("m1", "Something else entirely")
+    result = replay(ledger.records)
+    effect = effect_of(result, record)
+    assert isinstance(effect, Ignored)
+    assert "m1" in effect.reason
+    assert result.items["m1"].item.claim == "Build tool is npm"  # type: ignore[union-attr]
+    assert result.items["m1"].seq == 1
+
+
+def test_duplicate_item_id_across_kinds_and_sessions_is_ignored() -> None:
+    a, b = Ledger(SESSION), Ledger(OTHER_SESSION, start_ms=2_000)
+    a.pin("x", "Use pnpm")
+    late_memory = b.memory("x", "Build tool is pnpm")
+    late_supersede = b.memory("x", "Build tool is npm", previous="x")
+    result = replay(a.records + b.records)
+    assert result.items["x"].kind == "pin"
+    assert isinstance(effect_of(result, late_memory), Ignored)
+    assert isinstance(effect_of(result, late_supersede), Ignored)
+    assert result.items["x"].status == "active"
