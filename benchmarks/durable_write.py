@@ -26,6 +26,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
@@ -42,7 +43,7 @@ def percentile(sorted_values: list[int], pct: float) -> int:
     return sorted_values[int(rank) - 1]
 
 
-def summarize(samples_ns: list[int]) -> dict[str, float]:
+def summarize(samples_ns: list[int]) -> dict[str, Any]:
     ordered = sorted(samples_ns)
     total_ns = sum(ordered)
     ms = 1e-6
@@ -67,7 +68,7 @@ def timed(count: int, op: Callable[[int], object]) -> list[int]:
     return samples
 
 
-def bench_waymarks(root: Path, writes: int, warmup: int) -> dict[str, object]:
+def bench_waymarks(root: Path, writes: int, warmup: int) -> dict[str, Any]:
     home = root / "home"
     project = root / "project"
     home.mkdir()
@@ -91,16 +92,19 @@ def bench_waymarks(root: Path, writes: int, warmup: int) -> dict[str, object]:
         session = app.current_session()
         session_bytes = session.offset if session is not None else 0
 
-    result: dict[str, object] = summarize(samples)
+    result = summarize(samples)
+    tenth = max(1, len(samples) // 10)  # does a write get slower as the session grows?
+    result["mean_ms_first_10pct"] = round(sum(samples[:tenth]) / tenth * 1e-6, 4)
+    result["mean_ms_last_10pct"] = round(sum(samples[-tenth:]) / tenth * 1e-6, 4)
     result["writes_per_s"] = result.pop("ops_per_s")
     result["outcomes"] = outcomes
     result["session_file_bytes"] = session_bytes
     return result
 
 
-def bench_fsync(root: Path, count: int, warmup: int) -> dict[str, float]:
+def bench_fsync(root: Path, count: int, warmup: int) -> dict[str, Any]:
     path = root / "baseline.jsonl"
-    line = (b'{"type":"custom","data":"' + b"x" * (LINE_BYTES - 28) + b'"}\n')[:LINE_BYTES - 1]
+    line = (b'{"type":"custom","data":"' + b"x" * (LINE_BYTES - 28) + b'"}\n')[: LINE_BYTES - 1]
     line += b"\n"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
@@ -116,7 +120,7 @@ def bench_fsync(root: Path, count: int, warmup: int) -> dict[str, float]:
     return summarize(samples)
 
 
-def bench_sqlite(root: Path, count: int, warmup: int) -> dict[str, float]:
+def bench_sqlite(root: Path, count: int, warmup: int) -> dict[str, Any]:
     db = sqlite3.connect(root / "baseline.db", isolation_level=None)
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")
@@ -140,10 +144,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--writes", type=int, default=2000, help="timed Waymarks writes")
     parser.add_argument("--warmup", type=int, default=50, help="untimed writes first")
-    parser.add_argument("--baseline-ops", type=int, default=None,
-                        help="operations per baseline (default: --writes)")
-    parser.add_argument("--dir", default=None,
-                        help="parent of the temporary directory (default: system temp)")
+    parser.add_argument(
+        "--baseline-ops", type=int, default=None, help="operations per baseline (default: --writes)"
+    )
+    parser.add_argument(
+        "--dir", default=None, help="parent of the temporary directory (default: system temp)"
+    )
     args = parser.parse_args()
     baseline_ops = args.baseline_ops or args.writes
 

@@ -32,6 +32,7 @@ import uuid
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -44,28 +45,124 @@ MEMORY = "ds4-context-memory-v1"
 PIN = "ds4-context-pin-v1"
 BASE_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
-COMPONENTS = ["billing", "auth", "search", "gateway", "scheduler", "ingest", "reporting",
-              "notifications", "storage", "checkout", "catalog", "analytics", "profile",
-              "payments", "inventory", "ledger", "export", "importer", "mailer", "audit"]
-TECHS = ["PostgreSQL", "Redis", "Kafka", "SQLite", "gRPC", "RabbitMQ", "S3", "Elasticsearch",
-         "protobuf", "msgspec", "Celery", "nginx", "ClickHouse", "DynamoDB", "Terraform"]
-PURPOSES = ["caching", "queueing", "session storage", "rate limiting", "full-text search",
-            "audit logs", "event fan-out", "schema migrations", "batch exports", "retries",
-            "metrics", "feature flags", "deduplication", "tracing"]
-SETTINGS = ["timeout", "retry budget", "batch size", "log level", "pool size", "page size",
-            "cache ttl", "worker count"]
-VALUES = ["30 seconds", "5 attempts", "500 rows", "warning", "20 connections", "100 items",
-          "10 minutes", "8 workers", "2 seconds", "debug"]
-FEATURES = ["dark mode", "SSO", "IPv6", "HTTP/2", "compression", "strict validation",
-            "bulk export", "webhooks", "2FA", "telemetry"]
+COMPONENTS = [
+    "billing",
+    "auth",
+    "search",
+    "gateway",
+    "scheduler",
+    "ingest",
+    "reporting",
+    "notifications",
+    "storage",
+    "checkout",
+    "catalog",
+    "analytics",
+    "profile",
+    "payments",
+    "inventory",
+    "ledger",
+    "export",
+    "importer",
+    "mailer",
+    "audit",
+]
+TECHS = [
+    "PostgreSQL",
+    "Redis",
+    "Kafka",
+    "SQLite",
+    "gRPC",
+    "RabbitMQ",
+    "S3",
+    "Elasticsearch",
+    "protobuf",
+    "msgspec",
+    "Celery",
+    "nginx",
+    "ClickHouse",
+    "DynamoDB",
+    "Terraform",
+]
+PURPOSES = [
+    "caching",
+    "queueing",
+    "session storage",
+    "rate limiting",
+    "full-text search",
+    "audit logs",
+    "event fan-out",
+    "schema migrations",
+    "batch exports",
+    "retries",
+    "metrics",
+    "feature flags",
+    "deduplication",
+    "tracing",
+]
+SETTINGS = [
+    "timeout",
+    "retry budget",
+    "batch size",
+    "log level",
+    "pool size",
+    "page size",
+    "cache ttl",
+    "worker count",
+]
+VALUES = [
+    "30 seconds",
+    "5 attempts",
+    "500 rows",
+    "warning",
+    "20 connections",
+    "100 items",
+    "10 minutes",
+    "8 workers",
+    "2 seconds",
+    "debug",
+]
+FEATURES = [
+    "dark mode",
+    "SSO",
+    "IPv6",
+    "HTTP/2",
+    "compression",
+    "strict validation",
+    "bulk export",
+    "webhooks",
+    "2FA",
+    "telemetry",
+]
 STATES = ["enabled", "disabled", "not required", "supported", "forbidden", "allowed"]
 ENVS = ["staging", "production", "the canary pool", "the EU region", "preview"]
-WHENS = ["every Tuesday", "after the nightly build", "twice a week", "behind a manual gate",
-         "only from the release branch"]
-REGIONS = ["us-east-1", "eu-west-1", "eu-central-1", "ap-south-1", "us-west-2",
-           "sa-east-1", "ca-central-1", "ap-northeast-1"]
-TOOLS = ["ruff", "mypy", "pytest", "the migration linter", "pre-commit", "the schema diff",
-         "the license checker", "the benchmarks"]
+WHENS = [
+    "every Tuesday",
+    "after the nightly build",
+    "twice a week",
+    "behind a manual gate",
+    "only from the release branch",
+]
+REGIONS = [
+    "us-east-1",
+    "eu-west-1",
+    "eu-central-1",
+    "ap-south-1",
+    "us-west-2",
+    "sa-east-1",
+    "ca-central-1",
+    "ap-northeast-1",
+]
+TOOLS = [
+    "ruff",
+    "mypy",
+    "pytest",
+    "the migration linter",
+    "pre-commit",
+    "the schema diff",
+    "the license checker",
+    "the benchmarks",
+]
 
 
 def memory_claim(rng: random.Random, i: int) -> str:
@@ -84,8 +181,10 @@ def memory_claim(rng: random.Random, i: int) -> str:
 
 
 def pin_content(rng: random.Random, i: int) -> str:
-    return (f"Always run {rng.choice(TOOLS)} before merging changes to "
-            f"{rng.choice(COMPONENTS)} (rule {i})")
+    return (
+        f"Always run {rng.choice(TOOLS)} before merging changes to "
+        f"{rng.choice(COMPONENTS)} (rule {i})"
+    )
 
 
 def iso_ms(ms: int) -> str:
@@ -104,8 +203,13 @@ def generate(path: Path, size: int, seed: int, cwd: str) -> dict[str, int]:
     mix: Counter[str] = Counter()
     active_memories: list[str] = []
     session_id = new_uuid()
-    header = {"type": "session", "version": 3, "id": session_id,
-              "timestamp": iso_ms(BASE_MS), "cwd": cwd}
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": session_id,
+        "timestamp": iso_ms(BASE_MS),
+        "cwd": cwd,
+    }
     parent: str | None = None
     ms = BASE_MS
     with open(path, "wb", buffering=1 << 20) as out:
@@ -118,8 +222,12 @@ def generate(path: Path, size: int, seed: int, cwd: str) -> dict[str, int]:
                 victim = active_memories.pop(rng.randrange(len(active_memories)))
                 custom, op = MEMORY, "memory_status"
                 data: dict[str, object] = {
-                    "schemaVersion": 1, "mutationId": new_uuid(), "createdAt": ms,
-                    "operation": "status", "memoryId": victim, "status": "expired",
+                    "schemaVersion": 1,
+                    "mutationId": new_uuid(),
+                    "createdAt": ms,
+                    "operation": "status",
+                    "memoryId": victim,
+                    "status": "expired",
                 }
                 if rng.random() < 0.5:
                     data["reason"] = f"stale after build {i}"
@@ -131,34 +239,60 @@ def generate(path: Path, size: int, seed: int, cwd: str) -> dict[str, int]:
                 active_memories[slot] = item_id
                 custom, op = MEMORY, "memory_supersede"
                 data = {
-                    "schemaVersion": 1, "mutationId": new_uuid(), "createdAt": ms,
+                    "schemaVersion": 1,
+                    "mutationId": new_uuid(),
+                    "createdAt": ms,
                     "operation": "supersede",
-                    "item": {"id": item_id, "scope": "session", "claim": memory_claim(rng, i),
-                             "createdAt": ms, "sourceEntryIds": []},
+                    "item": {
+                        "id": item_id,
+                        "scope": "session",
+                        "claim": memory_claim(rng, i),
+                        "createdAt": ms,
+                        "sourceEntryIds": [],
+                    },
                     "previousId": previous,
                 }
             elif r < 0.40:
                 custom, op = PIN, "pin_add"
                 data = {
-                    "schemaVersion": 1, "mutationId": new_uuid(), "createdAt": ms,
+                    "schemaVersion": 1,
+                    "mutationId": new_uuid(),
+                    "createdAt": ms,
                     "operation": "add",
-                    "item": {"id": new_uuid(), "scope": "session",
-                             "content": pin_content(rng, i), "createdAt": ms},
+                    "item": {
+                        "id": new_uuid(),
+                        "scope": "session",
+                        "content": pin_content(rng, i),
+                        "createdAt": ms,
+                    },
                 }
             else:
                 item_id = new_uuid()
                 active_memories.append(item_id)
                 custom, op = MEMORY, "memory_add"
                 data = {
-                    "schemaVersion": 1, "mutationId": new_uuid(), "createdAt": ms,
+                    "schemaVersion": 1,
+                    "mutationId": new_uuid(),
+                    "createdAt": ms,
                     "operation": "add",
-                    "item": {"id": item_id, "scope": "session", "claim": memory_claim(rng, i),
-                             "createdAt": ms, "sourceEntryIds": []},
+                    "item": {
+                        "id": item_id,
+                        "scope": "session",
+                        "claim": memory_claim(rng, i),
+                        "createdAt": ms,
+                        "sourceEntryIds": [],
+                    },
                 }
             # a bijection on 32 bits: unique, random-looking 8-hex entry IDs
             entry_id = f"{(i + 1) * 2654435761 % (1 << 32):08x}"
-            entry = {"type": "custom", "customType": custom, "data": data, "id": entry_id,
-                     "parentId": parent, "timestamp": iso_ms(ms)}
+            entry = {
+                "type": "custom",
+                "customType": custom,
+                "data": data,
+                "id": entry_id,
+                "parentId": parent,
+                "timestamp": iso_ms(ms),
+            }
             out.write(encode(entry) + b"\n")
             parent = entry_id
             mix[op] += 1
@@ -187,7 +321,7 @@ def baseline_msgspec(path: Path) -> float:
     return count / (time.perf_counter() - start)
 
 
-def run_one(size: int, seed: int, tmp_parent: str | None) -> dict[str, object]:
+def run_one(size: int, seed: int, tmp_parent: str | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="waymarks-rebuild-", dir=tmp_parent) as tmp:
         root = Path(tmp)
         path = root / "session.jsonl"
@@ -200,9 +334,11 @@ def run_one(size: int, seed: int, tmp_parent: str | None) -> dict[str, object]:
         session = SessionFile.open(path)
         parse_s = time.perf_counter() - start
         if session.anomalies or len(session.records) != size:
-            raise SystemExit(f"generated file is not clean: {len(session.records)} records, "
-                             f"{len(session.anomalies)} anomalies, first: "
-                             f"{session.anomalies[:1]}")
+            raise SystemExit(
+                f"generated file is not clean: {len(session.records)} records, "
+                f"{len(session.anomalies)} anomalies, first: "
+                f"{session.anomalies[:1]}"
+            )
 
         start = time.perf_counter()
         projection = Projection(root / "waymarks.db", now_ms)
@@ -213,10 +349,14 @@ def run_one(size: int, seed: int, tmp_parent: str | None) -> dict[str, object]:
         open_s = opened - start
         peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
-        statuses = dict(projection.db.execute(
-            "SELECT status, count(*) FROM items GROUP BY status").fetchall())
-        effects = dict(projection.db.execute(
-            "SELECT effect, count(*) FROM mutations GROUP BY effect").fetchall())
+        statuses = dict(
+            projection.db.execute("SELECT status, count(*) FROM items GROUP BY status").fetchall()
+        )
+        effects = dict(
+            projection.db.execute(
+                "SELECT effect, count(*) FROM mutations GROUP BY effect"
+            ).fetchall()
+        )
         projection.close()
 
         # pure in-memory fold of the same records (the share of rebuild that is Python rules)
@@ -255,11 +395,13 @@ def run_one(size: int, seed: int, tmp_parent: str | None) -> dict[str, object]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="10000,100000,1000000",
-                        help="comma-separated mutation counts")
+    parser.add_argument(
+        "--sizes", default="10000,100000,1000000", help="comma-separated mutation counts"
+    )
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--dir", default=None,
-                        help="parent of the temporary directories (default: system temp)")
+    parser.add_argument(
+        "--dir", default=None, help="parent of the temporary directories (default: system temp)"
+    )
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -268,10 +410,16 @@ def main() -> int:
         sys.stdout.write("\n")
         return 0
 
-    results = []
+    results: list[dict[str, Any]] = []
     for size in (int(s) for s in args.sizes.split(",") if s.strip()):
-        command = [sys.executable, str(Path(__file__).resolve()), "--one", str(size),
-                   "--seed", str(args.seed)]
+        command = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--one",
+            str(size),
+            "--seed",
+            str(args.seed),
+        ]
         if args.dir:
             command += ["--dir", args.dir]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
