@@ -103,6 +103,7 @@ class SessionFile:
         self.offset = 0
         self.lines = 0
         self.partial_tail = 0
+        self._branch_cache: tuple[str | None, frozenset[str]] = (None, frozenset())
 
     # -- opening and creating -------------------------------------------------------
 
@@ -154,6 +155,20 @@ class SessionFile:
     @property
     def leaf_id(self) -> str | None:
         return self.entries[-1].id if self.entries else None
+
+    def branch_set(self) -> frozenset[str]:
+        """IDs on the active branch, cached: appends along the branch extend it in O(1)."""
+        leaf = self.leaf_id
+        cached_leaf, cached = self._branch_cache
+        if leaf == cached_leaf:
+            return cached
+        entry = self.by_id.get(leaf) if leaf is not None else None
+        if entry is not None and entry.parent_id == cached_leaf and leaf not in cached:
+            branch = cached | {leaf}
+        else:
+            branch = frozenset(self.branch_ids())
+        self._branch_cache = (leaf, branch)
+        return branch
 
     def branch_ids(self, leaf_id: str | None = None) -> list[str]:
         """Entry IDs from the root to ``leaf_id`` (default: the leaf), root first."""

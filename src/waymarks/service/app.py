@@ -271,7 +271,7 @@ class Waymarks:
             " FROM items WHERE kind = ? AND (session_id = ? OR project_path = ?) ORDER BY seq",
             (kind, session.session_id, self.cwd),
         )
-        branch = frozenset(session.branch_ids())
+        branch = session.branch_set()
         return [self._view(state_from_row(r), session, branch) for r in rows]
 
     def _view(self, state: ItemState, session: SessionFile, branch: frozenset[str]) -> ItemView:
@@ -403,7 +403,7 @@ class Waymarks:
             ctx = WriteContext(
                 view=projection.view, session_id=session.session_id, project_path=self.cwd,
                 trusted=self.project_trusted, leaf_id=session.leaf_id,
-                branch=frozenset(session.branch_ids()), now_ms=self._now_ms(),
+                branch=session.branch_set(), now_ms=self._now_ms(),
                 new_uuid=self.ids.uuid,
             )
             decision = decide(ctx)

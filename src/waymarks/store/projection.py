@@ -13,6 +13,8 @@ Invariants:
 from __future__ import annotations
 
 import sqlite3
+import threading
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,6 +41,7 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.store.migrations import migrate
 
 BUSY_TIMEOUT_MS: Final = 30_000
+CHECKPOINT_EVERY_COMMITS: Final = 500
 _PIN_DECODER: Final = msgspec.json.Decoder(PinItem)
 _MEMORY_DECODER: Final = msgspec.json.Decoder(MemoryItem)
 _ENCODER: Final = msgspec.json.Encoder()
@@ -77,10 +80,17 @@ class SqliteView:
     def active_matching(
         self, kind: str, partition: str, norm: str, key: str | None, polarity_base: str | None
     ) -> Sequence[ItemState]:
+        # one indexed lookup per facet: an OR across them would scan the whole partition
+        lookups = [(c, v) for c, v in (("norm", norm), ("key", key),
+                                       ("polarity_base", polarity_base)) if v is not None]
+        sql = " UNION ".join(
+            f"SELECT rowid FROM items WHERE status = 'active' AND kind = ?1 AND partition = ?2"
+            f" AND {column} = ?{n}"
+            for n, (column, _value) in enumerate(lookups, start=3)
+        )
         rows = self.db.execute(
-            f"SELECT {_ITEM_COLUMNS} FROM items WHERE status = 'active' AND kind = ?1 "
-            "AND partition = ?2 AND (norm = ?3 OR key = ?4 OR polarity_base = ?5) ORDER BY seq",
-            (kind, partition, norm, key, polarity_base),
+            f"SELECT {_ITEM_COLUMNS} FROM items WHERE rowid IN ({sql}) ORDER BY seq",
+            (kind, partition, *(value for _column, value in lookups)),
         )
         return [state_from_row(r) for r in rows]
 
@@ -112,10 +122,17 @@ class Projection:
         # The ledger is the durable copy; the projection can be rebuilt, so NORMAL suffices.
         self.db.execute("PRAGMA synchronous = NORMAL")
         self.db.execute("PRAGMA foreign_keys = ON")
+        # WAL checkpoints fsync the database: run them beside the write path, not inside it
+        self.db.execute("PRAGMA wal_autocheckpoint = 0")
+        self._commits = 0
+        self._checkpointer: threading.Thread | None = None
         migrate(self.db, now_ms)
         self.view = SqliteView(self.db)
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.join()
+        self._checkpoint(self.db)
         self.db.close()
 
     @contextmanager
@@ -128,6 +145,32 @@ class Projection:
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
+        self._commits += 1
+        if self._commits % CHECKPOINT_EVERY_COMMITS == 0:
+            self._checkpoint_in_background()
+
+    def _checkpoint_in_background(self) -> None:
+        if self._checkpointer is not None and self._checkpointer.is_alive():
+            return
+
+        def run() -> None:
+            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000)
+            try:
+                self._checkpoint(db)
+            finally:
+                db.close()
+
+        self._checkpointer = threading.Thread(target=run, name="waymarks-checkpoint", daemon=True)
+        self._checkpointer.start()
+
+    @staticmethod
+    def _checkpoint(db: sqlite3.Connection) -> None:
+        # PASSIVE never waits for readers or writers; whatever it cannot copy now, a later
+        # checkpoint will. Losing one is harmless: the WAL is still a valid database.
+        try:
+            db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.OperationalError:
+            pass
 
     # -- incremental ----------------------------------------------------------------
 
@@ -147,10 +190,12 @@ class Projection:
             "INSERT OR IGNORE INTO anomalies (session_id, line, entry_id, kind, detail) "
             "VALUES (?, ?, ?, ?, ?)",
             [(sid, a.line, a.entry_id, a.kind, a.detail)
-             for a in session.anomalies if a.line > lines],
+             for a in session.anomalies[bisect_right(session.anomalies, lines,
+                                                     key=lambda a: a.line):]],
         )
-        fresh = sorted((r for r in session.records if r.entry_index >= entries),
-                       key=lambda r: r.order)
+        # records and anomalies are kept in file order: only the tail past the checkpoint
+        start = bisect_left(session.records, entries, key=lambda r: r.entry_index)
+        fresh = sorted(session.records[start:], key=lambda r: r.order)
         if not fresh and not reset:
             return SyncReport(0, False)
         last = self._last_order()
