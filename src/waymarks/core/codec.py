@@ -57,6 +57,8 @@ _LOOSE_DECODER: Final = msgspec.json.Decoder()
 _ENCODER: Final = msgspec.json.Encoder()
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _MILLISECOND: Final = timedelta(milliseconds=1)
+_HOUR_MS: dict[str, int] = {}  # a pure memo of iso_to_ms's fast path
+_HOUR_CACHE_LIMIT: Final = 4096
 
 
 def decode_payload(custom_type: str, data: bytes | None) -> DecodedPayload:
@@ -76,6 +78,11 @@ def decode_payload(custom_type: str, data: bytes | None) -> DecodedPayload:
         if version != SCHEMA_VERSION:
             return UnknownPayload(custom_type, version)
         return MalformedPayload(custom_type, str(exc))
+    return checked_payload(custom_type, mutation)
+
+
+def checked_payload(custom_type: str, mutation: Mutation) -> DecodedPayload:
+    """The verdict on a payload that decoded into its struct: usable, unknown or malformed."""
     if mutation.schema_version != SCHEMA_VERSION:
         return UnknownPayload(custom_type, mutation.schema_version)
     problem = structural_problem(mutation)
@@ -121,6 +128,31 @@ def custom_type_of(mutation: Mutation) -> str:
 
 def iso_to_ms(timestamp: str) -> int | None:
     """Milliseconds since the epoch for an ISO-8601 timestamp, ``None`` if unparseable."""
+    # Fast path for the form Pi writes, 2026-01-01T00:00:00.000Z: the hour is parsed once
+    # and cached, minutes, seconds and milliseconds are added (replay reads every entry).
+    if not isinstance(timestamp, str):
+        return None
+    if (
+        len(timestamp) == 24 and timestamp[23] == "Z" and timestamp[13] == ":"
+        and timestamp[16] == ":" and timestamp[19] == "."
+        and timestamp[14:16].isdigit() and timestamp[17:19].isdigit()
+        and timestamp[20:23].isdigit() and int(timestamp[14:16]) < 60
+        and int(timestamp[17:19]) < 60
+    ):
+        hour = _HOUR_MS.get(timestamp[:13])
+        if hour is None:
+            hour = _parse_ms(timestamp[:13] + ":00:00+00:00")
+            if hour is None:
+                return None
+            if len(_HOUR_MS) > _HOUR_CACHE_LIMIT:
+                _HOUR_MS.clear()
+            _HOUR_MS[timestamp[:13]] = hour
+        return (hour + int(timestamp[14:16]) * 60_000 + int(timestamp[17:19]) * 1000
+                + int(timestamp[20:23]))
+    return _parse_ms(timestamp)
+
+
+def _parse_ms(timestamp: str) -> int | None:
     try:
         moment = datetime.fromisoformat(timestamp)
     except (ValueError, TypeError):

@@ -7,7 +7,6 @@ given in: records are sorted by :attr:`MutationRecord.order` first. Sequence num
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -20,10 +19,10 @@ class MemoryView:
 
     def __init__(self) -> None:
         self.items: dict[str, ItemState] = {}
-        # (kind, partition, facet, value) -> active items; facets: text, key, polarity base
-        self._active: defaultdict[tuple[str, str, str, str], dict[str, ItemState]] = defaultdict(
-            dict
-        )
+        # one index per facet of the rules: (kind, partition, value) -> active items by ID
+        self._by_norm: dict[tuple[str, str, str], dict[str, ItemState]] = {}
+        self._by_key: dict[tuple[str, str, str], dict[str, ItemState]] = {}
+        self._by_polarity: dict[tuple[str, str, str], dict[str, ItemState]] = {}
 
     def get(self, item_id: str) -> ItemState | None:
         return self.items.get(item_id)
@@ -31,35 +30,34 @@ class MemoryView:
     def active_matching(
         self, kind: Kind, partition: str, norm: str, key: str | None, polarity_base: str | None
     ) -> Sequence[ItemState]:
-        found: dict[str, ItemState] = {}
-        for facet in _facets(kind, partition, norm, key, polarity_base):
-            found.update(self._active.get(facet, {}))
+        found = dict(self._by_norm.get((kind, partition, norm), _EMPTY))
+        for index, value in ((self._by_key, key), (self._by_polarity, polarity_base)):
+            if value is not None:
+                found.update(index.get((kind, partition, value), _EMPTY))
         return list(found.values())
 
     def put(self, state: ItemState) -> None:
         previous = self.items.get(state.id)
-        if previous is not None:
-            for facet in _state_facets(previous):
-                self._active[facet].pop(previous.id, None)
+        if previous is not None and previous.status == "active":
+            for index, value in self._facets(previous):
+                index[(previous.kind, previous.partition, value)].pop(previous.id, None)
         self.items[state.id] = state
         if state.status == "active":
-            for facet in _state_facets(state):
-                self._active[facet][state.id] = state
+            for index, value in self._facets(state):
+                index.setdefault((state.kind, state.partition, value), {})[state.id] = state
+
+    def _facets(
+        self, state: ItemState
+    ) -> list[tuple[dict[tuple[str, str, str], dict[str, ItemState]], str]]:
+        facets = [(self._by_norm, state.norm)]
+        if state.key is not None:
+            facets.append((self._by_key, state.key))
+        if state.polarity_base is not None:
+            facets.append((self._by_polarity, state.polarity_base))
+        return facets
 
 
-def _facets(
-    kind: str, partition: str, norm: str, key: str | None, base: str | None
-) -> list[tuple[str, str, str, str]]:
-    facets = [(kind, partition, "text", norm)]
-    if key is not None:
-        facets.append((kind, partition, "key", key))
-    if base is not None:
-        facets.append((kind, partition, "polarity", base))
-    return facets
-
-
-def _state_facets(state: ItemState) -> list[tuple[str, str, str, str]]:
-    return _facets(state.kind, state.partition, state.norm, state.key, state.polarity_base)
+_EMPTY: dict[str, ItemState] = {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,8 +19,11 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
+from msgspec.structs import replace
 
 from waymarks.core.model import (
     MEMORY_STATUS_TARGETS,
@@ -35,11 +38,15 @@ from waymarks.core.model import (
     mutation_kind,
     status_target,
 )
-from waymarks.core.text import derive_key, normalize, normalize_key, polarity
+from waymarks.core.text import (
+    derive_key_normalized,
+    normalize,
+    normalize_key,
+    polarity_normalized,
+)
 
 
-@dataclass(frozen=True, slots=True)
-class ItemState:
+class ItemState(msgspec.Struct, frozen=True):
     """An item as the projection holds it: the immutable record plus its lifecycle."""
 
     item: Item
@@ -105,28 +112,28 @@ def partition_of(item: Item, session_id: str) -> str:
     return f"session:{session_id}"
 
 
-def effective_key(item: Item) -> str | None:
-    """The explicit key, folded, or a conservatively derived one; pins have no key."""
+def effective_key(item: Item, norm: str) -> str | None:
+    """The explicit key, folded, or one derived from the normalized text; pins have none."""
     if not isinstance(item, MemoryItem):
         return None
     if item.key:
         return normalize_key(item.key) or None
-    return derive_key(item.claim)
+    return derive_key_normalized(norm)
 
 
 def new_state(item: Item, session_id: str, entry_id: str, seq: int) -> ItemState:
     """The ``active`` state of a freshly written item."""
-    text = item_text(item)
+    norm = normalize(item_text(item))
     kind: Kind = "pin" if isinstance(item, PinItem) else "memory"
-    polar = polarity(text) if kind == "memory" else None
+    polar = polarity_normalized(norm) if kind == "memory" else None
     return ItemState(
         item=item,
         kind=kind,
         session_id=session_id,
         entry_id=entry_id,
         partition=partition_of(item, session_id),
-        norm=normalize(text),
-        key=effective_key(item),
+        norm=norm,
+        key=effective_key(item, norm),
         polarity_base=polar[0] if polar else None,
         polarity_sign=polar[1] if polar else 0,
         seq=seq,

@@ -11,8 +11,7 @@ import re
 import unicodedata
 from typing import Final
 
-_SPACE = re.compile(r"\s+")
-_TRAILING_PUNCT = re.compile(r"[\s.!;:,]+$")
+_TRAILING_PUNCT = " .!;:,"
 _KEY_CHARS = re.compile(r"[^\w./-]+")
 _MAX_KEY_CHARS: Final = 160
 
@@ -40,14 +39,16 @@ _POLARITY_WORDS: Final[dict[str, int]] = {
 }
 _NEGATIONS: Final = frozenset({"not", "never", "no", "isn't", "aren't", "isnt", "arent"})
 _WORD = re.compile(r"[\w'-]+", re.UNICODE)
+_ANY_POLARITY_WORD = re.compile(r"\b(?:" + "|".join(_POLARITY_WORDS) + r")\b")
 _CONTRACTION = re.compile(r"n't\b")  # "isn't" -> "is not", so both forms share a base
 
 
 def normalize(text: str) -> str:
     """Comparison form of a pin or claim: NFKC, case-folded, whitespace collapsed,
     trailing sentence punctuation dropped. Two texts with the same form are duplicates."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return _TRAILING_PUNCT.sub("", _SPACE.sub(" ", folded).strip())
+    # ASCII is already NFKC and its casefold is lower(): skip the Unicode work (replay hot path)
+    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(folded.split()).rstrip(_TRAILING_PUNCT)
 
 
 def normalize_key(key: str) -> str:
@@ -66,7 +67,14 @@ def derive_key(claim: str) -> str | None:
     Conservative on purpose: the subject must be short, concrete and contain a letter, so
     that unrelated claims never share a key by accident.
     """
-    match = _KEYED_CLAIM.match(normalize(claim))
+    return derive_key_normalized(normalize(claim))
+
+
+def derive_key_normalized(norm: str) -> str | None:
+    """:func:`derive_key` for text already passed through :func:`normalize`."""
+    if "is" not in norm and "are" not in norm and "default" not in norm and "=" not in norm:
+        return None  # cheap pre-check: none of the verbs can match
+    match = _KEYED_CLAIM.match(norm)
     if match is None or not match.group("value").strip():
         return None
     words = match.group("subject").split()
@@ -88,7 +96,14 @@ def polarity(claim: str) -> tuple[str, int] | None:
     enabled``, ``Feature is disabled`` and ``Feature is not enabled`` share one base; the
     sign is +1 or -1. Claims with no polarity word, or with two, return ``None``.
     """
-    words = _WORD.findall(_CONTRACTION.sub(" not", normalize(claim)))
+    return polarity_normalized(normalize(claim))
+
+
+def polarity_normalized(norm: str) -> tuple[str, int] | None:
+    """:func:`polarity` for text already passed through :func:`normalize`."""
+    if _ANY_POLARITY_WORD.search(norm) is None:
+        return None
+    words = _WORD.findall(_CONTRACTION.sub(" not", norm))
     hits = [i for i, w in enumerate(words) if w in _POLARITY_WORDS]
     if len(hits) != 1:
         return None

@@ -49,7 +49,7 @@ def _m001_initial(db: sqlite3.Connection) -> None:
 
         CREATE TABLE mutations (
             seq INTEGER PRIMARY KEY,
-            session_id TEXT NOT NULL REFERENCES sources(session_id),
+            session_id TEXT NOT NULL,
             entry_id TEXT NOT NULL,
             entry_index INTEGER NOT NULL,
             timestamp_ms INTEGER NOT NULL,
@@ -59,13 +59,13 @@ def _m001_initial(db: sqlite3.Connection) -> None:
             target_id TEXT,
             payload BLOB NOT NULL,
             effect TEXT NOT NULL,
-            note TEXT,
-            UNIQUE (session_id, entry_id)
+            note TEXT
         ) STRICT;
+        CREATE UNIQUE INDEX mutations_entry ON mutations (session_id, entry_id);
 
         CREATE TABLE items (
             rowid INTEGER PRIMARY KEY,
-            id TEXT NOT NULL UNIQUE,
+            id TEXT NOT NULL,
             kind TEXT NOT NULL,
             scope TEXT NOT NULL,
             partition TEXT NOT NULL,
@@ -88,6 +88,7 @@ def _m001_initial(db: sqlite3.Connection) -> None:
             seq INTEGER NOT NULL,
             record BLOB NOT NULL
         ) STRICT;
+        CREATE UNIQUE INDEX items_id ON items (id);
         CREATE INDEX items_active_norm ON items (kind, partition, norm)
             WHERE status = 'active';
         CREATE INDEX items_active_key ON items (kind, partition, key)
