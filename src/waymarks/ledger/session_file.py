@@ -198,8 +198,8 @@ class SessionFile:
         if leaf == cached_leaf:
             return cached
         entry = self.by_id.get(leaf) if leaf is not None else None
-        if entry is not None and entry.parent_id == cached_leaf and leaf not in cached:
-            branch = cached | {leaf}
+        if entry is not None and entry.parent_id == cached_leaf and entry.id not in cached:
+            branch = cached | {entry.id}
         else:
             branch = frozenset(self.branch_ids())
         self._branch_cache = (leaf, branch)
