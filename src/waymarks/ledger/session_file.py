@@ -1,396 +1,86 @@
-"""Pi v3 session files: read them tolerantly, append to them durably.
+"""Session ledgers stored as files: the Pi layout, ``flock`` for writers, ``fsync`` for durability.
 
-A session file is JSON Lines: a header ``{"type":"session","version":3,"id",
-"timestamp","cwd"}`` then entries ``{"type","id","parentId","timestamp",...}`` that form a
-tree. The leaf is the last entry in file order; the active branch is the path from the
-leaf to the root.
-
-Invariants:
-- nothing already in the file is ever rewritten; an append only adds one whole line;
-- a line that is not a valid entry (bad JSON, invalid UTF-8, wrong field types, a
-  duplicate ID) is skipped and counted, never fatal; an unterminated last line is left
-  unread until it is completed (a live writer) or terminated by our next append (a crash);
-- an append holds an exclusive ``flock`` on the file, re-reads what other processes
-  appended, links the new entry to the true leaf, then writes, flushes and ``fsync``s
-  before returning: an acknowledged entry survives a crash.
+A running Pi process keeps its session in memory and does not lock the file, so Waymarks
+appends to a Pi session file directly only when no Pi process owns it; its own writers
+exclude each other with an exclusive ``flock`` on the file.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
 
-import msgspec
-
-from waymarks.core.codec import (
-    DecodedPayload,
-    MalformedPayload,
-    UnknownPayload,
-    checked_payload,
-    decode_payload,
-    iso_to_ms,
-)
-from waymarks.core.model import (
-    CUSTOM_TYPE_FAMILY_PREFIX,
-    MEMORY_CUSTOM_TYPE,
-    PIN_CUSTOM_TYPE,
-    MemoryMutation,
-    MutationRecord,
-    PinMutation,
+from waymarks.ledger.log import (
+    SESSION_VERSION,
+    Anomaly,
+    Entry,
+    ProgressFn,
+    SessionFileError,
+    SessionHeader,
+    SessionLog,
+    header_line,
 )
 
-SESSION_VERSION: Final = 3
-MAX_ID_ATTEMPTS: Final = 100
-PROGRESS_EVERY_LINES: Final = 50_000
+__all__ = ["SESSION_VERSION", "Anomaly", "Entry", "SessionFile", "SessionFileError",
+           "SessionHeader"]
 
 
-class SessionFileError(Exception):
-    """The file cannot be used as a session; the message names the file and the fix."""
+class SessionFile(SessionLog):
+    """A session ledger in a file."""
 
-
-class _RawEntry(msgspec.Struct):
-    type: str
-    id: str | None = None
-    parentId: str | None = None
-    timestamp: str | None = None
-    customType: str | None = None
-    data: msgspec.Raw = msgspec.Raw(b"null")  # kept raw: decoded only for our custom types
-    version: int | None = None
-    cwd: str | None = None
-    parentSession: str | None = None
-
-
-class _PinEntry(msgspec.Struct, kw_only=True):
-    type: str
-    id: str
-    parentId: str | None = None
-    timestamp: str
-    customType: str
-    data: PinMutation
-
-
-class _MemoryEntry(msgspec.Struct, kw_only=True):
-    type: str
-    id: str
-    parentId: str | None = None
-    timestamp: str
-    customType: str
-    data: MemoryMutation
-
-
-_DECODER: Final = msgspec.json.Decoder(_RawEntry)
-# One-pass decoders for the lines that matter most to replay; anything they reject takes
-# the general path, which classifies it.
-_FAST_PATHS: Final = (
-    (b'"customType":"' + PIN_CUSTOM_TYPE.encode() + b'"', PIN_CUSTOM_TYPE,
-     msgspec.json.Decoder(_PinEntry)),
-    (b'"customType":"' + MEMORY_CUSTOM_TYPE.encode() + b'"', MEMORY_CUSTOM_TYPE,
-     msgspec.json.Decoder(_MemoryEntry)),
-)
-_ENCODER: Final = msgspec.json.Encoder()
-
-
-@dataclass(frozen=True, slots=True)
-class SessionHeader:
-    id: str
-    version: int | None
-    timestamp: str
-    cwd: str
-    parent_session: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One tree node: where it is and what kind of entry it is."""
-
-    id: str
-    parent_id: str | None
-    type: str
-    index: int
-    timestamp: str
-
-
-@dataclass(frozen=True, slots=True)
-class Anomaly:
-    """A line or payload that was kept in the file but not used, and why."""
-
-    line: int
-    entry_id: str | None
-    kind: str  # "skipped" | "unknown" | "malformed"
-    detail: str
-
-
-class SessionFile:
-    """An open session file, read up to its last complete line."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.header: SessionHeader | None = None
-        self.entries: list[Entry] = []
-        self.by_id: dict[str, Entry] = {}
-        self.records: list[MutationRecord] = []
-        self.anomalies: list[Anomaly] = []
-        self.offset = 0
-        self.lines = 0
-        self.partial_tail = 0
-        self._branch_cache: tuple[str | None, frozenset[str]] = (None, frozenset())
-
-    # -- opening and creating -------------------------------------------------------
+    _fd: int | None = None
 
     @classmethod
-    def open(cls, path: Path, progress: Callable[[int, int], None] | None = None) -> SessionFile:
+    def open(cls, path: Path, progress: ProgressFn | None = None) -> SessionFile:
         """Read an existing session file; refuse one whose first line is not a header.
 
-        ``progress(bytes_read, file_size)`` is called now and then while a large file loads.
+        ``progress(bytes_read, total)`` is called now and then while a large file loads.
         """
-        session = cls(path)
         if not path.is_file():
             raise SessionFileError(f"{path}: no such session file")
-        session._progress = progress
-        try:
-            session.refresh()
-        finally:
-            session._progress = None
-        if session.header is None:
-            raise SessionFileError(
-                f"{path}: first line is not a Pi session header "
-                '({"type":"session","id":...}); pass a session file or create one with '
-                "`waymarks session new`"
-            )
+        session = cls(path)
+        session._load(progress)
         return session
 
     @classmethod
     def create(cls, path: Path, session_id: str, timestamp: str, cwd: str) -> SessionFile:
         """Create a new file holding only the header, durably (file and directory)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        header = {"type": "session", "version": SESSION_VERSION, "id": session_id,
-                  "timestamp": timestamp, "cwd": cwd}
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
         try:
-            os.write(fd, _ENCODER.encode(header) + b"\n")
+            _write_all(fd, header_line(session_id, timestamp, cwd))
             os.fsync(fd)
         finally:
             os.close(fd)
         _fsync_dir(path.parent)
         return cls.open(path)
 
-    # -- reading --------------------------------------------------------------------
+    def reopen(self, progress: ProgressFn | None = None) -> SessionFile:
+        return SessionFile.open(self.path, progress)
 
-    @property
-    def session_id(self) -> str:
-        if self.header is None:
-            raise SessionFileError(f"{self.path}: no session header")
-        return self.header.id
-
-    @property
-    def leaf_id(self) -> str | None:
-        return self.entries[-1].id if self.entries else None
-
-    def branch_set(self) -> frozenset[str]:
-        """IDs on the active branch, cached: appends along the branch extend it in O(1)."""
-        leaf = self.leaf_id
-        cached_leaf, cached = self._branch_cache
-        if leaf == cached_leaf:
-            return cached
-        entry = self.by_id.get(leaf) if leaf is not None else None
-        if entry is not None and entry.parent_id == cached_leaf and entry.id not in cached:
-            branch = cached | {entry.id}
-        else:
-            branch = frozenset(self.branch_ids())
-        self._branch_cache = (leaf, branch)
-        return branch
-
-    def branch_ids(self, leaf_id: str | None = None) -> list[str]:
-        """Entry IDs from the root to ``leaf_id`` (default: the leaf), root first."""
-        path: list[str] = []
-        seen: set[str] = set()
-        current = leaf_id if leaf_id is not None else self.leaf_id
-        while current is not None and current not in seen:
-            entry = self.by_id.get(current)
-            if entry is None:
-                break
-            seen.add(current)
-            path.append(current)
-            current = entry.parent_id
-        path.reverse()
-        return path
-
-    def refresh(self) -> int:
-        """Read lines appended since the last read; returns how many complete lines were read."""
+    def _read_from(self, offset: int) -> bytes:
         with open(self.path, "rb") as handle:
-            handle.seek(self.offset)
-            data = handle.read()
-        return self._consume(data)
-
-    def _consume(self, data: bytes) -> int:
-        end = data.rfind(b"\n")
-        self.partial_tail = len(data) - (end + 1)
-        if end < 0:
-            return 0
-        start = 0
-        count = 0
-        progress = self._progress
-        while start <= end:
-            stop = data.index(b"\n", start)
-            self.lines += 1
-            count += 1
-            self._read_line(data[start:stop])
-            start = stop + 1
-            if progress is not None and not count % PROGRESS_EVERY_LINES:
-                progress(start, len(data))
-        self.offset += end + 1
-        return count
-
-    def _read_line(self, line: bytes) -> None:
-        line_no = self.lines
-        if self.header is not None and self._read_fast(line_no, line):
-            return
-        if not line.strip():
-            self._anomaly(line_no, None, "skipped", "blank line")
-            return
-        try:
-            raw = _DECODER.decode(line)
-        except msgspec.DecodeError as exc:
-            self._anomaly(line_no, None, "skipped", f"not a valid entry: {exc}")
-            return
-        if raw.type == "session":
-            self._read_header(line_no, raw)
-            return
-        if self.header is None:
-            self._anomaly(line_no, raw.id, "skipped", "entry before the session header")
-            return
-        if raw.id is None or raw.timestamp is None:
-            self._anomaly(line_no, raw.id, "skipped", "entry without id or timestamp")
-            return
-        if raw.id in self.by_id:
-            self._anomaly(line_no, raw.id, "skipped", f"duplicate entry id {raw.id}")
-            return
-        entry = Entry(raw.id, raw.parentId, raw.type, len(self.entries), raw.timestamp)
-        self.entries.append(entry)
-        self.by_id[entry.id] = entry
-        custom_type = raw.customType or ""
-        if raw.type == "custom" and custom_type.startswith(CUSTOM_TYPE_FAMILY_PREFIX):
-            self._read_mutation(line_no, entry, custom_type, raw.data)
-
-    def _read_fast(self, line_no: int, line: bytes) -> bool:
-        """Read a well-formed DS4 mutation line in one decode; ``False`` if it is not one."""
-        for mark, custom_type, decoder in _FAST_PATHS:
-            if mark not in line:
-                continue
-            try:
-                fast = decoder.decode(line)
-            except msgspec.DecodeError:
-                return False
-            if fast.type != "custom" or fast.customType != custom_type or fast.id in self.by_id:
-                return False
-            entry = Entry(fast.id, fast.parentId, "custom", len(self.entries), fast.timestamp)
-            self.entries.append(entry)
-            self.by_id[entry.id] = entry
-            self._accept_payload(line_no, entry, custom_type,
-                                 checked_payload(custom_type, fast.data))
-            return True
-        return False
-
-    def _read_header(self, line_no: int, raw: _RawEntry) -> None:
-        if self.header is not None or line_no != 1:
-            self._anomaly(line_no, raw.id, "skipped", "second session header")
-            return
-        if raw.id is None or raw.cwd is None:
-            self._anomaly(line_no, raw.id, "skipped", "session header without id or cwd")
-            return
-        self.header = SessionHeader(
-            raw.id, raw.version, raw.timestamp or "", raw.cwd, raw.parentSession
-        )
-
-    def _read_mutation(
-        self, line_no: int, entry: Entry, custom_type: str, data: msgspec.Raw
-    ) -> None:
-        raw = bytes(data)
-        payload = decode_payload(custom_type, None if raw == b"null" else raw)
-        self._accept_payload(line_no, entry, custom_type, payload)
-
-    def _accept_payload(
-        self, line_no: int, entry: Entry, custom_type: str, payload: DecodedPayload
-    ) -> None:
-        if isinstance(payload, UnknownPayload):
-            detail = f"{custom_type} schemaVersion={payload.schema_version!r}"
-            self._anomaly(line_no, entry.id, "unknown", detail)
-        elif isinstance(payload, MalformedPayload):
-            self._anomaly(line_no, entry.id, "malformed", f"{custom_type}: {payload.problem}")
-        else:
-            timestamp = iso_to_ms(entry.timestamp)
-            self.records.append(
-                MutationRecord(
-                    session_id=self.session_id,
-                    entry_id=entry.id,
-                    entry_index=entry.index,
-                    timestamp_ms=timestamp if timestamp is not None else payload.created_at,
-                    mutation=payload,
-                )
-            )
-
-    def _anomaly(self, line_no: int, entry_id: str | None, kind: str, detail: str) -> None:
-        self.anomalies.append(Anomaly(line_no, entry_id, kind, detail[:300]))
-
-    # -- appending ------------------------------------------------------------------
+            handle.seek(offset)
+            return handle.read()
 
     @contextmanager
-    def locked(self) -> Iterator[None]:
-        """Hold the file's exclusive lock and read what others appended meanwhile."""
+    def _exclusive(self) -> Iterator[None]:
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            self._lock_fd = fd
-            self.refresh()
+            self._fd = fd
             yield
         finally:
-            self._lock_fd = None
+            self._fd = None
             os.close(fd)  # closing releases the lock
 
-    _lock_fd: int | None = None
-    _progress: Callable[[int, int], None] | None = None
-
-    def append(self, entry: dict[str, Any], new_id: Callable[[], str]) -> Entry:
-        """Append one entry as a child of the leaf; call inside :meth:`locked`.
-
-        ``entry`` holds ``type``, ``timestamp`` and the type's fields; the ledger adds a
-        fresh ``id`` (unique in this file) and ``parentId`` unless ``entry`` sets it.
-        """
-        fd = self._lock_fd
-        if fd is None:
-            raise RuntimeError("SessionFile.append must be called inside SessionFile.locked()")
-        if not isinstance(entry.get("type"), str) or not isinstance(entry.get("timestamp"), str):
-            raise ValueError("an entry needs a string 'type' and 'timestamp'")
-        try:
-            if self.partial_tail:
-                # a writer died mid-line: end its line first, so it is read (and counted as
-                # unusable, or used if it was complete) before we pick our parent
-                _write_all(fd, b"\n")
-                self.refresh()
-            entry_id = self._fresh_id(new_id)
-            line = {"type": entry["type"], **entry, "id": entry_id}
-            line.setdefault("parentId", self.leaf_id)
-            _write_all(fd, _ENCODER.encode(line) + b"\n")
-            os.fsync(fd)
-        except OSError:
-            self.refresh()  # learn how much of the line reached the file, if any
-            raise
-        self.refresh()
-        if entry_id not in self.by_id:
-            raise SessionFileError(f"{self.path}: appended entry {entry_id} did not read back")
-        return self.by_id[entry_id]
-
-    def _fresh_id(self, new_id: Callable[[], str]) -> str:
-        for _ in range(MAX_ID_ATTEMPTS):
-            candidate = new_id()
-            if candidate not in self.by_id:
-                return candidate
-        raise SessionFileError(f"{self.path}: could not find a free entry id")
+    def _write_durably(self, data: bytes) -> None:
+        assert self._fd is not None, "write outside the lock"
+        _write_all(self._fd, data)
+        os.fsync(self._fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:

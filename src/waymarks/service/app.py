@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,7 +27,8 @@ from waymarks.ledger.discovery import (
     session_dir,
     session_file_name,
 )
-from waymarks.ledger.session_file import SessionFile, SessionFileError
+from waymarks.ledger.log import SessionFileError, SessionLog
+from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import Committed, ServiceError, WriteOutcome
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
 from waymarks.service.trust import TrustStore
@@ -100,7 +102,7 @@ class Waymarks:
         home: Path,
         *,
         cwd: str | None = None,
-        session: str | None = None,
+        session: str | SessionLog | None = None,
         clock: Clock | None = None,
         ids: IdSource | None = None,
     ) -> None:
@@ -109,8 +111,9 @@ class Waymarks:
         self.clock = clock or SystemClock()
         self.ids = ids or RandomIds()
         self.trust_store = TrustStore(home)
-        self._session_ref = session
-        self._session: SessionFile | None = None
+        # a session is named (path, ID or prefix), handed over as a ledger, or the newest
+        self._session_ref = session if isinstance(session, str) else None
+        self._session: SessionLog | None = session if isinstance(session, SessionLog) else None
         self._projection: Projection | None = None
 
     # -- plumbing -------------------------------------------------------------------
@@ -142,7 +145,7 @@ class Waymarks:
     def _now_ms(self) -> int:
         return epoch_ms(self.clock.now())
 
-    def current_session(self, *, create: bool = False) -> SessionFile | None:
+    def current_session(self, *, create: bool = False) -> SessionLog | None:
         """The session commands act on: the one named, else the newest for the cwd."""
         if self._session is None:
             try:
@@ -159,20 +162,20 @@ class Waymarks:
             self._session = self._create_session()
         return self._session
 
-    def _create_session(self) -> SessionFile:
+    def _create_session(self) -> SessionLog:
         now = self.clock.now()
         session_id = self.ids.uuid()
         path = session_dir(self.home, self.cwd) / session_file_name(iso(now), session_id)
         return SessionFile.create(path, session_id, iso(now), self.cwd)
 
     @contextmanager
-    def _synced(self, session: SessionFile) -> Iterator[Projection]:
+    def _synced(self, session: SessionLog) -> Iterator[Projection]:
         """Hold the session lock and a projection transaction, projection brought up to date."""
         with session.locked(), self.projection.transaction():
             self.projection.sync(session, self._now_ms())
             yield self.projection
 
-    def _refresh(self) -> SessionFile | None:
+    def _refresh(self) -> SessionLog | None:
         session = self.current_session()
         if session is not None:
             with self._synced(session):
@@ -194,7 +197,7 @@ class Waymarks:
                 continue
         return infos
 
-    def session_info(self, session: SessionFile, *, with_branch: bool = True) -> SessionInfo:
+    def session_info(self, session: SessionLog, *, with_branch: bool = True) -> SessionInfo:
         header = session.header
         assert header is not None
         branch = tuple(session.branch_ids()) if with_branch else ()
@@ -232,7 +235,7 @@ class Waymarks:
             )
         return entry.id
 
-    def _require_session(self) -> SessionFile:
+    def _require_session(self) -> SessionLog:
         session = self.current_session()
         if session is None:
             raise ServiceError("no_session", f"No session for {self.cwd} yet; start one with "
@@ -274,7 +277,7 @@ class Waymarks:
         branch = session.branch_set()
         return [self._view(state_from_row(r), session, branch) for r in rows]
 
-    def _view(self, state: ItemState, session: SessionFile, branch: frozenset[str]) -> ItemView:
+    def _view(self, state: ItemState, session: SessionLog, branch: frozenset[str]) -> ItemView:
         item = state.item
         applies = state.status == "active" and (
             (item.scope == "session" and state.session_id == session.session_id)
@@ -328,28 +331,29 @@ class Waymarks:
 
     def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Replay every known source into a fresh projection, in one transaction."""
-        paths = [Path(p) for (p,) in self.projection.db.execute("SELECT path FROM sources")]
         current = self.current_session()
-        if current is not None and current.path not in paths:
-            paths.append(current.path)
-        total = sum(p.stat().st_size for p in paths if p.is_file())
-        sessions, missing, done = [], [], 0
-        for path in paths:
-            if not path.is_file():
-                missing.append(str(path))
-                continue
+        paths = [Path(p) for (p,) in self.projection.db.execute("SELECT path FROM sources")]
+        others = [p for p in paths if current is None or p != current.path]
+        total = sum(p.stat().st_size for p in others if p.is_file())
+        total += current.offset if current is not None else 0
+        sessions: list[SessionLog] = []
+        missing: list[str] = []
+        readers: list[Callable[[ProgressFn | None], SessionLog]] = [
+            partial(SessionFile.open, path) for path in others]
+        if current is not None:
+            readers.append(current.reopen)  # last: it becomes the current session below
+        for read in readers:
             try:
-                session = SessionFile.open(path, progress=_offset_progress(progress, done, total))
-            except SessionFileError:
-                missing.append(str(path))
-                continue
-            done += session.offset
-            sessions.append(session)
+                done = sum(s.offset for s in sessions)
+                sessions.append(read(_offset_progress(progress, done, total)))
+            except (SessionFileError, OSError) as exc:
+                missing.append(str(exc))
         if progress is not None:
             progress(total, total)
         with self.projection.transaction():
             count = self.projection.rebuild(sessions, self._now_ms())
-        self._session = None  # re-read on next use
+        if current is not None and sessions and sessions[-1].path == current.path:
+            self._session = sessions[-1]
         return {"sources": len(sessions), "mutations": count, "unreadable": missing}
 
     # -- writes ---------------------------------------------------------------------

@@ -38,7 +38,7 @@ from waymarks.core.model import (
 )
 from waymarks.core.replay import replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
-from waymarks.ledger.session_file import SessionFile
+from waymarks.ledger.log import SessionLog
 from waymarks.store.migrations import migrate
 
 BUSY_TIMEOUT_MS: Final = 30_000
@@ -173,7 +173,7 @@ class Projection:
 
     # -- incremental ----------------------------------------------------------------
 
-    def sync(self, session: SessionFile, now_ms: int) -> SyncReport:
+    def sync(self, session: SessionLog, now_ms: int) -> SyncReport:
         """Apply what ``session`` holds beyond its checkpoint; call inside :meth:`transaction`."""
         sid = session.session_id
         checkpoint = self.db.execute(
@@ -229,7 +229,7 @@ class Projection:
 
     # -- full rebuild ---------------------------------------------------------------
 
-    def rebuild(self, sessions: Iterable[SessionFile], now_ms: int) -> int:
+    def rebuild(self, sessions: Iterable[SessionLog], now_ms: int) -> int:
         """Replace all derived state with a replay of ``sessions``; returns mutations replayed.
 
         Call inside :meth:`transaction`: a failed rebuild leaves the old projection intact.
@@ -283,7 +283,7 @@ class Projection:
 
     # -- helpers --------------------------------------------------------------------
 
-    def _save_source(self, session: SessionFile, now_ms: int) -> None:
+    def _save_source(self, session: SessionLog, now_ms: int) -> None:
         header = session.header
         self.db.execute(
             "INSERT INTO sources (session_id, path, cwd, byte_offset, lines, entries, updated_at)"
