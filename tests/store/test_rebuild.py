@@ -10,8 +10,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.conftest import CountingIds, StepClock
 
+from tests.conftest import CountingIds, StepClock
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
 
