@@ -118,3 +118,10 @@ def test_real_subprocess_entry_point(home: Path, project: Path) -> None:
     listed = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "pins"], cwd=project,
                             env=env, capture_output=True, text=True, check=True)
     assert "From a shell" in listed.stdout
+
+
+def test_command_help_prints_usage_and_writes_nothing(cli, home: Path) -> None:  # type: ignore[no-untyped-def]
+    usage = cli("memory", "add", "--help")
+    assert usage["usage"].startswith("waymarks memory add") and "--key" in usage["usage"]
+    assert not (home / "sessions").exists()
+    assert cli("pin", "--", "--help")["outcome"] == "committed"  # after --, it is content

@@ -320,6 +320,9 @@ def find_command(tokens: list[str]) -> tuple[Command, list[str]]:
 def run_tokens(app: Waymarks, tokens: list[str], env: Env, json_flag: set[str]) -> Result:
     """Parse ``tokens`` as one command and run it; ``--json`` may appear among them."""
     command, rest = find_command(tokens)
+    if "--help" in rest[: rest.index("--") if "--" in rest else len(rest)]:
+        return Result({"usage": f"waymarks {command.usage}", "summary": command.summary},
+                      f"usage: waymarks {command.usage}\n  {command.summary}")
     args = parse_options(rest, command.options, command.flags | {"json"})
     if args.positionals and not command.takes_positionals:
         raise UsageError(f"Unexpected argument {args.positionals[0]!r}; usage: waymarks "
