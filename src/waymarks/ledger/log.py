@@ -29,6 +29,7 @@ from typing import Any, Final
 
 import msgspec
 
+from waymarks.core.bulk import gc_paused
 from waymarks.core.codec import (
     DecodedPayload,
     MalformedPayload,
@@ -49,6 +50,7 @@ from waymarks.core.model import (
 SESSION_VERSION: Final = 3
 MAX_ID_ATTEMPTS: Final = 100
 PROGRESS_EVERY_LINES: Final = 50_000
+BULK_BYTES: Final = 1 << 20  # reads larger than this pause the cyclic GC
 ProgressFn = Callable[[int, int], None]
 
 
@@ -219,7 +221,11 @@ class SessionLog(ABC):
 
     def refresh(self) -> int:
         """Read lines appended since the last read; returns how many complete lines were read."""
-        return self._consume(self._read_from(self.offset))
+        data = self._read_from(self.offset)
+        if len(data) < BULK_BYTES:
+            return self._consume(data)
+        with gc_paused():
+            return self._consume(data)
 
     def _consume(self, data: bytes) -> int:
         end = data.rfind(b"\n")

@@ -12,7 +12,6 @@ Invariants:
 
 from __future__ import annotations
 
-import gc
 import sqlite3
 import threading
 from bisect import bisect_left, bisect_right
@@ -24,6 +23,7 @@ from typing import Any, Final
 
 import msgspec
 
+from waymarks.core.bulk import gc_paused
 from waymarks.core.codec import decode_payload, encode_payload
 from waymarks.core.model import (
     MEMORY_CUSTOM_TYPE,
@@ -250,8 +250,11 @@ class Projection:
         return len(records)
 
     def _write_replay(self, records: list[MutationRecord]) -> None:
-        with _gc_paused():  # the fold allocates millions of small objects, none cyclic
-            result = replay(records)
+        with gc_paused():
+            self._write_replay_bulk(records)
+
+    def _write_replay_bulk(self, records: list[MutationRecord]) -> None:
+        result = replay(records)
         self.db.execute("DELETE FROM items_fts")
         self.db.execute("DELETE FROM items")
         # Bulk load: drop the indexes and build them once at the end (a sort, not a million
@@ -317,17 +320,6 @@ class Projection:
             "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
             (_ENCODER.encode(list(order)).decode(),),
         )
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def item_row(state: ItemState) -> tuple[Any, ...]:
