@@ -8,13 +8,16 @@ and a rejected write appends nothing.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, ParamSpec, TypeVar
 
 from waymarks.core.codec import custom_type_of
 from waymarks.core.model import MemoryItem, MemoryMutation, Mutation, PinItem, PinMutation
@@ -27,10 +30,16 @@ from waymarks.ledger.discovery import (
     session_dir,
     session_file_name,
 )
-from waymarks.ledger.log import SessionFileError, SessionLog
+from waymarks.ledger.log import Entry, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import Committed, ServiceError, WriteOutcome
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
+from waymarks.service.recovery import (
+    all_session_files,
+    damaged_copies,
+    is_damage,
+    set_aside,
+)
 from waymarks.service.trust import TrustStore
 from waymarks.service.writes import (
     Decision,
@@ -41,9 +50,11 @@ from waymarks.service.writes import (
 )
 from waymarks.store.health import health_report
 from waymarks.store.migrations import SchemaTooNewError
-from waymarks.store.projection import Projection, state_from_row
+from waymarks.store.projection import Projection, ProjectionDamaged, state_from_row
 
 DB_NAME = "waymarks.db"
+P = ParamSpec("P")
+R = TypeVar("R")
 ProgressFn = Callable[[int, int], None]
 
 
@@ -94,6 +105,24 @@ class SessionInfo:
     branch: tuple[str, ...] = field(default=())
 
 
+def _recovering(method: Callable[P, R]) -> Callable[P, R]:
+    """Run a read use case; if the database proves damaged, rebuild it once and retry."""
+
+    @functools.wraps(method)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        app = args[0]
+        assert isinstance(app, Waymarks)
+        try:
+            return method(*args, **kwargs)
+        except (sqlite3.Error, ProjectionDamaged) as exc:
+            if not is_damage(exc):
+                raise _database_error(exc, app.db_path) from exc
+            app._recover(exc)
+            return method(*args, **kwargs)
+
+    return run
+
+
 class Waymarks:
     """Pins and memory for one home, one working directory and (lazily) one session."""
 
@@ -112,6 +141,7 @@ class Waymarks:
         self.ids = ids or RandomIds()
         self.trust_store = TrustStore(home)
         # a session is named (path, ID or prefix), handed over as a ledger, or the newest
+        self.recovered: dict[str, str] | None = None  # set when a damaged database was rebuilt
         self._session_ref = session if isinstance(session, str) else None
         self._session: SessionLog | None = session if isinstance(session, SessionLog) else None
         self._projection: Projection | None = None
@@ -140,7 +170,37 @@ class Waymarks:
                 self._projection = Projection(self.db_path, self._now_ms())
             except SchemaTooNewError as exc:
                 raise ServiceError("schema_too_new", str(exc)) from exc
+            except (sqlite3.Error, ProjectionDamaged) as exc:
+                if not is_damage(exc):
+                    raise _database_error(exc, self.db_path) from exc
+                self._recover(exc)
+        assert self._projection is not None
         return self._projection
+
+    def _recover(self, problem: Exception) -> None:
+        """Set a damaged database aside and rebuild a new one from every known ledger."""
+        if self._projection is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._projection.close()
+            self._projection = None
+        aside = set_aside(self.db_path, self.clock.now())
+        self.recovered = {"damaged": str(aside), "problem": str(problem)}
+        try:
+            self._projection = Projection(self.db_path, self._now_ms())
+        except sqlite3.Error as exc:
+            raise _database_error(exc, self.db_path) from exc
+        sessions: list[SessionLog] = []
+        current = self._session
+        for path in all_session_files(self.home):
+            if current is not None and path == current.path:
+                continue
+            with contextlib.suppress(SessionFileError, OSError):
+                sessions.append(SessionFile.open(path))
+        if current is not None:
+            sessions.append(current.reopen())
+            self._session = sessions[-1]
+        with self._projection.transaction():
+            self._projection.rebuild(sessions, self._now_ms())
 
     def _now_ms(self) -> int:
         return epoch_ms(self.clock.now())
@@ -262,6 +322,7 @@ class Waymarks:
 
     # -- reads ----------------------------------------------------------------------
 
+    @_recovering
     def items(self, kind: Literal["pin", "memory"]) -> list[ItemView]:
         """Every item of this session and its trusted project, in creation order."""
         session = self._refresh()
@@ -300,6 +361,7 @@ class Waymarks:
 
     # -- diagnostics ----------------------------------------------------------------
 
+    @_recovering
     def status(self) -> dict[str, Any]:
         """Where things are and how many items are in effect."""
         session = self._refresh()
@@ -319,16 +381,23 @@ class Waymarks:
             "pins": counts["pin"], "memory": counts["memory"],
         }
 
+    @_recovering
     def health(self) -> dict[str, Any]:
         """Checkpoints against files, lines skipped, entries not understood, database checks."""
         session = self._refresh()
         report = health_report(self.projection)
+        if report["integrity"] != "ok":  # damage no query had touched yet: rebuild now
+            self._recover(ProjectionDamaged(f"integrity check: {report['integrity']}"))
+            report = health_report(self.projection)
+        report["damagedCopies"] = damaged_copies(self.db_path)
+        report["recovered"] = self.recovered
         if session is not None:
             # a half-written last line (a writer died mid-line) is reported, never read
             report["session"] = {"id": session.session_id, "partialTailBytes": session.partial_tail}
             report["ok"] = report["ok"] and not session.partial_tail
         return report
 
+    @_recovering
     def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Replay every known source into a fresh projection, in one transaction."""
         current = self.current_session()
@@ -400,26 +469,46 @@ class Waymarks:
         ).fetchall()
         return str(rows[0][0]) if len(rows) == 1 else ref
 
-    def _write(self, decide: Callable[[WriteContext], Decision]) -> WriteOutcome:
+    def _write(
+        self, decide: Callable[[WriteContext], Decision], *, retry: bool = True
+    ) -> WriteOutcome:
         session = self.current_session(create=True)
         assert session is not None
-        with self._synced(session) as projection:
-            ctx = WriteContext(
-                view=projection.view, session_id=session.session_id, project_path=self.cwd,
-                trusted=self.project_trusted, leaf_id=session.leaf_id,
-                branch=session.branch_set(), now_ms=self._now_ms(),
-                new_uuid=self.ids.uuid,
-            )
-            decision = decide(ctx)
-            if not isinstance(decision, PinMutation | MemoryMutation):
-                return decision
-            entry = session.append(
-                {"type": "custom", "customType": custom_type_of(decision),
-                 "data": decision, "timestamp": iso(self.clock.now())},
-                self.ids.entry_id,
-            )
-            projection.sync(session, self._now_ms())
-        return _committed(decision, entry.id)
+        appended: Entry | None = None
+        mutation: Mutation | None = None
+        try:
+            with self._synced(session) as projection:
+                ctx = WriteContext(
+                    view=projection.view, session_id=session.session_id,
+                    project_path=self.cwd, trusted=self.project_trusted,
+                    leaf_id=session.leaf_id, branch=session.branch_set(),
+                    now_ms=self._now_ms(), new_uuid=self.ids.uuid,
+                )
+                decision = decide(ctx)
+                if not isinstance(decision, PinMutation | MemoryMutation):
+                    return decision
+                mutation = decision
+                appended = session.append(
+                    {"type": "custom", "customType": custom_type_of(mutation),
+                     "data": mutation, "timestamp": iso(self.clock.now())},
+                    self.ids.entry_id,
+                )
+                projection.sync(session, self._now_ms())
+        except sqlite3.Error as exc:
+            damaged = is_damage(exc)
+            if appended is None or mutation is None:  # nothing reached the ledger
+                if not damaged or not retry:
+                    raise _database_error(exc, self.db_path) from exc
+                self._recover(exc)
+                return self._write(decide, retry=False)
+            # The ledger holds the write, so it is committed; the projection catches up on
+            # the next command (or now, if the database was damaged and is rebuilt).
+            if damaged:
+                self._recover(exc)
+            return _committed(mutation, appended.id,
+                              warning=f"projection not updated yet: {exc}")
+        assert mutation is not None and appended is not None
+        return _committed(mutation, appended.id)
 
 
 def _offset_progress(progress: ProgressFn | None, done: int, total: int) -> ProgressFn | None:
@@ -428,11 +517,21 @@ def _offset_progress(progress: ProgressFn | None, done: int, total: int) -> Prog
     return lambda read, _size: progress(done + read, total)
 
 
-def _committed(mutation: Mutation, entry_id: str) -> WriteOutcome:
+def _committed(mutation: Mutation, entry_id: str, warning: str | None = None) -> WriteOutcome:
     kind = "pin" if isinstance(mutation, PinMutation) else "memory"
     if mutation.operation == "status":
         target = mutation.pin_id if isinstance(mutation, PinMutation) else mutation.memory_id
-        return Committed(target or "", entry_id, kind, "status")
+        return Committed(target or "", entry_id, kind, "status", warning=warning)
     assert mutation.item is not None
-    return Committed(mutation.item.id, entry_id, kind, mutation.operation, mutation.previous_id)
+    return Committed(mutation.item.id, entry_id, kind, mutation.operation, mutation.previous_id,
+                     warning=warning)
+
+
+def _database_error(exc: Exception, db_path: Path) -> ServiceError:
+    """A clear error for a database that cannot be written (full disk, read-only home)."""
+    return ServiceError(
+        "database_error",
+        f"{db_path}: {exc}. Free disk space or make the home writable, then retry; "
+        "nothing was written to the session ledger",
+    )
 

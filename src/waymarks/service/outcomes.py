@@ -33,6 +33,7 @@ class Committed:
     kind: str
     operation: str
     previous_id: str | None = None
+    warning: str | None = None
     outcome: Literal["committed"] = "committed"
 
 

@@ -62,6 +62,22 @@ _INSERT_MUTATION: Final = (
 )
 
 
+class ProjectionDamaged(Exception):
+    """The database opened but does not hold the schema its version claims."""
+
+
+#: what each table must have for this version to work with it
+EXPECTED_COLUMNS: Final = {
+    "items": _ITEM_COLUMNS,
+    "mutations": "seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id, kind, "
+                 "operation, target_id, payload, effect, note",
+    "sources": "session_id, path, cwd, byte_offset, lines, entries, updated_at",
+    "anomalies": "session_id, line, entry_id, kind, detail",
+    "meta": "name, value",
+    "items_fts": "text, key",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class SyncReport:
     applied: int
@@ -128,7 +144,16 @@ class Projection:
         self._commits = 0
         self._checkpointer: threading.Thread | None = None
         migrate(self.db, now_ms)
+        self._verify()
         self.view = SqliteView(self.db)
+
+    def _verify(self) -> None:
+        for table, columns in EXPECTED_COLUMNS.items():
+            try:
+                self.db.execute(f"SELECT {columns} FROM {table} LIMIT 0")
+            except sqlite3.OperationalError as exc:
+                self.db.close()
+                raise ProjectionDamaged(f"table {table} does not match the schema: {exc}") from exc
 
     def close(self) -> None:
         if self._checkpointer is not None:

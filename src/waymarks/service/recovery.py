@@ -1,0 +1,59 @@
+"""Recovering from a damaged projection database: set it aside, rebuild from the ledgers.
+
+The database is derived, so damage never costs data: the damaged file (with its ``-wal``
+and ``-shm`` companions, which belong to it and must not be replayed into a new file) is
+renamed to ``waymarks.db.damaged-<UTC time>`` for inspection, and a fresh projection is
+built from every session file in the home. A database written by a *newer* release is
+not damage: it is refused, untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from datetime import datetime
+from pathlib import Path
+
+DAMAGED_MARK = ".damaged-"
+#: SQLite errors that say the *environment* is wrong (full, read-only, busy, I/O), which a
+#: rebuild cannot fix; everything else from the projection is treated as damage
+ENVIRONMENT_ERRORS = ("SQLITE_FULL", "SQLITE_READONLY", "SQLITE_BUSY", "SQLITE_LOCKED",
+                      "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_NOMEM",
+                      "SQLITE_INTERRUPT")
+
+
+def is_damage(exc: Exception) -> bool:
+    """Whether an error from the projection means the database itself is damaged."""
+    if not isinstance(exc, sqlite3.Error):
+        return True
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    if name.startswith(ENVIRONMENT_ERRORS):
+        return False
+    # errors without a code: a closed or misused connection is ours, not the file's
+    return bool(name) or (isinstance(exc, sqlite3.DatabaseError) and not isinstance(
+        exc, sqlite3.OperationalError | sqlite3.ProgrammingError | sqlite3.InterfaceError))
+_COMPANIONS = ("", "-wal", "-shm", "-journal")
+
+
+def set_aside(db_path: Path, now: datetime) -> Path:
+    """Rename the database and its companions out of the way; returns the new main path."""
+    stamp = now.strftime("%Y%m%dT%H%M%S%fZ")
+    target = db_path.with_name(f"{db_path.name}{DAMAGED_MARK}{stamp}")
+    for suffix in _COMPANIONS:
+        source = Path(f"{db_path}{suffix}")
+        if source.exists():
+            os.replace(source, Path(f"{target}{suffix}"))
+    return target
+
+
+def damaged_copies(db_path: Path) -> list[str]:
+    """Damaged databases set aside earlier, oldest first."""
+    pattern = f"{db_path.name}{DAMAGED_MARK}*"
+    return sorted(str(p) for p in db_path.parent.glob(pattern) if not p.name.endswith(
+        ("-wal", "-shm", "-journal")))
+
+
+def all_session_files(home: Path) -> list[Path]:
+    """Every session file Waymarks keeps in ``home``, for a rebuild that knows no sources."""
+    sessions = home / "sessions"
+    return sorted(sessions.glob("*/*.jsonl")) if sessions.is_dir() else []

@@ -1,0 +1,147 @@
+"""A damaged projection is set aside and rebuilt from the ledgers; a newer one is refused."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from waymarks.cli.main import main
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed, ServiceError
+
+
+def populate(app: Waymarks) -> list[dict]:
+    app.pin("Run the tests before every commit")
+    claim = app.remember("The database port is 5433")
+    assert isinstance(claim, Committed)
+    app.supersede_memory(claim.id, "The database port is 5434")
+    for n in range(30):  # enough rows for several database pages
+        app.remember(f"Service number {n} answers on its own port {n}")
+    return state(app)
+
+
+def state(app: Waymarks) -> list[dict]:
+    return [v.to_json() for v in app.items("pin") + app.items("memory")]
+
+
+def damage_and_reopen(make_app: Callable[..., Waymarks], home: Path,
+                      damage: Callable[[Path], None]) -> Waymarks:
+    app = make_app()
+    before = populate(app)
+    session = app.current_session()
+    assert session is not None
+    app.close()  # checkpoints the WAL into the main file
+    damage(home / "waymarks.db")
+    again = make_app(session=str(session.path))
+    assert state(again) == before
+    return again
+
+
+def truncate_half(db: Path) -> None:
+    with open(db, "r+b") as handle:
+        handle.truncate(db.stat().st_size // 2)
+
+
+def random_bytes(db: Path) -> None:
+    db.write_bytes(random.Random(7).randbytes(db.stat().st_size))
+
+
+def garbage_pages(db: Path) -> None:
+    data = bytearray(db.read_bytes())
+    rng = random.Random(3)
+    for page in range(1, len(data) // 4096):  # keep the header page, scribble on the rest
+        start = page * 4096 + 100
+        data[start:start + 200] = rng.randbytes(200)
+    db.write_bytes(bytes(data))
+
+
+def drop_a_table(db: Path) -> None:
+    con = sqlite3.connect(db)
+    con.execute("DROP TABLE items")
+    con.commit()
+    con.close()
+
+
+def forget_migrations(db: Path) -> None:
+    con = sqlite3.connect(db)
+    con.execute("DELETE FROM schema_migrations")
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize(
+    "damage", [truncate_half, random_bytes, garbage_pages, drop_a_table, forget_migrations])
+def test_damage_is_set_aside_and_rebuilt(make_app, home: Path, damage) -> None:  # type: ignore[no-untyped-def]
+    again = damage_and_reopen(make_app, home, damage)
+    report = again.health()
+    assert report["integrity"] == "ok" and report["damagedCopies"]
+    damaged = Path(report["damagedCopies"][0])
+    assert damaged.exists() and damaged.name.startswith("waymarks.db.damaged-")
+    assert not Path(f"{home / 'waymarks.db'}-wal.damaged").exists()
+    outcome = again.pin("Writes work after recovery")
+    assert isinstance(outcome, Committed)
+
+
+def test_a_write_into_a_damaged_database_recovers_and_commits(
+    make_app: Callable[..., Waymarks], home: Path
+) -> None:
+    app = make_app()
+    populate(app)
+    session = app.current_session()
+    assert session is not None
+    app.close()
+    random_bytes(home / "waymarks.db")
+    again = make_app(session=str(session.path))
+    outcome = again.pin("Written while the database was damaged")
+    assert isinstance(outcome, Committed)
+    assert outcome.id in {v.id for v in again.items("pin")}
+    assert again.recovered is not None
+
+
+def test_a_newer_schema_is_refused_untouched(make_app: Callable[..., Waymarks],
+                                             home: Path, project: Path,
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    app = make_app()
+    populate(app)
+    app.close()
+    db = home / "waymarks.db"
+    con = sqlite3.connect(db)
+    con.execute("INSERT INTO schema_migrations VALUES (99, 'from the future', 0)")
+    con.commit()
+    con.close()
+    digest = hashlib.sha256(db.read_bytes()).hexdigest()
+    with pytest.raises(ServiceError) as info:
+        make_app().items("pin")
+    assert info.value.code == "schema_too_new" and "upgrade Waymarks" in str(info.value)
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["--json", "pins"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["code"] == "schema_too_new"
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == digest
+    assert not list(home.glob("waymarks.db.damaged-*"))
+
+
+def test_cli_reports_recovery_without_a_traceback(make_app, home: Path, project: Path,  # type: ignore[no-untyped-def]
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    app = make_app()
+    populate(app)
+    app.close()
+    random_bytes(home / "waymarks.db")
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["--json", "health"]) == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert report["recovered"]["damaged"].startswith(str(home / "waymarks.db.damaged-"))
+    assert "Traceback" not in captured.err
+    assert os.path.exists(report["recovered"]["damaged"])
