@@ -1,0 +1,110 @@
+"""A full disk or a read-only home: writes fail clearly, nothing partial is acknowledged,
+and the next write after the problem is fixed succeeds.
+
+These tests mount a small tmpfs, so they need root (CI runs as root); elsewhere they are
+skipped with the reason printed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.store.test_rebuild import snapshot
+from waymarks.cli.main import main
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed, ServiceError
+
+
+@pytest.fixture
+def small_fs(tmp_path: Path) -> Iterator[Path]:
+    if os.geteuid() != 0:
+        pytest.skip(f"mounting a tmpfs needs root; running as uid {os.geteuid()}")
+    mount = tmp_path / "fs"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def fill(directory: Path) -> Path:
+    """Write zeros until the file system has no byte left."""
+    filler = directory / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        for size in (65536, 4096, 512, 64, 1):
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError:
+                continue
+    finally:
+        os.close(fd)
+    return filler
+
+
+def test_disk_full_acknowledges_only_what_is_stored(small_fs: Path, project: Path) -> None:
+    home = small_fs / "home"
+    app = Waymarks(home, cwd=str(project))
+    for n in range(5):
+        assert isinstance(app.pin(f"before the disk filled {n}"), Committed)
+    filler = fill(small_fs)
+    acknowledged, failed = [], []
+    for n in range(40):
+        text = f"while the disk is full {n} " + "x" * 300
+        try:
+            outcome = app.pin(text)
+        except (ServiceError, OSError) as exc:
+            failed.append((text, str(exc)))
+            continue
+        assert isinstance(outcome, Committed)
+        acknowledged.append(outcome.id)
+    assert failed, "the disk never filled up"
+    assert all(("space" in message or "full" in message) for _text, message in failed)
+    filler.unlink()
+    after = app.pin("after space returned")
+    assert isinstance(after, Committed) and after.warning is None
+    texts = {v.text for v in app.items("pin")}
+    ids = {v.id for v in app.items("pin")}
+    assert set(acknowledged) <= ids
+    assert not any(text in texts for text, _message in failed)
+    health = app.health()
+    assert health["ok"] and health["session"]["partialTailBytes"] == 0
+    app.close()
+    incremental = snapshot(home / "waymarks.db")
+    with Waymarks(home, cwd=str(project)) as fresh:
+        fresh.rebuild_index()
+    assert snapshot(home / "waymarks.db") == incremental
+
+
+def test_read_only_home_fails_clearly_then_recovers(
+    small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    home = small_fs / "home"
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["pin", "--", "written while writable"]) == 0
+    capsys.readouterr()
+    subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], check=True)
+    try:
+        assert main(["--json", "pin", "--", "written while read-only"]) == 1
+        result = json.loads(capsys.readouterr().out)
+        assert result["outcome"] == "error" and "read-only" in result["message"].lower()
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_fs)], check=True)
+    assert main(["--json", "pin", "--", "written after remount"]) == 0
+    capsys.readouterr()
+    assert main(["--json", "pins"]) == 0
+    texts = [i["text"] for i in json.loads(capsys.readouterr().out)["items"]]
+    assert texts == ["written while writable", "written after remount"]
