@@ -51,6 +51,7 @@ SESSION_VERSION: Final = 3
 MAX_ID_ATTEMPTS: Final = 100
 PROGRESS_EVERY_LINES: Final = 50_000
 BULK_BYTES: Final = 1 << 20  # reads larger than this pause the cyclic GC
+READ_CHUNK: Final = 16 << 20  # large ledgers are read in pieces, not all at once
 ProgressFn = Callable[[int, int], None]
 
 
@@ -145,13 +146,18 @@ class SessionLog(ABC):
         self.partial_tail = 0
         self._branch_cache: tuple[str | None, frozenset[str]] = (None, frozenset())
         self._progress: ProgressFn | None = None
+        self._progress_total = 0
         self._locked = False
 
     # -- storage, supplied by subclasses ---------------------------------------------
 
     @abstractmethod
-    def _read_from(self, offset: int) -> bytes:
-        """Every byte from ``offset`` to the current end."""
+    def _read_from(self, offset: int, limit: int) -> bytes:
+        """Up to ``limit`` bytes from ``offset`` (fewer only at the current end)."""
+
+    @abstractmethod
+    def _size(self) -> int:
+        """How many bytes the ledger holds now (for progress reports)."""
 
     @abstractmethod
     def _write_durably(self, data: bytes) -> None:
@@ -221,11 +227,17 @@ class SessionLog(ABC):
 
     def refresh(self) -> int:
         """Read lines appended since the last read; returns how many complete lines were read."""
-        data = self._read_from(self.offset)
-        if len(data) < BULK_BYTES:
-            return self._consume(data)
-        with gc_paused():
-            return self._consume(data)
+        count, limit = 0, READ_CHUNK
+        self._progress_total = self._size() if self._progress is not None else 0
+        while True:
+            data = self._read_from(self.offset, limit)
+            with gc_paused() if len(data) >= BULK_BYTES else contextlib.nullcontext():
+                read = self._consume(data)
+            count += read
+            if len(data) < limit:
+                return count
+            if not read:  # one line longer than the chunk: read more at once
+                limit *= 2
 
     def _consume(self, data: bytes) -> int:
         end = data.rfind(b"\n")
@@ -242,7 +254,7 @@ class SessionLog(ABC):
             self._read_line(data[start:stop])
             start = stop + 1
             if progress is not None and not count % PROGRESS_EVERY_LINES:
-                progress(start, len(data))
+                progress(self.offset + start, self._progress_total)
         self.offset += end + 1
         return count
 

@@ -34,8 +34,11 @@ class MemorySessionLog(SessionLog):
         log._load(progress)
         return log
 
-    def _read_from(self, offset: int) -> bytes:
-        return bytes(self.buffer[offset:])
+    def _size(self) -> int:
+        return len(self.buffer)
+
+    def _read_from(self, offset: int, limit: int) -> bytes:
+        return bytes(self.buffer[offset:offset + limit])
 
     @contextmanager
     def _exclusive(self) -> Iterator[None]:

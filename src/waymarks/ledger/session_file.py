@@ -61,10 +61,13 @@ class SessionFile(SessionLog):
     def reopen(self, progress: ProgressFn | None = None) -> SessionFile:
         return SessionFile.open(self.path, progress)
 
-    def _read_from(self, offset: int) -> bytes:
+    def _size(self) -> int:
+        return os.path.getsize(self.path)
+
+    def _read_from(self, offset: int, limit: int) -> bytes:
         with open(self.path, "rb") as handle:
             handle.seek(offset)
-            return handle.read()
+            return handle.read(limit)
 
     @contextmanager
     def _exclusive(self) -> Iterator[None]:
