@@ -259,27 +259,29 @@ def _untrust(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
 
 _WRITE = frozenset({"scope", "classification", "source"})
 
+
+Runner = Callable[[Waymarks, ParsedArgs, "Env"], Result]
+
+
+def _listing(usage: str, summary: str, run: Runner) -> Command:
+    """A command that takes options at most, never positional words."""
+    return Command(usage, summary, run, takes_positionals=False)
+
 COMMANDS: dict[str, Command] = {
-    "session new": Command("session new", "start a new session for the cwd", _session_new,
-                   takes_positionals=False),
-    "session list": Command("session list", "sessions of the cwd, oldest first", _session_list,
-                   takes_positionals=False),
-    "session show": Command("session show", "the current session and its branch", _session_show,
-                   takes_positionals=False),
+    "session new": _listing("session new", "start a new session for the cwd", _session_new),
+    "session list": _listing("session list", "sessions of the cwd, oldest first", _session_list),
+    "session show": _listing("session show", "the current session and its branch", _session_show),
     "session say": Command("session say TEXT", "append a user message entry", _session_say),
     "session branch": Command("session branch ENTRY_ID [--summary TEXT]",
                               "branch the session at an entry", _session_branch,
                               frozenset({"summary"})),
-    "pins": Command("pins", "list pins", _pins,
-                   takes_positionals=False),
+    "pins": _listing("pins", "list pins", _pins),
     "pin": Command("pin [--scope session|branch|project] [--classification LEVEL] "
                    "[--source ENTRY] [--file PATH] [--supersedes PIN_ID] -- TEXT",
                    "pin an instruction", _pin, _WRITE | {"file", "supersedes"}),
     "unpin": Command("unpin PIN_ID [REASON]", "unpin (status deleted)", _unpin),
-    "memory": Command("memory", "list memory", _memory_list,
-                   takes_positionals=False),
-    "memory list": Command("memory list", "list memory", _memory_list,
-                   takes_positionals=False),
+    "memory": _listing("memory", "list memory", _memory_list),
+    "memory list": _listing("memory list", "list memory", _memory_list),
     "memory add": Command("memory add [--scope session|project] [--classification LEVEL] "
                           "[--key KEY] [--source ID,ID] -- CLAIM", "record a claim",
                           _memory_add, _WRITE | {"key"}),
@@ -290,12 +292,9 @@ COMMANDS: dict[str, Command] = {
                                  _memory_status("invalid")),
     "memory expire": Command("memory expire MEMORY_ID [REASON]", "mark a claim expired",
                              _memory_status("expired")),
-    "status": Command("status", "where things are, what is in effect", _status,
-                   takes_positionals=False),
-    "health": Command("health", "checkpoints, skipped lines, unknown entries", _health,
-                   takes_positionals=False),
-    "rebuild-index": Command("rebuild-index", "rebuild the database from the ledgers", _rebuild,
-                   takes_positionals=False),
+    "status": _listing("status", "where things are, what is in effect", _status),
+    "health": _listing("health", "checkpoints, skipped lines, unknown entries", _health),
+    "rebuild-index": _listing("rebuild-index", "rebuild the database from the ledgers", _rebuild),
     "trust": Command("trust PATH | trust --list", "trust a project for project scope", _trust,
                      flags=frozenset({"list"})),
     "untrust": Command("untrust PATH", "stop trusting a project", _untrust),

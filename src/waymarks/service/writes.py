@@ -110,12 +110,10 @@ def decide_pin(
     source_file: str | None,
     supersedes: str | None,
 ) -> Decision:
-    text = clean_text(content, what="Pin content", limit=MAX_PIN_CHARS)
-    level = parse_classification(classification)
-    if isinstance(text, Rejected):
-        return text
-    if isinstance(level, Rejected):
-        return level
+    cleaned = _text_and_level(content, "Pin content", MAX_PIN_CHARS, classification)
+    if isinstance(cleaned, Rejected):
+        return cleaned
+    text, level = cleaned
     previous: ItemState | None = None
     if supersedes:
         target = find_target(ctx, "pin", supersedes)
@@ -155,12 +153,10 @@ def decide_memory(
     sources: tuple[str, ...],
     supersedes: str | None = None,
 ) -> Decision:
-    text = clean_text(claim, what="Memory claim", limit=MAX_CLAIM_CHARS)
-    level = parse_classification(classification)
-    if isinstance(text, Rejected):
-        return text
-    if isinstance(level, Rejected):
-        return level
+    cleaned = _text_and_level(claim, "Memory claim", MAX_CLAIM_CHARS, classification)
+    if isinstance(cleaned, Rejected):
+        return cleaned
+    text, level = cleaned
     folded_key = None
     if key is not None:
         folded_key = normalize_key(key)
@@ -204,6 +200,16 @@ def decide_status(
     if kind == "pin":
         return PinMutation(pin_id=target.id, **base)  # type: ignore[arg-type]
     return MemoryMutation(memory_id=target.id, **base)  # type: ignore[arg-type]
+
+
+def _text_and_level(
+    text: str, what: str, limit: int, classification: str | None
+) -> tuple[str, Classification | None] | Rejected:
+    cleaned = clean_text(text, what=what, limit=limit)
+    if isinstance(cleaned, Rejected):
+        return cleaned
+    level = parse_classification(classification)
+    return level if isinstance(level, Rejected) else (cleaned, level)
 
 
 def _check_scope_and_sources(
