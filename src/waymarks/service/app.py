@@ -236,8 +236,18 @@ class Waymarks:
             yield self.projection
 
     def _refresh(self) -> SessionLog | None:
+        """Bring the projection up to date with the session before a read.
+
+        Reads complete lines without the lock first; only if the projection is behind
+        does it take the session lock and a write transaction, so readers do not queue
+        behind writers when there is nothing new.
+        """
         session = self.current_session()
-        if session is not None:
+        if session is None:
+            return None
+        session.refresh()
+        if self.projection.checkpoint_offset(
+                session.session_id) != session.offset:
             with self._synced(session):
                 pass
         return session

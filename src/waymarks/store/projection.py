@@ -12,6 +12,8 @@ Invariants:
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 import threading
 from bisect import bisect_left, bisect_right
@@ -163,17 +165,38 @@ class Projection:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (``BEGIN IMMEDIATE``): committed on exit, rolled back on error."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+        """A write transaction (``BEGIN IMMEDIATE``): committed on exit, rolled back on error.
+
+        Writers first queue on an ``flock`` beside the database: SQLite's own busy wait
+        sleeps and retries, so under load one process can lose the race for seconds while
+        others commit and begin again. The kernel lock hands the turn over directly.
+        """
+        with self._writer_turn():
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
         self._commits += 1
         if self._commits % CHECKPOINT_EVERY_COMMITS == 0:
             self._checkpoint_in_background()
+
+    @contextmanager
+    def _writer_turn(self) -> Iterator[None]:
+        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def checkpoint_offset(self, session_id: str) -> int | None:
+        """How far into a source the projection has read, or ``None`` if never."""
+        row = self.db.execute(
+            "SELECT byte_offset FROM sources WHERE session_id = ?", (session_id,)).fetchone()
+        return None if row is None else int(row[0])
 
     def _checkpoint_in_background(self) -> None:
         if self._checkpointer is not None and self._checkpointer.is_alive():
