@@ -90,7 +90,7 @@ def test_trust_commands(cli, project: Path) -> None:  # type: ignore[no-untyped-
     assert cli("trust", "--list")["projects"] == [str(project.resolve())]
     assert cli("pin", "--scope", "project", "--", "Use ruff")["outcome"] == "committed"
     assert cli("untrust", str(project))["changed"] is True
-    assert cli("trust", "/definitely/not/here", expect=1)["code"] == "invalid_argument"
+    assert cli("trust", "/definitely/not/here", expect=2)["code"] == "invalid_argument"
 
 
 def test_bad_session_file_is_a_clear_error(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

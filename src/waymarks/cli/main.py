@@ -18,6 +18,8 @@ from typing import Any, TextIO
 from waymarks.core.arguments import ArgumentError, tokenize
 
 GLOBAL_VALUE_OPTIONS = ("--home", "--session", "--cwd")
+#: service errors caused by the request, not the environment: exit 2, like rejections
+REQUEST_ERRORS = frozenset({"not_found", "empty", "invalid_argument", "no_session"})
 VERSION = "0.1.0"
 
 
@@ -79,21 +81,24 @@ def main(argv: list[str] | None = None) -> int:
     try:
         options, rest = split_globals(argv)
         want_json = "json" in options
-        if "help" in options or (rest[:1] == ["help"]):
+        if {"help", "h"} & options.keys() or rest[:1] == ["help"]:
             from waymarks.cli.commands import help_text
 
-            print(help_text())
+            _answer({"usage": help_text()}, help_text(), want_json)
             return 0
         if "version" in options:
-            print(f"waymarks {VERSION}")
+            _answer({"version": VERSION}, f"waymarks {VERSION}", want_json)
             return 0
+        bad = next((n for n, token in enumerate(argv, 1) if not _is_unicode(token)), None)
+        if bad is not None:
+            return _error("usage", f"argument {bad} is not valid UTF-8 text", 2, want_json)
         return _run(options, rest, want_json)
     except ArgumentError as exc:
         return _error("usage", str(exc), 2, want_json)
 
 
 def _run(options: dict[str, str], rest: list[str], want_json: bool) -> int:
-    from waymarks.cli.commands import EXIT_ERROR, Env, run_tokens
+    from waymarks.cli.commands import EXIT_ERROR, EXIT_REJECTED, Env, run_tokens
     from waymarks.service.app import Waymarks
     from waymarks.service.outcomes import ServiceError
 
@@ -111,7 +116,8 @@ def _run(options: dict[str, str], rest: list[str], want_json: bool) -> int:
         with Waymarks(home, cwd=cwd, session=options.get("session")) as app:
             result = run_tokens(app, rest, env, flags)
     except ServiceError as exc:
-        return _error(exc.code, str(exc), EXIT_ERROR, want_json or "json" in flags)
+        status = EXIT_REJECTED if exc.code in REQUEST_ERRORS else EXIT_ERROR
+        return _error(exc.code, str(exc), status, want_json or "json" in flags)
     except OSError as exc:
         message = f"{exc.strerror or exc} ({exc.filename or 'file'}); nothing was acknowledged"
         return _error("io_error", message, EXIT_ERROR, want_json or "json" in flags)
@@ -122,11 +128,27 @@ def _run(options: dict[str, str], rest: list[str], want_json: bool) -> int:
     return result.exit_code
 
 
+def _is_unicode(token: str) -> bool:
+    """False for arguments holding lone surrogates (bytes that were not UTF-8)."""
+    try:
+        token.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _answer(data: dict[str, Any], text: str, want_json: bool) -> None:
+    if want_json:
+        _print_json(data)
+    else:
+        print(text)
+
+
 def _read_text_file(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as handle:
             return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ArgumentError(f"--file {path}: cannot read it as UTF-8 text ({exc})") from exc
 
 

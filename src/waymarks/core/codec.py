@@ -59,6 +59,8 @@ _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _MILLISECOND: Final = timedelta(milliseconds=1)
 _HOUR_MS: dict[str, int] = {}  # a pure memo of iso_to_ms's fast path
 _HOUR_CACHE_LIMIT: Final = 4096
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
 
 
 def decode_payload(custom_type: str, data: bytes | None) -> DecodedPayload:
@@ -70,6 +72,8 @@ def decode_payload(custom_type: str, data: bytes | None) -> DecodedPayload:
     decoder = _PIN_DECODER if custom_type == PIN_CUSTOM_TYPE else _MEMORY_DECODER
     try:
         mutation: Mutation = decoder.decode(data)
+    except RecursionError:
+        return MalformedPayload(custom_type, "data is nested too deeply")
     except msgspec.DecodeError as exc:
         loose = _loose(data)
         if not isinstance(loose, dict):
@@ -93,6 +97,10 @@ def structural_problem(mutation: Mutation) -> str | None:
     """What makes a type-correct mutation unusable, or ``None`` if it is sound."""
     if not mutation.mutation_id:
         return "mutationId is empty"
+    if not _INT64_MIN <= mutation.created_at <= _INT64_MAX:
+        return "createdAt is out of range"
+    if mutation.item is not None and not _INT64_MIN <= mutation.item.created_at <= _INT64_MAX:
+        return "item createdAt is out of range"
     if mutation.operation == "status":
         target = mutation.pin_id if isinstance(mutation, PinMutation) else mutation.memory_id
         if not target:
@@ -167,7 +175,7 @@ def _loose(data: bytes | None) -> Any:
         return None
     try:
         return _LOOSE_DECODER.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
 
 

@@ -270,6 +270,9 @@ class SessionLog(ABC):
         except msgspec.DecodeError as exc:
             self._anomaly(line_no, None, "skipped", f"not a valid entry: {exc}")
             return
+        except RecursionError:
+            self._anomaly(line_no, None, "skipped", "not a valid entry: nested too deeply")
+            return
         if raw.type == "session":
             self._read_header(line_no, raw)
             return
@@ -296,7 +299,7 @@ class SessionLog(ABC):
                 continue
             try:
                 fast = decoder.decode(line)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 return False
             if fast.type != "custom" or fast.customType != custom_type or fast.id in self.by_id:
                 return False

@@ -315,10 +315,7 @@ class Waymarks:
     # -- trust ----------------------------------------------------------------------
 
     def trust(self, path: str) -> tuple[str, bool]:
-        try:
-            return self.trust_store.trust(path)
-        except ValueError as exc:
-            raise ServiceError("invalid_argument", str(exc)) from exc
+        return self.trust_store.trust(path)
 
     def untrust(self, path: str) -> tuple[str, bool]:
         return self.trust_store.untrust(path)
@@ -479,22 +476,33 @@ class Waymarks:
         ).fetchall()
         return str(rows[0][0]) if len(rows) == 1 else ref
 
+    def _context(self, projection: Projection, session: SessionLog | None) -> WriteContext:
+        """What a decision may see: projected state, trust, the session's branch."""
+        return WriteContext(
+            view=projection.view,
+            session_id=session.session_id if session is not None else "(new session)",
+            project_path=self.cwd, trusted=self.project_trusted,
+            leaf_id=session.leaf_id if session is not None else None,
+            branch=session.branch_set() if session is not None else frozenset(),
+            now_ms=self._now_ms(), new_uuid=self.ids.uuid,
+        )
+
     def _write(
         self, decide: Callable[[WriteContext], Decision], *, retry: bool = True
     ) -> WriteOutcome:
+        if self.current_session() is None:
+            # decide against an empty session first, so a refused write creates no file
+            with self.projection.transaction():  # read-only: the decision writes nothing
+                first = decide(self._context(self.projection, None))
+            if not isinstance(first, PinMutation | MemoryMutation):
+                return first
         session = self.current_session(create=True)
         assert session is not None
         appended: Entry | None = None
         mutation: Mutation | None = None
         try:
             with self._synced(session) as projection:
-                ctx = WriteContext(
-                    view=projection.view, session_id=session.session_id,
-                    project_path=self.cwd, trusted=self.project_trusted,
-                    leaf_id=session.leaf_id, branch=session.branch_set(),
-                    now_ms=self._now_ms(), new_uuid=self.ids.uuid,
-                )
-                decision = decide(ctx)
+                decision = decide(self._context(projection, session))
                 if not isinstance(decision, PinMutation | MemoryMutation):
                     return decision
                 mutation = decision

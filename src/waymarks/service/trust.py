@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from waymarks.ledger.discovery import canonical_project_path
+from waymarks.service.outcomes import ServiceError
 
 TRUST_FILE = "trusted-projects.json"
 
@@ -28,20 +29,20 @@ class TrustStore:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             message = f"{self.path}: unreadable trust list ({exc}); fix or remove it"
-            raise ValueError(message) from exc
+            raise ServiceError("bad_trust_file", message) from exc
         projects = data.get("projects") if isinstance(data, dict) else None
         if not isinstance(projects, list) or not all(isinstance(p, str) for p in projects):
-            raise ValueError(f"{self.path}: expected {{\"projects\": [paths]}}; fix or remove it")
+            raise ServiceError("bad_trust_file",
+                               f"{self.path}: expected {{\"projects\": [paths]}}; fix or remove it")
         return sorted(projects)
 
-    def is_trusted(self, path: str) -> bool:
-        return canonical_project_path(path) in self.projects()
 
     def trust(self, path: str) -> tuple[str, bool]:
         """Trust ``path``; returns its canonical form and whether it was newly added."""
-        project = canonical_project_path(path)
+        project = _canonical(path)
         if not os.path.isdir(project):
-            raise ValueError(f"{path}: not a directory; trust the project's root folder")
+            raise ServiceError("invalid_argument",
+                               f"{path}: not a directory; trust the project's root folder")
         projects = self.projects()
         if project in projects:
             return project, False
@@ -49,7 +50,7 @@ class TrustStore:
         return project, True
 
     def untrust(self, path: str) -> tuple[str, bool]:
-        project = canonical_project_path(path)
+        project = _canonical(path)
         projects = self.projects()
         if project not in projects:
             return project, False
@@ -70,3 +71,10 @@ class TrustStore:
             if os.path.exists(tmp):
                 os.unlink(tmp)
             raise
+
+
+def _canonical(path: str) -> str:
+    try:
+        return canonical_project_path(path)
+    except ValueError as exc:  # an embedded NUL byte
+        raise ServiceError("invalid_argument", f"{path!r}: not a usable path ({exc})") from exc

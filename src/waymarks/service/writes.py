@@ -56,12 +56,23 @@ class WriteContext:
 
 
 def clean_text(text: str, *, what: str, limit: int) -> str | Rejected:
+    if not is_unicode(text):
+        return Rejected("invalid_argument", f"{what} is not valid Unicode (lone surrogates)")
     stripped = text.strip()
     if not stripped:
         return Rejected("empty", f"{what} must not be empty")
     if len(stripped) > limit:
         return Rejected("too_long", f"{what} has {len(stripped)} characters; the limit is {limit}")
     return stripped
+
+
+def is_unicode(text: str) -> bool:
+    """False for strings with lone surrogates, which no UTF-8 ledger line can hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def clean_reason(reason: str | None) -> str | Rejected | None:
