@@ -13,8 +13,8 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "Waymarks": "waymarks.service.app",
-    "ItemView": "waymarks.service.app",
-    "SessionInfo": "waymarks.service.app",
+    "ItemView": "waymarks.service.views",
+    "SessionInfo": "waymarks.service.views",
     "Committed": "waymarks.service.outcomes",
     "Duplicate": "waymarks.service.outcomes",
     "Rejected": "waymarks.service.outcomes",
@@ -30,7 +30,7 @@ __all__ = ["__version__", *sorted(_EXPORTS)]
 
 if TYPE_CHECKING:
     from waymarks.core.model import MemoryItem, MemoryMutation, PinItem, PinMutation
-    from waymarks.service.app import ItemView, SessionInfo, Waymarks
+    from waymarks.service.app import Waymarks
     from waymarks.service.outcomes import (
         Committed,
         Duplicate,
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         ServiceError,
         WriteOutcome,
     )
+    from waymarks.service.views import ItemView, SessionInfo
 
 
 def __getattr__(name: str) -> Any:

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waymarks.core.arguments import ArgumentError, ParsedArgs, parse_options
-from waymarks.service.app import ItemView, SessionInfo, Waymarks
+from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, Duplicate, Rejected, WriteOutcome
+from waymarks.service.views import ItemView, SessionInfo
 
 EXIT_OK = 0
 EXIT_ERROR = 1
