@@ -227,17 +227,23 @@ class SessionLog(ABC):
 
     def refresh(self) -> int:
         """Read lines appended since the last read; returns how many complete lines were read."""
-        count, limit = 0, READ_CHUNK
         self._progress_total = self._size() if self._progress is not None else 0
+        first = self._read_from(self.offset, READ_CHUNK)
+        # a large read pauses the cyclic GC for the whole of it, not chunk by chunk: between
+        # chunks a full collection would rescan every entry read so far
+        with gc_paused() if len(first) >= BULK_BYTES else contextlib.nullcontext():
+            return self._consume_all(first)
+
+    def _consume_all(self, data: bytes) -> int:
+        count, limit = 0, READ_CHUNK
         while True:
-            data = self._read_from(self.offset, limit)
-            with gc_paused() if len(data) >= BULK_BYTES else contextlib.nullcontext():
-                read = self._consume(data)
+            read = self._consume(data)
             count += read
             if len(data) < limit:
                 return count
             if not read:  # one line longer than the chunk: read more at once
                 limit *= 2
+            data = self._read_from(self.offset, limit)
 
     def _consume(self, data: bytes) -> int:
         end = data.rfind(b"\n")
