@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waymarks.core.arguments import ArgumentError, ParsedArgs, parse_options
+from waymarks.recall.digest import digest_rows
+from waymarks.recall.engine import explain
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, Duplicate, Rejected, WriteOutcome
 from waymarks.service.views import ItemView, SessionInfo
@@ -199,6 +201,28 @@ def _memory_status(status: str) -> Callable[[Waymarks, ParsedArgs, Env], Result]
     return run
 
 
+def _recall(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+    if not args.positionals:
+        raise UsageError("Usage: waymarks recall QUERY [--history TEXT]... [--explain]")
+    explaining = "explain" in args.options
+    result = app.recall(args.text(), args.repeated.get("history", ()),
+                        inherit=not explaining)
+    if explaining:
+        report = explain(result)
+        lines = [f"mode {report['mode']}; focus {' '.join(report['focus']) or '(none)'}"
+                 + (f"; context {' '.join(report['context'])}" if report["context"] else ""),
+                 f"{report['candidates']} candidates, {report['eligible']} eligible, "
+                 f"selected: {', '.join(report['selected']) or 'none'}"]
+        lines += [f"  {s['id'][:8]} {'+' if s['eligible'] else '-'} rel {s['relevance']:.3f} "
+                  f"cov {s['coverage']:.2f} [{' '.join(s['matched'])}] {s['verdict']}"
+                  for s in report["scored"]]
+        return Result(report, "\n".join(lines))
+    data = {"selected": result.selected, "digest": result.digest,
+            "rows": digest_rows([s for s in result.eligible if s.candidate.id in
+                                 result.selected])}
+    return Result(data, result.digest or "Nothing recalled.")
+
+
 def _status(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
     data = app.status()
     session = data["session"]
@@ -293,6 +317,9 @@ COMMANDS: dict[str, Command] = {
                                  _memory_status("invalid")),
     "memory expire": Command("memory expire MEMORY_ID [REASON]", "mark a claim expired",
                              _memory_status("expired")),
+    "recall": Command("recall QUERY [--history TEXT]... [--explain]",
+                      "memory the query is about (a digest, or --explain: scored candidates)",
+                      _recall, frozenset({"history"}), frozenset({"explain"})),
     "status": _listing("status", "where things are, what is in effect", _status),
     "health": _listing("health", "checkpoints, skipped lines, unknown entries", _health),
     "rebuild-index": _listing("rebuild-index", "rebuild the database from the ledgers", _rebuild),

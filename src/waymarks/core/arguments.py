@@ -27,6 +27,7 @@ class ArgumentError(ValueError):
 class ParsedArgs:
     options: dict[str, str] = field(default_factory=dict)
     positionals: tuple[str, ...] = ()
+    repeated: dict[str, tuple[str, ...]] = field(default_factory=dict)  # every value, in order
 
     def text(self) -> str:
         """Positionals joined with spaces: the content of a pin or claim."""
@@ -72,6 +73,7 @@ def parse_options(
 ) -> ParsedArgs:
     """Separate ``--options`` from positionals; ``flags`` never take a value."""
     options: dict[str, str] = {}
+    repeated: dict[str, list[str]] = {}
     positionals: list[str] = []
     unknown: list[str] = []
     index = 0
@@ -96,6 +98,7 @@ def parse_options(
             unknown.append("--" + name)
             continue
         options[name] = value
+        repeated.setdefault(name, []).append(value)
     if unknown:
         raise ArgumentError("Unknown option(s): " + ", ".join(unknown))
-    return ParsedArgs(options, tuple(positionals))
+    return ParsedArgs(options, tuple(positionals), {k: tuple(v) for k, v in repeated.items()})

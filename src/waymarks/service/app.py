@@ -12,7 +12,7 @@ import contextlib
 import functools
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -31,6 +31,9 @@ from waymarks.ledger.discovery import (
 )
 from waymarks.ledger.log import Entry, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
+from waymarks.recall.engine import RecallResult, evaluate
+from waymarks.recall.plan import direct_plan, plan_query
+from waymarks.recall.scoring import Stats
 from waymarks.service.outcomes import Committed, ServiceError, WriteOutcome
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
 from waymarks.service.recovery import (
@@ -51,6 +54,7 @@ from waymarks.service.writes import (
 from waymarks.store.health import health_report
 from waymarks.store.migrations import SchemaTooNewError
 from waymarks.store.projection import Projection, ProjectionDamaged, state_from_row
+from waymarks.store.recall_index import RecallIndex
 
 DB_NAME = "waymarks.db"
 P = ParamSpec("P")
@@ -318,6 +322,28 @@ class Waymarks:
             source_file=item.source_file if isinstance(item, PinItem) else None,
             conflicts_with=state.conflicts_with,
         )
+
+    # -- recall ---------------------------------------------------------------------
+
+    @_recovering
+    def recall(self, query: str, history: Sequence[str] = (), *,
+               inherit: bool = True) -> RecallResult:
+        """Memory claims the query (with the recent user turns) is about, precision first.
+
+        Only items this session may see are candidates: its own and, when the project is
+        trusted, the project's. ``inherit=False`` ignores the history (explicit preview).
+        """
+        session = self._refresh()
+        index = RecallIndex(self.projection.db)
+        if index.behind():
+            with self.projection.transaction():
+                index.catch_up()
+        plan = plan_query(query, history) if inherit else direct_plan(query)
+        if session is None:
+            return evaluate(plan, [], Stats(0))
+        visible = (session.session_id, self.cwd if self.project_trusted else None)
+        candidates = index.candidates(plan, visible_to=visible)
+        return evaluate(plan, candidates, index.stats((*plan.focus, *plan.context)))
 
     # -- diagnostics ----------------------------------------------------------------
 

@@ -116,7 +116,16 @@ def _m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial projection schema", _m001_initial),)
+def _m002_recall_index(db: sqlite3.Connection) -> None:
+    from waymarks.store.recall_index import create_tables
+
+    create_tables(db)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "initial projection schema", _m001_initial),
+    Migration(2, "recall index", _m002_recall_index),
+)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 

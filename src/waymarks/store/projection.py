@@ -41,6 +41,7 @@ from waymarks.core.model import (
 from waymarks.core.replay import replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
+from waymarks.store import recall_index
 from waymarks.store.migrations import migrate
 
 BUSY_TIMEOUT_MS: Final = 30_000
@@ -77,6 +78,8 @@ EXPECTED_COLUMNS: Final = {
     "anomalies": "session_id, line, entry_id, kind, detail",
     "meta": "name, value",
     "items_fts": "text, key",
+    "recall_records": "item_id, kind, status, origin, created_at, text, fields, body_count,"
+                      " evidence",
 }
 
 
@@ -303,6 +306,7 @@ class Projection:
 
     def _write_replay_bulk(self, records: list[MutationRecord]) -> None:
         result = replay(records)
+        recall_index.reset(self.db)  # item sequence numbers change: re-index on demand
         self.db.execute("DELETE FROM items_fts")
         self.db.execute("DELETE FROM items")
         # Bulk load: drop the indexes and build them once at the end (a sort, not a million

@@ -1,0 +1,222 @@
+"""Text analysis for recall: the features a record or a query is made of.
+
+A feature is a string key with a kind prefix:
+- ``w:`` an ordinary word (English words stemmed, others case-folded);
+- ``c:`` a concept from the curated Chinese/English map (synonyms are one feature);
+- ``p:`` an exact path literal, ``f:`` an exact filename literal (kept whole, never split).
+
+Invariants: analysis is deterministic and pure (the segmenter and stemmer are offline
+libraries with fixed dictionaries); stop words never become features; a path such as
+``/work/pi-memory-evolution`` yields the path and its filename, not the word ``memory``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Final
+
+from waymarks.recall.vocabulary import (
+    CONCEPTS,
+    FILLER,
+    FRAMING_PATTERNS,
+    GENERIC,
+    STOP_WORDS,
+)
+
+try:  # maintained offline segmenter; the pure fallback below keeps analysis total
+    import rjieba as _jieba
+
+    def _segment_han(run: str) -> list[str]:
+        return [w for w in _jieba.cut(run) if w.strip()]
+except ImportError:  # pragma: no cover - exercised only without the wheel
+    def _segment_han(run: str) -> list[str]:
+        return _bigrams(run)
+
+try:
+    import Stemmer as _stemmer_module  # type: ignore[import-not-found]
+
+    _STEMMER = _stemmer_module.Stemmer("english")
+
+    def _stem(word: str) -> str:
+        return str(_STEMMER.stemWord(word))
+except ImportError:  # pragma: no cover
+    def _stem(word: str) -> str:
+        return word
+
+_PATH: Final = re.compile(
+    r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+(?::\d+(?::\d+)?)?"
+    r"|(?<![\w/.-])[\w@+-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}(?::\d+(?::\d+)?)?(?![\w/])"
+)
+_LINE_REF: Final = re.compile(r"(?::\d+){1,2}$")
+_KNOWN_EXTENSIONS: Final = frozenset(
+    """
+    py pyi ts tsx js jsx mjs cjs json jsonl md rst txt toml yaml yml ini cfg conf lock rs go
+    c h cc cpp hpp java kt swift rb php cs sh bash zsh fish sql db sqlite html css scss vue
+    svelte xml csv tsv log env gradle mk cmake dockerfile proto
+    """.split()
+)
+_WORDS: Final = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_HAN: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_KANA_HANGUL: Final = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uac00-\ud7af\u1100-\u11ff]+")
+_FENCE: Final = re.compile(r"```.*?(?:```|$)", re.S)
+_PASTED_LINE: Final = re.compile(
+    r"^\s*(?:File \".*\", line \d+|at .*\(.*:\d+(?::\d+)?\)|at [\w.$<>]+ \(|"
+    r"diff --git |--- |\+\+\+ |@@ .* @@|[+-](?![+-])|Traceback \(most recent call last\)|"
+    r"\S+:\d+:\d+)"
+)
+_QUOTED_QUESTION: Final = re.compile(r"“[^”]*[?？]”|「[^」]*[?？]」|\"[^\"]*[?？]\"")
+_NUMBER: Final = re.compile(r"^\d+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Features of one text, in first-seen order, with the literal constraints it states."""
+
+    features: tuple[str, ...]
+    literals: frozenset[str] = frozenset()  # literal features typed as part of the ask
+    pasted: frozenset[str] = frozenset()  # literal features that came in pasted material
+    quoted: tuple[str, ...] = field(default=())  # features only inside quoted questions
+
+    @property
+    def empty(self) -> bool:
+        return not self.features
+
+
+def fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def strip_framing(text: str) -> str:
+    """Remove conversational recall framing ("do you remember…", "还记得…吗") from a query."""
+    stripped = text
+    for pattern in FRAMING_PATTERNS:
+        stripped = pattern.sub(" ", stripped)
+    return stripped
+
+
+def analyze(text: str, *, query: bool = False) -> Analysis:
+    """Features of ``text``; for a query, framing is dropped and literals become constraints."""
+    folded = fold(text)
+    if query:
+        folded = strip_framing(folded)
+    pasted_spans = _pasted_spans(folded)
+    quoted_spans = [m.span() for m in _QUOTED_QUESTION.finditer(folded)]
+    features: dict[str, None] = {}
+    literals: set[str] = set()
+    pasted: set[str] = set()
+    quoted_only: dict[str, None] = {}
+
+    def add(feature: str, position: int) -> None:
+        if _inside(position, quoted_spans):
+            if feature not in features:
+                quoted_only[feature] = None
+            return
+        features[feature] = None
+        quoted_only.pop(feature, None)
+
+    masked = list(folded)
+    for match in _PATH.finditer(folded):
+        literal = _literal_features(match.group(0))
+        if not literal:
+            continue
+        for feature in literal:
+            add(feature, match.start())
+        in_paste = _inside(match.start(), pasted_spans)
+        (pasted if in_paste else literals).update(literal[:1])
+        masked[match.start():match.end()] = " " * (match.end() - match.start())
+    rest = "".join(masked)
+    for match in _WORDS.finditer(rest):
+        for word in _split_scripts(match.group(0)):
+            word_key = word_feature(word)
+            if word_key is not None:
+                add(word_key, match.start())
+    for feature in quoted_only:
+        features.pop(feature, None)
+    return Analysis(tuple(features), frozenset(literals), frozenset(pasted - literals),
+                    tuple(quoted_only))
+
+
+def word_feature(word: str) -> str | None:
+    """The feature of one word, or ``None`` for stop words and filler."""
+    if word in STOP_WORDS or word in FILLER or (len(word) == 1 and word.isascii() and not (
+            word.isdigit())):
+        return None
+    concept = CONCEPTS.get(word)
+    if concept is not None:
+        return "c:" + concept
+    if word.isascii():
+        stem = _stem(word) if word.isalpha() else word
+        if stem in FILLER:
+            return None
+        concept = CONCEPTS.get(stem)
+        if concept is not None:
+            return "c:" + concept
+        return "w:" + stem
+    return "w:" + word
+
+
+def is_generic(feature: str) -> bool:
+    """Generic configuration words cannot qualify a record on their own."""
+    return feature[2:] in GENERIC
+
+
+def is_literal(feature: str) -> bool:
+    return feature.startswith(("p:", "f:"))
+
+
+def is_numeric(feature: str) -> bool:
+    return bool(_NUMBER.match(feature[2:]))
+
+
+def _literal_features(raw: str) -> list[str]:
+    """``p:`` and ``f:`` features of a path or filename match; [] if it is not one."""
+    text = _LINE_REF.sub("", raw.rstrip(").,;:"))
+    if "/" in text:
+        name = text.rstrip("/").rsplit("/", 1)[-1]
+        out = ["p:" + text]
+        if "." in name.strip("."):
+            out.append("f:" + name)
+        return out
+    extension = text.rsplit(".", 1)[-1] if "." in text else ""
+    if extension not in _KNOWN_EXTENSIONS:
+        return []
+    return ["f:" + text]
+
+
+def _split_scripts(word: str) -> list[str]:
+    """Segment Han runs with the dictionary segmenter, kana/hangul runs into bigrams."""
+    if word.isascii():
+        return [word]
+    parts: list[str] = []
+    position = 0
+    for match in re.finditer(f"{_HAN.pattern}|{_KANA_HANGUL.pattern}", word):
+        if match.start() > position:
+            parts.append(word[position:match.start()])
+        run = match.group(0)
+        parts.extend(_segment_han(run) if _HAN.fullmatch(run) else _bigrams(run))
+        position = match.end()
+    if position < len(word):
+        parts.append(word[position:])
+    return [p for p in parts if p]
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) < 2:
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+def _pasted_spans(text: str) -> list[tuple[int, int]]:
+    spans = [m.span() for m in _FENCE.finditer(text)]
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        if _PASTED_LINE.match(line):
+            spans.append((offset, offset + len(line)))
+        offset += len(line)
+    return spans
+
+
+def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in spans)

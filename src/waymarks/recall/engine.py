@@ -1,0 +1,65 @@
+"""One recall evaluation: plan, score, gate, digest, and a bounded explanation.
+
+Pure: candidates and statistics come in (from the SQLite index), a result goes out.
+The explanation carries features, scores and verdicts but never record bodies, and is
+capped at 8,000 bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from waymarks.recall.digest import render_digest
+from waymarks.recall.scoring import Candidate, QueryPlan, Scored, Stats, score_all
+
+MAX_EXPLAIN_BYTES: Final = 8000
+MAX_EXPLAINED: Final = 10
+MAX_FEATURES_SHOWN: Final = 32
+MAX_MATCHES_SHOWN: Final = 16
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    plan: QueryPlan
+    scored: list[Scored]
+    digest: str
+    selected: list[str]
+
+    @property
+    def eligible(self) -> list[Scored]:
+        return [s for s in self.scored if s.eligible]
+
+
+def evaluate(plan: QueryPlan, candidates: Sequence[Candidate], stats: Stats) -> RecallResult:
+    scored = score_all(plan, candidates, stats)
+    digest, selected = render_digest([s for s in scored if s.eligible])
+    return RecallResult(plan, scored, digest, selected)
+
+
+def explain(result: RecallResult) -> dict[str, Any]:
+    """Diagnostics without record bodies, at most 8,000 bytes when serialized."""
+    report: dict[str, Any] = {
+        "mode": result.plan.reason,
+        "focus": list(result.plan.focus[:MAX_FEATURES_SHOWN]),
+        "context": list(result.plan.context[:MAX_FEATURES_SHOWN]),
+        "literals": sorted(result.plan.literals)[:MAX_FEATURES_SHOWN],
+        "candidates": len(result.scored),
+        "eligible": len(result.eligible),
+        "selected": result.selected,
+        "scored": [
+            {"id": s.candidate.id, "kind": s.candidate.kind, "status": s.candidate.status,
+             "relevance": round(s.relevance, 4), "coverage": round(s.coverage, 4),
+             "rank": round(s.rank, 4), "named": s.named, "eligible": s.eligible,
+             "verdict": s.reason, "matched": list(s.matched[:MAX_MATCHES_SHOWN])}
+            for s in result.scored[:MAX_EXPLAINED]
+        ],
+    }
+    while len(json.dumps(report, ensure_ascii=False).encode()) > MAX_EXPLAIN_BYTES:
+        if not report["scored"]:
+            break
+        report["scored"].pop()
+        report["truncated"] = True
+    return report

@@ -1,0 +1,87 @@
+"""The conversation-aware query plan: what is asked now, and what it is about.
+
+The bounded user history (at most 6 texts of 2,048 UTF-8 bytes, oldest first) is replayed
+turn by turn; the live prompt, bounded separately at 65,536 bytes, is the last turn.
+- A turn with no features ("continue") keeps the previous plan; in a fresh session it is
+  empty and recalls nothing.
+- A follow-up (a cue such as "and", "what about", "它", or only attribute words) whose other
+  words the conversation already had keeps the established subject as supporting context.
+- Anything else is an explicit new subject and stands alone, even if the store does not
+  know it. A reset phrase ("new topic", "换个话题") stops inheritance.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from waymarks.recall.analysis import Analysis, analyze, fold
+from waymarks.recall.scoring import QueryPlan
+
+MAX_HISTORY_TURNS: Final = 6
+MAX_HISTORY_BYTES: Final = 2048
+MAX_PROMPT_BYTES: Final = 65536
+
+#: attribute words: they refine a subject but cannot start a new one
+FACETS: Final = frozenset(
+    """
+    c:port c:auth c:password c:version c:timeout c:config c:error c:log c:token c:key
+    w:progress w:status w:path w:output w:input w:connect w:perform w:price w:host w:url
+    w:name w:size w:limit w:address w:date w:time w:owner
+    w:进度 w:状态 w:路径 w:输出 w:输入 w:连接 w:性能 w:价格 w:地址
+    """.split()
+)
+_RESET: Final = re.compile(
+    r"换个话题|新话题|从头开始|不是那个|不是这个|\bnew topic\b|\bstart over\b|\bforget that\b"
+    r"|\bnot that\b|\bnot this\b|\bdifferent (?:topic|question)\b"
+)
+_FOLLOWUP: Final = re.compile(
+    r"继续|接着|接上|这个|那个|它|其|呢\s*[?？。.!]*\s*$|^\s*(?:and|also|what about|how about)\b"
+    r"|\b(?:this|that|it|its|their|continue|resume)\b"
+)
+
+
+def clip_utf8(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, never inside a character."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit:
+        return text
+    return encoded[:limit].decode("utf-8", errors="ignore")
+
+
+def plan_query(prompt: str, history: Sequence[str] = ()) -> QueryPlan:
+    """The plan for ``prompt`` given the earlier user turns (oldest first)."""
+    turns = [clip_utf8(t, MAX_HISTORY_BYTES) for t in history[-MAX_HISTORY_TURNS:]]
+    previous: QueryPlan | None = None
+    for turn in turns:
+        previous = _advance(turn, previous)
+    return _advance(clip_utf8(prompt, MAX_PROMPT_BYTES), previous)
+
+
+def direct_plan(query: str) -> QueryPlan:
+    """An explicit query with no history inheritance (``recall --explain QUERY``)."""
+    return _advance(clip_utf8(query, MAX_PROMPT_BYTES), None)
+
+
+def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
+    folded = fold(text)
+    analysis = analyze(text, query=True)
+    if _RESET.search(folded):
+        return _direct(analysis, "reset")
+    if analysis.empty:
+        if previous is not None and previous.focus:
+            return QueryPlan(previous.focus, previous.context, previous.literals, "continued")
+        return QueryPlan((), (), frozenset(), "empty")
+    if previous is not None and previous.focus:
+        own = [f for f in analysis.features if f not in FACETS]
+        known = set(previous.focus) | set(previous.context)
+        cue = bool(_FOLLOWUP.search(folded)) or not own
+        if cue and all(f in known for f in own):
+            subject = previous.context or tuple(f for f in previous.focus if f not in FACETS)
+            return QueryPlan(analysis.features, subject, analysis.literals, "followup")
+    return _direct(analysis, "direct")
+
+
+def _direct(analysis: Analysis, reason: str) -> QueryPlan:
+    return QueryPlan(analysis.features, (), analysis.literals, reason)

@@ -1,0 +1,186 @@
+"""Scoring and precision gates of seed 004's conversation-aware recall.
+
+Relevance is a weighted share of the query's features a record accounts for. A feature
+seen in the store weighs ``1 + log((N+1)/(df+1))``, an unseen one weighs 1 (not the
+maximum IDF); literals weigh double. Where a feature matches decides how much it counts:
+record body 1, aliases 0.8, a quoted question 0.25, the origin identifier 0.2. History
+context counts at 0.35 and can never qualify a record by itself.
+
+A record is *eligible* for automatic recall only if it is active, passes every gate and
+qualifies on one side: current-focus coverage >= 0.45, or the query *names* it (an exact
+path/filename, or a concept/alias rare in the store). Eligible records below 75% of the
+best are cut. There is no recency fallback and no minimum result count.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from waymarks.recall.analysis import is_generic, is_literal, is_numeric
+
+FIELD_FACTORS: Final = {"body": 1.0, "aliases": 0.8, "quoted": 0.25, "origin": 0.2}
+CONTEXT_WEIGHT: Final = 0.35
+COVERAGE_TO_QUALIFY: Final = 0.45
+RELATIVE_CUTOFF: Final = 0.75
+RARE_FLOOR: Final = 3
+RARE_SHARE: Final = 0.02
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A stored record as scoring sees it: its features by field, and its policy weights."""
+
+    id: str
+    kind: str
+    status: str
+    origin: str
+    created_at: int
+    text: str
+    body: frozenset[str]
+    aliases: frozenset[str] = frozenset()
+    quoted: frozenset[str] = frozenset()
+    origin_features: frozenset[str] = frozenset()
+    body_count: int = 0
+    freshness: float = 1.0
+    evidence_weight: float = 1.0
+    utility: float = 1.0
+    accuracy: float = 1.0
+    evidence: str = "explicit"
+
+
+@dataclass(frozen=True, slots=True)
+class QueryPlan:
+    """What is being asked now (focus) and what the conversation was about (context)."""
+
+    focus: tuple[str, ...]
+    context: tuple[str, ...] = ()
+    literals: frozenset[str] = frozenset()
+    reason: str = "direct"
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    candidate: Candidate
+    relevance: float
+    coverage: float
+    matched: tuple[str, ...]
+    named: bool
+    eligible: bool
+    reason: str
+    rank: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """Store-wide statistics the weights depend on."""
+
+    records: int
+    df: Mapping[str, int] = field(default_factory=dict)
+
+    def weight(self, feature: str) -> float:
+        seen = self.df.get(feature, 0)
+        base = 1.0 + math.log((self.records + 1) / (seen + 1)) if seen else 1.0
+        return base * 2 if is_literal(feature) else base
+
+    def rare(self, feature: str) -> bool:
+        return self.df.get(feature, 0) <= max(RARE_FLOOR, RARE_SHARE * self.records)
+
+
+def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats) -> list[Scored]:
+    """Every candidate scored and judged, best first (eligible ones ahead of the rest)."""
+    scored = [_score(plan, c, stats) for c in candidates]
+    best = max((s.relevance for s in scored if s.eligible), default=0.0)
+    judged = [
+        s if not s.eligible or s.relevance >= RELATIVE_CUTOFF * best
+        else _reject(s, f"below {RELATIVE_CUTOFF:.0%} of the best match")
+        for s in scored
+    ]
+    return sorted(judged, key=lambda s: (not s.eligible, -s.rank, -s.relevance,
+                                         -s.candidate.created_at, s.candidate.id))
+
+
+def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats) -> list[Scored]:
+    """Candidates by relevance alone, gates ignored (for ranked retrieval measures)."""
+    scored = [_score(plan, c, stats) for c in candidates]
+    return sorted(scored, key=lambda s: (-s.relevance, -s.candidate.created_at, s.candidate.id))
+
+
+def _score(plan: QueryPlan, candidate: Candidate, stats: Stats) -> Scored:
+    focus_total = sum(stats.weight(f) for f in plan.focus) or 1.0
+    matched: list[str] = []
+    strong: list[str] = []
+    focus_score = 0.0
+    for feature in plan.focus:
+        factor = _field_factor(feature, candidate)
+        if factor:
+            matched.append(feature)
+            focus_score += stats.weight(feature) * factor
+            if factor >= FIELD_FACTORS["aliases"]:
+                strong.append(feature)
+    context_score = 0.0
+    for feature in plan.context:
+        if feature not in plan.focus:
+            factor = _field_factor(feature, candidate)
+            if factor:
+                context_score += stats.weight(feature) * factor * CONTEXT_WEIGHT
+    coverage = focus_score / focus_total
+    length_norm = 0.8 + 0.2 * min(1.0, 12 / max(1, candidate.body_count))
+    relevance = (focus_score + context_score) / focus_total * length_norm
+    named = any(_names(f, candidate, stats) for f in strong)
+    reason = _gate(plan, candidate, stats, strong, coverage, named)
+    rank = (relevance * candidate.freshness * candidate.evidence_weight * candidate.utility
+            * candidate.accuracy)
+    return Scored(candidate, relevance, coverage, tuple(matched), named, reason == "", reason
+                  or "selected", rank)
+
+
+def _gate(plan: QueryPlan, candidate: Candidate, stats: Stats, strong: Sequence[str],
+          coverage: float, named: bool) -> str:
+    """Why the candidate may not be recalled automatically, or "" if it may."""
+    if candidate.status != "active":
+        return f"status {candidate.status}"
+    if not plan.focus:
+        return "the query names no subject"
+    if not strong:
+        return "no match in the record's body or aliases"
+    for literal in plan.literals:
+        if literal not in candidate.body and literal not in candidate.aliases:
+            return f"literal {literal[2:]} not in the record"
+    if all(is_generic(f) or is_numeric(f) for f in strong):
+        return "only generic or numeric words match"
+    if len(plan.focus) >= 3 and len(strong) < 2:
+        return "three or more focus features need two matches"
+    unknown = [f for f in plan.focus if not stats.df.get(f) and not is_generic(f)]
+    if len(strong) == 1 and unknown:
+        return "a single match beside words the store does not know"
+    if coverage < COVERAGE_TO_QUALIFY and not named:
+        return f"coverage {coverage:.2f} below {COVERAGE_TO_QUALIFY} and the query names no topic"
+    return ""
+
+
+def _names(feature: str, candidate: Candidate, stats: Stats) -> bool:
+    """A literal, or a concept or alias rare in the store, names the record's topic."""
+    if is_literal(feature):
+        return True
+    concept_or_alias = feature.startswith("c:") or feature in candidate.aliases
+    return concept_or_alias and not is_generic(feature) and stats.rare(feature)
+
+
+def _field_factor(feature: str, candidate: Candidate) -> float:
+    if feature in candidate.body:
+        return FIELD_FACTORS["body"]
+    if feature in candidate.aliases:
+        return FIELD_FACTORS["aliases"]
+    if feature in candidate.quoted:
+        return FIELD_FACTORS["quoted"]
+    if feature in candidate.origin_features and not feature.startswith("c:"):
+        return FIELD_FACTORS["origin"]  # concept words in origins do not count
+    return 0.0
+
+
+def _reject(scored: Scored, reason: str) -> Scored:
+    return Scored(scored.candidate, scored.relevance, scored.coverage, scored.matched,
+                  scored.named, False, reason, scored.rank)

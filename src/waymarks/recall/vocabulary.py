@@ -1,0 +1,111 @@
+"""Curated vocabulary for recall: stop words, filler, generic words, concepts, query framing.
+
+Small on purpose and general (no dataset-specific entries): a concept groups words that
+mean the same thing across Chinese and English, so synonyms count as one feature.
+Keys are case-folded surface words and English stems (the analyser looks up both).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+STOP_WORDS: Final = frozenset(
+    """
+    a an the and or but if then else of to in on at by for with from into onto over under
+    about as is am are was were be been being do does did done doing have has had having
+    i me my mine we us our ours you your yours he him his she her hers it its they them
+    their theirs this that these those there here what which who whom whose when where why
+    how all any both each few more most other some such no nor not only own same so than
+    too very can will just should would could may might must shall s t don't isn't aren't
+    wasn't weren't won't can't didn't doesn't i'm i've i'd you're we're they're it's that's
+    let's also up down out off again further once yes ok okay oh hey hi hello well really
+    get got gets getting go goes going went gone make made makes like still even ever
+    much many lot lots thing things something anything everything nothing stuff
+    的 了 是 在 和 与 及 也 都 就 还 又 很 把 被 给 让 吧 呢 啊
+    呀 吗 嘛 哦 么 着 过 之 其 这 那 这个 那个 这些 那些 一个
+    一下 我 你 他 她 它 我们 你们 他们 她们 它们 自己 什么 怎么
+    怎样 为什么 哪 哪里 哪个 谁 如何 是否 有 没有 不 没 要 会 能
+    可以 应该 需要 现在 已经
+    """.split()
+)
+
+#: words that say nothing about a subject; they never become features
+FILLER: Final = frozenset(
+    """
+    please thanks thank want need know think tell say said remember recall again now today
+    time way kind sort actually basically maybe probably sure right new old good bad help
+    look see try use used using work working question answer continue continu resume
+    proceed keep carry
+    继续 接着 接上 请 谢谢 想 知道 觉得 告诉 说 记得 回忆 今天 帮 帮忙
+    问题 看看 试试 使用 用
+    """.split()
+)
+
+#: generic configuration words: real features, but they cannot qualify a record alone
+GENERIC: Final = frozenset(
+    """
+    config configur set setting value option default file project code run enabl disabl
+    chang updat status progress state current
+    配置 设置 值 选项 默认 文件 项目 代码 运行 状态 进度 修改 更新
+    """.split()
+)
+
+#: concept name -> words (surface forms and English stems) that mean it
+_CONCEPT_GROUPS: Final[dict[str, tuple[str, ...]]] = {
+    "database": ("database", "databas", "db", "数据库", "資料庫"),
+    "port": ("port", "端口", "埠"),
+    "auth": ("auth", "authent", "authentication", "login", "logon", "signin", "认证", "鉴权",
+             "登录", "登陆"),
+    "password": ("password", "passwd", "passphras", "密码", "口令"),
+    "config": ("config", "configur", "configuration", "配置"),
+    "test": ("test", "tests", "测试", "单测"),
+    "deploy": ("deploy", "deployment", "releas", "部署", "发布", "上线"),
+    "server": ("server", "服务器", "伺服器"),
+    "error": ("error", "errors", "failur", "exception", "错误", "报错", "异常"),
+    "cache": ("cache", "cach", "缓存"),
+    "user": ("user", "用户"),
+    "directory": ("directori", "directory", "folder", "目录", "文件夹"),
+    "branch": ("branch", "分支"),
+    "commit": ("commit", "提交"),
+    "build": ("build", "构建", "编译"),
+    "install": ("instal", "install", "安装"),
+    "dependency": ("depend", "dependency", "depende", "依赖"),
+    "log": ("log", "logs", "日志"),
+    "timeout": ("timeout", "超时"),
+    "version": ("version", "版本"),
+    "token": ("token", "令牌"),
+    "key": ("apikey", "密钥"),
+    "email": ("email", "mail", "邮件", "邮箱"),
+    "schedule": ("schedul", "schedule", "calendar", "日程", "日历"),
+    "meeting": ("meet", "meeting", "会议", "开会"),
+    "birthday": ("birthday", "生日"),
+    "job": ("job", "career", "工作", "职业"),
+    "family": ("famili", "family", "家人", "家庭"),
+    "child": ("child", "children", "kid", "kids", "孩子", "小孩", "儿童"),
+    "friend": ("friend", "朋友"),
+    "painting": ("paint", "painting", "画画", "绘画"),
+    "music": ("music", "音乐"),
+    "book": ("book", "books", "书"),
+    "travel": ("travel", "trip", "旅行", "旅游"),
+    "dog": ("dog", "puppi", "puppy", "狗", "小狗"),
+    "cat": ("cat", "kitten", "猫"),
+}
+
+CONCEPTS: Final[dict[str, str]] = {
+    word: name for name, words in _CONCEPT_GROUPS.items() for word in words
+}
+
+#: recall framing around the subject of a question, removed from queries only
+FRAMING_PATTERNS: Final = tuple(
+    re.compile(p)
+    for p in (
+        r"\b(?:do|did|can|could)\s+you\s+(?:still\s+)?(?:remember|recall)\b"
+        r"(?:\s+(?:what|that|if|whether))?",
+        r"\bwhat\s+did\s+(?:we|i|you)\s+(?:say|decide|agree|note|write)\s+(?:about|on)\b",
+        r"\b(?:remind\s+me|tell\s+me)\s+(?:again\s+)?(?:about|what|of)?\b",
+        r"\bi\s+(?:forgot|forget|don'?t\s+remember)\b",
+        r"(?:你)?还记得|你记得|记不记得|我们之前(?:说过|讨论过|聊过)?|之前(?:说过|提到过?)|提醒我",
+        r"(?:是什么|是多少|是哪个)?(?:来着|吗|呢)[?？]?$",
+    )
+)

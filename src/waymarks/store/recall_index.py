@@ -1,0 +1,197 @@
+"""The recall index: analysed records in SQLite, so a query never re-reads the whole store.
+
+Each record's features are stored per field, and every feature is also a term of an FTS5
+table, so that candidate generation (``MATCH`` ranked by bm25, bounded) and document
+frequencies (``fts5vocab``) come from SQLite. Only candidates are scored in Python. A fresh
+process answering one query therefore reads a few hundred rows, not the store.
+
+Features are arbitrary strings (paths, CJK words), so each is stored in FTS5 as a short
+hash token; a collision can only add a candidate, never change a score, because scoring
+compares the features themselves.
+
+Records come either from the projection (memory items, indexed on demand past a
+watermark; their lifecycle status is read from ``items`` at query time) or are added
+directly (benchmarks, imported corpora).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import msgspec
+
+from waymarks.recall.analysis import analyze
+from waymarks.recall.scoring import Candidate, QueryPlan, Stats
+
+CANDIDATE_LIMIT: Final = 300
+_FIELDS_CODEC: Final = msgspec.json.Encoder()
+_FIELDS_DECODER: Final = msgspec.json.Decoder(dict[str, list[str]])
+
+
+@dataclass(frozen=True, slots=True)
+class RecordInput:
+    id: str
+    text: str
+    kind: str = "memory"
+    status: str = "active"
+    origin: str = ""
+    created_at: int = 0
+    aliases: tuple[str, ...] = ()
+    evidence: str = "explicit"
+
+
+def token(feature: str) -> str:
+    """The FTS5 term standing for a feature."""
+    return "t" + hashlib.blake2b(feature.encode(), digest_size=8).hexdigest()
+
+
+def create_tables(db: sqlite3.Connection) -> None:
+    """Schema of the recall index (migration 2)."""
+    for statement in (
+        "CREATE TABLE recall_records (rowid INTEGER PRIMARY KEY, item_id TEXT NOT NULL,"
+        " kind TEXT NOT NULL, status TEXT NOT NULL, origin TEXT NOT NULL,"
+        " created_at INTEGER NOT NULL, text TEXT NOT NULL, fields BLOB NOT NULL,"
+        " body_count INTEGER NOT NULL, evidence TEXT NOT NULL) STRICT",
+        "CREATE UNIQUE INDEX recall_records_item ON recall_records (item_id)",
+        "CREATE VIRTUAL TABLE recall_terms USING fts5 (terms, content = '',"
+        " tokenize = 'ascii')",
+        "CREATE VIRTUAL TABLE recall_vocab USING fts5vocab (recall_terms, 'row')",
+    ):
+        db.execute(statement)
+
+
+def reset(db: sqlite3.Connection) -> None:
+    """Forget every indexed record (the projection was rebuilt; items will be re-read)."""
+    db.execute("DELETE FROM recall_records")
+    db.execute("INSERT INTO recall_terms (recall_terms) VALUES ('delete-all')")
+    db.execute("DELETE FROM meta WHERE name = 'recall_seq'")
+
+
+class RecallIndex:
+    """Candidate generation and statistics over one SQLite database."""
+
+    def __init__(self, db: sqlite3.Connection, *, items_backed: bool = True) -> None:
+        self.db = db
+        self.items_backed = items_backed
+
+    def add(self, records: Iterable[RecordInput]) -> int:
+        """Analyse and index records (call inside a transaction for speed)."""
+        count = 0
+        for record in records:
+            body = analyze(record.text)
+            aliases = [f for a in record.aliases for f in analyze(a).features]
+            origin = analyze(record.origin).features if record.origin else ()
+            fields = {"body": list(body.features), "aliases": aliases,
+                      "quoted": list(body.quoted), "origin": list(origin)}
+            cursor = self.db.execute(
+                "INSERT INTO recall_records (item_id, kind, status, origin, created_at, text,"
+                " fields, body_count, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (item_id) DO NOTHING RETURNING rowid",
+                (record.id, record.kind, record.status, record.origin, record.created_at,
+                 record.text, _FIELDS_CODEC.encode(fields), len(body.features), record.evidence),
+            ).fetchone()
+            if cursor is None:
+                continue
+            terms = {token(f) for f in (*body.features, *aliases, *body.quoted)}
+            self.db.execute("INSERT INTO recall_terms (rowid, terms) VALUES (?, ?)",
+                            (cursor[0], " ".join(sorted(terms))))
+            count += 1
+        return count
+
+    def catch_up(self) -> int:
+        """Index memory items the projection holds past the watermark."""
+        row = self.db.execute("SELECT value FROM meta WHERE name = 'recall_seq'").fetchone()
+        watermark = int(row[0]) if row else 0
+        rows = self.db.execute(
+            "SELECT id, text, status, scope, coalesce(project_path, session_id), created_at,"
+            " seq FROM items WHERE kind = 'memory' AND seq > ? ORDER BY seq", (watermark,)
+        ).fetchall()
+        if not rows:
+            return 0
+        added = self.add(
+            RecordInput(id=r[0], text=r[1], status=r[2], origin=f"{r[3]}:{r[4]}",
+                        created_at=r[5]) for r in rows)
+        self.db.execute(
+            "INSERT INTO meta (name, value) VALUES ('recall_seq', ?) ON CONFLICT (name)"
+            " DO UPDATE SET value = excluded.value", (str(rows[-1][6]),))
+        return added
+
+    def stats(self, features: Sequence[str]) -> Stats:
+        """Record count and the document frequency of each feature."""
+        records = int(self.db.execute("SELECT count(*) FROM recall_records").fetchone()[0])
+        by_token = {token(f): f for f in features}
+        df: dict[str, int] = {}
+        for chunk in _chunks(list(by_token), 500):
+            marks = ",".join("?" * len(chunk))
+            for term, docs in self.db.execute(
+                    f"SELECT term, doc FROM recall_vocab WHERE term IN ({marks})", chunk):
+                df[by_token[term]] = int(docs)
+        return Stats(records, df)
+
+    def candidates(
+        self, plan: QueryPlan, limit: int = CANDIDATE_LIMIT,
+        visible_to: tuple[str, str | None] | None = None,
+    ) -> list[Candidate]:
+        """Records sharing a feature with the plan, the best ``limit`` by bm25.
+
+        For a projection-backed index, ``visible_to`` = (session ID, trusted project path or
+        ``None``) keeps only items that session may see: its own, and its trusted project's.
+        """
+        terms = sorted({token(f) for f in (*plan.focus, *plan.context)})
+        if not terms:
+            return []
+        rows = self.db.execute(
+            "SELECT r.item_id, r.kind, r.status, r.origin, r.created_at, r.text, r.fields,"
+            " r.body_count, r.evidence FROM recall_terms JOIN recall_records r"
+            " ON r.rowid = recall_terms.rowid WHERE recall_terms MATCH ?"
+            " ORDER BY recall_terms.rank LIMIT ?",
+            (" OR ".join(terms), limit),
+        ).fetchall()
+        statuses = (self._current_statuses([r[0] for r in rows], visible_to)
+                    if self.items_backed else {})
+        out = []
+        for item_id, kind, status, origin, created, text, fields, count, evidence in rows:
+            if self.items_backed and item_id not in statuses:
+                continue  # not visible from here
+            parts = _FIELDS_DECODER.decode(fields)
+            out.append(Candidate(
+                id=item_id, kind=kind, status=statuses.get(item_id, status), origin=origin,
+                created_at=created, text=text, body=frozenset(parts["body"]),
+                aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
+                origin_features=frozenset(parts["origin"]), body_count=count,
+                evidence=evidence))
+        return out
+
+    def _current_statuses(
+        self, ids: list[str], visible_to: tuple[str, str | None] | None
+    ) -> dict[str, str]:
+        session_id, project = visible_to if visible_to is not None else (None, None)
+        statuses: dict[str, str] = {}
+        for chunk in _chunks(ids, 500):
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(
+                f"SELECT id, status, scope, session_id, project_path FROM items"
+                f" WHERE id IN ({marks})", chunk).fetchall()
+            for item_id, status, scope, owner, path in rows:
+                if visible_to is None or (
+                        scope == "project" and project is not None and path == project) or (
+                        scope != "project" and owner == session_id):
+                    statuses[item_id] = status
+        return statuses
+
+    def behind(self) -> bool:
+        """Whether the projection holds memory items not yet indexed."""
+        row = self.db.execute(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM items WHERE kind = 'memory') >"
+            " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE name = 'recall_seq'), 0)"
+        ).fetchone()
+        return bool(row[0])
+
+
+def _chunks(values: list[str], size: int) -> Iterable[list[str]]:
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
