@@ -64,7 +64,8 @@ _FENCE: Final = re.compile(r"```.*?(?:```|$)", re.S)
 _PASTED_LINE: Final = re.compile(
     r"^\s*(?:File \".*\", line \d+|at .*\(.*:\d+(?::\d+)?\)|at [\w.$<>]+ \(|"
     r"diff --git |--- |\+\+\+ |@@ .* @@|[+-](?![+-])|Traceback \(most recent call last\)|"
-    r"\S+:\d+:\d+)"
+    r"\S+:\d+:\d+)",
+    re.IGNORECASE,
 )
 _QUOTED_QUESTION: Final = re.compile(r"“[^”]*[?？]”|「[^」]*[?？]」|\"[^\"]*[?？]\"")
 _NUMBER: Final = re.compile(r"^\d+$")
@@ -90,17 +91,19 @@ def fold(text: str) -> str:
 
 def strip_framing(text: str) -> str:
     """Remove conversational recall framing ("do you remember…", "还记得…吗") from a query."""
-    stripped = text
+    return _blank_framing(fold(text)).strip()
+
+
+def _blank_framing(text: str) -> str:
+    """Framing replaced by spaces of the same length, so positions stay valid."""
     for pattern in FRAMING_PATTERNS:
-        stripped = pattern.sub(" ", stripped)
-    return stripped
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text
 
 
 def analyze(text: str, *, query: bool = False) -> Analysis:
     """Features of ``text``; for a query, framing is dropped and literals become constraints."""
     folded = fold(text)
-    if query:
-        folded = strip_framing(folded)
     pasted_spans = _pasted_spans(folded)
     quoted_spans = [m.span() for m in _QUOTED_QUESTION.finditer(folded)]
     features: dict[str, None] = {}
@@ -123,10 +126,14 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
             continue
         for feature in literal:
             add(feature, match.start())
-        in_paste = _inside(match.start(), pasted_spans)
+        # a file:line[:col] reference is a pointer into pasted material, not a constraint
+        in_paste = _inside(match.start(), pasted_spans) or bool(_LINE_REF.search(
+            match.group(0).rstrip(").,;:")))
         (pasted if in_paste else literals).update(literal[:1])
         masked[match.start():match.end()] = " " * (match.end() - match.start())
     rest = "".join(masked)
+    if query:  # after literals are masked, so framing words inside paths are kept
+        rest = _blank_framing(rest)
     for match in _WORDS.finditer(rest):
         for word in _split_scripts(match.group(0)):
             word_key = word_feature(word)

@@ -19,6 +19,7 @@ MAX_EXPLAIN_BYTES: Final = 8000
 MAX_EXPLAINED: Final = 10
 MAX_FEATURES_SHOWN: Final = 32
 MAX_MATCHES_SHOWN: Final = 16
+MAX_FEATURE_CHARS: Final = 120
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +59,12 @@ def explain(result: RecallResult) -> dict[str, Any]:
         ],
     }
     while len(json.dumps(report, ensure_ascii=False).encode()) > MAX_EXPLAIN_BYTES:
-        if not report["scored"]:
-            break
-        report["scored"].pop()
         report["truncated"] = True
+        if report["scored"]:
+            report["scored"].pop()
+            continue
+        for name in ("focus", "context", "literals"):  # very long literal features
+            report[name] = [f[:MAX_FEATURE_CHARS] for f in report[name][: len(report[name]) // 2]]
+        if not any(report[name] for name in ("focus", "context", "literals")):
+            break
     return report

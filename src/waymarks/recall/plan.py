@@ -18,20 +18,12 @@ from typing import Final
 
 from waymarks.recall.analysis import Analysis, analyze, fold
 from waymarks.recall.scoring import QueryPlan
+from waymarks.recall.vocabulary import ATTRIBUTES
 
 MAX_HISTORY_TURNS: Final = 6
 MAX_HISTORY_BYTES: Final = 2048
 MAX_PROMPT_BYTES: Final = 65536
 
-#: attribute words: they refine a subject but cannot start a new one
-FACETS: Final = frozenset(
-    """
-    c:port c:auth c:password c:version c:timeout c:config c:error c:log c:token c:key
-    w:progress w:status w:path w:output w:input w:connect w:perform w:price w:host w:url
-    w:name w:size w:limit w:address w:date w:time w:owner
-    w:进度 w:状态 w:路径 w:输出 w:输入 w:连接 w:性能 w:价格 w:地址
-    """.split()
-)
 _RESET: Final = re.compile(
     r"换个话题|新话题|从头开始|不是那个|不是这个|\bnew topic\b|\bstart over\b|\bforget that\b"
     r"|\bnot that\b|\bnot this\b|\bdifferent (?:topic|question)\b"
@@ -66,19 +58,19 @@ def direct_plan(query: str) -> QueryPlan:
 
 def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     folded = fold(text)
+    if _RESET.search(folded):  # the reset phrase itself is not a subject
+        return _direct(analyze(_RESET.sub(" ", folded), query=True), "reset")
     analysis = analyze(text, query=True)
-    if _RESET.search(folded):
-        return _direct(analysis, "reset")
     if analysis.empty:
         if previous is not None and previous.focus:
             return QueryPlan(previous.focus, previous.context, previous.literals, "continued")
         return QueryPlan((), (), frozenset(), "empty")
     if previous is not None and previous.focus:
-        own = [f for f in analysis.features if f not in FACETS]
+        own = [f for f in analysis.features if f not in ATTRIBUTES]
         known = set(previous.focus) | set(previous.context)
         cue = bool(_FOLLOWUP.search(folded)) or not own
         if cue and all(f in known for f in own):
-            subject = previous.context or tuple(f for f in previous.focus if f not in FACETS)
+            subject = previous.context or tuple(f for f in previous.focus if f not in ATTRIBUTES)
             return QueryPlan(analysis.features, subject, analysis.literals, "followup")
     return _direct(analysis, "direct")
 

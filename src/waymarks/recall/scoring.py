@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from waymarks.recall.analysis import is_generic, is_literal, is_numeric
+from waymarks.recall.vocabulary import ATTRIBUTES, WEAK_ATTRIBUTES
 
 FIELD_FACTORS: Final = {"body": 1.0, "aliases": 0.8, "quoted": 0.25, "origin": 0.2}
 CONTEXT_WEIGHT: Final = 0.35
@@ -27,6 +28,8 @@ COVERAGE_TO_QUALIFY: Final = 0.45
 RELATIVE_CUTOFF: Final = 0.75
 RARE_FLOOR: Final = 3
 RARE_SHARE: Final = 0.02
+CONTEXT_SUBJECT_COVERAGE: Final = 0.6
+SHORT_QUERY_FEATURES: Final = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,8 +159,44 @@ def _gate(plan: QueryPlan, candidate: Candidate, stats: Stats, strong: Sequence[
     unknown = [f for f in plan.focus if not stats.df.get(f) and not is_generic(f)]
     if len(strong) == 1 and unknown:
         return "a single match beside words the store does not know"
+    mismatch = _context_mismatch(plan, candidate, stats) or _named_attribute_mismatch(
+        plan, candidate)
+    if mismatch:
+        return mismatch
     if coverage < COVERAGE_TO_QUALIFY and not named:
         return f"coverage {coverage:.2f} below {COVERAGE_TO_QUALIFY} and the query names no topic"
+    return ""
+
+
+def _context_mismatch(plan: QueryPlan, candidate: Candidate, stats: Stats) -> str:
+    """With an inherited subject, the record must be about that subject too."""
+    if not plan.context:
+        return ""
+    named = [f for f in plan.context if not f.startswith("c:")]
+    if named:
+        missing = [f for f in named if not _field_factor(f, candidate)]
+        return f"not about the conversation's subject ({missing[0][2:]})" if missing else ""
+    total = sum(stats.weight(f) for f in plan.context)
+    found = sum(stats.weight(f) for f in plan.context if _field_factor(f, candidate))
+    if total and found / total < CONTEXT_SUBJECT_COVERAGE:
+        return "not about the conversation's subject"
+    return ""
+
+
+def _named_attribute_mismatch(plan: QueryPlan, candidate: Candidate) -> str:
+    """A short query naming one subject and an attribute needs both ("SQLite auth?")."""
+    if plan.context or len(plan.focus) > SHORT_QUERY_FEATURES:
+        return ""
+    names = [f for f in plan.focus if not f.startswith("c:") and not is_literal(f)
+             and not is_numeric(f) and f not in ATTRIBUTES]
+    attributes = [f for f in plan.focus if f in ATTRIBUTES and f not in WEAK_ATTRIBUTES]
+    if len(names) != 1 or not attributes:
+        return ""
+    if not _field_factor(names[0], candidate):
+        return f"does not name {names[0][2:]}"
+    for attribute in attributes:
+        if attribute not in candidate.body and attribute not in candidate.aliases:
+            return f"says nothing about {attribute[2:]}"
     return ""
 
 

@@ -19,14 +19,15 @@ STOP_WORDS: Final = frozenset(
     how all any both each few more most other some such no nor not only own same so than
     too very can will just should would could may might must shall s t don't isn't aren't
     wasn't weren't won't can't didn't doesn't i'm i've i'd you're we're they're it's that's
-    let's also up down out off again further once yes ok okay oh hey hi hello well really
+    let's what's where's who's how's there's here's also up down out off again further once
+    yes ok okay oh hey hi hello well really
     get got gets getting go goes going went gone make made makes like still even ever
     much many lot lots thing things something anything everything nothing stuff
     的 了 是 在 和 与 及 也 都 就 还 又 很 把 被 给 让 吧 呢 啊
     呀 吗 嘛 哦 么 着 过 之 其 这 那 这个 那个 这些 那些 一个
     一下 我 你 他 她 它 我们 你们 他们 她们 它们 自己 什么 怎么
     怎样 为什么 哪 哪里 哪个 谁 如何 是否 有 没有 不 没 要 会 能
-    可以 应该 需要 现在 已经
+    可以 应该 需要 现在 已经 多少 几 哪些 是多少
     """.split()
 )
 
@@ -36,7 +37,7 @@ FILLER: Final = frozenset(
     please thanks thank want need know think tell say said remember recall again now today
     time way kind sort actually basically maybe probably sure right new old good bad help
     look see try use used using work working question answer continue continu resume
-    proceed keep carry
+    proceed keep carry 好 好的 嗯 行 对 是的 ok
     继续 接着 接上 请 谢谢 想 知道 觉得 告诉 说 记得 回忆 今天 帮 帮忙
     问题 看看 试试 使用 用
     """.split()
@@ -109,3 +110,15 @@ FRAMING_PATTERNS: Final = tuple(
         r"(?:是什么|是多少|是哪个)?(?:来着|吗|呢)[?？]?$",
     )
 )
+
+#: attribute words: they refine a subject but cannot start a new one
+ATTRIBUTES: Final = frozenset(
+    """
+    c:port c:auth c:password c:version c:timeout c:config c:error c:log c:token c:key
+    w:progress w:status w:path w:output w:input w:connect w:perform w:price w:host w:url
+    w:name w:size w:limit w:address w:date w:time w:owner
+    w:进度 w:状态 w:路径 w:输出 w:输入 w:连接 w:性能 w:价格 w:地址
+    """.split()
+)
+#: attributes too general to be demanded of a record by the short named-attribute rule
+WEAK_ATTRIBUTES: Final = frozenset({"w:status", "w:progress", "c:error", "w:进度", "w:状态"})
