@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -25,14 +26,25 @@ from waymarks.recall.vocabulary import (
     STOP_WORDS,
 )
 
-try:  # maintained offline segmenter; the pure fallback below keeps analysis total
-    import rjieba as _jieba
 
-    def _segment_han(run: str) -> list[str]:
-        return [w for w in _jieba.cut(run) if w.strip()]
-except ImportError:  # pragma: no cover - exercised only without the wheel
-    def _segment_han(run: str) -> list[str]:
-        return _bigrams(run)
+def _segment_han(run: str) -> list[str]:
+    """Chinese words from the maintained offline segmenter (bigrams if it is missing).
+
+    Imported on first use: loading its dictionary costs ~140 ms, which an English-only
+    query in a fresh process (a hook) should not pay.
+    """
+    global _jieba_cut
+    if _jieba_cut is None:
+        try:
+            import rjieba
+
+            _jieba_cut = rjieba.cut
+        except ImportError:  # pragma: no cover - exercised only without the wheel
+            _jieba_cut = _bigrams
+    return [w for w in _jieba_cut(run) if w.strip()]
+
+
+_jieba_cut: Callable[[str], list[str]] | None = None
 
 try:
     import Stemmer as _stemmer_module  # type: ignore[import-not-found]
@@ -69,6 +81,7 @@ _PASTED_LINE: Final = re.compile(
 )
 _QUOTED_QUESTION: Final = re.compile(r"“[^”]*[?？]”|「[^」]*[?？]」|\"[^\"]*[?？]\"")
 _NUMBER: Final = re.compile(r"^\d+$")
+_POSSESSIVE: Final = re.compile(r"['’]s$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +167,7 @@ def word_feature(word: str) -> str | None:
     if concept is not None:
         return "c:" + concept
     if word.isascii():
+        word = _POSSESSIVE.sub("", word)  # "caroline's" is about Caroline
         stem = _stem(word) if word.isalpha() else word
         if stem in FILLER:
             return None

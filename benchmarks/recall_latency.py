@@ -1,0 +1,408 @@
+"""Benchmark: recall query latency over a synthetic store of 10k and 100k claims.
+
+For each size a deterministic generator makes realistic, varied claims (services, ports,
+paths, hosts, owners, people's preferences, deploy rules, incidents; about 10% in Chinese)
+and adds them with ``RecallIndex.add`` in one transaction to a temporary file database
+(``create_tables`` plus the ``meta`` table). Then, in the same warm process, ~500 generated
+queries (about 60% about an existing claim, 40% unrelated to the store) are answered; each
+is timed end to end (``perf_counter``): ``direct_plan`` + ``candidates`` + ``stats`` +
+``evaluate``. Reported: p50/p99 ms, mean ms per phase, the index size on disk and the
+process RSS (current and peak). Answer quality is a by-product: ``named_hit`` = share of
+queries about a claim whose digest holds that very claim (a lower bound: similar claims about
+the same service compete), ``unrelated_digest`` = share of unrelated queries that still got
+a digest.
+
+"Fresh process, one query at 10k": ``python -c SCRIPT`` that imports waymarks, opens the
+10k database, answers one query and exits; wall-clock median over ``--fresh-runs`` runs
+(English, and separately Chinese queries), with the baselines ``python -c pass`` and
+``python -c "import waymarks.recall.engine, waymarks.store.recall_index"`` interleaved in
+the same run.
+
+Each size runs in its own subprocess (hidden ``--one SIZE``) so RSS is that size's own.
+Targets: warm p99 <= 5 ms at 10k and <= 15 ms at 100k; fresh process <= 60 ms median.
+Not a test. Prints one JSON document to stdout.
+
+    .venv/bin/python benchmarks/recall_latency.py [--sizes 10000,100000] [--queries 500]
+        [--fresh-runs 15] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import resource
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from waymarks.recall.engine import evaluate
+from waymarks.recall.plan import direct_plan
+from waymarks.store.recall_index import RecallIndex, RecordInput, create_tables
+
+TARGET_P99_MS = {10_000: 5.0, 100_000: 15.0}
+TARGET_FRESH_MS = 60.0
+FRESH_SIZE = 10_000
+BASE_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+
+AREAS = """billing auth search gateway scheduler ingest reporting notifications storage checkout
+catalog analytics payments ledger inventory shipping pricing identity media export importer
+webhooks metrics alerting tracing backup archive mailer sms profile sessions""".split()
+ROLES = "api worker db cache proxy cron ui queue index sync".split()
+QUALIFIERS = "v2 eu us apac edge legacy next internal blue green".split()
+ENVS = "prod staging dev qa canary eu-prod us-prod".split()
+FIRST = """Alice Bob Carol Dan Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy Rupert
+Sybil Trent Victor Walter Yusuf Zoe Priya Mateo Chen Aiko Lars Ines Kwame Sofia Omar Hana
+Diego Mei Tomas Leila Arjun Nora Felix Amara Jonas""".split()
+LAST = """Smith Garcia Novak Tanaka Okafor Rossi Muller Kowalski Silva Nguyen Haddad Larsen Ivanova
+Moreau Fischer Costa Yamamoto Petrov Kim Singh""".split()
+EDITORS = "vim neovim emacs vscode helix zed sublime".split()
+LANGS = "Python Rust Go TypeScript Kotlin Java Elixir Zig".split()
+TOOLS = """ruff mypy pytest black eslint prettier clippy golangci-lint shellcheck hadolint
+terraform helm kubectl ansible""".split()
+DBS = "Postgres MySQL Redis SQLite ClickHouse Cassandra MongoDB Kafka RabbitMQ".split()
+EXTS = "yaml toml json ini conf env".split()
+DRINKS = "coffee tea matcha espresso water".split()
+SHELLS = "zsh bash fish nushell".split()
+ZH_AREAS = """支付 认证 搜索 网关 调度 报表 通知 存储 结算 目录 分析 账本 库存 物流 定价 身份
+媒体 导出 监控 备份""".split()
+ZH_NAMES = "张伟 王芳 李娜 刘洋 陈静 杨帆 赵磊 黄敏 周杰 吴昊".split()
+UNRELATED = [
+    "how do I make a sourdough starter from scratch",
+    "what is the capital of Australia",
+    "best hiking trails near Denver in autumn",
+    "explain monads in Haskell with a simple example",
+    "recommend a sci-fi novel similar to Dune",
+    "how long should I boil an egg for a soft yolk",
+    "what's the difference between a violin and a viola",
+    "translate good morning into Portuguese",
+    "which port city in Europe has the largest harbour",
+    "how many moons does Jupiter have",
+    "tips for running a first marathon",
+    "what causes the northern lights",
+    "write a haiku about autumn rain",
+    "how do vaccines train the immune system",
+    "history of the printing press",
+    "why is the sky blue during the day",
+    "how to repot a monstera plant",
+    "what year did the Berlin wall fall",
+    "difference between baking soda and baking powder",
+    "how does compound interest work",
+    "suggest a name for a golden retriever puppy",
+    "what is the rule of thirds in photography",
+    "how to tie a bowline knot",
+    "what's a good stretching routine after cycling",
+    "who painted the girl with a pearl earring",
+    "怎么做红烧肉",
+    "北京明天天气怎么样",
+    "推荐几本好看的科幻小说",
+    "如何学习弹吉他",
+    "长城有多长",
+    "what is the speed of light in a vacuum",
+    "how to clean a cast iron pan",
+    "plan a three day trip to Kyoto",
+    "what does a product manager do all day",
+    "how to write a cover letter for a design job",
+]
+
+
+def service(rng: random.Random) -> str:
+    """About 3,300 distinct names: area-role, two thirds of them with a qualifier."""
+    base = f"{rng.choice(AREAS)}-{rng.choice(ROLES)}"
+    return base if rng.random() < 0.33 else f"{base}-{rng.choice(QUALIFIERS)}"
+
+
+def person(rng: random.Random) -> str:
+    return f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+
+
+def claim(rng: random.Random, i: int) -> tuple[str, str]:
+    """One claim and a query that asks about it (phrased differently)."""
+    if rng.random() < 0.10:
+        return chinese_claim(rng, i)
+    svc, env, who = service(rng), rng.choice(ENVS), person(rng)
+    port = rng.randint(1024, 65000)
+    r = rng.randrange(14)
+    if r == 0:
+        return (f"The {svc} service listens on port {port} in {env}",
+                f"what port does {svc} use in {env}")
+    if r == 1:
+        path = f"/etc/{svc}/{rng.choice(['main', 'app', 'settings', svc])}.{rng.choice(EXTS)}"
+        return (f"{svc} reads its configuration from {path} (changed in release {i})",
+                f"where is the {svc} config file")
+    if r == 2:
+        return (f"{who} owns the {svc} on-call rotation since incident INC-{i}",
+                f"who is on call for {svc}")
+    if r == 3:
+        return (f"{who} prefers {rng.choice(EDITORS)} with the {rng.choice(SHELLS)} shell and "
+                f"drinks {rng.choice(DRINKS)} during reviews",
+                f"which editor does {who.split()[0]} {who.split()[1]} prefer")
+    if r == 4:
+        host = f"{svc}-{rng.randint(1, 40):02d}.{env}.internal"
+        return (f"{svc} in {env} runs on host {host} behind the {rng.choice(AREAS)} load "
+                f"balancer", f"which host runs {svc} in {env}")
+    if r == 5:
+        return (f"Deploy {svc} with `make deploy-{env}` from the release/{i % 97} branch, "
+                f"never on Fridays", f"how do we deploy {svc} to {env}")
+    if r == 6:
+        secs = rng.choice([5, 10, 15, 30, 60, 120])
+        return (f"The {svc} request timeout was raised to {secs} seconds after INC-{i} "
+                f"caused {rng.choice(AREAS)} errors", f"what is the {svc} timeout")
+    if r == 7:
+        return (f"Logs for {svc} are written to /var/log/{svc}/{env}-{i % 13}.log and rotated "
+                f"daily", f"where are the {svc} logs")
+    if r == 8:
+        tool, other = rng.sample(TOOLS, 2)
+        repo = f"{rng.choice(AREAS)}-{rng.choice(['service', 'lib', 'tools', 'infra'])}"
+        return (f"In the {repo} repo we use {tool} instead of {other} (decided in ADR-{i})",
+                f"which linter does the {repo} repo use")
+    if r == 9:
+        db = rng.choice(DBS)
+        return (f"{svc} stores its state in {db} version {rng.randint(5, 17)}."
+                f"{rng.randint(0, 9)} on {env}", f"what database does {svc} use")
+    if r == 10:
+        lang = rng.choice(LANGS)
+        return (f"{who} would rather write new tooling in {lang} than in "
+                f"{rng.choice(LANGS)}", f"what language does {who} like for tooling")
+    if r == 11:
+        return (f"The {svc} API key for {env} lives in vault at secret/{env}/{svc}/key-{i}",
+                f"where is the {svc} api key for {env}")
+    if r == 12:
+        return (f"Run {rng.choice(TOOLS)} before merging anything that touches "
+                f"src/{rng.choice(AREAS)}/{rng.choice(ROLES)}_{i % 50}.py",
+                f"what must run before merging src/{rng.choice(AREAS)} changes")
+    return (f"{who} asked that {svc} alerts page the {rng.choice(AREAS)} team after "
+            f"{rng.randint(2, 9)} failed health checks", f"who gets paged for {svc} alerts")
+
+
+def chinese_claim(rng: random.Random, i: int) -> tuple[str, str]:
+    area, who, env = rng.choice(ZH_AREAS), rng.choice(ZH_NAMES), rng.choice(ENVS)
+    port = rng.randint(1024, 65000)
+    r = rng.randrange(5)
+    if r == 0:
+        return f"{area}服务在{env}环境的端口是{port}", f"{area}服务的端口是多少"
+    if r == 1:
+        return (f"{who}负责{area}系统的值班，工单编号{i}", f"谁负责{area}系统的值班")
+    if r == 2:
+        return (f"{area}服务的配置文件在 /etc/{area}/{env}.yaml，修改后要重启",
+                f"{area}服务的配置文件在哪里")
+    if r == 3:
+        return (f"{who}喜欢用{rng.choice(EDITORS)}写代码，习惯深色主题",
+                f"{who}喜欢用什么编辑器")
+    return (f"部署{area}服务之前必须先跑{rng.choice(TOOLS)}测试，发布单{i}",
+            f"部署{area}服务之前要做什么")
+
+
+def records(size: int, seed: int) -> Iterator[tuple[RecordInput, str]]:
+    rng = random.Random(seed)
+    ms = BASE_MS
+    for i in range(size):
+        ms += rng.randint(1_000, 600_000)
+        text, query = claim(rng, i)
+        origin = rng.choice(["session", "project"]) + ":" + rng.choice(
+            ["/work/platform", "/work/billing", "/work/infra", "/home/dev/notes"])
+        yield RecordInput(id=f"m{i:07d}", text=text, origin=origin, created_at=ms), query
+
+
+def open_db(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(path, isolation_level=None)
+
+
+def build(path: Path, size: int, seed: int) -> tuple[float, list[tuple[str, str]]]:
+    db = open_db(path)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    create_tables(db)
+    index = RecallIndex(db, items_backed=False)
+    about: list[tuple[str, str]] = []
+
+    def feed() -> Iterator[RecordInput]:
+        for record, query in records(size, seed):
+            about.append((record.id, query))
+            yield record
+
+    start = time.perf_counter()
+    db.execute("BEGIN")
+    index.add(feed())
+    db.execute("COMMIT")
+    elapsed = time.perf_counter() - start
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    return elapsed, about
+
+
+def query_mix(about: Sequence[tuple[str, str]], count: int, seed: int) -> list[tuple[str, str]]:
+    """(expected record id or "", query): ~60% about a stored claim, ~40% unrelated."""
+    rng = random.Random(seed + 1)
+    out = []
+    for n in range(count):
+        if rng.random() < 0.6:
+            out.append(rng.choice(about))
+        else:
+            out.append(("", UNRELATED[n % len(UNRELATED)]))
+    return out
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def rss_mb() -> tuple[float, float]:
+    current = 0.0
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                current = int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return round(current, 1), round(peak, 1)
+
+
+def warm_loop(path: Path, queries: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    db = open_db(path)
+    index = RecallIndex(db, items_backed=False)
+    for _, query in queries[:20]:  # warm the page cache and the analysers
+        plan = direct_plan(query)
+        evaluate(plan, index.candidates(plan), index.stats(plan.focus + plan.context))
+    totals = {"plan": 0.0, "candidates": 0.0, "stats": 0.0, "evaluate": 0.0}
+    times: list[float] = []
+    named = named_hit = unrelated = unrelated_digest = 0
+    candidate_counts = []
+    for expected, query in queries:
+        t0 = time.perf_counter()
+        plan = direct_plan(query)
+        t1 = time.perf_counter()
+        cands = index.candidates(plan)
+        t2 = time.perf_counter()
+        stats = index.stats(plan.focus + plan.context)
+        t3 = time.perf_counter()
+        result = evaluate(plan, cands, stats)
+        t4 = time.perf_counter()
+        times.append((t4 - t0) * 1000)
+        for key, (a, b) in zip(totals, ((t0, t1), (t1, t2), (t2, t3), (t3, t4)), strict=True):
+            totals[key] += b - a
+        candidate_counts.append(len(cands))
+        if expected:
+            named += 1
+            named_hit += expected in result.selected
+        else:
+            unrelated += 1
+            unrelated_digest += bool(result.selected)
+    db.close()
+    slowest = sorted(zip(times, (q for _, q in queries), strict=True), reverse=True)[:3]
+    return {
+        "queries": len(queries),
+        "p50_ms": round(statistics.median(times), 3),
+        "p99_ms": round(percentile(times, 99), 3),
+        "max_ms": round(max(times), 3),
+        "mean_ms_by_phase": {k: round(v * 1000 / len(queries), 3) for k, v in totals.items()},
+        "mean_candidates": round(statistics.mean(candidate_counts), 1),
+        "slowest": [{"ms": round(ms, 2), "query": q} for ms, q in slowest],
+        "named_hit": round(named_hit / max(1, named), 3),
+        "unrelated_digest": round(unrelated_digest / max(1, unrelated), 3),
+    }
+
+
+FRESH_SCRIPT = """
+import sqlite3, sys
+from waymarks.recall.engine import evaluate
+from waymarks.recall.plan import direct_plan
+from waymarks.store.recall_index import RecallIndex
+index = RecallIndex(sqlite3.connect(sys.argv[1]), items_backed=False)
+plan = direct_plan(sys.argv[2])
+result = evaluate(plan, index.candidates(plan), index.stats(plan.focus + plan.context))
+print(len(result.selected))
+"""
+IMPORT_ONLY = "import waymarks.recall.engine, waymarks.store.recall_index"
+
+
+def wall(argv: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    return (time.perf_counter() - start) * 1000
+
+
+def fresh(path: Path, queries: Sequence[tuple[str, str]], runs: int) -> dict[str, Any]:
+    english = [q for _, q in queries if q.isascii()]
+    chinese = [q for _, q in queries if not q.isascii()]
+    python = sys.executable
+    samples: dict[str, list[float]] = {"pass": [], "import": [], "query_en": [], "query_zh": []}
+    wall([python, "-c", FRESH_SCRIPT, str(path), english[0]])  # page cache, .pyc files
+    for n in range(runs):
+        samples["pass"].append(wall([python, "-c", "pass"]))
+        samples["import"].append(wall([python, "-c", IMPORT_ONLY]))
+        samples["query_en"].append(
+            wall([python, "-c", FRESH_SCRIPT, str(path), english[n % len(english)]]))
+        if chinese:
+            samples["query_zh"].append(
+                wall([python, "-c", FRESH_SCRIPT, str(path), chinese[n % len(chinese)]]))
+    out: dict[str, Any] = {"runs": runs}
+    for key, values in samples.items():
+        if values:
+            out[f"{key}_median_ms"] = round(statistics.median(values), 1)
+    out["target_ms"] = TARGET_FRESH_MS
+    out["met"] = out["query_en_median_ms"] <= TARGET_FRESH_MS
+    return out
+
+
+def run_one(size: int, count: int, seed: int, fresh_runs: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="waymarks-recall-") as tmp:
+        path = Path(tmp) / "recall.sqlite3"
+        build_s, about = build(path, size, seed)
+        queries = query_mix(about, count, seed)
+        disk = sum(p.stat().st_size for p in Path(tmp).iterdir())
+        warm = warm_loop(path, queries)
+        current, peak = rss_mb()
+        result: dict[str, Any] = {
+            "size": size,
+            "build_s": round(build_s, 2),
+            "records_per_s": round(size / build_s),
+            "index_mb": round(disk / 1e6, 2),
+            "rss_mb": current,
+            "peak_rss_mb": peak,
+            "warm": warm,
+        }
+        target = TARGET_P99_MS.get(size)
+        if target is not None:
+            result["target_p99_ms"] = target
+            result["met"] = warm["p99_ms"] <= target
+        if size == FRESH_SIZE and fresh_runs:
+            result["fresh_process"] = fresh(path, queries, fresh_runs)
+        return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--queries", type=int, default=500)
+    parser.add_argument("--fresh-runs", type=int, default=15)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.one is not None:
+        print(json.dumps(run_one(args.one, args.queries, args.seed, args.fresh_runs)))
+        return 0
+    results = []
+    for size in (int(s) for s in args.sizes.split(",") if s.strip()):
+        child = subprocess.run(
+            [sys.executable, __file__, "--one", str(size), "--queries", str(args.queries),
+             "--fresh-runs", str(args.fresh_runs), "--seed", str(args.seed)],
+            check=True, capture_output=True, text=True, env={**os.environ})
+        results.append(json.loads(child.stdout))
+    print(json.dumps({"python": sys.version.split()[0], "sqlite": sqlite3.sqlite_version,
+                      "results": results}, indent=2, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
