@@ -27,6 +27,8 @@ import msgspec
 from waymarks.recall.analysis import analyze
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
 
+SCAN_BUDGET: Final = 15000
+MIN_SCAN_TERMS: Final = 2
 CANDIDATE_LIMIT: Final = 100  # 300 cost 3x the p99 with the same digests (LoCoMo, synthetic)
 _FIELDS_CODEC: Final = msgspec.json.Encoder()
 _FIELDS_DECODER: Final = msgspec.json.Decoder(dict[str, list[str]])
@@ -141,7 +143,7 @@ class RecallIndex:
         For a projection-backed index, ``visible_to`` = (session ID, trusted project path or
         ``None``) keeps only items that session may see: its own, and its trusted project's.
         """
-        terms = sorted({token(f) for f in (*plan.focus, *plan.context)})
+        terms = self._scan_terms([*plan.focus, *plan.context])
         if not terms:
             return []
         rows = self.db.execute(
@@ -165,6 +167,24 @@ class RecallIndex:
                 origin_features=frozenset(parts["origin"]), body_count=count,
                 evidence=evidence))
         return out
+
+    def _scan_terms(self, features: list[str]) -> list[str]:
+        """The terms to match: all of them, or, when together they would make SQLite rank
+        more than ``SCAN_BUDGET`` rows, the rarest ones within the budget (at least two).
+
+        A record that shares only common words with the query cannot pass the gates
+        anyway; ranking every one of them was most of a query's time at 100k records.
+        """
+        df = self.stats(features).df
+        ordered = sorted(dict.fromkeys(features), key=lambda f: (df.get(f, 0), f))
+        chosen, scanned = [], 0
+        for feature in ordered:
+            rows = df.get(feature, 0)
+            if len(chosen) >= MIN_SCAN_TERMS and scanned + rows > SCAN_BUDGET:
+                break
+            chosen.append(token(feature))
+            scanned += rows
+        return sorted(set(chosen))
 
     def _current_statuses(
         self, ids: list[str], visible_to: tuple[str, str | None] | None
