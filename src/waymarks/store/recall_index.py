@@ -177,7 +177,8 @@ class RecallIndex:
         """
         df = self.stats(features).df
         ordered = sorted(dict.fromkeys(features), key=lambda f: (df.get(f, 0), f))
-        chosen, scanned = [], 0
+        chosen: list[str] = []
+        scanned = 0
         for feature in ordered:
             rows = df.get(feature, 0)
             if len(chosen) >= MIN_SCAN_TERMS and scanned + rows > SCAN_BUDGET:
