@@ -81,6 +81,9 @@ def main() -> int:
         w.run("pins")
         w.run("context", "memory add --key deploy-target -- 'Deploys go to \"staging\" first.'",
               note="The same commands as one /context argument string")
+        w.run("recall", "--history", "Which database do we use?", "and the port?",
+              note="Recall: which memory a prompt is about, quoted as data (precision first)")
+        w.run("recall", "What is the weather like?", note="Nothing relevant: nothing recalled")
         pins = w.json("pins")["items"]
         w.run("unpin", pins[0]["id"], "no longer needed")
         w.run("memory", "expire", w.json("memory")["items"][-1]["id"], "staging was retired")
