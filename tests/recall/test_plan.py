@@ -124,9 +124,6 @@ def test_only_the_six_newest_history_turns_are_replayed() -> None:
     assert "w:zanzibar" not in older.context
 
 
-@pytest.mark.xfail(strict=True, reason="DEVIATION: consecutive topic-less continuations do not "
-                   "share one history slot; six 'continue' turns push the subject out of the "
-                   "6-turn window")
 def test_consecutive_continuations_share_a_slot() -> None:
     plan = plan_query("port?", ["SQLite", *["continue"] * 6])
     assert plan.context == ("w:sqlite",)

@@ -43,8 +43,21 @@ def clip_utf8(text: str, limit: int) -> str:
 
 
 def plan_query(prompt: str, history: Sequence[str] = ()) -> QueryPlan:
-    """The plan for ``prompt`` given the earlier user turns (oldest first)."""
-    turns = [clip_utf8(t, MAX_HISTORY_BYTES) for t in history[-MAX_HISTORY_TURNS:]]
+    """The plan for ``prompt`` given the earlier user turns (oldest first).
+
+    Consecutive topic-less turns ("continue", "ok") share one of the 6 history slots, so a
+    run of them cannot push the subject out of the window.
+    """
+    turns: list[str] = []
+    for text in reversed(history):
+        turn = clip_utf8(text, MAX_HISTORY_BYTES)
+        topicless = analyze(turn, query=True).empty and not _RESET.search(fold(turn))
+        if topicless and turns and turns[-1] == "":
+            continue  # shares the slot of the topic-less turn after it
+        turns.append("" if topicless else turn)
+        if len(turns) == MAX_HISTORY_TURNS:
+            break
+    turns.reverse()
     previous: QueryPlan | None = None
     for turn in turns:
         previous = _advance(turn, previous)
