@@ -211,9 +211,6 @@ def test_framing_removal_does_not_rewrite_literals(path: str) -> None:
     assert "p:" + path in features("打开 " + path, query=True)
 
 
-@pytest.mark.xfail(strict=True, reason="DEVIATION: 'recall'/'remember' are filler on both "
-                   "sides, so a technical question about recall loses that concept (seed: "
-                   "technical memory/recall questions retain those concepts)")
 def test_technical_recall_questions_keep_the_recall_concept() -> None:
     asked = features("How does recall work?", query=True)
     assert asked != ()

@@ -34,7 +34,7 @@ STOP_WORDS: Final = frozenset(
 #: words that say nothing about a subject; they never become features
 FILLER: Final = frozenset(
     """
-    please thanks thank want need know think tell say said remember recall again now today
+    please thanks thank want need know think tell say said again now today
     time way kind sort actually basically maybe probably sure right new old good bad help
     look see try use used using work working question answer continue continu resume
     proceed keep carry 好 好的 嗯 行 对 是的 ok
@@ -106,6 +106,8 @@ FRAMING_PATTERNS: Final = tuple(
         r"\bwhat\s+did\s+(?:we|i|you)\s+(?:say|decide|agree|note|write)\s+(?:about|on)\b",
         r"\b(?:remind\s+me|tell\s+me)\s+(?:again\s+)?(?:about|what|of)?\b",
         r"\bi\s+(?:forgot|forget|don'?t\s+remember)\b",
+        r"^\s*(?:please\s+)?(?:remember|recall)\b(?:\s+(?:what|that|if|whether))?",
+        r"\bwhat\s+do\s+you\s+(?:remember|recall|know)\s+(?:about|of)\b",
         r"(?:你)?还记得|你记得|记不记得|我们之前(?:说过|讨论过|聊过)?|之前(?:说过|提到过?)|提醒我",
         r"(?:是什么|是多少|是哪个)?(?:来着|吗|呢)[?？]?$",
     )
