@@ -46,6 +46,7 @@ from typing import Any
 
 from waymarks.recall.engine import evaluate
 from waymarks.recall.plan import direct_plan
+from waymarks.store.recall_cache import RecallCache
 from waymarks.store.recall_index import RecallIndex, RecordInput, create_tables
 
 TARGET_P99_MS = {10_000: 5.0, 100_000: 15.0}
@@ -268,9 +269,19 @@ def rss_mb() -> tuple[float, float]:
     return round(current, 1), round(peak, 1)
 
 
-def warm_loop(path: Path, queries: Sequence[tuple[str, str]]) -> dict[str, Any]:
+def warm_loop(path: Path, queries: Sequence[tuple[str, str]],
+              cached: bool = False) -> dict[str, Any]:
+    """Queries in one process: through SQLite, or (``cached``) through the in-memory cache
+    a long-lived process keeps (RecallCache)."""
     db = open_db(path)
-    index = RecallIndex(db, items_backed=False)
+    index: Any = RecallIndex(db, items_backed=False)
+    load_s = 0.0
+    if cached:
+        started = time.perf_counter()
+        cache = RecallCache(index)
+        cache.refresh()
+        load_s = time.perf_counter() - started
+        index = _CachedIndex(cache)
     for _, query in queries[:20]:  # warm the page cache and the analysers
         plan = direct_plan(query)
         evaluate(plan, index.candidates(plan), index.stats(plan.focus + plan.context))
@@ -301,6 +312,8 @@ def warm_loop(path: Path, queries: Sequence[tuple[str, str]]) -> dict[str, Any]:
     db.close()
     slowest = sorted(zip(times, (q for _, q in queries), strict=True), reverse=True)[:3]
     return {
+        "mode": "in-memory cache" if cached else "sqlite",
+        "cache_load_s": round(load_s, 3) if cached else None,
         "queries": len(queries),
         "p50_ms": round(statistics.median(times), 3),
         "p99_ms": round(percentile(times, 99), 3),
@@ -313,10 +326,26 @@ def warm_loop(path: Path, queries: Sequence[tuple[str, str]]) -> dict[str, Any]:
     }
 
 
+class _CachedIndex:
+    """The cache behind the same two calls the SQLite index offers."""
+
+    def __init__(self, cache: RecallCache) -> None:
+        self.cache = cache
+        self._stats: Any = None
+
+    def candidates(self, plan: Any) -> list[Any]:
+        self._stats = self.cache.stats((*plan.focus, *plan.context))
+        return self.cache.candidates(plan, self._stats)
+
+    def stats(self, features: Any) -> Any:
+        return self._stats if self._stats is not None else self.cache.stats(features)
+
+
 FRESH_SCRIPT = """
 import sqlite3, sys
 from waymarks.recall.engine import evaluate
 from waymarks.recall.plan import direct_plan
+from waymarks.store.recall_cache import RecallCache
 from waymarks.store.recall_index import RecallIndex
 index = RecallIndex(sqlite3.connect(sys.argv[1]), items_backed=False)
 plan = direct_plan(sys.argv[2])
@@ -362,6 +391,7 @@ def run_one(size: int, count: int, seed: int, fresh_runs: int) -> dict[str, Any]
         queries = query_mix(about, count, seed)
         disk = sum(p.stat().st_size for p in Path(tmp).iterdir())
         warm = warm_loop(path, queries)
+        cached = warm_loop(path, queries, cached=True)
         current, peak = rss_mb()
         result: dict[str, Any] = {
             "size": size,
@@ -371,11 +401,13 @@ def run_one(size: int, count: int, seed: int, fresh_runs: int) -> dict[str, Any]
             "rss_mb": current,
             "peak_rss_mb": peak,
             "warm": warm,
+            "warm_cached": cached,
         }
         target = TARGET_P99_MS.get(size)
         if target is not None:
             result["target_p99_ms"] = target
-            result["met"] = warm["p99_ms"] <= target
+            result["met_sqlite"] = warm["p99_ms"] <= target
+            result["met_cached"] = cached["p99_ms"] <= target
         if size == FRESH_SIZE and fresh_runs:
             result["fresh_process"] = fresh(path, queries, fresh_runs)
         return result

@@ -440,3 +440,27 @@ def test_cli_explain_has_no_bodies_and_ignores_history(cli: Callable[..., dict])
 def test_cli_recall_without_a_query_is_a_usage_error(cli: Callable[..., dict]) -> None:
     out = cli("recall", expect=2)
     assert out.get("code") == "usage"
+
+
+def test_the_in_memory_index_answers_like_sqlite(make_app, project) -> None:  # type: ignore[no-untyped-def]
+    """A long-lived process keeps the index in memory; its answers match the SQLite path,
+    including after new writes, lifecycle changes and a full rebuild."""
+    warm = make_app(keep_recall_index=True)
+    claims = ["The SQLite database listens on port 5433.", "Redis auth uses the vault password.",
+              "Deploys go to staging first, see deploy/staging.yaml", "我们把数据库端口改成5433了"]
+    for claim in claims:
+        warm.remember(claim)
+    questions = ["what port does sqlite use?", "还记得数据库端口吗", "redis auth?",
+                 "check deploy/staging.yaml", "what is the weather"]
+
+    def answers(app: Waymarks) -> list[list[str]]:
+        return [app.recall(q).selected for q in questions]
+
+    cold = make_app()
+    assert answers(warm) == answers(cold)
+    first = warm.recall("what port does sqlite use?").selected[0]
+    warm.set_memory_status(first, "expired")
+    warm.remember("Kafka keeps seven days of events.")
+    assert answers(warm) == answers(make_app())
+    warm.rebuild_index()
+    assert answers(warm) == answers(make_app())

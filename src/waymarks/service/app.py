@@ -54,6 +54,7 @@ from waymarks.service.writes import (
 from waymarks.store.health import health_report
 from waymarks.store.migrations import SchemaTooNewError
 from waymarks.store.projection import Projection, ProjectionDamaged, state_from_row
+from waymarks.store.recall_cache import RecallCache
 from waymarks.store.recall_index import RecallIndex
 
 DB_NAME = "waymarks.db"
@@ -91,13 +92,18 @@ class Waymarks:
         session: str | SessionLog | None = None,
         clock: Clock | None = None,
         ids: IdSource | None = None,
+        keep_recall_index: bool = False,
     ) -> None:
+        """``keep_recall_index``: hold the recall index in memory between queries (for
+        long-lived processes such as an MCP server); a one-shot CLI leaves it in SQLite."""
         self.home = home
         self.cwd = canonical_project_path(cwd or os.getcwd())
         self.clock = clock or SystemClock()
         self.ids = ids or RandomIds()
         self.trust_store = TrustStore(home)
         # a session is named (path, ID or prefix), handed over as a ledger, or the newest
+        self.keep_recall_index = keep_recall_index
+        self._recall_cache: RecallCache | None = None
         self.recovered: dict[str, str] | None = None  # set when a damaged database was rebuilt
         self._session_ref = session if isinstance(session, str) else None
         self._session: SessionLog | None = session if isinstance(session, SessionLog) else None
@@ -106,6 +112,7 @@ class Waymarks:
     # -- plumbing -------------------------------------------------------------------
 
     def close(self) -> None:
+        self._recall_cache = None
         if self._projection is not None:
             self._projection.close()
             self._projection = None
@@ -136,6 +143,7 @@ class Waymarks:
 
     def _recover(self, problem: Exception) -> None:
         """Set a damaged database aside and rebuild a new one from every known ledger."""
+        self._recall_cache = None
         if self._projection is not None:
             with contextlib.suppress(sqlite3.Error):
                 self._projection.close()
@@ -342,8 +350,17 @@ class Waymarks:
         if session is None:
             return evaluate(plan, [], Stats(0))
         visible = (session.session_id, self.cwd if self.project_trusted else None)
-        candidates = index.candidates(plan, visible_to=visible)
-        return evaluate(plan, candidates, index.stats((*plan.focus, *plan.context)))
+        features = (*plan.focus, *plan.context)
+        if not self.keep_recall_index:
+            candidates = index.candidates(plan, visible_to=visible)
+            return evaluate(plan, candidates, index.stats(features))
+        if self._recall_cache is None:
+            self._recall_cache = RecallCache(index)
+        self._recall_cache.index = index
+        self._recall_cache.refresh()
+        stats = self._recall_cache.stats(features)
+        return evaluate(plan, self._recall_cache.candidates(plan, stats, visible_to=visible),
+                        stats)
 
     # -- diagnostics ----------------------------------------------------------------
 

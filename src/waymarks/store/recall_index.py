@@ -71,6 +71,9 @@ def reset(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM recall_records")
     db.execute("INSERT INTO recall_terms (recall_terms) VALUES ('delete-all')")
     db.execute("DELETE FROM meta WHERE name = 'recall_seq'")
+    # in-memory copies (RecallCache) compare generations to know they must start over
+    db.execute("INSERT INTO meta (name, value) VALUES ('recall_generation', '1')"
+               " ON CONFLICT (name) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
 
 
 class RecallIndex:
@@ -153,7 +156,7 @@ class RecallIndex:
             " ORDER BY recall_terms.rank LIMIT ?",
             (" OR ".join(terms), limit),
         ).fetchall()
-        statuses = (self._current_statuses([r[0] for r in rows], visible_to)
+        statuses = (self.current_statuses([r[0] for r in rows], visible_to)
                     if self.items_backed else {})
         out = []
         for item_id, kind, status, origin, created, text, fields, count, evidence in rows:
@@ -187,7 +190,7 @@ class RecallIndex:
             scanned += rows
         return sorted(set(chosen))
 
-    def _current_statuses(
+    def current_statuses(
         self, ids: list[str], visible_to: tuple[str, str | None] | None
     ) -> dict[str, str]:
         session_id, project = visible_to if visible_to is not None else (None, None)
@@ -203,6 +206,12 @@ class RecallIndex:
                         scope != "project" and owner == session_id):
                     statuses[item_id] = status
         return statuses
+
+    def generation(self) -> int:
+        """Bumped each time the index is reset; 0 before the first reset."""
+        row = self.db.execute(
+            "SELECT value FROM meta WHERE name = 'recall_generation'").fetchone()
+        return int(row[0]) if row else 0
 
     def behind(self) -> bool:
         """Whether the projection holds memory items not yet indexed."""

@@ -1,0 +1,108 @@
+"""The recall index held in memory, for long-lived processes answering many queries.
+
+A fresh process (a hook) asks SQLite for candidates; a long-lived one (an MCP server, a
+host bridge) loads the index once into postings lists and keeps it current by reading
+only rows past the last one it holds. Candidates are then found without SQL: each query
+feature's postings add its weight to the records that have it, and the best ``limit``
+go on to full scoring. Record fields are decoded only for those candidates.
+
+The same scan budget as the SQLite path applies: when the query's features together
+would touch more than ``SCAN_BUDGET`` postings, only the rarest ones within it are used.
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from collections.abc import Sequence
+from operator import itemgetter
+
+import msgspec
+
+from waymarks.recall.scoring import Candidate, QueryPlan, Stats
+from waymarks.store.recall_index import (
+    CANDIDATE_LIMIT,
+    MIN_SCAN_TERMS,
+    SCAN_BUDGET,
+    RecallIndex,
+)
+
+_FIELDS_DECODER = msgspec.json.Decoder(dict[str, list[str]])
+_Row = tuple[str, str, str, str, int, str, bytes, int, str]
+
+
+class RecallCache:
+    """Postings and stored rows of a :class:`RecallIndex`, refreshed incrementally."""
+
+    def __init__(self, index: RecallIndex) -> None:
+        self.index = index
+        self.rows: dict[int, _Row] = {}
+        self.postings: dict[str, array[int]] = {}
+        self.watermark = 0
+        self.generation = 0
+
+    def refresh(self) -> int:
+        """Load rows added since the last refresh; returns how many."""
+        self._reset_if_shrunk()
+        loaded = 0
+        for rowid, *rest in self.index.db.execute(
+            "SELECT rowid, item_id, kind, status, origin, created_at, text, fields,"
+            " body_count, evidence FROM recall_records WHERE rowid > ? ORDER BY rowid",
+            (self.watermark,),
+        ):
+            row: _Row = tuple(rest)
+            self.rows[rowid] = row
+            loaded += 1
+            parts = _FIELDS_DECODER.decode(row[6])
+            for feature in {*parts["body"], *parts["aliases"], *parts["quoted"]}:
+                self.postings.setdefault(feature, array("i")).append(rowid)
+            self.watermark = rowid
+        return loaded
+
+    def _reset_if_shrunk(self) -> None:
+        """Start over if the index was reset (the projection was rebuilt)."""
+        generation = self.index.generation()
+        if generation != self.generation:
+            self.rows.clear()
+            self.postings.clear()
+            self.watermark = 0
+            self.generation = generation
+
+    def stats(self, features: Sequence[str]) -> Stats:
+        return Stats(len(self.rows),
+                     {f: len(self.postings[f]) for f in features if f in self.postings})
+
+    def candidates(
+        self, plan: QueryPlan, stats: Stats, limit: int = CANDIDATE_LIMIT,
+        visible_to: tuple[str, str | None] | None = None,
+    ) -> list[Candidate]:
+        features = sorted(dict.fromkeys((*plan.focus, *plan.context)),
+                          key=lambda f: (stats.df.get(f, 0), f))
+        scores: dict[int, float] = {}
+        scanned = 0
+        for count, feature in enumerate(features):
+            postings = self.postings.get(feature)
+            if postings is None:
+                continue
+            if count >= MIN_SCAN_TERMS and scanned + len(postings) > SCAN_BUDGET:
+                break
+            scanned += len(postings)
+            weight = stats.weight(feature)
+            for rowid in postings:
+                scores[rowid] = scores.get(rowid, 0.0) + weight
+        best = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
+        rows = [self.rows[rowid] for rowid, _score in best]
+        statuses = (self.index.current_statuses([r[0] for r in rows], visible_to)
+                    if self.index.items_backed else {})
+        out = []
+        for item_id, kind, status, origin, created, text, fields, count_, evidence in rows:
+            if self.index.items_backed and item_id not in statuses:
+                continue
+            parts = _FIELDS_DECODER.decode(fields)
+            out.append(Candidate(
+                id=item_id, kind=kind, status=statuses.get(item_id, status), origin=origin,
+                created_at=created, text=text, body=frozenset(parts["body"]),
+                aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
+                origin_features=frozenset(parts["origin"]), body_count=count_,
+                evidence=evidence))
+        return out
