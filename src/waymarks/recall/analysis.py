@@ -241,3 +241,22 @@ def _pasted_spans(text: str) -> list[tuple[int, int]]:
 
 def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
     return any(start <= position < end for start, end in spans)
+
+
+def first_match(text: str, features: frozenset[str]) -> int | None:
+    """Where in ``text`` the first word or literal with one of ``features`` starts."""
+    folded = fold(text)
+    if len(folded) != len(text):  # case folding changed lengths: positions would drift
+        folded = text.lower() if len(text.lower()) == len(text) else text
+    best: int | None = None
+    for feature in features:
+        if is_literal(feature):
+            found = folded.find(feature[2:])
+            if found >= 0 and (best is None or found < best):
+                best = found
+    for match in _WORDS.finditer(folded):
+        if best is not None and match.start() >= best:
+            break
+        if any(word_feature(w) in features for w in _split_scripts(match.group(0))):
+            return match.start()
+    return best

@@ -52,6 +52,7 @@ class Candidate:
     utility: float = 1.0
     accuracy: float = 1.0
     evidence: str = "explicit"
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)

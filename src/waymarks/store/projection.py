@@ -79,7 +79,7 @@ EXPECTED_COLUMNS: Final = {
     "meta": "name, value",
     "items_fts": "text, key",
     "recall_records": "item_id, kind, status, origin, created_at, text, fields, body_count,"
-                      " evidence",
+                      " evidence, source",
 }
 
 

@@ -28,7 +28,7 @@ from waymarks.store.recall_index import (
 )
 
 _FIELDS_DECODER = msgspec.json.Decoder(dict[str, list[str]])
-_Row = tuple[str, str, str, str, int, str, bytes, int, str]
+_Row = tuple[str, str, str, str, int, str, bytes, int, str, str]
 
 
 class RecallCache:
@@ -47,7 +47,7 @@ class RecallCache:
         loaded = 0
         for rowid, *rest in self.index.db.execute(
             "SELECT rowid, item_id, kind, status, origin, created_at, text, fields,"
-            " body_count, evidence FROM recall_records WHERE rowid > ? ORDER BY rowid",
+            " body_count, evidence, source FROM recall_records WHERE rowid > ? ORDER BY rowid",
             (self.watermark,),
         ):
             row: _Row = tuple(rest)
@@ -95,7 +95,8 @@ class RecallCache:
         statuses = (self.index.current_statuses([r[0] for r in rows], visible_to)
                     if self.index.items_backed else {})
         out = []
-        for item_id, kind, status, origin, created, text, fields, count_, evidence in rows:
+        for item_id, kind, status, origin, created, text, fields, count_, evidence, source in (
+                rows):
             if self.index.items_backed and item_id not in statuses:
                 continue
             parts = _FIELDS_DECODER.decode(fields)
@@ -104,5 +105,5 @@ class RecallCache:
                 created_at=created, text=text, body=frozenset(parts["body"]),
                 aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
                 origin_features=frozenset(parts["origin"]), body_count=count_,
-                evidence=evidence))
+                evidence=evidence, source=source))
         return out

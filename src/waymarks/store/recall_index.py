@@ -44,6 +44,7 @@ class RecordInput:
     created_at: int = 0
     aliases: tuple[str, ...] = ()
     evidence: str = "explicit"
+    source: str = ""  # where the record came from (session:entry), shown in digests
 
 
 def token(feature: str) -> str:
@@ -57,7 +58,7 @@ def create_tables(db: sqlite3.Connection) -> None:
         "CREATE TABLE recall_records (rowid INTEGER PRIMARY KEY, item_id TEXT NOT NULL,"
         " kind TEXT NOT NULL, status TEXT NOT NULL, origin TEXT NOT NULL,"
         " created_at INTEGER NOT NULL, text TEXT NOT NULL, fields BLOB NOT NULL,"
-        " body_count INTEGER NOT NULL, evidence TEXT NOT NULL) STRICT",
+        " body_count INTEGER NOT NULL, evidence TEXT NOT NULL, source TEXT NOT NULL) STRICT",
         "CREATE UNIQUE INDEX recall_records_item ON recall_records (item_id)",
         "CREATE VIRTUAL TABLE recall_terms USING fts5 (terms, content = '',"
         " tokenize = 'ascii')",
@@ -94,10 +95,11 @@ class RecallIndex:
                       "quoted": list(body.quoted), "origin": list(origin)}
             cursor = self.db.execute(
                 "INSERT INTO recall_records (item_id, kind, status, origin, created_at, text,"
-                " fields, body_count, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " fields, body_count, evidence, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (item_id) DO NOTHING RETURNING rowid",
                 (record.id, record.kind, record.status, record.origin, record.created_at,
-                 record.text, _FIELDS_CODEC.encode(fields), len(body.features), record.evidence),
+                 record.text, _FIELDS_CODEC.encode(fields), len(body.features), record.evidence,
+                 record.source),
             ).fetchone()
             if cursor is None:
                 continue
@@ -113,13 +115,14 @@ class RecallIndex:
         watermark = int(row[0]) if row else 0
         rows = self.db.execute(
             "SELECT id, text, status, scope, coalesce(project_path, session_id), created_at,"
-            " seq FROM items WHERE kind = 'memory' AND seq > ? ORDER BY seq", (watermark,)
+            " seq, session_id || ':' || entry_id FROM items WHERE kind = 'memory' AND seq > ?"
+            " ORDER BY seq", (watermark,)
         ).fetchall()
         if not rows:
             return 0
         added = self.add(
             RecordInput(id=r[0], text=r[1], status=r[2], origin=f"{r[3]}:{r[4]}",
-                        created_at=r[5]) for r in rows)
+                        created_at=r[5], source=r[7]) for r in rows)
         self.db.execute(
             "INSERT INTO meta (name, value) VALUES ('recall_seq', ?) ON CONFLICT (name)"
             " DO UPDATE SET value = excluded.value", (str(rows[-1][6]),))
@@ -151,7 +154,7 @@ class RecallIndex:
             return []
         rows = self.db.execute(
             "SELECT r.item_id, r.kind, r.status, r.origin, r.created_at, r.text, r.fields,"
-            " r.body_count, r.evidence FROM recall_terms JOIN recall_records r"
+            " r.body_count, r.evidence, r.source FROM recall_terms JOIN recall_records r"
             " ON r.rowid = recall_terms.rowid WHERE recall_terms MATCH ?"
             " ORDER BY recall_terms.rank LIMIT ?",
             (" OR ".join(terms), limit),
@@ -159,7 +162,7 @@ class RecallIndex:
         statuses = (self.current_statuses([r[0] for r in rows], visible_to)
                     if self.items_backed else {})
         out = []
-        for item_id, kind, status, origin, created, text, fields, count, evidence in rows:
+        for item_id, kind, status, origin, created, text, fields, count, evidence, source in rows:
             if self.items_backed and item_id not in statuses:
                 continue  # not visible from here
             parts = _FIELDS_DECODER.decode(fields)
@@ -168,7 +171,7 @@ class RecallIndex:
                 created_at=created, text=text, body=frozenset(parts["body"]),
                 aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
                 origin_features=frozenset(parts["origin"]), body_count=count,
-                evidence=evidence))
+                evidence=evidence, source=source))
         return out
 
     def _scan_terms(self, features: list[str]) -> list[str]:
