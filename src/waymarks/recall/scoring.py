@@ -111,10 +111,42 @@ class _MemoStats(Stats):
         return cached if cached is not None else Stats.weight(self, feature)
 
 
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What scoring needs to know about the query, worked out once, not per candidate."""
+
+    focus: tuple[tuple[str, float], ...]
+    context: tuple[tuple[str, float], ...]
+    focus_total: float
+    unknown: bool  # the query has words the store has never seen (not generic)
+    context_named: tuple[str, ...]
+    context_total: float
+    short_name: str | None  # the one subject of a short "name + attribute" query
+    short_attributes: tuple[str, ...]
+
+
+def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
+    focus = tuple((f, stats.weight(f)) for f in plan.focus)
+    context = tuple((f, stats.weight(f)) for f in plan.context if f not in plan.focus)
+    names = [f for f in plan.focus if not f.startswith("c:") and not is_literal(f)
+             and not is_numeric(f) and f not in ATTRIBUTES]
+    attributes = tuple(f for f in plan.focus if f in ATTRIBUTES and f not in WEAK_ATTRIBUTES)
+    short = (not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES
+             and len(names) == 1 and bool(attributes))
+    return _Facts(
+        focus=focus, context=context, focus_total=sum(w for _, w in focus) or 1.0,
+        unknown=any(not stats.df.get(f) and not is_generic(f) for f in plan.focus),
+        context_named=tuple(f for f in plan.context if not f.startswith("c:")),
+        context_total=sum(stats.weight(f) for f in plan.context),
+        short_name=names[0] if short else None, short_attributes=attributes if short else (),
+    )
+
+
 def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats) -> list[Scored]:
     """Every candidate scored and judged, best first (eligible ones ahead of the rest)."""
     stats = stats.memoized((*plan.focus, *plan.context))
-    scored = [_score(plan, c, stats) for c in candidates]
+    facts = _facts(plan, stats)
+    scored = [_score(plan, facts, c, stats) for c in candidates]
     best = max((s.relevance for s in scored if s.eligible), default=0.0)
     judged = [
         s if not s.eligible or s.relevance >= RELATIVE_CUTOFF * best
@@ -128,41 +160,41 @@ def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats) ->
 def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats) -> list[Scored]:
     """Candidates by relevance alone, gates ignored (for ranked retrieval measures)."""
     stats = stats.memoized((*plan.focus, *plan.context))
-    scored = [_score(plan, c, stats) for c in candidates]
+    facts = _facts(plan, stats)
+    scored = [_score(plan, facts, c, stats) for c in candidates]
     return sorted(scored, key=lambda s: (-s.relevance, -s.candidate.created_at, s.candidate.id))
 
 
-def _score(plan: QueryPlan, candidate: Candidate, stats: Stats) -> Scored:
-    focus_total = sum(stats.weight(f) for f in plan.focus) or 1.0
+def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats) -> Scored:
+    focus_total = facts.focus_total
     matched: list[str] = []
     strong: list[str] = []
     focus_score = 0.0
-    for feature in plan.focus:
+    for feature, weight in facts.focus:
         factor = _field_factor(feature, candidate)
         if factor:
             matched.append(feature)
-            focus_score += stats.weight(feature) * factor
+            focus_score += weight * factor
             if factor >= FIELD_FACTORS["aliases"]:
                 strong.append(feature)
     context_score = 0.0
-    for feature in plan.context:
-        if feature not in plan.focus:
-            factor = _field_factor(feature, candidate)
-            if factor:
-                context_score += stats.weight(feature) * factor * CONTEXT_WEIGHT
+    for feature, weight in facts.context:
+        factor = _field_factor(feature, candidate)
+        if factor:
+            context_score += weight * factor * CONTEXT_WEIGHT
     coverage = focus_score / focus_total
     length_norm = 0.8 + 0.2 * min(1.0, 12 / max(1, candidate.body_count))
     relevance = (focus_score + context_score) / focus_total * length_norm
     named = any(_names(f, candidate, stats) for f in strong)
-    reason = _gate(plan, candidate, stats, strong, coverage, named)
+    reason = _gate(plan, facts, candidate, stats, strong, coverage, named)
     rank = (relevance * candidate.freshness * candidate.evidence_weight * candidate.utility
             * candidate.accuracy)
     return Scored(candidate, relevance, coverage, tuple(matched), named, reason == "", reason
                   or "selected", rank)
 
 
-def _gate(plan: QueryPlan, candidate: Candidate, stats: Stats, strong: Sequence[str],
-          coverage: float, named: bool) -> str:
+def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
+          strong: Sequence[str], coverage: float, named: bool) -> str:
     """Why the candidate may not be recalled automatically, or "" if it may."""
     if candidate.status != "active":
         return f"status {candidate.status}"
@@ -177,11 +209,10 @@ def _gate(plan: QueryPlan, candidate: Candidate, stats: Stats, strong: Sequence[
         return "only generic or numeric words match"
     if len(plan.focus) >= 3 and len(strong) < 2:
         return "three or more focus features need two matches"
-    unknown = [f for f in plan.focus if not stats.df.get(f) and not is_generic(f)]
-    if len(strong) == 1 and unknown:
+    if len(strong) == 1 and facts.unknown:
         return "a single match beside words the store does not know"
-    mismatch = _context_mismatch(plan, candidate, stats) or _named_attribute_mismatch(
-        plan, candidate)
+    mismatch = _context_mismatch(plan, facts, candidate, stats) or _named_attribute_mismatch(
+        facts, candidate)
     if mismatch:
         return mismatch
     if coverage < COVERAGE_TO_QUALIFY and not named:
@@ -189,33 +220,29 @@ def _gate(plan: QueryPlan, candidate: Candidate, stats: Stats, strong: Sequence[
     return ""
 
 
-def _context_mismatch(plan: QueryPlan, candidate: Candidate, stats: Stats) -> str:
+def _context_mismatch(plan: QueryPlan, facts: _Facts, candidate: Candidate,
+                      stats: Stats) -> str:
     """With an inherited subject, the record must be about that subject too."""
     if not plan.context:
         return ""
-    named = [f for f in plan.context if not f.startswith("c:")]
-    if named:
-        missing = [f for f in named if not _field_factor(f, candidate)]
+    if facts.context_named:
+        missing = [f for f in facts.context_named if not _field_factor(f, candidate)]
         return f"not about the conversation's subject ({missing[0][2:]})" if missing else ""
-    total = sum(stats.weight(f) for f in plan.context)
+    total = facts.context_total
     found = sum(stats.weight(f) for f in plan.context if _field_factor(f, candidate))
     if total and found / total < CONTEXT_SUBJECT_COVERAGE:
         return "not about the conversation's subject"
     return ""
 
 
-def _named_attribute_mismatch(plan: QueryPlan, candidate: Candidate) -> str:
+def _named_attribute_mismatch(facts: _Facts, candidate: Candidate) -> str:
     """A short query naming one subject and an attribute needs both ("SQLite auth?")."""
-    if plan.context or len(plan.focus) > SHORT_QUERY_FEATURES:
+    name = facts.short_name
+    if name is None:
         return ""
-    names = [f for f in plan.focus if not f.startswith("c:") and not is_literal(f)
-             and not is_numeric(f) and f not in ATTRIBUTES]
-    attributes = [f for f in plan.focus if f in ATTRIBUTES and f not in WEAK_ATTRIBUTES]
-    if len(names) != 1 or not attributes:
-        return ""
-    if not _field_factor(names[0], candidate):
-        return f"does not name {names[0][2:]}"
-    for attribute in attributes:
+    if not _field_factor(name, candidate):
+        return f"does not name {name[2:]}"
+    for attribute in facts.short_attributes:
         if attribute not in candidate.body and attribute not in candidate.aliases:
             return f"says nothing about {attribute[2:]}"
     return ""
