@@ -327,22 +327,30 @@ COMMANDS: dict[str, Command] = {
                      flags=frozenset({"list"})),
     "untrust": Command("untrust PATH", "stop trusting a project", _untrust),
 }
-GROUPS = {"session": "session show", "memory": "memory"}
+GROUPS = {"session": "session show", "memory": "memory", "privacy": "privacy",
+          "config": "config show"}
+
+
+def _all_commands() -> dict[str, Command]:
+    from waymarks.cli.plan_commands import PLAN_COMMANDS
+
+    return {**COMMANDS, **PLAN_COMMANDS}
 
 
 def find_command(tokens: list[str]) -> tuple[Command, list[str]]:
     """Match the longest command name at the start of ``tokens``."""
     if not tokens:
         raise UsageError("No command given; try `waymarks --help`")
+    commands = _all_commands()
     words = [t.lower() for t in tokens[:2]]
-    if len(words) == 2 and f"{words[0]} {words[1]}" in COMMANDS:
-        return COMMANDS[f"{words[0]} {words[1]}"], tokens[2:]
+    if len(words) == 2 and f"{words[0]} {words[1]}" in commands:
+        return commands[f"{words[0]} {words[1]}"], tokens[2:]
     if words[0] in GROUPS:
         if len(tokens) == 1 or tokens[1].startswith("--"):
-            return COMMANDS[GROUPS[words[0]]], tokens[1:]
+            return commands[GROUPS[words[0]]], tokens[1:]
         raise UsageError(f"Unknown {words[0]} command {tokens[1]!r}; try `waymarks --help`")
-    if words[0] in COMMANDS:
-        return COMMANDS[words[0]], tokens[1:]
+    if words[0] in commands:
+        return commands[words[0]], tokens[1:]
     raise UsageError(f"Unknown command {tokens[0]!r}; try `waymarks --help`")
 
 
@@ -365,7 +373,7 @@ def help_text() -> str:
     lines = ["usage: waymarks [--home DIR] [--session PATH|ID] [--cwd DIR] [--json] COMMAND ...",
              "", "Pins and durable memory for coding agents, kept in append-only session files.",
              "", "commands:"]
-    lines += [f"  {c.usage}\n      {c.summary}" for c in COMMANDS.values()]
+    lines += [f"  {c.usage}\n      {c.summary}" for c in _all_commands().values()]
     lines += ["  context ARGS\n      the same commands as one /context argument string",
               "", "WAYMARKS_HOME overrides the default home. Rejected writes exit with 2."]
     return "\n".join(lines)

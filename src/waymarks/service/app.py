@@ -295,17 +295,30 @@ class Waymarks:
     # -- reads ----------------------------------------------------------------------
 
     @_recovering
-    def items(self, kind: Literal["pin", "memory"]) -> list[ItemView]:
-        """Every item of this session and its trusted project, in creation order."""
+    def items(self, kind: Literal["pin", "memory"], *, ids: Sequence[str] | None = None,
+              recent_active: int | None = None) -> list[ItemView]:
+        """Items of this session and its trusted project, in creation order.
+
+        ``ids`` restricts the list to those items; ``recent_active`` to that many of the
+        newest active ones (newest first). Both keep large stores cheap to plan against.
+        """
         session = self._refresh()
         if session is None:
             return []
+        where, params = "", tuple[str, ...]()
+        if ids is not None:
+            where = f" AND id IN ({','.join('?' * len(ids))})"
+            params = tuple(ids)
+        order = " ORDER BY seq"
+        if recent_active is not None:
+            where += " AND status = 'active'"
+            order = f" ORDER BY created_at DESC, id DESC LIMIT {int(recent_active)}"
         rows = self.projection.db.execute(
             "SELECT id, kind, scope, partition, project_path, key, classification, text, norm,"
             " polarity_base, polarity_sign, status, reason, superseded_by, supersedes,"
             " conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record"
-            " FROM items WHERE kind = ? AND (session_id = ? OR project_path = ?) ORDER BY seq",
-            (kind, session.session_id, self.cwd),
+            " FROM items WHERE kind = ? AND (session_id = ? OR project_path = ?)" + where + order,
+            (kind, session.session_id, self.cwd, *params),
         )
         branch = session.branch_set()
         return [self._view(state_from_row(r), session, branch) for r in rows]

@@ -1,0 +1,150 @@
+"""Commands for context planning, its manifest, privacy and configuration."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from waymarks.cli.commands import EXIT_REJECTED, Command, Env, Result, UsageError
+from waymarks.core.arguments import ParsedArgs
+from waymarks.service.app import Waymarks
+
+
+def _int_option(args: ParsedArgs, name: str) -> int | None:
+    value = args.options.get(name)
+    if value is None:
+        return None
+    if not value.isdigit() or int(value) <= 0:
+        raise UsageError(f"--{name} must be a positive integer, not {value!r}")
+    return int(value)
+
+
+def _plan(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+    from waymarks.service.planning import plan_request
+
+    prompt = args.options.get("prompt") or args.text()
+    if not prompt.strip():
+        raise UsageError("Usage: waymarks plan --prompt TEXT [--provider ID] "
+                         "[--model-limit TOKENS] [--history TEXT]...")
+    plan = plan_request(app, prompt, provider=args.options.get("provider"),
+                        model_limit=_int_option(args, "model-limit"),
+                        history=args.repeated.get("history", ()),
+                        fixed_tokens=_int_option(args, "fixed-tokens") or 0)
+    data = {"messages": [m.to_json() for m in plan.messages], "manifest": plan.manifest_json()}
+    if plan.fallback:
+        return Result(data, f"Planner fell back: {plan.fallback}\n(no synthetic context)")
+    text = "\n\n".join(f"--- {m.kind} (priority {m.priority}, ~{m.tokens} tokens)\n{m.content}"
+                       for m in plan.messages)
+    return Result(data, text)
+
+
+def _manifest_or_empty(app: Waymarks) -> dict[str, Any]:
+    from waymarks.service.planning import last_manifest
+
+    return last_manifest(app) or {"entries": [], "blocks": [], "fallback": None,
+                                  "note": "no plan yet: run `waymarks plan --prompt TEXT`"}
+
+
+def _manifest(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+    data = _manifest_or_empty(app)
+    lines = [f"provider {data.get('provider')}, {data.get('totalTokens', 0)} tokens"
+             + (f", FELL BACK: {data['fallback']}" if data.get("fallback") else "")]
+    lines += [f"  {e['decision']:<8} {e['kind']:<7} {e['id'][:8]} "
+              f"[{e.get('classification') or 'normal'}] {e['reason']}" for e in data["entries"]]
+    return Result(data, "\n".join(lines))
+
+
+def _filtered(decision: str) -> Any:
+    def run(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+        entries = [e for e in _manifest_or_empty(app)["entries"] if e["decision"] == decision]
+        text = "\n".join(f"{e['kind']:<7} {e['id']}  {e['reason']}" for e in entries)
+        return Result({"items": entries}, text or f"Nothing {decision} in the last plan.")
+    return run
+
+
+def _tokens(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+    data = _manifest_or_empty(app)
+    blocks = data.get("blocks", [])
+    text = "\n".join(f"{b['kind']:<9} {b['tokens']:>7}" for b in blocks)
+    total = data.get("totalTokens", 0)
+    return Result({"blocks": blocks, "totalTokens": total,
+                   "modelLimit": data.get("modelLimit")},
+                  (text + f"\n{'total':<9} {total:>7}") if blocks else "No plan yet.")
+
+
+def _privacy(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+    from waymarks.service.planning import settings_for
+
+    settings = settings_for(app)
+    policy = settings.policy
+    data: dict[str, Any] = {"defaultProvider": settings.default_provider,
+            "localProviders": sorted(policy.local_providers),
+            "remoteDefaultAllowed": policy.remote_default_allowed,
+            "remoteProviders": dict(sorted(policy.remote_providers.items())),
+            "configFiles": list(settings.sources), "ignored": list(settings.ignored)}
+    text = (f"Default provider: {data['defaultProvider']}\n"
+            f"Local providers (may see everything): {', '.join(data['localProviders']) or '-'}\n"
+            f"Other providers may see up to: {data['remoteDefaultAllowed']}\n"
+            + "".join(f"  {p}: up to {level}\n" for p, level in data["remoteProviders"].items()))
+    return Result(data, text.rstrip())
+
+
+def _sanitize(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+    from waymarks.planner.sanitize import sanitize
+    from waymarks.service.planning import settings_for
+
+    provider = args.options.get("provider")
+    if not provider:
+        raise UsageError("Usage: waymarks privacy sanitize --provider ID < payload.json")
+    try:
+        payload = json.loads((env.extra.get("stdin") or sys.stdin).read())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"standard input is not a JSON payload: {exc}") from exc
+    outcome = sanitize(payload, provider, settings_for(app).policy)
+    if outcome.withheld or outcome.payload is None:
+        data: dict[str, Any] = {"outcome": "rejected", "code": "withheld",
+                                "message": outcome.reason,
+                "id": None, "conflicts": []}
+        return Result(data, f"Withheld: {outcome.reason}", EXIT_REJECTED)
+    return Result(dict(outcome.payload), json.dumps(outcome.payload, ensure_ascii=False))
+
+
+def _config_show(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+    from waymarks.service.planning import settings_for
+
+    settings = settings_for(app)
+    data: dict[str, Any] = {"files": list(settings.sources),
+                            "ignored": list(settings.ignored),
+            "config": settings.raw,
+            "effective": {"defaultProvider": settings.default_provider,
+                          "maxPinnedTokens": settings.budgets.max_pinned_tokens,
+                          "maxMemoryTokens": settings.budgets.max_memory_tokens,
+                          "maxResults": settings.budgets.max_results}}
+    lines = [f"Config files: {', '.join(data['files']) or '(none; defaults)'}"]
+    lines += [f"Ignored: {i}" for i in data["ignored"]]
+    lines += [f"  {k} = {v}" for k, v in data["effective"].items()]
+    return Result(data, "\n".join(lines))
+
+
+PLAN_COMMANDS: dict[str, Command] = {
+    "plan": Command("plan --prompt TEXT [--provider ID] [--model-limit TOKENS] "
+                    "[--history TEXT]...", "the context to add to one model request",
+                    _plan, frozenset({"prompt", "provider", "model-limit", "history",
+                                      "fixed-tokens"})),
+    "manifest": Command("manifest", "what the last plan included and left out, and why",
+                        _manifest, takes_positionals=False),
+    "included": Command("included", "items the last plan included", _filtered("included"),
+                        takes_positionals=False),
+    "excluded": Command("excluded", "items the last plan left out, with the reason",
+                        _filtered("excluded"), takes_positionals=False),
+    "tokens": Command("tokens", "token estimates of the last plan's blocks", _tokens,
+                      takes_positionals=False),
+    "privacy": Command("privacy", "the privacy policy in force", _privacy,
+                       takes_positionals=False),
+    "privacy sanitize": Command("privacy sanitize --provider ID",
+                                "sanitize a provider payload read on stdin", _sanitize,
+                                frozenset({"provider"}), takes_positionals=False),
+    "config show": Command("config show", "configuration files and effective settings",
+                           _config_show, takes_positionals=False),
+}

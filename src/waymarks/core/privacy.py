@@ -1,0 +1,435 @@
+"""Privacy lattice, inline classification markers and the provider policy.
+
+Levels, from least to most restrictive: ``normal < internal < sensitive < local-only``.
+
+Inline markers classify part of a text: ``[ds4:LEVEL]…[/ds4:LEVEL]`` (any of the four
+levels, ASCII letters in any case). The rules:
+
+- A closed span has the higher of its marker's level and the level around it; markers
+  may nest. A marker never lowers a level: ``[ds4:normal]`` inside sensitive text is
+  still sensitive, and an explicit classification is the floor of every span.
+- A *leading* marker (only whitespace before it) that is never closed classifies the
+  rest of the text.
+- Anything else that does not pair up (a stray or mismatched closing tag, an opening tag
+  left open elsewhere) makes the text *unbalanced*: the whole text takes the highest
+  level of any marker in it.
+- A marker immediately preceded by a backslash is literal text, never a marker. Output
+  keeps that backslash (``strip_markers(..., unescape=True)`` removes it for display),
+  so stripping and sanitizing are idempotent and a second pass cannot activate it.
+- Removing tags can never leave a working tag behind (``[ds4:[ds4:normal]internal]``):
+  stripping repeats until none is left, and such text counts as unbalanced.
+
+The provider policy says which levels a provider may receive. A provider is *local*
+only when its exact ID (trimmed, case-insensitive) is listed in ``localProviders``; local
+providers may receive everything. Every other provider is remote and receives up to
+``remoteDefaultAllowed`` (default ``normal``) or its own ``remoteProviders`` entry.
+``local-only`` can never be allowed for a remote provider: such configuration is rejected.
+No provider is local by default, because a provider ID alone does not prove that the
+transport stays on this machine (an ``ollama`` endpoint may be remote).
+
+Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Final, Literal, TypeGuard
+
+from waymarks.core.model import Classification as Classification  # re-exported
+
+Destination = Literal["local", "remote"]
+
+LEVELS: Final[tuple[Classification, ...]] = ("normal", "internal", "sensitive", "local-only")
+_RANK: Final[dict[str, int]] = {level: rank for rank, level in enumerate(LEVELS)}
+_LEVEL_OF: Final[dict[str, Classification]] = {level: level for level in LEVELS}
+#: levels a provider may receive, keyed by the highest one it may receive
+_UP_TO: Final[dict[str, frozenset[Classification]]] = {
+    level: frozenset(LEVELS[: rank + 1]) for rank, level in enumerate(LEVELS)
+}
+_STRICTEST: Final[Classification] = "local-only"
+
+#: what replaces prohibited text in provider-facing copies; it names no content
+WITHHELD: Final = "[withheld by privacy policy]"
+
+#: group 1: an escaping backslash; group 2: "/" on a closing tag; group 3: the level
+_MARKER: Final = re.compile(
+    r"(\\?)\[(/?)ds4:(normal|internal|sensitive|local-only)\]", re.IGNORECASE | re.ASCII
+)
+#: every marker contains "ds4:" in some letter case, so "4:" is a cheap superset test
+_MARKER_HINT: Final = "4:"
+
+
+class PrivacyConfigError(ValueError):
+    """Privacy configuration that cannot be honoured; the message names the setting."""
+
+
+def is_level(value: object) -> TypeGuard[Classification]:
+    return isinstance(value, str) and value in _RANK
+
+
+def level_rank(level: str) -> int:
+    """``normal`` 0 … ``local-only`` 3; ``ValueError`` for anything else."""
+    rank = _RANK.get(level)
+    if rank is None:
+        raise ValueError(f"unknown classification {level!r}; use one of {', '.join(LEVELS)}")
+    return rank
+
+
+def highest(first: Classification, *others: Classification) -> Classification:
+    """The most restrictive of the given levels."""
+    best = first
+    for level in others:
+        if _RANK[level] > _RANK[best]:
+            best = level
+    return best
+
+
+def levels_up_to(level: Classification) -> frozenset[Classification]:
+    """Every level at or below ``level``."""
+    return _UP_TO[level]
+
+
+def _floor(explicit: str | None) -> Classification:
+    """An explicit classification as a floor; an unknown one fails closed to local-only."""
+    if explicit is None:
+        return "normal"
+    return explicit if is_level(explicit) else _STRICTEST
+
+
+# --- markers ---------------------------------------------------------------------------
+
+
+def has_markers(text: str) -> bool:
+    """True when ``text`` holds a working (unescaped) marker tag."""
+    if _MARKER_HINT not in text:
+        return False
+    return any(not m.group(1) for m in _MARKER.finditer(text))
+
+
+def _strip_pass(text: str) -> tuple[str, int, Classification | None]:
+    """Remove working tags once: (text, tags removed, highest level among them)."""
+    count = 0
+    top: Classification | None = None
+
+    def drop(match: re.Match[str]) -> str:
+        nonlocal count, top
+        if match.group(1):
+            return match.group(0)
+        count += 1
+        level = _LEVEL_OF[match.group(3).lower()]
+        top = level if top is None else highest(top, level)
+        return ""
+
+    return _MARKER.sub(drop, text), count, top
+
+
+def _strip_all(text: str) -> tuple[str, int, Classification | None]:
+    """Remove working tags until none is left (removal may join a new one together)."""
+    total = 0
+    top: Classification | None = None
+    while _MARKER_HINT in text:
+        text, count, level = _strip_pass(text)
+        if not count:
+            break
+        total += count
+        if level is not None:
+            top = level if top is None else highest(top, level)
+    return text, total, top
+
+
+def strip_markers(text: str, *, unescape: bool = False) -> str:
+    """``text`` without marker tags; idempotent. Escaped tags stay literal, backslash and
+    all, unless ``unescape`` (for display only: the result may then hold working tags)."""
+    if _MARKER_HINT not in text:
+        return text
+    stripped = _strip_all(text)[0]
+    if unescape:
+        stripped = _MARKER.sub(lambda m: m.group(0)[len(m.group(1)):], stripped)
+    return stripped
+
+
+def classify(text: str, explicit: str | None = None) -> Classification:
+    """The highest of ``explicit`` (default ``normal``) and every marker in ``text``.
+
+    This is the level of the text as a whole: an item holding a ``local-only`` span is
+    ``local-only``. Never lower than ``explicit``; an unknown ``explicit`` counts as
+    ``local-only`` (fail closed)."""
+    base = _floor(explicit)
+    if _MARKER_HINT not in text:
+        return base
+    _, count, top = _strip_all(text)
+    return highest(base, top) if count and top is not None else base
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A run of marker-free text and the level that applies to it."""
+
+    text: str
+    level: Classification
+
+
+@dataclass(frozen=True, slots=True)
+class MarkedText:
+    """A text split by its markers into classified segments (tags removed)."""
+
+    segments: tuple[Segment, ...]
+    #: the highest level of any part: ``classify(text, base)``
+    level: Classification
+    #: working tags removed
+    markers: int
+    #: False when markers do not pair up: one segment, the whole text at ``level``
+    balanced: bool
+    #: a leading marker left open, classifying the rest of the text
+    open_tail: bool
+
+    @property
+    def text(self) -> str:
+        return "".join(segment.text for segment in self.segments)
+
+
+def parse_marked(text: str, base: str | None = None) -> MarkedText:
+    """Split ``text`` into segments by its markers; ``base`` is the explicit floor."""
+    floor = _floor(base)
+    tokens = [m for m in _MARKER.finditer(text) if not m.group(1)] \
+        if _MARKER_HINT in text else []
+    if not tokens:
+        return MarkedText((Segment(text, floor),) if text else (), floor, 0, True, False)
+    segments: list[Segment] = []
+    stack: list[tuple[Classification, Classification, int]] = []  # (effective, tag, start)
+    current = floor
+    top = floor
+    position = 0
+    balanced = True
+    for match in tokens:
+        level = _LEVEL_OF[match.group(3).lower()]
+        top = highest(top, level)
+        if not balanced:
+            continue
+        start = match.start()
+        if start > position:
+            segments.append(Segment(text[position:start], current))
+        position = match.end()
+        if match.group(2):
+            if not stack or stack[-1][1] != level:
+                balanced = False
+                continue
+            stack.pop()
+            current = stack[-1][0] if stack else floor
+        else:
+            current = highest(current, level)
+            stack.append((current, level, start))
+    open_tail = False
+    if balanced and stack:
+        leading = len(stack) == 1 and not text[: stack[0][2]].strip()
+        open_tail = leading
+        balanced = leading
+    if balanced:
+        if position < len(text):
+            segments.append(Segment(text[position:], current))
+        joined = "".join(segment.text for segment in segments)
+        if not has_markers(joined):
+            return MarkedText(tuple(segments), top, len(tokens), True, open_tail)
+    stripped, count, emerged = _strip_all(text)
+    if emerged is not None:
+        top = highest(top, emerged)
+    return MarkedText((Segment(stripped, top),) if stripped else (), top, count, False, False)
+
+
+@dataclass(frozen=True, slots=True)
+class FilteredText:
+    """A text as a provider may see it."""
+
+    #: None when nothing of it may be sent
+    text: str | None
+    level: Classification
+    #: prohibited spans replaced by ``WITHHELD`` (1 when the whole text is withheld)
+    dropped: int
+    #: marker tags removed
+    markers: int
+
+
+def filter_marked(marked: MarkedText, allowed: Collection[str]) -> FilteredText:
+    """Keep allowed segments, put one ``WITHHELD`` per run of prohibited ones; the whole
+    text is withheld when nothing but whitespace would be left of it."""
+    parts: list[str] = []
+    dropped = 0
+    kept = False
+    previous_dropped = False
+    for segment in marked.segments:
+        if segment.level in allowed:
+            parts.append(segment.text)
+            kept = kept or bool(segment.text.strip())
+            previous_dropped = False
+        elif not previous_dropped:
+            parts.append(WITHHELD)
+            dropped += 1
+            previous_dropped = True
+    if dropped and not kept:
+        return FilteredText(None, marked.level, 1, marked.markers)
+    text = "".join(parts)
+    if dropped and has_markers(text):  # cannot happen by construction; fail closed anyway
+        return FilteredText(None, marked.level, 1, marked.markers)
+    return FilteredText(text, marked.level, dropped, marked.markers)
+
+
+def filter_text(text: str, allowed: Collection[str], base: str | None = None) -> FilteredText:
+    """``text`` with its prohibited spans withheld and every marker removed."""
+    return filter_marked(parse_marked(text, base), allowed)
+
+
+# --- provider policy -------------------------------------------------------------------
+
+
+def normalize_provider(provider: str) -> str:
+    """Provider IDs match exactly, ignoring surrounding space and letter case."""
+    return provider.strip().lower()
+
+
+def _empty() -> Mapping[str, Classification]:
+    return MappingProxyType({})
+
+
+#: keys of the ``[privacy]`` table; ``defaultProvider`` belongs to the service
+_CONFIG_KEYS: Final = ("localProviders", "remoteDefaultAllowed", "remoteProviders")
+_FOREIGN_KEYS: Final = frozenset({"defaultProvider"})
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderPolicy:
+    """Which classifications each provider may receive.
+
+    Construction validates and normalises (IDs trimmed and lower-cased); invalid values
+    raise ``PrivacyConfigError``. Remote levels are cumulative: a provider allowed
+    ``internal`` receives ``normal`` and ``internal``."""
+
+    local_providers: frozenset[str] = frozenset()
+    remote_default_allowed: Classification = "normal"
+    remote_providers: Mapping[str, Classification] = field(default_factory=_empty, hash=False)
+
+    def __post_init__(self) -> None:
+        local: set[str] = set()
+        if isinstance(self.local_providers, str):
+            raise PrivacyConfigError("localProviders must be a list of provider IDs")
+        for provider in self.local_providers:
+            local.add(_provider_id(provider, "localProviders"))
+        default = _remote_level(self.remote_default_allowed, "remoteDefaultAllowed")
+        if not isinstance(self.remote_providers, Mapping):
+            raise PrivacyConfigError("remoteProviders must map provider IDs to a level")
+        remote: dict[str, Classification] = {}
+        for provider, value in self.remote_providers.items():
+            where = f"remoteProviders.{provider}"
+            name = _provider_id(provider, where)
+            level = _remote_level(value, where)
+            if remote.get(name, level) != level:
+                raise PrivacyConfigError(f"{where}: {name!r} is listed twice with different "
+                                         "levels (IDs ignore case and surrounding space)")
+            if name in local:
+                raise PrivacyConfigError(f"{where}: {name!r} is also in localProviders; a "
+                                         "provider is either local or remote")
+            remote[name] = level
+        object.__setattr__(self, "local_providers", frozenset(local))
+        object.__setattr__(self, "remote_default_allowed", default)
+        object.__setattr__(self, "remote_providers", MappingProxyType(remote))
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, object]) -> ProviderPolicy:
+        """Build from a ``[privacy]`` table with camelCase keys.
+
+        ``localProviders``: list of IDs. ``remoteDefaultAllowed`` and each value of
+        ``remoteProviders``: a level (the highest allowed) or an exact allow list, which
+        must be cumulative (``["normal", "internal"]``). ``defaultProvider`` is ignored
+        here (the service reads it); any other key is an error."""
+        if not isinstance(config, Mapping):
+            raise PrivacyConfigError("the privacy configuration must be a table")
+        unknown = sorted(str(k) for k in config if k not in _CONFIG_KEYS
+                         and k not in _FOREIGN_KEYS)
+        if unknown:
+            raise PrivacyConfigError(
+                f"unknown privacy setting {', '.join(map(repr, unknown))}; the settings are "
+                f"{', '.join(_CONFIG_KEYS)} (and defaultProvider)")
+        local = config.get("localProviders", ())
+        if not isinstance(local, list | tuple | frozenset | set):
+            raise PrivacyConfigError("localProviders must be a list of provider IDs, "
+                                     f"not {type(local).__name__}")
+        remote = config.get("remoteProviders", {})
+        if not isinstance(remote, Mapping):
+            raise PrivacyConfigError("remoteProviders must be a table of provider ID = level")
+        return cls(
+            local_providers=frozenset(_provider_id(p, "localProviders") for p in local),
+            remote_default_allowed=_remote_level(
+                config.get("remoteDefaultAllowed", "normal"), "remoteDefaultAllowed"),
+            remote_providers={str(name): _remote_level(value, f"remoteProviders.{name}")
+                              for name, value in remote.items()},
+        )
+
+    def is_local(self, provider: str) -> bool:
+        return normalize_provider(provider) in self.local_providers
+
+    def destination(self, provider: str) -> Destination:
+        return "local" if self.is_local(provider) else "remote"
+
+    def max_allowed(self, provider: str) -> Classification:
+        """The highest level ``provider`` may receive."""
+        name = normalize_provider(provider)
+        if name in self.local_providers:
+            return _STRICTEST
+        return self.remote_providers.get(name, self.remote_default_allowed)
+
+    def allowed(self, provider: str) -> frozenset[Classification]:
+        """Every level ``provider`` may receive."""
+        return _UP_TO[self.max_allowed(provider)]
+
+    def allows(self, provider: str, level: str) -> bool:
+        """May ``provider`` receive ``level``? An unknown level is never allowed."""
+        rank = _RANK.get(level)
+        return rank is not None and rank <= _RANK[self.max_allowed(provider)]
+
+
+def _provider_id(value: object, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise PrivacyConfigError(f"{where}: provider IDs must be non-empty strings, "
+                                 f"not {value!r}")
+    return normalize_provider(value)
+
+
+def _remote_level(value: object, where: str) -> Classification:
+    """A remote allowance: a level, or a cumulative allow list; never ``local-only``."""
+    if isinstance(value, str):
+        level = value.strip().lower()
+        if not is_level(level):
+            raise PrivacyConfigError(f"{where}: unknown classification {value!r}; use one of "
+                                     f"{', '.join(LEVELS)}")
+        levels: frozenset[str] = frozenset({level})
+        highest_level = _LEVEL_OF[level]
+    elif isinstance(value, list | tuple | frozenset | set):
+        names = [v.strip().lower() if isinstance(v, str) else v for v in value]
+        bad = [v for v in names if not is_level(v)]
+        if bad:
+            raise PrivacyConfigError(f"{where}: unknown classification {bad[0]!r}; use "
+                                     f"{', '.join(LEVELS)}")
+        if not names:
+            raise PrivacyConfigError(f"{where}: an empty allow list; list at least 'normal'")
+        levels = frozenset(names)
+        highest_level = [known for known in LEVELS if known in levels][-1]
+    else:
+        raise PrivacyConfigError(f"{where}: expected a classification or a list of them, "
+                                 f"not {type(value).__name__}")
+    if _STRICTEST in levels:
+        raise PrivacyConfigError(
+            f"{where}: 'local-only' can never be allowed for a remote provider; list the "
+            "provider in localProviders only if it runs on this machine")
+    if isinstance(value, str):
+        return highest_level
+    if levels != _UP_TO[highest_level]:
+        missing = sorted(_UP_TO[highest_level] - levels, key=_RANK.__getitem__)
+        raise PrivacyConfigError(
+            f"{where}: allow lists are cumulative; allowing {highest_level!r} also needs "
+            f"{', '.join(map(repr, missing))}")
+    return highest_level
+
+
+DEFAULT_POLICY: Final = ProviderPolicy()

@@ -1,0 +1,267 @@
+"""Context selection: which pins, memories, retrieved turns and snippets enter a request.
+
+Order and budgets of seed 000:
+
+- persistent pins, priority 950, mandatory within ``max_pinned_tokens``;
+- memory, priority 90, within ``max_memory_tokens`` and ``max_results``;
+- historical retrieval, priority 85; project snippets, priority 80;
+- the current request, mandatory.
+
+Pins are never split: if the applicable, allowed pins do not fit their budget, or the
+mandatory parts do not fit the model limit, the plan *falls back* (no synthetic context,
+the manifest says why) instead of silently dropping some of them. A prohibited item is
+omitted as a whole and recorded by ID, classification and reason only. The manifest
+never holds pin content or claim text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from waymarks.core.tokens import estimate_tokens
+from waymarks.planner.render import MemoryBlock, PinBlock, render_memory, render_pin
+
+PIN_PRIORITY: Final = 950
+MEMORY_PRIORITY: Final = 90
+HISTORY_PRIORITY: Final = 85
+SNIPPET_PRIORITY: Final = 80
+REQUEST_PRIORITY: Final = 1000  # mandatory, always last in order
+
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    max_pinned_tokens: int = 16000
+    max_memory_tokens: int = 8000
+    max_results: int = 12
+    max_history_tokens: int = 4000
+    max_snippet_tokens: int = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class PinInput:
+    block: PinBlock
+    classification: str
+    created_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryInput:
+    block: MemoryBlock
+    classification: str
+    created_at: int
+    matched: bool  # chosen by recall (False: recent-continuity fallback)
+
+
+@dataclass(frozen=True, slots=True)
+class TextInput:
+    """A retrieved earlier turn or a project snippet: ID, text, classification."""
+
+    id: str
+    text: str
+    classification: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestEntry:
+    id: str
+    kind: str
+    decision: str  # "included" | "excluded"
+    reason: str
+    scope: str | None = None
+    classification: str | None = None
+    key: str | None = None
+    source_session: str | None = None
+    source_entry: str | None = None
+    score: float | None = None
+    tokens: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "decision": self.decision,
+                "reason": self.reason, "scope": self.scope,
+                "classification": self.classification, "key": self.key,
+                "sourceSession": self.source_session, "sourceEntry": self.source_entry,
+                "score": None if self.score is None else round(self.score, 4),
+                "tokens": self.tokens}
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    kind: str  # pins | memory | history | snippets | request
+    priority: int
+    content: str
+    tokens: int
+    role: str = "user"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "priority": self.priority, "role": self.role,
+                "tokens": self.tokens, "content": self.content}
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    messages: tuple[Message, ...]
+    manifest: tuple[ManifestEntry, ...]
+    fallback: str | None = None
+    total_tokens: int = 0
+    model_limit: int | None = None
+    provider: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    def manifest_json(self) -> dict[str, Any]:
+        return {"provider": self.provider, "fallback": self.fallback,
+                "totalTokens": self.total_tokens, "modelLimit": self.model_limit,
+                "blocks": [{"kind": m.kind, "priority": m.priority, "tokens": m.tokens}
+                           for m in self.messages],
+                "entries": [e.to_json() for e in self.manifest], "notes": list(self.notes)}
+
+
+Allows = Callable[[str], bool]
+
+
+def build_plan(
+    request: str,
+    pins: Sequence[PinInput],
+    memories: Sequence[MemoryInput],
+    *,
+    allows: Allows,
+    provider: str,
+    budgets: Budgets = Budgets(),
+    history: Sequence[TextInput] = (),
+    snippets: Sequence[TextInput] = (),
+    model_limit: int | None = None,
+    fixed_tokens: int = 0,
+) -> Plan:
+    """The ordered synthetic messages for one request, and a manifest of every decision.
+
+    ``allows(classification)`` says whether the destination may see that level;
+    ``fixed_tokens`` estimates the system prompt and tools the host sends anyway.
+    """
+    manifest: list[ManifestEntry] = []
+    chosen_pins, rendered_pins = _choose_pins(pins, allows, manifest)
+    pin_text = "\n\n".join(rendered_pins)
+    pin_tokens = estimate_tokens(pin_text) if chosen_pins else 0
+    request_tokens = estimate_tokens(request)
+    if pin_tokens > budgets.max_pinned_tokens:
+        return _fallback(manifest, provider, model_limit, chosen_pins,
+                         f"pins need {pin_tokens} tokens, more than the pin budget "
+                         f"({budgets.max_pinned_tokens}); nothing was split")
+    mandatory = fixed_tokens + pin_tokens + request_tokens
+    if model_limit is not None and mandatory > model_limit:
+        return _fallback(manifest, provider, model_limit, chosen_pins,
+                         f"system, tools, pins and request need {mandatory} tokens, more "
+                         f"than the model limit ({model_limit})")
+    room = None if model_limit is None else model_limit - mandatory
+    memory_blocks, room = _choose_memories(memories, allows, budgets, room, manifest)
+    history_text, room = _choose_texts(history, "history", allows, budgets.max_history_tokens,
+                                       room, manifest)
+    snippet_text, room = _choose_texts(snippets, "snippet", allows,
+                                       budgets.max_snippet_tokens, room, manifest)
+    messages: list[Message] = []
+    if chosen_pins:
+        messages.append(Message("pins", PIN_PRIORITY, pin_text, pin_tokens))
+    if memory_blocks:
+        text = "\n\n".join(render_memory(m) for m in memory_blocks)
+        messages.append(Message("memory", MEMORY_PRIORITY, text, estimate_tokens(text)))
+    if history_text:
+        messages.append(Message("history", HISTORY_PRIORITY, history_text,
+                                estimate_tokens(history_text)))
+    if snippet_text:
+        messages.append(Message("snippets", SNIPPET_PRIORITY, snippet_text,
+                                estimate_tokens(snippet_text)))
+    messages.append(Message("request", REQUEST_PRIORITY, request, request_tokens))
+    total = fixed_tokens + sum(m.tokens for m in messages)
+    return Plan(tuple(messages), tuple(manifest), None, total, model_limit, provider)
+
+
+def _choose_pins(pins: Sequence[PinInput], allows: Allows,
+                 manifest: list[ManifestEntry]) -> tuple[list[PinInput], list[str]]:
+    chosen: list[PinInput] = []
+    rendered: list[str] = []
+    for pin in sorted(pins, key=lambda p: (p.created_at, p.block.id)):
+        entry = dict(id=pin.block.id, kind="pin", scope=pin.block.scope,
+                     classification=pin.classification, source_session=pin.block.session_id,
+                     source_entry=pin.block.entry_id)
+        if not allows(pin.classification):
+            manifest.append(ManifestEntry(decision="excluded", reason=(
+                f"classification {pin.classification} not allowed for this provider"),
+                **entry))  # type: ignore[arg-type]
+            continue
+        chosen.append(pin)
+        rendered.append(render_pin(pin.block))
+        manifest.append(ManifestEntry(
+            decision="included", reason="applicable pin",
+            tokens=estimate_tokens(rendered[-1]), **entry))  # type: ignore[arg-type]
+    return chosen, rendered
+
+
+def _choose_memories(
+    memories: Sequence[MemoryInput], allows: Allows, budgets: Budgets, room: int | None,
+    manifest: list[ManifestEntry],
+) -> tuple[list[MemoryBlock], int | None]:
+    chosen: list[MemoryBlock] = []
+    used = 0
+    for memory in memories:
+        block = memory.block
+        entry = dict(id=block.id, kind="memory", scope=block.scope,
+                     classification=memory.classification, key=block.key,
+                     source_session=block.session_id, source_entry=block.entry_id,
+                     score=block.score)
+        tokens = estimate_tokens(render_memory(block))
+        reason = None
+        if not allows(memory.classification):
+            reason = f"classification {memory.classification} not allowed for this provider"
+        elif len(chosen) >= budgets.max_results:
+            reason = f"memory.maxResults ({budgets.max_results}) reached"
+        elif used + tokens > budgets.max_memory_tokens:
+            reason = f"memory token budget ({budgets.max_memory_tokens}) reached"
+        elif room is not None and tokens > room:
+            reason = "model limit reached"
+        if reason is not None:
+            manifest.append(ManifestEntry(decision="excluded", reason=reason, tokens=tokens,
+                                          **entry))  # type: ignore[arg-type]
+            continue
+        chosen.append(block)
+        used += tokens
+        room = None if room is None else room - tokens
+        manifest.append(ManifestEntry(decision="included", reason=block.reason, tokens=tokens,
+                                      **entry))  # type: ignore[arg-type]
+    return chosen, room
+
+
+def _choose_texts(
+    texts: Sequence[TextInput], kind: str, allows: Allows, budget: int, room: int | None,
+    manifest: list[ManifestEntry],
+) -> tuple[str, int | None]:
+    parts: list[str] = []
+    used = 0
+    for item in texts:
+        tokens = estimate_tokens(item.text)
+        reason = None
+        if not allows(item.classification):
+            reason = f"classification {item.classification} not allowed for this provider"
+        elif used + tokens > budget or (room is not None and tokens > room):
+            reason = f"{kind} token budget reached"
+        if reason is not None:
+            manifest.append(ManifestEntry(item.id, kind, "excluded", reason,
+                                          classification=item.classification, tokens=tokens))
+            continue
+        parts.append(item.text)
+        used += tokens
+        room = None if room is None else room - tokens
+        manifest.append(ManifestEntry(item.id, kind, "included", item.reason,
+                                      classification=item.classification, tokens=tokens))
+    return "\n\n".join(parts), room
+
+
+def _fallback(manifest: list[ManifestEntry], provider: str, model_limit: int | None,
+              pins: Sequence[PinInput], reason: str) -> Plan:
+    marked = [
+        ManifestEntry(e.id, e.kind, "excluded", f"planner fell back: {reason}", e.scope,
+                      e.classification, e.key, e.source_session, e.source_entry, e.score,
+                      e.tokens) if e.decision == "included" else e
+        for e in manifest
+    ]
+    return Plan((), tuple(marked), reason, 0, model_limit, provider)

@@ -1,0 +1,91 @@
+"""Configuration: ``<home>/config.toml``, plus ``<project>/.waymarks/config.toml`` when the
+project is trusted (an untrusted project's file is ignored, and ``config show`` says so).
+
+Keys (all optional)::
+
+    [privacy]
+    defaultProvider = "remote"            # destination assumed when none is named
+    localProviders = ["ollama"]           # exact IDs of providers that run locally
+    remoteDefaultAllowed = "normal"       # highest level any other provider may see
+    [privacy.remoteProviders]             # exact allow list: provider -> highest level
+    openai = "internal"
+    [context]
+    maxPinnedTokens = 16000
+    maxMemoryTokens = 8000
+    [memory]
+    maxResults = 12
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from waymarks.core.privacy import PrivacyConfigError, ProviderPolicy
+from waymarks.planner.select import Budgets
+from waymarks.service.outcomes import ServiceError
+
+CONFIG_FILE = "config.toml"
+PROJECT_CONFIG = Path(".waymarks") / CONFIG_FILE
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    policy: ProviderPolicy
+    default_provider: str
+    budgets: Budgets
+    sources: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = field(default=())
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+def load_settings(home: Path, project: str, trusted: bool) -> Settings:
+    merged: dict[str, Any] = {}
+    sources, ignored = [], []
+    for path, allowed in ((home / CONFIG_FILE, True), (Path(project) / PROJECT_CONFIG, trusted)):
+        if not path.is_file():
+            continue
+        if not allowed:
+            ignored.append(f"{path} (project not trusted)")
+            continue
+        _merge(merged, _read(path))
+        sources.append(str(path))
+    privacy = merged.get("privacy", {})
+    context = merged.get("context", {})
+    memory = merged.get("memory", {})
+    try:
+        policy = ProviderPolicy.from_config(privacy)
+        budgets = Budgets(
+            max_pinned_tokens=_positive(context, "maxPinnedTokens", 16000),
+            max_memory_tokens=_positive(context, "maxMemoryTokens", 8000),
+            max_results=_positive(memory, "maxResults", 12),
+        )
+    except (PrivacyConfigError, ValueError) as exc:
+        raise ServiceError("bad_config", f"{', '.join(sources)}: {exc}") from exc
+    default_provider = str(privacy.get("defaultProvider", "remote"))
+    return Settings(policy, default_provider, budgets, tuple(sources), tuple(ignored), merged)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ServiceError("bad_config", f"{path}: {exc}; fix or remove it") from exc
+
+
+def _merge(into: dict[str, Any], extra: dict[str, Any]) -> None:
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
+
+
+def _positive(section: Any, key: str, default: int) -> int:
+    value = section.get(key, default) if isinstance(section, dict) else default
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{key} must be a positive integer, not {value!r}")
+    return value

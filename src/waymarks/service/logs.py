@@ -1,0 +1,34 @@
+"""Structured logs: one JSON object per line in ``<home>/logs/waymarks.jsonl``.
+
+They carry IDs, counts, scopes, classifications and reasons so that a person can see
+what Waymarks did, and never pin content, claim text or prompts: callers pass only
+fields from :data:`ALLOWED_FIELDS`, and anything else is refused loudly in tests.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+LOG_DIR = "logs"
+LOG_FILE = "waymarks.jsonl"
+ALLOWED_FIELDS = frozenset({
+    "session", "provider", "included", "excluded", "fallback", "counts", "tokens", "id",
+    "kind", "operation", "outcome", "code", "conflicts", "scope", "classification",
+})
+
+
+def log_event(home: Path, now: datetime, event: str, **fields: Any) -> None:
+    unknown = set(fields) - ALLOWED_FIELDS
+    if unknown:
+        raise ValueError(f"log fields not allowed (content must never be logged): {unknown}")
+    record = {"ts": now.isoformat(), "event": event, **fields}
+    path = home / LOG_DIR / LOG_FILE
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+    except OSError:
+        pass  # logging is best effort: a full disk must not fail the request it describes

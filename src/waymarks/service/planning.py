@@ -1,0 +1,107 @@
+"""The plan use case: what to add to one model request, and a manifest of why.
+
+Pins that apply on the active branch are mandatory; memory comes from the recall engine
+(only claims the request is about); when nothing matches, at most three recent explicit
+claims give continuity. Everything passes the provider's privacy policy first. The last
+manifest is kept in the projection database for ``manifest``/``included``/``excluded``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from waymarks.core.privacy import classify
+from waymarks.planner.render import MemoryBlock, PinBlock
+from waymarks.planner.select import MemoryInput, PinInput, Plan, build_plan
+from waymarks.service.config import Settings, load_settings
+from waymarks.service.logs import log_event
+from waymarks.service.views import ItemView
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+CONTINUITY_ITEMS = 3
+
+
+def settings_for(app: Waymarks) -> Settings:
+    return load_settings(app.home, app.cwd, app.project_trusted)
+
+
+def plan_request(
+    app: Waymarks, prompt: str, *, provider: str | None = None,
+    model_limit: int | None = None, history: Sequence[str] = (), fixed_tokens: int = 0,
+) -> Plan:
+    settings = settings_for(app)
+    destination = provider or settings.default_provider
+
+    def allows(level: str) -> bool:
+        return settings.policy.allows(destination, level)
+
+    pins = [
+        PinInput(_pin_block(v), classify(v.text, v.classification), v.created_at)
+        for v in app.items("pin") if v.applies
+    ]
+    memories = _memories(app, prompt, history)
+    plan = build_plan(prompt, pins, memories, allows=allows, provider=destination,
+                      budgets=settings.budgets, model_limit=model_limit,
+                      fixed_tokens=fixed_tokens)
+    _remember_manifest(app, plan)
+    session = app.current_session()
+    log_event(app.home, app.clock.now(), "plan",
+              session=session.session_id if session else None, provider=destination,
+              included=[e.id for e in plan.manifest if e.decision == "included"],
+              excluded=[{"id": e.id, "reason": e.reason} for e in plan.manifest
+                        if e.decision == "excluded"],
+              fallback=plan.fallback, tokens=plan.total_tokens)
+    return plan
+
+
+def last_manifest(app: Waymarks) -> dict[str, Any] | None:
+    row = app.projection.db.execute(
+        "SELECT value FROM meta WHERE name = 'last_manifest'").fetchone()
+    return dict(json.loads(row[0])) if row else None
+
+
+def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[MemoryInput]:
+    result = app.recall(prompt, history)
+    wanted = [s.candidate.id for s in result.eligible]
+    views = {v.id: v for v in app.items("memory", ids=wanted) if v.applies} if wanted else {}
+    matched = [
+        MemoryInput(_memory_block(views[s.candidate.id], s.rank,
+                                  "matched: " + " ".join(s.matched[:8])),
+                    classify(views[s.candidate.id].text, views[s.candidate.id].classification),
+                    views[s.candidate.id].created_at, True)
+        for s in result.eligible if s.candidate.id in views
+    ]
+    if matched:
+        return matched
+    # only explicit items exist so far; model-derived claims will never get this fallback
+    recent = [v for v in app.items("memory", recent_active=CONTINUITY_ITEMS * 4) if v.applies]
+    return [
+        MemoryInput(_memory_block(v, 0.0, "recent continuity: no memory matched the request"),
+                    classify(v.text, v.classification), v.created_at, False)
+        for v in recent[:CONTINUITY_ITEMS]
+    ]
+
+
+def _pin_block(view: ItemView) -> PinBlock:
+    return PinBlock(view.id, view.scope, view.text, view.session_id, view.entry_id,
+                    view.branch_leaf_id, view.supersedes,
+                    view.source_entry_ids[0] if view.source_entry_ids else None,
+                    view.source_file)
+
+
+def _memory_block(view: ItemView, score: float, reason: str) -> MemoryBlock:
+    return MemoryBlock(view.id, view.scope, view.text, view.session_id, view.entry_id, score,
+                       reason, view.key, view.supersedes, view.conflicts_with,
+                       view.source_entry_ids)
+
+
+def _remember_manifest(app: Waymarks, plan: Plan) -> None:
+    with app.projection.transaction() as db:
+        db.execute(
+            "INSERT INTO meta (name, value) VALUES ('last_manifest', ?) ON CONFLICT (name)"
+            " DO UPDATE SET value = excluded.value",
+            (json.dumps(plan.manifest_json(), ensure_ascii=False),))

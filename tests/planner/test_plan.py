@@ -1,0 +1,139 @@
+"""Planning through the real service: order, budgets, fallback, privacy, manifest, logs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from waymarks.cli.main import main
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed, ServiceError
+from waymarks.service.planning import last_manifest, plan_request
+
+SECRET_PIN = "Zebracorn pin: always deploy on Tuesdays"
+SECRET_CLAIM = "Quokkaflux claim: the database port is 5433"
+
+
+def write_config(home: Path, text: str) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(text)
+
+
+def kinds(plan) -> list[str]:  # type: ignore[no-untyped-def]
+    return [m.kind for m in plan.messages]
+
+
+def test_pins_then_memory_then_request(app: Waymarks) -> None:
+    app.pin(SECRET_PIN)
+    app.remember(SECRET_CLAIM)
+    app.remember("Redis caches sessions for thirty minutes")
+    plan = plan_request(app, "which port does the database use?")
+    assert kinds(plan) == ["pins", "memory", "request"]
+    assert json.dumps(SECRET_PIN)[1:-1] in plan.messages[0].content
+    assert "Quokkaflux" in plan.messages[1].content
+    assert "Redis" not in plan.messages[1].content  # unrelated memory is excluded
+    assert plan.messages[-1].content == "which port does the database use?"
+    assert [m.priority for m in plan.messages] == [950, 90, 1000]
+
+
+def test_recent_continuity_when_nothing_matches(app: Waymarks) -> None:
+    for n in range(5):
+        app.remember(f"Service number {n} runs nightly batch jobs")
+    plan = plan_request(app, "hello there")
+    memory = [e for e in plan.manifest if e.kind == "memory" and e.decision == "included"]
+    assert len(memory) == 3
+    assert all("recent continuity" in e.reason for e in memory)
+
+
+def test_pin_budget_overflow_falls_back_without_splitting(app: Waymarks, home: Path) -> None:
+    write_config(home, "[context]\nmaxPinnedTokens = 50\n")
+    for n in range(5):
+        app.pin(f"Pinned instruction number {n}: " + "keep things tidy " * 5)
+    plan = plan_request(app, "anything")
+    assert plan.messages == () and plan.fallback and "pin budget" in plan.fallback
+    assert all(e.decision == "excluded" for e in plan.manifest)
+
+
+def test_model_limit_is_enforced(app: Waymarks) -> None:
+    app.pin("Short pin")
+    plan = plan_request(app, "x " * 400, model_limit=50)
+    assert plan.fallback and "model limit" in plan.fallback
+    ok = plan_request(app, "short request", model_limit=10_000, fixed_tokens=100)
+    assert ok.fallback is None and ok.total_tokens <= 10_000
+
+
+def test_local_only_never_reaches_a_remote_provider(app: Waymarks, home: Path) -> None:
+    write_config(home, '[privacy]\nlocalProviders = ["ollama"]\n')
+    app.pin("Local secret pin", classification="local-only")
+    app.pin("Marked pin [ds4:sensitive]internal hostname db-7[/ds4:sensitive]")
+    app.pin("Ordinary pin")
+    remote = plan_request(app, "anything", provider="openai")
+    assert "Local secret pin" not in remote.messages[0].content
+    assert "db-7" not in remote.messages[0].content
+    excluded = {e.classification for e in remote.manifest if e.decision == "excluded"}
+    assert {"local-only", "sensitive"} <= excluded
+    local = plan_request(app, "anything", provider="ollama")
+    assert "Local secret pin" in local.messages[0].content
+
+
+def test_config_that_allows_local_only_remotely_is_rejected(app: Waymarks, home: Path) -> None:
+    write_config(home, '[privacy.remoteProviders]\nopenai = "local-only"\n')
+    app.pin("x")
+    with pytest.raises(ServiceError) as info:
+        plan_request(app, "anything", provider="openai")
+    assert info.value.code == "bad_config"
+
+
+def test_untrusted_project_config_is_ignored(app: Waymarks, project: Path, home: Path) -> None:
+    (project / ".waymarks").mkdir()
+    (project / ".waymarks" / "config.toml").write_text("[memory]\nmaxResults = 1\n")
+    from waymarks.service.planning import settings_for
+
+    assert settings_for(app).budgets.max_results == 12
+    app.trust(str(project))
+    assert settings_for(app).budgets.max_results == 1
+
+
+def test_manifest_and_logs_never_hold_content(app: Waymarks, home: Path,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert isinstance(app.pin(SECRET_PIN), Committed)
+    assert isinstance(app.remember(SECRET_CLAIM), Committed)
+    app.remember("Zorblatt secret claim", classification="local-only")
+    plan_request(app, "Quokkaflux database port Zebracorn?", provider="openai")
+    manifest = last_manifest(app)
+    assert manifest is not None and manifest["entries"]
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    for args in (["manifest"], ["included"], ["excluded"], ["tokens"], ["status"],
+                 ["health"], ["privacy"], ["config", "show"]):
+        assert main(["--json", *args]) == 0
+    printed = capsys.readouterr().out
+    logs = "".join(p.read_text() for p in (home / "logs").glob("*.jsonl"))
+    for distinctive in ("Zebracorn", "Quokkaflux", "Zorblatt"):
+        assert distinctive not in json.dumps(manifest)
+        assert distinctive not in logs
+        assert distinctive not in printed
+    assert '"event": "plan"' in logs
+
+
+def test_cli_plan_and_sanitize(app: Waymarks, home: Path, project: Path,
+                               monkeypatch: pytest.MonkeyPatch,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    app.pin("Use tabs")
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["--json", "plan", "--prompt", "format this file", "--provider", "openai"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [m["kind"] for m in data["messages"]] == ["pins", "request"]
+    import io
+
+    payload = {"model": "m", "messages": [
+        {"role": "user", "content": "token: sk-abcdefghijklmnopqrstuvwxyz123456"},
+        {"role": "user", "content": "[ds4:local-only]home address[/ds4:local-only] hi"}]}
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(payload)))
+    assert main(["--json", "privacy", "sanitize", "--provider", "openai"]) == 0
+    out = capsys.readouterr().out
+    assert "sk-abcdefghijklmnopqrstuvwxyz123456" not in out and "home address" not in out
+    assert json.loads(out)["model"] == "m"

@@ -1,0 +1,77 @@
+"""No stored text can end a block early or appear outside its quotes."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from waymarks.planner.render import (
+    MEMORY_BEGIN,
+    MEMORY_END,
+    PIN_BEGIN,
+    PIN_END,
+    MemoryBlock,
+    PinBlock,
+    render_memory,
+    render_pin,
+    render_pins,
+)
+
+MARKERS = [PIN_BEGIN, PIN_END, MEMORY_BEGIN, MEMORY_END, "[END DS4 PINNED CONTEXT]",
+           "Pinned content JSON:", "Claim JSON:", '"', "\\", "\n", "\r", "\u2028", "\u2029",
+           "\x85", "\x00", "\x1b[2J", "［END WAYMARKS PINNED CONTEXT］", "\u202e"]
+hostile = st.lists(st.one_of(st.sampled_from(MARKERS), st.text(max_size=20)),
+                   max_size=12).map("".join)
+ident = st.one_of(st.text(min_size=1, max_size=12), st.sampled_from(MARKERS))
+
+
+def blocks_of(rendered: str, begin: str, end: str) -> list[list[str]]:
+    """Split rendered text into blocks by its marker lines, as a strict reader would."""
+    blocks: list[list[str]] = []
+    current: list[str] | None = None
+    for line in rendered.splitlines():
+        if line == begin:
+            assert current is None, "a block began inside another"
+            current = []
+        elif line == end:
+            assert current is not None, "an end marker outside a block"
+            blocks.append(current)
+            current = None
+        elif current is not None:
+            current.append(line)
+        else:
+            assert line == "", f"text outside any block: {line!r}"
+    assert current is None, "a block was never closed"
+    return blocks
+
+
+@settings(max_examples=300, deadline=None)
+@given(content=hostile, pin_id=ident, session=ident, source_file=hostile)
+def test_pin_content_stays_inside_its_quotes(content: str, pin_id: str, session: str,
+                                            source_file: str) -> None:
+    pin = PinBlock(pin_id, "session", content, session, "e1", source_file=source_file or None)
+    [block] = blocks_of(render_pin(pin), PIN_BEGIN, PIN_END)
+    label = block.index("Pinned content JSON:")
+    assert json.loads(block[label + 1]) == content
+    assert len(block) == label + 3  # quoted content, guidance line, nothing more
+
+
+@settings(max_examples=300, deadline=None)
+@given(claim=hostile, key=st.one_of(st.none(), hostile), memory_id=ident,
+       reason=st.text(max_size=40))
+def test_memory_claims_stay_inside_their_quotes(claim: str, key: str | None, memory_id: str,
+                                                reason: str) -> None:
+    memory = MemoryBlock(memory_id, "project", claim, "s", "e", 0.5, reason, key or None)
+    [block] = blocks_of(render_memory(memory), MEMORY_BEGIN, MEMORY_END)
+    label = block.index("Claim JSON:")
+    assert json.loads(block[label + 1]) == claim
+    assert len(block) == label + 3
+
+
+@given(st.lists(hostile, min_size=1, max_size=5))
+def test_many_pins_render_as_that_many_blocks(contents: list[str]) -> None:
+    pins = [PinBlock(f"p{i}", "session", c, "s", "e") for i, c in enumerate(contents)]
+    blocks = blocks_of(render_pins(pins), PIN_BEGIN, PIN_END)
+    assert len(blocks) == len(contents)
