@@ -137,3 +137,25 @@ def test_cli_plan_and_sanitize(app: Waymarks, home: Path, project: Path,
     out = capsys.readouterr().out
     assert "sk-abcdefghijklmnopqrstuvwxyz123456" not in out and "home address" not in out
     assert json.loads(out)["model"] == "m"
+
+
+def test_retrieved_turns_and_snippets_have_their_place_and_privacy(app: Waymarks) -> None:
+    from waymarks.planner.select import TextInput
+
+    class Fixed:
+        def __init__(self, *items: TextInput) -> None:
+            self.items = items
+
+        def candidates(self, app: Waymarks, prompt: str) -> tuple[TextInput, ...]:
+            return self.items
+
+    app.pin("Use tabs")
+    plan = plan_request(
+        app, "format the file", provider="openai",
+        retrieved=Fixed(TextInput("t1", "earlier: we chose tabs", "normal", "matched tabs")),
+        snippets=Fixed(TextInput("doc1", "STYLE.md says tabs", "normal", "style guide"),
+                       TextInput("doc2", "internal host list", "internal", "hosts")))
+    assert [m.kind for m in plan.messages] == ["pins", "history", "snippets", "request"]
+    assert [m.priority for m in plan.messages] == [950, 85, 80, 1000]
+    assert "internal host list" not in plan.messages[2].content
+    assert {e.id for e in plan.manifest if e.decision == "excluded"} == {"doc2"}

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from waymarks.core.privacy import classify
 from waymarks.planner.render import MemoryBlock, PinBlock
-from waymarks.planner.select import MemoryInput, PinInput, Plan, build_plan
+from waymarks.planner.select import MemoryInput, PinInput, Plan, TextInput, build_plan
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.logs import log_event
 from waymarks.service.views import ItemView
@@ -25,6 +25,25 @@ if TYPE_CHECKING:
 CONTINUITY_ITEMS = 3
 
 
+class TextSource(Protocol):
+    """Where retrieved context comes from: earlier turns compaction removed from the live
+    context ("historical retrieval", priority 85) or project snippets (priority 80, filled
+    by the engineering-docs work). Each returns its candidates for one request, best first."""
+
+    def candidates(self, app: Waymarks, prompt: str) -> Sequence[TextInput]: ...
+
+
+class NoText:
+    """The empty source: nothing to retrieve (the default for both kinds until a host or
+    the engineering-docs source provides one)."""
+
+    def candidates(self, app: Waymarks, prompt: str) -> Sequence[TextInput]:
+        return ()
+
+
+NO_TEXT = NoText()
+
+
 def settings_for(app: Waymarks) -> Settings:
     return load_settings(app.home, app.cwd, app.project_trusted)
 
@@ -32,6 +51,7 @@ def settings_for(app: Waymarks) -> Settings:
 def plan_request(
     app: Waymarks, prompt: str, *, provider: str | None = None,
     model_limit: int | None = None, history: Sequence[str] = (), fixed_tokens: int = 0,
+    retrieved: TextSource = NO_TEXT, snippets: TextSource = NO_TEXT,
 ) -> Plan:
     settings = settings_for(app)
     destination = provider or settings.default_provider
@@ -46,7 +66,9 @@ def plan_request(
     memories = _memories(app, prompt, history)
     plan = build_plan(prompt, pins, memories, allows=allows, provider=destination,
                       budgets=settings.budgets, model_limit=model_limit,
-                      fixed_tokens=fixed_tokens)
+                      fixed_tokens=fixed_tokens,
+                      history=retrieved.candidates(app, prompt),
+                      snippets=snippets.candidates(app, prompt))
     _remember_manifest(app, plan)
     session = app.current_session()
     log_event(app.home, app.clock.now(), "plan",
