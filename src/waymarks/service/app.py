@@ -310,15 +310,18 @@ class Waymarks:
             where = f" AND id IN ({','.join('?' * len(ids))})"
             params = tuple(ids)
         order = " ORDER BY seq"
-        if recent_active is not None:
+        if recent_active is not None:  # replay order is creation order: newest = highest seq
             where += " AND status = 'active'"
-            order = f" ORDER BY created_at DESC, id DESC LIMIT {int(recent_active)}"
-        rows = self.projection.db.execute(
-            "SELECT id, kind, scope, partition, project_path, key, classification, text, norm,"
+            order = f" ORDER BY seq DESC LIMIT {int(recent_active)}"
+        columns = (
+            "id, kind, scope, partition, project_path, key, classification, text, norm,"
             " polarity_base, polarity_sign, status, reason, superseded_by, supersedes,"
-            " conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record"
-            " FROM items WHERE kind = ? AND (session_id = ? OR project_path = ?)" + where + order,
-            (kind, session.session_id, self.cwd, *params),
+            " conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record")
+        # two indexed lookups (this session's items, this project's items), not an OR
+        rows = self.projection.db.execute(
+            f"SELECT {columns} FROM items WHERE kind = ? AND session_id = ?{where} UNION"
+            f" SELECT {columns} FROM items WHERE kind = ? AND project_path = ?{where}{order}",
+            (kind, session.session_id, *params, kind, self.cwd, *params),
         )
         branch = session.branch_set()
         return [self._view(state_from_row(r), session, branch) for r in rows]

@@ -122,9 +122,15 @@ def _m002_recall_index(db: sqlite3.Connection) -> None:
     create_tables(db)
 
 
+def _m003_project_index(db: sqlite3.Connection) -> None:
+    db.execute("CREATE INDEX items_by_project ON items (project_path, kind, seq)"
+               " WHERE project_path IS NOT NULL")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
+    Migration(3, "index items by project", _m003_project_index),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 
