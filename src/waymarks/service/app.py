@@ -306,9 +306,6 @@ class Waymarks:
         if session is None:
             return []
         where, params = "", tuple[str, ...]()
-        if ids is not None:
-            where = f" AND id IN ({','.join('?' * len(ids))})"
-            params = tuple(ids)
         order = " ORDER BY seq"
         if recent_active is not None:  # replay order is creation order: newest = highest seq
             where += " AND status = 'active'"
@@ -317,12 +314,22 @@ class Waymarks:
             "id, kind, scope, partition, project_path, key, classification, text, norm,"
             " polarity_base, polarity_sign, status, reason, superseded_by, supersedes,"
             " conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record")
-        # two indexed lookups (this session's items, this project's items), not an OR
-        rows = self.projection.db.execute(
-            f"SELECT {columns} FROM items WHERE kind = ? AND session_id = ?{where} UNION"
-            f" SELECT {columns} FROM items WHERE kind = ? AND project_path = ?{where}{order}",
-            (kind, session.session_id, *params, kind, self.cwd, *params),
-        )
+        # two indexed lookups (this session's items, this project's items), not an OR; each
+        # side is limited on its own, so "the newest few" never materialises the whole store
+        if ids is not None:  # by ID: the unique index, then visibility
+            rows = self.projection.db.execute(
+                f"SELECT {columns} FROM items INDEXED BY items_id WHERE id IN"
+                f" ({','.join('?' * len(ids))}) AND kind = ?"
+                " AND (session_id = ? OR project_path = ?) ORDER BY seq",
+                (*ids, kind, session.session_id, self.cwd),
+            )
+        else:
+            side = f"SELECT * FROM (SELECT {columns} FROM items WHERE kind = ? AND {{}} = ?"
+            side += f"{where}{order if recent_active is not None else ''})"
+            rows = self.projection.db.execute(
+                f"{side.format('session_id')} UNION {side.format('project_path')}{order}",
+                (kind, session.session_id, *params, kind, self.cwd, *params),
+            )
         branch = session.branch_set()
         return [self._view(state_from_row(r), session, branch) for r in rows]
 
