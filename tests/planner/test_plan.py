@@ -159,3 +159,39 @@ def test_retrieved_turns_and_snippets_have_their_place_and_privacy(app: Waymarks
     assert [m.priority for m in plan.messages] == [950, 85, 80, 1000]
     assert "internal host list" not in plan.messages[2].content
     assert {e.id for e in plan.manifest if e.decision == "excluded"} == {"doc2"}
+
+
+def pi_session(path: Path, cwd: Path) -> None:
+    """A Pi session: two early turns, a compaction keeping from the third, a later turn."""
+    ts = "2026-01-01T00:00:0{}.000Z"
+
+    def message(entry_id: str, parent: str | None, role: str, text: str, n: int) -> dict:
+        return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": ts.format(n),
+                "message": {"role": role, "content": [{"type": "text", "text": text}]}}
+
+    lines = [
+        {"type": "session", "version": 3, "id": "pi-session-1", "timestamp": ts.format(0),
+         "cwd": str(cwd)},
+        message("a1", None, "user", "We decided the Kafka retention is seven days.", 1),
+        message("a2", "a1", "assistant", "Noted: Kafka keeps events for seven days.", 2),
+        message("a3", "a2", "user", "Now let us look at the frontend build.", 3),
+        {"type": "compaction", "id": "c1", "parentId": "a3", "timestamp": ts.format(4),
+         "summary": "Talked about Kafka and the build.", "firstKeptEntryId": "a3",
+         "tokensBefore": 1000},
+        message("a4", "c1", "user", "The bundle is too big.", 5),
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_turns_removed_by_compaction_come_back_when_asked_about(
+        make_app, tmp_path: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "pi.jsonl"
+    pi_session(path, project)
+    app = make_app(session=str(path))
+    plan = plan_request(app, "how long is the Kafka retention?")
+    assert [m.kind for m in plan.messages] == ["history", "request"]
+    history = plan.messages[0].content
+    assert "seven days" in history and "a1" in history
+    assert "frontend build" not in history  # a3 is still in the live context
+    unrelated = plan_request(app, "rename the CSS variables")
+    assert [m.kind for m in unrelated.messages] == ["request"]

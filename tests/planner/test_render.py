@@ -75,3 +75,12 @@ def test_many_pins_render_as_that_many_blocks(contents: list[str]) -> None:
     pins = [PinBlock(f"p{i}", "session", c, "s", "e") for i, c in enumerate(contents)]
     blocks = blocks_of(render_pins(pins), PIN_BEGIN, PIN_END)
     assert len(blocks) == len(contents)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=hostile, entry_id=ident)
+def test_earlier_turns_stay_inside_their_quotes(text: str, entry_id: str) -> None:
+    from waymarks.service.history import TURN_BEGIN, TURN_END, render_turn
+
+    [block] = blocks_of(render_turn(entry_id, "user", text), TURN_BEGIN, TURN_END)
+    assert json.loads(block[block.index("Text JSON:") + 1]) == text

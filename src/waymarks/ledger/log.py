@@ -171,6 +171,10 @@ class SessionLog(ABC):
     def reopen(self, progress: ProgressFn | None = None) -> SessionLog:
         """A fresh reader of the same ledger, read from the start."""
 
+    def read_all(self) -> bytes:
+        """Every byte of the ledger as it is now (for readers of entry bodies)."""
+        return self._read_from(0, self._size())
+
     def _load(self, progress: ProgressFn | None) -> None:
         self._progress = progress
         try:

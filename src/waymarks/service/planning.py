@@ -16,6 +16,7 @@ from waymarks.core.privacy import classify
 from waymarks.planner.render import MemoryBlock, PinBlock
 from waymarks.planner.select import MemoryInput, PinInput, Plan, TextInput, build_plan
 from waymarks.service.config import Settings, load_settings
+from waymarks.service.history import COMPACTED_TURNS
 from waymarks.service.logs import log_event
 from waymarks.service.views import ItemView
 
@@ -51,7 +52,7 @@ def settings_for(app: Waymarks) -> Settings:
 def plan_request(
     app: Waymarks, prompt: str, *, provider: str | None = None,
     model_limit: int | None = None, history: Sequence[str] = (), fixed_tokens: int = 0,
-    retrieved: TextSource = NO_TEXT, snippets: TextSource = NO_TEXT,
+    retrieved: TextSource | None = None, snippets: TextSource = NO_TEXT,
 ) -> Plan:
     settings = settings_for(app)
     destination = provider or settings.default_provider
@@ -67,7 +68,7 @@ def plan_request(
     plan = build_plan(prompt, pins, memories, allows=allows, provider=destination,
                       budgets=settings.budgets, model_limit=model_limit,
                       fixed_tokens=fixed_tokens,
-                      history=retrieved.candidates(app, prompt),
+                      history=(retrieved or COMPACTED_TURNS).candidates(app, prompt),
                       snippets=snippets.candidates(app, prompt))
     _remember_manifest(app, plan)
     session = app.current_session()
