@@ -101,10 +101,10 @@ class Waymarks:
         self.clock = clock or SystemClock()
         self.ids = ids or RandomIds()
         self.trust_store = TrustStore(home)
-        # a session is named (path, ID or prefix), handed over as a ledger, or the newest
         self.keep_recall_index = keep_recall_index
         self._recall_cache: RecallCache | None = None
         self.recovered: dict[str, str] | None = None  # set when a damaged database was rebuilt
+        # a session is named (path, ID or prefix), handed over as a ledger, or the newest
         self._session_ref = session if isinstance(session, str) else None
         self._session: SessionLog | None = session if isinstance(session, SessionLog) else None
         self._projection: Projection | None = None
