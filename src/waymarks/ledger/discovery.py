@@ -12,14 +12,13 @@ import os
 import re
 from pathlib import Path
 
+from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.session_file import SessionFileError
 
+__all__ = ["canonical_project_path", "list_sessions", "newest_session", "resolve_session",
+           "session_dir", "session_file_name"]
+
 _SEPARATORS = re.compile(r"[/\\:]")
-
-
-def canonical_project_path(path: str | os.PathLike[str]) -> str:
-    """A project's identity: its resolved real path (symlinks followed)."""
-    return os.path.realpath(os.path.abspath(os.fspath(path)))
 
 
 def session_dir(home: Path, cwd: str) -> Path:

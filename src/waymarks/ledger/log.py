@@ -46,6 +46,7 @@ from waymarks.core.model import (
     MutationRecord,
     PinMutation,
 )
+from waymarks.ledger.identity import canonical_project_path
 
 SESSION_VERSION: Final = 3
 MAX_ID_ATTEMPTS: Final = 100
@@ -145,6 +146,7 @@ class SessionLog(ABC):
         self.lines = 0
         self.partial_tail = 0
         self._branch_cache: tuple[str | None, frozenset[str]] = (None, frozenset())
+        self._project = ""  # canonical project identity of the header's cwd
         self._progress: ProgressFn | None = None
         self._progress_total = 0
         self._locked = False
@@ -331,6 +333,7 @@ class SessionLog(ABC):
         self.header = SessionHeader(
             raw.id, raw.version, raw.timestamp or "", raw.cwd, raw.parentSession
         )
+        self._project = canonical_project_path(raw.cwd) if raw.cwd else ""
 
     def _read_mutation(
         self, line_no: int, entry: Entry, custom_type: str, data: msgspec.Raw
@@ -347,6 +350,13 @@ class SessionLog(ABC):
             self._anomaly(line_no, entry.id, "unknown", detail)
         elif isinstance(payload, MalformedPayload):
             self._anomaly(line_no, entry.id, "malformed", f"{custom_type}: {payload.problem}")
+        elif (payload.item is not None and payload.item.scope == "project"
+              and payload.item.project_path != self._project):
+            # A session can only speak for the project it ran in: a project item naming
+            # another project would let any file opened once inject into a trusted project.
+            self._anomaly(line_no, entry.id, "malformed",
+                          f"{custom_type}: project item for a project other than the "
+                          "session's own (header cwd)")
         else:
             timestamp = iso_to_ms(entry.timestamp)
             self.records.append(

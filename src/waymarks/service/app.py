@@ -20,6 +20,7 @@ from typing import Any, Literal, ParamSpec, TypeVar
 
 from waymarks.core.codec import custom_type_of
 from waymarks.core.model import MemoryItem, MemoryMutation, Mutation, PinItem, PinMutation
+from waymarks.core.privacy import classify
 from waymarks.core.rules import ItemState
 from waymarks.ledger.discovery import (
     canonical_project_path,
@@ -33,7 +34,8 @@ from waymarks.ledger.log import Entry, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import direct_plan, plan_query
-from waymarks.recall.scoring import Stats
+from waymarks.recall.scoring import Candidate, Stats
+from waymarks.service.config import load_settings
 from waymarks.service.outcomes import Committed, ServiceError, WriteOutcome
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
 from waymarks.service.recovery import (
@@ -138,8 +140,23 @@ class Waymarks:
                 if not is_damage(exc):
                     raise _database_error(exc, self.db_path) from exc
                 self._recover(exc)
+            else:
+                self._fill_if_new()
         assert self._projection is not None
         return self._projection
+
+    def _fill_if_new(self) -> None:
+        """A new (or deleted) database starts from every ledger in the home, so that
+        deleting it loses nothing: not only the current session's items come back."""
+        assert self._projection is not None
+        db = self._projection.db
+        if db.execute("SELECT 1 FROM sources LIMIT 1").fetchone() or not all_session_files(
+                self.home):
+            return
+        sessions, _unreadable = self._read_ledgers()
+        with self._projection.transaction():
+            if not db.execute("SELECT 1 FROM sources LIMIT 1").fetchone():  # nobody else did
+                self._projection.rebuild(sessions, self._now_ms())
 
     def _recover(self, problem: Exception) -> None:
         """Set a damaged database aside and rebuild a new one from every known ledger."""
@@ -154,16 +171,7 @@ class Waymarks:
             self._projection = Projection(self.db_path, self._now_ms())
         except sqlite3.Error as exc:
             raise _database_error(exc, self.db_path) from exc
-        sessions: list[SessionLog] = []
-        current = self._session
-        for path in all_session_files(self.home):
-            if current is not None and path == current.path:
-                continue
-            with contextlib.suppress(SessionFileError, OSError):
-                sessions.append(SessionFile.open(path))
-        if current is not None:
-            sessions.append(current.reopen())
-            self._session = sessions[-1]
+        sessions, _unreadable = self._read_ledgers()
         with self._projection.transaction():
             self._projection.rebuild(sessions, self._now_ms())
 
@@ -297,7 +305,8 @@ class Waymarks:
     @_recovering
     def items(self, kind: Literal["pin", "memory"], *, ids: Sequence[str] | None = None,
               recent_active: int | None = None) -> list[ItemView]:
-        """Items of this session and its trusted project, in creation order.
+        """Items of this session and of its project, in creation order; ``applies`` says
+        which are in effect (project items only when the project is trusted).
 
         ``ids`` restricts the list to those items; ``recent_active`` to that many of the
         newest active ones (newest first). Both keep large stores cheap to plan against.
@@ -358,11 +367,14 @@ class Waymarks:
 
     @_recovering
     def recall(self, query: str, history: Sequence[str] = (), *,
-               inherit: bool = True) -> RecallResult:
+               inherit: bool = True, provider: str | None = None,
+               privacy: bool = True) -> RecallResult:
         """Memory claims the query (with the recent user turns) is about, precision first.
 
         Only items this session may see are candidates: its own and, when the project is
-        trusted, the project's. ``inherit=False`` ignores the history (explicit preview).
+        trusted, the project's; and only those the destination provider may see (the
+        configured default provider unless one is named; ``privacy=False`` leaves that to
+        a caller that records exclusions itself). ``inherit=False`` ignores the history.
         """
         session = self._refresh()
         index = RecallIndex(self.projection.db)
@@ -376,14 +388,29 @@ class Waymarks:
         features = (*plan.focus, *plan.context)
         if not self.keep_recall_index:
             candidates = index.candidates(plan, visible_to=visible)
-            return evaluate(plan, candidates, index.stats(features))
-        if self._recall_cache is None:
-            self._recall_cache = RecallCache(index)
-        self._recall_cache.index = index
-        self._recall_cache.refresh()
-        stats = self._recall_cache.stats(features)
-        return evaluate(plan, self._recall_cache.candidates(plan, stats, visible_to=visible),
-                        stats)
+            stats = index.stats(features)
+        else:
+            if self._recall_cache is None:
+                self._recall_cache = RecallCache(index)
+            self._recall_cache.index = index
+            self._recall_cache.refresh()
+            stats = self._recall_cache.stats(features)
+            candidates = self._recall_cache.candidates(plan, stats, visible_to=visible)
+        if privacy:
+            candidates = self._allowed(candidates, provider)
+        return evaluate(plan, candidates, stats)
+
+    def _allowed(self, candidates: list[Candidate], provider: str | None) -> list[Candidate]:
+        """The candidates the destination may see, by explicit classification and markers."""
+        if not candidates:
+            return candidates
+        settings = load_settings(self.home, self.cwd, self.project_trusted)
+        destination = provider or settings.default_provider
+        explicit = dict(self.projection.db.execute(
+            f"SELECT id, classification FROM items WHERE id IN"
+            f" ({','.join('?' * len(candidates))})", [c.id for c in candidates]).fetchall())
+        return [c for c in candidates
+                if settings.policy.allows(destination, classify(c.text, explicit.get(c.id)))]
 
     # -- diagnostics ----------------------------------------------------------------
 
@@ -425,31 +452,52 @@ class Waymarks:
 
     @_recovering
     def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:
-        """Replay every known source into a fresh projection, in one transaction."""
+        """Replay every session file of the home (and any other known source) into a fresh
+        projection, in one transaction."""
+        known = [Path(p) for (p,) in self.projection.db.execute("SELECT path FROM sources")]
+        sessions, unreadable = self._read_ledgers(known, progress)
+        with self.projection.transaction():
+            count = self.projection.rebuild(sessions, self._now_ms())
+        return {"sources": len(sessions), "mutations": count, "unreadable": unreadable}
+
+    def _read_ledgers(self, extra: Sequence[Path] = (), progress: ProgressFn | None = None
+                      ) -> tuple[list[SessionLog], list[str]]:
+        """Every session file in the home plus ``extra``, the current session re-read last.
+
+        A second file holding the same session ID (a backup copy) is left out and reported:
+        one session, one ledger.
+        """
         current = self.current_session()
-        paths = [Path(p) for (p,) in self.projection.db.execute("SELECT path FROM sources")]
+        paths = list(dict.fromkeys([*all_session_files(self.home), *extra]))
         others = [p for p in paths if current is None or p != current.path]
         total = sum(p.stat().st_size for p in others if p.is_file())
         total += current.offset if current is not None else 0
-        sessions: list[SessionLog] = []
-        missing: list[str] = []
         readers: list[Callable[[ProgressFn | None], SessionLog]] = [
             partial(SessionFile.open, path) for path in others]
         if current is not None:
             readers.append(current.reopen)  # last: it becomes the current session below
-        for read in readers:
+        sessions: dict[str, SessionLog] = {}
+        unreadable: list[str] = []
+        for index, read in enumerate(readers):
             try:
-                done = sum(s.offset for s in sessions)
-                sessions.append(read(_offset_progress(progress, done, total)))
+                done = sum(s.offset for s in sessions.values())
+                session = read(_offset_progress(progress, done, total))
             except (SessionFileError, OSError) as exc:
-                missing.append(str(exc))
+                unreadable.append(str(exc))
+                continue
+            kept = sessions.get(session.session_id)
+            is_current = current is not None and index == len(readers) - 1
+            if kept is not None and not is_current:
+                unreadable.append(f"{session.path}: same session ID as {kept.path}; skipped")
+                continue
+            if kept is not None:  # the current session wins over a copy read earlier
+                unreadable.append(f"{kept.path}: same session ID as {session.path}; skipped")
+            sessions[session.session_id] = session
         if progress is not None:
             progress(total, total)
-        with self.projection.transaction():
-            count = self.projection.rebuild(sessions, self._now_ms())
-        if current is not None and sessions and sessions[-1].path == current.path:
-            self._session = sessions[-1]
-        return {"sources": len(sessions), "mutations": count, "unreadable": missing}
+        if current is not None and current.session_id in sessions:
+            self._session = sessions[current.session_id]
+        return list(sessions.values()), unreadable
 
     # -- writes ---------------------------------------------------------------------
 

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 CONTINUITY_ITEMS = 3
 
-
 class TextSource(Protocol):
     """Where retrieved context comes from: earlier turns compaction removed from the live
     context ("historical retrieval", priority 85) or project snippets (priority 80, filled
@@ -88,7 +87,9 @@ def last_manifest(app: Waymarks) -> dict[str, Any] | None:
 
 
 def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[MemoryInput]:
-    result = app.recall(prompt, history)
+    # the planner applies the privacy policy itself, so that a prohibited memory is still
+    # judged and then recorded by ID in the manifest rather than silently missing from it
+    result = app.recall(prompt, history, privacy=False)
     wanted = [s.candidate.id for s in result.eligible]
     views = {v.id: v for v in app.items("memory", ids=wanted) if v.applies} if wanted else {}
     matched = [

@@ -204,6 +204,9 @@ def decide_status(
     cleaned = clean_reason(reason)
     if isinstance(target, Rejected):
         return target
+    if target.item.scope == "project" and not ctx.trusted:
+        return Rejected("untrusted", f"{ctx.project_path} is not trusted; changing its "
+                        f"project {kind}s needs `waymarks trust {ctx.project_path}` first")
     if isinstance(cleaned, Rejected):
         return cleaned
     base = {"schema_version": SCHEMA_VERSION, "mutation_id": ctx.new_uuid(),

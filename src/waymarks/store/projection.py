@@ -178,10 +178,11 @@ class Projection:
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 yield self.db
+                self.db.execute("COMMIT")
             except BaseException:
-                self.db.execute("ROLLBACK")
+                if self.db.in_transaction:  # also when COMMIT itself failed (busy, full)
+                    self.db.execute("ROLLBACK")
                 raise
-            self.db.execute("COMMIT")
         self._commits += 1
         if self._commits % CHECKPOINT_EVERY_COMMITS == 0:
             self._checkpoint_in_background()

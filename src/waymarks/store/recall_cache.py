@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import itemgetter
 
 import msgspec
@@ -38,6 +38,8 @@ class RecallCache:
         self.index = index
         self.rows: dict[int, _Row] = {}
         self.postings: dict[str, array[int]] = {}
+        # who may see each row: (scope, owning session, project path) of its item
+        self.owners: dict[int, tuple[str, str, str | None]] = {}
         self.watermark = 0
         self.generation = 0
 
@@ -45,13 +47,18 @@ class RecallCache:
         """Load rows added since the last refresh; returns how many."""
         self._reset_if_shrunk()
         loaded = 0
+        owner_columns = ("i.scope, i.session_id, i.project_path" if self.index.items_backed
+                         else "NULL, NULL, NULL")
+        join = " LEFT JOIN items i ON i.id = r.item_id" if self.index.items_backed else ""
         for rowid, *rest in self.index.db.execute(
-            "SELECT rowid, item_id, kind, status, origin, created_at, text, fields,"
-            " body_count, evidence, source FROM recall_records WHERE rowid > ? ORDER BY rowid",
+            "SELECT r.rowid, r.item_id, r.kind, r.status, r.origin, r.created_at, r.text,"
+            f" r.fields, r.body_count, r.evidence, r.source, {owner_columns}"
+            f" FROM recall_records r{join} WHERE r.rowid > ? ORDER BY r.rowid",
             (self.watermark,),
         ):
-            row: _Row = tuple(rest)
+            row: _Row = tuple(rest[:10])
             self.rows[rowid] = row
+            self.owners[rowid] = (rest[10], rest[11], rest[12])
             loaded += 1
             parts = _FIELDS_DECODER.decode(row[6])
             for feature in {*parts["body"], *parts["aliases"], *parts["quoted"]}:
@@ -65,8 +72,26 @@ class RecallCache:
         if generation != self.generation:
             self.rows.clear()
             self.postings.clear()
+            self.owners.clear()
             self.watermark = 0
             self.generation = generation
+
+    def _visibility(
+        self, visible_to: tuple[str, str | None] | None
+    ) -> Callable[[int], bool] | None:
+        """A filter keeping rows the session may see (before the candidate cut)."""
+        if not self.index.items_backed or visible_to is None:
+            return None
+        session_id, project = visible_to
+        owners = self.owners
+
+        def visible(rowid: int) -> bool:
+            scope, owner, path = owners[rowid]
+            if scope == "project":
+                return project is not None and path == project
+            return owner == session_id
+
+        return visible
 
     def stats(self, features: Sequence[str]) -> Stats:
         return Stats(len(self.rows),
@@ -80,6 +105,7 @@ class RecallCache:
                           key=lambda f: (stats.df.get(f, 0), f))
         scores: dict[int, float] = {}
         scanned = 0
+        visible = self._visibility(visible_to)
         for count, feature in enumerate(features):
             postings = self.postings.get(feature)
             if postings is None:
@@ -89,7 +115,8 @@ class RecallCache:
             scanned += len(postings)
             weight = stats.weight(feature)
             for rowid in postings:
-                scores[rowid] = scores.get(rowid, 0.0) + weight
+                if visible is None or visible(rowid):
+                    scores[rowid] = scores.get(rowid, 0.0) + weight
         best = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
         rows = [self.rows[rowid] for rowid, _score in best]
         statuses = (self.index.current_statuses([r[0] for r in rows], visible_to)

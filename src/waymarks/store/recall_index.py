@@ -152,22 +152,33 @@ class RecallIndex:
         terms = self._scan_terms([*plan.focus, *plan.context])
         if not terms:
             return []
-        rows = self.db.execute(
-            "SELECT r.item_id, r.kind, r.status, r.origin, r.created_at, r.text, r.fields,"
-            " r.body_count, r.evidence, r.source FROM recall_terms JOIN recall_records r"
-            " ON r.rowid = recall_terms.rowid WHERE recall_terms MATCH ?"
-            " ORDER BY recall_terms.rank LIMIT ?",
-            (" OR ".join(terms), limit),
-        ).fetchall()
-        statuses = (self.current_statuses([r[0] for r in rows], visible_to)
-                    if self.items_backed else {})
+        if self.items_backed:
+            # visibility is part of the query, so other sessions' and projects' records
+            # never take the places of this session's in the bounded candidate list
+            session_id, project = visible_to if visible_to is not None else (None, None)
+            rows = self.db.execute(
+                "SELECT r.item_id, r.kind, i.status, r.origin, r.created_at, r.text, r.fields,"
+                " r.body_count, r.evidence, r.source FROM recall_terms JOIN recall_records r"
+                " ON r.rowid = recall_terms.rowid JOIN items i ON i.id = r.item_id"
+                " WHERE recall_terms MATCH ?1 AND (?2 IS NULL OR"
+                " (i.scope = 'project' AND i.project_path = ?3)"
+                " OR (i.scope != 'project' AND i.session_id = ?2))"
+                " ORDER BY recall_terms.rank LIMIT ?4",
+                (" OR ".join(terms), session_id, project, limit),
+            ).fetchall()
+        else:
+            rows = self.db.execute(
+                "SELECT r.item_id, r.kind, r.status, r.origin, r.created_at, r.text, r.fields,"
+                " r.body_count, r.evidence, r.source FROM recall_terms JOIN recall_records r"
+                " ON r.rowid = recall_terms.rowid WHERE recall_terms MATCH ?"
+                " ORDER BY recall_terms.rank LIMIT ?",
+                (" OR ".join(terms), limit),
+            ).fetchall()
         out = []
         for item_id, kind, status, origin, created, text, fields, count, evidence, source in rows:
-            if self.items_backed and item_id not in statuses:
-                continue  # not visible from here
             parts = _FIELDS_DECODER.decode(fields)
             out.append(Candidate(
-                id=item_id, kind=kind, status=statuses.get(item_id, status), origin=origin,
+                id=item_id, kind=kind, status=status, origin=origin,
                 created_at=created, text=text, body=frozenset(parts["body"]),
                 aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
                 origin_features=frozenset(parts["origin"]), body_count=count,
