@@ -147,6 +147,7 @@ class SessionLog(ABC):
         self.partial_tail = 0
         self._branch_cache: tuple[str | None, frozenset[str]] = (None, frozenset())
         self._project = ""  # canonical project identity of the header's cwd
+        self.compactions: list[str] = []  # IDs of compaction entries, in file order
         self._progress: ProgressFn | None = None
         self._progress_total = 0
         self._locked = False
@@ -300,6 +301,8 @@ class SessionLog(ABC):
         entry = Entry(raw.id, raw.parentId, raw.type, len(self.entries), raw.timestamp)
         self.entries.append(entry)
         self.by_id[entry.id] = entry
+        if raw.type == "compaction":
+            self.compactions.append(entry.id)
         custom_type = raw.customType or ""
         if raw.type == "custom" and custom_type.startswith(CUSTOM_TYPE_FAMILY_PREFIX):
             self._read_mutation(line_no, entry, custom_type, raw.data)

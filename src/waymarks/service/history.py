@@ -37,6 +37,9 @@ class CompactedTurns:
         session = app.current_session()
         if session is None:
             return ()
+        branch = session.branch_set()
+        if not any(entry_id in branch for entry_id in session.compactions):
+            return ()  # nothing on this branch was compacted: no need to read message bodies
         turns = removed_turns(session.read_all(), session.branch_ids())
         if not turns:
             return ()
