@@ -418,13 +418,26 @@ class Waymarks:
     def status(self) -> dict[str, Any]:
         """Where things are and how many items are in effect."""
         session = self._refresh()
-        counts: dict[str, dict[str, int]] = {}
-        for kind in ("pin", "memory"):
-            views = self.items(kind) if session is not None else []
-            tally = counts.setdefault(kind, {"total": len(views), "applies": 0})
-            tally["applies"] = sum(v.applies for v in views)
-            for view in views:
-                tally[view.status] = tally.get(view.status, 0) + 1
+        pins = self.items("pin") if session is not None else []
+        counts: dict[str, dict[str, int]] = {
+            "pin": {"total": len(pins), "applies": sum(v.applies for v in pins)},
+            "memory": {"total": 0, "applies": 0},
+        }
+        for view in pins:
+            counts["pin"][view.status] = counts["pin"].get(view.status, 0) + 1
+        if session is not None:  # memory has no branch scope: counted in SQL, not listed
+            trusted = self.project_trusted
+            for status, scope, count in self.projection.db.execute(
+                "SELECT status, scope, count(*) FROM items WHERE kind = 'memory' AND"
+                " ((scope != 'project' AND session_id = ?) OR"
+                " (scope = 'project' AND project_path = ?)) GROUP BY status, scope",
+                (session.session_id, self.cwd),
+            ):
+                tally = counts["memory"]
+                tally["total"] += count
+                tally[status] = tally.get(status, 0) + count
+                if status == "active" and (scope != "project" or trusted):
+                    tally["applies"] += count
         return {
             "home": str(self.home), "database": str(self.db_path), "cwd": self.cwd,
             "projectTrusted": self.project_trusted,
