@@ -99,3 +99,21 @@ def test_a_copied_session_file_does_not_break_rebuild(app: Waymarks) -> None:
     assert report["sources"] == 1 and any("same session" in u for u in report["unreadable"])
     assert [v.text for v in app.items("memory")] == ["The port is 5433"]
     assert not list(app.home.glob("waymarks.db.damaged-*"))
+
+
+def test_a_rewritten_longer_ledger_is_read_again(make_app: Callable[..., Waymarks]) -> None:
+    app = make_app()
+    first = app.remember("The port is 5433")
+    assert isinstance(first, Committed)
+    session = app.current_session()
+    assert session is not None
+    path = session.path
+    app.close()
+    lines = path.read_text().splitlines()
+    rewritten = lines[:1] + [line.replace("5433", "6543") for line in lines[1:]]
+    path.write_text("\n".join(rewritten) + "\n" + json.dumps(
+        {"type": "message", "id": "zz000001", "parentId": None,
+         "timestamp": "2026-02-01T00:00:00.000Z",
+         "message": {"role": "user", "content": "padding so the file grows"}}) + "\n")
+    again = make_app(session=str(path))
+    assert [v.text for v in again.items("memory")] == ["The port is 6543"]

@@ -20,6 +20,7 @@ Invariants:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -52,6 +53,7 @@ SESSION_VERSION: Final = 3
 MAX_ID_ATTEMPTS: Final = 100
 PROGRESS_EVERY_LINES: Final = 50_000
 BULK_BYTES: Final = 1 << 20  # reads larger than this pause the cyclic GC
+FINGERPRINT_BYTES: Final = 256
 READ_CHUNK: Final = 16 << 20  # large ledgers are read in pieces, not all at once
 ProgressFn = Callable[[int, int], None]
 
@@ -173,6 +175,13 @@ class SessionLog(ABC):
     @abstractmethod
     def reopen(self, progress: ProgressFn | None = None) -> SessionLog:
         """A fresh reader of the same ledger, read from the start."""
+
+    def fingerprint(self, offset: int) -> str:
+        """A hash of the bytes just before ``offset``: if a checkpoint's fingerprint no
+        longer matches, the file was replaced or rewritten and must be read again."""
+        start = max(0, offset - FINGERPRINT_BYTES)
+        return hashlib.blake2b(self._read_from(start, offset - start),
+                               digest_size=8).hexdigest()
 
     def read_all(self) -> bytes:
         """Every byte of the ledger as it is now (for readers of entry bodies)."""

@@ -127,10 +127,15 @@ def _m003_project_index(db: sqlite3.Connection) -> None:
                " WHERE project_path IS NOT NULL")
 
 
+def _m004_source_fingerprint(db: sqlite3.Connection) -> None:
+    db.execute("ALTER TABLE sources ADD COLUMN fingerprint TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
     Migration(3, "index items by project", _m003_project_index),
+    Migration(4, "fingerprint of each source at its checkpoint", _m004_source_fingerprint),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -74,7 +74,7 @@ EXPECTED_COLUMNS: Final = {
     "items": _ITEM_COLUMNS,
     "mutations": "seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id, kind, "
                  "operation, target_id, payload, effect, note",
-    "sources": "session_id, path, cwd, byte_offset, lines, entries, updated_at",
+    "sources": "session_id, path, cwd, byte_offset, lines, entries, updated_at, fingerprint",
     "anomalies": "session_id, line, entry_id, kind, detail",
     "meta": "name, value",
     "items_fts": "text, key",
@@ -229,10 +229,13 @@ class Projection:
         """Apply what ``session`` holds beyond its checkpoint; call inside :meth:`transaction`."""
         sid = session.session_id
         checkpoint = self.db.execute(
-            "SELECT byte_offset, lines, entries FROM sources WHERE session_id = ?", (sid,)
-        ).fetchone()
-        offset, lines, entries = checkpoint if checkpoint else (0, 0, 0)
-        reset = offset > session.offset or entries > len(session.entries)
+            "SELECT byte_offset, lines, entries, fingerprint FROM sources WHERE session_id = ?",
+            (sid,)).fetchone()
+        offset, lines, entries, fingerprint = checkpoint if checkpoint else (0, 0, 0, "")
+        # shorter than what we read, or different bytes where we stopped: the file was
+        # replaced or rewritten, so forget what it said and read it again
+        reset = offset > session.offset or entries > len(session.entries) or bool(
+            fingerprint and session.fingerprint(offset) != fingerprint)
         if reset:  # the file is shorter than what we read before: forget it and re-read
             self._forget_source(sid)
             offset, lines, entries = 0, 0, 0
@@ -342,13 +345,14 @@ class Projection:
     def _save_source(self, session: SessionLog, now_ms: int) -> None:
         header = session.header
         self.db.execute(
-            "INSERT INTO sources (session_id, path, cwd, byte_offset, lines, entries, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET"
-            " path = excluded.path, cwd = excluded.cwd, byte_offset = excluded.byte_offset,"
+            "INSERT INTO sources (session_id, path, cwd, byte_offset, lines, entries, updated_at,"
+            " fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE"
+            " SET path = excluded.path, cwd = excluded.cwd, byte_offset = excluded.byte_offset,"
             " lines = excluded.lines, entries = excluded.entries,"
-            " updated_at = excluded.updated_at",
+            " updated_at = excluded.updated_at, fingerprint = excluded.fingerprint",
             (session.session_id, str(session.path), header.cwd if header else "",
-             session.offset, session.lines, len(session.entries), now_ms),
+             session.offset, session.lines, len(session.entries), now_ms,
+             session.fingerprint(session.offset)),
         )
 
     def _forget_source(self, session_id: str) -> None:
