@@ -127,7 +127,17 @@ def _config_show(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
     return Result(data, "\n".join(lines))
 
 
+def _mcp(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+    from waymarks.mcp.server import serve_stdio
+
+    app.keep_recall_index = True  # a long-lived process: hold the recall index in memory
+    serve_stdio(app)
+    return Result({}, "")
+
+
 PLAN_COMMANDS: dict[str, Command] = {
+    "mcp": Command("mcp", "serve the memory_recall tool over MCP (stdio)", _mcp,
+                   takes_positionals=False),
     "plan": Command("plan --prompt TEXT [--provider ID] [--model-limit TOKENS] "
                     "[--history TEXT]...", "the context to add to one model request",
                     _plan, frozenset({"prompt", "provider", "model-limit", "history",

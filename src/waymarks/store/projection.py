@@ -139,7 +139,10 @@ class Projection:
     def __init__(self, path: Path, now_ms: int) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        # check_same_thread=False: adapters (the MCP server) may call from a worker thread;
+        # they serialize calls themselves, one at a time per service object
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+                                  check_same_thread=False)
         self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         self.db.execute("PRAGMA journal_mode = WAL")
         # The ledger is the durable copy; the projection can be rebuilt, so NORMAL suffices.

@@ -1,0 +1,40 @@
+"""The ``memory_recall`` tool: a read-only, mid-task memory lookup for the model.
+
+Same relevance and lifecycle policy as automatic recall (gates, no recency fallback), at
+most 3 claims within 2,048 UTF-8 bytes, quoted as data. It never writes. A bad argument
+gets a categorized error that does not echo what was sent; a missing session or a broken
+home is ``unavailable``, never an empty success.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from waymarks.recall.digest import digest_rows
+from waymarks.service.outcomes import ServiceError
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+MAX_QUERY_CHARS: Final = 512
+NOT_COMPLETE: Final = "Selected matches only, not the complete memory inventory."
+
+
+def memory_recall(app: Waymarks, query: object) -> dict[str, Any]:
+    if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS:
+        return {"outcome": "rejected", "category": "invalid-parameters",
+                "message": f"query must be text of 1 to {MAX_QUERY_CHARS} characters"}
+    try:
+        if app.current_session() is None:
+            return _unavailable("no persistent session for this project yet")
+        result = app.recall(query, inherit=False)
+    except (ServiceError, OSError) as exc:
+        code = exc.code if isinstance(exc, ServiceError) else "io_error"
+        return _unavailable(f"memory is unavailable ({code})")
+    selected = [s for s in result.eligible if s.candidate.id in result.selected]
+    return {"outcome": "ok", "claims": digest_rows(selected), "digest": result.digest,
+            "note": NOT_COMPLETE}
+
+
+def _unavailable(message: str) -> dict[str, Any]:
+    return {"outcome": "unavailable", "category": "runtime-unavailable", "message": message}
