@@ -1,0 +1,99 @@
+"""Benchmark: memory_recall through MCP.
+
+- in-process round trip (the SDK's real client against the server object), p50/p99;
+- stdio: time from spawning ``waymarks mcp`` to the first tool result, median of runs;
+  baseline in the same run: spawning ``python -c pass`` and importing the MCP SDK.
+
+    .venv/bin/python benchmarks/mcp_recall.py [--calls 300] [--spawns 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from waymarks.mcp.server import build_server
+from waymarks.service.app import Waymarks
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, round(q / 100 * len(ordered)) - 1)]
+
+
+def seed(app: Waymarks, count: int) -> None:
+    for n in range(count):
+        app.remember(f"Service number {n} listens on port {4000 + n} in staging")
+
+
+async def in_process(app: Waymarks, calls: int) -> list[float]:
+    times = []
+    async with Client(build_server(app)) as client:
+        for n in range(calls):
+            started = time.perf_counter()
+            await client.call_tool("memory_recall", {"query": f"port of service {n % 50}?"})
+            times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+async def first_result(home: Path, project: Path) -> float:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "waymarks.cli.main", "--home", str(home), "mcp"],
+        cwd=str(project), env={**os.environ, "WAYMARKS_HOME": str(home)})
+    started = time.perf_counter()
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        await session.call_tool("memory_recall", {"query": "port of service 7?"})
+        return (time.perf_counter() - started) * 1000
+
+
+def wall(argv: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True)
+    return (time.perf_counter() - started) * 1000
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--spawns", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="waymarks-mcp-") as tmp:
+        home, project = Path(tmp, "home"), Path(tmp, "project")
+        project.mkdir()
+        app = Waymarks(home, cwd=str(project), keep_recall_index=True)
+        seed(app, 200)
+        times = anyio.run(in_process, app, args.calls)
+        app.close()
+        spawns = [anyio.run(first_result, home, project) for _ in range(args.spawns)]
+    report: dict[str, Any] = {
+        "benchmark": "mcp_recall",
+        "in_process_round_trip": {"calls": args.calls,
+                                  "p50_ms": round(statistics.median(times), 3),
+                                  "p99_ms": round(percentile(times, 99), 3)},
+        "stdio_spawn_to_first_result_ms": round(statistics.median(spawns), 1),
+        "baseline_python_pass_ms": round(statistics.median(
+            wall([sys.executable, "-c", "pass"]) for _ in range(args.spawns)), 1),
+        "baseline_import_mcp_sdk_ms": round(statistics.median(
+            wall([sys.executable, "-c", "import mcp.server, mcp.types"])
+            for _ in range(args.spawns)), 1),
+    }
+    json.dump(report, sys.stdout, indent=2)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
