@@ -10,6 +10,8 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -79,3 +81,31 @@ def test_over_stdio_with_a_real_subprocess(home: Path, project: Path) -> None:
 
     answer = anyio.run(run)
     assert [c["id"] for c in answer["claims"]] == [claim.id]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+    | st.text(max_size=600),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(arguments=st.dictionaries(st.sampled_from(["query", "q", "limit", "id", "content"])
+                                 | st.text(max_size=8), json_values, max_size=4))
+def test_random_arguments_get_answers_not_crashes_and_write_nothing(
+        app: Waymarks, arguments: dict[str, Any]) -> None:
+    if app.current_session() is None:
+        app.remember("The SQLite database listens on port 5433")
+    before = app.current_session().path.read_bytes()  # type: ignore[union-attr]
+    answer = call(app, arguments)
+    assert answer["outcome"] in {"ok", "rejected", "unavailable"}
+    if answer["outcome"] != "ok":
+        assert answer["category"] in {"invalid-parameters", "runtime-unavailable"}
+        for value in arguments.values():
+            if isinstance(value, str) and len(value) > 3:
+                assert value not in json.dumps(answer)
+    assert app.current_session().path.read_bytes() == before  # type: ignore[union-attr]
