@@ -109,3 +109,70 @@ def test_random_arguments_get_answers_not_crashes_and_write_nothing(
             if isinstance(value, str) and len(value) > 3:
                 assert value not in json.dumps(answer)
     assert app.current_session().path.read_bytes() == before  # type: ignore[union-attr]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_http_needs_the_bearer_token(home: Path, project: Path) -> None:
+    import subprocess
+    import time
+    import urllib.error
+    import urllib.request
+
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+    token = "test-token-0123456789abcdef"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(f'[mcp]\ntoken = "{token}"\n')
+    with Waymarks(home, cwd=str(project)) as app:
+        claim = app.remember("Deploys go to staging first")
+    assert isinstance(claim, Committed)
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "mcp", "--http",
+         "--port", str(port)], cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        for _ in range(100):  # wait for the server to listen (bounded: 10 s)
+            try:
+                urllib.request.urlopen(url, timeout=1)
+            except urllib.error.HTTPError:
+                break
+            except OSError:
+                time.sleep(0.1)
+        for headers in ({}, {"Authorization": "Bearer wrong-token-value"}):
+            request = urllib.request.Request(url, data=b"{}", headers=headers, method="POST")
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(request, timeout=5)
+            assert refused.value.code == 401
+
+        async def run() -> dict[str, Any]:
+            client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+            async with client, streamable_http_client(url, http_client=client) as streams, \
+                    ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                result = await session.call_tool("memory_recall", {"query": "deploys go where?"})
+                return dict(json.loads(result.content[0].text))
+
+        answer = anyio.run(run)
+        assert [c["id"] for c in answer["claims"]] == [claim.id]
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_http_refuses_to_start_without_a_token(home: Path, project: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from waymarks.cli.main import main
+
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["--json", "mcp", "--http"]) == 2
+    assert "bearer token" in json.loads(capsys.readouterr().out)["message"]

@@ -128,15 +128,26 @@ def _config_show(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
 
 
 def _mcp(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
-    from waymarks.mcp.server import serve_stdio
+    from waymarks.mcp.server import serve_http, serve_stdio
+    from waymarks.service.planning import settings_for
 
     app.keep_recall_index = True  # a long-lived process: hold the recall index in memory
-    serve_stdio(app)
+    if "http" not in args.options:
+        serve_stdio(app)
+        return Result({}, "")
+    token = settings_for(app).raw.get("mcp", {}).get("token")
+    if not isinstance(token, str) or len(token) < 16:
+        raise UsageError("waymarks mcp --http needs a bearer token of at least 16 characters"
+                         " in config.toml: [mcp] token = \"...\"")
+    serve_http(app, host=args.options.get("host", "127.0.0.1"),
+               port=_int_option(args, "port") or 8765, token=token)
     return Result({}, "")
 
 
 PLAN_COMMANDS: dict[str, Command] = {
-    "mcp": Command("mcp", "serve the memory_recall tool over MCP (stdio)", _mcp,
+    "mcp": Command("mcp [--http [--port N] [--host ADDR]]",
+                   "serve the memory_recall tool over MCP (stdio, or HTTP with a token)",
+                   _mcp, frozenset({"port", "host"}), frozenset({"http"}),
                    takes_positionals=False),
     "plan": Command("plan --prompt TEXT [--provider ID] [--model-limit TOKENS] "
                     "[--history TEXT]...", "the context to add to one model request",

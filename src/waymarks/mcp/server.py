@@ -1,8 +1,9 @@
-"""``waymarks mcp``: the MCP server over stdio (imported only by that command: the SDK
-costs about half a second to import)."""
+"""``waymarks mcp``: the MCP server over stdio, or streamable HTTP behind a bearer token
+(imported only by that command: the SDK costs about half a second to import)."""
 
 from __future__ import annotations
 
+import hmac
 import threading
 from typing import Any
 
@@ -38,3 +39,32 @@ def build_server(app: Waymarks) -> MCPServer:
 
 def serve_stdio(app: Waymarks) -> None:
     build_server(app).run()
+
+
+def serve_http(app: Waymarks, *, host: str, port: int, token: str) -> None:
+    """Streamable HTTP on ``host:port`` (loopback by default); every request needs
+    ``Authorization: Bearer <token>``."""
+    import uvicorn
+
+    asgi = BearerGate(build_server(app).streamable_http_app(host=host), token)
+    uvicorn.run(asgi, host=host, port=port, log_level="warning")
+
+
+class BearerGate:
+    """ASGI middleware refusing any HTTP request without the configured bearer token."""
+
+    def __init__(self, inner: Any, token: str) -> None:
+        self.inner = inner
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = b'{"error": "unauthorized: a bearer token is required"}'
+                await send({"type": "http.response.start", "status": 401,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"www-authenticate", b"Bearer")]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.inner(scope, receive, send)
