@@ -117,3 +117,20 @@ def test_a_rewritten_longer_ledger_is_read_again(make_app: Callable[..., Waymark
          "message": {"role": "user", "content": "padding so the file grows"}}) + "\n")
     again = make_app(session=str(path))
     assert [v.text for v in again.items("memory")] == ["The port is 6543"]
+
+
+def test_cli_recall_takes_the_destination_provider(app: Waymarks, home: Path, project: Path,
+                                                   monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    from waymarks.cli.main import main
+
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[privacy]\nlocalProviders = ["ollama"]\n')
+    claim = app.remember("The vault root password rotates on Mondays",
+                         classification="sensitive")
+    assert isinstance(claim, Committed)
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["--json", "recall", "vault password rotation?"]) == 0
+    assert json.loads(capsys.readouterr().out)["selected"] == []
+    assert main(["--json", "recall", "--provider", "ollama", "vault password rotation?"]) == 0
+    assert json.loads(capsys.readouterr().out)["selected"] == [claim.id]

@@ -206,7 +206,7 @@ def _recall(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
         raise UsageError("Usage: waymarks recall QUERY [--history TEXT]... [--explain]")
     explaining = "explain" in args.options
     result = app.recall(args.text(), args.repeated.get("history", ()),
-                        inherit=not explaining)
+                        inherit=not explaining, provider=args.options.get("provider"))
     if explaining:
         report = explain(result)
         lines = [f"mode {report['mode']}; focus {' '.join(report['focus']) or '(none)'}"
@@ -317,9 +317,9 @@ COMMANDS: dict[str, Command] = {
                                  _memory_status("invalid")),
     "memory expire": Command("memory expire MEMORY_ID [REASON]", "mark a claim expired",
                              _memory_status("expired")),
-    "recall": Command("recall QUERY [--history TEXT]... [--explain]",
+    "recall": Command("recall QUERY [--history TEXT]... [--provider ID] [--explain]",
                       "memory the query is about (a digest, or --explain: scored candidates)",
-                      _recall, frozenset({"history"}), frozenset({"explain"})),
+                      _recall, frozenset({"history", "provider"}), frozenset({"explain"})),
     "status": _listing("status", "where things are, what is in effect", _status),
     "health": _listing("health", "checkpoints, skipped lines, unknown entries", _health),
     "rebuild-index": _listing("rebuild-index", "rebuild the database from the ledgers", _rebuild),
