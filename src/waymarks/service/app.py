@@ -9,14 +9,13 @@ and a rejected write appends nothing.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal, ParamSpec, TypeVar
+from typing import Any, Literal
 
 from waymarks.core.codec import custom_type_of
 from waymarks.core.model import MemoryItem, MemoryMutation, Mutation, PinItem, PinMutation
@@ -41,7 +40,9 @@ from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoc
 from waymarks.service.recovery import (
     all_session_files,
     damaged_copies,
+    database_error,
     is_damage,
+    recovering,
     set_aside,
 )
 from waymarks.service.trust import TrustStore
@@ -55,32 +56,18 @@ from waymarks.service.writes import (
 )
 from waymarks.store.health import health_report
 from waymarks.store.migrations import SchemaTooNewError
-from waymarks.store.projection import Projection, ProjectionDamaged, state_from_row
+from waymarks.store.projection import Projection, ProjectionDamaged
+from waymarks.store.queries import (
+    classifications,
+    expand_prefix,
+    memory_counts,
+    visible_items,
+)
 from waymarks.store.recall_cache import RecallCache
 from waymarks.store.recall_index import RecallIndex
 
 DB_NAME = "waymarks.db"
-P = ParamSpec("P")
-R = TypeVar("R")
 ProgressFn = Callable[[int, int], None]
-
-
-def _recovering(method: Callable[P, R]) -> Callable[P, R]:
-    """Run a read use case; if the database proves damaged, rebuild it once and retry."""
-
-    @functools.wraps(method)
-    def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        app = args[0]
-        assert isinstance(app, Waymarks)
-        try:
-            return method(*args, **kwargs)
-        except (sqlite3.Error, ProjectionDamaged) as exc:
-            if not is_damage(exc):
-                raise _database_error(exc, app.db_path) from exc
-            app._recover(exc)
-            return method(*args, **kwargs)
-
-    return run
 
 
 class Waymarks:
@@ -138,7 +125,7 @@ class Waymarks:
                 raise ServiceError("schema_too_new", str(exc)) from exc
             except (sqlite3.Error, ProjectionDamaged) as exc:
                 if not is_damage(exc):
-                    raise _database_error(exc, self.db_path) from exc
+                    raise database_error(exc, self.db_path) from exc
                 self._recover(exc)
             else:
                 self._fill_if_new()
@@ -170,7 +157,7 @@ class Waymarks:
         try:
             self._projection = Projection(self.db_path, self._now_ms())
         except sqlite3.Error as exc:
-            raise _database_error(exc, self.db_path) from exc
+            raise database_error(exc, self.db_path) from exc
         sessions, _unreadable = self._read_ledgers()
         with self._projection.transaction():
             self._projection.rebuild(sessions, self._now_ms())
@@ -302,7 +289,7 @@ class Waymarks:
 
     # -- reads ----------------------------------------------------------------------
 
-    @_recovering
+    @recovering
     def items(self, kind: Literal["pin", "memory"], *, ids: Sequence[str] | None = None,
               recent_active: int | None = None) -> list[ItemView]:
         """Items of this session and of its project, in creation order; ``applies`` says
@@ -314,33 +301,10 @@ class Waymarks:
         session = self._refresh()
         if session is None:
             return []
-        where, params = "", tuple[str, ...]()
-        order = " ORDER BY seq"
-        if recent_active is not None:  # replay order is creation order: newest = highest seq
-            where += " AND status = 'active'"
-            order = f" ORDER BY seq DESC LIMIT {int(recent_active)}"
-        columns = (
-            "id, kind, scope, partition, project_path, key, classification, text, norm,"
-            " polarity_base, polarity_sign, status, reason, superseded_by, supersedes,"
-            " conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record")
-        # two indexed lookups (this session's items, this project's items), not an OR; each
-        # side is limited on its own, so "the newest few" never materialises the whole store
-        if ids is not None:  # by ID: the unique index, then visibility
-            rows = self.projection.db.execute(
-                f"SELECT {columns} FROM items INDEXED BY items_id WHERE id IN"
-                f" ({','.join('?' * len(ids))}) AND kind = ?"
-                " AND (session_id = ? OR project_path = ?) ORDER BY seq",
-                (*ids, kind, session.session_id, self.cwd),
-            )
-        else:
-            side = f"SELECT * FROM (SELECT {columns} FROM items WHERE kind = ? AND {{}} = ?"
-            side += f"{where}{order if recent_active is not None else ''})"
-            rows = self.projection.db.execute(
-                f"{side.format('session_id')} UNION {side.format('project_path')}{order}",
-                (kind, session.session_id, *params, kind, self.cwd, *params),
-            )
+        states = visible_items(self.projection.db, kind, session.session_id, self.cwd,
+                               ids=ids, recent_active=recent_active)
         branch = session.branch_set()
-        return [self._view(state_from_row(r), session, branch) for r in rows]
+        return [self._view(state, session, branch) for state in states]
 
     def _view(self, state: ItemState, session: SessionLog, branch: frozenset[str]) -> ItemView:
         item = state.item
@@ -365,7 +329,7 @@ class Waymarks:
 
     # -- recall ---------------------------------------------------------------------
 
-    @_recovering
+    @recovering
     def recall(self, query: str, history: Sequence[str] = (), *,
                inherit: bool = True, provider: str | None = None,
                privacy: bool = True) -> RecallResult:
@@ -406,15 +370,13 @@ class Waymarks:
             return candidates
         settings = load_settings(self.home, self.cwd, self.project_trusted)
         destination = provider or settings.default_provider
-        explicit = dict(self.projection.db.execute(
-            f"SELECT id, classification FROM items WHERE id IN"
-            f" ({','.join('?' * len(candidates))})", [c.id for c in candidates]).fetchall())
+        explicit = classifications(self.projection.db, [c.id for c in candidates])
         return [c for c in candidates
                 if settings.policy.allows(destination, classify(c.text, explicit.get(c.id)))]
 
     # -- diagnostics ----------------------------------------------------------------
 
-    @_recovering
+    @recovering
     def status(self) -> dict[str, Any]:
         """Where things are and how many items are in effect."""
         session = self._refresh()
@@ -427,12 +389,8 @@ class Waymarks:
             counts["pin"][view.status] = counts["pin"].get(view.status, 0) + 1
         if session is not None:  # memory has no branch scope: counted in SQL, not listed
             trusted = self.project_trusted
-            for status, scope, count in self.projection.db.execute(
-                "SELECT status, scope, count(*) FROM items WHERE kind = 'memory' AND"
-                " ((scope != 'project' AND session_id = ?) OR"
-                " (scope = 'project' AND project_path = ?)) GROUP BY status, scope",
-                (session.session_id, self.cwd),
-            ):
+            for status, scope, count in memory_counts(self.projection.db, session.session_id,
+                                                      self.cwd):
                 tally = counts["memory"]
                 tally["total"] += count
                 tally[status] = tally.get(status, 0) + count
@@ -447,7 +405,7 @@ class Waymarks:
             "pins": counts["pin"], "memory": counts["memory"],
         }
 
-    @_recovering
+    @recovering
     def health(self) -> dict[str, Any]:
         """Checkpoints against files, lines skipped, entries not understood, database checks."""
         session = self._refresh()
@@ -463,7 +421,7 @@ class Waymarks:
             report["ok"] = report["ok"] and not session.partial_tail
         return report
 
-    @_recovering
+    @recovering
     def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Replay every session file of the home (and any other known source) into a fresh
         projection, in one transaction."""
@@ -549,12 +507,8 @@ class Waymarks:
         """Expand a unique ID prefix (as lists print them) among visible items."""
         if not ref or len(ref) >= 36:
             return ref
-        rows = self.projection.db.execute(
-            "SELECT id FROM items WHERE kind = ? AND id >= ? AND id < ? || x'ff'"
-            " AND (session_id = ? OR project_path = ?) LIMIT 2",
-            (kind, ref, ref, ctx.session_id, ctx.project_path),
-        ).fetchall()
-        return str(rows[0][0]) if len(rows) == 1 else ref
+        return expand_prefix(self.projection.db, kind, ref, ctx.session_id,
+                             ctx.project_path) or ref
 
     def _context(self, projection: Projection, session: SessionLog | None) -> WriteContext:
         """What a decision may see: projected state, trust, the session's branch."""
@@ -596,7 +550,7 @@ class Waymarks:
             damaged = is_damage(exc)
             if appended is None or mutation is None:  # nothing reached the ledger
                 if not damaged or not retry:
-                    raise _database_error(exc, self.db_path) from exc
+                    raise database_error(exc, self.db_path) from exc
                 self._recover(exc)
                 return self._write(decide, retry=False)
             # The ledger holds the write, so it is committed; the projection catches up on
@@ -623,13 +577,3 @@ def _committed(mutation: Mutation, entry_id: str, warning: str | None = None) ->
     assert mutation.item is not None
     return Committed(mutation.item.id, entry_id, kind, mutation.operation, mutation.previous_id,
                      warning=warning)
-
-
-def _database_error(exc: Exception, db_path: Path) -> ServiceError:
-    """A clear error for a database that cannot be written (full disk, read-only home)."""
-    return ServiceError(
-        "database_error",
-        f"{db_path}: {exc}. Free disk space or make the home writable, then retry; "
-        "nothing was written to the session ledger",
-    )
-

@@ -9,10 +9,19 @@ not damage: it is refused, untouched.
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+from waymarks.service.outcomes import ServiceError
+from waymarks.store.projection import ProjectionDamaged
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 DAMAGED_MARK = ".damaged-"
 #: SQLite errors that say the *environment* is wrong (full, read-only, busy, I/O), which a
@@ -57,3 +66,29 @@ def all_session_files(home: Path) -> list[Path]:
     """Every session file Waymarks keeps in ``home``, for a rebuild that knows no sources."""
     sessions = home / "sessions"
     return sorted(sessions.glob("*/*.jsonl")) if sessions.is_dir() else []
+
+
+def database_error(exc: Exception, db_path: Path) -> ServiceError:
+    """A clear error for a database that cannot be written (full disk, read-only home)."""
+    return ServiceError(
+        "database_error",
+        f"{db_path}: {exc}. Free disk space or make the home writable, then retry; "
+        "nothing was written to the session ledger",
+    )
+
+
+def recovering(method: Callable[P, R]) -> Callable[P, R]:
+    """Run a read use case; if the database proves damaged, rebuild it once and retry."""
+
+    @functools.wraps(method)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        app: Any = args[0]  # the service object; typed loosely to avoid an import cycle
+        try:
+            return method(*args, **kwargs)
+        except (sqlite3.Error, ProjectionDamaged) as exc:
+            if not is_damage(exc):
+                raise database_error(exc, app.db_path) from exc
+            app._recover(exc)
+            return method(*args, **kwargs)
+
+    return run

@@ -50,15 +50,15 @@ BULK_CACHE_KIB: Final = -262_144  # 256 MiB of page cache while a rebuild builds
 _PIN_DECODER: Final = msgspec.json.Decoder(PinItem)
 _MEMORY_DECODER: Final = msgspec.json.Decoder(MemoryItem)
 _ENCODER: Final = msgspec.json.Encoder()
-_ITEM_COLUMNS: Final = (
+ITEM_COLUMNS: Final = (
     "id, kind, scope, partition, project_path, key, classification, text, norm, "
     "polarity_base, polarity_sign, status, reason, superseded_by, supersedes, "
     "conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record"
 )
 _INSERT_ITEM: Final = (
-    f"INSERT INTO items ({_ITEM_COLUMNS}) VALUES ({', '.join('?' * 22)}) RETURNING rowid"
+    f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 22)}) RETURNING rowid"
 )
-_INSERT_ITEM_BULK: Final = f"INSERT INTO items ({_ITEM_COLUMNS}) VALUES ({', '.join('?' * 22)})"
+_INSERT_ITEM_BULK: Final = f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 22)})"
 _INSERT_MUTATION: Final = (
     "INSERT INTO mutations (seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id,"
     " kind, operation, target_id, payload, effect, note) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
@@ -71,7 +71,7 @@ class ProjectionDamaged(Exception):
 
 #: what each table must have for this version to work with it
 EXPECTED_COLUMNS: Final = {
-    "items": _ITEM_COLUMNS,
+    "items": ITEM_COLUMNS,
     "mutations": "seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id, kind, "
                  "operation, target_id, payload, effect, note",
     "sources": "session_id, path, cwd, byte_offset, lines, entries, updated_at, fingerprint",
@@ -96,7 +96,7 @@ class SqliteView:
         self.db = db
 
     def get(self, item_id: str) -> ItemState | None:
-        row = self.db.execute(f"SELECT {_ITEM_COLUMNS} FROM items WHERE id = ?", (item_id,))
+        row = self.db.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE id = ?", (item_id,))
         found = row.fetchone()
         return state_from_row(found) if found else None
 
@@ -112,7 +112,7 @@ class SqliteView:
             for n, (column, _value) in enumerate(lookups, start=3)
         )
         rows = self.db.execute(
-            f"SELECT {_ITEM_COLUMNS} FROM items WHERE rowid IN ({sql}) ORDER BY seq",
+            f"SELECT {ITEM_COLUMNS} FROM items WHERE rowid IN ({sql}) ORDER BY seq",
             (kind, partition, *(value for _column, value in lookups)),
         )
         return [state_from_row(r) for r in rows]

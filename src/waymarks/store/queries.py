@@ -1,0 +1,69 @@
+"""Read queries over the projection for what one session may see.
+
+Visibility: a session sees its own items (session and branch scope) and its project's
+items (project scope); whether project items *apply* also needs trust, which the caller
+knows. Each query is written for the indexes: two indexed lookups instead of an OR, the
+unique ID index for lookups by ID, and limits applied on each side of a union so that
+"the newest few" never materialises the whole store.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from waymarks.core.rules import ItemState
+from waymarks.store.projection import ITEM_COLUMNS, state_from_row
+
+
+def visible_items(
+    db: sqlite3.Connection, kind: str, session_id: str, project: str, *,
+    ids: Sequence[str] | None = None, recent_active: int | None = None,
+) -> list[ItemState]:
+    """Items of ``kind`` the session may see: in creation order, or, with
+    ``recent_active``, that many of the newest active ones (newest first)."""
+    if ids is not None:
+        rows = db.execute(
+            f"SELECT {ITEM_COLUMNS} FROM items INDEXED BY items_id WHERE id IN"
+            f" ({','.join('?' * len(ids))}) AND kind = ?"
+            " AND (session_id = ? OR project_path = ?) ORDER BY seq",
+            (*ids, kind, session_id, project))
+    else:
+        where, order = "", " ORDER BY seq"
+        if recent_active is not None:  # replay order is creation order: newest = highest seq
+            where = " AND status = 'active'"
+            order = f" ORDER BY seq DESC LIMIT {int(recent_active)}"
+        side = f"SELECT * FROM (SELECT {ITEM_COLUMNS} FROM items WHERE kind = ? AND {{}} = ?"
+        side += f"{where}{order if recent_active is not None else ''})"
+        rows = db.execute(f"{side.format('session_id')} UNION {side.format('project_path')}{order}",
+                          (kind, session_id, kind, project))
+    return [state_from_row(r) for r in rows]
+
+
+def memory_counts(db: sqlite3.Connection, session_id: str,
+                  project: str) -> list[tuple[str, str, int]]:
+    """(status, scope, count) of the memory the session may see."""
+    return [(str(s), str(sc), int(n)) for s, sc, n in db.execute(
+        "SELECT status, scope, count(*) FROM items WHERE kind = 'memory' AND"
+        " ((scope != 'project' AND session_id = ?) OR"
+        " (scope = 'project' AND project_path = ?)) GROUP BY status, scope",
+        (session_id, project))]
+
+
+def expand_prefix(db: sqlite3.Connection, kind: str, ref: str, session_id: str,
+                  project: str) -> str | None:
+    """The one visible ID starting with ``ref``, or ``None`` (none, or ambiguous)."""
+    rows = db.execute(
+        "SELECT id FROM items WHERE kind = ? AND id >= ? AND id < ? || x'ff'"
+        " AND (session_id = ? OR project_path = ?) LIMIT 2",
+        (kind, ref, ref, session_id, project)).fetchall()
+    return str(rows[0][0]) if len(rows) == 1 else None
+
+
+def classifications(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str | None]:
+    """The explicit classification of each item."""
+    if not ids:
+        return {}
+    return dict(db.execute(
+        f"SELECT id, classification FROM items WHERE id IN ({','.join('?' * len(ids))})",
+        list(ids)).fetchall())
