@@ -232,16 +232,19 @@ class Projection:
         """Apply what ``session`` holds beyond its checkpoint; call inside :meth:`transaction`."""
         sid = session.session_id
         checkpoint = self.db.execute(
-            "SELECT byte_offset, lines, entries, fingerprint FROM sources WHERE session_id = ?",
-            (sid,)).fetchone()
-        offset, lines, entries, fingerprint = checkpoint if checkpoint else (0, 0, 0, "")
+            "SELECT byte_offset, lines, entries, fingerprint, path FROM sources"
+            " WHERE session_id = ?", (sid,)).fetchone()
+        offset, lines, entries, fingerprint, path = checkpoint or (0, 0, 0, "", "")
         # shorter than what we read, or different bytes where we stopped: the file was
         # replaced or rewritten, so forget what it said and read it again
         reset = offset > session.offset or entries > len(session.entries) or bool(
             fingerprint and session.fingerprint(offset) != fingerprint)
-        if reset:  # the file is shorter than what we read before: forget it and re-read
+        if reset:
             self._forget_source(sid)
             offset, lines, entries = 0, 0, 0
+        elif (checkpoint and offset == session.offset and lines == session.lines
+              and path == str(session.path)):
+            return SyncReport(0, False)  # nothing new: no writes at all (the common case)
         self._save_source(session, now_ms)
         self.db.executemany(
             "INSERT OR IGNORE INTO anomalies (session_id, line, entry_id, kind, detail) "
