@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from waymarks.core.arguments import ArgumentError, tokenize
+from waymarks.core.text import is_unicode
 
 GLOBAL_VALUE_OPTIONS = ("--home", "--session", "--cwd")
 #: service errors caused by the request, not the environment: exit 2, like rejections
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         if "version" in options:
             _answer({"version": VERSION}, f"waymarks {VERSION}", want_json)
             return 0
-        bad = next((n for n, token in enumerate(argv, 1) if not _is_unicode(token)), None)
+        bad = next((n for n, token in enumerate(argv, 1) if not is_unicode(token)), None)
         if bad is not None:
             return _error("usage", f"argument {bad} is not valid UTF-8 text", 2, want_json)
         return _run(options, rest, want_json)
@@ -128,15 +129,6 @@ def _run(options: dict[str, str], rest: list[str], want_json: bool) -> int:
     else:
         print(result.text)
     return result.exit_code
-
-
-def _is_unicode(token: str) -> bool:
-    """False for arguments holding lone surrogates (bytes that were not UTF-8)."""
-    try:
-        token.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _answer(data: dict[str, Any], text: str, want_json: bool) -> None:

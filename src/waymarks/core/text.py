@@ -121,3 +121,13 @@ def polarity_normalized(norm: str) -> tuple[str, int] | None:
 
 def _slug(text: str) -> str:
     return _KEY_CHARS.sub("-", text).strip("-")[:_MAX_KEY_CHARS]
+
+
+def is_unicode(text: str) -> bool:
+    """False for strings with lone surrogates (bytes that were not UTF-8), which no UTF-8
+    ledger line can hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -29,7 +29,7 @@ from waymarks.core.model import (
     Scope,
 )
 from waymarks.core.rules import ItemState, StateView, find_conflicts, find_duplicate, new_state
-from waymarks.core.text import normalize_key
+from waymarks.core.text import is_unicode, normalize_key
 from waymarks.service.outcomes import Duplicate, Rejected
 
 Decision = Mutation | Duplicate | Rejected
@@ -64,15 +64,6 @@ def clean_text(text: str, *, what: str, limit: int) -> str | Rejected:
     if len(stripped) > limit:
         return Rejected("too_long", f"{what} has {len(stripped)} characters; the limit is {limit}")
     return stripped
-
-
-def is_unicode(text: str) -> bool:
-    """False for strings with lone surrogates, which no UTF-8 ledger line can hold."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def clean_reason(reason: str | None) -> str | Rejected | None:
