@@ -19,6 +19,7 @@ ALLOWED = {
     # (recall imports only core, so no cycle); ARCHITECTURE.md's table predates the index
     "store": {"core", "ledger", "recall"},
     "service": {"core", "recall", "planner", "ledger", "store"},
+    "tool": {"core", "service"},
 }
 PURE = {"core", "recall", "planner"}
 IMPURE_MODULES = {"sqlite3", "os", "subprocess", "socket", "httpx", "requests", "urllib",

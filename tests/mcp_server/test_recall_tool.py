@@ -34,8 +34,9 @@ def test_the_tool_is_read_only(app: Waymarks) -> None:
         async with Client(build_server(app)) as client:
             return (await client.list_tools()).tools
 
-    [tool] = anyio.run(run)
-    assert tool.name == "memory_recall" and tool.annotations.read_only_hint is True
+    tools = {tool.name: tool for tool in anyio.run(run)}
+    assert tools["memory_recall"].annotations.read_only_hint is True
+    assert tools["context_persistence"].annotations.destructive_hint is True
 
 
 def test_recalls_matching_claims_as_quoted_rows(app: Waymarks) -> None:

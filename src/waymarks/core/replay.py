@@ -7,11 +7,11 @@ given in: records are sorted by :attr:`MutationRecord.order` first. Sequence num
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from waymarks.core.model import Kind, MutationRecord
-from waymarks.core.rules import ItemState, MutationEffect, apply_mutation
+from waymarks.core.model import Kind, MutationRecord, status_target
+from waymarks.core.rules import Ignored, ItemState, MutationEffect, apply_mutation
 
 
 class MemoryView:
@@ -75,3 +75,29 @@ def replay(records: Iterable[MutationRecord]) -> ReplayResult:
     view = MemoryView()
     effects = [apply_mutation(view, record, seq) for seq, record in enumerate(ordered, start=1)]
     return ReplayResult(view.items, ordered, effects)
+
+
+#: why a mutation of an excluded source is kept but not applied
+SOURCE_EXCLUDED = Ignored("source excluded by local policy")
+
+
+def hold_back(records: Sequence[MutationRecord], excluded: Collection[str]
+              ) -> tuple[list[MutationRecord], list[MutationRecord]]:
+    """Split ``records`` into those that contribute and those an exclusion holds back.
+
+    Excluding a session withdraws only its *project* contributions: adds and supersedes of
+    project-scoped items, and status changes aimed at project-scoped items. Its session
+    and branch items stay, since only that session ever sees them.
+    """
+    if not excluded:
+        return list(records), []
+    project_ids = {r.mutation.item.id for r in records
+                   if r.mutation.item is not None and r.mutation.item.scope == "project"}
+    kept: list[MutationRecord] = []
+    held: list[MutationRecord] = []
+    for record in records:
+        mutation = record.mutation
+        project = (mutation.item.scope == "project" if mutation.item is not None
+                   else status_target(mutation) in project_ids)
+        (held if project and record.session_id in excluded else kept).append(record)
+    return kept, held

@@ -35,7 +35,7 @@ from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.recall.scoring import Candidate, Stats
 from waymarks.service.config import load_settings
-from waymarks.service.outcomes import Committed, ServiceError, WriteOutcome
+from waymarks.service.outcomes import Committed, Rejected, ServiceError, WriteOutcome
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
 from waymarks.service.recovery import (
     all_session_files,
@@ -68,6 +68,8 @@ from waymarks.store.recall_index import RecallIndex
 
 DB_NAME = "waymarks.db"
 ProgressFn = Callable[[int, int], None]
+#: a check run under the session lock just before a write is decided (None = go ahead)
+Guard = Callable[[WriteContext], Rejected | None]
 
 
 class Waymarks:
@@ -195,7 +197,7 @@ class Waymarks:
             self.projection.sync(session, self._now_ms())
             yield self.projection
 
-    def _refresh(self) -> SessionLog | None:
+    def refresh(self) -> SessionLog | None:
         """Bring the projection up to date with the session before a read.
 
         Reads complete lines without the lock first; only if the projection is behind
@@ -298,7 +300,7 @@ class Waymarks:
         ``ids`` restricts the list to those items; ``recent_active`` to that many of the
         newest active ones (newest first). Both keep large stores cheap to plan against.
         """
-        session = self._refresh()
+        session = self.refresh()
         if session is None:
             return []
         states = visible_items(self.projection.db, kind, session.session_id, self.cwd,
@@ -340,7 +342,7 @@ class Waymarks:
         configured default provider unless one is named; ``privacy=False`` leaves that to
         a caller that records exclusions itself). ``inherit=False`` ignores the history.
         """
-        session = self._refresh()
+        session = self.refresh()
         index = RecallIndex(self.projection.db)
         if index.behind():
             with self.projection.transaction():
@@ -379,7 +381,7 @@ class Waymarks:
     @recovering
     def status(self) -> dict[str, Any]:
         """Where things are and how many items are in effect."""
-        session = self._refresh()
+        session = self.refresh()
         pins = self.items("pin") if session is not None else []
         counts: dict[str, dict[str, int]] = {
             "pin": {"total": len(pins), "applies": sum(v.applies for v in pins)},
@@ -408,7 +410,7 @@ class Waymarks:
     @recovering
     def health(self) -> dict[str, Any]:
         """Checkpoints against files, lines skipped, entries not understood, database checks."""
-        session = self._refresh()
+        session = self.refresh()
         report = health_report(self.projection)
         if report["integrity"] != "ok":  # damage no query had touched yet: rebuild now
             self._recover(ProjectionDamaged(f"integrity check: {report['integrity']}"))
@@ -474,34 +476,51 @@ class Waymarks:
 
     def pin(self, content: str, *, scope: str | None = None, classification: str | None = None,
             source: str | None = None, source_file: str | None = None,
-            supersedes: str | None = None) -> WriteOutcome:
+            supersedes: str | None = None, guard: Guard | None = None) -> WriteOutcome:
+        """Writes take an optional ``guard``: a last check under the session lock (the
+        model-callable tool re-checks revisions and provenance there)."""
         if source_file is not None:
             source_file = os.path.normpath(os.path.join(self.cwd, source_file))
         return self._write(lambda ctx: decide_pin(
             ctx, content, scope=scope, classification=classification, source=source,
-            source_file=source_file, supersedes=self._full_id(ctx, "pin", supersedes)))
+            source_file=source_file, supersedes=self._full_id(ctx, "pin", supersedes)), guard)
 
-    def unpin(self, pin_id: str, reason: str | None = None) -> WriteOutcome:
+    def unpin(self, pin_id: str, reason: str | None = None, *,
+              guard: Guard | None = None) -> WriteOutcome:
         return self._write(lambda ctx: decide_status(
-            ctx, "pin", self._full_id(ctx, "pin", pin_id) or pin_id, "deleted", reason))
+            ctx, "pin", self._full_id(ctx, "pin", pin_id) or pin_id, "deleted", reason), guard)
 
     def remember(self, claim: str, *, scope: str | None = None,
                  classification: str | None = None, key: str | None = None,
-                 sources: tuple[str, ...] = ()) -> WriteOutcome:
+                 sources: tuple[str, ...] = (), guard: Guard | None = None) -> WriteOutcome:
         return self._write(lambda ctx: decide_memory(
-            ctx, claim, scope=scope, classification=classification, key=key, sources=sources))
+            ctx, claim, scope=scope, classification=classification, key=key, sources=sources),
+            guard)
 
     def supersede_memory(self, memory_id: str, claim: str, *,
                          classification: str | None = None,
-                         sources: tuple[str, ...] = ()) -> WriteOutcome:
+                         sources: tuple[str, ...] = (), guard: Guard | None = None
+                         ) -> WriteOutcome:
         return self._write(lambda ctx: decide_memory(
             ctx, claim, scope=None, classification=classification, key=None, sources=sources,
-            supersedes=self._full_id(ctx, "memory", memory_id) or memory_id))
+            supersedes=self._full_id(ctx, "memory", memory_id) or memory_id), guard)
 
     def set_memory_status(self, memory_id: str, status: Literal["invalid", "expired"],
-                          reason: str | None = None) -> WriteOutcome:
+                          reason: str | None = None, *,
+                          guard: Guard | None = None) -> WriteOutcome:
         return self._write(lambda ctx: decide_status(
-            ctx, "memory", self._full_id(ctx, "memory", memory_id) or memory_id, status, reason))
+            ctx, "memory", self._full_id(ctx, "memory", memory_id) or memory_id, status, reason),
+            guard)
+
+    def append_record(self, custom_type: str, data: dict[str, Any]) -> str:
+        """Append a custom entry that is not a pin or memory mutation (for example the record
+        of a person's confirmation); returns its entry ID."""
+        session = self.current_session(create=True)
+        assert session is not None
+        with session.locked():
+            entry = session.append({"type": "custom", "customType": custom_type, "data": data,
+                                    "timestamp": iso(self.clock.now())}, self.ids.entry_id)
+        return entry.id
 
     def _full_id(self, ctx: WriteContext, kind: str, ref: str | None) -> str | None:
         """Expand a unique ID prefix (as lists print them) among visible items."""
@@ -522,12 +541,14 @@ class Waymarks:
         )
 
     def _write(
-        self, decide: Callable[[WriteContext], Decision], *, retry: bool = True
+        self, decide: Callable[[WriteContext], Decision], guard: Guard | None = None, *,
+        retry: bool = True,
     ) -> WriteOutcome:
         if self.current_session() is None:
             # decide against an empty session first, so a refused write creates no file
             with self.projection.transaction():  # read-only: the decision writes nothing
-                first = decide(self._context(self.projection, None))
+                ctx = self._context(self.projection, None)
+                first = (guard(ctx) if guard else None) or decide(ctx)
             if not isinstance(first, PinMutation | MemoryMutation):
                 return first
         session = self.current_session(create=True)
@@ -536,7 +557,8 @@ class Waymarks:
         mutation: Mutation | None = None
         try:
             with self._synced(session) as projection:
-                decision = decide(self._context(projection, session))
+                ctx = self._context(projection, session)
+                decision = (guard(ctx) if guard else None) or decide(ctx)
                 if not isinstance(decision, PinMutation | MemoryMutation):
                     return decision
                 mutation = decision
@@ -552,7 +574,7 @@ class Waymarks:
                 if not damaged or not retry:
                     raise database_error(exc, self.db_path) from exc
                 self._recover(exc)
-                return self._write(decide, retry=False)
+                return self._write(decide, guard, retry=False)
             # The ledger holds the write, so it is committed; the projection catches up on
             # the next command (or now, if the database was damaged and is rebuilt).
             if damaged:

@@ -113,3 +113,20 @@ def _text_of(content: object) -> str:
                          if isinstance(part, dict) and part.get("type") == "text"
                          and isinstance(part.get("text"), str))
     return ""
+
+
+def latest_user_entry(data: bytes, branch: Sequence[str]) -> str | None:
+    """The ID of the newest user message on ``branch`` (entry IDs root to leaf), if any."""
+    users: set[str] = set()
+    for line in data.splitlines():
+        if b'"user"' not in line:  # cheap filter: only candidate lines are parsed
+            continue
+        try:
+            entry = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if (isinstance(entry, dict) and entry.get("type") == "message"
+                and isinstance(entry.get("message"), dict)
+                and entry["message"].get("role") == "user" and isinstance(entry.get("id"), str)):
+            users.add(entry["id"])
+    return next((entry_id for entry_id in reversed(branch) if entry_id in users), None)

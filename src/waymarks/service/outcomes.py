@@ -21,6 +21,7 @@ RejectionCode = Literal[
     "off_branch",
     "scope_mismatch",
     "no_session",
+    "target_changed",
 ]
 
 

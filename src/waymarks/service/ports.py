@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Literal, Protocol
+
+from waymarks.ledger.log import SessionLog as SessionLog  # the ledger port, re-exported
 
 
 class Clock(Protocol):
@@ -26,6 +29,31 @@ class IdSource(Protocol):
     def uuid(self) -> str:
         """A fresh UUID for sessions, items and mutations."""
         ...
+
+
+Decision = Literal["accepted", "declined", "cancelled", "unavailable"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmationRequest:
+    """What the person is asked: a title and a bounded, local-only message."""
+
+    title: str
+    message: str
+
+
+class Confirmer(Protocol):
+    def confirm(self, request: ConfirmationRequest) -> Decision:
+        """Ask the person, on their own screen. ``unavailable`` when there is no one to
+        ask (no UI); ``cancelled`` when the dialog was closed or aborted."""
+        ...
+
+
+class NoConfirmer:
+    """Headless modes: nobody can confirm, so every write is unavailable."""
+
+    def confirm(self, request: ConfirmationRequest) -> Decision:
+        return "unavailable"
 
 
 class SystemClock:

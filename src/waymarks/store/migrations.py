@@ -131,11 +131,20 @@ def _m004_source_fingerprint(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE sources ADD COLUMN fingerprint TEXT NOT NULL DEFAULT ''")
 
 
+def _m005_source_exclusions(db: sqlite3.Connection) -> None:
+    # Local policy, not derived state: a rebuild keeps it, deleting the database drops it.
+    db.execute(
+        "CREATE TABLE source_exclusions (session_id TEXT PRIMARY KEY, reason TEXT,"
+        " excluded_at INTEGER NOT NULL) STRICT"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
     Migration(3, "index items by project", _m003_project_index),
     Migration(4, "fingerprint of each source at its checkpoint", _m004_source_fingerprint),
+    Migration(5, "sources excluded from project memory", _m005_source_exclusions),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -38,7 +38,7 @@ from waymarks.core.model import (
     mutation_kind,
     status_target,
 )
-from waymarks.core.replay import replay
+from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
 from waymarks.store import recall_index
@@ -259,7 +259,8 @@ class Projection:
         if not fresh and not reset:
             return SyncReport(0, False)
         last = self._last_order()
-        if reset or (last is not None and fresh and fresh[0].order < last):
+        excluded = sid in self.excluded_sessions()  # only a re-fold knows what it holds back
+        if reset or excluded or (last is not None and fresh and fresh[0].order < last):
             self._insert_mutations((0, r, None) for r in fresh)
             self.refold()
             return SyncReport(len(fresh), True)
@@ -288,6 +289,26 @@ class Projection:
         self.db.execute("DELETE FROM mutations")
         self._write_replay(records)
 
+    # -- local source policy --------------------------------------------------------
+
+    def excluded_sessions(self) -> dict[str, str | None]:
+        """Sessions whose project contributions are withdrawn, with the reason given."""
+        return dict(self.db.execute("SELECT session_id, reason FROM source_exclusions"))
+
+    def set_excluded(self, session_id: str, excluded: bool, *, reason: str | None = None,
+                     now_ms: int = 0) -> bool:
+        """Exclude or restore one source (inside :meth:`transaction`); re-folds when that
+        changes anything. Returns whether it did."""
+        if excluded == (session_id in self.excluded_sessions()):
+            return False
+        if excluded:
+            self.db.execute("INSERT INTO source_exclusions (session_id, reason, excluded_at)"
+                            " VALUES (?, ?, ?)", (session_id, reason, now_ms))
+        else:
+            self.db.execute("DELETE FROM source_exclusions WHERE session_id = ?", (session_id,))
+        self.refold()
+        return True
+
     # -- full rebuild ---------------------------------------------------------------
 
     def rebuild(self, sessions: Iterable[SessionLog], now_ms: int) -> int:
@@ -315,7 +336,8 @@ class Projection:
             self._write_replay_bulk(records)
 
     def _write_replay_bulk(self, records: list[MutationRecord]) -> None:
-        result = replay(records)
+        kept, held = hold_back(records, self.excluded_sessions())
+        result = replay(kept)
         recall_index.reset(self.db)  # item sequence numbers change: re-index on demand
         self.db.execute("DELETE FROM items_fts")
         self.db.execute("DELETE FROM items")
@@ -334,6 +356,7 @@ class Projection:
                 for seq, (record, effect) in enumerate(
                     zip(result.ordered, result.effects, strict=True), start=1)
             )
+            self._insert_mutations((0, record, SOURCE_EXCLUDED) for record in held)
             self.db.executemany(_INSERT_ITEM_BULK,
                                 (item_row(s) for s in result.items.values()))
             for _name, sql in indexes:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from waymarks.core.replay import SOURCE_EXCLUDED
 from waymarks.core.rules import ItemState
 from waymarks.store.projection import ITEM_COLUMNS, state_from_row
 
@@ -67,3 +68,20 @@ def classifications(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str
     return dict(db.execute(
         f"SELECT id, classification FROM items WHERE id IN ({','.join('?' * len(ids))})",
         list(ids)).fetchall())
+
+
+def project_sources(db: sqlite3.Connection, project: str, limit: int
+                    ) -> list[tuple[str, str, int, int, bool, int]]:
+    """Session files of ``project`` known to the projection, newest first, at most
+    ``limit``: (session ID, path, items contributed, items held back, excluded, updated)."""
+    rows = db.execute(
+        "SELECT s.session_id, s.path, s.updated_at, x.session_id IS NOT NULL,"
+        " (SELECT count(*) FROM items i WHERE i.session_id = s.session_id"
+        "  AND i.project_path = s.cwd),"
+        " (SELECT count(*) FROM mutations m WHERE m.session_id = s.session_id"
+        "  AND m.note = ?)"
+        " FROM sources s LEFT JOIN source_exclusions x ON x.session_id = s.session_id"
+        " WHERE s.cwd = ? ORDER BY s.updated_at DESC, s.session_id LIMIT ?",
+        (SOURCE_EXCLUDED.reason, project, limit)).fetchall()
+    return [(str(sid), str(path), int(contributed), int(held), bool(excluded), int(updated))
+            for sid, path, updated, excluded, contributed, held in rows]

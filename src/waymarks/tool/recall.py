@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from waymarks.recall.digest import digest_rows
 from waymarks.service.outcomes import ServiceError
+from waymarks.service.search import selected_rows
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -31,8 +31,7 @@ def memory_recall(app: Waymarks, query: object) -> dict[str, Any]:
     except (ServiceError, OSError) as exc:
         code = exc.code if isinstance(exc, ServiceError) else "io_error"
         return _unavailable(f"memory is unavailable ({code})")
-    selected = [s for s in result.eligible if s.candidate.id in result.selected]
-    return {"outcome": "ok", "claims": digest_rows(selected), "digest": result.digest,
+    return {"outcome": "ok", "claims": selected_rows(result), "digest": result.digest,
             "note": NOT_COMPLETE}
 
 

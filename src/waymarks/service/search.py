@@ -1,0 +1,42 @@
+"""Bounded lookups of pins and memory by the words of a query (for model-callable tools)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from waymarks.recall.analysis import analyze
+from waymarks.recall.digest import digest_rows
+from waymarks.recall.engine import RecallResult
+from waymarks.service.views import ItemView
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+
+def find_items(app: Waymarks, kind: Literal["pin", "memory"], query: str, *,
+               active_only: bool, limit: int) -> list[ItemView]:
+    """Visible items sharing words with ``query``, best first, at most ``limit``.
+
+    Active memory comes from the recall index (candidates by term, ranked by relevance,
+    without the gates that automatic recall applies); pins, and memory in any status, are
+    few enough per session to score directly by shared features.
+    """
+    wanted = set(analyze(query, query=True).features)
+    if not wanted:
+        return []
+    if kind == "memory" and active_only:
+        recalled = app.recall(query, inherit=False, privacy=False)
+        ranked = sorted((s for s in recalled.scored if s.relevance > 0),
+                        key=lambda s: -s.relevance)[:limit]
+        by_id = {v.id: v for v in app.items("memory", ids=[s.candidate.id for s in ranked])}
+        return [by_id[s.candidate.id] for s in ranked if s.candidate.id in by_id]
+    views = [v for v in app.items(kind) if v.status == "active" or not active_only]
+    scored = [(len(wanted.intersection(analyze(v.text).features)), v) for v in views]
+    matched = [(n, v) for n, v in scored if n]
+    matched.sort(key=lambda nv: (-nv[0], -nv[1].created_at, nv[1].id))
+    return [v for _n, v in matched[:limit]]
+
+
+def selected_rows(result: RecallResult) -> list[dict[str, Any]]:
+    """The claims a recall selected, as quoted rows."""
+    return digest_rows([s for s in result.eligible if s.candidate.id in result.selected])

@@ -1,0 +1,179 @@
+"""The ``context_persistence`` request contract: actions, the parameter matrix, grammars.
+
+The transport schema is flat (every field optional) so that it works with every provider;
+this module applies the per-action matrix before anything touches the runtime. Errors are
+categories that never name or echo a field or a value:
+
+- ``egress-placeholder``: some string argument holds the output-only omission sentinel
+  (checked first, whatever field it is in, so a replayed redacted call never runs);
+- ``invalid-parameters``: malformed transport input (not an object, unknown field, unknown
+  action, wrong type, out of range, bad ID or revision grammar);
+- ``unsupported-parameter``: a known action given a field it does not take;
+- ``missing-required-parameter``: a known action missing a field it needs.
+
+A JSON ``null`` counts as absent: flat schemas make some clients send every field.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS, MAX_REASON_CHARS
+
+TOOL_CONTRACT: Final = "waymarks-context-persistence-tool-v1"
+RESULT_CONTRACT: Final = "waymarks-context-persistence-result-v1"
+
+#: stands in for text removed from history re-sent to a provider; never accepted as input
+OMITTED: Final = "[waymarks:omitted]"
+
+ActionClass = Literal["read", "canonical", "derived"]
+Category = Literal["egress-placeholder", "invalid-parameters", "unsupported-parameter",
+                   "missing-required-parameter"]
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    name: str
+    kind: Literal["pin", "memory", "source"]
+    klass: ActionClass
+    required: frozenset[str]
+    optional: frozenset[str]
+
+
+def _action(name: str, klass: ActionClass, required: str = "", optional: str = "") -> Action:
+    kind: Literal["pin", "memory", "source"] = (
+        "source" if "source" in name else "pin" if name.startswith("pin") else "memory")
+    return Action(name, kind, klass, frozenset(required.split()), frozenset(optional.split()))
+
+
+ACTIONS: Final[dict[str, Action]] = {a.name: a for a in (
+    _action("pins_list", "read", "", "activeOnly maxResults"),
+    _action("pins_find", "read", "query", "activeOnly maxResults"),
+    _action("pin_add", "canonical", "content", "scope classification"),
+    _action("pin_supersede", "canonical", "id targetRevision content", "classification"),
+    _action("pin_unpin", "canonical", "id targetRevision", "reason"),
+    _action("memory_list", "read", "", "activeOnly maxResults"),
+    _action("memory_find", "read", "query", "activeOnly maxResults"),
+    _action("memory_add", "canonical", "content", "scope key classification"),
+    _action("memory_supersede", "canonical", "id targetRevision content", "classification"),
+    _action("memory_invalidate", "canonical", "id targetRevision", "reason"),
+    _action("memory_expire", "canonical", "id targetRevision", "reason"),
+    _action("memory_sources", "read", "", "maxResults"),
+    _action("memory_source_exclude", "derived", "id targetRevision", "reason"),
+    _action("memory_source_include", "derived", "id targetRevision", ""),
+)}
+
+FIELDS: Final = ("action", "content", "scope", "key", "classification", "id",
+                 "targetRevision", "reason", "query", "activeOnly", "maxResults")
+DEFAULT_RESULTS: Final = 20
+MAX_RESULTS: Final = 50
+MAX_QUERY_CHARS: Final = 512
+MAX_KEY_CHARS: Final = 200
+#: generous transport bounds; the service applies the exact limits and says which
+_TEXT_LIMITS: Final = {"content": max(MAX_PIN_CHARS, MAX_CLAIM_CHARS), "reason": MAX_REASON_CHARS,
+                       "query": MAX_QUERY_CHARS, "key": MAX_KEY_CHARS}
+_SCOPES: Final = {"pin": ("session", "branch", "project"), "memory": ("session", "project")}
+CLASSIFICATIONS: Final = ("normal", "internal", "sensitive", "local-only")
+
+ITEM_ID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+SOURCE_REF: Final = re.compile(r"src_[A-Za-z0-9_-]{16}")
+REVISION: Final = re.compile(r"r1\.[0-9a-z]{1,12}\.(?:[0-9a-f]{8}|-)\.[A-Za-z0-9_-]{22}")
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A call that passed the matrix: the action and its typed arguments."""
+
+    action: Action
+    args: dict[str, Any]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.args.get(name, default)
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    category: Category
+
+
+def holds_sentinel(value: object, depth: int = 0) -> bool:
+    """Whether the omission sentinel appears in any string within ``value``."""
+    if isinstance(value, str):
+        return OMITTED in value
+    if depth > 32:
+        return True  # nesting that deep is not a real call: refuse rather than recurse on
+    if isinstance(value, dict):
+        return any(holds_sentinel(k, depth + 1) or holds_sentinel(v, depth + 1)
+                   for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(holds_sentinel(v, depth + 1) for v in value)
+    return False
+
+
+def parse_request(arguments: object) -> Request | Refusal:
+    """Apply the transport checks and the parameter matrix, in the documented order."""
+    if not isinstance(arguments, dict):
+        return Refusal("invalid-parameters")
+    if holds_sentinel(arguments):
+        return Refusal("egress-placeholder")
+    given = {k: v for k, v in arguments.items() if v is not None}
+    if any(not isinstance(k, str) or k not in FIELDS for k in given):
+        return Refusal("invalid-parameters")
+    action = ACTIONS.get(given.pop("action", None)) if isinstance(
+        given.get("action"), str) else None
+    if action is None:
+        return Refusal("invalid-parameters")
+    if any(name not in action.required and name not in action.optional for name in given):
+        return Refusal("unsupported-parameter")
+    if any(name not in given for name in action.required):
+        return Refusal("missing-required-parameter")
+    if not all(_valid(action, name, value) for name, value in given.items()):
+        return Refusal("invalid-parameters")
+    return Request(action, given)
+
+
+def _valid(action: Action, name: str, value: Any) -> bool:
+    if name == "activeOnly":
+        return isinstance(value, bool)
+    if name == "maxResults":
+        return type(value) is int and 1 <= value <= MAX_RESULTS
+    if not isinstance(value, str):
+        return False
+    if name == "id":
+        return (SOURCE_REF if action.kind == "source" else ITEM_ID).fullmatch(value) is not None
+    if name == "targetRevision":
+        return REVISION.fullmatch(value) is not None
+    if name == "scope":
+        return value in _SCOPES[action.kind]
+    if name == "classification":
+        return value in CLASSIFICATIONS
+    limit = _TEXT_LIMITS[name]
+    return bool(value.strip()) and len(value) <= limit if name in ("query", "content") \
+        else len(value) <= limit
+
+
+def input_schema() -> dict[str, Any]:
+    """The flat JSON Schema the transport advertises (the matrix is applied server-side)."""
+    text = {"type": "string"}
+    return {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": list(ACTIONS)},
+            "content": {**text, "description": "pin text or memory claim (add/supersede)"},
+            "scope": {"type": "string", "enum": ["session", "branch", "project"]},
+            "key": {**text, "description": "memory key (memory_add)"},
+            "classification": {"type": "string", "enum": list(CLASSIFICATIONS)},
+            "id": {**text, "description": "exact item ID, or a sourceRef for source actions"},
+            "targetRevision": {**text, "description": "revision from a prior list/find"},
+            "reason": text,
+            "query": {**text, "description": f"search text, 1-{MAX_QUERY_CHARS} characters"},
+            "activeOnly": {"type": "boolean"},
+            "maxResults": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS},
+        },
+        "required": ["action"],
+        "additionalProperties": False,
+    }

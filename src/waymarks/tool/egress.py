@@ -1,0 +1,251 @@
+"""What ``context_persistence`` lets reach a provider: previews now, and history later.
+
+Previews: a find result may show a short preview of an item in its text, and only when
+the destination provider may receive the item's effective classification; markers are
+removed, credentials redacted, whitespace collapsed, and the result is cut to
+``PREVIEW_CHARS`` and quoted as JSON so it cannot break out of its line.
+
+History: when a conversation is re-sent, earlier ``context_persistence`` calls and results
+are rewritten by :func:`guard_history` so that stored text does not travel again:
+
+- in arguments, ``content``, ``query``, ``key``, ``reason`` and any unknown field become
+  the omission sentinel (unknown fields are folded into one ``omitted`` field, since a
+  field *name* can carry text too); ``id`` and ``targetRevision`` are kept only when they
+  match their grammar; enumerations and numbers only when valid;
+- a result is rebuilt from its metadata (grammar-checked), and its text is re-rendered
+  from that metadata, so previews and anything else in the text are gone.
+
+The sentinel is output-only: :func:`waymarks.tool.contract.parse_request` refuses any call
+that carries it, so a model cannot replay a redacted call. Calls and results after the
+last user message (the turn in progress) are left alone.
+
+Supported shapes: Pi agent messages (``toolCall`` parts, ``toolResult`` messages), OpenAI
+Chat Completions (``tool_calls``, ``role: tool``) and Anthropic Messages (``tool_use``,
+``tool_result`` parts). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, Final
+
+from waymarks.core.privacy import strip_markers
+from waymarks.core.secrets import redact
+from waymarks.tool.contract import (
+    ACTIONS,
+    CLASSIFICATIONS,
+    ITEM_ID,
+    MAX_RESULTS,
+    OMITTED,
+    RESULT_CONTRACT,
+    REVISION,
+    SOURCE_REF,
+)
+
+TOOL_NAME: Final = "context_persistence"
+PREVIEW_CHARS: Final = 80
+_SPACE: Final = re.compile(r"\s+")
+
+
+def preview(text: str) -> str:
+    """A short, marker-free, credential-free, single-line quotation of ``text``."""
+    flat = _SPACE.sub(" ", redact(strip_markers(text, unescape=True))[0]).strip()
+    flat = flat.replace(OMITTED, "[omitted]")
+    if len(flat) > PREVIEW_CHARS:
+        flat = flat[: PREVIEW_CHARS - 1].rstrip() + "…"
+    return json.dumps(flat, ensure_ascii=False)
+
+
+# -- arguments and results --------------------------------------------------------------
+
+_ENUMS: Final = {"scope": ("session", "branch", "project"), "classification": CLASSIFICATIONS}
+_TEXT_FIELDS: Final = ("content", "query", "key", "reason")
+
+
+def guard_arguments(arguments: object) -> dict[str, Any]:
+    """A copy of tool-call arguments safe to re-send (see the module docstring)."""
+    if not isinstance(arguments, dict):
+        return {"omitted": OMITTED}
+    out: dict[str, Any] = {}
+    unknown = False
+    for name, value in arguments.items():
+        if name == "action":
+            out[name] = value if isinstance(value, str) and value in ACTIONS else OMITTED
+        elif name in _TEXT_FIELDS:
+            out[name] = OMITTED
+        elif name == "id":
+            valid = isinstance(value, str) and (ITEM_ID.fullmatch(value)
+                                                or SOURCE_REF.fullmatch(value))
+            out[name] = value if valid else OMITTED
+        elif name == "targetRevision":
+            valid = isinstance(value, str) and REVISION.fullmatch(value)
+            out[name] = value if valid else OMITTED
+        elif name in _ENUMS:
+            out[name] = value if value in _ENUMS[name] else OMITTED
+        elif name == "activeOnly":
+            out[name] = value if isinstance(value, bool) else OMITTED
+        elif name == "maxResults":
+            out[name] = value if type(value) is int and 1 <= value <= MAX_RESULTS else OMITTED
+        else:
+            unknown = True
+    if unknown:
+        out["omitted"] = OMITTED
+    return out
+
+
+_OUTCOMES: Final = ("ok", "committed", "rejected", "cancelled", "unavailable",
+                    "committed_projection_pending", "indeterminate")
+_CODE: Final = re.compile(r"[a-z][a-z-]{0,40}")
+_ITEM_FIELDS: Final = {
+    "id": lambda v: isinstance(v, str) and bool(ITEM_ID.fullmatch(v) or SOURCE_REF.fullmatch(v)),
+    "revision": lambda v: isinstance(v, str) and bool(REVISION.fullmatch(v)),
+    "kind": lambda v: v in ("pin", "memory", "source"),
+    "scope": lambda v: v in ("session", "branch", "project"),
+    "status": lambda v: v in ("active", "superseded", "deleted", "invalid", "expired",
+                              "available", "missing"),
+    "classification": lambda v: v in CLASSIFICATIONS,
+    "applies": lambda v: isinstance(v, bool), "excluded": lambda v: isinstance(v, bool),
+    "active": lambda v: isinstance(v, bool),
+    "createdAt": lambda v: type(v) is int, "contributed": lambda v: type(v) is int,
+    "heldBack": lambda v: type(v) is int,
+    "supersededBy": lambda v: isinstance(v, str) and bool(ITEM_ID.fullmatch(v)),
+}
+
+
+def guard_details(details: object) -> dict[str, Any]:
+    """Metadata of a result, each value checked against what the tool ever puts there."""
+    if not isinstance(details, dict):
+        return {"contract": RESULT_CONTRACT, "outcome": "unavailable", "omitted": OMITTED}
+    out: dict[str, Any] = {"contract": RESULT_CONTRACT}
+    action = details.get("action")
+    out["action"] = action if isinstance(action, str) and action in ACTIONS else OMITTED
+    outcome = details.get("outcome")
+    out["outcome"] = outcome if outcome in _OUTCOMES else OMITTED
+    for name in ("errorCode", "persistenceClass"):
+        value = details.get(name)
+        if isinstance(value, str) and _CODE.fullmatch(value):
+            out[name] = value
+    for name in ("id", "revision"):
+        value = details.get(name)
+        if value is not None and _ITEM_FIELDS[name](value):
+            out[name] = value
+    if isinstance(details.get("truncated"), bool):
+        out["truncated"] = details["truncated"]
+    items = details.get("items")
+    if isinstance(items, list):
+        out["items"] = [{k: v for k, v in item.items() if k in _ITEM_FIELDS and _ITEM_FIELDS[k](v)}
+                        for item in items if isinstance(item, dict)]
+    conflicts = details.get("conflicts")
+    if isinstance(conflicts, list):
+        out["conflicts"] = [c for c in conflicts if isinstance(c, str) and ITEM_ID.fullmatch(c)]
+    return out
+
+
+def render_text(details: dict[str, Any]) -> str:
+    """The deterministic text of a result, from its metadata alone."""
+    head = f"context_persistence {details.get('action')}: {details.get('outcome')}"
+    if details.get("errorCode"):
+        head += f" ({details['errorCode']})"
+    lines = [head]
+    if details.get("id"):
+        lines.append(f"id {details['id']}" + (f" revision {details['revision']}"
+                                              if details.get("revision") else ""))
+    if details.get("conflicts"):
+        lines.append("conflicts with " + ", ".join(details["conflicts"]))
+    for item in details.get("items", ()):
+        lines.append(" ".join(f"{k}={item[k]}" for k in sorted(item)))
+    if details.get("truncated"):
+        lines.append("more items exist; raise maxResults or narrow the query")
+    return "\n".join(lines)
+
+
+# -- whole conversations ----------------------------------------------------------------
+
+def guard_history(messages: list[Any]) -> list[Any]:
+    """A copy of ``messages`` with earlier ``context_persistence`` traffic rewritten."""
+    last_user = max((n for n, m in enumerate(messages)
+                     if isinstance(m, dict) and m.get("role") == "user"
+                     and not _is_tool_result_turn(m)), default=-1)
+    ours: set[str] = set()
+    out = []
+    for n, message in enumerate(messages):
+        if n >= last_user or not isinstance(message, dict):
+            out.append(message)
+            continue
+        out.append(_guard_message(message, ours))
+    return out
+
+
+def _is_tool_result_turn(message: dict[str, Any]) -> bool:
+    """An Anthropic user message made only of tool results is not a person's turn."""
+    content = message.get("content")
+    return isinstance(content, list) and bool(content) and all(
+        isinstance(p, dict) and p.get("type") == "tool_result" for p in content)
+
+
+def _guard_message(message: dict[str, Any], ours: set[str]) -> dict[str, Any]:
+    message = dict(message)
+    role = message.get("role")
+    if role == "assistant":
+        for call in message.get("tool_calls") or ():  # OpenAI chat
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and function.get("name") == TOOL_NAME:
+                ours.add(str(call.get("id")))
+        if message.get("tool_calls"):
+            message["tool_calls"] = [_openai_call(c) for c in message["tool_calls"]]
+        message["content"] = _parts(message.get("content"), ours)
+    elif role == "toolResult" and message.get("toolName") == TOOL_NAME:  # Pi
+        details = guard_details(message.get("details"))
+        message["details"] = details
+        message["content"] = [{"type": "text", "text": render_text(details)}]
+    elif role == "tool" and str(message.get("tool_call_id")) in ours:  # OpenAI chat
+        message["content"] = render_text(_details_from_text(message.get("content")))
+    elif role == "user":
+        message["content"] = _parts(message.get("content"), ours)
+    return message
+
+
+def _parts(content: Any, ours: set[str]) -> Any:
+    if not isinstance(content, list):
+        return content
+    out = []
+    for part in content:
+        if not isinstance(part, dict):
+            out.append(part)
+        elif part.get("type") == "toolCall" and part.get("name") == TOOL_NAME:  # Pi
+            out.append({**part, "arguments": guard_arguments(part.get("arguments"))})
+        elif part.get("type") == "tool_use" and part.get("name") == TOOL_NAME:  # Anthropic
+            ours.add(str(part.get("id")))
+            out.append({**part, "input": guard_arguments(part.get("input"))})
+        elif part.get("type") == "tool_result" and str(part.get("tool_use_id")) in ours:
+            text = render_text(_details_from_text(part.get("content")))
+            out.append({**part, "content": [{"type": "text", "text": text}]})
+        else:
+            out.append(part)
+    return out
+
+
+def _openai_call(call: Any) -> Any:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict) or function.get("name") != TOOL_NAME:
+        return call
+    try:
+        arguments = json.loads(function.get("arguments") or "{}")
+    except (TypeError, ValueError):
+        arguments = None
+    guarded = json.dumps(guard_arguments(arguments))
+    return {**call, "function": {**function, "arguments": guarded}}
+
+
+def _details_from_text(content: Any) -> dict[str, Any]:
+    """Results sent as text carry their metadata as a JSON object on the first line."""
+    text = content if isinstance(content, str) else "\n".join(
+        p.get("text", "") for p in content or () if isinstance(p, dict)
+        and isinstance(p.get("text"), str)) if isinstance(content, list) else ""
+    decode: Callable[[str], Any] = json.loads
+    try:
+        return guard_details(decode(text.split("\n", 1)[0]))
+    except ValueError:
+        return guard_details(None)

@@ -1,0 +1,462 @@
+"""``context_persistence``: the model's bounded way to read and propose changes to pins,
+memory and project-memory sources (seed 001).
+
+A call goes through three steps:
+
+1. :meth:`ContextPersistence.prepare` applies the contract (sentinel, matrix, grammars),
+   checks that a persistent session exists, and then either answers a read or plans a
+   write: the exact target and its revision, the effective classification (markers and
+   credentials can only raise it), the provider policy (a level the destination may not
+   receive, and ``local-only`` always, is refused here: the text already came through the
+   model), trust for project scope, and the provenance (the latest user message on the
+   active branch). It returns the confirmation the person must see.
+2. The host asks the person (a :class:`~waymarks.service.ports.Confirmer`, or MCP
+   elicitation). ``unavailable`` (no UI) ends as ``unavailable``/``confirmation-required``;
+   refusal, closure or abort as ``cancelled``. Nothing is written before a yes.
+3. :meth:`ContextPersistence.commit` prepares again (provider, trust, provenance and target
+   are re-checked after the confirmation), requires that this exact confirmation was shown,
+   and writes through the same service primitives as the CLI. Under the session lock, a
+   guard re-checks the target's fingerprint, so a target changed by anyone meanwhile is
+   refused, never overwritten.
+
+When the branch holds no user message (an MCP client with no hook feeding the ledger),
+the accepted confirmation itself is recorded as the person's act: a
+``waymarks-confirmation-v1`` entry (action name only, no content) becomes the write's
+provenance. It stays in the ledger even if the write is then refused.
+
+Calls run one at a time per instance (one instance per session); the wait for the
+person's answer is outside that lock, which is why step 3 re-checks everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
+from waymarks.core.privacy import Classification, classify, highest
+from waymarks.core.rules import ItemState
+from waymarks.core.secrets import redact
+from waymarks.core.text import is_unicode
+from waymarks.service.config import load_settings
+from waymarks.service.history import latest_user_entry
+from waymarks.service.outcomes import (
+    Committed,
+    Duplicate,
+    Rejected,
+    ServiceError,
+    WriteOutcome,
+)
+from waymarks.service.ports import (
+    ConfirmationRequest,
+    Confirmer,
+    Decision,
+    SessionLog,
+    epoch_ms,
+)
+from waymarks.service.search import find_items
+from waymarks.service.sources import SourceView, list_sources, set_source_excluded
+from waymarks.service.views import ItemView
+from waymarks.service.writes import WriteContext
+from waymarks.tool.contract import ACTIONS, DEFAULT_RESULTS, Refusal, Request, parse_request
+from waymarks.tool.egress import preview
+from waymarks.tool.results import PersistenceClass, ToolResult, listing, result
+from waymarks.tool.revisions import Context, Revisions, SourceRefs, fingerprint
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+CONFIRM_TITLE: Final = "Waymarks context persistence"
+CONFIRMATION_RECORD: Final = "waymarks-confirmation-v1"
+SHOWN_TTL_S: Final = 15 * 60
+_LIMITS: Final = {"pin": MAX_PIN_CHARS, "memory": MAX_CLAIM_CHARS}
+_PERSISTENCE: Final[dict[str, PersistenceClass]] = {
+    "read": "read", "canonical": "canonical", "derived": "derived-local-policy"}
+
+
+@dataclass(frozen=True, slots=True)
+class WritePlan:
+    request: Request
+    target: str | None  # item ID, or session ID for source actions
+    state: str | None  # the target's fingerprint when it was read
+    provenance: str | None  # entry ID of the latest user message on the branch
+    level: Classification | None  # the classification to store (raised, never lowered)
+    confirmation: ConfirmationRequest
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.confirmation.message.encode("utf-8", "surrogatepass")
+                              ).hexdigest()
+
+
+def item_state(item_id: str, status: str, superseded_by: str | None, text: str,
+               classification: str | None, scope: str, key: str | None) -> str:
+    return fingerprint(item_id, status, superseded_by, text, classification, scope, key)
+
+
+def view_state(view: ItemView) -> str:
+    return item_state(view.id, view.status, view.superseded_by, view.text, view.classification,
+                      view.scope, view.key)
+
+
+def projected_state(state: ItemState) -> str:
+    return item_state(state.id, state.status, state.superseded_by, state.text,
+                      state.item.classification, state.item.scope, state.key)
+
+
+def source_state(view: SourceView) -> str:
+    return fingerprint(view.session_id, view.excluded)
+
+
+def effective_level(text: str, explicit: str | None) -> Classification:
+    """The explicit level raised by markers and by anything that looks like a credential."""
+    level = classify(text, explicit)
+    return highest(level, "sensitive") if redact(text)[1] else level
+
+
+class ContextPersistence:
+    def __init__(self, app: Waymarks, *, provider: str | None = None, persistent: bool = True,
+                 revisions: Revisions | None = None, refs: SourceRefs | None = None,
+                 confirmed_via: str = "confirmation") -> None:
+        """``provider``: where results go (the configured default when ``None``);
+        ``persistent=False``: the host has no session file (every call is unavailable)."""
+        self.app = app
+        self.provider = provider
+        self.persistent = persistent
+        self.revisions = revisions or Revisions()
+        self.refs = refs or SourceRefs()
+        self.confirmed_via = confirmed_via
+        self._lock = threading.Lock()
+        self._shown: dict[str, float] = {}  # confirmation digests shown, with expiry
+
+    # -- the whole call, for hosts with a synchronous confirmer ------------------------
+
+    def call(self, arguments: object, confirmer: Confirmer) -> ToolResult:
+        prepared = self.prepare(arguments)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        self.shown(prepared)
+        try:
+            decision = confirmer.confirm(prepared.confirmation)
+        except Exception:  # noqa: BLE001 (a dialog that failed is not a yes)
+            decision = "cancelled"
+        return self.commit(arguments, decision)
+
+    # -- step 1 -------------------------------------------------------------------------
+
+    def prepare(self, arguments: object) -> ToolResult | WritePlan:
+        request = parse_request(arguments)
+        if isinstance(request, Refusal):
+            return result(_action_name(arguments), "rejected", error=request.category)
+        with self._lock:
+            return self._prepare(request)
+
+    def shown(self, plan: WritePlan) -> None:
+        """Record that ``plan``'s confirmation was put in front of the person."""
+        now = time.monotonic()
+        self._shown = {d: t for d, t in self._shown.items() if t > now}
+        self._shown[plan.digest] = now + SHOWN_TTL_S
+
+    def _prepare(self, request: Request) -> ToolResult | WritePlan:
+        name = request.action.name
+        session = self._session()
+        if session is None:
+            return result(name, "unavailable", error="runtime-unavailable")
+        try:
+            if request.action.klass == "read":
+                return self._read(request, session)
+            return self._plan(request, session)
+        except (ServiceError, OSError):
+            return result(name, "unavailable", error="runtime-unavailable")
+
+    def _session(self) -> SessionLog | None:
+        if not self.persistent:
+            return None
+        try:
+            return self.app.current_session(create=True)
+        except (ServiceError, OSError):
+            return None
+
+    # -- step 3 -------------------------------------------------------------------------
+
+    def commit(self, arguments: object, decision: Decision) -> ToolResult:
+        request = parse_request(arguments)
+        name = request.action.name if isinstance(request, Request) else None
+        if isinstance(request, Refusal):
+            return result(_action_name(arguments), "rejected", error=request.category)
+        if decision == "unavailable":
+            return result(name, "unavailable", error="confirmation-required")
+        if decision != "accepted":
+            return result(name, "cancelled", error="declined" if decision == "declined"
+                          else "cancelled")
+        with self._lock:
+            plan = self._prepare(request)  # everything is checked again after the answer
+            if isinstance(plan, ToolResult):
+                return plan
+            if self._shown.pop(plan.digest, 0.0) < time.monotonic():
+                return result(name, "rejected", error="changed-since-confirmation")
+            return self._execute(plan)
+
+    # -- reads --------------------------------------------------------------------------
+
+    def _context(self, session: SessionLog) -> Context:
+        return Context(session.session_id, self.app.cwd)
+
+    def _now(self) -> int:
+        return epoch_ms(self.app.clock.now())
+
+    def _read(self, request: Request, session: SessionLog) -> ToolResult:
+        action = request.action
+        limit = int(request.get("maxResults", DEFAULT_RESULTS))
+        if action.kind == "source":
+            return self._sources(request, session, limit)
+        active_only = bool(request.get("activeOnly", True))
+        kind: Literal["pin", "memory"] = "pin" if action.kind == "pin" else "memory"
+        if action.name.endswith("_find"):
+            views = find_items(self.app, kind, str(request.get("query")),
+                               active_only=active_only, limit=limit + 1)
+        elif active_only:
+            views = self.app.items(kind, recent_active=limit + 1)
+        else:
+            views = sorted(self.app.items(kind), key=lambda v: (v.created_at, v.id),
+                           reverse=True)[: limit + 1]
+        shown = views[:limit]
+        items = [self._item_meta(v, session) for v in shown]
+        previews = [self._preview(v, meta["classification"]) for v, meta in zip(
+            shown, items, strict=True)] if action.name.endswith("_find") else []
+        return listing(action.name, items, len(views) > limit, previews)
+
+    def _item_meta(self, view: ItemView, session: SessionLog) -> dict[str, Any]:
+        meta: dict[str, Any] = {
+            "id": view.id, "kind": view.kind, "scope": view.scope, "status": view.status,
+            "classification": effective_level(view.text, view.classification),
+            "applies": view.applies, "createdAt": view.created_at,
+        }
+        if view.superseded_by:
+            meta["supersededBy"] = view.superseded_by
+        if view.status == "active":
+            meta["revision"] = self.revisions.issue(
+                view.id, view_state(view), self._context(session), session.leaf_id, self._now())
+        return meta
+
+    def _preview(self, view: ItemView, level: str) -> str:
+        settings = load_settings(self.app.home, self.app.cwd, self.app.project_trusted)
+        destination = self.provider or settings.default_provider
+        return preview(view.text) if settings.policy.allows(destination, level) else ""
+
+    def _sources(self, request: Request, session: SessionLog, limit: int) -> ToolResult:
+        views = list_sources(self.app, limit + 1)
+        now = self._now()
+        items = [{"id": self.refs.ref_for(v.session_id, now), "kind": "source",
+                  "status": v.status, "excluded": v.excluded, "active": v.active,
+                  "contributed": v.contributed, "heldBack": v.held_back,
+                  "revision": self.revisions.issue(v.session_id, source_state(v),
+                                                   self._context(session), session.leaf_id,
+                                                   now)}
+                 for v in views[:limit]]
+        return listing(request.action.name, items, len(views) > limit)
+
+    # -- planning a write ---------------------------------------------------------------
+
+    def _plan(self, request: Request, session: SessionLog) -> ToolResult | WritePlan:
+        action = request.action
+        now = self._now()
+        context = self._context(session)
+        branch = session.branch_set()
+        rejected = _Rejector(action.name)
+        if action.kind == "source":
+            return self._plan_source(request, session, rejected)
+        kind: Literal["pin", "memory"] = "pin" if action.kind == "pin" else "memory"
+        target: ItemView | None = None
+        if "id" in action.required:
+            found = self.app.items(kind, ids=[str(request.get("id"))])
+            if not found:
+                return rejected("not-found")
+            target = found[0]
+            problem = self.revisions.check(str(request.get("targetRevision")), target.id,
+                                           view_state(target), context, branch, now)
+            if problem is not None:
+                return rejected(problem)
+            if target.status != "active":
+                return rejected("not-active")
+            if target.scope == "project" and not self.app.project_trusted:
+                return rejected("untrusted")
+        level: Classification | None = None
+        content = request.get("content")
+        if content is not None:
+            checked = self._check_content(request, kind, target, content)
+            if isinstance(checked, ToolResult):
+                return checked
+            level = checked
+        provenance = latest_user_entry(session.read_all(), session.branch_ids())
+        return WritePlan(request, target.id if target else None,
+                         view_state(target) if target else None, provenance, level,
+                         self._confirmation(request, target, level))
+
+    def _check_content(self, request: Request, kind: str, target: ItemView | None,
+                       content: str) -> Classification | ToolResult:
+        rejected = _Rejector(request.action.name)
+        if not is_unicode(content):
+            return rejected("invalid-text")
+        if len(content.strip()) > _LIMITS[kind]:
+            return rejected("too-long")
+        scope = target.scope if target else request.get("scope", "session")
+        if scope == "project" and not self.app.project_trusted:
+            return rejected("untrusted")
+        level = effective_level(content, request.get("classification"))
+        if target is not None:  # a replacement never lowers the protection of what it replaces
+            level = highest(level, effective_level(target.text, target.classification))
+        if level == "local-only":
+            return rejected("local-only-refused")
+        settings = load_settings(self.app.home, self.app.cwd, self.app.project_trusted)
+        if not settings.policy.allows(self.provider or settings.default_provider, level):
+            return rejected("provider-disallowed")
+        return level
+
+    def _plan_source(self, request: Request, session: SessionLog,
+                     rejected: _Rejector) -> ToolResult | WritePlan:
+        now = self._now()
+        session_id = self.refs.resolve(str(request.get("id")), now)
+        view = next((v for v in list_sources(self.app) if v.session_id == session_id), None)
+        if session_id is None or view is None:
+            return rejected("unknown-reference")
+        problem = self.revisions.check(str(request.get("targetRevision")), session_id,
+                                       source_state(view), self._context(session),
+                                       session.branch_set(), now)
+        if problem is not None:
+            return rejected(problem)
+        excluding = request.action.name == "memory_source_exclude"
+        if excluding and view.active and not view.excluded:
+            return rejected("active-source")
+        lines = [f"Action: {request.action.name}",
+                 "Persistence: derived local policy (SQLite only; no session file changes)",
+                 f"Source: {request.get('id')} ({view.status}; {view.contributed} project "
+                 f"items contributed, {view.held_back} held back)"]
+        if request.get("reason"):
+            lines.append(f"Reason: {_shown_text(str(request.get('reason')))}")
+        return WritePlan(request, session_id, source_state(view), None, None,
+                         ConfirmationRequest(CONFIRM_TITLE, "\n".join(lines)))
+
+    def _confirmation(self, request: Request, target: ItemView | None,
+                      level: Classification | None) -> ConfirmationRequest:
+        action = request.action
+        lines = [f"Action: {action.name}",
+                 "Persistence: canonical (appended to the session ledger)"]
+        if target is not None:
+            lines.append(f"Target: {target.kind} {target.id} ({target.scope}, {target.status})")
+            lines.append(f"Current text: {_shown_text(target.text, 400)}")
+        else:
+            lines.append(f"Scope: {request.get('scope', 'session')}")
+        if request.get("key"):
+            lines.append(f"Key: {_shown_text(str(request.get('key')))}")
+        if level is not None:
+            lines.append(f"Classification: {level}")
+            lines.append(f"Content:\n{_shown_text(str(request.get('content')))}")
+        if request.get("reason"):
+            lines.append(f"Reason: {_shown_text(str(request.get('reason')))}")
+        return ConfirmationRequest(CONFIRM_TITLE, "\n".join(lines))
+
+    # -- executing a confirmed write ----------------------------------------------------
+
+    def _execute(self, plan: WritePlan) -> ToolResult:
+        action = plan.request.action
+        name = action.name
+        persistence = _PERSISTENCE[action.klass]
+        if action.kind == "source":
+            assert plan.target is not None
+            try:
+                changed = set_source_excluded(self.app, plan.target,
+                                              name == "memory_source_exclude",
+                                              plan.request.get("reason"))
+            except ServiceError:
+                return result(name, "rejected", error="active-source",
+                              persistence=persistence)
+            return result(name, "committed" if changed else "ok", persistence=persistence)
+        try:
+            provenance = plan.provenance or self.app.append_record(
+                CONFIRMATION_RECORD, {"action": name, "confirmedVia": self.confirmed_via})
+            outcome = self._dispatch(plan, provenance)
+        except ServiceError:
+            return result(name, "unavailable", error="runtime-unavailable",
+                          persistence=persistence)
+        except OSError:  # the append did not return: it may or may not be in the ledger
+            return result(name, "indeterminate", persistence=persistence)
+        return _outcome(name, outcome)
+
+    def _dispatch(self, plan: WritePlan, provenance: str) -> WriteOutcome:
+        request, app = plan.request, self.app
+        guard = _TargetGuard(plan)
+        target = plan.target or ""
+        content = str(request.get("content", ""))
+        level = plan.level
+        reason = request.get("reason")
+        match request.action.name:
+            case "pin_add":
+                return app.pin(content, scope=request.get("scope"), classification=level,
+                               source=provenance, guard=guard)
+            case "pin_supersede":
+                return app.pin(content, classification=level, source=provenance,
+                               supersedes=target, guard=guard)
+            case "pin_unpin":
+                return app.unpin(target, reason, guard=guard)
+            case "memory_add":
+                return app.remember(content, scope=request.get("scope"), classification=level,
+                                    key=request.get("key"), sources=(provenance,), guard=guard)
+            case "memory_supersede":
+                return app.supersede_memory(target, content, classification=level,
+                                            sources=(provenance,), guard=guard)
+            case "memory_invalidate":
+                return app.set_memory_status(target, "invalid", reason, guard=guard)
+            case _:
+                return app.set_memory_status(target, "expired", reason, guard=guard)
+
+
+class _TargetGuard:
+    """Runs under the session lock: the target must still be exactly as it was read."""
+
+    def __init__(self, plan: WritePlan) -> None:
+        self.plan = plan
+
+    def __call__(self, ctx: WriteContext) -> Rejected | None:
+        if self.plan.target is None:
+            return None
+        state = ctx.view.get(self.plan.target)
+        if state is None or projected_state(state) != self.plan.state:
+            return Rejected("target_changed", "The target changed since it was read")
+        return None
+
+
+class _Rejector:
+    def __init__(self, action: str) -> None:
+        self.action = action
+
+    def __call__(self, code: str) -> ToolResult:
+        return result(self.action, "rejected", error=code)
+
+
+def _outcome(action: str, outcome: WriteOutcome) -> ToolResult:
+    if isinstance(outcome, Duplicate):
+        return result(action, "ok", persistence="canonical", id=outcome.id, duplicate=True)
+    if isinstance(outcome, Rejected):
+        return result(action, "rejected", error=outcome.code.replace("_", "-"),
+                      conflicts=list(outcome.conflicts) or None)
+    assert isinstance(outcome, Committed)
+    pending = outcome.warning is not None
+    return result(action, "committed_projection_pending" if pending else "committed",
+                  persistence="canonical", id=outcome.id)
+
+
+def _action_name(arguments: object) -> str | None:
+    """The action, only when it is a known one (so an error never echoes input)."""
+    action = arguments.get("action") if isinstance(arguments, dict) else None
+    return action if isinstance(action, str) and action in ACTIONS else None
+
+
+def _shown_text(text: str, limit: int = 4000) -> str:
+    """Text for the person's screen: control characters made visible, length bounded."""
+    visible = "".join(ch if ch in "\n\t" or (ch.isprintable() and is_unicode(ch))
+                      else f"\\u{ord(ch):04x}" for ch in text)
+    return visible if len(visible) <= limit else visible[:limit] + f"… (+{len(visible) - limit})"

@@ -1,0 +1,55 @@
+"""Results of ``context_persistence``: deterministic, metadata-only templates.
+
+``details`` holds only metadata (IDs, revisions, scopes, statuses, classifications, counts,
+outcome and error codes); ``text`` is that metadata as one JSON line followed by a readable
+rendering, plus, for a find, short previews the destination may receive. Nothing the
+model sent and nothing a person confirmed is ever copied into a result.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from waymarks.tool.contract import RESULT_CONTRACT
+from waymarks.tool.egress import render_text
+
+Outcome = Literal["ok", "committed", "rejected", "cancelled", "unavailable",
+                  "committed_projection_pending", "indeterminate"]
+PersistenceClass = Literal["read", "canonical", "derived-local-policy"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    details: dict[str, Any]
+    previews: tuple[str, ...] = field(default=())
+
+    @property
+    def outcome(self) -> str:
+        return str(self.details["outcome"])
+
+    @property
+    def text(self) -> str:
+        lines = [json.dumps(self.details, separators=(",", ":")), render_text(self.details)]
+        lines += [f"preview {n}: {p}" for n, p in enumerate(self.previews, 1) if p]
+        return "\n".join(lines)
+
+
+def result(action: str | None, outcome: Outcome, *, error: str | None = None,
+           persistence: PersistenceClass | None = None, **extra: Any) -> ToolResult:
+    details: dict[str, Any] = {"contract": RESULT_CONTRACT, "action": action,
+                               "outcome": outcome}
+    if error is not None:
+        details["errorCode"] = error
+    if persistence is not None:
+        details["persistenceClass"] = persistence
+    details.update({k: v for k, v in extra.items() if v is not None})
+    return ToolResult(details)
+
+
+def listing(action: str, items: Sequence[dict[str, Any]], truncated: bool,
+            previews: Sequence[str] = ()) -> ToolResult:
+    base = result(action, "ok", persistence="read", items=list(items), truncated=truncated)
+    return ToolResult(base.details, tuple(previews))
