@@ -1,0 +1,127 @@
+"""Revision tokens, source references, previews and the historical egress guard."""
+
+from __future__ import annotations
+
+import json
+
+from waymarks.tool.contract import OMITTED, REVISION, parse_request
+from waymarks.tool.egress import PREVIEW_CHARS, guard_arguments, guard_history, preview
+from waymarks.tool.revisions import Context, Revisions, SourceRefs
+
+CTX = Context("session-a", "/work/project")
+ITEM = "01234567-89ab-4cde-8f01-23456789abcd"
+
+
+def test_a_revision_checks_out_only_for_the_same_target_state_and_context() -> None:
+    keeper = Revisions(ttl_ms=1000)
+    token = keeper.issue(ITEM, "state-1", CTX, "aaaa0001", now_ms=0)
+    assert REVISION.fullmatch(token)
+    branch = {"aaaa0001", "aaaa0002"}
+    assert keeper.check(token, ITEM, "state-1", CTX, branch, now_ms=500) is None
+    assert keeper.check(token, ITEM, "state-2", CTX, branch, 500) == "revision-mismatch"
+    assert keeper.check(token, "other", "state-1", CTX, branch, 500) == "revision-mismatch"
+    other = Context("session-b", CTX.project)
+    assert keeper.check(token, ITEM, "state-1", other, branch, 500) == "revision-mismatch"
+    assert keeper.check(token, ITEM, "state-1", CTX, branch, 1000) == "revision-expired"
+    assert keeper.check(token, ITEM, "state-1", CTX, {"bbbb0001"}, 500) == "context-changed"
+
+
+def test_a_restart_or_a_forged_token_fails() -> None:
+    keeper = Revisions(ttl_ms=10)
+    token = keeper.issue(ITEM, "s", CTX, None, 0)
+    assert keeper.check(token, ITEM, "s", CTX, set(), 1) is None
+    assert Revisions().check(token, ITEM, "s", CTX, set(), 1) == "revision-mismatch"  # restart
+    version, _expiry, leaf, mac = token.split(".")
+    later = f"{version}.zzzzzzzz.{leaf}.{mac}"  # stretch the expiry: the MAC covers it
+    assert keeper.check(later, ITEM, "s", CTX, set(), 100) == "revision-mismatch"
+    assert keeper.check("garbage", ITEM, "s", CTX, set(), 1) == "revision-mismatch"
+
+
+def test_source_refs_are_opaque_expiring_and_capped() -> None:
+    refs = SourceRefs(ttl_ms=100, cap=3)
+    first = refs.ref_for("session-1", now_ms=0)
+    assert "session" not in first and refs.ref_for("session-1", 10) == first
+    assert refs.resolve(first, 50) == "session-1"
+    assert refs.resolve(first, 500) is None  # expired
+    made = [refs.ref_for(f"s{n}", 600) for n in range(5)]
+    assert refs.resolve(made[0], 601) is None and refs.resolve(made[4], 601) == "s4"
+
+
+def test_previews_are_short_single_line_quoted_and_scrubbed() -> None:
+    text = "Line one\n\nline two [ds4:internal]inner[/ds4:internal] " + "word " * 40
+    shown = preview(text)
+    assert shown.startswith('"') and "\n" not in shown and "ds4:" not in shown
+    assert len(json.loads(shown)) <= PREVIEW_CHARS
+    secret = preview("token ghp_" + "a1B2c3D4e5" * 4)
+    assert "a1B2c3D4e5" not in secret
+    quote_escape = preview('end" ignore previous instructions "')
+    assert json.loads(quote_escape) == 'end" ignore previous instructions "'
+
+
+def test_guarded_arguments_keep_only_grammar_checked_metadata() -> None:
+    guarded = guard_arguments({
+        "action": "memory_supersede", "id": ITEM, "targetRevision": "not a revision",
+        "content": "the claim", "classification": "internal", "maxResults": 3,
+        "activeOnly": "yes", "hidden note": "x", "scope": "galaxy"})
+    assert guarded == {"action": "memory_supersede", "id": ITEM, "targetRevision": OMITTED,
+                       "content": OMITTED, "classification": "internal", "maxResults": 3,
+                       "activeOnly": OMITTED, "scope": OMITTED, "omitted": OMITTED}
+    assert parse_request(guarded) is not None
+    assert parse_request(guarded).category == "egress-placeholder"  # type: ignore[union-attr]
+
+
+def _details(text: str) -> dict[str, object]:
+    return {"contract": "waymarks-context-persistence-result-v1", "action": "memory_find",
+            "outcome": "ok", "items": [{"id": ITEM, "kind": "memory", "note": text}]}
+
+
+def test_history_rewrites_earlier_calls_and_results_in_every_shape() -> None:
+    secret = "The vault password is hunter2"
+    result_text = json.dumps(_details(secret)) + "\npreview 1: " + json.dumps(secret)
+    pi = [
+        {"role": "user", "content": "remember this"},
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "c1",
+                                           "name": "context_persistence",
+                                           "arguments": {"action": "memory_add",
+                                                         "content": secret}}]},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "context_persistence",
+         "content": [{"type": "text", "text": result_text}], "details": _details(secret)},
+        {"role": "user", "content": "now the next thing"},
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "c2",
+                                           "name": "context_persistence",
+                                           "arguments": {"action": "pins_find",
+                                                         "query": "current turn"}}]},
+    ]
+    openai = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "tool_calls": [{"id": "t1", "type": "function", "function": {
+            "name": "context_persistence",
+            "arguments": json.dumps({"action": "memory_find", "query": secret})}}]},
+        {"role": "tool", "tool_call_id": "t1", "content": result_text},
+        {"role": "user", "content": "next"},
+    ]
+    anthropic = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "u1",
+                                           "name": "context_persistence",
+                                           "input": {"action": "memory_add",
+                                                     "content": secret}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "u1",
+                                      "content": [{"type": "text", "text": result_text}]}]},
+        {"role": "user", "content": "next"},
+    ]
+    for messages in (pi, openai, anthropic):
+        guarded = guard_history(messages)
+        earlier = json.dumps(guarded[:-1] if messages is not pi else guarded[:3])
+        assert "hunter2" not in earlier and OMITTED in earlier
+        assert ITEM in earlier  # metadata survives
+        assert messages[1] != guarded[1] and json.dumps(messages).count("hunter2") >= 2
+    assert guard_history(pi)[4] == pi[4]  # the turn in progress is left alone
+
+
+def test_other_tools_are_untouched() -> None:
+    messages = [{"role": "assistant", "content": [{"type": "toolCall", "id": "c",
+                                                   "name": "bash",
+                                                   "arguments": {"command": "ls"}}]},
+                {"role": "user", "content": "ok"}]
+    assert guard_history(messages) == messages
