@@ -17,7 +17,7 @@ from waymarks.tool.contract import (
 )
 
 ITEM = "01234567-89ab-4cde-8f01-23456789abcd"
-REV = "r1.mx38afki.6f618d6e.CVGpQypSZVfMlYtm-8jTIg"
+REV = "r1.mx38afki.6f618d6e.CVGpQypSZVfMlYtm-8jTIg"  # any 8 hex in the middle
 REF = "src_Kj59fRSoXsDjAV8F"
 VALID = {"content": "text", "scope": "session", "key": "db-port", "classification": "internal",
          "targetRevision": REV, "reason": "outdated", "query": "port", "activeOnly": True,

@@ -146,7 +146,8 @@ def _mcp(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
 
 PLAN_COMMANDS: dict[str, Command] = {
     "mcp": Command("mcp [--http [--port N] [--host ADDR]]",
-                   "serve the memory_recall tool over MCP (stdio, or HTTP with a token)",
+                   "serve context_persistence and memory_recall over MCP (stdio, or HTTP with"
+                   " a token)",
                    _mcp, frozenset({"port", "host"}), frozenset({"http"}),
                    takes_positionals=False),
     "plan": Command("plan --prompt TEXT [--provider ID] [--model-limit TOKENS] "

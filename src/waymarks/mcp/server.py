@@ -13,7 +13,7 @@ from mcp.server.elicitation import AcceptedElicitation, CancelledElicitation, El
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, WithJsonSchema
+from pydantic import BaseModel, Field, StrictBool, WithJsonSchema
 
 from waymarks.service.app import Waymarks
 from waymarks.service.ports import Decision
@@ -42,9 +42,9 @@ _SCHEMA: dict[str, Any] = input_schema()["properties"]
 
 
 class Confirm(BaseModel):
-    """What the person answers: accept with ``confirm`` true to write."""
+    """What the person answers: accept with ``confirm`` exactly true to write."""
 
-    confirm: bool = Field(default=True, description="Write this change")
+    confirm: StrictBool = Field(description="Write this change")
 
 
 _NO_QUESTION = "no-confirmation-asked"
@@ -58,12 +58,14 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None) -> MCPSe
     def ask(ctx: Context) -> Elicit[Confirm] | str:
         """Runs before the tool body: plan the call, and ask the person when it is a write
         the client can show. Anything else is left to the body."""
+        if not _can_elicit(ctx):
+            return _NO_QUESTION
         arguments = _raw_arguments(ctx)
         request = parse_request(arguments)
         if not isinstance(request, Request) or request.action.klass == "read":
             return _NO_QUESTION
         plan = persistence.prepare(arguments)
-        if not isinstance(plan, WritePlan) or not _can_elicit(ctx):
+        if not isinstance(plan, WritePlan):
             return _NO_QUESTION
         persistence.shown(plan)
         return Elicit(f"{plan.confirmation.title}\n\n{plan.confirmation.message}", Confirm)
@@ -89,6 +91,10 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None) -> MCPSe
         maxResults: Annotated[Any, WithJsonSchema(_SCHEMA["maxResults"])] = None,
     ) -> CallToolResult:
         arguments = _raw_arguments(ctx)  # the raw object: unknown fields are refused too
+        request = parse_request(arguments)
+        if isinstance(request, Request) and request.action.klass != "read" and not (
+                _can_elicit(ctx)):  # no UI: every write is unavailable, whatever it holds
+            return _tool_result(persistence.commit(arguments, "unavailable"))
         with one_at_a_time:
             plan = persistence.prepare(arguments)
             if not isinstance(plan, WritePlan):
@@ -102,7 +108,9 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None) -> MCPSe
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                     idempotent_hint=True, open_world_hint=False),
     )
-    def recall_tool(query: Any = None) -> dict[str, Any]:
+    def recall_tool(query: Annotated[Any, WithJsonSchema(
+            {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS})] = None
+                    ) -> dict[str, Any]:
         with one_at_a_time:
             return memory_recall(app, query)
 

@@ -478,7 +478,7 @@ class Waymarks:
             source: str | None = None, source_file: str | None = None,
             supersedes: str | None = None, guard: Guard | None = None) -> WriteOutcome:
         """Writes take an optional ``guard``: a last check under the session lock (the
-        model-callable tool re-checks revisions and provenance there)."""
+        model-callable tool re-checks there that its target is unchanged)."""
         if source_file is not None:
             source_file = os.path.normpath(os.path.join(self.cwd, source_file))
         return self._write(lambda ctx: decide_pin(

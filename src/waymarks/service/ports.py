@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal, Protocol
 
-from waymarks.ledger.log import SessionLog as SessionLog  # the ledger port, re-exported
+# the ledger port and its error, re-exported for the layers above the service
+from waymarks.ledger.log import SessionFileError as SessionFileError
+from waymarks.ledger.log import SessionLog as SessionLog
 
 
 class Clock(Protocol):

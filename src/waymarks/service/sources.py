@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms
+from waymarks.service.recovery import recovering
 from waymarks.store.queries import project_sources
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ class SourceView:
                 "excluded": self.excluded, "active": self.active, "updatedAt": self.updated_at}
 
 
+@recovering
 def list_sources(app: Waymarks, limit: int = 1000) -> list[SourceView]:
     """The session files of this project the projection knows, newest first."""
     session = app.refresh()
@@ -48,6 +50,7 @@ def list_sources(app: Waymarks, limit: int = 1000) -> list[SourceView]:
             in project_sources(app.projection.db, app.cwd, limit)]
 
 
+@recovering
 def set_source_excluded(app: Waymarks, session_id: str, excluded: bool,
                         reason: str | None = None) -> bool:
     """Exclude (or include again) one source; returns whether the policy changed."""

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS, MAX_REASON_CHARS
+from waymarks.core.text import is_unicode
 
 TOOL_CONTRACT: Final = "waymarks-context-persistence-tool-v1"
 RESULT_CONTRACT: Final = "waymarks-context-persistence-result-v1"
@@ -81,7 +82,7 @@ CLASSIFICATIONS: Final = ("normal", "internal", "sensitive", "local-only")
 
 ITEM_ID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 SOURCE_REF: Final = re.compile(r"src_[A-Za-z0-9_-]{16}")
-REVISION: Final = re.compile(r"r1\.[0-9a-z]{1,12}\.(?:[0-9a-f]{8}|-)\.[A-Za-z0-9_-]{22}")
+REVISION: Final = re.compile(r"r1\.[0-9a-z]{1,12}\.[0-9a-f]{8}\.[A-Za-z0-9_-]{22}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,12 +101,16 @@ class Refusal:
     category: Category
 
 
+MAX_DEPTH: Final = 32
+
+
 def holds_sentinel(value: object, depth: int = 0) -> bool:
-    """Whether the omission sentinel appears in any string within ``value``."""
+    """Whether the omission sentinel appears in any string within ``value`` (searched to
+    ``MAX_DEPTH`` levels; deeper input is refused as malformed anyway)."""
     if isinstance(value, str):
         return OMITTED in value
-    if depth > 32:
-        return True  # nesting that deep is not a real call: refuse rather than recurse on
+    if depth > MAX_DEPTH:
+        return False
     if isinstance(value, dict):
         return any(holds_sentinel(k, depth + 1) or holds_sentinel(v, depth + 1)
                    for k, v in value.items())
@@ -141,8 +146,8 @@ def _valid(action: Action, name: str, value: Any) -> bool:
         return isinstance(value, bool)
     if name == "maxResults":
         return type(value) is int and 1 <= value <= MAX_RESULTS
-    if not isinstance(value, str):
-        return False
+    if not isinstance(value, str) or not is_unicode(value):
+        return False  # lone surrogates can be neither stored nor shown
     if name == "id":
         return (SOURCE_REF if action.kind == "source" else ITEM_ID).fullmatch(value) is not None
     if name == "targetRevision":

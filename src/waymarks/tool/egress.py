@@ -49,12 +49,12 @@ PREVIEW_CHARS: Final = 80
 _SPACE: Final = re.compile(r"\s+")
 
 
-def preview(text: str) -> str:
+def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     """A short, marker-free, credential-free, single-line quotation of ``text``."""
     flat = _SPACE.sub(" ", redact(strip_markers(text, unescape=True))[0]).strip()
     flat = flat.replace(OMITTED, "[omitted]")
-    if len(flat) > PREVIEW_CHARS:
-        flat = flat[: PREVIEW_CHARS - 1].rstrip() + "…"
+    if len(flat) > limit:
+        flat = flat[: limit - 1].rstrip() + "…"
     return json.dumps(flat, ensure_ascii=False)
 
 

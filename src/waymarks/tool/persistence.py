@@ -40,7 +40,7 @@ from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
 from waymarks.core.privacy import Classification, classify, highest
 from waymarks.core.rules import ItemState
 from waymarks.core.secrets import redact
-from waymarks.core.text import is_unicode
+from waymarks.core.text import normalize_key
 from waymarks.service.config import load_settings
 from waymarks.service.history import latest_user_entry
 from waymarks.service.outcomes import (
@@ -54,13 +54,14 @@ from waymarks.service.ports import (
     ConfirmationRequest,
     Confirmer,
     Decision,
+    SessionFileError,
     SessionLog,
     epoch_ms,
 )
 from waymarks.service.search import find_items
 from waymarks.service.sources import SourceView, list_sources, set_source_excluded
 from waymarks.service.views import ItemView
-from waymarks.service.writes import WriteContext
+from waymarks.service.writes import WriteContext, clean_reason
 from waymarks.tool.contract import ACTIONS, DEFAULT_RESULTS, Refusal, Request, parse_request
 from waymarks.tool.egress import preview
 from waymarks.tool.results import PersistenceClass, ToolResult, listing, result
@@ -88,8 +89,10 @@ class WritePlan:
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.confirmation.message.encode("utf-8", "surrogatepass")
-                              ).hexdigest()
+        """What was confirmed: the message shown and the provenance it will carry (a new
+        user message meanwhile means the person confirmed in another context)."""
+        shown = f"{self.confirmation.message}\x1f{self.provenance or ''}"
+        return hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def item_state(item_id: str, status: str, superseded_by: str | None, text: str,
@@ -130,6 +133,7 @@ class ContextPersistence:
         self.refs = refs or SourceRefs()
         self.confirmed_via = confirmed_via
         self._lock = threading.Lock()
+        self._shown_lock = threading.Lock()
         self._shown: dict[str, float] = {}  # confirmation digests shown, with expiry
 
     # -- the whole call, for hosts with a synchronous confirmer ------------------------
@@ -157,28 +161,30 @@ class ContextPersistence:
     def shown(self, plan: WritePlan) -> None:
         """Record that ``plan``'s confirmation was put in front of the person."""
         now = time.monotonic()
-        self._shown = {d: t for d, t in self._shown.items() if t > now}
-        self._shown[plan.digest] = now + SHOWN_TTL_S
+        with self._shown_lock:
+            self._shown = {d: t for d, t in self._shown.items() if t > now}
+            self._shown[plan.digest] = now + SHOWN_TTL_S
 
     def _prepare(self, request: Request) -> ToolResult | WritePlan:
         name = request.action.name
-        session = self._session()
-        if session is None:
-            return result(name, "unavailable", error="runtime-unavailable")
         try:
+            session = self._session()
+            if session is None:
+                return result(name, "unavailable", error="runtime-unavailable")
             if request.action.klass == "read":
                 return self._read(request, session)
             return self._plan(request, session)
-        except (ServiceError, OSError):
+        except (ServiceError, SessionFileError, OSError):
             return result(name, "unavailable", error="runtime-unavailable")
 
     def _session(self) -> SessionLog | None:
+        """The active session, brought up to date (what others appended, the projection).
+
+        A host that runs this tool is a session: its ledger is created on first use."""
         if not self.persistent:
             return None
-        try:
-            return self.app.current_session(create=True)
-        except (ServiceError, OSError):
-            return None
+        self.app.current_session(create=True)
+        return self.app.refresh()
 
     # -- step 3 -------------------------------------------------------------------------
 
@@ -196,7 +202,9 @@ class ContextPersistence:
             plan = self._prepare(request)  # everything is checked again after the answer
             if isinstance(plan, ToolResult):
                 return plan
-            if self._shown.pop(plan.digest, 0.0) < time.monotonic():
+            with self._shown_lock:
+                shown_until = self._shown.pop(plan.digest, 0.0)
+            if shown_until < time.monotonic():
                 return result(name, "rejected", error="changed-since-confirmation")
             return self._execute(plan)
 
@@ -243,6 +251,8 @@ class ContextPersistence:
         return meta
 
     def _preview(self, view: ItemView, level: str) -> str:
+        if view.scope == "project" and not self.app.project_trusted:
+            return ""  # an untrusted project's text is listed, never quoted
         settings = load_settings(self.app.home, self.app.cwd, self.app.project_trusted)
         destination = self.provider or settings.default_provider
         return preview(view.text) if settings.policy.allows(destination, level) else ""
@@ -284,30 +294,37 @@ class ContextPersistence:
                 return rejected("not-active")
             if target.scope == "project" and not self.app.project_trusted:
                 return rejected("untrusted")
-        level: Classification | None = None
-        content = request.get("content")
-        if content is not None:
-            checked = self._check_content(request, kind, target, content)
-            if isinstance(checked, ToolResult):
-                return checked
-            level = checked
+        checked = self._check_text(request, kind, target)
+        if isinstance(checked, ToolResult):
+            return checked
+        level = checked if request.get("content") is not None else None
         provenance = latest_user_entry(session.read_all(), session.branch_ids())
         return WritePlan(request, target.id if target else None,
                          view_state(target) if target else None, provenance, level,
                          self._confirmation(request, target, level))
 
-    def _check_content(self, request: Request, kind: str, target: ItemView | None,
-                       content: str) -> Classification | ToolResult:
+    def _check_text(self, request: Request, kind: str,
+                    target: ItemView | None) -> Classification | ToolResult:
+        """Everything the write would store, checked before the person is asked: sizes,
+        trust, and the effective level of content, key and reason together."""
         rejected = _Rejector(request.action.name)
-        if not is_unicode(content):
-            return rejected("invalid-text")
-        if len(content.strip()) > _LIMITS[kind]:
+        content = request.get("content")
+        if content is not None and len(content.strip()) > _LIMITS[kind]:
             return rejected("too-long")
+        key, reason = request.get("key"), request.get("reason")
+        if key is not None and not normalize_key(key):
+            return rejected("invalid-parameters")
+        if reason is not None and isinstance(clean_reason(reason), Rejected):
+            return rejected("invalid-parameters")
         scope = target.scope if target else request.get("scope", "session")
         if scope == "project" and not self.app.project_trusted:
             return rejected("untrusted")
-        level = effective_level(content, request.get("classification"))
-        if target is not None:  # a replacement never lowers the protection of what it replaces
+        level = effective_level(content or "", request.get("classification"))
+        for extra in (key, reason):
+            if extra:
+                level = highest(level, effective_level(extra, None))
+        if target is not None and content is not None:
+            # a replacement never lowers the protection of what it replaces
             level = highest(level, effective_level(target.text, target.classification))
         if level == "local-only":
             return rejected("local-only-refused")
@@ -347,7 +364,10 @@ class ContextPersistence:
                  "Persistence: canonical (appended to the session ledger)"]
         if target is not None:
             lines.append(f"Target: {target.kind} {target.id} ({target.scope}, {target.status})")
-            lines.append(f"Current text: {_shown_text(target.text, 400)}")
+            level_now = effective_level(target.text, target.classification)
+            lines.append("Current text: " + (
+                "(local-only: not shown here; see `waymarks pins` or `waymarks memory`)"
+                if level_now == "local-only" else preview(target.text, 400)))
         else:
             lines.append(f"Scope: {request.get('scope', 'session')}")
         if request.get("key"):
@@ -371,19 +391,31 @@ class ContextPersistence:
                 changed = set_source_excluded(self.app, plan.target,
                                               name == "memory_source_exclude",
                                               plan.request.get("reason"))
-            except ServiceError:
-                return result(name, "rejected", error="active-source",
-                              persistence=persistence)
+            except ServiceError as exc:
+                known = exc.code in ("active_source", "not_found")
+                return result(name, "rejected" if known else "unavailable",
+                              error=exc.code.replace("_", "-") if known
+                              else "runtime-unavailable", persistence=persistence)
             return result(name, "committed" if changed else "ok", persistence=persistence)
+        unavailable = result(name, "unavailable", error="runtime-unavailable",
+                             persistence=persistence)
         try:
             provenance = plan.provenance or self.app.append_record(
                 CONFIRMATION_RECORD, {"action": name, "confirmedVia": self.confirmed_via})
+        except (ServiceError, SessionFileError, OSError):
+            return unavailable  # no mutation was attempted
+        session = self.app.current_session()
+        size = session.offset if session is not None else 0
+        try:
             outcome = self._dispatch(plan, provenance)
         except ServiceError:
-            return result(name, "unavailable", error="runtime-unavailable",
-                          persistence=persistence)
-        except OSError:  # the append did not return: it may or may not be in the ledger
-            return result(name, "indeterminate", persistence=persistence)
+            return unavailable
+        except (SessionFileError, OSError):
+            # The append may not have returned. If the ledger did not grow, nothing reached
+            # it; otherwise completion cannot be established from here.
+            grown = session is None or _grew(session, size)
+            return result(name, "indeterminate", persistence=persistence) if grown \
+                else unavailable
         return _outcome(name, outcome)
 
     def _dispatch(self, plan: WritePlan, provenance: str) -> WriteOutcome:
@@ -449,14 +481,22 @@ def _outcome(action: str, outcome: WriteOutcome) -> ToolResult:
                   persistence="canonical", id=outcome.id)
 
 
+def _grew(session: SessionLog, size: int) -> bool:
+    try:
+        session.refresh()
+    except (SessionFileError, OSError):
+        return True
+    return session.offset + session.partial_tail > size
+
+
 def _action_name(arguments: object) -> str | None:
     """The action, only when it is a known one (so an error never echoes input)."""
     action = arguments.get("action") if isinstance(arguments, dict) else None
     return action if isinstance(action, str) and action in ACTIONS else None
 
 
-def _shown_text(text: str, limit: int = 4000) -> str:
-    """Text for the person's screen: control characters made visible, length bounded."""
-    visible = "".join(ch if ch in "\n\t" or (ch.isprintable() and is_unicode(ch))
-                      else f"\\u{ord(ch):04x}" for ch in text)
-    return visible if len(visible) <= limit else visible[:limit] + f"… (+{len(visible) - limit})"
+def _shown_text(text: str) -> str:
+    """Text for the person's screen, whole (what is confirmed is exactly what is written),
+    with control and invisible format characters made visible."""
+    return "".join(ch if ch in "\n\t" or ch.isprintable() else f"\\u{ord(ch):04x}"
+                   for ch in text)

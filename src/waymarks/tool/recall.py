@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+from waymarks.core.text import is_unicode
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.search import selected_rows
 
@@ -21,7 +22,8 @@ NOT_COMPLETE: Final = "Selected matches only, not the complete memory inventory.
 
 
 def memory_recall(app: Waymarks, query: object) -> dict[str, Any]:
-    if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS:
+    if (not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS
+            or not is_unicode(query)):
         return {"outcome": "rejected", "category": "invalid-parameters",
                 "message": f"query must be text of 1 to {MAX_QUERY_CHARS} characters"}
     try:

@@ -6,7 +6,8 @@ an expiry. A write presents it back; it is accepted only if the target still has
 fingerprint, the session and project are the same, that leaf is still on the active
 branch, and it has not expired. A restart changes the key, so every old token fails.
 
-Token grammar: ``r1.<expiry, base 36 ms>.<leaf entry ID or ->.<22 base64url characters>``.
+Token grammar: ``r1.<expiry, base 36 ms>.<8 hex: digest of the leaf entry ID>.<22
+base64url characters>``. The leaf is digested so that any entry ID shape fits the grammar.
 Nothing in it is secret except that only this process can make one.
 
 A source reference (``src_`` + 16 characters) stands in for a session ID in results; the
@@ -50,6 +51,13 @@ def fingerprint(*fields: object) -> str:
     return digest.hexdigest()
 
 
+def leaf_digest(leaf: str | None) -> str:
+    return hashlib.sha256((leaf or "").encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+NO_LEAF: Final = leaf_digest(None)
+
+
 class Revisions:
     def __init__(self, ttl_ms: int = DEFAULT_TTL_MS, key: bytes | None = None) -> None:
         self._key = key or secrets.token_bytes(32)
@@ -58,7 +66,7 @@ class Revisions:
     def issue(self, target: str, state: str, context: Context, leaf: str | None,
               now_ms: int) -> str:
         expiry = _base36(now_ms + self.ttl_ms)
-        leaf_part = leaf or "-"
+        leaf_part = leaf_digest(leaf)
         return f"r1.{expiry}.{leaf_part}.{self._mac(target, state, context, leaf_part, expiry)}"
 
     def check(self, token: str, target: str, state: str, context: Context,
@@ -74,7 +82,7 @@ class Revisions:
             return "revision-mismatch"  # forged, another process's, or the target changed
         if expires <= now_ms:
             return "revision-expired"
-        if leaf_part != "-" and leaf_part not in branch:
+        if leaf_part != NO_LEAF and leaf_part not in {leaf_digest(e) for e in branch}:
             return "context-changed"  # read on a branch that is no longer the active one
         return None
 
