@@ -293,18 +293,19 @@ class Waymarks:
 
     @recovering
     def items(self, kind: Literal["pin", "memory"], *, ids: Sequence[str] | None = None,
-              recent_active: int | None = None) -> list[ItemView]:
+              recent_active: int | None = None, recent: int | None = None) -> list[ItemView]:
         """Items of this session and of its project, in creation order; ``applies`` says
         which are in effect (project items only when the project is trusted).
 
-        ``ids`` restricts the list to those items; ``recent_active`` to that many of the
-        newest active ones (newest first). Both keep large stores cheap to plan against.
+        ``ids`` restricts the list to those items; ``recent_active`` (``recent``) to that
+        many of the newest active ones (in any status), newest first. They keep large
+        stores cheap to plan against and to list.
         """
         session = self.refresh()
         if session is None:
             return []
         states = visible_items(self.projection.db, kind, session.session_id, self.cwd,
-                               ids=ids, recent_active=recent_active)
+                               ids=ids, recent_active=recent_active, recent=recent)
         branch = session.branch_set()
         return [self._view(state, session, branch) for state in states]
 

@@ -20,9 +20,11 @@ from waymarks.store.projection import ITEM_COLUMNS, state_from_row
 def visible_items(
     db: sqlite3.Connection, kind: str, session_id: str, project: str, *,
     ids: Sequence[str] | None = None, recent_active: int | None = None,
+    recent: int | None = None,
 ) -> list[ItemState]:
     """Items of ``kind`` the session may see: in creation order, or, with
-    ``recent_active``, that many of the newest active ones (newest first)."""
+    ``recent_active`` (``recent``), that many of the newest active ones (of the newest in
+    any status), newest first."""
     if ids is not None:
         rows = db.execute(
             f"SELECT {ITEM_COLUMNS} FROM items INDEXED BY items_id WHERE id IN"
@@ -30,12 +32,13 @@ def visible_items(
             " AND (session_id = ? OR project_path = ?) ORDER BY seq",
             (*ids, kind, session_id, project))
     else:
-        where, order = "", " ORDER BY seq"
-        if recent_active is not None:  # replay order is creation order: newest = highest seq
+        where, order, limited = "", " ORDER BY seq", recent_active or recent
+        if recent_active is not None:
             where = " AND status = 'active'"
-            order = f" ORDER BY seq DESC LIMIT {int(recent_active)}"
+        if limited is not None:  # replay order is creation order: newest = highest seq
+            order = f" ORDER BY seq DESC LIMIT {int(limited)}"
         side = f"SELECT * FROM (SELECT {ITEM_COLUMNS} FROM items WHERE kind = ? AND {{}} = ?"
-        side += f"{where}{order if recent_active is not None else ''})"
+        side += f"{where}{order if limited is not None else ''})"
         rows = db.execute(f"{side.format('session_id')} UNION {side.format('project_path')}{order}",
                           (kind, session_id, kind, project))
     return [state_from_row(r) for r in rows]

@@ -135,6 +135,7 @@ class ContextPersistence:
         self._lock = threading.Lock()
         self._shown_lock = threading.Lock()
         self._shown: dict[str, float] = {}  # confirmation digests shown, with expiry
+        self._provenance_cache: tuple[tuple[str, int, str | None], str | None] | None = None
 
     # -- the whole call, for hosts with a synchronous confirmer ------------------------
 
@@ -229,8 +230,7 @@ class ContextPersistence:
         elif active_only:
             views = self.app.items(kind, recent_active=limit + 1)
         else:
-            views = sorted(self.app.items(kind), key=lambda v: (v.created_at, v.id),
-                           reverse=True)[: limit + 1]
+            views = self.app.items(kind, recent=limit + 1)
         shown = views[:limit]
         items = [self._item_meta(v, session) for v in shown]
         previews = [self._preview(v, meta["classification"]) for v, meta in zip(
@@ -298,10 +298,19 @@ class ContextPersistence:
         if isinstance(checked, ToolResult):
             return checked
         level = checked if request.get("content") is not None else None
-        provenance = latest_user_entry(session.read_all(), session.branch_ids())
+        provenance = self._provenance(session)
         return WritePlan(request, target.id if target else None,
                          view_state(target) if target else None, provenance, level,
                          self._confirmation(request, target, level))
+
+    def _provenance(self, session: SessionLog) -> str | None:
+        """The newest user message on the branch (cached per ledger state: one call
+        prepares more than once, and the answer only changes when the ledger does)."""
+        key = (session.session_id, session.offset, session.leaf_id)
+        if self._provenance_cache is None or self._provenance_cache[0] != key:
+            found = latest_user_entry(session.read_all(), session.branch_ids())
+            self._provenance_cache = (key, found)
+        return self._provenance_cache[1]
 
     def _check_text(self, request: Request, kind: str,
                     target: ItemView | None) -> Classification | ToolResult:

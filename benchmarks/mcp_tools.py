@@ -1,10 +1,13 @@
-"""Benchmark: memory_recall through MCP.
+"""Benchmark: the MCP tools, memory_recall and context_persistence.
 
-- in-process round trip (the SDK's real client against the server object), p50/p99;
+- in-process round trips (the SDK's real client against the server object), p50/p99:
+  memory_recall; context_persistence ``memory_list``; a confirmed ``memory_add`` (the
+  client answers the elicitation at once, so this is the machinery, not a person);
+  baseline in the same run: the same write straight through the service (``remember``);
 - stdio: time from spawning ``waymarks mcp`` to the first tool result, median of runs;
   baseline in the same run: spawning ``python -c pass`` and importing the MCP SDK.
 
-    .venv/bin/python benchmarks/mcp_recall.py [--calls 300] [--spawns 5]
+    .venv/bin/python benchmarks/mcp_tools.py [--calls 300] [--spawns 5]
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 import anyio
 from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.types import ElicitResult
 
 from waymarks.mcp.server import build_server
 from waymarks.service.app import Waymarks
@@ -46,6 +50,39 @@ async def in_process(app: Waymarks, calls: int) -> list[float]:
             await client.call_tool("memory_recall", {"query": f"port of service {n % 50}?"})
             times.append((time.perf_counter() - started) * 1000)
     return times
+
+
+async def accept(context: Any, params: Any) -> ElicitResult:
+    return ElicitResult(action="accept", content={"confirm": True})
+
+
+async def persistence(app: Waymarks, calls: int) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {"list": [], "confirmed_write": []}
+    async with Client(build_server(app), elicitation_callback=accept) as client:
+        for n in range(calls):
+            for name, args in (("list", {"action": "memory_list"}),
+                               ("confirmed_write", {"action": "memory_add", "content":
+                                                    f"Worker {n} drains queue q{n}"})):
+                started = time.perf_counter()
+                result = await client.call_tool("context_persistence", args)
+                times[name].append((time.perf_counter() - started) * 1000)
+                outcome = (result.structured_content or {}).get("outcome")
+                assert outcome in ("ok", "committed"), result
+    return times
+
+
+def direct_writes(app: Waymarks, calls: int) -> list[float]:
+    times = []
+    for n in range(calls):
+        started = time.perf_counter()
+        app.remember(f"Direct worker {n} drains queue d{n}")
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def summary(times: list[float]) -> dict[str, Any]:
+    return {"calls": len(times), "p50_ms": round(statistics.median(times), 3),
+            "p99_ms": round(percentile(times, 99), 3)}
 
 
 async def first_result(home: Path, project: Path) -> float:
@@ -76,13 +113,17 @@ def main() -> int:
         app = Waymarks(home, cwd=str(project), keep_recall_index=True)
         seed(app, 200)
         times = anyio.run(in_process, app, args.calls)
+        app.session_say("Track the queue workers")  # provenance for the tool's writes
+        tool_times = anyio.run(persistence, app, args.calls)
+        direct = direct_writes(app, args.calls)
         app.close()
         spawns = [anyio.run(first_result, home, project) for _ in range(args.spawns)]
     report: dict[str, Any] = {
-        "benchmark": "mcp_recall",
-        "in_process_round_trip": {"calls": args.calls,
-                                  "p50_ms": round(statistics.median(times), 3),
-                                  "p99_ms": round(percentile(times, 99), 3)},
+        "benchmark": "mcp_tools",
+        "in_process_round_trip": summary(times),
+        "context_persistence_list": summary(tool_times["list"]),
+        "context_persistence_confirmed_write": summary(tool_times["confirmed_write"]),
+        "baseline_direct_service_write": summary(direct),
         "stdio_spawn_to_first_result_ms": round(statistics.median(spawns), 1),
         "baseline_python_pass_ms": round(statistics.median(
             wall([sys.executable, "-c", "pass"]) for _ in range(args.spawns)), 1),
