@@ -337,3 +337,26 @@ def test_an_acceptance_must_say_confirm_true_exactly(app: Waymarks,
 def test_without_ui_even_an_invalid_write_is_confirmation_required(app: Waymarks) -> None:
     [result] = calls(app, [{"action": "memory_add", "content": "x" * 2001}], None)
     assert (result["outcome"], result["errorCode"]) == ("unavailable", "confirmation-required")
+
+
+def test_mcp_session_option_binds_the_named_session(home: Path, project: Path) -> None:
+    with Waymarks(home, cwd=str(project)) as first:
+        first.session_new()
+        mine = first.remember("Only the first session knows this")
+        first_id = first.current_session().session_id  # type: ignore[union-attr]
+    with Waymarks(home, cwd=str(project)) as second:
+        second.session_new()  # now the newest session of the project
+    assert isinstance(mine, Committed)
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "waymarks.cli.main", "--home", str(home), "--session", first_id[:8], "mcp"],
+        cwd=str(project), env={**os.environ, "WAYMARKS_HOME": str(home)})
+
+    async def run() -> dict[str, Any]:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("context_persistence", {"action": "memory_list"})
+            return dict(result.structured_content or {})
+
+    listed = anyio.run(run)
+    assert [i["id"] for i in listed["items"]] == [mine.id]
