@@ -131,6 +131,7 @@ class MutationRecord(msgspec.Struct, frozen=True):
     entry_index: int
     timestamp_ms: int
     mutation: Mutation
+    parent_id: str | None = None  # the entry's parent: where on the tree it was written
 
     @property
     def entry_key(self) -> str:

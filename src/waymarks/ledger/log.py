@@ -54,6 +54,7 @@ MAX_ID_ATTEMPTS: Final = 100
 PROGRESS_EVERY_LINES: Final = 50_000
 BULK_BYTES: Final = 1 << 20  # reads larger than this pause the cyclic GC
 FINGERPRINT_BYTES: Final = 256
+MAX_HEADER_BYTES: Final = 64 * 1024  # a header line longer than this is not a header
 READ_CHUNK: Final = 16 << 20  # large ledgers are read in pieces, not all at once
 ProgressFn = Callable[[int, int], None]
 
@@ -153,6 +154,8 @@ class SessionLog(ABC):
         self._progress: ProgressFn | None = None
         self._progress_total = 0
         self._locked = False
+        self._entry_base = 0  # entries before the first one read (a reader resumed mid-file)
+        self.header_bytes = b""  # the header line as read, to notice it being replaced
 
     # -- storage, supplied by subclasses ---------------------------------------------
 
@@ -187,6 +190,29 @@ class SessionLog(ABC):
         """Every byte of the ledger as it is now (for readers of entry bodies)."""
         return self._read_from(0, self._size())
 
+    def read_header_line(self) -> bytes | None:
+        """The first line of the ledger as it is on disk now (``None``: no complete line)."""
+        first = self._read_from(0, MAX_HEADER_BYTES)
+        end = first.find(b"\n")
+        return first[:end] if end >= 0 else None
+
+    def _resume(self, offset: int, lines: int, entries: int) -> None:
+        """Read the header, then only what lies past a checkpoint (``offset`` bytes,
+        ``lines`` lines, ``entries`` entries): appended lines without re-reading the file.
+
+        Entries before the checkpoint are not known to this reader, so it cannot see a
+        duplicate of one of their IDs, nor walk a branch through them; it is for indexing
+        another session's mutations, whose order (entry index) it keeps exact."""
+        header = self.read_header_line()
+        if header is not None:
+            self.lines = 1
+            self._read_line(header)
+        if self.header is None:
+            raise SessionFileError(f"{self.path}: first line is not a Pi session header")
+        self.anomalies.clear()  # line 1 is the header: nothing before the checkpoint counts
+        self.offset, self.lines, self._entry_base = offset, lines, entries
+        self.refresh()
+
     def _load(self, progress: ProgressFn | None) -> None:
         self._progress = progress
         try:
@@ -207,6 +233,16 @@ class SessionLog(ABC):
         if self.header is None:
             raise SessionFileError(f"{self.path}: no session header")
         return self.header.id
+
+    @property
+    def entry_count(self) -> int:
+        """Entries in the ledger up to the last line read (also for a resumed reader)."""
+        return self._entry_base + len(self.entries)
+
+    @property
+    def project(self) -> str:
+        """The canonical project identity of the header's ``cwd``."""
+        return self._project
 
     @property
     def leaf_id(self) -> str | None:
@@ -296,7 +332,7 @@ class SessionLog(ABC):
             self._anomaly(line_no, None, "skipped", "not a valid entry: nested too deeply")
             return
         if raw.type == "session":
-            self._read_header(line_no, raw)
+            self._read_header(line_no, raw, line)
             return
         if self.header is None:
             self._anomaly(line_no, raw.id, "skipped", "entry before the session header")
@@ -307,7 +343,8 @@ class SessionLog(ABC):
         if raw.id in self.by_id:
             self._anomaly(line_no, raw.id, "skipped", f"duplicate entry id {raw.id}")
             return
-        entry = Entry(raw.id, raw.parentId, raw.type, len(self.entries), raw.timestamp)
+        entry = Entry(raw.id, raw.parentId, raw.type, self._entry_base + len(self.entries),
+                      raw.timestamp)
         self.entries.append(entry)
         self.by_id[entry.id] = entry
         if raw.type == "compaction":
@@ -327,7 +364,8 @@ class SessionLog(ABC):
                 return False
             if fast.type != "custom" or fast.customType != custom_type or fast.id in self.by_id:
                 return False
-            entry = Entry(fast.id, fast.parentId, "custom", len(self.entries), fast.timestamp)
+            entry = Entry(fast.id, fast.parentId, "custom", self._entry_base + len(self.entries),
+                          fast.timestamp)
             self.entries.append(entry)
             self.by_id[entry.id] = entry
             self._accept_payload(line_no, entry, custom_type,
@@ -335,7 +373,7 @@ class SessionLog(ABC):
             return True
         return False
 
-    def _read_header(self, line_no: int, raw: _RawEntry) -> None:
+    def _read_header(self, line_no: int, raw: _RawEntry, line: bytes) -> None:
         if self.header is not None or line_no != 1:
             self._anomaly(line_no, raw.id, "skipped", "second session header")
             return
@@ -345,6 +383,7 @@ class SessionLog(ABC):
         self.header = SessionHeader(
             raw.id, raw.version, raw.timestamp or "", raw.cwd, raw.parentSession
         )
+        self.header_bytes = line
         self._project = canonical_project_path(raw.cwd) if raw.cwd else ""
 
     def _read_mutation(
@@ -378,6 +417,7 @@ class SessionLog(ABC):
                     entry_index=entry.index,
                     timestamp_ms=timestamp if timestamp is not None else payload.created_at,
                     mutation=payload,
+                    parent_id=entry.parent_id,
                 )
             )
 

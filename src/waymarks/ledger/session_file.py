@@ -46,6 +46,16 @@ class SessionFile(SessionLog):
         return session
 
     @classmethod
+    def resume(cls, path: Path, offset: int, lines: int, entries: int) -> SessionFile:
+        """A reader of ``path`` that reads its header and then only what follows the
+        checkpoint (see :meth:`SessionLog._resume`)."""
+        if not path.is_file():
+            raise SessionFileError(f"{path}: no such session file")
+        session = cls(path)
+        session._resume(offset, lines, entries)
+        return session
+
+    @classmethod
     def create(cls, path: Path, session_id: str, timestamp: str, cwd: str) -> SessionFile:
         """Create a new file holding only the header, durably (file and directory)."""
         path.parent.mkdir(parents=True, exist_ok=True)

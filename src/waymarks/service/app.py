@@ -45,6 +45,7 @@ from waymarks.service.recovery import (
     recovering,
     set_aside,
 )
+from waymarks.service.sources import refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo
 from waymarks.service.writes import (
@@ -95,6 +96,7 @@ class Waymarks:
         self.keep_recall_index = keep_recall_index
         self._recall_cache: RecallCache | None = None
         self.recovered: dict[str, str] | None = None  # set when a damaged database was rebuilt
+        self.refresh_problem: str | None = None  # why the active session was not re-read
         # a session is named (path, ID or prefix), handed over as a ledger, or the newest
         self._session_ref = session if isinstance(session, str) else None
         self._session: SessionLog | None = session if isinstance(session, SessionLog) else None
@@ -207,11 +209,18 @@ class Waymarks:
         session = self.current_session()
         if session is None:
             return None
+        if session.read_header_line() != session.header_bytes:
+            # the file was replaced under us: keep the last transactional projection in
+            # force rather than read it again as something else; `health` says why
+            self.refresh_problem = (f"{session.path}: the session header changed since it "
+                                    "was read; using the last projection")
+            return session
         session.refresh()
         if self.projection.checkpoint_offset(
                 session.session_id) != session.offset:
             with self._synced(session):
                 pass
+        refresh_sources(self, session)
         return session
 
     # -- sessions -------------------------------------------------------------------
@@ -418,6 +427,8 @@ class Waymarks:
             report = health_report(self.projection)
         report["damagedCopies"] = damaged_copies(self.db_path)
         report["recovered"] = self.recovered
+        report["activeSessionProblem"] = self.refresh_problem
+        report["ok"] = report["ok"] and self.refresh_problem is None
         if session is not None:
             # a half-written last line (a writer died mid-line) is reported, never read
             report["session"] = {"id": session.session_id, "partialTailBytes": session.partial_tail}

@@ -14,6 +14,9 @@ Keys (all optional)::
     maxMemoryTokens = 8000
     [memory]
     maxResults = 12
+    crossSession = true                   # project memory from this project's other sessions
+    maxProjectSessions = 100              # sibling session files checked (active not counted)
+    sessionRoots = ["~/.pi/agent/sessions"]  # more roots in Pi's layout to look in
 """
 
 from __future__ import annotations
@@ -39,6 +42,9 @@ class Settings:
     sources: tuple[str, ...] = ()
     ignored: tuple[str, ...] = field(default=())
     raw: dict[str, Any] = field(default_factory=dict)
+    cross_session: bool = True
+    max_project_sessions: int = 100
+    session_roots: tuple[Path, ...] = ()
 
 
 def load_settings(home: Path, project: str, trusted: bool) -> Settings:
@@ -62,10 +68,19 @@ def load_settings(home: Path, project: str, trusted: bool) -> Settings:
             max_memory_tokens=_positive(context, "maxMemoryTokens", 8000),
             max_results=_positive(memory, "maxResults", 12),
         )
+        cross_session = memory.get("crossSession", True) if isinstance(memory, dict) else True
+        if not isinstance(cross_session, bool):
+            raise ValueError(f"crossSession must be true or false, not {cross_session!r}")
+        max_sessions = _positive(memory, "maxProjectSessions", 100)
+        roots = memory.get("sessionRoots", []) if isinstance(memory, dict) else []
+        if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
+            raise ValueError("sessionRoots must be a list of directory paths")
     except (PrivacyConfigError, ValueError) as exc:
         raise ServiceError("bad_config", f"{', '.join(sources)}: {exc}") from exc
     default_provider = str(privacy.get("defaultProvider", "remote"))
-    return Settings(policy, default_provider, budgets, tuple(sources), tuple(ignored), merged)
+    return Settings(policy, default_provider, budgets, tuple(sources), tuple(ignored), merged,
+                    cross_session, max_sessions,
+                    tuple(Path(r).expanduser() for r in roots))
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -1,18 +1,43 @@
-"""Sessions of this project as sources of project memory, and the local policy that
-withdraws one source's project contributions.
+"""Sessions of this project as sources of project memory: discovery, incremental indexing,
+status, and the local policy that withdraws one source's project contributions.
 
-An exclusion lives only in SQLite: deleting the database resets it, and no session file is
-ever rewritten. It withdraws the source's project-scoped pins and memory (adds,
-supersedes and status changes of project items) and nothing else. The active session
-cannot be newly excluded; an earlier exclusion of it may be lifted.
+**Discovery.** With ``memory.crossSession`` (the default) and a trusted project, each read
+looks at the session files in the project's session directory under the home and under
+every configured ``memory.sessionRoots`` (Pi's layout: ``<root>/--<cwd>--/*.jsonl``), the
+newest ``memory.maxProjectSessions`` of them besides the active one. A file is accepted
+only when its header ``cwd`` resolves to this exact project; a project item naming
+another project is never read (the ledger refuses it).
+
+**Incremental.** Each source has a checkpoint (offset, lines, entries, a fingerprint of the
+bytes before the offset, the file's size and mtime) stored in the same transaction as
+its rows. A file whose size and mtime are unchanged is not opened; one that grew is read
+from its checkpoint only. Records of many sources are applied together in replay order.
+
+**Status.** ``available``, or why not: ``missing`` (gone), ``moved`` (its session now at
+another path), ``truncated`` (shorter than indexed), ``corrupt`` (no readable header, or
+different bytes before the checkpoint), ``identity-mismatch`` (the header now names
+another session or project). An unavailable source's project mutations stop counting
+until it is available again; session-scoped items of other sessions are never visible
+anyway.
+
+**Exclusion.** ``exclude`` withdraws a source's project-scoped pins and memory (adds,
+supersedes and status changes of project items) and nothing else. It lives only in
+SQLite: a rebuild keeps it, deleting the database resets it, and no session file is ever
+rewritten. The active session cannot be newly excluded; an earlier exclusion of it may
+be lifted.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+from waymarks.ledger.discovery import session_dir
+from waymarks.ledger.log import SessionFileError, SessionLog
+from waymarks.ledger.session_file import SessionFile
+from waymarks.service.config import load_settings
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.recovery import recovering
@@ -21,22 +46,169 @@ from waymarks.store.queries import project_sources
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
+BATCH: Final = 64  # sources indexed per transaction (a long first index stays interruptible)
+_KNOWN: Final = ("SELECT session_id, path, byte_offset, lines, entries, fingerprint, size,"
+                 " mtime_ns, status FROM sources WHERE project = ?")
+
 
 @dataclass(frozen=True, slots=True)
 class SourceView:
     session_id: str
     path: str
-    status: str  # "available" | "missing"
+    status: str
     contributed: int  # project items this source's mutations hold in the projection
-    held_back: int  # project mutations an exclusion keeps out
+    held_back: int  # project mutations an exclusion or unavailability keeps out
     excluded: bool
     active: bool
-    updated_at: int
+    updated_at: int  # when its checkpoint last moved (ms)
+    detail: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"sessionId": self.session_id, "path": self.path, "status": self.status,
-                "contributed": self.contributed, "heldBack": self.held_back,
-                "excluded": self.excluded, "active": self.active, "updatedAt": self.updated_at}
+                "detail": self.detail, "contributed": self.contributed,
+                "heldBack": self.held_back, "excluded": self.excluded, "active": self.active,
+                "lastIndexedAt": self.updated_at}
+
+
+@dataclass(slots=True)
+class RefreshReport:
+    checked: int = 0
+    indexed: int = 0  # sources read (new, or grown)
+    statuses: dict[str, str] = field(default_factory=dict)  # session ID -> new status
+
+
+@dataclass(frozen=True, slots=True)
+class _Known:
+    session_id: str
+    path: str
+    offset: int
+    lines: int
+    entries: int
+    fingerprint: str
+    size: int
+    mtime_ns: int
+    status: str
+
+
+def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
+    """Discover and index this project's other session files (see the module docstring).
+    Call with the projection open; it takes its own transactions."""
+    report = RefreshReport()
+    if not app.project_trusted:
+        return report
+    settings = load_settings(app.home, app.cwd, True)
+    if not settings.cross_session:
+        return report
+    db = app.projection.db
+    known = {row[1]: _Known(*row) for row in db.execute(_KNOWN, (app.cwd,))}
+    by_session = {k.session_id: k for k in known.values()}
+    active_id = active.session_id if active is not None else None
+    candidates = _candidates(app, settings.session_roots, active, settings.max_project_sessions)
+    now = epoch_ms(app.clock.now())
+    readers: list[tuple[SessionLog, int, int]] = []
+    statuses: dict[str, tuple[str, str | None]] = {}
+    for path, size, mtime in candidates:
+        report.checked += 1
+        row = known.get(str(path))
+        if row is not None and (row.size, row.mtime_ns, row.status) == (size, mtime,
+                                                                        "available"):
+            continue  # unchanged since it was indexed: not even opened
+        if row is None:
+            reader = _open_new(path, app.cwd)
+            if reader is None or reader.session_id == active_id:
+                continue
+            earlier = by_session.get(reader.session_id)
+            if earlier is not None and earlier.path != str(path):
+                if not Path(earlier.path).exists():  # the indexed file now lives here
+                    statuses[earlier.session_id] = ("moved", f"now at {path}")
+                continue  # one session, one ledger: a copy is not a second source
+            readers.append((reader, size, mtime))
+            continue
+        checked = _check_known(path, row, app.cwd)
+        if isinstance(checked, tuple):
+            statuses[row.session_id] = checked
+        else:
+            readers.append((checked, size, mtime))
+            statuses[row.session_id] = ("available", None)
+    for row in known.values():  # indexed files that were not among the candidates
+        if (row.session_id != active_id and row.session_id not in statuses
+                and row.status != "moved" and not Path(row.path).exists()):
+            statuses[row.session_id] = ("missing", None)
+    for start in range(0, max(len(readers), 1), BATCH):
+        batch = readers[start:start + BATCH]
+        with app.projection.transaction():
+            synced = app.projection.sync_many(
+                [r for r, _s, _m in batch], now,
+                expected={r.session_id: by_session[r.session_id].offset
+                          if r.session_id in by_session else None for r, _s, _m in batch})
+            for reader, size, mtime in batch:
+                if reader.session_id not in synced.skipped:
+                    app.projection.note_file(reader.session_id, size, mtime, now)
+            if start == 0:  # re-folds only where availability flips
+                for session_id, (status, detail) in statuses.items():
+                    app.projection.set_source_status(session_id, status, detail, now)
+    report.indexed = len(readers)
+    report.statuses = {sid: status for sid, (status, _d) in statuses.items()
+                       if sid not in by_session or by_session[sid].status != status}
+    return report
+
+
+def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | None,
+                limit: int) -> list[tuple[Path, int, int]]:
+    """(path, size, mtime) of this project's session files, newest first, at most
+    ``limit`` besides the active one."""
+    home_dir = session_dir(app.home, app.cwd)
+    directories = [home_dir, *(root / home_dir.name for root in roots)]
+    active_path = str(active.path) if active is not None else None
+    found: dict[str, tuple[Path, int, int]] = {}
+    for directory in directories:
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    if not entry.name.endswith(".jsonl") or entry.path == active_path:
+                        continue
+                    try:
+                        stat = entry.stat()
+                    except OSError:
+                        continue
+                    if entry.is_file():
+                        found.setdefault(entry.path, (Path(entry.path), stat.st_size,
+                                                      stat.st_mtime_ns))
+        except OSError:  # no such directory (yet), or unreadable: nothing to find there
+            continue
+    return sorted(found.values(), key=lambda c: (-c[2], str(c[0])))[:limit]
+
+
+def _open_new(path: Path, project: str) -> SessionLog | None:
+    """A full reader of a file never indexed, if it is a session of this project."""
+    try:
+        reader = SessionFile.open(path)
+    except (SessionFileError, OSError):
+        return None  # not a session file: never becomes a source
+    return reader if reader.project == project else None
+
+
+def _check_known(path: Path, row: _Known, project: str) -> SessionLog | tuple[str, str | None]:
+    """A reader of what an indexed file holds past its checkpoint, or (status, detail)
+    saying why the file is no longer the source that was indexed."""
+    try:
+        probe = SessionFile(path)  # nothing read yet: header and fingerprint first
+        if probe.read_header_line() is None:
+            return ("corrupt", "no complete header line")
+        size = os.path.getsize(path)
+        if size < row.offset:
+            return ("truncated", f"{size} bytes, indexed to {row.offset}")
+        if row.fingerprint and probe.fingerprint(row.offset) != row.fingerprint:
+            return ("corrupt", "different bytes before the checkpoint")
+        reader = (SessionFile.resume(path, row.offset, row.lines, row.entries)
+                  if row.offset else SessionFile.open(path))
+    except SessionFileError:
+        return ("corrupt", "first line is not a session header")
+    except OSError as exc:
+        return ("missing", type(exc).__name__)
+    if reader.session_id != row.session_id or reader.project != project:
+        return ("identity-mismatch", "the header names another session or project")
+    return reader
 
 
 @recovering
@@ -44,9 +216,9 @@ def list_sources(app: Waymarks, limit: int = 1000) -> list[SourceView]:
     """The session files of this project the projection knows, newest first."""
     session = app.refresh()
     active = session.session_id if session is not None else None
-    return [SourceView(sid, path, "available" if Path(path).is_file() else "missing",
-                       contributed, held, excluded, sid == active, updated)
-            for sid, path, contributed, held, excluded, updated
+    return [SourceView(sid, path, status, contributed, held, excluded, sid == active,
+                       updated, detail)
+            for sid, path, status, detail, contributed, held, excluded, updated
             in project_sources(app.projection.db, app.cwd, limit)]
 
 
@@ -59,7 +231,7 @@ def set_source_excluded(app: Waymarks, session_id: str, excluded: bool,
         raise ServiceError("active_source", "The active session cannot be excluded; exclude "
                            "it from another session")
     known = app.projection.db.execute(
-        "SELECT 1 FROM sources WHERE session_id = ? AND cwd = ?", (session_id, app.cwd)
+        "SELECT 1 FROM sources WHERE session_id = ? AND project = ?", (session_id, app.cwd)
     ).fetchone()
     if known is None and excluded:
         raise ServiceError("not_found", f"No session {session_id} of {app.cwd} is known; list "

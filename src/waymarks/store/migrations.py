@@ -139,12 +139,28 @@ def _m005_source_exclusions(db: sqlite3.Connection) -> None:
     )
 
 
+def _m006_cross_session(db: sqlite3.Connection) -> None:
+    # Per-session checkpoints for project memory from sibling files: what the file looked
+    # like when last checked (size, mtime), whose project it speaks for, and whether it is
+    # available; and where on its tree each mutation was written. Existing rows are kept.
+    for column in ("project TEXT NOT NULL DEFAULT ''", "size INTEGER NOT NULL DEFAULT 0",
+                   "mtime_ns INTEGER NOT NULL DEFAULT 0",
+                   "status TEXT NOT NULL DEFAULT 'available'", "status_detail TEXT",
+                   "checked_at INTEGER NOT NULL DEFAULT 0"):
+        db.execute(f"ALTER TABLE sources ADD COLUMN {column}")
+    db.execute("UPDATE sources SET project = cwd")
+    db.execute("CREATE INDEX sources_by_project ON sources (project)")
+    db.execute("ALTER TABLE mutations ADD COLUMN parent_id TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
     Migration(3, "index items by project", _m003_project_index),
     Migration(4, "fingerprint of each source at its checkpoint", _m004_source_fingerprint),
     Migration(5, "sources excluded from project memory", _m005_source_exclusions),
+    Migration(6, "cross-session sources: checkpoints, status, branch provenance",
+              _m006_cross_session),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -17,7 +17,7 @@ import os
 import sqlite3
 import threading
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,7 +61,8 @@ _INSERT_ITEM: Final = (
 _INSERT_ITEM_BULK: Final = f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 22)})"
 _INSERT_MUTATION: Final = (
     "INSERT INTO mutations (seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id,"
-    " kind, operation, target_id, payload, effect, note) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+    " kind, operation, target_id, payload, effect, note, parent_id)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -87,6 +88,7 @@ EXPECTED_COLUMNS: Final = {
 class SyncReport:
     applied: int
     refolded: bool
+    skipped: frozenset[str] = frozenset()  # sessions someone else had indexed meanwhile
 
 
 class SqliteView:
@@ -230,6 +232,52 @@ class Projection:
 
     def sync(self, session: SessionLog, now_ms: int) -> SyncReport:
         """Apply what ``session`` holds beyond its checkpoint; call inside :meth:`transaction`."""
+        return self.sync_many([session], now_ms)
+
+    def sync_many(self, sessions: Sequence[SessionLog], now_ms: int,
+                  expected: Mapping[str, int | None] | None = None) -> SyncReport:
+        """Apply what each session holds beyond its checkpoint, all at once: records are
+        merged in replay order, and a re-fold (when any arrives out of order) runs once,
+        not once per session. Call inside :meth:`transaction`.
+
+        ``expected``: for readers of files this process does not write (no session lock),
+        the checkpoint offset each was read against (``None``: no checkpoint). A session
+        whose checkpoint moved meanwhile is skipped: another process indexed it, and a
+        reader behind that checkpoint must not be mistaken for a shortened file."""
+        fresh: list[MutationRecord] = []
+        refold = False
+        skipped: set[str] = set()
+        for session in sessions:
+            if expected is not None and self.checkpoint_offset(
+                    session.session_id) != expected.get(session.session_id):
+                skipped.add(session.session_id)
+                continue
+            records, reset = self._stage(session, now_ms)
+            fresh.extend(records)
+            refold = refold or reset or (
+                bool(records) and session.session_id in self.withheld_sessions())
+        done = frozenset(skipped)
+        if not fresh and not refold:
+            return SyncReport(0, False, done)
+        fresh.sort(key=lambda r: r.order)
+        last = self._last_order()
+        # only a re-fold knows what a withheld source holds back
+        if refold or (last is not None and fresh and fresh[0].order < last):
+            self._insert_mutations((0, r, None) for r in fresh)
+            self.refold()
+            return SyncReport(len(fresh), True, done)
+        seq = self._max_seq()
+        for record in fresh:
+            seq += 1
+            effect = apply_mutation(self.view, record, seq)
+            self._insert_mutations([(seq, record, effect)])
+        if fresh:
+            self._set_last_order(fresh[-1].order)
+        return SyncReport(len(fresh), False, done)
+
+    def _stage(self, session: SessionLog, now_ms: int) -> tuple[list[MutationRecord], bool]:
+        """Advance ``session``'s checkpoint and anomalies; return its records past the old
+        checkpoint, and whether its earlier state was forgotten (file replaced)."""
         sid = session.session_id
         checkpoint = self.db.execute(
             "SELECT byte_offset, lines, entries, fingerprint, path FROM sources"
@@ -237,14 +285,14 @@ class Projection:
         offset, lines, entries, fingerprint, path = checkpoint or (0, 0, 0, "", "")
         # shorter than what we read, or different bytes where we stopped: the file was
         # replaced or rewritten, so forget what it said and read it again
-        reset = offset > session.offset or entries > len(session.entries) or bool(
+        reset = offset > session.offset or entries > session.entry_count or bool(
             fingerprint and session.fingerprint(offset) != fingerprint)
         if reset:
             self._forget_source(sid)
             offset, lines, entries = 0, 0, 0
         elif (checkpoint and offset == session.offset and lines == session.lines
               and path == str(session.path)):
-            return SyncReport(0, False)  # nothing new: no writes at all (the common case)
+            return [], False  # nothing new: no writes at all (the common case)
         self._save_source(session, now_ms)
         self.db.executemany(
             "INSERT OR IGNORE INTO anomalies (session_id, line, entry_id, kind, detail) "
@@ -255,45 +303,56 @@ class Projection:
         )
         # records and anomalies are kept in file order: only the tail past the checkpoint
         start = bisect_left(session.records, entries, key=lambda r: r.entry_index)
-        fresh = sorted(session.records[start:], key=lambda r: r.order)
-        if not fresh and not reset:
-            return SyncReport(0, False)
-        last = self._last_order()
-        excluded = sid in self.excluded_sessions()  # only a re-fold knows what it holds back
-        if reset or excluded or (last is not None and fresh and fresh[0].order < last):
-            self._insert_mutations((0, r, None) for r in fresh)
-            self.refold()
-            return SyncReport(len(fresh), True)
-        seq = self._max_seq()
-        for record in fresh:
-            seq += 1
-            effect = apply_mutation(self.view, record, seq)
-            self._insert_mutations([(seq, record, effect)])
-        if fresh:
-            self._set_last_order(fresh[-1].order)
-        return SyncReport(len(fresh), False)
+        return list(session.records[start:]), reset
 
     def refold(self) -> None:
         """Re-derive all item state from the stored mutations (inside a transaction)."""
         rows = self.db.execute(
-            "SELECT session_id, entry_id, entry_index, timestamp_ms, kind, payload FROM mutations"
+            "SELECT session_id, entry_id, entry_index, timestamp_ms, kind, payload, parent_id"
+            " FROM mutations"
         ).fetchall()
         records = []
-        for session_id, entry_id, entry_index, timestamp_ms, kind, payload in rows:
+        for session_id, entry_id, entry_index, timestamp_ms, kind, payload, parent in rows:
             decoded = decode_payload(PIN_CUSTOM_TYPE if kind == "pin" else MEMORY_CUSTOM_TYPE,
                                      payload)
             if isinstance(decoded, PinMutation | MemoryMutation):  # stored rows always are
-                records.append(
-                    MutationRecord(session_id, entry_id, entry_index, timestamp_ms, decoded)
-                )
+                records.append(MutationRecord(session_id, entry_id, entry_index, timestamp_ms,
+                                              decoded, parent))
         self.db.execute("DELETE FROM mutations")
         self._write_replay(records)
 
     # -- local source policy --------------------------------------------------------
 
     def excluded_sessions(self) -> dict[str, str | None]:
-        """Sessions whose project contributions are withdrawn, with the reason given."""
+        """Sessions excluded by local policy, with the reason given."""
         return dict(self.db.execute("SELECT session_id, reason FROM source_exclusions"))
+
+    def withheld_sessions(self) -> set[str]:
+        """Sessions whose project contributions do not count: excluded, or whose file
+        is not available as it was indexed (missing, truncated, moved, …)."""
+        return {str(sid) for (sid,) in self.db.execute(
+            "SELECT session_id FROM source_exclusions UNION"
+            " SELECT session_id FROM sources WHERE status != 'available'")}
+
+    def set_source_status(self, session_id: str, status: str, detail: str | None,
+                          now_ms: int) -> bool:
+        """Record what a check of a source file found (inside :meth:`transaction`);
+        re-folds when its availability changed. Returns whether it did."""
+        row = self.db.execute("SELECT status FROM sources WHERE session_id = ?",
+                              (session_id,)).fetchone()
+        if row is None:
+            return False
+        self.db.execute("UPDATE sources SET status = ?, status_detail = ?, checked_at = ?"
+                        " WHERE session_id = ?", (status, detail, now_ms, session_id))
+        if (row[0] == "available") == (status == "available"):
+            return False
+        self.refold()
+        return True
+
+    def note_file(self, session_id: str, size: int, mtime_ns: int, now_ms: int) -> None:
+        """What the source file looked like when its checkpoint was last confirmed."""
+        self.db.execute("UPDATE sources SET size = ?, mtime_ns = ?, checked_at = ?"
+                        " WHERE session_id = ?", (size, mtime_ns, now_ms, session_id))
 
     def set_excluded(self, session_id: str, excluded: bool, *, reason: str | None = None,
                      now_ms: int = 0) -> bool:
@@ -336,7 +395,7 @@ class Projection:
             self._write_replay_bulk(records)
 
     def _write_replay_bulk(self, records: list[MutationRecord]) -> None:
-        kept, held = hold_back(records, self.excluded_sessions())
+        kept, held = hold_back(records, self.withheld_sessions())
         result = replay(kept)
         recall_index.reset(self.db)  # item sequence numbers change: re-index on demand
         self.db.execute("DELETE FROM items_fts")
@@ -375,13 +434,15 @@ class Projection:
         header = session.header
         self.db.execute(
             "INSERT INTO sources (session_id, path, cwd, byte_offset, lines, entries, updated_at,"
-            " fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE"
+            " fingerprint, project) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (session_id) DO UPDATE"
             " SET path = excluded.path, cwd = excluded.cwd, byte_offset = excluded.byte_offset,"
             " lines = excluded.lines, entries = excluded.entries,"
-            " updated_at = excluded.updated_at, fingerprint = excluded.fingerprint",
+            " updated_at = excluded.updated_at, fingerprint = excluded.fingerprint,"
+            " project = excluded.project",
             (session.session_id, str(session.path), header.cwd if header else "",
-             session.offset, session.lines, len(session.entries), now_ms,
-             session.fingerprint(session.offset)),
+             session.offset, session.lines, session.entry_count, now_ms,
+             session.fingerprint(session.offset), session.project),
         )
 
     def _forget_source(self, session_id: str) -> None:
@@ -445,6 +506,7 @@ def _mutation_row(
         record.timestamp_ms, mutation.mutation_id, mutation_kind(mutation), mutation.operation,
         target, encode_payload(mutation), "applied" if applied else "ignored",
         None if effect is None or isinstance(effect, Applied) else effect.reason,
+        record.parent_id,
     )
 
 

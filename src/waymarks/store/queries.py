@@ -74,17 +74,20 @@ def classifications(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str
 
 
 def project_sources(db: sqlite3.Connection, project: str, limit: int
-                    ) -> list[tuple[str, str, int, int, bool, int]]:
+                    ) -> list[tuple[str, str, str, str | None, int, int, bool, int]]:
     """Session files of ``project`` known to the projection, newest first, at most
-    ``limit``: (session ID, path, items contributed, items held back, excluded, updated)."""
+    ``limit``: (session ID, path, status, detail, items contributed, mutations held back,
+    excluded, last indexed)."""
     rows = db.execute(
-        "SELECT s.session_id, s.path, s.updated_at, x.session_id IS NOT NULL,"
+        "SELECT s.session_id, s.path, s.status, s.status_detail, s.updated_at,"
+        " x.session_id IS NOT NULL,"
         " (SELECT count(*) FROM items i WHERE i.session_id = s.session_id"
-        "  AND i.project_path = s.cwd),"
+        "  AND i.project_path = s.project),"
         " (SELECT count(*) FROM mutations m WHERE m.session_id = s.session_id"
         "  AND m.note = ?)"
         " FROM sources s LEFT JOIN source_exclusions x ON x.session_id = s.session_id"
-        " WHERE s.cwd = ? ORDER BY s.updated_at DESC, s.session_id LIMIT ?",
+        " WHERE s.project = ? ORDER BY s.updated_at DESC, s.session_id LIMIT ?",
         (SOURCE_EXCLUDED.reason, project, limit)).fetchall()
-    return [(str(sid), str(path), int(contributed), int(held), bool(excluded), int(updated))
-            for sid, path, updated, excluded, contributed, held in rows]
+    return [(str(sid), str(path), str(status), detail, int(contributed), int(held),
+             bool(excluded), int(updated))
+            for sid, path, status, detail, updated, excluded, contributed, held in rows]
