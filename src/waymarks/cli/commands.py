@@ -333,8 +333,9 @@ GROUPS = {"session": "session show", "memory": "memory", "privacy": "privacy",
 
 def _all_commands() -> dict[str, Command]:
     from waymarks.cli.plan_commands import PLAN_COMMANDS
+    from waymarks.cli.source_commands import SOURCE_COMMANDS
 
-    return {**COMMANDS, **PLAN_COMMANDS}
+    return {**COMMANDS, **PLAN_COMMANDS, **SOURCE_COMMANDS}
 
 
 def find_command(tokens: list[str]) -> tuple[Command, list[str]]:

@@ -20,7 +20,8 @@ from waymarks.core.text import is_unicode
 
 GLOBAL_VALUE_OPTIONS = ("--home", "--session", "--cwd")
 #: service errors caused by the request, not the environment: exit 2, like rejections
-REQUEST_ERRORS = frozenset({"not_found", "empty", "invalid_argument", "no_session"})
+REQUEST_ERRORS = frozenset({"not_found", "empty", "invalid_argument", "no_session",
+                            "active_source"})
 VERSION = "0.1.0"
 
 

@@ -55,6 +55,7 @@ PROGRESS_EVERY_LINES: Final = 50_000
 BULK_BYTES: Final = 1 << 20  # reads larger than this pause the cyclic GC
 FINGERPRINT_BYTES: Final = 256
 MAX_HEADER_BYTES: Final = 64 * 1024  # a header line longer than this is not a header
+HEADER_READ: Final = 1024
 READ_CHUNK: Final = 16 << 20  # large ledgers are read in pieces, not all at once
 ProgressFn = Callable[[int, int], None]
 
@@ -192,9 +193,15 @@ class SessionLog(ABC):
 
     def read_header_line(self) -> bytes | None:
         """The first line of the ledger as it is on disk now (``None``: no complete line)."""
-        first = self._read_from(0, MAX_HEADER_BYTES)
-        end = first.find(b"\n")
-        return first[:end] if end >= 0 else None
+        limit = HEADER_READ
+        while True:
+            first = self._read_from(0, limit)
+            end = first.find(b"\n")
+            if end >= 0:
+                return first[:end]
+            if len(first) < limit or limit >= MAX_HEADER_BYTES:
+                return None
+            limit *= 4
 
     def _resume(self, offset: int, lines: int, entries: int) -> None:
         """Read the header, then only what lies past a checkpoint (``offset`` bytes,
