@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import CountingIds
 from waymarks.cli.main import main
-from waymarks.ledger.discovery import canonical_project_path, session_dir
+from waymarks.ledger.discovery import canonical_project_path, session_dir, session_file_name
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.app import Waymarks
 from waymarks.service.sources import list_sources, set_source_excluded
@@ -39,7 +39,7 @@ class PiSession:
         self.leaf: str | None = None
         self.count = 0
         directory.mkdir(parents=True, exist_ok=True)
-        self.path = directory / f"{iso(start_ms).replace(':', '-').replace('.', '-')}_{self.id}.jsonl"
+        self.path = directory / session_file_name(iso(start_ms), self.id)
         self._write({"type": "session", "version": 3, "id": self.id,
                      "timestamp": iso(start_ms), "cwd": self.cwd})
 
