@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from waymarks.ledger.discovery import session_dir
 from waymarks.ledger.log import SessionFileError, SessionLog
@@ -77,8 +77,7 @@ class RefreshReport:
     statuses: dict[str, str] = field(default_factory=dict)  # session ID -> new status
 
 
-@dataclass(frozen=True, slots=True)
-class _Known:
+class _Known(NamedTuple):  # a tuple: built for every indexed source on every read
     session_id: str
     path: str
     offset: int
@@ -100,19 +99,20 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     if not settings.cross_session:
         return report
     db = app.projection.db
-    known = {row[1]: _Known(*row) for row in db.execute(_KNOWN, (app.cwd,))}
-    by_session = {k.session_id: k for k in known.values()}
+    known = {row.path: row for row in map(_Known._make, db.execute(_KNOWN, (app.cwd,)))}
+    by_session = {row.session_id: row for row in known.values()}
     active_id = active.session_id if active is not None else None
     candidates = _candidates(app, settings.session_roots, active, settings.max_project_sessions)
     now = epoch_ms(app.clock.now())
     readers: list[tuple[SessionLog, int, int]] = []
     statuses: dict[str, tuple[str, str | None]] = {}
-    for path, size, mtime in candidates:
+    for name, size, mtime in candidates:
         report.checked += 1
-        row = known.get(str(path))
+        row = known.get(name)
         if row is not None and (row.size, row.mtime_ns, row.status) == (size, mtime,
                                                                         "available"):
             continue  # unchanged since it was indexed: not even opened
+        path = Path(name)
         if row is None:
             reader = _open_new(path, app.cwd)
             if reader is None or reader.session_id == active_id:
@@ -130,11 +130,15 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
         else:
             readers.append((checked, size, mtime))
             statuses[row.session_id] = ("available", None)
+    listed = {name for name, _size, _mtime in candidates}
     for row in known.values():  # indexed files that were not among the candidates
-        if (row.session_id != active_id and row.session_id not in statuses
-                and row.status != "moved" and not Path(row.path).exists()):
+        if (row.path not in listed and row.session_id != active_id
+                and row.session_id not in statuses and row.status != "moved"
+                and not os.path.exists(row.path)):
             statuses[row.session_id] = ("missing", None)
-    for start in range(0, max(len(readers), 1), BATCH):
+    readers.sort(key=lambda r: r[2])  # oldest first: records mostly arrive in replay order
+    batches = range(0, len(readers), BATCH) if readers else range(1 if statuses else 0)
+    for start in batches:
         batch = readers[start:start + BATCH]
         with app.projection.transaction():
             synced = app.projection.sync_many(
@@ -154,13 +158,13 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
 
 
 def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | None,
-                limit: int) -> list[tuple[Path, int, int]]:
+                limit: int) -> list[tuple[str, int, int]]:
     """(path, size, mtime) of this project's session files, newest first, at most
-    ``limit`` besides the active one."""
+    ``limit`` besides the active one. Plain strings: this runs on every read."""
     home_dir = session_dir(app.home, app.cwd)
     directories = [home_dir, *(root / home_dir.name for root in roots)]
     active_path = str(active.path) if active is not None else None
-    found: dict[str, tuple[Path, int, int]] = {}
+    found: dict[str, tuple[str, int, int]] = {}
     for directory in directories:
         try:
             with os.scandir(directory) as entries:
@@ -172,11 +176,11 @@ def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | Non
                     except OSError:
                         continue
                     if entry.is_file():
-                        found.setdefault(entry.path, (Path(entry.path), stat.st_size,
+                        found.setdefault(entry.path, (entry.path, stat.st_size,
                                                       stat.st_mtime_ns))
         except OSError:  # no such directory (yet), or unreadable: nothing to find there
             continue
-    return sorted(found.values(), key=lambda c: (-c[2], str(c[0])))[:limit]
+    return sorted(found.values(), key=lambda c: (-c[2], c[0]))[:limit]
 
 
 def _open_new(path: Path, project: str) -> SessionLog | None:
