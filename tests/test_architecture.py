@@ -20,6 +20,7 @@ ALLOWED = {
     "store": {"core", "ledger", "recall"},
     "service": {"core", "recall", "planner", "ledger", "store"},
     "tool": {"core", "service"},
+    "personal": {"core", "service"},
 }
 PURE = {"core", "recall", "planner"}
 IMPURE_MODULES = {"sqlite3", "os", "subprocess", "socket", "httpx", "requests", "urllib",

@@ -328,14 +328,15 @@ COMMANDS: dict[str, Command] = {
     "untrust": Command("untrust PATH", "stop trusting a project", _untrust),
 }
 GROUPS = {"session": "session show", "memory": "memory", "privacy": "privacy",
-          "config": "config show"}
+          "config": "config show", "personal": "personal list", "notes": "notes list"}
 
 
 def _all_commands() -> dict[str, Command]:
+    from waymarks.cli.personal_commands import PERSONAL_COMMANDS
     from waymarks.cli.plan_commands import PLAN_COMMANDS
     from waymarks.cli.source_commands import SOURCE_COMMANDS
 
-    return {**COMMANDS, **PLAN_COMMANDS, **SOURCE_COMMANDS}
+    return {**COMMANDS, **PLAN_COMMANDS, **SOURCE_COMMANDS, **PERSONAL_COMMANDS}
 
 
 def find_command(tokens: list[str]) -> tuple[Command, list[str]]:

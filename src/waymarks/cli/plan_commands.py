@@ -21,16 +21,16 @@ def _int_option(args: ParsedArgs, name: str) -> int | None:
 
 
 def _plan(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
-    from waymarks.service.planning import plan_request
+    from waymarks.personal.setup import plan_with_memory
 
     prompt = args.options.get("prompt") or args.text()
     if not prompt.strip():
         raise UsageError("Usage: waymarks plan --prompt TEXT [--provider ID] "
                          "[--model-limit TOKENS] [--history TEXT]...")
-    plan = plan_request(app, prompt, provider=args.options.get("provider"),
-                        model_limit=_int_option(args, "model-limit"),
-                        history=args.repeated.get("history", ()),
-                        fixed_tokens=_int_option(args, "fixed-tokens") or 0)
+    plan = plan_with_memory(app, prompt, provider=args.options.get("provider"),
+                            model_limit=_int_option(args, "model-limit"),
+                            history=args.repeated.get("history", ()),
+                            fixed_tokens=_int_option(args, "fixed-tokens") or 0)
     data = {"messages": [m.to_json() for m in plan.messages], "manifest": plan.manifest_json()}
     if plan.fallback:
         return Result(data, f"Planner fell back: {plan.fallback}\n(no synthetic context)")

@@ -15,7 +15,10 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, StrictBool, WithJsonSchema
 
+from waymarks.personal.setup import personal_store
+from waymarks.personal.tools import fetch_entry, remember
 from waymarks.service.app import Waymarks
+from waymarks.service.planning import settings_for
 from waymarks.service.ports import Decision
 from waymarks.tool.contract import Request, input_schema, parse_request
 from waymarks.tool.persistence import ContextPersistence, WritePlan
@@ -113,6 +116,35 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None) -> MCPSe
                     ) -> dict[str, Any]:
         with one_at_a_time:
             return memory_recall(app, query)
+
+    @server.tool(
+        name="remember",
+        description=("Save one item of the person's personal memory (a preference, lesson or "
+                     "reference that follows them across projects), after they chose it in "
+                     "a visible curation turn. Pass the slug of an existing entry to replace "
+                     "it. The result is the proof of persistence. Text of at most 2000 "
+                     "characters; never credentials."),
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                    idempotent_hint=True, open_world_hint=False),
+    )
+    def remember_tool(
+        text: Annotated[Any, WithJsonSchema({"type": "string", "maxLength": 2000})] = None,
+        slug: Annotated[Any, WithJsonSchema({"type": "string"})] = None,
+    ) -> dict[str, Any]:
+        with one_at_a_time:
+            return remember(personal_store(app), text, slug)
+
+    @server.tool(
+        name="personal_memory_entry",
+        description="Fetch one personal memory entry in full by its slug (read-only).",
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                    idempotent_hint=True, open_world_hint=False),
+    )
+    def entry_tool(
+        slug: Annotated[Any, WithJsonSchema({"type": "string"})] = None,
+    ) -> dict[str, Any]:
+        with one_at_a_time:
+            return fetch_entry(personal_store(app), slug, settings_for(app))
 
     return server
 

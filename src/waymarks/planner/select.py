@@ -4,6 +4,8 @@ Order and budgets of seed 000:
 
 - persistent pins, priority 950, mandatory within ``max_pinned_tokens``;
 - memory, priority 90, within ``max_memory_tokens`` and ``max_results``;
+- the personal memory index, priority 88, within ``max_personal_tokens`` (index lines in
+  index order until the budget is spent; a line the provider may not see is left out);
 - historical retrieval, priority 85; project snippets, priority 80;
 - the current request, mandatory.
 
@@ -21,10 +23,17 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from waymarks.core.tokens import estimate_tokens
-from waymarks.planner.render import MemoryBlock, PinBlock, render_memory, render_pin
+from waymarks.planner.render import (
+    MemoryBlock,
+    PinBlock,
+    render_memory,
+    render_pin,
+    wrap_personal,
+)
 
 PIN_PRIORITY: Final = 950
 MEMORY_PRIORITY: Final = 90
+PERSONAL_PRIORITY: Final = 88
 HISTORY_PRIORITY: Final = 85
 SNIPPET_PRIORITY: Final = 80
 REQUEST_PRIORITY: Final = 1000  # mandatory, always last in order
@@ -37,6 +46,7 @@ class Budgets:
     max_results: int = 12
     max_history_tokens: int = 4000
     max_snippet_tokens: int = 4000
+    max_personal_tokens: int = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +99,7 @@ class ManifestEntry:
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    kind: str  # pins | memory | history | snippets | request
+    kind: str  # pins | memory | personal | history | snippets | request
     priority: int
     content: str
     tokens: int
@@ -131,6 +141,7 @@ def build_plan(
     budgets: Budgets = Budgets(),
     history: Sequence[TextInput] = (),
     snippets: Sequence[TextInput] = (),
+    personal: Sequence[TextInput] = (),
     model_limit: int | None = None,
     fixed_tokens: int = 0,
 ) -> Plan:
@@ -155,6 +166,8 @@ def build_plan(
                          f"than the model limit ({model_limit})")
     room = None if model_limit is None else model_limit - mandatory
     memory_blocks, room = _choose_memories(memories, allows, budgets, room, manifest)
+    personal_text, room = _choose_texts(personal, "personal", allows,
+                                        budgets.max_personal_tokens, room, manifest, sep="\n")
     history_text, room = _choose_texts(history, "history", allows, budgets.max_history_tokens,
                                        room, manifest)
     snippet_text, room = _choose_texts(snippets, "snippet", allows,
@@ -165,6 +178,10 @@ def build_plan(
     if memory_blocks:
         text = "\n\n".join(render_memory(m) for m in memory_blocks)
         messages.append(Message("memory", MEMORY_PRIORITY, text, estimate_tokens(text)))
+    if personal_text:
+        personal_text = wrap_personal(personal_text)
+        messages.append(Message("personal", PERSONAL_PRIORITY, personal_text,
+                                estimate_tokens(personal_text)))
     if history_text:
         messages.append(Message("history", HISTORY_PRIORITY, history_text,
                                 estimate_tokens(history_text)))
@@ -233,7 +250,7 @@ def _choose_memories(
 
 def _choose_texts(
     texts: Sequence[TextInput], kind: str, allows: Allows, budget: int, room: int | None,
-    manifest: list[ManifestEntry],
+    manifest: list[ManifestEntry], sep: str = "\n\n",
 ) -> tuple[str, int | None]:
     parts: list[str] = []
     used = 0
@@ -253,7 +270,7 @@ def _choose_texts(
         room = None if room is None else room - tokens
         manifest.append(ManifestEntry(item.id, kind, "included", item.reason,
                                       classification=item.classification, tokens=tokens))
-    return "\n\n".join(parts), room
+    return sep.join(parts), room
 
 
 def _fallback(manifest: list[ManifestEntry], provider: str, model_limit: int | None,

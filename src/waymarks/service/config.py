@@ -12,11 +12,14 @@ Keys (all optional)::
     [context]
     maxPinnedTokens = 16000
     maxMemoryTokens = 8000
+    maxPersonalTokens = 1000              # the personal memory index in every plan
     [memory]
     maxResults = 12
     crossSession = true                   # project memory from this project's other sessions
     maxProjectSessions = 100              # sibling session files checked (active not counted)
     sessionRoots = ["~/.pi/agent/sessions"]  # more roots in Pi's layout to look in
+    [personal]
+    directory = "~/.pi/memory"            # personal memory entries (default <home>/memory)
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ def load_settings(home: Path, project: str, trusted: bool) -> Settings:
             max_pinned_tokens=_positive(context, "maxPinnedTokens", 16000),
             max_memory_tokens=_positive(context, "maxMemoryTokens", 8000),
             max_results=_positive(memory, "maxResults", 12),
+            max_personal_tokens=_positive(context, "maxPersonalTokens", 1000),
         )
         cross_session = memory.get("crossSession", True) if isinstance(memory, dict) else True
         if not isinstance(cross_session, bool):

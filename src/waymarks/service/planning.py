@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from waymarks.core.privacy import classify
-from waymarks.planner.render import MemoryBlock, PinBlock
+from waymarks.planner.render import MemoryBlock, PinBlock, render_doc, render_personal_line
 from waymarks.planner.select import MemoryInput, PinInput, Plan, TextInput, build_plan
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.history import COMPACTED_TURNS
@@ -44,6 +44,18 @@ class NoText:
 NO_TEXT = NoText()
 
 
+def doc_snippet(source: str, status: str | None, text: str, classification: str,
+                reason: str) -> TextInput:
+    """A passage of project docs as the planner takes it (rendered as quoted data)."""
+    return TextInput(source, render_doc(source, status, text), classification, reason)
+
+
+def personal_line(slug: str, name: str, description: str, classification: str) -> TextInput:
+    """One line of the personal memory index as the planner takes it."""
+    return TextInput(f"personal:{slug}", render_personal_line(slug, name, description),
+                     classification, "personal memory index")
+
+
 def settings_for(app: Waymarks) -> Settings:
     return load_settings(app.home, app.cwd, app.project_trusted)
 
@@ -52,7 +64,10 @@ def plan_request(
     app: Waymarks, prompt: str, *, provider: str | None = None,
     model_limit: int | None = None, history: Sequence[str] = (), fixed_tokens: int = 0,
     retrieved: TextSource | None = None, snippets: TextSource = NO_TEXT,
+    personal: TextSource = NO_TEXT,
 ) -> Plan:
+    """``snippets``: project snippets (engineering docs); ``personal``: the lines of the
+    person's memory index. Adapters pass the sources they have (``waymarks.personal``)."""
     settings = settings_for(app)
     destination = provider or settings.default_provider
 
@@ -68,7 +83,8 @@ def plan_request(
                       budgets=settings.budgets, model_limit=model_limit,
                       fixed_tokens=fixed_tokens,
                       history=(retrieved or COMPACTED_TURNS).candidates(app, prompt),
-                      snippets=snippets.candidates(app, prompt))
+                      snippets=snippets.candidates(app, prompt),
+                      personal=personal.candidates(app, prompt))
     _remember_manifest(app, plan)
     session = app.current_session()
     log_event(app.home, app.clock.now(), "plan",

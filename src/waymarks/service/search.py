@@ -40,3 +40,8 @@ def find_items(app: Waymarks, kind: Literal["pin", "memory"], query: str, *,
 def selected_rows(result: RecallResult) -> list[dict[str, Any]]:
     """The claims a recall selected, as quoted rows."""
     return digest_rows([s for s in result.eligible if s.candidate.id in result.selected])
+
+
+def features(text: str, *, query: bool = False) -> frozenset[str]:
+    """The recall features of ``text`` (words, identifiers, CJK segments), for matching."""
+    return frozenset(analyze(text, query=query).features)

@@ -1,0 +1,218 @@
+"""Engineering docs as project memory: ``docs/engineering/`` of the project, committed with
+the code, served to the planner as project snippets (priority 80).
+
+- Markdown is chunked by heading (levels 1 to 3; a long section is cut at paragraphs).
+- Decision records (``decisions/ADR-NNNN-slug.md``) carry frontmatter: ``id``, ``title``,
+  ``status``, ``date``, ``decision``, ``why``, ``affects``, ``readWhen``, ``supersedes``
+  (one value or a list) and optionally ``superseded_by``. Each ADR adds a summary chunk
+  (title, decision, why) whose matching also uses ``affects`` and ``readWhen``. An ADR
+  that is ``Superseded``/``Deprecated``, names a ``superseded_by``, or is named in another
+  ADR's ``supersedes`` is not served as current.
+- A chunk is served when it shares enough features with the request; at most
+  ``MAX_SNIPPETS``, best first. Only for a trusted project: an untrusted checkout's docs
+  stay out of the context, as its project memory does.
+
+Files are read each time (the docs are small and may change with every checkout); a link
+leading out of the project is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from waymarks.core.privacy import classify
+from waymarks.personal.store import derive_slug
+from waymarks.service.planning import doc_snippet
+from waymarks.service.search import features
+
+if TYPE_CHECKING:
+    from waymarks.planner.select import TextInput
+    from waymarks.service.app import Waymarks
+
+DOCS_DIR: Final = Path("docs") / "engineering"
+DECISIONS_DIR: Final = DOCS_DIR / "decisions"
+MAX_CHUNK_CHARS: Final = 1500
+MAX_FILE_BYTES: Final = 1_000_000
+MAX_SNIPPETS: Final = 4
+INACTIVE: Final = ("superseded", "deprecated", "rejected")
+_HEADING: Final = re.compile(r"^(#{1,3})\s+(.*\S)\s*$")
+_ADR_FILE: Final = re.compile(r"ADR-(\d{4})-[a-z0-9-]+\.md")
+_ADR_ID: Final = re.compile(r"ADR-\d{4}")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    source: str  # "docs/engineering/x.md#Heading"
+    text: str
+    match_text: str  # what matching sees (an ADR summary adds affects and readWhen)
+    status: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Adr:
+    path: Path
+    fields: dict[str, str | list[str]] = field(default_factory=dict)
+    body: str = ""
+
+    def get(self, name: str) -> str:
+        value = self.fields.get(name, "")
+        return ", ".join(value) if isinstance(value, list) else value
+
+    @property
+    def id(self) -> str:
+        return self.get("id") or self.path.stem[:8]
+
+    def supersedes(self) -> list[str]:
+        return _ADR_ID.findall(self.get("supersedes"))
+
+
+def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:
+    """Simple YAML frontmatter: ``key: value`` lines and ``- item`` lists under a key."""
+    if not text.startswith("---\n"):
+        return {}, text
+    end = text.find("\n---", 3)
+    if end < 0:
+        return {}, text
+    fields: dict[str, str | list[str]] = {}
+    key = None
+    for line in text[4:end].split("\n"):
+        item = re.match(r"^\s*-\s+(.*)$", line)
+        if item and key is not None:
+            current = fields.get(key)
+            items = current if isinstance(current, list) else ([current] if current else [])
+            fields[key] = [*items, item.group(1).strip().strip("'\"")]
+            continue
+        name, sep, value = line.partition(":")
+        if sep and name.strip() and not line.startswith((" ", "\t")):
+            key = name.strip()
+            fields[key] = value.strip().strip("'\"")
+    return fields, text[end + 4:].lstrip("\n")
+
+
+def chunk_markdown(relative: str, text: str, status: str | None = None) -> list[Chunk]:
+    chunks: list[Chunk] = []
+    heading = ""
+    lines: list[str] = []
+
+    def flush() -> None:
+        body = "\n".join(lines).strip()
+        if not body:
+            return
+        source = f"{relative}#{heading}" if heading else relative
+        for part in _split(body):
+            chunks.append(Chunk(source, part, f"{heading}\n{part}", status))
+
+    for line in text.split("\n"):
+        found = _HEADING.match(line)
+        if found:
+            flush()
+            heading, lines = found.group(2), []
+        else:
+            lines.append(line)
+    flush()
+    return chunks
+
+
+def _split(body: str) -> list[str]:
+    if len(body) <= MAX_CHUNK_CHARS:
+        return [body]
+    parts, current = [], ""
+    for paragraph in body.split("\n\n"):
+        if current and len(current) + len(paragraph) > MAX_CHUNK_CHARS:
+            parts.append(current)
+            current = ""
+        current = f"{current}\n\n{paragraph}" if current else paragraph
+    parts.append(current)
+    return [p[:MAX_CHUNK_CHARS * 2] for p in parts]
+
+
+def load_chunks(project: Path) -> list[Chunk]:
+    """Every current chunk of the project's engineering docs."""
+    root = project / DOCS_DIR
+    if not root.is_dir():
+        return []
+    resolved_project = project.resolve()
+    adrs: list[Adr] = []
+    chunks: list[Chunk] = []
+    for path in sorted(root.rglob("*.md")):
+        try:
+            if not path.resolve().is_relative_to(resolved_project) or \
+                    path.stat().st_size > MAX_FILE_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+        except (OSError, UnicodeDecodeError):
+            continue
+        relative = str(path.relative_to(project))
+        if _ADR_FILE.fullmatch(path.name):
+            fields, body = parse_frontmatter(text)
+            adrs.append(Adr(path, fields, body))
+        else:
+            chunks.extend(chunk_markdown(relative, text))
+    replaced = {target for adr in adrs for target in adr.supersedes()}
+    for adr in adrs:
+        status = adr.get("status") or "Proposed"
+        if status.lower() in INACTIVE or adr.get("superseded_by") or adr.id in replaced:
+            continue  # history, not the current decision
+        relative = str(adr.path.relative_to(project))
+        summary = "\n".join(filter(None, [
+            f"{adr.id}: {adr.get('title')}", f"Decision: {adr.get('decision')}"
+            if adr.get("decision") else "", f"Why: {adr.get('why')}" if adr.get("why") else ""]))
+        match_text = "\n".join([summary, adr.get("affects"), adr.get("readWhen")])
+        chunks.append(Chunk(relative, summary, match_text, status))
+        chunks.extend(chunk_markdown(relative, adr.body, status))
+    return chunks
+
+
+class EngineeringDocs:
+    """The planner's project-snippet source (a ``TextSource``)."""
+
+    def __init__(self, limit: int = MAX_SNIPPETS) -> None:
+        self.limit = limit
+
+    def candidates(self, app: Waymarks, prompt: str) -> Sequence[TextInput]:
+        if not app.project_trusted:
+            return ()
+        return [doc_snippet(chunk.source, chunk.status, chunk.text, classify(chunk.text),
+                            reason) for chunk, reason in self.matching(app.cwd, prompt)]
+
+    def matching(self, project: str, prompt: str) -> list[tuple[Chunk, str]]:
+        wanted = features(prompt, query=True)
+        if not wanted:
+            return []
+        needed = 1 if len(wanted) <= 2 else 2
+        scored = []
+        for n, chunk in enumerate(load_chunks(Path(project))):
+            shared = wanted & features(chunk.match_text)
+            if len(shared) >= needed:
+                scored.append((len(shared), -n, chunk, shared))
+        scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+        return [(chunk, "matched: " + " ".join(sorted(shared)[:8]))
+                for _n, _i, chunk, shared in scored[: self.limit]]
+
+
+def new_adr(project: Path, title: str, today: date) -> Path:
+    """Scaffold the next numbered decision record; refuses to overwrite anything."""
+    title = " ".join(title.split())
+    if not title or len(title) > 120:
+        raise ValueError("an ADR title needs 1 to 120 characters")
+    directory = project / DECISIONS_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    numbers = [int(m.group(1)) for p in directory.glob("ADR-*.md")
+               if (m := _ADR_FILE.fullmatch(p.name))]
+    number = max(numbers, default=0) + 1
+    path = directory / f"ADR-{number:04d}-{derive_slug(title)[:48].strip('-')}.md"
+    adr_id = f"ADR-{number:04d}"
+    text = "\n".join([
+        "---", f"id: {adr_id}", f"title: {title}", "status: Proposed",
+        f"date: {today.isoformat()}", "decision: ", "why: ", "affects: ", "readWhen: ",
+        "supersedes: ", "---", "", f"# {adr_id}: {title}", "", "## Decision", "", "",
+        "## Why", "", "", "## Affects", "", "", "## Consequences", "", "",
+        "## Read when", "", "", "## Supersedes", "", ""])
+    with path.open("x", encoding="utf-8") as handle:
+        handle.write(text)
+    return path

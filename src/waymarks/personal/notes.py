@@ -1,0 +1,99 @@
+"""Discussion notes: short typed notes kept in the session ledger, on the branch where they
+were taken (``custom`` entries of type ``waymarks-note-v1``; a ``clear`` event starts a
+fresh list). Active notes are those on the active branch since its last clear.
+
+``notes promote`` packages the active *lesson* notes as untrusted data for a visible turn
+that may only target this project's engineering docs: it proposes, it edits nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from waymarks.core.text import is_unicode, normalize
+from waymarks.personal.curation import promotion_prompt
+from waymarks.service.outcomes import ServiceError
+from waymarks.service.ports import epoch_ms
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+NOTE_ENTRY: Final = "waymarks-note-v1"
+NOTE_TYPES: Final = ("requirement", "decision", "constraint", "action", "question",
+                     "preference", "implementation", "lesson")
+MAX_NOTE_CHARS: Final = 480
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    id: str  # the ledger entry ID
+    type: str
+    text: str
+    created_at: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "text": self.text,
+                "createdAt": self.created_at}
+
+
+def add_note(app: Waymarks, text: str, note_type: str = "lesson") -> tuple[Note, bool]:
+    """Append a note (``False``: the same note is already active, nothing appended)."""
+    if note_type not in NOTE_TYPES:
+        raise ServiceError("invalid_argument", f"note type must be one of "
+                           f"{', '.join(NOTE_TYPES)}")
+    cleaned = " ".join(text.split())
+    if not cleaned or not is_unicode(cleaned):
+        raise ServiceError("empty", "Note text must not be empty")
+    if len(cleaned) > MAX_NOTE_CHARS:
+        raise ServiceError("invalid_argument", f"a note has at most {MAX_NOTE_CHARS} "
+                           f"characters (this one has {len(cleaned)})")
+    for note in active_notes(app):
+        if note.type == note_type and normalize(note.text) == normalize(cleaned):
+            return note, False
+    now = epoch_ms(app.clock.now())
+    entry_id = app.append_record(NOTE_ENTRY, {"schemaVersion": 1, "event": "add", "note": {
+        "type": note_type, "text": cleaned, "createdAt": now}})
+    return Note(entry_id, note_type, cleaned, now), True
+
+
+def clear_notes(app: Waymarks) -> str:
+    return app.append_record(NOTE_ENTRY, {"schemaVersion": 1, "event": "clear"})
+
+
+def active_notes(app: Waymarks) -> list[Note]:
+    session = app.current_session()
+    if session is None:
+        return []
+    session.refresh()
+    branch = session.branch_set()
+    notes: list[Note] = []
+    for line in session.read_all().splitlines():
+        if NOTE_ENTRY.encode() not in line:
+            continue
+        try:
+            entry = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if not isinstance(entry, dict) or entry.get("customType") != NOTE_ENTRY or \
+                entry.get("id") not in branch or not isinstance(entry.get("data"), dict):
+            continue
+        data = entry["data"]
+        if data.get("event") == "clear":
+            notes.clear()  # file order along one branch is tree order
+        elif data.get("event") == "add" and isinstance(data.get("note"), dict):
+            note = data["note"]
+            if note.get("type") in NOTE_TYPES and isinstance(note.get("text"), str):
+                notes.append(Note(entry["id"], note["type"], note["text"][:MAX_NOTE_CHARS],
+                                  int(note.get("createdAt") or 0)))
+    return notes
+
+
+def promote_prompt(app: Waymarks) -> tuple[str | None, list[Note]]:
+    """The promotion prompt for the active lesson notes (``None`` when there are none)."""
+    lessons = [n for n in active_notes(app) if n.type == "lesson"]
+    if not lessons:
+        return None, []
+    return promotion_prompt(app.cwd, [{"id": n.id, "type": n.type, "text": n.text}
+                                      for n in lessons]), lessons

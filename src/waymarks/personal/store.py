@@ -1,0 +1,307 @@
+"""Personal memory: one markdown file per entry, and a generated ``MEMORY.md`` index.
+
+The files are canonical: a person may read, edit, add or delete them by hand, and every
+read sees what is there now. An entry conforms when it starts with this frontmatter::
+
+    ---
+    name: Prefers small pull requests
+    description: Keep PRs under ~300 lines; split refactors from features
+    metadata:
+      type: feedback
+    ---
+    Body text, as long as needed.
+
+``type`` is one of ``user``, ``feedback``, ``project``, ``reference``. An optional
+``classification: internal`` line (``normal`` … ``local-only``) sets the entry's privacy
+floor; inline ``[ds4:…]`` markers in the text raise it further. Files that do not conform
+are left alone and left out of the index.
+
+``MEMORY.md`` is ``# Personal memory index``, a blank line, then one
+``- [Name](slug.md) — description`` line per conforming entry, sorted by name.
+
+Safety:
+- slugs are ``[a-z0-9][a-z0-9-]*`` of at most 64 characters, so no name can reach outside
+  the directory; an entry file (or the directory) that is a symbolic link leading out of
+  the directory is refused;
+- every write goes to a temporary file in the directory and is renamed into place, under
+  an exclusive lock on ``<dir>/.lock``, so concurrent saves from several processes never
+  interleave and a reader never sees half a file; the index is rebuilt under the same lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+from waymarks.core.model import CLASSIFICATIONS
+from waymarks.core.text import is_unicode
+
+ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
+INDEX_NAME: Final = "MEMORY.md"
+INDEX_HEADING: Final = "# Personal memory index"
+LEGACY_NAME: Final = "memory.md"
+MAX_SLUG: Final = 64
+MAX_NAME: Final = 80
+MAX_DESCRIPTION: Final = 300
+MAX_BODY: Final = 20_000  # hand-written entries may be long; saved ones are bounded lower
+_SLUG: Final = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+_NOT_SLUG: Final = re.compile(r"[^a-z0-9]+")
+_SPACE: Final = re.compile(r"\s+")
+_DATE_PREFIX: Final = re.compile(r"^\d{4}-\d{2}-\d{2}\s*[—–-]\s*")
+
+EntryType = Literal["user", "feedback", "project", "reference"]
+
+
+class PersonalMemoryError(ValueError):
+    """A request the store refuses; the message says what to do instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    slug: str
+    name: str
+    description: str
+    type: str
+    body: str
+    classification: str | None = None
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.slug}.md"
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """Proof of persistence: what was written, where, and whether it replaced an entry."""
+
+    slug: str
+    path: Path
+    replaced: bool
+
+
+def one_line(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def title_of(text: str) -> str:
+    """A name for an entry from its text: first line, no leading date, at most 80 chars."""
+    first = one_line(text.strip().splitlines()[0] if text.strip() else "")
+    first = _DATE_PREFIX.sub("", first)
+    return first[:MAX_NAME].rstrip() or "Personal memory"
+
+
+def derive_slug(name: str) -> str:
+    slug = _NOT_SLUG.sub("-", name.lower()).strip("-")[:MAX_SLUG].strip("-")
+    return slug or "memory"
+
+
+def check_slug(slug: object) -> str:
+    """``slug`` if it is a valid slug, else :class:`PersonalMemoryError` (no echo of it)."""
+    if not isinstance(slug, str) or not _SLUG.fullmatch(slug.strip()):
+        raise PersonalMemoryError(
+            "invalid slug: use 1-64 lowercase letters, digits and '-', starting with a "
+            "letter or digit (see `waymarks personal list`)")
+    return slug.strip()
+
+
+def render_entry(entry: Entry) -> str:
+    lines = ["---", f"name: {one_line(entry.name)}",
+             f"description: {one_line(entry.description)}"]
+    if entry.classification:
+        lines.append(f"classification: {entry.classification}")
+    lines += ["metadata:", f"  type: {entry.type}", "---", entry.body.strip()]
+    return "\n".join(lines) + "\n"
+
+
+def parse_entry(slug: str, text: str) -> Entry | None:
+    """The entry a file holds, or ``None`` when its frontmatter does not conform."""
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        end = text.find("\n---", 3)
+        if end < 0 or text[end + 4:].strip():
+            return None
+    head, body = text[4:end], text[end + 5:]
+    fields: dict[str, str] = {}
+    in_metadata = False
+    for line in head.split("\n"):
+        if line.startswith("  ") and in_metadata:
+            key, _, value = line.strip().partition(":")
+            fields[f"metadata.{key.strip()}"] = value.strip()
+            continue
+        in_metadata = line.rstrip() == "metadata:"
+        key, sep, value = line.partition(":")
+        if sep and not line.startswith(" "):
+            fields[key.strip()] = value.strip()
+    name, description = fields.get("name"), fields.get("description")
+    kind = fields.get("metadata.type")
+    level = fields.get("classification") or None
+    if not name or description is None or kind not in ENTRY_TYPES:
+        return None
+    if level is not None and level not in CLASSIFICATIONS:
+        level = "local-only"  # an unknown level protects rather than exposes
+    return Entry(slug, name, description, kind, body.strip(), level)
+
+
+class PersonalStore:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    @property
+    def index_path(self) -> Path:
+        return self.directory / INDEX_NAME
+
+    @property
+    def legacy_path(self) -> Path:
+        return self.directory.parent / LEGACY_NAME
+
+    # -- reading ------------------------------------------------------------------------
+
+    def entries(self) -> list[Entry]:
+        """Every conforming entry, sorted by name (then slug)."""
+        found = []
+        if not self.directory.is_dir():
+            return []
+        for path in sorted(self.directory.glob("*.md")):
+            if path.name == INDEX_NAME or not _SLUG.fullmatch(path.stem):
+                continue
+            entry = self._read(path)
+            if entry is not None:
+                found.append(entry)
+        return sorted(found, key=lambda e: (e.name.casefold(), e.slug))
+
+    def get(self, slug: str) -> Entry | None:
+        path = self._path(check_slug(slug))
+        return self._read(path) if path.is_file() else None
+
+    def index_text(self, entries: list[Entry] | None = None) -> str:
+        lines = [f"- [{one_line(e.name)}]({e.file_name}) — {one_line(e.description)}"
+                 for e in (self.entries() if entries is None else entries)]
+        return "\n".join([INDEX_HEADING, "", *lines]).strip() + "\n"
+
+    def _read(self, path: Path) -> Entry | None:
+        if not self._inside(path):
+            return None
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        return parse_entry(path.stem, text.replace("\r\n", "\n"))
+
+    def _inside(self, path: Path) -> bool:
+        """Whether ``path`` resolves inside the directory (a link may not lead out)."""
+        try:
+            return path.resolve().parent == self.directory.resolve()
+        except OSError:
+            return False
+
+    def _path(self, slug: str) -> Path:
+        path = self.directory / f"{slug}.md"
+        if path.is_symlink() and not self._inside(path):
+            raise PersonalMemoryError(f"{slug}.md is a link leading outside {self.directory};"
+                                      " refusing to use it")
+        return path
+
+    # -- writing ------------------------------------------------------------------------
+
+    def save(self, text: str, *, slug: str | None = None, name: str | None = None,
+             description: str | None = None, type: str = "user",
+             classification: str | None = None, limit: int = MAX_BODY) -> Saved:
+        """Write one entry (a new one, or the one ``slug`` names) and rebuild the index."""
+        if not isinstance(text, str) or not is_unicode(text) or not text.strip():
+            raise PersonalMemoryError("memory text must be non-empty Unicode text")
+        if len(text.strip()) > limit:
+            raise PersonalMemoryError(f"memory text has {len(text.strip())} characters; the "
+                                      f"limit is {limit}. Keep personal memory small")
+        if type not in ENTRY_TYPES:
+            raise PersonalMemoryError(f"type must be one of {', '.join(ENTRY_TYPES)}")
+        if classification is not None and classification not in CLASSIFICATIONS:
+            raise PersonalMemoryError("classification must be normal, internal, sensitive "
+                                      "or local-only")
+        title = one_line(name)[:MAX_NAME] if name and name.strip() else title_of(text)
+        summary = one_line(description if description and description.strip() else text)
+        entry = Entry(check_slug(slug) if slug is not None else derive_slug(title), title,
+                      summary[:MAX_DESCRIPTION], type, text.strip(), classification)
+        with self._locked():
+            path = self._path(entry.slug)
+            replaced = path.exists()
+            self._write_atomic(path, render_entry(entry))
+            self._write_index()
+        return Saved(entry.slug, path, replaced)
+
+    def forget(self, slug: str) -> bool:
+        with self._locked():
+            path = self._path(check_slug(slug))
+            if not path.exists():
+                return False
+            path.unlink()
+            self._write_index()
+        return True
+
+    def rebuild_index(self) -> Path:
+        with self._locked():
+            self._write_index()
+        return self.index_path
+
+    def migrate_legacy(self) -> int | None:
+        """Convert a legacy single-file ``memory.md`` (``- YYYY-MM-DD — text`` lines) into
+        entries once, keeping the original as ``memory.md.bak``; ``None``: nothing to do
+        (no legacy file, or already migrated: the backup exists)."""
+        backup = self.legacy_path.with_name(LEGACY_NAME + ".bak")
+        if backup.exists() or not self.legacy_path.is_file():
+            return None
+        lines = self.legacy_path.read_text(encoding="utf-8").splitlines()
+        facts = [line.strip()[2:].strip() for line in lines if line.strip().startswith("- ")]
+        with self._locked():
+            for fact in filter(None, facts):
+                title = title_of(fact)
+                entry = Entry(derive_slug(title), title, one_line(fact)[:MAX_DESCRIPTION],
+                              "user", fact)
+                self._write_atomic(self._path(entry.slug), render_entry(entry))
+            self._write_index()
+            os.replace(self.legacy_path, backup)  # the backup is the sign of completion
+        return len([f for f in facts if f])
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        if self.directory.is_symlink() and not self.directory.resolve().is_dir():
+            raise PersonalMemoryError(f"{self.directory} is not a directory")
+        fd = os.open(self.directory / ".lock", os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _write_index(self) -> None:
+        self._write_atomic(self.index_path, self.index_text())
+
+    def _write_atomic(self, path: Path, text: str) -> None:
+        fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".md")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+
+
+def personal_directory(home: Path, raw_config: dict[str, object]) -> Path:
+    """``[personal] directory`` from the configuration, else ``<home>/memory``."""
+    section = raw_config.get("personal")
+    configured = section.get("directory") if isinstance(section, dict) else None
+    return Path(configured).expanduser() if isinstance(configured, str) and configured \
+        else home / "memory"
