@@ -31,8 +31,8 @@ from waymarks.service.planning import doc_snippet
 from waymarks.service.search import features
 
 if TYPE_CHECKING:
-    from waymarks.planner.select import TextInput
     from waymarks.service.app import Waymarks
+    from waymarks.service.planning import TextInput
 
 DOCS_DIR: Final = Path("docs") / "engineering"
 DECISIONS_DIR: Final = DOCS_DIR / "decisions"

@@ -13,8 +13,8 @@ from waymarks.personal.store import PersonalStore, one_line
 from waymarks.service.planning import personal_line
 
 if TYPE_CHECKING:
-    from waymarks.planner.select import TextInput
     from waymarks.service.app import Waymarks
+    from waymarks.service.planning import TextInput
 
 
 class PersonalIndex:

@@ -12,8 +12,8 @@ from waymarks.service.config import load_settings
 from waymarks.service.planning import plan_request
 
 if TYPE_CHECKING:
-    from waymarks.planner.select import Plan
     from waymarks.service.app import Waymarks
+    from waymarks.service.planning import Plan
 
 
 def personal_store(app: Waymarks) -> PersonalStore:

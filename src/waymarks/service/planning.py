@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from waymarks.core.privacy import classify
 from waymarks.planner.render import MemoryBlock, PinBlock, render_doc, render_personal_line
-from waymarks.planner.select import MemoryInput, PinInput, Plan, TextInput, build_plan
+from waymarks.planner.select import MemoryInput, PinInput, build_plan
+from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
+from waymarks.planner.select import TextInput as TextInput
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.history import COMPACTED_TURNS
 from waymarks.service.logs import log_event
