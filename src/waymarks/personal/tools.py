@@ -61,8 +61,8 @@ def fetch_entry(store: PersonalStore, slug: object, settings: Settings,
     if entry is None:
         return _rejected("not-found")
     allowed = settings.policy.allowed(provider or settings.default_provider)
-    shown = filter_text(f"{entry.name}\n{entry.description}\n\n{entry.body}", allowed,
-                        entry.classification)
+    parts = [entry.name] + ([entry.description] if entry.description != entry.body else [])
+    shown = filter_text("\n".join(parts) + f"\n\n{entry.body}", allowed, entry.classification)
     if shown.text is None:
         return {"outcome": "ok", "slug": entry.slug, "type": entry.type, "withheld": True}
     return {"outcome": "ok", "slug": entry.slug, "type": entry.type, "text": shown.text,

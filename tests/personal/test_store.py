@@ -1,0 +1,153 @@
+"""The personal memory store: real files, real processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from pathlib import Path
+
+import pytest
+
+from waymarks.personal.store import (
+    INDEX_HEADING,
+    PersonalMemoryError,
+    PersonalStore,
+    derive_slug,
+    parse_entry,
+)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> PersonalStore:
+    return PersonalStore(tmp_path / "memory")
+
+
+def test_an_entry_is_a_markdown_file_with_frontmatter_and_an_index_line(
+        store: PersonalStore) -> None:
+    saved = store.save("Keep PRs under 300 lines; split refactors from features",
+                       name="Prefers small pull requests", description="Keep PRs small",
+                       type="feedback")
+    assert saved.slug == "prefers-small-pull-requests" and not saved.replaced
+    assert saved.path.read_text() == (
+        "---\nname: Prefers small pull requests\ndescription: Keep PRs small\nmetadata:\n"
+        "  type: feedback\n---\nKeep PRs under 300 lines; split refactors from features\n")
+    store.save("Uses a Dvorak keyboard layout", name="Keyboard")
+    assert store.index_path.read_text() == (
+        f"{INDEX_HEADING}\n\n- [Keyboard](keyboard.md) — Uses a Dvorak keyboard layout\n"
+        "- [Prefers small pull requests](prefers-small-pull-requests.md) — Keep PRs small\n")
+
+
+def test_saving_an_existing_slug_replaces_it(store: PersonalStore) -> None:
+    first = store.save("Editor is vim", name="Editor")
+    second = store.save("Editor is helix now", slug=first.slug, name="Editor")
+    assert second.replaced and [e.body for e in store.entries()] == ["Editor is helix now"]
+    assert store.index_path.read_text().count("editor.md") == 1
+
+
+def test_forget_removes_the_file_and_the_index_line(store: PersonalStore) -> None:
+    saved = store.save("Likes dark themes")
+    assert store.forget(saved.slug) and not saved.path.exists()
+    assert saved.slug not in store.index_path.read_text()
+    assert store.forget(saved.slug) is False
+
+
+@pytest.mark.parametrize("slug", ["../escape", "/etc/passwd", "a/b", "", " ", "UPPER",
+                                  "-leading", "x" * 65, "dots.md", "..", 42, None])
+def test_slugs_that_could_leave_the_directory_are_refused(store: PersonalStore,
+                                                         slug: object) -> None:
+    with pytest.raises(PersonalMemoryError) as refused:
+        store.save("text", slug=slug) if slug is not None else store.get(slug)  # type: ignore[arg-type]
+    assert str(slug) not in str(refused.value) or str(slug) in ("", " ", "42", "None")
+    assert not (store.directory.parent / "escape.md").exists()
+
+
+def test_derived_slugs_are_safe_whatever_the_name() -> None:
+    for name in ("../../etc/passwd", "Ünïcode näme", "   ", "a" * 200, "CON", "x/y\\z"):
+        slug = derive_slug(name)
+        assert slug and len(slug) <= 64 and all(c.isalnum() or c == "-" for c in slug)
+        assert slug == slug.lower() and "/" not in slug and ".." not in slug
+
+
+def test_a_link_leading_out_of_the_directory_is_refused_and_not_read(
+        store: PersonalStore, tmp_path: Path) -> None:
+    store.save("placeholder", name="Placeholder")
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\nname: Outside\ndescription: secret\nmetadata:\n  type: user\n"
+                       "---\nsecret\n")
+    (store.directory / "sneaky.md").symlink_to(outside)
+    assert [e.slug for e in store.entries()] == ["placeholder"]
+    with pytest.raises(PersonalMemoryError):
+        store.save("overwrite through the link", slug="sneaky")
+    assert outside.read_text().endswith("secret\n")
+    assert "Outside" not in store.index_path.read_text()
+
+
+def test_hand_edits_are_picked_up_and_nonconforming_files_left_alone(
+        store: PersonalStore) -> None:
+    saved = store.save("Prefers tabs", name="Indentation")
+    saved.path.write_text(saved.path.read_text().replace("Prefers tabs", "Prefers spaces")
+                          .replace("description: Prefers tabs", "description: Spaces"))
+    (store.directory / "by-hand.md").write_text(
+        "---\nname: Written by hand\ndescription: Added in an editor\nmetadata:\n"
+        "  type: reference\n---\nSee https://example.org/style\n")
+    (store.directory / "old-notes.md").write_text("# Old notes\nno frontmatter here\n")
+    names = {e.slug: e for e in store.entries()}
+    assert set(names) == {"indentation", "by-hand"}
+    assert names["indentation"].body == "Prefers spaces"
+    index = store.rebuild_index().read_text()
+    assert "Written by hand" in index and "old-notes" not in index
+    assert (store.directory / "old-notes.md").read_text().startswith("# Old notes")
+
+
+def test_parse_entry_rejects_what_does_not_conform() -> None:
+    good = "---\nname: N\ndescription: D\nmetadata:\n  type: user\n---\nbody\n"
+    assert parse_entry("s", good) is not None
+    for bad in (good.replace("  type: user", "  type: robot"),
+                good.replace("name: N\n", ""), "no frontmatter", "---\nname: N\n"):
+        assert parse_entry("s", bad) is None
+    odd = good.replace("---\nbody", "classification: secret\n---\nbody")
+    assert parse_entry("s", odd).classification == "local-only"  # type: ignore[union-attr]
+
+
+def _save_many(directory: str, worker: int) -> None:
+    store = PersonalStore(Path(directory))
+    for n in range(15):
+        store.save(f"Worker {worker} fact {n}", name=f"w{worker} fact {n}")
+        store.save(f"Shared fact written by {worker}", slug="shared", name="Shared")
+
+
+def test_concurrent_saves_from_several_processes_lose_nothing(store: PersonalStore) -> None:
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_save_many, args=(str(store.directory), w))
+               for w in range(4)]
+    for process in workers:
+        process.start()
+    for process in workers:
+        process.join(60)
+        assert process.exitcode == 0
+    entries = store.entries()
+    assert len(entries) == 4 * 15 + 1
+    index_lines = store.index_path.read_text().splitlines()[2:]
+    assert len(index_lines) == len(entries)
+    assert not [p for p in os.listdir(store.directory) if p.startswith(".tmp-")]
+    assert store.get("shared").body.startswith("Shared fact written by")  # type: ignore[union-attr]
+
+
+def test_legacy_memory_md_is_migrated_once(tmp_path: Path) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    store.directory.mkdir()  # an existing directory does not skip the migration
+    legacy = tmp_path / "memory.md"
+    legacy.write_text("# Personal memory\n\n- 2026-06-01 — Prefers small commits\n"
+                      "- 2026-06-02 — Uses fish as the shell\nnot a fact line\n")
+    assert store.migrate_legacy() == 2
+    assert {e.slug for e in store.entries()} == {"prefers-small-commits", "uses-fish-as-the-shell"}
+    assert not legacy.exists() and (tmp_path / "memory.md.bak").exists()
+    legacy.write_text("- 2026-06-03 — A later legacy file is not migrated again\n")
+    assert store.migrate_legacy() is None and len(store.entries()) == 2
+
+
+def test_oversized_and_empty_text_is_refused_and_writes_nothing(store: PersonalStore) -> None:
+    for text in ("", "   ", "x" * 2001, "lone \ud800"):
+        with pytest.raises(PersonalMemoryError):
+            store.save(text, limit=2000)
+    assert not store.directory.exists() or not list(store.directory.glob("*.md"))
