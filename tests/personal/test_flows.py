@@ -223,3 +223,21 @@ def test_mcp_entry_fetch_withholds_what_the_provider_may_not_see(
 def test_promotion_prompt_is_scoped_to_the_project() -> None:
     prompt = promotion_prompt("/work/p", [{"id": "1", "type": "lesson", "text": "<b>x</b>"}])
     assert "docs/engineering/ of /work/p" in prompt and "\\u003cb\\u003e" in prompt
+
+
+def test_mcp_prompts_carry_the_curation_and_promotion_turns(
+        make_app: Callable[..., Waymarks]) -> None:
+    app = make_app()
+    app.session_say("hi")
+    add_note(app, "Pin dependency versions in CI")
+
+    async def run() -> tuple[str, str]:
+        async with Client(build_server(app)) as client:
+            curate = await client.get_prompt("remember", {"text": HOSTILE[0]})
+            promote = await client.get_prompt("promote_notes", {})
+            return (curate.messages[0].content.text,  # type: ignore[union-attr]
+                    promote.messages[0].content.text)  # type: ignore[union-attr]
+
+    curate, promote = anyio.run(run)
+    assert curate.count("</prefilled-json>") == 1 and "Save nothing" in curate
+    assert "Pin dependency versions in CI" in promote and "Never save" in promote

@@ -15,6 +15,8 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, StrictBool, WithJsonSchema
 
+from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
+from waymarks.personal.notes import promote_prompt
 from waymarks.personal.setup import personal_store
 from waymarks.personal.tools import fetch_entry, remember
 from waymarks.service.app import Waymarks
@@ -145,6 +147,20 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None) -> MCPSe
     ) -> dict[str, Any]:
         with one_at_a_time:
             return fetch_entry(personal_store(app), slug, settings_for(app))
+
+    @server.prompt(name="remember", title="Curate personal memory",
+                   description="The guided curation turn: gather lessons, ask what to keep, "
+                               "save nothing until the person answers.")
+    def remember_prompt(text: str | None = None) -> str:
+        return curation_prompt(text[:MAX_PREFILL_CHARS] if text else None)
+
+    @server.prompt(name="promote_notes", title="Promote lesson notes to engineering docs",
+                   description="Propose where this branch's lesson notes belong in "
+                               "docs/engineering (edits nothing itself).")
+    def promote_prompt_() -> str:
+        with one_at_a_time:
+            prompt, _lessons = promote_prompt(app)
+        return prompt or "There are no lesson notes on this branch to promote."
 
     return server
 
