@@ -70,3 +70,19 @@ def make_app(home: Path, project: Path) -> Iterator[Callable[..., Waymarks]]:
 @pytest.fixture
 def app(make_app: Callable[..., Waymarks]) -> Waymarks:
     return make_app()
+
+
+@pytest.fixture
+def two_sessions(make_app: Callable[..., Waymarks],
+                 project: Path) -> Callable[[], tuple[Waymarks, Waymarks]]:
+    """Two apps, each in a new session of the same trusted project (distinct IDs)."""
+
+    def make() -> tuple[Waymarks, Waymarks]:
+        first = make_app(ids=CountingIds(1))
+        first.trust(str(project))
+        first.session_new()
+        second = make_app(ids=CountingIds(2))
+        second.session_new()
+        return first, second
+
+    return make

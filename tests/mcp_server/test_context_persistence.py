@@ -18,7 +18,6 @@ from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import ElicitResult
 
-from tests.conftest import CountingIds
 from waymarks.mcp.server import build_server
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
@@ -117,14 +116,11 @@ def test_every_pin_and_memory_action_end_to_end(app: Waymarks, mode: str) -> Non
         assert text not in texts
 
 
-def test_source_actions_end_to_end(make_app: Callable[..., Waymarks], project: Path) -> None:
-    yesterday = make_app()
-    yesterday.trust(str(project))
-    yesterday.session_new()
+def test_source_actions_end_to_end(
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    yesterday, today = two_sessions()
     claim = yesterday.remember("Releases are tagged vX.Y.Z", scope="project")
     assert isinstance(claim, Committed)
-    today = make_app(ids=CountingIds(5))
-    today.session_new()
 
     def sibling(results: list[Any]) -> dict[str, Any]:
         return next(i for i in results[-1]["items"] if not i["active"])
@@ -188,15 +184,11 @@ def test_error_categories_over_mcp(app: Waymarks, arguments: dict[str, Any],
     assert asked == [] and "mystery" not in json.dumps(result)
 
 
-def test_stale_forged_and_cross_context_revisions(make_app: Callable[..., Waymarks],
-                                                  project: Path) -> None:
-    first = make_app()
-    first.trust(str(project))
-    first.session_new()
+def test_stale_forged_and_cross_context_revisions(
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    first, second = two_sessions()
     pin = first.pin("Project pin", scope="project")
     assert isinstance(pin, Committed)
-    second = make_app(ids=CountingIds(3))
-    second.session_new()
     [listed_elsewhere] = calls(second, [{"action": "pins_list"}])
     foreign = listed_elsewhere["items"][0]
     forged = "r1.zzzzzzzz.0badcafe." + "A" * 22

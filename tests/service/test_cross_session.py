@@ -313,14 +313,11 @@ def test_exclusion_from_the_cli_is_local_policy(today: Waymarks, home: Path, pro
 
 
 def test_the_active_session_may_restore_an_earlier_exclusion_and_the_db_forgets(
-        make_app: Callable[..., Waymarks], home: Path, project: Path) -> None:
-    first = make_app(ids=CountingIds(1))
-    first.trust(str(project))
-    first.session_new()
+        make_app: Callable[..., Waymarks], home: Path,
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    first, second = two_sessions()
     first.remember("First session project claim", scope="project")
     first_id = first.current_session().session_id  # type: ignore[union-attr]
-    second = make_app(ids=CountingIds(2))
-    second.session_new()
     assert set_source_excluded(second, first_id, True, "for now")
     assert claims(second) == []
     resumed = make_app(ids=CountingIds(3), session=first_id)

@@ -414,14 +414,11 @@ def test_source_policy_excludes_and_restores_a_sibling_session(
 
 
 def test_exclusions_survive_a_rebuild_but_not_a_deleted_database(
-        make_app: Callable[..., Waymarks], project: Path, home: Path) -> None:
-    yesterday = make_app()
-    yesterday.trust(str(project))
-    yesterday.session_new()
+        make_app: Callable[..., Waymarks], home: Path,
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    yesterday, today = two_sessions()
     yesterday.remember("Releases are tagged vX.Y.Z", scope="project")
     yesterday_id = yesterday.current_session().session_id  # type: ignore[union-attr]
-    today = make_app(ids=CountingIds(8))
-    today.session_new()
     from waymarks.service.sources import set_source_excluded
 
     assert set_source_excluded(today, yesterday_id, True, "noise") is True

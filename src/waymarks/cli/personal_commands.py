@@ -66,11 +66,15 @@ def _list(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
                   "\n".join(lines) or f"No personal memory yet in {store.directory}.")
 
 
-def _show(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+def _one_slug(args: ParsedArgs, command: str) -> str:
     if len(args.positionals) != 1:
-        raise UsageError("Usage: waymarks personal show SLUG")
+        raise UsageError(f"Usage: waymarks personal {command} SLUG")
+    return args.positionals[0]
+
+
+def _show(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
     try:
-        entry = _store(app).get(args.positionals[0])
+        entry = _store(app).get(_one_slug(args, "show"))
     except PersonalMemoryError as exc:
         return _refused(str(exc))
     if entry is None:
@@ -82,13 +86,11 @@ def _show(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
 
 
 def _forget(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
-    if len(args.positionals) != 1:
-        raise UsageError("Usage: waymarks personal forget SLUG")
+    slug = _one_slug(args, "forget")
     try:
-        removed = _store(app).forget(args.positionals[0])
+        removed = _store(app).forget(slug)
     except PersonalMemoryError as exc:
         return _refused(str(exc))
-    slug = args.positionals[0]
     return Result({"slug": slug, "removed": removed},
                   f"Forgot {slug}." if removed else f"No entry {slug}; nothing changed.")
 
