@@ -13,7 +13,6 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,6 +41,7 @@ from waymarks.service.recovery import (
     damaged_copies,
     database_error,
     is_damage,
+    read_ledgers,
     recovering,
     set_aside,
 )
@@ -447,42 +447,14 @@ class Waymarks:
 
     def _read_ledgers(self, extra: Sequence[Path] = (), progress: ProgressFn | None = None
                       ) -> tuple[list[SessionLog], list[str]]:
-        """Every session file in the home plus ``extra``, the current session re-read last.
-
-        A second file holding the same session ID (a backup copy) is left out and reported:
-        one session, one ledger.
-        """
+        """Every session file in the home plus ``extra`` (see :func:`read_ledgers`); the
+        current session becomes the one re-read."""
         current = self.current_session()
-        paths = list(dict.fromkeys([*all_session_files(self.home), *extra]))
-        others = [p for p in paths if current is None or p != current.path]
-        total = sum(p.stat().st_size for p in others if p.is_file())
-        total += current.offset if current is not None else 0
-        readers: list[Callable[[ProgressFn | None], SessionLog]] = [
-            partial(SessionFile.open, path) for path in others]
+        sessions, unreadable = read_ledgers(self.home, current, extra, progress)
         if current is not None:
-            readers.append(current.reopen)  # last: it becomes the current session below
-        sessions: dict[str, SessionLog] = {}
-        unreadable: list[str] = []
-        for index, read in enumerate(readers):
-            try:
-                done = sum(s.offset for s in sessions.values())
-                session = read(_offset_progress(progress, done, total))
-            except (SessionFileError, OSError) as exc:
-                unreadable.append(str(exc))
-                continue
-            kept = sessions.get(session.session_id)
-            is_current = current is not None and index == len(readers) - 1
-            if kept is not None and not is_current:
-                unreadable.append(f"{session.path}: same session ID as {kept.path}; skipped")
-                continue
-            if kept is not None:  # the current session wins over a copy read earlier
-                unreadable.append(f"{kept.path}: same session ID as {session.path}; skipped")
-            sessions[session.session_id] = session
-        if progress is not None:
-            progress(total, total)
-        if current is not None and current.session_id in sessions:
-            self._session = sessions[current.session_id]
-        return list(sessions.values()), unreadable
+            self._session = next(
+                (s for s in sessions if s.session_id == current.session_id), current)
+        return sessions, unreadable
 
     # -- writes ---------------------------------------------------------------------
 
@@ -595,12 +567,6 @@ class Waymarks:
                               warning=f"projection not updated yet: {exc}")
         assert mutation is not None and appended is not None
         return _committed(mutation, appended.id)
-
-
-def _offset_progress(progress: ProgressFn | None, done: int, total: int) -> ProgressFn | None:
-    if progress is None:
-        return None
-    return lambda read, _size: progress(done + read, total)
 
 
 def _committed(mutation: Mutation, entry_id: str, warning: str | None = None) -> WriteOutcome:

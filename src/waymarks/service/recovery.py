@@ -12,11 +12,14 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
+from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import ServiceError
 from waymarks.store.projection import ProjectionDamaged
 
@@ -92,3 +95,46 @@ def recovering(method: Callable[P, R]) -> Callable[P, R]:
             return method(*args, **kwargs)
 
     return run
+
+
+def read_ledgers(home: Path, current: SessionLog | None, extra: Sequence[Path] = (),
+                 progress: ProgressFn | None = None) -> tuple[list[SessionLog], list[str]]:
+    """Every session file in ``home`` plus ``extra``, ``current`` re-read last.
+
+    A second file holding the same session ID (a backup copy) is left out and reported:
+    one session, one ledger; the current session wins over a copy read earlier.
+    """
+    paths = list(dict.fromkeys([*all_session_files(home), *extra]))
+    others = [p for p in paths if current is None or p != current.path]
+    total = sum(p.stat().st_size for p in others if p.is_file())
+    total += current.offset if current is not None else 0
+    readers: list[Callable[[ProgressFn | None], SessionLog]] = [
+        partial(SessionFile.open, path) for path in others]
+    if current is not None:
+        readers.append(current.reopen)
+    sessions: dict[str, SessionLog] = {}
+    unreadable: list[str] = []
+    for index, read in enumerate(readers):
+        try:
+            done = sum(s.offset for s in sessions.values())
+            session = read(_offset_progress(progress, done, total))
+        except (SessionFileError, OSError) as exc:
+            unreadable.append(str(exc))
+            continue
+        kept = sessions.get(session.session_id)
+        is_current = current is not None and index == len(readers) - 1
+        if kept is not None and not is_current:
+            unreadable.append(f"{session.path}: same session ID as {kept.path}; skipped")
+            continue
+        if kept is not None:
+            unreadable.append(f"{kept.path}: same session ID as {session.path}; skipped")
+        sessions[session.session_id] = session
+    if progress is not None:
+        progress(total, total)
+    return list(sessions.values()), unreadable
+
+
+def _offset_progress(progress: ProgressFn | None, done: int, total: int) -> ProgressFn | None:
+    if progress is None:
+        return None
+    return lambda read, _size: progress(done + read, total)
