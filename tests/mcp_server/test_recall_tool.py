@@ -93,6 +93,12 @@ json_values = st.recursive(
 )
 
 
+FIXED_WORDING = " ".join([
+    '"outcome": "rejected", "category": "invalid-parameters", "message": "query must be text',
+    'of 1 to 512 characters" "unavailable" "runtime-unavailable" "no persistent session for',
+    'this project yet" "memory is unavailable"'])
+
+
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(arguments=st.dictionaries(st.sampled_from(["query", "q", "limit", "id", "content"])
@@ -107,7 +113,8 @@ def test_random_arguments_get_answers_not_crashes_and_write_nothing(
     if answer["outcome"] != "ok":
         assert answer["category"] in {"invalid-parameters", "runtime-unavailable"}
         for value in arguments.values():
-            if isinstance(value, str) and len(value) > 3:
+            # the tool's fixed wording may contain a short input by chance ("reje")
+            if isinstance(value, str) and len(value) > 3 and value not in FIXED_WORDING:
                 assert value not in json.dumps(answer)
     assert app.current_session().path.read_bytes() == before  # type: ignore[union-attr]
 
