@@ -123,7 +123,7 @@ def _run(options: dict[str, str], rest: list[str], want_json: bool) -> int:
     except OSError as exc:
         message = f"{exc.strerror or exc} ({exc.filename or 'file'}); nothing was acknowledged"
         return _error("io_error", message, EXIT_ERROR, want_json or "json" in flags)
-    if rest[:1] == ["mcp"]:
+    if rest[:1] in (["mcp"], ["bridge"]):
         return result.exit_code  # stdout belonged to the protocol: print nothing after it
     if want_json or "json" in flags:
         _print_json(result.data)

@@ -144,7 +144,17 @@ def _mcp(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
     return Result({}, "")
 
 
+def _bridge(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+    from waymarks.hosts.pi_bridge import serve
+
+    app.close()  # the bridge opens its own, bound to the host's session
+    serve(app.home)
+    return Result({}, "")
+
+
 PLAN_COMMANDS: dict[str, Command] = {
+    "bridge": Command("bridge", "the JSON-RPC bridge the Pi extension starts (stdio)",
+                      _bridge, takes_positionals=False),
     "mcp": Command("mcp [--http [--port N] [--host ADDR]]",
                    "serve context_persistence and memory_recall over MCP (stdio, or HTTP with"
                    " a token)",

@@ -97,6 +97,8 @@ class Waymarks:
         self._recall_cache: RecallCache | None = None
         self.recovered: dict[str, str] | None = None  # set when a damaged database was rebuilt
         self.refresh_problem: str | None = None  # why the active session was not re-read
+        self.trust_override: bool | None = None  # set by a host that owns project trust
+        self.can_create_session = True  # False: the host has no persistent session
         # a session is named (path, ID or prefix), handed over as a ledger, or the newest
         self._session_ref = session if isinstance(session, str) else None
         self._session: SessionLog | None = session if isinstance(session, SessionLog) else None
@@ -183,6 +185,9 @@ class Waymarks:
             except SessionFileError as exc:
                 raise ServiceError("bad_session", str(exc)) from exc
         if self._session is None and create:
+            if not self.can_create_session:
+                raise ServiceError("no_session", "This host session is not persistent (for "
+                                   "example Pi's --no-session): nothing can be recorded")
             self._session = self._create_session()
         return self._session
 
@@ -296,6 +301,8 @@ class Waymarks:
 
     @property
     def project_trusted(self) -> bool:
+        if self.trust_override is not None:  # the host decides (Pi's project trust)
+            return self.trust_override
         return self.cwd in self.trust_store.projects()
 
     # -- reads ----------------------------------------------------------------------

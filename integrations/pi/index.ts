@@ -1,0 +1,330 @@
+/**
+ * Waymarks for Pi: pins, durable memory and personal memory in front of every request.
+ *
+ * All logic is in Python (`waymarks bridge`, one long-lived process per Pi session, spoken
+ * to in line-delimited JSON-RPC). This extension only forwards, and does what only Pi can
+ * do on Python's behalf: append canonical entries (pi.appendEntry), ask the person
+ * (ctx.ui.confirm), report project trust and the active branch.
+ *
+ * Failure policy: if the bridge is down or slow, Pi keeps working without injected context
+ * and the person sees one warning. Privacy is the exception: a provider payload that
+ * cannot be checked is withheld (its content replaced) rather than sent unchecked.
+ *
+ * Configuration (environment): WAYMARKS_BIN (default "waymarks"), WAYMARKS_HOME,
+ * WAYMARKS_BRIDGE_TIMEOUT_MS (default 5000), WAYMARKS_BRIDGE_TIMINGS (a file to append
+ * one JSON line per round trip, for measurements).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { appendFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { Type } from "typebox";
+
+type Json = any;
+type Pending = { resolve: (v: Json) => void; reject: (e: Error) => void; timer: NodeJS.Timeout };
+
+const WITHHELD = "[withheld by Waymarks: privacy could not be checked]";
+
+export default function waymarks(pi: any) {
+	let child: ChildProcessWithoutNullStreams | undefined;
+	let ready: Promise<Json> | undefined;
+	let nextId = 0;
+	const pending = new Map<number, Pending>();
+	const sent = new Set<string>();
+	let ctxNow: any;
+	let warned = false;
+	let cachedPlan: { key: string; messages: Json[] } | undefined;
+	const timeoutMs = Number(process.env.WAYMARKS_BRIDGE_TIMEOUT_MS || 5000);
+	const timings = process.env.WAYMARKS_BRIDGE_TIMINGS;
+
+	function warn(ctx: any, message: string) {
+		if (warned) return;
+		warned = true;
+		if (ctx?.hasUI) ctx.ui.notify(`Waymarks: ${message}`, "warning");
+		else process.stderr.write(`Waymarks: ${message}\n`);
+	}
+
+	function stop() {
+		for (const p of pending.values()) {
+			clearTimeout(p.timer);
+			p.reject(new Error("the Waymarks bridge stopped"));
+		}
+		pending.clear();
+		child?.kill();
+		child = undefined;
+		ready = undefined;
+	}
+
+	function start(ctx: any): Promise<Json> {
+		sent.clear();
+		cachedPlan = undefined;
+		const bin = process.env.WAYMARKS_BIN || "waymarks";
+		child = spawn(bin, ["bridge"], { cwd: ctx.cwd, stdio: ["pipe", "pipe", "pipe"], env: process.env });
+		const proc = child;
+		proc.on("error", () => proc === child && stop());
+		proc.on("exit", () => proc === child && stop());
+		proc.stderr.on("data", () => {});
+		createInterface({ input: proc.stdout }).on("line", (line) => onLine(proc, line));
+		const manager = ctx.sessionManager;
+		const file = manager.getSessionFile?.();
+		const entries = manager.getEntries();
+		for (const e of entries) sent.add(e.id);
+		let trusted: boolean | undefined;
+		try {
+			trusted = typeof ctx.isProjectTrusted === "function" ? Boolean(ctx.isProjectTrusted()) : undefined;
+		} catch {
+			trusted = undefined;
+		}
+		return request("initialize", {
+			cwd: ctx.cwd,
+			sessionFile: file ?? null,
+			header: file ? manager.getHeader() : null,
+			entries: file ? entries : [],
+			leafId: manager.getLeafId(),
+			hasUI: Boolean(ctx.hasUI),
+			trusted,
+			provider: ctx.model?.provider,
+		}, timeoutMs * 4);
+	}
+
+	async function onLine(proc: ChildProcessWithoutNullStreams, line: string) {
+		let message: Json;
+		try {
+			message = JSON.parse(line);
+		} catch {
+			return;
+		}
+		if (typeof message.method === "string") {
+			// the bridge asks for something only Pi can do
+			let result: Json = null;
+			let error: Json = null;
+			try {
+				result = await hostRequest(message.method, message.params ?? {});
+			} catch (e) {
+				error = { code: "host_error", message: e instanceof Error ? e.message : String(e) };
+			}
+			proc.stdin.write(`${JSON.stringify(error ? { id: message.id, error } : { id: message.id, result })}\n`);
+			return;
+		}
+		const waiting = pending.get(message.id);
+		if (!waiting) return;
+		pending.delete(message.id);
+		clearTimeout(waiting.timer);
+		if (message.error) waiting.reject(new Error(`${message.error.code}: ${message.error.message}`));
+		else waiting.resolve(message.result);
+	}
+
+	async function hostRequest(method: string, params: Json): Promise<Json> {
+		const ctx = ctxNow;
+		if (method === "appendEntry") {
+			pi.appendEntry(params.customType, params.data);
+			const entries = ctx.sessionManager.getEntries();
+			const entry = entries[entries.length - 1];
+			if (!entry || entry.type !== "custom" || entry.customType !== params.customType) {
+				throw new Error("the appended entry could not be found");
+			}
+			sent.add(entry.id);
+			return entry;
+		}
+		if (method === "confirm") {
+			if (!ctx?.hasUI) return { decision: "unavailable" };
+			try {
+				const ok = await ctx.ui.confirm(params.title, params.message);
+				return { decision: ok ? "accepted" : "declined" };
+			} catch {
+				return { decision: "cancelled" };
+			}
+		}
+		throw new Error(`unknown host method ${method}`);
+	}
+
+	function request(method: string, params: Json, timeout = timeoutMs): Promise<Json> {
+		const proc = child;
+		if (!proc) return Promise.reject(new Error("the Waymarks bridge is not running"));
+		const id = ++nextId;
+		const started = performance.now();
+		return new Promise((resolve, reject) => {
+			const timer = setTimeout(() => {
+				pending.delete(id);
+				reject(new Error(`${method} took longer than ${timeout} ms`));
+			}, timeout);
+			pending.set(id, {
+				resolve: (v) => {
+					if (timings) appendFileSync(timings, `${JSON.stringify({ method, ms: performance.now() - started })}\n`);
+					resolve(v);
+				},
+				reject,
+				timer,
+			});
+			proc.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
+		});
+	}
+
+	function syncParams(ctx: any): Json {
+		const manager = ctx.sessionManager;
+		const fresh = manager.getEntries().filter((e: Json) => !sent.has(e.id));
+		for (const e of fresh) sent.add(e.id);
+		return { entries: fresh, leafId: manager.getLeafId() };
+	}
+
+	/** A bridge call that may restart the bridge once; waits for confirmations without a limit. */
+	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs): Promise<Json> {
+		ctxNow = ctx;
+		if (!child) ready = start(ctx);
+		await ready;
+		return request(method, { ...params, sync: syncParams(ctx) }, timeout);
+	}
+
+	function lastUserText(messages: Json[]): { index: number; text: string } | undefined {
+		for (let i = messages.length - 1; i >= 0; i--) {
+			const m = messages[i];
+			if (m?.role !== "user") continue;
+			const text = typeof m.content === "string"
+				? m.content
+				: (m.content ?? []).filter((p: Json) => p?.type === "text").map((p: Json) => p.text).join("\n");
+			return { index: i, text };
+		}
+		return undefined;
+	}
+
+	function withheld(payload: Json): Json {
+		const copy = structuredClone(payload ?? {});
+		if (Array.isArray(copy.messages)) copy.messages = [{ role: "user", content: WITHHELD }];
+		if (Array.isArray(copy.input)) copy.input = [{ role: "user", content: WITHHELD }];
+		if ("system" in copy) copy.system = WITHHELD;
+		if ("instructions" in copy) copy.instructions = WITHHELD;
+		delete copy.tools;
+		return copy;
+	}
+
+	pi.on("session_start", async (_event: Json, ctx: any) => {
+		stop();
+		ctxNow = ctx;
+		ready = start(ctx);
+		ready.catch((e: Error) => warn(ctx, `memory is off for this session (${e.message})`));
+	});
+
+	pi.on("session_shutdown", async (_event: Json, ctx: any) => {
+		try {
+			if (child) await request("shutdown", {}, 1000);
+		} catch {}
+		stop();
+	});
+
+	pi.on("session_compact", async (_event: Json, ctx: any) => {
+		try {
+			await call(ctx, "sync");
+		} catch {}
+	});
+
+	pi.on("context", async (event: Json, ctx: any) => {
+		const last = lastUserText(event.messages);
+		if (!last || !last.text.trim()) return undefined;
+		try {
+			const key = `${ctx.sessionManager.getLeafId()}:${last.index}:${last.text}`;
+			if (cachedPlan?.key !== key) {
+				const plan = await call(ctx, "plan", { prompt: last.text, provider: ctx.model?.provider });
+				cachedPlan = { key, messages: plan.fallback ? [] : plan.messages };
+			}
+			if (!cachedPlan.messages.length) return undefined;
+			const injected = cachedPlan.messages.map((m: Json) => ({
+				role: "user",
+				content: [{ type: "text", text: m.content }],
+				timestamp: Date.now(),
+			}));
+			const messages = [...event.messages];
+			messages.splice(last.index, 0, ...injected);
+			return { messages };
+		} catch (e) {
+			warn(ctx, `no pins or memory for this request (${e instanceof Error ? e.message : e})`);
+			return undefined;
+		}
+	});
+
+	pi.on("before_provider_request", async (event: Json, ctx: any) => {
+		try {
+			const checked = await call(ctx, "sanitize", { payload: event.payload, provider: ctx.model?.provider });
+			return checked.withheld ? withheld(event.payload) : checked.payload;
+		} catch (e) {
+			warn(ctx, `a request was withheld: its privacy could not be checked (${e instanceof Error ? e.message : e})`);
+			return withheld(event.payload);
+		}
+	});
+
+	async function command(ctx: any, text: string) {
+		try {
+			const r = await call(ctx, "command", { text }, 0x7fffffff);
+			if (ctx.hasUI) ctx.ui.notify(r.text, r.exitCode ? "warning" : "info");
+			else process.stdout.write(`${r.text}\n`);
+		} catch (e) {
+			warn(ctx, `the command failed (${e instanceof Error ? e.message : e})`);
+		}
+	}
+
+	pi.registerCommand("context", {
+		description: "Waymarks pins and memory: /context pins | pin … | memory … | status | health",
+		handler: async (args: string, ctx: any) => command(ctx, args || "status"),
+	});
+
+	pi.registerCommand("remember", {
+		description: "Curate personal memory in this conversation (saves nothing by itself)",
+		handler: async (args: string, ctx: any) => {
+			try {
+				const r = await call(ctx, "remember", { text: args || null });
+				if (!r.prompt) return warn(ctx, r.message);
+				pi.sendUserMessage(r.prompt, ctx.isIdle?.() === false ? { deliverAs: "followUp" } : undefined);
+			} catch (e) {
+				warn(ctx, `remember failed (${e instanceof Error ? e.message : e})`);
+			}
+		},
+	});
+
+	const optional = (schema: Json) => Type.Optional(schema);
+	pi.registerTool({
+		name: "context_persistence",
+		label: "Context persistence",
+		description:
+			"Inspect and propose changes to pins and memory. Reads: pins_list, pins_find, memory_list, memory_find, " +
+			"memory_sources. Writes (each confirmed by the person): pin_add, pin_supersede, pin_unpin, memory_add, " +
+			"memory_supersede, memory_invalidate, memory_expire, memory_source_exclude, memory_source_include. A " +
+			"targeted write needs the exact id and targetRevision from a recent list or find.",
+		executionMode: "sequential",
+		parameters: Type.Object({
+			action: Type.String(),
+			content: optional(Type.String()),
+			scope: optional(Type.String()),
+			key: optional(Type.String()),
+			classification: optional(Type.String()),
+			id: optional(Type.String()),
+			targetRevision: optional(Type.String()),
+			reason: optional(Type.String()),
+			query: optional(Type.String()),
+			activeOnly: optional(Type.Boolean()),
+			maxResults: optional(Type.Integer()),
+		}),
+		async execute(_id: string, params: Json, _signal: Json, _onUpdate: Json, ctx: any) {
+			try {
+				const r = await call(ctx, "tool", { name: "context_persistence", arguments: params }, 0x7fffffff);
+				return { content: [{ type: "text", text: r.text }], details: r.details };
+			} catch (e) {
+				const details = { outcome: "unavailable", errorCode: "runtime-unavailable" };
+				return { content: [{ type: "text", text: JSON.stringify(details) }], details };
+			}
+		},
+	});
+
+	pi.registerTool({
+		name: "memory_recall",
+		label: "Memory recall",
+		description: "Look up durable memory claims relevant to a question (read-only; at most 3 claims).",
+		parameters: Type.Object({ query: Type.String() }),
+		async execute(_id: string, params: Json, _signal: Json, _onUpdate: Json, ctx: any) {
+			try {
+				const r = await call(ctx, "tool", { name: "memory_recall", arguments: params });
+				return { content: [{ type: "text", text: r.text }], details: r.details };
+			} catch (e) {
+				const details = { outcome: "unavailable", category: "runtime-unavailable" };
+				return { content: [{ type: "text", text: JSON.stringify(details) }], details };
+			}
+		},
+	});
+}

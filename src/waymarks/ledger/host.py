@@ -1,0 +1,100 @@
+"""A session ledger owned by a host process (Pi): Waymarks reads it, the host writes it.
+
+Pi keeps its session in memory and writes the file itself (lazily: nothing reaches the
+disk before the first assistant message), so Waymarks must never append to that file.
+Instead the host sends the session's entries as it has them (:meth:`feed`), and an
+append is performed *by the host* (``appender``: for Pi, ``pi.appendEntry``), which
+returns the entry as it stored it; the ledger then reads that entry like any other.
+
+The host also says which entry is its leaf (:meth:`set_leaf`): after tree navigation the
+active branch need not end at the last entry.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from waymarks.ledger.log import Entry, ProgressFn, SessionFileError, SessionLog
+
+HostAppender = Callable[[dict[str, Any]], dict[str, Any]]
+_ENCODER = msgspec.json.Encoder()
+
+
+class HostSessionLog(SessionLog):
+    def __init__(self, path: Path, appender: HostAppender | None = None) -> None:
+        super().__init__(path)
+        self.buffer = bytearray()
+        self.appender = appender
+        self._lock = threading.Lock()
+        self._leaf: str | None = None
+
+    @classmethod
+    def from_entries(cls, path: Path, header: dict[str, Any], entries: Iterable[dict[str, Any]],
+                     appender: HostAppender | None = None) -> HostSessionLog:
+        log = cls(path, appender)
+        log.buffer.extend(_ENCODER.encode(header) + b"\n")
+        log.feed(entries)
+        if log.header is None:
+            raise SessionFileError(f"{path}: the host sent no session header")
+        return log
+
+    def feed(self, entries: Iterable[dict[str, Any]], leaf: str | None = None) -> None:
+        """Take entries the host has and this ledger has not (known IDs are skipped)."""
+        for entry in entries:
+            if isinstance(entry, dict) and entry.get("id") not in self.by_id:
+                self.buffer.extend(_ENCODER.encode(entry) + b"\n")
+        self.refresh()
+        if leaf is not None:
+            self.set_leaf(leaf)
+
+    def set_leaf(self, leaf: str | None) -> None:
+        self._leaf = leaf if leaf in self.by_id else None
+
+    @property
+    def leaf_id(self) -> str | None:
+        if self._leaf is not None:
+            return self._leaf
+        return self.entries[-1].id if self.entries else None
+
+    def append(self, entry: dict[str, Any], new_id: Callable[[], str]) -> Entry:
+        """Have the host append ``entry`` (as a child of its leaf) and read it back."""
+        if not self._locked:
+            raise RuntimeError("append must be called inside locked()")
+        if self.appender is None:
+            raise SessionFileError(f"{self.path}: this host session cannot be appended to")
+        plain = msgspec.json.decode(_ENCODER.encode(entry))
+        written = self.appender(plain)
+        entry_id = written.get("id") if isinstance(written, dict) else None
+        if not isinstance(entry_id, str):
+            raise SessionFileError(f"{self.path}: the host did not return the appended entry")
+        self.feed([written], leaf=entry_id)
+        if entry_id not in self.by_id:
+            raise SessionFileError(f"{self.path}: appended entry {entry_id} did not read back")
+        return self.by_id[entry_id]
+
+    def reopen(self, progress: ProgressFn | None = None) -> HostSessionLog:
+        log = HostSessionLog(self.path, self.appender)
+        log.buffer = bytearray(self.buffer)
+        log._load(progress)
+        log._leaf = self._leaf
+        return log
+
+    def _size(self) -> int:
+        return len(self.buffer)
+
+    def _read_from(self, offset: int, limit: int) -> bytes:
+        return bytes(self.buffer[offset:offset + limit])
+
+    def _write_durably(self, data: bytes) -> None:
+        raise SessionFileError(f"{self.path}: the host owns this session file")
+
+    @contextmanager
+    def _exclusive(self) -> Iterator[None]:
+        with self._lock:
+            yield

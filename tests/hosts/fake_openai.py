@@ -1,0 +1,102 @@
+"""A loopback stand-in for an OpenAI-compatible model provider (stdlib only).
+
+It records every request body and answers ``/v1/chat/completions`` from a script: each
+scripted reply is either text or tool calls, streamed as server-sent events the way
+OpenAI streams them. When the script runs out it answers ``done``.
+
+    with FakeOpenAI([reply_text("hi"), reply_tools(("memory_recall", {"query": "x"}))]) as f:
+        f.base_url  # http://127.0.0.1:PORT/v1
+        f.bodies    # every JSON body received, in order
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Reply = dict[str, Any]
+
+
+def reply_text(text: str) -> Reply:
+    return {"text": text}
+
+
+def reply_tools(*calls: tuple[str, dict[str, Any]]) -> Reply:
+    return {"tools": [{"name": name, "arguments": arguments} for name, arguments in calls]}
+
+
+class FakeOpenAI:
+    def __init__(self, script: Sequence[Reply] = ()) -> None:
+        self.script = list(script)
+        self.bodies: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+                self._json(200, {"object": "list", "data": [{"id": "fake-model",
+                                                            "object": "model"}]})
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with fake._lock:
+                    fake.bodies.append(body)
+                    reply = fake.script.pop(0) if fake.script else reply_text("done")
+                if not self.path.endswith("/chat/completions"):
+                    self._json(404, {"error": {"message": "not found"}})
+                    return
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.end_headers()
+                for chunk in _chunks(reply, len(fake.bodies)):
+                    self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+
+            def _json(self, status: int, data: dict[str, Any]) -> None:
+                raw = json.dumps(data).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> FakeOpenAI:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _chunks(reply: Reply, n: int) -> list[dict[str, Any]]:
+    base = {"id": f"chatcmpl-{n}", "object": "chat.completion.chunk", "created": 0,
+            "model": "fake-model"}
+    if "tools" in reply:
+        deltas = [{"index": i, "id": f"call_{n}_{i}", "type": "function",
+                   "function": {"name": call["name"],
+                                "arguments": json.dumps(call["arguments"])}}
+                  for i, call in enumerate(reply["tools"])]
+        return [{**base, "choices": [{"index": 0, "delta": {"role": "assistant",
+                                                            "tool_calls": deltas}}]},
+                {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}]
+    return [{**base, "choices": [{"index": 0, "delta": {"role": "assistant",
+                                                        "content": reply["text"]}}]},
+            {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}]
