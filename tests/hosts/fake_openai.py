@@ -39,11 +39,11 @@ class FakeOpenAI:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            def do_GET(self) -> None:
                 self._json(200, {"object": "list", "data": [{"id": "fake-model",
                                                             "object": "model"}]})
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with fake._lock:
