@@ -77,9 +77,12 @@ class PiHome:
 
     @property
     def env(self) -> dict[str, str]:
-        return {**os.environ, "PI_CODING_AGENT_DIR": str(self.agent), "HOME": str(self.root),
-                "WAYMARKS_BIN": str(WAYMARKS_BIN), "WAYMARKS_HOME": str(self.waymarks_home),
-                "PI_SKIP_VERSION_CHECK": "1", "PI_OFFLINE": "1", **self.extra_env}
+        """The environment Pi runs in (an ``extra_env`` value of "" removes that name)."""
+        merged = {**os.environ, "PI_CODING_AGENT_DIR": str(self.agent),
+                  "HOME": str(self.root), "WAYMARKS_BIN": str(WAYMARKS_BIN),
+                  "WAYMARKS_HOME": str(self.waymarks_home), "PI_SKIP_VERSION_CHECK": "1",
+                  "PI_OFFLINE": "1", **self.extra_env}
+        return {k: v for k, v in merged.items() if v != ""}
 
     def argv(self, *args: str, extension: bool = True) -> list[str]:
         loaded = ["-e", str(EXTENSION)] if extension else []

@@ -189,3 +189,22 @@ def test_without_the_bridge_pi_keeps_working_and_warns_once(pi: PiHome,
     assert user_texts(fake.bodies[-1])[-1] == "hello without memory"
     withheld = pi.run("-p", "secret [ds4:local-only]PIN 9999[/ds4:local-only]")
     assert withheld.returncode == 0 and "9999" not in json.dumps(fake.bodies[-1])
+
+
+def test_pi_install_makes_pi_load_waymarks_by_itself(pi: PiHome, fake: FakeOpenAI) -> None:
+    import subprocess
+
+    from tests.hosts.pi_harness import WAYMARKS_BIN
+
+    env = {k: v for k, v in pi.env.items() if k != "WAYMARKS_BIN"}
+    install = subprocess.run([str(WAYMARKS_BIN), "pi", "install", "--agent-dir",
+                              str(pi.agent)], env=env, capture_output=True, text=True)
+    assert install.returncode == 0 and "Installed" in install.stdout
+    pi.extra_env["WAYMARKS_BIN"] = ""  # the installed loader must name the binary itself
+    pi.run("-p", "hello", extension=False)
+    pi.run("-c", "-p", "/context pin -- Installed pins work", extension=False)
+    pi.run("-c", "-p", "go", extension=False)
+    assert '"Installed pins work"' in user_texts(fake.bodies[-1])[-2]
+    removed = subprocess.run([str(WAYMARKS_BIN), "pi", "uninstall", "--agent-dir",
+                              str(pi.agent)], env=env, capture_output=True, text=True)
+    assert removed.returncode == 0 and not (pi.agent / "extensions" / "waymarks.ts").exists()

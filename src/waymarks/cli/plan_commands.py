@@ -152,7 +152,29 @@ def _bridge(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
     return Result({}, "")
 
 
+def _pi(install: bool) -> Any:
+    def run(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+        from waymarks.hosts import pi_install
+
+        directory = pi_install.agent_dir(args.options.get("agent-dir"))
+        try:
+            path, changed = (pi_install.install if install else pi_install.uninstall)(directory)
+        except (FileExistsError, FileNotFoundError) as exc:
+            return Result({"outcome": "rejected", "code": "conflict", "message": str(exc)},
+                          f"Refused: {exc}", EXIT_REJECTED)
+        verb = ("Installed" if changed else "Already installed") if install else (
+            "Removed" if changed else "Nothing to remove at")
+        return Result({"path": str(path), "changed": changed, "installed": install},
+                      f"{verb} {path}" + ("; restart Pi to load it" if install and changed
+                                          else ""))
+    return run
+
+
 PLAN_COMMANDS: dict[str, Command] = {
+    "pi install": Command("pi install [--agent-dir DIR]", "make Pi load the Waymarks extension",
+                          _pi(True), frozenset({"agent-dir"}), takes_positionals=False),
+    "pi uninstall": Command("pi uninstall [--agent-dir DIR]", "remove what `pi install` added",
+                            _pi(False), frozenset({"agent-dir"}), takes_positionals=False),
     "bridge": Command("bridge", "the JSON-RPC bridge the Pi extension starts (stdio)",
                       _bridge, takes_positionals=False),
     "mcp": Command("mcp [--http [--port N] [--host ADDR]]",
