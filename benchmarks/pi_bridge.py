@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.hosts.fake_openai import FakeOpenAI  # noqa: E402
-from tests.hosts.pi_harness import PiHome, PiRpc, install  # noqa: E402
-from waymarks.service.app import Waymarks  # noqa: E402
+from tests.hosts.fake_openai import FakeOpenAI
+from tests.hosts.pi_harness import PiHome, PiRpc, install
+from waymarks.service.app import Waymarks
 
 
 def percentile(values: list[float], q: float) -> float:
