@@ -73,6 +73,12 @@ class HostSessionLog(SessionLog):
         entry_id = written.get("id") if isinstance(written, dict) else None
         if not isinstance(entry_id, str):
             raise SessionFileError(f"{self.path}: the host did not return the appended entry")
+        if any(written.get(k) != plain.get(k) for k in ("type", "customType", "data")):
+            # what the host stored is not what was asked: the caller must not report it
+            # as committed (it becomes indeterminate; the projection reads what is there)
+            self.feed([written], leaf=entry_id)
+            raise SessionFileError(f"{self.path}: the host stored something other than the "
+                                   f"entry it was asked to append ({entry_id})")
         self.feed([written], leaf=entry_id)
         if entry_id not in self.by_id:
             raise SessionFileError(f"{self.path}: appended entry {entry_id} did not read back")

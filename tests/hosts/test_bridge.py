@@ -1,0 +1,136 @@
+"""The bridge protocol, driven in-process with pipes (no Pi): requests, host callbacks,
+errors that never take the session down."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from waymarks.hosts.pi_bridge import Bridge
+from waymarks.ledger.host import HostSessionLog
+from waymarks.ledger.log import SessionFileError
+
+HEADER = {"type": "session", "version": 3, "id": "11111111-1111-4111-8111-111111111111",
+          "timestamp": "2026-11-30T10:00:00.000Z", "cwd": ""}
+
+
+def user(entry_id: str, parent: str | None, text: str) -> dict[str, Any]:
+    return {"type": "message", "id": entry_id, "parentId": parent,
+            "timestamp": "2026-11-30T10:00:01.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": text}]}}
+
+
+class Host:
+    """Plays the extension: answers the bridge's callbacks the way Pi would."""
+
+    def __init__(self, tamper: bool = False, confirm: str = "accepted") -> None:
+        self.entries: list[dict[str, Any]] = []
+        self.tamper = tamper
+        self.confirm = confirm
+
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request["method"] == "confirm":
+            return {"id": request["id"], "result": {"decision": self.confirm}}
+        params = request["params"]
+        entry = {"type": "custom", "customType": params["customType"],
+                 "data": {} if self.tamper else params["data"], "id": f"c{len(self.entries):07x}",
+                 "parentId": "a1", "timestamp": "2026-11-30T10:00:02.000Z"}
+        self.entries.append(entry)
+        return {"id": request["id"], "result": entry}
+
+
+def converse(tmp_path: Path, requests: list[dict[str, Any]], host: Host) -> list[dict[str, Any]]:
+    """Run the bridge over scripted stdin: each callback it makes is answered by ``host``."""
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    out: list[dict[str, Any]] = []
+
+    class Stdin(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.queue = [json.dumps(r) for r in requests]
+
+        def readline(self, *args: Any) -> str:  # type: ignore[override]
+            return (self.queue.pop(0) + "\n") if self.queue else ""
+
+    class Stdout(io.StringIO):
+        def write(self, text: str) -> int:
+            for line in filter(None, text.split("\n")):
+                message = json.loads(line)
+                if "method" in message:  # a callback: the host answers next
+                    stdin.queue.insert(0, json.dumps(host.answer(message)))
+                else:
+                    out.append(message)
+            return len(text)
+
+    stdin = Stdin()
+    header = {**HEADER, "cwd": str(project)}
+    for request in requests:
+        if request.get("method") == "initialize":
+            request["params"] = {"cwd": str(project), "sessionFile": str(tmp_path / "s.jsonl"),
+                                 "header": header, "entries": [user("a1", None, "hi")],
+                                 "leafId": "a1", "hasUI": True, **request.get("params", {})}
+            stdin.queue = [json.dumps(r) for r in requests]
+    Bridge(tmp_path / "home", stdin, Stdout()).serve()
+    return out
+
+
+def test_commands_append_through_the_host_and_read_back(tmp_path: Path) -> None:
+    host = Host()
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "command", "params": {"text": "pin -- Run the linters"}},
+        {"id": 3, "method": "plan", "params": {"prompt": "lint this"}},
+        {"id": 4, "method": "shutdown"}], host)
+    assert out[1]["result"]["exitCode"] == 0 and len(host.entries) == 1
+    assert host.entries[0]["customType"] == "ds4-context-pin-v1"
+    [pins] = [m for m in out[2]["result"]["messages"] if m["kind"] == "pins"]
+    assert '"Run the linters"' in pins["content"]
+
+
+def test_a_tool_write_asks_the_host_to_confirm(tmp_path: Path) -> None:
+    host = Host(confirm="declined")
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "tool", "params": {"name": "context_persistence",
+                                               "arguments": {"action": "pin_add",
+                                                             "content": "x y"}}},
+        {"id": 3, "method": "shutdown"}], host)
+    assert out[1]["result"]["details"]["outcome"] == "cancelled" and host.entries == []
+
+
+def test_errors_are_answers_not_crashes(tmp_path: Path) -> None:
+    out = converse(tmp_path, [
+        {"id": 1, "method": "plan", "params": {"prompt": "x"}},
+        {"id": 2, "method": "initialize"},
+        {"id": 3, "method": "no_such_method"},
+        {"id": 4, "method": "plan", "params": {"prompt": ""}},
+        {"id": 5, "method": "tool", "params": {"name": "rm_rf", "arguments": {}}},
+        {"id": 6, "method": "command", "params": {"text": "memory supersede"}},
+        {"id": 7, "method": "shutdown"}], Host())
+    codes = [m.get("error", {}).get("code") for m in out]
+    assert codes[:6] == ["not_initialized", None, "unknown_method", "invalid_argument",
+                         "unknown_tool", None]
+    assert out[5]["result"]["exitCode"] == 2
+    assert out[-1]["result"] == {"stopped": True}
+
+
+def test_a_host_that_stores_something_else_is_not_a_commit(tmp_path: Path) -> None:
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "command", "params": {"text": "pin -- Keep it"}},
+        {"id": 3, "method": "shutdown"}], Host(tamper=True))
+    assert "error" in out[1] or out[1]["result"]["exitCode"] != 0
+
+
+def test_the_host_ledger_refuses_direct_writes(tmp_path: Path) -> None:
+    log = HostSessionLog.from_entries(tmp_path / "s.jsonl", {**HEADER, "cwd": str(tmp_path)},
+                                      [user("a1", None, "hi")])
+    with pytest.raises(SessionFileError), log.locked():
+        log.append({"type": "custom", "customType": "x", "timestamp": "t"}, lambda: "b1")
+    log.feed([user("a2", "a1", "second"), user("a1", None, "dup ignored")], leaf="a1")
+    assert [e.id for e in log.entries] == ["a1", "a2"] and log.leaf_id == "a1"
