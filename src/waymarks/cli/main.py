@@ -91,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         if "version" in options:
             _answer({"version": VERSION}, f"waymarks {VERSION}", want_json)
             return 0
+        if rest[:2] == ["hook", "claude-code"]:  # on the person's critical path: no CLI table
+            from waymarks.hosts.claude_code import main as hook_main
+
+            home = Path(options["home"]).expanduser() if "home" in options else default_home()
+            return hook_main(rest[2:], home)
         bad = next((n for n, token in enumerate(argv, 1) if not is_unicode(token)), None)
         if bad is not None:
             return _error("usage", f"argument {bad} is not valid UTF-8 text", 2, want_json)

@@ -132,15 +132,20 @@ def _mcp(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
     from waymarks.service.planning import settings_for
 
     app.keep_recall_index = True  # a long-lived process: hold the recall index in memory
+    follow = None
+    if "claude-code" in args.options:  # act on the session Claude Code's hooks last saw
+        from waymarks.hosts.claude_code import follower
+
+        follow = follower(app)
     if "http" not in args.options:
-        serve_stdio(app)
+        serve_stdio(app, follow)
         return Result({}, "")
     token = settings_for(app).raw.get("mcp", {}).get("token")
     if not isinstance(token, str) or len(token) < 16:
         raise UsageError("waymarks mcp --http needs a bearer token of at least 16 characters"
                          " in config.toml: [mcp] token = \"...\"")
     serve_http(app, host=args.options.get("host", "127.0.0.1"),
-               port=_int_option(args, "port") or 8765, token=token)
+               port=_int_option(args, "port") or 8765, token=token, follow=follow)
     return Result({}, "")
 
 
@@ -170,17 +175,49 @@ def _pi(install: bool) -> Any:
     return run
 
 
+def _claude_code(install: bool) -> Any:
+    def run(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+        from pathlib import Path
+
+        from waymarks.hosts import claude_code_install as cc
+
+        scope: cc.Scope = "user" if "user" in args.options else "project"
+        try:
+            if install:
+                changes = cc.install(scope, Path(app.cwd), Path.home(), app.home)
+            else:
+                changes = cc.uninstall(scope, Path(app.cwd), Path.home())
+        except cc.InstallError as exc:
+            return Result({"outcome": "rejected", "code": "invalid_config",
+                           "message": str(exc)}, f"Refused: {exc}", EXIT_REJECTED)
+        lines = [f"{c.path}: " + ", ".join([*(f"+{a}" for a in c.added),
+                                             *(f"-{r}" for r in c.removed)]) for c in changes]
+        verb = "installed" if install else "uninstalled"
+        text = "\n".join(lines) if lines else f"Nothing to change: already {verb}."
+        if install and lines:
+            text += "\nRestart Claude Code to load the hooks and the MCP server."
+        return Result({"scope": scope, "changes": [c.to_json() for c in changes]}, text)
+    return run
+
+
 PLAN_COMMANDS: dict[str, Command] = {
+    "claude-code install": Command(
+        "claude-code install [--project|--user]", "add Waymarks hooks and MCP server to "
+        "Claude Code (project: .claude/settings.json and .mcp.json)", _claude_code(True),
+        flags=frozenset({"project", "user"}), takes_positionals=False),
+    "claude-code uninstall": Command(
+        "claude-code uninstall [--project|--user]", "remove exactly what install added",
+        _claude_code(False), flags=frozenset({"project", "user"}), takes_positionals=False),
     "pi install": Command("pi install [--agent-dir DIR]", "make Pi load the Waymarks extension",
                           _pi(True), frozenset({"agent-dir"}), takes_positionals=False),
     "pi uninstall": Command("pi uninstall [--agent-dir DIR]", "remove what `pi install` added",
                             _pi(False), frozenset({"agent-dir"}), takes_positionals=False),
     "bridge": Command("bridge", "the JSON-RPC bridge the Pi extension starts (stdio)",
                       _bridge, takes_positionals=False),
-    "mcp": Command("mcp [--http [--port N] [--host ADDR]]",
+    "mcp": Command("mcp [--http [--port N] [--host ADDR]] [--claude-code]",
                    "serve context_persistence and memory_recall over MCP (stdio, or HTTP with"
                    " a token)",
-                   _mcp, frozenset({"port", "host"}), frozenset({"http"}),
+                   _mcp, frozenset({"port", "host"}), frozenset({"http", "claude-code"}),
                    takes_positionals=False),
     "plan": Command("plan --prompt TEXT [--provider ID] [--model-limit TOKENS] "
                     "[--history TEXT]...", "the context to add to one model request",

@@ -6,6 +6,8 @@
 
 import hmac
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
@@ -55,9 +57,19 @@ class Confirm(BaseModel):
 _NO_QUESTION = "no-confirmation-asked"
 
 
-def build_server(app: Waymarks, tool: ContextPersistence | None = None) -> MCPServer:
+def build_server(app: Waymarks, tool: ContextPersistence | None = None,
+                 follow: Callable[[], None] | None = None) -> MCPServer:
+    """``follow``: called before each tool call (a host that moves between sessions)."""
     server: MCPServer = MCPServer("waymarks", instructions=INSTRUCTIONS)
-    one_at_a_time = threading.Lock()  # tool calls may arrive on worker threads
+    lock = threading.Lock()  # tool calls may arrive on worker threads
+
+    @contextmanager
+    def one_at_a_time() -> Iterator[None]:
+        with lock:
+            if follow is not None:
+                follow()
+            yield
+
     persistence = tool or ContextPersistence(app, confirmed_via="mcp-elicitation")
 
     def ask(ctx: Context) -> Elicit[Confirm] | str:
@@ -100,7 +112,7 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None) -> MCPSe
         if isinstance(request, Request) and request.action.klass != "read" and not (
                 _can_elicit(ctx)):  # no UI: every write is unavailable, whatever it holds
             return _tool_result(persistence.commit(arguments, "unavailable"))
-        with one_at_a_time:
+        with one_at_a_time():
             plan = persistence.prepare(arguments)
             if not isinstance(plan, WritePlan):
                 return _tool_result(plan)
@@ -116,7 +128,7 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None) -> MCPSe
     def recall_tool(query: Annotated[Any, WithJsonSchema(
             {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS})] = None
                     ) -> dict[str, Any]:
-        with one_at_a_time:
+        with one_at_a_time():
             return memory_recall(app, query)
 
     @server.tool(
@@ -133,7 +145,7 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None) -> MCPSe
         text: Annotated[Any, WithJsonSchema({"type": "string", "maxLength": 2000})] = None,
         slug: Annotated[Any, WithJsonSchema({"type": "string"})] = None,
     ) -> dict[str, Any]:
-        with one_at_a_time:
+        with one_at_a_time():
             return remember(personal_store(app), text, slug)
 
     @server.tool(
@@ -145,7 +157,7 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None) -> MCPSe
     def entry_tool(
         slug: Annotated[Any, WithJsonSchema({"type": "string"})] = None,
     ) -> dict[str, Any]:
-        with one_at_a_time:
+        with one_at_a_time():
             return fetch_entry(personal_store(app), slug, settings_for(app))
 
     @server.prompt(name="remember", title="Curate personal memory",
@@ -158,7 +170,7 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None) -> MCPSe
                    description="Propose where this branch's lesson notes belong in "
                                "docs/engineering (edits nothing itself).")
     def promote_prompt_() -> str:
-        with one_at_a_time:
+        with one_at_a_time():
             prompt, _lessons = promote_prompt(app)
         return prompt or "There are no lesson notes on this branch to promote."
 
@@ -191,16 +203,17 @@ def _tool_result(outcome: ToolResult) -> CallToolResult:
                           structured_content=outcome.details)
 
 
-def serve_stdio(app: Waymarks) -> None:
-    build_server(app).run()
+def serve_stdio(app: Waymarks, follow: Callable[[], None] | None = None) -> None:
+    build_server(app, follow=follow).run()
 
 
-def serve_http(app: Waymarks, *, host: str, port: int, token: str) -> None:
+def serve_http(app: Waymarks, *, host: str, port: int, token: str,
+               follow: Callable[[], None] | None = None) -> None:
     """Streamable HTTP on ``host:port`` (loopback by default); every request needs
     ``Authorization: Bearer <token>``."""
     import uvicorn
 
-    asgi = BearerGate(build_server(app).streamable_http_app(host=host), token)
+    asgi = BearerGate(build_server(app, follow=follow).streamable_http_app(host=host), token)
     uvicorn.run(asgi, host=host, port=port, log_level="warning")
 
 

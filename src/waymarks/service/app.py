@@ -191,6 +191,10 @@ class Waymarks:
             self._session = self._create_session()
         return self._session
 
+    def bind_session(self, session: SessionLog) -> None:
+        """Act on ``session`` from now on (a host that names its own session)."""
+        self._session = session
+
     def _create_session(self) -> SessionLog:
         now = self.clock.now()
         session_id = self.ids.uuid()

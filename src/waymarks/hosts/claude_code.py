@@ -1,0 +1,186 @@
+"""Claude Code hooks: ``waymarks hook claude-code EVENT`` with the hook's JSON on stdin.
+
+Claude Code owns its transcript; Waymarks keeps its own ledger beside it, in the Pi
+format, whose session ID is Claude Code's ``session_id`` (so the hook, the MCP server
+and the CLI all find it by that ID).
+
+- ``SessionStart``: bind (create if new) the ledger for ``session_id`` and ``cwd``.
+- ``UserPromptSubmit``: record the prompt as a user entry (so a write the model proposes
+  through MCP has the person's words as provenance), then answer with the plan as
+  ``additionalContext``.
+- ``PreCompact``: record that Claude Code compacted (``waymarks-compaction-v1``).
+- ``SessionEnd``: record the end (``waymarks-session-end-v1``).
+
+Each also notes the session as this project's current Claude Code session, which the MCP
+server (``waymarks mcp --claude-code``) follows.
+
+Malformed or unexpected input never blocks the person's prompt: the hook exits 0 with
+nothing to add and logs why (event, code; never content).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+EVENTS: Final = ("SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd")
+MAX_INPUT_BYTES: Final = 4 * 1024 * 1024
+_SESSION_ID: Final = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
+                                r"-[0-9a-fA-F]{12}")
+POINTER_DIR: Final = "claude-code"
+
+
+class HookInputError(ValueError):
+    """The hook input cannot be used; ``code`` names why (for the log)."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def parse_input(event: str, raw: bytes) -> dict[str, Any]:
+    if event not in EVENTS:
+        raise HookInputError("unknown_event")
+    if len(raw) > MAX_INPUT_BYTES:
+        raise HookInputError("input_too_large")
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise HookInputError("input_not_json") from exc
+    if not isinstance(payload, dict):
+        raise HookInputError("input_not_object")
+    session_id, cwd = payload.get("session_id"), payload.get("cwd")
+    if not isinstance(session_id, str) or not _SESSION_ID.fullmatch(session_id):
+        raise HookInputError("bad_session_id")
+    if not isinstance(cwd, str) or not os.path.isabs(cwd) or not os.path.isdir(cwd):
+        raise HookInputError("bad_cwd")
+    name = payload.get("hook_event_name")
+    if name is not None and name != event:
+        raise HookInputError("event_mismatch")
+    if event == "UserPromptSubmit" and not isinstance(payload.get("prompt"), str):
+        raise HookInputError("bad_prompt")
+    return payload
+
+
+def pointer_path(home: Path, project: str) -> Path:
+    from waymarks.ledger.discovery import session_dir
+
+    return home / POINTER_DIR / f"{session_dir(home, project).name}.session"
+
+
+def current_session_id(home: Path, project: str) -> str | None:
+    """The Claude Code session a hook last saw in ``project`` (for the MCP server)."""
+    try:
+        value = pointer_path(home, project).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return value if _SESSION_ID.fullmatch(value) else None
+
+
+def handle(event: str, payload: dict[str, Any], home: Path) -> dict[str, Any] | None:
+    """Do what ``event`` asks; the JSON to print, or ``None`` for nothing."""
+    from waymarks.service.app import Waymarks
+
+    session_id = payload["session_id"].lower()
+    with Waymarks(home, cwd=payload["cwd"]) as app:
+        _bind(app, session_id)
+        if event == "UserPromptSubmit":
+            prompt: str = payload["prompt"]
+            if prompt.strip():
+                app.session_say(prompt)
+            context = _plan(app, prompt) if prompt.strip() else ""
+            if not context:
+                return None
+            return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                           "additionalContext": context}}
+        if event == "PreCompact":
+            trigger = payload.get("trigger")
+            app.append_record("waymarks-compaction-v1", {
+                "trigger": trigger if trigger in ("manual", "auto") else "unknown"})
+        elif event == "SessionEnd":
+            reason = payload.get("reason")
+            app.append_record("waymarks-session-end-v1", {
+                "reason": reason if isinstance(reason, str) and len(reason) <= 40
+                else "unknown"})
+    return None
+
+
+def _bind(app: Any, session_id: str) -> None:
+    """Use (or create) the ledger whose session ID is Claude Code's, and point to it."""
+    from waymarks.ledger.discovery import session_dir, session_file_name
+    from waymarks.ledger.session_file import SessionFile
+    from waymarks.service.ports import iso
+
+    directory = session_dir(app.home, app.cwd)
+    existing = sorted(directory.glob(f"*_{session_id}.jsonl")) if directory.is_dir() else []
+    if existing:
+        app.bind_session(SessionFile.open(existing[0]))
+    else:
+        now = iso(app.clock.now())
+        path = directory / session_file_name(now, session_id)
+        try:
+            app.bind_session(SessionFile.create(path, session_id, now, app.cwd))
+        except FileExistsError:  # a concurrent hook created it first
+            app.bind_session(SessionFile.open(path))
+    pointer = pointer_path(app.home, app.cwd)
+    pointer.parent.mkdir(parents=True, exist_ok=True)
+    temp = pointer.with_suffix(f".tmp{os.getpid()}")
+    temp.write_text(session_id, encoding="utf-8")
+    os.replace(temp, pointer)
+
+
+def _plan(app: Any, prompt: str) -> str:
+    from waymarks.personal.setup import plan_with_memory
+
+    plan = plan_with_memory(app, prompt)
+    return "\n\n".join(m.content for m in plan.messages if m.kind != "request")
+
+
+def main(argv: list[str], home: Path) -> int:
+    """The hook entry point; always exits 0 (a failed hook must not block the prompt)."""
+    event = argv[0] if argv else ""
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+    try:
+        payload = parse_input(event, sys.stdin.buffer.read(MAX_INPUT_BYTES + 1))
+        output = handle(event, payload, home)
+    except HookInputError as exc:
+        _log(home, now, event, exc.code)
+        return 0
+    except Exception as exc:  # noqa: BLE001 (never block the person's prompt)
+        _log(home, now, event, type(exc).__name__)
+        return 0
+    if output is not None:
+        sys.stdout.write(json.dumps(output, ensure_ascii=False))
+        sys.stdout.flush()
+    return 0
+
+
+def _log(home: Path, now: Any, event: str, code: str) -> None:
+    from waymarks.service.logs import log_event
+
+    log_event(home, now, "claude_code_hook_skipped",
+              kind=event if event in EVENTS else "unknown", code=code)
+
+
+def follower(app: Any) -> Any:
+    """For ``waymarks mcp --claude-code``: before each tool call, act on the session the
+    hooks last saw in this project (Claude Code does not tell MCP servers its session)."""
+    from waymarks.ledger.discovery import session_dir
+    from waymarks.ledger.session_file import SessionFile
+
+    def follow() -> None:
+        wanted = current_session_id(app.home, app.cwd)
+        session = app.current_session()
+        if wanted is None or (session is not None and session.session_id == wanted):
+            return
+        found = sorted(session_dir(app.home, app.cwd).glob(f"*_{wanted}.jsonl"))
+        if found:
+            app.bind_session(SessionFile.open(found[0]))
+
+    return follow

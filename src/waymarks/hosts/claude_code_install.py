@@ -1,0 +1,189 @@
+"""``waymarks claude-code install | uninstall [--project|--user]``.
+
+Install merges into Claude Code's configuration, leaving everything else as it was:
+
+- settings (``<project>/.claude/settings.json``, or ``~/.claude/settings.json``): one
+  hook group per event (``SessionStart``, ``UserPromptSubmit``, ``PreCompact``,
+  ``SessionEnd``) running ``<this waymarks> --home <home> hook claude-code EVENT``, with
+  the executable's real path (a shim would add ~80 ms to every prompt);
+- MCP servers (``<project>/.mcp.json``, or ``~/.claude.json``): ``waymarks``, running
+  ``<this waymarks> --home <home> mcp --claude-code``.
+
+It is idempotent, keeps a copy of each file it changes (``<file>.waymarks-backup``),
+refuses a file that is not valid JSON (changing nothing), writes atomically and reports
+what changed. Uninstall removes exactly those entries (and containers left empty by
+their removal); an MCP server named ``waymarks`` that runs something else is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from waymarks.hosts.claude_code import EVENTS
+
+Scope = Literal["project", "user"]
+HOOK_TIMEOUT_S = 10
+SERVER_NAME = "waymarks"
+
+
+class InstallError(Exception):
+    pass
+
+
+@dataclass
+class Change:
+    path: Path
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": str(self.path), "added": self.added, "removed": self.removed}
+
+
+def waymarks_binary() -> Path:
+    """This installation's ``waymarks`` script, beside the interpreter running now (its
+    shebang names that interpreter directly: no shell shim on the prompt's path)."""
+    return Path(sys.executable).parent / "waymarks"
+
+
+def files(scope: Scope, project: Path, user_home: Path) -> tuple[Path, Path]:
+    if scope == "project":
+        return project / ".claude" / "settings.json", project / ".mcp.json"
+    return user_home / ".claude" / "settings.json", user_home / ".claude.json"
+
+
+def hook_command(binary: Path, home: Path, event: str) -> str:
+    return " ".join(shlex.quote(p) for p in (str(binary), "--home", str(home), "hook",
+                                             "claude-code", event))
+
+
+def server_entry(binary: Path, home: Path) -> dict[str, Any]:
+    return {"type": "stdio", "command": str(binary),
+            "args": ["--home", str(home), "mcp", "--claude-code"], "env": {}}
+
+
+def _ours(command: object) -> bool:
+    return isinstance(command, str) and " hook claude-code " in command and "waymarks" in command
+
+
+def install(scope: Scope, project: Path, user_home: Path, home: Path,
+            binary: Path | None = None) -> list[Change]:
+    binary = binary or waymarks_binary()
+    settings_path, mcp_path = files(scope, project, user_home)
+    settings, mcp = _load(settings_path), _load(mcp_path)
+    settings_change, mcp_change = Change(settings_path), Change(mcp_path)
+    hooks = settings.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InstallError(f"{settings_path}: \"hooks\" is not an object; fix it first")
+    for event in EVENTS:
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise InstallError(f"{settings_path}: hooks.{event} is not a list; fix it first")
+        command = hook_command(binary, home, event)
+        present = [h for g in groups if isinstance(g, dict)
+                   for h in g.get("hooks", []) if isinstance(h, dict) and _ours(h.get("command"))]
+        if any(h.get("command") == command for h in present):
+            continue
+        _remove_ours(groups)  # an older install (another path): replaced, not duplicated
+        groups.append({"hooks": [{"type": "command", "command": command,
+                                  "timeout": HOOK_TIMEOUT_S}]})
+        settings_change.added.append(f"hooks.{event}")
+    servers = mcp.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise InstallError(f"{mcp_path}: \"mcpServers\" is not an object; fix it first")
+    wanted = server_entry(binary, home)
+    current = servers.get(SERVER_NAME)
+    if current is not None and not _our_server(current):
+        raise InstallError(f"{mcp_path}: an MCP server named {SERVER_NAME!r} already exists "
+                           "and is not Waymarks; rename or remove it first")
+    if current != wanted:
+        servers[SERVER_NAME] = wanted
+        mcp_change.added.append(f"mcpServers.{SERVER_NAME}")
+    for path, data, change in ((settings_path, settings, settings_change),
+                               (mcp_path, mcp, mcp_change)):
+        if change.added:
+            _save(path, data)
+    return [c for c in (settings_change, mcp_change) if c.added]
+
+
+def uninstall(scope: Scope, project: Path, user_home: Path) -> list[Change]:
+    settings_path, mcp_path = files(scope, project, user_home)
+    changes = []
+    if settings_path.exists():
+        settings = _load(settings_path)
+        change = Change(settings_path)
+        hooks = settings.get("hooks")
+        if isinstance(hooks, dict):
+            for event in list(hooks):
+                groups = hooks[event]
+                if isinstance(groups, list) and _remove_ours(groups):
+                    change.removed.append(f"hooks.{event}")
+                    if not groups:
+                        del hooks[event]
+            if not hooks:
+                del settings["hooks"]
+        if change.removed:
+            _save(settings_path, settings)
+            changes.append(change)
+    if mcp_path.exists():
+        mcp = _load(mcp_path)
+        servers = mcp.get("mcpServers")
+        if isinstance(servers, dict) and _our_server(servers.get(SERVER_NAME)):
+            del servers[SERVER_NAME]
+            if not servers:
+                del mcp["mcpServers"]
+            _save(mcp_path, mcp)
+            changes.append(Change(mcp_path, removed=[f"mcpServers.{SERVER_NAME}"]))
+    return changes
+
+
+def _our_server(entry: object) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    args = entry.get("args")
+    return "waymarks" in str(entry.get("command")) and isinstance(args, list) \
+        and "--claude-code" in args
+
+
+def _remove_ours(groups: list[Any]) -> bool:
+    removed = False
+    for group in list(groups):
+        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+            continue
+        kept = [h for h in group["hooks"] if not (isinstance(h, dict) and _ours(h.get("command")))]
+        if len(kept) != len(group["hooks"]):
+            removed = True
+            if kept:
+                group["hooks"] = kept
+            else:
+                groups.remove(group)
+    return removed
+
+
+def _load(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InstallError(f"{path} is not valid JSON ({exc}); fix or move it, then run "
+                           "this again. Nothing was changed") from exc
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} does not hold a JSON object; nothing was changed")
+    return data
+
+
+def _save(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        shutil.copy2(path, path.with_name(path.name + ".waymarks-backup"))
+    temp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    temp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(temp, path)
