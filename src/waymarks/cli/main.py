@@ -8,15 +8,13 @@ as exactly one JSON document on standard output.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import time
-from pathlib import Path
-from typing import Any, TextIO
 
-from waymarks.core.arguments import ArgumentError, tokenize
-from waymarks.core.text import is_unicode
+TYPE_CHECKING = False  # not typing's: the hook path must not import typing
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, TextIO
 
 GLOBAL_VALUE_OPTIONS = ("--home", "--session", "--cwd")
 #: service errors caused by the request, not the environment: exit 2, like rejections
@@ -26,6 +24,8 @@ VERSION = "0.1.0"
 
 
 def default_home() -> Path:
+    from pathlib import Path
+
     env = os.environ.get("WAYMARKS_HOME")
     if env:
         return Path(env).expanduser()
@@ -36,6 +36,8 @@ def default_home() -> Path:
 
 def split_globals(argv: list[str]) -> tuple[dict[str, str], list[str]]:
     """Take global options off the front of ``argv``; the rest is the command."""
+    from waymarks.core.arguments import ArgumentError
+
     options: dict[str, str] = {}
     index = 0
     while index < len(argv):
@@ -62,10 +64,14 @@ class ProgressBar:
     def __init__(self, stream: TextIO, label: str) -> None:
         self.stream = stream
         self.label = label
+        import time
+
         self.started = time.monotonic()
         self.shown = False
 
     def __call__(self, done: int, total: int) -> None:
+        import time
+
         if time.monotonic() - self.started < 0.5 and not self.shown:
             return
         self.shown = True
@@ -77,8 +83,31 @@ class ProgressBar:
         self.stream.flush()
 
 
+def _hook_fast_path(argv: list[str]) -> int | None:
+    """``[--home H] hook claude-code EVENT``: answered before anything heavy is imported
+    (it runs on every prompt the person sends)."""
+    home = None
+    index = 0
+    while index < len(argv) and argv[index] in ("--home", "--json"):
+        if argv[index] == "--home" and index + 1 < len(argv):
+            home = argv[index + 1]
+            index += 1
+        index += 1
+    if argv[index:index + 2] != ["hook", "claude-code"]:
+        return None
+    from waymarks.hosts.cc_helper import run
+
+    return run(argv[index + 2:], os.path.expanduser(home) if home else str(default_home()))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    hooked = _hook_fast_path(argv)
+    if hooked is not None:
+        return hooked
+    from waymarks.core.arguments import ArgumentError
+    from waymarks.core.text import is_unicode
+
     want_json = "--json" in argv[:1] or False
     try:
         options, rest = split_globals(argv)
@@ -91,11 +120,6 @@ def main(argv: list[str] | None = None) -> int:
         if "version" in options:
             _answer({"version": VERSION}, f"waymarks {VERSION}", want_json)
             return 0
-        if rest[:2] == ["hook", "claude-code"]:  # on the person's critical path: no CLI table
-            from waymarks.hosts.claude_code import main as hook_main
-
-            home = Path(options["home"]).expanduser() if "home" in options else default_home()
-            return hook_main(rest[2:], home)
         bad = next((n for n, token in enumerate(argv, 1) if not is_unicode(token)), None)
         if bad is not None:
             return _error("usage", f"argument {bad} is not valid UTF-8 text", 2, want_json)
@@ -110,7 +134,11 @@ def _run(options: dict[str, str], rest: list[str], want_json: bool) -> int:
     from waymarks.service.outcomes import ServiceError
 
     if rest[:1] == ["context"]:
+        from waymarks.core.arguments import tokenize
+
         rest = tokenize(" ".join(rest[1:]))
+    from pathlib import Path
+
     home = Path(options["home"]).expanduser() if "home" in options else default_home()
     cwd = options.get("cwd")
     if cwd is not None and not os.path.isdir(cwd):
@@ -145,6 +173,8 @@ def _answer(data: dict[str, Any], text: str, want_json: bool) -> None:
 
 
 def _read_text_file(path: str) -> str:
+    from waymarks.core.arguments import ArgumentError
+
     try:
         with open(path, encoding="utf-8") as handle:
             return handle.read()
@@ -162,6 +192,8 @@ def _error(code: str, message: str, status: int, want_json: bool) -> int:
 
 
 def _print_json(data: dict[str, Any]) -> None:
+    import json
+
     print(json.dumps(data, ensure_ascii=False, indent=None))
 
 

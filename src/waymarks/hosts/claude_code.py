@@ -81,31 +81,32 @@ def current_session_id(home: Path, project: str) -> str | None:
     return value if _SESSION_ID.fullmatch(value) else None
 
 
-def handle(event: str, payload: dict[str, Any], home: Path) -> dict[str, Any] | None:
-    """Do what ``event`` asks; the JSON to print, or ``None`` for nothing."""
-    from waymarks.service.app import Waymarks
+def handle(event: str, payload: dict[str, Any], home: Path,
+           app: Any = None) -> dict[str, Any] | None:
+    """Do what ``event`` asks; the JSON to print, or ``None`` for nothing. ``app``: a warm
+    ``Waymarks`` for this cwd (the helper process keeps them); else one is opened."""
+    if app is None:
+        from waymarks.service.app import Waymarks
 
-    session_id = payload["session_id"].lower()
-    with Waymarks(home, cwd=payload["cwd"]) as app:
-        _bind(app, session_id)
-        if event == "UserPromptSubmit":
-            prompt: str = payload["prompt"]
-            if prompt.strip():
-                app.session_say(prompt)
-            context = _plan(app, prompt) if prompt.strip() else ""
-            if not context:
-                return None
-            return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
-                                           "additionalContext": context}}
-        if event == "PreCompact":
-            trigger = payload.get("trigger")
-            app.append_record("waymarks-compaction-v1", {
-                "trigger": trigger if trigger in ("manual", "auto") else "unknown"})
-        elif event == "SessionEnd":
-            reason = payload.get("reason")
-            app.append_record("waymarks-session-end-v1", {
-                "reason": reason if isinstance(reason, str) and len(reason) <= 40
-                else "unknown"})
+        with Waymarks(home, cwd=payload["cwd"]) as fresh:
+            return handle(event, payload, home, fresh)
+    _bind(app, payload["session_id"].lower())
+    if event == "UserPromptSubmit":
+        prompt: str = payload["prompt"]
+        if not prompt.strip():
+            return None
+        app.session_say(prompt)
+        context = _plan(app, prompt)
+        return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                       "additionalContext": context}} if context else None
+    if event == "PreCompact":
+        trigger = payload.get("trigger")
+        app.append_record("waymarks-compaction-v1", {
+            "trigger": trigger if trigger in ("manual", "auto") else "unknown"})
+    elif event == "SessionEnd":
+        reason = payload.get("reason")
+        app.append_record("waymarks-session-end-v1", {
+            "reason": reason if isinstance(reason, str) and len(reason) <= 40 else "unknown"})
     return None
 
 
@@ -115,9 +116,13 @@ def _bind(app: Any, session_id: str) -> None:
     from waymarks.ledger.session_file import SessionFile
     from waymarks.service.ports import iso
 
+    current = app.bound_session
     directory = session_dir(app.home, app.cwd)
-    existing = sorted(directory.glob(f"*_{session_id}.jsonl")) if directory.is_dir() else []
-    if existing:
+    existing = [] if current is not None and current.session_id == session_id else sorted(
+        directory.glob(f"*_{session_id}.jsonl")) if directory.is_dir() else []
+    if current is not None and current.session_id == session_id:
+        pass  # a warm app already holds it
+    elif existing:
         app.bind_session(SessionFile.open(existing[0]))
     else:
         now = iso(app.clock.now())

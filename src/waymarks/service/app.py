@@ -191,6 +191,11 @@ class Waymarks:
             self._session = self._create_session()
         return self._session
 
+    @property
+    def bound_session(self) -> SessionLog | None:
+        """The session already in use, without looking for one."""
+        return self._session
+
     def bind_session(self, session: SessionLog) -> None:
         """Act on ``session`` from now on (a host that names its own session)."""
         self._session = session

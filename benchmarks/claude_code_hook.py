@@ -1,0 +1,93 @@
+"""Benchmark: the Claude Code ``UserPromptSubmit`` hook, spawn to exit, at 10,000 memories.
+
+The hook runs as Claude Code runs it: a new process, ``<venv>/bin/waymarks --home H hook
+claude-code UserPromptSubmit``, the recorded payload on stdin. The session holds
+``--memories`` claims and 5 pins; each run records the prompt and prints the plan.
+Floors measured in the same run: ``python -c pass`` from the virtualenv, the same through
+a pyenv shim when one exists, and the hook with input that is refused at once (the cost
+of starting Waymarks' entry point).
+
+    .venv/bin/python benchmarks/claude_code_hook.py [--memories 10000] [--runs 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from waymarks.hosts.claude_code import handle
+from waymarks.service.app import Waymarks
+
+WAYMARKS = Path(sys.executable).parent / "waymarks"
+
+
+def timed(argv: list[str], stdin: bytes = b"") -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, input=stdin, capture_output=True, check=True)
+    return (time.perf_counter() - started) * 1000
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {"runs": len(values), "median_ms": round(statistics.median(values), 1),
+            "p90_ms": round(ordered[int(len(ordered) * 0.9) - 1], 1),
+            "min_ms": round(ordered[0], 1)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="waymarks-cc-") as tmp:
+        home, project = Path(tmp, "home"), Path(tmp, "project")
+        project.mkdir()
+        session_id = str(uuid.uuid4())
+        start = {"session_id": session_id, "cwd": str(project),
+                 "hook_event_name": "SessionStart", "source": "startup"}
+        handle("SessionStart", start, home)
+        with Waymarks(home, cwd=str(project), session=session_id) as app:
+            for n in range(5):
+                app.pin(f"Project rule {n}: keep functions short")
+            for n in range(args.memories):
+                app.remember(f"Service {n} listens on port {2000 + n % 60000} in staging "
+                             f"cluster {n % 97}")
+        argv = [str(WAYMARKS), "--home", str(home), "hook", "claude-code", "UserPromptSubmit"]
+        payloads = [json.dumps({"session_id": session_id, "cwd": str(project),
+                                "hook_event_name": "UserPromptSubmit",
+                                "transcript_path": str(Path(tmp, "t.jsonl")),
+                                "prompt": f"which port does service {n * 37} use?"}).encode()
+                    for n in range(args.runs)]
+        timed(argv, payloads[0])  # warm the file cache and the database
+        hook = [timed(argv, p) for p in payloads]
+        output = subprocess.run(argv, input=payloads[1], capture_output=True).stdout
+        refused = [timed(argv, b"not json") for _ in range(args.runs)]
+        floor = [timed([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
+        shim = shutil.which("python3", path=str(Path.home() / ".pyenv" / "shims"))
+        shim_floor = [timed([shim, "-c", "pass"]) for _ in range(min(args.runs, 10))] \
+            if shim else []
+    context = json.loads(output)["hookSpecificOutput"]["additionalContext"] if output else ""
+    report = {
+        "benchmark": "claude_code_hook", "memories": args.memories, "pins": 5,
+        "user_prompt_submit": {**summary(hook), "target_median_ms": 60},
+        "context_chars": len(context),
+        "floor_refused_input": summary(refused),
+        "floor_python_pass_venv": summary(floor),
+        "floor_python_pass_pyenv_shim": summary(shim_floor) if shim_floor else None,
+        "reference_mem0_search_p50_ms": 148,
+    }
+    json.dump(report, sys.stdout, indent=2)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
