@@ -4,7 +4,8 @@ A hook is a new process for every prompt. Importing Waymarks and reading a long 
 ledger costs hundreds of milliseconds, so a helper process keeps them warm: it listens on
 ``<home>/claude-code/helper.sock`` (mode 0600), keeps one ``Waymarks`` per project and
 session (recall index in memory, ledger read incrementally), answers one hook per
-connection, and exits after ``IDLE_SECONDS`` without work.
+connection, and exits after ``IDLE_SECONDS`` without work (``WAYMARKS_CC_HELPER_IDLE``
+overrides; ``WAYMARKS_CC_HELPER=off`` never starts one).
 
 The client (:func:`run`) imports nothing of Waymarks: it sends the raw hook input and
 the event, prints the answer, exits 0. When no helper answers, it handles the hook in
@@ -45,7 +46,8 @@ def run(argv: list[str], home: str) -> int:
         from waymarks.hosts.claude_code import main as in_process
 
         code = in_process_with(in_process, argv, Path(home), raw)
-        _start_helper(home)
+        if os.environ.get("WAYMARKS_CC_HELPER", "on") != "off":
+            _start_helper(home)
         return code
     if answer:
         sys.stdout.write(answer)
@@ -184,4 +186,4 @@ def _answer(event: str, raw: bytes, home: Path, apps: dict[tuple[str, str], Any]
 if __name__ == "__main__":
     from pathlib import Path
 
-    serve(Path(sys.argv[1]))
+    serve(Path(sys.argv[1]), float(os.environ.get("WAYMARKS_CC_HELPER_IDLE") or IDLE_SECONDS))

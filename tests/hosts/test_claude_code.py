@@ -1,0 +1,290 @@
+"""Claude Code: hooks through the real entry point, install/uninstall on existing files, the
+warm helper, the MCP server following the hooks' session, and the real Claude Code from
+npm against a loopback fake Anthropic Messages server."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types import ElicitResult
+
+from tests.hosts.fake_anthropic import FakeAnthropic
+from waymarks.hosts import claude_code_install as cc
+from waymarks.service.app import Waymarks
+
+WAYMARKS = Path(sys.executable).parent / "waymarks"
+PIN_BEGIN = "[WAYMARKS PINNED CONTEXT — USER-CONFIRMED]"
+
+
+def hook(home: Path, event: str, payload: object, *, helper: bool = False,
+         raw: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "on" if helper else "off",
+           "WAYMARKS_CC_HELPER_IDLE": "5"}
+    data = raw if raw is not None else json.dumps(payload).encode()
+    done = subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code", event],
+                          input=data, env=env, capture_output=True, timeout=60)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(),
+                                       done.stderr.decode())
+
+
+def payload(session_id: str, cwd: Path, event: str, **extra: Any) -> dict[str, Any]:
+    return {"session_id": session_id, "transcript_path": str(cwd / "transcript.jsonl"),
+            "cwd": str(cwd), "hook_event_name": event, **extra}
+
+
+@pytest.fixture
+def sid() -> str:
+    return str(uuid.uuid4())
+
+
+def ledger(home: Path, project: Path, session_id: str) -> list[dict[str, Any]]:
+    [path] = list((home / "sessions").rglob(f"*_{session_id}.jsonl"))
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_every_event_through_the_real_entry_point(home: Path, project: Path,
+                                                  sid: str) -> None:
+    start = hook(home, "SessionStart", payload(sid, project, "SessionStart", source="startup"))
+    assert (start.returncode, start.stdout) == (0, "")
+    assert ledger(home, project, sid)[0]["id"] == sid  # the ledger is Claude Code's session
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.pin("Always run the linters")
+    submitted = hook(home, "UserPromptSubmit",
+                     payload(sid, project, "UserPromptSubmit", prompt="lint my change"))
+    output = json.loads(submitted.stdout)["hookSpecificOutput"]
+    assert output["hookEventName"] == "UserPromptSubmit"
+    assert output["additionalContext"].startswith(PIN_BEGIN)
+    assert '"Always run the linters"' in output["additionalContext"]
+    compact = hook(home, "PreCompact", payload(sid, project, "PreCompact", trigger="auto",
+                                                custom_instructions=""))
+    end = hook(home, "SessionEnd", payload(sid, project, "SessionEnd", reason="exit"))
+    assert compact.stdout == end.stdout == "" and compact.returncode == end.returncode == 0
+    kinds = [(e["type"], e.get("customType") or e.get("message", {}).get("role"))
+             for e in ledger(home, project, sid)[1:]]
+    assert kinds == [("custom", "ds4-context-pin-v1"), ("message", "user"),
+                     ("custom", "waymarks-compaction-v1"), ("custom", "waymarks-session-end-v1")]
+
+
+def test_a_prompt_with_nothing_to_add_prints_nothing(home: Path, project: Path,
+                                                     sid: str) -> None:
+    result = hook(home, "UserPromptSubmit",
+                  payload(sid, project, "UserPromptSubmit", prompt="hello"))
+    assert (result.returncode, result.stdout) == (0, "")
+    assert ledger(home, project, sid)[-1]["message"]["content"][0]["text"] == "hello"
+
+
+@pytest.mark.parametrize(("event", "body", "code"), [
+    ("UserPromptSubmit", b"not json at all", "input_not_json"),
+    ("UserPromptSubmit", b"[1, 2]", "input_not_object"),
+    ("UserPromptSubmit", b"\xff\xfe", "input_not_json"),
+    ("UserPromptSubmit", {"cwd": "/", "prompt": "SECRET-PROMPT"}, "bad_session_id"),
+    ("UserPromptSubmit", {"session_id": "../../etc", "cwd": "/", "prompt": "x"},
+     "bad_session_id"),
+    ("UserPromptSubmit", {"session_id": "S", "cwd": "relative/dir", "prompt": "x"}, "bad_cwd"),
+    ("UserPromptSubmit", {"session_id": "S", "cwd": "/no/such/dir", "prompt": "x"}, "bad_cwd"),
+    ("UserPromptSubmit", {"session_id": "S", "cwd": "P", "prompt": 42}, "bad_prompt"),
+    ("UserPromptSubmit", {"session_id": "S", "cwd": "P", "hook_event_name": "SessionEnd",
+                          "prompt": "x"}, "event_mismatch"),
+    ("Stop", {"session_id": "S", "cwd": "P"}, "unknown_event"),
+])
+def test_bad_input_never_blocks_and_is_logged_without_content(
+        home: Path, project: Path, sid: str, event: str, body: object, code: str) -> None:
+    if isinstance(body, dict):
+        body = {k: (sid if v == "S" else str(project) if v == "P" else v)
+                for k, v in body.items()}
+        raw = json.dumps(body).encode()
+    else:
+        raw = body  # type: ignore[assignment]
+    result = hook(home, event, None, raw=raw)
+    assert (result.returncode, result.stdout) == (0, "")
+    log = (home / "logs" / "waymarks.jsonl").read_text()
+    assert json.loads(log.splitlines()[-1])["code"] == code
+    assert "SECRET-PROMPT" not in log and not (home / "sessions").exists()
+
+
+def test_the_warm_helper_answers_the_same_and_stops_when_idle(home: Path, project: Path,
+                                                              sid: str) -> None:
+    hook(home, "SessionStart", payload(sid, project, "SessionStart"), helper=True)
+    socket = home / "claude-code" / "helper.sock"
+    for _ in range(100):
+        if socket.exists():
+            break
+        time.sleep(0.05)
+    assert socket.exists() and oct(socket.stat().st_mode & 0o777) == "0o600"
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.pin("Prefer small commits")
+    answers = [hook(home, "UserPromptSubmit", payload(sid, project, "UserPromptSubmit",
+                                                      prompt=f"commit {n}"), helper=True)
+               for n in range(3)]
+    assert all('"Prefer small commits"' in
+               json.loads(a.stdout)["hookSpecificOutput"]["additionalContext"] for a in answers)
+    bad = hook(home, "UserPromptSubmit", None, raw=b"{broken", helper=True)
+    assert (bad.returncode, bad.stdout) == (0, "")
+    prompts = [e["message"]["content"][0]["text"] for e in ledger(home, project, sid)
+               if e["type"] == "message"]
+    assert prompts == ["commit 0", "commit 1", "commit 2"]
+    for _ in range(200):  # idle for 5 s: the helper exits and removes its socket
+        if not socket.exists():
+            break
+        time.sleep(0.05)
+    assert not socket.exists()
+
+
+def test_mcp_follows_the_hooks_session_and_the_prompt_is_provenance(
+        home: Path, project: Path, sid: str) -> None:
+    hook(home, "SessionStart", payload(sid, project, "SessionStart"))
+    hook(home, "UserPromptSubmit", payload(sid, project, "UserPromptSubmit",
+                                           prompt="remember: staging uses port 5433"))
+    prompt_entry = ledger(home, project, sid)[-1]["id"]
+    params = StdioServerParameters(
+        command=str(WAYMARKS), args=["--home", str(home), "mcp", "--claude-code"],
+        cwd=str(project), env=dict(os.environ))
+
+    async def accept(context: Any, request: Any) -> ElicitResult:
+        return ElicitResult(action="accept", content={"confirm": True})
+
+    async def run() -> dict[str, Any]:
+        async with stdio_client(params) as (read, write), ClientSession(
+                read, write, elicitation_callback=accept) as session:
+            await session.initialize()
+            result = await session.call_tool("context_persistence", {
+                "action": "memory_add", "content": "Staging uses port 5433"})
+            return dict(result.structured_content or {})
+
+    assert anyio.run(run)["outcome"] == "committed"
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        [memory] = app.items("memory")
+    assert memory.source_entry_ids == (prompt_entry,)
+
+
+OTHER_SETTINGS = {
+    "permissions": {"allow": ["Bash(npm test)"]},
+    "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo hi"}]}],
+              "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command",
+                                                              "command": "fmt"}]}]},
+}
+OTHER_MCP = {"mcpServers": {"github": {"command": "gh-mcp", "args": []}}}
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_install_merges_is_idempotent_and_uninstall_restores(tmp_path: Path, scope: str,
+                                                             home: Path) -> None:
+    project, user = tmp_path / "p", tmp_path / "u"
+    settings_path, mcp_path = cc.files(scope, project, user)  # type: ignore[arg-type]
+    settings_path.parent.mkdir(parents=True)
+    mcp_path.parent.mkdir(parents=True, exist_ok=True)
+    settings_path.write_text(json.dumps(OTHER_SETTINGS))
+    mcp_path.write_text(json.dumps(OTHER_MCP))
+    changes = cc.install(scope, project, user, home)  # type: ignore[arg-type]
+    assert {str(c.path) for c in changes} == {str(settings_path), str(mcp_path)}
+    settings = json.loads(settings_path.read_text())
+    assert settings["permissions"] == OTHER_SETTINGS["permissions"]
+    assert settings["hooks"]["PostToolUse"] == OTHER_SETTINGS["hooks"]["PostToolUse"]
+    prompt_hooks = [h["command"] for g in settings["hooks"]["UserPromptSubmit"]
+                    for h in g["hooks"]]
+    assert prompt_hooks[0] == "echo hi" and "hook claude-code UserPromptSubmit" in prompt_hooks[1]
+    assert str(Path(sys.executable).parent / "waymarks") in prompt_hooks[1]
+    assert set(json.loads(mcp_path.read_text())["mcpServers"]) == {"github", "waymarks"}
+    assert Path(str(settings_path) + ".waymarks-backup").exists()
+    assert cc.install(scope, project, user, home) == []  # type: ignore[arg-type]
+    removed = cc.uninstall(scope, project, user)  # type: ignore[arg-type]
+    assert len(removed) == 2
+    assert json.loads(settings_path.read_text()) == OTHER_SETTINGS
+    assert json.loads(mcp_path.read_text()) == OTHER_MCP
+    assert cc.uninstall(scope, project, user) == []  # type: ignore[arg-type]
+
+
+def test_install_into_nothing_and_out_again_leaves_nothing(tmp_path: Path, home: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    cc.install("project", project, tmp_path / "u", home)
+    cc.uninstall("project", project, tmp_path / "u")
+    assert json.loads((project / ".claude" / "settings.json").read_text()) == {}
+    assert json.loads((project / ".mcp.json").read_text()) == {}
+
+
+def test_install_refuses_broken_or_foreign_files_and_changes_nothing(tmp_path: Path,
+                                                                   home: Path) -> None:
+    project = tmp_path / "p"
+    (project / ".claude").mkdir(parents=True)
+    settings = project / ".claude" / "settings.json"
+    settings.write_text("{ not json")
+    with pytest.raises(cc.InstallError, match="not valid JSON"):
+        cc.install("project", project, tmp_path / "u", home)
+    assert settings.read_text() == "{ not json" and not (project / ".mcp.json").exists()
+    settings.write_text("{}")
+    (project / ".mcp.json").write_text(json.dumps(
+        {"mcpServers": {"waymarks": {"command": "something-else"}}}))
+    with pytest.raises(cc.InstallError, match="not Waymarks"):
+        cc.install("project", project, tmp_path / "u", home)
+    assert settings.read_text() == "{}"
+
+
+def test_install_and_uninstall_from_the_cli(tmp_path: Path, home: Path, project: Path) -> None:
+    env = {**os.environ, "HOME": str(tmp_path)}
+    run = [str(WAYMARKS), "--home", str(home), "--cwd", str(project), "--json", "claude-code"]
+    installed = json.loads(subprocess.run([*run, "install"], env=env, capture_output=True,
+                                          text=True, check=True).stdout)
+    assert {c["file"] for c in installed["changes"]} == {
+        str(project / ".claude" / "settings.json"), str(project / ".mcp.json")}
+    removed = json.loads(subprocess.run([*run, "uninstall"], env=env, capture_output=True,
+                                        text=True, check=True).stdout)
+    assert len(removed["changes"]) == 2
+
+
+def claude_code() -> list[str] | None:
+    """The real Claude Code from npm, installed on first use (``None`` without npm)."""
+    prefix = Path(os.environ.get("WAYMARKS_CC_CACHE") or
+                  Path(__file__).resolve().parents[2] / ".cache" / "claude-code")
+    cli = prefix / "node_modules" / ".bin" / "claude"
+    if not cli.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            return None
+        subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
+                        "--loglevel", "error", "@anthropic-ai/claude-code@2.1.197"],
+                       check=True, timeout=900, capture_output=True)
+    return [str(cli)]
+
+
+def test_the_real_claude_code_sends_the_pinned_block(tmp_path: Path, home: Path,
+                                                     project: Path) -> None:
+    command = claude_code()
+    assert command is not None, "npm is needed to install Claude Code for this test"
+    user_home = tmp_path / "user"
+    user_home.mkdir()
+    cc.install("project", project, user_home, home)
+    with FakeAnthropic("Bonjour") as fake:
+        env = {**os.environ, "HOME": str(user_home), "ANTHROPIC_BASE_URL": fake.base_url,
+               "ANTHROPIC_API_KEY": "sk-ant-test-0000", "DISABLE_TELEMETRY": "1",
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+               "WAYMARKS_CC_HELPER": "off"}
+        first = subprocess.run([*command, "-p", "hello", "--output-format", "json"],
+                               cwd=project, env=env, capture_output=True, text=True,
+                               timeout=180)
+        assert first.returncode == 0, first.stderr[-2000:]
+        session_id = json.loads(first.stdout)["session_id"]
+        with Waymarks(home, cwd=str(project), session=session_id) as app:
+            app.pin("Always answer in French")
+        second = subprocess.run([*command, "-p", "--resume", session_id, "which language?",
+                                 "--output-format", "json"], cwd=project, env=env,
+                                capture_output=True, text=True, timeout=180)
+        assert second.returncode == 0, second.stderr[-2000:]
+    sent = json.dumps(fake.bodies[-1], ensure_ascii=False)
+    assert PIN_BEGIN in sent and "Always answer in French" in sent
+    assert PIN_BEGIN not in json.dumps(fake.bodies[0], ensure_ascii=False)
+    prompts = [e["message"]["content"][0]["text"] for e in ledger(home, project, session_id)
+               if e["type"] == "message"]
+    assert prompts == ["hello", "which language?"]
