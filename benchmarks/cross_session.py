@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -27,6 +26,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from bench_stats import summary
 from waymarks.ledger.discovery import session_dir, session_file_name
 from waymarks.service.app import Waymarks
 
@@ -68,14 +68,6 @@ def write_sibling(directory: Path, project: str, start: int, entries: int, base:
     return path
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, round(q / 100 * len(ordered)) - 1)]
-
-
-def summary(times: list[float]) -> dict[str, float]:
-    return {"runs": len(times), "p50_ms": round(statistics.median(times), 2),
-            "p99_ms": round(percentile(times, 99), 2)}
 
 
 def main() -> int:

@@ -28,13 +28,9 @@ from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import ElicitResult
 
+from bench_stats import summary
 from waymarks.mcp.server import build_server
 from waymarks.service.app import Waymarks
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, round(q / 100 * len(ordered)) - 1)]
 
 
 def seed(app: Waymarks, count: int) -> None:
@@ -79,10 +75,6 @@ def direct_writes(app: Waymarks, calls: int) -> list[float]:
         times.append((time.perf_counter() - started) * 1000)
     return times
 
-
-def summary(times: list[float]) -> dict[str, Any]:
-    return {"calls": len(times), "p50_ms": round(statistics.median(times), 3),
-            "p99_ms": round(percentile(times, 99), 3)}
 
 
 async def first_result(home: Path, project: Path) -> float:

@@ -25,19 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_stats import summary
 from tests.hosts.fake_openai import FakeOpenAI
 from tests.hosts.pi_harness import PiHome, PiRpc, install
 from waymarks.service.app import Waymarks
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, round(q / 100 * len(ordered)) - 1)]
-
-
-def summary(values: list[float]) -> dict[str, float]:
-    return {"n": len(values), "p50_ms": round(statistics.median(values), 2),
-            "p99_ms": round(percentile(values, 99), 2)}
 
 
 def wall(home: PiHome, extension: bool) -> float:

@@ -23,6 +23,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from bench_stats import percentile
 from waymarks.service.app import Waymarks
 from waymarks.service.planning import plan_request
 
@@ -65,10 +66,6 @@ def write_ledger(path: Path, cwd: str, memories: int, pins: int, seed: int) -> N
         parent = entry
     path.write_text("\n".join(lines) + "\n")
 
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, round(q / 100 * len(ordered)) - 1)]
 
 
 def summary(times: list[float]) -> dict[str, float]:

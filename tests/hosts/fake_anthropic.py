@@ -4,9 +4,9 @@ body and streams a scripted text answer as server-sent events."""
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.hosts.fake_server import LoopbackServer, QuietHandler
 
 
 class FakeAnthropic:
@@ -16,58 +16,36 @@ class FakeAnthropic:
         self.paths: list[str] = []
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 fake.paths.append(self.path)
-                self._json(200, {"data": [], "has_more": False})
+                self.send_json(200, {"data": [], "has_more": False})
 
             def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) or b"{}"
+                body = self.read_json()
                 fake.paths.append(self.path)
-                try:
-                    body = json.loads(raw)
-                except ValueError:
-                    body = {}
                 if not self.path.split("?")[0].endswith("/v1/messages"):
-                    self._json(200, {})
+                    self.send_json(200, {})
                     return
                 fake.bodies.append(body)
                 if not body.get("stream"):
-                    self._json(200, _message(fake.answer, body))
+                    self.send_json(200, _message(fake.answer, body))
                     return
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.end_headers()
-                for name, data in _events(fake.answer, body):
-                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-                self.wfile.flush()
+                self.send_events(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+                                 for name, data in _events(fake.answer, body))
 
-            def _json(self, status: int, data: dict[str, Any]) -> None:
-                raw = json.dumps(data).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.http = LoopbackServer(Handler)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return self.http.origin
 
     def __enter__(self) -> FakeAnthropic:
-        self.thread.start()
+        self.http.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.http.stop()
 
 
 def _message(text: str, body: dict[str, Any]) -> dict[str, Any]:

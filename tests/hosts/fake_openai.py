@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.hosts.fake_server import LoopbackServer, QuietHandler
 
 Reply = dict[str, Any]
 
@@ -35,54 +36,35 @@ class FakeOpenAI:
         self._lock = threading.Lock()
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # keep test output clean
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
-                self._json(200, {"object": "list", "data": [{"id": "fake-model",
-                                                            "object": "model"}]})
+                self.send_json(200, {"object": "list", "data": [{"id": "fake-model",
+                                                                "object": "model"}]})
 
             def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
+                body = self.read_json()
                 with fake._lock:
                     fake.bodies.append(body)
                     reply = fake.script.pop(0) if fake.script else reply_text("done")
+                    number = len(fake.bodies)
                 if not self.path.endswith("/chat/completions"):
-                    self._json(404, {"error": {"message": "not found"}})
+                    self.send_json(404, {"error": {"message": "not found"}})
                     return
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.end_headers()
-                for chunk in _chunks(reply, len(fake.bodies)):
-                    self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
+                self.send_events([b"data: " + json.dumps(chunk).encode() + b"\n\n"
+                                  for chunk in _chunks(reply, number)] + [b"data: [DONE]\n\n"])
 
-            def _json(self, status: int, data: dict[str, Any]) -> None:
-                raw = json.dumps(data).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.http = LoopbackServer(Handler)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        return f"{self.http.origin}/v1"
 
     def __enter__(self) -> FakeOpenAI:
-        self.thread.start()
+        self.http.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.http.stop()
 
 
 def _chunks(reply: Reply, n: int) -> list[dict[str, Any]]:
