@@ -112,30 +112,31 @@ def handle(event: str, payload: dict[str, Any], home: Path,
 
 def _bind(app: Any, session_id: str) -> None:
     """Use (or create) the ledger whose session ID is Claude Code's, and point to it."""
-    from waymarks.ledger.discovery import session_dir, session_file_name
-    from waymarks.ledger.session_file import SessionFile
-    from waymarks.service.ports import iso
-
     current = app.bound_session
-    directory = session_dir(app.home, app.cwd)
-    existing = [] if current is not None and current.session_id == session_id else sorted(
-        directory.glob(f"*_{session_id}.jsonl")) if directory.is_dir() else []
-    if current is not None and current.session_id == session_id:
-        pass  # a warm app already holds it
-    elif existing:
-        app.bind_session(SessionFile.open(existing[0]))
-    else:
-        now = iso(app.clock.now())
-        path = directory / session_file_name(now, session_id)
-        try:
-            app.bind_session(SessionFile.create(path, session_id, now, app.cwd))
-        except FileExistsError:  # a concurrent hook created it first
-            app.bind_session(SessionFile.open(path))
+    if current is None or current.session_id != session_id:  # a warm app may hold it
+        app.bind_session(_open_or_create(app, session_id))
     pointer = pointer_path(app.home, app.cwd)
     pointer.parent.mkdir(parents=True, exist_ok=True)
     temp = pointer.with_suffix(f".tmp{os.getpid()}")
     temp.write_text(session_id, encoding="utf-8")
     os.replace(temp, pointer)
+
+
+def _open_or_create(app: Any, session_id: str) -> Any:
+    from waymarks.ledger.discovery import session_dir, session_file_name
+    from waymarks.ledger.session_file import SessionFile
+    from waymarks.service.ports import iso
+
+    directory = session_dir(app.home, app.cwd)
+    existing = sorted(directory.glob(f"*_{session_id}.jsonl")) if directory.is_dir() else []
+    if existing:
+        return SessionFile.open(existing[0])
+    now = iso(app.clock.now())
+    path = directory / session_file_name(now, session_id)
+    try:
+        return SessionFile.create(path, session_id, now, app.cwd)
+    except FileExistsError:  # a concurrent hook created it first
+        return SessionFile.open(path)
 
 
 def _plan(app: Any, prompt: str) -> str:
