@@ -23,6 +23,9 @@ type Json = any;
 type Pending = { resolve: (v: Json) => void; reject: (e: Error) => void; timer: NodeJS.Timeout };
 
 const WITHHELD = "[withheld by Waymarks: privacy could not be checked]";
+const LONG_CALL_MS = 10 * 60 * 1000; // a confirmation waits for the person, not for a timer
+/** Keys whose string values are protocol, not content: kept when a payload is withheld. */
+const STRUCTURAL = new Set(["model", "role", "type", "stream", "tool_choice", "id", "tool_call_id", "name"]);
 
 export default function waymarks(pi: any) {
 	let child: ChildProcessWithoutNullStreams | undefined;
@@ -62,6 +65,7 @@ export default function waymarks(pi: any) {
 		const proc = child;
 		proc.on("error", () => proc === child && stop());
 		proc.on("exit", () => proc === child && stop());
+		proc.stdin.on("error", () => proc === child && stop()); // the bridge died: EPIPE
 		proc.stderr.on("data", () => {});
 		createInterface({ input: proc.stdout }).on("line", (line) => onLine(proc, line));
 		const manager = ctx.sessionManager;
@@ -102,7 +106,7 @@ export default function waymarks(pi: any) {
 			} catch (e) {
 				error = { code: "host_error", message: e instanceof Error ? e.message : String(e) };
 			}
-			proc.stdin.write(`${JSON.stringify(error ? { id: message.id, error } : { id: message.id, result })}\n`);
+			write(proc, error ? { id: message.id, error } : { id: message.id, result });
 			return;
 		}
 		const waiting = pending.get(message.id);
@@ -137,6 +141,16 @@ export default function waymarks(pi: any) {
 		throw new Error(`unknown host method ${method}`);
 	}
 
+	function write(proc: ChildProcessWithoutNullStreams, message: Json): boolean {
+		if (proc.exitCode !== null || proc.stdin.destroyed) return false;
+		try {
+			proc.stdin.write(`${JSON.stringify(message)}\n`);
+			return true;
+		} catch {
+			return false;
+		}
+	}
+
 	function request(method: string, params: Json, timeout = timeoutMs): Promise<Json> {
 		const proc = child;
 		if (!proc) return Promise.reject(new Error("the Waymarks bridge is not running"));
@@ -145,6 +159,7 @@ export default function waymarks(pi: any) {
 		return new Promise((resolve, reject) => {
 			const timer = setTimeout(() => {
 				pending.delete(id);
+				if (proc === child) stop(); // slow or stuck: the next call starts a new bridge
 				reject(new Error(`${method} took longer than ${timeout} ms`));
 			}, timeout);
 			pending.set(id, {
@@ -155,7 +170,11 @@ export default function waymarks(pi: any) {
 				reject,
 				timer,
 			});
-			proc.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
+			if (!write(proc, { id, method, params })) {
+				clearTimeout(timer);
+				pending.delete(id);
+				reject(new Error("the Waymarks bridge is not running"));
+			}
 		});
 	}
 
@@ -169,8 +188,13 @@ export default function waymarks(pi: any) {
 	/** A bridge call that may restart the bridge once; waits for confirmations without a limit. */
 	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs): Promise<Json> {
 		ctxNow = ctx;
-		if (!child) ready = start(ctx);
-		await ready;
+		if (!child || !ready) ready = start(ctx);
+		try {
+			await ready;
+		} catch (e) {
+			stop(); // initialize failed or timed out: start afresh on the next call
+			throw e;
+		}
 		return request(method, { ...params, sync: syncParams(ctx) }, timeout);
 	}
 
@@ -186,14 +210,23 @@ export default function waymarks(pi: any) {
 		return undefined;
 	}
 
+	/** The payload with every piece of text replaced, whatever its shape (OpenAI, Anthropic,
+	 * Google …): only protocol fields (model, role, type …) keep their values. */
 	function withheld(payload: Json): Json {
-		const copy = structuredClone(payload ?? {});
-		if (Array.isArray(copy.messages)) copy.messages = [{ role: "user", content: WITHHELD }];
-		if (Array.isArray(copy.input)) copy.input = [{ role: "user", content: WITHHELD }];
-		if ("system" in copy) copy.system = WITHHELD;
-		if ("instructions" in copy) copy.instructions = WITHHELD;
-		delete copy.tools;
-		return copy;
+		const scrub = (value: Json, key?: string): Json => {
+			if (typeof value === "string") return key !== undefined && STRUCTURAL.has(key) ? value : WITHHELD;
+			if (Array.isArray(value)) return value.map((v) => scrub(v));
+			if (value && typeof value === "object") {
+				const out: Json = {};
+				for (const [k, v] of Object.entries(value)) {
+					if (k === "tools" || k === "functionDeclarations") continue;
+					out[k] = scrub(v, k);
+				}
+				return out;
+			}
+			return value;
+		};
+		return scrub(payload ?? {});
 	}
 
 	pi.on("session_start", async (_event: Json, ctx: any) => {
@@ -220,7 +253,7 @@ export default function waymarks(pi: any) {
 		const last = lastUserText(event.messages);
 		if (!last || !last.text.trim()) return undefined;
 		try {
-			const key = `${ctx.sessionManager.getLeafId()}:${last.index}:${last.text}`;
+			const key = `${ctx.model?.provider}:${ctx.sessionManager.getLeafId()}:${last.index}:${last.text}`;
 			if (cachedPlan?.key !== key) {
 				const plan = await call(ctx, "plan", { prompt: last.text, provider: ctx.model?.provider });
 				cachedPlan = { key, messages: plan.fallback ? [] : plan.messages };
@@ -245,18 +278,16 @@ export default function waymarks(pi: any) {
 			const checked = await call(ctx, "sanitize", { payload: event.payload, provider: ctx.model?.provider });
 			return checked.withheld ? withheld(event.payload) : checked.payload;
 		} catch (e) {
-			// Nothing was injected without the bridge; what remains to protect is text the
-			// person classified with inline markers. A payload holding any cannot be checked
-			// here, so it is withheld; one without markers goes as Pi built it.
-			if (!JSON.stringify(event.payload ?? null).toLowerCase().includes("ds4:")) return undefined;
-			warn(ctx, `a request was withheld: its privacy could not be checked (${e instanceof Error ? e.message : e})`);
+			// Fails closed: a payload that could not be checked (markers, credentials) is
+			// withheld, never sent as Pi built it.
+			warn(ctx, `requests are withheld: their privacy could not be checked (${e instanceof Error ? e.message : e})`);
 			return withheld(event.payload);
 		}
 	});
 
 	async function command(ctx: any, text: string) {
 		try {
-			const r = await call(ctx, "command", { text }, 0x7fffffff);
+			const r = await call(ctx, "command", { text }, LONG_CALL_MS);
 			if (ctx.hasUI) ctx.ui.notify(r.text, r.exitCode ? "warning" : "info");
 			else process.stdout.write(`${r.text}\n`);
 		} catch (e) {
@@ -307,7 +338,7 @@ export default function waymarks(pi: any) {
 		}),
 		async execute(_id: string, params: Json, _signal: Json, _onUpdate: Json, ctx: any) {
 			try {
-				const r = await call(ctx, "tool", { name: "context_persistence", arguments: params }, 0x7fffffff);
+				const r = await call(ctx, "tool", { name: "context_persistence", arguments: params }, LONG_CALL_MS);
 				return { content: [{ type: "text", text: r.text }], details: r.details };
 			} catch (e) {
 				const details = { outcome: "unavailable", errorCode: "runtime-unavailable" };

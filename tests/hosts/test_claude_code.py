@@ -288,3 +288,96 @@ def test_the_real_claude_code_sends_the_pinned_block(tmp_path: Path, home: Path,
     prompts = [e["message"]["content"][0]["text"] for e in ledger(home, project, session_id)
                if e["type"] == "message"]
     assert prompts == ["hello", "which language?"]
+
+
+def test_the_session_stays_one_ledger_when_claude_changes_directory(
+        home: Path, project: Path, sid: str) -> None:
+    sub = project / "src"
+    sub.mkdir()
+    env_project = {"CLAUDE_PROJECT_DIR": str(project)}
+    hook_env(home, "SessionStart", payload(sid, project, "SessionStart"), env_project)
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.pin("Pinned at the root")
+    moved = hook_env(home, "UserPromptSubmit",
+                     payload(sid, sub, "UserPromptSubmit", prompt="now in src"), env_project)
+    assert '"Pinned at the root"' in json.loads(moved.stdout)["hookSpecificOutput"][
+        "additionalContext"]
+    assert len(list((home / "sessions").rglob(f"*_{sid}.jsonl"))) == 1
+
+
+def hook_env(home: Path, event: str, body: object,
+             extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "off", **extra}
+    done = subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code", event],
+                          input=json.dumps(body).encode(), env=env, capture_output=True,
+                          timeout=60)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(),
+                                       done.stderr.decode())
+
+
+def test_a_non_utf8_locale_cannot_break_the_hook(home: Path, project: Path, sid: str) -> None:
+    hook(home, "SessionStart", payload(sid, project, "SessionStart"))
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.pin("Uses an em dash — here")
+    result = hook_env(home, "UserPromptSubmit",
+                      payload(sid, project, "UserPromptSubmit", prompt="go"),
+                      {"PYTHONIOENCODING": "ascii", "LANG": "C", "LC_ALL": "C"})
+    assert result.returncode == 0
+    assert "em dash" in json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_nothing_in_the_project_runs_in_the_helper(home: Path, project: Path, sid: str,
+                                                  tmp_path: Path) -> None:
+    marker = tmp_path / "PWNED"
+    for name in ("socket.py", "json.py", "datetime.py"):
+        (project / name).write_text(f"open({str(marker)!r}, 'w').close()\n")
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "on", "WAYMARKS_CC_HELPER_IDLE": "2"}
+    subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code", "SessionStart"],
+                   input=json.dumps(payload(sid, project, "SessionStart")).encode(),
+                   cwd=project, env=env, capture_output=True, timeout=60, check=True)
+    socket = home / "claude-code" / "helper.sock"
+    for _ in range(100):
+        if socket.exists():
+            break
+        time.sleep(0.05)
+    assert socket.exists() and not marker.exists()
+
+
+def test_install_keeps_modes_links_and_the_first_backup(tmp_path: Path, home: Path) -> None:
+    user = tmp_path / "u"
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (user / ".claude").mkdir(parents=True)
+    real_settings = dotfiles / "settings.json"
+    real_settings.write_text(json.dumps(OTHER_SETTINGS))
+    (user / ".claude" / "settings.json").symlink_to(real_settings)
+    private = user / ".claude.json"
+    private.write_text(json.dumps({"oauthAccount": "x", **OTHER_MCP}))
+    private.chmod(0o600)
+    cc.install("user", tmp_path / "p", user, home)
+    assert (user / ".claude" / "settings.json").is_symlink()
+    assert "hook claude-code" in real_settings.read_text()
+    assert oct(private.stat().st_mode & 0o777) == "0o600"
+    cc.uninstall("user", tmp_path / "p", user)
+    cc.install("user", tmp_path / "p", user, home)
+    backup = user / ".claude.json.waymarks-backup"
+    assert json.loads(backup.read_text()) == {"oauthAccount": "x", **OTHER_MCP}
+
+
+def test_a_failure_inside_the_helper_records_the_prompt_once(home: Path, project: Path,
+                                                             sid: str) -> None:
+    hook(home, "SessionStart", payload(sid, project, "SessionStart"), helper=True)
+    socket = home / "claude-code" / "helper.sock"
+    for _ in range(100):
+        if socket.exists():
+            break
+        time.sleep(0.05)
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+    (project / ".waymarks").mkdir()
+    (project / ".waymarks" / "config.toml").write_text("[privacy\nbroken = ")  # plan fails
+    result = hook(home, "UserPromptSubmit",
+                  payload(sid, project, "UserPromptSubmit", prompt="only once"), helper=True)
+    assert (result.returncode, result.stdout) == (0, "")
+    prompts = [e for e in ledger(home, project, sid) if e["type"] == "message"]
+    assert [p["message"]["content"][0]["text"] for p in prompts] == ["only once"]

@@ -180,15 +180,25 @@ def test_memory_recall_returns_the_right_claim(pi: PiHome, fake: FakeOpenAI) -> 
     assert "5433" in claim["excerpt"] and "Redis" not in json.dumps(answer)
 
 
-def test_without_the_bridge_pi_keeps_working_and_warns_once(pi: PiHome,
-                                                            fake: FakeOpenAI) -> None:
+def test_without_the_bridge_pi_keeps_running_warns_once_and_fails_closed(
+        pi: PiHome, fake: FakeOpenAI) -> None:
     pi.extra_env["WAYMARKS_BIN"] = str(pi.root / "no-such-waymarks")
-    result = pi.run("-p", "hello without memory")
-    assert result.returncode == 0 and "done" in result.stdout
+    result = pi.run("-p", "hello without memory [ds4:local-only]PIN 9999[/ds4:local-only]")
+    assert result.returncode == 0 and "done" in result.stdout  # Pi is not taken down
     assert result.stderr.count("Waymarks:") == 1
-    assert user_texts(fake.bodies[-1])[-1] == "hello without memory"
-    withheld = pi.run("-p", "secret [ds4:local-only]PIN 9999[/ds4:local-only]")
-    assert withheld.returncode == 0 and "9999" not in json.dumps(fake.bodies[-1])
+    sent = json.dumps(fake.bodies[-1])
+    assert "9999" not in sent and "hello without memory" not in sent  # unchecked: withheld
+    assert fake.bodies[-1]["model"] == "fake-model"  # protocol fields survive
+
+
+def test_context_refuses_commands_that_would_detach_the_bridge(pi: PiHome) -> None:
+    pi.run("-p", "hello")
+    for command in ("/context session new", "/context mcp", "/context bridge"):
+        result = pi.run("-c", "-p", command, timeout=60)
+        assert result.returncode == 0 and "/context offers" in result.stdout + result.stderr
+    pinned = pi.run("-c", "-p", "/context pin -- Still attached")
+    assert "Pinned pin" in pinned.stdout + pinned.stderr
+    assert any(e.get("customType") == "ds4-context-pin-v1" for e in pi.entries())
 
 
 def test_pi_install_makes_pi_load_waymarks_by_itself(pi: PiHome, fake: FakeOpenAI) -> None:

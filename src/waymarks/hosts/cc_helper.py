@@ -39,33 +39,26 @@ def run(argv: list[str], home: str) -> int:
     """The hook's entry point (lean): ask the helper, else do it here."""
     event = argv[0] if argv else ""
     raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
-    answer = _ask(home, event, raw)
-    if answer is None:
+    project = os.environ.get("CLAUDE_PROJECT_DIR", "")
+    answer = _ask(home, event, raw, project)
+    if answer is None:  # no helper took the request: nothing was done yet
         from pathlib import Path
 
         from waymarks.hosts.claude_code import main as in_process
 
-        code = in_process_with(in_process, argv, Path(home), raw)
+        code: int = in_process(argv, Path(home), raw, project or None)
         if os.environ.get("WAYMARKS_CC_HELPER", "on") != "off":
             _start_helper(home)
         return code
     if answer:
-        sys.stdout.write(answer)
-        sys.stdout.flush()
+        sys.stdout.buffer.write(answer.encode("utf-8"))
+        sys.stdout.buffer.flush()
     return 0
 
 
-def in_process_with(entry: Any, argv: list[str], home: Path, raw: bytes) -> int:
-    """Run the in-process hook on ``raw`` (stdin was already read)."""
-    import io
-
-    sys.stdin = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")
-    code: int = entry(argv, home)
-    return code
-
-
-def _ask(home: str | Path, event: str, raw: bytes) -> str | None:
-    """The helper's answer (``""``: nothing to print), or ``None`` if none answered."""
+def _ask(home: str | Path, event: str, raw: bytes, project: str = "") -> str | None:
+    """The helper's answer (``""``: nothing to print), or ``None`` if no helper took the
+    request (then nothing was done, and the caller may do it itself)."""
     path = socket_path(home)
     if not os.path.exists(path):
         return None
@@ -76,7 +69,8 @@ def _ask(home: str | Path, event: str, raw: bytes) -> str | None:
             client.settimeout(ANSWER_TIMEOUT_S)
             name = event if event.isascii() and event.isalpha() else "invalid"
             header = f'{{"protocol": "{PROTOCOL}", "event": "{name}"}}'.encode()
-            client.sendall(header + b"\n" + raw)
+            where = project.encode("utf-8", "replace") if "\n" not in project else b""
+            client.sendall(header + b"\n" + where + b"\n" + raw)
             client.shutdown(socket.SHUT_WR)
             chunks = []
             while chunk := client.recv(65536):
@@ -84,24 +78,29 @@ def _ask(home: str | Path, event: str, raw: bytes) -> str | None:
     except OSError:
         return None
     reply = b"".join(chunks)
-    if not reply.startswith(b"ok\n"):
-        return None  # a helper of another version, or one that failed: do it here
-    return reply[3:].decode("utf-8")
+    if reply.startswith(b"ok\n"):
+        return reply[3:].decode("utf-8", "replace")
+    if reply.startswith(b"protocol\n"):
+        return None  # a helper of another version did nothing: do it here
+    return ""  # it took the request and failed: doing it again could record it twice
 
 
 def _start_helper(home: str) -> None:
     import contextlib
     import subprocess
 
+    # -I: isolated, so nothing in the project directory (a socket.py, PYTHONPATH) can run
+    # in the helper; and it runs in the home, not in the project
     with contextlib.suppress(OSError):  # if it cannot start, the next prompt tries again
         subprocess.Popen(
-            [sys.executable, "-m", "waymarks.hosts.cc_helper", home],
+            [sys.executable, "-I", "-m", "waymarks.hosts.cc_helper", home], cwd=home,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True, close_fds=True)
 
 
 def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
     """The helper: answer hooks until idle for ``idle_seconds``."""
+    import contextlib
     import json
 
     from waymarks.hosts.claude_code import HookInputError, handle, parse_input
@@ -132,7 +131,8 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                 connection.settimeout(ANSWER_TIMEOUT_S)
                 try:
                     data = _receive(connection)
-                    header, _, raw = data.partition(b"\n")
+                    header, _, rest = data.partition(b"\n")
+                    project, _, raw = rest.partition(b"\n")
                     request = json.loads(header)
                     if request.get("protocol") != PROTOCOL:
                         connection.sendall(b"protocol\n")
@@ -141,12 +141,22 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                     if event == "ping":
                         connection.sendall(b"ok\n")
                         continue
-                    answer = _answer(event, raw, home, apps, handle, parse_input,
-                                     HookInputError, Waymarks)
-                    connection.sendall(b"ok\n" + answer.encode("utf-8"))
-                except Exception:  # noqa: BLE001 (the client then does it in-process)
-                    apps.clear()  # start clean: a broken app must not answer again
+                except Exception:  # noqa: BLE001 (nothing was done: the client may do it)
                     continue
+                try:
+                    answer = _answer(event, raw, home, apps, handle, parse_input,
+                                     HookInputError, Waymarks,
+                                     project.decode("utf-8", "replace") or None)
+                except Exception as exc:  # noqa: BLE001 (never block the prompt)
+                    from datetime import UTC, datetime
+
+                    from waymarks.hosts.claude_code import _log
+
+                    _log(home, datetime.now(UTC), event, type(exc).__name__)
+                    apps.clear()  # start clean: a broken app must not answer again
+                    answer = ""
+                with contextlib.suppress(OSError):
+                    connection.sendall(b"ok\n" + answer.encode("utf-8"))
     finally:
         server.close()
         if os.path.exists(path):
@@ -161,7 +171,8 @@ def _receive(connection: socket.socket) -> bytes:
 
 
 def _answer(event: str, raw: bytes, home: Path, apps: dict[tuple[str, str], Any],
-            handle: Any, parse_input: Any, input_error: Any, waymarks: Any) -> str:
+            handle: Any, parse_input: Any, input_error: Any, waymarks: Any,
+            project: str | None) -> str:
     import json
     from datetime import UTC, datetime
 
@@ -172,10 +183,13 @@ def _answer(event: str, raw: bytes, home: Path, apps: dict[tuple[str, str], Any]
     except input_error as exc:
         _log(home, datetime.now(UTC), event, exc.code)
         return ""
-    key = (payload["cwd"], payload["session_id"].lower())
+    from waymarks.hosts.claude_code import project_of
+
+    cwd = project_of(payload, project)
+    key = (cwd, payload["session_id"].lower())
     app = apps.get(key)
     if app is None:
-        app = apps[key] = waymarks(home, cwd=payload["cwd"], keep_recall_index=True)
+        app = apps[key] = waymarks(home, cwd=cwd, keep_recall_index=True)
     output = handle(event, payload, home, app)
     if event == "SessionEnd":
         apps.pop(key, None)

@@ -81,21 +81,30 @@ def current_session_id(home: Path, project: str) -> str | None:
     return value if _SESSION_ID.fullmatch(value) else None
 
 
-def handle(event: str, payload: dict[str, Any], home: Path,
-           app: Any = None) -> dict[str, Any] | None:
+def project_of(payload: dict[str, Any], project: str | None) -> str:
+    """The project a hook speaks for: Claude Code's project directory when it names one
+    (``CLAUDE_PROJECT_DIR``), not the working directory, which moves with ``cd``."""
+    if project and os.path.isabs(project) and os.path.isdir(project):
+        return project
+    return str(payload["cwd"])
+
+
+def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
+           project: str | None = None) -> dict[str, Any] | None:
     """Do what ``event`` asks; the JSON to print, or ``None`` for nothing. ``app``: a warm
-    ``Waymarks`` for this cwd (the helper process keeps them); else one is opened."""
+    ``Waymarks`` for this project (the helper process keeps them); else one is opened."""
     if app is None:
         from waymarks.service.app import Waymarks
 
-        with Waymarks(home, cwd=payload["cwd"]) as fresh:
+        with Waymarks(home, cwd=project_of(payload, project)) as fresh:
             return handle(event, payload, home, fresh)
     _bind(app, payload["session_id"].lower())
     if event == "UserPromptSubmit":
         prompt: str = payload["prompt"]
         if not prompt.strip():
             return None
-        app.session_say(prompt)
+        if not _just_recorded(app, prompt):  # a retried hook must not record it twice
+            app.session_say(prompt)
         context = _plan(app, prompt)
         return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                        "additionalContext": context}} if context else None
@@ -122,13 +131,34 @@ def _bind(app: Any, session_id: str) -> None:
     os.replace(temp, pointer)
 
 
+def _just_recorded(app: Any, prompt: str) -> bool:
+    """Whether the ledger's last entry is this very prompt, recorded moments ago."""
+    import time
+
+    session = app.current_session()
+    tail = session.tail_bytes(64 * 1024).rsplit(b"\n", 2)[-2:] if session else []
+    try:
+        last = json.loads(next(line for line in reversed(tail) if line.strip()))
+    except (StopIteration, ValueError):
+        return False
+    message = last.get("message") if isinstance(last, dict) else None
+    if not isinstance(message, dict) or message.get("role") != "user":
+        return False
+    content = message.get("content")
+    text = content[0].get("text") if isinstance(content, list) and content and isinstance(
+        content[0], dict) else None
+    recorded = message.get("timestamp")
+    return text == prompt and isinstance(recorded, int) and time.time() * 1000 - recorded < 30_000
+
+
 def _open_or_create(app: Any, session_id: str) -> Any:
     from waymarks.ledger.discovery import session_dir, session_file_name
     from waymarks.ledger.session_file import SessionFile
     from waymarks.service.ports import iso
 
     directory = session_dir(app.home, app.cwd)
-    existing = sorted(directory.glob(f"*_{session_id}.jsonl")) if directory.is_dir() else []
+    sessions = app.home / "sessions"  # one session, one ledger, whichever directory holds it
+    existing = sorted(sessions.glob(f"*/*_{session_id}.jsonl")) if sessions.is_dir() else []
     if existing:
         return SessionFile.open(existing[0])
     now = iso(app.clock.now())
@@ -146,24 +176,24 @@ def _plan(app: Any, prompt: str) -> str:
     return "\n\n".join(m.content for m in plan.messages if m.kind != "request")
 
 
-def main(argv: list[str], home: Path) -> int:
+def main(argv: list[str], home: Path, raw: bytes | None = None,
+         project: str | None = None) -> int:
     """The hook entry point; always exits 0 (a failed hook must not block the prompt)."""
     event = argv[0] if argv else ""
     from datetime import UTC, datetime
 
     now = datetime.now(UTC)
     try:
-        payload = parse_input(event, sys.stdin.buffer.read(MAX_INPUT_BYTES + 1))
-        output = handle(event, payload, home)
+        data = raw if raw is not None else sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        payload = parse_input(event, data)
+        output = handle(event, payload, home, project=project)
+        if output is not None:  # bytes: any locale's stdout encoding would do otherwise
+            sys.stdout.buffer.write(json.dumps(output, ensure_ascii=False).encode("utf-8"))
+            sys.stdout.buffer.flush()
     except HookInputError as exc:
         _log(home, now, event, exc.code)
-        return 0
     except Exception as exc:  # noqa: BLE001 (never block the person's prompt)
         _log(home, now, event, type(exc).__name__)
-        return 0
-    if output is not None:
-        sys.stdout.write(json.dumps(output, ensure_ascii=False))
-        sys.stdout.flush()
     return 0
 
 

@@ -181,9 +181,19 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def _save(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists():
-        shutil.copy2(path, path.with_name(path.name + ".waymarks-backup"))
-    temp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    temp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(temp, path)
+    """Replace ``path``'s content atomically: through a symbolic link (a dotfiles checkout
+    stays linked), keeping the file's mode (``~/.claude.json`` is private), and keeping
+    the first backup (the state before Waymarks ever touched it)."""
+    target = path.resolve() if path.is_symlink() else path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = target.stat().st_mode & 0o777 if target.exists() else 0o600
+    if target.exists():
+        backup = path.with_name(path.name + ".waymarks-backup")
+        if not backup.exists():
+            shutil.copy2(target, backup)
+    temp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    os.chmod(temp, mode)
+    os.replace(temp, target)

@@ -34,6 +34,13 @@ from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import ConfirmationRequest, Decision
 
 PROTOCOL = "waymarks-pi-bridge-v1"
+#: what /context may run inside Pi: never commands that switch sessions, take over stdio
+#: (mcp, bridge) or install things
+CONTEXT_COMMANDS = frozenset({
+    "pins", "pin", "unpin", "memory", "recall", "status", "health", "rebuild-index",
+    "manifest", "included", "excluded", "tokens", "privacy", "config", "personal", "notes",
+    "adr", "trust", "untrust", "plan",
+})
 
 
 class BridgeError(Exception):
@@ -166,8 +173,12 @@ class Bridge:
         text = params.get("text")
         if not isinstance(text, str) or not text.strip():
             text = "status"
+        tokens = tokenize(text)
+        if not tokens or tokens[0].lower() not in CONTEXT_COMMANDS:
+            return {"text": f"/context offers: {', '.join(sorted(CONTEXT_COMMANDS))}",
+                    "data": {"code": "invalid_argument"}, "exitCode": 2}
         try:
-            result = run_tokens(self._app(), tokenize(text), Env(), set())
+            result = run_tokens(self._app(), tokens, Env(), set())
         except ArgumentError as exc:
             return {"text": str(exc), "data": {"code": "invalid_argument"}, "exitCode": 2}
         except ServiceError as exc:

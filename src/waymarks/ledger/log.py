@@ -187,6 +187,11 @@ class SessionLog(ABC):
         return hashlib.blake2b(self._read_from(start, offset - start),
                                digest_size=8).hexdigest()
 
+    def tail_bytes(self, limit: int) -> bytes:
+        """The last ``limit`` bytes of complete lines read so far."""
+        start = max(0, self.offset - limit)
+        return self._read_from(start, self.offset - start)
+
     def read_all(self) -> bytes:
         """Every byte of the ledger as it is now (for readers of entry bodies)."""
         return self._read_from(0, self._size())

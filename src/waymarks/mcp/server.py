@@ -81,7 +81,8 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None,
         request = parse_request(arguments)
         if not isinstance(request, Request) or request.action.klass == "read":
             return _NO_QUESTION
-        plan = persistence.prepare(arguments)
+        with one_at_a_time():  # the same session the tool body will act on
+            plan = persistence.prepare(arguments)
         if not isinstance(plan, WritePlan):
             return _NO_QUESTION
         persistence.shown(plan)
