@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -29,9 +30,12 @@ from waymarks.service.app import Waymarks
 WAYMARKS = Path(sys.executable).parent / "waymarks"
 
 
+HELPER_ENV = {**os.environ, "WAYMARKS_CC_HELPER_IDLE": "15"}  # gone soon after the run
+
+
 def timed(argv: list[str], stdin: bytes = b"") -> float:
     started = time.perf_counter()
-    subprocess.run(argv, input=stdin, capture_output=True, check=True)
+    subprocess.run(argv, input=stdin, capture_output=True, check=True, env=HELPER_ENV)
     return (time.perf_counter() - started) * 1000
 
 
@@ -68,7 +72,8 @@ def main() -> int:
                     for n in range(args.runs)]
         timed(argv, payloads[0])  # warm the file cache and the database
         hook = [timed(argv, p) for p in payloads]
-        output = subprocess.run(argv, input=payloads[1], capture_output=True).stdout
+        output = subprocess.run(argv, input=payloads[1], capture_output=True,
+                                env=HELPER_ENV).stdout
         refused = [timed(argv, b"not json") for _ in range(args.runs)]
         floor = [timed([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
         shim = shutil.which("python3", path=str(Path.home() / ".pyenv" / "shims"))
