@@ -1,0 +1,74 @@
+"""The Pi extension's own failure paths, exercised directly with Node (through the jiti
+loader Pi itself uses), without a model: a dead bridge must not crash Pi, and a payload
+of any shape that cannot be checked must leave with no content."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from tests.hosts.pi_harness import EXTENSION, WAYMARKS_BIN, cache_root, install
+
+HARNESS = """
+import { createJiti } from "%(jiti)s";
+const jiti = createJiti(import.meta.url);
+const mod = await jiti.import("%(extension)s");
+const handlers = {};
+const pi = { on: (e, f) => (handlers[e] = f), registerCommand() {}, registerTool() {},
+             appendEntry() {}, sendUserMessage() {} };
+mod.default(pi);
+process.on("uncaughtException", (e) => { console.log(JSON.stringify({ uncaught: String(e) }));
+                                         process.exit(3); });
+const ctx = { cwd: %(cwd)s, hasUI: false, model: { provider: "openai" },
+  sessionManager: { getSessionFile: () => undefined, getEntries: () => [],
+                    getHeader: () => null, getLeafId: () => null } };
+await handlers.session_start({}, ctx);
+const context = await handlers.context(
+  { messages: [{ role: "user", content: "hello", timestamp: 1 }] }, ctx);
+const google = { model: "gemini-2.5-pro", contents: [{ role: "user", parts: [
+  { text: "plan [ds4:local-only]SECRET-PLAN[/ds4:local-only] and key " +
+          "sk-ant-api03-AAAABBBBCCCCDDDDEEEE" }]}],
+  config: { systemInstruction: "system text here" }, tools: [{ functionDeclarations: [] }] };
+const sent = await handlers.before_provider_request({ payload: google }, ctx);
+await handlers.session_shutdown({}, ctx);
+console.log(JSON.stringify({ injected: !!context, sent }));
+process.exit(0);
+"""
+
+
+def run_harness(tmp_path: Path, waymarks_bin: str) -> dict[str, object]:
+    node_bin = Path(install("pi16")[0])
+    modules = cache_root() / "pi16" / "node_modules"
+    work = tmp_path / "ext"
+    work.mkdir()
+    (work / "index.ts").write_text(EXTENSION.read_text())
+    (work / "node_modules").symlink_to(modules)  # what Pi maps "typebox" to
+    project = tmp_path / "project"
+    project.mkdir()
+    harness = work / "harness.mjs"
+    harness.write_text(HARNESS % {"jiti": modules / "jiti" / "lib" / "jiti.mjs",
+                                  "extension": work / "index.ts",
+                                  "cwd": json.dumps(str(project))})
+    env = {**os.environ, "WAYMARKS_BIN": waymarks_bin, "WAYMARKS_HOME": str(tmp_path / "h"),
+           "WAYMARKS_BRIDGE_TIMEOUT_MS": "3000"}
+    done = subprocess.run([str(node_bin), str(harness)], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_a_dead_bridge_neither_crashes_pi_nor_lets_content_out(tmp_path: Path) -> None:
+    result = run_harness(tmp_path, "/bin/false")  # exits at once: EPIPE on every write
+    assert result["injected"] is False
+    sent = json.dumps(result["sent"])
+    assert "SECRET-PLAN" not in sent and "AAAABBBB" not in sent
+    assert "system text here" not in sent and "functionDeclarations" not in sent
+    assert result["sent"]["model"] == "gemini-2.5-pro"  # type: ignore[index]
+
+
+def test_an_unknown_payload_shape_is_withheld_whole_by_a_live_bridge(tmp_path: Path) -> None:
+    result = run_harness(tmp_path, str(WAYMARKS_BIN))
+    sent = json.dumps(result["sent"])
+    assert "SECRET-PLAN" not in sent and "AAAABBBB" not in sent and "plan" not in sent
