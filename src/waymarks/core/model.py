@@ -132,6 +132,7 @@ class MutationRecord(msgspec.Struct, frozen=True):
     timestamp_ms: int
     mutation: Mutation
     parent_id: str | None = None  # the entry's parent: where on the tree it was written
+    project: str | None = None  # the canonical project of the session that wrote it
 
     @property
     def entry_key(self) -> str:

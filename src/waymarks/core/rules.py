@@ -189,6 +189,8 @@ def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> Mutatio
     if mutation.operation == "supersede":
         previous = view.get(mutation.previous_id or "")
         problem = _supersede_problem(previous, mutation.previous_id, kind)
+        if problem is None and previous is not None and not may_change(record, previous):
+            problem = f"supersedes {kind} {previous.id} of another session or project"
         if problem is not None:
             state = replace(state, status="invalid", reason=problem)
             return _put(view, state)
@@ -215,9 +217,20 @@ def _apply_status(view: StateView, record: MutationRecord, kind: Kind) -> Mutati
     target = view.get(target_id or "")
     if target is None or target.kind != kind:
         return Ignored(f"no {kind} {target_id}")
+    if not may_change(record, target):
+        return Ignored(f"{kind} {target_id} belongs to another session or project")
     if target.status != "active":
         return Ignored(f"{kind} {target_id} is already {target.status}")
     return _put(view, replace(target, status=mutation.status, reason=mutation.reason))
+
+
+def may_change(record: MutationRecord, target: ItemState) -> bool:
+    """Whether the session that wrote ``record`` may change ``target``: its own session
+    and branch items, and project items of its own project. (A record of unknown project,
+    built by hand rather than read from a ledger, is not restricted.)"""
+    if target.item.scope == "project":
+        return record.project is None or record.project == target.item.project_path
+    return record.session_id == target.session_id
 
 
 def _supersede_problem(

@@ -413,6 +413,10 @@ class SessionLog(ABC):
             self._anomaly(line_no, entry.id, "unknown", detail)
         elif isinstance(payload, MalformedPayload):
             self._anomaly(line_no, entry.id, "malformed", f"{custom_type}: {payload.problem}")
+        elif payload.item is not None and payload.item.scope != "project" and \
+                payload.item.project_path is not None:
+            self._anomaly(line_no, entry.id, "malformed",
+                          f"{custom_type}: a {payload.item.scope} item names a project")
         elif (payload.item is not None and payload.item.scope == "project"
               and payload.item.project_path != self._project):
             # A session can only speak for the project it ran in: a project item naming
@@ -430,6 +434,7 @@ class SessionLog(ABC):
                     timestamp_ms=timestamp if timestamp is not None else payload.created_at,
                     mutation=payload,
                     parent_id=entry.parent_id,
+                    project=self._project or None,
                 )
             )
 

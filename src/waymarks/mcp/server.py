@@ -165,7 +165,10 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None,
                    description="The guided curation turn: gather lessons, ask what to keep, "
                                "save nothing until the person answers.")
     def remember_prompt(text: str | None = None) -> str:
-        return curation_prompt(text[:MAX_PREFILL_CHARS] if text else None)
+        if text and len(text) > MAX_PREFILL_CHARS:  # refused, not cut: nothing is saved
+            return (f"The text has {len(text)} characters; the limit is {MAX_PREFILL_CHARS}. "
+                    "Nothing was saved; shorten it and ask again.")
+        return curation_prompt(text or None)
 
     @server.prompt(name="promote_notes", title="Promote lesson notes to engineering docs",
                    description="Propose where this branch's lesson notes belong in "

@@ -25,7 +25,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from waymarks.core.privacy import classify
+from waymarks.core.privacy import classify, highest
 from waymarks.personal.store import derive_slug
 from waymarks.service.planning import doc_snippet
 from waymarks.service.search import features
@@ -51,6 +51,7 @@ class Chunk:
     text: str
     match_text: str  # what matching sees (an ADR summary adds affects and readWhen)
     status: str | None = None
+    level: str = "normal"  # at least the level of the whole file: markers span headings
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,7 @@ class Adr:
     path: Path
     fields: dict[str, str | list[str]] = field(default_factory=dict)
     body: str = ""
+    text: str = ""  # the whole file, for its classification
 
     def get(self, name: str) -> str:
         value = self.fields.get(name, "")
@@ -94,7 +96,8 @@ def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:
     return fields, text[end + 4:].lstrip("\n")
 
 
-def chunk_markdown(relative: str, text: str, status: str | None = None) -> list[Chunk]:
+def chunk_markdown(relative: str, text: str, status: str | None = None,
+                   level: str = "normal") -> list[Chunk]:
     chunks: list[Chunk] = []
     heading = ""
     lines: list[str] = []
@@ -105,7 +108,8 @@ def chunk_markdown(relative: str, text: str, status: str | None = None) -> list[
             return
         source = f"{relative}#{heading}" if heading else relative
         for part in _split(body):
-            chunks.append(Chunk(source, part, f"{heading}\n{part}", status))
+            chunks.append(Chunk(source, part, f"{heading}\n{part}", status,
+                                highest(classify(part, level), classify(text))))
 
     for line in text.split("\n"):
         found = _HEADING.match(line)
@@ -150,22 +154,30 @@ def load_chunks(project: Path) -> list[Chunk]:
         relative = str(path.relative_to(project))
         if _ADR_FILE.fullmatch(path.name):
             fields, body = parse_frontmatter(text)
-            adrs.append(Adr(path, fields, body))
+            adrs.append(Adr(path, fields, body, text))
         else:
-            chunks.extend(chunk_markdown(relative, text))
-    replaced = {target for adr in adrs for target in adr.supersedes()}
-    for adr in adrs:
+            chunks.extend(chunk_markdown(relative, text, level=classify(text)))
+    current = [adr for adr in adrs if not _inactive(adr)]
+    # only a decision in force can retire another (a rejected proposal retires nothing)
+    replaced = {target for adr in current for target in adr.supersedes()}
+    for adr in current:
         status = adr.get("status") or "Proposed"
-        if status.lower() in INACTIVE or adr.get("superseded_by") or adr.id in replaced:
+        if adr.id in replaced:
             continue  # history, not the current decision
+        level = classify(adr.text)
         relative = str(adr.path.relative_to(project))
         summary = "\n".join(filter(None, [
             f"{adr.id}: {adr.get('title')}", f"Decision: {adr.get('decision')}"
             if adr.get("decision") else "", f"Why: {adr.get('why')}" if adr.get("why") else ""]))
         match_text = "\n".join([summary, adr.get("affects"), adr.get("readWhen")])
-        chunks.append(Chunk(relative, summary, match_text, status))
-        chunks.extend(chunk_markdown(relative, adr.body, status))
+        chunks.append(Chunk(relative, summary, match_text, status, level))
+        chunks.extend(chunk_markdown(relative, adr.body, status, level))
     return chunks
+
+
+def _inactive(adr: Adr) -> bool:
+    status = (adr.get("status") or "").strip().lower()
+    return bool(adr.get("superseded_by")) or status.startswith(INACTIVE)
 
 
 class EngineeringDocs:
@@ -177,8 +189,8 @@ class EngineeringDocs:
     def candidates(self, app: Waymarks, prompt: str) -> Sequence[TextInput]:
         if not app.project_trusted:
             return ()
-        return [doc_snippet(chunk.source, chunk.status, chunk.text, classify(chunk.text),
-                            reason) for chunk, reason in self.matching(app.cwd, prompt)]
+        return [doc_snippet(chunk.source, chunk.status, chunk.text, chunk.level, reason)
+                for chunk, reason in self.matching(app.cwd, prompt)]
 
     def matching(self, project: str, prompt: str) -> list[tuple[Chunk, str]]:
         wanted = features(prompt, query=True)

@@ -12,8 +12,10 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from waymarks.core.privacy import filter_text
 from waymarks.core.text import is_unicode, normalize
 from waymarks.personal.curation import promotion_prompt
+from waymarks.service.config import load_settings
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms
 
@@ -90,9 +92,19 @@ def active_notes(app: Waymarks) -> list[Note]:
     return notes
 
 
-def promote_prompt(app: Waymarks) -> tuple[str | None, list[Note]]:
-    """The promotion prompt for the active lesson notes (``None`` when there are none)."""
-    lessons = [n for n in active_notes(app) if n.type == "lesson"]
+def promote_prompt(app: Waymarks, provider: str | None = None
+                   ) -> tuple[str | None, list[Note]]:
+    """The promotion prompt for the active lesson notes (``None`` when there are none).
+
+    The prompt goes to a model: each note is filtered for the destination provider like
+    any other content (spans it may not see are withheld; a note with nothing left out)."""
+    settings = load_settings(app.home, app.cwd, app.project_trusted)
+    allowed = settings.policy.allowed(provider or settings.default_provider)
+    lessons = []
+    for note in active_notes(app):
+        shown = filter_text(note.text, allowed) if note.type == "lesson" else None
+        if shown is not None and shown.text is not None:
+            lessons.append(Note(note.id, note.type, shown.text, note.created_at))
     if not lessons:
         return None, []
     return promotion_prompt(app.cwd, [{"id": n.id, "type": n.type, "text": n.text}

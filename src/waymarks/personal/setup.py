@@ -3,11 +3,12 @@ the project's engineering docs."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from waymarks.personal.docs import EngineeringDocs
 from waymarks.personal.index import PersonalIndex
-from waymarks.personal.store import PersonalStore, personal_directory
+from waymarks.personal.store import PersonalMemoryError, PersonalStore, personal_directory
 from waymarks.service.config import load_settings
 from waymarks.service.planning import plan_request
 
@@ -21,7 +22,9 @@ def personal_store(app: Waymarks) -> PersonalStore:
     with a legacy ``memory.md`` migrated first (once; afterwards a no-op)."""
     settings = load_settings(app.home, app.cwd, False)
     store = PersonalStore(personal_directory(app.home, settings.raw))
-    store.migrate_legacy()
+    # an unreadable legacy file is left as it is; the migration is tried again next time
+    with contextlib.suppress(PersonalMemoryError):
+        store.migrate_legacy()
     return store
 
 

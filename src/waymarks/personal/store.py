@@ -228,14 +228,27 @@ class PersonalStore:
                                       "or local-only")
         title = one_line(name)[:MAX_NAME] if name and name.strip() else title_of(text)
         summary = one_line(description if description and description.strip() else text)
-        entry = Entry(check_slug(slug) if slug is not None else derive_slug(title), title,
-                      summary[:MAX_DESCRIPTION], type, text.strip(), classification)
+        explicit = check_slug(slug) if slug is not None else None
         with self._locked():
+            # only an explicit slug replaces: a derived one that is taken gets a suffix
+            chosen = explicit or self._free_slug(derive_slug(title))
+            entry = Entry(chosen, title, summary[:MAX_DESCRIPTION], type, text.strip(),
+                          classification)
             path = self._path(entry.slug)
             replaced = path.exists()
             self._write_atomic(path, render_entry(entry))
             self._write_index()
         return Saved(entry.slug, path, replaced)
+
+    def _free_slug(self, base: str) -> str:
+        """``base``, or ``base-2``, ``base-3`` … : the first that names no file yet."""
+        if not (self.directory / f"{base}.md").exists():
+            return base
+        for n in range(2, 10_000):
+            candidate = f"{base[:MAX_SLUG - len(str(n)) - 1]}-{n}"
+            if not (self.directory / f"{candidate}.md").exists():
+                return candidate
+        raise PersonalMemoryError("too many entries share this name; pass --slug")
 
     def forget(self, slug: str) -> bool:
         with self._locked():
@@ -258,13 +271,20 @@ class PersonalStore:
         backup = self.legacy_path.with_name(LEGACY_NAME + ".bak")
         if backup.exists() or not self.legacy_path.is_file():
             return None
-        lines = self.legacy_path.read_text(encoding="utf-8").splitlines()
-        facts = [line.strip()[2:].strip() for line in lines if line.strip().startswith("- ")]
         with self._locked():
+            if backup.exists() or not self.legacy_path.is_file():
+                return None  # another process migrated it meanwhile
+            try:
+                lines = self.legacy_path.read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise PersonalMemoryError(
+                    f"{self.legacy_path} cannot be read as UTF-8 text ({exc}); fix or move "
+                    "it, and personal memory will migrate it then") from exc
+            facts = [ln.strip()[2:].strip() for ln in lines if ln.strip().startswith("- ")]
             for fact in filter(None, facts):
                 title = title_of(fact)
-                entry = Entry(derive_slug(title), title, one_line(fact)[:MAX_DESCRIPTION],
-                              "user", fact)
+                entry = Entry(self._free_slug(derive_slug(title)), title,
+                              one_line(fact)[:MAX_DESCRIPTION], "user", fact)
                 self._write_atomic(self._path(entry.slug), render_entry(entry))
             self._write_index()
             os.replace(self.legacy_path, backup)  # the backup is the sign of completion

@@ -29,12 +29,13 @@ be lifted.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from waymarks.ledger.discovery import session_dir
+from waymarks.ledger.discovery import canonical_project_path, session_dir
 from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.config import load_settings
@@ -93,6 +94,13 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     """Discover and index this project's other session files (see the module docstring).
     Call with the projection open; it takes its own transactions."""
     report = RefreshReport()
+    if active is not None:  # read just now, in full or from its checkpoint: available
+        row = app.projection.db.execute("SELECT status FROM sources WHERE session_id = ?",
+                                        (active.session_id,)).fetchone()
+        if row is not None and row[0] != "available":
+            with app.projection.transaction():
+                app.projection.set_source_status(active.session_id, "available", None,
+                                                 epoch_ms(app.clock.now()))
     if not app.project_trusted:
         return report
     settings = load_settings(app.home, app.cwd, True)
@@ -114,7 +122,7 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
             continue  # unchanged since it was indexed: not even opened
         path = Path(name)
         if row is None:
-            reader = _open_new(path, app.cwd)
+            reader = _open_new(path, app.cwd, size, mtime)
             if reader is None or reader.session_id == active_id:
                 continue
             earlier = by_session.get(reader.session_id)
@@ -183,12 +191,28 @@ def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | Non
     return sorted(found.values(), key=lambda c: (-c[2], c[0]))[:limit]
 
 
-def _open_new(path: Path, project: str) -> SessionLog | None:
-    """A full reader of a file never indexed, if it is a session of this project."""
+_REJECTED: dict[str, tuple[int, int]] = {}  # path -> (size, mtime) found not to belong
+
+
+def _open_new(path: Path, project: str, size: int = -1,
+              mtime: int = -1) -> SessionLog | None:
+    """A full reader of a file never indexed, if it is a session of this project. The
+    header is checked before the file is read, and a file found foreign is not looked at
+    again in this process until it changes."""
+    if _REJECTED.get(str(path)) == (size, mtime):
+        return None
+    probe = SessionFile(path)
     try:
+        header = probe.read_header_line()
+        if header is None or b'"session"' not in header:
+            raise SessionFileError("no header")
+        cwd = json.loads(header).get("cwd")
+        if not isinstance(cwd, str) or canonical_project_path(cwd) != project:
+            raise SessionFileError("another project")
         reader = SessionFile.open(path)
-    except (SessionFileError, OSError):
-        return None  # not a session file: never becomes a source
+    except (SessionFileError, OSError, ValueError, AttributeError):
+        _REJECTED[str(path)] = (size, mtime)
+        return None  # not a session of this project: never becomes a source
     return reader if reader.project == project else None
 
 

@@ -303,21 +303,41 @@ class Projection:
         )
         # records and anomalies are kept in file order: only the tail past the checkpoint
         start = bisect_left(session.records, entries, key=lambda r: r.entry_index)
-        return list(session.records[start:]), reset
+        fresh = list(session.records[start:])
+        if fresh and not reset:
+            # a reader resumed past its checkpoint cannot know the entry IDs before it: a
+            # repeated ID is refused here, as a full reader would (never a second mutation)
+            ids = [r.entry_id for r in fresh]
+            known = {str(e) for (e,) in self.db.execute(
+                f"SELECT entry_id FROM mutations WHERE session_id = ? AND entry_id IN"
+                f" ({','.join('?' * len(ids))})", (sid, *ids))} if len(ids) < 900 else {
+                str(e) for (e,) in self.db.execute(
+                    "SELECT entry_id FROM mutations WHERE session_id = ?", (sid,))}
+            repeated = [r for r in fresh if r.entry_id in known]
+            if repeated:
+                self.db.executemany(
+                    "INSERT OR IGNORE INTO anomalies (session_id, line, entry_id, kind, detail)"
+                    " VALUES (?, ?, ?, 'skipped', ?)",
+                    [(sid, session.lines, r.entry_id, f"duplicate entry id {r.entry_id}")
+                     for r in repeated])
+                fresh = [r for r in fresh if r.entry_id not in known]
+        return fresh, reset
 
     def refold(self) -> None:
         """Re-derive all item state from the stored mutations (inside a transaction)."""
         rows = self.db.execute(
-            "SELECT session_id, entry_id, entry_index, timestamp_ms, kind, payload, parent_id"
-            " FROM mutations"
+            "SELECT m.session_id, m.entry_id, m.entry_index, m.timestamp_ms, m.kind, m.payload,"
+            " m.parent_id, s.project FROM mutations m LEFT JOIN sources s"
+            " ON s.session_id = m.session_id"
         ).fetchall()
         records = []
-        for session_id, entry_id, entry_index, timestamp_ms, kind, payload, parent in rows:
+        for session_id, entry_id, entry_index, timestamp_ms, kind, payload, parent, project \
+                in rows:
             decoded = decode_payload(PIN_CUSTOM_TYPE if kind == "pin" else MEMORY_CUSTOM_TYPE,
                                      payload)
             if isinstance(decoded, PinMutation | MemoryMutation):  # stored rows always are
                 records.append(MutationRecord(session_id, entry_id, entry_index, timestamp_ms,
-                                              decoded, parent))
+                                              decoded, parent, project or None))
         self.db.execute("DELETE FROM mutations")
         self._write_replay(records)
 

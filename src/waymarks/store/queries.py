@@ -29,7 +29,7 @@ def visible_items(
         rows = db.execute(
             f"SELECT {ITEM_COLUMNS} FROM items INDEXED BY items_id WHERE id IN"
             f" ({','.join('?' * len(ids))}) AND kind = ?"
-            " AND (session_id = ? OR project_path = ?) ORDER BY seq",
+            " AND (session_id = ? OR (project_path = ? AND scope = 'project')) ORDER BY seq",
             (*ids, kind, session_id, project))
     else:
         where, order, limited = "", " ORDER BY seq", recent_active or recent
@@ -39,7 +39,8 @@ def visible_items(
             order = f" ORDER BY seq DESC LIMIT {int(limited)}"
         side = f"SELECT * FROM (SELECT {ITEM_COLUMNS} FROM items WHERE kind = ? AND {{}} = ?"
         side += f"{where}{order if limited is not None else ''})"
-        rows = db.execute(f"{side.format('session_id')} UNION {side.format('project_path')}{order}",
+        by_project = side.format("scope = 'project' AND project_path")
+        rows = db.execute(f"{side.format('session_id')} UNION {by_project}{order}",
                           (kind, session_id, kind, project))
     return [state_from_row(r) for r in rows]
 
@@ -59,7 +60,7 @@ def expand_prefix(db: sqlite3.Connection, kind: str, ref: str, session_id: str,
     """The one visible ID starting with ``ref``, or ``None`` (none, or ambiguous)."""
     rows = db.execute(
         "SELECT id FROM items WHERE kind = ? AND id >= ? AND id < ? || x'ff'"
-        " AND (session_id = ? OR project_path = ?) LIMIT 2",
+        " AND (session_id = ? OR (project_path = ? AND scope = 'project')) LIMIT 2",
         (kind, ref, ref, session_id, project)).fetchall()
     return str(rows[0][0]) if len(rows) == 1 else None
 
