@@ -114,14 +114,20 @@ def test_bad_input_never_blocks_and_is_logged_without_content(
     assert "SECRET-PROMPT" not in log and not (home / "sessions").exists()
 
 
-def test_the_warm_helper_answers_the_same_and_stops_when_idle(home: Path, project: Path,
-                                                              sid: str) -> None:
+def start_with_helper(home: Path, project: Path, sid: str) -> Path:
+    """A SessionStart that starts the helper; its socket once it listens."""
     hook(home, "SessionStart", payload(sid, project, "SessionStart"), helper=True)
     socket = home / "claude-code" / "helper.sock"
     for _ in range(100):
         if socket.exists():
             break
         time.sleep(0.05)
+    return socket
+
+
+def test_the_warm_helper_answers_the_same_and_stops_when_idle(home: Path, project: Path,
+                                                              sid: str) -> None:
+    socket = start_with_helper(home, project, sid)
     assert socket.exists() and oct(socket.stat().st_mode & 0o777) == "0o600"
     with Waymarks(home, cwd=str(project), session=sid) as app:
         app.pin("Prefer small commits")
@@ -366,12 +372,7 @@ def test_install_keeps_modes_links_and_the_first_backup(tmp_path: Path, home: Pa
 
 def test_a_failure_inside_the_helper_records_the_prompt_once(home: Path, project: Path,
                                                              sid: str) -> None:
-    hook(home, "SessionStart", payload(sid, project, "SessionStart"), helper=True)
-    socket = home / "claude-code" / "helper.sock"
-    for _ in range(100):
-        if socket.exists():
-            break
-        time.sleep(0.05)
+    socket = start_with_helper(home, project, sid)
     with Waymarks(home, cwd=str(project)) as app:
         app.trust(str(project))
     (project / ".waymarks").mkdir()
