@@ -372,7 +372,7 @@ def test_install_keeps_modes_links_and_the_first_backup(tmp_path: Path, home: Pa
 
 def test_a_failure_inside_the_helper_records_the_prompt_once(home: Path, project: Path,
                                                              sid: str) -> None:
-    socket = start_with_helper(home, project, sid)
+    assert start_with_helper(home, project, sid).exists()
     with Waymarks(home, cwd=str(project)) as app:
         app.trust(str(project))
     (project / ".waymarks").mkdir()
