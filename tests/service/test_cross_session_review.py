@@ -154,3 +154,15 @@ def test_an_unreadable_legacy_file_breaks_nothing(make_app: Callable[..., Waymar
     assert plan.messages[-1].kind == "request"
     assert (home / "memory.md").exists() and not (home / "memory.md.bak").exists()
     assert json.dumps([m.kind for m in plan.messages])
+
+
+def test_health_reports_an_unreadable_active_session_instead_of_failing(
+        make_app: Callable[..., Waymarks], home: Path, project: Path) -> None:
+    app = make_app()
+    app.session_say("hello")
+    path = app.current_session().path  # type: ignore[union-attr]
+    app.close()
+    path.write_bytes(b"garbage header\n" + path.read_bytes().split(b"\n", 1)[1])
+    fresh = make_app(ids=CountingIds(4))
+    report = fresh.health()
+    assert report["ok"] is False and "header" in report["activeSessionProblem"]

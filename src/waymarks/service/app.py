@@ -34,7 +34,12 @@ from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.recall.scoring import Candidate, Stats
 from waymarks.service.config import load_settings
-from waymarks.service.outcomes import Committed, Rejected, ServiceError, WriteOutcome
+from waymarks.service.outcomes import (
+    Rejected,
+    ServiceError,
+    WriteOutcome,
+    committed_outcome,
+)
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
 from waymarks.service.recovery import (
     all_session_files,
@@ -435,8 +440,13 @@ class Waymarks:
 
     @recovering
     def health(self) -> dict[str, Any]:
-        """Checkpoints against files, lines skipped, entries not understood, database checks."""
-        session = self.refresh()
+        """Checkpoints against files, lines skipped, entries not understood, database checks.
+
+        An unreadable active session does not stop the report: it is what it reports."""
+        try:
+            session = self.refresh()
+        except ServiceError as exc:
+            session, self.refresh_problem = None, str(exc)
         report = health_report(self.projection)
         if report["integrity"] != "ok":  # damage no query had touched yet: rebuild now
             self._recover(ProjectionDamaged(f"integrity check: {report['integrity']}"))
@@ -464,8 +474,12 @@ class Waymarks:
     def _read_ledgers(self, extra: Sequence[Path] = (), progress: ProgressFn | None = None
                       ) -> tuple[list[SessionLog], list[str]]:
         """Every session file in the home plus ``extra`` (see :func:`read_ledgers`); the
-        current session becomes the one re-read."""
-        current = self.current_session()
+        current session becomes the one re-read (an unreadable one is reported with the
+        others)."""
+        try:
+            current = self.current_session()
+        except ServiceError:
+            current = None
         sessions, unreadable = read_ledgers(self.home, current, extra, progress)
         if current is not None:
             self._session = next(
@@ -579,17 +593,7 @@ class Waymarks:
             # the next command (or now, if the database was damaged and is rebuilt).
             if damaged:
                 self._recover(exc)
-            return _committed(mutation, appended.id,
+            return committed_outcome(mutation, appended.id,
                               warning=f"projection not updated yet: {exc}")
         assert mutation is not None and appended is not None
-        return _committed(mutation, appended.id)
-
-
-def _committed(mutation: Mutation, entry_id: str, warning: str | None = None) -> WriteOutcome:
-    kind = "pin" if isinstance(mutation, PinMutation) else "memory"
-    if mutation.operation == "status":
-        target = mutation.pin_id if isinstance(mutation, PinMutation) else mutation.memory_id
-        return Committed(target or "", entry_id, kind, "status", warning=warning)
-    assert mutation.item is not None
-    return Committed(mutation.item.id, entry_id, kind, mutation.operation, mutation.previous_id,
-                     warning=warning)
+        return committed_outcome(mutation, appended.id)

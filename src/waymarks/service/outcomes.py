@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from waymarks.core.model import Mutation, PinMutation
+
 RejectionCode = Literal[
     "conflict",
     "not_found",
@@ -66,3 +68,15 @@ class ServiceError(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+def committed_outcome(mutation: Mutation, entry_id: str,
+                      warning: str | None = None) -> Committed:
+    """What a write reports once ``mutation`` is in the ledger as entry ``entry_id``."""
+    kind = "pin" if isinstance(mutation, PinMutation) else "memory"
+    if mutation.operation == "status":
+        target = mutation.pin_id if isinstance(mutation, PinMutation) else mutation.memory_id
+        return Committed(target or "", entry_id, kind, "status", warning=warning)
+    assert mutation.item is not None
+    return Committed(mutation.item.id, entry_id, kind, mutation.operation, mutation.previous_id,
+                     warning=warning)
