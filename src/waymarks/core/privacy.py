@@ -53,6 +53,9 @@ _STRICTEST: Final[Classification] = "local-only"
 
 #: what replaces prohibited text in provider-facing copies; it names no content
 WITHHELD: Final = "[withheld by privacy policy]"
+#: stands in for text removed from tool history re-sent to a provider; output-only: a tool
+#: refuses any argument that holds it, so a redacted call can never be replayed
+OMITTED: Final = "[waymarks:omitted]"
 
 #: group 1: an escaping backslash; group 2: "/" on a closing tag; group 3: the level
 _MARKER: Final = re.compile(

@@ -10,16 +10,14 @@ filtered for the destination provider: spans it may not see are withheld.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
-from waymarks.core.privacy import classify, filter_text
+from waymarks.core.privacy import OMITTED, classify, filter_text
 from waymarks.core.secrets import redact
 from waymarks.core.text import is_unicode
 from waymarks.personal.curation import MAX_PREFILL_CHARS
 from waymarks.personal.store import PersonalMemoryError, PersonalStore, check_slug
 from waymarks.service.config import Settings
-
-OMITTED: Final = "[waymarks:omitted]"  # the history sentinel of context_persistence
 
 
 def _rejected(category: str) -> dict[str, Any]:

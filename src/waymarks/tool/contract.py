@@ -23,13 +23,12 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS, MAX_REASON_CHARS
+from waymarks.core.privacy import OMITTED as OMITTED  # re-exported
 from waymarks.core.text import is_unicode
 
 TOOL_CONTRACT: Final = "waymarks-context-persistence-tool-v1"
 RESULT_CONTRACT: Final = "waymarks-context-persistence-result-v1"
 
-#: stands in for text removed from history re-sent to a provider; never accepted as input
-OMITTED: Final = "[waymarks:omitted]"
 
 ActionClass = Literal["read", "canonical", "derived"]
 Category = Literal["egress-placeholder", "invalid-parameters", "unsupported-parameter",
