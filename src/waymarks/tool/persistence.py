@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -233,8 +234,12 @@ class ContextPersistence:
             views = self.app.items(kind, recent=limit + 1)
         shown = views[:limit]
         items = [self._item_meta(v, session) for v in shown]
-        previews = [self._preview(v, meta["classification"]) for v, meta in zip(
-            shown, items, strict=True)] if action.name.endswith("_find") else []
+        previews: list[str] = []
+        if action.name.endswith("_find"):  # trust and policy read once, not per item
+            trusted, allows = self.app.project_trusted, self._destination_allows()
+            previews = [preview(v.text) if (v.scope != "project" or trusted)
+                        and allows(meta["classification"]) else ""
+                        for v, meta in zip(shown, items, strict=True)]
         return listing(action.name, items, len(views) > limit, previews)
 
     def _item_meta(self, view: ItemView, session: SessionLog) -> dict[str, Any]:
@@ -250,12 +255,12 @@ class ContextPersistence:
                 view.id, view_state(view), self._context(session), session.leaf_id, self._now())
         return meta
 
-    def _preview(self, view: ItemView, level: str) -> str:
-        if view.scope == "project" and not self.app.project_trusted:
-            return ""  # an untrusted project's text is listed, never quoted
+    def _destination_allows(self) -> Callable[[str], bool]:
+        """Whether the destination provider may receive a level (an untrusted project's
+        text is listed, never quoted: see the previews)."""
         settings = load_settings(self.app.home, self.app.cwd, self.app.project_trusted)
         destination = self.provider or settings.default_provider
-        return preview(view.text) if settings.policy.allows(destination, level) else ""
+        return lambda level: settings.policy.allows(destination, level)
 
     def _sources(self, request: Request, session: SessionLog, limit: int) -> ToolResult:
         views = list_sources(self.app, limit + 1)
@@ -337,8 +342,7 @@ class ContextPersistence:
             level = highest(level, effective_level(target.text, target.classification))
         if level == "local-only":
             return rejected("local-only-refused")
-        settings = load_settings(self.app.home, self.app.cwd, self.app.project_trusted)
-        if not settings.policy.allows(self.provider or settings.default_provider, level):
+        if not self._destination_allows()(level):
             return rejected("provider-disallowed")
         return level
 
