@@ -103,8 +103,7 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
     import contextlib
     import json
 
-    from waymarks.hosts.claude_code import HookInputError, handle, parse_input
-    from waymarks.service.app import Waymarks
+    from waymarks.hosts.claude_code import _log
 
     path = socket_path(home)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -144,13 +143,10 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                 except Exception:  # noqa: BLE001 (nothing was done: the client may do it)
                     continue
                 try:
-                    answer = _answer(event, raw, home, apps, handle, parse_input,
-                                     HookInputError, Waymarks,
+                    answer = _answer(event, raw, home, apps,
                                      project.decode("utf-8", "replace") or None)
                 except Exception as exc:  # noqa: BLE001 (never block the prompt)
                     from datetime import UTC, datetime
-
-                    from waymarks.hosts.claude_code import _log
 
                     _log(home, datetime.now(UTC), event, type(exc).__name__)
                     apps.clear()  # start clean: a broken app must not answer again
@@ -171,25 +167,24 @@ def _receive(connection: socket.socket) -> bytes:
 
 
 def _answer(event: str, raw: bytes, home: Path, apps: dict[tuple[str, str], Any],
-            handle: Any, parse_input: Any, input_error: Any, waymarks: Any,
             project: str | None) -> str:
+    """One hook, on the warm ``Waymarks`` of its project and session."""
     import json
     from datetime import UTC, datetime
 
-    from waymarks.hosts.claude_code import _log
+    from waymarks.hosts.claude_code import HookInputError, _log, handle, parse_input, project_of
+    from waymarks.service.app import Waymarks
 
     try:
         payload = parse_input(event, raw)
-    except input_error as exc:
+    except HookInputError as exc:
         _log(home, datetime.now(UTC), event, exc.code)
         return ""
-    from waymarks.hosts.claude_code import project_of
-
     cwd = project_of(payload, project)
     key = (cwd, payload["session_id"].lower())
     app = apps.get(key)
     if app is None:
-        app = apps[key] = waymarks(home, cwd=cwd, keep_recall_index=True)
+        app = apps[key] = Waymarks(home, cwd=cwd, keep_recall_index=True)
     output = handle(event, payload, home, app)
     if event == "SessionEnd":
         apps.pop(key, None)

@@ -247,6 +247,7 @@ class Projection:
         fresh: list[MutationRecord] = []
         refold = False
         skipped: set[str] = set()
+        withheld: set[str] | None = None  # read once, and only if some source has records
         for session in sessions:
             if expected is not None and self.checkpoint_offset(
                     session.session_id) != expected.get(session.session_id):
@@ -254,8 +255,10 @@ class Projection:
                 continue
             records, reset = self._stage(session, now_ms)
             fresh.extend(records)
+            if records and withheld is None:
+                withheld = self.withheld_sessions()
             refold = refold or reset or (
-                bool(records) and session.session_id in self.withheld_sessions())
+                bool(records) and session.session_id in (withheld or ()))
         done = frozenset(skipped)
         if not fresh and not refold:
             return SyncReport(0, False, done)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from typing import Any, Final
 
 from waymarks.core.privacy import strip_markers
@@ -244,8 +243,7 @@ def _details_from_text(content: Any) -> dict[str, Any]:
     text = content if isinstance(content, str) else "\n".join(
         p.get("text", "") for p in content or () if isinstance(p, dict)
         and isinstance(p.get("text"), str)) if isinstance(content, list) else ""
-    decode: Callable[[str], Any] = json.loads
     try:
-        return guard_details(decode(text.split("\n", 1)[0]))
+        return guard_details(json.loads(text.split("\n", 1)[0]))
     except ValueError:
         return guard_details(None)
