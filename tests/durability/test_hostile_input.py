@@ -575,6 +575,9 @@ def test_every_payload_is_a_record_unknown_or_malformed(
         if (expected == "record" and item is not None and item.scope == "project"
                 and item.project_path != canonical_project_path(HEADER["cwd"])):
             expected = "malformed"  # a session speaks only for its own project
+        if (expected == "record" and item is not None and item.scope != "project"
+                and item.project_path is not None):
+            expected = "malformed"  # only a project item may name a project
         assert verdict == expected, (custom_type, data)
 
 
