@@ -50,7 +50,32 @@ class Settings:
     session_roots: tuple[Path, ...] = ()
 
 
+_CACHE: dict[tuple[Any, ...], Settings] = {}
+
+
 def load_settings(home: Path, project: str, trusted: bool) -> Settings:
+    """The settings in force; the files are parsed again only when one of them changed
+    (one request reads them from several places: planning, sources, personal memory)."""
+    key = (home, project, trusted, *(_signature(p) for p in (
+        home / CONFIG_FILE, Path(project) / PROJECT_CONFIG)))
+    cached = _CACHE.get(key)
+    if cached is None:
+        cached = _load_settings(home, project, trusted)
+        if len(_CACHE) >= 32:
+            _CACHE.clear()
+        _CACHE[key] = cached
+    return cached
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
     merged: dict[str, Any] = {}
     sources, ignored = [], []
     for path, allowed in ((home / CONFIG_FILE, True), (Path(project) / PROJECT_CONFIG, trusted)):
