@@ -21,10 +21,23 @@ TRUST_FILE = "trusted-projects.json"
 class TrustStore:
     def __init__(self, home: Path) -> None:
         self.path = home / TRUST_FILE
+        self._cached: tuple[tuple[int, int, int], list[str]] | None = None
 
     def projects(self) -> list[str]:
-        if not self.path.is_file():
+        """The trusted projects; the file is read again only when it changed (a request
+        asks several times, and the file is replaced atomically on every change)."""
+        try:
+            stat = self.path.stat()
+        except OSError:
             return []
+        signature = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        if self._cached is not None and self._cached[0] == signature:
+            return list(self._cached[1])
+        projects = self._read()
+        self._cached = (signature, projects)
+        return list(projects)
+
+    def _read(self) -> list[str]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
