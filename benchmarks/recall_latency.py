@@ -44,10 +44,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from waymarks.core.egress import Egress
+from waymarks.core.privacy import LEVELS
 from waymarks.recall.engine import evaluate
 from waymarks.recall.plan import direct_plan
 from waymarks.store.recall_cache import RecallCache
 from waymarks.store.recall_index import RecallIndex, RecordInput, create_tables
+
+#: a local destination that sees every stored text exactly (no privacy policy in play)
+EXACT = Egress("local", frozenset(LEVELS), redacts=False)
 
 TARGET_P99_MS = {10_000: 5.0, 100_000: 15.0}
 TARGET_FRESH_MS = 60.0
@@ -284,7 +289,7 @@ def warm_loop(path: Path, queries: Sequence[tuple[str, str]],
         index = _CachedIndex(cache)
     for _, query in queries[:20]:  # warm the page cache and the analysers
         plan = direct_plan(query)
-        evaluate(plan, index.candidates(plan), index.stats(plan.focus + plan.context))
+        evaluate(plan, index.candidates(plan), index.stats(plan.focus + plan.context), EXACT)
     totals = {"plan": 0.0, "candidates": 0.0, "stats": 0.0, "evaluate": 0.0}
     times: list[float] = []
     named = named_hit = unrelated = unrelated_digest = 0
@@ -297,7 +302,7 @@ def warm_loop(path: Path, queries: Sequence[tuple[str, str]],
         t2 = time.perf_counter()
         stats = index.stats(plan.focus + plan.context)
         t3 = time.perf_counter()
-        result = evaluate(plan, cands, stats)
+        result = evaluate(plan, cands, stats, EXACT)
         t4 = time.perf_counter()
         times.append((t4 - t0) * 1000)
         for key, (a, b) in zip(totals, ((t0, t1), (t1, t2), (t2, t3), (t3, t4)), strict=True):
@@ -343,13 +348,15 @@ class _CachedIndex:
 
 FRESH_SCRIPT = """
 import sqlite3, sys
+from waymarks.core.egress import Egress
 from waymarks.recall.engine import evaluate
 from waymarks.recall.plan import direct_plan
 from waymarks.store.recall_cache import RecallCache
 from waymarks.store.recall_index import RecallIndex
+EXACT = Egress("local", frozenset({"normal"}), redacts=False)
 index = RecallIndex(sqlite3.connect(sys.argv[1]), items_backed=False)
 plan = direct_plan(sys.argv[2])
-result = evaluate(plan, index.candidates(plan), index.stats(plan.focus + plan.context))
+result = evaluate(plan, index.candidates(plan), index.stats(plan.focus + plan.context), EXACT)
 print(len(result.selected))
 """
 IMPORT_ONLY = "import waymarks.recall.engine, waymarks.store.recall_index"

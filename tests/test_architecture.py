@@ -19,7 +19,8 @@ ALLOWED = {
     # (recall imports only core, so no cycle); ARCHITECTURE.md's table predates the index
     "store": {"core", "ledger", "recall"},
     "service": {"core", "recall", "planner", "ledger", "store"},
-    "tool": {"core", "service"},
+    # the payload egress (history guard, then the pure sanitizer) lives with the tool
+    "tool": {"core", "service", "planner"},
     "personal": {"core", "service"},
 }
 PURE = {"core", "recall", "planner"}

@@ -136,8 +136,8 @@ def test_docs_serve_only_trusted_projects_and_skip_links_out(
     assert list(EngineeringDocs().candidates(app, "what is the staging port?")) == []
     app.trust(str(project))
     [snippet] = EngineeringDocs().candidates(app, "what is the staging port?")
-    assert "5433" in snippet.text and "hunter2" not in snippet.text
-    assert snippet.text.startswith("[WAYMARKS PROJECT DOCS — QUOTED DATA]")
+    assert "5433" in snippet.block.text and "hunter2" not in snippet.block.text
+    assert snippet.block.kind == "doc" and snippet.block.label == "docs/engineering/db.md#Database"
 
 
 def test_adr_new_numbers_scaffolds_and_never_overwrites(project: Path) -> None:

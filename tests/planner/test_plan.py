@@ -140,7 +140,12 @@ def test_cli_plan_and_sanitize(app: Waymarks, home: Path, project: Path,
 
 
 def test_retrieved_turns_and_snippets_have_their_place_and_privacy(app: Waymarks) -> None:
+    from waymarks.planner.render import TextBlock
     from waymarks.planner.select import TextInput
+
+    def text(kind: str, item_id: str, body: str, level: str) -> TextInput:
+        return TextInput(TextBlock(kind, item_id, body, "STYLE.md"), level,  # type: ignore[arg-type]
+                         "fixed reason")
 
     class Fixed:
         def __init__(self, *items: TextInput) -> None:
@@ -152,9 +157,9 @@ def test_retrieved_turns_and_snippets_have_their_place_and_privacy(app: Waymarks
     app.pin("Use tabs")
     plan = plan_request(
         app, "format the file", provider="openai",
-        retrieved=Fixed(TextInput("t1", "earlier: we chose tabs", "normal", "matched tabs")),
-        snippets=Fixed(TextInput("doc1", "STYLE.md says tabs", "normal", "style guide"),
-                       TextInput("doc2", "internal host list", "internal", "hosts")))
+        retrieved=Fixed(text("turn", "t1", "earlier: we chose tabs", "normal")),
+        snippets=Fixed(text("doc", "doc1", "STYLE.md says tabs", "normal"),
+                       text("doc", "doc2", "internal host list", "internal")))
     assert [m.kind for m in plan.messages] == ["pins", "history", "snippets", "request"]
     assert [m.priority for m in plan.messages] == [950, 85, 80, 1000]
     assert "internal host list" not in plan.messages[2].content

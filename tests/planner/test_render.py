@@ -7,17 +7,26 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from waymarks.core.egress import Egress
+from waymarks.core.privacy import LEVELS
 from waymarks.planner.render import (
     MEMORY_BEGIN,
     MEMORY_END,
     PIN_BEGIN,
     PIN_END,
+    TURN_BEGIN,
+    TURN_END,
     MemoryBlock,
     PinBlock,
+    TextBlock,
     render_memory,
     render_pin,
-    render_pins,
+    render_text,
 )
+
+#: a local destination that may see everything: the text comes back exactly, so these
+#: tests see quoting alone (tests/privacy/test_egress_paths.py covers the rest)
+EXACT = Egress("local", frozenset(LEVELS), redacts=False)
 
 MARKERS = [PIN_BEGIN, PIN_END, MEMORY_BEGIN, MEMORY_END, "[END DS4 PINNED CONTEXT]",
            "Pinned content JSON:", "Claim JSON:", '"', "\\", "\n", "\r", "\u2028", "\u2029",
@@ -52,7 +61,7 @@ def blocks_of(rendered: str, begin: str, end: str) -> list[list[str]]:
 def test_pin_content_stays_inside_its_quotes(content: str, pin_id: str, session: str,
                                             source_file: str) -> None:
     pin = PinBlock(pin_id, "session", content, session, "e1", source_file=source_file or None)
-    [block] = blocks_of(render_pin(pin), PIN_BEGIN, PIN_END)
+    [block] = blocks_of(render_pin(pin, EXACT), PIN_BEGIN, PIN_END)
     label = block.index("Pinned content JSON:")
     assert json.loads(block[label + 1]) == content
     assert len(block) == label + 3  # quoted content, guidance line, nothing more
@@ -64,7 +73,7 @@ def test_pin_content_stays_inside_its_quotes(content: str, pin_id: str, session:
 def test_memory_claims_stay_inside_their_quotes(claim: str, key: str | None, memory_id: str,
                                                 reason: str) -> None:
     memory = MemoryBlock(memory_id, "project", claim, "s", "e", 0.5, reason, key or None)
-    [block] = blocks_of(render_memory(memory), MEMORY_BEGIN, MEMORY_END)
+    [block] = blocks_of(render_memory(memory, EXACT), MEMORY_BEGIN, MEMORY_END)
     label = block.index("Claim JSON:")
     assert json.loads(block[label + 1]) == claim
     assert len(block) == label + 3
@@ -73,14 +82,13 @@ def test_memory_claims_stay_inside_their_quotes(claim: str, key: str | None, mem
 @given(st.lists(hostile, min_size=1, max_size=5))
 def test_many_pins_render_as_that_many_blocks(contents: list[str]) -> None:
     pins = [PinBlock(f"p{i}", "session", c, "s", "e") for i, c in enumerate(contents)]
-    blocks = blocks_of(render_pins(pins), PIN_BEGIN, PIN_END)
+    blocks = blocks_of("\n\n".join(render_pin(p, EXACT) for p in pins), PIN_BEGIN, PIN_END)
     assert len(blocks) == len(contents)
 
 
 @settings(max_examples=200, deadline=None)
 @given(text=hostile, entry_id=ident)
 def test_earlier_turns_stay_inside_their_quotes(text: str, entry_id: str) -> None:
-    from waymarks.service.history import TURN_BEGIN, TURN_END, render_turn
-
-    [block] = blocks_of(render_turn(entry_id, "user", text), TURN_BEGIN, TURN_END)
+    turn = TextBlock("turn", entry_id, text, "user")
+    [block] = blocks_of(render_text(turn, EXACT), TURN_BEGIN, TURN_END)
     assert json.loads(block[block.index("Text JSON:") + 1]) == text

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from waymarks.core.egress import Egress
 from waymarks.core.privacy import LEVELS, WITHHELD, ProviderPolicy, has_markers
 from waymarks.planner import sanitize as sanitize_module
-from waymarks.planner.sanitize import SanitizeOutcome, sanitize, sanitize_text
+from waymarks.planner.sanitize import SanitizeOutcome, sanitize
 
 LOCAL = ProviderPolicy.from_config({"localProviders": ["ollama"],
                                     "remoteProviders": {"gateway": "sensitive"}})
@@ -328,16 +329,16 @@ def test_deep_nesting_fails_closed() -> None:
     assert outcome.withheld and "RecursionError" in (outcome.reason or "")
 
 
-# -- sanitize_text ----------------------------------------------------------------------
+# -- one text through the egress -------------------------------------------------------
 
 
-def test_sanitize_text() -> None:
-    out = sanitize_text(f"a {LOCAL_SPAN} password=hunter22", "openai", LOCAL)
-    assert out.text == f"a {WITHHELD} password=[REDACTED:secret]"
-    assert (out.level, out.removed_blocks, out.redacted_values, out.stripped_markers) == (
-        "local-only", 1, 1, 2)
-    assert sanitize_text("x", "openai", LOCAL, explicit="sensitive").text is None
-    assert sanitize_text(LOCAL_SPAN, "ollama", LOCAL).text == "home address"
+def test_one_text_through_the_egress() -> None:
+    remote, local = Egress.to(LOCAL, "openai"), Egress.to(LOCAL, "ollama")
+    assert remote.text(f"a {LOCAL_SPAN} password=hunter22") == \
+        f"a {WITHHELD} password=[REDACTED:secret]"
+    assert remote.text("x", "sensitive") is None
+    assert local.text(LOCAL_SPAN) == "home address"
+    assert local.text("password=hunter22") == "password=hunter22"  # local: exact text
 
 
 # -- properties over generated payloads -------------------------------------------------

@@ -267,7 +267,7 @@ def test_unknown_and_invisible_targets_are_not_found(app: Waymarks,
         assert result.details["errorCode"] == "not-found"
 
 
-def test_classification_is_raised_by_markers_and_credentials_and_never_lowered(
+def test_classification_is_raised_by_markers_and_never_lowered_and_credentials_refused(
         app: Waymarks, home: Path) -> None:
     home.mkdir(exist_ok=True)
     (home / "config.toml").write_text(
@@ -276,11 +276,14 @@ def test_classification_is_raised_by_markers_and_credentials_and_never_lowered(
     marked = tool.call({"action": "memory_add",
                         "content": "Note [ds4:internal]the staging host is db7[/ds4:internal]"},
                        Person())
+    asked = Person()
     credential = tool.call({"action": "memory_add", "content":
-                            "CI token is ghp_" + "a1B2c3D4e5" * 4}, Person())
+                            "CI token is ghp_" + "a1B2c3D4e5" * 4}, asked)
+    assert (credential.outcome, credential.details["errorCode"]) == (
+        "rejected", "credential-refused")
+    assert asked.asked == [] and "ghp_" not in credential.text  # refused before asking
     levels = {v.id: v.classification for v in app.items("memory")}
-    assert levels[marked.details["id"]] == "internal"
-    assert levels[credential.details["id"]] == "sensitive"
+    assert levels[marked.details["id"]] == "internal" and len(levels) == 1
     [item] = [i for i in listed(tool, "memory_list") if i["id"] == marked.details["id"]]
     lowered = tool.call({"action": "memory_supersede", "id": item["id"],
                          "targetRevision": item["revision"], "classification": "normal",
@@ -514,7 +517,7 @@ def test_keys_and_reasons_count_for_the_level_and_are_checked_before_asking(
                   person),
     ]
     assert [r.details["errorCode"] for r in results] == [
-        "provider-disallowed", "local-only-refused", "invalid-parameters"]
+        "credential-refused", "local-only-refused", "invalid-parameters"]
     assert person.asked == [] and app.items("memory") == []
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waymarks.core.arguments import ArgumentError, ParsedArgs, parse_options
-from waymarks.recall.digest import digest_rows
 from waymarks.recall.engine import explain
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, Duplicate, Rejected, WriteOutcome
@@ -217,9 +216,7 @@ def _recall(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
                   f"cov {s['coverage']:.2f} [{' '.join(s['matched'])}] {s['verdict']}"
                   for s in report["scored"]]
         return Result(report, "\n".join(lines))
-    data = {"selected": result.selected, "digest": result.digest,
-            "rows": digest_rows([s for s in result.eligible if s.candidate.id in
-                                 result.selected])}
+    data = {"selected": result.selected, "digest": result.digest, "rows": result.rows}
     return Result(data, result.digest or "Nothing recalled.")
 
 

@@ -91,8 +91,8 @@ def _privacy(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
 
 
 def _sanitize(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
-    from waymarks.planner.sanitize import sanitize
     from waymarks.service.planning import settings_for
+    from waymarks.tool.egress import outgoing_payload
 
     provider = args.options.get("provider")
     if not provider:
@@ -101,7 +101,7 @@ def _sanitize(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
         payload = json.loads((env.extra.get("stdin") or sys.stdin).read())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"standard input is not a JSON payload: {exc}") from exc
-    outcome = sanitize(payload, provider, settings_for(app).policy)
+    outcome = outgoing_payload(payload, provider, settings_for(app).policy)
     if outcome.withheld or outcome.payload is None:
         data: dict[str, Any] = {"outcome": "rejected", "code": "withheld",
                                 "message": outcome.reason,

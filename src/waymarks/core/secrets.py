@@ -122,3 +122,17 @@ def redact(text: str) -> tuple[str, int]:
 
     redacted = _SECRET.sub(replace, text)
     return redacted, count
+
+
+def credential_kinds(text: str) -> list[str]:
+    """The kinds of credential ``text`` holds (each once, in order of appearance); the
+    values are never returned, so a refusal can name what it found without echoing it."""
+    redacted, count = redact(text)
+    if not count:
+        return []
+    before = set(_PLACEHOLDER.findall(text))  # placeholders written by a person stay out
+    return [kind for kind in dict.fromkeys(_PLACEHOLDER.findall(redacted)) if kind not in before
+            or _PLACEHOLDER.findall(redacted).count(kind) > _PLACEHOLDER.findall(text).count(kind)]
+
+
+_PLACEHOLDER: Final = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")

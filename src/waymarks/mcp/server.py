@@ -22,7 +22,7 @@ from waymarks.personal.notes import promote_prompt
 from waymarks.personal.setup import personal_store
 from waymarks.personal.tools import fetch_entry, remember
 from waymarks.service.app import Waymarks
-from waymarks.service.planning import settings_for
+from waymarks.service.planning import egress_for
 from waymarks.service.ports import Decision
 from waymarks.tool.contract import Request, input_schema, parse_request
 from waymarks.tool.persistence import ContextPersistence, WritePlan
@@ -159,7 +159,7 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None,
         slug: Annotated[Any, WithJsonSchema({"type": "string"})] = None,
     ) -> dict[str, Any]:
         with one_at_a_time():
-            return fetch_entry(personal_store(app), slug, settings_for(app))
+            return fetch_entry(personal_store(app), slug, egress_for(app))
 
     @server.prompt(name="remember", title="Curate personal memory",
                    description="The guided curation turn: gather lessons, ask what to keep, "

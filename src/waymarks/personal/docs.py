@@ -203,7 +203,7 @@ class EngineeringDocs:
             if len(shared) >= needed:
                 scored.append((len(shared), -n, chunk, shared))
         scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
-        return [(chunk, "matched: " + " ".join(sorted(shared)[:8]))
+        return [(chunk, f"matched {len(shared)} features")  # counts only: manifests hold no text
                 for _n, _i, chunk, shared in scored[: self.limit]]
 
 

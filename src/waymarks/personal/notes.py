@@ -18,6 +18,7 @@ from waymarks.personal.curation import promotion_prompt
 from waymarks.service.config import load_settings
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms
+from waymarks.service.writes import refuse_credentials
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -51,6 +52,9 @@ def add_note(app: Waymarks, text: str, note_type: str = "lesson") -> tuple[Note,
     if len(cleaned) > MAX_NOTE_CHARS:
         raise ServiceError("invalid_argument", f"a note has at most {MAX_NOTE_CHARS} "
                            f"characters (this one has {len(cleaned)})")
+    refused = refuse_credentials(cleaned, "Note text")
+    if refused is not None:
+        raise ServiceError(refused.code, refused.message)
     for note in active_notes(app):
         if note.type == note_type and normalize(note.text) == normalize(cleaned):
             return note, False

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from waymarks.core.model import CLASSIFICATIONS
+from waymarks.core.secrets import credential_kinds
 from waymarks.core.text import is_unicode
 
 ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
@@ -226,6 +227,11 @@ class PersonalStore:
         if classification is not None and classification not in CLASSIFICATIONS:
             raise PersonalMemoryError("classification must be normal, internal, sensitive "
                                       "or local-only")
+        kinds = credential_kinds("\n".join(filter(None, (text, name, description))))
+        if kinds:  # a credential would become a file, a slug, an index line in every plan
+            raise PersonalMemoryError(
+                f"the text holds what looks like a credential ({', '.join(kinds)}); Waymarks "
+                "does not store credentials. Say where it is kept instead")
         title = one_line(name)[:MAX_NAME] if name and name.strip() else title_of(text)
         summary = one_line(description if description and description.strip() else text)
         explicit = check_slug(slug) if slug is not None else None

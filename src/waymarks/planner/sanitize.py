@@ -55,7 +55,6 @@ from waymarks.core.privacy import (
     Classification,
     Destination,
     ProviderPolicy,
-    classify,
     filter_marked,
     has_markers,
     highest,
@@ -119,17 +118,6 @@ class SanitizeOutcome:
     @property
     def changed(self) -> bool:
         return bool(self.removed_blocks or self.redacted_values or self.stripped_markers)
-
-
-@dataclass(frozen=True, slots=True)
-class TextOutcome:
-    """One text as ``provider`` may see it; ``text`` is None when all of it is withheld."""
-
-    text: str | None
-    level: Classification
-    removed_blocks: int
-    redacted_values: int
-    stripped_markers: int
 
 
 class _Malformed(Exception):
@@ -673,18 +661,3 @@ def sanitize(payload: object, provider: str,
                                "payload withheld", name, destination, shape)
     return SanitizeOutcome(out, False, None, name, destination, shape,
                            run.removed, run.redacted, run.markers)
-
-
-def sanitize_text(text: str, provider: str, policy: ProviderPolicy = DEFAULT_POLICY, *,
-                  explicit: str | None = None) -> TextOutcome:
-    """One text (a pin, a claim, a snippet) as ``provider`` may see it.
-
-    To decide whether an item goes at all, use ``classify`` and ``policy.allows``: an item
-    holding a prohibited span is omitted as a whole, not shown with a hole in it."""
-    try:
-        run = _Run(policy.allowed(provider), not policy.is_local(provider))
-        out = run.text(text, classify("", explicit))
-        return TextOutcome(out, classify(text, explicit), run.removed, run.redacted,
-                           run.markers)
-    except Exception:  # noqa: BLE001 - fail closed
-        return TextOutcome(None, "local-only", 1, 0, 0)

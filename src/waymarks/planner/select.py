@@ -18,16 +18,19 @@ never holds pin content or claim text.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from waymarks.core.egress import Egress
 from waymarks.core.tokens import estimate_tokens
 from waymarks.planner.render import (
     MemoryBlock,
     PinBlock,
+    TextBlock,
     render_memory,
     render_pin,
+    render_text,
     wrap_personal,
 )
 
@@ -37,6 +40,7 @@ PERSONAL_PRIORITY: Final = 88
 HISTORY_PRIORITY: Final = 85
 SNIPPET_PRIORITY: Final = 80
 REQUEST_PRIORITY: Final = 1000  # mandatory, always last in order
+_NOT_ALLOWED: Final = "classification {} not allowed for this provider"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,12 +70,17 @@ class MemoryInput:
 
 @dataclass(frozen=True, slots=True)
 class TextInput:
-    """A retrieved earlier turn or a project snippet: ID, text, classification."""
+    """A retrieved earlier turn, a project snippet or a personal index line, with its
+    level (explicit classification raised by markers) and why it was offered (a fixed
+    phrase and counts: manifests never hold content)."""
 
-    id: str
-    text: str
+    block: TextBlock
     classification: str
     reason: str
+
+    @property
+    def id(self) -> str:
+        return self.block.id
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,16 +137,12 @@ class Plan:
                 "entries": [e.to_json() for e in self.manifest], "notes": list(self.notes)}
 
 
-Allows = Callable[[str], bool]
-
-
 def build_plan(
     request: str,
     pins: Sequence[PinInput],
     memories: Sequence[MemoryInput],
     *,
-    allows: Allows,
-    provider: str,
+    egress: Egress,
     budgets: Budgets = Budgets(),
     history: Sequence[TextInput] = (),
     snippets: Sequence[TextInput] = (),
@@ -147,11 +152,13 @@ def build_plan(
 ) -> Plan:
     """The ordered synthetic messages for one request, and a manifest of every decision.
 
-    ``allows(classification)`` says whether the destination may see that level;
-    ``fixed_tokens`` estimates the system prompt and tools the host sends anyway.
+    ``egress`` is the destination's: it admits items by level and renders every
+    stored text; ``fixed_tokens`` estimates the system prompt and tools the host sends
+    anyway.
     """
+    provider = egress.provider
     manifest: list[ManifestEntry] = []
-    chosen_pins, rendered_pins = _choose_pins(pins, allows, manifest)
+    chosen_pins, rendered_pins = _choose_pins(pins, egress, manifest)
     pin_text = "\n\n".join(rendered_pins)
     pin_tokens = estimate_tokens(pin_text) if chosen_pins else 0
     request_tokens = estimate_tokens(request)
@@ -165,18 +172,18 @@ def build_plan(
                          f"system, tools, pins and request need {mandatory} tokens, more "
                          f"than the model limit ({model_limit})")
     room = None if model_limit is None else model_limit - mandatory
-    memory_blocks, room = _choose_memories(memories, allows, budgets, room, manifest)
-    personal_text, room = _choose_texts(personal, "personal", allows,
+    memory_blocks, room = _choose_memories(memories, egress, budgets, room, manifest)
+    personal_text, room = _choose_texts(personal, "personal", egress,
                                         budgets.max_personal_tokens, room, manifest, sep="\n")
-    history_text, room = _choose_texts(history, "history", allows, budgets.max_history_tokens,
+    history_text, room = _choose_texts(history, "history", egress, budgets.max_history_tokens,
                                        room, manifest)
-    snippet_text, room = _choose_texts(snippets, "snippet", allows,
+    snippet_text, room = _choose_texts(snippets, "snippet", egress,
                                        budgets.max_snippet_tokens, room, manifest)
     messages: list[Message] = []
     if chosen_pins:
         messages.append(Message("pins", PIN_PRIORITY, pin_text, pin_tokens))
     if memory_blocks:
-        text = "\n\n".join(render_memory(m) for m in memory_blocks)
+        text = "\n\n".join(memory_blocks)
         messages.append(Message("memory", MEMORY_PRIORITY, text, estimate_tokens(text)))
     if personal_text:
         personal_text = wrap_personal(personal_text)
@@ -193,7 +200,7 @@ def build_plan(
     return Plan(tuple(messages), tuple(manifest), None, total, model_limit, provider)
 
 
-def _choose_pins(pins: Sequence[PinInput], allows: Allows,
+def _choose_pins(pins: Sequence[PinInput], egress: Egress,
                  manifest: list[ManifestEntry]) -> tuple[list[PinInput], list[str]]:
     chosen: list[PinInput] = []
     rendered: list[str] = []
@@ -201,13 +208,13 @@ def _choose_pins(pins: Sequence[PinInput], allows: Allows,
         entry = dict(id=pin.block.id, kind="pin", scope=pin.block.scope,
                      classification=pin.classification, source_session=pin.block.session_id,
                      source_entry=pin.block.entry_id)
-        if not allows(pin.classification):
+        if not egress.admits(pin.classification):
             manifest.append(ManifestEntry(decision="excluded", reason=(
-                f"classification {pin.classification} not allowed for this provider"),
+                _NOT_ALLOWED.format(pin.classification)),
                 **entry))  # type: ignore[arg-type]
             continue
         chosen.append(pin)
-        rendered.append(render_pin(pin.block))
+        rendered.append(render_pin(pin.block, egress))
         manifest.append(ManifestEntry(
             decision="included", reason="applicable pin",
             tokens=estimate_tokens(rendered[-1]), **entry))  # type: ignore[arg-type]
@@ -215,22 +222,25 @@ def _choose_pins(pins: Sequence[PinInput], allows: Allows,
 
 
 def _choose_memories(
-    memories: Sequence[MemoryInput], allows: Allows, budgets: Budgets, room: int | None,
+    memories: Sequence[MemoryInput], egress: Egress, budgets: Budgets, room: int | None,
     manifest: list[ManifestEntry],
-) -> tuple[list[MemoryBlock], int | None]:
-    chosen: list[MemoryBlock] = []
+) -> tuple[list[str], int | None]:
+    chosen: list[str] = []
     used = 0
     for memory in memories:
         block = memory.block
         entry = dict(id=block.id, kind="memory", scope=block.scope,
-                     classification=memory.classification, key=block.key,
+                     classification=memory.classification,
                      source_session=block.session_id, source_entry=block.entry_id,
                      score=block.score)
-        tokens = estimate_tokens(render_memory(block))
+        if not egress.admits(memory.classification):  # never rendered at all
+            manifest.append(ManifestEntry(decision="excluded", **entry,  # type: ignore[arg-type]
+                                          reason=_NOT_ALLOWED.format(memory.classification)))
+            continue
+        rendered = render_memory(block, egress)
+        tokens = estimate_tokens(rendered)
         reason = None
-        if not allows(memory.classification):
-            reason = f"classification {memory.classification} not allowed for this provider"
-        elif len(chosen) >= budgets.max_results:
+        if len(chosen) >= budgets.max_results:
             reason = f"memory.maxResults ({budgets.max_results}) reached"
         elif used + tokens > budgets.max_memory_tokens:
             reason = f"memory token budget ({budgets.max_memory_tokens}) reached"
@@ -240,7 +250,7 @@ def _choose_memories(
             manifest.append(ManifestEntry(decision="excluded", reason=reason, tokens=tokens,
                                           **entry))  # type: ignore[arg-type]
             continue
-        chosen.append(block)
+        chosen.append(rendered)
         used += tokens
         room = None if room is None else room - tokens
         manifest.append(ManifestEntry(decision="included", reason=block.reason, tokens=tokens,
@@ -249,23 +259,26 @@ def _choose_memories(
 
 
 def _choose_texts(
-    texts: Sequence[TextInput], kind: str, allows: Allows, budget: int, room: int | None,
+    texts: Sequence[TextInput], kind: str, egress: Egress, budget: int, room: int | None,
     manifest: list[ManifestEntry], sep: str = "\n\n",
 ) -> tuple[str, int | None]:
     parts: list[str] = []
     used = 0
     for item in texts:
-        tokens = estimate_tokens(item.text)
         reason = None
-        if not allows(item.classification):
-            reason = f"classification {item.classification} not allowed for this provider"
-        elif used + tokens > budget or (room is not None and tokens > room):
+        if not egress.admits(item.classification):
+            manifest.append(ManifestEntry(item.id, kind, "excluded", _NOT_ALLOWED.format(
+                item.classification), classification=item.classification))
+            continue
+        text = render_text(item.block, egress)
+        tokens = estimate_tokens(text)
+        if used + tokens > budget or (room is not None and tokens > room):
             reason = f"{kind} token budget reached"
         if reason is not None:
             manifest.append(ManifestEntry(item.id, kind, "excluded", reason,
                                           classification=item.classification, tokens=tokens))
             continue
-        parts.append(item.text)
+        parts.append(text)
         used += tokens
         room = None if room is None else room - tokens
         manifest.append(ManifestEntry(item.id, kind, "included", item.reason,

@@ -1,19 +1,22 @@
 """The recall digest: at most 3 claims in 2,048 UTF-8 bytes, quoted as historical data.
 
 The trust guidance is reserved first and never clipped; a row is added only if it still
-fits. Each row is one JSON object (so stored text cannot break out of it) with the id,
-kind, status, origin, source, stored date, evidence basis and an excerpt of at most 400
-bytes around the first matching word. No row fits, no digest.
+fits. Each row is one JSON object on one line (:func:`waymarks.core.egress.json_line`:
+stored text cannot break out of it, not even with U+2028) with the id, kind, status,
+origin, source, stored date, evidence basis and an excerpt of at most 400 bytes around
+the first matching word. The excerpt is cut from the text as the destination may see it
+(:meth:`Egress.text`: markers removed, prohibited spans withheld, credentials redacted),
+never from the stored text. No row fits, no digest.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Final
 
+from waymarks.core.egress import Egress, json_line
 from waymarks.recall.analysis import first_match
 from waymarks.recall.plan import clip_utf8
 from waymarks.recall.scoring import Scored
@@ -33,14 +36,19 @@ GUIDANCE: Final = (
 END: Final = "[END WAYMARKS RECALLED MEMORY]"
 
 
-def digest_rows(selected: Sequence[Scored]) -> list[dict[str, object]]:
-    return [
-        {"id": s.candidate.id, "kind": s.candidate.kind, "status": s.candidate.status,
-         "origin": clip_label(s.candidate.origin), "source": clip_label(s.candidate.source),
-         "updated": _date(s.candidate.created_at), "evidence": s.candidate.evidence,
-         "excerpt": excerpt(s.candidate.text, s.matched)}
-        for s in selected
-    ]
+def digest_rows(selected: Sequence[Scored], egress: Egress) -> list[dict[str, object]]:
+    """One row per claim; a claim nothing of which the destination may see has none."""
+    rows: list[dict[str, object]] = []
+    for s in selected:
+        shown = egress.text(s.candidate.text, s.candidate.classification)
+        if shown is None:
+            continue
+        rows.append({"id": s.candidate.id, "kind": s.candidate.kind,
+                     "status": s.candidate.status, "origin": clip_label(s.candidate.origin),
+                     "source": clip_label(s.candidate.source),
+                     "updated": _date(s.candidate.created_at),
+                     "evidence": s.candidate.evidence, "excerpt": excerpt(shown, s.matched)})
+    return rows
 
 
 def clip_label(label: str) -> str:
@@ -67,19 +75,20 @@ def _date(epoch_ms: int) -> str:
     return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d")
 
 
-def render_digest(eligible: Sequence[Scored]) -> tuple[str, list[str]]:
-    """The digest text and the IDs it holds; ``("", [])`` when nothing fits."""
+def render_digest(eligible: Sequence[Scored], egress: Egress
+                  ) -> tuple[str, list[dict[str, object]]]:
+    """The digest text and the rows it holds; ``("", [])`` when nothing fits."""
     budget = MAX_DIGEST_BYTES - len(GUIDANCE.encode()) - len(END.encode())
     lines: list[str] = []
-    ids: list[str] = []
-    for row in digest_rows(eligible[:MAX_CLAIMS]):
-        line = json.dumps(row, ensure_ascii=False) + "\n"
+    rows: list[dict[str, object]] = []
+    for row in digest_rows(eligible[:MAX_CLAIMS], egress):
+        line = json_line(row) + "\n"
         size = len(line.encode())
         if size > budget:
             continue
         budget -= size
         lines.append(line)
-        ids.append(str(row["id"]))
+        rows.append(row)
     if not lines:
         return "", []
-    return GUIDANCE + "".join(lines) + END, ids
+    return GUIDANCE + "".join(lines) + END, rows

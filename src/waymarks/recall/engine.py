@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from waymarks.core.egress import Egress
 from waymarks.recall.digest import render_digest
 from waymarks.recall.scoring import Candidate, QueryPlan, Scored, Stats, score_all
 
@@ -26,18 +27,26 @@ MAX_FEATURE_CHARS: Final = 120
 class RecallResult:
     plan: QueryPlan
     scored: list[Scored]
+    #: the digest for the destination ("" when nothing fits, or no egress was given)
     digest: str
+    #: the IDs in the digest, and its rows (as the destination may see them)
     selected: list[str]
+    rows: list[dict[str, object]]
 
     @property
     def eligible(self) -> list[Scored]:
         return [s for s in self.scored if s.eligible]
 
 
-def evaluate(plan: QueryPlan, candidates: Sequence[Candidate], stats: Stats) -> RecallResult:
+def evaluate(plan: QueryPlan, candidates: Sequence[Candidate], stats: Stats,
+             egress: Egress | None = None) -> RecallResult:
+    """Score and gate ``candidates``; with the destination's ``egress``, render the digest
+    (without one, for callers that render the chosen records themselves, there is none)."""
     scored = score_all(plan, candidates, stats)
-    digest, selected = render_digest([s for s in scored if s.eligible])
-    return RecallResult(plan, scored, digest, selected)
+    if egress is None:
+        return RecallResult(plan, scored, "", [], [])
+    digest, rows = render_digest([s for s in scored if s.eligible], egress)
+    return RecallResult(plan, scored, digest, [str(r["id"]) for r in rows], rows)
 
 
 def explain(result: RecallResult) -> dict[str, Any]:

@@ -53,6 +53,8 @@ class Candidate:
     accuracy: float = 1.0
     evidence: str = "explicit"
     source: str = ""
+    #: the explicit classification (markers in ``text`` raise it), when known
+    classification: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

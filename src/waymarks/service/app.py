@@ -13,10 +13,12 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
 from waymarks.core.codec import custom_type_of
+from waymarks.core.egress import Egress
 from waymarks.core.model import MemoryItem, MemoryMutation, Mutation, PinItem, PinMutation
 from waymarks.core.privacy import classify
 from waymarks.core.rules import ItemState
@@ -33,13 +35,13 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.recall.scoring import Candidate, Stats
-from waymarks.service.config import load_settings
 from waymarks.service.outcomes import (
     Rejected,
     ServiceError,
     WriteOutcome,
     committed_outcome,
 )
+from waymarks.service.planning import egress_for
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
 from waymarks.service.recovery import (
     all_session_files,
@@ -393,19 +395,19 @@ class Waymarks:
             self._recall_cache.refresh()
             stats = self._recall_cache.stats(features)
             candidates = self._recall_cache.candidates(plan, stats, visible_to=visible)
-        if privacy:
-            candidates = self._allowed(candidates, provider)
-        return evaluate(plan, candidates, stats)
+        if not privacy:
+            return evaluate(plan, candidates, stats)
+        egress = egress_for(self, provider)
+        return evaluate(plan, self._admitted(candidates, egress), stats, egress)
 
-    def _allowed(self, candidates: list[Candidate], provider: str | None) -> list[Candidate]:
-        """The candidates the destination may see, by explicit classification and markers."""
+    def _admitted(self, candidates: list[Candidate], egress: Egress) -> list[Candidate]:
+        """The candidates the destination may see (explicit classification raised by
+        markers), each with its explicit classification for rendering."""
         if not candidates:
             return candidates
-        settings = load_settings(self.home, self.cwd, self.project_trusted)
-        destination = provider or settings.default_provider
         explicit = classifications(self.projection.db, [c.id for c in candidates])
-        return [c for c in candidates
-                if settings.policy.allows(destination, classify(c.text, explicit.get(c.id)))]
+        return [replace(c, classification=explicit.get(c.id)) for c in candidates
+                if egress.admits(classify(c.text, explicit.get(c.id)))]
 
     # -- diagnostics ----------------------------------------------------------------
 

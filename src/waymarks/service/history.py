@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.core.privacy import classify
-from waymarks.planner.render import quote
+from waymarks.planner.render import TextBlock
 from waymarks.planner.select import TextInput
 from waymarks.recall.analysis import analyze
 from waymarks.recall.engine import evaluate
@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
 MAX_TURNS: Final = 3
-TURN_BEGIN: Final = "[WAYMARKS EARLIER TURN — QUOTED DATA]"
-TURN_END: Final = "[END WAYMARKS EARLIER TURN]"
 
 
 class CompactedTurns:
@@ -54,20 +52,15 @@ class CompactedTurns:
         ]
         result = evaluate(direct_plan(prompt), candidates, stats)
         return [
-            TextInput(s.candidate.id, render_turn(s.candidate.id, s.candidate.kind,
-                                                  s.candidate.text),
+            TextInput(TextBlock("turn", s.candidate.id, s.candidate.text, s.candidate.kind),
                       classify(s.candidate.text),
-                      "earlier turn removed by compaction; matched " + " ".join(s.matched[:8]))
+                      f"earlier turn removed by compaction; recall matched {len(s.matched)} "
+                      "features")
             for s in result.eligible[:MAX_TURNS]
         ]
 
 
 COMPACTED_TURNS: Final = CompactedTurns()
-
-
-def render_turn(entry_id: str, role: str, text: str) -> str:
-    return "\n".join([TURN_BEGIN, f"Entry ID: {quote(entry_id)}", f"Role: {quote(role)}",
-                      "Text JSON:", quote(text), TURN_END])
 
 
 def removed_turns(data: bytes, branch: Sequence[str]) -> list[tuple[str, str, str]]:

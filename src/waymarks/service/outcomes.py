@@ -24,6 +24,8 @@ RejectionCode = Literal[
     "scope_mismatch",
     "no_session",
     "target_changed",
+    "credential",
+    "not_applied",
 ]
 
 

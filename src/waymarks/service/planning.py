@@ -12,8 +12,9 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from waymarks.core.egress import Egress
 from waymarks.core.privacy import classify
-from waymarks.planner.render import MemoryBlock, PinBlock, render_doc, render_personal_line
+from waymarks.planner.render import MemoryBlock, PinBlock, TextBlock
 from waymarks.planner.select import MemoryInput, PinInput, build_plan
 from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
 from waymarks.planner.select import TextInput as TextInput
@@ -48,18 +49,29 @@ NO_TEXT = NoText()
 
 def doc_snippet(source: str, status: str | None, text: str, classification: str,
                 reason: str) -> TextInput:
-    """A passage of project docs as the planner takes it (rendered as quoted data)."""
-    return TextInput(source, render_doc(source, status, text), classification, reason)
+    """A passage of project docs as the planner takes it (rendered as quoted data);
+    ``classification`` is the passage's level (its file's, raised by markers)."""
+    return TextInput(TextBlock("doc", source, text, source, status, classification),
+                     classification, reason)
 
 
 def personal_line(slug: str, name: str, description: str, classification: str) -> TextInput:
     """One line of the personal memory index as the planner takes it."""
-    return TextInput(f"personal:{slug}", render_personal_line(slug, name, description),
+    return TextInput(TextBlock("personal", f"personal:{slug}", f"{name} — {description}",
+                               slug, None, classification),
                      classification, "personal memory index")
 
 
 def settings_for(app: Waymarks) -> Settings:
     return load_settings(app.home, app.cwd, app.project_trusted)
+
+
+def egress_for(app: Waymarks, provider: str | None = None,
+               settings: Settings | None = None) -> Egress:
+    """The egress for ``provider`` (the configured default provider when none is named):
+    every adapter that sends stored text toward a model gets its egress here."""
+    settings = settings or settings_for(app)
+    return Egress.to(settings.policy, provider or settings.default_provider)
 
 
 def plan_request(
@@ -71,18 +83,15 @@ def plan_request(
     """``snippets``: project snippets (engineering docs); ``personal``: the lines of the
     person's memory index. Adapters pass the sources they have (``waymarks.personal``)."""
     settings = settings_for(app)
-    destination = provider or settings.default_provider
-
-    def allows(level: str) -> bool:
-        return settings.policy.allows(destination, level)
-
+    egress = egress_for(app, provider, settings)
+    destination = egress.provider
     pins = [
         PinInput(_pin_block(v), classify(v.text, v.classification), v.created_at)
         for v in app.items("pin") if v.applies
     ]
     memories = _memories(app, prompt, history)
-    plan = build_plan(prompt, pins, memories, allows=allows, provider=destination,
-                      budgets=settings.budgets, model_limit=model_limit,
+    plan = build_plan(prompt, pins, memories, egress=egress, budgets=settings.budgets,
+                      model_limit=model_limit,
                       fixed_tokens=fixed_tokens,
                       history=(retrieved or COMPACTED_TURNS).candidates(app, prompt),
                       snippets=snippets.candidates(app, prompt),
@@ -112,7 +121,7 @@ def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[Memory
     views = {v.id: v for v in app.items("memory", ids=wanted) if v.applies} if wanted else {}
     matched = [
         MemoryInput(_memory_block(views[s.candidate.id], s.rank,
-                                  "matched: " + " ".join(s.matched[:8])),
+                                  f"recall matched {len(s.matched)} features"),
                     classify(views[s.candidate.id].text, views[s.candidate.id].classification),
                     views[s.candidate.id].created_at, True)
         for s in result.eligible if s.candidate.id in views
@@ -122,7 +131,7 @@ def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[Memory
     # only explicit items exist so far; model-derived claims will never get this fallback
     recent = [v for v in app.items("memory", recent_active=CONTINUITY_ITEMS * 4) if v.applies]
     return [
-        MemoryInput(_memory_block(v, 0.0, "recent continuity: no memory matched the request"),
+        MemoryInput(_memory_block(v, 0.0, "recent continuity (no memory matched)"),
                     classify(v.text, v.classification), v.created_at, False)
         for v in recent[:CONTINUITY_ITEMS]
     ]
@@ -132,13 +141,13 @@ def _pin_block(view: ItemView) -> PinBlock:
     return PinBlock(view.id, view.scope, view.text, view.session_id, view.entry_id,
                     view.branch_leaf_id, view.supersedes,
                     view.source_entry_ids[0] if view.source_entry_ids else None,
-                    view.source_file)
+                    view.source_file, view.classification)
 
 
 def _memory_block(view: ItemView, score: float, reason: str) -> MemoryBlock:
     return MemoryBlock(view.id, view.scope, view.text, view.session_id, view.entry_id, score,
                        reason, view.key, view.supersedes, view.conflicts_with,
-                       view.source_entry_ids)
+                       view.source_entry_ids, view.classification)
 
 
 def _remember_manifest(app: Waymarks, plan: Plan) -> None:

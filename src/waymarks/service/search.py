@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from waymarks.recall.analysis import analyze
-from waymarks.recall.digest import digest_rows
 from waymarks.recall.engine import RecallResult
 from waymarks.service.views import ItemView
 
@@ -38,8 +37,8 @@ def find_items(app: Waymarks, kind: Literal["pin", "memory"], query: str, *,
 
 
 def selected_rows(result: RecallResult) -> list[dict[str, Any]]:
-    """The claims a recall selected, as quoted rows."""
-    return digest_rows([s for s in result.eligible if s.candidate.id in result.selected])
+    """The claims a recall selected, as rows the destination may see."""
+    return [dict(row) for row in result.rows]
 
 
 def features(text: str, *, query: bool = False) -> frozenset[str]:

@@ -29,6 +29,7 @@ from waymarks.core.model import (
     Scope,
 )
 from waymarks.core.rules import ItemState, StateView, find_conflicts, find_duplicate, new_state
+from waymarks.core.secrets import credential_kinds
 from waymarks.core.text import is_unicode, normalize_key
 from waymarks.service.outcomes import Duplicate, Rejected
 
@@ -63,7 +64,19 @@ def clean_text(text: str, *, what: str, limit: int) -> str | Rejected:
         return Rejected("empty", f"{what} must not be empty")
     if len(stripped) > limit:
         return Rejected("too_long", f"{what} has {len(stripped)} characters; the limit is {limit}")
-    return stripped
+    return refuse_credentials(stripped, what) or stripped
+
+
+def refuse_credentials(text: str, what: str) -> Rejected | None:
+    """Waymarks stores no credentials: ledgers are plain text and what is stored is shown
+    to models. The refusal names the kind of credential, never the value."""
+    kinds = credential_kinds(text)
+    if not kinds:
+        return None
+    return Rejected("credential", f"{what} holds what looks like a credential "
+                    f"({', '.join(kinds)}); Waymarks does not store credentials. Say where it "
+                    "is kept instead (for example: the registry token is the CI secret "
+                    "REGISTRY_TOKEN)")
 
 
 def clean_reason(reason: str | None) -> str | Rejected | None:
@@ -161,6 +174,9 @@ def decide_memory(
     text, level = cleaned
     folded_key = None
     if key is not None:
+        refused = refuse_credentials(key, "Memory key")
+        if refused is not None:
+            return refused
         folded_key = normalize_key(key)
         if not folded_key:
             return Rejected("invalid_argument", "Memory key must contain letters or numbers")

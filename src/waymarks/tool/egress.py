@@ -1,9 +1,11 @@
 """What ``context_persistence`` lets reach a provider: previews now, and history later.
 
 Previews: a find result may show a short preview of an item in its text, and only when
-the destination provider may receive the item's effective classification; markers are
-removed, credentials redacted, whitespace collapsed, and the result is cut to
-``PREVIEW_CHARS`` and quoted as JSON so it cannot break out of its line.
+the destination provider may receive the item's effective classification; the text is
+what the destination's :class:`~waymarks.core.egress.Egress` lets through (markers
+removed, prohibited spans withheld, credentials redacted for remote providers), with
+whitespace collapsed, cut to ``PREVIEW_CHARS`` and quoted as JSON so it cannot break out
+of its line.
 
 History: when a conversation is re-sent, earlier ``context_persistence`` calls and results
 are rewritten by :func:`guard_history` so that stored text does not travel again:
@@ -20,8 +22,14 @@ that carries it, so a model cannot replay a redacted call. Calls and results aft
 last user message (the turn in progress) are left alone.
 
 Supported shapes: Pi agent messages (``toolCall`` parts, ``toolResult`` messages), OpenAI
-Chat Completions (``tool_calls``, ``role: tool``) and Anthropic Messages (``tool_use``,
-``tool_result`` parts). Pure: no I/O.
+Chat Completions (``tool_calls``, ``role: tool``), OpenAI Responses (``function_call`` and
+``function_call_output`` items) and Anthropic Messages (``tool_use``, ``tool_result``
+parts).
+
+Payloads: :func:`outgoing_payload` is the one function a host calls on a provider payload
+before it leaves (Pi's ``before_provider_request``, ``waymarks privacy sanitize``): the
+history guard, then :func:`waymarks.planner.sanitize.sanitize` (markers, prohibited
+spans, credentials). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -30,8 +38,9 @@ import json
 import re
 from typing import Any, Final
 
-from waymarks.core.privacy import strip_markers
-from waymarks.core.secrets import redact
+from waymarks.core.egress import Egress, quote
+from waymarks.core.privacy import LEVELS, ProviderPolicy
+from waymarks.planner.sanitize import SanitizeOutcome, sanitize
 from waymarks.tool.contract import (
     ACTIONS,
     CLASSIFICATIONS,
@@ -45,16 +54,23 @@ from waymarks.tool.contract import (
 
 TOOL_NAME: Final = "context_persistence"
 PREVIEW_CHARS: Final = 80
+#: what a confirmation dialog shows the person of a stored text: every level (local-only
+#: text is never quoted there at all), credentials still redacted
+ON_SCREEN: Final = Egress("confirmation-dialog", frozenset(LEVELS), redacts=True)
 _SPACE: Final = re.compile(r"\s+")
 
 
-def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
-    """A short, marker-free, credential-free, single-line quotation of ``text``."""
-    flat = _SPACE.sub(" ", redact(strip_markers(text, unescape=True))[0]).strip()
-    flat = flat.replace(OMITTED, "[omitted]")
+def preview(text: str, egress: Egress, explicit: str | None = None,
+            limit: int = PREVIEW_CHARS) -> str:
+    """A short single-line quotation of ``text`` as ``egress`` lets it through ("" when
+    nothing of it may be sent)."""
+    shown = egress.text(text, explicit)
+    if shown is None:
+        return ""
+    flat = _SPACE.sub(" ", shown).strip().replace(OMITTED, "[omitted]")
     if len(flat) > limit:
         flat = flat[: limit - 1].rstrip() + "…"
-    return json.dumps(flat, ensure_ascii=False)
+    return quote(flat)
 
 
 # -- arguments and results --------------------------------------------------------------
@@ -162,6 +178,24 @@ def render_text(details: dict[str, Any]) -> str:
 
 # -- whole conversations ----------------------------------------------------------------
 
+def outgoing_payload(payload: object, provider: str, policy: ProviderPolicy) -> SanitizeOutcome:
+    """A provider payload as it may leave: earlier tool traffic guarded, then sanitized
+    (fails closed: see :func:`waymarks.planner.sanitize.sanitize`)."""
+    return sanitize(guard_payload(payload), provider, policy)
+
+
+def guard_payload(payload: object) -> object:
+    """A copy of a provider payload with :func:`guard_history` applied to its
+    ``messages`` (Chat Completions, Anthropic) and ``input`` (Responses)."""
+    if not isinstance(payload, dict):
+        return payload
+    out = dict(payload)
+    for name in ("messages", "input"):
+        if isinstance(payload.get(name), list):
+            out[name] = guard_history(payload[name])
+    return out
+
+
 def guard_history(messages: list[Any]) -> list[Any]:
     """A copy of ``messages`` with earlier ``context_persistence`` traffic rewritten."""
     last_user = max((n for n, m in enumerate(messages)
@@ -187,7 +221,13 @@ def _is_tool_result_turn(message: dict[str, Any]) -> bool:
 def _guard_message(message: dict[str, Any], ours: set[str]) -> dict[str, Any]:
     message = dict(message)
     role = message.get("role")
-    if role == "assistant":
+    kind = message.get("type")
+    if kind == "function_call" and message.get("name") == TOOL_NAME:  # Responses
+        ours.add(str(message.get("call_id")))
+        message["arguments"] = json.dumps(guard_arguments(_json_object(message.get("arguments"))))
+    elif kind == "function_call_output" and str(message.get("call_id")) in ours:
+        message["output"] = render_text(_details_from_text(message.get("output")))
+    elif role == "assistant":
         for call in message.get("tool_calls") or ():  # OpenAI chat
             function = call.get("function") if isinstance(call, dict) else None
             if isinstance(function, dict) and function.get("name") == TOOL_NAME:
@@ -230,12 +270,17 @@ def _openai_call(call: Any) -> Any:
     function = call.get("function") if isinstance(call, dict) else None
     if not isinstance(function, dict) or function.get("name") != TOOL_NAME:
         return call
-    try:
-        arguments = json.loads(function.get("arguments") or "{}")
-    except (TypeError, ValueError):
-        arguments = None
-    guarded = json.dumps(guard_arguments(arguments))
+    guarded = json.dumps(guard_arguments(_json_object(function.get("arguments"))))
     return {**call, "function": {**function, "arguments": guarded}}
+
+
+def _json_object(text: object) -> object:
+    """Tool-call arguments sent as a JSON string, decoded (``None`` when they are not)."""
+    try:
+        return json.loads(text or "{}") if isinstance(text, str | bytes) or text is None \
+            else None
+    except ValueError:
+        return None
 
 
 def _details_from_text(content: Any) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
 from waymarks.core.privacy import Classification, classify, highest
 from waymarks.core.rules import ItemState
-from waymarks.core.secrets import redact
+from waymarks.core.secrets import credential_kinds, redact
 from waymarks.core.text import normalize_key
 from waymarks.service.config import load_settings
 from waymarks.service.history import latest_user_entry
@@ -51,6 +51,7 @@ from waymarks.service.outcomes import (
     ServiceError,
     WriteOutcome,
 )
+from waymarks.service.planning import egress_for
 from waymarks.service.ports import (
     ConfirmationRequest,
     Confirmer,
@@ -64,7 +65,7 @@ from waymarks.service.sources import SourceView, list_sources, set_source_exclud
 from waymarks.service.views import ItemView
 from waymarks.service.writes import WriteContext, clean_reason
 from waymarks.tool.contract import ACTIONS, DEFAULT_RESULTS, Refusal, Request, parse_request
-from waymarks.tool.egress import preview
+from waymarks.tool.egress import ON_SCREEN, preview
 from waymarks.tool.results import PersistenceClass, ToolResult, listing, result
 from waymarks.tool.revisions import Context, Revisions, SourceRefs, fingerprint
 
@@ -236,9 +237,10 @@ class ContextPersistence:
         items = [self._item_meta(v, session) for v in shown]
         previews: list[str] = []
         if action.name.endswith("_find"):  # trust and policy read once, not per item
-            trusted, allows = self.app.project_trusted, self._destination_allows()
-            previews = [preview(v.text) if (v.scope != "project" or trusted)
-                        and allows(meta["classification"]) else ""
+            trusted, egress = self.app.project_trusted, egress_for(self.app, self.provider)
+            previews = [preview(v.text, egress, v.classification)
+                        if (v.scope != "project" or trusted)
+                        and egress.admits(meta["classification"]) else ""
                         for v, meta in zip(shown, items, strict=True)]
         return listing(action.name, items, len(views) > limit, previews)
 
@@ -326,6 +328,8 @@ class ContextPersistence:
         if content is not None and len(content.strip()) > _LIMITS[kind]:
             return rejected("too-long")
         key, reason = request.get("key"), request.get("reason")
+        if any(credential_kinds(text) for text in (content, key, reason) if text):
+            return rejected("credential-refused")  # Waymarks stores no credentials
         if key is not None and not normalize_key(key):
             return rejected("invalid-parameters")
         if reason is not None and isinstance(clean_reason(reason), Rejected):
@@ -380,7 +384,7 @@ class ContextPersistence:
             level_now = effective_level(target.text, target.classification)
             lines.append("Current text: " + (
                 "(local-only: not shown here; see `waymarks pins` or `waymarks memory`)"
-                if level_now == "local-only" else preview(target.text, 400)))
+                if level_now == "local-only" else preview(target.text, ON_SCREEN, limit=400)))
         else:
             lines.append(f"Scope: {request.get('scope', 'session')}")
         if request.get("key"):

@@ -1,0 +1,95 @@
+"""Egress: the one way stored text leaves Waymarks for a model.
+
+Every path that puts stored or captured text in front of a model — a plan's pins, memory,
+personal index, engineering docs and earlier turns; the recall digest; tool results,
+previews and personal entries fetched on demand — renders that text through an
+:class:`Egress` built for the destination provider. It always does all of this, in this
+order:
+
+1. *classification*: an item's level is its explicit classification raised by its inline
+   markers (:func:`waymarks.core.privacy.classify`); it never goes down;
+2. *admission*: an item whose level the provider may not receive is not sent at all (the
+   caller records it by ID, never by content); inside an admitted item, spans the
+   provider may not receive become ``WITHHELD``;
+3. *markers*: every working marker tag is removed;
+4. *credentials*: for a remote provider, credential-like values are redacted
+   (:mod:`waymarks.core.secrets`); local providers receive allowed text exactly;
+5. *quoting*: :func:`quote` makes the text one JSON string that can neither span nor
+   start a line, so stored text cannot close the block it is quoted in.
+
+What must stay true: no function outside this module turns stored text into
+model-facing text by itself. Renderers take an ``Egress`` and call :meth:`Egress.quoted`
+(or :meth:`Egress.text` and then :func:`quote`/:func:`json_line`). The hostile-input
+property test of ``tests/privacy/test_egress_paths.py`` runs every path for a remote
+provider and checks that no credential or withheld span survives.
+
+Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Final
+
+from waymarks.core.privacy import (
+    Classification,
+    ProviderPolicy,
+    classify,
+    filter_text,
+    normalize_provider,
+)
+from waymarks.core.secrets import redact
+
+#: characters ``str.splitlines`` treats as line breaks that JSON leaves alone
+_LINE_BREAKS: Final = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def json_line(value: object) -> str:
+    """``value`` as compact JSON on exactly one line, under every line-splitting rule."""
+    text = json.dumps(value, ensure_ascii=False)
+    if any(ch in text for ch in _LINE_BREAKS):
+        text = "".join(_LINE_BREAKS.get(ch, ch) for ch in text)
+    return text
+
+
+def quote(text: str) -> str:
+    """``text`` as one JSON string that cannot span or start a line."""
+    return json_line(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Egress:
+    """What one destination may receive, and how stored text is made fit for it."""
+
+    provider: str
+    allowed: frozenset[str]
+    #: redact credential-like values (remote destinations)
+    redacts: bool = True
+
+    @classmethod
+    def to(cls, policy: ProviderPolicy, provider: str) -> Egress:
+        """The egress for ``provider`` under ``policy``."""
+        return cls(normalize_provider(provider), frozenset(policy.allowed(provider)),
+                   not policy.is_local(provider))
+
+    def level(self, text: str, explicit: str | None = None) -> Classification:
+        """The level of ``text`` as a whole: ``explicit`` raised by its markers."""
+        return classify(text, explicit)
+
+    def admits(self, level: str) -> bool:
+        """May this destination receive an item of ``level``?"""
+        return level in self.allowed
+
+    def text(self, stored: str, explicit: str | None = None) -> str | None:
+        """``stored`` as the destination may see it (steps 2-4); ``None`` when nothing of
+        it may be sent. Callers decide admission of the whole item first."""
+        shown = filter_text(stored, self.allowed, explicit).text
+        if shown is None or not self.redacts:
+            return shown
+        return redact(shown)[0]
+
+    def quoted(self, stored: str, explicit: str | None = None) -> str | None:
+        """:meth:`text` as one quoted JSON string; ``None`` when nothing may be sent."""
+        shown = self.text(stored, explicit)
+        return None if shown is None else quote(shown)
