@@ -66,12 +66,14 @@ def write_result(outcome: WriteOutcome, verb: str) -> Result:
     assert isinstance(outcome, Committed)
     data = {"outcome": "committed", "id": outcome.id, "code": None, "conflicts": [],
             "kind": outcome.kind, "operation": outcome.operation, "entryId": outcome.entry_id,
-            "previousId": outcome.previous_id, "warning": outcome.warning}
+            "previousId": outcome.previous_id, "warning": outcome.warning,
+            "notices": list(outcome.notices)}
     text = f"{verb} {outcome.kind} {outcome.id} (entry {outcome.entry_id})"
     if outcome.previous_id:
         text += f", superseding {outcome.previous_id}"
     if outcome.warning:
         text += f"\nwarning: {outcome.warning}"
+    text += "".join(f"\nnote: {notice}" for notice in outcome.notices)
     return Result(data, text)
 
 

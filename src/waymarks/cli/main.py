@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 GLOBAL_VALUE_OPTIONS = ("--home", "--session", "--cwd")
 #: service errors caused by the request, not the environment: exit 2, like rejections
 REQUEST_ERRORS = frozenset({"not_found", "empty", "invalid_argument", "no_session",
-                            "active_source"})
+                            "active_source", "credential"})
 VERSION = "0.1.0"
 
 

@@ -33,6 +33,7 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -141,6 +142,26 @@ def _strip_all(text: str) -> tuple[str, int, Classification | None]:
         if level is not None:
             top = level if top is None else highest(top, level)
     return text, total, top
+
+
+#: what a person may have meant as a marker: brackets of any width, spaces, ``_`` or ``-``
+#: in ``local-only``, any case, invisible characters removed first (see near_miss_markers)
+_LOOSE_MARKER: Final = re.compile(
+    r"[\[({<]\s*/?\s*ds\s*4\s*[:;=_-]?\s*(?:normal|internal|sensitive|local[\s_-]*only)"
+    r"\s*[\])}>]", re.IGNORECASE)
+_INVISIBLE: Final = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+
+
+def near_miss_markers(text: str) -> int:
+    """How many things in ``text`` look like a classification marker but are not one
+    (``[ds4: local-only]``, ``[ds4:local_only]``, fullwidth brackets, a zero-width space
+    inside): they classify nothing, so a write should say so."""
+    if "4" not in text and "４" not in text:
+        return 0
+    loose = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    working = sum(1 for m in _MARKER.finditer(text) if not m.group(1))
+    escaped = sum(1 for m in _MARKER.finditer(text) if m.group(1))
+    return max(0, len(_LOOSE_MARKER.findall(loose)) - working - escaped)
 
 
 def strip_markers(text: str, *, unescape: bool = False) -> str:
@@ -369,6 +390,18 @@ class ProviderPolicy:
                               for name, value in remote.items()},
         )
 
+    def tightened_by(self, other: ProviderPolicy) -> ProviderPolicy:
+        """The meet of two policies: a provider is local only if both say so, and may
+        receive a level only if both allow it (how a project's configuration may narrow
+        the person's, never widen it)."""
+        local = self.local_providers & other.local_providers
+        named = (set(self.remote_providers) | set(other.remote_providers)
+                 | self.local_providers | other.local_providers) - local
+        remote = {name: _lower(self.max_allowed(name), other.max_allowed(name))
+                  for name in named}
+        return ProviderPolicy(local, _lower(self.remote_default_allowed,
+                                            other.remote_default_allowed), remote)
+
     def is_local(self, provider: str) -> bool:
         return normalize_provider(provider) in self.local_providers
 
@@ -390,6 +423,12 @@ class ProviderPolicy:
         """May ``provider`` receive ``level``? An unknown level is never allowed."""
         rank = _RANK.get(level)
         return rank is not None and rank <= _RANK[self.max_allowed(provider)]
+
+
+def _lower(first: Classification, second: Classification) -> Classification:
+    """The less permissive of two remote allowances (``local-only`` means local: any
+    remote allowance is lower)."""
+    return first if _RANK[first] <= _RANK[second] else second
 
 
 def _provider_id(value: object, where: str) -> str:

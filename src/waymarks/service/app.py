@@ -40,6 +40,7 @@ from waymarks.service.outcomes import (
     ServiceError,
     WriteOutcome,
     committed_outcome,
+    with_notices,
 )
 from waymarks.service.planning import egress_for
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
@@ -61,6 +62,7 @@ from waymarks.service.writes import (
     decide_memory,
     decide_pin,
     decide_status,
+    text_notices,
 )
 from waymarks.store.health import health_report
 from waymarks.store.migrations import SchemaTooNewError
@@ -497,9 +499,10 @@ class Waymarks:
         model-callable tool re-checks there that its target is unchanged)."""
         if source_file is not None:
             source_file = os.path.normpath(os.path.join(self.cwd, source_file))
-        return self._write(lambda ctx: decide_pin(
+        return with_notices(self._write(lambda ctx: decide_pin(
             ctx, content, scope=scope, classification=classification, source=source,
-            source_file=source_file, supersedes=self._full_id(ctx, "pin", supersedes)), guard)
+            source_file=source_file, supersedes=self._full_id(ctx, "pin", supersedes)), guard),
+            text_notices(content))
 
     def unpin(self, pin_id: str, reason: str | None = None, *,
               guard: Guard | None = None) -> WriteOutcome:
@@ -509,17 +512,18 @@ class Waymarks:
     def remember(self, claim: str, *, scope: str | None = None,
                  classification: str | None = None, key: str | None = None,
                  sources: tuple[str, ...] = (), guard: Guard | None = None) -> WriteOutcome:
-        return self._write(lambda ctx: decide_memory(
+        return with_notices(self._write(lambda ctx: decide_memory(
             ctx, claim, scope=scope, classification=classification, key=key, sources=sources),
-            guard)
+            guard), text_notices(claim, key))
 
     def supersede_memory(self, memory_id: str, claim: str, *,
                          classification: str | None = None,
                          sources: tuple[str, ...] = (), guard: Guard | None = None
                          ) -> WriteOutcome:
-        return self._write(lambda ctx: decide_memory(
+        return with_notices(self._write(lambda ctx: decide_memory(
             ctx, claim, scope=None, classification=classification, key=None, sources=sources,
-            supersedes=self._full_id(ctx, "memory", memory_id) or memory_id), guard)
+            supersedes=self._full_id(ctx, "memory", memory_id) or memory_id), guard),
+            text_notices(claim))
 
     def set_memory_status(self, memory_id: str, status: Literal["invalid", "expired"],
                           reason: str | None = None, *,

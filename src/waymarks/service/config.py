@@ -1,6 +1,22 @@
 """Configuration: ``<home>/config.toml``, plus ``<project>/.waymarks/config.toml`` when the
 project is trusted (an untrusted project's file is ignored, and ``config show`` says so).
 
+A project's file may only make policy *stricter*, never looser: a repository someone
+else wrote must not decide what leaves this machine, what counts as this project's
+memory, or who may call the server. So:
+
+- ``[privacy]``: the policy in force is the home's policy *met* with the project's
+  (:meth:`ProviderPolicy.tightened_by`: a provider may receive a level only if both
+  allow it, and is local only if both say so); a project ``defaultProvider`` counts only
+  when it may receive no more than the home's default provider;
+- ``[memory]``: ``crossSession`` may only be turned off and ``maxProjectSessions`` only
+  lowered; ``sessionRoots`` comes from the home only (a root decides which files are
+  read as this project's sessions);
+- ``[mcp]`` (the HTTP token) and ``[personal]`` come from the home only;
+- ``[context]`` budgets may be set by either (they change size, not exposure).
+
+Everything a project tried and was not allowed is listed in ``Settings.ignored``.
+
 Keys (all optional)::
 
     [privacy]
@@ -27,7 +43,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from waymarks.core.privacy import PrivacyConfigError, ProviderPolicy
 from waymarks.planner.select import Budgets
@@ -75,22 +91,40 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
     return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
 
 
+#: sections a project's configuration may not set at all
+_HOME_ONLY: Final = ("mcp", "personal")
+
+
 def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
     merged: dict[str, Any] = {}
-    sources, ignored = [], []
-    for path, allowed in ((home / CONFIG_FILE, True), (Path(project) / PROJECT_CONFIG, trusted)):
-        if not path.is_file():
-            continue
-        if not allowed:
-            ignored.append(f"{path} (project not trusted)")
-            continue
-        _merge(merged, _read(path))
-        sources.append(str(path))
-    privacy = merged.get("privacy", {})
-    context = merged.get("context", {})
-    memory = merged.get("memory", {})
+    sources: list[str] = []
+    ignored: list[str] = []
+    home_file, project_file = home / CONFIG_FILE, Path(project) / PROJECT_CONFIG
+    if home_file.is_file():
+        merged = _read(home_file)
+        sources.append(str(home_file))
+    local: dict[str, Any] = {}
+    if project_file.is_file():
+        if trusted:
+            local = _read(project_file)
+            sources.append(str(project_file))
+        else:
+            ignored.append(f"{project_file} (project not trusted)")
     try:
+        privacy = _table(merged, "privacy")
         policy = ProviderPolicy.from_config(privacy)
+        default_provider = _provider(privacy.get("defaultProvider", "remote"))
+        if local:
+            policy, default_provider = _tighten(policy, default_provider, local, project_file,
+                                                ignored)
+            memory_home = dict(_table(merged, "memory"))  # _merge changes the original
+            _merge(merged, {k: v for k, v in local.items() if k not in _HOME_ONLY
+                            and k != "privacy"})
+            _keep_memory_limits(merged, memory_home, project_file, ignored)
+            ignored.extend(f"{project_file}: [{name}] (only the home configuration may set it)"
+                           for name in _HOME_ONLY if name in local)
+        context = merged.get("context", {})
+        memory = merged.get("memory", {})
         budgets = Budgets(
             max_pinned_tokens=_positive(context, "maxPinnedTokens", 16000),
             max_memory_tokens=_positive(context, "maxMemoryTokens", 8000),
@@ -106,10 +140,63 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
             raise ValueError("sessionRoots must be a list of directory paths")
     except (PrivacyConfigError, ValueError) as exc:
         raise ServiceError("bad_config", f"{', '.join(sources)}: {exc}") from exc
-    default_provider = str(privacy.get("defaultProvider", "remote"))
     return Settings(policy, default_provider, budgets, tuple(sources), tuple(ignored), merged,
                     cross_session, max_sessions,
                     tuple(Path(r).expanduser() for r in roots))
+
+
+def _table(config: dict[str, Any], name: str) -> dict[str, Any]:
+    table = config.get(name, {})
+    if not isinstance(table, dict):
+        raise ValueError(f"[{name}] must be a table")
+    return table
+
+
+def _provider(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"defaultProvider must be a provider ID, not {value!r}")
+    return value
+
+
+def _tighten(policy: ProviderPolicy, default_provider: str, local: dict[str, Any],
+             path: Path, ignored: list[str]) -> tuple[ProviderPolicy, str]:
+    """The home policy met with a project's ``[privacy]`` (see the module docstring)."""
+    table = _table(local, "privacy")
+    if not table:
+        return policy, default_provider
+    theirs = {k: v for k, v in table.items() if k != "defaultProvider"}
+    tightened = policy.tightened_by(ProviderPolicy.from_config(theirs)) if theirs else policy
+    wanted = table.get("defaultProvider")
+    if wanted is not None:
+        wanted = _provider(wanted)
+        if tightened.allowed(wanted) <= tightened.allowed(default_provider):
+            return tightened, wanted
+        ignored.append(f"{path}: [privacy] defaultProvider {wanted!r} (it may receive more "
+                       f"than the home's default provider {default_provider!r})")
+    return tightened, default_provider
+
+
+def _keep_memory_limits(merged: dict[str, Any], home: dict[str, Any], path: Path,
+                        ignored: list[str]) -> None:
+    """After a project's ``[memory]`` was merged: restore what it may not loosen."""
+    memory = merged.get("memory")
+    if not isinstance(memory, dict):
+        return
+    if "sessionRoots" in memory and memory.get("sessionRoots") != home.get("sessionRoots"):
+        ignored.append(f"{path}: [memory] sessionRoots (only the home configuration may "
+                       "set it)")
+        if "sessionRoots" in home:
+            memory["sessionRoots"] = home["sessionRoots"]
+        else:
+            del memory["sessionRoots"]
+    if home.get("crossSession", True) is False and memory.get("crossSession") is not False:
+        ignored.append(f"{path}: [memory] crossSession (the home turned it off)")
+        memory["crossSession"] = False
+    home_max = home.get("maxProjectSessions", 100)
+    wanted = memory.get("maxProjectSessions", home_max)
+    if isinstance(wanted, int) and isinstance(home_max, int) and wanted > home_max:
+        ignored.append(f"{path}: [memory] maxProjectSessions above the home's ({home_max})")
+        memory["maxProjectSessions"] = home_max
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -6,7 +6,7 @@ to do, and the IDs involved. A rejected write has appended nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from waymarks.core.model import Mutation, PinMutation
@@ -40,6 +40,8 @@ class Committed:
     previous_id: str | None = None
     warning: str | None = None
     outcome: Literal["committed"] = "committed"
+    #: things the person probably wants to know about what was stored (one line each)
+    notices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,3 +84,10 @@ def committed_outcome(mutation: Mutation, entry_id: str,
     assert mutation.item is not None
     return Committed(mutation.item.id, entry_id, kind, mutation.operation, mutation.previous_id,
                      warning=warning)
+
+
+def with_notices(outcome: WriteOutcome, notices: tuple[str, ...]) -> WriteOutcome:
+    """``outcome`` carrying ``notices`` when it was committed (else as it is)."""
+    if not notices or not isinstance(outcome, Committed):
+        return outcome
+    return replace(outcome, notices=outcome.notices + notices)

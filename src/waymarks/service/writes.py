@@ -28,6 +28,7 @@ from waymarks.core.model import (
     PinMutation,
     Scope,
 )
+from waymarks.core.privacy import near_miss_markers
 from waymarks.core.rules import ItemState, StateView, find_conflicts, find_duplicate, new_state
 from waymarks.core.secrets import credential_kinds
 from waymarks.core.text import is_unicode, normalize_key
@@ -280,3 +281,14 @@ def _duplicate_applies(ctx: WriteContext, existing: ItemState) -> bool:
     if isinstance(existing.item, PinItem) and existing.item.scope == "branch":
         return existing.item.branch_leaf_id in ctx.branch
     return True
+
+
+def text_notices(*texts: str | None) -> tuple[str, ...]:
+    """What a person should hear about text they stored: look-alike markers classify
+    nothing (``[ds4: local-only]`` with a space is plain text)."""
+    count = sum(near_miss_markers(t) for t in texts if t)
+    if not count:
+        return ()
+    return (f"{count} thing(s) in the text look like a classification marker but are not "
+            "one, so they classify nothing; write them exactly as [ds4:LEVEL]…[/ds4:LEVEL] "
+            "(LEVEL: normal, internal, sensitive, local-only), or use --classification",)
