@@ -218,3 +218,24 @@ def test_pi_install_makes_pi_load_waymarks_by_itself(pi: PiHome, fake: FakeOpenA
     removed = subprocess.run([str(WAYMARKS_BIN), "pi", "uninstall", "--agent-dir",
                               str(pi.agent)], env=env, capture_output=True, text=True)
     assert removed.returncode == 0 and not (pi.agent / "extensions" / "waymarks.ts").exists()
+
+
+def test_earlier_tool_traffic_is_not_sent_again(pi: PiHome, fake: FakeOpenAI) -> None:
+    """Issue 14 item 10: earlier context_persistence calls and results are rewritten in
+    every later request (the history guard runs in Pi's before_provider_request)."""
+    pi.run("-p", "hello")
+    pi.run("-c", "-p", "/context memory add -- The Bluefin release train leaves on Tuesdays")
+    fake.script = [reply_tools(("context_persistence", {"action": "memory_find",
+                                                        "query": "Bluefin release train"})),
+                   reply_text("found it")]
+    pi.run("-c", "-p", "look up the release train")
+    [live] = [m for m in fake.bodies[-1]["messages"] if m["role"] == "tool"]
+    assert "Bluefin" in live["content"]  # the turn in progress sees its own result
+    pi.run("-c", "-p", "something else entirely")
+    later = fake.bodies[-1]["messages"]
+    [old_result] = [m for m in later if m["role"] == "tool"]
+    [old_call] = [c for m in later if m["role"] == "assistant"
+                  for c in m.get("tool_calls") or ()]
+    assert "Bluefin" not in old_result["content"] and "preview" not in old_result["content"]
+    assert json.loads(old_call["function"]["arguments"])["query"] == "[waymarks:omitted]"
+    assert json.loads(old_result["content"].split("\n", 1)[0])["outcome"] == "ok"

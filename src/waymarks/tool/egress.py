@@ -158,6 +158,12 @@ def guard_details(details: object) -> dict[str, Any]:
     return out
 
 
+def result_text(details: dict[str, Any]) -> str:
+    """A result's text without previews: its metadata as one JSON line, then the
+    readable rendering (what a guarded result is re-rendered as)."""
+    return json.dumps(details, separators=(",", ":")) + "\n" + render_text(details)
+
+
 def render_text(details: dict[str, Any]) -> str:
     """The deterministic text of a result, from its metadata alone."""
     head = f"context_persistence {details.get('action')}: {details.get('outcome')}"
@@ -226,7 +232,7 @@ def _guard_message(message: dict[str, Any], ours: set[str]) -> dict[str, Any]:
         ours.add(str(message.get("call_id")))
         message["arguments"] = json.dumps(guard_arguments(_json_object(message.get("arguments"))))
     elif kind == "function_call_output" and str(message.get("call_id")) in ours:
-        message["output"] = render_text(_details_from_text(message.get("output")))
+        message["output"] = result_text(_details_from_text(message.get("output")))
     elif role == "assistant":
         for call in message.get("tool_calls") or ():  # OpenAI chat
             function = call.get("function") if isinstance(call, dict) else None
@@ -238,9 +244,9 @@ def _guard_message(message: dict[str, Any], ours: set[str]) -> dict[str, Any]:
     elif role == "toolResult" and message.get("toolName") == TOOL_NAME:  # Pi
         details = guard_details(message.get("details"))
         message["details"] = details
-        message["content"] = [{"type": "text", "text": render_text(details)}]
+        message["content"] = [{"type": "text", "text": result_text(details)}]
     elif role == "tool" and str(message.get("tool_call_id")) in ours:  # OpenAI chat
-        message["content"] = render_text(_details_from_text(message.get("content")))
+        message["content"] = result_text(_details_from_text(message.get("content")))
     elif role == "user":
         message["content"] = _parts(message.get("content"), ours)
     return message
@@ -259,7 +265,7 @@ def _parts(content: Any, ours: set[str]) -> Any:
             ours.add(str(part.get("id")))
             out.append({**part, "input": guard_arguments(part.get("input"))})
         elif part.get("type") == "tool_result" and str(part.get("tool_use_id")) in ours:
-            text = render_text(_details_from_text(part.get("content")))
+            text = result_text(_details_from_text(part.get("content")))
             out.append({**part, "content": [{"type": "text", "text": text}]})
         else:
             out.append(part)

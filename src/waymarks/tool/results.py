@@ -8,13 +8,12 @@ model sent and nothing a person confirmed is ever copied into a result.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from waymarks.tool.contract import RESULT_CONTRACT
-from waymarks.tool.egress import render_text
+from waymarks.tool.egress import result_text
 
 Outcome = Literal["ok", "committed", "rejected", "cancelled", "unavailable",
                   "committed_projection_pending", "indeterminate"]
@@ -32,7 +31,7 @@ class ToolResult:
 
     @property
     def text(self) -> str:
-        lines = [json.dumps(self.details, separators=(",", ":")), render_text(self.details)]
+        lines = [result_text(self.details)]
         lines += [f"preview {n}: {p}" for n, p in enumerate(self.previews, 1) if p]
         return "\n".join(lines)
 
