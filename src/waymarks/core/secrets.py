@@ -52,7 +52,7 @@ _SECRET: Final = re.compile(
     r"|(?P<github>(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}))"
     r"|(?P<aws>(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z]))"
     r"|(?P<assign_name>(?<![A-Za-z0-9])(?i:(?:[a-z0-9]+[_.-])*(?:" + _KEY_NAMES + r"))"
-    r"[\"']?[ \t]*[:=][ \t]*[\"']?)"
+    r"(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?)"
     r"(?P<assign>(?!(?i:bearer|basic)[ \t])[^\s\"'`,;(){}\[\]<>]{4,})",
     re.ASCII,
 )
