@@ -144,8 +144,8 @@ def test_retrieved_turns_and_snippets_have_their_place_and_privacy(app: Waymarks
     from waymarks.planner.select import TextInput
 
     def text(kind: str, item_id: str, body: str, level: str) -> TextInput:
-        return TextInput(TextBlock(kind, item_id, body, "STYLE.md"), level,  # type: ignore[arg-type]
-                         "fixed reason")
+        return TextInput(TextBlock(kind, item_id, body, "STYLE.md",  # type: ignore[arg-type]
+                                   classification=level), "fixed reason")
 
     class Fixed:
         def __init__(self, *items: TextInput) -> None:

@@ -213,7 +213,7 @@ def test_a_prohibited_span_never_survives_filtering(before: str, after: str,
 def test_default_policy_treats_every_provider_as_remote_normal_only() -> None:
     for provider in ("openai", "anthropic", "ollama", "local", ""):
         assert DEFAULT_POLICY.destination(provider) == "remote"
-        assert DEFAULT_POLICY.max_allowed(provider) == "normal"
+        assert DEFAULT_POLICY.allowed(provider) == {"normal"}
     assert DEFAULT_POLICY.allows("openai", "normal")
     assert not DEFAULT_POLICY.allows("openai", "internal")
 
@@ -221,7 +221,7 @@ def test_default_policy_treats_every_provider_as_remote_normal_only() -> None:
 def test_local_providers_match_exactly_ignoring_case_and_space() -> None:
     policy = ProviderPolicy.from_config({"localProviders": [" Ollama "]})
     assert policy.local_providers == {"ollama"}
-    assert policy.is_local("OLLAMA") and policy.max_allowed("ollama ") == "local-only"
+    assert policy.is_local("OLLAMA") and "local-only" in policy.allowed("ollama ")
     assert policy.allows("ollama", "local-only")
     assert not policy.is_local("ollama-remote") and not policy.is_local("llama")
 
@@ -234,14 +234,52 @@ def test_remote_allowances_from_config() -> None:
         "remoteProviders": {"OpenRouter": "normal",
                             "gateway": ["internal", "normal", "sensitive"]},
     })
-    assert policy.remote_default_allowed == "internal"
-    assert dict(policy.remote_providers) == {"openrouter": "normal", "gateway": "sensitive"}
-    assert policy.max_allowed("openrouter") == "normal"
-    assert policy.max_allowed("Gateway") == "sensitive"
-    assert policy.max_allowed("someone-else") == "internal"
-    assert policy.allowed("gateway") == {"normal", "internal", "sensitive"}
+    assert policy.remote_default() == {"normal", "internal"}  # a level: every level up to it
+    assert dict(policy.remote_providers) == {"openrouter": {"normal"},
+                                             "gateway": {"normal", "internal", "sensitive"}}
+    assert policy.allowed("Gateway") == {"normal", "internal", "sensitive"}
+    assert policy.allowed("someone-else") == {"normal", "internal"}
     assert not policy.allows("gateway", "local-only")
     assert not policy.allows("gateway", "bogus")
+
+
+def test_allow_lists_are_exact_as_in_ds4() -> None:
+    """``["normal", "sensitive"]`` allows those two and not ``internal`` (DS4 privacy)."""
+    policy = ProviderPolicy.from_config({"remoteProviders": {"gateway": ["normal",
+                                                                        "sensitive"]}})
+    assert policy.allowed("gateway") == {"normal", "sensitive"}
+    assert policy.allows("gateway", "sensitive") and not policy.allows("gateway", "internal")
+    assert ProviderPolicy.from_config({"remoteDefaultAllowed": ["internal"]}).allowed(
+        "x") == {"internal"}
+
+
+def test_default_classification_and_redaction_switch() -> None:
+    from waymarks.core.egress import Egress
+
+    policy = ProviderPolicy.from_config({"defaultClassification": "internal",
+                                         "redactSecrets": False})
+    egress = Egress.to(policy, "openai")
+    assert egress.level("unclassified claim") == "internal"
+    assert not egress.admits(egress.level("unclassified claim"))
+    assert egress.level("explicit", "normal") == "normal"  # an explicit level stays
+    assert egress.text("token ghp_" + "a1B2c3D4e5" * 4, "normal") == (
+        "token ghp_" + "a1B2c3D4e5" * 4)  # the person turned redaction off
+    assert Egress.to(ProviderPolicy(), "openai").text("token ghp_" + "a1B2c3D4e5" * 4) == (
+        "token [REDACTED:github-token]")
+
+
+def test_a_project_policy_meets_the_home_policy() -> None:
+    home = ProviderPolicy.from_config({"localProviders": ["ollama"],
+                                       "remoteProviders": {"gw": ["normal", "sensitive"]}})
+    project = ProviderPolicy.from_config({"localProviders": ["ollama", "openai"],
+                                          "remoteDefaultAllowed": "sensitive",
+                                          "remoteProviders": {"gw": ["normal", "internal"]},
+                                          "defaultClassification": "internal",
+                                          "redactSecrets": False})
+    met = home.tightened_by(project)
+    assert met.local_providers == {"ollama"} and met.allowed("openai") == {"normal"}
+    assert met.allowed("gw") == {"normal"} and met.allowed("other") == {"normal"}
+    assert met.default_classification == "internal" and met.redact_secrets
 
 
 def test_policy_is_frozen_and_hashable() -> None:
@@ -262,10 +300,10 @@ def test_policy_is_frozen_and_hashable() -> None:
      "remoteProviders.openai: 'local-only' can never"),
     ({"remoteDefaultAllowed": "secret"}, "unknown classification 'secret'"),
     ({"remoteProviders": {"x": ["normal", "top"]}}, "unknown classification 'top'"),
-    ({"remoteProviders": {"x": ["normal", "sensitive"]}}, "cumulative; allowing 'sensitive' "
-                                                          "also needs 'internal'"),
     ({"remoteProviders": {"x": []}}, "empty allow list"),
-    ({"remoteProviders": {"x": 3}}, "expected a classification or a list"),
+    ({"remoteProviders": {"x": 3}}, "expected a list of classifications"),
+    ({"defaultClassification": "secret"}, "defaultClassification: unknown classification"),
+    ({"redactSecrets": "yes"}, "redactSecrets must be true or false"),
     ({"remoteProviders": ["x"]}, "remoteProviders must be a table"),
     ({"localProviders": "ollama"}, "localProviders must be a list"),
     ({"localProviders": [""]}, "non-empty strings"),

@@ -216,7 +216,7 @@ def test_a_trusted_project_cannot_loosen_privacy(home: Path, project: Path) -> N
     ignored = " ".join(shown["ignored"])
     assert "[mcp]" in ignored and "sessionRoots" in ignored and "defaultProvider" in ignored
     privacy = json.loads(run(home, project, "--json", "privacy").stdout)
-    assert privacy["localProviders"] == ["ollama"] and privacy["remoteDefaultAllowed"] == "normal"
+    assert privacy["localProviders"] == ["ollama"] and privacy["remoteDefaultAllowed"] == ["normal"]
     assert privacy["defaultProvider"] == "remote"
 
 

@@ -74,19 +74,28 @@ def _tokens(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
 
 
 def _privacy(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
+    from waymarks.core.privacy import allowance_json
     from waymarks.service.planning import settings_for
 
     settings = settings_for(app)
     policy = settings.policy
-    data: dict[str, Any] = {"defaultProvider": settings.default_provider,
-            "localProviders": sorted(policy.local_providers),
-            "remoteDefaultAllowed": policy.remote_default_allowed,
-            "remoteProviders": dict(sorted(policy.remote_providers.items())),
-            "configFiles": list(settings.sources), "ignored": list(settings.ignored)}
+    data: dict[str, Any] = {
+        "defaultProvider": settings.default_provider,
+        "localProviders": sorted(policy.local_providers),
+        "remoteDefaultAllowed": allowance_json(policy.remote_default()),
+        "remoteProviders": {name: allowance_json(policy.allowed(name))
+                            for name in sorted(policy.remote_providers)},
+        "defaultClassification": policy.default_classification,
+        "redactSecrets": policy.redact_secrets,
+        "configFiles": list(settings.sources), "ignored": list(settings.ignored)}
     text = (f"Default provider: {data['defaultProvider']}\n"
             f"Local providers (may see everything): {', '.join(data['localProviders']) or '-'}\n"
-            f"Other providers may see up to: {data['remoteDefaultAllowed']}\n"
-            + "".join(f"  {p}: up to {level}\n" for p, level in data["remoteProviders"].items()))
+            f"Other providers may see: {', '.join(data['remoteDefaultAllowed'])}\n"
+            + "".join(f"  {p}: {', '.join(levels)}\n"
+                      for p, levels in data["remoteProviders"].items())
+            + f"Unclassified items count as: {policy.default_classification}\n"
+            + "Credentials redacted for remote providers: "
+            + ("yes" if policy.redact_secrets else "NO (redactSecrets = false)"))
     return Result(data, text.rstrip())
 
 

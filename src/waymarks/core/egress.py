@@ -64,18 +64,21 @@ class Egress:
 
     provider: str
     allowed: frozenset[str]
-    #: redact credential-like values (remote destinations)
+    #: redact credential-like values (remote destinations, unless the policy says not)
     redacts: bool = True
+    #: the level of an item that has no classification (``defaultClassification``)
+    default_level: Classification = "normal"
 
     @classmethod
     def to(cls, policy: ProviderPolicy, provider: str) -> Egress:
         """The egress for ``provider`` under ``policy``."""
         return cls(normalize_provider(provider), frozenset(policy.allowed(provider)),
-                   not policy.is_local(provider))
+                   policy.redacts(provider), policy.default_classification)
 
     def level(self, text: str, explicit: str | None = None) -> Classification:
-        """The level of ``text`` as a whole: ``explicit`` raised by its markers."""
-        return classify(text, explicit)
+        """The level of ``text`` as a whole: ``explicit`` (or the default level, for an
+        item that has none) raised by its markers."""
+        return classify(text, explicit or self.default_level)
 
     def admits(self, level: str) -> bool:
         """May this destination receive an item of ``level``?"""
@@ -84,7 +87,7 @@ class Egress:
     def text(self, stored: str, explicit: str | None = None) -> str | None:
         """``stored`` as the destination may see it (steps 2-4); ``None`` when nothing of
         it may be sent. Callers decide admission of the whole item first."""
-        shown = filter_text(stored, self.allowed, explicit).text
+        shown = filter_text(stored, self.allowed, explicit or self.default_level).text
         if shown is None or not self.redacts:
             return shown
         return redact(shown)[0]

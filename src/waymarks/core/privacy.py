@@ -313,26 +313,38 @@ def normalize_provider(provider: str) -> str:
     return provider.strip().lower()
 
 
-def _empty() -> Mapping[str, Classification]:
+Allowance = frozenset[Classification]
+
+
+def _empty() -> Mapping[str, Allowance]:
     return MappingProxyType({})
 
 
 #: keys of the ``[privacy]`` table; ``defaultProvider`` belongs to the service
-_CONFIG_KEYS: Final = ("localProviders", "remoteDefaultAllowed", "remoteProviders")
+_CONFIG_KEYS: Final = ("localProviders", "remoteDefaultAllowed", "remoteProviders",
+                       "defaultClassification", "redactSecrets")
 _FOREIGN_KEYS: Final = frozenset({"defaultProvider"})
+_ALL: Final[Allowance] = frozenset(LEVELS)
 
 
 @dataclass(frozen=True, slots=True)
 class ProviderPolicy:
-    """Which classifications each provider may receive.
+    """Which classifications each provider may receive, as exact allow lists.
 
+    DS4's semantics: a remote rule is the exact set of levels a provider may receive
+    (``["normal", "sensitive"]`` allows those two and not ``internal``); a level alone
+    (``"internal"``) is the older ceiling style and means every level up to it, read
+    unchanged. ``defaultClassification`` is the level of an item that has none;
+    ``redactSecrets`` (default on) redacts credential-like values for remote providers.
     Construction validates and normalises (IDs trimmed and lower-cased); invalid values
-    raise ``PrivacyConfigError``. Remote levels are cumulative: a provider allowed
-    ``internal`` receives ``normal`` and ``internal``."""
+    raise ``PrivacyConfigError``."""
 
     local_providers: frozenset[str] = frozenset()
-    remote_default_allowed: Classification = "normal"
-    remote_providers: Mapping[str, Classification] = field(default_factory=_empty, hash=False)
+    remote_default_allowed: Allowance | str = frozenset({"normal"})
+    remote_providers: Mapping[str, Allowance | str] = field(default_factory=_empty,
+                                                           hash=False)
+    default_classification: Classification = "normal"
+    redact_secrets: bool = True
 
     def __post_init__(self) -> None:
         local: set[str] = set()
@@ -340,21 +352,27 @@ class ProviderPolicy:
             raise PrivacyConfigError("localProviders must be a list of provider IDs")
         for provider in self.local_providers:
             local.add(_provider_id(provider, "localProviders"))
-        default = _remote_level(self.remote_default_allowed, "remoteDefaultAllowed")
+        default = _remote_allowance(self.remote_default_allowed, "remoteDefaultAllowed")
         if not isinstance(self.remote_providers, Mapping):
-            raise PrivacyConfigError("remoteProviders must map provider IDs to a level")
-        remote: dict[str, Classification] = {}
+            raise PrivacyConfigError("remoteProviders must map provider IDs to allow lists")
+        remote: dict[str, Allowance] = {}
         for provider, value in self.remote_providers.items():
             where = f"remoteProviders.{provider}"
             name = _provider_id(provider, where)
-            level = _remote_level(value, where)
-            if remote.get(name, level) != level:
+            allowance = _remote_allowance(value, where)
+            if remote.get(name, allowance) != allowance:
                 raise PrivacyConfigError(f"{where}: {name!r} is listed twice with different "
                                          "levels (IDs ignore case and surrounding space)")
             if name in local:
                 raise PrivacyConfigError(f"{where}: {name!r} is also in localProviders; a "
                                          "provider is either local or remote")
-            remote[name] = level
+            remote[name] = allowance
+        if not is_level(self.default_classification):
+            raise PrivacyConfigError(f"defaultClassification: unknown classification "
+                                     f"{self.default_classification!r}; use one of "
+                                     f"{', '.join(LEVELS)}")
+        if not isinstance(self.redact_secrets, bool):
+            raise PrivacyConfigError("redactSecrets must be true or false")
         object.__setattr__(self, "local_providers", frozenset(local))
         object.__setattr__(self, "remote_default_allowed", default)
         object.__setattr__(self, "remote_providers", MappingProxyType(remote))
@@ -364,9 +382,10 @@ class ProviderPolicy:
         """Build from a ``[privacy]`` table with camelCase keys.
 
         ``localProviders``: list of IDs. ``remoteDefaultAllowed`` and each value of
-        ``remoteProviders``: a level (the highest allowed) or an exact allow list, which
-        must be cumulative (``["normal", "internal"]``). ``defaultProvider`` is ignored
-        here (the service reads it); any other key is an error."""
+        ``remoteProviders``: an exact allow list of levels, or one level (every level up
+        to it). ``defaultClassification``: a level; ``redactSecrets``: true or false.
+        ``defaultProvider`` is ignored here (the service reads it); any other key is an
+        error."""
         if not isinstance(config, Mapping):
             raise PrivacyConfigError("the privacy configuration must be a table")
         unknown = sorted(str(k) for k in config if k not in _CONFIG_KEYS
@@ -381,26 +400,47 @@ class ProviderPolicy:
                                      f"not {type(local).__name__}")
         remote = config.get("remoteProviders", {})
         if not isinstance(remote, Mapping):
-            raise PrivacyConfigError("remoteProviders must be a table of provider ID = level")
+            raise PrivacyConfigError("remoteProviders must be a table of provider ID = "
+                                     "allow list")
+        default_level = config.get("defaultClassification", "normal")
+        level = default_level.strip().lower() if isinstance(default_level, str) else None
+        if not is_level(level):
+            raise PrivacyConfigError(f"defaultClassification: unknown classification "
+                                     f"{default_level!r}; use one of {', '.join(LEVELS)}")
+        redacts = config.get("redactSecrets", True)
+        if not isinstance(redacts, bool):
+            raise PrivacyConfigError(f"redactSecrets must be true or false, not {redacts!r}")
         return cls(
             local_providers=frozenset(_provider_id(p, "localProviders") for p in local),
-            remote_default_allowed=_remote_level(
+            remote_default_allowed=_remote_allowance(
                 config.get("remoteDefaultAllowed", "normal"), "remoteDefaultAllowed"),
-            remote_providers={str(name): _remote_level(value, f"remoteProviders.{name}")
+            remote_providers={str(name): _remote_allowance(value, f"remoteProviders.{name}")
                               for name, value in remote.items()},
+            default_classification=level, redact_secrets=redacts,
         )
 
     def tightened_by(self, other: ProviderPolicy) -> ProviderPolicy:
-        """The meet of two policies: a provider is local only if both say so, and may
-        receive a level only if both allow it (how a project's configuration may narrow
-        the person's, never widen it)."""
+        """The meet of two policies: a provider is local only if both say so, receives a
+        level only if both allow it, an unclassified item takes the stricter default, and
+        redaction is on if either asks (how a project's configuration may narrow the
+        person's, never widen it)."""
         local = self.local_providers & other.local_providers
         named = (set(self.remote_providers) | set(other.remote_providers)
                  | self.local_providers | other.local_providers) - local
-        remote = {name: _lower(self.max_allowed(name), other.max_allowed(name))
+        remote = {name: (self.allowed(name) & other.allowed(name)) - {_STRICTEST}
                   for name in named}
-        return ProviderPolicy(local, _lower(self.remote_default_allowed,
-                                            other.remote_default_allowed), remote)
+        empty = [name for name, allowance in remote.items() if not allowance]
+        if empty:
+            raise PrivacyConfigError(f"remoteProviders.{empty[0]}: the two configurations "
+                                     "together allow it nothing; list at least one level")
+        return ProviderPolicy(
+            local, self.remote_default() & other.remote_default(), remote,
+            highest(self.default_classification, other.default_classification),
+            self.redact_secrets or other.redact_secrets)
+
+    def remote_default(self) -> Allowance:
+        """What a provider that is neither local nor named may receive."""
+        return self.remote_default_allowed  # type: ignore[return-value]  # set in post-init
 
     def is_local(self, provider: str) -> bool:
         return normalize_provider(provider) in self.local_providers
@@ -408,27 +448,25 @@ class ProviderPolicy:
     def destination(self, provider: str) -> Destination:
         return "local" if self.is_local(provider) else "remote"
 
-    def max_allowed(self, provider: str) -> Classification:
-        """The highest level ``provider`` may receive."""
+    def allowed(self, provider: str) -> Allowance:
+        """Every level ``provider`` may receive."""
         name = normalize_provider(provider)
         if name in self.local_providers:
-            return _STRICTEST
-        return self.remote_providers.get(name, self.remote_default_allowed)
-
-    def allowed(self, provider: str) -> frozenset[Classification]:
-        """Every level ``provider`` may receive."""
-        return _UP_TO[self.max_allowed(provider)]
+            return _ALL
+        return self.remote_providers.get(name, self.remote_default())  # type: ignore[return-value]
 
     def allows(self, provider: str, level: str) -> bool:
         """May ``provider`` receive ``level``? An unknown level is never allowed."""
-        rank = _RANK.get(level)
-        return rank is not None and rank <= _RANK[self.max_allowed(provider)]
+        return level in self.allowed(provider)
+
+    def redacts(self, provider: str) -> bool:
+        """Are credential-like values redacted for ``provider``? (remote ones, by default)"""
+        return self.redact_secrets and not self.is_local(provider)
 
 
-def _lower(first: Classification, second: Classification) -> Classification:
-    """The less permissive of two remote allowances (``local-only`` means local: any
-    remote allowance is lower)."""
-    return first if _RANK[first] <= _RANK[second] else second
+def allowance_json(allowance: Collection[str]) -> list[str]:
+    """An allow list in lattice order, for display and JSON."""
+    return [level for level in LEVELS if level in allowance]
 
 
 def _provider_id(value: object, where: str) -> str:
@@ -438,15 +476,15 @@ def _provider_id(value: object, where: str) -> str:
     return normalize_provider(value)
 
 
-def _remote_level(value: object, where: str) -> Classification:
-    """A remote allowance: a level, or a cumulative allow list; never ``local-only``."""
+def _remote_allowance(value: object, where: str) -> Allowance:
+    """A remote allow list: exact levels, or one level meaning every level up to it (the
+    ceiling style of earlier configuration); never ``local-only``, never empty."""
     if isinstance(value, str):
         level = value.strip().lower()
         if not is_level(level):
             raise PrivacyConfigError(f"{where}: unknown classification {value!r}; use one of "
                                      f"{', '.join(LEVELS)}")
-        levels: frozenset[str] = frozenset({level})
-        highest_level = _LEVEL_OF[level]
+        levels: frozenset[str] = _UP_TO[level]
     elif isinstance(value, list | tuple | frozenset | set):
         names = [v.strip().lower() if isinstance(v, str) else v for v in value]
         bad = [v for v in names if not is_level(v)]
@@ -454,24 +492,16 @@ def _remote_level(value: object, where: str) -> Classification:
             raise PrivacyConfigError(f"{where}: unknown classification {bad[0]!r}; use "
                                      f"{', '.join(LEVELS)}")
         if not names:
-            raise PrivacyConfigError(f"{where}: an empty allow list; list at least 'normal'")
+            raise PrivacyConfigError(f"{where}: an empty allow list; list at least one level")
         levels = frozenset(names)
-        highest_level = [known for known in LEVELS if known in levels][-1]
     else:
-        raise PrivacyConfigError(f"{where}: expected a classification or a list of them, "
+        raise PrivacyConfigError(f"{where}: expected a list of classifications (or one), "
                                  f"not {type(value).__name__}")
     if _STRICTEST in levels:
         raise PrivacyConfigError(
             f"{where}: 'local-only' can never be allowed for a remote provider; list the "
             "provider in localProviders only if it runs on this machine")
-    if isinstance(value, str):
-        return highest_level
-    if levels != _UP_TO[highest_level]:
-        missing = sorted(_UP_TO[highest_level] - levels, key=_RANK.__getitem__)
-        raise PrivacyConfigError(
-            f"{where}: allow lists are cumulative; allowing {highest_level!r} also needs "
-            f"{', '.join(map(repr, missing))}")
-    return highest_level
+    return frozenset(_LEVEL_OF[level] for level in levels)
 
 
 DEFAULT_POLICY: Final = ProviderPolicy()

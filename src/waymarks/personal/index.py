@@ -1,14 +1,14 @@
 """The personal memory index as a planner source: one quoted line per entry, in index
-order, each with its own classification (the entry's ``classification`` line raised by
-markers in its name and description), so a line the provider may not see is left out
-and recorded in the manifest by slug alone."""
+order, each with its own classification (the entry's ``classification`` line, or the
+policy's default, raised by markers in its name and description: the planner's egress
+reads it), so a line the provider may not see is left out and recorded in the manifest
+by slug alone."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from waymarks.core.privacy import classify
 from waymarks.personal.store import PersonalStore, one_line
 from waymarks.service.planning import personal_line
 
@@ -25,6 +25,5 @@ class PersonalIndex:
         lines = []
         for entry in self.store.entries():
             name, description = one_line(entry.name), one_line(entry.description)
-            level = classify(f"{name}\n{description}", entry.classification)
-            lines.append(personal_line(entry.slug, name, description, level))
+            lines.append(personal_line(entry.slug, name, description, entry.classification))
         return lines

@@ -639,7 +639,7 @@ def sanitize(payload: object, provider: str,
     except Exception as exc:  # noqa: BLE001 - fail closed, whatever went wrong
         return SanitizeOutcome(None, True, f"provider policy failed ({type(exc).__name__})",
                                name, "remote", None)
-    run = _Run(allowed, destination == "remote")
+    run = _Run(allowed, policy.redacts(provider))
     shape: Shape | None = None
     try:
         if not isinstance(payload, Mapping):

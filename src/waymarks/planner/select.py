@@ -56,26 +56,23 @@ class Budgets:
 @dataclass(frozen=True, slots=True)
 class PinInput:
     block: PinBlock
-    classification: str
     created_at: int
 
 
 @dataclass(frozen=True, slots=True)
 class MemoryInput:
     block: MemoryBlock
-    classification: str
     created_at: int
     matched: bool  # chosen by recall (False: recent-continuity fallback)
 
 
 @dataclass(frozen=True, slots=True)
 class TextInput:
-    """A retrieved earlier turn, a project snippet or a personal index line, with its
-    level (explicit classification raised by markers) and why it was offered (a fixed
-    phrase and counts: manifests never hold content)."""
+    """A retrieved earlier turn, a project snippet or a personal index line, and why it
+    was offered (a fixed phrase and counts: manifests never hold content). Its level is
+    the egress's reading of the block (explicit classification raised by markers)."""
 
     block: TextBlock
-    classification: str
     reason: str
 
     @property
@@ -205,12 +202,13 @@ def _choose_pins(pins: Sequence[PinInput], egress: Egress,
     chosen: list[PinInput] = []
     rendered: list[str] = []
     for pin in sorted(pins, key=lambda p: (p.created_at, p.block.id)):
+        level = egress.level(pin.block.content, pin.block.classification)
         entry = dict(id=pin.block.id, kind="pin", scope=pin.block.scope,
-                     classification=pin.classification, source_session=pin.block.session_id,
+                     classification=level, source_session=pin.block.session_id,
                      source_entry=pin.block.entry_id)
-        if not egress.admits(pin.classification):
+        if not egress.admits(level):
             manifest.append(ManifestEntry(decision="excluded", reason=(
-                _NOT_ALLOWED.format(pin.classification)),
+                _NOT_ALLOWED.format(level)),
                 **entry))  # type: ignore[arg-type]
             continue
         chosen.append(pin)
@@ -229,13 +227,13 @@ def _choose_memories(
     used = 0
     for memory in memories:
         block = memory.block
-        entry = dict(id=block.id, kind="memory", scope=block.scope,
-                     classification=memory.classification,
+        level = egress.level(block.claim, block.classification)
+        entry = dict(id=block.id, kind="memory", scope=block.scope, classification=level,
                      source_session=block.session_id, source_entry=block.entry_id,
                      score=block.score)
-        if not egress.admits(memory.classification):  # never rendered at all
+        if not egress.admits(level):  # never rendered at all
             manifest.append(ManifestEntry(decision="excluded", **entry,  # type: ignore[arg-type]
-                                          reason=_NOT_ALLOWED.format(memory.classification)))
+                                          reason=_NOT_ALLOWED.format(level)))
             continue
         rendered = render_memory(block, egress)
         tokens = estimate_tokens(rendered)
@@ -266,9 +264,10 @@ def _choose_texts(
     used = 0
     for item in texts:
         reason = None
-        if not egress.admits(item.classification):
+        level = egress.level(item.block.text, item.block.classification)
+        if not egress.admits(level):
             manifest.append(ManifestEntry(item.id, kind, "excluded", _NOT_ALLOWED.format(
-                item.classification), classification=item.classification))
+                level), classification=level))
             continue
         text = render_text(item.block, egress)
         tokens = estimate_tokens(text)
@@ -276,13 +275,13 @@ def _choose_texts(
             reason = f"{kind} token budget reached"
         if reason is not None:
             manifest.append(ManifestEntry(item.id, kind, "excluded", reason,
-                                          classification=item.classification, tokens=tokens))
+                                          classification=level, tokens=tokens))
             continue
         parts.append(text)
         used += tokens
         room = None if room is None else room - tokens
         manifest.append(ManifestEntry(item.id, kind, "included", item.reason,
-                                      classification=item.classification, tokens=tokens))
+                                      classification=level, tokens=tokens))
     return sep.join(parts), room
 
 

@@ -20,7 +20,6 @@ from typing import Any, Literal
 from waymarks.core.codec import custom_type_of
 from waymarks.core.egress import Egress
 from waymarks.core.model import MemoryItem, MemoryMutation, Mutation, PinItem, PinMutation
-from waymarks.core.privacy import classify
 from waymarks.core.rules import ItemState
 from waymarks.ledger.discovery import (
     canonical_project_path,
@@ -409,7 +408,7 @@ class Waymarks:
             return candidates
         explicit = classifications(self.projection.db, [c.id for c in candidates])
         return [replace(c, classification=explicit.get(c.id)) for c in candidates
-                if egress.admits(classify(c.text, explicit.get(c.id)))]
+                if egress.admits(egress.level(c.text, explicit.get(c.id)))]
 
     # -- diagnostics ----------------------------------------------------------------
 

@@ -14,7 +14,6 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from waymarks.core.privacy import classify
 from waymarks.planner.render import TextBlock
 from waymarks.planner.select import TextInput
 from waymarks.recall.analysis import analyze
@@ -52,8 +51,9 @@ class CompactedTurns:
         ]
         result = evaluate(direct_plan(prompt), candidates, stats)
         return [
-            TextInput(TextBlock("turn", s.candidate.id, s.candidate.text, s.candidate.kind),
-                      classify(s.candidate.text),
+            # conversation is not an item: defaultClassification does not apply to it
+            TextInput(TextBlock("turn", s.candidate.id, s.candidate.text, s.candidate.kind,
+                                classification="normal"),
                       f"earlier turn removed by compaction; recall matched {len(s.matched)} "
                       "features")
             for s in result.eligible[:MAX_TURNS]

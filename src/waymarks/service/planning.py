@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from waymarks.core.egress import Egress
-from waymarks.core.privacy import classify
 from waymarks.planner.render import MemoryBlock, PinBlock, TextBlock
 from waymarks.planner.select import MemoryInput, PinInput, build_plan
 from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
@@ -51,15 +50,14 @@ def doc_snippet(source: str, status: str | None, text: str, classification: str,
                 reason: str) -> TextInput:
     """A passage of project docs as the planner takes it (rendered as quoted data);
     ``classification`` is the passage's level (its file's, raised by markers)."""
-    return TextInput(TextBlock("doc", source, text, source, status, classification),
-                     classification, reason)
+    return TextInput(TextBlock("doc", source, text, source, status, classification), reason)
 
 
-def personal_line(slug: str, name: str, description: str, classification: str) -> TextInput:
+def personal_line(slug: str, name: str, description: str,
+                  classification: str | None) -> TextInput:
     """One line of the personal memory index as the planner takes it."""
     return TextInput(TextBlock("personal", f"personal:{slug}", f"{name} — {description}",
-                               slug, None, classification),
-                     classification, "personal memory index")
+                               slug, None, classification), "personal memory index")
 
 
 def settings_for(app: Waymarks) -> Settings:
@@ -86,7 +84,7 @@ def plan_request(
     egress = egress_for(app, provider, settings)
     destination = egress.provider
     pins = [
-        PinInput(_pin_block(v), classify(v.text, v.classification), v.created_at)
+        PinInput(_pin_block(v), v.created_at)
         for v in app.items("pin") if v.applies
     ]
     memories = _memories(app, prompt, history)
@@ -122,7 +120,6 @@ def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[Memory
     matched = [
         MemoryInput(_memory_block(views[s.candidate.id], s.rank,
                                   f"recall matched {len(s.matched)} features"),
-                    classify(views[s.candidate.id].text, views[s.candidate.id].classification),
                     views[s.candidate.id].created_at, True)
         for s in result.eligible if s.candidate.id in views
     ]
@@ -132,7 +129,7 @@ def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[Memory
     recent = [v for v in app.items("memory", recent_active=CONTINUITY_ITEMS * 4) if v.applies]
     return [
         MemoryInput(_memory_block(v, 0.0, "recent continuity (no memory matched)"),
-                    classify(v.text, v.classification), v.created_at, False)
+                    v.created_at, False)
         for v in recent[:CONTINUITY_ITEMS]
     ]
 
