@@ -18,14 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from waymarks.core.codec import custom_type_of
-from waymarks.core.model import (
-    MemoryItem,
-    MemoryMutation,
-    Mutation,
-    PinItem,
-    PinMutation,
-    status_target,
-)
+from waymarks.core.model import MemoryItem, MemoryMutation, Mutation, PinItem, PinMutation
 from waymarks.core.privacy import classify
 from waymarks.core.rules import ItemState
 from waymarks.ledger.discovery import (
@@ -59,6 +52,11 @@ from waymarks.service.recovery import (
     recovering,
     set_aside,
 )
+from waymarks.service.session_checks import (
+    not_applied,
+    project_write_refused,
+    replaced_problem,
+)
 from waymarks.service.sources import active_status, placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo
@@ -71,15 +69,11 @@ from waymarks.service.writes import (
 )
 from waymarks.store.health import health_report
 from waymarks.store.migrations import SchemaTooNewError
-from waymarks.store.projection import FOREIGN_LOCATION, Projection, ProjectionDamaged
+from waymarks.store.projection import Projection, ProjectionDamaged
 from waymarks.store.queries import (
     classifications,
-    entry_effect,
     expand_prefix,
     memory_counts,
-    sessions_indexed_at,
-    source_path,
-    source_standing,
     visible_items,
 )
 from waymarks.store.recall_cache import RecallCache
@@ -250,7 +244,7 @@ class Waymarks:
             self.refresh_problem = (f"{session.path}: the session header changed since it "
                                     "was read; using the last projection")
             return session
-        replaced = self._replaced_problem(session)
+        replaced = replaced_problem(self.projection, session)
         if replaced is not None:  # the same, noticed by a process that read it only now
             self.refresh_problem = replaced
             return session
@@ -261,23 +255,6 @@ class Waymarks:
                 pass
         refresh_sources(self, session)
         return session
-
-    def _replaced_problem(self, session: SessionLog, *, thorough: bool = False) -> str | None:
-        """Why the active session's file is not the session the projection indexed from
-        it (it was replaced by another session's file), or ``None``. A process that opens
-        the file afresh cannot compare headers as :meth:`refresh` does; the projection
-        remembers which session each path held. Unless ``thorough``, a session indexed
-        at this very path is taken as the file's (one lookup by key, on every read)."""
-        db, path = self.projection.db, str(session.path)
-        if not thorough and source_path(db, session.session_id) == path:
-            return None
-        earlier = sessions_indexed_at(db, path, session.session_id)
-        if not earlier:
-            return None
-        return (f"{session.path}: indexed as session {earlier[0]}, it now holds session "
-                f"{session.session_id} (replaced by another session's file); using the last "
-                "projection. Restore the file, or run `waymarks rebuild-index` to index the "
-                "files as they are now")
 
     # -- sessions -------------------------------------------------------------------
 
@@ -485,7 +462,7 @@ class Waymarks:
         except ServiceError as exc:
             session, self.refresh_problem = None, str(exc)
         if session is not None and self.refresh_problem is None:
-            self.refresh_problem = self._replaced_problem(session, thorough=True)
+            self.refresh_problem = replaced_problem(self.projection, session, thorough=True)
         report = health_report(self.projection)
         if report["integrity"] != "ok":  # damage no query had touched yet: rebuild now
             self._recover(ProjectionDamaged(f"integrity check: {report['integrity']}"))
@@ -629,7 +606,7 @@ class Waymarks:
                 settled = active_status(self, session)  # read just now, under the lock
                 if settled is not None:
                     projection.set_source_status(session.session_id, *settled, self._now_ms())
-                refused = self._project_write_refused(projection, session, mutation)
+                refused = project_write_refused(projection, session, mutation, self.cwd)
                 if refused is not None:
                     return refused
                 appended = session.append(
@@ -638,7 +615,7 @@ class Waymarks:
                     self.ids.entry_id,
                 )
                 projection.sync(session, self._now_ms())
-                unapplied = self._not_applied(projection, session, appended.id)
+                unapplied = not_applied(projection, session, appended.id)
                 if unapplied is not None:
                     return unapplied
         except sqlite3.Error as exc:
@@ -656,60 +633,3 @@ class Waymarks:
                               warning=f"projection not updated yet: {exc}")
         assert mutation is not None and appended is not None
         return committed_outcome(mutation, appended.id)
-
-    def _project_write_refused(self, projection: Projection, session: SessionLog,
-                               mutation: Mutation) -> Rejected | None:
-        """Refuse, before anything is appended, a project mutation that could not count:
-        the session belongs to another project, its file is outside the project's session
-        directories, or its project contributions are withheld (excluded, unavailable)."""
-        if not _touches_project(projection, mutation):
-            return None
-        sid, header = session.session_id, session.header
-        if session.project != self.cwd:
-            return Rejected("foreign_session", (
-                f"Session {sid} belongs to {header.cwd if header else '?'}, not {self.cwd}: "
-                f"it cannot hold project items of {self.cwd}. Nothing was written; start a "
-                "session here with `waymarks session new`"))
-        standing = source_standing(projection.db, sid)
-        if standing is None:
-            return None
-        status, detail, excluded = standing
-        if status == FOREIGN_LOCATION:
-            return Rejected("foreign_session", (
-                f"Session file {session.path} is {detail}, so its project items would not "
-                "count. Nothing was written; record project items in a session of the "
-                "project (`waymarks session new` there), or add that directory's root to "
-                "[memory] sessionRoots in the home's config.toml"))
-        if status != "available" or excluded:
-            why = f"is {status}" + (f" ({detail})" if detail else "") if status != \
-                "available" else "is excluded from project memory"
-            fix = (f"`waymarks memory include {sid}` first" if excluded and status ==
-                   "available" else "see `waymarks memory sources`")
-            return Rejected("source_withheld", (
-                f"Session {sid} {why}, so its project items do not count. Nothing was "
-                f"written; {fix}"))
-        return None
-
-    @staticmethod
-    def _not_applied(projection: Projection, session: SessionLog,
-                     entry_id: str) -> Rejected | None:
-        """A write is committed only once the projection shows it applying: if the entry
-        just appended was refused by the ledger or ignored by the rules, say so (the line
-        stays in the append-only file; nothing of it applies; ``health`` lists it)."""
-        effect = entry_effect(projection.db, session.session_id, entry_id)
-        if effect is not None and effect[0] == "applied":
-            return None
-        why = "the projection did not read it" if effect is None else (
-            f"{'the ledger refused it' if effect[0] == 'refused' else 'it was ignored'}: "
-            f"{effect[1]}")
-        return Rejected("not_applied", (
-            f"Entry {entry_id} was appended to {session.path}, but {why}. Nothing of it "
-            "applies (the line stays in the append-only file; `waymarks health` lists it)"))
-
-
-def _touches_project(projection: Projection, mutation: Mutation) -> bool:
-    """Whether ``mutation`` adds, supersedes or changes the status of a project item."""
-    if mutation.item is not None:
-        return mutation.item.scope == "project"
-    target = projection.view.get(status_target(mutation) or "")
-    return target is not None and target.item.scope == "project"
