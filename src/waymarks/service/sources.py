@@ -27,7 +27,9 @@ directories: the home's, each configured ``sessionRoots``, and Pi's own
 for the header's ``cwd`` (:func:`placement`). A file opened by path anywhere else
 (``--session /tmp/shared.jsonl``) is still a session — its own items and writes work —
 but registering it by reading it never makes its project items count, incrementally or
-after a rebuild: location is a pure function of path, header and configuration.
+after a rebuild: location is a function of path, header and configuration, decided each
+time the file is indexed (a configuration change takes effect when the file next grows,
+moves, or the index is rebuilt).
 
 **Exclusion.** ``exclude`` withdraws a source's project-scoped pins and memory (adds,
 supersedes and status changes of project items) and nothing else. It lives only in
@@ -229,6 +231,10 @@ def _open_new(path: Path, project: str, size: int = -1,
     return reader if reader.project == project else None
 
 
+#: (path, header cwd, home) -> whether the file lies in the home's directory for that cwd
+_IN_HOME: dict[tuple[str, str, str], bool] = {}
+
+
 def pi_sessions_root() -> Path:
     """Where Pi keeps its own sessions (``$PI_CODING_AGENT_DIR/sessions``)."""
     return Path(os.environ.get("PI_CODING_AGENT_DIR") or "~/.pi/agent").expanduser() / \
@@ -242,6 +248,14 @@ def placement(app: Waymarks, session: SessionLog) -> tuple[str, str] | None:
     header = session.header
     if header is None:
         return None  # not a session at all: nothing of it is indexed
+    key = (str(session.path), header.cwd, str(app.home))
+    in_home = _IN_HOME.get(key)
+    if in_home is None:  # every write saves its source: the common answer is remembered
+        if len(_IN_HOME) >= 1024:
+            _IN_HOME.clear()
+        in_home = _IN_HOME[key] = in_project_dirs(session.path, header.cwd, app.home, ())
+    if in_home:
+        return None
     roots = load_settings(app.home, app.cwd, app.project_trusted).session_roots
     if in_project_dirs(session.path, header.cwd, app.home, (*roots, pi_sessions_root())):
         return None
