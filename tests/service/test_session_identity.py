@@ -17,6 +17,7 @@ from tests.conftest import CountingIds
 from tests.service.test_cross_session import T0, PiSession, claims, sibling_dir
 from waymarks.core.model import MemoryMutation
 from waymarks.ledger.discovery import canonical_project_path, session_dir
+from waymarks.ledger.host import HostSessionLog
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, Rejected
 from waymarks.service.sources import list_sources, set_source_excluded
@@ -231,3 +232,39 @@ def test_a_replaced_sibling_file_is_reported(make_app: Callable[..., Waymarks], 
     health = make_app(ids=CountingIds(2)).health()
     assert health["ok"] is False
     assert any(yesterday.id in p and other.id in p for p in health["problems"])
+
+
+@pytest.mark.parametrize("in_pi_layout", [True, False])
+def test_pi_s_own_session_directory_is_a_location(make_app: Callable[..., Waymarks],
+                                                   home: Path, project: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   in_pi_layout: bool) -> None:
+    """The Pi extension hands over Pi's live session, which Pi keeps in its own agent
+    directory: project items recorded there count; a Pi session file kept anywhere else
+    is a file opened by path like any other."""
+    agent = tmp_path / "pi-agent"
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    cwd = canonical_project_path(project)
+    where = agent / "sessions" / session_dir(home, cwd).name if in_pi_layout else tmp_path
+    stored: list[dict[str, object]] = []
+
+    def append(entry: dict[str, object]) -> dict[str, object]:  # what pi.appendEntry does
+        written = {**entry, "id": f"{len(stored) + 1:08x}", "parentId": None}
+        stored.append(written)
+        return written
+
+    sid = "22222222-2222-4222-8222-222222222222"
+    ledger = HostSessionLog.from_entries(
+        where / f"2026-01-01T00-00-00-000Z_{sid}.jsonl",
+        {"type": "session", "version": 3, "id": sid, "timestamp": "2026-01-01T00:00:00.000Z",
+         "cwd": cwd}, [], append)
+    app = make_app(ids=CountingIds(1), session=ledger)
+    app.trust(cwd)
+    outcome = app.pin("Use ruff for linting.", scope="project")
+    if in_pi_layout:
+        assert isinstance(outcome, Committed)
+        assert [(v.text, v.applies) for v in app.items("pin")] == [("Use ruff for linting.",
+                                                                     True)]
+    else:
+        assert isinstance(outcome, Rejected) and outcome.code == "foreign_session"
+        assert stored == []  # refused before Pi was asked to append anything
