@@ -164,5 +164,11 @@ def test_health_reports_an_unreadable_active_session_instead_of_failing(
     app.close()
     path.write_bytes(b"garbage header\n" + path.read_bytes().split(b"\n", 1)[1])
     fresh = make_app(ids=CountingIds(4))
-    report = fresh.health()
+    report = fresh.health()  # a file without a header is never picked as the session...
+    assert fresh.current_session() is None and report["activeSessionProblem"] is None
+    # ...but the file is reported: its entries are never read
+    assert report["ok"] is False
+    assert [p for p in report["problems"] if str(path) in p and "not a session file" in p]
+    named = make_app(ids=CountingIds(5), session=str(path))  # naming it is an error, reported
+    report = named.health()
     assert report["ok"] is False and "header" in report["activeSessionProblem"]

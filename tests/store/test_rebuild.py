@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import CountingIds, StepClock
+from waymarks.ledger.discovery import canonical_project_path, session_dir
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
 
@@ -174,8 +175,12 @@ def test_a_late_sibling_session_is_folded_in_canonical_order(
     elsewhere.trust(str(project))
     earlier_claim = elsewhere.remember("Alpha mode defaults to lenient", scope="project")
     assert isinstance(later_claim, Committed) and isinstance(earlier_claim, Committed)
-    earlier_file = elsewhere.current_session().path  # type: ignore[union-attr]
+    written = elsewhere.current_session().path  # type: ignore[union-attr]
     elsewhere.close()
+    # synced into this home's session directory of the project (a file opened where it
+    # lies elsewhere would not speak for the project)
+    earlier_file = session_dir(home, canonical_project_path(project)) / written.name
+    written.rename(earlier_file)
     with Waymarks(home, cwd=str(project), session=str(earlier_file)) as reader:
         states = {v.id: v for v in reader.items("memory")}
     assert states[earlier_claim.id].status == "active"

@@ -242,8 +242,11 @@ def _health(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
              f"({data['ignoredMutations']} ignored)",
              f"Lines skipped: {counts['skipped']}, unknown entries: {counts['unknown']}, "
              f"malformed payloads: {counts['malformed']}"]
+    lines += [f"  problem: {problem}" for problem in data["problems"]]
     for source in data["sources"]:
         state = "missing" if not source["exists"] else f"{source['unreadBytes']} bytes unread"
+        if source["status"] != "available":
+            state += f", {source['status']}: project items held back"
         lines.append(f"  {source['sessionId']}: checkpoint {source['checkpointOffset']} "
                      f"({state}), {source['entries']} entries")
     if data.get("session", {}).get("partialTailBytes"):

@@ -207,7 +207,7 @@ def _log(home: Path, now: Any, event: str, code: str) -> None:
 def follower(app: Any) -> Any:
     """For ``waymarks mcp --claude-code``: before each tool call, act on the session the
     hooks last saw in this project (Claude Code does not tell MCP servers its session)."""
-    from waymarks.ledger.discovery import session_dir
+    from waymarks.ledger.discovery import is_project_session, session_dir
     from waymarks.ledger.session_file import SessionFile
 
     def follow() -> None:
@@ -215,7 +215,9 @@ def follower(app: Any) -> Any:
         session = app.current_session()
         if wanted is None or (session is not None and session.session_id == wanted):
             return
-        found = sorted(session_dir(app.home, app.cwd).glob(f"*_{wanted}.jsonl"))
+        # /x/a-b and /x/a/b share a directory (and so a pointer): only this project's
+        found = [p for p in sorted(session_dir(app.home, app.cwd).glob(f"*_{wanted}.jsonl"))
+                 if is_project_session(p, app.cwd)]
         if found:
             app.bind_session(SessionFile.open(found[0]))
 

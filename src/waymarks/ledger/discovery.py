@@ -4,19 +4,29 @@ Layout (the same as Pi's): ``<home>/sessions/--<cwd>--/<timestamp>_<uuid>.jsonl`
 ``<cwd>`` is the working directory without its leading separator and with ``/``, ``\\``
 and ``:`` replaced by ``-``, and ``<timestamp>`` is ISO-8601 UTC with ``:`` and ``.``
 replaced by ``-`` so that names sort by creation time.
+
+The encoding is not injective (``/x/a-b`` and ``/x/a/b`` share ``--x-a-b--``), and Pi and
+existing homes already hold files there, so the directory alone never says whose a session
+is: every pick reads the header line and keeps only files whose ``cwd`` is the project
+(:func:`is_project_session`, the one test of "is this file a session of project P", also
+used by cross-session discovery). A file without a complete header line (a creation
+interrupted before it was atomic) is never picked.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from waymarks.ledger.identity import canonical_project_path
-from waymarks.ledger.session_file import SessionFileError
+from waymarks.ledger.log import SessionHeader, parse_header
+from waymarks.ledger.session_file import SessionFile, SessionFileError
 
-__all__ = ["canonical_project_path", "list_sessions", "newest_session", "resolve_session",
-           "session_dir", "session_file_name"]
+__all__ = ["canonical_project_path", "files_without_header", "in_project_dirs",
+           "is_project_session", "list_sessions", "newest_session", "project_session_dirs",
+           "read_header", "resolve_session", "session_dir", "session_file_name"]
 
 _SEPARATORS = re.compile(r"[/\\:]")
 
@@ -30,27 +40,94 @@ def session_file_name(timestamp_iso: str, session_id: str) -> str:
     return f"{timestamp_iso.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
 
 
-def list_sessions(home: Path, cwd: str) -> list[Path]:
-    """Session files for ``cwd``, oldest first."""
+def project_session_dirs(home: Path, roots: Sequence[Path], cwd: str) -> list[Path]:
+    """The directories where sessions of ``cwd`` live: the home's, then each root's
+    (Pi's layout, ``<root>/--<cwd>--``)."""
+    home_dir = session_dir(home, cwd)
+    return [home_dir, *(root / home_dir.name for root in roots)]
+
+
+def in_project_dirs(path: Path, cwd: str, home: Path, roots: Sequence[Path]) -> bool:
+    """Whether ``path`` is a ``.jsonl`` file directly in one of the directories where the
+    sessions of ``cwd`` (a header's ``cwd``, as written or resolved) live."""
+    if not path.name.endswith(".jsonl"):
+        return False
+    parent = os.path.realpath(path.parent)
+    spellings = dict.fromkeys((cwd, canonical_project_path(cwd)))
+    return any(os.path.realpath(directory) == parent for spelling in spellings
+               for directory in project_session_dirs(home, roots, spelling))
+
+
+def read_header(path: Path) -> SessionHeader | None:
+    """The header on a file's first line, reading only that line (``None``: unreadable,
+    empty, no complete first line, or not a session header)."""
+    try:
+        line = SessionFile(path).read_header_line()
+    except OSError:
+        return None
+    return parse_header(line) if line is not None else None
+
+
+def is_project_session(path: Path, project: str) -> bool:
+    """Whether ``path`` is a session of ``project`` (a canonical path): its header's
+    ``cwd`` resolves to it. Reads one line."""
+    header = read_header(path)
+    return header is not None and canonical_project_path(header.cwd) == project
+
+
+def files_without_header(home: Path, cwd: str) -> list[tuple[Path, bool]]:
+    """The ``.jsonl`` files in the session directory of ``cwd`` that no pick takes because
+    they hold no session header, oldest first, each with whether it has a complete first
+    line: one without (empty, or a cut header) is what an interrupted creation leaves and
+    holds nothing; one with a first line that is not a header holds entries never read."""
+    found = []
+    for path in reversed(_files_newest_first(home, cwd)):
+        try:
+            line = SessionFile(path).read_header_line()
+        except OSError:
+            line = None
+        if line is None or parse_header(line) is None:
+            found.append((path, line is not None))
+    return found
+
+
+def _files_newest_first(home: Path, cwd: str) -> list[Path]:
     directory = session_dir(home, cwd)
     if not directory.is_dir():
         return []
-    return sorted(p for p in directory.glob("*.jsonl") if p.is_file())
+    return sorted((p for p in directory.glob("*.jsonl") if p.is_file()), reverse=True)
+
+
+def _project_sessions(home: Path, cwd: str) -> Iterator[Path]:
+    """This project's session files, newest first, each header checked as it is reached."""
+    project = canonical_project_path(cwd)
+    return (p for p in _files_newest_first(home, cwd) if is_project_session(p, project))
+
+
+def list_sessions(home: Path, cwd: str) -> list[Path]:
+    """Session files of the project ``cwd``, oldest first."""
+    return list(_project_sessions(home, cwd))[::-1]
 
 
 def newest_session(home: Path, cwd: str) -> Path | None:
-    sessions = list_sessions(home, cwd)
-    return sessions[-1] if sessions else None
+    """The newest session file of the project ``cwd``: names sort by creation time, so
+    headers are read newest first until one is the project's (usually the first)."""
+    return next(_project_sessions(home, cwd), None)
 
 
 def resolve_session(home: Path, cwd: str, ref: str) -> Path:
-    """A session given as a path, a session ID or a unique ID prefix."""
+    """A session given as a path, a session ID or a unique ID prefix. A path is taken as
+    given (whose project it speaks for is decided where it is indexed); an ID or prefix
+    names only sessions of this project."""
     candidate = Path(ref).expanduser()
     if candidate.is_file():
         return candidate.resolve()
     if os.sep in ref or ref.endswith(".jsonl"):
         raise SessionFileError(f"{ref}: no such session file")
-    matches = [p for p in list_sessions(home, cwd) if p.stem.split("_", 1)[-1].startswith(ref)]
+    named = [p for p in _files_newest_first(home, cwd)
+             if p.stem.split("_", 1)[-1].startswith(ref)]
+    project = canonical_project_path(cwd)
+    matches = [p for p in named if is_project_session(p, project)]
     if len(matches) == 1:
         return matches[0]
     if not matches:

@@ -389,14 +389,13 @@ class SessionLog(ABC):
         if self.header is not None or line_no != 1:
             self._anomaly(line_no, raw.id, "skipped", "second session header")
             return
-        if raw.id is None or raw.cwd is None:
+        header = _header_of(raw)
+        if header is None:
             self._anomaly(line_no, raw.id, "skipped", "session header without id or cwd")
             return
-        self.header = SessionHeader(
-            raw.id, raw.version, raw.timestamp or "", raw.cwd, raw.parentSession
-        )
+        self.header = header
         self.header_bytes = line
-        self._project = canonical_project_path(raw.cwd) if raw.cwd else ""
+        self._project = canonical_project_path(header.cwd) if header.cwd else ""
 
     def _read_mutation(
         self, line_no: int, entry: Entry, custom_type: str, data: msgspec.Raw
@@ -488,6 +487,22 @@ class SessionLog(ABC):
             if candidate not in self.by_id:
                 return candidate
         raise SessionFileError(f"{self.path}: could not find a free entry id")
+
+
+def parse_header(line: bytes) -> SessionHeader | None:
+    """The header a first line declares, by the rules a full read applies (``None``: the
+    line is not a session header). For pickers that look at a file's first line only."""
+    try:
+        raw = _DECODER.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return _header_of(raw) if raw.type == "session" else None
+
+
+def _header_of(raw: _RawEntry) -> SessionHeader | None:
+    if raw.id is None or raw.cwd is None:
+        return None
+    return SessionHeader(raw.id, raw.version, raw.timestamp or "", raw.cwd, raw.parentSession)
 
 
 def header_line(session_id: str, timestamp: str, cwd: str) -> bytes:

@@ -2,15 +2,18 @@
 
 A running Pi process keeps its session in memory and does not lock the file, so Waymarks
 appends to a Pi session file directly only when no Pi process owns it; its own writers
-exclude each other with an exclusive ``flock`` on the file.
+exclude each other with an exclusive ``flock`` on the file. A new file appears under its
+``.jsonl`` name only once its header is whole and durable (:func:`create_atomically`).
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import secrets
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from waymarks.ledger.log import (
@@ -25,7 +28,7 @@ from waymarks.ledger.log import (
 )
 
 __all__ = ["SESSION_VERSION", "Anomaly", "Entry", "SessionFile", "SessionFileError",
-           "SessionHeader"]
+           "SessionHeader", "create_atomically"]
 
 
 class SessionFile(SessionLog):
@@ -57,15 +60,10 @@ class SessionFile(SessionLog):
 
     @classmethod
     def create(cls, path: Path, session_id: str, timestamp: str, cwd: str) -> SessionFile:
-        """Create a new file holding only the header, durably (file and directory)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
-        try:
-            _write_all(fd, header_line(session_id, timestamp, cwd))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        _fsync_dir(path.parent)
+        """Create a new file holding only the header, atomically and durably: ``path``
+        either does not exist or holds the whole header (see :func:`create_atomically`).
+        Raises ``FileExistsError`` if ``path`` exists (a concurrent creator won)."""
+        create_atomically(path, header_line(session_id, timestamp, cwd))
         return cls.open(path)
 
     def reopen(self, progress: ProgressFn | None = None) -> SessionFile:
@@ -94,6 +92,49 @@ class SessionFile(SessionLog):
         assert self._fd is not None, "write outside the lock"
         _write_all(self._fd, data)
         os.fsync(self._fd)
+
+
+def create_atomically(path: Path, data: bytes) -> None:
+    """Create ``path`` holding exactly ``data``, or fail leaving no ``path``.
+
+    A kill or a full disk while a session file is created must not leave an empty or
+    half-written ``.jsonl`` that then counts as the newest session. So the bytes go to a
+    temporary name in the same directory (hidden, not ``*.jsonl``: no picker lists it),
+    are fsynced, and the file is then *linked* to ``path``: ``link`` fails if ``path``
+    exists, so a concurrent creator is never replaced (``rename`` would replace it). The
+    directory is fsynced last, so the name is durable before the caller writes to it.
+    """
+    directory = path.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    temp = directory / f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(temp, path)
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                raise  # FileExistsError among them: someone else created it first
+            _create_directly(path, data)  # a file system without hard links
+    finally:
+        with suppress(FileNotFoundError):
+            os.unlink(temp)
+    _fsync_dir(directory)
+
+
+def _create_directly(path: Path, data: bytes) -> None:
+    """Exclusive create and write in place, for file systems without hard links; a crash
+    here can leave a short file, which pickers skip (no complete header line)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +24,7 @@ from waymarks.core.model import MemoryItem, MemoryMutation, Mutation, PinItem, P
 from waymarks.core.rules import ItemState
 from waymarks.ledger.discovery import (
     canonical_project_path,
+    files_without_header,
     list_sessions,
     newest_session,
     resolve_session,
@@ -52,7 +54,12 @@ from waymarks.service.recovery import (
     recovering,
     set_aside,
 )
-from waymarks.service.sources import refresh_sources
+from waymarks.service.session_checks import (
+    not_applied,
+    project_write_refused,
+    replaced_problem,
+)
+from waymarks.service.sources import active_status, placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo
 from waymarks.service.writes import (
@@ -142,6 +149,7 @@ class Waymarks:
                     raise database_error(exc, self.db_path) from exc
                 self._recover(exc)
             else:
+                self._projection.placement = partial(placement, self)
                 self._fill_if_new()
         assert self._projection is not None
         return self._projection
@@ -172,6 +180,7 @@ class Waymarks:
             self._projection = Projection(self.db_path, self._now_ms())
         except sqlite3.Error as exc:
             raise database_error(exc, self.db_path) from exc
+        self._projection.placement = partial(placement, self)
         sessions, _unreadable = self._read_ledgers()
         with self._projection.transaction():
             self._projection.rebuild(sessions, self._now_ms())
@@ -228,6 +237,7 @@ class Waymarks:
         does it take the session lock and a write transaction, so readers do not queue
         behind writers when there is nothing new.
         """
+        self.refresh_problem = None
         session = self.current_session()
         if session is None:
             return None
@@ -236,6 +246,10 @@ class Waymarks:
             # force rather than read it again as something else; `health` says why
             self.refresh_problem = (f"{session.path}: the session header changed since it "
                                     "was read; using the last projection")
+            return session
+        replaced = replaced_problem(self.projection, session)
+        if replaced is not None:  # the same, noticed by a process that read it only now
+            self.refresh_problem = replaced
             return session
         session.refresh()
         if self.projection.checkpoint_offset(
@@ -450,6 +464,8 @@ class Waymarks:
             session = self.refresh()
         except ServiceError as exc:
             session, self.refresh_problem = None, str(exc)
+        if session is not None and self.refresh_problem is None:
+            self.refresh_problem = replaced_problem(self.projection, session, thorough=True)
         report = health_report(self.projection)
         if report["integrity"] != "ok":  # damage no query had touched yet: rebuild now
             self._recover(ProjectionDamaged(f"integrity check: {report['integrity']}"))
@@ -457,11 +473,22 @@ class Waymarks:
         report["damagedCopies"] = damaged_copies(self.db_path)
         report["recovered"] = self.recovered
         report["activeSessionProblem"] = self.refresh_problem
-        report["ok"] = report["ok"] and self.refresh_problem is None
+        if self.refresh_problem is not None:
+            report["problems"].append(f"active session: {self.refresh_problem}")
+        # never picked as a session, so only here would anyone hear of them
+        headerless = files_without_header(self.home, self.cwd)
+        report["filesWithoutHeader"] = [{"path": str(path), "firstLineComplete": complete}
+                                        for path, complete in headerless]
+        report["problems"] += [f"{path}: not a session file (its first line is not a session "
+                               "header), so nothing in it is read" for path, complete
+                               in headerless if complete]
         if session is not None:
             # a half-written last line (a writer died mid-line) is reported, never read
             report["session"] = {"id": session.session_id, "partialTailBytes": session.partial_tail}
-            report["ok"] = report["ok"] and not session.partial_tail
+            if session.partial_tail:
+                report["problems"].append(f"active session: a half-written last line "
+                                          f"({session.partial_tail} bytes)")
+        report["ok"] = not report["problems"]
         return report
 
     @recovering
@@ -581,12 +608,21 @@ class Waymarks:
                 if not isinstance(decision, PinMutation | MemoryMutation):
                     return decision
                 mutation = decision
+                settled = active_status(self, session)  # read just now, under the lock
+                if settled is not None:
+                    projection.set_source_status(session.session_id, *settled, self._now_ms())
+                refused = project_write_refused(projection, session, mutation, self.cwd)
+                if refused is not None:
+                    return refused
                 appended = session.append(
                     {"type": "custom", "customType": custom_type_of(mutation),
                      "data": mutation, "timestamp": iso(self.clock.now())},
                     self.ids.entry_id,
                 )
                 projection.sync(session, self._now_ms())
+                unapplied = not_applied(projection, session, appended.id)
+                if unapplied is not None:
+                    return unapplied
         except sqlite3.Error as exc:
             damaged = is_damage(exc)
             if appended is None or mutation is None:  # nothing reached the ledger

@@ -1,7 +1,9 @@
 """Typed results of service calls: a write is committed, a duplicate, or rejected.
 
 Rejections carry a stable ``code`` that scripts can branch on, a message that says what
-to do, and the IDs involved. A rejected write has appended nothing.
+to do, and the IDs involved. A rejected write has appended nothing, except ``not_applied``:
+the entry reached the append-only ledger but the projection shows it does not apply (the
+ledger refused its payload, or the rules ignored it), so it is not reported as committed.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ RejectionCode = Literal[
     "no_session",
     "target_changed",
     "credential",
+    "foreign_session",
+    "source_withheld",
     "not_applied",
 ]
 
@@ -55,7 +59,7 @@ class Duplicate:
 
 @dataclass(frozen=True, slots=True)
 class Rejected:
-    """The write was refused and nothing was appended."""
+    """The write was refused: nothing was appended (``not_applied``: nothing applies)."""
 
     code: RejectionCode
     message: str

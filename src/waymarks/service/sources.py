@@ -16,9 +16,20 @@ from its checkpoint only. Records of many sources are applied together in replay
 **Status.** ``available``, or why not: ``missing`` (gone), ``moved`` (its session now at
 another path), ``truncated`` (shorter than indexed), ``corrupt`` (no readable header, or
 different bytes before the checkpoint), ``identity-mismatch`` (the header now names
-another session or project). An unavailable source's project mutations stop counting
-until it is available again; session-scoped items of other sessions are never visible
-anyway.
+another session or project), ``foreign-location`` (the file is not in a directory where
+its header's project keeps sessions). An unavailable source's project mutations stop
+counting until it is available again; session-scoped items of other sessions are never
+visible anyway.
+
+**Location.** A file speaks for its project only from that project's own session
+directories: the home's, each configured ``sessionRoots``, and Pi's own
+(``$PI_CODING_AGENT_DIR/sessions``, default ``~/.pi/agent/sessions``), in Pi's layout
+for the header's ``cwd`` (:func:`placement`). A file opened by path anywhere else
+(``--session /tmp/shared.jsonl``) is still a session — its own items and writes work —
+but registering it by reading it never makes its project items count, incrementally or
+after a rebuild: location is a function of path, header and configuration, decided each
+time the file is indexed (a configuration change takes effect when the file next grows,
+moves, or the index is rebuilt).
 
 **Exclusion.** ``exclude`` withdraws a source's project-scoped pins and memory (adds,
 supersedes and status changes of project items) and nothing else. It lives only in
@@ -29,19 +40,19 @@ be lifted.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from waymarks.ledger.discovery import canonical_project_path, session_dir
+from waymarks.ledger.discovery import in_project_dirs, is_project_session, project_session_dirs
 from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.config import load_settings
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.recovery import recovering
+from waymarks.store.projection import FOREIGN_LOCATION
 from waymarks.store.queries import project_sources
 
 if TYPE_CHECKING:
@@ -94,13 +105,11 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     """Discover and index this project's other session files (see the module docstring).
     Call with the projection open; it takes its own transactions."""
     report = RefreshReport()
-    if active is not None:  # read just now, in full or from its checkpoint: available
-        row = app.projection.db.execute("SELECT status FROM sources WHERE session_id = ?",
-                                        (active.session_id,)).fetchone()
-        if row is not None and row[0] != "available":
-            with app.projection.transaction():
-                app.projection.set_source_status(active.session_id, "available", None,
-                                                 epoch_ms(app.clock.now()))
+    settled = active_status(app, active) if active is not None else None
+    if active is not None and settled is not None:
+        with app.projection.transaction():
+            app.projection.set_source_status(active.session_id, *settled,
+                                             epoch_ms(app.clock.now()))
     if not app.project_trusted:
         return report
     settings = load_settings(app.home, app.cwd, True)
@@ -165,12 +174,23 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     return report
 
 
+def active_status(app: Waymarks, active: SessionLog) -> tuple[str, str | None] | None:
+    """The status the active session's source must get now, if the recorded one is stale:
+    it was read just now (in full or from its checkpoint), so whatever an earlier check of
+    its file found (missing, truncated, ...) no longer holds; it is available, unless its
+    location withholds its project items. ``None``: nothing to change."""
+    row = app.projection.db.execute("SELECT status FROM sources WHERE session_id = ?",
+                                    (active.session_id,)).fetchone()
+    if row is None or row[0] in ("available", FOREIGN_LOCATION):
+        return None
+    return placement(app, active) or ("available", None)
+
+
 def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | None,
                 limit: int) -> list[tuple[str, int, int]]:
     """(path, size, mtime) of this project's session files, newest first, at most
     ``limit`` besides the active one. Plain strings: this runs on every read."""
-    home_dir = session_dir(app.home, app.cwd)
-    directories = [home_dir, *(root / home_dir.name for root in roots)]
+    directories = project_session_dirs(app.home, roots, app.cwd)
     active_path = str(active.path) if active is not None else None
     found: dict[str, tuple[str, int, int]] = {}
     for directory in directories:
@@ -201,19 +221,46 @@ def _open_new(path: Path, project: str, size: int = -1,
     again in this process until it changes."""
     if _REJECTED.get(str(path)) == (size, mtime):
         return None
-    probe = SessionFile(path)
     try:
-        header = probe.read_header_line()
-        if header is None or b'"session"' not in header:
-            raise SessionFileError("no header")
-        cwd = json.loads(header).get("cwd")
-        if not isinstance(cwd, str) or canonical_project_path(cwd) != project:
-            raise SessionFileError("another project")
+        if not is_project_session(path, project):
+            raise SessionFileError("not a session of this project")
         reader = SessionFile.open(path)
-    except (SessionFileError, OSError, ValueError, AttributeError):
+    except (SessionFileError, OSError):
         _REJECTED[str(path)] = (size, mtime)
         return None  # not a session of this project: never becomes a source
     return reader if reader.project == project else None
+
+
+#: (path, header cwd, home) -> whether the file lies in the home's directory for that cwd
+_IN_HOME: dict[tuple[str, str, str], bool] = {}
+
+
+def pi_sessions_root() -> Path:
+    """Where Pi keeps its own sessions (``$PI_CODING_AGENT_DIR/sessions``)."""
+    return Path(os.environ.get("PI_CODING_AGENT_DIR") or "~/.pi/agent").expanduser() / \
+        "sessions"
+
+
+def placement(app: Waymarks, session: SessionLog) -> tuple[str, str] | None:
+    """``None`` if ``session``'s file lies where its header's project keeps sessions (see
+    the module docstring), else (``foreign-location``, why): its project mutations are
+    then held back. Set as the projection's :attr:`~Projection.placement`."""
+    header = session.header
+    if header is None:
+        return None  # not a session at all: nothing of it is indexed
+    key = (str(session.path), header.cwd, str(app.home))
+    in_home = _IN_HOME.get(key)
+    if in_home is None:  # every write saves its source: the common answer is remembered
+        if len(_IN_HOME) >= 1024:
+            _IN_HOME.clear()
+        in_home = _IN_HOME[key] = in_project_dirs(session.path, header.cwd, app.home, ())
+    if in_home:
+        return None
+    roots = load_settings(app.home, app.cwd, app.project_trusted).session_roots
+    if in_project_dirs(session.path, header.cwd, app.home, (*roots, pi_sessions_root())):
+        return None
+    return (FOREIGN_LOCATION, f"not in a session directory of {header.cwd} "
+            f"(such as {project_session_dirs(app.home, (), header.cwd)[0]})")
 
 
 def _check_known(path: Path, row: _Known, project: str) -> SessionLog | tuple[str, str | None]:

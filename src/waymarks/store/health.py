@@ -1,27 +1,59 @@
-"""What ``health`` reports: is the projection complete, and what in the ledgers was not used."""
+"""What ``health`` reports: is the projection complete, and what in the ledgers was not used.
+
+``ok`` is false exactly when ``problems`` is not empty: the database fails its check, an
+indexed session file is gone or no longer the session indexed from it (no header, another
+session's header, other bytes before the checkpoint), or a ledger holds a pin or memory
+payload it refused (a mutation someone wrote that applies nowhere). Lines skipped as
+unreadable (a writer killed mid-line leaves one) and entries of unknown (newer) versions
+are counted and listed, but are not problems: nothing acknowledged was lost by them. A
+source whose project items are held back (excluded, ``foreign-location``) shows its status.
+"""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
+from waymarks.ledger.discovery import read_header
+from waymarks.ledger.session_file import SessionFile
 from waymarks.store.migrations import current_version
 from waymarks.store.projection import Projection
 
 MAX_DETAILS = 20
 
 
+def _file_problem(path: Path, session_id: str, offset: int, fingerprint: str) -> str | None:
+    """Why the file at ``path`` no longer is the source indexed from it, or ``None``: its
+    header is gone, names another session, or the bytes before the checkpoint changed."""
+    header = read_header(path)
+    if header is None:
+        return "it has no session header now"
+    if header.id != session_id:
+        return f"it now holds session {header.id} (replaced by another session's file)"
+    try:
+        if fingerprint and SessionFile(path).fingerprint(offset) != fingerprint:
+            return "its bytes before the checkpoint changed (rewritten or replaced)"
+    except OSError as exc:
+        return f"unreadable: {type(exc).__name__}"
+    return None
+
+
 def health_report(projection: Projection) -> dict[str, Any]:
     db = projection.db
     sources = []
-    for session_id, path, offset, lines, entries in db.execute(
-        "SELECT session_id, path, byte_offset, lines, entries FROM sources ORDER BY path"
+    for session_id, path, offset, lines, entries, status, detail, fingerprint in db.execute(
+        "SELECT session_id, path, byte_offset, lines, entries, status, status_detail,"
+        " fingerprint FROM sources ORDER BY path"
     ):
         size = os.path.getsize(path) if os.path.isfile(path) else None
         sources.append({
             "sessionId": session_id, "path": path, "exists": size is not None,
             "checkpointOffset": offset, "fileSize": size, "lines": lines, "entries": entries,
             "unreadBytes": None if size is None else max(size - offset, 0),
+            "status": status, "statusDetail": detail,
+            "fileProblem": None if size is None else _file_problem(
+                Path(path), session_id, offset, fingerprint),
         })
     anomaly_counts = dict.fromkeys(("skipped", "unknown", "malformed"), 0)
     for kind, count in db.execute("SELECT kind, count(*) FROM anomalies GROUP BY kind"):
@@ -30,7 +62,7 @@ def health_report(projection: Projection) -> dict[str, Any]:
         {"sessionId": sid, "line": line, "entryId": entry_id, "kind": kind, "detail": detail}
         for sid, line, entry_id, kind, detail in db.execute(
             "SELECT session_id, line, entry_id, kind, detail FROM anomalies"
-            " ORDER BY session_id, line LIMIT ?", (MAX_DETAILS,))
+            " ORDER BY kind != 'malformed', session_id, line LIMIT ?", (MAX_DETAILS,))
     ]
     ignored = [
         {"sessionId": sid, "entryId": entry_id, "note": note}
@@ -42,9 +74,21 @@ def health_report(projection: Projection) -> dict[str, Any]:
         "SELECT count(*) FROM mutations WHERE effect = 'ignored'").fetchone()[0]
     mutations = db.execute("SELECT count(*) FROM mutations").fetchone()[0]
     integrity = db.execute("PRAGMA quick_check").fetchone()[0]
-    ok = integrity == "ok" and all(s["exists"] for s in sources)
+    problems = []
+    if integrity != "ok":
+        problems.append(f"database integrity check: {integrity}")
+    missing = sum(not s["exists"] for s in sources)
+    if missing:
+        problems.append(f"{missing} indexed session file(s) missing")
+    problems += [f"{s['path']}: indexed as session {s['sessionId']}, {s['fileProblem']}"
+                 for s in sources if s["fileProblem"]]
+    if anomaly_counts["malformed"]:
+        problems.append(f"{anomaly_counts['malformed']} pin or memory entr"
+                        f"{'y' if anomaly_counts['malformed'] == 1 else 'ies'} in the session "
+                        "files refused: written, but nothing of it applies (see anomalies)")
     return {
-        "ok": ok, "schemaVersion": current_version(db), "integrity": integrity,
+        "ok": not problems, "problems": problems, "schemaVersion": current_version(db),
+        "integrity": integrity,
         "mutations": mutations, "ignoredMutations": ignored_total, "ignored": ignored,
         "sources": sources, "anomalyCounts": anomaly_counts, "anomalies": anomalies,
     }

@@ -17,7 +17,7 @@ import os
 import sqlite3
 import threading
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +64,14 @@ _INSERT_MUTATION: Final = (
     " kind, operation, target_id, payload, effect, note, parent_id)"
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
+
+
+#: the status of a source file outside the directories where its project keeps sessions:
+#: read for its own session's items, but its project mutations are held back
+FOREIGN_LOCATION: Final = "foreign-location"
+#: where a source file may speak for its project: ``None``, or (status, detail) saying why
+#: not (the service knows the home and its configured session roots)
+Placement = Callable[[SessionLog], tuple[str, str] | None]
 
 
 class ProjectionDamaged(Exception):
@@ -156,6 +164,7 @@ class Projection:
         migrate(self.db, now_ms)
         self._verify()
         self.view = SqliteView(self.db)
+        self.placement: Placement = lambda _session: None
 
     def _verify(self) -> None:
         for table, columns in EXPECTED_COLUMNS.items():
@@ -280,7 +289,8 @@ class Projection:
 
     def _stage(self, session: SessionLog, now_ms: int) -> tuple[list[MutationRecord], bool]:
         """Advance ``session``'s checkpoint and anomalies; return its records past the old
-        checkpoint, and whether its earlier state was forgotten (file replaced)."""
+        checkpoint, and whether a re-fold is due (its earlier state was forgotten because
+        the file was replaced, or its location changed whether its project items count)."""
         sid = session.session_id
         checkpoint = self.db.execute(
             "SELECT byte_offset, lines, entries, fingerprint, path FROM sources"
@@ -296,7 +306,9 @@ class Projection:
         elif (checkpoint and offset == session.offset and lines == session.lines
               and path == str(session.path)):
             return [], False  # nothing new: no writes at all (the common case)
-        self._save_source(session, now_ms)
+        # a source whose location newly withholds (or releases) its project mutations
+        # needs a re-fold, as a status change does
+        reset = self._save_source(session, now_ms) or reset
         self.db.executemany(
             "INSERT OR IGNORE INTO anomalies (session_id, line, entry_id, kind, detail) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -453,20 +465,37 @@ class Projection:
 
     # -- helpers --------------------------------------------------------------------
 
-    def _save_source(self, session: SessionLog, now_ms: int) -> None:
+    def _save_source(self, session: SessionLog, now_ms: int) -> bool:
+        """Record ``session``'s checkpoint and where its file is; returns whether that
+        location changed whether its project mutations count (see :attr:`placement`)."""
         header = session.header
+        placed = self.placement(session)
+        status, detail = placed if placed is not None else (None, None)
+        before = self.db.execute("SELECT status FROM sources WHERE session_id = ?",
+                                 (session.session_id,)).fetchone()
+        # a misplaced file gets its status; one back in place is available again; any
+        # other status (missing, corrupt, ...) is the source checks' to change
         self.db.execute(
             "INSERT INTO sources (session_id, path, cwd, byte_offset, lines, entries, updated_at,"
-            " fingerprint, project) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " fingerprint, project, status, status_detail)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?10, 'available'), ?11)"
             " ON CONFLICT (session_id) DO UPDATE"
             " SET path = excluded.path, cwd = excluded.cwd, byte_offset = excluded.byte_offset,"
             " lines = excluded.lines, entries = excluded.entries,"
             " updated_at = excluded.updated_at, fingerprint = excluded.fingerprint,"
-            " project = excluded.project",
+            " project = excluded.project,"
+            " status = CASE WHEN ?10 IS NOT NULL THEN ?10 WHEN status = ?12 THEN 'available'"
+            "  ELSE status END,"
+            " status_detail = CASE WHEN ?10 IS NOT NULL THEN ?11 WHEN status = ?12 THEN NULL"
+            "  ELSE status_detail END",
             (session.session_id, str(session.path), header.cwd if header else "",
              session.offset, session.lines, session.entry_count, now_ms,
-             session.fingerprint(session.offset), session.project),
+             session.fingerprint(session.offset), session.project, status, detail,
+             FOREIGN_LOCATION),
         )
+        was = "available" if before is None else str(before[0])
+        now = status or ("available" if was == FOREIGN_LOCATION else was)
+        return (was == "available") != (now == "available")
 
     def _forget_source(self, session_id: str) -> None:
         self.db.execute("DELETE FROM mutations WHERE session_id = ?", (session_id,))

@@ -92,3 +92,42 @@ def project_sources(db: sqlite3.Connection, project: str, limit: int
     return [(str(sid), str(path), str(status), detail, int(contributed), int(held),
              bool(excluded), int(updated))
             for sid, path, status, detail, updated, excluded, contributed, held in rows]
+
+
+def source_standing(db: sqlite3.Connection, session_id: str
+                    ) -> tuple[str, str | None, bool] | None:
+    """Whether a source's project mutations count: (status, detail, excluded), or
+    ``None`` if the projection does not know the session."""
+    row = db.execute(
+        "SELECT s.status, s.status_detail, x.session_id IS NOT NULL FROM sources s"
+        " LEFT JOIN source_exclusions x ON x.session_id = s.session_id"
+        " WHERE s.session_id = ?", (session_id,)).fetchone()
+    return None if row is None else (str(row[0]), row[1], bool(row[2]))
+
+
+def entry_effect(db: sqlite3.Connection, session_id: str, entry_id: str
+                 ) -> tuple[str, str | None] | None:
+    """What the projection made of one ledger entry: ("applied", None), ("ignored",
+    why), ("refused", why) for a payload the ledger did not accept as a mutation, or
+    ``None`` if it has not seen the entry."""
+    row = db.execute("SELECT effect, note FROM mutations WHERE session_id = ? AND entry_id = ?",
+                     (session_id, entry_id)).fetchone()
+    if row is not None:
+        return str(row[0]), row[1]
+    anomaly = db.execute("SELECT detail FROM anomalies WHERE session_id = ? AND entry_id = ?",
+                         (session_id, entry_id)).fetchone()
+    return None if anomaly is None else ("refused", str(anomaly[0]))
+
+
+def source_path(db: sqlite3.Connection, session_id: str) -> str | None:
+    """The file a session was last indexed from."""
+    row = db.execute("SELECT path FROM sources WHERE session_id = ?", (session_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def sessions_indexed_at(db: sqlite3.Connection, path: str, other_than: str) -> list[str]:
+    """Sessions the projection indexed from the file at ``path``, other than
+    ``other_than``: if any, the file now holds another session than it did."""
+    return [str(sid) for (sid,) in db.execute(
+        "SELECT session_id FROM sources WHERE path = ? AND session_id != ?"
+        " ORDER BY session_id", (path, other_than))]

@@ -1,0 +1,103 @@
+"""Is the active session what the projection believes, and will a write count?
+
+Two promises rest on these checks:
+
+- a process that opens a session file afresh notices that the file is no longer the
+  session the projection indexed from that path (another session's file was copied over
+  it), instead of reading it as if nothing happened (:func:`replaced_problem`);
+- a write is reported ``committed`` only when the projection shows it applying. Project
+  mutations that could not count (the session belongs to another project, its file lies
+  outside the project's session directories, its project contributions are withheld)
+  are refused before anything is appended (:func:`project_write_refused`); whatever
+  still does not apply after the append — the ledger refused the payload, or the rules
+  ignored it — is reported as ``not_applied`` with the reason (:func:`not_applied`).
+"""
+
+from __future__ import annotations
+
+from waymarks.core.model import Mutation, status_target
+from waymarks.ledger.log import SessionLog
+from waymarks.service.outcomes import Rejected
+from waymarks.store.projection import FOREIGN_LOCATION, Projection
+from waymarks.store.queries import (
+    entry_effect,
+    sessions_indexed_at,
+    source_path,
+    source_standing,
+)
+
+
+def replaced_problem(projection: Projection, session: SessionLog, *,
+                     thorough: bool = False) -> str | None:
+    """Why the active session's file is not the session the projection indexed from it,
+    or ``None``. The projection remembers which session each path held. Unless
+    ``thorough``, a session indexed at this very path is taken as the file's: one lookup
+    by key, cheap enough for every read."""
+    db, path = projection.db, str(session.path)
+    if not thorough and source_path(db, session.session_id) == path:
+        return None
+    earlier = sessions_indexed_at(db, path, session.session_id)
+    if not earlier:
+        return None
+    return (f"{path}: indexed as session {earlier[0]}, it now holds session "
+            f"{session.session_id} (replaced by another session's file); using the last "
+            "projection. Restore the file, or run `waymarks rebuild-index` to index the "
+            "files as they are now")
+
+
+def touches_project(projection: Projection, mutation: Mutation) -> bool:
+    """Whether ``mutation`` adds, supersedes or changes the status of a project item."""
+    if mutation.item is not None:
+        return mutation.item.scope == "project"
+    target = projection.view.get(status_target(mutation) or "")
+    return target is not None and target.item.scope == "project"
+
+
+def project_write_refused(projection: Projection, session: SessionLog, mutation: Mutation,
+                          project: str) -> Rejected | None:
+    """Refuse, before anything is appended, a project mutation that could not count in
+    ``project`` from ``session`` (call with the session synced, under its lock)."""
+    if not touches_project(projection, mutation):
+        return None
+    sid, header = session.session_id, session.header
+    if session.project != project:
+        return Rejected("foreign_session", (
+            f"Session {sid} belongs to {header.cwd if header else '?'}, not {project}: it "
+            f"cannot hold project items of {project}. Nothing was written; start a session "
+            "here with `waymarks session new`"))
+    standing = source_standing(projection.db, sid)
+    if standing is None:
+        return None
+    status, detail, excluded = standing
+    if status == FOREIGN_LOCATION:
+        return Rejected("foreign_session", (
+            f"Session file {session.path} is {detail}, so its project items would not "
+            "count. Nothing was written; record project items in a session of the project "
+            "(`waymarks session new` there), or add the root holding that directory to "
+            "[memory] sessionRoots in the home's config.toml"))
+    if status != "available":
+        return Rejected("source_withheld", (
+            f"Session {sid} is {status}" + (f" ({detail})" if detail else "") + ", so its "
+            "project items do not count. Nothing was written; see `waymarks memory sources`"))
+    if excluded:
+        return Rejected("source_withheld", (
+            f"Session {sid} is excluded from project memory, so its project items do not "
+            f"count. Nothing was written; `waymarks memory include {sid}` first"))
+    return None
+
+
+def not_applied(projection: Projection, session: SessionLog, entry_id: str) -> Rejected | None:
+    """``None`` if the entry just appended applies; else why not. The line stays in the
+    append-only file (nothing rewrites it), so the message says that nothing of it
+    applies and that ``health`` lists it."""
+    effect = entry_effect(projection.db, session.session_id, entry_id)
+    if effect is not None and effect[0] == "applied":
+        return None
+    if effect is None:
+        why = "the projection did not read it"
+    else:
+        why = f"{'the ledger refused it' if effect[0] == 'refused' else 'it was ignored'}: " \
+              f"{effect[1]}"
+    return Rejected("not_applied", (
+        f"Entry {entry_id} was appended to {session.path}, but {why}. Nothing of it applies "
+        "(the line stays in the append-only file; `waymarks health` lists it)"))
