@@ -24,7 +24,11 @@ def call(app: Waymarks, arguments: dict[str, Any]) -> dict[str, Any]:
     async def run() -> dict[str, Any]:
         async with Client(build_server(app)) as client:
             result = await client.call_tool("memory_recall", arguments)
-            return dict(json.loads(result.content[0].text))
+            answer = dict(json.loads(result.content[0].text))
+            # a refusal is an error result that keeps its categorized outcome
+            assert result.structured_content == answer
+            assert result.is_error is (answer["outcome"] != "ok")
+            return answer
 
     return anyio.run(run)
 
