@@ -65,6 +65,14 @@ def test_bad_queries_are_categorized_without_echo(app: Waymarks, query: object) 
         assert query not in json.dumps(answer)
 
 
+@pytest.mark.parametrize("query", ["5433", "[5433]", "true"])
+def test_a_query_that_reads_as_json_is_still_the_query(app: Waymarks, query: str) -> None:
+    """The SDK would parse it into a number, a list or a boolean, and the tool refuse it."""
+    app.remember("Port 5433 is the staging database")
+    answer = call(app, {"query": query})
+    assert answer["outcome"] == "ok" and "category" not in answer
+
+
 def test_no_session_is_unavailable_not_empty(app: Waymarks) -> None:
     answer = call(app, {"query": "anything at all"})
     assert answer["outcome"] == "unavailable" and answer["category"] == "runtime-unavailable"

@@ -71,6 +71,17 @@ def test_a_yes_saves_what_the_person_saw(app: Waymarks, store: PersonalStore,
     assert entry is not None and entry.body == "Prefers concise commit messages"
 
 
+@pytest.mark.parametrize("text", ["42", "[1, 2]", '"quoted"', "null"])
+def test_text_that_reads_as_json_is_saved_as_the_text_shown(
+        app: Waymarks, store: PersonalStore, text: str) -> None:
+    person = Person()
+    saved = remember(app, {"text": text}, person).structured_content
+    assert saved is not None and saved["outcome"] == "saved"
+    assert person.asked[0].endswith(f"\n{text}")
+    entry = store.get(saved["slug"])
+    assert entry is not None and entry.body == text
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_replacing_an_entry_says_so_before_the_yes(app: Waymarks, store: PersonalStore,
                                                    mode: str) -> None:
@@ -167,11 +178,12 @@ def test_the_tool_says_the_person_confirms(app: Waymarks) -> None:
 
 @pytest.mark.parametrize(("arguments", "outcome", "error"), [
     ({"slug": "nope"}, "rejected", True), ({"slug": "../x"}, "rejected", True),
-    ({"slug": "editor"}, "ok", False)])
+    ({"slug": "editor"}, "ok", False), ({"slug": "2024"}, "ok", False)])
 def test_entry_fetch_refusals_are_error_results(app: Waymarks, store: PersonalStore,
                                                 arguments: dict[str, Any], outcome: str,
                                                 error: bool) -> None:
     store.save("Prefers helix", slug="editor")
+    store.save("Goals for the year", slug="2024")  # a slug that reads as JSON
 
     async def run() -> CallToolResult:
         async with Client(build_server(app)) as client:

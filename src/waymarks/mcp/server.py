@@ -185,20 +185,19 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None,
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                     idempotent_hint=True, open_world_hint=False),
     )
-    def recall_tool(query: Annotated[Any, WithJsonSchema(
+    def recall_tool(ctx: Context, query: Annotated[Any, WithJsonSchema(
             {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS})] = None
                     ) -> Annotated[CallToolResult, dict[str, Any]]:
         with one_at_a_time():
-            return _json_result(memory_recall(app, query))
+            return _json_result(memory_recall(app, _argument(ctx, "query")))
 
     def ask_remember(ctx: Context) -> Elicit[Confirm] | str:
         """Refusals first: the person is asked only about a save that can happen."""
-        arguments = _raw_arguments(ctx)
-        if not _can_elicit(ctx) or not isinstance(arguments, dict):
-            return _NO_QUESTION
+        if not _can_elicit(ctx):
+            return _NO_QUESTION  # the body answers: a refusal, or unavailable
         with one_at_a_time():
-            plan = plan_remember(personal_store(app), arguments.get("text"),
-                                 arguments.get("slug"))
+            plan = plan_remember(personal_store(app), _argument(ctx, "text"),
+                                 _argument(ctx, "slug"))
         if not isinstance(plan, RememberPlan):
             return _NO_QUESTION
         personal.shown(plan)
@@ -218,7 +217,8 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None,
     ) -> Annotated[CallToolResult, dict[str, Any]]:
         decision: Answer = _answer(answer) if _can_elicit(ctx) else "unavailable"
         with one_at_a_time():
-            return _json_result(personal.commit(personal_store(app), text, slug, decision))
+            return _json_result(personal.commit(personal_store(app), _argument(ctx, "text"),
+                                                _argument(ctx, "slug"), decision))
 
     @server.tool(
         name="personal_memory_entry",
@@ -227,10 +227,11 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None,
                                     idempotent_hint=True, open_world_hint=False),
     )
     def entry_tool(
-        slug: Annotated[Any, WithJsonSchema({"type": "string"})] = None,
+        ctx: Context, slug: Annotated[Any, WithJsonSchema({"type": "string"})] = None,
     ) -> Annotated[CallToolResult, dict[str, Any]]:
         with one_at_a_time():
-            return _json_result(fetch_entry(personal_store(app), slug, settings_for(app)))
+            return _json_result(fetch_entry(personal_store(app), _argument(ctx, "slug"),
+                                            settings_for(app)))
 
     @server.prompt(name="remember", title="Curate personal memory",
                    description="The guided curation turn: gather lessons, ask what to keep, "
@@ -257,6 +258,14 @@ def _raw_arguments(ctx: Context) -> object:
     if isinstance(params, dict):
         return params.get("arguments")
     return getattr(params, "arguments", None)
+
+
+def _argument(ctx: Context, name: str) -> object:
+    """One argument as the client sent it. The tools read these, not the SDK's parsed
+    parameters: it turns a string that reads as JSON (``"42"``, ``"[1]"``) into another
+    value, so a question would be planned from one text and the answer applied to another."""
+    arguments = _raw_arguments(ctx)
+    return arguments.get(name) if isinstance(arguments, dict) else None
 
 
 def _can_elicit(ctx: Context) -> bool:
