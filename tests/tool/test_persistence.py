@@ -595,3 +595,20 @@ def test_memory_recall_refuses_lone_surrogates(app: Waymarks) -> None:
     from waymarks.tool.recall import memory_recall
 
     assert memory_recall(app, "port \ud800")["category"] == "invalid-parameters"
+
+
+def test_the_dry_run_recovers_a_damaged_database(app: Waymarks, home: Path) -> None:
+    from waymarks.service.outcomes import Rejected
+    from waymarks.service.writes import decide_memory
+
+    first = app.remember("The port is 5433", key="port")
+    assert isinstance(first, Committed)
+    db = sqlite3.connect(home / "waymarks.db")
+    db.execute("DROP TABLE items")  # damage no query of this app has met yet
+    db.commit()
+    db.close()
+    clash = app.dry_run(lambda ctx: decide_memory(ctx, "The port is 6543", scope=None,
+                                                  classification=None, key="port",
+                                                  sources=()))
+    assert isinstance(clash, Rejected) and clash.conflicts == (first.id,)
+    assert app.recovered is not None

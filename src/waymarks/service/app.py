@@ -554,6 +554,7 @@ class Waymarks:
             now_ms=self._now_ms(), new_uuid=self.ids.uuid,
         )
 
+    @recovering
     def dry_run(self, decide: Callable[[WriteContext], Decision],
                 guard: Guard | None = None) -> Decision:
         """What a write deciding with ``decide`` would do now (the mutation, a duplicate or
