@@ -36,7 +36,7 @@ from mcp.server.elicitation import (
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.resolve import Elicit, Resolve
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, WithJsonSchema
 
 from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
@@ -96,7 +96,8 @@ class _Server(MCPServer):
     nothing was written."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
-                        context: Context | None = None) -> Any:
+                        context: Context | None = None
+                        ) -> CallToolResult | InputRequiredResult:
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
