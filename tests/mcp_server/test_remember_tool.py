@@ -16,6 +16,7 @@ from mcp.types import CallToolResult, ElicitResult
 
 from waymarks.mcp.server import build_server
 from waymarks.personal.store import PersonalStore
+from waymarks.personal.tools import Remember, RememberPlan, plan_remember
 from waymarks.service.app import Waymarks
 
 MODES = ["auto", "legacy"]
@@ -192,3 +193,18 @@ def test_entry_fetch_refusals_are_error_results(app: Waymarks, store: PersonalSt
     result = anyio.run(run)
     assert result.structured_content is not None
     assert (result.structured_content["outcome"], result.is_error) == (outcome, error)
+
+
+def test_a_yes_is_spent_by_the_save_it_confirms(store: PersonalStore) -> None:
+    """A question asked twice (the SDK re-runs resolvers on every round) leaves nothing
+    behind that a later save, never shown, could pass for."""
+    tool = Remember()
+    plan = plan_remember(store, "Prefers helix", "editor")
+    assert isinstance(plan, RememberPlan)
+    tool.shown(plan)
+    tool.shown(plan)
+    assert tool.commit(store, "Prefers helix", "editor", "accepted")["outcome"] == "saved"
+    store.forget("editor")
+    assert tool.commit(store, "Prefers helix", "editor", "accepted") == {
+        "outcome": "rejected", "category": "changed-since-confirmation"}
+    assert store.entries() == []

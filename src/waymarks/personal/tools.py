@@ -98,31 +98,28 @@ class Remember:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._shown: dict[str, list[float]] = {}  # digests shown, with their expiries
+        self._shown: dict[str, float] = {}  # confirmation digests shown, with expiry
 
     def shown(self, plan: RememberPlan) -> None:
-        """Record that ``plan``'s confirmation was put in front of the person."""
+        """Record that ``plan``'s confirmation was put in front of the person (a resolver
+        may run more than once per question: it is recorded once)."""
         now = time.monotonic()
         with self._lock:
-            self._shown = {d: kept for d, times in self._shown.items()
-                           if (kept := [t for t in times if t > now])}
-            self._shown.setdefault(plan.digest, []).append(now + SHOWN_TTL_S)
+            self._shown = {d: t for d, t in self._shown.items() if t > now}
+            self._shown[plan.digest] = now + SHOWN_TTL_S
 
     def commit(self, store: PersonalStore, text: object, slug: object,
                answer: Decision | Literal["invalid"]) -> dict[str, Any]:
-        """Refusals first (whatever the answer), then the answer, then the save."""
+        """Refusals first (whatever the answer), then the answer, then the save. A yes
+        is spent by the save it confirms: no earlier showing can stand in for it."""
         plan = plan_remember(store, text, slug)
         if not isinstance(plan, RememberPlan):
             return plan
         if answer != "accepted":
             outcome, category = _NOT_SAVED[answer]
             return {"outcome": outcome, "category": category}
-        now = time.monotonic()
-        with self._lock:  # each showing confirms one save
-            fresh = [t for t in self._shown.pop(plan.digest, []) if t > now]
-            if fresh[1:]:
-                self._shown[plan.digest] = fresh[1:]
-        confirmed = bool(fresh)
+        with self._lock:
+            confirmed = self._shown.pop(plan.digest, 0.0) > time.monotonic()
         if not confirmed:  # what the person saw is not what would be saved now
             return _rejected("changed-since-confirmation")
         return save_planned(store, plan)
