@@ -51,6 +51,9 @@ def calls(app: Waymarks, arguments: Sequence[dict[str, Any] | Callable[[list[Any
                 assert result.structured_content is not None
                 assert json.loads(result.content[0].text.split("\n", 1)[0]) == \
                     result.structured_content  # type: ignore[union-attr]
+                # a refusal is an error result that keeps its categorized outcome
+                assert result.is_error is (result.structured_content["outcome"] in {
+                    "rejected", "cancelled", "unavailable", "indeterminate"})
                 results.append(dict(result.structured_content))
         return results
 
@@ -269,7 +272,8 @@ CATEGORIES = {"invalid-parameters", "unsupported-parameter", "missing-required-p
               "egress-placeholder", "confirmation-required", "runtime-unavailable",
               "not-found", "untrusted", "provider-disallowed", "local-only-refused",
               "invalid-text", "too-long", "revision-mismatch", "unknown-reference",
-              "revision-expired", "context-changed", "not-active", "active-source"}
+              "revision-expired", "context-changed", "not-active", "active-source",
+              "conflict", "off-branch"}
 
 
 #: words the tool itself uses: seeing them in a result is not an echo
@@ -310,20 +314,35 @@ def test_random_argument_objects_get_categories_never_writes_or_echoes(
     assert app.current_session().read_all() == before  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("content", [{}, {"confirm": "yes"}, {"confirm": 1}])
-def test_an_acceptance_must_say_confirm_true_exactly(app: Waymarks,
-                                                     content: dict[str, Any]) -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("content", [{}, {"confirm": "yes"}, {"confirm": 1},
+                                     {"confirm": "true"}, {"other": True}, None])
+def test_an_answer_that_is_not_a_yes_or_no_is_a_documented_cancellation(
+        app: Waymarks, content: dict[str, Any] | None, mode: str) -> None:
+    before = app.current_session().read_all()  # type: ignore[union-attr]
+
     async def sloppy(context: Any, params: Any) -> ElicitResult:
         return ElicitResult(action="accept", content=content)
 
-    async def run() -> Any:
-        async with Client(build_server(app), elicitation_callback=sloppy) as client:
-            return await client.call_tool("context_persistence",
-                                          {"action": "pin_add", "content": "Use tabs"})
-
-    result = anyio.run(run)
-    assert result.is_error or result.structured_content["outcome"] != "committed"
+    [result] = calls(app, [{"action": "pin_add", "content": "Use tabs"}], sloppy, mode)
+    assert result == {"contract": RESULT_CONTRACT, "action": "pin_add",
+                      "outcome": "cancelled", "errorCode": "confirmation-invalid"}
     assert app.items("pin") == []
+    assert app.current_session().read_all() == before  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_the_confirmation_schema_is_a_required_boolean(app: Waymarks, mode: str) -> None:
+    schemas: list[dict[str, Any]] = []
+
+    async def strict(context: Any, params: Any) -> ElicitResult:
+        schemas.append(params.requested_schema)
+        return ElicitResult(action="accept", content={"confirm": True})
+
+    [result] = calls(app, [{"action": "pin_add", "content": "Use tabs"}], strict, mode)
+    assert result["outcome"] == "committed"
+    assert schemas[0]["properties"]["confirm"]["type"] == "boolean"
+    assert schemas[0]["required"] == ["confirm"]
 
 
 def test_without_ui_even_an_invalid_write_is_confirmation_required(app: Waymarks) -> None:

@@ -24,7 +24,11 @@ def call(app: Waymarks, arguments: dict[str, Any]) -> dict[str, Any]:
     async def run() -> dict[str, Any]:
         async with Client(build_server(app)) as client:
             result = await client.call_tool("memory_recall", arguments)
-            return dict(json.loads(result.content[0].text))
+            answer = dict(json.loads(result.content[0].text))
+            # a refusal is an error result that keeps its categorized outcome
+            assert result.structured_content == answer
+            assert result.is_error is (answer["outcome"] != "ok")
+            return answer
 
     return anyio.run(run)
 
@@ -59,6 +63,14 @@ def test_bad_queries_are_categorized_without_echo(app: Waymarks, query: object) 
     assert answer["outcome"] == "rejected" and answer["category"] == "invalid-parameters"
     if isinstance(query, str) and query.strip():
         assert query not in json.dumps(answer)
+
+
+@pytest.mark.parametrize("query", ["5433", "[5433]", "true"])
+def test_a_query_that_reads_as_json_is_still_the_query(app: Waymarks, query: str) -> None:
+    """The SDK would parse it into a number, a list or a boolean, and the tool refuse it."""
+    app.remember("Port 5433 is the staging database")
+    answer = call(app, {"query": query})
+    assert answer["outcome"] == "ok" and "category" not in answer
 
 
 def test_no_session_is_unavailable_not_empty(app: Waymarks) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from mcp.types import ElicitResult
 
 from waymarks.cli.main import main
 from waymarks.mcp.server import build_server
@@ -175,9 +176,14 @@ def test_every_plan_carries_the_bounded_personal_index(make_app: Callable[..., W
     assert any(e.decision == "included" for e in entries)
 
 
+async def _yes(context: Any, params: Any) -> ElicitResult:
+    return ElicitResult(action="accept", content={"confirm": True})
+
+
 def call_tool(app: Waymarks, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A client whose person says yes (remember is confirmed: tests/mcp_server)."""
     async def run() -> dict[str, Any]:
-        async with Client(build_server(app)) as client:
+        async with Client(build_server(app), elicitation_callback=_yes) as client:
             result = await client.call_tool(name, arguments)
             return dict(result.structured_content or json.loads(result.content[0].text))
 

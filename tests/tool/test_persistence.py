@@ -318,17 +318,80 @@ def test_project_scope_needs_trust_before_asking(app: Waymarks, project: Path) -
                      person).outcome == "committed"
 
 
-def test_duplicates_are_ok_and_conflicts_rejected_with_ids(app: Waymarks) -> None:
-    tool = ContextPersistence(app)
+def test_duplicates_are_ok_and_conflicts_rejected_with_ids_before_asking(
+        app: Waymarks) -> None:
+    tool, person = ContextPersistence(app), Person()
     first = tool.call({"action": "memory_add", "content": "The port is 5433", "key": "port"},
-                      Person())
+                      person)
+    assert len(person.asked) == 1
+    before = ledger(app)
     again = tool.call({"action": "memory_add", "content": "The port is 5433", "key": "port"},
-                      Person())
+                      person)
     clash = tool.call({"action": "memory_add", "content": "The port is 6543", "key": "port"},
-                      Person())
+                      person)
+    derived = tool.call({"action": "memory_add", "content": "The port is not 5433"}, person)
     assert again.outcome == "ok" and again.details["id"] == first.details["id"]
+    assert again.details["duplicate"] is True
     assert clash.details["errorCode"] == "conflict"
     assert clash.details["conflicts"] == [first.details["id"]]
+    assert derived.details["errorCode"] == "conflict"
+    assert derived.details["conflicts"] == [first.details["id"]]
+    assert len(person.asked) == 1 and ledger(app) == before  # nobody asked, nothing written
+
+
+def test_a_conflict_that_appears_while_the_person_decides_is_caught(app: Waymarks) -> None:
+    """The dry run answered before the question; the write decides again after it."""
+    tool = ContextPersistence(app)
+    other = ContextPersistence(app)
+
+    def meanwhile() -> None:
+        done = other.call({"action": "memory_add", "content": "The port is 6543",
+                           "key": "port"}, Person())
+        assert done.outcome == "committed"
+
+    person = Person(during=meanwhile)
+    result = tool.call({"action": "memory_add", "content": "The port is 5433", "key": "port"},
+                       person)
+    assert len(person.asked) == 1
+    assert (result.outcome, result.details["errorCode"]) == ("rejected", "conflict")
+    assert [v.text for v in app.items("memory")] == ["The port is 6543"]
+
+
+def test_a_branch_pin_without_a_branch_is_refused_before_asking(
+        make_app: Callable[..., Waymarks]) -> None:
+    app = make_app()  # the tool creates the session: it has no entry, so no branch yet
+    person = Person()
+    result = ContextPersistence(app).call(
+        {"action": "pin_add", "content": "Only on this branch", "scope": "branch"}, person)
+    assert (result.outcome, result.details["errorCode"]) == ("rejected", "off-branch")
+    assert person.asked == [] and app.items("pin") == []
+
+
+def test_the_dry_run_appends_nothing_and_answers_like_the_write(app: Waymarks) -> None:
+    from waymarks.core.model import MemoryMutation
+    from waymarks.service.outcomes import Duplicate, Rejected
+    from waymarks.service.writes import decide_memory
+
+    first = app.remember("The port is 5433", key="port")
+    assert isinstance(first, Committed)
+    before = ledger(app)
+
+    def probe(claim: str) -> object:
+        return app.dry_run(lambda ctx: decide_memory(ctx, claim, scope=None,
+                                                     classification=None, key="port",
+                                                     sources=()))
+
+    assert isinstance(probe("The port is 5433"), Duplicate)
+    clash = probe("The port is 6543")
+    assert isinstance(clash, Rejected) and clash.conflicts == (first.id,)
+    assert isinstance(probe("The port is 5433 on staging"), Rejected)
+    app.set_memory_status(first.id, "expired")
+    allowed = probe("The port is 6543")
+    assert isinstance(allowed, MemoryMutation) and allowed.operation == "add"
+    assert len(ledger(app)) > len(before)  # only the expiry was appended
+    after = ledger(app)
+    probe("The port is 7000")
+    assert ledger(app) == after and len(app.items("memory")) == 1
 
 
 @pytest.mark.parametrize(("written", "outcome"), [
@@ -535,3 +598,20 @@ def test_memory_recall_refuses_lone_surrogates(app: Waymarks) -> None:
     from waymarks.tool.recall import memory_recall
 
     assert memory_recall(app, "port \ud800")["category"] == "invalid-parameters"
+
+
+def test_the_dry_run_recovers_a_damaged_database(app: Waymarks, home: Path) -> None:
+    from waymarks.service.outcomes import Rejected
+    from waymarks.service.writes import decide_memory
+
+    first = app.remember("The port is 5433", key="port")
+    assert isinstance(first, Committed)
+    db = sqlite3.connect(home / "waymarks.db")
+    db.execute("DROP TABLE items")  # damage no query of this app has met yet
+    db.commit()
+    db.close()
+    clash = app.dry_run(lambda ctx: decide_memory(ctx, "The port is 6543", scope=None,
+                                                  classification=None, key="port",
+                                                  sources=()))
+    assert isinstance(clash, Rejected) and clash.conflicts == (first.id,)
+    assert app.recovered is not None

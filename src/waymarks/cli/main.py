@@ -152,7 +152,7 @@ def _run(options: dict[str, str], rest: list[str], want_json: bool) -> int:
     if cwd is not None and not os.path.isdir(cwd):
         return _error("invalid_argument", f"--cwd {cwd}: not a directory", 2, want_json)
     flags: set[str] = set()
-    env = Env(extra={"read_file": _read_text_file})
+    env = Env(extra={"read_file": _read_text_file, "session": options.get("session")})
     if sys.stderr.isatty():
         env.progress = ProgressBar(sys.stderr, "rebuild")
     try:

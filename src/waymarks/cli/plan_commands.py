@@ -137,9 +137,27 @@ def _config_show(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
 
 
 def _mcp(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
-    from waymarks.mcp.server import serve_http, serve_stdio
+    """A named ``--session`` must exist before the server starts (exit 2 otherwise, like
+    any bad argument); HTTP off loopback needs ``--allow-remote`` and then warns."""
+    import sys
+
+    from waymarks.ledger.discovery import resolve_session
+    from waymarks.ledger.log import SessionFileError
+    from waymarks.mcp.http_transport import is_loopback, remote_warning, serve_http
+    from waymarks.mcp.server import serve_stdio
     from waymarks.service.planning import settings_for
 
+    named = env.extra.get("session")
+    if isinstance(named, str):
+        try:
+            resolve_session(app.home, app.cwd, named)
+        except SessionFileError as exc:
+            raise UsageError(f"--session: {exc}") from exc
+        app.current_session()  # an unreadable session fails now (exit 1), not per call
+    http_only = sorted({"port", "host", "allow-remote"} & args.options.keys())
+    if "http" not in args.options and http_only:
+        raise UsageError(f"--{http_only[0]} applies to --http only: waymarks mcp --http "
+                         f"--{http_only[0]} ...")
     app.keep_recall_index = True  # a long-lived process: hold the recall index in memory
     follow = None
     if "claude-code" in args.options:  # act on the session Claude Code's hooks last saw
@@ -149,12 +167,21 @@ def _mcp(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
     if "http" not in args.options:
         serve_stdio(app, follow)
         return Result({}, "")
+    host = args.options.get("host", "127.0.0.1")
+    port = _int_option(args, "port") or 8765
+    if not is_loopback(host) and "allow-remote" not in args.options:
+        raise UsageError(
+            f"--host {host} serves MCP over plain HTTP beyond this machine: the bearer token "
+            "and memory would cross the network unencrypted. Keep the default --host "
+            "127.0.0.1 and reach it through an SSH tunnel (ssh -L 8765:127.0.0.1:8765 ...) "
+            "or a TLS proxy; or add --allow-remote to accept that risk")
     token = settings_for(app).raw.get("mcp", {}).get("token")
     if not isinstance(token, str) or len(token) < 16:
         raise UsageError("waymarks mcp --http needs a bearer token of at least 16 characters"
                          " in config.toml: [mcp] token = \"...\"")
-    serve_http(app, host=args.options.get("host", "127.0.0.1"),
-               port=_int_option(args, "port") or 8765, token=token, follow=follow)
+    if not is_loopback(host):
+        print(remote_warning(host, port), file=sys.stderr, flush=True)
+    serve_http(app, host=host, port=port, token=token, follow=follow)
     return Result({}, "")
 
 
@@ -223,10 +250,11 @@ PLAN_COMMANDS: dict[str, Command] = {
                             _pi(False), frozenset({"agent-dir"}), takes_positionals=False),
     "bridge": Command("bridge", "the JSON-RPC bridge the Pi extension starts (stdio)",
                       _bridge, takes_positionals=False),
-    "mcp": Command("mcp [--http [--port N] [--host ADDR]] [--claude-code]",
+    "mcp": Command("mcp [--http [--port N] [--host ADDR [--allow-remote]]] [--claude-code]",
                    "serve context_persistence and memory_recall over MCP (stdio, or HTTP with"
-                   " a token)",
-                   _mcp, frozenset({"port", "host"}), frozenset({"http", "claude-code"}),
+                   " a token; off loopback only with --allow-remote)",
+                   _mcp, frozenset({"port", "host"}),
+                   frozenset({"http", "claude-code", "allow-remote"}),
                    takes_positionals=False),
     "plan": Command("plan --prompt TEXT [--provider ID] [--model-limit TOKENS] "
                     "[--history TEXT]...", "the context to add to one model request",

@@ -1,16 +1,27 @@
 """Model-callable personal memory: ``remember`` (the deterministic save; its result is the
 proof of persistence) and ``personal_memory_entry`` (fetch one entry on demand).
 
-``remember`` is called after the person answered a visible curation turn; it refuses
-what must not become a prompt-injected note: the history sentinel (``egress-placeholder``),
-``local-only`` text (it already passed through the model), and anything that looks like
-a credential. Errors are categories that never repeat the input. A fetched entry is
-filtered for the destination provider: spans it may not see are withheld.
+Personal memory applies to every project, so a model's ``remember`` is a write the person
+confirms, like every ``context_persistence`` write. It runs in three steps:
+:func:`plan_remember` refuses what must not become a prompt-injected note (the history
+sentinel: ``egress-placeholder``; ``local-only`` text, which already passed through the
+model; anything that looks like a credential; malformed input) before anyone is asked,
+and returns what to show (:meth:`Remember.shown` records it); the host asks the person;
+:meth:`Remember.commit` plans again, requires that this exact confirmation was shown, and
+saves only on a yes.
+No UI (``unavailable``) ends as ``unavailable``/``confirmation-required``; a no, a closed
+dialog or an answer that is not a yes ends as ``cancelled``. Nothing is saved before a yes.
+Errors are categories that never repeat the input. A fetched entry is filtered for the
+destination provider: spans it may not see are withheld.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Final, Literal
 
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import OMITTED, WITHHELD, classify
@@ -18,13 +29,48 @@ from waymarks.core.secrets import redact
 from waymarks.core.text import is_unicode
 from waymarks.personal.curation import MAX_PREFILL_CHARS
 from waymarks.personal.store import PersonalMemoryError, PersonalStore, check_slug
+from waymarks.service.ports import Decision
+
+#: answers that end a remember without saving, as (outcome, category)
+_NOT_SAVED: Final[dict[str, tuple[str, str]]] = {
+    "unavailable": ("unavailable", "confirmation-required"),
+    "declined": ("cancelled", "declined"),
+    "cancelled": ("cancelled", "cancelled"),
+    "invalid": ("cancelled", "confirmation-invalid"),
+}
+CONFIRM_TITLE: Final = "Waymarks personal memory"
+SHOWN_TTL_S: Final = 15 * 60
 
 
 def _rejected(category: str) -> dict[str, Any]:
     return {"outcome": "rejected", "category": category}
 
 
-def remember(store: PersonalStore, text: object, slug: object = None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class RememberPlan:
+    """A save that passed every check: exactly what will be written, and what is shown."""
+
+    text: str  # as it will be saved (whitespace runs become one space)
+    slug: str | None  # an explicit slug, or None for a new entry named from the text
+    replaces: bool  # the slug names an existing entry
+
+    @property
+    def message(self) -> str:
+        what = (f"Replace your personal memory entry {self.slug!r} with:" if self.replaces
+                else f"Save as personal memory entry {self.slug!r}:" if self.slug
+                else "Save as a new personal memory entry:")
+        return (f"{CONFIRM_TITLE}\n\nPersonal memory applies to every project, in every "
+                f"session, until you remove it (`waymarks personal forget SLUG`).\n\n"
+                f"{what}\n{_visible(self.text)}")
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.message.encode("utf-8")).hexdigest()
+
+
+def plan_remember(store: PersonalStore, text: object,
+                  slug: object = None) -> RememberPlan | dict[str, Any]:
+    """The save ``remember`` would make, or the categorized refusal (asks nobody)."""
     for value in (text, slug):
         if isinstance(value, str) and OMITTED in value:
             return _rejected("egress-placeholder")
@@ -41,11 +87,56 @@ def remember(store: PersonalStore, text: object, slug: object = None) -> dict[st
     if redact(text)[1]:
         return _rejected("credential-refused")
     try:
-        saved = store.save(" ".join(text.split()), slug=slug, limit=MAX_PREFILL_CHARS)
+        replaces = slug is not None and store.get(slug) is not None
+    except (PersonalMemoryError, OSError):
+        return {"outcome": "unavailable", "category": "runtime-unavailable"}
+    return RememberPlan(" ".join(text.split()), slug, replaces)
+
+
+class Remember:
+    """``remember`` for a host that asks the person (MCP elicitation): one per server."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._shown: dict[str, float] = {}  # confirmation digests shown, with expiry
+
+    def shown(self, plan: RememberPlan) -> None:
+        """Record that ``plan``'s confirmation was put in front of the person (a resolver
+        may run more than once per question: it is recorded once)."""
+        now = time.monotonic()
+        with self._lock:
+            self._shown = {d: t for d, t in self._shown.items() if t > now}
+            self._shown[plan.digest] = now + SHOWN_TTL_S
+
+    def commit(self, store: PersonalStore, text: object, slug: object,
+               answer: Decision | Literal["invalid"]) -> dict[str, Any]:
+        """Refusals first (whatever the answer), then the answer, then the save. A yes
+        is spent by the save it confirms: no earlier showing can stand in for it."""
+        plan = plan_remember(store, text, slug)
+        if not isinstance(plan, RememberPlan):
+            return plan
+        if answer != "accepted":
+            outcome, category = _NOT_SAVED[answer]
+            return {"outcome": outcome, "category": category}
+        with self._lock:
+            confirmed = self._shown.pop(plan.digest, 0.0) > time.monotonic()
+        if not confirmed:  # what the person saw is not what would be saved now
+            return _rejected("changed-since-confirmation")
+        return save_planned(store, plan)
+
+
+def save_planned(store: PersonalStore, plan: RememberPlan) -> dict[str, Any]:
+    try:
+        saved = store.save(plan.text, slug=plan.slug, limit=MAX_PREFILL_CHARS)
     except (PersonalMemoryError, OSError):
         return {"outcome": "unavailable", "category": "runtime-unavailable"}
     return {"outcome": "saved", "slug": saved.slug, "file": saved.path.name,
             "replaced": saved.replaced}
+
+
+def _visible(text: str) -> str:
+    """Text for the person's screen, whole, with invisible format characters shown."""
+    return "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in text)
 
 
 def fetch_entry(store: PersonalStore, slug: object, egress: Egress) -> dict[str, Any]:

@@ -586,6 +586,17 @@ class Waymarks:
             now_ms=self._now_ms(), new_uuid=self.ids.uuid,
         )
 
+    @recovering
+    def dry_run(self, decide: Callable[[WriteContext], Decision],
+                guard: Guard | None = None) -> Decision:
+        """What a write deciding with ``decide`` would do now (the mutation, a duplicate or
+        the rejection), appending nothing: a tool asks the person only about a write that
+        can succeed. The write itself decides again under the session lock."""
+        session = self.refresh()
+        with self.projection.transaction():  # read-only: one consistent state
+            ctx = self._context(self.projection, session)
+            return (guard(ctx) if guard else None) or decide(ctx)
+
     def _write(
         self, decide: Callable[[WriteContext], Decision], guard: Guard | None = None, *,
         retry: bool = True,

@@ -24,10 +24,15 @@ def find_items(app: Waymarks, kind: Literal["pin", "memory"], query: str, *,
     if not wanted:
         return []
     if kind == "memory" and active_only:
+        # the index also holds superseded, invalid and expired claims (recall explains
+        # why it left them out): only active ones are candidates here, checked again on
+        # the projection, so a find never previews what no longer applies
         recalled = app.recall(query, inherit=False, privacy=False)
-        ranked = sorted((s for s in recalled.scored if s.relevance > 0),
+        ranked = sorted((s for s in recalled.scored
+                         if s.relevance > 0 and s.candidate.status == "active"),
                         key=lambda s: -s.relevance)[:limit]
-        by_id = {v.id: v for v in app.items("memory", ids=[s.candidate.id for s in ranked])}
+        by_id = {v.id: v for v in app.items("memory", ids=[s.candidate.id for s in ranked])
+                 if v.status == "active"}
         return [by_id[s.candidate.id] for s in ranked if s.candidate.id in by_id]
     views = [v for v in app.items(kind) if v.status == "active" or not active_only]
     scored = [(len(wanted.intersection(analyze(v.text).features)), v) for v in views]

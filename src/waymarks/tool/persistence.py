@@ -9,10 +9,15 @@ A call goes through three steps:
    credentials can only raise it), the provider policy (a level the destination may not
    receive, and ``local-only`` always, is refused here: the text already came through the
    model), trust for project scope, and the provenance (the latest user message on the
-   active branch). It returns the confirmation the person must see.
+   active branch). Last, the service decides the write as a dry run
+   (:meth:`~waymarks.service.app.Waymarks.dry_run`, the same rule the write runs): a
+   conflict (same key, opposite polarity) is ``rejected`` with the conflicting IDs, a
+   duplicate is ``ok`` with the existing ID, a branch or scope problem is rejected, all
+   before anyone is asked. Otherwise it returns the confirmation the person must see.
 2. The host asks the person (a :class:`~waymarks.service.ports.Confirmer`, or MCP
    elicitation). ``unavailable`` (no UI) ends as ``unavailable``/``confirmation-required``;
-   refusal, closure or abort as ``cancelled``. Nothing is written before a yes.
+   refusal, closure or abort as ``cancelled``, and so does an answer that is neither yes
+   nor no (``confirmation-invalid``). Nothing is written before a yes.
 3. :meth:`ContextPersistence.commit` prepares again (provider, trust, provenance and target
    are re-checked after the confirmation), requires that this exact confirmation was shown,
    and writes through the same service primitives as the CLI. Under the session lock, a
@@ -63,7 +68,14 @@ from waymarks.service.ports import (
 from waymarks.service.search import find_items
 from waymarks.service.sources import SourceView, list_sources, set_source_excluded
 from waymarks.service.views import ItemView
-from waymarks.service.writes import WriteContext, clean_reason
+from waymarks.service.writes import Decision as WriteDecision
+from waymarks.service.writes import (
+    WriteContext,
+    clean_reason,
+    decide_memory,
+    decide_pin,
+    decide_status,
+)
 from waymarks.tool.contract import ACTIONS, DEFAULT_RESULTS, Refusal, Request, parse_request
 from waymarks.tool.egress import ON_SCREEN, preview
 from waymarks.tool.results import PersistenceClass, ToolResult, listing, result
@@ -76,6 +88,11 @@ CONFIRM_TITLE: Final = "Waymarks context persistence"
 CONFIRMATION_RECORD: Final = "waymarks-confirmation-v1"
 SHOWN_TTL_S: Final = 15 * 60
 _LIMITS: Final = {"pin": MAX_PIN_CHARS, "memory": MAX_CLAIM_CHARS}
+#: the person's answer; ``invalid``: the client answered with something that is not a
+#: yes or a no (it ends as ``cancelled``/``confirmation-invalid``, like a closed dialog)
+Answer = Decision | Literal["invalid"]
+_NOT_ACCEPTED: Final = {"declined": "declined", "cancelled": "cancelled",
+                        "invalid": "confirmation-invalid"}
 _PERSISTENCE: Final[dict[str, PersistenceClass]] = {
     "read": "read", "canonical": "canonical", "derived": "derived-local-policy"}
 
@@ -157,7 +174,7 @@ class ContextPersistence:
     def prepare(self, arguments: object) -> ToolResult | WritePlan:
         request = parse_request(arguments)
         if isinstance(request, Refusal):
-            return result(_action_name(arguments), "rejected", error=request.category)
+            return result(action_name(arguments), "rejected", error=request.category)
         with self._lock:
             return self._prepare(request)
 
@@ -191,16 +208,15 @@ class ContextPersistence:
 
     # -- step 3 -------------------------------------------------------------------------
 
-    def commit(self, arguments: object, decision: Decision) -> ToolResult:
+    def commit(self, arguments: object, decision: Answer) -> ToolResult:
         request = parse_request(arguments)
         name = request.action.name if isinstance(request, Request) else None
         if isinstance(request, Refusal):
-            return result(_action_name(arguments), "rejected", error=request.category)
+            return result(action_name(arguments), "rejected", error=request.category)
         if decision == "unavailable":
             return result(name, "unavailable", error="confirmation-required")
         if decision != "accepted":
-            return result(name, "cancelled", error="declined" if decision == "declined"
-                          else "cancelled")
+            return result(name, "cancelled", error=_NOT_ACCEPTED[decision])
         with self._lock:
             plan = self._prepare(request)  # everything is checked again after the answer
             if isinstance(plan, ToolResult):
@@ -306,6 +322,12 @@ class ContextPersistence:
             return checked
         level = checked if request.get("content") is not None else None
         provenance = self._provenance(session)
+        # the service's own decision, as a dry run: a conflict, a duplicate, a branch or
+        # scope problem is answered now, before the person is asked about a doomed write
+        decided = self.app.dry_run(_decider(request, target.id if target else None, level,
+                                            provenance))
+        if isinstance(decided, Rejected | Duplicate):
+            return _outcome(action.name, decided)
         return WritePlan(request, target.id if target else None,
                          view_state(target) if target else None, provenance, level,
                          self._confirmation(request, target, level))
@@ -463,6 +485,27 @@ class ContextPersistence:
                 return app.set_memory_status(target, "expired", reason, guard=guard)
 
 
+def _decider(request: Request, target: str | None, level: Classification | None,
+             provenance: str | None) -> Callable[[WriteContext], WriteDecision]:
+    """The service decision the write will make (see :meth:`ContextPersistence._dispatch`,
+    which reaches the same ``decide_*`` rule through the service's write methods)."""
+    content = str(request.get("content", ""))
+    scope, reason = request.get("scope"), request.get("reason")
+    sources = (provenance,) if provenance else ()  # else: the confirmation, on the branch
+    name, ref = request.action.name, target or ""
+    if name in ("pin_add", "pin_supersede"):
+        return lambda ctx: decide_pin(ctx, content, scope=scope, classification=level,
+                                      source=provenance, source_file=None,
+                                      supersedes=target)
+    if name in ("memory_add", "memory_supersede"):
+        return lambda ctx: decide_memory(ctx, content, scope=scope, classification=level,
+                                         key=request.get("key"), sources=sources,
+                                         supersedes=target)
+    status = {"pin_unpin": "deleted", "memory_invalidate": "invalid"}.get(name, "expired")
+    kind: Literal["pin", "memory"] = "pin" if request.action.kind == "pin" else "memory"
+    return lambda ctx: decide_status(ctx, kind, ref, status, reason)
+
+
 class _TargetGuard:
     """Runs under the session lock: the target must still be exactly as it was read."""
 
@@ -506,7 +549,7 @@ def _grew(session: SessionLog, size: int) -> bool:
     return session.offset + session.partial_tail > size
 
 
-def _action_name(arguments: object) -> str | None:
+def action_name(arguments: object) -> str | None:
     """The action, only when it is a known one (so an error never echoes input)."""
     action = arguments.get("action") if isinstance(arguments, dict) else None
     return action if isinstance(action, str) and action in ACTIONS else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from waymarks.tool.contract import RESULT_CONTRACT
 from waymarks.tool.egress import result_text
@@ -18,6 +18,9 @@ from waymarks.tool.egress import result_text
 Outcome = Literal["ok", "committed", "rejected", "cancelled", "unavailable",
                   "committed_projection_pending", "indeterminate"]
 PersistenceClass = Literal["read", "canonical", "derived-local-policy"]
+#: outcomes where nothing was done, or where it cannot be shown that it was: an MCP
+#: result says ``isError`` for these (the categorized outcome stays in the details)
+FAILED: Final = frozenset({"rejected", "cancelled", "unavailable", "indeterminate"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,10 @@ class ToolResult:
     @property
     def outcome(self) -> str:
         return str(self.details["outcome"])
+
+    @property
+    def is_error(self) -> bool:
+        return self.outcome in FAILED
 
     @property
     def text(self) -> str:

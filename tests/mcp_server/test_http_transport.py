@@ -1,0 +1,150 @@
+"""``waymarks mcp --http`` against the real server in a subprocess: one Authorization
+header exactly, loopback unless --allow-remote (then a warning), and the command's
+argument errors (exit 2)."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from waymarks.mcp.http_transport import is_loopback
+
+TOKEN = "test-token-0123456789abcdef"
+INIT = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+        b'"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}')
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def waymarks(home: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), *args]
+
+
+@pytest.fixture
+def configured(home: Path) -> Path:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(f'[mcp]\ntoken = "{TOKEN}"\n')
+    return home
+
+
+@contextmanager
+def server(home: Path, project: Path, *extra: str) -> Iterator[tuple[int, list[str]]]:
+    """The server on a free port; yields the port and, after it stopped, its stderr."""
+    port = _free_port()
+    proc = subprocess.Popen(waymarks(home, "mcp", "--http", "--port", str(port),
+                                     *extra),
+                            cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    stderr: list[str] = []
+    try:
+        for _ in range(100):  # wait for it to listen (bounded: 10 s)
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert proc.poll() is None, proc.communicate()[1]
+                time.sleep(0.1)
+        yield port, stderr
+    finally:
+        proc.terminate()
+        stderr.append(proc.communicate(timeout=10)[1])
+
+
+def post(port: int, headers: list[tuple[str, str]]) -> tuple[int, bytes]:
+    """A POST with exactly these header lines (repeated names stay repeated)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.putrequest("POST", "/mcp")
+        for name, value in [("Content-Type", "application/json"),
+                            ("Accept", "application/json, text/event-stream"),
+                            ("Content-Length", str(len(INIT))), *headers]:
+            connection.putheader(name, value)
+        connection.endheaders(INIT)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def test_one_authorization_header_exactly(configured: Path, project: Path) -> None:
+    good, bad = ("Authorization", f"Bearer {TOKEN}"), ("Authorization", "Bearer wrong")
+    with server(configured, project) as (port, _stderr):
+        assert post(port, [good])[0] == 200
+        assert post(port, [])[0] == 401
+        assert post(port, [bad])[0] == 401
+        for headers in ([good, bad], [bad, good], [good, good],
+                        [good, ("authorization", f"Bearer {TOKEN}")]):
+            status, body = post(port, headers)
+            assert status == 400 and b"exactly one Authorization header" in body
+            assert TOKEN.encode() not in body
+        # two values in one header are not the token either
+        assert post(port, [("Authorization", f"Bearer {TOKEN}, Bearer {TOKEN}")])[0] == 401
+
+
+def test_a_remote_host_needs_allow_remote(configured: Path, project: Path) -> None:
+    refused = subprocess.run(waymarks(configured, "mcp", "--http", "--host",
+                                      "0.0.0.0"), cwd=project, capture_output=True,
+                             text=True, timeout=60)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "--allow-remote" in refused.stderr and "SSH tunnel" in refused.stderr
+    assert "TLS proxy" in refused.stderr and TOKEN not in refused.stderr
+
+
+def test_with_allow_remote_it_warns_and_still_needs_the_token(configured: Path,
+                                                              project: Path) -> None:
+    with server(configured, project, "--host", "0.0.0.0", "--allow-remote") as (
+            port, stderr):
+        assert post(port, [])[0] == 401
+        assert post(port, [("Authorization", f"Bearer {TOKEN}")])[0] == 200
+    [text] = stderr
+    assert "warning" in text and "plain HTTP" in text and "every interface" in text
+    assert "TLS proxy" in text and "SSH tunnel" in text and TOKEN not in text
+
+
+def test_loopback_names_need_no_flag(configured: Path, project: Path) -> None:
+    with server(configured, project, "--host", "localhost") as (port, stderr):
+        assert post(port, [("Authorization", f"Bearer {TOKEN}")])[0] == 200
+    assert "warning" not in stderr[0]
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("127.0.0.1", True), ("127.0.0.2", True), ("::1", True), ("[::1]", True),
+    ("localhost", True), ("LOCALHOST", True), ("0.0.0.0", False), ("::", False),
+    ("192.168.1.10", False), ("example.com", False), ("", False)])
+def test_what_counts_as_loopback(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+@pytest.mark.parametrize("args", [
+    ["mcp", "--host", "127.0.0.1"], ["mcp", "--port", "9000"], ["mcp", "--allow-remote"]])
+def test_http_options_without_http_are_refused(home: Path, project: Path,
+                                               args: list[str]) -> None:
+    done = subprocess.run(waymarks(home, *args), cwd=project, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "--http" in done.stderr
+
+
+@pytest.mark.parametrize("transport", [[], ["--http"]], ids=["stdio", "http"])
+def test_an_unknown_session_is_a_usage_error(configured: Path, project: Path,
+                                             transport: list[str]) -> None:
+    done = subprocess.run(waymarks(configured, "--session", "0badc0de", "mcp",
+                                   *transport), cwd=project, capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "no session '0badc0de'" in done.stderr and "session list" in done.stderr
+    as_json = subprocess.run(waymarks(configured, "--json", "--session",
+                                      "0badc0de", "mcp"), cwd=project, capture_output=True,
+                             text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert as_json.returncode == 2 and '"outcome": "rejected"' in as_json.stdout
