@@ -42,12 +42,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from waymarks.core.egress import Egress
 from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
-from waymarks.core.privacy import Classification, classify, highest
+from waymarks.core.privacy import Classification, highest
 from waymarks.core.rules import ItemState
 from waymarks.core.secrets import credential_kinds, redact
 from waymarks.core.text import normalize_key
-from waymarks.service.config import load_settings
 from waymarks.service.history import latest_user_entry
 from waymarks.service.outcomes import (
     Committed,
@@ -133,9 +133,11 @@ def source_state(view: SourceView) -> str:
     return fingerprint(view.session_id, view.excluded)
 
 
-def effective_level(text: str, explicit: str | None) -> Classification:
-    """The explicit level raised by markers and by anything that looks like a credential."""
-    level = classify(text, explicit)
+def effective_level(text: str, explicit: str | None, egress: Egress) -> Classification:
+    """The explicit level (the policy's default when there is none) raised by markers
+    and by anything that looks like a credential (a ledger from before credentials were
+    refused may hold one)."""
+    level = egress.level(text, explicit)
     return highest(level, "sensitive") if redact(text)[1] else level
 
 
@@ -250,20 +252,22 @@ class ContextPersistence:
         else:
             views = self.app.items(kind, recent=limit + 1)
         shown = views[:limit]
-        items = [self._item_meta(v, session) for v in shown]
+        egress = self._egress()  # trust and policy read once, not per item
+        items = [self._item_meta(v, session, egress) for v in shown]
         previews: list[str] = []
-        if action.name.endswith("_find"):  # trust and policy read once, not per item
-            trusted, egress = self.app.project_trusted, egress_for(self.app, self.provider)
+        if action.name.endswith("_find"):
+            trusted = self.app.project_trusted
             previews = [preview(v.text, egress, v.classification)
                         if (v.scope != "project" or trusted)
                         and egress.admits(meta["classification"]) else ""
                         for v, meta in zip(shown, items, strict=True)]
         return listing(action.name, items, len(views) > limit, previews)
 
-    def _item_meta(self, view: ItemView, session: SessionLog) -> dict[str, Any]:
+    def _item_meta(self, view: ItemView, session: SessionLog, egress: Egress
+                   ) -> dict[str, Any]:
         meta: dict[str, Any] = {
             "id": view.id, "kind": view.kind, "scope": view.scope, "status": view.status,
-            "classification": effective_level(view.text, view.classification),
+            "classification": effective_level(view.text, view.classification, egress),
             "applies": view.applies, "createdAt": view.created_at,
         }
         if view.superseded_by:
@@ -273,12 +277,10 @@ class ContextPersistence:
                 view.id, view_state(view), self._context(session), session.leaf_id, self._now())
         return meta
 
-    def _destination_allows(self) -> Callable[[str], bool]:
-        """Whether the destination provider may receive a level (an untrusted project's
-        text is listed, never quoted: see the previews)."""
-        settings = load_settings(self.app.home, self.app.cwd, self.app.project_trusted)
-        destination = self.provider or settings.default_provider
-        return lambda level: settings.policy.allows(destination, level)
+    def _egress(self) -> Egress:
+        """The destination provider's egress (an untrusted project's text is listed,
+        never quoted: see the previews)."""
+        return egress_for(self.app, self.provider)
 
     def _sources(self, request: Request, session: SessionLog, limit: int) -> ToolResult:
         views = list_sources(self.app, limit + 1)
@@ -359,16 +361,17 @@ class ContextPersistence:
         scope = target.scope if target else request.get("scope", "session")
         if scope == "project" and not self.app.project_trusted:
             return rejected("untrusted")
-        level = effective_level(content or "", request.get("classification"))
+        egress = self._egress()
+        level = effective_level(content or "", request.get("classification"), egress)
         for extra in (key, reason):
             if extra:
-                level = highest(level, effective_level(extra, None))
+                level = highest(level, effective_level(extra, None, egress))
         if target is not None and content is not None:
             # a replacement never lowers the protection of what it replaces
-            level = highest(level, effective_level(target.text, target.classification))
+            level = highest(level, effective_level(target.text, target.classification, egress))
         if level == "local-only":
             return rejected("local-only-refused")
-        if not self._destination_allows()(level):
+        if not egress.admits(level):
             return rejected("provider-disallowed")
         return level
 
@@ -403,7 +406,7 @@ class ContextPersistence:
                  "Persistence: canonical (appended to the session ledger)"]
         if target is not None:
             lines.append(f"Target: {target.kind} {target.id} ({target.scope}, {target.status})")
-            level_now = effective_level(target.text, target.classification)
+            level_now = effective_level(target.text, target.classification, ON_SCREEN)
             lines.append("Current text: " + (
                 "(local-only: not shown here; see `waymarks pins` or `waymarks memory`)"
                 if level_now == "local-only" else preview(target.text, ON_SCREEN, limit=400)))
