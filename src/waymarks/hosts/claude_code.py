@@ -103,9 +103,10 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         prompt: str = payload["prompt"]
         if not prompt.strip():
             return None
-        if not _just_recorded(app, prompt):  # a retried hook must not record it twice
-            app.session_say(prompt)
-        context = _plan(app, prompt)
+        with app.begin():  # one request: the session and its sources are read once
+            if not _just_recorded(app, prompt):  # a retried hook must not record it twice
+                app.session_say(prompt)
+            context = _plan(app, prompt)
         return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                        "additionalContext": context}} if context else None
     if event == "PreCompact":

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Final
 from waymarks.core.privacy import filter_text
 from waymarks.core.text import is_unicode, normalize
 from waymarks.personal.curation import promotion_prompt
-from waymarks.service.config import load_settings
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.writes import refuse_credentials
@@ -102,7 +101,7 @@ def promote_prompt(app: Waymarks, provider: str | None = None
 
     The prompt goes to a model: each note is filtered for the destination provider like
     any other content (spans it may not see are withheld; a note with nothing left out)."""
-    settings = load_settings(app.home, app.cwd, app.project_trusted)
+    settings = app.settings()
     allowed = settings.policy.allowed(provider or settings.default_provider)
     lessons = []
     for note in active_notes(app):

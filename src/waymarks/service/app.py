@@ -13,7 +13,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +36,7 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.recall.scoring import Candidate, Stats
+from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import (
     Rejected,
     ServiceError,
@@ -83,6 +84,16 @@ from waymarks.store.recall_cache import RecallCache
 from waymarks.store.recall_index import RecallIndex
 
 DB_NAME = "waymarks.db"
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """What one request reads once (see :meth:`Waymarks.begin`)."""
+
+    session: SessionLog | None
+    trusted: bool
+    settings: Settings
+
 ProgressFn = Callable[[int, int], None]
 #: a check run under the session lock just before a write is decided (None = go ahead)
 Guard = Callable[[WriteContext], Rejected | None]
@@ -118,6 +129,7 @@ class Waymarks:
         self._session_ref = session if isinstance(session, str) else None
         self._session: SessionLog | None = session if isinstance(session, SessionLog) else None
         self._projection: Projection | None = None
+        self._snapshot: Snapshot | None = None  # the open request, if any
 
     # -- plumbing -------------------------------------------------------------------
 
@@ -230,10 +242,51 @@ class Waymarks:
             self.projection.sync(session, self._now_ms())
             yield self.projection
 
-    def refresh(self) -> SessionLog | None:
-        """Bring the projection up to date with the session before a read.
+    @contextmanager
+    def begin(self) -> Iterator[Snapshot]:
+        """One request (a prompt, a tool call, a command): the active session refreshed,
+        the projection synced with it, this project's other sessions indexed, trust and
+        settings read — once. Reads inside it (items, recall, planning, the tools) share
+        that state instead of refreshing again; nested calls share the outer request.
+        Writes keep their own protocol (lock, re-read, append, project)."""
+        if self._snapshot is not None:
+            yield self._snapshot
+            return
+        trusted = self._trusted_now()
+        settings = load_settings(self.home, self.cwd, trusted)
+        self._snapshot = Snapshot(None, trusted, settings)  # the refresh below reads these
+        try:
+            self._snapshot.session = self._refresh_now()
+            yield self._snapshot
+        finally:
+            self._snapshot = None
 
-        Reads complete lines without the lock first; only if the projection is behind
+    def settings(self) -> Settings:
+        """The settings in force (the request's, when one is open)."""
+        if self._snapshot is not None:
+            return self._snapshot.settings
+        return load_settings(self.home, self.cwd, self.project_trusted)
+
+    @contextmanager
+    def _appending(self, session: SessionLog) -> Iterator[None]:
+        """Append an entry that is not a mutation (a message, a record) under the lock,
+        then move the projection's checkpoint past it, so the next read finds nothing to
+        catch up on. Best effort: the ledger holds the entry either way."""
+        with session.locked():
+            yield
+            with contextlib.suppress(sqlite3.Error, ProjectionDamaged), \
+                    self.projection.transaction():
+                self.projection.sync(session, self._now_ms())
+
+    def refresh(self) -> SessionLog | None:
+        """Bring the projection up to date with the session before a read (inside a
+        request: already done, once, by :meth:`begin`)."""
+        if self._snapshot is not None:
+            return self._snapshot.session
+        return self._refresh_now()
+
+    def _refresh_now(self) -> SessionLog | None:
+        """Reads complete lines without the lock first; only if the projection is behind
         does it take the session lock and a write transaction, so readers do not queue
         behind writers when there is nothing new.
         """
@@ -293,7 +346,7 @@ class Waymarks:
         now = self.clock.now()
         message = {"role": "user", "content": [{"type": "text", "text": text}],
                    "timestamp": epoch_ms(now)}
-        with session.locked():
+        with self._appending(session):
             entry = session.append({"type": "message", "timestamp": iso(now),
                                     "message": message}, self.ids.entry_id)
         return entry.id
@@ -332,6 +385,11 @@ class Waymarks:
 
     @property
     def project_trusted(self) -> bool:
+        if self._snapshot is not None:
+            return self._snapshot.trusted
+        return self._trusted_now()
+
+    def _trusted_now(self) -> bool:
         if self.trust_override is not None:  # the host decides (Pi's project trust)
             return self.trust_override
         return self.cwd in self.trust_store.projects()
@@ -429,6 +487,10 @@ class Waymarks:
     @recovering
     def status(self) -> dict[str, Any]:
         """Where things are and how many items are in effect."""
+        with self.begin():
+            return self._status()
+
+    def _status(self) -> dict[str, Any]:
         session = self.refresh()
         pins = self.items("pin") if session is not None else []
         counts: dict[str, dict[str, int]] = {
@@ -563,7 +625,7 @@ class Waymarks:
         of a person's confirmation); returns its entry ID."""
         session = self.current_session(create=True)
         assert session is not None
-        with session.locked():
+        with self._appending(session):
             entry = session.append({"type": "custom", "customType": custom_type, "data": data,
                                     "timestamp": iso(self.clock.now())}, self.ids.entry_id)
         return entry.id

@@ -17,7 +17,7 @@ from waymarks.planner.render import MemoryBlock, PinBlock, TextBlock
 from waymarks.planner.select import MemoryInput, PinInput, build_plan
 from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
 from waymarks.planner.select import TextInput as TextInput
-from waymarks.service.config import Settings, load_settings
+from waymarks.service.config import Settings
 from waymarks.service.history import COMPACTED_TURNS
 from waymarks.service.logs import log_event
 from waymarks.service.views import ItemView
@@ -61,7 +61,7 @@ def personal_line(slug: str, name: str, description: str,
 
 
 def settings_for(app: Waymarks) -> Settings:
-    return load_settings(app.home, app.cwd, app.project_trusted)
+    return app.settings()
 
 
 def egress_for(app: Waymarks, provider: str | None = None,
@@ -79,7 +79,17 @@ def plan_request(
     personal: TextSource = NO_TEXT,
 ) -> Plan:
     """``snippets``: project snippets (engineering docs); ``personal``: the lines of the
-    person's memory index. Adapters pass the sources they have (``waymarks.personal``)."""
+    person's memory index. Adapters pass the sources they have (``waymarks.personal``).
+    One request: everything is read once (:meth:`Waymarks.begin`)."""
+    with app.begin():
+        return _plan(app, prompt, provider=provider, model_limit=model_limit,
+                     history=history, fixed_tokens=fixed_tokens, retrieved=retrieved,
+                     snippets=snippets, personal=personal)
+
+
+def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int | None,
+          history: Sequence[str], fixed_tokens: int, retrieved: TextSource | None,
+          snippets: TextSource, personal: TextSource) -> Plan:
     settings = settings_for(app)
     egress = egress_for(app, provider, settings)
     destination = egress.provider

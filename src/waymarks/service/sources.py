@@ -48,7 +48,6 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from waymarks.ledger.discovery import in_project_dirs, is_project_session, project_session_dirs
 from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
-from waymarks.service.config import load_settings
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.recovery import recovering
@@ -112,7 +111,7 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
                                              epoch_ms(app.clock.now()))
     if not app.project_trusted:
         return report
-    settings = load_settings(app.home, app.cwd, True)
+    settings = app.settings()
     if not settings.cross_session:
         return report
     db = app.projection.db
@@ -256,7 +255,7 @@ def placement(app: Waymarks, session: SessionLog) -> tuple[str, str] | None:
         in_home = _IN_HOME[key] = in_project_dirs(session.path, header.cwd, app.home, ())
     if in_home:
         return None
-    roots = load_settings(app.home, app.cwd, app.project_trusted).session_roots
+    roots = app.settings().session_roots
     if in_project_dirs(session.path, header.cwd, app.home, (*roots, pi_sessions_root())):
         return None
     return (FOREIGN_LOCATION, f"not in a session directory of {header.cwd} "

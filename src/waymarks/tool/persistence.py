@@ -188,25 +188,23 @@ class ContextPersistence:
             self._shown[plan.digest] = now + SHOWN_TTL_S
 
     def _prepare(self, request: Request) -> ToolResult | WritePlan:
+        """One request (:meth:`Waymarks.begin`): the session brought up to date once,
+        then read or planned. A host that runs this tool is a session: its ledger is
+        created on first use."""
         name = request.action.name
         try:
-            session = self._session()
-            if session is None:
+            if not self.persistent:
                 return result(name, "unavailable", error="runtime-unavailable")
-            if request.action.klass == "read":
-                return self._read(request, session)
-            return self._plan(request, session)
+            self.app.current_session(create=True)
+            with self.app.begin() as request_state:
+                session = request_state.session
+                if session is None:
+                    return result(name, "unavailable", error="runtime-unavailable")
+                if request.action.klass == "read":
+                    return self._read(request, session)
+                return self._plan(request, session)
         except (ServiceError, SessionFileError, OSError):
             return result(name, "unavailable", error="runtime-unavailable")
-
-    def _session(self) -> SessionLog | None:
-        """The active session, brought up to date (what others appended, the projection).
-
-        A host that runs this tool is a session: its ledger is created on first use."""
-        if not self.persistent:
-            return None
-        self.app.current_session(create=True)
-        return self.app.refresh()
 
     # -- step 3 -------------------------------------------------------------------------
 

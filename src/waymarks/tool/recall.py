@@ -29,7 +29,8 @@ def memory_recall(app: Waymarks, query: object) -> dict[str, Any]:
     try:
         if app.current_session() is None:
             return _unavailable("no persistent session for this project yet")
-        result = app.recall(query, inherit=False)
+        with app.begin():
+            result = app.recall(query, inherit=False)
     except (ServiceError, OSError) as exc:
         code = exc.code if isinstance(exc, ServiceError) else "io_error"
         return _unavailable(f"memory is unavailable ({code})")

@@ -1,0 +1,86 @@
+"""One request, one snapshot (issue 15): a Claude Code prompt, an MCP recall and a tool
+read refresh the session and index the project's other sessions once."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from waymarks.hosts import claude_code
+from waymarks.ledger.log import SessionLog
+from waymarks.service import app as app_module
+from waymarks.service.app import Waymarks
+from waymarks.tool.persistence import ContextPersistence
+from waymarks.tool.recall import memory_recall
+
+SESSION = "6f1c2b9e-8d1a-4c39-9d5e-0a1b2c3d4e5f"
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
+    """Counts of the expensive steps of a read, by name."""
+    counts: Counter[str] = Counter()
+
+    def counting(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            counts[name] += 1
+            return original(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(Waymarks, "_refresh_now", counting("refresh", Waymarks._refresh_now))
+    monkeypatch.setattr(app_module, "refresh_sources",
+                        counting("sources", app_module.refresh_sources))
+    monkeypatch.setattr(SessionLog, "refresh", counting("ledger_reads", SessionLog.refresh))
+    monkeypatch.setattr(SessionLog, "read_header_line",
+                        counting("header_reads", SessionLog.read_header_line))
+    monkeypatch.setattr(os, "scandir", counting("scandir", os.scandir))
+    yield counts
+
+
+def prepared_home(home: Path, project: Path) -> None:
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+        app.remember("The staging database listens on port 5433", scope="project")
+        app.pin("Run the migrations check before every commit", scope="project")
+    for n in range(3):  # sibling sessions of the project: discovery has work to do
+        with Waymarks(home, cwd=str(project)) as sibling:
+            sibling.session_new()
+            sibling.remember(f"Service {n} is owned by team {n}", scope="project")
+    (project / "docs" / "engineering").mkdir(parents=True)
+    (project / "docs" / "engineering" / "db.md").write_text("# Database\nPort 5433.\n")
+
+
+def test_a_claude_code_prompt_refreshes_once(home: Path, project: Path,
+                                             counted: Counter[str]) -> None:
+    prepared_home(home, project)
+    payload = {"session_id": SESSION, "cwd": str(project), "prompt": "which port?"}
+    with Waymarks(home, cwd=str(project)) as app:  # a warm helper's app
+        claude_code.handle("UserPromptSubmit", payload, home, app)  # first: binds, creates
+        counted.clear()
+        answer = claude_code.handle("UserPromptSubmit", {**payload, "prompt": "db port?"},
+                                    home, app)
+    assert answer is not None and "5433" in str(answer)
+    assert counted["refresh"] == 1 and counted["sources"] == 1
+    # the ledger is read for the request, then under the write's lock and after its append
+    assert counted["ledger_reads"] <= 3
+    assert counted["scandir"] <= 3  # once each: session directory, docs, personal memory
+    assert counted["header_reads"] <= 2
+
+
+def test_mcp_recall_and_a_tool_read_refresh_once(home: Path, project: Path,
+                                                 counted: Counter[str]) -> None:
+    prepared_home(home, project)
+    with Waymarks(home, cwd=str(project)) as app:
+        app.current_session()
+        counted.clear()
+        assert memory_recall(app, "which port does the staging database use?")["claims"]
+        assert (counted["refresh"], counted["sources"]) == (1, 1)
+        counted.clear()
+        found = ContextPersistence(app).call({"action": "memory_find", "query": "port"}, None)
+        assert found.outcome == "ok"
+        assert (counted["refresh"], counted["sources"]) == (1, 1)
