@@ -103,10 +103,9 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         prompt: str = payload["prompt"]
         if not prompt.strip():
             return None
-        with app.begin():  # one request: the session and its sources are read once
-            if not _just_recorded(app, prompt):  # a retried hook must not record it twice
-                app.session_say(prompt)
-            context = _plan(app, prompt)
+        if not _just_recorded(app, prompt):  # a retried hook must not record it twice
+            app.session_say(prompt)  # recorded first: a plan that fails loses nothing
+        context = _plan(app, prompt)  # one request: session and sources are read once
         return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                        "additionalContext": context}} if context else None
     if event == "PreCompact":
