@@ -22,11 +22,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Set
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import msgspec
 
@@ -136,14 +136,67 @@ class Anomaly:
     detail: str
 
 
+class EntryIndex(Protocol):
+    """What a store keeps of a session's entries up to a checkpoint, so that a reader
+    opened at that checkpoint (:meth:`SessionLog._open_at`) need not read them again."""
+
+    def contains(self, entry_id: str) -> bool:
+        """Whether an entry with this ID is among them."""
+
+    def last(self) -> str | None:
+        """The ID of the last of them in file order."""
+
+    def on_branch(self, leaf_id: str, entry_id: str) -> bool:
+        """Whether ``entry_id`` is ``leaf_id`` or one of its ancestors."""
+
+    def compactions(self) -> list[str]:
+        """IDs of the compaction entries among them, in file order."""
+
+
+class Branch(Set[str]):
+    """The active branch of a reader opened at a checkpoint: membership is answered from
+    the entries read since the checkpoint and the store's index of the ones before, so
+    testing an entry costs a lookup, not a read of the ledger (iterating it does)."""
+
+    def __init__(self, log: SessionLog) -> None:
+        self._log = log
+        tail: set[str] = set()
+        current = log.leaf_id
+        while current is not None and current in log._by_id:  # entries read since
+            tail.add(current)
+            current = log._by_id[current].parent_id
+        self._tail = frozenset(tail)
+        self._above = current  # the nearest ancestor before the checkpoint, if any
+
+    def __contains__(self, entry_id: object) -> bool:
+        if not isinstance(entry_id, str):
+            return False
+        if entry_id in self._tail:
+            return True
+        index = self._log._index
+        return self._above is not None and index is not None and index.on_branch(
+            self._above, entry_id)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._log.branch_ids())
+
+    def __len__(self) -> int:
+        return len(self._log.branch_ids())
+
+
 class SessionLog(ABC):
-    """A session ledger read up to its last complete line; subclasses provide the bytes."""
+    """A session ledger read up to its last complete line; subclasses provide the bytes.
+
+    A reader opened at a checkpoint (:meth:`_open_at`) holds only the entries after it and
+    asks the store's :class:`EntryIndex` about the ones before; anything that needs them
+    all (``entries``, ``by_id``, ``branch_ids``) reads the whole ledger first, once."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.header: SessionHeader | None = None
-        self.entries: list[Entry] = []
-        self.by_id: dict[str, Entry] = {}
+        self._entries: list[Entry] = []
+        self._by_id: dict[str, Entry] = {}
+        self._index: EntryIndex | None = None  # the entries before a checkpoint
         self.records: list[MutationRecord] = []
         self.anomalies: list[Anomaly] = []
         self.offset = 0
@@ -151,7 +204,7 @@ class SessionLog(ABC):
         self.partial_tail = 0
         self._branch_cache: tuple[str | None, frozenset[str]] = (None, frozenset())
         self._project = ""  # canonical project identity of the header's cwd
-        self.compactions: list[str] = []  # IDs of compaction entries, in file order
+        self._compactions: list[str] = []  # IDs of compaction entries, in file order
         self._progress: ProgressFn | None = None
         self._progress_total = 0
         self._locked = False
@@ -225,6 +278,32 @@ class SessionLog(ABC):
         self.offset, self.lines, self._entry_base = offset, lines, entries
         self.refresh()
 
+    def _open_at(self, offset: int, lines: int, entries: int, fingerprint: str,
+                 index: EntryIndex) -> bool:
+        """Read the header and what follows a checkpoint the store vouches for; the
+        entries before it are the ``index``'s. ``False`` (nothing kept) when the bytes
+        before the checkpoint are not the ones indexed: read the whole ledger instead."""
+        if entries <= 0 or self.fingerprint(offset) != fingerprint:
+            return False
+        self._index = index
+        self._resume(offset, lines, entries)
+        return True
+
+    def _materialize(self) -> None:
+        """Read the whole ledger once (a reader opened at a checkpoint was asked for
+        something only the whole ledger answers)."""
+        if self._index is None:
+            return
+        header = self.header_bytes
+        self._index = None
+        self.header, self._entries, self._by_id = None, [], {}
+        self.records, self.anomalies, self._compactions = [], [], []
+        self.offset = self.lines = self._entry_base = 0
+        self._branch_cache = (None, frozenset())
+        self.refresh()
+        if self.header_bytes != header:
+            raise SessionFileError(f"{self.path}: the session header changed while reading")
+
     def _load(self, progress: ProgressFn | None) -> None:
         self._progress = progress
         try:
@@ -241,6 +320,29 @@ class SessionLog(ABC):
     # -- reading --------------------------------------------------------------------
 
     @property
+    def entries(self) -> list[Entry]:
+        """Every entry in file order (reads the whole ledger if not read yet)."""
+        self._materialize()
+        return self._entries
+
+    @property
+    def by_id(self) -> dict[str, Entry]:
+        """Every entry by ID (reads the whole ledger if not read yet)."""
+        self._materialize()
+        return self._by_id
+
+    @property
+    def compactions(self) -> list[str]:
+        """IDs of compaction entries, in file order."""
+        before = self._index.compactions() if self._index is not None else []
+        return [*before, *self._compactions]
+
+    def has_entry(self, entry_id: str) -> bool:
+        """Whether the ledger holds an entry with this ID (without reading it all)."""
+        return entry_id in self._by_id or (
+            self._index is not None and self._index.contains(entry_id))
+
+    @property
     def session_id(self) -> str:
         if self.header is None:
             raise SessionFileError(f"{self.path}: no session header")
@@ -249,7 +351,7 @@ class SessionLog(ABC):
     @property
     def entry_count(self) -> int:
         """Entries in the ledger up to the last line read (also for a resumed reader)."""
-        return self._entry_base + len(self.entries)
+        return self._entry_base + len(self._entries)
 
     @property
     def project(self) -> str:
@@ -258,15 +360,20 @@ class SessionLog(ABC):
 
     @property
     def leaf_id(self) -> str | None:
-        return self.entries[-1].id if self.entries else None
+        if self._entries:
+            return self._entries[-1].id
+        return self._index.last() if self._index is not None else None
 
-    def branch_set(self) -> frozenset[str]:
-        """IDs on the active branch, cached: appends along the branch extend it in O(1)."""
+    def branch_set(self) -> Set[str]:
+        """IDs on the active branch, cached: appends along the branch extend it in O(1).
+        A reader opened at a checkpoint answers membership without reading the ledger."""
+        if self._index is not None:
+            return Branch(self)
         leaf = self.leaf_id
         cached_leaf, cached = self._branch_cache
         if leaf == cached_leaf:
             return cached
-        entry = self.by_id.get(leaf) if leaf is not None else None
+        entry = self._by_id.get(leaf) if leaf is not None else None
         if entry is not None and entry.parent_id == cached_leaf and entry.id not in cached:
             branch = cached | {entry.id}
         else:
@@ -352,15 +459,15 @@ class SessionLog(ABC):
         if raw.id is None or raw.timestamp is None:
             self._anomaly(line_no, raw.id, "skipped", "entry without id or timestamp")
             return
-        if raw.id in self.by_id:
+        if self.has_entry(raw.id):
             self._anomaly(line_no, raw.id, "skipped", f"duplicate entry id {raw.id}")
             return
-        entry = Entry(raw.id, raw.parentId, raw.type, self._entry_base + len(self.entries),
+        entry = Entry(raw.id, raw.parentId, raw.type, self._entry_base + len(self._entries),
                       raw.timestamp)
-        self.entries.append(entry)
-        self.by_id[entry.id] = entry
+        self._entries.append(entry)
+        self._by_id[entry.id] = entry
         if raw.type == "compaction":
-            self.compactions.append(entry.id)
+            self._compactions.append(entry.id)
         custom_type = raw.customType or ""
         if raw.type == "custom" and custom_type.startswith(CUSTOM_TYPE_FAMILY_PREFIX):
             self._read_mutation(line_no, entry, custom_type, raw.data)
@@ -374,12 +481,13 @@ class SessionLog(ABC):
                 fast = decoder.decode(line)
             except (msgspec.DecodeError, RecursionError):
                 return False
-            if fast.type != "custom" or fast.customType != custom_type or fast.id in self.by_id:
+            if fast.type != "custom" or fast.customType != custom_type or self.has_entry(
+                    fast.id):
                 return False
-            entry = Entry(fast.id, fast.parentId, "custom", self._entry_base + len(self.entries),
-                          fast.timestamp)
-            self.entries.append(entry)
-            self.by_id[entry.id] = entry
+            entry = Entry(fast.id, fast.parentId, "custom",
+                          self._entry_base + len(self._entries), fast.timestamp)
+            self._entries.append(entry)
+            self._by_id[entry.id] = entry
             self._accept_payload(line_no, entry, custom_type,
                                  checked_payload(custom_type, fast.data))
             return True
@@ -477,14 +585,14 @@ class SessionLog(ABC):
             self.refresh()  # learn how much of the line reached the ledger, if any
             raise
         self.refresh()
-        if entry_id not in self.by_id:
+        if entry_id not in self._by_id:
             raise SessionFileError(f"{self.path}: appended entry {entry_id} did not read back")
-        return self.by_id[entry_id]
+        return self._by_id[entry_id]
 
     def _fresh_id(self, new_id: Callable[[], str]) -> str:
         for _ in range(MAX_ID_ATTEMPTS):
             candidate = new_id()
-            if candidate not in self.by_id:
+            if not self.has_entry(candidate):
                 return candidate
         raise SessionFileError(f"{self.path}: could not find a free entry id")
 

@@ -20,6 +20,7 @@ from waymarks.ledger.log import (
     SESSION_VERSION,
     Anomaly,
     Entry,
+    EntryIndex,
     ProgressFn,
     SessionFileError,
     SessionHeader,
@@ -47,6 +48,19 @@ class SessionFile(SessionLog):
         session = cls(path)
         session._load(progress)
         return session
+
+    @classmethod
+    def open_at(cls, path: Path, offset: int, lines: int, entries: int, fingerprint: str,
+                index: EntryIndex) -> SessionFile | None:
+        """The active session read from a checkpoint the projection vouches for: the
+        header, a fingerprint of the bytes before the checkpoint, then only what follows
+        (a start costs what changed, not the ledger's length). ``None`` when the file is
+        not what was indexed: open it whole instead."""
+        if not path.is_file():
+            raise SessionFileError(f"{path}: no such session file")
+        session = cls(path)
+        return session if session._open_at(offset, lines, entries, fingerprint,
+                                           index) else None
 
     @classmethod
     def resume(cls, path: Path, offset: int, lines: int, entries: int) -> SessionFile:

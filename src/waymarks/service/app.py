@@ -12,6 +12,7 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
@@ -332,7 +333,7 @@ class Waymarks:
         assert header is not None
         branch = tuple(session.branch_ids()) if with_branch else ()
         return SessionInfo(session.session_id, str(session.path), header.cwd, header.timestamp,
-                           len(session.entries), session.leaf_id, branch)
+                           session.entry_count, session.leaf_id, branch)
 
     def session_show(self) -> SessionInfo:
         return self.session_info(self._require_session())
@@ -355,7 +356,7 @@ class Waymarks:
         """Append a ``branch_summary`` child of ``from_id``: later entries form a new branch."""
         session = self._require_session()
         with session.locked():
-            if from_id not in session.by_id:
+            if not session.has_entry(from_id):
                 raise ServiceError("not_found", f"No entry {from_id} in session "
                                    f"{session.session_id}; see `waymarks session show`")
             entry = session.append(
@@ -414,7 +415,8 @@ class Waymarks:
         branch = session.branch_set()
         return [self._view(state, session, branch) for state in states]
 
-    def _view(self, state: ItemState, session: SessionLog, branch: frozenset[str]) -> ItemView:
+    def _view(self, state: ItemState, session: SessionLog, branch: AbstractSet[str]
+              ) -> ItemView:
         item = state.item
         applies = state.status == "active" and (
             (item.scope == "session" and state.session_id == session.session_id)
@@ -513,7 +515,7 @@ class Waymarks:
             "projectTrusted": self.project_trusted,
             "session": None if session is None else {
                 "id": session.session_id, "path": str(session.path),
-                "entries": len(session.entries), "leafId": session.leaf_id},
+                "entries": session.entry_count, "leafId": session.leaf_id},
             "pins": counts["pin"], "memory": counts["memory"],
         }
 

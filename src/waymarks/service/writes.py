@@ -9,6 +9,7 @@ Nothing here performs I/O; the caller appends and projects.
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Literal, cast
 
@@ -46,7 +47,7 @@ class WriteContext:
     project_path: str
     trusted: bool
     leaf_id: str | None
-    branch: frozenset[str]
+    branch: AbstractSet[str]
     now_ms: int
     new_uuid: Callable[[], str]
 
