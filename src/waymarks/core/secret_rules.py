@@ -1,0 +1,310 @@
+"""The credential shapes ``waymarks.core.secrets`` recognises: rules, checks, pre-test.
+
+Each rule names a *kind* (the ``<kind>`` of ``[REDACTED:<kind>]``) and matches the span
+to replace. Two families:
+
+- tokens: a credential recognisable on its own by a vendor prefix or a fixed structure
+  (``ghp_…``, ``sk_live_…``, ``xoxb-…``, ``AIza…``, a JWT ``eyJ….eyJ….…``, a PEM block);
+  a few keep a lead-in outside the span (``sig=``, ``AccountKey=``,
+  ``aws_secret_access_key =``), because the value alone is ordinary base64;
+- wrappers: a value that is a credential because of where it stands: the token after
+  ``Bearer``/``Basic``, the password of a URL (``postgres://admin:pw@host``), the value of
+  a ``password=``/``api_key:``/``"secret": "…"`` assignment or a ``--token VALUE`` flag.
+
+Speed: ``redact`` runs on every rendered item of every model request, and nearly all of
+them hold no credential. ``might_contain_secret`` decides most texts with character
+searches; past it, each rule runs only when its *needles* (the literals it cannot match
+without) are in the text, so a text pays for the rules it could trigger, not for all 35.
+Rules whose needle is a common word (``key``, ``token``, ``bearer``) are *anchored*: their
+expression is tried only at the needle's occurrences, not at every position.
+
+What must stay true:
+
+- no false negatives: a rule's expression never matches a text lacking all its needles,
+  and ``might_contain_secret`` is False only when every rule's needles are missing. A
+  new rule needs its needles here and in the pre-test; tests/privacy/test_secrets.py
+  checks both against every rule's expression (unit cases and a property test).
+- a replacement never creates a new match: every span ends where its shape ends (fixed
+  lengths are followed by a non-token character, open-ended runs are greedy), so
+  redaction is idempotent.
+- checks after a match only ever decline (``accepts``).
+
+Pure: ASCII regular expressions and stdlib decoding only, no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from collections.abc import Callable
+from itertools import pairwise
+from typing import Final, NamedTuple
+
+#: every replacement starts with this; a value starting with it is never a secret again
+PLACEHOLDER_PREFIX: Final = "[REDACTED:"
+
+
+class Rule(NamedTuple):
+    """One credential shape."""
+
+    name: str  #: for ``accepts`` and tests
+    kind: str  #: what the placeholder says
+    regex: re.Pattern[str]  #: the group named ``name``, else the whole match, is the span
+    needles: tuple[str, ...]  #: literals the expression cannot match without
+    folded: bool = False  #: needles are looked for in the ASCII-lower-cased text
+    hint: re.Pattern[str] | None = None  #: a cheaper expression the text must also match
+    anchored: bool = False  #: the expression is tried at each needle's occurrence only
+    wrapper: bool = False  #: the span is a value in context; a token there names the kind
+
+
+_B: Final = r"(?<![\w-])"  # a token starts here: not inside a longer run of token characters
+_E: Final = r"(?![\w-])"  # a fixed-length token ends here
+
+
+def _token(name: str, kind: str, pattern: str, *needles: str, hint: str = "") -> Rule:
+    return Rule(name, kind, re.compile(pattern, re.ASCII), needles,
+                hint=re.compile(hint, re.ASCII) if hint else None)
+
+
+#: literal-led hints behind needles too common to decide alone
+_GITLAB_HINT: Final = r"gl(?:pat|ptt|dt|rtr?|cbt|ft|imt|oas|soat|ffct|agent)-"
+_GITHUB_HINT: Final = r"_(?:(?<=gh[pousr]_)|(?<=github_pat_))"
+_MAILCHIMP_HINT: Final = r"-us[0-9]"
+_DISCORD_HINT: Final = r"\.[\w-]{6}\."  # the middle of a bot token
+
+
+_TOKENS: Final = (
+    _token("pem", "private-key",
+           r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+           r"(?s:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", "-----BEGIN"),
+    _token("jwt", "jwt", _B + r"eyJ[\w-]{6,}\.eyJ[\w-]{6,}\.[\w-]*", "eyJ"),
+    _token("anthropic", "anthropic-key", _B + r"sk-ant-[\w-]{20,}", "sk-ant-"),
+    _token("openai", "openai-key", _B + r"sk-[\w-]{20,}", "sk-"),
+    _token("stripe", "stripe-key",
+           _B + r"(?:[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})",
+           "k_live_", "k_test_", "k_prod_", "whsec_"),
+    _token("github", "github-token",
+           r"(?<!\w)(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})",
+           "_", hint=_GITHUB_HINT),
+    _token("gitlab", "gitlab-token",
+           _B + r"(?:gl(?:pat|ptt|dt|rtr?|cbt|ft|imt|oas|soat|ffct|agent)-[\w-]{20,}"
+           r"(?:\.[\w-]+)*)", "gl", hint=_GITLAB_HINT),
+    _token("gitlab_runner", "gitlab-token", _B + r"GR1348941[\w-]{20,}", "GR1348941"),
+    _token("slack", "slack-token", _B + r"(?:xox[abeoprs]|xapp-[0-9])-[A-Za-z0-9-]{10,}",
+           "xox", "xapp-"),
+    _token("slack_hook", "slack-webhook",
+           r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/+-]{20,}",
+           "hooks.slack.com"),
+    _token("google", "google-api-key", _B + r"AIza[\w-]{35}" + _E, "AIza"),
+    _token("google_secret", "google-oauth-secret", _B + r"GOCSPX-[\w-]{28}" + _E, "GOCSPX-"),
+    _token("google_token", "google-oauth-token", _B + r"ya29\.[\w-]{20,}", "ya29."),
+    _token("npm", "npm-token", _B + r"npm_[A-Za-z0-9]{36}" + _E, "npm_"),
+    _token("pypi", "pypi-token", _B + r"pypi-Ag[\w-]{50,}", "pypi-"),
+    _token("hf", "huggingface-token", _B + r"hf_[A-Za-z0-9]{30,}" + _E, "hf_"),
+    _token("shopify", "shopify-token", _B + r"shp(?:at|ca|pa|ss)_[A-Fa-f0-9]{32}" + _E, "shp"),
+    _token("digitalocean", "digitalocean-token", _B + r"do[opr]_v1_[a-f0-9]{64}" + _E, "_v1_"),
+    _token("heroku", "heroku-key", _B + r"HRKU-[\w-]{40,}", "HRKU-"),
+    _token("twilio", "twilio-api-key", _B + r"SK[0-9a-f]{32}" + _E, "SK"),
+    _token("sendgrid", "sendgrid-key", _B + r"SG\.[\w-]{22}\.[\w-]{43}" + _E, "SG."),
+    _token("mailgun", "mailgun-key", _B + r"key-[A-Za-z0-9]{32}" + _E, "key-"),
+    _token("mailchimp", "mailchimp-key", _B + r"[0-9a-f]{32}-us[0-9]{1,2}" + _E, "-us",
+           hint=_MAILCHIMP_HINT),
+    _token("discord", "discord-token",
+           _B + r"[MNO][\w-]{23,27}\.[\w-]{6}\.[\w-]{27,38}" + _E, "M", "N", "O",
+           hint=_DISCORD_HINT),
+    _token("discord_hook", "discord-webhook",
+           r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[\w-]{20,}",
+           "/api/webhooks/"),
+    _token("telegram", "telegram-bot-token", r"(?<![\w:-])[0-9]{8,10}:AA[\w-]{33}" + _E, ":AA"),
+    _token("azure_client", "azure-client-secret",
+           r"(?<![\w~.-])[\w~.]{3}[0-9]Q~[\w~.-]{31,34}(?![\w~-])", "Q~"),
+    _token("aws", "aws-access-key-id",
+           r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![0-9A-Za-z])",
+           "AKIA", "ASIA", "ABIA", "ACCA"),
+    _token("azure_sas", "azure-sas", r"(?<!\w)sig=(?P<azure_sas>[A-Za-z0-9%+/]{30,}={0,2})",
+           "sig="),
+    Rule("azure_storage", "azure-storage-key", re.compile(
+        r"(?:accountkey|sharedaccesskey)[ \t]*=[ \t]*(?P<azure_storage>[A-Za-z0-9+/]{40,}={0,2})",
+        re.ASCII | re.IGNORECASE), ("accountkey", "sharedaccesskey"), folded=True,
+        anchored=True),
+    Rule("aws_secret", "aws-secret-access-key", re.compile(
+        r"aws_?secret_?(?:access_?)?key\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+        r"(?P<aws_secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", re.ASCII | re.IGNORECASE),
+        ("aws",), folded=True, anchored=True),
+)
+
+#: the value of an assignment or flag: quoted (anything up to a quote or space) or bare
+_VALUE: Final = (
+    r"(?!(?i:bearer|basic)[ \t])"
+    r"(?:\\?[\"'`](?P<{name}_q>[^\s\"'`\\]{{4,4096}})"
+    r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>]{{4,4096}}))"
+)
+#: a credential name *ends* with one of these (``DB_PASSWORD``, ``PGPASSWORD``,
+#: ``clientSecret``, ``x-api-key``); ``key`` only after one of ``_KEY_PREFIXES``
+_KEY_PREFIXES: Final = ("api", "access", "secret", "private", "signing", "encryption",
+                        "master", "account", "auth")
+_NAME: Final = (
+    "(?:(?:" + "|".join(f"(?<={p})|(?<={p}[_.-])" for p in _KEY_PREFIXES) + ")key"
+    r"|secret|token|passwor[dt]|passwd|passphrase|pwd)"
+)
+_WRAPPERS: Final = (
+    Rule("bearer", "bearer", re.compile(
+        r"\b(?:[Bb]earer|BEARER)[ \t]+(?P<bearer>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
+        ("bearer",), folded=True, anchored=True, wrapper=True),
+    Rule("basic", "basic-auth", re.compile(
+        r"\b(?:[Bb]asic|BASIC)[ \t]+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII),
+        ("basic",), folded=True, anchored=True, wrapper=True),
+    Rule("url", "url-password", re.compile(
+        r"://[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/@?#\[\]\"'<>]+)(?=@)", re.ASCII),
+        ("://",), anchored=True, wrapper=True),
+    Rule("flag", "secret", re.compile(
+        r"(?<![\w-])--(?:[\w-]*[_-])?(?:password|passwd|passphrase|token|secret|api[_-]?key)"
+        r"[ \t]+" + _VALUE.format(name="flag"), re.ASCII | re.IGNORECASE),
+        ("--",), anchored=True, wrapper=True),
+    Rule("assign", "secret", re.compile(
+        _NAME + r"\\?[\"'`]?[ \t]*(?::=|=>|==|!=|=|:)[ \t]*" + _VALUE.format(name="assign"),
+        re.ASCII | re.IGNORECASE),
+        ("key", "secret", "token", "passw", "passp", "pwd"), folded=True, anchored=True,
+        wrapper=True),
+)
+RULES: Final = (*_TOKENS, *_WRAPPERS)
+
+_GITLAB: Final = re.compile(_GITLAB_HINT, re.ASCII)
+_GITHUB: Final = re.compile(_GITHUB_HINT, re.ASCII)
+_MAILCHIMP: Final = re.compile(_MAILCHIMP_HINT, re.ASCII)
+_DISCORD: Final = re.compile(_DISCORD_HINT, re.ASCII)
+#: no rule matches in fewer characters ("://:pw@", "pwd=abcd")
+_SHORTEST: Final = 6
+
+
+def might_contain_secret(text: str) -> bool:
+    """A cheap test with no false negatives: False means no rule can match ``text``.
+
+    Every literal a rule needs is looked for, most behind a single character the literal
+    holds: a character search costs a fraction of a substring search, and typical prose
+    lacks most of these characters (``_``, ``~``, ``J``, ``K``, ``G``, ``B``, …)."""
+    if len(text) < _SHORTEST:
+        return False
+    if "-" in text and (
+            "sk-" in text or "key-" in text or ("x" in text and ("xox" in text or "xapp-" in text))
+            or _GITLAB.search(text) is not None or _MAILCHIMP.search(text) is not None):
+        return True
+    if "_" in text and (
+            ("k_" in text and ("k_live_" in text or "k_test_" in text or "k_prod_" in text))
+            or "whsec_" in text or "npm_" in text or "hf_" in text or "shp" in text
+            or "_v1_" in text or _GITHUB.search(text) is not None):
+        return True
+    if ("J" in text and "eyJ" in text) or ("~" in text and "Q~" in text) \
+            or ("9" in text and "ya29." in text) or ("B" in text and "-----BEGIN" in text):
+        return True
+    if "A" in text and (("I" in text and ("IA" in text or "AIza" in text))
+                        or ("C" in text and "ACCA" in text) or ("-" in text and "-Ag" in text)):
+        return True
+    if ("K" in text and ("SK" in text or "HRKU-" in text)) \
+            or ("G" in text and ("SG." in text or "GOCSPX-" in text or "GR1348941" in text)):
+        return True
+    if ("M" in text or "N" in text or "O" in text) and "." in text \
+            and _DISCORD.search(text) is not None:
+        return True
+    colon, equals = ":" in text, "=" in text
+    if colon and ("://" in text or ":AA" in text):
+        return True
+    folded = text.casefold()  # names and Bearer/Basic match case-insensitively
+    if "bearer" in folded or "basic" in folded:
+        return True
+    if not (colon or equals or "--" in text):
+        return False
+    return ("k" in folded and ("key" in folded or "token" in folded)) \
+        or ("w" in folded and ("passw" in folded or "pwd" in folded)) \
+        or "secret" in folded or "passp" in folded or (equals and "sig=" in text)
+
+
+def accepts(group: str, value: str) -> bool:
+    """Whether the match of rule ``group`` with span text ``value`` is a credential."""
+    if group in ("openai", "anthropic"):
+        return any(c.isdigit() for c in value[3:])  # "sk-some-long-hyphenated-name" is not
+    if group == "discord":
+        return _decodes(value.split(".", 1)[0], str.isdigit)  # base64 of the user id
+    if group == "bearer":
+        # "Bearer authentication": a word, not a token
+        return len(value) >= 20 or any(c.isdigit() for c in value)
+    if group == "basic":
+        return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
+    if group == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
+        return not _is_reference(value) and value.lower() not in _FIELD_NAMES
+    if group in ("assign", "flag"):
+        return _looks_like_secret(value)
+    return True
+
+
+def _decodes(text: str, check: Callable[[str], bool]) -> bool:
+    """Whether ``text`` is base64 of ASCII that passes ``check``."""
+    try:
+        plain = binascii.a2b_base64(text + "=" * (-len(text) % 4), strict_mode=True)
+        return bool(plain) and check(plain.decode("ascii"))
+    except (binascii.Error, ValueError):  # not base64, or not ASCII (UnicodeDecodeError)
+        return False
+
+
+#: assignment values that are types, literals or words standing for "no value"
+_NOT_SECRETS: Final = frozenset({
+    "null", "none", "nil", "true", "false", "undefined", "str", "string", "bytes", "int",
+    "number", "bool", "boolean", "any", "unknown", "optional", "secretstr", "redacted",
+    "required", "example", "changeme", "your_password", "your-password", "int8", "int16",
+    "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+    "float64", "base64", "sha1", "sha256", "sha512", "md5", "utf8", "utf-8", "ascii",
+})
+#: values that refer to a secret held elsewhere (variables, templates, code, YAML tags)
+_REFERENCE_PREFIXES: Final = (
+    "$", "%", "{", "<", "[", "!", "os.environ", "os.getenv", "process.env", "env.",
+    "getenv", "self.", "this.", "config.", "settings.", "secrets.", "vars.", "input(",
+)
+_FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
+_PATH: Final = re.compile(r"(?:/|\./|\.\./|~/|[A-Za-z]:[\\/])[\w./~\\-]*", re.ASCII)
+_VERSION_OR_DATE: Final = re.compile(r"[vV]?[0-9]+(?:[.:/-][0-9]+)+(?:[-+.][0-9A-Za-z.]+)?",
+                                     re.ASCII)
+_WORDS: Final = re.compile(r"[A-Za-z]+(?:[._:-][A-Za-z]+)*", re.ASCII)
+#: dotted or snake_case code: ``s3_client.token``, ``utf8_codec`` (each part a word)
+_CODE_NAME: Final = re.compile(r"[A-Za-z][a-z]*[0-9]{0,2}(?:[._][A-Za-z][a-z]*[0-9]{0,2})+",
+                               re.ASCII)
+#: mixed-class values shorter than this are too weak a signal ("ab12")
+_MIXED_MIN: Final = 6
+_RANDOM_LETTERS_MIN: Final = 16
+
+
+def _is_reference(value: str) -> bool:
+    folded = value.lower()
+    return folded.startswith(_REFERENCE_PREFIXES) or folded.strip("*x.•#_-") == ""
+
+
+def _looks_like_secret(value: str) -> bool:
+    """The value of a credential-named assignment is a secret unless it is evidently not.
+
+    Not secrets: types and literals (``str``, ``None``), references (``$TOKEN``,
+    ``os.environ…``, ``{{ … }}``, ``<your-key>``), masks (``****``), paths, URLs, versions
+    and dates, words and code names (``see``, ``vault.token``, ``getToken``). Secrets:
+    6+ digits, 6+ characters mixing letters, digits or symbols, and random-looking runs of
+    16+ letters (case changing at least every third letter)."""
+    if len(value) < 4 or value.lower() in _NOT_SECRETS or _is_reference(value):
+        return False
+    if "://" in value or (_PATH.fullmatch(value) and not _random_segment(value)):
+        return False
+    if value.isdigit():
+        return len(value) >= _MIXED_MIN
+    if _VERSION_OR_DATE.fullmatch(value) or _CODE_NAME.fullmatch(value):
+        return False
+    if _WORDS.fullmatch(value):
+        return value.isalpha() and len(value) >= _RANDOM_LETTERS_MIN \
+            and _case_changes(value) * 3 >= len(value)
+    return len(value) >= _MIXED_MIN
+
+
+def _random_segment(path: str) -> bool:
+    """A path segment mixing upper case, lower case and digits: base64 that starts with /."""
+    return any(len(part) >= 8 and not part.isalpha() and not part.islower()
+               and not part.isupper() for part in re.split(r"[/\\]", path))
+
+
+def _case_changes(word: str) -> int:
+    return sum(a.isupper() != b.isupper() for a, b in pairwise(word))
+
