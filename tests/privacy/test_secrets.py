@@ -166,8 +166,9 @@ def assert_needles_hold(text: str) -> None:
     lowered = text.lower() if text.isascii() else text.translate(
         str.maketrans(string.ascii_uppercase, string.ascii_lowercase))
     for rule in RULES:
-        if rule.regex.search(text) is None:
+        if (match := rule.regex.search(text)) is None:
             continue
+        assert rule.guard in match.group(0), (rule.name, text)
         haystack = lowered if rule.folded else text
         assert any(needle in haystack for needle in rule.needles), (rule.name, text)
         assert rule.hint is None or rule.hint.search(text) is not None, (rule.name, text)

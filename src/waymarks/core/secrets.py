@@ -52,10 +52,17 @@ cannot hold any of them. Redaction is idempotent. Pure: no I/O.
 
 from __future__ import annotations
 
+import re
 import string
 from typing import NamedTuple
 
-from waymarks.core.secret_rules import PLACEHOLDER_PREFIX, RULES, accepts, might_contain_secret
+from waymarks.core.secret_rules import (
+    BY_GUARD,
+    PLACEHOLDER_PREFIX,
+    Rule,
+    accepts,
+    might_contain_secret,
+)
 
 __all__ = ["PLACEHOLDER_PREFIX", "SecretSpan", "find_secrets", "might_contain_secret",
            "redact"]
@@ -103,28 +110,38 @@ def candidates(text: str) -> list[tuple[int, int, int, str]]:
     Skips the pre-test (tests compare the two)."""
     lowered = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
     found: list[tuple[int, int, int, str]] = []
-    for rank, rule in enumerate(RULES):
-        haystack = lowered if rule.folded else text
-        if rule.anchored:
-            matches = []
-            for needle in rule.needles:
-                at = haystack.find(needle)
-                while at != -1:
-                    if (match := rule.regex.match(text, at)) is not None:
-                        matches.append(match)
-                    at = haystack.find(needle, at + 1)
-        elif any(needle in haystack for needle in rule.needles) \
-                and (rule.hint is None or rule.hint.search(text) is not None):
-            matches = list(rule.regex.finditer(text))
-        else:
+    for guard, rules in BY_GUARD:
+        if guard and guard not in text:
             continue
-        for match in matches:
-            start, end = match.span(match.lastgroup or 0)
-            if rule.wrapper:  # a value in prose: its sentence's full stop is not part of it
-                end = start + len(text[start:end].rstrip(".") or text[start:end])
-            if accepts(rule.name, text[start:end]):
-                found.append((start, rank, end, rule.kind))
+        for rank, rule in rules:
+            haystack = lowered if rule.folded else text
+            if rule.anchored:
+                for needle in rule.needles:
+                    at = haystack.find(needle)
+                    while at != -1:
+                        if (match := rule.regex.match(text, at)) is not None:
+                            _accept(rule, rank, match, found)
+                        at = haystack.find(needle, at + 1)
+                continue
+            for needle in rule.needles:
+                if needle in haystack:
+                    break
+            else:
+                continue
+            if rule.hint is None or rule.hint.search(text) is not None:
+                for match in rule.regex.finditer(text):
+                    _accept(rule, rank, match, found)
     return found
+
+
+def _accept(rule: Rule, rank: int, match: re.Match[str],
+            found: list[tuple[int, int, int, str]]) -> None:
+    text = match.string
+    start, end = match.span(match.lastgroup or 0)
+    if rule.wrapper:  # a value in prose: its sentence's full stop is not part of it
+        end = start + len(text[start:end].rstrip(".") or text[start:end])
+    if accepts(rule.name, text[start:end]):
+        found.append((start, rank, end, rule.kind))
 
 
 def redact(text: str) -> tuple[str, int]:
