@@ -154,6 +154,10 @@ IN_CONTEXT: list[tuple[str, str, str]] = [
     ("secret", 'const password = "hunter22";', "hunter22"),
     ("secret", 'if password == "hunter22":', "hunter22"),
     ("secret", '"{\\"password\\": \\"Xk9mQ2vL\\"}"', "Xk9mQ2vL"),
+    ("secret", "services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: postgres\n",
+     "postgres"),
+    ("secret", "DB_PASSWORD=postgres", "postgres"),
+    ("secret", '{"password": "postgres"}', "postgres"),
 ]
 
 
@@ -209,4 +213,6 @@ LOOKALIKES: list[str] = [
     "glsl-shader and gl-matrix", "key-value store", "multi-user setup",
     "colour #ff00aa, ratio 16:9, e.g. foo.bar.baz",
     "eyJhbGciOiJIUzI1NiJ9 alone is only a header",
+    "deploy --token --verbose", "connect(user=user, password=password)", "password=db_pass",
+    "kubectl create secret generic app --from-file=./certs",
 ]

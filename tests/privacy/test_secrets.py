@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import string
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -219,8 +220,12 @@ def test_the_cheap_test_has_no_false_negatives(text: str) -> None:
 @settings(max_examples=400)
 @given(texts)
 def test_redaction_is_idempotent(text: str) -> None:
-    once, _ = redact(text)
+    once, count = redact(text)
     assert redact(once) == (once, 0)
+    spans = find_secrets(text)
+    assert count == len(spans)
+    assert all(a.end <= b.start for a, b in pairwise(spans))
+    assert all(0 <= span.start < span.end <= len(text) for span in spans)
 
 
 def _mixed(seed: str, length: int) -> str:

@@ -170,7 +170,8 @@ _WRAPPERS: Final = (
         r"[ \t]+" + _VALUE.format(name="flag"), re.ASCII | re.IGNORECASE),
         ("--",), anchored=True, wrapper=True, guard="-"),
     Rule("assign", "secret", re.compile(
-        _NAME + r"\\?[\"'`]?[ \t]*(?::=|=>|==|!=|=|:)[ \t]*" + _VALUE.format(name="assign"),
+        _NAME + r"(?P<sep>\\?[\"'`]?[ \t]*(?::=|=>|==|!=|=|:)[ \t]*)"
+        + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
         ("key", "secret", "token", "passw", "passp", "pwd"), folded=True, anchored=True,
         wrapper=True),
@@ -234,22 +235,36 @@ def might_contain_secret(text: str) -> bool:
         or "secret" in folded or "passp" in folded or (equals and "sig=" in text)
 
 
-def accepts(group: str, value: str) -> bool:
-    """Whether the match of rule ``group`` with span text ``value`` is a credential."""
-    if group in ("openai", "anthropic"):
+def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
+    """Whether ``match`` of rule ``name``, with span ``start:end``, is a credential."""
+    value = match.string[start:end]
+    if name in ("openai", "anthropic"):
         return any(c.isdigit() for c in value[3:])  # "sk-some-long-hyphenated-name" is not
-    if group == "discord":
+    if name == "discord":
         return _decodes(value.split(".", 1)[0], str.isdigit)  # base64 of the user id
-    if group == "bearer":
+    if name == "bearer":
         # "Bearer authentication": a word, not a token
         return len(value) >= 20 or any(c.isdigit() for c in value)
-    if group == "basic":
+    if name == "basic":
         return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
-    if group == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
+    if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
-    if group in ("assign", "flag"):
-        return _looks_like_secret(value)
+    if name in ("assign", "flag"):
+        # data, not prose: a quoted value, a flag's, or NAME=value with no spaces
+        data = (match.lastgroup or "").endswith("_q") or name == "flag" \
+            or match.group("sep") == "="
+        alone = _LINE_END.match(match.string, end) is not None \
+            and _starts_its_line(match.string, match.start())
+        return _looks_like_secret(value, data, alone)
     return True
+
+
+def _starts_its_line(text: str, at: int) -> bool:
+    """Whether the name ending at ``at``… starts its line (after spaces, ``- ``, ``export``):
+    a key-value line (``  DB_PASSWORD: postgres``), not prose (``rotate the token: done``)."""
+    while at and (text[at - 1].isalnum() or text[at - 1] in "_.-"):
+        at -= 1
+    return text[text.rfind("\n", 0, at) + 1:at].strip() in ("", "-", "export")
 
 
 def _decodes(text: str, check: Callable[[str], bool]) -> bool:
@@ -269,9 +284,10 @@ _NOT_SECRETS: Final = frozenset({
     "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
     "float64", "base64", "sha1", "sha256", "sha512", "md5", "utf8", "utf-8", "ascii",
 })
-#: values that refer to a secret held elsewhere (variables, templates, code, YAML tags)
+#: values that refer to a secret held elsewhere (variables, templates, code, YAML tags),
+#: and the next flag of a command line (``--token --verbose``)
 _REFERENCE_PREFIXES: Final = (
-    "$", "%", "{", "<", "[", "!", "os.environ", "os.getenv", "process.env", "env.",
+    "$", "%", "{", "<", "[", "!", "--", "os.environ", "os.getenv", "process.env", "env.",
     "getenv", "self.", "this.", "config.", "settings.", "secrets.", "vars.", "input(",
 )
 _FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
@@ -282,6 +298,11 @@ _WORDS: Final = re.compile(r"[A-Za-z]+(?:[._:-][A-Za-z]+)*", re.ASCII)
 #: dotted or snake_case code: ``s3_client.token``, ``utf8_codec`` (each part a word)
 _CODE_NAME: Final = re.compile(r"[A-Za-z][a-z]*[0-9]{0,2}(?:[._][A-Za-z][a-z]*[0-9]{0,2})+",
                                re.ASCII)
+#: what may follow a value alone on its line: spaces and a comment
+_LINE_END: Final = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
+#: how a name for a credential ends: a value ending so is a variable, not a secret
+_NAME_ENDS: Final = ("key", "secret", "token", "password", "passwort", "passwd",
+                     "passphrase", "pwd", "pass")
 #: mixed-class values shorter than this are too weak a signal ("ab12")
 _MIXED_MIN: Final = 6
 _RANDOM_LETTERS_MIN: Final = 16
@@ -292,14 +313,17 @@ def _is_reference(value: str) -> bool:
     return folded.startswith(_REFERENCE_PREFIXES) or folded.strip("*x.•#_-") == ""
 
 
-def _looks_like_secret(value: str) -> bool:
+def _looks_like_secret(value: str, data: bool, alone: bool) -> bool:
     """The value of a credential-named assignment is a secret unless it is evidently not.
 
-    Not secrets: types and literals (``str``, ``None``), references (``$TOKEN``,
-    ``os.environ…``, ``{{ … }}``, ``<your-key>``), masks (``****``), paths, URLs, versions
-    and dates, words and code names (``see``, ``vault.token``, ``getToken``). Secrets:
-    6+ digits, 6+ characters mixing letters, digits or symbols, and random-looking runs of
-    16+ letters (case changing at least every third letter)."""
+    Not secrets: types and literals (``str``, ``None``, ``Token``), references
+    (``$TOKEN``, ``os.environ…``, ``{{ … }}``, ``<your-key>``), masks (``****``), paths,
+    URLs, versions and dates, code names (``vault.token``, ``s3_client``, ``api_key``)
+    and prose (``password: see the vault``). Secrets: 6+ digits; 6+ characters mixing
+    letters, digits or symbols; 16+ random-looking letters (case changing at least every
+    third letter); and a single word where it is data, not prose: quoted, after ``=``
+    with no spaces, after a flag, or ``alone`` as the value of a key-value line
+    (``password: postgres``)."""
     if len(value) < 4 or value.lower() in _NOT_SECRETS or _is_reference(value):
         return False
     if "://" in value or (_PATH.fullmatch(value) and not _random_segment(value)):
@@ -308,10 +332,14 @@ def _looks_like_secret(value: str) -> bool:
         return len(value) >= _MIXED_MIN
     if _VERSION_OR_DATE.fullmatch(value) or _CODE_NAME.fullmatch(value):
         return False
-    if _WORDS.fullmatch(value):
-        return value.isalpha() and len(value) >= _RANDOM_LETTERS_MIN \
-            and _case_changes(value) * 3 >= len(value)
-    return len(value) >= _MIXED_MIN
+    if not _WORDS.fullmatch(value):
+        return len(value) >= _MIXED_MIN
+    if not value.isalpha() or value.lower().endswith(_NAME_ENDS):
+        return False  # a dotted or snake_case name, or a variable named for a credential
+    if len(value) >= _RANDOM_LETTERS_MIN and _case_changes(value) * 3 >= len(value):
+        return True
+    # alone on its line, one case: "postgres"; not "Token" (a type), "getToken" (code)
+    return data or (alone and (value.islower() or value.isupper()))
 
 
 def _random_segment(path: str) -> bool:

@@ -115,13 +115,14 @@ def candidates(text: str) -> list[tuple[int, int, int, str]]:
             continue
         for rank, rule in rules:
             haystack = lowered if rule.folded else text
-            if rule.anchored:
+            if rule.anchored:  # resume after an accepted match: linear on repeated names
                 for needle in rule.needles:
                     at = haystack.find(needle)
                     while at != -1:
-                        if (match := rule.regex.match(text, at)) is not None:
-                            _accept(rule, rank, match, found)
-                        at = haystack.find(needle, at + 1)
+                        match = rule.regex.match(text, at)
+                        resume = match.end() if match is not None and _accept(
+                            rule, rank, match, found) else at + 1
+                        at = haystack.find(needle, resume)
                 continue
             for needle in rule.needles:
                 if needle in haystack:
@@ -135,13 +136,16 @@ def candidates(text: str) -> list[tuple[int, int, int, str]]:
 
 
 def _accept(rule: Rule, rank: int, match: re.Match[str],
-            found: list[tuple[int, int, int, str]]) -> None:
+            found: list[tuple[int, int, int, str]]) -> bool:
+    """Add ``match`` to ``found`` if the rule's check accepts it; whether it did."""
     text = match.string
     start, end = match.span(match.lastgroup or 0)
     if rule.wrapper:  # a value in prose: its sentence's full stop is not part of it
         end = start + len(text[start:end].rstrip(".") or text[start:end])
-    if accepts(rule.name, text[start:end]):
-        found.append((start, rank, end, rule.kind))
+    if not accepts(rule.name, match, start, end):
+        return False
+    found.append((start, rank, end, rule.kind))
+    return True
 
 
 def redact(text: str) -> tuple[str, int]:
