@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.privacy.secret_corpus import IN_CONTEXT, LOOKALIKES, MAKERS, TOKENS, body
-from waymarks.core.secret_rules import RULES
+from waymarks.core.secret_rules import _SHORT_RULES_ONLY, _SHORTEST, RULES, SHORT_RULES
 from waymarks.core.secrets import (
     PLACEHOLDER_PREFIX,
     SecretSpan,
@@ -152,6 +152,15 @@ def test_declined_shapes_stay() -> None:
     for text in ("sk-some-long-hyphenated-package-name", "Basic dGhpcyBpcyBub3Q=",
                  "M" + "a" * 23 + ".abcdef." + "b" * 27):
         assert redact(text) == (text, 0)
+
+
+def test_only_the_short_rules_match_in_fewer_characters_than_the_pretest_skips() -> None:
+    # the pre-test looks only for the short rules' literals in text under this length
+    parser = pytest.importorskip("re._parser")
+    for rule in RULES:
+        shortest = parser.parse(rule.regex.pattern, rule.regex.flags).getwidth()[0]
+        assert rule.name in SHORT_RULES or shortest >= _SHORT_RULES_ONLY, rule.name
+        assert shortest + (rule.name == "url") >= _SHORTEST, rule.name  # url: "@" ahead
 
 
 def test_the_needles_of_every_rule_are_necessary_on_the_corpus() -> None:

@@ -151,10 +151,14 @@ _VALUE: Final = (
 #: ``clientSecret``, ``x-api-key``); ``key`` only after one of ``_KEY_PREFIXES``
 _KEY_PREFIXES: Final = ("api", "access", "secret", "private", "signing", "encryption",
                         "master", "account", "auth")
-_NAME: Final = (
-    "(?:(?:" + "|".join(f"(?<={p})|(?<={p}[_.-])" for p in _KEY_PREFIXES) + ")key"
+_SEPARATOR: Final = r"\\?[\"'`]?[ \t]*(?::=|=>|==|!=|=|:)"
+_NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fails fast
+    "(?:key(?=" + _SEPARATOR + ")(?:"
+    + "|".join(f"(?<={p}key)|(?<={p}[_.-]key)" for p in _KEY_PREFIXES) + ")"
     r"|secret|token|passwor[dt]|passwd|passphrase|pwd)"
 )
+_FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
+                r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", re.compile(
         r"\b(?:[Bb]earer|BEARER)[ \t]+(?P<bearer>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
@@ -165,12 +169,12 @@ _WRAPPERS: Final = (
     Rule("url", "url-password", re.compile(
         r"://[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/@?#\[\]\"'<>]+)(?=@)", re.ASCII),
         ("://",), anchored=True, wrapper=True, guard=":"),
-    Rule("flag", "secret", re.compile(
-        r"(?<![\w-])--(?:[\w-]*[_-])?(?:password|passwd|passphrase|token|secret|api[_-]?key)"
-        r"[ \t]+" + _VALUE.format(name="flag"), re.ASCII | re.IGNORECASE),
-        ("--",), anchored=True, wrapper=True, guard="-"),
+    Rule("flag", "secret", re.compile(_FLAG + r"[ \t]+" + _VALUE.format(name="flag"),
+                                      re.ASCII | re.IGNORECASE),
+         ("--",), anchored=True, wrapper=True, guard="-",
+         hint=re.compile(_FLAG, re.ASCII | re.IGNORECASE)),  # skips "---" rules and tables
     Rule("assign", "secret", re.compile(
-        _NAME + r"(?P<sep>\\?[\"'`]?[ \t]*(?::=|=>|==|!=|=|:)[ \t]*)"
+        _NAME + "(?P<sep>" + _SEPARATOR + r"[ \t]*)"
         + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
         ("key", "secret", "token", "passw", "passp", "pwd"), folded=True, anchored=True,
@@ -189,6 +193,10 @@ _MAILCHIMP: Final = re.compile(_MAILCHIMP_HINT, re.ASCII)
 _DISCORD: Final = re.compile(_DISCORD_HINT, re.ASCII)
 #: no rule matches in fewer characters ("://:pw@", "pwd=abcd")
 _SHORTEST: Final = 6
+#: in fewer characters only the rules in SHORT_RULES match (a test checks every rule's
+#: shortest match)
+_SHORT_RULES_ONLY: Final = 20
+SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "url", "flag", "assign"})
 
 
 def might_contain_secret(text: str) -> bool:
@@ -197,10 +205,18 @@ def might_contain_secret(text: str) -> bool:
     Every literal a rule needs is looked for, most behind a single character the literal
     holds: a character search costs a fraction of a substring search, and typical prose
     lacks most of these characters (``_``, ``~``, ``J``, ``K``, ``G``, ``B``, …). Every
-    check costs on clean text (all of them run), so a new one needs a guard."""
+    check costs on clean text (all of them run), so a new one needs a guard. Text too
+    short for all but a few rules skips the others."""
     if len(text) < _SHORTEST:
         return False
-    if "-" in text and (
+    dash, colon, equals = "-" in text, ":" in text, "=" in text
+    if len(text) < _SHORT_RULES_ONLY:
+        if ("_" in text and "k_" in text
+                and ("k_live_" in text or "k_test_" in text or "k_prod_" in text)) \
+                or ("x" in text and ("xox" in text or "xapp-" in text)):
+            return True
+        return _in_context(text, dash, colon, equals)
+    if dash and (
             "sk-" in text or "key-" in text or ("x" in text and ("xox" in text or "xapp-" in text))
             or ("gl" in text and _GITLAB.search(text) is not None)
             or ("-us" in text and _MAILCHIMP.search(text) is not None)):
@@ -214,7 +230,7 @@ def might_contain_secret(text: str) -> bool:
             or ("9" in text and "ya29." in text) or ("B" in text and "-----BEGIN" in text):
         return True
     if "A" in text and (("I" in text and ("IA" in text or "AIza" in text))
-                        or ("C" in text and "ACCA" in text) or ("-" in text and "-Ag" in text)):
+                        or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)):
         return True
     if ("K" in text and ("SK" in text or "HRKU-" in text)) \
             or ("G" in text and ("SG." in text or "GOCSPX-" in text or "GR1348941" in text)):
@@ -222,13 +238,20 @@ def might_contain_secret(text: str) -> bool:
     if ("M" in text or "N" in text or "O" in text) and "." in text \
             and _DISCORD.search(text) is not None:
         return True
-    colon, equals = ":" in text, "=" in text
-    if colon and ("://" in text or ":AA" in text):
+    if colon and (":AA" in text or ("://" in text and "hooks" in text)):
+        return True  # a Telegram bot token, a Slack or Discord webhook
+    return _in_context(text, dash, colon, equals)
+
+
+def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
+    """The literals of the rules that match by position: a URL's password, Bearer/Basic,
+    a flag, an assignment, Azure's ``sig=``."""
+    if colon and "://" in text and "@" in text:
         return True
     folded = text.casefold()  # names and Bearer/Basic match case-insensitively
     if "bearer" in folded or "basic" in folded:
         return True
-    if not (colon or equals or "--" in text):
+    if not (colon or equals or (dash and "--" in text)):
         return False
     return ("k" in folded and ("key" in folded or "token" in folded)) \
         or ("w" in folded and ("passw" in folded or "pwd" in folded)) \

@@ -114,24 +114,31 @@ def candidates(text: str) -> list[tuple[int, int, int, str]]:
         if guard and guard not in text:
             continue
         for rank, rule in rules:
-            haystack = lowered if rule.folded else text
-            if rule.anchored:  # resume after an accepted match: linear on repeated names
-                for needle in rule.needles:
+            _, _, regex, needles, folded, hint, _, anchored, _ = rule  # fields, unpacked once
+            haystack = lowered if folded else text
+            if anchored:
+                if hint is not None and hint.search(text) is None:
+                    continue
+                # resume after an accepted match (linear on repeated names), else after the
+                # needle: a needle overlapping itself ("--" in "-----") matches only at the
+                # first place, where nothing like it stands before
+                for needle in needles:
                     at = haystack.find(needle)
                     while at != -1:
-                        match = rule.regex.match(text, at)
+                        match = regex.match(text, at)
                         resume = match.end() if match is not None and _accept(
-                            rule, rank, match, found) else at + 1
+                            rule, rank, match, found) else at + len(needle)
                         at = haystack.find(needle, resume)
                 continue
-            for needle in rule.needles:
+            for needle in needles:
                 if needle in haystack:
                     break
             else:
                 continue
-            if rule.hint is None or rule.hint.search(text) is not None:
-                for match in rule.regex.finditer(text):
-                    _accept(rule, rank, match, found)
+            if hint is not None and hint.search(text) is None:
+                continue
+            for match in regex.finditer(text):
+                _accept(rule, rank, match, found)
     return found
 
 
