@@ -177,7 +177,7 @@ def test_responses_for_a_remote_provider() -> None:
     assert out["instructions"] == f"Be brief. {WITHHELD}"
     items = out["input"]
     assert items[0]["content"] == [
-        {"type": "input_text", "text": "token=[REDACTED:secret]"},
+        {"type": "input_text", "text": "token=[REDACTED:openai-key]"},
         {"type": "input_image", "image_url": "https://x.test/a.png"}]
     assert items[1]["content"] == [{"type": "output_text", "text": WITHHELD, "annotations": []}]
     assert items[2]["arguments"] == f'{{"cmd": "{WITHHELD}"}}'

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import json
+import string
+from itertools import pairwise
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from waymarks.core.secrets import _SECRET, might_contain_secret, redact
+from tests.privacy.secret_corpus import IN_CONTEXT, LOOKALIKES, MAKERS, TOKENS, body
+from waymarks.core.secret_rules import _SHORT_RULES_ONLY, _SHORTEST, RULES, SHORT_RULES
+from waymarks.core.secrets import (
+    PLACEHOLDER_PREFIX,
+    SecretSpan,
+    candidates,
+    find_secrets,
+    might_contain_secret,
+    redact,
+)
 
 OPENAI = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
 ANTHROPIC = "sk-ant-api03-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
@@ -39,7 +52,7 @@ PEM = ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nQyNTUxOQA
     ("api-key = 12345678", "api-key = [REDACTED:secret]"),
     ("aws.secret_key: wJalrXUtnFEMI/K7MDENG", "aws.secret_key: [REDACTED:secret]"),
     ("token: Bearer abcdefgh12345678", "token: Bearer [REDACTED:bearer]"),
-    (f"OPENAI_API_KEY={OPENAI}", "OPENAI_API_KEY=[REDACTED:secret]"),
+    (f"OPENAI_API_KEY={OPENAI}", "OPENAI_API_KEY=[REDACTED:openai-key]"),
 ])
 def test_credentials_are_redacted(text: str, expected: str) -> None:
     assert redact(text) == (expected, 1)
@@ -70,15 +83,121 @@ def test_redaction_is_idempotent_on_examples() -> None:
     assert redact(once) == (once, 0)
 
 
+def contexts(secret: str) -> list[tuple[str, str, str]]:
+    """(context name, text holding ``secret``, the form of ``secret`` in that text)."""
+    out = [("prose", f"The value {secret} was pasted here.", secret),
+           ("sentence end", f"Use {secret}.", secret),
+           ("json", json.dumps({"note": secret, "n": 1}), json.dumps(secret)[1:-1])]
+    if "\n" not in secret:
+        out += [("env file", f"EXPORTED_VALUE={secret}\nNEXT=1", secret),
+                ("named", f"SERVICE_TOKEN={secret}", secret),
+                ("url", f"https://api.example.com/v1/items?auth={secret}&page=2", secret)]
+    return out
+
+
+@pytest.mark.parametrize(("kind", "text", "secret"), [
+    pytest.param(kind, text, form, id=f"{kind}-{n}-{where}")
+    for n, (kind, value) in enumerate(TOKENS) for where, text, form in contexts(value)])
+def test_every_token_shape_is_redacted_in_every_context(kind: str, text: str,
+                                                        secret: str) -> None:
+    redacted, count = redact(text)
+    assert secret not in redacted
+    assert count == 1
+    assert f"{PLACEHOLDER_PREFIX}{kind}]" in redacted
+    assert [span.kind for span in find_secrets(text)] == [kind]
+
+
+@pytest.mark.parametrize(("kind", "text", "secret"), IN_CONTEXT)
+def test_credentials_known_by_their_context_are_redacted(kind: str, text: str,
+                                                         secret: str) -> None:
+    redacted, count = redact(text)
+    assert secret not in redacted
+    assert (count, f"{PLACEHOLDER_PREFIX}{kind}]" in redacted) == (1, True)
+
+
+@pytest.mark.parametrize("text", LOOKALIKES)
+def test_lookalikes_stay(text: str) -> None:
+    assert redact(text) == (text, 0)
+    assert find_secrets(text) == []
+
+
+def test_every_kind_has_a_fake_in_the_corpus() -> None:
+    kinds = {rule.kind for rule in RULES}
+    covered = {kind for kind, _ in TOKENS} | {kind for kind, _, _ in IN_CONTEXT}
+    assert kinds - covered == set()
+
+
+def test_find_secrets_gives_kinds_and_spans_in_order() -> None:
+    text = f"key {OPENAI}, then postgres://admin:pw@db/app and password=hunter22."
+    spans = find_secrets(text)
+    assert spans == [
+        SecretSpan("openai-key", 4, 4 + len(OPENAI)),
+        SecretSpan("url-password", text.index(":pw@") + 1, text.index(":pw@") + 3),
+        SecretSpan("secret", text.index("hunter22"), text.index("hunter22") + 8)]
+    assert [text[start:end] for _, start, end in spans] == [OPENAI, "pw", "hunter22"]
+    assert find_secrets("plain prose with no credential in it") == []
+
+
+def test_a_token_as_a_value_is_named_by_the_token_and_taken_whole() -> None:
+    text = f"private_key: {PEM}\nnext: 1"
+    assert redact(text) == ("private_key: [REDACTED:private-key]\nnext: 1", 1)
+    assert redact(f"Authorization: Bearer {TOKENS[1][1]}") == (
+        "Authorization: Bearer [REDACTED:jwt]", 1)
+    assert redact(f"api_key=abc:{GITHUB}") == ("api_key=[REDACTED:github-token]", 1)
+
+
+def test_declined_shapes_stay() -> None:
+    # no digit after sk-: a hyphenated name; "Basic" text that is not base64 of user:pass;
+    # a Discord-shaped run whose first part is not base64 of a user id
+    for text in ("sk-some-long-hyphenated-package-name", "Basic dGhpcyBpcyBub3Q=",
+                 "M" + "a" * 23 + ".abcdef." + "b" * 27):
+        assert redact(text) == (text, 0)
+
+
+def test_only_the_short_rules_match_in_fewer_characters_than_the_pretest_skips() -> None:
+    # the pre-test looks only for the short rules' literals in text under this length
+    parser = pytest.importorskip("re._parser")
+    for rule in RULES:
+        shortest = parser.parse(rule.regex.pattern, rule.regex.flags).getwidth()[0]
+        assert rule.name in SHORT_RULES or shortest >= _SHORT_RULES_ONLY, rule.name
+        assert shortest + (rule.name == "url") >= _SHORTEST, rule.name  # url: "@" ahead
+
+
+def test_the_needles_of_every_rule_are_necessary_on_the_corpus() -> None:
+    texts = [text for _, value in TOKENS for _, text, _ in contexts(value)]
+    texts += [text for _, text, _ in IN_CONTEXT] + LOOKALIKES
+    for text in texts:
+        assert_needles_hold(text)
+
+
+def assert_needles_hold(text: str) -> None:
+    """A rule's expression matches only texts holding a needle (and its hint), and then
+    the pre-test says True."""
+    lowered = text.lower() if text.isascii() else text.translate(
+        str.maketrans(string.ascii_uppercase, string.ascii_lowercase))
+    for rule in RULES:
+        if (match := rule.regex.search(text)) is None:
+            continue
+        assert rule.guard in match.group(0), (rule.name, text)
+        haystack = lowered if rule.folded else text
+        assert any(needle in haystack for needle in rule.needles), (rule.name, text)
+        assert rule.hint is None or rule.hint.search(text) is not None, (rule.name, text)
+        assert might_contain_secret(text), (rule.name, text)
+
+
 secretish = st.lists(st.sampled_from([
     "sk-", "sk-ant-", "ghp_", "gho_", "github_pat_", "AKIA", "ASIA", "Bearer ", "bearer\t",
     "BEARER ", "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----",
     "PRIVATE KEY", "password", "PASSWD", "pwd", "api_key", "Api-Key", "token", "TOKEN",
     "secret", "client_secret", "=", ":", " ", '"', "'", "\n", "_", "-", ".",
     "abcdefghij", "ABCDEFGHIJKLMNOP", "0123456789", "x", "None", "$X", "\u212a", "\u017f",
+    "sk_live_", "rk_test_", "whsec_", "glpat-", "GR1348941", "xoxb-", "xapp-1-", "AIza",
+    "GOCSPX-", "ya29.", "npm_", "pypi-Ag", "hf_", "shpat_", "dop_v1_", "HRKU-", "SK",
+    "SG.", "key-", "-us1", "MTIzNDU2Nzg5MDEyMzQ1Njc4", ".abcdef.", ":AA", "8Q~", "ACCA",
+    "ABIA", "sig=", "AccountKey=", "aws_secret_access_key", "://", "u:p@", "@", "--",
+    "--token ", "Basic ", "ZGVwbG95OnMzY3IzdA==", "eyJhbGciOiJIUzI1NiJ9", ".eyJzdWIiOjF9",
+    "hooks.slack.com/services/", "discord.com/api/webhooks/", "deadbeef" * 4, "=" * 2,
 ]) | st.text(max_size=4), max_size=14).map("".join)
-
-
 NAMES = ["password", "Passwort", "passwd", "PWD", "pwd", "api_key", "APIKEY", "access-key",
          "secret_key", "private_key", "access_token", "auth-token", "refreshToken",
          "id_token", "session_token", "bearer_token", "token", "client_secret", "Secret",
@@ -95,18 +214,59 @@ tokens = st.tuples(
     st.sampled_from(["ABCDEFGHIJKLMNOP", "abcdefghijklmnopqrstuvwxyz012345", "0123456789",
                      "short"]),
     st.text(max_size=3)).map("".join)
-candidates = secretish | assignments | tokens
+texts = secretish | assignments | tokens
 
 
 @settings(max_examples=600)
-@given(candidates)
+@given(texts)
 def test_the_cheap_test_has_no_false_negatives(text: str) -> None:
+    assert_needles_hold(text)
     if not might_contain_secret(text):
-        assert _SECRET.search(text) is None
+        assert candidates(text) == []
+        assert redact(text) == (text, 0)
+
+
+@settings(max_examples=400)
+@given(texts)
+def test_redaction_is_idempotent(text: str) -> None:
+    once, count = redact(text)
+    assert redact(once) == (once, 0)
+    spans = find_secrets(text)
+    assert count == len(spans)
+    assert all(a.end <= b.start for a, b in pairwise(spans))
+    assert all(0 <= span.start < span.end <= len(text) for span in spans)
+
+
+def _mixed(seed: str, length: int) -> str:
+    return body(seed, string.ascii_letters + string.digits, length - 1) + "a"
+
+
+SEPARATORS = [" ", "\n", "\t", " and ", ", ", "; ", " (", ") ", '"', "'"]
+FILLERS = ["the", "Bearer", "password:", "token =", "--token", "key", "note:", "see",
+           "https://example.com/x", "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "."]
+PLACED = [  # (make(seed) -> (text, secret))
+    lambda s: (f"password={_mixed(s, 12)}", _mixed(s, 12)),
+    lambda s: (f'"api_key": "{_mixed(s, 20)}"', _mixed(s, 20)),
+    lambda s: (f"postgres://app:{_mixed(s, 10)}@db/app", _mixed(s, 10)),
+    lambda s: (f"Authorization: Bearer {_mixed(s, 32)}", _mixed(s, 32)),
+]
+credential = st.one_of(
+    st.tuples(st.sampled_from([make for _, make in MAKERS]), st.text(max_size=8)).map(
+        lambda pair: (pair[0](pair[1]),) * 2),
+    st.tuples(st.sampled_from(PLACED), st.text(max_size=8)).map(lambda p: p[0](p[1])))
 
 
 @settings(max_examples=300)
-@given(candidates)
-def test_redaction_is_idempotent(text: str) -> None:
-    once, _ = redact(text)
-    assert redact(once) == (once, 0)
+@given(st.lists(st.tuples(credential, st.sampled_from(FILLERS), st.sampled_from(SEPARATORS),
+                          st.sampled_from(SEPARATORS)), min_size=1, max_size=4))
+def test_redaction_never_leaves_a_credential(items: list[tuple[tuple[str, str], str, str, str]],
+                                             ) -> None:
+    text = "".join(f"{filler}{before}{placed}{after}"
+                   for (placed, _), filler, before, after in items)
+    redacted, count = redact(text)
+    for _, secret in (item[0] for item in items):
+        assert secret not in redacted
+    assert count >= 1
+    assert redact(redacted) == (redacted, 0)
+
+

@@ -1,0 +1,379 @@
+"""The credential shapes ``waymarks.core.secrets`` recognises: rules, checks, pre-test.
+
+Each rule names a *kind* (the ``<kind>`` of ``[REDACTED:<kind>]``) and matches the span
+to replace. Two families:
+
+- tokens: a credential recognisable on its own by a vendor prefix or a fixed structure
+  (``ghp_…``, ``sk_live_…``, ``xoxb-…``, ``AIza…``, a JWT ``eyJ….eyJ….…``, a PEM block);
+  a few keep a lead-in outside the span (``sig=``, ``AccountKey=``,
+  ``aws_secret_access_key =``), because the value alone is ordinary base64;
+- wrappers: a value that is a credential because of where it stands: the token after
+  ``Bearer``/``Basic``, the password of a URL (``postgres://admin:pw@host``), the value of
+  a ``password=``/``api_key:``/``"secret": "…"`` assignment or a ``--token VALUE`` flag.
+
+Speed: ``redact`` runs on every rendered item of every model request, and nearly all of
+them hold no credential. ``might_contain_secret`` decides most texts with substring
+searches behind single-character guards (one expression of all rules, tried at every
+position, cost about 200 µs per 200 characters). Past it, rules are grouped by a *guard*
+character every match holds, and each runs only when one of its *needles* (the literals
+it cannot match without) is in the text: a text pays for the rules it could trigger, not
+for all 36. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
+*anchored*: their expression is tried only where the needle stands.
+
+What must stay true:
+
+- no false negatives: a rule's expression never matches a text lacking its guard, all
+  its needles or its hint, and ``might_contain_secret`` is False only when every rule's
+  needles are missing; only ``SHORT_RULES`` match in fewer than 20 characters. A new
+  rule needs its needles here and in the pre-test; tests/privacy/test_secrets.py checks
+  all of this against every rule's expression (unit cases and a property test).
+- a replacement never creates a new match: every span ends where its shape ends (fixed
+  lengths are followed by a non-token character, open-ended runs are greedy), so
+  redaction is idempotent.
+- checks after a match only ever decline (``accepts``).
+
+Pure: ASCII regular expressions and stdlib decoding only, no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from collections.abc import Callable
+from itertools import pairwise
+from typing import Final, NamedTuple
+
+#: every replacement starts with this; a value starting with it is never a secret again
+PLACEHOLDER_PREFIX: Final = "[REDACTED:"
+
+
+class Rule(NamedTuple):
+    """One credential shape."""
+
+    name: str  #: for ``accepts`` and tests
+    kind: str  #: what the placeholder says
+    regex: re.Pattern[str]  #: the group named ``name``, else the whole match, is the span
+    needles: tuple[str, ...]  #: literals the expression cannot match without
+    folded: bool = False  #: needles are looked for in the ASCII-lower-cased text
+    hint: re.Pattern[str] | None = None  #: a cheaper expression the text must also match
+    guard: str = ""  #: a character every match holds: its absence skips the rule cheaply
+    anchored: bool = False  #: the expression is tried at each needle's occurrence only
+    wrapper: bool = False  #: the span is a value in context; a token there names the kind
+
+
+_B: Final = r"(?<![\w-])"  # a token starts here: not inside a longer run of token characters
+_E: Final = r"(?![\w-])"  # a fixed-length token ends here
+
+
+#: characters in the order they are rare in prose and code: a rule's guard is the first
+#: one that all its needles hold
+_GUARDS: Final = "~JKXQGzx_=/AS:-."
+
+
+def _token(name: str, kind: str, pattern: str, *needles: str, hint: str = "") -> Rule:
+    common = set(needles[0]).intersection(*needles[1:])
+    guard = next((c for c in _GUARDS if c in common), "")
+    return Rule(name, kind, re.compile(pattern, re.ASCII), needles,
+                hint=re.compile(hint, re.ASCII) if hint else None, guard=guard)
+
+
+#: literal-led hints behind needles too common to decide alone
+_GITLAB_HINT: Final = r"gl(?:pat|ptt|dt|rtr?|cbt|ft|imt|oas|soat|ffct|agent)-"
+_GITHUB_HINT: Final = r"_(?:(?<=gh[pousr]_)|(?<=github_pat_))"
+_MAILCHIMP_HINT: Final = r"-us[0-9]"
+_DISCORD_HINT: Final = r"\.[\w-]{6}\."  # the middle of a bot token
+
+
+_TOKENS: Final = (
+    _token("pem", "private-key",
+           r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+           r"(?s:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", "-----BEGIN"),
+    _token("jwt", "jwt", _B + r"eyJ[\w-]{6,}\.eyJ[\w-]{6,}\.[\w-]*", "eyJ"),
+    _token("anthropic", "anthropic-key", _B + r"sk-ant-[\w-]{20,}", "sk-ant-"),
+    _token("openai", "openai-key", _B + r"sk-[\w-]{20,}", "sk-"),
+    _token("stripe", "stripe-key",
+           _B + r"(?:[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})",
+           "k_live_", "k_test_", "k_prod_", "whsec_"),
+    _token("github", "github-token",
+           r"(?<!\w)(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})",
+           "_", hint=_GITHUB_HINT),
+    _token("gitlab", "gitlab-token",
+           _B + r"(?:gl(?:pat|ptt|dt|rtr?|cbt|ft|imt|oas|soat|ffct|agent)-[\w-]{20,}"
+           r"(?:\.[\w-]+)*)", "gl", hint=_GITLAB_HINT),
+    _token("gitlab_runner", "gitlab-token", _B + r"GR1348941[\w-]{20,}", "GR1348941"),
+    _token("slack", "slack-token", _B + r"(?:xox[abeoprs]|xapp-[0-9])-[A-Za-z0-9-]{10,}",
+           "xox", "xapp-"),
+    _token("slack_hook", "slack-webhook",
+           r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/+-]{20,}",
+           "hooks.slack.com"),
+    _token("google", "google-api-key", _B + r"AIza[\w-]{35}" + _E, "AIza"),
+    _token("google_secret", "google-oauth-secret", _B + r"GOCSPX-[\w-]{28}" + _E, "GOCSPX-"),
+    _token("google_token", "google-oauth-token", _B + r"ya29\.[\w-]{20,}", "ya29."),
+    _token("npm", "npm-token", _B + r"npm_[A-Za-z0-9]{36}" + _E, "npm_"),
+    _token("pypi", "pypi-token", _B + r"pypi-Ag[\w-]{50,}", "pypi-"),
+    _token("hf", "huggingface-token", _B + r"hf_[A-Za-z0-9]{30,}" + _E, "hf_"),
+    _token("shopify", "shopify-token", _B + r"shp(?:at|ca|pa|ss)_[A-Fa-f0-9]{32}" + _E, "shp"),
+    _token("digitalocean", "digitalocean-token", _B + r"do[opr]_v1_[a-f0-9]{64}" + _E, "_v1_"),
+    _token("heroku", "heroku-key", _B + r"HRKU-[\w-]{40,}", "HRKU-"),
+    _token("twilio", "twilio-api-key", _B + r"SK[0-9a-f]{32}" + _E, "SK"),
+    _token("sendgrid", "sendgrid-key", _B + r"SG\.[\w-]{22}\.[\w-]{43}" + _E, "SG."),
+    _token("mailgun", "mailgun-key", _B + r"key-[A-Za-z0-9]{32}" + _E, "key-"),
+    _token("mailchimp", "mailchimp-key", _B + r"[0-9a-f]{32}-us[0-9]{1,2}" + _E, "-us",
+           hint=_MAILCHIMP_HINT),
+    _token("discord", "discord-token",
+           _B + r"[MNO][\w-]{23,27}\.[\w-]{6}\.[\w-]{27,38}" + _E, ".",
+           hint=_DISCORD_HINT),
+    _token("discord_hook", "discord-webhook",
+           r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[\w-]{20,}",
+           "/api/webhooks/"),
+    _token("telegram", "telegram-bot-token", r"(?<![\w:-])[0-9]{8,10}:AA[\w-]{33}" + _E, ":AA"),
+    _token("azure_client", "azure-client-secret",
+           r"(?<![\w~.-])[\w~.]{3}[0-9]Q~[\w~.-]{31,34}(?![\w~-])", "Q~"),
+    _token("aws", "aws-access-key-id",
+           r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![0-9A-Za-z])",
+           "AKIA", "ASIA", "ABIA", "ACCA"),
+    _token("azure_sas", "azure-sas", r"(?<!\w)sig=(?P<azure_sas>[A-Za-z0-9%+/]{30,}={0,2})",
+           "sig="),
+    Rule("azure_storage", "azure-storage-key", re.compile(
+        r"(?:accountkey|sharedaccesskey)[ \t]*=[ \t]*(?P<azure_storage>[A-Za-z0-9+/]{40,}={0,2})",
+        re.ASCII | re.IGNORECASE), ("accountkey", "sharedaccesskey"), folded=True,
+        anchored=True, guard="="),
+    Rule("aws_secret", "aws-secret-access-key", re.compile(
+        r"aws_?secret_?(?:access_?)?key\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+        r"(?P<aws_secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", re.ASCII | re.IGNORECASE),
+        ("aws",), folded=True, anchored=True),
+)
+
+#: the value of an assignment or flag: quoted (anything up to a quote or space) or bare
+_VALUE: Final = (
+    r"(?!(?i:bearer|basic)[ \t])"
+    r"(?:\\?[\"'`](?P<{name}_q>[^\s\"'`\\]{{4,4096}})"
+    r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>]{{4,4096}}))"
+)
+#: a credential name *ends* with one of these (``DB_PASSWORD``, ``PGPASSWORD``,
+#: ``clientSecret``, ``x-api-key``); ``key`` only after one of ``_KEY_PREFIXES``
+_KEY_PREFIXES: Final = ("api", "access", "secret", "private", "signing", "encryption",
+                        "master", "account", "auth")
+_SEPARATOR: Final = r"\\?[\"'`]?[ \t]*(?::=|=>|==|!=|=|:)"
+_NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fails fast
+    "(?:key(?=" + _SEPARATOR + ")(?:"
+    + "|".join(f"(?<={p}key)|(?<={p}[_.-]key)" for p in _KEY_PREFIXES) + ")"
+    r"|secret|token|passwor[dt]|passwd|passphrase|pwd)"
+)
+_FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
+                r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
+_WRAPPERS: Final = (
+    Rule("bearer", "bearer", re.compile(
+        r"\b(?:[Bb]earer|BEARER)[ \t]+(?P<bearer>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
+        ("bearer",), folded=True, anchored=True, wrapper=True),
+    Rule("basic", "basic-auth", re.compile(
+        r"\b(?:[Bb]asic|BASIC)[ \t]+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII),
+        ("basic",), folded=True, anchored=True, wrapper=True),
+    Rule("url", "url-password", re.compile(
+        r"://[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/@?#\[\]\"'<>]+)(?=@)", re.ASCII),
+        ("://",), anchored=True, wrapper=True, guard=":"),
+    Rule("flag", "secret", re.compile(_FLAG + r"[ \t]+" + _VALUE.format(name="flag"),
+                                      re.ASCII | re.IGNORECASE),
+         ("--",), anchored=True, wrapper=True, guard="-",
+         hint=re.compile(_FLAG, re.ASCII | re.IGNORECASE)),  # skips "---" rules and tables
+    Rule("assign", "secret", re.compile(
+        _NAME + "(?P<sep>" + _SEPARATOR + r"[ \t]*)"
+        + _VALUE.format(name="assign"),
+        re.ASCII | re.IGNORECASE),
+        ("key", "secret", "token", "passw", "passp", "pwd"), folded=True, anchored=True,
+        wrapper=True),
+)
+RULES: Final = (*_TOKENS, *_WRAPPERS)
+#: (guard, ((rank, rule), …)): rules grouped by guard, a rule's rank its place in RULES
+#: (the lower rank names the kind where spans overlap)
+BY_GUARD: Final = tuple(
+    (guard, tuple((rank, rule) for rank, rule in enumerate(RULES) if rule.guard == guard))
+    for guard in dict.fromkeys(rule.guard for rule in RULES))
+
+_GITLAB: Final = re.compile(_GITLAB_HINT, re.ASCII)
+_GITHUB: Final = re.compile(_GITHUB_HINT, re.ASCII)
+_MAILCHIMP: Final = re.compile(_MAILCHIMP_HINT, re.ASCII)
+_DISCORD: Final = re.compile(_DISCORD_HINT, re.ASCII)
+#: no rule matches in fewer characters ("://:pw@", "pwd=abcd")
+_SHORTEST: Final = 6
+#: in fewer characters only the rules in SHORT_RULES match (a test checks every rule's
+#: shortest match)
+_SHORT_RULES_ONLY: Final = 20
+SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "url", "flag", "assign"})
+
+
+def might_contain_secret(text: str) -> bool:
+    """A cheap test with no false negatives: False means no rule can match ``text``.
+
+    Every literal a rule needs is looked for, most behind a single character the literal
+    holds: a character search costs a fraction of a substring search, and typical prose
+    lacks most of these characters (``_``, ``~``, ``J``, ``K``, ``G``, ``B``, …). Every
+    check costs on clean text (all of them run), so a new one needs a guard. Text too
+    short for all but a few rules skips the others."""
+    if len(text) < _SHORTEST:
+        return False
+    dash, colon, equals = "-" in text, ":" in text, "=" in text
+    if len(text) < _SHORT_RULES_ONLY:
+        if ("_" in text and "k_" in text
+                and ("k_live_" in text or "k_test_" in text or "k_prod_" in text)) \
+                or ("x" in text and ("xox" in text or "xapp-" in text)):
+            return True
+        return _in_context(text, dash, colon, equals)
+    if dash and (
+            "sk-" in text or "key-" in text or ("x" in text and ("xox" in text or "xapp-" in text))
+            or ("gl" in text and _GITLAB.search(text) is not None)
+            or ("-us" in text and _MAILCHIMP.search(text) is not None)):
+        return True
+    if "_" in text and (
+            ("k_" in text and ("k_live_" in text or "k_test_" in text or "k_prod_" in text))
+            or "whsec_" in text or "npm_" in text or "hf_" in text or "shp" in text
+            or "_v1_" in text or _GITHUB.search(text) is not None):
+        return True
+    if ("J" in text and "eyJ" in text) or ("~" in text and "Q~" in text) \
+            or ("9" in text and "ya29." in text) or ("B" in text and "-----BEGIN" in text):
+        return True
+    if "A" in text and (("I" in text and ("IA" in text or "AIza" in text))
+                        or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)):
+        return True
+    if ("K" in text and ("SK" in text or "HRKU-" in text)) \
+            or ("G" in text and ("SG." in text or "GOCSPX-" in text or "GR1348941" in text)):
+        return True
+    if ("M" in text or "N" in text or "O" in text) and "." in text \
+            and _DISCORD.search(text) is not None:
+        return True
+    if colon and (":AA" in text or ("://" in text and "hooks" in text)):
+        return True  # a Telegram bot token, a Slack or Discord webhook
+    return _in_context(text, dash, colon, equals)
+
+
+def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
+    """The literals of the rules that match by position: a URL's password, Bearer/Basic,
+    a flag, an assignment, Azure's ``sig=``."""
+    if colon and "://" in text and "@" in text:
+        return True
+    folded = text.casefold()  # names and Bearer/Basic match case-insensitively
+    if "bearer" in folded or "basic" in folded:
+        return True
+    if not (colon or equals or (dash and "--" in text)):
+        return False
+    return ("k" in folded and ("key" in folded or "token" in folded)) \
+        or ("w" in folded and ("passw" in folded or "pwd" in folded)) \
+        or "secret" in folded or "passp" in folded or (equals and "sig=" in text)
+
+
+def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
+    """Whether ``match`` of rule ``name``, with span ``start:end``, is a credential."""
+    value = match.string[start:end]
+    if name in ("openai", "anthropic"):
+        return any(c.isdigit() for c in value[3:])  # "sk-some-long-hyphenated-name" is not
+    if name == "discord":
+        return _decodes(value.split(".", 1)[0], str.isdigit)  # base64 of the user id
+    if name == "bearer":
+        # "Bearer authentication": a word, not a token
+        return len(value) >= 20 or any(c.isdigit() for c in value)
+    if name == "basic":
+        return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
+    if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
+        return not _is_reference(value) and value.lower() not in _FIELD_NAMES
+    if name in ("assign", "flag"):
+        # data, not prose: a quoted value, a flag's, or NAME=value with no spaces
+        data = (match.lastgroup or "").endswith("_q") or name == "flag" \
+            or match.group("sep") == "="
+        alone = _LINE_END.match(match.string, end) is not None \
+            and _starts_its_line(match.string, match.start())
+        return _looks_like_secret(value, data, alone)
+    return True
+
+
+def _starts_its_line(text: str, at: int) -> bool:
+    """Whether the name ending at ``at``… starts its line (after spaces, ``- ``, ``export``):
+    a key-value line (``  DB_PASSWORD: postgres``), not prose (``rotate the token: done``)."""
+    while at and (text[at - 1].isalnum() or text[at - 1] in "_.-"):
+        at -= 1
+    return text[text.rfind("\n", 0, at) + 1:at].strip() in ("", "-", "export")
+
+
+def _decodes(text: str, check: Callable[[str], bool]) -> bool:
+    """Whether ``text`` is base64 of ASCII that passes ``check``."""
+    try:
+        plain = binascii.a2b_base64(text + "=" * (-len(text) % 4), strict_mode=True)
+        return bool(plain) and check(plain.decode("ascii"))
+    except (binascii.Error, ValueError):  # not base64, or not ASCII (UnicodeDecodeError)
+        return False
+
+
+#: assignment values that are types, literals or words standing for "no value"
+_NOT_SECRETS: Final = frozenset({
+    "null", "none", "nil", "true", "false", "undefined", "str", "string", "bytes", "int",
+    "number", "bool", "boolean", "any", "unknown", "optional", "secretstr", "redacted",
+    "required", "example", "changeme", "your_password", "your-password", "int8", "int16",
+    "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+    "float64", "base64", "sha1", "sha256", "sha512", "md5", "utf8", "utf-8", "ascii",
+})
+#: values that refer to a secret held elsewhere (variables, templates, code, YAML tags),
+#: and the next flag of a command line (``--token --verbose``)
+_REFERENCE_PREFIXES: Final = (
+    "$", "%", "{", "<", "[", "!", "--", "os.environ", "os.getenv", "process.env", "env.",
+    "getenv", "self.", "this.", "config.", "settings.", "secrets.", "vars.", "input(",
+)
+_FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
+_PATH: Final = re.compile(r"(?:/|\./|\.\./|~/|[A-Za-z]:[\\/])[\w./~\\-]*", re.ASCII)
+_VERSION_OR_DATE: Final = re.compile(r"[vV]?[0-9]+(?:[.:/-][0-9]+)+(?:[-+.][0-9A-Za-z.]+)?",
+                                     re.ASCII)
+_WORDS: Final = re.compile(r"[A-Za-z]+(?:[._:-][A-Za-z]+)*", re.ASCII)
+#: dotted or snake_case code: ``s3_client.token``, ``utf8_codec`` (each part a word)
+_CODE_NAME: Final = re.compile(r"[A-Za-z][a-z]*[0-9]{0,2}(?:[._][A-Za-z][a-z]*[0-9]{0,2})+",
+                               re.ASCII)
+#: what may follow a value alone on its line: spaces and a comment
+_LINE_END: Final = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
+#: how a name for a credential ends: a value ending so is a variable, not a secret
+_NAME_ENDS: Final = ("key", "secret", "token", "password", "passwort", "passwd",
+                     "passphrase", "pwd", "pass")
+#: mixed-class values shorter than this are too weak a signal ("ab12")
+_MIXED_MIN: Final = 6
+_RANDOM_LETTERS_MIN: Final = 16
+
+
+def _is_reference(value: str) -> bool:
+    folded = value.lower()
+    return folded.startswith(_REFERENCE_PREFIXES) or folded.strip("*x.•#_-") == ""
+
+
+def _looks_like_secret(value: str, data: bool, alone: bool) -> bool:
+    """The value of a credential-named assignment is a secret unless it is evidently not.
+
+    Not secrets: types and literals (``str``, ``None``, ``Token``), references
+    (``$TOKEN``, ``os.environ…``, ``{{ … }}``, ``<your-key>``), masks (``****``), paths,
+    URLs, versions and dates, code names (``vault.token``, ``s3_client``, ``api_key``)
+    and prose (``password: see the vault``). Secrets: 6+ digits; 6+ characters mixing
+    letters, digits or symbols; 16+ random-looking letters (case changing at least every
+    third letter); and a single word where it is data, not prose: quoted, after ``=``
+    with no spaces, after a flag, or ``alone`` as the value of a key-value line
+    (``password: postgres``)."""
+    if len(value) < 4 or value.lower() in _NOT_SECRETS or _is_reference(value):
+        return False
+    if "://" in value or (_PATH.fullmatch(value) and not _random_segment(value)):
+        return False
+    if value.isdigit():
+        return len(value) >= _MIXED_MIN
+    if _VERSION_OR_DATE.fullmatch(value) or _CODE_NAME.fullmatch(value):
+        return False
+    if not _WORDS.fullmatch(value):
+        return len(value) >= _MIXED_MIN
+    if not value.isalpha() or value.lower().endswith(_NAME_ENDS):
+        return False  # a dotted or snake_case name, or a variable named for a credential
+    if len(value) >= _RANDOM_LETTERS_MIN and _case_changes(value) * 3 >= len(value):
+        return True
+    # alone on its line, one case: "postgres"; not "Token" (a type), "getToken" (code)
+    return data or (alone and (value.islower() or value.isupper()))
+
+
+def _random_segment(path: str) -> bool:
+    """A path segment mixing upper case, lower case and digits: base64 that starts with /."""
+    return any(len(part) >= 8 and not part.isalpha() and not part.islower()
+               and not part.isupper() for part in re.split(r"[/\\]", path))
+
+
+def _case_changes(word: str) -> int:
+    return sum(a.isupper() != b.isupper() for a, b in pairwise(word))
+

@@ -1,0 +1,218 @@
+"""Real-shaped fake credentials, and look-alikes that are not credentials.
+
+The fakes follow each vendor's published token format (prefix, alphabet, length) with
+bodies from a seeded generator, so they are stable between runs and belong to no one.
+They are assembled from parts (``"sk_" + "live_" + …``) so this file holds no
+contiguous token for other secret scanners to trip over.
+
+- ``TOKENS``: (kind, value) credentials recognisable on their own; the tests put each in
+  prose, JSON, env-file, URL and credential-named-assignment contexts.
+- ``IN_CONTEXT``: (kind, text, secret) credentials recognisable by where they stand.
+- ``LOOKALIKES``: texts that must come back unchanged.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+import struct
+import zlib
+from collections.abc import Callable
+
+ALNUM = string.ascii_letters + string.digits
+URLSAFE = ALNUM + "_-"
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+
+
+def body(seed: str, alphabet: str, length: int) -> str:
+    """``length`` characters of ``alphabet`` from a generator seeded by ``seed``, with at
+    least one digit when the alphabet has digits (as a random key almost always does)."""
+    rng = random.Random(seed)
+    chars = [rng.choice(alphabet) for _ in range(length)]
+    digits = [c for c in alphabet if c.isdigit()]
+    if digits and not any(c.isdigit() for c in chars):
+        chars[length // 2] = rng.choice(digits)
+    return "".join(chars)
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def jwt(seed: str) -> str:
+    header = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    payload = b64url(json.dumps({"sub": seed, "iat": 1717171717}).encode())
+    return f"{header}.{payload}.{body(seed, URLSAFE, 43)}"
+
+
+def discord_token(seed: str) -> str:
+    user_id = str(random.Random(seed).randrange(10**17, 10**18))
+    first = base64.b64encode(user_id.encode()).decode().rstrip("=")
+    return f"{first}.{body(seed + '1', URLSAFE, 6)}.{body(seed + '2', URLSAFE, 27)}"
+
+
+def pem(seed: str) -> str:
+    return ("-----BEGIN " + "RSA PRIVATE KEY-----\n" + body(seed + "1", B64, 64) + "\n"
+            + body(seed + "2", B64, 64) + "\n-----END " + "RSA PRIVATE KEY-----")
+
+
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+
+#: (kind, make(seed) -> a fake of that shape)
+MAKERS: list[tuple[str, Callable[[str], str]]] = [
+    ("private-key", pem),
+    ("jwt", jwt),
+    ("anthropic-key", lambda s: "sk-" + "ant-api03-" + body(s, URLSAFE, 93) + "AA"),
+    ("openai-key", lambda s: "sk-" + "proj-" + body(s, URLSAFE, 48)),
+    ("openai-key", lambda s: "sk-" + body(s, ALNUM, 48)),
+    ("github-token", lambda s: "gh" + "p_" + body(s, ALNUM, 36)),
+    ("github-token", lambda s: "gh" + "s_" + body(s, ALNUM, 36)),
+    ("github-token", lambda s: "github_" + "pat_" + body(s + "1", ALNUM, 22) + "_"
+     + body(s + "2", ALNUM, 59)),
+    ("gitlab-token", lambda s: "gl" + "pat-" + body(s, URLSAFE, 20)),
+    ("gitlab-token", lambda s: "GR" + "1348941" + body(s, URLSAFE, 20)),
+    ("slack-token", lambda s: "xo" + "xb-" + body(s + "1", string.digits, 12) + "-"
+     + body(s + "2", string.digits, 13) + "-" + body(s + "3", ALNUM, 24)),
+    ("slack-token", lambda s: "xa" + "pp-1-" + body(s + "1", UPPER_DIGITS, 11) + "-"
+     + body(s + "2", string.digits, 13) + "-" + body(s + "3", HEX, 64)),
+    ("slack-webhook", lambda s: "https://hooks.slack" + ".com/services/T" + body(s + "1", ALNUM, 8)
+     + "/B" + body(s + "2", ALNUM, 8) + "/" + body(s + "3", ALNUM, 24)),
+    ("stripe-key", lambda s: "sk_" + "live_" + body(s, ALNUM, 24)),
+    ("stripe-key", lambda s: "rk_" + "live_" + body(s, ALNUM, 24)),
+    ("stripe-key", lambda s: "wh" + "sec_" + body(s, ALNUM, 32)),
+    ("google-api-key", lambda s: "AI" + "za" + body(s, URLSAFE, 35)),
+    ("google-oauth-secret", lambda s: "GOC" + "SPX-" + body(s, URLSAFE, 28)),
+    ("google-oauth-token", lambda s: "ya" + "29." + body(s, URLSAFE, 80)),
+    ("npm-token", lambda s: "np" + "m_" + body(s, ALNUM, 36)),
+    ("pypi-token", lambda s: "py" + "pi-AgEIcHlwaS5vcmc" + body(s, URLSAFE, 70)),
+    ("huggingface-token", lambda s: "h" + "f_" + body(s, string.ascii_letters, 34)),
+    ("shopify-token", lambda s: "shp" + "at_" + body(s, HEX, 32)),
+    ("digitalocean-token", lambda s: "do" + "p_v1_" + body(s, HEX, 64)),
+    ("heroku-key", lambda s: "HR" + "KU-AA" + body(s, URLSAFE, 58)),
+    ("twilio-api-key", lambda s: "S" + "K" + body(s, HEX, 32)),
+    ("sendgrid-key", lambda s: "S" + "G." + body(s + "1", URLSAFE, 22) + "."
+     + body(s + "2", URLSAFE, 43)),
+    ("mailgun-key", lambda s: "ke" + "y-" + body(s, HEX, 32)),
+    ("mailchimp-key", lambda s: body(s, HEX, 32) + "-u" + "s21"),
+    ("discord-token", discord_token),
+    ("discord-webhook", lambda s: "https://discord" + ".com/api/webhooks/"
+     + body(s + "1", string.digits, 18) + "/" + body(s + "2", URLSAFE, 68)),
+    ("telegram-bot-token", lambda s: "1" + body(s + "1", string.digits, 9) + ":A" + "A"
+     + body(s + "2", URLSAFE, 33)),
+    ("azure-client-secret", lambda s: body(s + "1", ALNUM, 3) + "8Q" + "~"
+     + body(s + "2", URLSAFE + "~.", 33) + "a"),
+    ("aws-access-key-id", lambda s: "AK" + "IA" + body(s, string.ascii_uppercase + "234567", 16)),
+    ("aws-access-key-id", lambda s: "AS" + "IA" + body(s, string.ascii_uppercase + "234567", 16)),
+]
+TOKENS: list[tuple[str, str]] = [(kind, make(f"{kind}-{n}")) for n, (kind, make) in
+                                 enumerate(MAKERS)]
+
+AWS_SECRET = body("aws-secret", B64, 40)
+AZURE_STORAGE = body("azure-storage", B64, 86) + "=="
+AZURE_SIG = body("azure-sig1", ALNUM, 20) + "%2B" + body("azure-sig2", ALNUM, 20) + "%3D"
+BASIC = base64.b64encode(b"deploy:" + body("basic", ALNUM, 16).encode()).decode()
+BEARER = body("bearer", ALNUM + "._~+/-", 40)
+GENERIC = body("generic", ALNUM, 24)
+
+#: (kind, text, the secret that must disappear)
+IN_CONTEXT: list[tuple[str, str, str]] = [
+    ("url-password", "connect with postgres://admin:pw@db.internal:5432/app then migrate", "pw"),
+    ("url-password", "REDIS_URL=redis://:Xk9mQ2vLp4@cache:6379/0", "Xk9mQ2vLp4"),
+    ("url-password", '{"registry": "https://deploy:s3cr3t-Pa55@registry.example.com/v2/"}',
+     "s3cr3t-Pa55"),
+    ("url-password", "git clone https://oauth2:Tk7pQ9zLm2Wx@gitlab.example.com/team/app.git",
+     "Tk7pQ9zLm2Wx"),
+    ("bearer", f"curl -H 'Authorization: Bearer {BEARER}' https://api.example.com/v1",
+     BEARER),
+    ("basic-auth", f"Authorization: Basic {BASIC}", BASIC),
+    ("aws-secret-access-key", f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
+    ("aws-secret-access-key", f'{{"AWS_SECRET_ACCESS_KEY": "{AWS_SECRET}"}}', AWS_SECRET),
+    ("aws-secret-access-key", f"export AWS_SECRET_ACCESS_KEY={AWS_SECRET}", AWS_SECRET),
+    ("azure-storage-key", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey="
+     f"{AZURE_STORAGE};EndpointSuffix=core.windows.net", AZURE_STORAGE),
+    ("azure-sas", "https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o"
+     f"&sp=r&se=2030-01-01&sig={AZURE_SIG}", AZURE_SIG),
+    ("secret", "DB_PASSWORD=hunter22", "hunter22"),
+    ("secret", "password=Xk9mQ2vL", "Xk9mQ2vL"),
+    ("secret", '{"password": "Tr0ub4dor&3", "user": "bob"}', "Tr0ub4dor&3"),
+    ("secret", "export PGPASSWORD='Xk9#mQ2$vL'", "Xk9#mQ2$vL"),
+    ("secret", f"api_key = \"{GENERIC}\"", GENERIC),
+    ("secret", f"  clientSecret: {GENERIC}\n  clientId: web", GENERIC),
+    ("secret", f"x-api-key: {GENERIC}", GENERIC),
+    ("secret", f"TWILIO_AUTH_TOKEN={body('twilio-auth', HEX, 32)}", body("twilio-auth", HEX, 32)),
+    ("secret", f"HEROKU_API_KEY={body('heroku-uuid', HEX, 8)}-4f89-11d3-9a0c-"
+     f"{body('heroku-uuid2', HEX, 12)}", body("heroku-uuid", HEX, 8)),
+    ("secret", f"mysql --password {GENERIC} -u root", GENERIC),
+    ("secret", f"deploy --api-key={GENERIC}", GENERIC),
+    ("secret", "passphrase: 831204", "831204"),
+    ("secret", "token: 9f8e7d6c5b4a3210", "9f8e7d6c5b4a3210"),
+    ("secret", "access_token=abc123def456&state=xyz", "abc123def456"),
+    ("secret", "SECRET_KEY: ZxQwErTyUiOpAsDfGhJk", "ZxQwErTyUiOpAsDfGhJk"),
+    ("secret", 'const password = "hunter22";', "hunter22"),
+    ("secret", 'if password == "hunter22":', "hunter22"),
+    ("secret", '"{\\"password\\": \\"Xk9mQ2vL\\"}"', "Xk9mQ2vL"),
+    ("secret", "services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: postgres\n",
+     "postgres"),
+    ("secret", "DB_PASSWORD=postgres", "postgres"),
+    ("secret", '{"password": "postgres"}', "postgres"),
+]
+
+
+def png_data_uri(width: int = 4, height: int = 4) -> str:
+    """A real PNG (RGB noise), base64-encoded in a data URI."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rng = random.Random("png")
+    rows = b"".join(b"\x00" + bytes(rng.randrange(256) for _ in range(width * 3))
+                    for _ in range(height))
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2,
+                                                             0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+LOOKALIKES: list[str] = [
+    "request 3f2504e0-4f89-11d3-9a0c-0305e82c3301 failed twice",
+    '{"id": "6ba7b810-9dad-11d1-80b4-00c04fd430c8", "status": "ok"}',
+    "fixed in commit 9fceb02d0ae598e95dc970b74767f19372d61af8 (short 9fceb02)",
+    "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "image: python@sha256:4d2f0b6c6a2fd5e3c1b1e4b5f9a8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0",
+    '"integrity": "sha512-' + base64.b64encode(bytes(range(64))).decode() + '"',
+    png_data_uri(),
+    f'<img src="{png_data_uri(8, 8)}" alt="logo">',
+    "antidisestablishmentarianism and internationalization are long words",
+    "see /home/user/.ssh/id_ed25519.pub and src/waymarks/core/secrets.py",
+    r"C:\Users\me\AppData\Local\token_cache.json",
+    "upgrade to 1.2.3-rc.1+build.5, then v2.10.0",
+    "password: str", "token = None", "secret: str", "password: see the vault",
+    "api_key: Optional[str] = None", "token: Token", "password = getpass.getpass()",
+    "secret = settings.SECRET_KEY", "token := os.Getenv(\"TOKEN\")",
+    "api_key = os.environ['OPENAI_API_KEY']", "password: ${DB_PASSWORD}",
+    "secret: {{ secrets.deploy }}", "password = ********", "api_key: <your-key>",
+    "api_key: your-api-key-here", "password: changeme", "token: 2024-01-01",
+    "private_key: ~/.ssh/id_rsa", "PWD=/home/me/project", "token = request.headers.get",
+    "password: correct-horse-battery-staple", "api_key: getAccessTokenFromEnvironment",
+    "max_tokens: 4096", "token_count=12", "password_min_length: 12", '"token": null',
+    "## API keys\n\nSet `OPENAI_API_KEY` in your shell, never in the repository.",
+    "| name | type | required |\n|---|---|---|\n| token | string | yes |",
+    "- [x] rotate the token: done",
+    "Bearer authentication is described in RFC 6750",
+    "Basic authentication sends credentials on every request",
+    "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 deploy@host",
+    "https://github.com/org/repo and git@github.com:org/repo.git",
+    "http://localhost:8080/health and postgres://db.internal:5432/app",
+    "https://user@example.com/path?page=2&sort=asc",
+    "mailto:me@example.com, 2024-05-01T12:00:00Z, 10:30:45, 192.168.1.10",
+    "arn:aws:iam::123456789012:role/Admin",
+    "the sk-learn library", "TASK-1234 and SKU-99", "pk_" + "live_" + body("pk", ALNUM, 24),
+    "AC" + body("twilio-sid", HEX, 32), "hf_hub_download(repo_id)", "npm_config_cache",
+    "glsl-shader and gl-matrix", "key-value store", "multi-user setup",
+    "colour #ff00aa, ratio 16:9, e.g. foo.bar.baz",
+    "eyJhbGciOiJIUzI1NiJ9 alone is only a header",
+    "deploy --token --verbose", "connect(user=user, password=password)", "password=db_pass",
+    "kubectl create secret generic app --from-file=./certs",
+]
