@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.privacy.secret_corpus import MAKERS
 from waymarks.core.privacy import LEVELS
 from waymarks.hosts import claude_code
 from waymarks.personal.setup import personal_store, plan_with_memory
@@ -57,6 +58,8 @@ CREDENTIALS: list[st.SearchStrategy[str]] = [
     _body(24).map(lambda b: f'"api_key": "{b}Q7"'),
     _body(48).map(lambda b: f"-----BEGIN RSA PRIVATE KEY-----\n{b}\n-----END RSA PRIVATE KEY-----"),
 ]
+#: the redactor's own corpus of vendor shapes (all but PEM, whose end is fixed text)
+VENDOR_SHAPES = [(kind, make) for kind, make in MAKERS if kind != "private-key"]
 SECRET_PART = {  # the part of each shape that must never leave
     "ghp_": 4, "github_pat_": 11, "sk-proj-": 8, "sk-ant-api03-": 13, "AKIA": 0,
     "Bearer ": 7, "password=": 9, '"api_key": "': 12, "-----BEGIN": 32,
@@ -84,13 +87,19 @@ def pieces(draw: st.DrawFn, n: int) -> Piece:
     secrets: list[str] = []
     withheld: list[str] = []
     for part in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["plain", "credential", "span", "escaped", "hostile"]))
+        kind = draw(st.sampled_from(["plain", "credential", "vendor", "span", "escaped",
+                                     "hostile"]))
         if kind == "plain":
             words.append(draw(st.sampled_from(["deploys", "go", "to", "staging", "port 5433"])))
         elif kind == "credential":
             credential = draw(st.one_of(*CREDENTIALS))
             secrets.append(secret_of(credential))
             words.append(credential)
+        elif kind == "vendor":  # every shape of the redactor's corpus, random bodies
+            _shape, make = draw(st.sampled_from(VENDOR_SHAPES))
+            token = make(draw(st.text(ALNUM, min_size=4, max_size=12)))
+            secrets.append(token[-12:])  # the random end of the token
+            words.append(token)
         elif kind == "span":
             level = draw(st.sampled_from(LEVELS))
             token = f"WH{n}x{part}Q"

@@ -39,7 +39,7 @@ from waymarks.core.privacy import (
     filter_text,
     normalize_provider,
 )
-from waymarks.core.secrets import redact
+from waymarks.core.secrets import find_secrets, redact
 
 #: characters ``str.splitlines`` treats as line breaks that JSON leaves alone
 _LINE_BREAKS: Final = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
@@ -91,6 +91,11 @@ class Egress:
         if shown is None or not self.redacts:
             return shown
         return redact(shown)[0]
+
+    def redacts_in(self, stored: str) -> bool:
+        """Whether this destination would see a credential of ``stored`` redacted (so
+        anything derived from ``stored``, such as a memory's key, must not be shown)."""
+        return self.redacts and bool(find_secrets(stored))
 
     def quoted(self, stored: str, explicit: str | None = None) -> str | None:
         """:meth:`text` as one quoted JSON string; ``None`` when nothing may be sent."""

@@ -102,7 +102,7 @@ def render_memory(memory: MemoryBlock, egress: Egress) -> str:
         lines.append(f"Supersedes: {meta(memory.supersedes)}")
     if memory.contradicts:
         lines.append("Contradicts: " + ", ".join(meta(c) for c in memory.contradicts))
-    if memory.key:
+    if memory.key and not egress.redacts_in(memory.claim):  # a key may be derived from it
         lines.append(f"Key: {_shown(egress, memory.key, level)}")
     sources = ", ".join(meta(s) for s in memory.source_entry_ids) or "mutation entry"
     lines += [f"Score: {memory.score:.3f}", f"Reason: {meta(memory.reason)}",
