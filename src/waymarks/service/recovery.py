@@ -124,18 +124,20 @@ def database_error(exc: Exception, db_path: Path) -> ServiceError:
     elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_CANTOPEN")) or code in (
             errno.EACCES, errno.EPERM, errno.EROFS):
         problem = unwritable(db_path) or (
-            f"{db_path} cannot be opened for writing ({name or exc})",
+            f"{db_path} cannot be opened for writing ({name or describe(exc)})",
             f"Check that {db_path.parent} and the files in it are yours and writable")
+        problem = (problem[0] if str(db_path) in problem[0] else f"{db_path}: {problem[0]}",
+                   problem[1])
     elif name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
-        problem = ("another process kept the database locked for too long",
+        problem = (f"another process kept {db_path} locked for too long",
                    "Let it finish, or stop it, then retry")
     elif name.startswith("SQLITE_IOERR"):
-        problem = (f"the system reported an I/O error ({name})",
+        problem = (f"the system reported an I/O error ({name}) on {db_path}",
                    f"Check the disk and file system holding {db_path.parent}, then retry")
     else:
-        problem = (describe(exc), "Retry; if it persists, run `waymarks health`")
+        problem = (f"{db_path}: {describe(exc)}", "Retry; if it persists, run `waymarks health`")
     cause, fix = problem
-    return ServiceError("database_error", f"{db_path}: {cause}. {fix}. {LEDGER_INTACT}.")
+    return ServiceError("database_error", f"{cause}. {fix}. {LEDGER_INTACT}.")
 
 
 def unwritable(db_path: Path) -> tuple[str, str] | None:
@@ -156,7 +158,7 @@ def unwritable(db_path: Path) -> tuple[str, str] | None:
     for suffix in ("", "-wal", "-shm"):
         path = Path(f"{db_path}{suffix}")
         if path.exists() and not os.access(path, os.R_OK | os.W_OK):
-            return (f"{path.name} is read-only for this user",
+            return (f"{path} is read-only for this user",
                     f"Make it writable: chmod u+w {path}; or move {db_path.name} aside and"
                     " the next command rebuilds it from the session files")
     return None
@@ -183,8 +185,8 @@ def prepare_database_files(db_path: Path) -> None:
     if problem is not None:
         cause, fix = problem
         raise ServiceError("database_error",
-                           f"{db_path}: {cause}, so Waymarks cannot keep its projection up to"
-                           f" date. {fix}. Nothing was changed. {LEDGER_INTACT}.")
+                           f"{cause}, so Waymarks cannot keep its projection up to date."
+                           f" {fix}. Nothing was changed. {LEDGER_INTACT}.")
 
 
 def recovering(method: Callable[P, R]) -> Callable[P, R]:

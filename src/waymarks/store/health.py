@@ -8,10 +8,9 @@ the one place that pays for it at any size (see :mod:`waymarks.store.integrity`)
 from __future__ import annotations
 
 import os
-import sqlite3
 from typing import Any
 
-from waymarks.store.integrity import verify_all
+from waymarks.store.integrity import fts_problems, verify_all
 from waymarks.store.migrations import current_version
 from waymarks.store.projection import Projection
 
@@ -48,7 +47,7 @@ def health_report(projection: Projection) -> dict[str, Any]:
     ignored_total = db.execute(
         "SELECT count(*) FROM mutations WHERE effect = 'ignored'").fetchone()[0]
     mutations = db.execute("SELECT count(*) FROM mutations").fetchone()[0]
-    problems = verify_all(db) or fts_problems(db)
+    problems = verify_all(db) or fts_problems(db, ("items_fts", "recall_terms"))
     integrity = problems[0] if problems else "ok"
     ok = integrity == "ok" and all(s["exists"] for s in sources)
     return {
@@ -57,15 +56,3 @@ def health_report(projection: Projection) -> dict[str, Any]:
         "sources": sources, "anomalyCounts": anomaly_counts, "anomalies": anomalies,
     }
 
-
-def fts_problems(db: sqlite3.Connection) -> list[str]:
-    """FTS5's own consistency check of both full-text indexes (a write statement to SQLite,
-    so it runs here and not on every open)."""
-    for table in ("items_fts", "recall_terms"):
-        try:
-            db.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
-        except sqlite3.DatabaseError as exc:
-            if not (getattr(exc, "sqlite_errorname", None) or "").startswith("SQLITE_CORRUPT"):
-                raise
-            return [f"full-text index {table} is inconsistent"]
-    return []

@@ -270,3 +270,16 @@ def _verify_meta(db: sqlite3.Connection) -> list[str]:
     except ProjectionDamaged as exc:
         return [str(exc)]
     return []
+
+
+def fts_problems(db: sqlite3.Connection, tables: Sequence[str]) -> list[str]:
+    """FTS5's own consistency check of full-text indexes. It is an INSERT to SQLite, so
+    it takes the write lock: call it inside a write transaction (or from ``health``)."""
+    for table in tables:
+        try:
+            db.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
+        except sqlite3.DatabaseError as exc:
+            if not (getattr(exc, "sqlite_errorname", None) or "").startswith("SQLITE_CORRUPT"):
+                raise
+            return [f"full-text index {table} is inconsistent"]
+    return []

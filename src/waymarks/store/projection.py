@@ -54,6 +54,7 @@ from waymarks.store.integrity import (
     count_group,
     database_bytes,
     decoding,
+    fts_problems,
     groups_of,
     item_checksum,
     verify_all,
@@ -198,6 +199,9 @@ class Projection:
                 raise ProjectionDamaged(f"table {table} does not match the schema") from exc
         if database_bytes(self.db) <= OPEN_CHECK_MAX_BYTES:
             problems = verify_all(self.db)
+            if not problems:  # the index recall answers from (a write statement to SQLite)
+                with self.transaction():
+                    problems = fts_problems(self.db, ("recall_terms",))
             if problems:
                 raise ProjectionDamaged(problems[0])
 

@@ -174,10 +174,12 @@ class RecallIndex:
             # visibility is part of the query, so other sessions' and projects' records
             # never take the places of this session's in the bounded candidate list
             session_id, project = visible_to if visible_to is not None else (None, None)
+            # (a posting without its record, or a record without its item, is let through
+            # to be found damaged below, never silently dropped by the join)
             rows = self.db.execute(
-                f"SELECT {RECORD_COLUMNS}, i.status FROM recall_terms JOIN recall_records r"
-                " ON r.rowid = recall_terms.rowid JOIN items i ON i.id = r.item_id"
-                " WHERE recall_terms MATCH ?1 AND (?2 IS NULL OR"
+                f"SELECT {RECORD_COLUMNS}, i.status FROM recall_terms LEFT JOIN recall_records r"
+                " ON r.rowid = recall_terms.rowid LEFT JOIN items i ON i.id = r.item_id"
+                " WHERE recall_terms MATCH ?1 AND (?2 IS NULL OR i.id IS NULL OR"
                 " (i.scope = 'project' AND i.project_path = ?3)"
                 " OR (i.scope != 'project' AND i.session_id = ?2))"
                 " ORDER BY recall_terms.rank LIMIT ?4",
@@ -185,7 +187,7 @@ class RecallIndex:
             ).fetchall()
         else:
             rows = self.db.execute(
-                f"SELECT {RECORD_COLUMNS}, r.status FROM recall_terms JOIN recall_records r"
+                f"SELECT {RECORD_COLUMNS}, r.status FROM recall_terms LEFT JOIN recall_records r"
                 " ON r.rowid = recall_terms.rowid WHERE recall_terms MATCH ?"
                 " ORDER BY recall_terms.rank LIMIT ?",
                 (" OR ".join(terms), limit),
