@@ -16,6 +16,7 @@ import pytest
 
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
+from waymarks.store import integrity
 from waymarks.store import projection as projection_module
 from waymarks.store.integrity import ProjectionDamaged, verify_all
 from waymarks.store.projection import ITEM_COLUMNS
@@ -24,7 +25,7 @@ from waymarks.store.projection import ITEM_COLUMNS
 @pytest.fixture(params=["open-check", "per-read-only"])
 def check_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "per-read-only":
-        monkeypatch.setattr(projection_module, "OPEN_CHECK_MAX_BYTES", 0)
+        monkeypatch.setattr(integrity, "OPEN_CHECK_MAX_BYTES", 0)
     return str(request.param)
 
 

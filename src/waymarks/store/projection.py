@@ -45,10 +45,9 @@ from waymarks.core.model import (
 from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
-from waymarks.store import recall_index
+from waymarks.store import integrity, recall_index
 from waymarks.store.integrity import (
     MUTATION_FIELDS,
-    OPEN_CHECK_MAX_BYTES,
     ProjectionDamaged,
     checksum,
     count_group,
@@ -197,7 +196,7 @@ class Projection:
                 self.db.execute(f"SELECT {columns} FROM {table} LIMIT 0")
             except sqlite3.OperationalError as exc:
                 raise ProjectionDamaged(f"table {table} does not match the schema") from exc
-        if database_bytes(self.db) <= OPEN_CHECK_MAX_BYTES:
+        if database_bytes(self.db) <= integrity.OPEN_CHECK_MAX_BYTES:
             problems = verify_all(self.db)
             if not problems:  # the index recall answers from (a write statement to SQLite)
                 with self.transaction():
