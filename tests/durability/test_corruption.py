@@ -7,6 +7,8 @@ import json
 import os
 import random
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import pytest
 from waymarks.cli.main import main
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, ServiceError
+from waymarks.store.migrations import LATEST_VERSION
 
 
 def populate(app: Waymarks) -> list[dict]:
@@ -114,7 +117,9 @@ def test_a_newer_schema_is_refused_untouched(make_app: Callable[..., Waymarks],
     app.close()
     db = home / "waymarks.db"
     con = sqlite3.connect(db)
-    con.execute("INSERT INTO schema_migrations VALUES (99, 'from the future', 0)")
+    # a later release records its steps after ours, without a gap
+    con.execute("INSERT INTO schema_migrations VALUES (?, 'from the future', 0)",
+                (LATEST_VERSION + 1,))
     con.commit()
     con.close()
     digest = hashlib.sha256(db.read_bytes()).hexdigest()
@@ -145,3 +150,38 @@ def test_cli_reports_recovery_without_a_traceback(make_app, home: Path, project:
     assert report["recovered"]["damaged"].startswith(str(home / "waymarks.db.damaged-"))
     assert "Traceback" not in captured.err
     assert os.path.exists(report["recovered"]["damaged"])
+
+
+@pytest.mark.parametrize("statement", [
+    # issue 14: each of these made every command, health and --json included, a traceback
+    "UPDATE sqlite_master SET sql = CAST(x'435245415445205441424c4520ff28' AS TEXT)"
+    " WHERE name = 'anomalies'",
+    "UPDATE items SET record = CAST(x'7bff' AS BLOB) WHERE rowid = 1",
+    "UPDATE items SET conflicts_with = '[' WHERE rowid = 1",
+    "UPDATE items SET polarity_base = CAST(x'ff' AS TEXT) WHERE rowid = 1",
+    "UPDATE recall_records SET fields = x'7b' WHERE rowid = 1",
+])
+def test_undecodable_bytes_never_brick_the_cli(make_app: Callable[..., Waymarks], home: Path,
+                                               project: Path, statement: str) -> None:
+    app = make_app()
+    populate(app)
+    app.recall("which port does service 7 answer on")
+    app.close()
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd",
+             str(project), *args], capture_output=True, text=True, check=False)
+
+    expected = cli("--json", "memory").stdout
+    con = sqlite3.connect(home / "waymarks.db")
+    con.execute("PRAGMA writable_schema = ON")
+    con.execute(statement)
+    con.commit()
+    con.close()
+    for args in (("--json", "health"), ("health",), ("--json", "memory"),
+                 ("recall", "service 7 port")):
+        done = cli(*args)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (args, done.stderr)
+    assert cli("--json", "memory").stdout == expected
+    assert len(list(home.glob("waymarks.db.damaged-*"))) == 1

@@ -24,16 +24,20 @@ def snapshot(db_path: Path) -> dict[str, list[tuple]]:
         items = db.execute(
             "SELECT id, kind, scope, partition, project_path, key, classification, text, norm,"
             " polarity_base, polarity_sign, status, reason, superseded_by, supersedes,"
-            " conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record"
-            " FROM items ORDER BY id").fetchall()
+            " conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record,"
+            " checksum FROM items ORDER BY id").fetchall()
         mutations = db.execute(
             "SELECT seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id, kind,"
-            " operation, target_id, payload, effect, note FROM mutations ORDER BY seq").fetchall()
+            " operation, target_id, payload, effect, note, checksum FROM mutations ORDER BY seq"
+        ).fetchall()
+        groups = db.execute("SELECT kind, grp, count FROM item_groups ORDER BY kind, grp"
+                            ).fetchall()
         fts = db.execute(
             "SELECT i.id FROM items_fts JOIN items i ON i.rowid = items_fts.rowid"
             " WHERE items_fts MATCH 'alpha' ORDER BY i.id").fetchall()
         anomalies = db.execute("SELECT * FROM anomalies ORDER BY session_id, line").fetchall()
-        return {"items": items, "mutations": mutations, "fts": fts, "anomalies": anomalies}
+        return {"items": items, "mutations": mutations, "fts": fts, "anomalies": anomalies,
+                "groups": groups}
     finally:
         db.close()
 

@@ -243,6 +243,10 @@ def _health(app: Waymarks, args: ParsedArgs, env: Env) -> Result:
              f"Lines skipped: {counts['skipped']}, unknown entries: {counts['unknown']}, "
              f"malformed payloads: {counts['malformed']}"]
     lines += [f"  problem: {problem}" for problem in data["problems"]]
+    if data.get("recovered"):
+        lines.append(f"Repaired: the database was damaged ({data['recovered']['problem']}); "
+                     f"set aside as {data['recovered']['damaged']} and rebuilt from the "
+                     "session files")
     for source in data["sources"]:
         state = "missing" if not source["exists"] else f"{source['unreadBytes']} bytes unread"
         if source["status"] != "available":

@@ -261,11 +261,19 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         or "secret" in folded or "passp" in folded or (equals and "sig=" in text)
 
 
+#: OpenAI and Anthropic key types after ``sk-``
+_KEY_TYPES: Final = ("proj-", "svcacct-", "admin-", "ant-")
+
+
 def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     """Whether ``match`` of rule ``name``, with span ``start:end``, is a credential."""
     value = match.string[start:end]
     if name in ("openai", "anthropic"):
-        return any(c.isdigit() for c in value[3:])  # "sk-some-long-hyphenated-name" is not
+        # "sk-some-long-hyphenated-name" is not a key; a digit, mixed case or a key-type
+        # prefix says it is (a random key rarely lacks digits, but may)
+        body = value[3:]
+        return any(c.isdigit() for c in body) or body.startswith(_KEY_TYPES) or (
+            not body.islower() and not body.isupper()) or (body.isupper() and "-" not in body)
     if name == "discord":
         return _decodes(value.split(".", 1)[0], str.isdigit)  # base64 of the user id
     if name == "bearer":

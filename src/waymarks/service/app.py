@@ -48,10 +48,13 @@ from waymarks.service.outcomes import (
 from waymarks.service.planning import egress_for
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
 from waymarks.service.recovery import (
+    SQLITE_ERRORS,
     all_session_files,
     damaged_copies,
     database_error,
+    describe,
     is_damage,
+    prepare_database_files,
     read_ledgers,
     recovering,
     set_aside,
@@ -153,11 +156,12 @@ class Waymarks:
     @property
     def projection(self) -> Projection:
         if self._projection is None:
+            prepare_database_files(self.db_path)
             try:
                 self._projection = Projection(self.db_path, self._now_ms())
             except SchemaTooNewError as exc:
                 raise ServiceError("schema_too_new", str(exc)) from exc
-            except (sqlite3.Error, ProjectionDamaged) as exc:
+            except SQLITE_ERRORS as exc:  # ProjectionDamaged included
                 if not is_damage(exc):
                     raise database_error(exc, self.db_path) from exc
                 self._recover(exc)
@@ -188,7 +192,7 @@ class Waymarks:
                 self._projection.close()
             self._projection = None
         aside = set_aside(self.db_path, self.clock.now())
-        self.recovered = {"damaged": str(aside), "problem": str(problem)}
+        self.recovered = {"damaged": str(aside), "problem": describe(problem)}
         try:
             self._projection = Projection(self.db_path, self._now_ms())
         except sqlite3.Error as exc:

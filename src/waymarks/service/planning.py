@@ -20,7 +20,9 @@ from waymarks.planner.select import TextInput as TextInput
 from waymarks.service.config import Settings
 from waymarks.service.history import COMPACTED_TURNS
 from waymarks.service.logs import log_event
+from waymarks.service.recovery import recovering
 from waymarks.service.views import ItemView
+from waymarks.store.integrity import decoding
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -72,6 +74,7 @@ def egress_for(app: Waymarks, provider: str | None = None,
     return Egress.to(settings.policy, provider or settings.default_provider)
 
 
+@recovering
 def plan_request(
     app: Waymarks, prompt: str, *, provider: str | None = None,
     model_limit: int | None = None, history: Sequence[str] = (), fixed_tokens: int = 0,
@@ -115,10 +118,14 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
     return plan
 
 
+@recovering
 def last_manifest(app: Waymarks) -> dict[str, Any] | None:
     row = app.projection.db.execute(
         "SELECT value FROM meta WHERE name = 'last_manifest'").fetchone()
-    return dict(json.loads(row[0])) if row else None
+    if row is None:
+        return None
+    with decoding("meta last_manifest"):
+        return dict(json.loads(row[0]))
 
 
 def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[MemoryInput]:

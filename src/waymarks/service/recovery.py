@@ -5,13 +5,27 @@ and ``-shm`` companions, which belong to it and must not be replayed into a new 
 renamed to ``waymarks.db.damaged-<UTC time>`` for inspection, and a fresh projection is
 built from every session file in the home. A database written by a *newer* release is
 not damage: it is refused, untouched.
+
+Damage and environment are told apart, because their cures differ: damage (SQLite's own
+corruption errors, a row that fails its checksum or grammar, stored bytes that no longer
+decode; see :mod:`waymarks.store.integrity`) is set aside and rebuilt; an environment
+problem (a full disk, a read-only file, directory or file system, a lock held too long)
+is reported with what to fix, named, and the reassurance that is true: the session
+ledger still holds every acknowledged write. Messages never quote stored content.
+
+A read-only ``waymarks.db`` is refused before SQLite opens it: SQLite would otherwise
+open it read-only and create its ``-wal`` and ``-shm`` companions read-only too, which
+keep every later command failing after the database is made writable again. Companions
+left read-only that way (by an older release) are given the database's permissions.
 """
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import sqlite3
+import stat
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
@@ -21,7 +35,7 @@ from typing import Any, ParamSpec, TypeVar
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import ServiceError
-from waymarks.store.projection import ProjectionDamaged
+from waymarks.store.integrity import DECODE_ERRORS, ProjectionDamaged
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -34,16 +48,40 @@ ENVIRONMENT_ERRORS = ("SQLITE_FULL", "SQLITE_READONLY", "SQLITE_BUSY", "SQLITE_L
                       "SQLITE_INTERRUPT")
 
 
+#: raised by the sqlite3 module (no SQLite code) when a TEXT cell holds invalid UTF-8
+_UNDECODABLE_TEXT = "Could not decode to UTF-8"
+#: what a projection call raises when the file is damaged: SQLite's errors, and
+#: UnicodeDecodeError when SQLite's message quotes a damaged schema that is not text
+SQLITE_ERRORS = (sqlite3.Error, UnicodeDecodeError)
+
+
 def is_damage(exc: Exception) -> bool:
     """Whether an error from the projection means the database itself is damaged."""
+    if isinstance(exc, ProjectionDamaged):
+        return True
     if not isinstance(exc, sqlite3.Error):
         return True
     name = getattr(exc, "sqlite_errorname", None) or ""
     if name.startswith(ENVIRONMENT_ERRORS):
         return False
+    if str(exc).startswith(_UNDECODABLE_TEXT):
+        return True
     # errors without a code: a closed or misused connection is ours, not the file's
     return bool(name) or (isinstance(exc, sqlite3.DatabaseError) and not isinstance(
         exc, sqlite3.OperationalError | sqlite3.ProgrammingError | sqlite3.InterfaceError))
+
+
+def describe(exc: BaseException) -> str:
+    """What went wrong, without stored content (SQLite's decode error quotes the cell)."""
+    text = str(exc)
+    if text.startswith(_UNDECODABLE_TEXT):
+        text = text.split(" with text ", 1)[0]
+    name = getattr(exc, "sqlite_errorname", None)
+    if isinstance(exc, DECODE_ERRORS) and not isinstance(exc, sqlite3.Error):
+        text = f"stored bytes no longer decode ({type(exc).__name__})"
+    return f"{text} ({name})" if name else text
+
+
 _COMPANIONS = ("", "-wal", "-shm", "-journal")
 
 
@@ -71,13 +109,84 @@ def all_session_files(home: Path) -> list[Path]:
     return sorted(sessions.glob("*/*.jsonl")) if sessions.is_dir() else []
 
 
+LEDGER_INTACT = "The session ledger still holds every acknowledged write"
+
+
 def database_error(exc: Exception, db_path: Path) -> ServiceError:
-    """A clear error for a database that cannot be written (full disk, read-only home)."""
-    return ServiceError(
-        "database_error",
-        f"{db_path}: {exc}. Free disk space or make the home writable, then retry; "
-        "nothing was written to the session ledger",
-    )
+    """A clear error for a projection the environment will not let us use: what is wrong,
+    the one thing to fix, and that the ledger is intact (it always is: the projection
+    is written only after the ledger, and a failed command acknowledges nothing)."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    code = getattr(exc, "errno", None)
+    if name.startswith("SQLITE_FULL") or code == errno.ENOSPC:
+        problem = (f"the disk holding {db_path.parent} is full",
+                   "Free disk space there, then retry")
+    elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_CANTOPEN")) or code in (
+            errno.EACCES, errno.EPERM, errno.EROFS):
+        problem = unwritable(db_path) or (
+            f"{db_path} cannot be opened for writing ({name or describe(exc)})",
+            f"Check that {db_path.parent} and the files in it are yours and writable")
+        problem = (problem[0] if str(db_path) in problem[0] else f"{db_path}: {problem[0]}",
+                   problem[1])
+    elif name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        problem = (f"another process kept {db_path} locked for too long",
+                   "Let it finish, or stop it, then retry")
+    elif name.startswith("SQLITE_IOERR"):
+        problem = (f"the system reported an I/O error ({name}) on {db_path}",
+                   f"Check the disk and file system holding {db_path.parent}, then retry")
+    else:
+        problem = (f"{db_path}: {describe(exc)}", "Retry; if it persists, run `waymarks health`")
+    cause, fix = problem
+    return ServiceError("database_error", f"{cause}. {fix}. {LEDGER_INTACT}.")
+
+
+def unwritable(db_path: Path) -> tuple[str, str] | None:
+    """Why the projection cannot be written, and the fix, if a permission says so."""
+    home = db_path.parent
+    try:
+        read_only_fs = bool(os.statvfs(home).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only_fs = False
+    if read_only_fs:
+        return (f"the file system holding {home} is mounted read-only",
+                "Remount it read-write, or point --home (WAYMARKS_HOME) at a writable place")
+    if not home.is_dir():
+        return None
+    if not os.access(home, os.W_OK | os.X_OK):
+        return (f"the home {home} is not writable (SQLite keeps {db_path.name}-wal and -shm"
+                " beside the database)", f"Make it writable: chmod u+w {home}")
+    for suffix in ("", "-wal", "-shm"):
+        path = Path(f"{db_path}{suffix}")
+        if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+            return (f"{path} is read-only for this user",
+                    f"Make it writable: chmod u+w {path}; or move {db_path.name} aside and"
+                    " the next command rebuilds it from the session files")
+    return None
+
+
+def prepare_database_files(db_path: Path) -> None:
+    """Check, before SQLite opens it, that the projection can be written (a read-only
+    database is refused: see the module docstring), and give ``-wal``/``-shm`` files left
+    read-only beside a writable database the database's permissions."""
+    if not db_path.exists():
+        return  # created by SQLite; a directory that refuses is diagnosed on failure
+    mode = stat.S_IMODE(db_path.stat().st_mode)
+    if os.access(db_path, os.R_OK | os.W_OK):
+        for suffix in ("-wal", "-shm"):
+            companion = Path(f"{db_path}{suffix}")
+            if companion.exists() and not os.access(companion, os.R_OK | os.W_OK):
+                try:
+                    os.chmod(companion, mode | stat.S_IRUSR | stat.S_IWUSR)
+                except FileNotFoundError:
+                    continue  # the last connection closed and SQLite removed it
+                except OSError:
+                    break  # not ours to change: explained below
+    problem = unwritable(db_path)
+    if problem is not None:
+        cause, fix = problem
+        raise ServiceError("database_error",
+                           f"{cause}, so Waymarks cannot keep its projection up to date."
+                           f" {fix}. Nothing was changed. {LEDGER_INTACT}.")
 
 
 def recovering(method: Callable[P, R]) -> Callable[P, R]:
@@ -88,11 +197,20 @@ def recovering(method: Callable[P, R]) -> Callable[P, R]:
         app: Any = args[0]  # the service object; typed loosely to avoid an import cycle
         try:
             return method(*args, **kwargs)
-        except (sqlite3.Error, ProjectionDamaged) as exc:
+        except SQLITE_ERRORS as exc:
             if not is_damage(exc):
                 raise database_error(exc, app.db_path) from exc
             app._recover(exc)
+        try:
             return method(*args, **kwargs)
+        except SQLITE_ERRORS as exc:  # rebuilt, yet failing again
+            if not is_damage(exc):
+                raise database_error(exc, app.db_path) from exc
+            raise ServiceError(
+                "database_error",
+                f"{app.db_path}: rebuilt from the session files, it still fails"
+                f" ({describe(exc)}). Run `waymarks health`; {LEDGER_INTACT[0].lower()}"
+                f"{LEDGER_INTACT[1:]}.") from exc
 
     return run
 

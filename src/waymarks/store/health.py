@@ -7,6 +7,9 @@ payload it refused (a mutation someone wrote that applies nowhere). Lines skippe
 unreadable (a writer killed mid-line leaves one) and entries of unknown (newer) versions
 are counted and listed, but are not problems: nothing acknowledged was lost by them. A
 source whose project items are held back (excluded, ``foreign-location``) shows its status.
+``integrity`` is ``"ok"`` or the first problem the whole-database check found (structure,
+index entries, every row's checksum, the item counts, the full-text indexes): health is
+the one place that pays for it at any size (see :mod:`waymarks.store.integrity`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 from waymarks.ledger.discovery import read_header
 from waymarks.ledger.session_file import SessionFile
+from waymarks.store.integrity import fts_problems, verify_all
 from waymarks.store.migrations import current_version
 from waymarks.store.projection import Projection
 
@@ -73,7 +77,8 @@ def health_report(projection: Projection) -> dict[str, Any]:
     ignored_total = db.execute(
         "SELECT count(*) FROM mutations WHERE effect = 'ignored'").fetchone()[0]
     mutations = db.execute("SELECT count(*) FROM mutations").fetchone()[0]
-    integrity = db.execute("PRAGMA quick_check").fetchone()[0]
+    integrity_problems = verify_all(db) or fts_problems(db, ("items_fts", "recall_terms"))
+    integrity = integrity_problems[0] if integrity_problems else "ok"
     problems = []
     if integrity != "ok":
         problems.append(f"database integrity check: {integrity}")
@@ -92,3 +97,4 @@ def health_report(projection: Projection) -> dict[str, Any]:
         "mutations": mutations, "ignoredMutations": ignored_total, "ignored": ignored,
         "sources": sources, "anomalyCounts": anomaly_counts, "anomalies": anomalies,
     }
+

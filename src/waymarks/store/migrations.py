@@ -2,7 +2,9 @@
 
 Each step is small, named, runs in its own transaction and is recorded in
 ``schema_migrations``. A database whose recorded version is newer than the newest step
-here was written by a later release: it is refused, never downgraded.
+here was written by a later release: it is refused, never downgraded. Recorded versions
+are always 1..N without a gap; anything else is a damaged table, not a newer release
+(a flipped bit must not pass for "upgrade Waymarks").
 
 The whole database is a projection of the session ledgers, so a step may drop and
 recreate derived tables freely; what it must never do is touch a ledger file.
@@ -11,8 +13,11 @@ recreate derived tables freely; what it must never do is touch a ledger file.
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from waymarks.store.integrity import ProjectionDamaged
 
 
 class SchemaTooNewError(Exception):
@@ -153,6 +158,37 @@ def _m006_cross_session(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE mutations ADD COLUMN parent_id TEXT")
 
 
+def _m007_checksums(db: sqlite3.Connection) -> None:
+    # Damage detection (store/integrity.py): a checksum on every row that is read back, and
+    # the count of items each listing must return. Rows of the older schema get theirs
+    # here, computed from what they hold now; the recall index is derived on demand, so it
+    # is emptied and re-indexed rather than re-hashed.
+    from waymarks.store import recall_index
+    from waymarks.store.integrity import (
+        MUTATION_FIELDS,
+        checksum,
+        groups_of,
+        item_checksum,
+        write_groups,
+    )
+    from waymarks.store.projection import ITEM_COLUMNS
+
+    for table in ("items", "mutations", "recall_records"):
+        db.execute(f"ALTER TABLE {table} ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0")
+    db.execute("CREATE TABLE item_groups (kind TEXT NOT NULL, grp TEXT NOT NULL,"
+               " count INTEGER NOT NULL, PRIMARY KEY (kind, grp)) STRICT, WITHOUT ROWID")
+    columns = ITEM_COLUMNS.removesuffix(", checksum")
+    counts: Counter[tuple[str, str]] = Counter()
+    for rowid, *row in db.execute(f"SELECT rowid, {columns} FROM items").fetchall():
+        db.execute("UPDATE items SET checksum = ? WHERE rowid = ?", (item_checksum(row), rowid))
+        counts.update(groups_of(row[1], row[16], row[2], row[4]))
+    write_groups(db, counts)
+    for rowid, *row in db.execute(f"SELECT rowid, {MUTATION_FIELDS} FROM mutations").fetchall():
+        db.execute("UPDATE mutations SET checksum = ? WHERE rowid = ?",
+                   (checksum(row[:-1], row[-1]), rowid))
+    recall_index.reset(db)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
@@ -161,6 +197,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "sources excluded from project memory", _m005_source_exclusions),
     Migration(6, "cross-session sources: checkpoints, status, branch provenance",
               _m006_cross_session),
+    Migration(7, "row checksums and item group counts", _m007_checksums),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 
@@ -171,8 +208,12 @@ def current_version(db: sqlite3.Connection) -> int:
     ).fetchone()
     if not exists:
         return 0
-    row = db.execute("SELECT max(version) FROM schema_migrations").fetchone()
-    return int(row[0] or 0)
+    row = db.execute("SELECT max(version), count(*), min(version) FROM schema_migrations"
+                     ).fetchone()
+    top, count, bottom = row
+    if count and not (isinstance(top, int) and bottom == 1 and top == count):
+        raise ProjectionDamaged("schema_migrations is not a gap-free history")
+    return int(top or 0)
 
 
 def migrate(db: sqlite3.Connection, now_ms: int) -> list[int]:

@@ -7,7 +7,10 @@ Invariants:
 - mutations are applied in canonical replay order. A sync that finds a record ordered
   before one already applied (a sibling session read late) re-folds everything from the
   stored mutations instead of applying out of order: incremental always equals rebuild;
-- the database holds nothing canonical: deleting it loses only derived state.
+- the database holds nothing canonical: deleting it loses only derived state;
+- every item, mutation and recall row carries its checksum, and every item counts in its
+  groups (:mod:`waymarks.store.integrity`), written in the same transaction as the row:
+  a row read back that fails its checksum, or a listing short of its count, is damage.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import os
 import sqlite3
 import threading
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -41,8 +45,26 @@ from waymarks.core.model import (
 from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
-from waymarks.store import recall_index
+from waymarks.store import integrity, recall_index
+from waymarks.store.integrity import (
+    MUTATION_FIELDS,
+    ProjectionDamaged,
+    checksum,
+    count_group,
+    database_bytes,
+    decoding,
+    fts_problems,
+    groups_of,
+    item_checksum,
+    verify_all,
+    verify_blob_row,
+    verify_item,
+    write_groups,
+)
 from waymarks.store.migrations import migrate
+
+__all__ = ["ITEM_COLUMNS", "Projection", "ProjectionDamaged", "SqliteView", "SyncReport",
+           "item_row", "state_from_row"]
 
 BUSY_TIMEOUT_MS: Final = 30_000
 CHECKPOINT_EVERY_COMMITS: Final = 500
@@ -53,18 +75,17 @@ _ENCODER: Final = msgspec.json.Encoder()
 ITEM_COLUMNS: Final = (
     "id, kind, scope, partition, project_path, key, classification, text, norm, "
     "polarity_base, polarity_sign, status, reason, superseded_by, supersedes, "
-    "conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record"
+    "conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record, checksum"
 )
 _INSERT_ITEM: Final = (
-    f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 22)}) RETURNING rowid"
+    f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)}) RETURNING rowid"
 )
-_INSERT_ITEM_BULK: Final = f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 22)})"
+_INSERT_ITEM_BULK: Final = f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)})"
 _INSERT_MUTATION: Final = (
     "INSERT INTO mutations (seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id,"
-    " kind, operation, target_id, payload, effect, note, parent_id)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " kind, operation, target_id, payload, effect, note, parent_id, checksum)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
-
 
 #: the status of a source file outside the directories where its project keeps sessions:
 #: read for its own session's items, but its project mutations are held back
@@ -73,22 +94,18 @@ FOREIGN_LOCATION: Final = "foreign-location"
 #: not (the service knows the home and its configured session roots)
 Placement = Callable[[SessionLog], tuple[str, str] | None]
 
-
-class ProjectionDamaged(Exception):
-    """The database opened but does not hold the schema its version claims."""
-
-
 #: what each table must have for this version to work with it
 EXPECTED_COLUMNS: Final = {
     "items": ITEM_COLUMNS,
     "mutations": "seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id, kind, "
-                 "operation, target_id, payload, effect, note",
+                 "operation, target_id, payload, effect, note, checksum",
     "sources": "session_id, path, cwd, byte_offset, lines, entries, updated_at, fingerprint",
     "anomalies": "session_id, line, entry_id, kind, detail",
     "meta": "name, value",
     "items_fts": "text, key",
     "recall_records": "item_id, kind, status, origin, created_at, text, fields, body_count,"
-                      " evidence, source",
+                      " evidence, source, checksum",
+    "item_groups": "kind, grp, count",
 }
 
 
@@ -128,15 +145,19 @@ class SqliteView:
         return [state_from_row(r) for r in rows]
 
     def put(self, state: ItemState) -> None:
+        row = item_row(state)
         updated = self.db.execute(
             "UPDATE items SET status = ?, reason = ?, superseded_by = ?, supersedes = ?, "
-            "conflicts_with = ? WHERE id = ?",
+            "conflicts_with = ?, checksum = ? WHERE id = ?",
             (state.status, state.reason, state.superseded_by, state.supersedes,
-             _json_list(state.conflicts_with), state.id),
+             _json_list(state.conflicts_with), row[-1], state.id),
         )
         if updated.rowcount:
             return
-        rowid = self.db.execute(_INSERT_ITEM, item_row(state)).fetchone()[0]
+        rowid = self.db.execute(_INSERT_ITEM, row).fetchone()[0]
+        for kind, group in groups_of(state.kind, state.session_id, state.item.scope,
+                                     state.item.project_path):
+            count_group(self.db, kind, group)
         self.db.execute(
             "INSERT INTO items_fts (rowid, text, key) VALUES (?, ?, ?)",
             (rowid, state.text, state.key),
@@ -153,26 +174,43 @@ class Projection:
         # they serialize calls themselves, one at a time per service object
         self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
                                   check_same_thread=False)
-        self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        self.db.execute("PRAGMA journal_mode = WAL")
-        # The ledger is the durable copy; the projection can be rebuilt, so NORMAL suffices.
-        self.db.execute("PRAGMA synchronous = NORMAL")
-        # WAL checkpoints fsync the database: run them beside the write path, not inside it
-        self.db.execute("PRAGMA wal_autocheckpoint = 0")
         self._commits = 0
         self._checkpointer: threading.Thread | None = None
-        migrate(self.db, now_ms)
-        self._verify()
+        try:
+            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            # The ledger is the durable copy; the projection can be rebuilt, so NORMAL suffices.
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            # WAL checkpoints fsync the database: run them beside the write path, not inside it
+            self.db.execute("PRAGMA wal_autocheckpoint = 0")
+            migrate(self.db, now_ms)
+            self._verify()
+        except UnicodeDecodeError as exc:
+            # SQLite quoted a damaged schema in its error message, which is then not text
+            self.db.close()
+            raise ProjectionDamaged("the schema holds bytes that are not text") from exc
+        except BaseException:
+            self.db.close()
+            raise
         self.view = SqliteView(self.db)
         self.placement: Placement = lambda _session: None
 
     def _verify(self) -> None:
+        """The schema holds what this version reads; and, while the database is small
+        enough for it to be cheap, every row is as written (see
+        :mod:`waymarks.store.integrity`)."""
         for table, columns in EXPECTED_COLUMNS.items():
             try:
                 self.db.execute(f"SELECT {columns} FROM {table} LIMIT 0")
             except sqlite3.OperationalError as exc:
-                self.db.close()
-                raise ProjectionDamaged(f"table {table} does not match the schema: {exc}") from exc
+                raise ProjectionDamaged(f"table {table} does not match the schema") from exc
+        if database_bytes(self.db) <= integrity.OPEN_CHECK_MAX_BYTES:
+            problems = verify_all(self.db)
+            if not problems:  # the index recall answers from (a write statement to SQLite)
+                with self.transaction():
+                    problems = fts_problems(self.db, ("recall_terms",))
+            if problems:
+                raise ProjectionDamaged(problems[0])
 
     def close(self) -> None:
         if self._checkpointer is not None:
@@ -340,19 +378,23 @@ class Projection:
 
     def refold(self) -> None:
         """Re-derive all item state from the stored mutations (inside a transaction)."""
+        prefixed = ", ".join(f"m.{c}" for c in MUTATION_FIELDS.split(", "))
         rows = self.db.execute(
-            "SELECT m.session_id, m.entry_id, m.entry_index, m.timestamp_ms, m.kind, m.payload,"
-            " m.parent_id, s.project FROM mutations m LEFT JOIN sources s"
+            f"SELECT {prefixed}, m.checksum, s.project FROM mutations m LEFT JOIN sources s"
             " ON s.session_id = m.session_id"
         ).fetchall()
         records = []
-        for session_id, entry_id, entry_index, timestamp_ms, kind, payload, parent, project \
-                in rows:
-            decoded = decode_payload(PIN_CUSTOM_TYPE if kind == "pin" else MEMORY_CUSTOM_TYPE,
-                                     payload)
-            if isinstance(decoded, PinMutation | MemoryMutation):  # stored rows always are
-                records.append(MutationRecord(session_id, entry_id, entry_index, timestamp_ms,
-                                              decoded, parent, project or None))
+        for row in rows:
+            verify_blob_row(row[:-1], "mutations")
+            session_id, entry_id, entry_index, timestamp_ms, _mid, kind = row[:6]
+            parent, payload, project = row[10], row[11], row[13]
+            with decoding("a stored mutation"):
+                decoded = decode_payload(
+                    PIN_CUSTOM_TYPE if kind == "pin" else MEMORY_CUSTOM_TYPE, payload)
+            if not isinstance(decoded, PinMutation | MemoryMutation):  # stored rows always are
+                raise ProjectionDamaged("a stored mutation no longer decodes")
+            records.append(MutationRecord(session_id, entry_id, entry_index, timestamp_ms,
+                                          decoded, parent, project or None))
         self.db.execute("DELETE FROM mutations")
         self._write_replay(records)
 
@@ -453,6 +495,10 @@ class Projection:
             self._insert_mutations((0, record, SOURCE_EXCLUDED) for record in held)
             self.db.executemany(_INSERT_ITEM_BULK,
                                 (item_row(s) for s in result.items.values()))
+            write_groups(self.db, Counter(
+                group for s in result.items.values()
+                for group in groups_of(s.kind, s.session_id, s.item.scope,
+                                       s.item.project_path)))
             for _name, sql in indexes:
                 self.db.execute(sql)
         finally:
@@ -511,7 +557,10 @@ class Projection:
 
     def _last_order(self) -> tuple[Any, ...] | None:
         row = self.db.execute("SELECT value FROM meta WHERE name = 'last_order'").fetchone()
-        return tuple(msgspec.json.decode(row[0])) if row else None
+        if row is None:
+            return None
+        with decoding("meta last_order"):
+            return tuple(msgspec.json.decode(row[0], type=list[Any]))
 
     def _set_last_order(self, order: tuple[Any, ...]) -> None:
         self.db.execute(
@@ -522,8 +571,9 @@ class Projection:
 
 
 def item_row(state: ItemState) -> tuple[Any, ...]:
+    """The ``items`` row of ``state`` (ITEM_COLUMNS order), its checksum last."""
     item = state.item
-    return (
+    row = (
         state.id, state.kind, item.scope, state.partition, item.project_path, state.key,
         item.classification, state.text, state.norm, state.polarity_base, state.polarity_sign,
         state.status, state.reason, state.superseded_by, state.supersedes,
@@ -531,18 +581,24 @@ def item_row(state: ItemState) -> tuple[Any, ...]:
         item.branch_leaf_id if isinstance(item, PinItem) else None,
         item.created_at, state.seq, _ENCODER.encode(item),
     )
+    return (*row, item_checksum(row))
 
 
 def state_from_row(row: Sequence[Any]) -> ItemState:
-    item: PinItem | MemoryItem = (
-        _PIN_DECODER.decode(row[21]) if row[1] == "pin" else _MEMORY_DECODER.decode(row[21])
-    )
-    return ItemState(
-        item=item, kind=row[1], session_id=row[16], entry_id=row[17], partition=row[3],
-        norm=row[8], key=row[5], polarity_base=row[9], polarity_sign=row[10], seq=row[20],
-        status=row[11], reason=row[12], superseded_by=row[13], supersedes=row[14],
-        conflicts_with=tuple(msgspec.json.decode(row[15])) if row[15] else (),
-    )
+    """The item an ``items`` row holds, after checking it is exactly as written (else
+    :class:`ProjectionDamaged`)."""
+    verify_item(row)
+    with decoding("an items row"):
+        item: PinItem | MemoryItem = (
+            _PIN_DECODER.decode(row[21]) if row[1] == "pin" else _MEMORY_DECODER.decode(row[21])
+        )
+        return ItemState(
+            item=item, kind=row[1], session_id=row[16], entry_id=row[17], partition=row[3],
+            norm=row[8], key=row[5], polarity_base=row[9], polarity_sign=row[10], seq=row[20],
+            status=row[11], reason=row[12], superseded_by=row[13], supersedes=row[14],
+            conflicts_with=tuple(msgspec.json.decode(row[15], type=list[str]))
+            if row[15] else (),
+        )
 
 
 def _mutation_row(
@@ -553,13 +609,13 @@ def _mutation_row(
         mutation.item.id if mutation.item else None
     )
     applied = effect is None or isinstance(effect, Applied)
-    return (
-        seq or None, record.session_id, record.entry_id, record.entry_index,
-        record.timestamp_ms, mutation.mutation_id, mutation_kind(mutation), mutation.operation,
-        target, encode_payload(mutation), "applied" if applied else "ignored",
-        None if effect is None or isinstance(effect, Applied) else effect.reason,
-        record.parent_id,
-    )
+    payload = encode_payload(mutation)
+    fields = (record.session_id, record.entry_id, record.entry_index, record.timestamp_ms,
+              mutation.mutation_id, mutation_kind(mutation), mutation.operation, target,
+              "applied" if applied else "ignored",
+              None if effect is None or isinstance(effect, Applied) else effect.reason,
+              record.parent_id)
+    return (seq or None, *fields[:8], payload, *fields[8:], checksum(fields, payload))
 
 
 def _json_list(values: tuple[str, ...]) -> str | None:

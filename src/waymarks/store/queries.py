@@ -2,19 +2,40 @@
 
 Visibility: a session sees its own items (session and branch scope) and its project's
 items (project scope); whether project items *apply* also needs trust, which the caller
-knows. Each query is written for the indexes: two indexed lookups instead of an OR, the
-unique ID index for lookups by ID, and limits applied on each side of a union so that
-"the newest few" never materialises the whole store.
+knows. Each query is written for the indexes: one indexed range per side (the session's
+items, the project's items) instead of an OR, the unique ID index for lookups by ID, and
+limits applied on each side so that "the newest few" never materialises the whole store.
+
+Every row is verified as it is read (:mod:`waymarks.store.integrity`): its checksum, its
+grammar, and that it belongs to the side that returned it; a full listing also returns
+exactly as many items per side as the projection counted when it wrote them. Predicates
+on columns are checked in Python after the checksum where SQL would otherwise silently
+skip a row whose key was flipped. All reads of one answer share one snapshot.
 """
 
 from __future__ import annotations
 
+import heapq
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from waymarks.core.replay import SOURCE_EXCLUDED
 from waymarks.core.rules import ItemState
+from waymarks.store.integrity import (
+    group_count,
+    project_group,
+    require,
+    session_group,
+    snapshot,
+    valid_scope,
+    valid_status,
+    verify_item,
+)
 from waymarks.store.projection import ITEM_COLUMNS, state_from_row
+
+_ID, _KIND, _SCOPE, _PROJECT, _STATUS, _SESSION, _SEQ = 0, 1, 2, 4, 11, 16, 20
+Row = tuple[Any, ...]
 
 
 def visible_items(
@@ -25,34 +46,131 @@ def visible_items(
     """Items of ``kind`` the session may see: in creation order, or, with
     ``recent_active`` (``recent``), that many of the newest active ones (of the newest in
     any status), newest first."""
-    if ids is not None:
-        rows = db.execute(
-            f"SELECT {ITEM_COLUMNS} FROM items INDEXED BY items_id WHERE id IN"
-            f" ({','.join('?' * len(ids))}) AND kind = ?"
-            " AND (session_id = ? OR (project_path = ? AND scope = 'project')) ORDER BY seq",
-            (*ids, kind, session_id, project))
-    else:
-        where, order, limited = "", " ORDER BY seq", recent_active or recent
-        if recent_active is not None:
-            where = " AND status = 'active'"
-        if limited is not None:  # replay order is creation order: newest = highest seq
-            order = f" ORDER BY seq DESC LIMIT {int(limited)}"
-        side = f"SELECT * FROM (SELECT {ITEM_COLUMNS} FROM items WHERE kind = ? AND {{}} = ?"
-        side += f"{where}{order if limited is not None else ''})"
-        by_project = side.format("scope = 'project' AND project_path")
-        rows = db.execute(f"{side.format('session_id')} UNION {by_project}{order}",
-                          (kind, session_id, kind, project))
+    with snapshot(db):
+        if ids is not None:
+            rows = _by_ids(db, kind, session_id, project, ids)
+        else:
+            limit = recent_active or recent
+            active_only = recent_active is not None
+            if limit is None:
+                rows = [r for r in _everything(db, kind, session_id, project)
+                        if not active_only or r[_STATUS] == "active"]
+            else:
+                rows = _newest(db, kind, session_id, project, int(limit), active_only)
     return [state_from_row(r) for r in rows]
+
+
+def _visible(row: Row, session_id: str, project: str) -> bool:
+    return bool(row[_SESSION] == session_id or (
+        row[_SCOPE] == "project" and row[_PROJECT] == project))
+
+
+def _by_ids(db: sqlite3.Connection, kind: str, session_id: str, project: str,
+            ids: Sequence[str]) -> list[Row]:
+    # only the ID in SQL: kind and visibility are judged on verified rows
+    wanted = set(ids)
+    rows = db.execute(
+        f"SELECT {ITEM_COLUMNS} FROM items INDEXED BY items_id WHERE id IN"
+        f" ({','.join('?' * len(wanted))})", list(wanted)).fetchall()
+    for row in rows:
+        verify_item(row)
+    require(len({r[_ID] for r in rows}) == len(rows) and all(r[_ID] in wanted for r in rows),
+            "the items ID index does not match the items")
+    kept = [r for r in rows if r[_KIND] == kind and _visible(r, session_id, project)]
+    return sorted(kept, key=lambda r: r[_SEQ])
+
+
+class _Side:
+    """One indexed range of visible items (the session's, or the project's), checked row
+    by row as it is read: each row verified and belonging to the range, in seq order; and
+    when read to the end, exactly as many as the range's group count."""
+
+    def __init__(self, db: sqlite3.Connection, kind: str, group: str, where: str,
+                 value: str, descending: bool) -> None:
+        self.db, self.kind, self.group, self.value = db, kind, group, value
+        self.project_side = group.startswith("p:")
+        self.cursor = db.execute(
+            f"SELECT {ITEM_COLUMNS} FROM items WHERE kind = ? AND {where} = ?"
+            f" ORDER BY seq{' DESC' if descending else ''}", (kind, value))
+        self.descending = descending
+
+    def rows(self) -> Iterator[Row]:
+        seen = 0
+        last: int | None = None
+        for row in self.cursor:
+            verify_item(row)
+            belongs = row[_KIND] == self.kind and (
+                (row[_SCOPE] == "project" and row[_PROJECT] == self.value)
+                if self.project_side else row[_SESSION] == self.value)
+            ordered = last is None or (row[_SEQ] <= last if self.descending
+                                       else row[_SEQ] >= last)
+            require(belongs and ordered, "an items index does not match the items")
+            last = row[_SEQ]
+            seen += 1
+            yield row
+        require(seen == group_count(self.db, self.kind, self.group),
+                "a listing does not hold every item the projection counted")
+
+    def close(self) -> None:
+        self.cursor.close()
+
+
+def _sides(db: sqlite3.Connection, kind: str, session_id: str, project: str,
+           descending: bool) -> tuple[_Side, _Side]:
+    return (_Side(db, kind, session_group(session_id), "session_id", session_id, descending),
+            _Side(db, kind, project_group(project), "scope = 'project' AND project_path",
+                  project, descending))
+
+
+def _everything(db: sqlite3.Connection, kind: str, session_id: str, project: str
+                ) -> list[Row]:
+    mine, theirs = _sides(db, kind, session_id, project, descending=False)
+    merged: dict[str, Row] = {}
+    for row in (*mine.rows(), *theirs.rows()):
+        # the session's own project items come from both sides: the same row twice
+        require(merged.setdefault(row[_ID], row) == row, "two items rows share an ID")
+    return sorted(merged.values(), key=lambda r: r[_SEQ])
+
+
+def _newest(db: sqlite3.Connection, kind: str, session_id: str, project: str, limit: int,
+            active_only: bool) -> list[Row]:
+    # Both sides newest first, merged lazily: statuses are filtered here, after each row's
+    # checksum, so that a row whose status was damaged cannot silently drop out.
+    sides = _sides(db, kind, session_id, project, descending=True)
+    try:
+        out: list[Row] = []
+        seen: set[str] = set()
+        for row in heapq.merge(*(s.rows() for s in sides), key=lambda r: -r[_SEQ]):
+            if row[_ID] in seen:
+                continue
+            seen.add(row[_ID])
+            if not active_only or row[_STATUS] == "active":
+                out.append(row)
+                if len(out) >= limit:
+                    break
+        return out
+    finally:
+        for side in sides:
+            side.close()
 
 
 def memory_counts(db: sqlite3.Connection, session_id: str,
                   project: str) -> list[tuple[str, str, int]]:
     """(status, scope, count) of the memory the session may see."""
-    return [(str(s), str(sc), int(n)) for s, sc, n in db.execute(
-        "SELECT status, scope, count(*) FROM items WHERE kind = 'memory' AND"
-        " ((scope != 'project' AND session_id = ?) OR"
-        " (scope = 'project' AND project_path = ?)) GROUP BY status, scope",
-        (session_id, project))]
+    with snapshot(db):
+        mine = db.execute(
+            "SELECT status, scope, count(*) FROM items WHERE kind = 'memory' AND session_id = ?"
+            " GROUP BY status, scope", (session_id,)).fetchall()
+        theirs = db.execute(
+            "SELECT status, count(*) FROM items WHERE kind = 'memory' AND scope = 'project'"
+            " AND project_path = ? GROUP BY status", (project,)).fetchall()
+        require(sum(n for *_k, n in mine) == group_count(
+            db, "memory", session_group(session_id)) and sum(n for _s, n in theirs) ==
+            group_count(db, "memory", project_group(project)),
+            "memory counts do not match the items the projection counted")
+    counts = [(valid_status(s), valid_scope(sc), int(n)) for s, sc, n in mine
+              if sc != "project"]
+    return counts + [(valid_status(s), "project", int(n)) for s, n in theirs]
 
 
 def expand_prefix(db: sqlite3.Connection, kind: str, ref: str, session_id: str,
@@ -66,12 +184,16 @@ def expand_prefix(db: sqlite3.Connection, kind: str, ref: str, session_id: str,
 
 
 def classifications(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str | None]:
-    """The explicit classification of each item."""
+    """The explicit classification of each item (read from verified rows: a damaged
+    classification must never pass for a lower one)."""
     if not ids:
         return {}
-    return dict(db.execute(
-        f"SELECT id, classification FROM items WHERE id IN ({','.join('?' * len(ids))})",
-        list(ids)).fetchall())
+    rows = db.execute(
+        f"SELECT {ITEM_COLUMNS} FROM items WHERE id IN ({','.join('?' * len(ids))})",
+        list(ids)).fetchall()
+    for row in rows:
+        verify_item(row)
+    return {str(r[_ID]): r[6] for r in rows}
 
 
 def project_sources(db: sqlite3.Connection, project: str, limit: int

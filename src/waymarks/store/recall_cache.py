@@ -20,9 +20,11 @@ from operator import itemgetter
 import msgspec
 
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
+from waymarks.store.integrity import decoding, valid_scope, verify_blob_row
 from waymarks.store.recall_index import (
     CANDIDATE_LIMIT,
     MIN_SCAN_TERMS,
+    RECORD_COLUMNS,
     SCAN_BUDGET,
     RecallIndex,
 )
@@ -51,16 +53,22 @@ class RecallCache:
                          else "NULL, NULL, NULL")
         join = " LEFT JOIN items i ON i.id = r.item_id" if self.index.items_backed else ""
         for rowid, *rest in self.index.db.execute(
-            "SELECT r.rowid, r.item_id, r.kind, r.status, r.origin, r.created_at, r.text,"
-            f" r.fields, r.body_count, r.evidence, r.source, {owner_columns}"
+            f"SELECT r.rowid, {RECORD_COLUMNS}, {owner_columns}"
             f" FROM recall_records r{join} WHERE r.rowid > ? ORDER BY r.rowid",
             (self.watermark,),
         ):
-            row: _Row = tuple(rest[:10])
+            verify_blob_row(rest[:11], "recall_records")  # loaded once: checked once
+            item_id, kind, status, origin, created, text, count, evidence, source, fields = (
+                rest[:10])
+            row: _Row = (item_id, kind, status, origin, created, text, fields, count,
+                         evidence, source)
+            if rest[11] is not None:
+                valid_scope(rest[11])
             self.rows[rowid] = row
-            self.owners[rowid] = (rest[10], rest[11], rest[12])
+            self.owners[rowid] = (rest[11], rest[12], rest[13])
             loaded += 1
-            parts = _FIELDS_DECODER.decode(row[6])
+            with decoding("a recall record"):
+                parts = _FIELDS_DECODER.decode(fields)
             for feature in {*parts["body"], *parts["aliases"], *parts["quoted"]}:
                 self.postings.setdefault(feature, array("i")).append(rowid)
             self.watermark = rowid

@@ -12,6 +12,10 @@ compares the features themselves.
 Records come either from the projection (memory items, indexed on demand past a
 watermark; their lifecycle status is read from ``items`` at query time) or are added
 directly (benchmarks, imported corpora).
+
+Every record row carries a checksum (see :mod:`waymarks.store.integrity`), checked when it
+becomes a candidate; a candidate must also share a feature with the query, so postings
+damaged into pointing at other records are noticed rather than scored.
 """
 
 from __future__ import annotations
@@ -26,12 +30,24 @@ import msgspec
 
 from waymarks.recall.analysis import analyze
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
+from waymarks.store.integrity import (
+    checksum,
+    decoding,
+    integer_meta,
+    require,
+    valid_scope,
+    valid_status,
+    verify_blob_row,
+)
 
 SCAN_BUDGET: Final = 15000
 MIN_SCAN_TERMS: Final = 2
 CANDIDATE_LIMIT: Final = 100  # 300 cost 3x the p99 with the same digests (LoCoMo, synthetic)
 _FIELDS_CODEC: Final = msgspec.json.Encoder()
 _FIELDS_DECODER: Final = msgspec.json.Decoder(dict[str, list[str]])
+#: a record as read back: the checksummed fields in order, then its checksum
+RECORD_COLUMNS: Final = ("r.item_id, r.kind, r.status, r.origin, r.created_at, r.text,"
+                          " r.body_count, r.evidence, r.source, r.fields, r.checksum")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,13 +109,15 @@ class RecallIndex:
             origin = analyze(record.origin).features if record.origin else ()
             fields = {"body": list(body.features), "aliases": aliases,
                       "quoted": list(body.quoted), "origin": list(origin)}
+            blob = _FIELDS_CODEC.encode(fields)
+            values = (record.id, record.kind, record.status, record.origin, record.created_at,
+                      record.text, len(body.features), record.evidence, record.source)
             cursor = self.db.execute(
                 "INSERT INTO recall_records (item_id, kind, status, origin, created_at, text,"
-                " fields, body_count, evidence, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " body_count, evidence, source, fields, checksum)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (item_id) DO NOTHING RETURNING rowid",
-                (record.id, record.kind, record.status, record.origin, record.created_at,
-                 record.text, _FIELDS_CODEC.encode(fields), len(body.features), record.evidence,
-                 record.source),
+                (*values, blob, checksum(values, blob)),
             ).fetchone()
             if cursor is None:
                 continue
@@ -111,8 +129,7 @@ class RecallIndex:
 
     def catch_up(self) -> int:
         """Index memory items the projection holds past the watermark."""
-        row = self.db.execute("SELECT value FROM meta WHERE name = 'recall_seq'").fetchone()
-        watermark = int(row[0]) if row else 0
+        watermark = integer_meta(self.db, "recall_seq") or 0
         rows = self.db.execute(
             "SELECT id, text, status, scope, coalesce(project_path, session_id), created_at,"
             " seq, session_id || ':' || entry_id FROM items WHERE kind = 'memory' AND seq > ?"
@@ -149,18 +166,20 @@ class RecallIndex:
         For a projection-backed index, ``visible_to`` = (session ID, trusted project path or
         ``None``) keeps only items that session may see: its own, and its trusted project's.
         """
-        terms = self._scan_terms([*plan.focus, *plan.context])
-        if not terms:
+        chosen = self._scan_features([*plan.focus, *plan.context])
+        if not chosen:
             return []
+        terms = sorted({token(f) for f in chosen})
         if self.items_backed:
             # visibility is part of the query, so other sessions' and projects' records
             # never take the places of this session's in the bounded candidate list
             session_id, project = visible_to if visible_to is not None else (None, None)
+            # (a posting without its record, or a record without its item, is let through
+            # to be found damaged below, never silently dropped by the join)
             rows = self.db.execute(
-                "SELECT r.item_id, r.kind, i.status, r.origin, r.created_at, r.text, r.fields,"
-                " r.body_count, r.evidence, r.source FROM recall_terms JOIN recall_records r"
-                " ON r.rowid = recall_terms.rowid JOIN items i ON i.id = r.item_id"
-                " WHERE recall_terms MATCH ?1 AND (?2 IS NULL OR"
+                f"SELECT {RECORD_COLUMNS}, i.status FROM recall_terms LEFT JOIN recall_records r"
+                " ON r.rowid = recall_terms.rowid LEFT JOIN items i ON i.id = r.item_id"
+                " WHERE recall_terms MATCH ?1 AND (?2 IS NULL OR i.id IS NULL OR"
                 " (i.scope = 'project' AND i.project_path = ?3)"
                 " OR (i.scope != 'project' AND i.session_id = ?2))"
                 " ORDER BY recall_terms.rank LIMIT ?4",
@@ -168,15 +187,23 @@ class RecallIndex:
             ).fetchall()
         else:
             rows = self.db.execute(
-                "SELECT r.item_id, r.kind, r.status, r.origin, r.created_at, r.text, r.fields,"
-                " r.body_count, r.evidence, r.source FROM recall_terms JOIN recall_records r"
+                f"SELECT {RECORD_COLUMNS}, r.status FROM recall_terms LEFT JOIN recall_records r"
                 " ON r.rowid = recall_terms.rowid WHERE recall_terms MATCH ?"
                 " ORDER BY recall_terms.rank LIMIT ?",
                 (" OR ".join(terms), limit),
             ).fetchall()
         out = []
-        for item_id, kind, status, origin, created, text, fields, count, evidence, source in rows:
-            parts = _FIELDS_DECODER.decode(fields)
+        wanted = set(chosen)
+        for row in rows:
+            verify_blob_row(row[:-1], "recall_records")
+            item_id, kind, _stored, origin, created, text, count, evidence, source, fields = (
+                row[:10])
+            status = valid_status(row[-1]) if self.items_backed else str(row[-1])
+            with decoding("a recall record"):
+                parts = _FIELDS_DECODER.decode(fields)
+            # the full-text index named this record for one of the chosen features
+            require(not wanted.isdisjoint((*parts["body"], *parts["aliases"], *parts["quoted"])),
+                    "the recall index points at a record without the feature")
             out.append(Candidate(
                 id=item_id, kind=kind, status=status, origin=origin,
                 created_at=created, text=text, body=frozenset(parts["body"]),
@@ -185,8 +212,8 @@ class RecallIndex:
                 evidence=evidence, source=source))
         return out
 
-    def _scan_terms(self, features: list[str]) -> list[str]:
-        """The terms to match: all of them, or, when together they would make SQLite rank
+    def _scan_features(self, features: list[str]) -> list[str]:
+        """The features to match: all of them, or, when together they would make SQLite rank
         more than ``SCAN_BUDGET`` rows, the rarest ones within the budget (at least two).
 
         A record that shares only common words with the query cannot pass the gates
@@ -200,9 +227,9 @@ class RecallIndex:
             rows = df.get(feature, 0)
             if len(chosen) >= MIN_SCAN_TERMS and scanned + rows > SCAN_BUDGET:
                 break
-            chosen.append(token(feature))
+            chosen.append(feature)
             scanned += rows
-        return sorted(set(chosen))
+        return chosen
 
     def current_statuses(
         self, ids: list[str], visible_to: tuple[str, str | None] | None
@@ -215,6 +242,8 @@ class RecallIndex:
                 f"SELECT id, status, scope, session_id, project_path FROM items"
                 f" WHERE id IN ({marks})", chunk).fetchall()
             for item_id, status, scope, owner, path in rows:
+                valid_status(status)
+                valid_scope(scope)
                 if visible_to is None or (
                         scope == "project" and project is not None and path == project) or (
                         scope != "project" and owner == session_id):
@@ -223,17 +252,16 @@ class RecallIndex:
 
     def generation(self) -> int:
         """Bumped each time the index is reset; 0 before the first reset."""
-        row = self.db.execute(
-            "SELECT value FROM meta WHERE name = 'recall_generation'").fetchone()
-        return int(row[0]) if row else 0
+        return integer_meta(self.db, "recall_generation") or 0
 
     def behind(self) -> bool:
         """Whether the projection holds memory items not yet indexed."""
-        row = self.db.execute(
-            "SELECT (SELECT coalesce(max(seq), 0) FROM items WHERE kind = 'memory') >"
-            " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE name = 'recall_seq'), 0)"
-        ).fetchone()
-        return bool(row[0])
+        top = int(self.db.execute(
+            "SELECT coalesce(max(seq), 0) FROM items WHERE kind = 'memory'").fetchone()[0])
+        watermark = integer_meta(self.db, "recall_seq") or 0
+        # indexed past the last item: the watermark is damaged, and items would be skipped
+        require(watermark <= top, "meta recall_seq is past the last item")
+        return top > watermark
 
 
 def _chunks(values: list[str], size: int) -> Iterable[list[str]]:
