@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from tests.privacy.test_sanitize import (
     anthropic_blocks,
     chat_messages,
@@ -42,6 +43,7 @@ messages = chat_messages | anthropic_messages | plain_messages | st.fixed_dictio
     {"role": st.just("user"), "content": part_lists("text")})
 items = response_items | plain_items
 suspects = st.sampled_from([might_contain_secret, None])
+PROPERTY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def full_walk(unit: dict[str, Any], handler: Handler, suspect: Any) -> tuple[Any, Walker]:
@@ -55,20 +57,28 @@ def assert_kept(unit: dict[str, Any], handler: Handler, suspect: Any) -> None:
     assert (walker.removed, walker.redacted, walker.markers) == (0, 0, 0)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(messages, suspects)
-def test_a_message_the_fast_path_keeps_is_one_the_walk_keeps(
+def a_message_the_fast_path_keeps_is_one_the_walk_keeps(
         message: dict[str, Any], suspect: Any) -> None:
     if fast.quick(message, suspect):
         assert_kept(message, chat.message_unit, suspect)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(items, suspects)
-def test_an_item_the_fast_path_keeps_is_one_the_walk_keeps(
+@lanes(quick=30, long=300)
+def test_a_message_the_fast_path_keeps_is_one_the_walk_keeps(examples: int) -> None:
+    run_property(examples, a_message_the_fast_path_keeps_is_one_the_walk_keeps,
+                 messages, suspects, base=PROPERTY)
+
+
+def an_item_the_fast_path_keeps_is_one_the_walk_keeps(
         item: dict[str, Any], suspect: Any) -> None:
     if fast.quick(item, suspect):
         assert_kept(item, responses.item_unit, suspect)
+
+
+@lanes(quick=30, long=300)
+def test_an_item_the_fast_path_keeps_is_one_the_walk_keeps(examples: int) -> None:
+    run_property(examples, an_item_the_fast_path_keeps_is_one_the_walk_keeps,
+                 items, suspects, base=PROPERTY)
 
 
 @pytest.mark.parametrize(("unit", "suspect", "clean"), [

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.core.secrets import _SECRET, might_contain_secret, redact
 
 OPENAI = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
@@ -98,15 +98,21 @@ tokens = st.tuples(
 candidates = secretish | assignments | tokens
 
 
-@settings(max_examples=600)
-@given(candidates)
-def test_the_cheap_test_has_no_false_negatives(text: str) -> None:
+def the_cheap_test_has_no_false_negatives(text: str) -> None:
     if not might_contain_secret(text):
         assert _SECRET.search(text) is None
 
 
-@settings(max_examples=300)
-@given(candidates)
-def test_redaction_is_idempotent(text: str) -> None:
+@lanes(quick=60, long=600)
+def test_the_cheap_test_has_no_false_negatives(examples: int) -> None:
+    run_property(examples, the_cheap_test_has_no_false_negatives, candidates)
+
+
+def redaction_is_idempotent(text: str) -> None:
     once, _ = redact(text)
     assert redact(once) == (once, 0)
+
+
+@lanes(quick=30, long=300)
+def test_redaction_is_idempotent(examples: int) -> None:
+    run_property(examples, redaction_is_idempotent, candidates)
