@@ -8,5 +8,6 @@ echo "== ruff"
 echo "== mypy"
 .venv/bin/mypy
 echo "== pytest"
+# Every test, the ones marked slow included (the fast lane is `pytest -m "not slow"`).
 # pytest exits 5 when it collects no tests: that is a failure here, as any non-zero exit is.
 .venv/bin/python -m pytest "$@"

@@ -43,6 +43,7 @@ def term(home: Path) -> Terminal:
     return Terminal(home)
 
 
+@pytest.mark.slow
 def test_item2_twin_directories_keep_their_sessions_and_writes_apply(
         term: Terminal, tmp_path: Path, home: Path) -> None:
     dashed, nested = tmp_path / "a-b", tmp_path / "a" / "b"
@@ -87,6 +88,7 @@ def test_item2_health_reports_refused_entries(term: Terminal, project: Path,
     assert text.startswith("ATTENTION") and "refused" in text and "Injected" not in text
 
 
+@pytest.mark.slow
 def test_item3_a_foreign_file_opened_once_never_pins_into_a_trusted_project(
         term: Terminal, tmp_path: Path) -> None:
     a, b = tmp_path / "A", tmp_path / "B"
@@ -122,6 +124,7 @@ def test_item3_a_foreign_file_opened_once_never_pins_into_a_trusted_project(
     assert term.json(b, "health")["ok"] is True  # held back is policy, not damage
 
 
+@pytest.mark.slow
 def test_item7_a_crash_while_creating_a_session_breaks_no_command(
         term: Terminal, project: Path, home: Path) -> None:
     term.run(project, "pin", "--", "before")
@@ -151,6 +154,7 @@ def test_item7_a_crash_while_creating_a_session_breaks_no_command(
     assert health["ok"] is True and len(health["filesWithoutHeader"]) == 1
 
 
+@pytest.mark.slow
 def test_item13_a_replaced_active_file_is_noticed_by_a_new_process(
         term: Terminal, project: Path, home: Path) -> None:
     older = term.json(project, "session", "new")["session"]

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.core.codec import (
     MalformedPayload,
     UnknownPayload,
@@ -131,15 +132,18 @@ mutations = st.one_of(pin_mutations(), memory_mutations())
 # -- round trips --------------------------------------------------------------------------
 
 
-@given(mutations)
-def test_round_trip(mutation: PinMutation | MemoryMutation) -> None:
+def round_trip(mutation: PinMutation | MemoryMutation) -> None:
     assert structural_problem(mutation) is None
     encoded = encode_payload(mutation)
     assert decode_payload(custom_type_of(mutation), encoded) == mutation
 
 
-@given(mutations)
-def test_encoded_payload_is_one_json_line_without_nulls(
+@lanes(quick=20, long=100)
+def test_round_trip(examples: int) -> None:
+    run_property(examples, round_trip, mutations)
+
+
+def encoded_payload_is_one_json_line_without_nulls(
     mutation: PinMutation | MemoryMutation,
 ) -> None:
     encoded = encode_payload(mutation)
@@ -158,8 +162,12 @@ def test_encoded_payload_is_one_json_line_without_nulls(
     assert loose["schemaVersion"] == 1
 
 
-@given(mutations)
-def test_payload_embedded_in_a_pi_line_round_trips(mutation: PinMutation | MemoryMutation) -> None:
+@lanes(quick=20, long=100)
+def test_encoded_payload_is_one_json_line_without_nulls(examples: int) -> None:
+    run_property(examples, encoded_payload_is_one_json_line_without_nulls, mutations)
+
+
+def payload_embedded_in_a_pi_line_round_trips(mutation: PinMutation | MemoryMutation) -> None:
     custom_type = custom_type_of(mutation)
     line = json.dumps(
         {
@@ -173,6 +181,11 @@ def test_payload_embedded_in_a_pi_line_round_trips(mutation: PinMutation | Memor
     )
     data = json.dumps(json.loads(line)["data"]).encode()
     assert decode_payload(custom_type, data) == mutation
+
+
+@lanes(quick=20, long=100)
+def test_payload_embedded_in_a_pi_line_round_trips(examples: int) -> None:
+    run_property(examples, payload_embedded_in_a_pi_line_round_trips, mutations)
 
 
 def test_custom_type_of() -> None:
@@ -542,15 +555,19 @@ def test_iso_to_ms_non_string() -> None:
     assert iso_to_ms(None) is None  # type: ignore[arg-type]
 
 
-@given(
-    st.datetimes(
-        min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.timezones()
-    )
-)
-def test_iso_to_ms_matches_datetime(moment: datetime) -> None:
+MOMENTS = st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1),
+                       timezones=st.timezones())
+
+
+def iso_to_ms_matches_datetime(moment: datetime) -> None:
     got = iso_to_ms(moment.isoformat())
     assert got is not None
     assert abs(got - moment.timestamp() * 1000) < 1.5
+
+
+@lanes(quick=20, long=100)
+def test_iso_to_ms_matches_datetime(examples: int) -> None:
+    run_property(examples, iso_to_ms_matches_datetime, MOMENTS)
 
 
 @given(st.text(max_size=40))

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.core.model import (
     MemoryItem,
     MemoryMutation,
@@ -283,8 +284,7 @@ def record_sets(draw: st.DrawFn) -> list[MutationRecord]:
     return [r for ledger in ledgers for r in ledger.records]
 
 
-@given(record_sets(), st.randoms(use_true_random=False))
-def test_replay_is_order_independent(records: list[MutationRecord], rng: random.Random) -> None:
+def replay_is_order_independent(records: list[MutationRecord], rng: random.Random) -> None:
     expected = replay(records)
     shuffled = list(records)
     rng.shuffle(shuffled)
@@ -293,8 +293,13 @@ def test_replay_is_order_independent(records: list[MutationRecord], rng: random.
     assert result.effects == expected.effects
 
 
-@given(record_sets())
-def test_replay_invariants(records: list[MutationRecord]) -> None:
+@lanes(quick=20, long=100)
+def test_replay_is_order_independent(examples: int) -> None:
+    run_property(examples, replay_is_order_independent,
+                 record_sets(), st.randoms(use_true_random=False))
+
+
+def replay_invariants(records: list[MutationRecord]) -> None:
     result = replay(records)
     assert len(result.effects) == len(records)
     assert [r.order for r in result.ordered] == sorted(r.order for r in records)
@@ -318,6 +323,11 @@ def test_replay_invariants(records: list[MutationRecord]) -> None:
         if state.kind == "memory" and state.status == "active" and state.polarity_base:
             sign = signs.setdefault((state.partition, state.polarity_base), state.polarity_sign)
             assert sign == state.polarity_sign
+
+
+@lanes(quick=20, long=100)
+def test_replay_invariants(examples: int) -> None:
+    run_property(examples, replay_invariants, record_sets())
 
 
 # -- conflicts ----------------------------------------------------------------------------

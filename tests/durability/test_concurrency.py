@@ -26,7 +26,9 @@ WRITES = int(os.environ.get("WAYMARKS_DURABILITY_WRITES", "40"))
 READERS = 2
 
 
-@pytest.fixture(scope="module", params=SCENARIOS)
+# every scenario starts writer and reader processes: seconds each, so the tests that
+# read its report are slow (the checkers below them are not)
+@pytest.fixture(scope="module", params=[pytest.param(s, marks=pytest.mark.slow) for s in SCENARIOS])
 def report(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
            ) -> dict[str, Any]:
     root = tmp_path_factory.mktemp(f"concurrency-{request.param}")

@@ -564,6 +564,7 @@ def assert_clean(summary: Summary) -> None:
 # -- tests ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_killed_writers_lose_nothing_acknowledged(tmp_path: Path) -> None:
     """24 trials, 8 per kill mode, all on one session; then a clean run and a rebuild."""
     summary = run_harness(tmp_path, trials=24, seed=20260101)
@@ -576,7 +577,9 @@ def test_killed_writers_lose_nothing_acknowledged(tmp_path: Path) -> None:
     assert summary.acknowledged > 0 and summary.landed_unacknowledged >= 8
 
 
-@pytest.mark.parametrize("cut", ["half", "random", "complete"])
+@pytest.mark.parametrize("cut", [  # "complete" (the one whose line lands) in the fast lane
+    pytest.param("half", marks=pytest.mark.slow), pytest.param("random", marks=pytest.mark.slow),
+    "complete"])
 def test_torn_line_is_reported_then_terminated(tmp_path: Path, cut: str) -> None:
     """A line cut short is reported by health; the next write ends it. Only a line that
     was complete but for its newline is then used (the write it holds lands)."""

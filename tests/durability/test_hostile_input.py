@@ -40,6 +40,7 @@ from hypothesis import (
 )
 from hypothesis import strategies as st
 
+from tests.lanes import lanes
 from waymarks.cli.commands import COMMANDS
 from waymarks.cli.main import main, split_globals
 from waymarks.core.arguments import ArgumentError
@@ -242,21 +243,25 @@ STRUCTURED_ARGV = st.builds(lambda g, c: ["--json", *g, *c], GLOBALS, structured
 ARGV = st.one_of(RANDOM_ARGV, STRUCTURED_ARGV, STRUCTURED_ARGV)
 
 
-@CLI_SETTINGS
-@given(argv=ARGV)
-@example(argv=["--json", "pin", "--", "x" * 4001])
-@example(argv=["--json", "memory", "add", "--", "The database port is 5432."])
-@example(argv=["--json", "memory", "add", "--scope", "nowhere", "--", "x"])
-@example(argv=["--json", "memory", "supersede", "%MEM8%", "--classification", "secret", "--", "y"])
-@example(argv=["--json", "memory", "invalidate", "%MEM%", "r" * 501])
-@example(argv=["--json", "pin", "--supersedes", "%PIN%", "--scope", "project", "--", "z"])
-@example(argv=["--json", "pin", "--source", "nope", "--", "z"])
-@example(argv=["--json", "unpin", "%MEM%"])
-@example(argv=["--json", "session", "branch", "nope"])
-@example(argv=["--json", "pin", "--file", "."])
-@example(argv=["--json", "--session"])
-def test_cli_arguments_give_only_categorized_outcomes(sandbox: Sandbox, argv: list[str]) -> None:
-    check_cli(sandbox, argv)
+@lanes(quick=30, long=300)
+def test_cli_arguments_give_only_categorized_outcomes(sandbox: Sandbox, examples: int) -> None:
+    @settings(CLI_SETTINGS, max_examples=examples)
+    @given(argv=ARGV)
+    @example(argv=["--json", "pin", "--", "x" * 4001])
+    @example(argv=["--json", "memory", "add", "--", "The database port is 5432."])
+    @example(argv=["--json", "memory", "add", "--scope", "nowhere", "--", "x"])
+    @example(argv=["--json", "memory", "supersede", "%MEM8%", "--classification", "secret", "--",
+                   "y"])
+    @example(argv=["--json", "memory", "invalidate", "%MEM%", "r" * 501])
+    @example(argv=["--json", "pin", "--supersedes", "%PIN%", "--scope", "project", "--", "z"])
+    @example(argv=["--json", "pin", "--source", "nope", "--", "z"])
+    @example(argv=["--json", "unpin", "%MEM%"])
+    @example(argv=["--json", "session", "branch", "nope"])
+    @example(argv=["--json", "pin", "--file", "."])
+    @example(argv=["--json", "--session"])
+    def check(argv: list[str]) -> None:
+        check_cli(sandbox, argv)
+    check()
 
 
 def test_sandbox_examples_reach_deep_outcomes(sandbox: Sandbox) -> None:
@@ -303,21 +308,24 @@ CONTEXT = st.one_of(
 )
 
 
-@CLI_SETTINGS
-@given(text=CONTEXT)
-@example(text="pin 'unterminated")
-@example(text='memory add -- "half')
-@example(text="pin -- trailing\\")
-@example(text="\\")
-@example(text="--")
-@example(text="pin -- --")
-@example(text="memory add --key -- x")
-@example(text="memory add --key '' -- x is y")
-@example(text="pin --scope 'project -- x")
-@example(text="memory supersede %MEM8% -- 'The database port is 5434.'")
-@example(text="context context pin -- x")
-def test_context_string_gives_only_categorized_outcomes(sandbox: Sandbox, text: str) -> None:
-    check_cli(sandbox, ["--json", "context", text])
+@lanes(quick=30, long=300)
+def test_context_string_gives_only_categorized_outcomes(sandbox: Sandbox, examples: int) -> None:
+    @settings(CLI_SETTINGS, max_examples=examples)
+    @given(text=CONTEXT)
+    @example(text="pin 'unterminated")
+    @example(text='memory add -- "half')
+    @example(text="pin -- trailing\\")
+    @example(text="\\")
+    @example(text="--")
+    @example(text="pin -- --")
+    @example(text="memory add --key -- x")
+    @example(text="memory add --key '' -- x is y")
+    @example(text="pin --scope 'project -- x")
+    @example(text="memory supersede %MEM8% -- 'The database port is 5434.'")
+    @example(text="context context pin -- x")
+    def check(text: str) -> None:
+        check_cli(sandbox, ["--json", "context", text])
+    check()
 
 
 # -- the session file reader ------------------------------------------------------------
@@ -437,38 +445,44 @@ def check_reader(path: Path, total_lines: int) -> SessionFile:
     return session
 
 
-@READER_SETTINGS
-@given(garbage=st.lists(GARBAGE_LINE, max_size=12))
-@example(garbage=[b"\x00" * 3_000_000])
-@example(garbage=[b"x" * 4_000_000, b"\xff" * 1_000_000])
-@example(garbage=[b'{"type":"message","id":"huge","parentId":"c","timestamp":"' + TS.encode()
-                  + b'","text":"' + b"a" * 3_000_000 + b'"}'])
-@example(garbage=[b"", b"   ", b"\r", b"[]", b"null", b"7", b'"session"', b"{}"])
-def test_reader_skips_garbage_and_reads_what_follows(garbage: list[bytes]) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "s.jsonl"
-        check_reader(path, _write_session(path, garbage))
+@lanes(quick=25, long=250)
+def test_reader_skips_garbage_and_reads_what_follows(examples: int) -> None:
+    @settings(READER_SETTINGS, max_examples=examples)
+    @given(garbage=st.lists(GARBAGE_LINE, max_size=12))
+    @example(garbage=[b"\x00" * 3_000_000])
+    @example(garbage=[b"x" * 4_000_000, b"\xff" * 1_000_000])
+    @example(garbage=[b'{"type":"message","id":"huge","parentId":"c","timestamp":"' + TS.encode()
+                      + b'","text":"' + b"a" * 3_000_000 + b'"}'])
+    @example(garbage=[b"", b"   ", b"\r", b"[]", b"null", b"7", b'"session"', b"{}"])
+    def check(garbage: list[bytes]) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "s.jsonl"
+            check_reader(path, _write_session(path, garbage))
+    check()
 
 
-@SERVICE_SETTINGS
-@given(garbage=st.lists(GARBAGE_LINE, max_size=12))
-@example(garbage=[b"\x00" * 2_000_000, b'{"type":"session","id":"x","cwd":"/"}'])
-def test_service_health_and_items_survive_garbage(garbage: list[bytes]) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "s.jsonl"
-        total = _write_session(path, garbage)
-        skipped = sum(a.kind == "skipped" for a in check_reader(path, total).anomalies)
-        (Path(tmp) / "project").mkdir()
-        with Waymarks(Path(tmp) / "home", cwd=str(Path(tmp) / "project"),
-                      session=str(path)) as app:
-            report = app.health()
-            pins = app.items("pin")
-            memory = app.items("memory")
-        assert report["anomalyCounts"]["skipped"] == skipped
-        assert {v.id: v.status for v in pins}.get("after-pin-item") == "active"
-        assert {v.id: v.status for v in pins}.get("p1") == "deleted"
-        assert "after-mem-item" in {v.id for v in memory}
-        assert path.read_bytes().count(b"\n") == total, "reading appended nothing"
+@lanes(quick=6, long=60)
+def test_service_health_and_items_survive_garbage(examples: int) -> None:
+    @settings(SERVICE_SETTINGS, max_examples=examples)
+    @given(garbage=st.lists(GARBAGE_LINE, max_size=12))
+    @example(garbage=[b"\x00" * 2_000_000, b'{"type":"session","id":"x","cwd":"/"}'])
+    def check(garbage: list[bytes]) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "s.jsonl"
+            total = _write_session(path, garbage)
+            skipped = sum(a.kind == "skipped" for a in check_reader(path, total).anomalies)
+            (Path(tmp) / "project").mkdir()
+            with Waymarks(Path(tmp) / "home", cwd=str(Path(tmp) / "project"),
+                          session=str(path)) as app:
+                report = app.health()
+                pins = app.items("pin")
+                memory = app.items("memory")
+            assert report["anomalyCounts"]["skipped"] == skipped
+            assert {v.id: v.status for v in pins}.get("after-pin-item") == "active"
+            assert {v.id: v.status for v in pins}.get("p1") == "deleted"
+            assert "after-mem-item" in {v.id for v in memory}
+            assert path.read_bytes().count(b"\n") == total, "reading appended nothing"
+    check()
 
 
 # -- mutation payloads through the reader -----------------------------------------------
@@ -553,32 +567,33 @@ def _verdicts(session: SessionFile, count: int) -> list[str]:
     return verdicts
 
 
-@READER_SETTINGS
-@given(payloads=st.lists(st.tuples(*[PAYLOAD, TIMESTAMP]).map(lambda p: (*p[0], p[1])),
-                         min_size=1, max_size=10))
-def test_every_payload_is_a_record_unknown_or_malformed(
-    payloads: list[tuple[str, object, str]],
-) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        compact, spaced = Path(tmp) / "compact.jsonl", Path(tmp) / "spaced.jsonl"
-        _payload_file(compact, payloads, compact=True)  # the reader's one-pass fast path
-        _payload_file(spaced, payloads, compact=False)  # the general path
-        fast = _verdicts(SessionFile.open(compact), len(payloads))
-        general = _verdicts(SessionFile.open(spaced), len(payloads))
-    assert fast == general, "the fast path and the general path disagree"
-    for (custom_type, data, _), verdict in zip(payloads, fast, strict=True):
-        raw = None if data is NO_DATA else json.dumps(data).encode()
-        decoded = decode_payload(custom_type, raw)
-        expected = ("unknown" if isinstance(decoded, UnknownPayload) else
-                    "malformed" if isinstance(decoded, MalformedPayload) else "record")
-        item = getattr(decoded, "item", None)
-        if (expected == "record" and item is not None and item.scope == "project"
-                and item.project_path != canonical_project_path(HEADER["cwd"])):
-            expected = "malformed"  # a session speaks only for its own project
-        if (expected == "record" and item is not None and item.scope != "project"
-                and item.project_path is not None):
-            expected = "malformed"  # only a project item may name a project
-        assert verdict == expected, (custom_type, data)
+@lanes(quick=25, long=250)
+def test_every_payload_is_a_record_unknown_or_malformed(examples: int) -> None:
+    @settings(READER_SETTINGS, max_examples=examples)
+    @given(payloads=st.lists(st.tuples(*[PAYLOAD, TIMESTAMP]).map(lambda p: (*p[0], p[1])),
+                             min_size=1, max_size=10))
+    def check(payloads: list[tuple[str, object, str]]) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            compact, spaced = Path(tmp) / "compact.jsonl", Path(tmp) / "spaced.jsonl"
+            _payload_file(compact, payloads, compact=True)  # the reader's one-pass fast path
+            _payload_file(spaced, payloads, compact=False)  # the general path
+            fast = _verdicts(SessionFile.open(compact), len(payloads))
+            general = _verdicts(SessionFile.open(spaced), len(payloads))
+        assert fast == general, "the fast path and the general path disagree"
+        for (custom_type, data, _), verdict in zip(payloads, fast, strict=True):
+            raw = None if data is NO_DATA else json.dumps(data).encode()
+            decoded = decode_payload(custom_type, raw)
+            expected = ("unknown" if isinstance(decoded, UnknownPayload) else
+                        "malformed" if isinstance(decoded, MalformedPayload) else "record")
+            item = getattr(decoded, "item", None)
+            if (expected == "record" and item is not None and item.scope == "project"
+                    and item.project_path != canonical_project_path(HEADER["cwd"])):
+                expected = "malformed"  # a session speaks only for its own project
+            if (expected == "record" and item is not None and item.scope != "project"
+                    and item.project_path is not None):
+                expected = "malformed"  # only a project item may name a project
+            assert verdict == expected, (custom_type, data)
+    check()
 
 
 def _fits_sqlite(value: object) -> bool:
@@ -591,20 +606,23 @@ def _fits_sqlite(value: object) -> bool:
     return -(2**63) <= value < 2**63
 
 
-@SERVICE_SETTINGS
-@given(payloads=st.lists(st.tuples(*[PAYLOAD, TIMESTAMP]).map(lambda p: (*p[0], p[1])),
-                         min_size=1, max_size=8))
-def test_service_survives_every_payload(payloads: list[tuple[str, object, str]]) -> None:
-    assume(all(_fits_sqlite(data) for _, data, _ in payloads))  # else BUG 6 below
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "s.jsonl"
-        _payload_file(path, payloads, compact=False)
-        with Waymarks(Path(tmp) / "home", cwd=tmp, session=str(path)) as app:
-            app.health()
-            app.items("pin")
-            app.items("memory")
-            app.rebuild_index()
-            app.items("memory")
+@lanes(quick=6, long=60)
+def test_service_survives_every_payload(examples: int) -> None:
+    @settings(SERVICE_SETTINGS, max_examples=examples)
+    @given(payloads=st.lists(st.tuples(*[PAYLOAD, TIMESTAMP]).map(lambda p: (*p[0], p[1])),
+                             min_size=1, max_size=8))
+    def check(payloads: list[tuple[str, object, str]]) -> None:
+        assume(all(_fits_sqlite(data) for _, data, _ in payloads))  # else BUG 6 below
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "s.jsonl"
+            _payload_file(path, payloads, compact=False)
+            with Waymarks(Path(tmp) / "home", cwd=tmp, session=str(path)) as app:
+                app.health()
+                app.items("pin")
+                app.items("memory")
+                app.rebuild_index()
+                app.items("memory")
+    check()
 
 
 # -- regressions: defects these tests found, fixed -----------------------

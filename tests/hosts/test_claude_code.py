@@ -125,6 +125,7 @@ def start_with_helper(home: Path, project: Path, sid: str) -> Path:
     return socket
 
 
+@pytest.mark.slow
 def test_the_warm_helper_answers_the_same_and_stops_when_idle(home: Path, project: Path,
                                                               sid: str) -> None:
     socket = start_with_helper(home, project, sid)
@@ -148,6 +149,7 @@ def test_the_warm_helper_answers_the_same_and_stops_when_idle(home: Path, projec
     assert not socket.exists()
 
 
+@pytest.mark.slow
 def test_mcp_follows_the_hooks_session_and_the_prompt_is_provenance(
         home: Path, project: Path, sid: str) -> None:
     hook(home, "SessionStart", payload(sid, project, "SessionStart"))
@@ -265,6 +267,7 @@ def claude_code() -> list[str] | None:
     return [str(cli)]
 
 
+@pytest.mark.slow
 def test_the_real_claude_code_sends_the_pinned_block(tmp_path: Path, home: Path,
                                                      project: Path) -> None:
     command = claude_code()

@@ -18,6 +18,9 @@ from tests.hosts.pi_harness import PiHome, PiRpc, install
 
 PIN_BEGIN = "[WAYMARKS PINNED CONTEXT — USER-CONFIRMED]"
 
+# the real Pi from npm (installed on first use) talking to a fake provider: minutes, not seconds
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="session", params=["pi16", "pi073"])
 def pi_command(request: pytest.FixtureRequest) -> list[str]:

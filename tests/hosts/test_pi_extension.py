@@ -9,7 +9,12 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.hosts.pi_harness import EXTENSION, WAYMARKS_BIN, cache_root, install
+
+# Pi's packages from npm (installed on first use), then Node for each scenario
+pytestmark = pytest.mark.slow
 
 HARNESS = """
 import { createJiti } from "%(jiti)s";

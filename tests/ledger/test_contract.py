@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import CountingIds, StepClock
-from waymarks.ledger.log import SessionLog
+from waymarks.ledger.host import HostSessionLog
+from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.memory import MemorySessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.app import Waymarks
@@ -129,3 +131,60 @@ class TestMemoryLedger(LedgerContract):
     def write_raw(self, log: SessionLog, data: bytes) -> None:
         assert isinstance(log, MemorySessionLog)
         log.buffer.extend(data)
+
+
+
+class FakeHost:
+    """The host's side of a host-owned ledger, as Pi's ``appendEntry`` behaves through the
+    bridge: it keeps the session's entries and appends each one itself, under an ID of its
+    own, as a child of *its* leaf (a parent named in the entry is not Pi's to take), and
+    hands back the entry as it stored it."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def append(self, entry: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            leaf = self.entries[-1]["id"] if self.entries else None
+            stored = {**entry, "id": f"host{len(self.entries) + 1:04d}", "parentId": leaf}
+            self.entries.append(stored)
+            return dict(stored)
+
+
+class TestHostLedger(LedgerContract):
+    """Pi's session, which Waymarks reads and Pi writes (``waymarks.ledger.host``)."""
+
+    def make(self, tmp_path: Path) -> SessionLog:
+        self.host = FakeHost()
+        header = {"type": "session", "version": 3, "id": "s-1", "timestamp": TS,
+                  "cwd": "/project"}
+        return HostSessionLog.from_entries(tmp_path / "s.jsonl", header, [], self.host.append)
+
+    def write_raw(self, log: SessionLog, data: bytes) -> None:
+        assert isinstance(log, HostSessionLog)
+        log.buffer.extend(data)
+
+    def test_appends_go_through_the_host(self, log: SessionLog) -> None:
+        with log.locked():
+            entry = log.append(dict(PIN), self.ids().entry_id)
+        assert [e["id"] for e in self.host.entries] == [entry.id]  # the host's ID, not ours
+        assert entry.id.startswith("host") and log.records[0].mutation.mutation_id == "m1"
+
+    def test_explicit_parent_starts_a_branch(self, log: SessionLog) -> None:
+        # differs from the contract: the host appends at its own leaf, so a branch is
+        # refused before the host is asked (it would have landed on the leaf, unnoticed)
+        ids = self.ids()
+        with log.locked():
+            a = log.append({"type": "message", "timestamp": TS}, ids.entry_id)
+            b = log.append({"type": "message", "timestamp": TS}, ids.entry_id)
+            with pytest.raises(SessionFileError, match="only at its leaf"):
+                log.append({"type": "branch_summary", "timestamp": TS, "parentId": a.id,
+                            "fromId": a.id, "summary": ""}, ids.entry_id)
+            same = log.append({"type": "message", "timestamp": TS, "parentId": b.id},
+                              ids.entry_id)  # the leaf itself may be named
+        assert len(self.host.entries) == 3 and log.branch_ids() == [a.id, b.id, same.id]
+
+    def test_half_written_line_is_terminated_by_the_next_append(self, log: SessionLog) -> None:
+        pytest.skip("a host ledger holds only whole entries the host sent: no writer of "
+                    "it can leave a torn line")

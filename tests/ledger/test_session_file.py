@@ -381,6 +381,7 @@ def test_header_with_parent_session_and_old_version(tmp_path: Path) -> None:
     assert session.header.parent_session == "/x/orig.jsonl"
 
 
+@pytest.mark.slow
 def test_progress_is_reported_for_large_files(tmp_path: Path) -> None:
     path = tmp_path / "big.jsonl"
     with path.open("wb") as handle:

@@ -18,6 +18,7 @@ from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import ElicitResult
 
+from tests.lanes import lanes
 from waymarks.mcp.server import build_server
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
@@ -230,6 +231,7 @@ def test_concurrent_calls_are_all_answered_and_none_lost(app: Waymarks) -> None:
     assert len(app.items("memory")) == 6
 
 
+@pytest.mark.slow
 def test_over_stdio_with_elicitation(home: Path, project: Path) -> None:
     with Waymarks(home, cwd=str(project)) as app:
         app.session_say("Remember where deploys go")
@@ -299,19 +301,22 @@ def _echoes(value: object, text: str) -> bool:
     return meaningful and value in text  # type: ignore[operator]
 
 
-@settings(max_examples=800, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(batch=st.lists(argument_objects, min_size=1, max_size=4))
+@lanes(quick=20, long=800)
 def test_random_argument_objects_get_categories_never_writes_or_echoes(
-        app: Waymarks, batch: list[dict[str, Any]]) -> None:
-    app.pin("An existing pin")
-    before = app.current_session().read_all()  # type: ignore[union-attr]
-    for arguments, result in zip(batch, calls(app, batch, person("decline")), strict=True):
-        assert result["outcome"] in {"ok", "rejected", "cancelled", "unavailable"}, result
-        if result["outcome"] in {"rejected", "unavailable"}:
-            assert result["errorCode"] in CATEGORIES, result
-        assert not _echoes(arguments, json.dumps(result)), (arguments, result)
-    assert app.current_session().read_all() == before  # type: ignore[union-attr]
+        app: Waymarks, examples: int) -> None:
+    @settings(max_examples=examples, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @given(batch=st.lists(argument_objects, min_size=1, max_size=4))
+    def check(batch: list[dict[str, Any]]) -> None:
+        app.pin("An existing pin")
+        before = app.current_session().read_all()  # type: ignore[union-attr]
+        for arguments, result in zip(batch, calls(app, batch, person("decline")), strict=True):
+            assert result["outcome"] in {"ok", "rejected", "cancelled", "unavailable"}, result
+            if result["outcome"] in {"rejected", "unavailable"}:
+                assert result["errorCode"] in CATEGORIES, result
+            assert not _echoes(arguments, json.dumps(result)), (arguments, result)
+        assert app.current_session().read_all() == before  # type: ignore[union-attr]
+    check()
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -350,6 +355,7 @@ def test_without_ui_even_an_invalid_write_is_confirmation_required(app: Waymarks
     assert (result["outcome"], result["errorCode"]) == ("unavailable", "confirmation-required")
 
 
+@pytest.mark.slow
 def test_mcp_session_option_binds_the_named_session(home: Path, project: Path) -> None:
     with Waymarks(home, cwd=str(project)) as first:
         first.session_new()

@@ -78,6 +78,7 @@ def post(port: int, headers: list[tuple[str, str]]) -> tuple[int, bytes]:
         connection.close()
 
 
+@pytest.mark.slow
 def test_one_authorization_header_exactly(configured: Path, project: Path) -> None:
     good, bad = ("Authorization", f"Bearer {TOKEN}"), ("Authorization", "Bearer wrong")
     with server(configured, project) as (port, _stderr):
@@ -93,6 +94,7 @@ def test_one_authorization_header_exactly(configured: Path, project: Path) -> No
         assert post(port, [("Authorization", f"Bearer {TOKEN}, Bearer {TOKEN}")])[0] == 401
 
 
+@pytest.mark.slow
 def test_a_remote_host_needs_allow_remote(configured: Path, project: Path) -> None:
     refused = subprocess.run(waymarks(configured, "mcp", "--http", "--host",
                                       "0.0.0.0"), cwd=project, capture_output=True,
@@ -102,6 +104,7 @@ def test_a_remote_host_needs_allow_remote(configured: Path, project: Path) -> No
     assert "TLS proxy" in refused.stderr and TOKEN not in refused.stderr
 
 
+@pytest.mark.slow
 def test_with_allow_remote_it_warns_and_still_needs_the_token(configured: Path,
                                                               project: Path) -> None:
     with server(configured, project, "--host", "0.0.0.0", "--allow-remote") as (
@@ -113,6 +116,7 @@ def test_with_allow_remote_it_warns_and_still_needs_the_token(configured: Path,
     assert "TLS proxy" in text and "SSH tunnel" in text and TOKEN not in text
 
 
+@pytest.mark.slow
 def test_loopback_names_need_no_flag(configured: Path, project: Path) -> None:
     with server(configured, project, "--host", "localhost") as (port, stderr):
         assert post(port, [("Authorization", f"Bearer {TOKEN}")])[0] == 200
@@ -127,6 +131,7 @@ def test_what_counts_as_loopback(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ["mcp", "--host", "127.0.0.1"], ["mcp", "--port", "9000"], ["mcp", "--allow-remote"]])
 def test_http_options_without_http_are_refused(home: Path, project: Path,
@@ -136,6 +141,7 @@ def test_http_options_without_http_are_refused(home: Path, project: Path,
     assert done.returncode == 2 and "--http" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transport", [[], ["--http"]], ids=["stdio", "http"])
 def test_an_unknown_session_is_a_usage_error(configured: Path, project: Path,
                                              transport: list[str]) -> None:

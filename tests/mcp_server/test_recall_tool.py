@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from tests.lanes import lanes
 from waymarks.mcp.server import build_server
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
@@ -78,6 +79,7 @@ def test_no_session_is_unavailable_not_empty(app: Waymarks) -> None:
     assert answer["outcome"] == "unavailable" and answer["category"] == "runtime-unavailable"
 
 
+@pytest.mark.slow
 def test_over_stdio_with_a_real_subprocess(home: Path, project: Path) -> None:
     with Waymarks(home, cwd=str(project)) as app:
         claim = app.remember("Deploys go to staging first")
@@ -111,24 +113,27 @@ FIXED_WORDING = " ".join([
     'this project yet" "memory is unavailable"'])
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(arguments=st.dictionaries(st.sampled_from(["query", "q", "limit", "id", "content"])
-                                 | st.text(max_size=8), json_values, max_size=4))
+@lanes(quick=15, long=150)
 def test_random_arguments_get_answers_not_crashes_and_write_nothing(
-        app: Waymarks, arguments: dict[str, Any]) -> None:
-    if app.current_session() is None:
-        app.remember("The SQLite database listens on port 5433")
-    before = app.current_session().path.read_bytes()  # type: ignore[union-attr]
-    answer = call(app, arguments)
-    assert answer["outcome"] in {"ok", "rejected", "unavailable"}
-    if answer["outcome"] != "ok":
-        assert answer["category"] in {"invalid-parameters", "runtime-unavailable"}
-        for value in arguments.values():
-            # the tool's fixed wording may contain a short input by chance ("reje")
-            if isinstance(value, str) and len(value) > 3 and value not in FIXED_WORDING:
-                assert value not in json.dumps(answer)
-    assert app.current_session().path.read_bytes() == before  # type: ignore[union-attr]
+        app: Waymarks, examples: int) -> None:
+    @settings(max_examples=examples, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(arguments=st.dictionaries(st.sampled_from(["query", "q", "limit", "id", "content"])
+                                     | st.text(max_size=8), json_values, max_size=4))
+    def check(arguments: dict[str, Any]) -> None:
+        if app.current_session() is None:
+            app.remember("The SQLite database listens on port 5433")
+        before = app.current_session().path.read_bytes()  # type: ignore[union-attr]
+        answer = call(app, arguments)
+        assert answer["outcome"] in {"ok", "rejected", "unavailable"}
+        if answer["outcome"] != "ok":
+            assert answer["category"] in {"invalid-parameters", "runtime-unavailable"}
+            for value in arguments.values():
+                # the tool's fixed wording may contain a short input by chance ("reje")
+                if isinstance(value, str) and len(value) > 3 and value not in FIXED_WORDING:
+                    assert value not in json.dumps(answer)
+        assert app.current_session().path.read_bytes() == before  # type: ignore[union-attr]
+    check()
 
 
 def _free_port() -> int:
@@ -139,6 +144,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@pytest.mark.slow
 def test_http_needs_the_bearer_token(home: Path, project: Path) -> None:
     import subprocess
     import time

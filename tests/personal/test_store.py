@@ -116,6 +116,7 @@ def _save_many(directory: str, worker: int) -> None:
         store.save(f"Shared fact written by {worker}", slug="shared", name="Shared")
 
 
+@pytest.mark.slow
 def test_concurrent_saves_from_several_processes_lose_nothing(store: PersonalStore) -> None:
     context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=_save_many, args=(str(store.directory), w))

@@ -7,6 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import LEVELS
 from waymarks.planner.render import (
@@ -56,10 +57,11 @@ def blocks_of(rendered: str, begin: str, end: str) -> list[list[str]]:
     return blocks
 
 
-@settings(max_examples=300, deadline=None)
-@given(content=hostile, pin_id=ident, session=ident, source_file=hostile)
-def test_pin_content_stays_inside_its_quotes(content: str, pin_id: str, session: str,
-                                            source_file: str) -> None:
+NO_DEADLINE = settings(deadline=None)
+
+
+def pin_content_stays_inside_its_quotes(content: str, pin_id: str, session: str,
+                                        source_file: str) -> None:
     pin = PinBlock(pin_id, "session", content, session, "e1", source_file=source_file or None)
     [block] = blocks_of(render_pin(pin, EXACT), PIN_BEGIN, PIN_END)
     label = block.index("Pinned content JSON:")
@@ -67,16 +69,27 @@ def test_pin_content_stays_inside_its_quotes(content: str, pin_id: str, session:
     assert len(block) == label + 3  # quoted content, guidance line, nothing more
 
 
-@settings(max_examples=300, deadline=None)
-@given(claim=hostile, key=st.one_of(st.none(), hostile), memory_id=ident,
-       reason=st.text(max_size=40))
-def test_memory_claims_stay_inside_their_quotes(claim: str, key: str | None, memory_id: str,
-                                                reason: str) -> None:
+@lanes(quick=30, long=300)
+def test_pin_content_stays_inside_its_quotes(examples: int) -> None:
+    run_property(examples, pin_content_stays_inside_its_quotes,
+                 content=hostile, pin_id=ident, session=ident, source_file=hostile,
+                 base=NO_DEADLINE)
+
+
+def memory_claims_stay_inside_their_quotes(claim: str, key: str | None, memory_id: str,
+                                           reason: str) -> None:
     memory = MemoryBlock(memory_id, "project", claim, "s", "e", 0.5, reason, key or None)
     [block] = blocks_of(render_memory(memory, EXACT), MEMORY_BEGIN, MEMORY_END)
     label = block.index("Claim JSON:")
     assert json.loads(block[label + 1]) == claim
     assert len(block) == label + 3
+
+
+@lanes(quick=30, long=300)
+def test_memory_claims_stay_inside_their_quotes(examples: int) -> None:
+    run_property(examples, memory_claims_stay_inside_their_quotes,
+                 claim=hostile, key=st.one_of(st.none(), hostile), memory_id=ident,
+                 reason=st.text(max_size=40), base=NO_DEADLINE)
 
 
 @given(st.lists(hostile, min_size=1, max_size=5))

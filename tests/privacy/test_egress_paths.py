@@ -33,7 +33,7 @@ from waymarks.tool.egress import outgoing_payload
 from waymarks.tool.persistence import ContextPersistence
 from waymarks.tool.recall import memory_recall
 
-EXAMPLES = 40
+EXAMPLES = 12
 SLOW_EXAMPLES = 400
 TOPIC = "zanzibar"
 SESSION = "6f1c2b9e-8d1a-4c39-9d5e-0a1b2c3d4e5f"

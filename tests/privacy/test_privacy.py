@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.core.privacy import (
     DEFAULT_POLICY,
     LEVELS,
@@ -196,15 +197,19 @@ def test_parsed_text_is_the_stripped_text(text: str, explicit: Any) -> None:
     assert parse_marked(text, explicit).text == strip_markers(text)
 
 
-@settings(max_examples=300)
-@given(marker_text, marker_text, st.sampled_from(LEVELS[:3]))
-def test_a_prohibited_span_never_survives_filtering(before: str, after: str,
-                                                    allowed_up_to: Any) -> None:
+def a_prohibited_span_never_survives_filtering(before: str, after: str,
+                                               allowed_up_to: Any) -> None:
     text = f"{before}[ds4:local-only]SENTINEL[/ds4:local-only]{after}"
     out = filter_text(text, levels_up_to(allowed_up_to))
     assert out.text is None or "SENTINEL" not in out.text
     if out.text is not None:
         assert not has_markers(out.text)
+
+
+@lanes(quick=30, long=300)
+def test_a_prohibited_span_never_survives_filtering(examples: int) -> None:
+    run_property(examples, a_prohibited_span_never_survives_filtering,
+                 marker_text, marker_text, st.sampled_from(LEVELS[:3]))
 
 
 # -- provider policy --------------------------------------------------------------------

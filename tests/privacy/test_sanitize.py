@@ -7,9 +7,10 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import LEVELS, WITHHELD, ProviderPolicy, has_markers
 from waymarks.planner import sanitize as sanitize_module
@@ -447,9 +448,7 @@ def strings(value: Any) -> list[str]:
     return []
 
 
-@PROPERTY
-@given(payloads, remote_policies, st.sampled_from(["openai", "someone-else"]))
-def test_a_local_only_span_never_reaches_a_remote_provider(
+def a_local_only_span_never_reaches_a_remote_provider(
         payload: dict[str, Any], policy: ProviderPolicy, provider: str) -> None:
     outcome = run(payload, provider, policy)
     if not outcome.withheld:
@@ -463,9 +462,13 @@ def test_a_local_only_span_never_reaches_a_remote_provider(
         assert outcome.reason is not None and outcome.reason.startswith("malformed")
 
 
-@PROPERTY
-@given(payloads)
-def test_a_local_provider_gets_the_content_without_tags(payload: dict[str, Any]) -> None:
+@lanes(quick=30, long=300)
+def test_a_local_only_span_never_reaches_a_remote_provider(examples: int) -> None:
+    run_property(examples, a_local_only_span_never_reaches_a_remote_provider, payloads,
+                 remote_policies, st.sampled_from(["openai", "someone-else"]), base=PROPERTY)
+
+
+def a_local_provider_gets_the_content_without_tags(payload: dict[str, Any]) -> None:
     outcome = run(payload, "ollama")
     assert not outcome.withheld and outcome.redacted_values == 0
     if '"thinking"' not in json.dumps(payload):  # signed thinking with markers is dropped
@@ -475,9 +478,12 @@ def test_a_local_provider_gets_the_content_without_tags(payload: dict[str, Any])
     assert not any(has_markers(text) for text in strings(outcome.payload))
 
 
-@PROPERTY
-@given(payloads, remote_policies)
-def test_structure_is_preserved(payload: dict[str, Any], policy: ProviderPolicy) -> None:
+@lanes(quick=30, long=300)
+def test_a_local_provider_gets_the_content_without_tags(examples: int) -> None:
+    run_property(examples, a_local_provider_gets_the_content_without_tags, payloads, base=PROPERTY)
+
+
+def structure_is_preserved(payload: dict[str, Any], policy: ProviderPolicy) -> None:
     outcome = run(payload, "openai", policy)
     assert outcome.payload is not None
     assert skeleton(outcome.payload)["top"] == skeleton(payload)["top"]
@@ -505,12 +511,20 @@ def test_structure_is_preserved(payload: dict[str, Any], policy: ProviderPolicy)
         assert outcome.payload != payload
 
 
-@PROPERTY
-@given(payloads, remote_policies)
-def test_sanitizing_is_idempotent(payload: dict[str, Any], policy: ProviderPolicy) -> None:
+@lanes(quick=30, long=300)
+def test_structure_is_preserved(examples: int) -> None:
+    run_property(examples, structure_is_preserved, payloads, remote_policies, base=PROPERTY)
+
+
+def sanitizing_is_idempotent(payload: dict[str, Any], policy: ProviderPolicy) -> None:
     once = run(payload, "openai", policy).payload
     again = run(once, "openai", policy)
     assert again.payload == once and not again.changed
+
+
+@lanes(quick=30, long=300)
+def test_sanitizing_is_idempotent(examples: int) -> None:
+    run_property(examples, sanitizing_is_idempotent, payloads, remote_policies, base=PROPERTY)
 
 
 json_values = st.recursive(
@@ -524,9 +538,7 @@ json_values = st.recursive(
     max_leaves=20)
 
 
-@PROPERTY
-@given(json_values, st.sampled_from(["openai", "ollama"]))
-def test_the_sanitizer_never_raises(payload: Any, provider: str) -> None:
+def the_sanitizer_never_raises(payload: Any, provider: str) -> None:
     outcome = run(payload, provider)
     assert outcome.withheld == (outcome.payload is None)
     if outcome.withheld:
@@ -534,3 +546,9 @@ def test_the_sanitizer_never_raises(payload: Any, provider: str) -> None:
     else:
         assert isinstance(outcome.payload, dict)
         assert "QZX" not in json.dumps(outcome.payload)  # nothing invented
+
+
+@lanes(quick=30, long=300)
+def test_the_sanitizer_never_raises(examples: int) -> None:
+    run_property(examples, the_sanitizer_never_raises, json_values,
+                 st.sampled_from(["openai", "ollama"]), base=PROPERTY)

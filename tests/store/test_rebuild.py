@@ -8,10 +8,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import CountingIds, StepClock
+from tests.lanes import lanes
 from waymarks.ledger.discovery import canonical_project_path, session_dir
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
@@ -94,35 +96,39 @@ def run_ops(apps: list[Waymarks], ops: list[tuple[str, str, str, int]]) -> None:
             app.set_memory_status(target, "expired" if pick % 2 else "invalid", "r")
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ops=OPS, skew=st.integers(min_value=-5000, max_value=5000))
-def test_incremental_equals_rebuild(tmp_path_factory, ops, skew) -> None:  # type: ignore[no-untyped-def]
-    root = tmp_path_factory.mktemp("prop")
-    home, project = root / "home", root / "project"
-    project.mkdir()
-    start = datetime(2026, 1, 1, tzinfo=UTC)
-    # two sessions of one trusted project; the second's clock is skewed so that its
-    # mutations often sort before the first's and the projection must re-fold
-    apps = [
-        Waymarks(home, cwd=str(project), clock=StepClock(start), ids=CountingIds(1)),
-        Waymarks(home, cwd=str(project), clock=StepClock(start + timedelta(milliseconds=skew)),
-                 ids=CountingIds(2)),
-    ]
-    apps[0].trust(str(project))
-    apps[0].session_new()
-    apps[1].session_new()
-    try:
-        run_ops(apps, ops)
-        for app in apps:
-            app.items("pin")  # bring each session's tail into the projection
-    finally:
-        for app in apps:
-            app.close()
-    incremental = snapshot(home / "waymarks.db")
-    with Waymarks(home, cwd=str(project)) as fresh:
-        fresh.rebuild_index()
-    assert snapshot(home / "waymarks.db") == incremental
+@lanes(quick=8, long=40)
+def test_incremental_equals_rebuild(tmp_path_factory: pytest.TempPathFactory,
+                                    examples: int) -> None:
+    @settings(max_examples=examples, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(ops=OPS, skew=st.integers(min_value=-5000, max_value=5000))
+    def check(ops: list[tuple[str, str, str, int]], skew: int) -> None:
+        root = tmp_path_factory.mktemp("prop")
+        home, project = root / "home", root / "project"
+        project.mkdir()
+        start = datetime(2026, 1, 1, tzinfo=UTC)
+        # two sessions of one trusted project; the second's clock is skewed so that its
+        # mutations often sort before the first's and the projection must re-fold
+        apps = [
+            Waymarks(home, cwd=str(project), clock=StepClock(start), ids=CountingIds(1)),
+            Waymarks(home, cwd=str(project), clock=StepClock(start + timedelta(milliseconds=skew)),
+                     ids=CountingIds(2)),
+        ]
+        apps[0].trust(str(project))
+        apps[0].session_new()
+        apps[1].session_new()
+        try:
+            run_ops(apps, ops)
+            for app in apps:
+                app.items("pin")  # bring each session's tail into the projection
+        finally:
+            for app in apps:
+                app.close()
+        incremental = snapshot(home / "waymarks.db")
+        with Waymarks(home, cwd=str(project)) as fresh:
+            fresh.rebuild_index()
+        assert snapshot(home / "waymarks.db") == incremental
+    check()
 
 
 def test_deleting_the_database_restores_the_same_state(

@@ -8,6 +8,13 @@ returns the entry as it stored it; the ledger then reads that entry like any oth
 
 The host also says which entry is its leaf (:meth:`set_leaf`): after tree navigation the
 active branch need not end at the last entry.
+
+What must stay true (the shared ledger contract, ``tests/ledger/test_contract.py``):
+
+- the host appends at its own leaf, so an entry that names another parent (a branch) is
+  refused before the host is asked: branching is the host's to do (Pi's ``/tree``);
+- readers from :meth:`reopen` read the same host session: they share the bytes the host
+  sent, the writers' lock and the host's leaf, so each sees what the others took in.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +34,24 @@ HostAppender = Callable[[dict[str, Any]], dict[str, Any]]
 _ENCODER = msgspec.json.Encoder()
 
 
+@dataclass(slots=True)
+class _HostSession:
+    """What every reader of one host session shares."""
+
+    #: the session's lines as the host sent them
+    buffer: bytearray = field(default_factory=bytearray)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    #: the host's leaf when it is not the last entry (after tree navigation)
+    leaf: str | None = None
+
+
 class HostSessionLog(SessionLog):
-    def __init__(self, path: Path, appender: HostAppender | None = None) -> None:
+    def __init__(self, path: Path, appender: HostAppender | None = None,
+                 shared: _HostSession | None = None) -> None:
         super().__init__(path)
-        self.buffer = bytearray()
         self.appender = appender
-        self._lock = threading.Lock()
-        self._leaf: str | None = None
+        self._shared = shared if shared is not None else _HostSession()
+        self.buffer = self._shared.buffer
 
     @classmethod
     def from_entries(cls, path: Path, header: dict[str, Any], entries: Iterable[dict[str, Any]],
@@ -46,6 +65,7 @@ class HostSessionLog(SessionLog):
 
     def feed(self, entries: Iterable[dict[str, Any]], leaf: str | None = None) -> None:
         """Take entries the host has and this ledger has not (known IDs are skipped)."""
+        self.refresh()  # another reader of this session may have taken some in already
         for entry in entries:
             if isinstance(entry, dict) and entry.get("id") not in self.by_id:
                 self.buffer.extend(_ENCODER.encode(entry) + b"\n")
@@ -54,12 +74,13 @@ class HostSessionLog(SessionLog):
             self.set_leaf(leaf)
 
     def set_leaf(self, leaf: str | None) -> None:
-        self._leaf = leaf if leaf in self.by_id else None
+        self._shared.leaf = leaf if leaf in self.by_id else None
 
     @property
     def leaf_id(self) -> str | None:
-        if self._leaf is not None:
-            return self._leaf
+        leaf = self._shared.leaf
+        if leaf is not None and leaf in self.by_id:
+            return leaf
         return self.entries[-1].id if self.entries else None
 
     def append(self, entry: dict[str, Any], new_id: Callable[[], str]) -> Entry:
@@ -68,6 +89,9 @@ class HostSessionLog(SessionLog):
             raise RuntimeError("append must be called inside locked()")
         if self.appender is None:
             raise SessionFileError(f"{self.path}: this host session cannot be appended to")
+        if entry.get("parentId", self.leaf_id) != self.leaf_id:
+            raise SessionFileError(f"{self.path}: the host appends only at its leaf; start a "
+                                   "branch in the host itself (in Pi: /tree)")
         plain = msgspec.json.decode(_ENCODER.encode(entry))
         written = self.appender(plain)
         entry_id = written.get("id") if isinstance(written, dict) else None
@@ -85,10 +109,8 @@ class HostSessionLog(SessionLog):
         return self.by_id[entry_id]
 
     def reopen(self, progress: ProgressFn | None = None) -> HostSessionLog:
-        log = HostSessionLog(self.path, self.appender)
-        log.buffer = bytearray(self.buffer)
+        log = HostSessionLog(self.path, self.appender, self._shared)
         log._load(progress)
-        log._leaf = self._leaf
         return log
 
     def _size(self) -> int:
@@ -102,5 +124,5 @@ class HostSessionLog(SessionLog):
 
     @contextmanager
     def _exclusive(self) -> Iterator[None]:
-        with self._lock:
+        with self._shared.lock:
             yield

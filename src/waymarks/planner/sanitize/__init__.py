@@ -1,0 +1,153 @@
+"""The last check before a payload leaves for a model provider.
+
+``sanitize(payload, provider, policy)`` takes a request body in one of three shapes —
+OpenAI Chat Completions (``messages``), OpenAI Responses (``input``/``instructions``) and
+Anthropic Messages (``system`` + ``messages``) — and returns a copy that the provider may
+receive:
+
+- every text-bearing field is classified with the markers of ``waymarks.core.privacy``;
+  prohibited spans become ``WITHHELD``, a text with nothing allowed left is withheld as a
+  whole, allowed text loses its marker tags;
+- for a remote provider, credential-like values in those fields are redacted
+  (``waymarks.core.secrets``);
+- everything else is kept as it is. Strings outside the text-bearing fields (tool
+  schemas, metadata, IDs) are only checked for markers, and handled the same way when
+  they hold one; they are not redacted.
+
+Text-bearing fields: message ``content`` (a string, or the ``text``/``refusal`` of its
+parts), ``refusal``, tool-call ``arguments``/``input``, tool results (``tool_result``
+content, ``function_call_output``/``custom_tool_call_output`` output), ``thinking``,
+reasoning ``summary``/``content`` text, text ``document`` sources, ``system`` and
+``instructions``. Images, files and audio carry the level of their message.
+
+Structure is never broken: no message or item is removed, so roles keep alternating and
+every tool call keeps its result. A withheld string becomes ``WITHHELD`` (tool-call
+``arguments`` become ``"{}"``); a withheld part is dropped, and a part list left empty
+gets one ``WITHHELD`` text part. A ``thinking`` block that would have to change is dropped,
+since its signature covers the exact text.
+
+A message (a Responses item, the ``system`` prompt) is one unit for markers: when its
+markers do not pair up within one string, or a leading marker is left open while the
+message has more parts, the whole message takes the highest level of its markers.
+Markers never reach across messages.
+
+Fails closed: a payload that is not an object, has no known shape or is malformed (a
+marker in an object key counts as malformed), and any internal error, give
+``withheld=True`` and no payload. Reasons name the problem, never content. The input is
+never modified; the result is a new top-level object that shares unchanged sub-objects
+with the input (copy it before mutating either).
+
+Speed: messages and items that need nothing (no ``ds4:``, nothing that looks like a
+credential) are recognised by a check that builds nothing, and kept as they are.
+
+Where things are, by wire shape: ``walker`` (the state of one run and what every shape
+shares: strings, objects, content parts, tool-call arguments, units), ``fast`` (the check
+that builds nothing), ``chat`` (the ``messages`` list, Chat Completions message fields),
+``anthropic`` (the content blocks only Anthropic Messages has), ``responses`` (the
+``input`` items). This module dispatches the top-level keys and tells the shape apart.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from waymarks.core.privacy import DEFAULT_POLICY, Destination, ProviderPolicy, parse_marked
+from waymarks.core.secrets import might_contain_secret
+from waymarks.planner.sanitize import anthropic, chat, responses
+from waymarks.planner.sanitize.walker import BASE, Malformed, Walker, check_key
+
+__all__ = ["SanitizeOutcome", "Shape", "sanitize"]
+
+Shape = Literal["chat", "responses", "anthropic"]
+
+
+@dataclass(frozen=True, slots=True)
+class SanitizeOutcome:
+    """What may be sent: ``payload`` (None when ``withheld``) and what was done to it."""
+
+    payload: dict[str, Any] | None
+    withheld: bool
+    #: why it was withheld; None otherwise. Never holds payload content.
+    reason: str | None
+    provider: str
+    destination: Destination
+    shape: Shape | None
+    #: prohibited spans, texts and parts withheld or dropped
+    removed_blocks: int = 0
+    #: credential-like values redacted
+    redacted_values: int = 0
+    #: marker tags removed
+    stripped_markers: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.removed_blocks or self.redacted_values or self.stripped_markers)
+
+
+def _payload(walker: Walker, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The top level: each key to the walk of its shape, ``generic`` for the rest."""
+    out = dict(payload)
+    for key, value in payload.items():
+        check_key(key)
+        if key == "messages":
+            new = chat.messages(walker, value)
+        elif key == "system":
+            new = walker.unit(Walker.prompt, value)
+        elif key == "instructions" or key == "input":
+            new = walker.unit(Walker.prompt, value) if not isinstance(value, list) \
+                else responses.items(walker, value)
+        else:
+            new = walker.generic(value, BASE)
+        if new is not value:
+            out[key] = new
+    return out
+
+
+def _shape(payload: Mapping[str, Any], anthropic: bool) -> Shape | None:
+    if "messages" in payload:
+        return "anthropic" if anthropic or "system" in payload else "chat"
+    if "input" in payload or "instructions" in payload:
+        return "responses"
+    if "system" in payload:
+        return "anthropic"
+    return None
+
+
+def sanitize(payload: object, provider: str,
+             policy: ProviderPolicy = DEFAULT_POLICY) -> SanitizeOutcome:
+    """``payload`` as ``provider`` may receive it, or withheld (never raises)."""
+    name = provider if isinstance(provider, str) else repr(type(provider).__name__)
+    try:
+        destination = policy.destination(provider)
+        allowed = policy.allowed(provider)
+        # looked up here at each call (see ``walker``): replaceable where they are named
+        suspect = might_contain_secret if policy.redacts(provider) else None
+    except Exception as exc:  # noqa: BLE001 - fail closed, whatever went wrong
+        return SanitizeOutcome(None, True, f"provider policy failed ({type(exc).__name__})",
+                               name, "remote", None)
+    walker = Walker(allowed, parse_marked, suspect, anthropic.BLOCKS)
+    shape: Shape | None = None
+    try:
+        if not isinstance(payload, Mapping):
+            return SanitizeOutcome(None, True, "the payload is not a JSON object", name,
+                                   destination, None)
+        shape = _shape(payload, False)
+        if shape is None:
+            return SanitizeOutcome(
+                None, True, "unknown payload shape: expected messages (Chat Completions, "
+                "Anthropic Messages) or input/instructions (Responses)", name, destination,
+                None)
+        out = _payload(walker, payload)
+        shape = _shape(payload, walker.anthropic)
+    except Malformed as exc:
+        return SanitizeOutcome(None, True, f"malformed payload: {exc}", name, destination,
+                               shape)
+    except Exception as exc:  # noqa: BLE001 - fail closed: withhold, never pass through
+        return SanitizeOutcome(None, True, f"sanitizer failed ({type(exc).__name__}); "
+                               "payload withheld", name, destination, shape)
+    return SanitizeOutcome(out, False, None, name, destination, shape,
+                           walker.removed, walker.redacted, walker.markers)

@@ -1,0 +1,115 @@
+"""The fast path: recognise a message or Responses item that sanitizing would not change.
+
+Most of a coding-agent session is plain prose and code: no ``ds4:`` marker, nothing that
+looks like a credential. Such a unit is kept as it is, after a check that builds nothing.
+Used only when the ``normal`` level is allowed (otherwise every text is withheld anyway).
+
+What must stay true: ``quick``/``clean`` are *conservative*. True only when the full walk
+would return the value unchanged and count nothing; anything unusual (a number where
+text belongs, a part that is not an object, a key with a colon) answers False and is
+left to the full walk, which judges it. ``suspect`` is the credential check of the run
+(None when the provider gets no redaction): a string in a text-bearing field that it
+flags is not clean.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from waymarks.planner.sanitize.walker import HINT, Suspect
+
+#: keys whose strings the fast path checks for credentials (a superset of the text slots);
+#: below the deep ones every string is text
+_TEXT_KEYS: Final = frozenset({"content", "text", "refusal", "output", "thinking", "data"})
+_DEEP_TEXT_KEYS: Final = frozenset({"arguments", "input"})
+_ANY_TEXT_KEYS: Final = _TEXT_KEYS | _DEEP_TEXT_KEYS
+_SCALARS: Final = frozenset({int, float, bool})
+_PLAIN_TEXT_TYPES: Final = frozenset({"text", "input_text", "output_text"})
+
+
+def quick(unit: dict[Any, Any], suspect: Suspect | None) -> bool:
+    """``clean`` for a message or item, with the most common shapes checked inline:
+    ``{role, content}`` / ``{type: message, role, content}`` whose content is a string
+    or a list of plain text parts."""
+    size = len(unit)
+    role = unit.get("role")
+    if (size == 2 or (size == 3 and unit.get("type") == "message")) \
+            and type(role) is str and HINT not in role:
+        content = unit.get("content")
+        if type(content) is str:
+            return not (":" in content and HINT in content) \
+                and not (suspect is not None and suspect(content))
+        if type(content) is list:
+            for part in content:
+                if type(part) is not dict:
+                    return clean(unit, 0, suspect)
+                kind = part.get("type")
+                text = part.get("text")
+                parts = len(part)
+                if type(kind) is not str or kind not in _PLAIN_TEXT_TYPES \
+                        or type(text) is not str \
+                        or not (parts == 2 or (parts == 3 and part.get("annotations") == [])):
+                    return clean(unit, 0, suspect)
+                if (":" in text and HINT in text) \
+                        or (suspect is not None and suspect(text)):
+                    return False
+            return True
+    return clean(unit, 0, suspect)
+
+
+def clean(value: Any, text: int, suspect: Suspect | None) -> bool:
+    """True when ``value`` holds no marker and, in text-bearing fields, nothing to
+    redact: sanitizing it would change nothing. Conservative: False sends it down the
+    full path. JSON types only; strings are tested inline (the hot path).
+
+    ``text``: 0 strings here are not text; 1 strings here and in lists here are text;
+    2 every string below is text (tool input and arguments)."""
+    kind = type(value)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or ":" in key:
+                return False
+            kind = type(item)
+            if kind is str:
+                if ":" in item and HINT in item:
+                    return False
+                if suspect is not None and (text or key in _ANY_TEXT_KEYS) \
+                        and suspect(item):
+                    return False
+            elif kind is list:  # inline: lists of parts are the common case
+                child = 2 if text == 2 or key in _DEEP_TEXT_KEYS else \
+                    1 if key in _TEXT_KEYS else 0
+                for element in item:
+                    if type(element) is str:
+                        if not clean_string(element, child, suspect):
+                            return False
+                    elif child != 2 and type(element) is not dict:
+                        return False  # parts are objects: let the full path judge
+                    elif not clean(element, 2 if child == 2 else 0, suspect):
+                        return False
+            elif kind is dict:
+                if not clean(item, 2 if text == 2 or key in _DEEP_TEXT_KEYS else 0, suspect):
+                    return False
+            elif (item is not None or key == "text") and (
+                    (text != 2 and key in _ANY_TEXT_KEYS) or kind not in _SCALARS):
+                return False  # a number where text belongs: let the full path judge
+        return True
+    if kind is list:
+        for item in value:
+            if type(item) is str:
+                if not clean_string(item, text, suspect):
+                    return False
+            elif not clean(item, text if text == 2 else 0, suspect):
+                return False
+        return True
+    if kind is str:
+        return clean_string(value, text, suspect)
+    return value is None or kind is int or kind is float or kind is bool
+
+
+def clean_string(value: str, text: int, suspect: Suspect | None) -> bool:
+    if ":" in value and HINT in value:
+        return False
+    return not (text and suspect is not None and suspect(value))

@@ -1,0 +1,316 @@
+"""The state of one sanitization and the parts of the walk every wire shape shares.
+
+A ``Walker`` carries the provider's allowance, the counters of the outcome and the marker
+state of the current *unit* (a message, a Responses item, the system prompt). Its methods
+handle what the three shapes have in common: text-bearing strings, any other value
+(``generic``), objects with per-key handlers (``fields``), content given as a string or a
+list of parts, and tool-call arguments. What only one shape has lives in its own module
+(``chat``, ``responses``, ``anthropic``) as handler functions ``(walker, value, base)``;
+the package's ``__init__`` puts them together.
+
+What must stay true here:
+
+- the input is never modified; an unchanged value is returned as the *same* object, so
+  callers test ``new is not old`` to know whether to copy (and unchanged sub-objects are
+  shared with the input);
+- structure is never broken: a withheld part is dropped, a part list left empty gets one
+  ``WITHHELD`` text part, a withheld string becomes a replacement string;
+- markers are counted per unit; ``unit`` re-runs a unit at the highest level of its
+  markers when they do not pair up within one string and the unit has more than one slot;
+- the marker parser and the credential check are passed in (``parse``, ``suspect``), not
+  imported: ``sanitize`` looks them up in its own namespace at each call, where the tests
+  replace them with broken ones to prove that the walk fails closed.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from waymarks.core.privacy import (
+    WITHHELD,
+    Classification,
+    MarkedText,
+    filter_marked,
+    has_markers,
+    highest,
+)
+from waymarks.core.secrets import redact
+
+HINT: Final = "4:"  # every marker holds "ds4:"; see waymarks.core.privacy
+BASE: Final[Classification] = "normal"
+EMPTY_ARGUMENTS: Final = "{}"
+
+#: part type -> the key holding its text
+_TEXT_PARTS: Final = {
+    "text": "text", "input_text": "text", "output_text": "text", "summary_text": "text",
+    "reasoning_text": "text", "refusal": "refusal",
+}
+
+#: ``parse_marked`` of ``waymarks.core.privacy``
+Parse = Callable[[str, Classification], MarkedText]
+#: ``might_contain_secret`` of ``waymarks.core.secrets``; None when nothing is redacted
+Suspect = Callable[[str], bool]
+#: the handler of one field (or one content block): the value as the provider may see it
+Handler = Callable[["Walker", Any, Classification], Any]
+Handlers = Mapping[str, Handler]
+
+
+class Malformed(Exception):
+    """The payload does not have the structure its shape requires."""
+
+
+class Walker:
+    """One sanitization: the provider's allowance, counters and the current unit's marker
+    state (see ``unit``). ``blocks`` handles the part types beyond text parts (content
+    blocks of Anthropic Messages); any other part is ``opaque``."""
+
+    __slots__ = ("allowed", "anthropic", "blocks", "level", "markers", "parse", "redacted",
+                 "removed", "slots", "split", "suspect")
+
+    def __init__(self, allowed: frozenset[Classification], parse: Parse,
+                 suspect: Suspect | None, blocks: Handlers) -> None:
+        self.allowed = allowed
+        self.parse = parse
+        self.suspect = suspect
+        self.blocks = blocks
+        self.removed = 0
+        self.redacted = 0
+        self.markers = 0
+        #: set by a part only Anthropic Messages has; decides the reported shape
+        self.anthropic = False
+        # marker state of the current unit
+        self.level: Classification = BASE
+        self.split = False
+        self.slots = 0
+
+    # --- strings -----------------------------------------------------------------------
+
+    def text(self, value: object, base: Classification) -> str | None:
+        """A text-bearing string as the provider may see it; None when withheld whole."""
+        if type(value) is not str:
+            raise Malformed("a text field is not a string")
+        self.slots += 1
+        if HINT in value:
+            marked = self.parse(value, base)
+            if marked.markers:
+                self.level = highest(self.level, marked.level)
+                if not marked.balanced or marked.open_tail:
+                    self.split = True
+                filtered = filter_marked(marked, self.allowed)
+                self.markers += filtered.markers
+                self.removed += filtered.dropped
+                if filtered.text is None:
+                    return None
+                return self._redact(filtered.text)
+        if base not in self.allowed:
+            self.removed += 1
+            return None
+        return self._redact(value)
+
+    def _redact(self, value: str) -> str:
+        suspect = self.suspect
+        if suspect is not None and suspect(value):
+            value, count = redact(value)
+            self.redacted += count
+        return value
+
+    def text_or(self, value: object, base: Classification, replacement: str) -> str:
+        out = self.text(value, base)
+        return replacement if out is None else out
+
+    def optional_text(self, value: Any, base: Classification) -> Any:
+        return value if value is None else self.text_or(value, base, WITHHELD)
+
+    # --- any value, objects ------------------------------------------------------------
+
+    def generic(self, value: Any, base: Classification) -> Any:
+        """Any other value: kept, except strings holding markers (and their containers)."""
+        if type(value) is str:
+            if HINT in value and has_markers(value):
+                return self.text_or(value, base, WITHHELD)
+            return value
+        if isinstance(value, Mapping):
+            out: dict[Any, Any] | None = None
+            for key, item in value.items():
+                check_key(key)
+                new = self.generic(item, base)
+                if new is not item or out is not None or type(value) is not dict:
+                    if out is None:
+                        out = dict(value)
+                    out[key] = new
+            return value if out is None else out
+        if isinstance(value, list | tuple):
+            items: list[Any] | None = None
+            for index, item in enumerate(value):
+                new = self.generic(item, base)
+                if new is not item:
+                    if items is None:
+                        items = list(value)
+                    items[index] = new
+            if items is None:
+                return value
+            return items if isinstance(value, list) else type(value)(items)
+        return value
+
+    def fields(self, obj: Mapping[str, Any], base: Classification, handlers: Handlers) -> Any:
+        """``obj`` with ``handlers`` applied to their keys and ``generic`` to the rest."""
+        out: dict[str, Any] | None = None
+        for key, value in obj.items():
+            check_key(key)
+            if key == "type" or key == "role":
+                new = value if type(value) is str and HINT not in value \
+                    else self.generic(value, base)
+            else:
+                handler = handlers.get(key)
+                new = handler(self, value, base) if handler is not None \
+                    else self.generic(value, base)
+            if new is not value:
+                if out is None:
+                    out = dict(obj)
+                out[key] = new
+        return obj if out is None else out
+
+    # --- units -------------------------------------------------------------------------
+
+    def unit(self, handle: Handler, value: Any) -> Any:
+        """Handle one message/item/system prompt; if its markers do not pair up within
+        one string (or a leading marker is left open) and it has more than one part,
+        handle it again with the highest of its markers as the level of everything."""
+        saved = (self.removed, self.redacted, self.markers)
+        self.level, self.split, self.slots = BASE, False, 0
+        out = handle(self, value, BASE)
+        if self.split and self.slots > 1 and self.level != BASE:
+            level = self.level
+            self.removed, self.redacted, self.markers = saved
+            out = handle(self, value, level)
+        return out
+
+    def prompt(self, value: Any, base: Classification) -> Any:
+        """A ``system``/``instructions``/``input`` value: a string or a list of parts."""
+        if value is None:
+            return value
+        if type(value) is str:
+            return self.text_or(value, base, WITHHELD)
+        if isinstance(value, list):
+            return self.parts(value, base, "text")
+        raise Malformed("system/instructions/input must be a string, a list or null")
+
+    # --- content and its parts ---------------------------------------------------------
+
+    def content(self, value: Any, base: Classification, text_type: str) -> Any:
+        """Message content: a string, a list of parts (``text_type`` names the text part
+        a placeholder takes) or null."""
+        if value is None:
+            return value
+        if type(value) is str:
+            return self.text_or(value, base, WITHHELD)
+        if isinstance(value, list):
+            return self.parts(value, base, text_type)
+        raise Malformed("content must be a string, a list of parts or null")
+
+    def message_content(self, value: Any, base: Classification) -> Any:
+        return self.content(value, base, "text")
+
+    def parts(self, parts: list[Any], base: Classification, text_type: str) -> Any:
+        kept: list[Any] = []
+        changed = False
+        for part in parts:
+            new = self.part(part, base, text_type)
+            if new is not part:
+                changed = True
+            if new is not None:
+                kept.append(new)
+        if not changed:
+            return parts
+        if parts and not kept:
+            kept.append(_placeholder_part(parts[0], text_type))
+        return kept
+
+    def part(self, part: Any, base: Classification, text_type: str) -> Any:
+        """One content part/block; None to drop it."""
+        if type(part) is str:
+            return self.text(part, base)
+        if not isinstance(part, Mapping):
+            raise Malformed("a content part is not an object")
+        kind = part.get("type")
+        if type(kind) is str:
+            key = _TEXT_PARTS.get(kind)
+            if key is not None:
+                out = self.text(part.get(key), base)
+                if out is None:
+                    return None
+                rest = self.fields(part, base, _KEEP_TEXT if key == "text" else _KEEP_REFUSAL)
+                if out is part[key]:
+                    return rest
+                if rest is part:
+                    rest = dict(part)
+                rest[key] = out
+                return rest
+            block = self.blocks.get(kind)
+            if block is not None:
+                return block(self, part, base)
+        return self.opaque(part, base)
+
+    def opaque(self, part: Any, base: Classification) -> Any:
+        """Images, files, audio and unknown parts: kept whole at their unit's level."""
+        self.slots += 1
+        if base not in self.allowed:
+            self.removed += 1
+            return None
+        return self.generic(part, base)
+
+    # --- tool calls (all three shapes) -------------------------------------------------
+
+    def arguments(self, value: Any, base: Classification) -> Any:
+        """Tool-call ``arguments``: a JSON string (withheld as ``"{}"``) or an object."""
+        return self.text_or(value, base, EMPTY_ARGUMENTS) if type(value) is str \
+            else self.tool_input(value, base)
+
+    def tool_input(self, value: Any, base: Classification) -> Any:
+        """Tool-call input given as an object: every string in it is text."""
+        if type(value) is str:
+            return self.text_or(value, base, WITHHELD)
+        if isinstance(value, Mapping):
+            out: dict[Any, Any] | None = None
+            for key, item in value.items():
+                check_key(key)
+                new = self.tool_input(item, base)
+                if new is not item or (out is None and type(value) is not dict):
+                    if out is None:
+                        out = dict(value)
+                    out[key] = new
+            return value if out is None else out
+        if isinstance(value, list | tuple):
+            items = [self.tool_input(item, base) for item in value]
+            if all(new is old for new, old in zip(items, value, strict=True)):
+                return value
+            return items
+        return value
+
+
+def keep(walker: Walker, value: Any, base: Classification) -> Any:
+    """The handler of a field that must stay exactly as it is (a signature, a text
+    already handled)."""
+    return value
+
+
+def check_key(key: object) -> None:
+    if type(key) is str and HINT in key and has_markers(key):
+        raise Malformed("an object key holds a classification marker")
+
+
+_KEEP_TEXT: Final[Handlers] = {"text": keep}
+_KEEP_REFUSAL: Final[Handlers] = {"refusal": keep}
+
+
+def _placeholder_part(first: Any, text_type: str) -> dict[str, Any]:
+    kind = first.get("type") if isinstance(first, Mapping) else None
+    if kind not in ("text", "input_text", "output_text"):
+        kind = text_type
+    part: dict[str, Any] = {"type": kind, "text": WITHHELD}
+    if kind == "output_text":
+        part["annotations"] = []
+    return part
