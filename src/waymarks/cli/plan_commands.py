@@ -222,7 +222,7 @@ def _claude_code(install: bool) -> Any:
             if install:
                 changes = cc.install(scope, Path(app.cwd), Path.home(), app.home)
             else:
-                changes = cc.uninstall(scope, Path(app.cwd), Path.home())
+                changes = cc.uninstall(scope, Path(app.cwd), Path.home(), app.home)
         except cc.InstallError as exc:
             return Result({"outcome": "rejected", "code": "invalid_config",
                            "message": str(exc)}, f"Refused: {exc}", EXIT_REJECTED)
