@@ -49,8 +49,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-import yaml
-
 from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.secrets import credential_kinds
 from waymarks.core.text import is_unicode
@@ -65,8 +63,6 @@ MAX_DESCRIPTION: Final = 300
 MAX_BODY: Final = 20_000  # hand-written entries may be long; saved ones are bounded lower
 MAX_SUMMARY: Final = 160  # a derived description: the index line stays short
 MAX_FRONTMATTER: Final = 64 * 1024
-_LOADER: Final[Any] = getattr(yaml, "CBaseLoader", yaml.BaseLoader)  # every scalar a string
-_DUMPER: Final[Any] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _SLUG: Final = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 _NOT_SLUG: Final = re.compile(r"[^a-z0-9]+")
 _SPACE: Final = re.compile(r"\s+")
@@ -146,13 +142,23 @@ def check_slug(slug: object) -> str:
     return slug.strip()
 
 
+def _yaml() -> Any:
+    """PyYAML, imported on first use (a plan for a person without entries never needs
+    it: the Claude Code hook stays lean)."""
+    import yaml
+
+    return yaml
+
+
 def render_entry(entry: Entry) -> str:
+    yaml = _yaml()
     head: dict[str, object] = {"name": one_line(entry.name),
                                "description": one_line(entry.description)}
     if entry.classification:
         head["classification"] = entry.classification
     head["metadata"] = {"type": entry.type}
-    frontmatter = yaml.dump(head, Dumper=_DUMPER, sort_keys=False, allow_unicode=True,
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    frontmatter = yaml.dump(head, Dumper=dumper, sort_keys=False, allow_unicode=True,
                             default_flow_style=False, width=1_000_000)
     return f"---\n{frontmatter}---\n{entry.body.strip()}\n"
 
@@ -184,8 +190,10 @@ def _yaml_fields(head: str) -> dict[str, str] | None:
     """The string fields of a YAML frontmatter; ``None`` when it is not YAML at all."""
     if len(head) > MAX_FRONTMATTER:
         return {}
+    yaml = _yaml()
+    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)  # every scalar a string
     try:
-        data = yaml.load(head, Loader=_LOADER)  # BaseLoader: strings, lists, dicts only
+        data = yaml.load(head, Loader=loader)  # BaseLoader: strings, lists, dicts only
     except (yaml.YAMLError, RecursionError):
         return None
     if not isinstance(data, dict):
