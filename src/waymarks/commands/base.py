@@ -205,7 +205,7 @@ class Group(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         help_names = set(self.get_help_option_names(ctx))
-        if self.default is not None and (
+        if self.default is not None and not ctx.resilient_parsing and (
                 not args or (args[0].startswith("-") and args[0].lower() not in help_names)):
             args = [self.default, *args]
         return super().parse_args(ctx, args)

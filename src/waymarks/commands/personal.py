@@ -8,7 +8,13 @@ from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.options import classification_option
 from waymarks.commands.render import cell, refused, table_result
 from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
-from waymarks.personal.store import ENTRY_TYPES, Entry, PersonalMemoryError, PersonalStore
+from waymarks.personal.store import (
+    ENTRY_TYPES,
+    Entry,
+    PersonalMemoryError,
+    PersonalStore,
+    one_line,
+)
 from waymarks.service.app import Waymarks
 
 SAVE_LIMIT = MAX_PREFILL_CHARS
@@ -112,10 +118,11 @@ def personal_group() -> Group:
             return refused("invalid_argument", str(exc))
         if entry is None:
             return refused("not_found", NO_ENTRY)
-        head = f"{entry.name} [{entry.type}" + (
+        head = f"{entry.slug} [{entry.type}" + (
             f", {entry.classification}]" if entry.classification else "]")
+        name = None if one_line(entry.body).startswith(one_line(entry.name)) else entry.name
         description = entry.own_description
-        text = "\n".join([head, *([description] if description else []), "", entry.body])
+        text = "\n".join([head, *filter(None, [name, description]), "", entry.body])
         return Result(_entry_json(entry, body=True), text)
 
     @command(personal, "forget", summary="Delete one entry (its file and its index line).",
