@@ -134,3 +134,23 @@ def test_the_launchers_help_through_a_real_process(home: Path, project: Path) ->
         assert done.returncode == 0 and done.stdout.startswith("Usage: waymarks"), \
             (args, done.stdout, done.stderr)
     assert not home.exists()
+
+
+def test_help_loads_no_service_and_the_copied_names_agree(tmp_path: Path) -> None:
+    """Help is answered from the command table alone (it stays quick); the names the
+    table copies to avoid that import are the service's."""
+    from waymarks.commands.options import LEVEL_NAMES
+    from waymarks.commands.personal import ENTRY_TYPES
+    from waymarks.core.model import CLASSIFICATIONS
+    from waymarks.personal.store import ENTRY_TYPES as STORE_TYPES
+
+    assert LEVEL_NAMES == CLASSIFICATIONS and ENTRY_TYPES == STORE_TYPES
+    probe = ("import sys, contextlib, io; from waymarks.cli.main import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    main(['memory', 'add', '--help'])\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('waymarks.service', "
+             "'waymarks.store', 'waymarks.ledger'))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=60, check=True,
+                          env={**os.environ, "WAYMARKS_HOME": str(tmp_path / "h")})
+    assert done.stdout.strip() == "[]"

@@ -143,7 +143,8 @@ def test_context_runs_the_command_table_with_help_and_limits(tmp_path: Path) -> 
     out = converse(tmp_path, [
         {"id": 1, "method": "initialize"},
         {"id": 2, "method": "command", "params": {"text": "pin -h"}},
-        {"id": 3, "method": "command", "params": {"text": "memory add --key port -- 'Port is 5433'"}},
+        {"id": 3, "method": "command",
+         "params": {"text": "memory add --key port -- 'Port is 5433'"}},
         {"id": 4, "method": "command", "params": {"text": "memory edit 0"}},
         {"id": 5, "method": "command", "params": {"text": "session new"}},
         {"id": 6, "method": "command", "params": {"text": "memory --status nope"}},

@@ -13,7 +13,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -32,7 +32,9 @@ from waymarks.commands.base import (
     runtime,
 )
 from waymarks.core.arguments import ArgumentError
-from waymarks.service.outcomes import ServiceError
+
+if TYPE_CHECKING:
+    from waymarks.service.outcomes import ServiceError
 
 #: service errors caused by the request, not the environment: exit 2, like rejections
 REQUEST_ERRORS = frozenset({"not_found", "empty", "invalid_argument", "no_session",
@@ -61,6 +63,7 @@ class CliRuntime(Runtime):
 
 def _open(run: CliRuntime) -> Any:
     from waymarks.service.app import Waymarks
+    from waymarks.service.outcomes import ServiceError
 
     if run.cwd is not None and not os.path.isdir(run.cwd):
         raise ServiceError("invalid_argument", f"--cwd {run.cwd}: not a directory")
@@ -195,7 +198,7 @@ def run(argv: list[str]) -> int:
         return error("usage", exc.format_message(), EXIT_REJECTED, want_json or state.json)
     except ArgumentError as exc:
         return error("usage", str(exc), EXIT_REJECTED, want_json or state.json)
-    except ServiceError as exc:
+    except _service_error() as exc:
         status = EXIT_REJECTED if exc.code in REQUEST_ERRORS else EXIT_ERROR
         return error(exc.code, str(exc), status, want_json or state.json)
     except OSError as exc:
@@ -216,6 +219,14 @@ def run(argv: list[str]) -> int:
               f"aside as {repaired['damaged']} and rebuilt from the session files",
               file=sys.stderr)
     return result.exit_code
+
+
+def _service_error() -> type[ServiceError]:
+    """Imported only when an exception reaches that clause: help and the version never
+    load the service."""
+    from waymarks.service.outcomes import ServiceError
+
+    return ServiceError
 
 
 def usage_message(exc: click.UsageError) -> str:

@@ -36,6 +36,11 @@ def _main(argv: list[str]) -> int:
     hooked = hook_fast_path(argv, _fallback_home)
     if hooked is not None:
         return hooked
+    if argv and argv[-1] == "--version" and set(argv[:-1]) <= {"--json"}:
+        from waymarks import __version__  # asked often, by scripts too: no CLI library
+
+        print(f'{{"version": "{__version__}"}}' if argv[:-1] else f"waymarks {__version__}")
+        return 0
     if "_WAYMARKS_COMPLETE" in os.environ:
         from waymarks.cli.app import complete
 

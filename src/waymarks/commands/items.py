@@ -7,19 +7,20 @@ whose prefix is ambiguous is reported with every match (:mod:`waymarks.commands.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
-from waymarks.commands.notices import with_write_notices
 from waymarks.commands.options import classification_option, list_filters, sources_list
 from waymarks.commands.refs import explain_not_found, resolve
 from waymarks.commands.render import cell, refused, table_result, when, write_result
-from waymarks.service.app import Waymarks
-from waymarks.service.outcomes import Rejected
-from waymarks.service.provenance import Provenance, provenance, updated_at
-from waymarks.service.views import ItemView
+
+if TYPE_CHECKING:  # the service is imported when a command runs, not for help
+    from waymarks.service.app import Waymarks
+    from waymarks.service.outcomes import WriteOutcome
+    from waymarks.service.provenance import Provenance
+    from waymarks.service.views import ItemView
 
 Kind = Literal["pin", "memory"]
 TEXT = click.argument("text", nargs=-1, metavar="[--] TEXT")
@@ -31,6 +32,8 @@ TEXT = click.argument("text", nargs=-1, metavar="[--] TEXT")
 def _listing(app: Waymarks, kind: Kind, *, scopes: tuple[str, ...] = (),
              statuses: tuple[str, ...] = (), key: str | None = None, since: int | None = None,
              in_effect: bool = False, limit: int | None = None) -> Result:
+    from waymarks.service.provenance import updated_at
+
     views = app.items(kind)
     dates = updated_at(app, views)
     chosen = [v for v in views
@@ -64,6 +67,13 @@ def _listing(app: Waymarks, kind: Kind, *, scopes: tuple[str, ...] = (),
     empty = f"No {kind} items {'match' if filtered else 'in this session'}."
     return table_result(data, columns, rows, kinds=[v.status for v in chosen],
                         footer=footer, empty=empty)
+
+
+def _notices(app: Waymarks, outcome: WriteOutcome, kind: Kind, *,
+             scope_given: str | None) -> WriteOutcome:
+    from waymarks.commands.notices import with_write_notices
+
+    return with_write_notices(app, outcome, kind, scope_given=scope_given)
 
 
 def _status(view: ItemView) -> str:
@@ -125,7 +135,7 @@ def register_pins(root: click.Group) -> None:
         outcome = app.pin(content, scope=scope, classification=classification,
                           source=source, source_file=path, supersedes=supersedes)
         outcome = explain_not_found(app, "pin", supersedes, outcome)
-        outcome = with_write_notices(app, outcome, "pin",
+        outcome = _notices(app, outcome, "pin",
                                      scope_given=scope or ("kept" if supersedes else None))
         return write_result(outcome, "Pinned")
 
@@ -188,7 +198,7 @@ def memory_group() -> Group:
         app = runtime().app()
         outcome = app.remember(" ".join(text), scope=scope, key=key,
                                classification=classification, sources=sources_list(source))
-        return write_result(with_write_notices(app, outcome, "memory", scope_given=scope),
+        return write_result(_notices(app, outcome, "memory", scope_given=scope),
                             "Recorded")
 
     @command(memory, "supersede", summary="Replace a claim with a new one (the old one "
@@ -209,7 +219,7 @@ def memory_group() -> Group:
                                        classification=classification,
                                        sources=sources_list(source))
         outcome = explain_not_found(app, "memory", memory_id, outcome)
-        return write_result(with_write_notices(app, outcome, "memory", scope_given="kept"),
+        return write_result(_notices(app, outcome, "memory", scope_given="kept"),
                             "Recorded")
 
     _status_command(memory, "invalid", "Invalidated", "Mark a claim invalid (it was wrong).",
@@ -250,9 +260,11 @@ def register_inspection(memory: Group) -> None:
     def memory_show(memory_id: str) -> Result:
         """MEMORY_ID is the ID or a unique prefix of it; an ambiguous prefix lists the
         IDs it matches."""
+        from waymarks.service.provenance import provenance
+
         app = runtime().app()
         found = resolve(app, "memory", memory_id)
-        if isinstance(found, Rejected):
+        if not isinstance(found, str):
             return write_result(found, "")
         shown = provenance(app, "memory", found)
         if shown is None:  # gone meanwhile
@@ -306,7 +318,7 @@ def register_inspection(memory: Group) -> None:
                            "terminal; use `memory supersede MEMORY_ID -- NEW TEXT`")
         app = run.app()
         found = resolve(app, "memory", memory_id)
-        if isinstance(found, Rejected):
+        if not isinstance(found, str):
             return write_result(found, "")
         [view] = app.items("memory", ids=[found])
         run.progress.stop()  # the editor has the terminal now
@@ -319,7 +331,7 @@ def register_inspection(memory: Group) -> None:
             return refused("empty", "the edited text is empty; nothing was written (to "
                            "retire the claim: `waymarks memory invalidate ID`)")
         outcome = app.supersede_memory(view.id, new)
-        return write_result(with_write_notices(app, outcome, "memory", scope_given="kept"),
+        return write_result(_notices(app, outcome, "memory", scope_given="kept"),
                             "Recorded")
 
 

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.options import classification_option
 from waymarks.commands.render import cell, refused, table_result
 from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
-from waymarks.personal.store import (
-    ENTRY_TYPES,
-    Entry,
-    PersonalMemoryError,
-    PersonalStore,
-    one_line,
-)
-from waymarks.service.app import Waymarks
+
+if TYPE_CHECKING:  # the store is imported when a command runs, not for help
+    from waymarks.personal.store import Entry, PersonalStore
+    from waymarks.service.app import Waymarks
+
+#: ``waymarks.personal.store.ENTRY_TYPES`` (a test keeps them equal)
+ENTRY_TYPES = ("user", "feedback", "project", "reference")
 
 SAVE_LIMIT = MAX_PREFILL_CHARS
 NO_ENTRY = "no such entry; see `waymarks personal list`"
@@ -97,6 +98,8 @@ def personal_group() -> Group:
              description: str | None, classification: str | None,
              text: tuple[str, ...]) -> Result:
         """TEXT is at most 2,000 characters; a credential in it is refused."""
+        from waymarks.personal.store import PersonalMemoryError
+
         try:
             saved = _store(runtime().app()).save(
                 " ".join(text), slug=slug, name=name, description=description, type=type_,
@@ -112,6 +115,8 @@ def personal_group() -> Group:
     @click.argument("slug", metavar="SLUG")
     def show(slug: str) -> Result:
         """A missing entry is refused (exit 2), as `personal forget` does."""
+        from waymarks.personal.store import PersonalMemoryError, one_line
+
         try:
             entry = _store(runtime().app()).get(slug)
         except PersonalMemoryError as exc:
@@ -130,6 +135,8 @@ def personal_group() -> Group:
     @click.argument("slug", metavar="SLUG")
     def forget(slug: str) -> Result:
         """A missing entry is refused (exit 2), as `personal show` does."""
+        from waymarks.personal.store import PersonalMemoryError
+
         try:
             removed = _store(runtime().app()).forget(slug)
         except PersonalMemoryError as exc:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from waymarks.commands.base import EXIT_REJECTED, Group, Result, command, runtime
-from waymarks.recall.engine import explain
-from waymarks.service.app import Waymarks
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
 
 PROVIDER = click.option(
     "--provider", metavar="ID",
@@ -36,6 +37,8 @@ def register_planning(root: click.Group) -> None:
     def recall(history: tuple[str, ...], provider: str | None, explain_: bool,
                query: tuple[str, ...]) -> Result:
         """For ranked matches with their text and scores, see `waymarks memory search`."""
+        from waymarks.recall.engine import explain
+
         app = runtime().app()
         result = app.recall(" ".join(query), history, inherit=not explain_,
                             provider=provider)

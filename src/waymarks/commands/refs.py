@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from waymarks.commands.render import cell
-from waymarks.service.outcomes import Rejected, WriteOutcome
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
+    from waymarks.service.outcomes import Rejected, WriteOutcome
 
 Kind = Literal["pin", "memory"]
 FULL_ID = 36
@@ -24,6 +24,8 @@ def matching(app: Waymarks, kind: Kind, ref: str) -> list[str]:
 
 
 def ambiguous(kind: Kind, ref: str, matches: list[str]) -> Rejected:
+    from waymarks.service.outcomes import Rejected
+
     shown = ", ".join(m[:12] for m in matches[:SHOWN_MATCHES])
     more = f" and {len(matches) - SHOWN_MATCHES} more" if len(matches) > SHOWN_MATCHES else ""
     return Rejected("ambiguous", f"{cell(ref)!r} is the start of {len(matches)} {kind} IDs "
@@ -32,6 +34,8 @@ def ambiguous(kind: Kind, ref: str, matches: list[str]) -> Rejected:
 
 def resolve(app: Waymarks, kind: Kind, ref: str) -> str | Rejected:
     """The one full ID ``ref`` names, or why it names none."""
+    from waymarks.service.outcomes import Rejected
+
     matches = matching(app, kind, ref) if ref else []
     if len(matches) == 1:
         return matches[0]
@@ -45,6 +49,8 @@ def explain_not_found(app: Waymarks, kind: Kind, ref: str | None,
                       outcome: WriteOutcome) -> WriteOutcome:
     """A write refused because ``ref`` named nothing: when the prefix is ambiguous, say
     so and list the matches (the service expands only unique prefixes)."""
+    from waymarks.service.outcomes import Rejected
+
     if not isinstance(outcome, Rejected) or outcome.code != "not_found" or not ref \
             or len(ref) >= FULL_ID:
         return outcome

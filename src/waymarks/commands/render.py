@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from waymarks.commands.base import EXIT_REJECTED, Column, Result, Table
-from waymarks.service.outcomes import Committed, Duplicate, Rejected, WriteOutcome
+
+if TYPE_CHECKING:
+    from waymarks.service.outcomes import WriteOutcome
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -64,6 +66,8 @@ def table_result(data: dict[str, Any], columns: Sequence[Column],
 
 def write_result(outcome: WriteOutcome, verb: str) -> Result:
     """A write's outcome: committed (with its notes), an existing duplicate, or refused."""
+    from waymarks.service.outcomes import Committed, Duplicate, Rejected
+
     if isinstance(outcome, Rejected):
         data = {"outcome": "rejected", "id": None, "code": outcome.code,
                 "conflicts": list(outcome.conflicts), "message": outcome.message}

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.render import table_result
-from waymarks.service.views import SessionInfo
+
+if TYPE_CHECKING:
+    from waymarks.service.views import SessionInfo
 
 
 def session_json(info: SessionInfo) -> dict[str, Any]:

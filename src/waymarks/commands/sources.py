@@ -3,17 +3,22 @@ sources of project memory, and the local policy over them."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.render import cell, refused, table_result, when
-from waymarks.service.app import Waymarks
-from waymarks.service.sources import list_sources, set_source_excluded
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
 
 
 def _full_id(app: Waymarks, ref: str) -> str | Result:
     """The one known session ``ref`` names (exactly or as a prefix), or a refusal that
     lists every session an ambiguous prefix matches."""
+    from waymarks.service.sources import list_sources
+
     known = [v.session_id for v in list_sources(app)]
     if ref in known:
         return ref
@@ -32,6 +37,8 @@ def register_sources(memory: Group) -> None:
     def sources() -> Result:
         """Reading sessions of a large project can take a moment the first time (a
         spinner shows on a terminal); afterwards only what changed is read."""
+        from waymarks.service.sources import list_sources
+
         app = runtime().app()
         views = list_sources(app)
         footer = [] if app.project_trusted else [
@@ -59,6 +66,8 @@ def register_sources(memory: Group) -> None:
         found = _full_id(app, session_id)
         if isinstance(found, Result):
             return found
+        from waymarks.service.sources import set_source_excluded
+
         changed = set_source_excluded(app, found, True, " ".join(reason) or None)
         text = (f"Excluded {found}: its project pins and memory no longer count here."
                 if changed else f"{found} was already excluded.")
@@ -73,6 +82,8 @@ def register_sources(memory: Group) -> None:
         found = _full_id(app, session_id)
         if isinstance(found, Result):
             return found
+        from waymarks.service.sources import set_source_excluded
+
         changed = set_source_excluded(app, found, False)
         text = f"Included {found} again." if changed else f"{found} was not excluded."
         return Result({"sessionId": found, "excluded": False, "changed": changed}, text)

@@ -29,17 +29,18 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
 from waymarks.commands.base import EXIT_REJECTED, Result, command, runtime
+from waymarks.commands.options import LEVEL_NAMES
 from waymarks.commands.render import cell, refused
-from waymarks.core.model import CLASSIFICATIONS, MemoryMutation, PinMutation
-from waymarks.service.app import Waymarks
-from waymarks.service.outcomes import Committed, Duplicate, Rejected, WriteOutcome
-from waymarks.service.provenance import updated_at
-from waymarks.service.writes import Decision, decide_memory, decide_pin
+
+if TYPE_CHECKING:  # the service is imported when a command runs, not for help
+    from waymarks.service.app import Waymarks
+    from waymarks.service.outcomes import WriteOutcome
+    from waymarks.service.writes import Decision
 
 FORMAT = "waymarks-export-v1"
 MAX_LINE_BYTES = 64 * 1024
@@ -104,6 +105,9 @@ def register_transfer(root: click.Group) -> None:
         if isinstance(parsed, Result):
             return parsed
         wanted, skipped = parsed
+        from waymarks.core.model import MemoryMutation, PinMutation
+        from waymarks.service.outcomes import Duplicate, Rejected
+
         app = run.app()
         report: list[dict[str, Any]] = [
             {"line": line.number, "originalId": line.original_id, "outcome": "skipped",
@@ -127,6 +131,8 @@ def register_transfer(root: click.Group) -> None:
 
 
 def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[str, Any]]:
+    from waymarks.service.provenance import updated_at
+
     items: list[dict[str, Any]] = []
     wanted = {s.lower() for s in statuses}
     for each in ("pin", "memory"):
@@ -197,7 +203,7 @@ def _line(number: int, text: str) -> Line | str:
         return "scope must be session, branch or project"
     if not isinstance(status, str) or not isinstance(key, str | None):
         return "status and key must be strings"
-    if level is not None and level not in CLASSIFICATIONS:
+    if level is not None and level not in LEVEL_NAMES:
         return "classification must be normal, internal, sensitive or local-only"
     original = data.get("id")
     return Line(number, kind, body, scope, status, key, level,
@@ -206,6 +212,8 @@ def _line(number: int, text: str) -> Line | str:
 
 def _dry_run(app: Waymarks, line: Line) -> Decision:
     """What writing ``line`` would do now (nothing is appended)."""
+    from waymarks.service.writes import decide_memory, decide_pin
+
     if line.kind == "pin":
         return app.dry_run(lambda ctx: decide_pin(
             ctx, line.text, scope=line.scope, classification=line.classification,
@@ -223,6 +231,8 @@ def _write(app: Waymarks, line: Line) -> WriteOutcome:
 
 
 def _entry(line: Line, outcome: Decision | WriteOutcome) -> dict[str, Any]:
+    from waymarks.service.outcomes import Committed, Duplicate, Rejected
+
     entry: dict[str, Any] = {"line": line.number, "originalId": line.original_id,
                              "kind": line.kind}
     if isinstance(outcome, Rejected):
