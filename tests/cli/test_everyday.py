@@ -188,13 +188,12 @@ def test_lists_have_dates_status_and_filters(cli: Any, project: Path) -> None:
     assert "older not shown" in text
 
 
-def _on_a_terminal(args: list[str], env: dict[str, str], cwd: Path) -> str:
+def _on_a_terminal(args: list[str], env: dict[str, str], cwd: Path, lines: int = 50) -> str:
     """Run ``waymarks`` with its standard output on a pseudo-terminal; what it printed."""
     leader, follower = pty.openpty()
     process = subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", *args], cwd=cwd,
-                               env={**env, "COLUMNS": "120", "LINES": "50", "TERM": "xterm"},
-                               stdout=follower, stderr=subprocess.DEVNULL,
-                               stdin=subprocess.DEVNULL)
+                               env={**env, "COLUMNS": "120", "LINES": str(lines), "TERM": "xterm"},
+                               stdout=follower, stderr=subprocess.DEVNULL, stdin=follower)
     os.close(follower)
     chunks = []
     while True:
@@ -359,3 +358,49 @@ def test_version(cli: Any) -> None:
 
     assert cli("--version") == {"version": __version__}
     assert cli("--version", text=True).strip() == f"waymarks {__version__}"
+
+
+def test_a_long_list_on_a_terminal_goes_through_the_pager(home: Path, project: Path,
+                                                         tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env.update(WAYMARKS_HOME=str(home), WAYMARKS_CC_HELPER="off")
+    for n in range(30):
+        subprocess.run([sys.executable, "-m", "waymarks.cli.main", "memory", "add", "--",
+                        f"Fact {n} is true"], cwd=project, env=env, check=True,
+                       capture_output=True)
+    paged = tmp_path / "paged.txt"
+    pager = tmp_path / "pager.py"
+    pager.write_text(f"import sys, pathlib\npathlib.Path({str(paged)!r}).write_text("
+                     "sys.stdin.read())\n")
+    pager.chmod(0o755)
+    shown = _on_a_terminal(["memory"], {**env, "PAGER": f"{sys.executable} {pager}"},
+                           project, lines=20)
+    assert paged.exists(), shown
+    assert paged.read_text().count("Fact ") == 30 and "Fact 0 is true" not in shown
+    short = _on_a_terminal(["memory", "--limit", "3"], {**env, "PAGER": "false"}, project,
+                           lines=20)
+    assert short.count("Fact ") == 3  # fits the screen: printed, no pager
+
+
+def test_progress_goes_to_a_terminal_on_stderr_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from waymarks.cli import progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(progress, "DELAY_S", 0.0)
+    screen = Terminal()
+    shown = progress.TerminalProgress(screen)
+    with shown.bar("rebuild") as tick:
+        assert tick is not None
+        tick(5, 10)
+        tick(10, 10)
+    assert "rebuild" in screen.getvalue()
+    quiet = progress.TerminalProgress(io.StringIO())  # a pipe or a file: nothing at all
+    with quiet.bar("rebuild") as tick:
+        assert tick is None
+    with quiet.busy("working"):
+        pass
