@@ -1,4 +1,4 @@
-"""``waymarks bridge``: the Python side of the Pi extension (``integrations/pi/``).
+"""``waymarks bridge``: the Python side of the Pi extension (``hosts/pi_extension/``).
 
 Line-delimited JSON-RPC over stdin/stdout, one long-lived process per Pi session. The
 extension sends requests ``{"id", "method", "params"}`` and gets ``{"id", "result"}`` or
