@@ -122,6 +122,6 @@ def test_real_subprocess_entry_point(home: Path, project: Path) -> None:
 
 def test_command_help_prints_usage_and_writes_nothing(cli, home: Path) -> None:  # type: ignore[no-untyped-def]
     usage = cli("memory", "add", "--help")
-    assert usage["usage"].startswith("waymarks memory add") and "--key" in usage["usage"]
+    assert usage["usage"].startswith("Usage: waymarks memory add") and "--key" in usage["usage"]
     assert not (home / "sessions").exists()
     assert cli("pin", "--", "--help")["outcome"] == "committed"  # after --, it is content

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-EXTENSION = REPO / "integrations" / "pi" / "index.ts"
+EXTENSION = REPO / "src" / "waymarks" / "hosts" / "pi_extension" / "index.ts"
 WAYMARKS_BIN = Path(sys.executable).parent / "waymarks"
 VARIANTS: dict[str, tuple[list[str], str, bool]] = {
     # name: (npm packages, package directory of the CLI, runs on the npm node@22)

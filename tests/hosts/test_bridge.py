@@ -134,3 +134,29 @@ def test_the_host_ledger_refuses_direct_writes(tmp_path: Path) -> None:
         log.append({"type": "custom", "customType": "x", "timestamp": "t"}, lambda: "b1")
     log.feed([user("a2", "a1", "second"), user("a1", None, "dup ignored")], leaf="a1")
     assert [e.id for e in log.entries] == ["a1", "a2"] and log.leaf_id == "a1"
+
+
+def test_context_runs_the_command_table_with_help_and_limits(tmp_path: Path) -> None:
+    """``/context`` is the CLI's command table: ``-h`` is help (nothing appended), the
+    session is never switched, an editor is never opened, and usage errors are answers."""
+    host = Host()
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "command", "params": {"text": "pin -h"}},
+        {"id": 3, "method": "command",
+         "params": {"text": "memory add --key port -- 'Port is 5433'"}},
+        {"id": 4, "method": "command", "params": {"text": "memory edit 0"}},
+        {"id": 5, "method": "command", "params": {"text": "session new"}},
+        {"id": 6, "method": "command", "params": {"text": "memory --status nope"}},
+        {"id": 7, "method": "command", "params": {"text": "memory show 'unterminated"}},
+        {"id": 8, "method": "command", "params": {"text": "memory --json"}},
+        {"id": 9, "method": "shutdown"}], host)
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[2]["exitCode"] == 0 and results[2]["text"].startswith("Usage: /context pin")
+    assert results[3]["exitCode"] == 0 and [e["customType"] for e in host.entries] == [
+        "ds4-context-memory-v1"]
+    assert results[4]["exitCode"] == 2 and "needs a terminal" in results[4]["text"]
+    assert results[5]["exitCode"] == 2 and "/context offers" in results[5]["text"]
+    assert results[6]["exitCode"] == 2 and "nope" in results[6]["text"]
+    assert results[7]["exitCode"] == 2 and "Unterminated" in results[7]["text"]
+    assert [i["text"] for i in results[8]["data"]["items"]] == ["Port is 5433"]

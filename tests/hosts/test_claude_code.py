@@ -194,7 +194,8 @@ def test_install_merges_is_idempotent_and_uninstall_restores(tmp_path: Path, sco
     settings_path.parent.mkdir(parents=True)
     mcp_path.parent.mkdir(parents=True, exist_ok=True)
     settings_path.write_text(json.dumps(OTHER_SETTINGS))
-    mcp_path.write_text(json.dumps(OTHER_MCP))
+    mcp_path.write_text(json.dumps(OTHER_MCP, indent=4))  # a layout of its own: kept exactly
+    before = {p: p.read_bytes() for p in (settings_path, mcp_path)}
     changes = cc.install(scope, project, user, home)  # type: ignore[arg-type]
     assert {str(c.path) for c in changes} == {str(settings_path), str(mcp_path)}
     settings = json.loads(settings_path.read_text())
@@ -209,18 +210,34 @@ def test_install_merges_is_idempotent_and_uninstall_restores(tmp_path: Path, sco
     assert cc.install(scope, project, user, home) == []  # type: ignore[arg-type]
     removed = cc.uninstall(scope, project, user)  # type: ignore[arg-type]
     assert len(removed) == 2
-    assert json.loads(settings_path.read_text()) == OTHER_SETTINGS
-    assert json.loads(mcp_path.read_text()) == OTHER_MCP
+    assert {p: p.read_bytes() for p in before} == before  # byte for byte, as it was
+    assert not list(tmp_path.rglob("*.waymarks-backup"))
     assert cc.uninstall(scope, project, user) == []  # type: ignore[arg-type]
+
+
+def test_uninstall_keeps_what_changed_since_install_and_drops_the_backup(
+        tmp_path: Path, home: Path) -> None:
+    project, user = tmp_path / "p", tmp_path / "u"
+    settings_path, mcp_path = cc.files("project", project, user)
+    settings_path.parent.mkdir(parents=True)
+    mcp_path.write_text(json.dumps(OTHER_MCP))
+    cc.install("project", project, user, home)
+    edited = json.loads(mcp_path.read_text())
+    edited["mcpServers"]["linear"] = {"command": "linear-mcp"}  # the person added one
+    mcp_path.write_text(json.dumps(edited))
+    cc.uninstall("project", project, user, home)
+    assert json.loads(mcp_path.read_text()) == {
+        "mcpServers": {**OTHER_MCP["mcpServers"], "linear": {"command": "linear-mcp"}}}
+    assert not settings_path.exists() and settings_path.parent.is_dir()  # it was there
+    assert not list(tmp_path.rglob("*.waymarks-backup"))
 
 
 def test_install_into_nothing_and_out_again_leaves_nothing(tmp_path: Path, home: Path) -> None:
     project = tmp_path / "p"
     project.mkdir()
     cc.install("project", project, tmp_path / "u", home)
-    cc.uninstall("project", project, tmp_path / "u")
-    assert json.loads((project / ".claude" / "settings.json").read_text()) == {}
-    assert json.loads((project / ".mcp.json").read_text()) == {}
+    cc.uninstall("project", project, tmp_path / "u", home)
+    assert list(project.iterdir()) == []  # no `{}` files, no backups, no empty .claude/
 
 
 def test_install_refuses_broken_or_foreign_files_and_changes_nothing(tmp_path: Path,
@@ -250,6 +267,7 @@ def test_install_and_uninstall_from_the_cli(tmp_path: Path, home: Path, project:
     removed = json.loads(subprocess.run([*run, "uninstall"], env=env, capture_output=True,
                                         text=True, check=True).stdout)
     assert len(removed["changes"]) == 2
+    assert sorted(p.name for p in project.iterdir()) == []  # what install wrote, and no more
 
 
 def claude_code() -> list[str] | None:

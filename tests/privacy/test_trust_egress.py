@@ -294,7 +294,7 @@ def test_look_alike_markers_are_named_when_written(home: Path, project: Path) ->
     assert len(notices) == 1 and "look like a classification marker" in notices[0]
     plain = run(home, project, "memory", "add", "--",
                 "The [ds4:internal]staging host[/ds4:internal] is db7")
-    assert "note:" not in plain.stdout
+    assert "look like a classification marker" not in plain.stdout  # a real marker
     for text in ("[ds4:local_only]x[/ds4:local_only] y", "［ds4:internal］x y",
                  "[ds4:inter\u200bnal]x[/ds4:internal] y"):
         shown = run(home, project, "pin", "--", text).stdout

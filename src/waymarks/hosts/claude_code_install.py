@@ -13,6 +13,12 @@ It is idempotent, keeps a copy of each file it changes (``<file>.waymarks-backup
 refuses a file that is not valid JSON (changing nothing), writes atomically and reports
 what changed. Uninstall removes exactly those entries (and containers left empty by
 their removal); an MCP server named ``waymarks`` that runs something else is left alone.
+
+What must stay true: after uninstall nothing of Waymarks is left. A file install changed
+gets its original bytes back (from the backup) when nothing else in it changed since, or
+else what remains without Waymarks' entries; a file install created, and that holds
+nothing else, is removed (no ``{}`` left behind), and so is a ``.claude/`` folder left
+empty; the backups are removed.
 """
 
 from __future__ import annotations
@@ -109,39 +115,106 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
     for path, data, change in ((settings_path, settings, settings_change),
                                (mcp_path, mcp, mcp_change)):
         if change.added:
+            if not path.parent.exists():
+                _note_created(home, path.parent)
             _save(path, data)
     return [c for c in (settings_change, mcp_change) if c.added]
 
 
-def uninstall(scope: Scope, project: Path, user_home: Path) -> list[Change]:
+def _record(home: Path) -> Path:
+    return home / "claude-code" / "created-folders.json"
+
+
+def _created(home: Path) -> list[str]:
+    try:
+        named = json.loads(_record(home).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+    return [p for p in named if isinstance(p, str)] if isinstance(named, list) else []
+
+
+def _note_created(home: Path, folder: Path) -> None:
+    """Remember a folder install creates (``.claude/``), so uninstall removes it again."""
+    named = _created(home)
+    if str(folder.absolute()) not in named:
+        record = _record(home)
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps([*named, str(folder.absolute())]), encoding="utf-8")
+
+
+def uninstall(scope: Scope, project: Path, user_home: Path,
+              home: Path | None = None) -> list[Change]:
+    """Remove what :func:`install` added, and put each file back as install found it
+    (``home``: where install noted the folders it created)."""
     settings_path, mcp_path = files(scope, project, user_home)
     changes = []
-    if settings_path.exists():
-        settings = _load(settings_path)
-        change = Change(settings_path)
-        hooks = settings.get("hooks")
-        if isinstance(hooks, dict):
-            for event in list(hooks):
-                groups = hooks[event]
-                if isinstance(groups, list) and _remove_ours(groups):
-                    change.removed.append(f"hooks.{event}")
-                    if not groups:
-                        del hooks[event]
-            if not hooks:
-                del settings["hooks"]
-        if change.removed:
-            _save(settings_path, settings)
-            changes.append(change)
-    if mcp_path.exists():
-        mcp = _load(mcp_path)
-        servers = mcp.get("mcpServers")
-        if isinstance(servers, dict) and _our_server(servers.get(SERVER_NAME)):
-            del servers[SERVER_NAME]
-            if not servers:
-                del mcp["mcpServers"]
-            _save(mcp_path, mcp)
-            changes.append(Change(mcp_path, removed=[f"mcpServers.{SERVER_NAME}"]))
+    for path, remove in ((settings_path, _remove_hooks), (mcp_path, _remove_server)):
+        if not path.exists():
+            continue
+        data = _load(path)
+        removed = remove(data)
+        if removed:
+            _put_back(path, data)
+            changes.append(Change(path, removed=removed))
+    named = _created(home) if home is not None else []
+    for path in (settings_path, mcp_path):
+        folder = str(path.parent.absolute())
+        if folder not in named:
+            continue
+        if path.parent.is_dir() and not any(path.parent.iterdir()):
+            path.parent.rmdir()  # install created it for its file, and nothing else is in it
+        named.remove(folder)
+        if home is not None and named:
+            _record(home).write_text(json.dumps(named), encoding="utf-8")
+        elif home is not None:
+            _record(home).unlink(missing_ok=True)
     return changes
+
+
+def _remove_hooks(settings: dict[str, Any]) -> list[str]:
+    removed = []
+    hooks = settings.get("hooks")
+    if isinstance(hooks, dict):
+        for event in list(hooks):
+            groups = hooks[event]
+            if isinstance(groups, list) and _remove_ours(groups):
+                removed.append(f"hooks.{event}")
+                if not groups:
+                    del hooks[event]
+        if not hooks:
+            del settings["hooks"]
+    return removed
+
+
+def _remove_server(mcp: dict[str, Any]) -> list[str]:
+    servers = mcp.get("mcpServers")
+    if not (isinstance(servers, dict) and _our_server(servers.get(SERVER_NAME))):
+        return []
+    del servers[SERVER_NAME]
+    if not servers:
+        del mcp["mcpServers"]
+    return [f"mcpServers.{SERVER_NAME}"]
+
+
+def _put_back(path: Path, remaining: dict[str, Any]) -> None:
+    """Write what is left after removing Waymarks' entries: the very bytes from before the
+    install when nothing else changed since (the backup), no file at all when install
+    created it and nothing else is in it; otherwise what is left. The backup goes."""
+    backup = _backup_path(path)
+    if backup.is_file():
+        try:
+            before: object = json.loads(backup.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            before = None
+        if before == remaining:
+            _write(path, backup.read_bytes())
+        else:
+            _write(path, _dump(remaining))
+        backup.unlink()
+    elif not remaining:
+        (path.resolve() if path.is_symlink() else path).unlink()
+    else:
+        _write(path, _dump(remaining))
 
 
 def _our_server(entry: object) -> bool:
@@ -180,20 +253,36 @@ def _load(path: Path) -> dict[str, Any]:
     return data
 
 
+def _backup_path(path: Path) -> Path:
+    return path.with_name(path.name + ".waymarks-backup")
+
+
+def _dump(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def _save(path: Path, data: dict[str, Any]) -> None:
+    """Replace ``path``'s content, keeping the first backup (the state before Waymarks
+    ever touched it; uninstall restores it and removes it)."""
+    target = path.resolve() if path.is_symlink() else path
+    if target.exists():
+        backup = _backup_path(path)
+        if not backup.exists():
+            shutil.copy2(target, backup)
+    _write(path, _dump(data))
+
+
+def _write(path: Path, content: bytes) -> None:
     """Replace ``path``'s content atomically: through a symbolic link (a dotfiles checkout
-    stays linked), keeping the file's mode (``~/.claude.json`` is private), and keeping
-    the first backup (the state before Waymarks ever touched it)."""
+    stays linked), keeping the file's mode (``~/.claude.json`` is private)."""
     target = path.resolve() if path.is_symlink() else path
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = target.stat().st_mode & 0o777 if target.exists() else 0o600
-    if target.exists():
-        backup = path.with_name(path.name + ".waymarks-backup")
-        if not backup.exists():
-            shutil.copy2(target, backup)
     temp = target.with_name(f".{target.name}.tmp{os.getpid()}")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(content)
+        handle.flush()
+        os.fsync(handle.fileno())
     os.chmod(temp, mode)
     os.replace(temp, target)

@@ -1,4 +1,4 @@
-"""``waymarks bridge``: the Python side of the Pi extension (``integrations/pi/``).
+"""``waymarks bridge``: the Python side of the Pi extension (``hosts/pi_extension/``).
 
 Line-delimited JSON-RPC over stdin/stdout, one long-lived process per Pi session. The
 extension sends requests ``{"id", "method", "params"}`` and gets ``{"id", "result"}`` or
@@ -16,6 +16,12 @@ Methods: ``initialize``, ``sync``, ``plan``, ``command`` (``/context …`` text)
 ``remember``, ``tool`` (``context_persistence`` / ``memory_recall``), ``sanitize``
 (a provider payload; fails closed), ``shutdown``. Logic lives here; the extension only
 forwards.
+
+``/context …`` text is split with the ``/context`` quoting rules
+(:func:`waymarks.core.arguments.tokenize`) and run by the same command table as the
+command line (:mod:`waymarks.commands`), limited to what makes sense inside Pi
+(:data:`~waymarks.commands.table.HOST_COMMANDS`). The bridge imports neither the CLI nor
+the MCP server.
 """
 
 from __future__ import annotations
@@ -34,13 +40,6 @@ from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import ConfirmationRequest, Decision
 
 PROTOCOL = "waymarks-pi-bridge-v1"
-#: what /context may run inside Pi: never commands that switch sessions, take over stdio
-#: (mcp, bridge) or install things
-CONTEXT_COMMANDS = frozenset({
-    "pins", "pin", "unpin", "memory", "recall", "status", "health", "rebuild-index",
-    "manifest", "included", "excluded", "tokens", "privacy", "config", "personal", "notes",
-    "adr", "trust", "untrust", "plan",
-})
 
 
 class BridgeError(Exception):
@@ -61,6 +60,7 @@ class Bridge:
         self._waiting: deque[dict[str, Any]] = deque()
         self._next = 0
         self._tool: Any = None
+        self._table: Any = None
 
     # -- transport ----------------------------------------------------------------------
 
@@ -167,18 +167,35 @@ class Bridge:
                 "ms": round((time.perf_counter() - started) * 1000, 3)}
 
     def rpc_command(self, params: dict[str, Any]) -> dict[str, Any]:
-        from waymarks.cli.commands import Env, run_tokens
+        """``/context …``: one command of the table. Help is an answer (exit 0); a bad
+        argument is exit 2 with the message; the session is never switched from here."""
+        import click
+
+        from waymarks.commands.base import Runtime, Shown, invoke
+        from waymarks.commands.table import HOST_COMMANDS, build
         from waymarks.core.arguments import ArgumentError
 
         text = params.get("text")
         if not isinstance(text, str) or not text.strip():
             text = "status"
-        tokens = tokenize(text)
-        if not tokens or tokens[0].lower() not in CONTEXT_COMMANDS:
-            return {"text": f"/context offers: {', '.join(sorted(CONTEXT_COMMANDS))}",
-                    "data": {"code": "invalid_argument"}, "exitCode": 2}
         try:
-            result = run_tokens(self._app(), tokens, Env(), set())
+            tokens = tokenize(text)
+        except ArgumentError as exc:
+            return {"text": str(exc), "data": {"code": "invalid_argument"}, "exitCode": 2}
+        if not tokens or tokens[0].lower() not in HOST_COMMANDS:
+            return {"text": f"/context offers: {', '.join(sorted(HOST_COMMANDS))}",
+                    "data": {"code": "invalid_argument"}, "exitCode": 2}
+        if self._table is None:
+            self._table = build("/context")
+        app = self._app()
+        run = Runtime(open_app=lambda: app, interactive=False)
+        try:
+            result = invoke(self._table, tokens, run, prog="/context")
+        except Shown as shown:
+            result = shown.result
+        except (click.UsageError, click.ClickException) as exc:
+            return {"text": exc.format_message(), "data": {"code": "invalid_argument"},
+                    "exitCode": 2}
         except ArgumentError as exc:
             return {"text": str(exc), "data": {"code": "invalid_argument"}, "exitCode": 2}
         except ServiceError as exc:

@@ -3,9 +3,14 @@
 Install writes one small file, ``<agent dir>/extensions/waymarks.ts`` (Pi discovers every
 ``*.ts`` there), which points Pi at this installation: it sets ``WAYMARKS_BIN`` to this
 interpreter's ``waymarks`` (unless the environment already names one) and loads the
-extension from ``integrations/pi/index.ts``. Uninstall removes exactly that file, and only
-if it is the one Waymarks wrote. The agent directory is ``PI_CODING_AGENT_DIR``, else
-``~/.pi/agent``.
+extension shipped inside the package (``waymarks/hosts/pi_extension/index.ts``, package
+data, so a wheel installed with pip, pipx or ``uv tool`` carries it). The agent directory
+is ``PI_CODING_AGENT_DIR``, else ``~/.pi/agent``.
+
+What must stay true: uninstall leaves the agent directory as install found it. It removes
+the loader only if Waymarks wrote it (the first line says so), and the directories that
+install created for it (the loader names them on its second line), each only if it is
+empty by then: nothing of the person's is ever removed.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ import sys
 from pathlib import Path
 
 MARK = "// written by `waymarks pi install`; `waymarks pi uninstall` removes it"
-EXTENSION = Path(__file__).resolve().parents[3] / "integrations" / "pi" / "index.ts"
+CREATED = "// created directories: "
+EXTENSION = Path(__file__).resolve().parent / "pi_extension" / "index.ts"
 
 
 def agent_dir(explicit: str | None = None) -> Path:
@@ -30,26 +36,53 @@ def loader_path(directory: Path) -> Path:
     return directory / "extensions" / "waymarks.ts"
 
 
-def loader_text(extension: Path = EXTENSION) -> str:
+def loader_text(extension: Path = EXTENSION, created: list[str] | None = None) -> str:
     binary = Path(sys.executable).parent / "waymarks"
     return "\n".join([
         MARK,
+        CREATED + json.dumps(created or []),
         f"process.env.WAYMARKS_BIN ??= {json.dumps(str(binary))};",
         f"export {{ default }} from {json.dumps(str(extension))};", ""])
+
+
+def created_directories(text: str) -> list[str]:
+    """The directories a loader says its install created (deepest last); ``[]`` for a
+    loader of an older version, which did not record them."""
+    for line in text.splitlines()[:3]:
+        if line.startswith(CREATED):
+            try:
+                named = json.loads(line[len(CREATED):])
+            except ValueError:
+                return []
+            return [p for p in named if isinstance(p, str)] if isinstance(named, list) else []
+    return []
+
+
+def _missing_ancestors(path: Path) -> list[str]:
+    """``path`` and its ancestors that do not exist yet, outermost first."""
+    missing: list[str] = []
+    for candidate in [path, *path.parents]:
+        if candidate.exists() or candidate.is_symlink():
+            break
+        missing.append(str(candidate))
+    return list(reversed(missing))
 
 
 def install(directory: Path) -> tuple[Path, bool]:
     """Write (or refresh) the loader; returns its path and whether anything changed."""
     if not EXTENSION.is_file():
-        raise FileNotFoundError(f"{EXTENSION} is missing: install Waymarks from its repository "
-                                "checkout (the Pi extension ships beside the Python package)")
+        raise FileNotFoundError(f"{EXTENSION} is missing: this installation of Waymarks is "
+                                "incomplete; reinstall it (the extension is package data)")
     path = loader_path(directory)
-    text = loader_text()
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
-        return path, False
-    if path.exists() and not path.read_text(encoding="utf-8").startswith(MARK):
+    existing = path.read_text(encoding="utf-8") if path.is_file() else None
+    if path.exists() and (existing is None or not existing.startswith(MARK)):
         raise FileExistsError(f"{path} exists and was not written by Waymarks; move it away "
                               "first")
+    created = created_directories(existing) if existing is not None else \
+        _missing_ancestors(Path(os.path.abspath(path.parent)))
+    text = loader_text(created=created)
+    if existing == text:
+        return path, False
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_suffix(".ts.tmp")
     temp.write_text(text, encoding="utf-8")
@@ -61,7 +94,16 @@ def uninstall(directory: Path) -> tuple[Path, bool]:
     path = loader_path(directory)
     if not path.is_file():
         return path, False
-    if not path.read_text(encoding="utf-8").startswith(MARK):
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith(MARK):
         raise FileExistsError(f"{path} was not written by Waymarks; leaving it alone")
     path.unlink()
+    for created in reversed(created_directories(text)):  # deepest first
+        folder = Path(created)
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        try:
+            folder.rmdir()  # only while empty: anything the person put there stays
+        except OSError:
+            break
     return path, True

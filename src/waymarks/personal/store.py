@@ -16,8 +16,17 @@ read sees what is there now. An entry conforms when it starts with this frontmat
 floor; inline ``[ds4:…]`` markers in the text raise it further. Files that do not conform
 are left alone and left out of the index.
 
+The frontmatter is YAML, written and read with a YAML library (PyYAML): a value holding
+``: `` or `` #``, or starting with ``- ``, is quoted, so any YAML reader (Pi's, an
+editor's) reads what Waymarks wrote. Values are read as plain strings (no ``yes`` →
+true, no dates). A file an earlier version wrote with such a value unquoted is not valid
+YAML; it is still read, line by line as before, and the next save rewrites it validly.
+
 ``MEMORY.md`` is ``# Personal memory index``, a blank line, then one
-``- [Name](slug.md) — description`` line per conforming entry, sorted by name.
+``- [Name](slug.md) — description`` line per conforming entry, sorted by name (without
+`` — description`` when an entry has none). It is injected into every plan, so a
+description never repeats the text: one that is not given is what the text says beyond
+its name, shortened (none at all when the name says everything).
 
 Safety:
 - slugs are ``[a-z0-9][a-z0-9-]*`` of at most 64 characters, so no name can reach outside
@@ -38,7 +47,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.secrets import credential_kinds
@@ -52,6 +61,8 @@ MAX_SLUG: Final = 64
 MAX_NAME: Final = 80
 MAX_DESCRIPTION: Final = 300
 MAX_BODY: Final = 20_000  # hand-written entries may be long; saved ones are bounded lower
+MAX_SUMMARY: Final = 160  # a derived description: the index line stays short
+MAX_FRONTMATTER: Final = 64 * 1024
 _SLUG: Final = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 _NOT_SLUG: Final = re.compile(r"[^a-z0-9]+")
 _SPACE: Final = re.compile(r"\s+")
@@ -77,6 +88,13 @@ class Entry:
     def file_name(self) -> str:
         return f"{self.slug}.md"
 
+    @property
+    def own_description(self) -> str | None:
+        """The description when it adds to the text; ``None`` when it is empty or only
+        repeats (part of) the text, so that a reader shows the text once."""
+        said = one_line(self.description).removesuffix("…").strip()
+        return None if not said or said in one_line(self.body) else self.description
+
 
 @dataclass(frozen=True, slots=True)
 class Saved:
@@ -98,6 +116,18 @@ def title_of(text: str) -> str:
     return first[:MAX_NAME].rstrip() or "Personal memory"
 
 
+def summary_of(text: str, name: str) -> str:
+    """A description derived from ``text``: what it says beyond ``name``, on one line and
+    shortened at a word to at most :data:`MAX_SUMMARY` characters; ``""`` when the name
+    already says it all."""
+    flat = one_line(text)
+    rest = flat[len(name):].strip() if flat.startswith(name) else flat
+    if len(rest) <= MAX_SUMMARY:
+        return rest
+    cut = rest[:MAX_SUMMARY - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
+
+
 def derive_slug(name: str) -> str:
     slug = _NOT_SLUG.sub("-", name.lower()).strip("-")[:MAX_SLUG].strip("-")
     return slug or "memory"
@@ -112,13 +142,25 @@ def check_slug(slug: object) -> str:
     return slug.strip()
 
 
+def _yaml() -> Any:
+    """PyYAML, imported on first use (a plan for a person without entries never needs
+    it: the Claude Code hook stays lean)."""
+    import yaml
+
+    return yaml
+
+
 def render_entry(entry: Entry) -> str:
-    lines = ["---", f"name: {one_line(entry.name)}",
-             f"description: {one_line(entry.description)}"]
+    yaml = _yaml()
+    head: dict[str, object] = {"name": one_line(entry.name),
+                               "description": one_line(entry.description)}
     if entry.classification:
-        lines.append(f"classification: {entry.classification}")
-    lines += ["metadata:", f"  type: {entry.type}", "---", entry.body.strip()]
-    return "\n".join(lines) + "\n"
+        head["classification"] = entry.classification
+    head["metadata"] = {"type": entry.type}
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    frontmatter = yaml.dump(head, Dumper=dumper, sort_keys=False, allow_unicode=True,
+                            default_flow_style=False, width=1_000_000)
+    return f"---\n{frontmatter}---\n{entry.body.strip()}\n"
 
 
 def parse_entry(slug: str, text: str) -> Entry | None:
@@ -131,6 +173,42 @@ def parse_entry(slug: str, text: str) -> Entry | None:
         if end < 0 or text[end + 4:].strip():
             return None
     head, body = text[4:end], text[end + 5:]
+    fields = _yaml_fields(head)
+    if fields is None:
+        fields = _legacy_fields(head)
+    name, description = fields.get("name"), fields.get("description")
+    kind = fields.get("metadata.type")
+    level = fields.get("classification") or None
+    if not name or description is None or kind not in ENTRY_TYPES:
+        return None
+    if level is not None and level not in CLASSIFICATIONS:
+        level = "local-only"  # an unknown level protects rather than exposes
+    return Entry(slug, name, description, kind, body.strip(), level)
+
+
+def _yaml_fields(head: str) -> dict[str, str] | None:
+    """The string fields of a YAML frontmatter; ``None`` when it is not YAML at all."""
+    if len(head) > MAX_FRONTMATTER:
+        return {}
+    yaml = _yaml()
+    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)  # every scalar a string
+    try:
+        data = yaml.load(head, Loader=loader)  # BaseLoader: strings, lists, dicts only
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return {}
+    fields = {key: value for key, value in data.items()
+              if isinstance(key, str) and isinstance(value, str)}
+    metadata = data.get("metadata")
+    if isinstance(metadata, dict) and isinstance(metadata.get("type"), str):
+        fields["metadata.type"] = metadata["type"]
+    return fields
+
+
+def _legacy_fields(head: str) -> dict[str, str]:
+    """Fields of a frontmatter an earlier version wrote without quoting (not YAML when a
+    value holds ``: ``): ``key: value`` lines, and ``metadata:`` with indented lines."""
     fields: dict[str, str] = {}
     in_metadata = False
     for line in head.split("\n"):
@@ -142,14 +220,7 @@ def parse_entry(slug: str, text: str) -> Entry | None:
         key, sep, value = line.partition(":")
         if sep and not line.startswith(" "):
             fields[key.strip()] = value.strip()
-    name, description = fields.get("name"), fields.get("description")
-    kind = fields.get("metadata.type")
-    level = fields.get("classification") or None
-    if not name or description is None or kind not in ENTRY_TYPES:
-        return None
-    if level is not None and level not in CLASSIFICATIONS:
-        level = "local-only"  # an unknown level protects rather than exposes
-    return Entry(slug, name, description, kind, body.strip(), level)
+    return fields
 
 
 class PersonalStore:
@@ -184,7 +255,8 @@ class PersonalStore:
         return self._read(path) if path.is_file() else None
 
     def index_text(self, entries: list[Entry] | None = None) -> str:
-        lines = [f"- [{one_line(e.name)}]({e.file_name}) — {one_line(e.description)}"
+        lines = [f"- [{one_line(e.name)}]({e.file_name})"
+                 + (f" — {one_line(e.description)}" if e.description.strip() else "")
                  for e in (self.entries() if entries is None else entries)]
         return "\n".join([INDEX_HEADING, "", *lines]).strip() + "\n"
 
@@ -214,15 +286,19 @@ class PersonalStore:
     # -- writing ------------------------------------------------------------------------
 
     def save(self, text: str, *, slug: str | None = None, name: str | None = None,
-             description: str | None = None, type: str = "user",
+             description: str | None = None, type: str | None = None,
              classification: str | None = None, limit: int = MAX_BODY) -> Saved:
-        """Write one entry (a new one, or the one ``slug`` names) and rebuild the index."""
+        """Write one entry (a new one, or the one ``slug`` names) and rebuild the index.
+
+        Replacing keeps the entry's ``type`` and ``classification`` unless new ones are
+        given (a replacement never silently turns feedback into ``user``, nor drops a
+        privacy level); a new entry without a type is ``user``."""
         if not isinstance(text, str) or not is_unicode(text) or not text.strip():
             raise PersonalMemoryError("memory text must be non-empty Unicode text")
         if len(text.strip()) > limit:
             raise PersonalMemoryError(f"memory text has {len(text.strip())} characters; the "
                                       f"limit is {limit}. Keep personal memory small")
-        if type not in ENTRY_TYPES:
+        if type is not None and type not in ENTRY_TYPES:
             raise PersonalMemoryError(f"type must be one of {', '.join(ENTRY_TYPES)}")
         if classification is not None and classification not in CLASSIFICATIONS:
             raise PersonalMemoryError("classification must be normal, internal, sensitive "
@@ -233,15 +309,18 @@ class PersonalStore:
                 f"the text holds what looks like a credential ({', '.join(kinds)}); Waymarks "
                 "does not store credentials. Say where it is kept instead")
         title = one_line(name)[:MAX_NAME] if name and name.strip() else title_of(text)
-        summary = one_line(description if description and description.strip() else text)
+        summary = one_line(description)[:MAX_DESCRIPTION] if description and \
+            description.strip() else summary_of(text, title)
         explicit = check_slug(slug) if slug is not None else None
         with self._locked():
             # only an explicit slug replaces: a derived one that is taken gets a suffix
             chosen = explicit or self._free_slug(derive_slug(title))
-            entry = Entry(chosen, title, summary[:MAX_DESCRIPTION], type, text.strip(),
-                          classification)
-            path = self._path(entry.slug)
+            path = self._path(chosen)
             replaced = path.exists()
+            previous = self._read(path) if replaced else None
+            entry = Entry(chosen, title, summary,
+                          type or (previous.type if previous else "user"), text.strip(),
+                          classification or (previous.classification if previous else None))
             self._write_atomic(path, render_entry(entry))
             self._write_index()
         return Saved(entry.slug, path, replaced)

@@ -149,7 +149,7 @@ def fetch_entry(store: PersonalStore, slug: object, egress: Egress) -> dict[str,
         return _rejected("invalid-parameters")
     if entry is None:
         return _rejected("not-found")
-    parts = [entry.name] + ([entry.description] if entry.description != entry.body else [])
+    parts = [entry.name] + ([entry.description] if entry.own_description else [])
     stored = "\n".join(parts) + f"\n\n{entry.body}"
     shown = egress.text(stored, entry.classification)  # spans it may not see are withheld
     if shown is None:

@@ -58,7 +58,8 @@ def doc_snippet(source: str, status: str | None, text: str, classification: str,
 def personal_line(slug: str, name: str, description: str,
                   classification: str | None) -> TextInput:
     """One line of the personal memory index as the planner takes it."""
-    return TextInput(TextBlock("personal", f"personal:{slug}", f"{name} — {description}",
+    line = f"{name} — {description}" if description else name  # no description: the name
+    return TextInput(TextBlock("personal", f"personal:{slug}", line,
                                slug, None, classification), "personal memory index")
 
 

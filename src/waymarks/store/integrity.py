@@ -69,6 +69,14 @@ import msgspec
 
 from waymarks.core.model import CLASSIFICATIONS, PIN_SCOPES, Status
 
+#: the columns of an item row, in the order every writer and reader uses (the checksum of
+#: a row covers the ones before ``checksum``)
+ITEM_COLUMNS: Final = (
+    "id, kind, scope, partition, project_path, key, classification, text, norm, "
+    "polarity_base, polarity_sign, status, reason, superseded_by, supersedes, "
+    "conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record, checksum"
+)
+
 #: run the whole-database check on open up to this size (page count times page size)
 OPEN_CHECK_MAX_BYTES = 512 << 10  # about 200 items: ~5 ms on open (see above)
 KINDS: Final = frozenset({"pin", "memory"})
@@ -247,7 +255,6 @@ def verify_all(db: sqlite3.Connection) -> list[str]:
 
 
 def _verify_items(db: sqlite3.Connection) -> list[str]:
-    from waymarks.store.projection import ITEM_COLUMNS
 
     try:
         for row in db.execute(f"SELECT {ITEM_COLUMNS} FROM items"):

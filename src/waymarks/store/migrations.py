@@ -165,13 +165,13 @@ def _m007_checksums(db: sqlite3.Connection) -> None:
     # is emptied and re-indexed rather than re-hashed.
     from waymarks.store import recall_index
     from waymarks.store.integrity import (
+        ITEM_COLUMNS,
         MUTATION_FIELDS,
         checksum,
         groups_of,
         item_checksum,
         write_groups,
     )
-    from waymarks.store.projection import ITEM_COLUMNS
 
     for table in ("items", "mutations", "recall_records"):
         db.execute(f"ALTER TABLE {table} ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0")

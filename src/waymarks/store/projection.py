@@ -46,6 +46,7 @@ from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
 from waymarks.store import integrity, recall_index
+from waymarks.store.integrity import ITEM_COLUMNS as ITEM_COLUMNS  # re-exported
 from waymarks.store.integrity import (
     MUTATION_FIELDS,
     ProjectionDamaged,
@@ -72,11 +73,6 @@ BULK_CACHE_KIB: Final = -262_144  # 256 MiB of page cache while a rebuild builds
 _PIN_DECODER: Final = msgspec.json.Decoder(PinItem)
 _MEMORY_DECODER: Final = msgspec.json.Decoder(MemoryItem)
 _ENCODER: Final = msgspec.json.Encoder()
-ITEM_COLUMNS: Final = (
-    "id, kind, scope, partition, project_path, key, classification, text, norm, "
-    "polarity_base, polarity_sign, status, reason, superseded_by, supersedes, "
-    "conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record, checksum"
-)
 _INSERT_ITEM: Final = (
     f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)}) RETURNING rowid"
 )

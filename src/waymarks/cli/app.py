@@ -1,0 +1,256 @@
+"""The command line: global options, the command table, the launchers, and what every run
+shares (help, errors, exit status, output).
+
+Exit status: 0 done (a duplicate is done), 2 refused or bad arguments (nothing was
+changed), 1 an environment problem (unreadable session file, newer database schema, disk
+full). With ``--json`` every outcome, errors and help included, is exactly one JSON
+document on standard output.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from waymarks import __version__
+from waymarks.cli.output import emit, print_json
+from waymarks.cli.progress import TerminalProgress
+from waymarks.commands.base import (
+    EXIT_ERROR,
+    EXIT_REJECTED,
+    Group,
+    Result,
+    Runtime,
+    Shown,
+    command,
+    invoke,
+    runtime,
+)
+from waymarks.core.arguments import ArgumentError
+
+if TYPE_CHECKING:
+    from waymarks.service.outcomes import ServiceError
+
+#: service errors caused by the request, not the environment: exit 2, like rejections
+REQUEST_ERRORS = frozenset({"not_found", "empty", "invalid_argument", "no_session",
+                            "active_source", "credential"})
+COMPLETE_VAR = "_WAYMARKS_COMPLETE"
+SHELLS = ("bash", "zsh", "fish")
+
+
+def default_home() -> Path:
+    env = os.environ.get("WAYMARKS_HOME")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("waymarks", appauthor=False))
+
+
+@dataclass
+class CliRuntime(Runtime):
+    """The runtime of one ``waymarks`` process: the global options pick the service."""
+
+    home: Path | None = None
+    session: str | None = None
+    cwd: str | None = None
+
+
+def _open(run: CliRuntime) -> Any:
+    from waymarks.service.app import Waymarks
+    from waymarks.service.outcomes import ServiceError
+
+    if run.cwd is not None and not os.path.isdir(run.cwd):
+        raise ServiceError("invalid_argument", f"--cwd {run.cwd}: not a directory")
+    return Waymarks(run.home or default_home(), cwd=run.cwd, session=run.session)
+
+
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        raise Shown(Result({"version": __version__}, f"waymarks {__version__}"))
+
+
+def build_root() -> Group:
+    """The whole command line: globals, the command table, ``context``, ``help``,
+    ``completion`` and the launchers."""
+    from waymarks.cli.launchers import register
+    from waymarks.commands.table import build
+
+    table = build()
+    root = Group(
+        "waymarks", help="Pins and durable memory for coding agents, kept in append-only "
+        "session files.\n\nGlobal options go before the command. IDs may be shortened to any "
+        "unique prefix. Exit status: 0 done, 2 refused (nothing changed), 1 an environment "
+        "problem. WAYMARKS_HOME overrides the default home.",
+        examples=["waymarks pin -- Run the tests before every commit.",
+                  "waymarks memory add --scope project -- The database port is 5433.",
+                  "waymarks --json memory", "waymarks memory -h"],
+        params=[
+            click.Option(["--home"], metavar="DIR", help="The Waymarks home (default: "
+                         "$WAYMARKS_HOME, else the user data folder). E.g. --home /tmp/wm"),
+            click.Option(["--session"], metavar="PATH|ID", help="The session to use: a file, "
+                         "an ID or a unique ID prefix (default: the newest of this "
+                         "directory). E.g. --session 1f88e432"),
+            click.Option(["--cwd"], metavar="DIR", help="Act as if started in DIR (the "
+                         "project). E.g. --cwd ~/src/app"),
+            click.Option(["--json"], is_flag=True, help="Print exactly one JSON document. "
+                         "E.g. waymarks --json pins"),
+            click.Option(["--version"], is_flag=True, expose_value=False, is_eager=True,
+                         callback=_show_version, help="Print the version and exit."),
+        ],
+        callback=_globals)
+    for name, cmd in table.commands.items():
+        root.add_command(cmd, name)
+    _register_cli_only(root)
+    register(root)
+    return root
+
+
+def _globals(home: str | None, session: str | None, cwd: str | None, json: bool) -> None:
+    """Applied only when given, so that ``context "…"`` (which parses again) keeps them."""
+    run = runtime()
+    assert isinstance(run, CliRuntime)
+    if home is not None:
+        run.home = Path(home).expanduser()
+    if session is not None:
+        run.session = session
+    if cwd is not None:
+        run.cwd = cwd
+    if json:
+        run.json = True
+
+
+def _register_cli_only(root: Group) -> None:
+    @command(root, "context", summary="Run any command given as one string, with the "
+             "/context quoting rules (what a host's slash command passes through).",
+             examples=["waymarks context \"memory add --key deploy -- 'Deploys go to "
+                       "\\\"staging\\\" first.'\"", "waymarks context \"pins --status active\""],
+             context_settings={"ignore_unknown_options": True,
+                               "allow_interspersed_args": False})
+    @click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="\"COMMAND ...\"")
+    def context(words: tuple[str, ...]) -> Result:
+        """Quoting: single and double quotes, backslash escapes; `--` ends options."""
+        from waymarks.core.arguments import tokenize
+
+        tokens = tokenize(" ".join(words))
+        if not tokens:
+            raise click.UsageError("give the command to run, e.g. waymarks context \"pins\"")
+        return invoke(root, tokens, runtime())
+
+    @command(root, "help", summary="Help for a command, with examples.",
+             examples=["waymarks help", "waymarks help memory add"])
+    @click.argument("words", nargs=-1, metavar="[COMMAND]...")
+    def help_(words: tuple[str, ...]) -> Result:
+        return invoke(root, [*words, "--help"], runtime())
+
+    @command(root, "completion", summary="Print the shell completion script for bash, zsh "
+             "or fish.",
+             examples=["eval \"$(waymarks completion bash)\"   # in ~/.bashrc",
+                       "eval \"$(waymarks completion zsh)\"    # in ~/.zshrc",
+                       "waymarks completion fish > ~/.config/fish/completions/waymarks.fish"])
+    @click.argument("shell", type=click.Choice(SHELLS, case_sensitive=False))
+    def completion(shell: str) -> Result:
+        """Completes commands, subcommands, options and their choices."""
+        from click.shell_completion import get_completion_class
+
+        cls = get_completion_class(shell.lower())
+        assert cls is not None
+        script = cls(root, {}, "waymarks", COMPLETE_VAR).source()
+        return Result({"shell": shell.lower(), "script": script}, script.rstrip("\n"))
+
+
+def complete() -> int:
+    """Answer a shell's completion request (``_WAYMARKS_COMPLETE`` is set)."""
+    from click.shell_completion import shell_complete
+
+    root = build_root()
+    instruction = os.environ.get(COMPLETE_VAR, "")
+    run = CliRuntime(open_app=lambda: None)  # type: ignore[arg-type,return-value]
+    return shell_complete(root, {"obj": run}, "waymarks", COMPLETE_VAR, instruction)
+
+
+def run(argv: list[str]) -> int:
+    """Parse and run one command line; print its result; the exit status."""
+    from waymarks.core.text import is_unicode
+
+    scan = argv[:argv.index("--")] if "--" in argv else argv
+    want_json = "--json" in scan
+    bad = next((n for n, token in enumerate(argv, 1) if not is_unicode(token)), None)
+    if bad is not None:
+        return error("usage", f"argument {bad} is not valid UTF-8 text", EXIT_REJECTED,
+                     want_json)
+    progress = TerminalProgress()
+    state = CliRuntime(open_app=lambda: _open(state), interactive=True, progress=progress,
+                       read_file=read_text_file)
+    try:
+        with progress.busy("working: reading session files…"):
+            result = invoke(build_root(), argv, state)
+    except Shown as shown:
+        result = shown.result
+    except click.UsageError as exc:
+        return error("usage", usage_message(exc), EXIT_REJECTED, want_json or state.json)
+    except click.ClickException as exc:
+        return error("usage", exc.format_message(), EXIT_REJECTED, want_json or state.json)
+    except ArgumentError as exc:
+        return error("usage", str(exc), EXIT_REJECTED, want_json or state.json)
+    except _service_error() as exc:
+        status = EXIT_REJECTED if exc.code in REQUEST_ERRORS else EXIT_ERROR
+        return error(exc.code, str(exc), status, want_json or state.json)
+    except OSError as exc:
+        message = f"{exc.strerror or exc} ({exc.filename or 'file'}); nothing was acknowledged"
+        return error("io_error", message, EXIT_ERROR, want_json or state.json)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.Abort:
+        return error("aborted", "aborted; nothing more was done", EXIT_ERROR,
+                     want_json or state.json)
+    finally:
+        repaired = state.opened.recovered if state.opened is not None else None
+        state.close()
+    emit(result, want_json or state.json)
+    if repaired and not (want_json or state.json) and not result.printed \
+            and "REPAIRED" not in result.text:
+        print(f"waymarks: note: the database was damaged ({repaired['problem']}); it was set "
+              f"aside as {repaired['damaged']} and rebuilt from the session files",
+              file=sys.stderr)
+    return result.exit_code
+
+
+def _service_error() -> type[ServiceError]:
+    """Imported only when an exception reaches that clause: help and the version never
+    load the service."""
+    from waymarks.service.outcomes import ServiceError
+
+    return ServiceError
+
+
+def usage_message(exc: click.UsageError) -> str:
+    """Click's message, with where to look next (and the `--` rule for text)."""
+    message = exc.format_message().rstrip(".")
+    if isinstance(exc, click.NoSuchOption) and exc.option_name.startswith("-") and \
+            not exc.option_name.startswith("--"):
+        message += " (text that starts with '-' needs '--' before it: waymarks pin -- -x)"
+    where = exc.ctx.command_path if exc.ctx is not None else "waymarks"
+    return f"{message}; see `{where} --help`"
+
+
+def error(code: str, message: str, status: int, want_json: bool) -> int:
+    if want_json:
+        print_json({"outcome": "error" if status == EXIT_ERROR else "rejected", "id": None,
+                    "code": code, "conflicts": [], "message": message})
+    else:
+        print(f"waymarks: {message}", file=sys.stderr)
+    return status
+
+
+def read_text_file(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ArgumentError(f"{path}: cannot read it as UTF-8 text ({exc})") from exc

@@ -1,0 +1,248 @@
+"""The CLI's one launcher module: the commands that start or install adapters.
+
+``mcp`` (the MCP server), ``bridge`` (the Pi extension's bridge), ``hook claude-code``
+(Claude Code's hooks, and the warm helper they start), ``pi install|uninstall`` and
+``claude-code install|uninstall``. This is the only module of the CLI that imports
+``waymarks.hosts`` or ``waymarks.mcp`` (``tests/test_architecture.py`` checks it); hosts
+and the MCP server never import the CLI or each other.
+
+What must stay true: :func:`hook_fast_path` runs on every prompt a person sends in Claude
+Code, so this module imports nothing at import time beyond ``os`` and ``sys``: click, rich
+and the command table are imported only inside :func:`register`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # not typing's: the hook path must not import typing
+if TYPE_CHECKING:
+    from typing import Any
+
+    import click
+
+HELP = ("-h", "--help")
+
+
+def hook_fast_path(argv: list[str], default_home: Any) -> int | None:
+    """``[--home H] [--json] hook claude-code EVENT``: answered before anything heavy is
+    imported. ``None``: not a hook (or a request for help): the full CLI answers."""
+    home = None
+    index = 0
+    while index < len(argv) and argv[index] in ("--home", "--json"):
+        if argv[index] == "--home" and index + 1 < len(argv):
+            home = argv[index + 1]
+            index += 1
+        index += 1
+    if argv[index:index + 2] != ["hook", "claude-code"] or any(
+            token.lower() in HELP for token in argv[index + 2:]) or len(argv) != index + 3:
+        return None
+    from waymarks.hosts.cc_helper import run
+
+    return run(argv[index + 2:], os.path.expanduser(home) if home else str(default_home()))
+
+
+def register(root: click.Group) -> None:
+    """Add the launchers to the CLI's root group."""
+    import click
+
+    from waymarks.commands.base import EXIT_REJECTED, Group, Result, command, runtime
+
+    @command(root, "mcp", summary="Serve the MCP tools (memory_recall, context_persistence, "
+             "remember, personal_memory_entry) over stdio, or HTTP with a token.",
+             examples=["waymarks mcp", "claude mcp add waymarks -- /path/to/waymarks mcp",
+                       "waymarks mcp --http --port 8765"])
+    @click.option("--http", is_flag=True,
+                  help="Serve streamable HTTP instead of stdio; needs [mcp] token in "
+                       "config.toml. E.g. --http")
+    @click.option("--port", type=click.IntRange(1, 65535), metavar="N",
+                  help="HTTP port (with --http; default 8765). E.g. --port 9000")
+    @click.option("--host", metavar="ADDR",
+                  help="HTTP address (with --http; default 127.0.0.1). E.g. --host ::1")
+    @click.option("--allow-remote", is_flag=True,
+                  help="Accept a --host beyond loopback (plain HTTP: prefer an SSH tunnel). "
+                       "E.g. --host 0.0.0.0 --allow-remote")
+    @click.option("--claude-code", is_flag=True,
+                  help="Act on the session Claude Code's hooks last saw in this project "
+                       "(what `claude-code install` registers). E.g. --claude-code")
+    def mcp(http: bool, port: int | None, host: str | None, allow_remote: bool,
+            claude_code: bool) -> Result:
+        """It runs in the directory the client starts it in. A --session that names no
+        session of the project exits 2 before serving. Standard output belongs to the
+        protocol: nothing else is printed there."""
+        from waymarks.ledger.discovery import resolve_session
+        from waymarks.ledger.log import SessionFileError
+        from waymarks.mcp.http_transport import is_loopback, remote_warning, serve_http
+        from waymarks.mcp.server import serve_stdio
+        from waymarks.service.planning import settings_for
+
+        run = runtime()
+        run.progress.stop()
+        http_only = [name for name, given in (("port", port is not None),
+                                              ("host", host is not None),
+                                              ("allow-remote", allow_remote)) if given]
+        if not http and http_only:
+            raise click.UsageError(f"--{http_only[0]} applies to --http only: waymarks mcp "
+                                   f"--http --{http_only[0]} ...")
+        app = run.app()
+        named = getattr(run, "session", None)
+        if isinstance(named, str):
+            try:
+                resolve_session(app.home, app.cwd, named)
+            except SessionFileError as exc:
+                raise click.UsageError(f"--session: {exc}") from exc
+            app.current_session()  # an unreadable session fails now (exit 1), not per call
+        app.keep_recall_index = True  # a long-lived process: the recall index in memory
+        follow = None
+        if claude_code:
+            from waymarks.hosts.claude_code import follower
+
+            follow = follower(app)
+        if not http:
+            serve_stdio(app, follow)
+            return Result({}, "", printed=True)
+        address = host or "127.0.0.1"
+        if not is_loopback(address) and not allow_remote:
+            raise click.UsageError(
+                f"--host {address} serves MCP over plain HTTP beyond this machine: the bearer"
+                " token and memory would cross the network unencrypted. Keep the default "
+                "--host 127.0.0.1 and reach it through an SSH tunnel (ssh -L "
+                "8765:127.0.0.1:8765 ...) or a TLS proxy; or add --allow-remote to accept "
+                "that risk")
+        token = settings_for(app).raw.get("mcp", {}).get("token")
+        if not isinstance(token, str) or len(token) < 16:
+            raise click.UsageError("waymarks mcp --http needs a bearer token of at least 16 "
+                                   "characters in config.toml: [mcp] token = \"...\"")
+        if not is_loopback(address):
+            print(remote_warning(address, port or 8765), file=sys.stderr, flush=True)
+        serve_http(app, host=address, port=port or 8765, token=token, follow=follow)
+        return Result({}, "", printed=True)
+
+    @command(root, "bridge", summary="The JSON-RPC bridge the Pi extension starts (stdio; "
+             "not for people).", examples=["waymarks bridge"])
+    def bridge() -> Result:
+        """Line-delimited JSON-RPC on standard input and output, one process per Pi
+        session; see `waymarks pi install`."""
+        from waymarks.hosts.pi_bridge import serve
+
+        run = runtime()
+        run.progress.stop()
+        serve(run.app().home)  # the bridge opens its own service, bound to Pi's session
+        return Result({}, "", printed=True)
+
+    hook = Group("hook", help="Hooks a host runs (not for people): `waymarks hook "
+                 "claude-code EVENT` reads the hook's JSON on standard input.",
+                 examples=["waymarks hook claude-code UserPromptSubmit < event.json"])
+    root.add_command(hook)
+
+    @command(hook, "claude-code", summary="One Claude Code hook event: SessionStart, "
+             "UserPromptSubmit, PreCompact or SessionEnd (always exits 0).",
+             examples=["waymarks --home ~/.local/share/waymarks hook claude-code "
+                       "SessionStart < event.json"])
+    @click.argument("event", metavar="EVENT")
+    def hook_claude_code(event: str) -> Result:
+        """Malformed input never blocks the prompt: nothing is printed and the reason is
+        logged (never the content). `claude-code install` registers these hooks."""
+        from waymarks.hosts.cc_helper import run as run_hook
+
+        run = runtime()
+        run.progress.stop()
+        run_hook([event], str(run.app().home))
+        return Result({}, "", printed=True)
+
+    pi = Group("pi", help="Make Pi load the Waymarks extension (pins, memory and /context "
+               "inside Pi).", examples=["waymarks pi install", "waymarks pi uninstall"])
+    root.add_command(pi)
+    agent_dir = click.option(
+        "--agent-dir", metavar="DIR",
+        help="Pi's agent directory (default: $PI_CODING_AGENT_DIR, else ~/.pi/agent). E.g. "
+             "--agent-dir ~/.pi/agent")
+
+    def pi_action(install: bool, directory: str | None) -> Result:
+        from waymarks.hosts import pi_install
+
+        where = pi_install.agent_dir(directory)
+        try:
+            path, changed = (pi_install.install if install else pi_install.uninstall)(where)
+        except (FileExistsError, FileNotFoundError) as exc:
+            return Result({"outcome": "rejected", "code": "conflict", "id": None,
+                           "conflicts": [], "message": str(exc)}, f"Refused: {exc}",
+                          EXIT_REJECTED)
+        verb = ("Installed" if changed else "Already installed") if install else (
+            "Removed" if changed else "Nothing to remove at")
+        return Result({"path": str(path), "changed": changed, "installed": install},
+                      f"{verb} {path}" + ("; restart Pi to load it" if install and changed
+                                          else ""))
+
+    @command(pi, "install", summary="Write <agent dir>/extensions/waymarks.ts, which loads "
+             "the extension from this installation.",
+             examples=["waymarks pi install", "waymarks pi install --agent-dir /tmp/pi"])
+    @agent_dir
+    def pi_install_command(agent_dir: str | None) -> Result:
+        """Restart Pi afterwards. Refused (exit 2) if a waymarks.ts that Waymarks did not
+        write is in the way."""
+        return pi_action(True, agent_dir)
+
+    @command(pi, "uninstall", summary="Remove what `pi install` added (the loader, and "
+             "folders it created if they are empty).", examples=["waymarks pi uninstall"])
+    @agent_dir
+    def pi_uninstall_command(agent_dir: str | None) -> Result:
+        return pi_action(False, agent_dir)
+
+    claude = Group("claude-code", help="Add or remove Waymarks' hooks and MCP server in "
+                   "Claude Code's configuration.",
+                   examples=["waymarks claude-code install",
+                             "waymarks claude-code install --user",
+                             "waymarks claude-code uninstall"])
+    root.add_command(claude)
+    scope_user = click.option(
+        "--user", is_flag=True,
+        help="Every project: ~/.claude/settings.json and ~/.claude.json. E.g. --user")
+    scope_project = click.option(
+        "--project", is_flag=True,
+        help="This project (the default): .claude/settings.json and .mcp.json. E.g. "
+             "--project")
+
+    def claude_action(install: bool, user: bool) -> Result:
+        from pathlib import Path
+
+        from waymarks.hosts import claude_code_install as cc
+
+        app = runtime().app()
+        scope: cc.Scope = "user" if user else "project"
+        try:
+            if install:
+                changes = cc.install(scope, Path(app.cwd), Path.home(), app.home)
+            else:
+                changes = cc.uninstall(scope, Path(app.cwd), Path.home(), app.home)
+        except cc.InstallError as exc:
+            return Result({"outcome": "rejected", "code": "invalid_config", "id": None,
+                           "conflicts": [], "message": str(exc)}, f"Refused: {exc}",
+                          EXIT_REJECTED)
+        lines = [f"{c.path}: " + ", ".join([*(f"+{a}" for a in c.added),
+                                             *(f"-{r}" for r in c.removed)]) for c in changes]
+        verb = "installed" if install else "uninstalled"
+        text = "\n".join(lines) if lines else f"Nothing to change: already {verb}."
+        if install and lines:
+            text += "\nRestart Claude Code to load the hooks and the MCP server."
+        return Result({"scope": scope, "changes": [c.to_json() for c in changes]}, text)
+
+    @command(claude, "install", summary="Merge the hooks and the MCP server into Claude "
+             "Code's settings (idempotent; other settings kept).",
+             examples=["waymarks claude-code install", "waymarks claude-code install --user"])
+    @scope_project
+    @scope_user
+    def claude_install(project: bool, user: bool) -> Result:
+        """Project scope writes absolute paths of this machine: keep those files out of
+        shared commits, or use --user. A file that is not valid JSON is refused."""
+        return claude_action(True, user)
+
+    @command(claude, "uninstall", summary="Remove exactly what install added: files are "
+             "restored, or removed if install created them.",
+             examples=["waymarks claude-code uninstall",
+                       "waymarks claude-code uninstall --user"])
+    @scope_project
+    @scope_user
+    def claude_uninstall(project: bool, user: bool) -> Result:
+        return claude_action(False, user)

@@ -1,0 +1,105 @@
+"""Progress of long work, on standard error, only when it is a terminal.
+
+- :meth:`TerminalProgress.bar`: a progress bar (rich) for work that counts itself
+  (rebuild, import), shown once it has taken half a second;
+- :meth:`TerminalProgress.busy`: a spinner for work that cannot count itself (reading a
+  project's sessions, recovering a database), shown once a command has taken half a
+  second; :meth:`stop` ends it before anything else uses the terminal (an editor, a
+  protocol, the answer).
+
+Nothing is shown when standard error is not a terminal, so logs and pipes stay clean.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import IO, Any
+
+DELAY_S = 0.5
+
+
+class TerminalProgress:
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = self.stream.isatty()
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._status: Any = None
+        self._stopped = False
+
+    # -- the spinner ------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def busy(self, label: str) -> Iterator[None]:
+        if self.enabled:
+            self._timer = threading.Timer(DELAY_S, self._spin, (label,))
+            self._timer.daemon = True
+            self._timer.start()
+        try:
+            yield
+        finally:
+            self.stop()
+
+    def _spin(self, label: str) -> None:
+        from rich.console import Console
+
+        with self._lock:
+            if self._stopped:
+                return
+            self._status = Console(file=self.stream, highlight=False).status(label)
+            self._status.start()
+
+    def stop(self) -> None:
+        """End the spinner (for good): something else needs the terminal now."""
+        with self._lock:
+            self._stopped = True
+            if self._timer is not None:
+                self._timer.cancel()
+            if self._status is not None:
+                self._status.stop()
+                self._status = None
+
+    # -- the bar ----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def bar(self, label: str) -> Iterator[Any]:
+        if not self.enabled:
+            yield None
+            return
+        self.stop()
+        shown = _Bar(self.stream, label)
+        try:
+            yield shown
+        finally:
+            shown.close()
+
+
+class _Bar:
+    def __init__(self, stream: IO[str], label: str) -> None:
+        self.stream = stream
+        self.label = label
+        self.started = time.monotonic()
+        self.progress: Any = None
+        self.task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.progress is None:
+            if time.monotonic() - self.started < DELAY_S:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                     MofNCompleteColumn(), transient=True,
+                                     console=Console(file=self.stream))
+            self.progress.start()
+            self.task = self.progress.add_task(self.label, total=total or None)
+        self.progress.update(self.task, completed=done, total=total or None)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()

@@ -1,0 +1,292 @@
+"""What every command is made of: the result it returns, the runtime it may use, and the
+click classes that make ``-h``/``--help`` a request for help everywhere (never content)
+and hand the help text back as a result instead of printing it.
+
+What must stay true:
+
+- parsing a command never opens the service: ``-h``/``--help`` (and any usage error) is
+  answered before :meth:`Runtime.app` is called, so asking for help writes nothing;
+- a command returns one :class:`Result`; its ``data`` is the whole ``--json`` document;
+- option names are case-insensitive and ``--`` ends options (the ``/context`` rules of
+  :mod:`waymarks.core.arguments`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any, Literal, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_REJECTED = 2
+CONTEXT_SETTINGS: dict[str, Any] = {
+    "help_option_names": ["-h", "--help"],
+    "token_normalize_func": str.lower,  # option and command names: case-insensitive
+    "max_content_width": 100,
+}
+ProgressFn = Callable[[int, int], None]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    justify: Literal["left", "right"] = "left"
+    #: the column that takes what width is left (and wraps on a terminal)
+    wide: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Rows for a person: a terminal shows them as a table with colour, anything else
+    gets ``Result.text`` (the same rows, one per line)."""
+
+    columns: tuple[Column, ...]
+    rows: list[tuple[str, ...]]
+    #: a style per row (``"active"``, ``"superseded"`` …), for colour only
+    kinds: list[str] = field(default_factory=list)
+    footer: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    data: dict[str, Any]
+    text: str
+    exit_code: int = EXIT_OK
+    table: Table | None = None
+    #: the command wrote its own output (a protocol on stdout): print nothing after it
+    printed: bool = False
+
+
+class Shown(Exception):
+    """Help or the version, answered during parsing: nothing runs after it."""
+
+    def __init__(self, result: Result) -> None:
+        super().__init__(result.text)
+        self.result = result
+
+
+class NullProgress:
+    """No progress display (a host, a test, or output that is not a terminal). The CLI
+    gives a terminal's (``waymarks.cli.progress``): same three methods."""
+
+    @contextlib.contextmanager
+    def bar(self, label: str) -> Iterator[ProgressFn | None]:
+        yield None
+
+    @contextlib.contextmanager
+    def busy(self, label: str) -> Iterator[None]:
+        yield
+
+    def stop(self) -> None:
+        """Nothing else may draw on the terminal from now on (an editor opens)."""
+
+
+@dataclass
+class Runtime:
+    """What a command may use beyond its arguments.
+
+    ``open_app`` opens the service on first use (so help and usage errors never do);
+    ``interactive``: a person at a terminal (an editor may be opened); ``progress``
+    shows long work on standard error; ``stdin`` is where ``privacy sanitize`` and
+    ``import -`` read.
+    """
+
+    open_app: Callable[[], Waymarks]
+    json: bool = False
+    interactive: bool = False
+    progress: Any = field(default_factory=NullProgress)
+    stdin: IO[str] | None = None
+    read_file: Callable[[str], str] | None = None
+    _app: Waymarks | None = None
+
+    def app(self) -> Waymarks:
+        if self._app is None:
+            self._app = self.open_app()
+        return self._app
+
+    @property
+    def opened(self) -> Waymarks | None:
+        return self._app
+
+    def close(self) -> None:
+        if self._app is not None:
+            self._app.close()
+            self._app = None
+
+
+def runtime() -> Runtime:
+    """The runtime of the command being run."""
+    found = click.get_current_context().find_object(Runtime)
+    assert found is not None, "commands run with a Runtime as the context object"
+    return found
+
+
+def _show_help(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        text = ctx.get_help()
+        raise Shown(Result({"usage": text, "command": ctx.command_path}, text))
+
+
+def _help_option(names: Sequence[str]) -> click.Option:
+    return click.Option(list(names), is_flag=True, expose_value=False, is_eager=True,
+                        callback=_show_help, help="Show this help, with examples, and exit.")
+
+
+def _set_json(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        found = ctx.find_object(Runtime)
+        if found is not None:
+            found.json = True
+
+
+def json_option() -> click.Option:
+    return click.Option(["--json"], is_flag=True, expose_value=False, callback=_set_json,
+                        help="Print exactly one JSON document instead of text, e.g. "
+                             "`waymarks pins --json`.")
+
+
+class Command(click.Command):
+    """A command whose help option answers with a :class:`Shown` result and which takes
+    ``--json`` wherever it is."""
+
+    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
+        kwargs.setdefault("context_settings", CONTEXT_SETTINGS)
+        super().__init__(*args, **kwargs)
+        self.params.append(json_option())
+        self.examples = tuple(examples)
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        names = self.get_help_option_names(ctx)
+        if not names or not self.add_help_option:
+            return None
+        if self._help_option is None:
+            self._help_option = _help_option(names)
+        return self._help_option
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        _examples(formatter, getattr(self, "examples", ()))
+        super().format_epilog(ctx, formatter)
+
+
+class Group(click.Group):
+    """A group of commands; with ``default``, the group's name alone (or followed by
+    options) runs that subcommand (``waymarks memory`` lists memory)."""
+
+    command_class = Command
+
+    def __init__(self, *args: Any, default: str | None = None,
+                 examples: Sequence[str] = (), **kwargs: Any) -> None:
+        kwargs.setdefault("context_settings", CONTEXT_SETTINGS)
+        kwargs.setdefault("no_args_is_help", False)
+        super().__init__(*args, **kwargs)
+        self.default = default
+        self.examples = tuple(examples)
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        names = self.get_help_option_names(ctx)
+        if not names or not self.add_help_option:
+            return None
+        if self._help_option is None:
+            self._help_option = _help_option(names)
+        return self._help_option
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        _examples(formatter, self.examples)
+        super().format_epilog(ctx, formatter)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        help_names = set(self.get_help_option_names(ctx))
+        if self.default is not None and not ctx.resilient_parsing and (
+                not args or (args[0].startswith("-") and args[0].lower() not in help_names)):
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is None or command.hidden:
+                continue
+            summary = command.get_short_help_str(limit=formatter.width - 24)
+            if name == self.default:
+                summary += " (the default)"
+            rows.append((name, summary))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)  # in the order they were added: related ones together
+
+
+def _examples(formatter: click.HelpFormatter, examples: Sequence[str]) -> None:
+    """An ``Examples:`` section, each example on its own line as written (to copy)."""
+    if not examples:
+        return
+    with formatter.section("Examples"):
+        for example in examples:
+            formatter.write(f"{'':>{formatter.current_indent}}{example}\n")
+
+
+def command(group: click.Group, name: str, *, summary: str, examples: Sequence[str],
+            **kwargs: Any) -> Callable[[F], F]:
+    """Register a command in ``group``; ``summary`` is its help's first paragraph."""
+
+    def decorate(function: F) -> F:
+        doc = summary if function.__doc__ is None else \
+            f"{summary}\n\n{inspect.cleandoc(function.__doc__)}"
+        cmd = Command(name, callback=function, help=doc, examples=examples,
+                      params=list(reversed(getattr(function, "__click_params__", []))),
+                      **kwargs)
+        group.add_command(cmd)
+        return function
+
+    return decorate
+
+
+def invoke(group: click.Group, tokens: Sequence[str], run: Runtime,
+           prog: str = "waymarks") -> Result:
+    """Parse ``tokens`` as one command of ``group`` and run it. Help raises
+    :class:`Shown`; bad arguments raise :class:`click.UsageError`."""
+    with group.make_context(prog, list(tokens), obj=run) as ctx:
+        result = group.invoke(ctx)
+    if not isinstance(result, Result):
+        raise click.UsageError("Missing command.", ctx)
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class CommandInfo:
+    """One runnable command of a group, as the tests and docs walk them."""
+
+    path: tuple[str, ...]
+    command: click.Command
+    options: tuple[str, ...]
+    flags: tuple[str, ...]
+    arguments: tuple[str, ...]
+
+
+def walk(group: click.Group, prefix: tuple[str, ...] = ()) -> list[CommandInfo]:
+    """Every group and command under ``group`` (groups too: they answer ``-h``)."""
+    found = []
+    for name, cmd in group.commands.items():
+        path = (*prefix, name)
+        options = tuple(o for p in cmd.params if isinstance(p, click.Option) and not p.is_flag
+                        for o in p.opts)
+        flags = tuple(o for p in cmd.params if isinstance(p, click.Option) and p.is_flag
+                      for o in p.opts)
+        arguments = tuple(p.human_readable_name for p in cmd.params
+                          if isinstance(p, click.Argument))
+        found.append(CommandInfo(path, cmd, options, flags, arguments))
+        if isinstance(cmd, click.Group):
+            found += walk(cmd, path)
+    return found

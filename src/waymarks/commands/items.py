@@ -1,0 +1,371 @@
+"""Pins and memory: list (filtered, dated), write, inspect, search and edit.
+
+Every write goes through one service method; the notices of
+:mod:`waymarks.commands.notices` are added to what it committed, and a refused target
+whose prefix is ambiguous is reported with every match (:mod:`waymarks.commands.refs`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+import click
+
+from waymarks.commands.base import Column, Group, Result, command, runtime
+from waymarks.commands.options import classification_option, list_filters, sources_list
+from waymarks.commands.refs import explain_not_found, resolve
+from waymarks.commands.render import cell, refused, table_result, when, write_result
+
+if TYPE_CHECKING:  # the service is imported when a command runs, not for help
+    from waymarks.service.app import Waymarks
+    from waymarks.service.outcomes import WriteOutcome
+    from waymarks.service.provenance import Provenance
+    from waymarks.service.views import ItemView
+
+Kind = Literal["pin", "memory"]
+TEXT = click.argument("text", nargs=-1, metavar="[--] TEXT")
+
+
+# -- listing ------------------------------------------------------------------------------
+
+
+def _listing(app: Waymarks, kind: Kind, *, scopes: tuple[str, ...] = (),
+             statuses: tuple[str, ...] = (), key: str | None = None, since: int | None = None,
+             in_effect: bool = False, limit: int | None = None) -> Result:
+    from waymarks.service.provenance import updated_at
+
+    views = app.items(kind)
+    dates = updated_at(app, views)
+    chosen = [v for v in views
+              if (not scopes or v.scope in {s.lower() for s in scopes})
+              and (not statuses or v.status in {s.lower() for s in statuses})
+              and (key is None or v.key == key)
+              and (since is None or dates[v.id] >= since)
+              and (not in_effect or v.applies)]
+    hidden = len(chosen) - limit if limit is not None and len(chosen) > limit else 0
+    if hidden:
+        chosen = chosen[-limit:] if limit else chosen  # the newest, still oldest first
+    data: dict[str, Any] = {"items": [{**v.to_json(), "updatedAt": dates[v.id]} for v in chosen]}
+    if hidden:
+        data["omitted"] = hidden
+    columns = [Column(""), Column("ID"), Column("STATUS"), Column("SCOPE"),
+               Column("CREATED"), Column("UPDATED")]
+    with_key = any(v.key for v in chosen)
+    with_level = any(v.classification for v in chosen)
+    columns += [Column("KEY")] * with_key + [Column("CLASS")] * with_level
+    columns.append(Column("TEXT", wide=True))
+    rows = []
+    for v in chosen:
+        row = ["*" if v.applies else "", v.id[:8], _status(v), v.scope, when(v.created_at),
+               when(dates[v.id])]
+        row += [cell(v.key) or "-"] * with_key + [v.classification or "-"] * with_level
+        rows.append((*row, cell(v.text)))
+    footer = ["(* = applies on the active branch)"] if chosen else []
+    if hidden:
+        footer.append(f"({hidden} older not shown: --limit {hidden + len(chosen)} shows them)")
+    filtered = bool(scopes or statuses or key or since or in_effect)
+    empty = f"No {kind} items {'match' if filtered else 'in this session'}."
+    return table_result(data, columns, rows, kinds=[v.status for v in chosen],
+                        footer=footer, empty=empty)
+
+
+def _notices(app: Waymarks, outcome: WriteOutcome, kind: Kind, *,
+             scope_given: str | None) -> WriteOutcome:
+    from waymarks.commands.notices import with_write_notices
+
+    return with_write_notices(app, outcome, kind, scope_given=scope_given)
+
+
+def _status(view: ItemView) -> str:
+    if view.superseded_by:
+        return f"superseded→{view.superseded_by[:8]}"
+    return view.status
+
+
+# -- pins ---------------------------------------------------------------------------------
+
+
+def register_pins(root: click.Group) -> None:
+    @command(root, "pins", summary="List pins: status, scope, dates, and whether each "
+             "applies on the active branch (*).",
+             examples=["waymarks pins", "waymarks pins --status active --scope project",
+                       "waymarks pins --since 7d --limit 20", "waymarks pins --json"])
+    @list_filters("pin")
+    def pins(scopes: tuple[str, ...], statuses: tuple[str, ...], since: int | None,
+             in_effect: bool, limit: int | None) -> Result:
+        """On a terminal the list is a table (colour unless NO_COLOR is set) and long lists
+        go through a pager; elsewhere each pin is one line."""
+        return _listing(runtime().app(), "pin", scopes=scopes, statuses=statuses,
+                        since=since, in_effect=in_effect, limit=limit)
+
+    @command(root, "pin", summary="Pin an instruction the person confirmed.",
+             examples=["waymarks pin -- Run the tests before every commit.",
+                       "waymarks pin --scope branch -- Try the new parser here only.",
+                       "waymarks pin --scope project --classification internal -- Use ruff.",
+                       "waymarks pin --file CONTRIBUTING.md",
+                       "waymarks pin --supersedes 1a2b3c4d -- Run the fast tests first."])
+    @click.option("--scope", type=click.Choice(["session", "branch", "project"],
+                                               case_sensitive=False),
+                  help="Where it applies: session (default), branch (while the entry it was "
+                       "pinned at is on the active branch) or project (every session of "
+                       "this trusted project). E.g. --scope project")
+    @classification_option("pin")
+    @click.option("--source", metavar="ENTRY_ID",
+                  help="The session entry this pin comes from (on the active branch). "
+                       "E.g. --source 1a2b3c4d")
+    @click.option("--file", "path", metavar="PATH",
+                  help="Pin the contents of a UTF-8 text file (when no TEXT is given); the "
+                       "path is kept as its source. E.g. --file docs/rules.md")
+    @click.option("--supersedes", metavar="PIN_ID",
+                  help="Replace this pin (same scope; its classification is kept unless "
+                       "given). E.g. --supersedes 1a2b3c4d")
+    @TEXT
+    def pin(scope: str | None, classification: str | None, source: str | None,
+            path: str | None, supersedes: str | None, text: tuple[str, ...]) -> Result:
+        """TEXT is the rest of the line; put `--` before it when it starts with `-`.
+        A pin is refused (exit 2) if it is empty, too long (4,000 characters), holds a
+        credential, or asks for project scope in an untrusted project."""
+        run = runtime()
+        content = " ".join(text)
+        if not content and path:
+            if run.read_file is None:
+                return refused("invalid_argument", "--file is not available here")
+            content = run.read_file(path)
+        app = run.app()
+        outcome = app.pin(content, scope=scope, classification=classification,
+                          source=source, source_file=path, supersedes=supersedes)
+        outcome = explain_not_found(app, "pin", supersedes, outcome)
+        outcome = _notices(app, outcome, "pin",
+                                     scope_given=scope or ("kept" if supersedes else None))
+        return write_result(outcome, "Pinned")
+
+    @command(root, "unpin", summary="Unpin: the pin's status becomes deleted.",
+             examples=["waymarks unpin 1a2b3c4d", "waymarks unpin 1a2b3c4d no longer needed"])
+    @click.argument("pin_id", metavar="PIN_ID")
+    @click.argument("reason", nargs=-1, metavar="[REASON]")
+    def unpin(pin_id: str, reason: tuple[str, ...]) -> Result:
+        """PIN_ID is the ID or any unique prefix of it (lists show eight characters)."""
+        app = runtime().app()
+        outcome = app.unpin(pin_id, " ".join(reason) or None)
+        return write_result(explain_not_found(app, "pin", pin_id, outcome), "Unpinned")
+
+
+# -- memory -------------------------------------------------------------------------------
+
+
+def memory_group() -> Group:
+    memory = Group("memory", default="list",
+                   help="Durable claims: list, add, supersede, invalidate, expire, inspect, "
+                        "search and edit them; and this project's other sessions as sources.",
+                   examples=["waymarks memory", "waymarks memory add --key db-port -- "
+                             "The database port is 5433.", "waymarks memory show 1a2b3c4d",
+                             "waymarks memory search database port"])
+
+    @command(memory, "list", summary="List memory claims: status, scope, dates, key, and "
+             "whether each applies (*).",
+             examples=["waymarks memory", "waymarks memory list --status active",
+                       "waymarks memory list --key db-port --since 2026-11-01",
+                       "waymarks memory list --scope project --limit 50"])
+    @list_filters("memory")
+    def memory_list(scopes: tuple[str, ...], statuses: tuple[str, ...], key: str | None,
+                    since: int | None, in_effect: bool, limit: int | None) -> Result:
+        """`waymarks memory` alone runs this. On a terminal the list is a table (colour
+        unless NO_COLOR is set) and long lists go through a pager."""
+        return _listing(runtime().app(), "memory", scopes=scopes, statuses=statuses,
+                        key=key, since=since, in_effect=in_effect, limit=limit)
+
+    @command(memory, "add", summary="Record a claim (refused, exit 2, if it contradicts an "
+             "active one: supersede that one instead).",
+             examples=["waymarks memory add -- The database port is 5433.",
+                       "waymarks memory add --scope project --key db-port -- Port is 5433.",
+                       "waymarks memory add --source 1a2b3c4d -- Deploys go to staging."])
+    @click.option("--scope", type=click.Choice(["session", "project"], case_sensitive=False),
+                  help="session (default: this session only) or project (every session of "
+                       "this trusted project). E.g. --scope project")
+    @classification_option("claim")
+    @click.option("--key", metavar="KEY",
+                  help="What the claim is about; another active claim with the same key and "
+                       "a different value is a conflict. E.g. --key db-port")
+    @click.option("--source", metavar="ENTRY_ID[,ENTRY_ID]",
+                  help="Session entries the claim comes from (on the active branch), "
+                       "comma-separated. E.g. --source 1a2b3c4d,5e6f7a8b")
+    @TEXT
+    def memory_add(scope: str | None, classification: str | None, key: str | None,
+                   source: str | None, text: tuple[str, ...]) -> Result:
+        """TEXT is the rest of the line; put `--` before it when it starts with `-`.
+        Without --scope a claim is for this session only; in a trusted project the
+        answer says so, since it will not apply after `waymarks session new`."""
+        app = runtime().app()
+        outcome = app.remember(" ".join(text), scope=scope, key=key,
+                               classification=classification, sources=sources_list(source))
+        return write_result(_notices(app, outcome, "memory", scope_given=scope),
+                            "Recorded")
+
+    @command(memory, "supersede", summary="Replace a claim with a new one (the old one "
+             "becomes superseded; scope, key and classification carry over).",
+             examples=["waymarks memory supersede 1a2b3c4d -- The database port is 5434.",
+                       "waymarks memory supersede 1a2b --classification internal -- x"])
+    @classification_option("new claim")
+    @click.option("--source", metavar="ENTRY_ID[,ENTRY_ID]",
+                  help="Session entries the new claim comes from, comma-separated. E.g. "
+                       "--source 1a2b3c4d")
+    @click.argument("memory_id", metavar="MEMORY_ID")
+    @click.argument("text", nargs=-1, required=True, metavar="[--] TEXT")
+    def memory_supersede(classification: str | None, source: str | None, memory_id: str,
+                         text: tuple[str, ...]) -> Result:
+        """MEMORY_ID is the ID or a unique prefix of it."""
+        app = runtime().app()
+        outcome = app.supersede_memory(memory_id, " ".join(text),
+                                       classification=classification,
+                                       sources=sources_list(source))
+        outcome = explain_not_found(app, "memory", memory_id, outcome)
+        return write_result(_notices(app, outcome, "memory", scope_given="kept"),
+                            "Recorded")
+
+    _status_command(memory, "invalid", "Invalidated", "Mark a claim invalid (it was wrong).",
+                    "waymarks memory invalidate 1a2b3c4d measured: it is 5435")
+    _status_command(memory, "expired", "Expired", "Mark a claim expired (it was right, and "
+                    "no longer is).", "waymarks memory expire 1a2b3c4d")
+
+    register_inspection(memory)
+    from waymarks.commands.sources import register_sources
+
+    register_sources(memory)
+    return memory
+
+
+def _status_command(memory: Group, status: Literal["invalid", "expired"], verb: str,
+                    summary: str, example: str) -> None:
+    name = "invalidate" if status == "invalid" else "expire"
+
+    @command(memory, name, summary=summary, examples=[example])
+    @click.argument("memory_id", metavar="MEMORY_ID")
+    @click.argument("reason", nargs=-1, metavar="[REASON]")
+    def set_status(memory_id: str, reason: tuple[str, ...]) -> Result:
+        """MEMORY_ID is the ID or a unique prefix of it; REASON (at most 500 characters)
+        is kept with the claim."""
+        app = runtime().app()
+        outcome = app.set_memory_status(memory_id, status, " ".join(reason) or None)
+        return write_result(explain_not_found(app, "memory", memory_id, outcome), verb)
+
+
+# -- inspection: show, search, edit -------------------------------------------------------
+
+
+def register_inspection(memory: Group) -> None:
+    @command(memory, "show", summary="One claim in full, with its provenance: session, "
+             "entry, source entries, supersession chain, classification, history.",
+             examples=["waymarks memory show 1a2b3c4d", "waymarks memory show 1a2b --json"])
+    @click.argument("memory_id", metavar="MEMORY_ID")
+    def memory_show(memory_id: str) -> Result:
+        """MEMORY_ID is the ID or a unique prefix of it; an ambiguous prefix lists the
+        IDs it matches."""
+        from waymarks.service.provenance import provenance
+
+        app = runtime().app()
+        found = resolve(app, "memory", memory_id)
+        if not isinstance(found, str):
+            return write_result(found, "")
+        shown = provenance(app, "memory", found)
+        if shown is None:  # gone meanwhile
+            return refused("not_found", f"No memory {found} in this session or project")
+        return Result(shown.to_json(), _provenance_text(app, shown))
+
+    @command(memory, "search", summary="Claims ranked by how well they match QUERY, with "
+             "their scores (not the digest recall would inject).",
+             examples=["waymarks memory search database port",
+                       "waymarks memory search --all deploy staging",
+                       "waymarks memory search --limit 3 --json kafka retention"])
+    @click.option("--all", "everything", is_flag=True,
+                  help="Include superseded, invalid and expired claims. E.g. --all")
+    @click.option("--limit", type=click.IntRange(min=1), default=10, metavar="N",
+                  help="At most N results, best first. Default 10. E.g. --limit 25")
+    @click.argument("query", nargs=-1, required=True, metavar="QUERY")
+    def memory_search(everything: bool, limit: int, query: tuple[str, ...]) -> Result:
+        """SCORE is the recall relevance, COVER the share of the query's terms the claim
+        covers; RECALLED marks the claims `waymarks recall` would put in a digest."""
+        app = runtime().app()
+        text = " ".join(query)
+        recalled = app.recall(text, inherit=False, privacy=False)
+        ranked = sorted((s for s in recalled.scored if s.relevance > 0),
+                        key=lambda s: (-s.relevance, s.candidate.id))
+        views = {v.id: v for v in app.items("memory", ids=[s.candidate.id for s in ranked])} \
+            if ranked else {}
+        hits = [(s, views[s.candidate.id]) for s in ranked if s.candidate.id in views
+                and (everything or views[s.candidate.id].status == "active")][:limit]
+        data: dict[str, Any] = {"query": text, "results": [
+            {"id": v.id, "score": round(s.relevance, 4), "coverage": round(s.coverage, 4),
+             "recalled": s.eligible, "verdict": s.reason, "status": v.status,
+             "scope": v.scope, "key": v.key, "text": v.text} for s, v in hits]}
+        rows = [(f"{s.relevance:.3f}", f"{s.coverage:.0%}", "yes" if s.eligible else "",
+                 v.id[:8], _status(v), v.scope, cell(v.text)) for s, v in hits]
+        columns = [Column("SCORE", "right"), Column("COVER", "right"), Column("RECALLED"),
+                   Column("ID"), Column("STATUS"), Column("SCOPE"), Column("TEXT", wide=True)]
+        return table_result(data, columns, rows, kinds=[v.status for _s, v in hits],
+                            empty="No claim matches.")
+
+    @command(memory, "edit", summary="Edit a claim in $EDITOR; saving a changed text "
+             "supersedes it (nothing is written otherwise).",
+             examples=["waymarks memory edit 1a2b3c4d", "EDITOR=nano waymarks memory edit 1a2b"])
+    @click.argument("memory_id", metavar="MEMORY_ID")
+    def memory_edit(memory_id: str) -> Result:
+        """Opens $VISUAL or $EDITOR on the claim's text. The new text replaces the claim
+        through `memory supersede` (same rules: a conflict or a credential is refused).
+        An unchanged or empty text writes nothing. Only on a terminal (not in Pi)."""
+        run = runtime()
+        if not run.interactive:
+            return refused("invalid_argument", "memory edit opens an editor and needs a "
+                           "terminal; use `memory supersede MEMORY_ID -- NEW TEXT`")
+        app = run.app()
+        found = resolve(app, "memory", memory_id)
+        if not isinstance(found, str):
+            return write_result(found, "")
+        [view] = app.items("memory", ids=[found])
+        run.progress.stop()  # the editor has the terminal now
+        edited = click.edit(view.text + "\n", extension=".txt", require_save=True)
+        new = (edited or "").strip()
+        if edited is None or new == view.text.strip():
+            return Result({"outcome": "unchanged", "id": view.id, "code": None,
+                           "conflicts": []}, "No change: nothing was written.")
+        if not new:
+            return refused("empty", "the edited text is empty; nothing was written (to "
+                           "retire the claim: `waymarks memory invalidate ID`)")
+        outcome = app.supersede_memory(view.id, new)
+        return write_result(_notices(app, outcome, "memory", scope_given="kept"),
+                            "Recorded")
+
+
+def _provenance_text(app: Waymarks, shown: Provenance) -> str:
+    item = shown.item
+    state = _status(item)
+    if item.reason:
+        state += f" ({cell(item.reason)})"
+    if item.applies:
+        state += "; applies on the active branch"
+    lines = [f"Memory {item.id}", f"Status: {state}",
+             f"Scope: {item.scope}" + (f" ({app.cwd})" if item.scope == "project" else ""),
+             f"Key: {cell(item.key) or '-'}",
+             f"Classification: {item.classification or 'none (counts as the default)'}",
+             f"Created: {when(item.created_at)} UTC in session {item.session_id}, "
+             f"entry {item.entry_id}",
+             f"Updated: {when(shown.updated_at)} UTC"]
+    if shown.sources:
+        lines.append("Source entries: " + ", ".join(
+            s.id + (f" ({s.type}, {s.timestamp})" if s.type else " (not in this session)")
+            for s in shown.sources))
+    else:
+        lines.append("Source entries: none")
+    if len(shown.chain) > 1:
+        lines.append("Supersession chain (oldest first):")
+        lines += [f"  {'>' if v.id == item.id else ' '} {v.id[:8]}  {v.status:<10} "
+                  f"{when(v.created_at)}" for v in shown.chain]
+        if shown.truncated:
+            lines.append("  (cut: the chain is longer)")
+    if item.conflicts_with:
+        lines.append("Conflicted with: " + ", ".join(i[:8] for i in item.conflicts_with))
+    lines.append("History:")
+    lines += [f"  {when(e.at)}  {e.operation:<9} session {e.session_id[:8]} entry "
+              f"{e.entry_id}" + ("" if e.applied else f"  (ignored: {cell(e.note)})")
+              for e in shown.events]
+    lines += ["Text:", *(f"  {cell(line)}" for line in item.text.splitlines() or [""])]
+    return "\n".join(lines)

@@ -1,0 +1,44 @@
+"""One-line notices for writes that will not apply where the person probably expects.
+
+Two cases (issue 16, defect 3), decided after the write committed, from what was stored:
+
+- the scope was left to its default (``session``) while this project is trusted: the item
+  will not apply after ``waymarks session new``; ``--scope project`` keeps it;
+- the item's level (its classification, or the default one, raised by markers) is one the
+  default provider will not receive (:func:`egress_for`): it is stored, but no plan for
+  that provider will carry it.
+
+Notices name levels, scopes and providers, never the stored text.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from waymarks.service.outcomes import Committed, WriteOutcome, with_notices
+from waymarks.service.planning import egress_for
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+
+def with_write_notices(app: Waymarks, outcome: WriteOutcome, kind: Literal["pin", "memory"],
+                       *, scope_given: str | None) -> WriteOutcome:
+    if not isinstance(outcome, Committed) or outcome.operation == "status":
+        return outcome
+    found = app.items(kind, ids=[outcome.id])
+    if not found:
+        return outcome
+    view = found[0]
+    notices = []
+    if scope_given is None and view.scope == "session" and app.project_trusted:
+        notices.append(
+            "stored for this session only (the default scope): it will not apply after "
+            "`waymarks session new`; add --scope project to keep it for this trusted project")
+    egress = egress_for(app)
+    level = egress.level(view.text, view.classification)
+    if not egress.admits(level):
+        notices.append(
+            f"classified {level}: the default provider ({egress.provider}) will not receive "
+            "it, so plans for it leave it out; `waymarks privacy` shows the policy")
+    return with_notices(outcome, tuple(notices))

@@ -1,0 +1,99 @@
+"""Options several commands share, each with its help and an example."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import click
+
+#: ``waymarks.core.model.CLASSIFICATIONS`` (a test keeps them equal): not imported, so
+#: that help and completion do not load the model
+LEVEL_NAMES = ("normal", "internal", "sensitive", "local-only")
+LEVELS = click.Choice(list(LEVEL_NAMES), case_sensitive=False)
+STATUSES = ("active", "superseded", "deleted", "invalid", "expired")
+_RELATIVE = re.compile(r"(\d+)\s*([mhdw])")
+_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def since(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    """``--since``: a moment, ``2026-11-01`` or ``2026-11-01T14:30`` (UTC unless it says
+    otherwise), or a time ago, ``30m``, ``12h``, ``7d``, ``2w``; as epoch milliseconds."""
+    if value is None:
+        return None
+    text = value.strip().lower()
+    relative = _RELATIVE.fullmatch(text)
+    if relative:
+        seconds = int(relative.group(1)) * _UNITS[relative.group(2)]
+        return int((time.time() - seconds) * 1000)
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise click.BadParameter("use a date (2026-11-01), a date and time (2026-11-01T14:30)"
+                                 " or a time ago (30m, 12h, 7d, 2w)", ctx, param) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def classification_option(what: str) -> Callable[[Any], Any]:
+    return click.option(
+        "--classification", type=LEVELS, metavar="LEVEL",
+        help=f"Privacy level of the {what}: normal, internal, sensitive or local-only "
+             "(default: the policy's defaultClassification); a provider receives only the "
+             "levels its policy allows. E.g. --classification internal")
+
+
+def limit_option(default: int | None = None) -> Callable[[Any], Any]:
+    return click.option(
+        "--limit", type=click.IntRange(min=1), metavar="N", default=default,
+        help="Show at most N rows: the newest (for lists) or the best (for searches). "
+             + (f"Default {default}. " if default else "")
+             + "E.g. --limit 20")
+
+
+def list_filters(kind: str) -> Callable[[Any], Any]:
+    """``--scope``, ``--status``, ``--key`` (memory), ``--since``, ``--in-effect``,
+    ``--limit`` for a listing of ``kind``."""
+    scopes = ["session", "branch", "project"] if kind == "pin" else ["session", "project"]
+
+    def decorate(function: Any) -> Any:
+        options = [
+            click.option("--scope", "scopes", type=click.Choice(scopes, case_sensitive=False),
+                         multiple=True, metavar="SCOPE",
+                         help=f"Only items of this scope ({', '.join(scopes)}); repeat for "
+                              "several. E.g. --scope project"),
+            click.option("--status", "statuses", multiple=True, metavar="STATUS",
+                         type=click.Choice(STATUSES, case_sensitive=False),
+                         help=f"Only items in this status ({', '.join(STATUSES)}); repeat "
+                              "for several. E.g. --status active"),
+        ]
+        if kind == "memory":
+            options.append(click.option(
+                "--key", metavar="KEY",
+                help="Only claims with this key (as stored: lowercase words joined by "
+                     "'-'). E.g. --key db-port"))
+        options += [
+            click.option("--since", callback=since, metavar="WHEN",
+                         help="Only items created or changed since then (UTC). E.g. "
+                              "--since 7d, --since 2026-11-01"),
+            click.option("--in-effect", "in_effect", is_flag=True,
+                         help="Only what applies on the active branch now (marked * in the "
+                              "list). E.g. --in-effect"),
+            limit_option(),
+        ]
+        for option in reversed(options):
+            function = option(function)
+        return function
+
+    return decorate
+
+
+def sources_list(value: str | None) -> tuple[str, ...]:
+    """``--source ID,ID``: the IDs, without blanks or repeats, in order."""
+    if not value:
+        return ()
+    return tuple(dict.fromkeys(s.strip() for s in value.split(",") if s.strip()))

@@ -1,0 +1,231 @@
+"""Personal memory, visible curation, discussion notes and decision records."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from waymarks.commands.base import Column, Group, Result, command, runtime
+from waymarks.commands.options import classification_option
+from waymarks.commands.render import cell, refused, table_result
+from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
+
+if TYPE_CHECKING:  # the store is imported when a command runs, not for help
+    from waymarks.personal.store import Entry, PersonalStore
+    from waymarks.service.app import Waymarks
+
+#: ``waymarks.personal.store.ENTRY_TYPES`` (a test keeps them equal)
+ENTRY_TYPES = ("user", "feedback", "project", "reference")
+
+SAVE_LIMIT = MAX_PREFILL_CHARS
+NO_ENTRY = "no such entry; see `waymarks personal list`"
+
+
+def _store(app: Waymarks) -> PersonalStore:
+    from waymarks.personal.setup import personal_store
+
+    return personal_store(app)
+
+
+def _entry_json(entry: Entry, *, body: bool = False) -> dict[str, object]:
+    data: dict[str, object] = {"slug": entry.slug, "name": entry.name,
+                               "description": entry.description, "type": entry.type,
+                               "classification": entry.classification}
+    if body:
+        data["body"] = entry.body
+    return data
+
+
+def register_remember(root: click.Group) -> None:
+    @command(root, "remember", summary="The guided curation prompt for personal memory: it "
+             "asks the person what to keep and saves nothing.",
+             examples=["waymarks remember", "waymarks remember \"I prefer small PRs\""])
+    @click.argument("text", nargs=-1, metavar="[TEXT]")
+    def remember(text: tuple[str, ...]) -> Result:
+        """TEXT (at most 2,000 characters) is offered as an untrusted candidate. Saving is
+        `waymarks personal save`, or the MCP tool `remember` after the person confirms."""
+        candidate = " ".join(text) or None
+        if candidate is not None and len(candidate) > MAX_PREFILL_CHARS:
+            return refused("invalid_argument", f"the text has {len(candidate)} characters; "
+                           f"the limit is {MAX_PREFILL_CHARS}. Nothing was saved")
+        prompt = curation_prompt(candidate)
+        return Result({"saved": False, "prompt": prompt}, prompt)
+
+
+def personal_group() -> Group:
+    personal = Group("personal", default="list",
+                     help="Personal memory: what every agent should know about the person, as "
+                          "markdown files with YAML frontmatter in <home>/memory.",
+                     examples=["waymarks personal", "waymarks personal save --type feedback "
+                               "-- Keep pull requests under 300 lines.",
+                               "waymarks personal show keep-pull-requests-under-300-lines"])
+
+    @command(personal, "list", summary="Personal memory entries: slug, type, name, "
+             "description.", examples=["waymarks personal list", "waymarks personal --json"])
+    def list_() -> Result:
+        store = _store(runtime().app())
+        entries = store.entries()
+        rows = [(e.slug, e.type, e.classification or "-", cell(e.name),
+                 cell(e.own_description) or "") for e in entries]
+        return table_result({"directory": str(store.directory),
+                             "entries": [_entry_json(e) for e in entries]},
+                            [Column("SLUG"), Column("TYPE"), Column("CLASS"), Column("NAME"),
+                             Column("DESCRIPTION", wide=True)], rows,
+                            empty=f"No personal memory yet in {store.directory}.")
+
+    @command(personal, "save", summary="Save a personal entry, or with --slug replace one "
+             "(keeping its type and classification unless given).",
+             examples=["waymarks personal save --type feedback -- Keep PRs under 300 lines.",
+                       "waymarks personal save --slug keep-prs-under-300-lines -- Keep PRs "
+                       "under 200 lines.",
+                       "waymarks personal save --name Editor --description \"vim: modal\" "
+                       "-- I use vim."])
+    @click.option("--slug", metavar="SLUG",
+                  help="Replace the entry with this slug (lowercase letters, digits, '-'). "
+                       "E.g. --slug keep-prs-small")
+    @click.option("--type", "type_", type=click.Choice(ENTRY_TYPES, case_sensitive=False),
+                  help="user (default for a new entry), feedback, project or reference. "
+                       "E.g. --type feedback")
+    @click.option("--name", metavar="NAME",
+                  help="A short name (default: the text's first line). E.g. --name Editor")
+    @click.option("--description", metavar="TEXT",
+                  help="One line for the index injected into every plan (default: what the "
+                       "text says beyond its name). E.g. --description \"modal editing\"")
+    @classification_option("entry")
+    @click.argument("text", nargs=-1, required=True, metavar="[--] TEXT")
+    def save(slug: str | None, type_: str | None, name: str | None,
+             description: str | None, classification: str | None,
+             text: tuple[str, ...]) -> Result:
+        """TEXT is at most 2,000 characters; a credential in it is refused."""
+        from waymarks.personal.store import PersonalMemoryError
+
+        try:
+            saved = _store(runtime().app()).save(
+                " ".join(text), slug=slug, name=name, description=description, type=type_,
+                classification=classification, limit=SAVE_LIMIT)
+        except PersonalMemoryError as exc:
+            return refused("invalid_argument", str(exc))
+        verb = "Replaced" if saved.replaced else "Saved"
+        return Result({"outcome": "saved", "slug": saved.slug, "path": str(saved.path),
+                       "replaced": saved.replaced}, f"{verb} {saved.slug} in {saved.path}")
+
+    @command(personal, "show", summary="One entry in full.",
+             examples=["waymarks personal show keep-pull-requests-under-300-lines"])
+    @click.argument("slug", metavar="SLUG")
+    def show(slug: str) -> Result:
+        """A missing entry is refused (exit 2), as `personal forget` does."""
+        from waymarks.personal.store import PersonalMemoryError, one_line
+
+        try:
+            entry = _store(runtime().app()).get(slug)
+        except PersonalMemoryError as exc:
+            return refused("invalid_argument", str(exc))
+        if entry is None:
+            return refused("not_found", NO_ENTRY)
+        head = f"{entry.slug} [{entry.type}" + (
+            f", {entry.classification}]" if entry.classification else "]")
+        name = None if one_line(entry.body).startswith(one_line(entry.name)) else entry.name
+        description = entry.own_description
+        text = "\n".join([head, *filter(None, [name, description]), "", entry.body])
+        return Result(_entry_json(entry, body=True), text)
+
+    @command(personal, "forget", summary="Delete one entry (its file and its index line).",
+             examples=["waymarks personal forget keep-pull-requests-under-300-lines"])
+    @click.argument("slug", metavar="SLUG")
+    def forget(slug: str) -> Result:
+        """A missing entry is refused (exit 2), as `personal show` does."""
+        from waymarks.personal.store import PersonalMemoryError
+
+        try:
+            removed = _store(runtime().app()).forget(slug)
+        except PersonalMemoryError as exc:
+            return refused("invalid_argument", str(exc))
+        if not removed:
+            return refused("not_found", f"{NO_ENTRY}; nothing changed")
+        return Result({"slug": slug, "removed": True}, f"Forgot {slug}.")
+
+    @command(personal, "index", summary="Rebuild MEMORY.md from the entry files and print "
+             "it.", examples=["waymarks personal index"])
+    def index() -> Result:
+        store = _store(runtime().app())
+        path = store.rebuild_index()
+        return Result({"index": str(path), "entries": len(store.entries())},
+                      path.read_text(encoding="utf-8").rstrip())
+
+    return personal
+
+
+def notes_group() -> Group:
+    notes = Group("notes", default="list",
+                  help="Discussion notes on this branch: lessons to promote into the "
+                       "project's engineering docs.",
+                  examples=["waymarks notes add -- Run migrations in one transaction",
+                            "waymarks notes", "waymarks notes promote"])
+
+    @command(notes, "list", summary="The active notes of this branch.",
+             examples=["waymarks notes list"])
+    def list_() -> Result:
+        from waymarks.personal.notes import active_notes
+
+        found = active_notes(runtime().app())
+        return Result({"notes": [n.to_json() for n in found]},
+                      "\n".join(f"{n.id} [{n.type}] {cell(n.text)}" for n in found)
+                      or "No notes.")
+
+    @command(notes, "add", summary="Note something on this branch.",
+             examples=["waymarks notes add -- Run migrations in one transaction",
+                       "waymarks notes add --type decision -- We keep SQLite"])
+    @click.option("--type", "type_", metavar="TYPE", default="lesson", show_default=True,
+                  help="What kind of note (lesson notes are what `notes promote` offers). "
+                       "E.g. --type decision")
+    @click.argument("text", nargs=-1, required=True, metavar="[--] TEXT")
+    def add(type_: str, text: tuple[str, ...]) -> Result:
+        from waymarks.personal.notes import add_note
+
+        note, added = add_note(runtime().app(), " ".join(text), type_)
+        return Result({**note.to_json(), "added": added},
+                      f"Added note {note.id}." if added else f"Already noted ({note.id}).")
+
+    @command(notes, "clear", summary="Start a fresh list of notes on this branch.",
+             examples=["waymarks notes clear"])
+    def clear() -> Result:
+        from waymarks.personal.notes import clear_notes
+
+        return Result({"entryId": clear_notes(runtime().app())},
+                      "Cleared the notes of this branch.")
+
+    @command(notes, "promote", summary="A prompt proposing where lesson notes belong in "
+             "docs/engineering (edits nothing).", examples=["waymarks notes promote"])
+    def promote() -> Result:
+        from waymarks.personal.notes import promote_prompt
+
+        prompt, lessons = promote_prompt(runtime().app())
+        if prompt is None:
+            return Result({"prompt": None, "lessons": []}, "No lesson notes to promote.")
+        return Result({"prompt": prompt, "lessons": [n.to_json() for n in lessons]}, prompt)
+
+    return notes
+
+
+def adr_group() -> Group:
+    adr = Group("adr", help="Decision records in docs/engineering/decisions.",
+                examples=["waymarks adr new \"Use SQLite WAL for the projection\""])
+
+    @command(adr, "new", summary="Scaffold the next numbered decision record "
+             "(docs/engineering/decisions/ADR-NNNN-slug.md).",
+             examples=["waymarks adr new \"Use SQLite WAL for the projection\""])
+    @click.argument("title", nargs=-1, required=True, metavar="TITLE")
+    def new(title: tuple[str, ...]) -> Result:
+        from pathlib import Path
+
+        from waymarks.personal.docs import new_adr
+
+        app = runtime().app()
+        try:
+            path = new_adr(Path(app.cwd), " ".join(title), app.clock.now().date())
+        except ValueError as exc:
+            return refused("invalid_argument", str(exc))
+        return Result({"path": str(path)}, f"Created {path}")
+
+    return adr

@@ -1,0 +1,224 @@
+"""What reaches a model: ``recall``, ``plan`` and its manifest (``manifest``,
+``included``, ``excluded``, ``tokens``), the privacy policy and the configuration."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from waymarks.commands.base import EXIT_REJECTED, Group, Result, command, runtime
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+PROVIDER = click.option(
+    "--provider", metavar="ID",
+    help="The destination provider whose privacy policy applies (default: the configured "
+         "defaultProvider). E.g. --provider ollama")
+
+
+def register_planning(root: click.Group) -> None:
+    @command(root, "recall", summary="The memory a query is about: the digest a host would "
+             "inject (at most 3 claims), or with --explain the scored candidates.",
+             examples=["waymarks recall \"what port does the database use?\"",
+                       "waymarks recall --history \"Which database?\" \"and the port?\"",
+                       "waymarks recall --explain \"database port\""])
+    @click.option("--history", multiple=True, metavar="TEXT",
+                  help="An earlier user turn (repeat for several, oldest first): follow-ups "
+                       "keep its subject. E.g. --history \"Which database?\"")
+    @PROVIDER
+    @click.option("--explain", "explain_", is_flag=True,
+                  help="Show the scored candidates and the gates' verdicts (no claim text). "
+                       "E.g. --explain")
+    @click.argument("query", nargs=-1, required=True, metavar="QUERY")
+    def recall(history: tuple[str, ...], provider: str | None, explain_: bool,
+               query: tuple[str, ...]) -> Result:
+        """For ranked matches with their text and scores, see `waymarks memory search`."""
+        from waymarks.recall.engine import explain
+
+        app = runtime().app()
+        result = app.recall(" ".join(query), history, inherit=not explain_,
+                            provider=provider)
+        if explain_:
+            report = explain(result)
+            lines = [f"mode {report['mode']}; focus {' '.join(report['focus']) or '(none)'}"
+                     + (f"; context {' '.join(report['context'])}" if report["context"]
+                        else ""),
+                     f"{report['candidates']} candidates, {report['eligible']} eligible, "
+                     f"selected: {', '.join(report['selected']) or 'none'}"]
+            lines += [f"  {s['id'][:8]} {'+' if s['eligible'] else '-'} rel "
+                      f"{s['relevance']:.3f} cov {s['coverage']:.2f} "
+                      f"[{' '.join(s['matched'])}] {s['verdict']}" for s in report["scored"]]
+            return Result(report, "\n".join(lines))
+        data = {"selected": result.selected, "digest": result.digest, "rows": result.rows}
+        return Result(data, result.digest or "Nothing recalled.")
+
+    @command(root, "plan", summary="The context Waymarks would add to one model request: "
+             "pins, recalled memory, personal index, docs, earlier turns.",
+             examples=["waymarks plan --prompt \"how long do we keep kafka events?\"",
+                       "waymarks plan --provider ollama --model-limit 8000 --prompt \"hi\"",
+                       "waymarks plan how long do we keep kafka events"])
+    @click.option("--prompt", metavar="TEXT",
+                  help="The person's request (or give it as the words after the options). "
+                       "E.g. --prompt \"fix the flaky test\"")
+    @PROVIDER
+    @click.option("--model-limit", type=click.IntRange(min=1), metavar="TOKENS",
+                  help="The model's context size: if the mandatory parts do not fit, the "
+                       "planner adds nothing. E.g. --model-limit 128000")
+    @click.option("--history", multiple=True, metavar="TEXT",
+                  help="An earlier user turn, for follow-ups (repeat for several). E.g. "
+                       "--history \"Which database?\"")
+    @click.option("--fixed-tokens", type=click.IntRange(min=1), metavar="TOKENS",
+                  help="Tokens the host already uses (system prompt, tools), counted against "
+                       "--model-limit. E.g. --fixed-tokens 2000")
+    @click.argument("words", nargs=-1, metavar="[PROMPT]")
+    def plan(prompt: str | None, provider: str | None, model_limit: int | None,
+             history: tuple[str, ...], fixed_tokens: int | None,
+             words: tuple[str, ...]) -> Result:
+        """Pins come first (mandatory), then memory recall chose for this request, then
+        earlier turns compaction removed; `waymarks manifest` says why each item was
+        included or left out."""
+        from waymarks.personal.setup import plan_with_memory
+
+        text = prompt or " ".join(words)
+        if not text.strip():
+            raise click.UsageError("give the request: --prompt TEXT")
+        made = plan_with_memory(runtime().app(), text, provider=provider,
+                                model_limit=model_limit, history=history,
+                                fixed_tokens=fixed_tokens or 0)
+        data = {"messages": [m.to_json() for m in made.messages],
+                "manifest": made.manifest_json()}
+        if made.fallback:
+            return Result(data, f"Planner fell back: {made.fallback}\n(no synthetic context)")
+        return Result(data, "\n\n".join(
+            f"--- {m.kind} (priority {m.priority}, ~{m.tokens} tokens)\n{m.content}"
+            for m in made.messages))
+
+    @command(root, "manifest", summary="What the last plan included and left out, and why "
+             "(IDs and reasons, never content).", examples=["waymarks manifest"])
+    def manifest() -> Result:
+        data = _manifest_or_empty(runtime().app())
+        lines = [f"provider {data.get('provider')}, {data.get('totalTokens', 0)} tokens"
+                 + (f", FELL BACK: {data['fallback']}" if data.get("fallback") else "")]
+        lines += [f"  {e['decision']:<8} {e['kind']:<7} {e['id'][:8]} "
+                  f"[{e.get('classification') or 'normal'}] {e['reason']}"
+                  for e in data["entries"]]
+        return Result(data, "\n".join(lines))
+
+    for decision, summary in (("included", "Items the last plan included."),
+                              ("excluded", "Items the last plan left out, with the reason.")):
+        _decision_command(root, decision, summary)
+
+    @command(root, "tokens", summary="Token estimates of the last plan's blocks.",
+             examples=["waymarks tokens", "waymarks tokens --json"])
+    def tokens() -> Result:
+        data = _manifest_or_empty(runtime().app())
+        blocks = data.get("blocks", [])
+        text = "\n".join(f"{b['kind']:<9} {b['tokens']:>7}" for b in blocks)
+        total = data.get("totalTokens", 0)
+        return Result({"blocks": blocks, "totalTokens": total,
+                       "modelLimit": data.get("modelLimit")},
+                      (text + f"\n{'total':<9} {total:>7}") if blocks else "No plan yet.")
+
+
+def _decision_command(root: click.Group, decision: str, summary: str) -> None:
+    @command(root, decision, summary=summary, examples=[f"waymarks {decision}"])
+    def run() -> Result:
+        entries = [e for e in _manifest_or_empty(runtime().app())["entries"]
+                   if e["decision"] == decision]
+        text = "\n".join(f"{e['kind']:<7} {e['id']}  {e['reason']}" for e in entries)
+        return Result({"items": entries}, text or f"Nothing {decision} in the last plan.")
+
+
+def _manifest_or_empty(app: Waymarks) -> dict[str, Any]:
+    from waymarks.service.planning import last_manifest
+
+    return last_manifest(app) or {"entries": [], "blocks": [], "fallback": None,
+                                  "note": "no plan yet: run `waymarks plan --prompt TEXT`"}
+
+
+def privacy_group() -> Group:
+    privacy = Group("privacy", default="show",
+                    help="The privacy policy: which provider may receive which levels.",
+                    examples=["waymarks privacy",
+                              "waymarks privacy sanitize --provider openai < payload.json"])
+
+    @command(privacy, "show", summary="The policy in force (home and trusted project "
+             "configuration met).", examples=["waymarks privacy", "waymarks privacy show"])
+    def show() -> Result:
+        from waymarks.core.privacy import allowance_json
+        from waymarks.service.planning import settings_for
+
+        settings = settings_for(runtime().app())
+        policy = settings.policy
+        data: dict[str, Any] = {
+            "defaultProvider": settings.default_provider,
+            "localProviders": sorted(policy.local_providers),
+            "remoteDefaultAllowed": allowance_json(policy.remote_default()),
+            "remoteProviders": {name: allowance_json(policy.allowed(name))
+                                for name in sorted(policy.remote_providers)},
+            "defaultClassification": policy.default_classification,
+            "redactSecrets": policy.redact_secrets,
+            "configFiles": list(settings.sources), "ignored": list(settings.ignored)}
+        text = (f"Default provider: {data['defaultProvider']}\n"
+                "Local providers (may see everything): "
+                f"{', '.join(data['localProviders']) or '-'}\n"
+                f"Other providers may see: {', '.join(data['remoteDefaultAllowed'])}\n"
+                + "".join(f"  {p}: {', '.join(levels)}\n"
+                          for p, levels in data["remoteProviders"].items())
+                + f"Unclassified items count as: {policy.default_classification}\n"
+                + "Credentials redacted for remote providers: "
+                + ("yes" if policy.redact_secrets else "NO (redactSecrets = false)"))
+        return Result(data, text.rstrip())
+
+    @command(privacy, "sanitize", summary="Clean a provider payload read on standard input "
+             "(OpenAI Chat or Responses, Anthropic Messages); withheld whole if anything "
+             "goes wrong.",
+             examples=["waymarks privacy sanitize --provider openai < payload.json"])
+    @click.option("--provider", metavar="ID", required=True,
+                  help="The provider the payload goes to. E.g. --provider openai")
+    def sanitize(provider: str) -> Result:
+        from waymarks.service.planning import settings_for
+        from waymarks.tool.egress import outgoing_payload
+
+        run = runtime()
+        try:
+            payload = json.loads((run.stdin or sys.stdin).read())
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise click.UsageError(f"standard input is not a JSON payload: {exc}") from exc
+        outcome = outgoing_payload(payload, provider, settings_for(run.app()).policy)
+        if outcome.withheld or outcome.payload is None:
+            data: dict[str, Any] = {"outcome": "rejected", "code": "withheld",
+                                    "message": outcome.reason, "id": None, "conflicts": []}
+            return Result(data, f"Withheld: {outcome.reason}", EXIT_REJECTED)
+        return Result(dict(outcome.payload), json.dumps(outcome.payload, ensure_ascii=False))
+
+    return privacy
+
+
+def config_group() -> Group:
+    config = Group("config", default="show", help="Configuration files and settings.",
+                   examples=["waymarks config", "waymarks config show --json"])
+
+    @command(config, "show", summary="Configuration files read, what was ignored, and the "
+             "effective settings.", examples=["waymarks config show"])
+    def show() -> Result:
+        from waymarks.service.planning import settings_for
+
+        settings = settings_for(runtime().app())
+        data: dict[str, Any] = {
+            "files": list(settings.sources), "ignored": list(settings.ignored),
+            "config": settings.raw,
+            "effective": {"defaultProvider": settings.default_provider,
+                          "maxPinnedTokens": settings.budgets.max_pinned_tokens,
+                          "maxMemoryTokens": settings.budgets.max_memory_tokens,
+                          "maxResults": settings.budgets.max_results}}
+        lines = [f"Config files: {', '.join(data['files']) or '(none; defaults)'}"]
+        lines += [f"Ignored: {i}" for i in data["ignored"]]
+        lines += [f"  {k} = {v}" for k, v in data["effective"].items()]
+        return Result(data, "\n".join(lines))
+
+    return config

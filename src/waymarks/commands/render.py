@@ -1,0 +1,97 @@
+"""Text for people: dates, one-line cells, plain tables, write outcomes.
+
+What must stay true: stored text shown on a terminal cannot act on it. Every cell is one
+line with control and format characters escaped (a stored ``ESC[2J`` or a right-to-left
+override is shown as ``\\u001b[2J``, ``\\u202e``), so a row is one line in a pipe and a
+listing cannot repaint the screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from waymarks.commands.base import EXIT_REJECTED, Column, Result, Table
+
+if TYPE_CHECKING:
+    from waymarks.service.outcomes import WriteOutcome
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def when(ms: int | None) -> str:
+    """``2026-11-30 10:04`` (UTC), or ``-``."""
+    if not ms:
+        return "-"
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def cell(text: str | None) -> str:
+    """``text`` on one line, with every character that is not printable escaped."""
+    if text is None:
+        return ""
+    return "".join(ch if ch.isprintable() else _ESCAPES.get(ch, f"\\u{ord(ch):04x}")
+                   for ch in text)
+
+
+def plain(table: Table) -> str:
+    """The table as aligned text: a header, then one line per row."""
+    widths = [max([len(c.name), *(len(row[i]) for row in table.rows)])
+              for i, c in enumerate(table.columns)]
+    lines = []
+    for row in [tuple(c.name for c in table.columns), *table.rows]:
+        parts = []
+        for i, (column, value) in enumerate(zip(table.columns, row, strict=True)):
+            last = i == len(table.columns) - 1
+            if last:
+                parts.append(value)
+            elif column.justify == "right":
+                parts.append(value.rjust(widths[i]))
+            else:
+                parts.append(value.ljust(widths[i]))
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join([*lines, *table.footer])
+
+
+def table_result(data: dict[str, Any], columns: Sequence[Column],
+                 rows: Sequence[tuple[str, ...]], *, kinds: list[str] | None = None,
+                 footer: Sequence[str] = (), empty: str) -> Result:
+    """A listing: a table on a terminal, aligned text elsewhere, ``empty`` when none."""
+    if not rows:
+        return Result(data, "\n".join([empty, *footer]))
+    table = Table(tuple(columns), list(rows), kinds or [], tuple(footer))
+    return Result(data, plain(table), table=table)
+
+
+def write_result(outcome: WriteOutcome, verb: str) -> Result:
+    """A write's outcome: committed (with its notes), an existing duplicate, or refused."""
+    from waymarks.service.outcomes import Committed, Duplicate, Rejected
+
+    if isinstance(outcome, Rejected):
+        data = {"outcome": "rejected", "id": None, "code": outcome.code,
+                "conflicts": list(outcome.conflicts), "message": outcome.message}
+        return Result(data, f"Rejected ({outcome.code}): {outcome.message}", EXIT_REJECTED)
+    if isinstance(outcome, Duplicate):
+        data = {"outcome": "duplicate", "id": outcome.id, "code": None, "conflicts": [],
+                "kind": outcome.kind}
+        return Result(data, f"Existing {outcome.kind} {outcome.id} (nothing appended)")
+    assert isinstance(outcome, Committed)
+    data = {"outcome": "committed", "id": outcome.id, "code": None, "conflicts": [],
+            "kind": outcome.kind, "operation": outcome.operation, "entryId": outcome.entry_id,
+            "previousId": outcome.previous_id, "warning": outcome.warning,
+            "notices": list(outcome.notices)}
+    text = f"{verb} {outcome.kind} {outcome.id} (entry {outcome.entry_id})"
+    if outcome.previous_id:
+        text += f", superseding {outcome.previous_id}"
+    if outcome.warning:
+        text += f"\nwarning: {outcome.warning}"
+    text += "".join(f"\nnote: {notice}" for notice in outcome.notices)
+    return Result(data, text)
+
+
+def refused(code: str, message: str, conflicts: Sequence[str] = ()) -> Result:
+    """A refusal decided here (not by a write): exit 2, the documented JSON shape."""
+    return Result({"outcome": "rejected", "id": None, "code": code,
+                   "conflicts": list(conflicts), "message": message},
+                  f"Refused ({code}): {message}", EXIT_REJECTED)

@@ -1,0 +1,174 @@
+"""Sessions, trust, and the state of the house: ``session …``, ``trust``, ``untrust``,
+``status``, ``health``, ``rebuild-index``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from waymarks.commands.base import Column, Group, Result, command, runtime
+from waymarks.commands.render import table_result
+
+if TYPE_CHECKING:
+    from waymarks.service.views import SessionInfo
+
+
+def session_json(info: SessionInfo) -> dict[str, Any]:
+    return {"id": info.id, "path": info.path, "cwd": info.cwd, "created": info.created,
+            "entries": info.entries, "leafId": info.leaf_id, "branch": list(info.branch)}
+
+
+def session_group() -> Group:
+    session = Group("session", default="show",
+                    help="Session files of this directory: show the current one, start a "
+                         "new one, list them, add a message, branch.",
+                    examples=["waymarks session", "waymarks session new",
+                              "waymarks session say \"We moved the database to 5433\""])
+
+    @command(session, "show", summary="The current session and its active branch.",
+             examples=["waymarks session show", "waymarks --session 1f88 session show"])
+    def show() -> Result:
+        info = runtime().app().session_show()
+        text = (f"Session {info.id}\nFile: {info.path}\nCwd: {info.cwd}\n"
+                f"Entries: {info.entries}\nLeaf: {info.leaf_id}\n"
+                f"Active branch: {' > '.join(info.branch) or '(empty)'}")
+        return Result({"session": session_json(info)}, text)
+
+    @command(session, "new", summary="Start a new session for this directory (session-scoped "
+             "pins and memory of the old one stop applying).",
+             examples=["waymarks session new"])
+    def new() -> Result:
+        info = runtime().app().session_new()
+        return Result({"session": session_json(info)}, f"New session {info.id}\n{info.path}")
+
+    @command(session, "list", summary="Sessions of this directory, oldest first.",
+             examples=["waymarks session list", "waymarks session list --json"])
+    def list_() -> Result:
+        infos = runtime().app().session_list()
+        rows = [(i.id, i.created, str(i.entries)) for i in infos]
+        return table_result({"sessions": [session_json(i) for i in infos]},
+                            [Column("SESSION"), Column("CREATED"),
+                             Column("ENTRIES", "right", wide=True)], rows,
+                            empty="No sessions here.")
+
+    @command(session, "say", summary="Append a user message entry; prints its entry ID, "
+             "usable as --source.",
+             examples=["waymarks session say \"We moved the database to 5433\"",
+                       "waymarks session say -- -1 is the sentinel"])
+    @click.argument("text", nargs=-1, required=True, metavar="[--] TEXT")
+    def say(text: tuple[str, ...]) -> Result:
+        entry_id = runtime().app().session_say(" ".join(text))
+        return Result({"entryId": entry_id}, entry_id)
+
+    @command(session, "branch", summary="Branch the session at an entry: later entries form "
+             "a new branch (branch pins follow it).",
+             examples=["waymarks session branch 1a2b3c4d",
+                       "waymarks session branch 1a2b3c4d --summary \"try the other parser\""])
+    @click.option("--summary", metavar="TEXT",
+                  help="A summary of the branch left behind. E.g. --summary \"first try\"")
+    @click.argument("entry_id", metavar="ENTRY_ID")
+    def branch(summary: str | None, entry_id: str) -> Result:
+        entry = runtime().app().session_branch(entry_id, summary)
+        return Result({"entryId": entry}, entry)
+
+    return session
+
+
+def register_house(root: click.Group) -> None:
+    @command(root, "status", summary="Where things are, and what is in effect.",
+             examples=["waymarks status", "waymarks status --json"])
+    def status() -> Result:
+        data = runtime().app().status()
+        session = data["session"]
+        lines = [f"Home: {data['home']}", f"Project: {data['cwd']} "
+                 f"({'trusted' if data['projectTrusted'] else 'not trusted'})",
+                 f"Session: {session['id'] if session else '(none yet)'}"]
+        for kind in ("pins", "memory"):
+            tally = data[kind]
+            lines.append(f"{kind.capitalize()}: {tally['applies']} in effect, "
+                         f"{tally['total']} stored")
+        return Result(data, "\n".join(lines))
+
+    @command(root, "health", summary="Checkpoints, skipped lines, unknown entries, the "
+             "database's checks, and what was repaired.",
+             examples=["waymarks health", "waymarks health --json"])
+    def health() -> Result:
+        """OK only when there is no problem. A damaged database is set aside and rebuilt
+        from the session files; the report says so (REPAIRED) and where the old one is."""
+        return Result(*_health(runtime().app().health()))
+
+    @command(root, "rebuild-index", summary="Rebuild the database from the session files "
+             "(a progress bar shows on a terminal).",
+             examples=["waymarks rebuild-index", "waymarks rebuild-index --json"])
+    def rebuild_index() -> Result:
+        """The database is only a projection: this replays every session file into a
+        fresh one, keeping the local exclusions of `memory exclude`."""
+        run = runtime()
+        app = run.app()
+        with run.progress.bar("rebuild") as tick:
+            data = app.rebuild_index(tick)
+        text = f"Rebuilt from {data['sources']} session file(s): {data['mutations']} mutations"
+        if data["unreadable"]:
+            text += "\nUnreadable: " + ", ".join(data["unreadable"])
+        return Result(data, text)
+
+    @command(root, "trust", summary="Trust a project: project-scoped pins and memory apply "
+             "in it and are shared between its sessions.",
+             examples=["waymarks trust .", "waymarks trust ~/src/app", "waymarks trust --list"])
+    @click.option("--list", "listing", is_flag=True,
+                  help="List the trusted projects instead. E.g. waymarks trust --list")
+    @click.argument("path", required=False, metavar="PATH")
+    def trust(listing: bool, path: str | None) -> Result:
+        app = runtime().app()
+        if listing:
+            projects = app.trusted_projects()
+            return Result({"projects": projects}, "\n".join(projects) or "No trusted projects.")
+        if path is None:
+            raise click.UsageError("give the project's PATH (or --list)")
+        project, added = app.trust(path)
+        return Result({"project": project, "changed": added},
+                      f"{'Trusted' if added else 'Already trusted'}: {project}")
+
+    @command(root, "untrust", summary="Stop trusting a project (its project items stop "
+             "applying; nothing is deleted).", examples=["waymarks untrust ."])
+    @click.argument("path", metavar="PATH")
+    def untrust(path: str) -> Result:
+        project, removed = runtime().app().untrust(path)
+        return Result({"project": project, "changed": removed},
+                      f"{'No longer trusted' if removed else 'Was not trusted'}: {project}")
+
+
+def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    counts = data["anomalyCounts"]
+    recovered = data.get("recovered")
+    verdict = "OK" if data["ok"] else "ATTENTION"
+    if recovered and data["ok"]:
+        verdict = "OK after a repair"
+    lines = [f"{verdict}: schema v{data['schemaVersion']}, integrity {data['integrity']}, "
+             f"{data['mutations']} mutations ({data['ignoredMutations']} ignored)"]
+    if recovered:
+        lines.append(f"REPAIRED: the database was damaged ({recovered['problem']}); it was "
+                     f"set aside as {recovered['damaged']} and rebuilt from the session files"
+                     ". Nothing in the session files was lost; delete the set-aside copy "
+                     "once you no longer need it.")
+    earlier = [p for p in data.get("damagedCopies") or [] if not recovered
+               or p != recovered.get("damaged")]
+    if earlier:
+        lines.append(f"Set aside earlier: {', '.join(earlier)} (damaged databases kept for "
+                     "inspection; safe to delete)")
+    lines.append(f"Lines skipped: {counts['skipped']}, unknown entries: {counts['unknown']}, "
+                 f"malformed payloads: {counts['malformed']}")
+    lines += [f"  problem: {problem}" for problem in data["problems"]]
+    for source in data["sources"]:
+        state = "missing" if not source["exists"] else f"{source['unreadBytes']} bytes unread"
+        if source["status"] != "available":
+            state += f", {source['status']}: project items held back"
+        lines.append(f"  {source['sessionId']}: checkpoint {source['checkpointOffset']} "
+                     f"({state}), {source['entries']} entries")
+    if data.get("session", {}).get("partialTailBytes"):
+        lines.append(f"  half-written last line: {data['session']['partialTailBytes']} bytes "
+                     "(skipped; the next write terminates it)")
+    for anomaly in data["anomalies"]:
+        lines.append(f"  line {anomaly['line']} ({anomaly['kind']}): {anomaly['detail']}")
+    return data, "\n".join(lines)

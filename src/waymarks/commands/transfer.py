@@ -1,0 +1,301 @@
+"""``waymarks export`` and ``waymarks import``: pins and memory as JSON Lines, with
+provenance, between homes, machines or projects.
+
+Format (``waymarks-export-v1``): one JSON object per line, each an item as lists show it
+in ``--json`` (``id``, ``kind``, ``scope``, ``status``, ``key``, ``classification``,
+``text``, ``createdAt``, ``updatedAt``, ``sessionId``, ``entryId``, ``sourceEntryIds``,
+``supersedes``, ``supersededBy``, ``reason``, …) plus ``"format"`` and ``project``.
+
+What must stay true for import:
+
+- it writes only through the service's write methods, so every rule of a typed write
+  holds (a conflict is refused with the IDs involved, a duplicate is reported with the
+  existing ID, a credential is refused, project scope needs a trusted project);
+- nothing is written unless every line can be: a malformed line, or an item the rules
+  refuse against the current state (checked first with the service's dry run), refuses
+  the whole import (exit 2) and names each line; only items refused by one another
+  within the same file (rare) can leave the lines before them written, and the answer
+  then says which were;
+- an item that is not active (superseded, invalid, expired, deleted) and a branch pin
+  (its branch belongs to another conversation) are reported as skipped; source entry IDs
+  of another session cannot be kept (the original session and entry stay in the file).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import click
+
+from waymarks.commands.base import EXIT_REJECTED, Result, command, runtime
+from waymarks.commands.options import LEVEL_NAMES
+from waymarks.commands.render import cell, refused
+
+if TYPE_CHECKING:  # the service is imported when a command runs, not for help
+    from waymarks.service.app import Waymarks
+    from waymarks.service.outcomes import WriteOutcome
+    from waymarks.service.writes import Decision
+
+FORMAT = "waymarks-export-v1"
+MAX_LINE_BYTES = 64 * 1024
+Kind = Literal["pin", "memory"]
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    number: int
+    kind: Kind
+    text: str
+    scope: str
+    status: str
+    key: str | None
+    classification: str | None
+    original_id: str | None
+
+
+def register_transfer(root: click.Group) -> None:
+    @command(root, "export", summary="Write pins and memory as JSON Lines, with provenance "
+             "(to standard output, or a file).",
+             examples=["waymarks export > memory.jsonl",
+                       "waymarks export --kind memory --status active -o facts.jsonl",
+                       "waymarks export --json"])
+    @click.option("--kind", type=click.Choice(["all", "pin", "memory"], case_sensitive=False),
+                  default="all", show_default=True,
+                  help="Which items to export. E.g. --kind memory")
+    @click.option("--status", "statuses", multiple=True, metavar="STATUS",
+                  type=click.Choice(["active", "superseded", "deleted", "invalid", "expired"],
+                                    case_sensitive=False),
+                  help="Only items in this status (repeat for several; default all, so the "
+                       "history travels too). E.g. --status active")
+    @click.option("-o", "--output", metavar="FILE",
+                  help="Write to FILE (replaced atomically) instead of standard output. "
+                       "E.g. -o memory.jsonl")
+    def export(kind: str, statuses: tuple[str, ...], output: str | None) -> Result:
+        """With --json the items come as one JSON document ({"format", "items"}) instead
+        of one per line."""
+        app = runtime().app()
+        items = _exported(app, kind, statuses)
+        lines = "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items)
+        if output is None:
+            return Result({"format": FORMAT, "items": items}, lines.rstrip("\n"))
+        _write_atomic(Path(output), lines)
+        return Result({"format": FORMAT, "path": output, "count": len(items)},
+                      f"Exported {len(items)} item(s) to {output}")
+
+    @command(root, "import", summary="Add pins and memory from an export, through the same "
+             "rules as every write.",
+             examples=["waymarks import memory.jsonl", "waymarks export | waymarks --cwd "
+                       "../other import -", "waymarks import --dry-run memory.jsonl"])
+    @click.option("--dry-run", is_flag=True,
+                  help="Only say what would be written, refused and skipped. E.g. --dry-run")
+    @click.argument("source", metavar="FILE|-")
+    def import_(dry_run: bool, source: str) -> Result:
+        """Active items become new pins and claims of this session (or project, for
+        project items in a trusted project); refused, duplicate and skipped lines are
+        listed. Nothing is written unless every line can be (see `--dry-run`)."""
+        run = runtime()
+        raw = (run.stdin or sys.stdin).read() if source == "-" else _read(run, source)
+        parsed = _parse(raw)
+        if isinstance(parsed, Result):
+            return parsed
+        wanted, skipped = parsed
+        from waymarks.core.model import MemoryMutation, PinMutation
+        from waymarks.service.outcomes import Duplicate, Rejected
+
+        app = run.app()
+        report: list[dict[str, Any]] = [
+            {"line": line.number, "originalId": line.original_id, "outcome": "skipped",
+             "reason": why} for line, why in skipped]
+        checked = [(line, _dry_run(app, line)) for line in wanted]
+        refusals = [(line, d) for line, d in checked if isinstance(d, Rejected)]
+        duplicates = [(line, d) for line, d in checked if isinstance(d, Duplicate)]
+        report += [_entry(line, d) for line, d in refusals + duplicates]
+        writable = [line for line, d in checked if isinstance(d, PinMutation | MemoryMutation)]
+        if refusals or dry_run:
+            report += [{"line": line.number, "originalId": line.original_id,
+                        "outcome": "would-write" if not refusals else "not-written",
+                        "kind": line.kind} for line in writable]
+            return _summary(report, written=False, dry_run=dry_run)
+        with run.progress.bar("import") as tick:
+            for done, line in enumerate(writable, 1):
+                report.append(_entry(line, _write(app, line)))
+                if tick is not None:
+                    tick(done, len(writable))
+        return _summary(report, written=True, dry_run=False)
+
+
+def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[str, Any]]:
+    from waymarks.service.provenance import updated_at
+
+    items: list[dict[str, Any]] = []
+    wanted = {s.lower() for s in statuses}
+    for each in ("pin", "memory"):
+        if kind not in ("all", each):
+            continue
+        views = [v for v in app.items("pin" if each == "pin" else "memory")
+                 if not wanted or v.status in wanted]
+        dates = updated_at(app, views)
+        items += [{"format": FORMAT, **v.to_json(), "updatedAt": dates[v.id],
+                   "project": app.cwd if v.scope == "project" else None} for v in views]
+    return items
+
+
+def _read(run: Any, path: str) -> str:
+    reader = run.read_file
+    if reader is None:
+        raise click.UsageError("import reads a file only from the command line")
+    text: str = reader(path)
+    return text
+
+
+def _parse(raw: str) -> tuple[list[Line], list[tuple[Line, str]]] | Result:
+    """Every line checked before anything is written: the items to write, the skipped."""
+    wanted: list[Line] = []
+    skipped: list[tuple[Line, str]] = []
+    problems: list[str] = []
+    for number, text in enumerate(raw.splitlines(), 1):
+        if not text.strip():
+            continue
+        line = _line(number, text)
+        if isinstance(line, str):
+            problems.append(f"line {number}: {line}")
+        elif line.status != "active":
+            skipped.append((line, f"{line.status}: only active items are imported"))
+        elif line.kind == "pin" and line.scope == "branch":
+            skipped.append((line, "a branch pin belongs to its own conversation's branch"))
+        else:
+            wanted.append(line)
+    if problems:
+        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more"
+                                          if len(problems) > 5 else "")
+        return refused("invalid_argument", f"not a Waymarks export ({FORMAT}): {shown}. "
+                       "Nothing was imported")
+    if not wanted and not skipped:
+        return refused("empty", "the input holds no items; nothing was imported")
+    return wanted, skipped
+
+
+def _line(number: int, text: str) -> Line | str:
+    if len(text.encode("utf-8", "replace")) > MAX_LINE_BYTES:
+        return f"longer than {MAX_LINE_BYTES} bytes"
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return "not JSON"
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    if data.get("format", FORMAT) != FORMAT:
+        return f"format is not {FORMAT}"
+    kind, body, scope = data.get("kind"), data.get("text"), data.get("scope")
+    status, key, level = data.get("status", "active"), data.get("key"), \
+        data.get("classification")
+    if kind not in ("pin", "memory"):
+        return "kind must be pin or memory"
+    if not isinstance(body, str):
+        return "text must be a string"
+    if scope not in ("session", "branch", "project"):
+        return "scope must be session, branch or project"
+    if not isinstance(status, str) or not isinstance(key, str | None):
+        return "status and key must be strings"
+    if level is not None and level not in LEVEL_NAMES:
+        return "classification must be normal, internal, sensitive or local-only"
+    original = data.get("id")
+    return Line(number, kind, body, scope, status, key, level,
+                original if isinstance(original, str) else None)
+
+
+def _dry_run(app: Waymarks, line: Line) -> Decision:
+    """What writing ``line`` would do now (nothing is appended)."""
+    from waymarks.service.writes import decide_memory, decide_pin
+
+    if line.kind == "pin":
+        return app.dry_run(lambda ctx: decide_pin(
+            ctx, line.text, scope=line.scope, classification=line.classification,
+            source=None, source_file=None, supersedes=None))
+    return app.dry_run(lambda ctx: decide_memory(
+        ctx, line.text, scope=line.scope, classification=line.classification,
+        key=line.key, sources=()))
+
+
+def _write(app: Waymarks, line: Line) -> WriteOutcome:
+    if line.kind == "pin":
+        return app.pin(line.text, scope=line.scope, classification=line.classification)
+    return app.remember(line.text, scope=line.scope, classification=line.classification,
+                        key=line.key)
+
+
+def _entry(line: Line, outcome: Decision | WriteOutcome) -> dict[str, Any]:
+    from waymarks.service.outcomes import Committed, Duplicate, Rejected
+
+    entry: dict[str, Any] = {"line": line.number, "originalId": line.original_id,
+                             "kind": line.kind}
+    if isinstance(outcome, Rejected):
+        return {**entry, "outcome": "refused", "code": outcome.code,
+                "conflicts": list(outcome.conflicts), "message": outcome.message}
+    if isinstance(outcome, Duplicate):
+        return {**entry, "outcome": "duplicate", "id": outcome.id}
+    assert isinstance(outcome, Committed)
+    return {**entry, "outcome": "imported", "id": outcome.id}
+
+
+def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool) -> Result:
+    report.sort(key=lambda e: int(e["line"]))
+    counts: dict[str, int] = {}
+    for entry in report:
+        counts[entry["outcome"]] = counts.get(entry["outcome"], 0) + 1
+    refusals = counts.get("refused", 0)
+    lines = []
+    for entry in report:
+        what = f"line {entry['line']}"
+        if entry.get("originalId"):
+            what += f" ({str(entry['originalId'])[:8]})"
+        outcome = entry["outcome"]
+        if outcome == "refused":
+            conflicts = ", ".join(c[:8] for c in entry["conflicts"])
+            lines.append(f"  {what}: refused ({entry['code']}): {cell(entry['message'])}"
+                         + (f" [conflicts: {conflicts}]" if conflicts else ""))
+        elif outcome == "duplicate":
+            lines.append(f"  {what}: duplicate of {entry['id'][:8]} (nothing added)")
+        elif outcome == "imported":
+            lines.append(f"  {what}: imported as {entry['id'][:8]}")
+        elif outcome == "skipped":
+            lines.append(f"  {what}: skipped ({entry['reason']})")
+    tally = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
+    if dry_run:
+        head = f"Dry run: {tally}; nothing was written."
+    elif not written:
+        head = (f"Refused: {refusals} line(s) cannot be written, so nothing was imported "
+                f"({tally}). Fix or remove them, or supersede what they conflict with.")
+    elif refusals:
+        head = (f"Partly imported: {tally}. The refused lines conflict with lines imported "
+                "before them; the others were written.")
+    else:
+        head = f"Imported: {tally}."
+    data: dict[str, Any] = {
+        "outcome": "rejected" if refusals else ("dry-run" if dry_run else "imported"),
+        "written": written, "counts": counts, "lines": report}
+    if refusals:
+        data.update({"code": "refused", "id": None, "message": head, "conflicts": sorted(
+            {c for e in report for c in e.get("conflicts", [])})})
+    return Result(data, "\n".join([head, *lines]), EXIT_REJECTED if refusals else 0)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise

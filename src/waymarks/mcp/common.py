@@ -1,0 +1,102 @@
+"""What the MCP tools share: the confirmation schema, reading the raw arguments, the
+person's answer, results, and one-at-a-time access to the service.
+
+No ``from __future__ import annotations`` in the tool modules: the SDK reads their
+annotations at runtime.
+"""
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+from mcp.server.elicitation import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+)
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel, ConfigDict, WithJsonSchema
+
+from waymarks.tool.persistence import Answer
+from waymarks.tool.results import FAILED, ToolResult
+
+_BOOLEAN = {"type": "boolean", "title": "Confirm", "description": "Write this change"}
+#: what a resolver returns when it asks nobody (the tool body answers)
+NO_QUESTION = "no-confirmation-asked"
+
+
+# The advertised schema is a required boolean; validation accepts anything, so that a
+# client answering {}, {"confirm": "yes"} or {"confirm": 1} gets a documented outcome
+# (confirmation-invalid) instead of an uncategorized SDK error. Its docstring is shown.
+class Confirm(BaseModel):
+    """Confirm this change: true writes it, false does not."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["confirm"]})
+    confirm: Annotated[Any, WithJsonSchema(_BOOLEAN)] = None
+
+
+class Serial:
+    """One tool call at a time on the service (calls may arrive on worker threads), each
+    after ``follow`` (a host that moves between sessions) has run."""
+
+    def __init__(self, follow: Callable[[], None] | None = None) -> None:
+        self.lock = threading.Lock()
+        self.follow = follow
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        with self.lock:
+            if self.follow is not None:
+                self.follow()
+            yield
+
+
+def raw_arguments(ctx: Context) -> object:
+    params = ctx.request_context.params
+    if isinstance(params, dict):
+        return params.get("arguments")
+    return getattr(params, "arguments", None)
+
+
+def argument(ctx: Context, name: str) -> object:
+    """One argument as the client sent it. The tools read these, not the SDK's parsed
+    parameters: it turns a string that reads as JSON (``"42"``, ``"[1]"``) into another
+    value, so a question would be planned from one text and the answer applied to another."""
+    arguments = raw_arguments(ctx)
+    return arguments.get(name) if isinstance(arguments, dict) else None
+
+
+def can_elicit(ctx: Context) -> bool:
+    capabilities = ctx.client_capabilities
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+
+
+def answer_of(answer: object) -> Answer:
+    """The person's answer. ``unavailable``: nobody was asked (the resolver returned no
+    question: the client cannot show one)."""
+    if isinstance(answer, AcceptedElicitation):
+        if not isinstance(answer.data, Confirm):
+            return "unavailable"
+        confirm = answer.data.confirm
+        return "accepted" if confirm is True else "declined" if confirm is False \
+            else "invalid"
+    if isinstance(answer, DeclinedElicitation):
+        return "declined"
+    return "cancelled" if isinstance(answer, CancelledElicitation) else "invalid"
+
+
+def tool_result(outcome: ToolResult) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=outcome.text)],
+                          structured_content=outcome.details, is_error=outcome.is_error)
+
+
+def json_result(data: dict[str, Any]) -> CallToolResult:
+    """A dictionary outcome as the SDK would return it (indented JSON text and structured
+    content), with ``isError`` when it is a refusal."""
+    return CallToolResult(content=[TextContent(type="text", text=json.dumps(
+        data, indent=2, ensure_ascii=False))], structured_content=data,
+        is_error=str(data.get("outcome")) in FAILED)

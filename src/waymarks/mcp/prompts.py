@@ -1,0 +1,27 @@
+"""The MCP prompts: ``remember`` (the guided curation turn) and ``promote_notes``."""
+
+from mcp.server import MCPServer
+
+from waymarks.mcp.common import Serial
+from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
+from waymarks.personal.notes import promote_prompt
+from waymarks.service.app import Waymarks
+
+
+def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
+    @server.prompt(name="remember", title="Curate personal memory",
+                   description="The guided curation turn: gather lessons, ask what to keep, "
+                               "save nothing until the person answers.")
+    def remember_prompt(text: str | None = None) -> str:
+        if text and len(text) > MAX_PREFILL_CHARS:  # refused, not cut: nothing is saved
+            return (f"The text has {len(text)} characters; the limit is {MAX_PREFILL_CHARS}. "
+                    "Nothing was saved; shorten it and ask again.")
+        return curation_prompt(text or None)
+
+    @server.prompt(name="promote_notes", title="Promote lesson notes to engineering docs",
+                   description="Propose where this branch's lesson notes belong in "
+                               "docs/engineering (edits nothing itself).")
+    def promote_prompt_() -> str:
+        with serial.turn():
+            prompt, _lessons = promote_prompt(app)
+        return prompt or "There are no lesson notes on this branch to promote."

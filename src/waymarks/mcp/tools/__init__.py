@@ -1,0 +1,1 @@
+"""The MCP tools, one per module; each has ``register(server, app, serial)``."""

@@ -1,0 +1,91 @@
+"""The ``context_persistence`` tool: list, find and propose changes to pins and memory.
+
+Every write is confirmed by the person through elicitation. Every check that can refuse
+runs before the question (the resolver plans the call, a dry run of the write included),
+and again after the answer; a client without elicitation gets ``unavailable``/
+``confirmation-required`` and nothing is written.
+"""
+
+from typing import Annotated, Any
+
+from mcp.server import MCPServer
+from mcp.server.elicitation import ElicitationResult
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import WithJsonSchema
+
+from waymarks.mcp.common import (
+    NO_QUESTION,
+    Confirm,
+    Serial,
+    answer_of,
+    can_elicit,
+    raw_arguments,
+    tool_result,
+)
+from waymarks.tool.contract import Request, input_schema, parse_request
+from waymarks.tool.persistence import ContextPersistence, WritePlan
+
+NAME = "context_persistence"
+DESCRIPTION = (
+    "Inspect and propose changes to pins (confirmed instructions) and memory (durable "
+    "facts). Reads: pins_list, pins_find, memory_list, memory_find, memory_sources. Writes "
+    "(each confirmed by the person): pin_add, pin_supersede, pin_unpin, memory_add, "
+    "memory_supersede, memory_invalidate, memory_expire, memory_source_exclude, "
+    "memory_source_include. A targeted write needs the exact id and the targetRevision "
+    "from a recent list or find. Results carry metadata only."
+)
+#: each parameter is typed ``Any`` (the contract checks it, with errors that never echo the
+#: value) and advertises its JSON schema
+_SCHEMA: dict[str, Any] = input_schema()["properties"]
+
+
+def register(server: MCPServer, persistence: ContextPersistence, serial: Serial) -> None:
+    def ask(ctx: Context) -> Elicit[Confirm] | str:
+        """Runs before the tool body: plan the call (every check that can refuse, a dry
+        run of the write included), and ask the person only about a write that can
+        succeed and that the client can show. Anything else is left to the body."""
+        if not can_elicit(ctx):
+            return NO_QUESTION
+        arguments = raw_arguments(ctx)
+        request = parse_request(arguments)
+        if not isinstance(request, Request) or request.action.klass == "read":
+            return NO_QUESTION
+        with serial.turn():  # the same session the tool body will act on
+            plan = persistence.prepare(arguments)
+        if not isinstance(plan, WritePlan):
+            return NO_QUESTION
+        persistence.shown(plan)
+        return Elicit(f"{plan.confirmation.title}\n\n{plan.confirmation.message}", Confirm)
+
+    @server.tool(
+        name=NAME, description=DESCRIPTION,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                    idempotent_hint=False, open_world_hint=False),
+    )
+    def persistence_tool(
+        ctx: Context,
+        answer: Annotated[ElicitationResult[Confirm], Resolve(ask)],
+        action: Annotated[Any, WithJsonSchema(_SCHEMA["action"])] = None,
+        content: Annotated[Any, WithJsonSchema(_SCHEMA["content"])] = None,
+        scope: Annotated[Any, WithJsonSchema(_SCHEMA["scope"])] = None,
+        key: Annotated[Any, WithJsonSchema(_SCHEMA["key"])] = None,
+        classification: Annotated[Any, WithJsonSchema(_SCHEMA["classification"])] = None,
+        id: Annotated[Any, WithJsonSchema(_SCHEMA["id"])] = None,
+        targetRevision: Annotated[Any, WithJsonSchema(_SCHEMA["targetRevision"])] = None,
+        reason: Annotated[Any, WithJsonSchema(_SCHEMA["reason"])] = None,
+        query: Annotated[Any, WithJsonSchema(_SCHEMA["query"])] = None,
+        activeOnly: Annotated[Any, WithJsonSchema(_SCHEMA["activeOnly"])] = None,
+        maxResults: Annotated[Any, WithJsonSchema(_SCHEMA["maxResults"])] = None,
+    ) -> CallToolResult:
+        arguments = raw_arguments(ctx)  # the raw object: unknown fields are refused too
+        request = parse_request(arguments)
+        if isinstance(request, Request) and request.action.klass != "read" and not (
+                can_elicit(ctx)):  # no UI: every write is unavailable, whatever it holds
+            return tool_result(persistence.commit(arguments, "unavailable"))
+        with serial.turn():
+            plan = persistence.prepare(arguments)
+            if not isinstance(plan, WritePlan):
+                return tool_result(plan)
+            return tool_result(persistence.commit(arguments, answer_of(answer)))

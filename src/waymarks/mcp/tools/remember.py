@@ -1,0 +1,69 @@
+"""The ``remember`` tool: propose one personal memory entry; the person confirms the save
+(it applies to every project). Refusals come first: the person is asked only about a save
+that can happen."""
+
+from typing import Annotated, Any
+
+from mcp.server import MCPServer
+from mcp.server.elicitation import ElicitationResult
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import WithJsonSchema
+
+from waymarks.mcp.common import (
+    NO_QUESTION,
+    Confirm,
+    Serial,
+    answer_of,
+    argument,
+    can_elicit,
+    json_result,
+)
+from waymarks.personal.curation import MAX_PREFILL_CHARS
+from waymarks.personal.setup import personal_store
+from waymarks.personal.tools import Remember, RememberPlan, plan_remember
+from waymarks.service.app import Waymarks
+from waymarks.tool.persistence import Answer
+
+NAME = "remember"
+DESCRIPTION = (
+    "Propose one item of the person's personal memory (a preference, lesson or reference "
+    "that follows them across projects), after they chose it in a visible curation turn. "
+    "The person confirms the save (it applies to every project). Pass the slug of an "
+    "existing entry to replace it. The result is the proof of persistence. Text of at most "
+    f"{MAX_PREFILL_CHARS} characters; never credentials."
+)
+
+
+def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
+    personal = Remember()
+
+    def ask_remember(ctx: Context) -> Elicit[Confirm] | str:
+        """Refusals first: the person is asked only about a save that can happen."""
+        if not can_elicit(ctx):
+            return NO_QUESTION  # the body answers: a refusal, or unavailable
+        with serial.turn():
+            plan = plan_remember(personal_store(app), argument(ctx, "text"),
+                                 argument(ctx, "slug"))
+        if not isinstance(plan, RememberPlan):
+            return NO_QUESTION
+        personal.shown(plan)
+        return Elicit(plan.message, Confirm)
+
+    @server.tool(
+        name=NAME, description=DESCRIPTION,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                    idempotent_hint=True, open_world_hint=False),
+    )
+    def remember_tool(
+        ctx: Context,
+        answer: Annotated[ElicitationResult[Confirm], Resolve(ask_remember)],
+        text: Annotated[Any, WithJsonSchema(
+            {"type": "string", "maxLength": MAX_PREFILL_CHARS})] = None,
+        slug: Annotated[Any, WithJsonSchema({"type": "string"})] = None,
+    ) -> Annotated[CallToolResult, dict[str, Any]]:
+        decision: Answer = answer_of(answer) if can_elicit(ctx) else "unavailable"
+        with serial.turn():
+            return json_result(personal.commit(personal_store(app), argument(ctx, "text"),
+                                               argument(ctx, "slug"), decision))

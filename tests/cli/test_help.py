@@ -1,0 +1,156 @@
+"""Issue 16, defects 1 and 2: ``-h`` and ``--help`` work on every command and subcommand,
+print help (with examples, and an example for every option), exit 0, and write nothing;
+``-h`` is never content."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from waymarks.cli.app import build_root
+from waymarks.cli.main import main
+from waymarks.commands.base import walk
+
+PATHS = [info.path for info in walk(build_root())]
+UNEXAMPLED = {"--help", "-h", "--version"}  # the globals any CLI has
+
+
+def fingerprint(root: Path) -> dict[str, str]:
+    """Every file under ``root`` and its content hash (directories too, as empty)."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        key = str(path.relative_to(root))
+        found[key] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "/"
+    return found
+
+
+@pytest.fixture
+def populated(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+              capsys: pytest.CaptureFixture[str]) -> Path:
+    """A home with a session, a pin, a claim and a personal entry."""
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.setenv("WAYMARKS_CC_HELPER", "off")
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(home.parent / "pi-agent"))
+    monkeypatch.setenv("HOME", str(home.parent / "user"))
+    monkeypatch.chdir(project)
+    for argv in (["pin", "--", "Run the tests"], ["memory", "add", "--", "Port is 5433"],
+                 ["personal", "save", "--", "Prefers small PRs"]):
+        assert main(argv) == 0
+    capsys.readouterr()
+    return home
+
+
+def test_the_walk_covers_every_command() -> None:
+    names = {" ".join(p) for p in PATHS}
+    assert {"pin", "memory add", "memory show", "memory search", "memory edit", "export",
+            "import", "mcp", "bridge", "pi install", "claude-code uninstall",
+            "hook claude-code", "adr new", "completion", "context", "help"} <= names
+    assert len(PATHS) > 60
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_every_command_answers_help_and_writes_nothing(populated: Path, project: Path,
+                                                       flag: str,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    before = fingerprint(populated.parent)
+    for path in PATHS:
+        code = main([*path, flag])
+        out = capsys.readouterr().out
+        assert code == 0, (path, out)
+        assert out.startswith(f"Usage: waymarks {' '.join(path)}"), (path, out[:200])
+        assert "Examples:" in out, path
+        as_json = main(["--json", *path, flag])
+        document = json.loads(capsys.readouterr().out)
+        assert as_json == 0 and document["usage"].startswith("Usage:"), path
+    assert main([flag]) == 0 and "Commands:" in capsys.readouterr().out
+    assert fingerprint(populated.parent) == before, "asking for help wrote something"
+
+
+def test_every_option_has_help_with_an_example() -> None:
+    missing = []
+    for info in walk(build_root()):
+        for param in info.command.params:
+            if isinstance(param, click.Option) and not set(param.opts) & UNEXAMPLED:
+                text = param.help or ""
+                if "e.g." not in text.lower():
+                    missing.append(f"{' '.join(info.path)} {param.opts[0]}")
+    assert missing == []
+
+
+def test_help_after_text_is_help_and_after_double_dash_is_content(
+        populated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["pin", "-h"], ["pin", "Run", "it", "-h"], ["memory", "add", "-h"],
+                 ["memory", "add", "x", "--help"], ["session", "say", "-h"]):
+        before = fingerprint(populated)
+        assert main(argv) == 0
+        assert capsys.readouterr().out.startswith("Usage:"), argv
+        assert fingerprint(populated) == before, argv
+    assert main(["--json", "pin", "--", "-h"]) == 0
+    assert json.loads(capsys.readouterr().out)["outcome"] == "committed"
+    assert main(["--json", "pins"]) == 0
+    assert "-h" in [item["text"] for item in json.loads(capsys.readouterr().out)["items"]]
+
+
+def test_text_starting_with_a_dash_says_how(populated: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    before = fingerprint(populated)
+    assert main(["pin", "-x"]) == 2
+    assert "needs '--' before it" in capsys.readouterr().err
+    assert fingerprint(populated) == before
+
+
+def test_groups_list_all_their_subcommands(populated: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["memory", "--help"]) == 0
+    listed = capsys.readouterr().out
+    for sub in ("list", "add", "supersede", "invalidate", "expire", "show", "search", "edit",
+                "sources", "exclude", "include"):
+        assert f"\n  {sub} " in listed, sub
+    for group, subs in (("pi", ("install", "uninstall")),
+                        ("claude-code", ("install", "uninstall")), ("adr", ("new",))):
+        assert main([group, "--help"]) == 0
+        out = capsys.readouterr().out
+        assert all(f"\n  {sub} " in out for sub in subs), (group, out)
+
+
+def test_the_launchers_help_through_a_real_process(home: Path, project: Path) -> None:
+    """Defect 2 as reported: ``mcp --help`` and ``bridge --help`` printed nothing; ``pi
+    --help`` and ``claude-code --help`` said Unknown command."""
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"}
+    for args in (["mcp", "--help"], ["bridge", "--help"], ["pi", "--help"],
+                 ["claude-code", "--help"], ["adr", "--help"], ["hook", "claude-code", "-h"],
+                 ["context", "pin -h"]):
+        done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
+                              env=env, capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL, check=False)
+        assert done.returncode == 0 and done.stdout.startswith("Usage: waymarks"), \
+            (args, done.stdout, done.stderr)
+    assert not home.exists()
+
+
+def test_help_loads_no_service_and_the_copied_names_agree(tmp_path: Path) -> None:
+    """Help is answered from the command table alone (it stays quick); the names the
+    table copies to avoid that import are the service's."""
+    from waymarks.commands.options import LEVEL_NAMES
+    from waymarks.commands.personal import ENTRY_TYPES
+    from waymarks.core.model import CLASSIFICATIONS
+    from waymarks.personal.store import ENTRY_TYPES as STORE_TYPES
+
+    assert LEVEL_NAMES == CLASSIFICATIONS and ENTRY_TYPES == STORE_TYPES
+    probe = ("import sys, contextlib, io; from waymarks.cli.main import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    main(['memory', 'add', '--help'])\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('waymarks.service', "
+             "'waymarks.store', 'waymarks.ledger'))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=60, check=True,
+                          env={**os.environ, "WAYMARKS_HOME": str(tmp_path / "h")})
+    assert done.stdout.strip() == "[]"

@@ -1,0 +1,107 @@
+"""Issue 16, defect 6: the wheel is a complete Waymarks. Built from a copy of the source
+tree, installed into a fresh virtual environment, and used there: ``pi install`` (the
+extension is package data) and ``claude-code install``, whose hook then runs from the
+wheel; uninstall leaves nothing behind.
+
+The fresh environment takes Waymarks only from the wheel. Its dependencies come from this
+test environment through a path file (no network in the test), and ``pip check`` confirms
+the wheel's declared requirements are met by them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import uuid
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # builds a wheel and a virtual environment: ~20 s
+
+
+def _run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(args, capture_output=True, text=True, timeout=600, check=False,
+                          **kwargs)  # type: ignore[call-overload]
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, source / name)
+    shutil.copytree(ROOT / "src", source / "src",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    out = tmp_path_factory.mktemp("dist")
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+          "--quiet", "-w", str(out), str(source)])
+    [built] = out.glob("waymarks-*.whl")
+    return built
+
+
+def test_the_wheel_carries_the_extension_and_the_license(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        text = archive.read(metadata).decode()
+    assert "waymarks/hosts/pi_extension/index.ts" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "License-Expression: MIT" in text
+    for requirement in ("click", "rich", "pyyaml", "mcp", "msgspec"):
+        assert f"Requires-Dist: {requirement}" in text.replace("PyYAML", "pyyaml")
+
+
+def test_installed_from_the_wheel_the_installers_work(wheel: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)])
+    python = venv / "bin" / "python"
+    _run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+          str(wheel)])
+    purelib = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
+                         "['purelib'])"]).stdout.strip())
+    (purelib / "_waymarks_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    where = _run([str(python), "-c", "import waymarks; print(waymarks.__file__)"]).stdout
+    assert where.startswith(str(venv)), where
+    _run([str(python), "-m", "pip", "check"])
+
+    waymarks = venv / "bin" / "waymarks"
+    home, project, user = tmp_path / "home", tmp_path / "project", tmp_path / "user"
+    project.mkdir()
+    user.mkdir()
+    env = {**os.environ, "HOME": str(user), "WAYMARKS_HOME": str(home),
+           "WAYMARKS_CC_HELPER": "off"}
+    env.pop("PI_CODING_AGENT_DIR", None)
+    assert _run([str(waymarks), "--version"], env=env).stdout.startswith("waymarks ")
+
+    agent = user / ".pi" / "agent"
+    installed = json.loads(_run([str(waymarks), "--json", "pi", "install"], env=env).stdout)
+    loader = Path(installed["path"])
+    assert loader == agent / "extensions" / "waymarks.ts"
+    extension = Path(json.loads(loader.read_text().splitlines()[-1].split("from ")[1]
+                                .rstrip(";")))
+    assert extension.is_file() and str(extension).startswith(str(venv))
+    assert json.dumps(str(waymarks)) in loader.read_text()
+
+    changes = json.loads(_run([str(waymarks), "--json", "claude-code", "install"], env=env,
+                              cwd=project).stdout)["changes"]
+    assert len(changes) == 2
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    [group] = settings["hooks"]["SessionStart"]
+    command = group["hooks"][0]["command"]
+    assert command.startswith(str(waymarks))
+    start = json.dumps({"session_id": str(uuid.uuid4()), "cwd": str(project),
+                        "hook_event_name": "SessionStart", "source": "startup"})
+    _run(["sh", "-c", command], input=start, env=env, cwd=project)
+    assert list((home / "sessions").rglob("*.jsonl")), "the hook from the wheel bound a ledger"
+
+    _run([str(waymarks), "claude-code", "uninstall"], env=env, cwd=project)
+    _run([str(waymarks), "pi", "uninstall"], env=env)
+    assert list(project.iterdir()) == [] and list(user.iterdir()) == []

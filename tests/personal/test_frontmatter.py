@@ -1,0 +1,104 @@
+"""Personal memory frontmatter is YAML: what Waymarks writes, any YAML reader reads back
+exactly (issue 16, defect 4), and files of earlier versions are still read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from waymarks.personal.store import (
+    ENTRY_TYPES,
+    Entry,
+    PersonalStore,
+    one_line,
+    parse_entry,
+    render_entry,
+)
+
+LEVELS = st.sampled_from([None, "normal", "internal", "sensitive", "local-only"])
+# every character YAML may carry (no surrogates), with the ones that broke the old writer
+# (": ", " #", "- ", quotes, "---") much more likely than chance would make them
+TRICKY = st.sampled_from([": ", " # ", "- ", "---", "'", '"', "!", "&a", "*a", "%", "@",
+                          "`", "{", "[", ">", "|", "? ", "yes", "no", "null", "~", "1e3",
+                          "2026-01-01", "\\", "\t", "\u2028", "\x85", "\ufeff", "é", "🙂"])
+TEXT = st.lists(st.one_of(TRICKY, st.text(st.characters(exclude_categories=("Cs",)),
+                                          max_size=12)), max_size=8).map("".join)
+
+
+def _frontmatter(text: str) -> dict[str, object]:
+    head = text[4:text.index("\n---\n", 3)]
+    loaded = yaml.safe_load(head)
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+@settings(max_examples=400, deadline=None)
+@given(name=TEXT.filter(lambda t: one_line(t) != ""), description=TEXT, body=TEXT,
+       kind=st.sampled_from(ENTRY_TYPES), level=LEVELS)
+def test_what_is_written_is_yaml_and_reads_back_exactly(name: str, description: str,
+                                                        body: str, kind: str,
+                                                        level: str | None) -> None:
+    entry = Entry("s", one_line(name), one_line(description), kind, body.strip(), level)
+    text = render_entry(entry)
+    parsed = parse_entry("s", text)
+    assert parsed == entry
+    head = _frontmatter(text)  # a YAML reader other than ours agrees
+    assert str(head["name"]) == entry.name and head["metadata"] == {"type": kind}
+    assert str(head["description"] or "") == entry.description
+
+
+@pytest.mark.parametrize("description", [
+    "Ports: 5432 for Postgres", "Use tabs # not spaces", "- starts like a list item",
+    "'quoted' and \"double\"", "yes", "--- three dashes", "key: value # comment: more"])
+def test_values_that_broke_the_hand_written_frontmatter(tmp_path: Path,
+                                                        description: str) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    saved = store.save("Body text", name="Name", description=description, type="feedback")
+    head = _frontmatter(saved.path.read_text(encoding="utf-8"))
+    assert head["description"] == description and head["metadata"] == {"type": "feedback"}
+    [entry] = store.entries()
+    assert entry.description == description
+
+
+def test_a_file_an_earlier_version_wrote_unquoted_is_still_read(tmp_path: Path) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    store.directory.mkdir()
+    (store.directory / "old.md").write_text(
+        "---\nname: Ports\ndescription: Postgres: 5432 # the default\nmetadata:\n"
+        "  type: reference\n---\nPostgres listens on 5432.\n", encoding="utf-8")
+    [entry] = store.entries()
+    assert (entry.name, entry.description, entry.type) == (
+        "Ports", "Postgres: 5432 # the default", "reference")
+    store.save("Postgres listens on 5433.", slug="old", name="Ports",
+               description=entry.description)
+    rewritten = _frontmatter((store.directory / "old.md").read_text(encoding="utf-8"))
+    assert rewritten["description"] == "Postgres: 5432 # the default"
+    assert rewritten["metadata"] == {"type": "reference"}  # the replacement kept the type
+
+
+def test_replacing_keeps_type_and_classification_unless_given(tmp_path: Path) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    first = store.save("Keep PRs small", type="feedback", classification="internal")
+    store.save("Keep PRs under 200 lines", slug=first.slug)
+    entry = store.get(first.slug)
+    assert entry is not None and (entry.type, entry.classification) == ("feedback", "internal")
+    store.save("Keep PRs tiny", slug=first.slug, type="user", classification="sensitive")
+    entry = store.get(first.slug)
+    assert entry is not None and (entry.type, entry.classification) == ("user", "sensitive")
+
+
+def test_the_index_never_repeats_the_text(tmp_path: Path) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    store.save("Keep pull requests under 300 lines.")
+    long = "Deploys go to staging first. " + "Then production, after a green run. " * 10
+    store.save(long, name="Deploy order")
+    index = store.index_path.read_text(encoding="utf-8")
+    assert index.count("Keep pull requests under 300 lines.") == 1
+    [line] = [ln for ln in index.splitlines() if "Deploy order" in ln]
+    assert line.endswith("…") and len(line) < 240
+    short = store.get("keep-pull-requests-under-300-lines")
+    assert short is not None and short.description == "" and short.own_description is None
