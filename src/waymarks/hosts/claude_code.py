@@ -160,7 +160,7 @@ def _open_or_create(app: Any, session_id: str) -> Any:
     sessions = app.home / "sessions"  # one session, one ledger, whichever directory holds it
     existing = sorted(sessions.glob(f"*/*_{session_id}.jsonl")) if sessions.is_dir() else []
     if existing:
-        return SessionFile.open(existing[0])
+        return app.open_session(existing[0])
     now = iso(app.clock.now())
     path = directory / session_file_name(now, session_id)
     try:

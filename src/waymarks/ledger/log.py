@@ -337,6 +337,12 @@ class SessionLog(ABC):
         before = self._index.compactions() if self._index is not None else []
         return [*before, *self._compactions]
 
+    def entries_from(self, index: int) -> list[Entry]:
+        """The entries read whose index is ``index`` or later (a reader opened at a
+        checkpoint holds only those after it: asking for earlier ones gives those it
+        has, whose first index says where they start)."""
+        return self._entries[max(0, index - self._entry_base):]
+
     def has_entry(self, entry_id: str) -> bool:
         """Whether the ledger holds an entry with this ID (without reading it all)."""
         return entry_id in self._by_id or (

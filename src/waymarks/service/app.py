@@ -28,6 +28,7 @@ from waymarks.ledger.discovery import (
     files_without_header,
     list_sessions,
     newest_session,
+    read_header,
     resolve_session,
     session_dir,
     session_file_name,
@@ -77,8 +78,9 @@ from waymarks.service.writes import (
 )
 from waymarks.store.health import health_report
 from waymarks.store.migrations import SchemaTooNewError
-from waymarks.store.projection import Projection, ProjectionDamaged
+from waymarks.store.projection import Projection, ProjectionDamaged, entry_index
 from waymarks.store.queries import (
+    checkpoint_of,
     classifications,
     expand_prefix,
     memory_counts,
@@ -211,11 +213,11 @@ class Waymarks:
             try:
                 if self._session_ref is not None:
                     path = resolve_session(self.home, self.cwd, self._session_ref)
-                    self._session = SessionFile.open(path)
+                    self._session = self.open_session(path)
                 else:
                     newest = newest_session(self.home, self.cwd)
                     if newest is not None:
-                        self._session = SessionFile.open(newest)
+                        self._session = self.open_session(newest)
             except SessionFileError as exc:
                 raise ServiceError("bad_session", str(exc)) from exc
         if self._session is None and create:
@@ -224,6 +226,27 @@ class Waymarks:
                                    "example Pi's --no-session): nothing can be recorded")
             self._session = self._create_session()
         return self._session
+
+    def open_session(self, path: Path) -> SessionFile:
+        """A session file opened as cheaply as the projection allows: at the checkpoint it
+        was indexed to, reading only what follows, when the projection holds the entries
+        before it and the bytes there are the ones indexed; else read whole. (A start
+        costs what changed since, not the ledger's length.)"""
+        header = read_header(path)
+        if header is not None:
+            try:
+                found = checkpoint_of(self.projection.db, header.id)
+                if found is not None and found[0] == str(path):
+                    _path, offset, lines, entries, fingerprint = found
+                    index = entry_index(self.projection.db, header.id, entries)
+                    if index is not None:
+                        opened = SessionFile.open_at(path, offset, lines, entries,
+                                                     fingerprint, index)
+                        if opened is not None and opened.session_id == header.id:
+                            return opened
+            except (sqlite3.Error, ProjectionDamaged, ServiceError):
+                pass  # the database answers later, or is rebuilt: read the file whole
+        return SessionFile.open(path)
 
     @property
     def bound_session(self) -> SessionLog | None:
@@ -327,7 +350,7 @@ class Waymarks:
         infos = []
         for path in list_sessions(self.home, self.cwd):
             try:
-                infos.append(self.session_info(SessionFile.open(path), with_branch=False))
+                infos.append(self.session_info(self.open_session(path), with_branch=False))
             except SessionFileError:
                 continue
         return infos

@@ -158,6 +158,14 @@ def _m006_cross_session(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE mutations ADD COLUMN parent_id TEXT")
 
 
+def _m008_entries(db: sqlite3.Connection) -> None:
+    # Empty at first: each session's index fills the next time it is read whole (or at a
+    # rebuild); until then its sessions open the old way, by reading the ledger.
+    from waymarks.store.entries import create_table
+
+    create_table(db)
+
+
 def _m007_checksums(db: sqlite3.Connection) -> None:
     # Damage detection (store/integrity.py): a checksum on every row that is read back, and
     # the count of items each listing must return. Rows of the older schema get theirs
@@ -198,6 +206,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "cross-session sources: checkpoints, status, branch provenance",
               _m006_cross_session),
     Migration(7, "row checksums and item group counts", _m007_checksums),
+    Migration(8, "the entry index: open the active session at its checkpoint", _m008_entries),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

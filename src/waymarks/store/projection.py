@@ -45,6 +45,7 @@ from waymarks.core.model import (
 from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
+from waymarks.store import entries as entries_index
 from waymarks.store import integrity, recall_index
 from waymarks.store.integrity import ITEM_COLUMNS as ITEM_COLUMNS  # re-exported
 from waymarks.store.integrity import (
@@ -102,6 +103,7 @@ EXPECTED_COLUMNS: Final = {
     "recall_records": "item_id, kind, status, origin, created_at, text, fields, body_count,"
                       " evidence, source, checksum",
     "item_groups": "kind, grp, count",
+    "entries": "session_id, idx, id, parent_id, seg, compaction",
 }
 
 
@@ -343,6 +345,7 @@ class Projection:
         # a source whose location newly withholds (or releases) its project mutations
         # needs a re-fold, as a status change does
         reset = self._save_source(session, now_ms) or reset
+        entries_index.record(self.db, session)
         self.db.executemany(
             "INSERT OR IGNORE INTO anomalies (session_id, line, entry_id, kind, detail) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -450,9 +453,11 @@ class Projection:
         """
         for table in ("items_fts", "items", "mutations", "anomalies", "sources", "meta"):
             self.db.execute(f"DELETE FROM {table}")
+        entries_index.forget(self.db)
         records: list[MutationRecord] = []
         for session in sessions:
             self._save_source(session, now_ms)
+            entries_index.record(self.db, session)
             self.db.executemany(
                 "INSERT OR IGNORE INTO anomalies (session_id, line, entry_id, kind, detail) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -540,6 +545,7 @@ class Projection:
         return (was == "available") != (now == "available")
 
     def _forget_source(self, session_id: str) -> None:
+        entries_index.forget(self.db, session_id)
         self.db.execute("DELETE FROM mutations WHERE session_id = ?", (session_id,))
         self.db.execute("DELETE FROM anomalies WHERE session_id = ?", (session_id,))
 
@@ -616,3 +622,12 @@ def _mutation_row(
 
 def _json_list(values: tuple[str, ...]) -> str | None:
     return _ENCODER.encode(list(values)).decode() if values else None
+
+
+def entry_index(db: sqlite3.Connection, session_id: str, entries: int
+                ) -> entries_index.EntryIndex | None:
+    """The index of a session's first ``entries`` entries, if the projection holds them
+    all (see :mod:`waymarks.store.entries`)."""
+    if entries <= 0 or entries_index.indexed(db, session_id) < entries:
+        return None
+    return entries_index.EntryIndex(db, session_id, entries)

@@ -247,6 +247,15 @@ def source_path(db: sqlite3.Connection, session_id: str) -> str | None:
     return None if row is None else str(row[0])
 
 
+def checkpoint_of(db: sqlite3.Connection, session_id: str
+                  ) -> tuple[str, int, int, int, str] | None:
+    """Where a session was indexed to: (path, byte offset, lines, entries, fingerprint)."""
+    row = db.execute("SELECT path, byte_offset, lines, entries, fingerprint FROM sources"
+                     " WHERE session_id = ?", (session_id,)).fetchone()
+    return None if row is None else (str(row[0]), int(row[1]), int(row[2]), int(row[3]),
+                                     str(row[4] or ""))
+
+
 def sessions_indexed_at(db: sqlite3.Connection, path: str, other_than: str) -> list[str]:
     """Sessions the projection indexed from the file at ``path``, other than
     ``other_than``: if any, the file now holds another session than it did."""

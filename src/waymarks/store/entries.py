@@ -1,0 +1,127 @@
+"""The entry index: each session's entry tree, so a process can open the active session
+at its checkpoint instead of reading the whole ledger again (issue 15: "a start costs
+what changed").
+
+Table ``entries``: one row per entry of a ledger read so far, ``(session_id, idx)`` its
+position in file order, with its ID, its parent's ID, ``seg`` and ``compaction``:
+
+- ``seg`` is the position of the first entry of its *run*: a maximal stretch of entries
+  each of which is the child of the one just before it (an ordinary conversation is one
+  run; a branch starts a new one). An entry ``x`` is an ancestor of ``y`` exactly when
+  walking ``y``'s runs upward reaches ``x``'s run at or after ``x``: the walk costs one
+  step per run on the path, not one per entry (:meth:`EntryIndex.on_branch`).
+- ``compaction`` marks compaction entries (historical retrieval asks for them).
+
+What must stay true: the rows of a session are exactly its entries ``0 .. n-1`` for some
+``n`` (contiguous from the start), written in the same transaction as the checkpoint
+that covers them; :func:`indexed` is that ``n``. A reader opened at a checkpoint uses the
+index only when ``n`` covers the checkpoint; rows past it (another process went on) are
+never consulted, because every query is bounded by the count the reader was opened at.
+It is a projection like the rest: a rebuild writes it again from the ledgers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from typing import Final
+
+from waymarks.ledger.log import Entry, SessionLog
+
+SCHEMA: Final = (
+    "CREATE TABLE entries ("
+    " session_id TEXT NOT NULL, idx INTEGER NOT NULL, id TEXT NOT NULL, parent_id TEXT,"
+    " seg INTEGER NOT NULL, compaction INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (session_id, idx)) WITHOUT ROWID",
+    "CREATE UNIQUE INDEX entries_by_id ON entries (session_id, id)",
+)
+_INSERT: Final = ("INSERT OR REPLACE INTO entries (session_id, idx, id, parent_id, seg,"
+                  " compaction) VALUES (?, ?, ?, ?, ?, ?)")
+
+
+def create_table(db: sqlite3.Connection) -> None:
+    for statement in SCHEMA:
+        db.execute(statement)
+
+
+def indexed(db: sqlite3.Connection, session_id: str) -> int:
+    """How many of the session's entries (from the first) the index holds."""
+    row = db.execute("SELECT max(idx) FROM entries WHERE session_id = ?",
+                     (session_id,)).fetchone()
+    return 0 if row is None or row[0] is None else int(row[0]) + 1
+
+
+def record(db: sqlite3.Connection, session: SessionLog) -> None:
+    """Index what ``session`` read past what the index holds (call in the transaction
+    that moves its checkpoint). A reader that did not read from where the index stops
+    (it resumed further on) adds nothing: the index stays contiguous."""
+    sid = session.session_id
+    have = indexed(db, sid)
+    fresh = session.entries_from(have)
+    if not fresh or fresh[0].index != have:
+        return
+    previous: tuple[str, int] | None = None
+    if have:
+        row = db.execute("SELECT id, seg FROM entries WHERE session_id = ? AND idx = ?",
+                         (sid, have - 1)).fetchone()
+        previous = (str(row[0]), int(row[1])) if row else None
+    db.executemany(_INSERT, _rows(sid, fresh, previous))
+
+
+def _rows(sid: str, entries: Iterable[Entry], previous: tuple[str, int] | None
+          ) -> Iterable[tuple[str, int, str, str | None, int, int]]:
+    for entry in entries:
+        seg = previous[1] if previous is not None and entry.parent_id == previous[0] \
+            else entry.index
+        yield sid, entry.index, entry.id, entry.parent_id, seg, entry.type == "compaction"
+        previous = (entry.id, seg)
+
+
+def forget(db: sqlite3.Connection, session_id: str | None = None) -> None:
+    """Drop the index of one session (its file was replaced), or of every session."""
+    if session_id is None:
+        db.execute("DELETE FROM entries")
+    else:
+        db.execute("DELETE FROM entries WHERE session_id = ?", (session_id,))
+
+
+class EntryIndex:
+    """The entries ``0 .. limit-1`` of one session, as :class:`waymarks.ledger.log.
+    EntryIndex` asks for them (each answer is one or a few indexed lookups)."""
+
+    def __init__(self, db: sqlite3.Connection, session_id: str, limit: int) -> None:
+        self.db, self.session_id, self.limit = db, session_id, limit
+
+    def _row(self, entry_id: str) -> tuple[int, int, str | None] | None:
+        row = self.db.execute(
+            "SELECT idx, seg, parent_id FROM entries WHERE session_id = ? AND id = ?"
+            " AND idx < ?", (self.session_id, entry_id, self.limit)).fetchone()
+        return None if row is None else (int(row[0]), int(row[1]), row[2])
+
+    def contains(self, entry_id: str) -> bool:
+        return self._row(entry_id) is not None
+
+    def last(self) -> str | None:
+        row = self.db.execute("SELECT id FROM entries WHERE session_id = ? AND idx = ?",
+                              (self.session_id, self.limit - 1)).fetchone()
+        return None if row is None else str(row[0])
+
+    def on_branch(self, leaf_id: str, entry_id: str) -> bool:
+        target, current = self._row(entry_id), self._row(leaf_id)
+        if target is None:
+            return False
+        while current is not None and current[0] >= target[0]:
+            if current[1] == target[1]:  # same run, at or after it: an ancestor
+                return True
+            first = self.db.execute(
+                "SELECT parent_id FROM entries WHERE session_id = ? AND idx = ?",
+                (self.session_id, current[1])).fetchone()
+            if first is None or first[0] is None:
+                return False
+            current = self._row(str(first[0]))
+        return False
+
+    def compactions(self) -> list[str]:
+        return [str(entry_id) for (entry_id,) in self.db.execute(
+            "SELECT id FROM entries WHERE session_id = ? AND compaction = 1 AND idx < ?"
+            " ORDER BY idx", (self.session_id, self.limit))]
