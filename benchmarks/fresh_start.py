@@ -49,6 +49,14 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str], runs: int) -> dict[st
             "p90_ms": round(percentile(times, 90), 1), "min_ms": round(min(times), 1)}
 
 
+def environment() -> dict[str, str]:
+    """As an installed Waymarks runs: with compiled bytecode (a sandbox that sets
+    PYTHONDONTWRITEBYTECODE would make every process compile every module again)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def run_size(size: int, runs: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="waymarks-fresh-") as tmp:
         root = Path(tmp)
@@ -58,7 +66,7 @@ def run_size(size: int, runs: int) -> dict[str, Any]:
         directory.mkdir(parents=True)
         ledger = directory / "2026-01-01T00-00-00-000Z_bench.jsonl"
         generate(ledger, size, 1, str(project.resolve()))
-        env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"}
+        env = {**environment(), "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"}
         waymarks = [sys.executable, "-m", "waymarks.cli.main"]
         start = time.perf_counter()
         subprocess.run([*waymarks, "rebuild-index"], cwd=project, env=env, check=True,
@@ -79,7 +87,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    env = dict(os.environ)
+    env = environment()
     here = Path.cwd()
     baseline = {"python_pass": timed([sys.executable, "-c", "pass"], here, env, args.runs),
                 "import_cli": timed([sys.executable, "-c", "import waymarks.cli.main"], here,

@@ -118,9 +118,9 @@ def test_a_replaced_file_is_read_whole_and_an_old_database_fills_its_index(
     db.commit()
     db.close()
     with Waymarks(home, cwd=str(project)) as app:
-        assert app.current_session()._index is None  # type: ignore[union-attr]
+        assert app.current_session()._index is None  # read whole once, and indexed
         assert [v.text for v in app.items("pin")] == [f"Pin {n}" for n in range(5)]
-        app.pin("Pin 5")  # a write reads the ledger whole and indexes it
+        app.pin("Pin 5")
     with Waymarks(home, cwd=str(project)) as app:
         assert app.current_session()._index is not None  # type: ignore[union-attr]
         assert [v.text for v in app.items("pin")] == [f"Pin {n}" for n in range(6)]

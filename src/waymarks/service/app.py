@@ -78,7 +78,12 @@ from waymarks.service.writes import (
 )
 from waymarks.store.health import health_report
 from waymarks.store.migrations import SchemaTooNewError
-from waymarks.store.projection import Projection, ProjectionDamaged, entry_index
+from waymarks.store.projection import (
+    Projection,
+    ProjectionDamaged,
+    entry_index,
+    index_entries,
+)
 from waymarks.store.queries import (
     checkpoint_of,
     classifications,
@@ -233,6 +238,7 @@ class Waymarks:
         before it and the bytes there are the ones indexed; else read whole. (A start
         costs what changed since, not the ledger's length.)"""
         header = read_header(path)
+        found = None
         if header is not None:
             try:
                 found = checkpoint_of(self.projection.db, header.id)
@@ -245,8 +251,15 @@ class Waymarks:
                         if opened is not None and opened.session_id == header.id:
                             return opened
             except (sqlite3.Error, ProjectionDamaged, ServiceError):
-                pass  # the database answers later, or is rebuilt: read the file whole
-        return SessionFile.open(path)
+                return SessionFile.open(path)  # the database answers later, or is rebuilt
+        whole = SessionFile.open(path)
+        if (found is not None and found[0] == str(path) and found[3]
+                and whole.fingerprint(found[1]) == found[4]):
+            # indexed before the entry index existed: fill it, so the next start is cheap
+            with contextlib.suppress(sqlite3.Error, ProjectionDamaged), \
+                    self.projection.transaction() as db:
+                index_entries(db, whole, found[3])
+        return whole
 
     @property
     def bound_session(self) -> SessionLog | None:

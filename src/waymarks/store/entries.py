@@ -51,13 +51,16 @@ def indexed(db: sqlite3.Connection, session_id: str) -> int:
     return 0 if row is None or row[0] is None else int(row[0]) + 1
 
 
-def record(db: sqlite3.Connection, session: SessionLog) -> None:
-    """Index what ``session`` read past what the index holds (call in the transaction
-    that moves its checkpoint). A reader that did not read from where the index stops
-    (it resumed further on) adds nothing: the index stays contiguous."""
+def record(db: sqlite3.Connection, session: SessionLog, upto: int | None = None) -> None:
+    """Index what ``session`` read past what the index holds, up to entry ``upto`` (its
+    checkpoint; call in the transaction that moves it). A reader that did not read from
+    where the index stops (it resumed further on) adds nothing: the index stays
+    contiguous."""
     sid = session.session_id
     have = indexed(db, sid)
     fresh = session.entries_from(have)
+    if upto is not None:
+        fresh = fresh[:max(0, upto - have)]
     if not fresh or fresh[0].index != have:
         return
     previous: tuple[str, int] | None = None

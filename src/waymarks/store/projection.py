@@ -624,6 +624,12 @@ def _json_list(values: tuple[str, ...]) -> str | None:
     return _ENCODER.encode(list(values)).decode() if values else None
 
 
+def index_entries(db: sqlite3.Connection, session: SessionLog, upto: int) -> None:
+    """Complete a session's entry index up to its checkpoint from a reader of the whole
+    ledger (a database written before the index existed; call inside a transaction)."""
+    entries_index.record(db, session, upto)
+
+
 def entry_index(db: sqlite3.Connection, session_id: str, entries: int
                 ) -> entries_index.EntryIndex | None:
     """The index of a session's first ``entries`` entries, if the projection holds them
