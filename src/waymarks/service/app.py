@@ -76,23 +76,13 @@ from waymarks.service.writes import (
     decide_status,
     text_notices,
 )
-from waymarks.store.health import health_report
 from waymarks.store.migrations import SchemaTooNewError
 from waymarks.store.projection import (
     Projection,
     ProjectionDamaged,
-    entry_index,
-    index_entries,
 )
-from waymarks.store.queries import (
-    checkpoint_of,
-    classifications,
-    expand_prefix,
-    memory_counts,
-    visible_items,
-)
+from waymarks.store.protocol import Store
 from waymarks.store.recall_cache import RecallCache
-from waymarks.store.recall_index import RecallIndex
 
 DB_NAME = "waymarks.db"
 
@@ -139,7 +129,7 @@ class Waymarks:
         # a session is named (path, ID or prefix), handed over as a ledger, or the newest
         self._session_ref = session if isinstance(session, str) else None
         self._session: SessionLog | None = session if isinstance(session, SessionLog) else None
-        self._projection: Projection | None = None
+        self._projection: Store | None = None
         self._snapshot: Snapshot | None = None  # the open request, if any
 
     # -- plumbing -------------------------------------------------------------------
@@ -161,7 +151,7 @@ class Waymarks:
         return self.home / DB_NAME
 
     @property
-    def projection(self) -> Projection:
+    def projection(self) -> Store:
         if self._projection is None:
             prepare_database_files(self.db_path)
             try:
@@ -182,13 +172,12 @@ class Waymarks:
         """A new (or deleted) database starts from every ledger in the home, so that
         deleting it loses nothing: not only the current session's items come back."""
         assert self._projection is not None
-        db = self._projection.db
-        if db.execute("SELECT 1 FROM sources LIMIT 1").fetchone() or not all_session_files(
+        if self._projection.has_sources() or not all_session_files(
                 self.home):
             return
         sessions, _unreadable = self._read_ledgers()
         with self._projection.transaction():
-            if not db.execute("SELECT 1 FROM sources LIMIT 1").fetchone():  # nobody else did
+            if not self._projection.has_sources():  # nobody else did meanwhile
                 self._projection.rebuild(sessions, self._now_ms())
 
     def _recover(self, problem: Exception) -> None:
@@ -241,10 +230,10 @@ class Waymarks:
         found = None
         if header is not None:
             try:
-                found = checkpoint_of(self.projection.db, header.id)
+                found = self.projection.checkpoint_of(header.id)
                 if found is not None and found[0] == str(path):
                     _path, offset, lines, entries, fingerprint = found
-                    index = entry_index(self.projection.db, header.id, entries)
+                    index = self.projection.entry_index(header.id, entries)
                     if index is not None:
                         opened = SessionFile.open_at(path, offset, lines, entries,
                                                      fingerprint, index)
@@ -257,8 +246,8 @@ class Waymarks:
                 and whole.fingerprint(found[1]) == found[4]):
             # indexed before the entry index existed: fill it, so the next start is cheap
             with contextlib.suppress(sqlite3.Error, ProjectionDamaged), \
-                    self.projection.transaction() as db:
-                index_entries(db, whole, found[3])
+                    self.projection.transaction():
+                self.projection.index_entries(whole, found[3])
         return whole
 
     @property
@@ -277,7 +266,7 @@ class Waymarks:
         return SessionFile.create(path, session_id, iso(now), self.cwd)
 
     @contextmanager
-    def _synced(self, session: SessionLog) -> Iterator[Projection]:
+    def _synced(self, session: SessionLog) -> Iterator[Store]:
         """Hold the session lock and a projection transaction, projection brought up to date."""
         with session.locked(), self.projection.transaction():
             self.projection.sync(session, self._now_ms())
@@ -450,8 +439,8 @@ class Waymarks:
         session = self.refresh()
         if session is None:
             return []
-        states = visible_items(self.projection.db, kind, session.session_id, self.cwd,
-                               ids=ids, recent_active=recent_active, recent=recent)
+        states = self.projection.visible_items(kind, session.session_id, self.cwd, ids=ids,
+                                               recent_active=recent_active, recent=recent)
         branch = session.branch_set()
         return [self._view(state, session, branch) for state in states]
 
@@ -491,7 +480,7 @@ class Waymarks:
         a caller that records exclusions itself). ``inherit=False`` ignores the history.
         """
         session = self.refresh()
-        index = RecallIndex(self.projection.db)
+        index = self.projection.recall_index()
         if index.behind():
             with self.projection.transaction():
                 index.catch_up()
@@ -520,7 +509,7 @@ class Waymarks:
         markers), each with its explicit classification for rendering."""
         if not candidates:
             return candidates
-        explicit = classifications(self.projection.db, [c.id for c in candidates])
+        explicit = self.projection.classifications([c.id for c in candidates])
         return [replace(c, classification=explicit.get(c.id)) for c in candidates
                 if egress.admits(egress.level(c.text, explicit.get(c.id)))]
 
@@ -543,8 +532,8 @@ class Waymarks:
             counts["pin"][view.status] = counts["pin"].get(view.status, 0) + 1
         if session is not None:  # memory has no branch scope: counted in SQL, not listed
             trusted = self.project_trusted
-            for status, scope, count in memory_counts(self.projection.db, session.session_id,
-                                                      self.cwd):
+            for status, scope, count in self.projection.memory_counts(session.session_id,
+                                                                      self.cwd):
                 tally = counts["memory"]
                 tally["total"] += count
                 tally[status] = tally.get(status, 0) + count
@@ -570,10 +559,10 @@ class Waymarks:
             session, self.refresh_problem = None, str(exc)
         if session is not None and self.refresh_problem is None:
             self.refresh_problem = replaced_problem(self.projection, session, thorough=True)
-        report = health_report(self.projection)
+        report = self.projection.health()
         if report["integrity"] != "ok":  # damage no query had touched yet: rebuild now
             self._recover(ProjectionDamaged(f"integrity check: {report['integrity']}"))
-            report = health_report(self.projection)
+            report = self.projection.health()
         report["damagedCopies"] = damaged_copies(self.db_path)
         report["recovered"] = self.recovered
         report["activeSessionProblem"] = self.refresh_problem
@@ -599,7 +588,7 @@ class Waymarks:
     def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Replay every session file of the home (and any other known source) into a fresh
         projection, in one transaction."""
-        known = [Path(p) for (p,) in self.projection.db.execute("SELECT path FROM sources")]
+        known = [Path(p) for p in self.projection.source_paths()]
         sessions, unreadable = self._read_ledgers(known, progress)
         with self.projection.transaction():
             count = self.projection.rebuild(sessions, self._now_ms())
@@ -676,10 +665,10 @@ class Waymarks:
         """Expand a unique ID prefix (as lists print them) among visible items."""
         if not ref or len(ref) >= 36:
             return ref
-        return expand_prefix(self.projection.db, kind, ref, ctx.session_id,
-                             ctx.project_path) or ref
+        return self.projection.expand_prefix(kind, ref, ctx.session_id,
+                                             ctx.project_path) or ref
 
-    def _context(self, projection: Projection, session: SessionLog | None) -> WriteContext:
+    def _context(self, projection: Store, session: SessionLog | None) -> WriteContext:
         """What a decision may see: projected state, trust, the session's branch."""
         return WriteContext(
             view=projection.view,

@@ -8,7 +8,6 @@ manifest is kept in the projection database for ``manifest``/``included``/``excl
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -22,7 +21,6 @@ from waymarks.service.history import COMPACTED_TURNS
 from waymarks.service.logs import log_event
 from waymarks.service.recovery import recovering
 from waymarks.service.views import ItemView
-from waymarks.store.integrity import decoding
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -121,12 +119,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
 
 @recovering
 def last_manifest(app: Waymarks) -> dict[str, Any] | None:
-    row = app.projection.db.execute(
-        "SELECT value FROM meta WHERE name = 'last_manifest'").fetchone()
-    if row is None:
-        return None
-    with decoding("meta last_manifest"):
-        return dict(json.loads(row[0]))
+    return app.projection.last_manifest()
 
 
 def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[MemoryInput]:
@@ -166,8 +159,5 @@ def _memory_block(view: ItemView, score: float, reason: str) -> MemoryBlock:
 
 
 def _remember_manifest(app: Waymarks, plan: Plan) -> None:
-    with app.projection.transaction() as db:
-        db.execute(
-            "INSERT INTO meta (name, value) VALUES ('last_manifest', ?) ON CONFLICT (name)"
-            " DO UPDATE SET value = excluded.value",
-            (json.dumps(plan.manifest_json(), ensure_ascii=False),))
+    with app.projection.transaction():
+        app.projection.save_manifest(plan.manifest_json())

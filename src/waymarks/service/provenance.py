@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from waymarks.service.views import ItemView
-from waymarks.store.item_history import last_changed, mutations_of
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -74,7 +73,7 @@ def updated_at(app: Waymarks, views: list[ItemView]) -> dict[str, int]:
     item that superseded it (at least its own creation)."""
     if not views:
         return {}
-    changed = last_changed(app.projection.db, [v.id for v in views]
+    changed = app.projection.last_changed([v.id for v in views]
                            + [v.superseded_by for v in views if v.superseded_by])
     result = {}
     for view in views:
@@ -95,7 +94,7 @@ def provenance(app: Waymarks, kind: Kind, item_id: str) -> Provenance | None:
     chain, truncated = _chain(app, kind, item)
     events = tuple(Event(at, session, entry, op, effect == "applied", note)
                    for at, session, entry, op, effect, note
-                   in mutations_of(app.projection.db, item.id))
+                   in app.projection.mutations_of(item.id))
     session = app.current_session()
     known = {e.id: e for e in session.entries} if session is not None else {}
     sources = tuple(SourceEntry(s, known[s].type if s in known else None,

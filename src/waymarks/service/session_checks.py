@@ -18,25 +18,20 @@ from __future__ import annotations
 from waymarks.core.model import Mutation, status_target
 from waymarks.ledger.log import SessionLog
 from waymarks.service.outcomes import Rejected
-from waymarks.store.projection import FOREIGN_LOCATION, Projection
-from waymarks.store.queries import (
-    entry_effect,
-    sessions_indexed_at,
-    source_path,
-    source_standing,
-)
+from waymarks.store.projection import FOREIGN_LOCATION
+from waymarks.store.protocol import Store
 
 
-def replaced_problem(projection: Projection, session: SessionLog, *,
+def replaced_problem(projection: Store, session: SessionLog, *,
                      thorough: bool = False) -> str | None:
     """Why the active session's file is not the session the projection indexed from it,
     or ``None``. The projection remembers which session each path held. Unless
     ``thorough``, a session indexed at this very path is taken as the file's: one lookup
     by key, cheap enough for every read."""
-    db, path = projection.db, str(session.path)
-    if not thorough and source_path(db, session.session_id) == path:
+    path = str(session.path)
+    if not thorough and projection.source_path(session.session_id) == path:
         return None
-    earlier = sessions_indexed_at(db, path, session.session_id)
+    earlier = projection.sessions_indexed_at(path, session.session_id)
     if not earlier:
         return None
     return (f"{path}: indexed as session {earlier[0]}, it now holds session "
@@ -45,7 +40,7 @@ def replaced_problem(projection: Projection, session: SessionLog, *,
             "files as they are now")
 
 
-def touches_project(projection: Projection, mutation: Mutation) -> bool:
+def touches_project(projection: Store, mutation: Mutation) -> bool:
     """Whether ``mutation`` adds, supersedes or changes the status of a project item."""
     if mutation.item is not None:
         return mutation.item.scope == "project"
@@ -53,7 +48,7 @@ def touches_project(projection: Projection, mutation: Mutation) -> bool:
     return target is not None and target.item.scope == "project"
 
 
-def project_write_refused(projection: Projection, session: SessionLog, mutation: Mutation,
+def project_write_refused(projection: Store, session: SessionLog, mutation: Mutation,
                           project: str) -> Rejected | None:
     """Refuse, before anything is appended, a project mutation that could not count in
     ``project`` from ``session`` (call with the session synced, under its lock)."""
@@ -65,7 +60,7 @@ def project_write_refused(projection: Projection, session: SessionLog, mutation:
             f"Session {sid} belongs to {header.cwd if header else '?'}, not {project}: it "
             f"cannot hold project items of {project}. Nothing was written; start a session "
             "here with `waymarks session new`"))
-    standing = source_standing(projection.db, sid)
+    standing = projection.source_standing(sid)
     if standing is None:
         return None
     status, detail, excluded = standing
@@ -86,11 +81,11 @@ def project_write_refused(projection: Projection, session: SessionLog, mutation:
     return None
 
 
-def not_applied(projection: Projection, session: SessionLog, entry_id: str) -> Rejected | None:
+def not_applied(projection: Store, session: SessionLog, entry_id: str) -> Rejected | None:
     """``None`` if the entry just appended applies; else why not. The line stays in the
     append-only file (nothing rewrites it), so the message says that nothing of it
     applies and that ``health`` lists it."""
-    effect = entry_effect(projection.db, session.session_id, entry_id)
+    effect = projection.entry_effect(session.session_id, entry_id)
     if effect is not None and effect[0] == "applied":
         return None
     if effect is None:

@@ -43,7 +43,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.ledger.discovery import in_project_dirs, is_project_session, project_session_dirs
 from waymarks.ledger.log import SessionFileError, SessionLog
@@ -52,14 +52,12 @@ from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.recovery import recovering
 from waymarks.store.projection import FOREIGN_LOCATION
-from waymarks.store.queries import project_sources
+from waymarks.store.reads import KnownSource
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
 BATCH: Final = 64  # sources indexed per transaction (a long first index stays interruptible)
-_KNOWN: Final = ("SELECT session_id, path, byte_offset, lines, entries, fingerprint, size,"
-                 " mtime_ns, status FROM sources WHERE project = ?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,18 +86,6 @@ class RefreshReport:
     statuses: dict[str, str] = field(default_factory=dict)  # session ID -> new status
 
 
-class _Known(NamedTuple):  # a tuple: built for every indexed source on every read
-    session_id: str
-    path: str
-    offset: int
-    lines: int
-    entries: int
-    fingerprint: str
-    size: int
-    mtime_ns: int
-    status: str
-
-
 def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     """Discover and index this project's other session files (see the module docstring).
     Call with the projection open; it takes its own transactions."""
@@ -114,8 +100,7 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     settings = app.settings()
     if not settings.cross_session:
         return report
-    db = app.projection.db
-    known = {row.path: row for row in map(_Known._make, db.execute(_KNOWN, (app.cwd,)))}
+    known = {row.path: row for row in app.projection.known_sources(app.cwd)}
     by_session = {row.session_id: row for row in known.values()}
     active_id = active.session_id if active is not None else None
     candidates = _candidates(app, settings.session_roots, active, settings.max_project_sessions)
@@ -178,9 +163,8 @@ def active_status(app: Waymarks, active: SessionLog) -> tuple[str, str | None] |
     it was read just now (in full or from its checkpoint), so whatever an earlier check of
     its file found (missing, truncated, ...) no longer holds; it is available, unless its
     location withholds its project items. ``None``: nothing to change."""
-    row = app.projection.db.execute("SELECT status FROM sources WHERE session_id = ?",
-                                    (active.session_id,)).fetchone()
-    if row is None or row[0] in ("available", FOREIGN_LOCATION):
+    status = app.projection.source_status(active.session_id)
+    if status is None or status in ("available", FOREIGN_LOCATION):
         return None
     return placement(app, active) or ("available", None)
 
@@ -262,7 +246,7 @@ def placement(app: Waymarks, session: SessionLog) -> tuple[str, str] | None:
             f"(such as {project_session_dirs(app.home, (), header.cwd)[0]})")
 
 
-def _check_known(path: Path, row: _Known, project: str) -> SessionLog | tuple[str, str | None]:
+def _check_known(path: Path, row: KnownSource, project: str) -> SessionLog | tuple[str, str | None]:
     """A reader of what an indexed file holds past its checkpoint, or (status, detail)
     saying why the file is no longer the source that was indexed."""
     try:
@@ -293,7 +277,7 @@ def list_sources(app: Waymarks, limit: int = 1000) -> list[SourceView]:
     return [SourceView(sid, path, status, contributed, held, excluded, sid == active,
                        updated, detail)
             for sid, path, status, detail, contributed, held, excluded, updated
-            in project_sources(app.projection.db, app.cwd, limit)]
+            in app.projection.project_sources(app.cwd, limit)]
 
 
 @recovering
@@ -304,10 +288,7 @@ def set_source_excluded(app: Waymarks, session_id: str, excluded: bool,
     if excluded and session is not None and session.session_id == session_id:
         raise ServiceError("active_source", "The active session cannot be excluded; exclude "
                            "it from another session")
-    known = app.projection.db.execute(
-        "SELECT 1 FROM sources WHERE session_id = ? AND project = ?", (session_id, app.cwd)
-    ).fetchone()
-    if known is None and excluded:
+    if excluded and not app.projection.is_project_source(session_id, app.cwd):
         raise ServiceError("not_found", f"No session {session_id} of {app.cwd} is known; list "
                            "them with `waymarks memory sources`")
     with app.projection.transaction():

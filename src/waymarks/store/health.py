@@ -15,6 +15,7 @@ the one place that pays for it at any size (see :mod:`waymarks.store.integrity`)
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,6 @@ from waymarks.ledger.discovery import read_header
 from waymarks.ledger.session_file import SessionFile
 from waymarks.store.integrity import fts_problems, verify_all
 from waymarks.store.migrations import current_version
-from waymarks.store.projection import Projection
 
 MAX_DETAILS = 20
 
@@ -43,8 +43,7 @@ def _file_problem(path: Path, session_id: str, offset: int, fingerprint: str) ->
     return None
 
 
-def health_report(projection: Projection) -> dict[str, Any]:
-    db = projection.db
+def health_report(db: sqlite3.Connection) -> dict[str, Any]:
     sources = []
     for session_id, path, offset, lines, entries, status, detail, fingerprint in db.execute(
         "SELECT session_id, path, byte_offset, lines, entries, status, status_detail,"

@@ -34,10 +34,8 @@ from waymarks.core.codec import decode_payload, encode_payload
 from waymarks.core.model import (
     MEMORY_CUSTOM_TYPE,
     PIN_CUSTOM_TYPE,
-    MemoryItem,
     MemoryMutation,
     MutationRecord,
-    PinItem,
     PinMutation,
     mutation_kind,
     status_target,
@@ -57,13 +55,15 @@ from waymarks.store.integrity import (
     decoding,
     fts_problems,
     groups_of,
-    item_checksum,
     verify_all,
     verify_blob_row,
-    verify_item,
     write_groups,
 )
 from waymarks.store.migrations import migrate
+from waymarks.store.reads import ProjectionReads
+from waymarks.store.rows import item_row as item_row  # re-exported
+from waymarks.store.rows import json_list
+from waymarks.store.rows import state_from_row as state_from_row  # re-exported
 
 __all__ = ["ITEM_COLUMNS", "Projection", "ProjectionDamaged", "SqliteView", "SyncReport",
            "item_row", "state_from_row"]
@@ -71,8 +71,6 @@ __all__ = ["ITEM_COLUMNS", "Projection", "ProjectionDamaged", "SqliteView", "Syn
 BUSY_TIMEOUT_MS: Final = 30_000
 CHECKPOINT_EVERY_COMMITS: Final = 500
 BULK_CACHE_KIB: Final = -262_144  # 256 MiB of page cache while a rebuild builds its indexes
-_PIN_DECODER: Final = msgspec.json.Decoder(PinItem)
-_MEMORY_DECODER: Final = msgspec.json.Decoder(MemoryItem)
 _ENCODER: Final = msgspec.json.Encoder()
 _INSERT_ITEM: Final = (
     f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)}) RETURNING rowid"
@@ -148,7 +146,7 @@ class SqliteView:
             "UPDATE items SET status = ?, reason = ?, superseded_by = ?, supersedes = ?, "
             "conflicts_with = ?, checksum = ? WHERE id = ?",
             (state.status, state.reason, state.superseded_by, state.supersedes,
-             _json_list(state.conflicts_with), row[-1], state.id),
+             json_list(state.conflicts_with), row[-1], state.id),
         )
         if updated.rowcount:
             return
@@ -162,7 +160,7 @@ class SqliteView:
         )
 
 
-class Projection:
+class Projection(ProjectionReads):
     """One SQLite projection database, opened and migrated."""
 
     def __init__(self, path: Path, now_ms: int) -> None:
@@ -572,37 +570,6 @@ class Projection:
         )
 
 
-def item_row(state: ItemState) -> tuple[Any, ...]:
-    """The ``items`` row of ``state`` (ITEM_COLUMNS order), its checksum last."""
-    item = state.item
-    row = (
-        state.id, state.kind, item.scope, state.partition, item.project_path, state.key,
-        item.classification, state.text, state.norm, state.polarity_base, state.polarity_sign,
-        state.status, state.reason, state.superseded_by, state.supersedes,
-        _json_list(state.conflicts_with), state.session_id, state.entry_id,
-        item.branch_leaf_id if isinstance(item, PinItem) else None,
-        item.created_at, state.seq, _ENCODER.encode(item),
-    )
-    return (*row, item_checksum(row))
-
-
-def state_from_row(row: Sequence[Any]) -> ItemState:
-    """The item an ``items`` row holds, after checking it is exactly as written (else
-    :class:`ProjectionDamaged`)."""
-    verify_item(row)
-    with decoding("an items row"):
-        item: PinItem | MemoryItem = (
-            _PIN_DECODER.decode(row[21]) if row[1] == "pin" else _MEMORY_DECODER.decode(row[21])
-        )
-        return ItemState(
-            item=item, kind=row[1], session_id=row[16], entry_id=row[17], partition=row[3],
-            norm=row[8], key=row[5], polarity_base=row[9], polarity_sign=row[10], seq=row[20],
-            status=row[11], reason=row[12], superseded_by=row[13], supersedes=row[14],
-            conflicts_with=tuple(msgspec.json.decode(row[15], type=list[str]))
-            if row[15] else (),
-        )
-
-
 def _mutation_row(
     seq: int, record: MutationRecord, effect: MutationEffect | None
 ) -> tuple[Any, ...]:
@@ -618,22 +585,3 @@ def _mutation_row(
               None if effect is None or isinstance(effect, Applied) else effect.reason,
               record.parent_id)
     return (seq or None, *fields[:8], payload, *fields[8:], checksum(fields, payload))
-
-
-def _json_list(values: tuple[str, ...]) -> str | None:
-    return _ENCODER.encode(list(values)).decode() if values else None
-
-
-def index_entries(db: sqlite3.Connection, session: SessionLog, upto: int) -> None:
-    """Complete a session's entry index up to its checkpoint from a reader of the whole
-    ledger (a database written before the index existed; call inside a transaction)."""
-    entries_index.record(db, session, upto)
-
-
-def entry_index(db: sqlite3.Connection, session_id: str, entries: int
-                ) -> entries_index.EntryIndex | None:
-    """The index of a session's first ``entries`` entries, if the projection holds them
-    all (see :mod:`waymarks.store.entries`)."""
-    if entries <= 0 or entries_index.indexed(db, session_id) < entries:
-        return None
-    return entries_index.EntryIndex(db, session_id, entries)

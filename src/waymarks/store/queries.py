@@ -23,6 +23,7 @@ from typing import Any
 from waymarks.core.replay import SOURCE_EXCLUDED
 from waymarks.core.rules import ItemState
 from waymarks.store.integrity import (
+    ITEM_COLUMNS,
     group_count,
     project_group,
     require,
@@ -32,7 +33,7 @@ from waymarks.store.integrity import (
     valid_status,
     verify_item,
 )
-from waymarks.store.projection import ITEM_COLUMNS, state_from_row
+from waymarks.store.rows import state_from_row
 
 _ID, _KIND, _SCOPE, _PROJECT, _STATUS, _SESSION, _SEQ = 0, 1, 2, 4, 11, 16, 20
 Row = tuple[Any, ...]

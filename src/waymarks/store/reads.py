@@ -1,0 +1,157 @@
+"""The projection's read side: every question the service asks the store, as methods.
+
+Only ``store/`` speaks SQL. The service holds a :class:`~waymarks.store.projection.
+Projection` and calls these methods (and the write side's ``transaction``, ``sync``,
+``rebuild``, source policy); it never touches the connection. The set of operations is
+the protocol a second backend (a server database for teams) would implement:
+:class:`waymarks.store.protocol.Store` names it, and ``tests/store/test_store_contract.py``
+runs one contract against every implementation.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from waymarks.core.rules import ItemState
+from waymarks.ledger.log import SessionLog
+from waymarks.store import entries as entries_index
+from waymarks.store import item_history, queries
+from waymarks.store.integrity import decoding
+from waymarks.store.recall_index import RecallIndex
+
+
+class KnownSource(NamedTuple):  # a tuple: built for every indexed source on every read
+    """A session file the projection indexed for a project, as it was when checked."""
+
+    session_id: str
+    path: str
+    offset: int
+    lines: int
+    entries: int
+    fingerprint: str
+    size: int
+    mtime_ns: int
+    status: str
+
+
+class ProjectionReads:
+    """Read operations over the projection's connection ``db``."""
+
+    db: sqlite3.Connection
+
+    # -- items ----------------------------------------------------------------------
+
+    def visible_items(self, kind: str, session_id: str, project: str, *,
+                      ids: Sequence[str] | None = None, recent_active: int | None = None,
+                      recent: int | None = None) -> list[ItemState]:
+        """Items a session may see (its own, its project's), in creation order, or the
+        newest ``recent_active``/``recent`` of them, or those of ``ids``."""
+        return queries.visible_items(self.db, kind, session_id, project, ids=ids,
+                                     recent_active=recent_active, recent=recent)
+
+    def classifications(self, ids: Sequence[str]) -> dict[str, str | None]:
+        """The explicit classification of each item named."""
+        return queries.classifications(self.db, ids)
+
+    def memory_counts(self, session_id: str, project: str) -> list[tuple[str, str, int]]:
+        """(status, scope, count) of the memory a session may see."""
+        return queries.memory_counts(self.db, session_id, project)
+
+    def expand_prefix(self, kind: str, ref: str, session_id: str, project: str) -> str | None:
+        """The one visible item ID starting with ``ref``, if exactly one does."""
+        return queries.expand_prefix(self.db, kind, ref, session_id, project)
+
+    def last_changed(self, ids: Sequence[str]) -> dict[str, int]:
+        """When each item last changed (its newest applied mutation)."""
+        return item_history.last_changed(self.db, ids)
+
+    def mutations_of(self, item_id: str
+                     ) -> list[tuple[int, str, str, str, str, str | None]]:
+        """The mutations naming an item, oldest first."""
+        return item_history.mutations_of(self.db, item_id)
+
+    def recall_index(self) -> RecallIndex:
+        """The recall index over this projection."""
+        return RecallIndex(self.db)
+
+    # -- sources and checkpoints ----------------------------------------------------
+
+    def has_sources(self) -> bool:
+        """Whether any ledger was ever indexed (a new or deleted database has none)."""
+        return self.db.execute("SELECT 1 FROM sources LIMIT 1").fetchone() is not None
+
+    def source_paths(self) -> list[str]:
+        """The file every indexed session was last read from."""
+        return [str(path) for (path,) in self.db.execute("SELECT path FROM sources")]
+
+    def known_sources(self, project: str) -> list[KnownSource]:
+        """The indexed session files of a project, with their checkpoints."""
+        return [KnownSource._make(row) for row in self.db.execute(
+            "SELECT session_id, path, byte_offset, lines, entries, fingerprint, size,"
+            " mtime_ns, status FROM sources WHERE project = ?", (project,))]
+
+    def source_status(self, session_id: str) -> str | None:
+        row = self.db.execute("SELECT status FROM sources WHERE session_id = ?",
+                              (session_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def is_project_source(self, session_id: str, project: str) -> bool:
+        return self.db.execute("SELECT 1 FROM sources WHERE session_id = ? AND project = ?",
+                               (session_id, project)).fetchone() is not None
+
+    def project_sources(self, project: str, limit: int
+                        ) -> list[tuple[str, str, str, str | None, int, int, bool, int]]:
+        return queries.project_sources(self.db, project, limit)
+
+    def source_path(self, session_id: str) -> str | None:
+        return queries.source_path(self.db, session_id)
+
+    def sessions_indexed_at(self, path: str, other_than: str) -> list[str]:
+        return queries.sessions_indexed_at(self.db, path, other_than)
+
+    def source_standing(self, session_id: str) -> tuple[str, str | None, bool] | None:
+        return queries.source_standing(self.db, session_id)
+
+    def entry_effect(self, session_id: str, entry_id: str) -> tuple[str, str | None] | None:
+        return queries.entry_effect(self.db, session_id, entry_id)
+
+    def checkpoint_of(self, session_id: str) -> tuple[str, int, int, int, str] | None:
+        """Where a session was indexed to: (path, offset, lines, entries, fingerprint)."""
+        return queries.checkpoint_of(self.db, session_id)
+
+    def entry_index(self, session_id: str, entries: int) -> entries_index.EntryIndex | None:
+        """The index of a session's first ``entries`` entries, if the projection holds them
+        all (see :mod:`waymarks.store.entries`)."""
+        if entries <= 0 or entries_index.indexed(self.db, session_id) < entries:
+            return None
+        return entries_index.EntryIndex(self.db, session_id, entries)
+
+    def index_entries(self, session: SessionLog, upto: int) -> None:
+        """Complete a session's entry index up to its checkpoint from a reader of the
+        whole ledger (a database written before the index existed; in a transaction)."""
+        entries_index.record(self.db, session, upto)
+
+    def health(self) -> dict[str, Any]:
+        """Checkpoints against files, anomalies, the whole-database check."""
+        from waymarks.store.health import health_report
+
+        return health_report(self.db)
+
+    # -- the last plan's manifest ---------------------------------------------------
+
+    def last_manifest(self) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT value FROM meta WHERE name = 'last_manifest'").fetchone()
+        if row is None:
+            return None
+        with decoding("meta last_manifest"):
+            return dict(json.loads(row[0]))
+
+    def save_manifest(self, manifest: dict[str, Any]) -> None:
+        """Keep a plan's manifest (call inside a transaction)."""
+        self.db.execute(
+            "INSERT INTO meta (name, value) VALUES ('last_manifest', ?) ON CONFLICT (name)"
+            " DO UPDATE SET value = excluded.value",
+            (json.dumps(manifest, ensure_ascii=False),))
