@@ -331,3 +331,23 @@ def test_the_active_session_may_restore_an_earlier_exclusion_and_the_db_forgets(
     fresh = make_app(ids=CountingIds(4))
     fresh.session_new()
     assert claims(fresh) == ["First session project claim"]  # the policy went with the db
+
+
+def test_the_sources_plan_is_decided_before_any_file_is_opened() -> None:
+    """The pure half of a sources pass (issue 15): unchanged files are skipped, new ones
+    get their header read, changed ones are checked, unlisted ones are looked for."""
+    from waymarks.service.sources import plan_refresh
+    from waymarks.store.reads import KnownSource
+
+    def known(sid: str, path: str, size: int, status: str = "available") -> KnownSource:
+        return KnownSource(sid, path, size, 1, 1, "f", size, 7, status)
+
+    rows = [known("same", "/s/a", 10), known("grew", "/s/b", 10),
+            known("gone", "/s/c", 10), known("was-missing", "/s/d", 10, "missing"),
+            known("active", "/s/e", 10), known("moved", "/s/f", 10, "moved")]
+    plan = plan_refresh(rows, [("/s/a", 10, 7), ("/s/b", 20, 8), ("/s/d", 10, 7),
+                               ("/s/new", 5, 9)], "active")
+    assert plan.new == (("/s/new", 5, 9),)
+    assert [(c[0], r.session_id) for c, r in plan.changed] == [("/s/b", "grew"),
+                                                              ("/s/d", "was-missing")]
+    assert [r.session_id for r in plan.unlisted] == ["gone"]

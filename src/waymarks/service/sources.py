@@ -41,6 +41,7 @@ be lifted.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -100,42 +101,35 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     settings = app.settings()
     if not settings.cross_session:
         return report
-    known = {row.path: row for row in app.projection.known_sources(app.cwd)}
-    by_session = {row.session_id: row for row in known.values()}
+    known = app.projection.known_sources(app.cwd)
     active_id = active.session_id if active is not None else None
     candidates = _candidates(app, settings.session_roots, active, settings.max_project_sessions)
+    plan = plan_refresh(known, candidates, active_id)
+    by_session = {row.session_id: row for row in known}
     now = epoch_ms(app.clock.now())
+    report.checked = len(candidates)
+    # the I/O the plan asks for: headers of new files, tails of changed ones
     readers: list[tuple[SessionLog, int, int]] = []
     statuses: dict[str, tuple[str, str | None]] = {}
-    for name, size, mtime in candidates:
-        report.checked += 1
-        row = known.get(name)
-        if row is not None and (row.size, row.mtime_ns, row.status) == (size, mtime,
-                                                                        "available"):
-            continue  # unchanged since it was indexed: not even opened
-        path = Path(name)
-        if row is None:
-            reader = _open_new(path, app.cwd, size, mtime)
-            if reader is None or reader.session_id == active_id:
-                continue
-            earlier = by_session.get(reader.session_id)
-            if earlier is not None and earlier.path != str(path):
-                if not Path(earlier.path).exists():  # the indexed file now lives here
-                    statuses[earlier.session_id] = ("moved", f"now at {path}")
-                continue  # one session, one ledger: a copy is not a second source
-            readers.append((reader, size, mtime))
+    for name, size, mtime in plan.new:
+        reader = _open_new(Path(name), app.cwd, size, mtime)
+        if reader is None or reader.session_id == active_id:
             continue
-        checked = _check_known(path, row, app.cwd)
+        earlier = by_session.get(reader.session_id)
+        if earlier is not None and earlier.path != name:
+            if not Path(earlier.path).exists():  # the indexed file now lives here
+                statuses[earlier.session_id] = ("moved", f"now at {name}")
+            continue  # one session, one ledger: a copy is not a second source
+        readers.append((reader, size, mtime))
+    for (name, size, mtime), row in plan.changed:
+        checked = _check_known(Path(name), row, app.cwd)
         if isinstance(checked, tuple):
             statuses[row.session_id] = checked
         else:
             readers.append((checked, size, mtime))
             statuses[row.session_id] = ("available", None)
-    listed = {name for name, _size, _mtime in candidates}
-    for row in known.values():  # indexed files that were not among the candidates
-        if (row.path not in listed and row.session_id != active_id
-                and row.session_id not in statuses and row.status != "moved"
-                and not os.path.exists(row.path)):
+    for row in plan.unlisted:  # indexed files not among the candidates: still there?
+        if row.session_id not in statuses and not os.path.exists(row.path):
             statuses[row.session_id] = ("missing", None)
     readers.sort(key=lambda r: r[2])  # oldest first: records mostly arrive in replay order
     batches = range(0, len(readers), BATCH) if readers else range(1 if statuses else 0)
@@ -156,6 +150,42 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     report.statuses = {sid: status for sid, (status, _d) in statuses.items()
                        if sid not in by_session or by_session[sid].status != status}
     return report
+
+
+Candidate = tuple[str, int, int]  # (path, size, mtime_ns) of a session file
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshPlan:
+    """What a sources pass must look at, decided from what is indexed and what the
+    directories hold now, before any file is opened."""
+
+    #: files never indexed: read their header, index them if they are this project's
+    new: tuple[Candidate, ...] = ()
+    #: indexed files whose size, time or status changed: check, then read their tails
+    changed: tuple[tuple[Candidate, KnownSource], ...] = ()
+    #: indexed files not among the candidates: missing unless they still exist
+    unlisted: tuple[KnownSource, ...] = ()
+
+
+def plan_refresh(known: Sequence[KnownSource], candidates: Sequence[Candidate],
+                 active_id: str | None) -> RefreshPlan:
+    """The pure half of :func:`refresh_sources`: an unchanged file (same size and time,
+    available) is not even opened; the active session is never a source of itself."""
+    indexed = {row.path: row for row in known}
+    new: list[Candidate] = []
+    changed: list[tuple[Candidate, KnownSource]] = []
+    for candidate in candidates:
+        row = indexed.get(candidate[0])
+        if row is None:
+            new.append(candidate)
+        elif (row.size, row.mtime_ns, row.status) != (candidate[1], candidate[2],
+                                                       "available"):
+            changed.append((candidate, row))
+    listed = {name for name, _size, _mtime in candidates}
+    unlisted = tuple(row for row in known if row.path not in listed
+                     and row.session_id != active_id and row.status != "moved")
+    return RefreshPlan(tuple(new), tuple(changed), unlisted)
 
 
 def active_status(app: Waymarks, active: SessionLog) -> tuple[str, str | None] | None:
