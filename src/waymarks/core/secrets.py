@@ -27,7 +27,7 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   quoted values with spaces (``"see the vault"`` cannot be told from a passphrase).
 
 Why our own rules and not a maintained scanner's (decided by reading and measuring the
-PyPI candidates in 2026; see also benchmarks/secrets.py):
+PyPI candidates in 2026; see also benchmarks/secret_redaction.py):
 
 - detect-secrets (Yelp, 1.5.0, last release May 2024): every plugin module imports
   ``requests`` (verification calls), it reads a global settings singleton, its plugins
@@ -35,7 +35,7 @@ PyPI candidates in 2026; see also benchmarks/secrets.py):
   Shopify, DigitalOcean, Heroku or Anthropic keys. Measured on this machine: 0.48 s to
   import, 9.6 ms per 200-character line through ``scan_line`` (its entropy plugins
   flagged words of clean prose, a UUID and a git SHA), 0.29 ms with only its regex
-  plugins; this module takes microseconds (benchmarks/secrets.py). The fork
+  plugins; this module takes microseconds (benchmarks/secret_redaction.py). The fork
   bc-detect-secrets has the same design and dependencies (plus ``unidiff``).
 - ggshield sends text to GitGuardian's service (network); kingfisher, betterleaks,
   scrubbers ship compiled engines; microsoft-security-utilities-secret-masker (beta)
@@ -48,7 +48,7 @@ shapes gitleaks and detect-secrets are known for, each with a fake in the test c
 (tests/privacy/secret_corpus.py), together with look-alikes that must stay (UUIDs, git
 SHAs, sha256 hex, base64 data URIs, paths, versions, type annotations).
 
-Cost (benchmarks/secrets.py against the previous module, which knew six shapes): a text
+Cost (benchmarks/secret_redaction.py against the previous module, which knew six shapes): a text
 that passes no pre-test check pays about twice the old pre-test (around 2 µs for 200
 characters: more literals to look for); a text with a credential-like word (key, token,
 password, a ``-``/``_`` prefix) runs only the rules it could trigger, about a quarter of

@@ -1,4 +1,4 @@
-"""Baseline for benchmarks/secrets.py: waymarks.core.secrets as it was before issue 14.
+"""Baseline for benchmarks/secret_redaction.py: waymarks.core.secrets as it was before issue 14.
 
 A frozen copy (commit dd12af2) so the benchmark compares both in the same run, on the
 same machine. Not used by the package; do not edit.

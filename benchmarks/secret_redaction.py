@@ -13,7 +13,7 @@ without credentials is what matters most. Corpora, generated deterministically:
   over shapes the baseline knew (OpenAI, GitHub, AWS key ID, Bearer, ``password=``, PEM)
   and shapes added since (JWT, URL password, Stripe, Slack, Google, npm, GitLab, …).
 
-Baseline: benchmarks/secrets_baseline.py, the module as it was before (a frozen copy),
+Baseline: benchmarks/secret_redaction_baseline.py, the module as it was before (a frozen copy),
 timed in the same run on the same texts. Each round times one pass over a corpus with
 each implementation in turn (alternating which goes first); reported per corpus and
 implementation: median and minimum over rounds of the mean ns per call, how many texts
@@ -21,7 +21,7 @@ pass the pre-test, and how many credentials were redacted.
 
 Not a test. Prints one JSON document to stdout.
 
-    .venv/bin/python benchmarks/secrets.py [--rounds 30] [--texts 400] [--seed 7]
+    .venv/bin/python benchmarks/secret_redaction.py [--rounds 30] [--texts 400] [--seed 7]
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ from waymarks.core import secrets as current  # noqa: E402
 
 
 def load_baseline() -> ModuleType:
-    """benchmarks/secrets_baseline.py, loaded by path (benchmarks/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("secrets_baseline",
-                                                  HERE / "secrets_baseline.py")
+    """benchmarks/secret_redaction_baseline.py, loaded by path (benchmarks/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("secret_redaction_baseline",
+                                                  HERE / "secret_redaction_baseline.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
