@@ -195,3 +195,12 @@ def test_public_api_is_what_we_mean() -> None:
     ])
     for name in waymarks.__all__:
         assert getattr(waymarks, name) is not None
+
+
+def test_no_benchmark_script_shadows_the_standard_library() -> None:
+    """``python benchmarks/NAME.py`` puts benchmarks/ first on the import path: a script
+    named like a stdlib module (``secrets.py``) breaks every other benchmark's imports."""
+    import sys
+
+    scripts = (SRC.parents[1] / "benchmarks").glob("*.py")
+    assert [p.name for p in scripts if p.stem in sys.stdlib_module_names] == []
