@@ -124,11 +124,16 @@ def _bind(app: Any, session_id: str) -> None:
     current = app.bound_session
     if current is None or current.session_id != session_id:  # a warm app may hold it
         app.bind_session(_open_or_create(app, session_id))
+    from waymarks.files.atomic import write_atomic
+
     pointer = pointer_path(app.home, app.cwd)
+    try:
+        if pointer.read_text(encoding="utf-8") == session_id:
+            return  # every prompt binds: a pointer already right costs no write, no fsync
+    except (OSError, UnicodeDecodeError):
+        pass  # no pointer yet, or an unreadable one: write it
     pointer.parent.mkdir(parents=True, exist_ok=True)
-    temp = pointer.with_suffix(f".tmp{os.getpid()}")
-    temp.write_text(session_id, encoding="utf-8")
-    os.replace(temp, pointer)
+    write_atomic(pointer, session_id)
 
 
 def _just_recorded(app: Any, prompt: str) -> bool:
