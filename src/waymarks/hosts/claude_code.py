@@ -140,20 +140,12 @@ def _just_recorded(app: Any, prompt: str) -> bool:
     """Whether the ledger's last entry is this very prompt, recorded moments ago."""
     import time
 
+    from waymarks.ledger.entries import Message, last_entry
+
     session = app.current_session()
-    tail = session.tail_bytes(64 * 1024).rsplit(b"\n", 2)[-2:] if session else []
-    try:
-        last = json.loads(next(line for line in reversed(tail) if line.strip()))
-    except (StopIteration, ValueError):
-        return False
-    message = last.get("message") if isinstance(last, dict) else None
-    if not isinstance(message, dict) or message.get("role") != "user":
-        return False
-    content = message.get("content")
-    text = content[0].get("text") if isinstance(content, list) and content and isinstance(
-        content[0], dict) else None
-    recorded = message.get("timestamp")
-    return text == prompt and isinstance(recorded, int) and time.time() * 1000 - recorded < 30_000
+    last = last_entry(session) if session is not None else None
+    return (isinstance(last, Message) and last.role == "user" and last.text == prompt
+            and last.sent_ms is not None and time.time() * 1000 - last.sent_ms < 30_000)
 
 
 def _open_or_create(app: Any, session_id: str) -> Any:

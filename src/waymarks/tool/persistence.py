@@ -337,7 +337,7 @@ class ContextPersistence:
         prepares more than once, and the answer only changes when the ledger does)."""
         key = (session.session_id, session.offset, session.leaf_id)
         if self._provenance_cache is None or self._provenance_cache[0] != key:
-            found = latest_user_entry(session.read_all(), session.branch_ids())
+            found = latest_user_entry(session)
             self._provenance_cache = (key, found)
         return self._provenance_cache[1]
 
