@@ -37,9 +37,9 @@ from waymarks.commands.render import cell, refused
 from waymarks.files.atomic import write_atomic
 
 if TYPE_CHECKING:  # the service is imported when a command runs, not for help
+    from waymarks.core.decisions import Decision
     from waymarks.service.app import Waymarks
     from waymarks.service.outcomes import WriteOutcome
-    from waymarks.service.writes import Decision
 
 FORMAT = "waymarks-export-v1"
 MAX_LINE_BYTES = 64 * 1024
@@ -211,7 +211,7 @@ def _line(number: int, text: str) -> Line | str:
 
 def _dry_run(app: Waymarks, line: Line) -> Decision:
     """What writing ``line`` would do now (nothing is appended)."""
-    from waymarks.service.writes import decide_memory, decide_pin
+    from waymarks.core.decisions import decide_memory, decide_pin
 
     if line.kind == "pin":
         return app.dry_run(lambda ctx: decide_pin(

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from waymarks.core.decisions import refuse_credentials
 from waymarks.core.privacy import filter_text
 from waymarks.core.text import is_unicode, normalize
 from waymarks.ledger.entries import custom_entries
 from waymarks.personal.curation import promotion_prompt
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms
-from waymarks.service.writes import refuse_credentials
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
