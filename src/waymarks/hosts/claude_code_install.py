@@ -139,7 +139,7 @@ def _note_created(home: Path, folder: Path) -> None:
     if str(folder.absolute()) not in named:
         record = _record(home)
         record.parent.mkdir(parents=True, exist_ok=True)
-        record.write_text(json.dumps([*named, str(folder.absolute())]), encoding="utf-8")
+        write_atomic(record, json.dumps([*named, str(folder.absolute())]))
 
 
 def uninstall(scope: Scope, project: Path, user_home: Path,
@@ -165,7 +165,7 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
             path.parent.rmdir()  # install created it for its file, and nothing else is in it
         named.remove(folder)
         if home is not None and named:
-            _record(home).write_text(json.dumps(named), encoding="utf-8")
+            write_atomic(_record(home), json.dumps(named))
         elif home is not None:
             _record(home).unlink(missing_ok=True)
     return changes

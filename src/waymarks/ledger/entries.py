@@ -21,6 +21,7 @@ disagree about which line an ID names:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -124,15 +125,17 @@ def bodies(session: SessionLog, types: Collection[str] | None = None) -> Iterato
     """Every entry the reader has read, in file order (only ``types``, when given)."""
     seen: set[str] = set()
     lines = session.tail_bytes(session.offset).split(b"\n")
-    for number, line in enumerate(lines, start=1):
-        if number == 1 or not line.strip():
-            continue  # the header (a ledger without one does not open), blank lines
-        raw = decode_line(line)
-        if raw is None or raw.id is None or raw.timestamp is None or raw.type == "session":
-            continue
-        if raw.id in seen:
+    decode = LINE_DECODER.decode
+    for line in itertools.islice(lines, 1, None):  # line 1 is the header
+        try:
+            raw = decode(line)
+        except (msgspec.DecodeError, RecursionError):
+            continue  # blank, not JSON, not an entry: the reader skips it too
+        entry_id = raw.id
+        if entry_id is None or entry_id in seen or raw.timestamp is None or \
+                raw.type == "session":
             continue  # the first line with an ID is the entry
-        seen.add(raw.id)
+        seen.add(entry_id)
         if types is None or raw.type in types:
             yield body_of(raw)
 
