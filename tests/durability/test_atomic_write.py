@@ -175,3 +175,9 @@ def _rewrites(call: ast.Call) -> bool:
     name = ast.unparse(call.func)
     return name in ("os.replace", "os.rename", "tempfile.mkstemp") or (
         isinstance(call.func, ast.Attribute) and call.func.attr in ("write_text", "write_bytes"))
+
+
+def test_a_target_with_a_long_name_is_written(tmp_path: Path) -> None:
+    target = tmp_path / ("m" * 250 + ".md")
+    write_atomic(target, "text")
+    assert target.read_text(encoding="utf-8") == "text" and leftovers(tmp_path) == []

@@ -10,7 +10,9 @@ What must stay true:
 - a crash or an error before the rename leaves the old file exactly as it was (an error
   also removes the temporary file; a kill can leave one behind, hidden and named
   ``.<name>.<pid>-<hex>.tmp``, which no reader of the directory takes for the target);
-- once :func:`write_atomic` returns, the new content and the name survive a power loss;
+- once :func:`write_atomic` returns, the new content and the name survive a power loss
+  (an error syncing the directory is raised after the rename: the new content is in
+  place, its durability not established);
 - the mode is the caller's: ``None`` is what a fresh ``open`` would give (``0o666`` less
   the umask); an explicit mode is applied exactly, whatever the umask.
 
@@ -79,7 +81,8 @@ def _temporary(directory: Path, name: str, mode: int | None) -> tuple[int, Path]
     """A new, exclusively created temporary file beside the target."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(MAX_NAME_ATTEMPTS):
-        temp = directory / f".{name}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
+        # a long target name is cut so that the temporary name stays a legal one
+        temp = directory / f".{name[:200]}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
         try:
             return os.open(temp, flags, 0o666 if mode is None else 0o600), temp
         except FileExistsError:
