@@ -403,3 +403,27 @@ def test_a_failure_inside_the_helper_records_the_prompt_once(home: Path, project
     assert (result.returncode, result.stdout) == (0, "")
     prompts = [e for e in ledger(home, project, sid) if e["type"] == "message"]
     assert [p["message"]["content"][0]["text"] for p in prompts] == ["only once"]
+
+
+def test_a_retried_prompt_is_recorded_once_and_the_pointer_written_only_on_change(
+        home: Path, project: Path, sid: str) -> None:
+    from waymarks.hosts.claude_code import current_session_id, pointer_path
+
+    prompt = "Which port does staging use?\nAnd the second line."
+    for _ in range(2):  # Claude Code retried the hook: the same prompt, moments later
+        done = hook(home, "UserPromptSubmit", payload(sid, project, "UserPromptSubmit",
+                                                      prompt=prompt))
+        assert done.returncode == 0 and done.stderr == ""
+    users = [e for e in ledger(home, project, sid) if e["type"] == "message"]
+    assert [u["message"]["content"][0]["text"] for u in users] == [prompt]
+    pointer = pointer_path(home, str(project))
+    written = pointer.stat().st_ino
+    hook(home, "UserPromptSubmit", payload(sid, project, "UserPromptSubmit", prompt="Next"))
+    assert pointer.stat().st_ino == written  # already right: not rewritten
+    users = [e for e in ledger(home, project, sid) if e["type"] == "message"]
+    assert [u["message"]["content"][0]["text"] for u in users] == [prompt, "Next"]
+    other = str(uuid.uuid4())
+    hook(home, "SessionStart", payload(other, project, "SessionStart", source="startup"))
+    assert current_session_id(home, str(project)) == other
+    assert pointer.stat().st_ino != written and sorted(
+        p.name for p in pointer.parent.iterdir()) == [pointer.name]  # no temporary left

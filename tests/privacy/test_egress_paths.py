@@ -120,7 +120,7 @@ def pieces(draw: st.DrawFn, n: int) -> Piece:
 
 def plant(home: Path, project: Path, stored: list[Piece]) -> None:
     """What a ledger written before credentials were refused could hold, and hand edits."""
-    import waymarks.service.writes as writes
+    import waymarks.core.decisions as writes
 
     original = writes.credential_kinds
     writes.credential_kinds = lambda text: []  # type: ignore[assignment]

@@ -45,7 +45,7 @@ def planted(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     """A trusted project whose ledger already holds credentials, as a ledger written by
     an older version or by hand would: pins, memory, a key, and a personal memory file."""
     with monkeypatch.context() as patched:
-        patched.setattr("waymarks.service.writes.credential_kinds", lambda text: [])
+        patched.setattr("waymarks.core.decisions.credential_kinds", lambda text: [])
         with Waymarks(home, cwd=str(project)) as app:
             app.trust(str(project))
             assert isinstance(app.pin(f"Use registry token {GITHUB}", scope="project"),

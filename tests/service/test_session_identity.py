@@ -15,13 +15,13 @@ import pytest
 
 from tests.conftest import CountingIds
 from tests.service.test_cross_session import T0, PiSession, claims, sibling_dir
+from waymarks.core.decisions import decide_memory
 from waymarks.core.model import MemoryMutation
 from waymarks.ledger.discovery import canonical_project_path, session_dir
 from waymarks.ledger.host import HostSessionLog
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, Rejected
 from waymarks.service.sources import list_sources, set_source_excluded
-from waymarks.service.writes import decide_memory
 
 
 @pytest.fixture

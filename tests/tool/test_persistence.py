@@ -368,9 +368,9 @@ def test_a_branch_pin_without_a_branch_is_refused_before_asking(
 
 
 def test_the_dry_run_appends_nothing_and_answers_like_the_write(app: Waymarks) -> None:
+    from waymarks.core.decisions import decide_memory
     from waymarks.core.model import MemoryMutation
     from waymarks.service.outcomes import Duplicate, Rejected
-    from waymarks.service.writes import decide_memory
 
     first = app.remember("The port is 5433", key="port")
     assert isinstance(first, Committed)
@@ -601,8 +601,8 @@ def test_memory_recall_refuses_lone_surrogates(app: Waymarks) -> None:
 
 
 def test_the_dry_run_recovers_a_damaged_database(app: Waymarks, home: Path) -> None:
+    from waymarks.core.decisions import decide_memory
     from waymarks.service.outcomes import Rejected
-    from waymarks.service.writes import decide_memory
 
     first = app.remember("The port is 5433", key="port")
     assert isinstance(first, Committed)
@@ -615,3 +615,62 @@ def test_the_dry_run_recovers_a_damaged_database(app: Waymarks, home: Path) -> N
                                                   sources=()))
     assert isinstance(clash, Rejected) and clash.conflicts == (first.id,)
     assert app.recovered is not None
+
+
+def test_the_tool_refuses_by_the_core_rules_themselves(app: Waymarks,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """No copy of a length, credential, key or trust rule lives in the tool: change the
+    core's rule and the tool's answer before asking changes with it."""
+    from waymarks.core import decisions
+
+    monkeypatch.setattr(decisions, "MAX_CLAIM_CHARS", 12)
+    monkeypatch.setattr(decisions, "credential_kinds",
+                        lambda text: ["test secret"] if "hunter2" in text else [])
+    person = Person()
+    tool = ContextPersistence(app)
+    results = [tool.call(arguments, person) for arguments in (
+        {"action": "memory_add", "content": "The port is 5433"},  # 16 > 12 characters
+        {"action": "pin_add", "content": "The password is hunter2"},
+        {"action": "memory_add", "content": "Port 5433", "key": "hunter2"},
+    )]
+    assert [r.details["errorCode"] for r in results] == [
+        "too-long", "credential-refused", "credential-refused"]
+    assert person.asked == [] and app.items("memory") == [] and app.items("pin") == []
+    monkeypatch.setattr(decisions, "MAX_CLAIM_CHARS", 3000)  # the core allows more
+    declining = Person("declined")
+    longer = tool.call({"action": "memory_add", "content": "x" * 2500}, declining)
+    assert (longer.outcome, len(declining.asked)) == ("cancelled", 1)  # asked, not refused
+
+
+def test_refusals_come_in_order_request_then_destination_then_what_is_stored(
+        app: Waymarks) -> None:
+    """The request's own refusal comes first; a destination that may not receive the text
+    is refused before anything is said about stored text (no duplicate ID, no conflict)."""
+    stored = app.remember("The staging host is db7", classification="internal")
+    caching = app.remember("Remote caching enabled", classification="internal")
+    assert isinstance(stored, Committed) and isinstance(caching, Committed)
+    person = Person()
+    tool = ContextPersistence(app)
+    results = [tool.call(arguments, person) for arguments in (
+        {"action": "memory_add", "content": "The staging host is db7",
+         "classification": "local-only", "key": "sk-ant-api03-" + "A1b2C3d4E5" * 5},
+        {"action": "memory_add", "content": "The staging host is db7",
+         "classification": "internal"},
+        {"action": "memory_add", "content": "Remote caching disabled",
+         "classification": "internal"},
+    )]
+    assert [(r.outcome, r.details.get("errorCode")) for r in results] == [
+        ("rejected", "credential-refused"), ("rejected", "provider-disallowed"),
+        ("rejected", "provider-disallowed")]
+    assert "id" not in results[1].details and "conflicts" not in results[2].details
+    assert person.asked == [] and len(app.items("memory")) == 2
+
+
+def test_every_rejection_code_has_a_tool_category() -> None:
+    from typing import get_args
+
+    from waymarks.core.decisions import RejectionCode
+    from waymarks.tool.persistence import CATEGORIES
+
+    assert set(CATEGORIES) == set(get_args(RejectionCode))
+    assert all(c == c.lower() and "_" not in c for c in CATEGORIES.values())

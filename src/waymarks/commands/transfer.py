@@ -24,9 +24,7 @@ What must stay true for import:
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -36,11 +34,12 @@ import click
 from waymarks.commands.base import EXIT_REJECTED, Result, command, runtime
 from waymarks.commands.options import LEVEL_NAMES
 from waymarks.commands.render import cell, refused
+from waymarks.files.atomic import write_atomic
 
 if TYPE_CHECKING:  # the service is imported when a command runs, not for help
+    from waymarks.core.decisions import Decision
     from waymarks.service.app import Waymarks
     from waymarks.service.outcomes import WriteOutcome
-    from waymarks.service.writes import Decision
 
 FORMAT = "waymarks-export-v1"
 MAX_LINE_BYTES = 64 * 1024
@@ -84,7 +83,7 @@ def register_transfer(root: click.Group) -> None:
         lines = "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items)
         if output is None:
             return Result({"format": FORMAT, "items": items}, lines.rstrip("\n"))
-        _write_atomic(Path(output), lines)
+        write_atomic(Path(output), lines, mode=0o600)  # an export holds stored text
         return Result({"format": FORMAT, "path": output, "count": len(items)},
                       f"Exported {len(items)} item(s) to {output}")
 
@@ -212,7 +211,7 @@ def _line(number: int, text: str) -> Line | str:
 
 def _dry_run(app: Waymarks, line: Line) -> Decision:
     """What writing ``line`` would do now (nothing is appended)."""
-    from waymarks.service.writes import decide_memory, decide_pin
+    from waymarks.core.decisions import decide_memory, decide_pin
 
     if line.kind == "pin":
         return app.dry_run(lambda ctx: decide_pin(
@@ -284,18 +283,3 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool) -> R
         data.update({"code": "refused", "id": None, "message": head, "conflicts": sorted(
             {c for e in report for c in e.get("conflicts", [])})})
     return Result(data, "\n".join([head, *lines]), EXIT_REJECTED if refusals else 0)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise

@@ -124,31 +124,28 @@ def _bind(app: Any, session_id: str) -> None:
     current = app.bound_session
     if current is None or current.session_id != session_id:  # a warm app may hold it
         app.bind_session(_open_or_create(app, session_id))
+    from waymarks.files.atomic import write_atomic
+
     pointer = pointer_path(app.home, app.cwd)
+    try:
+        if pointer.read_text(encoding="utf-8") == session_id:
+            return  # every prompt binds: a pointer already right costs no write, no fsync
+    except (OSError, UnicodeDecodeError):
+        pass  # no pointer yet, or an unreadable one: write it
     pointer.parent.mkdir(parents=True, exist_ok=True)
-    temp = pointer.with_suffix(f".tmp{os.getpid()}")
-    temp.write_text(session_id, encoding="utf-8")
-    os.replace(temp, pointer)
+    write_atomic(pointer, session_id)
 
 
 def _just_recorded(app: Any, prompt: str) -> bool:
     """Whether the ledger's last entry is this very prompt, recorded moments ago."""
     import time
 
+    from waymarks.ledger.entries import Message, last_entry
+
     session = app.current_session()
-    tail = session.tail_bytes(64 * 1024).rsplit(b"\n", 2)[-2:] if session else []
-    try:
-        last = json.loads(next(line for line in reversed(tail) if line.strip()))
-    except (StopIteration, ValueError):
-        return False
-    message = last.get("message") if isinstance(last, dict) else None
-    if not isinstance(message, dict) or message.get("role") != "user":
-        return False
-    content = message.get("content")
-    text = content[0].get("text") if isinstance(content, list) and content and isinstance(
-        content[0], dict) else None
-    recorded = message.get("timestamp")
-    return text == prompt and isinstance(recorded, int) and time.time() * 1000 - recorded < 30_000
+    last = last_entry(session) if session is not None else None
+    return (isinstance(last, Message) and last.role == "user" and last.text == prompt
+            and last.sent_ms is not None and time.time() * 1000 - last.sent_ms < 30_000)
 
 
 def _open_or_create(app: Any, session_id: str) -> Any:

@@ -24,7 +24,6 @@ empty; the backups are removed.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import sys
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from waymarks.files.atomic import write_atomic
 from waymarks.hosts.claude_code import EVENTS
 
 Scope = Literal["project", "user"]
@@ -139,7 +139,7 @@ def _note_created(home: Path, folder: Path) -> None:
     if str(folder.absolute()) not in named:
         record = _record(home)
         record.parent.mkdir(parents=True, exist_ok=True)
-        record.write_text(json.dumps([*named, str(folder.absolute())]), encoding="utf-8")
+        write_atomic(record, json.dumps([*named, str(folder.absolute())]))
 
 
 def uninstall(scope: Scope, project: Path, user_home: Path,
@@ -165,7 +165,7 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
             path.parent.rmdir()  # install created it for its file, and nothing else is in it
         named.remove(folder)
         if home is not None and named:
-            _record(home).write_text(json.dumps(named), encoding="utf-8")
+            write_atomic(_record(home), json.dumps(named))
         elif home is not None:
             _record(home).unlink(missing_ok=True)
     return changes
@@ -278,11 +278,4 @@ def _write(path: Path, content: bytes) -> None:
     target = path.resolve() if path.is_symlink() else path
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = target.stat().st_mode & 0o777 if target.exists() else 0o600
-    temp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(content)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.chmod(temp, mode)
-    os.replace(temp, target)
+    write_atomic(target, content, mode=mode)

@@ -20,6 +20,8 @@ import os
 import sys
 from pathlib import Path
 
+from waymarks.files.atomic import write_atomic
+
 MARK = "// written by `waymarks pi install`; `waymarks pi uninstall` removes it"
 CREATED = "// created directories: "
 EXTENSION = Path(__file__).resolve().parent / "pi_extension" / "index.ts"
@@ -84,9 +86,7 @@ def install(directory: Path) -> tuple[Path, bool]:
     if existing == text:
         return path, False
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_suffix(".ts.tmp")
-    temp.write_text(text, encoding="utf-8")
-    os.replace(temp, path)
+    write_atomic(path, text)
     return path, True
 
 

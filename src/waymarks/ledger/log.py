@@ -47,6 +47,7 @@ from waymarks.core.model import (
     MutationRecord,
     PinMutation,
 )
+from waymarks.ledger.entries import BLANK_LINE, LINE_DECODER, EntryLine
 from waymarks.ledger.identity import canonical_project_path
 
 SESSION_VERSION: Final = 3
@@ -62,18 +63,6 @@ ProgressFn = Callable[[int, int], None]
 
 class SessionFileError(Exception):
     """The ledger cannot be used as a session; the message names it and the fix."""
-
-
-class _RawEntry(msgspec.Struct):
-    type: str
-    id: str | None = None
-    parentId: str | None = None
-    timestamp: str | None = None
-    customType: str | None = None
-    data: msgspec.Raw = msgspec.Raw(b"null")  # kept raw: decoded only for our custom types
-    version: int | None = None
-    cwd: str | None = None
-    parentSession: str | None = None
 
 
 class _PinEntry(msgspec.Struct, kw_only=True):
@@ -94,7 +83,7 @@ class _MemoryEntry(msgspec.Struct, kw_only=True):
     data: MemoryMutation
 
 
-_DECODER: Final = msgspec.json.Decoder(_RawEntry)
+_DECODER: Final = LINE_DECODER  # the one decoder of ledger lines (``ledger.entries``)
 # One-pass decoders for the lines that matter most to replay; anything they reject takes
 # the general path, which classifies it.
 _FAST_PATHS: Final = (
@@ -446,7 +435,7 @@ class SessionLog(ABC):
         if self.header is not None and self._read_fast(line_no, line):
             return
         if not line.strip():
-            self._anomaly(line_no, None, "skipped", "blank line")
+            self._anomaly(line_no, None, "skipped", BLANK_LINE)
             return
         try:
             raw = _DECODER.decode(line)
@@ -499,7 +488,7 @@ class SessionLog(ABC):
             return True
         return False
 
-    def _read_header(self, line_no: int, raw: _RawEntry, line: bytes) -> None:
+    def _read_header(self, line_no: int, raw: EntryLine, line: bytes) -> None:
         if self.header is not None or line_no != 1:
             self._anomaly(line_no, raw.id, "skipped", "second session header")
             return
@@ -613,7 +602,7 @@ def parse_header(line: bytes) -> SessionHeader | None:
     return _header_of(raw) if raw.type == "session" else None
 
 
-def _header_of(raw: _RawEntry) -> SessionHeader | None:
+def _header_of(raw: EntryLine) -> SessionHeader | None:
     if raw.id is None or raw.cwd is None:
         return None
     return SessionHeader(raw.id, raw.version, raw.timestamp or "", raw.cwd, raw.parentSession)

@@ -8,16 +8,16 @@ that may only target this project's engineering docs: it proposes, it edits noth
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from waymarks.core.decisions import refuse_credentials
 from waymarks.core.privacy import filter_text
 from waymarks.core.text import is_unicode, normalize
+from waymarks.ledger.entries import custom_entries
 from waymarks.personal.curation import promotion_prompt
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms
-from waymarks.service.writes import refuse_credentials
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -74,25 +74,22 @@ def active_notes(app: Waymarks) -> list[Note]:
     session.refresh()
     branch = session.branch_set()
     notes: list[Note] = []
-    for line in session.read_all().splitlines():
-        if NOTE_ENTRY.encode() not in line:
+    for entry in custom_entries(session, NOTE_ENTRY):
+        data = entry.data
+        if entry.id not in branch or not isinstance(data, dict):
             continue
-        try:
-            entry = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
-            continue
-        if not isinstance(entry, dict) or entry.get("customType") != NOTE_ENTRY or \
-                entry.get("id") not in branch or not isinstance(entry.get("data"), dict):
-            continue
-        data = entry["data"]
         if data.get("event") == "clear":
             notes.clear()  # file order along one branch is tree order
         elif data.get("event") == "add" and isinstance(data.get("note"), dict):
             note = data["note"]
             if note.get("type") in NOTE_TYPES and isinstance(note.get("text"), str):
-                notes.append(Note(entry["id"], note["type"], note["text"][:MAX_NOTE_CHARS],
-                                  int(note.get("createdAt") or 0)))
+                notes.append(Note(entry.id, note["type"], note["text"][:MAX_NOTE_CHARS],
+                                  _created_at(note.get("createdAt"))))
     return notes
+
+
+def _created_at(value: object) -> int:
+    return value if type(value) is int else 0
 
 
 def promote_prompt(app: Waymarks, provider: str | None = None

@@ -32,9 +32,10 @@ Safety:
 - slugs are ``[a-z0-9][a-z0-9-]*`` of at most 64 characters, so no name can reach outside
   the directory; an entry file (or the directory) that is a symbolic link leading out of
   the directory is refused;
-- every write goes to a temporary file in the directory and is renamed into place, under
-  an exclusive lock on ``<dir>/.lock``, so concurrent saves from several processes never
-  interleave and a reader never sees half a file; the index is rebuilt under the same lock.
+- every write goes to a temporary file in the directory, is fsynced and renamed into place
+  (``files.atomic.write_atomic``), under an exclusive lock on ``<dir>/.lock``, so
+  concurrent saves from several processes never interleave and a reader never sees half a
+  file; the index is rebuilt under the same lock.
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ import contextlib
 import fcntl
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +52,7 @@ from typing import Any, Final, Literal
 from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.secrets import credential_kinds
 from waymarks.core.text import is_unicode
+from waymarks.files.atomic import write_atomic
 
 ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
 INDEX_NAME: Final = "MEMORY.md"
@@ -391,17 +392,7 @@ class PersonalStore:
         self._write_atomic(self.index_path, self.index_text())
 
     def _write_atomic(self, path: Path, text: str) -> None:
-        fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".md")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+        write_atomic(path, text, mode=0o600)  # personal: readable by the person alone
 
 
 def personal_directory(home: Path, raw_config: dict[str, object]) -> Path:

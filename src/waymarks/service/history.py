@@ -9,11 +9,11 @@ quoted data (never as instructions), at most ``MAX_TURNS`` of them.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
+from waymarks.ledger.entries import Compaction, Message, bodies, messages
 from waymarks.planner.render import TextBlock
 from waymarks.planner.select import TextInput
 from waymarks.recall.analysis import analyze
@@ -22,6 +22,7 @@ from waymarks.recall.plan import direct_plan
 from waymarks.recall.scoring import Candidate, Stats
 
 if TYPE_CHECKING:
+    from waymarks.ledger.log import SessionLog
     from waymarks.service.app import Waymarks
 
 MAX_TURNS: Final = 3
@@ -37,7 +38,7 @@ class CompactedTurns:
         branch = session.branch_set()
         if not any(entry_id in branch for entry_id in session.compactions):
             return ()  # nothing on this branch was compacted: no need to read message bodies
-        turns = removed_turns(session.read_all(), session.branch_ids())
+        turns = removed_turns(session)
         if not turns:
             return ()
         analysed = [(entry_id, role, text, analyze(text)) for entry_id, role, text in turns]
@@ -63,63 +64,34 @@ class CompactedTurns:
 COMPACTED_TURNS: Final = CompactedTurns()
 
 
-def removed_turns(data: bytes, branch: Sequence[str]) -> list[tuple[str, str, str]]:
+def removed_turns(session: SessionLog) -> list[tuple[str, str, str]]:
     """(entry ID, role, text) of the message entries compaction removed from the branch."""
-    entries: dict[str, dict[str, Any]] = {}
-    for line in data.splitlines():
-        try:
-            entry = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
-            continue
-        if isinstance(entry, dict) and entry.get("type") in ("message", "compaction"):
-            entry_id = entry.get("id")
-            if isinstance(entry_id, str):
-                entries.setdefault(entry_id, entry)
+    branch = session.branch_ids()
+    wanted = set(branch)
+    found: dict[str, Message | Compaction] = {}
+    for body in bodies(session, ("message", "compaction")):
+        if body.id in wanted and isinstance(body, Message | Compaction):
+            found[body.id] = body
     position = {entry_id: n for n, entry_id in enumerate(branch)}
     cut = None
     for entry_id in reversed(branch):
-        entry = entries.get(entry_id)
-        if entry is not None and entry.get("type") == "compaction":
-            cut = position.get(str(entry.get("firstKeptEntryId")), position[entry_id])
+        entry = found.get(entry_id)
+        if isinstance(entry, Compaction):
+            cut = position.get(entry.first_kept or "", position[entry_id])
             break
     if cut is None:
         return []
-    out = []
-    for entry_id in branch[:cut]:
-        entry = entries.get(entry_id)
-        if entry is None or entry.get("type") != "message":
-            continue
-        message = entry.get("message")
-        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
-            continue
-        text = _text_of(message.get("content"))
-        if text.strip():
-            out.append((entry_id, str(message["role"]), text))
-    return out
+    return [(m.id, m.role, m.text) for entry_id in branch[:cut]
+            if isinstance(m := found.get(entry_id), Message)
+            and m.role in ("user", "assistant") and m.text.strip()]
 
 
-def _text_of(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(part["text"] for part in content
-                         if isinstance(part, dict) and part.get("type") == "text"
-                         and isinstance(part.get("text"), str))
-    return ""
-
-
-def latest_user_entry(data: bytes, branch: Sequence[str]) -> str | None:
-    """The ID of the newest user message on ``branch`` (entry IDs root to leaf), if any."""
-    users: set[str] = set()
-    for line in data.splitlines():
-        if b'"user"' not in line:  # cheap filter: only candidate lines are parsed
-            continue
-        try:
-            entry = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
-            continue
-        if (isinstance(entry, dict) and entry.get("type") == "message"
-                and isinstance(entry.get("message"), dict)
-                and entry["message"].get("role") == "user" and isinstance(entry.get("id"), str)):
-            users.add(entry["id"])
-    return next((entry_id for entry_id in reversed(branch) if entry_id in users), None)
+def latest_user_entry(session: SessionLog) -> str | None:
+    """The ID of the newest user message on the active branch, if any (file order along
+    one branch is tree order: a child is always appended after its parent)."""
+    branch = session.branch_set()
+    latest = None
+    for message in messages(session):
+        if message.role == "user" and message.id in branch:
+            latest = message.id
+    return latest

@@ -11,26 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from waymarks.core.decisions import Duplicate, Rejected, RejectionCode
 from waymarks.core.model import Mutation, PinMutation
 
-RejectionCode = Literal[
-    "conflict",
-    "not_found",
-    "ambiguous",
-    "not_active",
-    "untrusted",
-    "invalid_argument",
-    "too_long",
-    "empty",
-    "off_branch",
-    "scope_mismatch",
-    "no_session",
-    "target_changed",
-    "credential",
-    "foreign_session",
-    "source_withheld",
-    "not_applied",
-]
+__all__ = ["Committed", "Duplicate", "Rejected", "RejectionCode", "ServiceError",
+           "WriteOutcome", "committed_outcome", "with_notices"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,25 +31,6 @@ class Committed:
     outcome: Literal["committed"] = "committed"
     #: things the person probably wants to know about what was stored (one line each)
     notices: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Duplicate:
-    """The same normalized item is already active: its ID, nothing appended."""
-
-    id: str
-    kind: str
-    outcome: Literal["duplicate"] = "duplicate"
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    """The write was refused: nothing was appended (``not_applied``: nothing applies)."""
-
-    code: RejectionCode
-    message: str
-    conflicts: tuple[str, ...] = ()
-    outcome: Literal["rejected"] = "rejected"
 
 
 WriteOutcome = Committed | Duplicate | Rejected

@@ -1,7 +1,7 @@
 """Which projects the person trusts with project-scoped pins and memory.
 
 The list is a small JSON file in the home (``trusted-projects.json``), replaced
-atomically (write to a temporary file, ``fsync``, rename). Projects are identified by
+atomically (``files.atomic.write_atomic``). Projects are identified by
 their canonical real path, so a symlink and its target are one project.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
+from waymarks.files.atomic import write_atomic
 from waymarks.ledger.discovery import canonical_project_path
 from waymarks.service.outcomes import ServiceError
 
@@ -72,18 +72,8 @@ class TrustStore:
 
     def _write(self, projects: list[str]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trust-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"projects": sorted(projects)}, handle, indent=2)
-                handle.write("\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        text = json.dumps({"projects": sorted(projects)}, indent=2) + "\n"
+        write_atomic(self.path, text, mode=0o600)  # private, as it always was
 
 
 def _canonical(path: str) -> str:

@@ -5,15 +5,19 @@ A call goes through three steps:
 
 1. :meth:`ContextPersistence.prepare` applies the contract (sentinel, matrix, grammars),
    checks that a persistent session exists, and then either answers a read or plans a
-   write: the exact target and its revision, the effective classification (markers and
-   credentials can only raise it), the provider policy (a level the destination may not
-   receive, and ``local-only`` always, is refused here: the text already came through the
-   model), trust for project scope, and the provenance (the latest user message on the
-   active branch). Last, the service decides the write as a dry run
-   (:meth:`~waymarks.service.app.Waymarks.dry_run`, the same rule the write runs): a
-   conflict (same key, opposite polarity) is ``rejected`` with the conflicting IDs, a
-   duplicate is ``ok`` with the existing ID, a branch or scope problem is rejected, all
-   before anyone is asked. Otherwise it returns the confirmation the person must see.
+   write: the exact target and its revision, the provenance (the latest user message on
+   the active branch), and the write's own decision run as a dry run
+   (:meth:`~waymarks.service.app.Waymarks.dry_run` with the core's ``decide_*``, the same
+   rule the write runs: lengths, credentials, keys, reasons, scope and trust are the
+   core's, never copied here). The answers come in this order: the request's own
+   refusals; then the provider policy for the effective classification (markers and
+   credentials can only raise it; a level the destination may not receive, and
+   ``local-only`` always, is refused: the text already came through the model); only
+   then what is stored (a conflict is ``rejected`` with the conflicting IDs, a duplicate
+   is ``ok`` with the existing ID, a branch problem is rejected). All of it comes before
+   anyone is asked; the core's rejection codes become the tool's error categories through
+   one table (:data:`CATEGORIES`). Otherwise it returns the confirmation the person must
+   see.
 2. The host asks the person (a :class:`~waymarks.service.ports.Confirmer`, or MCP
    elicitation). ``unavailable`` (no UI) ends as ``unavailable``/``confirmation-required``;
    refusal, closure or abort as ``cancelled``, and so does an answer that is neither yes
@@ -42,12 +46,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from waymarks.core.decisions import Decision as WriteDecision
+from waymarks.core.decisions import (
+    RejectionCode,
+    WriteContext,
+    decide_memory,
+    decide_pin,
+    decide_status,
+)
 from waymarks.core.egress import Egress
-from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
 from waymarks.core.privacy import Classification, highest
 from waymarks.core.rules import ItemState
-from waymarks.core.secrets import credential_kinds, redact
-from waymarks.core.text import normalize_key
+from waymarks.core.secrets import redact
 from waymarks.service.history import latest_user_entry
 from waymarks.service.outcomes import (
     Committed,
@@ -68,14 +78,6 @@ from waymarks.service.ports import (
 from waymarks.service.search import find_items
 from waymarks.service.sources import SourceView, list_sources, set_source_excluded
 from waymarks.service.views import ItemView
-from waymarks.service.writes import Decision as WriteDecision
-from waymarks.service.writes import (
-    WriteContext,
-    clean_reason,
-    decide_memory,
-    decide_pin,
-    decide_status,
-)
 from waymarks.tool.contract import ACTIONS, DEFAULT_RESULTS, Refusal, Request, parse_request
 from waymarks.tool.egress import ON_SCREEN, preview
 from waymarks.tool.results import PersistenceClass, ToolResult, listing, result
@@ -87,7 +89,19 @@ if TYPE_CHECKING:
 CONFIRM_TITLE: Final = "Waymarks context persistence"
 CONFIRMATION_RECORD: Final = "waymarks-confirmation-v1"
 SHOWN_TTL_S: Final = 15 * 60
-_LIMITS: Final = {"pin": MAX_PIN_CHARS, "memory": MAX_CLAIM_CHARS}
+#: the one table from the write decisions' rejection codes to the tool's error categories
+CATEGORIES: Final[dict[RejectionCode, str]] = {
+    "empty": "invalid-parameters", "invalid_argument": "invalid-parameters",
+    "too_long": "too-long", "credential": "credential-refused", "untrusted": "untrusted",
+    "not_found": "not-found", "not_active": "not-active", "ambiguous": "ambiguous",
+    "scope_mismatch": "scope-mismatch", "off_branch": "off-branch", "conflict": "conflict",
+    "target_changed": "target-changed", "no_session": "no-session",
+    "foreign_session": "foreign-session", "source_withheld": "source-withheld",
+    "not_applied": "not-applied",
+}
+#: refusals that come from what is stored, answered (like a duplicate) only once the
+#: destination may receive the text: the tool never reports on stored text it refuses
+_AFTER_EGRESS: Final[frozenset[RejectionCode]] = frozenset({"conflict", "off_branch"})
 #: the person's answer; ``invalid``: the client answered with something that is not a
 #: yes or a no (it ends as ``cancelled``/``confirmation-invalid``, like a closed dialog)
 Answer = Decision | Literal["invalid"]
@@ -315,62 +329,49 @@ class ContextPersistence:
                 return rejected(problem)
             if target.status != "active":
                 return rejected("not-active")
-            if target.scope == "project" and not self.app.project_trusted:
-                return rejected("untrusted")
-        checked = self._check_text(request, kind, target)
-        if isinstance(checked, ToolResult):
-            return checked
-        level = checked if request.get("content") is not None else None
+        egress = self._egress()
+        level = self._level(request, target, egress)
+        stored_level = level if request.get("content") is not None else None
         provenance = self._provenance(session)
-        # the service's own decision, as a dry run: a conflict, a duplicate, a branch or
-        # scope problem is answered now, before the person is asked about a doomed write
-        decided = self.app.dry_run(_decider(request, target.id if target else None, level,
-                                            provenance))
+        # The service's own decision, as a dry run: every rule of the write (lengths,
+        # credentials, keys, reasons, scope, trust, branch, duplicates, conflicts) is
+        # answered now, before the person is asked about a doomed write.
+        decided = self.app.dry_run(_decider(request, target.id if target else None,
+                                            stored_level, provenance))
+        if isinstance(decided, Rejected) and decided.code not in _AFTER_EGRESS:
+            return _outcome(action.name, decided)  # the request itself is refused
+        if level == "local-only":
+            return rejected("local-only-refused")  # the text already came through a model
+        if not egress.admits(level):
+            return rejected("provider-disallowed")
         if isinstance(decided, Rejected | Duplicate):
-            return _outcome(action.name, decided)
+            return _outcome(action.name, decided)  # what is stored answers only now
         return WritePlan(request, target.id if target else None,
-                         view_state(target) if target else None, provenance, level,
-                         self._confirmation(request, target, level))
+                         view_state(target) if target else None, provenance, stored_level,
+                         self._confirmation(request, target, stored_level))
 
     def _provenance(self, session: SessionLog) -> str | None:
         """The newest user message on the branch (cached per ledger state: one call
         prepares more than once, and the answer only changes when the ledger does)."""
         key = (session.session_id, session.offset, session.leaf_id)
         if self._provenance_cache is None or self._provenance_cache[0] != key:
-            found = latest_user_entry(session.read_all(), session.branch_ids())
+            found = latest_user_entry(session)
             self._provenance_cache = (key, found)
         return self._provenance_cache[1]
 
-    def _check_text(self, request: Request, kind: str,
-                    target: ItemView | None) -> Classification | ToolResult:
-        """Everything the write would store, checked before the person is asked: sizes,
-        trust, and the effective level of content, key and reason together."""
-        rejected = _Rejector(request.action.name)
-        content = request.get("content")
-        if content is not None and len(content.strip()) > _LIMITS[kind]:
-            return rejected("too-long")
-        key, reason = request.get("key"), request.get("reason")
-        if any(credential_kinds(text) for text in (content, key, reason) if text):
-            return rejected("credential-refused")  # Waymarks stores no credentials
-        if key is not None and not normalize_key(key):
-            return rejected("invalid-parameters")
-        if reason is not None and isinstance(clean_reason(reason), Rejected):
-            return rejected("invalid-parameters")
-        scope = target.scope if target else request.get("scope", "session")
-        if scope == "project" and not self.app.project_trusted:
-            return rejected("untrusted")
-        egress = self._egress()
+    def _level(self, request: Request, target: ItemView | None,
+               egress: Egress) -> Classification:
+        """The level of everything the write would store, content, key and reason
+        together (raised by markers and credentials; a replacement never lowers the level
+        of what it replaces)."""
+        content, key, reason = (request.get("content"), request.get("key"),
+                                request.get("reason"))
         level = effective_level(content or "", request.get("classification"), egress)
         for extra in (key, reason):
             if extra:
                 level = highest(level, effective_level(extra, None, egress))
         if target is not None and content is not None:
-            # a replacement never lowers the protection of what it replaces
             level = highest(level, effective_level(target.text, target.classification, egress))
-        if level == "local-only":
-            return rejected("local-only-refused")
-        if not egress.admits(level):
-            return rejected("provider-disallowed")
         return level
 
     def _plan_source(self, request: Request, session: SessionLog,
@@ -534,7 +535,7 @@ def _outcome(action: str, outcome: WriteOutcome) -> ToolResult:
     if isinstance(outcome, Duplicate):
         return result(action, "ok", persistence="canonical", id=outcome.id, duplicate=True)
     if isinstance(outcome, Rejected):
-        return result(action, "rejected", error=outcome.code.replace("_", "-"),
+        return result(action, "rejected", error=CATEGORIES[outcome.code],
                       conflicts=list(outcome.conflicts) or None)
     assert isinstance(outcome, Committed)
     pending = outcome.warning is not None

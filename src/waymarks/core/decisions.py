@@ -1,0 +1,348 @@
+"""Write decisions: a pin or memory request checked against current state, beside the fold.
+
+:mod:`waymarks.core.rules` says what a mutation *does* to state (live writes and replay
+alike); this module says whether a *request* may become a mutation at all, and which.
+Each ``decide_*`` function takes the request and a :class:`WriteContext` (the state as it
+is while the session lock is held, with the clock reading and an ID source passed in)
+and returns either the mutation to append or a typed :class:`Rejected` /
+:class:`Duplicate`. The service builds the context and appends; the model-callable tool
+runs the very same functions as a dry run before anyone is asked, so neither keeps its
+own copy of a length, key, scope or trust rule.
+
+Pure: no I/O, no clock. What must stay true:
+- a rejection names its stable ``code`` and says what to do, never echoing a credential;
+- nothing about a refused request is left behind (the caller appends only a mutation);
+- the order of the checks is the order of the answers, and the tool relies on it: an
+  add or a supersede checks its own text, classification and key first (``empty``,
+  ``too_long``, ``credential``, ``invalid_argument``), then its target (``not_found``,
+  ``not_active``, ``scope_mismatch``), scope and trust (``untrusted``) and branch
+  (``off_branch``), and only then active state (a duplicate, ``conflict``); a status
+  change checks its target, then trust, then its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from typing import Literal, cast
+
+from waymarks.core.model import (
+    CLASSIFICATIONS,
+    MAX_CLAIM_CHARS,
+    MAX_PIN_CHARS,
+    MAX_REASON_CHARS,
+    MEMORY_SCOPES,
+    PIN_SCOPES,
+    SCHEMA_VERSION,
+    Classification,
+    MemoryItem,
+    MemoryMutation,
+    Mutation,
+    PinItem,
+    PinMutation,
+    Scope,
+)
+from waymarks.core.privacy import near_miss_markers
+from waymarks.core.rules import ItemState, StateView, find_conflicts, find_duplicate, new_state
+from waymarks.core.secrets import credential_kinds
+from waymarks.core.text import is_unicode, normalize_key
+
+#: the stable codes a refused write carries (scripts and the tool branch on them)
+RejectionCode = Literal[
+    "conflict",
+    "not_found",
+    "ambiguous",
+    "not_active",
+    "untrusted",
+    "invalid_argument",
+    "too_long",
+    "empty",
+    "off_branch",
+    "scope_mismatch",
+    "no_session",
+    "target_changed",
+    "credential",
+    "foreign_session",
+    "source_withheld",
+    "not_applied",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """The same normalized item is already active: its ID, nothing appended."""
+
+    id: str
+    kind: str
+    outcome: Literal["duplicate"] = "duplicate"
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """The write was refused: nothing was appended (``not_applied``: nothing applies)."""
+
+    code: RejectionCode
+    message: str
+    conflicts: tuple[str, ...] = ()
+    outcome: Literal["rejected"] = "rejected"
+
+
+Decision = Mutation | Duplicate | Rejected
+
+
+@dataclass(frozen=True, slots=True)
+class WriteContext:
+    """What a write may depend on, captured under the session lock."""
+
+    view: StateView
+    session_id: str
+    project_path: str
+    trusted: bool
+    leaf_id: str | None
+    branch: AbstractSet[str]
+    now_ms: int
+    new_uuid: Callable[[], str]
+
+    def visible(self, state: ItemState) -> bool:
+        """Whether this session may change ``state`` (its own items, or its project's)."""
+        if state.item.scope == "project":
+            return state.item.project_path == self.project_path
+        return state.session_id == self.session_id
+
+
+def clean_text(text: str, *, what: str, limit: int) -> str | Rejected:
+    if not is_unicode(text):
+        return Rejected("invalid_argument", f"{what} is not valid Unicode (lone surrogates)")
+    stripped = text.strip()
+    if not stripped:
+        return Rejected("empty", f"{what} must not be empty")
+    if len(stripped) > limit:
+        return Rejected("too_long", f"{what} has {len(stripped)} characters; the limit is {limit}")
+    return refuse_credentials(stripped, what) or stripped
+
+
+def refuse_credentials(text: str, what: str) -> Rejected | None:
+    """Waymarks stores no credentials: ledgers are plain text and what is stored is shown
+    to models. The refusal names the kind of credential, never the value."""
+    kinds = credential_kinds(text)
+    if not kinds:
+        return None
+    return Rejected("credential", f"{what} holds what looks like a credential "
+                    f"({', '.join(kinds)}); Waymarks does not store credentials. Say where it "
+                    "is kept instead (for example: the registry token is the CI secret "
+                    "REGISTRY_TOKEN)")
+
+
+def clean_reason(reason: str | None) -> str | Rejected | None:
+    if reason is None or not reason.strip():
+        return None
+    return clean_text(reason, what="Reason", limit=MAX_REASON_CHARS)
+
+
+def parse_classification(value: str | None) -> Classification | Rejected | None:
+    if value is None:
+        return None
+    folded = value.strip().lower()
+    if folded not in CLASSIFICATIONS:
+        return Rejected(
+            "invalid_argument", "Classification must be normal, internal, sensitive, or local-only"
+        )
+    return cast(Classification, folded)
+
+
+def parse_scope(value: str | None, kind: Literal["pin", "memory"]) -> Scope | Rejected:
+    allowed = PIN_SCOPES if kind == "pin" else MEMORY_SCOPES
+    scope = (value or "session").strip().lower()
+    if scope not in allowed:
+        return Rejected("invalid_argument", f"{kind} scope must be one of: {', '.join(allowed)}")
+    return cast(Scope, scope)
+
+
+def find_target(ctx: WriteContext, kind: str, ref: str) -> ItemState | Rejected:
+    """The visible item ``ref`` names (full ID), or a rejection saying why not."""
+    state = ctx.view.get(ref)
+    if state is None or state.kind != kind or not ctx.visible(state):
+        return Rejected("not_found", f"No {kind} {ref} in this session or project; list them "
+                        f"with `waymarks {'pins' if kind == 'pin' else 'memory'}`")
+    if state.status != "active":
+        return Rejected("not_active", f"{kind.capitalize()} {ref} is {state.status}, not active")
+    return state
+
+
+def decide_pin(
+    ctx: WriteContext,
+    content: str,
+    *,
+    scope: str | None,
+    classification: str | None,
+    source: str | None,
+    source_file: str | None,
+    supersedes: str | None,
+) -> Decision:
+    cleaned = _text_and_level(content, "Pin content", MAX_PIN_CHARS, classification)
+    if isinstance(cleaned, Rejected):
+        return cleaned
+    text, level = cleaned
+    previous: ItemState | None = None
+    if supersedes:
+        target = find_target(ctx, "pin", supersedes)
+        if isinstance(target, Rejected):
+            return target
+        previous = target
+        if scope is not None and scope.strip().lower() != previous.item.scope:
+            return Rejected("scope_mismatch", "Replacement pin must keep the original scope "
+                            f"({previous.item.scope})")
+        scope = previous.item.scope
+        level = level or previous.item.classification
+    parsed_scope = parse_scope(scope, "pin")
+    if isinstance(parsed_scope, Rejected):
+        return parsed_scope
+    checked = _check_scope_and_sources(ctx, parsed_scope, (source,) if source else (), "Pin")
+    if checked is not None:
+        return checked
+    if parsed_scope == "branch" and ctx.leaf_id is None:
+        return Rejected("off_branch", "Branch pin requires an active branch leaf: the session "
+                        "has no entries yet (add one with `waymarks session say TEXT`)")
+    item = PinItem(
+        id=ctx.new_uuid(), scope=parsed_scope, content=text, created_at=ctx.now_ms,
+        project_path=ctx.project_path if parsed_scope == "project" else None,
+        branch_leaf_id=ctx.leaf_id if parsed_scope == "branch" else None,
+        classification=level, source_entry_id=source or None, source_file=source_file,
+    )
+    return _add_or_supersede(ctx, item, previous)
+
+
+def decide_memory(
+    ctx: WriteContext,
+    claim: str,
+    *,
+    scope: str | None,
+    classification: str | None,
+    key: str | None,
+    sources: tuple[str, ...],
+    supersedes: str | None = None,
+) -> Decision:
+    cleaned = _text_and_level(claim, "Memory claim", MAX_CLAIM_CHARS, classification)
+    if isinstance(cleaned, Rejected):
+        return cleaned
+    text, level = cleaned
+    folded_key = None
+    if key is not None:
+        refused = refuse_credentials(key, "Memory key")
+        if refused is not None:
+            return refused
+        folded_key = normalize_key(key)
+        if not folded_key:
+            return Rejected("invalid_argument", "Memory key must contain letters or numbers")
+    previous: ItemState | None = None
+    if supersedes:
+        target = find_target(ctx, "memory", supersedes)
+        if isinstance(target, Rejected):
+            return target
+        previous = target
+        assert isinstance(previous.item, MemoryItem)
+        scope = previous.item.scope
+        level = level or previous.item.classification
+        folded_key = folded_key or previous.item.key
+    parsed_scope = parse_scope(scope, "memory")
+    if isinstance(parsed_scope, Rejected):
+        return parsed_scope
+    checked = _check_scope_and_sources(ctx, parsed_scope, sources, "Memory")
+    if checked is not None:
+        return checked
+    item = MemoryItem(
+        id=ctx.new_uuid(), scope=parsed_scope, claim=text, created_at=ctx.now_ms,
+        project_path=ctx.project_path if parsed_scope == "project" else None,
+        key=folded_key, classification=level, source_entry_ids=tuple(dict.fromkeys(sources)),
+    )
+    return _add_or_supersede(ctx, item, previous)
+
+
+def decide_status(
+    ctx: WriteContext, kind: Literal["pin", "memory"], ref: str, status: str, reason: str | None
+) -> Decision:
+    target = find_target(ctx, kind, ref)
+    cleaned = clean_reason(reason)
+    if isinstance(target, Rejected):
+        return target
+    if target.item.scope == "project" and not ctx.trusted:
+        return Rejected("untrusted", f"{ctx.project_path} is not trusted; changing its "
+                        f"project {kind}s needs `waymarks trust {ctx.project_path}` first")
+    if isinstance(cleaned, Rejected):
+        return cleaned
+    base = {"schema_version": SCHEMA_VERSION, "mutation_id": ctx.new_uuid(),
+            "created_at": ctx.now_ms, "operation": "status", "status": status, "reason": cleaned}
+    if kind == "pin":
+        return PinMutation(pin_id=target.id, **base)  # type: ignore[arg-type]
+    return MemoryMutation(memory_id=target.id, **base)  # type: ignore[arg-type]
+
+
+def _text_and_level(
+    text: str, what: str, limit: int, classification: str | None
+) -> tuple[str, Classification | None] | Rejected:
+    cleaned = clean_text(text, what=what, limit=limit)
+    if isinstance(cleaned, Rejected):
+        return cleaned
+    level = parse_classification(classification)
+    return level if isinstance(level, Rejected) else (cleaned, level)
+
+
+def _check_scope_and_sources(
+    ctx: WriteContext, scope: Scope, sources: tuple[str, ...], what: str
+) -> Rejected | None:
+    if scope == "project" and not ctx.trusted:
+        return Rejected(
+            "untrusted",
+            f"Project {what.lower()} requires a trusted project: {ctx.project_path} is not "
+            f"trusted; run `waymarks trust {ctx.project_path}` first",
+        )
+    for entry_id in sources:
+        if entry_id not in ctx.branch:
+            return Rejected("off_branch",
+                            f"{what} source entry {entry_id} is not on the active branch")
+    return None
+
+
+def _add_or_supersede(
+    ctx: WriteContext, item: PinItem | MemoryItem, previous: ItemState | None
+) -> Decision:
+    kind: Literal["pin", "memory"] = "pin" if isinstance(item, PinItem) else "memory"
+    candidate = new_state(item, ctx.session_id, "", 0)
+    duplicate = find_duplicate(ctx.view, candidate)
+    if duplicate is not None and _duplicate_applies(ctx, duplicate):
+        return Duplicate(duplicate.id, kind)
+    ignore = frozenset({previous.id}) if previous else frozenset()
+    conflicts = find_conflicts(ctx.view, candidate, ignore)
+    if conflicts:
+        return Rejected(
+            "conflict",
+            f"Memory conflicts with active item(s): {', '.join(conflicts)}. Use `waymarks memory"
+            f" supersede {conflicts[0]} -- NEW CLAIM` to replace it",
+            conflicts,
+        )
+    fields = {"schema_version": SCHEMA_VERSION, "mutation_id": ctx.new_uuid(),
+              "created_at": ctx.now_ms,
+              "operation": "supersede" if previous else "add",
+              "previous_id": previous.id if previous else None}
+    if isinstance(item, PinItem):
+        return PinMutation(item=item, **fields)  # type: ignore[arg-type]
+    return MemoryMutation(item=item, **fields)  # type: ignore[arg-type]
+
+
+def _duplicate_applies(ctx: WriteContext, existing: ItemState) -> bool:
+    """A branch pin is only a duplicate of one that applies on this branch."""
+    if isinstance(existing.item, PinItem) and existing.item.scope == "branch":
+        return existing.item.branch_leaf_id in ctx.branch
+    return True
+
+
+def text_notices(*texts: str | None) -> tuple[str, ...]:
+    """What a person should hear about text they stored: look-alike markers classify
+    nothing (``[ds4: local-only]`` with a space is plain text)."""
+    count = sum(near_miss_markers(t) for t in texts if t)
+    if not count:
+        return ()
+    return (f"{count} thing(s) in the text look like a classification marker but are not "
+            "one, so they classify nothing; write them exactly as [ds4:LEVEL]…[/ds4:LEVEL] "
+            "(LEVEL: normal, internal, sensitive, local-only), or use --classification",)

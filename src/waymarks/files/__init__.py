@@ -1,0 +1,1 @@
+"""Durable file writes shared by every layer that may do I/O (see ``files.atomic``)."""

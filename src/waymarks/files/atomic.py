@@ -1,0 +1,91 @@
+"""Replace a file's content atomically and durably: one rule for every file Waymarks
+rewrites (the trust list, personal memory, the Claude Code pointer and settings, the Pi
+loader, exports).
+
+:func:`write_atomic` writes the new bytes to a hidden temporary file in the target's own
+directory, ``fsync``s it, renames it over the target, and ``fsync``s the directory.
+
+What must stay true:
+- a reader sees the old content or the new, never a mixture or an empty file;
+- a crash or an error before the rename leaves the old file exactly as it was (an error
+  also removes the temporary file; a kill can leave one behind, hidden and named
+  ``.<name>.<pid>-<hex>.tmp``, which no reader of the directory takes for the target);
+- once :func:`write_atomic` returns, the new content and the name survive a power loss
+  (an error syncing the directory is raised after the rename: the new content is in
+  place, its durability not established);
+- the mode is the caller's: ``None`` is what a fresh ``open`` would give (``0o666`` less
+  the umask); an explicit mode is applied exactly, whatever the umask.
+
+The target path is replaced as given: a caller that writes through a symbolic link
+resolves it first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from pathlib import Path
+from typing import Final
+
+#: attempts at a free temporary name (a clash needs the same PID and 32 random bits)
+MAX_NAME_ATTEMPTS: Final = 16
+
+
+def write_atomic(path: Path | str, data: bytes | str, *, mode: int | None = None) -> None:
+    """Replace ``path``'s content with ``data`` (text is written as UTF-8)."""
+    target = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    directory = target.parent
+    fd, temp = _temporary(directory, target.name, mode)
+    try:
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)  # exactly the caller's mode, whatever the umask
+            write_all(fd, payload)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    fsync_directory(directory)
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make the names in ``directory`` durable (a rename is not, until this returns).
+
+    A file system that cannot sync a directory (``EINVAL``: some network and FUSE file
+    systems) has nothing more to offer; any other failure is raised."""
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+    finally:
+        os.close(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` (``os.write`` may write fewer)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _temporary(directory: Path, name: str, mode: int | None) -> tuple[int, Path]:
+    """A new, exclusively created temporary file beside the target."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(MAX_NAME_ATTEMPTS):
+        # a long target name is cut so that the temporary name stays a legal one
+        temp = directory / f".{name[:200]}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
+        try:
+            return os.open(temp, flags, 0o666 if mode is None else 0o600), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, f"no free temporary name beside {name}", str(directory))
+

@@ -1,0 +1,226 @@
+"""What ledger entries say: the one decoder of ledger lines, and the bodies other layers read.
+
+The reader (:class:`~waymarks.ledger.log.SessionLog`) keeps of each entry only its place
+in the tree (ID, parent, type, timestamp) and the DS4 mutations it carries. Others need
+what an entry says: the words of a message (recall of compacted turns, the provenance of
+a tool write, the Claude Code hook's retry check), where a compaction cut the context,
+the data of a custom entry (discussion notes). They ask here; nothing outside ``ledger/``
+parses a ledger line.
+
+Every line is decoded with :data:`LINE_DECODER` (msgspec), the decoder the reader uses
+too, into :class:`EntryLine`, whose bodies stay raw until asked for.
+
+What must stay true: bodies are read by the reader's rules, so a body and the tree never
+disagree about which line an ID names:
+
+- only complete lines the reader has read count (``SessionLog.offset``);
+- the header (line 1), blank lines, lines that are not valid entries and entries without
+  an ``id`` or ``timestamp`` are skipped;
+- of two lines with one ID the first counts (the reader skips the later one).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
+
+if TYPE_CHECKING:
+    from waymarks.ledger.log import SessionLog
+
+#: how much of a ledger's end is read first to find its last entry (doubled as needed)
+TAIL_BYTES: Final = 64 * 1024
+_NULL: Final = b"null"
+#: why the reader skips a blank line (``Anomaly.detail``)
+BLANK_LINE: Final = "blank line"
+
+
+class EntryLine(msgspec.Struct):
+    """One ledger line as decoded: the envelope typed, the bodies raw (decoded on demand)."""
+
+    type: str
+    id: str | None = None
+    parentId: str | None = None
+    timestamp: str | None = None
+    customType: str | None = None
+    data: msgspec.Raw = msgspec.Raw(_NULL)  # custom entries
+    message: msgspec.Raw = msgspec.Raw(_NULL)  # message entries
+    firstKeptEntryId: msgspec.Raw = msgspec.Raw(_NULL)  # compaction entries
+    version: int | None = None  # the header's
+    cwd: str | None = None  # the header's
+    parentSession: str | None = None  # the header's
+
+
+class _MessageBody(msgspec.Struct):
+    """A message as Pi writes it; loosely typed: a shape we do not know is not an error."""
+
+    role: Any = None
+    content: Any = None
+    timestamp: Any = None
+
+
+#: the one decoder of ledger lines (the reader's and everyone else's)
+LINE_DECODER: Final = msgspec.json.Decoder(EntryLine)
+_MESSAGE_DECODER: Final = msgspec.json.Decoder(_MessageBody)
+_ANY_DECODER: Final = msgspec.json.Decoder()
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A ``message`` entry: who spoke and the text they sent (text parts joined by newlines;
+    ``""`` when there are none, or the message is not in a shape Pi writes)."""
+
+    id: str
+    parent_id: str | None
+    role: str
+    text: str
+    #: the message's own ``timestamp`` (epoch milliseconds), when it is an integer
+    sent_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Compaction:
+    """A ``compaction`` entry: the live context starts again at ``first_kept``."""
+
+    id: str
+    parent_id: str | None
+    first_kept: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Custom:
+    """A ``custom`` entry of type ``custom_type``; ``data`` is its payload, decoded JSON
+    (``None`` when it is not valid JSON)."""
+
+    id: str
+    parent_id: str | None
+    custom_type: str
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Other:
+    """Any other entry: its place and type only."""
+
+    id: str
+    parent_id: str | None
+    type: str
+
+
+Body = Message | Compaction | Custom | Other
+
+
+def decode_line(line: bytes) -> EntryLine | None:
+    """The line decoded, or ``None`` when it is not a valid entry line."""
+    try:
+        return LINE_DECODER.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def bodies(session: SessionLog, types: Collection[str] | None = None) -> Iterator[Body]:
+    """Every entry the reader has read, in file order (only ``types``, when given)."""
+    seen: set[str] = set()
+    lines = session.tail_bytes(session.offset).split(b"\n")
+    decode = LINE_DECODER.decode
+    for line in itertools.islice(lines, 1, None):  # line 1 is the header
+        try:
+            raw = decode(line)
+        except (msgspec.DecodeError, RecursionError):
+            continue  # blank, not JSON, not an entry: the reader skips it too
+        entry_id = raw.id
+        if entry_id is None or entry_id in seen or raw.timestamp is None or \
+                raw.type == "session":
+            continue  # the first line with an ID is the entry
+        seen.add(entry_id)
+        if types is None or raw.type in types:
+            yield body_of(raw)
+
+
+def messages(session: SessionLog) -> Iterator[Message]:
+    """Every message entry, in file order."""
+    for body in bodies(session, ("message",)):
+        assert isinstance(body, Message)
+        yield body
+
+
+def custom_entries(session: SessionLog, custom_type: str) -> Iterator[Custom]:
+    """Every ``custom`` entry of ``custom_type``, in file order."""
+    for body in bodies(session, ("custom",)):
+        if isinstance(body, Custom) and body.custom_type == custom_type:
+            yield body
+
+
+def last_entry(session: SessionLog) -> Body | None:
+    """The leaf entry when it is the last line read, blank lines aside (what was just
+    appended), read from the end of the ledger only; ``None`` when there is none, or a
+    line the reader skipped follows it."""
+    leaf = session.leaf_id
+    if leaf is None or _ends_skipped(session):
+        return None
+    limit = TAIL_BYTES
+    while True:
+        tail = session.tail_bytes(limit).rstrip()
+        start = tail.rfind(b"\n")
+        if start >= 0 or limit >= session.offset:
+            break
+        limit *= 4  # the last line is longer than what was read: read more
+    raw = decode_line(tail[start + 1:])
+    if raw is None or raw.id != leaf or raw.timestamp is None or raw.type == "session":
+        return None
+    return body_of(raw)
+
+
+def _ends_skipped(session: SessionLog) -> bool:
+    """Whether the last line read, blank lines aside, is one the reader skipped."""
+    line_no = session.lines
+    for anomaly in reversed(session.anomalies):
+        if anomaly.line != line_no or anomaly.kind != "skipped":
+            return False
+        if anomaly.detail != BLANK_LINE:
+            return True
+        line_no -= 1
+    return False
+
+
+def body_of(raw: EntryLine) -> Body:
+    """What an entry line says, by its type (``raw.id`` must be set)."""
+    assert raw.id is not None
+    if raw.type == "message":
+        return _message(raw.id, raw.parentId, raw.message)
+    if raw.type == "compaction":
+        kept = _decode_any(raw.firstKeptEntryId)
+        return Compaction(raw.id, raw.parentId, kept if isinstance(kept, str) else None)
+    if raw.type == "custom" and raw.customType is not None:
+        return Custom(raw.id, raw.parentId, raw.customType, _decode_any(raw.data))
+    return Other(raw.id, raw.parentId, raw.type)
+
+
+def _message(entry_id: str, parent_id: str | None, raw: msgspec.Raw) -> Message:
+    try:
+        body = _MESSAGE_DECODER.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return Message(entry_id, parent_id, "", "", None)  # not an object: nothing said
+    role = body.role if isinstance(body.role, str) else ""
+    sent = body.timestamp if type(body.timestamp) is int else None
+    return Message(entry_id, parent_id, role, _text_of(body.content), sent)
+
+
+def _text_of(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(part["text"] for part in content
+                         if isinstance(part, dict) and part.get("type") == "text"
+                         and isinstance(part.get("text"), str))
+    return ""
+
+
+def _decode_any(raw: msgspec.Raw) -> Any:
+    try:
+        return _ANY_DECODER.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
