@@ -25,10 +25,7 @@ from waymarks.core.model import MemoryItem, MemoryMutation, Mutation, PinItem, P
 from waymarks.core.rules import ItemState
 from waymarks.ledger.discovery import (
     canonical_project_path,
-    files_without_header,
-    list_sessions,
     newest_session,
-    read_header,
     resolve_session,
     session_dir,
     session_file_name,
@@ -38,6 +35,7 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.recall.scoring import Candidate, Stats
+from waymarks.service import diagnostics, sessions_api
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import (
     Rejected,
@@ -51,7 +49,6 @@ from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoc
 from waymarks.service.recovery import (
     SQLITE_ERRORS,
     all_session_files,
-    damaged_copies,
     database_error,
     describe,
     is_damage,
@@ -65,6 +62,7 @@ from waymarks.service.session_checks import (
     project_write_refused,
     replaced_problem,
 )
+from waymarks.service.sessions_api import session_info
 from waymarks.service.sources import active_status, placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo
@@ -222,33 +220,9 @@ class Waymarks:
         return self._session
 
     def open_session(self, path: Path) -> SessionFile:
-        """A session file opened as cheaply as the projection allows: at the checkpoint it
-        was indexed to, reading only what follows, when the projection holds the entries
-        before it and the bytes there are the ones indexed; else read whole. (A start
-        costs what changed since, not the ledger's length.)"""
-        header = read_header(path)
-        found = None
-        if header is not None:
-            try:
-                found = self.projection.checkpoint_of(header.id)
-                if found is not None and found[0] == str(path):
-                    _path, offset, lines, entries, fingerprint = found
-                    index = self.projection.entry_index(header.id, entries)
-                    if index is not None:
-                        opened = SessionFile.open_at(path, offset, lines, entries,
-                                                     fingerprint, index)
-                        if opened is not None and opened.session_id == header.id:
-                            return opened
-            except (sqlite3.Error, ProjectionDamaged, ServiceError):
-                return SessionFile.open(path)  # the database answers later, or is rebuilt
-        whole = SessionFile.open(path)
-        if (found is not None and found[0] == str(path) and found[3]
-                and whole.fingerprint(found[1]) == found[4]):
-            # indexed before the entry index existed: fill it, so the next start is cheap
-            with contextlib.suppress(sqlite3.Error, ProjectionDamaged), \
-                    self.projection.transaction():
-                self.projection.index_entries(whole, found[3])
-        return whole
+        """A session file opened at its checkpoint when it can be (see
+        :func:`sessions_api.open_session`)."""
+        return sessions_api.open_session(self, path)
 
     @property
     def bound_session(self) -> SessionLog | None:
@@ -342,65 +316,26 @@ class Waymarks:
         refresh_sources(self, session)
         return session
 
-    # -- sessions -------------------------------------------------------------------
+    # -- sessions (service/sessions_api.py) -----------------------------------------
 
     def session_new(self) -> SessionInfo:
         self._session = self._create_session()
-        return self.session_info(self._session)
+        return session_info(self._session)
 
     def session_list(self) -> list[SessionInfo]:
-        infos = []
-        for path in list_sessions(self.home, self.cwd):
-            try:
-                infos.append(self.session_info(self.open_session(path), with_branch=False))
-            except SessionFileError:
-                continue
-        return infos
+        return sessions_api.session_list(self)
 
     def session_info(self, session: SessionLog, *, with_branch: bool = True) -> SessionInfo:
-        header = session.header
-        assert header is not None
-        branch = tuple(session.branch_ids()) if with_branch else ()
-        return SessionInfo(session.session_id, str(session.path), header.cwd, header.timestamp,
-                           session.entry_count, session.leaf_id, branch)
+        return session_info(session, with_branch=with_branch)
 
     def session_show(self) -> SessionInfo:
-        return self.session_info(self._require_session())
+        return session_info(sessions_api.require_session(self))
 
     def session_say(self, text: str) -> str:
-        """Append a user message entry (standalone sessions); returns its entry ID."""
-        if not text.strip():
-            raise ServiceError("empty", "Message text must not be empty")
-        session = self.current_session(create=True)
-        assert session is not None
-        now = self.clock.now()
-        message = {"role": "user", "content": [{"type": "text", "text": text}],
-                   "timestamp": epoch_ms(now)}
-        with self._appending(session):
-            entry = session.append({"type": "message", "timestamp": iso(now),
-                                    "message": message}, self.ids.entry_id)
-        return entry.id
+        return sessions_api.session_say(self, text)
 
     def session_branch(self, from_id: str, summary: str | None = None) -> str:
-        """Append a ``branch_summary`` child of ``from_id``: later entries form a new branch."""
-        session = self._require_session()
-        with session.locked():
-            if not session.has_entry(from_id):
-                raise ServiceError("not_found", f"No entry {from_id} in session "
-                                   f"{session.session_id}; see `waymarks session show`")
-            entry = session.append(
-                {"type": "branch_summary", "timestamp": iso(self.clock.now()),
-                 "parentId": from_id, "fromId": from_id, "summary": summary or ""},
-                self.ids.entry_id,
-            )
-        return entry.id
-
-    def _require_session(self) -> SessionLog:
-        session = self.current_session()
-        if session is None:
-            raise ServiceError("no_session", f"No session for {self.cwd} yet; start one with "
-                               "`waymarks session new`")
-        return session
+        return sessions_api.session_branch(self, from_id, summary)
 
     # -- trust ----------------------------------------------------------------------
 
@@ -513,76 +448,18 @@ class Waymarks:
         return [replace(c, classification=explicit.get(c.id)) for c in candidates
                 if egress.admits(egress.level(c.text, explicit.get(c.id)))]
 
-    # -- diagnostics ----------------------------------------------------------------
+    # -- diagnostics (service/diagnostics.py) ---------------------------------------
 
     @recovering
     def status(self) -> dict[str, Any]:
         """Where things are and how many items are in effect."""
         with self.begin():
-            return self._status()
-
-    def _status(self) -> dict[str, Any]:
-        session = self.refresh()
-        pins = self.items("pin") if session is not None else []
-        counts: dict[str, dict[str, int]] = {
-            "pin": {"total": len(pins), "applies": sum(v.applies for v in pins)},
-            "memory": {"total": 0, "applies": 0},
-        }
-        for view in pins:
-            counts["pin"][view.status] = counts["pin"].get(view.status, 0) + 1
-        if session is not None:  # memory has no branch scope: counted in SQL, not listed
-            trusted = self.project_trusted
-            for status, scope, count in self.projection.memory_counts(session.session_id,
-                                                                      self.cwd):
-                tally = counts["memory"]
-                tally["total"] += count
-                tally[status] = tally.get(status, 0) + count
-                if status == "active" and (scope != "project" or trusted):
-                    tally["applies"] += count
-        return {
-            "home": str(self.home), "database": str(self.db_path), "cwd": self.cwd,
-            "projectTrusted": self.project_trusted,
-            "session": None if session is None else {
-                "id": session.session_id, "path": str(session.path),
-                "entries": session.entry_count, "leafId": session.leaf_id},
-            "pins": counts["pin"], "memory": counts["memory"],
-        }
+            return diagnostics.status(self)
 
     @recovering
     def health(self) -> dict[str, Any]:
-        """Checkpoints against files, lines skipped, entries not understood, database checks.
-
-        An unreadable active session does not stop the report: it is what it reports."""
-        try:
-            session = self.refresh()
-        except ServiceError as exc:
-            session, self.refresh_problem = None, str(exc)
-        if session is not None and self.refresh_problem is None:
-            self.refresh_problem = replaced_problem(self.projection, session, thorough=True)
-        report = self.projection.health()
-        if report["integrity"] != "ok":  # damage no query had touched yet: rebuild now
-            self._recover(ProjectionDamaged(f"integrity check: {report['integrity']}"))
-            report = self.projection.health()
-        report["damagedCopies"] = damaged_copies(self.db_path)
-        report["recovered"] = self.recovered
-        report["activeSessionProblem"] = self.refresh_problem
-        if self.refresh_problem is not None:
-            report["problems"].append(f"active session: {self.refresh_problem}")
-        # never picked as a session, so only here would anyone hear of them
-        headerless = files_without_header(self.home, self.cwd)
-        report["filesWithoutHeader"] = [{"path": str(path), "firstLineComplete": complete}
-                                        for path, complete in headerless]
-        report["problems"] += [f"{path}: not a session file (its first line is not a session "
-                               "header), so nothing in it is read" for path, complete
-                               in headerless if complete]
-        if session is not None:
-            # a half-written last line (a writer died mid-line) is reported, never read
-            report["session"] = {"id": session.session_id, "partialTailBytes": session.partial_tail}
-            if session.partial_tail:
-                report["problems"].append(f"active session: a half-written last line "
-                                          f"({session.partial_tail} bytes)")
-        report["ok"] = not report["problems"]
-        return report
+        """Checkpoints against files, lines skipped, entries not understood, database checks."""
+        return diagnostics.health(self)
 
     @recovering
     def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:

@@ -1,0 +1,82 @@
+"""Diagnostics: ``status`` (where things are, how many items are in effect) and ``health``
+(checkpoints against files, skipped lines, entries not understood, database checks).
+
+They only read, except that ``health`` rebuilds a projection whose integrity check fails:
+damage no query had touched yet is repaired when it is found, never reported and left.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from waymarks.ledger.discovery import files_without_header
+from waymarks.service.outcomes import ServiceError
+from waymarks.service.recovery import damaged_copies
+from waymarks.service.session_checks import replaced_problem
+from waymarks.store.projection import ProjectionDamaged
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+
+def status(app: Waymarks) -> dict[str, Any]:
+    """Counts of pins and memory in effect here; memory is counted in SQL, not listed."""
+    session = app.refresh()
+    pins = app.items("pin") if session is not None else []
+    counts: dict[str, dict[str, int]] = {
+        "pin": {"total": len(pins), "applies": sum(v.applies for v in pins)},
+        "memory": {"total": 0, "applies": 0},
+    }
+    for view in pins:
+        counts["pin"][view.status] = counts["pin"].get(view.status, 0) + 1
+    if session is not None:
+        trusted = app.project_trusted
+        for status_, scope, count in app.projection.memory_counts(session.session_id, app.cwd):
+            tally = counts["memory"]
+            tally["total"] += count
+            tally[status_] = tally.get(status_, 0) + count
+            if status_ == "active" and (scope != "project" or trusted):
+                tally["applies"] += count
+    return {
+        "home": str(app.home), "database": str(app.db_path), "cwd": app.cwd,
+        "projectTrusted": app.project_trusted,
+        "session": None if session is None else {
+            "id": session.session_id, "path": str(session.path),
+            "entries": session.entry_count, "leafId": session.leaf_id},
+        "pins": counts["pin"], "memory": counts["memory"],
+    }
+
+
+def health(app: Waymarks) -> dict[str, Any]:
+    """The health report. An unreadable active session does not stop it: it is what it
+    reports."""
+    try:
+        session = app.refresh()
+    except ServiceError as exc:
+        session, app.refresh_problem = None, str(exc)
+    if session is not None and app.refresh_problem is None:
+        app.refresh_problem = replaced_problem(app.projection, session, thorough=True)
+    report = app.projection.health()
+    if report["integrity"] != "ok":  # damage no query had touched yet: rebuild now
+        app._recover(ProjectionDamaged(f"integrity check: {report['integrity']}"))
+        report = app.projection.health()
+    report["damagedCopies"] = damaged_copies(app.db_path)
+    report["recovered"] = app.recovered
+    report["activeSessionProblem"] = app.refresh_problem
+    if app.refresh_problem is not None:
+        report["problems"].append(f"active session: {app.refresh_problem}")
+    # never picked as a session, so only here would anyone hear of them
+    headerless = files_without_header(app.home, app.cwd)
+    report["filesWithoutHeader"] = [{"path": str(path), "firstLineComplete": complete}
+                                    for path, complete in headerless]
+    report["problems"] += [f"{path}: not a session file (its first line is not a session "
+                           "header), so nothing in it is read" for path, complete
+                           in headerless if complete]
+    if session is not None:
+        # a half-written last line (a writer died mid-line) is reported, never read
+        report["session"] = {"id": session.session_id, "partialTailBytes": session.partial_tail}
+        if session.partial_tail:
+            report["problems"].append(f"active session: a half-written last line "
+                                      f"({session.partial_tail} bytes)")
+    report["ok"] = not report["problems"]
+    return report

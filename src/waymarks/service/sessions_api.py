@@ -1,0 +1,110 @@
+"""Session use cases: start, list, show, say, branch (``waymarks session …``).
+
+Kept apart from the application object so ``app.py`` holds the request lifecycle and the
+write path; these read and append through the same session and projection it opens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from waymarks.ledger.discovery import list_sessions, read_header
+from waymarks.ledger.log import SessionFileError, SessionLog
+from waymarks.ledger.session_file import SessionFile
+from waymarks.service.outcomes import ServiceError
+from waymarks.service.ports import epoch_ms, iso
+from waymarks.service.views import SessionInfo
+from waymarks.store.projection import ProjectionDamaged
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+
+def open_session(app: Waymarks, path: Path) -> SessionFile:
+    """A session file opened as cheaply as the projection allows: at the checkpoint it
+    was indexed to, reading only what follows, when the projection holds the entries
+    before it and the bytes there are the ones indexed; else read whole. (A start
+    costs what changed since, not the ledger's length.)"""
+    header = read_header(path)
+    found = None
+    if header is not None:
+        try:
+            found = app.projection.checkpoint_of(header.id)
+            if found is not None and found[0] == str(path):
+                _path, offset, lines, entries, fingerprint = found
+                index = app.projection.entry_index(header.id, entries)
+                if index is not None:
+                    opened = SessionFile.open_at(path, offset, lines, entries,
+                                                 fingerprint, index)
+                    if opened is not None and opened.session_id == header.id:
+                        return opened
+        except (sqlite3.Error, ProjectionDamaged, ServiceError):
+            return SessionFile.open(path)  # the database answers later, or is rebuilt
+    whole = SessionFile.open(path)
+    if (found is not None and found[0] == str(path) and found[3]
+            and whole.fingerprint(found[1]) == found[4]):
+        # indexed before the entry index existed: fill it, so the next start is cheap
+        with contextlib.suppress(sqlite3.Error, ProjectionDamaged), \
+                app.projection.transaction():
+            app.projection.index_entries(whole, found[3])
+    return whole
+
+
+def session_info(session: SessionLog, *, with_branch: bool = True) -> SessionInfo:
+    header = session.header
+    assert header is not None
+    branch = tuple(session.branch_ids()) if with_branch else ()
+    return SessionInfo(session.session_id, str(session.path), header.cwd, header.timestamp,
+                       session.entry_count, session.leaf_id, branch)
+
+
+def session_list(app: Waymarks) -> list[SessionInfo]:
+    """This directory's sessions, newest first; unreadable files are left out."""
+    infos = []
+    for path in list_sessions(app.home, app.cwd):
+        try:
+            infos.append(session_info(app.open_session(path), with_branch=False))
+        except SessionFileError:
+            continue
+    return infos
+
+
+def require_session(app: Waymarks) -> SessionLog:
+    session = app.current_session()
+    if session is None:
+        raise ServiceError("no_session", f"No session for {app.cwd} yet; start one with "
+                           "`waymarks session new`")
+    return session
+
+
+def session_say(app: Waymarks, text: str) -> str:
+    """Append a user message entry (standalone sessions); returns its entry ID."""
+    if not text.strip():
+        raise ServiceError("empty", "Message text must not be empty")
+    session = app.current_session(create=True)
+    assert session is not None
+    now = app.clock.now()
+    message = {"role": "user", "content": [{"type": "text", "text": text}],
+               "timestamp": epoch_ms(now)}
+    with app._appending(session):
+        entry = session.append({"type": "message", "timestamp": iso(now),
+                                "message": message}, app.ids.entry_id)
+    return entry.id
+
+
+def session_branch(app: Waymarks, from_id: str, summary: str | None = None) -> str:
+    """Append a ``branch_summary`` child of ``from_id``: later entries form a new branch."""
+    session = require_session(app)
+    with session.locked():
+        if not session.has_entry(from_id):
+            raise ServiceError("not_found", f"No entry {from_id} in session "
+                               f"{session.session_id}; see `waymarks session show`")
+        entry = session.append(
+            {"type": "branch_summary", "timestamp": iso(app.clock.now()),
+             "parentId": from_id, "fromId": from_id, "summary": summary or ""},
+            app.ids.entry_id,
+        )
+    return entry.id
