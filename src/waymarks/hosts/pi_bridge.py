@@ -194,6 +194,9 @@ class Bridge:
         if not tokens or tokens[0].lower() not in HOST_COMMANDS:
             return {"text": f"/context offers: {', '.join(sorted(HOST_COMMANDS))}",
                     "data": {"code": "invalid_argument"}, "exitCode": 2}
+        if (tokens[0].lower() in ("recall", "plan") and self.provider
+                and not any(t.lower().startswith("--provider") for t in _options(tokens))):
+            tokens = [tokens[0], "--provider", self.provider, *tokens[1:]]  # Pi's active one
         if self._table is None:
             self._table = build("/context")
         app = self._app()
@@ -309,6 +312,11 @@ class Bridge:
         if not isinstance(written, dict):
             raise BridgeError("host_error", "Pi did not return the appended entry")
         return written
+
+
+def _options(tokens: list[str]) -> list[str]:
+    """The tokens before ``--`` (after it, everything is text)."""
+    return tokens[: tokens.index("--")] if "--" in tokens else tokens
 
 
 def serve(home: Path) -> None:
