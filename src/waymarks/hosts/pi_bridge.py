@@ -194,6 +194,8 @@ class Bridge:
         if not tokens or tokens[0].lower() not in HOST_COMMANDS:
             return {"text": f"/context offers: {', '.join(sorted(HOST_COMMANDS))}",
                     "data": {"code": "invalid_argument"}, "exitCode": 2}
+        if [t.lower() for t in tokens] == ["notes", "promote"]:
+            return self.rpc_notes({"text": "promote"})  # /context notes promote: the turn
         if (tokens[0].lower() in ("recall", "plan") and self.provider
                 and not any(t.lower().startswith("--provider") for t in _options(tokens))):
             tokens = [tokens[0], "--provider", self.provider, *tokens[1:]]  # Pi's active one

@@ -375,8 +375,9 @@ export default function waymarks(pi: any) {
 	async function command(ctx: any, text: string) {
 		try {
 			const r = await call(ctx, "command", { text }, LONG_CALL_MS);
-			if (ctx.hasUI) ctx.ui.notify(r.text, r.exitCode ? "warning" : "info");
-			else process.stdout.write(`${r.text}\n`);
+			if (r.prompt) return await startTurn(ctx, r.prompt); // notes promote: a visible turn
+			if (ctx.hasUI) ctx.ui.notify(r.text ?? r.message, r.exitCode || !r.text ? "warning" : "info");
+			else process.stdout.write(`${r.text ?? r.message}\n`);
 		} catch (e) {
 			warn(ctx, `the command failed (${e instanceof Error ? e.message : e})`);
 		}
@@ -402,15 +403,7 @@ export default function waymarks(pi: any) {
 
 	pi.registerCommand("notes", {
 		description: "Discussion notes: /notes add -- TEXT | list | clear | promote (a visible turn proposing doc changes)",
-		handler: async (args: string, ctx: any) => {
-			try {
-				const r = await call(ctx, "notes", { text: args || "list" }, LONG_CALL_MS);
-				if (r.prompt) return await startTurn(ctx, r.prompt);
-				say(ctx, r.text ?? r.message, r.exitCode || !r.text ? "warning" : "info");
-			} catch (e) {
-				warn(ctx, `the notes command failed (${e instanceof Error ? e.message : e})`);
-			}
-		},
+		handler: async (args: string, ctx: any) => command(ctx, `notes ${args || "list"}`),
 	});
 
 	function say(ctx: any, text: string, level: "info" | "warning") {
