@@ -231,3 +231,7 @@ def test_notes_promote_starts_the_visible_promotion_turn(pi: PiHome, fake: FakeO
     prompt = user_texts(fake.bodies[-1])[-1]
     assert prompt.startswith("[waymarks-project-lesson-promotion]")
     assert "Run migrations in one transaction" in prompt
+    fake.script = [reply_text("Again: docs/engineering/traps.md")]
+    again = pi.run("-c", "-p", "/context notes promote")  # the same command, the same turn
+    assert "Again: docs/engineering" in again.stdout
+    assert user_texts(fake.bodies[-1])[-1] == prompt
