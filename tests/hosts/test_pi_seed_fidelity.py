@@ -8,6 +8,8 @@ extension, against the loopback fake model server:
   ``recall_memory``;
 - item 8: ``pi -p "/remember …"`` runs the curation turn in print mode;
 - item 9: ``/notes promote`` starts the visible promotion turn.
+
+The print-mode ``/remember`` also runs on Pi 0.73 (``@mariozechner/pi-coding-agent``, Node 20).
 """
 
 from __future__ import annotations
@@ -207,7 +209,10 @@ def test_capture_note_and_recall_memory_as_pi_tools(pi: PiHome, fake: FakeOpenAI
 
 # -- items 8 and 9 -------------------------------------------------------------------------
 
-def test_remember_in_print_mode_runs_the_curation_turn(pi: PiHome, fake: FakeOpenAI) -> None:
+@pytest.mark.parametrize("variant", ["pi16", "pi073"])
+def test_remember_in_print_mode_runs_the_curation_turn(tmp_path: Path, fake: FakeOpenAI,
+                                                      variant: str) -> None:
+    pi = PiHome(tmp_path, install(variant), fake.base_url)
     fake.script = [reply_text("1. I prefer tabs — keep it?")]
     result = pi.run("-p", "/remember I prefer tabs")
     assert result.returncode == 0 and "keep it?" in result.stdout
