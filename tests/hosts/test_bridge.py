@@ -160,3 +160,32 @@ def test_context_runs_the_command_table_with_help_and_limits(tmp_path: Path) -> 
     assert results[6]["exitCode"] == 2 and "nope" in results[6]["text"]
     assert results[7]["exitCode"] == 2 and "Unterminated" in results[7]["text"]
     assert [i["text"] for i in results[8]["data"]["items"]] == ["Port is 5433"]
+
+
+def test_the_active_provider_of_each_request_decides_what_tools_and_commands_show(
+        tmp_path: Path) -> None:
+    """Issue 23 item 4: the provider Pi reports with a request (``sync.provider``) is the
+    destination from then on — for memory_recall and /context recall alike — whatever
+    the configured default or the provider at start-up."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "config.toml").write_text(
+        '[privacy]\ndefaultProvider = "ollama"\nlocalProviders = ["ollama"]\n')
+    recall = {"name": "memory_recall", "arguments": {"query": "staging database password"}}
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {"provider": "ollama"}},
+        {"id": 2, "method": "command", "params": {"text": "memory add --classification "
+                                                          "sensitive -- The staging database "
+                                                          "password rotates every 17 days"}},
+        {"id": 3, "method": "tool", "params": recall},
+        {"id": 4, "method": "tool", "params": {**recall, "sync": {"provider": "openai"}}},
+        {"id": 5, "method": "command", "params": {"text": "recall staging database password",
+                                                  "sync": {"provider": "openai"}}},
+        {"id": 6, "method": "command", "params": {"text": "recall staging database password",
+                                                  "sync": {"provider": "ollama"}}},
+        {"id": 7, "method": "shutdown"}], Host())
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[2]["exitCode"] == 0
+    assert "17 days" in results[3]["text"]  # local: it may see a sensitive claim
+    assert "17 days" not in results[4]["text"]  # Pi switched to a remote model
+    assert results[4]["details"]["outcome"] == "ok"
+    assert "17 days" not in results[5]["text"] and "17 days" in results[6]["text"]

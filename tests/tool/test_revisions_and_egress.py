@@ -76,7 +76,7 @@ def test_guarded_arguments_keep_only_grammar_checked_metadata() -> None:
 
 
 def _details(text: str) -> dict[str, object]:
-    return {"contract": "waymarks-context-persistence-result-v1", "action": "memory_find",
+    return {"contract": "ds4-context-persistence-result-v1", "action": "memory_find",
             "outcome": "ok", "items": [{"id": ITEM, "kind": "memory", "note": text}]}
 
 

@@ -7,7 +7,10 @@ and the CLI all find it by that ID).
 - ``SessionStart``: bind (create if new) the ledger for ``session_id`` and ``cwd``.
 - ``UserPromptSubmit``: record the prompt as a user entry (so a write the model proposes
   through MCP has the person's words as provenance), then answer with the plan as
-  ``additionalContext``.
+  ``additionalContext``, planned against the model's hard limit: the window of the model
+  the transcript's last answer names (a table of known windows, else ``[context]
+  defaultContextWindow``) and that answer's usage as what is already taken
+  (:mod:`waymarks.hosts.model_limits`).
 - ``PreCompact``: record that Claude Code compacted (``waymarks-compaction-v1``).
 - ``SessionEnd``: record the end (``waymarks-session-end-v1``).
 
@@ -105,7 +108,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
             return None
         if not _just_recorded(app, prompt):  # a retried hook must not record it twice
             app.session_say(prompt)  # recorded first: a plan that fails loses nothing
-        context = _plan(app, prompt)  # one request: session and sources are read once
+        context = _plan(app, prompt, payload.get("transcript_path"))  # one request
         return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                        "additionalContext": context}} if context else None
     if event == "PreCompact":
@@ -166,10 +169,12 @@ def _open_or_create(app: Any, session_id: str) -> Any:
         return SessionFile.open(path)
 
 
-def _plan(app: Any, prompt: str) -> str:
+def _plan(app: Any, prompt: str, transcript: object = None) -> str:
+    from waymarks.hosts.model_limits import claude_code_limits, configured_window
     from waymarks.personal.setup import plan_with_memory
 
-    plan = plan_with_memory(app, prompt)
+    limit, used = claude_code_limits(transcript, configured_window(app.settings().raw))
+    plan = plan_with_memory(app, prompt, model_limit=limit, fixed_tokens=used)
     return "\n\n".join(m.content for m in plan.messages if m.kind != "request")
 
 

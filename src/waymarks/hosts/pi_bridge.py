@@ -13,9 +13,16 @@ with requests of its own (IDs ``w1``, ``w2`` …) that the extension answers on 
   "unavailable"}`` (``ctx.ui.confirm``; no UI → unavailable).
 
 Methods: ``initialize``, ``sync``, ``plan``, ``command`` (``/context …`` text),
-``remember``, ``tool`` (``context_persistence`` / ``memory_recall``), ``sanitize``
+``remember``, ``notes`` (``/notes …``: ``promote`` answers with the prompt of the visible
+promotion turn), ``tool`` (the tools of :mod:`waymarks.hosts.pi_tools`), ``sanitize``
 (a provider payload; fails closed), ``shutdown``. Logic lives here; the extension only
 forwards.
+
+Every request's ``sync`` may also carry ``provider``: Pi's *active* model's provider,
+which every rendering for a model uses from then on (plans, tools, payloads), so a
+model switch in Pi takes effect at once. ``plan`` takes ``modelLimit`` (the active
+model's context window) and ``fixed`` (character counts of what Pi sends anyway), so the
+planner's hard-limit check runs inside Pi (:mod:`waymarks.hosts.model_limits`).
 
 ``/context …`` text is split with the ``/context`` quoting rules
 (:func:`waymarks.core.arguments.tokenize`) and run by the same command table as the
@@ -34,10 +41,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from waymarks.core.arguments import tokenize
+from waymarks.hosts.model_limits import pi_fixed_tokens, valid_limit
 from waymarks.ledger.host import HostSessionLog
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import ServiceError
-from waymarks.service.ports import ConfirmationRequest, Decision
 
 PROTOCOL = "waymarks-pi-bridge-v1"
 
@@ -61,6 +68,7 @@ class Bridge:
         self._next = 0
         self._tool: Any = None
         self._table: Any = None
+        self._remember: Any = None
 
     # -- transport ----------------------------------------------------------------------
 
@@ -160,7 +168,8 @@ class Bridge:
         started = time.perf_counter()
         plan = plan_with_memory(self._app(), prompt,
                                 provider=params.get("provider") or self.provider,
-                                model_limit=params.get("modelLimit"))
+                                model_limit=valid_limit(params.get("modelLimit")),
+                                fixed_tokens=pi_fixed_tokens(params.get("fixed")))
         return {"messages": [{"kind": m.kind, "content": m.content, "tokens": m.tokens}
                              for m in plan.messages if m.kind != "request"],
                 "fallback": plan.fallback,
@@ -185,6 +194,11 @@ class Bridge:
         if not tokens or tokens[0].lower() not in HOST_COMMANDS:
             return {"text": f"/context offers: {', '.join(sorted(HOST_COMMANDS))}",
                     "data": {"code": "invalid_argument"}, "exitCode": 2}
+        if [t.lower() for t in tokens] == ["notes", "promote"]:
+            return self.rpc_notes({"text": "promote"})  # /context notes promote: the turn
+        if (tokens[0].lower() in ("recall", "plan") and self.provider
+                and not any(t.lower().startswith("--provider") for t in _options(tokens))):
+            tokens = [tokens[0], "--provider", self.provider, *tokens[1:]]  # Pi's active one
         if self._table is None:
             self._table = build("/context")
         app = self._app()
@@ -213,18 +227,29 @@ class Bridge:
                     f"limit is {MAX_PREFILL_CHARS}. Nothing was saved"}
         return {"prompt": curation_prompt(text)}
 
-    def rpc_tool(self, params: dict[str, Any]) -> dict[str, Any]:
-        from waymarks.tool.recall import memory_recall
+    def rpc_notes(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``/notes …``: ``promote`` answers with the prompt for the visible promotion turn
+        (``prompt`` None and a message when there are no lesson notes); anything else is
+        the ``notes`` command of the table, as ``/context notes …`` runs it."""
+        from waymarks.personal.notes import promote_prompt
 
-        name, arguments = params.get("name"), params.get("arguments")
-        if name == "memory_recall":
-            query = arguments.get("query") if isinstance(arguments, dict) else None
-            answer = memory_recall(self._app(), query)
-            return {"text": json.dumps(answer, ensure_ascii=False), "details": answer}
-        if name != "context_persistence":
+        raw = params.get("text")
+        text = raw if isinstance(raw, str) else ""
+        if text.strip().lower() != "promote":
+            return self.rpc_command({"text": f"notes {text}".strip()})
+        prompt, lessons = promote_prompt(self._app(), self.provider)
+        if prompt is None:
+            return {"prompt": None, "message": "There are no lesson notes on this branch to "
+                    "promote (add one with /notes add -- TEXT)."}
+        return {"prompt": prompt, "lessons": len(lessons)}
+
+    def rpc_tool(self, params: dict[str, Any]) -> dict[str, Any]:
+        from waymarks.hosts.pi_tools import run_tool
+
+        result = run_tool(self, params.get("name"), params.get("arguments"))
+        if result is None:
             raise BridgeError("unknown_tool", "no such tool")
-        result = self._persistence().call(arguments, _HostConfirmer(self))
-        return {"text": result.text, "details": result.details}
+        return result
 
     def rpc_sanitize(self, params: dict[str, Any]) -> dict[str, Any]:
         from waymarks.service.planning import settings_for
@@ -249,16 +274,33 @@ class Bridge:
         assert self.app is not None
         return self.app
 
-    def _persistence(self) -> Any:
+    def app_now(self) -> Waymarks:
+        return self._app()
+
+    def persistence(self) -> Any:
+        """The ``context_persistence`` tool, rendering for the active provider."""
         from waymarks.tool.persistence import ContextPersistence
 
         if self._tool is None:
             self._tool = ContextPersistence(self._app(), provider=self.provider,
                                             persistent=self.ledger is not None,
                                             confirmed_via="pi-ui-confirm")
+        self._tool.provider = self.provider
         return self._tool
 
+    @property
+    def remember(self) -> Any:
+        """The ``remember`` tool's record of what the person was shown."""
+        from waymarks.personal.tools import Remember
+
+        if self._remember is None:
+            self._remember = Remember()
+        return self._remember
+
     def _sync(self, sync: dict[str, Any]) -> None:
+        provider = sync.get("provider")
+        if isinstance(provider, str) and provider:
+            self.provider = provider  # Pi's active model's: a switch applies at once
         if self.ledger is None:
             return
         entries = sync.get("entries")
@@ -274,19 +316,9 @@ class Bridge:
         return written
 
 
-class _HostConfirmer:
-    def __init__(self, bridge: Bridge) -> None:
-        self.bridge = bridge
-
-    def confirm(self, request: ConfirmationRequest) -> Decision:
-        if not self.bridge.has_ui:
-            return "unavailable"
-        answer = self.bridge.ask_host("confirm", {"title": request.title,
-                                                  "message": request.message})
-        decision = answer.get("decision") if isinstance(answer, dict) else None
-        if decision in ("accepted", "declined", "cancelled", "unavailable"):
-            return decision  # type: ignore[no-any-return]
-        return "cancelled"
+def _options(tokens: list[str]) -> list[str]:
+    """The tokens before ``--`` (after it, everything is text)."""
+    return tokens[: tokens.index("--")] if "--" in tokens else tokens
 
 
 def serve(home: Path) -> None:

@@ -4,7 +4,8 @@ the open conversation, never a hidden write.
 ``remember`` with no text asks the model to gather candidate lessons, show them, and ask
 the person what to keep: its first response saves nothing. With text, the same prompt
 carries that text as a candidate. Either way the only thing that persists anything is the
-deterministic ``remember`` operation (``waymarks personal save``, MCP tool ``remember``),
+deterministic ``remember`` operation (``waymarks personal save``, the tool ``remember``
+over MCP and in Pi),
 and only its result proves that something was saved.
 
 Text from the person or from notes is *untrusted data*: it travels as a JSON value inside
@@ -35,9 +36,11 @@ First response only:
 
 After the person answers:
 - Keep only what is useful across projects; say which project facts you skipped.
-- Merge duplicates; read `waymarks personal list` and fetch an entry before changing it.
-- Save each kept item with the remember operation (`waymarks personal save TEXT`, or the
-  MCP tool `remember`); pass the existing slug to replace an entry.
+- Merge duplicates; read the personal memory index (or `waymarks personal list`) and
+  fetch an entry before changing it (tool `recall_memory_entry` in Pi,
+  `personal_memory_entry` over MCP, or `waymarks personal show SLUG`).
+- Save each kept item with the remember operation (the tool `remember`, or
+  `waymarks personal save TEXT`); pass the existing slug to replace an entry.
 - Report what was saved, merged, skipped or failed. Never claim anything was saved
   without a successful remember result.
 

@@ -3,7 +3,9 @@
 Order and budgets of seed 000:
 
 - persistent pins, priority 950, mandatory within ``max_pinned_tokens``;
-- memory, priority 90, within ``max_memory_tokens`` and ``max_results``;
+- memory, priority 90, within ``max_memory_tokens`` and ``max_results``, competing in
+  the order of :mod:`waymarks.planner.memory_order` (named keys, relevance, scope
+  authority, recency);
 - the personal memory index, priority 88, within ``max_personal_tokens`` (index lines in
   index order until the budget is spent; a line the provider may not see is left out);
 - historical retrieval, priority 85; project snippets, priority 80;
@@ -24,6 +26,7 @@ from typing import Any, Final
 
 from waymarks.core.egress import Egress
 from waymarks.core.tokens import estimate_tokens
+from waymarks.planner.memory_order import order_memories
 from waymarks.planner.render import (
     MemoryBlock,
     PinBlock,
@@ -169,7 +172,8 @@ def build_plan(
                          f"system, tools, pins and request need {mandatory} tokens, more "
                          f"than the model limit ({model_limit})")
     room = None if model_limit is None else model_limit - mandatory
-    memory_blocks, room = _choose_memories(memories, egress, budgets, room, manifest)
+    memory_blocks, room = _choose_memories(order_memories(request, memories), egress,
+                                           budgets, room, manifest)
     personal_text, room = _choose_texts(personal, "personal", egress,
                                         budgets.max_personal_tokens, room, manifest, sep="\n")
     history_text, room = _choose_texts(history, "history", egress, budgets.max_history_tokens,

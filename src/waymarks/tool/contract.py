@@ -26,8 +26,17 @@ from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS, MAX_REASON_CHARS
 from waymarks.core.privacy import OMITTED as OMITTED  # re-exported
 from waymarks.core.text import is_unicode
 
-TOOL_CONTRACT: Final = "waymarks-context-persistence-tool-v1"
-RESULT_CONTRACT: Final = "waymarks-context-persistence-result-v1"
+#: The identifiers seed 001 fixes, so that tools and tests written for DS4 interoperate: the
+#: tool contract names the tool, its actions, parameters and authorization behaviour; the
+#: result contract names the result envelope (they may evolve independently).
+TOOL_CONTRACT: Final = "ds4-context-persistence-tool-v1"
+RESULT_CONTRACT: Final = "ds4-context-persistence-result-v1"
+#: what earlier Waymarks releases wrote into tool results (and so into session files):
+#: still recognised on input, never written again
+LEGACY_TOOL_CONTRACT: Final = "waymarks-context-persistence-tool-v1"
+LEGACY_RESULT_CONTRACT: Final = "waymarks-context-persistence-result-v1"
+RESULT_CONTRACTS: Final = frozenset({RESULT_CONTRACT, LEGACY_RESULT_CONTRACT})
+TOOL_CONTRACTS: Final = frozenset({TOOL_CONTRACT, LEGACY_TOOL_CONTRACT})
 
 
 ActionClass = Literal["read", "canonical", "derived"]

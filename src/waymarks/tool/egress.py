@@ -48,6 +48,7 @@ from waymarks.tool.contract import (
     MAX_RESULTS,
     OMITTED,
     RESULT_CONTRACT,
+    RESULT_CONTRACTS,
     REVISION,
     SOURCE_REF,
 )
@@ -130,8 +131,15 @@ _ITEM_FIELDS: Final = {
 
 
 def guard_details(details: object) -> dict[str, Any]:
-    """Metadata of a result, each value checked against what the tool ever puts there."""
-    if not isinstance(details, dict):
+    """Metadata of a result, each value checked against what the tool ever puts there.
+
+    A result written under the legacy identifier (``waymarks-context-persistence-result-v1``,
+    in session files of earlier releases) is read like a current one and re-sent under
+    the current identifier; one naming another contract is not ours to trust: only its
+    absence of content survives."""
+    contract = details.get("contract") if isinstance(details, dict) else None
+    if not isinstance(details, dict) or (contract is not None
+                                         and contract not in RESULT_CONTRACTS):
         return {"contract": RESULT_CONTRACT, "outcome": "unavailable", "omitted": OMITTED}
     out: dict[str, Any] = {"contract": RESULT_CONTRACT}
     action = details.get("action")

@@ -21,7 +21,9 @@ MAX_QUERY_CHARS: Final = 512
 NOT_COMPLETE: Final = "Selected matches only, not the complete memory inventory."
 
 
-def memory_recall(app: Waymarks, query: object) -> dict[str, Any]:
+def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> dict[str, Any]:
+    """``provider``: the destination (a host's active model's; the configured default
+    provider when ``None``): only claims it may receive are candidates, rendered for it."""
     if (not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS
             or not is_unicode(query)):
         return {"outcome": "rejected", "category": "invalid-parameters",
@@ -30,7 +32,7 @@ def memory_recall(app: Waymarks, query: object) -> dict[str, Any]:
         if app.current_session() is None:
             return _unavailable("no persistent session for this project yet")
         with app.begin():
-            result = app.recall(query, inherit=False)
+            result = app.recall(query, inherit=False, provider=provider)
     except (ServiceError, OSError) as exc:
         code = exc.code if isinstance(exc, ServiceError) else "io_error"
         return _unavailable(f"memory is unavailable ({code})")

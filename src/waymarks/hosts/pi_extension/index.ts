@@ -6,6 +6,14 @@
  * do on Python's behalf: append canonical entries (pi.appendEntry), ask the person
  * (ctx.ui.confirm), report project trust and the active branch.
  *
+ * Pi's active model decides: every request tells the bridge the active provider (what it
+ * may see) and plans get the model's context window and the size of what Pi sends anyway
+ * (system prompt, tools, messages), so the planner's hard-limit check runs here too.
+ *
+ * A command that starts a visible turn (/remember, /notes promote) sends it as the
+ * person's message; without a UI (print and JSON modes) it waits for that turn to end,
+ * so `pi -p "/remember …"` runs the turn before Pi exits.
+ *
  * Failure policy: if the bridge is down or slow, Pi keeps working without injected context
  * and the person sees one warning. Privacy is the exception: a provider payload that
  * cannot be checked is withheld (its content replaced) rather than sent unchecked.
@@ -36,6 +44,11 @@ export default function waymarks(pi: any) {
 	let ctxNow: any;
 	let warned = false;
 	let cachedPlan: { key: string; messages: Json[] } | undefined;
+	/** the AbortSignal of the tool call in progress: a confirmation it asks for ends
+	 * `cancelled` when it fires (abort before dispatch) */
+	let toolSignal: AbortSignal | undefined;
+	let turnEnded: Array<() => void> = [];
+	let turnStarted: Array<() => void> = [];
 	const timeoutMs = Number(process.env.WAYMARKS_BRIDGE_TIMEOUT_MS || 5000);
 	const timings = process.env.WAYMARKS_BRIDGE_TIMINGS;
 
@@ -131,11 +144,22 @@ export default function waymarks(pi: any) {
 		}
 		if (method === "confirm") {
 			if (!ctx?.hasUI) return { decision: "unavailable" };
+			const signal = toolSignal;
+			if (signal?.aborted) return { decision: "cancelled" };
+			let onAbort: (() => void) | undefined;
+			const aborted = new Promise<boolean>((resolve) => {
+				onAbort = () => resolve(false);
+				signal?.addEventListener("abort", onAbort, { once: true });
+			});
 			try {
-				const ok = await ctx.ui.confirm(params.title, params.message);
+				const ok = await Promise.race([ctx.ui.confirm(params.title, params.message, { signal }), aborted]);
+				// an abort while the dialog was open wins over whatever the dialog says
+				if (signal?.aborted) return { decision: "cancelled" };
 				return { decision: ok ? "accepted" : "declined" };
 			} catch {
 				return { decision: "cancelled" };
+			} finally {
+				if (onAbort) signal?.removeEventListener("abort", onAbort);
 			}
 		}
 		throw new Error(`unknown host method ${method}`);
@@ -182,8 +206,69 @@ export default function waymarks(pi: any) {
 		const manager = ctx.sessionManager;
 		const fresh = manager.getEntries().filter((e: Json) => !sent.has(e.id));
 		for (const e of fresh) sent.add(e.id);
-		return { entries: fresh, leafId: manager.getLeafId() };
+		return { entries: fresh, leafId: manager.getLeafId(), provider: ctx.model?.provider };
 	}
+
+	/** What Pi sends with every request anyway, in characters (the bridge estimates tokens). */
+	function fixedChars(ctx: any, messages: Json[], request: string): Json {
+		const size = (value: Json) => {
+			try {
+				return JSON.stringify(value ?? "").length;
+			} catch {
+				return 0;
+			}
+		};
+		let systemChars = 0;
+		let toolsChars = 0;
+		try {
+			systemChars = String(ctx.getSystemPrompt?.() ?? "").length;
+		} catch {}
+		try {
+			const active = new Set(pi.getActiveTools?.() ?? []);
+			const tools = (pi.getAllTools?.() ?? []).filter((t: Json) => active.has(t.name));
+			toolsChars = size(tools.map((t: Json) => ({ name: t.name, description: t.description, parameters: t.parameters })));
+		} catch {}
+		return { systemChars, toolsChars, messagesChars: Math.max(0, size(messages) - request.length) };
+	}
+
+	/** Start a visible turn with `text` as the person's message; without a UI (print and
+	 * JSON modes) wait until it has ended, so Pi does not exit before it ran. */
+	async function startTurn(ctx: any, text: string) {
+		if (ctx.hasUI) {
+			pi.sendUserMessage(text, ctx.isIdle?.() === false ? { deliverAs: "followUp" } : undefined);
+			return;
+		}
+		let started = false;
+		const ended = new Promise<void>((resolve) => turnEnded.push(resolve));
+		turnStarted.push(() => {
+			started = true;
+		});
+		pi.sendUserMessage(text);
+		// a turn that never starts (Pi refused the message) must not hold Pi open forever
+		const notStarted = new Promise<void>((resolve) => {
+			let waited = 0;
+			const timer = setInterval(() => {
+				if (started) clearInterval(timer);
+				else if ((waited += 250) >= 30_000) {
+					clearInterval(timer);
+					resolve();
+				}
+			}, 250);
+		});
+		await Promise.race([ended, notStarted]);
+	}
+
+	pi.on("agent_start", async () => {
+		const waiting = turnStarted;
+		turnStarted = [];
+		for (const resolve of waiting) resolve();
+	});
+
+	pi.on("agent_end", async () => {
+		const waiting = turnEnded;
+		turnEnded = [];
+		for (const resolve of waiting) resolve();
+	});
 
 	/** A bridge call that may restart the bridge once; waits for confirmations without a limit. */
 	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs): Promise<Json> {
@@ -253,9 +338,11 @@ export default function waymarks(pi: any) {
 		const last = lastUserText(event.messages);
 		if (!last || !last.text.trim()) return undefined;
 		try {
-			const key = `${ctx.model?.provider}:${ctx.sessionManager.getLeafId()}:${last.index}:${last.text}`;
+			const modelLimit = Number.isInteger(ctx.model?.contextWindow) && ctx.model.contextWindow > 0 ? ctx.model.contextWindow : undefined;
+			const fixed = fixedChars(ctx, event.messages, last.text);
+			const key = `${ctx.model?.provider}:${ctx.model?.id}:${modelLimit}:${JSON.stringify(fixed)}:${ctx.sessionManager.getLeafId()}:${last.index}:${last.text}`;
 			if (cachedPlan?.key !== key) {
-				const plan = await call(ctx, "plan", { prompt: last.text, provider: ctx.model?.provider });
+				const plan = await call(ctx, "plan", { prompt: last.text, provider: ctx.model?.provider, modelLimit, fixed });
 				cachedPlan = { key, messages: plan.fallback ? [] : plan.messages };
 			}
 			if (!cachedPlan.messages.length) return undefined;
@@ -288,8 +375,9 @@ export default function waymarks(pi: any) {
 	async function command(ctx: any, text: string) {
 		try {
 			const r = await call(ctx, "command", { text }, LONG_CALL_MS);
-			if (ctx.hasUI) ctx.ui.notify(r.text, r.exitCode ? "warning" : "info");
-			else process.stdout.write(`${r.text}\n`);
+			if (r.prompt) return await startTurn(ctx, r.prompt); // notes promote: a visible turn
+			if (ctx.hasUI) ctx.ui.notify(r.text ?? r.message, r.exitCode || !r.text ? "warning" : "info");
+			else process.stdout.write(`${r.text ?? r.message}\n`);
 		} catch (e) {
 			warn(ctx, `the command failed (${e instanceof Error ? e.message : e})`);
 		}
@@ -305,13 +393,37 @@ export default function waymarks(pi: any) {
 		handler: async (args: string, ctx: any) => {
 			try {
 				const r = await call(ctx, "remember", { text: args || null });
-				if (!r.prompt) return warn(ctx, r.message);
-				pi.sendUserMessage(r.prompt, ctx.isIdle?.() === false ? { deliverAs: "followUp" } : undefined);
+				if (!r.prompt) return say(ctx, r.message, "warning");
+				await startTurn(ctx, r.prompt);
 			} catch (e) {
 				warn(ctx, `remember failed (${e instanceof Error ? e.message : e})`);
 			}
 		},
 	});
+
+	pi.registerCommand("notes", {
+		description: "Discussion notes: /notes add -- TEXT | list | clear | promote (a visible turn proposing doc changes)",
+		handler: async (args: string, ctx: any) => command(ctx, `notes ${args || "list"}`),
+	});
+
+	function say(ctx: any, text: string, level: "info" | "warning") {
+		if (ctx.hasUI) ctx.ui.notify(text, level);
+		else process.stdout.write(`${text}\n`);
+	}
+
+	/** A tool whose work is in the bridge; `signal` is the call's AbortSignal. */
+	async function bridgeTool(ctx: any, name: string, params: Json, signal: AbortSignal | undefined, timeout = timeoutMs) {
+		toolSignal = signal;
+		try {
+			const r = await call(ctx, "tool", { name, arguments: params }, timeout);
+			return { content: [{ type: "text", text: r.text }], details: r.details };
+		} catch (e) {
+			const details = { outcome: "unavailable", category: "runtime-unavailable" };
+			return { content: [{ type: "text", text: JSON.stringify(details) }], details };
+		} finally {
+			if (toolSignal === signal) toolSignal = undefined;
+		}
+	}
 
 	const optional = (schema: Json) => Type.Optional(schema);
 	pi.registerTool({
@@ -336,13 +448,16 @@ export default function waymarks(pi: any) {
 			activeOnly: optional(Type.Boolean()),
 			maxResults: optional(Type.Integer()),
 		}),
-		async execute(_id: string, params: Json, _signal: Json, _onUpdate: Json, ctx: any) {
+		async execute(_id: string, params: Json, signal: AbortSignal | undefined, _onUpdate: Json, ctx: any) {
+			toolSignal = signal;
 			try {
 				const r = await call(ctx, "tool", { name: "context_persistence", arguments: params }, LONG_CALL_MS);
 				return { content: [{ type: "text", text: r.text }], details: r.details };
 			} catch (e) {
 				const details = { outcome: "unavailable", errorCode: "runtime-unavailable" };
 				return { content: [{ type: "text", text: JSON.stringify(details) }], details };
+			} finally {
+				if (toolSignal === signal) toolSignal = undefined;
 			}
 		},
 	});
@@ -352,14 +467,56 @@ export default function waymarks(pi: any) {
 		label: "Memory recall",
 		description: "Look up durable memory claims relevant to a question (read-only; at most 3 claims).",
 		parameters: Type.Object({ query: Type.String() }),
-		async execute(_id: string, params: Json, _signal: Json, _onUpdate: Json, ctx: any) {
-			try {
-				const r = await call(ctx, "tool", { name: "memory_recall", arguments: params });
-				return { content: [{ type: "text", text: r.text }], details: r.details };
-			} catch (e) {
-				const details = { outcome: "unavailable", category: "runtime-unavailable" };
-				return { content: [{ type: "text", text: JSON.stringify(details) }], details };
-			}
+		async execute(_id: string, params: Json, signal: AbortSignal | undefined, _onUpdate: Json, ctx: any) {
+			return bridgeTool(ctx, "memory_recall", params, signal);
+		},
+	});
+
+	pi.registerTool({
+		name: "remember",
+		label: "Remember",
+		description:
+			"Save one item of the person's personal memory (a preference, lesson or reference that follows them " +
+			"across projects) after they chose it in a visible curation turn (/remember). The person confirms the " +
+			"save. Pass the slug of an existing entry to replace it. Only a result with outcome saved proves " +
+			"persistence. Never credentials.",
+		parameters: Type.Object({ text: Type.String(), slug: optional(Type.String()) }),
+		async execute(_id: string, params: Json, signal: AbortSignal | undefined, _onUpdate: Json, ctx: any) {
+			return bridgeTool(ctx, "remember", params, signal, LONG_CALL_MS);
+		},
+	});
+
+	pi.registerTool({
+		name: "recall_memory_entry",
+		label: "Recall memory entry",
+		description: "Fetch one personal memory entry in full by its name (the slug in the personal memory index; read-only).",
+		parameters: Type.Object({ name: Type.String() }),
+		async execute(_id: string, params: Json, signal: AbortSignal | undefined, _onUpdate: Json, ctx: any) {
+			return bridgeTool(ctx, "recall_memory_entry", params, signal);
+		},
+	});
+
+	pi.registerTool({
+		name: "capture_note",
+		label: "Capture note",
+		description:
+			"Capture a short discussion note for this session (type: lesson by default, or requirement, decision, " +
+			"constraint, action, question, preference, implementation). The person promotes lessons with /notes promote.",
+		parameters: Type.Object({ text: Type.String(), type: optional(Type.String()) }),
+		async execute(_id: string, params: Json, signal: AbortSignal | undefined, _onUpdate: Json, ctx: any) {
+			return bridgeTool(ctx, "capture_note", params, signal);
+		},
+	});
+
+	pi.registerTool({
+		name: "recall_memory",
+		label: "Recall memory",
+		description:
+			"Engineering docs of this project that match a question, plus the compact index of the person's personal " +
+			"memory, in one call (read-only; fetch a full entry with recall_memory_entry).",
+		parameters: Type.Object({ query: Type.String() }),
+		async execute(_id: string, params: Json, signal: AbortSignal | undefined, _onUpdate: Json, ctx: any) {
+			return bridgeTool(ctx, "recall_memory", params, signal);
 		},
 	});
 }

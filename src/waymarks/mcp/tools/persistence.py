@@ -24,7 +24,13 @@ from waymarks.mcp.common import (
     raw_arguments,
     tool_result,
 )
-from waymarks.tool.contract import Request, input_schema, parse_request
+from waymarks.tool.contract import (
+    RESULT_CONTRACT,
+    TOOL_CONTRACT,
+    Request,
+    input_schema,
+    parse_request,
+)
 from waymarks.tool.persistence import ContextPersistence, WritePlan
 
 NAME = "context_persistence"
@@ -39,6 +45,9 @@ DESCRIPTION = (
 #: each parameter is typed ``Any`` (the contract checks it, with errors that never echo the
 #: value) and advertises its JSON schema
 _SCHEMA: dict[str, Any] = input_schema()["properties"]
+#: the seed's contract identifiers, advertised with the tool (every result carries the
+#: result contract in its structured content as ``contract``)
+CONTRACTS: dict[str, Any] = {"contract": TOOL_CONTRACT, "resultContract": RESULT_CONTRACT}
 
 
 def register(server: MCPServer, persistence: ContextPersistence, serial: Serial) -> None:
@@ -63,6 +72,7 @@ def register(server: MCPServer, persistence: ContextPersistence, serial: Serial)
         name=NAME, description=DESCRIPTION,
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
                                     idempotent_hint=False, open_world_hint=False),
+        meta=CONTRACTS,
     )
     def persistence_tool(
         ctx: Context,

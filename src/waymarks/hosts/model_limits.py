@@ -1,0 +1,121 @@
+"""What the hosts tell the planner about the model's hard limit (seed 000: "final
+system/tools/messages validation still enforces the active model hard limit").
+
+The planner drops lower priorities (memory, then the personal index, history, snippets)
+when the request would not fit, and falls back when even pins and the request do not
+(:func:`waymarks.planner.select.build_plan`). It needs two numbers per request:
+
+- the **model limit**: the context window of the model the request goes to;
+- the **fixed tokens**: what the host sends anyway (system prompt, tool definitions and
+  the conversation so far).
+
+Pi knows both: the extension reads the active model's ``contextWindow`` and sends the
+character counts of the system prompt, the active tools' definitions and the messages
+(:func:`pi_fixed_tokens`). Claude Code tells a hook neither, so the hook reads the tail
+of Claude Code's transcript: the model of the last answer (looked up in
+:data:`KNOWN_WINDOWS`, else ``[context] defaultContextWindow``, else no limit) and that
+answer's usage, which is the whole context that request took plus its own output
+(:func:`claude_code_limits`).
+
+Estimates err on the safe side (characters / 4, JSON overhead included); a wrong or
+missing number never blocks a prompt: it only leaves the limit unchecked, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Final
+
+#: context windows of the models Claude Code runs, by model-name prefix (longest first
+#: wins); every current Claude model has a 200k window unless the 1M beta is named
+KNOWN_WINDOWS: Final[tuple[tuple[str, int], ...]] = (
+    ("claude-opus-4", 200_000),
+    ("claude-sonnet-4", 200_000),
+    ("claude-haiku-4", 200_000),
+    ("claude-3-7-sonnet", 200_000),
+    ("claude-3-5-sonnet", 200_000),
+    ("claude-3-5-haiku", 200_000),
+    ("claude-3-opus", 200_000),
+    ("claude-3-haiku", 200_000),
+)
+ONE_MILLION: Final = re.compile(r"\[1m\]$", re.IGNORECASE)
+TRANSCRIPT_TAIL_BYTES: Final = 512 * 1024
+MAX_TOKENS: Final = 100_000_000  # anything above is not a real window
+
+
+def tokens_of_chars(chars: object) -> int:
+    """The planner's estimate for ``chars`` characters of mostly ASCII text."""
+    return (chars + 3) // 4 if type(chars) is int and chars > 0 else 0
+
+
+def pi_fixed_tokens(fixed: object) -> int:
+    """Pi's ``fixed`` (``{"systemChars", "toolsChars", "messagesChars"}``) as tokens."""
+    if not isinstance(fixed, dict):
+        return 0
+    return sum(tokens_of_chars(fixed.get(k)) for k in ("systemChars", "toolsChars",
+                                                        "messagesChars"))
+
+
+def valid_limit(value: object) -> int | None:
+    return value if type(value) is int and 0 < value <= MAX_TOKENS else None
+
+
+def window_of(model: str | None, default: int | None) -> int | None:
+    """The context window of a Claude model name, else the configured default."""
+    if model:
+        name = model.strip().lower()
+        if ONE_MILLION.search(name):
+            return 1_000_000
+        for prefix, window in sorted(KNOWN_WINDOWS, key=lambda p: -len(p[0])):
+            if name.startswith(prefix):
+                return window
+    return default
+
+
+def configured_window(raw: dict[str, Any]) -> int | None:
+    """``[context] defaultContextWindow`` (positive tokens), if set."""
+    context = raw.get("context")
+    return valid_limit(context.get("defaultContextWindow")) if isinstance(context, dict) \
+        else None
+
+
+def claude_code_limits(transcript: object, default: int | None) -> tuple[int | None, int]:
+    """``(model limit, fixed tokens)`` for the next request of a Claude Code session."""
+    model, used = _last_answer(transcript)
+    return window_of(model, default), used
+
+
+def _last_answer(transcript: object) -> tuple[str | None, int]:
+    """The model and the context tokens (input, cache reads and writes, output) of the
+    last assistant message in the transcript's tail; ``(None, 0)`` when there is none."""
+    if not isinstance(transcript, str) or not transcript:
+        return None, 0
+    path = Path(transcript)
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - TRANSCRIPT_TAIL_BYTES))
+            tail = handle.read()
+    except OSError:
+        return None, 0
+    for line in reversed(tail.splitlines()):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # the first line of the tail may be cut
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        raw_model, raw_usage = message.get("model"), message.get("usage")
+        model = raw_model if isinstance(raw_model, str) else None
+        usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
+        counts = [usage.get(k) for k in ("input_tokens", "cache_creation_input_tokens",
+                                         "cache_read_input_tokens", "output_tokens")]
+        used = sum(c for c in counts if type(c) is int and c > 0)
+        if model == "<synthetic>":
+            continue  # Claude Code's own placeholder answers name no model
+        return model, used
+    return None, 0

@@ -1,0 +1,112 @@
+"""Issue 23 item 1 for Claude Code: the ``UserPromptSubmit`` hook, through the real
+``waymarks hook claude-code`` entry point, plans against the model's hard limit — the
+window of the model the transcript's last answer names (a table of known windows, else
+``[context] defaultContextWindow``) minus what that answer's usage says is taken."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from waymarks.hosts.model_limits import claude_code_limits, window_of
+from waymarks.service.app import Waymarks
+
+WAYMARKS = Path(sys.executable).parent / "waymarks"
+PIN_BEGIN = "[WAYMARKS PINNED CONTEXT — USER-CONFIRMED]"
+MEMORY_BEGIN = "[WAYMARKS DURABLE MEMORY — QUOTED DATA]"
+PROMPT = "what does the deploy checklist require?"
+TOPICS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+
+
+def submit(home: Path, project: Path, sid: str, transcript: Path) -> str:
+    body = {"session_id": sid, "transcript_path": str(transcript), "cwd": str(project),
+            "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
+    done = subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code",
+                           "UserPromptSubmit"], input=json.dumps(body), text=True,
+                          env={**os.environ, "WAYMARKS_CC_HELPER": "off"},
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    if not done.stdout:
+        return ""
+    context: str = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    return context
+
+
+def transcript(path: Path, model: str, used: int) -> Path:
+    lines: list[dict[str, Any]] = [
+        {"type": "user", "message": {"role": "user", "content": "earlier"}},
+        {"type": "assistant", "message": {
+            "role": "assistant", "model": model, "content": [{"type": "text", "text": "ok"}],
+            "usage": {"input_tokens": 10, "cache_creation_input_tokens": 0,
+                      "cache_read_input_tokens": used - 15, "output_tokens": 5}}},
+        {"type": "assistant", "message": {"role": "assistant", "model": "<synthetic>",
+                                          "content": [], "usage": {}}},
+    ]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def session(home: Path, project: Path) -> str:
+    sid = str(uuid.uuid4())
+    subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code", "SessionStart"],
+                   input=json.dumps({"session_id": sid, "cwd": str(project),
+                                     "hook_event_name": "SessionStart"}), text=True,
+                   env={**os.environ, "WAYMARKS_CC_HELPER": "off"}, check=True, timeout=60)
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.pin("Always answer in French")
+        for topic in TOPICS:
+            filler = " ".join(f"{topic}{n}" for n in range(40))
+            app.remember(f"The deploy checklist item {topic} requires {filler}")
+    return sid
+
+
+def test_a_known_model_near_its_window_drops_memory_but_keeps_the_pin(
+        home: Path, project: Path, session: str, tmp_path: Path) -> None:
+    roomy = submit(home, project, session, tmp_path / "missing.jsonl")  # no transcript yet
+    assert roomy.count(MEMORY_BEGIN) == len(TOPICS)
+    taken = 200_000 - len(roomy) // 4 // 2  # leaves room for about half of it
+    tight = submit(home, project, session,
+                   transcript(tmp_path / "t.jsonl", "claude-sonnet-4-5-20250929", taken))
+    assert tight.startswith(PIN_BEGIN)
+    assert 0 < tight.count(MEMORY_BEGIN) < len(TOPICS)
+    # the same usage on a model with a 1M window: everything fits again
+    wide = submit(home, project, session,
+                  transcript(tmp_path / "w.jsonl", "claude-sonnet-4-5-20250929[1m]", taken))
+    assert wide.count(MEMORY_BEGIN) == len(TOPICS)
+
+
+def test_an_unknown_model_uses_the_configured_default_window(
+        home: Path, project: Path, session: str, tmp_path: Path) -> None:
+    roomy = submit(home, project, session, transcript(tmp_path / "t.jsonl", "local-llm", 5000))
+    assert roomy.count(MEMORY_BEGIN) == len(TOPICS)  # unknown, nothing configured: no limit
+    (home / "config.toml").write_text(
+        f"[context]\ndefaultContextWindow = {5000 + len(roomy) // 4 // 2}\n")
+    tight = submit(home, project, session, tmp_path / "t.jsonl")
+    assert tight.startswith(PIN_BEGIN) and 0 < tight.count(MEMORY_BEGIN) < len(TOPICS)
+
+
+def test_when_not_even_the_pins_fit_nothing_is_added_and_the_prompt_is_kept(
+        home: Path, project: Path, session: str, tmp_path: Path) -> None:
+    full = transcript(tmp_path / "t.jsonl", "claude-opus-4-1-20250805", 199_990)
+    assert submit(home, project, session, full) == ""  # the planner fell back
+    with Waymarks(home, cwd=str(project), session=session) as app:
+        manifest = app.projection.last_manifest()
+    assert manifest is not None and "model limit" in str(manifest["fallback"])
+    [ledger] = list((home / "sessions").rglob(f"*_{session}.jsonl"))
+    assert PROMPT in ledger.read_text()  # recorded all the same
+
+
+def test_the_window_table_and_the_transcript_reader() -> None:
+    assert window_of("claude-haiku-4-5", None) == 200_000
+    assert window_of("claude-sonnet-4-5[1M]", None) == 1_000_000
+    assert window_of("gpt-9", 64_000) == 64_000 and window_of(None, None) is None
+    assert claude_code_limits("/no/such/transcript.jsonl", 1000) == (1000, 0)
+    assert claude_code_limits(None, None) == (None, 0)
