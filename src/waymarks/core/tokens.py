@@ -7,9 +7,9 @@ function, so a plan never disagrees with itself. They are estimates, not a token
 
 from __future__ import annotations
 
-import re
+from waymarks.core.lazy_re import lazy
 
-_WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+_WIDE = lazy(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
 
 def estimate_tokens(text: str) -> int:
