@@ -18,7 +18,7 @@ import shutil
 import sys
 from typing import Any
 
-from waymarks.commands.base import Result, Table
+from waymarks.commands.results import Result, Table
 
 STYLES = {"active": "green", "available": "green", "superseded": "dim",
           "deleted": "dim strike", "invalid": "red", "expired": "yellow"}
