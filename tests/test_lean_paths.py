@@ -16,7 +16,8 @@ from pathlib import Path
 #: never on the recall path: the CLI library, the terminal UI, the command table
 NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.commands.table", "waymarks.hosts",
-                  "waymarks.mcp", "waymarks.personal", "waymarks.tool")
+                  "waymarks.mcp", "waymarks.personal", "waymarks.tool",
+                  "waymarks.planner.select", "waymarks.planner.render")
 
 
 def _loaded_after(code: str, tmp_path: Path, cwd: Path) -> tuple[list[str], str]:
