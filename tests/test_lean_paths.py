@@ -52,3 +52,21 @@ def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: P
     modules, _ = _loaded_after(code, tmp_path, project)
     assert _matching(modules, NOT_FOR_RECALL) == []
     assert "waymarks.service.app" in modules, "the recall really ran in this process"
+
+
+def test_the_mcp_server_starts_without_the_command_table(
+        tmp_path: Path) -> None:
+    """``waymarks mcp`` (stdio), run until its client goes away (standard input at end):
+    it served (the SDK's server was loaded) without the CLI's command table."""
+    project = tmp_path / "project"
+    project.mkdir()
+    code = ("import os\n"
+            "sys.stdin = open(os.devnull)\n"
+            "from waymarks.cli.main import main\n"
+            "status = main(['mcp'])\n"
+            "assert status == 0, status")
+    modules, _ = _loaded_after(code, tmp_path, project)
+    # (click itself is loaded: the SDK imports uvicorn, which imports it)
+    assert _matching(modules, ("waymarks.cli.app", "waymarks.commands.base",
+                               "waymarks.commands.table", "waymarks.commands.items")) == []
+    assert "waymarks.mcp.server" in modules and "waymarks.service.app" in modules

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from waymarks.cli.lean import parse
+from waymarks.cli.lean import parse, parse_mcp
 
 FULL = "import sys; from waymarks.cli.app import run; sys.exit(run(sys.argv[1:]))"
 
@@ -106,3 +106,31 @@ def test_options_are_read_as_click_reads_them() -> None:
     assert (wanted.globals, wanted.json, wanted.history, wanted.provider, wanted.explain,
             wanted.query) == ({"--home": "H"}, True, ["a", "b"], "p2", True,
                               ["q1", "q2", "--json", "q3"])
+
+
+# -- waymarks mcp over stdio ------------------------------------------------------------
+
+MCP_CASES = [
+    ["--session", "ffffffff", "mcp"],  # names no session: a usage error before serving
+    ["--json", "--session", "ffffffff", "mcp", "--claude-code"],
+    ["--cwd", "/nonexistent/waymarks-test", "mcp"],
+]
+
+
+@pytest.mark.parametrize("argv", MCP_CASES, ids=[" ".join(c) for c in MCP_CASES])
+def test_the_lean_mcp_start_refuses_as_the_full_cli(filled: tuple[Path, Path],
+                                                    argv: list[str]) -> None:
+    home, project = filled
+    assert parse_mcp(argv) is not None
+    lean = _run(argv, project, home, full=False)
+    assert lean == _run(argv, project, home, full=True)
+    assert lean[0] == 2 and "waymarks" in lean[1] + lean[2]
+
+
+@pytest.mark.parametrize("argv", [
+    ["mcp", "--http"], ["mcp", "--port", "9000"], ["mcp", "-h"], ["mcp", "--help"],
+    ["mcp", "--claude-code", "--claude-code"], ["MCP"], ["mcp", "x"], ["recall", "x"],
+], ids=repr)
+def test_what_the_lean_mcp_start_does_not_recognise_goes_to_the_full_cli(
+        argv: list[str]) -> None:
+    assert parse_mcp(argv) is None

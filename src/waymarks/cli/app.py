@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from waymarks import __version__
-from waymarks.cli.runner import CliRuntime, Reported, error, perform
+from waymarks.cli.runner import CliRuntime, Reported, error, perform, usage_text
 from waymarks.commands.base import (
     EXIT_ERROR,
     EXIT_REJECTED,
@@ -172,5 +172,4 @@ def usage_message(exc: click.UsageError) -> str:
     if isinstance(exc, click.NoSuchOption) and exc.option_name.startswith("-") and \
             not exc.option_name.startswith("--"):
         message += " (text that starts with '-' needs '--' before it: waymarks pin -- -x)"
-    where = exc.ctx.command_path if exc.ctx is not None else "waymarks"
-    return f"{message}; see `{where} --help`"
+    return usage_text(message, exc.ctx.command_path if exc.ctx is not None else "waymarks")

@@ -1,4 +1,5 @@
-"""``waymarks recall``'s lean path: a one-shot recall without click or the command table.
+"""The lean paths of ``waymarks recall`` and ``waymarks mcp``: without click or the
+command table.
 
 A fresh ``waymarks recall QUERY`` is what a script or a host runs per question, so its cost
 is mostly start-up: importing click, the command table (every command module) and building
@@ -18,6 +19,11 @@ abbreviated option, ``--opt=value``, upper-case names, a value that starts with 
 query, text that is not UTF-8 — returns ``None`` and the full CLI answers it (with its
 usage errors), so this path can only be faster, never different.
 ``tests/cli/test_lean_recall.py`` runs both paths on the same home and compares them.
+
+``waymarks [globals] mcp [--claude-code]`` (stdio) takes the same kind of path
+(:func:`mcp_fast_path`): an MCP client waits for the server's first answer, and the
+command table is not needed to serve; the launcher's own function serves it
+(:func:`waymarks.cli.launchers.serve_mcp_stdio`), so both paths check and serve alike.
 """
 
 from __future__ import annotations
@@ -43,14 +49,14 @@ class _Recall:
         self.query: list[str] = []
 
 
-def parse(argv: list[str]) -> _Recall | None:
-    """The request, or ``None`` when the full CLI must answer (see the module's rule)."""
+def _globals(argv: list[str], wanted: _Recall) -> int | None:
+    """Read the global options into ``wanted``; the index of the command, or ``None`` if
+    the command line is not one this path recognises."""
     for token in argv:
         try:
             token.encode("utf-8")
         except UnicodeEncodeError:
             return None
-    wanted = _Recall()
     index = 0
     while index < len(argv) and argv[index].startswith("-"):
         token = argv[index]
@@ -63,7 +69,14 @@ def parse(argv: list[str]) -> _Recall | None:
         else:
             return None
         index += 1
-    if argv[index:index + 1] != ["recall"]:
+    return index
+
+
+def parse(argv: list[str]) -> _Recall | None:
+    """The request, or ``None`` when the full CLI must answer (see the module's rule)."""
+    wanted = _Recall()
+    index = _globals(argv, wanted)
+    if index is None or argv[index:index + 1] != ["recall"]:
         return None
     index += 1
     while index < len(argv):
@@ -90,23 +103,71 @@ def parse(argv: list[str]) -> _Recall | None:
     return wanted if wanted.query else None
 
 
+def parse_mcp(argv: list[str]) -> _Recall | None:
+    """``[globals] mcp [--claude-code]`` (stdio), else ``None``; ``explain`` holds
+    ``--claude-code``."""
+    wanted = _Recall()
+    index = _globals(argv, wanted)
+    if index is None or argv[index:index + 1] != ["mcp"]:
+        return None
+    rest = argv[index + 1:]
+    if rest not in ([], ["--claude-code"]):
+        return None
+    wanted.explain = bool(rest)
+    return wanted
+
+
+def _apply_globals(state: CliRuntime, wanted: _Recall) -> None:
+    from pathlib import Path
+
+    home = wanted.globals.get("--home")
+    state.home = Path(home).expanduser() if home is not None else None
+    state.session = wanted.globals.get("--session")
+    state.cwd = wanted.globals.get("--cwd")
+    state.json = wanted.json
+
+
+def fast_path(argv: list[str]) -> int | None:
+    """Run a command line this path recognises (``recall``; ``mcp`` over stdio);
+    ``None``: not one, the full CLI runs."""
+    recalled = recall_fast_path(argv)
+    return recalled if recalled is not None else mcp_fast_path(argv)
+
+
+def mcp_fast_path(argv: list[str]) -> int | None:
+    """``waymarks mcp`` over stdio without click or the command table: an MCP client
+    waits for it to start, and the SDK alone costs half a second."""
+    wanted = parse_mcp(argv)
+    if wanted is None:
+        return None
+    from waymarks.cli.launchers import LaunchError, serve_mcp_stdio
+    from waymarks.cli.runner import Reported, error, perform, usage_text
+    from waymarks.commands.results import EXIT_REJECTED
+
+    want_json = "--json" in argv
+
+    def work(state: CliRuntime) -> Result:
+        _apply_globals(state, wanted)
+        try:
+            return serve_mcp_stdio(state, wanted.explain)
+        except LaunchError as exc:
+            raise Reported(error("usage", usage_text(str(exc), "waymarks mcp"),
+                                 EXIT_REJECTED, want_json or state.json)) from exc
+
+    return perform(work, want_json)
+
+
 def recall_fast_path(argv: list[str]) -> int | None:
     """Run a recognised ``recall`` command line; ``None``: not one (the full CLI runs)."""
     wanted = parse(argv)
     if wanted is None:
         return None
-    from pathlib import Path
-
     from waymarks.cli.runner import perform
 
     def work(state: CliRuntime) -> Result:
         from waymarks.commands.recalling import recall_result
 
-        home = wanted.globals.get("--home")
-        state.home = Path(home).expanduser() if home is not None else None
-        state.session = wanted.globals.get("--session")
-        state.cwd = wanted.globals.get("--cwd")
-        state.json = wanted.json
+        _apply_globals(state, wanted)
         return recall_result(state.app(), wanted.query, wanted.history, wanted.provider,
                              wanted.explain)
 

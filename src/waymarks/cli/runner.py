@@ -117,6 +117,11 @@ def service_error() -> type[ServiceError]:
     return ServiceError
 
 
+def usage_text(message: str, where: str) -> str:
+    """A usage error's message, with where to look next."""
+    return f"{message.rstrip('.')}; see `{where} --help`"
+
+
 def error(code: str, message: str, status: int, want_json: bool) -> int:
     if want_json:
         print_json({"outcome": "error" if status == EXIT_ERROR else "rejected", "id": None,
