@@ -37,19 +37,20 @@ GLOBAL_VALUES = ("--home", "--session", "--cwd")
 RECALL_VALUES = ("--history", "--provider")
 
 
-class _Recall:
+class _Request:
     """What a recognised command line asks for."""
 
     def __init__(self) -> None:
         self.globals: dict[str, str] = {}
         self.json = False
-        self.history: list[str] = []
+        self.history: list[str] = []  # recall
         self.provider: str | None = None
         self.explain = False
         self.query: list[str] = []
+        self.claude_code = False  # mcp
 
 
-def _globals(argv: list[str], wanted: _Recall) -> int | None:
+def _globals(argv: list[str], wanted: _Request) -> int | None:
     """Read the global options into ``wanted``; the index of the command, or ``None`` if
     the command line is not one this path recognises."""
     for token in argv:
@@ -72,9 +73,9 @@ def _globals(argv: list[str], wanted: _Recall) -> int | None:
     return index
 
 
-def parse(argv: list[str]) -> _Recall | None:
+def parse(argv: list[str]) -> _Request | None:
     """The request, or ``None`` when the full CLI must answer (see the module's rule)."""
-    wanted = _Recall()
+    wanted = _Request()
     index = _globals(argv, wanted)
     if index is None or argv[index:index + 1] != ["recall"]:
         return None
@@ -103,21 +104,20 @@ def parse(argv: list[str]) -> _Recall | None:
     return wanted if wanted.query else None
 
 
-def parse_mcp(argv: list[str]) -> _Recall | None:
-    """``[globals] mcp [--claude-code]`` (stdio), else ``None``; ``explain`` holds
-    ``--claude-code``."""
-    wanted = _Recall()
+def parse_mcp(argv: list[str]) -> _Request | None:
+    """``[globals] mcp [--claude-code]`` (stdio), else ``None``."""
+    wanted = _Request()
     index = _globals(argv, wanted)
     if index is None or argv[index:index + 1] != ["mcp"]:
         return None
     rest = argv[index + 1:]
     if rest not in ([], ["--claude-code"]):
         return None
-    wanted.explain = bool(rest)
+    wanted.claude_code = bool(rest)
     return wanted
 
 
-def _apply_globals(state: CliRuntime, wanted: _Recall) -> None:
+def _apply_globals(state: CliRuntime, wanted: _Request) -> None:
     from pathlib import Path
 
     home = wanted.globals.get("--home")
@@ -149,7 +149,7 @@ def mcp_fast_path(argv: list[str]) -> int | None:
     def work(state: CliRuntime) -> Result:
         _apply_globals(state, wanted)
         try:
-            return serve_mcp_stdio(state, wanted.explain)
+            return serve_mcp_stdio(state, wanted.claude_code)
         except LaunchError as exc:
             raise Reported(error("usage", usage_text(str(exc), "waymarks mcp"),
                                  EXIT_REJECTED, want_json or state.json)) from exc
