@@ -24,6 +24,7 @@ from waymarks.cli.output import emit, print_json
 from waymarks.commands.results import EXIT_ERROR, EXIT_REJECTED, Result, Runtime, Shown
 
 if TYPE_CHECKING:
+    from waymarks.core.arguments import ArgumentError
     from waymarks.service.outcomes import ServiceError
 
 #: service errors caused by the request, not the environment: exit 2, like rejections
@@ -77,7 +78,6 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     """Run ``work`` with a runtime for this process, print its result (or the error), close
     the service; the exit status. ``want_json``: ``--json`` was given before ``--``."""
     from waymarks.cli.progress import TerminalProgress
-    from waymarks.core.arguments import ArgumentError
 
     progress = TerminalProgress()
     state = new_runtime()
@@ -89,7 +89,7 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         result = shown.result
     except Reported as reported:
         return reported.status
-    except ArgumentError as exc:
+    except argument_error() as exc:
         return error("usage", str(exc), EXIT_REJECTED, want_json or state.json)
     except service_error() as exc:
         status = EXIT_REJECTED if exc.code in REQUEST_ERRORS else EXIT_ERROR
@@ -107,6 +107,14 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
               f"aside as {repaired['damaged']} and rebuilt from the session files",
               file=sys.stderr)
     return result.exit_code
+
+
+def argument_error() -> type[ArgumentError]:
+    """Imported only when an exception reaches that clause (a parser's error: the full
+    CLI has loaded it already; a lean path never raises it)."""
+    from waymarks.core.arguments import ArgumentError
+
+    return ArgumentError
 
 
 def service_error() -> type[ServiceError]:
