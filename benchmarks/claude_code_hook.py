@@ -2,12 +2,16 @@
 
 The hook runs as Claude Code runs it: a new process, ``<venv>/bin/waymarks --home H hook
 claude-code UserPromptSubmit``, the recorded payload on stdin. The session holds
-``--memories`` claims and 5 pins; each run records the prompt and prints the plan.
+``--memories`` claims and 5 pins; each run records the prompt and prints the plan. Timed
+twice: without the warm helper (``WAYMARKS_CC_HELPER=off``, interleaved with ``python -c
+pass`` and, with ``--baseline-src DIR``, another checkout's hook; ``spawn_timing.py``),
+then with the helper (the way Claude Code runs it).
 Floors measured in the same run: ``python -c pass`` from the virtualenv, the same through
 a pyenv shim when one exists, and the hook with input that is refused at once (the cost
 of starting Waymarks' entry point).
 
     .venv/bin/python benchmarks/claude_code_hook.py [--memories 10000] [--runs 30]
+        [--baseline-src DIR]
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import time
 import uuid
 from pathlib import Path
 
+from spawn_timing import environment, interleaved, load_average, with_src
 from waymarks.hosts.claude_code import handle
 from waymarks.service.app import Waymarks
 
@@ -50,6 +55,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--baseline-src", metavar="DIR",
+                        help="another checkout's src folder: its hook without the helper is "
+                             "timed in the same rounds")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="waymarks-cc-") as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "project")
@@ -70,7 +78,15 @@ def main() -> int:
                                 "transcript_path": str(Path(tmp, "t.jsonl")),
                                 "prompt": f"which port does service {n * 37} use?"}).encode()
                     for n in range(args.runs)]
-        timed(argv, payloads[0])  # warm the file cache and the database
+        # without the helper first (no helper socket may exist yet: a client asks any
+        # helper that listens), interleaved with python -c pass and the baseline
+        off = environment({"WAYMARKS_CC_HELPER": "off"})
+        variants = {"python_pass": ([sys.executable, "-c", "pass"], off),
+                    "without_helper": (argv, off)}
+        if args.baseline_src:
+            variants["without_helper_baseline"] = (argv, with_src(off, args.baseline_src))
+        cold = interleaved(variants, args.runs, stdin=payloads)
+        timed(argv, payloads[0])  # warm the file cache and the database; starts the helper
         hook = [timed(argv, p) for p in payloads]
         output = subprocess.run(argv, input=payloads[1], capture_output=True,
                                 env=HELPER_ENV).stdout
@@ -82,7 +98,11 @@ def main() -> int:
     context = json.loads(output)["hookSpecificOutput"]["additionalContext"] if output else ""
     report = {
         "benchmark": "claude_code_hook", "memories": args.memories, "pins": 5,
+        "load_average": load_average(), "baseline_src": args.baseline_src,
         "user_prompt_submit": {**summary(hook), "target_median_ms": 60},
+        "without_helper": {**cold["without_helper"], "target_median_ms": 90},
+        "without_helper_baseline": cold.get("without_helper_baseline"),
+        "without_helper_floor_python_pass": cold["python_pass"],
         "context_chars": len(context),
         "floor_refused_input": summary(refused),
         "floor_python_pass_venv": summary(floor),

@@ -5,16 +5,16 @@
   client answers the elicitation at once, so this is the machinery, not a person);
   baseline in the same run: the same write straight through the service (``remember``);
 - stdio: time from spawning ``waymarks mcp`` to the first tool result, median of runs;
-  baseline in the same run: spawning ``python -c pass`` and importing the MCP SDK.
+  baseline in the same run: spawning ``python -c pass`` and importing the MCP SDK, and
+  with ``--baseline-src DIR`` the same spawn from another checkout's ``src``, interleaved.
 
-    .venv/bin/python benchmarks/mcp_tools.py [--calls 300] [--spawns 5]
+    .venv/bin/python benchmarks/mcp_tools.py [--calls 300] [--spawns 5] [--baseline-src DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -29,6 +29,7 @@ from mcp.client.stdio import stdio_client
 from mcp.types import ElicitResult
 
 from bench_stats import summary
+from spawn_timing import environment, load_average, with_src
 from waymarks.mcp.server import build_server
 from waymarks.service.app import Waymarks
 
@@ -77,10 +78,13 @@ def direct_writes(app: Waymarks, calls: int) -> list[float]:
 
 
 
-async def first_result(home: Path, project: Path) -> float:
+async def first_result(home: Path, project: Path, src: str | None = None) -> float:
+    """Spawn ``waymarks mcp`` (from ``src``, another checkout's source, if given) and call
+    one tool: milliseconds to its result."""
+    env = with_src(environment({"WAYMARKS_HOME": str(home)}), src)
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "waymarks.cli.main", "--home", str(home), "mcp"],
-        cwd=str(project), env={**os.environ, "WAYMARKS_HOME": str(home)})
+        cwd=str(project), env=env)
     started = time.perf_counter()
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -98,6 +102,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--spawns", type=int, default=5)
+    parser.add_argument("--baseline-src", metavar="DIR",
+                        help="another checkout's src folder: its stdio start is timed in "
+                             "the same rounds")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="waymarks-mcp-") as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "project")
@@ -109,14 +116,25 @@ def main() -> int:
         tool_times = anyio.run(persistence, app, args.calls)
         direct = direct_writes(app, args.calls)
         app.close()
-        spawns = [anyio.run(first_result, home, project) for _ in range(args.spawns)]
+        anyio.run(first_result, home, project)  # compiles whatever bytecode is missing
+        if args.baseline_src:
+            anyio.run(first_result, home, project, args.baseline_src)
+        spawns, baseline_spawns = [], []
+        for _ in range(args.spawns):  # interleaved: the machine's load changes meanwhile
+            spawns.append(anyio.run(first_result, home, project))
+            if args.baseline_src:
+                baseline_spawns.append(anyio.run(first_result, home, project,
+                                                 args.baseline_src))
     report: dict[str, Any] = {
         "benchmark": "mcp_tools",
         "in_process_round_trip": summary(times),
         "context_persistence_list": summary(tool_times["list"]),
         "context_persistence_confirmed_write": summary(tool_times["confirmed_write"]),
         "baseline_direct_service_write": summary(direct),
+        "load_average": load_average(),
         "stdio_spawn_to_first_result_ms": round(statistics.median(spawns), 1),
+        "stdio_spawn_to_first_result_baseline_ms": round(statistics.median(
+            baseline_spawns), 1) if baseline_spawns else None,
         "baseline_python_pass_ms": round(statistics.median(
             wall([sys.executable, "-c", "pass"]) for _ in range(args.spawns)), 1),
         "baseline_import_mcp_sdk_ms": round(statistics.median(

@@ -73,6 +73,10 @@ def check(tmp_path: Path, first: list[tuple[int, str]], more: list[tuple[int, st
         same_answers(lazy, SessionFile.open(path), ids)
         # appended after the checkpoint, some of them children of entries before it
         ids = write_ledger(path, str(project), more, start=len(first), before=ids)
+        # the same reader, having answered before the appends, reads them and answers
+        # again: its branch extends the one it built before (a long-lived writer's case)
+        lazy.refresh()
+        same_answers(lazy, SessionFile.open(path), ids)
     with Waymarks(home, cwd=str(project)) as app:
         session = app.refresh()
         assert isinstance(session, SessionFile)
@@ -141,3 +145,37 @@ def test_branch_pins_apply_the_same_when_opened_at_the_checkpoint(tmp_path: Path
     with Waymarks(home, cwd=str(project)) as app:
         assert app.current_session()._index is not None  # type: ignore[union-attr]
         assert [(v.text, v.applies) for v in app.items("pin")] == expected
+
+
+class _CountingDict(dict):  # type: ignore[type-arg]
+    lookups = 0
+
+    def __contains__(self, key: object) -> bool:
+        type(self).lookups += 1
+        return super().__contains__(key)
+
+
+def test_a_long_lived_reader_extends_its_branch_rather_than_walking_it_again(
+        tmp_path: Path) -> None:
+    """A writer process reads every entry others append; its branch at each new leaf is
+    the one before plus the entries since, not a walk back over all it has read."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    path = session_dir(home, str(project)) / session_file_name("2026-01-01T00:00:00.000Z", SID)
+    ids = write_ledger(path, str(project), [(1, "message")] * 5)
+    with Waymarks(home, cwd=str(project)) as app:
+        app.refresh()  # the checkpoint and its index
+    with Waymarks(home, cwd=str(project)) as app:
+        lazy = app.current_session()
+        assert isinstance(lazy, SessionFile) and lazy._index is not None
+        ids = write_ledger(path, str(project), [(1, "message")] * 300, start=5, before=ids)
+        lazy.refresh()
+        first = lazy.branch_set()
+        assert lazy.branch_set() is first, "the same leaf: the same branch"
+        ids = write_ledger(path, str(project), [(1, "message")] * 2, start=305, before=ids)
+        lazy.refresh()
+        lazy._by_id = _CountingDict(lazy._by_id)
+        second = lazy.branch_set()
+        assert _CountingDict.lookups <= 3, "walked back to the previous leaf only"
+        assert all(entry_id in second for entry_id in ids)
+        assert "ffffffff" not in second

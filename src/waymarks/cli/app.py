@@ -1,5 +1,6 @@
-"""The command line: global options, the command table, the launchers, and what every run
-shares (help, errors, exit status, output).
+"""The command line: global options, the command table, the launchers, help, usage
+errors; what every run shares (the runtime, errors, exit status, output) is
+:mod:`waymarks.cli.runner`, which ``waymarks recall``'s lean path uses too.
 
 Exit status: 0 done (a duplicate is done), 2 refused or bad arguments (nothing was
 changed), 1 an environment problem (unreadable session file, newer database schema, disk
@@ -10,64 +11,25 @@ document on standard output.
 from __future__ import annotations
 
 import os
-import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import click
 
 from waymarks import __version__
-from waymarks.cli.output import emit, print_json
-from waymarks.cli.progress import TerminalProgress
+from waymarks.cli.runner import CliRuntime, Reported, error, perform, usage_text
 from waymarks.commands.base import (
     EXIT_ERROR,
     EXIT_REJECTED,
     Group,
     Result,
-    Runtime,
     Shown,
     command,
     invoke,
     runtime,
 )
-from waymarks.core.arguments import ArgumentError
 
-if TYPE_CHECKING:
-    from waymarks.service.outcomes import ServiceError
-
-#: service errors caused by the request, not the environment: exit 2, like rejections
-REQUEST_ERRORS = frozenset({"not_found", "empty", "invalid_argument", "no_session",
-                            "active_source", "credential"})
 COMPLETE_VAR = "_WAYMARKS_COMPLETE"
 SHELLS = ("bash", "zsh", "fish")
-
-
-def default_home() -> Path:
-    env = os.environ.get("WAYMARKS_HOME")
-    if env:
-        return Path(env).expanduser()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("waymarks", appauthor=False))
-
-
-@dataclass
-class CliRuntime(Runtime):
-    """The runtime of one ``waymarks`` process: the global options pick the service."""
-
-    home: Path | None = None
-    session: str | None = None
-    cwd: str | None = None
-
-
-def _open(run: CliRuntime) -> Any:
-    from waymarks.service.app import Waymarks
-    from waymarks.service.outcomes import ServiceError
-
-    if run.cwd is not None and not os.path.isdir(run.cwd):
-        raise ServiceError("invalid_argument", f"--cwd {run.cwd}: not a directory")
-    return Waymarks(run.home or default_home(), cwd=run.cwd, session=run.session)
 
 
 def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -184,49 +146,24 @@ def run(argv: list[str]) -> int:
     if bad is not None:
         return error("usage", f"argument {bad} is not valid UTF-8 text", EXIT_REJECTED,
                      want_json)
-    progress = TerminalProgress()
-    state = CliRuntime(open_app=lambda: _open(state), interactive=True, progress=progress,
-                       read_file=read_text_file)
-    try:
-        with progress.busy("working: reading session files…"):
-            result = invoke(build_root(), argv, state)
-    except Shown as shown:
-        result = shown.result
-    except click.UsageError as exc:
-        return error("usage", usage_message(exc), EXIT_REJECTED, want_json or state.json)
-    except click.ClickException as exc:
-        return error("usage", exc.format_message(), EXIT_REJECTED, want_json or state.json)
-    except ArgumentError as exc:
-        return error("usage", str(exc), EXIT_REJECTED, want_json or state.json)
-    except _service_error() as exc:
-        status = EXIT_REJECTED if exc.code in REQUEST_ERRORS else EXIT_ERROR
-        return error(exc.code, str(exc), status, want_json or state.json)
-    except OSError as exc:
-        message = f"{exc.strerror or exc} ({exc.filename or 'file'}); nothing was acknowledged"
-        return error("io_error", message, EXIT_ERROR, want_json or state.json)
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.Abort:
-        return error("aborted", "aborted; nothing more was done", EXIT_ERROR,
-                     want_json or state.json)
-    finally:
-        repaired = state.opened.recovered if state.opened is not None else None
-        state.close()
-    emit(result, want_json or state.json)
-    if repaired and not (want_json or state.json) and not result.printed \
-            and "REPAIRED" not in result.text:
-        print(f"waymarks: note: the database was damaged ({repaired['problem']}); it was set "
-              f"aside as {repaired['damaged']} and rebuilt from the session files",
-              file=sys.stderr)
-    return result.exit_code
 
+    def work(state: CliRuntime) -> Result:
+        """Click's outcomes become the runner's: usage errors exit 2, ``Abort`` 1."""
+        try:
+            return invoke(build_root(), argv, state)
+        except click.UsageError as exc:
+            raise Reported(error("usage", usage_message(exc), EXIT_REJECTED,
+                                 want_json or state.json)) from exc
+        except click.ClickException as exc:
+            raise Reported(error("usage", exc.format_message(), EXIT_REJECTED,
+                                 want_json or state.json)) from exc
+        except click.exceptions.Exit as exc:
+            raise Reported(exc.exit_code) from exc
+        except click.Abort as exc:
+            raise Reported(error("aborted", "aborted; nothing more was done", EXIT_ERROR,
+                                 want_json or state.json)) from exc
 
-def _service_error() -> type[ServiceError]:
-    """Imported only when an exception reaches that clause: help and the version never
-    load the service."""
-    from waymarks.service.outcomes import ServiceError
-
-    return ServiceError
+    return perform(work, want_json)
 
 
 def usage_message(exc: click.UsageError) -> str:
@@ -235,22 +172,4 @@ def usage_message(exc: click.UsageError) -> str:
     if isinstance(exc, click.NoSuchOption) and exc.option_name.startswith("-") and \
             not exc.option_name.startswith("--"):
         message += " (text that starts with '-' needs '--' before it: waymarks pin -- -x)"
-    where = exc.ctx.command_path if exc.ctx is not None else "waymarks"
-    return f"{message}; see `{where} --help`"
-
-
-def error(code: str, message: str, status: int, want_json: bool) -> int:
-    if want_json:
-        print_json({"outcome": "error" if status == EXIT_ERROR else "rejected", "id": None,
-                    "code": code, "conflicts": [], "message": message})
-    else:
-        print(f"waymarks: {message}", file=sys.stderr)
-    return status
-
-
-def read_text_file(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ArgumentError(f"{path}: cannot read it as UTF-8 text ({exc})") from exc
+    return usage_text(message, exc.ctx.command_path if exc.ctx is not None else "waymarks")

@@ -18,9 +18,13 @@ import sys
 
 TYPE_CHECKING = False  # not typing's: the hook path must not import typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     import click
+
+    from waymarks.commands.results import Result, Runtime
+    from waymarks.service.app import Waymarks
 
 HELP = ("-h", "--help")
 
@@ -41,6 +45,47 @@ def hook_fast_path(argv: list[str], default_home: Any) -> int | None:
     from waymarks.hosts.cc_helper import run
 
     return run(argv[index + 2:], os.path.expanduser(home) if home else str(default_home()))
+
+
+class LaunchError(Exception):
+    """A launcher's option cannot be used (found before anything is served); the message
+    names the option. The CLI reports it as a usage error (exit 2)."""
+
+
+def prepare_mcp(run: Runtime, claude_code: bool) -> tuple[Waymarks, Callable[[], None] | None]:
+    """The service the MCP server acts on, checked before serving: a ``--session`` that
+    names no session of the project, or an unreadable one, fails now rather than per call.
+    ``claude_code``: follow the session Claude Code's hooks last saw here."""
+    from waymarks.ledger.discovery import resolve_session
+    from waymarks.ledger.log import SessionFileError
+
+    run.progress.stop()
+    app = run.app()
+    named = getattr(run, "session", None)
+    if isinstance(named, str):
+        try:
+            resolve_session(app.home, app.cwd, named)
+        except SessionFileError as exc:
+            raise LaunchError(f"--session: {exc}") from exc
+        app.current_session()  # an unreadable session fails now (exit 1), not per call
+    app.keep_recall_index = True  # a long-lived process: the recall index in memory
+    follow = None
+    if claude_code:
+        from waymarks.hosts.claude_code import follower
+
+        follow = follower(app)
+    return app, follow
+
+
+def serve_mcp_stdio(run: Runtime, claude_code: bool) -> Result:
+    """``waymarks [globals] mcp [--claude-code]``: the stdio server, without the command
+    table (the lean path of :mod:`waymarks.cli.lean`; the ``mcp`` command's stdio case)."""
+    from waymarks.commands.results import Result
+    from waymarks.mcp.server import serve_stdio
+
+    app, follow = prepare_mcp(run, claude_code)
+    serve_stdio(app, follow)
+    return Result({}, "", printed=True)
 
 
 def register(root: click.Group) -> None:
@@ -71,35 +116,23 @@ def register(root: click.Group) -> None:
         """It runs in the directory the client starts it in. A --session that names no
         session of the project exits 2 before serving. Standard output belongs to the
         protocol: nothing else is printed there."""
-        from waymarks.ledger.discovery import resolve_session
-        from waymarks.ledger.log import SessionFileError
         from waymarks.mcp.http_transport import is_loopback, remote_warning, serve_http
-        from waymarks.mcp.server import serve_stdio
         from waymarks.service.planning import settings_for
 
         run = runtime()
-        run.progress.stop()
         http_only = [name for name, given in (("port", port is not None),
                                               ("host", host is not None),
                                               ("allow-remote", allow_remote)) if given]
         if not http and http_only:
             raise click.UsageError(f"--{http_only[0]} applies to --http only: waymarks mcp "
                                    f"--http --{http_only[0]} ...")
-        app = run.app()
-        named = getattr(run, "session", None)
-        if isinstance(named, str):
-            try:
-                resolve_session(app.home, app.cwd, named)
-            except SessionFileError as exc:
-                raise click.UsageError(f"--session: {exc}") from exc
-            app.current_session()  # an unreadable session fails now (exit 1), not per call
-        app.keep_recall_index = True  # a long-lived process: the recall index in memory
-        follow = None
-        if claude_code:
-            from waymarks.hosts.claude_code import follower
-
-            follow = follower(app)
+        try:
+            app, follow = prepare_mcp(run, claude_code)
+        except LaunchError as exc:
+            raise click.UsageError(str(exc)) from exc
         if not http:
+            from waymarks.mcp.server import serve_stdio
+
             serve_stdio(app, follow)
             return Result({}, "", printed=True)
         address = host or "127.0.0.1"

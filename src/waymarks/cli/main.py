@@ -2,8 +2,9 @@
 
 Kept lean on purpose: ``waymarks hook claude-code EVENT`` runs on every prompt a person
 sends in Claude Code, so it is answered (:func:`waymarks.cli.launchers.hook_fast_path`)
-before click, rich or the command table are imported. Everything else is
-:func:`waymarks.cli.app.run`.
+before click, rich or the command table are imported; so is ``waymarks recall``
+(:func:`waymarks.cli.lean.fast_path`: a one-shot recall per question), and so is
+``waymarks mcp`` over stdio. Everything else is :func:`waymarks.cli.app.run`.
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ def _main(argv: list[str]) -> int:
         from waymarks.cli.app import complete
 
         return complete()
+    from waymarks.cli.lean import fast_path
+
+    answered = fast_path(argv)
+    if answered is not None:
+        return answered
     from waymarks.cli.app import run
 
     return run(argv)

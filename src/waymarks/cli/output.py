@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from typing import Any
 
-from waymarks.commands.base import Result, Table
+from waymarks.commands.results import Result, Table
 
 STYLES = {"active": "green", "available": "green", "superseded": "dim",
           "deleted": "dim strike", "invalid": "red", "expired": "yellow"}
@@ -36,7 +35,7 @@ def emit(result: Result, as_json: bool) -> None:
         else result.text
     if not text:
         return
-    if terminal and text.count("\n") + 2 > shutil.get_terminal_size().lines:
+    if terminal and text.count("\n") + 2 > _terminal_size().lines:
         import click
 
         os.environ.setdefault("LESS", "-FRX")  # quit at one screen, keep colour, no clear
@@ -44,6 +43,13 @@ def emit(result: Result, as_json: bool) -> None:
         return
     out.write(text if text.endswith("\n") else text + "\n")
     out.flush()
+
+
+def _terminal_size() -> os.terminal_size:
+    """Imported only for a terminal: ``shutil`` imports the compressors."""
+    import shutil
+
+    return shutil.get_terminal_size()
 
 
 def print_json(data: dict[str, Any]) -> None:
@@ -60,7 +66,7 @@ def render_table(table: Table) -> str:
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    width = shutil.get_terminal_size().columns
+    width = _terminal_size().columns
     console = Console(file=io.StringIO(), force_terminal=True, width=width,
                       no_color=bool(os.environ.get("NO_COLOR")), highlight=False,
                       emoji=False, markup=False)

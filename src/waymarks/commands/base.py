@@ -1,4 +1,5 @@
-"""What every command is made of: the result it returns, the runtime it may use, and the
+"""What every command is made of: the result it returns and the runtime it may use
+(defined in :mod:`waymarks.commands.results`, without click, and re-exported here), and the
 click classes that make ``-h``/``--help`` a request for help everywhere (never content)
 and hand the help text back as a result instead of printing it.
 
@@ -13,114 +14,30 @@ What must stay true:
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, Literal, TypeVar
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import click
 
-if TYPE_CHECKING:
-    from waymarks.service.app import Waymarks
+from waymarks.commands.results import EXIT_ERROR as EXIT_ERROR  # re-exported
+from waymarks.commands.results import EXIT_OK as EXIT_OK
+from waymarks.commands.results import EXIT_REJECTED as EXIT_REJECTED
+from waymarks.commands.results import Column as Column
+from waymarks.commands.results import NullProgress as NullProgress
+from waymarks.commands.results import ProgressFn as ProgressFn
+from waymarks.commands.results import Result as Result
+from waymarks.commands.results import Runtime as Runtime
+from waymarks.commands.results import Shown as Shown
+from waymarks.commands.results import Table as Table
 
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_REJECTED = 2
 CONTEXT_SETTINGS: dict[str, Any] = {
     "help_option_names": ["-h", "--help"],
     "token_normalize_func": str.lower,  # option and command names: case-insensitive
     "max_content_width": 100,
 }
-ProgressFn = Callable[[int, int], None]
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    name: str
-    justify: Literal["left", "right"] = "left"
-    #: the column that takes what width is left (and wraps on a terminal)
-    wide: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Table:
-    """Rows for a person: a terminal shows them as a table with colour, anything else
-    gets ``Result.text`` (the same rows, one per line)."""
-
-    columns: tuple[Column, ...]
-    rows: list[tuple[str, ...]]
-    #: a style per row (``"active"``, ``"superseded"`` …), for colour only
-    kinds: list[str] = field(default_factory=list)
-    footer: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    data: dict[str, Any]
-    text: str
-    exit_code: int = EXIT_OK
-    table: Table | None = None
-    #: the command wrote its own output (a protocol on stdout): print nothing after it
-    printed: bool = False
-
-
-class Shown(Exception):
-    """Help or the version, answered during parsing: nothing runs after it."""
-
-    def __init__(self, result: Result) -> None:
-        super().__init__(result.text)
-        self.result = result
-
-
-class NullProgress:
-    """No progress display (a host, a test, or output that is not a terminal). The CLI
-    gives a terminal's (``waymarks.cli.progress``): same three methods."""
-
-    @contextlib.contextmanager
-    def bar(self, label: str) -> Iterator[ProgressFn | None]:
-        yield None
-
-    @contextlib.contextmanager
-    def busy(self, label: str) -> Iterator[None]:
-        yield
-
-    def stop(self) -> None:
-        """Nothing else may draw on the terminal from now on (an editor opens)."""
-
-
-@dataclass
-class Runtime:
-    """What a command may use beyond its arguments.
-
-    ``open_app`` opens the service on first use (so help and usage errors never do);
-    ``interactive``: a person at a terminal (an editor may be opened); ``progress``
-    shows long work on standard error; ``stdin`` is where ``privacy sanitize`` and
-    ``import -`` read.
-    """
-
-    open_app: Callable[[], Waymarks]
-    json: bool = False
-    interactive: bool = False
-    progress: Any = field(default_factory=NullProgress)
-    stdin: IO[str] | None = None
-    read_file: Callable[[str], str] | None = None
-    _app: Waymarks | None = None
-
-    def app(self) -> Waymarks:
-        if self._app is None:
-            self._app = self.open_app()
-        return self._app
-
-    @property
-    def opened(self) -> Waymarks | None:
-        return self._app
-
-    def close(self) -> None:
-        if self._app is not None:
-            self._app.close()
-            self._app = None
 
 
 def runtime() -> Runtime:

@@ -37,24 +37,9 @@ def register_planning(root: click.Group) -> None:
     def recall(history: tuple[str, ...], provider: str | None, explain_: bool,
                query: tuple[str, ...]) -> Result:
         """For ranked matches with their text and scores, see `waymarks memory search`."""
-        from waymarks.recall.engine import explain
+        from waymarks.commands.recalling import recall_result
 
-        app = runtime().app()
-        result = app.recall(" ".join(query), history, inherit=not explain_,
-                            provider=provider)
-        if explain_:
-            report = explain(result)
-            lines = [f"mode {report['mode']}; focus {' '.join(report['focus']) or '(none)'}"
-                     + (f"; context {' '.join(report['context'])}" if report["context"]
-                        else ""),
-                     f"{report['candidates']} candidates, {report['eligible']} eligible, "
-                     f"selected: {', '.join(report['selected']) or 'none'}"]
-            lines += [f"  {s['id'][:8]} {'+' if s['eligible'] else '-'} rel "
-                      f"{s['relevance']:.3f} cov {s['coverage']:.2f} "
-                      f"[{' '.join(s['matched'])}] {s['verdict']}" for s in report["scored"]]
-            return Result(report, "\n".join(lines))
-        data = {"selected": result.selected, "digest": result.digest, "rows": result.rows}
-        return Result(data, result.digest or "Nothing recalled.")
+        return recall_result(runtime().app(), query, history, provider, explain_)
 
     @command(root, "plan", summary="The context Waymarks would add to one model request: "
              "pins, recalled memory, personal index, docs, earlier turns.",

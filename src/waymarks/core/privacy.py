@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final, Literal, TypeGuard
 
+from waymarks.core.lazy_re import lazy
 from waymarks.core.model import Classification as Classification  # re-exported
 
 Destination = Literal["local", "remote"]
@@ -59,7 +60,7 @@ WITHHELD: Final = "[withheld by privacy policy]"
 OMITTED: Final = "[waymarks:omitted]"
 
 #: group 1: an escaping backslash; group 2: "/" on a closing tag; group 3: the level
-_MARKER: Final = re.compile(
+_MARKER: Final = lazy(
     r"(\\?)\[(/?)ds4:(normal|internal|sensitive|local-only)\]", re.IGNORECASE | re.ASCII
 )
 #: every marker contains "ds4:" in some letter case, so "4:" is a cheap superset test
@@ -146,10 +147,10 @@ def _strip_all(text: str) -> tuple[str, int, Classification | None]:
 
 #: what a person may have meant as a marker: brackets of any width, spaces, ``_`` or ``-``
 #: in ``local-only``, any case, invisible characters removed first (see near_miss_markers)
-_LOOSE_MARKER: Final = re.compile(
+_LOOSE_MARKER: Final = lazy(
     r"[\[({<]\s*/?\s*ds\s*4\s*[:;=_-]?\s*(?:normal|internal|sensitive|local[\s_-]*only)"
     r"\s*[\])}>]", re.IGNORECASE)
-_INVISIBLE: Final = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_INVISIBLE: Final = lazy("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
 
 def near_miss_markers(text: str) -> int:

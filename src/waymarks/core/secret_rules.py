@@ -43,6 +43,8 @@ from collections.abc import Callable
 from itertools import pairwise
 from typing import Final, NamedTuple
 
+from waymarks.core.lazy_re import lazy
+
 #: every replacement starts with this; a value starting with it is never a secret again
 PLACEHOLDER_PREFIX: Final = "[REDACTED:"
 
@@ -73,8 +75,8 @@ _GUARDS: Final = "~JKXQGzx_=/AS:-."
 def _token(name: str, kind: str, pattern: str, *needles: str, hint: str = "") -> Rule:
     common = set(needles[0]).intersection(*needles[1:])
     guard = next((c for c in _GUARDS if c in common), "")
-    return Rule(name, kind, re.compile(pattern, re.ASCII), needles,
-                hint=re.compile(hint, re.ASCII) if hint else None, guard=guard)
+    return Rule(name, kind, lazy(pattern, re.ASCII), needles,
+                hint=lazy(hint, re.ASCII) if hint else None, guard=guard)
 
 
 #: literal-led hints behind needles too common to decide alone
@@ -134,11 +136,11 @@ _TOKENS: Final = (
            "AKIA", "ASIA", "ABIA", "ACCA"),
     _token("azure_sas", "azure-sas", r"(?<!\w)sig=(?P<azure_sas>[A-Za-z0-9%+/]{30,}={0,2})",
            "sig="),
-    Rule("azure_storage", "azure-storage-key", re.compile(
+    Rule("azure_storage", "azure-storage-key", lazy(
         r"(?:accountkey|sharedaccesskey)[ \t]*=[ \t]*(?P<azure_storage>[A-Za-z0-9+/]{40,}={0,2})",
         re.ASCII | re.IGNORECASE), ("accountkey", "sharedaccesskey"), folded=True,
         anchored=True, guard="="),
-    Rule("aws_secret", "aws-secret-access-key", re.compile(
+    Rule("aws_secret", "aws-secret-access-key", lazy(
         r"aws_?secret_?(?:access_?)?key\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
         r"(?P<aws_secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", re.ASCII | re.IGNORECASE),
         ("aws",), folded=True, anchored=True),
@@ -163,20 +165,20 @@ _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fa
 _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
                 r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
 _WRAPPERS: Final = (
-    Rule("bearer", "bearer", re.compile(
+    Rule("bearer", "bearer", lazy(
         r"\b(?:[Bb]earer|BEARER)[ \t]+(?P<bearer>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
         ("bearer",), folded=True, anchored=True, wrapper=True),
-    Rule("basic", "basic-auth", re.compile(
+    Rule("basic", "basic-auth", lazy(
         r"\b(?:[Bb]asic|BASIC)[ \t]+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII),
         ("basic",), folded=True, anchored=True, wrapper=True),
-    Rule("url", "url-password", re.compile(
+    Rule("url", "url-password", lazy(
         r"://[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/@?#\[\]\"'<>]+)(?=@)", re.ASCII),
         ("://",), anchored=True, wrapper=True, guard=":"),
-    Rule("flag", "secret", re.compile(_FLAG + r"[ \t]+" + _VALUE.format(name="flag"),
+    Rule("flag", "secret", lazy(_FLAG + r"[ \t]+" + _VALUE.format(name="flag"),
                                       re.ASCII | re.IGNORECASE),
          ("--",), anchored=True, wrapper=True, guard="-",
-         hint=re.compile(_FLAG, re.ASCII | re.IGNORECASE)),  # skips "---" rules and tables
-    Rule("assign", "secret", re.compile(
+         hint=lazy(_FLAG, re.ASCII | re.IGNORECASE)),  # skips "---" rules and tables
+    Rule("assign", "secret", lazy(
         _NAME + "(?P<sep>" + _SEPARATOR + r"[ \t]*)"
         + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
@@ -190,10 +192,10 @@ BY_GUARD: Final = tuple(
     (guard, tuple((rank, rule) for rank, rule in enumerate(RULES) if rule.guard == guard))
     for guard in dict.fromkeys(rule.guard for rule in RULES))
 
-_GITLAB: Final = re.compile(_GITLAB_HINT, re.ASCII)
-_GITHUB: Final = re.compile(_GITHUB_HINT, re.ASCII)
-_MAILCHIMP: Final = re.compile(_MAILCHIMP_HINT, re.ASCII)
-_DISCORD: Final = re.compile(_DISCORD_HINT, re.ASCII)
+_GITLAB: Final = lazy(_GITLAB_HINT, re.ASCII)
+_GITHUB: Final = lazy(_GITHUB_HINT, re.ASCII)
+_MAILCHIMP: Final = lazy(_MAILCHIMP_HINT, re.ASCII)
+_DISCORD: Final = lazy(_DISCORD_HINT, re.ASCII)
 #: no rule matches in fewer characters ("://:pw@", "pwd=abcd")
 _SHORTEST: Final = 6
 #: in fewer characters only the rules in SHORT_RULES match (a test checks every rule's
@@ -325,15 +327,15 @@ _REFERENCE_PREFIXES: Final = (
     "getenv", "self.", "this.", "config.", "settings.", "secrets.", "vars.", "input(",
 )
 _FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
-_PATH: Final = re.compile(r"(?:/|\./|\.\./|~/|[A-Za-z]:[\\/])[\w./~\\-]*", re.ASCII)
-_VERSION_OR_DATE: Final = re.compile(r"[vV]?[0-9]+(?:[.:/-][0-9]+)+(?:[-+.][0-9A-Za-z.]+)?",
+_PATH: Final = lazy(r"(?:/|\./|\.\./|~/|[A-Za-z]:[\\/])[\w./~\\-]*", re.ASCII)
+_VERSION_OR_DATE: Final = lazy(r"[vV]?[0-9]+(?:[.:/-][0-9]+)+(?:[-+.][0-9A-Za-z.]+)?",
                                      re.ASCII)
-_WORDS: Final = re.compile(r"[A-Za-z]+(?:[._:-][A-Za-z]+)*", re.ASCII)
+_WORDS: Final = lazy(r"[A-Za-z]+(?:[._:-][A-Za-z]+)*", re.ASCII)
 #: dotted or snake_case code: ``s3_client.token``, ``utf8_codec`` (each part a word)
-_CODE_NAME: Final = re.compile(r"[A-Za-z][a-z]*[0-9]{0,2}(?:[._][A-Za-z][a-z]*[0-9]{0,2})+",
+_CODE_NAME: Final = lazy(r"[A-Za-z][a-z]*[0-9]{0,2}(?:[._][A-Za-z][a-z]*[0-9]{0,2})+",
                                re.ASCII)
 #: what may follow a value alone on its line: spaces and a comment
-_LINE_END: Final = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
+_LINE_END: Final = lazy(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
 #: how a name for a credential ends: a value ending so is a variable, not a secret
 _NAME_ENDS: Final = ("key", "secret", "token", "password", "passwort", "passwd",
                      "passphrase", "pwd", "pass")

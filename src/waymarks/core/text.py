@@ -11,12 +11,14 @@ import re
 import unicodedata
 from typing import Final
 
+from waymarks.core.lazy_re import lazy
+
 _TRAILING_PUNCT = " .!;:,"
-_KEY_CHARS = re.compile(r"[^\w./-]+")
+_KEY_CHARS = lazy(r"[^\w./-]+")
 _MAX_KEY_CHARS: Final = 160
 
 #: ``subject <verb> value`` shapes recognised for automatic keys (seed 000)
-_KEYED_CLAIM = re.compile(
+_KEYED_CLAIM = lazy(
     r"^(?P<subject>[^=]+?)\s*(?:\bdefaults?\s+to\b|\bis\b|\bare\b|=)\s*(?P<value>.+)$",
     re.IGNORECASE,
 )
@@ -38,9 +40,9 @@ _POLARITY_WORDS: Final[dict[str, int]] = {
     "active": 1, "inactive": -1,
 }
 _NEGATIONS: Final = frozenset({"not", "never", "no", "isn't", "aren't", "isnt", "arent"})
-_WORD = re.compile(r"[\w'-]+", re.UNICODE)
-_ANY_POLARITY_WORD = re.compile(r"\b(?:" + "|".join(_POLARITY_WORDS) + r")\b")
-_CONTRACTION = re.compile(r"n't\b")  # "isn't" -> "is not", so both forms share a base
+_WORD = lazy(r"[\w'-]+", re.UNICODE)
+_ANY_POLARITY_WORD = lazy(r"\b(?:" + "|".join(_POLARITY_WORDS) + r")\b")
+_CONTRACTION = lazy(r"n't\b")  # "isn't" -> "is not", so both forms share a base
 
 
 def normalize(text: str) -> str:

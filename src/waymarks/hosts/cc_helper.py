@@ -16,11 +16,11 @@ helper checks the input exactly as the in-process path does.
 from __future__ import annotations
 
 import os
-import socket
 import sys
 
 TYPE_CHECKING = False  # the client path imports nothing it does not need (not typing)
 if TYPE_CHECKING:
+    import socket
     from pathlib import Path
     from typing import Any
 
@@ -62,6 +62,8 @@ def _ask(home: str | Path, event: str, raw: bytes, project: str = "") -> str | N
     path = socket_path(home)
     if not os.path.exists(path):
         return None
+    import socket  # only when a helper may be listening (its module costs milliseconds)
+
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
             client.settimeout(CONNECT_TIMEOUT_S)
@@ -102,6 +104,7 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
     """The helper: answer hooks until idle for ``idle_seconds``."""
     import contextlib
     import json
+    import socket
 
     from waymarks.hosts.claude_code import _log
 

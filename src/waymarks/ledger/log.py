@@ -147,12 +147,22 @@ class Branch(Set[str]):
     the entries read since the checkpoint and the store's index of the ones before, so
     testing an entry costs a lookup, not a read of the ledger (iterating it does)."""
 
-    def __init__(self, log: SessionLog) -> None:
+    def __init__(self, log: SessionLog, previous: Branch | None = None) -> None:
+        """``previous``: the branch at an earlier leaf of the same reader; when the walk
+        from the new leaf reaches it, its tail is reused, so a long-lived writer pays for
+        the entries appended since, not for every entry read since the checkpoint."""
         self._log = log
-        tail: set[str] = set()
-        current = log.leaf_id
+        self.leaf = log.leaf_id
+        self._tail: frozenset[str]
+        self._above: str | None
+        tail: list[str] = []
+        current = self.leaf
         while current is not None and current in log._by_id:  # entries read since
-            tail.add(current)
+            if previous is not None and current == previous.leaf:
+                self._tail = previous._tail.union(tail)
+                self._above = previous._above
+                return
+            tail.append(current)
             current = log._by_id[current].parent_id
         self._tail = frozenset(tail)
         self._above = current  # the nearest ancestor before the checkpoint, if any
@@ -192,6 +202,7 @@ class SessionLog(ABC):
         self.lines = 0
         self.partial_tail = 0
         self._branch_cache: tuple[str | None, frozenset[str]] = (None, frozenset())
+        self._resumed_branch: Branch | None = None  # the same, for a reader at a checkpoint
         self._project = ""  # canonical project identity of the header's cwd
         self._compactions: list[str] = []  # IDs of compaction entries, in file order
         self._progress: ProgressFn | None = None
@@ -289,6 +300,7 @@ class SessionLog(ABC):
         self.records, self.anomalies, self._compactions = [], [], []
         self.offset = self.lines = self._entry_base = 0
         self._branch_cache = (None, frozenset())
+        self._resumed_branch = None
         self.refresh()
         if self.header_bytes != header:
             raise SessionFileError(f"{self.path}: the session header changed while reading")
@@ -363,7 +375,11 @@ class SessionLog(ABC):
         """IDs on the active branch, cached: appends along the branch extend it in O(1).
         A reader opened at a checkpoint answers membership without reading the ledger."""
         if self._index is not None:
-            return Branch(self)
+            previous = self._resumed_branch
+            if previous is not None and previous.leaf == self.leaf_id:
+                return previous
+            self._resumed_branch = Branch(self, previous)
+            return self._resumed_branch
         leaf = self.leaf_id
         cached_leaf, cached = self._branch_cache
         if leaf == cached_leaf:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -120,6 +119,8 @@ def create_atomically(path: Path, data: bytes) -> None:
     """
     directory = path.parent
     directory.mkdir(parents=True, exist_ok=True)
+    import secrets  # only when a session is created: not on every start
+
     temp = directory / f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from waymarks.core.egress import Egress
 from waymarks.core.tokens import estimate_tokens
+from waymarks.planner.budgets import Budgets as Budgets  # re-exported
 from waymarks.planner.memory_order import order_memories
 from waymarks.planner.render import (
     MemoryBlock,
@@ -44,16 +45,6 @@ HISTORY_PRIORITY: Final = 85
 SNIPPET_PRIORITY: Final = 80
 REQUEST_PRIORITY: Final = 1000  # mandatory, always last in order
 _NOT_ALLOWED: Final = "classification {} not allowed for this provider"
-
-
-@dataclass(frozen=True, slots=True)
-class Budgets:
-    max_pinned_tokens: int = 16000
-    max_memory_tokens: int = 8000
-    max_results: int = 12
-    max_history_tokens: int = 4000
-    max_snippet_tokens: int = 4000
-    max_personal_tokens: int = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +134,7 @@ def build_plan(
     memories: Sequence[MemoryInput],
     *,
     egress: Egress,
-    budgets: Budgets = Budgets(),
+    budgets: Budgets = Budgets(),  # noqa: B008 (frozen: immutable)
     history: Sequence[TextInput] = (),
     snippets: Sequence[TextInput] = (),
     personal: Sequence[TextInput] = (),

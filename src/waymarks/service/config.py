@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from waymarks.core.privacy import PrivacyConfigError, ProviderPolicy
-from waymarks.planner.select import Budgets
+from waymarks.planner.budgets import Budgets
 from waymarks.service.outcomes import ServiceError
 
 CONFIG_FILE = "config.toml"

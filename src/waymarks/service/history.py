@@ -14,8 +14,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from waymarks.ledger.entries import Compaction, Message, bodies, messages
-from waymarks.planner.render import TextBlock
-from waymarks.planner.select import TextInput
 from waymarks.recall.analysis import analyze
 from waymarks.recall.engine import evaluate
 from waymarks.recall.plan import direct_plan
@@ -23,6 +21,7 @@ from waymarks.recall.scoring import Candidate, Stats
 
 if TYPE_CHECKING:
     from waymarks.ledger.log import SessionLog
+    from waymarks.planner.select import TextInput
     from waymarks.service.app import Waymarks
 
 MAX_TURNS: Final = 3
@@ -51,6 +50,9 @@ class CompactedTurns:
             for index, (entry_id, role, text, a) in enumerate(analysed)
         ]
         result = evaluate(direct_plan(prompt), candidates, stats)
+        from waymarks.planner.render import TextBlock  # only here: recall never plans
+        from waymarks.planner.select import TextInput
+
         return [
             # conversation is not an item: defaultClassification does not apply to it
             TextInput(TextBlock("turn", s.candidate.id, s.candidate.text, s.candidate.kind,

@@ -12,10 +12,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from waymarks.core.egress import Egress
-from waymarks.planner.render import MemoryBlock, PinBlock, TextBlock
-from waymarks.planner.select import MemoryInput, PinInput, build_plan
-from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
-from waymarks.planner.select import TextInput as TextInput
 from waymarks.service.config import Settings
 from waymarks.service.history import COMPACTED_TURNS
 from waymarks.service.logs import log_event
@@ -23,6 +19,12 @@ from waymarks.service.recovery import recovering
 from waymarks.service.views import ItemView
 
 if TYPE_CHECKING:
+    # the planner is imported where a plan is made, not here: every request needs
+    # egress_for, a one-shot recall never plans
+    from waymarks.planner.render import MemoryBlock, PinBlock
+    from waymarks.planner.select import MemoryInput
+    from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
+    from waymarks.planner.select import TextInput as TextInput
     from waymarks.service.app import Waymarks
 
 CONTINUITY_ITEMS = 3
@@ -50,12 +52,18 @@ def doc_snippet(source: str, status: str | None, text: str, classification: str,
                 reason: str) -> TextInput:
     """A passage of project docs as the planner takes it (rendered as quoted data);
     ``classification`` is the passage's level (its file's, raised by markers)."""
+    from waymarks.planner.render import TextBlock
+    from waymarks.planner.select import TextInput
+
     return TextInput(TextBlock("doc", source, text, source, status, classification), reason)
 
 
 def personal_line(slug: str, name: str, description: str,
                   classification: str | None) -> TextInput:
     """One line of the personal memory index as the planner takes it."""
+    from waymarks.planner.render import TextBlock
+    from waymarks.planner.select import TextInput
+
     line = f"{name} — {description}" if description else name  # no description: the name
     return TextInput(TextBlock("personal", f"personal:{slug}", line,
                                slug, None, classification), "personal memory index")
@@ -92,6 +100,8 @@ def plan_request(
 def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int | None,
           history: Sequence[str], fixed_tokens: int, retrieved: TextSource | None,
           snippets: TextSource, personal: TextSource) -> Plan:
+    from waymarks.planner.select import PinInput, build_plan
+
     settings = settings_for(app)
     egress = egress_for(app, provider, settings)
     destination = egress.provider
@@ -123,6 +133,8 @@ def last_manifest(app: Waymarks) -> dict[str, Any] | None:
 
 
 def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[MemoryInput]:
+    from waymarks.planner.select import MemoryInput
+
     # the planner applies the privacy policy itself, so that a prohibited memory is still
     # judged and then recorded by ID in the manifest rather than silently missing from it
     result = app.recall(prompt, history, privacy=False)
@@ -146,6 +158,8 @@ def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[Memory
 
 
 def _pin_block(view: ItemView) -> PinBlock:
+    from waymarks.planner.render import PinBlock
+
     return PinBlock(view.id, view.scope, view.text, view.session_id, view.entry_id,
                     view.branch_leaf_id, view.supersedes,
                     view.source_entry_ids[0] if view.source_entry_ids else None,
@@ -153,6 +167,8 @@ def _pin_block(view: ItemView) -> PinBlock:
 
 
 def _memory_block(view: ItemView, score: float, reason: str) -> MemoryBlock:
+    from waymarks.planner.render import MemoryBlock
+
     return MemoryBlock(view.id, view.scope, view.text, view.session_id, view.entry_id, score,
                        reason, view.key, view.supersedes, view.conflicts_with,
                        view.source_entry_ids, view.classification)

@@ -1,0 +1,40 @@
+"""The ``recall`` command's work and result, without the command-line library.
+
+Both the command table's ``recall`` (click, :mod:`waymarks.commands.planning`) and the lean
+path of ``waymarks recall`` (:mod:`waymarks.cli.lean`, which parses its few options itself
+so that a one-shot recall imports neither click nor the command table) call
+:func:`recall_result`: one implementation, so the two cannot answer differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from waymarks.commands.results import Result
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+
+def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
+                  provider: str | None, explain_: bool) -> Result:
+    """The digest (``--json``: selected IDs, digest, rows), or with ``explain_`` the scored
+    candidates and the gates' verdicts (never claim text)."""
+    from waymarks.recall.engine import explain
+
+    result = app.recall(" ".join(query), tuple(history), inherit=not explain_,
+                        provider=provider)
+    if explain_:
+        report = explain(result)
+        lines = [f"mode {report['mode']}; focus {' '.join(report['focus']) or '(none)'}"
+                 + (f"; context {' '.join(report['context'])}" if report["context"]
+                    else ""),
+                 f"{report['candidates']} candidates, {report['eligible']} eligible, "
+                 f"selected: {', '.join(report['selected']) or 'none'}"]
+        lines += [f"  {s['id'][:8]} {'+' if s['eligible'] else '-'} rel "
+                  f"{s['relevance']:.3f} cov {s['coverage']:.2f} "
+                  f"[{' '.join(s['matched'])}] {s['verdict']}" for s in report["scored"]]
+        return Result(report, "\n".join(lines))
+    data = {"selected": result.selected, "digest": result.digest, "rows": result.rows}
+    return Result(data, result.digest or "Nothing recalled.")

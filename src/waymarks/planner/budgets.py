@@ -1,0 +1,19 @@
+"""The token and count budgets of a plan (the ``[context]`` and ``[memory]`` settings).
+
+A module of its own so that reading the settings (every request does, for the provider
+policy) does not import the planner: a one-shot recall never plans. Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    max_pinned_tokens: int = 16000
+    max_memory_tokens: int = 8000
+    max_results: int = 12
+    max_history_tokens: int = 4000
+    max_snippet_tokens: int = 4000
+    max_personal_tokens: int = 1000

@@ -1,0 +1,72 @@
+"""The per-request paths stay lean: what a fresh process imports to answer one request.
+
+``waymarks recall`` (a one-shot recall per question) and the MCP server before its first
+call are started often and waited for: they import neither the command-line library nor
+the command table, and none of the modules they do not use (checked in a real subprocess,
+on ``sys.modules`` after the request). The hook path's own check is in
+``tests/test_architecture.py``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+#: never on the recall path: the CLI library, the terminal UI, the command table
+NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
+                  "waymarks.commands.table", "waymarks.hosts",
+                  "waymarks.mcp", "waymarks.personal", "waymarks.tool",
+                  "waymarks.planner.select", "waymarks.planner.render")
+
+
+def _loaded_after(code: str, tmp_path: Path, cwd: Path) -> tuple[list[str], str]:
+    probe = (f"import sys, io, contextlib\n{code}\n"
+             "print('\\nloaded', ' '.join(sorted(sys.modules)))")
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "off", "WAYMARKS_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=120, check=True)
+    last = done.stdout.strip().splitlines()[-1].split()
+    assert last[0] == "loaded"
+    return last[1:], done.stdout
+
+
+def _matching(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if m in prefixes or m.startswith(tuple(p + "." for p in
+                                                                       prefixes))]
+
+
+def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    setup = subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(tmp_path / "home"),
+         "memory", "add", "--", "The database port is 5433."],
+        cwd=project, capture_output=True, text=True, timeout=120)
+    assert setup.returncode == 0, setup.stderr
+    code = ("from waymarks.cli.main import main\n"
+            "out = io.StringIO()\n"
+            "with contextlib.redirect_stdout(out):\n"
+            "    status = main(['recall', 'what is the database port?'])\n"
+            "assert status == 0 and '5433' in out.getvalue(), out.getvalue()")
+    modules, _ = _loaded_after(code, tmp_path, project)
+    assert _matching(modules, NOT_FOR_RECALL) == []
+    assert "waymarks.service.app" in modules, "the recall really ran in this process"
+
+
+def test_the_mcp_server_starts_without_the_command_table(
+        tmp_path: Path) -> None:
+    """``waymarks mcp`` (stdio), run until its client goes away (standard input at end):
+    it served (the SDK's server was loaded) without the CLI's command table."""
+    project = tmp_path / "project"
+    project.mkdir()
+    code = ("import os\n"
+            "sys.stdin = open(os.devnull)\n"
+            "from waymarks.cli.main import main\n"
+            "status = main(['mcp'])\n"
+            "assert status == 0, status")
+    modules, _ = _loaded_after(code, tmp_path, project)
+    # (click itself is loaded: the SDK imports uvicorn, which imports it)
+    assert _matching(modules, ("waymarks.cli.app", "waymarks.commands.base",
+                               "waymarks.commands.table", "waymarks.commands.items")) == []
+    assert "waymarks.mcp.server" in modules and "waymarks.service.app" in modules
