@@ -3,9 +3,9 @@
 For each size a deterministic generator makes realistic, varied claims (services, ports,
 paths, hosts, owners, people's preferences, deploy rules, incidents; about 10% in Chinese)
 and adds them with ``RecallIndex.add`` in one transaction to a temporary file database
-(``create_tables`` plus the ``meta`` table). Then, in the same warm process, ~500 generated
-queries (about 60% about an existing claim, 40% unrelated to the store) are answered; each
-is timed end to end (``perf_counter``): ``direct_plan`` + ``candidates`` + ``stats`` +
+(the projection's own migrations, so the schema is the one recall reads). Then, in the
+same warm process, ~500 generated queries (about 60% about an existing claim, 40% unrelated
+to the store) are answered; each is timed end to end (``perf_counter``): ``direct_plan`` + ``candidates`` + ``stats`` +
 ``evaluate``. Reported: p50/p99 ms, mean ms per phase, the index size on disk and the
 process RSS (current and peak). Answer quality is a by-product: ``named_hit`` = share of
 queries about a claim whose digest holds that very claim (a lower bound: similar claims about
@@ -23,7 +23,7 @@ Targets: warm p99 <= 5 ms at 10k and <= 15 ms at 100k; fresh process <= 60 ms me
 Not a test. Prints one JSON document to stdout.
 
     .venv/bin/python benchmarks/recall_latency.py [--sizes 10000,100000] [--queries 500]
-        [--fresh-runs 15] [--seed 7]
+        [--fresh-runs 15] [--seed 7] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -48,8 +48,9 @@ from waymarks.core.egress import Egress
 from waymarks.core.privacy import LEVELS
 from waymarks.recall.engine import evaluate
 from waymarks.recall.plan import direct_plan
+from waymarks.store.migrations import migrate
 from waymarks.store.recall_cache import RecallCache
-from waymarks.store.recall_index import RecallIndex, RecordInput, create_tables
+from waymarks.store.recall_index import RecallIndex, RecordInput
 
 #: a local destination that sees every stored text exactly (no privacy policy in play)
 EXACT = Egress("local", frozenset(LEVELS), redacts=False)
@@ -225,8 +226,7 @@ def open_db(path: Path) -> sqlite3.Connection:
 def build(path: Path, size: int, seed: int) -> tuple[float, list[tuple[str, str]]]:
     db = open_db(path)
     db.execute("PRAGMA journal_mode = WAL")
-    db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    create_tables(db)
+    migrate(db, BASE_MS)
     index = RecallIndex(db, items_backed=False)
     about: list[tuple[str, str]] = []
 
@@ -391,19 +391,31 @@ def fresh(path: Path, queries: Sequence[tuple[str, str]], runs: int) -> dict[str
     return out
 
 
-def run_one(size: int, count: int, seed: int, fresh_runs: int) -> dict[str, Any]:
+def run_one(size: int, count: int, seed: int, fresh_runs: int,
+            keep: str | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="waymarks-recall-") as tmp:
-        path = Path(tmp) / "recall.sqlite3"
-        build_s, about = build(path, size, seed)
+        # --keep DIR: build each (size, seed) once and reuse it (a 1M build takes minutes)
+        folder = Path(keep) if keep else Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"recall-{size}-{seed}.sqlite3"
+        about_path = folder / f"recall-{size}-{seed}.about.json"
+        if keep and path.exists() and about_path.exists():
+            build_s = float("nan")
+            about = [tuple(pair) for pair in json.loads(about_path.read_text())]
+        else:
+            path.unlink(missing_ok=True)
+            build_s, about = build(path, size, seed)
+            about_path.write_text(json.dumps(about))
         queries = query_mix(about, count, seed)
-        disk = sum(p.stat().st_size for p in Path(tmp).iterdir())
+        disk = sum(p.stat().st_size for p in folder.iterdir()
+                   if p.name.startswith(path.name))
         warm = warm_loop(path, queries)
         cached = warm_loop(path, queries, cached=True)
         current, peak = rss_mb()
         result: dict[str, Any] = {
             "size": size,
             "build_s": round(build_s, 2),
-            "records_per_s": round(size / build_s),
+            "records_per_s": None if build_s != build_s else round(size / build_s),
             "index_mb": round(disk / 1e6, 2),
             "rss_mb": current,
             "peak_rss_mb": peak,
@@ -426,16 +438,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--fresh-runs", type=int, default=15)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--keep", default=None,
+                        help="folder keeping each size's database between runs (reused)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one is not None:
-        print(json.dumps(run_one(args.one, args.queries, args.seed, args.fresh_runs)))
+        print(json.dumps(run_one(args.one, args.queries, args.seed, args.fresh_runs, args.keep)))
         return 0
     results = []
     for size in (int(s) for s in args.sizes.split(",") if s.strip()):
         child = subprocess.run(
             [sys.executable, __file__, "--one", str(size), "--queries", str(args.queries),
-             "--fresh-runs", str(args.fresh_runs), "--seed", str(args.seed)],
+             "--fresh-runs", str(args.fresh_runs), "--seed", str(args.seed),
+             *(["--keep", args.keep] if args.keep else [])],
             check=True, capture_output=True, text=True, env={**os.environ})
         results.append(json.loads(child.stdout))
     print(json.dumps({"python": sys.version.split()[0], "sqlite": sqlite3.sqlite_version,
