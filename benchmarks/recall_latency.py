@@ -6,8 +6,8 @@ and adds them with ``RecallIndex.add`` in one transaction to a temporary file da
 (the projection's own migrations, so the schema is the one recall reads). Then, in the
 same warm process, ~500 generated queries (about 60% about an existing claim, 40% unrelated
 to the store) are answered; each is timed end to end (``perf_counter``): ``direct_plan`` +
-``candidates`` + ``stats`` + ``evaluate``. Reported: p50/p99 ms, mean ms per phase, the index size on disk and the
-process RSS (current and peak). Answer quality is a by-product: ``named_hit`` = share of
+``candidates`` + ``stats`` + ``evaluate``. Reported: p50/p99 ms, mean ms per phase, the
+index size on disk and the process RSS (current and peak). Answer quality is a by-product: ``named_hit`` = share of
 queries about a claim whose digest holds that very claim (a lower bound: similar claims about
 the same service compete), ``unrelated_digest`` = share of unrelated queries that still got
 a digest.
