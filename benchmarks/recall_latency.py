@@ -4,13 +4,13 @@ For each size a deterministic generator makes realistic, varied claims (services
 paths, hosts, owners, people's preferences, deploy rules, incidents; about 10% in Chinese)
 and adds them with ``RecallIndex.add`` in one transaction to a temporary file database
 (the projection's own migrations, so the schema is the one recall reads). Then, in the
-same warm process, ~500 generated queries (about 60% about an existing claim, 40% unrelated
-to the store) are answered; each is timed end to end (``perf_counter``): ``direct_plan`` +
-``candidates`` + ``stats`` + ``evaluate``. Reported: p50/p99 ms, mean ms per phase, the
-index size on disk and the process RSS (current and peak). Answer quality is a by-product: ``named_hit`` = share of
-queries about a claim whose digest holds that very claim (a lower bound: similar claims about
-the same service compete), ``unrelated_digest`` = share of unrelated queries that still got
-a digest.
+same warm process, ~500 generated queries (about 60% about an existing claim, 40%
+unrelated to the store) are answered; each is timed end to end (``perf_counter``):
+``direct_plan`` + ``candidates`` + ``stats`` + ``evaluate``. Reported: p50/p99 ms, mean ms
+per phase, the index size on disk and the process RSS (current and peak). Answer quality
+is a by-product: ``named_hit`` = share of queries about a claim whose digest holds that
+very claim (a lower bound: similar claims about the same service compete),
+``unrelated_digest`` = share of unrelated queries that still got a digest.
 
 "Fresh process, one query at 10k": ``python -c SCRIPT`` that imports waymarks, opens the
 10k database, answers one query and exits; wall-clock median over ``--fresh-runs`` runs
