@@ -294,7 +294,10 @@ def warm_loop(path: Path, queries: Sequence[tuple[str, str]],
     times: list[float] = []
     named = named_hit = unrelated = unrelated_digest = 0
     candidate_counts = []
+    selections: list[list[str]] = []
+    cpu: list[float] = []  # CPU time per query: what a busy machine cannot inflate
     for expected, query in queries:
+        c0 = time.process_time()
         t0 = time.perf_counter()
         plan = direct_plan(query)
         t1 = time.perf_counter()
@@ -305,9 +308,11 @@ def warm_loop(path: Path, queries: Sequence[tuple[str, str]],
         result = evaluate(plan, cands, stats, EXACT)
         t4 = time.perf_counter()
         times.append((t4 - t0) * 1000)
+        cpu.append((time.process_time() - c0) * 1000)
         for key, (a, b) in zip(totals, ((t0, t1), (t1, t2), (t2, t3), (t3, t4)), strict=True):
             totals[key] += b - a
         candidate_counts.append(len(cands))
+        selections.append(list(result.selected))
         if expected:
             named += 1
             named_hit += expected in result.selected
@@ -323,11 +328,14 @@ def warm_loop(path: Path, queries: Sequence[tuple[str, str]],
         "p50_ms": round(statistics.median(times), 3),
         "p99_ms": round(percentile(times, 99), 3),
         "max_ms": round(max(times), 3),
+        "cpu_p50_ms": round(statistics.median(cpu), 3),
+        "cpu_p99_ms": round(percentile(cpu, 99), 3),
         "mean_ms_by_phase": {k: round(v * 1000 / len(queries), 3) for k, v in totals.items()},
         "mean_candidates": round(statistics.mean(candidate_counts), 1),
         "slowest": [{"ms": round(ms, 2), "query": q} for ms, q in slowest],
         "named_hit": round(named_hit / max(1, named), 3),
         "unrelated_digest": round(unrelated_digest / max(1, unrelated), 3),
+        "selected": selections,  # per query, in order (compared, then dropped)
     }
 
 
@@ -392,7 +400,7 @@ def fresh(path: Path, queries: Sequence[tuple[str, str]], runs: int) -> dict[str
 
 
 def run_one(size: int, count: int, seed: int, fresh_runs: int,
-            keep: str | None = None) -> dict[str, Any]:
+            keep: str | None = None, dump: str | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="waymarks-recall-") as tmp:
         # --keep DIR: build each (size, seed) once and reuse it (a 1M build takes minutes)
         folder = Path(keep) if keep else Path(tmp)
@@ -411,6 +419,9 @@ def run_one(size: int, count: int, seed: int, fresh_runs: int,
                    if p.name.startswith(path.name))
         warm = warm_loop(path, queries)
         cached = warm_loop(path, queries, cached=True)
+        chosen, chosen_cached = warm.pop("selected"), cached.pop("selected")
+        if dump:  # what each query selected, to compare two versions of the code
+            Path(dump).write_text(json.dumps(chosen))
         current, peak = rss_mb()
         result: dict[str, Any] = {
             "size": size,
@@ -421,6 +432,11 @@ def run_one(size: int, count: int, seed: int, fresh_runs: int,
             "peak_rss_mb": peak,
             "warm": warm,
             "warm_cached": cached,
+            # the two paths rank candidates alike: the share of queries whose digest holds
+            # the same claims in the same order
+            "same_selection_sqlite_vs_cached": round(
+                sum(a == b for a, b in zip(chosen, chosen_cached, strict=True))
+                / max(1, len(chosen)), 4),
         }
         target = TARGET_P99_MS.get(size)
         if target is not None:
@@ -440,10 +456,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", default=None,
                         help="folder keeping each size's database between runs (reused)")
+    parser.add_argument("--dump", default=None,
+                        help="with --one: write what each SQLite query selected to this file")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one is not None:
-        print(json.dumps(run_one(args.one, args.queries, args.seed, args.fresh_runs, args.keep)))
+        print(json.dumps(run_one(args.one, args.queries, args.seed, args.fresh_runs, args.keep,
+                                 args.dump)))
         return 0
     results = []
     for size in (int(s) for s in args.sizes.split(",") if s.strip()):
