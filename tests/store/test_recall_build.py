@@ -106,3 +106,27 @@ def test_batched_add_writes_what_one_at_a_time_writes(
     assert index_rows(many) == index_rows(one)
     one.close()
     many.close()
+
+
+def schema(path: Path) -> list[tuple[object, ...]]:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"
+                          " ORDER BY type, name").fetchall()
+    finally:
+        db.close()
+
+
+def test_rebuild_leaves_the_schema_of_a_fresh_database(tmp_path: Path) -> None:
+    """Rebuild drops indexes to load in bulk (items, mutations, entries): every one is back."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    run_cli(home, project, "session", "new")
+    run_cli(home, project, "memory", "add", "--", CLAIMS[0])
+    fresh = tmp_path / "fresh.db"
+    fresh_db(fresh).close()
+    assert run_cli(home, project, "rebuild-index")["mutations"] == 1
+    rebuilt = schema(home / "waymarks.db")
+    assert ("index", "entries_by_id", "entries",
+            "CREATE UNIQUE INDEX entries_by_id ON entries (session_id, id)") in rebuilt
+    assert rebuilt == schema(fresh)
