@@ -45,8 +45,11 @@ def test_best_rows_equal_filtering_first(tmp_path_factory, rows, limit, session,
         cache = RecallCache(RecallIndex(db))
         # rows are scored in this (shuffled) order: ties keep it
         scores = {1000 - n: score for n, (score, _owner) in enumerate(rows)}
-        cache.owners = {1000 - n: OWNERS[owner] for n, (_score, owner) in enumerate(rows)}
+        owners = {1000 - n: OWNERS[owner] for n, (_score, owner) in enumerate(rows)}
+        for rowid, owner in owners.items():
+            cache.set_owner(rowid, owner)
+        assert all(cache.owner(rowid) == owner for rowid, owner in owners.items())
         assert cache._best(scores, limit, (session, project)) == filter_first(
-            scores, cache.owners, limit, (session, project))
+            scores, owners, limit, (session, project))
     finally:
         db.close()
