@@ -7,7 +7,13 @@ add, ~10% memory status "expired", ~5% memory supersede). Then, timed:
 - ``parse_s``: ``SessionFile.open(path)``;
 - ``rebuild_s``: ``Projection(db_path, now_ms)`` + ``projection.rebuild([session], now_ms)``
   inside ``projection.transaction()`` (commit included);
-- ``total_s`` = parse + rebuild, ``mutations_per_s`` = size / total.
+- ``total_s`` = parse + rebuild, ``mutations_per_s`` = size / total;
+- ``first_recall_s``: the first recall afterwards (catching the recall index up when the
+  rebuild left it behind, as the service does, then one query): before the rebuild built
+  the recall index itself, this was where it was built. ``usable_s`` = total + first
+  recall, ``mutations_per_s_until_usable`` = size / usable;
+- ``cpu_s``: CPU time of parse + rebuild + first recall (what a busy machine does not
+  inflate as much as wall time).
 
 Baselines on the same file: stdlib ``json.loads`` and ``msgspec.json.decode`` of every line.
 Each size runs in a fresh subprocess (hidden ``--one SIZE``) so ``peak_rss_mb`` (sampled
@@ -16,6 +22,7 @@ right after the rebuild, before the baselines) is that size's own peak.
 Not a test. Prints one JSON document to stdout.
 
     .venv/bin/python benchmarks/rebuild.py [--sizes 10000,100000,1000000] [--seed 1]
+        [--keep DIR]
 """
 
 from __future__ import annotations
@@ -36,11 +43,14 @@ from typing import Any
 
 import msgspec
 
+from waymarks.core.bulk import gc_paused
 from waymarks.core.replay import replay
 from waymarks.ledger.session_file import SessionFile
+from waymarks.recall.plan import direct_plan
 from waymarks.store.projection import Projection
+from waymarks.store.recall_index import RecallIndex
 
-TARGET_MUTATIONS_PER_S = 100_000
+TARGET_MUTATIONS_PER_S = 150_000  # issue 15, at 1M
 MEMORY = "ds4-context-memory-v1"
 PIN = "ds4-context-pin-v1"
 BASE_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
@@ -321,15 +331,24 @@ def baseline_msgspec(path: Path) -> float:
     return count / (time.perf_counter() - start)
 
 
-def run_one(size: int, seed: int, tmp_parent: str | None) -> dict[str, Any]:
+def run_one(size: int, seed: int, tmp_parent: str | None,
+            keep: str | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="waymarks-rebuild-", dir=tmp_parent) as tmp:
         root = Path(tmp)
-        path = root / "session.jsonl"
+        # --keep DIR: generate each (size, seed) ledger once and reuse it
+        path = Path(keep) / f"session-{size}-{seed}.jsonl" if keep else root / "session.jsonl"
+        mix_path = path.with_suffix(".mix.json")
         start = time.perf_counter()
-        mix = generate(path, size, seed, str(root))
+        if keep and path.exists() and mix_path.exists():
+            mix = json.loads(mix_path.read_text())
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            mix = generate(path, size, seed, str(path.parent))
+            mix_path.write_text(json.dumps(mix))
         generate_s = time.perf_counter() - start
         now_ms = BASE_MS + 10 * 365 * 86_400_000
 
+        cpu_start = time.process_time()
         start = time.perf_counter()
         session = SessionFile.open(path)
         parse_s = time.perf_counter() - start
@@ -347,6 +366,16 @@ def run_one(size: int, seed: int, tmp_parent: str | None) -> dict[str, Any]:
             replayed = projection.rebuild([session], now_ms)
         rebuild_s = time.perf_counter() - start
         open_s = opened - start
+        start = time.perf_counter()
+        index = RecallIndex(projection.db)
+        if index.behind():
+            with projection.transaction():
+                index.catch_up()
+        plan = direct_plan("which service uses Redis for caching?")
+        index.candidates(plan)
+        first_recall_s = time.perf_counter() - start
+        cpu_s = time.process_time() - cpu_start
+        indexed = projection.db.execute("SELECT count(*) FROM recall_records").fetchone()[0]
         peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
         statuses = dict(
@@ -359,9 +388,12 @@ def run_one(size: int, seed: int, tmp_parent: str | None) -> dict[str, Any]:
         )
         projection.close()
 
-        # pure in-memory fold of the same records (the share of rebuild that is Python rules)
+        # pure in-memory fold of the same records (the share of rebuild that is Python rules),
+        # with the cyclic GC paused as the projection runs it (else full collections over
+        # millions of live objects are timed too)
         start = time.perf_counter()
-        replay(session.records)
+        with gc_paused():
+            replay(session.records)
         replay_only_s = time.perf_counter() - start
         del session
 
@@ -379,6 +411,11 @@ def run_one(size: int, seed: int, tmp_parent: str | None) -> dict[str, Any]:
         "rebuild_s": round(rebuild_s, 3),
         "total_s": round(total_s, 3),
         "mutations_per_s": round(size / total_s),
+        "first_recall_s": round(first_recall_s, 3),
+        "usable_s": round(total_s + first_recall_s, 3),
+        "mutations_per_s_until_usable": round(size / (total_s + first_recall_s)),
+        "cpu_s": round(cpu_s, 3),
+        "recall_records": indexed,
         "peak_rss_mb": round(peak_rss_mb, 1),
         "baseline_json_lines_per_s": round(json_lps),
         "baseline_msgspec_lines_per_s": round(msgspec_lps),
@@ -402,11 +439,13 @@ def main() -> int:
     parser.add_argument(
         "--dir", default=None, help="parent of the temporary directories (default: system temp)"
     )
+    parser.add_argument("--keep", default=None,
+                        help="folder keeping the generated ledgers between runs (reused)")
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.one is not None:
-        json.dump(run_one(args.one, args.seed, args.dir), sys.stdout)
+        json.dump(run_one(args.one, args.seed, args.dir, args.keep), sys.stdout)
         sys.stdout.write("\n")
         return 0
 
@@ -422,6 +461,8 @@ def main() -> int:
         ]
         if args.dir:
             command += ["--dir", args.dir]
+        if args.keep:
+            command += ["--keep", args.keep]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             results.append({"mutations": size, "error": done.stderr.strip()[-2000:]})
@@ -432,7 +473,8 @@ def main() -> int:
         "benchmark": "rebuild",
         "results": results,
         "target_mutations_per_s": TARGET_MUTATIONS_PER_S,
-        "met": all(r.get("mutations_per_s", 0) >= TARGET_MUTATIONS_PER_S for r in results),
+        "met": all(r.get("mutations_per_s_until_usable", 0) >= TARGET_MUTATIONS_PER_S
+                   for r in results),
     }
     json.dump(report, sys.stdout, indent=2)
     sys.stdout.write("\n")

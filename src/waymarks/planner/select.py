@@ -20,6 +20,7 @@ never holds pin content or claim text.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -45,6 +46,8 @@ HISTORY_PRIORITY: Final = 85
 SNIPPET_PRIORITY: Final = 80
 REQUEST_PRIORITY: Final = 1000  # mandatory, always last in order
 _NOT_ALLOWED: Final = "classification {} not allowed for this provider"
+#: pins whose level and rendering are remembered (per destination)
+PIN_MEMO: Final = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +200,7 @@ def _choose_pins(pins: Sequence[PinInput], egress: Egress,
     chosen: list[PinInput] = []
     rendered: list[str] = []
     for pin in sorted(pins, key=lambda p: (p.created_at, p.block.id)):
-        level = egress.level(pin.block.content, pin.block.classification)
+        level = _pin_level(egress, pin.block.content, pin.block.classification)
         entry = dict(id=pin.block.id, kind="pin", scope=pin.block.scope,
                      classification=level, source_session=pin.block.session_id,
                      source_entry=pin.block.entry_id)
@@ -207,11 +210,26 @@ def _choose_pins(pins: Sequence[PinInput], egress: Egress,
                 **entry))  # type: ignore[arg-type]
             continue
         chosen.append(pin)
-        rendered.append(render_pin(pin.block, egress))
+        text, tokens = _rendered_pin(pin.block, egress)
+        rendered.append(text)
         manifest.append(ManifestEntry(
             decision="included", reason="applicable pin",
-            tokens=estimate_tokens(rendered[-1]), **entry))  # type: ignore[arg-type]
+            tokens=tokens, **entry))  # type: ignore[arg-type]
     return chosen, rendered
+
+
+# The same pins are planned into every request, so their level and rendering are memoized:
+# both are pure functions of the (frozen) pin and egress, and keyed by all of them, so an
+# edited pin (a new ID) or another destination is worked out afresh.
+@functools.lru_cache(maxsize=PIN_MEMO)
+def _pin_level(egress: Egress, content: str, classification: str | None) -> str:
+    return egress.level(content, classification)
+
+
+@functools.lru_cache(maxsize=PIN_MEMO)
+def _rendered_pin(block: PinBlock, egress: Egress) -> tuple[str, int]:
+    text = render_pin(block, egress)
+    return text, estimate_tokens(text)
 
 
 def _choose_memories(

@@ -12,6 +12,7 @@ libraries with fixed dictionaries); stop words never become features; a path suc
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -125,31 +126,43 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
     quoted_only: dict[str, None] = {}
 
     def add(feature: str, position: int) -> None:
-        if _inside(position, quoted_spans):
+        if quoted_spans and _inside(position, quoted_spans):
             if feature not in features:
                 quoted_only[feature] = None
             return
         features[feature] = None
         quoted_only.pop(feature, None)
 
-    masked = list(folded)
-    for match in _PATH.finditer(folded):
-        literal = _literal_features(match.group(0))
-        if not literal:
-            continue
-        for feature in literal:
-            add(feature, match.start())
-        # a file:line[:col] reference is a pointer into pasted material, not a constraint
-        in_paste = _inside(match.start(), pasted_spans) or bool(_LINE_REF.search(
-            match.group(0).rstrip(").,;:")))
-        (pasted if in_paste else literals).update(literal[:1])
-        masked[match.start():match.end()] = " " * (match.end() - match.start())
-    rest = "".join(masked)
+    rest = folded
+    # every path or filename match holds a "/" or a "." (most texts: no scan at all)
+    if "/" in folded or "." in folded:
+        masked: list[str] | None = None
+        for match in _PATH.finditer(folded):
+            literal = _literal_features(match.group(0))
+            if not literal:
+                continue
+            for feature in literal:
+                add(feature, match.start())
+            # a file:line[:col] reference is a pointer into pasted material, not a constraint
+            in_paste = _inside(match.start(), pasted_spans) or bool(_LINE_REF.search(
+                match.group(0).rstrip(").,;:")))
+            (pasted if in_paste else literals).update(literal[:1])
+            if masked is None:
+                masked = list(folded)
+            masked[match.start():match.end()] = " " * (match.end() - match.start())
+        if masked is not None:
+            rest = "".join(masked)
     if query:  # after literals are masked, so framing words inside paths are kept
         rest = _blank_framing(rest)
     for match in _WORDS.finditer(rest):
-        for word in _split_scripts(match.group(0)):
-            word_key = word_feature(word)
+        word = match.group(0)
+        if word.isascii():  # one word, one feature (the common case, memoized)
+            word_key = _ascii_word_feature(word)
+            if word_key is not None:
+                add(word_key, match.start())
+            continue
+        for part in _split_scripts(word):
+            word_key = word_feature(part)
             if word_key is not None:
                 add(word_key, match.start())
     for feature in quoted_only:
@@ -176,6 +189,10 @@ def word_feature(word: str) -> str | None:
             return "c:" + concept
         return "w:" + stem
     return "w:" + word
+
+
+#: :func:`word_feature` of an ASCII word, memoized: pure, and a store's words repeat
+_ascii_word_feature: Final = functools.lru_cache(maxsize=65_536)(word_feature)
 
 
 def is_generic(feature: str) -> bool:

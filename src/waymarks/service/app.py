@@ -425,8 +425,8 @@ class Waymarks:
         visible = (session.session_id, self.cwd if self.project_trusted else None)
         features = (*plan.focus, *plan.context)
         if not self.keep_recall_index:
-            candidates = index.candidates(plan, visible_to=visible)
             stats = index.stats(features)
+            candidates = index.candidates(plan, visible_to=visible, stats=stats)
         else:
             if self._recall_cache is None:
                 self._recall_cache = RecallCache(index)

@@ -23,7 +23,8 @@ It is a projection like the rest: a rebuild writes it again from the ledgers.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Final
 
 from waymarks.ledger.log import Entry, SessionLog
@@ -78,6 +79,16 @@ def _rows(sid: str, entries: Iterable[Entry], previous: tuple[str, int] | None
             else entry.index
         yield sid, entry.index, entry.id, entry.parent_id, seg, entry.type == "compaction"
         previous = (entry.id, seg)
+
+
+@contextmanager
+def bulk(db: sqlite3.Connection) -> Iterator[None]:
+    """Index many sessions from empty (a rebuild): the lookup by ID is dropped while the
+    rows go in and built once after them (a sort, not a random B-tree insert per entry:
+    entry IDs are random). Inside the caller's transaction; on error it rolls back whole."""
+    db.execute("DROP INDEX IF EXISTS entries_by_id")
+    yield
+    db.execute(SCHEMA[1])
 
 
 def forget(db: sqlite3.Connection, session_id: str | None = None) -> None:

@@ -4,7 +4,13 @@ A fresh process (a hook) asks SQLite for candidates; a long-lived one (an MCP se
 host bridge) loads the index once into postings lists and keeps it current by reading
 only rows past the last one it holds. Candidates are then found without SQL: each query
 feature's postings add its weight to the records that have it, and the best ``limit``
-go on to full scoring. Record fields are decoded only for those candidates.
+go on to full scoring.
+
+Only what ranking needs stays in memory: the postings (an array of row IDs per feature)
+and, per row, which of a few distinct owners may see it (an array index). The records
+themselves (text, fields) are read from SQLite for the chosen ``limit`` rows only, and
+checked against their checksums there: keeping every row in memory cost 1.4 GB at a
+million records. Every row is still checked once when it is loaded.
 
 The same scan budget as the SQLite path applies: when the query's features together
 would touch more than ``SCAN_BUDGET`` postings, only the rarest ones within it are used.
@@ -16,11 +22,12 @@ import heapq
 from array import array
 from collections.abc import Callable, Sequence
 from operator import itemgetter
+from typing import Final
 
 import msgspec
 
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
-from waymarks.store.integrity import decoding, valid_scope, verify_blob_row
+from waymarks.store.integrity import decoding, require, valid_scope, verify_blob_row
 from waymarks.store.recall_index import (
     CANDIDATE_LIMIT,
     MIN_SCAN_TERMS,
@@ -30,18 +37,22 @@ from waymarks.store.recall_index import (
 )
 
 _FIELDS_DECODER = msgspec.json.Decoder(dict[str, list[str]])
-_Row = tuple[str, str, str, str, int, str, bytes, int, str, str]
+#: who may see a row: (scope, owning session, project path) of its item
+Owner = tuple[str | None, str | None, str | None]
+_NO_OWNER: Final = -1
 
 
 class RecallCache:
-    """Postings and stored rows of a :class:`RecallIndex`, refreshed incrementally."""
+    """Postings and owners of a :class:`RecallIndex`, refreshed incrementally."""
 
     def __init__(self, index: RecallIndex) -> None:
         self.index = index
-        self.rows: dict[int, _Row] = {}
+        self.count = 0
         self.postings: dict[str, array[int]] = {}
-        # who may see each row: (scope, owning session, project path) of its item
-        self.owners: dict[int, tuple[str, str, str | None]] = {}
+        # each row's owner, as an index into the few distinct owners (``_NO_OWNER``: none)
+        self._owner_of: array[int] = array("i")
+        self._owners: list[Owner] = []
+        self._owner_ids: dict[Owner, int] = {}
         self.watermark = 0
         self.generation = 0
 
@@ -52,35 +63,52 @@ class RecallCache:
         owner_columns = ("i.scope, i.session_id, i.project_path" if self.index.items_backed
                          else "NULL, NULL, NULL")
         join = " LEFT JOIN items i ON i.id = r.item_id" if self.index.items_backed else ""
+        postings = self.postings
         for rowid, *rest in self.index.db.execute(
             f"SELECT r.rowid, {RECORD_COLUMNS}, {owner_columns}"
             f" FROM recall_records r{join} WHERE r.rowid > ? ORDER BY r.rowid",
             (self.watermark,),
         ):
             verify_blob_row(rest[:11], "recall_records")  # loaded once: checked once
-            item_id, kind, status, origin, created, text, count, evidence, source, fields = (
-                rest[:10])
-            row: _Row = (item_id, kind, status, origin, created, text, fields, count,
-                         evidence, source)
             if rest[11] is not None:
                 valid_scope(rest[11])
-            self.rows[rowid] = row
-            self.owners[rowid] = (rest[11], rest[12], rest[13])
+            self.set_owner(rowid, (rest[11], rest[12], rest[13]))
             loaded += 1
             with decoding("a recall record"):
-                parts = _FIELDS_DECODER.decode(fields)
+                parts = _FIELDS_DECODER.decode(rest[9])
             for feature in {*parts["body"], *parts["aliases"], *parts["quoted"]}:
-                self.postings.setdefault(feature, array("i")).append(rowid)
+                found = postings.get(feature)
+                if found is None:
+                    postings[feature] = array("i", (rowid,))
+                else:
+                    found.append(rowid)
             self.watermark = rowid
+        self.count += loaded
         return loaded
+
+    def set_owner(self, rowid: int, owner: Owner) -> None:
+        """Record who may see row ``rowid``."""
+        index = self._owner_ids.get(owner)
+        if index is None:
+            index = self._owner_ids[owner] = len(self._owners)
+            self._owners.append(owner)
+        if rowid >= len(self._owner_of):  # row IDs are dense: grow by what is missing
+            self._owner_of.extend([_NO_OWNER] * (rowid + 1 - len(self._owner_of)))
+        self._owner_of[rowid] = index
+
+    def owner(self, rowid: int) -> Owner:
+        index = self._owner_of[rowid] if rowid < len(self._owner_of) else _NO_OWNER
+        return (None, None, None) if index == _NO_OWNER else self._owners[index]
 
     def _reset_if_shrunk(self) -> None:
         """Start over if the index was reset (the projection was rebuilt)."""
         generation = self.index.generation()
         if generation != self.generation:
-            self.rows.clear()
+            self.count = 0
             self.postings.clear()
-            self.owners.clear()
+            self._owner_of = array("i")
+            self._owners.clear()
+            self._owner_ids.clear()
             self.watermark = 0
             self.generation = generation
 
@@ -91,18 +119,36 @@ class RecallCache:
         if not self.index.items_backed or visible_to is None:
             return None
         session_id, project = visible_to
-        owners = self.owners
+        owner_of = self.owner
 
         def visible(rowid: int) -> bool:
-            scope, owner, path = owners[rowid]
+            scope, owner, path = owner_of(rowid)
             if scope == "project":
                 return project is not None and path == project
             return owner == session_id
 
         return visible
 
+    def _best(self, scores: dict[int, float], limit: int,
+              visible_to: tuple[str, str | None] | None) -> list[int]:
+        """The ``limit`` best visible rows, best first, ties in the order first scored.
+
+        Visibility is checked from the best down, only until ``limit`` are found: the
+        same rows in the same order as filtering every posting first (a row's score does
+        not depend on the others, and a stable sort keeps the visible rows' order), at
+        the cost of ``limit`` checks instead of one per posting."""
+        visible = self._visibility(visible_to)
+        best = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
+        if visible is None:
+            return [rowid for rowid, _score in best]
+        chosen = [rowid for rowid, _score in best if visible(rowid)]
+        if len(chosen) == len(best):
+            return chosen
+        ordered = sorted(scores.items(), key=itemgetter(1), reverse=True)
+        return [rowid for rowid, _score in ordered if visible(rowid)][:limit]
+
     def stats(self, features: Sequence[str]) -> Stats:
-        return Stats(len(self.rows),
+        return Stats(self.count,
                      {f: len(self.postings[f]) for f in features if f in self.postings})
 
     def candidates(
@@ -113,7 +159,6 @@ class RecallCache:
                           key=lambda f: (stats.df.get(f, 0), f))
         scores: dict[int, float] = {}
         scanned = 0
-        visible = self._visibility(visible_to)
         for count, feature in enumerate(features):
             postings = self.postings.get(feature)
             if postings is None:
@@ -122,19 +167,36 @@ class RecallCache:
                 break
             scanned += len(postings)
             weight = stats.weight(feature)
+            get = scores.get
             for rowid in postings:
-                if visible is None or visible(rowid):
-                    scores[rowid] = scores.get(rowid, 0.0) + weight
-        best = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
-        rows = [self.rows[rowid] for rowid, _score in best]
+                scores[rowid] = get(rowid, 0.0) + weight
+        return self._records(self._best(scores, limit, visible_to), visible_to)
+
+    def _records(self, rowids: list[int], visible_to: tuple[str, str | None] | None
+                 ) -> list[Candidate]:
+        """The chosen rows as candidates, in order, read from SQLite and checked there
+        (a row the postings name but the table lacks is damage)."""
+        if not rowids:
+            return []
+        found = {row[0]: row[1:] for row in self.index.db.execute(
+            f"SELECT r.rowid, {RECORD_COLUMNS} FROM recall_records r"
+            f" WHERE r.rowid IN ({','.join('?' * len(rowids))})", rowids)}
+        rows = []
+        for rowid in rowids:
+            row = found.get(rowid)
+            require(row is not None, "the in-memory recall index names a missing record")
+            assert row is not None
+            verify_blob_row(row, "recall_records")
+            rows.append(row)
         statuses = (self.index.current_statuses([r[0] for r in rows], visible_to)
                     if self.index.items_backed else {})
         out = []
-        for item_id, kind, status, origin, created, text, fields, count_, evidence, source in (
+        for item_id, kind, status, origin, created, text, count_, evidence, source, fields, _ in (
                 rows):
             if self.index.items_backed and item_id not in statuses:
                 continue
-            parts = _FIELDS_DECODER.decode(fields)
+            with decoding("a recall record"):
+                parts = _FIELDS_DECODER.decode(fields)
             out.append(Candidate(
                 id=item_id, kind=kind, status=statuses.get(item_id, status), origin=origin,
                 created_at=created, text=text, body=frozenset(parts["body"]),
