@@ -193,8 +193,9 @@ class EvolutionQueue:
         calls = 0
         tried_models: list[str] = []
         for route in usable:
-            if tried_models and route.model in tried_models:
-                continue
+            if (tried_models and route.model in tried_models) or self.store.cooling(
+                    route.provider, route.model, self.now_ms()) is not None:
+                continue  # tried, or cooled down by the failure just now (auth: the provider)
             outcome = self._call(job, lease, route, request, forced)
             calls += 1
             tried_models.append(route.model)
