@@ -14,7 +14,8 @@ from waymarks.core.model_port import ModelClient
 from waymarks.models.claude_cli import ClaudeCodeClient
 from waymarks.models.http import AnthropicClient, OpenAIClient
 
-__all__ = ["AnthropicClient", "ClaudeCodeClient", "OpenAIClient", "client_for"]
+__all__ = ["AnthropicClient", "ClaudeCodeClient", "OpenAIClient", "client_for",
+           "route_available"]
 
 
 def client_for(api: str, endpoint: str | None, key_env: str | None) -> ModelClient:
@@ -26,3 +27,9 @@ def client_for(api: str, endpoint: str | None, key_env: str | None) -> ModelClie
     if api == "claude-code":
         return ClaudeCodeClient()
     raise ValueError(f"no model adapter for api {api!r}")
+
+
+def route_available(api: str) -> bool:
+    """Can a route of ``api`` run on this machine? (HTTP routes: always; ``claude-code``:
+    only with a ``claude`` executable on PATH.)"""
+    return ClaudeCodeClient().available() if api == "claude-code" else True
