@@ -97,6 +97,7 @@ class RecoveryTick:
         self._on_attempt = on_attempt
         self._thread: threading.Thread | None = None
         self.checks = 0
+        self.skipped = 0
         self.errors = 0
 
     def start(self) -> None:
@@ -132,6 +133,7 @@ class RecoveryTick:
     def _loop(self) -> None:
         while not self._stop.wait(self.interval_s):
             if not self.chain.idle():
+                self.skipped += 1
                 continue  # work is queued: no pile-up
             try:
                 attempt = self.chain.submit(self.check).result()
