@@ -43,15 +43,15 @@ _TEXT = {
 
 
 def clients(route: RouteConfig) -> ModelClient:
-    from waymarks.models import client_for  # httpx only when a call is made
+    from waymarks.models import route_client  # httpx only when a call is made
 
-    return client_for(route.api, route.endpoint, route.key_env)
+    return route_client(route)
 
 
 def available(route: RouteConfig) -> bool:
-    from waymarks.models import route_available
+    from waymarks.models import route_is_available
 
-    return route_available(route.api)
+    return route_is_available(route)
 
 
 def register_evolution(root: Group) -> None:

@@ -39,6 +39,10 @@ TRANSPORT_FAILURES_BEFORE_COOLDOWN: Final = 2
 #: the recovery tick: one source per check, this long after the previous one ended (item 7)
 TICK_INTERVAL_S: Final = 15.0
 
+#: set in the environment of a process a consolidation call started (``claude -p``): Waymarks
+#: inside it captures nothing and starts no recovery (a call must not trigger another)
+CHILD_ENV: Final = "WAYMARKS_EVOLUTION_CHILD"
+
 Scope = Literal["none", "provider", "model"]
 Counts = Literal["none", "failure", "output"]
 

@@ -120,6 +120,7 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
     server.listen(16)
     server.settimeout(idle_seconds)
     apps: dict[tuple[str, str], Any] = {}
+    tick = _start_recovery(home)
     try:
         while True:
             try:
@@ -157,6 +158,17 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
         server.close()
         if os.path.exists(path):
             os.unlink(path)
+        if tick is not None:
+            tick.stop()  # an attempt in flight returns to pending, without a failure
+
+
+def _start_recovery(home: Path) -> Any:
+    """Memory evolution's recovery tick, in the helper (never in a hook's own process):
+    one queued source per check, the first 15 s after the helper starts."""
+    from waymarks.models import route_client, route_is_available
+    from waymarks.service.evolution_wiring import start_recovery
+
+    return start_recovery(home, route_client, route_is_available)
 
 
 def _receive(connection: socket.socket) -> bytes:

@@ -10,12 +10,26 @@ from the environment variable the configuration names at call time, never stored
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from waymarks.core.model_port import ModelClient
 from waymarks.models.claude_cli import ClaudeCodeClient
 from waymarks.models.http import AnthropicClient, OpenAIClient
 
 __all__ = ["AnthropicClient", "ClaudeCodeClient", "OpenAIClient", "client_for",
-           "route_available"]
+           "route_available", "route_client", "route_is_available"]
+
+
+class RouteLike(Protocol):
+    """A configured route as the adapters need it (``service.evolution_config.RouteConfig``
+    has these fields; this package does not import the service)."""
+
+    @property
+    def api(self) -> str: ...
+    @property
+    def endpoint(self) -> str | None: ...
+    @property
+    def key_env(self) -> str | None: ...
 
 
 def client_for(api: str, endpoint: str | None, key_env: str | None) -> ModelClient:
@@ -33,3 +47,12 @@ def route_available(api: str) -> bool:
     """Can a route of ``api`` run on this machine? (HTTP routes: always; ``claude-code``:
     only with a ``claude`` executable on PATH.)"""
     return ClaudeCodeClient().available() if api == "claude-code" else True
+
+
+def route_client(route: RouteLike) -> ModelClient:
+    """The client for a configured route (what the queue's ``clients`` factory is)."""
+    return client_for(route.api, route.endpoint, route.key_env)
+
+
+def route_is_available(route: RouteLike) -> bool:
+    return route_available(route.api)

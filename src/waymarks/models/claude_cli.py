@@ -22,10 +22,9 @@ import signal
 import subprocess
 from typing import Any, Final
 
+from waymarks.core.evolution_policy import CHILD_ENV
 from waymarks.core.model_port import ModelError, ModelReply, ModelRequest, Route
 
-#: marks a process started by a consolidation call: hooks inside it stay passive
-CHILD_ENV: Final = "WAYMARKS_EVOLUTION_CHILD"
 #: standard output larger than this is not a consolidation reply
 OUTPUT_BYTES: Final = 1024 * 1024
 _STATUS_CODES: Final = {401: "auth", 403: "auth", 402: "rate_limited", 429: "rate_limited",

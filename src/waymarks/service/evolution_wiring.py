@@ -15,12 +15,16 @@ they choose, so ``service`` never imports an adapter package.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from waymarks.core.evolution_policy import CHILD_ENV, TICK_INTERVAL_S
 from waymarks.core.model_port import ConsolidationStep
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig, load_evolution_config
 from waymarks.service.evolution_queue import ClientFactory, EvolutionQueue, open_queue
+from waymarks.service.evolution_tick import RecoveryTick
 
 if TYPE_CHECKING:
     from threading import Event
@@ -56,3 +60,34 @@ def open_for(app: Waymarks, clients: ClientFactory, available: Callable[[RouteCo
         return None
     return open_queue(app.home, step, config_for(app), app.settings().policy, clients,
                       available, cancel=cancel)
+
+
+def start_recovery(home: Path, clients: ClientFactory,
+                   available: Callable[[RouteConfig], bool], *,
+                   interval_s: float = TICK_INTERVAL_S) -> RecoveryTick | None:
+    """Start the recovery tick of a long-lived host process (Claude Code helper, MCP
+    server); None when there is nothing to run: no step wired, or this process was itself
+    started by a consolidation call. The tick works on jobs of every origin, so it reads
+    the HOME configuration only (a project's file cannot widen anything anyway).
+
+    Nothing is opened here: the queue (and the step's ``Waymarks``) are made on the tick's
+    own thread at its first check, 15 s after the start, never on a prompt's path."""
+    if os.environ.get(CHILD_ENV) or not _factory:
+        return None
+
+    def make() -> EvolutionQueue | None:
+        from waymarks.service.app import Waymarks
+        from waymarks.service.config import load_settings
+
+        app = Waymarks(home, cwd=str(home), keep_recall_index=False)
+        step = step_for(app)
+        if step is None:
+            app.close()
+            return None
+        policy = load_settings(home, str(home), False).policy
+        return open_queue(home, step, load_evolution_config(home), policy, clients,
+                          available)
+
+    tick = RecoveryTick(make, interval_s=interval_s)
+    tick.start()
+    return tick
