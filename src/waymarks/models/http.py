@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any, Final
@@ -71,6 +72,19 @@ def error_for_status(status: int, headers: httpx2.Headers, head: bytes) -> Model
     return ModelError("unknown")
 
 
+_SHARED: list[httpx2.Client] = []
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared_client() -> httpx2.Client:
+    """One connection pool per process: making an httpx client costs ~50 ms (its TLS
+    context), more than a local model's answer. Timeouts are set per request."""
+    with _SHARED_LOCK:
+        if not _SHARED:
+            _SHARED.append(httpx2.Client(follow_redirects=False, trust_env=False))
+        return _SHARED[0]
+
+
 class _HttpClient:
     """What both HTTP shapes share: the key, the bounded call, the error mapping."""
 
@@ -94,10 +108,11 @@ class _HttpClient:
             raise ModelError("timeout")
         deadline = time.monotonic() + timeout_s
         try:
-            with httpx2.Client(timeout=httpx2.Timeout(timeout_s), transport=self._transport,
-                               follow_redirects=False, trust_env=False) as client, \
-                    client.stream("POST", self.endpoint + path, json=body,
-                                  headers=headers) as response:
+            client = (_shared_client() if self._transport is None else
+                      httpx2.Client(transport=self._transport, follow_redirects=False,
+                                    trust_env=False))
+            with client.stream("POST", self.endpoint + path, json=body, headers=headers,
+                               timeout=httpx2.Timeout(timeout_s)) as response:
                 if response.status_code != 200:
                     head = _read(response.iter_bytes(), ERROR_BODY_BYTES, deadline, strict=False)
                     raise error_for_status(response.status_code, response.headers, head)
