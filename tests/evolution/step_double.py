@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 from pathlib import Path
 
 from waymarks.core.model_port import ModelReply, ModelRequest, SourceRef, StepOutcome
@@ -99,8 +100,10 @@ class FileStep:
                 return self.data
 
             def __exit__(self, *exc: object) -> None:
-                if exc[0] is None:
-                    step.sources_file.write_text(json.dumps(self.data), encoding="utf-8")
+                if exc[0] is None:  # replaced whole, so lock-free readers never see half
+                    temporary = step.sources_file.with_suffix(f".{os.getpid()}.tmp")
+                    temporary.write_text(json.dumps(self.data), encoding="utf-8")
+                    os.replace(temporary, step.sources_file)
                 fcntl.flock(self.lock, fcntl.LOCK_UN)
                 self.lock.close()
 

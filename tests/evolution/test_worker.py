@@ -280,3 +280,16 @@ def test_unknown_prices_fail_closed_under_a_daily_ceiling(h: Harness) -> None:
     attempt = h.queue(daily_usd=1.0).run_once()
     assert (attempt.outcome, attempt.reason) == ("waiting", "price_unknown")
     assert h.fake.requests == []
+
+
+def test_forced_source_by_unique_prefix(h: Harness) -> None:
+    h.step.add("abcd-0001")
+    h.step.add("abcd-0002", captured_at="2026-12-01T11:00:00.000Z")
+    queue = h.queue()
+    queue.reconcile()
+    assert queue.run_once("abcd").outcome == "unknown_source"  # ambiguous
+    assert queue.run_once("abc").outcome == "unknown_source"  # too short
+    attempt = queue.run_once("abcd-0002")
+    assert (attempt.outcome, attempt.source_id) == ("settled", "abcd-0002")
+    assert queue.run_once("abcd-000").outcome == "unknown_source"  # still two matches
+    assert h.job("abcd-0001").state == "pending"

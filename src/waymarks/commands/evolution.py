@@ -60,8 +60,9 @@ def register_evolution(root: Group) -> None:
     @click.argument("source", required=False, metavar="[SOURCE]")
     def evolve(source: str | None) -> Result:
         """One attempt, with the model route of [evolution] in the home config.toml. SOURCE
-        overrides the source's retry delay, pause and own caps, never the shared hourly or
-        daily ceilings; a settled source is never run again."""
+        (a source ID or a unique prefix of 4+ characters) overrides the source's retry
+        delay, pause and own caps, never the shared hourly or daily ceilings; a settled
+        source is never run again."""
         from waymarks.service.evolution_status import WAIT_TEXT
         from waymarks.service.evolution_wiring import open_for
 
@@ -76,7 +77,7 @@ def register_evolution(root: Group) -> None:
         try:
             attempt = queue.run_once(source)
         finally:
-            queue.store.close()
+            queue.close()
         data: dict[str, Any] = attempt.to_json()
         why = WAIT_TEXT.get(attempt.reason or "", attempt.reason or "")
         text = _TEXT[attempt.outcome].format(source=attempt.source_id or source, why=why,

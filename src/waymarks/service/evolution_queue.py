@@ -106,6 +106,14 @@ class EvolutionQueue:
         self.jitter = jitter
         self.cancel = cancel or Event()
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        #: run by :meth:`close` after the store is closed (e.g. the step's ``Waymarks``)
+        self.on_close: list[Callable[[], None]] = []
+
+    def close(self) -> None:
+        self.store.close()
+        for closer in self.on_close:
+            closer()
+        self.on_close.clear()
 
     # --- routes ------------------------------------------------------------------------
 
@@ -144,7 +152,7 @@ class EvolutionQueue:
         routes = self.routes()
         forced = source_id is not None
         if forced:
-            job = self.store.job(str(source_id))
+            job = self.store.job(str(source_id)) or self._by_prefix(str(source_id))
             if job is None:
                 return Attempt("unknown_source", source_id)
             if job.state in ("settled", "given_up"):
@@ -177,6 +185,13 @@ class EvolutionQueue:
                 continue
             return self._attempt(job, lease, routes, forced)
         return last or Attempt("idle")
+
+    def _by_prefix(self, prefix: str) -> Job | None:
+        """The one job whose source ID starts with ``prefix`` (4+ characters), if unique."""
+        if len(prefix) < 4:
+            return None
+        found = self.store.ids_starting(prefix, 2)
+        return self.store.job(found[0]) if len(found) == 1 else None
 
     def _attempt(self, job: Job, lease: Lease, routes: list[RouteConfig],
                  forced: bool) -> Attempt:

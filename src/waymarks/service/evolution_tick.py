@@ -21,6 +21,7 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 from waymarks.core.evolution_policy import TICK_INTERVAL_S
@@ -113,12 +114,18 @@ class RecoveryTick:
             self._queue.cancel.set()
         if self._thread is not None:
             self._thread.join(timeout)
-        self.chain.submit(self._close).result(timeout)
+        try:
+            self.chain.submit(self._close).result(timeout)
+        except FutureTimeout:
+            # a model call is still running on the chain (the cancel is seen when it
+            # returns); the thread is a daemon and ends with the process, and a lease left
+            # behind expires into a retry
+            return
         self.chain.close(timeout)
 
     def _close(self) -> None:
         if self._queue is not None:
-            self._queue.store.close()
+            self._queue.close()
             self._queue = None
 
     def check(self) -> Attempt | None:

@@ -85,8 +85,10 @@ def start_recovery(home: Path, clients: ClientFactory,
             app.close()
             return None
         policy = load_settings(home, str(home), False).policy
-        return open_queue(home, step, load_evolution_config(home), policy, clients,
-                          available)
+        queue = open_queue(home, step, load_evolution_config(home), policy, clients,
+                           available)
+        queue.on_close.append(app.close)
+        return queue
 
     tick = RecoveryTick(make, interval_s=interval_s)
     tick.start()

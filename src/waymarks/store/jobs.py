@@ -267,6 +267,13 @@ class JobStore:
                               (source_id,)).fetchone()
         return None if row is None else _job(row)
 
+    def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        """Source IDs that start with ``prefix`` (exact byte comparison, no wildcards)."""
+        rows = self.db.execute(
+            "SELECT source_id FROM jobs WHERE substr(source_id, 1, ?) = ? "
+            "ORDER BY source_id LIMIT ?", (len(prefix), prefix, limit))
+        return [str(r[0]) for r in rows]
+
     def due(self, now: int, limit: int) -> list[Job]:
         """Due jobs, least recently checked first (candidate selection: no lock held)."""
         rows = self.db.execute(
