@@ -34,6 +34,7 @@ def test_headless_call_shape(fake_claude: Path) -> None:
     assert argv[:4] == ["-p", "--output-format", "json", "--max-turns"]
     assert argv[argv.index("--tools") + 1] == ""
     assert "--strict-mcp-config" in argv and argv[argv.index("--model") + 1] == "haiku"
+    assert json.loads(argv[argv.index("--settings") + 1]) == {"disableAllHooks": True}
     assert record["stdin"] == REQUEST.prompt
     assert not any("PAYLOAD" in a for a in argv)  # the payload never goes on argv
     assert record["child"] == "1"
@@ -69,3 +70,22 @@ def test_missing_executable_is_unavailable(monkeypatch: pytest.MonkeyPatch,
     with pytest.raises(ModelError) as caught:
         client.complete(REQUEST, Route("anthropic", "default"), timeout_s=5)
     assert caught.value.code == "unavailable"
+
+
+def test_hooks_inside_a_consolidation_call_do_nothing(tmp_path: Path) -> None:
+    """The real hook entry point, as Claude Code would run it inside `claude -p`."""
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_EVOLUTION_CHILD": "1",
+           "WAYMARKS_CC_HELPER": "off"}
+    hook_input = json.dumps({"session_id": "0b7b1c9e-0000-4000-8000-000000000001",
+                             "hook_event_name": "UserPromptSubmit", "cwd": str(tmp_path),
+                             "prompt": "PAYLOAD the user prefers tabs",
+                             "transcript_path": str(tmp_path / "t.jsonl")})
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "hook", "claude-code", "UserPromptSubmit"], input=hook_input,
+                          capture_output=True, text=True, env=env, cwd=tmp_path, check=False)
+    assert done.returncode == 0 and done.stdout == ""
+    assert not (home / "sessions").exists()  # nothing recorded

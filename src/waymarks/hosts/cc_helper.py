@@ -37,6 +37,10 @@ def socket_path(home: str | Path) -> str:
 
 def run(argv: list[str], home: str) -> int:
     """The hook's entry point (lean): ask the helper, else do it here."""
+    if os.environ.get("WAYMARKS_EVOLUTION_CHILD"):  # core.evolution_policy.CHILD_ENV
+        # this Claude Code is a consolidation call (`claude -p`): its prompt is a sanitized
+        # source, not the person's; record nothing, inject nothing
+        return 0
     event = argv[0] if argv else ""
     raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
     project = os.environ.get("CLAUDE_PROJECT_DIR", "")

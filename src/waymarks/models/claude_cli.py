@@ -2,10 +2,10 @@
 output, so a Claude Code user needs no key of their own (EVOLUTION item 48).
 
 The call: ``claude -p --output-format json --max-turns 1 --tools "" --strict-mcp-config
---system-prompt SYSTEM [--model M]`` with the payload on standard input (never on the
-command line, where other users could read it). The child runs with
-``WAYMARKS_EVOLUTION_CHILD=1`` so Waymarks' own hooks inside it capture nothing and start
-no recovery (a consolidation call must not feed or trigger another one).
+--settings '{"disableAllHooks": true}' --system-prompt SYSTEM [--model M]`` with the
+payload on standard input (never on the command line, where other users could read it).
+The child runs with ``WAYMARKS_EVOLUTION_CHILD=1`` so Waymarks' own hooks inside it capture
+nothing and start no recovery (a consolidation call must not feed or trigger another one).
 
 What must stay true: the process is bounded by ``timeout_s`` (its whole process group is
 killed after it); only the JSON envelope's ``result`` and usage are read; every failure is
@@ -25,6 +25,8 @@ from typing import Any, Final
 from waymarks.core.evolution_policy import CHILD_ENV
 from waymarks.core.model_port import ModelError, ModelReply, ModelRequest, Route
 
+#: no hook runs in the child (Waymarks' own would record the payload as a prompt)
+NO_HOOKS: Final = '{"disableAllHooks": true}'
 #: standard output larger than this is not a consolidation reply
 OUTPUT_BYTES: Final = 1024 * 1024
 _STATUS_CODES: Final = {401: "auth", 403: "auth", 402: "rate_limited", 429: "rate_limited",
@@ -44,7 +46,8 @@ class ClaudeCodeClient:
         if found is None:
             raise ModelError("unavailable")
         argv = [found, "-p", "--output-format", "json", "--max-turns", "1", "--tools", "",
-                "--strict-mcp-config", "--system-prompt", request.system]
+                "--strict-mcp-config", "--settings", NO_HOOKS,
+                "--system-prompt", request.system]
         if route.model and route.model != "default":
             argv += ["--model", route.model]
         return argv
