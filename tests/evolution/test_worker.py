@@ -293,3 +293,20 @@ def test_forced_source_by_unique_prefix(h: Harness) -> None:
     assert (attempt.outcome, attempt.source_id) == ("settled", "abcd-0002")
     assert queue.run_once("abcd-000").outcome == "unknown_source"  # still two matches
     assert h.job("abcd-0001").state == "pending"
+
+
+def test_spent_time_budget_gives_up_but_a_forced_attempt_gets_a_fresh_deadline(
+        h: Harness) -> None:
+    h.step.add("s1")
+    queue = h.queue()
+    queue.reconcile()
+    with h.store.write() as db:  # an earlier process spent the source's 300 s
+        db.execute("UPDATE jobs SET spent_ms = 300000, state = 'retrying', failures = 1")
+    attempt = queue.run_once()
+    assert (attempt.outcome, attempt.reason) == ("given_up", "budget_spent")
+    assert h.fake.requests == []
+    h.step.add("s2", captured_at="2026-12-01T11:00:00.000Z")
+    queue.reconcile()
+    with h.store.write() as db:
+        db.execute("UPDATE jobs SET spent_ms = 300000 WHERE source_id = 's2'")
+    assert queue.run_once("s2").outcome == "settled"

@@ -7,7 +7,8 @@ never), or else the next due one. A settled source is never run again. ``evoluti
 reads the queue and calls nothing.
 
 The model clients are chosen here (``waymarks.models``), so the service never imports an
-adapter; nothing here is on a host's prompt path.
+adapter; nothing here is on a host's prompt path. The service is imported inside the commands, so
+help stays quick.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import click
 
 from waymarks.commands.base import EXIT_ERROR, Group, Result, command, runtime
 from waymarks.commands.render import refused
-from waymarks.service.evolution_config import EvolutionConfigError
 
 if TYPE_CHECKING:
     from waymarks.core.model_port import ModelClient
@@ -63,6 +63,7 @@ def register_evolution(root: Group) -> None:
         (a source ID or a unique prefix of 4+ characters) overrides the source's retry
         delay, pause and own caps, never the shared hourly or daily ceilings; a settled
         source is never run again."""
+        from waymarks.service.evolution_config import EvolutionConfigError
         from waymarks.service.evolution_status import WAIT_TEXT
         from waymarks.service.evolution_wiring import open_for
 
@@ -93,6 +94,7 @@ def register_evolution(root: Group) -> None:
              examples=["waymarks evolution status --json"])
     def status() -> Result:
         """Reads the queue (<home>/evolution.db) and the configuration; calls no model."""
+        from waymarks.service.evolution_config import EvolutionConfigError
         from waymarks.service.evolution_status import evolution_status
         from waymarks.service.evolution_wiring import config_for, step_for
 

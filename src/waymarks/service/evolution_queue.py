@@ -236,7 +236,10 @@ class EvolutionQueue:
         """One reserved call and what follows it; None means "try the next route"."""
         now = self.now_ms()
         current = self.store.job(job.source_id) or job
-        deadline = attempt_deadline_s(self.config.timeout_ms / 1000, current.spent_ms / 1000,
+        # a forced attempt (`evolve SOURCE`) gets a fresh deadline: the cumulative budget
+        # is one of the source's own caps it overrides
+        deadline = attempt_deadline_s(self.config.timeout_ms / 1000,
+                                      0.0 if forced else current.spent_ms / 1000,
                                       self.config.source_time_ms / 1000)
         if deadline <= 0:
             return self._give_up(lease, "budget_spent")
