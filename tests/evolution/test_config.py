@@ -108,3 +108,11 @@ def test_oversized_file_is_refused_unread(tmp_path: Path) -> None:
     _write(tmp_path / "home" / "config.toml", "# x\n" * 70_000)
     with pytest.raises(EvolutionConfigError, match="larger than"):
         load_evolution_config(tmp_path / "home")
+
+
+def test_a_table_naming_no_route_means_claude_code(tmp_path: Path) -> None:
+    _write(tmp_path / "home" / "config.toml", "[evolution]\nlearn = true\ncallsPerHour = 5\n")
+    config = load_evolution_config(tmp_path / "home")
+    assert [(r.api, r.provider, r.model) for r in config.routes()] == [
+        ("claude-code", "anthropic", "default")]
+    assert config.calls_per_hour == 5

@@ -28,9 +28,11 @@ is the queue's::
     model = "claude-haiku-4-5"
     keyEnv = "ANTHROPIC_API_KEY"
 
-With no ``endpoint`` and no ``api``, the route is Claude Code's headless mode
-(``claude -p``) when a ``claude`` executable is on PATH (the adapter decides), so a Claude
-Code user needs no key.
+With no ``endpoint`` and no ``api`` (or an ``[evolution]`` table that names no route at
+all, e.g. only ``learn = true``), the route is Claude Code's headless mode (``claude -p``,
+provider ``anthropic``), used only when a ``claude`` executable is on PATH (the adapter
+decides), so a Claude Code user needs no key. With no ``[evolution]`` table there is no
+route.
 
 A project's ``.waymarks/config.toml`` (read only when the project is trusted) may only
 TIGHTEN: lower the caps and timeouts, set or lower the daily ceiling, and turn
@@ -94,6 +96,9 @@ class RouteConfig:
         """For status: where calls go, never a key (only whether its variable is named)."""
         return {"provider": self.provider, "api": self.api, "model": self.model,
                 "endpoint": self.endpoint, "keyEnv": self.key_env, "priced": self.priced}
+
+
+CLAUDE_CODE_ROUTE: Final = RouteConfig("anthropic", "claude-code", "default")
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +191,9 @@ def _parse(table: dict[str, Any], path: Path) -> EvolutionConfig:
     if unknown:
         raise EvolutionConfigError(f"{where} has unknown keys {_names(unknown)}; the keys "
                                    f"are {', '.join(sorted(_TOP_KEYS))}")
-    primary = _route(table, where) if (_ROUTE_KEYS & set(table)) else None
+    # an [evolution] table that names no route means Claude Code's headless mode (a Claude
+    # Code user needs no key); it is used only where `claude` is on PATH
+    primary = _route(table, where) if (_ROUTE_KEYS & set(table)) else CLAUDE_CODE_ROUTE
     backups_raw = table.get("backups", [])
     if not isinstance(backups_raw, list) or not all(isinstance(b, dict) for b in backups_raw):
         raise EvolutionConfigError(f"{where} backups must be [[evolution.backups]] tables")
@@ -197,7 +204,7 @@ def _parse(table: dict[str, Any], path: Path) -> EvolutionConfig:
             raise EvolutionConfigError(f"{where} backups[{index}] has unknown keys "
                                        f"{_names(extra)}")
         backups.append(_route(entry, f"{where} backups[{index}]", need_model=True))
-    if primary is None and backups:
+    if not (_ROUTE_KEYS & set(table)) and backups:
         raise EvolutionConfigError(f"{where} names backups but no primary route; set "
                                    "provider/api/model first")
     fallback = table.get("fallbackModels", [])
