@@ -156,9 +156,9 @@ class EvolutionQueue:
             if job is None:
                 return Attempt("unknown_source", source_id)
             if job.state in ("settled", "given_up"):
-                return Attempt("done", source_id, job.state)
+                return Attempt("done", job.source_id, job.state)
             if job.state == "leased" and (job.lease_until or 0) > now:
-                return Attempt("busy", source_id)
+                return Attempt("busy", job.source_id)
             candidates = [job]
         else:
             candidates = self.store.due(now, CANDIDATES)
