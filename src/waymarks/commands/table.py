@@ -10,6 +10,7 @@ check :attr:`Runtime.interactive`).
 from __future__ import annotations
 
 from waymarks.commands.base import Group
+from waymarks.commands.evolution import register_evolution
 from waymarks.commands.items import memory_group, register_pins
 from waymarks.commands.personal import adr_group, notes_group, personal_group, register_remember
 from waymarks.commands.planning import config_group, privacy_group, register_planning
@@ -19,7 +20,7 @@ from waymarks.commands.transfer import register_transfer
 HOST_COMMANDS = frozenset({
     "pins", "pin", "unpin", "memory", "recall", "status", "health", "rebuild-index",
     "manifest", "included", "excluded", "tokens", "privacy", "config", "personal", "notes",
-    "adr", "trust", "untrust", "plan",
+    "adr", "trust", "untrust", "plan", "evolution",
 })
 
 
@@ -38,4 +39,5 @@ def build(name: str = "waymarks") -> Group:
     root.add_command(privacy_group())
     root.add_command(config_group())
     register_transfer(root)
+    register_evolution(root)
     return root

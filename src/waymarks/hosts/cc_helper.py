@@ -37,6 +37,10 @@ def socket_path(home: str | Path) -> str:
 
 def run(argv: list[str], home: str) -> int:
     """The hook's entry point (lean): ask the helper, else do it here."""
+    if os.environ.get("WAYMARKS_EVOLUTION_CHILD"):  # core.evolution_policy.CHILD_ENV
+        # this Claude Code is a consolidation call (`claude -p`): its prompt is a sanitized
+        # source, not the person's; record nothing, inject nothing
+        return 0
     event = argv[0] if argv else ""
     raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
     project = os.environ.get("CLAUDE_PROJECT_DIR", "")
@@ -123,6 +127,7 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
     server.listen(16)
     server.settimeout(idle_seconds)
     apps: dict[tuple[str, str], Any] = {}
+    tick = _start_recovery(home)
     try:
         while True:
             try:
@@ -160,6 +165,17 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
         server.close()
         if os.path.exists(path):
             os.unlink(path)
+        if tick is not None:
+            tick.stop()  # an attempt in flight returns to pending, without a failure
+
+
+def _start_recovery(home: Path) -> Any:
+    """Memory evolution's recovery tick, in the helper (never in a hook's own process):
+    one queued source per check, the first 15 s after the helper starts."""
+    from waymarks.models import route_client, route_is_available
+    from waymarks.service.evolution_wiring import start_recovery
+
+    return start_recovery(home, route_client, route_is_available)
 
 
 def _receive(connection: socket.socket) -> bytes:

@@ -94,4 +94,13 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None,
 
 
 def serve_stdio(app: Waymarks, follow: Callable[[], None] | None = None) -> None:
-    build_server(app, follow=follow).run()
+    from waymarks.models import route_client, route_is_available
+    from waymarks.service.evolution_wiring import start_recovery
+
+    # memory evolution's recovery tick lives as long as the server (its own thread)
+    tick = start_recovery(app.home, route_client, route_is_available)
+    try:
+        build_server(app, follow=follow).run()
+    finally:
+        if tick is not None:
+            tick.stop()

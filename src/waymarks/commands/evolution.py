@@ -1,0 +1,143 @@
+"""``waymarks evolve [SOURCE]`` and ``waymarks evolution status``: memory evolution's job
+queue from the terminal (EVOLUTION items 69, 70).
+
+``evolve`` runs ONE attempt now, in this process: the named source (its retry delay, pause
+and per-source caps overridden; the shared hourly and daily ceilings and route cooldowns
+never), or else the next due one. A settled source is never run again. ``evolution status``
+reads the queue and calls nothing.
+
+The model clients are chosen here (``waymarks.models``), so the service never imports an
+adapter; nothing here is on a host's prompt path. The service is imported inside the commands, so
+help stays quick.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from waymarks.commands.base import EXIT_ERROR, Group, Result, command, runtime
+from waymarks.commands.render import refused
+
+if TYPE_CHECKING:
+    from waymarks.core.model_port import ModelClient
+    from waymarks.service.evolution_config import RouteConfig
+
+_DONE = {"settled", "idle", "done"}
+_TEXT = {
+    "settled": "Consolidated {source} ({reason}) with {provider}/{model}.",
+    "idle": "Nothing is due: every captured source is settled, waiting out its retry delay, "
+            "or paused (see `waymarks evolution status`).",
+    "done": "{source} is already {reason}; it is never run again.",
+    "waiting": "{source} was not attempted: {why}",
+    "failed": "The attempt on {source} failed ({reason}); it is retried after its backoff.",
+    "paused": "{source} is paused ({reason}); `waymarks evolve {source}` tries it again.",
+    "given_up": "{source} spent its call budget ({reason}); it will not be retried.",
+    "busy": "{source} is being attempted by another process right now.",
+    "late": "The reply for {source} came after its lease ended and was not applied.",
+    "cancelled": "The attempt on {source} was cancelled; it stays pending.",
+    "unknown_source": "No captured source {source} is known to the queue.",
+}
+
+
+def clients(route: RouteConfig) -> ModelClient:
+    from waymarks.models import route_client  # httpx only when a call is made
+
+    return route_client(route)
+
+
+def available(route: RouteConfig) -> bool:
+    from waymarks.models import route_is_available
+
+    return route_is_available(route)
+
+
+def register_evolution(root: Group) -> None:
+    @command(root, "evolve", summary="Consolidate one captured source now (the next due "
+             "one, or SOURCE).", examples=["waymarks evolve", "waymarks evolve 3f2a9c1e"])
+    @click.argument("source", required=False, metavar="[SOURCE]")
+    def evolve(source: str | None) -> Result:
+        """One attempt, with the model route of [evolution] in the home config.toml. SOURCE
+        (a source ID or a unique prefix of 4+ characters) overrides the source's retry
+        delay, pause and own caps, never the shared hourly or daily ceilings; a settled
+        source is never run again."""
+        from waymarks.service.evolution_config import EvolutionConfigError
+        from waymarks.service.evolution_status import WAIT_TEXT
+        from waymarks.service.evolution_wiring import open_for
+
+        app = runtime().app()
+        try:
+            queue = open_for(app, clients, available)
+        except EvolutionConfigError as exc:
+            return refused("bad_config", str(exc))
+        if queue is None:
+            return refused("unavailable", "memory consolidation is not wired in this build "
+                           "(no consolidation step is registered)")
+        try:
+            attempt = queue.run_once(source)
+        finally:
+            queue.close()
+        data: dict[str, Any] = attempt.to_json()
+        why = WAIT_TEXT.get(attempt.reason or "", attempt.reason or "")
+        text = _TEXT[attempt.outcome].format(source=attempt.source_id or source, why=why,
+                                             reason=attempt.reason, provider=attempt.provider,
+                                             model=attempt.model)
+        return Result(data, text, 0 if attempt.outcome in _DONE else EXIT_ERROR)
+
+    group = Group("evolution", default="status", help="Memory evolution's job queue.",
+                  examples=["waymarks evolution status", "waymarks evolution status --json"])
+
+    @command(group, "status", summary="Pending, retrying and paused sources, recent "
+             "failures, routes, cooldowns and budgets.",
+             examples=["waymarks evolution status --json"])
+    def status() -> Result:
+        """Reads the queue (<home>/evolution.db) and the configuration; calls no model."""
+        from waymarks.service.evolution_config import EvolutionConfigError
+        from waymarks.service.evolution_status import evolution_status
+        from waymarks.service.evolution_wiring import config_for, step_for
+
+        app = runtime().app()
+        try:
+            config = config_for(app)
+        except EvolutionConfigError as exc:
+            return refused("bad_config", str(exc))
+        data = evolution_status(app.home, config, app.settings().policy,
+                                int(time.time() * 1000), available=available,
+                                wired=step_for(app) is not None)
+        return Result(data, _status_text(data))
+
+    root.add_command(group)
+
+
+def _status_text(data: dict[str, Any]) -> str:
+    counts = data["counts"]
+    lines = []
+    if data["blocked"]:
+        lines.append(f"Not running: {data['blocked']}.")
+    lines.append(f"Sources: {counts['pending']} pending, {counts['retrying']} retrying, "
+                 f"{counts['paused']} paused, {counts['leased']} in flight, "
+                 f"{counts['settled']} settled, {counts['given_up']} given up")
+    lines += [f"Waiting ({w['jobs']}): {w['why']}" for w in data["waiting"]]
+    for job in data["failed"]:
+        due = f", next due {job['nextDueAt']}" if job["nextDueAt"] else ""
+        lines.append(f"Failed: {job['sourceId']} {job['state']} ({job['lastError']}, "
+                     f"{job['failures']} failures{due})")
+    for route in data["routes"]:
+        cooling = f", cooling down until {route['cooldownUntil']}" \
+            if route["cooldownUntil"] else ""
+        key = f", key from ${route['keyEnv']} ({'set' if route['keySet'] else 'NOT set'})" \
+            if route["keyEnv"] else ""
+        lines.append(f"Route: {route['provider']}/{route['model']} via {route['api']}"
+                     f"{'' if route['available'] else ' (not available here)'}{key}{cooling}")
+    if not data["routes"]:
+        lines.append("Routes: none configured ([evolution] in the home config.toml)")
+    budgets = data["budgets"]
+    lines.append(f"Calls in the last hour: {budgets['callsLastHour']} of "
+                 f"{budgets['callsPerHour']}")
+    if budgets["dailyEstimatedUsd"] is not None:
+        lines.append(f"Estimated spend, 24 h: ${budgets['estimatedUsd24h']:.4f} of "
+                     f"${budgets['dailyEstimatedUsd']:.2f}")
+    lines += [f"Ignored: {i}" for i in data["config"]["ignored"]]
+    return "\n".join(lines)

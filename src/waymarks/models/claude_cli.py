@@ -1,0 +1,121 @@
+"""Claude Code's headless mode as a model client: ``claude -p`` with no tools and JSON
+output, so a Claude Code user needs no key of their own (EVOLUTION item 48).
+
+The call: ``claude -p --output-format json --max-turns 1 --tools "" --strict-mcp-config
+--settings '{"disableAllHooks": true}' --system-prompt SYSTEM [--model M]`` with the
+payload on standard input (never on the command line, where other users could read it).
+The child runs with ``WAYMARKS_EVOLUTION_CHILD=1`` so Waymarks' own hooks inside it capture
+nothing and start no recovery (a consolidation call must not feed or trigger another one).
+
+What must stay true: the process is bounded by ``timeout_s`` (its whole process group is
+killed after it); only the JSON envelope's ``result`` and usage are read; every failure is
+an allowlisted ``ModelError`` (stderr and the envelope's text are never kept).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+from typing import Any, Final
+
+from waymarks.core.evolution_policy import CHILD_ENV
+from waymarks.core.model_port import ModelError, ModelReply, ModelRequest, Route
+
+#: no hook runs in the child (Waymarks' own would record the payload as a prompt)
+NO_HOOKS: Final = '{"disableAllHooks": true}'
+#: standard output larger than this is not a consolidation reply
+OUTPUT_BYTES: Final = 1024 * 1024
+_STATUS_CODES: Final = {401: "auth", 403: "auth", 402: "rate_limited", 429: "rate_limited",
+                        408: "timeout", 400: "bad_request", 404: "bad_request",
+                        413: "bad_request", 422: "bad_request"}
+
+
+class ClaudeCodeClient:
+    def __init__(self, executable: str = "claude") -> None:
+        self.executable = executable
+
+    def available(self) -> bool:
+        return shutil.which(self.executable) is not None
+
+    def argv(self, request: ModelRequest, route: Route) -> list[str]:
+        found = shutil.which(self.executable)
+        if found is None:
+            raise ModelError("unavailable")
+        argv = [found, "-p", "--output-format", "json", "--max-turns", "1", "--tools", "",
+                "--strict-mcp-config", "--settings", NO_HOOKS,
+                "--system-prompt", request.system]
+        if route.model and route.model != "default":
+            argv += ["--model", route.model]
+        return argv
+
+    def complete(self, request: ModelRequest, route: Route, *, timeout_s: float) -> ModelReply:
+        if timeout_s <= 0:
+            raise ModelError("timeout")
+        argv = self.argv(request, route)
+        env = {**os.environ, CHILD_ENV: "1"}
+        try:
+            child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=env,
+                                     start_new_session=True)
+        except OSError:
+            raise ModelError("unavailable") from None
+        try:
+            out, _ = child.communicate(request.prompt.encode("utf-8"), timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _kill(child)
+            raise ModelError("timeout") from None
+        except BaseException:
+            _kill(child)
+            raise
+        if len(out) > OUTPUT_BYTES:
+            raise ModelError("invalid_output")
+        envelope = _envelope(out)
+        if envelope is None:
+            raise ModelError("unknown" if child.returncode else "invalid_output")
+        if child.returncode or envelope.get("is_error") is True or \
+                envelope.get("subtype") != "success":
+            status = envelope.get("api_error_status")
+            code = _STATUS_CODES.get(status, "overloaded" if isinstance(status, int)
+                                     and status >= 500 else "unknown") \
+                if isinstance(status, int) else ("invalid_output" if
+                                                 envelope.get("subtype") == "error_max_turns"
+                                                 else "unknown")
+            raise ModelError(code)  # type: ignore[arg-type]
+        text = envelope.get("result")
+        if not isinstance(text, str):
+            raise ModelError("invalid_output")
+        usage = _usage(envelope)
+        model = envelope.get("model") if isinstance(envelope.get("model"), str) else route.model
+        return ModelReply(text, route.provider, str(model) if route.model == "default"
+                          else route.model, _count(usage.get("input_tokens")),
+                          _count(usage.get("output_tokens")))
+
+
+def _envelope(out: bytes) -> dict[str, Any] | None:
+    try:
+        parsed = json.loads(out)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if isinstance(parsed, list):  # some versions print every message; the result is last
+        parsed = next((m for m in reversed(parsed) if isinstance(m, dict)
+                       and m.get("type") == "result"), None)
+    return parsed if isinstance(parsed, dict) else None
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _kill(child: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+
+
+def _usage(envelope: dict[str, Any]) -> dict[str, Any]:
+    usage = envelope.get("usage")
+    return usage if isinstance(usage, dict) else {}

@@ -1,0 +1,221 @@
+"""OpenAI-compatible (chat completions) and Anthropic-compatible (messages) model clients
+over httpx (EVOLUTION items 48, 53, 67).
+
+One call per attempt, no tools, no streaming, a fresh request each time. The OpenAI shape
+covers Ollama, llama.cpp server, vLLM and LM Studio (their ``/v1`` endpoints).
+
+What must stay true:
+- every failure is a ``ModelError`` with an allowlisted code; the status, a Retry-After and
+  at most ``ERROR_BODY_BYTES`` of an error body are inspected (to tell a quota or a context
+  overflow from other errors) and then dropped: nothing of a body is kept or raised;
+- the key is read from the named environment variable for each call and goes only into the
+  request header; it is never stored on the client, logged, or put in an error;
+- only a ``stop`` finish is accepted (a truncated reply is ``invalid_output``), and a reply
+  body larger than ``REPLY_BYTES`` is refused without being parsed;
+- the whole call, connect to last byte, is bounded by ``timeout_s``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any, Final
+
+import httpx2
+
+from waymarks.core.model_port import ModelError, ModelReply, ModelRequest, Route
+
+#: how much of an error body is read to classify it (item 67)
+ERROR_BODY_BYTES: Final = 8192
+ERROR_BODY_S: Final = 0.2
+#: a reply envelope larger than this is not a consolidation reply (the contract's text is
+#: <= 64,000 B; JSON escaping can double it)
+REPLY_BYTES: Final = 1024 * 1024
+#: the output ceiling sent when the request names none (Anthropic requires one)
+DEFAULT_MAX_TOKENS: Final = 4096
+
+_QUOTA_HINTS: Final = (b"insufficient_quota", b"quota", b"billing", b"credit")
+_OVERFLOW_HINTS: Final = (b"context_length", b"context length", b"too long", b"maximum context",
+                          b"prompt is too long")
+
+
+def _retry_after(headers: httpx2.Headers) -> float | None:
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds <= 86400 else None
+
+
+def error_for_status(status: int, headers: httpx2.Headers, head: bytes) -> ModelError:
+    """The allowlisted error for an HTTP failure; ``head`` is at most the first
+    ``ERROR_BODY_BYTES`` of the body, inspected for fixed hints and then dropped."""
+    lowered = head[:ERROR_BODY_BYTES].lower()
+    if status in (401, 403):
+        return ModelError("auth")
+    if status == 402 or (status == 429 and any(h in lowered for h in _QUOTA_HINTS)):
+        # quota: the error table's 1 h cooldown (or the supplied reset, if longer)
+        return ModelError("rate_limited", retry_after_s=max(3600.0, _retry_after(headers) or 0))
+    if status == 429:
+        return ModelError("rate_limited", retry_after_s=_retry_after(headers))
+    if status == 408:
+        return ModelError("timeout")
+    if status >= 500:
+        return ModelError("overloaded")
+    if status in (400, 404, 413, 422):
+        return ModelError("bad_request")
+    return ModelError("unknown")
+
+
+_SHARED: list[httpx2.Client] = []
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared_client() -> httpx2.Client:
+    """One connection pool per process: making an httpx client costs ~50 ms (its TLS
+    context), more than a local model's answer. Timeouts are set per request."""
+    with _SHARED_LOCK:
+        if not _SHARED:
+            _SHARED.append(httpx2.Client(follow_redirects=False, trust_env=False))
+        return _SHARED[0]
+
+
+class _HttpClient:
+    """What both HTTP shapes share: the key, the bounded call, the error mapping."""
+
+    def __init__(self, endpoint: str, key_env: str | None, *,
+                 transport: httpx2.BaseTransport | None = None) -> None:
+        self.endpoint = endpoint.rstrip("/")
+        self.key_env = key_env
+        self._transport = transport
+
+    def _key(self) -> str | None:
+        if self.key_env is None:
+            return None
+        key = os.environ.get(self.key_env, "").strip()
+        if not key:
+            raise ModelError("auth")  # the named variable is unset: status shows the name
+        return key
+
+    def _post(self, path: str, body: dict[str, Any], headers: dict[str, str],
+              timeout_s: float) -> dict[str, Any]:
+        if timeout_s <= 0:
+            raise ModelError("timeout")
+        deadline = time.monotonic() + timeout_s
+        try:
+            client = (_shared_client() if self._transport is None else
+                      httpx2.Client(transport=self._transport, follow_redirects=False,
+                                    trust_env=False))
+            with client.stream("POST", self.endpoint + path, json=body, headers=headers,
+                               timeout=httpx2.Timeout(timeout_s)) as response:
+                if response.status_code != 200:
+                    # an error body is inspected for at most 200 ms (item 67)
+                    head = _read(response.iter_bytes(), ERROR_BODY_BYTES,
+                                 min(deadline, time.monotonic() + ERROR_BODY_S), strict=False)
+                    raise error_for_status(response.status_code, response.headers, head)
+                raw = _read(response.iter_bytes(), REPLY_BYTES, deadline, strict=True)
+        except ModelError:
+            raise
+        except httpx2.TimeoutException:
+            raise ModelError("timeout") from None
+        except (httpx2.ConnectError, httpx2.NetworkError, httpx2.RemoteProtocolError,
+                httpx2.ProxyError):
+            raise ModelError("network") from None
+        except httpx2.HTTPError:
+            raise ModelError("unknown") from None
+        try:
+            parsed = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise ModelError("invalid_output") from None
+        if not isinstance(parsed, dict):
+            raise ModelError("invalid_output")
+        return parsed
+
+
+def _read(chunks: Iterator[bytes], limit: int, deadline: float, *, strict: bool) -> bytes:
+    """At most ``limit`` bytes before ``deadline``. ``strict``: more is ``invalid_output``
+    (a reply too large); otherwise the rest is simply not read (an error body)."""
+    buffer = bytearray()
+    for chunk in chunks:
+        if time.monotonic() > deadline:
+            if strict:
+                raise ModelError("timeout")
+            break  # an error body: classify by what arrived in time
+        buffer += chunk
+        if len(buffer) > limit:
+            if strict:
+                raise ModelError("invalid_output")
+            return bytes(buffer[:limit])
+    return bytes(buffer)
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+class OpenAIClient(_HttpClient):
+    """``POST {endpoint}/chat/completions`` (the endpoint includes ``/v1``)."""
+
+    def complete(self, request: ModelRequest, route: Route, *, timeout_s: float) -> ModelReply:
+        headers = {"content-type": "application/json"}
+        key = self._key()
+        if key is not None:
+            headers["authorization"] = f"Bearer {key}"
+        body: dict[str, Any] = {
+            "model": route.model, "stream": False, "temperature": 0,
+            "messages": [{"role": "system", "content": request.system},
+                         {"role": "user", "content": request.prompt}]}
+        if request.max_output_tokens > 0:
+            body["max_tokens"] = request.max_output_tokens
+        data = self._post("/chat/completions", body, headers, timeout_s)
+        choices = data.get("choices")
+        if not isinstance(choices, list) or len(choices) != 1 or not isinstance(choices[0],
+                                                                                 dict):
+            raise ModelError("invalid_output")
+        choice = choices[0]
+        message = choice.get("message")
+        text = message.get("content") if isinstance(message, dict) else None
+        if choice.get("finish_reason") != "stop" or not isinstance(text, str):
+            raise ModelError("invalid_output")
+        usage = _usage(data)
+        return ModelReply(text, route.provider, route.model,
+                          _count(usage.get("prompt_tokens")),
+                          _count(usage.get("completion_tokens")))
+
+
+class AnthropicClient(_HttpClient):
+    """``POST {endpoint}/v1/messages`` (the endpoint is the API's origin)."""
+
+    VERSION: Final = "2023-06-01"
+
+    def complete(self, request: ModelRequest, route: Route, *, timeout_s: float) -> ModelReply:
+        headers = {"content-type": "application/json", "anthropic-version": self.VERSION}
+        key = self._key()
+        if key is not None:
+            headers["x-api-key"] = key
+        body = {"model": route.model, "system": request.system, "temperature": 0,
+                "max_tokens": request.max_output_tokens or DEFAULT_MAX_TOKENS,
+                "messages": [{"role": "user", "content": request.prompt}]}
+        path = "/messages" if self.endpoint.endswith("/v1") else "/v1/messages"
+        data = self._post(path, body, headers, timeout_s)
+        content = data.get("content")
+        if (data.get("stop_reason") not in ("end_turn", "stop_sequence")
+                or not isinstance(content, list)):
+            raise ModelError("invalid_output")
+        parts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        if not parts or not all(isinstance(p, str) for p in parts):
+            raise ModelError("invalid_output")
+        usage = _usage(data)
+        return ModelReply("".join(str(p) for p in parts), route.provider, route.model,
+                          _count(usage.get("input_tokens")), _count(usage.get("output_tokens")))
+
+
+def _usage(envelope: dict[str, Any]) -> dict[str, Any]:
+    usage = envelope.get("usage")
+    return usage if isinstance(usage, dict) else {}

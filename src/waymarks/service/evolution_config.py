@@ -1,0 +1,336 @@
+"""The job queue's half of ``[evolution]`` in ``config.toml`` (EVOLUTION item 65).
+
+Learning is a mode the person turns on once in the *home* configuration. The ``learn`` key
+belongs to the consolidation half and is not read here; every other key of ``[evolution]``
+is the queue's::
+
+    [evolution]
+    provider = "openai"          # the provider ID, as [privacy] names providers
+    api = "openai"               # openai (chat completions) | anthropic (messages) |
+                                 # claude-code (`claude -p`, no key needed)
+    endpoint = "http://127.0.0.1:11434/v1"
+    model = "qwen2.5:7b"
+    keyEnv = "OPENAI_API_KEY"    # the NAME of the variable holding the key (never the key)
+    fallbackModels = ["qwen2.5:3b"]   # same-provider backups, tried in order
+    crossProviderFallback = true      # may a [[evolution.backups]] route be tried
+    callsPerHour = 20            # shared by every process using this home
+    sourceCalls = 4              # calls one source may use
+    sourceModels = 2             # models one source may use
+    timeoutMs = 120000           # one attempt
+    sourceTimeMs = 300000        # all attempts of one source
+    dailyEstimatedUsd = 1.0      # optional rolling-24 h ceiling; then every route needs prices
+    inputUsdPerMTok = 0.15       # optional prices of the primary route
+    outputUsdPerMTok = 0.60
+    [[evolution.backups]]        # other providers, in priority order (same keys as above)
+    provider = "anthropic"
+    api = "anthropic"
+    endpoint = "https://api.anthropic.com"
+    model = "claude-haiku-4-5"
+    keyEnv = "ANTHROPIC_API_KEY"
+
+With no ``endpoint`` and no ``api`` (or an ``[evolution]`` table that names no route at
+all, e.g. only ``learn = true``), the route is Claude Code's headless mode (``claude -p``,
+provider ``anthropic``), used only when a ``claude`` executable is on PATH (the adapter
+decides), so a Claude Code user needs no key. With no ``[evolution]`` table there is no
+route.
+
+A project's ``.waymarks/config.toml`` (read only when the project is trusted) may only
+TIGHTEN: lower the caps and timeouts, set or lower the daily ceiling, and turn
+``crossProviderFallback`` off. Anything that would add or change where text goes
+(provider, api, endpoint, model, keyEnv, fallbackModels, backups) is ignored and listed.
+
+What must stay true: an invalid value fails closed with an error naming the key and the
+fix, never echoing the value or the file (it may hold a pasted key); a key itself is never
+read from a file, only the variable's name.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+from waymarks.core.evolution_policy import ATTEMPT_DEADLINE_S, SOURCE_BUDGET_S
+from waymarks.service.config import CONFIG_FILE, PROJECT_CONFIG
+
+#: a configuration file larger than this is refused unread
+MAX_CONFIG_BYTES: Final = 256 * 1024
+APIS: Final = ("openai", "anthropic", "claude-code")
+#: the consolidation half's key: read there, ignored here
+OTHERS_KEYS: Final = frozenset({"learn"})
+_ROUTE_KEYS: Final = frozenset({"provider", "api", "endpoint", "model", "keyEnv",
+                                "inputUsdPerMTok", "outputUsdPerMTok"})
+_TIGHTEN_INT: Final = ("callsPerHour", "sourceCalls", "sourceModels", "timeoutMs",
+                       "sourceTimeMs")
+_TOP_KEYS: Final = (_ROUTE_KEYS | set(_TIGHTEN_INT)
+                    | {"fallbackModels", "crossProviderFallback", "dailyEstimatedUsd",
+                       "backups"})
+_ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+class EvolutionConfigError(ValueError):
+    """``[evolution]`` cannot be honoured; the message names the file and key, never a
+    value."""
+
+
+@dataclass(frozen=True, slots=True)
+class RouteConfig:
+    """One way to reach a model. ``key_env`` is a variable's name, never a key."""
+
+    provider: str
+    api: str
+    model: str
+    endpoint: str | None = None
+    key_env: str | None = None
+    input_usd_per_mtok: float | None = None
+    output_usd_per_mtok: float | None = None
+
+    @property
+    def priced(self) -> bool:
+        return self.input_usd_per_mtok is not None and self.output_usd_per_mtok is not None
+
+    def to_json(self) -> dict[str, object]:
+        """For status: where calls go, never a key (only whether its variable is named)."""
+        return {"provider": self.provider, "api": self.api, "model": self.model,
+                "endpoint": self.endpoint, "keyEnv": self.key_env, "priced": self.priced}
+
+
+CLAUDE_CODE_ROUTE: Final = RouteConfig("anthropic", "claude-code", "default")
+
+
+@dataclass(frozen=True, slots=True)
+class EvolutionConfig:
+    primary: RouteConfig | None = None
+    fallback_models: tuple[str, ...] = ()
+    backups: tuple[RouteConfig, ...] = ()
+    cross_provider_fallback: bool = True
+    calls_per_hour: int = 20
+    source_calls: int = 4
+    source_models: int = 2
+    timeout_ms: int = int(ATTEMPT_DEADLINE_S * 1000)
+    source_time_ms: int = int(SOURCE_BUDGET_S * 1000)
+    daily_usd: float | None = None
+    sources: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = field(default=())
+
+    def routes(self) -> list[RouteConfig]:
+        """Every configured route in the order they are tried: the primary, its listed
+        same-provider fallback models, then (if allowed) the backups."""
+        if self.primary is None:
+            return []
+        found = [self.primary]
+        found += [replace(self.primary, model=m) for m in self.fallback_models
+                  if m != self.primary.model]
+        if self.cross_provider_fallback:
+            found += [b for b in self.backups if b.provider != self.primary.provider]
+        return found
+
+    def limits_json(self) -> dict[str, object]:
+        return {"callsPerHour": self.calls_per_hour, "sourceCalls": self.source_calls,
+                "sourceModels": self.source_models, "timeoutMs": self.timeout_ms,
+                "sourceTimeMs": self.source_time_ms, "dailyEstimatedUsd": self.daily_usd,
+                "crossProviderFallback": self.cross_provider_fallback}
+
+
+def load_evolution_config(home: Path, project: str | None = None, *,
+                          trusted: bool = False) -> EvolutionConfig:
+    """The queue's configuration in force: the home's ``[evolution]``, tightened by the
+    project's when the project is trusted."""
+    home_file = home / CONFIG_FILE
+    table = _section(home_file)
+    config = _parse(table, home_file) if table is not None else EvolutionConfig()
+    sources = [str(home_file)] if table is not None else []
+    if project is None:
+        return replace(config, sources=tuple(sources))
+    project_file = Path(project) / PROJECT_CONFIG
+    if not project_file.is_file():
+        return replace(config, sources=tuple(sources))
+    if not trusted:
+        return replace(config, sources=tuple(sources),
+                       ignored=(f"{project_file} (project not trusted)",))
+    theirs = _section(project_file)
+    if theirs is None:
+        return replace(config, sources=tuple(sources))
+    sources.append(str(project_file))
+    return replace(_tighten(config, theirs, project_file), sources=tuple(sources))
+
+
+def _section(path: Path) -> dict[str, Any] | None:
+    """``[evolution]`` of ``path``; None when the file or the table is absent."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise EvolutionConfigError(f"{path}: cannot be read ({exc.strerror}); fix its "
+                                   "permissions or remove it") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise EvolutionConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a "
+                                   "configuration file is never that big: fix or remove it")
+    try:
+        document = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        # the parser's message can quote the offending text: say where, not what
+        raise EvolutionConfigError(f"{path}: not valid TOML (UTF-8); fix or remove it") \
+            from None
+    table = document.get("evolution")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise EvolutionConfigError(f"{path}: [evolution] must be a table")
+    return table
+
+
+def _parse(table: dict[str, Any], path: Path) -> EvolutionConfig:
+    where = f"{path}: [evolution]"
+    unknown = sorted(k for k in table if k not in _TOP_KEYS and k not in OTHERS_KEYS)
+    if unknown:
+        raise EvolutionConfigError(f"{where} has unknown keys {_names(unknown)}; the keys "
+                                   f"are {', '.join(sorted(_TOP_KEYS))}")
+    # an [evolution] table that names no route means Claude Code's headless mode (a Claude
+    # Code user needs no key); it is used only where `claude` is on PATH
+    primary = _route(table, where) if (_ROUTE_KEYS & set(table)) else CLAUDE_CODE_ROUTE
+    backups_raw = table.get("backups", [])
+    if not isinstance(backups_raw, list) or not all(isinstance(b, dict) for b in backups_raw):
+        raise EvolutionConfigError(f"{where} backups must be [[evolution.backups]] tables")
+    backups: list[RouteConfig] = []
+    for index, entry in enumerate(backups_raw):
+        extra = sorted(k for k in entry if k not in _ROUTE_KEYS)
+        if extra:
+            raise EvolutionConfigError(f"{where} backups[{index}] has unknown keys "
+                                       f"{_names(extra)}")
+        backups.append(_route(entry, f"{where} backups[{index}]", need_model=True))
+    if not (_ROUTE_KEYS & set(table)) and backups:
+        raise EvolutionConfigError(f"{where} names backups but no primary route; set "
+                                   "provider/api/model first")
+    fallback = table.get("fallbackModels", [])
+    if not isinstance(fallback, list) or not all(_name(m) for m in fallback):
+        raise EvolutionConfigError(f"{where} fallbackModels must be a list of model IDs")
+    return EvolutionConfig(
+        primary=primary, fallback_models=tuple(fallback), backups=tuple(backups),
+        cross_provider_fallback=_bool(table, "crossProviderFallback", True, where),
+        calls_per_hour=_int(table, "callsPerHour", 20, where, 1, 10_000),
+        source_calls=_int(table, "sourceCalls", 4, where, 1, 100),
+        source_models=_int(table, "sourceModels", 2, where, 1, 10),
+        timeout_ms=_int(table, "timeoutMs", int(ATTEMPT_DEADLINE_S * 1000), where, 1000,
+                        int(ATTEMPT_DEADLINE_S * 1000)),
+        source_time_ms=_int(table, "sourceTimeMs", int(SOURCE_BUDGET_S * 1000), where, 1000,
+                            int(SOURCE_BUDGET_S * 1000)),
+        daily_usd=_usd(table, "dailyEstimatedUsd", where),
+    )
+
+
+def _route(table: dict[str, Any], where: str, need_model: bool = False) -> RouteConfig:
+    api = table.get("api")
+    endpoint = table.get("endpoint")
+    if api is None:
+        api = "claude-code" if endpoint is None else "openai"
+    if api not in APIS:
+        raise EvolutionConfigError(f"{where} api must be one of {', '.join(APIS)}")
+    if endpoint is not None and (not isinstance(endpoint, str)
+                                 or not re.match(r"https?://[^\s]+$", endpoint)):
+        raise EvolutionConfigError(f"{where} endpoint must be an http:// or https:// URL")
+    if api != "claude-code" and endpoint is None:
+        raise EvolutionConfigError(f"{where} api {api} needs an endpoint URL")
+    model = table.get("model", None if (need_model or api != "claude-code") else "default")
+    if not _name(model):
+        raise EvolutionConfigError(f"{where} model must be a model ID (1-200 characters)")
+    provider = table.get("provider", "anthropic" if api in ("anthropic", "claude-code")
+                         else None)
+    if not _name(provider):
+        raise EvolutionConfigError(f"{where} provider must be the provider's ID, as "
+                                   "[privacy] names it (e.g. \"openai\", \"ollama\")")
+    key_env = table.get("keyEnv")
+    if key_env is not None and (not isinstance(key_env, str)
+                                or not _ENV_NAME.fullmatch(key_env)):
+        raise EvolutionConfigError(f"{where} keyEnv must be the NAME of an environment "
+                                   "variable (letters, digits, _), never the key itself")
+    return RouteConfig(str(provider).strip().lower(), api, str(model), endpoint, key_env,
+                       _usd(table, "inputUsdPerMTok", where),
+                       _usd(table, "outputUsdPerMTok", where))
+
+
+_SHOWN_KEY: Final = re.compile(r"[A-Za-z][A-Za-z0-9]{0,31}")
+
+
+def _names(keys: list[str]) -> str:
+    """Unknown key names, as far as they look like setting names: a pasted key in the
+    place of a name is never echoed."""
+    shown = [k for k in keys if _SHOWN_KEY.fullmatch(k)]
+    hidden = len(keys) - len(shown)
+    return ", ".join(shown + ([f"{hidden} not shown (not a setting name)"] if hidden else []))
+
+
+def _name(value: object) -> bool:
+    return isinstance(value, str) and 0 < len(value.strip()) <= 200 and value == value.strip()
+
+
+def _bool(table: dict[str, Any], key: str, default: bool, where: str) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise EvolutionConfigError(f"{where} {key} must be true or false")
+    return value
+
+
+def _int(table: dict[str, Any], key: str, default: int, where: str, low: int,
+         high: int) -> int:
+    value = table.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise EvolutionConfigError(f"{where} {key} must be a whole number from {low} to "
+                                   f"{high}")
+    return value
+
+
+def _usd(table: dict[str, Any], key: str, where: str) -> float | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if (not isinstance(value, int | float) or isinstance(value, bool)
+            or not math.isfinite(value) or value < 0):
+        raise EvolutionConfigError(f"{where} {key} must be a number of US dollars, 0 or more")
+    return float(value)
+
+
+def _tighten(config: EvolutionConfig, theirs: dict[str, Any], path: Path) -> EvolutionConfig:
+    """The home's configuration with what a project may tighten applied (see above)."""
+    where = f"{path}: [evolution]"
+    ignored = list(config.ignored)
+    for key in sorted(theirs):
+        if key in OTHERS_KEYS:
+            continue
+        if key in _ROUTE_KEYS or key in ("fallbackModels", "backups"):
+            ignored.append(f"{path}: [evolution] {key} (only the home configuration may "
+                           "choose where text goes)")
+        elif key not in _TOP_KEYS:
+            raise EvolutionConfigError(f"{where} has unknown keys {_names([key])}")
+    changes: dict[str, Any] = {}
+    limits = {"callsPerHour": ("calls_per_hour", 1, 10_000), "sourceCalls": ("source_calls",
+              1, 100), "sourceModels": ("source_models", 1, 10),
+              "timeoutMs": ("timeout_ms", 1000, int(ATTEMPT_DEADLINE_S * 1000)),
+              "sourceTimeMs": ("source_time_ms", 1000, int(SOURCE_BUDGET_S * 1000))}
+    for key, (attr, low, high) in limits.items():
+        if key in theirs:
+            wanted = _int(theirs, key, 0, where, low, high)
+            current = getattr(config, attr)
+            if wanted <= current:
+                changes[attr] = wanted
+            else:
+                ignored.append(f"{path}: [evolution] {key} above the home's ({current})")
+    if "crossProviderFallback" in theirs:
+        if not _bool(theirs, "crossProviderFallback", True, where):
+            changes["cross_provider_fallback"] = False
+        elif not config.cross_provider_fallback:
+            ignored.append(f"{path}: [evolution] crossProviderFallback (the home turned it "
+                           "off)")
+    if "dailyEstimatedUsd" in theirs:
+        wanted_usd = _usd(theirs, "dailyEstimatedUsd", where)
+        if config.daily_usd is None or (wanted_usd is not None
+                                        and wanted_usd <= config.daily_usd):
+            changes["daily_usd"] = wanted_usd
+        else:
+            ignored.append(f"{path}: [evolution] dailyEstimatedUsd above the home's")
+    return replace(config, ignored=tuple(ignored), **changes)

@@ -1,0 +1,354 @@
+"""The evolution worker: one attempt at consolidating one captured source (EVOLUTION G 57-69).
+
+One attempt, in this order, and never a transaction open across the model call::
+
+    expire old leases -> reconcile jobs from step.unsettled() -> pick a due job (no lock)
+    -> choose a route (privacy, cooldowns, prices) -> lease (BEGIN IMMEDIATE)
+    -> step.request_for -> privacy check of the request's classification
+    -> reserve the call under the shared ceilings (BEGIN IMMEDIATE)
+    -> client.complete (no transaction) -> the lease still ours? -> step.apply -> settle
+
+The queue runs any ``ConsolidationStep`` (``core/model_port.py``) against any
+``ModelClient``; which clients exist is the adapters' business (``clients`` is passed in).
+
+What must stay true:
+- never a model call on a host's prompt path: only ``evolve``, the recovery tick and the
+  hosts' background helpers call :meth:`EvolutionQueue.run_once`;
+- no route configured, a provider policy that forbids every route, a cooldown or a spent
+  ceiling: nothing is leased or reserved, the job stays due, and ``wait_reason`` says why;
+- a reply that arrives after the lease ended (or after the attempt's deadline) is never
+  applied; a cancelled attempt returns the job to pending without a failure;
+- what is persisted about a failure is an allowlisted code, never an exception's text.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from threading import Event
+
+from waymarks.core.evolution_policy import (
+    TRANSPORT_COOLDOWN_S,
+    TRANSPORT_FAILURES_BEFORE_COOLDOWN,
+    action_for,
+    attempt_deadline_s,
+    backoff_s,
+    lease_s,
+    should_pause,
+    step_action,
+)
+from waymarks.core.model_port import (
+    ConsolidationStep,
+    ModelClient,
+    ModelError,
+    ModelReply,
+    ModelRequest,
+    Route,
+)
+from waymarks.core.privacy import ProviderPolicy
+from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
+from waymarks.service.ports import iso
+from waymarks.store.jobs import ANY_MODEL, Job, JobStore, Lease
+
+#: how many unsettled sources one reconcile asks the step for
+RECONCILE_BATCH = 64
+#: how many due jobs one check looks at to find one it may attempt
+CANDIDATES = 8
+
+ClientFactory = Callable[[RouteConfig], ModelClient]
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """What one check did. ``outcome``: ``idle`` (nothing due), ``waiting`` (``reason``
+    says why nothing was attempted), ``settled``, ``failed``, ``paused``, ``given_up``,
+    ``cancelled``, ``late`` (a result arrived after its lease: ignored), ``busy`` (another
+    process holds it), ``done`` (``evolve`` on a settled source), ``unknown_source``."""
+
+    outcome: str
+    source_id: str | None = None
+    reason: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    calls: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return {"outcome": self.outcome, "sourceId": self.source_id, "reason": self.reason,
+                "provider": self.provider, "model": self.model, "calls": self.calls}
+
+
+def _system_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class EvolutionQueue:
+    """The worker over one ``JobStore``; use it from one thread (see ``SerialChain``)."""
+
+    def __init__(self, store: JobStore, step: ConsolidationStep, config: EvolutionConfig,
+                 policy: ProviderPolicy, clients: ClientFactory, *,
+                 available: Callable[[RouteConfig], bool] = lambda route: True,
+                 now_ms: Callable[[], int] = _system_ms,
+                 jitter: Callable[[], float] = random.random,
+                 cancel: Event | None = None) -> None:
+        self.store = store
+        self.step = step
+        self.config = config
+        self.policy = policy
+        self.clients = clients
+        self.available = available
+        self.now_ms = now_ms
+        self.jitter = jitter
+        self.cancel = cancel or Event()
+        self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        #: run by :meth:`close` after the store is closed (e.g. the step's ``Waymarks``)
+        self.on_close: list[Callable[[], None]] = []
+
+    def close(self) -> None:
+        self.store.close()
+        for closer in self.on_close:
+            closer()
+        self.on_close.clear()
+
+    # --- routes ------------------------------------------------------------------------
+
+    def routes(self) -> list[RouteConfig]:
+        """Configured routes whose adapter can run here (``claude`` on PATH, ...)."""
+        return [r for r in self.config.routes() if self.available(r)]
+
+    def _usable(self, routes: list[RouteConfig], classification: str,
+                now: int) -> tuple[list[RouteConfig], str | None]:
+        """Routes that may be tried for a source of ``classification`` now, and, when
+        none may, the wait reason of the first obstacle (privacy, price, cooldown)."""
+        allowed = [r for r in routes if self.policy.allows(r.provider, classification)]
+        if not allowed:
+            return [], "privacy"
+        if self.config.daily_usd is not None:
+            allowed = [r for r in allowed if r.priced]
+            if not allowed:
+                return [], "price_unknown"
+        cool = [r for r in allowed if self.store.cooling(r.provider, r.model, now) is None]
+        return cool, (None if cool else "cooldown")
+
+    # --- the attempt -------------------------------------------------------------------
+
+    def reconcile(self) -> int:
+        """Jobs for sources the step has captured and not settled; returns how many new."""
+        return self.store.add_jobs(self.step.unsettled(RECONCILE_BATCH), self.now_ms())
+
+    def run_once(self, source_id: str | None = None) -> Attempt:
+        """One check: at most one source attempted. With ``source_id`` (``evolve
+        SOURCE``) that source is forced: its delay, pause and per-source caps are
+        overridden, the shared ceilings (hourly calls, daily spend) and cooldowns are not,
+        and a settled source is never run again."""
+        now = self.now_ms()
+        self.store.expire_leases(now, self._retry_at(now))
+        self.reconcile()
+        routes = self.routes()
+        forced = source_id is not None
+        if forced:
+            job = self.store.job(str(source_id)) or self._by_prefix(str(source_id))
+            if job is None:
+                return Attempt("unknown_source", source_id)
+            if job.state in ("settled", "given_up"):
+                return Attempt("done", job.source_id, job.state)
+            if job.state == "leased" and (job.lease_until or 0) > now:
+                return Attempt("busy", job.source_id)
+            candidates = [job]
+        else:
+            candidates = self.store.due(now, CANDIDATES)
+            if not candidates:
+                return Attempt("idle")
+        if not routes:
+            self.store.mark_waiting(candidates[0].source_id, "no_route", now)
+            return Attempt("waiting", candidates[0].source_id, "no_route")
+        if self.store.calls_since(now - 3_600_000) >= self.config.calls_per_hour:
+            self.store.mark_waiting(candidates[0].source_id, "hourly_cap", now)
+            return Attempt("waiting", candidates[0].source_id, "hourly_cap")
+        last: Attempt | None = None
+        for job in candidates:
+            usable, reason = self._usable(routes, job.classification, now)
+            if not usable:
+                self.store.mark_waiting(job.source_id, str(reason), now)
+                last = Attempt("waiting", job.source_id, reason)
+                continue
+            lease = self.store.lease(job.source_id, self.owner, now,
+                                     now + int(lease_s(self.config.timeout_ms / 1000) * 1000),
+                                     forced=forced)
+            if lease is None:
+                last = Attempt("busy", job.source_id)
+                continue
+            return self._attempt(job, lease, routes, forced)
+        return last or Attempt("idle")
+
+    def _by_prefix(self, prefix: str) -> Job | None:
+        """The one job whose source ID starts with ``prefix`` (4+ characters), if unique."""
+        if len(prefix) < 4:
+            return None
+        found = self.store.ids_starting(prefix, 2)
+        return self.store.job(found[0]) if len(found) == 1 else None
+
+    def _attempt(self, job: Job, lease: Lease, routes: list[RouteConfig],
+                 forced: bool) -> Attempt:
+        request = self.step.request_for(job.source_id)
+        now = self.now_ms()
+        if request is None:
+            self.store.settle(lease, "no_change", now)
+            return Attempt("settled", job.source_id, "no_change")
+        usable, reason = self._usable(routes, request.classification, now)
+        if not usable:
+            self.store.release(lease, now, reason)
+            return Attempt("waiting", job.source_id, reason)
+        usable = self._order(usable, job)
+        calls = 0
+        tried_models: list[str] = []
+        for route in usable:
+            if (tried_models and route.model in tried_models) or self.store.cooling(
+                    route.provider, route.model, self.now_ms()) is not None:
+                continue  # tried, or cooled down by the failure just now (auth: the provider)
+            outcome = self._call(job, lease, route, request, forced)
+            calls += 1
+            tried_models.append(route.model)
+            if outcome is not None:
+                return _with(outcome, calls)
+            # a route-level failure (auth, quota, rate limit, no API): try the next route
+            # in the same attempt, within the source's model budget
+            if len(tried_models) >= self.config.source_models and not forced:
+                break
+        now = self.now_ms()
+        self.store.release(lease, now, "cooldown")
+        return Attempt("waiting", job.source_id, "cooldown", calls=calls)
+
+    def _order(self, routes: list[RouteConfig], job: Job) -> list[RouteConfig]:
+        """After a contract break, an alternate model goes first (item 63)."""
+        if job.last_error == "invalid_output" and job.models:
+            fresh = [r for r in routes if r.model not in job.models]
+            return fresh + [r for r in routes if r.model in job.models]
+        return routes
+
+    def _call(self, job: Job, lease: Lease, route: RouteConfig, request: ModelRequest,
+              forced: bool) -> Attempt | None:
+        """One reserved call and what follows it; None means "try the next route"."""
+        now = self.now_ms()
+        current = self.store.job(job.source_id) or job
+        # a forced attempt (`evolve SOURCE`) gets a fresh deadline: the cumulative budget
+        # is one of the source's own caps it overrides
+        deadline = attempt_deadline_s(self.config.timeout_ms / 1000,
+                                      0.0 if forced else current.spent_ms / 1000,
+                                      self.config.source_time_ms / 1000)
+        if deadline <= 0:
+            return self._give_up(lease, "budget_spent")
+        reserved = self.store.reserve_call(
+            lease, route.provider, route.model, now, hourly_cap=self.config.calls_per_hour,
+            source_calls=self.config.source_calls, source_models=self.config.source_models,
+            daily_usd=self.config.daily_usd, forced=forced)
+        if isinstance(reserved, str):
+            if reserved == "source_cap":
+                return self._give_up(lease, "budget_spent")
+            self.store.release(lease, now, reserved)
+            return Attempt("waiting", job.source_id, reserved)
+        if self.cancel.is_set():
+            self.store.finish_call(reserved, "cancelled", now, 0)
+            self.store.release(lease, now, None)
+            return Attempt("cancelled", job.source_id)
+        started = time.monotonic()
+        reply: ModelReply | None = None
+        error: ModelError | None = None
+        try:
+            reply = self.clients(route).complete(request, Route(route.provider, route.model),
+                                                 timeout_s=deadline)
+        except ModelError as exc:
+            error = exc
+        elapsed = time.monotonic() - started
+        now = self.now_ms()
+        duration = int(elapsed * 1000)
+        if self.cancel.is_set() or (error is not None and error.code == "cancelled"):
+            self.store.finish_call(reserved, "cancelled", now, duration)
+            self.store.release(lease, now, None)
+            return Attempt("cancelled", job.source_id, provider=route.provider,
+                           model=route.model)
+        if not self.store.holds(lease, now) or elapsed > deadline + 1.0:
+            # late output never commits (items 54, 59): the lease is gone or the deadline
+            # passed; the new owner (or the expired-lease sweep) decides what happens
+            self.store.finish_call(reserved, "late", now, duration)
+            return Attempt("late", job.source_id, provider=route.provider, model=route.model)
+        if error is not None:
+            self.store.finish_call(reserved, error.code, now, duration)
+            return self._failed(job, lease, route, error, now)
+        assert reply is not None
+        self.store.finish_call(reserved, "ok", now, duration, input_tokens=reply.input_tokens,
+                               output_tokens=reply.output_tokens,
+                               estimated_usd=_estimate(route, reply))
+        self.store.route_ok(route.provider, route.model, now)
+        outcome = self.step.apply(job.source_id, reply, iso(datetime.fromtimestamp(
+            now / 1000, UTC)))
+        effect = step_action(outcome.code)
+        base = Attempt("settled", job.source_id, outcome.code, route.provider, route.model)
+        if effect == "settled":
+            self.store.settle(lease, outcome.code, now)
+            return base
+        failures, outputs = self.store.failures_of(job.source_id)
+        pause = effect == "pause" or should_pause(failures + 1, outputs + 1)
+        code = "invalid_output" if effect == "output" else "write_rejected"
+        self.store.fail(lease, code, now, output=effect == "output", pause=pause,
+                        retry_at=self._retry_at(now))
+        return _with(base, 0, "paused" if pause else "failed", code)
+
+    def _failed(self, job: Job, lease: Lease, route: RouteConfig, error: ModelError,
+                now: int) -> Attempt | None:
+        action = action_for(error.code, error.retry_after_s)
+        if action.cooldown != "none":
+            model = ANY_MODEL if action.cooldown == "provider" else route.model
+            self.store.cool_down(route.provider, model, now + int(action.cooldown_s * 1000),
+                                 action.code, now)
+        if action.transport and self.store.transport_failure(
+                route.provider, route.model, now) >= TRANSPORT_FAILURES_BEFORE_COOLDOWN:
+            self.store.cool_down(route.provider, route.model,
+                                 now + int(TRANSPORT_COOLDOWN_S * 1000), action.code, now)
+        if action.counts == "none":
+            return None  # the route failed, not the source: the next route may be tried
+        failures, outputs = self.store.failures_of(job.source_id)
+        output = action.counts == "output"
+        pause = should_pause(failures + 1, outputs + (1 if output else 0))
+        self.store.fail(lease, action.code, now, output=output, pause=pause,
+                        retry_at=self._retry_at(now))
+        return Attempt("paused" if pause else "failed", job.source_id, action.code,
+                       route.provider, route.model)
+
+    def _give_up(self, lease: Lease, code: str) -> Attempt:
+        now = self.now_ms()
+        if self.store.give_up(lease, code, now):
+            self.step.give_up(lease.source_id, code, iso(datetime.fromtimestamp(now / 1000,
+                                                                              UTC)))
+        return Attempt("given_up", lease.source_id, code)
+
+    def _retry_at(self, now: int) -> Callable[[int], int]:
+        return lambda failures: now + int(backoff_s(failures, self.jitter()) * 1000)
+
+
+def _with(attempt: Attempt, calls: int, outcome: str | None = None,
+          reason: str | None = None) -> Attempt:
+    return Attempt(outcome or attempt.outcome, attempt.source_id, reason or attempt.reason,
+                   attempt.provider, attempt.model, max(calls, attempt.calls))
+
+
+def _estimate(route: RouteConfig, reply: ModelReply) -> float | None:
+    if not route.priced:
+        return None
+    assert route.input_usd_per_mtok is not None and route.output_usd_per_mtok is not None
+    return (reply.input_tokens * route.input_usd_per_mtok
+            + reply.output_tokens * route.output_usd_per_mtok) / 1_000_000
+
+
+def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
+               policy: ProviderPolicy, clients: ClientFactory,
+               available: Callable[[RouteConfig], bool], *,
+               cancel: Event | None = None) -> EvolutionQueue:
+    """The queue over ``<home>/evolution.db`` (created 0600 on first use)."""
+    return EvolutionQueue(JobStore.open(home), step, config, policy, clients,
+                          available=available, cancel=cancel)

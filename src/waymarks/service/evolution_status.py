@@ -1,0 +1,96 @@
+"""``waymarks evolution status``: what the queue is doing and why (EVOLUTION item 70).
+
+Pending/retrying/paused counts, why due jobs wait, at most five failed jobs with their next
+due time, the routes with their cooldowns, the budgets (hourly calls, rolling-24 h estimated
+spend) and recent model outcomes. It reads ``evolution.db`` and the configuration only; it
+never creates the database, never calls a model, and shows codes and IDs, never stored text,
+provider bodies or keys (a route shows the *name* of its key variable and whether it is set).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from waymarks.core.privacy import ProviderPolicy
+from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
+from waymarks.service.ports import iso
+from waymarks.store.jobs import DB_FILE, JobStore
+
+#: failed jobs listed in detail
+FAILED_SHOWN = 5
+
+WAIT_TEXT = {
+    "no_route": "no model route is configured or reachable ([evolution] in the home "
+                "config.toml, or `claude` on PATH)",
+    "privacy": "the provider policy does not let any configured provider receive the "
+               "source's classification",
+    "cooldown": "every usable route is cooling down after provider errors",
+    "hourly_cap": "the shared hourly call ceiling (callsPerHour) is spent",
+    "daily_budget": "the rolling-24 h estimated spend (dailyEstimatedUsd) is spent",
+    "price_unknown": "dailyEstimatedUsd is set but no usable route has prices "
+                     "(inputUsdPerMTok/outputUsdPerMTok)",
+    "source_cap": "the source spent its own call budget",
+}
+
+
+def _when(ms: int | None) -> str | None:
+    return None if not ms else iso(datetime.fromtimestamp(ms / 1000, UTC))
+
+
+def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy, now_ms: int,
+                     *, available: Callable[[RouteConfig], bool], wired: bool) -> dict[str, Any]:
+    routes = config.routes()
+    exists = (home / DB_FILE).exists()
+    store = JobStore.open(home) if exists else None
+    try:
+        counts = store.counts() if store else {}
+        waiting = store.wait_reasons() if store else {}
+        failed = store.jobs_in(("retrying", "paused", "given_up"), FAILED_SHOWN) if store else []
+        cooldowns = store.cooldowns(now_ms) if store else []
+        hour = store.calls_since(now_ms - 3_600_000) if store else 0
+        usd = store.usd_since(now_ms - 86_400_000) if store else 0.0
+        recent = store.recent_calls(5) if store else []
+    finally:
+        if store is not None:
+            store.close()
+    route_rows = []
+    for route in routes:
+        row = route.to_json()
+        row["available"] = available(route)
+        row["keySet"] = bool(route.key_env and os.environ.get(route.key_env, "").strip())
+        row["receives"] = sorted(policy.allowed(route.provider))
+        cooling = [c for c in cooldowns if c.provider == route.provider
+                   and c.model in (route.model, "*")]
+        row["cooldownUntil"] = _when(max((c.until_ms for c in cooling), default=0))
+        route_rows.append(row)
+    blocked = None
+    if not wired:
+        blocked = "consolidation is not wired in this build (no ConsolidationStep registered)"
+    elif not routes or not any(r["available"] for r in route_rows):
+        blocked = WAIT_TEXT["no_route"]
+    for call in recent:
+        call["reservedAt"] = _when(int(str(call["reservedAt"])))
+    return {
+        "wired": wired,
+        "blocked": blocked,
+        "counts": {k: counts.get(k, 0) for k in ("pending", "retrying", "leased", "paused",
+                                                  "settled", "given_up")},
+        "waiting": [{"reason": r, "jobs": n, "why": WAIT_TEXT.get(r, r)}
+                    for r, n in sorted(waiting.items())],
+        "failed": [{"sourceId": j.source_id, "state": j.state, "lastError": j.last_error,
+                    "failures": j.failures, "outputFailures": j.output_failures,
+                    "calls": j.calls, "nextDueAt": _when(j.retry_at) if j.state == "retrying"
+                    else None} for j in failed],
+        "routes": route_rows,
+        "cooldowns": [{"provider": c.provider, "model": c.model, "until": _when(c.until_ms),
+                       "reason": c.reason} for c in cooldowns],
+        "budgets": {"callsLastHour": hour, "callsPerHour": config.calls_per_hour,
+                    "estimatedUsd24h": round(usd, 6), "dailyEstimatedUsd": config.daily_usd,
+                    **config.limits_json()},
+        "recentCalls": recent,
+        "config": {"files": list(config.sources), "ignored": list(config.ignored)},
+    }

@@ -1,0 +1,543 @@
+"""The evolution job queue's operational state: ``<home>/evolution.db`` (EVOLUTION G 57-67, 82).
+
+Why a file of its own: jobs, leases, route cooldowns and call accounting are operational
+state, not memory. They are not in any ledger, so they must not live in ``waymarks.db``
+(the disposable projection): rebuilding or setting that aside must never reset backoff or
+let a process spend the hourly call ceiling twice.
+
+What must stay true:
+- every write is a short ``BEGIN IMMEDIATE`` transaction; none is ever open across a model
+  call (the worker calls in between), and candidates are read outside the write lock;
+- a lease is checked by its token (owner + attempt) and its expiry: a late result of an
+  old owner matches no row and changes nothing;
+- the hourly ceiling is counted from ``model_calls`` inside the transaction that reserves a
+  call, so processes sharing this file can never exceed it together;
+- only allowlisted codes are stored (``last_error``, ``wait_reason``, call outcomes):
+  :func:`_code` refuses anything else, so no provider body or exception text can land here;
+- the file is WAL, ``synchronous=FULL``, mode 0600; a schema newer than this code is
+  refused before any DDL.
+
+Times are integer milliseconds since the epoch, passed in by the caller (the store reads no
+clock).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from waymarks.core.model_port import MODEL_ERROR_CODES, SourceRef
+
+DB_FILE: Final = "evolution.db"
+
+#: codes a wait reason may take (why a due job was not attempted)
+WAIT_REASONS: Final = frozenset({
+    "no_route", "privacy", "cooldown", "hourly_cap", "daily_budget", "source_cap",
+    "price_unknown"})
+#: codes a call outcome may take besides the model error codes
+CALL_OUTCOMES: Final = frozenset({"reserved", "ok", "late", "stale"}) | MODEL_ERROR_CODES
+#: outcome codes of a consolidation step a job may record (anything else is stored as
+#: ``write_rejected``)
+STEP_CODES: Final = frozenset({"applied", "no_change", "invalid_output", "write_rejected",
+                               "interrupted", "budget_spent"})
+STATES: Final = ("pending", "retrying", "leased", "paused", "settled", "given_up")
+ALLOWED_CODES: Final = WAIT_REASONS | CALL_OUTCOMES | STEP_CODES
+
+
+class SchemaTooNewError(Exception):
+    """``evolution.db`` was written by a newer Waymarks; upgrade rather than lose its state."""
+
+
+def _code(value: str | None) -> str | None:
+    """An allowlisted code, or ``ValueError`` (never store free text)."""
+    if value is not None and value not in ALLOWED_CODES:
+        raise ValueError("not an allowlisted evolution code")
+    return value
+
+
+def _v1(db: sqlite3.Connection) -> None:
+    db.execute("""CREATE TABLE jobs (
+        source_id TEXT PRIMARY KEY,
+        origin TEXT NOT NULL,
+        classification TEXT NOT NULL,
+        captured_at TEXT NOT NULL,
+        state TEXT NOT NULL,
+        attempt INTEGER NOT NULL DEFAULT 0,
+        calls INTEGER NOT NULL DEFAULT 0,
+        models TEXT NOT NULL DEFAULT '[]',
+        spent_ms INTEGER NOT NULL DEFAULT 0,
+        failures INTEGER NOT NULL DEFAULT 0,
+        output_failures INTEGER NOT NULL DEFAULT 0,
+        retry_at INTEGER NOT NULL DEFAULT 0,
+        checked_at INTEGER NOT NULL DEFAULT 0,
+        owner TEXT,
+        lease_until INTEGER,
+        last_error TEXT,
+        wait_reason TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    ) STRICT""")
+    db.execute("CREATE INDEX jobs_due ON jobs (state, retry_at, checked_at)")
+    db.execute("""CREATE TABLE model_calls (
+        id INTEGER PRIMARY KEY,
+        source_id TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        reserved_at INTEGER NOT NULL,
+        finished_at INTEGER,
+        outcome TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        estimated_usd REAL,
+        duration_ms INTEGER NOT NULL DEFAULT 0
+    ) STRICT""")
+    db.execute("CREATE INDEX model_calls_time ON model_calls (reserved_at)")
+    db.execute("""CREATE TABLE route_health (
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        cooldown_until INTEGER NOT NULL DEFAULT 0,
+        reason TEXT,
+        transport_failures INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (provider, model)
+    ) STRICT""")
+
+
+def _v2(db: sqlite3.Connection) -> None:
+    # the worker's forced attempts (``evolve SOURCE``) are recorded, so status can tell a
+    # forced call from a scheduled one
+    db.execute("ALTER TABLE model_calls ADD COLUMN forced INTEGER NOT NULL DEFAULT 0")
+
+
+#: schema steps, version n at index n-1; add new ones at the end, never edit old ones
+MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_v1, _v2)
+SCHEMA_VERSION: Final = len(MIGRATIONS)
+#: the provider-wide row of ``route_health`` uses this model name
+ANY_MODEL: Final = "*"
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    source_id: str
+    origin: str
+    classification: str
+    captured_at: str
+    state: str
+    attempt: int
+    calls: int
+    models: tuple[str, ...]
+    spent_ms: int
+    failures: int
+    output_failures: int
+    retry_at: int
+    checked_at: int
+    owner: str | None
+    lease_until: int | None
+    last_error: str | None
+    wait_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A claimed attempt. Only the holder of this exact token may settle it."""
+
+    source_id: str
+    owner: str
+    attempt: int
+    until_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Cooldown:
+    provider: str
+    model: str  # ``ANY_MODEL`` for the whole provider
+    until_ms: int
+    reason: str | None
+
+
+_JOB_COLUMNS: Final = ("source_id, origin, classification, captured_at, state, attempt, calls, "
+                       "models, spent_ms, failures, output_failures, retry_at, checked_at, "
+                       "owner, lease_until, last_error, wait_reason")
+
+
+def _job(row: Sequence[object]) -> Job:
+    values = list(row)
+    values[7] = tuple(json.loads(str(values[7])))
+    return Job(*values)  # type: ignore[arg-type]
+
+
+class JobStore:
+    """One connection to ``evolution.db``. Not shared between threads."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        os.close(fd)
+        self.path = path
+        self.db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+        self.db.execute("PRAGMA busy_timeout = 30000")
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = FULL")
+        self._migrate()
+        for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if extra.exists():
+                os.chmod(extra, 0o600)
+
+    @classmethod
+    def open(cls, home: Path) -> JobStore:
+        return cls(home / DB_FILE)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- schema ------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNewError(
+                f"{self.path} has schema {version}; this Waymarks knows up to {SCHEMA_VERSION}:"
+                " upgrade Waymarks (or move the file aside to start the queue afresh)")
+        while version < SCHEMA_VERSION:
+            with self.write():
+                current = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+                if current != version:  # another process migrated meanwhile
+                    version = current
+                    continue
+                MIGRATIONS[version](self.db)
+                version += 1
+                self.db.execute(f"PRAGMA user_version = {version}")
+
+    def schema_version(self) -> int:
+        return int(self.db.execute("PRAGMA user_version").fetchone()[0])
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction (the write lock is taken up front, so two
+        processes never both read-then-write the same row)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # --- reconcile ---------------------------------------------------------------------
+
+    def known(self, source_ids: Iterable[str]) -> set[str]:
+        ids = list(source_ids)
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(r[0] for r in self.db.execute(
+                f"SELECT source_id FROM jobs WHERE source_id IN ({marks})", chunk))
+        return found
+
+    def add_jobs(self, refs: Iterable[SourceRef], now: int) -> int:
+        """Jobs for sources not yet known (pending, due now); returns how many were new.
+        Reads first and takes the write lock only when something is new."""
+        refs = list(refs)
+        known = self.known(r.source_id for r in refs)
+        fresh = [r for r in refs if r.source_id not in known]
+        if not fresh:
+            return 0
+        with self.write() as db:
+            before = db.total_changes
+            db.executemany(
+                "INSERT OR IGNORE INTO jobs (source_id, origin, classification, captured_at, "
+                "state, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)",
+                [(r.source_id, r.origin, r.classification, r.captured_at, now, now)
+                 for r in fresh])
+            return db.total_changes - before
+
+    # --- reads (no lock) ---------------------------------------------------------------
+
+    def job(self, source_id: str) -> Job | None:
+        row = self.db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE source_id = ?",
+                              (source_id,)).fetchone()
+        return None if row is None else _job(row)
+
+    def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        """Source IDs that start with ``prefix`` (exact byte comparison, no wildcards)."""
+        rows = self.db.execute(
+            "SELECT source_id FROM jobs WHERE substr(source_id, 1, ?) = ? "
+            "ORDER BY source_id LIMIT ?", (len(prefix), prefix, limit))
+        return [str(r[0]) for r in rows]
+
+    def due(self, now: int, limit: int) -> list[Job]:
+        """Due jobs, least recently checked first (candidate selection: no lock held)."""
+        rows = self.db.execute(
+            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE state IN ('pending', 'retrying') "
+            "AND retry_at <= ? ORDER BY checked_at, captured_at, source_id LIMIT ?",
+            (now, limit))
+        return [_job(r) for r in rows]
+
+    def jobs_in(self, states: Sequence[str], limit: int) -> list[Job]:
+        marks = ",".join("?" * len(states))
+        rows = self.db.execute(
+            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE state IN ({marks}) "
+            "ORDER BY retry_at, source_id LIMIT ?", (*states, limit))
+        return [_job(r) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        found = dict.fromkeys(STATES, 0)
+        for state, count in self.db.execute("SELECT state, COUNT(*) FROM jobs GROUP BY state"):
+            found[str(state)] = int(count)
+        return found
+
+    def wait_reasons(self) -> dict[str, int]:
+        rows = self.db.execute(
+            "SELECT wait_reason, COUNT(*) FROM jobs WHERE wait_reason IS NOT NULL AND "
+            "state IN ('pending', 'retrying') GROUP BY wait_reason")
+        return {str(r): int(c) for r, c in rows}
+
+    def calls_since(self, since: int) -> int:
+        """Reserved calls since ``since``: the shared rolling ceiling counts these."""
+        row = self.db.execute("SELECT COUNT(*) FROM model_calls WHERE reserved_at > ?",
+                              (since,)).fetchone()
+        return int(row[0])
+
+    def usd_since(self, since: int) -> float:
+        row = self.db.execute("SELECT COALESCE(SUM(estimated_usd), 0) FROM model_calls "
+                              "WHERE reserved_at > ?", (since,)).fetchone()
+        return float(row[0])
+
+    def recent_calls(self, limit: int) -> list[dict[str, object]]:
+        rows = self.db.execute(
+            "SELECT provider, model, outcome, reserved_at, duration_ms, input_tokens, "
+            "output_tokens, estimated_usd, forced FROM model_calls ORDER BY id DESC LIMIT ?",
+            (limit,))
+        keys = ("provider", "model", "outcome", "reservedAt", "durationMs", "inputTokens",
+                "outputTokens", "estimatedUsd", "forced")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def cooldowns(self, now: int) -> list[Cooldown]:
+        rows = self.db.execute(
+            "SELECT provider, model, cooldown_until, reason FROM route_health "
+            "WHERE cooldown_until > ? ORDER BY provider, model", (now,))
+        return [Cooldown(str(p), str(m), int(u), r) for p, m, u, r in rows]
+
+    def cooling(self, provider: str, model: str, now: int) -> Cooldown | None:
+        """The cooldown that blocks ``provider``/``model`` now, if any."""
+        row = self.db.execute(
+            "SELECT provider, model, cooldown_until, reason FROM route_health WHERE "
+            "provider = ? AND model IN (?, ?) AND cooldown_until > ? "
+            "ORDER BY cooldown_until DESC LIMIT 1", (provider, model, ANY_MODEL, now)).fetchone()
+        return None if row is None else Cooldown(str(row[0]), str(row[1]), int(row[2]), row[3])
+
+    # --- leases ------------------------------------------------------------------------
+
+    def expire_leases(self, now: int, retry_at: Callable[[int], int]) -> int:
+        """Expired leases become ``interrupted`` failures with backoff (item 59).
+        ``retry_at(failures)`` gives the due time after that many failures."""
+        stale = self.db.execute(
+            "SELECT source_id, failures FROM jobs WHERE state = 'leased' AND lease_until <= ?",
+            (now,)).fetchall()
+        if not stale:
+            return 0
+        changed = 0
+        with self.write() as db:
+            for source_id, failures in stale:
+                cur = db.execute(
+                    "UPDATE jobs SET state = 'retrying', owner = NULL, lease_until = NULL, "
+                    "failures = failures + 1, retry_at = ?, last_error = 'interrupted', "
+                    "updated_at = ? WHERE source_id = ? AND state = 'leased' "
+                    "AND lease_until <= ?",
+                    (retry_at(int(failures) + 1), now, source_id, now))
+                changed += cur.rowcount
+        return changed
+
+    def lease(self, source_id: str, owner: str, now: int, until: int, *,
+              forced: bool = False) -> Lease | None:
+        """Claim a job for one attempt, or None when someone else has it, it is not due,
+        or it is settled. ``forced`` (``evolve SOURCE``) ignores the source's delay and a
+        pause, never a live lease or a settled job."""
+        states = "('pending', 'retrying', 'paused')" if forced else "('pending', 'retrying')"
+        due = "" if forced else " AND retry_at <= :now"
+        with self.write() as db:
+            cur = db.execute(
+                f"UPDATE jobs SET state = 'leased', owner = :owner, lease_until = :until, "
+                f"attempt = attempt + 1, checked_at = :now, updated_at = :now, "
+                f"wait_reason = NULL WHERE source_id = :id AND state IN {states}{due}",
+                {"owner": owner, "until": until, "now": now, "id": source_id})
+            if cur.rowcount != 1:
+                return None
+            attempt = db.execute("SELECT attempt FROM jobs WHERE source_id = ?",
+                                 (source_id,)).fetchone()[0]
+        return Lease(source_id, owner, int(attempt), until)
+
+    def holds(self, lease: Lease, now: int) -> bool:
+        """Is ``lease`` still the live lease of its job?"""
+        row = self.db.execute(
+            "SELECT 1 FROM jobs WHERE source_id = ? AND state = 'leased' AND owner = ? "
+            "AND attempt = ? AND lease_until > ?",
+            (lease.source_id, lease.owner, lease.attempt, now)).fetchone()
+        return row is not None
+
+    def release(self, lease: Lease, now: int, wait_reason: str | None) -> bool:
+        """Give a lease back without a failure (cancelled, or it could not be sent now):
+        the job is pending again and due at once; ``wait_reason`` says why it waits."""
+        _code(wait_reason)
+        with self.write() as db:
+            cur = db.execute(
+                "UPDATE jobs SET state = 'pending', owner = NULL, lease_until = NULL, "
+                "wait_reason = ?, updated_at = ? WHERE source_id = ? AND state = 'leased' "
+                "AND owner = ? AND attempt = ?",
+                (wait_reason, now, lease.source_id, lease.owner, lease.attempt))
+            return cur.rowcount == 1
+
+    def mark_waiting(self, source_id: str, reason: str, now: int) -> None:
+        """Record why a due job was not attempted (it stays due; nothing is claimed)."""
+        _code(reason)
+        with self.write() as db:
+            db.execute("UPDATE jobs SET wait_reason = ?, checked_at = ? WHERE source_id = ? "
+                       "AND state IN ('pending', 'retrying')", (reason, now, source_id))
+
+    # --- calls -------------------------------------------------------------------------
+
+    def reserve_call(self, lease: Lease, provider: str, model: str, now: int, *,
+                     hourly_cap: int, source_calls: int, source_models: int,
+                     daily_usd: float | None, forced: bool = False) -> int | str:
+        """Reserve one model call under the shared ceilings, in one transaction: the row id
+        of the reservation, or a wait reason. ``forced`` skips the per-source caps, never
+        the shared hourly or daily ceilings (item 69)."""
+        with self.write() as db:
+            row = db.execute(
+                "SELECT calls, models, owner, attempt, state FROM jobs WHERE source_id = ?",
+                (lease.source_id,)).fetchone()
+            if row is None or row[4] != "leased" or (row[2], row[3]) != (lease.owner,
+                                                                          lease.attempt):
+                return "source_cap"
+            calls, models = int(row[0]), list(json.loads(str(row[1])))
+            hour = int(db.execute("SELECT COUNT(*) FROM model_calls WHERE reserved_at > ?",
+                                  (now - 3_600_000,)).fetchone()[0])
+            if hour >= hourly_cap:
+                return "hourly_cap"
+            if daily_usd is not None:
+                spent = float(db.execute(
+                    "SELECT COALESCE(SUM(estimated_usd), 0) FROM model_calls WHERE "
+                    "reserved_at > ?", (now - 86_400_000,)).fetchone()[0])
+                if spent >= daily_usd:
+                    return "daily_budget"
+            if not forced and (calls >= source_calls
+                               or (model not in models and len(models) >= source_models)):
+                return "source_cap"
+            if model not in models:
+                models.append(model)
+            db.execute("UPDATE jobs SET calls = calls + 1, models = ? WHERE source_id = ?",
+                       (json.dumps(models), lease.source_id))
+            cur = db.execute(
+                "INSERT INTO model_calls (source_id, owner, attempt, provider, model, "
+                "reserved_at, outcome, forced) VALUES (?, ?, ?, ?, ?, ?, 'reserved', ?)",
+                (lease.source_id, lease.owner, lease.attempt, provider, model, now,
+                 int(forced)))
+            return int(cur.lastrowid or 0)
+
+    def finish_call(self, call_id: int, outcome: str, now: int, duration_ms: int, *,
+                    input_tokens: int = 0, output_tokens: int = 0,
+                    estimated_usd: float | None = None) -> None:
+        """Record how a reserved call ended (cost accounting, item 66)."""
+        if outcome not in CALL_OUTCOMES:
+            raise ValueError("not an allowlisted call outcome")
+        with self.write() as db:
+            db.execute(
+                "UPDATE model_calls SET outcome = ?, finished_at = ?, duration_ms = ?, "
+                "input_tokens = ?, output_tokens = ?, estimated_usd = ? WHERE id = ?",
+                (outcome, now, duration_ms, input_tokens, output_tokens, estimated_usd,
+                 call_id))
+            db.execute(
+                "UPDATE jobs SET spent_ms = spent_ms + ? WHERE source_id = "
+                "(SELECT source_id FROM model_calls WHERE id = ?)", (duration_ms, call_id))
+
+    # --- settling ----------------------------------------------------------------------
+
+    def settle(self, lease: Lease, code: str, now: int) -> bool:
+        """The attempt consolidated the source (``applied``/``no_change``): done for good.
+        False when the lease is no longer this holder's (a late result: ignored)."""
+        return self._end(lease, now, state="settled", code=code)
+
+    def give_up(self, lease: Lease, code: str, now: int) -> bool:
+        return self._end(lease, now, state="given_up", code=code)
+
+    def fail(self, lease: Lease, code: str, now: int, *, output: bool, pause: bool,
+             retry_at: Callable[[int], int]) -> bool:
+        """A counted failure: backoff (``retry_at(consecutive failures)``) or a pause."""
+        _code(code)
+        with self.write() as db:
+            row = db.execute(
+                "SELECT failures, output_failures FROM jobs WHERE source_id = ? AND "
+                "state = 'leased' AND owner = ? AND attempt = ?",
+                (lease.source_id, lease.owner, lease.attempt)).fetchone()
+            if row is None:
+                return False
+            failures = int(row[0]) + 1
+            outputs = int(row[1]) + (1 if output else 0)
+            db.execute(
+                "UPDATE jobs SET state = ?, owner = NULL, lease_until = NULL, failures = ?, "
+                "output_failures = ?, retry_at = ?, last_error = ?, updated_at = ? "
+                "WHERE source_id = ?",
+                ("paused" if pause else "retrying", failures, outputs,
+                 retry_at(failures), code, now, lease.source_id))
+            return True
+
+    def _end(self, lease: Lease, now: int, *, state: str, code: str) -> bool:
+        _code(code)
+        with self.write() as db:
+            cur = db.execute(
+                "UPDATE jobs SET state = ?, owner = NULL, lease_until = NULL, last_error = ?, "
+                "wait_reason = NULL, updated_at = ? WHERE source_id = ? AND state = 'leased' "
+                "AND owner = ? AND attempt = ?",
+                (state, None if state == "settled" else code, now, lease.source_id,
+                 lease.owner, lease.attempt))
+            return cur.rowcount == 1
+
+    def failures_of(self, source_id: str) -> tuple[int, int]:
+        row = self.db.execute("SELECT failures, output_failures FROM jobs WHERE source_id = ?",
+                              (source_id,)).fetchone()
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
+
+    # --- route health ------------------------------------------------------------------
+
+    def cool_down(self, provider: str, model: str, until: int, reason: str, now: int) -> None:
+        """Cool a route down (never shortens a longer cooldown already in force)."""
+        _code(reason)
+        with self.write() as db:
+            db.execute(
+                "INSERT INTO route_health (provider, model, cooldown_until, reason, updated_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (provider, model) DO UPDATE SET "
+                "cooldown_until = MAX(cooldown_until, excluded.cooldown_until), "
+                "reason = CASE WHEN excluded.cooldown_until > cooldown_until "
+                "THEN excluded.reason ELSE reason END, updated_at = excluded.updated_at",
+                (provider, model, until, reason, now))
+
+    def transport_failure(self, provider: str, model: str, now: int) -> int:
+        """Count a transport failure on a route; returns how many in a row."""
+        with self.write() as db:
+            db.execute(
+                "INSERT INTO route_health (provider, model, transport_failures, updated_at) "
+                "VALUES (?, ?, 1, ?) ON CONFLICT (provider, model) DO UPDATE SET "
+                "transport_failures = transport_failures + 1, updated_at = excluded.updated_at",
+                (provider, model, now))
+            row = db.execute("SELECT transport_failures FROM route_health WHERE provider = ? "
+                             "AND model = ?", (provider, model)).fetchone()
+            return int(row[0])
+
+    def route_ok(self, provider: str, model: str, now: int) -> None:
+        """A call on the route came back: its transport failures are no longer in a row."""
+        row = self.db.execute("SELECT transport_failures FROM route_health WHERE provider = ? "
+                              "AND model = ?", (provider, model)).fetchone()
+        if row is None or int(row[0]) == 0:
+            return
+        with self.write() as db:
+            db.execute("UPDATE route_health SET transport_failures = 0, updated_at = ? "
+                       "WHERE provider = ? AND model = ?", (now, provider, model))

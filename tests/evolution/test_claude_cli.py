@@ -1,0 +1,91 @@
+"""``claude -p`` as a model client, against a fake ``claude`` executable on PATH (a real
+subprocess): no tools, JSON output, payload on stdin, the child marker, failures mapped."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.evolution.fake_claude import install
+from waymarks.core.model_port import ModelError, ModelRequest, Route
+from waymarks.models import ClaudeCodeClient
+
+REQUEST = ModelRequest("system rules", "PAYLOAD the user prefers tabs", 256, "normal")
+
+
+@pytest.fixture
+def fake_claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    install(tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    log = tmp_path / "claude.log"
+    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    return log
+
+
+def test_headless_call_shape(fake_claude: Path) -> None:
+    reply = ClaudeCodeClient().complete(REQUEST, Route("anthropic", "haiku"), timeout_s=20)
+    assert (reply.text, reply.model, reply.input_tokens, reply.output_tokens) == (
+        '{"claims": []}', "haiku", 21, 8)
+    record = json.loads(fake_claude.read_text().splitlines()[0])
+    argv = record["argv"]
+    assert argv[:4] == ["-p", "--output-format", "json", "--max-turns"]
+    assert argv[argv.index("--tools") + 1] == ""
+    assert "--strict-mcp-config" in argv and argv[argv.index("--model") + 1] == "haiku"
+    assert json.loads(argv[argv.index("--settings") + 1]) == {"disableAllHooks": True}
+    assert record["stdin"] == REQUEST.prompt
+    assert not any("PAYLOAD" in a for a in argv)  # the payload never goes on argv
+    assert record["child"] == "1"
+
+
+@pytest.mark.parametrize(("mode", "code"), [("error-429", "rate_limited"),
+                                            ("error-401", "auth"), ("error-500", "overloaded"),
+                                            ("garbage", "invalid_output"),
+                                            ("max-turns", "invalid_output")])
+def test_failures_are_allowlisted(fake_claude: Path, monkeypatch: pytest.MonkeyPatch,
+                                  mode: str, code: str) -> None:
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", mode)
+    with pytest.raises(ModelError) as caught:
+        ClaudeCodeClient().complete(REQUEST, Route("anthropic", "default"), timeout_s=20)
+    assert caught.value.code == code and "nope" not in str(caught.value)
+
+
+def test_timeout_kills_the_child(fake_claude: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", "sleep")
+    with pytest.raises(ModelError) as caught:
+        ClaudeCodeClient().complete(REQUEST, Route("anthropic", "default"), timeout_s=3.0)
+    assert caught.value.code == "timeout"
+    pid = json.loads(fake_claude.read_text().splitlines()[0])["pid"]
+    with pytest.raises(ProcessLookupError):  # the sleeping child was killed and reaped
+        os.kill(pid, 0)
+
+
+def test_missing_executable_is_unavailable(monkeypatch: pytest.MonkeyPatch,
+                                           tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    client = ClaudeCodeClient()
+    assert not client.available()
+    with pytest.raises(ModelError) as caught:
+        client.complete(REQUEST, Route("anthropic", "default"), timeout_s=5)
+    assert caught.value.code == "unavailable"
+
+
+def test_hooks_inside_a_consolidation_call_do_nothing(tmp_path: Path) -> None:
+    """The real hook entry point, as Claude Code would run it inside `claude -p`."""
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_EVOLUTION_CHILD": "1",
+           "WAYMARKS_CC_HELPER": "off"}
+    hook_input = json.dumps({"session_id": "0b7b1c9e-0000-4000-8000-000000000001",
+                             "hook_event_name": "UserPromptSubmit", "cwd": str(tmp_path),
+                             "prompt": "PAYLOAD the user prefers tabs",
+                             "transcript_path": str(tmp_path / "t.jsonl")})
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "hook", "claude-code", "UserPromptSubmit"], input=hook_input,
+                          capture_output=True, text=True, env=env, cwd=tmp_path, check=False)
+    assert done.returncode == 0 and done.stdout == ""
+    assert not (home / "sessions").exists()  # nothing recorded

@@ -1,0 +1,93 @@
+"""``waymarks evolve`` and ``waymarks evolution status`` through the real entry point, in
+real subprocesses, against a real loopback provider."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.evolution.fake_provider import FakeProvider, openai_ok
+from tests.evolution.step_double import FileStep
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "sk-test-evolution-0123456789abcdef"
+
+
+def _run(home: Path, project: Path, *args: str, step: Path | None = None,
+         env: dict[str, str] | None = None) -> tuple[int, Any, str]:
+    full = {**os.environ, "WAYMARKS_HOME": str(home), "PYTHONPATH": str(ROOT), **(env or {})}
+    if step is not None:
+        full["EVO_STEP_DIR"] = str(step)
+        argv = [sys.executable, "-m", "tests.evolution.cli_with_step", "--json", *args]
+    else:
+        argv = [sys.executable, "-m", "waymarks.cli.main", "--json", *args]
+    done = subprocess.run(argv, cwd=project, env=full, capture_output=True, text=True,
+                          check=False, timeout=120)
+    return done.returncode, json.loads(done.stdout) if done.stdout.strip() else None, \
+        done.stdout + done.stderr
+
+
+def _config(home: Path, text: str) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(text, encoding="utf-8")
+
+
+def test_status_without_wiring_or_queue_says_so_and_creates_nothing(home: Path,
+                                                                     project: Path) -> None:
+    code, data, _ = _run(home, project, "evolution", "status")
+    assert code == 0 and data["wired"] is False
+    assert "not wired" in data["blocked"] and data["counts"]["pending"] == 0
+    assert not (home / "evolution.db").exists()
+    code, data, _ = _run(home, project, "evolve")
+    assert code == 2 and data["code"] == "unavailable"
+
+
+def test_evolve_consolidates_and_status_reports_it(home: Path, project: Path,
+                                                    tmp_path: Path) -> None:
+    step = FileStep(tmp_path / "step")
+    step.add("src-1", "The user prefers tabs.")
+    with FakeProvider([openai_ok('{"claims": []}')]) as fake:
+        _config(home, f'[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
+                      f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\nkeyEnv = "EVO_TEST_KEY"\n')
+        env = {"EVO_TEST_KEY": KEY}
+        code, data, _ = _run(home, project, "evolve", step=tmp_path / "step", env=env)
+        assert code == 0, data
+        assert (data["outcome"], data["sourceId"], data["model"]) == ("settled", "src-1", "m1")
+        assert fake.requests[0]["headers"]["authorization"] == f"Bearer {KEY}"
+        code, data, out = _run(home, project, "evolution", "status", step=tmp_path / "step",
+                               env=env)
+    assert code == 0 and data["wired"] is True and data["blocked"] is None
+    assert data["counts"]["settled"] == 1
+    assert data["routes"][0]["keyEnv"] == "EVO_TEST_KEY" and data["routes"][0]["keySet"]
+    assert data["recentCalls"][0]["outcome"] == "ok"
+    assert data["budgets"]["callsLastHour"] == 1
+    assert KEY not in out and "prefers tabs" not in out
+    assert step.settled("src-1")
+    code, data, _ = _run(home, project, "evolve", "src-1", step=tmp_path / "step", env=env)
+    assert code == 0 and data["outcome"] == "done"  # settled sources never rerun
+
+
+def test_no_route_leaves_the_source_pending_and_status_says_why(home: Path, project: Path,
+                                                                tmp_path: Path) -> None:
+    FileStep(tmp_path / "step").add("src-1")
+    code, data, _ = _run(home, project, "evolve", step=tmp_path / "step",
+                         env={"PATH": str(tmp_path)})  # no `claude` either
+    assert code == 1 and (data["outcome"], data["reason"]) == ("waiting", "no_route")
+    code, data, _ = _run(home, project, "evolution", "status", step=tmp_path / "step")
+    assert data["counts"]["pending"] == 1 and data["waiting"][0]["reason"] == "no_route"
+    assert "no model route" in data["blocked"]
+
+
+def test_an_invalid_config_is_refused_without_echo(home: Path, project: Path,
+                                                   tmp_path: Path) -> None:
+    _config(home, '[evolution]\ncallsPerHour = "sk-live-abcdef0123456789abcdef"\n')
+    code, data, out = _run(home, project, "evolution", "status", step=tmp_path / "step")
+    assert code == 2 and data["code"] == "bad_config" and "callsPerHour" in data["message"]
+    assert "abcdef0123456789" not in out
+    FileStep(tmp_path / "step").add("src-1")
+    code, data, out = _run(home, project, "evolve", step=tmp_path / "step")
+    assert code == 2 and data["code"] == "bad_config" and "abcdef0123456789" not in out

@@ -1,0 +1,118 @@
+"""[evolution] parsing: home keys, project tightening only, failing closed without echo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from waymarks.service.evolution_config import EvolutionConfigError, load_evolution_config
+
+HOME = """
+[evolution]
+learn = true
+provider = "openai"
+api = "openai"
+endpoint = "http://127.0.0.1:9/v1"
+model = "m1"
+keyEnv = "MY_KEY"
+fallbackModels = ["m2"]
+callsPerHour = 10
+[[evolution.backups]]
+provider = "anthropic"
+api = "anthropic"
+endpoint = "http://127.0.0.1:9"
+model = "claude-x"
+"""
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_defaults_without_a_file_have_no_route(tmp_path: Path) -> None:
+    config = load_evolution_config(tmp_path / "home")
+    assert config.routes() == [] and config.calls_per_hour == 20
+    assert (config.timeout_ms, config.source_time_ms) == (120_000, 300_000)
+
+
+def test_home_routes_in_order_and_learn_is_left_to_the_other_half(tmp_path: Path) -> None:
+    _write(tmp_path / "home" / "config.toml", HOME)
+    config = load_evolution_config(tmp_path / "home")
+    assert [(r.provider, r.model) for r in config.routes()] == [
+        ("openai", "m1"), ("openai", "m2"), ("anthropic", "claude-x")]
+    assert config.primary is not None and config.primary.key_env == "MY_KEY"
+    assert config.calls_per_hour == 10
+
+
+def test_no_endpoint_means_claude_code_headless(tmp_path: Path) -> None:
+    _write(tmp_path / "home" / "config.toml", '[evolution]\napi = "claude-code"\n')
+    route = load_evolution_config(tmp_path / "home").routes()[0]
+    assert (route.api, route.provider, route.model) == ("claude-code", "anthropic", "default")
+
+
+def test_project_may_only_tighten(tmp_path: Path) -> None:
+    _write(tmp_path / "home" / "config.toml", HOME)
+    project = tmp_path / "project"
+    _write(project / ".waymarks" / "config.toml", """
+[evolution]
+learn = true
+callsPerHour = 50
+sourceCalls = 2
+crossProviderFallback = false
+endpoint = "https://evil.example/v1"
+keyEnv = "STOLEN"
+dailyEstimatedUsd = 0.5
+""")
+    config = load_evolution_config(tmp_path / "home", str(project), trusted=True)
+    assert config.calls_per_hour == 10 and config.source_calls == 2
+    assert config.daily_usd == 0.5 and not config.cross_provider_fallback
+    assert config.primary is not None and config.primary.endpoint == "http://127.0.0.1:9/v1"
+    assert config.primary.key_env == "MY_KEY"
+    assert [r.provider for r in config.routes()] == ["openai", "openai"]
+    assert any("endpoint" in i for i in config.ignored)
+    assert any("callsPerHour above" in i for i in config.ignored)
+
+
+def test_project_cannot_add_a_provider_and_untrusted_is_ignored(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    _write(project / ".waymarks" / "config.toml",
+           '[evolution]\nprovider = "openai"\nendpoint = "http://x/v1"\nmodel = "m"\n')
+    trusted = load_evolution_config(tmp_path / "home", str(project), trusted=True)
+    assert trusted.routes() == [] and trusted.ignored
+    _write(project / ".waymarks" / "config.toml", "[evolution]\ncallsPerHour = 1\n")
+    untrusted = load_evolution_config(tmp_path / "home", str(project), trusted=False)
+    assert untrusted.calls_per_hour == 20 and "not trusted" in untrusted.ignored[0]
+
+
+@pytest.mark.parametrize("body", [
+    '[evolution]\nkeyEnv = "sk-live-abcdef0123456789 secret"\nendpoint = "http://x/v1"\n'
+    'model = "m"\nprovider = "p"\n',
+    '[evolution]\ncallsPerHour = "sk-live-abcdef0123456789"\n',
+    '[evolution]\nendpoint = "sk-live-abcdef0123456789"\n',
+    'evolution = "sk-live-abcdef0123456789"\n',
+    '[evolution\nsk-live-abcdef0123456789 = 1\n',
+    '[evolution]\nsk-live-abcdef0123456789 = 1\n',
+])
+def test_invalid_files_fail_closed_without_echoing_content(tmp_path: Path, body: str) -> None:
+    _write(tmp_path / "home" / "config.toml", body)
+    with pytest.raises(EvolutionConfigError) as caught:
+        load_evolution_config(tmp_path / "home")
+    message = str(caught.value)
+    assert "config.toml" in message
+    assert "abcdef0123456789" not in message
+
+
+def test_oversized_file_is_refused_unread(tmp_path: Path) -> None:
+    _write(tmp_path / "home" / "config.toml", "# x\n" * 70_000)
+    with pytest.raises(EvolutionConfigError, match="larger than"):
+        load_evolution_config(tmp_path / "home")
+
+
+def test_a_table_naming_no_route_means_claude_code(tmp_path: Path) -> None:
+    _write(tmp_path / "home" / "config.toml", "[evolution]\nlearn = true\ncallsPerHour = 5\n")
+    config = load_evolution_config(tmp_path / "home")
+    assert [(r.api, r.provider, r.model) for r in config.routes()] == [
+        ("claude-code", "anthropic", "default")]
+    assert config.calls_per_hour == 5

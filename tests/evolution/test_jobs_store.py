@@ -1,0 +1,146 @@
+"""evolution.db: schema versioning, file mode, leases, expiry, shared ceilings, codes."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+
+from waymarks.core.model_port import SourceRef
+from waymarks.store.jobs import SCHEMA_VERSION, JobStore, SchemaTooNewError
+
+REF = SourceRef("s1", "/work/a", "normal", "2026-12-01T10:00:00.000Z")
+
+
+def _store(tmp_path: Path) -> JobStore:
+    return JobStore.open(tmp_path / "home")
+
+
+def test_new_file_is_private_wal_and_current(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert store.schema_version() == SCHEMA_VERSION
+
+
+def test_migration_from_version_one_keeps_jobs(tmp_path: Path) -> None:
+    path = tmp_path / "home" / "evolution.db"
+    path.parent.mkdir()
+    old = sqlite3.connect(path, isolation_level=None)
+    from waymarks.store.jobs import MIGRATIONS
+
+    MIGRATIONS[0](old)
+    old.execute("PRAGMA user_version = 1")
+    old.execute("INSERT INTO jobs (source_id, origin, classification, captured_at, state, "
+                "created_at, updated_at) VALUES ('old', '/a', 'normal', 't', 'pending', 1, 1)")
+    old.execute("INSERT INTO model_calls (source_id, owner, attempt, provider, model, "
+                "reserved_at, outcome) VALUES ('old', 'o', 1, 'p', 'm', 5, 'ok')")
+    old.close()
+    store = JobStore(path)
+    assert store.schema_version() == 2
+    assert store.job("old") is not None and store.job("old").state == "pending"  # type: ignore[union-attr]
+    assert store.recent_calls(5)[0]["forced"] == 0
+
+
+def test_a_newer_schema_is_refused_before_any_change(tmp_path: Path) -> None:
+    path = tmp_path / "home" / "evolution.db"
+    path.parent.mkdir()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version = 99")
+    db.close()
+    with pytest.raises(SchemaTooNewError, match="upgrade Waymarks"):
+        JobStore(path)
+    tables = sqlite3.connect(path).execute("SELECT name FROM sqlite_master").fetchall()
+    assert tables == []
+
+
+def test_add_jobs_is_idempotent_and_reads_before_it_locks(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    assert store.add_jobs([REF], 1000) == 1
+    changes = store.db.total_changes
+    assert store.add_jobs([REF], 2000) == 0
+    assert store.db.total_changes == changes  # nothing written for a known source
+    assert [j.source_id for j in store.due(1000, 5)] == ["s1"]
+
+
+def test_lease_token_guards_settling_and_late_results_are_ignored(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.add_jobs([REF], 0)
+    first = store.lease("s1", "A", 10, 160)
+    assert first is not None and first.attempt == 1
+    assert store.lease("s1", "B", 20, 170) is None  # someone holds it
+    assert store.holds(first, 100) and not store.holds(first, 160)
+    assert store.expire_leases(200, lambda failures: 200 + 60_000 * failures) == 1
+    job = store.job("s1")
+    assert job is not None and (job.state, job.last_error, job.failures) == (
+        "retrying", "interrupted", 1)
+    assert job.retry_at == 60_200
+    second = store.lease("s1", "B", 60_200, 60_350)
+    assert second is not None and second.attempt == 2
+    assert store.settle(first, "applied", 60_300) is False  # the old owner's late result
+    assert store.settle(second, "applied", 60_300) is True
+    assert store.job("s1").state == "settled"  # type: ignore[union-attr]
+    assert store.lease("s1", "C", 99_999, 100_000, forced=True) is None  # never reruns
+
+
+def test_shared_hourly_ceiling_and_per_source_caps(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.add_jobs([REF, SourceRef("s2", "/a", "normal", "t2")], 0)
+    lease = store.lease("s1", "A", 0, 150_000)
+    assert lease is not None
+    caps = {"hourly_cap": 2, "source_calls": 4, "source_models": 1, "daily_usd": None}
+    assert isinstance(store.reserve_call(lease, "p", "m1", 1, **caps), int)
+    assert store.reserve_call(lease, "p", "m2", 2, **caps) == "source_cap"  # models: 1
+    assert isinstance(store.reserve_call(lease, "p", "m1", 3, **caps), int)
+    other = store.lease("s2", "A", 4, 150_000)
+    assert other is not None
+    assert store.reserve_call(other, "p", "m1", 5, **caps) == "hourly_cap"
+    assert store.reserve_call(other, "p", "m1", 6, **caps, forced=True) == "hourly_cap"
+    # an hour later the window has moved on
+    assert isinstance(store.reserve_call(other, "p", "m1", 3_600_002, **caps), int)
+
+
+def test_daily_ceiling_counts_estimated_cost(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.add_jobs([REF], 0)
+    lease = store.lease("s1", "A", 0, 150_000)
+    assert lease is not None
+    call = store.reserve_call(lease, "p", "m", 1, hourly_cap=20, source_calls=4,
+                              source_models=2, daily_usd=0.01)
+    assert isinstance(call, int)
+    store.finish_call(call, "ok", 2, 1500, input_tokens=10, output_tokens=5,
+                      estimated_usd=0.02)
+    assert store.job("s1").spent_ms == 1500  # type: ignore[union-attr]
+    assert store.reserve_call(lease, "p", "m", 3, hourly_cap=20, source_calls=4,
+                              source_models=2, daily_usd=0.01) == "daily_budget"
+
+
+def test_only_allowlisted_codes_are_stored(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.add_jobs([REF], 0)
+    lease = store.lease("s1", "A", 0, 150_000)
+    assert lease is not None
+    with pytest.raises(ValueError, match="allowlisted"):
+        store.fail(lease, "HTTP 500: sk-secret in body", 1, output=False, pause=False,
+                   retry_at=lambda n: 2)
+    with pytest.raises(ValueError, match="allowlisted"):
+        store.mark_waiting("s1", "because the provider said so", 1)
+    with pytest.raises(ValueError, match="allowlisted"):
+        store.cool_down("p", "m", 10, "Traceback ...", 1)
+    assert store.job("s1").last_error is None  # type: ignore[union-attr]
+
+
+def test_cooldowns_never_shorten_and_cover_the_provider(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.cool_down("p", "*", 5000, "auth", 0)
+    store.cool_down("p", "*", 1000, "unavailable", 0)
+    blocking = store.cooling("p", "any-model", 10)
+    assert blocking is not None and (blocking.until_ms, blocking.reason) == (5000, "auth")
+    assert store.cooling("p", "m", 5000) is None and store.cooling("q", "m", 10) is None
+    assert store.transport_failure("p", "m", 1) == 1
+    assert store.transport_failure("p", "m", 2) == 2
+    store.route_ok("p", "m", 3)
+    assert store.transport_failure("p", "m", 4) == 1

@@ -1,0 +1,130 @@
+"""The HTTP model clients against a REAL loopback provider (127.0.0.1): request shape, key
+handling, finish rules and the mapping of every failure to an allowlisted code."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from tests.evolution.fake_provider import FakeProvider, anthropic_ok, error, openai_ok
+from waymarks.core.model_port import MODEL_ERROR_CODES, ModelError, ModelRequest, Route
+from waymarks.models import AnthropicClient, OpenAIClient, client_for
+from waymarks.models.http import ERROR_BODY_BYTES
+
+REQUEST = ModelRequest("system rules", "the user prefers tabs", 256, "normal")
+ROUTE = Route("openai", "m1")
+KEY = "sk-test-0123456789abcdef0123"
+
+
+def _fails(client: OpenAIClient | AnthropicClient, timeout: float = 5.0) -> ModelError:
+    with pytest.raises(ModelError) as caught:
+        client.complete(REQUEST, ROUTE, timeout_s=timeout)
+    assert caught.value.code in MODEL_ERROR_CODES
+    assert KEY not in str(caught.value) and "nope" not in str(caught.value)
+    return caught.value
+
+
+def test_openai_request_shape_and_reply(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVO_KEY", KEY)
+    with FakeProvider([openai_ok('{"claims": []}')]) as fake:
+        reply = OpenAIClient(fake.origin + "/v1", "EVO_KEY").complete(
+            REQUEST, ROUTE, timeout_s=5)
+    assert (reply.text, reply.provider, reply.model) == ('{"claims": []}', "openai", "m1")
+    assert (reply.input_tokens, reply.output_tokens) == (11, 7)
+    sent = fake.requests[0]
+    assert sent["path"] == "/v1/chat/completions"
+    assert sent["headers"]["authorization"] == f"Bearer {KEY}"
+    body = sent["body"]
+    assert body["model"] == "m1" and body["stream"] is False and body["max_tokens"] == 256
+    assert "tools" not in body
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+
+
+def test_anthropic_request_shape_and_reply(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVO_KEY", KEY)
+    with FakeProvider([anthropic_ok("ok")]) as fake:
+        reply = AnthropicClient(fake.origin, "EVO_KEY").complete(
+            REQUEST, Route("anthropic", "claude-x"), timeout_s=5)
+    assert (reply.text, reply.input_tokens, reply.output_tokens) == ("ok", 13, 5)
+    sent = fake.requests[0]
+    assert sent["path"] == "/v1/messages" and sent["headers"]["x-api-key"] == KEY
+    assert sent["headers"]["anthropic-version"] == "2023-06-01"
+    assert sent["body"]["system"] == "system rules" and sent["body"]["max_tokens"] == 256
+    assert "authorization" not in {k.lower() for k in sent["headers"]}
+
+
+def test_no_key_configured_sends_no_auth_header_and_unset_variable_is_auth() -> None:
+    with FakeProvider([openai_ok("x")]) as fake:
+        OpenAIClient(fake.origin + "/v1", None).complete(REQUEST, ROUTE, timeout_s=5)
+        assert "authorization" not in {k.lower() for k in fake.requests[0]["headers"]}
+        error_ = _fails(OpenAIClient(fake.origin + "/v1", "EVO_UNSET_VARIABLE_X"))
+    assert error_.code == "auth" and len(fake.requests) == 1  # nothing was sent
+
+
+@pytest.mark.parametrize(("answer", "code", "retry_after"), [
+    (error(401), "auth", None),
+    (error(403), "auth", None),
+    (error(402), "rate_limited", 3600),
+    (error(429, headers={"retry-after": "120"}), "rate_limited", 120),
+    (error(429, {"error": {"code": "insufficient_quota"}}), "rate_limited", 3600),
+    (error(408), "timeout", None),
+    (error(500), "overloaded", None),
+    (error(529), "overloaded", None),
+    (error(400, {"error": {"message": "context_length_exceeded"}}), "bad_request", None),
+    (error(404), "bad_request", None),
+    (error(422), "bad_request", None),
+    (error(418), "unknown", None),
+    (openai_ok("cut", finish="length"), "invalid_output", None),
+    ((200, b"not json at all", {}, 0.0), "invalid_output", None),
+    ((200, {"choices": []}, {}, 0.0), "invalid_output", None),
+])
+def test_failures_map_to_allowlisted_codes(monkeypatch: pytest.MonkeyPatch, answer, code,  # type: ignore[no-untyped-def]
+                                           retry_after) -> None:
+    monkeypatch.setenv("EVO_KEY", KEY)
+    with FakeProvider([answer]) as fake:
+        failure = _fails(OpenAIClient(fake.origin + "/v1", "EVO_KEY"))
+    assert failure.code == code
+    assert failure.retry_after_s == retry_after
+
+
+def test_anthropic_truncated_reply_is_invalid_output() -> None:
+    with FakeProvider([anthropic_ok("half", stop="max_tokens")]) as fake:
+        failure = _fails(AnthropicClient(fake.origin, None))
+    assert failure.code == "invalid_output"
+
+
+def test_a_slow_provider_times_out() -> None:
+    with FakeProvider([openai_ok("late")]) as fake:
+        fake.script[0] = (*fake.script[0][:3], 2.0)
+        failure = _fails(OpenAIClient(fake.origin + "/v1", None), timeout=0.5)
+    assert failure.code == "timeout"
+
+
+def test_a_closed_port_is_a_network_failure() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    failure = _fails(OpenAIClient(f"http://127.0.0.1:{port}/v1", None))
+    assert failure.code == "network"
+
+
+def test_a_huge_error_body_is_read_only_to_its_limit() -> None:
+    body = b"x" * (ERROR_BODY_BYTES * 50)
+    with FakeProvider([(500, body, {}, 0.0)]) as fake:
+        failure = _fails(OpenAIClient(fake.origin + "/v1", None))
+    assert failure.code == "overloaded"
+
+
+def test_an_oversized_reply_is_refused() -> None:
+    text = "y" * (2 * 1024 * 1024)
+    with FakeProvider([openai_ok(text)]) as fake:
+        failure = _fails(OpenAIClient(fake.origin + "/v1", None))
+    assert failure.code == "invalid_output"
+
+
+def test_client_for_picks_the_adapter() -> None:
+    assert isinstance(client_for("openai", "http://h/v1", None), OpenAIClient)
+    assert isinstance(client_for("anthropic", "http://h", "K"), AnthropicClient)
+    with pytest.raises(ValueError, match="no model adapter"):
+        client_for("smoke-signals", None, None)

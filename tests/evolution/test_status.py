@@ -1,0 +1,62 @@
+"""evolution status: counts, why jobs wait, at most five failures with next due times,
+routes with cooldowns and key presence (never the key), budgets; read-only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from waymarks.core.model_port import SourceRef
+from waymarks.core.privacy import ProviderPolicy
+from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
+from waymarks.service.evolution_status import evolution_status
+from waymarks.store.jobs import JobStore
+
+NOW = 1_800_000_000_000
+ROUTE = RouteConfig("openai", "openai", "m1", "http://127.0.0.1:9/v1", "EVO_STATUS_KEY")
+
+
+def test_status_of_a_busy_queue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVO_STATUS_KEY", "sk-status-secret-0123456789")
+    home = tmp_path / "home"
+    store = JobStore.open(home)
+    store.add_jobs([SourceRef(f"s{n}", "/a", "normal", f"t{n}") for n in range(9)], NOW)
+    for n in range(7):
+        lease = store.lease(f"s{n}", "A", NOW, NOW + 150_000)
+        assert lease is not None
+        store.fail(lease, "overloaded", NOW, output=False, pause=n == 6,
+                   retry_at=lambda f, n=n: NOW + 60_000 * (n + 1))
+    store.mark_waiting("s7", "privacy", NOW)
+    store.cool_down("openai", "m1", NOW + 900_000, "timeout", NOW)
+    store.close()
+    config = EvolutionConfig(primary=ROUTE, calls_per_hour=7)
+    data = evolution_status(home, config, ProviderPolicy.from_config({}), NOW,
+                            available=lambda r: True, wired=True)
+    assert data["blocked"] is None
+    assert data["counts"] == {"pending": 2, "retrying": 6, "leased": 0, "paused": 1,
+                              "settled": 0, "given_up": 0}
+    assert [w["reason"] for w in data["waiting"]] == ["privacy"]
+    assert len(data["failed"]) == 5
+    first = data["failed"][0]
+    assert (first["sourceId"], first["lastError"], first["nextDueAt"]) == (
+        "s0", "overloaded", "2027-01-15T08:01:00.000Z")
+    route = data["routes"][0]
+    assert route["keySet"] is True and route["keyEnv"] == "EVO_STATUS_KEY"
+    assert route["cooldownUntil"] == "2027-01-15T08:15:00.000Z"
+    assert route["receives"] == ["normal"]
+    assert data["cooldowns"][0]["reason"] == "timeout"
+    assert data["budgets"]["callsPerHour"] == 7 and data["budgets"]["callsLastHour"] == 0
+    assert "sk-status-secret" not in repr(data)
+
+
+def test_status_creates_nothing_and_names_the_blocker(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    data = evolution_status(home, EvolutionConfig(), ProviderPolicy.from_config({}), NOW,
+                            available=lambda r: True, wired=True)
+    assert "no model route" in data["blocked"] and data["routes"] == []
+    assert not home.exists()
+    cc = RouteConfig("anthropic", "claude-code", "default")
+    data = evolution_status(home, EvolutionConfig(primary=cc), ProviderPolicy.from_config({}),
+                            NOW, available=lambda r: False, wired=True)
+    assert data["routes"][0]["available"] is False and "no model route" in data["blocked"]
