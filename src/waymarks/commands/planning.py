@@ -38,6 +38,8 @@ def register_planning(root: click.Group) -> None:
                query: tuple[str, ...]) -> Result:
         """For ranked matches with their text and scores, see `waymarks memory search`."""
         from waymarks.recall.engine import explain
+        from waymarks.service.evolution_recall import learned_digest, recall_learned
+        from waymarks.service.planning import egress_for
 
         app = runtime().app()
         result = app.recall(" ".join(query), history, inherit=not explain_,
@@ -54,7 +56,12 @@ def register_planning(root: click.Group) -> None:
                       f"[{' '.join(s['matched'])}] {s['verdict']}" for s in report["scored"]]
             return Result(report, "\n".join(lines))
         data = {"selected": result.selected, "digest": result.digest, "rows": result.rows}
-        return Result(data, result.digest or "Nothing recalled.")
+        learned = recall_learned(app.home, " ".join(query), history,
+                                 egress=egress_for(app, provider))
+        if learned.rows:  # provisional, with provenance; after confirmed memory
+            data["learned"] = learned.rows
+        text = "\n".join(t for t in (result.digest, learned_digest(learned.digest)) if t)
+        return Result(data, text or "Nothing recalled.")
 
     @command(root, "plan", summary="The context Waymarks would add to one model request: "
              "pins, recalled memory, personal index, docs, earlier turns.",
