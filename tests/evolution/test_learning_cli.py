@@ -127,3 +127,27 @@ def test_learn_status_through_the_installed_script(home: Path, project: Path) ->
                           cwd=project, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "learning: off" in done.stdout and "waymarks learn on" in done.stdout
+
+
+def test_installers_offer_learning_and_never_turn_it_on(
+        cli: Callable[..., dict], home: Path, project: Path, tmp_path: Path) -> None:
+    out = cli("claude-code", "install")
+    assert out["learning"] is False
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    assert {"Stop", "PreCompact", "UserPromptSubmit"} <= set(settings["hooks"])
+    [group] = settings["hooks"]["Stop"]
+    assert group["hooks"][0]["command"].endswith("hook claude-code Stop")
+    pi = cli("pi", "install", "--agent-dir", str(tmp_path / "pi"))
+    assert pi["learning"] is False
+    assert not (home / "config.toml").exists()  # offered, not turned on
+    assert learning_state(home).enabled is False
+    cli("claude-code", "uninstall")
+
+
+def test_install_prints_how_to_turn_learning_on(home: Path, project: Path) -> None:
+    env = {**os.environ, "WAYMARKS_HOME": str(home)}
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "claude-code",
+                           "install"], cwd=project, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "waymarks learn on" in done.stdout and "+hooks.Stop" in done.stdout

@@ -38,6 +38,9 @@ def socket_path(home: str | Path) -> str:
 def run(argv: list[str], home: str) -> int:
     """The hook's entry point (lean): ask the helper, else do it here."""
     event = argv[0] if argv else ""
+    if event == "Stop" and os.environ.get("PI_SUBAGENT_AGENT_ID"):
+        return 0  # a subagent's turn is never captured (checked here: the helper's own
+        # environment is not the hook's)
     raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
     project = os.environ.get("CLAUDE_PROJECT_DIR", "")
     answer = _ask(home, event, raw, project)

@@ -148,31 +148,51 @@ class Evolution:
 
     # -- capture ------------------------------------------------------------------------
 
-    def capture(self, origin: str, kind: str, text: str, *, session: str, key: str,
-                basis: str = "user_statement") -> Captured | None:
-        """Store one sanitized source (a user statement, or a compaction summary with up to
-        16 local claims). ``key`` identifies the capture within ``session`` (a message
-        or compaction ID), so capturing the same thing twice gives one source. ``None``
-        when nothing of ``text`` may be stored (all of it local-only, or blank)."""
-        clean = sanitize(text)
-        if clean is None:
-            return None
-        body, level = clean
-        sid = source_id(origin, kind, session, key)
+    def capture(self, origin: str, kind: str, text: str, *, session: str,
+                key: str) -> Captured | None:
+        """Store one sanitized source: a user ``statement``, or a compaction ``summary``
+        with up to 16 local claims (evidence ``summary/local``). ``key`` identifies the
+        capture within ``session`` (a message or compaction ID), so capturing the same
+        thing twice gives one source. ``None`` when nothing of ``text`` may be stored
+        (all of it local-only, or blank)."""
+        return self.capture_many(origin, session, [(kind, key, text)])[0]
+
+    def capture_many(self, origin: str, session: str,
+                     items: Sequence[tuple[str, str, str]]) -> list[Captured | None]:
+        """Capture several (kind, key, text) at once: one lock, one projection sync (the
+        hook path). Kind ``statement`` is a user statement; ``summary`` a compaction
+        summary (with its local claims)."""
+        prepared = []
+        for kind, key, text in items:
+            clean = sanitize(text)
+            prepared.append(None if clean is None else (
+                kind, source_id(origin, kind, session, key), *clean))
         at = iso(self.clock.now())
+        out: list[Captured | None] = []
+        records: list[EvolutionRecord] = []
         with self.ledger.locked():
             self._locked_sync()
-            if self.store.view.source(sid) is not None:
-                return Captured(sid, False)
-            records: list[EvolutionRecord] = [SourceRecord(
-                SCHEMA_VERSION, sid, origin, kind, basis, body, level, at, session)]  # type: ignore[arg-type]
-            local = summary_claims(body) if kind == "summary" else []
-            evidence = Evidence("summary", "local", sid, at)
-            for content in local:
-                records.append(ClaimRecord(SCHEMA_VERSION, claim_id(origin, "fact", content),
-                                           origin, "fact", content, evidence))
-            self._append(records)
-        return Captured(sid, True, len(local))
+            seen: set[str] = set()
+            for item in prepared:
+                if item is None:
+                    out.append(None)
+                    continue
+                kind, sid, body, level = item
+                if sid in seen or self.store.view.source(sid) is not None:
+                    out.append(Captured(sid, False))
+                    continue
+                seen.add(sid)
+                basis = "summary" if kind == "summary" else "user_statement"
+                records.append(SourceRecord(SCHEMA_VERSION, sid, origin, kind, basis,  # type: ignore[arg-type]
+                                            body, level, at, session))
+                local = summary_claims(body) if kind == "summary" else []
+                evidence = Evidence("summary", "local", sid, at)
+                records.extend(ClaimRecord(SCHEMA_VERSION, claim_id(origin, "fact", c), origin,
+                                           "fact", c, evidence) for c in local)
+                out.append(Captured(sid, True, len(local)))
+            if records:
+                self._append(records)
+        return out
 
     # -- the consolidation step (core.model_port.ConsolidationStep) ----------------------
 
