@@ -184,3 +184,30 @@ def test_precompact_captures_the_summary_and_its_local_claims_once(
         [claim] = evo.claims(["provisional"])
     assert claim.content == "Billing uses Postgres 16"
     assert (claim.basis, claim.method) == ("summary", "local")
+
+
+def test_the_warm_helper_path_captures_once_across_turns(home: Path, project: Path,
+                                                         tmp_path: Path) -> None:
+    from waymarks.hosts import claude_code_capture
+    from waymarks.hosts.claude_code import handle
+    from waymarks.service.app import Waymarks
+
+    _learning_on(home)
+    transcript = _transcript(tmp_path / "t.jsonl")
+    payload = {"session_id": SESSION, "cwd": str(project), "hook_event_name": "Stop",
+               "transcript_path": str(transcript)}
+    with Waymarks(home, cwd=str(project)) as app:
+        assert handle("Stop", payload, home, app) is None
+        with transcript.open("a") as out:
+            out.write("\n" + json.dumps({"type": "user", "uuid": "u9", "message": {
+                "role": "user", "content": "From now on, use pnpm in this repo."}}) + "\n")
+        handle("Stop", payload, home, app)
+        handle("Stop", payload, home, app)
+    try:
+        texts = [t for _, t in _sources(home)]
+        assert texts[-1] == "From now on, use pnpm in this repo." and len(texts) == 3
+        assert not (home / "sessions").exists()  # Stop opens no Waymarks session
+    finally:
+        for evo in claude_code_capture._WARM.values():
+            evo.close()
+        claude_code_capture._WARM.clear()

@@ -8,17 +8,32 @@ learning on is always the person's act: installers print how, they never do it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.render import cell, refused, table_result
 
+T = TypeVar("T")
 HOW_TO_TURN_ON = ("Learning from conversations is off. To turn it on (home configuration, "
                   "[evolution] learn = true): waymarks learn on")
 ON_NOTE = ("Learning is on: statements you make and compaction summaries are captured "
            "(sanitized: local-only text withheld, credentials redacted) and consolidated by "
            "the model configured in [evolution]; learned claims stay provisional and never "
            "outrank pins or confirmed memory. Turn it off with `waymarks learn off`.")
+
+
+def _config(call: Callable[[], T]) -> T:
+    """A learning configuration error as the CLI reports configuration errors."""
+    from waymarks.service.learning import LearningConfigError
+    from waymarks.service.outcomes import ServiceError
+
+    try:
+        return call()
+    except LearningConfigError as exc:
+        raise ServiceError(exc.code, str(exc)) from exc
 
 
 def learn_group() -> Group:
@@ -35,7 +50,7 @@ def learn_group() -> Group:
         from waymarks.service.learning import learning_state
 
         app = runtime().app()
-        state = learning_state(app.home, app.cwd)
+        state = _config(lambda: learning_state(app.home, app.cwd))
         data = state.to_json()
         counts: dict[str, int] = {}
         if ledger_path(app.home).is_file():
@@ -55,7 +70,7 @@ def learn_group() -> Group:
         from waymarks.service.learning import set_learning
 
         app = runtime().app()
-        state = set_learning(app.home, on)
+        state = _config(lambda: set_learning(app.home, on))
         return Result(state.to_json(), ON_NOTE if on else "Learning is off: nothing more "
                       "is captured. What was learned stays until you forget it.")
 

@@ -100,7 +100,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         from waymarks.hosts.claude_code_capture import capture
 
         capture(event, payload, home, app.cwd if app is not None else project_of(
-            payload, project))
+            payload, project), warm=app is not None)
         return None
     if app is None:
         from waymarks.service.app import Waymarks
@@ -123,7 +123,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
             "trigger": trigger if trigger in ("manual", "auto") else "unknown"})
         from waymarks.hosts.claude_code_capture import capture
 
-        capture(event, payload, home, app.cwd)  # statements and summaries, if learning
+        capture(event, payload, home, app.cwd, warm=True)  # statements, summaries
     elif event == "SessionEnd":
         reason = payload.get("reason")
         app.append_record("waymarks-session-end-v1", {

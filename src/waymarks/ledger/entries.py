@@ -224,3 +224,33 @@ def _decode_any(raw: msgspec.Raw) -> Any:
         return _ANY_DECODER.decode(raw)
     except (msgspec.DecodeError, RecursionError):
         return None
+
+
+def custom_entries_since(session: SessionLog, custom_type: str, offset: int,
+                         entries: int) -> Iterator[Custom]:
+    """The ``custom`` entries of ``custom_type`` on the lines past byte ``offset``, where
+    the reader had read ``entries`` entries (a checkpoint an incremental reader kept):
+    :func:`custom_entries`' share of what was appended since, by the same rules. A line
+    whose ID the reader first saw before the checkpoint is that earlier entry's duplicate
+    and is skipped; only the bytes past ``offset`` are decoded."""
+    if offset >= session.offset:
+        return
+    known = session.by_id
+    seen: set[str] = set()
+    decode = LINE_DECODER.decode
+    for line in session.tail_bytes(session.offset - offset).split(b"\n"):
+        try:
+            raw = decode(line)
+        except (msgspec.DecodeError, RecursionError):
+            continue
+        entry_id = raw.id
+        if entry_id is None or entry_id in seen or raw.timestamp is None or \
+                raw.type == "session":
+            continue
+        seen.add(entry_id)
+        first = known.get(entry_id)
+        if first is None or first.index < entries or raw.type != "custom":
+            continue
+        body = body_of(raw)
+        if isinstance(body, Custom) and body.custom_type == custom_type:
+            yield body

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from waymarks.files.atomic import write_atomic
-from waymarks.service.outcomes import ServiceError
 
 CONFIG_FILE: Final = "config.toml"
 PROJECT_CONFIG: Final = Path(".waymarks") / CONFIG_FILE
@@ -33,6 +32,16 @@ MAX_CONFIG_BYTES: Final = 1 << 20
 _HEADER: Final = re.compile(r"^\s*\[\s*evolution\s*\]\s*(#.*)?$")
 _ANY_HEADER: Final = re.compile(r"^\s*\[")
 _LEARN_LINE: Final = re.compile(r"^\s*learn\s*=")
+
+
+class LearningConfigError(ValueError):
+    """The configuration cannot say whether learning is on (learning stays off). Its own
+    class, not ``ServiceError``, so the hook's path imports nothing heavy; commands turn it
+    into one (``code`` ``bad_config``)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,30 +61,30 @@ class LearningState:
 def _read(path: Path) -> dict[str, Any]:
     try:
         if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise ServiceError("bad_config", f"{path}: larger than {MAX_CONFIG_BYTES} bytes; "
-                               "fix or remove it")
+            raise LearningConfigError(
+                "bad_config", f"{path}: larger than {MAX_CONFIG_BYTES} bytes; fix or remove it")
         with open(path, "rb") as handle:
             return tomllib.load(handle)
     except FileNotFoundError:
         return {}
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         # the parser's message may quote the file: name the file and the fix only
-        raise ServiceError("bad_config", f"{path}: not a readable TOML file; fix or remove "
+        raise LearningConfigError("bad_config", f"{path}: not a readable TOML file; fix or remove "
                            "it (learning stays off until then)") from exc
 
 
 def _learn(config: dict[str, Any], path: Path) -> bool | None:
     table = config.get(TABLE, {})
     if not isinstance(table, dict):
-        raise ServiceError("bad_config", f"{path}: [{TABLE}] must be a table")
+        raise LearningConfigError("bad_config", f"{path}: [{TABLE}] must be a table")
     value = table.get(KEY)
     if value is not None and not isinstance(value, bool):
-        raise ServiceError("bad_config", f"{path}: [{TABLE}] {KEY} must be true or false")
+        raise LearningConfigError("bad_config", f"{path}: [{TABLE}] {KEY} must be true or false")
     return value
 
 
 def learning_state(home: Path, project: str | None = None) -> LearningState:
-    """Whether learning is on for ``project`` (raises ``ServiceError`` for a bad file)."""
+    """Whether learning is on for ``project`` (raises ``LearningConfigError`` for a bad file)."""
     home_file = home / CONFIG_FILE
     home_value = bool(_learn(_read(home_file), home_file))
     project_off = False
@@ -97,7 +106,7 @@ def learning_enabled(home: Path, project: str | None = None) -> bool:
     """Fail closed: a configuration that cannot be read means learning is off."""
     try:
         return learning_state(home, project).enabled
-    except ServiceError:
+    except LearningConfigError:
         return False
 
 
@@ -115,7 +124,7 @@ def set_learning(home: Path, on: bool) -> LearningState:
     except tomllib.TOMLDecodeError:
         result = None
     if result is not on:
-        raise ServiceError("bad_config", f"{path}: could not set [{TABLE}] {KEY} here (is "
+        raise LearningConfigError("bad_config", f"{path}: could not set [{TABLE}] {KEY} here (is "
                            f"{TABLE} written as a dotted key or inline table?); set "
                            f"`[{TABLE}]` `{KEY} = {str(on).lower()}` by hand. Nothing changed")
     home.mkdir(parents=True, exist_ok=True)

@@ -7,10 +7,10 @@ next sync folds the whole ledger again and every claim, its history and every su
 come back identically (``tests/evolution/test_projection.py`` checks incremental == rebuild).
 
 Invariants:
-- records are folded in ledger order; ``evo_meta`` holds how many evolution entries were
-  folded and the ID of the last one, so a sync folds only what is new, and a ledger that
-  no longer holds that entry at that place (replaced, rewritten) is folded again from the
-  start;
+- records are folded in ledger order; ``evo_meta`` holds the checkpoint (byte offset,
+  entries read, a fingerprint of the bytes before it, records folded), so a sync decodes
+  only what was appended since, and a ledger that is not the one folded so far (replaced,
+  rewritten, shorter) is folded again from the start;
 - a sync's records, effects and checkpoint are written in one transaction;
 - nothing here decides authority: that is :mod:`waymarks.core.evolution.decide`'s, before
   records are appended.
@@ -29,7 +29,7 @@ import msgspec
 
 from waymarks.core.evolution.fold import ClaimRow, Effect, SourceRow, fold
 from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, decode_record
-from waymarks.ledger.entries import custom_entries
+from waymarks.ledger.entries import custom_entries, custom_entries_since
 from waymarks.ledger.log import SessionLog
 from waymarks.store.migrations import migrate
 
@@ -137,16 +137,21 @@ class EvolutionStore:
 
     def sync(self, ledger: SessionLog) -> int:
         """Fold what ``ledger`` holds past the checkpoint (inside :meth:`transaction`);
-        returns the number of entries folded. Re-folds from the start when the ledger is
-        not the one folded so far."""
-        entries = list(custom_entries(ledger, EVOLUTION_CUSTOM_TYPE))
+        returns the number of entries folded. Only the bytes past the checkpoint are
+        decoded; a ledger that is not the one folded so far (another session, shorter, or
+        other bytes before the checkpoint) is folded again from the start."""
+        offset = int(self._meta("offset") or 0)
+        entries = int(self._meta("entries") or 0)
         done = int(self._meta("folded") or 0)
-        last = self._meta("last_entry")
-        if done and (done > len(entries) or entries[done - 1].id != last
-                     or self._meta("ledger") != ledger.session_id):
+        if offset and (self._meta("ledger") != ledger.session_id or offset > ledger.offset
+                       or ledger.fingerprint(offset) != self._meta("fingerprint")):
             self.reset()
-            done = 0
-        for seq, entry in enumerate(entries[done:], start=done + 1):
+            offset = entries = done = 0
+        if offset == ledger.offset:
+            return 0
+        fresh = (list(custom_entries(ledger, EVOLUTION_CUSTOM_TYPE)) if offset == 0 else
+                 list(custom_entries_since(ledger, EVOLUTION_CUSTOM_TYPE, offset, entries)))
+        for seq, entry in enumerate(fresh, start=done + 1):
             record = decode_record(entry.data)
             effect = (fold(self.view, record, seq) if record is not None
                       else Effect("unknown", "", False, "not_understood"))
@@ -154,11 +159,11 @@ class EvolutionStore:
                 "INSERT INTO evo_events (seq, entry_id, op, subject, applied, reason)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 (seq, entry.id, effect.op, effect.subject, int(effect.applied), effect.reason))
-        if len(entries) > done:
-            self._set_meta("folded", str(len(entries)))
-            self._set_meta("last_entry", entries[-1].id)
-            self._set_meta("ledger", ledger.session_id)
-        return len(entries) - done
+        for name, value in (("offset", ledger.offset), ("entries", ledger.entry_count),
+                            ("fingerprint", ledger.fingerprint(ledger.offset)),
+                            ("folded", done + len(fresh)), ("ledger", ledger.session_id)):
+            self._set_meta(name, str(value))
+        return len(fresh)
 
     def reset(self) -> None:
         """Forget everything derived (the next sync folds the whole ledger)."""

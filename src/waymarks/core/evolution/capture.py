@@ -7,9 +7,8 @@ worth a consolidation call:
   withheld (they never reach the evolution ledger, so never a model), working markers are
   removed (the highest level left is kept as the source's classification), credentials are
   redacted by the existing secret rules, and the result is bounded;
-- :func:`is_statement` keeps explicit cues (remember, prefer, from now on, 记住, 偏好, 以后…)
-  and natural declarations ("Our priorities are…", "我们的核心需求是…"), and drops recall
-  questions, quoted examples, vague continuations and one-off instructions;
+- :func:`~.cues.is_statement` (own module: cheap on a hook's path) tells the person's
+  statements apart from recall questions, quoted examples and one-off instructions;
 - :func:`summary_claims` pulls up to 16 bullet claims from recognised headings of a
   compaction summary (evidence ``summary/local``), surviving nested fences and headings.
 
@@ -21,12 +20,13 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from waymarks.core.evolution.cues import MAX_STATEMENTS as MAX_STATEMENTS
+from waymarks.core.evolution.cues import is_statement
 from waymarks.core.evolution.model import MAX_CONTENT, MIN_CONTENT, utf16_len
 from waymarks.core.privacy import LEVELS, Classification, highest, parse_marked
 from waymarks.core.secrets import redact
 
 MAX_SOURCE_BYTES: Final = 32_000
-MAX_STATEMENTS: Final = 16
 MAX_SUMMARY_CLAIMS: Final = 16
 _SENDABLE: Final = frozenset(LEVELS) - {"local-only"}
 
@@ -56,49 +56,6 @@ def sanitize(text: str) -> tuple[str, Classification] | None:
         return None
     clean, _count = redact(kept)
     return clip_bytes(clean, MAX_SOURCE_BYTES), level
-
-
-_CUES: Final = re.compile(
-    r"\b(remember|don't forget|do not forget|note that|keep in mind|from now on|going forward|"
-    r"in future|in the future|always|never|i prefer|we prefer|prefer|preference|please use|"
-    r"we use|we're using|we are using|i use|i'm using|our (?:core |main )?"
-    r"(?:requirement|requirements|priority|priorities|convention|conventions|rule|rules|"
-    r"policy|standard|stack|goal|goals) (?:is|are)|we decided|i decided|decision is|"
-    r"correction|that's wrong|that is wrong|actually,? (?:it|we|the))\b"
-    r"|记住|记得|偏好|纠正|不对|以后|不要|我们的核心需求|我们决定|我喜欢|我习惯",
-    re.IGNORECASE)
-_QUESTION_START: Final = re.compile(
-    r"^\s*(what|why|how|when|where|who|which|do|does|did|is|are|was|were|can|could|"
-    r"should|would|will|have|has|any idea|remind me|tell me|recall|what's|whats)\b",
-    re.IGNORECASE)
-_RECALL_ASK: Final = re.compile(
-    r"\b(do you remember|what did (?:i|we) (?:say|decide|tell)|remind me|"
-    r"what (?:do|did) you (?:know|remember)|have you seen|never seen)\b"
-    r"|还记得|记不记得|是什么[？?]?$",
-    re.IGNORECASE)
-_ONE_OFF: Final = re.compile(
-    r"\b(for now|this time|just this once|right now|don't worry about|do not worry about|"
-    r"skip (?:the )?tests? for now|temporarily)\b|这次|暂时|先不",
-    re.IGNORECASE)
-_VAGUE: Final = re.compile(r"^\s*(continue|go on|ok(?:ay)?|yes|no|thanks|thank you|sure|"
-                           r"do it|proceed|next|继续|好的?|可以|谢谢)\W*$", re.IGNORECASE)
-_QUOTED: Final = re.compile(r"^\s*(?:>|[\"“「'`])")
-
-
-def is_statement(text: str) -> bool:
-    """Whether a user message states something worth learning (see the module docstring)."""
-    body = text.strip()
-    if not body or utf16_len(body) < MIN_CONTENT or _VAGUE.match(body):
-        return False
-    if _QUOTED.match(body) or body.startswith("```"):
-        return False  # a quoted example or pasted material, not a statement
-    if _RECALL_ASK.search(body):
-        return False
-    if body.rstrip().endswith(("?", "？")) or _QUESTION_START.match(body):
-        return False
-    if _ONE_OFF.search(body):
-        return False
-    return bool(_CUES.search(body))
 
 
 def statements(user_texts: list[str]) -> list[str]:

@@ -20,6 +20,8 @@ from typing import Final, Literal
 
 import msgspec
 
+from waymarks.core.evolution.cues import source_id as source_id  # re-exported
+
 EVOLUTION_CUSTOM_TYPE: Final = "waymarks-evolution-v1"
 SCHEMA_VERSION: Final = 1
 
@@ -75,13 +77,6 @@ def claim_id(origin: str, kind: str, content: str) -> str:
     two origins gives two IDs, and no separator inside a path can make two tuples collide."""
     encoded = json.dumps([origin, kind, content], ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:24]
-
-
-def source_id(origin: str, kind: str, session: str, key: str) -> str:
-    """A source's ID: stable for the same capture (so capturing twice is one source)."""
-    encoded = json.dumps(["source", origin, kind, session, key], ensure_ascii=False,
-                         separators=(",", ":"))
-    return "s" + hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:23]
 
 
 def utf16_len(text: str) -> int:
