@@ -211,3 +211,60 @@ def test_the_warm_helper_path_captures_once_across_turns(home: Path, project: Pa
         for evo in claude_code_capture._WARM.values():
             evo.close()
         claude_code_capture._WARM.clear()
+
+
+# -- Pi, over the bridge ------------------------------------------------------------------
+
+def test_pi_agent_end_and_session_compact_capture_through_the_bridge(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.hosts.test_bridge import Host, converse, user
+
+    monkeypatch.delenv("PI_SUBAGENT_AGENT_ID", raising=False)
+    home = tmp_path / "home"
+    _learning_on(home)
+    assistant = {"type": "message", "id": "b1", "parentId": "a2",
+                 "timestamp": "2026-11-30T10:00:03.000Z",
+                 "message": {"role": "assistant", "content": [
+                     {"type": "text", "text": "Remember: I prefer verbose logs."}]}}
+    compaction = {"type": "compaction", "id": "k1", "parentId": "b1",
+                  "timestamp": "2026-11-30T10:00:04.000Z", "firstKeptEntryId": "b1",
+                  "summary": "## Decisions\n- Releases are cut from main on Fridays\n"}
+    entries = [user("a2", "a1", "Remember: we deploy with Kamal, not Capistrano."),
+               user("a3", "a2", "What did we decide about the database?"), assistant]
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "learn", "params": {"event": "agent_end",
+                                                 "sync": {"entries": entries,
+                                                          "leafId": "b1"}}},
+        {"id": 3, "method": "learn", "params": {"event": "agent_end"}},
+        {"id": 4, "method": "learn", "params": {"event": "session_compact",
+                                                 "sync": {"entries": [compaction],
+                                                          "leafId": "k1"}}},
+        {"id": 5, "method": "shutdown"},
+    ], Host())
+    results = {m["id"]: m.get("result") for m in out}
+    assert results[2] == {"captured": 1} and results[3] == {"captured": 0}
+    assert results[4] == {"captured": 1}
+    sources = _sources(home)
+    assert sources[0] == ("statement", "Remember: we deploy with Kamal, not Capistrano.")
+    assert [k for k, _ in sources] == ["statement", "summary"]
+    with Evolution(home) as evo:
+        [claim] = evo.claims(["provisional"])
+    assert claim.content == "Releases are cut from main on Fridays"
+    assert "verbose logs" not in ledger_path(home).read_text()
+
+
+def test_pi_capture_is_off_by_default_and_skips_subagents(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.hosts.test_bridge import Host, converse, user
+
+    entries = [user("a2", "a1", "Remember: we deploy with Kamal, not Capistrano.")]
+    request = {"id": 2, "method": "learn", "params": {
+        "event": "agent_end", "sync": {"entries": entries, "leafId": "a2"}}}
+    out = converse(tmp_path, [{"id": 1, "method": "initialize"}, request], Host())
+    assert out[-1]["result"] == {"captured": 0, "skipped": "learning_off"}
+    _learning_on(tmp_path / "home")
+    monkeypatch.setenv("PI_SUBAGENT_AGENT_ID", "agent-3")
+    out = converse(tmp_path, [{"id": 1, "method": "initialize"}, dict(request)], Host())
+    assert out[-1]["result"] == {"captured": 0, "skipped": "subagent"}
+    assert not ledger_path(tmp_path / "home").exists()

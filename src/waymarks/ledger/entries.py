@@ -49,6 +49,7 @@ class EntryLine(msgspec.Struct):
     data: msgspec.Raw = msgspec.Raw(_NULL)  # custom entries
     message: msgspec.Raw = msgspec.Raw(_NULL)  # message entries
     firstKeptEntryId: msgspec.Raw = msgspec.Raw(_NULL)  # compaction entries
+    summary: msgspec.Raw = msgspec.Raw(_NULL)  # compaction entries: the summary text
     version: int | None = None  # the header's
     cwd: str | None = None  # the header's
     parentSession: str | None = None  # the header's
@@ -88,6 +89,8 @@ class Compaction:
     id: str
     parent_id: str | None
     first_kept: str | None
+    #: the summary the compaction wrote (``None`` when absent or not text)
+    summary: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +196,9 @@ def body_of(raw: EntryLine) -> Body:
         return _message(raw.id, raw.parentId, raw.message)
     if raw.type == "compaction":
         kept = _decode_any(raw.firstKeptEntryId)
-        return Compaction(raw.id, raw.parentId, kept if isinstance(kept, str) else None)
+        summary = _decode_any(raw.summary)
+        return Compaction(raw.id, raw.parentId, kept if isinstance(kept, str) else None,
+                          summary if isinstance(summary, str) else None)
     if raw.type == "custom" and raw.customType is not None:
         return Custom(raw.id, raw.parentId, raw.customType, _decode_any(raw.data))
     return Other(raw.id, raw.parentId, raw.type)
