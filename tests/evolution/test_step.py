@@ -210,3 +210,54 @@ def test_deleting_the_database_brings_everything_back_identically(
     fresh = Evolution(home, clock=StepClock(), ids=CountingIds(8))
     assert _dump(fresh) == before
     fresh.close()
+
+
+def test_with_many_claims_an_older_mentioned_one_is_still_offered(evo: Evolution) -> None:
+    first = evo.capture("/w/a", "statement", "Remember the billing database is MySQL 5",
+                        session="s", key="old")
+    assert first is not None
+    evo.apply(first.source_id, _reply(
+        {"kind": "fact", "content": "The billing database is MySQL 5"}), AT)
+    [old] = evo.claims(["provisional"])
+    for i in range(40):  # newer claims the next source does not mention
+        src = evo.capture("/w/a", "statement", f"Remember gardening tip {i}", session="s",
+                          key=f"g{i}")
+        assert src is not None
+        evo.apply(src.source_id, _reply(
+            {"kind": "fact", "content": f"Gardening tip number {i} is useful"}), AT)
+    later = evo.capture("/w/a", "statement", "Correction: the billing database is MySQL 8",
+                        session="s", key="new")
+    assert later is not None
+    request = evo.request_for(later.source_id)
+    assert request is not None
+    import json as _json
+    offered = _json.loads(request.prompt.split("\n", 1)[1])["records"]
+    assert [r["id"] for r in offered] == [old.id]
+
+
+def test_two_processes_applying_one_source_write_it_once(home: Path) -> None:
+    import subprocess
+    import sys
+
+    evo = Evolution(home, clock=StepClock(), ids=CountingIds(6))
+    src = evo.capture("/w/a", "statement", "Remember we use uv for Python", session="s",
+                      key="1")
+    assert src is not None
+    evo.close()
+    script = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from waymarks.core.model_port import ModelReply\n"
+        "from waymarks.service.evolution import Evolution\n"
+        "evo = Evolution(Path(sys.argv[1]))\n"
+        "reply = ModelReply(json.dumps({'claims': [{'kind': 'preference',"
+        " 'content': 'Python projects use uv'}]}), 'f', 'm')\n"
+        "print(evo.apply(sys.argv[2], reply, '2030-01-01T00:00:00.000Z').code)\n")
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(home), src.source_id],
+                              stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    codes = sorted(p.communicate(timeout=120)[0].strip() for p in procs)
+    assert codes == ["applied", "no_change"]
+    again = Evolution(home)
+    assert len(again.claims(["provisional"])) == 1
+    assert [e[2] for e in again.store.events()].count("settled") == 1
+    again.close()
