@@ -97,7 +97,7 @@ def test_a_prompt_with_nothing_to_add_prints_nothing(home: Path, project: Path,
     ("UserPromptSubmit", {"session_id": "S", "cwd": "P", "prompt": 42}, "bad_prompt"),
     ("UserPromptSubmit", {"session_id": "S", "cwd": "P", "hook_event_name": "SessionEnd",
                           "prompt": "x"}, "event_mismatch"),
-    ("Stop", {"session_id": "S", "cwd": "P"}, "unknown_event"),
+    ("Notification", {"session_id": "S", "cwd": "P"}, "unknown_event"),
 ])
 def test_bad_input_never_blocks_and_is_logged_without_content(
         home: Path, project: Path, sid: str, event: str, body: object, code: str) -> None:

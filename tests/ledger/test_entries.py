@@ -89,7 +89,7 @@ def test_compactions_custom_entries_and_others(ledger: Path) -> None:
         {"type": "branch_summary", "id": "b1", "parentId": "n2", "timestamp": TS},
     )
     assert list(bodies(session, ("compaction", "branch_summary"))) == [
-        Compaction("c1", "a1", "a1"), Compaction("c2", "c1", None), Other("b1", "n2",
+        Compaction("c1", "a1", "a1", "..."), Compaction("c2", "c1", None), Other("b1", "n2",
                                                                           "branch_summary")]
     assert list(custom_entries(session, "waymarks-note-v1")) == [
         Custom("n1", "c2", "waymarks-note-v1", {"event": "clear"})]

@@ -86,6 +86,15 @@ def serve_mcp_stdio(run: Runtime, claude_code: bool) -> Result:
     app, follow = prepare_mcp(run, claude_code)
     serve_stdio(app, follow)
     return Result({}, "", printed=True)
+def learning_hint(home: Any, data: dict[str, object]) -> str:
+    """What an installer says about learning: how to turn it on (never turned on here)."""
+    from waymarks.commands.learn import HOW_TO_TURN_ON
+    from waymarks.service.learning import learning_enabled
+
+    on = learning_enabled(home)
+    data["learning"] = on
+    return "\nLearning from conversations is on (waymarks learn status)." if on else (
+        "\n" + HOW_TO_TURN_ON)
 
 
 def register(root: click.Group) -> None:
@@ -204,9 +213,12 @@ def register(root: click.Group) -> None:
                           EXIT_REJECTED)
         verb = ("Installed" if changed else "Already installed") if install else (
             "Removed" if changed else "Nothing to remove at")
-        return Result({"path": str(path), "changed": changed, "installed": install},
-                      f"{verb} {path}" + ("; restart Pi to load it" if install and changed
-                                          else ""))
+        data: dict[str, object] = {"path": str(path), "changed": changed,
+                                   "installed": install}
+        text = f"{verb} {path}" + ("; restart Pi to load it" if install and changed else "")
+        if install:
+            text += learning_hint(runtime().app().home, data)
+        return Result(data, text)
 
     @command(pi, "install", summary="Write <agent dir>/extensions/waymarks.ts, which loads "
              "the extension from this installation.",
@@ -259,7 +271,10 @@ def register(root: click.Group) -> None:
         text = "\n".join(lines) if lines else f"Nothing to change: already {verb}."
         if install and lines:
             text += "\nRestart Claude Code to load the hooks and the MCP server."
-        return Result({"scope": scope, "changes": [c.to_json() for c in changes]}, text)
+        data: dict[str, object] = {"scope": scope, "changes": [c.to_json() for c in changes]}
+        if install:
+            text += learning_hint(app.home, data)
+        return Result(data, text)
 
     @command(claude, "install", summary="Merge the hooks and the MCP server into Claude "
              "Code's settings (idempotent; other settings kept).",

@@ -36,5 +36,14 @@ def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
                   f"{s['relevance']:.3f} cov {s['coverage']:.2f} "
                   f"[{' '.join(s['matched'])}] {s['verdict']}" for s in report["scored"]]
         return Result(report, "\n".join(lines))
-    data = {"selected": result.selected, "digest": result.digest, "rows": result.rows}
-    return Result(data, result.digest or "Nothing recalled.")
+    from waymarks.service.evolution_recall import learned_digest, recall_learned
+    from waymarks.service.planning import egress_for
+
+    data: dict[str, object] = {"selected": result.selected, "digest": result.digest,
+                               "rows": result.rows}
+    learned = recall_learned(app.home, " ".join(query), tuple(history),
+                             egress=egress_for(app, provider))
+    if learned.rows:  # provisional, with provenance; after confirmed memory
+        data["learned"] = learned.rows
+    text = "\n".join(t for t in (result.digest, learned_digest(learned.digest)) if t)
+    return Result(data, text or "Nothing recalled.")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from waymarks.commands.base import Group
 from waymarks.commands.evolution import register_evolution
 from waymarks.commands.items import memory_group, register_pins
+from waymarks.commands.learn import learn_group
 from waymarks.commands.personal import adr_group, notes_group, personal_group, register_remember
 from waymarks.commands.planning import config_group, privacy_group, register_planning
 from waymarks.commands.sessions import register_house, session_group
@@ -38,6 +39,7 @@ def build(name: str = "waymarks") -> Group:
     root.add_command(adr_group())
     root.add_command(privacy_group())
     root.add_command(config_group())
+    root.add_command(learn_group())
     register_transfer(root)
     register_evolution(root)
     return root

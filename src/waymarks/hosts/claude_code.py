@@ -11,7 +11,10 @@ and the CLI all find it by that ID).
   the transcript's last answer names (a table of known windows, else ``[context]
   defaultContextWindow``) and that answer's usage as what is already taken
   (:mod:`waymarks.hosts.model_limits`).
-- ``PreCompact``: record that Claude Code compacted (``waymarks-compaction-v1``).
+- ``PreCompact``: record that Claude Code compacted (``waymarks-compaction-v1``); when
+  learning is on, capture statements and compaction summaries from the transcript.
+- ``Stop``: when learning is on, capture the person's statements from the transcript
+  (:mod:`waymarks.hosts.claude_code_capture`; never a model call, no Waymarks app opened).
 - ``SessionEnd``: record the end (``waymarks-session-end-v1``).
 
 Each also notes the session as this project's current Claude Code session, which the MCP
@@ -30,7 +33,7 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-EVENTS: Final = ("SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd")
+EVENTS: Final = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd")
 MAX_INPUT_BYTES: Final = 4 * 1024 * 1024
 _SESSION_ID: Final = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
                                 r"-[0-9a-fA-F]{12}")
@@ -96,6 +99,12 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
            project: str | None = None) -> dict[str, Any] | None:
     """Do what ``event`` asks; the JSON to print, or ``None`` for nothing. ``app``: a warm
     ``Waymarks`` for this project (the helper process keeps them); else one is opened."""
+    if event == "Stop":  # learning capture only: no Waymarks app, no model call
+        from waymarks.hosts.claude_code_capture import capture
+
+        capture(event, payload, home, app.cwd if app is not None else project_of(
+            payload, project), warm=app is not None)
+        return None
     if app is None:
         from waymarks.service.app import Waymarks
 
@@ -115,6 +124,9 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         trigger = payload.get("trigger")
         app.append_record("waymarks-compaction-v1", {
             "trigger": trigger if trigger in ("manual", "auto") else "unknown"})
+        from waymarks.hosts.claude_code_capture import capture
+
+        capture(event, payload, home, app.cwd, warm=True)  # statements, summaries
     elif event == "SessionEnd":
         reason = payload.get("reason")
         app.append_record("waymarks-session-end-v1", {

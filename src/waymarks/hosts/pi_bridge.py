@@ -15,7 +15,8 @@ with requests of its own (IDs ``w1``, ``w2`` …) that the extension answers on 
 Methods: ``initialize``, ``sync``, ``plan``, ``command`` (``/context …`` text),
 ``remember``, ``notes`` (``/notes …``: ``promote`` answers with the prompt of the visible
 promotion turn), ``tool`` (the tools of :mod:`waymarks.hosts.pi_tools`), ``sanitize``
-(a provider payload; fails closed), ``shutdown``. Logic lives here; the extension only
+(a provider payload; fails closed), ``learn`` (capture on ``agent_end`` /
+``session_compact``, when learning is on), ``shutdown``. Logic lives here; the extension only
 forwards.
 
 Every request's ``sync`` may also carry ``provider``: Pi's *active* model's provider,
@@ -64,6 +65,7 @@ class Bridge:
         self.ledger: HostSessionLog | None = None
         self.has_ui = False
         self.provider: str | None = None
+        self._capture: Any = None  # learning capture (hosts.pi_capture), opened on first use
         self._waiting: deque[dict[str, Any]] = deque()
         self._next = 0
         self._tool: Any = None
@@ -263,7 +265,20 @@ class Bridge:
             return {"withheld": True, "reason": outcome.reason}
         return {"withheld": False, "payload": outcome.payload}
 
+    def rpc_learn(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Learning capture for ``agent_end`` / ``session_compact`` (never a model call;
+        nothing when learning is off): a content-free count of what was captured."""
+        from waymarks.hosts.pi_capture import PiCapture
+
+        if self._capture is None:
+            self._capture = PiCapture(self.home)
+        done: dict[str, Any] = self._capture.capture(str(params.get("event")), self.ledger,
+                                                     self._app().cwd)
+        return done
+
     def rpc_shutdown(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self._capture is not None:
+            self._capture.close()
         if self.app is not None:
             self.app.close()
         return {"stopped": True}

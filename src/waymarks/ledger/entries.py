@@ -49,6 +49,7 @@ class EntryLine(msgspec.Struct):
     data: msgspec.Raw = msgspec.Raw(_NULL)  # custom entries
     message: msgspec.Raw = msgspec.Raw(_NULL)  # message entries
     firstKeptEntryId: msgspec.Raw = msgspec.Raw(_NULL)  # compaction entries
+    summary: msgspec.Raw = msgspec.Raw(_NULL)  # compaction entries: the summary text
     version: int | None = None  # the header's
     cwd: str | None = None  # the header's
     parentSession: str | None = None  # the header's
@@ -88,6 +89,8 @@ class Compaction:
     id: str
     parent_id: str | None
     first_kept: str | None
+    #: the summary the compaction wrote (``None`` when absent or not text)
+    summary: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +196,9 @@ def body_of(raw: EntryLine) -> Body:
         return _message(raw.id, raw.parentId, raw.message)
     if raw.type == "compaction":
         kept = _decode_any(raw.firstKeptEntryId)
-        return Compaction(raw.id, raw.parentId, kept if isinstance(kept, str) else None)
+        summary = _decode_any(raw.summary)
+        return Compaction(raw.id, raw.parentId, kept if isinstance(kept, str) else None,
+                          summary if isinstance(summary, str) else None)
     if raw.type == "custom" and raw.customType is not None:
         return Custom(raw.id, raw.parentId, raw.customType, _decode_any(raw.data))
     return Other(raw.id, raw.parentId, raw.type)
@@ -224,3 +229,33 @@ def _decode_any(raw: msgspec.Raw) -> Any:
         return _ANY_DECODER.decode(raw)
     except (msgspec.DecodeError, RecursionError):
         return None
+
+
+def custom_entries_since(session: SessionLog, custom_type: str, offset: int,
+                         entries: int) -> Iterator[Custom]:
+    """The ``custom`` entries of ``custom_type`` on the lines past byte ``offset``, where
+    the reader had read ``entries`` entries (a checkpoint an incremental reader kept):
+    :func:`custom_entries`' share of what was appended since, by the same rules. A line
+    whose ID the reader first saw before the checkpoint is that earlier entry's duplicate
+    and is skipped; only the bytes past ``offset`` are decoded."""
+    if offset >= session.offset:
+        return
+    known = session.by_id
+    seen: set[str] = set()
+    decode = LINE_DECODER.decode
+    for line in session.tail_bytes(session.offset - offset).split(b"\n"):
+        try:
+            raw = decode(line)
+        except (msgspec.DecodeError, RecursionError):
+            continue
+        entry_id = raw.id
+        if entry_id is None or entry_id in seen or raw.timestamp is None or \
+                raw.type == "session":
+            continue
+        seen.add(entry_id)
+        first = known.get(entry_id)
+        if first is None or first.index < entries or raw.type != "custom":
+            continue
+        body = body_of(raw)
+        if isinstance(body, Custom) and body.custom_type == custom_type:
+            yield body

@@ -289,6 +289,12 @@ class SessionLog(ABC):
         self._resume(offset, lines, entries)
         return True
 
+    def drop_index(self) -> None:
+        """Stop relying on the store's index of the entries before the checkpoint (the
+        database it lives in was set aside): read the whole ledger now, keeping this
+        object (requests and snapshots hold it)."""
+        self._materialize()
+
     def _materialize(self) -> None:
         """Read the whole ledger once (a reader opened at a checkpoint was asked for
         something only the whole ledger answers)."""

@@ -17,3 +17,4 @@ class Budgets:
     max_history_tokens: int = 4000
     max_snippet_tokens: int = 4000
     max_personal_tokens: int = 1000
+    max_learned_tokens: int = 1000  # learned (evolved) claims: their own budget

@@ -28,6 +28,7 @@ from typing import Any, Final
 from waymarks.core.egress import Egress
 from waymarks.core.tokens import estimate_tokens
 from waymarks.planner.budgets import Budgets as Budgets  # re-exported
+from waymarks.planner.learned import LEARNED_PRIORITY, LearnedBlock, choose_learned
 from waymarks.planner.memory_order import order_memories
 from waymarks.planner.render import (
     MemoryBlock,
@@ -143,6 +144,7 @@ def build_plan(
     personal: Sequence[TextInput] = (),
     model_limit: int | None = None,
     fixed_tokens: int = 0,
+    learned: Sequence[LearnedBlock] = (),
 ) -> Plan:
     """The ordered synthetic messages for one request, and a manifest of every decision.
 
@@ -168,6 +170,7 @@ def build_plan(
     room = None if model_limit is None else model_limit - mandatory
     memory_blocks, room = _choose_memories(order_memories(request, memories), egress,
                                            budgets, room, manifest)
+    learned_text, room = _learned(learned, egress, budgets, room, manifest)
     personal_text, room = _choose_texts(personal, "personal", egress,
                                         budgets.max_personal_tokens, room, manifest, sep="\n")
     history_text, room = _choose_texts(history, "history", egress, budgets.max_history_tokens,
@@ -180,6 +183,9 @@ def build_plan(
     if memory_blocks:
         text = "\n\n".join(memory_blocks)
         messages.append(Message("memory", MEMORY_PRIORITY, text, estimate_tokens(text)))
+    if learned_text:
+        messages.append(Message("learned", LEARNED_PRIORITY, learned_text,
+                                estimate_tokens(learned_text)))
     if personal_text:
         personal_text = wrap_personal(personal_text)
         messages.append(Message("personal", PERSONAL_PRIORITY, personal_text,
@@ -267,6 +273,21 @@ def _choose_memories(
         manifest.append(ManifestEntry(decision="included", reason=block.reason, tokens=tokens,
                                       **entry))  # type: ignore[arg-type]
     return chosen, room
+
+
+def _learned(learned: Sequence[LearnedBlock], egress: Egress, budgets: Budgets,
+             room: int | None, manifest: list[ManifestEntry]) -> tuple[str, int | None]:
+    """Learned claims after confirmed memory, within their own budget (planner.learned)."""
+    included, excluded = choose_learned(learned, egress, budgets.max_learned_tokens, room)
+    for block, level, reason, tokens in excluded:
+        manifest.append(ManifestEntry(block.id, "learned", "excluded", reason,
+                                      classification=level, score=block.score, tokens=tokens))
+    for block, _rendered, tokens in included:
+        manifest.append(ManifestEntry(block.id, "learned", "included",
+                                      "recall matched a learned claim", score=block.score,
+                                      tokens=tokens))
+        room = None if room is None else room - tokens
+    return "\n\n".join(rendered for _b, rendered, _t in included), room
 
 
 def _choose_texts(

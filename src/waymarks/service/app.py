@@ -185,6 +185,8 @@ class Waymarks:
             with contextlib.suppress(sqlite3.Error):
                 self._projection.close()
             self._projection = None
+        if self._session is not None:  # opened at a checkpoint: its entry index is in the
+            self._session.drop_index()  # damaged database, closed now; read the file whole
         aside = set_aside(self.db_path, self.clock.now())
         self.recovered = {"damaged": str(aside), "problem": describe(problem)}
         try:

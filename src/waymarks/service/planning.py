@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from waymarks.core.egress import Egress
 from waymarks.service.config import Settings
+from waymarks.service.evolution_recall import learned_blocks
 from waymarks.service.history import COMPACTED_TURNS
 from waymarks.service.logs import log_event
 from waymarks.service.recovery import recovering
@@ -115,7 +116,8 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                       fixed_tokens=fixed_tokens,
                       history=(retrieved or COMPACTED_TURNS).candidates(app, prompt),
                       snippets=snippets.candidates(app, prompt),
-                      personal=personal.candidates(app, prompt))
+                      personal=personal.candidates(app, prompt),
+                      learned=learned_blocks(app.home, prompt, history))
     _remember_manifest(app, plan)
     session = app.current_session()
     log_event(app.home, app.clock.now(), "plan",

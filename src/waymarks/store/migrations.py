@@ -197,6 +197,14 @@ def _m007_checksums(db: sqlite3.Connection) -> None:
     recall_index.reset(db)
 
 
+def _m009_evolution(db: sqlite3.Connection) -> None:
+    # Memory evolution (seed 004): the projection of the evolution ledger. New tables only;
+    # pins and memory rows are not touched.
+    from waymarks.store.evolution_schema import create_tables
+
+    create_tables(db)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
@@ -207,6 +215,7 @@ MIGRATIONS: tuple[Migration, ...] = (
               _m006_cross_session),
     Migration(7, "row checksums and item group counts", _m007_checksums),
     Migration(8, "the entry index: open the active session at its checkpoint", _m008_entries),
+    Migration(9, "memory evolution: learned claims, sources, events", _m009_evolution),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -8,10 +8,13 @@ home is ``unavailable``, never an empty success.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.core.text import is_unicode
+from waymarks.service.evolution_recall import learned_digest, recall_learned
 from waymarks.service.outcomes import ServiceError
+from waymarks.service.planning import egress_for
 from waymarks.service.search import selected_rows
 
 if TYPE_CHECKING:
@@ -33,11 +36,18 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
             return _unavailable("no persistent session for this project yet")
         with app.begin():
             result = app.recall(query, inherit=False, provider=provider)
-    except (ServiceError, OSError) as exc:
+            # learned claims: provisional, with provenance, after confirmed memory
+            learned = recall_learned(app.home, query, inherit=False,
+                                     egress=egress_for(app, provider))
+    except (ServiceError, OSError, sqlite3.Error) as exc:
         code = exc.code if isinstance(exc, ServiceError) else "io_error"
         return _unavailable(f"memory is unavailable ({code})")
-    return {"outcome": "ok", "claims": selected_rows(result), "digest": result.digest,
-            "note": NOT_COMPLETE}
+    answer = {"outcome": "ok", "claims": selected_rows(result), "digest": result.digest,
+              "note": NOT_COMPLETE}
+    if learned.rows:
+        answer["learned"] = learned.rows
+        answer["learnedDigest"] = learned_digest(learned.digest)
+    return answer
 
 
 def _unavailable(message: str) -> dict[str, Any]:

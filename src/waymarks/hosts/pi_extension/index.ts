@@ -329,8 +329,17 @@ export default function waymarks(pi: any) {
 	});
 
 	pi.on("session_compact", async (_event: Json, ctx: any) => {
+		// syncs the compaction entry; with learning on, captures its summary (no model call)
 		try {
-			await call(ctx, "sync");
+			await call(ctx, "learn", { event: "session_compact" });
+		} catch {}
+	});
+
+	pi.on("agent_end", async (_event: Json, ctx: any) => {
+		// with learning on, the person's statements of this turn become sources for later
+		// consolidation (never a model call here; nothing at all when learning is off)
+		try {
+			await call(ctx, "learn", { event: "agent_end" });
 		} catch {}
 	});
 

@@ -1,0 +1,130 @@
+"""``waymarks learn``: the learning switch, and the learned claims themselves.
+
+``learn on`` / ``learn off`` set ``[evolution] learn`` in the home configuration (never a
+project's); ``learn status`` shows the switch and counts (no content); ``learn list`` the
+learned claims with provenance; ``learn forget ID`` forgets one by its exact ID. Turning
+learning on is always the person's act: installers print how, they never do it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import click
+
+from waymarks.commands.base import Column, Group, Result, command, runtime
+from waymarks.commands.render import cell, refused, table_result
+
+T = TypeVar("T")
+HOW_TO_TURN_ON = ("Learning from conversations is off. To turn it on (home configuration, "
+                  "[evolution] learn = true): waymarks learn on")
+ON_NOTE = ("Learning is on: statements you make and compaction summaries are captured "
+           "(sanitized: local-only text withheld, credentials redacted) and consolidated by "
+           "the model configured in [evolution]; learned claims stay provisional and never "
+           "outrank pins or confirmed memory. Turn it off with `waymarks learn off`.")
+
+
+def _config(call: Callable[[], T]) -> T:
+    """A learning configuration error as the CLI reports configuration errors."""
+    from waymarks.service.learning import LearningConfigError
+    from waymarks.service.outcomes import ServiceError
+
+    try:
+        return call()
+    except LearningConfigError as exc:
+        raise ServiceError(exc.code, str(exc)) from exc
+
+
+def learn_group() -> Group:
+    learn = Group("learn", default="status",
+                  help="Learning from conversations (memory evolution): a switch in the home "
+                       "configuration, and the provisional claims it learned.",
+                  examples=["waymarks learn status", "waymarks learn on",
+                            "waymarks learn forget 3f2a9c0d1e4b5a6978877665"])
+
+    @command(learn, "status", summary="Whether learning is on, and how many sources and "
+             "learned claims there are (no content).", examples=["waymarks learn status --json"])
+    def status() -> Result:
+        from waymarks.service.evolution import Evolution, ledger_path
+        from waymarks.service.learning import learning_state
+
+        app = runtime().app()
+        state = _config(lambda: learning_state(app.home, app.cwd))
+        data = state.to_json()
+        counts: dict[str, int] = {}
+        if ledger_path(app.home).is_file():
+            with Evolution(app.home) as evo:
+                counts = evo.counts()
+        data["counts"] = counts
+        lines = [f"learning: {'on' if state.enabled else 'off'}"
+                 + (" (turned off by this project's configuration)" if state.project_off
+                    else ""), f"config: {state.config}"]
+        lines += [f"{name}: {value}" for name, value in sorted(counts.items())]
+        lines += [f"ignored: {note}" for note in state.ignored]
+        if not state.enabled and not state.project_off:
+            lines.append(HOW_TO_TURN_ON)
+        return Result(data, "\n".join(lines))
+
+    def _switch(on: bool) -> Result:
+        from waymarks.service.learning import set_learning
+
+        app = runtime().app()
+        state = _config(lambda: set_learning(app.home, on))
+        return Result(state.to_json(), ON_NOTE if on else "Learning is off: nothing more "
+                      "is captured. What was learned stays until you forget it.")
+
+    @command(learn, "on", summary="Turn learning on in the home configuration.",
+             examples=["waymarks learn on"])
+    def on() -> Result:
+        return _switch(True)
+
+    @command(learn, "off", summary="Turn learning off in the home configuration.",
+             examples=["waymarks learn off"])
+    def off() -> Result:
+        return _switch(False)
+
+    @command(learn, "list", summary="Learned claims: ID, kind, state, origin, evidence.",
+             examples=["waymarks learn list", "waymarks learn list --all"])
+    @click.option("--all", "all_", is_flag=True,
+                  help="Also superseded, conflicted and forgotten claims. E.g. --all")
+    def list_(all_: bool) -> Result:
+        from waymarks.service.evolution import Evolution, ledger_path
+
+        app = runtime().app()
+        claims = []
+        if ledger_path(app.home).is_file():
+            with Evolution(app.home) as evo:
+                claims = evo.claims(None if all_ else ["provisional"])
+        data = {"claims": [{"id": c.id, "kind": c.kind, "state": c.state, "origin": c.origin,
+                            "content": c.content, "searchTerms": list(c.search_terms),
+                            "evidence": {"basis": c.basis, "method": c.method,
+                                         "sourceId": c.source_id, "at": c.updated_at},
+                            "replaces": c.replaces, "supersededBy": c.superseded_by}
+                           for c in claims]}
+        rows = [(c.id, c.kind, c.state, cell(c.origin), f"{c.basis}/{c.method}",
+                 cell(c.content)) for c in claims]
+        return table_result(data, [Column("ID"), Column("KIND"), Column("STATE"),
+                                   Column("ORIGIN"), Column("EVIDENCE"),
+                                   Column("CLAIM", wide=True)], rows,
+                            empty="Nothing learned yet.")
+
+    @command(learn, "forget", summary="Forget one learned claim by its exact ID (its content "
+             "is never learned again in that origin).",
+             examples=["waymarks learn forget 3f2a9c0d1e4b5a6978877665"])
+    @click.argument("claim_id", metavar="ID")
+    def forget(claim_id: str) -> Result:
+        from waymarks.service.evolution import Evolution, ledger_path
+
+        app = runtime().app()
+        if not ledger_path(app.home).is_file():
+            return refused("not_found", "nothing has been learned; see `waymarks learn list`")
+        with Evolution(app.home) as evo:
+            done = evo.forget(claim_id.strip())
+        if not done:
+            return refused("not_found", "no learned claim has exactly that ID (or it is "
+                           "already forgotten); see `waymarks learn list --all`")
+        return Result({"outcome": "forgotten", "id": claim_id.strip()},
+                      f"Forgot {claim_id.strip()}.")
+
+    return learn

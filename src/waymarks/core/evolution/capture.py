@@ -1,0 +1,102 @@
+"""What capture keeps (EVOLUTION items 9, 10): sanitizing, and telling statements apart.
+
+Capture never calls a model. It decides locally, and conservatively, which user text is
+worth a consolidation call:
+
+- :func:`sanitize` makes text fit to be stored as a source: ``local-only`` spans are
+  withheld (they never reach the evolution ledger, so never a model), working markers are
+  removed (the highest level left is kept as the source's classification), credentials are
+  redacted by the existing secret rules, and the result is bounded;
+- :func:`~.cues.is_statement` (own module: cheap on a hook's path) tells the person's
+  statements apart from recall questions, quoted examples and one-off instructions;
+- :func:`summary_claims` pulls up to 16 bullet claims from recognised headings of a
+  compaction summary (evidence ``summary/local``), surviving nested fences and headings.
+
+Only *user* text is ever passed here; assistant and tool text never becomes a preference.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from waymarks.core.evolution.cues import MAX_STATEMENTS as MAX_STATEMENTS
+from waymarks.core.evolution.cues import is_statement
+from waymarks.core.evolution.model import MAX_CONTENT, MIN_CONTENT, utf16_len
+from waymarks.core.privacy import LEVELS, Classification, highest, parse_marked
+from waymarks.core.secrets import redact
+
+MAX_SOURCE_BYTES: Final = 32_000
+MAX_SUMMARY_CLAIMS: Final = 16
+_SENDABLE: Final = frozenset(LEVELS) - {"local-only"}
+
+
+def clip_bytes(text: str, limit: int) -> str:
+    data = text.encode("utf-8")
+    return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
+
+
+def sanitize(text: str) -> tuple[str, Classification] | None:
+    """``text`` fit to store as a source, and its classification; ``None`` when nothing
+    is left (all of it local-only, or blank)."""
+    marked = parse_marked(text)
+    level: Classification = "normal"
+    parts: list[str] = []
+    withheld = False
+    for segment in marked.segments:
+        if segment.level in _SENDABLE:
+            parts.append(segment.text)
+            level = highest(level, segment.level)
+            withheld = False
+        elif not withheld:
+            parts.append(" ")
+            withheld = True
+    kept = "".join(parts).strip()
+    if not kept:
+        return None
+    clean, _count = redact(kept)
+    return clip_bytes(clean, MAX_SOURCE_BYTES), level
+
+
+def statements(user_texts: list[str]) -> list[str]:
+    """The user texts that are statements, bounded (the last ``MAX_STATEMENTS``)."""
+    return [t.strip() for t in user_texts if is_statement(t)][-MAX_STATEMENTS:]
+
+
+_HEADING: Final = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_RECOGNISED: Final = re.compile(
+    r"decision|preference|fact|requirement|constraint|convention|state|status|progress|"
+    r"learned|remember|决定|偏好|事实|需求|约束|状态|进展", re.IGNORECASE)
+_BULLET: Final = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$")
+_FENCE: Final = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def summary_claims(summary: str) -> list[str]:
+    """Bullet lines under recognised headings of a compaction summary (at most 16, each
+    4-800 UTF-16 units), ignoring anything inside code fences (nested fences included:
+    a fence closes only with the same character, at least as long)."""
+    out: list[str] = []
+    fence: str | None = None
+    under = False
+    for line in summary.splitlines():
+        opener = _FENCE.match(line)
+        if fence is not None:
+            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence) \
+                    and not line.strip()[len(opener.group(1)):].strip():
+                fence = None
+            continue
+        if opener:
+            fence = opener.group(1)
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            under = bool(_RECOGNISED.search(heading.group(2)))
+            continue
+        bullet = _BULLET.match(line)
+        if under and bullet:
+            claim = bullet.group(1).strip()
+            if MIN_CONTENT <= utf16_len(claim) <= MAX_CONTENT and claim not in out:
+                out.append(claim)
+                if len(out) >= MAX_SUMMARY_CLAIMS:
+                    break
+    return out

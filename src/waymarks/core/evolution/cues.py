@@ -1,0 +1,72 @@
+"""Which user text is a statement worth learning (EVOLUTION item 10), and source IDs.
+
+Its own small module (``re``, ``hashlib``, ``json`` only) because a host's hook runs it on
+every turn: deciding that nothing in a turn is worth capturing must cost next to nothing.
+
+Kept: explicit cues (remember, prefer, from now on, 记住, 偏好, 以后…) and natural
+declarations ("Our priorities are…", "我们的核心需求是…"). Not kept: recall questions,
+quoted examples, vague continuations and one-off instructions (F6: "Don't worry about the
+tests for now…", "Never seen this error before, what is it?").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Final
+
+MAX_STATEMENTS: Final = 16
+MIN_CHARS: Final = 4
+
+
+def source_id(origin: str, kind: str, session: str, key: str) -> str:
+    """A source's ID: stable for the same capture (so capturing twice is one source)."""
+    encoded = json.dumps(["source", origin, kind, session, key], ensure_ascii=False,
+                         separators=(",", ":"))
+    return "s" + hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:23]
+
+
+_CUES: Final = re.compile(
+    r"\b(remember|don't forget|do not forget|note that|keep in mind|from now on|going forward|"
+    r"in future|in the future|always|never|i prefer|we prefer|prefer|preference|please use|"
+    r"we use|we're using|we are using|i use|i'm using|our (?:core |main )?"
+    r"(?:requirement|requirements|priority|priorities|convention|conventions|rule|rules|"
+    r"policy|standard|stack|goal|goals) (?:is|are)|we decided|i decided|decision is|"
+    r"correction|that's wrong|that is wrong|actually,? (?:it|we|the))\b"
+    r"|记住|记得|偏好|纠正|不对|以后|不要|我们的核心需求|我们决定|我喜欢|我习惯",
+    re.IGNORECASE)
+_QUESTION_START: Final = re.compile(
+    r"^\s*(what|why|how|when|where|who|which|do|does|did|is|are|was|were|can|could|"
+    r"should|would|will|have|has|any idea|remind me|tell me|recall|what's|whats)\b",
+    re.IGNORECASE)
+_RECALL_ASK: Final = re.compile(
+    r"\b(do you remember|what did (?:i|we) (?:say|decide|tell)|remind me|"
+    r"what (?:do|did) you (?:know|remember)|have you seen|never seen)\b"
+    r"|还记得|记不记得|是什么[？?]?$",
+    re.IGNORECASE)
+_ONE_OFF: Final = re.compile(
+    r"\b(for now|this time|just this once|right now|don't worry about|do not worry about|"
+    r"skip (?:the )?tests? for now|temporarily)\b|这次|暂时|先不",
+    re.IGNORECASE)
+_VAGUE: Final = re.compile(r"^\s*(continue|go on|ok(?:ay)?|yes|no|thanks|thank you|sure|"
+                           r"do it|proceed|next|继续|好的?|可以|谢谢)\W*$", re.IGNORECASE)
+_QUOTED: Final = re.compile(r"^\s*(?:>|[\"“「'`])")
+
+
+def is_statement(text: str) -> bool:
+    """Whether a user message states something worth learning (see the module docstring)."""
+    body = text.strip()
+    if not body or len(body) < MIN_CHARS or _VAGUE.match(body):
+        return False
+    if _QUOTED.match(body) or body.startswith("```"):
+        return False  # a quoted example or pasted material, not a statement
+    if _RECALL_ASK.search(body):
+        return False
+    if body.rstrip().endswith(("?", "？")) or _QUESTION_START.match(body):
+        return False
+    if _ONE_OFF.search(body):
+        return False
+    return bool(_CUES.search(body))
+
+

@@ -1,0 +1,147 @@
+"""Conservative writes: what a validated reply may change (EVOLUTION items 51, 55, 56).
+
+Given a source, the claims a reply proposes (already past :mod:`.contract`) and what the
+store knows about each record a proposal names, decide the records to append. Pure: the
+service looks the targets up and appends what comes out, under the ledger lock.
+
+A proposal that replaces a record is refused, with a fixed reason, when the record:
+- is a pin (``pinned``) or a memory a person confirmed (``person_confirmed``): evolved claims
+  never replace, hide or outrank what a person confirmed;
+- was learned in another origin (``cross_origin``): global recall is not global rewrite;
+- changed after the source was captured (``newer``);
+- was not offered to the model for this source (``not_mentioned``), is not active
+  (``not_active``), has another kind (``kind_change``), or is named twice (``duplicate_target``).
+A replacement backed by weaker evidence than its target (the priority table of
+:func:`~.model.priority`) is withheld: the target stays, the new variant is stored
+``conflicted`` (quarantined, never recalled) and the refusal is recorded as ``weaker``.
+Content that still holds a credential or a redaction placeholder is refused
+(``still_redacted``), as is content forgotten in this origin (``forgotten``).
+
+Claims are written ``provisional`` with host-assigned evidence: the source's basis, method
+``model``, the source's ID, and the source's capture time as the evidence date.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final, Protocol
+
+from waymarks.core.evolution.contract import ProposedClaim
+from waymarks.core.evolution.fold import SourceRow, suppression_key
+from waymarks.core.evolution.model import (
+    SCHEMA_VERSION,
+    ClaimRecord,
+    Evidence,
+    EvolutionRecord,
+    RefusalRecord,
+    claim_id,
+    priority,
+)
+from waymarks.core.secrets import PLACEHOLDER_PREFIX, find_secrets
+
+#: refusals that are quarantines, not authority stops (the source is still applied)
+QUARANTINE: Final = "weaker"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A record a proposal names, as the store knows it."""
+
+    namespace: str  # "evolved" | "pin" | "memory"
+    origin: str
+    kind: str
+    state: str  # evolved: provisional/conflicted/...; pins and memory: their status
+    updated_at: str  # ISO-8601 evidence date
+    basis: str = ""
+
+
+class Lookup(Protocol):
+    def target(self, record_id: str) -> Target | None: ...
+
+    def exists(self, claim_id: str) -> bool: ...
+
+    def suppressed(self, key: str) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    records: list[EvolutionRecord] = field(default_factory=list)
+    code: str = "no_change"
+    written: int = 0
+    refused: int = 0
+
+
+def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[str],
+           lookup: Lookup, at: str) -> Decision:
+    """The records that applying ``proposed`` for ``source`` appends (refusals included)."""
+    records: list[EvolutionRecord] = []
+    written = refused = 0
+    stops: list[str] = []
+    replaced: set[str] = set()
+    seen: set[str] = set()
+    evidence = Evidence(basis=source.basis, method="model", source_id=source.source_id,  # type: ignore[arg-type]
+                        at=source.captured_at)
+
+    def refuse(target: str, reason: str) -> None:
+        nonlocal refused
+        refused += 1
+        if reason != QUARANTINE:
+            stops.append(reason)
+        records.append(RefusalRecord(SCHEMA_VERSION, source.source_id, target, reason, at))
+
+    for claim in proposed:
+        new_id = claim_id(source.origin, claim.kind, claim.content)
+        if find_secrets(claim.content) or PLACEHOLDER_PREFIX in claim.content:
+            refuse(new_id, "still_redacted")
+            continue
+        if lookup.suppressed(suppression_key(source.origin, claim.content)):
+            refuse(new_id, "forgotten")
+            continue
+        if new_id in seen or new_id == claim.replaces or lookup.exists(new_id):
+            continue  # already known: nothing to write
+        state = "provisional"
+        conflicts: str | None = None
+        replaces = claim.replaces
+        if replaces is not None:
+            reason = _replacement_refusal(source, claim, replaces, offered, replaced, lookup)
+            if reason is not None:
+                refuse(replaces, reason)
+                continue
+            replaced.add(replaces)
+            target = lookup.target(replaces)
+            assert target is not None
+            if priority(source.basis, claim.kind) < priority(target.basis, target.kind):
+                refuse(replaces, QUARANTINE)
+                state, conflicts, replaces = "conflicted", claim.replaces, None
+        seen.add(new_id)
+        records.append(ClaimRecord(
+            SCHEMA_VERSION, new_id, source.origin, claim.kind, claim.content,  # type: ignore[arg-type]
+            evidence, state, replaces, conflicts, claim.search_terms))  # type: ignore[arg-type]
+        written += state == "provisional"
+    code = stops[0] if stops else ("applied" if written or refused else "no_change")
+    return Decision(records, code, written, refused)
+
+
+def _replacement_refusal(source: SourceRow, claim: ProposedClaim, replaces: str,
+                         offered: frozenset[str], replaced: set[str],
+                         lookup: Lookup) -> str | None:
+    target = lookup.target(replaces)
+    if target is not None and target.namespace == "pin":
+        return "pinned"
+    if target is not None and target.namespace == "memory":
+        return "person_confirmed"
+    if target is None:
+        return "not_mentioned"
+    if target.origin != source.origin:
+        return "cross_origin"
+    if target.updated_at > source.captured_at:
+        return "newer"
+    if replaces not in offered:
+        return "not_mentioned"
+    if target.state != "provisional":
+        return "not_active"
+    if target.kind != claim.kind:
+        return "kind_change"
+    if replaces in replaced:
+        return "duplicate_target"
+    return None

@@ -1,0 +1,191 @@
+"""Evolved claims: kinds, states, evidence, priority, IDs, and their ledger records.
+
+An evolved claim is learned, not confirmed: it is always ``provisional`` (or ``conflicted``,
+``superseded``, ``forgotten``), carries the ``origin`` it was learned in (the canonical cwd at
+capture: provenance, never a recall boundary) and evidence the *host* assigned. Model output
+can name only ``kind``/``content``/``replaces``/``searchTerms`` (see :mod:`.contract`), so it
+can never set evidence, confidence, verification or feedback.
+
+Records are the ``data`` of Pi ``custom`` entries with ``customType`` ``waymarks-evolution-v1``
+in the home's evolution ledger. They are append-only; a record's meaning never depends on
+anything but the records before it (see :mod:`.fold`). Field names are camelCase on the wire
+and must not change; a new field is optional; a new meaning is a new ``schemaVersion``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Final, Literal
+
+import msgspec
+
+from waymarks.core.evolution.cues import source_id as source_id  # re-exported
+
+EVOLUTION_CUSTOM_TYPE: Final = "waymarks-evolution-v1"
+SCHEMA_VERSION: Final = 1
+
+ClaimKind = Literal["fact", "preference", "decision", "project_state"]
+KINDS: Final[tuple[str, ...]] = ("fact", "preference", "decision", "project_state")
+#: the neutral kind an explicit (DS4) memory claim maps to: it has no learned kind
+NEUTRAL_KIND: Final = "memory"
+ClaimState = Literal["provisional", "conflicted", "superseded", "forgotten"]
+#: states a claim can be recalled in (conflicted/superseded/forgotten never recall)
+RECALLABLE_STATES: Final = frozenset({"provisional"})
+Basis = Literal["summary", "user_statement", "tool_observation", "manual_correction"]
+BASES: Final[tuple[str, ...]] = ("summary", "user_statement", "tool_observation",
+                                 "manual_correction")
+Method = Literal["local", "model", "manual"]
+SourceKind = Literal["statement", "summary"]
+
+#: a claim's content, in UTF-16 code units (the seed's unit)
+MIN_CONTENT: Final = 4
+MAX_CONTENT: Final = 800
+#: what a confirmed (person) memory or ``accurate`` record is protected at
+CONFIRMED_PRIORITY: Final = 4
+
+
+class Evidence(msgspec.Struct, frozen=True, rename="camel"):
+    """Why a claim is believed, as the host recorded it (never the model)."""
+
+    basis: Basis
+    method: Method
+    source_id: str
+    at: str  # ISO-8601
+
+
+def priority(basis: str | None, kind: str) -> int:
+    """The source-priority table (EVOLUTION item 5): how strong evidence of ``basis`` is for
+    a claim of ``kind``. A replacement weaker than its target is quarantined, not written.
+
+    unknown 0; summary 1; user statement of a fact or project state 2, of a preference or
+    decision 3; tool observation of a project state 3 (of anything else: unknown); manual
+    correction 4."""
+    if basis == "summary":
+        return 1
+    if basis == "user_statement":
+        return 3 if kind in ("preference", "decision") else 2
+    if basis == "tool_observation":
+        return 3 if kind == "project_state" else 0
+    if basis == "manual_correction":
+        return 4
+    return 0
+
+
+def claim_id(origin: str, kind: str, content: str) -> str:
+    """24 hex digits of a hash of the JSON tuple (origin, kind, content): the same text from
+    two origins gives two IDs, and no separator inside a path can make two tuples collide."""
+    encoded = json.dumps([origin, kind, content], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:24]
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+# -- ledger records ------------------------------------------------------------------------
+
+
+class SourceRecord(msgspec.Struct, frozen=True, tag="source", tag_field="op", rename="camel",
+                   omit_defaults=True):
+    """Captured evidence, already sanitized (markers resolved, local-only spans withheld,
+    credentials redacted). ``classification`` is the highest level left in ``text``."""
+
+    schema_version: int
+    source_id: str
+    origin: str
+    kind: SourceKind
+    basis: Basis
+    text: str
+    classification: str
+    captured_at: str
+    session: str = ""  # the host session it came from (an ID, not a path)
+
+
+class ClaimRecord(msgspec.Struct, frozen=True, tag="claim", tag_field="op", rename="camel",
+                  omit_defaults=True):
+    """A claim written (``provisional``) or quarantined (``conflicted``, naming the record it
+    would have replaced). ``replaces`` names an evolved claim this one supersedes."""
+
+    schema_version: int
+    id: str
+    origin: str
+    kind: ClaimKind
+    content: str
+    evidence: Evidence
+    state: ClaimState = "provisional"
+    replaces: str | None = None
+    conflicts_with: str | None = None
+    search_terms: tuple[str, ...] = ()
+
+
+class RefusalRecord(msgspec.Struct, frozen=True, tag="refused", tag_field="op",
+                    rename="camel", omit_defaults=True):
+    """A replacement the store refused, with a fixed reason (:data:`AUTHORITY_REASONS`)."""
+
+    schema_version: int
+    source_id: str
+    target: str
+    reason: str
+    at: str
+
+
+class SettledRecord(msgspec.Struct, frozen=True, tag="settled", tag_field="op",
+                    rename="camel", omit_defaults=True):
+    """A source is done: consolidated (``code`` applied/no_change/a refusal reason) or given
+    up (an allowlisted error code). Settled sources are never consolidated again."""
+
+    schema_version: int
+    source_id: str
+    code: str
+    at: str
+    written: int = 0
+    refused: int = 0
+
+
+class ForgetRecord(msgspec.Struct, frozen=True, tag="forget", tag_field="op", rename="camel",
+                   omit_defaults=True):
+    """A person forgot a claim by its exact ID (global recall is not global rewrite: this
+    affects the target and its exact same-origin duplicates only, which share its ID)."""
+
+    schema_version: int
+    id: str
+    at: str
+
+
+EvolutionRecord = SourceRecord | ClaimRecord | RefusalRecord | SettledRecord | ForgetRecord
+
+_ENCODER: Final = msgspec.json.Encoder()
+_DECODER: Final = msgspec.json.Decoder(EvolutionRecord)
+
+#: fixed reasons a replacement is refused or quarantined (recorded, never model text)
+AUTHORITY_REASONS: Final = frozenset({
+    "pinned",            # the target is a pin
+    "person_confirmed",  # the target is a memory a person confirmed
+    "cross_origin",      # the target was learned in another origin
+    "newer",             # the target changed after the source was captured
+    "not_mentioned",     # the source did not mention (was not offered) the target
+    "kind_change",       # a replacement may not change the kind
+    "duplicate_target",  # two claims of one reply replace the same record
+    "not_active",        # the target is superseded, conflicted or forgotten
+    "weaker",            # weaker evidence than the target: quarantined as conflicted
+    "still_redacted",    # the content holds a credential or a redaction placeholder
+    "forgotten",         # the content was forgotten in this origin
+})
+
+
+def encode_record(record: EvolutionRecord) -> dict[str, object]:
+    """The record as a JSON object (the ``data`` of its custom entry)."""
+    decoded: dict[str, object] = msgspec.json.decode(_ENCODER.encode(record))
+    return decoded
+
+
+def decode_record(data: object) -> EvolutionRecord | None:
+    """A record from a custom entry's ``data``; ``None`` when it is not one this version
+    understands (unknown op or version, wrong fields): kept in the ledger, never applied."""
+    if not isinstance(data, dict) or data.get("schemaVersion") != SCHEMA_VERSION:
+        return None
+    try:
+        return _DECODER.decode(_ENCODER.encode(data))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None

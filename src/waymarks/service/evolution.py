@@ -1,0 +1,313 @@
+"""Memory evolution for one home: capture, the consolidation step, forget.
+
+The canonical home of everything learned is the **evolution ledger**, one Pi v3 session
+file at ``<home>/evolution/ledger.jsonl`` whose entries are ``custom`` entries of type
+``waymarks-evolution-v1`` (sources, claims, refusals, settlements, forgets), appended
+through the ledger's own locked append path. ``waymarks.db`` only projects it
+(:mod:`waymarks.store.evolution`), so deleting the database loses nothing.
+
+:class:`Evolution` implements :class:`~waymarks.core.model_port.ConsolidationStep`, the seam
+the job queue runs: ``unsettled`` → ``request_for`` → (the queue calls a model) →
+``apply`` or ``give_up``. It performs no network I/O and holds no lease.
+
+What must stay true:
+- every write runs under the ledger's exclusive lock with the projection brought up to
+  date first, so two processes applying one source write it once (the second finds it
+  settled) and a decision is never made against stale state;
+- applying is idempotent per source: a settled source changes nothing;
+- a reply that breaks the output contract writes nothing and leaves the source unsettled
+  (``invalid_output`` is correctable: the queue may retry with a correction);
+- nothing learned can touch a pin or a person-confirmed memory (see
+  :mod:`waymarks.core.evolution.decide`);
+- persisted settlement codes are fixed strings: an error code outside the allowlist is
+  stored as ``unknown``, never as text someone passed in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+from waymarks.core.evolution.capture import sanitize, summary_claims
+from waymarks.core.evolution.contract import ContractBreak, parse_reply
+from waymarks.core.evolution.decide import Target, decide
+from waymarks.core.evolution.fold import ClaimRow, SourceRow
+from waymarks.core.evolution.model import (
+    AUTHORITY_REASONS,
+    EVOLUTION_CUSTOM_TYPE,
+    SCHEMA_VERSION,
+    ClaimRecord,
+    Evidence,
+    EvolutionRecord,
+    ForgetRecord,
+    SettledRecord,
+    SourceRecord,
+    claim_id,
+    encode_record,
+    source_id,
+)
+from waymarks.core.evolution.request import build_request, offered
+from waymarks.core.model_port import (
+    MODEL_ERROR_CODES,
+    ModelReply,
+    ModelRequest,
+    SourceRef,
+    StepOutcome,
+)
+from waymarks.ledger.session_file import SessionFile
+from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, iso
+from waymarks.store.evolution import EvolutionStore
+
+LEDGER_SESSION_ID: Final = "waymarks-evolution"
+DB_NAME: Final = "waymarks.db"
+#: settlement codes besides the model port's error codes and the authority reasons
+STEP_CODES: Final = frozenset({"applied", "no_change", "withheld"})
+SETTLEMENT_CODES: Final = STEP_CODES | MODEL_ERROR_CODES | AUTHORITY_REASONS
+
+
+def ledger_path(home: Path) -> Path:
+    return home / "evolution" / "ledger.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class Captured:
+    """What a capture did: the source's ID, whether it was new, how many local claims."""
+
+    source_id: str
+    new: bool
+    local_claims: int = 0
+
+
+class Evolution:
+    """Learning for one home (see the module docstring)."""
+
+    def __init__(self, home: Path, *, clock: Clock | None = None,
+                 ids: IdSource | None = None) -> None:
+        self.home = home
+        self.clock = clock or SystemClock()
+        self.ids = ids or RandomIds()
+        self._ledger: SessionFile | None = None
+        self._store: EvolutionStore | None = None
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def __enter__(self) -> Evolution:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- plumbing -----------------------------------------------------------------------
+
+    @property
+    def ledger(self) -> SessionFile:
+        if self._ledger is None:
+            path = ledger_path(self.home)
+            if not path.is_file():
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                with contextlib.suppress(FileExistsError):  # a concurrent creator won
+                    self._ledger = SessionFile.create(path, LEDGER_SESSION_ID,
+                                                      iso(self.clock.now()), str(self.home))
+            if self._ledger is None:
+                self._ledger = SessionFile.open(path)
+        return self._ledger
+
+    @property
+    def store(self) -> EvolutionStore:
+        if self._store is None:
+            now_ms = int(self.clock.now().timestamp() * 1000)
+            self._store = EvolutionStore(self.home / DB_NAME, now_ms)
+        return self._store
+
+    def sync(self) -> int:
+        """Fold what the ledger holds past the projection's checkpoint."""
+        self.ledger.refresh()
+        with self.store.transaction():
+            return self.store.sync(self.ledger)
+
+    def _append(self, records: Sequence[EvolutionRecord]) -> None:
+        """Append ``records`` (call under ``self.ledger.locked()``), then project them."""
+        stamp = iso(self.clock.now())
+        for record in records:
+            self.ledger.append({"type": "custom", "customType": EVOLUTION_CUSTOM_TYPE,
+                                "data": encode_record(record), "timestamp": stamp},
+                               self.ids.entry_id)
+        with self.store.transaction():
+            self.store.sync(self.ledger)
+
+    def _locked_sync(self) -> None:
+        with self.store.transaction():
+            self.store.sync(self.ledger)
+
+    # -- capture ------------------------------------------------------------------------
+
+    def capture(self, origin: str, kind: str, text: str, *, session: str,
+                key: str) -> Captured | None:
+        """Store one sanitized source: a user ``statement``, or a compaction ``summary``
+        with up to 16 local claims (evidence ``summary/local``). ``key`` identifies the
+        capture within ``session`` (a message or compaction ID), so capturing the same
+        thing twice gives one source. ``None`` when nothing of ``text`` may be stored
+        (all of it local-only, or blank)."""
+        return self.capture_many(origin, session, [(kind, key, text)])[0]
+
+    def capture_many(self, origin: str, session: str,
+                     items: Sequence[tuple[str, str, str]]) -> list[Captured | None]:
+        """Capture several (kind, key, text) at once: one lock, one projection sync (the
+        hook path). Kind ``statement`` is a user statement; ``summary`` a compaction
+        summary (with its local claims)."""
+        prepared = []
+        for kind, key, text in items:
+            clean = sanitize(text)
+            prepared.append(None if clean is None else (
+                kind, source_id(origin, kind, session, key), *clean))
+        at = iso(self.clock.now())
+        out: list[Captured | None] = []
+        records: list[EvolutionRecord] = []
+        with self.ledger.locked():
+            self._locked_sync()
+            seen: set[str] = set()
+            for item in prepared:
+                if item is None:
+                    out.append(None)
+                    continue
+                kind, sid, body, level = item
+                if sid in seen or self.store.view.source(sid) is not None:
+                    out.append(Captured(sid, False))
+                    continue
+                seen.add(sid)
+                basis = "summary" if kind == "summary" else "user_statement"
+                records.append(SourceRecord(SCHEMA_VERSION, sid, origin, kind, basis,  # type: ignore[arg-type]
+                                            body, level, at, session))
+                local = summary_claims(body) if kind == "summary" else []
+                evidence = Evidence("summary", "local", sid, at)
+                records.extend(ClaimRecord(SCHEMA_VERSION, claim_id(origin, "fact", c), origin,
+                                           "fact", c, evidence) for c in local)
+                out.append(Captured(sid, True, len(local)))
+            if records:
+                self._append(records)
+        return out
+
+    # -- the consolidation step (core.model_port.ConsolidationStep) ----------------------
+
+    def unsettled(self, limit: int) -> list[SourceRef]:
+        """Sources captured but not yet settled, oldest first."""
+        self.sync()
+        return [SourceRef(s.source_id, s.origin, s.classification, s.captured_at)
+                for s in self.store.unsettled(limit)]
+
+    def request_for(self, source_id: str) -> ModelRequest | None:
+        """The call to make for a source; ``None`` when it needs none (settled, unknown,
+        or nothing of it may be sent: then it is settled as ``withheld``)."""
+        self.sync()
+        source = self.store.view.source(source_id)
+        if source is None or source.settled is not None:
+            return None
+        request = build_request(source, self._offered(source))
+        if request is None:
+            with self.ledger.locked():
+                self._locked_sync()
+                if self._unsettled(source_id) is not None:
+                    self._append([SettledRecord(SCHEMA_VERSION, source_id, "withheld",
+                                                iso(self.clock.now()))])
+        return request
+
+    def apply(self, source_id: str, reply: ModelReply, at: str) -> StepOutcome:
+        """Validate ``reply`` against the output contract and write what it may."""
+        parsed = parse_reply(reply.text)
+        with self.ledger.locked():
+            self._locked_sync()
+            source = self._unsettled(source_id)
+            if source is None:
+                return StepOutcome("no_change")
+            if isinstance(parsed, ContractBreak):
+                self.last_break = parsed.rule
+                return StepOutcome("invalid_output")
+            chosen = frozenset(c.id for c, _level in self._offered(source))
+            decision = decide(source, parsed, chosen, _Lookup(self.store, parsed), at)
+            self._append([*decision.records, SettledRecord(
+                SCHEMA_VERSION, source_id, decision.code, at, decision.written,
+                decision.refused)])
+        return StepOutcome(decision.code, decision.written, decision.refused)
+
+    #: the contract rule the last ``invalid_output`` broke (a fixed name), for a correction
+    last_break: str | None = None
+
+    def give_up(self, source_id: str, code: str, at: str) -> None:
+        """Settle a source the queue will not consolidate (its attempt budget is spent)."""
+        fixed = code if code in SETTLEMENT_CODES else "unknown"
+        with self.ledger.locked():
+            self._locked_sync()
+            if self._unsettled(source_id) is not None:
+                self._append([SettledRecord(SCHEMA_VERSION, source_id, fixed, at)])
+
+    def _unsettled(self, source_id: str) -> SourceRow | None:
+        source = self.store.view.source(source_id)
+        return source if source is not None and source.settled is None else None
+
+    def _offered(self, source: SourceRow) -> list[tuple[ClaimRow, str]]:
+        claims = self.store.claims(states=["provisional"], origin=source.origin)
+        out = []
+        for claim in offered(source, claims):
+            origin_source = self.store.view.source(claim.source_id)
+            out.append((claim, origin_source.classification if origin_source else "normal"))
+        return out
+
+    # -- reads and edits ----------------------------------------------------------------
+
+    def claims(self, states: Sequence[str] | None = None) -> list[ClaimRow]:
+        self.sync()
+        return self.store.claims(states=states)
+
+    def claim(self, claim_id: str) -> ClaimRow | None:
+        self.sync()
+        return self.store.view.claim(claim_id)
+
+    def forget(self, claim_id: str) -> bool:
+        """Forget one evolved claim by its exact ID; ``False`` when there is no such active
+        claim. Its content is suppressed in its origin from then on."""
+        with self.ledger.locked():
+            self._locked_sync()
+            claim = self.store.view.claim(claim_id)
+            if claim is None or claim.state == "forgotten":
+                return False
+            self._append([ForgetRecord(SCHEMA_VERSION, claim_id, iso(self.clock.now()))])
+        return True
+
+    def counts(self) -> dict[str, int]:
+        self.sync()
+        return self.store.counts()
+
+
+class _Lookup:
+    """What the decision may know about the records a reply names."""
+
+    def __init__(self, store: EvolutionStore, proposed: Sequence[object]) -> None:
+        self.store = store
+        names = [getattr(p, "replaces", None) for p in proposed]
+        self.explicit = store.explicit_targets([n for n in names if n])
+
+    def target(self, record_id: str) -> Target | None:
+        explicit = self.explicit.get(record_id)
+        if explicit is not None:
+            kind, status, owner, created_ms = explicit
+            namespace = "pin" if kind == "pin" else "memory"
+            at = iso(datetime.fromtimestamp(created_ms / 1000, UTC))
+            return Target(namespace, owner, kind, status, at)
+        claim = self.store.view.claim(record_id)
+        if claim is None:
+            return None
+        return Target("evolved", claim.origin, claim.kind, claim.state, claim.updated_at,
+                      claim.basis)
+
+    def exists(self, claim_id: str) -> bool:
+        return self.store.view.claim(claim_id) is not None
+
+    def suppressed(self, key: str) -> bool:
+        return self.store.view.suppressed(key)

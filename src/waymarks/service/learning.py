@@ -1,0 +1,150 @@
+"""The learning switch: ``[evolution] learn`` in the home's ``config.toml``.
+
+Learning is a mode the person turns on once, in the home configuration (or with
+``waymarks learn on``); it is off by default, and while it is off nothing is captured. This
+module reads only the ``learn`` key of ``[evolution]``: every other key of that table (the
+provider, caps, timeouts) belongs to the job queue's parser, and each ignores the other's.
+
+A repository's configuration (``<project>/.waymarks/config.toml``) may only tighten: its
+``learn = false`` turns learning off for that project; ``learn = true`` there is ignored
+(a repository someone else wrote must not start sending conversations to a model).
+
+An invalid file fails closed (learning is off, and the error names the file and the rule,
+never its content). ``set_learning`` edits the home file in place, keeping everything else
+in it, and writes only a result that parses and says what was asked (atomic replace).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from waymarks.files.atomic import write_atomic
+
+CONFIG_FILE: Final = "config.toml"
+PROJECT_CONFIG: Final = Path(".waymarks") / CONFIG_FILE
+TABLE: Final = "evolution"
+KEY: Final = "learn"
+MAX_CONFIG_BYTES: Final = 1 << 20
+_HEADER: Final = re.compile(r"^\s*\[\s*evolution\s*\]\s*(#.*)?$")
+_ANY_HEADER: Final = re.compile(r"^\s*\[")
+_LEARN_LINE: Final = re.compile(r"^\s*learn\s*=")
+
+
+class LearningConfigError(ValueError):
+    """The configuration cannot say whether learning is on (learning stays off). Its own
+    class, not ``ServiceError``, so the hook's path imports nothing heavy; commands turn it
+    into one (``code`` ``bad_config``)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class LearningState:
+    enabled: bool
+    home_setting: bool
+    project_off: bool  # the project's configuration turned it off
+    config: str  # the home configuration file
+    ignored: tuple[str, ...] = ()  # what a project tried and may not do
+
+    def to_json(self) -> dict[str, Any]:
+        return {"learning": self.enabled, "homeSetting": self.home_setting,
+                "projectOff": self.project_off, "config": self.config,
+                "ignored": list(self.ignored)}
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise LearningConfigError(
+                "bad_config", f"{path}: larger than {MAX_CONFIG_BYTES} bytes; fix or remove it")
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        # the parser's message may quote the file: name the file and the fix only
+        raise LearningConfigError("bad_config", f"{path}: not a readable TOML file; fix or remove "
+                           "it (learning stays off until then)") from exc
+
+
+def _learn(config: dict[str, Any], path: Path) -> bool | None:
+    table = config.get(TABLE, {})
+    if not isinstance(table, dict):
+        raise LearningConfigError("bad_config", f"{path}: [{TABLE}] must be a table")
+    value = table.get(KEY)
+    if value is not None and not isinstance(value, bool):
+        raise LearningConfigError("bad_config", f"{path}: [{TABLE}] {KEY} must be true or false")
+    return value
+
+
+def learning_state(home: Path, project: str | None = None) -> LearningState:
+    """Whether learning is on for ``project`` (raises ``LearningConfigError`` for a bad file)."""
+    home_file = home / CONFIG_FILE
+    home_value = bool(_learn(_read(home_file), home_file))
+    project_off = False
+    ignored: list[str] = []
+    if project:
+        project_file = Path(project) / PROJECT_CONFIG
+        if project_file.is_file():
+            wanted = _learn(_read(project_file), project_file)
+            if wanted is False:
+                project_off = True
+            elif wanted is True and not home_value:
+                ignored.append(f"{project_file}: [{TABLE}] {KEY} = true (only the home "
+                               "configuration may turn learning on)")
+    return LearningState(home_value and not project_off, home_value, project_off,
+                         str(home_file), tuple(ignored))
+
+
+def learning_enabled(home: Path, project: str | None = None) -> bool:
+    """Fail closed: a configuration that cannot be read means learning is off."""
+    try:
+        return learning_state(home, project).enabled
+    except LearningConfigError:
+        return False
+
+
+def set_learning(home: Path, on: bool) -> LearningState:
+    """Set ``[evolution] learn`` in the home configuration, keeping the rest of the file."""
+    path = home / CONFIG_FILE
+    _learn(_read(path), path)  # refuse to edit a file that is already invalid
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    updated = _with_learn(text, on)
+    try:
+        result = _learn(tomllib.loads(updated), path)
+    except tomllib.TOMLDecodeError:
+        result = None
+    if result is not on:
+        raise LearningConfigError("bad_config", f"{path}: could not set [{TABLE}] {KEY} here (is "
+                           f"{TABLE} written as a dotted key or inline table?); set "
+                           f"`[{TABLE}]` `{KEY} = {str(on).lower()}` by hand. Nothing changed")
+    home.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, updated, mode=0o600)
+    return learning_state(home)
+
+
+def _with_learn(text: str, on: bool) -> str:
+    line = f"{KEY} = {str(on).lower()}"
+    lines = text.splitlines()
+    for index, current in enumerate(lines):
+        if not _HEADER.match(current):
+            continue
+        end = next((j for j in range(index + 1, len(lines)) if _ANY_HEADER.match(lines[j])),
+                   len(lines))
+        for j in range(index + 1, end):
+            if _LEARN_LINE.match(lines[j]):
+                lines[j] = line
+                return "\n".join(lines) + "\n"
+        lines.insert(index + 1, line)
+        return "\n".join(lines) + "\n"
+    prefix = text if not text or text.endswith("\n") else text + "\n"
+    return f"{prefix}{'' if not text else chr(10)}[{TABLE}]\n{line}\n"

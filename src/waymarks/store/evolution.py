@@ -1,0 +1,234 @@
+"""The projection of the evolution ledger: learned claims, sources, events, suppressions.
+
+The evolution ledger (one Pi v3 session file in the home, ``customType``
+``waymarks-evolution-v1`` entries) is canonical; these tables are derived from it by the one
+fold of :mod:`waymarks.core.evolution.fold`, so deleting ``waymarks.db`` loses nothing: the
+next sync folds the whole ledger again and every claim, its history and every suppression
+come back identically (``tests/evolution/test_projection.py`` checks incremental == rebuild).
+
+Invariants:
+- records are folded in ledger order; ``evo_meta`` holds the checkpoint (byte offset,
+  entries read, a fingerprint of the bytes before it, records folded), so a sync decodes
+  only what was appended since, and a ledger that is not the one folded so far (replaced,
+  rewritten, shorter) is folded again from the start;
+- a sync's records, effects and checkpoint are written in one transaction;
+- nothing here decides authority: that is :mod:`waymarks.core.evolution.decide`'s, before
+  records are appended.
+Operational state (jobs, leases, route health) is not here: it belongs to the job queue.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+from waymarks.core.evolution.fold import ClaimRow, Effect, SourceRow, fold
+from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, decode_record
+from waymarks.ledger.entries import custom_entries, custom_entries_since
+from waymarks.ledger.log import SessionLog
+from waymarks.store.migrations import migrate
+
+BUSY_TIMEOUT_MS: Final = 30_000
+_TERMS: Final = msgspec.json.Encoder()
+_TERMS_DECODER: Final = msgspec.json.Decoder(list[str])
+
+CLAIM_COLUMNS: Final = ("id, origin, kind, content, state, basis, method, source_id,"
+                        " updated_at, seq, replaces, conflicts_with, superseded_by,"
+                        " search_terms")
+SOURCE_COLUMNS: Final = ("source_id, origin, kind, basis, text, classification, captured_at,"
+                         " session, seq, settled, settled_at")
+
+
+def claim_row(row: Sequence[object]) -> ClaimRow:
+    (cid, origin, kind, content, state, basis, method, source, updated, seq, replaces,
+     conflicts, superseded, terms) = row
+    return ClaimRow(str(cid), str(origin), str(kind), str(content), str(state), str(basis),
+                    str(method), str(source), str(updated), int(seq),  # type: ignore[call-overload]
+                    _opt(replaces), _opt(conflicts), _opt(superseded),
+                    tuple(_TERMS_DECODER.decode(str(terms))))
+
+
+def source_row(row: Sequence[object]) -> SourceRow:
+    (sid, origin, kind, basis, text, level, captured, session, seq, settled, at) = row
+    return SourceRow(str(sid), str(origin), str(kind), str(basis), str(text), str(level),
+                     str(captured), str(session), int(seq),  # type: ignore[call-overload]
+                     _opt(settled), _opt(at))
+
+
+def _opt(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+class SqliteEvoView:
+    """:class:`~waymarks.core.evolution.fold.EvoView` over the tables (in a transaction)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def claim(self, claim_id: str) -> ClaimRow | None:
+        row = self.db.execute(f"SELECT {CLAIM_COLUMNS} FROM evo_claims WHERE id = ?",
+                              (claim_id,)).fetchone()
+        return None if row is None else claim_row(row)
+
+    def put_claim(self, row: ClaimRow) -> None:
+        self.db.execute(
+            f"INSERT OR REPLACE INTO evo_claims ({CLAIM_COLUMNS})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row.id, row.origin, row.kind, row.content, row.state, row.basis, row.method,
+             row.source_id, row.updated_at, row.seq, row.replaces, row.conflicts_with,
+             row.superseded_by, _TERMS.encode(list(row.search_terms)).decode()))
+
+    def source(self, source_id: str) -> SourceRow | None:
+        row = self.db.execute(f"SELECT {SOURCE_COLUMNS} FROM evo_sources WHERE source_id = ?",
+                              (source_id,)).fetchone()
+        return None if row is None else source_row(row)
+
+    def put_source(self, row: SourceRow) -> None:
+        self.db.execute(
+            f"INSERT OR REPLACE INTO evo_sources ({SOURCE_COLUMNS})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row.source_id, row.origin, row.kind, row.basis, row.text, row.classification,
+             row.captured_at, row.session, row.seq, row.settled, row.settled_at))
+
+    def suppressed(self, key: str) -> bool:
+        return self.db.execute("SELECT 1 FROM evo_suppressed WHERE key = ?",
+                               (key,)).fetchone() is not None
+
+    def suppress(self, key: str) -> None:
+        self.db.execute("INSERT OR IGNORE INTO evo_suppressed (key) VALUES (?)", (key,))
+
+
+class EvolutionStore:
+    """The evolution tables of one ``waymarks.db`` (its own connection; migrates on open)."""
+
+    def __init__(self, path: Path, now_ms: int) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+                                  check_same_thread=False)
+        try:
+            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            migrate(self.db, now_ms)
+        except BaseException:
+            self.db.close()
+            raise
+        self.view = SqliteEvoView(self.db)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+
+    # -- folding ----------------------------------------------------------------------
+
+    def sync(self, ledger: SessionLog) -> int:
+        """Fold what ``ledger`` holds past the checkpoint (inside :meth:`transaction`);
+        returns the number of entries folded. Only the bytes past the checkpoint are
+        decoded; a ledger that is not the one folded so far (another session, shorter, or
+        other bytes before the checkpoint) is folded again from the start."""
+        offset = int(self._meta("offset") or 0)
+        entries = int(self._meta("entries") or 0)
+        done = int(self._meta("folded") or 0)
+        if offset and (self._meta("ledger") != ledger.session_id or offset > ledger.offset
+                       or ledger.fingerprint(offset) != self._meta("fingerprint")):
+            self.reset()
+            offset = entries = done = 0
+        if offset == ledger.offset:
+            return 0
+        fresh = (list(custom_entries(ledger, EVOLUTION_CUSTOM_TYPE)) if offset == 0 else
+                 list(custom_entries_since(ledger, EVOLUTION_CUSTOM_TYPE, offset, entries)))
+        for seq, entry in enumerate(fresh, start=done + 1):
+            record = decode_record(entry.data)
+            effect = (fold(self.view, record, seq) if record is not None
+                      else Effect("unknown", "", False, "not_understood"))
+            self.db.execute(
+                "INSERT INTO evo_events (seq, entry_id, op, subject, applied, reason)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (seq, entry.id, effect.op, effect.subject, int(effect.applied), effect.reason))
+        for name, value in (("offset", ledger.offset), ("entries", ledger.entry_count),
+                            ("fingerprint", ledger.fingerprint(ledger.offset)),
+                            ("folded", done + len(fresh)), ("ledger", ledger.session_id)):
+            self._set_meta(name, str(value))
+        return len(fresh)
+
+    def reset(self) -> None:
+        """Forget everything derived (the next sync folds the whole ledger)."""
+        for table in ("evo_claims", "evo_sources", "evo_events", "evo_suppressed", "evo_meta"):
+            self.db.execute(f"DELETE FROM {table}")
+
+    def _meta(self, name: str) -> str | None:
+        row = self.db.execute("SELECT value FROM evo_meta WHERE name = ?", (name,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_meta(self, name: str, value: str) -> None:
+        self.db.execute("INSERT INTO evo_meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
+                        " DO UPDATE SET value = excluded.value", (name, value))
+
+    # -- reads ------------------------------------------------------------------------
+
+    def claims(self, *, states: Sequence[str] | None = None,
+               origin: str | None = None) -> list[ClaimRow]:
+        """Claims (in ``states``, of ``origin`` when given), oldest first."""
+        sql = f"SELECT {CLAIM_COLUMNS} FROM evo_claims WHERE 1"
+        args: list[object] = []
+        if states is not None:
+            sql += f" AND state IN ({','.join('?' * len(states))})"
+            args.extend(states)
+        if origin is not None:
+            sql += " AND origin = ?"
+            args.append(origin)
+        return [claim_row(r) for r in self.db.execute(sql + " ORDER BY seq", args)]
+
+    def unsettled(self, limit: int) -> list[SourceRow]:
+        return [source_row(r) for r in self.db.execute(
+            f"SELECT {SOURCE_COLUMNS} FROM evo_sources WHERE settled IS NULL"
+            " ORDER BY seq LIMIT ?", (limit,))]
+
+    def sources(self) -> list[SourceRow]:
+        return [source_row(r) for r in self.db.execute(
+            f"SELECT {SOURCE_COLUMNS} FROM evo_sources ORDER BY seq")]
+
+    def events(self) -> list[tuple[int, str, str, str, int, str]]:
+        return [tuple(r) for r in self.db.execute(
+            "SELECT seq, entry_id, op, subject, applied, reason FROM evo_events ORDER BY seq")]
+
+    def suppressions(self) -> list[str]:
+        return [str(k) for (k,) in self.db.execute(
+            "SELECT key FROM evo_suppressed ORDER BY key")]
+
+    def counts(self) -> dict[str, int]:
+        """Claims by state, and sources pending/settled (no content)."""
+        out = {f"claims_{state}": int(n) for state, n in self.db.execute(
+            "SELECT state, count(*) FROM evo_claims GROUP BY state")}
+        pending, settled = self.db.execute(
+            "SELECT count(*) FILTER (WHERE settled IS NULL),"
+            " count(*) FILTER (WHERE settled IS NOT NULL) FROM evo_sources").fetchone()
+        out["sources_pending"], out["sources_settled"] = int(pending), int(settled)
+        return out
+
+    def explicit_targets(self, ids: Sequence[str]) -> dict[str, tuple[str, str, str, int]]:
+        """Pins and memory items among ``ids``: id -> (kind, status, owner, created_at ms),
+        where owner is the project path, or the session ID of a session-scoped item."""
+        out: dict[str, tuple[str, str, str, int]] = {}
+        wanted = list(dict.fromkeys(ids))
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start:start + 500]
+            for item_id, kind, status, owner, created in self.db.execute(
+                    "SELECT id, kind, status, coalesce(project_path, session_id), created_at"
+                    f" FROM items WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+                out[str(item_id)] = (str(kind), str(status), str(owner), int(created))
+        return out

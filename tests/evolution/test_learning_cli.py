@@ -1,0 +1,153 @@
+"""The learning switch and the learned claims through the real CLI entry point: on/off in
+the home configuration only, project may only tighten, invalid files fail closed without
+echoing content; recall and the plan show learned claims in their own provisional block,
+after pins and confirmed memory; exact-ID forget removes one."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from waymarks.cli.main import main
+from waymarks.core.model_port import ModelReply
+from waymarks.service.evolution import Evolution
+from waymarks.service.learning import learning_enabled, learning_state
+
+AT = "2030-01-01T00:00:00.000Z"
+
+
+@pytest.fixture
+def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> Callable[..., dict]:
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+
+    def run(*args: str, expect: int = 0) -> dict:
+        code = main(["--json", *args])
+        out = capsys.readouterr().out
+        assert code == expect, out
+        lines = out.strip().splitlines()
+        assert len(lines) == 1
+        return dict(json.loads(lines[0]))
+
+    return run
+
+
+def test_learning_is_off_by_default_and_on_off_edit_only_the_home_file(
+        cli: Callable[..., dict], home: Path, project: Path) -> None:
+    assert cli("learn", "status")["learning"] is False
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[privacy]\ndefaultProvider = "remote"\n\n[evolution]\n'
+                                      'model = "claude-haiku"  # the queue\'s key\n')
+    assert cli("learn", "on")["learning"] is True
+    config = tomllib.loads((home / "config.toml").read_text())
+    assert config["evolution"] == {"learn": True, "model": "claude-haiku"}
+    assert config["privacy"] == {"defaultProvider": "remote"}
+    assert cli("learn", "status")["learning"] is True
+    assert cli("learn", "off")["learning"] is False
+    assert tomllib.loads((home / "config.toml").read_text())["evolution"]["learn"] is False
+    assert not (project / ".waymarks").exists()
+
+
+def test_a_project_may_turn_learning_off_but_never_on(home: Path, project: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (project / ".waymarks").mkdir()
+    (project / ".waymarks" / "config.toml").write_text("[evolution]\nlearn = true\n")
+    state = learning_state(home, str(project))
+    assert not state.enabled and state.ignored
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    assert learning_enabled(home, str(project))
+    (project / ".waymarks" / "config.toml").write_text("[evolution]\nlearn = false\n")
+    assert not learning_enabled(home, str(project))
+    assert learning_enabled(home, str(home))  # elsewhere it is still on
+
+
+def test_an_invalid_file_fails_closed_without_echoing_it(
+        cli: Callable[..., dict], home: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    secret = "sk-live-SHOULD-NOT-APPEAR"
+    (home / "config.toml").write_text(f'[evolution]\nlearn = "{secret}"\n')
+    out = cli("learn", "status", expect=1)
+    assert secret not in json.dumps(out) and "true or false" in json.dumps(out)
+    assert not learning_enabled(home)
+    (home / "config.toml").write_text(f'[evolution\nkey = "{secret}"\n')
+    out = cli("learn", "on", expect=1)
+    assert secret not in json.dumps(out)
+    assert (home / "config.toml").read_text().startswith("[evolution\n")  # unchanged
+
+
+def _learn(home: Path, origin: str, text: str, claim: dict[str, object]) -> str:
+    with Evolution(home) as evo:
+        src = evo.capture(origin, "statement", text, session="s", key=text)
+        assert src is not None
+        outcome = evo.apply(src.source_id, ModelReply(json.dumps({"claims": [claim]}), "f",
+                                                      "m"), AT)
+        assert outcome.code == "applied"
+        return next(c.id for c in evo.claims(["provisional"])
+                if c.content == claim["content"])
+
+
+def test_recall_plan_and_forget_of_a_learned_claim(
+        cli: Callable[..., dict], home: Path, project: Path, tmp_path: Path) -> None:
+    cli("pin", "--", "Always run the full test suite before pushing")
+    cli("memory", "add", "--", "The staging server is staging.example.org")
+    learned = _learn(home, str(tmp_path / "elsewhere"), "Remember: we deploy with Kamal",
+                     {"kind": "decision", "content": "Deployments use Kamal, not Capistrano",
+                      "searchTerms": ["deploy tool", "kamal"]})
+    out = cli("recall", "which deploy tool do we use?")
+    [row] = out["learned"]
+    assert row["id"] == learned and row["status"] == "provisional"
+    assert row["kind"] == "decision" and row["evidence"] == "user_statement/model"
+    assert row["origin"] == str(tmp_path / "elsewhere") and row["source"].startswith("s")
+    plan = cli("plan", "--", "which deploy tool do we use for staging?")
+    kinds = [m["kind"] for m in plan["messages"]]
+    assert "learned" in kinds and kinds.index("learned") > kinds.index("pins")
+    if "memory" in kinds:
+        assert kinds.index("learned") > kinds.index("memory")
+    block = next(m["content"] for m in plan["messages"] if m["kind"] == "learned")
+    assert "PROVISIONAL" in block and "Deployments use Kamal" in block
+    listed = cli("learn", "list")["claims"]
+    assert [c["id"] for c in listed] == [learned]
+    assert cli("learn", "forget", learned)["outcome"] == "forgotten"
+    assert "learned" not in cli("recall", "which deploy tool do we use?")
+    assert cli("learn", "forget", learned, expect=2)["code"] == "not_found"
+    assert cli("learn", "list")["claims"] == []
+
+
+def test_learn_status_through_the_installed_script(home: Path, project: Path) -> None:
+    env = {**os.environ, "WAYMARKS_HOME": str(home)}
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "learn", "status"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "learning: off" in done.stdout and "waymarks learn on" in done.stdout
+
+
+def test_installers_offer_learning_and_never_turn_it_on(
+        cli: Callable[..., dict], home: Path, project: Path, tmp_path: Path) -> None:
+    out = cli("claude-code", "install")
+    assert out["learning"] is False
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    assert {"Stop", "PreCompact", "UserPromptSubmit"} <= set(settings["hooks"])
+    [group] = settings["hooks"]["Stop"]
+    assert group["hooks"][0]["command"].endswith("hook claude-code Stop")
+    pi = cli("pi", "install", "--agent-dir", str(tmp_path / "pi"))
+    assert pi["learning"] is False
+    assert not (home / "config.toml").exists()  # offered, not turned on
+    assert learning_state(home).enabled is False
+    cli("claude-code", "uninstall")
+
+
+def test_install_prints_how_to_turn_learning_on(home: Path, project: Path) -> None:
+    env = {**os.environ, "WAYMARKS_HOME": str(home)}
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "claude-code",
+                           "install"], cwd=project, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "waymarks learn on" in done.stdout and "+hooks.Stop" in done.stdout
