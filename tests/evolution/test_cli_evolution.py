@@ -36,14 +36,12 @@ def _config(home: Path, text: str) -> None:
     (home / "config.toml").write_text(text, encoding="utf-8")
 
 
-def test_status_without_wiring_or_queue_says_so_and_creates_nothing(home: Path,
-                                                                     project: Path) -> None:
+def test_status_with_learning_off_and_no_queue_says_so_and_creates_nothing(
+        home: Path, project: Path) -> None:
     code, data, _ = _run(home, project, "evolution", "status")
-    assert code == 0 and data["wired"] is False
-    assert "not wired" in data["blocked"] and data["counts"]["pending"] == 0
+    assert code == 0 and data["learning"] is False
+    assert data["blocked"] and data["counts"]["pending"] == 0
     assert not (home / "evolution.db").exists()
-    code, data, _ = _run(home, project, "evolve")
-    assert code == 2 and data["code"] == "unavailable"
 
 
 def test_evolve_consolidates_and_status_reports_it(home: Path, project: Path,
@@ -60,7 +58,7 @@ def test_evolve_consolidates_and_status_reports_it(home: Path, project: Path,
         assert fake.requests[0]["headers"]["authorization"] == f"Bearer {KEY}"
         code, data, out = _run(home, project, "evolution", "status", step=tmp_path / "step",
                                env=env)
-    assert code == 0 and data["wired"] is True and data["blocked"] is None
+    assert code == 0 and data["learning"] is True and data["blocked"] is None
     assert data["counts"]["settled"] == 1
     assert data["routes"][0]["keyEnv"] == "EVO_TEST_KEY" and data["routes"][0]["keySet"]
     assert data["recentCalls"][0]["outcome"] == "ok"

@@ -134,7 +134,7 @@ def test_no_step_wired_stops_the_tick_quietly(tmp_path: Path) -> None:
     assert tick.errors == 0 and not (tmp_path / "home" / "evolution.db").exists()
 
 
-def test_start_recovery_needs_a_wired_step_and_never_runs_in_a_child(
+def test_start_recovery_needs_learning_on_and_never_runs_in_a_child(
         tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from waymarks.core.evolution_policy import CHILD_ENV
     from waymarks.models import route_client, route_is_available
@@ -142,8 +142,7 @@ def test_start_recovery_needs_a_wired_step_and_never_runs_in_a_child(
 
     home, step = tmp_path / "home", FileStep(tmp_path / "step")
     step.add("s1")
-    register_step(None)
-    assert start_recovery(home, route_client, route_is_available) is None
+    assert start_recovery(home, route_client, route_is_available) is None  # learning off
     register_step(lambda app: step)
     try:
         monkeypatch.setenv(CHILD_ENV, "1")
@@ -152,8 +151,8 @@ def test_start_recovery_needs_a_wired_step_and_never_runs_in_a_child(
         with FakeProvider([openai_ok("ok")]) as fake:
             home.mkdir()
             (home / "config.toml").write_text(
-                f'[evolution]\nprovider = "openai"\nendpoint = "{fake.origin}/v1"\n'
-                'model = "m1"\n', encoding="utf-8")
+                f'[evolution]\nlearn = true\nprovider = "openai"\n'
+                f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
             tick = start_recovery(home, route_client, route_is_available, interval_s=0.05)
             assert tick is not None
             try:

@@ -32,7 +32,7 @@ def test_status_of_a_busy_queue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     store.close()
     config = EvolutionConfig(primary=ROUTE, calls_per_hour=7)
     data = evolution_status(home, config, ProviderPolicy.from_config({}), NOW,
-                            available=lambda r: True, wired=True)
+                            available=lambda r: True, learning=True)
     assert data["blocked"] is None
     assert data["counts"] == {"pending": 2, "retrying": 6, "leased": 0, "paused": 1,
                               "settled": 0, "given_up": 0}
@@ -53,10 +53,10 @@ def test_status_of_a_busy_queue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 def test_status_creates_nothing_and_names_the_blocker(tmp_path: Path) -> None:
     home = tmp_path / "home"
     data = evolution_status(home, EvolutionConfig(), ProviderPolicy.from_config({}), NOW,
-                            available=lambda r: True, wired=True)
+                            available=lambda r: True, learning=True)
     assert "no model route" in data["blocked"] and data["routes"] == []
     assert not home.exists()
     cc = RouteConfig("anthropic", "claude-code", "default")
     data = evolution_status(home, EvolutionConfig(primary=cc), ProviderPolicy.from_config({}),
-                            NOW, available=lambda r: False, wired=True)
+                            NOW, available=lambda r: False, learning=True)
     assert data["routes"][0]["available"] is False and "no model route" in data["blocked"]

@@ -96,7 +96,8 @@ def register_evolution(root: Group) -> None:
         """Reads the queue (<home>/evolution.db) and the configuration; calls no model."""
         from waymarks.service.evolution_config import EvolutionConfigError
         from waymarks.service.evolution_status import evolution_status
-        from waymarks.service.evolution_wiring import config_for, step_for
+        from waymarks.service.evolution_wiring import config_for
+        from waymarks.service.learning import learning_enabled
 
         app = runtime().app()
         try:
@@ -105,7 +106,7 @@ def register_evolution(root: Group) -> None:
             return refused("bad_config", str(exc))
         data = evolution_status(app.home, config, app.settings().policy,
                                 int(time.time() * 1000), available=available,
-                                wired=step_for(app) is not None)
+                                learning=learning_enabled(app.home))
         return Result(data, _status_text(data))
 
     root.add_command(group)

@@ -42,7 +42,7 @@ def _when(ms: int | None) -> str | None:
 
 
 def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy, now_ms: int,
-                     *, available: Callable[[RouteConfig], bool], wired: bool) -> dict[str, Any]:
+                     *, available: Callable[[RouteConfig], bool], learning: bool) -> dict[str, Any]:
     routes = config.routes()
     exists = (home / DB_FILE).exists()
     store = JobStore.open(home) if exists else None
@@ -68,14 +68,14 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         row["cooldownUntil"] = _when(max((c.until_ms for c in cooling), default=0))
         route_rows.append(row)
     blocked = None
-    if not wired:
-        blocked = "consolidation is not wired in this build (no ConsolidationStep registered)"
-    elif not routes or not any(r["available"] for r in route_rows):
+    if not routes or not any(r["available"] for r in route_rows):
         blocked = WAIT_TEXT["no_route"]
+    elif not learning:
+        blocked = "learning is off for this home: nothing new is captured (waymarks learn on)"
     for call in recent:
         call["reservedAt"] = _when(int(str(call["reservedAt"])))
     return {
-        "wired": wired,
+        "learning": learning,
         "blocked": blocked,
         "counts": {k: counts.get(k, 0) for k in ("pending", "retrying", "leased", "paused",
                                                   "settled", "given_up")},

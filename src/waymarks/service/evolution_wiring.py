@@ -1,12 +1,10 @@
 """Where the two halves of memory evolution plug together for a Waymarks home.
 
-The queue (this package's ``evolution_queue``) runs any ``ConsolidationStep``; the
-consolidation half provides the real one. Until the lead wires it, no step is registered
-and every entry point (``waymarks evolve``, the recovery tick) says evolution is not
-available rather than pretending. The one call the other half makes::
-
-    from waymarks.service.evolution_wiring import register_step
-    register_step(lambda app: MyConsolidationStep(app))   # returns None to opt out
+The queue (``evolution_queue``) runs any ``ConsolidationStep``; the real one is the
+consolidation half's :class:`waymarks.service.evolution.Evolution` over the home's
+evolution ledger. Tests substitute a double with :func:`register_step` (``None`` restores
+the real step). The recovery tick of a long-lived process starts only while learning is on
+for the home: with it off nothing is captured, so there is nothing to consolidate.
 
 What must stay true: registering a step starts nothing (no thread, no database, no call);
 the adapters decide when a queue is opened and run (``open_for``), with the model clients
@@ -22,9 +20,11 @@ from typing import TYPE_CHECKING
 
 from waymarks.core.evolution_policy import CHILD_ENV, TICK_INTERVAL_S
 from waymarks.core.model_port import ConsolidationStep
+from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig, load_evolution_config
 from waymarks.service.evolution_queue import ClientFactory, EvolutionQueue, open_queue
 from waymarks.service.evolution_tick import RecoveryTick
+from waymarks.service.learning import learning_enabled
 
 if TYPE_CHECKING:
     from threading import Event
@@ -32,18 +32,30 @@ if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
 StepFactory = Callable[["Waymarks"], ConsolidationStep | None]
-_factory: list[StepFactory] = []
+
+
+def _consolidation(app: Waymarks) -> ConsolidationStep:
+    return Evolution(app.home, clock=app.clock, ids=app.ids)
+
+
+_factory: list[StepFactory] = [_consolidation]
 
 
 def register_step(factory: StepFactory | None) -> None:
-    """Make ``factory`` the consolidation step of this process (None: none)."""
-    _factory.clear()
-    if factory is not None:
-        _factory.append(factory)
+    """Make ``factory`` the consolidation step of this process (None: the real one)."""
+    _factory[:] = [factory or _consolidation]
 
 
 def step_for(app: Waymarks) -> ConsolidationStep | None:
-    return _factory[0](app) if _factory else None
+    return _factory[0](app)
+
+
+def _closing(queue: EvolutionQueue, step: ConsolidationStep) -> EvolutionQueue:
+    """Close the step (its ledger and projection) with the queue."""
+    close = getattr(step, "close", None)
+    if callable(close):
+        queue.on_close.append(close)
+    return queue
 
 
 def config_for(app: Waymarks) -> EvolutionConfig:
@@ -58,21 +70,22 @@ def open_for(app: Waymarks, clients: ClientFactory, available: Callable[[RouteCo
     step = step_for(app)
     if step is None:
         return None
-    return open_queue(app.home, step, config_for(app), app.settings().policy, clients,
-                      available, cancel=cancel)
+    return _closing(open_queue(app.home, step, config_for(app), app.settings().policy,
+                               clients, available, cancel=cancel), step)
 
 
 def start_recovery(home: Path, clients: ClientFactory,
                    available: Callable[[RouteConfig], bool], *,
                    interval_s: float = TICK_INTERVAL_S) -> RecoveryTick | None:
     """Start the recovery tick of a long-lived host process (Claude Code helper, MCP
-    server); None when there is nothing to run: no step wired, or this process was itself
-    started by a consolidation call. The tick works on jobs of every origin, so it reads
-    the HOME configuration only (a project's file cannot widen anything anyway).
+    server); None when there is nothing to run: learning is off for the home, or this
+    process was itself started by a consolidation call. The tick works on jobs of every
+    origin, so it reads the HOME configuration only (a project's file cannot widen
+    anything anyway).
 
     Nothing is opened here: the queue (and the step's ``Waymarks``) are made on the tick's
     own thread at its first check, 15 s after the start, never on a prompt's path."""
-    if os.environ.get(CHILD_ENV) or not _factory:
+    if os.environ.get(CHILD_ENV) or not learning_enabled(home):
         return None
 
     def make() -> EvolutionQueue | None:
@@ -88,7 +101,7 @@ def start_recovery(home: Path, clients: ClientFactory,
         queue = open_queue(home, step, load_evolution_config(home), policy, clients,
                            available)
         queue.on_close.append(app.close)
-        return queue
+        return _closing(queue, step)
 
     tick = RecoveryTick(make, interval_s=interval_s)
     tick.start()
