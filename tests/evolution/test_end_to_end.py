@@ -98,3 +98,64 @@ def test_stop_capture_consolidation_and_the_next_sessions_prompt(tmp_path: Path)
     out = _hook(home, b, "UserPromptSubmit", {"session_id": session_b, "cwd": str(b),
                                               "prompt": "Which deployment tool do we use?"})
     assert "Deployments use Kamal" not in out
+
+
+def test_both_halves_through_the_cli_a_loopback_anthropic_model_and_the_next_prompt(
+        tmp_path: Path) -> None:
+    """The whole loop on real processes with nothing scripted in-process: the Stop hook
+    captures, ``waymarks evolve`` (the queue, the real step, the Anthropic adapter) calls a
+    loopback Anthropic-compatible server, and the next session's prompt hook in another
+    directory injects the learned claim. The request the model received is sanitized."""
+    from tests.evolution.fake_provider import FakeProvider, anthropic_ok
+
+    home, a, b = tmp_path / "home", tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(json.dumps(x) for x in [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content":
+            f"I prefer pnpm over npm for every package; our token is {TOKEN}. "
+            "[ds4:local-only]Build host is omega-4.[/ds4:local-only]"}},
+        {"type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Noted: I will use npm from now on."}]}},
+    ]) + "\n")
+    answer = json.dumps({"claims": [{"kind": "preference", "content":
+                                     "The person prefers pnpm over npm",
+                                     "searchTerms": ["pnpm", "package manager"]}]})
+    key = "sk-ant-e2e-" + "k" * 24
+    with FakeProvider([anthropic_ok(answer)]) as fake:
+        home.mkdir()
+        (home / "config.toml").write_text(
+            f'[evolution]\nlearn = true\nprovider = "anthropic"\napi = "anthropic"\n'
+            f'endpoint = "{fake.origin}"\nmodel = "claude-test"\nkeyEnv = "EVO_E2E_KEY"\n',
+            encoding="utf-8")
+        _hook(home, a, "Stop", {"session_id": "3c3c3c3c-3c3c-4c3c-8c3c-3c3c3c3c3c3c",
+                                "cwd": str(a), "transcript_path": str(transcript)})
+        assert fake.requests == []  # capture never calls a model
+        done = subprocess.run(
+            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--json",
+             "evolve"], cwd=a, capture_output=True, text=True, timeout=120,
+            env={**os.environ, "EVO_E2E_KEY": key})
+        assert done.returncode == 0, done.stdout + done.stderr
+        attempt = json.loads(done.stdout)
+        assert (attempt["outcome"], attempt["model"]) == ("settled", "claude-test")
+    [request] = fake.requests
+    assert request["path"] == "/v1/messages" and request["headers"]["x-api-key"] == key
+    sent = json.dumps(request["body"])
+    assert "pnpm" in sent and TOKEN not in sent and "omega-4" not in sent
+    assert "I will use npm" not in sent  # assistant text is never evidence of a preference
+    assert key not in done.stdout + done.stderr
+
+    learned = _cli(home, b, "learn", "list")
+    text = json.dumps(learned)
+    assert "The person prefers pnpm over npm" in text and "provisional" in text
+
+    session_b = "4d4d4d4d-4d4d-4d4d-8d4d-4d4d4d4d4d4d"
+    _hook(home, b, "SessionStart", {"session_id": session_b, "cwd": str(b),
+                                    "source": "startup"})
+    out = _hook(home, b, "UserPromptSubmit", {"session_id": session_b, "cwd": str(b),
+                                              "prompt": "Which package manager should I use?"})
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "LEARNED MEMORY" in context and "PROVISIONAL" in context
+    assert "The person prefers pnpm over npm" in context
+    assert f"Origin: {json.dumps(str(a))}" in context
