@@ -17,7 +17,10 @@ from pathlib import Path
 NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.commands.table", "waymarks.hosts",
                   "waymarks.mcp", "waymarks.personal", "waymarks.tool",
-                  "waymarks.planner.select", "waymarks.planner.render")
+                  "waymarks.planner.select", "waymarks.planner.render",
+                  # a home that never learned anything: learned recall costs one stat
+                  "waymarks.service.evolution", "waymarks.core.evolution",
+                  "waymarks.store.evolution")
 
 
 def _loaded_after(code: str, tmp_path: Path, cwd: Path) -> tuple[list[str], str]:

@@ -59,6 +59,7 @@ from waymarks.core.model_port import (
     StepOutcome,
 )
 from waymarks.ledger.session_file import SessionFile
+from waymarks.service.learning import ledger_path as ledger_path  # re-exported
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, iso
 from waymarks.store.evolution import EvolutionStore
 
@@ -67,10 +68,6 @@ DB_NAME: Final = "waymarks.db"
 #: settlement codes besides the model port's error codes and the authority reasons
 STEP_CODES: Final = frozenset({"applied", "no_change", "withheld"})
 SETTLEMENT_CODES: Final = STEP_CODES | MODEL_ERROR_CODES | AUTHORITY_REASONS
-
-
-def ledger_path(home: Path) -> Path:
-    return home / "evolution" / "ledger.jsonl"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,12 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from waymarks.core.egress import Egress
-from waymarks.core.evolution.model import RECALLABLE_STATES
 from waymarks.recall.digest import render_digest
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.learned import LearnedClaim, candidate, corpus_stats
 from waymarks.recall.plan import direct_plan, plan_query
-from waymarks.service.evolution import Evolution, ledger_path
+from waymarks.service.learning import ledger_path
 
 if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's path
     from waymarks.planner.learned import LearnedBlock
@@ -31,6 +30,9 @@ def learned_claims(home: Path) -> list[LearnedClaim]:
     """Every recallable learned claim of ``home`` (none without an evolution ledger)."""
     if not ledger_path(home).is_file():
         return []
+    from waymarks.core.evolution.model import RECALLABLE_STATES
+    from waymarks.service.evolution import Evolution
+
     with Evolution(home) as evo:
         rows = evo.claims(sorted(RECALLABLE_STATES))
         levels = {s.source_id: s.classification for s in evo.store.sources()}

@@ -148,3 +148,9 @@ def _with_learn(text: str, on: bool) -> str:
         return "\n".join(lines) + "\n"
     prefix = text if not text or text.endswith("\n") else text + "\n"
     return f"{prefix}{'' if not text else chr(10)}[{TABLE}]\n{line}\n"
+
+
+def ledger_path(home: Path) -> Path:
+    """The home's evolution ledger (canonical learned state); absent until something is
+    captured, so recall in a home that never learned costs one ``stat``."""
+    return home / "evolution" / "ledger.jsonl"

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from waymarks.core.egress import Egress
 from waymarks.service.config import Settings
-from waymarks.service.evolution_recall import learned_blocks
 from waymarks.service.history import COMPACTED_TURNS
 from waymarks.service.logs import log_event
 from waymarks.service.recovery import recovering
@@ -102,6 +101,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
           history: Sequence[str], fixed_tokens: int, retrieved: TextSource | None,
           snippets: TextSource, personal: TextSource) -> Plan:
     from waymarks.planner.select import PinInput, build_plan
+    from waymarks.service.evolution_recall import learned_blocks
 
     settings = settings_for(app)
     egress = egress_for(app, provider, settings)
