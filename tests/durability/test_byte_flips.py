@@ -10,9 +10,12 @@ exactly the expected one. Never a traceback, never exit 1 with advice about disk
 never a listing with an item missing or changed.
 
 The fast version (48 flips, one or two commands each) runs in the normal suite; the slow
-one (``-m slow``: 600 flips, all six commands each) prints its tally:
+one (``-m slow``: all six commands each) runs 150 flips in the full suite, which is 900
+CLI processes — the 600-flip soak (3,600 processes, most of a CI run's time) is asked for
+with ``WAYMARKS_BYTE_FLIPS=600`` and prints its tally:
 
-    .venv/bin/python -m pytest -m slow -s tests/durability/test_byte_flips.py
+    WAYMARKS_BYTE_FLIPS=600 .venv/bin/python -m pytest -m slow -s \
+        tests/durability/test_byte_flips.py
 """
 
 from __future__ import annotations
@@ -176,9 +179,11 @@ def test_byte_flips_never_give_a_wrong_answer(homes: Homes) -> None:
 
 @pytest.mark.slow
 def test_byte_flips_at_length(homes: Homes) -> None:
-    tally = trial(homes, seed=600, flips=600, every_command=True)
+    flips = int(os.environ.get("WAYMARKS_BYTE_FLIPS", "150"))
+    tally = trial(homes, seed=600, flips=flips, every_command=True)
     print(dict(tally))
-    assert tally["flips"] == 600
+    assert tally["flips"] == flips
+    assert tally["closed:rebuilt"] + tally["open:rebuilt"] > 0
 
 
 def test_a_damaged_copy_is_kept_for_inspection(homes: Homes) -> None:
