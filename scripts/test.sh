@@ -10,4 +10,4 @@ echo "== mypy"
 echo "== pytest"
 # Every test, the ones marked slow included (the fast lane is `pytest -m "not slow"`).
 # pytest exits 5 when it collects no tests: that is a failure here, as any non-zero exit is.
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest --durations=15 "$@"  # the slowest tests, named in the log
