@@ -276,3 +276,13 @@ def test_request_is_sanitized_bounded_and_offers_only_mentioned_same_origin_clai
     assert payload["records"][0]["id"] == chosen[0].id
     assert build_request(SourceRow("s2", "/w/a", "statement", "user_statement", "x" * 9,
                                    "local-only", T1, "sess", 2), []) is None
+
+
+def test_a_folded_level_is_admitted_only_when_every_level_below_it_is() -> None:
+    from waymarks.core.egress import Egress
+    from waymarks.core.privacy import ProviderPolicy
+
+    gappy = Egress.to(ProviderPolicy.from_config(
+        {"remoteProviders": {"openai": ["normal", "sensitive"]}}), "openai")
+    assert gappy.admits("sensitive") and not gappy.admits_all_up_to("sensitive")
+    assert gappy.admits_all_up_to("normal") and not gappy.admits_all_up_to("not-a-level")

@@ -105,6 +105,20 @@ def test_privacy_policy_keeps_a_source_from_a_remote_provider(h: Harness) -> Non
     assert h.queue(policy=local).run_once().outcome == "settled"
 
 
+def test_a_sources_level_is_a_ceiling_under_an_exact_allow_list(h: Harness) -> None:
+    """A source folds its marked spans into its highest level: an allow list of
+    ``normal`` and ``sensitive`` must not receive a ``sensitive`` source, which may hold an
+    ``internal`` span, though ``sensitive`` itself is on the list."""
+    h.step.add("s1", "notes with an internal span inside", classification="sensitive")
+    gappy = ProviderPolicy.from_config({"remoteProviders": {"openai": ["normal", "sensitive"]}})
+    attempt = h.queue(policy=gappy).run_once()
+    assert (attempt.outcome, attempt.reason) == ("waiting", "privacy")
+    assert h.fake.requests == []
+    whole = ProviderPolicy.from_config({"remoteProviders": {
+        "openai": ["normal", "internal", "sensitive"]}})
+    assert h.queue(policy=whole).run_once().outcome == "settled"
+
+
 def test_request_classification_is_checked_after_leasing(h: Harness) -> None:
     h.step.add("s1", classification="normal")
 

@@ -37,6 +37,8 @@ from waymarks.core.privacy import (
     ProviderPolicy,
     classify,
     filter_text,
+    is_level,
+    levels_up_to,
     normalize_provider,
 )
 from waymarks.core.secrets import find_secrets, redact
@@ -83,6 +85,13 @@ class Egress:
     def admits(self, level: str) -> bool:
         """May this destination receive an item of ``level``?"""
         return level in self.allowed
+
+    def admits_all_up_to(self, level: str) -> bool:
+        """May this destination receive every level at or below ``level``? For text whose
+        marked spans were folded into one level (captured sources, learned claims), that
+        level is a ceiling, not the class of every span in it: under exact allow lists
+        (``["normal", "sensitive"]``) an ``internal`` span must not ride on ``sensitive``."""
+        return is_level(level) and levels_up_to(level) <= self.allowed
 
     def text(self, stored: str, explicit: str | None = None) -> str | None:
         """``stored`` as the destination may see it (steps 2-4); ``None`` when nothing of

@@ -59,7 +59,7 @@ def choose_learned(blocks: Sequence[LearnedBlock], egress: Egress, budget: int,
     used = 0
     for block in blocks:
         level = egress.level(block.content, block.classification)
-        if not egress.admits(level):
+        if not egress.admits_all_up_to(level):  # a folded level is a ceiling
             excluded.append((block, level, f"classification {level} not allowed for this "
                              "provider", 0))
             continue

@@ -66,7 +66,7 @@ from waymarks.store.evolution import EvolutionStore
 LEDGER_SESSION_ID: Final = "waymarks-evolution"
 DB_NAME: Final = "waymarks.db"
 #: settlement codes besides the model port's error codes and the authority reasons
-STEP_CODES: Final = frozenset({"applied", "no_change", "withheld"})
+STEP_CODES: Final = frozenset({"applied", "no_change", "withheld", "budget_spent"})
 SETTLEMENT_CODES: Final = STEP_CODES | MODEL_ERROR_CODES | AUTHORITY_REASONS
 
 

@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from threading import Event
 
+from waymarks.core.egress import Egress
 from waymarks.core.evolution_policy import (
     TRANSPORT_COOLDOWN_S,
     TRANSPORT_FAILURES_BEFORE_COOLDOWN,
@@ -125,7 +126,10 @@ class EvolutionQueue:
                 now: int) -> tuple[list[RouteConfig], str | None]:
         """Routes that may be tried for a source of ``classification`` now, and, when
         none may, the wait reason of the first obstacle (privacy, price, cooldown)."""
-        allowed = [r for r in routes if self.policy.allows(r.provider, classification)]
+        # the source's level folds its marked spans into one: every level up to it must
+        # be allowed (an exact allow list may skip one)
+        allowed = [r for r in routes
+                   if Egress.to(self.policy, r.provider).admits_all_up_to(classification)]
         if not allowed:
             return [], "privacy"
         if self.config.daily_usd is not None:
@@ -264,6 +268,8 @@ class EvolutionQueue:
                                                  timeout_s=deadline)
         except ModelError as exc:
             error = exc
+        except Exception:  # noqa: BLE001 - an adapter's own bug: a failed call, never a crash
+            error = ModelError("unknown")  # (that leaves a reserved call row, a lease)
         elapsed = time.monotonic() - started
         now = self.now_ms()
         duration = int(elapsed * 1000)
@@ -285,6 +291,8 @@ class EvolutionQueue:
                                output_tokens=reply.output_tokens,
                                estimated_usd=_estimate(route, reply))
         self.store.route_ok(route.provider, route.model, now)
+        if not self.store.holds(lease, self.now_ms()):  # lost while the call was recorded
+            return Attempt("late", job.source_id, provider=route.provider, model=route.model)
         outcome = self.step.apply(job.source_id, reply, iso(datetime.fromtimestamp(
             now / 1000, UTC)))
         effect = step_action(outcome.code)

@@ -50,7 +50,7 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
     candidates = [candidate(c) for c in claims]
     if egress is not None:
         candidates = [c for c in candidates
-                      if egress.admits(egress.level(c.text, c.classification))]
+                      if egress.admits_all_up_to(egress.level(c.text, c.classification))]
     stats = corpus_stats(candidates, (*plan.focus, *plan.context))
     result = evaluate(plan, candidates, stats)
     if egress is None:
