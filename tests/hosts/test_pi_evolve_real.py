@@ -73,3 +73,41 @@ def test_pi_learns_with_its_own_model_and_b_gets_the_claim(tmp_path: Path) -> No
         assert done.returncode == 0, done.stderr
         last = json.dumps(fake.bodies[-1], ensure_ascii=False)
         assert "LEARNED MEMORY" in last and "The person prefers pnpm over npm" in last
+
+
+def _status(home: Path, cwd: Path) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--json", "evolution", "status"], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return dict(json.loads(done.stdout))
+
+
+def test_pi_073_has_no_completion_api_so_the_call_is_unavailable(tmp_path: Path) -> None:
+    """Pi 0.73's model registry cannot complete: the attempt ends ``unavailable`` (a code,
+    recorded as such), no consolidation request reaches the model, nothing is learned."""
+    with FakeOpenAI([reply_text("Noted.")]) as fake:
+        pi = PiHome(tmp_path, install("pi073"), fake.base_url,
+                    extra_env={"WAYMARKS_EVOLVE_INTERVAL_MS": "300",
+                               "PI_SUBAGENT_AGENT_ID": ""})
+        on = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
+                             str(pi.waymarks_home), "learn", "on"], cwd=pi.project,
+                            capture_output=True, text=True, timeout=120)
+        assert on.returncode == 0, on.stdout + on.stderr
+        rpc = PiRpc(pi)
+        try:
+            rpc.prompt("I prefer pnpm over npm for every package.")
+            deadline = time.monotonic() + 60
+            while True:
+                calls = _status(pi.waymarks_home, pi.project)["recentCalls"]
+                if calls:
+                    break
+                assert time.monotonic() < deadline, "no attempt was recorded"
+                time.sleep(0.5)
+        finally:
+            rpc.close()
+        assert isinstance(calls, list)
+        assert {c["outcome"] for c in calls} == {"unavailable"}, calls
+        assert {c["model"] for c in calls} == {"fake-model"}, calls
+        assert len(fake.bodies) == 1  # only the turn itself
+        assert "prefers pnpm" not in _learned(pi.waymarks_home, pi.project)
