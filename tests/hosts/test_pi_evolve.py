@@ -229,3 +229,19 @@ def test_a_shutdown_during_the_call_cancels_it_and_the_source_stays_pending(
         assert again.read()["result"]["outcome"] == "settled"
     finally:
         again.close()
+
+
+def test_a_source_above_what_pis_provider_may_receive_waits_and_is_never_sent(
+        tmp_path: Path) -> None:
+    home, a, _ = _setup(tmp_path)
+    bridge = Bridge(home, a)
+    try:
+        _initialize(bridge, a, tmp_path / "sp.jsonl", [_entry(
+            "p1", None, "user", "[ds4:sensitive]I prefer the internal mirror "
+            "registry-q7 for every package.[/ds4:sensitive]")])
+        assert bridge.call("learn", {"event": "agent_end"})["captured"] >= 1
+        # a remote provider receives only "normal" by default: nothing is asked of Pi
+        attempt = bridge.call("evolve", {"provider": "openai", "model": "gpt-pi-test"})
+        assert (attempt["outcome"], attempt["reason"]) == ("waiting", "privacy"), attempt
+    finally:
+        bridge.close()

@@ -27,7 +27,8 @@
  *
  * Configuration (environment): WAYMARKS_BIN (default "waymarks"), WAYMARKS_HOME,
  * WAYMARKS_BRIDGE_TIMEOUT_MS (default 5000), WAYMARKS_BRIDGE_TIMINGS (a file to append
- * one JSON line per round trip, for measurements).
+ * one JSON line per round trip, for measurements), WAYMARKS_EVOLVE_INTERVAL_MS (default
+ * 15000: the pause between evolution checks; tests shorten it).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { appendFileSync } from "node:fs";
