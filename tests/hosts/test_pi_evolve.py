@@ -55,7 +55,9 @@ class Bridge:
 
     def answer(self, request_id: str, result: Any) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"id": request_id, "result": result}) + "\n")
+        body = ({"error": result["rpcError"]} if isinstance(result, dict) and "rpcError" in
+                result else {"result": result})
+        self.proc.stdin.write(json.dumps({"id": request_id, **body}) + "\n")
         self.proc.stdin.flush()
 
     def read(self) -> dict[str, Any]:
@@ -164,14 +166,17 @@ def test_failures_cross_as_codes_and_a_switched_model_is_not_applied(tmp_path: P
         for turn, reply in enumerate((
                 {"error": "rate_limited"},
                 {"error": f"401 bad key {TOKEN}"},  # not a code: unknown, never text
-                {"text": ANSWER, "provider": "anthropic", "model": "other"})):
+                {"text": ANSWER, "provider": "anthropic", "model": "other"},
+                # the extension itself failed (JSON-RPC error): unknown, its text dropped
+                {"rpcError": {"code": "host_error", "message": f"boom {TOKEN}"}})):
             if turn:  # a failed source backs off: a new turn gives a new, due source
                 done = bridge.call("learn", {"event": "agent_end", "sync": {
                     "entries": [_entry(f"t{turn}", "e2", "user",
                                        f"From now on, I prefer tabs over spaces {turn}.")],
                     "leafId": f"t{turn}"}})
                 assert done["captured"] >= 1, done
-            evolve = bridge.send("evolve", {"provider": "openai", "model": f"m{len(outcomes)}"})
+            # a provider of its own each turn: no cooldown carries over
+            evolve = bridge.send("evolve", {"provider": f"prov{turn}", "model": f"m{turn}"})
             ask = bridge.read()
             assert ask.get("method") == "complete", (turn, ask)
             bridge.answer(ask["id"], reply)
@@ -182,8 +187,11 @@ def test_failures_cross_as_codes_and_a_switched_model_is_not_applied(tmp_path: P
         assert TOKEN not in json.dumps(outcomes)
     finally:
         bridge.close()
-    status = json.dumps(_cli(home, a, "evolution", "status"))
-    assert TOKEN not in status and "401 bad key" not in status
+    status = _cli(home, a, "evolution", "status")
+    assert [c["outcome"] for c in reversed(status["recentCalls"])] == [
+        "rate_limited", "unknown", "unavailable", "unknown"], status["recentCalls"]
+    assert TOKEN not in json.dumps(status) and "bad key" not in json.dumps(status)
+    assert "boom" not in json.dumps(status)
     assert "The person prefers pnpm" not in json.dumps(_cli(home, a, "learn", "list"))
 
 

@@ -321,11 +321,20 @@ class Bridge:
         from waymarks.hosts.pi_model import PiEvolution
 
         if self._evolution is None:
-            self._evolution = PiEvolution(
-                lambda method, body: self.ask_host(method, body, serve_meanwhile=True))
+            self._evolution = PiEvolution(self._ask_for_model)
         result: dict[str, Any] = self._evolution.run(self._app(), params.get("provider"),
                                                      params.get("model"))
         return result
+
+    def _ask_for_model(self, method: str, params: dict[str, Any]) -> Any:
+        """``ask_host`` for a model call: other requests served meanwhile; an error
+        answer becomes ``HostFailed`` (its text stays here)."""
+        from waymarks.hosts.pi_model import HostFailed
+
+        try:
+            return self.ask_host(method, params, serve_meanwhile=True)
+        except BridgeError as exc:
+            raise HostFailed(exc.code) from None
 
     def rpc_shutdown(self, params: dict[str, Any]) -> dict[str, Any]:
         if self._evolution is not None:

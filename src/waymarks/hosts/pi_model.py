@@ -49,6 +49,10 @@ class HostGone(Exception):
     """The extension closed the bridge (Pi is shutting down): the call is cancelled."""
 
 
+class HostFailed(Exception):
+    """The extension answered the host request with an error (its text is not kept)."""
+
+
 class PiModelClient:
     """A ``ModelClient`` whose call is a ``complete`` host request to Pi's extension."""
 
@@ -63,9 +67,7 @@ class PiModelClient:
             answer = self._ask("complete", params)
         except HostGone:
             raise ModelError("cancelled") from None
-        except ModelError:
-            raise
-        except Exception:  # noqa: BLE001 (the extension's failure is a code, never text)
+        except HostFailed:  # the extension failed: a code, never its text
             raise ModelError("unknown") from None
         return _reply(answer, route)
 

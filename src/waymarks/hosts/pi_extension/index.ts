@@ -16,8 +16,8 @@
  *
  * Memory evolution (learning on for the home): 15 s after the previous check ended, a timer
  * (unreferenced, so it never keeps Pi alive; stopped on session_shutdown; never in a
- * subagent) sends `evolve` with the active model; the bridge runs one queue attempt and asks
- * back `complete`, which Pi performs with ctx.modelRegistry.complete and the active model
+ * subagent; skipped while a turn runs) sends `evolve` with the active model; the bridge
+ * runs one queue attempt and asks back `complete`, which Pi performs with ctx.modelRegistry.complete and the active model
  * (Pi resolves the credentials; none reach Waymarks). A Pi without that API answers
  * `unavailable`. Only an error code ever crosses back, never a provider's error text.
  *
@@ -239,7 +239,8 @@ export default function waymarks(pi: any) {
 			evolveTimer = undefined;
 			const ctx = ctxNow;
 			try {
-				if (child && ready && ctx?.model) {
+				// only while Pi is idle: a consolidation call never competes with a turn
+				if (child && ready && ctx?.model && ctx.isIdle?.() !== false) {
 					await call(ctx, "evolve", { provider: ctx.model.provider, model: ctx.model.id }, LONG_CALL_MS);
 				}
 			} catch {}
