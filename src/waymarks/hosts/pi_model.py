@@ -16,7 +16,8 @@ What must stay true:
   reply is dropped;
 - failures cross the bridge as allowlisted ``ModelError`` codes only; an unknown code, an
   extension error or a malformed answer becomes ``unknown``/``invalid_output``, never text;
-- nothing happens when learning is off, in a subagent, or without an active model.
+- nothing happens when learning is off, in a subagent (or a process a consolidation call
+  started), or without an active model.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from waymarks.core.evolution_policy import CHILD_ENV
 from waymarks.core.model_port import (
     MODEL_ERROR_CODES,
     ModelError,
@@ -108,7 +110,6 @@ class PiEvolution:
     def __init__(self, ask: Ask) -> None:
         self._client = PiModelClient(ask)
         self._queue: EvolutionQueue | None = None
-        self._base: EvolutionConfig | None = None
 
     def close(self) -> None:
         if self._queue is not None:
@@ -122,10 +123,10 @@ class PiEvolution:
         """One queue attempt with Pi's active model; a content-free summary."""
         from waymarks.ledger.identity import canonical_project_path
         from waymarks.service.evolution_config import EvolutionConfigError
-        from waymarks.service.evolution_wiring import open_for
+        from waymarks.service.evolution_wiring import config_for, open_for
         from waymarks.service.learning import learning_enabled
 
-        if os.environ.get("PI_SUBAGENT_AGENT_ID"):
+        if os.environ.get("PI_SUBAGENT_AGENT_ID") or os.environ.get(CHILD_ENV):
             return {"outcome": "skipped", "reason": "subagent"}
         if not learning_enabled(app.home, canonical_project_path(app.cwd)):
             return {"outcome": "skipped", "reason": "learning_off"}
@@ -138,7 +139,10 @@ class PiEvolution:
                 return {"outcome": "skipped", "reason": "config_invalid"}
             if queue is None:
                 return {"outcome": "skipped", "reason": "no_step"}
-            self._queue, self._base = queue, queue.config
-        assert self._base is not None
-        self._queue.config = pi_route(self._base, provider, model)
+            self._queue = queue
+        try:  # read each time: caps changed mid-session apply at the next check
+            base = config_for(app)
+        except EvolutionConfigError:
+            return {"outcome": "skipped", "reason": "config_invalid"}
+        self._queue.config = pi_route(base, provider, model)
         return self._queue.run_once().to_json()
