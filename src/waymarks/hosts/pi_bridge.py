@@ -10,13 +10,19 @@ with requests of its own (IDs ``w1``, ``w2`` …) that the extension answers on 
 
 - ``appendEntry {customType, data}`` → the entry as Pi stored it (``pi.appendEntry``);
 - ``confirm {title, message}`` → ``{"decision": "accepted"|"declined"|"cancelled"|
-  "unavailable"}`` (``ctx.ui.confirm``; no UI → unavailable).
+  "unavailable"}`` (``ctx.ui.confirm``; no UI → unavailable);
+- ``complete {system, prompt, maxTokens, provider, model, timeoutMs}`` → ``{text,
+  provider, model, inputTokens, outputTokens}`` or ``{error: <ModelError code>}``
+  (``ctx.modelRegistry.complete`` with Pi's active model; requests the extension sends
+  while it runs are served meanwhile).
 
 Methods: ``initialize``, ``sync``, ``plan``, ``command`` (``/context …`` text),
 ``remember``, ``notes`` (``/notes …``: ``promote`` answers with the prompt of the visible
 promotion turn), ``tool`` (the tools of :mod:`waymarks.hosts.pi_tools`), ``sanitize``
 (a provider payload; fails closed), ``learn`` (capture on ``agent_end`` /
-``session_compact``, when learning is on), ``shutdown``. Logic lives here; the extension only
+``session_compact``, when learning is on), ``evolve`` (one consolidation attempt whose
+model call is the host request ``complete`` below; :mod:`waymarks.hosts.pi_model`),
+``shutdown``. Logic lives here; the extension only
 forwards.
 
 Every request's ``sync`` may also carry ``provider``: Pi's *active* model's provider,
@@ -67,6 +73,9 @@ class Bridge:
         self.provider: str | None = None
         self._capture: Any = None  # learning capture (hosts.pi_capture), opened on first use
         self._waiting: deque[dict[str, Any]] = deque()
+        self._asking: set[str] = set()  # host requests awaiting their answers
+        self._answers: dict[str, dict[str, Any]] = {}  # answers read by a nested wait
+        self._evolution: Any = None  # hosts.pi_model.PiEvolution, opened on first evolve
         self._next = 0
         self._tool: Any = None
         self._table: Any = None
@@ -123,20 +132,49 @@ class Bridge:
         self._send({"id": request_id, "result": result})
         return "stop" if method == "shutdown" else None
 
-    def ask_host(self, method: str, params: dict[str, Any]) -> Any:
-        """A request to the extension, answered before the current request completes."""
+    def ask_host(self, method: str, params: dict[str, Any], *,
+                 serve_meanwhile: bool = False) -> Any:
+        """A request to the extension, answered before the current request completes.
+
+        With ``serve_meanwhile`` (a model call, which may take minutes) the extension's own
+        requests that arrive meanwhile are handled at once, so a prompt's ``plan`` never
+        waits behind a consolidation call; ``evolve`` waits, and ``shutdown`` cancels the
+        call (``HostGone``) and is handled afterwards."""
+        from waymarks.hosts.pi_model import HostGone
+
         self._next += 1
         request_id = f"w{self._next}"
-        self._send({"id": request_id, "method": method, "params": params})
-        while True:
-            message = self._read()
-            if message is None:
-                raise BridgeError("host_gone", "the Pi extension closed the bridge")
-            if message.get("id") == request_id and "method" not in message:
-                if "error" in message:
-                    raise BridgeError("host_error", str(message["error"]))
-                return message.get("result")
-            self._waiting.append(message)  # a request of its own: handled afterwards
+        self._asking.add(request_id)
+        try:
+            self._send({"id": request_id, "method": method, "params": params})
+            while True:
+                if request_id in self._answers:
+                    message = self._answers.pop(request_id)
+                else:
+                    read = self._read()
+                    if read is None:
+                        if serve_meanwhile:
+                            raise HostGone()
+                        raise BridgeError("host_gone", "the Pi extension closed the bridge")
+                    message = read
+                if "method" not in message:
+                    if message.get("id") == request_id:
+                        if "error" in message:
+                            raise BridgeError("host_error", str(message["error"]))
+                        return message.get("result")
+                    if message.get("id") in self._asking:
+                        self._answers[str(message.get("id"))] = message  # an outer wait's
+                    continue
+                if serve_meanwhile and message.get("method") == "shutdown":
+                    self._waiting.append(message)
+                    raise HostGone()
+                if serve_meanwhile and message.get("method") != "evolve":
+                    if self._handle(message) == "stop":
+                        raise HostGone()
+                    continue
+                self._waiting.append(message)  # a request of its own: handled afterwards
+        finally:
+            self._asking.discard(request_id)
 
     # -- methods ------------------------------------------------------------------------
 
@@ -276,7 +314,31 @@ class Bridge:
                                                      self._app().cwd)
         return done
 
+    def rpc_evolve(self, params: dict[str, Any]) -> dict[str, Any]:
+        """One consolidation attempt with Pi's active model (``provider``, ``model``),
+        the call made by the extension (:mod:`waymarks.hosts.pi_model`); sent by the
+        extension's timer, never on a prompt's path. A content-free attempt summary."""
+        from waymarks.hosts.pi_model import PiEvolution
+
+        if self._evolution is None:
+            self._evolution = PiEvolution(self._ask_for_model)
+        result: dict[str, Any] = self._evolution.run(self._app(), params.get("provider"),
+                                                     params.get("model"))
+        return result
+
+    def _ask_for_model(self, method: str, params: dict[str, Any]) -> Any:
+        """``ask_host`` for a model call: other requests served meanwhile; an error
+        answer becomes ``HostFailed`` (its text stays here)."""
+        from waymarks.hosts.pi_model import HostFailed
+
+        try:
+            return self.ask_host(method, params, serve_meanwhile=True)
+        except BridgeError as exc:
+            raise HostFailed(exc.code) from None
+
     def rpc_shutdown(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self._evolution is not None:
+            self._evolution.close()
         if self._capture is not None:
             self._capture.close()
         if self.app is not None:

@@ -14,13 +14,21 @@
  * person's message; without a UI (print and JSON modes) it waits for that turn to end,
  * so `pi -p "/remember …"` runs the turn before Pi exits.
  *
+ * Memory evolution (learning on for the home): 15 s after the previous check ended, a timer
+ * (unreferenced, so it never keeps Pi alive; stopped on session_shutdown; never in a
+ * subagent; skipped while a turn runs) sends `evolve` with the active model; the bridge
+ * runs one queue attempt and asks back `complete`, which Pi performs with ctx.modelRegistry.complete and the active model
+ * (Pi resolves the credentials; none reach Waymarks). A Pi without that API answers
+ * `unavailable`. Only an error code ever crosses back, never a provider's error text.
+ *
  * Failure policy: if the bridge is down or slow, Pi keeps working without injected context
  * and the person sees one warning. Privacy is the exception: a provider payload that
  * cannot be checked is withheld (its content replaced) rather than sent unchecked.
  *
  * Configuration (environment): WAYMARKS_BIN (default "waymarks"), WAYMARKS_HOME,
  * WAYMARKS_BRIDGE_TIMEOUT_MS (default 5000), WAYMARKS_BRIDGE_TIMINGS (a file to append
- * one JSON line per round trip, for measurements).
+ * one JSON line per round trip, for measurements), WAYMARKS_EVOLVE_INTERVAL_MS (default
+ * 15000: the pause between evolution checks; tests shorten it).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { appendFileSync } from "node:fs";
@@ -32,6 +40,8 @@ type Pending = { resolve: (v: Json) => void; reject: (e: Error) => void; timer: 
 
 const WITHHELD = "[withheld by Waymarks: privacy could not be checked]";
 const LONG_CALL_MS = 10 * 60 * 1000; // a confirmation waits for the person, not for a timer
+const EVOLVE_EVERY_MS = Number(process.env.WAYMARKS_EVOLVE_INTERVAL_MS || 15_000);
+const DEFAULT_CALL_MS = 120_000;
 /** Keys whose string values are protocol, not content: kept when a payload is withheld. */
 const STRUCTURAL = new Set(["model", "role", "type", "stream", "tool_choice", "id", "tool_call_id", "name"]);
 
@@ -51,6 +61,9 @@ export default function waymarks(pi: any) {
 	let turnStarted: Array<() => void> = [];
 	const timeoutMs = Number(process.env.WAYMARKS_BRIDGE_TIMEOUT_MS || 5000);
 	const timings = process.env.WAYMARKS_BRIDGE_TIMINGS;
+	let evolveTimer: NodeJS.Timeout | undefined;
+	let evolving: AbortController | undefined;
+	let shutDown = false;
 
 	function warn(ctx: any, message: string) {
 		if (warned) return;
@@ -162,7 +175,78 @@ export default function waymarks(pi: any) {
 				if (onAbort) signal?.removeEventListener("abort", onAbort);
 			}
 		}
+		if (method === "complete") return completeWithPi(ctx, params);
 		throw new Error(`unknown host method ${method}`);
+	}
+
+	/** One consolidation call with Pi's active model. The identity is captured before
+	 * awaiting; a model other than the one the bridge checked is `unavailable`. Only a
+	 * ModelError code is answered on failure, never Pi's or the provider's text. */
+	async function completeWithPi(ctx: any, params: Json): Promise<Json> {
+		const registry = ctx?.modelRegistry;
+		const model = ctx?.model;
+		if (!model || typeof registry?.complete !== "function") return { error: "unavailable" };
+		const provider = model.provider;
+		const id = model.id;
+		if (provider !== params.provider || id !== params.model) return { error: "unavailable" };
+		const controller = new AbortController();
+		evolving = controller;
+		let timedOut = false;
+		const limit = Number(params.timeoutMs) > 0 ? Number(params.timeoutMs) : DEFAULT_CALL_MS;
+		const timer = setTimeout(() => {
+			timedOut = true;
+			controller.abort();
+		}, limit);
+		timer.unref?.();
+		try {
+			const message = await registry.complete(model, {
+				systemPrompt: String(params.system ?? ""),
+				messages: [{ role: "user", content: String(params.prompt ?? ""), timestamp: Date.now() }],
+			}, { maxTokens: Number(params.maxTokens) > 0 ? Number(params.maxTokens) : undefined, signal: controller.signal });
+			if (timedOut) return { error: "timeout" };
+			if (controller.signal.aborted || message?.stopReason === "aborted") return { error: "cancelled" };
+			if (message?.stopReason === "error") return { error: errorCode(message.errorMessage) };
+			const text = (message?.content ?? []).filter((p: Json) => p?.type === "text").map((p: Json) => String(p.text ?? "")).join("");
+			const usage = message?.usage ?? {};
+			return { text, provider, model: id, inputTokens: Number(usage.input) || 0, outputTokens: Number(usage.output) || 0 };
+		} catch (e) {
+			if (timedOut) return { error: "timeout" };
+			if (controller.signal.aborted) return { error: "cancelled" };
+			return { error: errorCode(e instanceof Error ? e.message : String(e)) };
+		} finally {
+			clearTimeout(timer);
+			if (evolving === controller) evolving = undefined;
+		}
+	}
+
+	/** A provider failure reduced to a ModelError code (the text itself never leaves here). */
+	function errorCode(text: unknown): string {
+		const t = String(text ?? "");
+		if (/\b429\b|rate.?limit|too many requests|quota/i.test(t)) return "rate_limited";
+		if (/\b(401|403)\b|unauthori[sz]ed|forbidden|api key|credential|authenticat/i.test(t)) return "auth";
+		if (/\b(5\d\d|529)\b|overloaded|unavailable/i.test(t)) return "overloaded";
+		if (/\b(400|404|422)\b|bad request|not found|invalid/i.test(t)) return "bad_request";
+		if (/ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|fetch failed|network|socket/i.test(t)) return "network";
+		if (/timed? ?out|timeout/i.test(t)) return "timeout";
+		return "unknown";
+	}
+
+	/** The evolution timer: one `evolve` check 15 s after the previous one ended. */
+	function scheduleEvolve() {
+		if (shutDown || process.env.PI_SUBAGENT_AGENT_ID) return;
+		clearTimeout(evolveTimer);
+		evolveTimer = setTimeout(async () => {
+			evolveTimer = undefined;
+			const ctx = ctxNow;
+			try {
+				// only while Pi is idle: a consolidation call never competes with a turn
+				if (child && ready && ctx?.model && ctx.isIdle?.() !== false) {
+					await call(ctx, "evolve", { provider: ctx.model.provider, model: ctx.model.id }, LONG_CALL_MS);
+				}
+			} catch {}
+			scheduleEvolve();
+		}, EVOLVE_EVERY_MS);
+		evolveTimer.unref?.();
 	}
 
 	function write(proc: ChildProcessWithoutNullStreams, message: Json): boolean {
@@ -319,9 +403,15 @@ export default function waymarks(pi: any) {
 		ctxNow = ctx;
 		ready = start(ctx);
 		ready.catch((e: Error) => warn(ctx, `memory is off for this session (${e.message})`));
+		shutDown = false;
+		scheduleEvolve();
 	});
 
 	pi.on("session_shutdown", async (_event: Json, ctx: any) => {
+		shutDown = true;
+		clearTimeout(evolveTimer);
+		evolveTimer = undefined;
+		evolving?.abort(); // the bridge records a cancelled call, not a failure
 		try {
 			if (child) await request("shutdown", {}, 1000);
 		} catch {}

@@ -1,0 +1,148 @@
+"""The Pi side of memory evolution's model port: Pi's extension makes the call.
+
+A Pi user needs no key: the bridge's ``evolve`` method (sent by the extension's timer) runs
+one queue attempt (``open_for`` + ``run_once``) whose only route is Pi's *active* model
+(provider = its provider, model = its ID, as the extension reports them). The model call
+itself is a host request ``complete {system, prompt, maxTokens, provider, model,
+timeoutMs}`` that the extension answers with ``ctx.modelRegistry.complete`` (Pi 1.6+;
+an older Pi answers ``unavailable``), so Pi resolves authentication and no credential is
+ever copied to Waymarks.
+
+What must stay true:
+- the queue's privacy check sees Pi's provider as the route's provider, so a source above
+  what that provider may receive waits (``privacy``) and is never sent;
+- a reply counts only if Pi answered with the model it was asked for (the extension
+  captures the identity before awaiting); any other identity is ``unavailable`` and the
+  reply is dropped;
+- failures cross the bridge as allowlisted ``ModelError`` codes only; an unknown code, an
+  extension error or a malformed answer becomes ``unknown``/``invalid_output``, never text;
+- nothing happens when learning is off, in a subagent (or a process a consolidation call
+  started), or without an active model.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from waymarks.core.evolution_policy import CHILD_ENV
+from waymarks.core.model_port import (
+    MODEL_ERROR_CODES,
+    ModelError,
+    ModelReply,
+    ModelRequest,
+    Route,
+)
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+    from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
+    from waymarks.service.evolution_queue import EvolutionQueue
+
+#: the ``api`` of the route Pi's extension serves (not a configurable ``[evolution]`` api)
+PI_API = "pi"
+
+Ask = Callable[[str, dict[str, Any]], Any]
+
+
+class HostGone(Exception):
+    """The extension closed the bridge (Pi is shutting down): the call is cancelled."""
+
+
+class HostFailed(Exception):
+    """The extension answered the host request with an error (its text is not kept)."""
+
+
+class PiModelClient:
+    """A ``ModelClient`` whose call is a ``complete`` host request to Pi's extension."""
+
+    def __init__(self, ask: Ask) -> None:
+        self._ask = ask
+
+    def complete(self, request: ModelRequest, route: Route, *, timeout_s: float) -> ModelReply:
+        params = {"system": request.system, "prompt": request.prompt,
+                  "maxTokens": request.max_output_tokens, "provider": route.provider,
+                  "model": route.model, "timeoutMs": max(1, int(timeout_s * 1000))}
+        try:
+            answer = self._ask("complete", params)
+        except HostGone:
+            raise ModelError("cancelled") from None
+        except HostFailed:  # the extension failed: a code, never its text
+            raise ModelError("unknown") from None
+        return _reply(answer, route)
+
+
+def _reply(answer: Any, route: Route) -> ModelReply:
+    if not isinstance(answer, dict):
+        raise ModelError("invalid_output")
+    error = answer.get("error")
+    if error is not None:
+        code = error if isinstance(error, str) and error in MODEL_ERROR_CODES else "unknown"
+        retry = answer.get("retryAfterS")
+        raise ModelError(code, retry_after_s=float(retry)  # type: ignore[arg-type]
+                         if isinstance(retry, int | float) and retry >= 0 else None)
+    if (answer.get("provider"), answer.get("model")) != (route.provider, route.model):
+        raise ModelError("unavailable")  # Pi switched models: not the route that was checked
+    text = answer.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise ModelError("invalid_output")
+    return ModelReply(text, route.provider, route.model, _count(answer.get("inputTokens")),
+                      _count(answer.get("outputTokens")))
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def pi_route(base: EvolutionConfig, provider: str, model: str) -> EvolutionConfig:
+    """``base`` (caps, timeouts, daily ceiling) with Pi's active model as its only route."""
+    from waymarks.service.evolution_config import RouteConfig
+
+    return replace(base, primary=RouteConfig(provider, PI_API, model), fallback_models=(),
+                   backups=())
+
+
+class PiEvolution:
+    """One bridge's evolution worker: the queue opened on first use, closed with the bridge."""
+
+    def __init__(self, ask: Ask) -> None:
+        self._client = PiModelClient(ask)
+        self._queue: EvolutionQueue | None = None
+
+    def close(self) -> None:
+        if self._queue is not None:
+            self._queue.close()
+            self._queue = None
+
+    def _clients(self, route: RouteConfig) -> PiModelClient:
+        return self._client
+
+    def run(self, app: Waymarks, provider: Any, model: Any) -> dict[str, Any]:
+        """One queue attempt with Pi's active model; a content-free summary."""
+        from waymarks.ledger.identity import canonical_project_path
+        from waymarks.service.evolution_config import EvolutionConfigError
+        from waymarks.service.evolution_wiring import config_for, open_for
+        from waymarks.service.learning import learning_enabled
+
+        if os.environ.get("PI_SUBAGENT_AGENT_ID") or os.environ.get(CHILD_ENV):
+            return {"outcome": "skipped", "reason": "subagent"}
+        if not learning_enabled(app.home, canonical_project_path(app.cwd)):
+            return {"outcome": "skipped", "reason": "learning_off"}
+        if not (isinstance(provider, str) and provider and isinstance(model, str) and model):
+            return {"outcome": "skipped", "reason": "no_model"}
+        if self._queue is None:
+            try:
+                queue = open_for(app, self._clients, lambda route: route.api == PI_API)
+            except EvolutionConfigError:
+                return {"outcome": "skipped", "reason": "config_invalid"}
+            if queue is None:
+                return {"outcome": "skipped", "reason": "no_step"}
+            self._queue = queue
+        try:  # read each time: caps changed mid-session apply at the next check
+            base = config_for(app)
+        except EvolutionConfigError:
+            return {"outcome": "skipped", "reason": "config_invalid"}
+        self._queue.config = pi_route(base, provider, model)
+        return self._queue.run_once().to_json()

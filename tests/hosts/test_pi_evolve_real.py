@@ -1,0 +1,113 @@
+"""Memory evolution end to end in the real Pi 1.6 (from npm): a conversation in directory A
+states a preference (``agent_end`` captures it), the extension's timer sends ``evolve``, and
+Pi's own model registry makes the consolidation call to the loopback fake model with Pi's
+active model (Waymarks holds no key); a fresh Pi process in directory B gets the learned
+claim in its context (the plan's LEARNED block)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.hosts.fake_openai import FakeOpenAI, reply_text
+from tests.hosts.pi_harness import PiHome, PiRpc, install
+
+pytestmark = pytest.mark.slow
+
+TOKEN = "ghp_" + "r" * 36
+ANSWER = json.dumps({"claims": [{"kind": "preference", "content":
+                                 "The person prefers pnpm over npm",
+                                 "searchTerms": ["pnpm", "package manager"]}]})
+
+
+def _learned(home: Path, cwd: Path) -> str:
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--json", "learn", "list"], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_pi_learns_with_its_own_model_and_b_gets_the_claim(tmp_path: Path) -> None:
+    with FakeOpenAI([reply_text("Noted."), reply_text(ANSWER), reply_text("Use pnpm.")]) \
+            as fake:
+        pi = PiHome(tmp_path, install("pi16"), fake.base_url,
+                    extra_env={"WAYMARKS_EVOLVE_INTERVAL_MS": "300",
+                               "PI_SUBAGENT_AGENT_ID": ""})
+        on = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
+                             str(pi.waymarks_home), "learn", "on"], cwd=pi.project,
+                            capture_output=True, text=True, timeout=120)
+        assert on.returncode == 0, on.stdout + on.stderr
+
+        rpc = PiRpc(pi)
+        try:
+            rpc.prompt(f"I prefer pnpm over npm for every package; the token is {TOKEN}. "
+                       "[ds4:local-only]Build host is omega-4.[/ds4:local-only]")
+            deadline = time.monotonic() + 90
+            while "prefers pnpm" not in _learned(pi.waymarks_home, pi.project):
+                assert time.monotonic() < deadline, (len(fake.bodies), fake.bodies[-1:])
+                time.sleep(0.5)
+        finally:
+            rpc.close()
+
+        # the first request was the turn itself; the next one mentioning pnpm is the call
+        consolidation = [b for b in fake.bodies[1:] if "pnpm" in json.dumps(b)]
+        assert consolidation, [json.dumps(b)[:200] for b in fake.bodies]
+        sent = json.dumps(consolidation[0])
+        messages = consolidation[0]["messages"]
+        assert messages[0]["role"] == "system" and "memory claims" in messages[0]["content"]
+        assert "WAYMARKS" not in sent  # the call is not a chat turn: no plan injected
+        assert consolidation[0]["model"] == "fake-model"
+        assert TOKEN not in sent and "omega-4" not in sent and "test-key" not in sent
+        assert "Noted." not in sent  # assistant text is never evidence
+
+        b = tmp_path / "b"
+        b.mkdir()
+        pi.project = b
+        done = pi.run("-p", "Which package manager should I use?")
+        assert done.returncode == 0, done.stderr
+        last = json.dumps(fake.bodies[-1], ensure_ascii=False)
+        assert "LEARNED MEMORY" in last and "The person prefers pnpm over npm" in last
+
+
+def _status(home: Path, cwd: Path) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--json", "evolution", "status"], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return dict(json.loads(done.stdout))
+
+
+def test_pi_073_has_no_completion_api_so_the_call_is_unavailable(tmp_path: Path) -> None:
+    """Pi 0.73's model registry cannot complete: the attempt ends ``unavailable`` (a code,
+    recorded as such), no consolidation request reaches the model, nothing is learned."""
+    with FakeOpenAI([reply_text("Noted.")]) as fake:
+        pi = PiHome(tmp_path, install("pi073"), fake.base_url,
+                    extra_env={"WAYMARKS_EVOLVE_INTERVAL_MS": "300",
+                               "PI_SUBAGENT_AGENT_ID": ""})
+        on = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
+                             str(pi.waymarks_home), "learn", "on"], cwd=pi.project,
+                            capture_output=True, text=True, timeout=120)
+        assert on.returncode == 0, on.stdout + on.stderr
+        rpc = PiRpc(pi)
+        try:
+            rpc.prompt("I prefer pnpm over npm for every package.")
+            deadline = time.monotonic() + 60
+            while True:
+                calls = _status(pi.waymarks_home, pi.project)["recentCalls"]
+                if calls:
+                    break
+                assert time.monotonic() < deadline, "no attempt was recorded"
+                time.sleep(0.5)
+        finally:
+            rpc.close()
+        assert isinstance(calls, list)
+        assert {c["outcome"] for c in calls} == {"unavailable"}, calls
+        assert {c["model"] for c in calls} == {"fake-model"}, calls
+        assert len(fake.bodies) == 1  # only the turn itself
+        assert "prefers pnpm" not in _learned(pi.waymarks_home, pi.project)
