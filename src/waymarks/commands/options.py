@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -10,12 +9,14 @@ from typing import Any
 
 import click
 
+from waymarks.core.lazy_re import lazy
+
 #: ``waymarks.core.model.CLASSIFICATIONS`` (a test keeps them equal): not imported, so
 #: that help and completion do not load the model
 LEVEL_NAMES = ("normal", "internal", "sensitive", "local-only")
 LEVELS = click.Choice(list(LEVEL_NAMES), case_sensitive=False)
 STATUSES = ("active", "superseded", "deleted", "invalid", "expired")
-_RELATIVE = re.compile(r"(\d+)\s*([mhdw])")
+_RELATIVE = lazy(r"(\d+)\s*([mhdw])")
 _UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 

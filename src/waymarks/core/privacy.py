@@ -33,7 +33,6 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -159,6 +158,8 @@ def near_miss_markers(text: str) -> int:
     inside): they classify nothing, so a write should say so."""
     if "4" not in text and "４" not in text:
         return 0
+    import unicodedata  # here, not at import: only a text holding a "4" needs it
+
     loose = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
     working = sum(1 for m in _MARKER.finditer(text) if not m.group(1))
     escaped = sum(1 for m in _MARKER.finditer(text) if m.group(1))

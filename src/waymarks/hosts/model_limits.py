@@ -28,6 +28,8 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
+from waymarks.core.lazy_re import lazy
+
 #: context windows of the models Claude Code runs, by model-name prefix (longest first
 #: wins); every current Claude model has a 200k window unless the 1M beta is named
 KNOWN_WINDOWS: Final[tuple[tuple[str, int], ...]] = (
@@ -40,7 +42,7 @@ KNOWN_WINDOWS: Final[tuple[tuple[str, int], ...]] = (
     ("claude-3-opus", 200_000),
     ("claude-3-haiku", 200_000),
 )
-ONE_MILLION: Final = re.compile(r"\[1m\]$", re.IGNORECASE)
+ONE_MILLION: Final = lazy(r"\[1m\]$", re.IGNORECASE)
 TRANSCRIPT_TAIL_BYTES: Final = 512 * 1024
 MAX_TOKENS: Final = 100_000_000  # anything above is not a real window
 

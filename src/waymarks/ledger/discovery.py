@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from waymarks.core.lazy_re import lazy
 from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log import SessionHeader, parse_header
 from waymarks.ledger.session_file import SessionFile, SessionFileError
@@ -28,7 +29,7 @@ __all__ = ["canonical_project_path", "files_without_header", "in_project_dirs",
            "is_project_session", "list_sessions", "newest_session", "project_session_dirs",
            "read_header", "resolve_session", "session_dir", "session_file_name"]
 
-_SEPARATORS = re.compile(r"[/\\:]")
+_SEPARATORS = lazy(r"[/\\:]")
 
 
 def session_dir(home: Path, cwd: str) -> Path:

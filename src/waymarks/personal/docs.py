@@ -25,6 +25,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import classify, highest
 from waymarks.personal.store import derive_slug
 from waymarks.service.planning import doc_snippet
@@ -40,9 +41,9 @@ MAX_CHUNK_CHARS: Final = 1500
 MAX_FILE_BYTES: Final = 1_000_000
 MAX_SNIPPETS: Final = 4
 INACTIVE: Final = ("superseded", "deprecated", "rejected")
-_HEADING: Final = re.compile(r"^(#{1,3})\s+(.*\S)\s*$")
-_ADR_FILE: Final = re.compile(r"ADR-(\d{4})-[a-z0-9-]+\.md")
-_ADR_ID: Final = re.compile(r"ADR-\d{4}")
+_HEADING: Final = lazy(r"^(#{1,3})\s+(.*\S)\s*$")
+_ADR_FILE: Final = lazy(r"ADR-(\d{4})-[a-z0-9-]+\.md")
+_ADR_ID: Final = lazy(r"ADR-\d{4}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,12 +43,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from waymarks.core.lazy_re import lazy
 from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.secrets import credential_kinds
 from waymarks.core.text import is_unicode
@@ -64,10 +64,10 @@ MAX_DESCRIPTION: Final = 300
 MAX_BODY: Final = 20_000  # hand-written entries may be long; saved ones are bounded lower
 MAX_SUMMARY: Final = 160  # a derived description: the index line stays short
 MAX_FRONTMATTER: Final = 64 * 1024
-_SLUG: Final = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
-_NOT_SLUG: Final = re.compile(r"[^a-z0-9]+")
-_SPACE: Final = re.compile(r"\s+")
-_DATE_PREFIX: Final = re.compile(r"^\d{4}-\d{2}-\d{2}\s*[—–-]\s*")
+_SLUG: Final = lazy(r"[a-z0-9][a-z0-9-]{0,63}")
+_NOT_SLUG: Final = lazy(r"[^a-z0-9]+")
+_SPACE: Final = lazy(r"\s+")
+_DATE_PREFIX: Final = lazy(r"^\d{4}-\d{2}-\d{2}\s*[—–-]\s*")
 
 EntryType = Literal["user", "feedback", "project", "reference"]
 

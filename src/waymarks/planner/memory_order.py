@@ -27,13 +27,15 @@ import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from waymarks.core.lazy_re import lazy
+
 if TYPE_CHECKING:
     from waymarks.planner.select import MemoryInput
 
 RELEVANCE_DIGITS: Final = 3
 SCOPE_AUTHORITY: Final = {"project": 1, "session": 0}
-_WORDS: Final = re.compile(r"[\w.]+(?:/[\w.]+)*", re.UNICODE)
-_KEY_PARTS: Final = re.compile(r"[-_./\s]+")
+_WORDS: Final = lazy(r"[\w.]+(?:/[\w.]+)*", re.UNICODE)
+_KEY_PARTS: Final = lazy(r"[-_./\s]+")
 
 
 def request_terms(request: str) -> frozenset[str]:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from waymarks.core.lazy_re import lazy
 from waymarks.recall.vocabulary import (
     CONCEPTS,
     FILLER,
@@ -58,11 +59,11 @@ except ImportError:  # pragma: no cover
     def _stem(word: str) -> str:
         return word
 
-_PATH: Final = re.compile(
+_PATH: Final = lazy(
     r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+(?::\d+(?::\d+)?)?"
     r"|(?<![\w/.-])[\w@+-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}(?::\d+(?::\d+)?)?(?![\w/])"
 )
-_LINE_REF: Final = re.compile(r"(?::\d+){1,2}$")
+_LINE_REF: Final = lazy(r"(?::\d+){1,2}$")
 _KNOWN_EXTENSIONS: Final = frozenset(
     """
     py pyi ts tsx js jsx mjs cjs json jsonl md rst txt toml yaml yml ini cfg conf lock rs go
@@ -70,19 +71,19 @@ _KNOWN_EXTENSIONS: Final = frozenset(
     svelte xml csv tsv log env gradle mk cmake dockerfile proto
     """.split()
 )
-_WORDS: Final = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
-_HAN: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_KANA_HANGUL: Final = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uac00-\ud7af\u1100-\u11ff]+")
-_FENCE: Final = re.compile(r"```.*?(?:```|$)", re.S)
-_PASTED_LINE: Final = re.compile(
+_WORDS: Final = lazy(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_HAN: Final = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_KANA_HANGUL: Final = lazy(r"[\u3040-\u30ff\u31f0-\u31ff\uac00-\ud7af\u1100-\u11ff]+")
+_FENCE: Final = lazy(r"```.*?(?:```|$)", re.S)
+_PASTED_LINE: Final = lazy(
     r"^\s*(?:File \".*\", line \d+|at .*\(.*:\d+(?::\d+)?\)|at [\w.$<>]+ \(|"
     r"diff --git |--- |\+\+\+ |@@ .* @@|[+-](?![+-])|Traceback \(most recent call last\)|"
     r"\S+:\d+:\d+)",
     re.IGNORECASE,
 )
-_QUOTED_QUESTION: Final = re.compile(r"“[^”]*[?？]”|「[^」]*[?？]」|\"[^\"]*[?？]\"")
-_NUMBER: Final = re.compile(r"^\d+$")
-_POSSESSIVE: Final = re.compile(r"['’]s$")
+_QUOTED_QUESTION: Final = lazy(r"“[^”]*[?？]”|「[^」]*[?？]」|\"[^\"]*[?？]\"")
+_NUMBER: Final = lazy(r"^\d+$")
+_POSSESSIVE: Final = lazy(r"['’]s$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,10 @@ turn by turn; the live prompt, bounded separately at 65,536 bytes, is the last t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Final
 
+from waymarks.core.lazy_re import lazy
 from waymarks.recall.analysis import Analysis, analyze, fold
 from waymarks.recall.scoring import QueryPlan
 from waymarks.recall.vocabulary import ATTRIBUTES
@@ -24,11 +24,11 @@ MAX_HISTORY_TURNS: Final = 6
 MAX_HISTORY_BYTES: Final = 2048
 MAX_PROMPT_BYTES: Final = 65536
 
-_RESET: Final = re.compile(
+_RESET: Final = lazy(
     r"换个话题|新话题|从头开始|不是那个|不是这个|\bnew topic\b|\bstart over\b|\bforget that\b"
     r"|\bnot that\b|\bnot this\b|\bdifferent (?:topic|question)\b"
 )
-_FOLLOWUP: Final = re.compile(
+_FOLLOWUP: Final = lazy(
     r"继续|接着|接上|这个|那个|它|其|呢\s*[?？。.!]*\s*$|^\s*(?:and|also|what about|how about)\b"
     r"|\b(?:this|that|it|its|their|continue|resume)\b"
 )

@@ -40,7 +40,6 @@ Keys (all optional)::
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -200,6 +199,8 @@ def _keep_memory_limits(merged: dict[str, Any], home: dict[str, Any], path: Path
 
 
 def _read(path: Path) -> dict[str, Any]:
+    import tomllib  # here, not at import: most requests find no config file to read
+
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)

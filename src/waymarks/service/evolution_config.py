@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from waymarks.core.evolution_policy import ATTEMPT_DEADLINE_S, SOURCE_BUDGET_S
+from waymarks.core.lazy_re import lazy
 from waymarks.service.config import CONFIG_FILE, PROJECT_CONFIG
 
 #: a configuration file larger than this is refused unread
@@ -68,7 +69,7 @@ _TIGHTEN_INT: Final = ("callsPerHour", "sourceCalls", "sourceModels", "timeoutMs
 _TOP_KEYS: Final = (_ROUTE_KEYS | set(_TIGHTEN_INT)
                     | {"fallbackModels", "crossProviderFallback", "dailyEstimatedUsd",
                        "backups"})
-_ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+_ENV_NAME: Final = lazy(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 
 class EvolutionConfigError(ValueError):
@@ -254,7 +255,7 @@ def _route(table: dict[str, Any], where: str, need_model: bool = False) -> Route
                        _usd(table, "outputUsdPerMTok", where))
 
 
-_SHOWN_KEY: Final = re.compile(r"[A-Za-z][A-Za-z0-9]{0,31}")
+_SHOWN_KEY: Final = lazy(r"[A-Za-z][A-Za-z0-9]{0,31}")
 
 
 def _names(keys: list[str]) -> str:

@@ -16,12 +16,12 @@ in it, and writes only a result that parses and says what was asked (atomic repl
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from waymarks.core.lazy_re import lazy
 from waymarks.files.atomic import write_atomic
 
 CONFIG_FILE: Final = "config.toml"
@@ -29,9 +29,9 @@ PROJECT_CONFIG: Final = Path(".waymarks") / CONFIG_FILE
 TABLE: Final = "evolution"
 KEY: Final = "learn"
 MAX_CONFIG_BYTES: Final = 1 << 20
-_HEADER: Final = re.compile(r"^\s*\[\s*evolution\s*\]\s*(#.*)?$")
-_ANY_HEADER: Final = re.compile(r"^\s*\[")
-_LEARN_LINE: Final = re.compile(r"^\s*learn\s*=")
+_HEADER: Final = lazy(r"^\s*\[\s*evolution\s*\]\s*(#.*)?$")
+_ANY_HEADER: Final = lazy(r"^\s*\[")
+_LEARN_LINE: Final = lazy(r"^\s*learn\s*=")
 
 
 class LearningConfigError(ValueError):

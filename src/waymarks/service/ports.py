@@ -6,7 +6,7 @@ Time and identity are injected so that tests and replay are deterministic: nothi
 
 from __future__ import annotations
 
-import secrets
+import os
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -65,7 +65,7 @@ class SystemClock:
 
 class RandomIds:
     def entry_id(self) -> str:
-        return secrets.token_hex(4)
+        return os.urandom(4).hex()  # what secrets.token_hex(4) does, without importing it
 
     def uuid(self) -> str:
         return str(uuid.uuid4())

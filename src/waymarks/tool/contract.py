@@ -18,10 +18,10 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from waymarks.core.lazy_re import lazy
 from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS, MAX_REASON_CHARS
 from waymarks.core.privacy import OMITTED as OMITTED  # re-exported
 from waymarks.core.text import is_unicode
@@ -88,9 +88,9 @@ _TEXT_LIMITS: Final = {"content": max(MAX_PIN_CHARS, MAX_CLAIM_CHARS), "reason":
 _SCOPES: Final = {"pin": ("session", "branch", "project"), "memory": ("session", "project")}
 CLASSIFICATIONS: Final = ("normal", "internal", "sensitive", "local-only")
 
-ITEM_ID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-SOURCE_REF: Final = re.compile(r"src_[A-Za-z0-9_-]{16}")
-REVISION: Final = re.compile(r"r1\.[0-9a-z]{1,12}\.[0-9a-f]{8}\.[A-Za-z0-9_-]{22}")
+ITEM_ID: Final = lazy(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+SOURCE_REF: Final = lazy(r"src_[A-Za-z0-9_-]{16}")
+REVISION: Final = lazy(r"r1\.[0-9a-z]{1,12}\.[0-9a-f]{8}\.[A-Za-z0-9_-]{22}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,10 +35,10 @@ spans, credentials). Pure: no I/O.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Final
 
 from waymarks.core.egress import Egress, quote
+from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import LEVELS, ProviderPolicy
 from waymarks.planner.sanitize import SanitizeOutcome, sanitize
 from waymarks.tool.contract import (
@@ -58,7 +58,7 @@ PREVIEW_CHARS: Final = 80
 #: what a confirmation dialog shows the person of a stored text: every level (local-only
 #: text is never quoted there at all), credentials still redacted
 ON_SCREEN: Final = Egress("confirmation-dialog", frozenset(LEVELS), redacts=True)
-_SPACE: Final = re.compile(r"\s+")
+_SPACE: Final = lazy(r"\s+")
 
 
 def preview(text: str, egress: Egress, explicit: str | None = None,
@@ -113,7 +113,7 @@ def guard_arguments(arguments: object) -> dict[str, Any]:
 
 _OUTCOMES: Final = ("ok", "committed", "rejected", "cancelled", "unavailable",
                     "committed_projection_pending", "indeterminate")
-_CODE: Final = re.compile(r"[a-z][a-z-]{0,40}")
+_CODE: Final = lazy(r"[a-z][a-z-]{0,40}")
 _ITEM_FIELDS: Final = {
     "id": lambda v: isinstance(v, str) and bool(ITEM_ID.fullmatch(v) or SOURCE_REF.fullmatch(v)),
     "revision": lambda v: isinstance(v, str) and bool(REVISION.fullmatch(v)),

@@ -23,6 +23,7 @@ from typing import Final
 from waymarks.core.evolution.cues import MAX_STATEMENTS as MAX_STATEMENTS
 from waymarks.core.evolution.cues import is_statement
 from waymarks.core.evolution.model import MAX_CONTENT, MIN_CONTENT, utf16_len
+from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import LEVELS, Classification, highest, parse_marked
 from waymarks.core.secrets import redact
 
@@ -63,12 +64,12 @@ def statements(user_texts: list[str]) -> list[str]:
     return [t.strip() for t in user_texts if is_statement(t)][-MAX_STATEMENTS:]
 
 
-_HEADING: Final = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_RECOGNISED: Final = re.compile(
+_HEADING: Final = lazy(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_RECOGNISED: Final = lazy(
     r"decision|preference|fact|requirement|constraint|convention|state|status|progress|"
     r"learned|remember|决定|偏好|事实|需求|约束|状态|进展", re.IGNORECASE)
-_BULLET: Final = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$")
-_FENCE: Final = re.compile(r"^\s*(`{3,}|~{3,})")
+_BULLET: Final = lazy(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$")
+_FENCE: Final = lazy(r"^\s*(`{3,}|~{3,})")
 
 
 def summary_claims(summary: str) -> list[str]:

@@ -16,6 +16,8 @@ import json
 import re
 from typing import Final
 
+from waymarks.core.lazy_re import lazy
+
 MAX_STATEMENTS: Final = 16
 MIN_CHARS: Final = 4
 
@@ -27,7 +29,7 @@ def source_id(origin: str, kind: str, session: str, key: str) -> str:
     return "s" + hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:23]
 
 
-_CUES: Final = re.compile(
+_CUES: Final = lazy(
     r"\b(remember|don't forget|do not forget|note that|keep in mind|from now on|going forward|"
     r"in future|in the future|always|never|i prefer|we prefer|prefer|preference|please use|"
     r"we use|we're using|we are using|i use|i'm using|our (?:core |main )?"
@@ -36,22 +38,22 @@ _CUES: Final = re.compile(
     r"correction|that's wrong|that is wrong|actually,? (?:it|we|the))\b"
     r"|记住|记得|偏好|纠正|不对|以后|不要|我们的核心需求|我们决定|我喜欢|我习惯",
     re.IGNORECASE)
-_QUESTION_START: Final = re.compile(
+_QUESTION_START: Final = lazy(
     r"^\s*(what|why|how|when|where|who|which|do|does|did|is|are|was|were|can|could|"
     r"should|would|will|have|has|any idea|remind me|tell me|recall|what's|whats)\b",
     re.IGNORECASE)
-_RECALL_ASK: Final = re.compile(
+_RECALL_ASK: Final = lazy(
     r"\b(do you remember|what did (?:i|we) (?:say|decide|tell)|remind me|"
     r"what (?:do|did) you (?:know|remember)|have you seen|never seen)\b"
     r"|还记得|记不记得|是什么[？?]?$",
     re.IGNORECASE)
-_ONE_OFF: Final = re.compile(
+_ONE_OFF: Final = lazy(
     r"\b(for now|this time|just this once|right now|don't worry about|do not worry about|"
     r"skip (?:the )?tests? for now|temporarily)\b|这次|暂时|先不",
     re.IGNORECASE)
-_VAGUE: Final = re.compile(r"^\s*(continue|go on|ok(?:ay)?|yes|no|thanks|thank you|sure|"
+_VAGUE: Final = lazy(r"^\s*(continue|go on|ok(?:ay)?|yes|no|thanks|thank you|sure|"
                            r"do it|proceed|next|继续|好的?|可以|谢谢)\W*$", re.IGNORECASE)
-_QUOTED: Final = re.compile(r"^\s*(?:>|[\"“「'`])")
+_QUOTED: Final = lazy(r"^\s*(?:>|[\"“「'`])")
 
 
 def is_statement(text: str) -> bool:

@@ -23,6 +23,7 @@ from typing import Final
 
 from waymarks.core.egress import Egress
 from waymarks.core.evolution.fold import ClaimRow, SourceRow
+from waymarks.core.lazy_re import lazy
 from waymarks.core.model_port import ModelRequest
 from waymarks.core.privacy import Classification, highest, is_level, levels_up_to
 
@@ -33,8 +34,8 @@ MENTION_SHARE: Final = 0.4
 MAX_OUTPUT_TOKENS: Final = 4_096
 #: the provider name consolidation payloads are rendered for: always treated as remote
 EGRESS_PROVIDER: Final = "evolution"
-_WORD: Final = re.compile(r"[^\W_]+", re.UNICODE)
-_WIDE: Final = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_WORD: Final = lazy(r"[^\W_]+", re.UNICODE)
+_WIDE: Final = lazy(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 SYSTEM: Final = """You maintain a small store of durable, provisional memory claims for a \
 coding assistant. From the SOURCE (what a user said, or a session summary) extract claims \
