@@ -185,3 +185,40 @@ def test_verify_all_passes_a_sound_database_and_names_the_problem(
     with pytest.raises(ProjectionDamaged):
         projection_module.state_from_row(row)
     assert isinstance(ProjectionDamaged("x"), sqlite3.DatabaseError)
+
+
+@pytest.mark.parametrize(("statement", "read"), [
+    (one_item("text", "Service 0 listens on port 7001"), listing),
+    (("UPDATE recall_records SET text = 'Service 3 listens on port 9999'"
+      " WHERE text LIKE 'Service 3 %'", ()),
+     lambda app: app.recall("which port does service 3 listen on").digest),
+])
+def test_a_long_lived_process_notices_damage_to_rows_it_read_before(
+        make_app: Callable[..., Waymarks], home: Path, project: Path,
+        statement: tuple[str, tuple[object, ...]],
+        read: Callable[[Waymarks], object]) -> None:
+    # rows that passed once are remembered with their exact values (VerifiedMemo): a row
+    # changed since must be checked again, not answered from what was derived before
+    app = make_app(keep_recall_index=True)
+    populate(app, project)
+    before = read(app)
+    assert read(app) == before  # the second read is served from the remembered rows
+    damage(home, statement)
+    assert app.recovered is None
+    after = read(app)
+    assert after == before
+    assert app.recovered is not None, "the damage went unnoticed"
+    assert list(home.glob("waymarks.db.damaged-*"))
+
+
+def test_the_memo_reuses_only_an_identical_row() -> None:
+    memo = integrity.VerifiedMemo[str](size=2)
+    row = ("id-1", "text", 7)
+    memo.put("id-1", row, "derived")
+    assert memo.get("id-1", ("id-1", "text", 7)) == "derived"
+    assert memo.get("id-1", ("id-1", "texT", 7)) is None  # any changed value is a miss
+    assert memo.get("id-1", ["id-1", "text", 7]) is None  # not the same kind of row
+    assert memo.get("id-2", row) is None
+    memo.put("id-2", ("id-2",), "two")
+    memo.put("id-3", ("id-3",), "three")  # full: emptied, then kept
+    assert memo.get("id-1", row) is None and memo.get("id-3", ("id-3",)) == "three"

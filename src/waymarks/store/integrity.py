@@ -63,7 +63,7 @@ import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Final, get_args
+from typing import Any, Final, Generic, TypeVar, get_args
 
 import msgspec
 
@@ -92,6 +92,9 @@ _KIND, _SCOPE, _PROJECT, _CLASS, _STATUS, _SESSION, _SEQ, _RECORD = 1, 2, 4, 6, 
 ITEM_FIELDS: Final = 22
 
 
+T = TypeVar("T")
+
+
 class ProjectionDamaged(sqlite3.DatabaseError):
     """The database opened, but what it holds is not what was written (or not the schema
     its version claims). The message names the table and check, never stored content."""
@@ -107,9 +110,54 @@ def item_checksum(row: Sequence[Any]) -> int:
     return checksum(row[:_RECORD], row[_RECORD])
 
 
+class VerifiedMemo(Generic[T]):
+    """What was derived from rows already verified, keyed by the row's identity and kept
+    with the row's exact values: a row read again with equal values (every column, the
+    checksum included) is the row that passed, so its result is reused without checking
+    or decoding it again; any change to any byte is a miss and is checked from scratch.
+
+    Why: a long-lived process (the Claude Code helper, the MCP server, the Pi bridge) reads
+    the same pins and the same popular memories on every prompt, and checking and decoding
+    them was a third of a plan. Comparing a tuple is one C loop; a checksum is an encoding
+    and two CRCs. Bounded: emptied when it reaches ``size`` entries (no eviction order to
+    keep, and a refill costs one ordinary read per row)."""
+
+    __slots__ = ("_entries", "_size")
+
+    def __init__(self, size: int = 8192) -> None:
+        self._entries: dict[Any, tuple[Sequence[Any], T]] = {}
+        self._size = size
+
+    def get(self, key: Any, row: Sequence[Any]) -> T | None:
+        """What was kept for ``key`` if it was derived from a row equal to ``row``."""
+        found = self._entries.get(key)
+        if found is not None and found[0] == row:
+            return found[1]
+        return None
+
+    def put(self, key: Any, row: Sequence[Any], value: T) -> None:
+        if len(self._entries) >= self._size:
+            self._entries.clear()
+        self._entries[key] = (tuple(row), value)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+#: ``items`` rows that passed :func:`verify_item`, by ID
+_VERIFIED_ITEMS: Final = VerifiedMemo[bool]()
+
+
 def verify_item(row: Sequence[Any]) -> None:
     """Raise :class:`ProjectionDamaged` unless ``row`` (22 columns and its checksum) is
-    exactly as written."""
+    exactly as written (a row equal to one that passed before is not checked again)."""
+    if len(row) == ITEM_FIELDS + 1 and _VERIFIED_ITEMS.get(row[0], row) is not None:
+        return
+    _verify_item(row)
+    _VERIFIED_ITEMS.put(row[0], row, True)
+
+
+def _verify_item(row: Sequence[Any]) -> None:
     if (len(row) != ITEM_FIELDS + 1 or not isinstance(row[_RECORD], bytes)
             or row[ITEM_FIELDS] != item_checksum(row)):
         raise ProjectionDamaged("an items row does not match its checksum")

@@ -21,13 +21,20 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from operator import itemgetter
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
-from waymarks.store.integrity import decoding, require, valid_scope, verify_blob_row
+from waymarks.store.integrity import (
+    VerifiedMemo,
+    decoding,
+    require,
+    valid_scope,
+    verify_blob_row,
+)
 from waymarks.store.recall_index import (
     CANDIDATE_LIMIT,
     MIN_SCAN_TERMS,
@@ -55,6 +62,9 @@ class RecallCache:
         self._owner_ids: dict[Owner, int] = {}
         self.watermark = 0
         self.generation = 0
+        #: candidates built from rows already verified (a popular record is read again and
+        #: again): reused while the row is unchanged, see ``VerifiedMemo``
+        self._known = VerifiedMemo[Candidate](4096)
 
     def refresh(self) -> int:
         """Load rows added since the last refresh; returns how many."""
@@ -111,6 +121,7 @@ class RecallCache:
             self._owner_ids.clear()
             self.watermark = 0
             self.generation = generation
+            self._known.clear()
 
     def _visibility(
         self, visible_to: tuple[str, str | None] | None
@@ -186,21 +197,34 @@ class RecallCache:
             row = found.get(rowid)
             require(row is not None, "the in-memory recall index names a missing record")
             assert row is not None
-            verify_blob_row(row, "recall_records")
-            rows.append(row)
-        statuses = (self.index.current_statuses([r[0] for r in rows], visible_to)
+            rows.append((rowid, row))
+        statuses = (self.index.current_statuses([r[0] for _, r in rows], visible_to)
                     if self.index.items_backed else {})
         out = []
-        for item_id, kind, status, origin, created, text, count_, evidence, source, fields, _ in (
-                rows):
-            if self.index.items_backed and item_id not in statuses:
-                continue
-            with decoding("a recall record"):
-                parts = _FIELDS_DECODER.decode(fields)
-            out.append(Candidate(
-                id=item_id, kind=kind, status=statuses.get(item_id, status), origin=origin,
-                created_at=created, text=text, body=frozenset(parts["body"]),
-                aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
-                origin_features=frozenset(parts["origin"]), body_count=count_,
-                evidence=evidence, source=source))
+        for rowid, row in rows:
+            candidate = self._known.get(rowid, row)
+            if candidate is None:
+                candidate = self._candidate(row)
+                self._known.put(rowid, row, candidate)
+            if self.index.items_backed:
+                status = statuses.get(candidate.id)
+                if status is None:
+                    continue
+                if status != candidate.status:
+                    candidate = replace(candidate, status=status)
+            out.append(candidate)
         return out
+
+    @staticmethod
+    def _candidate(row: tuple[Any, ...]) -> Candidate:
+        """A record row as a candidate, after checking it is exactly as written."""
+        verify_blob_row(row, "recall_records")
+        item_id, kind, status, origin, created, text, count_, evidence, source, fields, _ = row
+        with decoding("a recall record"):
+            parts = _FIELDS_DECODER.decode(fields)
+        return Candidate(
+            id=item_id, kind=kind, status=status, origin=origin,
+            created_at=created, text=text, body=frozenset(parts["body"]),
+            aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
+            origin_features=frozenset(parts["origin"]), body_count=count_,
+            evidence=evidence, source=source)

@@ -12,9 +12,11 @@ import msgspec
 
 from waymarks.core.model import MemoryItem, PinItem
 from waymarks.core.rules import ItemState
-from waymarks.store.integrity import decoding, item_checksum, verify_item
+from waymarks.store.integrity import VerifiedMemo, decoding, item_checksum, verify_item
 
 _ENCODER: Final = msgspec.json.Encoder()
+#: items already decoded from verified rows (an ``ItemState`` is immutable: shared safely)
+_STATES: Final = VerifiedMemo[ItemState]()
 _PIN_DECODER: Final = msgspec.json.Decoder(PinItem)
 _MEMORY_DECODER: Final = msgspec.json.Decoder(MemoryItem)
 
@@ -36,18 +38,23 @@ def item_row(state: ItemState) -> tuple[Any, ...]:
 def state_from_row(row: Sequence[Any]) -> ItemState:
     """The item an ``items`` row holds, after checking it is exactly as written (else
     :class:`ProjectionDamaged`)."""
+    known = _STATES.get(row[0], row) if row else None
+    if known is not None:
+        return known
     verify_item(row)
     with decoding("an items row"):
         item: PinItem | MemoryItem = (
             _PIN_DECODER.decode(row[21]) if row[1] == "pin" else _MEMORY_DECODER.decode(row[21])
         )
-        return ItemState(
+        state = ItemState(
             item=item, kind=row[1], session_id=row[16], entry_id=row[17], partition=row[3],
             norm=row[8], key=row[5], polarity_base=row[9], polarity_sign=row[10], seq=row[20],
             status=row[11], reason=row[12], superseded_by=row[13], supersedes=row[14],
             conflicts_with=tuple(msgspec.json.decode(row[15], type=list[str]))
             if row[15] else (),
         )
+    _STATES.put(row[0], row, state)
+    return state
 
 
 def json_list(values: tuple[str, ...]) -> str | None:
