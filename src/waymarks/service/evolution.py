@@ -18,7 +18,9 @@ What must stay true:
 - a reply that breaks the output contract writes nothing and leaves the source unsettled
   (``invalid_output`` is correctable: the queue may retry with a correction);
 - nothing learned can touch a pin or a person-confirmed memory (see
-  :mod:`waymarks.core.evolution.decide`);
+  :mod:`waymarks.core.evolution.decide`); a reply that tries (or names a cross-origin or
+  newer record) writes only its refusals, with fixed reasons, and leaves the source
+  unsettled: the queue pauses it (``write_rejected``), and a paused job is not settled;
 - persisted settlement codes are fixed strings: an error code outside the allowlist is
   stored as ``unknown``, never as text someone passed in.
 """
@@ -228,9 +230,10 @@ class Evolution:
                 return StepOutcome("invalid_output")
             chosen = frozenset(c.id for c, _level in self._offered(source))
             decision = decide(source, parsed, chosen, _Lookup(self.store, parsed), at)
-            self._append([*decision.records, SettledRecord(
-                SCHEMA_VERSION, source_id, decision.code, at, decision.written,
-                decision.refused)])
+            settlement = [SettledRecord(SCHEMA_VERSION, source_id, decision.code, at,
+                                        decision.written, decision.refused)
+                          ] if decision.settles else []
+            self._append([*decision.records, *settlement])
         return StepOutcome(decision.code, decision.written, decision.refused)
 
     #: the contract rule the last ``invalid_output`` broke (a fixed name), for a correction

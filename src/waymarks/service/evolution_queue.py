@@ -142,8 +142,16 @@ class EvolutionQueue:
     # --- the attempt -------------------------------------------------------------------
 
     def reconcile(self) -> int:
-        """Jobs for sources the step has captured and not settled; returns how many new."""
-        return self.store.add_jobs(self.step.unsettled(RECONCILE_BATCH), self.now_ms())
+        """Jobs for sources the step has captured and not settled; returns how many new.
+
+        Sources with an open job (paused ones above all: an authority refusal leaves its
+        source unsettled for good) come first in the step's oldest-first list, so the
+        step is asked for that many more: a backlog of paused sources never hides a new
+        one from the queue."""
+        counts = self.store.counts()
+        open_jobs = sum(n for state, n in counts.items() if state != "settled")
+        return self.store.add_jobs(self.step.unsettled(RECONCILE_BATCH + open_jobs),
+                                   self.now_ms())
 
     def run_once(self, source_id: str | None = None) -> Attempt:
         """One check: at most one source attempted. With ``source_id`` (``evolve
@@ -202,7 +210,8 @@ class EvolutionQueue:
         request = self.step.request_for(job.source_id)
         now = self.now_ms()
         if request is None:
-            self.store.settle(lease, "no_change", now)
+            if not self.store.settle(lease, "no_change", now):
+                return Attempt("late", job.source_id, "no_change")
             return Attempt("settled", job.source_id, "no_change")
         usable, reason = self._usable(routes, request.classification, now)
         if not usable:
@@ -297,14 +306,19 @@ class EvolutionQueue:
             now / 1000, UTC)))
         effect = step_action(outcome.code)
         base = Attempt("settled", job.source_id, outcome.code, route.provider, route.model)
+        now = self.now_ms()
+        late = Attempt("late", job.source_id, outcome.code, route.provider, route.model)
         if effect == "settled":
-            self.store.settle(lease, outcome.code, now)
-            return base
+            # the lease may have run out while the step applied: the job is then not ours
+            # to settle (the step's own settlement stands; the next owner finds the source
+            # settled and records ``no_change`` without a call)
+            return base if self.store.settle(lease, outcome.code, now) else late
         failures, outputs = self.store.failures_of(job.source_id)
         pause = effect == "pause" or should_pause(failures + 1, outputs + 1)
         code = "invalid_output" if effect == "output" else "write_rejected"
-        self.store.fail(lease, code, now, output=effect == "output", pause=pause,
-                        retry_at=self._retry_at(now))
+        if not self.store.fail(lease, code, now, output=effect == "output", pause=pause,
+                               retry_at=self._retry_at(now)):
+            return late
         return _with(base, 0, "paused" if pause else "failed", code)
 
     def _failed(self, job: Job, lease: Lease, route: RouteConfig, error: ModelError,
@@ -323,16 +337,17 @@ class EvolutionQueue:
         failures, outputs = self.store.failures_of(job.source_id)
         output = action.counts == "output"
         pause = should_pause(failures + 1, outputs + (1 if output else 0))
-        self.store.fail(lease, action.code, now, output=output, pause=pause,
-                        retry_at=self._retry_at(now))
+        if not self.store.fail(lease, action.code, now, output=output, pause=pause,
+                               retry_at=self._retry_at(now)):
+            return Attempt("late", job.source_id, action.code, route.provider, route.model)
         return Attempt("paused" if pause else "failed", job.source_id, action.code,
                        route.provider, route.model)
 
     def _give_up(self, lease: Lease, code: str) -> Attempt:
         now = self.now_ms()
-        if self.store.give_up(lease, code, now):
-            self.step.give_up(lease.source_id, code, iso(datetime.fromtimestamp(now / 1000,
-                                                                              UTC)))
+        if not self.store.give_up(lease, code, now):
+            return Attempt("late", lease.source_id, code)  # not ours any more: no say
+        self.step.give_up(lease.source_id, code, iso(datetime.fromtimestamp(now / 1000, UTC)))
         return Attempt("given_up", lease.source_id, code)
 
     def _retry_at(self, now: int) -> Callable[[int], int]:

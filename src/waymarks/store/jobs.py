@@ -9,7 +9,9 @@ What must stay true:
 - every write is a short ``BEGIN IMMEDIATE`` transaction; none is ever open across a model
   call (the worker calls in between), and candidates are read outside the write lock;
 - a lease is checked by its token (owner + attempt) and its expiry: a late result of an
-  old owner matches no row and changes nothing;
+  old owner matches no row and changes nothing. ``settle``, ``give_up`` and ``fail`` all
+  refuse (return False) once the lease has expired, even before the sweep or a new owner
+  has touched the row: a worker that outlived its lease has no say over the job;
 - the hourly ceiling is counted from ``model_calls`` inside the transaction that reserves a
   call, so processes sharing this file can never exceed it together;
 - only allowlisted codes are stored (``last_error``, ``wait_reason``, call outcomes):
@@ -463,21 +465,25 @@ class JobStore:
 
     def settle(self, lease: Lease, code: str, now: int) -> bool:
         """The attempt consolidated the source (``applied``/``no_change``): done for good.
-        False when the lease is no longer this holder's (a late result: ignored)."""
+        False when the lease is no longer this holder's or has expired (a late result:
+        ignored)."""
         return self._end(lease, now, state="settled", code=code)
 
     def give_up(self, lease: Lease, code: str, now: int) -> bool:
+        """The source will not be consolidated (its budget is spent); False when the lease
+        is no longer this holder's, or has expired."""
         return self._end(lease, now, state="given_up", code=code)
 
     def fail(self, lease: Lease, code: str, now: int, *, output: bool, pause: bool,
              retry_at: Callable[[int], int]) -> bool:
-        """A counted failure: backoff (``retry_at(consecutive failures)``) or a pause."""
+        """A counted failure: backoff (``retry_at(consecutive failures)``) or a pause.
+        False (nothing changed) when the lease is no longer this holder's, or has expired."""
         _code(code)
         with self.write() as db:
             row = db.execute(
                 "SELECT failures, output_failures FROM jobs WHERE source_id = ? AND "
-                "state = 'leased' AND owner = ? AND attempt = ?",
-                (lease.source_id, lease.owner, lease.attempt)).fetchone()
+                "state = 'leased' AND owner = ? AND attempt = ? AND lease_until > ?",
+                (lease.source_id, lease.owner, lease.attempt, now)).fetchone()
             if row is None:
                 return False
             failures = int(row[0]) + 1
@@ -496,9 +502,9 @@ class JobStore:
             cur = db.execute(
                 "UPDATE jobs SET state = ?, owner = NULL, lease_until = NULL, last_error = ?, "
                 "wait_reason = NULL, updated_at = ? WHERE source_id = ? AND state = 'leased' "
-                "AND owner = ? AND attempt = ?",
+                "AND owner = ? AND attempt = ? AND lease_until > ?",
                 (state, None if state == "settled" else code, now, lease.source_id,
-                 lease.owner, lease.attempt))
+                 lease.owner, lease.attempt, now))
             return cur.rowcount == 1
 
     def failures_of(self, source_id: str) -> tuple[int, int]:
