@@ -227,7 +227,7 @@ class Evolution:
                 return StepOutcome("no_change")
             if isinstance(parsed, ContractBreak):
                 self.last_break = parsed.rule
-                return StepOutcome("invalid_output")
+                return StepOutcome("invalid_output", rule=parsed.rule)
             chosen = frozenset(c.id for c, _level in self._offered(source))
             decision = decide(source, parsed, chosen, _Lookup(self.store, parsed), at)
             settlement = [SettledRecord(SCHEMA_VERSION, source_id, decision.code, at,

@@ -7,6 +7,7 @@ One attempt, in this order, and never a transaction open across the model call::
     -> step.request_for -> privacy check of the request's classification
     -> reserve the call under the shared ceilings (BEGIN IMMEDIATE)
     -> client.complete (no transaction) -> the lease still ours? -> step.apply -> settle
+       (a source's first contract break: one corrective call naming the rule, same model)
 
 The queue runs any ``ConsolidationStep`` (``core/model_port.py``) against any
 ``ModelClient``; which clients exist is the adapters' business (``clients`` is passed in).
@@ -34,6 +35,7 @@ from pathlib import Path
 from threading import Event
 
 from waymarks.core.egress import Egress
+from waymarks.core.evolution.request import corrective
 from waymarks.core.evolution_policy import (
     TRANSPORT_COOLDOWN_S,
     TRANSPORT_FAILURES_BEFORE_COOLDOWN,
@@ -245,8 +247,9 @@ class EvolutionQueue:
         return routes
 
     def _call(self, job: Job, lease: Lease, route: RouteConfig, request: ModelRequest,
-              forced: bool) -> Attempt | None:
-        """One reserved call and what follows it; None means "try the next route"."""
+              forced: bool, *, correcting: bool = False) -> Attempt | None:
+        """One reserved call and what follows it; None means "try the next route".
+        ``correcting``: this call is the source's one format correction."""
         now = self.now_ms()
         current = self.store.job(job.source_id) or job
         # a forced attempt (`evolve SOURCE`) gets a fresh deadline: the cumulative budget
@@ -313,6 +316,14 @@ class EvolutionQueue:
             # to settle (the step's own settlement stands; the next owner finds the source
             # settled and records ``no_change`` without a call)
             return base if self.store.settle(lease, outcome.code, now) else late
+        if (effect == "output" and not correcting and outcome.rule is not None
+                and self.store.begin_correction(lease, now)):
+            # the first contract break of a source: one corrective prompt naming the rule,
+            # to the same model, in the same attempt (item 63); its break is persisted
+            # first, so a crash cannot buy a second correction
+            fixed = corrective(request, outcome.rule)
+            again = self._call(job, lease, route, fixed, forced, correcting=True)
+            return None if again is None else _with(again, 2)
         failures, outputs = self.store.failures_of(job.source_id)
         pause = effect == "pause" or should_pause(failures + 1, outputs + 1)
         code = "invalid_output" if effect == "output" else "write_rejected"

@@ -507,6 +507,19 @@ class JobStore:
                  lease.owner, lease.attempt, now))
             return cur.rowcount == 1
 
+    def begin_correction(self, lease: Lease, now: int) -> bool:
+        """Spend the source's one format correction (item 61), recording the contract
+        break that calls for it as an output failure while the lease is kept. False (and
+        nothing changed) when it was spent before (any earlier output failure) or the
+        lease is not live: the break is then an ordinary output failure."""
+        with self.write() as db:
+            cur = db.execute(
+                "UPDATE jobs SET output_failures = output_failures + 1, "
+                "last_error = 'invalid_output', updated_at = ? WHERE source_id = ? AND "
+                "state = 'leased' AND owner = ? AND attempt = ? AND lease_until > ? AND "
+                "output_failures = 0", (now, lease.source_id, lease.owner, lease.attempt, now))
+            return cur.rowcount == 1
+
     def failures_of(self, source_id: str) -> tuple[int, int]:
         row = self.db.execute("SELECT failures, output_failures FROM jobs WHERE source_id = ?",
                               (source_id,)).fetchone()
