@@ -131,6 +131,15 @@ class Evolution:
         with self.store.transaction():
             return self.store.sync(self.ledger)
 
+    def rebuild(self) -> int:
+        """Drop the evolution tables' derived state and fold the whole evolution ledger
+        again, in one transaction (``waymarks rebuild-index``): the result is what an
+        incremental projection holds (the same fold, the same order). Returns the number of
+        records folded. Runs under the ledger lock, so no append lands half-folded."""
+        with self.ledger.locked(), self.store.transaction():
+            self.store.reset()
+            return self.store.sync(self.ledger)
+
     def _append(self, records: Sequence[EvolutionRecord]) -> None:
         """Append ``records`` (call under ``self.ledger.locked()``), then project them."""
         stamp = iso(self.clock.now())
@@ -311,3 +320,13 @@ class _Lookup:
 
     def suppressed(self, key: str) -> bool:
         return self.store.view.suppressed(key)
+
+
+def rebuild_evolution(home: Path, clock: Clock | None = None, ids: IdSource | None = None
+                      ) -> int | None:
+    """Refold the evolution tables of ``home`` from its evolution ledger (``None``: there is
+    no ledger, nothing is created)."""
+    if not ledger_path(home).is_file():
+        return None
+    with Evolution(home, clock=clock, ids=ids) as evo:
+        return evo.rebuild()
