@@ -150,10 +150,8 @@ class EvolutionQueue:
         source unsettled for good) come first in the step's oldest-first list, so the
         step is asked for that many more: a backlog of paused sources never hides a new
         one from the queue."""
-        counts = self.store.counts()
-        open_jobs = sum(n for state, n in counts.items() if state != "settled")
-        return self.store.add_jobs(self.step.unsettled(RECONCILE_BATCH + open_jobs),
-                                   self.now_ms())
+        return self.store.add_jobs(
+            self.step.unsettled(RECONCILE_BATCH + self.store.open_jobs()), self.now_ms())
 
     def run_once(self, source_id: str | None = None) -> Attempt:
         """One check: at most one source attempted. With ``source_id`` (``evolve

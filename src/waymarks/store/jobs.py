@@ -297,6 +297,14 @@ class JobStore:
             found[str(state)] = int(count)
         return found
 
+    def open_jobs(self) -> int:
+        """Jobs not settled (any other state), read through the state index: the recovery
+        tick asks this every check, with thousands of settled jobs beside them."""
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM jobs WHERE state IN ('pending', 'retrying', 'leased', "
+            "'paused', 'given_up')").fetchone()
+        return int(row[0])
+
     def wait_reasons(self) -> dict[str, int]:
         rows = self.db.execute(
             "SELECT wait_reason, COUNT(*) FROM jobs WHERE wait_reason IS NOT NULL AND "
