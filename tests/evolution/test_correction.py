@@ -91,3 +91,59 @@ def test_a_second_break_fails_and_the_next_attempt_uses_another_model_uncorrecte
     assert [r.source_id for r in evo.unsettled(5)] == [source_id]  # paused: not settled
     queue.close()
     evo.close()
+
+
+def test_the_recovery_tick_recovers_a_persisted_failure_and_malformed_replies(
+        tmp_path: Path) -> None:
+    """The real tick thread over the real step, no user activity: a failure persisted by
+    an earlier process is retried when due, its reply breaks the contract twice (the
+    correction too), and a later check, past the backoff, settles it with another reply."""
+    from tests.evolution.test_recovery_tick import Offset, _until
+    from waymarks.service.evolution_tick import RecoveryTick
+
+    home = tmp_path / "home"
+    evo = Evolution(home, clock=StepClock(), ids=CountingIds(8))
+    captured = evo.capture("/w/a", "statement", "I prefer tabs for Go files", session="s",
+                           key="m1")
+    assert captured is not None
+    source_id = captured.source_id
+    store = JobStore.open(home)
+    store.add_jobs(evo.unsettled(5), 0)
+    lease = store.lease(source_id, "earlier-process", 0, 150_000)
+    assert lease is not None
+    assert store.fail(lease, "overloaded", 1, output=False, pause=False, retry_at=lambda n: 2)
+    store.close()
+    clock = Offset()
+    answers = [openai_ok(BROKEN), openai_ok("not json"), openai_ok(GOOD)]
+    with FakeProvider(answers) as fake:
+        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
+
+        def make() -> EvolutionQueue:
+            return EvolutionQueue(JobStore.open(home), Evolution(home),
+                                  EvolutionConfig(primary=route), ProviderPolicy.from_config({}),
+                                  route_client, now_ms=clock, jitter=lambda: 0.5)
+
+        tick = RecoveryTick(make, interval_s=0.05)
+        tick.start()
+        try:
+            assert _until(lambda: len(fake.requests) >= 2)
+            check = JobStore.open(home)
+
+            def backing_off() -> bool:
+                job = check.job(source_id)
+                return job is not None and (job.state, job.failures) == ("retrying", 2)
+
+            assert _until(backing_off)  # the earlier failure and this attempt's
+            check.close()
+            clock.offset = 3_600_000  # the backoff has passed
+            assert _until(lambda: not evo.unsettled(5))
+        finally:
+            tick.stop()
+        requests = fake.requests
+    assert len(requests) == 3 and "rule: host_only_field" in _prompt(requests[1])
+    assert [c.content for c in evo.claims(["provisional"])] == ["Prefers tabs in Go"]
+    final = JobStore.open(home)
+    job = final.job(source_id)
+    final.close()
+    assert job is not None and (job.state, job.output_failures) == ("settled", 2)
+    evo.close()
