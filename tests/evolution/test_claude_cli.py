@@ -40,7 +40,7 @@ def test_headless_call_shape(fake_claude: Path) -> None:
     assert record["child"] == "1"
 
 
-@pytest.mark.parametrize(("mode", "code"), [("error-429", "rate_limited"),
+@pytest.mark.parametrize(("mode", "code"), [("error-429", "rate_limited"), ("error-402", "quota"),
                                             ("error-401", "auth"), ("error-500", "overloaded"),
                                             ("garbage", "invalid_output"),
                                             ("max-turns", "invalid_output")])

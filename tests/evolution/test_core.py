@@ -16,6 +16,7 @@ from waymarks.core.evolution.model import (
     ClaimRecord,
     Evidence,
     ForgetRecord,
+    RefusalRecord,
     SettledRecord,
     SourceRecord,
     claim_id,
@@ -206,6 +207,7 @@ def test_refused_replacements_change_nothing_and_are_recorded(
                       lookup, T2)
     assert reason in AUTHORITY_REASONS
     assert decision.code == reason and decision.written == 0 and decision.refused == 1
+    assert decision.settles is False  # a paused job is not settled
     [record] = decision.records
     assert record.reason == reason and record.target == "t" * 24  # type: ignore[union-attr]
 
@@ -244,9 +246,13 @@ def test_duplicates_secrets_and_forgotten_content_are_not_written() -> None:
                      {suppression_key("/w/a", gone.content)})
     decision = decide(_source(), [known, *dup_target, secret, gone], frozenset({"t" * 24}),
                       lookup, T2)
+    # an authority stop changes nothing: the acceptable first claim is not written either,
+    # only the refusals are recorded, and the source is not settled (its job pauses)
     reasons = [getattr(r, "reason", None) for r in decision.records]
-    assert reasons == [None, "duplicate_target", "still_redacted", "forgotten"]
-    assert decision.written == 1 and decision.code == "duplicate_target"
+    assert reasons == ["duplicate_target", "still_redacted", "forgotten"]
+    assert all(isinstance(r, RefusalRecord) for r in decision.records)
+    assert decision.written == 0 and decision.code == "duplicate_target"
+    assert decision.settles is False
 
 
 # -- the request --------------------------------------------------------------------------

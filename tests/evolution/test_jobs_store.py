@@ -144,3 +144,27 @@ def test_cooldowns_never_shorten_and_cover_the_provider(tmp_path: Path) -> None:
     assert store.transport_failure("p", "m", 2) == 2
     store.route_ok("p", "m", 3)
     assert store.transport_failure("p", "m", 4) == 1
+
+
+def test_an_expired_lease_has_no_say_even_before_the_sweep(tmp_path: Path) -> None:
+    """give_up / fail / settle from a holder whose lease ran out are refused (item 59),
+    before the sweep or a new owner touched the row, and change nothing."""
+    store = _store(tmp_path)
+    store.add_jobs([REF], 0)
+    lease = store.lease("s1", "A", 10, 160)
+    assert lease is not None
+    before = store.job("s1")
+    assert store.settle(lease, "applied", 160) is False
+    assert store.give_up(lease, "budget_spent", 161) is False
+    assert store.fail(lease, "overloaded", 170, output=False, pause=False,
+                      retry_at=lambda f: 999) is False
+    assert store.fail(lease, "write_rejected", 170, output=False, pause=True,
+                      retry_at=lambda f: 999) is False
+    assert store.job("s1") == before  # still the expired lease, for the sweep to handle
+    assert store.expire_leases(200, lambda f: 200 + 60_000 * f) == 1
+    job = store.job("s1")
+    assert job is not None and (job.state, job.last_error, job.failures) == (
+        "retrying", "interrupted", 1)
+    # while the lease is live the same calls work
+    live = store.lease("s1", "B", 60_200, 60_350)
+    assert live is not None and store.give_up(live, "budget_spent", 60_349) is True

@@ -65,9 +65,10 @@ def test_no_key_configured_sends_no_auth_header_and_unset_variable_is_auth() -> 
 @pytest.mark.parametrize(("answer", "code", "retry_after"), [
     (error(401), "auth", None),
     (error(403), "auth", None),
-    (error(402), "rate_limited", 3600),
+    (error(402), "quota", None),
+    (error(402, headers={"retry-after": "7200"}), "quota", 7200),  # the supplied reset
     (error(429, headers={"retry-after": "120"}), "rate_limited", 120),
-    (error(429, {"error": {"code": "insufficient_quota"}}), "rate_limited", 3600),
+    (error(429, {"error": {"code": "insufficient_quota"}}), "quota", None),
     (error(408), "timeout", None),
     (error(500), "overloaded", None),
     (error(529), "overloaded", None),

@@ -77,3 +77,86 @@ def test_a_cooldown_one_process_met_holds_for_the_others(tmp_path: Path) -> None
     db = sqlite3.connect(tmp_path / "home" / "evolution.db")
     assert db.execute("SELECT SUM(failures) FROM jobs").fetchone()[0] == 0
     assert step.log() == []
+
+
+_TAKEOVER = """
+import json, sys
+from pathlib import Path
+from tests.evolution.step_double import FileStep
+from waymarks.core.privacy import ProviderPolicy
+from waymarks.models import route_client
+from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
+from waymarks.service.evolution_queue import EvolutionQueue
+from waymarks.store.jobs import JobStore
+home, step, origin = sys.argv[1:4]
+route = RouteConfig("openai", "openai", "m1", origin + "/v1")
+queue = EvolutionQueue(JobStore.open(Path(home)), FileStep(Path(step)),
+                       EvolutionConfig(primary=route), ProviderPolicy.from_config({}),
+                       route_client)
+print(json.dumps({**queue.run_once("s1").to_json(), "owner": queue.owner}))
+queue.close()
+"""
+
+
+def test_a_worker_whose_lease_another_process_took_over_is_refused(tmp_path: Path) -> None:
+    """Process 1's lease expires (its clock runs 200 s behind: the lease ended 50 s ago
+    in real time) while its model call is in flight; a real second process sweeps it and
+    takes the job over. Process 1's result, failure and give-up are all refused."""
+    import time
+
+    from waymarks.core.model_port import ModelClient, ModelReply, ModelRequest, Route
+    from waymarks.core.privacy import ProviderPolicy
+    from waymarks.models import route_client
+    from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
+    from waymarks.service.evolution_queue import EvolutionQueue
+    from waymarks.store.jobs import JobStore
+
+    step = FileStep(tmp_path / "step")
+    step.add("s1")
+    home = tmp_path / "home"
+    behind = int(time.time() * 1000) - 200_000
+    other: list[dict[str, object]] = []
+
+    with FakeProvider(default=openai_ok("ok")) as fake:
+        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
+
+        class TakenOverDuringTheCall:
+            def complete(self, request: ModelRequest, r: Route, *,
+                         timeout_s: float) -> ModelReply:
+                reply = route_client(route).complete(request, r, timeout_s=timeout_s)
+                done = subprocess.run(
+                    [sys.executable, "-c", _TAKEOVER, str(home), str(tmp_path / "step"),
+                     fake.origin], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                    env={**os.environ, "PYTHONPATH": str(ROOT)})
+                assert done.returncode == 0, done.stderr
+                other.append(json.loads(done.stdout))
+                return reply
+
+        def clients(_: RouteConfig) -> ModelClient:
+            return TakenOverDuringTheCall()
+
+        store = JobStore.open(home)
+        first = EvolutionQueue(store, step, EvolutionConfig(primary=route),
+                               ProviderPolicy.from_config({}), clients,
+                               now_ms=lambda: behind)
+        attempt = first.run_once()
+        requests = len(fake.requests)
+    assert attempt.outcome == "late"
+    [taken] = other
+    assert (taken["outcome"], taken["reason"]) == ("settled", "applied")
+    assert taken["owner"] != first.owner
+    old = store.db.execute("SELECT owner, attempt FROM model_calls ORDER BY id").fetchall()
+    assert [o for o, _ in old] == [first.owner, taken["owner"]] and requests == 2
+    assert [a for _, a in old] == [1, 2]  # two attempts, each run once, by its own owner
+    # the old owner's late verbs are all refused and change nothing
+    from waymarks.store.jobs import Lease
+    stale = Lease("s1", first.owner, 1, behind + 150_000)
+    before = store.job("s1")
+    assert store.settle(stale, "applied", behind) is False
+    assert store.give_up(stale, "budget_spent", behind) is False
+    assert store.fail(stale, "overloaded", behind, output=False, pause=True,
+                      retry_at=lambda f: 0) is False
+    assert store.job("s1") == before and before is not None and before.state == "settled"
+    applies = [r for r in step.log() if r["op"] == "apply"]
+    assert len(applies) == 1  # only the new owner's reply was applied
+    store.close()

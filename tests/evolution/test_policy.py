@@ -40,6 +40,15 @@ def test_the_error_table() -> None:
     assert action_for("rate_limited").cooldown_s == 60
     assert action_for("rate_limited", retry_after_s=120).cooldown_s == 120
     assert action_for("rate_limited", retry_after_s=5).cooldown_s == 60  # never shorter
+    # 402 / quota: the whole provider (another model of the account fails the same way),
+    # 1 h, or until the reset the provider supplied; never a failure of the source
+    quota = action_for("quota")
+    assert (quota.cooldown, quota.cooldown_s, quota.counts) == ("provider", 3600, "none")
+    assert not quota.same_provider_fallback
+    assert action_for("quota", retry_after_s=7200).cooldown_s == 7200
+    assert action_for("quota", retry_after_s=600).cooldown_s == 600  # the reset, sooner
+    assert action_for("quota", retry_after_s=1).cooldown_s == 60  # bounded
+    assert action_for("quota", retry_after_s=10**9).cooldown_s == 86400
     assert action_for("bad_request").cooldown == "model"
     assert action_for("bad_request").cooldown_s == 3600
     assert action_for("timeout").transport and action_for("timeout").counts == "failure"

@@ -324,3 +324,40 @@ def test_spent_time_budget_gives_up_but_a_forced_attempt_gets_a_fresh_deadline(
     with h.store.write() as db:
         db.execute("UPDATE jobs SET spent_ms = 300000 WHERE source_id = 's2'")
     assert queue.run_once("s2").outcome == "settled"
+
+
+class _SlowApply(FileStep):
+    """The step double, but applying takes the clock past the lease (a stalled disk)."""
+
+    def __init__(self, directory: Path, clock: Clock, outcome: str) -> None:
+        super().__init__(directory)
+        self.clock, self.outcome = clock, outcome
+
+    def apply(self, source_id: str, reply: ModelReply, at: str):  # type: ignore[no-untyped-def]
+        self.clock.now += 151_000
+        return super().apply(source_id, ModelReply(self.outcome, reply.provider, reply.model),
+                             at)
+
+
+@pytest.mark.parametrize("reply", ["ok", "REFUSE", "INVALID"])
+def test_a_lease_lost_while_applying_has_no_say_over_the_job(h: Harness, reply: str) -> None:
+    h.step = _SlowApply(h.step.directory, h.clock, reply)
+    h.step.add("s1")
+    attempt = h.queue().run_once()
+    assert attempt.outcome == "late"
+    job = h.job()
+    # neither settled, failed nor paused by the worker that lost its lease
+    assert (job.state, job.failures, job.output_failures) == ("leased", 0, 0)
+    h.step = FileStep(h.step.directory)
+    assert h.queue().run_once().outcome == "idle"  # the sweep: an interrupted failure
+    job = h.job()
+    assert (job.state, job.last_error, job.failures) == ("retrying", "interrupted", 1)
+    h.clock.now = job.retry_at
+    again = h.queue().run_once()
+    if reply == "ok":  # the step had settled the source: no second call, no_change
+        assert (again.outcome, again.reason, len(h.fake.requests)) == (
+            "settled", "no_change", 1)
+    else:  # the late refusal or contract break was not the job's fate: it is retried
+        assert (again.outcome, again.reason, len(h.fake.requests)) == (
+            "settled", "applied", 2)
+    assert h.job().state == "settled"

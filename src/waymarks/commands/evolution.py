@@ -132,7 +132,13 @@ def _status_text(data: dict[str, Any]) -> str:
             if route["keyEnv"] else ""
         lines.append(f"Route: {route['provider']}/{route['model']} via {route['api']}"
                      f"{'' if route['available'] else ' (not available here)'}{key}{cooling}")
-    if not data["routes"]:
+    host = data.get("hostRoute")
+    if host:
+        lines.append(f"Model: {host['host']}'s active model ({host['provider']}/"
+                     f"{host['model']}), called by the Waymarks {host['host']} extension "
+                     "while it runs" + ("; the routes above are its backups"
+                                        if data["routes"] else ""))
+    if not data["routes"] and not host:
         lines.append("Routes: none configured ([evolution] in the home config.toml)")
     budgets = data["budgets"]
     lines.append(f"Calls in the last hour: {budgets['callsLastHour']} of "

@@ -71,7 +71,8 @@ class ErrorAction:
 #: code -> (cooldown scope, seconds, counts, transport, same-provider fallback)
 _TABLE: Final[dict[str, tuple[Scope, float, Counts, bool, bool]]] = {
     "auth": ("provider", 900.0, "none", False, False),          # 401/403: 15 min
-    "rate_limited": ("model", 60.0, "none", False, True),        # 429 (and quota, 402)
+    "rate_limited": ("model", 60.0, "none", False, True),        # 429
+    "quota": ("provider", 3600.0, "none", False, False),         # 402 / quota: 1 h or reset
     "timeout": ("none", 0.0, "failure", True, True),             # retry; 2 in a row: 15 min
     "overloaded": ("none", 0.0, "failure", True, True),          # 5xx
     "network": ("none", 0.0, "failure", True, True),
@@ -85,19 +86,25 @@ assert set(_TABLE) == MODEL_ERROR_CODES, "every model error code has a policy"
 
 #: a repeated transport failure cools the model down this long
 TRANSPORT_COOLDOWN_S: Final = 900.0
-#: quota errors (402) arrive as ``rate_limited`` with a long retry-after; never shorter
+#: a supplied quota reset is honoured within these bounds (item 63: "1 h or until the
+#: supplied reset")
+QUOTA_RESET_BOUNDS_S: Final = (60.0, 86400.0)
+#: a rate limit's cooldown is never shorter than this
 RATE_LIMIT_MIN_S: Final = 60.0
 
 
 def action_for(code: str, retry_after_s: float | None = None) -> ErrorAction:
     """The policy for an allowlisted error ``code``; an unknown code is ``unknown``.
 
-    ``retry_after_s`` (a provider's Retry-After or quota reset) lengthens a rate-limit
-    cooldown, never shortens it."""
+    ``retry_after_s`` (a provider's Retry-After) lengthens a rate-limit cooldown, never
+    shortens it; for ``quota`` it is the supplied reset, which replaces the 1 h default."""
     key = code if code in _TABLE else "unknown"
     scope, seconds, counts, transport, fallback = _TABLE[key]
     if key == "rate_limited" and retry_after_s is not None and retry_after_s > seconds:
         seconds = min(retry_after_s, 86400.0)
+    if key == "quota" and retry_after_s is not None:  # the provider said when it resets
+        low, high = QUOTA_RESET_BOUNDS_S
+        seconds = min(max(retry_after_s, low), high)
     return ErrorAction(key, scope, seconds, counts, transport, False, fallback)
 
 

@@ -26,6 +26,7 @@ from typing import Literal, Protocol
 ModelErrorCode = Literal[
     "timeout",  # the attempt's deadline passed
     "rate_limited",  # 429 or a provider's equivalent
+    "quota",  # 402 / quota or billing exhausted: the account, not the model
     "overloaded",  # 5xx / 529: the provider, not the request
     "auth",  # 401/403, missing key
     "bad_request",  # 400/404/422: this request will not succeed as it is
@@ -103,6 +104,8 @@ class StepOutcome:
     code: str  # "applied" | "invalid_output" | "no_change" | a fixed authority reason
     written: int = 0  # claims added or changed
     refused: int = 0  # replacements refused or quarantined
+    #: for ``invalid_output``: the fixed name of the contract rule broken (for a correction)
+    rule: str | None = None
 
 
 class ConsolidationStep(Protocol):

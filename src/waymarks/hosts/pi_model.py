@@ -1,8 +1,10 @@
 """The Pi side of memory evolution's model port: Pi's extension makes the call.
 
 A Pi user needs no key: the bridge's ``evolve`` method (sent by the extension's timer) runs
-one queue attempt (``open_for`` + ``run_once``) whose only route is Pi's *active* model
-(provider = its provider, model = its ID, as the extension reports them). The model call
+one queue attempt (``open_for`` + ``run_once``) whose first route is Pi's *active* model
+(provider = its provider, model = its ID, as the extension reports them); routes the home
+configures (``[evolution]``) of other providers follow as backups, within the source's
+model budget. The model call
 itself is a host request ``complete {system, prompt, maxTokens, provider, model,
 timeoutMs}`` that the extension answers with ``ctx.modelRegistry.complete`` (Pi 1.6+;
 an older Pi answers ``unavailable``), so Pi resolves authentication and no credential is
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from waymarks.core.evolution_policy import CHILD_ENV
 from waymarks.core.model_port import (
     MODEL_ERROR_CODES,
+    ModelClient,
     ModelError,
     ModelReply,
     ModelRequest,
@@ -97,11 +100,16 @@ def _count(value: Any) -> int:
 
 
 def pi_route(base: EvolutionConfig, provider: str, model: str) -> EvolutionConfig:
-    """``base`` (caps, timeouts, daily ceiling) with Pi's active model as its only route."""
+    """``base`` (caps, timeouts, daily ceiling) with Pi's active model first; the routes
+    ``base`` configures (``[evolution]`` in the home config.toml) follow as backups, those
+    of *other* providers only (seed 004: the active model is preferred, backups come from
+    other providers; another model of Pi's provider would fail the same way on auth or
+    quota), and only while ``crossProviderFallback`` allows backups at all."""
     from waymarks.service.evolution_config import RouteConfig
 
+    backups = tuple(r for r in base.routes() if r.provider != provider)
     return replace(base, primary=RouteConfig(provider, PI_API, model), fallback_models=(),
-                   backups=())
+                   backups=backups)
 
 
 class PiEvolution:
@@ -116,8 +124,21 @@ class PiEvolution:
             self._queue.close()
             self._queue = None
 
-    def _clients(self, route: RouteConfig) -> PiModelClient:
-        return self._client
+    def _clients(self, route: RouteConfig) -> ModelClient:
+        """Pi's model through the extension; a configured backup through its adapter."""
+        if route.api == PI_API:
+            return self._client
+        from waymarks.models import route_client
+
+        return route_client(route)
+
+    @staticmethod
+    def _available(route: RouteConfig) -> bool:
+        if route.api == PI_API:
+            return True
+        from waymarks.models import route_is_available
+
+        return route_is_available(route)
 
     def run(self, app: Waymarks, provider: Any, model: Any) -> dict[str, Any]:
         """One queue attempt with Pi's active model; a content-free summary."""
@@ -132,9 +153,12 @@ class PiEvolution:
             return {"outcome": "skipped", "reason": "learning_off"}
         if not (isinstance(provider, str) and provider and isinstance(model, str) and model):
             return {"outcome": "skipped", "reason": "no_model"}
+        from waymarks.service.evolution_status import note_host_route
+
+        note_host_route(app.home, "pi", provider, model)  # status: "Pi calls the model"
         if self._queue is None:
             try:
-                queue = open_for(app, self._clients, lambda route: route.api == PI_API)
+                queue = open_for(app, self._clients, self._available)
             except EvolutionConfigError:
                 return {"outcome": "skipped", "reason": "config_invalid"}
             if queue is None:

@@ -29,7 +29,7 @@ from waymarks.core.model_port import ModelError, ModelReply, ModelRequest, Route
 NO_HOOKS: Final = '{"disableAllHooks": true}'
 #: standard output larger than this is not a consolidation reply
 OUTPUT_BYTES: Final = 1024 * 1024
-_STATUS_CODES: Final = {401: "auth", 403: "auth", 402: "rate_limited", 429: "rate_limited",
+_STATUS_CODES: Final = {401: "auth", 403: "auth", 402: "quota", 429: "rate_limited",
                         408: "timeout", 400: "bad_request", 404: "bad_request",
                         413: "bad_request", 422: "bad_request"}
 

@@ -60,8 +60,8 @@ def error_for_status(status: int, headers: httpx2.Headers, head: bytes) -> Model
     if status in (401, 403):
         return ModelError("auth")
     if status == 402 or (status == 429 and any(h in lowered for h in _QUOTA_HINTS)):
-        # quota: the error table's 1 h cooldown (or the supplied reset, if longer)
-        return ModelError("rate_limited", retry_after_s=max(3600.0, _retry_after(headers) or 0))
+        # quota: the error table's provider cooldown, 1 h or until the supplied reset
+        return ModelError("quota", retry_after_s=_retry_after(headers))
     if status == 429:
         return ModelError("rate_limited", retry_after_s=_retry_after(headers))
     if status == 408:

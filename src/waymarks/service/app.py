@@ -471,7 +471,9 @@ class Waymarks:
         sessions, unreadable = self._read_ledgers(known, progress)
         with self.projection.transaction():
             count = self.projection.rebuild(sessions, self._now_ms())
-        return {"sources": len(sessions), "mutations": count, "unreadable": unreadable}
+        from waymarks.service.evolution import rebuild_evolution  # learned memory, too
+        return {"sources": len(sessions), "mutations": count, "unreadable": unreadable,
+                "evolutionRecords": rebuild_evolution(self.home, self.clock, self.ids)}
 
     def _read_ledgers(self, extra: Sequence[Path] = (), progress: ProgressFn | None = None
                       ) -> tuple[list[SessionLog], list[str]]:

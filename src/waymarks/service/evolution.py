@@ -18,7 +18,9 @@ What must stay true:
 - a reply that breaks the output contract writes nothing and leaves the source unsettled
   (``invalid_output`` is correctable: the queue may retry with a correction);
 - nothing learned can touch a pin or a person-confirmed memory (see
-  :mod:`waymarks.core.evolution.decide`);
+  :mod:`waymarks.core.evolution.decide`); a reply that tries (or names a cross-origin or
+  newer record) writes only its refusals, with fixed reasons, and leaves the source
+  unsettled: the queue pauses it (``write_rejected``), and a paused job is not settled;
 - persisted settlement codes are fixed strings: an error code outside the allowlist is
   stored as ``unknown``, never as text someone passed in.
 """
@@ -30,11 +32,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from waymarks.core.evolution.capture import sanitize, summary_claims
-from waymarks.core.evolution.contract import ContractBreak, parse_reply
-from waymarks.core.evolution.decide import Target, decide
 from waymarks.core.evolution.fold import ClaimRow, SourceRow
 from waymarks.core.evolution.model import (
     AUTHORITY_REASONS,
@@ -50,7 +50,6 @@ from waymarks.core.evolution.model import (
     encode_record,
     source_id,
 )
-from waymarks.core.evolution.request import build_request, offered
 from waymarks.core.model_port import (
     MODEL_ERROR_CODES,
     ModelReply,
@@ -62,6 +61,12 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.service.learning import ledger_path as ledger_path  # re-exported
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, iso
 from waymarks.store.evolution import EvolutionStore
+
+if TYPE_CHECKING:
+    from waymarks.core.evolution.decide import Target
+
+# The consolidation modules (contract, decide, request: ~15 ms of imports) are imported
+# where they are used: capture runs on a host's hook path and needs none of them.
 
 LEDGER_SESSION_ID: Final = "waymarks-evolution"
 DB_NAME: Final = "waymarks.db"
@@ -127,6 +132,15 @@ class Evolution:
         """Fold what the ledger holds past the projection's checkpoint."""
         self.ledger.refresh()
         with self.store.transaction():
+            return self.store.sync(self.ledger)
+
+    def rebuild(self) -> int:
+        """Drop the evolution tables' derived state and fold the whole evolution ledger
+        again, in one transaction (``waymarks rebuild-index``): the result is what an
+        incremental projection holds (the same fold, the same order). Returns the number of
+        records folded. Runs under the ledger lock, so no append lands half-folded."""
+        with self.ledger.locked(), self.store.transaction():
+            self.store.reset()
             return self.store.sync(self.ledger)
 
     def _append(self, records: Sequence[EvolutionRecord]) -> None:
@@ -206,6 +220,8 @@ class Evolution:
         source = self.store.view.source(source_id)
         if source is None or source.settled is not None:
             return None
+        from waymarks.core.evolution.request import build_request
+
         request = build_request(source, self._offered(source))
         if request is None:
             with self.ledger.locked():
@@ -217,6 +233,9 @@ class Evolution:
 
     def apply(self, source_id: str, reply: ModelReply, at: str) -> StepOutcome:
         """Validate ``reply`` against the output contract and write what it may."""
+        from waymarks.core.evolution.contract import ContractBreak, parse_reply
+        from waymarks.core.evolution.decide import decide
+
         parsed = parse_reply(reply.text)
         with self.ledger.locked():
             self._locked_sync()
@@ -225,12 +244,13 @@ class Evolution:
                 return StepOutcome("no_change")
             if isinstance(parsed, ContractBreak):
                 self.last_break = parsed.rule
-                return StepOutcome("invalid_output")
+                return StepOutcome("invalid_output", rule=parsed.rule)
             chosen = frozenset(c.id for c, _level in self._offered(source))
             decision = decide(source, parsed, chosen, _Lookup(self.store, parsed), at)
-            self._append([*decision.records, SettledRecord(
-                SCHEMA_VERSION, source_id, decision.code, at, decision.written,
-                decision.refused)])
+            settlement = [SettledRecord(SCHEMA_VERSION, source_id, decision.code, at,
+                                        decision.written, decision.refused)
+                          ] if decision.settles else []
+            self._append([*decision.records, *settlement])
         return StepOutcome(decision.code, decision.written, decision.refused)
 
     #: the contract rule the last ``invalid_output`` broke (a fixed name), for a correction
@@ -249,6 +269,8 @@ class Evolution:
         return source if source is not None and source.settled is None else None
 
     def _offered(self, source: SourceRow) -> list[tuple[ClaimRow, str]]:
+        from waymarks.core.evolution.request import offered
+
         claims = self.store.claims(states=["provisional"], origin=source.origin)
         out = []
         for claim in offered(source, claims):
@@ -296,10 +318,12 @@ class _Lookup:
             kind, status, owner, created_ms = explicit
             namespace = "pin" if kind == "pin" else "memory"
             at = iso(datetime.fromtimestamp(created_ms / 1000, UTC))
+            from waymarks.core.evolution.decide import Target
             return Target(namespace, owner, kind, status, at)
         claim = self.store.view.claim(record_id)
         if claim is None:
             return None
+        from waymarks.core.evolution.decide import Target
         return Target("evolved", claim.origin, claim.kind, claim.state, claim.updated_at,
                       claim.basis)
 
@@ -308,3 +332,13 @@ class _Lookup:
 
     def suppressed(self, key: str) -> bool:
         return self.store.view.suppressed(key)
+
+
+def rebuild_evolution(home: Path, clock: Clock | None = None, ids: IdSource | None = None
+                      ) -> int | None:
+    """Refold the evolution tables of ``home`` from its evolution ledger (``None``: there is
+    no ledger, nothing is created)."""
+    if not ledger_path(home).is_file():
+        return None
+    with Evolution(home, clock=clock, ids=ids) as evo:
+        return evo.rebuild()

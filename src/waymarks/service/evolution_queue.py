@@ -7,6 +7,7 @@ One attempt, in this order, and never a transaction open across the model call::
     -> step.request_for -> privacy check of the request's classification
     -> reserve the call under the shared ceilings (BEGIN IMMEDIATE)
     -> client.complete (no transaction) -> the lease still ours? -> step.apply -> settle
+       (a source's first contract break: one corrective call naming the rule, same model)
 
 The queue runs any ``ConsolidationStep`` (``core/model_port.py``) against any
 ``ModelClient``; which clients exist is the adapters' business (``clients`` is passed in).
@@ -34,6 +35,7 @@ from pathlib import Path
 from threading import Event
 
 from waymarks.core.egress import Egress
+from waymarks.core.evolution.request import corrective
 from waymarks.core.evolution_policy import (
     TRANSPORT_COOLDOWN_S,
     TRANSPORT_FAILURES_BEFORE_COOLDOWN,
@@ -142,8 +144,14 @@ class EvolutionQueue:
     # --- the attempt -------------------------------------------------------------------
 
     def reconcile(self) -> int:
-        """Jobs for sources the step has captured and not settled; returns how many new."""
-        return self.store.add_jobs(self.step.unsettled(RECONCILE_BATCH), self.now_ms())
+        """Jobs for sources the step has captured and not settled; returns how many new.
+
+        Sources with an open job (paused ones above all: an authority refusal leaves its
+        source unsettled for good) come first in the step's oldest-first list, so the
+        step is asked for that many more: a backlog of paused sources never hides a new
+        one from the queue."""
+        return self.store.add_jobs(
+            self.step.unsettled(RECONCILE_BATCH + self.store.open_jobs()), self.now_ms())
 
     def run_once(self, source_id: str | None = None) -> Attempt:
         """One check: at most one source attempted. With ``source_id`` (``evolve
@@ -202,7 +210,8 @@ class EvolutionQueue:
         request = self.step.request_for(job.source_id)
         now = self.now_ms()
         if request is None:
-            self.store.settle(lease, "no_change", now)
+            if not self.store.settle(lease, "no_change", now):
+                return Attempt("late", job.source_id, "no_change")
             return Attempt("settled", job.source_id, "no_change")
         usable, reason = self._usable(routes, request.classification, now)
         if not usable:
@@ -236,8 +245,9 @@ class EvolutionQueue:
         return routes
 
     def _call(self, job: Job, lease: Lease, route: RouteConfig, request: ModelRequest,
-              forced: bool) -> Attempt | None:
-        """One reserved call and what follows it; None means "try the next route"."""
+              forced: bool, *, correcting: bool = False) -> Attempt | None:
+        """One reserved call and what follows it; None means "try the next route".
+        ``correcting``: this call is the source's one format correction."""
         now = self.now_ms()
         current = self.store.job(job.source_id) or job
         # a forced attempt (`evolve SOURCE`) gets a fresh deadline: the cumulative budget
@@ -297,14 +307,27 @@ class EvolutionQueue:
             now / 1000, UTC)))
         effect = step_action(outcome.code)
         base = Attempt("settled", job.source_id, outcome.code, route.provider, route.model)
+        now = self.now_ms()
+        late = Attempt("late", job.source_id, outcome.code, route.provider, route.model)
         if effect == "settled":
-            self.store.settle(lease, outcome.code, now)
-            return base
+            # the lease may have run out while the step applied: the job is then not ours
+            # to settle (the step's own settlement stands; the next owner finds the source
+            # settled and records ``no_change`` without a call)
+            return base if self.store.settle(lease, outcome.code, now) else late
+        if (effect == "output" and not correcting and outcome.rule is not None
+                and self.store.begin_correction(lease, now)):
+            # the first contract break of a source: one corrective prompt naming the rule,
+            # to the same model, in the same attempt (item 63); its break is persisted
+            # first, so a crash cannot buy a second correction
+            fixed = corrective(request, outcome.rule)
+            again = self._call(job, lease, route, fixed, forced, correcting=True)
+            return None if again is None else _with(again, 2)
         failures, outputs = self.store.failures_of(job.source_id)
         pause = effect == "pause" or should_pause(failures + 1, outputs + 1)
         code = "invalid_output" if effect == "output" else "write_rejected"
-        self.store.fail(lease, code, now, output=effect == "output", pause=pause,
-                        retry_at=self._retry_at(now))
+        if not self.store.fail(lease, code, now, output=effect == "output", pause=pause,
+                               retry_at=self._retry_at(now)):
+            return late
         return _with(base, 0, "paused" if pause else "failed", code)
 
     def _failed(self, job: Job, lease: Lease, route: RouteConfig, error: ModelError,
@@ -323,16 +346,17 @@ class EvolutionQueue:
         failures, outputs = self.store.failures_of(job.source_id)
         output = action.counts == "output"
         pause = should_pause(failures + 1, outputs + (1 if output else 0))
-        self.store.fail(lease, action.code, now, output=output, pause=pause,
-                        retry_at=self._retry_at(now))
+        if not self.store.fail(lease, action.code, now, output=output, pause=pause,
+                               retry_at=self._retry_at(now)):
+            return Attempt("late", job.source_id, action.code, route.provider, route.model)
         return Attempt("paused" if pause else "failed", job.source_id, action.code,
                        route.provider, route.model)
 
     def _give_up(self, lease: Lease, code: str) -> Attempt:
         now = self.now_ms()
-        if self.store.give_up(lease, code, now):
-            self.step.give_up(lease.source_id, code, iso(datetime.fromtimestamp(now / 1000,
-                                                                              UTC)))
+        if not self.store.give_up(lease, code, now):
+            return Attempt("late", lease.source_id, code)  # not ours any more: no say
+        self.step.give_up(lease.source_id, code, iso(datetime.fromtimestamp(now / 1000, UTC)))
         return Attempt("given_up", lease.source_id, code)
 
     def _retry_at(self, now: int) -> Callable[[int], int]:

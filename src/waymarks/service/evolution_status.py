@@ -9,6 +9,7 @@ provider bodies or keys (a route shows the *name* of its key variable and whethe
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -16,16 +17,53 @@ from pathlib import Path
 from typing import Any
 
 from waymarks.core.privacy import ProviderPolicy
+from waymarks.files.atomic import write_atomic
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.ports import iso
 from waymarks.store.jobs import DB_FILE, JobStore
 
 #: failed jobs listed in detail
 FAILED_SHOWN = 5
+#: where a host that brings its own model (Pi) says which one it last offered the queue:
+#: provider and model names only (no key, no text), so ``status`` can tell "Pi calls the
+#: model" from "no route"
+HOST_ROUTE_FILE = ("evolution", "host-route.json")
+
+
+def _host_route_path(home: Path) -> Path:
+    return home.joinpath(*HOST_ROUTE_FILE)
+
+
+def note_host_route(home: Path, host: str, provider: str, model: str) -> None:
+    """Record that ``host`` offers its own active model to this home's queue (written only
+    when it changed: the Pi timer calls this every 15 s)."""
+    path = _host_route_path(home)
+    data = json.dumps({"host": host, "provider": provider[:200], "model": model[:200]},
+                      sort_keys=True)
+    try:
+        if path.read_text(encoding="utf-8") == data:
+            return
+    except OSError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_atomic(path, data, mode=0o600)
+
+
+def host_route(home: Path) -> dict[str, str] | None:
+    """The host model last noted for ``home`` (None: none, or an unreadable note)."""
+    try:
+        found = json.loads(_host_route_path(home).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(found, dict) or not all(
+            isinstance(found.get(k), str) for k in ("host", "provider", "model")):
+        return None
+    return {k: str(found[k]) for k in ("host", "provider", "model")}
 
 WAIT_TEXT = {
     "no_route": "no model route is configured or reachable ([evolution] in the home "
-                "config.toml, or `claude` on PATH)",
+                "config.toml, or `claude` on PATH; inside Pi, the Waymarks extension uses "
+                "Pi's own model)",
     "privacy": "the provider policy does not let any configured provider receive the "
                "source's classification",
     "cooldown": "every usable route is cooling down after provider errors",
@@ -68,7 +106,8 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         row["cooldownUntil"] = _when(max((c.until_ms for c in cooling), default=0))
         route_rows.append(row)
     blocked = None
-    if not routes or not any(r["available"] for r in route_rows):
+    host = host_route(home)
+    if (not routes or not any(r["available"] for r in route_rows)) and host is None:
         blocked = WAIT_TEXT["no_route"]
     elif not learning:
         blocked = "learning is off for this home: nothing new is captured (waymarks learn on)"
@@ -86,6 +125,9 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
                     "calls": j.calls, "nextDueAt": _when(j.retry_at) if j.state == "retrying"
                     else None} for j in failed],
         "routes": route_rows,
+        # Pi's active model, called by the Waymarks Pi extension while Pi runs (configured
+        # routes, if any, are its backups)
+        "hostRoute": host,
         "cooldowns": [{"provider": c.provider, "model": c.model, "until": _when(c.until_ms),
                        "reason": c.reason} for c in cooldowns],
         "budgets": {"callsLastHour": hour, "callsPerHour": config.calls_per_hour,

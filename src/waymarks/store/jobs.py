@@ -9,7 +9,9 @@ What must stay true:
 - every write is a short ``BEGIN IMMEDIATE`` transaction; none is ever open across a model
   call (the worker calls in between), and candidates are read outside the write lock;
 - a lease is checked by its token (owner + attempt) and its expiry: a late result of an
-  old owner matches no row and changes nothing;
+  old owner matches no row and changes nothing. ``settle``, ``give_up`` and ``fail`` all
+  refuse (return False) once the lease has expired, even before the sweep or a new owner
+  has touched the row: a worker that outlived its lease has no say over the job;
 - the hourly ceiling is counted from ``model_calls`` inside the transaction that reserves a
   call, so processes sharing this file can never exceed it together;
 - only allowlisted codes are stored (``last_error``, ``wait_reason``, call outcomes):
@@ -295,6 +297,14 @@ class JobStore:
             found[str(state)] = int(count)
         return found
 
+    def open_jobs(self) -> int:
+        """Jobs not settled (any other state), read through the state index: the recovery
+        tick asks this every check, with thousands of settled jobs beside them."""
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM jobs WHERE state IN ('pending', 'retrying', 'leased', "
+            "'paused', 'given_up')").fetchone()
+        return int(row[0])
+
     def wait_reasons(self) -> dict[str, int]:
         rows = self.db.execute(
             "SELECT wait_reason, COUNT(*) FROM jobs WHERE wait_reason IS NOT NULL AND "
@@ -463,21 +473,25 @@ class JobStore:
 
     def settle(self, lease: Lease, code: str, now: int) -> bool:
         """The attempt consolidated the source (``applied``/``no_change``): done for good.
-        False when the lease is no longer this holder's (a late result: ignored)."""
+        False when the lease is no longer this holder's or has expired (a late result:
+        ignored)."""
         return self._end(lease, now, state="settled", code=code)
 
     def give_up(self, lease: Lease, code: str, now: int) -> bool:
+        """The source will not be consolidated (its budget is spent); False when the lease
+        is no longer this holder's, or has expired."""
         return self._end(lease, now, state="given_up", code=code)
 
     def fail(self, lease: Lease, code: str, now: int, *, output: bool, pause: bool,
              retry_at: Callable[[int], int]) -> bool:
-        """A counted failure: backoff (``retry_at(consecutive failures)``) or a pause."""
+        """A counted failure: backoff (``retry_at(consecutive failures)``) or a pause.
+        False (nothing changed) when the lease is no longer this holder's, or has expired."""
         _code(code)
         with self.write() as db:
             row = db.execute(
                 "SELECT failures, output_failures FROM jobs WHERE source_id = ? AND "
-                "state = 'leased' AND owner = ? AND attempt = ?",
-                (lease.source_id, lease.owner, lease.attempt)).fetchone()
+                "state = 'leased' AND owner = ? AND attempt = ? AND lease_until > ?",
+                (lease.source_id, lease.owner, lease.attempt, now)).fetchone()
             if row is None:
                 return False
             failures = int(row[0]) + 1
@@ -496,9 +510,22 @@ class JobStore:
             cur = db.execute(
                 "UPDATE jobs SET state = ?, owner = NULL, lease_until = NULL, last_error = ?, "
                 "wait_reason = NULL, updated_at = ? WHERE source_id = ? AND state = 'leased' "
-                "AND owner = ? AND attempt = ?",
+                "AND owner = ? AND attempt = ? AND lease_until > ?",
                 (state, None if state == "settled" else code, now, lease.source_id,
-                 lease.owner, lease.attempt))
+                 lease.owner, lease.attempt, now))
+            return cur.rowcount == 1
+
+    def begin_correction(self, lease: Lease, now: int) -> bool:
+        """Spend the source's one format correction (item 61), recording the contract
+        break that calls for it as an output failure while the lease is kept. False (and
+        nothing changed) when it was spent before (any earlier output failure) or the
+        lease is not live: the break is then an ordinary output failure."""
+        with self.write() as db:
+            cur = db.execute(
+                "UPDATE jobs SET output_failures = output_failures + 1, "
+                "last_error = 'invalid_output', updated_at = ? WHERE source_id = ? AND "
+                "state = 'leased' AND owner = ? AND attempt = ? AND lease_until > ? AND "
+                "output_failures = 0", (now, lease.source_id, lease.owner, lease.attempt, now))
             return cur.rowcount == 1
 
     def failures_of(self, source_id: str) -> tuple[int, int]:

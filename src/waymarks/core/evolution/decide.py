@@ -11,6 +11,12 @@ A proposal that replaces a record is refused, with a fixed reason, when the reco
 - changed after the source was captured (``newer``);
 - was not offered to the model for this source (``not_mentioned``), is not active
   (``not_active``), has another kind (``kind_change``), or is named twice (``duplicate_target``).
+Any such refusal is an **authority stop** for the whole reply: nothing of it is written (not
+even its other, acceptable claims), only the refusals are recorded, and the source is *not*
+settled. The queue pauses its job as ``write_rejected`` (seed 004: a refusal pauses at once,
+because the same evidence would be refused again; a paused job is not settled), so the
+evolution ledger, its projection, the queue and ``evolution status`` all say "unsettled,
+paused"; ``waymarks evolve SOURCE`` may try it again.
 A replacement backed by weaker evidence than its target (the priority table of
 :func:`~.model.priority`) is withheld: the target stays, the new variant is stored
 ``conflicted`` (quarantined, never recalled) and the refusal is recorded as ``weaker``.
@@ -69,6 +75,8 @@ class Decision:
     code: str = "no_change"
     written: int = 0
     refused: int = 0
+    #: False for an authority stop: nothing is written and the source stays unsettled
+    settles: bool = True
 
 
 def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[str],
@@ -118,7 +126,13 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
             SCHEMA_VERSION, new_id, source.origin, claim.kind, claim.content,  # type: ignore[arg-type]
             evidence, state, replaces, conflicts, claim.search_terms))  # type: ignore[arg-type]
         written += state == "provisional"
-    code = stops[0] if stops else ("applied" if written or refused else "no_change")
+    if stops:
+        # an authority stop changes nothing: only the refusals are recorded, and the source
+        # is not settled (its job pauses; the same evidence would be refused again)
+        kept: list[EvolutionRecord] = [
+            r for r in records if isinstance(r, RefusalRecord) and r.reason != QUARANTINE]
+        return Decision(kept, stops[0], 0, len(kept), settles=False)
+    code = "applied" if written or refused else "no_change"
     return Decision(records, code, written, refused)
 
 

@@ -222,7 +222,8 @@ export default function waymarks(pi: any) {
 	/** A provider failure reduced to a ModelError code (the text itself never leaves here). */
 	function errorCode(text: unknown): string {
 		const t = String(text ?? "");
-		if (/\b429\b|rate.?limit|too many requests|quota/i.test(t)) return "rate_limited";
+		if (/\b402\b|quota|billing|insufficient.?credit/i.test(t)) return "quota";
+		if (/\b429\b|rate.?limit|too many requests/i.test(t)) return "rate_limited";
 		if (/\b(401|403)\b|unauthori[sz]ed|forbidden|api key|credential|authenticat/i.test(t)) return "auth";
 		if (/\b(5\d\d|529)\b|overloaded|unavailable/i.test(t)) return "overloaded";
 		if (/\b(400|404|422)\b|bad request|not found|invalid/i.test(t)) return "bad_request";
