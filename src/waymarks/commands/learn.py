@@ -119,12 +119,16 @@ def learn_group() -> Group:
         app = runtime().app()
         if not ledger_path(app.home).is_file():
             return refused("not_found", "nothing has been learned; see `waymarks learn list`")
+        from waymarks.service.evolution_edits import forget as forget_claim
+
         with Evolution(app.home) as evo:
-            done = evo.forget(claim_id.strip())
-        if not done:
-            return refused("not_found", "no learned claim has exactly that ID (or it is "
-                           "already forgotten); see `waymarks learn list --all`")
-        return Result({"outcome": "forgotten", "id": claim_id.strip()},
-                      f"Forgot {claim_id.strip()}.")
+            outcome = forget_claim(evo, claim_id.strip())
+        if not outcome.ok:
+            # `learn forget` has always answered not_found for a claim already forgotten
+            code = "not_found" if outcome.code == "not_active" else outcome.code
+            return refused(code, outcome.message + " (see `waymarks learn list --all`)")
+        return Result({"outcome": "forgotten", "id": claim_id.strip(), "event": outcome.event,
+                       "retiredSources": outcome.data.get("retiredSources", 0)},
+                      outcome.message)
 
     return learn

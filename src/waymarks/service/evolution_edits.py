@@ -100,7 +100,8 @@ def forget(evo: Evolution, cid: str) -> EditOutcome:
         claim = _live(evo, cid)
         if isinstance(claim, EditOutcome):
             return claim
-        if claim.state == "forgotten":
+        if claim.state == "forgotten" and evo.store.view.suppressed(
+                suppression_key(claim.origin, claim.content)):
             return _refuse("not_active", f"{cid} is already forgotten")
         records: list[EvolutionRecord] = [
             ForgetRecord(SCHEMA_VERSION, cid, iso(evo.clock.now()))]

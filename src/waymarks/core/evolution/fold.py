@@ -212,13 +212,18 @@ def _forget(rec: _Recorder, view: EvoView, record: ForgetRecord) -> Effect:
     claim = view.claim(record.id)
     if claim is None:
         return Effect("forget", record.id, False, "unknown_claim", record.actor, record.at)
+    key = suppression_key(claim.origin, claim.content)
     if claim.state == "forgotten":
-        return Effect("forget", record.id, False, "already_forgotten", record.actor, record.at)
+        if view.suppressed(key):
+            return Effect("forget", record.id, False, "already_forgotten", record.actor,
+                          record.at)
+        view.suppress(key)  # a tombstone left by an undo: now its content is suppressed
+        return Effect("forget", record.id, True, "suppressed", record.actor, record.at)
     rec.put_claim(replace(claim, state="forgotten"))
     for twin in view.same_content(claim.origin, claim.content):
         if twin.id != claim.id and twin.state != "forgotten":
             rec.put_claim(replace(twin, state="forgotten"))
-    view.suppress(suppression_key(claim.origin, claim.content))
+    view.suppress(key)
     return Effect("forget", record.id, True, "forgotten", record.actor, record.at)
 
 
