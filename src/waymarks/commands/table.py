@@ -22,7 +22,7 @@ from waymarks.commands.transfer import register_transfer
 HOST_COMMANDS = frozenset({
     "pins", "pin", "unpin", "memory", "recall", "status", "health", "rebuild-index",
     "manifest", "included", "excluded", "tokens", "privacy", "config", "personal", "notes",
-    "adr", "trust", "untrust", "plan", "evolution",
+    "adr", "trust", "untrust", "plan", "evolution", "feedback",
 })
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 from waymarks.core.evolution.feedback import parse_feedback
@@ -37,6 +38,7 @@ from waymarks.core.evolution.model import (
 )
 from waymarks.core.evolution.rows import ClaimRow, same_state, snapshot, suppression_key
 from waymarks.service.evolution import Evolution
+from waymarks.service.learning import ledger_path
 from waymarks.service.ports import iso
 
 #: what an edit may be refused for (fixed codes)
@@ -227,3 +229,22 @@ def natural_feedback(evo: Evolution, message: str, source: str) -> EditOutcome |
     if parsed is None:
         return None
     return feedback(evo, parsed.claim_id, parsed.verdict, source)
+
+
+def feedback_from_turn(home: Path, messages: Sequence[tuple[str, str]]) -> dict[str, int]:
+    """Apply natural feedback found in a turn's *user* messages (``(key, text)``: the key
+    identifies the message, so a turn seen twice gives one receipt). Content-free counts;
+    an unknown ID or a refused verdict is counted, never raised, so the rest of the hook
+    runs. Nothing is opened when no message is feedback or nothing was ever learned."""
+    found = [(key, text) for key, text in messages if parse_feedback(text) is not None]
+    if not found or not ledger_path(home).is_file():
+        return {"feedback": 0, "feedbackRefused": 0}
+    applied = refused = 0
+    with Evolution(home) as evo:
+        for key, text in found:
+            outcome = natural_feedback(evo, text, key)
+            if outcome is not None and outcome.ok:
+                applied += 1
+            else:
+                refused += 1
+    return {"feedback": applied, "feedbackRefused": refused}
