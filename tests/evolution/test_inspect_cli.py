@@ -15,6 +15,7 @@ import pytest
 
 from tests.evolution.test_aging import learn
 from waymarks.cli.main import main
+from waymarks.service.evolution import Evolution
 
 PAST = "2026-03-01T00:00:00.000Z"
 
@@ -100,3 +101,23 @@ def test_feedback_through_the_installed_script_refuses_an_unknown_id(
                           text=True, check=False, timeout=60)
     assert done.returncode == 2, done.stdout + done.stderr
     assert json.loads(done.stdout)["code"] == "not_found"
+
+
+def test_one_hash_mismatched_row_never_disables_recall_and_is_named(
+        cli: Callable[..., dict], home: Path, project: Path) -> None:
+    from waymarks.core.evolution.model import SCHEMA_VERSION, ClaimRecord, Evidence
+
+    good = learn(home, str(project), {"kind": "decision",
+                                      "content": "Deployments use Kamal, not Capistrano",
+                                      "searchTerms": ["deploy tool", "kamal"]}, PAST)
+    forged = "0123456789abcdef01234567"  # not the hash of its (origin, kind, content)
+    with Evolution(home) as evo, evo.ledger.locked():
+        evo._append([ClaimRecord(SCHEMA_VERSION, forged, str(project), "decision",
+                                 "Deployments use Kamal via a forged row",
+                                 Evidence("user_statement", "model", "s", PAST))])
+    assert [r["id"] for r in cli("recall", "which deploy tool do we use?")["learned"]] == [good]
+    assert cli("learn", "status")["badRows"] == [forged]
+    listed = cli("evolution", "list")
+    assert listed["badRows"] == [forged] and [c["id"] for c in listed["claims"]] == [good]
+    assert cli("evolution", "forget", forged)["outcome"] == "done"  # forget accepts it
+    assert cli("evolution", "show", forged)["state"] == "forgotten"

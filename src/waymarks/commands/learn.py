@@ -53,15 +53,20 @@ def learn_group() -> Group:
         state = _config(lambda: learning_state(app.home, app.cwd))
         data = state.to_json()
         counts: dict[str, int] = {}
+        bad: list[str] = []
         if ledger_path(app.home).is_file():
             with Evolution(app.home) as evo:
                 counts = evo.counts()
+                bad = evo.store.readable_claims()[1]
         data["counts"] = counts
+        data["badRows"] = bad
         lines = [f"learning: {'on' if state.enabled else 'off'}"
                  + (" (turned off by this project's configuration)" if state.project_off
                     else ""), f"config: {state.config}"]
         lines += [f"{name}: {value}" for name, value in sorted(counts.items())]
         lines += [f"ignored: {note}" for note in state.ignored]
+        lines += [f"malformed learned claim (left out of recall; `waymarks evolution forget "
+                  f"{b}` removes it): {b}" for b in bad]
         if not state.enabled and not state.project_off:
             lines.append(HOW_TO_TURN_ON)
         return Result(data, "\n".join(lines))
