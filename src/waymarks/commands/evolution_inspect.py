@@ -66,11 +66,10 @@ def register_inspection(root: Group) -> None:
     @click.option("--page", type=click.IntRange(min=1), default=1, show_default=True,
                   help="Which page of 20. E.g. --page 2")
     def list_(scope: str, page: int) -> Result:
-        from waymarks.ledger.identity import canonical_project_path
         from waymarks.service.evolution_inspect import list_claims
 
         app = runtime().app()
-        data = list_claims(app.home, scope, page, canonical_project_path(app.cwd))
+        data = list_claims(app.home, scope, page, app.cwd)
         footer = [f"Left out (malformed rows; `waymarks evolution forget ID` accepts "
                   f"them): {', '.join(data['badRows'])}"] if data["badRows"] else []
         return table_result(data, CLAIM_COLUMNS, _claim_rows(data["claims"]), footer=footer,

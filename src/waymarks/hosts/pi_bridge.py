@@ -313,7 +313,9 @@ class Bridge:
         done: dict[str, Any] = self._capture.capture(str(params.get("event")), self.ledger,
                                                      self._app().cwd)
         if params.get("event") == "agent_end" and self.ledger is not None:
-            done.update(self._natural_feedback(self.ledger))
+            feedback = self._natural_feedback(self.ledger)
+            if any(feedback.values()):  # the keys only when the turn gave feedback
+                done.update(feedback)
         return done
 
     def _natural_feedback(self, session: HostSessionLog) -> dict[str, int]:

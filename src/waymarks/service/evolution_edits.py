@@ -113,10 +113,15 @@ def forget(evo: Evolution, cid: str) -> EditOutcome:
                        id=cid, retiredSources=len(records) - 1)
 
 
+def correction_fits(text: str) -> bool:
+    """Whether ``text`` (stripped) has the length of a claim (4-800 UTF-16 units)."""
+    return MIN_CONTENT <= utf16_len(text.strip()) <= MAX_CONTENT
+
+
 def correct(evo: Evolution, cid: str, text: str) -> EditOutcome:
     """Replace a claim's text with a person's correction (evidence manual_correction)."""
     content = text.strip()
-    if not MIN_CONTENT <= utf16_len(content) <= MAX_CONTENT:
+    if not correction_fits(content):
         return _refuse("bad_input", f"a correction is {MIN_CONTENT}-{MAX_CONTENT} characters; "
                        "nothing changed")
     with evo.ledger.locked():

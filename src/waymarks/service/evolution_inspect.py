@@ -57,9 +57,13 @@ def _empty(home: Path) -> bool:
     return not ledger_path(home).is_file()
 
 
-def list_claims(home: Path, scope: str = "all", page: int = 1, here: str = "",
+def list_claims(home: Path, scope: str = "all", page: int = 1, cwd: str = "",
                 now: str | None = None) -> dict[str, Any]:
-    """One page (20) of learned claims in every state, newest update first, then ID."""
+    """One page (20) of learned claims in every state, newest update first, then ID;
+    ``here``: those learned in ``cwd``'s project (its canonical path)."""
+    from waymarks.ledger.identity import canonical_project_path
+
+    here = canonical_project_path(cwd) if cwd else ""
     stamp = _now(now)
     rows: list[ClaimRow] = []
     bad: list[str] = []

@@ -24,18 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from waymarks.core.egress import Egress
-from waymarks.core.evolution.aging import (
-    accuracy_factor,
-    aging,
-    evidence_weight,
-    utility_factor,
-)
 from waymarks.core.evolution.rows import ClaimRow
 from waymarks.recall.digest import render_digest
-from waymarks.recall.engine import RecallResult, evaluate
-from waymarks.recall.learned import LearnedClaim, candidate, corpus_stats
+from waymarks.recall.engine import RecallResult
+from waymarks.recall.learned import LearnedClaim
 from waymarks.recall.plan import direct_plan, plan_query
-from waymarks.recall.scoring import Candidate
+from waymarks.service.evolution_rank import base_candidate, rank
 from waymarks.service.learning import ledger_path
 from waymarks.service.ports import iso
 
@@ -74,15 +68,6 @@ def bad_rows(home: Path) -> list[str]:
     return _recallable(home)[2]
 
 
-def aged_candidate(row: ClaimRow, levels: dict[str, str], now: str) -> Candidate:
-    """The claim as scoring sees it, with its read-time aging and feedback factors."""
-    age = aging(row.kind, row.confirmed_at, now)
-    return replace(candidate(_learned(row, levels)), freshness=age.freshness,
-                   evidence_weight=evidence_weight(row.basis, row.kind),
-                   utility=utility_factor(row.utility[0] if row.utility else None),
-                   accuracy=accuracy_factor(row.accuracy[0] if row.accuracy else None))
-
-
 def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
                    egress: Egress | None = None, inherit: bool = True,
                    automatic: bool = False, now: str | None = None) -> RecallResult:
@@ -92,15 +77,11 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
     plan = plan_query(query, history) if inherit else direct_plan(query)
     claim_rows, levels, _bad = _recallable(home)
     stamp = now or iso(datetime.now(UTC))
-    if automatic:
-        claim_rows = [r for r in claim_rows
-                      if not aging(r.kind, r.confirmed_at, stamp).dormant]
-    candidates = [aged_candidate(r, levels, stamp) for r in claim_rows]
-    if egress is not None:
-        candidates = [c for c in candidates
-                      if egress.admits_all_up_to(egress.level(c.text, c.classification))]
-    stats = corpus_stats(candidates, (*plan.focus, *plan.context))
-    result = evaluate(plan, candidates, stats)
+    pairs = [(r, base_candidate(r, levels.get(r.source_id), _ms(r.updated_at)))
+             for r in claim_rows]
+    admits = None if egress is None else (
+        lambda c: egress.admits_all_up_to(egress.level(c.text, c.classification)))
+    result = rank(plan, pairs, stamp, automatic=automatic, admits=admits)
     if egress is None:
         return result
     # scored as recallable ("active" to the gates); shown for what it is: provisional

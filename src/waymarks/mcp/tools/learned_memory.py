@@ -43,7 +43,6 @@ def _rejected(code: str, message: str) -> dict[str, Any]:
 
 def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
     """One read-only action; refusals name the argument and the fix, never its value."""
-    from waymarks.ledger.identity import canonical_project_path
     from waymarks.service import evolution_inspect as inspect
 
     action = arguments.get("action")
@@ -54,7 +53,7 @@ def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
         if scope not in inspect.SCOPES or not isinstance(page, int) or page < 1:
             return _rejected("bad_input", "scope is all, here or legacy; page is 1 or more")
         return {"outcome": "ok", **inspect.list_claims(
-            app.home, str(scope), page, canonical_project_path(app.cwd))}
+            app.home, str(scope), page, app.cwd)}
     if action == "search":
         query = arguments.get("query")
         if not isinstance(query, str) or not 1 <= len(query.strip()) <= 512:
@@ -86,10 +85,10 @@ def _edit_arguments(arguments: dict[str, object]) -> tuple[str, Any] | dict[str,
     if not isinstance(cid, str) or not _ID.fullmatch(cid):
         return _rejected("bad_input", "id is a learned claim's 24 hex digits")
     if action == "correct":
-        from waymarks.core.evolution.model import MAX_CONTENT, MIN_CONTENT, utf16_len
+        from waymarks.service.evolution_edits import correction_fits
 
         text = arguments.get("text")
-        if not isinstance(text, str) or not MIN_CONTENT <= utf16_len(text.strip()) <= MAX_CONTENT:
+        if not isinstance(text, str) or not correction_fits(text):
             return _rejected("bad_input", "text is the correction (4-800 characters)")
         return "correct", (cid, text)
     return "forget", cid
