@@ -23,9 +23,12 @@ from dataclasses import replace
 from typing import Final
 
 from waymarks.core.evolution.aging import (
+    DAY_SECONDS,
     accuracy_factor,
     aging,
+    dormant,
     evidence_weight,
+    parse_time,
     utility_factor,
 )
 from waymarks.core.evolution.rows import ClaimRow
@@ -53,9 +56,8 @@ def base_candidate(row: ClaimRow, level: str | None, updated_ms: int) -> Candida
     return found
 
 
-def matches(plan: QueryPlan, candidate: Candidate) -> bool:
-    """Whether ``candidate`` holds any feature of the query (else it can never be eligible)."""
-    wanted = frozenset((*plan.focus, *plan.context))
+def matches(wanted: frozenset[str], candidate: Candidate) -> bool:
+    """Whether ``candidate`` holds any query feature (else it can never be eligible)."""
     return not (wanted.isdisjoint(candidate.body) and wanted.isdisjoint(candidate.aliases)
                 and wanted.isdisjoint(candidate.quoted)
                 and wanted.isdisjoint(candidate.origin_features))
@@ -71,21 +73,57 @@ def with_factors(base: Candidate, row: ClaimRow, now: str) -> tuple[Candidate, b
         age.dormant
 
 
+def _dormant(row: ClaimRow, now_s: float) -> bool:
+    confirmed = _confirmed_s(row)
+    return confirmed is not None and dormant(row.kind, (now_s - confirmed) / DAY_SECONDS)
+
+
+def _confirmed_s(row: ClaimRow) -> float | None:
+    key = row.confirmed_at
+    found = _TIMES.get(key, _MISSING)
+    if found is _MISSING:
+        if len(_TIMES) >= MAX_CACHED:
+            _TIMES.clear()
+        found = _TIMES[key] = parse_time(key)
+    return found if isinstance(found, float) else None
+
+
+_MISSING: Final = object()
+_TIMES: dict[str, object] = {}
+
+
 def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]], now: str, *,
          automatic: bool, admits: Callable[[Candidate], bool] | None = None) -> RecallResult:
-    """Score ``rows`` (each claim and its base candidate) for ``plan``."""
+    """Score ``rows`` (each claim and its base candidate) for ``plan``.
+
+    The gates and the relative cutoff never look at the factors, so candidates are gated
+    on relevance alone and the factors are computed only for the eligible ones, whose rank
+    (relevance x freshness x evidence x utility x accuracy) then orders them with the same
+    key as :func:`waymarks.recall.scoring.score_all`."""
     wanted = frozenset((*plan.focus, *plan.context))
+    now_s = parse_time(now) or 0.0
     chosen: list[Candidate] = []
+    by_id: dict[str, ClaimRow] = {}
     df: dict[str, int] = {}
     for row, base in rows:
-        if not matches(plan, base):
+        if not matches(wanted, base):
             continue
         for feature in wanted & (base.body | base.aliases | base.quoted):
             df[feature] = df.get(feature, 0) + 1
-        aged, dormant = with_factors(base, row, now)
-        if automatic and dormant:
+        if automatic and _dormant(row, now_s):
             continue
-        if admits is not None and not admits(aged):
+        if admits is not None and not admits(base):
             continue
-        chosen.append(aged)
-    return evaluate(plan, chosen, Stats(len(rows), df))
+        chosen.append(base)
+        by_id[base.id] = row
+    result = evaluate(plan, chosen, Stats(len(rows), df))
+    scored = []
+    for item in result.scored:
+        if item.eligible:
+            aged, _ = with_factors(item.candidate, by_id[item.candidate.id], now)
+            item = replace(item, candidate=aged, rank=item.relevance * aged.freshness
+                           * aged.evidence_weight * aged.utility * aged.accuracy)
+        scored.append(item)
+    scored.sort(key=lambda s: (not s.eligible, -s.rank, -s.relevance,
+                               -s.candidate.created_at, s.candidate.id))
+    return replace(result, scored=scored)
