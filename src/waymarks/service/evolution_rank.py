@@ -2,11 +2,11 @@
 aging and feedback factors, then recall's own gates (no I/O here; the rows come in).
 
 Why a prefilter: learned claims have no recall index, so every query would score every
-claim. A claim that shares no feature with the query (body, aliases, quoted, origin) has
-coverage 0 and names nothing, so the gates can never make it eligible; leaving it out is
-exact for the selection. The document frequencies the weights need come only from claims
-holding a query feature (all of them pass the prefilter), and the corpus size is every
-recallable learned claim, so the weights are the same as scoring everything.
+claim. :class:`Corpus` keeps postings (feature -> claims) built once per corpus, and scores
+only the claims that could pass recall's gates: a claim without enough strong matches
+(body or aliases), or missing a literal, fails a gate whatever its score, so leaving it out
+is exact for the selection. The weights use document frequencies over every recallable
+learned claim, as scoring everything would.
 
 Aging and factors are computed only for the claims that pass the prefilter, from the
 last confirmation (:mod:`waymarks.core.evolution.aging`). ``automatic`` leaves out
@@ -18,6 +18,7 @@ content, search terms, classification): a long-lived host process analyses a cla
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Final
@@ -92,31 +93,65 @@ _MISSING: Final = object()
 _TIMES: dict[str, object] = {}
 
 
-def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]], now: str, *,
+class Corpus:
+    """Every recallable learned claim with its base candidate, and two postings built once:
+    the claims holding each feature in their body or aliases (the gates' "strong" fields),
+    and each feature's document frequency over body, aliases and quoted text (the weights).
+
+    :meth:`possible` is the exact set of claims the gates could let through: at least one
+    strong match (two when the query has three or more focus features) and every literal
+    in the body or aliases. Any other claim fails a gate whatever its score."""
+
+    def __init__(self, pairs: Sequence[tuple[ClaimRow, Candidate]]) -> None:
+        self.pairs = list(pairs)
+        self.strong: dict[str, list[int]] = {}
+        self.df: dict[str, int] = {}
+        for index, (_row, base) in enumerate(self.pairs):
+            for feature in base.body | base.aliases:
+                self.strong.setdefault(feature, []).append(index)
+            for feature in base.body | base.aliases | base.quoted:
+                self.df[feature] = self.df.get(feature, 0) + 1
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def possible(self, plan: QueryPlan) -> list[int]:
+        need = 2 if len(plan.focus) >= 3 else 1
+        counts: Counter[int] = Counter()
+        for feature in plan.focus:
+            counts.update(self.strong.get(feature, ()))
+        chosen = [index for index, n in counts.items() if n >= need]
+        for literal in plan.literals:
+            holding = set(self.strong.get(literal, ()))
+            chosen = [index for index in chosen if index in holding]
+        chosen.sort()
+        return chosen
+
+
+def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, now: str, *,
          automatic: bool, admits: Callable[[Candidate], bool] | None = None) -> RecallResult:
-    """Score ``rows`` (each claim and its base candidate) for ``plan``.
+    """Score the claims of ``rows`` (a :class:`Corpus`, or pairs of a claim and its base
+    candidate) that the gates could let through (:meth:`Corpus.possible`) for ``plan``.
 
     The gates and the relative cutoff never look at the factors, so candidates are gated
     on relevance alone and the factors are computed only for the eligible ones, whose rank
     (relevance x freshness x evidence x utility x accuracy) then orders them with the same
     key as :func:`waymarks.recall.scoring.score_all`."""
-    wanted = frozenset((*plan.focus, *plan.context))
+    corpus = rows if isinstance(rows, Corpus) else Corpus(rows)
+    wanted = (*plan.focus, *plan.context)
     now_s = parse_time(now) or 0.0
     chosen: list[Candidate] = []
     by_id: dict[str, ClaimRow] = {}
-    df: dict[str, int] = {}
-    for row, base in rows:
-        if not matches(wanted, base):
-            continue
-        for feature in wanted & (base.body | base.aliases | base.quoted):
-            df[feature] = df.get(feature, 0) + 1
+    for index in corpus.possible(plan):
+        row, base = corpus.pairs[index]
         if automatic and _dormant(row, now_s):
             continue
         if admits is not None and not admits(base):
             continue
         chosen.append(base)
         by_id[base.id] = row
-    result = evaluate(plan, chosen, Stats(len(rows), df))
+    df = {f: corpus.df[f] for f in wanted if f in corpus.df}
+    result = evaluate(plan, chosen, Stats(len(corpus), df))
     scored = []
     for item in result.scored:
         if item.eligible:

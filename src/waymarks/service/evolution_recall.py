@@ -29,7 +29,7 @@ from waymarks.recall.digest import render_digest
 from waymarks.recall.engine import RecallResult
 from waymarks.recall.learned import LearnedClaim
 from waymarks.recall.plan import direct_plan, plan_query
-from waymarks.service.evolution_rank import base_candidate, rank
+from waymarks.service.evolution_rank import Corpus, base_candidate, rank
 from waymarks.service.learning import ledger_path
 from waymarks.service.ports import iso
 
@@ -49,6 +49,32 @@ def _recallable(home: Path) -> tuple[list[ClaimRow], dict[str, str], list[str]]:
         rows, bad = evo.store.readable_claims(sorted(RECALLABLE_STATES))
         levels = {s.source_id: s.classification for s in evo.store.sources()}
     return rows, levels, bad
+
+
+#: the last corpus built per home, with the projection signature it was built at: a
+#: long-lived process (Pi's bridge, the MCP server) reads and analyses the claims once
+_CORPORA: dict[str, tuple[tuple[str, ...], Corpus]] = {}
+
+
+def _corpus(home: Path) -> Corpus:
+    """The home's recallable learned claims as a ranking corpus (cached per signature)."""
+    if not ledger_path(home).is_file():
+        return Corpus(())
+    from waymarks.core.evolution.model import RECALLABLE_STATES
+    from waymarks.service.evolution import Evolution
+
+    with Evolution(home) as evo:
+        evo.sync()
+        signature = evo.store.signature()
+        cached = _CORPORA.get(str(home))
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        rows, _bad = evo.store.readable_claims(sorted(RECALLABLE_STATES))
+        levels = {s.source_id: s.classification for s in evo.store.sources()}
+    corpus = Corpus([(r, base_candidate(r, levels.get(r.source_id), _ms(r.updated_at)))
+                     for r in rows])
+    _CORPORA[str(home)] = (signature, corpus)
+    return corpus
 
 
 def _learned(row: ClaimRow, levels: dict[str, str]) -> LearnedClaim:
@@ -75,13 +101,10 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
     with ``egress``, rendered as a digest for that destination (inadmissible ones left out).
     ``automatic``: for injection nobody asked for, so dormant claims are left out."""
     plan = plan_query(query, history) if inherit else direct_plan(query)
-    claim_rows, levels, _bad = _recallable(home)
     stamp = now or iso(datetime.now(UTC))
-    pairs = [(r, base_candidate(r, levels.get(r.source_id), _ms(r.updated_at)))
-             for r in claim_rows]
     admits = None if egress is None else (
         lambda c: egress.admits_all_up_to(egress.level(c.text, c.classification)))
-    result = rank(plan, pairs, stamp, automatic=automatic, admits=admits)
+    result = rank(plan, _corpus(home), stamp, automatic=automatic, admits=admits)
     if egress is None:
         return result
     # scored as recallable ("active" to the gates); shown for what it is: provisional

@@ -285,6 +285,12 @@ class EvolutionStore:
         """The position of the last record folded (0 before any)."""
         return int(self._meta("folded") or 0)
 
+    def signature(self) -> tuple[str, str, str, str]:
+        """What identifies the folded state: the ledger, records folded, byte offset and
+        the fingerprint of those bytes (a cache of derived reads is valid while it holds)."""
+        return (self._meta("ledger") or "", self._meta("folded") or "0",
+                self._meta("offset") or "0", self._meta("fingerprint") or "")
+
     def event(self, seq: int) -> EventRow | None:
         row = self.db.execute(f"SELECT {EVENT_COLUMNS} FROM evo_events WHERE seq = ?",
                               (seq,)).fetchone()
