@@ -20,13 +20,14 @@ from waymarks.commands.render import cell, refused, table_result
 VERDICT_HELP = "useful | unhelpful | accurate | incorrect"
 
 
-def _edit(call: Any) -> Result:
-    """Run an edit against the home's evolution state and turn its outcome into a Result."""
+def _edit(call: Any, create: bool = False) -> Result:
+    """Run an edit against the home's evolution state and turn its outcome into a Result
+    (``create``: the evolution ledger may be created, for an import)."""
     from waymarks.service.evolution import Evolution
     from waymarks.service.learning import ledger_path
 
     app = runtime().app()
-    if not ledger_path(app.home).is_file():
+    if not create and not ledger_path(app.home).is_file():
         return refused("not_found", "nothing has been learned yet; see "
                        "`waymarks learn status`")
     with Evolution(app.home) as evo:
@@ -212,6 +213,24 @@ def register_inspection(root: Group) -> None:
     @click.argument("verdict", metavar="VERDICT")
     def group_feedback(claim_id: str, verdict: str) -> Result:
         return _feedback(claim_id, verdict)
+
+    @command(group, "import", summary="Import pi-memory-evolution's memories.jsonl and "
+             "memory-actions.jsonl from DIR, once (the files are only read; invalid rows "
+             "stop the import with nothing written).",
+             examples=["waymarks evolution import ~/.pi/agent/memory-evolution"])
+    @click.argument("directory", metavar="DIR")
+    def import_(directory: str) -> Result:
+        from pathlib import Path
+
+        from waymarks.service.evolution_edits import import_legacy
+
+        if runtime().read_file is None:  # a host's slash command: no local files
+            return refused("unavailable", "importing reads local files; run `waymarks "
+                           "evolution import DIR` in a terminal")
+        path = Path(directory).expanduser()
+        if not path.is_dir():
+            return refused("not_found", f"{path} is not a directory")
+        return _edit(lambda evo: import_legacy(evo, path), create=True)
 
     @command(root, "feedback", summary=f"Your verdict on a learned claim: {VERDICT_HELP}. "
              "`incorrect` quarantines it with its same-origin duplicates.",

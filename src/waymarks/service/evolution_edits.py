@@ -253,3 +253,46 @@ def feedback_from_turn(home: Path, messages: Sequence[tuple[str, str]]) -> dict[
             else:
                 refused += 1
     return {"feedback": applied, "feedbackRefused": refused}
+
+
+def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
+    """Import pi-memory-evolution's ``memories.jsonl`` + ``memory-actions.jsonl`` from
+    ``directory`` once (read only; the originals are never written). Missing or empty
+    ledgers do not use up the import; any invalid row halts it with nothing written."""
+    from waymarks.core.evolution import legacy
+
+    blobs = []
+    for name in (legacy.MEMORIES, legacy.ACTIONS):
+        try:
+            blobs.append((directory / name).read_bytes())
+        except FileNotFoundError:
+            blobs.append(b"")
+        except OSError as exc:
+            return _refuse("bad_input", f"{directory / name}: cannot be read "
+                           f"({type(exc).__name__}); nothing was written")
+    if not blobs[0].strip():
+        return _refuse("not_found", f"no legacy memories in {directory} ({legacy.MEMORIES} "
+                       "missing or empty); the import stays available")
+    try:
+        texts = [b.decode("utf-8") for b in blobs]
+        conversion = legacy.convert(*texts)
+    except UnicodeDecodeError:
+        return _refuse("bad_input", "a legacy ledger is not UTF-8 text; the import stopped "
+                       "and nothing was written")
+    except legacy.LegacyError as exc:
+        return _refuse("bad_input", str(exc))
+    with evo.ledger.locked():
+        evo._locked_sync()
+        if evo.store.imported():
+            return _refuse("duplicate", "legacy memory was already imported into this home; "
+                           "an import is never replayed")
+        marker = legacy.marker(conversion, legacy.digest(*blobs), iso(evo.clock.now()))
+        evo._append([*conversion.records, marker])
+        last = evo.store.event(evo.store.last_seq())
+        if last is None or last.op != "imported" or not last.applied:
+            return _refuse("not_applied", "the import did not complete; see "
+                           "`waymarks evolution learning`")
+        return EditOutcome(True, "done", f"Imported {conversion.claims} legacy claims "
+                           f"({conversion.skipped} skipped: pins, or nothing storable).",
+                           last.seq, {"claims": conversion.claims,
+                                      "skipped": conversion.skipped})

@@ -285,6 +285,11 @@ class EvolutionStore:
         """The position of the last record folded (0 before any)."""
         return int(self._meta("folded") or 0)
 
+    def imported(self) -> bool:
+        """Whether a legacy import has completed in this home."""
+        return self.db.execute("SELECT 1 FROM evo_events WHERE op = 'imported' AND"
+                               " applied = 1 LIMIT 1").fetchone() is not None
+
     def signature(self) -> tuple[str, str, str, str]:
         """What identifies the folded state: the ledger, records folded, byte offset and
         the fingerprint of those bytes (a cache of derived reads is valid while it holds)."""

@@ -41,6 +41,7 @@ from waymarks.core.evolution.model import (
     EvolutionRecord,
     FeedbackRecord,
     ForgetRecord,
+    ImportRecord,
     RefusalRecord,
     ResolveRecord,
     SettledRecord,
@@ -159,6 +160,8 @@ def _fold(rec: _Recorder, view: EvoView, record: EvolutionRecord, seq: int) -> E
         return Effect("settled", record.source_id, True, record.code, "host", record.at)
     if isinstance(record, RefusalRecord):
         return Effect("refused", record.target, True, record.reason, "host", record.at)
+    if isinstance(record, ImportRecord):
+        return Effect("imported", record.digest, True, "legacy_import", "person", record.at)
     if isinstance(record, ForgetRecord):
         return _forget(rec, view, record)
     if isinstance(record, FeedbackRecord):

@@ -215,9 +215,22 @@ class UndoRecord(msgspec.Struct, frozen=True, tag="undo", tag_field="op", rename
     actor: str = "person"
 
 
+class ImportRecord(msgspec.Struct, frozen=True, tag="imported", tag_field="op",
+                   rename="camel", omit_defaults=True):
+    """A legacy (pi-memory-evolution) import completed: ``digest`` is the SHA-256 of the
+    ledgers imported. Written last, after every record the import made; an import is done
+    once per home and never replayed."""
+
+    schema_version: int
+    digest: str
+    claims: int
+    at: str
+    skipped: int = 0
+
+
 EvolutionRecord = (SourceRecord | ClaimRecord | RefusalRecord | SettledRecord | ForgetRecord
                    | FeedbackRecord | CorrectRecord | ConflictRecord | ResolveRecord
-                   | UndoRecord)
+                   | UndoRecord | ImportRecord)
 #: feedback verdicts, by slot
 UTILITY_VERDICTS: Final = frozenset({"useful", "unhelpful"})
 ACCURACY_VERDICTS: Final = frozenset({"accurate", "incorrect"})
