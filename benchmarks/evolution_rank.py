@@ -76,10 +76,9 @@ def rows_for(size: int, seed: int) -> tuple[list[ClaimRow], list[str]]:
 
 def rank_plain(plan: Any, corpus: evolution_rank.Corpus) -> Any:
     """The baseline: the same prefilter and gates, no aging, no feedback, no dormancy."""
-    chosen: list[Candidate] = [corpus.pairs[i][1] for i in corpus.possible(plan)]
-    wanted = (*plan.focus, *plan.context)
-    df = {f: corpus.df[f] for f in wanted if f in corpus.df}
-    return evaluate(plan, chosen, Stats(len(corpus), df))
+    stats = corpus.stats(plan)
+    chosen: list[Candidate] = [corpus.pairs[i][1] for i in corpus.possible(plan, stats)]
+    return evaluate(plan, chosen, stats)
 
 
 def full_scan(plan: Any, pairs: list[tuple[ClaimRow, Candidate]], now: str) -> Any:

@@ -71,3 +71,51 @@ def test_factors_reorder_but_never_make_relevant() -> None:
     assert result.eligible[0].candidate.freshness > result.eligible[1].candidate.freshness
     auto = er.rank(direct_plan("kamal deploy"), pairs, NOW, automatic=True)
     assert [s.candidate.id for s in auto.eligible] == [fresh.id]  # the stale fact is dormant
+
+
+def _reference(pairs: list[tuple[ClaimRow, object]], plan: object, automatic: bool) -> list:
+    aged = [er.with_factors(b, r, NOW) for r, b in pairs]  # type: ignore[arg-type]
+    kept = [c for c, dormant in aged if not (automatic and dormant)]
+    wanted = set((*plan.focus, *plan.context))  # type: ignore[attr-defined]
+    df: dict[str, int] = {}
+    for _r, b in pairs:
+        for f in wanted & (b.body | b.aliases | b.quoted):  # type: ignore[attr-defined]
+            df[f] = df.get(f, 0) + 1
+    slow = evaluate(plan, kept, Stats(len(pairs), df))  # type: ignore[arg-type]
+    return [(s.candidate.id, round(s.rank, 9)) for s in slow.eligible]
+
+
+def test_the_prefilter_is_exact_on_larger_stores_where_words_are_common() -> None:
+    """Stores of 150-400 claims over a small vocabulary, so most features are common and
+    the coverage bound (not only rarity) decides what is scored."""
+    import random
+
+    checked = pruned = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        er._CACHE.clear()
+        rows = [_row(i, rng.sample(WORDS, rng.randint(1, 6)), rng.randrange(4),
+                     rng.randrange(3), rng.randrange(3),
+                     rng.choice(["summary", "user_statement"]))
+                for i in range(rng.randint(150, 400))]
+        corpus = er.Corpus([(r, er.base_candidate(r, None, 0)) for r in rows])
+        for _ in range(15):
+            plan = direct_plan(" ".join(rng.sample(WORDS, rng.randint(1, 5))))
+            automatic = rng.random() < 0.5
+            fast = er.rank(plan, corpus, NOW, automatic=automatic)
+            assert [(s.candidate.id, round(s.rank, 9)) for s in fast.eligible] == \
+                _reference(corpus.pairs, plan, automatic)
+            stats = corpus.stats(plan)
+            loose = sum(1 for _i, n in _strong_counts(corpus, plan).items()
+                        if n >= (2 if len(plan.focus) >= 3 else 1))
+            pruned += loose - len(corpus.possible(plan, stats))
+            checked += 1
+    assert checked == 600 and pruned > 0  # the bound did cut candidates, and stayed exact
+
+
+def _strong_counts(corpus: er.Corpus, plan: object) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for feature in plan.focus:  # type: ignore[attr-defined]
+        for index in corpus.strong.get(feature, ()):
+            counts[index] = counts.get(index, 0) + 1
+    return counts

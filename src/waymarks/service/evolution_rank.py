@@ -33,9 +33,16 @@ from waymarks.core.evolution.aging import (
     utility_factor,
 )
 from waymarks.core.evolution.rows import ClaimRow
+from waymarks.recall.analysis import is_literal
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.learned import LearnedClaim, candidate
-from waymarks.recall.scoring import Candidate, QueryPlan, Stats
+from waymarks.recall.scoring import (
+    COVERAGE_TO_QUALIFY,
+    FIELD_FACTORS,
+    Candidate,
+    QueryPlan,
+    Stats,
+)
 
 MAX_CACHED: Final = 250_000
 _CACHE: dict[tuple[str, str, tuple[str, ...], str | None, str], Candidate] = {}
@@ -98,9 +105,10 @@ class Corpus:
     the claims holding each feature in their body or aliases (the gates' "strong" fields),
     and each feature's document frequency over body, aliases and quoted text (the weights).
 
-    :meth:`possible` is the exact set of claims the gates could let through: at least one
-    strong match (two when the query has three or more focus features) and every literal
-    in the body or aliases. Any other claim fails a gate whatever its score."""
+    :meth:`possible` is a superset of the claims the gates can let through: at least one
+    strong match (two when the query has three or more focus features), every literal in
+    the body or aliases, and a way to qualify (a feature that could name it, or a coverage
+    that could reach 0.45). Any other claim fails a gate whatever its score."""
 
     def __init__(self, pairs: Sequence[tuple[ClaimRow, Candidate]]) -> None:
         self.pairs = list(pairs)
@@ -115,12 +123,33 @@ class Corpus:
     def __len__(self) -> int:
         return len(self.pairs)
 
-    def possible(self, plan: QueryPlan) -> list[int]:
+    def stats(self, plan: QueryPlan) -> Stats:
+        """The weights' statistics for ``plan`` over every recallable learned claim."""
+        wanted = (*plan.focus, *plan.context)
+        return Stats(len(self.pairs), {f: self.df[f] for f in wanted if f in self.df})
+
+    def possible(self, plan: QueryPlan, stats: Stats) -> list[int]:
+        """Claims with enough strong matches, every literal, and either a feature that
+        could name them (a literal, or one rare in the store) or a coverage that could
+        reach the threshold: at most their strong matches' weight plus 0.25 (the largest
+        weak field factor) of every other focus feature's weight."""
         need = 2 if len(plan.focus) >= 3 else 1
+        weights = [(feature, stats.weight(feature)) for feature in plan.focus]
+        total = sum(w for _f, w in weights) or 1.0
         counts: Counter[int] = Counter()
-        for feature in plan.focus:
-            counts.update(self.strong.get(feature, ()))
-        chosen = [index for index, n in counts.items() if n >= need]
+        strong: dict[int, float] = {}
+        for feature, weight in weights:
+            for index in self.strong.get(feature, ()):
+                counts[index] += 1
+                strong[index] = strong.get(index, 0.0) + weight
+        naming: set[int] = set()
+        for feature in set(plan.focus):
+            if is_literal(feature) or stats.rare(feature):
+                naming.update(self.strong.get(feature, ()))
+        weak = FIELD_FACTORS["quoted"]
+        floor = COVERAGE_TO_QUALIFY * total
+        chosen = [index for index, n in counts.items() if n >= need and (
+            index in naming or strong[index] + weak * (total - strong[index]) >= floor)]
         for literal in plan.literals:
             holding = set(self.strong.get(literal, ()))
             chosen = [index for index in chosen if index in holding]
@@ -138,11 +167,11 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
     (relevance x freshness x evidence x utility x accuracy) then orders them with the same
     key as :func:`waymarks.recall.scoring.score_all`."""
     corpus = rows if isinstance(rows, Corpus) else Corpus(rows)
-    wanted = (*plan.focus, *plan.context)
+    stats = corpus.stats(plan)
     now_s = parse_time(now) or 0.0
     chosen: list[Candidate] = []
     by_id: dict[str, ClaimRow] = {}
-    for index in corpus.possible(plan):
+    for index in corpus.possible(plan, stats):
         row, base = corpus.pairs[index]
         if automatic and _dormant(row, now_s):
             continue
@@ -150,8 +179,7 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
             continue
         chosen.append(base)
         by_id[base.id] = row
-    df = {f: corpus.df[f] for f in wanted if f in corpus.df}
-    result = evaluate(plan, chosen, Stats(len(corpus), df))
+    result = evaluate(plan, chosen, stats)
     scored = []
     for item in result.scored:
         if item.eligible:
