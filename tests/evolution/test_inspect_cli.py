@@ -121,3 +121,19 @@ def test_one_hash_mismatched_row_never_disables_recall_and_is_named(
     assert listed["badRows"] == [forged] and [c["id"] for c in listed["claims"]] == [good]
     assert cli("evolution", "forget", forged)["outcome"] == "done"  # forget accepts it
     assert cli("evolution", "show", forged)["state"] == "forgotten"
+
+
+def test_explain_without_a_query_shows_the_last_automatic_recall_of_the_process(
+        cli: Callable[..., dict], home: Path, project: Path) -> None:
+    good = learn(home, str(project), {"kind": "decision",
+                                      "content": "Deployments use Kamal, not Capistrano",
+                                      "searchTerms": ["deploy tool", "kamal"]}, PAST)
+    cli("plan", "--", "which deploy tool do we use?")
+    snapshot = cli("evolution", "explain")
+    assert snapshot["selected"] == [good], json.dumps(snapshot)[:1500]
+    assert "Capistrano" not in json.dumps(snapshot)
+    fresh = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", "evolution",
+                            "explain"], cwd=project, env={**os.environ,
+                                                         "WAYMARKS_HOME": str(home)},
+                           capture_output=True, text=True, check=False, timeout=60)
+    assert fresh.returncode == 2 and json.loads(fresh.stdout)["code"] == "not_found"

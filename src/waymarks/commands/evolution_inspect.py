@@ -144,16 +144,25 @@ def register_inspection(root: Group) -> None:
                                    Column("DECISION"), Column("CLAIMS", "right")], rows,
                             empty="Nothing captured yet.")
 
-    @command(group, "explain", summary="What automatic injection would choose for QUERY "
-             "now, and why (scores and features, no claim text). The last automatic "
-             "snapshot lives only in the host process that made it.",
-             examples=["waymarks evolution explain which deploy tool"])
-    @click.argument("query", nargs=-1, required=True)
+    @command(group, "explain", summary="Why automatic injection picks what it picks, with "
+             "scores and features but no claim text. With QUERY, a preview for that query; "
+             "without, the last automatic recall of this process (inside Pi: the last turn).",
+             examples=["waymarks evolution explain which deploy tool",
+                       "waymarks evolution explain"])
+    @click.argument("query", nargs=-1)
     def explain_(query: tuple[str, ...]) -> Result:
         import json
 
         from waymarks.service.evolution_inspect import explain
+        from waymarks.service.evolution_recall import last_snapshot
 
+        if not query:
+            snapshot = last_snapshot()
+            if snapshot is None:
+                return refused("not_found", "no automatic recall has run in this process: "
+                               "the last snapshot is kept in memory by the host process only "
+                               "(in Pi: /context evolution explain); pass a QUERY to preview")
+            return Result(dict(snapshot), json.dumps(snapshot, ensure_ascii=False, indent=2))
         data = explain(runtime().app().home, " ".join(query))
         return Result(data, json.dumps(data, ensure_ascii=False, indent=2))
 

@@ -123,6 +123,7 @@ def learned_blocks(home: Path, prompt: str, history: Sequence[str],
 
     stamp = now or iso(datetime.now(UTC))
     result = recall_learned(home, prompt, history, automatic=True, now=stamp)
+    _remember_snapshot(result, stamp)
     return [LearnedBlock(s.candidate.id, s.candidate.kind, s.candidate.text,
                          s.candidate.origin, s.candidate.evidence, s.candidate.source,
                          datetime.fromtimestamp(s.candidate.created_at / 1000, UTC)
@@ -156,3 +157,21 @@ LEARNED_LABEL = "[learned, provisional — not confirmed by the person]"
 def learned_digest(digest: str) -> str:
     """A learned digest, labelled so it is never mistaken for confirmed memory."""
     return f"{LEARNED_LABEL}\n{digest}" if digest else ""
+
+
+#: the last automatic learned recall of this process: diagnostics without claim text,
+#: held in memory only (never written, never a learning input), replaced on every attempt
+_LAST_SNAPSHOT: dict[str, object] | None = None
+
+
+def _remember_snapshot(result: RecallResult, at: str) -> None:
+    from waymarks.recall.engine import explain
+
+    global _LAST_SNAPSHOT
+    _LAST_SNAPSHOT = {**explain(result), "at": at,
+                      "selected": [s.candidate.id for s in result.eligible[:3]]}
+
+
+def last_snapshot() -> dict[str, object] | None:
+    """The last automatic learned recall in this process (``None`` before any)."""
+    return _LAST_SNAPSHOT
