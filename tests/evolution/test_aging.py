@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,8 @@ from waymarks.core.evolution.aging import (
 )
 from waymarks.core.model_port import ModelReply
 from waymarks.service.evolution import Evolution
+
+AT = "2026-12-01T00:00:00.000Z"
 
 
 @pytest.mark.parametrize(("kind", "half_life", "floor", "horizon"), [
@@ -116,3 +118,44 @@ def test_a_dormant_claim_is_never_injected_but_recallable_on_request(
         claim = evo.claim(old)
         assert claim is not None and claim.state == "provisional"
         assert claim.updated_at.startswith("2020-01-01T00:00:00")
+
+
+def _source(evo: Evolution, text: str, key: str) -> str:
+    src = evo.capture("/w/a", "statement", text, session="s", key=key)
+    assert src is not None
+    return src.source_id
+
+
+def test_a_source_that_mentions_a_claim_and_leaves_it_standing_confirms_it(
+        tmp_path: Path) -> None:
+    old = StepClock(datetime(2026, 1, 1, tzinfo=UTC))
+    with Evolution(tmp_path, clock=old) as evo:
+        first = _source(evo, "Remember: the staging port is 8080", "1")
+        reply = {"claims": [{"kind": "fact", "content": "The staging port is 8080"}]}
+        assert evo.apply(first, ModelReply(json.dumps(reply), "f", "m"), AT).code == "applied"
+        [claim] = evo.claims(["provisional"])
+    now = "2026-12-01T00:00:00.000Z"
+    assert aging(claim.kind, claim.confirmed_at, now).dormant
+    later = StepClock(datetime(2026, 11, 20, tzinfo=UTC))
+    with Evolution(tmp_path, clock=later) as evo:
+        second = _source(evo, "Remember: the staging port is 8080, as before", "2")
+        assert evo.apply(second, ModelReply('{"claims": []}', "f", "m"), AT).code == "no_change"
+        confirmed = evo.claim(claim.id)
+    assert confirmed is not None and confirmed.updated_at == claim.updated_at  # never moves
+    assert confirmed.reinforced_at.startswith("2026-11-20")
+    assert not aging(confirmed.kind, confirmed.confirmed_at, now).dormant
+    with Evolution(tmp_path) as evo:  # not a claim-changing event: nothing to undo
+        assert [e.op for e in evo.store.history(10, claim.id)] == ["claim"]
+
+
+def test_project_state_is_not_confirmed_by_being_mentioned(tmp_path: Path) -> None:
+    with Evolution(tmp_path, clock=StepClock(datetime(2026, 1, 1, tzinfo=UTC))) as evo:
+        first = _source(evo, "Remember: the migration is half done", "1")
+        reply = {"claims": [{"kind": "project_state", "content": "The migration is half done"}]}
+        evo.apply(first, ModelReply(json.dumps(reply), "f", "m"), AT)
+        [claim] = evo.claims(["provisional"])
+    with Evolution(tmp_path, clock=StepClock(datetime(2026, 11, 20, tzinfo=UTC))) as evo:
+        second = _source(evo, "Remember: the migration is half done still", "2")
+        evo.apply(second, ModelReply(json.dumps(reply), "f", "m"), AT)
+        again = evo.claim(claim.id)
+    assert again is not None and again.reinforced_at == ""

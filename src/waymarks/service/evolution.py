@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Final
 
 from waymarks.core.evolution.capture import sanitize, summary_claims
+from waymarks.core.evolution.confirm import confirmations
 from waymarks.core.evolution.contract import ContractBreak, parse_reply
 from waymarks.core.evolution.decide import Target, decide
 from waymarks.core.evolution.fold import ClaimRow, SourceRow
@@ -228,7 +229,9 @@ class Evolution:
                 return StepOutcome("invalid_output")
             chosen = frozenset(c.id for c, _level in self._offered(source))
             decision = decide(source, parsed, chosen, _Lookup(self.store, parsed), at)
-            self._append([*decision.records, SettledRecord(
+            confirm = confirmations(source, parsed, chosen, decision.records,
+                                    self.store.view.claim)
+            self._append([*decision.records, *confirm, SettledRecord(
                 SCHEMA_VERSION, source_id, decision.code, at, decision.written,
                 decision.refused)])
         return StepOutcome(decision.code, decision.written, decision.refused)

@@ -36,6 +36,7 @@ from waymarks.core.evolution.model import (
     ACCURACY_VERDICTS,
     UTILITY_VERDICTS,
     ClaimRecord,
+    ConfirmRecord,
     ConflictRecord,
     CorrectRecord,
     EvolutionRecord,
@@ -160,6 +161,16 @@ def _fold(rec: _Recorder, view: EvoView, record: EvolutionRecord, seq: int) -> E
         return Effect("settled", record.source_id, True, record.code, "host", record.at)
     if isinstance(record, RefusalRecord):
         return Effect("refused", record.target, True, record.reason, "host", record.at)
+    if isinstance(record, ConfirmRecord):
+        confirmed = 0
+        for cid in dict.fromkeys(record.ids):
+            claim = view.claim(cid)
+            if (claim is not None and claim.state == "provisional"
+                    and claim.kind != "project_state" and _later(record.at, claim.confirmed_at)):
+                view.put_claim(replace(claim, reinforced_at=record.at))  # not a change event
+                confirmed += 1
+        return Effect("confirm", record.source_id, confirmed > 0,
+                      "confirmed" if confirmed else "nothing_to_confirm", "host", record.at)
     if isinstance(record, ImportRecord):
         return Effect("imported", record.digest, True, "legacy_import", "person", record.at)
     if isinstance(record, ForgetRecord):

@@ -215,6 +215,19 @@ class UndoRecord(msgspec.Struct, frozen=True, tag="undo", tag_field="op", rename
     actor: str = "person"
 
 
+class ConfirmRecord(msgspec.Struct, frozen=True, tag="confirm", tag_field="op",
+                    rename="camel", omit_defaults=True):
+    """A source confirmed claims without changing them: it derived the same content again,
+    or it was measured to mention them and left them standing. Moves only their
+    confirmation stamp (decay and dormancy run from it), never ``updatedAt``, and is not an
+    event that changes a claim (nothing to undo). Never for project state."""
+
+    schema_version: int
+    source_id: str
+    ids: tuple[str, ...]
+    at: str
+
+
 class ImportRecord(msgspec.Struct, frozen=True, tag="imported", tag_field="op",
                    rename="camel", omit_defaults=True):
     """A legacy (pi-memory-evolution) import completed: ``digest`` is the SHA-256 of the
@@ -230,7 +243,7 @@ class ImportRecord(msgspec.Struct, frozen=True, tag="imported", tag_field="op",
 
 EvolutionRecord = (SourceRecord | ClaimRecord | RefusalRecord | SettledRecord | ForgetRecord
                    | FeedbackRecord | CorrectRecord | ConflictRecord | ResolveRecord
-                   | UndoRecord | ImportRecord)
+                   | UndoRecord | ImportRecord | ConfirmRecord)
 #: feedback verdicts, by slot
 UTILITY_VERDICTS: Final = frozenset({"useful", "unhelpful"})
 ACCURACY_VERDICTS: Final = frozenset({"accurate", "incorrect"})
