@@ -137,19 +137,24 @@ class Corpus:
         weights = [(feature, stats.weight(feature)) for feature in plan.focus]
         total = sum(w for _f, w in weights) or 1.0
         counts: Counter[int] = Counter()
-        strong: dict[int, float] = {}
-        for feature, weight in weights:
-            for index in self.strong.get(feature, ()):
-                counts[index] += 1
-                strong[index] = strong.get(index, 0.0) + weight
+        for feature, _w in weights:
+            counts.update(self.strong.get(feature, ()))
         naming: set[int] = set()
         for feature in set(plan.focus):
             if is_literal(feature) or stats.rare(feature):
                 naming.update(self.strong.get(feature, ()))
         weak = FIELD_FACTORS["quoted"]
         floor = COVERAGE_TO_QUALIFY * total
-        chosen = [index for index, n in counts.items() if n >= need and (
-            index in naming or strong[index] + weak * (total - strong[index]) >= floor)]
+        chosen = []
+        for index, n in counts.items():
+            if n < need:
+                continue
+            if index not in naming:
+                base = self.pairs[index][1]
+                strong = sum(w for f, w in weights if f in base.body or f in base.aliases)
+                if strong + weak * (total - strong) < floor:
+                    continue
+            chosen.append(index)
         for literal in plan.literals:
             holding = set(self.strong.get(literal, ()))
             chosen = [index for index in chosen if index in holding]
