@@ -53,15 +53,20 @@ def learn_group() -> Group:
         state = _config(lambda: learning_state(app.home, app.cwd))
         data = state.to_json()
         counts: dict[str, int] = {}
+        bad: list[str] = []
         if ledger_path(app.home).is_file():
             with Evolution(app.home) as evo:
                 counts = evo.counts()
+                bad = evo.store.readable_claims()[1]
         data["counts"] = counts
+        data["badRows"] = bad
         lines = [f"learning: {'on' if state.enabled else 'off'}"
                  + (" (turned off by this project's configuration)" if state.project_off
                     else ""), f"config: {state.config}"]
         lines += [f"{name}: {value}" for name, value in sorted(counts.items())]
         lines += [f"ignored: {note}" for note in state.ignored]
+        lines += [f"malformed learned claim (left out of recall; `waymarks evolution forget "
+                  f"{b}` removes it): {b}" for b in bad]
         if not state.enabled and not state.project_off:
             lines.append(HOW_TO_TURN_ON)
         return Result(data, "\n".join(lines))
@@ -119,12 +124,16 @@ def learn_group() -> Group:
         app = runtime().app()
         if not ledger_path(app.home).is_file():
             return refused("not_found", "nothing has been learned; see `waymarks learn list`")
+        from waymarks.service.evolution_edits import forget as forget_claim
+
         with Evolution(app.home) as evo:
-            done = evo.forget(claim_id.strip())
-        if not done:
-            return refused("not_found", "no learned claim has exactly that ID (or it is "
-                           "already forgotten); see `waymarks learn list --all`")
-        return Result({"outcome": "forgotten", "id": claim_id.strip()},
-                      f"Forgot {claim_id.strip()}.")
+            outcome = forget_claim(evo, claim_id.strip())
+        if not outcome.ok:
+            # `learn forget` has always answered not_found for a claim already forgotten
+            code = "not_found" if outcome.code == "not_active" else outcome.code
+            return refused(code, outcome.message + " (see `waymarks learn list --all`)")
+        return Result({"outcome": "forgotten", "id": claim_id.strip(), "event": outcome.event,
+                       "retiredSources": outcome.data.get("retiredSources", 0)},
+                      outcome.message)
 
     return learn

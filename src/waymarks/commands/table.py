@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from waymarks.commands.base import Group
 from waymarks.commands.evolution import register_evolution
+from waymarks.commands.evolution_inspect import register_inspection
 from waymarks.commands.items import memory_group, register_pins
 from waymarks.commands.learn import learn_group
 from waymarks.commands.personal import adr_group, notes_group, personal_group, register_remember
@@ -21,7 +22,7 @@ from waymarks.commands.transfer import register_transfer
 HOST_COMMANDS = frozenset({
     "pins", "pin", "unpin", "memory", "recall", "status", "health", "rebuild-index",
     "manifest", "included", "excluded", "tokens", "privacy", "config", "personal", "notes",
-    "adr", "trust", "untrust", "plan", "evolution",
+    "adr", "trust", "untrust", "plan", "evolution", "feedback",
 })
 
 
@@ -42,4 +43,5 @@ def build(name: str = "waymarks") -> Group:
     root.add_command(learn_group())
     register_transfer(root)
     register_evolution(root)
+    register_inspection(root)
     return root

@@ -312,7 +312,22 @@ class Bridge:
             self._capture = PiCapture(self.home)
         done: dict[str, Any] = self._capture.capture(str(params.get("event")), self.ledger,
                                                      self._app().cwd)
+        if params.get("event") == "agent_end" and self.ledger is not None:
+            feedback = self._natural_feedback(self.ledger)
+            if any(feedback.values()):  # the keys only when the turn gave feedback
+                done.update(feedback)
         return done
+
+    def _natural_feedback(self, session: HostSessionLog) -> dict[str, int]:
+        """``memory <id> is incorrect.`` as the turn's last user message is feedback on
+        that learned claim (whether or not learning is on: it is the person's act)."""
+        from waymarks.ledger.entries import Message, bodies
+        from waymarks.service.evolution_edits import feedback_from_turn
+
+        users = [b for b in bodies(session, ("message",))
+                 if isinstance(b, Message) and b.role == "user"]
+        return feedback_from_turn(self.home, [(f"pi:{session.session_id}:{b.id}", b.text)
+                                              for b in users[-1:]])
 
     def rpc_evolve(self, params: dict[str, Any]) -> dict[str, Any]:
         """One consolidation attempt with Pi's active model (``provider``, ``model``),

@@ -32,6 +32,7 @@ from waymarks.mcp.common import Confirm as Confirm  # re-exported: the confirmat
 from waymarks.mcp.common import Serial, json_result, tool_result
 from waymarks.mcp.tools import (
     capture_note,
+    learned_memory,
     persistence,
     personal_entry,
     recall,
@@ -89,6 +90,7 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None,
     personal_entry.register(server, app, serial)
     capture_note.register(server, app, serial)
     recall_memory.register(server, app, serial)
+    learned_memory.register(server, app, serial)
     prompts.register(server, app, serial)
     return server
 

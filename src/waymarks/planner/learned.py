@@ -4,6 +4,8 @@ Learned claims come after pins and confirmed memory, in a block of their own wit
 token budget (``Budgets.max_learned_tokens``), so they can never take the place of
 anything a person confirmed, and are never rendered as if a person had confirmed them:
 the header and guidance say *learned*, *provisional*, and that confirmed context wins.
+A claim past its kind's half-life carries an ``Aging:`` warning (read-time aging, see
+:mod:`waymarks.core.evolution.aging`); dormant claims never reach this block.
 Like every block, the stored text goes through the destination's egress and is one JSON
 string on its own line; an item the destination may not receive is recorded by ID only.
 """
@@ -38,6 +40,8 @@ class LearnedBlock:
     updated: str  # YYYY-MM-DD
     score: float
     classification: str | None = None
+    #: a read-time aging warning ("" when the claim is fresh): never content
+    aging: str = ""
 
 
 def render_learned(block: LearnedBlock, egress: Egress) -> str:
@@ -46,7 +50,8 @@ def render_learned(block: LearnedBlock, egress: Egress) -> str:
         LEARNED_BEGIN, f"Learned ID: {meta(block.id)}", f"Kind: {meta(block.kind)}",
         "Status: provisional", f"Origin: {_shown(egress, block.origin, level)}",
         f"Evidence: {meta(block.evidence)}", f"Source: {meta(block.source)}",
-        f"Updated: {meta(block.updated)}", "Claim JSON:",
+        f"Updated: {meta(block.updated)}",
+        *([f"Aging: {meta(block.aging)}"] if block.aging else []), "Claim JSON:",
         _shown(egress, block.content, level), LEARNED_GUIDANCE, LEARNED_END])
 
 

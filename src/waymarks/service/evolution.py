@@ -233,6 +233,7 @@ class Evolution:
 
     def apply(self, source_id: str, reply: ModelReply, at: str) -> StepOutcome:
         """Validate ``reply`` against the output contract and write what it may."""
+        from waymarks.core.evolution.confirm import confirmations
         from waymarks.core.evolution.contract import ContractBreak, parse_reply
         from waymarks.core.evolution.decide import decide
 
@@ -247,10 +248,13 @@ class Evolution:
                 return StepOutcome("invalid_output", rule=parsed.rule)
             chosen = frozenset(c.id for c, _level in self._offered(source))
             decision = decide(source, parsed, chosen, _Lookup(self.store, parsed), at)
+            # a reply refused for authority writes nothing of itself (the job pauses)
+            confirm = confirmations(source, parsed, chosen, decision.records,
+                                    self.store.view.claim) if decision.settles else []
             settlement = [SettledRecord(SCHEMA_VERSION, source_id, decision.code, at,
                                         decision.written, decision.refused)
                           ] if decision.settles else []
-            self._append([*decision.records, *settlement])
+            self._append([*decision.records, *confirm, *settlement])
         return StepOutcome(decision.code, decision.written, decision.refused)
 
     #: the contract rule the last ``invalid_output`` broke (a fixed name), for a correction

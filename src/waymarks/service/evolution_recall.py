@@ -5,6 +5,14 @@ origin (origin is provenance, not a boundary). The relevance policy is recall's 
 (:mod:`waymarks.recall.learned`), with the model's search terms as aliases. Results carry
 provenance (origin, evidence basis/method, source ID, date) and are always labelled
 provisional. Nothing here writes; a home that never learned anything costs one ``stat``.
+
+Aging and feedback (:mod:`waymarks.core.evolution.aging`) are read-time factors applied
+*after* the relevance gates: freshness from the last confirmation, evidence weight from the
+source-priority table, utility and accuracy from the last verdicts. A **dormant** claim is
+left out of automatic injection (``automatic=True``: the planner's learned block) but stays
+recallable on an explicit request (``recall``, ``memory_recall``). A row that is not well
+formed, or whose ID is not the hash of its content, is left out and named
+(:func:`bad_rows`); it never disables recall of the others.
 """
 
 from __future__ import annotations
@@ -16,43 +24,87 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from waymarks.core.egress import Egress
+from waymarks.core.evolution.rows import ClaimRow
 from waymarks.recall.digest import render_digest
-from waymarks.recall.engine import RecallResult, evaluate
-from waymarks.recall.learned import LearnedClaim, candidate, corpus_stats
+from waymarks.recall.engine import RecallResult
+from waymarks.recall.learned import LearnedClaim
 from waymarks.recall.plan import direct_plan, plan_query
+from waymarks.service.evolution_rank import Corpus, base_candidate, rank
 from waymarks.service.learning import ledger_path
+from waymarks.service.ports import iso
 
 if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's path
     from waymarks.planner.learned import LearnedBlock
 
 
-def learned_claims(home: Path) -> list[LearnedClaim]:
-    """Every recallable learned claim of ``home`` (none without an evolution ledger)."""
+def _recallable(home: Path) -> tuple[list[ClaimRow], dict[str, str], list[str]]:
+    """Recallable rows, source levels, and the IDs of rows left out as malformed."""
     if not ledger_path(home).is_file():
-        return []
+        return [], {}, []
     from waymarks.core.evolution.model import RECALLABLE_STATES
     from waymarks.service.evolution import Evolution
 
     with Evolution(home) as evo:
-        rows = evo.claims(sorted(RECALLABLE_STATES))
+        evo.sync()
+        rows, bad = evo.store.readable_claims(sorted(RECALLABLE_STATES))
         levels = {s.source_id: s.classification for s in evo.store.sources()}
-    return [LearnedClaim(r.id, r.kind, r.state, r.origin, r.content, r.search_terms,
-                         f"{r.basis}/{r.method}", r.source_id, _ms(r.updated_at),
-                         levels.get(r.source_id)) for r in rows]
+    return rows, levels, bad
+
+
+#: the last corpus built per home, with the projection signature it was built at: a
+#: long-lived process (Pi's bridge, the MCP server) reads and analyses the claims once
+_CORPORA: dict[str, tuple[tuple[str, ...], Corpus]] = {}
+
+
+def _corpus(home: Path) -> Corpus:
+    """The home's recallable learned claims as a ranking corpus (cached per signature)."""
+    if not ledger_path(home).is_file():
+        return Corpus(())
+    from waymarks.core.evolution.model import RECALLABLE_STATES
+    from waymarks.service.evolution import Evolution
+
+    with Evolution(home) as evo:
+        evo.sync()
+        signature = evo.store.signature()
+        cached = _CORPORA.get(str(home))
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        rows, _bad = evo.store.readable_claims(sorted(RECALLABLE_STATES))
+        levels = {s.source_id: s.classification for s in evo.store.sources()}
+    corpus = Corpus([(r, base_candidate(r, levels.get(r.source_id), _ms(r.updated_at)))
+                     for r in rows])
+    _CORPORA[str(home)] = (signature, corpus)
+    return corpus
+
+
+def _learned(row: ClaimRow, levels: dict[str, str]) -> LearnedClaim:
+    return LearnedClaim(row.id, row.kind, row.state, row.origin, row.content, row.search_terms,
+                        f"{row.basis}/{row.method}", row.source_id, _ms(row.updated_at),
+                        levels.get(row.source_id))
+
+
+def learned_claims(home: Path) -> list[LearnedClaim]:
+    """Every recallable learned claim of ``home`` (none without an evolution ledger)."""
+    rows, levels, _bad = _recallable(home)
+    return [_learned(r, levels) for r in rows]
+
+
+def bad_rows(home: Path) -> list[str]:
+    """IDs of learned claims left out of recall because their row is malformed."""
+    return _recallable(home)[2]
 
 
 def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
-                   egress: Egress | None = None, inherit: bool = True) -> RecallResult:
+                   egress: Egress | None = None, inherit: bool = True,
+                   automatic: bool = False, now: str | None = None) -> RecallResult:
     """Learned claims ``query`` (with the recent user turns) is about, precision first;
-    with ``egress``, rendered as a digest for that destination (inadmissible ones left out)."""
+    with ``egress``, rendered as a digest for that destination (inadmissible ones left out).
+    ``automatic``: for injection nobody asked for, so dormant claims are left out."""
     plan = plan_query(query, history) if inherit else direct_plan(query)
-    claims = learned_claims(home)
-    candidates = [candidate(c) for c in claims]
-    if egress is not None:
-        candidates = [c for c in candidates
-                      if egress.admits_all_up_to(egress.level(c.text, c.classification))]
-    stats = corpus_stats(candidates, (*plan.focus, *plan.context))
-    result = evaluate(plan, candidates, stats)
+    stamp = now or iso(datetime.now(UTC))
+    admits = None if egress is None else (
+        lambda c: egress.admits_all_up_to(egress.level(c.text, c.classification)))
+    result = rank(plan, _corpus(home), stamp, automatic=automatic, admits=admits)
     if egress is None:
         return result
     # scored as recallable ("active" to the gates); shown for what it is: provisional
@@ -62,17 +114,34 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
     return replace(result, digest=digest, selected=[str(r["id"]) for r in rows], rows=rows)
 
 
-def learned_blocks(home: Path, prompt: str, history: Sequence[str]) -> list[LearnedBlock]:
+def learned_blocks(home: Path, prompt: str, history: Sequence[str],
+                   now: str | None = None) -> list[LearnedBlock]:
     """The planner's learned block inputs: eligible learned claims, best first (the
-    planner applies the privacy policy and the budget, and records what it left out)."""
+    planner applies the privacy policy and the budget, and records what it left out).
+    Dormant claims are never offered here (they stay recallable on request)."""
     from waymarks.planner.learned import LearnedBlock
 
-    result = recall_learned(home, prompt, history)
+    stamp = now or iso(datetime.now(UTC))
+    result = recall_learned(home, prompt, history, automatic=True, now=stamp)
+    _remember_snapshot(result, stamp)
     return [LearnedBlock(s.candidate.id, s.candidate.kind, s.candidate.text,
                          s.candidate.origin, s.candidate.evidence, s.candidate.source,
                          datetime.fromtimestamp(s.candidate.created_at / 1000, UTC)
-                         .strftime("%Y-%m-%d"), s.rank, s.candidate.classification)
+                         .strftime("%Y-%m-%d"), s.rank, s.candidate.classification,
+                         aging_note(s.candidate.freshness))
             for s in result.eligible[:3]]
+
+
+#: below this freshness a learned block says it is aging
+AGING_WARNING_BELOW = 0.75
+
+
+def aging_note(fresh: float) -> str:
+    """A content-free warning for a claim that has faded (``""`` when it is fresh)."""
+    if fresh >= AGING_WARNING_BELOW:
+        return ""
+    return (f"freshness {fresh:.2f}: not confirmed for a long time for its kind; "
+            "may be out of date")
 
 
 def _ms(stamp: str) -> int:
@@ -88,3 +157,21 @@ LEARNED_LABEL = "[learned, provisional — not confirmed by the person]"
 def learned_digest(digest: str) -> str:
     """A learned digest, labelled so it is never mistaken for confirmed memory."""
     return f"{LEARNED_LABEL}\n{digest}" if digest else ""
+
+
+#: the last automatic learned recall of this process: diagnostics without claim text,
+#: held in memory only (never written, never a learning input), replaced on every attempt
+_LAST_SNAPSHOT: dict[str, object] | None = None
+
+
+def _remember_snapshot(result: RecallResult, at: str) -> None:
+    from waymarks.recall.engine import explain
+
+    global _LAST_SNAPSHOT
+    _LAST_SNAPSHOT = {**explain(result), "at": at,
+                      "selected": [s.candidate.id for s in result.eligible[:3]]}
+
+
+def last_snapshot() -> dict[str, object] | None:
+    """The last automatic learned recall in this process (``None`` before any)."""
+    return _LAST_SNAPSHOT

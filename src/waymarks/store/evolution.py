@@ -22,35 +22,51 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 import msgspec
 
 from waymarks.core.evolution.fold import ClaimRow, Effect, SourceRow, fold
-from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, decode_record
+from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, claim_id, decode_record
+from waymarks.core.evolution.rows import Change, Slot
 from waymarks.ledger.entries import custom_entries, custom_entries_since
 from waymarks.ledger.log import SessionLog
+from waymarks.store.evolution_schema import DERIVED_TABLES
 from waymarks.store.migrations import migrate
 
 BUSY_TIMEOUT_MS: Final = 30_000
 _TERMS: Final = msgspec.json.Encoder()
 _TERMS_DECODER: Final = msgspec.json.Decoder(list[str])
+_SLOT_DECODER: Final = msgspec.json.Decoder(tuple[str, str, str] | None)
+_SNAP_DECODER: Final = msgspec.json.Decoder(dict[str, object] | None)
 
 CLAIM_COLUMNS: Final = ("id, origin, kind, content, state, basis, method, source_id,"
                         " updated_at, seq, replaces, conflicts_with, superseded_by,"
-                        " search_terms")
+                        " search_terms, reinforced_at, utility, accuracy")
 SOURCE_COLUMNS: Final = ("source_id, origin, kind, basis, text, classification, captured_at,"
                          " session, seq, settled, settled_at")
 
 
 def claim_row(row: Sequence[object]) -> ClaimRow:
+    """A claim from its columns; raises ``msgspec.DecodeError``/``ValueError`` for a row
+    that is not well formed (readers that must not fail use :meth:`EvolutionStore.readable`)."""
     (cid, origin, kind, content, state, basis, method, source, updated, seq, replaces,
-     conflicts, superseded, terms) = row
+     conflicts, superseded, terms, reinforced, utility, accuracy) = row
     return ClaimRow(str(cid), str(origin), str(kind), str(content), str(state), str(basis),
                     str(method), str(source), str(updated), int(seq),  # type: ignore[call-overload]
                     _opt(replaces), _opt(conflicts), _opt(superseded),
-                    tuple(_TERMS_DECODER.decode(str(terms))))
+                    tuple(_TERMS_DECODER.decode(str(terms))), str(reinforced or ""),
+                    _slot(utility), _slot(accuracy))
+
+
+def _slot(value: object) -> Slot | None:
+    return None if value is None else _SLOT_DECODER.decode(str(value))
+
+
+def _slot_json(slot: Slot | None) -> str | None:
+    return None if slot is None else _TERMS.encode(list(slot)).decode()
 
 
 def source_row(row: Sequence[object]) -> SourceRow:
@@ -78,10 +94,33 @@ class SqliteEvoView:
     def put_claim(self, row: ClaimRow) -> None:
         self.db.execute(
             f"INSERT OR REPLACE INTO evo_claims ({CLAIM_COLUMNS})"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.origin, row.kind, row.content, row.state, row.basis, row.method,
              row.source_id, row.updated_at, row.seq, row.replaces, row.conflicts_with,
-             row.superseded_by, _TERMS.encode(list(row.search_terms)).decode()))
+             row.superseded_by, _TERMS.encode(list(row.search_terms)).decode(),
+             row.reinforced_at, _slot_json(row.utility), _slot_json(row.accuracy)))
+
+    def same_content(self, origin: str, content: str) -> list[ClaimRow]:
+        return [claim_row(r) for r in self.db.execute(
+            f"SELECT {CLAIM_COLUMNS} FROM evo_claims WHERE origin = ? AND content = ?"
+            " ORDER BY seq", (origin, content))]
+
+    def changes(self, event: int) -> list[Change]:
+        return [Change(str(cid), _SNAP_DECODER.decode(str(before)) if before else None,
+                       _SNAP_DECODER.decode(str(after)) or {})
+                for cid, before, after in self.db.execute(
+                    "SELECT claim_id, before, after FROM evo_changes WHERE seq = ?"
+                    " ORDER BY claim_id", (event,))]
+
+    def receipt(self, source_id: str, claim_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM evo_receipts WHERE source_id = ? AND"
+                               " claim_id = ?", (source_id, claim_id)).fetchone() is not None
+
+    def put_receipt(self, source_id: str, claim_id: str, verdict: str, at: str,
+                    seq: int) -> None:
+        self.db.execute("INSERT OR IGNORE INTO evo_receipts (source_id, claim_id, verdict,"
+                        " at, seq) VALUES (?, ?, ?, ?, ?)",
+                        (source_id, claim_id, verdict, at, seq))
 
     def source(self, source_id: str) -> SourceRow | None:
         row = self.db.execute(f"SELECT {SOURCE_COLUMNS} FROM evo_sources WHERE source_id = ?",
@@ -156,9 +195,16 @@ class EvolutionStore:
             effect = (fold(self.view, record, seq) if record is not None
                       else Effect("unknown", "", False, "not_understood"))
             self.db.execute(
-                "INSERT INTO evo_events (seq, entry_id, op, subject, applied, reason)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (seq, entry.id, effect.op, effect.subject, int(effect.applied), effect.reason))
+                "INSERT INTO evo_events (seq, entry_id, op, subject, applied, reason, actor,"
+                " at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (seq, entry.id, effect.op, effect.subject, int(effect.applied), effect.reason,
+                 effect.actor, effect.at))
+            for change in effect.changes:
+                self.db.execute(
+                    "INSERT INTO evo_changes (seq, claim_id, before, after) VALUES (?, ?, ?, ?)",
+                    (seq, change.claim_id,
+                     None if change.before is None else _TERMS.encode(change.before).decode(),
+                     _TERMS.encode(change.after).decode()))
         for name, value in (("offset", ledger.offset), ("entries", ledger.entry_count),
                             ("fingerprint", ledger.fingerprint(ledger.offset)),
                             ("folded", done + len(fresh)), ("ledger", ledger.session_id)):
@@ -167,7 +213,7 @@ class EvolutionStore:
 
     def reset(self) -> None:
         """Forget everything derived (the next sync folds the whole ledger)."""
-        for table in ("evo_claims", "evo_sources", "evo_events", "evo_suppressed", "evo_meta"):
+        for table in DERIVED_TABLES:
             self.db.execute(f"DELETE FROM {table}")
 
     def _meta(self, name: str) -> str | None:
@@ -232,3 +278,92 @@ class EvolutionStore:
                     f" FROM items WHERE id IN ({','.join('?' * len(chunk))})", chunk):
                 out[str(item_id)] = (str(kind), str(status), str(owner), int(created))
         return out
+
+    # -- events, receipts, robust reads (memory evolution II) ---------------------------
+
+    def last_seq(self) -> int:
+        """The position of the last record folded (0 before any)."""
+        return int(self._meta("folded") or 0)
+
+    def imported(self) -> bool:
+        """Whether a legacy import has completed in this home."""
+        return self.db.execute("SELECT 1 FROM evo_events WHERE op = 'imported' AND"
+                               " applied = 1 LIMIT 1").fetchone() is not None
+
+    def signature(self) -> tuple[str, str, str, str]:
+        """What identifies the folded state: the ledger, records folded, byte offset and
+        the fingerprint of those bytes (a cache of derived reads is valid while it holds)."""
+        return (self._meta("ledger") or "", self._meta("folded") or "0",
+                self._meta("offset") or "0", self._meta("fingerprint") or "")
+
+    def event(self, seq: int) -> EventRow | None:
+        row = self.db.execute(f"SELECT {EVENT_COLUMNS} FROM evo_events WHERE seq = ?",
+                              (seq,)).fetchone()
+        return None if row is None else self._event_row(row)
+
+    def history(self, limit: int = 10, claim_id: str | None = None,
+                before: int | None = None) -> list[EventRow]:
+        """Events that changed a claim (of ``claim_id`` when given), newest first."""
+        sql = (f"SELECT {EVENT_COLUMNS} FROM evo_events WHERE seq IN (SELECT seq FROM"
+               " evo_changes" + (" WHERE claim_id = ?" if claim_id else "") + ")")
+        args: list[object] = [claim_id] if claim_id else []
+        if before is not None:
+            sql += " AND seq < ?"
+            args.append(before)
+        rows = self.db.execute(sql + " ORDER BY seq DESC LIMIT ?", [*args, limit]).fetchall()
+        return [self._event_row(r) for r in rows]
+
+    def _event_row(self, row: Sequence[object]) -> EventRow:
+        seq, entry, op, subject, applied, reason, actor, at = row
+        return EventRow(int(seq), str(entry), str(op), str(subject),  # type: ignore[call-overload]
+                        bool(applied), str(reason), str(actor), str(at),
+                        tuple(self.view.changes(int(seq))))  # type: ignore[call-overload]
+
+    def receipts(self, claim_id: str) -> list[tuple[str, str, str, int]]:
+        """(source, verdict, at, seq) of every feedback receipt on ``claim_id``."""
+        return [(str(s), str(v), str(a), int(q)) for s, v, a, q in self.db.execute(
+            "SELECT source_id, verdict, at, seq FROM evo_receipts WHERE claim_id = ?"
+            " ORDER BY seq", (claim_id,))]
+
+    def readable_claims(self, states: Sequence[str] | None = None
+                        ) -> tuple[list[ClaimRow], list[str]]:
+        """Claims (in ``states``) that are well formed and whose ID is the hash of their
+        (origin, kind, content), and the IDs of those that are not: one bad row is left
+        out and named, it never makes the whole read fail (EVOLUTION item 77)."""
+        sql = f"SELECT {CLAIM_COLUMNS} FROM evo_claims"
+        args: list[object] = []
+        if states is not None:
+            sql += f" WHERE state IN ({','.join('?' * len(states))})"
+            args.extend(states)
+        good: list[ClaimRow] = []
+        bad: list[str] = []
+        for raw in self.db.execute(sql + " ORDER BY seq", args):
+            try:
+                row = claim_row(raw)
+            except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
+                bad.append(str(raw[0]))
+                continue
+            if row.id != claim_id(row.origin, row.kind, row.content):
+                bad.append(row.id)
+                continue
+            good.append(row)
+        return good, bad
+
+
+EVENT_COLUMNS: Final = "seq, entry_id, op, subject, applied, reason, actor, at"
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    """One folded record: what it was, whether it applied (and why not), who, when, and
+    the claims it changed (before/after snapshots)."""
+
+    seq: int
+    entry_id: str
+    op: str
+    subject: str
+    applied: bool
+    reason: str
+    actor: str
+    at: str
+    changes: tuple[Change, ...]

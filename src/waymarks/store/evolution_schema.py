@@ -29,3 +29,31 @@ def create_tables(db: sqlite3.Connection) -> None:
         "CREATE TABLE evo_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT",
     ):
         db.execute(statement)
+
+
+#: every table the evolution projection derives from the ledger (a reset empties them all)
+DERIVED_TABLES = ("evo_claims", "evo_sources", "evo_events", "evo_suppressed", "evo_changes",
+                  "evo_receipts", "evo_meta")
+
+
+def add_events_tables(db: sqlite3.Connection) -> None:
+    """Migration 10: claims' confirmation stamp and feedback slots, each event's actor and
+    time, the claims each event changed (before/after snapshots), feedback receipts. Empties
+    the projection so the next sync refolds the ledger into the new shape."""
+    for statement in (
+        "ALTER TABLE evo_claims ADD COLUMN reinforced_at TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE evo_claims ADD COLUMN utility TEXT",
+        "ALTER TABLE evo_claims ADD COLUMN accuracy TEXT",
+        "CREATE INDEX evo_claims_by_content ON evo_claims (origin, content)",
+        "ALTER TABLE evo_events ADD COLUMN actor TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE evo_events ADD COLUMN at TEXT NOT NULL DEFAULT ''",
+        "CREATE TABLE evo_changes (seq INTEGER NOT NULL, claim_id TEXT NOT NULL,"
+        " before TEXT, after TEXT NOT NULL, PRIMARY KEY (seq, claim_id)) STRICT",
+        "CREATE INDEX evo_changes_by_claim ON evo_changes (claim_id, seq)",
+        "CREATE TABLE evo_receipts (source_id TEXT NOT NULL, claim_id TEXT NOT NULL,"
+        " verdict TEXT NOT NULL, at TEXT NOT NULL, seq INTEGER NOT NULL,"
+        " PRIMARY KEY (source_id, claim_id)) STRICT",
+    ):
+        db.execute(statement)
+    for table in DERIVED_TABLES:
+        db.execute(f"DELETE FROM {table}")

@@ -205,6 +205,15 @@ def _m009_evolution(db: sqlite3.Connection) -> None:
     create_tables(db)
 
 
+def _m010_evolution_events(db: sqlite3.Connection) -> None:
+    # Memory evolution II: events with before/after states, feedback receipts, the
+    # confirmation stamp and feedback slots. The projection is emptied so the next sync
+    # folds the whole evolution ledger again (it is canonical; nothing is lost).
+    from waymarks.store.evolution_schema import add_events_tables
+
+    add_events_tables(db)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
@@ -216,6 +225,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "row checksums and item group counts", _m007_checksums),
     Migration(8, "the entry index: open the active session at its checkpoint", _m008_entries),
     Migration(9, "memory evolution: learned claims, sources, events", _m009_evolution),
+    Migration(10, "memory evolution: event states, feedback receipts, aging",
+              _m010_evolution_events),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

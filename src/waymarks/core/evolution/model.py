@@ -146,14 +146,108 @@ class SettledRecord(msgspec.Struct, frozen=True, tag="settled", tag_field="op",
 class ForgetRecord(msgspec.Struct, frozen=True, tag="forget", tag_field="op", rename="camel",
                    omit_defaults=True):
     """A person forgot a claim by its exact ID (global recall is not global rewrite: this
-    affects the target and its exact same-origin duplicates only, which share its ID)."""
+    affects the target and its exact same-origin duplicates only: the same content under
+    another kind in that origin, never identical text learned elsewhere)."""
 
     schema_version: int
     id: str
     at: str
+    actor: str = "person"
 
 
-EvolutionRecord = SourceRecord | ClaimRecord | RefusalRecord | SettledRecord | ForgetRecord
+class FeedbackRecord(msgspec.Struct, frozen=True, tag="feedback", tag_field="op",
+                     rename="camel", omit_defaults=True):
+    """A person's verdict on a claim (:data:`VERDICTS`). ``sourceId`` names where it came
+    from (a command invocation or a user message); (sourceId, id) is an idempotency key:
+    a second record with the same key changes nothing, even after an undo."""
+
+    schema_version: int
+    id: str
+    verdict: str
+    source_id: str
+    at: str
+    actor: str = "person"
+
+
+class CorrectRecord(msgspec.Struct, frozen=True, tag="correct", tag_field="op",
+                    rename="camel", omit_defaults=True):
+    """A person's correction: ``content`` replaces the claim (same origin and kind) with
+    evidence ``manual_correction/manual``, which outranks anything the model learned."""
+
+    schema_version: int
+    id: str
+    content: str
+    at: str
+    actor: str = "person"
+
+
+class ConflictRecord(msgspec.Struct, frozen=True, tag="conflict", tag_field="op",
+                     rename="camel", omit_defaults=True):
+    """A person marked two claims as contradicting each other: neither recalls until one is
+    resolved."""
+
+    schema_version: int
+    a: str
+    b: str
+    at: str
+    actor: str = "person"
+
+
+class ResolveRecord(msgspec.Struct, frozen=True, tag="resolve", tag_field="op",
+                    rename="camel", omit_defaults=True):
+    """A person chose a conflicted claim: it recalls again (its partner stays conflicted)."""
+
+    schema_version: int
+    id: str
+    at: str
+    actor: str = "person"
+
+
+class UndoRecord(msgspec.Struct, frozen=True, tag="undo", tag_field="op", rename="camel",
+                 omit_defaults=True):
+    """Undo the event folded at position ``event`` of the ledger (its changes' before
+    states come back, a claim it created becomes a tombstone), only if every claim it
+    changed is still in that event's after state. Suppressions and receipts stay."""
+
+    schema_version: int
+    event: int
+    at: str
+    actor: str = "person"
+
+
+class ConfirmRecord(msgspec.Struct, frozen=True, tag="confirm", tag_field="op",
+                    rename="camel", omit_defaults=True):
+    """A source confirmed claims without changing them: it derived the same content again,
+    or it was measured to mention them and left them standing. Moves only their
+    confirmation stamp (decay and dormancy run from it), never ``updatedAt``, and is not an
+    event that changes a claim (nothing to undo). Never for project state."""
+
+    schema_version: int
+    source_id: str
+    ids: tuple[str, ...]
+    at: str
+
+
+class ImportRecord(msgspec.Struct, frozen=True, tag="imported", tag_field="op",
+                   rename="camel", omit_defaults=True):
+    """A legacy (pi-memory-evolution) import completed: ``digest`` is the SHA-256 of the
+    ledgers imported. Written last, after every record the import made; an import is done
+    once per home and never replayed."""
+
+    schema_version: int
+    digest: str
+    claims: int
+    at: str
+    skipped: int = 0
+
+
+EvolutionRecord = (SourceRecord | ClaimRecord | RefusalRecord | SettledRecord | ForgetRecord
+                   | FeedbackRecord | CorrectRecord | ConflictRecord | ResolveRecord
+                   | UndoRecord | ImportRecord | ConfirmRecord)
+#: feedback verdicts, by slot
+UTILITY_VERDICTS: Final = frozenset({"useful", "unhelpful"})
+ACCURACY_VERDICTS: Final = frozenset({"accurate", "incorrect"})
+VERDICTS: Final = UTILITY_VERDICTS | ACCURACY_VERDICTS
 
 _ENCODER: Final = msgspec.json.Encoder()
 _DECODER: Final = msgspec.json.Decoder(EvolutionRecord)
@@ -171,6 +265,7 @@ AUTHORITY_REASONS: Final = frozenset({
     "weaker",            # weaker evidence than the target: quarantined as conflicted
     "still_redacted",    # the content holds a credential or a redaction placeholder
     "forgotten",         # the content was forgotten in this origin
+    "incorrect",         # a person marked a repeated claim incorrect (its source retired)
 })
 
 

@@ -1,0 +1,209 @@
+"""The ``learned_memory`` tools: inspect learned (evolved, provisional) claims, and forget,
+correct or undo them with the person's confirmation (EVOLUTION item 76).
+
+``learned_memory`` is read-only (list, search, show, history, learning): no question is
+asked. ``learned_memory_edit`` (forget, correct, undo) runs every check that can refuse
+before the question, asks the person through elicitation, and checks again when it writes
+(the service validates under the ledger's lock); a client without elicitation gets
+``unavailable`` and nothing changes. Arguments are read raw and never echoed in errors.
+"""
+
+import re
+from typing import Annotated, Any
+
+from mcp.server import MCPServer
+from mcp.server.elicitation import ElicitationResult
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import WithJsonSchema
+
+from waymarks.mcp.common import (
+    NO_QUESTION,
+    Confirm,
+    Serial,
+    answer_of,
+    argument,
+    can_elicit,
+    json_result,
+)
+from waymarks.service.app import Waymarks
+
+READ_NAME = "learned_memory"
+EDIT_NAME = "learned_memory_edit"
+READS = ("list", "search", "show", "history", "learning")
+EDITS = ("forget", "correct", "undo")
+_ID = re.compile(r"[0-9a-f]{24}")
+_STRING = {"type": "string"}
+
+
+def _rejected(code: str, message: str) -> dict[str, Any]:
+    return {"outcome": "rejected", "code": code, "message": message}
+
+
+def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
+    """One read-only action; refusals name the argument and the fix, never its value."""
+    from waymarks.service import evolution_inspect as inspect
+
+    action = arguments.get("action")
+    if action not in READS:
+        return _rejected("bad_input", f"action is one of {', '.join(READS)}")
+    if action == "list":
+        scope, page = arguments.get("scope") or "all", arguments.get("page") or 1
+        if scope not in inspect.SCOPES or not isinstance(page, int) or page < 1:
+            return _rejected("bad_input", "scope is all, here or legacy; page is 1 or more")
+        return {"outcome": "ok", **inspect.list_claims(
+            app.home, str(scope), page, app.cwd)}
+    if action == "search":
+        query = arguments.get("query")
+        if not isinstance(query, str) or not 1 <= len(query.strip()) <= 512:
+            return _rejected("bad_input", "query is a string of 1-512 characters")
+        return {"outcome": "ok", **inspect.search(app.home, query)}
+    if action == "show":
+        cid = arguments.get("id")
+        if not isinstance(cid, str) or not _ID.fullmatch(cid):
+            return _rejected("bad_input", "id is a learned claim's 24 hex digits")
+        shown = inspect.show(app.home, cid)
+        if shown is None:
+            return _rejected("not_found", "no learned claim has that ID; list them first")
+        return {"outcome": "ok", **shown}
+    if action == "history":
+        return {"outcome": "ok", **inspect.history(app.home)}
+    return {"outcome": "ok", **inspect.learning(app.home)}
+
+
+def _edit_arguments(arguments: dict[str, object]) -> tuple[str, Any] | dict[str, Any]:
+    action = arguments.get("action")
+    if action not in EDITS:
+        return _rejected("bad_input", f"action is one of {', '.join(EDITS)}")
+    if action == "undo":
+        event = arguments.get("event")
+        if not isinstance(event, int) or isinstance(event, bool) or event < 1:
+            return _rejected("bad_input", "event is a positive integer from history")
+        return "undo", event
+    cid = arguments.get("id")
+    if not isinstance(cid, str) or not _ID.fullmatch(cid):
+        return _rejected("bad_input", "id is a learned claim's 24 hex digits")
+    if action == "correct":
+        from waymarks.service.evolution_edits import correction_fits
+
+        text = arguments.get("text")
+        if not isinstance(text, str) or not correction_fits(text):
+            return _rejected("bad_input", "text is the correction (4-800 characters)")
+        return "correct", (cid, text)
+    return "forget", cid
+
+
+def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
+    """The question for the person, or a refusal decided before asking."""
+    from waymarks.service.evolution_inspect import event_json, show
+    from waymarks.service.learning import ledger_path
+
+    if not ledger_path(app.home).is_file():
+        return _rejected("not_found", "nothing has been learned yet")
+    if action == "undo":
+        from waymarks.service.evolution import Evolution
+
+        with Evolution(app.home) as evo:
+            evo.sync()
+            row = evo.store.event(value)
+        if row is None or not row.changes:
+            return _rejected("not_found", "that event changed no learned claim; see history")
+        changes = event_json(row)["changes"]
+        return (f"Undo event {value} ({row.op} by {row.actor} at {row.at})? It changed: "
+                + "; ".join(f"{c['claim']} {c['before']} -> {c['after']}" for c in changes))
+    cid = value if action == "forget" else value[0]
+    shown = show(app.home, cid)
+    if shown is None:
+        return _rejected("not_found", "no learned claim has that ID; list them first")
+    if action == "forget":
+        return (f"Forget learned claim {cid} ({shown['kind']}, {shown['state']})? Its text is "
+                f"never learned again in its origin (logical, not secure erasure):\n"
+                f"{shown['content']}")
+    return (f"Correct learned claim {cid}?\nNow: {shown['content']}\nCorrection: "
+            f"{value[1].strip()}")
+
+
+def _apply(app: Waymarks, action: str, value: Any) -> dict[str, Any]:
+    from waymarks.service import evolution_edits as edits
+    from waymarks.service.evolution import Evolution
+
+    with Evolution(app.home) as evo:
+        if action == "undo":
+            outcome = edits.undo(evo, value)
+        elif action == "correct":
+            outcome = edits.correct(evo, value[0], value[1])
+        else:
+            outcome = edits.forget(evo, value)
+    if not outcome.ok:
+        return _rejected(outcome.code, outcome.message)
+    return {"outcome": "done", **outcome.to_json()}
+
+
+def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
+    @server.tool(
+        name=READ_NAME,
+        description=("Inspect learned memory (claims learned automatically from earlier "
+                     "conversations: provisional, not confirmed). Actions: list (scope "
+                     "all|here|legacy, page), search (query), show (id: provenance, "
+                     "evidence, feedback, aging, events), history, learning. Read-only."),
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                    idempotent_hint=True, open_world_hint=False),
+    )
+    def learned_read(
+        ctx: Context,
+        action: Annotated[Any, WithJsonSchema({"enum": list(READS)})] = None,
+        query: Annotated[Any, WithJsonSchema(_STRING)] = None,
+        id: Annotated[Any, WithJsonSchema(_STRING)] = None,
+        scope: Annotated[Any, WithJsonSchema({"enum": ["all", "here", "legacy"]})] = None,
+        page: Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 1})] = None,
+    ) -> Annotated[CallToolResult, dict[str, Any]]:
+        arguments = {name: argument(ctx, name) for name in
+                     ("action", "query", "id", "scope", "page")}
+        with serial.turn():
+            return json_result(read(app, arguments))
+
+    def ask(ctx: Context) -> Elicit[Confirm] | str:
+        if not can_elicit(ctx):
+            return NO_QUESTION
+        parsed = _edit_arguments({n: argument(ctx, n) for n in ("action", "id", "text",
+                                                                 "event")})
+        if isinstance(parsed, dict):
+            return NO_QUESTION
+        with serial.turn():
+            question = _question(app, *parsed)
+        return NO_QUESTION if isinstance(question, dict) else Elicit(question, Confirm)
+
+    @server.tool(
+        name=EDIT_NAME,
+        description=("Forget (id), correct (id, text of 4-800 characters) or undo (event "
+                     "from learned_memory history) a learned claim. The person confirms "
+                     "each change; refusals come first, without a question."),
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                    idempotent_hint=False, open_world_hint=False),
+    )
+    def learned_edit(
+        ctx: Context,
+        answer: Annotated[ElicitationResult[Confirm], Resolve(ask)],
+        action: Annotated[Any, WithJsonSchema({"enum": list(EDITS)})] = None,
+        id: Annotated[Any, WithJsonSchema(_STRING)] = None,
+        text: Annotated[Any, WithJsonSchema(_STRING)] = None,
+        event: Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 1})] = None,
+    ) -> Annotated[CallToolResult, dict[str, Any]]:
+        parsed = _edit_arguments({n: argument(ctx, n) for n in ("action", "id", "text",
+                                                                 "event")})
+        if isinstance(parsed, dict):
+            return json_result(parsed)
+        with serial.turn():
+            question = _question(app, *parsed)
+            if isinstance(question, dict):
+                return json_result(question)
+            if not can_elicit(ctx):
+                return json_result({"outcome": "unavailable", "code": "confirmation-required",
+                                    "message": "this client cannot ask the person; use "
+                                    "`waymarks evolution ...` instead. Nothing changed"})
+            decision = answer_of(answer)
+            if decision != "accepted":
+                return json_result({"outcome": "cancelled", "code": decision,
+                                    "message": "the person did not confirm; nothing changed"})
+            return json_result(_apply(app, *parsed))

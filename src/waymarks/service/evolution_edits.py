@@ -1,0 +1,298 @@
+"""A person's edits to learned claims: forget, correct, conflict, resolve, undo, feedback.
+
+Each edit is one record appended to the evolution ledger (canonical, so it survives a
+deleted ``waymarks.db``) under the ledger's lock, with the projection brought up to date
+first; the edit is validated against that state and refused with a fixed code and a
+message saying what to do, changing nothing. After appending, the folded event is read
+back: an edit is reported done only when its event applied (``EditOutcome.event`` is the
+event's ID, for ``undo`` and ``history``).
+
+Messages name IDs and codes, never a claim's content. Forget is logical, not secure
+erasure: the text stays in the append-only ledger, marked forgotten and suppressed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from waymarks.core.evolution.feedback import parse_feedback
+from waymarks.core.evolution.model import (
+    MAX_CONTENT,
+    MIN_CONTENT,
+    SCHEMA_VERSION,
+    VERDICTS,
+    ConflictRecord,
+    CorrectRecord,
+    EvolutionRecord,
+    FeedbackRecord,
+    ForgetRecord,
+    ResolveRecord,
+    SettledRecord,
+    UndoRecord,
+    claim_id,
+    utf16_len,
+)
+from waymarks.core.evolution.rows import ClaimRow, same_state, snapshot, suppression_key
+from waymarks.service.evolution import Evolution
+from waymarks.service.learning import ledger_path
+from waymarks.service.ports import iso
+
+#: what an edit may be refused for (fixed codes)
+REFUSALS: Final = frozenset({"not_found", "bad_input", "not_active", "changed_since",
+                             "duplicate", "forgotten", "not_applied"})
+
+
+@dataclass(frozen=True, slots=True)
+class EditOutcome:
+    ok: bool
+    code: str  # "done" or a refusal (:data:`REFUSALS`)
+    message: str
+    event: int | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "code": self.code, "message": self.message,
+                "event": self.event, **self.data}
+
+
+def _refuse(code: str, message: str) -> EditOutcome:
+    return EditOutcome(False, code, message)
+
+
+def _commit(evo: Evolution, records: Sequence[EvolutionRecord], message: str,
+            **data: Any) -> EditOutcome:
+    """Append ``records`` (the first is the edit) and check that its event applied."""
+    first = evo.store.last_seq() + 1
+    evo._append(records)  # the one append path (lock held by the caller)
+    event = evo.store.event(first)
+    if event is None or not event.applied:
+        reason = event.reason if event is not None else "not_folded"
+        return _refuse("not_applied", f"the edit was recorded but did not apply ({reason}); "
+                       "nothing changed. See `waymarks evolution history`")
+    return EditOutcome(True, "done", message, first, data)
+
+
+def _live(evo: Evolution, cid: str) -> ClaimRow | EditOutcome:
+    claim = evo.store.view.claim(cid)
+    if claim is None:
+        return _refuse("not_found", f"no learned claim has the ID {cid!r}; see "
+                       "`waymarks evolution list` (IDs are 24 hex digits)")
+    return claim
+
+
+def _retire_repeats(evo: Evolution, origin: str, content: str, code: str,
+                    keep: str | None = None) -> list[EvolutionRecord]:
+    """Settle the queued sources of ``origin`` whose text repeats ``content``: their model
+    pass would only propose it again (EVOLUTION item 73)."""
+    at = iso(evo.clock.now())
+    return [SettledRecord(SCHEMA_VERSION, s.source_id, code, at)
+            for s in evo.store.unsettled(1_000_000)
+            if s.origin == origin and s.source_id != keep and content in s.text]
+
+
+def forget(evo: Evolution, cid: str) -> EditOutcome:
+    """Forget a claim (any state but forgotten; a hash-mismatched row too) and its exact
+    same-origin duplicates; suppress its content in its origin; retire repeating sources."""
+    with evo.ledger.locked():
+        evo._locked_sync()
+        claim = _live(evo, cid)
+        if isinstance(claim, EditOutcome):
+            return claim
+        if claim.state == "forgotten" and evo.store.view.suppressed(
+                suppression_key(claim.origin, claim.content)):
+            return _refuse("not_active", f"{cid} is already forgotten")
+        records: list[EvolutionRecord] = [
+            ForgetRecord(SCHEMA_VERSION, cid, iso(evo.clock.now()))]
+        records += _retire_repeats(evo, claim.origin, claim.content, "forgotten")
+        return _commit(evo, records, f"Forgot {cid} (logical, not secure erasure: the text "
+                       "stays in the append-only ledger, suppressed in its origin).",
+                       id=cid, retiredSources=len(records) - 1)
+
+
+def correction_fits(text: str) -> bool:
+    """Whether ``text`` (stripped) has the length of a claim (4-800 UTF-16 units)."""
+    return MIN_CONTENT <= utf16_len(text.strip()) <= MAX_CONTENT
+
+
+def correct(evo: Evolution, cid: str, text: str) -> EditOutcome:
+    """Replace a claim's text with a person's correction (evidence manual_correction)."""
+    content = text.strip()
+    if not correction_fits(content):
+        return _refuse("bad_input", f"a correction is {MIN_CONTENT}-{MAX_CONTENT} characters; "
+                       "nothing changed")
+    with evo.ledger.locked():
+        evo._locked_sync()
+        claim = _live(evo, cid)
+        if isinstance(claim, EditOutcome):
+            return claim
+        if claim.state not in ("provisional", "conflicted"):
+            return _refuse("not_active", f"{cid} is {claim.state}; only a provisional or "
+                           "conflicted claim can be corrected")
+        new_id = claim_id(claim.origin, claim.kind, content)
+        if evo.store.view.claim(new_id) is not None:
+            return _refuse("duplicate", f"that text is already claim {new_id}; forget "
+                           f"{cid} instead, or resolve a conflict between them")
+        if evo.store.view.suppressed(suppression_key(claim.origin, content)):
+            return _refuse("forgotten", "that text was forgotten in this claim's origin; it "
+                           "is never added there again")
+        return _commit(evo, [CorrectRecord(SCHEMA_VERSION, cid, content,
+                                           iso(evo.clock.now()))],
+                       f"Corrected {cid}: the correction is {new_id} (manual correction "
+                       "outranks anything learned).", id=cid, correctedBy=new_id)
+
+
+def conflict(evo: Evolution, a: str, b: str) -> EditOutcome:
+    if a == b:
+        return _refuse("bad_input", "a conflict needs two different claim IDs")
+    with evo.ledger.locked():
+        evo._locked_sync()
+        for cid in (a, b):
+            claim = _live(evo, cid)
+            if isinstance(claim, EditOutcome):
+                return claim
+            if claim.state not in ("provisional", "conflicted"):
+                return _refuse("not_active", f"{cid} is {claim.state}")
+        return _commit(evo, [ConflictRecord(SCHEMA_VERSION, a, b, iso(evo.clock.now()))],
+                       f"{a} and {b} are conflicted: neither is recalled until one is "
+                       f"resolved (`waymarks evolution resolve ID`).", a=a, b=b)
+
+
+def resolve(evo: Evolution, cid: str) -> EditOutcome:
+    with evo.ledger.locked():
+        evo._locked_sync()
+        claim = _live(evo, cid)
+        if isinstance(claim, EditOutcome):
+            return claim
+        if claim.state != "conflicted":
+            return _refuse("not_active", f"{cid} is {claim.state}, not conflicted")
+        return _commit(evo, [ResolveRecord(SCHEMA_VERSION, cid, iso(evo.clock.now()))],
+                       f"Resolved {cid}: it is recalled again.", id=cid)
+
+
+def undo(evo: Evolution, event: int) -> EditOutcome:
+    """Undo one event, only if every claim it changed is still as the event left it."""
+    with evo.ledger.locked():
+        evo._locked_sync()
+        row = evo.store.event(event)
+        if row is None or not row.changes:
+            return _refuse("not_found", f"event {event} changed no claim; see "
+                           "`waymarks evolution history`")
+        for change in row.changes:
+            current = evo.store.view.claim(change.claim_id)
+            if current is None or not same_state(snapshot(current), change.after):
+                return _refuse("changed_since", f"{change.claim_id} changed after event "
+                               f"{event}; undo the later events first (newest first)")
+        return _commit(evo, [UndoRecord(SCHEMA_VERSION, event, iso(evo.clock.now()))],
+                       f"Undid event {event} ({row.op}). Suppressions and feedback receipts "
+                       "stay.", undone=event,
+                       claims=[c.claim_id for c in row.changes])
+
+
+def feedback(evo: Evolution, cid: str, verdict: str, source: str | None = None) -> EditOutcome:
+    """Record a verdict. ``source`` keys the receipt (a message's ID for natural feedback;
+    a fresh ID per command). A repeated key, or a verdict equal to the current one, records
+    nothing new and is still reported as done (``changed`` false)."""
+    verdict = verdict.strip().lower()
+    if verdict not in VERDICTS:
+        return _refuse("bad_input", f"the verdict is one of {', '.join(sorted(VERDICTS))}")
+    source_id = source or f"cmd:{uuid.uuid4().hex}"
+    with evo.ledger.locked():
+        evo._locked_sync()
+        claim = _live(evo, cid)
+        if isinstance(claim, EditOutcome):
+            return claim
+        if claim.state in ("forgotten", "superseded"):
+            return _refuse("not_active", f"{cid} is {claim.state}; feedback cannot revive it")
+        if evo.store.view.receipt(source_id, cid):
+            return EditOutcome(True, "done", "Already recorded.", None,
+                               {"id": cid, "verdict": verdict, "changed": False})
+        records: list[EvolutionRecord] = [FeedbackRecord(
+            SCHEMA_VERSION, cid, verdict, source_id, iso(evo.clock.now()))]
+        if verdict == "incorrect":
+            records += _retire_repeats(evo, claim.origin, claim.content, "incorrect")
+        first = evo.store.last_seq() + 1
+        evo._append(records)
+        event = evo.store.event(first)
+        changed = event is not None and event.applied
+        note = {"incorrect": " It is quarantined (never recalled) with its same-origin "
+                             "duplicates; `waymarks evolution undo EVENT` brings it back."
+                }.get(verdict, "")
+        return EditOutcome(True, "done", f"Recorded {verdict} for {cid}." + note
+                           if changed else f"Nothing changed ({event.reason if event else ''}).",
+                           first if changed else None,
+                           {"id": cid, "verdict": verdict, "changed": changed})
+
+
+def natural_feedback(evo: Evolution, message: str, source: str) -> EditOutcome | None:
+    """Feedback a whole user message gives (``None`` when it gives none). An unknown ID is
+    a refusal returned to the caller, never an exception that stops the rest of a hook."""
+    parsed = parse_feedback(message)
+    if parsed is None:
+        return None
+    return feedback(evo, parsed.claim_id, parsed.verdict, source)
+
+
+def feedback_from_turn(home: Path, messages: Sequence[tuple[str, str]]) -> dict[str, int]:
+    """Apply natural feedback found in a turn's *user* messages (``(key, text)``: the key
+    identifies the message, so a turn seen twice gives one receipt). Content-free counts;
+    an unknown ID or a refused verdict is counted, never raised, so the rest of the hook
+    runs. Nothing is opened when no message is feedback or nothing was ever learned."""
+    found = [(key, text) for key, text in messages if parse_feedback(text) is not None]
+    if not found or not ledger_path(home).is_file():
+        return {"feedback": 0, "feedbackRefused": 0}
+    applied = refused = 0
+    with Evolution(home) as evo:
+        for key, text in found:
+            outcome = natural_feedback(evo, text, key)
+            if outcome is not None and outcome.ok:
+                applied += 1
+            else:
+                refused += 1
+    return {"feedback": applied, "feedbackRefused": refused}
+
+
+def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
+    """Import pi-memory-evolution's ``memories.jsonl`` + ``memory-actions.jsonl`` from
+    ``directory`` once (read only; the originals are never written). Missing or empty
+    ledgers do not use up the import; any invalid row halts it with nothing written."""
+    from waymarks.core.evolution import legacy
+
+    blobs = []
+    for name in (legacy.MEMORIES, legacy.ACTIONS):
+        try:
+            blobs.append((directory / name).read_bytes())
+        except FileNotFoundError:
+            blobs.append(b"")
+        except OSError as exc:
+            return _refuse("bad_input", f"{directory / name}: cannot be read "
+                           f"({type(exc).__name__}); nothing was written")
+    if not blobs[0].strip():
+        return _refuse("not_found", f"no legacy memories in {directory} ({legacy.MEMORIES} "
+                       "missing or empty); the import stays available")
+    try:
+        texts = [b.decode("utf-8") for b in blobs]
+        conversion = legacy.convert(*texts)
+    except UnicodeDecodeError:
+        return _refuse("bad_input", "a legacy ledger is not UTF-8 text; the import stopped "
+                       "and nothing was written")
+    except legacy.LegacyError as exc:
+        return _refuse("bad_input", str(exc))
+    with evo.ledger.locked():
+        evo._locked_sync()
+        if evo.store.imported():
+            return _refuse("duplicate", "legacy memory was already imported into this home; "
+                           "an import is never replayed")
+        marker = legacy.marker(conversion, legacy.digest(*blobs), iso(evo.clock.now()))
+        evo._append([*conversion.records, marker])
+        last = evo.store.event(evo.store.last_seq())
+        if last is None or last.op != "imported" or not last.applied:
+            return _refuse("not_applied", "the import did not complete; see "
+                           "`waymarks evolution learning`")
+        return EditOutcome(True, "done", f"Imported {conversion.claims} legacy claims "
+                           f"({conversion.skipped} skipped: pins, or nothing storable).",
+                           last.seq, {"claims": conversion.claims,
+                                      "skipped": conversion.skipped})

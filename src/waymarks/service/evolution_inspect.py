@@ -1,0 +1,180 @@
+"""Read-only inspection of learned memory: list, search, show, history, explain, learning.
+
+Everything here reads the projection (brought up to date from the evolution ledger first)
+and returns plain JSON-ready dicts; nothing writes. ``list``, ``search`` and ``show`` return
+the claims' text because showing a person their own learned memory is their purpose;
+``history`` shows states and field names, ``explain`` scores and features, ``learning``
+codes and counts: none of those three carries a claim's or a source's text.
+
+A malformed row never breaks a listing: it is left out and named in ``badRows``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from waymarks.core.evolution.aging import aging
+from waymarks.core.evolution.rows import Change, ClaimRow
+from waymarks.service.evolution import Evolution
+from waymarks.service.learning import ledger_path
+from waymarks.service.ports import iso
+from waymarks.store.evolution import EventRow
+
+PAGE_SIZE: Final = 20
+SEARCH_LIMIT: Final = 10
+HISTORY_LIMIT: Final = 10
+LEARNING_LIMIT: Final = 10
+LEGACY_ORIGIN: Final = "legacy"
+SCOPES: Final = ("all", "here", "legacy")
+
+
+def _now(now: str | None) -> str:
+    return now or iso(datetime.now(UTC))
+
+
+def claim_json(row: ClaimRow, now: str) -> dict[str, Any]:
+    age = aging(row.kind, row.confirmed_at, now)
+    return {"id": row.id, "kind": row.kind, "state": row.state, "status": "provisional"
+            if row.state == "provisional" else row.state, "origin": row.origin,
+            "content": row.content, "searchTerms": list(row.search_terms),
+            "evidence": {"basis": row.basis, "method": row.method, "sourceId": row.source_id,
+                         "at": row.updated_at},
+            "confirmedAt": row.confirmed_at,
+            "aging": {"ageDays": round(age.age_days, 2), "freshness": round(age.freshness, 4),
+                      "dormant": age.dormant},
+            "feedback": {"utility": _slot(row.utility), "accuracy": _slot(row.accuracy)},
+            "replaces": row.replaces, "supersededBy": row.superseded_by,
+            "conflictsWith": row.conflicts_with}
+
+
+def _slot(slot: tuple[str, str, str] | None) -> dict[str, str] | None:
+    return None if slot is None else {"verdict": slot[0], "sourceId": slot[1], "at": slot[2]}
+
+
+def _empty(home: Path) -> bool:
+    return not ledger_path(home).is_file()
+
+
+def list_claims(home: Path, scope: str = "all", page: int = 1, cwd: str = "",
+                now: str | None = None) -> dict[str, Any]:
+    """One page (20) of learned claims in every state, newest update first, then ID;
+    ``here``: those learned in ``cwd``'s project (its canonical path)."""
+    from waymarks.ledger.identity import canonical_project_path
+
+    here = canonical_project_path(cwd) if cwd else ""
+    stamp = _now(now)
+    rows: list[ClaimRow] = []
+    bad: list[str] = []
+    if not _empty(home):
+        with Evolution(home) as evo:
+            evo.sync()
+            rows, bad = evo.store.readable_claims()
+    if scope == "here":
+        rows = [r for r in rows if r.origin == here]
+    elif scope == "legacy":
+        rows = [r for r in rows if r.origin == LEGACY_ORIGIN]
+    rows.sort(key=lambda r: r.id)
+    rows.sort(key=lambda r: r.updated_at, reverse=True)
+    start = (page - 1) * PAGE_SIZE
+    return {"scope": scope, "page": page, "pageSize": PAGE_SIZE, "total": len(rows),
+            "claims": [claim_json(r, stamp) for r in rows[start:start + PAGE_SIZE]],
+            "badRows": bad}
+
+
+def search(home: Path, query: str, now: str | None = None) -> dict[str, Any]:
+    """Up to 10 recallable learned claims ``query`` alone is about (dormant ones too: this
+    is an explicit request), best first."""
+    from waymarks.service.evolution_recall import recall_learned
+
+    stamp = _now(now)
+    result = recall_learned(home, query, inherit=False, now=stamp)
+    ids = [s.candidate.id for s in result.eligible[:SEARCH_LIMIT]]
+    rank = {s.candidate.id: s.rank for s in result.eligible}
+    claims = []
+    if ids:
+        with Evolution(home) as evo:
+            for cid in ids:
+                row = evo.store.view.claim(cid)
+                if row is not None:
+                    claims.append({**claim_json(row, stamp), "rank": round(rank[cid], 4)})
+    return {"query": query, "claims": claims}
+
+
+def change_json(change: Change) -> dict[str, Any]:
+    """A change as states and field names (no content)."""
+    before, after = change.before, change.after
+    fields = sorted(k for k in after if before is None or before.get(k) != after.get(k))
+    return {"claim": change.claim_id, "before": None if before is None else before["state"],
+            "after": after["state"], "fields": fields}
+
+
+def event_json(event: EventRow) -> dict[str, Any]:
+    return {"event": event.seq, "op": event.op, "subject": event.subject,
+            "applied": event.applied, "reason": event.reason, "actor": event.actor,
+            "at": event.at, "changes": [change_json(c) for c in event.changes]}
+
+
+def show(home: Path, claim_id: str, now: str | None = None) -> dict[str, Any] | None:
+    """One claim with provenance, evidence, feedback and receipts, aging and its events."""
+    if _empty(home):
+        return None
+    stamp = _now(now)
+    with Evolution(home) as evo:
+        evo.sync()
+        row = evo.store.view.claim(claim_id)
+        if row is None:
+            return None
+        source = evo.store.view.source(row.source_id)
+        provenance = None if source is None else {
+            "sourceId": source.source_id, "kind": source.kind, "basis": source.basis,
+            "origin": source.origin, "capturedAt": source.captured_at,
+            "classification": source.classification, "settled": source.settled}
+        receipts = [{"sourceId": s, "verdict": v, "at": a, "event": q}
+                    for s, v, a, q in evo.store.receipts(claim_id)]
+        events = [event_json(e) for e in evo.store.history(50, claim_id)]
+    return {**claim_json(row, stamp), "provenance": provenance, "receipts": receipts,
+            "events": events}
+
+
+def history(home: Path, limit: int = HISTORY_LIMIT, claim_id: str | None = None,
+            before: int | None = None) -> dict[str, Any]:
+    """The latest events that changed a claim, across every origin (newest first)."""
+    if _empty(home):
+        return {"events": []}
+    with Evolution(home) as evo:
+        evo.sync()
+        return {"events": [event_json(e) for e in evo.store.history(limit, claim_id, before)]}
+
+
+def learning(home: Path, limit: int = LEARNING_LIMIT) -> dict[str, Any]:
+    """What the last captures decided: each source's kind, origin, settlement code and how
+    many claims it gave (no text)."""
+    if _empty(home):
+        return {"sources": [], "counts": {}}
+    with Evolution(home) as evo:
+        evo.sync()
+        sources = evo.store.sources()[-limit:]
+        learned: dict[str, int] = {}
+        for row in evo.store.claims():
+            learned[row.source_id] = learned.get(row.source_id, 0) + 1
+        counts = evo.store.counts()
+    return {"counts": counts, "sources": [
+        {"sourceId": s.source_id, "kind": s.kind, "basis": s.basis, "origin": s.origin,
+         "capturedAt": s.captured_at, "classification": s.classification,
+         "decision": s.settled or "pending", "settledAt": s.settled_at,
+         "claims": learned.get(s.source_id, 0)} for s in reversed(sources)]}
+
+
+def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
+            now: str | None = None) -> dict[str, Any]:
+    """What automatic injection would do for ``query`` now: plan features, candidates,
+    scores, verdicts (no bodies, at most 8,000 bytes), with dormant claims left out as
+    automatic injection leaves them out."""
+    from waymarks.recall.engine import explain as explain_result
+    from waymarks.service.evolution_recall import recall_learned
+
+    result = recall_learned(home, query, history_turns, automatic=True, now=_now(now),
+                            inherit=bool(history_turns))
+    return explain_result(result)

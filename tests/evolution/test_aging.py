@@ -1,0 +1,161 @@
+"""Read-time aging and ranking factors (EVOLUTION items 29, 30, 32, 33): the seed's table,
+and dormancy through the real CLI (never injected into a plan, still recallable)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import StepClock
+from waymarks.cli.main import main
+from waymarks.core.evolution.aging import (
+    accuracy_factor,
+    age_days,
+    aging,
+    dormant,
+    evidence_weight,
+    freshness,
+    utility_factor,
+)
+from waymarks.core.model_port import ModelReply
+from waymarks.service.evolution import Evolution
+
+AT = "2026-12-01T00:00:00.000Z"
+
+
+@pytest.mark.parametrize(("kind", "half_life", "floor", "horizon"), [
+    ("project_state", 3, 0.50, 7),
+    ("fact", 60, 0.50, 180),
+    ("decision", 120, 0.60, 365),
+    ("preference", 240, 0.70, 730),
+])
+def test_the_seed_table(kind: str, half_life: float, floor: float, horizon: float) -> None:
+    assert freshness(kind, 0) == 1.0
+    assert freshness(kind, half_life) == pytest.approx(floor + (1 - floor) / 2)
+    assert freshness(kind, 2 * half_life) == pytest.approx(floor + (1 - floor) / 4)
+    assert freshness(kind, 100_000) == pytest.approx(floor, abs=1e-9)
+    assert freshness(kind, -5) == 1.0  # negative ages clamp to 0
+    assert not dormant(kind, horizon) and dormant(kind, horizon + 0.01)
+    assert freshness(kind, 10_000, pinned=True) == 1.0
+    assert not dormant(kind, 10_000, pinned=True)
+
+
+def test_ages_run_from_the_confirmation_and_clamp() -> None:
+    assert age_days("2026-01-01T00:00:00.000Z", "2026-01-11T00:00:00.000Z") == 10
+    assert age_days("2026-02-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z") == 0
+    assert age_days("not a date", "2026-01-01T00:00:00.000Z") == 0
+    old = aging("project_state", "2026-01-01T00:00:00.000Z", "2026-01-09T00:00:00.000Z")
+    assert old.dormant and old.freshness < 0.6
+
+
+@pytest.mark.parametrize(("basis", "kind", "weight"), [
+    ("summary", "fact", 1.04), ("user_statement", "fact", 1.08),
+    ("user_statement", "preference", 1.12), ("tool_observation", "project_state", 1.12),
+    ("manual_correction", "fact", 1.16), ("nonsense", "fact", 1.0),
+])
+def test_evidence_weight(basis: str, kind: str, weight: float) -> None:
+    assert evidence_weight(basis, kind) == pytest.approx(weight)
+
+
+def test_feedback_factors() -> None:
+    assert (utility_factor("useful"), utility_factor("unhelpful"), utility_factor(None)) \
+        == (1.05, 0.90, 1.0)
+    assert (accuracy_factor("accurate"), accuracy_factor("incorrect"),
+            accuracy_factor("useful")) == (1.05, 0.50, 1.0)
+
+
+@pytest.fixture
+def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> Callable[..., dict]:
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+
+    def run(*args: str, expect: int = 0) -> dict:
+        code = main(["--json", *args])
+        out = capsys.readouterr().out
+        assert code == expect, out
+        return dict(json.loads(out.strip().splitlines()[-1]))
+
+    return run
+
+
+def learn(home: Path, origin: str, claim: dict[str, object], at: str) -> str:
+    """Learn ``claim`` through the real capture and consolidation step, captured (so its
+    evidence dated) at ``at``."""
+    start = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    with Evolution(home, clock=StepClock(start)) as evo:
+        src = evo.capture(origin, "statement", f"Remember: {claim['content']}", session="s",
+                          key=str(claim["content"]))
+        assert src is not None
+        outcome = evo.apply(src.source_id, ModelReply(json.dumps({"claims": [claim]}), "f",
+                                                      "m"), at)
+        assert outcome.code == "applied", outcome
+        return next(c.id for c in evo.claims(["provisional"])
+                    if c.content == claim["content"])
+
+
+def test_a_dormant_claim_is_never_injected_but_recallable_on_request(
+        cli: Callable[..., dict], home: Path, tmp_path: Path) -> None:
+    old = learn(home, str(tmp_path / "a"), {
+        "kind": "project_state", "content": "The kamal deploy migration is half done",
+        "searchTerms": ["kamal"]}, "2020-01-01T00:00:00.000Z")
+    recalled = cli("recall", "kamal deploy migration status")
+    assert [r["id"] for r in recalled["learned"]] == [old]  # explicit request: recallable
+    plan = cli("plan", "--", "kamal deploy migration status")
+    assert "learned" not in [m["kind"] for m in plan["messages"]]
+    # a fresh claim on the same subject is injected, and stored state is untouched
+    fresh = learn(home, str(tmp_path / "b"), {
+        "kind": "fact", "content": "The kamal deploy migration uses two stages",
+        "searchTerms": ["kamal"]}, "2099-01-01T00:00:00.000Z")
+    plan = cli("plan", "--", "kamal deploy migration status")
+    block = next(m["content"] for m in plan["messages"] if m["kind"] == "learned")
+    assert fresh in block and old not in block
+    with Evolution(home) as evo:
+        claim = evo.claim(old)
+        assert claim is not None and claim.state == "provisional"
+        assert claim.updated_at.startswith("2020-01-01T00:00:00")
+
+
+def _source(evo: Evolution, text: str, key: str) -> str:
+    src = evo.capture("/w/a", "statement", text, session="s", key=key)
+    assert src is not None
+    return src.source_id
+
+
+def test_a_source_that_mentions_a_claim_and_leaves_it_standing_confirms_it(
+        tmp_path: Path) -> None:
+    old = StepClock(datetime(2026, 1, 1, tzinfo=UTC))
+    with Evolution(tmp_path, clock=old) as evo:
+        first = _source(evo, "Remember: the staging port is 8080", "1")
+        reply = {"claims": [{"kind": "fact", "content": "The staging port is 8080"}]}
+        assert evo.apply(first, ModelReply(json.dumps(reply), "f", "m"), AT).code == "applied"
+        [claim] = evo.claims(["provisional"])
+    now = "2026-12-01T00:00:00.000Z"
+    assert aging(claim.kind, claim.confirmed_at, now).dormant
+    later = StepClock(datetime(2026, 11, 20, tzinfo=UTC))
+    with Evolution(tmp_path, clock=later) as evo:
+        second = _source(evo, "Remember: the staging port is 8080, as before", "2")
+        assert evo.apply(second, ModelReply('{"claims": []}', "f", "m"), AT).code == "no_change"
+        confirmed = evo.claim(claim.id)
+    assert confirmed is not None and confirmed.updated_at == claim.updated_at  # never moves
+    assert confirmed.reinforced_at.startswith("2026-11-20")
+    assert not aging(confirmed.kind, confirmed.confirmed_at, now).dormant
+    with Evolution(tmp_path) as evo:  # not a claim-changing event: nothing to undo
+        assert [e.op for e in evo.store.history(10, claim.id)] == ["claim"]
+
+
+def test_project_state_is_not_confirmed_by_being_mentioned(tmp_path: Path) -> None:
+    with Evolution(tmp_path, clock=StepClock(datetime(2026, 1, 1, tzinfo=UTC))) as evo:
+        first = _source(evo, "Remember: the migration is half done", "1")
+        reply = {"claims": [{"kind": "project_state", "content": "The migration is half done"}]}
+        evo.apply(first, ModelReply(json.dumps(reply), "f", "m"), AT)
+        [claim] = evo.claims(["provisional"])
+    with Evolution(tmp_path, clock=StepClock(datetime(2026, 11, 20, tzinfo=UTC))) as evo:
+        second = _source(evo, "Remember: the migration is half done still", "2")
+        evo.apply(second, ModelReply(json.dumps(reply), "f", "m"), AT)
+        again = evo.claim(claim.id)
+    assert again is not None and again.reinforced_at == ""

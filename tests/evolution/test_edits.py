@@ -1,0 +1,284 @@
+"""Events, undo, forget, correct, conflict/resolve and feedback on learned claims
+(EVOLUTION items 34, 36, 71-74): property tests over the pure fold, the same sequences
+through real ledger files and real SQLite (incremental == rebuilt after deleting the
+database), and the service's validation."""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from msgspec.structs import replace
+
+from tests.conftest import CountingIds, StepClock
+from waymarks.core.evolution.fold import MemoryEvoView
+from waymarks.core.evolution.model import (
+    EVOLUTION_CUSTOM_TYPE,
+    SCHEMA_VERSION,
+    ClaimRecord,
+    ConflictRecord,
+    CorrectRecord,
+    Evidence,
+    EvolutionRecord,
+    FeedbackRecord,
+    ForgetRecord,
+    ResolveRecord,
+    UndoRecord,
+    claim_id,
+    encode_record,
+)
+from waymarks.core.evolution.rows import snapshot, suppression_key
+from waymarks.service import evolution_edits as edits
+from waymarks.service.evolution import Evolution
+from waymarks.store.evolution import EvolutionStore
+
+ORIGINS = ["/w/a", "/w/b"]
+CONTENTS = ["port is 8080", "port is 9090", "prefers tabs", "uses postgres"]
+KINDS = ["fact", "preference"]
+T0 = "2026-06-01T10:00:00.000Z"
+T1 = "2026-07-01T10:00:00.000Z"
+
+
+def _id(o: int, k: int, c: int) -> str:
+    return claim_id(ORIGINS[o % 2], KINDS[k % 2], CONTENTS[c % 4])
+
+
+def _claim(o: int, k: int, c: int, replaces: int | None) -> ClaimRecord:
+    target = None if replaces is None else _id(replaces, replaces, replaces)
+    return ClaimRecord(SCHEMA_VERSION, _id(o, k, c), ORIGINS[o % 2], KINDS[k % 2],  # type: ignore[arg-type]
+                       CONTENTS[c % 4], Evidence("user_statement", "model", "s1", T0),
+                       "provisional", target, None, ("alias",))
+
+
+ix = st.integers(0, 3)
+claim_ids = st.builds(_id, ix, ix, ix)
+claims = st.builds(_claim, ix, ix, ix, st.none() | ix)
+edits_st = st.one_of(
+    st.builds(lambda i: ForgetRecord(SCHEMA_VERSION, i, T1), claim_ids),
+    st.builds(lambda i, v, s: FeedbackRecord(SCHEMA_VERSION, i, v, s, T1), claim_ids,
+              st.sampled_from(["useful", "unhelpful", "accurate", "incorrect"]),
+              st.sampled_from(["m1", "m2"])),
+    st.builds(lambda i, c: CorrectRecord(SCHEMA_VERSION, i, CONTENTS[c], T1), claim_ids, ix),
+    st.builds(lambda a, b: ConflictRecord(SCHEMA_VERSION, a, b, T1), claim_ids, claim_ids),
+    st.builds(lambda i: ResolveRecord(SCHEMA_VERSION, i, T1), claim_ids),
+)
+records = st.one_of(claims, edits_st,
+                    st.builds(lambda n: UndoRecord(SCHEMA_VERSION, n, T1), st.integers(1, 30)))
+
+
+def _fold_all(view: MemoryEvoView, recs: list[EvolutionRecord]) -> None:
+    for seq, record in enumerate(recs, start=1):
+        view.apply(record, seq)
+
+
+def _strip(snap: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in snap.items() if k != "reinforcedAt"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(claims, edits_st), max_size=20), edits_st)
+def test_undo_of_an_applied_edit_restores_every_claim_exactly(
+        prefix: list[EvolutionRecord], edit: EvolutionRecord) -> None:
+    view = MemoryEvoView()
+    _fold_all(view, prefix)
+    before = {cid: snapshot(row) for cid, row in view.claims.items()}
+    seq = len(prefix) + 1
+    effect = view.apply(edit, seq)
+    if not effect.applied or not effect.changes:
+        return
+    undone = view.apply(UndoRecord(SCHEMA_VERSION, seq, T1), seq + 1)
+    assert undone.applied, undone
+    for cid, row in view.claims.items():
+        if cid in before:
+            assert _strip(snapshot(row)) == _strip(before[cid])
+        else:  # created by the edit: a tombstone, never recallable, never erased
+            assert row.state == "forgotten"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(records, max_size=15), ix, ix, st.lists(st.tuples(ix, st.booleans()),
+                                                          min_size=1, max_size=6))
+def test_forget_then_any_recapture_in_that_origin_never_revives(
+        prefix: list[EvolutionRecord], o: int, c: int,
+        again: list[tuple[int, bool]]) -> None:
+    view = MemoryEvoView()
+    first = _claim(o, 0, c, None)
+    _fold_all(view, [first, *prefix])
+    seq = len(prefix) + 2
+    view.apply(ForgetRecord(SCHEMA_VERSION, first.id, T1), seq)
+    assert suppression_key(ORIGINS[o % 2], CONTENTS[c % 4]) in view.suppressions
+    for k, as_correction in again:
+        seq += 1
+        if as_correction:
+            others = [r for r in view.claims.values() if r.origin == ORIGINS[o % 2]]
+            if others:
+                view.apply(CorrectRecord(SCHEMA_VERSION, others[0].id, CONTENTS[c % 4], T1),
+                           seq)
+            continue
+        view.apply(replace(_claim(o, k, c, None),
+                           evidence=Evidence("summary", "local", f"s{seq}", T1)), seq)
+    live = [r for r in view.claims.values() if r.origin == ORIGINS[o % 2]
+            and r.content == CONTENTS[c % 4] and r.state == "provisional"]
+    assert live == []
+
+
+def test_feedback_replay_and_undo_never_double_apply() -> None:
+    view = MemoryEvoView()
+    claim = _claim(0, 0, 0, None)
+    view.apply(claim, 1)
+    verdict = FeedbackRecord(SCHEMA_VERSION, claim.id, "incorrect", "msg-1", T1)
+    assert view.apply(verdict, 2).applied
+    assert view.claims[claim.id].state == "conflicted"
+    assert view.apply(verdict, 3).reason == "duplicate_receipt"  # replay
+    assert view.apply(UndoRecord(SCHEMA_VERSION, 2, T1), 4).applied
+    assert view.claims[claim.id].state == "provisional"
+    assert view.claims[claim.id].accuracy is None
+    assert view.apply(verdict, 5).reason == "duplicate_receipt"  # replay after undo
+    assert view.claims[claim.id].state == "provisional"
+    other = FeedbackRecord(SCHEMA_VERSION, claim.id, "useful", "msg-2", T1)
+    assert view.apply(other, 6).applied
+    again = FeedbackRecord(SCHEMA_VERSION, claim.id, "useful", "msg-3", T1)
+    assert view.apply(again, 7).reason == "repeated"  # a repeated verdict adds nothing
+    stale = FeedbackRecord(SCHEMA_VERSION, claim.id, "unhelpful", "msg-4",
+                           "2026-01-01T00:00:00.000Z")
+    assert view.apply(stale, 8).reason == "older_than_evidence"
+
+
+def test_incorrect_quarantines_same_origin_duplicates_only() -> None:
+    view = MemoryEvoView()
+    a, twin, elsewhere = _claim(0, 0, 0, None), _claim(0, 1, 0, None), _claim(1, 0, 0, None)
+    _fold_all(view, [a, twin, elsewhere])
+    view.apply(FeedbackRecord(SCHEMA_VERSION, a.id, "incorrect", "m", T1), 4)
+    assert [view.claims[i].state for i in (a.id, twin.id, elsewhere.id)] == [
+        "conflicted", "conflicted", "provisional"]
+    # positive feedback cannot revive it
+    view.apply(FeedbackRecord(SCHEMA_VERSION, a.id, "accurate", "m2", T1), 5)
+    assert view.claims[a.id].state == "conflicted"
+
+
+def test_undo_refuses_when_the_claim_changed_since() -> None:
+    view = MemoryEvoView()
+    claim = _claim(0, 0, 0, None)
+    view.apply(claim, 1)
+    view.apply(FeedbackRecord(SCHEMA_VERSION, claim.id, "useful", "m1", T1), 2)
+    view.apply(FeedbackRecord(SCHEMA_VERSION, claim.id, "unhelpful", "m2", T1), 3)
+    assert view.apply(UndoRecord(SCHEMA_VERSION, 2, T1), 4).reason == "changed_since"
+    assert view.apply(UndoRecord(SCHEMA_VERSION, 3, T1), 5).applied
+    assert view.apply(UndoRecord(SCHEMA_VERSION, 2, T1), 6).applied
+    assert view.claims[claim.id].utility is None
+
+
+def _dump(store: EvolutionStore) -> tuple[object, ...]:
+    changes = store.db.execute("SELECT seq, claim_id, before, after FROM evo_changes"
+                               " ORDER BY seq, claim_id").fetchall()
+    receipts = store.db.execute("SELECT * FROM evo_receipts ORDER BY seq").fetchall()
+    events = store.db.execute("SELECT seq, op, subject, applied, reason, actor, at"
+                              " FROM evo_events ORDER BY seq").fetchall()
+    return (store.claims(), events, changes, receipts, store.suppressions())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(records, st.booleans()), max_size=20))
+def test_deleting_the_database_brings_every_event_receipt_and_suppression_back(
+        steps: list[tuple[EvolutionRecord, bool]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        evo = Evolution(home, clock=StepClock(), ids=CountingIds(3))
+        memory = MemoryEvoView()
+        for seq, (record, sync_now) in enumerate(steps, start=1):
+            memory.apply(record, seq)
+            with evo.ledger.locked():
+                evo.ledger.append({"type": "custom", "customType": EVOLUTION_CUSTOM_TYPE,
+                                   "data": encode_record(record), "timestamp": T1},
+                                  evo.ids.entry_id)
+            if sync_now:
+                evo.sync()
+        evo.sync()
+        incremental = _dump(evo.store)
+        evo.close()
+        for path in home.glob("waymarks.db*"):
+            path.unlink()
+        again = Evolution(home, clock=StepClock(), ids=CountingIds(4))
+        again.sync()
+        assert _dump(again.store) == incremental
+        again.close()
+        assert sorted(memory.claims.values(), key=lambda c: c.id) == sorted(
+            incremental[0], key=lambda c: c.id)  # type: ignore[arg-type]
+        assert sorted(memory.suppressions) == incremental[4]
+
+
+# -- the service: validation, read-back, retiring repeats ------------------------------
+
+
+def _evo(home: Path) -> Evolution:
+    return Evolution(home, clock=StepClock(datetime(2026, 8, 1, tzinfo=UTC)),
+                     ids=CountingIds(7))
+
+
+def _seed(evo: Evolution, *recs: EvolutionRecord) -> None:
+    with evo.ledger.locked():
+        evo._append(recs)
+
+
+def test_service_edits_validate_and_report_events(tmp_path: Path) -> None:
+    evo = _evo(tmp_path)
+    a, b = _claim(0, 0, 0, None), _claim(0, 0, 1, None)
+    _seed(evo, a, b)
+    assert edits.forget(evo, "0" * 24).code == "not_found"
+    assert edits.correct(evo, a.id, "no").code == "bad_input"
+    assert edits.correct(evo, a.id, CONTENTS[1]).code == "duplicate"
+    assert edits.conflict(evo, a.id, a.id).code == "bad_input"
+    done = edits.conflict(evo, a.id, b.id)
+    assert done.ok and done.event is not None
+    assert {evo.claim(a.id).state, evo.claim(b.id).state} == {"conflicted"}  # type: ignore[union-attr]
+    assert edits.resolve(evo, b.id).ok
+    assert edits.undo(evo, done.event).code == "changed_since"  # b changed after it
+    fixed = edits.correct(evo, b.id, "port is 7070")
+    assert fixed.ok and evo.claim(fixed.data["correctedBy"]).basis == "manual_correction"  # type: ignore[union-attr]
+    assert edits.undo(evo, fixed.event).ok  # type: ignore[arg-type]
+    assert evo.claim(b.id).state == "provisional"  # type: ignore[union-attr]
+    assert evo.claim(fixed.data["correctedBy"]).state == "forgotten"  # type: ignore[union-attr]
+    assert edits.undo(evo, 10_000).code == "not_found"
+    evo.close()
+
+
+def test_forget_and_incorrect_retire_queued_sources_that_repeat_the_claim(
+        tmp_path: Path) -> None:
+    evo = _evo(tmp_path)
+    claim = _claim(0, 0, 2, None)
+    _seed(evo, claim)
+    repeat = evo.capture(ORIGINS[0], "statement", "Remember: prefers tabs, always",
+                         session="s", key="1")
+    unrelated = evo.capture(ORIGINS[0], "statement", "Remember: we use uv", session="s",
+                            key="2")
+    other_origin = evo.capture(ORIGINS[1], "statement", "Remember: prefers tabs",
+                               session="s", key="3")
+    assert repeat and unrelated and other_origin
+    out = edits.forget(evo, claim.id)
+    assert out.ok and out.data["retiredSources"] == 1
+    settled = {s.source_id: s.settled for s in evo.store.sources()}
+    assert settled[repeat.source_id] == "forgotten"
+    assert settled[unrelated.source_id] is None and settled[other_origin.source_id] is None
+    assert edits.forget(evo, claim.id).code == "not_active"
+    evo.close()
+
+
+def test_feedback_through_the_service_is_idempotent_per_source(tmp_path: Path) -> None:
+    evo = _evo(tmp_path)
+    claim = _claim(0, 0, 3, None)
+    _seed(evo, claim)
+    assert edits.feedback(evo, claim.id, "meh").code == "bad_input"
+    first = edits.feedback(evo, claim.id, "useful", "msg-1")
+    assert first.ok and first.data["changed"] and first.event
+    replay = edits.feedback(evo, claim.id, "useful", "msg-1")
+    assert replay.ok and not replay.data["changed"]
+    assert [r[1] for r in evo.store.receipts(claim.id)] == ["useful"]
+    wrong = edits.natural_feedback(evo, f"memory {claim.id} is incorrect.", "msg-2")
+    assert wrong is not None and wrong.ok and evo.claim(claim.id).state == "conflicted"  # type: ignore[union-attr]
+    unknown = edits.natural_feedback(evo, f"memory {'a' * 24} is useful", "msg-3")
+    assert unknown is not None and unknown.code == "not_found"  # refused, never raised
+    assert edits.natural_feedback(evo, "memory is wrong", "msg-4") is None
+    evo.close()

@@ -1,0 +1,139 @@
+"""Inspection and edits of learned memory through the real CLI entry point: list, search,
+show, history, learning, explain; feedback (incorrect quarantines, undo brings back),
+correct, conflict/resolve, forget; the database deleted brings every event back."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.evolution.test_aging import learn
+from waymarks.cli.main import main
+from waymarks.service.evolution import Evolution
+
+PAST = "2026-03-01T00:00:00.000Z"
+
+
+@pytest.fixture
+def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> Callable[..., dict]:
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+
+    def run(*args: str, expect: int = 0) -> dict:
+        code = main(["--json", *args])
+        out = capsys.readouterr().out
+        assert code == expect, out
+        return dict(json.loads(out.strip().splitlines()[-1]))
+
+    return run
+
+
+def test_inspect_feedback_undo_correct_conflict_and_rebuild(
+        cli: Callable[..., dict], home: Path, project: Path, tmp_path: Path) -> None:
+    kamal = learn(home, str(project), {"kind": "decision",
+                                       "content": "Deployments use Kamal, not Capistrano",
+                                       "searchTerms": ["deploy tool", "kamal"]}, PAST)
+    other = learn(home, str(tmp_path / "elsewhere"), {
+        "kind": "fact", "content": "The staging port is 8080", "searchTerms": ["staging"]}, PAST)
+    listed = cli("evolution", "list")
+    assert [c["id"] for c in listed["claims"]] == sorted([kamal, other]) or {
+        c["id"] for c in listed["claims"]} == {kamal, other}
+    assert [c["id"] for c in cli("evolution", "list", "here")["claims"]] == [kamal]
+    assert cli("evolution", "list", "legacy")["claims"] == []
+    assert [c["id"] for c in cli("evolution", "search", "which", "deploy", "tool")["claims"]] \
+        == [kamal]
+    shown = cli("evolution", "show", kamal)
+    assert shown["provenance"]["basis"] == "user_statement" and shown["aging"]["ageDays"] > 0
+    assert shown["events"][0]["op"] == "claim" and shown["events"][0]["actor"] == "model"
+    assert cli("evolution", "show", "f" * 24, expect=2)["code"] == "not_found"
+
+    # incorrect (natural wording through the command's verdict) quarantines; undo restores
+    marked = cli("feedback", kamal, "incorrect")
+    assert marked["changed"] and marked["event"]
+    assert "learned" not in cli("recall", "which deploy tool do we use?")
+    plan = cli("plan", "--", "which deploy tool do we use?")
+    assert "learned" not in [m["kind"] for m in plan["messages"]]
+    assert cli("evolution", "history")["events"][0]["event"] == marked["event"]
+    assert cli("evolution", "undo", str(marked["event"]))["undone"] == marked["event"]
+    assert [r["id"] for r in cli("recall", "which deploy tool do we use?")["learned"]] == [kamal]
+    assert cli("feedback", kamal, "bogus", expect=2)["code"] == "bad_input"
+
+    fixed = cli("evolution", "correct", kamal, "--", "Deployments use Kamal 2 via GitHub")
+    new_id = fixed["correctedBy"]
+    assert cli("evolution", "show", new_id)["evidence"]["basis"] == "manual_correction"
+    assert cli("evolution", "show", kamal)["state"] == "superseded"
+    assert cli("evolution", "correct", new_id, "--", "no", expect=2)["code"] == "bad_input"
+    pair = cli("evolution", "conflict", new_id, other)
+    assert {cli("evolution", "show", i)["state"] for i in (new_id, other)} == {"conflicted"}
+    assert cli("evolution", "resolve", other)["ok"]
+    assert cli("evolution", "undo", str(pair["event"]), expect=2)["code"] == "changed_since"
+
+    learning = cli("evolution", "learning")
+    assert {s["decision"] for s in learning["sources"]} == {"applied"}
+    assert "Kamal" not in json.dumps(learning)
+    explained = cli("evolution", "explain", "which", "deploy", "tool")
+    assert "Kamal 2 via" not in json.dumps(explained) and "candidates" in explained
+
+    history = cli("evolution", "history", "--limit", "50")
+    (home / "waymarks.db").unlink()
+    for extra in home.glob("waymarks.db-*"):
+        extra.unlink()
+    assert cli("evolution", "history", "--limit", "50") == history
+    gone = cli("evolution", "forget", other)
+    assert gone["event"] and cli("evolution", "show", other)["state"] == "forgotten"
+    assert cli("evolution", "forget", other, expect=2)["code"] == "not_active"
+
+
+def test_feedback_through_the_installed_script_refuses_an_unknown_id(
+        home: Path, project: Path, tmp_path: Path) -> None:
+    learn(home, str(project), {"kind": "fact", "content": "The build uses uv",
+                               "searchTerms": ["uv"]}, PAST)
+    script = Path(sys.executable).parent / "waymarks"
+    done = subprocess.run([str(script), "--json", "feedback", "a" * 24, "useful"], cwd=project,
+                          env={**os.environ, "WAYMARKS_HOME": str(home)}, capture_output=True,
+                          text=True, check=False, timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert json.loads(done.stdout)["code"] == "not_found"
+
+
+def test_one_hash_mismatched_row_never_disables_recall_and_is_named(
+        cli: Callable[..., dict], home: Path, project: Path) -> None:
+    from waymarks.core.evolution.model import SCHEMA_VERSION, ClaimRecord, Evidence
+
+    good = learn(home, str(project), {"kind": "decision",
+                                      "content": "Deployments use Kamal, not Capistrano",
+                                      "searchTerms": ["deploy tool", "kamal"]}, PAST)
+    forged = "0123456789abcdef01234567"  # not the hash of its (origin, kind, content)
+    with Evolution(home) as evo, evo.ledger.locked():
+        evo._append([ClaimRecord(SCHEMA_VERSION, forged, str(project), "decision",
+                                 "Deployments use Kamal via a forged row",
+                                 Evidence("user_statement", "model", "s", PAST))])
+    assert [r["id"] for r in cli("recall", "which deploy tool do we use?")["learned"]] == [good]
+    assert cli("learn", "status")["badRows"] == [forged]
+    listed = cli("evolution", "list")
+    assert listed["badRows"] == [forged] and [c["id"] for c in listed["claims"]] == [good]
+    assert cli("evolution", "forget", forged)["outcome"] == "done"  # forget accepts it
+    assert cli("evolution", "show", forged)["state"] == "forgotten"
+
+
+def test_explain_without_a_query_shows_the_last_automatic_recall_of_the_process(
+        cli: Callable[..., dict], home: Path, project: Path) -> None:
+    good = learn(home, str(project), {"kind": "decision",
+                                      "content": "Deployments use Kamal, not Capistrano",
+                                      "searchTerms": ["deploy tool", "kamal"]}, PAST)
+    cli("plan", "--", "which deploy tool do we use?")
+    snapshot = cli("evolution", "explain")
+    assert snapshot["selected"] == [good], json.dumps(snapshot)[:1500]
+    assert "Capistrano" not in json.dumps(snapshot)
+    fresh = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", "evolution",
+                            "explain"], cwd=project, env={**os.environ,
+                                                         "WAYMARKS_HOME": str(home)},
+                           capture_output=True, text=True, check=False, timeout=60)
+    assert fresh.returncode == 2 and json.loads(fresh.stdout)["code"] == "not_found"

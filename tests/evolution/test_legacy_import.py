@@ -1,0 +1,112 @@
+"""Importing pi-memory-evolution's JSONL ledgers (EVOLUTION item 80) through the real CLI:
+once, originals untouched, invalid actions halt with nothing written, forgotten content
+stays forgotten, missing origins become ``legacy``, credentials are redacted, an empty or
+missing ledger does not use the import up, and the import survives a deleted database.
+The fixtures follow the formats' public description (shapes only)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from waymarks.core.evolution.model import SCHEMA_VERSION, ClaimRecord, Evidence, claim_id
+from waymarks.service.evolution import Evolution
+
+TOKEN = "ghp_" + "q" * 36
+T = "2026-05-01T10:00:00.000Z"
+
+
+def _cli(home: Path, cwd: Path, *args: str, expect: int = 0) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--json", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env={**os.environ})
+    assert done.returncode == expect, done.stdout + done.stderr
+    return dict(json.loads(done.stdout))
+
+
+def _write(directory: Path, memories: list[dict[str, Any]],
+           actions: list[dict[str, Any]]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "memories.jsonl").write_text(
+        "".join(json.dumps(m) + "\n" for m in memories), encoding="utf-8")
+    (directory / "memory-actions.jsonl").write_text(
+        "".join(json.dumps(a) + "\n" for a in actions), encoding="utf-8")
+
+
+def _memory(mid: str, kind: str, content: str, scope: str | None = None) -> dict[str, Any]:
+    row = {"version": 1, "id": mid, "kind": kind, "content": content,
+           "sourceEntryId": f"e-{mid}", "createdAt": T}
+    if scope is not None:
+        row["scope"] = scope
+    return row
+
+
+def _action(mid: str, kind: str, **extra: Any) -> dict[str, Any]:
+    return {"version": 1, "memoryId": mid, "type": kind, "createdAt":
+            "2026-05-02T10:00:00.000Z", **extra}
+
+
+MEMORIES = [
+    _memory("m1", "fact", "The staging port is 8080", "/w/a"),
+    _memory("m2", "preference", "Prefers tabs over spaces"),
+    _memory("m3", "compaction_summary",
+            "## Decisions\n- Releases are cut from main on Fridays\n", "/w/b"),
+    _memory("m4", "fact", f"The deploy token is {TOKEN}", "/w/a"),
+]
+ACTIONS = [_action("m2", "forget"), _action("m1", "correct", content="The staging port is 8443"),
+           _action("m3", "confirm"), _action("m1", "pin")]
+
+
+def test_import_once_with_forgets_corrections_and_legacy_origin(tmp_path: Path) -> None:
+    home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
+    cwd.mkdir()
+    _write(legacy, MEMORIES, ACTIONS)
+    before = {p.name: p.read_bytes() for p in legacy.iterdir()}
+    done = _cli(home, cwd, "evolution", "import", str(legacy))
+    assert done["outcome"] == "done" and done["claims"] == 4 and done["skipped"] == 1
+    assert {p.name: p.read_bytes() for p in legacy.iterdir()} == before  # untouched
+    claims = {c["content"]: c for c in _cli(home, cwd, "evolution", "list")["claims"]}
+    assert claims["Prefers tabs over spaces"]["state"] == "forgotten"
+    assert claims["Prefers tabs over spaces"]["origin"] == "legacy"
+    assert claims["The staging port is 8080"]["state"] == "superseded"
+    fixed = claims["The staging port is 8443"]
+    assert fixed["state"] == "provisional" and fixed["evidence"]["basis"] == "manual_correction"
+    friday = claims["Releases are cut from main on Fridays"]
+    assert friday["origin"] == "/w/b" and friday["feedback"]["accuracy"]["verdict"] == "accurate"
+    assert TOKEN not in (home / "evolution" / "ledger.jsonl").read_text()
+    assert _cli(home, cwd, "evolution", "import", str(legacy), expect=2)["code"] == "duplicate"
+    # forgotten content never comes back in its origin, from any source or kind
+    with Evolution(home) as evo, evo.ledger.locked():
+        text = "Prefers tabs over spaces"
+        evo._append([ClaimRecord(SCHEMA_VERSION, claim_id("legacy", "fact", text), "legacy",
+                                 "fact", text, Evidence("user_statement", "model", "s9", T))])
+    assert not [c for c in _cli(home, cwd, "evolution", "list")["claims"]
+                if c["content"] == "Prefers tabs over spaces" and c["state"] == "provisional"]
+    listed = _cli(home, cwd, "evolution", "list")
+    (home / "waymarks.db").unlink()
+    assert _cli(home, cwd, "evolution", "list") == listed
+
+
+def test_an_invalid_action_halts_with_nothing_written(tmp_path: Path) -> None:
+    home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
+    cwd.mkdir()
+    _write(legacy, MEMORIES, [*ACTIONS, _action("nope", "forget")])
+    refused = _cli(home, cwd, "evolution", "import", str(legacy), expect=2)
+    assert refused["code"] == "bad_input" and "memory-actions.jsonl:5" in refused["message"]
+    assert "8080" not in json.dumps(refused)
+    assert not (home / "evolution" / "ledger.jsonl").exists()
+    (legacy / "memories.jsonl").write_text('{"version": 1, "id": "x"\n', encoding="utf-8")
+    assert _cli(home, cwd, "evolution", "import", str(legacy), expect=2)["code"] == "bad_input"
+
+
+def test_missing_ledgers_do_not_use_up_the_import(tmp_path: Path) -> None:
+    home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
+    cwd.mkdir()
+    legacy.mkdir()
+    assert _cli(home, cwd, "evolution", "import", str(legacy), expect=2)["code"] == "not_found"
+    _write(legacy, MEMORIES[:1], [])
+    assert _cli(home, cwd, "evolution", "import", str(legacy))["claims"] == 1

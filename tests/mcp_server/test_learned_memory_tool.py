@@ -1,0 +1,93 @@
+"""The MCP ``learned_memory`` (read-only) and ``learned_memory_edit`` (confirmed) tools
+through the SDK's real client: reads ask nothing; forget/correct/undo ask the person, write
+only on a yes, refuse bad input before asking, and a client without elicitation changes
+nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+from mcp.types import CallToolResult
+
+from tests.evolution.test_aging import learn
+from tests.mcp_server.test_remember_tool import Person
+from waymarks.mcp.server import build_server
+from waymarks.service.app import Waymarks
+from waymarks.service.evolution import Evolution
+
+PAST = "2026-03-01T00:00:00.000Z"
+
+
+def call(app: Waymarks, name: str, arguments: dict[str, Any],
+         person: Person | None = None) -> dict[str, Any]:
+    async def run() -> CallToolResult:
+        async with Client(build_server(app), elicitation_callback=person) as client:  # type: ignore[arg-type]
+            return await client.call_tool(name, arguments)
+
+    result = anyio.run(run)
+    assert result.structured_content is not None
+    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+    assert result.is_error is (result.structured_content["outcome"] not in ("ok", "done"))
+    return dict(result.structured_content)
+
+
+def _claim(app: Waymarks, tmp_path: Path) -> str:
+    return learn(app.home, str(tmp_path / "elsewhere"), {
+        "kind": "decision", "content": "Deployments use Kamal, not Capistrano",
+        "searchTerms": ["deploy tool", "kamal"]}, PAST)
+
+
+def test_reads_ask_nothing_and_carry_provenance(app: Waymarks, tmp_path: Path) -> None:
+    claim = _claim(app, tmp_path)
+
+    async def tools() -> dict[str, Any]:
+        async with Client(build_server(app)) as client:
+            return {t.name: t for t in (await client.list_tools()).tools}
+
+    listed = anyio.run(tools)
+    assert listed["learned_memory"].annotations.read_only_hint is True
+    assert listed["learned_memory_edit"].annotations.destructive_hint is True
+    person = Person()
+    assert [c["id"] for c in call(app, "learned_memory", {"action": "list"}, person)[
+        "claims"]] == [claim]
+    found = call(app, "learned_memory", {"action": "search", "query": "deploy tool"}, person)
+    assert [c["id"] for c in found["claims"]] == [claim]
+    shown = call(app, "learned_memory", {"action": "show", "id": claim}, person)
+    assert shown["provenance"]["basis"] == "user_statement" and shown["events"]
+    assert call(app, "learned_memory", {"action": "history"}, person)["events"]
+    assert call(app, "learned_memory", {"action": "learning"}, person)["sources"]
+    refused = call(app, "learned_memory", {"action": "show", "id": "nope"}, person)
+    assert refused["code"] == "bad_input" and "nope" not in json.dumps(refused)
+    assert person.asked == []
+
+
+def test_edits_are_confirmed_and_undo_restores(app: Waymarks, tmp_path: Path) -> None:
+    claim = _claim(app, tmp_path)
+    no = Person("decline")
+    declined = call(app, "learned_memory_edit", {"action": "forget", "id": claim}, no)
+    assert declined["outcome"] == "cancelled" and "Kamal" in no.asked[0]
+    with Evolution(app.home) as evo:
+        assert evo.claim(claim).state == "provisional"  # type: ignore[union-attr]
+    assert call(app, "learned_memory_edit", {"action": "forget", "id": claim})[
+        "outcome"] == "unavailable"  # no elicitation: nothing changes
+    bad = Person()
+    assert call(app, "learned_memory_edit", {"action": "correct", "id": claim, "text": "x"},
+                bad)["code"] == "bad_input" and bad.asked == []  # refused before asking
+    yes = Person()
+    done = call(app, "learned_memory_edit", {"action": "correct", "id": claim,
+                                             "text": "Deployments use Kamal 2"}, yes)
+    assert done["outcome"] == "done" and "Kamal 2" in yes.asked[0]
+    with Evolution(app.home) as evo:
+        assert evo.claim(claim).state == "superseded"  # type: ignore[union-attr]
+    undo = Person()
+    undone = call(app, "learned_memory_edit", {"action": "undo", "event": done["event"]}, undo)
+    assert undone["outcome"] == "done" and undo.asked
+    with Evolution(app.home) as evo:
+        assert evo.claim(claim).state == "provisional"  # type: ignore[union-attr]
+    missing = Person()
+    assert call(app, "learned_memory_edit", {"action": "undo", "event": 9999}, missing)[
+        "code"] == "not_found" and missing.asked == []
