@@ -1,0 +1,317 @@
+"""Team memory entries: the wire format, the per-contributor hash chain, and the fold.
+
+A repository's team ledger is a directory of JSON Lines files, one per contributor
+(``<contributor>.jsonl``), each appended to only by its owner. One line is one entry:
+
+    {"at": ms, "author": "Alice", "contributor": "alice-1a2b3c4d",
+     "format": "waymarks-team-v1", "hash": hex, "id": entry-id, "kind": "pin"|"memory",
+     "op": "add"|"supersede"|"status", "prev": hex, "seq": n, ...}
+
+with ``item`` (``{"id", "text", "key"?, "classification"?}``) on ``add`` and
+``supersede``, ``previousId`` on ``supersede``, ``targetId``, ``status`` and ``reason``
+on ``status``.
+
+What must stay true:
+
+- **The chain.** ``seq`` counts from 1 without gaps; ``prev`` is the previous line's
+  ``hash`` (the first line's is :func:`genesis` of the contributor); ``hash`` is the
+  SHA-256 of the line's canonical JSON without ``hash`` (keys sorted, compact, UTF-8).
+  A line that breaks any of this breaks the file: :func:`verify_line` names the line and
+  why, never its content. Anyone can recompute a chain, so it proves order and
+  completeness against an earlier reading (an anchor: the hash at a known ``seq``), not
+  authorship.
+- **The fold is DS4's.** Entries become :class:`MutationRecord` s of one project-scoped
+  partition (:data:`TEAM_PROJECT`, the same on every clone whatever its path) whose
+  session is ``team:<contributor>``, and :func:`waymarks.core.replay.replay` folds them:
+  sorted by (time, contributor, seq, ...), a later claim whose key conflicts with an
+  active one is invalid. Any clone holding the same entries reaches the same state,
+  whatever order ``git pull`` brought them in.
+
+Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final, Literal
+
+from waymarks.core.egress import Egress
+from waymarks.core.model import (
+    CLASSIFICATIONS,
+    SCHEMA_VERSION,
+    MemoryItem,
+    MemoryMutation,
+    MutationRecord,
+    PinItem,
+    PinMutation,
+)
+from waymarks.core.privacy import has_markers
+from waymarks.core.replay import MemoryView
+from waymarks.core.rules import ItemState, apply_mutation
+from waymarks.core.secrets import find_secrets
+
+TEAM_FORMAT: Final = "waymarks-team-v1"
+#: the project path every team item carries: one partition, equal on every clone
+TEAM_PROJECT: Final = "team"
+SESSION_PREFIX: Final = "team:"
+#: a contributor ID: what its file is named (lower-case letters, digits, dashes)
+CONTRIBUTOR_RE: Final = re.compile(r"^[a-z0-9][a-z0-9-]{2,62}$")
+_HEX64: Final = re.compile(r"^[0-9a-f]{64}$")
+_STATUSES: Final = {"pin": frozenset({"deleted"}),
+                    "memory": frozenset({"invalid", "expired"})}
+Op = Literal["add", "supersede", "status"]
+
+
+class TeamFormatError(ValueError):
+    """A line that is not a well-formed team entry (the message names no content)."""
+
+
+def genesis(contributor: str) -> str:
+    """The ``prev`` of a contributor's first line: binds the chain to its file's owner."""
+    return hashlib.sha256(f"{TEAM_FORMAT}\0{contributor}".encode()).hexdigest()
+
+
+def canonical(body: dict[str, Any]) -> bytes:
+    """The bytes a line's hash covers, and how a line is written (plus ``hash``)."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
+def entry_hash(body: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical({k: v for k, v in body.items() if k != "hash"})
+                          ).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class TeamEntry:
+    """One verified line of a contributor's file."""
+
+    contributor: str
+    seq: int
+    id: str
+    at: int
+    author: str
+    op: Op
+    kind: Literal["pin", "memory"]
+    prev: str
+    hash: str
+    item_id: str | None = None
+    text: str | None = None
+    key: str | None = None
+    classification: str | None = None
+    previous_id: str | None = None
+    target_id: str | None = None
+    status: str | None = None
+    reason: str | None = None
+
+
+def make_line(*, contributor: str, seq: int, prev: str, entry_id: str, at: int,
+              author: str, op: Op, kind: Literal["pin", "memory"],
+              item: dict[str, str] | None = None, previous_id: str | None = None,
+              target_id: str | None = None, status: str | None = None,
+              reason: str | None = None) -> tuple[bytes, str]:
+    """(the line to append, newline included; its hash)."""
+    body: dict[str, Any] = {"format": TEAM_FORMAT, "contributor": contributor, "seq": seq,
+                            "prev": prev, "id": entry_id, "at": at, "author": author,
+                            "op": op, "kind": kind}
+    if item is not None:
+        body["item"] = item
+    for name, value in (("previousId", previous_id), ("targetId", target_id),
+                        ("status", status), ("reason", reason)):
+        if value is not None:
+            body[name] = value
+    digest = entry_hash(body)
+    body["hash"] = digest
+    return canonical(body) + b"\n", digest
+
+
+def _str(body: dict[str, Any], name: str, *, required: bool = True) -> str | None:
+    value = body.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise TeamFormatError(f"field {name!r} missing or not a string")
+    return value
+
+
+def parse_line(line: bytes) -> TeamEntry:
+    """Decode one line (structure only; the chain is :func:`verify_line`'s)."""
+    try:
+        body = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        raise TeamFormatError("not JSON") from None
+    if not isinstance(body, dict) or body.get("format") != TEAM_FORMAT:
+        raise TeamFormatError(f"not a {TEAM_FORMAT} entry")
+    seq, at = body.get("seq"), body.get("at")
+    if type(seq) is not int or seq < 1 or type(at) is not int:
+        raise TeamFormatError("seq or at is not a positive integer")
+    op, kind = body.get("op"), body.get("kind")
+    if op not in ("add", "supersede", "status") or kind not in ("pin", "memory"):
+        raise TeamFormatError("unknown op or kind")
+    hashes = (body.get("prev"), body.get("hash"))
+    if not all(isinstance(h, str) and _HEX64.match(h) for h in hashes):
+        raise TeamFormatError("prev or hash is not a SHA-256")
+    entry = TeamEntry(contributor=_str(body, "contributor") or "", seq=seq,
+                      id=_str(body, "id") or "", at=at, author=_str(body, "author") or "",
+                      op=op, kind=kind, prev=body["prev"], hash=body["hash"])
+    if op == "status":
+        status = _str(body, "status")
+        if status not in _STATUSES[kind]:
+            raise TeamFormatError(f"status not allowed for a {kind}")
+        return _with(entry, target_id=_str(body, "targetId"), status=status,
+                     reason=_str(body, "reason", required=False))
+    item = body.get("item")
+    if not isinstance(item, dict):
+        raise TeamFormatError("item missing")
+    level = _str(item, "classification", required=False)
+    if level is not None and level not in CLASSIFICATIONS:
+        raise TeamFormatError("unknown classification")
+    return _with(entry, item_id=_str(item, "id"), text=_str(item, "text"),
+                 key=_str(item, "key", required=False) if kind == "memory" else None,
+                 classification=level,
+                 previous_id=_str(body, "previousId") if op == "supersede" else None)
+
+
+def _with(entry: TeamEntry, **changes: Any) -> TeamEntry:
+    return replace(entry, **changes)
+
+
+def verify_line(line: bytes, contributor: str, seq: int, prev: str) -> TeamEntry:
+    """The entry on ``line`` if it is the ``seq``-th of ``contributor``'s chain after
+    ``prev``; else :class:`TeamFormatError` saying which rule it breaks."""
+    entry = parse_line(line)
+    if entry.contributor != contributor:
+        raise TeamFormatError("written by another contributor than the file's")
+    if entry.seq != seq:
+        raise TeamFormatError(f"sequence {entry.seq} where {seq} was expected")
+    if entry.prev != prev:
+        raise TeamFormatError("does not follow the line before it")
+    if entry_hash(json.loads(line)) != entry.hash:
+        raise TeamFormatError("its hash does not match its content")
+    return entry
+
+
+def session_of(contributor: str) -> str:
+    return SESSION_PREFIX + contributor
+
+
+def record_of(entry: TeamEntry) -> MutationRecord:
+    """The DS4 mutation record an entry stands for (see the module docstring)."""
+    level: Any = entry.classification
+    common: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "mutation_id": entry.id,
+                              "created_at": entry.at, "operation": entry.op}
+    mutation: PinMutation | MemoryMutation
+    if entry.kind == "pin":
+        pin = None if entry.op == "status" else PinItem(
+            id=entry.item_id or "", scope="project", content=entry.text or "",
+            created_at=entry.at, project_path=TEAM_PROJECT, classification=level)
+        mutation = PinMutation(**common, item=pin, previous_id=entry.previous_id,
+                               pin_id=entry.target_id, status=entry.status,  # type: ignore[arg-type]
+                               reason=entry.reason)
+    else:
+        memory = None if entry.op == "status" else MemoryItem(
+            id=entry.item_id or "", scope="project", claim=entry.text or "",
+            created_at=entry.at, source_entry_ids=(), project_path=TEAM_PROJECT,
+            key=entry.key, classification=level)
+        mutation = MemoryMutation(**common, item=memory, previous_id=entry.previous_id,
+                                  memory_id=entry.target_id, status=entry.status,  # type: ignore[arg-type]
+                                  reason=entry.reason)
+    return MutationRecord(session_id=session_of(entry.contributor), entry_id=entry.id,
+                          entry_index=entry.seq, timestamp_ms=entry.at, mutation=mutation,
+                          project=TEAM_PROJECT)
+
+
+class TeamFold:
+    """The DS4 fold of the entries of the contributors that count, kept incrementally:
+    entries that sort after everything applied are applied in place; anything else
+    (an entry ordered earlier, a contributor withdrawn or restored) refolds from the
+    start. Either way the state equals :func:`waymarks.core.replay.replay` of them."""
+
+    def __init__(self) -> None:
+        self.view = MemoryView()
+        self.entries: dict[str, TeamEntry] = {}  # item ID -> the entry that wrote it
+        self._last: tuple[int, str, int, str, str] | None = None
+        self._seq = 0
+        self.refolds = 0
+
+    def add(self, entries: Sequence[TeamEntry]) -> None:
+        records = sorted(((record_of(e), e) for e in entries), key=lambda p: p[0].order)
+        if records and self._last is not None and records[0][0].order <= self._last:
+            raise OutOfOrder
+        for record, entry in records:
+            self._seq += 1
+            apply_mutation(self.view, record, self._seq)
+            if entry.item_id is not None:
+                self.entries.setdefault(entry.item_id, entry)
+            self._last = record.order
+
+    @classmethod
+    def of(cls, entries: Iterable[TeamEntry]) -> TeamFold:
+        fold = cls()
+        fold.add(list(entries))
+        return fold
+
+    def states(self) -> list[ItemState]:
+        """Every item, in replay order."""
+        return sorted(self.view.items.values(), key=lambda s: s.seq)
+
+
+class OutOfOrder(Exception):
+    """New entries sort before ones already applied: the caller refolds."""
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A claim the fold invalidated because an earlier active claim holds its key."""
+
+    loser: ItemState
+    winners: tuple[ItemState, ...]
+
+
+def open_conflicts(fold: TeamFold) -> list[Conflict]:
+    """Invalidated claims whose conflicting claims are still active: nobody has resolved
+    them yet (superseding the active claim resolves one)."""
+    found: list[Conflict] = []
+    for state in fold.states():
+        if state.status != "invalid" or not state.conflicts_with:
+            continue
+        winners = tuple(w for w in (fold.view.get(i) for i in state.conflicts_with)
+                        if w is not None and w.status == "active")
+        if winners:
+            found.append(Conflict(state, winners))
+    return found
+
+
+#: what the team ledger may hold unless the person's policy narrows it further
+TEAM_PROVIDER: Final = "team"
+TEAM_LEVELS: Final = frozenset({"normal", "internal"})
+
+
+def share_problem(egress: Egress, text: str, key: str | None,
+                  classification: str | None) -> tuple[str, str] | None:
+    """Why ``text`` may not go into the team ledger, as (code, message), or ``None``.
+
+    The team ledger travels with the repository to everyone who can clone it, so it is
+    a remote destination whatever the policy says: only levels the ``team`` egress
+    admits (at most normal and internal), no working marker tags (a marked span is
+    classified text the person meant to keep apart), no credential-like values
+    (refused, not redacted: a redacted pin is not what the person confirmed). The
+    message names the rule, never the text."""
+    level = egress.level(text, classification)
+    if not egress.admits(level) or level not in TEAM_LEVELS:
+        return ("classification", f"the item is {level}; the team ledger takes only "
+                f"{' and '.join(sorted(egress.allowed & TEAM_LEVELS)) or 'nothing'} "
+                "(keep it local, or share a version without the restricted part)")
+    if has_markers(text):
+        return ("marked", "the text holds classification markers ([ds4:…]); share a "
+                "version without marked spans")
+    if find_secrets(text) or (key and find_secrets(key)):
+        return ("credential", "the text holds a credential-like value; share a version "
+                "without it")
+    if egress.text(text, classification) != text:
+        return ("classification", "part of the text may not leave this machine")
+    return None

@@ -1,0 +1,295 @@
+"""Team memory, read side: the repository's team ledger as a source of project memory.
+
+**Source.** Each contributor file of ``<project>/.waymarks/team/`` is a source, like a
+session file in :mod:`waymarks.service.sources`: a checkpoint (offset, entries, the hash
+of the last line and where it starts, size and mtime) per file, a status, and a local
+exclusion. Nothing is read for an untrusted project (the same trust as project scope).
+
+**Incremental.** A file whose size and mtime are unchanged is not opened. One that grew,
+and whose checkpoint line still carries the recorded hash, is read from the checkpoint
+only; anything else is read and verified whole. New entries that sort after everything
+folded are applied in place (:class:`waymarks.core.team.TeamFold`); otherwise, and when a
+source's standing changes, the fold is redone from the entries held in memory.
+
+**Statuses.** ``available``; ``tampered`` (a line breaks the hash chain: edited,
+reordered, foreign or damaged); ``truncated`` (fewer entries than this home has seen
+from it); ``rewritten`` (the entry this home anchored has another hash); ``missing``
+(the file is gone). Every status but ``available``, and an exclusion, withdraws *all*
+of that contributor's items until the file is repaired (for example restored from git)
+or the exclusion lifted. A chain break is found by every clone alike; truncation and a
+rewrite with a recomputed chain are found against this home's anchor (the entry count
+and head hash it last accepted, kept in ``<home>/team/<project-hash>.json`` with the
+exclusions: local, derived, and never canonical).
+
+**Identity.** Items carry the team partition (:data:`waymarks.core.team.TEAM_PROJECT`)
+rather than the clone's path, so every clone's listing is the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from waymarks.core.rules import ItemState
+from waymarks.core.team import OutOfOrder, TeamEntry, TeamFold, open_conflicts
+from waymarks.files.atomic import write_atomic
+from waymarks.ledger.team import TEAM_DIR, anchor_holds, list_files, read_chain
+from waymarks.service import team_git
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+AVAILABLE: Final = "available"
+
+
+@dataclass(slots=True)
+class SourceState:
+    """One contributor file as this process last read it."""
+
+    contributor: str
+    path: str
+    size: int = -1
+    mtime_ns: int = -1
+    offset: int = 0
+    count: int = 0
+    head: str = ""
+    head_start: int = 0
+    entries: list[TeamEntry] = field(default_factory=list)
+    status: str = AVAILABLE
+    detail: str | None = None
+
+
+@dataclass(slots=True)
+class TeamState:
+    """Everything read of one project's team ledger in this process."""
+
+    project: str
+    sources: dict[str, SourceState] = field(default_factory=dict)
+    anchors: dict[str, dict[str, Any]] = field(default_factory=dict)  # persisted
+    fold: TeamFold = field(default_factory=TeamFold)
+    loaded: bool = False
+
+
+_STATES: dict[tuple[str, str], TeamState] = {}
+
+
+def team_dir(app: Waymarks) -> Path:
+    return Path(app.cwd) / TEAM_DIR
+
+
+def anchors_path(app: Waymarks) -> Path:
+    digest = hashlib.sha256(app.cwd.encode("utf-8")).hexdigest()[:16]
+    return app.home / "team" / f"{digest}.json"
+
+
+def _load_anchors(app: Waymarks) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(anchors_path(app).read_bytes())
+    except (OSError, ValueError):
+        return {}  # derived state: unreadable means nothing anchored yet
+    found = data.get("contributors") if isinstance(data, dict) else None
+    return {str(k): v for k, v in found.items() if isinstance(v, dict)} \
+        if isinstance(found, dict) else {}
+
+
+def save_anchors(app: Waymarks, state: TeamState) -> None:
+    path = anchors_path(app)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps({"project": app.cwd, "contributors": state.anchors},
+                                  sort_keys=True, indent=1), mode=0o600)
+
+
+def counts(state: TeamState, contributor: str) -> bool:
+    """Whether a contributor's items are in the fold."""
+    source = state.sources.get(contributor)
+    excluded = bool(state.anchors.get(contributor, {}).get("excluded"))
+    return source is not None and source.status == AVAILABLE and not excluded
+
+
+def _refold(state: TeamState) -> None:
+    state.fold = TeamFold.of(e for c, s in sorted(state.sources.items()) if counts(state, c)
+                             for e in s.entries)
+    state.fold.refolds += 1
+
+
+def _judge(source: SourceState, anchor: dict[str, Any] | None) -> None:
+    """Compare a whole read with this home's anchor of the contributor."""
+    if source.status != AVAILABLE or not anchor:
+        return
+    seen = anchor.get("count")
+    if not isinstance(seen, int) or seen <= 0:
+        return
+    if source.count < seen:
+        source.status, source.detail = "truncated", \
+            f"{source.count} entries, {seen} seen before"
+    elif source.entries[seen - 1].hash != anchor.get("head"):
+        source.status, source.detail = "rewritten", f"entry {seen} is not the one seen before"
+
+
+def refresh(app: Waymarks) -> TeamState:
+    """Bring this process's view of the team ledger up to date (see the module
+    docstring). An untrusted project has an empty one."""
+    key = (str(app.home), app.cwd)
+    state = _STATES.get(key)
+    if state is None:
+        state = _STATES[key] = TeamState(app.cwd)
+    if not app.project_trusted:
+        return TeamState(app.cwd)
+    if not state.loaded:
+        state.anchors = _load_anchors(app)
+        state.loaded = True
+    files = list_files(team_dir(app))
+    refold = False
+    fresh: list[TeamEntry] = []
+    anchors_moved = False
+    listed = set()
+    for file in files:
+        listed.add(file.contributor)
+        source = state.sources.get(file.contributor)
+        if source is not None and (source.size, source.mtime_ns, source.path) == \
+                (file.size, file.mtime_ns, file.path):
+            continue
+        was_counting = counts(state, file.contributor)
+        arrived = False
+        if (source is not None and source.status == AVAILABLE and source.count
+                and file.size >= source.offset
+                and anchor_holds(file.path, source.head_start, source.offset, source.head)):
+            read = read_chain(file.path, file.contributor, offset=source.offset,
+                              count=source.count, head=source.head,
+                              head_start=source.head_start)
+            source.entries.extend(read.entries)
+            if was_counting:
+                fresh.extend(read.entries)
+        else:
+            read = read_chain(file.path, file.contributor)
+            if source is None:  # a new contributor: its entries may still fold in place
+                arrived = True
+            else:
+                arrived = False
+                refold = refold or was_counting or bool(read.entries)
+            source = SourceState(file.contributor, file.path, entries=read.entries)
+            state.sources[file.contributor] = source
+        source.size, source.mtime_ns = file.size, file.mtime_ns
+        source.offset, source.count = read.offset, read.count
+        source.head, source.head_start = read.head, read.head_start
+        source.status, source.detail = AVAILABLE, None
+        if read.broken is not None:
+            source.status, source.detail = "tampered", read.broken
+        _judge(source, state.anchors.get(file.contributor))
+        if source is not None and read.entries and arrived and counts(state, file.contributor):
+            fresh.extend(read.entries)
+        elif counts(state, file.contributor) != was_counting:
+            refold = True
+        if source.status == AVAILABLE:
+            anchor = state.anchors.setdefault(file.contributor, {})
+            if anchor.get("count") != source.count:
+                anchor.update(count=source.count, head=source.head)
+                anchors_moved = True
+    for contributor, source in list(state.sources.items()):
+        if contributor not in listed and source.status != "missing":
+            refold = refold or counts(state, contributor)
+            source.status, source.detail, source.size = "missing", "the file is gone", -1
+    if refold:
+        _refold(state)
+    elif fresh:
+        try:
+            state.fold.add(fresh)
+        except OutOfOrder:  # a pull brought entries older than ones already folded
+            _refold(state)
+    if anchors_moved:
+        save_anchors(app, state)
+    return state
+
+
+@dataclass(frozen=True, slots=True)
+class TeamItem:
+    """A team item as listings and the planner show it."""
+
+    state: ItemState
+    entry: TeamEntry
+    commit: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        s, e = self.state, self.entry
+        return {"id": s.id, "kind": s.kind, "status": s.status, "key": s.key,
+                "classification": s.item.classification, "text": s.text,
+                "author": e.author, "contributor": e.contributor, "sharedAt": e.at,
+                "seq": e.seq, "commit": self.commit, "supersedes": s.supersedes,
+                "supersededBy": s.superseded_by, "reason": s.reason,
+                "conflictsWith": list(s.conflicts_with)}
+
+
+def team_items(app: Waymarks, state: TeamState, *, active_only: bool = False,
+               provenance: bool = True) -> list[TeamItem]:
+    """The fold's items in replay order, with the commit that added each (when the
+    line is committed)."""
+    blame: dict[str, dict[int, str]] = {}
+    found: list[TeamItem] = []
+    for item_state in state.fold.states():
+        if active_only and item_state.status != "active":
+            continue
+        entry = state.fold.entries[item_state.id]
+        commit = None
+        if provenance:
+            source = state.sources[entry.contributor]
+            if source.path not in blame:
+                blame[source.path] = team_git.line_commits(Path(source.path), source.size,
+                                                           source.mtime_ns)
+            commit = blame[source.path].get(entry.seq)
+        found.append(TeamItem(item_state, entry, commit))
+    return found
+
+
+def source_json(state: TeamState, project: str) -> list[dict[str, Any]]:
+    """Each contributor file's standing (paths relative to the project)."""
+    rows = []
+    for contributor, source in sorted(state.sources.items()):
+        anchor = state.anchors.get(contributor, {})
+        held = counts(state, contributor)
+        rows.append({"contributor": contributor,
+                     "path": str(Path(source.path).relative_to(project))
+                     if source.path.startswith(project) else source.path,
+                     "status": source.status, "detail": source.detail,
+                     "entries": source.count, "excluded": bool(anchor.get("excluded")),
+                     "withdrawn": 0 if held else len(source.entries)})
+    return rows
+
+
+def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
+    """Open same-key conflicts: both authors, and the command that resolves them."""
+    rows = []
+    for conflict in open_conflicts(state.fold):
+        loser = state.fold.entries[conflict.loser.id]
+        for winner in conflict.winners:
+            kept = state.fold.entries[winner.id]
+            rows.append({
+                "key": winner.key, "kept": winner.id, "keptAuthor": kept.author,
+                "keptContributor": kept.contributor, "invalid": conflict.loser.id,
+                "invalidAuthor": loser.author, "invalidContributor": loser.contributor,
+                "resolve": f"waymarks team supersede {winner.id[:12]} -- TEXT"})
+    return rows
+
+
+def set_excluded(app: Waymarks, contributor: str, excluded: bool,
+                 reason: str | None = None) -> bool:
+    """Withdraw (or restore) a contributor's items here; returns whether it changed."""
+    state = refresh(app)
+    anchor = state.anchors.setdefault(contributor, {})
+    if bool(anchor.get("excluded")) == excluded:
+        return False
+    anchor["excluded"] = excluded
+    if reason and excluded:
+        anchor["reason"] = reason
+    else:
+        anchor.pop("reason", None)
+    save_anchors(app, state)
+    _refold(state)
+    return True
+
+
+def forget_process_state() -> None:
+    """Drop what this process read (tests and benchmarks measure a fresh process)."""
+    _STATES.clear()
