@@ -40,6 +40,7 @@ from waymarks.ledger.team import TEAM_DIR, anchor_holds, list_files, read_chain
 from waymarks.service import team_git
 
 if TYPE_CHECKING:
+    from waymarks.planner.team import TeamBlock
     from waymarks.service.app import Waymarks
 
 AVAILABLE: Final = "available"
@@ -288,6 +289,25 @@ def set_excluded(app: Waymarks, contributor: str, excluded: bool,
     save_anchors(app, state)
     _refold(state)
     return True
+
+
+def team_blocks(app: Waymarks) -> list[TeamBlock]:
+    """The active team items of a trusted project, for the planner (pins first, then
+    claims, each in replay order)."""
+    from waymarks.planner.team import TeamBlock
+
+    if not app.project_trusted or not team_dir(app).is_dir():
+        return []
+    from waymarks.core.text import normalize
+
+    own = {normalize(v.text) for kind in ("pin", "memory") for v in app.items(kind)
+           if v.applies}  # the person's own copy is already in the plan
+    items = [i for i in team_items(app, refresh(app), active_only=True)
+             if i.state.norm not in own]
+    items.sort(key=lambda i: i.state.kind != "pin")  # stable: replay order within a kind
+    return [TeamBlock(i.state.id, i.state.kind, i.state.text, i.entry.author,
+                      i.entry.contributor, i.commit, i.state.key,
+                      i.state.item.classification) for i in items]
 
 
 def forget_process_state() -> None:
