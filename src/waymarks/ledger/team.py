@@ -78,6 +78,7 @@ class ChainRead:
     head: str = ""
     head_start: int = 0
     broken: str | None = None  # "line N: why"
+    lines: int = 0  # complete lines in the file, verified or not
 
 
 def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
@@ -100,6 +101,7 @@ def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
             entry = verify_line(line, contributor, result.count + 1, result.head)
         except TeamFormatError as problem:
             result.broken = f"line {result.count + 1}: {problem}"
+            result.lines = result.count + data.count(b"\n", start)
             return result
         result.entries.append(entry)
         result.count += 1
@@ -107,6 +109,7 @@ def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
         result.head_start = position + start
         start = end + 1
         result.offset = position + start
+    result.lines = result.count
     return result
 
 

@@ -61,6 +61,7 @@ class SourceState:
     entries: list[TeamEntry] = field(default_factory=list)
     status: str = AVAILABLE
     detail: str | None = None
+    lines: int = 0  # complete lines, the unverified ones after a break included
 
 
 @dataclass(slots=True)
@@ -175,6 +176,7 @@ def refresh(app: Waymarks) -> TeamState:
             state.sources[file.contributor] = source
         source.size, source.mtime_ns = file.size, file.mtime_ns
         source.offset, source.count = read.offset, read.count
+        source.lines = read.lines
         source.head, source.head_start = read.head, read.head_start
         source.status, source.detail = AVAILABLE, None
         if read.broken is not None:
@@ -254,8 +256,8 @@ def source_json(state: TeamState, project: str) -> list[dict[str, Any]]:
                      "path": str(Path(source.path).relative_to(project))
                      if source.path.startswith(project) else source.path,
                      "status": source.status, "detail": source.detail,
-                     "entries": source.count, "excluded": bool(anchor.get("excluded")),
-                     "withdrawn": 0 if held else len(source.entries)})
+                     "entries": source.lines, "excluded": bool(anchor.get("excluded")),
+                     "withdrawn": 0 if held else source.lines})
     return rows
 
 
