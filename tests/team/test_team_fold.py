@@ -62,7 +62,7 @@ def test_every_kind_of_break_is_named_by_line_and_rule() -> None:
         verify_line(first, "bob-00000002", 1, genesis("bob-00000002"))
     with pytest.raises(TeamFormatError, match="does not follow"):
         verify_line(second, "ann-00000001", 2, genesis("ann-00000001"))
-    with pytest.raises(TeamFormatError, match="not JSON"):
+    with pytest.raises(TeamFormatError, match="not a waymarks-team-v1 entry"):
         verify_line(b"{oops", "ann-00000001", 1, genesis("ann-00000001"))
     # a rewrite with a recomputed chain verifies on its own: anchors catch it (service)
     body = json.loads(first)

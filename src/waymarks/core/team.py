@@ -15,7 +15,8 @@ What must stay true:
 
 - **The chain.** ``seq`` counts from 1 without gaps; ``prev`` is the previous line's
   ``hash`` (the first line's is :func:`genesis` of the contributor); ``hash`` is the
-  SHA-256 of the line's canonical JSON without ``hash`` (keys sorted, compact, UTF-8).
+  SHA-256 of the line's canonical JSON without ``hash`` (keys sorted, compact, UTF-8;
+  checked on the line's own bytes, :func:`line_hash`).
   A line that breaks any of this breaks the file: :func:`verify_line` names the line and
   why, never its content. Anyone can recompute a chain, so it proves order and
   completeness against an earlier reading (an anchor: the hash at a known ``seq``), not
@@ -36,8 +37,10 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final, Literal
+
+import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.core.model import (
@@ -129,55 +132,82 @@ def make_line(*, contributor: str, seq: int, prev: str, entry_id: str, at: int,
     return canonical(body) + b"\n", digest
 
 
-def _str(body: dict[str, Any], name: str, *, required: bool = True) -> str | None:
-    value = body.get(name)
-    if value is None and not required:
+class _Item(msgspec.Struct):
+    id: str
+    text: str
+    key: str | None = None
+    classification: str | None = None
+
+
+class _Line(msgspec.Struct, rename="camel"):
+    format: str
+    contributor: str
+    seq: int
+    prev: str
+    hash: str
+    id: str
+    at: int
+    author: str
+    op: str
+    kind: str
+    item: _Item | None = None
+    previous_id: str | None = None
+    target_id: str | None = None
+    status: str | None = None
+    reason: str | None = None
+
+
+_DECODER: Final = msgspec.json.Decoder(_Line)
+_HASH_FIELD: Final = b'"hash":"'
+_HASH_SPAN: Final = len(_HASH_FIELD) + 64 + 2  # "hash":"<64 hex>",
+
+
+def line_hash(line: bytes) -> str | None:
+    """The SHA-256 a line's bytes (without newline) commit to: the line with its
+    ``"hash":"…",`` field taken out, which for a line :func:`make_line` wrote is exactly
+    the canonical JSON of its body without ``hash`` (keys sorted: ``id`` always follows
+    ``hash``). ``None`` when the line has no such field. (A quote inside a JSON string is
+    always escaped, so the field's bytes cannot occur inside a value.)"""
+    start = line.find(_HASH_FIELD)
+    if start < 0 or line[start + _HASH_SPAN - 2:start + _HASH_SPAN] != b'",':
         return None
-    if not isinstance(value, str) or not value:
-        raise TeamFormatError(f"field {name!r} missing or not a string")
-    return value
+    return hashlib.sha256(line[:start] + line[start + _HASH_SPAN:]).hexdigest()
 
 
 def parse_line(line: bytes) -> TeamEntry:
     """Decode one line (structure only; the chain is :func:`verify_line`'s)."""
     try:
-        body = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
-        raise TeamFormatError("not JSON") from None
-    if not isinstance(body, dict) or body.get("format") != TEAM_FORMAT:
+        raw = _DECODER.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise TeamFormatError(f"not a {TEAM_FORMAT} entry") from None
+    if raw.format != TEAM_FORMAT:
         raise TeamFormatError(f"not a {TEAM_FORMAT} entry")
-    seq, at = body.get("seq"), body.get("at")
-    if type(seq) is not int or seq < 1 or type(at) is not int:
-        raise TeamFormatError("seq or at is not a positive integer")
-    op, kind = body.get("op"), body.get("kind")
-    if op not in ("add", "supersede", "status") or kind not in ("pin", "memory"):
+    if raw.seq < 1 or not raw.contributor or not raw.id or not raw.author:
+        raise TeamFormatError("seq, contributor, id or author is missing")
+    if raw.op not in ("add", "supersede", "status") or raw.kind not in ("pin", "memory"):
         raise TeamFormatError("unknown op or kind")
-    hashes = (body.get("prev"), body.get("hash"))
-    if not all(isinstance(h, str) and _HEX64.match(h) for h in hashes):
+    if not (_HEX64.match(raw.prev) and _HEX64.match(raw.hash)):
         raise TeamFormatError("prev or hash is not a SHA-256")
-    entry = TeamEntry(contributor=_str(body, "contributor") or "", seq=seq,
-                      id=_str(body, "id") or "", at=at, author=_str(body, "author") or "",
-                      op=op, kind=kind, prev=body["prev"], hash=body["hash"])
-    if op == "status":
-        status = _str(body, "status")
-        if status not in _STATUSES[kind]:
-            raise TeamFormatError(f"status not allowed for a {kind}")
-        return _with(entry, target_id=_str(body, "targetId"), status=status,
-                     reason=_str(body, "reason", required=False))
-    item = body.get("item")
-    if not isinstance(item, dict):
+    op: Any = raw.op
+    kind: Any = raw.kind
+    if raw.op == "status":
+        if raw.status not in _STATUSES[raw.kind] or not raw.target_id:
+            raise TeamFormatError(f"a status entry needs a target and a {raw.kind} status")
+        return TeamEntry(raw.contributor, raw.seq, raw.id, raw.at, raw.author, op, kind,
+                         raw.prev, raw.hash, target_id=raw.target_id, status=raw.status,
+                         reason=raw.reason)
+    item = raw.item
+    if item is None or not item.id or not item.text:
         raise TeamFormatError("item missing")
-    level = _str(item, "classification", required=False)
-    if level is not None and level not in CLASSIFICATIONS:
+    if item.classification is not None and item.classification not in CLASSIFICATIONS:
         raise TeamFormatError("unknown classification")
-    return _with(entry, item_id=_str(item, "id"), text=_str(item, "text"),
-                 key=_str(item, "key", required=False) if kind == "memory" else None,
-                 classification=level,
-                 previous_id=_str(body, "previousId") if op == "supersede" else None)
-
-
-def _with(entry: TeamEntry, **changes: Any) -> TeamEntry:
-    return replace(entry, **changes)
+    if raw.op == "supersede" and not raw.previous_id:
+        raise TeamFormatError("a supersede entry needs previousId")
+    return TeamEntry(raw.contributor, raw.seq, raw.id, raw.at, raw.author, op, kind,
+                     raw.prev, raw.hash, item_id=item.id, text=item.text,
+                     key=item.key if raw.kind == "memory" else None,
+                     classification=item.classification,
+                     previous_id=raw.previous_id if raw.op == "supersede" else None)
 
 
 def verify_line(line: bytes, contributor: str, seq: int, prev: str) -> TeamEntry:
@@ -190,7 +220,7 @@ def verify_line(line: bytes, contributor: str, seq: int, prev: str) -> TeamEntry
         raise TeamFormatError(f"sequence {entry.seq} where {seq} was expected")
     if entry.prev != prev:
         raise TeamFormatError("does not follow the line before it")
-    if entry_hash(json.loads(line)) != entry.hash:
+    if line_hash(line) != entry.hash:
         raise TeamFormatError("its hash does not match its content")
     return entry
 

@@ -13,7 +13,6 @@ verified as its chain's head, so an append never extends a broken chain.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,8 +23,8 @@ from waymarks.core.team import (
     CONTRIBUTOR_RE,
     TeamEntry,
     TeamFormatError,
-    entry_hash,
     genesis,
+    line_hash,
     parse_line,
     verify_line,
 )
@@ -128,7 +127,7 @@ def anchor_holds(path: str, head_start: int, offset: int, head: str) -> bool:
         entry = parse_line(line[:-1])
     except TeamFormatError:
         return False
-    return entry.hash == head and entry_hash(json.loads(line)) == head
+    return entry.hash == head and line_hash(line[:-1]) == head
 
 
 def append_entry(path: Path, contributor: str,

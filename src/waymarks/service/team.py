@@ -18,8 +18,8 @@ from it); ``rewritten`` (the entry this home anchored has another hash); ``missi
 of that contributor's items until the file is repaired (for example restored from git)
 or the exclusion lifted. A chain break is found by every clone alike; truncation and a
 rewrite with a recomputed chain are found against this home's anchor (the entry count
-and head hash it last accepted, kept in ``<home>/team/<project-hash>.json`` with the
-exclusions: local, derived, and never canonical).
+and head hash it last accepted, journalled in ``<home>/team/<project-hash>.anchors.jsonl``
+with the exclusions: local, derived, never canonical; see :func:`_journal`).
 
 **Identity.** Items carry the team partition (:data:`waymarks.core.team.TEAM_PROJECT`)
 rather than the clone's path, so every clone's listing is the same bytes.
@@ -73,6 +73,7 @@ class TeamState:
     anchors: dict[str, dict[str, Any]] = field(default_factory=dict)  # persisted
     fold: TeamFold = field(default_factory=TeamFold)
     loaded: bool = False
+    journal_lines: int = 0
 
 
 _STATES: dict[tuple[str, str], TeamState] = {}
@@ -84,24 +85,57 @@ def team_dir(app: Waymarks) -> Path:
 
 def anchors_path(app: Waymarks) -> Path:
     digest = hashlib.sha256(app.cwd.encode("utf-8")).hexdigest()[:16]
-    return app.home / "team" / f"{digest}.json"
+    return app.home / "team" / f"{digest}.anchors.jsonl"
 
 
-def _load_anchors(app: Waymarks) -> dict[str, dict[str, Any]]:
+#: journal lines past which the anchors file is rewritten whole (compacted)
+COMPACT_AFTER: Final = 4096
+
+
+def _load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
+    """The anchors and exclusions of this project (later lines win), and the number of
+    journal lines read. Unreadable lines are skipped: this is derived state."""
+    anchors: dict[str, dict[str, Any]] = {}
     try:
-        data = json.loads(anchors_path(app).read_bytes())
-    except (OSError, ValueError):
-        return {}  # derived state: unreadable means nothing anchored yet
-    found = data.get("contributors") if isinstance(data, dict) else None
-    return {str(k): v for k, v in found.items() if isinstance(v, dict)} \
-        if isinstance(found, dict) else {}
+        data = anchors_path(app).read_bytes()
+    except OSError:
+        return anchors, 0
+    lines = data.splitlines()
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("c"), str):
+            anchors.setdefault(row.pop("c"), {}).update(row)
+    return anchors, len(lines)
+
+
+def _journal(app: Waymarks, state: TeamState, moved: list[str]) -> None:
+    """Record moved anchors by appending one line each. Not ``fsync``ed: a power cut
+    can only lose the newest advance, so a later truncation of the entries it covered
+    goes unnoticed here once (chain breaks are still found); nothing canonical is lost.
+    Past :data:`COMPACT_AFTER` lines the file is rewritten whole."""
+    if state.journal_lines + len(moved) > COMPACT_AFTER:
+        save_anchors(app, state)
+        return
+    path = anchors_path(app)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = "".join(json.dumps({"c": c, "count": state.anchors[c]["count"],
+                               "head": state.anchors[c]["head"]}) + "\n" for c in moved)
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(data)
+    state.journal_lines += len(moved)
 
 
 def save_anchors(app: Waymarks, state: TeamState) -> None:
+    """Rewrite the anchors file whole and durably (exclusions, compaction)."""
     path = anchors_path(app)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps({"project": app.cwd, "contributors": state.anchors},
-                                  sort_keys=True, indent=1), mode=0o600)
+    rows = [json.dumps({"c": c, **anchor}, sort_keys=True)
+            for c, anchor in sorted(state.anchors.items())]
+    write_atomic(path, "".join(row + "\n" for row in rows), mode=0o600)
+    state.journal_lines = len(rows)
 
 
 def counts(state: TeamState, contributor: str) -> bool:
@@ -141,12 +175,12 @@ def refresh(app: Waymarks) -> TeamState:
     if not app.project_trusted:
         return TeamState(app.cwd)
     if not state.loaded:
-        state.anchors = _load_anchors(app)
+        state.anchors, state.journal_lines = _load_anchors(app)
         state.loaded = True
     files = list_files(team_dir(app))
     refold = False
     fresh: list[TeamEntry] = []
-    anchors_moved = False
+    moved: list[str] = []
     listed = set()
     for file in files:
         listed.add(file.contributor)
@@ -190,7 +224,7 @@ def refresh(app: Waymarks) -> TeamState:
             anchor = state.anchors.setdefault(file.contributor, {})
             if anchor.get("count") != source.count:
                 anchor.update(count=source.count, head=source.head)
-                anchors_moved = True
+                moved.append(file.contributor)
     for contributor, source in list(state.sources.items()):
         if contributor not in listed and source.status != "missing":
             refold = refold or counts(state, contributor)
@@ -202,8 +236,8 @@ def refresh(app: Waymarks) -> TeamState:
             state.fold.add(fresh)
         except OutOfOrder:  # a pull brought entries older than ones already folded
             _refold(state)
-    if anchors_moved:
-        save_anchors(app, state)
+    if moved:
+        _journal(app, state, moved)
     return state
 
 
