@@ -98,7 +98,8 @@ def team_group() -> Group:
              "(normal and internal only; never markers or credentials).",
              examples=["waymarks team share 1a2b3c4d", "waymarks team share 1a2b --yes"])
     @click.argument("item_id", metavar="ID")
-    @click.option("--yes", is_flag=True, help="The person confirmed sharing it.")
+    @click.option("--yes", is_flag=True, help="The person confirmed sharing it (no prompt). "
+                  "E.g. --yes")
     def share(item_id: str, yes: bool) -> Result:
         """ID is a pin or memory ID, or a unique prefix. The item is checked before you
         are asked, and again before anything is written."""
@@ -118,7 +119,8 @@ def team_group() -> Group:
              examples=["waymarks team unshare 9f3e --yes"])
     @click.argument("team_id", metavar="TEAM_ID")
     @click.argument("reason", nargs=-1, metavar="[REASON]")
-    @click.option("--yes", is_flag=True, help="The person confirmed it.")
+    @click.option("--yes", is_flag=True, help="The person confirmed it (no prompt). "
+                  "E.g. --yes")
     def unshare(team_id: str, reason: tuple[str, ...], yes: bool) -> Result:
         from waymarks.service.team_write import TeamRefused, unshare
 
@@ -137,7 +139,8 @@ def team_group() -> Group:
              examples=["waymarks team supersede 9f3e --yes -- Deploy to staging first."])
     @click.argument("team_id", metavar="TEAM_ID")
     @click.argument("text", nargs=-1, required=True, metavar="TEXT")
-    @click.option("--yes", is_flag=True, help="The person confirmed it.")
+    @click.option("--yes", is_flag=True, help="The person confirmed it (no prompt). "
+                  "E.g. --yes")
     def supersede(team_id: str, text: tuple[str, ...], yes: bool) -> Result:
         from waymarks.service.team_write import TeamRefused, supersede
 
