@@ -9,7 +9,9 @@ measures through the real service (``waymarks.service.team.refresh``):
 - refresh after a pull of ``--pull`` new entries spread over every contributor (appended
   as ``git pull`` writes them; each refresh also saves the home's anchors, ``fsync``
   included), p50/p99 (target <= 20 ms);
-- refresh after a pull whose entries are older than ones already folded (a refold).
+- refresh after a pull whose entries are older than the previous pull's (the fold rewinds
+  what follows them), and, once, older than everything (the fold rewinds it all: the
+  worst case, a full refold).
 
 Baselines in the same run: listing and stat-ing the files (the floor of change
 detection), and reading the whole ledger again in a fresh process (what a refresh
@@ -108,10 +110,16 @@ def main() -> int:
         in_place = team.refresh(app).fold.refolds == refolds_before
 
         older = []
-        for _run in range(3):
+        rewound_before = team.refresh(app).fold.rewound
+        for run in range(args.runs):  # between the last two pulls: rewinds ~one pull
+            at = T0 + 10**9 + (args.runs - 2) * 10**6 + 1000 + run * 10
             for person in people:
-                person.append(person.lines(per_person, T0 - 10**9))  # older: refold
+                person.append(person.lines(per_person, at))
             older.append(timed(lambda: team.refresh(app)))
+        rewound = (team.refresh(app).fold.rewound - rewound_before) / args.runs
+        for person in people:
+            person.append(person.lines(per_person, T0 - 10**9))  # older than everything
+        oldest_ms = timed(lambda: team.refresh(app))
 
         floor = []
         for _ in range(args.runs):
@@ -139,7 +147,8 @@ def main() -> int:
                                per_person * args.contributors, "folded_in_place": in_place,
                                "target_ms": 20, "meets_target":
                                summary(pulled)["p99_ms"] <= 20},
-        "refresh_after_older_pull": summary(older),
+        "refresh_after_older_pull": {**summary(older), "rewound_per_pull": rewound},
+        "refresh_after_oldest_pull_ms": round(oldest_ms, 1),
         "baseline_stat_floor": summary(floor),
         "baseline_full_reread": summary(full),
         "items_after": len(final.fold.view.items),

@@ -11,7 +11,6 @@ import pytest
 
 from waymarks.core.replay import replay
 from waymarks.core.team import (
-    OutOfOrder,
     TeamEntry,
     TeamFold,
     TeamFormatError,
@@ -89,13 +88,12 @@ def test_the_fold_is_the_ds4_replay_in_any_arrival_order() -> None:
     assert expected["a1"].status == "superseded" and expected["a2"].status == "deleted"
     for order in itertools.permutations([ann, bob, cid]):
         fold = TeamFold()
-        for batch in order:
-            try:
-                fold.add(batch)
-            except OutOfOrder:
-                fold = TeamFold.of([e for b in order for e in b])
-        assert {k: v.status for k, v in fold.view.items.items()} == \
-            {k: v.status for k, v in expected.items()}
+        for batch in order:  # pulls in this order: older entries rewind the fold
+            fold.add(batch)
+        assert fold.view.items == expected
+        assert {k: e.contributor for k, e in fold.entries.items()} == {
+            "a1": "ann-00000001", "a2": "ann-00000001", "b1": "bob-00000002",
+            "c1": "cid-00000003"}
     # the conflict is settled (a1 superseded), so none is open
     assert open_conflicts(TeamFold.of(every)) == []
     unsettled = TeamFold.of(ann + bob)
@@ -114,11 +112,16 @@ def test_incremental_adds_equal_a_full_fold_on_random_histories() -> None:
                                             f"{key} is value {rng.randrange(3)}", 1000 + n))
         made = {c: entries(c, chain(c, s)) for c, s in specs.items()}
         full = TeamFold.of(e for es in made.values() for e in es)
-        fold = TeamFold()
-        pending = sorted((e for es in made.values() for e in es), key=lambda e: e.at)
-        while pending:  # pulls that bring a few entries at a time, in time order
-            cut = rng.randrange(1, 6)
-            step, pending = pending[:cut], pending[cut:]
-            fold.add(step)
-        assert [(s.id, s.status, s.conflicts_with) for s in fold.states()] == \
-            [(s.id, s.status, s.conflicts_with) for s in full.states()]
+        expected = replay(record_of(e) for es in made.values() for e in es).items
+        assert full.view.items == expected
+        for shuffled in (False, True):
+            fold = TeamFold()
+            pending = sorted((e for es in made.values() for e in es), key=lambda e: e.at)
+            if shuffled:  # pulls that bring older work late
+                rng.shuffle(pending)
+            while pending:
+                cut = rng.randrange(1, 6)
+                step, pending = pending[:cut], pending[cut:]
+                fold.add(step)
+            assert fold.view.items == expected
+            assert fold.rewound > 0 if shuffled else fold.rewound == 0

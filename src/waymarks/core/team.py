@@ -34,8 +34,10 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -51,6 +53,7 @@ from waymarks.core.model import (
     MutationRecord,
     PinItem,
     PinMutation,
+    status_target,
 )
 from waymarks.core.privacy import has_markers
 from waymarks.core.replay import MemoryView
@@ -255,29 +258,78 @@ def record_of(entry: TeamEntry) -> MutationRecord:
                           project=TEAM_PROJECT)
 
 
+class _View(MemoryView):
+    """A :class:`MemoryView` that can also forget an item (to undo an add)."""
+
+    def restore(self, item_id: str, state: ItemState | None) -> None:
+        if state is not None:
+            self.put(state)
+            return
+        previous = self.items.pop(item_id, None)
+        if previous is not None and previous.status == "active":
+            for index, value in self._facets(previous):
+                index[(previous.kind, previous.partition, value)].pop(previous.id, None)
+
+
+Order = tuple[int, str, int, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Applied:
+    record: MutationRecord
+    entry: TeamEntry
+    prior: tuple[tuple[str, ItemState | None], ...]  # what it changed, as it was before
+    owns: bool  # it is the entry :attr:`TeamFold.entries` names for its item
+
+
 class TeamFold:
-    """The DS4 fold of the entries of the contributors that count, kept incrementally:
-    entries that sort after everything applied are applied in place; anything else
-    (an entry ordered earlier, a contributor withdrawn or restored) refolds from the
-    start. Either way the state equals :func:`waymarks.core.replay.replay` of them."""
+    """The DS4 fold of the entries of the contributors that count, kept incrementally.
+
+    Entries that sort after everything applied are applied in place. Entries that sort
+    earlier (a pull brought a teammate's older work) rewind: the records after the first
+    new one are undone, newest first (each remembers the states it changed), and applied
+    again merged with the new ones, so the cost is what follows the insertion point, not
+    the ledger. Either way the state, sequence numbers included, equals
+    :func:`waymarks.core.replay.replay` of the same entries."""
 
     def __init__(self) -> None:
-        self.view = MemoryView()
+        self.view = _View()
         self.entries: dict[str, TeamEntry] = {}  # item ID -> the entry that wrote it
-        self._last: tuple[int, str, int, str, str] | None = None
-        self._seq = 0
-        self.refolds = 0
+        self._applied: list[_Applied] = []
+        self._orders: list[Order] = []
+        self.refolds = 0  # full refolds (the caller's: a contributor withdrawn or back)
+        self.rewound = 0  # records undone and applied again
 
     def add(self, entries: Sequence[TeamEntry]) -> None:
-        records = sorted(((record_of(e), e) for e in entries), key=lambda p: p[0].order)
-        if records and self._last is not None and records[0][0].order <= self._last:
-            raise OutOfOrder
-        for record, entry in records:
-            self._seq += 1
-            apply_mutation(self.view, record, self._seq)
-            if entry.item_id is not None:
-                self.entries.setdefault(entry.item_id, entry)
-            self._last = record.order
+        new = sorted(((record_of(e), e) for e in entries), key=lambda p: p[0].order)
+        if not new:
+            return
+        cut = bisect_right(self._orders, new[0][0].order)
+        tail = self._applied[cut:]
+        for applied in reversed(tail):
+            for item_id, state in reversed(applied.prior):
+                self.view.restore(item_id, state)
+            if applied.owns and applied.entry.item_id is not None:
+                del self.entries[applied.entry.item_id]
+        del self._applied[cut:]
+        del self._orders[cut:]
+        self.rewound += len(tail)
+        again = [(a.record, a.entry) for a in tail]
+        for record, entry in heapq.merge(again, new, key=lambda p: p[0].order):
+            self._apply(record, entry)
+
+    def _apply(self, record: MutationRecord, entry: TeamEntry) -> None:
+        mutation = record.mutation
+        touched = dict.fromkeys(i for i in (
+            mutation.item.id if mutation.item is not None else None, mutation.previous_id,
+            status_target(mutation)) if i is not None)
+        prior = tuple((i, self.view.get(i)) for i in touched)
+        apply_mutation(self.view, record, len(self._applied) + 1)
+        owns = entry.item_id is not None and entry.item_id not in self.entries
+        if owns:
+            self.entries[entry.item_id or ""] = entry
+        self._applied.append(_Applied(record, entry, prior, owns))
+        self._orders.append(record.order)
 
     @classmethod
     def of(cls, entries: Iterable[TeamEntry]) -> TeamFold:
@@ -288,10 +340,6 @@ class TeamFold:
     def states(self) -> list[ItemState]:
         """Every item, in replay order."""
         return sorted(self.view.items.values(), key=lambda s: s.seq)
-
-
-class OutOfOrder(Exception):
-    """New entries sort before ones already applied: the caller refolds."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.core.rules import ItemState
-from waymarks.core.team import OutOfOrder, TeamEntry, TeamFold, open_conflicts
+from waymarks.core.team import TeamEntry, TeamFold, open_conflicts
 from waymarks.files.atomic import write_atomic
 from waymarks.ledger.team import TEAM_DIR, anchor_holds, list_files, read_chain
 from waymarks.service import team_git
@@ -231,11 +231,8 @@ def refresh(app: Waymarks) -> TeamState:
             source.status, source.detail, source.size = "missing", "the file is gone", -1
     if refold:
         _refold(state)
-    elif fresh:
-        try:
-            state.fold.add(fresh)
-        except OutOfOrder:  # a pull brought entries older than ones already folded
-            _refold(state)
+    elif fresh:  # older entries than ones folded rewind only what follows them
+        state.fold.add(fresh)
     if moved:
         _journal(app, state, moved)
     return state
