@@ -11,6 +11,7 @@ import pytest
 from waymarks.core.team import genesis, make_line
 from waymarks.service import team
 from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import ServiceError
 from waymarks.service.planning import plan_request
 
 
@@ -114,6 +115,11 @@ def test_missing_files_exclusion_and_trust(trusted: Waymarks, project: Path) -> 
     assert active_ids(trusted) == [b]
     trusted.untrust(str(project))
     assert active_ids(trusted) == []
+    with pytest.raises(ServiceError) as refused:
+        team.set_excluded(trusted, "bob-00000002", True)
+    assert refused.value.code == "untrusted"
+    trusted.trust(str(project))
+    assert active_ids(trusted) == [b], "trusted again: read again"
 
 
 def test_team_items_are_planned_after_the_persons_pins_with_provenance(

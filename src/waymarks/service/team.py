@@ -33,11 +33,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from waymarks.core.bulk import gc_paused
 from waymarks.core.rules import ItemState
 from waymarks.core.team import TeamEntry, TeamFold, open_conflicts
 from waymarks.files.atomic import write_atomic
 from waymarks.ledger.team import TEAM_DIR, anchor_holds, list_files, read_chain
 from waymarks.service import team_git
+from waymarks.service.outcomes import ServiceError
 
 if TYPE_CHECKING:
     from waymarks.planner.team import TeamBlock
@@ -167,7 +169,14 @@ def _judge(source: SourceState, anchor: dict[str, Any] | None) -> None:
 
 def refresh(app: Waymarks) -> TeamState:
     """Bring this process's view of the team ledger up to date (see the module
-    docstring). An untrusted project has an empty one."""
+    docstring). An untrusted project has an empty one. The cyclic collector is paused
+    meanwhile (:mod:`waymarks.core.bulk`): entries and states form no cycles, and a
+    generation-2 pass over a large fold would cost more than the refresh."""
+    with gc_paused():
+        return _refresh(app)
+
+
+def _refresh(app: Waymarks) -> TeamState:
     key = (str(app.home), app.cwd)
     state = _STATES.get(key)
     if state is None:
@@ -310,6 +319,9 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
 def set_excluded(app: Waymarks, contributor: str, excluded: bool,
                  reason: str | None = None) -> bool:
     """Withdraw (or restore) a contributor's items here; returns whether it changed."""
+    if not app.project_trusted:  # its team ledger is not read, so not its policy either
+        raise ServiceError("untrusted", f"{app.cwd} is not trusted; trust it first "
+                           "(`waymarks trust .`)")
     state = refresh(app)
     anchor = state.anchors.setdefault(contributor, {})
     if bool(anchor.get("excluded")) == excluded:
