@@ -27,6 +27,7 @@ rather than the clone's path, so every clone's listing is the same bytes.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
 AVAILABLE: Final = "available"
+#: a fold this large is frozen out of the cyclic collector's scans (see :func:`refresh`)
+FREEZE_FROM: Final = 20_000
 
 
 @dataclass(slots=True)
@@ -76,6 +79,7 @@ class TeamState:
     fold: TeamFold = field(default_factory=TeamFold)
     loaded: bool = False
     journal_lines: int = 0
+    frozen_at: int = 0  # entries held when the collector last froze them
 
 
 _STATES: dict[tuple[str, str], TeamState] = {}
@@ -173,7 +177,16 @@ def refresh(app: Waymarks) -> TeamState:
     meanwhile (:mod:`waymarks.core.bulk`): entries and states form no cycles, and a
     generation-2 pass over a large fold would cost more than the refresh."""
     with gc_paused():
-        return _refresh(app)
+        state = _refresh(app)
+    held = len(state.fold.entries)
+    if held >= FREEZE_FROM and held >= 2 * state.frozen_at:
+        # a large fold lives as long as the process: move it out of the collector's
+        # reach, or every full collection rescans it (about a second per 100,000
+        # entries). Its objects form no cycles, so reference counting still frees them
+        # once a refold drops them; it is done again when the ledger has doubled.
+        gc.freeze()
+        state.frozen_at = held
+    return state
 
 
 def _refresh(app: Waymarks) -> TeamState:
