@@ -159,8 +159,9 @@ def main() -> int:
         "refresh_after_pull": {**summary(pulled), "cpu": summary(pulled_cpu),
                                "entries_per_pull":
                                per_person * args.contributors, "folded_in_place": in_place,
-                               "target_ms": 20, "meets_target":
-                               summary(pulled)["p99_ms"] <= 20},
+                               "target_ms": 20,
+                               "meets_target_wall_p99": summary(pulled)["p99_ms"] <= 20,
+                               "meets_target_cpu_p99": summary(pulled_cpu)["p99_ms"] <= 20},
         "refresh_after_older_pull": {**summary(older), "cpu": summary(older_cpu),
                                      "rewound_per_pull": rewound},
         "refresh_after_oldest_pull_ms": round(oldest_ms, 1),

@@ -46,6 +46,11 @@ class Clone:
         assert done.returncode == expect, (args, done.stdout, done.stderr)
         return json.loads(done.stdout)
 
+    def text(self, *args: str) -> str:
+        done = subprocess.run([WAYMARKS, "--home", str(self.home), *args], cwd=self.path,
+                              capture_output=True, text=True, check=True)
+        return done.stdout
+
     def status_bytes(self) -> str:
         done = subprocess.run([WAYMARKS, "--home", str(self.home), "--json", "team",
                                "status"], cwd=self.path, capture_output=True, text=True,
@@ -118,6 +123,10 @@ def test_three_clones_converge_on_items_conflicts_and_tampering(tmp_path: Path) 
         "invalidAuthor": "Bob", "invalidContributor": by_id[production]["contributor"],
         "resolve": f"waymarks team supersede {staging[:12]} -- TEXT"}]
     assert {s["status"] for s in status["sources"]} == {"available"}
+    shown = bob.text("team", "status")
+    assert (f"conflict on key deploy-target: kept {staging[:12]} (Alice), invalid "
+            f"{production[:12]} (Bob); settle with `waymarks team supersede {staging[:12]} "
+            "-- TEXT`") in shown
 
     # Carol settles the conflict as the status says; everyone sees it settled
     settled = carol.run("team", "supersede", staging[:12], "--yes", "--",
