@@ -34,6 +34,7 @@ from waymarks.core.team import (
     CONTRIBUTOR_RE,
     TEAM_LEVELS,
     TEAM_PROVIDER,
+    TeamEntry,
     make_line,
     record_of,
     share_problem,
@@ -226,8 +227,6 @@ def _refuse_conflict(state: TeamState, me: str, kind: str, item: dict[str, str],
     """Refuse a claim an active team claim contradicts (a dry run of the fold)."""
     if kind != "memory":
         return
-    from waymarks.core.team import TeamEntry
-
     entry = TeamEntry(me, 1, "dry-run", 0, "", "add", "memory", "", "", item["id"],
                       item["text"], item.get("key"), item.get("classification"))
     record = record_of(entry)
