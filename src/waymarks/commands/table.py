@@ -17,6 +17,7 @@ from waymarks.commands.learn import learn_group
 from waymarks.commands.personal import adr_group, notes_group, personal_group, register_remember
 from waymarks.commands.planning import config_group, privacy_group, register_planning
 from waymarks.commands.sessions import register_house, session_group
+from waymarks.commands.team import team_group
 from waymarks.commands.transfer import register_transfer
 
 HOST_COMMANDS = frozenset({
@@ -41,6 +42,7 @@ def build(name: str = "waymarks") -> Group:
     root.add_command(privacy_group())
     root.add_command(config_group())
     root.add_command(learn_group())
+    root.add_command(team_group())
     register_transfer(root)
     register_evolution(root)
     register_inspection(root)

@@ -39,6 +39,7 @@ from waymarks.planner.render import (
     render_text,
     wrap_personal,
 )
+from waymarks.planner.team import TEAM_PRIORITY, TeamBlock, choose_team
 
 PIN_PRIORITY: Final = 950
 MEMORY_PRIORITY: Final = 90
@@ -145,6 +146,7 @@ def build_plan(
     model_limit: int | None = None,
     fixed_tokens: int = 0,
     learned: Sequence[LearnedBlock] = (),
+    team: Sequence[TeamBlock] = (),
 ) -> Plan:
     """The ordered synthetic messages for one request, and a manifest of every decision.
 
@@ -168,6 +170,7 @@ def build_plan(
                          f"system, tools, pins and request need {mandatory} tokens, more "
                          f"than the model limit ({model_limit})")
     room = None if model_limit is None else model_limit - mandatory
+    team_text, room = _team(team, egress, room, manifest)
     memory_blocks, room = _choose_memories(order_memories(request, memories), egress,
                                            budgets, room, manifest)
     learned_text, room = _learned(learned, egress, budgets, room, manifest)
@@ -180,6 +183,8 @@ def build_plan(
     messages: list[Message] = []
     if chosen_pins:
         messages.append(Message("pins", PIN_PRIORITY, pin_text, pin_tokens))
+    if team_text:
+        messages.append(Message("team", TEAM_PRIORITY, team_text, estimate_tokens(team_text)))
     if memory_blocks:
         text = "\n\n".join(memory_blocks)
         messages.append(Message("memory", MEMORY_PRIORITY, text, estimate_tokens(text)))
@@ -273,6 +278,22 @@ def _choose_memories(
         manifest.append(ManifestEntry(decision="included", reason=block.reason, tokens=tokens,
                                       **entry))  # type: ignore[arg-type]
     return chosen, room
+
+
+def _team(team: Sequence[TeamBlock], egress: Egress, room: int | None,
+          manifest: list[ManifestEntry]) -> tuple[str, int | None]:
+    """Teammates' shared items right after the person's own pins (planner.team)."""
+    included, excluded = choose_team(team, egress, room)
+    for block, level, reason, tokens in excluded:
+        manifest.append(ManifestEntry(block.id, "team", "excluded", reason, scope="team",
+                                      classification=level, key=block.key, tokens=tokens))
+    for block, _rendered, tokens in included:
+        manifest.append(ManifestEntry(block.id, "team", "included",
+                                      f"shared by {block.contributor}", scope="team",
+                                      classification=block.classification, key=block.key,
+                                      tokens=tokens))
+        room = None if room is None else room - tokens
+    return "\n\n".join(rendered for _b, rendered, _t in included), room
 
 
 def _learned(learned: Sequence[LearnedBlock], egress: Egress, budgets: Budgets,

@@ -102,6 +102,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
           snippets: TextSource, personal: TextSource) -> Plan:
     from waymarks.planner.select import PinInput, build_plan
     from waymarks.service.evolution_recall import learned_blocks
+    from waymarks.service.team import team_blocks
 
     settings = settings_for(app)
     egress = egress_for(app, provider, settings)
@@ -117,7 +118,8 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                       history=(retrieved or COMPACTED_TURNS).candidates(app, prompt),
                       snippets=snippets.candidates(app, prompt),
                       personal=personal.candidates(app, prompt),
-                      learned=learned_blocks(app.home, prompt, history))
+                      learned=learned_blocks(app.home, prompt, history),
+                      team=team_blocks(app))
     _remember_manifest(app, plan)
     session = app.current_session()
     log_event(app.home, app.clock.now(), "plan",

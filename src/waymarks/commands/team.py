@@ -1,0 +1,224 @@
+"""``waymarks team init | share | unshare | supersede | status | exclude | include``:
+project memory that travels with the repository (see ``service/team.py``).
+
+Sharing publishes to everyone who can clone the repository, so ``share``, ``unshare``
+and ``supersede`` ask first on a terminal and otherwise need ``--yes``; a refusal
+(classification, markers, credentials, untrusted project, ...) exits 2 and appends
+nothing. ``status --json`` holds nothing particular to one clone (no local paths, times
+or identities): teammates with the same commits get the same bytes.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from waymarks.commands.base import Column, Group, Result, command, runtime
+from waymarks.commands.render import cell, refused, table_result
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+
+def _confirmed(yes: bool, what: str) -> Result | None:
+    """``None`` when the person confirmed; else the refusal to return."""
+    run = runtime()
+    if yes:
+        return None
+    if run.interactive and not run.json and sys.stdin is not None and sys.stdin.isatty():
+        if click.confirm(f"{what} Everyone who can clone this repository will see it. "
+                         "Continue?", default=False, err=True):
+            return None
+        return refused("declined", "nothing was shared")
+    return refused("confirmation_required", f"{what} Confirm with --yes (everyone who can "
+                   "clone this repository will see it).")
+
+
+def _written(app: Waymarks, write: Any, verb: str) -> Result:
+    data = write.to_json()
+    if write.outcome == "duplicate":
+        return Result(data, f"Already shared as team {write.kind} {write.id} (nothing "
+                      "appended)")
+    text = (f"{verb} team {write.kind} {write.id} (entry {write.seq} of "
+            f".waymarks/team/{write.contributor}.jsonl). Commit and push it to share it.")
+    return Result(data, text)
+
+
+def _docs(project: str) -> list[dict[str, Any]]:
+    """The engineering docs and ADRs that travel with the code (``docs/engineering``)."""
+    from waymarks.personal.docs import DOCS_DIR, parse_frontmatter
+
+    root = Path(project) / DOCS_DIR
+    found: list[dict[str, Any]] = []
+    if not root.is_dir():
+        return found
+    for path in sorted(root.rglob("*.md")):
+        relative = str(path.relative_to(project))
+        row: dict[str, Any] = {"path": relative, "id": None, "title": None, "status": None}
+        if path.name.startswith("ADR-"):
+            try:
+                fields, _body = parse_frontmatter(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                fields = {}
+            for name in ("id", "title", "status"):
+                value = fields.get(name)
+                row[name] = value if isinstance(value, str) and value else None
+        found.append(row)
+    return found
+
+
+def team_group() -> Group:
+    team = Group("team", default="status",
+                 help="Project memory shared through the repository: init, share, unshare, "
+                      "supersede, status.",
+                 examples=["waymarks team init", "waymarks team share 1a2b3c4d --yes",
+                           "waymarks team status"])
+
+    @command(team, "init", summary="Create the repository's team ledger "
+             "(.waymarks/team/: README, .gitattributes) and your contributor ID.",
+             examples=["waymarks team init"])
+    def init() -> Result:
+        from waymarks.service.team_write import TeamRefused, init
+
+        try:
+            data = init(runtime().app())
+        except TeamRefused as problem:
+            return refused(problem.code, str(problem))
+        made = ", ".join(data["created"]) or "nothing new"
+        text = (f"Team ledger at {data['directory']} ({made} created); you are contributor "
+                f"{data['contributor']}. Commit the directory to share it.")
+        if not data["trusted"]:
+            text += "\nThis project is not trusted: trust it (`waymarks trust .`) to share."
+        return Result(data, text)
+
+    @command(team, "share", summary="Publish a project pin or memory to the team ledger "
+             "(normal and internal only; never markers or credentials).",
+             examples=["waymarks team share 1a2b3c4d", "waymarks team share 1a2b --yes"])
+    @click.argument("item_id", metavar="ID")
+    @click.option("--yes", is_flag=True, help="The person confirmed sharing it (no prompt). "
+                  "E.g. --yes")
+    def share(item_id: str, yes: bool) -> Result:
+        """ID is a pin or memory ID, or a unique prefix. The item is checked before you
+        are asked, and again before anything is written."""
+        from waymarks.service.team_write import TeamRefused, share, shareable
+
+        app = runtime().app()
+        try:
+            view = shareable(app, item_id)
+            asked = _confirmed(yes, f"Share {view.kind} {view.id} with the team?")
+            if asked is not None:
+                return asked
+            return _written(app, share(app, view.id), "Shared")
+        except TeamRefused as problem:
+            return refused(problem.code, str(problem))
+
+    @command(team, "unshare", summary="Withdraw a team item for everyone.",
+             examples=["waymarks team unshare 9f3e --yes"])
+    @click.argument("team_id", metavar="TEAM_ID")
+    @click.argument("reason", nargs=-1, metavar="[REASON]")
+    @click.option("--yes", is_flag=True, help="The person confirmed it (no prompt). "
+                  "E.g. --yes")
+    def unshare(team_id: str, reason: tuple[str, ...], yes: bool) -> Result:
+        from waymarks.service.team_write import TeamRefused, unshare
+
+        app = runtime().app()
+        asked = _confirmed(yes, f"Withdraw team item {cell(team_id)}?")
+        if asked is not None:
+            return asked
+        try:
+            return _written(app, unshare(app, team_id, " ".join(reason) or None),
+                            "Unshared")
+        except TeamRefused as problem:
+            return refused(problem.code, str(problem))
+
+    @command(team, "supersede", summary="Replace a team item's text for everyone (also "
+             "settles a conflict).",
+             examples=["waymarks team supersede 9f3e --yes -- Deploy to staging first."])
+    @click.argument("team_id", metavar="TEAM_ID")
+    @click.argument("text", nargs=-1, required=True, metavar="TEXT")
+    @click.option("--yes", is_flag=True, help="The person confirmed it (no prompt). "
+                  "E.g. --yes")
+    def supersede(team_id: str, text: tuple[str, ...], yes: bool) -> Result:
+        from waymarks.service.team_write import TeamRefused, supersede
+
+        app = runtime().app()
+        asked = _confirmed(yes, f"Replace team item {cell(team_id)}?")
+        if asked is not None:
+            return asked
+        try:
+            return _written(app, supersede(app, team_id, " ".join(text)), "Shared")
+        except TeamRefused as problem:
+            return refused(problem.code, str(problem))
+
+    @command(team, "status", summary="Team items with author and commit, conflicts to "
+             "settle, contributor files (tampering), engineering docs.",
+             examples=["waymarks team status", "waymarks team status --json"])
+    def status() -> Result:
+        from waymarks.service.team import (
+            conflicts_json,
+            refresh,
+            source_json,
+            team_dir,
+            team_items,
+        )
+
+        app = runtime().app()
+        state = refresh(app)
+        items = [i.to_json() for i in team_items(app, state)]
+        data: dict[str, Any] = {
+            "trusted": app.project_trusted, "initialized": team_dir(app).is_dir(),
+            "items": items, "conflicts": conflicts_json(app, state),
+            "sources": source_json(state, app.cwd), "docs": _docs(app.cwd)}
+        rows = [(i["id"][:12], i["kind"], i["status"], cell(i["author"]),
+                 i["commit"][:8] if i["commit"] else "uncommitted", cell(i["text"]))
+                for i in items]
+        footer = [f"conflict on key {c['key']}: kept {c['kept'][:12]} ({cell(c['keptAuthor'])})"
+                  f", invalid {c['invalid'][:12]} ({cell(c['invalidAuthor'])}); settle with "
+                  f"`{c['resolve']}`" for c in data["conflicts"]]
+        footer += [f"{s['path']}: {s['status']} ({cell(s['detail'])}); {s['withdrawn']} "
+                   "item(s) withdrawn until it is restored from git"
+                   for s in data["sources"] if s["status"] != "available"]
+        footer += [f"{s['path']}: excluded here; {s['withdrawn']} item(s) withdrawn"
+                   for s in data["sources"] if s["excluded"] and s["status"] == "available"]
+        footer += [f"doc: {d['path']}" + (f" ({d['id']}, {d['status']})" if d["id"] else "")
+                   for d in data["docs"]]
+        if not app.project_trusted:
+            footer.insert(0, f"{app.cwd} is not trusted: team memory is not read "
+                          "(`waymarks trust .`).")
+        elif not data["initialized"]:
+            footer.insert(0, "No team ledger here yet: `waymarks team init`.")
+        columns = [Column("ID"), Column("KIND"), Column("STATUS"), Column("AUTHOR"),
+                   Column("COMMIT"), Column("TEXT", wide=True)]
+        return table_result(data, columns, rows, kinds=[i["status"] for i in items],
+                            footer=footer, empty="No team items.")
+
+    @command(team, "exclude", summary="Stop counting a contributor's team items here "
+             "(local policy).", examples=["waymarks team exclude alice-1a2b3c4d"])
+    @click.argument("contributor", metavar="CONTRIBUTOR")
+    @click.argument("reason", nargs=-1, metavar="[REASON]")
+    def exclude(contributor: str, reason: tuple[str, ...]) -> Result:
+        return _set_excluded(contributor, True, " ".join(reason) or None)
+
+    @command(team, "include", summary="Count an excluded contributor again.",
+             examples=["waymarks team include alice-1a2b3c4d"])
+    @click.argument("contributor", metavar="CONTRIBUTOR")
+    def include(contributor: str) -> Result:
+        return _set_excluded(contributor, False, None)
+
+    return team
+
+
+def _set_excluded(contributor: str, excluded: bool, reason: str | None) -> Result:
+    from waymarks.service.team import refresh, set_excluded
+
+    app = runtime().app()
+    if contributor not in refresh(app).sources:
+        return refused("not_found", f"no contributor {cell(contributor)!r} in this "
+                       "repository's team ledger; see `waymarks team status`")
+    changed = set_excluded(app, contributor, excluded, reason)
+    verb = "Excluded" if excluded else "Included"
+    return Result({"contributor": contributor, "excluded": excluded, "changed": changed},
+                  f"{verb} {contributor}." if changed else "Nothing changed.")

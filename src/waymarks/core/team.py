@@ -1,0 +1,395 @@
+"""Team memory entries: the wire format, the per-contributor hash chain, and the fold.
+
+A repository's team ledger is a directory of JSON Lines files, one per contributor
+(``<contributor>.jsonl``), each appended to only by its owner. One line is one entry:
+
+    {"at": ms, "author": "Alice", "contributor": "alice-1a2b3c4d",
+     "format": "waymarks-team-v1", "hash": hex, "id": entry-id, "kind": "pin"|"memory",
+     "op": "add"|"supersede"|"status", "prev": hex, "seq": n, ...}
+
+with ``item`` (``{"id", "text", "key"?, "classification"?}``) on ``add`` and
+``supersede``, ``previousId`` on ``supersede``, ``targetId``, ``status`` and ``reason``
+on ``status``.
+
+What must stay true:
+
+- **The chain.** ``seq`` counts from 1 without gaps; ``prev`` is the previous line's
+  ``hash`` (the first line's is :func:`genesis` of the contributor); ``hash`` is the
+  SHA-256 of the line's canonical JSON without ``hash`` (keys sorted, compact, UTF-8;
+  checked on the line's own bytes, :func:`line_hash`).
+  A line that breaks any of this breaks the file: :func:`verify_line` names the line and
+  why, never its content. Anyone can recompute a chain, so it proves order and
+  completeness against an earlier reading (an anchor: the hash at a known ``seq``), not
+  authorship.
+- **The fold is DS4's.** Entries become :class:`MutationRecord` s of one project-scoped
+  partition (:data:`TEAM_PROJECT`, the same on every clone whatever its path) whose
+  session is ``team:<contributor>``, and :func:`waymarks.core.replay.replay` folds them:
+  sorted by (time, contributor, seq, ...), a later claim whose key conflicts with an
+  active one is invalid. Any clone holding the same entries reaches the same state,
+  whatever order ``git pull`` brought them in.
+
+Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+import msgspec
+
+from waymarks.core.egress import Egress
+from waymarks.core.model import (
+    CLASSIFICATIONS,
+    SCHEMA_VERSION,
+    MemoryItem,
+    MemoryMutation,
+    MutationRecord,
+    PinItem,
+    PinMutation,
+    status_target,
+)
+from waymarks.core.privacy import has_markers
+from waymarks.core.replay import MemoryView
+from waymarks.core.rules import ItemState, apply_mutation
+from waymarks.core.secrets import find_secrets
+
+TEAM_FORMAT: Final = "waymarks-team-v1"
+#: the project path every team item carries: one partition, equal on every clone
+TEAM_PROJECT: Final = "team"
+SESSION_PREFIX: Final = "team:"
+#: a contributor ID: what its file is named (lower-case letters, digits, dashes)
+CONTRIBUTOR_RE: Final = re.compile(r"^[a-z0-9][a-z0-9-]{2,62}$")
+_HEX64: Final = re.compile(r"^[0-9a-f]{64}$")
+_STATUSES: Final = {"pin": frozenset({"deleted"}),
+                    "memory": frozenset({"invalid", "expired"})}
+Op = Literal["add", "supersede", "status"]
+
+
+class TeamFormatError(ValueError):
+    """A line that is not a well-formed team entry (the message names no content)."""
+
+
+def genesis(contributor: str) -> str:
+    """The ``prev`` of a contributor's first line: binds the chain to its file's owner."""
+    return hashlib.sha256(f"{TEAM_FORMAT}\0{contributor}".encode()).hexdigest()
+
+
+def canonical(body: dict[str, Any]) -> bytes:
+    """The bytes a line's hash covers, and how a line is written (plus ``hash``)."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
+def entry_hash(body: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical({k: v for k, v in body.items() if k != "hash"})
+                          ).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class TeamEntry:
+    """One verified line of a contributor's file."""
+
+    contributor: str
+    seq: int
+    id: str
+    at: int
+    author: str
+    op: Op
+    kind: Literal["pin", "memory"]
+    prev: str
+    hash: str
+    item_id: str | None = None
+    text: str | None = None
+    key: str | None = None
+    classification: str | None = None
+    previous_id: str | None = None
+    target_id: str | None = None
+    status: str | None = None
+    reason: str | None = None
+
+
+def make_line(*, contributor: str, seq: int, prev: str, entry_id: str, at: int,
+              author: str, op: Op, kind: Literal["pin", "memory"],
+              item: dict[str, str] | None = None, previous_id: str | None = None,
+              target_id: str | None = None, status: str | None = None,
+              reason: str | None = None) -> tuple[bytes, str]:
+    """(the line to append, newline included; its hash)."""
+    body: dict[str, Any] = {"format": TEAM_FORMAT, "contributor": contributor, "seq": seq,
+                            "prev": prev, "id": entry_id, "at": at, "author": author,
+                            "op": op, "kind": kind}
+    if item is not None:
+        body["item"] = item
+    for name, value in (("previousId", previous_id), ("targetId", target_id),
+                        ("status", status), ("reason", reason)):
+        if value is not None:
+            body[name] = value
+    digest = entry_hash(body)
+    body["hash"] = digest
+    return canonical(body) + b"\n", digest
+
+
+class _Item(msgspec.Struct):
+    id: str
+    text: str
+    key: str | None = None
+    classification: str | None = None
+
+
+class _Line(msgspec.Struct, rename="camel"):
+    format: str
+    contributor: str
+    seq: int
+    prev: str
+    hash: str
+    id: str
+    at: int
+    author: str
+    op: str
+    kind: str
+    item: _Item | None = None
+    previous_id: str | None = None
+    target_id: str | None = None
+    status: str | None = None
+    reason: str | None = None
+
+
+_DECODER: Final = msgspec.json.Decoder(_Line)
+_HASH_FIELD: Final = b'"hash":"'
+_HASH_SPAN: Final = len(_HASH_FIELD) + 64 + 2  # "hash":"<64 hex>",
+
+
+def line_hash(line: bytes) -> str | None:
+    """The SHA-256 a line's bytes (without newline) commit to: the line with its
+    ``"hash":"…",`` field taken out, which for a line :func:`make_line` wrote is exactly
+    the canonical JSON of its body without ``hash`` (keys sorted: ``id`` always follows
+    ``hash``). ``None`` when the line has no such field. (A quote inside a JSON string is
+    always escaped, so the field's bytes cannot occur inside a value.)"""
+    start = line.find(_HASH_FIELD)
+    if start < 0 or line[start + _HASH_SPAN - 2:start + _HASH_SPAN] != b'",':
+        return None
+    return hashlib.sha256(line[:start] + line[start + _HASH_SPAN:]).hexdigest()
+
+
+def parse_line(line: bytes) -> TeamEntry:
+    """Decode one line (structure only; the chain is :func:`verify_line`'s)."""
+    try:
+        raw = _DECODER.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise TeamFormatError(f"not a {TEAM_FORMAT} entry") from None
+    if raw.format != TEAM_FORMAT:
+        raise TeamFormatError(f"not a {TEAM_FORMAT} entry")
+    if raw.seq < 1 or not raw.contributor or not raw.id or not raw.author:
+        raise TeamFormatError("seq, contributor, id or author is missing")
+    if raw.op not in ("add", "supersede", "status") or raw.kind not in ("pin", "memory"):
+        raise TeamFormatError("unknown op or kind")
+    if not (_HEX64.match(raw.prev) and _HEX64.match(raw.hash)):
+        raise TeamFormatError("prev or hash is not a SHA-256")
+    op: Any = raw.op
+    kind: Any = raw.kind
+    if raw.op == "status":
+        if raw.status not in _STATUSES[raw.kind] or not raw.target_id:
+            raise TeamFormatError(f"a status entry needs a target and a {raw.kind} status")
+        return TeamEntry(raw.contributor, raw.seq, raw.id, raw.at, raw.author, op, kind,
+                         raw.prev, raw.hash, target_id=raw.target_id, status=raw.status,
+                         reason=raw.reason)
+    item = raw.item
+    if item is None or not item.id or not item.text:
+        raise TeamFormatError("item missing")
+    if item.classification is not None and item.classification not in CLASSIFICATIONS:
+        raise TeamFormatError("unknown classification")
+    if raw.op == "supersede" and not raw.previous_id:
+        raise TeamFormatError("a supersede entry needs previousId")
+    return TeamEntry(raw.contributor, raw.seq, raw.id, raw.at, raw.author, op, kind,
+                     raw.prev, raw.hash, item_id=item.id, text=item.text,
+                     key=item.key if raw.kind == "memory" else None,
+                     classification=item.classification,
+                     previous_id=raw.previous_id if raw.op == "supersede" else None)
+
+
+def verify_line(line: bytes, contributor: str, seq: int, prev: str) -> TeamEntry:
+    """The entry on ``line`` if it is the ``seq``-th of ``contributor``'s chain after
+    ``prev``; else :class:`TeamFormatError` saying which rule it breaks."""
+    entry = parse_line(line)
+    if entry.contributor != contributor:
+        raise TeamFormatError("written by another contributor than the file's")
+    if entry.seq != seq:
+        raise TeamFormatError(f"sequence {entry.seq} where {seq} was expected")
+    if entry.prev != prev:
+        raise TeamFormatError("does not follow the line before it")
+    if line_hash(line) != entry.hash:
+        raise TeamFormatError("its hash does not match its content")
+    return entry
+
+
+def session_of(contributor: str) -> str:
+    return SESSION_PREFIX + contributor
+
+
+def record_of(entry: TeamEntry) -> MutationRecord:
+    """The DS4 mutation record an entry stands for (see the module docstring)."""
+    level: Any = entry.classification
+    common: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "mutation_id": entry.id,
+                              "created_at": entry.at, "operation": entry.op}
+    mutation: PinMutation | MemoryMutation
+    if entry.kind == "pin":
+        pin = None if entry.op == "status" else PinItem(
+            id=entry.item_id or "", scope="project", content=entry.text or "",
+            created_at=entry.at, project_path=TEAM_PROJECT, classification=level)
+        mutation = PinMutation(**common, item=pin, previous_id=entry.previous_id,
+                               pin_id=entry.target_id, status=entry.status,  # type: ignore[arg-type]
+                               reason=entry.reason)
+    else:
+        memory = None if entry.op == "status" else MemoryItem(
+            id=entry.item_id or "", scope="project", claim=entry.text or "",
+            created_at=entry.at, source_entry_ids=(), project_path=TEAM_PROJECT,
+            key=entry.key, classification=level)
+        mutation = MemoryMutation(**common, item=memory, previous_id=entry.previous_id,
+                                  memory_id=entry.target_id, status=entry.status,  # type: ignore[arg-type]
+                                  reason=entry.reason)
+    return MutationRecord(session_id=session_of(entry.contributor), entry_id=entry.id,
+                          entry_index=entry.seq, timestamp_ms=entry.at, mutation=mutation,
+                          project=TEAM_PROJECT)
+
+
+class _View(MemoryView):
+    """A :class:`MemoryView` that can also forget an item (to undo an add)."""
+
+    def restore(self, item_id: str, state: ItemState | None) -> None:
+        if state is not None:
+            self.put(state)
+            return
+        previous = self.items.pop(item_id, None)
+        if previous is not None and previous.status == "active":
+            for index, value in self._facets(previous):
+                index[(previous.kind, previous.partition, value)].pop(previous.id, None)
+
+
+Order = tuple[int, str, int, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Applied:
+    record: MutationRecord
+    entry: TeamEntry
+    prior: tuple[tuple[str, ItemState | None], ...]  # what it changed, as it was before
+    owns: bool  # it is the entry :attr:`TeamFold.entries` names for its item
+
+
+class TeamFold:
+    """The DS4 fold of the entries of the contributors that count, kept incrementally.
+
+    Entries that sort after everything applied are applied in place. Entries that sort
+    earlier (a pull brought a teammate's older work) rewind: the records after the first
+    new one are undone, newest first (each remembers the states it changed), and applied
+    again merged with the new ones, so the cost is what follows the insertion point, not
+    the ledger. Either way the state, sequence numbers included, equals
+    :func:`waymarks.core.replay.replay` of the same entries."""
+
+    def __init__(self) -> None:
+        self.view = _View()
+        self.entries: dict[str, TeamEntry] = {}  # item ID -> the entry that wrote it
+        self._applied: list[_Applied] = []
+        self._orders: list[Order] = []
+        self.refolds = 0  # full refolds (the caller's: a contributor withdrawn or back)
+        self.rewound = 0  # records undone and applied again
+
+    def add(self, entries: Sequence[TeamEntry]) -> None:
+        new = sorted(((record_of(e), e) for e in entries), key=lambda p: p[0].order)
+        if not new:
+            return
+        cut = bisect_right(self._orders, new[0][0].order)
+        tail = self._applied[cut:]
+        for applied in reversed(tail):
+            for item_id, state in reversed(applied.prior):
+                self.view.restore(item_id, state)
+            if applied.owns and applied.entry.item_id is not None:
+                del self.entries[applied.entry.item_id]
+        del self._applied[cut:]
+        del self._orders[cut:]
+        self.rewound += len(tail)
+        again = [(a.record, a.entry) for a in tail]
+        for record, entry in heapq.merge(again, new, key=lambda p: p[0].order):
+            self._apply(record, entry)
+
+    def _apply(self, record: MutationRecord, entry: TeamEntry) -> None:
+        mutation = record.mutation
+        touched = dict.fromkeys(i for i in (
+            mutation.item.id if mutation.item is not None else None, mutation.previous_id,
+            status_target(mutation)) if i is not None)
+        prior = tuple((i, self.view.get(i)) for i in touched)
+        apply_mutation(self.view, record, len(self._applied) + 1)
+        owns = entry.item_id is not None and entry.item_id not in self.entries
+        if owns:
+            self.entries[entry.item_id or ""] = entry
+        self._applied.append(_Applied(record, entry, prior, owns))
+        self._orders.append(record.order)
+
+    @classmethod
+    def of(cls, entries: Iterable[TeamEntry]) -> TeamFold:
+        fold = cls()
+        fold.add(list(entries))
+        return fold
+
+    def states(self) -> list[ItemState]:
+        """Every item, in replay order."""
+        return sorted(self.view.items.values(), key=lambda s: s.seq)
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A claim the fold invalidated because an earlier active claim holds its key."""
+
+    loser: ItemState
+    winners: tuple[ItemState, ...]
+
+
+def open_conflicts(fold: TeamFold) -> list[Conflict]:
+    """Invalidated claims whose conflicting claims are still active: nobody has resolved
+    them yet (superseding the active claim resolves one)."""
+    found: list[Conflict] = []
+    for state in fold.states():
+        if state.status != "invalid" or not state.conflicts_with:
+            continue
+        winners = tuple(w for w in (fold.view.get(i) for i in state.conflicts_with)
+                        if w is not None and w.status == "active")
+        if winners:
+            found.append(Conflict(state, winners))
+    return found
+
+
+#: what the team ledger may hold unless the person's policy narrows it further
+TEAM_PROVIDER: Final = "team"
+TEAM_LEVELS: Final = frozenset({"normal", "internal"})
+
+
+def share_problem(egress: Egress, text: str, key: str | None,
+                  classification: str | None) -> tuple[str, str] | None:
+    """Why ``text`` may not go into the team ledger, as (code, message), or ``None``.
+
+    The team ledger travels with the repository to everyone who can clone it, so it is
+    a remote destination whatever the policy says: only levels the ``team`` egress
+    admits (at most normal and internal), no working marker tags (a marked span is
+    classified text the person meant to keep apart), no credential-like values
+    (refused, not redacted: a redacted pin is not what the person confirmed). The
+    message names the rule, never the text."""
+    level = egress.level(text, classification)
+    if not egress.admits(level) or level not in TEAM_LEVELS:
+        return ("classification", f"the item is {level}; the team ledger takes only "
+                f"{' and '.join(sorted(egress.allowed & TEAM_LEVELS)) or 'nothing'} "
+                "(keep it local, or share a version without the restricted part)")
+    if has_markers(text):
+        return ("marked", "the text holds classification markers ([ds4:…]); share a "
+                "version without marked spans")
+    if find_secrets(text) or (key and find_secrets(key)):
+        return ("credential", "the text holds a credential-like value; share a version "
+                "without it")
+    if egress.text(text, classification) != text:
+        return ("classification", "part of the text may not leave this machine")
+    return None

@@ -1,0 +1,166 @@
+"""The team ledger's files: listing, reading a contributor's chain from a checkpoint,
+checking an anchor, and appending under a lock.
+
+Layout: ``<repository>/.waymarks/team/<contributor>.jsonl`` (see
+:mod:`waymarks.core.team` for a line). Only complete lines count: a line still being
+written (no final newline) is left for the next read, as the session reader does.
+
+What must stay true: a file is only ever appended to by this module (``O_APPEND``, an
+exclusive ``flock``, ``fsync``), and only after the file's last complete line has been
+verified as its chain's head, so an append never extends a broken chain.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from waymarks.core.team import (
+    CONTRIBUTOR_RE,
+    TeamEntry,
+    TeamFormatError,
+    genesis,
+    line_hash,
+    parse_line,
+    verify_line,
+)
+
+TEAM_DIR: Final = Path(".waymarks") / "team"
+SUFFIX: Final = ".jsonl"
+_TAIL: Final = 1 << 16  # bytes read back to find a file's last line when appending
+
+
+class TeamAppendError(Exception):
+    """The contributor's own file cannot be appended to (message names no content)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TeamFile:
+    contributor: str
+    path: str
+    size: int
+    mtime_ns: int
+
+
+def list_files(directory: Path) -> list[TeamFile]:
+    """The contributor files of a team directory, by contributor (one ``scandir``)."""
+    found: list[TeamFile] = []
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                name = entry.name
+                if not name.endswith(SUFFIX):
+                    continue
+                contributor = name[: -len(SUFFIX)]
+                if not CONTRIBUTOR_RE.match(contributor) or not entry.is_file():
+                    continue
+                stat = entry.stat()
+                found.append(TeamFile(contributor, entry.path, stat.st_size,
+                                      stat.st_mtime_ns))
+    except FileNotFoundError:
+        return []
+    return sorted(found, key=lambda f: f.contributor)
+
+
+@dataclass(slots=True)
+class ChainRead:
+    """What a read from a checkpoint found: the verified entries past it, the new
+    checkpoint, and the first line that broke the chain (if any)."""
+
+    entries: list[TeamEntry] = field(default_factory=list)
+    offset: int = 0
+    count: int = 0
+    head: str = ""
+    head_start: int = 0
+    broken: str | None = None  # "line N: why"
+    lines: int = 0  # complete lines in the file, verified or not
+
+
+def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
+               head: str | None = None, head_start: int = 0) -> ChainRead:
+    """Verify and decode the complete lines of ``path`` after ``offset`` (which ends
+    the ``count``-th line, whose hash is ``head``)."""
+    prev = head if count else genesis(contributor)
+    result = ChainRead(offset=offset, count=count, head=prev or "", head_start=head_start)
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        data = handle.read()
+    position = offset
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            break
+        line = data[start:end]
+        try:
+            entry = verify_line(line, contributor, result.count + 1, result.head)
+        except TeamFormatError as problem:
+            result.broken = f"line {result.count + 1}: {problem}"
+            result.lines = result.count + data.count(b"\n", start)
+            return result
+        result.entries.append(entry)
+        result.count += 1
+        result.head = entry.hash
+        result.head_start = position + start
+        start = end + 1
+        result.offset = position + start
+    result.lines = result.count
+    return result
+
+
+def anchor_holds(path: str, head_start: int, offset: int, head: str) -> bool:
+    """Whether the line ending at ``offset`` (starting at ``head_start``) still carries
+    ``head``: the cheap check that a file grew by appends only since it was read."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(head_start)
+            line = handle.read(offset - head_start)
+    except OSError:
+        return False
+    if not line.endswith(b"\n") or b"\n" in line[:-1]:
+        return False
+    try:
+        entry = parse_line(line[:-1])
+    except TeamFormatError:
+        return False
+    return entry.hash == head and line_hash(line[:-1]) == head
+
+
+def append_entry(path: Path, contributor: str,
+                 make: Callable[[int, str], bytes]) -> TeamEntry:
+    """Append the line ``make(seq, prev)`` returns to the contributor's own file, under
+    an exclusive lock, after verifying the file's last line is its chain's head."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        seq, prev = 1, genesis(contributor)
+        if size:
+            tail = os.pread(fd, min(size, _TAIL), max(0, size - _TAIL))
+            if not tail.endswith(b"\n"):
+                raise TeamAppendError(f"{path.name} ends with an incomplete line; restore "
+                                      "it from git (`git checkout -- PATH`) before sharing")
+            start = tail.rfind(b"\n", 0, len(tail) - 1) + 1
+            if start == 0 and size > len(tail):
+                raise TeamAppendError(f"{path.name}: its last line is too long")
+            try:
+                last = parse_line(tail[start:-1])
+            except TeamFormatError as problem:
+                raise TeamAppendError(f"{path.name}: the last line is damaged ({problem}); "
+                                      "restore it from git before sharing") from None
+            if last.contributor != contributor:
+                raise TeamAppendError(f"{path.name} holds another contributor's entries")
+            seq, prev = last.seq + 1, last.hash
+        line = make(seq, prev)
+        written = os.write(fd, line)
+        if written != len(line):
+            raise TeamAppendError(f"short write to {path.name}")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return verify_line(line[:-1], contributor, seq, prev)

@@ -1,0 +1,80 @@
+"""The team block: pins and memory teammates shared through the repository.
+
+Team items come right after the person's own pins (priority 940, below the pins' 950)
+in a block of their own, with its own token budget, and are never mandatory: when they
+do not fit they are left out and recorded by ID. Each names its author, contributor and
+commit (or ``uncommitted``) as provenance, and the guidance says a teammate shared it and
+that the person's own pins take precedence. Author names come from files anyone with
+push access can edit, so they go through the egress like the stored text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from waymarks.core.egress import Egress
+from waymarks.core.tokens import estimate_tokens
+from waymarks.planner.render import _shown, meta
+
+TEAM_PRIORITY: Final = 940  # below the person's own pins (950), above memory
+TEAM_MAX_TOKENS: Final = 1500
+TEAM_BEGIN: Final = "[WAYMARKS TEAM CONTEXT — SHARED THROUGH THE REPOSITORY]"
+TEAM_END: Final = "[END WAYMARKS TEAM CONTEXT]"
+TEAM_GUIDANCE: Final = (
+    "Shared by a teammate through this repository's team ledger: project context, "
+    "subordinate to system and developer instructions and to the person's own pins above.")
+
+
+@dataclass(frozen=True, slots=True)
+class TeamBlock:
+    id: str
+    kind: str  # pin | memory
+    text: str
+    author: str
+    contributor: str
+    commit: str | None
+    key: str | None = None
+    classification: str | None = None
+
+
+def render_team(block: TeamBlock, egress: Egress) -> str:
+    level = block.classification
+    lines = [TEAM_BEGIN, f"Team item ID: {meta(block.id)}", f"Kind: {meta(block.kind)}",
+             f"Author: {_shown(egress, block.author, level)}",
+             f"Contributor: {meta(block.contributor)}",
+             f"Commit: {meta(block.commit) if block.commit else 'uncommitted'}"]
+    if block.key:
+        lines.append(f"Key: {_shown(egress, block.key, level)}")
+    lines += ["Shared content JSON:", _shown(egress, block.text, level), TEAM_GUIDANCE,
+              TEAM_END]
+    return "\n".join(lines)
+
+
+def choose_team(blocks: Sequence[TeamBlock], egress: Egress, room: int | None
+                ) -> tuple[list[tuple[TeamBlock, str, int]],
+                           list[tuple[TeamBlock, str, str, int]]]:
+    """(included: block, rendered, tokens), (excluded: block, level, reason, tokens)."""
+    included: list[tuple[TeamBlock, str, int]] = []
+    excluded: list[tuple[TeamBlock, str, str, int]] = []
+    used = 0
+    for block in blocks:
+        level = egress.level(block.text, block.classification)
+        if not egress.admits(level):
+            excluded.append((block, level, f"classification {level} not allowed for this "
+                             "provider", 0))
+            continue
+        rendered = render_team(block, egress)
+        tokens = estimate_tokens(rendered)
+        if used + tokens > TEAM_MAX_TOKENS:
+            excluded.append((block, level, f"team token budget ({TEAM_MAX_TOKENS}) reached",
+                             tokens))
+            continue
+        if room is not None and tokens > room:
+            excluded.append((block, level, "model limit reached", tokens))
+            continue
+        included.append((block, rendered, tokens))
+        used += tokens
+        room = None if room is None else room - tokens
+    return included, excluded

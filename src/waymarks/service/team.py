@@ -1,0 +1,373 @@
+"""Team memory, read side: the repository's team ledger as a source of project memory.
+
+**Source.** Each contributor file of ``<project>/.waymarks/team/`` is a source, like a
+session file in :mod:`waymarks.service.sources`: a checkpoint (offset, entries, the hash
+of the last line and where it starts, size and mtime) per file, a status, and a local
+exclusion. Nothing is read for an untrusted project (the same trust as project scope).
+
+**Incremental.** A file whose size and mtime are unchanged is not opened. One that grew,
+and whose checkpoint line still carries the recorded hash, is read from the checkpoint
+only; anything else is read and verified whole. New entries that sort after everything
+folded are applied in place (:class:`waymarks.core.team.TeamFold`); otherwise, and when a
+source's standing changes, the fold is redone from the entries held in memory.
+
+**Statuses.** ``available``; ``tampered`` (a line breaks the hash chain: edited,
+reordered, foreign or damaged); ``truncated`` (fewer entries than this home has seen
+from it); ``rewritten`` (the entry this home anchored has another hash); ``missing``
+(the file is gone). Every status but ``available``, and an exclusion, withdraws *all*
+of that contributor's items until the file is repaired (for example restored from git)
+or the exclusion lifted. A chain break is found by every clone alike; truncation and a
+rewrite with a recomputed chain are found against this home's anchor (the entry count
+and head hash it last accepted, journalled in ``<home>/team/<project-hash>.anchors.jsonl``
+with the exclusions: local, derived, never canonical; see :func:`_journal`).
+
+**Identity.** Items carry the team partition (:data:`waymarks.core.team.TEAM_PROJECT`)
+rather than the clone's path, so every clone's listing is the same bytes.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from waymarks.core.bulk import gc_paused
+from waymarks.core.rules import ItemState
+from waymarks.core.team import TeamEntry, TeamFold, open_conflicts
+from waymarks.files.atomic import write_atomic
+from waymarks.ledger.team import TEAM_DIR, anchor_holds, list_files, read_chain
+from waymarks.service import team_git
+from waymarks.service.outcomes import ServiceError
+
+if TYPE_CHECKING:
+    from waymarks.planner.team import TeamBlock
+    from waymarks.service.app import Waymarks
+
+AVAILABLE: Final = "available"
+#: a fold this large is frozen out of the cyclic collector's scans (see :func:`refresh`)
+FREEZE_FROM: Final = 20_000
+
+
+@dataclass(slots=True)
+class SourceState:
+    """One contributor file as this process last read it."""
+
+    contributor: str
+    path: str
+    size: int = -1
+    mtime_ns: int = -1
+    offset: int = 0
+    count: int = 0
+    head: str = ""
+    head_start: int = 0
+    entries: list[TeamEntry] = field(default_factory=list)
+    status: str = AVAILABLE
+    detail: str | None = None
+    lines: int = 0  # complete lines, the unverified ones after a break included
+
+
+@dataclass(slots=True)
+class TeamState:
+    """Everything read of one project's team ledger in this process."""
+
+    project: str
+    sources: dict[str, SourceState] = field(default_factory=dict)
+    anchors: dict[str, dict[str, Any]] = field(default_factory=dict)  # persisted
+    fold: TeamFold = field(default_factory=TeamFold)
+    loaded: bool = False
+    journal_lines: int = 0
+    frozen_at: int = 0  # entries held when the collector last froze them
+
+
+_STATES: dict[tuple[str, str], TeamState] = {}
+
+
+def team_dir(app: Waymarks) -> Path:
+    return Path(app.cwd) / TEAM_DIR
+
+
+def anchors_path(app: Waymarks) -> Path:
+    digest = hashlib.sha256(app.cwd.encode("utf-8")).hexdigest()[:16]
+    return app.home / "team" / f"{digest}.anchors.jsonl"
+
+
+#: journal lines past which the anchors file is rewritten whole (compacted)
+COMPACT_AFTER: Final = 4096
+
+
+def _load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
+    """The anchors and exclusions of this project (later lines win), and the number of
+    journal lines read. Unreadable lines are skipped: this is derived state."""
+    anchors: dict[str, dict[str, Any]] = {}
+    try:
+        data = anchors_path(app).read_bytes()
+    except OSError:
+        return anchors, 0
+    lines = data.splitlines()
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("c"), str):
+            anchors.setdefault(row.pop("c"), {}).update(row)
+    return anchors, len(lines)
+
+
+def _journal(app: Waymarks, state: TeamState, moved: list[str]) -> None:
+    """Record moved anchors by appending one line each. Not ``fsync``ed: a power cut
+    can only lose the newest advance, so a later truncation of the entries it covered
+    goes unnoticed here once (chain breaks are still found); nothing canonical is lost.
+    Past :data:`COMPACT_AFTER` lines the file is rewritten whole."""
+    if state.journal_lines + len(moved) > COMPACT_AFTER:
+        save_anchors(app, state)
+        return
+    path = anchors_path(app)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = "".join(json.dumps({"c": c, "count": state.anchors[c]["count"],
+                               "head": state.anchors[c]["head"]}) + "\n" for c in moved)
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(data)
+    state.journal_lines += len(moved)
+
+
+def save_anchors(app: Waymarks, state: TeamState) -> None:
+    """Rewrite the anchors file whole and durably (exclusions, compaction)."""
+    path = anchors_path(app)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [json.dumps({"c": c, **anchor}, sort_keys=True)
+            for c, anchor in sorted(state.anchors.items())]
+    write_atomic(path, "".join(row + "\n" for row in rows), mode=0o600)
+    state.journal_lines = len(rows)
+
+
+def counts(state: TeamState, contributor: str) -> bool:
+    """Whether a contributor's items are in the fold."""
+    source = state.sources.get(contributor)
+    excluded = bool(state.anchors.get(contributor, {}).get("excluded"))
+    return source is not None and source.status == AVAILABLE and not excluded
+
+
+def _refold(state: TeamState) -> None:
+    state.fold = TeamFold.of(e for c, s in sorted(state.sources.items()) if counts(state, c)
+                             for e in s.entries)
+    state.fold.refolds += 1
+
+
+def _judge(source: SourceState, anchor: dict[str, Any] | None) -> None:
+    """Compare a whole read with this home's anchor of the contributor."""
+    if source.status != AVAILABLE or not anchor:
+        return
+    seen = anchor.get("count")
+    if not isinstance(seen, int) or seen <= 0:
+        return
+    if source.count < seen:
+        source.status, source.detail = "truncated", \
+            f"{source.count} entries, {seen} seen before"
+    elif source.entries[seen - 1].hash != anchor.get("head"):
+        source.status, source.detail = "rewritten", f"entry {seen} is not the one seen before"
+
+
+def refresh(app: Waymarks) -> TeamState:
+    """Bring this process's view of the team ledger up to date (see the module
+    docstring). An untrusted project has an empty one. The cyclic collector is paused
+    meanwhile (:mod:`waymarks.core.bulk`): entries and states form no cycles, and a
+    generation-2 pass over a large fold would cost more than the refresh."""
+    with gc_paused():
+        state = _refresh(app)
+    held = len(state.fold.entries)
+    if held >= FREEZE_FROM and held >= 2 * state.frozen_at:
+        # a large fold lives as long as the process: move it out of the collector's
+        # reach, or every full collection rescans it (about a second per 100,000
+        # entries). Its objects form no cycles, so reference counting still frees them
+        # once a refold drops them; it is done again when the ledger has doubled.
+        gc.freeze()
+        state.frozen_at = held
+    return state
+
+
+def _refresh(app: Waymarks) -> TeamState:
+    key = (str(app.home), app.cwd)
+    state = _STATES.get(key)
+    if state is None:
+        state = _STATES[key] = TeamState(app.cwd)
+    if not app.project_trusted:
+        return TeamState(app.cwd)
+    if not state.loaded:
+        state.anchors, state.journal_lines = _load_anchors(app)
+        state.loaded = True
+    files = list_files(team_dir(app))
+    refold = False
+    fresh: list[TeamEntry] = []
+    moved: list[str] = []
+    listed = set()
+    for file in files:
+        listed.add(file.contributor)
+        source = state.sources.get(file.contributor)
+        if source is not None and (source.size, source.mtime_ns, source.path) == \
+                (file.size, file.mtime_ns, file.path):
+            continue
+        was_counting = counts(state, file.contributor)
+        arrived = False
+        if (source is not None and source.status == AVAILABLE and source.count
+                and file.size >= source.offset
+                and anchor_holds(file.path, source.head_start, source.offset, source.head)):
+            read = read_chain(file.path, file.contributor, offset=source.offset,
+                              count=source.count, head=source.head,
+                              head_start=source.head_start)
+            source.entries.extend(read.entries)
+            if was_counting:
+                fresh.extend(read.entries)
+        else:
+            read = read_chain(file.path, file.contributor)
+            if source is None:  # a new contributor: its entries may still fold in place
+                arrived = True
+            else:
+                arrived = False
+                refold = refold or was_counting or bool(read.entries)
+            source = SourceState(file.contributor, file.path, entries=read.entries)
+            state.sources[file.contributor] = source
+        source.size, source.mtime_ns = file.size, file.mtime_ns
+        source.offset, source.count = read.offset, read.count
+        source.lines = read.lines
+        source.head, source.head_start = read.head, read.head_start
+        source.status, source.detail = AVAILABLE, None
+        if read.broken is not None:
+            source.status, source.detail = "tampered", read.broken
+        _judge(source, state.anchors.get(file.contributor))
+        if source is not None and read.entries and arrived and counts(state, file.contributor):
+            fresh.extend(read.entries)
+        elif counts(state, file.contributor) != was_counting:
+            refold = True
+        if source.status == AVAILABLE:
+            anchor = state.anchors.setdefault(file.contributor, {})
+            if anchor.get("count") != source.count:
+                anchor.update(count=source.count, head=source.head)
+                moved.append(file.contributor)
+    for contributor, source in list(state.sources.items()):
+        if contributor not in listed and source.status != "missing":
+            refold = refold or counts(state, contributor)
+            source.status, source.detail, source.size = "missing", "the file is gone", -1
+    if refold:
+        _refold(state)
+    elif fresh:  # older entries than ones folded rewind only what follows them
+        state.fold.add(fresh)
+    if moved:
+        _journal(app, state, moved)
+    return state
+
+
+@dataclass(frozen=True, slots=True)
+class TeamItem:
+    """A team item as listings and the planner show it."""
+
+    state: ItemState
+    entry: TeamEntry
+    commit: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        s, e = self.state, self.entry
+        return {"id": s.id, "kind": s.kind, "status": s.status, "key": s.key,
+                "classification": s.item.classification, "text": s.text,
+                "author": e.author, "contributor": e.contributor, "sharedAt": e.at,
+                "seq": e.seq, "commit": self.commit, "supersedes": s.supersedes,
+                "supersededBy": s.superseded_by, "reason": s.reason,
+                "conflictsWith": list(s.conflicts_with)}
+
+
+def team_items(app: Waymarks, state: TeamState, *, active_only: bool = False,
+               provenance: bool = True) -> list[TeamItem]:
+    """The fold's items in replay order, with the commit that added each (when the
+    line is committed)."""
+    blame: dict[str, dict[int, str]] = {}
+    found: list[TeamItem] = []
+    for item_state in state.fold.states():
+        if active_only and item_state.status != "active":
+            continue
+        entry = state.fold.entries[item_state.id]
+        commit = None
+        if provenance:
+            source = state.sources[entry.contributor]
+            if source.path not in blame:
+                blame[source.path] = team_git.line_commits(Path(source.path), source.size,
+                                                           source.mtime_ns)
+            commit = blame[source.path].get(entry.seq)
+        found.append(TeamItem(item_state, entry, commit))
+    return found
+
+
+def source_json(state: TeamState, project: str) -> list[dict[str, Any]]:
+    """Each contributor file's standing (paths relative to the project)."""
+    rows = []
+    for contributor, source in sorted(state.sources.items()):
+        anchor = state.anchors.get(contributor, {})
+        held = counts(state, contributor)
+        rows.append({"contributor": contributor,
+                     "path": str(Path(source.path).relative_to(project))
+                     if source.path.startswith(project) else source.path,
+                     "status": source.status, "detail": source.detail,
+                     "entries": source.lines, "excluded": bool(anchor.get("excluded")),
+                     "withdrawn": 0 if held else source.lines})
+    return rows
+
+
+def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
+    """Open same-key conflicts: both authors, and the command that resolves them."""
+    rows = []
+    for conflict in open_conflicts(state.fold):
+        loser = state.fold.entries[conflict.loser.id]
+        for winner in conflict.winners:
+            kept = state.fold.entries[winner.id]
+            rows.append({
+                "key": winner.key, "kept": winner.id, "keptAuthor": kept.author,
+                "keptContributor": kept.contributor, "invalid": conflict.loser.id,
+                "invalidAuthor": loser.author, "invalidContributor": loser.contributor,
+                "resolve": f"waymarks team supersede {winner.id[:12]} -- TEXT"})
+    return rows
+
+
+def set_excluded(app: Waymarks, contributor: str, excluded: bool,
+                 reason: str | None = None) -> bool:
+    """Withdraw (or restore) a contributor's items here; returns whether it changed."""
+    if not app.project_trusted:  # its team ledger is not read, so not its policy either
+        raise ServiceError("untrusted", f"{app.cwd} is not trusted; trust it first "
+                           "(`waymarks trust .`)")
+    state = refresh(app)
+    anchor = state.anchors.setdefault(contributor, {})
+    if bool(anchor.get("excluded")) == excluded:
+        return False
+    anchor["excluded"] = excluded
+    if reason and excluded:
+        anchor["reason"] = reason
+    else:
+        anchor.pop("reason", None)
+    save_anchors(app, state)
+    _refold(state)
+    return True
+
+
+def team_blocks(app: Waymarks) -> list[TeamBlock]:
+    """The active team items of a trusted project, for the planner (pins first, then
+    claims, each in replay order)."""
+    from waymarks.planner.team import TeamBlock
+
+    if not app.project_trusted or not team_dir(app).is_dir():
+        return []
+    from waymarks.core.text import normalize
+
+    own = {normalize(v.text) for kind in ("pin", "memory") for v in app.items(kind)
+           if v.applies}  # the person's own copy is already in the plan
+    items = [i for i in team_items(app, refresh(app), active_only=True)
+             if i.state.norm not in own]
+    items.sort(key=lambda i: i.state.kind != "pin")  # stable: replay order within a kind
+    return [TeamBlock(i.state.id, i.state.kind, i.state.text, i.entry.author,
+                      i.entry.contributor, i.commit, i.state.key,
+                      i.state.item.classification) for i in items]
+
+
+def forget_process_state() -> None:
+    """Drop what this process read (tests and benchmarks measure a fresh process)."""
+    _STATES.clear()

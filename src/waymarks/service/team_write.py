@@ -1,0 +1,301 @@
+"""Team memory, write side: ``init``, ``share``, ``unshare``, ``supersede``.
+
+Each write appends one entry to this person's own contributor file (never another's),
+through :func:`waymarks.ledger.team.append_entry`. Before anything is appended:
+
+- the project must be trusted (the team ledger is project memory) and initialized;
+- the text must pass :func:`waymarks.core.team.share_problem` for the ``team`` egress
+  (only normal and internal, narrowed further by a ``[privacy] remoteProviders.team``
+  entry; no markers, no credentials) — checked on every share and supersede;
+- a share must not repeat an active team item, and a claim must not contradict an active
+  team claim of the same key (supersede that one instead); merges that bring such
+  conflicts anyway are resolved by the fold, and listed by ``team status``.
+
+Confirmation is the adapter's: the command asks the person (or takes ``--yes``).
+Refusals are :class:`TeamRefused` with a code and a message that names the fix and
+never the stored text.
+
+The contributor ID is made once per home (``<home>/team/contributor.json``): the slug of
+``git config user.name`` and 8 random hex digits, so two machines of one person never
+append to one file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from waymarks.core.egress import Egress
+from waymarks.core.rules import ItemState, find_conflicts, new_state
+from waymarks.core.team import (
+    CONTRIBUTOR_RE,
+    TEAM_LEVELS,
+    TEAM_PROVIDER,
+    TeamEntry,
+    make_line,
+    record_of,
+    share_problem,
+)
+from waymarks.core.text import normalize
+from waymarks.files.atomic import write_atomic
+from waymarks.ledger.team import SUFFIX, TeamAppendError, append_entry
+from waymarks.service import team_git
+from waymarks.service.outcomes import ServiceError
+from waymarks.service.ports import epoch_ms
+from waymarks.service.team import TeamState, refresh, team_dir
+from waymarks.service.views import ItemView
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+README: Final = """# Team memory
+
+This directory is this repository's shared Waymarks memory: pins and memory that a
+teammate shared with `waymarks team share ID`. Every teammate whose agent uses Waymarks,
+and who trusts this repository (`waymarks trust .`), sees these items, with who shared
+them and in which commit.
+
+- One file per contributor (`<contributor>.jsonl`), appended to only by its owner's
+  Waymarks. Each line carries a hash of the line before it: do not edit, reorder or
+  delete lines. A file whose chain is broken, or that lost entries, is reported by
+  `waymarks team status` and its items are withdrawn until it is restored from git.
+- Commit these files as you commit code; pull to receive your teammates' items.
+- To change a shared item, use `waymarks team supersede ID -- TEXT`; to withdraw one,
+  `waymarks team unshare ID`. Conflicting claims (same key) are resolved the same way
+  on every clone; `waymarks team status` lists them with the command that settles them.
+"""
+
+GITATTRIBUTES: Final = (
+    "# Waymarks team ledger: one append-only file per contributor, appended to only by\n"
+    "# its owner, so a merge never has two sides changing one file. Should that happen\n"
+    "# anyway, git must not interleave the lines (that would break the hash chain): keep\n"
+    "# each file whole (a conflict to settle by hand), with LF line ends.\n"
+    "*.jsonl text eol=lf merge=binary\n")
+
+
+class TeamRefused(ServiceError):
+    """A team write that was refused before anything was appended."""
+
+
+@dataclass(frozen=True, slots=True)
+class TeamWrite:
+    outcome: Literal["committed", "duplicate"]
+    id: str
+    kind: str
+    contributor: str
+    seq: int | None = None
+    operation: str | None = None
+    previous_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "id": self.id, "kind": self.kind,
+                "contributor": self.contributor, "seq": self.seq,
+                "operation": self.operation, "previousId": self.previous_id}
+
+
+def _slug(name: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")[:40].strip("-")
+    return slug if len(slug) >= 2 else "contributor"
+
+
+def contributor(app: Waymarks, *, create: bool = False) -> str | None:
+    """This home's stable contributor ID (made on first use when ``create``)."""
+    path = app.home / "team" / "contributor.json"
+    try:
+        found = json.loads(path.read_bytes()).get("id")
+        if isinstance(found, str) and CONTRIBUTOR_RE.match(found):
+            return found
+    except (OSError, ValueError, AttributeError):
+        pass
+    if not create:
+        return None
+    made = f"{_slug(team_git.user_name(Path(app.cwd)) or '')}-{app.ids.uuid().replace('-', '')[:8]}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps({"id": made}) + "\n", mode=0o600)
+    return made
+
+
+def init(app: Waymarks) -> dict[str, Any]:
+    """Create the team directory, its README and ``.gitattributes`` (existing files are
+    left as they are) and this home's contributor ID."""
+    if not team_git.is_repository(Path(app.cwd)):
+        raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository; "
+                          "team memory travels through git (run `git init` first)")
+    directory = team_dir(app)
+    directory.mkdir(parents=True, exist_ok=True)
+    created = []
+    for name, text in (("README.md", README), (".gitattributes", GITATTRIBUTES)):
+        path = directory / name
+        if not path.exists():
+            write_atomic(path, text)
+            created.append(name)
+    me = contributor(app, create=True)
+    return {"directory": str(directory.relative_to(app.cwd)), "created": created,
+            "contributor": me, "trusted": app.project_trusted}
+
+
+def team_egress(app: Waymarks) -> Egress:
+    """The egress for the team ledger: normal and internal at most, narrowed by a
+    ``remoteProviders.team`` entry; always redacting (it is never local)."""
+    policy = app.settings().policy
+    allowed = TEAM_LEVELS
+    if TEAM_PROVIDER in policy.remote_providers:
+        allowed = allowed & policy.allowed(TEAM_PROVIDER)
+    return Egress(TEAM_PROVIDER, frozenset(allowed), True, policy.default_classification)
+
+
+def _ready(app: Waymarks) -> tuple[TeamState, str]:
+    if not app.project_trusted:
+        raise TeamRefused("untrusted", f"{app.cwd} is not trusted, so it has no project "
+                          "memory to share; trust it first (`waymarks trust .`)")
+    if not team_dir(app).is_dir():
+        raise TeamRefused("not_initialized", "this repository has no team ledger yet; "
+                          "create it with `waymarks team init`")
+    me = contributor(app, create=True)
+    assert me is not None
+    state = refresh(app)
+    own = state.sources.get(me)
+    if own is not None and own.status != "available":
+        raise TeamRefused("own_file_damaged", f"your team file is {own.status} "
+                          f"({own.detail}); restore it from git before writing")
+    return state, me
+
+
+def _author(app: Waymarks, me: str) -> str:
+    return team_git.user_name(Path(app.cwd)) or me
+
+
+def _check(app: Waymarks, text: str, key: str | None, classification: str | None) -> None:
+    problem = share_problem(team_egress(app), text, key, classification)
+    if problem is not None:
+        raise TeamRefused(*problem)
+
+
+def _append(app: Waymarks, me: str, **fields: Any) -> int:
+    now = epoch_ms(app.clock.now())
+    author = _author(app, me)
+    entry_id = app.ids.uuid().replace("-", "")
+
+    def make(seq: int, prev: str) -> bytes:
+        return make_line(contributor=me, seq=seq, prev=prev, entry_id=entry_id, at=now,
+                         author=author, **fields)[0]
+
+    try:
+        entry = append_entry(team_dir(app) / f"{me}{SUFFIX}", me, make)
+    except TeamAppendError as problem:
+        raise TeamRefused("own_file_damaged", str(problem)) from None
+    refresh(app)
+    return entry.seq
+
+
+def shareable(app: Waymarks, ref: str) -> ItemView:
+    """The local item ``ref`` names, if it may be shared (else :class:`TeamRefused`):
+    what a command checks before asking the person, and :func:`share` again after."""
+    _ready(app)
+    view = _local_item(app, ref)
+    if view.scope != "project" or view.status != "active":
+        raise TeamRefused("not_shareable", f"{view.kind} {view.id} is {view.scope}-scoped "
+                          f"and {view.status}; only active project items can be shared")
+    _check(app, view.text, view.key, view.classification)
+    return view
+
+
+def share(app: Waymarks, ref: str) -> TeamWrite:
+    """Publish this project's pin or memory ``ref`` (ID or unique prefix)."""
+    view = shareable(app, ref)
+    state, me = _ready(app)
+    norm = normalize(view.text)
+    for held in state.fold.view.items.values():
+        if held.status == "active" and held.kind == view.kind and held.norm == norm:
+            return TeamWrite("duplicate", held.id, held.kind, me)
+    team_id = app.ids.uuid().replace("-", "")
+    item: dict[str, str] = {"id": team_id, "text": view.text}
+    if view.kind == "memory" and view.key:
+        item["key"] = view.key
+    if view.classification:
+        item["classification"] = view.classification
+    _refuse_conflict(state, me, view.kind, item)
+    seq = _append(app, me, op="add", kind=view.kind, item=item)
+    return TeamWrite("committed", team_id, view.kind, me, seq, "add")
+
+
+def _refuse_conflict(state: TeamState, me: str, kind: str, item: dict[str, str],
+                     previous: str | None = None) -> None:
+    """Refuse a claim an active team claim contradicts (a dry run of the fold)."""
+    if kind != "memory":
+        return
+    entry = TeamEntry(me, 1, "dry-run", 0, "", "add", "memory", "", "", item["id"],
+                      item["text"], item.get("key"), item.get("classification"))
+    record = record_of(entry)
+    assert record.mutation.item is not None
+    candidate = new_state(record.mutation.item, record.session_id, "dry-run", 0)
+    ignore = frozenset({previous}) if previous else frozenset()
+    hits = find_conflicts(state.fold.view, candidate, ignore)
+    if hits:
+        raise TeamRefused("conflict", f"team memory {hits[0][:12]} says otherwise under "
+                          f"the same key; replace it with `waymarks team supersede "
+                          f"{hits[0][:12]} -- TEXT`")
+
+
+def _local_item(app: Waymarks, ref: str) -> ItemView:
+    views = [*app.items("pin"), *app.items("memory")]
+    exact = [v for v in views if v.id == ref]
+    found = exact or [v for v in views if v.id.startswith(ref)] if ref else []
+    if not found:
+        raise TeamRefused("not_found", f"no pin or memory {ref!r} here; list them with "
+                          "`waymarks pins` and `waymarks memory list`")
+    if len(found) > 1:
+        raise TeamRefused("ambiguous", f"{ref!r} starts {len(found)} item IDs; type more "
+                          "of it")
+    return found[0]
+
+
+def _team_item(state: TeamState, ref: str) -> ItemState:
+    items = state.fold.view.items
+    found = [items[ref]] if ref in items else \
+        [s for i, s in items.items() if ref and i.startswith(ref)]
+    if not found:
+        raise TeamRefused("not_found", f"no team item {ref!r}; list them with "
+                          "`waymarks team status`")
+    if len(found) > 1:
+        raise TeamRefused("ambiguous", f"{ref!r} starts {len(found)} team item IDs; "
+                          "type more of it")
+    state_ = found[0]
+    if state_.status != "active":
+        raise TeamRefused("inactive", f"team {state_.kind} {state_.id} is already "
+                          f"{state_.status}")
+    return state_
+
+
+def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
+    """Withdraw a team item for everyone (a pin is deleted, a claim expires)."""
+    state, me = _ready(app)
+    target = _team_item(state, ref)
+    status = "deleted" if target.kind == "pin" else "expired"
+    seq = _append(app, me, op="status", kind=target.kind, target_id=target.id,
+                  status=status, reason=reason or "unshared")
+    return TeamWrite("committed", target.id, target.kind, me, seq, "status")
+
+
+def supersede(app: Waymarks, ref: str, text: str) -> TeamWrite:
+    """Replace a team item's text for everyone (also how a conflict is settled)."""
+    state, me = _ready(app)
+    target = _team_item(state, ref)
+    level = target.item.classification
+    key = target.key if target.kind == "memory" else None
+    if not text.strip():
+        raise TeamRefused("empty", "the new text is empty")
+    _check(app, text, key, level)
+    team_id = app.ids.uuid().replace("-", "")
+    item: dict[str, str] = {"id": team_id, "text": text}
+    if key:
+        item["key"] = key
+    if level:
+        item["classification"] = level
+    _refuse_conflict(state, me, target.kind, item, previous=target.id)
+    seq = _append(app, me, op="supersede", kind=target.kind, item=item,
+                  previous_id=target.id)
+    return TeamWrite("committed", team_id, target.kind, me, seq, "supersede", target.id)

@@ -1,0 +1,128 @@
+"""What may never reach the team ledger: sensitive and local-only items, marked text and
+credentials. Through the real entry point; every refusal must leave the ledger's bytes as
+they were and must not echo the refused text."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from waymarks.cli.main import main
+from waymarks.core.egress import Egress
+from waymarks.core.team import share_problem
+
+SECRET = "ghp_" + "Abcdefghijklmnopqrstuvwxyz0123456789AB"
+
+
+@pytest.fixture
+def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    subprocess.run(["git", "-C", str(project), "config", "user.name", "Dana"], check=True)
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+
+    def run(*args: str, expect: int = 0) -> dict:
+        code = main(["--json", *args])
+        captured = capsys.readouterr()
+        assert code == expect, captured.out + captured.err
+        run.seen += captured.out + captured.err  # type: ignore[attr-defined]
+        return json.loads(captured.out)
+
+    run.seen = ""  # type: ignore[attr-defined]
+    return run
+
+
+def ledger_bytes(project: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in (project / ".waymarks" / "team").glob("*.jsonl")}
+
+
+def test_sensitive_local_only_marked_and_credentials_are_never_shared(cli, project: Path
+                                                                      ) -> None:  # type: ignore[no-untyped-def]
+    cli("trust", ".")
+    cli("team", "init")
+    shared = cli("pin", "--scope", "project", "--", "Use the shared staging cluster")["id"]
+    first = cli("team", "share", shared, "--yes")
+    before = ledger_bytes(project)
+    assert len(before) == 1
+
+    cases = [
+        (["pin", "--scope", "project", "--classification", "sensitive", "--",
+          "Customer Zed pays late"], "classification"),
+        (["pin", "--scope", "project", "--classification", "local-only", "--",
+          "My home directory layout is odd"], "classification"),
+        (["memory", "add", "--scope", "project", "--classification", "sensitive", "--",
+          "The audit finding is unresolved"], "classification"),
+        (["pin", "--scope", "project", "--",
+          "Deploy via [ds4:sensitive]the back door host[/ds4:sensitive]"], "classification"),
+        (["pin", "--scope", "project", "--",
+          "Release notes [ds4:internal]draft in the wiki[/ds4:internal]"], "marked"),
+    ]
+    for args, code in cases:
+        local = cli(*args)["id"]
+        refused = cli("team", "share", local, "--yes", expect=2)
+        assert refused["code"] == code, args
+        assert ledger_bytes(project) == before
+    # a credential can only arrive as replacement text (local writes refuse it already)
+    refused = cli("team", "supersede", first["id"][:12], "--yes", "--",
+                  f"the token is {SECRET}", expect=2)
+    assert refused["code"] == "credential"
+    assert ledger_bytes(project) == before
+    # no refusal echoed what it refused: not the credential, not the restricted text
+    refusals = [line for line in cli.seen.splitlines() if '"rejected"' in line]
+    assert len(refusals) == len(cases) + 1
+    assert not any(text in r for r in refusals for text in (
+        SECRET, "back door", "pays late", "draft in the wiki", "home directory"))
+
+
+def test_a_share_needs_confirmation_trust_and_an_initialized_ledger(cli, project: Path
+                                                                   ) -> None:  # type: ignore[no-untyped-def]
+    cli("trust", ".")
+    local = cli("pin", "--scope", "project", "--", "Prefer small commits")["id"]
+    cli("untrust", ".")
+    assert cli("team", "share", local, "--yes", expect=2)["code"] == "untrusted"
+    cli("trust", ".")
+    assert cli("team", "share", local, "--yes", expect=2)["code"] == "not_initialized"
+    cli("team", "init")
+    # standard input is not a terminal: no prompt, a refusal that names --yes
+    asked = cli("team", "share", local, expect=2)
+    assert asked["code"] == "confirmation_required" and "--yes" in asked["message"]
+    assert ledger_bytes(project) == {}
+    session = cli("pin", "--", "Only for this session")["id"]
+    assert cli("team", "share", session, "--yes", expect=2)["code"] == "not_shareable"
+    assert cli("team", "share", local, "--yes")["outcome"] == "committed"
+    assert cli("team", "share", local, "--yes")["outcome"] == "duplicate"
+    assert len(ledger_bytes(project)) == 1
+    # an untrusted project reads no team memory at all
+    cli("untrust", ".")
+    status = cli("team", "status")
+    assert status["trusted"] is False and status["items"] == []
+
+
+def test_a_same_key_claim_is_refused_at_share_time(cli) -> None:  # type: ignore[no-untyped-def]
+    cli("trust", ".")
+    cli("team", "init")
+    first = cli("memory", "add", "--scope", "project", "--key", "db-port", "--",
+                "The database port is 5433")["id"]
+    kept = cli("team", "share", first, "--yes")["id"]
+    cli("memory", "supersede", first, "--", "The database port is 5434")
+    newer = cli("memory", "list")["items"][-1]["id"]
+    refused = cli("team", "share", newer, "--yes", expect=2)
+    assert refused["code"] == "conflict"
+    assert f"waymarks team supersede {kept[:12]}" in refused["message"]
+
+
+@pytest.mark.parametrize("level", ["sensitive", "local-only"])
+def test_no_policy_can_open_the_team_ledger_to_restricted_levels(level: str) -> None:
+    # even an egress that admits everything keeps the team ledger to normal and internal
+    wide = Egress("team", frozenset({"normal", "internal", "sensitive", "local-only"}))
+    problem = share_problem(wide, "anything at all", None, level)
+    assert problem is not None and problem[0] == "classification"
+    assert "anything at all" not in problem[1]
+    assert share_problem(wide, "fine text", None, "internal") is None
+    assert share_problem(wide, f"key {SECRET}", None, None) == (
+        "credential", "the text holds a credential-like value; share a version without it")
+    assert share_problem(wide, "claim", SECRET, None) is not None

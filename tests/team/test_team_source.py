@@ -1,0 +1,138 @@
+"""The team ledger as a source: incremental reads, anchors across processes
+(truncation, rewrite, repair), missing files, exclusion, trust, and the plan block."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from waymarks.core.team import genesis, make_line
+from waymarks.service import team
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import ServiceError
+from waymarks.service.planning import plan_request
+
+
+class Writer:
+    """Appends well-formed entries to one contributor file, as another clone would."""
+
+    def __init__(self, directory: Path, contributor: str, author: str) -> None:
+        self.path = directory / f"{contributor}.jsonl"
+        self.contributor, self.author = contributor, author
+        self.seq, self.prev, self.at = 0, genesis(contributor), 1_000
+
+    def line(self, text: str, kind: str = "pin", key: str | None = None) -> bytes:
+        self.seq += 1
+        self.at += 10
+        item = {"id": f"{self.contributor}-{self.seq}", "text": text}
+        if key:
+            item["key"] = key
+        line, self.prev = make_line(contributor=self.contributor, seq=self.seq,
+                                    prev=self.prev, entry_id=f"e-{self.contributor}-{self.seq}",
+                                    at=self.at, author=self.author, op="add", kind=kind,  # type: ignore[arg-type]
+                                    item=item)
+        return line
+
+    def add(self, text: str, kind: str = "pin", key: str | None = None) -> str:
+        with self.path.open("ab") as handle:
+            handle.write(self.line(text, kind, key))
+        return f"{self.contributor}-{self.seq}"
+
+
+@pytest.fixture
+def trusted(make_app: Callable[..., Waymarks], project: Path) -> Waymarks:
+    team.forget_process_state()
+    app = make_app()
+    app.trust(str(project))
+    (project / ".waymarks" / "team").mkdir(parents=True)
+    return app
+
+
+def active_ids(app: Waymarks) -> list[str]:
+    return [i.state.id for i in team.team_items(app, team.refresh(app), active_only=True,
+                                               provenance=False)]
+
+
+def test_growth_is_read_incrementally_and_equals_a_fresh_read(trusted: Waymarks,
+                                                              project: Path) -> None:
+    ann = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    first = [ann.add(f"Rule number {n}") for n in range(3)]
+    state = team.refresh(trusted)
+    refolds = state.fold.refolds
+    assert active_ids(trusted) == first
+    later = ann.add("Rule number 3")
+    with ann.path.open("ab") as handle:  # a line still being written does not count
+        handle.write(ann.line("Rule number 4")[:-10])
+    assert active_ids(trusted) == [*first, later]
+    assert team.refresh(trusted).fold.refolds == refolds, "appended entries fold in place"
+    assert team.refresh(trusted).sources["ann-00000001"].status == "available"
+    team.forget_process_state()
+    assert active_ids(trusted) == [*first, later]
+
+
+def test_anchors_catch_truncation_and_rewrites_across_processes(trusted: Waymarks,
+                                                                project: Path) -> None:
+    ann = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    kept = [ann.add("Deploy to staging first"), ann.add("Run the migrations check")]
+    assert active_ids(trusted) == kept
+    original = ann.path.read_bytes()
+    team.forget_process_state()  # a new process: only the home's anchor remembers
+    ann.path.write_bytes(original.splitlines(keepends=True)[0])
+    source = team.refresh(trusted).sources["ann-00000001"]
+    assert (source.status, source.detail) == ("truncated", "1 entries, 2 seen before")
+    assert active_ids(trusted) == []
+    # a rewrite that recomputed the chain: valid on its own, not what was seen
+    forger = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    ann.path.write_bytes(b"")
+    forger.add("Deploy to staging first")
+    forger.add("Skip the migrations check")
+    team.forget_process_state()
+    assert team.refresh(trusted).sources["ann-00000001"].status == "rewritten"
+    assert active_ids(trusted) == []
+    ann.path.write_bytes(original)  # repaired (restored from git)
+    assert team.refresh(trusted).sources["ann-00000001"].status == "available"
+    assert active_ids(trusted) == kept
+
+
+def test_missing_files_exclusion_and_trust(trusted: Waymarks, project: Path) -> None:
+    directory = project / ".waymarks" / "team"
+    ann = Writer(directory, "ann-00000001", "Ann")
+    bob = Writer(directory, "bob-00000002", "Bob")
+    a, b = ann.add("Use tabs"), bob.add("Write ADRs for schema changes")
+    assert active_ids(trusted) == [a, b]
+    assert team.set_excluded(trusted, "bob-00000002", True, "test") is True
+    assert active_ids(trusted) == [a]
+    team.forget_process_state()  # the exclusion is the home's, not the process's
+    assert active_ids(trusted) == [a]
+    rows = {r["contributor"]: r for r in team.source_json(team.refresh(trusted), trusted.cwd)}
+    assert rows["bob-00000002"]["excluded"] and rows["bob-00000002"]["withdrawn"] == 1
+    assert team.set_excluded(trusted, "bob-00000002", False) is True
+    assert active_ids(trusted) == [a, b]
+    ann.path.unlink()
+    assert team.refresh(trusted).sources["ann-00000001"].status == "missing"
+    assert active_ids(trusted) == [b]
+    trusted.untrust(str(project))
+    assert active_ids(trusted) == []
+    with pytest.raises(ServiceError) as refused:
+        team.set_excluded(trusted, "bob-00000002", True)
+    assert refused.value.code == "untrusted"
+    trusted.trust(str(project))
+    assert active_ids(trusted) == [b], "trusted again: read again"
+
+
+def test_team_items_are_planned_after_the_persons_pins_with_provenance(
+        trusted: Waymarks, project: Path) -> None:
+    Writer(project / ".waymarks" / "team", "ann-00000001", "Ann <script>").add(
+        "Run the migrations check before every commit")
+    trusted.pin("Prefer small commits", scope="project")
+    plan = plan_request(trusted, "what should I run before committing?")
+    kinds = [m.kind for m in plan.messages]
+    assert kinds.index("pins") < kinds.index("team") < kinds.index("request")
+    block = next(m.content for m in plan.messages if m.kind == "team")
+    assert 'Author: "Ann <script>"' in block and "Contributor: ann-00000001" in block
+    assert "Commit: uncommitted" in block
+    assert '"Run the migrations check before every commit"' in block
+    entry = next(e for e in plan.manifest if e.kind == "team")
+    assert entry.decision == "included" and entry.id == "ann-00000001-1"
