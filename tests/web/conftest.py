@@ -48,7 +48,7 @@ def seeded(cli: Callable[..., dict]) -> dict[str, str]:
     ids["port2"] = cli("memory", "supersede", ids["port"], "--",
                        "The database port is 5434.")["id"]
     ids["secretish"] = cli("memory", "add", "--classification", "local-only", "--",
-                           "The staging database lives on host db7.")["id"]
+                           "The staging database lives on host quokka-seven.")["id"]
     for name in ("img", "link", "rtl", "marker"):
         ids[name] = cli("memory", "add", "--", HOSTILE[name])["id"]
     return ids
