@@ -191,6 +191,7 @@ def register(root: click.Group) -> None:
                 "to accept that risk")
         run.progress.stop()
         app = run.app()
+        app.keep_recall_index = True  # a long-lived process: the recall index in memory
         if not is_loopback(host):
             print(remote_warning(host, port), file=sys.stderr, flush=True)
         try:

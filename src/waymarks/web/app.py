@@ -131,7 +131,9 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         service = inspector.service(request)
         if service is None:
             return inspector.problem(request, "Unknown project: choose one from the list.")
-        return inspector.render("health.html", request, service, health=service.health())
+        summary = request.query_params.get("summary") == "1"
+        return inspector.render("health_summary.html" if summary else "health.html", request,
+                                service, health=service.health())
 
     async def item(request: Request) -> Response:
         service = inspector.service(request)

@@ -69,7 +69,6 @@ class Overview:
     docs: list[dict[str, Any]] = field(default_factory=list)
     learned: list[Any] = field(default_factory=list)
     sources: list[dict[str, Any]] = field(default_factory=list)
-    health: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
 
@@ -102,7 +101,6 @@ def overview(app: Waymarks, pin_page: int = 1, memory_page: int = 1,
                           session.session_id if session is not None else None,
                           shown_pins, pin_p, shown_memory, mem_p, updated)
         result.sources = _sources(app)
-        result.health = app.health()
     result.personal, problem = _personal(app)
     result.problems += problem
     result.docs = _docs(app)
