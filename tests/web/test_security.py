@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -173,3 +174,47 @@ def test_the_real_server_prints_a_loopback_url_and_checks_it(home: Path, project
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def test_beyond_loopback_with_the_flag_it_warns_first(home: Path, project: Path) -> None:
+    process = _waymarks(home, project, "ui", "--host", "0.0.0.0", "--allow-remote",
+                        "--port", "0")
+    try:
+        assert process.stderr is not None and process.stdout is not None
+        warning = process.stderr.readline()
+        assert "warning" in warning and "beyond this machine" in warning
+        assert process.stdout.readline().startswith("Waymarks inspector")
+    finally:
+        _stop(process)
+
+
+def test_open_hands_the_printed_url_to_the_browser(home: Path, project: Path,
+                                                   tmp_path: Path) -> None:
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\n')
+    browser.chmod(0o755)
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "BROWSER": f"{browser} %s"}
+    process = subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", "ui", "--open",
+                                "--port", "0"], cwd=project, env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline() for _ in range(2)]
+        url = next(line.strip() for line in lines if line.strip().startswith("http://"))
+        for _ in range(600):  # the browser is started after the URL is printed
+            if (opened.exists() and opened.read_text()) or process.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert opened.read_text() == url
+    finally:
+        _stop(process)
