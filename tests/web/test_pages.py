@@ -110,6 +110,10 @@ def test_status_actions_sources_and_learned_claims(web: Any, seeded: dict[str, s
     assert bad.status_code == 400 and "unknown action" in bad.text
     empty = client.post("/confirm", data={"csrf": gate.csrf, "action": "supersede", "id": "x"})
     assert empty.status_code == 400 and "fill in text" in empty.text
+    long = client.post("/act", data={"csrf": gate.csrf, "action": "pin", "confirmed": "yes",
+                                     "text": "x" * 20_001})
+    assert long.status_code == 400 and "longer than 20,000" in long.text
+    assert len(cli("pins")["items"]) == 1  # nothing was pinned
 
 
 def test_the_timeline_plots_changes_and_filters_them(web: Any, seeded: dict[str, str]) -> None:

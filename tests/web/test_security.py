@@ -31,7 +31,7 @@ def test_no_token_is_401_and_a_wrong_one_403_on_pages_and_static_files(web: Any)
     for path in ("/", "/explain", "/timeline", "/health", "/static/htmx.min.js"):
         assert client.get(path).status_code == 401, path
         assert client.get(f"{path}?token=not-the-token").status_code == 403, path
-        client.cookies.set("waymarks_ui", "not-the-token")
+        client.cookies.set(gate.cookie, "not-the-token")
         assert client.get(path).status_code == 403, path
         client.cookies.clear()
     refused = client.get("/")
@@ -120,7 +120,9 @@ def test_loopback_names_and_the_hosts_a_server_answers_to() -> None:
     assert not is_loopback("192.168.1.4") and not is_loopback("example.com")
     assert host_names("127.0.0.1", 8766) >= {"127.0.0.1:8766", "localhost:8766"}
     assert "[::1]:9000" in host_names("::1", 9000)
-    assert Gate().token != Gate().token  # a token per launch
+    first, second = Gate(), Gate()
+    assert first.token != second.token and first.cookie != second.cookie  # per launch
+    assert first.token not in first.cookie and first.token not in first.csrf
 
 
 def _waymarks(home: Path, project: Path, *args: str, **kwargs: Any) -> subprocess.Popen[str]:

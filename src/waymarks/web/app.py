@@ -106,11 +106,16 @@ def _encode(values: dict[str, str]) -> str:
 
 
 async def _form(request: Request) -> dict[str, str]:
+    """The form's fields (the first of each name); :class:`actions.BadAction` when one is
+    longer than :data:`MAX_FIELD` (never cut short: a shortened text is another text)."""
     form = await request.form()
     values: dict[str, str] = {}
     for key, value in form.multi_items():
         if isinstance(value, str) and key not in values:
-            values[key] = value[:MAX_FIELD]
+            if len(value) > MAX_FIELD:
+                raise actions.BadAction(f"the field {key!r} is longer than {MAX_FIELD:,} "
+                                        "characters; nothing was done")
+            values[key] = value
     return values
 
 
@@ -226,10 +231,18 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         Route("/act", act, methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    web = Starlette(routes=routes, exception_handlers={ServiceError: _service_error(inspector)})
+    web = Starlette(routes=routes, exception_handlers={
+        ServiceError: _service_error(inspector), actions.BadAction: _bad_form(inspector)})
     web.add_middleware(GateMiddleware, gate=gate)
     web.state.inspector = inspector  # the server closes the other projects' services
     return web
+
+
+def _bad_form(inspector: Inspector) -> Any:
+    async def handle(request: Request, exc: Exception) -> Response:
+        return inspector.problem(request, str(exc))
+
+    return handle
 
 
 def _service_error(inspector: Inspector) -> Any:

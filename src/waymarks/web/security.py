@@ -5,8 +5,10 @@ it is guarded on every request (pages, static files and actions alike):
 
 - **A per-launch token.** :class:`Gate` is made with a fresh random token each time
   ``waymarks ui`` starts; the URL it prints carries it once (``?token=``), after which a
-  ``HttpOnly``, ``SameSite=Strict`` cookie does. No token is 401, a wrong one 403; the
-  comparison is constant-time. The token never appears in a page, a log or an error.
+  ``HttpOnly``, ``SameSite=Strict`` cookie does (named after the launch, since cookies
+  are shared across ports: two inspectors on one machine do not overwrite each other's).
+  No token is 401, a wrong one 403; the comparison is constant-time. The token never
+  appears in a page, a log or an error.
 - **The Host header** must name the address the server listens on (or ``localhost``), so
   a page elsewhere cannot reach the inspector through a DNS name it rebinds to 127.0.0.1.
 - **CSRF on every action.** A ``POST`` must carry the form field ``csrf`` (an HMAC of the
@@ -93,6 +95,11 @@ class Gate:
     #: ``Host`` header values accepted (``None``: any, for a server bound beyond loopback
     #: on purpose, where the name people use is not known in advance)
     hosts: frozenset[str] | None = frozenset()
+
+    @property
+    def cookie(self) -> str:
+        """This launch's cookie name (a digest of the token: it reveals nothing of it)."""
+        return COOKIE + "_" + hashlib.sha256(self.token.encode()).hexdigest()[:12]
 
     @property
     def csrf(self) -> str:
@@ -182,12 +189,12 @@ class GateMiddleware:
                                   if k != "token"])
                 target = request.url.path + (f"?{rest}" if rest else "")
                 response = RedirectResponse(target, status_code=303)
-                response.set_cookie(COOKIE, gate.token, httponly=True, samesite="strict",
+                response.set_cookie(gate.cookie, gate.token, httponly=True, samesite="strict",
                                     path="/")
                 response.headers.update(HEADERS)
                 return response
         else:
-            cookie = request.cookies.get(COOKIE)
+            cookie = request.cookies.get(gate.cookie)
             if cookie is None:
                 return _refusal(401, "No token: open the URL `waymarks ui` printed (it "
                                      "carries this launch's token).")
