@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -43,6 +44,7 @@ def test_a_learned_claim_is_listed_shown_and_forgotten_through_the_page(
     overview = client.get("/").text
     assert f"/learned/{learned}" in overview
     assert "Deployments use &lt;b&gt;Kamal&lt;/b&gt;" in overview  # escaped
+    assert re.search(r'status-provisional">.*?<td>\d+ d</td>', overview, re.DOTALL)  # aging
     page = client.get(f"/learned/{learned}").text
     assert "decision" in page and "user_statement/model" in page and "claim" in page
     assert client.get("/learned/not-a-claim").status_code == 404

@@ -67,7 +67,8 @@ class Overview:
     updated: dict[str, int]
     personal: list[dict[str, Any]] = field(default_factory=list)
     docs: list[dict[str, Any]] = field(default_factory=list)
-    learned: list[Any] = field(default_factory=list)
+    #: each learned claim with its age in whole days (since its evidence date)
+    learned: list[tuple[Any, int]] = field(default_factory=list)
     sources: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
@@ -104,7 +105,9 @@ def overview(app: Waymarks, pin_page: int = 1, memory_page: int = 1,
     result.personal, problem = _personal(app)
     result.problems += problem
     result.docs = _docs(app)
-    result.learned = learned_claims(app.home)
+    now = int(app.clock.now().timestamp() * 1000)
+    result.learned = [(claim, max(0, (now - _iso_ms(claim.updated_at)) // 86_400_000))
+                      for claim in learned_claims(app.home)]
     return result
 
 
