@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "waymarks"
 DOC = ROOT / "docs" / "architecture.md"
 PURE = {"core", "recall", "planner"}
-ADAPTERS = {"cli", "hosts", "mcp"}
+ADAPTERS = {"cli", "hosts", "mcp", "web"}
 LAUNCHER = SRC / "cli" / "launchers.py"
 IMPURE_MODULES = {"sqlite3", "os", "subprocess", "socket", "httpx", "requests", "urllib",
                   "mcp", "pathlib", "io", "time", "random", "secrets", "uuid", "fcntl",
@@ -157,8 +157,9 @@ def test_no_adapter_imports_another_but_the_launchers() -> None:
             target = internal(name)
             if target not in ADAPTERS or target == package:
                 continue
-            if path == LAUNCHER and target in ("hosts", "mcp"):
-                continue  # the CLI's one launcher module starts hosts and the MCP server
+            if path == LAUNCHER and target in ("hosts", "mcp", "web"):
+                continue  # the CLI's one launcher module starts hosts, the MCP server and
+                # the web inspector
             problems.append(f"{path.relative_to(SRC)} imports {name}")
     assert problems == []
 

@@ -53,9 +53,12 @@ def test_the_wheel_carries_the_extension_and_the_license(wheel: Path) -> None:
         metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
         text = archive.read(metadata).decode()
     assert "waymarks/hosts/pi_extension/index.ts" in names
+    # the web inspector works offline from a wheel: templates and the vendored htmx
+    assert {"waymarks/web/templates/overview.html", "waymarks/web/static/htmx.min.js",
+            "waymarks/web/static/ui.css", "waymarks/web/static/LICENSE-htmx"} <= names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "License-Expression: MIT" in text
-    for requirement in ("click", "rich", "pyyaml", "mcp", "msgspec"):
+    for requirement in ("click", "rich", "pyyaml", "mcp", "msgspec", "jinja2"):
         assert f"Requires-Dist: {requirement}" in text.replace("PyYAML", "pyyaml")
 
 

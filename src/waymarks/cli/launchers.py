@@ -1,10 +1,11 @@
 """The CLI's one launcher module: the commands that start or install adapters.
 
-``mcp`` (the MCP server), ``bridge`` (the Pi extension's bridge), ``hook claude-code``
-(Claude Code's hooks, and the warm helper they start), ``pi install|uninstall`` and
-``claude-code install|uninstall``. This is the only module of the CLI that imports
-``waymarks.hosts`` or ``waymarks.mcp`` (``tests/test_architecture.py`` checks it); hosts
-and the MCP server never import the CLI or each other.
+``mcp`` (the MCP server), ``ui`` (the web inspector), ``bridge`` (the Pi extension's
+bridge), ``hook claude-code`` (Claude Code's hooks, and the warm helper they start),
+``pi install|uninstall`` and ``claude-code install|uninstall``. This is the only module of
+the CLI that imports ``waymarks.hosts``, ``waymarks.mcp`` or ``waymarks.web``
+(``tests/test_architecture.py`` checks it); hosts and the MCP server never import the CLI
+or each other.
 
 What must stay true: :func:`hook_fast_path` runs on every prompt a person sends in Claude
 Code, so this module imports nothing at import time beyond ``os`` and ``sys``: click, rich
@@ -159,6 +160,44 @@ def register(root: click.Group) -> None:
         if not is_loopback(address):
             print(remote_warning(address, port or 8765), file=sys.stderr, flush=True)
         serve_http(app, host=address, port=port or 8765, token=token, follow=follow)
+        return Result({}, "", printed=True)
+
+    @command(root, "ui", summary="The web inspector: see, search, explain and correct "
+             "memory in a browser (local, behind a per-launch token).",
+             examples=["waymarks ui", "waymarks ui --open", "waymarks ui --port 8767"])
+    @click.option("--port", type=click.IntRange(0, 65535), default=8766, metavar="N",
+                  help="Port to listen on (default 8766; 0 picks a free one). E.g. --port 0")
+    @click.option("--host", default="127.0.0.1", metavar="ADDR",
+                  help="Address to listen on (default 127.0.0.1). E.g. --host ::1")
+    @click.option("--allow-remote", is_flag=True,
+                  help="Accept a --host beyond loopback (plain HTTP: prefer an SSH tunnel). "
+                       "E.g. --host 0.0.0.0 --allow-remote")
+    @click.option("--open", "open_", is_flag=True,
+                  help="Open the printed URL in the default browser. E.g. --open")
+    def ui(port: int, host: str, allow_remote: bool, open_: bool) -> Result:
+        """Prints a URL carrying a token made for this launch; every request needs it,
+        every action is confirmed on the page and checked against cross-site forgery.
+        Runs until interrupted (Ctrl-C)."""
+        from waymarks.web.security import is_loopback, remote_warning
+        from waymarks.web.server import BindError, serve
+
+        run = runtime()
+        if not is_loopback(host) and not allow_remote:
+            raise click.UsageError(
+                f"--host {host} serves the inspector over plain HTTP beyond this machine: "
+                "its token and all memory would cross the network unencrypted, and anyone "
+                "with the URL could change memory. Keep the default --host 127.0.0.1 and "
+                "use an SSH tunnel (ssh -L 8766:127.0.0.1:8766 ...); or add --allow-remote "
+                "to accept that risk")
+        run.progress.stop()
+        app = run.app()
+        app.keep_recall_index = True  # a long-lived process: the recall index in memory
+        if not is_loopback(host):
+            print(remote_warning(host, port), file=sys.stderr, flush=True)
+        try:
+            serve(app, host=host, port=port, open_browser=open_)
+        except BindError as exc:
+            raise click.UsageError(str(exc)) from exc
         return Result({}, "", printed=True)
 
     @command(root, "bridge", summary="The JSON-RPC bridge the Pi extension starts (stdio; "

@@ -1,0 +1,118 @@
+"""The inspector's actions: each one is a command of the command table, run through it.
+
+A form on a page names an action and its fields; :func:`command_line` turns them into the
+exact command line the CLI would run (``memory supersede ID -- TEXT``), and :func:`run`
+runs it with :func:`waymarks.commands.base.invoke`, so the page and the CLI share one
+implementation: the same service call, the same rules, the same refusals (with their
+codes and conflicting IDs) and notices. Nothing here writes by itself.
+
+What must stay true: the stored text a field carries is passed after ``--``, so text that
+looks like an option is text; an action is performed only after the person confirmed it
+on the page (:mod:`waymarks.web.app` shows the command line first); a failure of the
+service is reported as a failure, never as success.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+import click
+
+from waymarks.commands.base import Result, Runtime, invoke
+from waymarks.commands.table import build
+from waymarks.service.outcomes import ServiceError
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+
+class BadAction(ValueError):
+    """A form that names no known action or lacks a field: nothing is run."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    label: str  # what the confirmation asks ("Supersede memory")
+    fields: tuple[str, ...]  # form fields it needs (beyond the action's name)
+    line: Callable[[Mapping[str, str]], list[str]]
+    optional: tuple[str, ...] = ()
+
+
+def _reason(form: Mapping[str, str]) -> list[str]:
+    reason = form.get("reason", "").strip()
+    return ["--", reason] if reason else []
+
+
+ACTIONS: Final[dict[str, Action]] = {
+    "pin": Action("Pin an instruction", ("text",),
+                  lambda f: ["pin", "--scope", f.get("scope") or "session", "--", f["text"]],
+                  ("scope",)),
+    "unpin": Action("Unpin", ("id",), lambda f: ["unpin", f["id"], *_reason(f)], ("reason",)),
+    "pin-supersede": Action("Replace a pin", ("id", "text"),
+                            lambda f: ["pin", "--supersedes", f["id"], "--", f["text"]]),
+    "memory-add": Action("Record a memory claim", ("text",),
+                         lambda f: ["memory", "add", "--scope", f.get("scope") or "session",
+                                    *(["--key", f["key"]] if f.get("key") else []),
+                                    "--", f["text"]], ("scope", "key")),
+    "supersede": Action("Supersede a memory claim", ("id", "text"),
+                        lambda f: ["memory", "supersede", f["id"], "--", f["text"]]),
+    "invalidate": Action("Invalidate a memory claim", ("id",),
+                         lambda f: ["memory", "invalidate", f["id"], *_reason(f)],
+                         ("reason",)),
+    "expire": Action("Expire a memory claim", ("id",),
+                     lambda f: ["memory", "expire", f["id"], *_reason(f)], ("reason",)),
+    "exclude": Action("Exclude a source session", ("id",),
+                      lambda f: ["memory", "exclude", f["id"], *_reason(f)], ("reason",)),
+    "include": Action("Include a source session again", ("id",),
+                      lambda f: ["memory", "include", f["id"]]),
+    "forget": Action("Forget a learned claim", ("id",), lambda f: ["learn", "forget", f["id"]]),
+}
+
+
+def command_line(name: str, form: Mapping[str, str]) -> tuple[Action, list[str]]:
+    """The action ``name`` and the command line its form makes (:class:`BadAction` when
+    the action is unknown or a needed field is empty)."""
+    action = ACTIONS.get(name)
+    if action is None:
+        raise BadAction(f"unknown action {name!r}; the actions are: {', '.join(ACTIONS)}")
+    missing = [f for f in action.fields if not form.get(f, "").strip()]
+    if missing:
+        raise BadAction(f"{action.label}: fill in {', '.join(missing)}")
+    values = {k: form[k] for k in (*action.fields, *action.optional) if k in form}
+    return action, action.line(values)
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """What an action did: the command's own JSON document and text, and whether it was
+    refused (exit status 2) or failed (the service could not serve it)."""
+
+    line: tuple[str, ...]
+    data: dict[str, Any]
+    text: str
+    refused: bool
+    failed: bool = False
+
+    @property
+    def conflicts(self) -> list[str]:
+        found = self.data.get("conflicts")
+        return [str(c) for c in found] if isinstance(found, list) else []
+
+
+def run(app: Waymarks, line: list[str]) -> Done:
+    """Run one command line of the table against ``app`` (never an editor, a file read or
+    standard input: the runtime offers none)."""
+    runtime = Runtime(open_app=lambda: app, json=True)
+    try:
+        result: Result = invoke(build(), line, runtime)
+    except click.UsageError as exc:
+        return Done(tuple(line), {"outcome": "rejected", "code": "invalid_argument",
+                                  "message": exc.format_message(), "conflicts": []},
+                    f"Refused: {exc.format_message()}", refused=True)
+    except ServiceError as exc:
+        return Done(tuple(line), {"outcome": "failed", "code": exc.code,
+                                  "message": str(exc), "conflicts": []},
+                    f"Failed ({exc.code}): {exc}", refused=False, failed=True)
+    return Done(tuple(line), result.data, result.text, refused=result.exit_code != 0)

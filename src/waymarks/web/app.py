@@ -1,0 +1,254 @@
+"""The inspector as a Starlette application: routes, templates, the project in view.
+
+Pages read through :mod:`waymarks.web.reads` and act through :mod:`waymarks.web.actions`
+(the command table); this module only picks the project, parses the request and renders.
+Every route is behind :class:`waymarks.web.security.GateMiddleware`.
+
+What must stay true:
+
+- templates are rendered with autoescape on for every file, and stored text passes the
+  ``reveal`` filter first (control and bidirectional-format characters shown as ``\\u202e``
+  escapes), so hostile text is shown as text and cannot act or reorder the page;
+- an action is two requests: ``/confirm`` shows what will run (writes nothing), ``/act``
+  runs it; both are POSTs under the gate's CSRF check;
+- handlers are ``async`` and call the service without awaiting in between, so calls on
+  one service object are serialized on the event loop (SQLite objects are shared).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from waymarks.service.outcomes import ServiceError
+from waymarks.web import actions, reads
+from waymarks.web.security import Gate, GateMiddleware
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+HERE: Final = Path(__file__).parent
+MAX_FIELD: Final = 20_000  # characters of one form field (a pin is at most 4,000)
+
+
+def reveal(text: object) -> str:
+    """``text`` with every character that is neither printable nor a line break or tab
+    escaped (``\\u202e``): a right-to-left override or a zero-width joiner is seen, not
+    obeyed. Escaping for HTML is autoescape's job, after this."""
+    if text is None:
+        return ""
+    return "".join(ch if ch.isprintable() or ch in "\n\t" else f"\\u{ord(ch):04x}"
+                   for ch in str(text))
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters["reveal"] = reveal
+    env.filters["when"] = reads.when
+    env.filters["short"] = lambda text: reveal(text)[:8]
+    env.filters["compact"] = lambda value: json.dumps(value, ensure_ascii=False,
+                                                      sort_keys=True)
+    return env
+
+
+class Inspector:
+    """The state of one launch: the service of the project it started in, the services
+    of other projects opened since, the gate, the templates."""
+
+    def __init__(self, app: Waymarks, gate: Gate) -> None:
+        self.app = app
+        self.gate = gate
+        self.env = environment()
+        self.others: dict[str, Waymarks] = {}
+
+    def close(self) -> None:
+        for other in self.others.values():
+            other.close()
+        self.others.clear()
+
+    def service(self, request: Request) -> Waymarks | None:
+        project = request.query_params.get("project")
+        if not project or project == self.app.cwd:
+            return self.app
+        if project not in self.others:
+            opened = reads.open_project(self.app, project)
+            if opened is None:
+                return None
+            self.others[project] = opened
+        return self.others[project]
+
+    def render(self, name: str, request: Request, app: Waymarks | None, status: int = 200,
+               **values: Any) -> HTMLResponse:
+        project = app.cwd if app is not None else self.app.cwd
+        query = "" if project == self.app.cwd else "?" + _encode({"project": project})
+        html = self.env.get_template(name).render(
+            csrf=self.gate.csrf, project=project, home_project=self.app.cwd,
+            project_query=query, path=request.url.path, **values)
+        return HTMLResponse(html, status_code=status)
+
+    def problem(self, request: Request, message: str, status: int = 400) -> HTMLResponse:
+        return self.render("problem.html", request, None, status, message=message)
+
+
+def _encode(values: dict[str, str]) -> str:
+    from urllib.parse import urlencode
+
+    return urlencode(values)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """The form's fields (the first of each name); :class:`actions.BadAction` when one is
+    longer than :data:`MAX_FIELD` (never cut short: a shortened text is another text)."""
+    form = await request.form()
+    values: dict[str, str] = {}
+    for key, value in form.multi_items():
+        if isinstance(value, str) and key not in values:
+            if len(value) > MAX_FIELD:
+                raise actions.BadAction(f"the field {key!r} is longer than {MAX_FIELD:,} "
+                                        "characters; nothing was done")
+            values[key] = value
+    return values
+
+
+def build_app(app: Waymarks, gate: Gate) -> Starlette:
+    """The ASGI application of one launch."""
+    inspector = Inspector(app, gate)
+
+    async def overview(request: Request) -> Response:
+        service = inspector.service(request)
+        if service is None:
+            return inspector.problem(request, "Unknown project: choose one from the list.")
+        data = reads.overview(service, reads.page_number(request.query_params.get("pins")),
+                              reads.page_number(request.query_params.get("memory")))
+        return inspector.render("overview.html", request, service, o=data,
+                                projects=reads.known_projects(inspector.app))
+
+    async def health(request: Request) -> Response:
+        service = inspector.service(request)
+        if service is None:
+            return inspector.problem(request, "Unknown project: choose one from the list.")
+        summary = request.query_params.get("summary") == "1"
+        return inspector.render("health_summary.html" if summary else "health.html", request,
+                                service, health=service.health())
+
+    async def item(request: Request) -> Response:
+        service = inspector.service(request)
+        kind = request.path_params["kind"]
+        if service is None or kind not in ("pin", "memory"):
+            return inspector.problem(request, "Unknown project or kind (pin, memory).", 404)
+        shown = reads.item(service, kind, request.path_params["ref"])
+        if isinstance(shown, str):
+            return inspector.problem(request, shown, 404)
+        return inspector.render("item.html", request, service, p=shown, kind=kind)
+
+    async def learned(request: Request) -> Response:
+        found = reads.learned_claim(inspector.app.home, request.path_params["ref"])
+        if found is None:
+            return inspector.problem(request, "No learned claim has exactly that ID.", 404)
+        claim, events = found
+        return inspector.render("learned.html", request, inspector.service(request),
+                                claim=claim, events=events)
+
+    async def explain(request: Request) -> Response:
+        service = inspector.service(request)
+        if service is None:
+            return inspector.problem(request, "Unknown project: choose one from the list.")
+        if request.method == "GET":
+            default, names = reads.providers(service)
+            return inspector.render("explain.html", request, service, e=None, prompt="",
+                                    provider=default, providers=names)
+        form = await _form(request)
+        prompt = form.get("prompt", "").strip()
+        if not prompt:
+            default, names = reads.providers(service)
+            return inspector.render("explain.html", request, service, 400, e=None,
+                                    prompt="", provider=default, providers=names,
+                                    error="Type a prompt to explain.")
+        shown = reads.explain(service, prompt, form.get("provider") or None)
+        return inspector.render("explain.html", request, service, e=shown, prompt=prompt,
+                                provider=shown.provider, providers=shown.providers)
+
+    async def timeline(request: Request) -> Response:
+        service = inspector.service(request)
+        if service is None:
+            return inspector.problem(request, "Unknown project: choose one from the list.")
+        chosen = {k: request.query_params.get(k) or "" for k in ("scope", "kind", "status")}
+        events = reads.timeline(service, scope=chosen["scope"], kind=chosen["kind"],
+                                status=chosen["status"])
+        days = reads.buckets(events)
+        peak = max((sum(c.values()) for _d, c in days), default=0)
+        return inspector.render("timeline.html", request, service, events=events[-200:],
+                                total=len(events), days=days, peak=peak, chosen=chosen,
+                                kinds=reads.TIMELINE_KINDS)
+
+    async def confirm(request: Request) -> Response:
+        service = inspector.service(request)
+        form = await _form(request)
+        try:
+            action, line = actions.command_line(form.get("action", ""), form)
+        except actions.BadAction as exc:
+            return inspector.problem(request, str(exc))
+        fields = {k: v for k, v in form.items() if k not in ("csrf",)}
+        return inspector.render("confirm.html", request, service, action=action, line=line,
+                                fields=fields)
+
+    async def act(request: Request) -> Response:
+        service = inspector.service(request)
+        if service is None:
+            return inspector.problem(request, "Unknown project: choose one from the list.")
+        form = await _form(request)
+        if form.get("confirmed") != "yes":
+            return inspector.problem(request, "Not confirmed: nothing was done.")
+        try:
+            action, line = actions.command_line(form.get("action", ""), form)
+        except actions.BadAction as exc:
+            return inspector.problem(request, str(exc))
+        done = actions.run(service, line)
+        return inspector.render("done.html", request, service, action=action, done=done,
+                                status=400 if done.failed else 200)
+
+    async def root_redirect(request: Request) -> Response:
+        return RedirectResponse("/", status_code=303)
+
+    routes = [
+        Route("/", overview),
+        Route("/index.html", root_redirect),
+        Route("/health", health),
+        Route("/item/{kind}/{ref}", item),
+        Route("/learned/{ref}", learned),
+        Route("/explain", explain, methods=["GET", "POST"]),
+        Route("/timeline", timeline),
+        Route("/confirm", confirm, methods=["POST"]),
+        Route("/act", act, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    web = Starlette(routes=routes, exception_handlers={
+        ServiceError: _service_error(inspector), actions.BadAction: _bad_form(inspector)})
+    web.add_middleware(GateMiddleware, gate=gate)
+    web.state.inspector = inspector  # the server closes the other projects' services
+    return web
+
+
+def _bad_form(inspector: Inspector) -> Any:
+    async def handle(request: Request, exc: Exception) -> Response:
+        return inspector.problem(request, str(exc))
+
+    return handle
+
+
+def _service_error(inspector: Inspector) -> Any:
+    async def handle(request: Request, exc: Exception) -> Response:
+        code = getattr(exc, "code", "error")
+        return inspector.problem(request, f"The service could not answer ({code}): {exc}",
+                                 500)
+
+    return handle

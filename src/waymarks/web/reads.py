@@ -1,0 +1,319 @@
+"""What the inspector's pages show, read through the same service calls as the CLI.
+
+Each function runs inside one request of the service (:meth:`Waymarks.begin`: the session
+refreshed, the projection synced, sources indexed, trust and settings read once) and
+returns plain values for a template; none of them holds a transaction while the page is
+rendered (the service's reads end before the template starts).
+
+What must stay true: stored text is returned as it is stored, and only the templates
+(Jinja2 autoescape) turn it into markup; text meant for a model (the plan's blocks) is
+the planner's own output, already through :mod:`waymarks.core.egress`. Lists are paged:
+a page of memory reads that page's newest items, never the whole store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from waymarks.ledger.discovery import read_header
+from waymarks.service.outcomes import ServiceError
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+    from waymarks.service.provenance import Provenance
+    from waymarks.service.views import ItemView
+
+Kind = Literal["pin", "memory"]
+PER_PAGE = 50
+PRIVACY_REASON = "not allowed for this provider"  # the planner's privacy exclusion
+
+
+def when(ms: int | None) -> str:
+    """``2026-11-30 10:04`` (UTC), or ``-``."""
+    if not ms:
+        return "-"
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a longer list: ``number`` from 1, ``total`` items in all."""
+
+    number: int
+    total: int
+    per_page: int = PER_PAGE
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+    @property
+    def offset(self) -> int:
+        return (self.number - 1) * self.per_page
+
+
+@dataclass
+class Overview:
+    project: str
+    trusted: bool
+    session: str | None
+    pins: list[ItemView]
+    pin_page: Page
+    memory: list[ItemView]
+    memory_page: Page
+    updated: dict[str, int]
+    personal: list[dict[str, Any]] = field(default_factory=list)
+    docs: list[dict[str, Any]] = field(default_factory=list)
+    #: each learned claim with its age in whole days (since its evidence date)
+    learned: list[tuple[Any, int]] = field(default_factory=list)
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def page_number(raw: str | None) -> int:
+    """A page number from the URL: a positive integer, else the first page."""
+    try:
+        value = int(raw or "1")
+    except ValueError:
+        return 1
+    return value if value >= 1 else 1
+
+
+def overview(app: Waymarks, pin_page: int = 1, memory_page: int = 1,
+             per_page: int = PER_PAGE) -> Overview:
+    """Everything the overview shows, for the app's project, in one service request."""
+    from waymarks.service.provenance import updated_at
+
+    with app.begin() as snapshot:
+        status = app.status()
+        session = snapshot.session
+        pins = app.items("pin")
+        pin_p = Page(min(pin_page, Page(1, len(pins), per_page).pages), len(pins), per_page)
+        shown_pins = pins[pin_p.offset:pin_p.offset + per_page]
+        total = int(status["memory"]["total"])
+        mem_p = Page(min(memory_page, Page(1, total, per_page).pages), total, per_page)
+        newest = app.items("memory", recent=mem_p.offset + per_page) if total else []
+        shown_memory = newest[mem_p.offset:mem_p.offset + per_page]
+        updated = updated_at(app, [*shown_pins, *shown_memory])
+        result = Overview(app.cwd, snapshot.trusted,
+                          session.session_id if session is not None else None,
+                          shown_pins, pin_p, shown_memory, mem_p, updated)
+        result.sources = _sources(app)
+    result.personal, problem = _personal(app)
+    result.problems += problem
+    result.docs = _docs(app)
+    now = int(app.clock.now().timestamp() * 1000)
+    result.learned = [(claim, max(0, (now - _iso_ms(claim.updated_at)) // 86_400_000))
+                      for claim in learned_claims(app.home)]
+    return result
+
+
+def _sources(app: Waymarks) -> list[dict[str, Any]]:
+    from waymarks.service.sources import list_sources
+
+    return [v.to_json() for v in list_sources(app, limit=200)]
+
+
+def _personal(app: Waymarks) -> tuple[list[dict[str, Any]], list[str]]:
+    from waymarks.personal.setup import personal_store
+    from waymarks.personal.store import PersonalMemoryError
+
+    try:
+        entries = personal_store(app).entries()
+    except (OSError, PersonalMemoryError) as exc:
+        return [], [f"personal memory could not be read: {type(exc).__name__}"]
+    return [{"slug": e.slug, "name": e.name, "description": e.own_description,
+             "type": e.type, "classification": e.classification, "body": e.body}
+            for e in entries], []
+
+
+def _docs(app: Waymarks) -> list[dict[str, Any]]:
+    from waymarks.personal.docs import load_chunks
+
+    try:
+        chunks = load_chunks(Path(app.cwd))
+    except OSError:
+        return []
+    return [{"source": c.source, "status": c.status, "level": c.level, "text": c.text}
+            for c in chunks[:200]]
+
+
+def learned_claims(home: Path) -> list[Any]:
+    from waymarks.service.evolution import Evolution, ledger_path
+
+    if not ledger_path(home).is_file():
+        return []
+    with Evolution(home) as evo:
+        return evo.claims(None)
+
+
+def learned_claim(home: Path, claim_id: str) -> tuple[Any, list[dict[str, Any]]] | None:
+    """One learned claim and the events of the evolution ledger that name it."""
+    from waymarks.service.evolution import Evolution, ledger_path
+
+    if not ledger_path(home).is_file():
+        return None
+    with Evolution(home) as evo:
+        claim = evo.claim(claim_id)
+        if claim is None:
+            return None
+        events = [{"seq": seq, "entryId": entry, "op": op, "applied": bool(applied),
+                   "reason": reason}
+                  for seq, entry, op, subject, applied, reason in evo.store.events()
+                  if subject == claim_id]
+    return claim, events
+
+
+def item(app: Waymarks, kind: Kind, ref: str) -> Provenance | str:
+    """The item ``ref`` (an ID or unique prefix) names, with its provenance; or why none."""
+    from waymarks.commands.refs import resolve
+    from waymarks.service.provenance import provenance
+
+    with app.begin():
+        found = resolve(app, kind, ref)
+        if not isinstance(found, str):
+            return found.message
+        shown = provenance(app, kind, found)
+    return shown if shown is not None else f"No {kind} {found} in this session or project"
+
+
+@dataclass
+class Explained:
+    prompt: str
+    provider: str
+    providers: list[str]
+    messages: list[dict[str, Any]]
+    manifest: dict[str, Any]
+    recall: dict[str, Any]
+    withheld: list[dict[str, Any]]
+    other_excluded: list[dict[str, Any]]
+    budgets: dict[str, int]
+
+
+def providers(app: Waymarks) -> tuple[str, list[str]]:
+    """The default provider and every provider the policy names."""
+    from waymarks.service.planning import settings_for
+
+    settings = settings_for(app)
+    policy = settings.policy
+    names = {settings.default_provider, *policy.local_providers, *policy.remote_providers}
+    return settings.default_provider, sorted(names)
+
+
+def explain(app: Waymarks, prompt: str, provider: str | None) -> Explained:
+    """What the planner would inject for ``provider`` (the default when ``None``) and why:
+    the blocks in order with their budgets, the recall explanation (IDs, features, gates
+    and scores, never the text of a claim), and what privacy withheld."""
+    from waymarks.personal.setup import plan_with_memory
+    from waymarks.recall.engine import explain as recall_explain
+    from waymarks.service.planning import settings_for
+
+    with app.begin():
+        default, names = providers(app)
+        chosen = provider if provider in names else default
+        made = plan_with_memory(app, prompt, provider=chosen)
+        report = recall_explain(app.recall(prompt, provider=chosen))
+        budgets = settings_for(app).budgets
+    manifest = made.manifest_json()
+    excluded = [e for e in manifest["entries"] if e["decision"] == "excluded"]
+    return Explained(
+        prompt, chosen, names, [m.to_json() for m in made.messages], manifest, report,
+        [e for e in excluded if PRIVACY_REASON in e["reason"]],
+        [e for e in excluded if PRIVACY_REASON not in e["reason"]],
+        {"pins": budgets.max_pinned_tokens, "memory": budgets.max_memory_tokens,
+         "results": budgets.max_results})
+
+
+def known_projects(app: Waymarks) -> list[str]:
+    """The projects of this home: trusted ones and those with sessions (one header read
+    per project folder)."""
+    found = set(app.trusted_projects()) | {app.cwd}
+    root = app.home / "sessions"
+    if root.is_dir():
+        for folder in sorted(root.iterdir())[:500]:
+            first = next(iter(sorted(folder.glob("*.jsonl"))), None) if folder.is_dir() \
+                else None
+            header = read_header(first) if first is not None else None
+            if header is not None:
+                found.add(header.cwd)
+    return sorted(found)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    at: int
+    kind: str  # pin | memory | learned
+    what: str  # add | supersede | invalidate | expire | delete | learned | forget
+    id: str
+    scope: str
+
+
+TIMELINE_KINDS = ("add", "supersede", "invalidate", "expire", "delete", "learned", "forget")
+
+
+def timeline(app: Waymarks, *, scope: str | None = None, kind: str | None = None,
+             status: str | None = None) -> list[Event]:
+    """Every change to this project's memory, oldest first: items added or superseding
+    another, status changes (at the item's last change), learned claims and forgets."""
+    from waymarks.service.provenance import updated_at
+
+    events: list[Event] = []
+    with app.begin():
+        for item_kind in ("pin", "memory"):
+            if kind not in (None, "", item_kind):
+                continue
+            views = [v for v in app.items(item_kind)
+                     if scope in (None, "", v.scope) and status in (None, "", v.status)]
+            changed = updated_at(app, views)
+            for v in views:
+                events.append(Event(v.created_at, item_kind,
+                                    "supersede" if v.supersedes else "add", v.id, v.scope))
+                ended = {"invalid": "invalidate", "expired": "expire",
+                         "deleted": "delete"}.get(v.status)
+                if ended is not None:
+                    events.append(Event(changed[v.id], item_kind, ended, v.id, v.scope))
+    if kind in (None, "", "learned") and scope in (None, "", "learned"):
+        for claim in learned_claims(app.home):
+            if status not in (None, "", claim.state):
+                continue
+            at = _iso_ms(claim.updated_at)
+            events.append(Event(at, "learned", "forget" if claim.state == "forgotten"
+                                else "learned", claim.id, "learned"))
+    return sorted(events, key=lambda e: (e.at, e.id))
+
+
+def _iso_ms(text: str) -> int:
+    try:
+        return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return 0
+
+
+def buckets(events: list[Event]) -> list[tuple[str, dict[str, int]]]:
+    """Events per day (UTC), each day with a count per kind of change."""
+    days: dict[str, dict[str, int]] = {}
+    for event in events:
+        day = when(event.at)[:10] if event.at else "unknown"
+        counts = days.setdefault(day, dict.fromkeys(TIMELINE_KINDS, 0))
+        counts[event.what] = counts.get(event.what, 0) + 1
+    return sorted(days.items())
+
+
+def open_project(app: Waymarks, project: str | None) -> Waymarks | None:
+    """The service for another known project of the same home (``None``: not known)."""
+    from waymarks.service.app import Waymarks
+
+    if not project or project == app.cwd:
+        return app
+    if project not in known_projects(app):
+        return None
+    other = Waymarks(app.home, cwd=project)
+    try:
+        other.current_session()
+    except ServiceError:
+        other.close()
+        raise
+    return other

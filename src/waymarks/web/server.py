@@ -1,0 +1,70 @@
+"""Serving the inspector: bind, print the URL with this launch's token, serve until
+interrupted.
+
+The socket is bound before the URL is printed, so the printed port is the real one (a
+``--port 0`` asks the system for a free port) and a port in use fails before anything
+is promised. Uvicorn's access log is off: the first request's URL carries the token.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import webbrowser
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
+
+from waymarks.web.security import Gate, host_names, is_loopback
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+
+class BindError(OSError):
+    """The address cannot be listened on (in use, not this machine's); nothing served."""
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise BindError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose "
+                        "another --port (or --port 0 for any free one)") from exc
+    sock.listen(64)
+    sock.set_inheritable(True)
+    return sock
+
+
+def base_url(host: str, port: int) -> str:
+    bare = host.strip("[]")
+    shown = f"[{bare}]" if ":" in bare else bare
+    return f"http://{shown}:{port}"
+
+
+def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
+          out: TextIO = sys.stdout,
+          opener: Callable[[str], object] = webbrowser.open) -> None:
+    """Serve the inspector for ``app`` on ``host:port`` until interrupted."""
+    import uvicorn
+
+    from waymarks.web.app import build_app
+
+    sock = bind(host, port)
+    actual = sock.getsockname()[1]
+    gate = Gate(hosts=host_names(host, actual) if is_loopback(host) else None)
+    web = build_app(app, gate)
+    url = gate.url(base_url(host, actual))
+    print(f"Waymarks inspector for {app.cwd}:\n  {url}\n(this URL carries a token made "
+          "for this launch; Ctrl-C stops the inspector)", file=out, flush=True)
+    if open_browser:
+        opener(url)
+    config = uvicorn.Config(web, log_level="warning", access_log=False, lifespan="off")
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        web.state.inspector.close()
+        sock.close()

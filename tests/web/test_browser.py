@@ -1,0 +1,228 @@
+"""The inspector in a real browser: Debian's headless Chromium driven by Selenium through
+the system chromedriver, against the real ``waymarks ui`` process over a real home.
+
+Loads the overview, opens an item, runs an explain, supersedes a claim and sees a
+conflicting supersede refused with its conflicting ID, confirms a pin; hostile stored text
+(script tags, ``javascript:`` links, a right-to-left override, the planner's end markers)
+is shown as text and runs nothing: no dialog, no navigation away, no console error. The
+run saves screenshots of the overview, an item page and an explain page into
+``docs/screenshots/`` (shown in the README).
+
+Chromium comes from the test setup: when it is missing, the session fixture installs
+``chromium`` and ``chromium-driver`` with apt-get (as CI runs, as root); only a machine
+without apt skips, and says so.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import HOSTILE
+
+pytestmark = pytest.mark.slow
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+
+@pytest.fixture(scope="session")
+def chromium() -> tuple[str, str]:
+    """The system Chromium and its driver, installed with apt-get when missing."""
+    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+        apt = shutil.which("apt-get")
+        if apt is None:
+            pytest.skip("no apt-get on this machine to install Debian's chromium and "
+                        "chromium-driver (CI has it)")
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run([apt, "update"], check=True, env=env, capture_output=True)
+        subprocess.run([apt, "install", "-y", "--no-install-recommends", "chromium",
+                        "chromium-driver"], check=True, env=env, capture_output=True)
+    return CHROMIUM, CHROMEDRIVER
+
+
+@pytest.fixture
+def server(seeded: dict[str, str], home: Path, project: Path) -> Iterator[str]:
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "NO_COLOR": "1"}
+    process = subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", "ui", "--port",
+                                "0"], cwd=project, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline() for _ in range(2)]
+        url = next((line.strip() for line in lines if line.strip().startswith("http://")),
+                   None)
+        assert url is not None, "".join(lines) + (process.stderr.read() if process.stderr
+                                                  else "")
+        yield url
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def browser(chromium: tuple[str, str]) -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium[0]
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                     "--disable-gpu", "--window-size=1400,1000", "--lang=en-US"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=chromium[1]), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _wait(driver: Any, predicate: Callable[[Any], Any], timeout: float = 30) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(predicate)
+
+
+def _text_of(driver: Any, css: str) -> str:
+    from selenium.webdriver.common.by import By
+
+    return str(driver.find_element(By.CSS_SELECTOR, css).text)
+
+
+def _has(css: str, text: str = "") -> Callable[[Any], bool]:
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    def check(driver: Any) -> bool:
+        try:
+            return text in driver.find_element(By.CSS_SELECTOR, css).text
+        except (NoSuchElementException, StaleElementReferenceException):
+            return False
+
+    return check
+
+
+def _no_dialog(driver: Any) -> None:
+    from selenium.common.exceptions import NoAlertPresentException
+
+    with pytest.raises(NoAlertPresentException):
+        driver.switch_to.alert.text  # noqa: B018 (an alert would be the hostile script)
+
+
+def _console_errors(driver: Any) -> list[str]:
+    return [entry["message"] for entry in driver.get_log("browser")
+            if entry.get("level") == "SEVERE"]
+
+
+def _submit(driver: Any, css: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.find_element(By.CSS_SELECTOR, css).click()
+
+
+def _confirm(driver: Any) -> None:
+    _wait(driver, _has("#command-line", "waymarks"))
+    _submit(driver, "#confirm-submit")
+    _wait(driver, _has("#outcome"))
+
+
+def test_the_inspector_in_a_real_browser(server: str, browser: Any, seeded: dict[str, str],
+                                         cli: Callable[..., dict]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    conflicting = cli("memory", "add", "--", "Package export mode defaults to PerEndpoint.")
+    other = cli("memory", "add", "--", "Deploys go to staging first.")["id"]
+    base = server.split("/?")[0]
+    driver = browser
+
+    # the overview: the token is traded for a cookie, hostile text is text and inert
+    driver.get(server)
+    _wait(driver, _has("#memory h2", "Memory"))
+    driver.execute_script("console.error('probe')")  # the console check can see errors
+    assert any("probe" in message for message in _console_errors(driver))
+    assert driver.current_url == base + "/"  # the token left the address bar
+    page_text = driver.find_element(By.TAG_NAME, "body").text
+    for name in ("script", "img", "link", "marker"):
+        assert HOSTILE[name].split(" ")[0] in page_text, name
+    assert "<script>alert('pin')</script>" in page_text
+    assert "\\u202egnp.exe\\u202c" in page_text  # the override is shown, not obeyed
+    assert not driver.find_elements(By.CSS_SELECTOR, "main script, main img, "
+                                                     "main a[href^='javascript']")
+    driver.execute_script("window.scrollTo(0, 0)")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SCREENSHOTS / "overview.png"))
+    _no_dialog(driver)
+
+    # an item: provenance and the supersede chain
+    driver.find_element(By.CSS_SELECTOR, f"a[href^='/item/memory/{seeded['port2']}']").click()
+    _wait(driver, _has("#item-id", seeded["port2"]))
+    assert seeded["port"][:8] in _text_of(driver, "#chain")
+    driver.save_screenshot(str(SCREENSHOTS / "item.png"))
+
+    # explain: blocks, recall, privacy
+    driver.find_element(By.ID, "nav-explain").click()
+    _wait(driver, _has("#explain-form"))
+    driver.find_element(By.NAME, "prompt").send_keys(
+        "which host is the staging database on")
+    Select(driver.find_element(By.NAME, "provider")).select_by_value("remote")
+    _submit(driver, "#explain-submit")
+    _wait(driver, _has("#injected", "pins"))
+    assert "Always run the tests" in _text_of(driver, "#injected")
+    assert seeded["secretish"][:8] in _text_of(driver, "#withheld")  # local-only: withheld
+    assert "quokka" not in driver.find_element(By.TAG_NAME, "body").text
+    driver.save_screenshot(str(SCREENSHOTS / "explain.png"))
+
+    # a supersede, confirmed on the page
+    driver.get(f"{base}/item/memory/{seeded['port2']}")
+    _wait(driver, _has("#supersede-form"))
+    driver.find_element(By.CSS_SELECTOR, "#supersede-form textarea").send_keys(
+        "The database port is 6543.")
+    _submit(driver, "#supersede-submit")
+    _confirm(driver)
+    assert "Recorded memory" in _text_of(driver, "#outcome")
+    assert cli("memory", "show", seeded["port2"])["item"]["status"] == "superseded"
+
+    # a conflicting supersede: refused, with the conflicting ID linked
+    driver.get(f"{base}/item/memory/{other}")
+    _wait(driver, _has("#supersede-form"))
+    driver.find_element(By.CSS_SELECTOR, "#supersede-form textarea").send_keys(
+        "Package export mode defaults to SingleFile.")
+    _submit(driver, "#supersede-submit")
+    _confirm(driver)
+    assert "Refused (conflict)" in _text_of(driver, "#outcome")
+    assert conflicting["id"] in _text_of(driver, "#conflicts")
+    assert cli("memory", "show", other)["item"]["status"] == "active"
+
+    # a pin, confirmed on the page
+    driver.get(base + "/")
+    _wait(driver, _has("#new-pin"))
+    driver.find_element(By.CSS_SELECTOR, "#new-pin summary").click()
+    driver.find_element(By.CSS_SELECTOR, "#pin-form textarea").send_keys(
+        "Answer in English.")
+    _submit(driver, "#pin-submit")
+    _confirm(driver)
+    assert "Pinned pin" in _text_of(driver, "#outcome")
+    assert any(p["text"] == "Answer in English." for p in cli("pins")["items"])
+
+    # nothing ran: no dialog, never off the inspector, no console error
+    driver.get(base + "/")
+    _wait(driver, _has("#memory h2", "Memory"))
+    _no_dialog(driver)
+    assert re.match(re.escape(base) + r"/", driver.current_url)
+    assert _console_errors(driver) == []

@@ -1,0 +1,73 @@
+"""Learned claims in the inspector (listed, their page with events, forgotten through
+the page as `learn forget` does) and switching to another known project of the home."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from waymarks.core.model_port import ModelReply
+from waymarks.service.evolution import Evolution
+
+AT = "2030-01-01T00:00:00.000Z"
+
+
+def _learn(home: Path, origin: str) -> str:
+    claim = {"kind": "decision", "content": "Deployments use <b>Kamal</b>, not Capistrano",
+             "searchTerms": ["deploy tool", "kamal"]}
+    with Evolution(home) as evo:
+        source = evo.capture(origin, "statement", "Remember: we deploy with Kamal",
+                             session="s", key="k")
+        assert source is not None
+        outcome = evo.apply(source.source_id, ModelReply(json.dumps({"claims": [claim]}),
+                                                         "f", "m"), AT)
+        assert outcome.code == "applied"
+        return next(c.id for c in evo.claims(["provisional"]))
+
+
+def _login(web: Any) -> tuple[Any, Any]:
+    client, gate = web
+    assert client.get(f"/?token={gate.token}").status_code == 303
+    return client, gate
+
+
+def test_a_learned_claim_is_listed_shown_and_forgotten_through_the_page(
+        web: Any, home: Path, project: Path, cli: Callable[..., dict]) -> None:
+    learned = _learn(home, str(project))
+    client, gate = _login(web)
+    overview = client.get("/").text
+    assert f"/learned/{learned}" in overview
+    assert "Deployments use &lt;b&gt;Kamal&lt;/b&gt;" in overview  # escaped
+    assert re.search(r'status-provisional">.*?<td>\d+ d</td>', overview, re.DOTALL)  # aging
+    page = client.get(f"/learned/{learned}").text
+    assert "decision" in page and "user_statement/model" in page and "claim" in page
+    assert client.get("/learned/not-a-claim").status_code == 404
+    done = client.post("/act", data={"csrf": gate.csrf, "action": "forget", "id": learned,
+                                     "confirmed": "yes"}).text
+    assert f"Forgot {learned}" in done
+    assert cli("learn", "list")["claims"] == []
+    timeline = client.get("/timeline?kind=learned").text
+    assert "forget" in timeline and learned[:8] in timeline
+
+
+def test_another_known_project_of_the_home_can_be_viewed(
+        web: Any, home: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other-project"
+    other.mkdir()
+    env = {**os.environ, "WAYMARKS_HOME": str(home)}
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "memory", "add", "--",
+                           "The other project builds with Bazel."], cwd=other, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    client, _gate = _login(web)
+    assert str(other) in client.get("/").text  # offered in the project list
+    page = client.get("/", params={"project": str(other)}).text
+    assert "The other project builds with Bazel." in page
+    assert "The database port is 5434." not in page  # this project's claims stay here
+    assert client.get("/", params={"project": str(tmp_path / "unknown")}).status_code == 400
