@@ -55,7 +55,7 @@ class Direct:
 
         route, _, query = path.partition("?")
         body = urlencode(form).encode() if form else b""
-        headers = [(b"host", b"testserver"), (b"cookie", f"{self.gate.cookie}={self.gate.token}"
+        headers = [(b"host", b"testserver"), (b"cookie", f"{self.gate.cookie}={self.gate.session}"
                                                .encode())]
         if form is not None:
             headers.append((b"content-type", b"application/x-www-form-urlencoded"))

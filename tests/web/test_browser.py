@@ -4,9 +4,12 @@ the system chromedriver, against the real ``waymarks ui`` process over a real ho
 Loads the overview, opens an item, runs an explain, supersedes a claim and sees a
 conflicting supersede refused with its conflicting ID, confirms a pin; hostile stored text
 (script tags, ``javascript:`` links, a right-to-left override, the planner's end markers)
-is shown as text and runs nothing: no dialog, no navigation away, no console error. The
-run saves screenshots of the overview, an item page and an explain page into
-``docs/screenshots/`` (shown in the README).
+is shown as text and runs nothing: no dialog, no navigation away, no console error. A
+refusal answered with 400 (an over-long field) is swapped into the page and seen: htmx 2
+swaps no 4xx by default, the inspector's configuration does. The run takes screenshots of
+the overview, an item page and an explain page; with ``WAYMARKS_SCREENSHOTS=1`` it saves
+them into ``docs/screenshots/`` (shown in the README), else into a temporary folder, so a
+test run leaves the repository as it was.
 
 Chromium comes from the test setup: when it is missing, the session fixture installs
 ``chromium`` and ``chromium-driver`` with apt-get (as CI runs, as root); only a machine
@@ -15,6 +18,7 @@ without apt skips, and says so.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -141,10 +145,19 @@ def _confirm(driver: Any) -> None:
     _wait(driver, _has("#outcome"))
 
 
+def _digests(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.glob("*.png"))} if folder.is_dir() else {}
+
+
 def test_the_inspector_in_a_real_browser(server: str, browser: Any, seeded: dict[str, str],
-                                         cli: Callable[..., dict]) -> None:
+                                         cli: Callable[..., dict], tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
+
+    keep = os.environ.get("WAYMARKS_SCREENSHOTS") == "1"
+    shots = SCREENSHOTS if keep else tmp_path / "screenshots"
+    committed = _digests(SCREENSHOTS)
 
     conflicting = cli("memory", "add", "--", "Package export mode defaults to PerEndpoint.")
     other = cli("memory", "add", "--", "Deploys go to staging first.")["id"]
@@ -165,15 +178,15 @@ def test_the_inspector_in_a_real_browser(server: str, browser: Any, seeded: dict
     assert not driver.find_elements(By.CSS_SELECTOR, "main script, main img, "
                                                      "main a[href^='javascript']")
     driver.execute_script("window.scrollTo(0, 0)")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(SCREENSHOTS / "overview.png"))
+    shots.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(shots / "overview.png"))
     _no_dialog(driver)
 
     # an item: provenance and the supersede chain
     driver.find_element(By.CSS_SELECTOR, f"a[href^='/item/memory/{seeded['port2']}']").click()
     _wait(driver, _has("#item-id", seeded["port2"]))
     assert seeded["port"][:8] in _text_of(driver, "#chain")
-    driver.save_screenshot(str(SCREENSHOTS / "item.png"))
+    driver.save_screenshot(str(shots / "item.png"))
 
     # explain: blocks, recall, privacy
     driver.find_element(By.ID, "nav-explain").click()
@@ -186,7 +199,7 @@ def test_the_inspector_in_a_real_browser(server: str, browser: Any, seeded: dict
     assert "Always run the tests" in _text_of(driver, "#injected")
     assert seeded["secretish"][:8] in _text_of(driver, "#withheld")  # local-only: withheld
     assert "quokka" not in driver.find_element(By.TAG_NAME, "body").text
-    driver.save_screenshot(str(SCREENSHOTS / "explain.png"))
+    driver.save_screenshot(str(shots / "explain.png"))
 
     # a supersede, confirmed on the page
     driver.get(f"{base}/item/memory/{seeded['port2']}")
@@ -209,6 +222,20 @@ def test_the_inspector_in_a_real_browser(server: str, browser: Any, seeded: dict
     assert conflicting["id"] in _text_of(driver, "#conflicts")
     assert cli("memory", "show", other)["item"]["status"] == "active"
 
+    # a refusal answered with 400 is swapped in and seen, not a click that does nothing
+    driver.get(f"{base}/item/memory/{other}")
+    _wait(driver, _has("#supersede-form"))
+    _no_dialog(driver)
+    assert _console_errors(driver) == []  # nothing before the refusal
+    area = driver.find_element(By.CSS_SELECTOR, "#supersede-form textarea")
+    driver.execute_script("arguments[0].value = arguments[1]", area, "y" * 20_001)
+    _submit(driver, "#supersede-submit")
+    _wait(driver, _has("#problem", "longer than 20,000"))
+    assert "Nothing was done" in _text_of(driver, "main h1")
+    assert cli("memory", "show", other)["item"]["status"] == "active"
+    # the browser notes the 400 itself; nothing else (htmx reports no error of its own)
+    assert all("status of 400" in m for m in _console_errors(driver))
+
     # a pin, confirmed on the page
     driver.get(base + "/")
     _wait(driver, _has("#new-pin"))
@@ -226,3 +253,9 @@ def test_the_inspector_in_a_real_browser(server: str, browser: Any, seeded: dict
     _no_dialog(driver)
     assert re.match(re.escape(base) + r"/", driver.current_url)
     assert _console_errors(driver) == []
+
+    # the screenshots: real PNGs; the committed ones rewritten only when asked for
+    for name in ("overview.png", "item.png", "explain.png"):
+        assert (shots / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+    if not keep:
+        assert _digests(SCREENSHOTS) == committed

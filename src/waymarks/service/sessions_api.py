@@ -108,3 +108,19 @@ def session_branch(app: Waymarks, from_id: str, summary: str | None = None) -> s
             app.ids.entry_id,
         )
     return entry.id
+
+
+def session_projects(home: Path, limit: int = 500) -> list[str]:
+    """The projects that have sessions in this home: the ``cwd`` of the first session
+    file of each of the first ``limit`` project folders (one header read per folder;
+    the web inspector's project list)."""
+    found: set[str] = set()
+    root = home / "sessions"
+    if not root.is_dir():
+        return []
+    for folder in sorted(root.iterdir())[:limit]:
+        first = next(iter(sorted(folder.glob("*.jsonl"))), None) if folder.is_dir() else None
+        header = read_header(first) if first is not None else None
+        if header is not None:
+            found.add(header.cwd)
+    return sorted(found)

@@ -192,6 +192,8 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
 
     async def confirm(request: Request) -> Response:
         service = inspector.service(request)
+        if service is None:  # never shown as if for the launch project
+            return inspector.problem(request, "Unknown project: choose one from the list.")
         form = await _form(request)
         try:
             action, line = actions.command_line(form.get("action", ""), form)

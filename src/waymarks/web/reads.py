@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from waymarks.ledger.discovery import read_header
 from waymarks.service.outcomes import ServiceError
 
 if TYPE_CHECKING:
@@ -230,16 +229,9 @@ def explain(app: Waymarks, prompt: str, provider: str | None) -> Explained:
 def known_projects(app: Waymarks) -> list[str]:
     """The projects of this home: trusted ones and those with sessions (one header read
     per project folder)."""
-    found = set(app.trusted_projects()) | {app.cwd}
-    root = app.home / "sessions"
-    if root.is_dir():
-        for folder in sorted(root.iterdir())[:500]:
-            first = next(iter(sorted(folder.glob("*.jsonl"))), None) if folder.is_dir() \
-                else None
-            header = read_header(first) if first is not None else None
-            if header is not None:
-                found.add(header.cwd)
-    return sorted(found)
+    from waymarks.service.sessions_api import session_projects
+
+    return sorted(set(app.trusted_projects()) | {app.cwd} | set(session_projects(app.home)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,14 +7,24 @@ it is guarded on every request (pages, static files and actions alike):
   ``waymarks ui`` starts; the URL it prints carries it once (``?token=``), after which a
   ``HttpOnly``, ``SameSite=Strict`` cookie does (named after the launch, since cookies
   are shared across ports: two inspectors on one machine do not overwrite each other's).
-  No token is 401, a wrong one 403; the comparison is constant-time. The token never
-  appears in a page, a log or an error.
+  The cookie's value is not the token but an HMAC of it (:attr:`Gate.session`): cookies
+  ignore ports, so every other service on this machine the browser visits receives it,
+  and the token itself must not travel there. (The cookie is still a bearer credential
+  of this launch; what it cannot reveal is the token.) No token is 401, a wrong one 403;
+  the comparison is constant-time. The token never appears in a page, a log or an error.
+  The redirect that trades the token for the cookie goes to a path on this server only
+  (leading slashes collapsed).
 - **The Host header** must name the address the server listens on (or ``localhost``), so
   a page elsewhere cannot reach the inspector through a DNS name it rebinds to 127.0.0.1.
 - **CSRF on every action.** A ``POST`` must carry the form field ``csrf`` (an HMAC of the
   token, so it never reveals the token) and, when the browser sends ``Origin`` or
   ``Sec-Fetch-Site``, come from the inspector's own origin. Methods other than
-  ``GET``/``HEAD``/``POST`` are refused.
+  ``GET``/``HEAD``/``POST`` are refused, and so are websockets (nothing here speaks
+  them; they would otherwise pass no check).
+- **Order and size.** Method, Host, token, origin and content type are checked from the
+  headers before a byte of the body is read, so an unauthenticated page cannot make the
+  inspector buffer anything; a declared ``Content-Length`` over :data:`MAX_BODY` is 413
+  unread, and the body is read with that cap (a chunked body stops there, 413).
 - **Headers** on every answer: a strict Content-Security-Policy (scripts and styles only
   from the inspector itself: no inline script, no ``eval``, nothing from elsewhere),
   ``nosniff``, no referrer, no framing, no caching.
@@ -54,6 +64,9 @@ HEADERS: Final = {
     "cross-origin-resource-policy": "same-origin",
 }
 METHODS: Final = frozenset({"GET", "HEAD", "POST"})
+#: bytes of one action's form: its fields are at most 20,000 characters each (``app.py``),
+#: a few times that once URL-encoded; anything larger is refused (413) unread
+MAX_BODY: Final = 1024 * 1024
 LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 
 
@@ -110,11 +123,21 @@ class Gate:
     def url(self, base: str, path: str = "/") -> str:
         return f"{base.rstrip('/')}{path}?{urlencode({'token': self.token})}"
 
+    @property
+    def session(self) -> str:
+        """The cookie's value: derived from the launch token, never revealing it."""
+        return hmac.new(self.token.encode(), b"waymarks-ui-session-v1",
+                        hashlib.sha256).hexdigest()
+
     def token_ok(self, given: str | None) -> bool:
         return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
 
     def csrf_ok(self, given: str | None) -> bool:
         return given is not None and hmac.compare_digest(given.encode(), self.csrf.encode())
+
+    def session_ok(self, given: str | None) -> bool:
+        return given is not None and hmac.compare_digest(given.encode(),
+                                                         self.session.encode())
 
 
 def _refusal(status: int, text: str) -> Response:
@@ -145,15 +168,33 @@ class GateMiddleware:
         self.gate = gate
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "lifespan":  # the server's start and stop, not a request
             await self.app(scope, receive, send)
             return
-        request = Request(scope, receive)
-        body = await request.body() if request.method == "POST" else b""
-        refused = self._check(request, body)
-        if refused is not None:
+        if scope["type"] != "http":  # websockets and anything else: nothing here speaks them
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        request = Request(scope)
+        refused = self._check_request(request)
+        if refused is None and request.method == "POST":
+            refused = self._check_post(request)
+        if refused is not None:  # refused before a byte of the body is read
             await refused(scope, receive, send)
             return
+        body = b""
+        if request.method == "POST":
+            read = await _read_capped(receive, MAX_BODY)
+            if read is None:  # the client went away
+                return
+            if isinstance(read, Response):
+                await read(scope, receive, send)
+                return
+            body = read
+            refused = self._check_csrf(body)
+            if refused is not None:
+                await refused(scope, receive, send)
+                return
         replayed = False
 
         async def replay() -> Message:  # the route reads the body this gate already read
@@ -173,7 +214,8 @@ class GateMiddleware:
 
         await self.app(scope, replay, with_headers)
 
-    def _check(self, request: Request, body: bytes) -> Response | None:
+    def _check_request(self, request: Request) -> Response | None:
+        """Method, Host and token: what is decided from the request line and headers."""
         gate = self.gate
         if request.method not in METHODS:
             return _refusal(405, "Method not allowed.")
@@ -185,12 +227,9 @@ class GateMiddleware:
                 return _refusal(403, "Wrong token: open the URL `waymarks ui` printed for "
                                      "this launch (a new launch makes a new token).")
             if request.method == "GET":  # trade the URL's token for the cookie, once
-                rest = urlencode([(k, v) for k, v in parse_qsl(request.url.query)
-                                  if k != "token"])
-                target = request.url.path + (f"?{rest}" if rest else "")
-                response = RedirectResponse(target, status_code=303)
-                response.set_cookie(gate.cookie, gate.token, httponly=True, samesite="strict",
-                                    path="/")
+                response = RedirectResponse(local_target(request), status_code=303)
+                response.set_cookie(gate.cookie, gate.session, httponly=True,
+                                    samesite="strict", path="/")
                 response.headers.update(HEADERS)
                 return response
         else:
@@ -198,21 +237,63 @@ class GateMiddleware:
             if cookie is None:
                 return _refusal(401, "No token: open the URL `waymarks ui` printed (it "
                                      "carries this launch's token).")
-            if not gate.token_ok(cookie):
+            if not gate.session_ok(cookie):
                 return _refusal(403, "Wrong token: open the URL `waymarks ui` printed for "
                                      "this launch (a new launch makes a new token).")
-        if request.method == "POST":
-            if not same_origin(request):
-                return _refusal(403, "Cross-origin request refused: actions are taken only "
-                                     "from the inspector's own pages.")
-            if "application/x-www-form-urlencoded" not in request.headers.get(
-                    "content-type", ""):
-                return _refusal(415, "Actions are sent as forms of the inspector's pages.")
-            given = [v for k, v in parse_qsl(body.decode("utf-8", "replace")) if k == "csrf"]
-            if len(given) != 1 or not gate.csrf_ok(given[0]):
-                return _refusal(403, "Missing or wrong form token: reload the page and "
-                                     "try again.")
         return None
+
+    @staticmethod
+    def _check_post(request: Request) -> Response | None:
+        """Origin, content type and declared size of an action, still before its body."""
+        if not same_origin(request):
+            return _refusal(403, "Cross-origin request refused: actions are taken only "
+                                 "from the inspector's own pages.")
+        if "application/x-www-form-urlencoded" not in request.headers.get("content-type", ""):
+            return _refusal(415, "Actions are sent as forms of the inspector's pages.")
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+            return _too_large()
+        return None
+
+    def _check_csrf(self, body: bytes) -> Response | None:
+        given = [v for k, v in parse_qsl(body.decode("utf-8", "replace")) if k == "csrf"]
+        if len(given) != 1 or not self.gate.csrf_ok(given[0]):
+            return _refusal(403, "Missing or wrong form token: reload the page and "
+                                 "try again.")
+        return None
+
+
+def _too_large() -> Response:
+    return _refusal(413, f"The form is larger than {MAX_BODY // 1024:,} KiB: nothing was "
+                         "done. Shorten the text (a pin is at most 4,000 characters).")
+
+
+async def _read_capped(receive: Receive, cap: int) -> bytes | Response | None:
+    """The request body, read until it ends or passes ``cap`` bytes (then a 413, the rest
+    never read); ``None`` when the client disconnected first."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > cap:
+            return _too_large()
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def local_target(request: Request) -> str:
+    """Where the token's redirect goes: this request's path and query without the token,
+    always a path on this server (leading slashes and backslashes collapsed to one
+    slash: ``//evil.example/`` would be another host to a browser, and so would
+    ``/\\evil.example/``)."""
+    rest = urlencode([(k, v) for k, v in parse_qsl(request.url.query) if k != "token"])
+    path = "/" + request.url.path.lstrip("/\\")
+    return path + (f"?{rest}" if rest else "")
 
 
 def allowed_hosts(pairs: Iterable[tuple[str, int]]) -> frozenset[str]:

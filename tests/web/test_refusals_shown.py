@@ -1,0 +1,75 @@
+"""What a refusal looks like in the browser, and the pages the review found rendering the
+wrong thing: htmx 2 swaps no 4xx/5xx answer by default, so the inspector's configuration
+must swap them (or every refusal would look like a click that did nothing); ``/confirm``
+for an unknown project is a problem page, not a confirmation for the launch project; an
+engineering doc's status is stored text and shown through ``reveal``."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.web.test_pages import _client
+
+
+def _htmx_config(page: str) -> dict[str, Any]:
+    found = re.search(r"<meta name=\"htmx-config\" content='([^']*)'>", page)
+    assert found, "no htmx-config meta"
+    config: dict[str, Any] = json.loads(html.unescape(found.group(1)))
+    return config
+
+
+def _handling(config: dict[str, Any], status: int) -> dict[str, Any]:
+    """The rule htmx 2 applies to ``status``: the first whose ``code`` (a regular
+    expression, unanchored, as htmx tests it) matches; none is ``swap: false``."""
+    for rule in config.get("responseHandling", []):
+        if re.search(rule["code"], str(status)):
+            return dict(rule)
+    return {"swap": False}
+
+
+def test_htmx_swaps_refusals_and_errors_into_the_page(web: Any) -> None:
+    client, gate = _client(web)
+    config = _htmx_config(client.get("/").text)
+    assert config["selfRequestsOnly"] is True and config["allowEval"] is False
+    for status in (200, 303, 400, 401, 403, 404, 413, 415, 500):
+        rule = _handling(config, status)
+        # swapped, and not flagged as an error (htmx logs errors to the console)
+        assert rule["swap"] is True and not rule.get("error"), status
+    assert _handling(config, 204)["swap"] is False
+    # the refusals it now swaps are whole pages saying what happened
+    refused = client.post("/act", data={"csrf": gate.csrf, "action": "pin", "text": "x"})
+    assert refused.status_code == 400
+    assert 'id="problem"' in refused.text and "Not confirmed" in refused.text
+    assert "<main>" in refused.text  # the page's layout, swapped whole into the body
+
+
+def test_confirm_for_an_unknown_project_is_a_problem_page(web: Any,
+                                                          seeded: dict[str, str]) -> None:
+    client, gate = _client(web)
+    form = {"csrf": gate.csrf, "action": "unpin", "id": seeded["pin"]}
+    answer = client.post("/confirm?project=/nowhere/known", data=form)
+    assert answer.status_code == 400 and "Unknown project" in answer.text
+    assert "confirm-form" not in answer.text and "/act" not in answer.text
+    known = client.post("/confirm", data=form)
+    assert known.status_code == 200 and "confirm-form" in known.text
+
+
+def test_an_engineering_docs_status_is_shown_revealed(
+        web: Any, project: Path, cli: Callable[..., dict]) -> None:
+    decisions = project / "docs" / "engineering" / "decisions"
+    decisions.mkdir(parents=True)
+    (decisions / "ADR-0001-deploy-tool.md").write_text(
+        "---\nid: ADR-0001\ntitle: Deploy tool\nstatus: Accepted \u202egnp.exe\u202c "
+        "<b>now</b>\ndecision: Deploy with Kamal\n---\n\n# Context\n\nWe deploy often.\n",
+        encoding="utf-8")
+    client, _gate = _client(web)
+    page = client.get("/").text
+    docs = page[page.index('id="docs"'):page.index('id="learned"')]
+    assert "Deploy with Kamal" in docs
+    assert "Accepted \\u202egnp.exe\\u202c &lt;b&gt;now&lt;/b&gt;" in docs
+    assert "\u202e" not in page
