@@ -126,3 +126,24 @@ def test_no_policy_can_open_the_team_ledger_to_restricted_levels(level: str) -> 
     assert share_problem(wide, f"key {SECRET}", None, None) == (
         "credential", "the text holds a credential-like value; share a version without it")
     assert share_problem(wide, "claim", SECRET, None) is not None
+
+
+def test_an_unshare_reason_is_checked_like_shared_text(cli, project: Path
+                                                      ) -> None:  # type: ignore[no-untyped-def]
+    # the reason is written to the shared ledger and shown by `team status`: a credential
+    # or a marked span in it must be refused as in a shared item, leaving the bytes as they were
+    cli("trust", ".")
+    cli("team", "init")
+    local = cli("pin", "--scope", "project", "--", "Use the shared staging cluster")["id"]
+    shared = cli("team", "share", local, "--yes")["id"]
+    before = ledger_bytes(project)
+    refused = cli("team", "unshare", shared[:12], "--yes", "--", "rotated", SECRET, expect=2)
+    assert refused["code"] == "credential" and SECRET not in cli.seen
+    refused = cli("team", "unshare", shared[:12], "--yes", "--",
+                  "see [ds4:sensitive]the incident[/ds4:sensitive]", expect=2)
+    assert refused["code"] in ("classification", "marked")
+    assert ledger_bytes(project) == before
+    assert cli("team", "unshare", shared[:12], "--yes", "--", "moved to prod")["outcome"] == (
+        "committed")
+    assert ledger_bytes(project) != before
+

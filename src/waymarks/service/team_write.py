@@ -138,8 +138,9 @@ def init(app: Waymarks) -> dict[str, Any]:
 
 
 def team_egress(app: Waymarks) -> Egress:
-    """The egress for the team ledger: normal and internal at most, narrowed by a
-    ``remoteProviders.team`` entry; always redacting (it is never local)."""
+    """The egress for the team ledger: normal and internal at most (issue 22's default,
+    although ``remoteDefaultAllowed`` is ``normal``: the team is the project's own people,
+    not a model provider), narrowed by a ``remoteProviders.team`` entry; always redacting."""
     policy = app.settings().policy
     allowed = TEAM_LEVELS
     if TEAM_PROVIDER in policy.remote_providers:
@@ -274,6 +275,8 @@ def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
     """Withdraw a team item for everyone (a pin is deleted, a claim expires)."""
     state, me = _ready(app)
     target = _team_item(state, ref)
+    if reason:  # the reason is shared text too: the same checks as a shared item's
+        _check(app, reason, None, None)
     status = "deleted" if target.kind == "pin" else "expired"
     seq = _append(app, me, op="status", kind=target.kind, target_id=target.id,
                   status=status, reason=reason or "unshared")
