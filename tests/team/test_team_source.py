@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+import waymarks.ledger.team as ledger_team
 from waymarks.core.team import genesis, make_line
 from waymarks.service import team
 from waymarks.service.app import Waymarks
@@ -136,3 +141,89 @@ def test_team_items_are_planned_after_the_persons_pins_with_provenance(
     assert '"Run the migrations check before every commit"' in block
     entry = next(e for e in plan.manifest if e.kind == "team")
     assert entry.decision == "included" and entry.id == "ann-00000001-1"
+
+
+def _cli(home: Path, project: Path, *args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--cwd", str(project), "--json", *args],
+                          capture_output=True, text=True, timeout=120, cwd=project)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_long_lived_process_follows_an_exclusion_made_by_another(
+        trusted: Waymarks, home: Path, project: Path) -> None:
+    # the Claude Code helper, the MCP server or `waymarks ui` stay up while the person
+    # runs `waymarks team exclude` in a terminal: the very next read must withdraw them
+    directory = project / ".waymarks" / "team"
+    a = Writer(directory, "ann-00000001", "Ann").add("Use tabs")
+    b = Writer(directory, "bob-00000002", "Bob").add("Write ADRs for schema changes")
+    assert active_ids(trusted) == [a, b]
+    _cli(home, project, "team", "exclude", "bob-00000002", "left the team")
+    assert active_ids(trusted) == [a]
+    _cli(home, project, "team", "include", "bob-00000002")
+    assert active_ids(trusted) == [a, b]
+
+
+def test_unreadable_and_linked_files_are_withdrawn_never_a_traceback(
+        trusted: Waymarks, project: Path, tmp_path: Path) -> None:
+    directory = project / ".waymarks" / "team"
+    a = Writer(directory, "ann-00000001", "Ann").add("Use tabs")
+    bob = Writer(directory, "bob-00000002", "Bob")
+    b = bob.add("Write ADRs for schema changes")
+    assert active_ids(trusted) == [a, b]
+    # a pushed commit turned Bob's file into a link to a file elsewhere on this machine
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(bob.path.read_bytes())
+    bob.path.unlink()
+    bob.path.symlink_to(outside)
+    source = team.refresh(trusted).sources["bob-00000002"]
+    assert (source.status, source.detail) == ("unreadable", "a symbolic link (never followed)")
+    assert active_ids(trusted) == [a]
+    # a file that cannot be opened (mode 000; root reads anyway, so simulate the error)
+    bob.path.unlink()
+    bob.path.write_bytes(outside.read_bytes())
+    assert active_ids(trusted) == [a, b]
+    real_read = ledger_team._read_from
+    ledger_team._read_from = lambda path, offset: (  # type: ignore[assignment]
+        (_ for _ in ()).throw(PermissionError(13, "denied")) if path.endswith("bob-00000002.jsonl")
+        else real_read(path, offset))
+    try:
+        os.utime(bob.path, ns=(1, 1))  # changed: read again
+        source = team.refresh(trusted).sources["bob-00000002"]
+        assert (source.status, source.detail) == ("unreadable", "cannot be read (EACCES)")
+        assert active_ids(trusted) == [a]
+    finally:
+        ledger_team._read_from = real_read  # type: ignore[assignment]
+    assert active_ids(trusted) == [a, b], "readable again: tried again without a new mtime"
+
+
+def test_the_owners_file_is_never_appended_through_a_link(
+        make_app: Callable[..., Waymarks], home: Path, project: Path, tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    _cli(home, project, "trust", str(project))
+    _cli(home, project, "team", "init")
+    _cli(home, project, "pin", "--scope", "project", "--", "Prefer small commits")
+    directory = project / ".waymarks" / "team"
+    mine = next(directory.glob("*.jsonl"), None)
+    me = mine.stem if mine is not None else None
+    if me is None:  # init made no file yet: share once to learn the contributor's name
+        pins = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                               "--cwd", str(project), "--json", "pins"],
+                              capture_output=True, text=True, check=True)
+        pin_id = json.loads(pins.stdout)["items"][0]["id"]
+        _cli(home, project, "team", "share", pin_id, "--yes")
+        me = next(directory.glob("*.jsonl")).stem
+    target = tmp_path / "elsewhere.jsonl"
+    own = directory / f"{me}.jsonl"
+    own.unlink()
+    own.symlink_to(target)  # dangling: an append through it would create a file elsewhere
+    team.forget_process_state()
+    second = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                             "--cwd", str(project), "--json", "pin", "--scope", "project",
+                             "--", "Write ADRs"], capture_output=True, text=True, check=True)
+    refused = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                              "--cwd", str(project), "--json", "team", "share",
+                              json.loads(second.stdout)["id"], "--yes"],
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert not target.exists()

@@ -7,11 +7,15 @@ written (no final newline) is left for the next read, as the session reader does
 
 What must stay true: a file is only ever appended to by this module (``O_APPEND``, an
 exclusive ``flock``, ``fsync``), and only after the file's last complete line has been
-verified as its chain's head, so an append never extends a broken chain.
+verified as its chain's head, so an append never extends a broken chain. Symbolic links
+are never followed (a pushed commit can turn a contributor file or the team directory into
+one pointing anywhere on a teammate's machine): a linked file reads as unreadable and is
+never appended to.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 from collections.abc import Callable
@@ -56,9 +60,10 @@ def list_files(directory: Path) -> list[TeamFile]:
                 if not name.endswith(SUFFIX):
                     continue
                 contributor = name[: -len(SUFFIX)]
-                if not CONTRIBUTOR_RE.match(contributor) or not entry.is_file():
+                if not CONTRIBUTOR_RE.match(contributor) or entry.is_dir(
+                        follow_symlinks=False):
                     continue
-                stat = entry.stat()
+                stat = entry.stat(follow_symlinks=False)  # a link is listed, read as unreadable
                 found.append(TeamFile(contributor, entry.path, stat.st_size,
                                       stat.st_mtime_ns))
     except FileNotFoundError:
@@ -77,6 +82,7 @@ class ChainRead:
     head: str = ""
     head_start: int = 0
     broken: str | None = None  # "line N: why"
+    unreadable: str | None = None  # why the file could not be read at all
     lines: int = 0  # complete lines in the file, verified or not
 
 
@@ -86,9 +92,11 @@ def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
     the ``count``-th line, whose hash is ``head``)."""
     prev = head if count else genesis(contributor)
     result = ChainRead(offset=offset, count=count, head=prev or "", head_start=head_start)
-    with open(path, "rb") as handle:
-        handle.seek(offset)
-        data = handle.read()
+    try:
+        data = _read_from(path, offset)
+    except OSError as problem:
+        result.unreadable = _why(problem)
+        return result
     position = offset
     start = 0
     while True:
@@ -112,13 +120,29 @@ def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
     return result
 
 
+def _read_from(path: str, offset: int) -> bytes:
+    """The bytes of ``path`` from ``offset``, without following a symbolic link."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            handle.seek(offset)
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def _why(problem: OSError) -> str:
+    """A fixed description of a read or open failure (no path, no content)."""
+    if problem.errno == errno.ELOOP:
+        return "a symbolic link (never followed)"
+    return f"cannot be read ({errno.errorcode.get(problem.errno or 0, 'error')})"
+
+
 def anchor_holds(path: str, head_start: int, offset: int, head: str) -> bool:
     """Whether the line ending at ``offset`` (starting at ``head_start``) still carries
     ``head``: the cheap check that a file grew by appends only since it was read."""
     try:
-        with open(path, "rb") as handle:
-            handle.seek(head_start)
-            line = handle.read(offset - head_start)
+        line = _read_from(path, head_start)[:offset - head_start]
     except OSError:
         return False
     if not line.endswith(b"\n") or b"\n" in line[:-1]:
@@ -135,7 +159,15 @@ def append_entry(path: Path, contributor: str,
     """Append the line ``make(seq, prev)`` returns to the contributor's own file, under
     an exclusive lock, after verifying the file's last line is its chain's head."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    for directory in (path.parent, path.parent.parent):
+        if directory.is_symlink():
+            raise TeamAppendError(f"{directory.name} is a symbolic link; the team ledger must "
+                                  "be a plain directory of the repository")
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
+    except OSError as problem:
+        raise TeamAppendError(f"{path.name} {_why(problem)}; restore it from git "
+                              "(`git checkout -- PATH`) before sharing") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size

@@ -78,6 +78,9 @@ class TeamState:
     anchors: dict[str, dict[str, Any]] = field(default_factory=dict)  # persisted
     fold: TeamFold = field(default_factory=TeamFold)
     loaded: bool = False
+    #: (size, mtime) of the anchors file when last read or written here: another process
+    #: (``waymarks team exclude`` beside a long-lived host) changing it is noticed
+    anchors_stamp: tuple[int, int] | None = None
     journal_lines: int = 0
     frozen_at: int = 0  # entries held when the collector last froze them
 
@@ -117,6 +120,14 @@ def _load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
     return anchors, len(lines)
 
 
+def _anchors_stamp(app: Waymarks) -> tuple[int, int] | None:
+    try:
+        stat = anchors_path(app).stat()
+    except OSError:
+        return None
+    return (stat.st_size, stat.st_mtime_ns)
+
+
 def _journal(app: Waymarks, state: TeamState, moved: list[str]) -> None:
     """Record moved anchors by appending one line each. Not ``fsync``ed: a power cut
     can only lose the newest advance, so a later truncation of the entries it covered
@@ -132,6 +143,7 @@ def _journal(app: Waymarks, state: TeamState, moved: list[str]) -> None:
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(data)
     state.journal_lines += len(moved)
+    state.anchors_stamp = _anchors_stamp(app)
 
 
 def save_anchors(app: Waymarks, state: TeamState) -> None:
@@ -142,6 +154,7 @@ def save_anchors(app: Waymarks, state: TeamState) -> None:
             for c, anchor in sorted(state.anchors.items())]
     write_atomic(path, "".join(row + "\n" for row in rows), mode=0o600)
     state.journal_lines = len(rows)
+    state.anchors_stamp = _anchors_stamp(app)
 
 
 def counts(state: TeamState, contributor: str) -> bool:
@@ -196,20 +209,27 @@ def _refresh(app: Waymarks) -> TeamState:
         state = _STATES[key] = TeamState(app.cwd)
     if not app.project_trusted:
         return TeamState(app.cwd)
-    if not state.loaded:
+    refold = False
+    stamp = _anchors_stamp(app)
+    if not state.loaded or stamp != state.anchors_stamp:
+        # first read here, or another process changed the anchors (an exclusion, say):
+        # a long-lived host must stop showing an excluded contributor's items at once
+        counted = {c: counts(state, c) for c in state.sources}
         state.anchors, state.journal_lines = _load_anchors(app)
+        state.anchors_stamp = stamp
+        refold = state.loaded and any(counts(state, c) != was for c, was in counted.items())
         state.loaded = True
     files = list_files(team_dir(app))
-    refold = False
     fresh: list[TeamEntry] = []
     moved: list[str] = []
     listed = set()
     for file in files:
         listed.add(file.contributor)
         source = state.sources.get(file.contributor)
-        if source is not None and (source.size, source.mtime_ns, source.path) == \
-                (file.size, file.mtime_ns, file.path):
-            continue
+        if source is not None and source.status != "unreadable" and (
+                source.size, source.mtime_ns, source.path) == (
+                file.size, file.mtime_ns, file.path):
+            continue  # (an unreadable file is tried again: a chmod changes no mtime)
         was_counting = counts(state, file.contributor)
         arrived = False
         if (source is not None and source.status == AVAILABLE and source.count
@@ -235,7 +255,9 @@ def _refresh(app: Waymarks) -> TeamState:
         source.lines = read.lines
         source.head, source.head_start = read.head, read.head_start
         source.status, source.detail = AVAILABLE, None
-        if read.broken is not None:
+        if read.unreadable is not None:
+            source.status, source.detail = "unreadable", read.unreadable
+        elif read.broken is not None:
             source.status, source.detail = "tampered", read.broken
         _judge(source, state.anchors.get(file.contributor))
         if source is not None and read.entries and arrived and counts(state, file.contributor):
