@@ -24,17 +24,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from waymarks.core.egress import Egress
-from waymarks.core.evolution.rows import ClaimRow
 from waymarks.recall.digest import render_digest
-from waymarks.recall.engine import RecallResult
+from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.learned import LearnedClaim
 from waymarks.recall.plan import direct_plan, plan_query
-from waymarks.service.evolution_rank import Corpus, base_candidate, rank
+from waymarks.recall.scoring import Stats
 from waymarks.service.learning import ledger_path
 from waymarks.service.ports import iso
 
-if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's path
+if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's path; the
+    # evolution modules only once a home has learned something (a fresh recall stays lean)
+    from waymarks.core.evolution.rows import ClaimRow
     from waymarks.planner.learned import LearnedBlock
+    from waymarks.service.evolution_rank import Corpus
 
 
 def _recallable(home: Path) -> tuple[list[ClaimRow], dict[str, str], list[str]]:
@@ -56,12 +58,14 @@ def _recallable(home: Path) -> tuple[list[ClaimRow], dict[str, str], list[str]]:
 _CORPORA: dict[str, tuple[tuple[str, ...], Corpus]] = {}
 
 
-def _corpus(home: Path) -> Corpus:
-    """The home's recallable learned claims as a ranking corpus (cached per signature)."""
+def _corpus(home: Path) -> Corpus | None:
+    """The home's recallable learned claims as a ranking corpus (cached per signature);
+    ``None`` for a home that never learned anything."""
     if not ledger_path(home).is_file():
-        return Corpus(())
+        return None
     from waymarks.core.evolution.model import RECALLABLE_STATES
     from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution_rank import Corpus, base_candidate
 
     with Evolution(home) as evo:
         evo.sync()
@@ -104,7 +108,13 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
     stamp = now or iso(datetime.now(UTC))
     admits = None if egress is None else (
         lambda c: egress.admits_all_up_to(egress.level(c.text, c.classification)))
-    result = rank(plan, _corpus(home), stamp, automatic=automatic, admits=admits)
+    corpus = _corpus(home)
+    if corpus is None:
+        result = evaluate(plan, [], Stats(0))
+    else:
+        from waymarks.service.evolution_rank import rank
+
+        result = rank(plan, corpus, stamp, automatic=automatic, admits=admits)
     if egress is None:
         return result
     # scored as recallable ("active" to the gates); shown for what it is: provisional
