@@ -32,8 +32,8 @@ from waymarks.recall.scoring import Stats
 from waymarks.service.learning import ledger_path
 from waymarks.service.ports import iso
 
-if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's path;
-    # the ranking machinery only where something was learned
+if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's path; the
+    # evolution modules only once a home has learned something (a fresh recall stays lean)
     from waymarks.core.evolution.rows import ClaimRow
     from waymarks.planner.learned import LearnedBlock
     from waymarks.service.evolution_rank import Corpus
@@ -58,14 +58,14 @@ def _recallable(home: Path) -> tuple[list[ClaimRow], dict[str, str], list[str]]:
 _CORPORA: dict[str, tuple[tuple[str, ...], Corpus]] = {}
 
 
-def _corpus(home: Path) -> Corpus:
-    """The home's recallable learned claims as a ranking corpus (cached per signature)."""
-    from waymarks.service.evolution_rank import Corpus, base_candidate
-
+def _corpus(home: Path) -> Corpus | None:
+    """The home's recallable learned claims as a ranking corpus (cached per signature);
+    ``None`` for a home that never learned anything."""
     if not ledger_path(home).is_file():
-        return Corpus(())
+        return None
     from waymarks.core.evolution.model import RECALLABLE_STATES
     from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution_rank import Corpus, base_candidate
 
     with Evolution(home) as evo:
         evo.sync()
@@ -108,12 +108,13 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
     stamp = now or iso(datetime.now(UTC))
     admits = None if egress is None else (
         lambda c: egress.admits_all_up_to(egress.level(c.text, c.classification)))
-    if ledger_path(home).is_file():
+    corpus = _corpus(home)
+    if corpus is None:
+        result = evaluate(plan, [], Stats(0))
+    else:
         from waymarks.service.evolution_rank import rank
 
-        result = rank(plan, _corpus(home), stamp, automatic=automatic, admits=admits)
-    else:  # nothing learned in this home: a fresh recall loads no evolution code
-        result = evaluate(plan, [], Stats(0))
+        result = rank(plan, corpus, stamp, automatic=automatic, admits=admits)
     if egress is None:
         return result
     # scored as recallable ("active" to the gates); shown for what it is: provisional
