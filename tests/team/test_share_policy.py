@@ -147,3 +147,31 @@ def test_an_unshare_reason_is_checked_like_shared_text(cli, project: Path
         "committed")
     assert ledger_bytes(project) != before
 
+
+
+def test_commits_follow_a_git_commit_and_a_new_process_reuses_them_without_git(
+        cli, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
+    # provenance names the commit that added a line: an unchanged file after `git commit`
+    # must show it (the cache is keyed by HEAD), and a hook (a new process each prompt)
+    # reads it from the home instead of running `git blame` again
+    cli("trust", ".")
+    cli("team", "init")
+    local = cli("pin", "--scope", "project", "--", "Use the shared staging cluster")["id"]
+    cli("team", "share", local, "--yes")
+    assert [i["commit"] for i in cli("team", "status")["items"]] == [None]
+    subprocess.run(["git", "-C", str(project), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(project), "-c", "user.email=d@example.com", "commit",
+                    "-q", "-m", "share"], check=True)
+    head = subprocess.run(["git", "-C", str(project), "rev-parse", "HEAD"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    assert [i["commit"] for i in cli("team", "status")["items"]] == [head[:12]]
+    # a new process with no git on its PATH: the commit still comes from the home's cache
+    import os
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "PATH"}
+    env["PATH"] = str(Path(sys.executable).parent)  # python only: `git` is not found
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", "team",
+                           "status"], cwd=project, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [i["commit"] for i in json.loads(done.stdout)["items"]] == [head[:12]]

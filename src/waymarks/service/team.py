@@ -314,8 +314,10 @@ def team_items(app: Waymarks, state: TeamState, *, active_only: bool = False,
         if provenance:
             source = state.sources[entry.contributor]
             if source.path not in blame:
-                blame[source.path] = team_git.line_commits(Path(source.path), source.size,
-                                                           source.mtime_ns)
+                blame[source.path] = team_git.line_commits(
+                    Path(source.path), source.size, source.mtime_ns,
+                    anchors_path(app).with_name(anchors_path(app).name.replace(
+                        ".anchors.jsonl", ".commits.json")))
             commit = blame[source.path].get(entry.seq)
         found.append(TeamItem(item_state, entry, commit))
     return found

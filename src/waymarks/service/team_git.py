@@ -3,11 +3,16 @@
 Every call runs the ``git`` executable in the repository (no shell, a fixed argument
 list, a timeout); a missing git, a directory that is no repository, or a failing call
 answers ``None`` (the caller shows "uncommitted" or falls back), never raises.
-Provenance is cached per file by (size, mtime): a plan asks for it on every prompt.
+Provenance is cached per file by (size, mtime, the commit HEAD names): a plan asks for
+it on every prompt, and a hook is a new process each time, so the cache is also kept on
+disk (``cache``: a file in the home; derived, rebuilt when unreadable). HEAD is read from
+the repository's files, not by running git, so an unchanged file after a ``git commit``
+is blamed again (its lines are committed now) and nothing else is.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -16,7 +21,8 @@ from typing import Final
 _TIMEOUT_S: Final = 10
 _HEADER: Final = re.compile(rb"^([0-9a-f]{40}) \d+ (\d+)")
 _ZERO: Final = "0" * 40
-_BLAME: dict[str, tuple[tuple[int, int], dict[int, str]]] = {}
+_BLAME: dict[str, tuple[list[object], dict[int, str]]] = {}
+_LOADED: set[str] = set()  # cache files read into _BLAME by this process
 
 
 def _git(cwd: Path, *args: str) -> bytes | None:
@@ -39,12 +45,82 @@ def is_repository(cwd: Path) -> bool:
     return _git(cwd, "rev-parse", "--is-inside-work-tree") is not None
 
 
-def line_commits(path: Path, size: int, mtime_ns: int) -> dict[int, str]:
+def head_commit(start: Path) -> str | None:
+    """The commit HEAD names in the repository holding ``start``, read from its files
+    (``.git/HEAD``, the branch's ref or ``packed-refs``); ``None`` when unknown."""
+    for directory in (start, *start.parents):
+        git = directory / ".git"
+        try:
+            if git.is_file():  # a worktree or submodule: "gitdir: PATH"
+                text = git.read_text(encoding="utf-8").strip()
+                if not text.startswith("gitdir: "):
+                    return None
+                git = (directory / text[8:]).resolve()
+            elif not git.is_dir():
+                continue
+            head = (git / "HEAD").read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        if not head.startswith("ref: "):
+            return head
+        ref = head[5:]
+        for base in (git, _common_dir(git)):
+            try:
+                return (base / ref).read_text(encoding="utf-8").strip()
+            except OSError:
+                pass
+            try:
+                packed = (base / "packed-refs").read_text(encoding="utf-8")
+            except OSError:
+                continue
+            for line in packed.splitlines():
+                if line.endswith(" " + ref):
+                    return line.split(" ", 1)[0]
+        return "unborn:" + ref  # a branch without commits yet
+    return None
+
+
+def _common_dir(git: Path) -> Path:
+    try:
+        return (git / (git / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        return git
+
+
+def _load(cache: Path | None) -> None:
+    if cache is None or str(cache) in _LOADED:
+        return
+    _LOADED.add(str(cache))
+    try:
+        rows = json.loads(cache.read_bytes())
+        for key, (stamp, commits) in rows.items():
+            _BLAME.setdefault(key, (list(stamp), {int(k): str(v) for k, v in commits.items()}))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return  # derived: a damaged cache is rebuilt by blaming again
+
+
+def _save(cache: Path | None) -> None:
+    if cache is None:
+        return
+    from waymarks.files.atomic import write_atomic
+
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(cache, json.dumps({k: [stamp, commits] for k, (stamp, commits)
+                                        in _BLAME.items()}), mode=0o600)
+    except OSError:
+        return  # a cache that cannot be written costs a blame next time, nothing else
+
+
+def line_commits(path: Path, size: int, mtime_ns: int,
+                 cache: Path | None = None) -> dict[int, str]:
     """Line number (1-based) -> abbreviated commit that added it, for committed lines
     (``git blame --porcelain``); lines not yet committed are absent."""
     key = str(path)
+    _load(cache)
+    stamp: list[object] = [size, mtime_ns, head_commit(path.parent)]
     cached = _BLAME.get(key)
-    if cached is not None and cached[0] == (size, mtime_ns):
+    if cached is not None and cached[0] == stamp:
         return cached[1]
     out = _git(path.parent, "blame", "--porcelain", "--", path.name)
     commits: dict[int, str] = {}
@@ -56,5 +132,6 @@ def line_commits(path: Path, size: int, mtime_ns: int) -> dict[int, str]:
                 commits[int(match.group(2))] = sha[:12]
     if len(_BLAME) > 256:
         _BLAME.clear()
-    _BLAME[key] = ((size, mtime_ns), commits)
+    _BLAME[key] = (stamp, commits)
+    _save(cache)
     return commits
