@@ -77,6 +77,7 @@ def test_claude_code_a_dropped_name_is_a_barrier(home: Path, project: Path,
     for prompt in ("what about Go?", "continue"):
         shown = context_of(hook(home, project, session, "UserPromptSubmit", prompt=prompt))
         assert SQLITE in shown and POSTGRES in shown
+        assert "recall matched" not in shown and "no memory matched" in shown
 
 
 def test_recent_prompts_reads_only_the_persons_turns(home: Path, project: Path,
@@ -125,3 +126,30 @@ def test_cli_go_after_sqlite_recalls_nothing(home: Path, project: Path) -> None:
     sqlite = run("memory", "add", "--", SQLITE)["id"]
     assert run("recall", "--history", "SQLite", "and the port?")["selected"] == [sqlite]
     assert run("recall", "--history", "SQLite port?", "what about Go?")["selected"] == []
+
+
+def test_pi_bridge_plans_with_the_turns_the_extension_sends(tmp_path: Path) -> None:
+    """The bridge protocol in-process (the extension's side played by the test host): a plan
+    request carrying the earlier user turns recalls the SQLite claim only."""
+    from tests.hosts.test_bridge import Host, converse
+
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "command", "params": {"text": f"memory add -- {SQLITE}"}},
+        {"id": 3, "method": "command", "params": {"text": f"memory add -- {POSTGRES}"}},
+        {"id": 4, "method": "plan", "params": {"prompt": "and the port?",
+                                               "history": ["Let's look at SQLite today"]}},
+        {"id": 5, "method": "plan", "params": {"prompt": "and the port?"}},
+        {"id": 6, "method": "plan", "params": {"prompt": "x", "history": "not a list"}},
+        {"id": 7, "method": "shutdown"}], Host())
+    assert [m["result"]["exitCode"] for m in out[1:3]] == [0, 0]
+
+    def memories(answer: dict[str, Any]) -> str:
+        return "\n".join(m["content"] for m in answer["result"]["messages"]
+                         if m["kind"] == "memory")
+
+    followed = memories(out[3])
+    assert SQLITE in followed and POSTGRES not in followed
+    alone = memories(out[4])
+    assert SQLITE in alone and POSTGRES in alone
+    assert out[5]["error"]["code"] == "invalid_argument"
