@@ -46,7 +46,7 @@ def test_the_fixture_set_is_caught_without_new_false_conflicts() -> None:
     assert report["groups"]["lang:zh"]["write_check"]["caught_pct"] >= 90.0
     # every false conflict left is one the replay rule (exact derived key) already makes,
     # which the write check must keep so that replay cannot disagree with it
-    assert overall["write_check"]["false_pct"] <= overall["baseline"]["false_pct"] <= 3.2
+    assert overall["write_check"]["false_pct"] <= overall["baseline"]["false_pct"] <= 4.0
     for number in report["false_conflict_pairs"]:
         assert bench.judge(pairs[number])[1] or pairs[number]["scopes"] == "cross"
 

@@ -110,10 +110,17 @@ _TERMS: Final[dict[str, str]] = {
     }.items()
     for word in words
 }
+#: single function characters of a Han run (never terms)
+_HAN_STOP: Final = frozenset(
+    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次")
+#: function words of more than one character, matched whole (a character set would drop
+#: "前" of "前端" for being part of "目前")
+_HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时")
 #: Chinese words the vocabulary knows (states too, as no term), longest first, for greedy
 #: matching inside a Han run
-_HAN_TERMS: Final = tuple(sorted({w for w in (*_TERMS, *_STATES) if not w.isascii()},
-                                 key=len, reverse=True))
+_HAN_TERMS: Final = tuple(sorted(
+    {w for w in (*_TERMS, *_STATES, *_HAN_STOP_WORDS) if not w.isascii()},
+    key=len, reverse=True))
 _STOP: Final = frozenset(
     """
     a an the our my your their its this that these those is are was were be been being am
@@ -130,9 +137,6 @@ _STOP: Final = frozenset(
 _UNITS: Final = frozenset(
     "seconds second secs sec minutes minute mins min hours hour days day weeks week months"
     " ms percent times mb gb kb tb bytes items rows requests users workers threads".split())
-_HAN_STOP: Final = frozenset(
-    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们"
-    "号现已经目前改成设为设置为秒分钟小时天次个")
 
 
 @dataclass(frozen=True, slots=True)
