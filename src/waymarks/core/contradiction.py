@@ -110,6 +110,10 @@ _TERMS: Final[dict[str, str]] = {
     }.items()
     for word in words
 }
+#: words that may follow a stated value ("listens on 8080 in dev"); any other word after
+#: a plain number makes it part of a name ("Service 1 uses …", "Version 2 of the API")
+_VALUE_FOLLOWERS: Final = frozenset(
+    "in on at for and or by with from to per when if but so than as is are was were".split())
 #: single function characters of a Han run (never terms)
 _HAN_STOP: Final = frozenset(
     "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次")
@@ -189,7 +193,7 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
     if not before or after is None or text[end:end + 1] not in (" ",):
         return None
     name, follower = before[-1], after.group(0)
-    if name in _STOP or follower in _STOP or follower in _UNITS:
+    if name in _STOP or follower in _VALUE_FOLLOWERS or follower in _UNITS:
         return None
     return f"{name}-n{raw}"
 

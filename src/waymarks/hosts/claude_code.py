@@ -211,23 +211,10 @@ def recent_prompts(session: Any, prompt: str) -> list[str]:
     commands and without the current prompt (recorded just before). Assistant, tool and
     custom entries never count. Anything unreadable is skipped: recall then plans the
     prompt alone, which is what it did without history."""
-    from waymarks.ledger.entries import Message, body_of, decode_line
+    from waymarks.ledger.entries import recent_messages
 
-    size = session.offset
-    tail = session.tail_bytes(min(size, HISTORY_TAIL_BYTES))
-    lines = tail.split(b"\n")
-    if len(tail) < size:
-        lines = lines[1:]  # the first line was cut by the byte bound
-    branch = session.branch_set()
-    texts: list[str] = []
-    for line in lines[-HISTORY_ENTRIES:]:
-        raw = decode_line(line)
-        if raw is None or raw.type != "message" or raw.id is None or raw.id not in branch:
-            continue
-        body = body_of(raw)
-        if isinstance(body, Message) and body.role == "user" and body.text.strip() and \
-                not body.text.lstrip().startswith("/"):
-            texts.append(body.text)
+    texts = [m.text for m in recent_messages(session, HISTORY_TAIL_BYTES, HISTORY_ENTRIES)
+             if m.role == "user" and m.text.strip() and not m.text.lstrip().startswith("/")]
     if texts and texts[-1] == prompt:
         texts.pop()
     # each turn is clipped again by the recall planner; here only so a long paste is not
