@@ -1,4 +1,6 @@
-"""Benchmark: recall quality on the LoCoMo development split, against plain BM25.
+"""Benchmark: recall quality on a LoCoMo split (the development one by default), against BM25.
+
+The report names the split from the data file it was given (``split``, ``data``).
 
 Each conversation gets its own in-memory recall index (``RecallIndex(db, items_backed=False)``);
 each turn (``--corpus turns``) or generated observation (``--corpus observations``) is one
@@ -179,6 +181,8 @@ def build_index(conv: Conversation, kind: str) -> RecallIndex:
     db = sqlite3.connect(":memory:", isolation_level=None)
     db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
     create_tables(db)
+    # row checksums arrive with a later migration (store/migrations.py, 7), as in a real store
+    db.execute("ALTER TABLE recall_records ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0")
     index = RecallIndex(db, items_backed=False)
     db.execute("BEGIN")
     index.add(RecordInput(id=d.id, text=d.text, kind=kind, origin=f"session {d.session}",
@@ -266,6 +270,8 @@ def run(data: Path, corpus: str) -> dict[str, Any]:
     categories = {str(c): summary([r for r in rows if r["category"] == c])
                   for c in sorted({r["category"] for r in rows})}
     return {
+        "split": split_name(data),
+        "data_file": data.name,
         "corpus": corpus,
         "data": str(data),
         "conversations": [{"name": c.name, "records": len(c.docs), "questions": len(c.questions)}
@@ -285,13 +291,21 @@ def run(data: Path, corpus: str) -> dict[str, Any]:
     }
 
 
+def split_name(data: Path) -> str:
+    """The split a data file holds, from its name (``locomo-dev.json`` -> ``dev``,
+    ``locomo10.json`` -> ``locomo10``), so a run on any other file is never labelled dev."""
+    stem = data.stem
+    return stem.split("-", 1)[1] if stem.startswith("locomo-") and "-" in stem else stem
+
+
 def table(report: dict[str, Any]) -> str:
     head = (f"{'category':<16}{'n':>5} | {'R@1':>5}{'R@5':>6}{'R@10':>6}{'hit':>6}{'dig':>6}"
             f"{'prec':>6}{'inj':>5} | {'R@1':>5}{'R@5':>6}{'R@10':>6} | {'R@1':>5}{'R@5':>6}"
             f"{'R@10':>6}")
     sizes = ", ".join(f"{c['name']}={c['records']}" for c in report["conversations"])
     lines = [
-        f"LoCoMo dev, corpus={report['corpus']}: {report['records']} records in "
+        f"LoCoMo {report['split']} ({report['data_file']}), "
+        f"corpus={report['corpus']}: {report['records']} records in "
         f"{len(report['conversations'])} conversations "
         f"({sizes}); "
         f"index build {report['build_s']:.2f} s",

@@ -44,7 +44,13 @@ from waymarks.core.model import (
     Scope,
 )
 from waymarks.core.privacy import near_miss_markers
-from waymarks.core.rules import ItemState, StateView, find_conflicts, find_duplicate, new_state
+from waymarks.core.rules import (
+    ItemState,
+    StateView,
+    find_contradictions,
+    find_duplicate,
+    new_state,
+)
 from waymarks.core.secrets import credential_kinds
 from waymarks.core.text import is_unicode, normalize_key
 
@@ -313,7 +319,8 @@ def _add_or_supersede(
     if duplicate is not None and _duplicate_applies(ctx, duplicate):
         return Duplicate(duplicate.id, kind)
     ignore = frozenset({previous.id}) if previous else frozenset()
-    conflicts = find_conflicts(ctx.view, candidate, ignore)
+    conflicts = find_contradictions(ctx.view, candidate, _seen_partitions(ctx, candidate),
+                                    ignore)
     if conflicts:
         return Rejected(
             "conflict",
@@ -328,6 +335,15 @@ def _add_or_supersede(
     if isinstance(item, PinItem):
         return PinMutation(item=item, **fields)  # type: ignore[arg-type]
     return MemoryMutation(item=item, **fields)  # type: ignore[arg-type]
+
+
+def _seen_partitions(ctx: WriteContext, candidate: ItemState) -> tuple[str, ...]:
+    """Where a new claim may contradict what already applies: its own partition, the
+    session's, and the project's when the project is trusted (its claims are recalled here)."""
+    partitions = [candidate.partition, f"session:{ctx.session_id}"]
+    if ctx.trusted and ctx.project_path:
+        partitions.append(f"project:{ctx.project_path}")
+    return tuple(dict.fromkeys(partitions))
 
 
 def _duplicate_applies(ctx: WriteContext, existing: ItemState) -> bool:

@@ -25,6 +25,7 @@ from typing import Protocol
 import msgspec
 from msgspec.structs import replace
 
+from waymarks.core.contradiction import contradicts, signature
 from waymarks.core.model import (
     MEMORY_STATUS_TARGETS,
     PIN_STATUS_TARGETS,
@@ -83,6 +84,11 @@ class StateView(Protocol):
         self, kind: Kind, partition: str, norm: str, key: str | None, polarity_base: str | None
     ) -> Sequence[ItemState]:
         """Active items of ``kind`` in ``partition`` sharing the norm, key or polarity base."""
+        ...
+
+    def active_texts(self, partition: str) -> Sequence[tuple[str, str]]:
+        """``(id, text)`` of every active memory item in ``partition``, oldest first (the
+        write-time contradiction check reads texts, and loads only the items it cites)."""
         ...
 
     def put(self, state: ItemState) -> None: ...
@@ -171,6 +177,69 @@ def find_conflicts(
         if same_key or opposite:
             hits.append(other)
     return tuple(o.id for o in sorted(hits, key=lambda s: s.seq))
+
+
+def find_contradictions(
+    view: StateView, candidate: ItemState, partitions: Sequence[str],
+    ignore: frozenset[str] = frozenset(),
+) -> tuple[str, ...]:
+    """IDs of active memory items in ``partitions`` that a *new write* contradicts.
+
+    Wider than :func:`find_conflicts`, which replay applies too: it looks into every
+    partition the writer sees (its session and its trusted project), applies the key and
+    polarity rules there, and adds claims whose signatures contradict
+    (:mod:`waymarks.core.contradiction`: same subject and attribute, no value in common,
+    in English or Chinese). Used only to refuse a request, so ledgers already written keep
+    their meaning on replay.
+    """
+    if candidate.kind != "memory":
+        return ()
+    hits: dict[str, int] = {}
+    mine = signature(candidate.text)
+    for partition in dict.fromkeys(partitions):
+        widened = replace(candidate, partition=partition)
+        for other in _matching(view, widened):
+            if not _contradicts_by_rule(candidate, other, ignore):
+                continue
+            if partition != candidate.partition and mine is not None:
+                # another partition is not bound by the replay rule: when both claims
+                # have signatures, theirs decides ("enabled in staging" is not about
+                # "production" although both have the key "debug logging")
+                theirs = signature(other.text)
+                if theirs is not None and not contradicts(mine, theirs):
+                    continue
+            hits[other.id] = other.seq
+    if mine is not None:
+        for partition in dict.fromkeys(partitions):
+            for item_id, text in view.active_texts(partition):
+                if item_id in hits or item_id in ignore or item_id == candidate.id:
+                    continue
+                theirs = signature(text)
+                if theirs is None or normalize(text) == candidate.norm:
+                    continue
+                if contradicts(mine, theirs):
+                    found = view.get(item_id)
+                    if found is not None and found.status == "active" and not _keyed_apart(
+                            candidate, found):
+                        hits[item_id] = found.seq
+    return tuple(sorted(hits, key=lambda i: (hits[i], i)))
+
+
+def _keyed_apart(one: ItemState, other: ItemState) -> bool:
+    """Both claims carry explicit keys, and they differ: the writer said they are two facts."""
+    a = one.item.key if isinstance(one.item, MemoryItem) else None
+    b = other.item.key if isinstance(other.item, MemoryItem) else None
+    return bool(a and b and normalize_key(a) != normalize_key(b))
+
+
+def _contradicts_by_rule(candidate: ItemState, other: ItemState, ignore: frozenset[str]) -> bool:
+    if other.id in ignore or other.id == candidate.id or other.norm == candidate.norm:
+        return False
+    same_key = candidate.key is not None and other.key == candidate.key
+    opposite = (candidate.polarity_base is not None
+                and other.polarity_base == candidate.polarity_base
+                and other.polarity_sign == -candidate.polarity_sign)
+    return same_key or opposite
 
 
 def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> MutationEffect:

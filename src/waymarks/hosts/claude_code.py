@@ -6,7 +6,9 @@ and the CLI all find it by that ID).
 
 - ``SessionStart``: bind (create if new) the ledger for ``session_id`` and ``cwd``.
 - ``UserPromptSubmit``: record the prompt as a user entry (so a write the model proposes
-  through MCP has the person's words as provenance), then answer with the plan as
+  through MCP has the person's words as provenance), then answer with the plan (recall
+  follows the conversation: the prompts already recorded on the ledger's active branch are
+  its history, :func:`recent_prompts`) as
   ``additionalContext``, planned against the model's hard limit: the window of the model
   the transcript's last answer names (a table of known windows, else ``[context]
   defaultContextWindow``) and that answer's usage as what is already taken
@@ -34,6 +36,13 @@ from typing import Any, Final
 
 from waymarks.core.lazy_re import lazy
 
+#: bounds of the conversation read for recall (EVOLUTION.md item 15): trailing entries
+#: and bytes of the ledger examined, and user prompts passed on (the planner keeps 6
+#: slots of 2,048 bytes; topic-less turns share one, so a few more are offered)
+HISTORY_ENTRIES: Final = 4096
+HISTORY_TAIL_BYTES: Final = 2 * 1024 * 1024
+HISTORY_PROMPTS: Final = 24
+HISTORY_TURN_BYTES: Final = 2048
 EVENTS: Final = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd")
 MAX_INPUT_BYTES: Final = 4 * 1024 * 1024
 _SESSION_ID: Final = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
@@ -187,8 +196,31 @@ def _plan(app: Any, prompt: str, transcript: object = None) -> str:
     from waymarks.personal.setup import plan_with_memory
 
     limit, used = claude_code_limits(transcript, configured_window(app.settings().raw))
-    plan = plan_with_memory(app, prompt, model_limit=limit, fixed_tokens=used)
+    session = app.current_session()
+    history = recent_prompts(session, prompt) if session is not None else []
+    plan = plan_with_memory(app, prompt, model_limit=limit, fixed_tokens=used,
+                            history=history)
     return "\n\n".join(m.content for m in plan.messages if m.kind != "request")
+
+
+def recent_prompts(session: Any, prompt: str) -> list[str]:
+    """The person's earlier prompts on the active branch, oldest first, for recall.
+
+    Read from the end of the ledger only (at most ``HISTORY_TAIL_BYTES`` and
+    ``HISTORY_ENTRIES`` lines): user messages on the active branch, without slash
+    commands and without the current prompt (recorded just before). Assistant, tool and
+    custom entries never count. Anything unreadable is skipped: recall then plans the
+    prompt alone, which is what it did without history."""
+    from waymarks.ledger.entries import recent_messages
+
+    texts = [m.text for m in recent_messages(session, HISTORY_TAIL_BYTES, HISTORY_ENTRIES)
+             if m.role == "user" and m.text.strip() and not m.text.lstrip().startswith("/")]
+    if texts and texts[-1] == prompt:
+        texts.pop()
+    # each turn is clipped again by the recall planner; here only so a long paste is not
+    # carried whole
+    return [t.encode()[:HISTORY_TURN_BYTES].decode("utf-8", "ignore")
+            for t in texts[-HISTORY_PROMPTS:]]
 
 
 def main(argv: list[str], home: Path, raw: bytes | None = None,

@@ -45,7 +45,7 @@ import sys
 import time
 from collections import deque
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from waymarks.core.arguments import tokenize
 from waymarks.hosts.model_limits import pi_fixed_tokens, valid_limit
@@ -54,6 +54,25 @@ from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import ServiceError
 
 PROTOCOL = "waymarks-pi-bridge-v1"
+
+
+#: the person's earlier turns a plan may carry (the extension reads them from Pi's context
+#: messages of the active branch; the recall planner keeps 6 slots of 2,048 bytes, and
+#: topic-less turns share one, so a few more are accepted)
+MAX_PLAN_HISTORY: Final = 24
+MAX_PLAN_HISTORY_BYTES: Final = 2048
+
+
+def plan_history(value: object) -> list[str]:
+    """The ``history`` of a plan request: a list of strings (oldest first), the last
+    ``MAX_PLAN_HISTORY`` kept, each cut to ``MAX_PLAN_HISTORY_BYTES``; absent is none."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        raise BridgeError("invalid_argument", "plan history must be a list of strings "
+                          "(the earlier user turns, oldest first)")
+    return [t.encode("utf-8", "ignore")[:MAX_PLAN_HISTORY_BYTES].decode("utf-8", "ignore")
+            for t in value[-MAX_PLAN_HISTORY:]]
 
 
 class BridgeError(Exception):
@@ -205,11 +224,13 @@ class Bridge:
         prompt = params.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             raise BridgeError("invalid_argument", "plan needs the prompt text")
+        history = plan_history(params.get("history"))
         started = time.perf_counter()
         plan = plan_with_memory(self._app(), prompt,
                                 provider=params.get("provider") or self.provider,
                                 model_limit=valid_limit(params.get("modelLimit")),
-                                fixed_tokens=pi_fixed_tokens(params.get("fixed")))
+                                fixed_tokens=pi_fixed_tokens(params.get("fixed")),
+                                history=history)
         return {"messages": [{"kind": m.kind, "content": m.content, "tokens": m.tokens}
                              for m in plan.messages if m.kind != "request"],
                 "fallback": plan.fallback,

@@ -150,6 +150,28 @@ def messages(session: SessionLog) -> Iterator[Message]:
         yield body
 
 
+def recent_messages(session: SessionLog, max_bytes: int, max_entries: int) -> list[Message]:
+    """Message entries on the active branch among the last ``max_entries`` lines of the
+    last ``max_bytes`` of the ledger, in file order: a bounded read for callers that want
+    only the recent conversation (recall history), never the whole file."""
+    size = session.offset
+    tail = session.tail_bytes(min(size, max_bytes))
+    lines = tail.split(b"\n")
+    if len(tail) < size:
+        lines = lines[1:]  # the first line was cut by the byte bound
+    branch = session.branch_set()
+    out: list[Message] = []
+    for line in lines[-max_entries:]:
+        raw = decode_line(line)
+        if raw is None or raw.type != "message" or raw.id is None or raw.id not in branch \
+                or raw.timestamp is None:
+            continue
+        body = body_of(raw)
+        if isinstance(body, Message):
+            out.append(body)
+    return out
+
+
 def custom_entries(session: SessionLog, custom_type: str) -> Iterator[Custom]:
     """Every ``custom`` entry of ``custom_type``, in file order."""
     for body in bodies(session, ("custom",)):

@@ -8,6 +8,10 @@ turn by turn; the live prompt, bounded separately at 65,536 bytes, is the last t
   words the conversation already had keeps the established subject as supporting context.
 - Anything else is an explicit new subject and stands alone, even if the store does not
   know it. A reset phrase ("new topic", "换个话题") stops inheritance.
+- A subject the features cannot hold is a *barrier*, not a follow-up: a capital letter
+  ("and in C?", "R", "C++", "C#") or a capitalized stop word used as a name ("what about
+  Go?") inside the sentence. Nothing else new said, the turn recalls nothing and later
+  topic-less turns inherit nothing (seed 004: unknown subjects remain barriers).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Final
 from waymarks.core.lazy_re import lazy
 from waymarks.recall.analysis import Analysis, analyze, fold
 from waymarks.recall.scoring import QueryPlan
-from waymarks.recall.vocabulary import ATTRIBUTES
+from waymarks.recall.vocabulary import ATTRIBUTES, STOP_WORDS
 
 MAX_HISTORY_TURNS: Final = 6
 MAX_HISTORY_BYTES: Final = 2048
@@ -32,6 +36,21 @@ _FOLLOWUP: Final = lazy(
     r"继续|接着|接上|这个|那个|它|其|呢\s*[?？。.!]*\s*$|^\s*(?:and|also|what about|how about)\b"
     r"|\b(?:this|that|it|its|their|continue|resume)\b"
 )
+
+
+#: a name the analysis drops: one capital letter (not "I"), or a capitalized stop word,
+#: after the first word of a sentence ("what about Go?", "and in C?", "C++ or C#?")
+_DROPPED_NAME: Final = lazy(
+    r"(?<=[^\W\d_] )(?:[A-HJ-Z](?:\+\+|#)?|[A-Z][a-z]{1,4})(?![\w'’+#-])")
+
+
+def _barrier(text: str) -> bool:
+    """Whether ``text`` names a subject that no feature stands for (see the docstring)."""
+    for match in _DROPPED_NAME.finditer(text):
+        word = match.group(0)
+        if len(word.rstrip("+#")) == 1 or word.casefold() in STOP_WORDS:
+            return True
+    return False
 
 
 def clip_utf8(text: str, limit: int) -> str:
@@ -51,7 +70,8 @@ def plan_query(prompt: str, history: Sequence[str] = ()) -> QueryPlan:
     turns: list[str] = []
     for text in reversed(history):
         turn = clip_utf8(text, MAX_HISTORY_BYTES)
-        topicless = analyze(turn, query=True).empty and not _RESET.search(fold(turn))
+        topicless = (analyze(turn, query=True).empty and not _RESET.search(fold(turn))
+                     and not _barrier(turn))
         if topicless and turns and turns[-1] == "":
             continue  # shares the slot of the topic-less turn after it
         turns.append("" if topicless else turn)
@@ -74,18 +94,27 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     if _RESET.search(folded):  # the reset phrase itself is not a subject
         return _direct(analyze(_RESET.sub(" ", folded), query=True), "reset")
     analysis = analyze(text, query=True)
+    if _barrier(text) and (analysis.empty or _inherits(analysis, folded, previous)):
+        return QueryPlan((), (), frozenset(), "barrier")
     if analysis.empty:
         if previous is not None and previous.focus:
             return QueryPlan(previous.focus, previous.context, previous.literals, "continued")
         return QueryPlan((), (), frozenset(), "empty")
-    if previous is not None and previous.focus:
-        own = [f for f in analysis.features if f not in ATTRIBUTES]
-        known = set(previous.focus) | set(previous.context)
-        cue = bool(_FOLLOWUP.search(folded)) or not own
-        if cue and all(f in known for f in own):
-            subject = previous.context or tuple(f for f in previous.focus if f not in ATTRIBUTES)
-            return QueryPlan(analysis.features, subject, analysis.literals, "followup")
+    if _inherits(analysis, folded, previous):
+        assert previous is not None
+        subject = previous.context or tuple(f for f in previous.focus if f not in ATTRIBUTES)
+        return QueryPlan(analysis.features, subject, analysis.literals, "followup")
     return _direct(analysis, "direct")
+
+
+def _inherits(analysis: Analysis, folded: str, previous: QueryPlan | None) -> bool:
+    """A follow-up: a cue, or only attribute words, and nothing new beside them."""
+    if previous is None or not previous.focus:
+        return False
+    own = [f for f in analysis.features if f not in ATTRIBUTES]
+    known = set(previous.focus) | set(previous.context)
+    cue = bool(_FOLLOWUP.search(folded)) or not own
+    return cue and all(f in known for f in own)
 
 
 def _direct(analysis: Analysis, reason: str) -> QueryPlan:

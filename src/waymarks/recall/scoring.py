@@ -6,6 +6,11 @@ weighs ``1 + log((N+1)/(df+1))`` (an unseen one, df = 0, weighs the most: see
 record body 1, aliases 0.8, a quoted question 0.25, the origin identifier 0.2. History
 context counts at 0.35 and can never qualify a record by itself.
 
+A rare multi-word subject names a topic too: two words adjacent in the query ("invoice
+renderer") that are adjacent in the record's body, the rarer of them rare in the store (so
+the pair is at least as rare). Each of the two must be an ordinary, non-generic word; a
+phrase built only from everyday attribute words does not name anything.
+
 A record is *eligible* for automatic recall only if it is active, passes every gate and
 qualifies on one side: current-focus coverage >= 0.45, or the query *names* it (an exact
 path/filename, or a concept/alias rare in the store). Eligible records below 75% of the
@@ -14,6 +19,7 @@ best are cut. There is no recency fallback and no minimum result count.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +36,9 @@ RARE_FLOOR: Final = 3
 RARE_SHARE: Final = 0.02
 CONTEXT_SUBJECT_COVERAGE: Final = 0.6
 SHORT_QUERY_FEATURES: Final = 4
+#: a phrase names a topic only beside this much coverage (LoCoMo dev, foreign questions:
+#: without a floor, two rare everyday words in another person's store injected it)
+PHRASE_COVERAGE: Final = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +64,8 @@ class Candidate:
     source: str = ""
     #: the explicit classification (markers in ``text`` raise it), when known
     classification: str | None = None
+    #: the body features in the order they first occur (adjacency names multi-word subjects)
+    sequence: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +136,7 @@ class _Facts:
     context_total: float
     short_name: str | None  # the one subject of a short "name + attribute" query
     short_attributes: tuple[str, ...]
+    phrases: tuple[tuple[str, str], ...]  # rare adjacent word pairs of the focus
 
 
 def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
@@ -141,7 +153,31 @@ def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
         context_named=tuple(f for f in plan.context if not f.startswith("c:")),
         context_total=sum(stats.weight(f) for f in plan.context),
         short_name=names[0] if short else None, short_attributes=attributes if short else (),
+        phrases=_rare_phrases(plan.focus, stats),
     )
+
+
+def _phrase_word(feature: str) -> bool:
+    return (feature.startswith("w:") and not is_generic(feature) and not is_numeric(feature)
+            and feature not in ATTRIBUTES)
+
+
+def _rare_phrases(focus: Sequence[str], stats: Stats) -> tuple[tuple[str, str], ...]:
+    """Adjacent pairs of ordinary query words whose rarer word is rare in the store."""
+    pairs = []
+    for first, second in itertools.pairwise(focus):
+        if (_phrase_word(first) and _phrase_word(second) and stats.df.get(first)
+                and stats.df.get(second) and (stats.rare(first) or stats.rare(second))):
+            pairs.append((first, second))
+    return tuple(pairs)
+
+
+def _names_phrase(facts: _Facts, candidate: Candidate) -> bool:
+    """Whether the record's body has one of the query's rare word pairs, adjacent."""
+    if not facts.phrases or not candidate.sequence:
+        return False
+    adjacent = set(itertools.pairwise(candidate.sequence))
+    return any(pair in adjacent for pair in facts.phrases)
 
 
 def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats) -> list[Scored]:
@@ -187,7 +223,9 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats) -
     coverage = focus_score / focus_total
     length_norm = 0.8 + 0.2 * min(1.0, 12 / max(1, candidate.body_count))
     relevance = (focus_score + context_score) / focus_total * length_norm
-    named = any(_names(f, candidate, stats) for f in strong)
+    named = any(_names(f, candidate, stats) for f in strong) or (
+        len(strong) >= 2 and coverage >= PHRASE_COVERAGE and not facts.unknown
+        and _names_phrase(facts, candidate))
     reason = _gate(plan, facts, candidate, stats, strong, coverage, named)
     rank = (relevance * candidate.freshness * candidate.evidence_weight * candidate.utility
             * candidate.accuracy)

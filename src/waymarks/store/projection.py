@@ -140,6 +140,12 @@ class SqliteView:
         )
         return [state_from_row(r) for r in rows]
 
+    def active_texts(self, partition: str) -> Sequence[tuple[str, str]]:
+        rows = self.db.execute(
+            "SELECT id, text FROM items WHERE status = 'active' AND kind = 'memory'"
+            " AND partition = ? ORDER BY seq", (partition,))
+        return [(str(r[0]), str(r[1])) for r in rows]
+
     def put(self, state: ItemState) -> None:
         row = item_row(state)
         updated = self.db.execute(

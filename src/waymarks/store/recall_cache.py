@@ -225,6 +225,7 @@ class RecallCache:
         return Candidate(
             id=item_id, kind=kind, status=status, origin=origin,
             created_at=created, text=text, body=frozenset(parts["body"]),
+                sequence=tuple(parts["body"]),
             aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
             origin_features=frozenset(parts["origin"]), body_count=count_,
             evidence=evidence, source=source)

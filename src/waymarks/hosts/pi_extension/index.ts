@@ -380,6 +380,24 @@ export default function waymarks(pi: any) {
 		return undefined;
 	}
 
+	/** The person's turns before ``before`` in Pi's context messages (the active branch,
+	 * retained tails included), oldest first: at most 24 texts from the last 4,096 messages;
+	 * assistant, tool and custom messages, slash commands and text Waymarks injected are
+	 * left out. Recall follows the conversation with them (EVOLUTION.md item 15). */
+	function earlierUserTexts(messages: Json[], before: number): string[] {
+		const texts: string[] = [];
+		for (let i = before - 1; i >= Math.max(0, before - 4096) && texts.length < 24; i--) {
+			const m = messages[i];
+			if (m?.role !== "user") continue;
+			const text = typeof m.content === "string"
+				? m.content
+				: (m.content ?? []).filter((p: Json) => p?.type === "text").map((p: Json) => p.text).join("\n");
+			if (!text.trim() || text.trimStart().startsWith("/") || text.startsWith("[WAYMARKS")) continue;
+			texts.push(text.length > 2048 ? text.slice(0, 2048) : text);
+		}
+		return texts.reverse();
+	}
+
 	/** The payload with every piece of text replaced, whatever its shape (OpenAI, Anthropic,
 	 * Google …): only protocol fields (model, role, type …) keep their values. */
 	function withheld(payload: Json): Json {
@@ -442,7 +460,8 @@ export default function waymarks(pi: any) {
 			const fixed = fixedChars(ctx, event.messages, last.text);
 			const key = `${ctx.model?.provider}:${ctx.model?.id}:${modelLimit}:${JSON.stringify(fixed)}:${ctx.sessionManager.getLeafId()}:${last.index}:${last.text}`;
 			if (cachedPlan?.key !== key) {
-				const plan = await call(ctx, "plan", { prompt: last.text, provider: ctx.model?.provider, modelLimit, fixed });
+				const history = earlierUserTexts(event.messages, last.index);
+				const plan = await call(ctx, "plan", { prompt: last.text, provider: ctx.model?.provider, modelLimit, fixed, history });
 				cachedPlan = { key, messages: plan.fallback ? [] : plan.messages };
 			}
 			if (!cachedPlan.messages.length) return undefined;

@@ -1,0 +1,262 @@
+"""Claim signatures: what a short factual claim is about, and the value it states.
+
+The replay rules (:mod:`waymarks.core.rules`) find conflicts by an exact derived key or an
+opposite polarity inside one partition; they miss paraphrases ("The dev DB listens on
+5436." beside "The database port is 5435."), Chinese claims (``数据库端口是 5434。``) and
+claims in the other scope a session sees. A *signature* splits a claim into its subject
+terms (words mapped to a small bilingual vocabulary of canonical names, so ``DB``,
+``database`` and ``数据库`` are one term and ``listens on`` is the port) and its values
+(numbers, versions, times, paths, on/off states). Two claims contradict when
+
+- both state values and no value is shared, and
+- their subjects are equal, or the smaller (at least two terms: a subject and an
+  attribute) is contained in the larger ("the dev database port" is about "the database
+  port", "the database host" is not).
+
+Pure, deterministic and small on purpose: it decides whether a *write request* is refused
+(:mod:`waymarks.core.decisions`), never what a ledger already holds means, so improving it
+cannot change the replay of existing ledgers. Long claims (more subject terms or values
+than a fact states) have no signature: they are descriptions, not single facts.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Final
+
+from waymarks.core.lazy_re import lazy
+
+MAX_SUBJECT_TERMS: Final = 7
+MAX_VALUES: Final = 3
+MIN_CONTAINED_TERMS: Final = 2
+#: a paraphrase qualifies or rewords its subject a little ("the dev DB"); a claim with
+#: many more subject terms than the other is about something else
+MAX_EXTRA_TERMS: Final = 2
+
+_VALUE: Final = lazy(
+    r"(?<![a-z0-9_./-])v?\d+(?:[.:]\d+)*(?:%|ms|s|m|h|gb|mb|kb)?(?![a-z0-9_-])"
+    r"|(?<![\w./~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+"
+    r"|(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?![\w-])"  # host names, dotted identifiers
+)
+#: a single capital letter inside a sentence names something ("Service A"), unlike "a"
+_LETTER_NAME: Final = lazy(
+    r"(?<=[\w)] )[A-Z](?![\w'’-])|(?:^|(?<=[\u4e00-\u9fff]))[A-Z](?= ?[\u4e00-\u9fff])")
+_STATES: Final[dict[str, str]] = {
+    "enabled": "on", "enable": "on", "on": "on", "true": "on", "active": "on",
+    "allowed": "on", "required": "on", "mandatory": "on",
+    "disabled": "off", "disable": "off", "off": "off", "false": "off", "inactive": "off",
+    "forbidden": "off", "optional": "off",
+    "开启": "on", "启用": "on", "打开": "on", "开着": "on", "生效": "on", "必须": "on",
+    "关闭": "off", "禁用": "off", "停用": "off", "关着": "off", "失效": "off", "可选": "off",
+}
+#: an English "on"/"off" is a state only at the end of a clause ("is turned on.")
+_ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
+_NEGATION: Final = lazy(r"\b(?:not|never|no longer|isn't|aren't|is no)\b|不是|没有|未|不")
+_ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
+_HAN_RUN: Final = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+#: surface word -> canonical subject term (English words and Chinese words alike)
+_TERMS: Final[dict[str, str]] = {
+    word: name
+    for name, words in {
+        "database": ("database", "databases", "db", "dbs", "数据库", "資料庫"),
+        "port": ("port", "ports", "listen", "listens", "listening", "端口", "埠", "监听",
+                 "端口号"),
+        "host": ("host", "hostname", "主机", "主机名"),
+        "timeout": ("timeout", "timeouts", "超时"),
+        "version": ("version", "versions", "版本"),
+        "password": ("password", "passwords", "密码"),
+        "user": ("user", "users", "username", "用户", "用户名"),
+        "branch": ("branch", "branches", "分支"),
+        "cache": ("cache", "caches", "cached", "caching", "缓存"),
+        "server": ("server", "servers", "服务器", "服务端"),
+        "flag": ("flag", "flags", "开关", "功能开关", "特性开关"),
+        "feature": ("feature", "features", "功能", "特性"),
+        "log": ("log", "logs", "logging", "日志"),
+        "level": ("level", "级别", "等级"),
+        "test": ("test", "tests", "测试"),
+        "deploy": ("deploy", "deploys", "deployment", "deployments", "部署", "发布", "上线"),
+        "limit": ("limit", "limits", "上限", "限制"),
+        "size": ("size", "大小"),
+        "retry": ("retry", "retries", "retried", "重试"),
+        "worker": ("worker", "workers", "工作进程"),
+        "directory": ("directory", "dir", "folder", "目录", "文件夹"),
+        "path": ("path", "路径"),
+        "queue": ("queue", "队列"),
+        "region": ("region", "区域", "地区"),
+        "api": ("api", "接口"),
+        "key": ("key", "keys", "密钥"),
+        "token": ("token", "tokens", "令牌"),
+        "dev": ("dev", "development", "开发"),
+        "prod": ("prod", "production", "生产"),
+        "staging": ("staging", "预发"),
+        "build": ("build", "builds", "构建", "编译"),
+        "service": ("service", "services", "服务"),
+        "interval": ("interval", "间隔"),
+        "expiry": ("ttl", "expiry", "expires", "expiration", "过期", "有效期"),
+        "memory": ("memory", "ram", "内存"),
+        "node": ("node", "nodes", "节点"),
+        "replica": ("replica", "replicas", "副本"),
+        "default": ("default", "defaults", "默认"),
+        "encoding": ("encoding", "charset", "编码"),
+        "language": ("language", "语言"),
+        "team": ("team", "团队"),
+        "owner": ("owner", "owners", "owned", "负责人", "负责"),
+        "request": ("request", "requests", "请求"),
+        "count": ("count", "number", "数量", "个数", "次数", "数目"),
+        "max": ("max", "maximum", "最大", "最多"),
+        "min": ("min", "minimum", "最小", "最少"),
+    }.items()
+    for word in words
+}
+#: words that may follow a stated value ("listens on 8080 in dev"); any other word after
+#: a plain number makes it part of a name ("Service 1 uses …", "Version 2 of the API")
+_VALUE_FOLLOWERS: Final = frozenset(
+    "in on at for and or by with from to per when if but so than as is are was were".split())
+#: single function characters of a Han run (never terms)
+_HAN_STOP: Final = frozenset(
+    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次")
+#: function words of more than one character, matched whole (a character set would drop
+#: "前" of "前端" for being part of "目前")
+_HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时")
+#: Chinese words the vocabulary knows (states too, as no term), longest first, for greedy
+#: matching inside a Han run
+_HAN_TERMS: Final = tuple(sorted(
+    {w for w in (*_TERMS, *_STATES, *_HAN_STOP_WORDS) if not w.isascii()},
+    key=len, reverse=True))
+_STOP: Final = frozenset(
+    """
+    a an the our my your their its this that these those is are was were be been being am
+    it they we i you he she of to in on at by for with from into as and or but so than
+    has have had will would should must can could may might shall do does did
+    now currently still always usually actually also then there here which who what
+    set sets use uses used using run runs running ran changed change changes moved
+    configured configure value values equals equal every each per after before about
+    turned switched same new please note that's it's s serve serves served serving
+    seconds second secs sec minutes minute mins hours hour days day ms percent
+    times time mb gb kb bytes
+    """.split()
+) | frozenset(_STATES) | frozenset({"not", "never", "no", "longer", "isn't", "aren't"})
+_UNITS: Final = frozenset(
+    "seconds second secs sec minutes minute mins min hours hour days day weeks week months"
+    " ms percent times mb gb kb tb bytes items rows requests users workers threads".split())
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """A claim's subject terms and the values it states (both canonical)."""
+
+    subject: frozenset[str]
+    values: frozenset[str]
+
+
+def signature(claim: str) -> Signature | None:
+    """The signature of a short factual claim, or ``None`` if it states no value or is
+    too long to be one fact."""
+    text = unicodedata.normalize("NFKC", claim).casefold()
+    values: set[str] = set()
+    pieces: list[str] = []
+    position = 0
+    for match in _VALUE.finditer(text):
+        pieces.append(text[position:match.start()])
+        position = match.end()
+        raw = match.group(0).rstrip(".")
+        identifier = _identifier(text, match.start(), match.end(), raw)
+        if identifier is not None:  # "rack 3 holds …": the number names the subject
+            pieces.append(" " + identifier + " ")
+            continue
+        pieces.append(" ")
+        if raw[:1] == "v" and raw[1:2].isdigit():
+            raw = raw[1:]  # "v3.2" and "3.2" are one version
+        values.add("v:" + raw)
+    rest = "".join(pieces) + text[position:]
+    state = _state(text)
+    if state is not None:
+        values.add("s:" + state)
+    if not values or len(values) > MAX_VALUES:
+        return None
+    subject = _subject_terms(rest)
+    subject.update("x:" + m.group(0).lower() for m in _LETTER_NAME.finditer(claim))
+    if not subject or len(subject) > MAX_SUBJECT_TERMS:
+        return None
+    return Signature(frozenset(subject), frozenset(values))
+
+
+def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
+    """``word-nN`` when a plain number sits between a name and a verb ("rack 3 holds"),
+    so it identifies the subject rather than stating a value; else None."""
+    if not raw.isdigit():
+        return None
+    before = _ASCII_WORD.findall(text[max(0, start - 40):start])
+    after = _ASCII_WORD.match(text[end:].lstrip())
+    if not before or after is None or text[end:end + 1] not in (" ",):
+        return None
+    name, follower = before[-1], after.group(0)
+    if name in _STOP or follower in _VALUE_FOLLOWERS or follower in _UNITS:
+        return None
+    return f"{name}-n{raw}"
+
+
+def contradicts(a: Signature, b: Signature) -> bool:
+    """Same subject (or one contained in the other), and no value in common."""
+    if not a.values.isdisjoint(b.values):
+        return False
+    if a.subject == b.subject:
+        return True
+    small, large = (a.subject, b.subject) if len(a.subject) <= len(b.subject) else (
+        b.subject, a.subject)
+    return (len(small) >= MIN_CONTAINED_TERMS and small < large
+            and len(large) - len(small) <= MAX_EXTRA_TERMS)
+
+
+def _state(text: str) -> str | None:
+    """``on`` or ``off`` for a claim asserting a state (negations flip it), else None."""
+    found: list[str] = []
+    for word in _ASCII_WORD.findall(text):
+        if word in _STATES and word not in ("on", "off"):
+            found.append(_STATES[word])
+    found.extend(m.group(1) for m in _ON_OFF.finditer(text))
+    for run in _HAN_RUN.findall(text):
+        found.extend(state for word, state in _STATES.items()
+                     if not word.isascii() and word in run)
+    if len(set(found)) != 1:
+        return None
+    state = found[0]
+    if _NEGATION.search(text):
+        state = "off" if state == "on" else "on"
+    return state
+
+
+def _subject_terms(text: str) -> set[str]:
+    terms: set[str] = set()
+    for word in _ASCII_WORD.findall(text):
+        if word in _STOP or len(word) == 1:  # single letters: see _LETTER_NAME
+            continue
+        if len(word) > 4 and word.endswith("ies"):
+            word = word[:-3] + "y"  # "retries" and "retry" are one term
+        elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            word = word[:-1]  # a plain plural: "brokers" and "broker" are one term
+        terms.add(_TERMS.get(word, word))
+    for run in _HAN_RUN.findall(text):
+        terms.update(_han_terms(run))
+    return terms
+
+
+def _han_terms(run: str) -> set[str]:
+    """Known words of a Han run (longest first); the characters left are terms one by one,
+    except function characters."""
+    terms: set[str] = set()
+    position = 0
+    while position < len(run):
+        for word in _HAN_TERMS:
+            if run.startswith(word, position):
+                if word in _TERMS:
+                    terms.add(_TERMS[word])
+                position += len(word)
+                break
+        else:
+            if run[position] not in _HAN_STOP:
+                terms.add(run[position])
+            position += 1
+    return terms

@@ -1,0 +1,132 @@
+"""Issue 20 item 4: contradictions across scopes, in Chinese and in paraphrase.
+
+The fixture set (``benchmarks/conflict_pairs.json``, >= 200 hand-written pairs) measures
+what the write check catches and what it flags falsely; the issue's own examples go
+through the service on real SQLite and once through the real ``waymarks`` entry point.
+A conflict is refused with the IDs, nothing is appended, and only an explicit supersede
+resolves it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from waymarks.core.contradiction import contradicts, signature
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed, Rejected
+
+BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "conflicts.py"
+
+
+def _benchmark() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("conflicts_benchmark", BENCHMARK)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_fixture_set_is_caught_without_new_false_conflicts() -> None:
+    bench = _benchmark()
+    pairs = bench.load()
+    assert len(pairs) >= 200
+    assert {p["lang"] for p in pairs} == {"en", "zh", "mixed"}
+    assert any(p["kind"] == "same-subject-other-attribute" for p in pairs)
+    report = bench.measure(pairs)
+    overall = report["groups"]["overall"]
+    assert overall["write_check"]["caught_pct"] >= 90.0
+    assert report["groups"]["lang:zh"]["write_check"]["caught_pct"] >= 90.0
+    # every false conflict left is one the replay rule (exact derived key) already makes,
+    # which the write check must keep so that replay cannot disagree with it
+    assert overall["write_check"]["false_pct"] <= overall["baseline"]["false_pct"] <= 4.0
+    for number in report["false_conflict_pairs"]:
+        assert bench.judge(pairs[number])[1] or pairs[number]["scopes"] == "cross"
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("数据库端口是 5434。", "数据库端口是 5435。"),
+    ("The database port is 5435.", "The dev DB listens on 5436."),
+    ("The database port is 5435.", "数据库端口是 5434。"),
+    ("Feature flag new-checkout is enabled.", "功能开关 new-checkout 已关闭。"),
+])
+def test_signatures_contradict(first: str, second: str) -> None:
+    a, b = signature(first), signature(second)
+    assert a is not None and b is not None and contradicts(a, b)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The database port is 5432.", "The database host is db.internal."),
+    ("数据库端口是 5432。", "数据库主机是 db.internal。"),
+    ("Service A listens on 8080.", "Service B listens on 8081."),
+    ("Zanzibar rack 3 holds quorum replica 3.", "Zanzibar rack 4 holds quorum replica 4."),
+    ("The database port is 5432.", "The DB listens on port 5432."),
+])
+def test_signatures_that_do_not_contradict(first: str, second: str) -> None:
+    a, b = signature(first), signature(second)
+    assert a is None or b is None or not contradicts(a, b)
+
+
+def _committed(outcome: object) -> str:
+    assert isinstance(outcome, Committed), outcome
+    return outcome.id
+
+
+def _items(app: Waymarks) -> int:
+    return int(app.projection.db.execute("SELECT count(*) FROM items").fetchone()[0])
+
+
+@pytest.mark.parametrize(("first", "second", "scope"), [
+    ("Feature flag new-checkout is enabled.", "Feature flag new-checkout is disabled.",
+     "project"),
+    ("数据库端口是 5434。", "数据库端口是 5435。", "session"),
+    ("The database port is 5435.", "The dev DB listens on 5436.", "session"),
+    ("The database port is 5435.", "The dev DB listens on 5436.", "project"),
+])
+def test_the_issue_examples_are_refused_with_ids(app: Waymarks, project: Path, first: str,
+                                                 second: str, scope: str) -> None:
+    app.trust(str(project))
+    earlier = _committed(app.remember(first, scope=scope))
+    before = _items(app)
+    refused = app.remember(second)  # a session claim
+    assert isinstance(refused, Rejected) and refused.code == "conflict"
+    assert refused.conflicts == (earlier,) and earlier in refused.message
+    assert "supersede" in refused.message
+    assert _items(app) == before  # nothing appended or projected
+    # an explicit supersede is the one way through
+    replacement = _committed(app.supersede_memory(earlier, second))
+    statuses = dict(app.projection.db.execute("SELECT id, status FROM items").fetchall())
+    assert statuses[earlier] == "superseded" and statuses[replacement] == "active"
+
+
+def test_an_untrusted_project_claim_does_not_block_a_session_claim(
+        app: Waymarks, project: Path) -> None:
+    """Project claims apply only in a trusted project; once untrusted, they are not seen."""
+    app.trust(str(project))
+    _committed(app.remember("The cache TTL is 90 seconds.", scope="project"))
+    app.untrust(str(project))
+    _committed(app.remember("The cache TTL is 30 seconds."))
+
+
+def test_cli_refuses_the_chinese_contradiction(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = {**os.environ, "WAYMARKS_HOME": str(home)}
+
+    def run(*args: str, expect: int = 0) -> dict[str, object]:
+        done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", *args],
+                              cwd=project, env=env, capture_output=True, text=True,
+                              check=False, timeout=120)
+        assert done.returncode == expect, done.stdout + done.stderr
+        return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+    first = run("memory", "add", "--", "数据库端口是 5434。")["id"]
+    out = run("memory", "add", "--", "数据库端口是 5435。", expect=2)
+    assert out["code"] == "conflict" and out["conflicts"] == [first]
