@@ -175,3 +175,32 @@ def test_commits_follow_a_git_commit_and_a_new_process_reuses_them_without_git(
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert [i["commit"] for i in json.loads(done.stdout)["items"]] == [head[:12]]
+
+
+def test_own_shares_undone_with_git_reset_can_be_accepted_not_a_dead_end(
+        cli, project: Path) -> None:  # type: ignore[no-untyped-def]
+    git = ["git", "-C", str(project), "-c", "user.email=d@example.com"]
+    cli("trust", ".")
+    cli("team", "init")
+    first = cli("pin", "--scope", "project", "--", "Use the shared staging cluster")["id"]
+    cli("team", "share", first, "--yes")
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one share"], check=True)
+    second = cli("pin", "--scope", "project", "--", "Run the migrations check")["id"]
+    cli("team", "share", second, "--yes")
+    subprocess.run([*git, "reset", "-q", "--hard", "HEAD"], check=True)  # undo the second
+    third = cli("pin", "--scope", "project", "--", "Prefer small commits")["id"]
+    refused = cli("team", "share", third, "--yes", expect=2)
+    me = next((project / ".waymarks" / "team").glob("*.jsonl")).stem
+    assert refused["code"] == "own_file_damaged"
+    assert f"waymarks team accept {me}" in refused["message"]
+    assert cli("team", "accept", me)["changed"] is True
+    assert cli("team", "accept", me)["changed"] is False
+    assert cli("team", "share", third, "--yes")["outcome"] == "committed"
+    texts = [i["text"] for i in cli("team", "status")["items"]]
+    assert texts == ["Use the shared staging cluster", "Prefer small commits"]
+    # a chain that does not verify is never accepted
+    path = project / ".waymarks" / "team" / f"{me}.jsonl"
+    path.write_bytes(path.read_bytes().replace(b"small", b"large"))
+    assert cli("team", "accept", me, expect=2)["code"] == "not_acceptable"
+    assert cli("team", "accept", "nobody-00000000", expect=2)["code"] == "not_found"

@@ -208,6 +208,22 @@ def team_group() -> Group:
     def include(contributor: str) -> Result:
         return _set_excluded(contributor, False, None)
 
+    @command(team, "accept", summary="Take a contributor file's present history as the "
+             "one seen here (after a deliberate reset or an agreed rewrite).",
+             examples=["waymarks team accept alice-1a2b3c4d"])
+    @click.argument("contributor", metavar="CONTRIBUTOR")
+    def accept(contributor: str) -> Result:
+        from waymarks.service.outcomes import ServiceError
+        from waymarks.service.team import accept as accept_history
+
+        try:
+            changed = accept_history(runtime().app(), contributor)
+        except ServiceError as problem:
+            return refused(problem.code, str(problem))
+        return Result({"contributor": contributor, "changed": changed},
+                      f"Accepted {contributor}'s present history." if changed
+                      else "Nothing changed: that history is already the one seen here.")
+
     return team
 
 

@@ -373,6 +373,34 @@ def set_excluded(app: Waymarks, contributor: str, excluded: bool,
     return True
 
 
+def accept(app: Waymarks, contributor: str) -> bool:
+    """Take a contributor file's present history as the one seen here; returns whether
+    anything changed. For a history that is shorter or different than this home saw but
+    verifies on its own: one's own unpushed shares undone with ``git reset``, a branch
+    switch, or a rewrite the team agreed on. A chain that does not verify is never
+    accepted (restore it from git). The home's anchor moves to it; its items count again."""
+    if not app.project_trusted:
+        raise ServiceError("untrusted", f"{app.cwd} is not trusted; trust it first "
+                           "(`waymarks trust .`)")
+    state = refresh(app)
+    source = state.sources.get(contributor)
+    if source is None or source.status == "missing":
+        raise ServiceError("not_found", f"no team file for {contributor}; see "
+                           "`waymarks team status`")
+    if source.status == AVAILABLE:
+        return False
+    if source.status not in ("truncated", "rewritten"):
+        raise ServiceError("not_acceptable", f"{contributor}'s file is {source.status} "
+                           f"({source.detail}); only a history whose chain verifies can be "
+                           "accepted: restore the file from git")
+    anchor = state.anchors.setdefault(contributor, {})
+    anchor.update(count=source.count, head=source.head)
+    save_anchors(app, state)
+    source.status, source.detail = AVAILABLE, None
+    _refold(state)
+    return True
+
+
 def team_blocks(app: Waymarks) -> list[TeamBlock]:
     """The active team items of a trusted project, for the planner (pins first, then
     claims, each in replay order)."""

@@ -160,8 +160,11 @@ def _ready(app: Waymarks) -> tuple[TeamState, str]:
     state = refresh(app)
     own = state.sources.get(me)
     if own is not None and own.status != "available":
+        accept = (f", or, if you undid your own shares on purpose (`git reset`), accept "
+                  f"its present history: `waymarks team accept {me}`"
+                  if own.status in ("truncated", "rewritten") else "")
         raise TeamRefused("own_file_damaged", f"your team file is {own.status} "
-                          f"({own.detail}); restore it from git before writing")
+                          f"({own.detail}); restore it from git before writing{accept}")
     return state, me
 
 
