@@ -227,3 +227,23 @@ def test_the_owners_file_is_never_appended_through_a_link(
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
     assert not target.exists()
+
+
+def test_oversized_lines_and_files_are_bounded(trusted: Waymarks, project: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    directory = project / ".waymarks" / "team"
+    a = Writer(directory, "ann-00000001", "Ann").add("Use tabs")
+    bob = Writer(directory, "bob-00000002", "Bob")
+    b = bob.add("Write ADRs for schema changes")
+    assert active_ids(trusted) == [a, b]
+    monkeypatch.setattr(ledger_team, "MAX_LINE_BYTES", 64)
+    os.utime(bob.path, ns=(5, 5))
+    team.forget_process_state()
+    source = team.refresh(trusted).sources["bob-00000002"]
+    assert source.status == "tampered" and source.detail == "line 1: longer than 64 bytes"
+    monkeypatch.undo()
+    monkeypatch.setattr(ledger_team, "MAX_FILE_BYTES", 16)
+    team.forget_process_state()
+    source = team.refresh(trusted).sources["bob-00000002"]
+    assert (source.status, source.detail) == ("unreadable", "larger than 0 MiB (not read)")
+    assert active_ids(trusted) == []  # Ann's file is larger than 16 bytes too

@@ -36,6 +36,10 @@ from waymarks.core.team import (
 TEAM_DIR: Final = Path(".waymarks") / "team"
 SUFFIX: Final = ".jsonl"
 _TAIL: Final = 1 << 16  # bytes read back to find a file's last line when appending
+#: a contributor file larger than this is not read (a pushed file can be anything)
+MAX_FILE_BYTES: Final = 256 << 20
+#: a line longer than this breaks the chain (the longest shared text is far shorter)
+MAX_LINE_BYTES: Final = 256 << 10
 
 
 class TeamAppendError(Exception):
@@ -105,6 +109,8 @@ def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
             break
         line = data[start:end]
         try:
+            if len(line) > MAX_LINE_BYTES:
+                raise TeamFormatError(f"longer than {MAX_LINE_BYTES} bytes")
             entry = verify_line(line, contributor, result.count + 1, result.head)
         except TeamFormatError as problem:
             result.broken = f"line {result.count + 1}: {problem}"
@@ -124,6 +130,8 @@ def _read_from(path: str, offset: int) -> bytes:
     """The bytes of ``path`` from ``offset``, without following a symbolic link."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     try:
+        if os.fstat(fd).st_size > MAX_FILE_BYTES:
+            raise OSError(errno.EFBIG, "too large")
         with os.fdopen(fd, "rb", closefd=False) as handle:
             handle.seek(offset)
             return handle.read()
@@ -135,6 +143,8 @@ def _why(problem: OSError) -> str:
     """A fixed description of a read or open failure (no path, no content)."""
     if problem.errno == errno.ELOOP:
         return "a symbolic link (never followed)"
+    if problem.errno == errno.EFBIG:
+        return f"larger than {MAX_FILE_BYTES >> 20} MiB (not read)"
     return f"cannot be read ({errno.errorcode.get(problem.errno or 0, 'error')})"
 
 
