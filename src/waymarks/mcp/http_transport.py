@@ -14,28 +14,13 @@ What must stay true:
 from __future__ import annotations
 
 import hmac
-import ipaddress
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
+
+from waymarks.core.loopback import is_loopback as is_loopback  # re-exported for the launcher
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
-
-LOOPBACK_NAMES: Final = frozenset({"localhost"})
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names only this machine (127.0.0.0/8, ::1, localhost).
-
-    ``0.0.0.0``, ``::`` and any other name or address are not: they reach other machines."""
-    name = host.strip().strip("[]").lower()
-    if name in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
 
 def remote_warning(host: str, port: int) -> str:
     every = " on every interface" if host.strip().strip("[]") in ("0.0.0.0", "::", "") \

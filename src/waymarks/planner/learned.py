@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from waymarks.core.egress import Egress
-from waymarks.core.tokens import estimate_tokens
+from waymarks.planner.fill import fill
 from waymarks.planner.render import _shown, meta
 
 LEARNED_PRIORITY: Final = 89  # after memory (90): below anything a person confirmed
@@ -59,24 +59,7 @@ def choose_learned(blocks: Sequence[LearnedBlock], egress: Egress, budget: int,
                    room: int | None) -> tuple[list[tuple[LearnedBlock, str, int]],
                                               list[tuple[LearnedBlock, str, str, int]]]:
     """(included: block, rendered, tokens), (excluded: block, level, reason, tokens)."""
-    included: list[tuple[LearnedBlock, str, int]] = []
-    excluded: list[tuple[LearnedBlock, str, str, int]] = []
-    used = 0
-    for block in blocks:
-        level = egress.level(block.content, block.classification)
-        if not egress.admits_all_up_to(level):  # a folded level is a ceiling
-            excluded.append((block, level, f"classification {level} not allowed for this "
-                             "provider", 0))
-            continue
-        rendered = render_learned(block, egress)
-        tokens = estimate_tokens(rendered)
-        if used + tokens > budget:
-            excluded.append((block, level, f"learned token budget ({budget}) reached", tokens))
-            continue
-        if room is not None and tokens > room:
-            excluded.append((block, level, "model limit reached", tokens))
-            continue
-        included.append((block, rendered, tokens))
-        used += tokens
-        room = None if room is None else room - tokens
-    return included, excluded
+    return fill(blocks, level=lambda b: egress.level(b.content, b.classification),
+                admits=egress.admits_all_up_to,  # a folded level is a ceiling
+                render=lambda b: render_learned(b, egress), budget=budget, what="learned",
+                room=room)

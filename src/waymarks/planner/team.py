@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from waymarks.core.egress import Egress
-from waymarks.core.tokens import estimate_tokens
+from waymarks.planner.fill import fill
 from waymarks.planner.render import _shown, meta
 
 TEAM_PRIORITY: Final = 940  # below the person's own pins (950), above memory
@@ -56,25 +56,6 @@ def choose_team(blocks: Sequence[TeamBlock], egress: Egress, room: int | None
                 ) -> tuple[list[tuple[TeamBlock, str, int]],
                            list[tuple[TeamBlock, str, str, int]]]:
     """(included: block, rendered, tokens), (excluded: block, level, reason, tokens)."""
-    included: list[tuple[TeamBlock, str, int]] = []
-    excluded: list[tuple[TeamBlock, str, str, int]] = []
-    used = 0
-    for block in blocks:
-        level = egress.level(block.text, block.classification)
-        if not egress.admits(level):
-            excluded.append((block, level, f"classification {level} not allowed for this "
-                             "provider", 0))
-            continue
-        rendered = render_team(block, egress)
-        tokens = estimate_tokens(rendered)
-        if used + tokens > TEAM_MAX_TOKENS:
-            excluded.append((block, level, f"team token budget ({TEAM_MAX_TOKENS}) reached",
-                             tokens))
-            continue
-        if room is not None and tokens > room:
-            excluded.append((block, level, "model limit reached", tokens))
-            continue
-        included.append((block, rendered, tokens))
-        used += tokens
-        room = None if room is None else room - tokens
-    return included, excluded
+    return fill(blocks, level=lambda b: egress.level(b.text, b.classification),
+                admits=egress.admits, render=lambda b: render_team(b, egress),
+                budget=TEAM_MAX_TOKENS, what="team", room=room)

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -49,6 +48,8 @@ from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from waymarks.core.loopback import is_loopback as is_loopback  # re-exported for the launcher
 
 COOKIE: Final = "waymarks_ui"
 CSP: Final = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -67,21 +68,6 @@ METHODS: Final = frozenset({"GET", "HEAD", "POST"})
 #: bytes of one action's form: its fields are at most 20,000 characters each (``app.py``),
 #: a few times that once URL-encoded; anything larger is refused (413) unread
 MAX_BODY: Final = 1024 * 1024
-LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` reaches only this machine (``127.0.0.0/8``, ``::1``,
-    ``localhost``); ``0.0.0.0``, ``::`` and every other name do not."""
-    name = host.strip().strip("[]").lower()
-    if name in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
 def remote_warning(host: str, port: int) -> str:
     """What ``waymarks ui --allow-remote`` prints before serving beyond this machine."""
     return (f"waymarks: warning: the web inspector listens on {host}:{port}, beyond this "

@@ -1,0 +1,26 @@
+"""Whether a listening address reaches only this machine (the HTTP adapters' default).
+
+Both HTTP adapters (MCP over HTTP, the web inspector) serve on loopback unless the person
+passes an explicit flag; this is the one definition of loopback they share. ``0.0.0.0``,
+``::`` and every other name or address are not loopback: they reach other machines. Pure.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Final
+
+#: names that resolve to this machine only (the usual /etc/hosts entries)
+LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` reaches only this machine (``127.0.0.0/8``, ``::1``, a loopback
+    name)."""
+    name = host.strip().strip("[]").lower()
+    if name in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False

@@ -1,0 +1,45 @@
+"""Filling an optional block kind within its own token budget (team items, learned claims).
+
+One rule for every optional kind, in the order given: a block the destination may not
+receive is left out for its classification; one that would pass the kind's budget is left
+out for it; one that would pass the model's remaining room is left out for that; the rest
+go in, each shrinking the room. Every block left out is recorded with its reason and its
+size, so the manifest names it by ID. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from waymarks.core.tokens import estimate_tokens
+
+B = TypeVar("B")
+
+
+def fill(blocks: Sequence[B], *, level: Callable[[B], str], admits: Callable[[str], bool],
+         render: Callable[[B], str], budget: int, what: str, room: int | None
+         ) -> tuple[list[tuple[B, str, int]], list[tuple[B, str, str, int]]]:
+    """(included: block, rendered, tokens), (excluded: block, level, reason, tokens);
+    ``what`` names the budget in its reason ("team", "learned")."""
+    included: list[tuple[B, str, int]] = []
+    excluded: list[tuple[B, str, str, int]] = []
+    used = 0
+    for block in blocks:
+        found = level(block)
+        if not admits(found):
+            excluded.append((block, found, f"classification {found} not allowed for this "
+                             "provider", 0))
+            continue
+        rendered = render(block)
+        tokens = estimate_tokens(rendered)
+        if used + tokens > budget:
+            excluded.append((block, found, f"{what} token budget ({budget}) reached", tokens))
+            continue
+        if room is not None and tokens > room:
+            excluded.append((block, found, "model limit reached", tokens))
+            continue
+        included.append((block, rendered, tokens))
+        used += tokens
+        room = None if room is None else room - tokens
+    return included, excluded
