@@ -71,3 +71,32 @@ def test_another_known_project_of_the_home_can_be_viewed(
     assert "The other project builds with Bazel." in page
     assert "The database port is 5434." not in page  # this project's claims stay here
     assert client.get("/", params={"project": str(tmp_path / "unknown")}).status_code == 400
+
+
+def test_learned_claims_take_feedback_corrections_and_undo_through_the_page(
+        web: Any, home: Path, project: Path, cli: Callable[..., dict]) -> None:
+    learned = _learn(home, str(project))
+    client, gate = _login(web)
+    page = client.get(f"/learned/{learned}").text
+    for verdict in ("useful", "unhelpful", "accurate", "incorrect"):
+        assert f'value="{verdict}"' in page
+    asked = client.post("/confirm", data={"csrf": gate.csrf, "action": "feedback",
+                                          "id": learned, "verdict": "incorrect"}).text
+    assert f"feedback {learned} incorrect" in asked  # the exact command, before anything
+
+    def act(**form: str) -> str:
+        return str(client.post("/act", data={"csrf": gate.csrf, "confirmed": "yes",
+                                             **form}).text)
+
+    act(action="feedback", id=learned, verdict="incorrect")
+    assert cli("evolution", "show", learned)["state"] != "provisional"  # quarantined
+    before = cli("evolution", "show", learned)["feedback"]
+    refused = act(action="feedback", id=learned, verdict="splendid")
+    assert "Refused" in refused and cli("evolution", "show", learned)["feedback"] == before
+    events = cli("evolution", "history")["events"]
+    latest = max(e["event"] for e in events)
+    act(action="undo", event=str(latest))
+    assert cli("evolution", "show", learned)["state"] == "provisional"
+    act(action="correct", id=learned, text="Deployments use Kamal 2, not Capistrano")
+    claims = cli("learn", "list")["claims"]
+    assert any("Kamal 2" in c["content"] for c in claims)

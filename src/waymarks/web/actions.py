@@ -68,6 +68,12 @@ ACTIONS: Final[dict[str, Action]] = {
     "include": Action("Include a source session again", ("id",),
                       lambda f: ["memory", "include", f["id"]]),
     "forget": Action("Forget a learned claim", ("id",), lambda f: ["learn", "forget", f["id"]]),
+    "correct": Action("Correct a learned claim", ("id", "text"),
+                      lambda f: ["evolution", "correct", f["id"], "--", f["text"]]),
+    "feedback": Action("Give feedback on a learned claim", ("id", "verdict"),
+                       lambda f: ["feedback", f["id"], f["verdict"]]),
+    "undo": Action("Undo a learned-memory event", ("event",),
+                   lambda f: ["evolution", "undo", f["event"]]),
 }
 
 
