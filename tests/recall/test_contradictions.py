@@ -68,6 +68,8 @@ def test_signatures_contradict(first: str, second: str) -> None:
     ("Service A listens on 8080.", "Service B listens on 8081."),
     ("Zanzibar rack 3 holds quorum replica 3.", "Zanzibar rack 4 holds quorum replica 4."),
     ("The database port is 5432.", "The DB listens on port 5432."),
+    # a hyphenated number after a name names it (found by the concurrency soak's texts)
+    ("Writer 3 noted that build step 3-5 takes 5s", "Writer 3 noted that build step 3-7 takes 7s"),
 ])
 def test_signatures_that_do_not_contradict(first: str, second: str) -> None:
     a, b = signature(first), signature(second)

@@ -55,6 +55,8 @@ _ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
 _NEGATION: Final = lazy(r"\b(?:not|never|no longer|isn't|aren't|is no)\b|不是|没有|未|不")
 _ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 _HAN_RUN: Final = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+#: a name followed by a hyphenated number ("step 3-5", "gate 2-1"): the number names it
+_NUMBERED: Final = lazy(r"\b([a-z][a-z0-9]*) (\d+(?:-\d+)+)(?![\w.-])")
 
 #: surface word -> canonical subject term (English words and Chinese words alike)
 _TERMS: Final[dict[str, str]] = {
@@ -177,6 +179,11 @@ def signature(claim: str) -> Signature | None:
     if not values or len(values) > MAX_VALUES:
         return None
     subject = _subject_terms(rest)
+    # "build step 3-5 takes 5s" and "build step 3-7 takes 7s" are about two steps (a
+    # hyphenated number after a name is part of the name, never a value; after a stop
+    # word, as in "the date is 2024-01-02", it is not taken as a name)
+    subject.update(f"{m.group(1)}-n{m.group(2)}" for m in _NUMBERED.finditer(text)
+                   if m.group(1) not in _STOP)
     subject.update("x:" + m.group(0).lower() for m in _LETTER_NAME.finditer(claim))
     if not subject or len(subject) > MAX_SUBJECT_TERMS:
         return None
