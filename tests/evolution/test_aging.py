@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import StepClock
-from waymarks.cli.main import main
 from waymarks.core.evolution.aging import (
     accuracy_factor,
     age_days,
@@ -66,21 +65,6 @@ def test_feedback_factors() -> None:
         == (1.05, 0.90, 1.0)
     assert (accuracy_factor("accurate"), accuracy_factor("incorrect"),
             accuracy_factor("useful")) == (1.05, 0.50, 1.0)
-
-
-@pytest.fixture
-def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> Callable[..., dict]:
-    monkeypatch.setenv("WAYMARKS_HOME", str(home))
-    monkeypatch.chdir(project)
-
-    def run(*args: str, expect: int = 0) -> dict:
-        code = main(["--json", *args])
-        out = capsys.readouterr().out
-        assert code == expect, out
-        return dict(json.loads(out.strip().splitlines()[-1]))
-
-    return run
 
 
 def learn(home: Path, origin: str, claim: dict[str, object], at: str) -> str:

@@ -11,28 +11,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from tests.evolution.test_aging import learn
-from waymarks.cli.main import main
 from waymarks.service.evolution import Evolution
 
 PAST = "2026-03-01T00:00:00.000Z"
-
-
-@pytest.fixture
-def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> Callable[..., dict]:
-    monkeypatch.setenv("WAYMARKS_HOME", str(home))
-    monkeypatch.chdir(project)
-
-    def run(*args: str, expect: int = 0) -> dict:
-        code = main(["--json", *args])
-        out = capsys.readouterr().out
-        assert code == expect, out
-        return dict(json.loads(out.strip().splitlines()[-1]))
-
-    return run
 
 
 def test_inspect_feedback_undo_correct_conflict_and_rebuild(
