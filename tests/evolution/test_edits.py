@@ -125,6 +125,21 @@ def test_forget_then_any_recapture_in_that_origin_never_revives(
     assert live == []
 
 
+def test_forgetting_a_tombstone_still_forgets_its_live_twin() -> None:
+    """Found by the property above: the claim's creation undone (a tombstone), the same
+    content learned under another kind, then the tombstone forgotten — the twin must go."""
+    view = MemoryEvoView()
+    _fold_all(view, [_claim(0, 0, 0, None), UndoRecord(SCHEMA_VERSION, 1, T1),
+                     _claim(0, 1, 0, None)])
+    assert view.claims[_id(0, 0, 0)].state == "forgotten"
+    assert view.claims[_id(0, 1, 0)].state == "provisional"
+    effect = view.apply(ForgetRecord(SCHEMA_VERSION, _id(0, 0, 0), T1), 4)
+    assert (effect.applied, effect.reason) == (True, "suppressed")
+    assert view.claims[_id(0, 1, 0)].state == "forgotten"
+    assert view.apply(ForgetRecord(SCHEMA_VERSION, _id(0, 0, 0), T1), 5).reason == \
+        "already_forgotten"
+
+
 def test_feedback_replay_and_undo_never_double_apply() -> None:
     view = MemoryEvoView()
     claim = _claim(0, 0, 0, None)

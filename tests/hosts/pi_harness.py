@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.install_once import install_once
+
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "src" / "waymarks" / "hosts" / "pi_extension" / "index.ts"
 WAYMARKS_BIN = Path(sys.executable).parent / "waymarks"
@@ -29,7 +31,6 @@ VARIANTS: dict[str, tuple[list[str], str, bool]] = {
              "@earendil-works/pi-coding-agent", True),
     "pi073": (["@mariozechner/pi-coding-agent@0.73"], "@mariozechner/pi-coding-agent", False),
 }
-_install_lock = threading.Lock()
 
 
 def cache_root() -> Path:
@@ -41,15 +42,16 @@ def install(variant: str) -> list[str]:
     packages, package_dir, on_node22 = VARIANTS[variant]
     prefix = cache_root() / variant
     cli = prefix / "node_modules" / package_dir / "dist" / "cli.js"
-    with _install_lock:
-        if not cli.is_file():
-            npm = shutil.which("npm")
-            if npm is None:
-                raise RuntimeError("npm is needed to install Pi for these tests")
-            prefix.mkdir(parents=True, exist_ok=True)
-            subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-                            "--loglevel", "error", *packages], check=True, timeout=900,
-                           capture_output=True)
+    def run_npm() -> None:
+        npm = shutil.which("npm")
+        if npm is None:
+            raise RuntimeError("npm is needed to install Pi for these tests")
+        prefix.mkdir(parents=True, exist_ok=True)
+        subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
+                        "--loglevel", "error", *packages], check=True, timeout=900,
+                       capture_output=True)
+
+    install_once(cache_root() / f"{variant}.lock", cli.is_file, run_npm)
     node = prefix / "node_modules" / ".bin" / "node" if on_node22 else Path(
         shutil.which("node") or "node")
     return [str(node), str(cli)]

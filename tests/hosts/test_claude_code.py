@@ -21,6 +21,7 @@ from mcp.client.stdio import stdio_client
 from mcp.types import ElicitResult
 
 from tests.hosts.fake_anthropic import FakeAnthropic
+from tests.install_once import install_once
 from waymarks.hosts import claude_code_install as cc
 from waymarks.service.app import Waymarks
 
@@ -275,13 +276,16 @@ def claude_code() -> list[str] | None:
     prefix = Path(os.environ.get("WAYMARKS_CC_CACHE") or
                   Path(__file__).resolve().parents[2] / ".cache" / "claude-code")
     cli = prefix / "node_modules" / ".bin" / "claude"
-    if not cli.exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            return None
-        subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
+    npm = shutil.which("npm")
+    if npm is None and not cli.exists():
+        return None
+
+    def run_npm() -> None:
+        subprocess.run([str(npm), "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
                         "--loglevel", "error", "@anthropic-ai/claude-code@2.1.197"],
                        check=True, timeout=900, capture_output=True)
+
+    install_once(prefix.parent / "claude-code.lock", cli.exists, run_npm)
     return [str(cli)]
 
 

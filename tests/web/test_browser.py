@@ -25,12 +25,14 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.install_once import install_once
 from tests.web.conftest import HOSTILE
 
 pytestmark = pytest.mark.slow
@@ -48,9 +50,14 @@ def chromium() -> tuple[str, str]:
             pytest.skip("no apt-get on this machine to install Debian's chromium and "
                         "chromium-driver (CI has it)")
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run([apt, "update"], check=True, env=env, capture_output=True)
-        subprocess.run([apt, "install", "-y", "--no-install-recommends", "chromium",
-                        "chromium-driver"], check=True, env=env, capture_output=True)
+
+        def run_apt() -> None:
+            subprocess.run([apt, "update"], check=True, env=env, capture_output=True)
+            subprocess.run([apt, "install", "-y", "--no-install-recommends", "chromium",
+                            "chromium-driver"], check=True, env=env, capture_output=True)
+
+        install_once(Path(tempfile.gettempdir()) / "waymarks-tests-chromium.lock",
+                     lambda: os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER), run_apt)
     return CHROMIUM, CHROMEDRIVER
 
 

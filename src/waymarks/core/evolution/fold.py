@@ -227,18 +227,19 @@ def _forget(rec: _Recorder, view: EvoView, record: ForgetRecord) -> Effect:
     if claim is None:
         return Effect("forget", record.id, False, "unknown_claim", record.actor, record.at)
     key = suppression_key(claim.origin, claim.content)
-    if claim.state == "forgotten":
-        if view.suppressed(key):
-            return Effect("forget", record.id, False, "already_forgotten", record.actor,
-                          record.at)
-        view.suppress(key)  # a tombstone left by an undo: now its content is suppressed
-        return Effect("forget", record.id, True, "suppressed", record.actor, record.at)
-    rec.put_claim(replace(claim, state="forgotten"))
+    tombstone = claim.state == "forgotten"  # e.g. left by an undo of the claim's creation
+    if tombstone and view.suppressed(key):
+        return Effect("forget", record.id, False, "already_forgotten", record.actor, record.at)
+    if not tombstone:
+        rec.put_claim(replace(claim, state="forgotten"))
+    # its live twins go too, also when the claim itself was already a tombstone: the same
+    # content learned again under another kind must not outlive the forget
     for twin in view.same_content(claim.origin, claim.content):
         if twin.id != claim.id and twin.state != "forgotten":
             rec.put_claim(replace(twin, state="forgotten"))
     view.suppress(key)
-    return Effect("forget", record.id, True, "forgotten", record.actor, record.at)
+    return Effect("forget", record.id, True, "suppressed" if tombstone else "forgotten",
+                  record.actor, record.at)
 
 
 def _feedback(rec: _Recorder, view: EvoView, record: FeedbackRecord, seq: int) -> Effect:
