@@ -13,6 +13,8 @@ echo "== pytest"
 # would delete this run's folders under its feet.
 PYTEST_DEBUG_TEMPROOT=$(mktemp -d)
 export PYTEST_DEBUG_TEMPROOT
-# Every test, the ones marked slow included (the fast lane is `pytest -m "not slow"`).
+# Every test, the ones marked slow included (the fast lane is `pytest -m "not slow"`), on
+# every core: a worker per CPU (pytest-xdist), each taking the next test when it is free
+# (worksteal: a few tests run for minutes, so fixed shares would leave one worker idle).
 # pytest exits 5 when it collects no tests: that is a failure here, as any non-zero exit is.
-.venv/bin/python -m pytest --durations=15 "$@"  # the slowest tests, named in the log
+.venv/bin/python -m pytest -n auto --dist worksteal --durations=15 "$@"  # slowest, in the log
