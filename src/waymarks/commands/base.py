@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import click
+import msgspec
 
 from waymarks.commands.results import EXIT_ERROR as EXIT_ERROR  # re-exported
 from waymarks.commands.results import EXIT_OK as EXIT_OK
@@ -181,8 +181,7 @@ def invoke(group: click.Group, tokens: Sequence[str], run: Runtime,
     return result
 
 
-@dataclass(frozen=True, slots=True)
-class CommandInfo:
+class CommandInfo(msgspec.Struct, frozen=True):
     """One runnable command of a group, as the tests and docs walk them."""
 
     path: tuple[str, ...]

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Literal
 
+import msgspec
+
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
@@ -23,28 +25,25 @@ EXIT_REJECTED = 2
 ProgressFn = Callable[[int, int], None]
 
 
-@dataclass(frozen=True, slots=True)
-class Column:
+class Column(msgspec.Struct, frozen=True):
     name: str
     justify: Literal["left", "right"] = "left"
     #: the column that takes what width is left (and wraps on a terminal)
     wide: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
+class Table(msgspec.Struct, frozen=True):
     """Rows for a person: a terminal shows them as a table with colour, anything else
     gets ``Result.text`` (the same rows, one per line)."""
 
     columns: tuple[Column, ...]
     rows: list[tuple[str, ...]]
     #: a style per row (``"active"``, ``"superseded"`` …), for colour only
-    kinds: list[str] = field(default_factory=list)
+    kinds: list[str] = msgspec.field(default_factory=list)
     footer: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(msgspec.Struct, frozen=True):
     data: dict[str, Any]
     text: str
     exit_code: int = EXIT_OK

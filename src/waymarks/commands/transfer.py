@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import click
+import msgspec
 
 from waymarks.commands.base import EXIT_REJECTED, Result, command, runtime
 from waymarks.commands.options import LEVEL_NAMES
@@ -46,8 +46,7 @@ MAX_LINE_BYTES = 64 * 1024
 Kind = Literal["pin", "memory"]
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(msgspec.Struct, frozen=True):
     number: int
     kind: Kind
     text: str

@@ -16,18 +16,18 @@ for the command are refused, all of them named in one error.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 
 class ArgumentError(ValueError):
     """The argument text cannot be parsed; the message says what to fix."""
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedArgs:
-    options: dict[str, str] = field(default_factory=dict)
+class ParsedArgs(msgspec.Struct, frozen=True):
+    options: dict[str, str] = msgspec.field(default_factory=dict)
     positionals: tuple[str, ...] = ()
-    repeated: dict[str, tuple[str, ...]] = field(default_factory=dict)  # every value, in order
+    #: every value of a repeated option, in order
+    repeated: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
 
     def text(self) -> str:
         """Positionals joined with spaces: the content of a pin or claim."""

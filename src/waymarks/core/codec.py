@@ -12,7 +12,6 @@ shape the reference implementation writes and reads.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
@@ -33,16 +32,14 @@ from waymarks.core.model import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class UnknownPayload:
+class UnknownPayload(msgspec.Struct, frozen=True):
     """A payload we must keep but cannot interpret (future type or schema version)."""
 
     custom_type: str
     schema_version: object
 
 
-@dataclass(frozen=True, slots=True)
-class MalformedPayload:
+class MalformedPayload(msgspec.Struct, frozen=True):
     """A payload of a known type and version whose fields do not validate."""
 
     custom_type: str

@@ -22,8 +22,9 @@ than a fact states) have no signature: they are descriptions, not single facts.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from waymarks.core.lazy_re import lazy
 
@@ -145,8 +146,7 @@ _UNITS: Final = frozenset(
     " ms percent times mb gb kb tb bytes items rows requests users workers threads".split())
 
 
-@dataclass(frozen=True, slots=True)
-class Signature:
+class Signature(msgspec.Struct, frozen=True):
     """A claim's subject terms and the values it states (both canonical)."""
 
     subject: frozenset[str]

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import Literal, cast
+
+import msgspec
 
 from waymarks.core.model import (
     CLASSIFICATIONS,
@@ -75,8 +76,7 @@ RejectionCode = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Duplicate:
+class Duplicate(msgspec.Struct, frozen=True):
     """The same normalized item is already active: its ID, nothing appended."""
 
     id: str
@@ -84,8 +84,7 @@ class Duplicate:
     outcome: Literal["duplicate"] = "duplicate"
 
 
-@dataclass(frozen=True, slots=True)
-class Rejected:
+class Rejected(msgspec.Struct, frozen=True):
     """The write was refused: nothing was appended (``not_applied``: nothing applies)."""
 
     code: RejectionCode
@@ -97,8 +96,7 @@ class Rejected:
 Decision = Mutation | Duplicate | Rejected
 
 
-@dataclass(frozen=True, slots=True)
-class WriteContext:
+class WriteContext(msgspec.Struct, frozen=True):
     """What a write may depend on, captured under the session lock."""
 
     view: StateView

@@ -29,8 +29,9 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from waymarks.core.privacy import (
     Classification,
@@ -60,8 +61,7 @@ def quote(text: str) -> str:
     return json_line(text)
 
 
-@dataclass(frozen=True, slots=True)
-class Egress:
+class Egress(msgspec.Struct, frozen=True):
     """What one destination may receive, and how stored text is made fit for it."""
 
     provider: str

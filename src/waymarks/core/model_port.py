@@ -20,8 +20,9 @@ Invariants both sides rely on:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, Protocol
+
+import msgspec
 
 ModelErrorCode = Literal[
     "timeout",  # the attempt's deadline passed
@@ -39,8 +40,7 @@ ModelErrorCode = Literal[
 MODEL_ERROR_CODES: frozenset[str] = frozenset(ModelErrorCode.__args__)  # type: ignore[attr-defined]
 
 
-@dataclass(frozen=True, slots=True)
-class ModelRequest:
+class ModelRequest(msgspec.Struct, frozen=True):
     """One consolidation call: a system instruction and one user payload (both final text)."""
 
     system: str
@@ -49,8 +49,7 @@ class ModelRequest:
     classification: str  # highest privacy class inside the payload (core.privacy levels)
 
 
-@dataclass(frozen=True, slots=True)
-class ModelReply:
+class ModelReply(msgspec.Struct, frozen=True):
     """A completed call. ``model`` is the identity captured before the call was awaited."""
 
     text: str
@@ -71,8 +70,7 @@ class ModelError(Exception):
         self.retry_after_s = retry_after_s
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
+class Route(msgspec.Struct, frozen=True):
     """Where a call goes: a provider name (as the privacy policy names providers) and a model."""
 
     provider: str
@@ -87,8 +85,7 @@ class ModelClient(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class SourceRef:
+class SourceRef(msgspec.Struct, frozen=True):
     """A captured source awaiting consolidation, as the queue sees it (no text)."""
 
     source_id: str
@@ -97,8 +94,7 @@ class SourceRef:
     captured_at: str  # ISO-8601
 
 
-@dataclass(frozen=True, slots=True)
-class StepOutcome:
+class StepOutcome(msgspec.Struct, frozen=True):
     """What applying a reply did. ``code`` is ``applied`` or a fixed refusal/validation reason."""
 
     code: str  # "applied" | "invalid_output" | "no_change" | a fixed authority reason

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final, Literal, TypeGuard
 
+import msgspec
+
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model import Classification as Classification  # re-exported
 
@@ -190,16 +192,14 @@ def classify(text: str, explicit: str | None = None) -> Classification:
     return highest(base, top) if count and top is not None else base
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(msgspec.Struct, frozen=True):
     """A run of marker-free text and the level that applies to it."""
 
     text: str
     level: Classification
 
 
-@dataclass(frozen=True, slots=True)
-class MarkedText:
+class MarkedText(msgspec.Struct, frozen=True):
     """A text split by its markers into classified segments (tags removed)."""
 
     segments: tuple[Segment, ...]
@@ -265,8 +265,7 @@ def parse_marked(text: str, base: str | None = None) -> MarkedText:
     return MarkedText((Segment(stripped, top),) if stripped else (), top, count, False, False)
 
 
-@dataclass(frozen=True, slots=True)
-class FilteredText:
+class FilteredText(msgspec.Struct, frozen=True):
     """A text as a provider may see it."""
 
     #: None when nothing of it may be sent
@@ -330,7 +329,7 @@ _ALL: Final[Allowance] = frozenset(LEVELS)
 
 
 @dataclass(frozen=True, slots=True)
-class ProviderPolicy:
+class ProviderPolicy:  # a dataclass: __post_init__ normalises its frozen fields
     """Which classifications each provider may receive, as exact allow lists.
 
     DS4's semantics: a remote rule is the exact set of levels a provider may receive

@@ -8,7 +8,8 @@ given in: records are sorted by :attr:`MutationRecord.order` first. Sequence num
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from waymarks.core.model import Kind, MutationRecord, status_target
 from waymarks.core.rules import Ignored, ItemState, MutationEffect, apply_mutation
@@ -64,8 +65,7 @@ class MemoryView:
 _EMPTY: dict[str, ItemState] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class ReplayResult:
+class ReplayResult(msgspec.Struct, frozen=True):
     """Final state plus what each mutation did, in replay order."""
 
     items: dict[str, ItemState]

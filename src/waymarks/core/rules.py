@@ -19,7 +19,6 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 import msgspec
@@ -94,15 +93,13 @@ class StateView(Protocol):
     def put(self, state: ItemState) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Applied:
+class Applied(msgspec.Struct, frozen=True):
     """The mutation changed state; ``changed`` lists every item state written."""
 
     changed: tuple[ItemState, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Ignored:
+class Ignored(msgspec.Struct, frozen=True):
     """The mutation is kept in the log but changes nothing; ``reason`` says why."""
 
     reason: str

@@ -39,7 +39,6 @@ import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 import msgspec
@@ -92,8 +91,7 @@ def entry_hash(body: dict[str, Any]) -> str:
                           ).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class TeamEntry:
+class TeamEntry(msgspec.Struct, frozen=True):
     """One verified line of a contributor's file."""
 
     contributor: str
@@ -274,8 +272,7 @@ class _View(MemoryView):
 Order = tuple[int, str, int, str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class _Applied:
+class _Applied(msgspec.Struct, frozen=True):
     record: MutationRecord
     entry: TeamEntry
     prior: tuple[tuple[str, ItemState | None], ...]  # what it changed, as it was before
@@ -342,8 +339,7 @@ class TeamFold:
         return sorted(self.view.items.values(), key=lambda s: s.seq)
 
 
-@dataclass(frozen=True, slots=True)
-class Conflict:
+class Conflict(msgspec.Struct, frozen=True):
     """A claim the fold invalidated because an earlier active claim holds its key."""
 
     loser: ItemState

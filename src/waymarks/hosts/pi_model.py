@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from waymarks.core.evolution_policy import CHILD_ENV
@@ -38,6 +37,7 @@ from waymarks.core.model_port import (
     ModelRequest,
     Route,
 )
+from waymarks.core.records import replace
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks

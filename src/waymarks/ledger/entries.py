@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -69,8 +68,7 @@ _MESSAGE_DECODER: Final = msgspec.json.Decoder(_MessageBody)
 _ANY_DECODER: Final = msgspec.json.Decoder()
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(msgspec.Struct, frozen=True):
     """A ``message`` entry: who spoke and the text they sent (text parts joined by newlines;
     ``""`` when there are none, or the message is not in a shape Pi writes)."""
 
@@ -82,8 +80,7 @@ class Message:
     sent_ms: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class Compaction:
+class Compaction(msgspec.Struct, frozen=True):
     """A ``compaction`` entry: the live context starts again at ``first_kept``."""
 
     id: str
@@ -93,8 +90,7 @@ class Compaction:
     summary: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Custom:
+class Custom(msgspec.Struct, frozen=True):
     """A ``custom`` entry of type ``custom_type``; ``data`` is its payload, decoded JSON
     (``None`` when it is not valid JSON)."""
 
@@ -104,8 +100,7 @@ class Custom:
     data: Any
 
 
-@dataclass(frozen=True, slots=True)
-class Other:
+class Other(msgspec.Struct, frozen=True):
     """Any other entry: its place and type only."""
 
     id: str

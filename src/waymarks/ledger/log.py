@@ -24,7 +24,6 @@ import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Set
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -95,8 +94,7 @@ _FAST_PATHS: Final = (
 _ENCODER: Final = msgspec.json.Encoder()
 
 
-@dataclass(frozen=True, slots=True)
-class SessionHeader:
+class SessionHeader(msgspec.Struct, frozen=True):
     id: str
     version: int | None
     timestamp: str
@@ -104,8 +102,7 @@ class SessionHeader:
     parent_session: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(msgspec.Struct, frozen=True):
     """One tree node: where it is and what kind of entry it is."""
 
     id: str
@@ -115,8 +112,7 @@ class Entry:
     timestamp: str
 
 
-@dataclass(frozen=True, slots=True)
-class Anomaly:
+class Anomaly(msgspec.Struct, frozen=True):
     """A line or payload that was kept in the file but not used, and why."""
 
     line: int

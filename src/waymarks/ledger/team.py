@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+import msgspec
+
 from waymarks.core.team import (
     CONTRIBUTOR_RE,
     TeamEntry,
@@ -46,8 +48,7 @@ class TeamAppendError(Exception):
     """The contributor's own file cannot be appended to (message names no content)."""
 
 
-@dataclass(frozen=True, slots=True)
-class TeamFile:
+class TeamFile(msgspec.Struct, frozen=True):
     contributor: str
     path: str
     size: int

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
+
+import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import classify, highest
@@ -46,8 +47,7 @@ _ADR_FILE: Final = lazy(r"ADR-(\d{4})-[a-z0-9-]+\.md")
 _ADR_ID: Final = lazy(r"ADR-\d{4}")
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(msgspec.Struct, frozen=True):
     source: str  # "docs/engineering/x.md#Heading"
     text: str
     match_text: str  # what matching sees (an ADR summary adds affects and readWhen)
@@ -55,10 +55,9 @@ class Chunk:
     level: str = "normal"  # at least the level of the whole file: markers span headings
 
 
-@dataclass(frozen=True, slots=True)
-class Adr:
+class Adr(msgspec.Struct, frozen=True):
     path: Path
-    fields: dict[str, str | list[str]] = field(default_factory=dict)
+    fields: dict[str, str | list[str]] = msgspec.field(default_factory=dict)
     body: str = ""
     text: str = ""  # the whole file, for its classification
 

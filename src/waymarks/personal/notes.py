@@ -8,8 +8,9 @@ that may only target this project's engineering docs: it proposes, it edits noth
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
 
 from waymarks.core.decisions import refuse_credentials
 from waymarks.core.privacy import filter_text
@@ -28,8 +29,7 @@ NOTE_TYPES: Final = ("requirement", "decision", "constraint", "action", "questio
 MAX_NOTE_CHARS: Final = 480
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(msgspec.Struct, frozen=True):
     id: str  # the ledger entry ID
     type: str
     text: str

@@ -44,9 +44,10 @@ import contextlib
 import fcntl
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
+
+import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model import CLASSIFICATIONS
@@ -76,8 +77,7 @@ class PersonalMemoryError(ValueError):
     """A request the store refuses; the message says what to do instead."""
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(msgspec.Struct, frozen=True):
     slug: str
     name: str
     description: str
@@ -97,8 +97,7 @@ class Entry:
         return None if not said or said in one_line(self.body) else self.description
 
 
-@dataclass(frozen=True, slots=True)
-class Saved:
+class Saved(msgspec.Struct, frozen=True):
     """Proof of persistence: what was written, where, and whether it replaced an entry."""
 
     slug: str

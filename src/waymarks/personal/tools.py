@@ -20,8 +20,9 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any, Final, Literal
+
+import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import OMITTED, WITHHELD, classify
@@ -46,8 +47,7 @@ def _rejected(category: str) -> dict[str, Any]:
     return {"outcome": "rejected", "category": category}
 
 
-@dataclass(frozen=True, slots=True)
-class RememberPlan:
+class RememberPlan(msgspec.Struct, frozen=True):
     """A save that passed every check: exactly what will be written, and what is shown."""
 
     text: str  # as it will be saved (whitespace runs become one space)

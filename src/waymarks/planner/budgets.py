@@ -6,11 +6,10 @@ policy) does not import the planner: a one-shot recall never plans. Pure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 
-@dataclass(frozen=True, slots=True)
-class Budgets:
+class Budgets(msgspec.Struct, frozen=True):
     max_pinned_tokens: int = 16000
     max_memory_tokens: int = 8000
     max_results: int = 12

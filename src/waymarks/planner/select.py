@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
+
+import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.core.tokens import estimate_tokens
@@ -52,21 +53,18 @@ _NOT_ALLOWED: Final = "classification {} not allowed for this provider"
 PIN_MEMO: Final = 4096
 
 
-@dataclass(frozen=True, slots=True)
-class PinInput:
+class PinInput(msgspec.Struct, frozen=True):
     block: PinBlock
     created_at: int
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryInput:
+class MemoryInput(msgspec.Struct, frozen=True):
     block: MemoryBlock
     created_at: int
     matched: bool  # chosen by recall (False: recent-continuity fallback)
 
 
-@dataclass(frozen=True, slots=True)
-class TextInput:
+class TextInput(msgspec.Struct, frozen=True):
     """A retrieved earlier turn, a project snippet or a personal index line, and why it
     was offered (a fixed phrase and counts: manifests never hold content). Its level is
     the egress's reading of the block (explicit classification raised by markers)."""
@@ -79,8 +77,7 @@ class TextInput:
         return self.block.id
 
 
-@dataclass(frozen=True, slots=True)
-class ManifestEntry:
+class ManifestEntry(msgspec.Struct, frozen=True):
     id: str
     kind: str
     decision: str  # "included" | "excluded"
@@ -102,8 +99,7 @@ class ManifestEntry:
                 "tokens": self.tokens}
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(msgspec.Struct, frozen=True):
     kind: str  # pins | memory | personal | history | snippets | request
     priority: int
     content: str
@@ -115,15 +111,14 @@ class Message:
                 "tokens": self.tokens, "content": self.content}
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(msgspec.Struct, frozen=True):
     messages: tuple[Message, ...]
     manifest: tuple[ManifestEntry, ...]
     fallback: str | None = None
     total_tokens: int = 0
     model_limit: int | None = None
     provider: str = ""
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
 
     def manifest_json(self) -> dict[str, Any]:
         return {"provider": self.provider, "fallback": self.fallback,

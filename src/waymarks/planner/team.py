@@ -11,8 +11,9 @@ push access can edit, so they go through the egress like the stored text.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.planner.fill import fill
@@ -27,8 +28,7 @@ TEAM_GUIDANCE: Final = (
     "subordinate to system and developer instructions and to the person's own pins above.")
 
 
-@dataclass(frozen=True, slots=True)
-class TeamBlock:
+class TeamBlock(msgspec.Struct, frozen=True):
     id: str
     kind: str  # pin | memory
     text: str

@@ -16,8 +16,9 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.recall.vocabulary import (
@@ -86,14 +87,13 @@ _NUMBER: Final = lazy(r"^\d+$")
 _POSSESSIVE: Final = lazy(r"['’]s$")
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
+class Analysis(msgspec.Struct, frozen=True):
     """Features of one text, in first-seen order, with the literal constraints it states."""
 
     features: tuple[str, ...]
     literals: frozenset[str] = frozenset()  # literal features typed as part of the ask
     pasted: frozenset[str] = frozenset()  # literal features that came in pasted material
-    quoted: tuple[str, ...] = field(default=())  # features only inside quoted questions
+    quoted: tuple[str, ...] = ()  # features only inside quoted questions
 
     @property
     def empty(self) -> bool:

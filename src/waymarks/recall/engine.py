@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Final
+
+import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.recall.digest import render_digest
@@ -23,8 +24,7 @@ MAX_MATCHES_SHOWN: Final = 16
 MAX_FEATURE_CHARS: Final = 120
 
 
-@dataclass(frozen=True, slots=True)
-class RecallResult:
+class RecallResult(msgspec.Struct, frozen=True):
     plan: QueryPlan
     scored: list[Scored]
     #: the digest for the destination ("" when nothing fits, or no egress was given)

@@ -22,8 +22,9 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 from waymarks.recall.analysis import is_generic, is_literal, is_numeric
 from waymarks.recall.vocabulary import ATTRIBUTES, WEAK_ATTRIBUTES
@@ -41,8 +42,7 @@ SHORT_QUERY_FEATURES: Final = 4
 PHRASE_COVERAGE: Final = 0.3
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(msgspec.Struct, frozen=True):
     """A stored record as scoring sees it: its features by field, and its policy weights."""
 
     id: str
@@ -68,8 +68,7 @@ class Candidate:
     sequence: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class QueryPlan:
+class QueryPlan(msgspec.Struct, frozen=True):
     """What is being asked now (focus) and what the conversation was about (context)."""
 
     focus: tuple[str, ...]
@@ -78,8 +77,7 @@ class QueryPlan:
     reason: str = "direct"
 
 
-@dataclass(frozen=True, slots=True)
-class Scored:
+class Scored(msgspec.Struct, frozen=True):
     candidate: Candidate
     relevance: float
     coverage: float
@@ -90,12 +88,11 @@ class Scored:
     rank: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class Stats:
+class Stats(msgspec.Struct, frozen=True):
     """Store-wide statistics the weights depend on."""
 
     records: int
-    df: Mapping[str, int] = field(default_factory=dict)
+    df: Mapping[str, int] = msgspec.field(default_factory=dict)
 
     def weight(self, feature: str) -> float:
         # Deliberate deviation from seed 004 (which weighs an unseen feature 1): an unseen
@@ -115,17 +112,15 @@ class Stats:
         return self.df.get(feature, 0) <= max(RARE_FLOOR, RARE_SHARE * self.records)
 
 
-@dataclass(frozen=True, slots=True)
-class _MemoStats(Stats):
-    weights: Mapping[str, float] = field(default_factory=dict)
+class _MemoStats(Stats, frozen=True):
+    weights: Mapping[str, float] = msgspec.field(default_factory=dict)
 
     def weight(self, feature: str) -> float:
         cached = self.weights.get(feature)
         return cached if cached is not None else Stats.weight(self, feature)
 
 
-@dataclass(frozen=True, slots=True)
-class _Facts:
+class _Facts(msgspec.Struct, frozen=True):
     """What scoring needs to know about the query, worked out once, not per candidate."""
 
     focus: tuple[tuple[str, float], ...]

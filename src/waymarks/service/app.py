@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +22,7 @@ from typing import Any, Literal
 from waymarks.core.codec import custom_type_of
 from waymarks.core.egress import Egress
 from waymarks.core.model import MemoryItem, MemoryMutation, Mutation, PinItem, PinMutation
+from waymarks.core.records import replace
 from waymarks.core.rules import ItemState
 from waymarks.ledger.discovery import (
     canonical_project_path,

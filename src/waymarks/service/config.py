@@ -40,9 +40,10 @@ Keys (all optional)::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
+
+import msgspec
 
 from waymarks.core.privacy import PrivacyConfigError, ProviderPolicy
 from waymarks.planner.budgets import Budgets
@@ -52,14 +53,13 @@ CONFIG_FILE = "config.toml"
 PROJECT_CONFIG = Path(".waymarks") / CONFIG_FILE
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(msgspec.Struct, frozen=True):
     policy: ProviderPolicy
     default_provider: str
     budgets: Budgets
     sources: tuple[str, ...] = ()
-    ignored: tuple[str, ...] = field(default=())
-    raw: dict[str, Any] = field(default_factory=dict)
+    ignored: tuple[str, ...] = ()
+    raw: dict[str, Any] = msgspec.field(default_factory=dict)
     cross_session: bool = True
     max_project_sessions: int = 100
     session_roots: tuple[Path, ...] = ()

@@ -49,12 +49,13 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from waymarks.core.evolution_policy import ATTEMPT_DEADLINE_S, SOURCE_BUDGET_S
 from waymarks.core.lazy_re import lazy
+from waymarks.core.records import replace
 from waymarks.service.config import CONFIG_FILE, PROJECT_CONFIG
 
 #: a configuration file larger than this is refused unread

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Final
 
 from waymarks.core.evolution.aging import (
@@ -33,6 +32,7 @@ from waymarks.core.evolution.aging import (
     utility_factor,
 )
 from waymarks.core.evolution.rows import ClaimRow
+from waymarks.core.records import replace
 from waymarks.recall.analysis import is_literal
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.learned import LearnedClaim, candidate

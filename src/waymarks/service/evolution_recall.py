@@ -18,12 +18,12 @@ formed, or whose ID is not the hash of its content, is left out and named
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from waymarks.core.egress import Egress
+from waymarks.core.records import replace
 from waymarks.recall.digest import render_digest
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.learned import LearnedClaim

@@ -8,18 +8,19 @@ ledger refused its payload, or the rules ignored it), so it is not reported as c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Literal
+
+import msgspec
 
 from waymarks.core.decisions import Duplicate, Rejected, RejectionCode
 from waymarks.core.model import Mutation, PinMutation
+from waymarks.core.records import replace
 
 __all__ = ["Committed", "Duplicate", "Rejected", "RejectionCode", "ServiceError",
            "WriteOutcome", "committed_outcome", "with_notices"]
 
 
-@dataclass(frozen=True, slots=True)
-class Committed:
+class Committed(msgspec.Struct, frozen=True):
     """A mutation was appended durably and projected."""
 
     id: str

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import uuid
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal, Protocol
 
 # the ledger port and its error, re-exported for the layers above the service
+import msgspec
+
 from waymarks.ledger.log import SessionFileError as SessionFileError
 from waymarks.ledger.log import SessionLog as SessionLog
 
@@ -36,8 +37,7 @@ class IdSource(Protocol):
 Decision = Literal["accepted", "declined", "cancelled", "unavailable"]
 
 
-@dataclass(frozen=True, slots=True)
-class ConfirmationRequest:
+class ConfirmationRequest(msgspec.Struct, frozen=True):
     """What the person is asked: a title and a bounded, local-only message."""
 
     title: str

@@ -8,8 +8,9 @@ their own mutations are read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
 
 from waymarks.service.views import ItemView
 
@@ -20,8 +21,7 @@ Kind = Literal["pin", "memory"]
 MAX_CHAIN = 100  # a supersession chain longer than this is cut (and says so)
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(msgspec.Struct, frozen=True):
     """One mutation naming the item (its creation, a status change)."""
 
     at: int
@@ -36,8 +36,7 @@ class Event:
                 "operation": self.operation, "applied": self.applied, "note": self.note}
 
 
-@dataclass(frozen=True, slots=True)
-class SourceEntry:
+class SourceEntry(msgspec.Struct, frozen=True):
     """An entry a write named as its source; ``type`` and ``timestamp`` when it is in
     the active session's file."""
 
@@ -49,8 +48,7 @@ class SourceEntry:
         return {"id": self.id, "type": self.type, "timestamp": self.timestamp}
 
 
-@dataclass(frozen=True, slots=True)
-class Provenance:
+class Provenance(msgspec.Struct, frozen=True):
     item: ItemView
     updated_at: int
     #: oldest first, the item itself included; ``truncated`` when cut at MAX_CHAIN

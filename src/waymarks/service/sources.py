@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+import msgspec
+
 from waymarks.ledger.discovery import in_project_dirs, is_project_session, project_session_dirs
 from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
@@ -61,8 +63,7 @@ if TYPE_CHECKING:
 BATCH: Final = 64  # sources indexed per transaction (a long first index stays interruptible)
 
 
-@dataclass(frozen=True, slots=True)
-class SourceView:
+class SourceView(msgspec.Struct, frozen=True):
     session_id: str
     path: str
     status: str
@@ -155,8 +156,7 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
 Candidate = tuple[str, int, int]  # (path, size, mtime_ns) of a session file
 
 
-@dataclass(frozen=True, slots=True)
-class RefreshPlan:
+class RefreshPlan(msgspec.Struct, frozen=True):
     """What a sources pass must look at, decided from what is indexed and what the
     directories hold now, before any file is opened."""
 

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+import msgspec
+
 from waymarks.core.bulk import gc_paused
 from waymarks.core.rules import ItemState
 from waymarks.core.team import TeamEntry, TeamFold, open_conflicts
@@ -282,8 +284,7 @@ def _refresh(app: Waymarks) -> TeamState:
     return state
 
 
-@dataclass(frozen=True, slots=True)
-class TeamItem:
+class TeamItem(msgspec.Struct, frozen=True):
     """A team item as listings and the planner show it."""
 
     state: ItemState

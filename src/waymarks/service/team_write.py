@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
+
+import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.core.rules import ItemState, find_conflicts, new_state
@@ -80,8 +81,7 @@ class TeamRefused(ServiceError):
     """A team write that was refused before anything was appended."""
 
 
-@dataclass(frozen=True, slots=True)
-class TeamWrite:
+class TeamWrite(msgspec.Struct, frozen=True):
     outcome: Literal["committed", "duplicate"]
     id: str
     kind: str

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 
-@dataclass(frozen=True, slots=True)
-class ItemView:
+
+class ItemView(msgspec.Struct, frozen=True):
     """An item as lists show it; ``applies`` = in effect on the active branch now."""
 
     id: str
@@ -42,12 +42,11 @@ class ItemView:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
+class SessionInfo(msgspec.Struct, frozen=True):
     id: str
     path: str
     cwd: str
     created: str
     entries: int
     leaf_id: str | None
-    branch: tuple[str, ...] = field(default=())
+    branch: tuple[str, ...] = ()

@@ -30,9 +30,10 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from waymarks.core.model_port import MODEL_ERROR_CODES, SourceRef
 
@@ -126,8 +127,7 @@ SCHEMA_VERSION: Final = len(MIGRATIONS)
 ANY_MODEL: Final = "*"
 
 
-@dataclass(frozen=True, slots=True)
-class Job:
+class Job(msgspec.Struct, frozen=True):
     source_id: str
     origin: str
     classification: str
@@ -147,8 +147,7 @@ class Job:
     wait_reason: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Lease:
+class Lease(msgspec.Struct, frozen=True):
     """A claimed attempt. Only the holder of this exact token may settle it."""
 
     source_id: str
@@ -157,8 +156,7 @@ class Lease:
     until_ms: int
 
 
-@dataclass(frozen=True, slots=True)
-class Cooldown:
+class Cooldown(msgspec.Struct, frozen=True):
     provider: str
     model: str  # ``ANY_MODEL`` for the whole provider
     until_ms: int

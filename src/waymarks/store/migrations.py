@@ -15,7 +15,8 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 from waymarks.store.integrity import ProjectionDamaged
 
@@ -24,8 +25,7 @@ class SchemaTooNewError(Exception):
     """The database was written by a newer Waymarks; upgrade rather than lose its state."""
 
 
-@dataclass(frozen=True, slots=True)
-class Migration:
+class Migration(msgspec.Struct, frozen=True):
     version: int
     name: str
     apply: Callable[[sqlite3.Connection], None]

@@ -23,7 +23,6 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -105,8 +104,7 @@ EXPECTED_COLUMNS: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class SyncReport:
+class SyncReport(msgspec.Struct, frozen=True):
     applied: int
     refolded: bool
     skipped: frozenset[str] = frozenset()  # sessions someone else had indexed meanwhile

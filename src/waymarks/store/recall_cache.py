@@ -21,12 +21,12 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from operator import itemgetter
 from typing import Any, Final
 
 import msgspec
 
+from waymarks.core.records import replace
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
 from waymarks.store.integrity import (
     VerifiedMemo,

@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Final
 
 import msgspec
@@ -55,8 +54,7 @@ RECORD_COLUMNS: Final = ("r.item_id, r.kind, r.status, r.origin, r.created_at, r
                           " r.body_count, r.evidence, r.source, r.fields, r.checksum")
 
 
-@dataclass(frozen=True, slots=True)
-class RecordInput:
+class RecordInput(msgspec.Struct, frozen=True):
     id: str
     text: str
     kind: str = "memory"

@@ -18,8 +18,9 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final, Literal
+
+import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS, MAX_REASON_CHARS
@@ -44,8 +45,7 @@ Category = Literal["egress-placeholder", "invalid-parameters", "unsupported-para
                    "missing-required-parameter"]
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(msgspec.Struct, frozen=True):
     name: str
     kind: Literal["pin", "memory", "source"]
     klass: ActionClass
@@ -93,8 +93,7 @@ SOURCE_REF: Final = lazy(r"src_[A-Za-z0-9_-]{16}")
 REVISION: Final = lazy(r"r1\.[0-9a-z]{1,12}\.[0-9a-f]{8}\.[A-Za-z0-9_-]{22}")
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(msgspec.Struct, frozen=True):
     """A call that passed the matrix: the action and its typed arguments."""
 
     action: Action
@@ -104,8 +103,7 @@ class Request:
         return self.args.get(name, default)
 
 
-@dataclass(frozen=True, slots=True)
-class Refusal:
+class Refusal(msgspec.Struct, frozen=True):
     category: Category
 
 

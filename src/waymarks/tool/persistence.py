@@ -43,8 +43,9 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
+
+import msgspec
 
 from waymarks.core.decisions import Decision as WriteDecision
 from waymarks.core.decisions import (
@@ -111,8 +112,7 @@ _PERSISTENCE: Final[dict[str, PersistenceClass]] = {
     "read": "read", "canonical": "canonical", "derived": "derived-local-policy"}
 
 
-@dataclass(frozen=True, slots=True)
-class WritePlan:
+class WritePlan(msgspec.Struct, frozen=True):
     request: Request
     target: str | None  # item ID, or session ID for source actions
     state: str | None  # the target's fingerprint when it was read

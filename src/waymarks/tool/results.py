@@ -9,8 +9,9 @@ model sent and nothing a person confirmed is ever copied into a result.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final, Literal
+
+import msgspec
 
 from waymarks.tool.contract import RESULT_CONTRACT
 from waymarks.tool.egress import result_text
@@ -23,10 +24,9 @@ PersistenceClass = Literal["read", "canonical", "derived-local-policy"]
 FAILED: Final = frozenset({"rejected", "cancelled", "unavailable", "indeterminate"})
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResult:
+class ToolResult(msgspec.Struct, frozen=True):
     details: dict[str, Any]
-    previews: tuple[str, ...] = field(default=())
+    previews: tuple[str, ...] = ()
 
     @property
     def outcome(self) -> str:

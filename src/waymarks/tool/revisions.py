@@ -24,8 +24,9 @@ import hmac
 import secrets
 from collections import OrderedDict
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 DEFAULT_TTL_MS: Final = 15 * 60 * 1000
 SOURCE_REF_TTL_MS: Final = 30 * 60 * 1000
@@ -34,8 +35,7 @@ SOURCE_REF_CAP: Final = 256
 RevisionProblem = Literal["revision-expired", "revision-mismatch", "context-changed"]
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(msgspec.Struct, frozen=True):
     """Where a revision is valid: the active session and project."""
 
     session_id: str

@@ -15,10 +15,10 @@ service is reported as a failure, never as success.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import click
+import msgspec
 
 from waymarks.commands.base import Result, Runtime, invoke
 from waymarks.commands.table import build
@@ -32,8 +32,7 @@ class BadAction(ValueError):
     """A form that names no known action or lacks a field: nothing is run."""
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(msgspec.Struct, frozen=True):
     label: str  # what the confirmation asks ("Supersede memory")
     fields: tuple[str, ...]  # form fields it needs (beyond the action's name)
     line: Callable[[Mapping[str, str]], list[str]]
@@ -90,8 +89,7 @@ def command_line(name: str, form: Mapping[str, str]) -> tuple[Action, list[str]]
     return action, action.line(values)
 
 
-@dataclass(frozen=True, slots=True)
-class Done:
+class Done(msgspec.Struct, frozen=True):
     """What an action did: the command's own JSON document and text, and whether it was
     refused (exit status 2) or failed (the service could not serve it)."""
 

@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
+
 from waymarks.service.outcomes import ServiceError
 
 if TYPE_CHECKING:
@@ -37,8 +39,7 @@ def when(ms: int | None) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M")
 
 
-@dataclass(frozen=True, slots=True)
-class Page:
+class Page(msgspec.Struct, frozen=True):
     """One page of a longer list: ``number`` from 1, ``total`` items in all."""
 
     number: int
@@ -234,8 +235,7 @@ def known_projects(app: Waymarks) -> list[str]:
     return sorted(set(app.trusted_projects()) | {app.cwd} | set(session_projects(app.home)))
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(msgspec.Struct, frozen=True):
     at: int
     kind: str  # pin | memory | learned
     what: str  # add | supersede | invalidate | expire | delete | learned | forget

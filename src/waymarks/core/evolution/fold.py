@@ -28,7 +28,7 @@ Invariants:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from waymarks.core.evolution.aging import parse_time
@@ -59,6 +59,7 @@ from waymarks.core.evolution.rows import (
     snapshot,
     suppression_key,
 )
+from waymarks.core.records import replace
 
 __all__ = ["Change", "ClaimRow", "Effect", "EvoView", "MemoryEvoView", "SourceRow", "fold",
            "suppression_key"]

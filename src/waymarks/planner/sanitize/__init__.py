@@ -52,8 +52,9 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 from waymarks.core.privacy import DEFAULT_POLICY, Destination, ProviderPolicy, parse_marked
 from waymarks.core.secrets import might_contain_secret
@@ -65,8 +66,7 @@ __all__ = ["SanitizeOutcome", "Shape", "sanitize"]
 Shape = Literal["chat", "responses", "anthropic"]
 
 
-@dataclass(frozen=True, slots=True)
-class SanitizeOutcome:
+class SanitizeOutcome(msgspec.Struct, frozen=True):
     """What may be sent: ``payload`` (None when ``withheld``) and what was done to it."""
 
     payload: dict[str, Any] | None
