@@ -408,6 +408,23 @@ def test_a_failure_inside_the_helper_records_the_prompt_once(home: Path, project
     assert [p["message"]["content"][0]["text"] for p in prompts] == ["only once"]
 
 
+def test_the_helper_answers_from_a_home_past_the_socket_address_limit(
+        tmp_path: Path, project: Path, sid: str) -> None:
+    """A socket address holds at most 107 bytes: a deep home (here 150 bytes of socket
+    path) once made every hook quietly run without the helper."""
+    home = tmp_path / ("h" * max(1, 150 - len(str(tmp_path / "claude-code/helper.sock"))))
+    assert len(str(home / "claude-code" / "helper.sock")) > 107
+    socket = start_with_helper(home, project, sid)
+    assert socket.exists()
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.pin("Prefer small commits")
+    answer = hook(home, "UserPromptSubmit",
+                  payload(sid, project, "UserPromptSubmit", prompt="commit"), helper=True)
+    context = json.loads(answer.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert '"Prefer small commits"' in context
+    assert socket.exists(), "the helper is still the one listening"
+
+
 def test_a_retried_prompt_is_recorded_once_and_the_pointer_written_only_on_change(
         home: Path, project: Path, sid: str) -> None:
     from waymarks.hosts.claude_code import current_session_id, pointer_path

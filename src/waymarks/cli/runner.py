@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +40,6 @@ def default_home() -> Path:
     return Path(user_data_dir("waymarks", appauthor=False))
 
 
-@dataclass
 class CliRuntime(Runtime):
     """The runtime of one ``waymarks`` process: the global options pick the service."""
 

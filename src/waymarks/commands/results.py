@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 import msgspec
@@ -76,8 +75,7 @@ class NullProgress:
         """Nothing else may draw on the terminal from now on (an editor opens)."""
 
 
-@dataclass
-class Runtime:
+class Runtime(msgspec.Struct):
     """What a command may use beyond its arguments.
 
     ``open_app`` opens the service on first use (so help and usage errors never do);
@@ -89,7 +87,7 @@ class Runtime:
     open_app: Callable[[], Waymarks]
     json: bool = False
     interactive: bool = False
-    progress: Any = field(default_factory=NullProgress)
+    progress: Any = msgspec.field(default_factory=NullProgress)
     stdin: IO[str] | None = None
     read_file: Callable[[str], str] | None = None
     _app: Waymarks | None = None

@@ -35,6 +35,30 @@ def socket_path(home: str | Path) -> str:
     return os.path.join(home, "claude-code", SOCKET_NAME)
 
 
+#: a Unix socket address holds at most 107 bytes (Linux; 103 on macOS): a longer path is
+#: reached from its directory by its short name
+_SHORT_ADDRESS = 100
+
+
+def _at_socket(path: str, use: Any) -> None:
+    """``use(address)`` (connect or bind) for the socket at ``path``, however long it is.
+
+    A home deep in the file system (a long user name, a test's temporary directory) puts
+    the socket past the address limit: ``bind`` and ``connect`` then fail, and every
+    hook would quietly run without the helper. From the socket's directory its short
+    name is the address; the working directory is restored, even if it was removed."""
+    if len(os.fsencode(path)) <= _SHORT_ADDRESS:
+        use(path)
+        return
+    here = os.open(".", os.O_RDONLY)
+    try:
+        os.chdir(os.path.dirname(path))
+        use(os.path.basename(path))
+    finally:
+        os.fchdir(here)
+        os.close(here)
+
+
 def run(argv: list[str], home: str) -> int:
     """The hook's entry point (lean): ask the helper, else do it here."""
     if os.environ.get("WAYMARKS_EVOLUTION_CHILD"):  # core.evolution_policy.CHILD_ENV
@@ -74,7 +98,7 @@ def _ask(home: str | Path, event: str, raw: bytes, project: str = "") -> str | N
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
             client.settimeout(CONNECT_TIMEOUT_S)
-            client.connect(path)
+            _at_socket(path, client.connect)
             client.settimeout(ANSWER_TIMEOUT_S)
             name = event if event.isascii() and event.isalpha() else "invalid"
             header = f'{{"protocol": "{PROTOCOL}", "event": "{name}"}}'.encode()
@@ -124,7 +148,7 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old_umask = os.umask(0o177)
     try:
-        server.bind(path)
+        _at_socket(path, server.bind)
     finally:
         os.umask(old_umask)
     server.listen(16)

@@ -13,8 +13,9 @@ string on its own line; an item the destination may not receive is recorded by I
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.planner.fill import fill
@@ -29,8 +30,7 @@ LEARNED_GUIDANCE: Final = (
     "precedence; verify before relying on it.")
 
 
-@dataclass(frozen=True, slots=True)
-class LearnedBlock:
+class LearnedBlock(msgspec.Struct, frozen=True):
     id: str
     kind: str  # fact | preference | decision | project_state
     content: str

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from waymarks.recall.analysis import analyze
 from waymarks.recall.scoring import Candidate, Stats
 
 
-@dataclass(frozen=True, slots=True)
-class LearnedClaim:
+class LearnedClaim(msgspec.Struct, frozen=True):
     id: str
     kind: str
     state: str

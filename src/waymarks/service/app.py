@@ -14,10 +14,11 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
+
+import msgspec
 
 from waymarks.core.codec import custom_type_of
 from waymarks.core.egress import Egress
@@ -86,8 +87,7 @@ from waymarks.store.recall_cache import RecallCache
 DB_NAME = "waymarks.db"
 
 
-@dataclass(slots=True)
-class Snapshot:
+class Snapshot(msgspec.Struct):
     """What one request reads once (see :meth:`Waymarks.begin`)."""
 
     session: SessionLog | None

@@ -17,9 +17,10 @@ in it, and writes only a result that parses and says what was asked (atomic repl
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.files.atomic import write_atomic
@@ -44,8 +45,7 @@ class LearningConfigError(ValueError):
         self.code = code
 
 
-@dataclass(frozen=True, slots=True)
-class LearningState:
+class LearningState(msgspec.Struct, frozen=True):
     enabled: bool
     home_setting: bool
     project_off: bool  # the project's configuration turned it off

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -81,11 +80,10 @@ class SourceView(msgspec.Struct, frozen=True):
                 "lastIndexedAt": self.updated_at}
 
 
-@dataclass(slots=True)
-class RefreshReport:
+class RefreshReport(msgspec.Struct):
     checked: int = 0
     indexed: int = 0  # sources read (new, or grown)
-    statuses: dict[str, str] = field(default_factory=dict)  # session ID -> new status
+    statuses: dict[str, str] = msgspec.field(default_factory=dict)  # session ID -> new status
 
 
 def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
