@@ -20,7 +20,7 @@ Operational state (jobs, leases, route health) is not here: it belongs to the jo
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +30,10 @@ import msgspec
 
 from waymarks.core.evolution.fold import ClaimRow, Effect, SourceRow, fold
 from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, claim_id, decode_record
-from waymarks.core.evolution.rows import Change, Slot
+from waymarks.core.evolution.rows import Analysis, Change, Slot
 from waymarks.ledger.entries import custom_entries, custom_entries_since
 from waymarks.ledger.log import SessionLog
-from waymarks.store.evolution_schema import DERIVED_TABLES
+from waymarks.store.evolution_schema import ANALYSIS_TABLE, DERIVED_TABLES
 from waymarks.store.migrations import migrate
 
 BUSY_TIMEOUT_MS: Final = 30_000
@@ -213,7 +213,7 @@ class EvolutionStore:
 
     def reset(self) -> None:
         """Forget everything derived (the next sync folds the whole ledger)."""
-        for table in DERIVED_TABLES:
+        for table in (*DERIVED_TABLES, ANALYSIS_TABLE):
             self.db.execute(f"DELETE FROM {table}")
 
     def _meta(self, name: str) -> str | None:
@@ -348,6 +348,47 @@ class EvolutionStore:
                 continue
             good.append(row)
         return good, bad
+
+    # -- the analysis cache (migration 13) ----------------------------------------------
+
+    def analyses(self) -> dict[str, Analysis]:
+        """Every stored claim analysis by claim ID (a row that does not decode is left
+        out: the caller analyses that claim again)."""
+        out: dict[str, Analysis] = {}
+        decode = _FEATURES_DECODER.decode
+        for cid, key, body, aliases, quoted, origin, count in self.db.execute(
+                "SELECT claim_id, key, body, aliases, quoted, origin, body_count"
+                " FROM evo_analysis"):
+            try:
+                out[str(cid)] = Analysis(str(key), decode(body), decode(aliases),
+                                         decode(quoted), decode(origin), int(count))
+            except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
+                continue
+        return out
+
+    def put_analyses(self, rows: Sequence[tuple[str, Analysis]]) -> bool:
+        """Store (replace) claim analyses, in one transaction; ``False`` (nothing stored)
+        when the database is busy past its timeout or read-only: it is a cache, and the
+        caller goes on without it."""
+        encode = _TERMS.encode
+        try:
+            self._put_analyses(rows, encode)
+        except sqlite3.OperationalError:
+            return False
+        return True
+
+    def _put_analyses(self, rows: Sequence[tuple[str, Analysis]],
+                      encode: Callable[[object], bytes]) -> None:
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO evo_analysis (claim_id, key, body, aliases, quoted,"
+                " origin, body_count) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(cid, a.key, encode(a.body).decode(), encode(a.aliases).decode(),
+                  encode(a.quoted).decode(), encode(a.origin).decode(), a.body_count)
+                 for cid, a in rows])
+
+
+_FEATURES_DECODER: Final = msgspec.json.Decoder(tuple[str, ...])
 
 
 EVENT_COLUMNS: Final = "seq, entry_id, op, subject, applied, reason, actor, at"

@@ -47,6 +47,19 @@ class ClaimRow:
 
 
 @dataclass(frozen=True, slots=True)
+class Analysis:
+    """A claim's analysis as ranking sees it, persisted in the projection (a cache, never
+    canonical): the digest of what it was computed from, and its features by field."""
+
+    key: str
+    body: tuple[str, ...]
+    aliases: tuple[str, ...]
+    quoted: tuple[str, ...]
+    origin: tuple[str, ...]
+    body_count: int
+
+
+@dataclass(frozen=True, slots=True)
 class SourceRow:
     """A captured source and whether it is settled."""
 
