@@ -1,4 +1,5 @@
-"""A person's edits to learned claims: forget, correct, conflict, resolve, undo, feedback.
+"""A person's edits to learned claims: forget, correct, conflict, resolve, pin, undo,
+feedback.
 
 Each edit is one record appended to the evolution ledger (canonical, so it survives a
 deleted ``waymarks.db``) under the ledger's lock, with the projection brought up to date
@@ -30,6 +31,7 @@ from waymarks.core.evolution.model import (
     EvolutionRecord,
     FeedbackRecord,
     ForgetRecord,
+    PinRecord,
     ResolveRecord,
     SettledRecord,
     UndoRecord,
@@ -173,6 +175,28 @@ def resolve(evo: Evolution, cid: str) -> EditOutcome:
                        f"Resolved {cid}: it is recalled again.", id=cid)
 
 
+def pin(evo: Evolution, cid: str, pinned: bool = True) -> EditOutcome:
+    """Pin (or unpin) a learned claim (item 32): freshness 1, never dormant, never replaced
+    by the model; no credibility bonus; its state and evidence dates stay (a conflicted
+    claim stays conflicted). An event: ``undo`` takes it back."""
+    with evo.ledger.locked():
+        evo._locked_sync()
+        claim = _live(evo, cid)
+        if isinstance(claim, EditOutcome):
+            return claim
+        if claim.state not in ("provisional", "conflicted"):
+            return _refuse("not_active", f"{cid} is {claim.state}; only a provisional or "
+                           "conflicted claim can be pinned or unpinned")
+        if claim.pinned == pinned:
+            return _refuse("bad_input", f"{cid} is already {'pinned' if pinned else 'not pinned'}"
+                           "; nothing changed")
+        verb = "Pinned" if pinned else "Unpinned"
+        return _commit(evo, [PinRecord(SCHEMA_VERSION, cid, pinned, iso(evo.clock.now()))],
+                       f"{verb} {cid}" + (" (kept fresh, never dormant, never replaced by the "
+                                          "model; undo takes it back)." if pinned else "."),
+                       id=cid, pinned=pinned)
+
+
 def undo(evo: Evolution, event: int) -> EditOutcome:
     """Undo one event, only if every claim it changed is still as the event left it."""
     with evo.ledger.locked():
@@ -258,7 +282,9 @@ def feedback_from_turn(home: Path, messages: Sequence[tuple[str, str]]) -> dict[
 def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
     """Import pi-memory-evolution's ``memories.jsonl`` + ``memory-actions.jsonl`` from
     ``directory`` once (read only; the originals are never written). Missing or empty
-    ledgers do not use up the import; any invalid row halts it with nothing written."""
+    ledgers do not use up the import; any invalid row halts it with nothing written. The
+    import is one ledger entry (:class:`~waymarks.core.evolution.model.ImportBatchRecord`):
+    all of it becomes visible at once, or none of it."""
     from waymarks.core.evolution import legacy
 
     blobs = []
@@ -286,13 +312,63 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
         if evo.store.imported():
             return _refuse("duplicate", "legacy memory was already imported into this home; "
                            "an import is never replayed")
-        marker = legacy.marker(conversion, legacy.digest(*blobs), iso(evo.clock.now()))
-        evo._append([*conversion.records, marker])
+        # one record, one ledger entry: a crash leaves all of the import or none of it
+        evo._append([legacy.batch(conversion, legacy.digest(*blobs), iso(evo.clock.now()))])
         last = evo.store.event(evo.store.last_seq())
         if last is None or last.op != "imported" or not last.applied:
             return _refuse("not_applied", "the import did not complete; see "
                            "`waymarks evolution learning`")
         return EditOutcome(True, "done", f"Imported {conversion.claims} legacy claims "
-                           f"({conversion.skipped} skipped: pins, or nothing storable).",
+                           f"({conversion.skipped} skipped: nothing storable).",
                            last.seq, {"claims": conversion.claims,
                                       "skipped": conversion.skipped})
+
+
+def archive_legacy(evo: Evolution, directory: Path) -> EditOutcome:
+    """Move imported pi-memory-evolution ledgers aside (item 80), so nothing reads them as
+    live memory again: only after a completed import of exactly these bytes (their digest
+    is the one imported), into ``DIR/waymarks-archive-<time>/``, renamed, never rewritten
+    or deleted. Writes nothing to the evolution ledger."""
+    import os
+
+    from waymarks.core.evolution import legacy
+
+    evo.sync()
+    digests = evo.store.imported_digests()
+    if not digests:
+        return _refuse("not_found", "no legacy import has completed in this home; run "
+                       "`waymarks evolution import DIR` first")
+    names = [n for n in (legacy.ACTIONS, legacy.MEMORIES) if (directory / n).is_file()]
+    if legacy.MEMORIES not in names:
+        return _refuse("not_found", f"no {legacy.MEMORIES} in {directory} (already "
+                       "archived?); nothing moved")
+    try:
+        blobs = [(directory / n).read_bytes() if (directory / n).is_file() else b""
+                 for n in (legacy.MEMORIES, legacy.ACTIONS)]
+    except OSError as exc:
+        return _refuse("bad_input", f"the legacy ledgers cannot be read "
+                       f"({type(exc).__name__}); nothing moved")
+    if legacy.digest(*blobs) not in digests:
+        return _refuse("changed_since", "these ledgers are not the ones imported (they "
+                       "changed since, or come from elsewhere); nothing moved")
+    stamp = iso(evo.clock.now()).replace(":", "").replace("-", "").replace(".", "")
+    target = directory / f"waymarks-archive-{stamp}"
+    try:
+        target.mkdir(mode=0o700)
+    except OSError as exc:
+        return _refuse("bad_input", f"cannot create {target} ({type(exc).__name__}); "
+                       "nothing moved")
+    moved: list[str] = []
+    for name in names:  # the actions first: the memories file moved last marks it done
+        try:
+            os.rename(directory / name, target / name)
+        except OSError as exc:
+            for back in reversed(moved):  # put back what moved: all or nothing
+                os.rename(target / back, directory / back)
+            target.rmdir()
+            return _refuse("bad_input", f"cannot move {name} ({type(exc).__name__}); "
+                           "nothing moved")
+        moved.append(name)
+    return EditOutcome(True, "done", f"Archived {', '.join(moved)} to {target} (renamed, "
+                       "not changed; the import stays done).", None,
+                       {"archive": str(target), "files": moved})

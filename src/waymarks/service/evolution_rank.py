@@ -24,6 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Final
 
+import msgspec
+
 from waymarks.core.evolution.aging import (
     DAY_SECONDS,
     accuracy_factor,
@@ -88,9 +90,11 @@ def _analyser() -> str:
 
 def analysis_key(row: ClaimRow) -> str:
     """The digest of what a claim's analysis is computed from."""
-    data = json.dumps([_analyser(), row.content, list(row.search_terms), row.origin],
-                      ensure_ascii=False)
-    return hashlib.sha256(data.encode()).hexdigest()
+    data = _KEY_ENCODER.encode((_analyser(), row.content, row.search_terms, row.origin))
+    return hashlib.sha256(data).hexdigest()
+
+
+_KEY_ENCODER: Final = msgspec.json.Encoder()
 
 
 def analysis_of(base: Candidate, key: str) -> Analysis:
@@ -109,16 +113,15 @@ def stored_candidate(row: ClaimRow, level: str | None, updated_ms: int,
     if stored is not None and stored.key == key:
         cache_key = (row.id, row.content, row.search_terms, level, row.updated_at)
         found = _CACHE.get(cache_key)
-        if found is None:
-            claim = learned(row, level, updated_ms)
+        if found is None:  # the fields :func:`candidate` takes from the claim, as it does
             found = Candidate(
-                id=claim.id, kind=claim.kind,
-                status="active" if claim.state == "provisional" else claim.state,
-                origin=claim.origin, created_at=claim.updated_ms, text=claim.content,
+                id=row.id, kind=row.kind,
+                status="active" if row.state == "provisional" else row.state,
+                origin=row.origin, created_at=updated_ms, text=row.content,
                 body=frozenset(stored.body), aliases=frozenset(stored.aliases),
                 quoted=frozenset(stored.quoted), origin_features=frozenset(stored.origin),
-                body_count=stored.body_count, evidence=claim.evidence, source=claim.source,
-                classification=claim.classification)
+                body_count=stored.body_count, evidence=f"{row.basis}/{row.method}",
+                source=row.source_id, classification=level)
             if len(_CACHE) >= MAX_CACHED:
                 _CACHE.clear()
             _CACHE[cache_key] = found
@@ -135,8 +138,15 @@ def matches(wanted: frozenset[str], candidate: Candidate) -> bool:
 
 
 def with_factors(base: Candidate, row: ClaimRow, now: str) -> tuple[Candidate, bool]:
-    """``base`` with its aging and feedback factors, and whether it is dormant."""
+    """``base`` with its aging and feedback factors, and whether it is dormant (a pinned
+    claim: freshness 1, never dormant; its evidence weight is not raised)."""
     age = aging(row.kind, row.confirmed_at, now)
+    if row.pinned:
+        return replace(base, freshness=1.0,
+                       evidence_weight=evidence_weight(row.basis, row.kind),
+                       utility=utility_factor(row.utility[0] if row.utility else None),
+                       accuracy=accuracy_factor(row.accuracy[0] if row.accuracy else None)), \
+            False
     return replace(base, freshness=age.freshness,
                    evidence_weight=evidence_weight(row.basis, row.kind),
                    utility=utility_factor(row.utility[0] if row.utility else None),
@@ -145,6 +155,8 @@ def with_factors(base: Candidate, row: ClaimRow, now: str) -> tuple[Candidate, b
 
 
 def _dormant(row: ClaimRow, now_s: float) -> bool:
+    if row.pinned:
+        return False
     confirmed = _confirmed_s(row)
     return confirmed is not None and dormant(row.kind, (now_s - confirmed) / DAY_SECONDS)
 

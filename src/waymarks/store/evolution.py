@@ -44,7 +44,7 @@ _SNAP_DECODER: Final = msgspec.json.Decoder(dict[str, object] | None)
 
 CLAIM_COLUMNS: Final = ("id, origin, kind, content, state, basis, method, source_id,"
                         " updated_at, seq, replaces, conflicts_with, superseded_by,"
-                        " search_terms, reinforced_at, utility, accuracy")
+                        " search_terms, reinforced_at, utility, accuracy, pinned")
 SOURCE_COLUMNS: Final = ("source_id, origin, kind, basis, text, classification, captured_at,"
                          " session, seq, settled, settled_at")
 
@@ -53,12 +53,18 @@ def claim_row(row: Sequence[object]) -> ClaimRow:
     """A claim from its columns; raises ``msgspec.DecodeError``/``ValueError`` for a row
     that is not well formed (readers that must not fail use :meth:`EvolutionStore.readable`)."""
     (cid, origin, kind, content, state, basis, method, source, updated, seq, replaces,
-     conflicts, superseded, terms, reinforced, utility, accuracy) = row
+     conflicts, superseded, terms, reinforced, utility, accuracy, pinned) = row
     return ClaimRow(str(cid), str(origin), str(kind), str(content), str(state), str(basis),
                     str(method), str(source), str(updated), int(seq),  # type: ignore[call-overload]
                     _opt(replaces), _opt(conflicts), _opt(superseded),
                     tuple(_TERMS_DECODER.decode(str(terms))), str(reinforced or ""),
-                    _slot(utility), _slot(accuracy))
+                    _slot(utility), _slot(accuracy), _pinned(pinned))
+
+
+def _pinned(value: object) -> bool:
+    if value not in (0, 1):
+        raise ValueError("pinned is 0 or 1")
+    return value == 1
 
 
 def _slot(value: object) -> Slot | None:
@@ -94,11 +100,12 @@ class SqliteEvoView:
     def put_claim(self, row: ClaimRow) -> None:
         self.db.execute(
             f"INSERT OR REPLACE INTO evo_claims ({CLAIM_COLUMNS})"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.origin, row.kind, row.content, row.state, row.basis, row.method,
              row.source_id, row.updated_at, row.seq, row.replaces, row.conflicts_with,
              row.superseded_by, _TERMS.encode(list(row.search_terms)).decode(),
-             row.reinforced_at, _slot_json(row.utility), _slot_json(row.accuracy)))
+             row.reinforced_at, _slot_json(row.utility), _slot_json(row.accuracy),
+             int(row.pinned)))
 
     def same_content(self, origin: str, content: str) -> list[ClaimRow]:
         return [claim_row(r) for r in self.db.execute(
@@ -289,6 +296,12 @@ class EvolutionStore:
         """Whether a legacy import has completed in this home."""
         return self.db.execute("SELECT 1 FROM evo_events WHERE op = 'imported' AND"
                                " applied = 1 LIMIT 1").fetchone() is not None
+
+    def imported_digests(self) -> list[str]:
+        """The ledger digests of every completed legacy import (normally one)."""
+        return [str(d) for (d,) in self.db.execute(
+            "SELECT subject FROM evo_events WHERE op = 'imported' AND applied = 1"
+            " ORDER BY seq")]
 
     def signature(self) -> tuple[str, str, str, str]:
         """What identifies the folded state: the ledger, records folded, byte offset and
