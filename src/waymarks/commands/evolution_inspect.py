@@ -258,9 +258,9 @@ def register_inspection(root: Group) -> None:
             return refused("not_found", f"{path} is not a directory")
         return _edit(lambda evo: import_legacy(evo, path), create=True)
 
-    @command(group, "archive-legacy", summary="After an import, move pi-memory-evolution's "
+    @command(group, "archive-legacy", summary="After an import, copy pi-memory-evolution's "
              "memories.jsonl and memory-actions.jsonl from DIR into DIR/waymarks-archive-TIME "
-             "(renamed, never changed; only the ledgers that were imported).",
+             "(a backup: the originals stay; only the ledgers that were imported).",
              examples=["waymarks evolution archive-legacy ~/.pi/agent/memory-evolution"])
     @click.argument("directory", metavar="DIR")
     def archive_legacy_(directory: str) -> Result:
@@ -269,7 +269,7 @@ def register_inspection(root: Group) -> None:
         from waymarks.service.evolution_edits import archive_legacy
 
         if runtime().read_file is None:  # a host's slash command: no local files
-            return refused("unavailable", "archiving moves local files; run `waymarks "
+            return refused("unavailable", "archiving copies local files; run `waymarks "
                            "evolution archive-legacy DIR` in a terminal")
         path = Path(directory).expanduser()
         if not path.is_dir():

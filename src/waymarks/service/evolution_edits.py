@@ -325,11 +325,12 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
 
 
 def archive_legacy(evo: Evolution, directory: Path) -> EditOutcome:
-    """Move imported pi-memory-evolution ledgers aside (item 80), so nothing reads them as
-    live memory again: only after a completed import of exactly these bytes (their digest
-    is the one imported), into ``DIR/waymarks-archive-<time>/``, renamed, never rewritten
-    or deleted. Writes nothing to the evolution ledger."""
-    import os
+    """Back up imported pi-memory-evolution ledgers (item 80): a copy-only archive, as the
+    original's ``archive-legacy`` makes; the originals stay where they are, unchanged.
+    Only after a completed import of exactly these bytes (their digest is the one
+    imported), into ``DIR/waymarks-archive-<time>/``; a copy that does not read back
+    byte-identical is removed and refused. Writes nothing to the evolution ledger."""
+    import shutil
 
     from waymarks.core.evolution import legacy
 
@@ -338,37 +339,31 @@ def archive_legacy(evo: Evolution, directory: Path) -> EditOutcome:
     if not digests:
         return _refuse("not_found", "no legacy import has completed in this home; run "
                        "`waymarks evolution import DIR` first")
-    names = [n for n in (legacy.ACTIONS, legacy.MEMORIES) if (directory / n).is_file()]
+    names = [n for n in (legacy.MEMORIES, legacy.ACTIONS) if (directory / n).is_file()]
     if legacy.MEMORIES not in names:
-        return _refuse("not_found", f"no {legacy.MEMORIES} in {directory} (already "
-                       "archived?); nothing moved")
+        return _refuse("not_found", f"no {legacy.MEMORIES} in {directory}; nothing copied")
     try:
-        blobs = [(directory / n).read_bytes() if (directory / n).is_file() else b""
-                 for n in (legacy.MEMORIES, legacy.ACTIONS)]
+        blobs = {n: (directory / n).read_bytes() for n in names}
     except OSError as exc:
         return _refuse("bad_input", f"the legacy ledgers cannot be read "
-                       f"({type(exc).__name__}); nothing moved")
-    if legacy.digest(*blobs) not in digests:
+                       f"({type(exc).__name__}); nothing copied")
+    if legacy.digest(blobs[legacy.MEMORIES], blobs.get(legacy.ACTIONS, b"")) not in digests:
         return _refuse("changed_since", "these ledgers are not the ones imported (they "
-                       "changed since, or come from elsewhere); nothing moved")
+                       "changed since, or come from elsewhere); nothing copied")
     stamp = iso(evo.clock.now()).replace(":", "").replace("-", "").replace(".", "")
     target = directory / f"waymarks-archive-{stamp}"
     try:
         target.mkdir(mode=0o700)
+        for name in names:
+            shutil.copyfile(directory / name, target / name)
+        same = all((target / n).read_bytes() == blobs[n] for n in names)
     except OSError as exc:
-        return _refuse("bad_input", f"cannot create {target} ({type(exc).__name__}); "
-                       "nothing moved")
-    moved: list[str] = []
-    for name in names:  # the actions first: the memories file moved last marks it done
-        try:
-            os.rename(directory / name, target / name)
-        except OSError as exc:
-            for back in reversed(moved):  # put back what moved: all or nothing
-                os.rename(target / back, directory / back)
-            target.rmdir()
-            return _refuse("bad_input", f"cannot move {name} ({type(exc).__name__}); "
-                           "nothing moved")
-        moved.append(name)
-    return EditOutcome(True, "done", f"Archived {', '.join(moved)} to {target} (renamed, "
-                       "not changed; the import stays done).", None,
-                       {"archive": str(target), "files": moved})
+        shutil.rmtree(target, ignore_errors=True)
+        return _refuse("bad_input", f"cannot write the archive {target} "
+                       f"({type(exc).__name__}); nothing kept")
+    if not same:  # changed while being copied
+        shutil.rmtree(target, ignore_errors=True)
+        return _refuse("changed_since", "a ledger changed while it was copied; nothing kept")
+    return EditOutcome(True, "done", f"Copied {', '.join(names)} to {target} (a backup; the "
+                       "originals are unchanged and the import stays done).", None,
+                       {"archive": str(target), "files": names})
