@@ -240,9 +240,9 @@ def register_inspection(root: Group) -> None:
     def group_feedback(claim_id: str, verdict: str) -> Result:
         return _feedback(claim_id, verdict)
 
-    @command(group, "import", summary="Import pi-memory-evolution's memories.jsonl and "
-             "memory-actions.jsonl from DIR, once (the files are only read; invalid rows "
-             "stop the import with nothing written).",
+    @command(group, "import", summary="Import pi-memory-evolution's memory.sqlite (schemas "
+             "2-7), or its memories.jsonl and memory-actions.jsonl, from DIR, once (only "
+             "read, never changed; invalid rows stop the import with nothing written).",
              examples=["waymarks evolution import ~/.pi/agent/memory-evolution"])
     @click.argument("directory", metavar="DIR")
     def import_(directory: str) -> Result:

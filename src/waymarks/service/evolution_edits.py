@@ -286,7 +286,10 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
     import is one ledger entry (:class:`~waymarks.core.evolution.model.ImportBatchRecord`):
     all of it becomes visible at once, or none of it."""
     from waymarks.core.evolution import legacy
+    from waymarks.core.evolution.legacy_sqlite import DATABASE
 
+    if (directory / DATABASE).is_file():  # the newer store: it holds any imported JSONL
+        return _import_sqlite(evo, directory / DATABASE)
     blobs = []
     for name in (legacy.MEMORIES, legacy.ACTIONS):
         try:
@@ -322,6 +325,42 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
                            f"({conversion.skipped} skipped: nothing storable).",
                            last.seq, {"claims": conversion.claims,
                                       "skipped": conversion.skipped})
+
+
+def _import_sqlite(evo: Evolution, path: Path) -> EditOutcome:
+    """Import a pi-memory-evolution ``memory.sqlite`` (schemas 2-7; item 81), read from a
+    copy (the original is never opened or changed), as one ledger entry."""
+    from waymarks.core.evolution import legacy
+    from waymarks.core.evolution.legacy_sqlite import convert_rows, rows_digest
+    from waymarks.store.legacy_sqlite import LegacySqliteError, read_legacy_sqlite
+
+    try:
+        snapshot = read_legacy_sqlite(path)
+    except LegacySqliteError as exc:
+        return _refuse("bad_input", f"{path} {exc}; nothing was written")
+    if not snapshot.rows:
+        return _refuse("not_found", f"no legacy memories in {path}; the import stays "
+                       "available")
+    try:
+        conversion = convert_rows(snapshot.schema, snapshot.rows)
+    except legacy.LegacyError as exc:
+        return _refuse("bad_input", str(exc))
+    with evo.ledger.locked():
+        evo._locked_sync()
+        if evo.store.imported():
+            return _refuse("duplicate", "legacy memory was already imported into this home; "
+                           "an import is never replayed")
+        evo._append([legacy.batch(conversion, rows_digest(snapshot.schema, snapshot.rows),
+                                  iso(evo.clock.now()))])
+        last = evo.store.event(evo.store.last_seq())
+        if last is None or last.op != "imported" or not last.applied:
+            return _refuse("not_applied", "the import did not complete; see "
+                           "`waymarks evolution learning`")
+        return EditOutcome(True, "done", f"Imported {conversion.claims} legacy claims from "
+                           f"{path} (schema {snapshot.schema}; {conversion.skipped} skipped: "
+                           "nothing storable). The database was only read.", last.seq,
+                           {"claims": conversion.claims, "skipped": conversion.skipped,
+                            "schema": snapshot.schema})
 
 
 def archive_legacy(evo: Evolution, directory: Path) -> EditOutcome:
