@@ -230,13 +230,38 @@ class Corpus:
         total = sum(w for _f, w in weights) or 1.0
         naming = {f for f in set(plan.focus) if is_literal(f) or stats.rare(f)}
         floor = COVERAGE_TO_QUALIFY * total
-        pool: set[int] = set()
-        for feature in (self.generators(plan, stats, cutoff) if generators is None
-                        else generators):
-            pool.update(self.strong.get(feature, ()))
+        walked = (self.generators(plan, stats, cutoff) if generators is None
+                  else list(generators))
+        # a cheap first pass: each claim's strong weight from the walked features, plus
+        # at most all of the others' (never walked), bounds its coverage and relevance;
+        # only the claims that bound cannot rule out get the exact pass below
+        mass: dict[str, float] = {}
+        for feature, w in weights:
+            mass[feature] = mass.get(feature, 0.0) + w
+        tail = sum(m for f, m in mass.items() if f not in walked)
+        # a naming feature left unwalked may name a claim found through another: then the
+        # coverage bound cannot rule anything out here (the exact pass decides)
+        tail_names = any(f in naming for f in mass if f not in walked)
+        reach_context = sum(w for _f, w in context)
+        pool: dict[int, float] = {}
+        named_pool: set[int] = set()
+        for feature in walked:
+            postings = self.strong.get(feature, ())
+            w = mass.get(feature, 0.0)
+            get = pool.get
+            for index in postings:
+                pool[index] = get(index, 0.0) + w
+            if feature in naming:
+                named_pool.update(postings)
         alias_f, quoted_f, origin_f = _ALIAS, _WEAK, _ORIGIN
         chosen = []
-        for index in pool:
+        for index, found in pool.items():
+            most = found + tail
+            reach = most + _WEAK * (total - most)
+            if not tail_names and index not in named_pool and reach < floor - _EPSILON:
+                continue
+            if (reach + reach_context) / total + _EPSILON < cutoff:
+                continue
             base = self.pairs[index][1]
             body, aliases = base.body, base.aliases
             n = 0
