@@ -67,7 +67,7 @@ def test_import_once_with_forgets_corrections_and_legacy_origin(tmp_path: Path) 
     _write(legacy, MEMORIES, ACTIONS)
     before = {p.name: p.read_bytes() for p in legacy.iterdir()}
     done = _cli(home, cwd, "evolution", "import", str(legacy))
-    assert done["outcome"] == "done" and done["claims"] == 4 and done["skipped"] == 1
+    assert done["outcome"] == "done" and done["claims"] == 4 and done["skipped"] == 0
     assert {p.name: p.read_bytes() for p in legacy.iterdir()} == before  # untouched
     claims = {c["content"]: c for c in _cli(home, cwd, "evolution", "list")["claims"]}
     assert claims["Prefers tabs over spaces"]["state"] == "forgotten"
@@ -75,6 +75,7 @@ def test_import_once_with_forgets_corrections_and_legacy_origin(tmp_path: Path) 
     assert claims["The staging port is 8080"]["state"] == "superseded"
     fixed = claims["The staging port is 8443"]
     assert fixed["state"] == "provisional" and fixed["evidence"]["basis"] == "manual_correction"
+    assert fixed["pinned"] is True  # the legacy pin follows the correction
     friday = claims["Releases are cut from main on Fridays"]
     assert friday["origin"] == "/w/b" and friday["feedback"]["accuracy"]["verdict"] == "accurate"
     assert TOKEN not in (home / "evolution" / "ledger.jsonl").read_text()

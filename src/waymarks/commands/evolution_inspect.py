@@ -1,5 +1,5 @@
 """``waymarks evolution list|search|show|history|explain|learning`` (read-only) and
-``waymarks evolution forget|correct|undo|conflict|resolve|feedback`` plus the top-level
+``waymarks evolution forget|correct|undo|conflict|resolve|pin|unpin|feedback`` plus the top-level
 ``waymarks feedback ID VERDICT``: inspecting and editing learned memory (EVOLUTION items
 34, 71-74, 76).
 
@@ -215,6 +215,23 @@ def register_inspection(root: Group) -> None:
 
         return _edit(lambda evo: resolve(evo, claim_id.strip()))
 
+    @command(group, "pin", summary="Pin a learned claim: kept fresh, never dormant, never "
+             "replaced by the model (no credibility bonus; a conflict stays one). Undoable.",
+             examples=["waymarks evolution pin 3f2a9c0d1e4b5a6978877665"])
+    @click.argument("claim_id", metavar="ID")
+    def pin_(claim_id: str) -> Result:
+        from waymarks.service.evolution_edits import pin
+
+        return _edit(lambda evo: pin(evo, claim_id.strip(), True))
+
+    @command(group, "unpin", summary="Unpin a learned claim (it ages and can be replaced "
+             "again).", examples=["waymarks evolution unpin 3f2a9c0d1e4b5a6978877665"])
+    @click.argument("claim_id", metavar="ID")
+    def unpin_(claim_id: str) -> Result:
+        from waymarks.service.evolution_edits import pin
+
+        return _edit(lambda evo: pin(evo, claim_id.strip(), False))
+
     @command(group, "feedback", summary=f"Your verdict on a learned claim: {VERDICT_HELP}. "
              "`incorrect` quarantines it (undo brings it back).",
              examples=["waymarks evolution feedback 3f2a9c0d1e4b5a6978877665 incorrect"])
@@ -223,9 +240,9 @@ def register_inspection(root: Group) -> None:
     def group_feedback(claim_id: str, verdict: str) -> Result:
         return _feedback(claim_id, verdict)
 
-    @command(group, "import", summary="Import pi-memory-evolution's memories.jsonl and "
-             "memory-actions.jsonl from DIR, once (the files are only read; invalid rows "
-             "stop the import with nothing written).",
+    @command(group, "import", summary="Import pi-memory-evolution's memory.sqlite (schemas "
+             "2-7), or its memories.jsonl and memory-actions.jsonl, from DIR, once (only "
+             "read, never changed; invalid rows stop the import with nothing written).",
              examples=["waymarks evolution import ~/.pi/agent/memory-evolution"])
     @click.argument("directory", metavar="DIR")
     def import_(directory: str) -> Result:
@@ -240,6 +257,24 @@ def register_inspection(root: Group) -> None:
         if not path.is_dir():
             return refused("not_found", f"{path} is not a directory")
         return _edit(lambda evo: import_legacy(evo, path), create=True)
+
+    @command(group, "archive-legacy", summary="After an import, copy pi-memory-evolution's "
+             "memories.jsonl and memory-actions.jsonl from DIR into DIR/waymarks-archive-TIME "
+             "(a backup: the originals stay; only the ledgers that were imported).",
+             examples=["waymarks evolution archive-legacy ~/.pi/agent/memory-evolution"])
+    @click.argument("directory", metavar="DIR")
+    def archive_legacy_(directory: str) -> Result:
+        from pathlib import Path
+
+        from waymarks.service.evolution_edits import archive_legacy
+
+        if runtime().read_file is None:  # a host's slash command: no local files
+            return refused("unavailable", "archiving copies local files; run `waymarks "
+                           "evolution archive-legacy DIR` in a terminal")
+        path = Path(directory).expanduser()
+        if not path.is_dir():
+            return refused("not_found", f"{path} is not a directory")
+        return _edit(lambda evo: archive_legacy(evo, path))
 
     @command(root, "feedback", summary=f"Your verdict on a learned claim: {VERDICT_HELP}. "
              "`incorrect` quarantines it with its same-origin duplicates.",

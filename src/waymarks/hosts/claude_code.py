@@ -127,7 +127,12 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
             return None
         if not _just_recorded(app, prompt):  # a retried hook must not record it twice
             app.session_say(prompt)  # recorded first: a plan that fails loses nothing
+        receipt = _feedback(app, home, prompt)  # before the plan: `incorrect` counts now
         context = _plan(app, prompt, payload.get("transcript_path"))  # one request
+        if receipt is not None:
+            return {"systemMessage": receipt, "hookSpecificOutput": {
+                "hookEventName": "UserPromptSubmit",
+                "additionalContext": f"{receipt}\n\n{context}" if context else receipt}}
         return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                        "additionalContext": context}} if context else None
     if event == "PreCompact":
@@ -159,6 +164,24 @@ def _bind(app: Any, session_id: str) -> None:
         pass  # no pointer yet, or an unreadable one: write it
     pointer.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(pointer, session_id)
+
+
+def _feedback(app: Any, home: Path, prompt: str) -> str | None:
+    """The receipt of the natural feedback ``prompt`` gives (``None``: it gives none),
+    keyed by the prompt's entry in the session ledger (see ``claude_code_feedback``)."""
+    if "memory" not in prompt.lower() and "记忆" not in prompt:  # the common prompt
+        return None
+    from waymarks.core.evolution.feedback import parse_feedback
+
+    if parse_feedback(prompt) is None:
+        return None
+    from waymarks.hosts.claude_code_feedback import prompt_feedback
+    from waymarks.ledger.entries import Message, last_entry
+
+    session = app.current_session()
+    last = last_entry(session) if session is not None else None
+    entry = last.id if isinstance(last, Message) and last.text == prompt else "unrecorded"
+    return prompt_feedback(home, app.bound_session.session_id, entry, prompt)
 
 
 def _just_recorded(app: Any, prompt: str) -> bool:

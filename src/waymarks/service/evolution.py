@@ -15,6 +15,8 @@ What must stay true:
   date first, so two processes applying one source write it once (the second finds it
   settled) and a decision is never made against stale state;
 - applying is idempotent per source: a settled source changes nothing;
+- a reply computed against claim states that changed since its request was built (a
+  person's feedback or edit, another write) is not committed: ``stale``, nothing written;
 - a reply that breaks the output contract writes nothing and leaves the source unsettled
   (``invalid_output`` is correctable: the queue may retry with a correction);
 - nothing learned can touch a pin or a person-confirmed memory (see
@@ -94,6 +96,9 @@ class Evolution:
         self.ids = ids or RandomIds()
         self._ledger: SessionFile | None = None
         self._store: EvolutionStore | None = None
+        #: source ID -> (offered claim IDs, digest of their states) of the request built
+        #: last (item 36: a reply computed against a state changed since is not committed)
+        self._in_flight: dict[str, tuple[tuple[str, ...], str]] = {}
 
     def close(self) -> None:
         if self._store is not None:
@@ -222,7 +227,11 @@ class Evolution:
             return None
         from waymarks.core.evolution.request import build_request
 
-        request = build_request(source, self._offered(source))
+        records = self._offered(source)
+        request = build_request(source, records)
+        if request is not None:
+            ids = tuple(c.id for c, _level in records)
+            self._in_flight[source_id] = (ids, self._digest(ids))
         if request is None:
             with self.ledger.locked():
                 self._locked_sync()
@@ -246,6 +255,13 @@ class Evolution:
             if isinstance(parsed, ContractBreak):
                 self.last_break = parsed.rule
                 return StepOutcome("invalid_output", rule=parsed.rule)
+            flight = self._in_flight.get(source_id)
+            if flight is not None and self._digest(flight[0]) != flight[1]:
+                # a claim the model was shown changed since (feedback, an edit, another
+                # source's write): its reply is stale; nothing is written, the source stays
+                # unsettled (the queue pauses it; `evolve SOURCE` asks again)
+                self._in_flight.pop(source_id, None)
+                return StepOutcome("stale")
             chosen = frozenset(c.id for c, _level in self._offered(source))
             decision = decide(source, parsed, chosen, _Lookup(self.store, parsed), at)
             # a reply refused for authority writes nothing of itself (the job pauses)
@@ -255,7 +271,13 @@ class Evolution:
                                         decision.written, decision.refused)
                           ] if decision.settles else []
             self._append([*decision.records, *confirm, *settlement])
+            self._in_flight.pop(source_id, None)
         return StepOutcome(decision.code, decision.written, decision.refused)
+
+    def _digest(self, ids: Sequence[str]) -> str:
+        from waymarks.core.evolution.rows import state_digest
+
+        return state_digest({cid: self.store.view.claim(cid) for cid in ids})
 
     #: the contract rule the last ``invalid_output`` broke (a fixed name), for a correction
     last_break: str | None = None
@@ -329,7 +351,7 @@ class _Lookup:
             return None
         from waymarks.core.evolution.decide import Target
         return Target("evolved", claim.origin, claim.kind, claim.state, claim.updated_at,
-                      claim.basis)
+                      claim.basis, claim.pinned)
 
     def exists(self, claim_id: str) -> bool:
         return self.store.view.claim(claim_id) is not None

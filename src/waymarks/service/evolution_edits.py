@@ -1,4 +1,5 @@
-"""A person's edits to learned claims: forget, correct, conflict, resolve, undo, feedback.
+"""A person's edits to learned claims: forget, correct, conflict, resolve, pin, undo,
+feedback.
 
 Each edit is one record appended to the evolution ledger (canonical, so it survives a
 deleted ``waymarks.db``) under the ledger's lock, with the projection brought up to date
@@ -30,6 +31,7 @@ from waymarks.core.evolution.model import (
     EvolutionRecord,
     FeedbackRecord,
     ForgetRecord,
+    PinRecord,
     ResolveRecord,
     SettledRecord,
     UndoRecord,
@@ -173,6 +175,28 @@ def resolve(evo: Evolution, cid: str) -> EditOutcome:
                        f"Resolved {cid}: it is recalled again.", id=cid)
 
 
+def pin(evo: Evolution, cid: str, pinned: bool = True) -> EditOutcome:
+    """Pin (or unpin) a learned claim (item 32): freshness 1, never dormant, never replaced
+    by the model; no credibility bonus; its state and evidence dates stay (a conflicted
+    claim stays conflicted). An event: ``undo`` takes it back."""
+    with evo.ledger.locked():
+        evo._locked_sync()
+        claim = _live(evo, cid)
+        if isinstance(claim, EditOutcome):
+            return claim
+        if claim.state not in ("provisional", "conflicted"):
+            return _refuse("not_active", f"{cid} is {claim.state}; only a provisional or "
+                           "conflicted claim can be pinned or unpinned")
+        if claim.pinned == pinned:
+            return _refuse("bad_input", f"{cid} is already {'pinned' if pinned else 'not pinned'}"
+                           "; nothing changed")
+        verb = "Pinned" if pinned else "Unpinned"
+        return _commit(evo, [PinRecord(SCHEMA_VERSION, cid, pinned, iso(evo.clock.now()))],
+                       f"{verb} {cid}" + (" (kept fresh, never dormant, never replaced by the "
+                                          "model; undo takes it back)." if pinned else "."),
+                       id=cid, pinned=pinned)
+
+
 def undo(evo: Evolution, event: int) -> EditOutcome:
     """Undo one event, only if every claim it changed is still as the event left it."""
     with evo.ledger.locked():
@@ -258,9 +282,14 @@ def feedback_from_turn(home: Path, messages: Sequence[tuple[str, str]]) -> dict[
 def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
     """Import pi-memory-evolution's ``memories.jsonl`` + ``memory-actions.jsonl`` from
     ``directory`` once (read only; the originals are never written). Missing or empty
-    ledgers do not use up the import; any invalid row halts it with nothing written."""
+    ledgers do not use up the import; any invalid row halts it with nothing written. The
+    import is one ledger entry (:class:`~waymarks.core.evolution.model.ImportBatchRecord`):
+    all of it becomes visible at once, or none of it."""
     from waymarks.core.evolution import legacy
+    from waymarks.core.evolution.legacy_sqlite import DATABASE
 
+    if (directory / DATABASE).is_file():  # the newer store: it holds any imported JSONL
+        return _import_sqlite(evo, directory / DATABASE)
     blobs = []
     for name in (legacy.MEMORIES, legacy.ACTIONS):
         try:
@@ -286,13 +315,94 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
         if evo.store.imported():
             return _refuse("duplicate", "legacy memory was already imported into this home; "
                            "an import is never replayed")
-        marker = legacy.marker(conversion, legacy.digest(*blobs), iso(evo.clock.now()))
-        evo._append([*conversion.records, marker])
+        # one record, one ledger entry: a crash leaves all of the import or none of it
+        evo._append([legacy.batch(conversion, legacy.digest(*blobs), iso(evo.clock.now()))])
         last = evo.store.event(evo.store.last_seq())
         if last is None or last.op != "imported" or not last.applied:
             return _refuse("not_applied", "the import did not complete; see "
                            "`waymarks evolution learning`")
         return EditOutcome(True, "done", f"Imported {conversion.claims} legacy claims "
-                           f"({conversion.skipped} skipped: pins, or nothing storable).",
+                           f"({conversion.skipped} skipped: nothing storable).",
                            last.seq, {"claims": conversion.claims,
                                       "skipped": conversion.skipped})
+
+
+def _import_sqlite(evo: Evolution, path: Path) -> EditOutcome:
+    """Import a pi-memory-evolution ``memory.sqlite`` (schemas 2-7; item 81), read from a
+    copy (the original is never opened or changed), as one ledger entry."""
+    from waymarks.core.evolution import legacy
+    from waymarks.core.evolution.legacy_sqlite import convert_rows, rows_digest
+    from waymarks.store.legacy_sqlite import LegacySqliteError, read_legacy_sqlite
+
+    try:
+        snapshot = read_legacy_sqlite(path)
+    except LegacySqliteError as exc:
+        return _refuse("bad_input", f"{path} {exc}; nothing was written")
+    if not snapshot.rows:
+        return _refuse("not_found", f"no legacy memories in {path}; the import stays "
+                       "available")
+    try:
+        conversion = convert_rows(snapshot.schema, snapshot.rows)
+    except legacy.LegacyError as exc:
+        return _refuse("bad_input", str(exc))
+    with evo.ledger.locked():
+        evo._locked_sync()
+        if evo.store.imported():
+            return _refuse("duplicate", "legacy memory was already imported into this home; "
+                           "an import is never replayed")
+        evo._append([legacy.batch(conversion, rows_digest(snapshot.schema, snapshot.rows),
+                                  iso(evo.clock.now()))])
+        last = evo.store.event(evo.store.last_seq())
+        if last is None or last.op != "imported" or not last.applied:
+            return _refuse("not_applied", "the import did not complete; see "
+                           "`waymarks evolution learning`")
+        return EditOutcome(True, "done", f"Imported {conversion.claims} legacy claims from "
+                           f"{path} (schema {snapshot.schema}; {conversion.skipped} skipped: "
+                           "nothing storable). The database was only read.", last.seq,
+                           {"claims": conversion.claims, "skipped": conversion.skipped,
+                            "schema": snapshot.schema})
+
+
+def archive_legacy(evo: Evolution, directory: Path) -> EditOutcome:
+    """Back up imported pi-memory-evolution ledgers (item 80): a copy-only archive, as the
+    original's ``archive-legacy`` makes; the originals stay where they are, unchanged.
+    Only after a completed import of exactly these bytes (their digest is the one
+    imported), into ``DIR/waymarks-archive-<time>/``; a copy that does not read back
+    byte-identical is removed and refused. Writes nothing to the evolution ledger."""
+    import shutil
+
+    from waymarks.core.evolution import legacy
+
+    evo.sync()
+    digests = evo.store.imported_digests()
+    if not digests:
+        return _refuse("not_found", "no legacy import has completed in this home; run "
+                       "`waymarks evolution import DIR` first")
+    names = [n for n in (legacy.MEMORIES, legacy.ACTIONS) if (directory / n).is_file()]
+    if legacy.MEMORIES not in names:
+        return _refuse("not_found", f"no {legacy.MEMORIES} in {directory}; nothing copied")
+    try:
+        blobs = {n: (directory / n).read_bytes() for n in names}
+    except OSError as exc:
+        return _refuse("bad_input", f"the legacy ledgers cannot be read "
+                       f"({type(exc).__name__}); nothing copied")
+    if legacy.digest(blobs[legacy.MEMORIES], blobs.get(legacy.ACTIONS, b"")) not in digests:
+        return _refuse("changed_since", "these ledgers are not the ones imported (they "
+                       "changed since, or come from elsewhere); nothing copied")
+    stamp = iso(evo.clock.now()).replace(":", "").replace("-", "").replace(".", "")
+    target = directory / f"waymarks-archive-{stamp}"
+    try:
+        target.mkdir(mode=0o700)
+        for name in names:
+            shutil.copyfile(directory / name, target / name)
+        same = all((target / n).read_bytes() == blobs[n] for n in names)
+    except OSError as exc:
+        shutil.rmtree(target, ignore_errors=True)
+        return _refuse("bad_input", f"cannot write the archive {target} "
+                       f"({type(exc).__name__}); nothing kept")
+    if not same:  # changed while being copied
+        shutil.rmtree(target, ignore_errors=True)
+        return _refuse("changed_since", "a ledger changed while it was copied; nothing kept")
+    return EditOutcome(True, "done", f"Copied {', '.join(names)} to {target} (a backup; the "
+                       "originals are unchanged and the import stays done).", None,
+                       {"archive": str(target), "files": names})

@@ -42,8 +42,10 @@ def claim_json(row: ClaimRow, now: str) -> dict[str, Any]:
             "evidence": {"basis": row.basis, "method": row.method, "sourceId": row.source_id,
                          "at": row.updated_at},
             "confirmedAt": row.confirmed_at,
-            "aging": {"ageDays": round(age.age_days, 2), "freshness": round(age.freshness, 4),
-                      "dormant": age.dormant},
+            "aging": {"ageDays": round(age.age_days, 2),
+                      "freshness": 1.0 if row.pinned else round(age.freshness, 4),
+                      "dormant": age.dormant and not row.pinned},
+            "pinned": row.pinned,
             "feedback": {"utility": _slot(row.utility), "accuracy": _slot(row.accuracy)},
             "replaces": row.replaces, "supersededBy": row.superseded_by,
             "conflictsWith": row.conflicts_with}

@@ -18,9 +18,12 @@ content, search terms, classification): a long-lived host process analyses a cla
 
 from __future__ import annotations
 
-from collections import Counter
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from typing import Final
+
+import msgspec
 
 from waymarks.core.evolution.aging import (
     DAY_SECONDS,
@@ -31,14 +34,16 @@ from waymarks.core.evolution.aging import (
     parse_time,
     utility_factor,
 )
-from waymarks.core.evolution.rows import ClaimRow
+from waymarks.core.evolution.rows import Analysis, ClaimRow
 from waymarks.core.records import replace
-from waymarks.recall.analysis import is_literal
+from waymarks.recall.analysis import is_generic, is_literal
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.learned import LearnedClaim, candidate
 from waymarks.recall.scoring import (
+    CONTEXT_WEIGHT,
     COVERAGE_TO_QUALIFY,
     FIELD_FACTORS,
+    RELATIVE_CUTOFF,
     Candidate,
     QueryPlan,
     Stats,
@@ -64,6 +69,67 @@ def base_candidate(row: ClaimRow, level: str | None, updated_ms: int) -> Candida
     return found
 
 
+#: bump when :func:`waymarks.recall.learned.candidate` analyses a claim differently
+ANALYSIS_VERSION: Final = 1
+_PROBE: Final = ("Deploy the `api-v2` to /srv/app.toml on port 8080 with Kamal; "
+                 "'tabs' not spaces, 部署 staging-db 数据库")
+_ANALYSER: list[str] = []
+
+
+def _analyser() -> str:
+    """A fingerprint of the analyser: the version and what it makes of a probe text (a
+    change to the analysis rules changes it, so persisted analyses are not reused)."""
+    if not _ANALYSER:
+        probe = candidate(LearnedClaim("p", "fact", "provisional", "/probe/origin", _PROBE,
+                                       ("probe term",), "", "", 0))
+        parts = [sorted(probe.body), sorted(probe.aliases), sorted(probe.quoted),
+                 sorted(probe.origin_features), probe.body_count]
+        _ANALYSER.append(f"{ANALYSIS_VERSION}:{json.dumps(parts, ensure_ascii=False)}")
+    return _ANALYSER[0]
+
+
+def analysis_key(row: ClaimRow) -> str:
+    """The digest of what a claim's analysis is computed from."""
+    data = _KEY_ENCODER.encode((_analyser(), row.content, row.search_terms, row.origin))
+    return hashlib.sha256(data).hexdigest()
+
+
+_KEY_ENCODER: Final = msgspec.json.Encoder()
+
+
+def analysis_of(base: Candidate, key: str) -> Analysis:
+    """The persisted form of a base candidate's analysis."""
+    return Analysis(key, tuple(sorted(base.body)), tuple(sorted(base.aliases)),
+                    tuple(sorted(base.quoted)), tuple(sorted(base.origin_features)),
+                    base.body_count)
+
+
+def stored_candidate(row: ClaimRow, level: str | None, updated_ms: int,
+                     stored: Analysis | None) -> tuple[Candidate, Analysis | None]:
+    """The claim's base candidate from its stored analysis when that was computed from
+    the same inputs (no analysis: the same value :func:`base_candidate` gives), else
+    analysed now; with the analysis to store when it had to be computed."""
+    key = analysis_key(row)
+    if stored is not None and stored.key == key:
+        cache_key = (row.id, row.content, row.search_terms, level, row.updated_at)
+        found = _CACHE.get(cache_key)
+        if found is None:  # the fields :func:`candidate` takes from the claim, as it does
+            found = Candidate(
+                id=row.id, kind=row.kind,
+                status="active" if row.state == "provisional" else row.state,
+                origin=row.origin, created_at=updated_ms, text=row.content,
+                body=frozenset(stored.body), aliases=frozenset(stored.aliases),
+                quoted=frozenset(stored.quoted), origin_features=frozenset(stored.origin),
+                body_count=stored.body_count, evidence=f"{row.basis}/{row.method}",
+                source=row.source_id, classification=level)
+            if len(_CACHE) >= MAX_CACHED:
+                _CACHE.clear()
+            _CACHE[cache_key] = found
+        return found, None
+    base = base_candidate(row, level, updated_ms)
+    return base, analysis_of(base, key)
+
+
 def matches(wanted: frozenset[str], candidate: Candidate) -> bool:
     """Whether ``candidate`` holds any query feature (else it can never be eligible)."""
     return not (wanted.isdisjoint(candidate.body) and wanted.isdisjoint(candidate.aliases)
@@ -72,8 +138,15 @@ def matches(wanted: frozenset[str], candidate: Candidate) -> bool:
 
 
 def with_factors(base: Candidate, row: ClaimRow, now: str) -> tuple[Candidate, bool]:
-    """``base`` with its aging and feedback factors, and whether it is dormant."""
+    """``base`` with its aging and feedback factors, and whether it is dormant (a pinned
+    claim: freshness 1, never dormant; its evidence weight is not raised)."""
     age = aging(row.kind, row.confirmed_at, now)
+    if row.pinned:
+        return replace(base, freshness=1.0,
+                       evidence_weight=evidence_weight(row.basis, row.kind),
+                       utility=utility_factor(row.utility[0] if row.utility else None),
+                       accuracy=accuracy_factor(row.accuracy[0] if row.accuracy else None)), \
+            False
     return replace(base, freshness=age.freshness,
                    evidence_weight=evidence_weight(row.basis, row.kind),
                    utility=utility_factor(row.utility[0] if row.utility else None),
@@ -82,6 +155,8 @@ def with_factors(base: Candidate, row: ClaimRow, now: str) -> tuple[Candidate, b
 
 
 def _dormant(row: ClaimRow, now_s: float) -> bool:
+    if row.pinned:
+        return False
     confirmed = _confirmed_s(row)
     return confirmed is not None and dormant(row.kind, (now_s - confirmed) / DAY_SECONDS)
 
@@ -133,33 +208,161 @@ class Corpus:
         could name them (a literal, or one rare in the store) or a coverage that could
         reach the threshold: at most their strong matches' weight plus 0.25 (the largest
         weak field factor) of every other focus feature's weight."""
-        need = 2 if len(plan.focus) >= 3 else 1
+        return sorted(index for _bound, index in self.bounded(plan, stats))
+
+    def bounded(self, plan: QueryPlan, stats: Stats, cutoff: float = 0.0,
+                generators: Sequence[str] | None = None) -> list[tuple[float, int]]:
+        """:meth:`possible`'s claims, each with an upper bound of its relevance (the same
+        sum of weight x field factor as recall's, focus and context, over the focus
+        weight, times the length norm; ``origin`` counted for every feature).
+
+        Only the postings of :meth:`generators` are walked (rare terms first; the
+        common-word tail is checked by membership on the claims found, never walked).
+        With ``cutoff``, claims whose bound is below it are left out too; ``generators``
+        (default :meth:`generators`) names the postings walked."""
         weights = [(feature, stats.weight(feature)) for feature in plan.focus]
+        # recall's gates: three or more focus features need two strong matches, and so
+        # does a query with a word the store has never seen
+        unknown = any(not stats.df.get(f) and not is_generic(f) for f in plan.focus)
+        need = 2 if len(plan.focus) >= 3 or unknown else 1
+        context = [(f, stats.weight(f) * CONTEXT_WEIGHT) for f in plan.context
+                   if f not in plan.focus]
         total = sum(w for _f, w in weights) or 1.0
-        counts: Counter[int] = Counter()
-        for feature, _w in weights:
-            counts.update(self.strong.get(feature, ()))
-        naming: set[int] = set()
-        for feature in set(plan.focus):
-            if is_literal(feature) or stats.rare(feature):
-                naming.update(self.strong.get(feature, ()))
-        weak = FIELD_FACTORS["quoted"]
+        naming = {f for f in set(plan.focus) if is_literal(f) or stats.rare(f)}
         floor = COVERAGE_TO_QUALIFY * total
+        walked = (self.generators(plan, stats, cutoff) if generators is None
+                  else list(generators))
+        # a cheap first pass: each claim's strong weight from the walked features, plus
+        # at most all of the others' (never walked), bounds its coverage and relevance;
+        # only the claims that bound cannot rule out get the exact pass below
+        mass: dict[str, float] = {}
+        for feature, w in weights:
+            mass[feature] = mass.get(feature, 0.0) + w
+        tail = sum(m for f, m in mass.items() if f not in walked)
+        # a naming feature left unwalked may name a claim found through another: then the
+        # coverage bound cannot rule anything out here (the exact pass decides)
+        tail_names = any(f in naming for f in mass if f not in walked)
+        reach_context = sum(w for _f, w in context)
+        pool: dict[int, float] = {}
+        named_pool: set[int] = set()
+        for feature in walked:
+            postings = self.strong.get(feature, ())
+            w = mass.get(feature, 0.0)
+            get = pool.get
+            for index in postings:
+                pool[index] = get(index, 0.0) + w
+            if feature in naming:
+                named_pool.update(postings)
+        alias_f, quoted_f, origin_f = _ALIAS, _WEAK, _ORIGIN
         chosen = []
-        for index, n in counts.items():
+        for index, found in pool.items():
+            most = found + tail
+            reach = most + _WEAK * (total - most)
+            if not tail_names and index not in named_pool and reach < floor - _EPSILON:
+                continue
+            if (reach + reach_context) / total + _EPSILON < cutoff:
+                continue
+            base = self.pairs[index][1]
+            body, aliases = base.body, base.aliases
+            n = 0
+            strong = score = 0.0
+            named = False
+            for feature, w in weights:
+                if feature in body:
+                    score += w
+                elif feature in aliases:
+                    score += w * alias_f
+                else:
+                    if feature in base.quoted:
+                        score += w * quoted_f
+                    elif feature in base.origin_features:
+                        score += w * origin_f
+                    continue
+                n += 1
+                strong += w
+                named = named or feature in naming
             if n < need:
                 continue
-            if index not in naming:
-                base = self.pairs[index][1]
-                strong = sum(w for f, w in weights if f in base.body or f in base.aliases)
-                if strong + weak * (total - strong) < floor:
-                    continue
-            chosen.append(index)
-        for literal in plan.literals:
-            holding = set(self.strong.get(literal, ()))
-            chosen = [index for index in chosen if index in holding]
-        chosen.sort()
+            if any(lit not in body and lit not in aliases for lit in plan.literals):
+                continue
+            if not named and strong + _WEAK * (total - strong) < floor:
+                continue
+            for feature, w in context:
+                if feature in body:
+                    score += w
+                elif feature in aliases:
+                    score += w * alias_f
+                elif feature in base.quoted:
+                    score += w * quoted_f
+                elif feature in base.origin_features:
+                    score += w * origin_f
+            norm = 0.8 + 0.2 * min(1.0, 12 / max(1, base.body_count))
+            bound = score / total * norm + _EPSILON
+            if bound >= cutoff:
+                chosen.append((bound, index))
         return chosen
+
+    def generators(self, plan: QueryPlan, stats: Stats, cutoff: float = 0.0) -> list[str]:
+        """The focus features whose postings hold every claim :meth:`possible` can keep
+        with a relevance of at least ``cutoff``.
+
+        With a literal, a kept claim holds every literal: the literal with the shortest
+        postings alone. Otherwise the common features are left out, most common first,
+        while a claim whose strong matches are all among them is cut whatever it holds:
+
+        - by the coverage bound (its strong weight is at most theirs, the bound grows with
+          the strong weight): only while none of them could name a claim (literal, rare);
+        - or by ``cutoff``: its relevance is at most their weight, plus 0.25 of the other
+          focus features' and all of the context's, over the focus weight.
+
+        So the long postings of the common-word tail are never walked."""
+        if plan.literals:
+            return [min(plan.literals, key=lambda f: len(self.strong.get(f, ())))]
+        weights = [(feature, stats.weight(feature)) for feature in plan.focus]
+        total = sum(w for _f, w in weights) or 1.0
+        floor = COVERAGE_TO_QUALIFY * total - _EPSILON
+        context = sum(stats.weight(f) * CONTEXT_WEIGHT for f in plan.context
+                      if f not in plan.focus)
+        naming = {f for f, _w in weights if is_literal(f) or stats.rare(f)}
+        mass: dict[str, float] = {}
+        for feature, w in weights:
+            mass[feature] = mass.get(feature, 0.0) + w
+        common = sorted(mass, key=lambda f: (-len(self.strong.get(f, ())), f))
+
+        def walked(by_cutoff: bool) -> list[str]:
+            tail = 0.0  # strong weight a claim can get from the features left out
+            tail_names = False
+            chosen = []
+            for feature in common:
+                reach = tail + mass[feature]
+                names = tail_names or feature in naming
+                bound = reach + _WEAK * (total - reach)
+                if (not names and bound < floor) or (
+                        by_cutoff and (bound + context) / total < cutoff - _EPSILON):
+                    tail, tail_names = reach, names
+                else:
+                    chosen.append(feature)
+            return sorted(chosen)
+
+        by_coverage = walked(False)
+        if cutoff <= 0.0:
+            return by_coverage
+        return min(by_coverage, walked(True), key=self._postings)
+
+    def _postings(self, features: Sequence[str]) -> int:
+        return sum(len(self.strong.get(f, ())) for f in features)
+
+
+#: the largest weak field factor (a quoted question; the origin counts less)
+_WEAK: Final = FIELD_FACTORS["quoted"]
+_ALIAS: Final = FIELD_FACTORS["aliases"]
+_ORIGIN: Final = FIELD_FACTORS["origin"]
+#: float slack for bounds compared with sums added in another order
+_EPSILON: Final = 1e-9
+#: candidates scored at a time while looking for the best eligible relevance
+_CHUNK: Final = 16
+#: up to this many postings (or candidates) are scored without looking for a bound first
+_SHORT: Final = 48
 
 
 def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, now: str, *,
@@ -170,20 +373,63 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
     The gates and the relative cutoff never look at the factors, so candidates are gated
     on relevance alone and the factors are computed only for the eligible ones, whose rank
     (relevance x freshness x evidence x utility x accuracy) then orders them with the same
-    key as :func:`waymarks.recall.scoring.score_all`."""
+    key as :func:`waymarks.recall.scoring.score_all`.
+
+    Only the claims that can survive the relative cutoff are scored in full: each possible
+    claim's relevance bound (:meth:`Corpus.bounded`) orders them; scoring in that order
+    until no bound is above the best eligible relevance found gives the best, and a claim
+    whose bound is below 75% of it is cut whatever the gates say. Dormancy and egress are
+    checked only for the claims reached."""
     corpus = rows if isinstance(rows, Corpus) else Corpus(rows)
     stats = corpus.stats(plan)
     now_s = parse_time(now) or 0.0
-    chosen: list[Candidate] = []
+    memo = stats.memoized((*plan.focus, *plan.context))
     by_id: dict[str, ClaimRow] = {}
-    for index in corpus.possible(plan, stats):
+
+    def keep(index: int) -> Candidate | None:
         row, base = corpus.pairs[index]
         if automatic and _dormant(row, now_s):
-            continue
+            return None
         if admits is not None and not admits(base):
-            continue
-        chosen.append(base)
+            return None
         by_id[base.id] = row
+        return base
+
+    def best_of(order: list[tuple[float, int]], best: float) -> float:
+        """The best eligible relevance in ``order`` (by bound, best first), or ``best``:
+        scored a chunk at a time until no bound is above the best found."""
+        reached = 0
+        while reached < len(order) and order[reached][0] >= best:
+            chunk = [c for _b, i in order[reached:reached + _CHUNK]
+                     if (c := keep(i)) is not None]
+            reached += _CHUNK
+            best = max([best, *(s.relevance for s in evaluate(plan, chunk, stats).eligible)])
+        return best
+
+    def by_bound(pairs: list[tuple[float, int]]) -> list[tuple[float, int]]:
+        return sorted(pairs, key=lambda pair: (-pair[0], pair[1]))
+
+    # a lower bound of the best first, from the rarest feature's claims (an eligible
+    # claim's relevance is at most the best): it raises the cutoff that the generators
+    # and the bounds apply, so the common words' long postings are not walked. A query
+    # whose postings are short anyway skips it (and scores its few claims at once).
+    loose = corpus.generators(plan, memo)
+    lower = 0.0
+    if corpus._postings(loose) > _SHORT:
+        rarest = min((f for f in loose if f in corpus.strong), default=None,
+                     key=lambda f: (len(corpus.strong[f]), f))
+        if rarest is not None:
+            lower = best_of(by_bound(corpus.bounded(plan, memo, generators=[rarest])), 0.0)
+        order = by_bound(corpus.bounded(plan, memo, RELATIVE_CUTOFF * lower - _EPSILON))
+    else:
+        order = corpus.bounded(plan, memo, generators=loose)
+    if len(order) > _SHORT:
+        best = best_of(order, lower)
+        floor = RELATIVE_CUTOFF * best - _EPSILON
+    else:
+        floor = 0.0
+    chosen = [c for bound, i in sorted(order, key=lambda pair: pair[1])
+              if bound >= floor and (c := keep(i)) is not None]
     result = evaluate(plan, chosen, stats)
     scored = []
     for item in result.scored:

@@ -34,8 +34,9 @@ from waymarks.service.ports import iso
 
 if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's path; the
     # evolution modules only once a home has learned something (a fresh recall stays lean)
-    from waymarks.core.evolution.rows import ClaimRow
+    from waymarks.core.evolution.rows import Analysis, ClaimRow
     from waymarks.planner.learned import LearnedBlock
+    from waymarks.service.evolution import Evolution
     from waymarks.service.evolution_rank import Corpus
 
 
@@ -65,7 +66,7 @@ def _corpus(home: Path) -> Corpus | None:
         return None
     from waymarks.core.evolution.model import RECALLABLE_STATES
     from waymarks.service.evolution import Evolution
-    from waymarks.service.evolution_rank import Corpus, base_candidate
+    from waymarks.service.evolution_rank import Corpus, stored_candidate
 
     with Evolution(home) as evo:
         evo.sync()
@@ -75,10 +76,26 @@ def _corpus(home: Path) -> Corpus | None:
             return cached[1]
         rows, _bad = evo.store.readable_claims(sorted(RECALLABLE_STATES))
         levels = {s.source_id: s.classification for s in evo.store.sources()}
-    corpus = Corpus([(r, base_candidate(r, levels.get(r.source_id), _ms(r.updated_at)))
-                     for r in rows])
+        stored = evo.store.analyses()
+        pairs = []
+        fresh = []
+        for r in rows:
+            base, computed = stored_candidate(r, levels.get(r.source_id), _ms(r.updated_at),
+                                              stored.get(r.id))
+            pairs.append((r, base))
+            if computed is not None:
+                fresh.append((r.id, computed))
+        if fresh:
+            _persist(evo, fresh)
+    corpus = Corpus(pairs)
     _CORPORA[str(home)] = (signature, corpus)
     return corpus
+
+
+def _persist(evo: Evolution, analyses: list[tuple[str, Analysis]]) -> None:
+    """Store the analyses computed now, so the next process reuses them. A cache: when
+    the database is busy past its timeout or read-only, recall goes on without it."""
+    evo.store.put_analyses(analyses)
 
 
 def _learned(row: ClaimRow, levels: dict[str, str]) -> LearnedClaim:

@@ -20,7 +20,7 @@ Operational state (jobs, leases, route health) is not here: it belongs to the jo
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +30,10 @@ import msgspec
 
 from waymarks.core.evolution.fold import ClaimRow, Effect, SourceRow, fold
 from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, claim_id, decode_record
-from waymarks.core.evolution.rows import Change, Slot
+from waymarks.core.evolution.rows import Analysis, Change, Slot
 from waymarks.ledger.entries import custom_entries, custom_entries_since
 from waymarks.ledger.log import SessionLog
-from waymarks.store.evolution_schema import DERIVED_TABLES
+from waymarks.store.evolution_schema import ANALYSIS_TABLE, DERIVED_TABLES
 from waymarks.store.migrations import migrate
 
 BUSY_TIMEOUT_MS: Final = 30_000
@@ -44,7 +44,7 @@ _SNAP_DECODER: Final = msgspec.json.Decoder(dict[str, object] | None)
 
 CLAIM_COLUMNS: Final = ("id, origin, kind, content, state, basis, method, source_id,"
                         " updated_at, seq, replaces, conflicts_with, superseded_by,"
-                        " search_terms, reinforced_at, utility, accuracy")
+                        " search_terms, reinforced_at, utility, accuracy, pinned")
 SOURCE_COLUMNS: Final = ("source_id, origin, kind, basis, text, classification, captured_at,"
                          " session, seq, settled, settled_at")
 
@@ -53,12 +53,18 @@ def claim_row(row: Sequence[object]) -> ClaimRow:
     """A claim from its columns; raises ``msgspec.DecodeError``/``ValueError`` for a row
     that is not well formed (readers that must not fail use :meth:`EvolutionStore.readable`)."""
     (cid, origin, kind, content, state, basis, method, source, updated, seq, replaces,
-     conflicts, superseded, terms, reinforced, utility, accuracy) = row
+     conflicts, superseded, terms, reinforced, utility, accuracy, pinned) = row
     return ClaimRow(str(cid), str(origin), str(kind), str(content), str(state), str(basis),
                     str(method), str(source), str(updated), int(seq),  # type: ignore[call-overload]
                     _opt(replaces), _opt(conflicts), _opt(superseded),
                     tuple(_TERMS_DECODER.decode(str(terms))), str(reinforced or ""),
-                    _slot(utility), _slot(accuracy))
+                    _slot(utility), _slot(accuracy), _pinned(pinned))
+
+
+def _pinned(value: object) -> bool:
+    if value not in (0, 1):
+        raise ValueError("pinned is 0 or 1")
+    return value == 1
 
 
 def _slot(value: object) -> Slot | None:
@@ -94,11 +100,12 @@ class SqliteEvoView:
     def put_claim(self, row: ClaimRow) -> None:
         self.db.execute(
             f"INSERT OR REPLACE INTO evo_claims ({CLAIM_COLUMNS})"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.origin, row.kind, row.content, row.state, row.basis, row.method,
              row.source_id, row.updated_at, row.seq, row.replaces, row.conflicts_with,
              row.superseded_by, _TERMS.encode(list(row.search_terms)).decode(),
-             row.reinforced_at, _slot_json(row.utility), _slot_json(row.accuracy)))
+             row.reinforced_at, _slot_json(row.utility), _slot_json(row.accuracy),
+             int(row.pinned)))
 
     def same_content(self, origin: str, content: str) -> list[ClaimRow]:
         return [claim_row(r) for r in self.db.execute(
@@ -213,7 +220,7 @@ class EvolutionStore:
 
     def reset(self) -> None:
         """Forget everything derived (the next sync folds the whole ledger)."""
-        for table in DERIVED_TABLES:
+        for table in (*DERIVED_TABLES, ANALYSIS_TABLE):
             self.db.execute(f"DELETE FROM {table}")
 
     def _meta(self, name: str) -> str | None:
@@ -290,6 +297,12 @@ class EvolutionStore:
         return self.db.execute("SELECT 1 FROM evo_events WHERE op = 'imported' AND"
                                " applied = 1 LIMIT 1").fetchone() is not None
 
+    def imported_digests(self) -> list[str]:
+        """The ledger digests of every completed legacy import (normally one)."""
+        return [str(d) for (d,) in self.db.execute(
+            "SELECT subject FROM evo_events WHERE op = 'imported' AND applied = 1"
+            " ORDER BY seq")]
+
     def signature(self) -> tuple[str, str, str, str]:
         """What identifies the folded state: the ledger, records folded, byte offset and
         the fingerprint of those bytes (a cache of derived reads is valid while it holds)."""
@@ -348,6 +361,47 @@ class EvolutionStore:
                 continue
             good.append(row)
         return good, bad
+
+    # -- the analysis cache (migration 11) ----------------------------------------------
+
+    def analyses(self) -> dict[str, Analysis]:
+        """Every stored claim analysis by claim ID (a row that does not decode is left
+        out: the caller analyses that claim again)."""
+        out: dict[str, Analysis] = {}
+        decode = _FEATURES_DECODER.decode
+        for cid, key, body, aliases, quoted, origin, count in self.db.execute(
+                "SELECT claim_id, key, body, aliases, quoted, origin, body_count"
+                " FROM evo_analysis"):
+            try:
+                out[str(cid)] = Analysis(str(key), decode(body), decode(aliases),
+                                         decode(quoted), decode(origin), int(count))
+            except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
+                continue
+        return out
+
+    def put_analyses(self, rows: Sequence[tuple[str, Analysis]]) -> bool:
+        """Store (replace) claim analyses, in one transaction; ``False`` (nothing stored)
+        when the database is busy past its timeout or read-only: it is a cache, and the
+        caller goes on without it."""
+        encode = _TERMS.encode
+        try:
+            self._put_analyses(rows, encode)
+        except sqlite3.OperationalError:
+            return False
+        return True
+
+    def _put_analyses(self, rows: Sequence[tuple[str, Analysis]],
+                      encode: Callable[[object], bytes]) -> None:
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO evo_analysis (claim_id, key, body, aliases, quoted,"
+                " origin, body_count) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(cid, a.key, encode(a.body).decode(), encode(a.aliases).decode(),
+                  encode(a.quoted).decode(), encode(a.origin).decode(), a.body_count)
+                 for cid, a in rows])
+
+
+_FEATURES_DECODER: Final = msgspec.json.Decoder(tuple[str, ...])
 
 
 EVENT_COLUMNS: Final = "seq, entry_id, op, subject, applied, reason, actor, at"

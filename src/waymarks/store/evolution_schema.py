@@ -57,3 +57,21 @@ def add_events_tables(db: sqlite3.Connection) -> None:
         db.execute(statement)
     for table in DERIVED_TABLES:
         db.execute(f"DELETE FROM {table}")
+
+
+#: derived analysis of learned claims (migration 11): a cache, emptied with the projection
+ANALYSIS_TABLE = "evo_analysis"
+
+
+def add_analysis_table(db: sqlite3.Connection) -> None:
+    """Migration 11: the pin flag of learned claims (item 32), and each learned claim's
+    analysis as ranking sees it (features by field), so a fresh process does not analyse
+    every claim again. Never canonical: keyed by a
+    digest of what the analysis was computed from (content, search terms, origin, the
+    analyser's version); a row with another key is recomputed, and ``reset`` empties it."""
+    # learned claims a person pinned (item 32); no pin record existed before: 0 is exact
+    db.execute("ALTER TABLE evo_claims ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
+    db.execute("DROP TABLE IF EXISTS evo_analysis")  # a cache: recreated, never migrated
+    db.execute("CREATE TABLE evo_analysis (claim_id TEXT PRIMARY KEY, key TEXT NOT NULL,"
+               " body TEXT NOT NULL, aliases TEXT NOT NULL, quoted TEXT NOT NULL,"
+               " origin TEXT NOT NULL, body_count INTEGER NOT NULL) STRICT")

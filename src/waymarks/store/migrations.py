@@ -214,6 +214,13 @@ def _m010_evolution_events(db: sqlite3.Connection) -> None:
     add_events_tables(db)
 
 
+def _m011_evolution_analysis(db: sqlite3.Connection) -> None:
+    # Memory evolution II (ranking speed): learned claims' analysis persisted (a cache).
+    from waymarks.store.evolution_schema import add_analysis_table
+
+    add_analysis_table(db)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
@@ -227,6 +234,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "memory evolution: learned claims, sources, events", _m009_evolution),
     Migration(10, "memory evolution: event states, feedback receipts, aging",
               _m010_evolution_events),
+    Migration(11, "memory evolution: learned claims' analysis (a rebuildable cache)",
+              _m011_evolution_analysis),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -59,6 +59,7 @@ class Target:
     state: str  # evolved: provisional/conflicted/...; pins and memory: their status
     updated_at: str  # ISO-8601 evidence date
     basis: str = ""
+    pinned: bool = False  # an evolved claim a person pinned: never replaced by the model
 
 
 class Lookup(Protocol):
@@ -140,7 +141,7 @@ def _replacement_refusal(source: SourceRow, claim: ProposedClaim, replaces: str,
                          offered: frozenset[str], replaced: set[str],
                          lookup: Lookup) -> str | None:
     target = lookup.target(replaces)
-    if target is not None and target.namespace == "pin":
+    if target is not None and (target.namespace == "pin" or target.pinned):
         return "pinned"
     if target is not None and target.namespace == "memory":
         return "person_confirmed"

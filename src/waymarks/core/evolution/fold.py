@@ -42,7 +42,9 @@ from waymarks.core.evolution.model import (
     EvolutionRecord,
     FeedbackRecord,
     ForgetRecord,
+    ImportBatchRecord,
     ImportRecord,
+    PinRecord,
     RefusalRecord,
     ResolveRecord,
     SettledRecord,
@@ -174,6 +176,11 @@ def _fold(rec: _Recorder, view: EvoView, record: EvolutionRecord, seq: int) -> E
                       "confirmed" if confirmed else "nothing_to_confirm", "host", record.at)
     if isinstance(record, ImportRecord):
         return Effect("imported", record.digest, True, "legacy_import", "person", record.at)
+    if isinstance(record, ImportBatchRecord):
+        # one event: every claim the batch changed, first state before, last state after
+        for inner in record.records:
+            _fold(rec, view, inner, seq)
+        return Effect("imported", record.digest, True, "legacy_import", "person", record.at)
     if isinstance(record, ForgetRecord):
         return _forget(rec, view, record)
     if isinstance(record, FeedbackRecord):
@@ -182,6 +189,8 @@ def _fold(rec: _Recorder, view: EvoView, record: EvolutionRecord, seq: int) -> E
         return _correct(rec, view, record)
     if isinstance(record, ConflictRecord):
         return _conflict(rec, record)
+    if isinstance(record, PinRecord):
+        return _pin(rec, record)
     if isinstance(record, ResolveRecord):
         claim = rec.claim(record.id)
         if claim is None or claim.state != "conflicted":
@@ -213,7 +222,7 @@ def _claim(rec: _Recorder, view: EvoView, record: ClaimRecord, seq: int) -> Effe
     if record.replaces is not None and record.state == "provisional":
         target = view.claim(record.replaces)
         if (target is None or target.state != "provisional" or target.origin != record.origin
-                or target.kind != record.kind):
+                or target.kind != record.kind or target.pinned):
             row = replace(row, replaces=None)  # defensive: the decision already refused it
             reason = "replacement_ignored"
         else:
@@ -310,6 +319,20 @@ def _conflict(rec: _Recorder, record: ConflictRecord) -> Effect:
     rec.put_claim(replace(a, state="conflicted", conflicts_with=b.id))
     rec.put_claim(replace(b, state="conflicted", conflicts_with=a.id))
     return Effect("conflict", record.a, True, "conflicted", record.actor, record.at)
+
+
+def _pin(rec: _Recorder, record: PinRecord) -> Effect:
+    op = "pin" if record.pinned else "unpin"
+    claim = rec.claim(record.id)
+    if claim is None:
+        return Effect(op, record.id, False, "unknown_claim", record.actor, record.at)
+    if claim.state not in _LIVE:
+        return Effect(op, record.id, False, "not_active", record.actor, record.at)
+    if claim.pinned == record.pinned:
+        return Effect(op, record.id, False, "repeated", record.actor, record.at)
+    rec.put_claim(replace(claim, pinned=record.pinned))  # state and dates untouched
+    return Effect(op, record.id, True, "pinned" if record.pinned else "unpinned",
+                  record.actor, record.at)
 
 
 def _undo(rec: _Recorder, view: EvoView, record: UndoRecord) -> Effect:

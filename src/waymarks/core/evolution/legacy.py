@@ -18,8 +18,9 @@ What must stay true:
   weakest known basis: the original kept no host-assigned evidence), dated at creation;
 - every text is sanitized as a captured source is (local-only withheld, credentials
   redacted); a compaction summary becomes its bullet claims, as a Waymarks summary does;
-- ``pin``/``unpin`` are counted as skipped: learned claims have no pin in Waymarks (a
-  person pins with ``waymarks pin``), and ``confirm`` becomes ``accurate`` feedback.
+- ``pin``/``unpin`` become pin records (item 32: evidence dates kept; a pin on a claim
+  that is no longer live is recorded and ignored), and ``confirm`` becomes ``accurate``
+  feedback.
 """
 
 from __future__ import annotations
@@ -39,10 +40,12 @@ from waymarks.core.evolution.model import (
     ConflictRecord,
     CorrectRecord,
     Evidence,
-    EvolutionRecord,
     FeedbackRecord,
     ForgetRecord,
+    ImportBatchRecord,
+    ImportedRecord,
     ImportRecord,
+    PinRecord,
     ResolveRecord,
     SettledRecord,
     SourceRecord,
@@ -70,7 +73,7 @@ class LegacyError(ValueError):
 
 @dataclass
 class Conversion:
-    records: list[EvolutionRecord] = field(default_factory=list)
+    records: list[ImportedRecord] = field(default_factory=list)
     claims: int = 0
     skipped: int = 0
 
@@ -157,14 +160,21 @@ def convert(memories_text: str, actions_text: str) -> Conversion:
 
 
 def marker(conversion: Conversion, ledgers_digest: str, at: str) -> ImportRecord:
-    """The record that completes an import (appended after all of its records)."""
+    """The record that completed an import written as separate records (before batches;
+    still folded, never written now)."""
     return ImportRecord(SCHEMA_VERSION, ledgers_digest, conversion.claims, at,
                         conversion.skipped)
 
 
+def batch(conversion: Conversion, ledgers_digest: str, at: str) -> ImportBatchRecord:
+    """The whole import as one record (one ledger entry: never half visible)."""
+    return ImportBatchRecord(SCHEMA_VERSION, ledgers_digest, conversion.claims, at,
+                             tuple(conversion.records), conversion.skipped)
+
+
 def _action(action: dict[str, Any], where: str, number: int,
             mapped: dict[str, list[tuple[str, str, str]]],
-            out: Conversion) -> list[EvolutionRecord]:
+            out: Conversion) -> list[ImportedRecord]:
     kind, target = action.get("type"), action.get("memoryId")
     if kind not in ACTION_TYPES or not isinstance(target, str):
         raise LegacyError(where, "not a legacy action (type, memoryId)")
@@ -180,8 +190,7 @@ def _action(action: dict[str, Any], where: str, number: int,
     if kind == "resolve":
         return [ResolveRecord(SCHEMA_VERSION, cid, at) for cid, _o, _k in claims]
     if kind in ("pin", "unpin"):
-        out.skipped += 1
-        return []
+        return [PinRecord(SCHEMA_VERSION, cid, kind == "pin", at) for cid, _o, _k in claims]
     if kind == "conflict":
         other = action.get("conflictWith")
         if not isinstance(other, str) or other not in mapped:
@@ -198,7 +207,7 @@ def _action(action: dict[str, Any], where: str, number: int,
     texts, _level = _texts(content, "compaction_summary" if len(claims) > 1 else claim_kind)
     if not texts:
         raise LegacyError(where, "a correction with no storable text")
-    records: list[EvolutionRecord] = []
+    records: list[ImportedRecord] = []
     new_ids = [claim_id(origin, claim_kind, t) for t in texts]
     if len(claims) == 1 and len(texts) == 1:
         records.append(CorrectRecord(SCHEMA_VERSION, claims[0][0], texts[0], at))

@@ -203,6 +203,20 @@ class ResolveRecord(msgspec.Struct, frozen=True, tag="resolve", tag_field="op",
     actor: str = "person"
 
 
+class PinRecord(msgspec.Struct, frozen=True, tag="pin", tag_field="op", rename="camel",
+                omit_defaults=True):
+    """A person pinned (``pinned``) or unpinned a learned claim (004 pin, item 32): a pinned
+    claim keeps freshness 1, is never dormant and is never replaced by the model. It gets
+    no credibility bonus and its state does not change (a conflicted claim stays
+    conflicted); its evidence dates are kept."""
+
+    schema_version: int
+    id: str
+    pinned: bool
+    at: str
+    actor: str = "person"
+
+
 class UndoRecord(msgspec.Struct, frozen=True, tag="undo", tag_field="op", rename="camel",
                  omit_defaults=True):
     """Undo the event folded at position ``event`` of the ledger (its changes' before
@@ -241,9 +255,30 @@ class ImportRecord(msgspec.Struct, frozen=True, tag="imported", tag_field="op",
     skipped: int = 0
 
 
+#: the records a legacy import batch may hold
+ImportedRecord = (SourceRecord | ClaimRecord | SettledRecord | ForgetRecord | FeedbackRecord
+                  | CorrectRecord | ConflictRecord | ResolveRecord | PinRecord)
+
+
+class ImportBatchRecord(msgspec.Struct, frozen=True, tag="importBatch", tag_field="op",
+                        rename="camel", omit_defaults=True):
+    """A whole legacy import as ONE ledger entry (item 80): a line is appended whole or, torn
+    by a crash, never read, so no half import is ever visible. Its records fold in order
+    as one event (op ``imported``: the import is done once per home and never replayed);
+    ``digest`` is the SHA-256 of the ledgers imported."""
+
+    schema_version: int
+    digest: str
+    claims: int
+    at: str
+    records: tuple[ImportedRecord, ...]
+    skipped: int = 0
+
+
 EvolutionRecord = (SourceRecord | ClaimRecord | RefusalRecord | SettledRecord | ForgetRecord
                    | FeedbackRecord | CorrectRecord | ConflictRecord | ResolveRecord
-                   | UndoRecord | ImportRecord | ConfirmRecord)
+                   | UndoRecord | ImportRecord | ConfirmRecord | PinRecord
+                   | ImportBatchRecord)
 #: feedback verdicts, by slot
 UTILITY_VERDICTS: Final = frozenset({"useful", "unhelpful"})
 ACCURACY_VERDICTS: Final = frozenset({"accurate", "incorrect"})

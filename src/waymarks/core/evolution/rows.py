@@ -40,10 +40,26 @@ class ClaimRow:
     reinforced_at: str = ""
     utility: Slot | None = None  # last useful/unhelpful verdict
     accuracy: Slot | None = None  # last accurate/incorrect verdict
+    #: a person pinned it (item 32): freshness 1, never dormant, never replaced by the
+    #: model; no credibility bonus, and no effect on its state (a conflict stays one)
+    pinned: bool = False
 
     @property
     def confirmed_at(self) -> str:
         return self.reinforced_at or self.updated_at
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """A claim's analysis as ranking sees it, persisted in the projection (a cache, never
+    canonical): the digest of what it was computed from, and its features by field."""
+
+    key: str
+    body: tuple[str, ...]
+    aliases: tuple[str, ...]
+    quoted: tuple[str, ...]
+    origin: tuple[str, ...]
+    body_count: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +96,9 @@ def snapshot(row: ClaimRow) -> dict[str, Any]:
             "conflictsWith": row.conflicts_with, "supersededBy": row.superseded_by,
             "searchTerms": list(row.search_terms), "reinforcedAt": row.reinforced_at,
             "utility": None if row.utility is None else list(row.utility),
-            "accuracy": None if row.accuracy is None else list(row.accuracy)}
+            "accuracy": None if row.accuracy is None else list(row.accuracy),
+            # only when set: snapshots from before pins compare equal to unpinned claims
+            **({"pinned": True} if row.pinned else {})}
 
 
 def from_snapshot(data: dict[str, Any], seq: int) -> ClaimRow:
@@ -92,7 +110,7 @@ def from_snapshot(data: dict[str, Any], seq: int) -> ClaimRow:
         _opt(data.get("conflictsWith")), _opt(data.get("supersededBy")),
         tuple(str(t) for t in data.get("searchTerms") or ()),
         str(data.get("reinforcedAt") or ""), _slot(data.get("utility")),
-        _slot(data.get("accuracy")))
+        _slot(data.get("accuracy")), data.get("pinned") is True)
 
 
 def same_state(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
@@ -103,6 +121,20 @@ def same_state(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
         return a is b
     return ({k: v for k, v in a.items() if k != "reinforcedAt"}
             == {k: v for k, v in b.items() if k != "reinforcedAt"})
+
+
+def state_digest(rows: dict[str, ClaimRow | None]) -> str:
+    """A digest of the named claims' states (the confirmation stamp ignored, as
+    :func:`same_state` does; a missing claim counts as ``None``): what a model request
+    was computed against, compared again before its reply is committed (item 36)."""
+    parts = []
+    for cid in sorted(rows):
+        row = rows[cid]
+        state = None if row is None else {k: v for k, v in snapshot(row).items()
+                                          if k != "reinforcedAt"}
+        parts.append([cid, state])
+    data = json.dumps(parts, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(data.encode()).hexdigest()
 
 
 def _opt(value: object) -> str | None:

@@ -2,7 +2,7 @@
 correct or undo them with the person's confirmation (EVOLUTION item 76).
 
 ``learned_memory`` is read-only (list, search, show, history, learning): no question is
-asked. ``learned_memory_edit`` (forget, correct, undo) runs every check that can refuse
+asked. ``learned_memory_edit`` (forget, correct, pin, unpin, undo) runs every check that can refuse
 before the question, asks the person through elicitation, and checks again when it writes
 (the service validates under the ledger's lock); a client without elicitation gets
 ``unavailable`` and nothing changes. Arguments are read raw and never echoed in errors.
@@ -32,7 +32,7 @@ from waymarks.service.app import Waymarks
 READ_NAME = "learned_memory"
 EDIT_NAME = "learned_memory_edit"
 READS = ("list", "search", "show", "history", "learning")
-EDITS = ("forget", "correct", "undo")
+EDITS = ("forget", "correct", "undo", "pin", "unpin")
 _ID = re.compile(r"[0-9a-f]{24}")
 _STRING = {"type": "string"}
 
@@ -91,7 +91,7 @@ def _edit_arguments(arguments: dict[str, object]) -> tuple[str, Any] | dict[str,
         if not isinstance(text, str) or not correction_fits(text):
             return _rejected("bad_input", "text is the correction (4-800 characters)")
         return "correct", (cid, text)
-    return "forget", cid
+    return str(action), cid
 
 
 def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
@@ -112,7 +112,7 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
         changes = event_json(row)["changes"]
         return (f"Undo event {value} ({row.op} by {row.actor} at {row.at})? It changed: "
                 + "; ".join(f"{c['claim']} {c['before']} -> {c['after']}" for c in changes))
-    cid = value if action == "forget" else value[0]
+    cid = value if isinstance(value, str) else value[0]
     shown = show(app.home, cid)
     if shown is None:
         return _rejected("not_found", "no learned claim has that ID; list them first")
@@ -120,6 +120,11 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
         return (f"Forget learned claim {cid} ({shown['kind']}, {shown['state']})? Its text is "
                 f"never learned again in its origin (logical, not secure erasure):\n"
                 f"{shown['content']}")
+    if action in ("pin", "unpin"):
+        return (f"{action.capitalize()} learned claim {cid} ({shown['kind']}, "
+                f"{shown['state']})?" + (" It stays fresh, is never dormant and is never "
+                                         "replaced by the model:" if action == "pin" else "")
+                + f"\n{shown['content']}")
     return (f"Correct learned claim {cid}?\nNow: {shown['content']}\nCorrection: "
             f"{value[1].strip()}")
 
@@ -133,6 +138,8 @@ def _apply(app: Waymarks, action: str, value: Any) -> dict[str, Any]:
             outcome = edits.undo(evo, value)
         elif action == "correct":
             outcome = edits.correct(evo, value[0], value[1])
+        elif action in ("pin", "unpin"):
+            outcome = edits.pin(evo, value, action == "pin")
         else:
             outcome = edits.forget(evo, value)
     if not outcome.ok:
@@ -176,9 +183,9 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
 
     @server.tool(
         name=EDIT_NAME,
-        description=("Forget (id), correct (id, text of 4-800 characters) or undo (event "
-                     "from learned_memory history) a learned claim. The person confirms "
-                     "each change; refusals come first, without a question."),
+        description=("Forget (id), correct (id, text of 4-800 characters), pin or unpin "
+                     "(id) or undo (event from learned_memory history) a learned claim. The "
+                     "person confirms each change; refusals come first, without a question."),
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
                                     idempotent_hint=False, open_world_hint=False),
     )

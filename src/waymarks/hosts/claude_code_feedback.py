@@ -1,0 +1,53 @@
+"""Natural-language feedback in a Claude Code prompt (EVOLUTION items 34/35 for Claude Code).
+
+A whole user prompt of the form ``memory <24-hex> is incorrect.`` (or useful, unhelpful,
+accurate; ``记忆 <id> 错误。`` ...) is the person's verdict on a learned claim, parsed by the
+same parser Pi uses (:func:`waymarks.core.evolution.feedback.parse_feedback`, with its
+exclusions: questions, quotes, several statements, vague words). It is applied on the
+``UserPromptSubmit`` hook, before the plan, so ``incorrect`` already keeps the claim out of
+this very turn's injection.
+
+What must stay true:
+- the receipt key is the prompt's entry in the session ledger (``claude:<session>:<entry>``):
+  a retried hook (the same entry) gives one receipt, a later identical prompt is a new one;
+- an unknown ID or a refused verdict is a receipt that says so, never an exception: the
+  rest of the hook (recording, the plan) always runs;
+- the receipt names the claim ID, the verdict, the code and the event (for ``undo``),
+  never the claim's content;
+- a prompt that is not feedback costs one parse: nothing is opened.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def prompt_feedback(home: Path, session_id: str, entry_id: str, prompt: str) -> str | None:
+    """Apply the feedback ``prompt`` gives, if it is feedback; the receipt to show (``None``
+    when the prompt is not feedback)."""
+    from waymarks.core.evolution.feedback import parse_feedback
+
+    parsed = parse_feedback(prompt)
+    if parsed is None:
+        return None
+    from waymarks.service.learning import ledger_path
+
+    if not ledger_path(home).is_file():
+        return (f"Waymarks: feedback on learned claim {parsed.claim_id} was not recorded "
+                "(not_found): nothing has been learned yet.")
+    from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution_edits import natural_feedback
+
+    with Evolution(home) as evo:
+        outcome = natural_feedback(evo, prompt, f"claude:{session_id}:{entry_id}")
+    if outcome is None:  # parsed above; the service parses the same text the same way
+        return None
+    if not outcome.ok:
+        return (f"Waymarks: feedback on learned claim {parsed.claim_id} was not recorded "
+                f"({outcome.code}): {outcome.message}")
+    if outcome.event is None:  # a receipt already held, or the same verdict again
+        return (f"Waymarks: feedback '{parsed.verdict}' on learned claim {parsed.claim_id}: "
+                f"{outcome.message}")
+    return (f"Waymarks: recorded '{parsed.verdict}' on learned claim {parsed.claim_id} "
+            f"(event {outcome.event}; `waymarks evolution undo {outcome.event}` takes it "
+            "back).")

@@ -1,0 +1,89 @@
+"""Natural-language feedback in a Claude Code prompt (items 34/35), through the real hook
+entry point in fresh processes: ``memory <id> is incorrect.`` is applied before the plan
+(the claim is not injected on that turn or the next), with a receipt naming the event;
+``undo`` brings it back; an unknown ID is a receipt, never the end of the hook; a retried
+hook gives one receipt; questions and quotes are not feedback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.evolution.test_aging import learn
+from tests.evolution.test_end_to_end import _cli, _hook
+
+SESSION = "4d4d4d4d-4d4d-4d4d-8d4d-4d4d4d4d4d4d"
+ASK = "Which deployment tool do we use?"
+
+
+def _prompt(home: Path, cwd: Path, prompt: str) -> dict[str, object]:
+    out = _hook(home, cwd, "UserPromptSubmit", {"session_id": SESSION, "cwd": str(cwd),
+                                                "prompt": prompt})
+    return dict(json.loads(out)) if out else {}
+
+
+def _context(reply: dict[str, object]) -> str:
+    specific = reply.get("hookSpecificOutput")
+    return str(specific.get("additionalContext", "")) if isinstance(specific, dict) else ""
+
+
+def test_incorrect_in_a_prompt_is_applied_before_the_plan_and_undo_restores(
+        tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "b"
+    project.mkdir()
+    _cli(home, project, "trust", str(project))
+    claim = learn(home, str(tmp_path / "a"), {
+        "kind": "decision", "content": "Deployments use Kamal",
+        "searchTerms": ["deploy", "deployment tool", "kamal"]}, "2026-11-20T00:00:00.000Z")
+    assert f"Learned ID: {claim}" in _context(_prompt(home, project, ASK))
+
+    told = _prompt(home, project, f"memory {claim} is incorrect.")
+    receipt = str(told["systemMessage"])
+    assert "recorded 'incorrect'" in receipt and claim in receipt
+    assert "Kamal" not in receipt  # IDs and codes, never the claim's content
+    assert receipt in _context(told)
+    assert f"Learned ID: {claim}" not in _context(told)  # applied before this turn's plan
+    event = int(receipt.split("event ")[1].split(";")[0])
+    assert f"Learned ID: {claim}" not in _context(_prompt(home, project, ASK))
+    shown = _cli(home, project, "evolution", "show", claim)
+    assert shown["state"] == "conflicted"
+    receipts = shown["receipts"]
+    assert isinstance(receipts, list) and len(receipts) == 1
+    assert receipts[0]["sourceId"].startswith(f"claude:{SESSION}:")
+
+    assert _cli(home, project, "evolution", "undo", str(event))["undone"] == event
+    assert f"Learned ID: {claim}" in _context(_prompt(home, project, ASK))
+
+
+def test_an_unknown_id_is_a_receipt_and_the_rest_of_the_hook_runs(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "b"
+    project.mkdir()
+    _cli(home, project, "trust", str(project))
+    _cli(home, project, "pin", "--scope", "project", "--", "Always run the linters first")
+    learn(home, str(tmp_path / "a"), {"kind": "fact", "content": "The staging port is 8080",
+                                      "searchTerms": ["staging"]}, "2026-11-20T00:00:00.000Z")
+    told = _prompt(home, project, f"memory {'ab' * 12} is useful.")
+    receipt = str(told["systemMessage"])
+    assert "not recorded (not_found)" in receipt
+    assert "PINNED CONTEXT" in _context(told)  # the plan still ran
+    sessions = list((home / "sessions").glob(f"*/*_{SESSION}.jsonl"))
+    assert len(sessions) == 1 and "is useful." in sessions[0].read_text()  # recorded
+
+
+def test_questions_and_quotes_are_not_feedback_and_a_receipt_is_kept_once(
+        tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "b"
+    project.mkdir()
+    claim = learn(home, str(tmp_path / "a"), {
+        "kind": "decision", "content": "Deployments use Kamal",
+        "searchTerms": ["kamal"]}, "2026-11-20T00:00:00.000Z")
+    assert "systemMessage" not in _prompt(home, project, f"memory {claim} is incorrect?")
+    assert "systemMessage" not in _prompt(home, project,
+                                          f'He wrote "memory {claim} is incorrect."')
+    assert _cli(home, project, "evolution", "show", claim)["state"] == "provisional"
+    first = _prompt(home, project, f"memory {claim} is useful.")
+    assert "recorded 'useful'" in str(first["systemMessage"])
+    # the same prompt again at once is the hook retried (one ledger entry): one receipt
+    again = _prompt(home, project, f"memory {claim} is useful.")
+    assert "Already recorded" in str(again["systemMessage"])
+    assert len(_cli(home, project, "evolution", "show", claim)["receipts"]) == 1  # type: ignore[arg-type]
