@@ -57,6 +57,7 @@ from waymarks.core.model_port import (
     SourceRef,
     StepOutcome,
 )
+from waymarks.core.privacy import LEVELS
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.learning import ledger_path as ledger_path  # re-exported
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, iso
@@ -210,8 +211,11 @@ class Evolution:
     def unsettled(self, limit: int) -> list[SourceRef]:
         """Sources captured but not yet settled, oldest first."""
         self.sync()
+        # a source row with a classification this code does not know is damaged: left out
+        # (``evolution status`` names it), the others still reach the queue (item 79)
         return [SourceRef(s.source_id, s.origin, s.classification, s.captured_at)
-                for s in self.store.unsettled(limit)]
+                for s in self.store.unsettled(limit)
+                if s.classification in LEVELS and s.origin and s.source_id]
 
     def request_for(self, source_id: str) -> ModelRequest | None:
         """The call to make for a source; ``None`` when it needs none (settled, unknown,
@@ -275,7 +279,10 @@ class Evolution:
     def _offered(self, source: SourceRow) -> list[tuple[ClaimRow, str]]:
         from waymarks.core.evolution.request import offered
 
-        claims = self.store.claims(states=["provisional"], origin=source.origin)
+        # a damaged claim row is left out (``evolution status`` names it), never offered
+        # and never allowed to stop the source's consolidation (item 79)
+        readable, _bad = self.store.readable_claims(["provisional"])
+        claims = [c for c in readable if c.origin == source.origin]
         out = []
         for claim in offered(source, claims):
             origin_source = self.store.view.source(claim.source_id)

@@ -72,7 +72,8 @@ class Attempt:
     """What one check did. ``outcome``: ``idle`` (nothing due), ``waiting`` (``reason``
     says why nothing was attempted), ``settled``, ``failed``, ``paused``, ``given_up``,
     ``cancelled``, ``late`` (a result arrived after its lease: ignored), ``busy`` (another
-    process holds it), ``done`` (``evolve`` on a settled source), ``unknown_source``."""
+    process holds it), ``done`` (``evolve`` on a settled source), ``unknown_source``,
+    ``bad_row`` (its job row is damaged: left out; ``evolution status`` names it)."""
 
     outcome: str
     source_id: str | None = None
@@ -166,7 +167,9 @@ class EvolutionQueue:
         if forced:
             job = self.store.job(str(source_id)) or self._by_prefix(str(source_id))
             if job is None:
-                return Attempt("unknown_source", source_id)
+                # a damaged row is named, not mistaken for an unknown source (item 79)
+                bad = self.store.is_bad(str(source_id))
+                return Attempt("bad_row" if bad else "unknown_source", source_id)
             if job.state in ("settled", "given_up"):
                 return Attempt("done", job.source_id, job.state)
             if job.state == "leased" and (job.lease_until or 0) > now:

@@ -20,7 +20,10 @@ from waymarks.core.privacy import ProviderPolicy
 from waymarks.files.atomic import write_atomic
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.ports import iso
+from waymarks.store.evolution_probe import check_projection
 from waymarks.store.jobs import DB_FILE, JobStore
+
+PROJECTION_DB = "waymarks.db"
 
 #: failed jobs listed in detail
 FAILED_SHOWN = 5
@@ -92,6 +95,7 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         hour = store.calls_since(now_ms - 3_600_000) if store else 0
         usd = store.usd_since(now_ms - 86_400_000) if store else 0.0
         recent = store.recent_calls(5) if store else []
+        queue_health = store.check().to_json() if store else None
     finally:
         if store is not None:
             store.close()
@@ -135,4 +139,7 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
                     **config.limits_json()},
         "recentCalls": recent,
         "config": {"files": list(config.sources), "ignored": list(config.ignored)},
+        # rows that are not well formed, by ID only (item 79): readers leave them out
+        "health": {"queue": queue_health,
+                   "projection": check_projection(home / PROJECTION_DB)},
     }

@@ -17,7 +17,12 @@ What must stay true:
 - only allowlisted codes are stored (``last_error``, ``wait_reason``, call outcomes):
   :func:`_code` refuses anything else, so no provider body or exception text can land here;
 - the file is WAL, ``synchronous=FULL``, mode 0600; a schema newer than this code is
-  refused before any DDL.
+  refused before any DDL;
+- every job row is validated when it is read (EVOLUTION item 79): a row whose state,
+  codes, counters, lease or model list is not one this code writes is left out of every
+  read and named in :attr:`JobStore.bad_jobs` (``evolution status`` lists it), so one
+  damaged row never stops the queue from working on the others. :meth:`JobStore.check`
+  validates every table and the schema marker for status.
 
 Times are integer milliseconds since the epoch, passed in by the caller (the store reads no
 clock).
@@ -170,10 +175,96 @@ _JOB_COLUMNS: Final = ("source_id, origin, classification, captured_at, state, a
                        "owner, lease_until, last_error, wait_reason")
 
 
+class BadRowError(ValueError):
+    """A row that is not one this code writes (damaged, or edited by hand)."""
+
+
+_CLASSIFICATIONS: Final = frozenset({"normal", "internal", "sensitive", "local-only"})
+
+
+def _text(value: object, *, empty: bool = False) -> str:
+    if not isinstance(value, str) or (not empty and not value):
+        raise BadRowError("not a text")
+    return value
+
+
+def _count(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise BadRowError("not a count")
+    return value
+
+
 def _job(row: Sequence[object]) -> Job:
-    values = list(row)
-    values[7] = tuple(json.loads(str(values[7])))
-    return Job(*values)  # type: ignore[arg-type]
+    """A job from its columns; ``BadRowError`` when any column is not what this code
+    writes (identity, origin, state, counters, codes, the lease pair, the model list)."""
+    (sid, origin, level, captured, state, attempt, calls, models, spent, failures, outputs,
+     retry, checked, owner, until, error, wait) = row
+    if state not in STATES or level not in _CLASSIFICATIONS:
+        raise BadRowError("state or classification")
+    try:
+        names = json.loads(_text(models))
+    except ValueError as exc:
+        raise BadRowError("models") from exc
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise BadRowError("models")
+    leased = state == "leased"
+    if leased != (owner is not None) or leased != (until is not None):
+        raise BadRowError("lease")
+    if (error is not None and error not in ALLOWED_CODES) or (
+            wait is not None and wait not in WAIT_REASONS):
+        raise BadRowError("code")
+    if any(ord(c) < 32 for c in _text(origin)):
+        raise BadRowError("origin")
+    return Job(_text(sid), str(origin), str(level), _text(captured), str(state),
+               _count(attempt), _count(calls), tuple(names), _count(spent), _count(failures),
+               _count(outputs), _count(retry), _count(checked),
+               None if owner is None else _text(owner),
+               None if until is None else _count(until), error, wait)
+
+
+@dataclass(frozen=True, slots=True)
+class QueueHealth:
+    """What :meth:`JobStore.check` found: the schema marker and every row that is not one
+    this code writes (IDs only, never content)."""
+
+    schema: int
+    expected: int
+    bad_jobs: tuple[str, ...]
+    bad_calls: tuple[int, ...]
+    bad_routes: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return (self.schema == self.expected and not self.bad_jobs and not self.bad_calls
+                and not self.bad_routes)
+
+    def to_json(self) -> dict[str, object]:
+        return {"ok": self.ok, "schema": self.schema, "expectedSchema": self.expected,
+                "badJobs": list(self.bad_jobs), "badCalls": list(self.bad_calls),
+                "badRoutes": list(self.bad_routes)}
+
+
+def _call_ok(row: Sequence[object]) -> bool:
+    (_id, source, owner, attempt, provider, model, reserved, outcome, tokens_in, tokens_out,
+     usd, duration) = row
+    try:
+        for value in (source, owner, provider, model):
+            _text(value)
+        for value in (attempt, reserved, tokens_in, tokens_out, duration):
+            _count(value)
+    except BadRowError:
+        return False
+    return outcome in CALL_OUTCOMES and (usd is None or (
+        isinstance(usd, float | int) and usd >= 0))
+
+
+def _route_ok(row: Sequence[object]) -> bool:
+    provider, model, until, reason, failures = row
+    try:
+        _text(provider), _text(model), _count(until), _count(failures)
+    except BadRowError:
+        return False
+    return reason is None or reason in ALLOWED_CODES
 
 
 class JobStore:
@@ -184,6 +275,8 @@ class JobStore:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         os.close(fd)
         self.path = path
+        #: IDs of job rows left out of reads because they are not well formed (item 79)
+        self.bad_jobs: set[str] = set()
         self.db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
         self.db.execute("PRAGMA busy_timeout = 30000")
         self.db.execute("PRAGMA journal_mode = WAL")
@@ -264,10 +357,33 @@ class JobStore:
 
     # --- reads (no lock) ---------------------------------------------------------------
 
+    def _valid(self, rows: Iterable[Sequence[object]], limit: int | None = None) -> list[Job]:
+        """The well-formed jobs among ``rows`` (up to ``limit``); the others are named in
+        :attr:`bad_jobs` and left out, so they never hide the good ones behind them."""
+        found: list[Job] = []
+        for row in rows:
+            try:
+                found.append(_job(row))
+            except (BadRowError, TypeError, ValueError):
+                self.bad_jobs.add(str(row[0]))
+                continue
+            if limit is not None and len(found) >= limit:
+                break
+        return found
+
     def job(self, source_id: str) -> Job | None:
+        """The job of ``source_id``; None when there is none or its row is not well formed
+        (then it is named in :attr:`bad_jobs`; see :meth:`is_bad`)."""
         row = self.db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE source_id = ?",
                               (source_id,)).fetchone()
-        return None if row is None else _job(row)
+        found = [] if row is None else self._valid([row])
+        return found[0] if found else None
+
+    def is_bad(self, source_id: str) -> bool:
+        """Whether the job row of ``source_id`` exists and is not well formed."""
+        row = self.db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE source_id = ?",
+                              (source_id,)).fetchone()
+        return row is not None and not self._valid([row])
 
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
         """Source IDs that start with ``prefix`` (exact byte comparison, no wildcards)."""
@@ -280,22 +396,36 @@ class JobStore:
         """Due jobs, least recently checked first (candidate selection: no lock held)."""
         rows = self.db.execute(
             f"SELECT {_JOB_COLUMNS} FROM jobs WHERE state IN ('pending', 'retrying') "
-            "AND retry_at <= ? ORDER BY checked_at, captured_at, source_id LIMIT ?",
-            (now, limit))
-        return [_job(r) for r in rows]
+            "AND retry_at <= ? ORDER BY checked_at, captured_at, source_id", (now,))
+        return self._valid(rows, limit)
 
     def jobs_in(self, states: Sequence[str], limit: int) -> list[Job]:
         marks = ",".join("?" * len(states))
         rows = self.db.execute(
             f"SELECT {_JOB_COLUMNS} FROM jobs WHERE state IN ({marks}) "
-            "ORDER BY retry_at, source_id LIMIT ?", (*states, limit))
-        return [_job(r) for r in rows]
+            "ORDER BY retry_at, source_id", tuple(states))
+        return self._valid(rows, limit)
 
     def counts(self) -> dict[str, int]:
         found = dict.fromkeys(STATES, 0)
         for state, count in self.db.execute("SELECT state, COUNT(*) FROM jobs GROUP BY state"):
             found[str(state)] = int(count)
         return found
+
+    def check(self) -> QueueHealth:
+        """Validate every row and the schema marker (``evolution status``; a full scan,
+        never on a hook's path)."""
+        bad_jobs = sorted({str(r[0]) for r in self.db.execute(
+            f"SELECT {_JOB_COLUMNS} FROM jobs") if not self._valid([r])})
+        bad_calls = [int(r[0]) for r in self.db.execute(
+            "SELECT id, source_id, owner, attempt, provider, model, reserved_at, outcome, "
+            "input_tokens, output_tokens, estimated_usd, duration_ms FROM model_calls")
+            if not _call_ok(r)]
+        bad_routes = [f"{r[0]}/{r[1]}" for r in self.db.execute(
+            "SELECT provider, model, cooldown_until, reason, transport_failures "
+            "FROM route_health") if not _route_ok(r)]
+        return QueueHealth(self.schema_version(), SCHEMA_VERSION, tuple(bad_jobs),
+                           tuple(bad_calls), tuple(bad_routes))
 
     def open_jobs(self) -> int:
         """Jobs not settled (any other state), read through the state index: the recovery
