@@ -47,6 +47,10 @@ def run(argv: list[str], home: str) -> int:
         # environment is not the hook's)
     raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
     project = os.environ.get("CLAUDE_PROJECT_DIR", "")
+    if event == "Stop" and len(argv) == 1:
+        stopped = _stop(home, raw, project)
+        if stopped is not None:
+            return stopped
     answer = _ask(home, event, raw, project)
     if answer is None:  # no helper took the request: nothing was done yet
         from pathlib import Path
@@ -61,6 +65,83 @@ def run(argv: list[str], home: str) -> int:
         sys.stdout.buffer.write(answer.encode("utf-8"))
         sys.stdout.buffer.flush()
     return 0
+
+
+def _stop(home: str, raw: bytes, project: str) -> int | None:
+    """``Stop``: queue a capture request and leave (the analysis runs off this path: the
+    helper after it answered, else a detached drainer). ``None``: not handled here (the
+    input is not what a ``Stop`` hook sends, or the request could not be queued): the
+    in-process path answers, logs and captures as before."""
+    try:
+        with open(os.path.join(home, "config.toml"), "rb") as handle:
+            if b"learn" not in handle.read(1 << 20):
+                return 0  # learning is off (the exact check is the drainer's)
+    except OSError:
+        return 0  # no home configuration: learning is off
+    found = _stop_input(raw, project)
+    if found is None:
+        return None
+    session, transcript, where = found
+    from waymarks.service.capture_spool import write_request
+
+    if not write_request(home, "claude-code", "Stop", session, transcript, where):
+        return None
+    if _ask(home, "Stop", b"", where) is None:  # the helper drains once it has answered
+        if os.environ.get("WAYMARKS_CC_HELPER", "on") != "off":
+            _start_helper(home)  # it drains the spool when it starts
+        else:
+            _drain_detached(home)
+    return 0
+
+
+def _stop_input(raw: bytes, project: str) -> tuple[str, str, str] | None:
+    """(session, transcript, project) from a ``Stop`` hook's input, checked as far as a
+    request needs (the drainer checks the rest); None when it is not usable."""
+    import json
+
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(payload, dict) or payload.get("hook_event_name") not in (None, "Stop"):
+        return None
+    session, cwd = payload.get("session_id"), payload.get("cwd")
+    transcript = payload.get("transcript_path")
+    if not (isinstance(session, str) and len(session) == 36
+            and [i for i, c in enumerate(session) if c == "-"] == [8, 13, 18, 23]
+            and all(c in "0123456789abcdefABCDEF-" for c in session)):
+        return None
+    if not isinstance(cwd, str) or not os.path.isabs(cwd) or not os.path.isdir(cwd):
+        return None
+    if not isinstance(transcript, str) or not os.path.isabs(transcript):
+        return None
+    where = project if project and os.path.isabs(project) and os.path.isdir(project) else cwd
+    return session.lower(), transcript, where
+
+
+def _drain_detached(home: str) -> None:
+    """Drain the capture spool in a detached child (no helper runs here): the hook's
+    process exits at once; the child holds none of its pipes."""
+    try:
+        pid = os.fork()
+    except OSError:
+        return  # the request stays queued for the next turn or tick
+    if pid:
+        return
+    try:
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        from pathlib import Path
+
+        from waymarks.service.evolution import drain_captures
+
+        drain_captures(Path(home))
+    except Exception:  # noqa: BLE001 - a detached child has no one to tell; a request
+        pass  # that failed stays queued (the drain keeps it), so nothing is lost
+    finally:
+        os._exit(0)
 
 
 def _ask(home: str | Path, event: str, raw: bytes, project: str = "") -> str | None:
@@ -130,6 +211,7 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
     server.listen(16)
     server.settimeout(idle_seconds)
     apps: dict[tuple[str, str], Any] = {}
+    _drain(home)  # capture requests queued while no helper ran
     tick = _start_recovery(home)
     try:
         while True:
@@ -151,6 +233,14 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                     if event == "ping":
                         connection.sendall(b"ok\n")
                         continue
+                    if event == "Stop" and not raw:
+                        # the client queued a capture request: answer first, then drain
+                        # (the person's turn never waits for capture)
+                        with contextlib.suppress(OSError):
+                            connection.sendall(b"ok\n")
+                            connection.shutdown(socket.SHUT_RDWR)
+                        _drain(home)
+                        continue
                 except Exception:  # noqa: BLE001 (nothing was done: the client may do it)
                     continue
                 try:
@@ -170,6 +260,25 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
             os.unlink(path)
         if tick is not None:
             tick.stop()  # an attempt in flight returns to pending, without a failure
+
+
+def _drain(home: Path) -> None:
+    """Drain the capture spool with the helper's warm evolution state (a request that
+    fails stays queued; nothing here blocks a hook)."""
+    import sqlite3
+
+    from waymarks.hosts.claude_code_capture import drop_warm, warm_evolution
+    from waymarks.service.capture_spool import drain
+
+    try:
+        drain(home, warm_evolution(home))
+    except (sqlite3.Error, OSError) as exc:
+        from datetime import UTC, datetime
+
+        from waymarks.hosts.claude_code import _log
+
+        drop_warm(home)
+        _log(home, datetime.now(UTC), "Stop", type(exc).__name__)
 
 
 def _start_recovery(home: Path) -> Any:

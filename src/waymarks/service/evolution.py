@@ -89,10 +89,12 @@ class Evolution:
     """Learning for one home (see the module docstring)."""
 
     def __init__(self, home: Path, *, clock: Clock | None = None,
-                 ids: IdSource | None = None) -> None:
+                 ids: IdSource | None = None, busy_timeout_ms: int | None = None) -> None:
         self.home = home
         self.clock = clock or SystemClock()
         self.ids = ids or RandomIds()
+        #: how long a write waits for a busy ``waymarks.db`` (capture: short, then queued)
+        self.busy_timeout_ms = busy_timeout_ms
         self._ledger: SessionFile | None = None
         self._store: EvolutionStore | None = None
 
@@ -126,7 +128,10 @@ class Evolution:
     def store(self) -> EvolutionStore:
         if self._store is None:
             now_ms = int(self.clock.now().timestamp() * 1000)
-            self._store = EvolutionStore(self.home / DB_NAME, now_ms)
+            self._store = (EvolutionStore(self.home / DB_NAME, now_ms)
+                           if self.busy_timeout_ms is None else EvolutionStore(
+                               self.home / DB_NAME, now_ms,
+                               busy_timeout_ms=self.busy_timeout_ms))
         return self._store
 
     def sync(self) -> int:
@@ -209,7 +214,12 @@ class Evolution:
     # -- the consolidation step (core.model_port.ConsolidationStep) ----------------------
 
     def unsettled(self, limit: int) -> list[SourceRef]:
-        """Sources captured but not yet settled, oldest first."""
+        """Sources captured but not yet settled, oldest first. Capture requests waiting
+        in the spool are drained first (item 11: the recovery tick, ``evolve`` and every
+        queue check retry a capture that failed; one listing when there are none)."""
+        from waymarks.service.capture_spool import drain
+
+        drain(self.home, self)
         self.sync()
         # a source row with a classification this code does not know is damaged: left out
         # (``evolution status`` names it), the others still reach the queue (item 79)
@@ -353,3 +363,11 @@ def rebuild_evolution(home: Path, clock: Clock | None = None, ids: IdSource | No
         return None
     with Evolution(home, clock=clock, ids=ids) as evo:
         return evo.rebuild()
+
+
+def drain_captures(home: Path) -> dict[str, int]:
+    """Drain the home's capture spool once (a detached drainer, tests): counts only."""
+    from waymarks.service.capture_spool import CAPTURE_BUSY_MS, drain
+
+    with Evolution(home, busy_timeout_ms=CAPTURE_BUSY_MS) as evo:
+        return drain(home, evo).to_json()

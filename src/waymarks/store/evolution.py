@@ -145,12 +145,13 @@ class SqliteEvoView:
 class EvolutionStore:
     """The evolution tables of one ``waymarks.db`` (its own connection; migrates on open)."""
 
-    def __init__(self, path: Path, now_ms: int) -> None:
+    def __init__(self, path: Path, now_ms: int, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS
+                 ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000,
                                   check_same_thread=False)
         try:
-            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             self.db.execute("PRAGMA journal_mode = WAL")
             migrate(self.db, now_ms)
         except BaseException:
