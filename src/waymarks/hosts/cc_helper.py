@@ -74,8 +74,9 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
     in-process path answers, logs and captures as before."""
     try:
         with open(os.path.join(home, "config.toml"), "rb") as handle:
-            if b"learn" not in handle.read(1 << 20):
-                return 0  # learning is off (the exact check is the drainer's)
+            config = handle.read(1 << 20)
+        if b"learn" not in config or b"true" not in config:
+            return 0  # learning is off (the exact check, projects included, is the drainer's)
     except OSError:
         return 0  # no home configuration: learning is off
     found = _stop_input(raw, project)
@@ -97,13 +98,10 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
 def _stop_input(raw: bytes, project: str) -> tuple[str, str, str] | None:
     """(session, transcript, project) from a ``Stop`` hook's input, checked as far as a
     request needs (the drainer checks the rest); None when it is not usable."""
-    import json
+    from waymarks.service.capture_spool import loads_object  # C JSON: no `re`, no `enum`
 
-    try:
-        payload = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    if not isinstance(payload, dict) or payload.get("hook_event_name") not in (None, "Stop"):
+    payload = loads_object(raw)
+    if payload is None or payload.get("hook_event_name") not in (None, "Stop"):
         return None
     session, cwd = payload.get("session_id"), payload.get("cwd")
     transcript = payload.get("transcript_path")

@@ -140,8 +140,11 @@ class PiEvolution:
 
         return route_is_available(route)
 
-    def run(self, app: Waymarks, provider: Any, model: Any) -> dict[str, Any]:
-        """One queue attempt with Pi's active model; a content-free summary."""
+    def run(self, app: Waymarks, provider: Any, model: Any, *, window: Any = None,
+            max_tokens: Any = None) -> dict[str, Any]:
+        """One queue attempt with Pi's active model; a content-free summary. ``window``
+        and ``max_tokens``: the model's ``contextWindow`` and ``maxTokens`` as Pi declares
+        them (they shape the request: item 53)."""
         from waymarks.ledger.identity import canonical_project_path
         from waymarks.service.evolution_config import EvolutionConfigError
         from waymarks.service.evolution_wiring import config_for, open_for
@@ -169,4 +172,8 @@ class PiEvolution:
         except EvolutionConfigError:
             return {"outcome": "skipped", "reason": "config_invalid"}
         self._queue.config = pi_route(base, provider, model)
+        from waymarks.core.evolution.limits import ModelLimits
+
+        limits = ModelLimits.from_host(window, max_tokens)
+        self._queue.limits = lambda route: limits if route.api == PI_API else None
         return self._queue.run_once().to_json()

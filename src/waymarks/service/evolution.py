@@ -97,6 +97,8 @@ class Evolution:
         self.busy_timeout_ms = busy_timeout_ms
         self._ledger: SessionFile | None = None
         self._store: EvolutionStore | None = None
+        #: the origin generation each pending request was built at (item 57)
+        self._generations: dict[str, int] = {}
 
     def close(self) -> None:
         if self._store is not None:
@@ -237,6 +239,9 @@ class Evolution:
         from waymarks.core.evolution.request import build_request
 
         request = build_request(source, self._offered(source))
+        # what the model is shown is as of this generation of the origin's memory; a reply
+        # applied after it changed is stale (item 57)
+        self._generations[source_id] = self.store.origin_generation(source.origin)
         if request is None:
             with self.ledger.locked():
                 self._locked_sync()
@@ -257,6 +262,12 @@ class Evolution:
             source = self._unsettled(source_id)
             if source is None:
                 return StepOutcome("no_change")
+            seen = self._generations.pop(source_id, None)
+            if seen is not None and seen != self.store.origin_generation(source.origin):
+                # the origin's memory changed while the model worked on an older view of
+                # it: nothing is written; the queue re-reads (a fresh request) within the
+                # source's caps (item 57, error policy "stale result")
+                return StepOutcome("stale")
             if isinstance(parsed, ContractBreak):
                 self.last_break = parsed.rule
                 return StepOutcome("invalid_output", rule=parsed.rule)

@@ -35,6 +35,7 @@ from pathlib import Path
 from threading import Event
 
 from waymarks.core.egress import Egress
+from waymarks.core.evolution.limits import ModelLimits
 from waymarks.core.evolution.request import corrective
 from waymarks.core.evolution_policy import (
     TRANSPORT_COOLDOWN_S,
@@ -63,6 +64,8 @@ from waymarks.store.jobs import ANY_MODEL, Job, JobStore, Lease
 RECONCILE_BATCH = 64
 #: how many due jobs one check looks at to find one it may attempt
 CANDIDATES = 8
+#: fresh requests one attempt may make after a stale reply (item 57: "bounded re-read")
+STALE_REREADS = 1
 
 ClientFactory = Callable[[RouteConfig], ModelClient]
 
@@ -110,6 +113,11 @@ class EvolutionQueue:
         self.jitter = jitter
         self.cancel = cancel or Event()
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        #: the limits of a route's model, when the host knows them (Pi: the active
+        #: model's contextWindow and maxTokens; item 53); None: send as built
+        self.limits: Callable[[RouteConfig], ModelLimits | None] = lambda route: None
+        #: the code of the last route-level failure in this check (for fallback notices)
+        self.last_route_error: str | None = None
         #: run by :meth:`close` after the store is closed (e.g. the step's ``Waymarks``)
         self.on_close: list[Callable[[], None]] = []
 
@@ -248,10 +256,25 @@ class EvolutionQueue:
         return routes
 
     def _call(self, job: Job, lease: Lease, route: RouteConfig, request: ModelRequest,
-              forced: bool, *, correcting: bool = False) -> Attempt | None:
+              forced: bool, *, correcting: bool = False, rereads: int = 0
+              ) -> Attempt | None:
         """One reserved call and what follows it; None means "try the next route".
-        ``correcting``: this call is the source's one format correction."""
+        ``correcting``: this call is the source's one format correction; ``rereads``: how
+        many stale replies this attempt already re-read after."""
         now = self.now_ms()
+        limits = self.limits(route)
+        if limits is not None:
+            from waymarks.core.evolution.limits import shape_request
+
+            shaped = shape_request(request, limits)
+            if shaped is None:
+                # the model's window cannot hold this request (item 53): not sent; the
+                # model is cooled down like a context overflow, the next route is tried
+                self.store.cool_down(route.provider, route.model, now + 3_600_000,
+                                     "bad_request", now)
+                self.last_route_error = "bad_request"
+                return None
+            request = shaped
         current = self.store.job(job.source_id) or job
         # a forced attempt (`evolve SOURCE`) gets a fresh deadline: the cumulative budget
         # is one of the source's own caps it overrides
@@ -308,6 +331,8 @@ class EvolutionQueue:
             return Attempt("late", job.source_id, provider=route.provider, model=route.model)
         outcome = self.step.apply(job.source_id, reply, iso(datetime.fromtimestamp(
             now / 1000, UTC)))
+        if outcome.code == "stale":
+            return self._stale(job, lease, route, forced, reserved, rereads)
         effect = step_action(outcome.code)
         base = Attempt("settled", job.source_id, outcome.code, route.provider, route.model)
         now = self.now_ms()
@@ -333,6 +358,21 @@ class EvolutionQueue:
             return late
         return _with(base, 0, "paused" if pause else "failed", code)
 
+    def _stale(self, job: Job, lease: Lease, route: RouteConfig, forced: bool,
+               call_id: int, rereads: int) -> Attempt | None:
+        """The origin's memory changed while the model worked (item 57): nothing of the
+        reply was written. A bounded re-read: one fresh request and call in this attempt
+        (within the source's caps); past that the job is released, without a failure, for
+        the next check."""
+        self.store.call_outcome(call_id, "stale")
+        if rereads < STALE_REREADS:
+            fresh = self.step.request_for(job.source_id)
+            if fresh is not None:
+                again = self._call(job, lease, route, fresh, forced, rereads=rereads + 1)
+                return None if again is None else _with(again, 2)
+        self.store.release(lease, self.now_ms(), None)
+        return Attempt("waiting", job.source_id, "stale", route.provider, route.model)
+
     def _failed(self, job: Job, lease: Lease, route: RouteConfig, error: ModelError,
                 now: int) -> Attempt | None:
         action = action_for(error.code, error.retry_after_s)
@@ -345,6 +385,7 @@ class EvolutionQueue:
             self.store.cool_down(route.provider, route.model,
                                  now + int(TRANSPORT_COOLDOWN_S * 1000), action.code, now)
         if action.counts == "none":
+            self.last_route_error = action.code
             return None  # the route failed, not the source: the next route may be tried
         failures, outputs = self.store.failures_of(job.source_id)
         output = action.counts == "output"

@@ -75,6 +75,8 @@ WAIT_TEXT = {
     "price_unknown": "dailyEstimatedUsd is set but no usable route has prices "
                      "(inputUsdPerMTok/outputUsdPerMTok)",
     "source_cap": "the source spent its own call budget",
+    "stale": "the learned memory of its directory changed while the model worked; the "
+             "reply was not applied and the source is tried again with a fresh view",
 }
 
 

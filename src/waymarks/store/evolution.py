@@ -326,6 +326,20 @@ class EvolutionStore:
             "SELECT source_id, verdict, at, seq FROM evo_receipts WHERE claim_id = ?"
             " ORDER BY seq", (claim_id,))]
 
+    def origin_generation(self, origin: str) -> int:
+        """How many memory-changing events touched claims of ``origin`` (EVOLUTION item
+        57, F2): a claim created, or its content, kind or state changed. Feedback,
+        confirmation stamps and aliases alone do not count, so a reply is not thrown away
+        because someone marked a claim useful while the model was thinking."""
+        row = self.db.execute(
+            "SELECT count(*) FROM evo_changes c JOIN evo_claims k ON k.id = c.claim_id"
+            " WHERE k.origin = ? AND (c.before IS NULL"
+            " OR json_extract(c.before, '$.state') IS NOT json_extract(c.after, '$.state')"
+            " OR json_extract(c.before, '$.content') IS NOT json_extract(c.after, '$.content')"
+            " OR json_extract(c.before, '$.kind') IS NOT json_extract(c.after, '$.kind'))",
+            (origin,)).fetchone()
+        return int(row[0])
+
     def readable_claims(self, states: Sequence[str] | None = None
                         ) -> tuple[list[ClaimRow], list[str]]:
         """Claims (in ``states``) that are well formed and whose ID is the hash of their

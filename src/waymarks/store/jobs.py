@@ -599,6 +599,13 @@ class JobStore:
                 "UPDATE jobs SET spent_ms = spent_ms + ? WHERE source_id = "
                 "(SELECT source_id FROM model_calls WHERE id = ?)", (duration_ms, call_id))
 
+    def call_outcome(self, call_id: int, outcome: str) -> None:
+        """Correct how a finished call ended (a reply found stale when applied)."""
+        if outcome not in CALL_OUTCOMES:
+            raise ValueError("not an allowlisted call outcome")
+        with self.write() as db:
+            db.execute("UPDATE model_calls SET outcome = ? WHERE id = ?", (outcome, call_id))
+
     # --- settling ----------------------------------------------------------------------
 
     def settle(self, lease: Lease, code: str, now: int) -> bool:

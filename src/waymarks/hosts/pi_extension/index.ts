@@ -242,7 +242,8 @@ export default function waymarks(pi: any) {
 			try {
 				// only while Pi is idle: a consolidation call never competes with a turn
 				if (child && ready && ctx?.model && ctx.isIdle?.() !== false) {
-					await call(ctx, "evolve", { provider: ctx.model.provider, model: ctx.model.id }, LONG_CALL_MS);
+					// the model's window and output limit shape the request (EVOLUTION item 53)
+					await call(ctx, "evolve", { provider: ctx.model.provider, model: ctx.model.id, contextWindow: ctx.model.contextWindow, maxTokens: ctx.model.maxTokens }, LONG_CALL_MS);
 				}
 			} catch {}
 			scheduleEvolve();
