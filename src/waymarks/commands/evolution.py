@@ -149,6 +149,8 @@ def _status_text(data: dict[str, Any]) -> str:
         lines.append(f"Estimated spend, 24 h: ${budgets['estimatedUsd24h']:.4f} of "
                      f"${budgets['dailyEstimatedUsd']:.2f}")
     lines += [f"Ignored: {i}" for i in data["config"]["ignored"]]
+    lines += [f"Fallback: {n['from']} failed ({n['reason']}), {n['to']} used, at {n['at']}"
+              for n in data.get("notices") or []]
     lines += _health_text(data.get("health") or {})
     return "\n".join(lines)
 

@@ -84,10 +84,16 @@ class Attempt:
     provider: str | None = None
     model: str | None = None
     calls: int = 0
+    #: a fallback from one route to another, when it is news (once per pair per hour)
+    notice: dict[str, str] | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {"outcome": self.outcome, "sourceId": self.source_id, "reason": self.reason,
-                "provider": self.provider, "model": self.model, "calls": self.calls}
+        found: dict[str, object] = {
+            "outcome": self.outcome, "sourceId": self.source_id, "reason": self.reason,
+            "provider": self.provider, "model": self.model, "calls": self.calls}
+        if self.notice is not None:
+            found["notice"] = self.notice
+        return found
 
 
 def _system_ms() -> int:
@@ -231,15 +237,26 @@ class EvolutionQueue:
         usable = self._order(usable, job)
         calls = 0
         tried_models: list[str] = []
+        failed: RouteConfig | None = None
+        notice: dict[str, str] | None = None
+        self.last_route_error = None
         for route in usable:
             if (tried_models and route.model in tried_models) or self.store.cooling(
                     route.provider, route.model, self.now_ms()) is not None:
                 continue  # tried, or cooled down by the failure just now (auth: the provider)
+            if failed is not None and self.store.note_fallback(
+                    (failed.provider, failed.model), (route.provider, route.model),
+                    self.last_route_error or "unknown", self.now_ms()):
+                # one notice per route pair per hour, for the host to show (item 66)
+                notice = {"from": f"{failed.provider}/{failed.model}",
+                          "to": f"{route.provider}/{route.model}",
+                          "reason": self.last_route_error or "unknown"}
             outcome = self._call(job, lease, route, request, forced)
             calls += 1
             tried_models.append(route.model)
             if outcome is not None:
-                return _with(outcome, calls)
+                return _with(outcome, calls, notice=notice)
+            failed = route
             # a route-level failure (auth, quota, rate limit, no API): try the next route
             # in the same attempt, within the source's model budget
             if len(tried_models) >= self.config.source_models and not forced:
@@ -325,7 +342,9 @@ class EvolutionQueue:
         assert reply is not None
         self.store.finish_call(reserved, "ok", now, duration, input_tokens=reply.input_tokens,
                                output_tokens=reply.output_tokens,
-                               estimated_usd=_estimate(route, reply))
+                               estimated_usd=_estimate(route, reply),
+                               reported_usd=reply.reported_usd,
+                               reasoning_tokens=reply.reasoning_tokens)
         self.store.route_ok(route.provider, route.model, now)
         if not self.store.holds(lease, self.now_ms()):  # lost while the call was recorded
             return Attempt("late", job.source_id, provider=route.provider, model=route.model)
@@ -408,9 +427,10 @@ class EvolutionQueue:
 
 
 def _with(attempt: Attempt, calls: int, outcome: str | None = None,
-          reason: str | None = None) -> Attempt:
+          reason: str | None = None, notice: dict[str, str] | None = None) -> Attempt:
     return Attempt(outcome or attempt.outcome, attempt.source_id, reason or attempt.reason,
-                   attempt.provider, attempt.model, max(calls, attempt.calls))
+                   attempt.provider, attempt.model, max(calls, attempt.calls),
+                   notice or attempt.notice)
 
 
 def _estimate(route: RouteConfig, reply: ModelReply) -> float | None:

@@ -98,6 +98,7 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         usd = store.usd_since(now_ms - 86_400_000) if store else 0.0
         recent = store.recent_calls(5) if store else []
         queue_health = store.check().to_json() if store else None
+        notices = store.recent_notices(now_ms - 86_400_000) if store else []
     finally:
         if store is not None:
             store.close()
@@ -140,6 +141,8 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
                     "estimatedUsd24h": round(usd, 6), "dailyEstimatedUsd": config.daily_usd,
                     **config.limits_json()},
         "recentCalls": recent,
+        # fallbacks between routes in the last 24 h (one per route pair per hour)
+        "notices": [{**n, "at": _when(int(str(n["at"])))} for n in notices],
         "config": {"files": list(config.sources), "ignored": list(config.ignored)},
         # rows that are not well formed, by ID only (item 79): readers leave them out
         "health": {"queue": queue_health,

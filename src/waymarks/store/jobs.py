@@ -124,8 +124,29 @@ def _v2(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE model_calls ADD COLUMN forced INTEGER NOT NULL DEFAULT 0")
 
 
+def _v3(db: sqlite3.Connection) -> None:
+    # cost accounting (item 66): what the provider reported beside the estimate, and
+    # reasoning usage; one notice per fallback route pair per hour
+    db.execute("ALTER TABLE model_calls ADD COLUMN reported_usd REAL")
+    db.execute("ALTER TABLE model_calls ADD COLUMN reasoning_tokens INTEGER NOT NULL "
+               "DEFAULT 0")
+    db.execute("""CREATE TABLE recovery_notices (
+        id INTEGER PRIMARY KEY,
+        from_provider TEXT NOT NULL,
+        from_model TEXT NOT NULL,
+        to_provider TEXT NOT NULL,
+        to_model TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    ) STRICT""")
+    db.execute("CREATE INDEX recovery_notices_pair ON recovery_notices (from_provider, "
+               "from_model, to_provider, to_model, created_at)")
+
+
 #: schema steps, version n at index n-1; add new ones at the end, never edit old ones
-MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_v1, _v2)
+MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_v1, _v2, _v3)
+#: a fallback between the same two routes is noticed at most once in this window
+NOTICE_WINDOW_MS: Final = 3_600_000
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 #: the provider-wide row of ``route_health`` uses this model name
 ANY_MODEL: Final = "*"
@@ -455,10 +476,10 @@ class JobStore:
     def recent_calls(self, limit: int) -> list[dict[str, object]]:
         rows = self.db.execute(
             "SELECT provider, model, outcome, reserved_at, duration_ms, input_tokens, "
-            "output_tokens, estimated_usd, forced FROM model_calls ORDER BY id DESC LIMIT ?",
-            (limit,))
+            "output_tokens, estimated_usd, forced, reported_usd, reasoning_tokens "
+            "FROM model_calls ORDER BY id DESC LIMIT ?", (limit,))
         keys = ("provider", "model", "outcome", "reservedAt", "durationMs", "inputTokens",
-                "outputTokens", "estimatedUsd", "forced")
+                "outputTokens", "estimatedUsd", "forced", "reportedUsd", "reasoningTokens")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
     def cooldowns(self, now: int) -> list[Cooldown]:
@@ -585,16 +606,19 @@ class JobStore:
 
     def finish_call(self, call_id: int, outcome: str, now: int, duration_ms: int, *,
                     input_tokens: int = 0, output_tokens: int = 0,
-                    estimated_usd: float | None = None) -> None:
-        """Record how a reserved call ended (cost accounting, item 66)."""
+                    estimated_usd: float | None = None, reported_usd: float | None = None,
+                    reasoning_tokens: int = 0) -> None:
+        """Record how a reserved call ended (cost accounting, item 66): usage, the cost
+        estimated from the route's prices and the cost the provider reported, if any."""
         if outcome not in CALL_OUTCOMES:
             raise ValueError("not an allowlisted call outcome")
         with self.write() as db:
             db.execute(
                 "UPDATE model_calls SET outcome = ?, finished_at = ?, duration_ms = ?, "
-                "input_tokens = ?, output_tokens = ?, estimated_usd = ? WHERE id = ?",
+                "input_tokens = ?, output_tokens = ?, estimated_usd = ?, reported_usd = ?, "
+                "reasoning_tokens = ? WHERE id = ?",
                 (outcome, now, duration_ms, input_tokens, output_tokens, estimated_usd,
-                 call_id))
+                 reported_usd, reasoning_tokens, call_id))
             db.execute(
                 "UPDATE jobs SET spent_ms = spent_ms + ? WHERE source_id = "
                 "(SELECT source_id FROM model_calls WHERE id = ?)", (duration_ms, call_id))
@@ -669,6 +693,35 @@ class JobStore:
         row = self.db.execute("SELECT failures, output_failures FROM jobs WHERE source_id = ?",
                               (source_id,)).fetchone()
         return (0, 0) if row is None else (int(row[0]), int(row[1]))
+
+    # --- recovery notices ----------------------------------------------------------------
+
+    def note_fallback(self, from_route: tuple[str, str], to_route: tuple[str, str],
+                      reason: str, now: int) -> bool:
+        """Record that a call fell back from one route to another (item 66). One notice per
+        route pair per hour, across processes: True only for the one that is new (the
+        host shows it; the others are the same news)."""
+        _code(reason)
+        with self.write() as db:
+            seen = db.execute(
+                "SELECT 1 FROM recovery_notices WHERE from_provider = ? AND from_model = ? "
+                "AND to_provider = ? AND to_model = ? AND created_at > ? LIMIT 1",
+                (*from_route, *to_route, now - NOTICE_WINDOW_MS)).fetchone()
+            if seen is not None:
+                return False
+            db.execute(
+                "INSERT INTO recovery_notices (from_provider, from_model, to_provider, "
+                "to_model, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (*from_route, *to_route, reason, now))
+            return True
+
+    def recent_notices(self, since: int, limit: int = 5) -> list[dict[str, object]]:
+        rows = self.db.execute(
+            "SELECT from_provider, from_model, to_provider, to_model, reason, created_at "
+            "FROM recovery_notices WHERE created_at > ? ORDER BY id DESC LIMIT ?",
+            (since, limit))
+        return [{"from": f"{fp}/{fm}", "to": f"{tp}/{tm}", "reason": reason, "at": at}
+                for fp, fm, tp, tm, reason, at in rows]
 
     # --- route health ------------------------------------------------------------------
 
