@@ -65,13 +65,22 @@ def _conversation(pi: PiHome, fake: FakeOpenAI, prompt: str, claim: str) -> dict
             time.sleep(0.5)
     finally:
         rpc.close()
-    calls = [b for b in fake.bodies[before:] if "memory claims" in json.dumps(b)]
+    calls = [b for b in fake.bodies[before:] if str(b["messages"][0]["content"]).startswith(
+        "You maintain a small store of durable, provisional memory claims")]
     assert len(calls) == 1, [json.dumps(b)[:160] for b in fake.bodies[before:]]
     return calls[0]
 
 
 def _injected(body: dict[str, Any]) -> str:
-    return json.dumps(body, ensure_ascii=False)
+    """The text of every message the model was sent (decoded, in order)."""
+    parts = []
+    for message in body["messages"]:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [str(p.get("text", "")) for p in content if isinstance(p, dict)]
+    return "\n".join(parts)
 
 
 def test_two_conversations_then_recall_follow_up_switch_and_forget(tmp_path: Path) -> None:
@@ -109,11 +118,11 @@ def test_two_conversations_then_recall_follow_up_switch_and_forget(tmp_path: Pat
             body = _injected(fake.bodies[-1])
             assert "LEARNED MEMORY" in body and PREFERENCE in body
             assert f"Learned ID: {ids[PREFERENCE]}" in body
-            assert f"Origin: {os.path.realpath(a)}" in body  # provenance: learned in A
+            assert f'Origin: "{os.path.realpath(a)}"' in body  # provenance: learned in A
             assert "Evidence: user_statement/model" in body
             assert FACT not in body  # another topic: not injected
 
-            rpc.prompt("And for the new workspace as well, same choice?")  # follow-up
+            rpc.prompt("And what about it?")  # a follow-up: no subject words of its own
             assert PREFERENCE in _injected(fake.bodies[-1])
 
             rpc.prompt("How do I rotate the TLS certificate on the staging server?")
