@@ -43,6 +43,8 @@ class PiCapture:
     def __init__(self, home: Path) -> None:
         self.home = home
         self._evolution: Any = None
+        #: the cue rules' verdict per session and Pi entry ID (entries never change)
+        self._judged: dict[str, dict[str, bool]] = {}
 
     def close(self) -> None:
         if self._evolution is not None:
@@ -68,7 +70,11 @@ class PiCapture:
         if not learning_enabled(self.home, origin):
             return {"captured": 0, "skipped": "learning_off"}
         retried = self._retry()
-        items = unknown(self.home, origin, session.session_id, session_items(session, event))
+        judged = self._judged.setdefault(session.session_id, {})
+        if len(judged) > 100_000:  # bounded: a very long session starts over
+            judged.clear()
+        items = unknown(self.home, origin, session.session_id,
+                        session_items(session, event, judged))
         if not items:
             return {"captured": 0, **retried}
         try:

@@ -365,18 +365,26 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
 MAX_SUMMARIES = 2
 
 
-def session_items(session: Any, event: str) -> list[tuple[str, str, str]]:
+def session_items(session: Any, event: str, judged: dict[str, bool] | None = None
+                  ) -> list[tuple[str, str, str]]:
     """Pi (``agent_end``, ``session_compact``): the person's statements (``message``
     entries with role ``user`` only) and, on ``session_compact``, compaction summaries, as
-    (kind, entry ID, text)."""
+    (kind, entry ID, text). ``judged``: a long-lived caller's memo of the cue rules'
+    verdict per entry ID (an entry never changes; the rules cost ~0.1 ms per message, every
+    turn, over the whole session otherwise)."""
     from waymarks.core.evolution.cues import MAX_STATEMENTS, is_statement
     from waymarks.ledger.entries import Compaction, Message, bodies
 
     statements: list[tuple[str, str, str]] = []
     summaries: list[tuple[str, str, str]] = []
+    memo = judged if judged is not None else {}
     for body in bodies(session, ("message", "compaction")):
-        if isinstance(body, Message) and body.role == "user" and is_statement(body.text):
-            statements.append(("statement", body.id, body.text))
+        if isinstance(body, Message) and body.role == "user":
+            verdict = memo.get(body.id)
+            if verdict is None:
+                verdict = memo[body.id] = is_statement(body.text)
+            if verdict:
+                statements.append(("statement", body.id, body.text))
         elif isinstance(body, Compaction) and body.summary and body.summary.strip():
             summaries.append(("summary", body.id, body.summary))
     items = statements[-MAX_STATEMENTS:]
