@@ -8,7 +8,10 @@ connection, and exits after ``IDLE_SECONDS`` without work (``WAYMARKS_CC_HELPER_
 overrides; ``WAYMARKS_CC_HELPER=off`` never starts one).
 
 The client (:func:`run`) imports nothing of Waymarks: it sends the raw hook input and
-the event, prints the answer, exits 0. When no helper answers, it handles the hook in
+the event, prints the answer, exits 0. ``Stop`` is lighter still: the client only queues a
+capture request (:mod:`waymarks.service.capture_spool`, no ``json``/``re`` import) and
+tells the helper, which answers at once and captures afterwards; with no helper, a
+detached child captures (or the helper it starts). When no helper answers, it handles the hook in
 its own process (slower, same result) and starts a helper for the next prompt. The
 helper checks the input exactly as the in-process path does.
 """
