@@ -146,6 +146,10 @@ def test_the_queue_check_retries_a_queued_capture(tmp_path: Path, locked: object
     assert drain_captures(home) == {"captured": 0, "done": 0, "dropped": 0, "kept": 1,
                                     "set_aside": 0}
     assert _request(home)["tries"] == 1
+    status = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                             "evolution", "status"], capture_output=True, text=True,
+                            timeout=120, cwd=project)
+    assert "Captures waiting to be stored: 1" in status.stdout, status.stdout + status.stderr
     _release(holder)
     with Evolution(home) as evo:
         unsettled = evo.unsettled(10)
@@ -185,11 +189,28 @@ def test_pi_capture_on_a_locked_database_is_queued_and_retried_next_turn(
 
 
 def test_a_full_spool_refuses_and_bad_requests_are_dropped(tmp_path: Path) -> None:
+    from waymarks.service.capture_spool import MAX_ENTRIES, drain
+
     home = tmp_path / "home"
     assert write_request(home, "pi", "agent_end", "s", "/nowhere", "/p")
     Path(spool_dir(home), "pi-x-agent_end.json").write_text('{"v": 9}')
     with Evolution(home) as evo:
-        from waymarks.service.capture_spool import drain
-
         result = drain(home, evo).to_json()
     assert result["dropped"] == 1 and result["done"] == 1 and not pending(home)
+    for n in range(MAX_ENTRIES):
+        assert write_request(home, "pi", "agent_end", f"s{n}", "/nowhere", "/p")
+    assert not write_request(home, "pi", "agent_end", "one-too-many", "/nowhere", "/p")
+    assert write_request(home, "pi", "agent_end", "s1", "/nowhere", "/p")  # a replacement
+    assert len(pending(home)) == MAX_ENTRIES
+
+
+def test_the_lean_json_reader_agrees_with_json() -> None:
+    from waymarks.service.capture_spool import dumps_request, loads_object
+
+    for raw in ['{"a": "x\\u00e9\\n", "b": [1, 2.5, null, true], "c": {"d": -3e2}}',
+                '  {"session_id": "3c3c", "cwd": "/tmp/\u00e9t\u00e9"}  ']:
+        assert loads_object(raw.encode()) == json.loads(raw)
+    for bad in [b"", b"[1]", b'{"a": 1} x', b'{"a": NaN}', b"\xff", b'{"a": "\\ud800"']:
+        assert loads_object(bad) is None
+    request = {"v": 1, "record": "/t/\u00e9\"q\"", "error": None, "tries": 2}
+    assert json.loads(dumps_request(request)) == request

@@ -151,6 +151,13 @@ def _status_text(data: dict[str, Any]) -> str:
     lines += [f"Ignored: {i}" for i in data["config"]["ignored"]]
     lines += [f"Fallback: {n['from']} failed ({n['reason']}), {n['to']} used, at {n['at']}"
               for n in data.get("notices") or []]
+    spool = data.get("captureQueue") or {}
+    if spool.get("pending"):
+        lines.append(f"Captures waiting to be stored: {spool['pending']} (retried at the next "
+                     "turn, tick or `waymarks evolve`)")
+    if spool.get("setAside"):
+        lines.append(f"Captures set aside after {20} failed tries (in <home>/evolution/spool/"
+                     f"failed/): {', '.join(spool['setAside'])}; see the log for the code")
     lines += _health_text(data.get("health") or {})
     return "\n".join(lines)
 

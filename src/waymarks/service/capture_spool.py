@@ -82,8 +82,9 @@ def write_request(home: str | os.PathLike[str], host: str, event: str, session: 
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         target = os.path.join(directory, name)
-        if not os.path.exists(target) and len(os.listdir(directory)) >= MAX_ENTRIES + 2:
-            return False  # full (the lock file and failed/ aside)
+        if not os.path.exists(target) and sum(
+                1 for n in os.listdir(directory) if n.endswith(".json")) >= MAX_ENTRIES:
+            return False  # full
         return _replace(target, body)
     except OSError:
         return False

@@ -18,6 +18,7 @@ from typing import Any
 
 from waymarks.core.privacy import ProviderPolicy
 from waymarks.files.atomic import write_atomic
+from waymarks.service.capture_spool import pending, set_aside
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.ports import iso
 from waymarks.store.evolution_probe import check_projection
@@ -144,6 +145,9 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         # fallbacks between routes in the last 24 h (one per route pair per hour)
         "notices": [{**n, "at": _when(int(str(n["at"])))} for n in notices],
         "config": {"files": list(config.sources), "ignored": list(config.ignored)},
+        # capture requests waiting to be stored (item 11), and those set aside after
+        # failing every retry (file names: host, session, event; never content)
+        "captureQueue": {"pending": len(pending(home)), "setAside": set_aside(home)},
         # rows that are not well formed, by ID only (item 79): readers leave them out
         "health": {"queue": queue_health,
                    "projection": check_projection(home / PROJECTION_DB)},
