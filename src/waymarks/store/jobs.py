@@ -35,37 +35,36 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from waymarks.core.model_port import MODEL_ERROR_CODES, SourceRef
+from waymarks.core.model_port import SourceRef
+from waymarks.store.job_rows import (
+    ALLOWED_CODES,
+    CALL_OUTCOMES,
+    JOB_COLUMNS,
+    STATES,
+    STEP_CODES,
+    WAIT_REASONS,
+    BadRowError,
+    Cooldown,
+    Job,
+    Lease,
+    QueueHealth,
+    call_ok,
+    parse_job,
+    route_ok,
+)
+from waymarks.store.job_rows import code as _code
+
+__all__ = ["ALLOWED_CODES", "ANY_MODEL", "CALL_OUTCOMES", "DB_FILE", "MIGRATIONS",
+           "SCHEMA_VERSION", "STATES", "STEP_CODES", "WAIT_REASONS", "BadRowError", "Cooldown",
+           "Job", "JobStore", "Lease", "QueueHealth", "SchemaTooNewError"]
 
 DB_FILE: Final = "evolution.db"
 
-#: codes a wait reason may take (why a due job was not attempted)
-WAIT_REASONS: Final = frozenset({
-    "no_route", "privacy", "cooldown", "hourly_cap", "daily_budget", "source_cap",
-    "price_unknown"})
-#: codes a call outcome may take besides the model error codes
-CALL_OUTCOMES: Final = frozenset({"reserved", "ok", "late", "stale"}) | MODEL_ERROR_CODES
-#: outcome codes of a consolidation step a job may record (anything else is stored as
-#: ``write_rejected``)
-STEP_CODES: Final = frozenset({"applied", "no_change", "invalid_output", "write_rejected",
-                               "interrupted", "budget_spent"})
-STATES: Final = ("pending", "retrying", "leased", "paused", "settled", "given_up")
-ALLOWED_CODES: Final = WAIT_REASONS | CALL_OUTCOMES | STEP_CODES
-
-
 class SchemaTooNewError(Exception):
     """``evolution.db`` was written by a newer Waymarks; upgrade rather than lose its state."""
-
-
-def _code(value: str | None) -> str | None:
-    """An allowlisted code, or ``ValueError`` (never store free text)."""
-    if value is not None and value not in ALLOWED_CODES:
-        raise ValueError("not an allowlisted evolution code")
-    return value
 
 
 def _v1(db: sqlite3.Connection) -> None:
@@ -150,142 +149,6 @@ NOTICE_WINDOW_MS: Final = 3_600_000
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 #: the provider-wide row of ``route_health`` uses this model name
 ANY_MODEL: Final = "*"
-
-
-@dataclass(frozen=True, slots=True)
-class Job:
-    source_id: str
-    origin: str
-    classification: str
-    captured_at: str
-    state: str
-    attempt: int
-    calls: int
-    models: tuple[str, ...]
-    spent_ms: int
-    failures: int
-    output_failures: int
-    retry_at: int
-    checked_at: int
-    owner: str | None
-    lease_until: int | None
-    last_error: str | None
-    wait_reason: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Lease:
-    """A claimed attempt. Only the holder of this exact token may settle it."""
-
-    source_id: str
-    owner: str
-    attempt: int
-    until_ms: int
-
-
-@dataclass(frozen=True, slots=True)
-class Cooldown:
-    provider: str
-    model: str  # ``ANY_MODEL`` for the whole provider
-    until_ms: int
-    reason: str | None
-
-
-_JOB_COLUMNS: Final = ("source_id, origin, classification, captured_at, state, attempt, calls, "
-                       "models, spent_ms, failures, output_failures, retry_at, checked_at, "
-                       "owner, lease_until, last_error, wait_reason")
-
-
-class BadRowError(ValueError):
-    """A row that is not one this code writes (damaged, or edited by hand)."""
-
-
-_CLASSIFICATIONS: Final = frozenset({"normal", "internal", "sensitive", "local-only"})
-
-
-def _text(value: object, *, empty: bool = False) -> str:
-    if not isinstance(value, str) or (not empty and not value):
-        raise BadRowError("not a text")
-    return value
-
-
-def _count(value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise BadRowError("not a count")
-    return value
-
-
-def _job(row: Sequence[object]) -> Job:
-    """A job from its columns; ``BadRowError`` when any column is not what this code
-    writes (identity, origin, state, counters, codes, the lease pair, the model list)."""
-    (sid, origin, level, captured, state, attempt, calls, models, spent, failures, outputs,
-     retry, checked, owner, until, error, wait) = row
-    if state not in STATES or level not in _CLASSIFICATIONS:
-        raise BadRowError("state or classification")
-    try:
-        names = json.loads(_text(models))
-    except ValueError as exc:
-        raise BadRowError("models") from exc
-    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
-        raise BadRowError("models")
-    leased = state == "leased"
-    if leased != (owner is not None) or leased != (until is not None):
-        raise BadRowError("lease")
-    if (error is not None and error not in ALLOWED_CODES) or (
-            wait is not None and wait not in WAIT_REASONS):
-        raise BadRowError("code")
-    if any(ord(c) < 32 for c in _text(origin)):
-        raise BadRowError("origin")
-    return Job(_text(sid), str(origin), str(level), _text(captured), str(state),
-               _count(attempt), _count(calls), tuple(names), _count(spent), _count(failures),
-               _count(outputs), _count(retry), _count(checked),
-               None if owner is None else _text(owner),
-               None if until is None else _count(until), error, wait)
-
-
-@dataclass(frozen=True, slots=True)
-class QueueHealth:
-    """What :meth:`JobStore.check` found: the schema marker and every row that is not one
-    this code writes (IDs only, never content)."""
-
-    schema: int
-    expected: int
-    bad_jobs: tuple[str, ...]
-    bad_calls: tuple[int, ...]
-    bad_routes: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        return (self.schema == self.expected and not self.bad_jobs and not self.bad_calls
-                and not self.bad_routes)
-
-    def to_json(self) -> dict[str, object]:
-        return {"ok": self.ok, "schema": self.schema, "expectedSchema": self.expected,
-                "badJobs": list(self.bad_jobs), "badCalls": list(self.bad_calls),
-                "badRoutes": list(self.bad_routes)}
-
-
-def _call_ok(row: Sequence[object]) -> bool:
-    (_id, source, owner, attempt, provider, model, reserved, outcome, tokens_in, tokens_out,
-     usd, duration) = row
-    try:
-        for value in (source, owner, provider, model):
-            _text(value)
-        for value in (attempt, reserved, tokens_in, tokens_out, duration):
-            _count(value)
-    except BadRowError:
-        return False
-    return outcome in CALL_OUTCOMES and (usd is None or (
-        isinstance(usd, float | int) and usd >= 0))
-
-
-def _route_ok(row: Sequence[object]) -> bool:
-    provider, model, until, reason, failures = row
-    try:
-        _text(provider), _text(model), _count(until), _count(failures)
-    except BadRowError:
-        return False
-    return reason is None or reason in ALLOWED_CODES
 
 
 class JobStore:
@@ -384,7 +247,7 @@ class JobStore:
         found: list[Job] = []
         for row in rows:
             try:
-                found.append(_job(row))
+                found.append(parse_job(row))
             except (BadRowError, TypeError, ValueError):
                 self.bad_jobs.add(str(row[0]))
                 continue
@@ -395,14 +258,14 @@ class JobStore:
     def job(self, source_id: str) -> Job | None:
         """The job of ``source_id``; None when there is none or its row is not well formed
         (then it is named in :attr:`bad_jobs`; see :meth:`is_bad`)."""
-        row = self.db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE source_id = ?",
+        row = self.db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE source_id = ?",
                               (source_id,)).fetchone()
         found = [] if row is None else self._valid([row])
         return found[0] if found else None
 
     def is_bad(self, source_id: str) -> bool:
         """Whether the job row of ``source_id`` exists and is not well formed."""
-        row = self.db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE source_id = ?",
+        row = self.db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE source_id = ?",
                               (source_id,)).fetchone()
         return row is not None and not self._valid([row])
 
@@ -416,14 +279,14 @@ class JobStore:
     def due(self, now: int, limit: int) -> list[Job]:
         """Due jobs, least recently checked first (candidate selection: no lock held)."""
         rows = self.db.execute(
-            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE state IN ('pending', 'retrying') "
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE state IN ('pending', 'retrying') "
             "AND retry_at <= ? ORDER BY checked_at, captured_at, source_id", (now,))
         return self._valid(rows, limit)
 
     def jobs_in(self, states: Sequence[str], limit: int) -> list[Job]:
         marks = ",".join("?" * len(states))
         rows = self.db.execute(
-            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE state IN ({marks}) "
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE state IN ({marks}) "
             "ORDER BY retry_at, source_id", tuple(states))
         return self._valid(rows, limit)
 
@@ -437,14 +300,14 @@ class JobStore:
         """Validate every row and the schema marker (``evolution status``; a full scan,
         never on a hook's path)."""
         bad_jobs = sorted({str(r[0]) for r in self.db.execute(
-            f"SELECT {_JOB_COLUMNS} FROM jobs") if not self._valid([r])})
+            f"SELECT {JOB_COLUMNS} FROM jobs") if not self._valid([r])})
         bad_calls = [int(r[0]) for r in self.db.execute(
             "SELECT id, source_id, owner, attempt, provider, model, reserved_at, outcome, "
             "input_tokens, output_tokens, estimated_usd, duration_ms FROM model_calls")
-            if not _call_ok(r)]
+            if not call_ok(r)]
         bad_routes = [f"{r[0]}/{r[1]}" for r in self.db.execute(
             "SELECT provider, model, cooldown_until, reason, transport_failures "
-            "FROM route_health") if not _route_ok(r)]
+            "FROM route_health") if not route_ok(r)]
         return QueueHealth(self.schema_version(), SCHEMA_VERSION, tuple(bad_jobs),
                            tuple(bad_calls), tuple(bad_routes))
 
