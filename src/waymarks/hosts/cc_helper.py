@@ -8,9 +8,9 @@ connection, and exits after ``IDLE_SECONDS`` without work (``WAYMARKS_CC_HELPER_
 overrides; ``WAYMARKS_CC_HELPER=off`` never starts one).
 
 The client (:func:`run`) imports nothing of Waymarks: it sends the raw hook input and
-the event, prints the answer, exits 0. ``Stop`` is lighter still: the client only queues a
-capture request (:mod:`waymarks.service.capture_spool`, no ``json``/``re`` import) and
-tells the helper, which answers at once and captures afterwards; with no helper, a
+the event, prints the answer, exits 0. ``Stop`` is lighter still: the helper answers at once, then
+queues a capture request (:mod:`waymarks.service.capture_spool`) and captures; with no
+helper, the client writes the request durably itself (no ``json``/``re`` import) and a
 detached child captures (or the helper it starts). When no helper answers, it handles the hook in
 its own process (slower, same result) and starts a helper for the next prompt. The
 helper checks the input exactly as the in-process path does.
@@ -82,19 +82,21 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
             return 0  # learning is off (the exact check, projects included, is the drainer's)
     except OSError:
         return 0  # no home configuration: learning is off
+    if _ask(home, "Stop", raw, project) is not None:
+        return 0  # the helper took it: it answers first, then queues and captures
     found = _stop_input(raw, project)
     if found is None:
         return None
     session, transcript, where = found
     from waymarks.service.capture_spool import write_request
 
+    # no helper: the request is written durably (fsync) before this process leaves
     if not write_request(home, "claude-code", "Stop", session, transcript, where):
         return None
-    if _ask(home, "Stop", b"", where) is None:  # the helper drains once it has answered
-        if os.environ.get("WAYMARKS_CC_HELPER", "on") != "off":
-            _start_helper(home)  # it drains the spool when it starts
-        else:
-            _drain_detached(home)
+    if os.environ.get("WAYMARKS_CC_HELPER", "on") != "off":
+        _start_helper(home)  # it drains the spool when it starts
+    else:
+        _drain_detached(home)
     return 0
 
 
@@ -234,13 +236,15 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                     if event == "ping":
                         connection.sendall(b"ok\n")
                         continue
-                    if event == "Stop" and not raw:
-                        # the client queued a capture request: answer first, then drain
-                        # (the person's turn never waits for capture)
+                    if event == "Stop":
+                        # answer first (the person's turn never waits for capture), then
+                        # queue the request durably and drain: a helper that dies in
+                        # between loses only the pointer, and the next turn's Stop reads
+                        # the same transcript again
                         with contextlib.suppress(OSError):
                             connection.sendall(b"ok\n")
                             connection.shutdown(socket.SHUT_RDWR)
-                        _drain(home)
+                        _queue_stop(home, raw, project.decode("utf-8", "replace"))
                         continue
                 except Exception:  # noqa: BLE001 (nothing was done: the client may do it)
                     continue
@@ -261,6 +265,21 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
             os.unlink(path)
         if tick is not None:
             tick.stop()  # an attempt in flight returns to pending, without a failure
+
+
+def _queue_stop(home: Path, raw: bytes, project: str) -> None:
+    found = _stop_input(raw, project)
+    if found is None:
+        from datetime import UTC, datetime
+
+        from waymarks.hosts.claude_code import _log
+
+        _log(home, datetime.now(UTC), "Stop", "bad_input")
+        return
+    from waymarks.service.capture_spool import write_request
+
+    write_request(home, "claude-code", "Stop", *found)
+    _drain(home)
 
 
 def _drain(home: Path) -> None:
