@@ -4,7 +4,7 @@ The hook runs as Claude Code runs it: a new process, ``<venv>/bin/waymarks --hom
 claude-code Stop``, the payload on stdin naming a real transcript (``--messages`` entries,
 user and assistant). Learning is on; the evolution ledger already holds ``--sources``
 captured sources. Cases, each against the floor ``python -c pass`` from the same virtualenv
-(the "added" figures subtract its median):
+(the "added" figures subtract the median of the floor runs interleaved with that case):
 
 - ``new_statement``: each run appends one new user statement to the transcript;
 - ``nothing_new``: the transcript has no new statement (the common turn);
@@ -111,7 +111,12 @@ class Setup:
 
     def settle(self) -> None:
         """Untimed: wait until what the last hook queued is drained (a background drainer
-        or the helper), so the next run does not share the CPU with it."""
+        or the helper), so the next run does not share the CPU with it. The helper answers
+        one connection at a time, so a ping returns once its capture work is done."""
+        if self.helper is not None:
+            from waymarks.hosts.cc_helper import _ask
+
+            _ask(self.home, "ping", b"")
         deadline = time.monotonic() + 60
         while pending(self.home) and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -168,19 +173,25 @@ def main() -> int:
             compileall.compile_dir(str(src / "waymarks"), quiet=1)
         setups = {name: Setup(Path(tmp, name), src, args.sources, args.messages)
                   for name, src in versions.items()}
-        floor_runs = [timed([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
-        floor = statistics.median(floor_runs)
+        floor_runs: list[float] = []
         results: dict[str, dict[str, object]] = {name: {} for name in setups}
         times: dict[str, dict[str, list[float]]] = {name: {} for name in setups}
 
         def case(label: str, go: object) -> None:
+            """Each round runs the floor and both versions back to back (load drifts hit
+            all three alike); "added" is against this case's own floor."""
             for name in setups:
                 times[name][label] = []
-            for _ in range(args.runs):  # alternate: load drifts hit both versions alike
+            floor_here = []
+            for _ in range(args.runs):
+                floor_here.append(timed([sys.executable, "-c", "pass"]))
                 for name, setup in setups.items():
                     times[name][label].append(go(setup))  # type: ignore[operator]
+            floor_runs.extend(floor_here)
+            floor = statistics.median(floor_here)
             for name in setups:
-                results[name][label] = summary(times[name][label], floor)
+                results[name][label] = {**summary(times[name][label], floor),
+                                        "floor_median_ms": round(floor, 1)}
 
         case("hook_refused_input", lambda s: timed(s.argv, b"not json", s.cold))
         case("new_statement", lambda s: s.run(s.cold, True))
