@@ -133,6 +133,7 @@ def _drain_detached(home: str) -> None:
         return
     try:
         os.setsid()
+        os.nice(10)  # background work: the hook's own exit (what Claude Code waits for) first
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
