@@ -151,14 +151,34 @@ def loads_object(raw: bytes) -> dict[str, object] | None:
 
 
 def _replace(target: str, body: bytes) -> bool:
+    """:func:`waymarks.files.atomic.write_atomic`'s rule (write a temporary file, fsync,
+    rename, fsync the directory) without its imports: this runs in the hook's lean client,
+    where importing ``pathlib`` (``fnmatch``, ``re``) would cost more than the whole
+    capture budget. Everything else in this module rewrites through ``write_atomic``."""
     temporary = f"{target}.{os.getpid()}.tmp"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        os.write(fd, body)
+        view = memoryview(body)
+        while view:
+            view = view[os.write(fd, view):]
         os.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(temporary, target)
+    try:
+        os.replace(temporary, target)
+    except OSError:
+        os.unlink(temporary)
+        raise
+    directory = os.open(os.path.dirname(target), os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    except OSError as exc:
+        import errno
+
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+    finally:
+        os.close(directory)
     return True
 
 
@@ -250,7 +270,10 @@ def _one(home: Path, path: str, evolution: Evolution, result: Drained) -> None:
             return
         result.kept += 1
         if _same(path, raw):  # a newer request for the session replaced it: it stands
-            _replace(path, dumps_request({**request, "tries": tries, "error": code}))
+            from waymarks.files.atomic import write_atomic
+
+            write_atomic(path, dumps_request({**request, "tries": tries, "error": code}),
+                         mode=0o600)
         return
     _remove_if_same(path, raw)
     result.done += 1
