@@ -2,8 +2,10 @@
 
 1. ``capture``: learning capture on the host's path — the Claude Code ``Stop`` hook, spawn
    to exit, run by ``benchmarks/evolution_capture.py`` (its baseline, ``python -c pass``
-   from the same virtualenv, is measured in the same run and subtracted). Target: the
-   median added by a turn with a new statement <= 30 ms, no model call.
+   from the same virtualenv, is measured in the same run and subtracted; the code this
+   branch started from runs beside it, as "before"). Target: the median added by a turn
+   with a new statement <= 30 ms, with and without the helper, no model call, and every
+   statement captured.
 2. ``throughput``: consolidation with the REAL step (the evolution ledger, fsync'd appends,
    the projection) and the real queue (evolution.db, synchronous=FULL), one attempt per
    check, against a loopback fake OpenAI-compatible model answering a valid reply.
@@ -59,15 +61,78 @@ def _queue(home: Path, step: object, origin: str) -> EvolutionQueue:
 
 
 def bench_capture(runs: int, sources: int) -> dict[str, object]:
+    """The Stop hook, before (the branch's start) and after, in the same run."""
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "evolution_capture.py"),
                            "--runs", str(runs), "--sources", str(sources)],
-                          capture_output=True, text=True, check=True, timeout=1800)
+                          capture_output=True, text=True, check=True, timeout=3600)
     data = json.loads(done.stdout)
-    added = float(data["new_statement"]["added_median_ms"])
+    after, before = data["after"], data["before"]
+    added = float(after["new_statement"]["added_median_ms"])
+    warm = float(after["helper_new_statement"]["added_median_ms"])
     return {"target_added_median_ms": TARGET_CAPTURE_ADDED_MS,
             "new_statement_added_median_ms": added,
-            "nothing_new_added_median_ms": data["nothing_new"]["added_median_ms"],
-            "met": added <= TARGET_CAPTURE_ADDED_MS, "model_calls": 0, "detail": data}
+            "helper_new_statement_added_median_ms": warm,
+            "before_new_statement_added_median_ms": before["new_statement"]["added_median_ms"],
+            "before_helper_new_statement_added_median_ms":
+                before["helper_new_statement"]["added_median_ms"],
+            "captured_all": after["captured_all"]["ok"],
+            "met": max(added, warm) <= TARGET_CAPTURE_ADDED_MS and after["captured_all"]["ok"],
+            "model_calls": 0, "detail": data}
+
+
+def bench_agent_end(root: Path, runs: int, messages: int) -> dict[str, object]:
+    """Pi's ``agent_end`` capture as the bridge runs it (``PiCapture.capture`` on the
+    bridge's session log, in process: what the extension's ``learn`` call waits for, the
+    RPC hop aside), with a new statement each turn and with nothing new. Baseline in the
+    same run: the same call with learning off (the switch read, nothing else)."""
+    from waymarks.hosts.pi_capture import PiCapture
+    from waymarks.ledger.log import header_line
+    from waymarks.ledger.session_file import SessionFile
+
+    home, project = root / "agent_end", root / "agent_end_project"
+    project.mkdir(parents=True)
+    home.mkdir()
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    path = root / "pi-session.jsonl"
+    lines = [header_line("3c3c3c3c-3c3c-4c3c-8c3c-3c3c3c3c3c3c", AT, str(project))]
+    parent = None
+    for n in range(messages):
+        role = "user" if n % 2 == 0 else "assistant"
+        text = f"Please look at file_{n}.py and fix the failing test" if role == "user" \
+            else f"I changed file_{n}.py; the test passes now."
+        entry = {"type": "message", "id": f"e{n}", "parentId": parent, "timestamp": AT,
+                 "message": {"role": role, "content": [{"type": "text", "text": text}]}}
+        lines.append((json.dumps(entry) + "\n").encode())
+        parent = f"e{n}"
+    path.write_bytes(b"".join(lines))
+    session = SessionFile.open(path)
+    capture = PiCapture(home)
+
+    def turn(new: bool, n: int) -> float:
+        nonlocal parent
+        if new:
+            entry = {"type": "message", "id": f"n{n}", "parentId": parent, "timestamp": AT,
+                     "message": {"role": "user", "content": [{"type": "text", "text":
+                                 f"Remember: service {n} uses port {9000 + n} from now on"}]}}
+            with path.open("ab") as handle:
+                handle.write((json.dumps(entry) + "\n").encode())
+            parent = f"n{n}"
+            session.refresh()
+        t0 = time.perf_counter()
+        capture.capture("agent_end", session, str(project))
+        return (time.perf_counter() - t0) * 1000
+
+    turn(False, -1)  # the first call opens what the bridge keeps open
+    new = [turn(True, n) for n in range(runs)]
+    same = [turn(False, n) for n in range(runs)]
+    (home / "config.toml").write_text("[evolution]\nlearn = false\n")
+    off = [turn(False, n) for n in range(runs)]
+    capture.close()
+    stats = summary(new, 2)
+    return {"messages": messages, "new_statement": stats, "nothing_new": summary(same, 2),
+            "baseline_learning_off": summary(off, 2),
+            "target_added_median_ms": TARGET_CAPTURE_ADDED_MS,
+            "met": stats["p50_ms"] <= TARGET_CAPTURE_ADDED_MS}
 
 
 def bench_throughput(root: Path, sources: int, fake: FakeProvider) -> dict[str, object]:
@@ -168,10 +233,12 @@ def main() -> int:
             "python": platform.python_version(),
             "machine": platform.machine(),
             "capture": bench_capture(args.runs, args.capture_sources),
+            "agent_end": bench_agent_end(root, args.runs, 200),
             "throughput": bench_throughput(root, args.sources, fake),
             "tick": bench_tick(root, args.settled, max(args.runs, 100), fake.origin),
         }
-    report["targets_met"] = all(report[k]["met"] for k in ("capture", "tick"))  # type: ignore[index]
+    report["targets_met"] = all(report[k]["met"]  # type: ignore[index]
+                                for k in ("capture", "agent_end", "tick"))  # type: ignore[index]
     print(json.dumps(report, indent=2))
     return 0
 

@@ -4,24 +4,36 @@ The hook runs as Claude Code runs it: a new process, ``<venv>/bin/waymarks --hom
 claude-code Stop``, the payload on stdin naming a real transcript (``--messages`` entries,
 user and assistant). Learning is on; the evolution ledger already holds ``--sources``
 captured sources. Cases, each against the floor ``python -c pass`` from the same virtualenv
-(the "added" figures subtract its median):
+(the "added" figures subtract the median of the floor runs interleaved with that case):
 
-- ``new_statement``: each run appends one new user statement to the transcript (one new
-  source captured: ledger lock, fold, append, fsync);
+- ``new_statement``: each run appends one new user statement to the transcript;
 - ``nothing_new``: the transcript has no new statement (the common turn);
 - ``learning_off``: the switch is off (the hook reads the config and stops);
 - ``hook_refused_input``: the entry point alone (input refused at once), for scale;
-- each of the first two once more through the warm helper (``WAYMARKS_CC_HELPER`` on).
-No model is called on this path, ever. Prints one JSON document.
+- each of the first two once more through the warm helper (started by the benchmark with
+  the same code, then stopped).
+
+Before and after in the same run: ``--before REF`` (default: the commit this branch
+started from) is exported with ``git archive`` and every case runs once with that code
+(``PYTHONPATH``) and once with the working tree's, alternating the two per case so load
+drifts hit both alike. Both are byte-compiled first, as an installed package is (the
+environment may set ``PYTHONDONTWRITEBYTECODE``; a hook that compiles its modules on every
+prompt measures the compiler). After each run the benchmark waits, untimed, until the
+capture spool is drained (capture now finishes after the hook has exited), and at the end
+checks that every new statement was captured (``captured_all``). No model is called on
+this path, ever. Prints one JSON document.
 
     .venv/bin/python benchmarks/evolution_capture.py [--runs 30] [--sources 1000]
+        [--before 779a7ab]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -30,9 +42,12 @@ import time
 import uuid
 from pathlib import Path
 
-from waymarks.service.evolution import Evolution
+from waymarks.service.capture_spool import pending
+from waymarks.service.evolution import Evolution, drain_captures
 
+ROOT = Path(__file__).resolve().parents[1]
 WAYMARKS = Path(sys.executable).parent / "waymarks"
+BASE = "779a7ab"  # where this branch started (capture inside the hook)
 
 
 def timed(argv: list[str], stdin: bytes = b"", env: dict[str, str] | None = None) -> float:
@@ -62,68 +77,147 @@ def assistant(text: str) -> str:
                                    "content": [{"type": "text", "text": text}]}})
 
 
+class Setup:
+    """One home, project and transcript, for one version of the code."""
+
+    def __init__(self, root: Path, src: Path, sources: int, messages: int) -> None:
+        self.home, self.project = root / "home", root / "project"
+        self.project.mkdir(parents=True)
+        self.home.mkdir()
+        (self.home / "config.toml").write_text("[evolution]\nlearn = true\n")
+        with Evolution(self.home) as evo:
+            evo.capture_many(str(self.project), "seed", [
+                ("statement", f"k{i}", f"Remember fact number {i} about module {i % 50}")
+                for i in range(sources)])
+        self.transcript = root / "transcript.jsonl"
+        lines = []
+        for i in range(messages // 2):
+            lines += [user(f"Please look at file_{i}.py and fix the failing test"),
+                      assistant(f"I changed file_{i}.py; the test passes now. " * 5)]
+        self.transcript.write_text("\n".join(lines) + "\n")
+        self.payload = json.dumps({
+            "session_id": str(uuid.uuid4()), "cwd": str(self.project),
+            "hook_event_name": "Stop", "transcript_path": str(self.transcript),
+            "stop_hook_active": False}).encode()
+        self.argv = [str(WAYMARKS), "--home", str(self.home), "hook", "claude-code", "Stop"]
+        base = {k: v for k, v in os.environ.items()
+                if k not in ("PI_SUBAGENT_AGENT_ID", "PYTHONDONTWRITEBYTECODE")}
+        base["PYTHONPATH"] = str(src)
+        self.env = base
+        self.cold = {**base, "WAYMARKS_CC_HELPER": "off", "CLAUDE_PROJECT_DIR": str(self.project)}
+        self.warm = {**base, "CLAUDE_PROJECT_DIR": str(self.project)}
+        self.stated = 0
+        self.helper: subprocess.Popen[bytes] | None = None
+
+    def settle(self) -> None:
+        """Untimed: wait until what the last hook queued is drained (a background drainer
+        or the helper), so the next run does not share the CPU with it. The helper answers
+        one connection at a time, so a ping returns once its capture work is done."""
+        if self.helper is not None:
+            from waymarks.hosts.cc_helper import _ask
+
+            _ask(self.home, "ping", b"")
+        deadline = time.monotonic() + 60
+        while pending(self.home) and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def run(self, env: dict[str, str], new: bool) -> float:
+        if new:
+            with self.transcript.open("a") as handle:
+                handle.write(user(f"Remember: service {uuid.uuid4().hex[:8]} uses port "
+                                  "8443 from now on") + "\n")
+                handle.write(assistant("Noted.") + "\n")
+            self.stated += 1
+        took = timed(self.argv, self.payload, env)
+        self.settle()
+        return took
+
+    def start_helper(self) -> None:
+        self.helper = subprocess.Popen(
+            [sys.executable, "-m", "waymarks.hosts.cc_helper", str(self.home)],
+            env={**self.env, "WAYMARKS_CC_HELPER_IDLE": "120"}, cwd=self.home,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        sock = self.home / "claude-code" / "helper.sock"
+        deadline = time.monotonic() + 60
+        while not sock.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.run(self.warm, False)  # its first answer opens what it keeps warm
+
+    def stop_helper(self) -> None:
+        if self.helper is not None:
+            self.helper.send_signal(signal.SIGTERM)
+            self.helper.wait(timeout=60)
+            self.helper = None
+
+    def captured(self) -> int:
+        drain_captures(self.home)
+        with Evolution(self.home) as evo:
+            return sum(1 for s in evo.store.sources() if "uses port 8443" in s.text)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--messages", type=int, default=200)
     parser.add_argument("--sources", type=int, default=1000)
+    parser.add_argument("--before", default=BASE, help="git ref of the 'before' code")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="waymarks-evo-") as tmp:
-        home, project = Path(tmp, "home"), Path(tmp, "project")
-        project.mkdir()
-        home.mkdir()
-        (home / "config.toml").write_text("[evolution]\nlearn = true\n")
-        with Evolution(home) as evo:
-            evo.capture_many(str(project), "seed", [
-                ("statement", f"k{i}", f"Remember fact number {i} about module {i % 50}")
-                for i in range(args.sources)])
-        transcript = Path(tmp, "transcript.jsonl")
-        lines = []
-        for i in range(args.messages // 2):
-            lines += [user(f"Please look at file_{i}.py and fix the failing test"),
-                      assistant(f"I changed file_{i}.py; the test passes now. " * 5)]
-        transcript.write_text("\n".join(lines) + "\n")
-        session = str(uuid.uuid4())
-        payload = json.dumps({"session_id": session, "cwd": str(project),
-                              "hook_event_name": "Stop", "transcript_path": str(transcript),
-                              "stop_hook_active": False}).encode()
-        argv = [str(WAYMARKS), "--home", str(home), "hook", "claude-code", "Stop"]
-        base_env = {k: v for k, v in os.environ.items() if k != "PI_SUBAGENT_AGENT_ID"}
-        cold = {**base_env, "WAYMARKS_CC_HELPER": "off", "CLAUDE_PROJECT_DIR": str(project)}
-        warm = {**base_env, "WAYMARKS_CC_HELPER_IDLE": "15", "CLAUDE_PROJECT_DIR": str(project)}
-        floor_runs = [timed([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
-        floor = statistics.median(floor_runs)
-        results: dict[str, object] = {"python_c_pass": summary(floor_runs)}
-        # the hook's own entry point, input refused at once: what any hook costs
-        results["hook_refused_input"] = summary(
-            [timed(argv, b"not json", cold) for _ in range(args.runs)], floor)
+        before_src = Path(tmp, "before")
+        before_src.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before, "src"],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(before_src)], input=archive, check=True)
+        versions = {"before": before_src / "src", "after": ROOT / "src"}
+        for src in versions.values():
+            compileall.compile_dir(str(src / "waymarks"), quiet=1)
+        setups = {name: Setup(Path(tmp, name), src, args.sources, args.messages)
+                  for name, src in versions.items()}
+        floor_runs: list[float] = []
+        results: dict[str, dict[str, object]] = {name: {} for name in setups}
+        times: dict[str, dict[str, list[float]]] = {name: {} for name in setups}
 
-        def new_statement(env: dict[str, str]) -> float:
-            with transcript.open("a") as handle:
-                handle.write(user(f"Remember: service {uuid.uuid4().hex[:8]} uses port "
-                                  "8443 from now on") + "\n")
-                handle.write(assistant("Noted.") + "\n")
-            return timed(argv, payload, env)
+        def case(label: str, go: object) -> None:
+            """Each round runs the floor and both versions back to back (load drifts hit
+            all three alike); "added" is against this case's own floor."""
+            for name in setups:
+                times[name][label] = []
+            floor_here = []
+            for _ in range(args.runs):
+                floor_here.append(timed([sys.executable, "-c", "pass"]))
+                for name, setup in setups.items():
+                    times[name][label].append(go(setup))  # type: ignore[operator]
+            floor_runs.extend(floor_here)
+            floor = statistics.median(floor_here)
+            for name in setups:
+                results[name][label] = {**summary(times[name][label], floor),
+                                        "floor_median_ms": round(floor, 1)}
 
-        results["new_statement"] = summary([new_statement(cold) for _ in range(args.runs)],
-                                           floor)
-        results["nothing_new"] = summary([timed(argv, payload, cold)
-                                          for _ in range(args.runs)], floor)
-        timed(argv, payload, warm)  # starts the helper
-        time.sleep(1.0)
-        results["helper_new_statement"] = summary(
-            [new_statement(warm) for _ in range(args.runs)], floor)
-        results["helper_nothing_new"] = summary(
-            [timed(argv, payload, warm) for _ in range(args.runs)], floor)
-        (home / "config.toml").write_text("[evolution]\nlearn = false\n")
-        results["learning_off"] = summary([timed(argv, payload, cold)
-                                           for _ in range(args.runs)], floor)
-        with Evolution(home) as evo:
-            counts = evo.counts()
-        results["setup"] = {"transcript_messages": len(transcript.read_text().splitlines()),
-                            "sources_before": args.sources,
-                            "sources_after": counts["sources_pending"]}
-        print(json.dumps(results, indent=1))
+        case("hook_refused_input", lambda s: timed(s.argv, b"not json", s.cold))
+        case("new_statement", lambda s: s.run(s.cold, True))
+        case("nothing_new", lambda s: s.run(s.cold, False))
+        for setup in setups.values():
+            setup.start_helper()
+        try:
+            case("helper_new_statement", lambda s: s.run(s.warm, True))
+            case("helper_nothing_new", lambda s: s.run(s.warm, False))
+        finally:
+            for setup in setups.values():
+                setup.stop_helper()
+        for setup in setups.values():
+            (setup.home / "config.toml").write_text("[evolution]\nlearn = false\n")
+        case("learning_off", lambda s: timed(s.argv, s.payload, s.cold))
+        for name, setup in setups.items():
+            (setup.home / "config.toml").write_text("[evolution]\nlearn = true\n")
+            got = setup.captured()
+            results[name]["captured_all"] = {"stated": setup.stated, "captured": got,
+                                             "ok": got == setup.stated}
+        report = {"python_c_pass": summary(floor_runs), "before_ref": args.before,
+                  "load_1m": os.getloadavg()[0], **results,
+                  "target_added_ms": 30.0,
+                  "met": all(results["after"][k]["added_median_ms"] <= 30.0  # type: ignore[index]
+                             for k in ("new_statement", "helper_new_statement"))}
+        print(json.dumps(report, indent=1))
     return 0
 
 

@@ -205,3 +205,20 @@ def test_no_benchmark_script_shadows_the_standard_library() -> None:
 
     scripts = (SRC.parents[1] / "benchmarks").glob("*.py")
     assert [p.name for p in scripts if p.stem in sys.stdlib_module_names] == []
+
+
+def test_records_are_copied_with_the_one_replace() -> None:
+    """``dataclasses.replace`` on a msgspec Struct fails only at run time (type checkers
+    accept it: a Struct is a dataclass transform), and records change declaration for
+    speed: every module copies a record with ``waymarks.core.records.replace``."""
+    offenders = []
+    for path in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.ImportFrom) and node.module == "dataclasses"
+                    and any(a.name == "replace" for a in node.names)):
+                offenders.append(str(path.relative_to(SRC)))
+            elif (isinstance(node, ast.Attribute) and node.attr == "replace"
+                  and isinstance(node.value, ast.Name) and node.value.id == "dataclasses"
+                  and path.name != "records.py"):
+                offenders.append(str(path.relative_to(SRC)))
+    assert offenders == []

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from waymarks.core.evolution.capture import is_statement, sanitize, summary_claims
-from waymarks.service.evolution import Evolution, ledger_path
+from waymarks.service.evolution import Evolution, drain_captures, ledger_path
 
 SESSION = "0f0e0d0c-0b0a-4009-8008-070605040302"
 
@@ -122,6 +122,9 @@ def _hook(home: Path, project: Path, event: str, transcript: Path,
 
 
 def _sources(home: Path) -> list[tuple[str, str]]:
+    # the Stop hook only queues a capture request; a detached drainer stores it. Draining
+    # here waits for that drainer (the spool lock) and stores what it has not yet
+    drain_captures(home)
     if not ledger_path(home).is_file():
         return []
     with Evolution(home) as evo:

@@ -40,7 +40,7 @@ def test_migration_from_version_one_keeps_jobs(tmp_path: Path) -> None:
                 "reserved_at, outcome) VALUES ('old', 'o', 1, 'p', 'm', 5, 'ok')")
     old.close()
     store = JobStore(path)
-    assert store.schema_version() == 2
+    assert store.schema_version() == SCHEMA_VERSION == 3
     assert store.job("old") is not None and store.job("old").state == "pending"  # type: ignore[union-attr]
     assert store.recent_calls(5)[0]["forced"] == 0
 

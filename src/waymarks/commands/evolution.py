@@ -39,6 +39,8 @@ _TEXT = {
     "late": "The reply for {source} came after its lease ended and was not applied.",
     "cancelled": "The attempt on {source} was cancelled; it stays pending.",
     "unknown_source": "No captured source {source} is known to the queue.",
+    "bad_row": "The queue row of {source} is damaged and left out; see `waymarks evolution "
+               "status`.",
 }
 
 
@@ -147,4 +149,38 @@ def _status_text(data: dict[str, Any]) -> str:
         lines.append(f"Estimated spend, 24 h: ${budgets['estimatedUsd24h']:.4f} of "
                      f"${budgets['dailyEstimatedUsd']:.2f}")
     lines += [f"Ignored: {i}" for i in data["config"]["ignored"]]
+    lines += [f"Fallback: {n['from']} failed ({n['reason']}), {n['to']} used, at {n['at']}"
+              for n in data.get("notices") or []]
+    spool = data.get("captureQueue") or {}
+    if spool.get("pending"):
+        lines.append(f"Captures waiting to be stored: {spool['pending']} (retried at the next "
+                     "turn, tick or `waymarks evolve`)")
+    if spool.get("setAside"):
+        lines.append(f"Captures set aside after {20} failed tries (in <home>/evolution/spool/"
+                     f"failed/): {', '.join(spool['setAside'])}; see the log for the code")
+    lines += _health_text(data.get("health") or {})
     return "\n".join(lines)
+
+
+def _health_text(health: dict[str, Any]) -> list[str]:
+    """Damaged rows by ID, with the fix (item 79); nothing when every row is well formed."""
+    lines = []
+    queue = health.get("queue") or {}
+    if queue and not queue.get("ok", True):
+        named = queue["badJobs"] + [str(c) for c in queue["badCalls"]] + queue["badRoutes"]
+        lines.append(f"Damaged queue rows in evolution.db (left out): {', '.join(named)}; "
+                     "move evolution.db aside to start the queue afresh (jobs come back "
+                     "from the unsettled sources)")
+    projection = health.get("projection") or {}
+    if projection.get("readable") and not projection.get("ok", True):
+        bad = projection.get("bad") or {}
+        parts = [f"{name} {', '.join(v['ids'])}" for name, v in bad.items() if v["count"]]
+        if projection.get("schema") != projection.get("expectedSchema"):
+            parts.append(f"schema {projection.get('schema')} (expected "
+                         f"{projection.get('expectedSchema')})")
+        if projection.get("marker") is False:
+            parts.append("the fold checkpoint")
+        lines.append(f"Damaged learned-memory rows in waymarks.db (left out): "
+                     f"{'; '.join(parts)}; run `waymarks rebuild-index` to fold the "
+                     "evolution ledger again")
+    return lines

@@ -57,6 +57,11 @@ class ModelReply(msgspec.Struct, frozen=True):
     model: str
     input_tokens: int = 0
     output_tokens: int = 0
+    #: what the provider says the call cost (OpenRouter's ``usage.cost``, Pi's
+    #: ``usage.cost.total``); None when it says nothing
+    reported_usd: float | None = None
+    #: reasoning tokens inside ``output_tokens``, when the provider reports them
+    reasoning_tokens: int = 0
 
 
 class ModelError(Exception):

@@ -8,7 +8,10 @@ connection, and exits after ``IDLE_SECONDS`` without work (``WAYMARKS_CC_HELPER_
 overrides; ``WAYMARKS_CC_HELPER=off`` never starts one).
 
 The client (:func:`run`) imports nothing of Waymarks: it sends the raw hook input and
-the event, prints the answer, exits 0. When no helper answers, it handles the hook in
+the event, prints the answer, exits 0. ``Stop`` is lighter still: the helper answers at once, then
+queues a capture request (:mod:`waymarks.service.capture_spool`) and captures; with no
+helper, the client writes the request durably itself (no ``json``/``re`` import) and a
+detached child captures (or the helper it starts). When no helper answers, it handles the hook in
 its own process (slower, same result) and starts a helper for the next prompt. The
 helper checks the input exactly as the in-process path does.
 """
@@ -71,6 +74,10 @@ def run(argv: list[str], home: str) -> int:
         # environment is not the hook's)
     raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
     project = os.environ.get("CLAUDE_PROJECT_DIR", "")
+    if event == "Stop" and len(argv) == 1:
+        stopped = _stop(home, raw, project)
+        if stopped is not None:
+            return stopped
     answer = _ask(home, event, raw, project)
     if answer is None:  # no helper took the request: nothing was done yet
         from pathlib import Path
@@ -87,29 +94,111 @@ def run(argv: list[str], home: str) -> int:
     return 0
 
 
+def _stop(home: str, raw: bytes, project: str) -> int | None:
+    """``Stop``: queue a capture request and leave (the analysis runs off this path: the
+    helper after it answered, else a detached drainer). ``None``: not handled here (the
+    input is not what a ``Stop`` hook sends, or the request could not be queued): the
+    in-process path answers, logs and captures as before."""
+    try:
+        with open(os.path.join(home, "config.toml"), "rb") as handle:
+            config = handle.read(1 << 20)
+        if b"learn" not in config or b"true" not in config:
+            return 0  # learning is off (the exact check, projects included, is the drainer's)
+    except OSError:
+        return 0  # no home configuration: learning is off
+    if _ask(home, "Stop", raw, project) is not None:
+        return 0  # the helper took it: it answers first, then queues and captures
+    found = _stop_input(raw, project)
+    if found is None:
+        return None
+    session, transcript, where = found
+    from waymarks.service.capture_spool import write_request
+
+    # no helper: the request is written durably (fsync) before this process leaves
+    if not write_request(home, "claude-code", "Stop", session, transcript, where):
+        return None
+    if os.environ.get("WAYMARKS_CC_HELPER", "on") != "off":
+        _start_helper(home)  # it drains the spool when it starts
+    else:
+        _drain_detached(home)
+    return 0
+
+
+def _stop_input(raw: bytes, project: str) -> tuple[str, str, str] | None:
+    """(session, transcript, project) from a ``Stop`` hook's input, checked as far as a
+    request needs (the drainer checks the rest); None when it is not usable."""
+    from waymarks.service.capture_spool import loads_object  # C JSON: no `re`, no `enum`
+
+    payload = loads_object(raw)
+    if payload is None or payload.get("hook_event_name") not in (None, "Stop"):
+        return None
+    session, cwd = payload.get("session_id"), payload.get("cwd")
+    transcript = payload.get("transcript_path")
+    if not (isinstance(session, str) and len(session) == 36
+            and [i for i, c in enumerate(session) if c == "-"] == [8, 13, 18, 23]
+            and all(c in "0123456789abcdefABCDEF-" for c in session)):
+        return None
+    if not isinstance(cwd, str) or not os.path.isabs(cwd) or not os.path.isdir(cwd):
+        return None
+    if not isinstance(transcript, str) or not os.path.isabs(transcript):
+        return None
+    where = project if project and os.path.isabs(project) and os.path.isdir(project) else cwd
+    return session.lower(), transcript, where
+
+
+def _drain_detached(home: str) -> None:
+    """Drain the capture spool in a detached child (no helper runs here): the hook's
+    process exits at once; the child holds none of its pipes."""
+    try:
+        pid = os.fork()
+    except OSError:
+        return  # the request stays queued for the next turn or tick
+    if pid:
+        return
+    try:
+        os.setsid()
+        os.nice(10)  # background work: the hook's own exit (what Claude Code waits for) first
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        from pathlib import Path
+
+        from waymarks.service.evolution import drain_captures
+
+        drain_captures(Path(home))
+    except Exception:  # noqa: BLE001 - a detached child has no one to tell; a request
+        pass  # that failed stays queued (the drain keeps it), so nothing is lost
+    finally:
+        os._exit(0)
+
+
 def _ask(home: str | Path, event: str, raw: bytes, project: str = "") -> str | None:
     """The helper's answer (``""``: nothing to print), or ``None`` if no helper took the
     request (then nothing was done, and the caller may do it itself)."""
     path = socket_path(home)
     if not os.path.exists(path):
         return None
-    import socket  # only when a helper may be listening (its module costs milliseconds)
+    # the C module, not `socket`: that one imports enum, selectors and array, ~1 ms of
+    # CPU quiet and tens of ms on a loaded machine, on every prompt (measured)
+    import _socket
 
+    client = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
-            client.settimeout(CONNECT_TIMEOUT_S)
-            _at_socket(path, client.connect)
-            client.settimeout(ANSWER_TIMEOUT_S)
-            name = event if event.isascii() and event.isalpha() else "invalid"
-            header = f'{{"protocol": "{PROTOCOL}", "event": "{name}"}}'.encode()
-            where = project.encode("utf-8", "replace") if "\n" not in project else b""
-            client.sendall(header + b"\n" + where + b"\n" + raw)
-            client.shutdown(socket.SHUT_WR)
-            chunks = []
-            while chunk := client.recv(65536):
-                chunks.append(chunk)
+        client.settimeout(CONNECT_TIMEOUT_S)
+        _at_socket(path, client.connect)
+        client.settimeout(ANSWER_TIMEOUT_S)
+        name = event if event.isascii() and event.isalpha() else "invalid"
+        header = f'{{"protocol": "{PROTOCOL}", "event": "{name}"}}'.encode()
+        where = project.encode("utf-8", "replace") if "\n" not in project else b""
+        client.sendall(header + b"\n" + where + b"\n" + raw)
+        client.shutdown(_socket.SHUT_WR)
+        chunks = []
+        while chunk := client.recv(65536):
+            chunks.append(chunk)
     except OSError:
         return None
+    finally:
+        client.close()
     reply = b"".join(chunks)
     if reply.startswith(b"ok\n"):
         return reply[3:].decode("utf-8", "replace")
@@ -154,6 +243,7 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
     server.listen(16)
     server.settimeout(idle_seconds)
     apps: dict[tuple[str, str], Any] = {}
+    _drain(home)  # capture requests queued while no helper ran
     tick = _start_recovery(home)
     try:
         while True:
@@ -175,6 +265,16 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                     if event == "ping":
                         connection.sendall(b"ok\n")
                         continue
+                    if event == "Stop":
+                        # answer first (the person's turn never waits for capture), then
+                        # queue the request durably and drain: a helper that dies in
+                        # between loses only the pointer, and the next turn's Stop reads
+                        # the same transcript again
+                        with contextlib.suppress(OSError):
+                            connection.sendall(b"ok\n")
+                            connection.shutdown(socket.SHUT_RDWR)
+                        _queue_stop(home, raw, project.decode("utf-8", "replace"))
+                        continue
                 except Exception:  # noqa: BLE001 (nothing was done: the client may do it)
                     continue
                 try:
@@ -194,6 +294,40 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
             os.unlink(path)
         if tick is not None:
             tick.stop()  # an attempt in flight returns to pending, without a failure
+
+
+def _queue_stop(home: Path, raw: bytes, project: str) -> None:
+    found = _stop_input(raw, project)
+    if found is None:
+        from datetime import UTC, datetime
+
+        from waymarks.hosts.claude_code import _log
+
+        _log(home, datetime.now(UTC), "Stop", "bad_input")
+        return
+    from waymarks.service.capture_spool import write_request
+
+    write_request(home, "claude-code", "Stop", *found)
+    _drain(home)
+
+
+def _drain(home: Path) -> None:
+    """Drain the capture spool with the helper's warm evolution state (a request that
+    fails stays queued; nothing here blocks a hook)."""
+    import sqlite3
+
+    from waymarks.hosts.claude_code_capture import drop_warm, warm_evolution
+    from waymarks.service.capture_spool import drain
+
+    try:
+        drain(home, warm_evolution(home))
+    except (sqlite3.Error, OSError) as exc:
+        from datetime import UTC, datetime
+
+        from waymarks.hosts.claude_code import _log
+
+        drop_warm(home)
+        _log(home, datetime.now(UTC), "Stop", type(exc).__name__)
 
 
 def _start_recovery(home: Path) -> Any:

@@ -358,8 +358,9 @@ class Bridge:
 
         if self._evolution is None:
             self._evolution = PiEvolution(self._ask_for_model)
-        result: dict[str, Any] = self._evolution.run(self._app(), params.get("provider"),
-                                                     params.get("model"))
+        result: dict[str, Any] = self._evolution.run(
+            self._app(), params.get("provider"), params.get("model"),
+            window=params.get("contextWindow"), max_tokens=params.get("maxTokens"))
         return result
 
     def _ask_for_model(self, method: str, params: dict[str, Any]) -> Any:

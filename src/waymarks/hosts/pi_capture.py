@@ -8,6 +8,10 @@ custom messages never become a statement) are kept by the cue rules of
 summaries are kept too (a summary source with up to 16 local claims). Sources are keyed by
 Pi's entry IDs, so a turn captured twice is one source; the last 16 statements at most.
 
+A capture that throws while storing (a busy database, a full disk) is not lost: a
+capture request naming Pi's session file is queued (:mod:`waymarks.service.capture_spool`)
+and retried at the next turn, the recovery tick or ``waymarks evolve`` (item 11).
+
 Skipped: learning off (the home's ``[evolution] learn``; a project may turn it off), a
 subagent process (``PI_SUBAGENT_AGENT_ID`` non-empty), a session that is not persistent.
 """
@@ -15,18 +19,22 @@ subagent process (``PI_SUBAGENT_AGENT_ID`` non-empty), a session that is not per
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any, Final
 
-from waymarks.core.evolution.cues import MAX_STATEMENTS, is_statement
-from waymarks.ledger.entries import Compaction, Message, bodies
 from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log import SessionLog
 from waymarks.service.capture_probe import unknown
+from waymarks.service.capture_spool import (
+    CAPTURE_BUSY_MS,
+    drain,
+    session_items,
+    write_request,
+)
 from waymarks.service.learning import learning_enabled
 
 EVENTS: Final = ("agent_end", "session_compact")
-MAX_SUMMARIES: Final = 2
 
 
 class PiCapture:
@@ -35,11 +43,20 @@ class PiCapture:
     def __init__(self, home: Path) -> None:
         self.home = home
         self._evolution: Any = None
+        #: the cue rules' verdict per session and Pi entry ID (entries never change)
+        self._judged: dict[str, dict[str, bool]] = {}
 
     def close(self) -> None:
         if self._evolution is not None:
             self._evolution.close()
             self._evolution = None
+
+    def _evo(self) -> Any:
+        if self._evolution is None:
+            from waymarks.service.evolution import Evolution
+
+            self._evolution = Evolution(self.home, busy_timeout_ms=CAPTURE_BUSY_MS)
+        return self._evolution
 
     def capture(self, event: str, session: SessionLog | None, cwd: str) -> dict[str, Any]:
         """Capture what ``event`` calls for; a content-free summary of what it did."""
@@ -52,22 +69,28 @@ class PiCapture:
         origin = canonical_project_path(cwd)
         if not learning_enabled(self.home, origin):
             return {"captured": 0, "skipped": "learning_off"}
-        statements: list[tuple[str, str, str]] = []
-        summaries: list[tuple[str, str, str]] = []
-        for body in bodies(session, ("message", "compaction")):
-            if isinstance(body, Message) and body.role == "user" and is_statement(body.text):
-                statements.append(("statement", body.id, body.text))
-            elif isinstance(body, Compaction) and body.summary and body.summary.strip():
-                summaries.append(("summary", body.id, body.summary))
-        items = statements[-MAX_STATEMENTS:]
-        if event == "session_compact":
-            items += summaries[-MAX_SUMMARIES:]
-        items = unknown(self.home, origin, session.session_id, items)
+        retried = self._retry()
+        judged = self._judged.setdefault(session.session_id, {})
+        if len(judged) > 100_000:  # bounded: a very long session starts over
+            judged.clear()
+        items = unknown(self.home, origin, session.session_id,
+                        session_items(session, event, judged))
         if not items:
-            return {"captured": 0}
-        if self._evolution is None:
-            from waymarks.service.evolution import Evolution
+            return {"captured": 0, **retried}
+        try:
+            done = self._evo().capture_many(origin, session.session_id, items)
+        except (sqlite3.Error, OSError):
+            self.close()  # a connection that failed is not reused
+            queued = write_request(self.home, "pi", event, session.session_id,
+                                   str(session.path), cwd)
+            return {"captured": 0, "queued": queued, **retried}
+        return {"captured": sum(1 for c in done if c is not None and c.new), **retried}
 
-            self._evolution = Evolution(self.home)
-        done = self._evolution.capture_many(origin, session.session_id, items)
-        return {"captured": sum(1 for c in done if c is not None and c.new)}
+    def _retry(self) -> dict[str, int]:
+        """Captures queued by earlier turns (of any session) are retried first."""
+        try:
+            result = drain(self.home, self._evo())
+        except (sqlite3.Error, OSError):
+            self.close()
+            return {}
+        return {"retried": result.captured} if result.done or result.kept else {}

@@ -91,8 +91,11 @@ def _reply(answer: Any, route: Route) -> ModelReply:
     text = answer.get("text")
     if not isinstance(text, str) or not text.strip():
         raise ModelError("invalid_output")
+    cost = answer.get("costUsd")
+    reported = float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) \
+        and 0 <= cost < 1e6 else None
     return ModelReply(text, route.provider, route.model, _count(answer.get("inputTokens")),
-                      _count(answer.get("outputTokens")))
+                      _count(answer.get("outputTokens")), reported_usd=reported)
 
 
 def _count(value: Any) -> int:
@@ -107,7 +110,10 @@ def pi_route(base: EvolutionConfig, provider: str, model: str) -> EvolutionConfi
     quota), and only while ``crossProviderFallback`` allows backups at all."""
     from waymarks.service.evolution_config import RouteConfig
 
-    backups = tuple(r for r in base.routes() if r.provider != provider)
+    # the configured routes back Pi's model up in the order they are configured to be
+    # tried (their own primary first, then its backups by priority and price: item 64)
+    backups = tuple(replace(r, priority=index) for index, r in enumerate(
+        r for r in base.routes() if r.provider != provider))
     return replace(base, primary=RouteConfig(provider, PI_API, model), fallback_models=(),
                    backups=backups)
 
@@ -140,8 +146,11 @@ class PiEvolution:
 
         return route_is_available(route)
 
-    def run(self, app: Waymarks, provider: Any, model: Any) -> dict[str, Any]:
-        """One queue attempt with Pi's active model; a content-free summary."""
+    def run(self, app: Waymarks, provider: Any, model: Any, *, window: Any = None,
+            max_tokens: Any = None) -> dict[str, Any]:
+        """One queue attempt with Pi's active model; a content-free summary. ``window``
+        and ``max_tokens``: the model's ``contextWindow`` and ``maxTokens`` as Pi declares
+        them (they shape the request: item 53)."""
         from waymarks.ledger.identity import canonical_project_path
         from waymarks.service.evolution_config import EvolutionConfigError
         from waymarks.service.evolution_wiring import config_for, open_for
@@ -169,4 +178,8 @@ class PiEvolution:
         except EvolutionConfigError:
             return {"outcome": "skipped", "reason": "config_invalid"}
         self._queue.config = pi_route(base, provider, model)
+        from waymarks.core.evolution.limits import ModelLimits
+
+        limits = ModelLimits.from_host(window, max_tokens)
+        self._queue.limits = lambda route: limits if route.api == PI_API else None
         return self._queue.run_once().to_json()

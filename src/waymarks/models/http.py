@@ -184,9 +184,13 @@ class OpenAIClient(_HttpClient):
         if choice.get("finish_reason") != "stop" or not isinstance(text, str):
             raise ModelError("invalid_output")
         usage = _usage(data)
+        details = usage.get("completion_tokens_details")
         return ModelReply(text, route.provider, route.model,
                           _count(usage.get("prompt_tokens")),
-                          _count(usage.get("completion_tokens")))
+                          _count(usage.get("completion_tokens")),
+                          reported_usd=_cost(usage.get("cost")),
+                          reasoning_tokens=_count(details.get("reasoning_tokens"))
+                          if isinstance(details, dict) else 0)
 
 
 class AnthropicClient(_HttpClient):
@@ -214,6 +218,13 @@ class AnthropicClient(_HttpClient):
         usage = _usage(data)
         return ModelReply("".join(str(p) for p in parts), route.provider, route.model,
                           _count(usage.get("input_tokens")), _count(usage.get("output_tokens")))
+
+
+def _cost(value: object) -> float | None:
+    """A provider-reported cost in USD (OpenRouter and others put it in ``usage.cost``)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0 <= value < 1e6 else None
 
 
 def _usage(envelope: dict[str, Any]) -> dict[str, Any]:

@@ -59,6 +59,7 @@ from waymarks.core.model_port import (
     SourceRef,
     StepOutcome,
 )
+from waymarks.core.privacy import LEVELS
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.learning import ledger_path as ledger_path  # re-exported
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, iso
@@ -90,15 +91,19 @@ class Evolution:
     """Learning for one home (see the module docstring)."""
 
     def __init__(self, home: Path, *, clock: Clock | None = None,
-                 ids: IdSource | None = None) -> None:
+                 ids: IdSource | None = None, busy_timeout_ms: int | None = None) -> None:
         self.home = home
         self.clock = clock or SystemClock()
         self.ids = ids or RandomIds()
+        #: how long a write waits for a busy ``waymarks.db`` (capture: short, then queued)
+        self.busy_timeout_ms = busy_timeout_ms
         self._ledger: SessionFile | None = None
         self._store: EvolutionStore | None = None
         #: source ID -> (offered claim IDs, digest of their states) of the request built
         #: last (item 36: a reply computed against a state changed since is not committed)
         self._in_flight: dict[str, tuple[tuple[str, ...], str]] = {}
+        #: the origin generation each pending request was built at (item 57)
+        self._generations: dict[str, int] = {}
 
     def close(self) -> None:
         if self._store is not None:
@@ -130,7 +135,10 @@ class Evolution:
     def store(self) -> EvolutionStore:
         if self._store is None:
             now_ms = int(self.clock.now().timestamp() * 1000)
-            self._store = EvolutionStore(self.home / DB_NAME, now_ms)
+            self._store = (EvolutionStore(self.home / DB_NAME, now_ms)
+                           if self.busy_timeout_ms is None else EvolutionStore(
+                               self.home / DB_NAME, now_ms,
+                               busy_timeout_ms=self.busy_timeout_ms))
         return self._store
 
     def sync(self) -> int:
@@ -213,10 +221,18 @@ class Evolution:
     # -- the consolidation step (core.model_port.ConsolidationStep) ----------------------
 
     def unsettled(self, limit: int) -> list[SourceRef]:
-        """Sources captured but not yet settled, oldest first."""
+        """Sources captured but not yet settled, oldest first. Capture requests waiting
+        in the spool are drained first (item 11: the recovery tick, ``evolve`` and every
+        queue check retry a capture that failed; one listing when there are none)."""
+        from waymarks.service.capture_spool import drain
+
+        drain(self.home, self)
         self.sync()
+        # a source row with a classification this code does not know is damaged: left out
+        # (``evolution status`` names it), the others still reach the queue (item 79)
         return [SourceRef(s.source_id, s.origin, s.classification, s.captured_at)
-                for s in self.store.unsettled(limit)]
+                for s in self.store.unsettled(limit)
+                if s.classification in LEVELS and s.origin and s.source_id]
 
     def request_for(self, source_id: str) -> ModelRequest | None:
         """The call to make for a source; ``None`` when it needs none (settled, unknown,
@@ -232,6 +248,9 @@ class Evolution:
         if request is not None:
             ids = tuple(c.id for c, _level in records)
             self._in_flight[source_id] = (ids, self._digest(ids))
+        # what the model is shown is as of this generation of the origin's memory; a reply
+        # applied after it changed is stale (item 57)
+        self._generations[source_id] = self.store.origin_generation(source.origin)
         if request is None:
             with self.ledger.locked():
                 self._locked_sync()
@@ -252,6 +271,12 @@ class Evolution:
             source = self._unsettled(source_id)
             if source is None:
                 return StepOutcome("no_change")
+            seen = self._generations.pop(source_id, None)
+            if seen is not None and seen != self.store.origin_generation(source.origin):
+                # the origin's memory changed while the model worked on an older view of
+                # it: nothing is written; the queue re-reads (a fresh request) within the
+                # source's caps (item 57, error policy "stale result")
+                return StepOutcome("stale")
             if isinstance(parsed, ContractBreak):
                 self.last_break = parsed.rule
                 return StepOutcome("invalid_output", rule=parsed.rule)
@@ -297,7 +322,10 @@ class Evolution:
     def _offered(self, source: SourceRow) -> list[tuple[ClaimRow, str]]:
         from waymarks.core.evolution.request import offered
 
-        claims = self.store.claims(states=["provisional"], origin=source.origin)
+        # a damaged claim row is left out (``evolution status`` names it), never offered
+        # and never allowed to stop the source's consolidation (item 79)
+        readable, _bad = self.store.readable_claims(["provisional"])
+        claims = [c for c in readable if c.origin == source.origin]
         out = []
         for claim in offered(source, claims):
             origin_source = self.store.view.source(claim.source_id)
@@ -368,3 +396,11 @@ def rebuild_evolution(home: Path, clock: Clock | None = None, ids: IdSource | No
         return None
     with Evolution(home, clock=clock, ids=ids) as evo:
         return evo.rebuild()
+
+
+def drain_captures(home: Path) -> dict[str, int]:
+    """Drain the home's capture spool once (a detached drainer, tests): counts only."""
+    from waymarks.service.capture_spool import CAPTURE_BUSY_MS, drain
+
+    with Evolution(home, busy_timeout_ms=CAPTURE_BUSY_MS) as evo:
+        return drain(home, evo).to_json()

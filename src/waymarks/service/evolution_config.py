@@ -21,7 +21,9 @@ is the queue's::
     dailyEstimatedUsd = 1.0      # optional rolling-24 h ceiling; then every route needs prices
     inputUsdPerMTok = 0.15       # optional prices of the primary route
     outputUsdPerMTok = 0.60
-    [[evolution.backups]]        # other providers, in priority order (same keys as above)
+    [[evolution.backups]]        # other providers (same keys as above), tried by
+                                 # priority = N (lower first), else by price, non-reasoning
+                                 # (reasoning = true) before reasoning, then ID (item 64)
     provider = "anthropic"
     api = "anthropic"
     endpoint = "https://api.anthropic.com"
@@ -64,7 +66,8 @@ APIS: Final = ("openai", "anthropic", "claude-code")
 #: the consolidation half's key: read there, ignored here
 OTHERS_KEYS: Final = frozenset({"learn"})
 _ROUTE_KEYS: Final = frozenset({"provider", "api", "endpoint", "model", "keyEnv",
-                                "inputUsdPerMTok", "outputUsdPerMTok"})
+                                "inputUsdPerMTok", "outputUsdPerMTok", "priority",
+                                "reasoning"})
 _TIGHTEN_INT: Final = ("callsPerHour", "sourceCalls", "sourceModels", "timeoutMs",
                        "sourceTimeMs")
 _TOP_KEYS: Final = (_ROUTE_KEYS | set(_TIGHTEN_INT)
@@ -89,6 +92,10 @@ class RouteConfig:
     key_env: str | None = None
     input_usd_per_mtok: float | None = None
     output_usd_per_mtok: float | None = None
+    #: a backup's explicit place (lower first); backups without one follow, by price
+    priority: int | None = None
+    #: a reasoning model (slower, costlier for this task): after others of equal price
+    reasoning: bool = False
 
     @property
     def priced(self) -> bool:
@@ -101,6 +108,17 @@ class RouteConfig:
 
 
 CLAUDE_CODE_ROUTE: Final = RouteConfig("anthropic", "claude-code", "default")
+
+
+def backup_order(route: RouteConfig) -> tuple[int, float, float, bool, str, str]:
+    """EVOLUTION item 64: backups with an explicit ``priority`` first (lower first), then
+    by price (input + output per million tokens; unknown prices last), then non-reasoning
+    models before reasoning ones, then by provider and model ID."""
+    if route.priority is not None:
+        return (0, float(route.priority), 0.0, False, route.provider, route.model)
+    price = (route.input_usd_per_mtok + route.output_usd_per_mtok  # type: ignore[operator]
+             if route.priced else math.inf)
+    return (1, 0.0, price, route.reasoning, route.provider, route.model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +145,8 @@ class EvolutionConfig:
         found += [replace(self.primary, model=m) for m in self.fallback_models
                   if m != self.primary.model]
         if self.cross_provider_fallback:
-            found += [b for b in self.backups if b.provider != self.primary.provider]
+            found += sorted((b for b in self.backups if b.provider != self.primary.provider),
+                            key=backup_order)
         return found
 
     def limits_json(self) -> dict[str, object]:
@@ -251,9 +270,15 @@ def _route(table: dict[str, Any], where: str, need_model: bool = False) -> Route
                                 or not _ENV_NAME.fullmatch(key_env)):
         raise EvolutionConfigError(f"{where} keyEnv must be the NAME of an environment "
                                    "variable (letters, digits, _), never the key itself")
+    priority = table.get("priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)
+                                 or not 0 <= priority <= 1000):
+        raise EvolutionConfigError(f"{where} priority must be a whole number 0-1000 "
+                                   "(lower is tried first)")
     return RouteConfig(str(provider).strip().lower(), api, str(model), endpoint, key_env,
                        _usd(table, "inputUsdPerMTok", where),
-                       _usd(table, "outputUsdPerMTok", where))
+                       _usd(table, "outputUsdPerMTok", where), priority,
+                       _bool(table, "reasoning", False, where))
 
 
 _SHOWN_KEY: Final = lazy(r"[A-Za-z][A-Za-z0-9]{0,31}")

@@ -35,6 +35,7 @@ from pathlib import Path
 from threading import Event
 
 from waymarks.core.egress import Egress
+from waymarks.core.evolution.limits import ModelLimits
 from waymarks.core.evolution.request import corrective
 from waymarks.core.evolution_policy import (
     TRANSPORT_COOLDOWN_S,
@@ -63,6 +64,8 @@ from waymarks.store.jobs import ANY_MODEL, Job, JobStore, Lease
 RECONCILE_BATCH = 64
 #: how many due jobs one check looks at to find one it may attempt
 CANDIDATES = 8
+#: fresh requests one attempt may make after a stale reply (item 57: "bounded re-read")
+STALE_REREADS = 1
 
 ClientFactory = Callable[[RouteConfig], ModelClient]
 
@@ -72,7 +75,8 @@ class Attempt:
     """What one check did. ``outcome``: ``idle`` (nothing due), ``waiting`` (``reason``
     says why nothing was attempted), ``settled``, ``failed``, ``paused``, ``given_up``,
     ``cancelled``, ``late`` (a result arrived after its lease: ignored), ``busy`` (another
-    process holds it), ``done`` (``evolve`` on a settled source), ``unknown_source``."""
+    process holds it), ``done`` (``evolve`` on a settled source), ``unknown_source``,
+    ``bad_row`` (its job row is damaged: left out; ``evolution status`` names it)."""
 
     outcome: str
     source_id: str | None = None
@@ -80,10 +84,16 @@ class Attempt:
     provider: str | None = None
     model: str | None = None
     calls: int = 0
+    #: a fallback from one route to another, when it is news (once per pair per hour)
+    notice: dict[str, str] | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {"outcome": self.outcome, "sourceId": self.source_id, "reason": self.reason,
-                "provider": self.provider, "model": self.model, "calls": self.calls}
+        found: dict[str, object] = {
+            "outcome": self.outcome, "sourceId": self.source_id, "reason": self.reason,
+            "provider": self.provider, "model": self.model, "calls": self.calls}
+        if self.notice is not None:
+            found["notice"] = self.notice
+        return found
 
 
 def _system_ms() -> int:
@@ -109,6 +119,11 @@ class EvolutionQueue:
         self.jitter = jitter
         self.cancel = cancel or Event()
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        #: the limits of a route's model, when the host knows them (Pi: the active
+        #: model's contextWindow and maxTokens; item 53); None: send as built
+        self.limits: Callable[[RouteConfig], ModelLimits | None] = lambda route: None
+        #: the code of the last route-level failure in this check (for fallback notices)
+        self.last_route_error: str | None = None
         #: run by :meth:`close` after the store is closed (e.g. the step's ``Waymarks``)
         self.on_close: list[Callable[[], None]] = []
 
@@ -166,7 +181,9 @@ class EvolutionQueue:
         if forced:
             job = self.store.job(str(source_id)) or self._by_prefix(str(source_id))
             if job is None:
-                return Attempt("unknown_source", source_id)
+                # a damaged row is named, not mistaken for an unknown source (item 79)
+                bad = self.store.is_bad(str(source_id))
+                return Attempt("bad_row" if bad else "unknown_source", source_id)
             if job.state in ("settled", "given_up"):
                 return Attempt("done", job.source_id, job.state)
             if job.state == "leased" and (job.lease_until or 0) > now:
@@ -220,15 +237,26 @@ class EvolutionQueue:
         usable = self._order(usable, job)
         calls = 0
         tried_models: list[str] = []
+        failed: RouteConfig | None = None
+        notice: dict[str, str] | None = None
+        self.last_route_error = None
         for route in usable:
             if (tried_models and route.model in tried_models) or self.store.cooling(
                     route.provider, route.model, self.now_ms()) is not None:
                 continue  # tried, or cooled down by the failure just now (auth: the provider)
+            if failed is not None and self.store.note_fallback(
+                    (failed.provider, failed.model), (route.provider, route.model),
+                    self.last_route_error or "unknown", self.now_ms()):
+                # one notice per route pair per hour, for the host to show (item 66)
+                notice = {"from": f"{failed.provider}/{failed.model}",
+                          "to": f"{route.provider}/{route.model}",
+                          "reason": self.last_route_error or "unknown"}
             outcome = self._call(job, lease, route, request, forced)
             calls += 1
             tried_models.append(route.model)
             if outcome is not None:
-                return _with(outcome, calls)
+                return _with(outcome, calls, notice=notice)
+            failed = route
             # a route-level failure (auth, quota, rate limit, no API): try the next route
             # in the same attempt, within the source's model budget
             if len(tried_models) >= self.config.source_models and not forced:
@@ -245,10 +273,25 @@ class EvolutionQueue:
         return routes
 
     def _call(self, job: Job, lease: Lease, route: RouteConfig, request: ModelRequest,
-              forced: bool, *, correcting: bool = False) -> Attempt | None:
+              forced: bool, *, correcting: bool = False, rereads: int = 0
+              ) -> Attempt | None:
         """One reserved call and what follows it; None means "try the next route".
-        ``correcting``: this call is the source's one format correction."""
+        ``correcting``: this call is the source's one format correction; ``rereads``: how
+        many stale replies this attempt already re-read after."""
         now = self.now_ms()
+        limits = self.limits(route)
+        if limits is not None:
+            from waymarks.core.evolution.limits import shape_request
+
+            shaped = shape_request(request, limits)
+            if shaped is None:
+                # the model's window cannot hold this request (item 53): not sent; the
+                # model is cooled down like a context overflow, the next route is tried
+                self.store.cool_down(route.provider, route.model, now + 3_600_000,
+                                     "bad_request", now)
+                self.last_route_error = "bad_request"
+                return None
+            request = shaped
         current = self.store.job(job.source_id) or job
         # a forced attempt (`evolve SOURCE`) gets a fresh deadline: the cumulative budget
         # is one of the source's own caps it overrides
@@ -299,12 +342,16 @@ class EvolutionQueue:
         assert reply is not None
         self.store.finish_call(reserved, "ok", now, duration, input_tokens=reply.input_tokens,
                                output_tokens=reply.output_tokens,
-                               estimated_usd=_estimate(route, reply))
+                               estimated_usd=_estimate(route, reply),
+                               reported_usd=reply.reported_usd,
+                               reasoning_tokens=reply.reasoning_tokens)
         self.store.route_ok(route.provider, route.model, now)
         if not self.store.holds(lease, self.now_ms()):  # lost while the call was recorded
             return Attempt("late", job.source_id, provider=route.provider, model=route.model)
         outcome = self.step.apply(job.source_id, reply, iso(datetime.fromtimestamp(
             now / 1000, UTC)))
+        if outcome.code == "stale":
+            return self._stale(job, lease, route, forced, reserved, rereads)
         effect = step_action(outcome.code)
         base = Attempt("settled", job.source_id, outcome.code, route.provider, route.model)
         now = self.now_ms()
@@ -330,6 +377,21 @@ class EvolutionQueue:
             return late
         return _with(base, 0, "paused" if pause else "failed", code)
 
+    def _stale(self, job: Job, lease: Lease, route: RouteConfig, forced: bool,
+               call_id: int, rereads: int) -> Attempt | None:
+        """The origin's memory changed while the model worked (item 57): nothing of the
+        reply was written. A bounded re-read: one fresh request and call in this attempt
+        (within the source's caps); past that the job is released, without a failure, for
+        the next check."""
+        self.store.call_outcome(call_id, "stale")
+        if rereads < STALE_REREADS:
+            fresh = self.step.request_for(job.source_id)
+            if fresh is not None:
+                again = self._call(job, lease, route, fresh, forced, rereads=rereads + 1)
+                return None if again is None else _with(again, 2)
+        self.store.release(lease, self.now_ms(), None)
+        return Attempt("waiting", job.source_id, "stale", route.provider, route.model)
+
     def _failed(self, job: Job, lease: Lease, route: RouteConfig, error: ModelError,
                 now: int) -> Attempt | None:
         action = action_for(error.code, error.retry_after_s)
@@ -342,6 +404,7 @@ class EvolutionQueue:
             self.store.cool_down(route.provider, route.model,
                                  now + int(TRANSPORT_COOLDOWN_S * 1000), action.code, now)
         if action.counts == "none":
+            self.last_route_error = action.code
             return None  # the route failed, not the source: the next route may be tried
         failures, outputs = self.store.failures_of(job.source_id)
         output = action.counts == "output"
@@ -364,9 +427,10 @@ class EvolutionQueue:
 
 
 def _with(attempt: Attempt, calls: int, outcome: str | None = None,
-          reason: str | None = None) -> Attempt:
+          reason: str | None = None, notice: dict[str, str] | None = None) -> Attempt:
     return Attempt(outcome or attempt.outcome, attempt.source_id, reason or attempt.reason,
-                   attempt.provider, attempt.model, max(calls, attempt.calls))
+                   attempt.provider, attempt.model, max(calls, attempt.calls),
+                   notice or attempt.notice)
 
 
 def _estimate(route: RouteConfig, reply: ModelReply) -> float | None:

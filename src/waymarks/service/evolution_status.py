@@ -18,9 +18,13 @@ from typing import Any
 
 from waymarks.core.privacy import ProviderPolicy
 from waymarks.files.atomic import write_atomic
+from waymarks.service.capture_spool import pending, set_aside
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.ports import iso
+from waymarks.store.evolution_probe import check_projection
 from waymarks.store.jobs import DB_FILE, JobStore
+
+PROJECTION_DB = "waymarks.db"
 
 #: failed jobs listed in detail
 FAILED_SHOWN = 5
@@ -72,6 +76,8 @@ WAIT_TEXT = {
     "price_unknown": "dailyEstimatedUsd is set but no usable route has prices "
                      "(inputUsdPerMTok/outputUsdPerMTok)",
     "source_cap": "the source spent its own call budget",
+    "stale": "the learned memory of its directory changed while the model worked; the "
+             "reply was not applied and the source is tried again with a fresh view",
 }
 
 
@@ -92,6 +98,8 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         hour = store.calls_since(now_ms - 3_600_000) if store else 0
         usd = store.usd_since(now_ms - 86_400_000) if store else 0.0
         recent = store.recent_calls(5) if store else []
+        queue_health = store.check().to_json() if store else None
+        notices = store.recent_notices(now_ms - 86_400_000) if store else []
     finally:
         if store is not None:
             store.close()
@@ -134,5 +142,13 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
                     "estimatedUsd24h": round(usd, 6), "dailyEstimatedUsd": config.daily_usd,
                     **config.limits_json()},
         "recentCalls": recent,
+        # fallbacks between routes in the last 24 h (one per route pair per hour)
+        "notices": [{**n, "at": _when(int(str(n["at"])))} for n in notices],
         "config": {"files": list(config.sources), "ignored": list(config.ignored)},
+        # capture requests waiting to be stored (item 11), and those set aside after
+        # failing every retry (file names: host, session, event; never content)
+        "captureQueue": {"pending": len(pending(home)), "setAside": set_aside(home)},
+        # rows that are not well formed, by ID only (item 79): readers leave them out
+        "health": {"queue": queue_health,
+                   "projection": check_projection(home / PROJECTION_DB)},
     }

@@ -152,12 +152,13 @@ class SqliteEvoView:
 class EvolutionStore:
     """The evolution tables of one ``waymarks.db`` (its own connection; migrates on open)."""
 
-    def __init__(self, path: Path, now_ms: int) -> None:
+    def __init__(self, path: Path, now_ms: int, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS
+                 ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000,
                                   check_same_thread=False)
         try:
-            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             self.db.execute("PRAGMA journal_mode = WAL")
             migrate(self.db, now_ms)
         except BaseException:
@@ -337,6 +338,20 @@ class EvolutionStore:
         return [(str(s), str(v), str(a), int(q)) for s, v, a, q in self.db.execute(
             "SELECT source_id, verdict, at, seq FROM evo_receipts WHERE claim_id = ?"
             " ORDER BY seq", (claim_id,))]
+
+    def origin_generation(self, origin: str) -> int:
+        """How many memory-changing events touched claims of ``origin`` (EVOLUTION item
+        57, F2): a claim created, or its content, kind or state changed. Feedback,
+        confirmation stamps and aliases alone do not count, so a reply is not thrown away
+        because someone marked a claim useful while the model was thinking."""
+        row = self.db.execute(
+            "SELECT count(*) FROM evo_changes c JOIN evo_claims k ON k.id = c.claim_id"
+            " WHERE k.origin = ? AND (c.before IS NULL"
+            " OR json_extract(c.before, '$.state') IS NOT json_extract(c.after, '$.state')"
+            " OR json_extract(c.before, '$.content') IS NOT json_extract(c.after, '$.content')"
+            " OR json_extract(c.before, '$.kind') IS NOT json_extract(c.after, '$.kind'))",
+            (origin,)).fetchone()
+        return int(row[0])
 
     def readable_claims(self, states: Sequence[str] | None = None
                         ) -> tuple[list[ClaimRow], list[str]]:

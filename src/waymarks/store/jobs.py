@@ -17,7 +17,12 @@ What must stay true:
 - only allowlisted codes are stored (``last_error``, ``wait_reason``, call outcomes):
   :func:`_code` refuses anything else, so no provider body or exception text can land here;
 - the file is WAL, ``synchronous=FULL``, mode 0600; a schema newer than this code is
-  refused before any DDL.
+  refused before any DDL;
+- every job row is validated when it is read (EVOLUTION item 79): a row whose state,
+  codes, counters, lease or model list is not one this code writes is left out of every
+  read and named in :attr:`JobStore.bad_jobs` (``evolution status`` lists it), so one
+  damaged row never stops the queue from working on the others. :meth:`JobStore.check`
+  validates every table and the schema marker for status.
 
 Times are integer milliseconds since the epoch, passed in by the caller (the store reads no
 clock).
@@ -33,35 +38,33 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
-import msgspec
+from waymarks.core.model_port import SourceRef
+from waymarks.store.job_rows import (
+    ALLOWED_CODES,
+    CALL_OUTCOMES,
+    JOB_COLUMNS,
+    STATES,
+    STEP_CODES,
+    WAIT_REASONS,
+    BadRowError,
+    Cooldown,
+    Job,
+    Lease,
+    QueueHealth,
+    call_ok,
+    parse_job,
+    route_ok,
+)
+from waymarks.store.job_rows import code as _code
 
-from waymarks.core.model_port import MODEL_ERROR_CODES, SourceRef
+__all__ = ["ALLOWED_CODES", "ANY_MODEL", "CALL_OUTCOMES", "DB_FILE", "MIGRATIONS",
+           "SCHEMA_VERSION", "STATES", "STEP_CODES", "WAIT_REASONS", "BadRowError", "Cooldown",
+           "Job", "JobStore", "Lease", "QueueHealth", "SchemaTooNewError"]
 
 DB_FILE: Final = "evolution.db"
 
-#: codes a wait reason may take (why a due job was not attempted)
-WAIT_REASONS: Final = frozenset({
-    "no_route", "privacy", "cooldown", "hourly_cap", "daily_budget", "source_cap",
-    "price_unknown"})
-#: codes a call outcome may take besides the model error codes
-CALL_OUTCOMES: Final = frozenset({"reserved", "ok", "late", "stale"}) | MODEL_ERROR_CODES
-#: outcome codes of a consolidation step a job may record (anything else is stored as
-#: ``write_rejected``)
-STEP_CODES: Final = frozenset({"applied", "no_change", "invalid_output", "write_rejected",
-                               "interrupted", "budget_spent"})
-STATES: Final = ("pending", "retrying", "leased", "paused", "settled", "given_up")
-ALLOWED_CODES: Final = WAIT_REASONS | CALL_OUTCOMES | STEP_CODES
-
-
 class SchemaTooNewError(Exception):
     """``evolution.db`` was written by a newer Waymarks; upgrade rather than lose its state."""
-
-
-def _code(value: str | None) -> str | None:
-    """An allowlisted code, or ``ValueError`` (never store free text)."""
-    if value is not None and value not in ALLOWED_CODES:
-        raise ValueError("not an allowlisted evolution code")
-    return value
 
 
 def _v1(db: sqlite3.Connection) -> None:
@@ -120,58 +123,32 @@ def _v2(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE model_calls ADD COLUMN forced INTEGER NOT NULL DEFAULT 0")
 
 
+def _v3(db: sqlite3.Connection) -> None:
+    # cost accounting (item 66): what the provider reported beside the estimate, and
+    # reasoning usage; one notice per fallback route pair per hour
+    db.execute("ALTER TABLE model_calls ADD COLUMN reported_usd REAL")
+    db.execute("ALTER TABLE model_calls ADD COLUMN reasoning_tokens INTEGER NOT NULL "
+               "DEFAULT 0")
+    db.execute("""CREATE TABLE recovery_notices (
+        id INTEGER PRIMARY KEY,
+        from_provider TEXT NOT NULL,
+        from_model TEXT NOT NULL,
+        to_provider TEXT NOT NULL,
+        to_model TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    ) STRICT""")
+    db.execute("CREATE INDEX recovery_notices_pair ON recovery_notices (from_provider, "
+               "from_model, to_provider, to_model, created_at)")
+
+
 #: schema steps, version n at index n-1; add new ones at the end, never edit old ones
-MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_v1, _v2)
+MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_v1, _v2, _v3)
+#: a fallback between the same two routes is noticed at most once in this window
+NOTICE_WINDOW_MS: Final = 3_600_000
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 #: the provider-wide row of ``route_health`` uses this model name
 ANY_MODEL: Final = "*"
-
-
-class Job(msgspec.Struct, frozen=True):
-    source_id: str
-    origin: str
-    classification: str
-    captured_at: str
-    state: str
-    attempt: int
-    calls: int
-    models: tuple[str, ...]
-    spent_ms: int
-    failures: int
-    output_failures: int
-    retry_at: int
-    checked_at: int
-    owner: str | None
-    lease_until: int | None
-    last_error: str | None
-    wait_reason: str | None
-
-
-class Lease(msgspec.Struct, frozen=True):
-    """A claimed attempt. Only the holder of this exact token may settle it."""
-
-    source_id: str
-    owner: str
-    attempt: int
-    until_ms: int
-
-
-class Cooldown(msgspec.Struct, frozen=True):
-    provider: str
-    model: str  # ``ANY_MODEL`` for the whole provider
-    until_ms: int
-    reason: str | None
-
-
-_JOB_COLUMNS: Final = ("source_id, origin, classification, captured_at, state, attempt, calls, "
-                       "models, spent_ms, failures, output_failures, retry_at, checked_at, "
-                       "owner, lease_until, last_error, wait_reason")
-
-
-def _job(row: Sequence[object]) -> Job:
-    values = list(row)
-    values[7] = tuple(json.loads(str(values[7])))
-    return Job(*values)  # type: ignore[arg-type]
 
 
 class JobStore:
@@ -182,6 +159,8 @@ class JobStore:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         os.close(fd)
         self.path = path
+        #: IDs of job rows left out of reads because they are not well formed (item 79)
+        self.bad_jobs: set[str] = set()
         self.db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
         self.db.execute("PRAGMA busy_timeout = 30000")
         self.db.execute("PRAGMA journal_mode = WAL")
@@ -262,10 +241,33 @@ class JobStore:
 
     # --- reads (no lock) ---------------------------------------------------------------
 
+    def _valid(self, rows: Iterable[Sequence[object]], limit: int | None = None) -> list[Job]:
+        """The well-formed jobs among ``rows`` (up to ``limit``); the others are named in
+        :attr:`bad_jobs` and left out, so they never hide the good ones behind them."""
+        found: list[Job] = []
+        for row in rows:
+            try:
+                found.append(parse_job(row))
+            except (BadRowError, TypeError, ValueError):
+                self.bad_jobs.add(str(row[0]))
+                continue
+            if limit is not None and len(found) >= limit:
+                break
+        return found
+
     def job(self, source_id: str) -> Job | None:
-        row = self.db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE source_id = ?",
+        """The job of ``source_id``; None when there is none or its row is not well formed
+        (then it is named in :attr:`bad_jobs`; see :meth:`is_bad`)."""
+        row = self.db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE source_id = ?",
                               (source_id,)).fetchone()
-        return None if row is None else _job(row)
+        found = [] if row is None else self._valid([row])
+        return found[0] if found else None
+
+    def is_bad(self, source_id: str) -> bool:
+        """Whether the job row of ``source_id`` exists and is not well formed."""
+        row = self.db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE source_id = ?",
+                              (source_id,)).fetchone()
+        return row is not None and not self._valid([row])
 
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
         """Source IDs that start with ``prefix`` (exact byte comparison, no wildcards)."""
@@ -277,23 +279,37 @@ class JobStore:
     def due(self, now: int, limit: int) -> list[Job]:
         """Due jobs, least recently checked first (candidate selection: no lock held)."""
         rows = self.db.execute(
-            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE state IN ('pending', 'retrying') "
-            "AND retry_at <= ? ORDER BY checked_at, captured_at, source_id LIMIT ?",
-            (now, limit))
-        return [_job(r) for r in rows]
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE state IN ('pending', 'retrying') "
+            "AND retry_at <= ? ORDER BY checked_at, captured_at, source_id", (now,))
+        return self._valid(rows, limit)
 
     def jobs_in(self, states: Sequence[str], limit: int) -> list[Job]:
         marks = ",".join("?" * len(states))
         rows = self.db.execute(
-            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE state IN ({marks}) "
-            "ORDER BY retry_at, source_id LIMIT ?", (*states, limit))
-        return [_job(r) for r in rows]
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE state IN ({marks}) "
+            "ORDER BY retry_at, source_id", tuple(states))
+        return self._valid(rows, limit)
 
     def counts(self) -> dict[str, int]:
         found = dict.fromkeys(STATES, 0)
         for state, count in self.db.execute("SELECT state, COUNT(*) FROM jobs GROUP BY state"):
             found[str(state)] = int(count)
         return found
+
+    def check(self) -> QueueHealth:
+        """Validate every row and the schema marker (``evolution status``; a full scan,
+        never on a hook's path)."""
+        bad_jobs = sorted({str(r[0]) for r in self.db.execute(
+            f"SELECT {JOB_COLUMNS} FROM jobs") if not self._valid([r])})
+        bad_calls = [int(r[0]) for r in self.db.execute(
+            "SELECT id, source_id, owner, attempt, provider, model, reserved_at, outcome, "
+            "input_tokens, output_tokens, estimated_usd, duration_ms FROM model_calls")
+            if not call_ok(r)]
+        bad_routes = [f"{r[0]}/{r[1]}" for r in self.db.execute(
+            "SELECT provider, model, cooldown_until, reason, transport_failures "
+            "FROM route_health") if not route_ok(r)]
+        return QueueHealth(self.schema_version(), SCHEMA_VERSION, tuple(bad_jobs),
+                           tuple(bad_calls), tuple(bad_routes))
 
     def open_jobs(self) -> int:
         """Jobs not settled (any other state), read through the state index: the recovery
@@ -323,10 +339,10 @@ class JobStore:
     def recent_calls(self, limit: int) -> list[dict[str, object]]:
         rows = self.db.execute(
             "SELECT provider, model, outcome, reserved_at, duration_ms, input_tokens, "
-            "output_tokens, estimated_usd, forced FROM model_calls ORDER BY id DESC LIMIT ?",
-            (limit,))
+            "output_tokens, estimated_usd, forced, reported_usd, reasoning_tokens "
+            "FROM model_calls ORDER BY id DESC LIMIT ?", (limit,))
         keys = ("provider", "model", "outcome", "reservedAt", "durationMs", "inputTokens",
-                "outputTokens", "estimatedUsd", "forced")
+                "outputTokens", "estimatedUsd", "forced", "reportedUsd", "reasoningTokens")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
     def cooldowns(self, now: int) -> list[Cooldown]:
@@ -453,19 +469,29 @@ class JobStore:
 
     def finish_call(self, call_id: int, outcome: str, now: int, duration_ms: int, *,
                     input_tokens: int = 0, output_tokens: int = 0,
-                    estimated_usd: float | None = None) -> None:
-        """Record how a reserved call ended (cost accounting, item 66)."""
+                    estimated_usd: float | None = None, reported_usd: float | None = None,
+                    reasoning_tokens: int = 0) -> None:
+        """Record how a reserved call ended (cost accounting, item 66): usage, the cost
+        estimated from the route's prices and the cost the provider reported, if any."""
         if outcome not in CALL_OUTCOMES:
             raise ValueError("not an allowlisted call outcome")
         with self.write() as db:
             db.execute(
                 "UPDATE model_calls SET outcome = ?, finished_at = ?, duration_ms = ?, "
-                "input_tokens = ?, output_tokens = ?, estimated_usd = ? WHERE id = ?",
+                "input_tokens = ?, output_tokens = ?, estimated_usd = ?, reported_usd = ?, "
+                "reasoning_tokens = ? WHERE id = ?",
                 (outcome, now, duration_ms, input_tokens, output_tokens, estimated_usd,
-                 call_id))
+                 reported_usd, reasoning_tokens, call_id))
             db.execute(
                 "UPDATE jobs SET spent_ms = spent_ms + ? WHERE source_id = "
                 "(SELECT source_id FROM model_calls WHERE id = ?)", (duration_ms, call_id))
+
+    def call_outcome(self, call_id: int, outcome: str) -> None:
+        """Correct how a finished call ended (a reply found stale when applied)."""
+        if outcome not in CALL_OUTCOMES:
+            raise ValueError("not an allowlisted call outcome")
+        with self.write() as db:
+            db.execute("UPDATE model_calls SET outcome = ? WHERE id = ?", (outcome, call_id))
 
     # --- settling ----------------------------------------------------------------------
 
@@ -530,6 +556,35 @@ class JobStore:
         row = self.db.execute("SELECT failures, output_failures FROM jobs WHERE source_id = ?",
                               (source_id,)).fetchone()
         return (0, 0) if row is None else (int(row[0]), int(row[1]))
+
+    # --- recovery notices ----------------------------------------------------------------
+
+    def note_fallback(self, from_route: tuple[str, str], to_route: tuple[str, str],
+                      reason: str, now: int) -> bool:
+        """Record that a call fell back from one route to another (item 66). One notice per
+        route pair per hour, across processes: True only for the one that is new (the
+        host shows it; the others are the same news)."""
+        _code(reason)
+        with self.write() as db:
+            seen = db.execute(
+                "SELECT 1 FROM recovery_notices WHERE from_provider = ? AND from_model = ? "
+                "AND to_provider = ? AND to_model = ? AND created_at > ? LIMIT 1",
+                (*from_route, *to_route, now - NOTICE_WINDOW_MS)).fetchone()
+            if seen is not None:
+                return False
+            db.execute(
+                "INSERT INTO recovery_notices (from_provider, from_model, to_provider, "
+                "to_model, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (*from_route, *to_route, reason, now))
+            return True
+
+    def recent_notices(self, since: int, limit: int = 5) -> list[dict[str, object]]:
+        rows = self.db.execute(
+            "SELECT from_provider, from_model, to_provider, to_model, reason, created_at "
+            "FROM recovery_notices WHERE created_at > ? ORDER BY id DESC LIMIT ?",
+            (since, limit))
+        return [{"from": f"{fp}/{fm}", "to": f"{tp}/{tm}", "reason": reason, "at": at}
+                for fp, fm, tp, tm, reason, at in rows]
 
     # --- route health ------------------------------------------------------------------
 

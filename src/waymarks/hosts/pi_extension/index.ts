@@ -208,7 +208,9 @@ export default function waymarks(pi: any) {
 			if (message?.stopReason === "error") return { error: errorCode(message.errorMessage) };
 			const text = (message?.content ?? []).filter((p: Json) => p?.type === "text").map((p: Json) => String(p.text ?? "")).join("");
 			const usage = message?.usage ?? {};
-			return { text, provider, model: id, inputTokens: Number(usage.input) || 0, outputTokens: Number(usage.output) || 0 };
+			// Pi's own cost figure (usage.cost.total, from its model prices), reported beside Waymarks' estimate (item 66)
+			const cost = Number(usage.cost?.total);
+			return { text, provider, model: id, inputTokens: Number(usage.input) || 0, outputTokens: Number(usage.output) || 0, ...(Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}) };
 		} catch (e) {
 			if (timedOut) return { error: "timeout" };
 			if (controller.signal.aborted) return { error: "cancelled" };
@@ -242,7 +244,11 @@ export default function waymarks(pi: any) {
 			try {
 				// only while Pi is idle: a consolidation call never competes with a turn
 				if (child && ready && ctx?.model && ctx.isIdle?.() !== false) {
-					await call(ctx, "evolve", { provider: ctx.model.provider, model: ctx.model.id }, LONG_CALL_MS);
+					// the model's window and output limit shape the request (EVOLUTION item 53)
+					const done = await call(ctx, "evolve", { provider: ctx.model.provider, model: ctx.model.id, contextWindow: ctx.model.contextWindow, maxTokens: ctx.model.maxTokens }, LONG_CALL_MS);
+					// a fallback to a backup route is news once per route pair per hour (item 66)
+					const notice = (done as Json)?.notice;
+					if (notice && ctx.hasUI) ctx.ui.notify(`Waymarks learning: ${notice.from} failed (${notice.reason}); used ${notice.to}`, "info");
 				}
 			} catch {}
 			scheduleEvolve();

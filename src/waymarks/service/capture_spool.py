@@ -1,0 +1,449 @@
+"""Durable capture requests, drained off the host's path (EVOLUTION items 10, 11; F20).
+
+Why: capture used to run inside the ``Stop`` hook (read the transcript, classify, lock the
+evolution ledger, fold, fsync): hundreds of milliseconds a turn without the helper, and a
+capture that threw (``SQLITE_BUSY``, a full disk) was simply lost. Now the hook only
+writes a small *capture request* here, durably, and the analysis runs where nobody waits:
+the Claude Code helper after it has answered, a detached drainer, the next turn, the
+recovery tick, or ``waymarks evolve``.
+
+A request is a reference, never content: which host, which event, which session, where the
+host's own durable record is (Claude Code's transcript, Pi's session file) and the project.
+Nothing the person said is stored before it is sanitized; the host's file is the source of
+truth and capture stays idempotent per entry ID (a turn drained twice is one source).
+
+What must stay true:
+- one file per (host, session, event), replaced atomically by the next turn's request, so
+  the spool is bounded by the sessions that have not been drained (``MAX_ENTRIES`` at most:
+  beyond it a request is refused and logged, never the disk filled);
+- a drain that fails (any ``sqlite3.Error`` or ``OSError``) keeps the request, with its
+  try count and a fixed error code, for the next turn or tick; after ``MAX_TRIES`` it is
+  moved to ``failed/`` and named by ``evolution status`` (never silently dropped);
+- a request that was replaced while it was being drained is kept (the newer turn stands);
+- drains are serialized by an exclusive ``flock`` on the spool's lock file, so a waiting
+  reader (``waymarks evolve``) sees everything drained before it;
+- this module imports only ``os`` at load, and the hook's lean client uses only
+  :func:`write_request` and :func:`loads_object`: both go through CPython's C JSON
+  functions (``_json``), because importing ``json`` pulls in ``re`` and ``enum``, which
+  cost more than the whole capture budget on a loaded machine (measured: ~60 ms of a
+  70 ms ``python -c pass``). Any other JSON here is imported where it is used.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # the hook path: not typing's
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from waymarks.service.evolution import Evolution
+
+SPOOL = ("evolution", "spool")
+FAILED = "failed"
+LOCK = ".lock"
+#: a request larger than this is not ours (paths and IDs only)
+MAX_REQUEST_BYTES = 16 * 1024
+#: at most this many requests wait at once
+MAX_ENTRIES = 256
+#: a request failing this many drains in a row is set aside in ``failed/``
+MAX_TRIES = 20
+#: requests one drain handles (the rest wait for the next)
+DRAIN_LIMIT = 32
+#: how long a capture waits for a busy database before it is queued for retry
+CAPTURE_BUSY_MS = 2000
+HOSTS = ("claude-code", "pi")
+#: the fixed codes a failed drain may record
+ERROR_CODES = ("sqlite_busy", "sqlite_error", "disk_full", "os_error")
+
+
+def spool_dir(home: str | os.PathLike[str]) -> str:
+    return os.path.join(home, *SPOOL)
+
+
+def request_name(host: str, session: str, event: str) -> str:
+    """The file of a request: one per host, session and event (a later turn replaces it)."""
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in session)[:80]
+    return f"{host}-{safe}-{event}.json"
+
+
+def write_request(home: str | os.PathLike[str], host: str, event: str, session: str,
+                  record: str, project: str) -> bool:
+    """Queue one capture request durably (written, fsync'd, renamed into place, mode
+    0600). ``record``: the host's own file (Claude Code's transcript, Pi's session file).
+    False when it was not queued (the spool is full, or the disk refused)."""
+    directory = spool_dir(home)
+    name = request_name(host, session, event)
+    body = dumps_request({"v": 1, "host": host, "event": event, "session": session,
+                          "record": record, "project": project, "tries": 0, "error": None})
+    if len(body) > MAX_REQUEST_BYTES:
+        return False
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        target = os.path.join(directory, name)
+        if not os.path.exists(target) and sum(
+                1 for n in os.listdir(directory) if n.endswith(".json")) >= MAX_ENTRIES:
+            return False  # full
+        return _replace(target, body)
+    except OSError:
+        return False
+
+
+def dumps_request(request: dict[str, object]) -> bytes:
+    """A flat object (str/int/None values) as JSON, through the C encoder."""
+    try:
+        from _json import encode_basestring_ascii as quote
+    except ImportError:  # not CPython
+        import json
+
+        return json.dumps(request).encode("utf-8")
+    parts = []
+    for key, value in request.items():
+        if value is None:
+            text = "null"
+        elif isinstance(value, bool) or not isinstance(value, str | int):
+            raise TypeError("a capture request holds only text, integers and null")
+        else:
+            text = quote(value) if isinstance(value, str) else str(int(value))
+        parts.append(f"{quote(key)}: {text}")
+    return ("{" + ", ".join(parts) + "}").encode("ascii")
+
+
+class _Context:
+    """What CPython's C scanner reads from a decoder (``json.JSONDecoder``'s defaults)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        raise ValueError("NaN and Infinity are not JSON")
+
+
+def loads_object(raw: bytes) -> dict[str, object] | None:
+    """A JSON object from ``raw`` (None: not UTF-8, not JSON, not an object), through the
+    C scanner; same result as ``json.loads`` for valid input."""
+    try:
+        text = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return None
+    try:
+        from _json import make_scanner
+    except ImportError:  # not CPython
+        import json
+
+        try:
+            value: object = json.loads(text)
+        except (ValueError, RecursionError):
+            return None
+    else:
+        try:
+            value, end = make_scanner(_Context)(text, 0)  # type: ignore[arg-type]
+        except (StopIteration, ValueError, TypeError, RecursionError):
+            return None
+        if end != len(text):
+            return None
+    return value if isinstance(value, dict) else None
+
+
+def _replace(target: str, body: bytes) -> bool:
+    """:func:`waymarks.files.atomic.write_atomic`'s rule (write a temporary file, fsync,
+    rename, fsync the directory) without its imports: this runs in the hook's lean client,
+    where importing ``pathlib`` (``fnmatch``, ``re``) would cost more than the whole
+    capture budget. Everything else in this module rewrites through ``write_atomic``."""
+    temporary = f"{target}.{os.getpid()}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        view = memoryview(body)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.replace(temporary, target)
+    except OSError:
+        os.unlink(temporary)
+        raise
+    directory = os.open(os.path.dirname(target), os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    except OSError as exc:
+        import errno
+
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+    finally:
+        os.close(directory)
+    return True
+
+
+def pending(home: str | os.PathLike[str]) -> list[str]:
+    """Names of the requests waiting, oldest first (no lock; a listing only)."""
+    try:
+        names = [n for n in os.listdir(spool_dir(home)) if n.endswith(".json")]
+    except OSError:
+        return []
+    directory = spool_dir(home)
+
+    def age(name: str) -> float:
+        try:
+            return os.stat(os.path.join(directory, name)).st_mtime
+        except OSError:
+            return 0.0
+
+    return sorted(names, key=lambda n: (age(n), n))
+
+
+def set_aside(home: str | os.PathLike[str]) -> list[str]:
+    """Requests that failed ``MAX_TRIES`` drains (for ``evolution status``)."""
+    try:
+        return sorted(os.listdir(os.path.join(spool_dir(home), FAILED)))
+    except OSError:
+        return []
+
+
+class Drained:
+    """What one drain did (counts only)."""
+
+    __slots__ = ("captured", "done", "dropped", "kept", "set_aside")
+
+    def __init__(self) -> None:
+        self.captured = 0  # new sources stored
+        self.done = 0  # requests handled and removed
+        self.kept = 0  # requests that failed and wait for the next drain
+        self.set_aside = 0  # requests moved to failed/
+        self.dropped = 0  # requests that were not ours (malformed): removed
+
+    def to_json(self) -> dict[str, int]:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+def drain(home: Path, evolution: Evolution, *, limit: int = DRAIN_LIMIT) -> Drained:
+    """Handle the waiting requests (oldest first, at most ``limit``) under the spool lock,
+    capturing with ``evolution`` (its store is closed after a failure, and reopened on
+    next use: a connection that failed is not reused). One directory listing when nothing
+    waits."""
+    result = Drained()
+    if not pending(home):
+        return result
+    import fcntl
+
+    directory = spool_dir(home)
+    lock = os.open(os.path.join(directory, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for name in pending(home)[:limit]:
+            _one(home, os.path.join(directory, name), evolution, result)
+    finally:
+        os.close(lock)  # releases the flock
+    return result
+
+
+def _one(home: Path, path: str, evolution: Evolution, result: Drained) -> None:
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_REQUEST_BYTES + 1)
+    except OSError:
+        return  # taken meanwhile
+    request = _parse(raw)
+    if request is None:
+        _remove_if_same(path, raw)
+        result.dropped += 1
+        return
+    import sqlite3
+
+    try:
+        result.captured += capture_request(home, request, evolution)
+    except (sqlite3.Error, OSError) as exc:
+        evolution.close()
+        code = _error_code(exc)
+        _log(home, request, code)
+        tries = int(request.get("tries") or 0) + 1
+        if tries >= MAX_TRIES:
+            _set_aside(home, path, raw)
+            result.set_aside += 1
+            return
+        result.kept += 1
+        if _same(path, raw):  # a newer request for the session replaced it: it stands
+            from waymarks.files.atomic import write_atomic
+
+            write_atomic(path, dumps_request({**request, "tries": tries, "error": code}),
+                         mode=0o600)
+        return
+    _remove_if_same(path, raw)
+    result.done += 1
+
+
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    if len(raw) > MAX_REQUEST_BYTES:
+        return None
+    request = loads_object(raw)
+    if request is None or request.get("v") != 1 or request.get("host") not in HOSTS:
+        return None
+    for key in ("event", "session", "record", "project"):
+        if not isinstance(request.get(key), str):
+            return None
+    if not isinstance(request.get("tries"), int):
+        return None
+    return request
+
+
+def _error_code(exc: BaseException) -> str:
+    import errno
+    import sqlite3
+
+    if isinstance(exc, sqlite3.OperationalError) and getattr(
+            exc, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+        return "sqlite_busy"
+    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+        return "sqlite_busy"  # (the message is inspected, never stored)
+    if isinstance(exc, sqlite3.Error):
+        return "disk_full" if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL" \
+            else "sqlite_error"
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "disk_full"
+    return "os_error"
+
+
+def _same(path: str, raw: bytes) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(MAX_REQUEST_BYTES + 1) == raw
+    except OSError:
+        return False
+
+
+def _remove_if_same(path: str, raw: bytes) -> None:
+    if _same(path, raw):
+        try:  # noqa: SIM105 - contextlib costs the hook's client ~2 ms of imports
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+def _set_aside(home: Path, path: str, raw: bytes) -> None:
+    failed = os.path.join(spool_dir(home), FAILED)
+    os.makedirs(failed, mode=0o700, exist_ok=True)
+    if _same(path, raw):
+        os.replace(path, os.path.join(failed, os.path.basename(path)))
+
+
+def _log(home: Path, request: dict[str, Any], code: str) -> None:
+    from datetime import UTC, datetime
+
+    from waymarks.service.logs import log_event
+
+    log_event(home, datetime.now(UTC), "evolution_capture_queued",
+              kind=str(request.get("host")), code=code)
+
+
+# -- what a request captures --------------------------------------------------------------
+
+
+def capture_request(home: Path, request: dict[str, Any], evo: Evolution) -> int:
+    """Capture what ``request`` names; the number of new sources. Raises
+    ``sqlite3.Error``/``OSError`` when storing fails (the caller queues it again)."""
+    if request["host"] == "claude-code":
+        return capture_transcript(home, request["event"], request["session"],
+                                  request["record"], request["project"], evo)
+    return capture_session_file(home, request["event"], request["record"],
+                                request["project"], evo)
+
+
+def capture_transcript(home: Path, event: str, session: str, transcript: str,
+                       project: str, evo: Evolution) -> int:
+    """Claude Code (``Stop``, ``PreCompact``): the person's statements (and, on
+    ``PreCompact``, compaction summaries) from the transcript's last ``TAIL_BYTES``."""
+    from waymarks.core.evolution.cues import MAX_STATEMENTS, is_statement
+    from waymarks.core.evolution.transcript import TAIL_BYTES, transcript_items
+    from waymarks.ledger.identity import canonical_project_path
+    from waymarks.service.learning import learning_enabled
+
+    if not os.path.isabs(project) or not os.path.isdir(project):
+        return 0
+    origin = canonical_project_path(project)
+    if not learning_enabled(home, origin):
+        return 0
+    if not os.path.isabs(transcript) or not os.path.isfile(transcript):
+        return 0
+    with open(transcript, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > TAIL_BYTES:
+            handle.seek(size - TAIL_BYTES)
+            handle.readline()  # a partial first line
+        data = handle.read(TAIL_BYTES)
+    statements, summaries = transcript_items(data)
+    chosen = [(key, text) for key, text in statements if is_statement(text)][-MAX_STATEMENTS:]
+    items = [("statement", key, text) for key, text in chosen]
+    if event == "PreCompact":
+        items += [("summary", key, text) for key, text in summaries[-MAX_SUMMARIES:]]
+    return _store(home, origin, session.lower(), items, evo)
+
+
+#: compaction summaries captured per request, newest last
+MAX_SUMMARIES = 2
+
+
+def session_items(session: Any, event: str, judged: dict[str, bool] | None = None
+                  ) -> list[tuple[str, str, str]]:
+    """Pi (``agent_end``, ``session_compact``): the person's statements (``message``
+    entries with role ``user`` only) and, on ``session_compact``, compaction summaries, as
+    (kind, entry ID, text). ``judged``: a long-lived caller's memo of the cue rules'
+    verdict per entry ID (an entry never changes; the rules cost ~0.1 ms per message, every
+    turn, over the whole session otherwise)."""
+    from waymarks.core.evolution.cues import MAX_STATEMENTS, is_statement
+    from waymarks.ledger.entries import Compaction, Message, bodies
+
+    statements: list[tuple[str, str, str]] = []
+    summaries: list[tuple[str, str, str]] = []
+    memo = judged if judged is not None else {}
+    for body in bodies(session, ("message", "compaction")):
+        if isinstance(body, Message) and body.role == "user":
+            verdict = memo.get(body.id)
+            if verdict is None:
+                verdict = memo[body.id] = is_statement(body.text)
+            if verdict:
+                statements.append(("statement", body.id, body.text))
+        elif isinstance(body, Compaction) and body.summary and body.summary.strip():
+            summaries.append(("summary", body.id, body.summary))
+    items = statements[-MAX_STATEMENTS:]
+    if event == "session_compact":
+        items += summaries[-MAX_SUMMARIES:]
+    return items
+
+
+def capture_session_file(home: Path, event: str, path: str, project: str,
+                         evo: Evolution) -> int:
+    """A Pi capture retried from Pi's own session file."""
+    from pathlib import Path as _Path
+
+    from waymarks.ledger.identity import canonical_project_path
+    from waymarks.ledger.session_file import SessionFile
+    from waymarks.service.learning import learning_enabled
+
+    origin = canonical_project_path(project)
+    if not learning_enabled(home, origin) or not os.path.isfile(path):
+        return 0
+    from waymarks.ledger.log import SessionFileError
+
+    try:
+        session = SessionFile.open(_Path(path))
+    except SessionFileError:
+        return 0  # not a Pi session file (any more): nothing of it can be captured
+    return _store(home, origin, session.session_id, session_items(session, event), evo)
+
+
+def _store(home: Path, origin: str, session: str, items: list[tuple[str, str, str]],
+           evo: Evolution) -> int:
+    from waymarks.service.capture_probe import unknown
+
+    items = unknown(home, origin, session, items)
+    if not items:
+        return 0
+    done = evo.capture_many(origin, session, items)
+    return sum(1 for c in done if c is not None and c.new)
