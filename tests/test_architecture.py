@@ -215,9 +215,7 @@ def test_records_are_copied_with_the_one_replace() -> None:
     for path in SRC.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.ImportFrom) and node.module == "dataclasses"
-                    and any(a.name == "replace" for a in node.names)):
-                offenders.append(str(path.relative_to(SRC)))
-            elif (isinstance(node, ast.Attribute) and node.attr == "replace"
+                    and any(a.name == "replace" for a in node.names)) or (isinstance(node, ast.Attribute) and node.attr == "replace"
                   and isinstance(node.value, ast.Name) and node.value.id == "dataclasses"
                   and path.name != "records.py"):
                 offenders.append(str(path.relative_to(SRC)))
