@@ -207,16 +207,19 @@ def test_no_benchmark_script_shadows_the_standard_library() -> None:
     assert [p.name for p in scripts if p.stem in sys.stdlib_module_names] == []
 
 
+def _copies_with_dataclasses_replace(node: ast.AST) -> bool:
+    if isinstance(node, ast.ImportFrom) and node.module == "dataclasses":
+        return any(alias.name == "replace" for alias in node.names)
+    return (isinstance(node, ast.Attribute) and node.attr == "replace"
+            and isinstance(node.value, ast.Name) and node.value.id == "dataclasses")
+
+
 def test_records_are_copied_with_the_one_replace() -> None:
     """``dataclasses.replace`` on a msgspec Struct fails only at run time (type checkers
     accept it: a Struct is a dataclass transform), and records change declaration for
     speed: every module copies a record with ``waymarks.core.records.replace``."""
-    offenders = []
-    for path in SRC.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.ImportFrom) and node.module == "dataclasses"
-                    and any(a.name == "replace" for a in node.names)) or (isinstance(node, ast.Attribute) and node.attr == "replace"
-                  and isinstance(node.value, ast.Name) and node.value.id == "dataclasses"
-                  and path.name != "records.py"):
-                offenders.append(str(path.relative_to(SRC)))
+    offenders = sorted({str(path.relative_to(SRC)) for path in SRC.rglob("*.py")
+                        if path != SRC / "core" / "records.py"
+                        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                        if _copies_with_dataclasses_replace(node)})
     assert offenders == []
