@@ -49,12 +49,14 @@ def server(home: Path, project: Path, *extra: str) -> Iterator[tuple[int, list[s
                             text=True)
     stderr: list[str] = []
     try:
-        for _ in range(100):  # wait for it to listen (bounded: 10 s)
+        deadline = time.monotonic() + 60  # bounded wait to listen (a loaded machine: slow)
+        while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
             except OSError:
                 assert proc.poll() is None, proc.communicate()[1]
+                assert time.monotonic() < deadline, "the server never listened"
                 time.sleep(0.1)
         yield port, stderr
     finally:

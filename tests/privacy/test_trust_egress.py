@@ -269,7 +269,8 @@ def test_the_http_token_comes_from_the_home_only(home: Path, project: Path) -> N
             return int(exc.code)
 
     try:
-        for _ in range(100):  # bounded wait for the server to listen
+        deadline = time.monotonic() + 60  # bounded wait to listen (a loaded machine: slow)
+        while time.monotonic() < deadline:
             try:
                 urllib.request.urlopen(url, timeout=1)
             except urllib.error.HTTPError:
