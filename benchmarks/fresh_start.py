@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -58,8 +59,16 @@ def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
         variants = {"python_pass": ([sys.executable, "-c", "pass"], env),
                     "recall": (recall, env), "pins": (pins, env)}
         if baseline_src:
-            variants["recall_baseline"] = (recall, with_src(env, baseline_src))
-            variants["pins_baseline"] = (pins, with_src(env, baseline_src))
+            # the baseline gets its own copy of the home, projected by its own code: a
+            # projection of a newer schema is refused by older code (as it should be)
+            base_home = root / "home-baseline"
+            shutil.copytree(home / "sessions", base_home / "sessions")
+            base_env = with_src(environment({"WAYMARKS_HOME": str(base_home),
+                                             "WAYMARKS_CC_HELPER": "off"}), baseline_src)
+            subprocess.run([*waymarks, "rebuild-index"], cwd=project, env=base_env,
+                           check=True, stdout=subprocess.DEVNULL)
+            variants["recall_baseline"] = (recall, base_env)
+            variants["pins_baseline"] = (pins, base_env)
         timed = interleaved(variants, runs, cwd=project)
         return {"size": size, "ledger_mb": round(ledger.stat().st_size / 1e6, 1),
                 "rebuild_s": round(rebuild_s, 2),

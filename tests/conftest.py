@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from waymarks.service.app import Waymarks
+
 # The suite runs on every core of a small machine next to other work: generating inputs
 # can take seconds there, which says nothing about the code under test. Every property
 # keeps its number of examples; only the time-based health checks are off.
 settings.register_profile("waymarks", suppress_health_check=[HealthCheck.too_slow],
                           deadline=None)
 settings.load_profile("waymarks")
-
-from waymarks.service.app import Waymarks
 
 
 class StepClock:
