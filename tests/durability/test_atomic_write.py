@@ -158,9 +158,7 @@ def test_no_other_module_rewrites_a_file_itself() -> None:
     nothing writes a file in place (``write_text``, ``write_bytes``)."""
     allowed = {("service/recovery.py", "set_aside"), ("personal/store.py", "migrate_legacy"),
                # a capture request that failed every retry, moved aside whole
-               ("service/capture_spool.py", "_set_aside"),
-               # the Stop hook's lean client: write_atomic's rule without its imports
-               ("service/capture_spool.py", "_replace")}
+               ("service/capture_spool.py", "_set_aside")}
     found = set()
     for path in SRC.rglob("*.py"):
         if path.parent.name == "files":

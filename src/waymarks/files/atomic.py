@@ -17,7 +17,8 @@ What must stay true:
   the umask); an explicit mode is applied exactly, whatever the umask.
 
 The target path is replaced as given: a caller that writes through a symbolic link
-resolves it first.
+resolves it first. Paths are handled as strings (``os.path``), so the module imports no
+more than ``os``: the Claude Code hook's lean client writes through it too.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: attempts at a free temporary name (a clash needs the same PID and 32 random bits)
 MAX_NAME_ATTEMPTS: Final = 16
@@ -34,10 +37,10 @@ MAX_NAME_ATTEMPTS: Final = 16
 
 def write_atomic(path: Path | str, data: bytes | str, *, mode: int | None = None) -> None:
     """Replace ``path``'s content with ``data`` (text is written as UTF-8)."""
-    target = Path(path)
+    target = os.fspath(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    directory = target.parent
-    fd, temp = _temporary(directory, target.name, mode)
+    directory = os.path.dirname(target) or "."
+    fd, temp = _temporary(directory, os.path.basename(target), mode)
     try:
         try:
             if mode is not None:
@@ -54,7 +57,7 @@ def write_atomic(path: Path | str, data: bytes | str, *, mode: int | None = None
     fsync_directory(directory)
 
 
-def fsync_directory(directory: Path) -> None:
+def fsync_directory(directory: Path | str) -> None:
     """Make the names in ``directory`` durable (a rename is not, until this returns).
 
     A file system that cannot sync a directory (``EINVAL``: some network and FUSE file
@@ -77,12 +80,12 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _temporary(directory: Path, name: str, mode: int | None) -> tuple[int, Path]:
+def _temporary(directory: str, name: str, mode: int | None) -> tuple[int, str]:
     """A new, exclusively created temporary file beside the target."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(MAX_NAME_ATTEMPTS):
         # a long target name is cut so that the temporary name stays a legal one
-        temp = directory / f".{name[:200]}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
+        temp = os.path.join(directory, f".{name[:200]}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
         try:
             return os.open(temp, flags, 0o666 if mode is None else 0o600), temp
         except FileExistsError:

@@ -85,7 +85,10 @@ def write_request(home: str | os.PathLike[str], host: str, event: str, session: 
         if not os.path.exists(target) and sum(
                 1 for n in os.listdir(directory) if n.endswith(".json")) >= MAX_ENTRIES:
             return False  # full
-        return _replace(target, body)
+        from waymarks.files.atomic import write_atomic  # imports no more than os
+
+        write_atomic(target, body, mode=0o600)
+        return True
     except OSError:
         return False
 
@@ -148,38 +151,6 @@ def loads_object(raw: bytes) -> dict[str, object] | None:
         if end != len(text):
             return None
     return value if isinstance(value, dict) else None
-
-
-def _replace(target: str, body: bytes) -> bool:
-    """:func:`waymarks.files.atomic.write_atomic`'s rule (write a temporary file, fsync,
-    rename, fsync the directory) without its imports: this runs in the hook's lean client,
-    where importing ``pathlib`` (``fnmatch``, ``re``) would cost more than the whole
-    capture budget. Everything else in this module rewrites through ``write_atomic``."""
-    temporary = f"{target}.{os.getpid()}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        view = memoryview(body)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        os.replace(temporary, target)
-    except OSError:
-        os.unlink(temporary)
-        raise
-    directory = os.open(os.path.dirname(target), os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    except OSError as exc:
-        import errno
-
-        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
-            raise
-    finally:
-        os.close(directory)
-    return True
 
 
 def pending(home: str | os.PathLike[str]) -> list[str]:
