@@ -43,6 +43,7 @@ from waymarks.core.evolution.model import (
     claim_id,
     priority,
 )
+from waymarks.core.evolution.progress import progress_refusal
 from waymarks.core.secrets import PLACEHOLDER_PREFIX, find_secrets
 
 #: refusals that are quarantines, not authority stops (the source is still applied)
@@ -99,6 +100,10 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
 
     for claim in proposed:
         new_id = claim_id(source.origin, claim.kind, claim.content)
+        limited = progress_refusal(source, claim, offered)  # a work source's narrow authority
+        if limited is not None:
+            refuse(claim.replaces or new_id, limited)
+            continue
         if find_secrets(claim.content) or PLACEHOLDER_PREFIX in claim.content:
             refuse(new_id, "still_redacted")
             continue

@@ -36,7 +36,7 @@ Basis = Literal["summary", "user_statement", "tool_observation", "manual_correct
 BASES: Final[tuple[str, ...]] = ("summary", "user_statement", "tool_observation",
                                  "manual_correction")
 Method = Literal["local", "model", "manual"]
-SourceKind = Literal["statement", "summary"]
+SourceKind = Literal["statement", "summary", "progress"]  # progress: a work turn
 
 #: a claim's content, in UTF-16 code units (the seed's unit)
 MIN_CONTENT: Final = 4
@@ -266,6 +266,8 @@ AUTHORITY_REASONS: Final = frozenset({
     "still_redacted",    # the content holds a credential or a redaction placeholder
     "forgotten",         # the content was forgotten in this origin
     "incorrect",         # a person marked a repeated claim incorrect (its source retired)
+    "progress_only",     # a work (progress) source may only update project state
+    "not_nominated",     # a work source may only replace a claim nominated for it
 })
 
 

@@ -1,0 +1,360 @@
+"""Work observations: what a turn's own tool results say was done (EVOLUTION items 37-42).
+
+A project's state claim ("the fix is not committed yet") goes stale when a later turn does
+the work and nothing learns from it. Here a host's *work turn* (the person's request, the
+tool calls and their linked results, the final reply) becomes a bounded, redacted
+``progress`` source document for the model step, or a reason why it does not.
+
+The gate (item 37): a work request (the person's text that started the turn), calls with
+IDs whose results carry the same IDs, and at least one recognised *work* operation
+(:data:`~.operations.WORK_PRIORITY`) from an allowed tool. At most :data:`MAX_SCAN`
+messages of the current turn are scanned (the newest).
+
+What must stay true:
+- retention by importance (item 38): at most :data:`MAX_KEPT` observations, the most
+  important first (ties: newer), then back in chronological order, so late inspections
+  never displace an early commit or a failed push;
+- bounds (item 39): an operation at most 1,024 B, an output at most 2,048 B as a head and
+  a *longer tail* (a failure's ending is where its reason is), the whole document at most
+  :data:`MAX_DOCUMENT_BYTES` (lower priorities dropped first, then older); omitted counts
+  and the scan limit are in the document;
+- redaction field by field *before* serialising (item 39, F11): every string goes through
+  the capture sanitizer on its own (local-only spans withheld, markers removed,
+  credentials redacted), so a dangling ``bearer`` in one field cannot swallow the next;
+  cut edges drop the partial word, so a credential cut in half is not left as a fragment;
+- exclusions (item 40): Waymarks' memory tools, and any operation whose text or arguments
+  name Waymarks' own state directory, are never observations;
+- interrupted turns (item 41): a final reply that ended in error or was aborted gives
+  ``completion: interrupted`` and no assistant report (observed operations are evidence,
+  not proof the whole task finished); a report is never proof either way;
+- resource hints (item 42) come from arguments only (``cd``, ``git -C``, file paths and
+  the checkout roots the caller finds for them), never from output or the working
+  directory alone: at most 16 names, 8 with their full path (<= 512 B).
+
+Pure: the caller passes ``root_of`` (a checkout root through ``.git``, or ``None``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from waymarks.core.evolution.capture import sanitize
+from waymarks.core.evolution.operations import (
+    MAX_OPERATION_BYTES,
+    WORK_PRIORITY,
+    Operation,
+    classify,
+    is_memory_tool,
+)
+from waymarks.core.privacy import Classification, highest
+
+MAX_SCAN: Final = 4_096
+MAX_KEPT: Final = 8
+MAX_OUTPUT_BYTES: Final = 2_048
+OUTPUT_HEAD_BYTES: Final = 512
+MAX_TEXT_BYTES: Final = 4_096  # the request and the report, each
+MAX_DOCUMENT_BYTES: Final = 28_000
+MAX_RESOURCES: Final = 16
+MAX_FULL_PATHS: Final = 8
+MAX_PATH_BYTES: Final = 512
+DOCUMENT_VERSION: Final = 1
+#: how much of a raw field is looked at before redaction (a bound on the work per field)
+_RAW_HEAD: Final = 4 * MAX_OUTPUT_BYTES
+_RAW_TAIL: Final = 8 * MAX_OUTPUT_BYTES
+_INTERRUPTED: Final = frozenset({"error", "aborted"})
+
+
+@dataclass(frozen=True, slots=True)
+class UserText:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    call_id: str
+    tool: str
+    args: Mapping[str, object]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    call_id: str
+    text: str
+    is_error: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantText:
+    text: str
+    stop: str = "stop"  # Pi's stop reason: stop, toolUse, error, aborted, ...
+
+
+TurnItem = UserText | ToolCall | ToolResult | AssistantText
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    seq: int
+    op: Operation
+    ok: bool
+    output: str  # raw: bounded and redacted when serialised
+
+
+@dataclass(frozen=True, slots=True)
+class WorkTurn:
+    """A turn that passed the gate: what the document is made from."""
+
+    request: str
+    observations: tuple[Observation, ...]  # retained, chronological
+    completion: str  # completed | interrupted
+    report: str | None
+    resources: tuple[tuple[str, str | None], ...]  # (name, full path or None)
+    omitted: int  # linked work observations not retained
+
+
+@dataclass(slots=True)
+class Scan:
+    """What the gate saw, as counts and codes only (diagnostics: never text)."""
+
+    scanned: int = 0
+    scan_limited: bool = False
+    calls: int = 0
+    linked: int = 0
+    ignored: dict[str, int] = field(default_factory=dict)
+    retained: int = 0
+    omitted: int = 0
+    completion: str = "none"
+    reason: str = "captured"  # captured | no_request | no_observation | no_work
+
+    def ignore(self, why: str) -> None:
+        self.ignored[why] = self.ignored.get(why, 0) + 1
+
+    def to_json(self) -> dict[str, object]:
+        return {"scanned": self.scanned, "scanLimited": self.scan_limited,
+                "calls": self.calls, "linked": self.linked, "ignored": dict(self.ignored),
+                "retained": self.retained, "omitted": self.omitted,
+                "completion": self.completion, "reason": self.reason}
+
+
+def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
+            root_of: Callable[[str], str | None] = lambda _p: None
+            ) -> tuple[WorkTurn | None, Scan]:
+    """The work turn ``items`` end with (from its last user text on), or ``None`` and
+    why, with the counts either way."""
+    scan = Scan()
+    window = items[-MAX_SCAN:]
+    scan.scan_limited = len(items) > MAX_SCAN
+    start = max((i for i, item in enumerate(window) if isinstance(item, UserText)
+                 and item.text.strip()), default=-1)
+    if start < 0:
+        scan.scanned = len(window)
+        scan.reason = "no_request"
+        return None, scan
+    turn = window[start:]
+    scan.scanned = len(turn)
+    request = turn[0].text  # type: ignore[union-attr]
+    results = {item.call_id: item for item in turn if isinstance(item, ToolResult)
+               and item.call_id}
+    found: list[Observation] = []
+    last_reply: AssistantText | None = None
+    for seq, item in enumerate(turn):
+        if isinstance(item, AssistantText):
+            last_reply = item
+        if not isinstance(item, ToolCall):
+            continue
+        scan.calls += 1
+        if is_memory_tool(item.tool):
+            scan.ignore("memory_tool")
+            continue
+        op = classify(item.tool, item.args, cwd)
+        if op is None:
+            scan.ignore("unknown_tool")
+            continue
+        result = results.get(item.call_id) if item.call_id else None
+        if result is None:
+            scan.ignore("unlinked")
+            continue
+        if _names_state_dir(op, item.args, state_dir):
+            scan.ignore("state_dir")
+            continue
+        scan.linked += 1
+        found.append(Observation(seq, op, not result.is_error, result.text))
+    interrupted = last_reply is not None and last_reply.stop in _INTERRUPTED
+    scan.completion = "interrupted" if interrupted else "completed"
+    if not found:
+        scan.reason = "no_observation"
+        return None, scan
+    if not any(o.op.priority >= WORK_PRIORITY for o in found):
+        scan.reason = "no_work"
+        return None, scan
+    kept = retain(found)
+    scan.retained, scan.omitted = len(kept), len(found) - len(kept)
+    report = None if interrupted or last_reply is None else last_reply.text
+    return WorkTurn(request, tuple(kept), scan.completion, report,
+                    resources(found, root_of), scan.omitted), scan
+
+
+def retain(found: Sequence[Observation], keep: int = MAX_KEPT) -> list[Observation]:
+    """The ``keep`` most important observations (ties: the newer), in chronological order."""
+    ranked = sorted(found, key=lambda o: (o.op.priority, o.seq), reverse=True)[:keep]
+    return sorted(ranked, key=lambda o: o.seq)
+
+
+def _names_state_dir(op: Operation, args: Mapping[str, object], state_dir: str) -> bool:
+    if not state_dir:
+        return False
+    root = state_dir.rstrip("/")
+    texts = [op.text, *op.directories, *op.files,
+             *(v for v in args.values() if isinstance(v, str))]
+    return any(t == root or root + "/" in t or t.endswith(root) for t in texts)
+
+
+def resources(found: Sequence[Observation], root_of: Callable[[str], str | None]
+              ) -> tuple[tuple[str, str | None], ...]:
+    """Checkout roots and directories the operations' arguments name: the most important
+    operations first; at most 16, the first 8 with their full path."""
+    paths: list[str] = []
+    for obs in sorted(found, key=lambda o: (-o.op.priority, o.seq)):
+        for directory in obs.op.directories:
+            paths.append(root_of(directory) or directory)
+        for file in obs.op.files:
+            root = root_of(file)
+            if root:
+                paths.append(root)
+    out: list[tuple[str, str | None]] = []
+    for path in dict.fromkeys(paths):
+        name = path.rstrip("/").rsplit("/", 1)[-1] or "/"
+        full = path if len(out) < MAX_FULL_PATHS and len(path.encode()) <= MAX_PATH_BYTES \
+            else None
+        out.append((name[:128], full))
+        if len(out) >= MAX_RESOURCES:
+            break
+    return tuple(out)
+
+
+# -- bounds and redaction --------------------------------------------------------------
+
+
+def _cut_head(data: bytes, limit: int) -> str:
+    """The first ``limit`` bytes, the partial word at the cut dropped."""
+    if len(data) <= limit:
+        return data.decode("utf-8", "ignore")
+    text = data[:limit].decode("utf-8", "ignore")
+    space = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"))
+    return text[:space] if space > 0 else ""
+
+
+def _cut_tail(data: bytes, limit: int) -> str:
+    """The last ``limit`` bytes, the partial word at the cut dropped."""
+    if len(data) <= limit:
+        return data.decode("utf-8", "ignore")
+    text = data[-limit:].decode("utf-8", "ignore")
+    cut = [i for i in (text.find(" "), text.find("\n"), text.find("\t")) if i >= 0]
+    return text[min(cut) + 1:] if cut else ""
+
+
+def clean(text: str) -> tuple[str, Classification]:
+    """One field sanitized on its own: local-only spans withheld, markers removed,
+    credentials redacted (``""`` when nothing may be kept)."""
+    done = sanitize(text)
+    return ("", "normal") if done is None else done
+
+
+def bounded_text(text: str, limit: int) -> tuple[str, Classification]:
+    """A request, report or operation: redacted, then at most ``limit`` bytes."""
+    data = text.encode("utf-8")
+    raw = _cut_head(data, _RAW_HEAD + limit) if len(data) > _RAW_HEAD + limit else text
+    body, level = clean(raw)
+    return _cut_head(body.encode("utf-8"), limit), level
+
+
+def preview(text: str, limit: int = MAX_OUTPUT_BYTES, head: int = OUTPUT_HEAD_BYTES
+            ) -> tuple[str, Classification]:
+    """A tool output: redacted, then its head and a longer tail (a failure's ending is
+    kept), with the number of bytes left out between them."""
+    data = text.encode("utf-8")
+    if len(data) > _RAW_HEAD + _RAW_TAIL:
+        first, first_level = clean(_cut_head(data, _RAW_HEAD))
+        last, last_level = clean(_cut_tail(data, _RAW_TAIL))
+        level = highest(first_level, last_level)
+    else:
+        whole, level = clean(text)
+        encoded = whole.encode("utf-8")
+        if len(encoded) <= limit:
+            return whole, level
+        first, last = whole, whole
+    first_b, last_b = first.encode("utf-8"), last.encode("utf-8")
+    marker_room = 40
+    kept_head = _cut_head(first_b, head)
+    kept_tail = _cut_tail(last_b, limit - len(kept_head.encode("utf-8")) - marker_room)
+    left_out = max(0, len(data) - len(kept_head.encode()) - len(kept_tail.encode()))
+    return f"{kept_head}\n[... {left_out} bytes omitted ...]\n{kept_tail}", level
+
+
+# -- the document ------------------------------------------------------------------------
+
+
+def document(turn: WorkTurn, targets: Sequence[str], scan: Scan
+             ) -> tuple[str, Classification, int]:
+    """The progress source document (JSON, at most :data:`MAX_DOCUMENT_BYTES`), its
+    classification and how many observations the byte bound dropped. Every field is
+    redacted on its own before anything is serialised."""
+    level: Classification = "normal"
+    request, lv = bounded_text(turn.request, MAX_TEXT_BYTES)
+    level = highest(level, lv)
+    report = None
+    if turn.report is not None:
+        report, lv = bounded_text(turn.report, MAX_TEXT_BYTES)
+        level = highest(level, lv)
+    rows: list[tuple[int, int, dict[str, object]]] = []
+    for obs in turn.observations:
+        op, lv1 = bounded_text(obs.op.text, MAX_OPERATION_BYTES)
+        out, lv2 = preview(obs.output)
+        level = highest(level, lv1, lv2)
+        rows.append((obs.op.priority, obs.seq, {
+            "tool": obs.op.tool, "kind": obs.op.label, "priority": obs.op.priority,
+            "operation": op, "ok": obs.ok, "output": out}))
+    names = []
+    for name, full in turn.resources:
+        shown, lv = clean(name)
+        entry: dict[str, object] = {"name": shown}
+        if full is not None:
+            path, lv3 = clean(full)
+            entry["path"] = path
+            lv = highest(lv, lv3)
+        level = highest(level, lv)
+        names.append(entry)
+    dropped = 0
+    while True:
+        doc = {"version": DOCUMENT_VERSION, "request": request,
+               "completion": turn.completion, "report": report,
+               "observations": [r for _p, _s, r in sorted(rows, key=lambda x: x[1])],
+               "resources": names, "targets": list(targets),
+               "omitted": {"observations": turn.omitted + dropped,
+                           "scanLimited": scan.scan_limited, "scanLimit": MAX_SCAN}}
+        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+        if len(text.encode("utf-8")) <= MAX_DOCUMENT_BYTES or not rows:
+            break
+        weakest = min(rows, key=lambda x: (x[0], x[1]))
+        rows.remove(weakest)
+        dropped += 1
+    if len(text.encode("utf-8")) > MAX_DOCUMENT_BYTES:  # only the request could do this
+        doc["request"] = _cut_head(request.encode("utf-8"), 1_024)
+        doc["report"] = None
+        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    return text, level, dropped
+
+
+def targets_of(text: str) -> tuple[str, ...]:
+    """The nominated target IDs a progress document carries (the host wrote them)."""
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        return ()
+    found = doc.get("targets") if isinstance(doc, dict) else None
+    if not isinstance(found, list):
+        return ()
+    return tuple(dict.fromkeys(t for t in found if isinstance(t, str)))[:8]
