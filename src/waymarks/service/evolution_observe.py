@@ -104,3 +104,26 @@ def last_capture(home: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def outcomes(home: Path) -> dict[str, Any]:
+    """Processed versus changed (EVOLUTION item 46): a settled source is *processed*; it
+    *changed* memory only when it wrote a claim. "Done" is not "learned". Counts only, by
+    source kind; nothing is created when nothing was learned yet."""
+    from waymarks.service.learning import ledger_path
+
+    empty: dict[str, Any] = {"processed": 0, "changed": 0, "unchanged": 0, "byKind": {}}
+    if not ledger_path(home).is_file():
+        return empty
+    with Evolution(home) as evo:
+        evo.sync()
+        writers = {c.source_id for c in evo.store.claims() if c.state != "conflicted"}
+        sources = [s for s in evo.store.sources() if s.settled is not None]
+    by_kind: dict[str, dict[str, int]] = {}
+    for source in sources:
+        slot = by_kind.setdefault(source.kind, {"processed": 0, "changed": 0})
+        slot["processed"] += 1
+        slot["changed"] += source.source_id in writers
+    changed = sum(v["changed"] for v in by_kind.values())
+    return {"processed": len(sources), "changed": changed,
+            "unchanged": len(sources) - changed, "byKind": by_kind}
