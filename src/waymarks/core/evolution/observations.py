@@ -160,6 +160,7 @@ def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
                and item.call_id}
     found: list[Observation] = []
     last_reply: AssistantText | None = None
+    known: dict[tuple[str, str], Operation | None] = {}  # a turn repeats its commands
     for seq, item in enumerate(turn):
         if isinstance(item, AssistantText):
             last_reply = item
@@ -169,7 +170,15 @@ def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
         if is_memory_tool(item.tool):
             scan.ignore("memory_tool")
             continue
-        op = classify(item.tool, item.args, cwd)
+        command = item.args.get("command")
+        memo = (item.tool, command) if isinstance(command, str) and len(item.args) <= 2 \
+            else None
+        if memo is not None and memo in known:
+            op = known[memo]
+        else:
+            op = classify(item.tool, item.args, cwd)
+            if memo is not None:
+                known[memo] = op
         if op is None:
             scan.ignore("unknown_tool")
             continue
@@ -216,16 +225,25 @@ def resources(found: Sequence[Observation], root_of: Callable[[str], str | None]
               ) -> tuple[tuple[str, str | None], ...]:
     """Checkout roots and directories the operations' arguments name: the most important
     operations first; at most 16, the first 8 with their full path."""
-    paths: list[str] = []
+    paths: dict[str, None] = {}  # in order, once each
+    roots: dict[str, str | None] = {}
+
+    def root(path: str) -> str | None:
+        if path not in roots:
+            roots[path] = root_of(path)
+        return roots[path]
+
     for obs in sorted(found, key=lambda o: (-o.op.priority, o.seq)):
         for directory in obs.op.directories:
-            paths.append(root_of(directory) or directory)
+            paths[root(directory) or directory] = None
         for file in obs.op.files:
-            root = root_of(file)
-            if root:
-                paths.append(root)
+            found_root = root(file)
+            if found_root:
+                paths[found_root] = None
+        if len(paths) >= MAX_RESOURCES:
+            break
     out: list[tuple[str, str | None]] = []
-    for path in dict.fromkeys(paths):
+    for path in paths:
         name = path.rstrip("/").rsplit("/", 1)[-1] or "/"
         full = path if len(out) < MAX_FULL_PATHS and len(path.encode()) <= MAX_PATH_BYTES \
             else None

@@ -29,6 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from waymarks.core.lazy_re import lazy
+
 MAX_INPUT: Final = 8_192
 MAX_COMMANDS: Final = 64
 MAX_WORDS: Final = 128
@@ -36,6 +38,10 @@ _OPERATORS: Final = ("&&", "||", ";;", "|&", ";", "|", "&", "\n", "(", ")")
 _WRAPPERS: Final = frozenset({"env", "sudo", "nohup", "time", "command", "exec", "nice",
                               "stdbuf", "timeout"})
 _GLOB: Final = frozenset("*?[")
+_OPERATOR_START: Final = frozenset("&|;\n()")
+#: characters that never start or change anything by themselves (``#`` and ``~`` matter
+#: only at a word's start, so a run never begins with them)
+_PLAIN: Final = lazy(r"[^\s'\"\\$`*?\[~<>&|;()#][^\s'\"\\$`*?\[<>&|;()]*")
 #: git options that take a value as the next word (besides ``-C``)
 _GIT_VALUE_OPTIONS: Final = frozenset({"-c", "--git-dir", "--work-tree", "--namespace",
                                        "--exec-path", "--config-env"})
@@ -101,6 +107,12 @@ def lex(line: str) -> tuple[list[list[Word]], bool]:
             while i < n and text[i] != "\n":
                 i += 1
             continue
+        plain = _PLAIN.match(text, i)
+        if plain is not None:  # a run of ordinary characters (most of any command line)
+            started = True
+            chars.append(plain.group())
+            i = plain.end()
+            continue
         if c in "<>" or text.startswith("&>", i):  # a redirection stays in its word
             started = True
             end = i + 1
@@ -109,7 +121,8 @@ def lex(line: str) -> tuple[list[list[Word]], bool]:
             chars.append(text[i:end])
             i = end
             continue
-        operator = next((op for op in _OPERATORS if text.startswith(op, i)), None)
+        operator = next((op for op in _OPERATORS if text.startswith(op, i)), None) \
+            if c in _OPERATOR_START else None
         if operator is not None:
             finish()
             if commands[-1]:
