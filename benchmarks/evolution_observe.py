@@ -4,7 +4,9 @@
   process, ``<venv>/bin/waymarks --home H hook claude-code PostToolUse``, a Bash call's real
   hook input on stdin, ~6 KB of output) answered by the warm helper, learning on: one
   bounded, redacted observation appended to the session's ledger (target: median <= 25 ms);
-- ``post_tool_use_cold``: the same without the helper (for scale);
+- ``post_tool_use_cold``: the same without the helper (for scale); ``hook_entry_point_only``
+  the entry point refusing its input at once (the cost of any hook process here);
+- ``post_tool_use_helper_side``: what the helper does per call (in-process, warm app);
 - ``post_tool_use_learning_off``: learning off, through the helper (nothing recorded);
 - ``capture_4096``: capturing a 4,096-message work turn in-process (gate, retention, bounds,
   field-by-field redaction, nomination against ``--claims`` project states, one source
@@ -125,6 +127,22 @@ def main() -> int:
             [timed(argv, payload, warm) for _ in range(args.runs)], floor)
         results["post_tool_use_cold"] = summary(
             [timed(argv, payload, cold) for _ in range(max(5, args.runs // 3))], floor)
+        # the same entry point refusing its input at once: what any hook process costs here
+        results["hook_entry_point_only"] = summary(
+            [timed(argv, b"not json", cold) for _ in range(args.runs)], floor)
+        # what the helper itself does per PostToolUse (in-process, warm app): the record
+        from waymarks.hosts.claude_code import handle
+        from waymarks.service.app import Waymarks
+
+        hook_input = json.loads(payload)
+        with Waymarks(home, cwd=str(project), keep_recall_index=True) as app:
+            handle("PostToolUse", hook_input, home, app)
+            inside = []
+            for run in range(args.runs):
+                started = time.perf_counter()
+                handle("PostToolUse", {**hook_input, "tool_use_id": f"in{run}"}, home, app)
+                inside.append((time.perf_counter() - started) * 1000)
+        results["post_tool_use_helper_side"] = summary(inside)
 
         items = big_turn(project)
         observe_runs = []
