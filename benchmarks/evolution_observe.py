@@ -143,6 +143,10 @@ def main() -> int:
                 handle("PostToolUse", {**hook_input, "tool_use_id": f"in{run}"}, home, app)
                 inside.append((time.perf_counter() - started) * 1000)
         results["post_tool_use_helper_side"] = summary(inside)
+        (home / "config.toml").write_text("[evolution]\nlearn = false\n")
+        results["post_tool_use_learning_off"] = summary(
+            [timed(argv, payload, warm) for _ in range(args.runs)], floor)
+        (home / "config.toml").write_text("[evolution]\nlearn = true\n")
 
         items = big_turn(project)
         observe_runs = []
@@ -163,9 +167,6 @@ def main() -> int:
         results["capture_4096"] = summary(capture_runs)
         results["capture_decisions"] = sorted(decisions)
 
-        (home / "config.toml").write_text("[evolution]\nlearn = false\n")
-        results["post_tool_use_learning_off"] = summary(
-            [timed(argv, payload, warm) for _ in range(args.runs)], floor)
         sessions = list((home / "sessions").rglob("*.jsonl"))
         recorded = sum(line.count("waymarks-tool-observation-v1")
                        for p in sessions for line in p.read_text().splitlines())

@@ -193,3 +193,57 @@ def test_the_ledger_holds_the_redacted_document(evo: Evolution, home: Path) -> N
     items = _work(request=f"commit the checkout fix, token {token}")
     capture_work(evo, ORIGIN, "s1", "turn-1", items, cwd=ORIGIN, host="test")
     assert token not in ledger_path(home).read_text()
+
+
+def test_an_unchanged_pending_state_gets_a_fresher_evidence_date(evo: Evolution,
+                                                                  home: Path) -> None:
+    """EVOLUTION item 47: the work turn's evidence was weighed and the state still holds."""
+    target = _learn_state(evo)
+    before = evo.claim(target)
+    assert before is not None
+    decision = capture_work(evo, ORIGIN, "s1", "turn-1", _work(), cwd=ORIGIN, host="test")
+    sid = decision["sourceId"]
+    source = evo.store.view.source(sid)
+    assert source is not None
+    outcome = evo.apply(sid, _reply({"kind": "project_state", "content": PENDING,
+                                     "replaces": target, "searchTerms": ["alias only"]}), AT)
+    assert (outcome.code, outcome.written) == ("applied", 1)
+    after = evo.claim(target)
+    assert after is not None and after.state == "provisional"
+    assert after.updated_at == source.captured_at > before.updated_at
+    assert (after.basis, after.source_id) == ("tool_observation", sid)
+    assert after.search_terms == before.search_terms  # aliases are not what refreshes
+    assert after.content == before.content  # nothing is guessed complete
+    # the refresh is an event like any other: incremental == rebuilt after deleting the db
+    evo.close()
+    (home / "waymarks.db").unlink()
+    with Evolution(home) as again:
+        rebuilt = again.claim(target)
+    assert rebuilt == after
+
+
+def test_a_statement_deriving_the_same_state_again_moves_no_date(evo: Evolution) -> None:
+    target = _learn_state(evo)
+    before = evo.claim(target)
+    said = evo.capture(ORIGIN, "statement", f"Remember again: {PENDING}", session="s9",
+                       key="again")
+    assert said is not None
+    evo.apply(said.source_id, _reply({"kind": "project_state", "content": PENDING,
+                                      "searchTerms": ["new alias"]}), AT)
+    after = evo.claim(target)
+    assert after is not None and before is not None
+    assert after.updated_at == before.updated_at and after.source_id == before.source_id
+
+
+def test_a_settled_state_is_not_refreshed(evo: Evolution) -> None:
+    done = "The shop checkout fix is committed and pushed"
+    target = _learn_state(evo, done)
+    decision = capture_work(evo, ORIGIN, "s1", "turn-1",
+                            _work(request="commit the checkout fix and push it again"),
+                            cwd=ORIGIN, host="test")
+    assert [t["id"] for t in decision["targets"]] == [target]
+    before = evo.claim(target)
+    outcome = evo.apply(decision["sourceId"], _reply({"kind": "project_state",
+                                                      "content": done, "replaces": target}), AT)
+    assert outcome.code == "no_change"
+    assert evo.claim(target) == before

@@ -43,6 +43,7 @@ from waymarks.core.evolution.model import (
     FeedbackRecord,
     ForgetRecord,
     ImportRecord,
+    RefreshRecord,
     RefusalRecord,
     ResolveRecord,
     SettledRecord,
@@ -173,6 +174,15 @@ def _fold(rec: _Recorder, view: EvoView, record: EvolutionRecord, seq: int) -> E
                       "confirmed" if confirmed else "nothing_to_confirm", "host", record.at)
     if isinstance(record, ImportRecord):
         return Effect("imported", record.digest, True, "legacy_import", "person", record.at)
+    if isinstance(record, RefreshRecord):  # a work source left a pending state standing
+        claim, source = view.claim(record.id), view.source(record.source_id)
+        if (claim is None or source is None or source.kind != "progress"
+                or claim.state != "provisional" or claim.kind != "project_state"
+                or claim.origin != source.origin or not _later(record.at, claim.updated_at)):
+            return Effect("refresh", record.id, False, "not_refreshed", "model", record.at)
+        rec.put_claim(replace(claim, updated_at=record.at, basis=source.basis,
+                              method="model", source_id=record.source_id))
+        return Effect("refresh", record.id, True, "refreshed", "model", record.at)
     if isinstance(record, ForgetRecord):
         return _forget(rec, view, record)
     if isinstance(record, FeedbackRecord):

@@ -241,9 +241,22 @@ class ImportRecord(msgspec.Struct, frozen=True, tag="imported", tag_field="op",
     skipped: int = 0
 
 
+class RefreshRecord(msgspec.Struct, frozen=True, tag="refresh", tag_field="op",
+                    rename="camel", omit_defaults=True):
+    """A work (``progress``) source's observations were weighed and left a pending project
+    state standing unchanged: its evidence date moves to ``at`` (the source's capture time)
+    and its evidence to the source (EVOLUTION item 47). Content and search terms stay; only
+    a progress source may write one, and only for a claim nominated for it."""
+
+    schema_version: int
+    id: str
+    source_id: str
+    at: str
+
+
 EvolutionRecord = (SourceRecord | ClaimRecord | RefusalRecord | SettledRecord | ForgetRecord
                    | FeedbackRecord | CorrectRecord | ConflictRecord | ResolveRecord
-                   | UndoRecord | ImportRecord | ConfirmRecord)
+                   | UndoRecord | ImportRecord | ConfirmRecord | RefreshRecord)
 #: feedback verdicts, by slot
 UTILITY_VERDICTS: Final = frozenset({"useful", "unhelpful"})
 ACCURACY_VERDICTS: Final = frozenset({"accurate", "incorrect"})

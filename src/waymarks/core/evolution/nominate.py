@@ -61,6 +61,11 @@ class Nominee:
     reasons: tuple[str, ...]  # fixed codes: path, name, topic, pending, features:N
 
 
+def is_pending(text: str) -> bool:
+    """Whether a state reads as unfinished ("not committed", "pending", "todo", ...)."""
+    return _PENDING.search(text) is not None
+
+
 def features(text: str) -> set[str]:
     return {w.lower().strip(".-") for w in _WORD.findall(text)} - _STOP - {""}
 
@@ -106,7 +111,7 @@ def nominate(claims: Sequence[ClaimRow], origin: str, request: str,
         score += FEATURE_SCORE * shared
         if shared:
             reasons.append(f"features:{shared}")
-        if _PENDING.search(claim.content):
+        if is_pending(claim.content):
             score += PENDING_SCORE
             reasons.append("pending")
         scored.append((score, claim.updated_at, claim.id,

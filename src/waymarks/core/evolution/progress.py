@@ -27,6 +27,7 @@ from typing import Final
 
 from waymarks.core.egress import Egress
 from waymarks.core.evolution.contract import ProposedClaim
+from waymarks.core.evolution.nominate import is_pending
 from waymarks.core.evolution.observations import targets_of
 from waymarks.core.evolution.request import (
     MAX_CLAIM_BYTES,
@@ -138,3 +139,15 @@ def progress_refusal(source: SourceRow, claim: ProposedClaim,
     if claim.replaces is None or claim.replaces not in offered_ids:
         return "not_nominated"
     return None
+
+
+def refreshes(source: SourceRow, claim: ProposedClaim, offered_ids: frozenset[str],
+              done: set[str]) -> bool:
+    """Whether returning a nominated pending state unchanged refreshes its evidence date
+    (EVOLUTION item 47): only from a progress source (its observations were weighed), only
+    for a nominated target once, only when the state reads as pending. A statement or
+    summary that merely derives the same text again, or new search terms alone (alias-only
+    enrichment), never moves a date; nothing here ever marks work complete."""
+    return (is_progress(source) and claim.replaces is not None
+            and claim.replaces in offered_ids and claim.replaces not in done
+            and is_pending(claim.content))
