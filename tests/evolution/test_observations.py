@@ -326,3 +326,11 @@ def test_tool_output_never_nominates() -> None:
     got, _scan = observe(items, cwd=None, state_dir=STATE)
     assert got is not None
     assert nominate(claims, "/o", got.request, got.resources) == []
+
+
+def test_an_unfinished_last_reply_is_flagged() -> None:
+    items = turn(bash("c1", "git commit -m x"), reply=AssistantText("", "toolUse"))
+    got, scan = observe(items, cwd=None, state_dir=STATE)
+    assert got is not None and scan.unfinished and scan.to_json()["unfinished"] is True
+    _got, scan = observe(turn(bash("c1", "git commit -m x")), cwd=None, state_dir=STATE)
+    assert not scan.unfinished

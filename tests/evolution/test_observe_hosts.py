@@ -120,6 +120,7 @@ def test_an_interrupted_claude_code_turn_and_the_diagnostics(tmp_path: Path) -> 
     learning = json.loads(_cli(home, project, "--json", "evolution", "learning").stdout)
     last = learning["lastCapture"]
     assert last["decision"] == "captured" and last["scan"]["completion"] == "interrupted"
+    assert last["statementsCaptured"] == 0  # "commit the shop release" is no statement
     with Evolution(home) as evo:
         source = evo.store.view.source(last["sourceId"])
         assert source is not None

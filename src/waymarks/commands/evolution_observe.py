@@ -21,14 +21,18 @@ def learning_lines(data: dict[str, Any]) -> list[str]:
         scan = last.get("scan") or {}
         decision = str(last.get("decision"))
         ignored = ", ".join(f"{k} {v}" for k, v in sorted((scan.get("ignored") or {}).items()))
+        said = last.get("statementsCaptured")
         lines.append(f"Last work turn ({last.get('host')}, {last.get('at')}): "
-                     f"{_WHY.get(decision, decision)}")
+                     f"{_WHY.get(decision, decision)}"
+                     + (f"; {said} statement(s) captured beside it" if said else ""))
         lines.append(f"  scanned {scan.get('scanned', 0)} messages"
                      f"{' (limit reached)' if scan.get('scanLimited') else ''}, "
                      f"{scan.get('calls', 0)} calls, {scan.get('linked', 0)} linked, "
                      f"{scan.get('retained', 0)} retained, {scan.get('omitted', 0)} omitted"
                      f"{f', ignored: {ignored}' if ignored else ''}; completion "
-                     f"{scan.get('completion', 'none')}")
+                     f"{scan.get('completion', 'none')}"
+                     + (" (unfinished: the last reply asked for tools)"
+                        if scan.get("unfinished") else ""))
         for target in last.get("targets") or []:
             lines.append(f"  target {target.get('id')} score {target.get('score')} "
                          f"({', '.join(target.get('reasons') or [])})")

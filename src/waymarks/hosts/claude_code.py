@@ -116,9 +116,9 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
     if event == "Stop":  # learning capture only: no Waymarks app, no model call
         from waymarks.hosts.claude_code_capture import capture
 
-        capture(event, payload, home, app.cwd if app is not None else project_of(
+        said = capture(event, payload, home, app.cwd if app is not None else project_of(
             payload, project), warm=app is not None)
-        _work(event, payload, home, project, app)  # close the work turn
+        _work(event, payload, home, project, app, said.get("captured"))  # the work turn
         return None
     if event in ("PostToolUse", "PostToolUseFailure"):  # one bounded work observation
         _work(event, payload, home, project, app)
@@ -153,7 +153,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
 
 
 def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
-          app: Any) -> None:
+          app: Any, statements: int | None = None) -> None:
     """Work observations (:mod:`waymarks.hosts.claude_code_observe`): a tool event records
     one, ``Stop`` closes the turn. Learning off or nothing to record opens no app."""
     from waymarks.hosts import claude_code_observe as observe
@@ -162,7 +162,8 @@ def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
     if not observe.learning_on(home, cwd):
         return
     if event == "Stop":  # reads the session's ledger; creates nothing, opens no app
-        observe.close_turn(payload, home, cwd, app.bound_session if app is not None else None)
+        observe.close_turn(payload, home, cwd, app.bound_session if app is not None else None,
+                           statements)
         return
     data = observe.observation(event, payload)
     if data is None:

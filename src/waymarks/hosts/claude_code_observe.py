@@ -50,8 +50,8 @@ def observation(event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
     return observation_record(payload)
 
 
-def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None
-               ) -> dict[str, Any]:
+def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None,
+               statements: int | None = None) -> dict[str, Any]:
     """At ``Stop`` (learning on): capture the turn's recorded observations as a work
     source. ``warm``: a session ledger a helper already holds (used when it is this one).
     A session with no ledger yet recorded nothing: nothing is created."""
@@ -74,7 +74,8 @@ def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None
     from waymarks.hosts.work_turns import capture, from_claude_code
 
     items = from_claude_code(entries, report, interrupted)
-    return capture(home, cwd, session.session_id, items, host="claude-code")
+    return capture(home, cwd, session.session_id, items, host="claude-code",
+                   statements=statements)
 
 
 def _turn_entries(session: Any) -> list[tuple[str, Any]]:

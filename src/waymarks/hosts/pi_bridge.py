@@ -338,7 +338,8 @@ class Bridge:
             from waymarks.hosts.work_turns import capture, from_pi
 
             work = capture(self.home, self._app().cwd, self.ledger.session_id,
-                           from_pi(params["turn"]), host="pi")
+                           from_pi(params["turn"]), host="pi",
+                           statements=done.get("captured"))
             done["work"] = work.get("decision")
         if params.get("event") == "agent_end" and self.ledger is not None:
             feedback = self._natural_feedback(self.ledger)

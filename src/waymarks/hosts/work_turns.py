@@ -69,7 +69,7 @@ def from_pi(messages: object) -> list[TurnItem]:
 
 
 def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem], *,
-            host: str, warm: bool = True) -> dict[str, Any]:
+            host: str, warm: bool = True, statements: int | None = None) -> dict[str, Any]:
     """Capture the work turn ``items`` (learning on, not a subagent); a content-free
     decision."""
     if os.environ.get("PI_SUBAGENT_AGENT_ID"):
@@ -90,10 +90,10 @@ def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem]
         if evo is None:
             evo = _WARM[home] = Evolution(home)
         return capture_work(evo, origin, session, turn_key(items), items, cwd=origin_cwd,
-                            host=host)
+                            host=host, statements=statements)
     with Evolution(home) as fresh:
         return capture_work(fresh, origin, session, turn_key(items), items, cwd=origin_cwd,
-                            host=host)
+                            host=host, statements=statements)
 
 
 # -- Claude Code -------------------------------------------------------------------------

@@ -65,6 +65,7 @@ DOCUMENT_VERSION: Final = 1
 _RAW_HEAD: Final = 4 * MAX_OUTPUT_BYTES
 _RAW_TAIL: Final = 8 * MAX_OUTPUT_BYTES
 _INTERRUPTED: Final = frozenset({"error", "aborted"})
+_UNFINISHED: Final = frozenset({"toolUse", "length", "pending"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +128,8 @@ class Scan:
     retained: int = 0
     omitted: int = 0
     completion: str = "none"
+    #: the last reply stopped asking for tools (or hit its length): the turn did not finish
+    unfinished: bool = False
     reason: str = "captured"  # captured | no_request | no_observation | no_work
 
     def ignore(self, why: str) -> None:
@@ -136,7 +139,8 @@ class Scan:
         return {"scanned": self.scanned, "scanLimited": self.scan_limited,
                 "calls": self.calls, "linked": self.linked, "ignored": dict(self.ignored),
                 "retained": self.retained, "omitted": self.omitted,
-                "completion": self.completion, "reason": self.reason}
+                "completion": self.completion, "unfinished": self.unfinished,
+                "reason": self.reason}
 
 
 def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
@@ -193,6 +197,7 @@ def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
         found.append(Observation(seq, op, not result.is_error, result.text))
     interrupted = last_reply is not None and last_reply.stop in _INTERRUPTED
     scan.completion = "interrupted" if interrupted else "completed"
+    scan.unfinished = last_reply is not None and last_reply.stop in _UNFINISHED
     if not found:
         scan.reason = "no_observation"
         return None, scan
