@@ -51,6 +51,8 @@ def test_claude_code_records_are_bounded_redacted_and_skip_memory_tools() -> Non
     assert observation_record({"tool_name": "mcp__waymarks__memory_recall",
                                "tool_use_id": "t", "tool_response": "x"}) is None
     assert observation_record({"tool_name": "Bash", "tool_input": {}}) is None  # no ID
+    assert observation_record({"tool_name": "Bash", "tool_use_id": "t", "agent_id": "sub-1",
+                               "tool_input": {"command": "git push"}}) is None  # subagent
 
 
 def _hook(home: Path, cwd: Path, event: str, payload: dict[str, Any]) -> None:

@@ -101,8 +101,8 @@ def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem]
 
 def observation_record(payload: dict[str, Any]) -> dict[str, Any] | None:
     """The bounded record of one ``PostToolUse`` hook input (``None``: nothing to keep:
-    a memory tool, or no tool name or ID). Output is kept as its head and tail only, and
-    redacted before it is stored."""
+    a memory tool, a subagent's call (``agent_id``), or no tool name or ID). Output is kept
+    as its head and tail only, and redacted before it is stored."""
     from waymarks.core.evolution.observations import clean
     from waymarks.core.evolution.operations import is_memory_tool
 
@@ -110,6 +110,9 @@ def observation_record(payload: dict[str, Any]) -> dict[str, Any] | None:
     if not isinstance(name, str) or not isinstance(call_id, str) or not call_id:
         return None
     if is_memory_tool(name):
+        return None
+    agent = payload.get("agent_id")
+    if isinstance(agent, str) and agent:  # a subagent's tool call: never the turn's evidence
         return None
     raw_args = payload.get("tool_input")
     args = {k: clean(_clip(v, RECORD_ARG_BYTES))[0] for k, v in
