@@ -164,7 +164,9 @@ def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
                and item.call_id}
     found: list[Observation] = []
     last_reply: AssistantText | None = None
-    known: dict[tuple[str, str], Operation | None] = {}  # a turn repeats its commands
+    #: a turn repeats its commands: each is classified (and checked for the state
+    #: directory) once
+    known: dict[tuple[str, str], tuple[Operation | None, bool]] = {}
     for seq, item in enumerate(turn):
         if isinstance(item, AssistantText):
             last_reply = item
@@ -178,11 +180,12 @@ def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
         memo = (item.tool, command) if isinstance(command, str) and len(item.args) <= 2 \
             else None
         if memo is not None and memo in known:
-            op = known[memo]
+            op, owned = known[memo]
         else:
             op = classify(item.tool, item.args, cwd)
+            owned = op is not None and _names_state_dir(op, item.args, state_dir)
             if memo is not None:
-                known[memo] = op
+                known[memo] = (op, owned)
         if op is None:
             scan.ignore("unknown_tool")
             continue
@@ -190,7 +193,7 @@ def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
         if result is None:
             scan.ignore("unlinked")
             continue
-        if _names_state_dir(op, item.args, state_dir):
+        if owned:
             scan.ignore("state_dir")
             continue
         scan.linked += 1
