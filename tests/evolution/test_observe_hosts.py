@@ -137,3 +137,29 @@ def test_an_interrupted_claude_code_turn_and_the_diagnostics(tmp_path: Path) -> 
         assert body not in text
     status = _cli(home, project, "evolution", "status").stdout
     assert "Processed 1 sources: 1 changed learned memory" in status
+
+
+def test_a_credential_split_by_the_record_cut_leaves_no_fragment() -> None:
+    """Regression (review i19 #1): the record cut by raw bytes and redacted the joined
+    text, so a key split at the cut was stored as half a key."""
+    head_cut, tail_keep = 24_576 // 3, (2 * 24_576) // 3
+    for secret in ("AKIAIOSFODNN7EXAMPLE", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"):
+        for shift in range(1, len(secret), 3):  # the cut falls inside the secret
+            head = "w " * ((head_cut - shift) // 2) + "w" * ((head_cut - shift) % 2)
+            head = head[:-1] + " " if head.endswith("w") else head
+            middle = " y" * 8_000 + " "
+            tail = " " + "z " * ((tail_keep - len(secret) + shift) // 2) + "END"
+            output = head + secret + middle + secret + tail
+            data = output.encode()
+            assert secret not in data[:head_cut].decode() and secret[:shift] in \
+                data[:head_cut].decode()[-len(secret):]  # the head cut splits it
+            record = observation_record({
+                "tool_name": "Bash", "tool_use_id": "t1",
+                "tool_input": {"command": "git push " + "a " * (8_192 // 6 - shift)
+                               + secret + " b" * 6_000},
+                "tool_response": {"stdout": output}})
+            assert record is not None
+            stored = json.dumps(record)
+            for piece in (secret[:8], secret[-8:], secret[4:12]):
+                assert piece not in stored, (secret, shift, piece)
+            assert record["output"].endswith("END")

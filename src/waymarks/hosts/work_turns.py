@@ -101,9 +101,9 @@ def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem]
 
 def observation_record(payload: dict[str, Any]) -> dict[str, Any] | None:
     """The bounded record of one ``PostToolUse`` hook input (``None``: nothing to keep:
-    a memory tool, a subagent's call (``agent_id``), or no tool name or ID). Output is kept
-    as its head and tail only, and redacted before it is stored."""
-    from waymarks.core.evolution.observations import clean
+    a memory tool, a subagent's call (``agent_id``), or no tool name or ID). A long output
+    or argument is kept as its head and tail only, each cut at a word and redacted on its
+    own before it is stored (:func:`_clip`)."""
     from waymarks.core.evolution.operations import is_memory_tool
 
     name, call_id = payload.get("tool_name"), payload.get("tool_use_id")
@@ -115,20 +115,26 @@ def observation_record(payload: dict[str, Any]) -> dict[str, Any] | None:
     if isinstance(agent, str) and agent:  # a subagent's tool call: never the turn's evidence
         return None
     raw_args = payload.get("tool_input")
-    args = {k: clean(_clip(v, RECORD_ARG_BYTES))[0] for k, v in
+    args = {k: _clip(v, RECORD_ARG_BYTES) for k, v in
             (raw_args.items() if isinstance(raw_args, dict) else ()) if k in _ARG_KEYS
             and isinstance(v, str)}
     output, is_error = _response_text(payload.get("tool_response"))
     return {"id": call_id[:128], "tool": name[:64], "args": args,
-            "output": clean(_clip(output, RECORD_OUTPUT_BYTES))[0], "isError": is_error}
+            "output": _clip(output, RECORD_OUTPUT_BYTES), "isError": is_error}
 
 
 def _clip(text: str, limit: int) -> str:
+    """``text`` redacted, kept whole when it fits in ``limit`` bytes, else its head (a
+    third) and tail cut at word boundaries (the partial word at each cut dropped) and
+    each part redacted *on its own* before they are joined: a credential split by a cut
+    is never stored as a fragment, and one part's redaction cannot reach into the other."""
+    from waymarks.core.evolution.observations import clean, cut_head, cut_tail
+
     data = text.encode("utf-8")
     if len(data) <= limit:
-        return text
-    head = data[:limit // 3].decode("utf-8", "ignore")
-    tail = data[len(data) - (2 * limit) // 3:].decode("utf-8", "ignore")
+        return clean(text)[0]
+    head = clean(cut_head(data, limit // 3))[0]
+    tail = clean(cut_tail(data, (2 * limit) // 3))[0]
     return head + "\n" + tail
 
 

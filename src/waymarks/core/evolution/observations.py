@@ -264,7 +264,7 @@ def resources(found: Sequence[Observation], root_of: Callable[[str], str | None]
 # -- bounds and redaction --------------------------------------------------------------
 
 
-def _cut_head(data: bytes, limit: int) -> str:
+def cut_head(data: bytes, limit: int) -> str:
     """The first ``limit`` bytes, the partial word at the cut dropped."""
     if len(data) <= limit:
         return data.decode("utf-8", "ignore")
@@ -273,7 +273,7 @@ def _cut_head(data: bytes, limit: int) -> str:
     return text[:space] if space > 0 else ""
 
 
-def _cut_tail(data: bytes, limit: int) -> str:
+def cut_tail(data: bytes, limit: int) -> str:
     """The last ``limit`` bytes, the partial word at the cut dropped."""
     if len(data) <= limit:
         return data.decode("utf-8", "ignore")
@@ -292,9 +292,9 @@ def clean(text: str) -> tuple[str, Classification]:
 def bounded_text(text: str, limit: int) -> tuple[str, Classification]:
     """A request, report or operation: redacted, then at most ``limit`` bytes."""
     data = text.encode("utf-8")
-    raw = _cut_head(data, _RAW_HEAD + limit) if len(data) > _RAW_HEAD + limit else text
+    raw = cut_head(data, _RAW_HEAD + limit) if len(data) > _RAW_HEAD + limit else text
     body, level = clean(raw)
-    return _cut_head(body.encode("utf-8"), limit), level
+    return cut_head(body.encode("utf-8"), limit), level
 
 
 def preview(text: str, limit: int = MAX_OUTPUT_BYTES, head: int = OUTPUT_HEAD_BYTES
@@ -303,8 +303,8 @@ def preview(text: str, limit: int = MAX_OUTPUT_BYTES, head: int = OUTPUT_HEAD_BY
     kept), with the number of bytes left out between them."""
     data = text.encode("utf-8")
     if len(data) > _RAW_HEAD + _RAW_TAIL:
-        first, first_level = clean(_cut_head(data, _RAW_HEAD))
-        last, last_level = clean(_cut_tail(data, _RAW_TAIL))
+        first, first_level = clean(cut_head(data, _RAW_HEAD))
+        last, last_level = clean(cut_tail(data, _RAW_TAIL))
         level = highest(first_level, last_level)
     else:
         whole, level = clean(text)
@@ -314,8 +314,8 @@ def preview(text: str, limit: int = MAX_OUTPUT_BYTES, head: int = OUTPUT_HEAD_BY
         first, last = whole, whole
     first_b, last_b = first.encode("utf-8"), last.encode("utf-8")
     marker_room = 40
-    kept_head = _cut_head(first_b, head)
-    kept_tail = _cut_tail(last_b, limit - len(kept_head.encode("utf-8")) - marker_room)
+    kept_head = cut_head(first_b, head)
+    kept_tail = cut_tail(last_b, limit - len(kept_head.encode("utf-8")) - marker_room)
     left_out = max(0, len(data) - len(kept_head.encode()) - len(kept_tail.encode()))
     return f"{kept_head}\n[... {left_out} bytes omitted ...]\n{kept_tail}", level
 
@@ -368,7 +368,7 @@ def document(turn: WorkTurn, targets: Sequence[str], scan: Scan
         rows.remove(weakest)
         dropped += 1
     if len(text.encode("utf-8")) > MAX_DOCUMENT_BYTES:  # only the request could do this
-        doc["request"] = _cut_head(request.encode("utf-8"), 1_024)
+        doc["request"] = cut_head(request.encode("utf-8"), 1_024)
         doc["report"] = None
         text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
     return text, level, dropped
