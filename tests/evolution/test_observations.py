@@ -205,6 +205,45 @@ def test_operation_and_document_bounds() -> None:
     assert targets_of(text) == ("a" * 24,)
 
 
+def test_the_document_bound_counts_resources_and_holds_after_every_step() -> None:
+    """Regression (review i19 #2): control characters in directories expanded to JSON
+    escapes outside the bound, every commit was dropped for them, and the fallback was
+    not checked (36,653 B, then the source was withheld)."""
+    calls = [bash(f"c{k}", f"cd '/t/{chr(1) * 250}/{chr(1) * 240}{k:02d}' && git commit -m x")
+             for k in range(16)]
+    got, scan = observe(turn(*calls), cwd="/w", state_dir=STATE)
+    assert got is not None and len(got.resources) == 16
+    text, _level, dropped = document(got, ["a" * 40] * 8, scan)
+    assert len(text.encode()) <= MAX_DOCUMENT_BYTES
+    doc = json.loads(text)
+    assert all(chr(1) not in json.dumps(r) and "\\u0001" not in json.dumps(r)
+               for r in doc["resources"])
+    assert dropped == 0 and len(doc["observations"]) == MAX_KEPT  # every commit kept
+    assert all(o["kind"] == "commit" for o in doc["observations"])
+    # paths and names give way before any observation
+    big = [bash(f"c{k}", f"cd /srv/{'d' * 500}{k} && git commit -m '{'m ' * 600}'",
+                "é " * 2_000) for k in range(8)]
+    big += [bash(f"r{k}", f"cd /srv/{'r' * 120}{k} && git status", "ok") for k in range(8)]
+    got, scan = observe(turn(*big, request="r " * 3_000, reply=AssistantText("d " * 3_000)),
+                        cwd="/w", state_dir=STATE)
+    assert got is not None and any(full for _name, full in got.resources)
+    text, _level, dropped = document(got, ["a" * 40] * 8, scan)
+    doc = json.loads(text)
+    assert len(text.encode()) <= MAX_DOCUMENT_BYTES
+    assert all("path" not in r for r in doc["resources"])
+    if dropped:
+        assert doc["resources"] == []
+    # nothing a turn can hold takes the document past the bound, escapes included
+    controls = chr(2) * 4_000
+    worst = [bash(f"w{k}", f"git commit -m '{controls}'", controls) for k in range(8)]
+    got, scan = observe(turn(*worst, request=controls, reply=AssistantText(controls)),
+                        cwd="/w", state_dir=STATE)
+    assert got is not None
+    text, _level, _dropped = document(got, ["a" * 40] * 8, scan)
+    assert len(text.encode()) <= MAX_DOCUMENT_BYTES
+    assert targets_of(text) == ("a" * 40,)
+
+
 def test_redaction_is_field_by_field_before_serialising() -> None:
     calls = [bash("c1", f"git push https://x:{TOKEN}@github.com/o/r", f"token {TOKEN}"),
              bash("c2", "git commit -m done", "[main 1a2b3c] done")]

@@ -16,8 +16,11 @@ What must stay true:
   never displace an early commit or a failed push;
 - bounds (item 39): an operation at most 1,024 B, an output at most 2,048 B as a head and
   a *longer tail* (a failure's ending is where its reason is), the whole document at most
-  :data:`MAX_DOCUMENT_BYTES` (lower priorities dropped first, then older); omitted counts
-  and the scan limit are in the document;
+  :data:`MAX_DOCUMENT_BYTES`, measured on the serialised JSON (escapes included) and
+  checked after every step that gives way: resource paths, then resource names, then
+  observations (lower priorities first, then older), then the request and report; names
+  and paths carry no control characters; omitted counts and the scan limit are in the
+  document;
 - redaction field by field *before* serialising (item 39, F11): every string goes through
   the capture sanitizer on its own (local-only spans withheld, markers removed,
   credentials redacted), so a dangling ``bearer`` in one field cannot swallow the next;
@@ -343,35 +346,58 @@ def document(turn: WorkTurn, targets: Sequence[str], scan: Scan
         rows.append((obs.op.priority, obs.seq, {
             "tool": obs.op.tool, "kind": obs.op.label, "priority": obs.op.priority,
             "operation": op, "ok": obs.ok, "output": out}))
-    names = []
+    names: list[dict[str, object]] = []
     for name, full in turn.resources:
-        shown, lv = clean(name)
+        shown, lv = clean(_printable(name))
         entry: dict[str, object] = {"name": shown}
         if full is not None:
-            path, lv3 = clean(full)
+            path, lv3 = clean(_printable(full))
             entry["path"] = path
             lv = highest(lv, lv3)
         level = highest(level, lv)
         names.append(entry)
+    kept_targets = list(targets)
     dropped = 0
-    while True:
+
+    def render() -> str:
         doc = {"version": DOCUMENT_VERSION, "request": request,
                "completion": turn.completion, "report": report,
                "observations": [r for _p, _s, r in sorted(rows, key=lambda x: x[1])],
-               "resources": names, "targets": list(targets),
+               "resources": names, "targets": kept_targets,
                "omitted": {"observations": turn.omitted + dropped,
                            "scanLimited": scan.scan_limited, "scanLimit": MAX_SCAN}}
-        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
-        if len(text.encode("utf-8")) <= MAX_DOCUMENT_BYTES or not rows:
+        return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+    # what gives way, in order: resource paths, then resource names (hints only), then
+    # observations (lower priority first, then older), then the request and report
+    text = render()
+    while len(text.encode("utf-8")) > MAX_DOCUMENT_BYTES:
+        if any("path" in entry for entry in names):
+            names = [{"name": entry["name"]} for entry in names]
+        elif names:
+            names = []
+        elif rows:
+            rows.remove(min(rows, key=lambda x: (x[0], x[1])))
+            dropped += 1
+        elif report is not None or len(request.encode("utf-8")) > 1_024:
+            request, report = cut_head(request.encode("utf-8"), 1_024), None
+        elif request:
+            request = ""
+        elif kept_targets:  # never in practice: a few short IDs
+            kept_targets.pop()
+        else:  # the skeleton alone is far below the bound
             break
-        weakest = min(rows, key=lambda x: (x[0], x[1]))
-        rows.remove(weakest)
-        dropped += 1
-    if len(text.encode("utf-8")) > MAX_DOCUMENT_BYTES:  # only the request could do this
-        doc["request"] = cut_head(request.encode("utf-8"), 1_024)
-        doc["report"] = None
-        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+        text = render()
     return text, level, dropped
+
+
+def _printable(text: str) -> str:
+    """``text`` without C0 control characters or DEL (a name or path: each would take six
+    bytes as a JSON escape, and none belongs in a hint)."""
+    return text.translate(_CONTROLS)
+
+
+_CONTROLS: Final = dict.fromkeys([*range(0x20), 0x7F])
 
 
 def targets_of(text: str) -> tuple[str, ...]:
