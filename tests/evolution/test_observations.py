@@ -56,6 +56,25 @@ def test_quoted_paths_keep_their_spaces_and_quotes_join() -> None:
     assert parse(r"cd /a\ b && ls").directories == ("/a b",)
 
 
+def test_here_document_bodies_are_data_not_commands() -> None:
+    """Regression (review i19 #3): a heredoc body was lexed as commands, so writing notes
+    that mention a force push was classified as a push in /srv/prod."""
+    notes = "cat > notes.md <<EOF\ncd /srv/prod && git push --force\nEOF\necho saved"
+    parsed = parse(notes, "/w")
+    assert [c.program for c in parsed.commands] == ["cat", "echo"]
+    assert parsed.directories == ()
+    op = classify("bash", {"command": notes}, "/w")
+    assert op is not None and op.label != "push" and "/srv/prod" not in op.directories
+    tabs = 'cat <<-"END" > x\n\tcd /srv/prod\n\tgit push\n\tEND\ngit commit -m y'
+    assert [c.program for c in parse(tabs).commands] == ["cat", "git"]
+    quoted = "cat <<'E' | tee a\ngit push\nE"
+    assert [c.program for c in parse(quoted).commands] == ["cat", "tee"]
+    two = "cat <<A <<B\ngit push\nA\ncd /srv\nB\ncd /w/app && git status"
+    assert parse(two).directories == ("/w/app",)
+    assert [c.program for c in parse("cat <<<'git push' && git push").commands] == \
+        ["cat", "git"]  # a here-string is one word, not a body
+
+
 def test_env_prefixes_and_wrappers_are_skipped() -> None:
     parsed = parse("FOO=1 BAR='x y' env -i sudo -E git -C /work/app push origin main")
     assert parsed.commands[0].program == "git"

@@ -16,6 +16,8 @@ What must stay true:
   directory with a space in it;
 - environment prefixes (``A=1 B=2 git push``) and wrappers (``env``, ``sudo``, ``nohup``,
   ``time``, ``command``, ``exec``) are skipped to find the program;
+- a here-document's body (``<<EOF``, ``<<-EOF``, quoted delimiters too) is data: the
+  lines up to its delimiter line are never read as commands;
 - bounded: at most :data:`MAX_INPUT` bytes of a command line are read, at most
   :data:`MAX_COMMANDS` simple commands and :data:`MAX_WORDS` words each;
 - directories come only from arguments; the working directory of the process, when given,
@@ -89,6 +91,8 @@ def lex(line: str) -> tuple[list[list[Word]], bool]:
     chars: list[str] = []
     literal = True
     started = False
+    #: here-documents opened on the current line: (delimiter, strip leading tabs)
+    heredocs: list[tuple[str, bool]] = []
     i, n = 0, len(text)
 
     def finish() -> None:
@@ -118,6 +122,10 @@ def lex(line: str) -> tuple[list[list[Word]], bool]:
             end = i + 1
             while end < n and text[end] in "<>&":
                 end += 1
+            if text[i:end] == "<<":  # a here-document: its body is data, not commands
+                delimiter, end = _heredoc_delimiter(text, end)
+                if delimiter is not None:
+                    heredocs.append(delimiter)
             chars.append(text[i:end])
             i = end
             continue
@@ -130,6 +138,9 @@ def lex(line: str) -> tuple[list[list[Word]], bool]:
                     return commands, True
                 commands.append([])
             i += len(operator)
+            if operator == "\n" and heredocs:
+                i = _skip_heredocs(text, i, heredocs)
+                heredocs = []
             continue
         started = True
         if c == "\\":
@@ -181,6 +192,48 @@ def lex(line: str) -> tuple[list[list[Word]], bool]:
         i += 1
     finish()
     return [c for c in commands if c], truncated
+
+
+def _heredoc_delimiter(text: str, i: int) -> tuple[tuple[str, bool] | None, int]:
+    """The here-document delimiter after ``<<`` at ``i`` (``<<-`` strips leading tabs;
+    quotes and backslashes in it are removed, as the shell does) and where it ends."""
+    n = len(text)
+    strip_tabs = i < n and text[i] == "-"
+    i += 1 if strip_tabs else 0
+    while i < n and text[i] in " \t":
+        i += 1
+    parts: list[str] = []
+    while i < n and text[i] not in " \t\n;&|()<>":
+        c = text[i]
+        if c in "'\"":
+            end = text.find(c, i + 1)
+            end = n if end < 0 else end
+            parts.append(text[i + 1:end])
+            i = end + 1
+        elif c == "\\":
+            parts.append(text[i + 1:i + 2])
+            i += 2
+        else:
+            parts.append(c)
+            i += 1
+    delimiter = "".join(parts)
+    return ((delimiter, strip_tabs) if delimiter else None), i
+
+
+def _skip_heredocs(text: str, i: int, heredocs: list[tuple[str, bool]]) -> int:
+    """Where the commands resume after the bodies of ``heredocs`` that start at ``i``
+    (each body ends at a line that is exactly its delimiter; an unterminated body runs
+    to the end of the text)."""
+    n = len(text)
+    for delimiter, strip_tabs in heredocs:
+        while i < n:
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            line = text[i:end]
+            i = end + 1
+            if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                break
+    return min(i, n)
 
 
 def _assignment(word: Word) -> bool:
