@@ -211,7 +211,8 @@ def test_an_unchanged_pending_state_gets_a_fresher_evidence_date(evo: Evolution,
     after = evo.claim(target)
     assert after is not None and after.state == "provisional"
     assert after.updated_at == source.captured_at > before.updated_at
-    assert (after.basis, after.source_id) == ("tool_observation", sid)
+    assert after.source_id == sid
+    assert (after.basis, after.method) == (before.basis, before.method)  # authority stays
     assert after.search_terms == before.search_terms  # aliases are not what refreshes
     assert after.content == before.content  # nothing is guessed complete
     # the refresh is an event like any other: incremental == rebuilt after deleting the db
@@ -220,6 +221,33 @@ def test_an_unchanged_pending_state_gets_a_fresher_evidence_date(evo: Evolution,
     with Evolution(home) as again:
         rebuilt = again.claim(target)
     assert rebuilt == after
+
+
+def test_after_a_refresh_the_persons_next_statement_still_supersedes(evo: Evolution
+                                                                     ) -> None:
+    """Regression (review i19 #4): the refresh set the claim's basis to the work source's
+    (tool_observation), so the person's next statement was quarantined as a conflict."""
+    target = _learn_state(evo)
+    before = evo.claim(target)
+    assert before is not None
+    decision = capture_work(evo, ORIGIN, "s1", "turn-1", _work(), cwd=ORIGIN, host="test")
+    refreshed = evo.apply(decision["sourceId"], _reply({"kind": "project_state",
+                                                        "content": PENDING,
+                                                        "replaces": target}), AT)
+    assert refreshed.code == "applied"
+    after = evo.claim(target)
+    assert after is not None and after.updated_at > before.updated_at
+    assert (after.basis, after.method) == (before.basis, before.method)
+    done = "The shop checkout fix is committed and pushed now"
+    said = evo.capture(ORIGIN, "statement", f"Remember: {done}", session="s2", key="k2")
+    assert said is not None
+    outcome = evo.apply(said.source_id, _reply({"kind": "project_state", "content": done,
+                                                "replaces": target}),
+                        "2030-01-03T00:00:00.000Z")
+    assert outcome.code == "applied"
+    old, new = evo.claim(target), evo.claim(claim_id(ORIGIN, "project_state", done))
+    assert old is not None and new is not None
+    assert (old.state, new.state) == ("superseded", "provisional")
 
 
 def test_a_statement_deriving_the_same_state_again_moves_no_date(evo: Evolution) -> None:

@@ -180,8 +180,10 @@ def _fold(rec: _Recorder, view: EvoView, record: EvolutionRecord, seq: int) -> E
                 or claim.state != "provisional" or claim.kind != "project_state"
                 or claim.origin != source.origin or not _later(record.at, claim.updated_at)):
             return Effect("refresh", record.id, False, "not_refreshed", "model", record.at)
-        rec.put_claim(replace(claim, updated_at=record.at, basis=source.basis,
-                              method="model", source_id=record.source_id))
+        # only the evidence date and link move: the basis and method stay what they were,
+        # so a user-stated claim keeps its authority (a refresh never raises it to
+        # tool_observation, which would quarantine the person's next statement)
+        rec.put_claim(replace(claim, updated_at=record.at, source_id=record.source_id))
         return Effect("refresh", record.id, True, "refreshed", "model", record.at)
     if isinstance(record, ForgetRecord):
         return _forget(rec, view, record)

@@ -245,7 +245,8 @@ class RefreshRecord(msgspec.Struct, frozen=True, tag="refresh", tag_field="op",
                     rename="camel", omit_defaults=True):
     """A work (``progress``) source's observations were weighed and left a pending project
     state standing unchanged: its evidence date moves to ``at`` (the source's capture time)
-    and its evidence to the source (EVOLUTION item 47). Content and search terms stay; only
+    and its evidence link to the source (EVOLUTION item 47). Content, search terms, basis
+    and method stay (a refresh never raises a claim's authority); only
     a progress source may write one, and only for a claim nominated for it."""
 
     schema_version: int
