@@ -300,6 +300,33 @@ def test_memory_tools_and_the_state_directory_are_excluded() -> None:
     assert got is None and scan.ignored == {"memory_tool": 2, "state_dir": 2}
 
 
+
+def test_the_state_directory_is_excluded_in_any_spelling() -> None:
+    """Regression (review i19 #5): the exclusion was literal text, so a ``~``, relative or
+    ``.``/``..`` spelling of the state directory slipped through as a work observation."""
+    for command, cwd in [("cat ~/.waymarks/evolution/ledger.jsonl && git commit -am x", "/w"),
+                         ("cat $HOME/.waymarks/x && git commit -am x", "/w"),
+                         ("cd /home/u && cat .waymarks/x && git commit -am x", "/w"),
+                         ("cat .waymarks/x && git commit -am x", "/home/u"),
+                         ("cd /home/u/src && cat ../.waymarks/x && git commit -am x", None),
+                         ("git -C /home/u/.waymarks/../.waymarks commit -m x", "/w"),
+                         ("cat /home/u/./.waymarks/x; git commit -am x", "/w"),
+                         ("cat //home/u//.waymarks/x; git commit -am x", "/w"),
+                         ("git commit -am x > ~/.waymarks/log", "/w"),
+                         ("git --git-dir=/home/u/.waymarks/.git commit -m x", "/w")]:
+        got, scan = observe(turn(bash("c1", command)), cwd=cwd, state_dir=STATE,
+                            state_aliases=("~/.waymarks",))
+        assert got is None and scan.ignored == {"state_dir": 1}, command
+    edit = [ToolCall("e1", "Edit", {"file_path": "../u/./.waymarks/x"}),
+            ToolResult("e1", "ok", False)]
+    _got, scan = observe(turn(edit, bash("c1", "git commit -am x")), cwd="/home/w",
+                         state_dir=STATE)
+    assert scan.ignored == {"state_dir": 1}
+    # a sibling directory that only starts with the same name is not the state directory
+    got, scan = observe(turn(bash("c1", "cd /home/u/.waymarks-site && git commit -am x")),
+                        cwd="/w", state_dir=STATE, state_aliases=("~/.waymarks",))
+    assert got is not None and scan.ignored == {}
+
 def test_an_interrupted_turn_keeps_observations_and_drops_the_report() -> None:
     items = turn(bash("c1", "git commit -m x"), reply=AssistantText("Pushed!", "aborted"))
     got, scan = observe(items, cwd=None, state_dir=STATE)

@@ -250,6 +250,22 @@ def test_after_a_refresh_the_persons_next_statement_still_supersedes(evo: Evolut
     assert (old.state, new.state) == ("superseded", "provisional")
 
 
+def test_a_turn_naming_the_state_directory_through_home_is_not_captured(
+        evo: Evolution, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression (review i19 #5): the service passes the ``~``-relative spelling of its
+    state directory, so ``cat ~/<state>/...`` is excluded like the absolute path."""
+    _learn_state(evo)
+    monkeypatch.setenv("HOME", str(home.parent))
+    work = [UserText("commit the checkout fix"),
+            ToolCall("c1", "bash", {"command": f"cat ~/{home.name}/evolution/x.jsonl && "
+                                               "cd /w/shop && git commit -am fix"}),
+            ToolResult("c1", "[main 4f2e1d0] fix", False), AssistantText("Committed.")]
+    decision = capture_work(evo, ORIGIN, "s1", "turn-h", work, cwd=ORIGIN, host="test")
+    assert decision["decision"] == "no_observation"
+    assert decision["scan"]["ignored"] == {"state_dir": 1}
+    assert decision["sourceId"] is None
+
+
 def test_a_statement_deriving_the_same_state_again_moves_no_date(evo: Evolution) -> None:
     target = _learn_state(evo)
     before = evo.claim(target)

@@ -52,6 +52,22 @@ def checkout_root(path: str) -> str | None:
     return None
 
 
+def _home_relative(state: Path) -> tuple[str, ...]:
+    """The ``~``-relative spelling of the state directory (``~/.waymarks``), when it is
+    under the user's home: a command may name it that way."""
+    try:
+        user_home = Path.home()
+    except (RuntimeError, KeyError):  # no home directory can be determined
+        return ()
+    for base, state_dir in ((user_home, state), (user_home.resolve(), state.resolve())):
+        try:
+            relative = state_dir.relative_to(base)
+        except ValueError:
+            continue
+        return (f"~/{relative.as_posix()}",) if relative.parts else ("~",)
+    return ()
+
+
 def last_capture_path(home: Path) -> Path:
     return home / "evolution" / LAST_CAPTURE
 
@@ -62,7 +78,8 @@ def capture_work(evo: Evolution, origin: str, session: str, key: str,
     """Capture the work turn ``items`` end with; returns the decision (no bodies), which is
     also written as the home's last capture decision. ``statements``: how many statement
     sources the same turn gave (the host's statement capture), for the snapshot."""
-    turn, scan = observe(items, cwd=cwd, state_dir=str(evo.home), root_of=checkout_root)
+    turn, scan = observe(items, cwd=cwd, state_dir=str(evo.home), root_of=checkout_root,
+                         state_aliases=_home_relative(evo.home))
     decision: dict[str, Any] = {"host": host, "at": iso(evo.clock.now()),
                                 "scan": scan.to_json(), "targets": [], "sourceId": None,
                                 "decision": scan.reason, "statementsCaptured": statements}

@@ -26,7 +26,9 @@ What must stay true:
   credentials redacted), so a dangling ``bearer`` in one field cannot swallow the next;
   cut edges drop the partial word, so a credential cut in half is not left as a fragment;
 - exclusions (item 40): Waymarks' memory tools, and any operation whose text or arguments
-  name Waymarks' own state directory, are never observations;
+  name Waymarks' own state directory, are never observations; a path is normalised
+  against the directory its command runs in (``cd``, ``.``, ``..``) and a ``~`` spelling
+  compared with the one the caller passes, textually (no filesystem access);
 - interrupted turns (item 41): a final reply that ended in error or was aborted gives
   ``completion: interrupted`` and no assistant report (observed operations are evidence,
   not proof the whole task finished); a report is never proof either way;
@@ -52,6 +54,7 @@ from waymarks.core.evolution.operations import (
     classify,
     is_memory_tool,
 )
+from waymarks.core.evolution.shell_hints import parse, resolve
 from waymarks.core.privacy import Classification, highest
 
 MAX_SCAN: Final = 4_096
@@ -147,10 +150,12 @@ class Scan:
 
 
 def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
-            root_of: Callable[[str], str | None] = lambda _p: None
-            ) -> tuple[WorkTurn | None, Scan]:
+            root_of: Callable[[str], str | None] = lambda _p: None,
+            state_aliases: Sequence[str] = ()) -> tuple[WorkTurn | None, Scan]:
     """The work turn ``items`` end with (from its last user text on), or ``None`` and
-    why, with the counts either way."""
+    why, with the counts either way. ``state_aliases``: other spellings of ``state_dir``
+    the caller knows (its ``~``-relative form)."""
+    state_dirs = (state_dir, *state_aliases)
     scan = Scan()
     window = items[-MAX_SCAN:]
     scan.scan_limited = len(items) > MAX_SCAN
@@ -186,7 +191,7 @@ def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
             op, owned = known[memo]
         else:
             op = classify(item.tool, item.args, cwd)
-            owned = op is not None and _names_state_dir(op, item.args, state_dir)
+            owned = op is not None and _names_state_dir(op, item.args, state_dirs, cwd)
             if memo is not None:
                 known[memo] = (op, owned)
         if op is None:
@@ -223,13 +228,59 @@ def retain(found: Sequence[Observation], keep: int = MAX_KEPT) -> list[Observati
     return sorted(ranked, key=lambda o: o.seq)
 
 
-def _names_state_dir(op: Operation, args: Mapping[str, object], state_dir: str) -> bool:
-    if not state_dir:
+def _names_state_dir(op: Operation, args: Mapping[str, object], state_dirs: Sequence[str],
+                     cwd: str | None) -> bool:
+    """Whether the call names Waymarks' own state directory in any spelling the text
+    allows: its literal text, a path normalised against the directory its command runs in
+    (``cd /home/u && cat .waymarks/x``, ``/home/u/./.waymarks``, ``..``), or the
+    ``~``-relative spelling the caller passes (``~/.waymarks``, ``$HOME/.waymarks``).
+    Textual only: nothing is looked up on the filesystem."""
+    roots = [r for r in (_normal(d, None) for d in state_dirs if d) if r]
+    if not roots:
         return False
-    root = state_dir.rstrip("/")
-    texts = [op.text, *op.directories, *op.files,
-             *(v for v in args.values() if isinstance(v, str))]
-    return any(t == root or root + "/" in t or t.endswith(root) for t in texts)
+    texts = [op.text, *(v for v in args.values() if isinstance(v, str))]
+    if any(t == r or r + "/" in t or t.endswith(r) for r in roots for t in texts):
+        return True  # the plain spelling, anywhere
+    command = args.get("command")
+    pairs: list[tuple[str, str | None]]
+    if op.tool == "bash" and isinstance(command, str):
+        pairs = [(w.text, simple.directory or cwd) for simple in parse(command, cwd).commands
+                 for w in simple.words]
+    else:
+        pairs = [(v, cwd) for v in args.values() if isinstance(v, str)]
+    pairs += [(c, None) for c in (*op.directories, *op.files)]
+    for text, base in pairs:
+        for spelling in _spellings(text):
+            path = _normal(spelling, base)
+            if path is not None and any(path == r or path.startswith(r.rstrip("/") + "/")
+                                        for r in roots):
+                return True
+    return False
+
+
+def _spellings(word: str) -> list[str]:
+    """The path-like parts of one word: itself, the value of ``--opt=VALUE`` or
+    ``NAME=VALUE``, and the target of a redirection (``>FILE``, ``2>>FILE``)."""
+    out = [word]
+    if "=" in word:
+        out.append(word.split("=", 1)[1])
+    stripped = word.lstrip("0123456789&")
+    if stripped.startswith(("<", ">")):
+        out.append(stripped.lstrip("<>&|"))
+    return out
+
+
+def _normal(path: str, base: str | None) -> str | None:
+    """``path`` absolute and normalised textually (``.``, ``..``, repeated slashes), a
+    ``~`` / ``$HOME`` prefix kept as ``~`` (the caller passes that spelling of the state
+    directory too); ``None`` when it cannot be said."""
+    for home in ("$HOME", "${HOME}"):
+        if path == home or path.startswith(home + "/"):
+            path = "~" + path[len(home):]
+    if path == "~" or path.startswith("~/"):
+        rest = resolve("/" + path[2:], None)
+        return "~" if rest in (None, "/") else "~" + (rest or "")
+    return resolve(path, base)
 
 
 def resources(found: Sequence[Observation], root_of: Callable[[str], str | None]
