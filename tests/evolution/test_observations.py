@@ -327,6 +327,18 @@ def test_the_state_directory_is_excluded_in_any_spelling() -> None:
                         cwd="/w", state_dir=STATE, state_aliases=("~/.waymarks",))
     assert got is not None and scan.ignored == {}
 
+def test_a_call_delivered_twice_is_observed_once() -> None:
+    """Regression (review i19 #6): a repeated PostToolUse with the same call ID was
+    recorded as two observations."""
+    push = bash("same", "git push", "rejected", True)
+    got, scan = observe(turn(push, push, bash("other", "git commit -m x")), cwd=None,
+                        state_dir=STATE)
+    assert got is not None
+    assert (scan.calls, scan.linked, len(got.observations)) == (2, 2, 2)
+    assert [o.op.label for o in got.observations] == ["push", "commit"]
+    assert scan.ignored == {"duplicate": 1}
+
+
 def test_an_interrupted_turn_keeps_observations_and_drops_the_report() -> None:
     items = turn(bash("c1", "git commit -m x"), reply=AssistantText("Pushed!", "aborted"))
     got, scan = observe(items, cwd=None, state_dir=STATE)

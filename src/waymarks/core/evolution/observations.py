@@ -29,6 +29,7 @@ What must stay true:
   name Waymarks' own state directory, are never observations; a path is normalised
   against the directory its command runs in (``cd``, ``.``, ``..``) and a ``~`` spelling
   compared with the one the caller passes, textually (no filesystem access);
+- a call ID is observed once: a call delivered again with the same ID is skipped;
 - interrupted turns (item 41): a final reply that ended in error or was aborted gives
   ``completion: interrupted`` and no assistant report (observed operations are evidence,
   not proof the whole task finished); a report is never proof either way;
@@ -175,11 +176,18 @@ def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
     #: a turn repeats its commands: each is classified (and checked for the state
     #: directory) once
     known: dict[tuple[str, str], tuple[Operation | None, bool]] = {}
+    #: a host may deliver the same call twice (a repeated PostToolUse): it is one call
+    seen: set[str] = set()
     for seq, item in enumerate(turn):
         if isinstance(item, AssistantText):
             last_reply = item
         if not isinstance(item, ToolCall):
             continue
+        if item.call_id:
+            if item.call_id in seen:
+                scan.ignore("duplicate")
+                continue
+            seen.add(item.call_id)
         scan.calls += 1
         if is_memory_tool(item.tool):
             scan.ignore("memory_tool")
