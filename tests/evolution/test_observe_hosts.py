@@ -12,7 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from waymarks.core.evolution.observations import AssistantText, ToolCall, ToolResult, UserText
+from waymarks.core.evolution.observations import (
+    MAX_SCAN,
+    AssistantText,
+    ToolCall,
+    ToolResult,
+    UserText,
+)
 from waymarks.core.model_port import ModelReply
 from waymarks.hosts.work_turns import from_pi, observation_record
 from waymarks.service.evolution import Evolution
@@ -163,3 +169,50 @@ def test_a_credential_split_by_the_record_cut_leaves_no_fragment() -> None:
             for piece in (secret[:8], secret[-8:], secret[4:12]):
                 assert piece not in stored, (secret, shift, piece)
             assert record["output"].endswith("END")
+
+
+def test_a_claude_code_turn_of_many_calls_keeps_its_request(tmp_path: Path) -> None:
+    """Regression (review i19 #7): the turn kept its prompt and 4,095 records, but each
+    record is two items, so a turn of 2,048 or more tool calls lost the request from the
+    scan window (no_request)."""
+    from waymarks.hosts.claude_code_observe import MAX_RECORDS
+    from waymarks.ledger.session_file import SessionFile
+
+    assert 1 + 2 * MAX_RECORDS + 1 <= MAX_SCAN  # prompt, call + result each, final reply
+    home, project = tmp_path / "home", tmp_path / "shop"
+    project.mkdir()
+    _cli(home, project, "learn", "on")
+    origin = str(project.resolve())
+    content = "The shop release is not committed yet"
+    with Evolution(home) as evo:
+        said = evo.capture(origin, "statement", f"Remember: {content}", session="s", key="k")
+        assert said is not None
+        evo.apply(said.source_id, ModelReply(json.dumps({"claims": [
+            {"kind": "project_state", "content": content}]}), "f", "f"),
+            "2030-01-01T00:00:00.000Z")
+    base = {"session_id": SESSION, "cwd": str(project)}
+    _hook(home, project, "UserPromptSubmit", {**base, "prompt": "commit the shop release"})
+    [path] = list((home / "sessions").rglob("*.jsonl"))
+    session = SessionFile.open(path)
+    counter = iter(range(1, 10_000))
+    with session.locked():
+        for k in range(2_100):
+            session.append({"type": "custom", "customType": "waymarks-tool-observation-v1",
+                            "timestamp": "2030-01-01T00:00:01.000Z",
+                            "data": {"id": f"ls{k}", "tool": "Bash", "args": {"command": "ls"},
+                                     "output": "a b", "isError": False}},
+                           lambda: f"f{next(counter):07x}")
+    _hook(home, project, "PostToolUse", {**base, "tool_name": "Bash", "tool_use_id": "t1",
+                                         "tool_input": {"command": "git commit -am release"},
+                                         "tool_response": {"stdout": "[main 9f] release"}})
+    _hook(home, project, "Stop", base)
+    last = json.loads(_cli(home, project, "--json", "evolution", "learning").stdout
+                      )["lastCapture"]
+    assert last["decision"] == "captured", last
+    assert last["scan"]["scanLimited"] is True  # older records were left out, and it says so
+    with Evolution(home) as evo:
+        source = evo.store.view.source(last["sourceId"])
+        assert source is not None
+        doc = json.loads(source.text)
+    assert doc["request"] == "commit the shop release"
+    assert [o["kind"] for o in doc["observations"]][-1] == "commit"

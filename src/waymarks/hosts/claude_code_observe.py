@@ -26,6 +26,9 @@ TOOL_EVENTS: Final = ("PostToolUse", "PostToolUseFailure")
 OBSERVATION_TYPE: Final = "waymarks-tool-observation-v1"
 TRANSCRIPT_TAIL: Final = 256 * 1024
 _INTERRUPTED: Final = "[Request interrupted by user"
+#: the newest records a turn keeps: the prompt, two items each and the final reply fit
+#: the scan window (``observations.MAX_SCAN``, 4,096; checked by a test)
+MAX_RECORDS: Final = 2_047
 
 
 def learning_on(home: Path, cwd: str) -> bool:
@@ -67,7 +70,7 @@ def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None,
         from waymarks.ledger.session_file import SessionFile
 
         session = SessionFile.open(found[0])
-    entries = _turn_entries(session)
+    entries, limited = _turn_entries(session)
     if not any(kind == "observation" for kind, _v in entries):
         return {"decision": "no_observation"}
     report, interrupted = _final_reply(payload.get("transcript_path"))
@@ -75,11 +78,14 @@ def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None,
 
     items = from_claude_code(entries, report, interrupted)
     return capture(home, cwd, session.session_id, items, host="claude-code",
-                   statements=statements)
+                   statements=statements, scan_limited=limited)
 
 
-def _turn_entries(session: Any) -> list[tuple[str, Any]]:
-    """The person's last prompt and the observations recorded after it, in file order."""
+def _turn_entries(session: Any) -> tuple[list[tuple[str, Any]], bool]:
+    """The person's last prompt and the newest observations recorded after it, in file
+    order, and whether older ones were left out. The prompt is always kept: each record
+    becomes two items (the call and its result) and the final reply one more, so at most
+    :data:`MAX_RECORDS` records keep the whole turn inside the scan window."""
     from waymarks.ledger.entries import Custom, Message, bodies
 
     out: list[tuple[str, Any]] = []
@@ -88,7 +94,9 @@ def _turn_entries(session: Any) -> list[tuple[str, Any]]:
             out = [("user", body.text)]
         elif isinstance(body, Custom) and body.custom_type == OBSERVATION_TYPE and out:
             out.append(("observation", body.data))
-    return out[-4096:] if len(out) <= 4096 else [out[0], *out[-4095:]]
+    if len(out) <= 1 + MAX_RECORDS:
+        return out, False
+    return [out[0], *out[-MAX_RECORDS:]], True
 
 
 def _final_reply(path: object) -> tuple[str | None, bool]:

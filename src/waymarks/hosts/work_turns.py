@@ -69,9 +69,10 @@ def from_pi(messages: object) -> list[TurnItem]:
 
 
 def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem], *,
-            host: str, warm: bool = True, statements: int | None = None) -> dict[str, Any]:
+            host: str, warm: bool = True, statements: int | None = None,
+            scan_limited: bool = False) -> dict[str, Any]:
     """Capture the work turn ``items`` (learning on, not a subagent); a content-free
-    decision."""
+    decision. ``scan_limited``: the host already left the turn's older items out."""
     if os.environ.get("PI_SUBAGENT_AGENT_ID"):
         return {"decision": "subagent"}
     from waymarks.ledger.identity import canonical_project_path
@@ -90,10 +91,10 @@ def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem]
         if evo is None:
             evo = _WARM[home] = Evolution(home)
         return capture_work(evo, origin, session, turn_key(items), items, cwd=origin_cwd,
-                            host=host, statements=statements)
+                            host=host, statements=statements, scan_limited=scan_limited)
     with Evolution(home) as fresh:
         return capture_work(fresh, origin, session, turn_key(items), items, cwd=origin_cwd,
-                            host=host, statements=statements)
+                            host=host, statements=statements, scan_limited=scan_limited)
 
 
 # -- Claude Code -------------------------------------------------------------------------

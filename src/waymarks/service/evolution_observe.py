@@ -74,12 +74,13 @@ def last_capture_path(home: Path) -> Path:
 
 def capture_work(evo: Evolution, origin: str, session: str, key: str,
                  items: Sequence[TurnItem], *, cwd: str | None, host: str,
-                 statements: int | None = None) -> dict[str, Any]:
+                 statements: int | None = None, scan_limited: bool = False
+                 ) -> dict[str, Any]:
     """Capture the work turn ``items`` end with; returns the decision (no bodies), which is
     also written as the home's last capture decision. ``statements``: how many statement
     sources the same turn gave (the host's statement capture), for the snapshot."""
     turn, scan = observe(items, cwd=cwd, state_dir=str(evo.home), root_of=checkout_root,
-                         state_aliases=_home_relative(evo.home))
+                         state_aliases=_home_relative(evo.home), scan_limited=scan_limited)
     decision: dict[str, Any] = {"host": host, "at": iso(evo.clock.now()),
                                 "scan": scan.to_json(), "targets": [], "sourceId": None,
                                 "decision": scan.reason, "statementsCaptured": statements}

@@ -152,14 +152,16 @@ class Scan:
 
 def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
             root_of: Callable[[str], str | None] = lambda _p: None,
-            state_aliases: Sequence[str] = ()) -> tuple[WorkTurn | None, Scan]:
+            state_aliases: Sequence[str] = (), scan_limited: bool = False
+            ) -> tuple[WorkTurn | None, Scan]:
     """The work turn ``items`` end with (from its last user text on), or ``None`` and
     why, with the counts either way. ``state_aliases``: other spellings of ``state_dir``
-    the caller knows (its ``~``-relative form)."""
+    the caller knows (its ``~``-relative form); ``scan_limited``: the host already left
+    older items of the turn out (reported like the scan limit)."""
     state_dirs = (state_dir, *state_aliases)
     scan = Scan()
     window = items[-MAX_SCAN:]
-    scan.scan_limited = len(items) > MAX_SCAN
+    scan.scan_limited = len(items) > MAX_SCAN or scan_limited
     start = max((i for i, item in enumerate(window) if isinstance(item, UserText)
                  and item.text.strip()), default=-1)
     if start < 0:
