@@ -75,6 +75,23 @@ def test_here_document_bodies_are_data_not_commands() -> None:
         ["cat", "git"]  # a here-string is one word, not a body
 
 
+def test_wrapper_option_values_and_brace_expansion() -> None:
+    """Regression (review i19 #8): a wrapper option's value was taken as the program
+    (``sudo -u bob git push`` -> other), and ``/a{b,c}`` was taken as a literal path."""
+    for line in ("sudo -u bob git push", "nice -n 5 git push", "timeout -s KILL 5 git push",
+                 "env -u FOO git push", "sudo -u bob -g staff -E git push",
+                 "timeout -k 3 -s TERM 10 git push", "stdbuf -o L git push",
+                 "env -u A -u B X=1 git push", "sudo -- git push"):
+        op = classify("bash", {"command": line}, "/w")
+        assert op is not None and (op.label, op.priority) == ("push", 5), line
+        assert parse(line).commands[0].program == "git", line
+    for line in ("cd /a{b,c} && git push", "cd /srv/r{1..3} && git push"):
+        parsed = parse(line, "/w")
+        assert parsed.directories == () and parsed.commands[1].directory is None, line
+    assert not lex("echo /a{b,c}")[0][0][1].literal
+    assert lex("find . -exec rm {} ;")[0][0][4].literal  # an empty {} expands to nothing
+
+
 def test_env_prefixes_and_wrappers_are_skipped() -> None:
     parsed = parse("FOO=1 BAR='x y' env -i sudo -E git -C /work/app push origin main")
     assert parsed.commands[0].program == "git"

@@ -8,14 +8,16 @@ nominated (:mod:`.nominate`). This module reads the command line as text only.
 What must stay true:
 - nothing is executed or expanded: a word holding a command substitution (``$(...)``,
   backticks), a parameter expansion (``$X``, ``${X}``), a glob (unquoted ``*``, ``?``,
-  ``[``) or a leading ``~`` is *not literal*, and a not-literal word is never taken as a
+  ``[``), a brace expansion (``/a{b,c}``) or a leading ``~`` is *not literal*, and a not-literal word is never taken as a
   directory (its real value is unknowable here); after ``cd`` to such a word the
   directory is unknown until the next literal ``cd``;
 - quoting is honoured (single quotes literal, double quotes with backslash escapes, where
   ``$`` and backticks still make the word not literal), so ``cd "/srv/my repo"`` names one
   directory with a space in it;
 - environment prefixes (``A=1 B=2 git push``) and wrappers (``env``, ``sudo``, ``nohup``,
-  ``time``, ``command``, ``exec``) are skipped to find the program;
+  ``time``, ``command``, ``exec``, ``nice``, ``stdbuf``, ``timeout``) are skipped to find
+  the program, with the values of their options that take one (``sudo -u bob``,
+  ``nice -n 5``, ``timeout -s KILL 5``, ``env -u NAME``);
 - a here-document's body (``<<EOF``, ``<<-EOF``, quoted delimiters too) is data: the
   lines up to its delimiter line are never read as commands;
 - bounded: at most :data:`MAX_INPUT` bytes of a command line are read, at most
@@ -39,7 +41,21 @@ MAX_WORDS: Final = 128
 _OPERATORS: Final = ("&&", "||", ";;", "|&", ";", "|", "&", "\n", "(", ")")
 _WRAPPERS: Final = frozenset({"env", "sudo", "nohup", "time", "command", "exec", "nice",
                               "stdbuf", "timeout"})
+#: wrapper options whose value is the next word (``sudo -u bob git push``)
+_WRAPPER_VALUE_OPTIONS: Final = {
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T",
+                       "--user", "--group", "--chdir", "--host", "--prompt", "--role",
+                       "--type", "--other-user", "--command-timeout", "--close-from"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir", "--split-string"}),
+    "stdbuf": frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}),
+    "time": frozenset({"-f", "-o", "--format", "--output"}),
+    "exec": frozenset({"-a"}),
+}
 _GLOB: Final = frozenset("*?[")
+#: an unquoted brace expansion (``/a{b,c}``, ``{1..3}``): one word becomes several
+_BRACES: Final = lazy(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 _OPERATOR_START: Final = frozenset("&|;\n()")
 #: characters that never start or change anything by themselves (``#`` and ``~`` matter
 #: only at a word's start, so a run never begins with them)
@@ -52,7 +68,8 @@ _GIT_VALUE_OPTIONS: Final = frozenset({"-c", "--git-dir", "--work-tree", "--name
 @dataclass(frozen=True, slots=True)
 class Word:
     """One shell word after quote removal; ``literal`` is False when expanding it would
-    depend on something the text does not say (substitution, parameter, glob, tilde)."""
+    depend on something the text does not say (substitution, parameter, glob, tilde,
+    brace expansion)."""
 
     text: str
     literal: bool
@@ -114,6 +131,8 @@ def lex(line: str) -> tuple[list[list[Word]], bool]:
         plain = _PLAIN.match(text, i)
         if plain is not None:  # a run of ordinary characters (most of any command line)
             started = True
+            if "{" in plain.group() and _BRACES.search(plain.group()):
+                literal = False
             chars.append(plain.group())
             i = plain.end()
             continue
@@ -249,10 +268,17 @@ def _strip_prefixes(words: list[Word]) -> list[Word]:
         if _assignment(word):
             i += 1
         elif word.literal and _basename(word.text) in _WRAPPERS:
+            wrapper = _basename(word.text)
+            takes_value = _WRAPPER_VALUE_OPTIONS.get(wrapper, frozenset())
             i += 1
             while i < len(words) and words[i].text.startswith("-"):
+                option = words[i].text
                 i += 1
-            if _basename(word.text) == "timeout" and i < len(words):
+                if option == "--":
+                    break
+                if option in takes_value:
+                    i += 1  # its value (``sudo -u bob``, ``nice -n 5``), not the program
+            if wrapper == "timeout" and i < len(words):
                 i += 1  # the duration
         else:
             break
