@@ -8,9 +8,9 @@ nominated (:mod:`.nominate`). This module reads the command line as text only.
 What must stay true:
 - nothing is executed or expanded: a word holding a command substitution (``$(...)``,
   backticks), a parameter expansion (``$X``, ``${X}``), a glob (unquoted ``*``, ``?``,
-  ``[``), a brace expansion (``/a{b,c}``) or a leading ``~`` is *not literal*, and a not-literal word is never taken as a
-  directory (its real value is unknowable here); after ``cd`` to such a word the
-  directory is unknown until the next literal ``cd``;
+  ``[``), a brace expansion (``/a{b,c}``) or a leading ``~`` is *not literal*, and a
+  not-literal word is never taken as a directory (its real value is unknowable here);
+  after ``cd`` to such a word the directory is unknown until the next literal ``cd``;
 - quoting is honoured (single quotes literal, double quotes with backslash escapes, where
   ``$`` and backticks still make the word not literal), so ``cd "/srv/my repo"`` names one
   directory with a space in it;
