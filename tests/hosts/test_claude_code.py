@@ -200,7 +200,11 @@ def test_install_merges_is_idempotent_and_uninstall_restores(tmp_path: Path, sco
     assert {str(c.path) for c in changes} == {str(settings_path), str(mcp_path)}
     settings = json.loads(settings_path.read_text())
     assert settings["permissions"] == OTHER_SETTINGS["permissions"]
-    assert settings["hooks"]["PostToolUse"] == OTHER_SETTINGS["hooks"]["PostToolUse"]
+    # the person's own PostToolUse group stays first and unchanged; ours follows it
+    assert settings["hooks"]["PostToolUse"][:1] == OTHER_SETTINGS["hooks"]["PostToolUse"]
+    assert "hook claude-code PostToolUse" in \
+        settings["hooks"]["PostToolUse"][1]["hooks"][0]["command"]
+    assert "PostToolUseFailure" in settings["hooks"]
     prompt_hooks = [h["command"] for g in settings["hooks"]["UserPromptSubmit"]
                     for h in g["hooks"]]
     assert prompt_hooks[0] == "echo hi" and "hook claude-code UserPromptSubmit" in prompt_hooks[1]

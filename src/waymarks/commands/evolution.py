@@ -109,7 +109,11 @@ def register_evolution(root: Group) -> None:
         data = evolution_status(app.home, config, app.settings().policy,
                                 int(time.time() * 1000), available=available,
                                 learning=learning_enabled(app.home))
-        return Result(data, _status_text(data))
+        from waymarks.commands.evolution_observe import outcome_line
+        from waymarks.service.evolution_observe import outcomes
+
+        data["learned"] = outcomes(app.home)  # processed is not changed (issue 19)
+        return Result(data, "\n".join([_status_text(data), outcome_line(data["learned"])]))
 
     root.add_command(group)
 

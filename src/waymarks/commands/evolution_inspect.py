@@ -140,9 +140,11 @@ def register_inspection(root: Group) -> None:
         data = learning(runtime().app().home)
         rows = [(s["sourceId"], s["kind"], cell(s["origin"]), s["decision"], str(s["claims"]))
                 for s in data["sources"]]
+        from waymarks.commands.evolution_observe import learning_lines
+
         return table_result(data, [Column("SOURCE"), Column("KIND"), Column("ORIGIN"),
                                    Column("DECISION"), Column("CLAIMS", "right")], rows,
-                            empty="Nothing captured yet.")
+                            footer=learning_lines(data), empty="Nothing captured yet.")
 
     @command(group, "explain", summary="Why automatic injection picks what it picks, with "
              "scores and features but no claim text. With QUERY, a preview for that query; "

@@ -69,7 +69,8 @@ def run(argv: list[str], home: str) -> int:
         # source, not the person's; record nothing, inject nothing
         return 0
     event = argv[0] if argv else ""
-    if event == "Stop" and os.environ.get("PI_SUBAGENT_AGENT_ID"):
+    if event in ("Stop", "PostToolUse", "PostToolUseFailure") and \
+            os.environ.get("PI_SUBAGENT_AGENT_ID"):
         return 0  # a subagent's turn is never captured (checked here: the helper's own
         # environment is not the hook's)
     raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)

@@ -18,6 +18,9 @@ and the CLI all find it by that ID).
 - ``Stop``: when learning is on, capture the person's statements from the transcript
   (:mod:`waymarks.hosts.claude_code_capture`; never a model call, no Waymarks app opened).
 - ``SessionEnd``: record the end (``waymarks-session-end-v1``).
+- ``PostToolUse`` / ``PostToolUseFailure``: when learning is on, record a bounded, redacted
+  tool observation in the session's ledger; ``Stop`` then closes the turn as a work source
+  (:mod:`waymarks.hosts.claude_code_observe`).
 
 Each also notes the session as this project's current Claude Code session, which the MCP
 server (``waymarks mcp --claude-code``) follows.
@@ -43,7 +46,8 @@ HISTORY_ENTRIES: Final = 4096
 HISTORY_TAIL_BYTES: Final = 2 * 1024 * 1024
 HISTORY_PROMPTS: Final = 24
 HISTORY_TURN_BYTES: Final = 2048
-EVENTS: Final = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd")
+EVENTS: Final = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd",
+                  "PostToolUse", "PostToolUseFailure")
 MAX_INPUT_BYTES: Final = 4 * 1024 * 1024
 _SESSION_ID: Final = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
                                 r"-[0-9a-fA-F]{12}")
@@ -112,8 +116,12 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
     if event == "Stop":  # learning capture only: no Waymarks app, no model call
         from waymarks.hosts.claude_code_capture import capture
 
-        capture(event, payload, home, app.cwd if app is not None else project_of(
+        said = capture(event, payload, home, app.cwd if app is not None else project_of(
             payload, project), warm=app is not None)
+        _work(event, payload, home, project, app, said.get("captured"))  # the work turn
+        return None
+    if event in ("PostToolUse", "PostToolUseFailure"):  # one bounded work observation
+        _work(event, payload, home, project, app)
         return None
     if app is None:
         from waymarks.service.app import Waymarks
@@ -147,6 +155,32 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         app.append_record("waymarks-session-end-v1", {
             "reason": reason if isinstance(reason, str) and len(reason) <= 40 else "unknown"})
     return None
+
+
+def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
+          app: Any, statements: int | None = None) -> None:
+    """Work observations (:mod:`waymarks.hosts.claude_code_observe`): a tool event records
+    one, ``Stop`` closes the turn. Learning off or nothing to record opens no app."""
+    from waymarks.hosts import claude_code_observe as observe
+
+    cwd = app.cwd if app is not None else project_of(payload, project)
+    if not observe.learning_on(home, cwd):
+        return
+    if event == "Stop":  # reads the session's ledger; creates nothing, opens no app
+        observe.close_turn(payload, home, cwd, app.bound_session if app is not None else None,
+                           statements)
+        return
+    data = observe.observation(event, payload)
+    if data is None:
+        return
+    if app is None:
+        from waymarks.service.app import Waymarks
+
+        with Waymarks(home, cwd=cwd) as fresh:
+            _work(event, payload, home, project, fresh)
+        return
+    _bind(app, payload["session_id"].lower())
+    app.append_record(observe.OBSERVATION_TYPE, data)
 
 
 def _bind(app: Any, session_id: str) -> None:

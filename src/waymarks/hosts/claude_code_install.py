@@ -4,8 +4,9 @@ Install merges into Claude Code's configuration, leaving everything else as it w
 
 - settings (``<project>/.claude/settings.json``, or ``~/.claude/settings.json``): one
   hook group per event (``SessionStart``, ``UserPromptSubmit``, ``PreCompact``,
-  ``SessionEnd``) running ``<this waymarks> --home <home> hook claude-code EVENT``, with
-  the executable's real path (a shim would add ~80 ms to every prompt);
+  ``Stop``, ``SessionEnd``, ``PostToolUse``, ``PostToolUseFailure``) running
+  ``<this waymarks> --home <home> hook claude-code EVENT``, with the executable's real
+  path (a shim would add ~80 ms to every prompt);
 - MCP servers (``<project>/.mcp.json``, or ``~/.claude.json``): ``waymarks``, running
   ``<this waymarks> --home <home> mcp --claude-code``.
 

@@ -333,6 +333,14 @@ class Bridge:
             self._capture = PiCapture(self.home)
         done: dict[str, Any] = self._capture.capture(str(params.get("event")), self.ledger,
                                                      self._app().cwd)
+        if params.get("event") == "agent_end" and isinstance(params.get("turn"), list) \
+                and self.ledger is not None:  # the turn's tool results: a work source
+            from waymarks.hosts.work_turns import capture, from_pi
+
+            work = capture(self.home, self._app().cwd, self.ledger.session_id,
+                           from_pi(params["turn"]), host="pi",
+                           statements=done.get("captured"))
+            done["work"] = work.get("decision")
         if params.get("event") == "agent_end" and self.ledger is not None:
             feedback = self._natural_feedback(self.ledger)
             if any(feedback.values()):  # the keys only when the turn gave feedback

@@ -74,7 +74,8 @@ if TYPE_CHECKING:
 LEDGER_SESSION_ID: Final = "waymarks-evolution"
 DB_NAME: Final = "waymarks.db"
 #: settlement codes besides the model port's error codes and the authority reasons
-STEP_CODES: Final = frozenset({"applied", "no_change", "withheld", "budget_spent"})
+STEP_CODES: Final = frozenset({"applied", "no_change", "withheld", "budget_spent",
+                               "no_target"})
 SETTLEMENT_CODES: Final = STEP_CODES | MODEL_ERROR_CODES | AUTHORITY_REASONS
 
 
@@ -241,21 +242,25 @@ class Evolution:
         source = self.store.view.source(source_id)
         if source is None or source.settled is not None:
             return None
+        from waymarks.core.evolution.progress import build_request as progress_request
+        from waymarks.core.evolution.progress import is_progress
         from waymarks.core.evolution.request import build_request
 
-        records = self._offered(source)
-        request = build_request(source, records)
+        offered = self._offered(source)
+        progress = is_progress(source)  # a work source: only its nominated targets
+        request = (progress_request if progress else build_request)(source, offered)
         if request is not None:
-            ids = tuple(c.id for c, _level in records)
+            ids = tuple(c.id for c, _level in offered)
             self._in_flight[source_id] = (ids, self._digest(ids))
         # what the model is shown is as of this generation of the origin's memory; a reply
         # applied after it changed is stale (item 57)
         self._generations[source_id] = self.store.origin_generation(source.origin)
         if request is None:
+            code = "no_target" if progress and not offered else "withheld"
             with self.ledger.locked():
                 self._locked_sync()
                 if self._unsettled(source_id) is not None:
-                    self._append([SettledRecord(SCHEMA_VERSION, source_id, "withheld",
+                    self._append([SettledRecord(SCHEMA_VERSION, source_id, code,
                                                 iso(self.clock.now()))])
         return request
 
@@ -320,14 +325,16 @@ class Evolution:
         return source if source is not None and source.settled is None else None
 
     def _offered(self, source: SourceRow) -> list[tuple[ClaimRow, str]]:
+        from waymarks.core.evolution import progress
         from waymarks.core.evolution.request import offered
 
         # a damaged claim row is left out (``evolution status`` names it), never offered
         # and never allowed to stop the source's consolidation (item 79)
         readable, _bad = self.store.readable_claims(["provisional"])
         claims = [c for c in readable if c.origin == source.origin]
+        chosen = progress.offered if progress.is_progress(source) else offered
         out = []
-        for claim in offered(source, claims):
+        for claim in chosen(source, claims):
             origin_source = self.store.view.source(claim.source_id)
             out.append((claim, origin_source.classification if origin_source else "normal"))
         return out

@@ -152,9 +152,13 @@ def history(home: Path, limit: int = HISTORY_LIMIT, claim_id: str | None = None,
 
 def learning(home: Path, limit: int = LEARNING_LIMIT) -> dict[str, Any]:
     """What the last captures decided: each source's kind, origin, settlement code and how
-    many claims it gave (no text)."""
+    many claims it gave, the last work-turn capture/nomination decision and processed
+    versus changed counts (no text)."""
+    from waymarks.service.evolution_observe import last_capture, outcomes
+
     if _empty(home):
-        return {"sources": [], "counts": {}}
+        return {"sources": [], "counts": {}, "lastCapture": last_capture(home),
+                "outcomes": outcomes(home)}
     with Evolution(home) as evo:
         evo.sync()
         sources = evo.store.sources()[-limit:]
@@ -162,7 +166,8 @@ def learning(home: Path, limit: int = LEARNING_LIMIT) -> dict[str, Any]:
         for row in evo.store.claims():
             learned[row.source_id] = learned.get(row.source_id, 0) + 1
         counts = evo.store.counts()
-    return {"counts": counts, "sources": [
+    return {"counts": counts, "lastCapture": last_capture(home), "outcomes": outcomes(home),
+            "sources": [
         {"sourceId": s.source_id, "kind": s.kind, "basis": s.basis, "origin": s.origin,
          "capturedAt": s.captured_at, "classification": s.classification,
          "decision": s.settled or "pending", "settledAt": s.settled_at,

@@ -39,10 +39,12 @@ from waymarks.core.evolution.model import (
     ClaimRecord,
     Evidence,
     EvolutionRecord,
+    RefreshRecord,
     RefusalRecord,
     claim_id,
     priority,
 )
+from waymarks.core.evolution.progress import progress_refusal, refreshes
 from waymarks.core.secrets import PLACEHOLDER_PREFIX, find_secrets
 
 #: refusals that are quarantines, not authority stops (the source is still applied)
@@ -100,11 +102,21 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
 
     for claim in proposed:
         new_id = claim_id(source.origin, claim.kind, claim.content)
+        limited = progress_refusal(source, claim, offered)  # a work source's narrow authority
+        if limited is not None:
+            refuse(claim.replaces or new_id, limited)
+            continue
         if find_secrets(claim.content) or PLACEHOLDER_PREFIX in claim.content:
             refuse(new_id, "still_redacted")
             continue
         if lookup.suppressed(suppression_key(source.origin, claim.content)):
             refuse(new_id, "forgotten")
+            continue
+        if new_id == claim.replaces and refreshes(source, claim, offered, replaced):
+            replaced.add(new_id)  # a work source left a pending state standing (item 47)
+            records.append(RefreshRecord(SCHEMA_VERSION, new_id, source.source_id,
+                                         source.captured_at))
+            written += 1
             continue
         if new_id in seen or new_id == claim.replaces or lookup.exists(new_id):
             continue  # already known: nothing to write

@@ -45,6 +45,7 @@ from waymarks.core.evolution.model import (
     ImportBatchRecord,
     ImportRecord,
     PinRecord,
+    RefreshRecord,
     RefusalRecord,
     ResolveRecord,
     SettledRecord,
@@ -181,6 +182,17 @@ def _fold(rec: _Recorder, view: EvoView, record: EvolutionRecord, seq: int) -> E
         for inner in record.records:
             _fold(rec, view, inner, seq)
         return Effect("imported", record.digest, True, "legacy_import", "person", record.at)
+    if isinstance(record, RefreshRecord):  # a work source left a pending state standing
+        claim, source = view.claim(record.id), view.source(record.source_id)
+        if (claim is None or source is None or source.kind != "progress"
+                or claim.state != "provisional" or claim.kind != "project_state"
+                or claim.origin != source.origin or not _later(record.at, claim.updated_at)):
+            return Effect("refresh", record.id, False, "not_refreshed", "model", record.at)
+        # only the evidence date and link move: the basis and method stay what they were,
+        # so a user-stated claim keeps its authority (a refresh never raises it to
+        # tool_observation, which would quarantine the person's next statement)
+        rec.put_claim(replace(claim, updated_at=record.at, source_id=record.source_id))
+        return Effect("refresh", record.id, True, "refreshed", "model", record.at)
     if isinstance(record, ForgetRecord):
         return _forget(rec, view, record)
     if isinstance(record, FeedbackRecord):

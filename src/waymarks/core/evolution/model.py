@@ -36,7 +36,7 @@ Basis = Literal["summary", "user_statement", "tool_observation", "manual_correct
 BASES: Final[tuple[str, ...]] = ("summary", "user_statement", "tool_observation",
                                  "manual_correction")
 Method = Literal["local", "model", "manual"]
-SourceKind = Literal["statement", "summary"]
+SourceKind = Literal["statement", "summary", "progress"]  # progress: a work turn
 
 #: a claim's content, in UTF-16 code units (the seed's unit)
 MIN_CONTENT: Final = 4
@@ -275,10 +275,24 @@ class ImportBatchRecord(msgspec.Struct, frozen=True, tag="importBatch", tag_fiel
     skipped: int = 0
 
 
+class RefreshRecord(msgspec.Struct, frozen=True, tag="refresh", tag_field="op",
+                    rename="camel", omit_defaults=True):
+    """A work (``progress``) source's observations were weighed and left a pending project
+    state standing unchanged: its evidence date moves to ``at`` (the source's capture time)
+    and its evidence link to the source (EVOLUTION item 47). Content, search terms, basis
+    and method stay (a refresh never raises a claim's authority); only
+    a progress source may write one, and only for a claim nominated for it."""
+
+    schema_version: int
+    id: str
+    source_id: str
+    at: str
+
+
 EvolutionRecord = (SourceRecord | ClaimRecord | RefusalRecord | SettledRecord | ForgetRecord
                    | FeedbackRecord | CorrectRecord | ConflictRecord | ResolveRecord
                    | UndoRecord | ImportRecord | ConfirmRecord | PinRecord
-                   | ImportBatchRecord)
+                   | ImportBatchRecord | RefreshRecord)
 #: feedback verdicts, by slot
 UTILITY_VERDICTS: Final = frozenset({"useful", "unhelpful"})
 ACCURACY_VERDICTS: Final = frozenset({"accurate", "incorrect"})
@@ -301,6 +315,8 @@ AUTHORITY_REASONS: Final = frozenset({
     "still_redacted",    # the content holds a credential or a redaction placeholder
     "forgotten",         # the content was forgotten in this origin
     "incorrect",         # a person marked a repeated claim incorrect (its source retired)
+    "progress_only",     # a work (progress) source may only update project state
+    "not_nominated",     # a work source may only replace a claim nominated for it
 })
 
 

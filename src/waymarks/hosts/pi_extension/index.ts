@@ -450,13 +450,41 @@ export default function waymarks(pi: any) {
 		} catch {}
 	});
 
-	pi.on("agent_end", async (_event: Json, ctx: any) => {
+	pi.on("agent_end", async (event: Json, ctx: any) => {
 		// with learning on, the person's statements of this turn become sources for later
-		// consolidation (never a model call here; nothing at all when learning is off)
+		// consolidation, and its tool results a work source (never a model call here;
+		// nothing at all when learning is off)
 		try {
-			await call(ctx, "learn", { event: "agent_end" });
+			await call(ctx, "learn", { event: "agent_end", turn: workTurn(event?.messages) });
 		} catch {}
 	});
+
+	/** The run's messages from its last user message on (at most 4,096), reduced to what a
+	 * work observation reads: texts, tool calls (string arguments), linked results, each
+	 * string clipped to its head and tail. The bridge applies the real bounds (issue 19). */
+	function workTurn(messages: unknown): Json[] {
+		if (!Array.isArray(messages)) return [];
+		const clip = (v: unknown, max = 24576): string => {
+			const t = typeof v === "string" ? v : "";
+			return t.length <= max ? t : `${t.slice(0, max / 3)}\n${t.slice(t.length - (2 * max) / 3)}`;
+		};
+		const text = (c: unknown): string =>
+			typeof c === "string" ? c : Array.isArray(c)
+				? c.filter((p: Json) => p?.type === "text").map((p: Json) => String(p.text ?? "")).join("\n") : "";
+		const recent = messages.slice(-4096);
+		let start = 0;
+		for (let i = recent.length - 1; i >= 0; i--) if (recent[i]?.role === "user") { start = i; break; }
+		return recent.slice(start).map((m: Json) => {
+			if (m?.role === "toolResult")
+				return { role: "toolResult", id: String(m.toolCallId ?? ""), text: clip(text(m.content)), isError: !!m.isError };
+			if (m?.role !== "assistant") return { role: String(m?.role ?? ""), text: clip(text(m?.content)) };
+			const calls = (Array.isArray(m.content) ? m.content : []).filter((p: Json) => p?.type === "toolCall")
+				.slice(0, 64).map((p: Json) => ({ id: String(p.id ?? ""), name: String(p.name ?? ""),
+					args: Object.fromEntries(Object.entries(p.arguments ?? {}).slice(0, 16)
+						.filter(([, v]) => typeof v === "string").map(([k, v]) => [k, clip(v, 8192)])) }));
+			return { role: "assistant", text: clip(text(m.content)), stop: String(m.stopReason ?? ""), calls };
+		});
+	}
 
 	pi.on("context", async (event: Json, ctx: any) => {
 		const last = lastUserText(event.messages);

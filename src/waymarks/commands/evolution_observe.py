@@ -1,0 +1,47 @@
+"""Text for work-observation diagnostics (issue 19, EVOLUTION item 46): the last
+capture/nomination decision and processed-versus-changed counts, as lines under
+``waymarks evolution learning`` and ``waymarks evolution status``. Codes, counts and claim
+IDs only: never a request, an operation, an output or a claim's text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_WHY = {"captured": "captured as a work source", "no_request": "no work request",
+        "no_observation": "no linked tool result from an allowed tool",
+        "no_work": "only inspection, no work operation",
+        "no_target": "no related project state to update (no model call)",
+        "duplicate": "already captured", "learning_off": "learning is off"}
+
+
+def learning_lines(data: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    last = data.get("lastCapture")
+    if isinstance(last, dict):
+        scan = last.get("scan") or {}
+        decision = str(last.get("decision"))
+        ignored = ", ".join(f"{k} {v}" for k, v in sorted((scan.get("ignored") or {}).items()))
+        said = last.get("statementsCaptured")
+        lines.append(f"Last work turn ({last.get('host')}, {last.get('at')}): "
+                     f"{_WHY.get(decision, decision)}"
+                     + (f"; {said} statement(s) captured beside it" if said else ""))
+        lines.append(f"  scanned {scan.get('scanned', 0)} messages"
+                     f"{' (limit reached)' if scan.get('scanLimited') else ''}, "
+                     f"{scan.get('calls', 0)} calls, {scan.get('linked', 0)} linked, "
+                     f"{scan.get('retained', 0)} retained, {scan.get('omitted', 0)} omitted"
+                     f"{f', ignored: {ignored}' if ignored else ''}; completion "
+                     f"{scan.get('completion', 'none')}"
+                     + (" (unfinished: the last reply asked for tools)"
+                        if scan.get("unfinished") else ""))
+        for target in last.get("targets") or []:
+            lines.append(f"  target {target.get('id')} score {target.get('score')} "
+                         f"({', '.join(target.get('reasons') or [])})")
+    if isinstance(data.get("outcomes"), dict):
+        lines.append(outcome_line(data["outcomes"]))
+    return lines
+
+
+def outcome_line(counts: dict[str, Any]) -> str:
+    return (f"Processed {counts.get('processed', 0)} sources: {counts.get('changed', 0)} "
+            f"changed learned memory, {counts.get('unchanged', 0)} changed nothing "
+            "(processed is not learned)")

@@ -1,0 +1,180 @@
+"""Work-turn capture for both hosts (issue 19): the hosts' own shapes of a turn turned into
+:mod:`waymarks.core.evolution.observations` items, and the capture call.
+
+- **Pi** (``agent_end``): the extension sends the run's messages from the last user message
+  on (``workTurn`` in ``pi_extension/index.ts``: roles, texts, tool calls with their string
+  arguments, results with ``toolCallId`` and ``isError``, the final ``stopReason``).
+- **Claude Code**: ``PostToolUse`` records one bounded observation per tool call in the
+  session's Waymarks ledger (``waymarks-tool-observation-v1``) as it happens; ``Stop``
+  reads the ones recorded since the person's last prompt and closes the turn.
+
+What must stay true:
+- nothing is captured while learning is off, in a subagent, or without a session;
+- capture never calls a model and never raises into the host: the result is a
+  content-free decision (codes and counts);
+- a turn is keyed by its tool-call IDs, so the same turn delivered twice is one source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from waymarks.core.evolution.observations import (
+    AssistantText,
+    ToolCall,
+    ToolResult,
+    TurnItem,
+    UserText,
+)
+
+#: what PostToolUse keeps of a tool's response before the capture's own bounds apply
+RECORD_OUTPUT_BYTES: Final = 24_576
+RECORD_ARG_BYTES: Final = 8_192
+_ARG_KEYS: Final = ("command", "file_path", "path", "pattern", "notebook_path")
+_WARM: dict[Path, Any] = {}
+
+
+def turn_key(items: Sequence[TurnItem]) -> str:
+    ids = [i.call_id for i in items if isinstance(i, ToolCall)]
+    return hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()[:32]
+
+
+def from_pi(messages: object) -> list[TurnItem]:
+    """Items from the extension's ``workTurn`` list (anything malformed is skipped)."""
+    out: list[TurnItem] = []
+    if not isinstance(messages, list):
+        return out
+    for m in messages[-4096:]:
+        if not isinstance(m, dict):
+            continue
+        role, text = m.get("role"), m.get("text")
+        text = text if isinstance(text, str) else ""
+        if role == "user":
+            out.append(UserText(text))
+        elif role == "toolResult" and isinstance(m.get("id"), str):
+            out.append(ToolResult(m["id"], text, bool(m.get("isError"))))
+        elif role == "assistant":
+            for call in m.get("calls") or []:
+                if isinstance(call, dict) and isinstance(call.get("name"), str):
+                    args = call.get("args")
+                    out.append(ToolCall(str(call.get("id") or ""), call["name"],
+                                        args if isinstance(args, dict) else {}))
+            stop = m.get("stop")
+            out.append(AssistantText(text, stop if isinstance(stop, str) else "stop"))
+    return out
+
+
+def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem], *,
+            host: str, warm: bool = True, statements: int | None = None,
+            scan_limited: bool = False) -> dict[str, Any]:
+    """Capture the work turn ``items`` (learning on, not a subagent); a content-free
+    decision. ``scan_limited``: the host already left the turn's older items out."""
+    if os.environ.get("PI_SUBAGENT_AGENT_ID"):
+        return {"decision": "subagent"}
+    from waymarks.ledger.identity import canonical_project_path
+    from waymarks.service.learning import learning_enabled
+
+    origin = canonical_project_path(origin_cwd)
+    if not learning_enabled(home, origin):
+        return {"decision": "learning_off"}
+    if not any(isinstance(i, ToolCall) for i in items):
+        return {"decision": "no_observation"}
+    from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution_observe import capture_work
+
+    if warm:
+        evo = _WARM.get(home)
+        if evo is None:
+            evo = _WARM[home] = Evolution(home)
+        return capture_work(evo, origin, session, turn_key(items), items, cwd=origin_cwd,
+                            host=host, statements=statements, scan_limited=scan_limited)
+    with Evolution(home) as fresh:
+        return capture_work(fresh, origin, session, turn_key(items), items, cwd=origin_cwd,
+                            host=host, statements=statements, scan_limited=scan_limited)
+
+
+# -- Claude Code -------------------------------------------------------------------------
+
+
+def observation_record(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The bounded record of one ``PostToolUse`` hook input (``None``: nothing to keep:
+    a memory tool, a subagent's call (``agent_id``), or no tool name or ID). A long output
+    or argument is kept as its head and tail only, each cut at a word and redacted on its
+    own before it is stored (:func:`_clip`)."""
+    from waymarks.core.evolution.operations import is_memory_tool
+
+    name, call_id = payload.get("tool_name"), payload.get("tool_use_id")
+    if not isinstance(name, str) or not isinstance(call_id, str) or not call_id:
+        return None
+    if is_memory_tool(name):
+        return None
+    agent = payload.get("agent_id")
+    if isinstance(agent, str) and agent:  # a subagent's tool call: never the turn's evidence
+        return None
+    raw_args = payload.get("tool_input")
+    args = {k: _clip(v, RECORD_ARG_BYTES) for k, v in
+            (raw_args.items() if isinstance(raw_args, dict) else ()) if k in _ARG_KEYS
+            and isinstance(v, str)}
+    output, is_error = _response_text(payload.get("tool_response"))
+    return {"id": call_id[:128], "tool": name[:64], "args": args,
+            "output": _clip(output, RECORD_OUTPUT_BYTES), "isError": is_error}
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` redacted, kept whole when it fits in ``limit`` bytes, else its head (a
+    third) and tail cut at word boundaries (the partial word at each cut dropped) and
+    each part redacted *on its own* before they are joined: a credential split by a cut
+    is never stored as a fragment, and one part's redaction cannot reach into the other."""
+    from waymarks.core.evolution.observations import clean, cut_head, cut_tail
+
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return clean(text)[0]
+    head = clean(cut_head(data, limit // 3))[0]
+    tail = clean(cut_tail(data, (2 * limit) // 3))[0]
+    return head + "\n" + tail
+
+
+def _response_text(response: object) -> tuple[str, bool]:
+    """A tool response as text, and whether it reports a failure (Bash: ``stderr`` and
+    ``interrupted``; others: ``error``/``is_error``; a plain string is taken as is)."""
+    if isinstance(response, str):
+        return response, False
+    if isinstance(response, list):
+        return "\n".join(str(b.get("text", "")) for b in response
+                         if isinstance(b, dict)), False
+    if not isinstance(response, dict):
+        return "", False
+    parts = [str(response[k]) for k in ("stdout", "stderr", "output", "content", "result",
+                                        "error", "message")
+             if isinstance(response.get(k), str) and response[k]]
+    failed = bool(response.get("is_error") or response.get("isError")
+                  or response.get("interrupted") or response.get("error")
+                  or (isinstance(response.get("exit_code"), int) and response["exit_code"])
+                  or (isinstance(response.get("exitCode"), int) and response["exitCode"]))
+    if response.get("success") is False:
+        failed = True
+    return "\n".join(parts), failed
+
+
+def from_claude_code(entries: Sequence[tuple[str, Any]], report: str | None,
+                     interrupted: bool) -> list[TurnItem]:
+    """Items from the session ledger's tail: ``("user", text)`` and ``("observation",
+    record)`` in file order, then the final reply (``report``; none when interrupted)."""
+    out: list[TurnItem] = []
+    for kind, value in entries:
+        if kind == "user" and isinstance(value, str):
+            out.append(UserText(value))
+        elif kind == "observation" and isinstance(value, dict):
+            call_id = str(value.get("id", ""))
+            args = value.get("args")
+            out.append(ToolCall(call_id, str(value.get("tool", "")),
+                                args if isinstance(args, dict) else {}))
+            out.append(ToolResult(call_id, str(value.get("output", "")),
+                                  bool(value.get("isError"))))
+    out.append(AssistantText(report or "", "aborted" if interrupted else "stop"))
+    return out

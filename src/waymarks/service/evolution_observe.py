@@ -1,0 +1,149 @@
+"""Capture a work turn as a ``progress`` source (EVOLUTION items 37-46): the I/O around the
+pure core of :mod:`waymarks.core.evolution.observations` and :mod:`.nominate`.
+
+A host hands over the turn (:class:`~waymarks.core.evolution.observations.TurnItem`\\ s:
+the person's request, tool calls, their linked results, the final reply). Capture never
+calls a model. It:
+
+1. runs the gate and the bounds (pure), finding checkout roots through ``.git`` for the
+   resource hints (the only file-system reads);
+2. under the evolution ledger's lock, nominates the project-state claims of the same
+   origin the turn may update; **no target, no source** (and so no model call);
+3. appends one source (kind ``progress``, basis ``tool_observation``) whose text is the
+   redacted document with the nominated IDs; keyed by the host's turn key, so a turn
+   captured twice is one source;
+4. writes the decision (counts, codes, target IDs and scores: never a body) to
+   ``<home>/evolution/last-capture.json`` for ``waymarks evolution learning``.
+
+One qualified work source is one model call at most; a turn that also held a statement
+gives a separate statement source (captured by the statement path before this one), and
+the queue runs them one after the other, each with its own authority.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from waymarks.core.evolution.model import SCHEMA_VERSION, SourceRecord, source_id
+from waymarks.core.evolution.nominate import nominate
+from waymarks.core.evolution.observations import TurnItem, document, observe
+from waymarks.core.evolution.progress import PROGRESS_BASIS, PROGRESS_KIND
+from waymarks.files.atomic import write_atomic
+from waymarks.service.evolution import Evolution
+from waymarks.service.ports import iso
+
+LAST_CAPTURE: Final = "last-capture.json"
+MAX_ROOT_DEPTH: Final = 64
+
+
+def checkout_root(path: str) -> str | None:
+    """The nearest directory at or above ``path`` holding ``.git`` (a directory or a
+    worktree's file), or ``None``."""
+    current = Path(path)
+    for _ in range(MAX_ROOT_DEPTH):
+        if (current / ".git").exists():
+            return str(current)
+        if current.parent == current:
+            return None
+        current = current.parent
+    return None
+
+
+def _home_relative(state: Path) -> tuple[str, ...]:
+    """The ``~``-relative spelling of the state directory (``~/.waymarks``), when it is
+    under the user's home: a command may name it that way."""
+    try:
+        user_home = Path.home()
+    except (RuntimeError, KeyError):  # no home directory can be determined
+        return ()
+    for base, state_dir in ((user_home, state), (user_home.resolve(), state.resolve())):
+        try:
+            relative = state_dir.relative_to(base)
+        except ValueError:
+            continue
+        return (f"~/{relative.as_posix()}",) if relative.parts else ("~",)
+    return ()
+
+
+def last_capture_path(home: Path) -> Path:
+    return home / "evolution" / LAST_CAPTURE
+
+
+def capture_work(evo: Evolution, origin: str, session: str, key: str,
+                 items: Sequence[TurnItem], *, cwd: str | None, host: str,
+                 statements: int | None = None, scan_limited: bool = False
+                 ) -> dict[str, Any]:
+    """Capture the work turn ``items`` end with; returns the decision (no bodies), which is
+    also written as the home's last capture decision. ``statements``: how many statement
+    sources the same turn gave (the host's statement capture), for the snapshot."""
+    turn, scan = observe(items, cwd=cwd, state_dir=str(evo.home), root_of=checkout_root,
+                         state_aliases=_home_relative(evo.home), scan_limited=scan_limited)
+    decision: dict[str, Any] = {"host": host, "at": iso(evo.clock.now()),
+                                "scan": scan.to_json(), "targets": [], "sourceId": None,
+                                "decision": scan.reason, "statementsCaptured": statements}
+    if turn is not None:
+        sid = source_id(origin, PROGRESS_KIND, session, key)
+        decision["resources"] = len(turn.resources)
+        with evo.ledger.locked():
+            evo._locked_sync()
+            if evo.store.view.source(sid) is not None:
+                decision.update(decision="duplicate", sourceId=sid)
+            else:
+                claims = evo.store.claims(states=["provisional"], origin=origin)
+                nominees = nominate(claims, origin, turn.request, turn.resources)
+                decision["targets"] = [{"id": n.claim_id, "score": n.score,
+                                        "reasons": list(n.reasons)} for n in nominees]
+                if not nominees:
+                    decision["decision"] = "no_target"
+                else:
+                    text, level, dropped = document(turn, [n.claim_id for n in nominees],
+                                                    scan)
+                    evo._append([SourceRecord(SCHEMA_VERSION, sid, origin, PROGRESS_KIND,
+                                              PROGRESS_BASIS, text, level,
+                                              iso(evo.clock.now()), session)])
+                    decision.update(decision="captured", sourceId=sid,
+                                    bytes=len(text.encode("utf-8")), droppedForBytes=dropped)
+    _note(evo.home, decision)
+    return decision
+
+
+def _note(home: Path, decision: dict[str, Any]) -> None:
+    path = last_capture_path(home)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_atomic(path, json.dumps(decision, ensure_ascii=False, indent=1).encode("utf-8"),
+                 mode=0o600)
+
+
+def last_capture(home: Path) -> dict[str, Any] | None:
+    """The last capture decision (``None``: none yet, or unreadable)."""
+    try:
+        data = json.loads(last_capture_path(home).read_bytes())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def outcomes(home: Path) -> dict[str, Any]:
+    """Processed versus changed (EVOLUTION item 46): a settled source is *processed*; it
+    *changed* memory only when it wrote a claim. "Done" is not "learned". Counts only, by
+    source kind; nothing is created when nothing was learned yet."""
+    from waymarks.service.learning import ledger_path
+
+    empty: dict[str, Any] = {"processed": 0, "changed": 0, "unchanged": 0, "byKind": {}}
+    if not ledger_path(home).is_file():
+        return empty
+    with Evolution(home) as evo:
+        evo.sync()
+        writers = {c.source_id for c in evo.store.claims() if c.state != "conflicted"}
+        sources = [s for s in evo.store.sources() if s.settled is not None]
+    by_kind: dict[str, dict[str, int]] = {}
+    for source in sources:
+        slot = by_kind.setdefault(source.kind, {"processed": 0, "changed": 0})
+        slot["processed"] += 1
+        slot["changed"] += source.source_id in writers
+    changed = sum(v["changed"] for v in by_kind.values())
+    return {"processed": len(sources), "changed": changed,
+            "unchanged": len(sources) - changed, "byKind": by_kind}
