@@ -214,6 +214,19 @@ def _m010_evolution_events(db: sqlite3.Connection) -> None:
     add_events_tables(db)
 
 
+def _m011_reserved(db: sqlite3.Connection) -> None:
+    # Placeholder on the issue-20 branch only, so versions stay gap-free: another branch
+    # owns migration 11 (the lead renumbers at merge). Changes nothing.
+    del db
+
+
+def _m012_recall_vectors(db: sqlite3.Connection) -> None:
+    # Hybrid recall (issue 20): embeddings of recall records, derived and rebuildable.
+    from waymarks.store.recall_vectors import create_tables
+
+    create_tables(db)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
@@ -227,6 +240,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "memory evolution: learned claims, sources, events", _m009_evolution),
     Migration(10, "memory evolution: event states, feedback receipts, aging",
               _m010_evolution_events),
+    Migration(11, "reserved (issue 20 branch placeholder)", _m011_reserved),
+    Migration(12, "recall embeddings (hybrid recall)", _m012_recall_vectors),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 
