@@ -262,7 +262,8 @@ def hybrid_answer(index: RecallIndex, dense: Dense, question: str, query: bytes,
     cands = index.candidates(plan)
     stats = index.stats(plan.focus + plan.context)
     semantic, extra = semantic_side(dense.ids, cosines(query, dense.vectors),
-                                    [c.id for c in cands], embedder.calibration)
+                                    [c.id for c in cands], embedder.calibration,
+                                    query=question)
     by_id = {c.id: c for c in dense.all_candidates}
     result = evaluate(plan, [*cands, *(by_id[i] for i in extra)], stats, EXACT, semantic)
     return result.selected, (time.perf_counter() - start) * 1000

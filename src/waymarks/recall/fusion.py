@@ -16,7 +16,9 @@ Fusion happens *before* the gates decide (the gates stay: precision is the produ
   words the store does not know): a paraphrase shares fewer words than it means;
 - a record with no lexical match at all (another language, other words) is eligible only
   on a *strong* similarity (``sem >= SEMANTIC_QUALIFY``): every other gate that does not
-  need a lexical match (status, literals, the conversation's subject) still applies.
+  need a lexical match (status, literals, the conversation's subject) still applies;
+  across scripts (an English query, a Chinese claim), where no word can match, the
+  query's *nearest* record qualifies on a lower similarity (``cross_script``).
 
 A candidate without a similarity (no vector yet, or a vector of another model) keeps its
 lexical score, never an error. The weights were chosen on the LoCoMo development split
@@ -44,10 +46,14 @@ class Calibration:
     #: a calibrated similarity at or above this lets a record with a lexical match past
     #: the gates that count matches (a paraphrase shares fewer words than it means)
     support: float = 0.5
+    #: across scripts (an English query, a Chinese claim) no word can match: the record
+    #: qualifies on this lower similarity when it is also the query's nearest record
+    cross_script: float = 0.3
 
     def __post_init__(self) -> None:
         if not (-1.0 <= self.floor < self.ceil <= 1.0 and 0.0 <= self.weight <= 1.0
-                and 0.0 < self.qualify <= 1.0 and 0.0 < self.support <= 1.0):
+                and 0.0 < self.qualify <= 1.0 and 0.0 < self.support <= 1.0
+                and 0.0 < self.cross_script <= 1.0):
             raise ValueError(f"invalid calibration {self!r}")
 
     def calibrate(self, cosine: float) -> float:
@@ -80,6 +86,8 @@ class Semantic:
 
     cosines: Mapping[str, float]
     calibration: Calibration
+    #: the query's script (:func:`script`), for the cross-script rule
+    query_script: str = ""
 
     def score(self, candidate_id: str) -> float | None:
         """The calibrated similarity, or ``None`` when the record has no vector."""
@@ -98,6 +106,31 @@ class Semantic:
     def supports(self, sem: float | None) -> bool:
         return sem is not None and sem >= self.calibration.support
 
+    def across(self, candidate_id: str, text: str) -> bool:
+        """Whether a record in the other script qualifies: the nearest to the query (within
+        ``NEAREST_MARGIN`` of the best cosine) and at least ``cross_script`` similar."""
+        cosine = self.cosines.get(candidate_id)
+        if cosine is None or not self.query_script or script(text) == self.query_script:
+            return False
+        best = max(self.cosines.values())
+        return (cosine >= best - NEAREST_MARGIN
+                and self.calibration.calibrate(cosine) >= self.calibration.cross_script)
+
+
+#: how far below the best cosine a record still counts as the nearest
+NEAREST_MARGIN: Final = 0.01
+
+
+def script(text: str) -> str:
+    """``han`` when a text's Han characters, counted twice (one often says what a Latin
+    word of several letters does), are at least its Latin letters; else ``latin`` (``""``
+    with neither)."""
+    han = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf")
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    if not han and not latin:
+        return ""
+    return "han" if 2 * han >= latin else "latin"
+
 
 #: records found by meaning alone that join the lexical candidates of a query
 SEMANTIC_CANDIDATES: Final = 20
@@ -105,11 +138,11 @@ SEMANTIC_CANDIDATES: Final = 20
 
 def semantic_side(ids: Sequence[str], cosines: Sequence[float], lexical: Sequence[str],
                   calibration: Calibration, limit: int = SEMANTIC_CANDIDATES,
-                  ) -> tuple[Semantic, list[str]]:
+                  query: str = "") -> tuple[Semantic, list[str]]:
     """The query's :class:`Semantic` over ``ids`` (cosines in the same order; ``nan`` for
     a vector that cannot be compared), and the best ``limit`` IDs by cosine that the
     lexical side did not find (they become candidates too)."""
     known = {i: c for i, c in zip(ids, cosines, strict=True) if c == c}  # drop nan
     found = set(lexical)
     extra = sorted((i for i in known if i not in found), key=lambda i: (-known[i], i))[:limit]
-    return Semantic(known, calibration), extra
+    return Semantic(known, calibration, script(query)), extra

@@ -247,8 +247,9 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     named = any(_names(f, candidate, stats) for f in strong) or (
         len(strong) >= 2 and coverage >= PHRASE_COVERAGE and not facts.unknown
         and _names_phrase(facts, candidate))
-    close = semantic is not None and semantic.qualifies(sem)
-    supported = semantic is not None and semantic.supports(sem)
+    close = semantic is not None and (semantic.qualifies(sem)
+                                      or semantic.across(candidate.id, candidate.text))
+    supported = close or (semantic is not None and semantic.supports(sem))
     reason = _gate(plan, facts, candidate, stats, strong, coverage, named or close, close,
                    supported)
     rank = (relevance * candidate.freshness * candidate.evidence_weight * candidate.utility

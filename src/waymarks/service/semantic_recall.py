@@ -77,7 +77,7 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     if not ids:
         return list(lexical), None
     side, extra = semantic_side(ids, cosines(embedder.query(query), vectors),
-                                [c.id for c in lexical], embedder.calibration)
+                                [c.id for c in lexical], embedder.calibration, query=query)
     return [*lexical, *store.candidates(extra)], side
 
 
