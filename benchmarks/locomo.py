@@ -401,10 +401,8 @@ def run(data: Path, corpus: str, embedder: Embedder | None = None,
                                "p99": round(percentile(foreign_latencies, 99), 3)},
         "hybrid": None if embedder is None else {
             "model": embedder.model,
-            "calibration": {"floor": embedder.calibration.floor,
-                            "ceil": embedder.calibration.ceil,
-                            "weight": embedder.calibration.weight,
-                            "qualify": embedder.calibration.qualify},
+            "calibration": {name: getattr(embedder.calibration, name) for name in (
+                "floor", "ceil", "weight", "qualify", "support", "cross_script")},
             "embed_records_s": round(embed_s, 3),
             "query_embedding_ms": {"p50": round(statistics.median(query_ms), 3),
                                    "p99": round(percentile(query_ms, 99), 3)},
