@@ -557,10 +557,12 @@ class Waymarks:
                          classification: str | None = None,
                          sources: tuple[str, ...] = (), guard: Guard | None = None
                          ) -> WriteOutcome:
-        return with_notices(self._write(lambda ctx: decide_memory(
+        outcome = with_notices(self._write(lambda ctx: decide_memory(
             ctx, claim, scope=None, classification=classification, key=None, sources=sources,
             supersedes=self._full_id(ctx, "memory", memory_id) or memory_id), guard),
             text_notices(claim))
+        self._embed_written(outcome)
+        return outcome
 
     def set_memory_status(self, memory_id: str, status: Literal["invalid", "expired"],
                           reason: str | None = None, *,
