@@ -43,7 +43,8 @@ def test_missing_vectors_are_found_and_filled_in_order(db: sqlite3.Connection) -
 
 def test_a_vector_of_another_text_is_stale_and_never_read(db: sqlite3.Connection) -> None:
     store = VectorStore(db, items_backed=False)
-    store.put("m1", [("a", "an older text", b"\x01" * 8), ("b", "数据库端口是 5434。", b"\x02" * 8)])
+    store.put("m1", [("a", "an older text", b"\x01" * 8),
+                     ("b", "数据库端口是 5434。", b"\x02" * 8)])
     assert [(i, v) for _, i, v in store.vectors("m1")] == [("b", b"\x02" * 8)]
     assert [i for i, _ in store.missing("m1", 10)] == ["c", "a"]
     assert store.vectors("m2") == []
