@@ -12,9 +12,10 @@ a stored claim and ~40% unrelated:
 
 - ``lexical``: ``direct_plan`` + ``candidates`` + ``stats`` + ``evaluate`` (today's path);
 - ``query_embedding``: the query embedded alone;
-- ``hybrid_fresh``: the query embedded + every vector read from SQLite + cosines + the
-  nearest records fetched + fused ``evaluate`` (what a one-shot process pays);
-- ``hybrid_warm``: the same with the vectors held in memory (the warm Claude Code helper,
+- ``hybrid_fresh``: the query embedded + every vector read from SQLite into a matrix +
+  cosines + the nearest records fetched + fused ``evaluate`` (what a one-shot process pays
+  once the model is loaded);
+- ``hybrid_warm``: the same with the matrix held in memory (the warm Claude Code helper,
   MCP server or Pi bridge: :class:`waymarks.service.semantic_recall.VectorMemo`).
 
 Targets (issue 20): p99 <= 25 ms with the semantic extra, <= 5 ms without. Not a test.
@@ -40,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import recall_latency as synthetic
 from waymarks import semantic
 from waymarks.recall.engine import evaluate
-from waymarks.recall.fusion import semantic_side
+from waymarks.recall.fusion import SEMANTIC_CANDIDATES, semantic_side
 from waymarks.recall.plan import direct_plan
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
@@ -86,8 +87,8 @@ def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
         queries = synthetic.query_mix(about, count, seed)
         timings: dict[str, list[float]] = {k: [] for k in (
             "lexical", "query_embedding", "hybrid_fresh", "hybrid_warm")}
-        held = store.vectors(embedder.model)
-        held_ids, held_vectors = [r[1] for r in held], [r[2] for r in held]
+        held = semantic.matrix()
+        held.extend((i, v) for _, i, v in store.vectors(embedder.model))
         for _, query in queries:
             start = time.perf_counter()
             plan = direct_plan(query)
@@ -106,13 +107,13 @@ def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
                 plan = direct_plan(query)
                 cands = index.candidates(plan)
                 stats = index.stats(plan.focus + plan.context)
-                if name == "hybrid_fresh":
-                    rows = store.vectors(embedder.model)
-                    vids, vecs = [r[1] for r in rows], [r[2] for r in rows]
-                else:
-                    vids, vecs = held_ids, held_vectors
-                side, extra = semantic_side(vids, semantic.cosines(vector, vecs),
-                                            [c.id for c in cands], embedder.calibration,
+                matrix = held
+                if name == "hybrid_fresh":  # every vector read and assembled again
+                    matrix = semantic.matrix()
+                    matrix.extend((i, v) for _, i, v in store.vectors(embedder.model))
+                lexical_ids = [c.id for c in cands]
+                ids, cosines = matrix.nearest(vector, lexical_ids, SEMANTIC_CANDIDATES)
+                side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration,
                                             query=query)
                 evaluate(plan, [*cands, *store.candidates(extra)], stats, EXACT, side)
                 timings[name].append((time.perf_counter() - start) * 1000)

@@ -13,8 +13,8 @@ prompt in about 13 ms. Stored passages are embedded when they are written or by
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Iterable, Sequence
+from typing import Final, Protocol
 
 from waymarks.recall.fusion import Calibration, Embedder
 
@@ -53,4 +53,22 @@ def cosines(query: bytes, vectors: Sequence[bytes]) -> list[float]:
     return dot_all(query, vectors)
 
 
-__all__ = ["SWITCH", "Calibration", "cosines", "enabled", "load"]
+class Nearest(Protocol):
+    """Vectors held for repeated queries (see :class:`waymarks.semantic.matrix.VectorMatrix`)."""
+
+    def __len__(self) -> int: ...
+
+    def extend(self, rows: Iterable[tuple[str, bytes]]) -> None: ...
+
+    def nearest(self, query: bytes, wanted: Iterable[str], k: int
+                ) -> tuple[list[str], list[float]]: ...
+
+
+def matrix() -> Nearest:
+    """An empty vector matrix (needs the extra: call after :func:`load` gave an embedder)."""
+    from waymarks.semantic.matrix import VectorMatrix
+
+    return VectorMatrix()
+
+
+__all__ = ["SWITCH", "Calibration", "Nearest", "cosines", "enabled", "load", "matrix"]

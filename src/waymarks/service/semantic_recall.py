@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from waymarks.recall.fusion import Embedder, Semantic, semantic_side
+from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Embedder, Semantic, semantic_side
 from waymarks.recall.scoring import Candidate
-from waymarks.semantic import cosines, load
+from waymarks.semantic import Nearest, load, matrix
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
 
@@ -42,19 +42,19 @@ class VectorMemo:
     visible: tuple[str, str | None] | None = None
     generation: int = -1
     watermark: int = 0
-    ids: list[str] = field(default_factory=list)
-    vectors: list[bytes] = field(default_factory=list)
+    held: Nearest | None = None
 
     def current(self, store: VectorStore, model: str, visible: tuple[str, str | None],
-                generation: int) -> tuple[list[str], list[bytes]]:
-        if (model, visible, generation) != (self.model, self.visible, self.generation):
+                generation: int) -> Nearest:
+        if (self.held is None or (model, visible, generation)
+                != (self.model, self.visible, self.generation)):
             self.model, self.visible, self.generation = model, visible, generation
-            self.watermark, self.ids, self.vectors = 0, [], []
-        for rowid, item_id, vector in store.vectors(model, visible, after=self.watermark):
-            self.ids.append(item_id)
-            self.vectors.append(vector)
-            self.watermark = rowid
-        return self.ids, self.vectors
+            self.watermark, self.held = 0, matrix()
+        rows = store.vectors(model, visible, after=self.watermark)
+        self.held.extend((item_id, vector) for _, item_id, vector in rows)
+        if rows:
+            self.watermark = rows[-1][0]
+        return self.held
 
 
 def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
@@ -62,22 +62,26 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
                       memo: VectorMemo | None = None,
                       ) -> tuple[list[Candidate], Semantic | None]:
     """The candidates with the records nearest in meaning added, and the query's
-    similarities; ``(lexical, None)`` without an embedder or without stored vectors."""
+    similarities; ``(lexical, None)`` without an embedder or without stored vectors.
+
+    A vector embedded after the memo passed its row (a late ``index --semantic`` for an
+    old record) is picked up when the memo starts over (a new index generation or
+    session); until then that record is scored lexically."""
     embedder = load()
     if embedder is None or not query.strip():
         return list(lexical), None
     store = VectorStore(index.db)
     if memo is not None:
-        # a vector written after the memo read its rows (a write, then a late embed) has a
-        # lower row than the watermark: start over when the count says so
-        ids, vectors = memo.current(store, embedder.model, visible, index.generation())
+        held = memo.current(store, embedder.model, visible, index.generation())
     else:
-        rows = store.vectors(embedder.model, visible)
-        ids, vectors = [r[1] for r in rows], [r[2] for r in rows]
-    if not ids:
+        held = matrix()
+        held.extend((item_id, vector) for _, item_id, vector in
+                    store.vectors(embedder.model, visible))
+    if not len(held):
         return list(lexical), None
-    side, extra = semantic_side(ids, cosines(embedder.query(query), vectors),
-                                [c.id for c in lexical], embedder.calibration, query=query)
+    lexical_ids = [c.id for c in lexical]
+    ids, cosines = held.nearest(embedder.query(query), lexical_ids, SEMANTIC_CANDIDATES)
+    side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration, query=query)
     return [*lexical, *store.candidates(extra)], side
 
 
