@@ -87,7 +87,7 @@ def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
         queries = synthetic.query_mix(about, count, seed)
         timings: dict[str, list[float]] = {k: [] for k in (
             "lexical", "query_embedding", "hybrid_fresh", "hybrid_warm")}
-        held = semantic.matrix()
+        held = semantic.new_matrix()
         held.extend((i, v) for _, i, v in store.vectors(embedder.model))
         for _, query in queries:
             start = time.perf_counter()
@@ -109,7 +109,7 @@ def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
                 stats = index.stats(plan.focus + plan.context)
                 matrix = held
                 if name == "hybrid_fresh":  # every vector read and assembled again
-                    matrix = semantic.matrix()
+                    matrix = semantic.new_matrix()
                     matrix.extend((i, v) for _, i, v in store.vectors(embedder.model))
                 lexical_ids = [c.id for c in cands]
                 ids, cosines = matrix.nearest(vector, lexical_ids, SEMANTIC_CANDIDATES)

@@ -64,11 +64,11 @@ class Nearest(Protocol):
                 ) -> tuple[list[str], list[float]]: ...
 
 
-def matrix() -> Nearest:
+def new_matrix() -> Nearest:
     """An empty vector matrix (needs the extra: call after :func:`load` gave an embedder)."""
     from waymarks.semantic.matrix import VectorMatrix
 
     return VectorMatrix()
 
 
-__all__ = ["SWITCH", "Calibration", "Nearest", "cosines", "enabled", "load", "matrix"]
+__all__ = ["SWITCH", "Calibration", "Nearest", "cosines", "enabled", "load", "new_matrix"]

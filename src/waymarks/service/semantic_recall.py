@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Final
 
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Embedder, Semantic, semantic_side
 from waymarks.recall.scoring import Candidate
-from waymarks.semantic import Nearest, load, matrix
+from waymarks.semantic import Nearest, load, new_matrix
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
 
@@ -49,7 +49,7 @@ class VectorMemo:
         if (self.held is None or (model, visible, generation)
                 != (self.model, self.visible, self.generation)):
             self.model, self.visible, self.generation = model, visible, generation
-            self.watermark, self.held = 0, matrix()
+            self.watermark, self.held = 0, new_matrix()
         rows = store.vectors(model, visible, after=self.watermark)
         self.held.extend((item_id, vector) for _, item_id, vector in rows)
         if rows:
@@ -74,7 +74,7 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     if memo is not None:
         held = memo.current(store, embedder.model, visible, index.generation())
     else:
-        held = matrix()
+        held = new_matrix()
         held.extend((item_id, vector) for _, item_id, vector in
                     store.vectors(embedder.model, visible))
     if not len(held):
