@@ -130,20 +130,28 @@ def test_a_memory_change_during_the_call_makes_the_reply_stale(
         queue.close()
 
 
-def test_feedback_during_the_call_is_not_a_memory_change(
+def test_feedback_during_the_call_is_no_memory_change_but_still_makes_the_reply_stale(
         world: tuple[Path, FakeProvider]) -> None:
+    """Feedback does not move the origin's generation (item 57: only memory-changing
+    events count), yet it invalidates the write in flight (item 36): one bounded re-read,
+    against the claim as it now is, then the reply applies."""
     home, fake = world
     source, claim = _seed(home)
+    generations: list[int] = []
 
     def mark_useful() -> None:
         with Evolution(home) as other:
+            generations.append(other.store.origin_generation(ORIGIN))
             assert evolution_edits.feedback(other, claim, "useful").ok
+            generations.append(other.store.origin_generation(ORIGIN))
 
     with Evolution(home) as step:
         queue, probe = _queue(home, fake, step, mark_useful)
         attempt = queue.run_once(source)
-        assert (attempt.outcome, attempt.reason, attempt.calls) == ("settled", "applied", 1)
-        assert probe.calls == 1
+        assert generations[0] == generations[1]
+        assert (attempt.outcome, attempt.reason, attempt.calls) == ("settled", "applied", 2)
+        assert probe.calls == 2
+        assert [c["outcome"] for c in queue.store.recent_calls(5)] == ["ok", "stale"]
         queue.close()
 
 

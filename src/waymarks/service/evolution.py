@@ -284,7 +284,7 @@ class Evolution:
             if flight is not None and self._digest(flight[0]) != flight[1]:
                 # a claim the model was shown changed since (feedback, an edit, another
                 # source's write): its reply is stale; nothing is written, the source stays
-                # unsettled (the queue pauses it; `evolve SOURCE` asks again)
+                # unsettled (the queue re-reads once, as for a changed generation)
                 self._in_flight.pop(source_id, None)
                 return StepOutcome("stale")
             chosen = frozenset(c.id for c, _level in self._offered(source))
