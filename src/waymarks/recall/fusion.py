@@ -28,15 +28,15 @@ lexical score, never an error. The weights were chosen on the LoCoMo development
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final, Protocol
+
+import msgspec
 
 #: a calibrated similarity at or above this qualifies a record with no lexical match
 SEMANTIC_QUALIFY: Final = 0.8
 
 
-@dataclass(frozen=True, slots=True)
-class Calibration:
+class Calibration(msgspec.Struct, frozen=True):
     """How one model's cosines map to ``[0, 1]``, and how much they weigh in fusion."""
 
     floor: float
@@ -80,8 +80,7 @@ class Embedder(Protocol):
     def passages(self, texts: Sequence[str]) -> list[bytes]: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Semantic:
+class Semantic(msgspec.Struct, frozen=True):
     """The semantic side of one query: each candidate's cosine, and how to use it."""
 
     cosines: Mapping[str, float]

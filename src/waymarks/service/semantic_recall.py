@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
+
+import msgspec
 
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Embedder, Semantic, semantic_side
 from waymarks.recall.scoring import Candidate
@@ -34,8 +35,7 @@ BATCH: Final = 32
 AFTER_WRITE: Final = 8
 
 
-@dataclass
-class VectorMemo:
+class VectorMemo(msgspec.Struct):
     """A long-lived process's copy of the visible vectors (read past a row watermark)."""
 
     model: str = ""
