@@ -22,9 +22,16 @@ Recall@k = share of a question's evidence turns in the top k, averaged over ques
 5 categories; malformed evidence ids are normalised and ids absent from the conversation are
 dropped (questions left with no evidence are skipped).
 
+Hybrid (``hy_*``, when the semantic extra is installed and ``--lexical-only`` is not given),
+in the same run: every record embedded once (cached by model and text hash in
+``--embed-cache``, outside the repository), each question embedded; ranked measures fuse
+over every record, the digest takes the production candidates (lexical ones plus the
+``SEMANTIC_CANDIDATES`` nearest by meaning) through ``evaluate(..., semantic)``.
+
 The data (CC BY-NC 4.0) is read from ``--data``; never copy it into the repository.
 
     .venv/bin/python benchmarks/locomo.py [--data PATH] [--corpus turns|observations] [--json]
+        [--lexical-only] [--embed-cache PATH]
 """
 
 from __future__ import annotations
@@ -47,8 +54,10 @@ from typing import Any
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import LEVELS
 from waymarks.recall.engine import evaluate
+from waymarks.recall.fusion import Embedder, Semantic, semantic_side
 from waymarks.recall.plan import direct_plan
-from waymarks.recall.scoring import ranked
+from waymarks.recall.scoring import Candidate, ranked
+from waymarks.store import recall_vectors
 from waymarks.store.recall_index import CANDIDATE_LIMIT, RecallIndex, RecordInput, create_tables
 
 #: a local destination that sees every stored text exactly (no privacy policy in play)
@@ -56,6 +65,7 @@ EXACT = Egress("local", frozenset(LEVELS), redacts=False)
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO / ".." / "shared" / "data" / "locomo" / "locomo-dev.json"
+DEFAULT_CACHE = Path.home() / ".cache" / "waymarks-bench" / "embeddings.sqlite"
 KS = (1, 5, 10)
 RANK_LIMIT = 100_000  # "all candidates" for ranked measures
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop",
@@ -183,6 +193,7 @@ def build_index(conv: Conversation, kind: str) -> RecallIndex:
     create_tables(db)
     # row checksums arrive with a later migration (store/migrations.py, 7), as in a real store
     db.execute("ALTER TABLE recall_records ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0")
+    recall_vectors.create_tables(db)
     index = RecallIndex(db, items_backed=False)
     db.execute("BEGIN")
     index.add(RecordInput(id=d.id, text=d.text, kind=kind, origin=f"session {d.session}",
@@ -201,6 +212,75 @@ def answer(index: RecallIndex, question: str) -> tuple[list[str], float]:
     return result.selected, (time.perf_counter() - start) * 1000
 
 
+@dataclass
+class Dense:
+    """One conversation's embedded records (for the hybrid side)."""
+
+    ids: list[str]
+    vectors: list[bytes]
+    all_candidates: list[Candidate]
+
+
+def embed_all(embedder: Embedder, texts: list[str], cache: Path) -> list[bytes]:
+    """Passage vectors of ``texts``, from the cache where it has them."""
+    from waymarks.semantic import cosines  # noqa: F401  (the extra's NumPy side is present)
+
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(cache)
+    db.execute("CREATE TABLE IF NOT EXISTS v (model TEXT, hash TEXT, vector BLOB,"
+               " PRIMARY KEY (model, hash))")
+    hashes = [recall_vectors.text_hash(t) for t in texts]
+    known = {h: bytes(v) for h, v in db.execute(
+        "SELECT hash, vector FROM v WHERE model = ?", (embedder.model,))}
+    todo = sorted({h: t for h, t in zip(hashes, texts, strict=True) if h not in known}.items())
+    for start in range(0, len(todo), 64):
+        part = todo[start:start + 64]
+        vectors = embedder.passages([t for _, t in part])
+        db.executemany("INSERT OR REPLACE INTO v VALUES (?, ?, ?)",
+                       [(embedder.model, h, v) for (h, _), v in zip(part, vectors, strict=True)])
+        db.commit()
+        known.update({h: v for (h, _), v in zip(part, vectors, strict=True)})
+    db.close()
+    return [known[h] for h in hashes]
+
+
+def dense_for(conv: Conversation, index: RecallIndex, embedder: Embedder,
+              cache: Path) -> Dense:
+    ids = [d.id for d in conv.docs]
+    vectors = embed_all(embedder, [d.text for d in conv.docs], cache)
+    store = recall_vectors.VectorStore(index.db, items_backed=False)
+    return Dense(ids, vectors, store.candidates(ids))
+
+
+def hybrid_answer(index: RecallIndex, dense: Dense, question: str, query: bytes,
+                  embedder: Embedder) -> tuple[list[str], float]:
+    """The hybrid production path (the query already embedded): ids, ms."""
+    from waymarks.semantic import cosines
+
+    start = time.perf_counter()
+    plan = direct_plan(question)
+    cands = index.candidates(plan)
+    stats = index.stats(plan.focus + plan.context)
+    semantic, extra = semantic_side(dense.ids, cosines(query, dense.vectors),
+                                    [c.id for c in cands], embedder.calibration,
+                                    query=question)
+    by_id = {c.id: c for c in dense.all_candidates}
+    result = evaluate(plan, [*cands, *(by_id[i] for i in extra)], stats, EXACT, semantic)
+    return result.selected, (time.perf_counter() - start) * 1000
+
+
+def hybrid_order(index: RecallIndex, dense: Dense, question: str, query: bytes,
+                 embedder: Embedder) -> tuple[list[str], Semantic]:
+    """Every record ranked by fused relevance (records no side finds: last)."""
+    from waymarks.semantic import cosines
+
+    plan = direct_plan(question)
+    stats = index.stats(plan.focus + plan.context)
+    semantic, _ = semantic_side(dense.ids, cosines(query, dense.vectors), [],
+                                embedder.calibration, limit=0)
+    return [s.candidate.id for s in ranked(plan, dense.all_candidates, stats, semantic)], semantic
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     if not ordered:
@@ -209,12 +289,23 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[rank]
 
 
-def run(data: Path, corpus: str) -> dict[str, Any]:
+def run(data: Path, corpus: str, embedder: Embedder | None = None,
+        cache: Path = DEFAULT_CACHE) -> dict[str, Any]:
     conversations = load(data, corpus)
     kind = "turn" if corpus == "turns" else "observation"
     start = time.perf_counter()
     indexes = [build_index(c, kind) for c in conversations]
     build_s = time.perf_counter() - start
+    embed_s = 0.0
+    dense: list[Dense] = []
+    hybrid_latencies: list[float] = []
+    query_ms: list[float] = []
+    if embedder is not None:
+        start = time.perf_counter()
+        dense = [dense_for(c, i, embedder, cache) for c, i in zip(conversations, indexes,
+                                                                  strict=True)]
+        embed_s = time.perf_counter() - start
+    names = ("wm", "bm25", "bm25_same", *(("hy",) if embedder is not None else ()))
 
     rows: list[dict[str, Any]] = []
     latencies: list[float] = []
@@ -252,19 +343,39 @@ def run(data: Path, corpus: str) -> dict[str, Any]:
                     ("bm25_same", [conv.docs[j] for j in bm25_same.order(question)])):
                 for k in KS:
                     row[f"{name}_r{k}"] = recall_at(ranking, evidence, k)
+            if embedder is not None:
+                start = time.perf_counter()
+                query = embedder.query(question)
+                query_ms.append((time.perf_counter() - start) * 1000)
+                hy_order, _ = hybrid_order(index, dense[i], question, query, embedder)
+                for k in KS:
+                    row[f"hy_r{k}"] = recall_at([by_id[d] for d in hy_order], evidence, k)
+                hy_selected, hy_ms = hybrid_answer(index, dense[i], question, query, embedder)
+                hybrid_latencies.append(hy_ms)
+                j = (i + 1) % len(indexes)
+                hy_foreign, _ = hybrid_answer(indexes[j], dense[j], question, query, embedder)
+                hy_cited = {dia for sid in hy_selected for dia in by_id[sid].cites}
+                row.update({
+                    "hy_digest": bool(hy_selected), "hy_hit": bool(hy_cited & set(evidence)),
+                    "hy_injected": bool(hy_foreign),
+                    "hy_digest_precision": (sum(1 for s in hy_selected if set(by_id[s].cites)
+                                                & set(evidence)) / len(hy_selected))
+                    if hy_selected else None})
             rows.append(row)
 
     def summary(selection: list[dict[str, Any]]) -> dict[str, Any]:
         n = len(selection)
         out: dict[str, Any] = {"questions": n}
-        for name in ("wm", "bm25", "bm25_same"):
+        for name in names:
             for k in KS:
                 out[f"{name}_r{k}"] = round(100 * sum(r[f"{name}_r{k}"] for r in selection) / n, 1)
-        for key in ("digest", "hit", "injected"):
-            out[key] = round(100 * sum(r[key] for r in selection) / n, 1)
-        precisions = [r["digest_precision"] for r in selection if r["digest_precision"] is not None]
-        out["digest_precision"] = (round(100 * sum(precisions) / len(precisions), 1)
-                                   if precisions else None)
+        for prefix in ("", *(("hy_",) if embedder is not None else ())):
+            for key in ("digest", "hit", "injected"):
+                out[prefix + key] = round(100 * sum(r[prefix + key] for r in selection) / n, 1)
+            precisions = [r[prefix + "digest_precision"] for r in selection
+                          if r[prefix + "digest_precision"] is not None]
+            out[prefix + "digest_precision"] = (round(100 * sum(precisions) / len(precisions), 1)
+                                                if precisions else None)
         return out
 
     categories = {str(c): summary([r for r in rows if r["category"] == c])
@@ -288,6 +399,16 @@ def run(data: Path, corpus: str) -> dict[str, Any]:
                        "max": round(max(latencies), 3)},
         "foreign_latency_ms": {"p50": round(statistics.median(foreign_latencies), 3),
                                "p99": round(percentile(foreign_latencies, 99), 3)},
+        "hybrid": None if embedder is None else {
+            "model": embedder.model,
+            "calibration": {name: getattr(embedder.calibration, name) for name in (
+                "floor", "ceil", "weight", "qualify", "support", "cross_script")},
+            "embed_records_s": round(embed_s, 3),
+            "query_embedding_ms": {"p50": round(statistics.median(query_ms), 3),
+                                   "p99": round(percentile(query_ms, 99), 3)},
+            "fused_recall_ms": {"p50": round(statistics.median(hybrid_latencies), 3),
+                                "p99": round(percentile(hybrid_latencies, 99), 3)},
+        },
     }
 
 
@@ -335,6 +456,24 @@ def table(report: dict[str, Any]) -> str:
         f"digests that differ when every candidate is scored: "
         f"{report['digest_differs_with_all_candidates']}",
     ]
+    hybrid = report.get("hybrid")
+    if hybrid:
+        lines += ["", f"Hybrid ({hybrid['model']}, {hybrid['calibration']}); lexical"
+                  " Waymarks beside it, same run:",
+                  f"{'category':<16}{'n':>5} | {'R@1':>5}{'R@5':>6}{'R@10':>6}{'hit':>6}"
+                  f"{'dig':>6}{'prec':>6}{'inj':>5} | lexical {'R@5':>5}{'R@10':>6}{'hit':>6}"
+                  f"{'inj':>5}"]
+        for name, s in [*items, ("overall", report["overall"])]:
+            prec = "-" if s["hy_digest_precision"] is None else f"{s['hy_digest_precision']:.1f}"
+            lines.append(
+                f"{name:<16}{s['questions']:>5} | {s['hy_r1']:>5.1f}{s['hy_r5']:>6.1f}"
+                f"{s['hy_r10']:>6.1f}{s['hy_hit']:>6.1f}{s['hy_digest']:>6.1f}{prec:>6}"
+                f"{s['hy_injected']:>5.1f} |         {s['wm_r5']:>5.1f}{s['wm_r10']:>6.1f}"
+                f"{s['hit']:>6.1f}{s['injected']:>5.1f}")
+        q, f = hybrid["query_embedding_ms"], hybrid["fused_recall_ms"]
+        lines.append(f"query embedding p50 {q['p50']:.2f} ms, p99 {q['p99']:.2f} ms; fused"
+                     f" recall (query embedded) p50 {f['p50']:.2f} ms, p99 {f['p99']:.2f} ms;"
+                     f" records embedded in {hybrid['embed_records_s']:.1f} s (cache)")
     return "\n".join(lines)
 
 
@@ -343,11 +482,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--corpus", choices=("turns", "observations"), default="turns")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--lexical-only", action="store_true",
+                        help="skip the hybrid side even when the semantic extra is installed")
+    parser.add_argument("--embed-cache", type=Path, default=DEFAULT_CACHE,
+                        help="record embeddings cached here (outside the repository)")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"no LoCoMo data at {args.data} (pass --data PATH)", file=sys.stderr)
         return 2
-    report = run(args.data.resolve(), args.corpus)
+    from waymarks import semantic
+
+    embedder = None if args.lexical_only else semantic.load()
+    report = run(args.data.resolve(), args.corpus, embedder, args.embed_cache)
     print(json.dumps(report, indent=2) if args.json else table(report))
     return 0
 

@@ -94,3 +94,13 @@ def two_sessions(make_app: Callable[..., Waymarks],
         return first, second
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _lexical_unless_semantic(request: pytest.FixtureRequest,
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's own tests pin the lexical engine (their scores and gates are its
+    contract); tests marked ``semantic`` run the hybrid path with the installed extra
+    (tests/recall/test_hybrid*.py). Subprocesses inherit the switch."""
+    if request.node.get_closest_marker("semantic") is None:
+        monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")

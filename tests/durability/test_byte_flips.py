@@ -87,7 +87,10 @@ class Homes:
             [sys.executable, "-m", "waymarks.cli.main", "--home", str(self.home),
              "--cwd", str(self.project), *command],
             capture_output=True, text=True, check=False,
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+            # lexical recall throughout: the home is built in a module fixture, where the
+            # suite's per-test switch is not yet set, and a rebuilt projection has no
+            # vectors until `index --semantic` (its expected output would differ)
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "WAYMARKS_SEMANTIC": "off"})
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +98,9 @@ def homes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Homes]:
     root = tmp_path_factory.mktemp("flips")
     project = root / "project"
     project.mkdir()
-    app = build_home(root / "home", project)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("WAYMARKS_SEMANTIC", "off")  # see Homes.run
+        app = build_home(root / "home", project)
     db = root / "home" / "waymarks.db"
     open_state = {"": db.read_bytes(), "-wal": Path(f"{db}-wal").read_bytes()}
     assert len(open_state["-wal"]) > 4096  # the writes really are in the WAL

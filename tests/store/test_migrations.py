@@ -180,6 +180,7 @@ def test_a_v6_database_gains_checksums_and_is_not_taken_for_damage(tmp_path: Pat
     for table in ("evo_claims", "evo_sources", "evo_events", "evo_suppressed", "evo_meta",
                   "evo_changes", "evo_receipts"):
         db.execute(f"DROP TABLE {table}")  # migrations 9 and 10
+    db.execute("DROP TABLE recall_vectors")  # migration 12
     db.execute("DELETE FROM schema_migrations WHERE version >= 7")
     db.close()
     with Waymarks(home, cwd=str(project)) as again:

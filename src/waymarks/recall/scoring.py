@@ -15,6 +15,11 @@ A record is *eligible* for automatic recall only if it is active, passes every g
 qualifies on one side: current-focus coverage >= 0.45, or the query *names* it (an exact
 path/filename, or a concept/alias rare in the store). Eligible records below 75% of the
 best are cut. There is no recency fallback and no minimum result count.
+
+With a semantic signal (:mod:`waymarks.recall.fusion`), relevance and coverage are fused
+with the calibrated similarity before the gates run; a record no word of the query matches
+qualifies only on a strong similarity, and still only past the gates that do not need a
+lexical match. Without one, every score is the lexical one, unchanged.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Final
 import msgspec
 
 from waymarks.recall.analysis import is_generic, is_literal, is_numeric
+from waymarks.recall.fusion import Semantic
 from waymarks.recall.vocabulary import ATTRIBUTES, WEAK_ATTRIBUTES
 
 FIELD_FACTORS: Final = {"body": 1.0, "aliases": 0.8, "quoted": 0.25, "origin": 0.2}
@@ -86,6 +92,8 @@ class Scored(msgspec.Struct, frozen=True):
     eligible: bool
     reason: str
     rank: float = 0.0
+    #: the lexical relevance before fusion (equal to ``relevance`` without a semantic side)
+    lexical: float = 0.0
 
 
 class Stats(msgspec.Struct, frozen=True):
@@ -175,14 +183,20 @@ def _names_phrase(facts: _Facts, candidate: Candidate) -> bool:
     return any(pair in adjacent for pair in facts.phrases)
 
 
-def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats) -> list[Scored]:
+def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
+              semantic: Semantic | None = None) -> list[Scored]:
     """Every candidate scored and judged, best first (eligible ones ahead of the rest)."""
     stats = stats.memoized((*plan.focus, *plan.context))
     facts = _facts(plan, stats)
-    scored = [_score(plan, facts, c, stats) for c in candidates]
+    scored = [_score(plan, facts, c, stats, semantic) for c in candidates]
     best = max((s.relevance for s in scored if s.eligible), default=0.0)
+    # fused, a record also stays when it is near the best *lexically* (the other language's
+    # twin of a claim is closer in meaning to the query, not a better answer)
+    best_lexical = max((s.lexical for s in scored if s.eligible), default=0.0)
     judged = [
         s if not s.eligible or s.relevance >= RELATIVE_CUTOFF * best
+        or (semantic is not None and s.lexical > 0
+            and s.lexical >= RELATIVE_CUTOFF * best_lexical)
         else _reject(s, f"below {RELATIVE_CUTOFF:.0%} of the best match")
         for s in scored
     ]
@@ -190,15 +204,17 @@ def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats) ->
                                          -s.candidate.created_at, s.candidate.id))
 
 
-def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats) -> list[Scored]:
+def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
+           semantic: Semantic | None = None) -> list[Scored]:
     """Candidates by relevance alone, gates ignored (for ranked retrieval measures)."""
     stats = stats.memoized((*plan.focus, *plan.context))
     facts = _facts(plan, stats)
-    scored = [_score(plan, facts, c, stats) for c in candidates]
+    scored = [_score(plan, facts, c, stats, semantic) for c in candidates]
     return sorted(scored, key=lambda s: (-s.relevance, -s.candidate.created_at, s.candidate.id))
 
 
-def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats) -> Scored:
+def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
+           semantic: Semantic | None = None) -> Scored:
     focus_total = facts.focus_total
     matched: list[str] = []
     strong: list[str] = []
@@ -218,33 +234,49 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats) -
     coverage = focus_score / focus_total
     length_norm = 0.8 + 0.2 * min(1.0, 12 / max(1, candidate.body_count))
     relevance = (focus_score + context_score) / focus_total * length_norm
+    lexical = relevance
+    sem = semantic.score(candidate.id) if semantic is not None else None
+    if semantic is not None and sem is not None:
+        coverage = semantic.fuse(coverage, sem)
+        relevance = semantic.fuse(relevance, sem)
     named = any(_names(f, candidate, stats) for f in strong) or (
         len(strong) >= 2 and coverage >= PHRASE_COVERAGE and not facts.unknown
         and _names_phrase(facts, candidate))
-    reason = _gate(plan, facts, candidate, stats, strong, coverage, named)
+    close = semantic is not None and (semantic.qualifies(sem)
+                                      or semantic.across(candidate.id, candidate.text))
+    supported = close or (semantic is not None and semantic.supports(sem))
+    reason = _gate(plan, facts, candidate, stats, strong, coverage, named or close, close,
+                   supported)
     rank = (relevance * candidate.freshness * candidate.evidence_weight * candidate.utility
             * candidate.accuracy)
     return Scored(candidate, relevance, coverage, tuple(matched), named, reason == "", reason
-                  or "selected", rank)
+                  or "selected", rank, lexical)
 
 
 def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
-          strong: Sequence[str], coverage: float, named: bool) -> str:
-    """Why the candidate may not be recalled automatically, or "" if it may."""
+          strong: Sequence[str], coverage: float, named: bool, close: bool = False,
+          supported: bool = False) -> str:
+    """Why the candidate may not be recalled automatically, or "" if it may.
+
+    ``close``: the record is semantically close to the query (a strong calibrated
+    similarity); it may then qualify without a lexical match, past the other gates.
+    ``supported``: a fair similarity, which lifts the gates that count matches."""
     if candidate.status != "active":
         return f"status {candidate.status}"
     if not plan.focus:
         return "the query names no subject"
-    if not strong:
+    if not strong and not close:
         return "no match in the record's body or aliases"
     for literal in plan.literals:
         if literal not in candidate.body and literal not in candidate.aliases:
             return f"literal {literal[2:]} not in the record"
+    if not strong:  # close in meaning, in other words: only the conversation can object
+        return _context_mismatch(plan, facts, candidate, stats)
     if all(is_generic(f) or is_numeric(f) for f in strong):
         return "only generic or numeric words match"
-    if len(plan.focus) >= 3 and len(strong) < 2:
+    if len(plan.focus) >= 3 and len(strong) < 2 and not supported:
         return "three or more focus features need two matches"
-    if len(strong) == 1 and facts.unknown:
+    if len(strong) == 1 and facts.unknown and not supported:
         return "a single match beside words the store does not know"
     mismatch = _context_mismatch(plan, facts, candidate, stats) or _named_attribute_mismatch(
         facts, candidate)
@@ -305,4 +337,4 @@ def _field_factor(feature: str, candidate: Candidate) -> float:
 
 def _reject(scored: Scored, reason: str) -> Scored:
     return Scored(scored.candidate, scored.relevance, scored.coverage, scored.matched,
-                  scored.named, False, reason, scored.rank)
+                  scored.named, False, reason, scored.rank, scored.lexical)

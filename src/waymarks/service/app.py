@@ -37,9 +37,11 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.recall.scoring import Candidate, Stats
-from waymarks.service import diagnostics, sessions_api
+from waymarks.semantic import load as load_embedder
+from waymarks.service import diagnostics, semantic_recall, sessions_api
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import (
+    Committed,
     Rejected,
     ServiceError,
     WriteOutcome,
@@ -83,6 +85,7 @@ from waymarks.store.projection import (
 )
 from waymarks.store.protocol import Store
 from waymarks.store.recall_cache import RecallCache
+from waymarks.store.recall_vectors import VectorStore
 
 DB_NAME = "waymarks.db"
 
@@ -121,6 +124,7 @@ class Waymarks:
         self.trust_store = TrustStore(home)
         self.keep_recall_index = keep_recall_index
         self._recall_cache: RecallCache | None = None
+        self._vector_memo = semantic_recall.VectorMemo()
         self.recovered: dict[str, str] | None = None  # set when a damaged database was rebuilt
         self.refresh_problem: str | None = None  # why the active session was not re-read
         self.trust_override: bool | None = None  # set by a host that owns project trust
@@ -437,10 +441,14 @@ class Waymarks:
             self._recall_cache.refresh()
             stats = self._recall_cache.stats(features)
             candidates = self._recall_cache.candidates(plan, stats, visible_to=visible)
+        # hybrid recall (issue 20): only the query is embedded here; no extra, no change
+        candidates, near = semantic_recall.semantic_side_for(
+            self, index, query, candidates, visible,
+            self._vector_memo if self.keep_recall_index else None)
         if not privacy:
-            return evaluate(plan, candidates, stats)
+            return evaluate(plan, candidates, stats, semantic=near)
         egress = egress_for(self, provider)
-        return evaluate(plan, self._admitted(candidates, egress), stats, egress)
+        return evaluate(plan, self._admitted(candidates, egress), stats, egress, near)
 
     def _admitted(self, candidates: list[Candidate], egress: Egress) -> list[Candidate]:
         """The candidates the destination may see (explicit classification raised by
@@ -463,6 +471,22 @@ class Waymarks:
     def health(self) -> dict[str, Any]:
         """Checkpoints against files, lines skipped, entries not understood, database checks."""
         return diagnostics.health(self)
+
+    @recovering
+    def embed_recall(self, progress: ProgressFn | None = None) -> dict[str, Any]:
+        """Embed every recall record without a current vector (``waymarks index
+        --semantic``), in committed batches; what is there afterwards."""
+        embedder = load_embedder()
+        if embedder is None:
+            return {"available": False, "embedded": 0}
+        index = self.projection.recall_index()
+        with self.projection.transaction():
+            index.catch_up()
+        done = semantic_recall.embed_pending(
+            index, embedder, progress=progress, transaction=self.projection.transaction)
+        records, vectors = VectorStore(index.db).counts(embedder.model)
+        return {"available": True, "embedded": done, "records": records,
+                "vectors": vectors, "model": embedder.model}
 
     @recovering
     def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:
@@ -513,18 +537,33 @@ class Waymarks:
     def remember(self, claim: str, *, scope: str | None = None,
                  classification: str | None = None, key: str | None = None,
                  sources: tuple[str, ...] = (), guard: Guard | None = None) -> WriteOutcome:
-        return with_notices(self._write(lambda ctx: decide_memory(
+        outcome = with_notices(self._write(lambda ctx: decide_memory(
             ctx, claim, scope=scope, classification=classification, key=key, sources=sources),
             guard), text_notices(claim, key))
+        self._embed_written(outcome)
+        return outcome
+
+    def _embed_written(self, outcome: WriteOutcome) -> None:
+        """With the semantic extra, embed the memory just written (and a few more waiting),
+        off the prompt path; without it, nothing."""
+        if not isinstance(outcome, Committed) or load_embedder() is None:
+            return
+        index = self.projection.recall_index()
+        with self.projection.transaction():
+            index.catch_up()
+        semantic_recall.embed_pending(index, limit=semantic_recall.AFTER_WRITE,
+                                      transaction=self.projection.transaction)
 
     def supersede_memory(self, memory_id: str, claim: str, *,
                          classification: str | None = None,
                          sources: tuple[str, ...] = (), guard: Guard | None = None
                          ) -> WriteOutcome:
-        return with_notices(self._write(lambda ctx: decide_memory(
+        outcome = with_notices(self._write(lambda ctx: decide_memory(
             ctx, claim, scope=None, classification=classification, key=None, sources=sources,
             supersedes=self._full_id(ctx, "memory", memory_id) or memory_id), guard),
             text_notices(claim))
+        self._embed_written(outcome)
+        return outcome
 
     def set_memory_status(self, memory_id: str, status: Literal["invalid", "expired"],
                           reason: str | None = None, *,

@@ -221,6 +221,13 @@ def _m011_evolution_analysis(db: sqlite3.Connection) -> None:
     add_analysis_table(db)
 
 
+def _m012_recall_vectors(db: sqlite3.Connection) -> None:
+    # Hybrid recall (issue 20): embeddings of recall records, derived and rebuildable.
+    from waymarks.store.recall_vectors import create_tables
+
+    create_tables(db)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
@@ -236,6 +243,7 @@ MIGRATIONS: tuple[Migration, ...] = (
               _m010_evolution_events),
     Migration(11, "memory evolution: learned claims' analysis (a rebuildable cache)",
               _m011_evolution_analysis),
+    Migration(12, "recall embeddings (hybrid recall)", _m012_recall_vectors),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

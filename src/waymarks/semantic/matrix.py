@@ -1,0 +1,70 @@
+"""Cosines of one query against many stored vectors, with NumPy (part of the extra).
+
+Vectors are bytes (L2-normalised little-endian float32); a vector of another length than
+the query's (another model) gets no cosine: the caller treats it as missing.
+
+:class:`VectorMatrix` holds a store's vectors as one matrix, so a warm process compares a
+query with 10k vectors in one matrix product instead of re-assembling them per query; it
+returns only what scoring needs (the lexical candidates' cosines and the nearest few).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+
+def dot_all(query: bytes, vectors: Sequence[bytes]) -> list[float]:
+    """``query · v`` for each ``v`` (``nan`` where the lengths differ)."""
+    if not vectors:
+        return []
+    q = np.frombuffer(query, dtype="<f4")
+    size = len(query)
+    same = [i for i, v in enumerate(vectors) if len(v) == size]
+    out = [float("nan")] * len(vectors)
+    if same:
+        matrix = np.frombuffer(b"".join(vectors[i] for i in same), dtype="<f4").reshape(
+            len(same), q.shape[0])
+        for i, value in zip(same, (matrix @ q).tolist(), strict=True):
+            out[i] = float(value)
+    return out
+
+
+class VectorMatrix:
+    """Vectors by record ID, as one float32 matrix built on first use after a change."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self._rows: list[bytes] = []
+        self._position: dict[str, int] = {}
+        self._matrix: Any = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def extend(self, rows: Iterable[tuple[str, bytes]]) -> None:
+        for item_id, vector in rows:
+            if item_id in self._position or (self._rows and len(vector) != len(self._rows[0])):
+                continue  # one vector per record; one length per matrix
+            self._position[item_id] = len(self.ids)
+            self.ids.append(item_id)
+            self._rows.append(vector)
+            self._matrix = None
+
+    def nearest(self, query: bytes, wanted: Iterable[str], k: int
+                ) -> tuple[list[str], list[float]]:
+        """The cosines of the ``wanted`` records that have a vector, and of the ``k``
+        nearest records (IDs and cosines, in no particular order)."""
+        if not self.ids or len(query) != len(self._rows[0]):
+            return [], []
+        if self._matrix is None:
+            self._matrix = np.frombuffer(b"".join(self._rows), dtype="<f4").reshape(
+                len(self._rows), -1)
+        scores = self._matrix @ np.frombuffer(query, dtype="<f4")
+        k = min(k, len(self.ids))
+        picked = set(np.argpartition(-scores, k - 1)[:k].tolist()) if k > 0 else set()
+        picked.update(self._position[w] for w in wanted if w in self._position)
+        chosen = sorted(picked)
+        return [self.ids[i] for i in chosen], [float(scores[i]) for i in chosen]

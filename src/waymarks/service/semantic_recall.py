@@ -1,0 +1,122 @@
+"""Hybrid recall's two jobs in the service: the query's semantic side, and embedding records.
+
+On the prompt path (:func:`semantic_side_for`) only the *query* is embedded: the stored
+records' vectors are read (or held in memory by a long-lived process) and compared, the
+nearest ones the lexical side missed join the candidates, and scoring fuses the two
+(:mod:`waymarks.recall.fusion`). A record without a current vector is scored lexically.
+
+Records are embedded off the prompt path (:func:`embed_pending`): right after a memory is
+written (a few records, ~40 ms each) and in bulk by ``waymarks index --semantic``
+(resumable: each batch is committed, and a rerun continues with the records still
+missing). Without the extra (``waymarks[semantic]``) or with ``WAYMARKS_SEMANTIC=off``,
+every function here is a no-op and recall is exactly the lexical engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+
+from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Embedder, Semantic, semantic_side
+from waymarks.recall.scoring import Candidate
+from waymarks.semantic import Nearest, load, new_matrix
+from waymarks.store.recall_index import RecallIndex
+from waymarks.store.recall_vectors import VectorStore
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+#: records embedded per committed batch by :func:`embed_pending`
+BATCH: Final = 32
+#: records embedded right after a write (the rest wait for ``waymarks index --semantic``)
+AFTER_WRITE: Final = 8
+
+
+class VectorMemo(msgspec.Struct):
+    """A long-lived process's copy of the visible vectors (read past a row watermark)."""
+
+    model: str = ""
+    visible: tuple[str, str | None] | None = None
+    generation: int = -1
+    watermark: int = 0
+    held: Nearest | None = None
+
+    def current(self, store: VectorStore, model: str, visible: tuple[str, str | None],
+                generation: int) -> Nearest:
+        if (self.held is None or (model, visible, generation)
+                != (self.model, self.visible, self.generation)):
+            self.model, self.visible, self.generation = model, visible, generation
+            self.watermark, self.held = 0, new_matrix()
+        rows = store.vectors(model, visible, after=self.watermark)
+        self.held.extend((item_id, vector) for _, item_id, vector in rows)
+        if rows:
+            self.watermark = rows[-1][0]
+        return self.held
+
+
+def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
+                      lexical: Sequence[Candidate], visible: tuple[str, str | None],
+                      memo: VectorMemo | None = None,
+                      ) -> tuple[list[Candidate], Semantic | None]:
+    """The candidates with the records nearest in meaning added, and the query's
+    similarities; ``(lexical, None)`` without an embedder or without stored vectors.
+
+    A vector embedded after the memo passed its row (a late ``index --semantic`` for an
+    old record) is picked up when the memo starts over (a new index generation or
+    session); until then that record is scored lexically."""
+    embedder = load()
+    if embedder is None or not query.strip():
+        return list(lexical), None
+    store = VectorStore(index.db)
+    if memo is not None:
+        held = memo.current(store, embedder.model, visible, index.generation())
+    else:
+        held = new_matrix()
+        held.extend((item_id, vector) for _, item_id, vector in
+                    store.vectors(embedder.model, visible))
+    if not len(held):
+        return list(lexical), None
+    lexical_ids = [c.id for c in lexical]
+    ids, cosines = held.nearest(embedder.query(query), lexical_ids, SEMANTIC_CANDIDATES)
+    side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration, query=query)
+    return [*lexical, *store.candidates(extra)], side
+
+
+ProgressFn = Callable[[int, int], None]
+
+
+def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
+                  limit: int | None = None, progress: ProgressFn | None = None,
+                  transaction: Callable[[], AbstractContextManager[object]] | None = None,
+                  ) -> int:
+    """Embed records that have no current vector, in committed batches; returns how many.
+
+    ``limit``: stop after about this many (``None``: all). ``progress(done, total)`` after
+    each batch. ``transaction``: a context manager factory for each batch's write (the
+    projection's), so an interrupted run keeps every finished batch."""
+    embedder = embedder if embedder is not None else load()
+    if embedder is None:
+        return 0
+    store = VectorStore(index.db)
+    records, done_before = store.counts(embedder.model)
+    total = records - done_before
+    done = 0
+    while limit is None or done < limit:
+        size = BATCH if limit is None else min(BATCH, limit - done)
+        todo = store.missing(embedder.model, size)
+        if not todo:
+            break
+        vectors = embedder.passages([text for _, text in todo])
+        rows = [(i, t, v) for (i, t), v in zip(todo, vectors, strict=True)]
+        if transaction is not None:
+            with transaction():
+                store.put(embedder.model, rows)
+        else:
+            store.put(embedder.model, rows)
+        done += len(rows)
+        if progress is not None:
+            progress(done, max(total, done))
+    return done

@@ -1,0 +1,148 @@
+"""Embeddings of recall records, stored with the projection (migration 12).
+
+A vector is derived data, like the rest of ``waymarks.db``: never canonical, rebuilt by
+embedding the records again (``waymarks index --semantic``, or as items are written). A
+row is keyed by the recall record's item ID and names the model that made it and a hash of
+the text it was made from; a vector of another model or text is *stale* and is simply not
+used (that record is scored lexically), never an error.
+
+The table survives a reset of the recall index on purpose: item IDs are stable across a
+rebuild, so a rebuild does not throw away minutes of embedding work; rows of records that
+no longer exist are never read (reads join ``recall_records``).
+
+Every row carries a checksum (:mod:`waymarks.store.integrity`), checked when it is read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+import msgspec
+
+from waymarks.recall.scoring import Candidate
+from waymarks.store.integrity import (
+    checksum,
+    decoding,
+    require,
+    valid_status,
+    verify_blob_row,
+)
+from waymarks.store.recall_index import RECORD_COLUMNS
+
+_FIELDS_DECODER: Final = msgspec.json.Decoder(dict[str, list[str]])
+#: records read per statement
+CHUNK: Final = 500
+
+
+def create_tables(db: sqlite3.Connection) -> None:
+    """Schema of the stored embeddings (migration 12)."""
+    db.execute(
+        "CREATE TABLE recall_vectors (item_id TEXT PRIMARY KEY, model TEXT NOT NULL,"
+        " text_hash TEXT NOT NULL, vector BLOB NOT NULL, checksum INTEGER NOT NULL) STRICT")
+
+
+def text_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+class VectorStore:
+    """Reading and writing the embeddings of one projection's recall records."""
+
+    def __init__(self, db: sqlite3.Connection, *, items_backed: bool = True) -> None:
+        self.db = db
+        self.items_backed = items_backed
+
+    def put(self, model: str, rows: Iterable[tuple[str, str, bytes]]) -> int:
+        """Store ``(item_id, text, vector)`` rows made by ``model`` (replacing older ones);
+        returns how many. Call inside a transaction."""
+        values = []
+        for item_id, text, vector in rows:
+            fields = (item_id, model, text_hash(text))
+            values.append((*fields, vector, checksum(fields, vector)))
+        self.db.executemany(
+            "INSERT INTO recall_vectors (item_id, model, text_hash, vector, checksum)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (item_id) DO UPDATE SET"
+            " model = excluded.model, text_hash = excluded.text_hash,"
+            " vector = excluded.vector, checksum = excluded.checksum", values)
+        return len(values)
+
+    def missing(self, model: str, limit: int) -> list[tuple[str, str]]:
+        """Up to ``limit`` records ``(item_id, text)`` with no current vector of ``model``
+        (none, another model's, or another text's), oldest first."""
+        rows = self.db.execute(
+            "SELECT r.item_id, r.text, v.model, v.text_hash FROM recall_records r"
+            " LEFT JOIN recall_vectors v ON v.item_id = r.item_id"
+            " WHERE v.item_id IS NULL OR v.model != ? ORDER BY r.rowid LIMIT ?",
+            (model, limit)).fetchall()
+        stale_text = self.db.execute(
+            "SELECT r.item_id, r.text, v.text_hash FROM recall_records r"
+            " JOIN recall_vectors v ON v.item_id = r.item_id WHERE v.model = ?"
+            " ORDER BY r.rowid", (model,)).fetchall() if len(rows) < limit else []
+        out = [(str(r[0]), str(r[1])) for r in rows]
+        out += [(str(r[0]), str(r[1])) for r in stale_text if r[2] != text_hash(r[1])]
+        return out[:limit]
+
+    def counts(self, model: str) -> tuple[int, int]:
+        """(records, records with a vector of ``model``) (text changes not counted)."""
+        records = int(self.db.execute("SELECT count(*) FROM recall_records").fetchone()[0])
+        done = int(self.db.execute(
+            "SELECT count(*) FROM recall_records r JOIN recall_vectors v"
+            " ON v.item_id = r.item_id WHERE v.model = ?", (model,)).fetchone()[0])
+        return records, done
+
+    def vectors(self, model: str, visible_to: tuple[str, str | None] | None = None,
+                after: int = 0) -> list[tuple[int, str, bytes]]:
+        """``(record rowid, item_id, vector)`` of current ``model`` vectors of records past
+        rowid ``after`` (that a session may see: its own and its trusted project's items).
+        Vectors whose text hash no longer matches are left out (scored lexically)."""
+        if self.items_backed:
+            session_id, project = visible_to if visible_to is not None else (None, None)
+            rows = self.db.execute(
+                "SELECT r.rowid, r.text, v.item_id, v.model, v.text_hash, v.vector, v.checksum"
+                " FROM recall_records r JOIN recall_vectors v ON v.item_id = r.item_id"
+                " JOIN items i ON i.id = r.item_id WHERE v.model = ?1 AND r.rowid > ?4"
+                " AND (?2 IS NULL OR (i.scope = 'project' AND i.project_path = ?3)"
+                " OR (i.scope != 'project' AND i.session_id = ?2)) ORDER BY r.rowid",
+                (model, session_id, project, after)).fetchall()
+        else:
+            rows = self.db.execute(
+                "SELECT r.rowid, r.text, v.item_id, v.model, v.text_hash, v.vector, v.checksum"
+                " FROM recall_records r JOIN recall_vectors v ON v.item_id = r.item_id"
+                " WHERE v.model = ? AND r.rowid > ? ORDER BY r.rowid", (model, after)).fetchall()
+        out = []
+        for rowid, text, *row in rows:
+            verify_blob_row(row, "recall_vectors")
+            if row[2] == text_hash(text):
+                out.append((int(rowid), str(row[0]), bytes(row[3])))
+        return out
+
+    def candidates(self, ids: Sequence[str]) -> list[Candidate]:
+        """The recall records of ``ids`` as candidates (the ones the lexical side did not
+        find), checked as the index checks them; unknown IDs are skipped. The caller has
+        already kept only IDs the session may see (:meth:`vectors`)."""
+        out: list[Candidate] = []
+        status_column = "i.status" if self.items_backed else "r.status"
+        join = " LEFT JOIN items i ON i.id = r.item_id" if self.items_backed else ""
+        for start in range(0, len(ids), CHUNK):
+            chunk = list(ids[start:start + CHUNK])
+            rows = self.db.execute(
+                f"SELECT {RECORD_COLUMNS}, {status_column} FROM recall_records r{join}"
+                f" WHERE r.item_id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            for row in rows:
+                verify_blob_row(row[:-1], "recall_records")
+                item_id, kind, _stored, origin, created, text, count, evidence, source, fields = (
+                    row[:10])
+                require(row[-1] is not None, "a recall record without its item")
+                status = valid_status(row[-1]) if self.items_backed else str(row[-1])
+                with decoding("a recall record"):
+                    parts = _FIELDS_DECODER.decode(fields)
+                out.append(Candidate(
+                    id=item_id, kind=kind, status=status, origin=origin, created_at=created,
+                    text=text, body=frozenset(parts["body"]), sequence=tuple(parts["body"]),
+                    aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
+                    origin_features=frozenset(parts["origin"]), body_count=count,
+                    evidence=evidence, source=source))
+        return out

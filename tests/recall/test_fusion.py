@@ -1,0 +1,106 @@
+"""The fusion rule of hybrid recall, on data (cosines are data; no model needed here).
+
+What must stay true: without a semantic side every score is the lexical one; a record with
+no vector keeps its lexical score; the gates that do not need a lexical match (status,
+literals) still refuse a record however close in meaning; a record no word matches
+qualifies only on a strong similarity, or across scripts as the query's nearest record.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from waymarks.recall.analysis import analyze
+from waymarks.recall.engine import evaluate
+from waymarks.recall.fusion import Calibration, Semantic, script, semantic_side
+from waymarks.recall.plan import direct_plan
+from waymarks.recall.scoring import Candidate, Stats, ranked, score_all
+
+CAL = Calibration(floor=0.75, ceil=0.92, weight=0.5, qualify=0.8, support=0.6,
+                  cross_script=0.3)
+
+
+def record(ident: str, text: str, status: str = "active") -> Candidate:
+    features = analyze(text).features
+    return Candidate(id=ident, kind="memory", status=status, origin="", created_at=0,
+                     text=text, body=frozenset(features), sequence=tuple(features),
+                     body_count=len(features))
+
+
+RECORDS = [record("flag", "Feature flag new-checkout is enabled."),
+           record("cache", "The invoice renderer caches templates for 90 seconds."),
+           record("deploy", "The deploy script runs on Fridays.")]
+STATS = Stats(3, {f: 1 for r in RECORDS for f in r.body})
+
+
+def eligible(query: str, cosines: dict[str, float], records: list[Candidate] = RECORDS,
+             ) -> list[str]:
+    side = Semantic(cosines, CAL, script(query))
+    return [s.candidate.id for s in score_all(direct_plan(query), records, STATS, side)
+            if s.eligible]
+
+
+def test_without_a_semantic_side_scores_are_the_lexical_ones() -> None:
+    plan = direct_plan("invoice renderer templates")
+    assert score_all(plan, RECORDS, STATS) == score_all(plan, RECORDS, STATS, None)
+    empty = Semantic({}, CAL)  # no vector at all: every record keeps its lexical score
+    assert [(s.candidate.id, s.relevance, s.eligible) for s in score_all(plan, RECORDS, STATS)
+            ] == [(s.candidate.id, s.relevance, s.eligible)
+                  for s in score_all(plan, RECORDS, STATS, empty)]
+
+
+def test_fused_relevance_is_the_weighted_sum_before_the_gates() -> None:
+    plan = direct_plan("invoice renderer templates")
+    lexical = {s.candidate.id: s.relevance for s in ranked(plan, RECORDS, STATS)}
+    fused = {s.candidate.id: s for s in ranked(plan, RECORDS, STATS,
+                                                Semantic({"cache": 0.92}, CAL))}
+    assert fused["cache"].relevance == pytest.approx(0.5 * lexical["cache"] + 0.5)
+    assert fused["cache"].lexical == pytest.approx(lexical["cache"])
+    assert fused["deploy"].relevance == lexical["deploy"]  # no vector: lexical
+
+
+def test_no_word_in_common_needs_a_strong_similarity() -> None:
+    query = "is the storefront purchase path switched on"
+    assert eligible(query, {"flag": 0.86, "cache": 0.76, "deploy": 0.75}) == []
+    assert eligible(query, {"flag": 0.90, "cache": 0.76, "deploy": 0.75}) == ["flag"]
+
+
+def test_closeness_never_passes_the_status_or_literal_gates() -> None:
+    retired = [record("flag", "Feature flag new-checkout is enabled.", status="superseded"),
+               *RECORDS[1:]]
+    assert eligible("is the storefront purchase path switched on", {"flag": 0.95},
+                    retired) == []
+    # a path literal must be in the record, however close in meaning
+    assert eligible("is src/checkout.py switched on", {"flag": 0.95}) == []
+
+
+def test_across_scripts_the_nearest_record_qualifies_on_a_lower_similarity() -> None:
+    zh = record("zh", "发票渲染器把模板缓存九十秒。")
+    records = [zh, *RECORDS[::2]]
+    query = "how long are pdf layouts kept?"
+    assert eligible(query, {"zh": 0.81, "flag": 0.76, "deploy": 0.77}, records) == ["zh"]
+    # not the nearest: refused
+    assert eligible(query, {"zh": 0.81, "flag": 0.84, "deploy": 0.77}, records) == []
+    # same script, the same similarity is not enough
+    assert eligible("how long are pdf layouts kept?", {"cache": 0.81, "flag": 0.76}) == []
+
+
+def test_semantic_side_adds_the_nearest_records_the_lexical_side_missed() -> None:
+    side, extra = semantic_side(["a", "b", "c", "d"], [0.9, float("nan"), 0.8, 0.85], ["a"],
+                                CAL, limit=2, query="which port")
+    assert extra == ["d", "c"] and "b" not in side.cosines and side.query_script == "latin"
+    result = evaluate(direct_plan("invoice renderer"), RECORDS, STATS, semantic=side)
+    assert result.selected == []  # no egress: nothing rendered
+
+
+@pytest.mark.parametrize("bad", [dict(floor=0.9, ceil=0.8, weight=0.5),
+                                 dict(floor=0.7, ceil=0.9, weight=1.5),
+                                 dict(floor=0.7, ceil=0.9, weight=0.5, qualify=0.0)])
+def test_a_calibration_out_of_range_is_refused(bad: dict[str, float]) -> None:
+    with pytest.raises(ValueError, match="invalid calibration"):
+        Calibration(**bad)
+
+
+def test_script_of_a_text() -> None:
+    assert [script(t) for t in ("数据库端口是 5434。", "The port is 5434.", "5434", "用 ruff 检查")
+            ] == ["han", "latin", "", "han"]
