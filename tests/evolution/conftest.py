@@ -24,3 +24,17 @@ def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
         return dict(json.loads(out.strip().splitlines()[-1]))
 
     return run
+
+
+def wait_for_captures(home: Path, seconds: float = 90.0) -> None:
+    """Wait until no Stop-hook capture is waiting in the spool: the hook only queues the
+    request and a detached child (or the warm helper) stores it. A bound on waiting, not
+    a timing assertion."""
+    import time
+
+    from waymarks.service.capture_spool import pending
+
+    deadline = time.monotonic() + seconds
+    while pending(home):
+        assert time.monotonic() < deadline, "the queued capture was never stored"
+        time.sleep(0.05)

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.evolution.conftest import wait_for_captures
 from tests.evolution.fake_provider import FakeProvider, anthropic_ok
 from waymarks.core.evolution.model import claim_id
 
@@ -103,6 +104,7 @@ def test_claude_code_hooks_learn_committed_not_pushed(tmp_path: Path) -> None:
             "role": "user", "content": f"Remember: {PENDING}."}}) + "\n")
         hook(home, shop, "Stop", {"session_id": s0, "cwd": str(shop),
                                   "transcript_path": str(t0)})
+        wait_for_captures(home)
         assert cli(home, shop, "evolve", env=env)["outcome"] == "settled"
         assert any(c["id"] == target for c in cli(home, shop, "learn", "list")["claims"])
 
@@ -148,6 +150,7 @@ def test_claude_code_hooks_learn_committed_not_pushed(tmp_path: Path) -> None:
                                               "text": "Committed and pushed the fix."}]}})
             + "\n")
         hook(home, shop, "Stop", base)
+        wait_for_captures(home)
 
         learning = cli(home, shop, "evolution", "learning")
         last = learning["lastCapture"]

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.evolution.conftest import wait_for_captures
 from waymarks.core.evolution.observations import (
     MAX_SCAN,
     AssistantText,
@@ -119,6 +120,7 @@ def test_an_interrupted_claude_code_turn_and_the_diagnostics(tmp_path: Path) -> 
                                                 "error": f"rejected; token {TOKEN}",
                                                 "is_interrupt": False})
     _hook(home, project, "Stop", base)
+    wait_for_captures(home)
     [ledger] = list((home / "sessions").rglob("*.jsonl"))
     assert TOKEN not in ledger.read_text()
     records = [json.loads(line)["data"] for line in ledger.read_text().splitlines()
@@ -128,8 +130,9 @@ def test_an_interrupted_claude_code_turn_and_the_diagnostics(tmp_path: Path) -> 
     learning = json.loads(_cli(home, project, "--json", "evolution", "learning").stdout)
     last = learning["lastCapture"]
     assert last["decision"] == "captured" and last["scan"]["completion"] == "interrupted"
-    assert last["statementsCaptured"] == 0  # "commit the shop release" is no statement
-    with Evolution(home) as evo:
+    with Evolution(home) as evo:  # "commit the shop release" is no statement
+        evo.sync()
+        assert [s for s in evo.store.sources() if s.kind == "statement" and s.session != "s"] == []
         source = evo.store.view.source(last["sourceId"])
         assert source is not None
         doc = json.loads(source.text)
@@ -206,6 +209,7 @@ def test_a_claude_code_turn_of_many_calls_keeps_its_request(tmp_path: Path) -> N
                                          "tool_input": {"command": "git commit -am release"},
                                          "tool_response": {"stdout": "[main 9f] release"}})
     _hook(home, project, "Stop", base)
+    wait_for_captures(home)
     last = json.loads(_cli(home, project, "--json", "evolution", "learning").stdout
                       )["lastCapture"]
     assert last["decision"] == "captured", last

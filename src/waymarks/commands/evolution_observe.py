@@ -42,6 +42,8 @@ def learning_lines(data: dict[str, Any]) -> list[str]:
 
 
 def outcome_line(counts: dict[str, Any]) -> str:
+    if counts.get("unavailable"):
+        return "Processed and changed sources: not counted now (the database is busy)"
     return (f"Processed {counts.get('processed', 0)} sources: {counts.get('changed', 0)} "
             f"changed learned memory, {counts.get('unchanged', 0)} changed nothing "
             "(processed is not learned)")

@@ -122,7 +122,26 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
         _start_helper(home)  # it drains the spool when it starts
     else:
         _drain_detached(home)
+    _close_work_turn(home, raw, project)  # the turn's tool observations (issue 19)
     return 0
+
+
+def _close_work_turn(home: str | Path, raw: bytes, project: str) -> None:
+    """Close the turn's work observations (issue 19): the spool's drainer stores the
+    statements only. Learning off costs one check; a failure is logged, never raised
+    into the person's turn."""
+    from pathlib import Path
+
+    from waymarks.hosts.claude_code import close_work_turn
+
+    try:
+        close_work_turn(raw, Path(home), project or None)
+    except Exception as exc:  # noqa: BLE001 (a hook never fails the turn; logged)
+        from datetime import UTC, datetime
+
+        from waymarks.hosts.claude_code import _log
+
+        _log(Path(home), datetime.now(UTC), "Stop", type(exc).__name__)
 
 
 def _stop_input(raw: bytes, project: str) -> tuple[str, str, str] | None:
@@ -275,6 +294,7 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                             connection.sendall(b"ok\n")
                             connection.shutdown(socket.SHUT_RDWR)
                         _queue_stop(home, raw, project.decode("utf-8", "replace"))
+                        _close_work_turn(home, raw, project.decode("utf-8", "replace"))
                         continue
                 except Exception:  # noqa: BLE001 (nothing was done: the client may do it)
                     continue

@@ -157,6 +157,17 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
     return None
 
 
+def close_work_turn(raw: bytes, home: Path, project: str | None) -> None:
+    """``Stop``'s work turn (issue 19) when the statement capture went through the spool
+    (:mod:`waymarks.hosts.cc_helper`): the spool's drainer stores statements only, so the
+    turn's tool observations are closed here. Bad input does nothing (it was logged)."""
+    try:
+        payload = parse_input("Stop", raw)
+    except HookInputError:
+        return
+    _work("Stop", payload, home, project, None)
+
+
 def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
           app: Any, statements: int | None = None) -> None:
     """Work observations (:mod:`waymarks.hosts.claude_code_observe`): a tool event records

@@ -135,10 +135,15 @@ def outcomes(home: Path) -> dict[str, Any]:
     empty: dict[str, Any] = {"processed": 0, "changed": 0, "unchanged": 0, "byKind": {}}
     if not ledger_path(home).is_file():
         return empty
-    with Evolution(home) as evo:
-        evo.sync()
-        writers = {c.source_id for c in evo.store.claims() if c.state != "conflicted"}
-        sources = [s for s in evo.store.sources() if s.settled is not None]
+    import sqlite3
+
+    try:
+        with Evolution(home) as evo:
+            evo.sync()
+            writers = {c.source_id for c in evo.store.claims() if c.state != "conflicted"}
+            sources = [s for s in evo.store.sources() if s.settled is not None]
+    except sqlite3.OperationalError:  # busy or locked by another process: counts only
+        return {**empty, "unavailable": "database_busy"}
     by_kind: dict[str, dict[str, int]] = {}
     for source in sources:
         slot = by_kind.setdefault(source.kind, {"processed": 0, "changed": 0})
