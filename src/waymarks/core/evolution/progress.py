@@ -30,14 +30,13 @@ from waymarks.core.evolution.contract import ProposedClaim
 from waymarks.core.evolution.nominate import is_pending
 from waymarks.core.evolution.observations import targets_of
 from waymarks.core.evolution.request import (
-    MAX_CLAIM_BYTES,
     MAX_OUTPUT_TOKENS,
     clip_bytes,
     egress_for,
+    records_through,
 )
 from waymarks.core.evolution.rows import ClaimRow, SourceRow
 from waymarks.core.model_port import ModelRequest
-from waymarks.core.privacy import Classification, highest, is_level
 
 PROGRESS_KIND: Final = "progress"
 PROGRESS_BASIS: Final = "tool_observation"
@@ -95,18 +94,8 @@ def build_request(source: SourceRow, records: Sequence[tuple[ClaimRow, str]]
         return None
     evidence.pop("targets", None)
     sent = _through(egress, evidence, source.classification)
-    level: Classification = source.classification if is_level(source.classification) \
-        else "sensitive"
-    rows = []
-    for claim, claim_level in records:
-        if not egress.admits(claim_level):
-            continue
-        content = egress.text(clip_bytes(claim.content, MAX_CLAIM_BYTES), claim_level)
-        if content is None:
-            continue
-        if is_level(claim_level):
-            level = highest(level, claim_level)
-        rows.append({"id": claim.id, "kind": claim.kind, "content": content})
+    shown, level = records_through(egress, records, source.classification)
+    rows = [{"id": claim.id, "kind": claim.kind, "content": content} for claim, content in shown]
     if not rows:
         return None
     payload = {"source": {"id": source.source_id, "kind": PROGRESS_KIND, "evidence": sent},
