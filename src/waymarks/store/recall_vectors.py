@@ -69,6 +69,12 @@ class VectorStore:
             " vector = excluded.vector, checksum = excluded.checksum", values)
         return len(values)
 
+    def present(self) -> bool:
+        """Whether any vector is stored at all (one indexed probe): a projection without
+        any, e.g. just rebuilt and not embedded yet, lets a one-shot process skip loading
+        the embedder."""
+        return self.db.execute("SELECT 1 FROM recall_vectors LIMIT 1").fetchone() is not None
+
     def missing(self, model: str, limit: int) -> list[tuple[str, str]]:
         """Up to ``limit`` records ``(item_id, text)`` with no current vector of ``model``
         (none, another model's, or another text's), oldest first."""
