@@ -20,9 +20,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from waymarks.core.codec import custom_type_of
 from waymarks.core.egress import Egress
-from waymarks.core.model import MemoryItem, MemoryMutation, Mutation, PinItem, PinMutation
+from waymarks.core.model import MemoryItem, PinItem
 from waymarks.core.records import replace
 from waymarks.core.rules import ItemState
 from waymarks.ledger.discovery import (
@@ -32,20 +31,18 @@ from waymarks.ledger.discovery import (
     session_dir,
     session_file_name,
 )
-from waymarks.ledger.log import Entry, SessionFileError, SessionLog
+from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.recall.scoring import Candidate, Stats
 from waymarks.semantic import load as load_embedder
-from waymarks.service import diagnostics, semantic_recall, sessions_api
+from waymarks.service import diagnostics, semantic_recall, sessions_api, write_path
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import (
-    Committed,
     Rejected,
     ServiceError,
     WriteOutcome,
-    committed_outcome,
     with_notices,
 )
 from waymarks.service.planning import egress_for
@@ -62,12 +59,10 @@ from waymarks.service.recovery import (
     set_aside,
 )
 from waymarks.service.session_checks import (
-    not_applied,
-    project_write_refused,
     replaced_problem,
 )
 from waymarks.service.sessions_api import session_info
-from waymarks.service.sources import active_status, placement, refresh_sources
+from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo
 from waymarks.service.writes import (
@@ -515,7 +510,7 @@ class Waymarks:
                 (s for s in sessions if s.session_id == current.session_id), current)
         return sessions, unreadable
 
-    # -- writes ---------------------------------------------------------------------
+    # -- writes (the transaction in service/write_path.py) ---------------------------
 
     def pin(self, content: str, *, scope: str | None = None, classification: str | None = None,
             source: str | None = None, source_file: str | None = None,
@@ -526,13 +521,14 @@ class Waymarks:
             source_file = os.path.normpath(os.path.join(self.cwd, source_file))
         return with_notices(self._write(lambda ctx: decide_pin(
             ctx, content, scope=scope, classification=classification, source=source,
-            source_file=source_file, supersedes=self._full_id(ctx, "pin", supersedes)), guard),
-            text_notices(content))
+            source_file=source_file, supersedes=write_path.full_id(self, ctx, "pin", supersedes)),
+            guard), text_notices(content))
 
     def unpin(self, pin_id: str, reason: str | None = None, *,
               guard: Guard | None = None) -> WriteOutcome:
         return self._write(lambda ctx: decide_status(
-            ctx, "pin", self._full_id(ctx, "pin", pin_id) or pin_id, "deleted", reason), guard)
+            ctx, "pin", write_path.full_id(self, ctx, "pin", pin_id) or pin_id, "deleted",
+            reason), guard)
 
     def remember(self, claim: str, *, scope: str | None = None,
                  classification: str | None = None, key: str | None = None,
@@ -540,19 +536,8 @@ class Waymarks:
         outcome = with_notices(self._write(lambda ctx: decide_memory(
             ctx, claim, scope=scope, classification=classification, key=key, sources=sources),
             guard), text_notices(claim, key))
-        self._embed_written(outcome)
+        write_path.embed_written(self, outcome)
         return outcome
-
-    def _embed_written(self, outcome: WriteOutcome) -> None:
-        """With the semantic extra, embed the memory just written (and a few more waiting),
-        off the prompt path; without it, nothing."""
-        if not isinstance(outcome, Committed) or load_embedder() is None:
-            return
-        index = self.projection.recall_index()
-        with self.projection.transaction():
-            index.catch_up()
-        semantic_recall.embed_pending(index, limit=semantic_recall.AFTER_WRITE,
-                                      transaction=self.projection.transaction)
 
     def supersede_memory(self, memory_id: str, claim: str, *,
                          classification: str | None = None,
@@ -560,45 +545,22 @@ class Waymarks:
                          ) -> WriteOutcome:
         outcome = with_notices(self._write(lambda ctx: decide_memory(
             ctx, claim, scope=None, classification=classification, key=None, sources=sources,
-            supersedes=self._full_id(ctx, "memory", memory_id) or memory_id), guard),
-            text_notices(claim))
-        self._embed_written(outcome)
+            supersedes=write_path.full_id(self, ctx, "memory", memory_id) or memory_id),
+            guard), text_notices(claim))
+        write_path.embed_written(self, outcome)
         return outcome
 
     def set_memory_status(self, memory_id: str, status: Literal["invalid", "expired"],
                           reason: str | None = None, *,
                           guard: Guard | None = None) -> WriteOutcome:
         return self._write(lambda ctx: decide_status(
-            ctx, "memory", self._full_id(ctx, "memory", memory_id) or memory_id, status, reason),
-            guard)
+            ctx, "memory", write_path.full_id(self, ctx, "memory", memory_id) or memory_id,
+            status, reason), guard)
 
     def append_record(self, custom_type: str, data: dict[str, Any]) -> str:
         """Append a custom entry that is not a pin or memory mutation (for example the record
         of a person's confirmation); returns its entry ID."""
-        session = self.current_session(create=True)
-        assert session is not None
-        with self._appending(session):
-            entry = session.append({"type": "custom", "customType": custom_type, "data": data,
-                                    "timestamp": iso(self.clock.now())}, self.ids.entry_id)
-        return entry.id
-
-    def _full_id(self, ctx: WriteContext, kind: str, ref: str | None) -> str | None:
-        """Expand a unique ID prefix (as lists print them) among visible items."""
-        if not ref or len(ref) >= 36:
-            return ref
-        return self.projection.expand_prefix(kind, ref, ctx.session_id,
-                                             ctx.project_path) or ref
-
-    def _context(self, projection: Store, session: SessionLog | None) -> WriteContext:
-        """What a decision may see: projected state, trust, the session's branch."""
-        return WriteContext(
-            view=projection.view,
-            session_id=session.session_id if session is not None else "(new session)",
-            project_path=self.cwd, trusted=self.project_trusted,
-            leaf_id=session.leaf_id if session is not None else None,
-            branch=session.branch_set() if session is not None else frozenset(),
-            now_ms=self._now_ms(), new_uuid=self.ids.uuid,
-        )
+        return write_path.append_record(self, custom_type, data)
 
     @recovering
     def dry_run(self, decide: Callable[[WriteContext], Decision],
@@ -606,60 +568,8 @@ class Waymarks:
         """What a write deciding with ``decide`` would do now (the mutation, a duplicate or
         the rejection), appending nothing: a tool asks the person only about a write that
         can succeed. The write itself decides again under the session lock."""
-        session = self.refresh()
-        with self.projection.transaction():  # read-only: one consistent state
-            ctx = self._context(self.projection, session)
-            return (guard(ctx) if guard else None) or decide(ctx)
+        return write_path.dry_run(self, decide, guard)
 
-    def _write(
-        self, decide: Callable[[WriteContext], Decision], guard: Guard | None = None, *,
-        retry: bool = True,
-    ) -> WriteOutcome:
-        if self.current_session() is None:
-            # decide against an empty session first, so a refused write creates no file
-            with self.projection.transaction():  # read-only: the decision writes nothing
-                ctx = self._context(self.projection, None)
-                first = (guard(ctx) if guard else None) or decide(ctx)
-            if not isinstance(first, PinMutation | MemoryMutation):
-                return first
-        session = self.current_session(create=True)
-        assert session is not None
-        appended: Entry | None = None
-        mutation: Mutation | None = None
-        try:
-            with self._synced(session) as projection:
-                ctx = self._context(projection, session)
-                decision = (guard(ctx) if guard else None) or decide(ctx)
-                if not isinstance(decision, PinMutation | MemoryMutation):
-                    return decision
-                mutation = decision
-                settled = active_status(self, session)  # read just now, under the lock
-                if settled is not None:
-                    projection.set_source_status(session.session_id, *settled, self._now_ms())
-                refused = project_write_refused(projection, session, mutation, self.cwd)
-                if refused is not None:
-                    return refused
-                appended = session.append(
-                    {"type": "custom", "customType": custom_type_of(mutation),
-                     "data": mutation, "timestamp": iso(self.clock.now())},
-                    self.ids.entry_id,
-                )
-                projection.sync(session, self._now_ms())
-                unapplied = not_applied(projection, session, appended.id)
-                if unapplied is not None:
-                    return unapplied
-        except sqlite3.Error as exc:
-            damaged = is_damage(exc)
-            if appended is None or mutation is None:  # nothing reached the ledger
-                if not damaged or not retry:
-                    raise database_error(exc, self.db_path) from exc
-                self._recover(exc)
-                return self._write(decide, guard, retry=False)
-            # The ledger holds the write, so it is committed; the projection catches up on
-            # the next command (or now, if the database was damaged and is rebuilt).
-            if damaged:
-                self._recover(exc)
-            return committed_outcome(mutation, appended.id,
-                              warning=f"projection not updated yet: {exc}")
-        assert mutation is not None and appended is not None
-        return committed_outcome(mutation, appended.id)
+    def _write(self, decide: Callable[[WriteContext], Decision], guard: Guard | None = None,
+               *, retry: bool = True) -> WriteOutcome:
+        return write_path.write(self, decide, guard, retry=retry)

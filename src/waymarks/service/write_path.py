@@ -1,0 +1,135 @@
+"""The write transaction behind every pin and memory use case of :class:`Waymarks`.
+
+What must stay true: a write decides, appends and projects under the session file's
+exclusive lock in one projection transaction, so two processes never both add the same
+item and a refused write appends nothing; a write is reported ``committed`` only when the
+projection shows it applied (or, if the projection failed after the ledger took the
+write, as committed with a warning: the ledger is the record); a damaged database is set
+aside and rebuilt once, never a traceback. A refused first write in a directory creates
+no session file: it is decided against an empty session first.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from waymarks.core.codec import custom_type_of
+from waymarks.core.model import MemoryMutation, Mutation, PinMutation
+from waymarks.ledger.log import Entry, SessionLog
+from waymarks.semantic import load as load_embedder
+from waymarks.service import semantic_recall
+from waymarks.service.outcomes import Committed, WriteOutcome, committed_outcome
+from waymarks.service.ports import iso
+from waymarks.service.recovery import database_error, is_damage
+from waymarks.service.session_checks import not_applied, project_write_refused
+from waymarks.service.sources import active_status
+from waymarks.service.writes import Decision, WriteContext
+from waymarks.store.protocol import Store
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Guard, Waymarks
+
+
+def full_id(app: Waymarks, ctx: WriteContext, kind: str, ref: str | None) -> str | None:
+    """Expand a unique ID prefix (as lists print them) among visible items."""
+    if not ref or len(ref) >= 36:
+        return ref
+    return app.projection.expand_prefix(kind, ref, ctx.session_id, ctx.project_path) or ref
+
+
+def context(app: Waymarks, projection: Store, session: SessionLog | None) -> WriteContext:
+    """What a decision may see: projected state, trust, the session's branch."""
+    return WriteContext(
+        view=projection.view,
+        session_id=session.session_id if session is not None else "(new session)",
+        project_path=app.cwd, trusted=app.project_trusted,
+        leaf_id=session.leaf_id if session is not None else None,
+        branch=session.branch_set() if session is not None else frozenset(),
+        now_ms=app._now_ms(), new_uuid=app.ids.uuid,
+    )
+
+
+def dry_run(app: Waymarks, decide: Callable[[WriteContext], Decision],
+            guard: Guard | None = None) -> Decision:
+    """The decision a write would make now, appending nothing (see ``Waymarks.dry_run``)."""
+    session = app.refresh()
+    with app.projection.transaction():  # read-only: one consistent state
+        ctx = context(app, app.projection, session)
+        return (guard(ctx) if guard else None) or decide(ctx)
+
+
+def append_record(app: Waymarks, custom_type: str, data: dict[str, Any]) -> str:
+    """Append a custom entry that is not a pin or memory mutation; returns its entry ID."""
+    session = app.current_session(create=True)
+    assert session is not None
+    with app._appending(session):
+        entry = session.append({"type": "custom", "customType": custom_type, "data": data,
+                                "timestamp": iso(app.clock.now())}, app.ids.entry_id)
+    return entry.id
+
+
+def embed_written(app: Waymarks, outcome: WriteOutcome) -> None:
+    """With the semantic extra, embed the memory just written (and a few more waiting),
+    off the prompt path; without it, nothing."""
+    if not isinstance(outcome, Committed) or load_embedder() is None:
+        return
+    index = app.projection.recall_index()
+    with app.projection.transaction():
+        index.catch_up()
+    semantic_recall.embed_pending(index, limit=semantic_recall.AFTER_WRITE,
+                                  transaction=app.projection.transaction)
+
+
+def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
+          guard: Guard | None = None, *, retry: bool = True) -> WriteOutcome:
+    """Decide, append and project one write under the session lock (module docstring)."""
+    if app.current_session() is None:
+        # decide against an empty session first, so a refused write creates no file
+        with app.projection.transaction():  # read-only: the decision writes nothing
+            ctx = context(app, app.projection, None)
+            first = (guard(ctx) if guard else None) or decide(ctx)
+        if not isinstance(first, PinMutation | MemoryMutation):
+            return first
+    session = app.current_session(create=True)
+    assert session is not None
+    appended: Entry | None = None
+    mutation: Mutation | None = None
+    try:
+        with app._synced(session) as projection:
+            ctx = context(app, projection, session)
+            decision = (guard(ctx) if guard else None) or decide(ctx)
+            if not isinstance(decision, PinMutation | MemoryMutation):
+                return decision
+            mutation = decision
+            settled = active_status(app, session)  # read just now, under the lock
+            if settled is not None:
+                projection.set_source_status(session.session_id, *settled, app._now_ms())
+            refused = project_write_refused(projection, session, mutation, app.cwd)
+            if refused is not None:
+                return refused
+            appended = session.append(
+                {"type": "custom", "customType": custom_type_of(mutation),
+                 "data": mutation, "timestamp": iso(app.clock.now())},
+                app.ids.entry_id,
+            )
+            projection.sync(session, app._now_ms())
+            unapplied = not_applied(projection, session, appended.id)
+            if unapplied is not None:
+                return unapplied
+    except sqlite3.Error as exc:
+        damaged = is_damage(exc)
+        if appended is None or mutation is None:  # nothing reached the ledger
+            if not damaged or not retry:
+                raise database_error(exc, app.db_path) from exc
+            app._recover(exc)
+            return write(app, decide, guard, retry=False)
+        # The ledger holds the write, so it is committed; the projection catches up on
+        # the next command (or now, if the database was damaged and is rebuilt).
+        if damaged:
+            app._recover(exc)
+        return committed_outcome(mutation, appended.id,
+                          warning=f"projection not updated yet: {exc}")
+    assert mutation is not None and appended is not None
+    return committed_outcome(mutation, appended.id)
