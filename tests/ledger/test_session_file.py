@@ -705,3 +705,51 @@ def test_resolve_session_unknown_id(sessions_home: Path) -> None:
 def test_resolve_session_does_not_match_the_timestamp_part(sessions_home: Path) -> None:
     with pytest.raises(SessionFileError):
         resolve_session(sessions_home, CWD, "2024-12-05")
+
+
+@pytest.mark.parametrize("group_commit", [False, True])
+def test_an_append_is_flushed_before_the_lock_context_ends(
+        created: SessionFile, session_path: Path, monkeypatch: pytest.MonkeyPatch,
+        group_commit: bool) -> None:
+    """Plain: the flush is under the lock, before ``append`` returns. Group commit: the
+    line is written under the lock and flushed right after the lock is released (the next
+    writer appends meanwhile), still before the context ends; a write is reported only
+    after it. Either way nothing leaves ``locked()`` unflushed, even on an error."""
+    import fcntl
+    import os
+
+    events: list[str] = []
+    real_fsync, real_flock = os.fsync, fcntl.flock
+
+    def fsync(fd: int) -> None:
+        events.append("fsync")
+        real_fsync(fd)
+
+    def flock(fd: int, operation: int) -> None:
+        events.append({fcntl.LOCK_EX: "lock", fcntl.LOCK_UN: "unlock"}.get(operation, "?"))
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(fcntl, "flock", flock)
+    new_id = ids()
+    with created.locked(group_commit=group_commit):
+        created.append(message("ignored", None), new_id)
+        events.append("appended")
+    events.append("released")
+    if group_commit:
+        assert events == ["lock", "appended", "unlock", "fsync", "released"]
+    else:
+        assert events == ["lock", "fsync", "appended", "released"]
+
+    events.clear()
+    with pytest.raises(RuntimeError, match="after the append"), \
+            created.locked(group_commit=group_commit):
+        created.append(message("ignored", None), new_id)
+        raise RuntimeError("a failure after the append")
+    assert "fsync" in events, "a line written before a failure is flushed all the same"
+    assert len(SessionFile.open(session_path).entries) == 2  # both appends, header aside
+
+    events.clear()
+    with created.locked(group_commit=True):
+        pass
+    assert events == ["lock"], "nothing appended: no flush"

@@ -123,6 +123,6 @@ class HostSessionLog(SessionLog):
         raise SessionFileError(f"{self.path}: the host owns this session file")
 
     @contextmanager
-    def _exclusive(self) -> Iterator[None]:
+    def _exclusive(self, group_commit: bool = False) -> Iterator[None]:
         with self._shared.lock:
             yield

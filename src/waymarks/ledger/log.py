@@ -219,11 +219,13 @@ class SessionLog(ABC):
 
     @abstractmethod
     def _write_durably(self, data: bytes) -> None:
-        """Append ``data`` and return only once it is durable (call holding the lock)."""
+        """Append ``data`` (call holding the lock); it is durable when this returns, or,
+        under a group-commit lock, when the lock's context ends."""
 
     @abstractmethod
-    def _exclusive(self) -> contextlib.AbstractContextManager[None]:
-        """Exclude every other writer, in this process and others."""
+    def _exclusive(self, group_commit: bool = False) -> contextlib.AbstractContextManager[None]:
+        """Exclude every other writer, in this process and others (``group_commit``: see
+        :meth:`locked`)."""
 
     @abstractmethod
     def reopen(self, progress: ProgressFn | None = None) -> SessionLog:
@@ -564,9 +566,16 @@ class SessionLog(ABC):
     # -- appending ------------------------------------------------------------------
 
     @contextmanager
-    def locked(self) -> Iterator[None]:
-        """Hold the exclusive lock and read what others appended meanwhile."""
-        with self._exclusive():
+    def locked(self, *, group_commit: bool = False) -> Iterator[None]:
+        """Hold the exclusive lock and read what others appended meanwhile.
+
+        ``group_commit``: what is appended under the lock is made durable right after the
+        lock is released, before this context ends (so before the caller may report it),
+        instead of before each append returns. Other writers append while this one waits
+        for the disk, and one flush covers every line written before it. Only for callers
+        whose other state may run ahead of the ledger after a power loss and recovers
+        from it (the projection: a file shorter than its checkpoint is read again)."""
+        with self._exclusive(group_commit):
             self._locked = True
             try:
                 self.refresh()

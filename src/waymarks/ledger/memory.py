@@ -41,7 +41,7 @@ class MemorySessionLog(SessionLog):
         return bytes(self.buffer[offset:offset + limit])
 
     @contextmanager
-    def _exclusive(self) -> Iterator[None]:
+    def _exclusive(self, group_commit: bool = False) -> Iterator[None]:
         with self._lock:
             yield
 

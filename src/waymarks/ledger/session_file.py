@@ -35,6 +35,8 @@ class SessionFile(SessionLog):
     """A session ledger in a file."""
 
     _fd: int | None = None
+    _deferred: bool = False  # group commit: the lock's holder flushes after releasing it
+    _dirty: bool = False
 
     @classmethod
     def open(cls, path: Path, progress: ProgressFn | None = None) -> SessionFile:
@@ -91,20 +93,29 @@ class SessionFile(SessionLog):
             return handle.read(limit)
 
     @contextmanager
-    def _exclusive(self) -> Iterator[None]:
+    def _exclusive(self, group_commit: bool = False) -> Iterator[None]:
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            self._fd = fd
+            self._fd, self._deferred, self._dirty = fd, group_commit, False
             yield
         finally:
             self._fd = None
-            os.close(fd)  # closing releases the lock
+            try:
+                if self._dirty:  # even when the body failed: its lines may be reported
+                    fcntl.flock(fd, fcntl.LOCK_UN)  # the next writer appends meanwhile
+                    os.fsync(fd)  # the whole file: every line before ours too
+            finally:
+                self._deferred = self._dirty = False
+                os.close(fd)  # closing releases the lock
 
     def _write_durably(self, data: bytes) -> None:
         assert self._fd is not None, "write outside the lock"
         _write_all(self._fd, data)
-        os.fsync(self._fd)
+        if self._deferred:
+            self._dirty = True
+        else:
+            os.fsync(self._fd)
 
 
 def create_atomically(path: Path, data: bytes) -> None:
