@@ -122,14 +122,21 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
         _start_helper(home)  # it drains the spool when it starts
     else:
         _drain_detached(home)
-    _close_work_turn(home, raw, project)  # the turn's tool observations (issue 19)
+    _close_work_turn(home, raw, project, session)  # the turn's tool observations (issue 19)
     return 0
 
 
-def _close_work_turn(home: str | Path, raw: bytes, project: str) -> None:
+def _close_work_turn(home: str | Path, raw: bytes, project: str, session: str) -> None:
     """Close the turn's work observations (issue 19): the spool's drainer stores the
-    statements only. Learning off costs one check; a failure is logged, never raised
-    into the person's turn."""
+    statements only. A turn with no tool observation recorded since the last close is
+    answered by a byte search (:mod:`waymarks.hosts.claude_code_turnmark`) before anything
+    heavy is imported; a failure is logged, never raised into the person's turn."""
+    from waymarks.hosts.claude_code_turnmark import mark_closed, pending_turn
+
+    pending, seen = pending_turn(str(home), session)
+    if not pending:
+        mark_closed(str(home), session, seen)  # nothing to search again next time
+        return
     from pathlib import Path
 
     from waymarks.hosts.claude_code import close_work_turn
@@ -142,6 +149,8 @@ def _close_work_turn(home: str | Path, raw: bytes, project: str) -> None:
         from waymarks.hosts.claude_code import _log
 
         _log(Path(home), datetime.now(UTC), "Stop", type(exc).__name__)
+        return  # no mark: the next Stop tries this turn again
+    mark_closed(str(home), session, seen)
 
 
 def _stop_input(raw: bytes, project: str) -> tuple[str, str, str] | None:
@@ -228,16 +237,29 @@ def _ask(home: str | Path, event: str, raw: bytes, project: str = "") -> str | N
 
 
 def _start_helper(home: str) -> None:
-    import contextlib
-    import subprocess
-
+    """Start a helper for the next prompts, detached (its own session, in the home, no
+    descriptor of the hook's). Forked and exec'd with ``os`` alone: ``subprocess`` costs
+    ~40 ms of imports on a loaded machine, on the hook's path. If it cannot start, the
+    next prompt tries again."""
     # -I: isolated, so nothing in the project directory (a socket.py, PYTHONPATH) can run
     # in the helper; and it runs in the home, not in the project
-    with contextlib.suppress(OSError):  # if it cannot start, the next prompt tries again
-        subprocess.Popen(
-            [sys.executable, "-I", "-m", "waymarks.hosts.cc_helper", home], cwd=home,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True)
+    argv = [sys.executable, "-I", "-m", "waymarks.hosts.cc_helper", home]
+    try:
+        pid = os.fork()
+    except OSError:
+        return
+    if pid:
+        return
+    try:  # the child: nothing here may return into the hook's code
+        os.setsid()
+        os.chdir(home)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.closerange(3, 1 << 16)
+        os.execv(sys.executable, argv)
+    finally:
+        os._exit(127)  # only reached if exec failed
 
 
 def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
@@ -293,8 +315,10 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                         with contextlib.suppress(OSError):
                             connection.sendall(b"ok\n")
                             connection.shutdown(socket.SHUT_RDWR)
-                        _queue_stop(home, raw, project.decode("utf-8", "replace"))
-                        _close_work_turn(home, raw, project.decode("utf-8", "replace"))
+                        where = project.decode("utf-8", "replace")
+                        session = _queue_stop(home, raw, where)
+                        if session is not None:
+                            _close_work_turn(home, raw, where, session)
                         continue
                 except Exception:  # noqa: BLE001 (nothing was done: the client may do it)
                     continue
@@ -317,7 +341,9 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
             tick.stop()  # an attempt in flight returns to pending, without a failure
 
 
-def _queue_stop(home: Path, raw: bytes, project: str) -> None:
+def _queue_stop(home: Path, raw: bytes, project: str) -> str | None:
+    """Queue and drain a ``Stop``'s capture request; its session (``None``: bad input,
+    logged)."""
     found = _stop_input(raw, project)
     if found is None:
         from datetime import UTC, datetime
@@ -325,11 +351,12 @@ def _queue_stop(home: Path, raw: bytes, project: str) -> None:
         from waymarks.hosts.claude_code import _log
 
         _log(home, datetime.now(UTC), "Stop", "bad_input")
-        return
+        return None
     from waymarks.service.capture_spool import write_request
 
     write_request(home, "claude-code", "Stop", *found)
     _drain(home)
+    return found[0]
 
 
 def _drain(home: Path) -> None:
