@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.evolution.conftest import wait_for_captures
@@ -109,15 +110,29 @@ def _imported(log: str) -> set[str]:
     return {line.rsplit("|", 1)[-1].strip() for line in log.splitlines() if "|" in line}
 
 
-def _last_capture(home: Path, project: Path) -> object:
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                           "--json", "evolution", "learning"], cwd=project,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads(done.stdout)["lastCapture"]
+def _last_capture(home: Path) -> dict[str, object] | None:
+    from waymarks.service.evolution_observe import last_capture
+
+    return last_capture(home)
 
 
-def test_stop_closes_a_turn_once_and_skips_until_a_new_observation(tmp_path: Path) -> None:
+def _closed_after(home: Path, before: dict[str, object] | None) -> dict[str, object]:
+    """The work-turn decision a detached child writes once it closed the turn (a bound on
+    waiting, not a timing assertion)."""
+    deadline = time.monotonic() + 90
+    while True:
+        now = _last_capture(home)
+        if now is not None and now != before:
+            return now
+        assert time.monotonic() < deadline, "the turn was never closed"
+        time.sleep(0.05)
+
+
+def _mark(home: Path) -> tuple[int, ...]:
+    return tuple(int(p) for p in (home / "claude-code" / "turns" / SESSION).read_text().split())
+
+
+def test_stop_closes_a_turn_off_its_path_only_when_a_tool_was_observed(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "shop"
     project.mkdir()
     home.mkdir()
@@ -126,39 +141,41 @@ def test_stop_closes_a_turn_once_and_skips_until_a_new_observation(tmp_path: Pat
     transcript.write_text(json.dumps({"type": "assistant", "message": {
         "role": "assistant", "content": [{"type": "text", "text": "Committed."}]}}) + "\n")
     base = {"session_id": SESSION, "cwd": str(project), "transcript_path": str(transcript)}
+    heavy = ("waymarks.hosts.claude_code", "msgspec", "subprocess", "typing")
 
-    # a turn with no tool at all: Stop never imports the Claude Code host module
+    # a turn with no tool at all: nothing to close, decided in the hook's process
     _hook(home, project, "UserPromptSubmit", {**base, "prompt": "what port do we use?"})
     first = _imported(_hook(home, project, "Stop", base))
-    wait_for_captures(home)
     assert "waymarks.hosts.claude_code_turnmark" in first
-    assert "waymarks.hosts.claude_code" not in first and "msgspec" not in first
+    assert not [name for name in heavy if name in first]
+    [ledger] = list((home / "sessions").rglob(f"*_{SESSION}.jsonl"))
+    assert _mark(home)[2] == ledger.stat().st_size  # written before the hook exited
+    wait_for_captures(home)
+    assert _last_capture(home) is None
 
-    # a tool observation: this Stop closes the turn
+    # a tool observation: this Stop closes the turn, in a detached child
     _hook(home, project, "UserPromptSubmit", {**base, "prompt": "commit the release"})
     _hook(home, project, "PostToolUse", {**base, "tool_name": "Bash", "tool_use_id": "t1",
                                          "tool_input": {"command": "git commit -am release"},
                                          "tool_response": {"stdout": "[main 9f] release"}})
+    size = ledger.stat().st_size
     closing = _imported(_hook(home, project, "Stop", base))
+    assert not [name for name in heavy if name in closing]
+    closed = _closed_after(home, None)
+    assert closed["scan"]["calls"] == 1  # type: ignore[index]
     wait_for_captures(home)
-    assert "waymarks.hosts.claude_code" in closing
-    captured = _last_capture(home, project)
-    # closed: the turn was read (no learned claim to update here, so no work source)
-    assert isinstance(captured, dict) and captured["scan"]["calls"] == 1
-    assert (home / "claude-code" / "turns" / SESSION).is_file()
+    assert _mark(home)[2] == size  # the size read before the close
 
-    # Stop again with nothing new recorded: skipped, the capture unchanged
-    again = _imported(_hook(home, project, "Stop", base))
+    # the next turn recorded no tool: its Stop closes nothing (the mark moves at once)
+    _hook(home, project, "UserPromptSubmit", {**base, "prompt": "thanks"})
+    _hook(home, project, "Stop", base)
+    assert _mark(home)[2] == ledger.stat().st_size
     wait_for_captures(home)
-    assert "waymarks.hosts.claude_code" not in again
-    assert _last_capture(home, project) == captured
 
-    # a later tool result of the same turn: closed again
+    # a tool result after it: closed again
     _hook(home, project, "PostToolUse", {**base, "tool_name": "Bash", "tool_use_id": "t2",
                                          "tool_input": {"command": "git push"},
                                          "tool_response": {"stdout": "pushed"}})
-    later = _imported(_hook(home, project, "Stop", base))
-    wait_for_captures(home)
-    assert "waymarks.hosts.claude_code" in later
-    closed = _last_capture(home, project)
-    assert isinstance(closed, dict) and closed["scan"]["calls"] == 2
+    _hook(home, project, "Stop", base)
+    again = _closed_after(home, closed)
+    assert again["at"] != closed["at"]
