@@ -133,8 +133,7 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
     if not pending:
         mark_closed(home, session, seen)  # nothing new: the next Stop searches less
     if pending or not helper:
-        _in_background(home, drain=not helper, close=(raw, project, session) if pending
-                       else None)
+        _in_background(home, drain=not helper, close=found if pending else None)
     return 0
 
 
@@ -187,35 +186,53 @@ def _stop_input(raw: bytes, project: str) -> tuple[str, str, str] | None:
     return session.lower(), transcript, where
 
 
-def _in_background(home: str, *, drain: bool,
-                   close: tuple[bytes, str, str] | None) -> None:
-    """In a detached child (the hook's process exits at once; the child holds none of its
-    pipes): drain the capture spool (``drain``: no helper runs here), then close the
-    turn's work observations (``close``: the hook's input, project and session)."""
+def _in_background(home: str, *, drain: bool, close: tuple[str, str, str] | None) -> None:
+    """Drain the capture spool (``drain``: no helper runs here), then close the turn's
+    work observations (``close``: session, transcript, project), in a detached process:
+    the hook's own exits at once. Spawned, not forked: a forked child holds the hook's
+    pipes until it is first scheduled, and Claude Code waits for them to close (on a
+    loaded machine that was most of the hook's wall time); ``posix_spawn`` replaces them
+    before this process goes on. Only IDs and paths are passed, never content."""
+    _spawn(["--background", home, "drain" if drain else "-", *(close or ())])
+
+
+def _background(args: list[str]) -> int:
+    """The detached process of :func:`_in_background`."""
+    home, mode, close = args[0], args[1], args[2:5]
     try:
-        pid = os.fork()
-    except OSError:
-        return  # the request stays queued, the turn unmarked: the next turn or tick
-    if pid:
-        return
-    try:
-        os.setsid()
-        os.nice(10)  # background work: the hook's own exit (what Claude Code waits for) first
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        if drain:
+        os.nice(10)  # background work: everyone's foreground first
+        if mode == "drain":
             from pathlib import Path
 
             from waymarks.service.evolution import drain_captures
 
             drain_captures(Path(home))
-        if close is not None:
-            _close_work_turn(home, *close)  # logs its own failures, leaves no mark then
-    except Exception:  # noqa: BLE001 - a detached child has no one to tell; a request
-        pass  # that failed stays queued (the drain keeps it), so nothing is lost
-    finally:
-        os._exit(0)
+        if len(close) == 3:
+            import json
+
+            session, transcript, project = close
+            raw = json.dumps({"session_id": session, "cwd": project,
+                              "transcript_path": transcript,
+                              "hook_event_name": "Stop"}).encode()
+            _close_work_turn(home, raw, project, session)  # logs its own failures
+    except Exception:  # noqa: BLE001 - a detached process has no one to tell; a request
+        pass  # that failed stays queued (the drain keeps it), a turn unmarked: retried
+    return 0
+
+
+def _spawn(args: list[str]) -> None:
+    """``python -I -m waymarks.hosts.cc_helper ARGS`` detached: its own session, standard
+    streams on /dev/null (set before this process continues), no other descriptor (ours
+    are close-on-exec). ``-I``: isolated, so nothing in the project directory (a
+    socket.py, PYTHONPATH) can run in it. If it cannot start, the next prompt tries
+    again."""
+    actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDWR, 0),
+               (os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, 0, 2)]
+    try:
+        os.posix_spawn(sys.executable, [sys.executable, "-I", "-m", "waymarks.hosts.cc_helper",
+                                        *args], os.environ, file_actions=actions, setsid=True)
+    except OSError:
+        return
 
 
 def _ask(home: str | Path, event: str, raw: bytes, project: str = "") -> str | None:
@@ -254,29 +271,10 @@ def _ask(home: str | Path, event: str, raw: bytes, project: str = "") -> str | N
 
 
 def _start_helper(home: str) -> None:
-    """Start a helper for the next prompts, detached (its own session, in the home, no
-    descriptor of the hook's). Forked and exec'd with ``os`` alone: ``subprocess`` costs
-    ~40 ms of imports on a loaded machine, on the hook's path. If it cannot start, the
-    next prompt tries again."""
-    # -I: isolated, so nothing in the project directory (a socket.py, PYTHONPATH) can run
-    # in the helper; and it runs in the home, not in the project
-    argv = [sys.executable, "-I", "-m", "waymarks.hosts.cc_helper", home]
-    try:
-        pid = os.fork()
-    except OSError:
-        return
-    if pid:
-        return
-    try:  # the child: nothing here may return into the hook's code
-        os.setsid()
-        os.chdir(home)
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        os.closerange(3, 1 << 16)
-        os.execv(sys.executable, argv)
-    finally:
-        os._exit(127)  # only reached if exec failed
+    """Start a helper for the next prompts, detached (:func:`_spawn`; it moves to the
+    home itself, so it never runs in the project). Spawned with ``os`` alone:
+    ``subprocess`` costs ~40 ms of imports on a loaded machine, on the hook's path."""
+    _spawn([home])
 
 
 def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
@@ -438,6 +436,9 @@ def _answer(event: str, raw: bytes, home: Path, apps: dict[tuple[str, str], Any]
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--background"]:
+        sys.exit(_background(sys.argv[2:]))
     from pathlib import Path
 
+    os.chdir(sys.argv[1])  # the helper runs in the home, not in the project
     serve(Path(sys.argv[1]), float(os.environ.get("WAYMARKS_CC_HELPER_IDLE") or IDLE_SECONDS))
