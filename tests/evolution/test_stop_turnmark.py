@@ -13,7 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-from tests.evolution.conftest import wait_for_captures
 from waymarks.hosts.claude_code_turnmark import (
     CHUNK,
     OBSERVATION_MARK,
@@ -21,6 +20,7 @@ from waymarks.hosts.claude_code_turnmark import (
     pending_turn,
     session_ledger,
 )
+from waymarks.service.capture_spool import pending
 
 SESSION = "7a7a7a7a-7a7a-4a7a-8a7a-7a7a7a7a7a7a"
 
@@ -116,20 +116,31 @@ def _last_capture(home: Path) -> dict[str, object] | None:
     return last_capture(home)
 
 
-def _closed_after(home: Path, before: dict[str, object] | None) -> dict[str, object]:
-    """The work-turn decision a detached child writes once it closed the turn (a bound on
-    waiting, not a timing assertion)."""
+def _background_done(home: Path) -> None:
+    """Wait until no detached process of a ``Stop`` hook (``cc_helper --background HOME``)
+    runs for this home: found in the process table, so the test knows the close it may
+    have made is finished (a bound on waiting, not a timing assertion)."""
+    needle = f"--background\0{home}\0".encode()
     deadline = time.monotonic() + 90
     while True:
-        now = _last_capture(home)
-        if now is not None and now != before:
-            return now
-        assert time.monotonic() < deadline, "the turn was never closed"
+        running = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                        if needle in handle.read():
+                            running.append(entry)
+                except OSError:
+                    continue
+        if not running:
+            return
+        assert time.monotonic() < deadline, "the background process never ended"
         time.sleep(0.05)
 
 
-def _mark(home: Path) -> tuple[int, ...]:
-    return tuple(int(p) for p in (home / "claude-code" / "turns" / SESSION).read_text().split())
+def _mark(home: Path) -> tuple[int, ...] | None:
+    path = home / "claude-code" / "turns" / SESSION
+    return tuple(int(p) for p in path.read_text().split()) if path.exists() else None
 
 
 def test_stop_closes_a_turn_off_its_path_only_when_a_tool_was_observed(tmp_path: Path) -> None:
@@ -143,39 +154,46 @@ def test_stop_closes_a_turn_off_its_path_only_when_a_tool_was_observed(tmp_path:
     base = {"session_id": SESSION, "cwd": str(project), "transcript_path": str(transcript)}
     heavy = ("waymarks.hosts.claude_code", "msgspec", "subprocess", "typing")
 
-    # a turn with no tool at all: nothing to close, decided in the hook's process
-    _hook(home, project, "UserPromptSubmit", {**base, "prompt": "what port do we use?"})
-    first = _imported(_hook(home, project, "Stop", base))
-    assert "waymarks.hosts.claude_code_turnmark" in first
-    assert not [name for name in heavy if name in first]
-    [ledger] = list((home / "sessions").rglob(f"*_{SESSION}.jsonl"))
-    assert _mark(home)[2] == ledger.stat().st_size  # written before the hook exited
-    wait_for_captures(home)
-    assert _last_capture(home) is None
+    def stop() -> set[str]:
+        imported = _imported(_hook(home, project, "Stop", base))
+        assert "waymarks.hosts.claude_code_turnmark" in imported
+        assert not [name for name in heavy if name in imported]  # never in the hook itself
+        _background_done(home)
+        assert pending(home) == []
+        return imported
 
-    # a tool observation: this Stop closes the turn, in a detached child
+    # a turn with no tool at all: nothing to close, nothing written
+    _hook(home, project, "UserPromptSubmit", {**base, "prompt": "what port do we use?"})
+    stop()
+    assert _last_capture(home) is None and _mark(home) is None
+
+    # a tool observation: this Stop closes the turn, in the detached process
     _hook(home, project, "UserPromptSubmit", {**base, "prompt": "commit the release"})
     _hook(home, project, "PostToolUse", {**base, "tool_name": "Bash", "tool_use_id": "t1",
                                          "tool_input": {"command": "git commit -am release"},
                                          "tool_response": {"stdout": "[main 9f] release"}})
+    [ledger] = list((home / "sessions").rglob(f"*_{SESSION}.jsonl"))
     size = ledger.stat().st_size
-    closing = _imported(_hook(home, project, "Stop", base))
-    assert not [name for name in heavy if name in closing]
-    closed = _closed_after(home, None)
-    assert closed["scan"]["calls"] == 1  # type: ignore[index]
-    wait_for_captures(home)
-    assert _mark(home)[2] == size  # the size read before the close
+    stop()
+    closed = _last_capture(home)
+    assert closed is not None and closed["scan"]["calls"] == 1  # type: ignore[index]
+    assert _mark(home) is not None and _mark(home)[2] == size  # type: ignore[index]
 
-    # the next turn recorded no tool: its Stop closes nothing (the mark moves at once)
+    # Stop again with nothing recorded since: not closed again (a close would have
+    # rewritten the turn's decision, as a duplicate)
+    stop()
+    assert _last_capture(home) == closed
+
+    # the next turn recorded no tool: nothing to close either
     _hook(home, project, "UserPromptSubmit", {**base, "prompt": "thanks"})
-    _hook(home, project, "Stop", base)
-    assert _mark(home)[2] == ledger.stat().st_size
-    wait_for_captures(home)
+    stop()
+    assert _last_capture(home) == closed and _mark(home)[2] == size  # type: ignore[index]
 
-    # a tool result after it: closed again
+    # a tool result after it: closed
     _hook(home, project, "PostToolUse", {**base, "tool_name": "Bash", "tool_use_id": "t2",
                                          "tool_input": {"command": "git push"},
                                          "tool_response": {"stdout": "pushed"}})
-    _hook(home, project, "Stop", base)
-    again = _closed_after(home, closed)
-    assert again["at"] != closed["at"]
+    stop()
+    again = _last_capture(home)
+    assert again is not None and again["at"] != closed["at"]
+    assert _mark(home)[2] > size  # type: ignore[index]

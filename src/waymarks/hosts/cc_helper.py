@@ -127,11 +127,9 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
     # the turn's tool observations (issue 19): most turns have none new, which a byte
     # search of the session ledger answers here; closing one (~70 ms of CPU) is left to
     # the detached child, like the statements' drain
-    from waymarks.hosts.claude_code_turnmark import mark_closed, pending_turn
+    from waymarks.hosts.claude_code_turnmark import pending_turn
 
-    pending, seen = pending_turn(home, session)
-    if not pending:
-        mark_closed(home, session, seen)  # nothing new: the next Stop searches less
+    pending, _seen = pending_turn(home, session)
     if pending or not helper:
         _in_background(home, drain=not helper, close=found if pending else None)
     return 0
@@ -146,7 +144,6 @@ def _close_work_turn(home: str | Path, raw: bytes, project: str, session: str) -
 
     pending, seen = pending_turn(str(home), session)
     if not pending:
-        mark_closed(str(home), session, seen)  # nothing to search again next time
         return
     from pathlib import Path
 

@@ -20,7 +20,8 @@ What must stay true:
   the capture is idempotent), or none at all;
 - the mark is written only after a close returned, with the size read *before* it, so
   anything appended meanwhile is searched again (a lost or stale mark costs one more
-  close, never a missed one);
+  close, never a missed one); a ``Stop`` with nothing to close writes nothing (the
+  search from the last close covers only prompts since, a few kilobytes);
 - this module imports only ``os``, the hook's lean client runs it; nothing of a record is
   read beyond the search, and nothing of it is logged.
 """
@@ -101,21 +102,16 @@ def pending_turn(home: str, session_id: str) -> tuple[bool, tuple[int, int, int]
 
 def mark_closed(home: str, session_id: str, seen: tuple[int, int, int] | None) -> None:
     """Record that the turn was closed with the ledger as ``seen`` (read before the close).
-    Best effort: without the mark the next ``Stop`` searches again."""
+    Written off the hook's path (the helper, or the detached process that closed the
+    turn), atomically and durably like every rewrite; best effort: without the mark the
+    next ``Stop`` searches again."""
     if seen is None:
         return
     path = _mark_path(home, session_id)
-    temporary = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, b"%d %d %d\n" % seen)
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
+        from waymarks.files.atomic import write_atomic
+
+        write_atomic(path, b"%d %d %d\n" % seen, mode=0o600)
     except OSError:
-        try:  # noqa: SIM105 - contextlib costs the hook's lean path its imports
-            os.unlink(temporary)
-        except OSError:
-            pass
+        return
