@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tests.hosts.fake_server import LoopbackServer, QuietHandler
@@ -37,7 +37,10 @@ def error(status: int, body: Any = None, headers: dict[str, str] | None = None,
 
 
 class FakeProvider:
-    def __init__(self, script: Sequence[Answer] = (), *, default: Answer | None = None) -> None:
+    def __init__(self, script: Sequence[Answer] = (), *, default: Answer | None = None,
+                 hold: Callable[[], None] | None = None) -> None:
+        """``hold``: run in the request's thread before it is answered (a test's barrier:
+        e.g. answer nobody until every competing process has called)."""
         self.script = list(script)
         self.default = default or openai_ok('{"claims": []}')
         self.requests: list[dict[str, Any]] = []
@@ -53,6 +56,8 @@ class FakeProvider:
                                           "body": json.loads(raw or b"{}")})
                     answer = fake.script.pop(0) if fake.script else fake.default
                 status, body, headers, delay = answer
+                if hold is not None:
+                    hold()
                 if delay:
                     time.sleep(delay)
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()

@@ -144,7 +144,7 @@ def test_the_queue_check_retries_a_queued_capture(tmp_path: Path, locked: object
     assert write_request(home, "claude-code", "Stop", session, str(transcript), str(project))
     holder = locked(home / "waymarks.db")  # type: ignore[operator]
     assert drain_captures(home) == {"captured": 0, "done": 0, "dropped": 0, "kept": 1,
-                                    "set_aside": 0}
+                                    "set_aside": 0, "errors": {"sqlite_busy": 1}}
     assert _request(home)["tries"] == 1
     status = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
                              "evolution", "status"], capture_output=True, text=True,

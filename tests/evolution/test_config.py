@@ -116,3 +116,49 @@ def test_a_table_naming_no_route_means_claude_code(tmp_path: Path) -> None:
     assert [(r.api, r.provider, r.model) for r in config.routes()] == [
         ("claude-code", "anthropic", "default")]
     assert config.calls_per_hour == 5
+
+
+def test_a_route_declares_its_models_limits(tmp_path: Path) -> None:
+    """Item 53 for configured routes: contextWindow/maxTokens belong to their route's model
+    (a same-provider fallback model does not inherit them); status shows them."""
+    from waymarks.core.evolution.limits import ModelLimits
+
+    _write(tmp_path / "home" / "config.toml", HOME.replace(
+        'keyEnv = "MY_KEY"\n', 'keyEnv = "MY_KEY"\ncontextWindow = 32768\nmaxTokens = 2048\n')
+        + "contextWindow = 200000\n")
+    config = load_evolution_config(tmp_path / "home")
+    primary, fallback, backup = config.routes()
+    assert primary.limits == ModelLimits(32_768, 2_048)
+    assert fallback.model == "m2" and fallback.limits is None
+    assert backup.limits == ModelLimits(200_000, None)
+    assert primary.to_json()["contextWindow"] == 32_768
+    assert primary.to_json()["maxTokens"] == 2_048
+
+
+@pytest.mark.parametrize(("lines", "fix"), [
+    ("contextWindow = 8192\n", "set maxTokens"),  # 12,800 reserved: no room for input
+    ("contextWindow = 8192\nmaxTokens = 8192\n", "set maxTokens"),  # F3: no ceiling either
+    ("contextWindow = 0\n", "whole number of tokens"),
+    ("maxTokens = true\n", "whole number of tokens"),
+    ('maxTokens = "4096"\n', "whole number of tokens"),
+    ("contextWindow = 1e9\n", "whole number of tokens"),
+])
+def test_limits_that_cannot_work_are_refused_with_the_fix(tmp_path: Path, lines: str,
+                                                          fix: str) -> None:
+    _write(tmp_path / "home" / "config.toml",
+           '[evolution]\nprovider = "ollama"\nendpoint = "http://127.0.0.1:9/v1"\n'
+           f'model = "m"\n{lines}')
+    with pytest.raises(EvolutionConfigError, match=fix) as caught:
+        load_evolution_config(tmp_path / "home")
+    assert "config.toml" in str(caught.value) and "8192" not in str(caught.value)
+
+
+def test_a_small_window_with_an_output_limit_is_accepted(tmp_path: Path) -> None:
+    from waymarks.core.evolution.limits import ModelLimits, input_budget
+
+    _write(tmp_path / "home" / "config.toml",
+           '[evolution]\nprovider = "ollama"\nendpoint = "http://127.0.0.1:9/v1"\n'
+           'model = "m"\ncontextWindow = 8192\nmaxTokens = 1024\n')
+    route = load_evolution_config(tmp_path / "home").routes()[0]
+    assert route.limits == ModelLimits(8_192, 1_024)
+    assert input_budget(route.limits) == 8_192 - 1_024

@@ -9,8 +9,12 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from tests.evolution.fake_provider import FakeProvider, error, openai_ok
 from tests.evolution.step_double import FileStep
@@ -160,3 +164,75 @@ def test_a_worker_whose_lease_another_process_took_over_is_refused(tmp_path: Pat
     applies = [r for r in step.log() if r["op"] == "apply"]
     assert len(applies) == 1  # only the new owner's reply was applied
     store.close()
+
+
+NOTICE_T0 = 1_800_000_000_000
+
+
+def _notice_round(tmp_path: Path, name: str, clock_ms: int) -> list[dict[str, object]]:
+    """WORKERS real processes, all ready before any starts its one check at ``clock_ms``."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    go = tmp_path / f"go-{name}"
+    ready = [tmp_path / f"ready-{name}-{n}" for n in range(WORKERS)]
+    children = [subprocess.Popen(
+        [sys.executable, "-m", "tests.evolution.notice_worker", str(tmp_path / "home"),
+         str(tmp_path / "step"), str(ready[n]), str(go), str(clock_ms)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        for n in range(WORKERS)]
+    deadline = time.monotonic() + 120  # a bound on waiting, not a timing assertion
+    while not all(r.exists() for r in ready):
+        assert time.monotonic() < deadline, "the workers never got ready"
+        assert all(c.poll() is None for c in children), [c.communicate() for c in children]
+        time.sleep(0.01)
+    go.touch()
+    attempts = []
+    for child in children:
+        out, err = child.communicate(timeout=300)
+        assert child.returncode == 0, err
+        attempts += [json.loads(line) for line in out.splitlines()]
+    return attempts
+
+
+@pytest.mark.slow  # three rounds of real processes: ~20 s on a loaded machine
+def test_a_fallback_is_noticed_once_per_pair_per_hour_across_processes(
+        tmp_path: Path) -> None:
+    """Item 66 across real processes: every process falls back from the rate-limited
+    primary in the same moment (its 429s arrive once all of them called), yet exactly
+    one of them reports the notice; processes half an hour later report none; an hour
+    later, one again."""
+    step = FileStep(tmp_path / "step")
+    for n in range(3 * WORKERS):
+        step.add(f"s{n:02d}", captured_at=f"2026-12-01T10:{n:02d}:00.000Z")
+    # the primary answers no one until every process of the round has called it (a
+    # barrier, not a delay: a late process on a loaded machine cannot miss the moment)
+    barrier = threading.Barrier(WORKERS, timeout=120)
+    with FakeProvider(default=error(429, headers={"retry-after": "1"}),
+                      hold=barrier.wait) as primary, \
+            FakeProvider(default=openai_ok("ok")) as backup:
+        home = tmp_path / "home"
+        home.mkdir()
+        (home / "config.toml").write_text(
+            f'[evolution]\nprovider = "primary"\nendpoint = "{primary.origin}/v1"\n'
+            f'model = "p1"\ncallsPerHour = 1000\n[[evolution.backups]]\nprovider = "cheap"\n'
+            f'endpoint = "{backup.origin}/v1"\nmodel = "c1"\n', encoding="utf-8")
+        rounds = {name: _notice_round(tmp_path, name, NOTICE_T0 + offset)
+                  for name, offset in (("now", 0), ("half-hour", 1_800_000),
+                                       ("hour", 3_700_000))}
+        first_calls = len(primary.requests)
+    for name, attempts in rounds.items():
+        assert [a["outcome"] for a in attempts] == ["settled"] * WORKERS, (name, attempts)
+        assert {a["model"] for a in attempts} == {"c1"}, (name, attempts)
+    now = rounds["now"]
+    # each process fell back in the same attempt (two calls), and the shared table gave
+    # the news to one of them only
+    assert all(a["calls"] == 2 for a in now), now
+    assert first_calls == 3 * WORKERS  # every round called the primary first
+    assert sum(1 for a in now if a.get("notice")) == 1, now
+    assert [a.get("notice") for a in rounds["half-hour"]] == [None] * WORKERS
+    assert sum(1 for a in rounds["hour"] if a.get("notice")) == 1, rounds["hour"]
+    db = sqlite3.connect(home / "evolution.db")
+    rows = db.execute("SELECT from_provider, to_provider, reason, created_at FROM "
+                      "recovery_notices ORDER BY id").fetchall()
+    db.close()
+    assert [(f, t, r) for f, t, r, _ in rows] == [("primary", "cheap", "rate_limited")] * 2
+    assert [at for *_, at in rows] == [NOTICE_T0, NOTICE_T0 + 3_700_000]

@@ -14,7 +14,7 @@ from tests.evolution.step_double import FileStep
 from waymarks.core.privacy import ProviderPolicy
 from waymarks.models import client_for
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
-from waymarks.service.evolution_queue import EvolutionQueue
+from waymarks.service.evolution_queue import Attempt, EvolutionQueue
 from waymarks.service.evolution_tick import RecoveryTick, SerialChain
 from waymarks.store.jobs import JobStore
 
@@ -80,12 +80,22 @@ def test_a_malformed_reply_is_retried_by_the_tick(tmp_path: Path) -> None:
     home, step = tmp_path / "home", FileStep(tmp_path / "step")
     step.add("s1")
     clock = Offset()
+    attempts: list[Attempt] = []
     with FakeProvider([openai_ok("INVALID"), openai_ok("fine")]) as fake:
-        tick = RecoveryTick(_factory(home, step, fake.origin, clock), interval_s=0.05)
+        tick = RecoveryTick(_factory(home, step, fake.origin, clock), interval_s=0.05,
+                            on_attempt=attempts.append)
         tick.start()
         try:
-            assert _until(lambda: len(step.log()) == 1)
-            assert step.log()[0]["code"] == "invalid_output"
+            # wait for the attempt to END, not for the step's log line: the failure and its
+            # retry time are persisted after `apply` returns, and moving the clock before
+            # that (a loaded machine widens the gap) leaves the lease looking expired and
+            # the retry an hour plus a backoff away: the old flake
+            assert _until(lambda: any(a.outcome == "failed" for a in attempts))
+            assert [r["code"] for r in step.log()] == ["invalid_output"]
+            store = JobStore.open(home)
+            job = store.job("s1")
+            store.close()
+            assert job is not None and (job.failures, job.owner) == (1, None)
             clock.offset = 3_600_000  # the backoff has passed
             assert _until(lambda: step.settled("s1"))
         finally:

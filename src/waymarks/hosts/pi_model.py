@@ -181,5 +181,6 @@ class PiEvolution:
         from waymarks.core.evolution.limits import ModelLimits
 
         limits = ModelLimits.from_host(window, max_tokens)
-        self._queue.limits = lambda route: limits if route.api == PI_API else None
+        # Pi's model by what Pi says; a configured backup by what its route declares
+        self._queue.limits = lambda route: limits if route.api == PI_API else route.limits
         return self._queue.run_once().to_json()

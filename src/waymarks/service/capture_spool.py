@@ -181,7 +181,7 @@ def set_aside(home: str | os.PathLike[str]) -> list[str]:
 class Drained:
     """What one drain did (counts only)."""
 
-    __slots__ = ("captured", "done", "dropped", "kept", "set_aside")
+    __slots__ = ("captured", "done", "dropped", "errors", "kept", "set_aside")
 
     def __init__(self) -> None:
         self.captured = 0  # new sources stored
@@ -189,9 +189,13 @@ class Drained:
         self.kept = 0  # requests that failed and wait for the next drain
         self.set_aside = 0  # requests moved to failed/
         self.dropped = 0  # requests that were not ours (malformed): removed
+        #: failures by fixed code (``ERROR_CODES``): what a drain can still say when the
+        #: disk refuses even the request's try count and the log line (a full disk)
+        self.errors: dict[str, int] = {}
 
-    def to_json(self) -> dict[str, int]:
-        return {k: getattr(self, k) for k in self.__slots__}
+    def to_json(self) -> dict[str, object]:
+        return {k: dict(getattr(self, k)) if k == "errors" else getattr(self, k)
+                for k in self.__slots__}
 
 
 def drain(home: Path, evolution: Evolution, *, limit: int = DRAIN_LIMIT) -> Drained:
@@ -232,7 +236,8 @@ def _one(home: Path, path: str, evolution: Evolution, result: Drained) -> None:
         result.captured += capture_request(home, request, evolution)
     except (sqlite3.Error, OSError) as exc:
         evolution.close()
-        code = _error_code(exc)
+        code = _error_code(exc, home)
+        result.errors[code] = result.errors.get(code, 0) + 1
         _log(home, request, code)
         tries = int(request.get("tries") or 0) + 1
         if tries >= MAX_TRIES:
@@ -241,10 +246,15 @@ def _one(home: Path, path: str, evolution: Evolution, result: Drained) -> None:
             return
         result.kept += 1
         if _same(path, raw):  # a newer request for the session replaced it: it stands
+            import contextlib
+
             from waymarks.files.atomic import write_atomic
 
-            write_atomic(path, dumps_request({**request, "tries": tries, "error": code}),
-                         mode=0o600)
+            # the disk that failed the capture may refuse this too: the request then stays
+            # as it was (queued, this try uncounted), and the drain goes on
+            with contextlib.suppress(OSError):
+                write_atomic(path, dumps_request({**request, "tries": tries, "error": code}),
+                             mode=0o600)
         return
     _remove_if_same(path, raw)
     result.done += 1
@@ -264,21 +274,38 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
     return request
 
 
-def _error_code(exc: BaseException) -> str:
+#: free bytes below which an I/O error is taken for a full disk
+FULL_DISK_BYTES = 64 * 1024
+
+
+def _error_code(exc: BaseException, home: str | os.PathLike[str]) -> str:
+    """The fixed code of a failed capture. A full disk rarely says so through SQLite: in
+    WAL mode it is usually an ``SQLITE_IOERR`` (``SQLITE_IOERR_SHMSIZE`` when the shared
+    memory file cannot grow, measured on a full tmpfs), so an I/O error while the home's
+    file system has (almost) no space left is ``disk_full`` too."""
     import errno
     import sqlite3
 
-    if isinstance(exc, sqlite3.OperationalError) and getattr(
-            exc, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    if isinstance(exc, sqlite3.OperationalError) and name in ("SQLITE_BUSY", "SQLITE_LOCKED"):
         return "sqlite_busy"
     if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
         return "sqlite_busy"  # (the message is inspected, never stored)
     if isinstance(exc, sqlite3.Error):
-        return "disk_full" if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL" \
-            else "sqlite_error"
+        if name == "SQLITE_FULL" or (name.startswith("SQLITE_IOERR") and _no_space(home)):
+            return "disk_full"
+        return "sqlite_error"
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return "disk_full"
     return "os_error"
+
+
+def _no_space(home: str | os.PathLike[str]) -> bool:
+    try:
+        found = os.statvfs(home)
+    except OSError:
+        return False
+    return found.f_bavail * found.f_frsize < FULL_DISK_BYTES
 
 
 def _same(path: str, raw: bytes) -> bool:

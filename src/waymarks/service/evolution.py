@@ -405,7 +405,7 @@ def rebuild_evolution(home: Path, clock: Clock | None = None, ids: IdSource | No
         return evo.rebuild()
 
 
-def drain_captures(home: Path) -> dict[str, int]:
+def drain_captures(home: Path) -> dict[str, object]:
     """Drain the home's capture spool once (a detached drainer, tests): counts only."""
     from waymarks.service.capture_spool import CAPTURE_BUSY_MS, drain
 

@@ -21,6 +21,8 @@ is the queue's::
     dailyEstimatedUsd = 1.0      # optional rolling-24 h ceiling; then every route needs prices
     inputUsdPerMTok = 0.15       # optional prices of the primary route
     outputUsdPerMTok = 0.60
+    contextWindow = 32768        # optional: the model's window and output limit, in
+    maxTokens = 4096             # tokens (item 53; below)
     [[evolution.backups]]        # other providers (same keys as above), tried by
                                  # priority = N (lower first), else by price, non-reasoning
                                  # (reasoning = true) before reasoning, then ID (item 64)
@@ -29,6 +31,15 @@ is the queue's::
     endpoint = "https://api.anthropic.com"
     model = "claude-haiku-4-5"
     keyEnv = "ANTHROPIC_API_KEY"
+
+The model's limits (EVOLUTION item 53, as Pi's ``contextWindow``/``maxTokens`` bound Pi's
+calls; :mod:`waymarks.core.evolution.limits`): ``maxTokens`` is the request's output
+ceiling unless it is not below ``contextWindow`` (F3: then none, and 12,800 tokens of the
+window are kept for the answer); an input the window cannot hold is not sent, and the model
+cools down as for a context overflow. Undeclared, the request is sent as before (4,096
+output tokens asked). A window that leaves no room for any input (12,800 tokens or less
+with no ``maxTokens`` below it) is refused when the file is read, naming the fix. The
+limits belong to their route's model: a ``fallbackModels`` entry does not inherit them.
 
 With no ``endpoint`` and no ``api`` (or an ``[evolution]`` table that names no route at
 all, e.g. only ``learn = true``), the route is Claude Code's headless mode (``claude -p``,
@@ -55,6 +66,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from waymarks.core.evolution.limits import RESERVED_OUTPUT_TOKENS, ModelLimits, output_ceiling
 from waymarks.core.evolution_policy import ATTEMPT_DEADLINE_S, SOURCE_BUDGET_S
 from waymarks.core.lazy_re import lazy
 from waymarks.core.records import replace
@@ -67,7 +79,9 @@ APIS: Final = ("openai", "anthropic", "claude-code")
 OTHERS_KEYS: Final = frozenset({"learn"})
 _ROUTE_KEYS: Final = frozenset({"provider", "api", "endpoint", "model", "keyEnv",
                                 "inputUsdPerMTok", "outputUsdPerMTok", "priority",
-                                "reasoning"})
+                                "reasoning", "contextWindow", "maxTokens"})
+#: the largest window or output limit taken for a real one (tokens)
+MAX_MODEL_TOKENS: Final = 100_000_000
 _TIGHTEN_INT: Final = ("callsPerHour", "sourceCalls", "sourceModels", "timeoutMs",
                        "sourceTimeMs")
 _TOP_KEYS: Final = (_ROUTE_KEYS | set(_TIGHTEN_INT)
@@ -96,6 +110,14 @@ class RouteConfig:
     priority: int | None = None
     #: a reasoning model (slower, costlier for this task): after others of equal price
     reasoning: bool = False
+    #: the model's context window and output limit in tokens (item 53), when declared
+    context_window: int | None = None
+    max_tokens: int | None = None
+
+    @property
+    def limits(self) -> ModelLimits | None:
+        """What the configuration declares about this route's model (None: nothing)."""
+        return ModelLimits.from_host(self.context_window, self.max_tokens)
 
     @property
     def priced(self) -> bool:
@@ -104,7 +126,8 @@ class RouteConfig:
     def to_json(self) -> dict[str, object]:
         """For status: where calls go, never a key (only whether its variable is named)."""
         return {"provider": self.provider, "api": self.api, "model": self.model,
-                "endpoint": self.endpoint, "keyEnv": self.key_env, "priced": self.priced}
+                "endpoint": self.endpoint, "keyEnv": self.key_env, "priced": self.priced,
+                "contextWindow": self.context_window, "maxTokens": self.max_tokens}
 
 
 CLAUDE_CODE_ROUTE: Final = RouteConfig("anthropic", "claude-code", "default")
@@ -142,8 +165,9 @@ class EvolutionConfig:
         if self.primary is None:
             return []
         found = [self.primary]
-        found += [replace(self.primary, model=m) for m in self.fallback_models
-                  if m != self.primary.model]
+        # another model of the provider: the primary's limits are not its own
+        found += [replace(self.primary, model=m, context_window=None, max_tokens=None)
+                  for m in self.fallback_models if m != self.primary.model]
         if self.cross_provider_fallback:
             found += sorted((b for b in self.backups if b.provider != self.primary.provider),
                             key=backup_order)
@@ -275,10 +299,30 @@ def _route(table: dict[str, Any], where: str, need_model: bool = False) -> Route
                                  or not 0 <= priority <= 1000):
         raise EvolutionConfigError(f"{where} priority must be a whole number 0-1000 "
                                    "(lower is tried first)")
+    window = _tokens(table, "contextWindow", where, 1024)
+    ceiling = _tokens(table, "maxTokens", where, 1)
+    if window is not None and window <= RESERVED_OUTPUT_TOKENS and output_ceiling(
+            ModelLimits(window, ceiling)) is None:
+        raise EvolutionConfigError(
+            f"{where} contextWindow leaves no room for input: without a maxTokens below "
+            f"it, {RESERVED_OUTPUT_TOKENS} tokens are kept for the answer; set maxTokens "
+            "to the model's output limit (below contextWindow), or remove contextWindow")
     return RouteConfig(str(provider).strip().lower(), api, str(model), endpoint, key_env,
                        _usd(table, "inputUsdPerMTok", where),
                        _usd(table, "outputUsdPerMTok", where), priority,
-                       _bool(table, "reasoning", False, where))
+                       _bool(table, "reasoning", False, where), window, ceiling)
+
+
+def _tokens(table: dict[str, Any], key: str, where: str, low: int) -> int | None:
+    """An optional token count (item 53); the value is never echoed."""
+    value = table.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not \
+            low <= value <= MAX_MODEL_TOKENS:
+        raise EvolutionConfigError(f"{where} {key} must be a whole number of tokens from "
+                                   f"{low} to {MAX_MODEL_TOKENS}")
+    return value
 
 
 _SHOWN_KEY: Final = lazy(r"[A-Za-z][A-Za-z0-9]{0,31}")

@@ -119,9 +119,10 @@ class EvolutionQueue:
         self.jitter = jitter
         self.cancel = cancel or Event()
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
-        #: the limits of a route's model, when the host knows them (Pi: the active
-        #: model's contextWindow and maxTokens; item 53); None: send as built
-        self.limits: Callable[[RouteConfig], ModelLimits | None] = lambda route: None
+        #: the limits of a route's model (item 53): what the configuration declares
+        #: (``contextWindow``/``maxTokens`` of the route), or what the host knows (Pi
+        #: replaces this with its active model's); None: send as built
+        self.limits: Callable[[RouteConfig], ModelLimits | None] = lambda route: route.limits
         #: the code of the last route-level failure in this check (for fallback notices)
         self.last_route_error: str | None = None
         #: run by :meth:`close` after the store is closed (e.g. the step's ``Waymarks``)

@@ -1,0 +1,87 @@
+"""EVOLUTION item 85 in the real Claude Code helper process, on its real 15 s timer, with
+no user activity at all (no hook is ever sent to it): a failure persisted by an earlier
+process is recovered, and so is a malformed model reply (answered by the one corrective
+call naming the broken rule), through the home's configured route to a loopback fake
+provider, with the real step (the evolution ledger) and the real queue (evolution.db)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.evolution.fake_provider import FakeProvider, openai_ok
+from waymarks.service.evolution import Evolution
+from waymarks.store.jobs import JobStore
+
+BROKEN = json.dumps({"claims": [{"kind": "preference", "content": "Prefers tabs in Go",
+                                 "confidence": 0.99}]})
+GOOD = json.dumps({"claims": [{"kind": "preference", "content": "Prefers tabs in Go"}]})
+
+
+def _states(home: Path, sources: list[str]) -> dict[str, tuple[str, int]]:
+    store = JobStore.open(home)
+    try:
+        jobs = {s: store.job(s) for s in sources}
+    finally:
+        store.close()
+    return {s: (j.state, j.failures) for s, j in jobs.items() if j is not None}
+
+
+@pytest.mark.slow  # two checks of the real 15 s timer
+def test_the_helper_recovers_a_persisted_failure_and_a_malformed_reply_unprompted(
+        tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    origin = str(project.resolve())
+    with Evolution(home) as evo:
+        first = evo.capture(origin, "statement", "Remember: I prefer tabs for Go files",
+                            session="s", key="a")
+        second = evo.capture(origin, "statement", "Remember: the staging port is 5433",
+                             session="s", key="b")
+        assert first is not None and second is not None
+        refs = evo.unsettled(5)
+    sources = [first.source_id, second.source_id]
+    store = JobStore.open(home)  # an earlier process failed on the first source
+    store.add_jobs(refs, 0)
+    lease = store.lease(first.source_id, "earlier-process", 0, 150_000)
+    assert lease is not None
+    assert store.fail(lease, "overloaded", 1, output=False, pause=False, retry_at=lambda n: 2)
+    store.close()
+
+    # whichever source goes first gets the malformed reply, then its correction succeeds
+    with FakeProvider([openai_ok(BROKEN), openai_ok(GOOD), openai_ok(GOOD)]) as fake:
+        (home / "config.toml").write_text(
+            f'[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
+            f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+        env = {k: v for k, v in os.environ.items() if k != "WAYMARKS_EVOLUTION_CHILD"}
+        helper = subprocess.Popen(
+            [sys.executable, "-I", "-m", "waymarks.hosts.cc_helper", str(home)],
+            env={**env, "WAYMARKS_CC_HELPER_IDLE": "600"}, cwd=home,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 180  # a bound on waiting, not a timing assertion
+            while _states(home, sources) != {sources[0]: ("settled", 1),
+                                             sources[1]: ("settled", 0)}:
+                assert helper.poll() is None, helper.communicate()[1][-2000:]
+                assert time.monotonic() < deadline, (_states(home, sources),
+                                                     len(fake.requests))
+                time.sleep(0.25)
+        finally:
+            helper.send_signal(signal.SIGTERM)
+            helper.wait(timeout=60)
+        requests = fake.requests
+    assert len(requests) == 3
+    prompts = [str(r["body"]["messages"][-1]["content"]) for r in requests]
+    assert "rule: host_only_field" in prompts[1] and "0.99" not in prompts[1]
+    assert "rule:" not in prompts[2]
+    with Evolution(home) as evo:
+        assert evo.unsettled(5) == []
+        assert [c.content for c in evo.claims(["provisional"])] == ["Prefers tabs in Go"]
