@@ -39,6 +39,11 @@ def test_pi_learns_with_its_own_model_and_b_gets_the_claim(tmp_path: Path) -> No
         pi = PiHome(tmp_path, install("pi16"), fake.base_url,
                     extra_env={"WAYMARKS_EVOLVE_INTERVAL_MS": "300",
                                "PI_SUBAGENT_AGENT_ID": ""})
+        # a provider that caches Anthropic-style: chat turns carry cache markers, and the
+        # consolidation call must not (item 53: cacheRetention "none", its own session)
+        models = json.loads((pi.agent / "models.json").read_text())
+        models["providers"]["fake"]["compat"]["cacheControlFormat"] = "anthropic"
+        (pi.agent / "models.json").write_text(json.dumps(models))
         on = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
                              str(pi.waymarks_home), "learn", "on"], cwd=pi.project,
                             capture_output=True, text=True, timeout=120)
@@ -65,6 +70,8 @@ def test_pi_learns_with_its_own_model_and_b_gets_the_claim(tmp_path: Path) -> No
         assert consolidation[0]["model"] == "fake-model"
         assert TOKEN not in sent and "omega-4" not in sent and "test-key" not in sent
         assert "Noted." not in sent  # assistant text is never evidence
+        assert "cache_control" in json.dumps(fake.bodies[0])  # the chat turn is cached
+        assert "cache_control" not in sent  # the consolidation call is not
 
         b = tmp_path / "b"
         b.mkdir()
@@ -90,6 +97,11 @@ def test_pi_073_has_no_completion_api_so_the_call_is_unavailable(tmp_path: Path)
         pi = PiHome(tmp_path, install("pi073"), fake.base_url,
                     extra_env={"WAYMARKS_EVOLVE_INTERVAL_MS": "300",
                                "PI_SUBAGENT_AGENT_ID": ""})
+        # a provider that caches Anthropic-style: chat turns carry cache markers, and the
+        # consolidation call must not (item 53: cacheRetention "none", its own session)
+        models = json.loads((pi.agent / "models.json").read_text())
+        models["providers"]["fake"]["compat"]["cacheControlFormat"] = "anthropic"
+        (pi.agent / "models.json").write_text(json.dumps(models))
         on = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
                              str(pi.waymarks_home), "learn", "on"], cwd=pi.project,
                             capture_output=True, text=True, timeout=120)

@@ -202,7 +202,13 @@ export default function waymarks(pi: any) {
 			const message = await registry.complete(model, {
 				systemPrompt: String(params.system ?? ""),
 				messages: [{ role: "user", content: String(params.prompt ?? ""), timestamp: Date.now() }],
-			}, { maxTokens: Number(params.maxTokens) > 0 ? Number(params.maxTokens) : undefined, signal: controller.signal });
+			}, {
+				maxTokens: Number(params.maxTokens) > 0 ? Number(params.maxTokens) : undefined,
+				signal: controller.signal,
+				// item 53: a one-off call, never cached and never tied to the conversation's session
+				cacheRetention: "none",
+				sessionId: `waymarks-evolve-${globalThis.crypto?.randomUUID?.() ?? Date.now().toString(36)}`,
+			});
 			if (timedOut) return { error: "timeout" };
 			if (controller.signal.aborted || message?.stopReason === "aborted") return { error: "cancelled" };
 			if (message?.stopReason === "error") return { error: errorCode(message.errorMessage) };
