@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from tests.store.test_rebuild import snapshot
 from waymarks.cli.main import main
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, ServiceError
+from waymarks.service.recovery import database_error
 
 
 @pytest.fixture
@@ -108,3 +110,20 @@ def test_read_only_home_fails_clearly_then_recovers(
     assert main(["--json", "pins"]) == 0
     texts = [i["text"] for i in json.loads(capsys.readouterr().out)["items"]]
     assert texts == ["written while writable", "written after remount"]
+
+
+def test_an_io_error_on_a_full_disk_is_reported_as_a_full_disk(small_fs: Path) -> None:
+    """SQLite in WAL mode meets a full disk as an I/O error (``SQLITE_IOERR_SHMSIZE``
+    when its shared-memory file cannot grow), not ``SQLITE_FULL``: on a file system with
+    (almost) no room left the person is told the disk is full and to free space, not to
+    check a failing disk. With room left, the same error stays an I/O error."""
+    db_path = small_fs / "home" / "waymarks.db"
+    db_path.parent.mkdir()
+    error = sqlite3.OperationalError("disk I/O error")
+    error.sqlite_errorname = "SQLITE_IOERR_SHMSIZE"  # as SQLite names it
+    roomy = str(database_error(error, db_path))
+    assert "reported an I/O error" in roomy and "is full" not in roomy
+    filler = fill(small_fs)
+    full = str(database_error(error, db_path))
+    assert f"the disk holding {db_path.parent} is full" in full and "Free disk space" in full
+    filler.unlink()

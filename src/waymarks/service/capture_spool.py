@@ -274,10 +274,6 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
     return request
 
 
-#: free bytes below which an I/O error is taken for a full disk
-FULL_DISK_BYTES = 64 * 1024
-
-
 def _error_code(exc: BaseException, home: str | os.PathLike[str]) -> str:
     """The fixed code of a failed capture. A full disk rarely says so through SQLite: in
     WAL mode it is usually an ``SQLITE_IOERR`` (``SQLITE_IOERR_SHMSIZE`` when the shared
@@ -286,26 +282,20 @@ def _error_code(exc: BaseException, home: str | os.PathLike[str]) -> str:
     import errno
     import sqlite3
 
+    from waymarks.files.space import nearly_full
+
     name = str(getattr(exc, "sqlite_errorname", "") or "")
     if isinstance(exc, sqlite3.OperationalError) and name in ("SQLITE_BUSY", "SQLITE_LOCKED"):
         return "sqlite_busy"
     if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
         return "sqlite_busy"  # (the message is inspected, never stored)
     if isinstance(exc, sqlite3.Error):
-        if name == "SQLITE_FULL" or (name.startswith("SQLITE_IOERR") and _no_space(home)):
+        if name == "SQLITE_FULL" or (name.startswith("SQLITE_IOERR") and nearly_full(home)):
             return "disk_full"
         return "sqlite_error"
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return "disk_full"
     return "os_error"
-
-
-def _no_space(home: str | os.PathLike[str]) -> bool:
-    try:
-        found = os.statvfs(home)
-    except OSError:
-        return False
-    return found.f_bavail * found.f_frsize < FULL_DISK_BYTES
 
 
 def _same(path: str, raw: bytes) -> bool:

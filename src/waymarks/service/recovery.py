@@ -32,6 +32,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+from waymarks.files.space import nearly_full
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import ServiceError
@@ -118,7 +119,8 @@ def database_error(exc: Exception, db_path: Path) -> ServiceError:
     is written only after the ledger, and a failed command acknowledges nothing)."""
     name = getattr(exc, "sqlite_errorname", None) or ""
     code = getattr(exc, "errno", None)
-    if name.startswith("SQLITE_FULL") or code == errno.ENOSPC:
+    if name.startswith("SQLITE_FULL") or code in (errno.ENOSPC, errno.EDQUOT) or (
+            name.startswith("SQLITE_IOERR") and nearly_full(db_path.parent)):
         problem = (f"the disk holding {db_path.parent} is full",
                    "Free disk space there, then retry")
     elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_CANTOPEN")) or code in (
