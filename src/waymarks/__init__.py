@@ -6,8 +6,6 @@ Names are imported lazily so that ``import waymarks`` (and the CLI's start-up) s
 
 from __future__ import annotations
 
-from importlib import import_module
-
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~5 ms
 
 __version__ = "0.1.0"
@@ -46,4 +44,6 @@ def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'waymarks' has no attribute {name!r}")
+    from importlib import import_module  # here: every hook process imports this package
+
     return getattr(import_module(module), name)
