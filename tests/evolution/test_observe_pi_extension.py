@@ -47,7 +47,8 @@ for (let k = 0; k < %(calls)d; k++) {
   messages.push({ role: "toolResult", toolCallId: `t${k}`, isError: false,
     content: [{ type: "text", text: "3 passed" }] });
 }
-messages.push({ role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Done." }] });
+messages.push({ role: "assistant", stopReason: "stop",
+                content: [{ type: "text", text: "Done." }] });
 await handlers.agent_end({ messages }, ctx);
 await handlers.session_shutdown({}, ctx);
 console.log(JSON.stringify({ messages: messages.length }));
