@@ -14,14 +14,27 @@
 
 Prints one JSON document. ``python_c_pass`` is the process floor of this machine, now.
 
+Baseline in the same run (``hook_vs_baseline``): the hook client of the code at
+``--baseline`` (default ``main``; ``git archive``) against this tree's, each copied to a
+temporary directory and byte-compiled (as an installed wheel is: this machine sets
+``PYTHONDONTWRITEBYTECODE``, so an editable checkout recompiles every module on every hook),
+each run by a launcher shaped like the ``waymarks`` console script, each answered by its
+own warm helper on its own home; runs alternate (baseline, current, ``python -c pass``).
+Wall time and the hook process's CPU time (user + system, from ``getrusage`` of the
+reaped child) are reported, with the load average before and after.
+
     .venv/bin/python benchmarks/evolution_observe.py [--runs 30] [--claims 200]
+        [--baseline main]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -49,6 +62,105 @@ def timed(argv: list[str], stdin: bytes = b"", env: dict[str, str] | None = None
     started = time.perf_counter()
     subprocess.run(argv, input=stdin, capture_output=True, check=True, env=env)
     return (time.perf_counter() - started) * 1000
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def timed_cpu(argv: list[str], stdin: bytes = b"", env: dict[str, str] | None = None
+              ) -> tuple[float, float]:
+    """Wall ms and the child's CPU ms (user + system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(argv, input=stdin, capture_output=True, check=True, env=env)
+    wall = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return wall, cpu
+
+
+def tree(where: Path, ref: str | None) -> Path:
+    """``src`` of ``ref`` (``None``: this working tree) under ``where``, byte-compiled, and
+    a launcher shaped like the ``waymarks`` console script that imports from it."""
+    where.mkdir(parents=True)
+    if ref is None:
+        shutil.copytree(REPO / "src", where / "src",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "src"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
+    compileall.compile_dir(str(where / "src"), quiet=1)
+    launcher = where / "waymarks"
+    launcher.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, "
+                        f"{str(where / 'src')!r})\nfrom waymarks.cli.main import main\n"
+                        "if __name__ == '__main__':\n    sys.exit(main())\n")
+    launcher.chmod(0o755)
+    return launcher
+
+
+def start_helper(src: Path, home: Path) -> subprocess.Popen[bytes]:
+    code = (f"import sys; sys.path.insert(0, {str(src)!r}); from pathlib import Path; "
+            f"from waymarks.hosts.cc_helper import serve; serve(Path({str(home)!r}), 300)")
+    helper = subprocess.Popen([sys.executable, "-I", "-c", code], cwd=home,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    sock = home / "claude-code" / "helper.sock"
+    for _ in range(200):
+        if sock.exists():
+            return helper
+        time.sleep(0.05)
+    raise RuntimeError("the helper did not start")
+
+
+def versus(tmp: str, runs: int, baseline: str, payload: bytes, project: Path
+           ) -> dict[str, object]:
+    """The warm-helper PostToolUse hook: the baseline's client and helper against this
+    tree's, alternating, with ``python -c pass``; wall and CPU."""
+    load_before = os.getloadavg()
+    setups = {}
+    helpers = []
+    env = {k: v for k, v in os.environ.items() if k != "PI_SUBAGENT_AGENT_ID"}
+    env.update({"CLAUDE_PROJECT_DIR": str(project), "WAYMARKS_CC_HELPER_IDLE": "300"})
+    try:
+        for name, ref in (("baseline", baseline), ("current", None)):
+            root = Path(tmp, f"tree-{name}")
+            launcher = tree(root, ref)
+            home = root / "home"
+            home.mkdir()
+            (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+            helpers.append(start_helper(root / "src", home))
+            argv = [str(launcher), "--home", str(home), "hook", "claude-code", "PostToolUse"]
+            for _ in range(3):  # the helper's app warm, the files in the page cache
+                timed_cpu(argv, payload, env)
+            setups[name] = argv
+        walls: dict[str, list[float]] = {"baseline": [], "current": [], "python_c_pass": []}
+        cpus: dict[str, list[float]] = {k: [] for k in walls}
+        for run in range(runs):
+            order = ["baseline", "current", "python_c_pass"]
+            for name in (order if run % 2 == 0 else order[::-1]):
+                argv = setups.get(name, [sys.executable, "-c", "pass"])
+                wall, cpu = timed_cpu(argv, payload if name in setups else b"", env)
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+    finally:
+        for helper in helpers:
+            helper.terminate()
+            helper.wait(10)
+    out: dict[str, object] = {"baseline_ref": baseline}
+    for name in walls:
+        out[name] = {"wall": summary(walls[name]),
+                     "cpu_median_ms": round(statistics.median(cpus[name]), 2)}
+    floor = statistics.median(walls["python_c_pass"])
+    for name in ("baseline", "current"):
+        entry = out[name]
+        assert isinstance(entry, dict)
+        entry["added_wall_median_ms"] = round(statistics.median(walls[name]) - floor, 2)
+        entry["added_cpu_median_ms"] = round(
+            statistics.median(cpus[name]) - statistics.median(cpus["python_c_pass"]), 2)
+    out["load_average_before"] = [round(x, 2) for x in load_before]
+    out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    return out
 
 
 def summary(values: list[float], floor: float | None = None) -> dict[str, float]:
@@ -82,6 +194,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--claims", type=int, default=200)
+    parser.add_argument("--baseline", default="main",
+                        help="the git ref whose hook client is the baseline")
+    parser.add_argument("--hook-only", action="store_true",
+                        help="only the hook against the baseline (hook_vs_baseline)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="waymarks-obs-") as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "api")
@@ -115,6 +231,10 @@ def main() -> int:
                            "description": "run the tests"},
             "tool_response": {"stdout": output, "stderr": "", "interrupted": False,
                               "isImage": False}}).encode()
+        results["hook_vs_baseline"] = versus(tmp, args.runs, args.baseline, payload, project)
+        if args.hook_only:
+            print(json.dumps(results, indent=1))
+            return 0
         argv = [str(WAYMARKS), "--home", str(home), "hook", "claude-code", "PostToolUse"]
         base_env = {k: v for k, v in os.environ.items() if k != "PI_SUBAGENT_AGENT_ID"}
         cold = {**base_env, "WAYMARKS_CC_HELPER": "off", "CLAUDE_PROJECT_DIR": str(project)}

@@ -54,6 +54,24 @@ def test_questions_examples_and_one_offs_are_not(text: str) -> None:
     assert not is_statement(text)
 
 
+def test_intent_names_why_and_agrees_with_is_statement() -> None:
+    """Item 46: the snapshot's intent is the same decision as :func:`is_statement`, with
+    the reason as a code."""
+    from waymarks.core.evolution.cues import INTENTS, STATEMENT_INTENTS, intent
+
+    for text in (*POSITIVE, *NEGATIVE):
+        assert intent(text) in INTENTS
+        assert (intent(text) in STATEMENT_INTENTS) == is_statement(text), text
+    assert [intent(t) for t in NEGATIVE] == [
+        "one_off", "recall_question", "recall_question", "recall_question",
+        "recall_question", "vague", "vague", "quoted", "quoted", "none", "one_off",
+        "recall_question"]
+    assert intent("From now on, use pnpm instead of npm in this repo.") == "explicit"
+    assert intent("We decided to keep the API versioned under /v2.") == "natural"
+    assert intent("我们的核心需求是稳定性和可回滚。") == "natural"
+    assert intent("Should we squash?") == "question" and intent("  ") == "vague"
+
+
 def test_summary_claims_survive_nested_fences_and_headings() -> None:
     summary = "\n".join([
         "# Summary", "- not under a recognised heading",

@@ -58,3 +58,64 @@ def test_stop_through_the_helper_is_captured_after_the_answer(tmp_path: Path) ->
     finally:
         helper.terminate()
         helper.wait(timeout=30)
+
+
+def test_tool_hooks_through_the_helper_answer_first_and_stop_finds_every_record(
+        tmp_path: Path) -> None:
+    """Issue 19: the helper answers ``PostToolUse``/``PostToolUseFailure`` before it records
+    (the hook process leaves at once); it takes one connection at a time, so the turn's
+    ``Stop``, sent right after, still closes the turn with every record."""
+    home, project = tmp_path / "home", tmp_path / "shop"
+    project.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    env = {k: v for k, v in os.environ.items() if k != "PI_SUBAGENT_AGENT_ID"}
+    env.update({"CLAUDE_PROJECT_DIR": str(project), "WAYMARKS_CC_HELPER_IDLE": "60"})
+    helper = subprocess.Popen([sys.executable, "-m", "waymarks.hosts.cc_helper", str(home)],
+                              env=env, cwd=home, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def hook(event: str, extra: dict[str, object]) -> None:
+        payload = {"session_id": session, "cwd": str(project), "hook_event_name": event,
+                   "transcript_path": str(tmp_path / "none.jsonl"), **extra}
+        done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
+                               str(home), "hook", "claude-code", event],
+                              input=json.dumps(payload), env=env, cwd=project,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and done.stdout == "", done.stderr
+
+    session = str(uuid.uuid4())
+    try:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(socket_path(home)):
+            assert time.monotonic() < deadline and helper.poll() is None
+            time.sleep(0.05)
+        hook("UserPromptSubmit", {"prompt": "commit the shop release"})
+        calls = 6
+        for k in range(calls):
+            hook("PostToolUse", {"tool_name": "Bash", "tool_use_id": f"t{k}",
+                                 "tool_input": {"command": "git status"},
+                                 "tool_response": {"stdout": "clean", "stderr": ""}})
+        hook("PostToolUseFailure", {"tool_name": "Bash", "tool_use_id": "t-push",
+                                    "tool_input": {"command": "git push"},
+                                    "error": "remote rejected"})
+        hook("Stop", {})
+        deadline = time.monotonic() + 60
+        while True:  # bounded wait for the helper's capture (not a timing assertion)
+            path = home / "evolution" / "last-capture.json"
+            last = json.loads(path.read_text()) if path.is_file() else {}
+            if last.get("host") == "claude-code":
+                break
+            assert time.monotonic() < deadline and helper.poll() is None
+            time.sleep(0.1)
+        # every call recorded before Stop read them: the turn saw all seven, linked
+        assert last["scan"]["calls"] == calls + 1 and last["scan"]["linked"] == calls + 1
+        assert last["decision"] == "no_target" and last["intent"] == "none"
+        [ledger] = list((home / "sessions").rglob("*.jsonl"))
+        records = [json.loads(line)["data"]["id"] for line in ledger.read_text().splitlines()
+                   if "waymarks-tool-observation-v1" in line]
+        assert records == [f"t{k}" for k in range(calls)] + ["t-push"]
+        assert helper.poll() is None
+    finally:
+        helper.terminate()
+        helper.wait(timeout=30)

@@ -182,12 +182,62 @@ def test_only_the_current_turn_and_at_most_4096_messages_are_scanned() -> None:
     filler = [AssistantText("thinking")] * (MAX_SCAN + 10)
     got, scan = observe([*old, UserText("commit now"), *filler,
                          *bash("c1", "git commit -m x")], cwd=None, state_dir=STATE)
-    # the request fell out of the scan window: nothing is captured
-    assert got is None and scan.scan_limited and scan.reason == "no_request"
+    # the turn is longer than the scan window: its request is still found, the window is
+    # the request and the newest items after it, and the older turn's push is not seen
+    assert got is not None and got.request == "commit now"
+    assert scan.scan_limited and scan.scanned == MAX_SCAN and scan.reason == "captured"
+    assert [o.op.label for o in got.observations] == ["commit"]
     got, scan = observe([*old, *turn(bash("c1", "git commit -m x"), request="commit now")],
                         cwd=None, state_dir=STATE)
     assert got is not None and [o.op.label for o in got.observations] == ["commit"]
     assert got.request == "commit now"
+
+
+def test_a_turn_longer_than_the_scan_bound_keeps_its_request_and_loses_its_oldest_calls(
+) -> None:
+    """Regression (issue 19): a turn of more than 4,096 items lost its work request (the
+    window was the newest 4,096), so a long turn of real work captured nothing."""
+    early = bash("c-early", "git commit -m early")
+    pairs = [bash(f"t{i}", "python -m pytest -q") for i in range(MAX_SCAN // 2)]
+    items = [UserText("fix the build, commit and push"), *early,
+             *[x for pair in pairs for x in pair], AssistantText("Done.")]
+    assert len(items) > MAX_SCAN + 1
+    got, scan = observe(items, cwd=None, state_dir=STATE)
+    assert got is not None and got.request == "fix the build, commit and push"
+    assert scan.scan_limited and scan.scanned == MAX_SCAN
+    # the window after the request is the newest MAX_SCAN - 1 items: the early commit and
+    # the oldest test runs fell out of it (they are not counted as linked either)
+    assert scan.calls == (MAX_SCAN - 2) // 2
+    assert all(o.op.label != "commit" for o in got.observations)
+    # exactly at the bound nothing is cut and nothing is reported as limited
+    fits = [UserText("run the tests"), *[x for pair in pairs[:(MAX_SCAN - 2) // 2]
+                                         for x in pair], AssistantText("ok")]
+    assert len(fits) == MAX_SCAN
+    got, scan = observe(fits, cwd=None, state_dir=STATE)
+    assert got is not None and not scan.scan_limited and scan.scanned == MAX_SCAN
+    # a blank user text is not the request: the one before it is
+    got, scan = observe([UserText("commit it"), *bash("c1", "git commit -m x"),
+                         UserText("  "), AssistantText("ok")], cwd=None, state_dir=STATE)
+    assert got is not None and got.request == "commit it"
+
+
+def test_the_snapshot_names_the_requests_intent_never_its_text() -> None:
+    """Item 46: the capture snapshot carries the request's intent as a code."""
+    cases = {"Remember: we always squash commits, then commit this": "explicit",
+             "We decided to use Postgres 16; migrate and commit": "natural",
+             "commit and push the fix": "none",
+             "What did we decide about the port?": "recall_question",
+             "Should the api use a pool?": "question",
+             "continue": "vague",
+             "For now skip the lint step and commit": "one_off"}
+    for request, expected in cases.items():
+        _got, scan = observe(turn(bash("c1", "git commit -m x"), request=request),
+                             cwd=None, state_dir=STATE)
+        assert scan.intent == expected, request
+        assert scan.to_json()["intent"] == expected
+        assert request not in json.dumps(scan.to_json())
+    _got, scan = observe([*bash("c1", "git commit -m x")], cwd=None, state_dir=STATE)
+    assert scan.reason == "no_request" and scan.intent == "none"
 
 
 # -- retention -----------------------------------------------------------------------------

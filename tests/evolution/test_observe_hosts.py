@@ -140,7 +140,8 @@ def test_an_interrupted_claude_code_turn_and_the_diagnostics(tmp_path: Path) -> 
     assert [o["ok"] for o in doc["observations"]] == [True, False]
 
     text = _cli(home, project, "evolution", "learning").stdout
-    assert "Last work turn (claude-code" in text and "captured as a work source" in text
+    assert "Last turn (claude-code" in text and "captured as a work source" in text
+    assert "request: no statement to learn (an ordinary request)" in text
     assert "completion interrupted" in text and "processed is not learned" in text
     for body in (content, "commit the shop release", "Pushed the shop", "rejected"):
         assert body not in text
@@ -220,3 +221,117 @@ def test_a_claude_code_turn_of_many_calls_keeps_its_request(tmp_path: Path) -> N
         doc = json.loads(source.text)
     assert doc["request"] == "commit the shop release"
     assert [o["kind"] for o in doc["observations"]][-1] == "commit"
+
+
+def _pi_long_turn(project: Path, calls: int) -> list[dict[str, Any]]:
+    """A Pi ``workTurn``: the request, an early commit, ``calls`` inspections, the reply."""
+    turn: list[dict[str, Any]] = [
+        {"role": "user", "text": "commit the shop release"},
+        {"role": "assistant", "text": "", "stop": "toolUse", "calls": [
+            {"id": "c-commit", "name": "bash",
+             "args": {"command": f"cd {project} && git commit -am release"}}]},
+        {"role": "toolResult", "id": "c-commit", "text": "[main 9f] release", "isError": False}]
+    for k in range(calls):
+        turn.append({"role": "assistant", "text": "", "stop": "toolUse", "calls": [
+            {"id": f"ls{k}", "name": "bash", "args": {"command": f"git -C {project} status"}}]})
+        turn.append({"role": "toolResult", "id": f"ls{k}", "text": "clean", "isError": False})
+    turn.append({"role": "assistant", "text": "Committed.", "stop": "stop", "calls": []})
+    return turn
+
+
+def test_a_pi_turn_longer_than_the_bound_keeps_its_request() -> None:
+    """Regression (issue 19): the bridge kept the newest 4,096 messages, so a Pi turn of
+    more lost the person's request (no_request: nothing captured)."""
+    from waymarks.hosts.work_turns import MAX_TURN_MESSAGES, pi_turn
+
+    project = Path("/srv/shop")
+    turn = _pi_long_turn(project, 2_500)  # 5,004 messages
+    items, limited = pi_turn(turn)
+    assert limited and items[0] == UserText("commit the shop release")
+    # the request and the newest 4,095 messages: the early commit fell out
+    assert sum(isinstance(i, ToolResult) for i in items) == (MAX_TURN_MESSAGES - 2) // 2
+    assert ToolCall("c-commit", "bash", {"command": f"cd {project} && git commit -am release"}) \
+        not in items
+    # what the extension sends for the same turn: the request, an ``omitted`` entry, the
+    # newest 4,095 messages; the bridge reads it as limited, the marker is no item
+    sent = [turn[0], {"role": "omitted", "count": len(turn) - MAX_TURN_MESSAGES},
+            *turn[-(MAX_TURN_MESSAGES - 1):]]
+    items_sent, limited_sent = pi_turn(sent)
+    assert limited_sent and items_sent == items
+    # a short turn: nothing cut, the request at index 0 is not repeated
+    short, cut = pi_turn(turn[:3] + turn[-1:])
+    assert not cut and short[0] == UserText("commit the shop release")
+    assert sum(isinstance(i, UserText) for i in short) == 1 and len(short) == 5
+    # no user message at all: the newest messages, still bounded
+    none, cut = pi_turn(turn[1:])
+    assert cut and not any(isinstance(i, UserText) for i in none)
+
+
+def test_the_pi_bridge_captures_a_long_turn_and_notes_a_statement_turn(
+        tmp_path: Path) -> None:
+    """Through the real bridge process: a 5,000-message work turn is captured (its request
+    kept, the scan reported as limited); a later turn with no tool call (a statement) is
+    noted in the snapshot with its intent and the statements captured, no body."""
+    from tests.hosts.test_pi_evolve import Bridge, _entry, _initialize
+
+    home, project = tmp_path / "home", tmp_path / "shop"
+    project.mkdir()
+    _cli(home, project, "learn", "on")
+    origin = str(project.resolve())
+    content = "The shop release is not committed yet"
+    with Evolution(home) as evo:
+        said = evo.capture(origin, "statement", f"Remember: {content}", session="s", key="k")
+        assert said is not None
+        evo.apply(said.source_id, ModelReply(json.dumps({"claims": [
+            {"kind": "project_state", "content": content}]}), "f", "f"),
+            "2030-01-01T00:00:00.000Z")
+    bridge = Bridge(home, project)
+    try:
+        _initialize(bridge, project, tmp_path / "s.jsonl",
+                    [_entry("u0", None, "user", "commit the shop release")])
+        turn = _pi_long_turn(project.resolve(), 2_500)
+        done = bridge.call("learn", {"event": "agent_end", "turn": turn})
+        assert done["work"] == "captured", done
+        last = json.loads(_cli(home, project, "--json", "evolution", "learning").stdout
+                          )["lastCapture"]
+        assert last["scan"]["scanLimited"] is True and last["scan"]["scanned"] == MAX_SCAN
+        assert last["intent"] == "none" and last["targets"], last
+
+        statement = "Remember: we always squash commits before merging"
+        _initialize(bridge, project, tmp_path / "s.jsonl", [
+            _entry("u0", None, "user", "commit the shop release"),
+            _entry("u1", "u0", "user", statement)])
+        done = bridge.call("learn", {"event": "agent_end", "turn": [
+            {"role": "user", "text": statement},
+            {"role": "assistant", "text": "Noted.", "stop": "stop", "calls": []}]})
+        assert done["captured"] == 1 and done["work"] == "no_observation", done
+        learning = _cli(home, project, "--json", "evolution", "learning").stdout
+        last = json.loads(learning)["lastCapture"]
+        assert (last["decision"], last["intent"], last["statementsCaptured"]) == (
+            "no_observation", "explicit", 1)
+        assert "squash" not in learning and content not in learning
+        text = _cli(home, project, "evolution", "learning").stdout
+        assert "request: an explicit statement to learn" in text
+        assert "1 statement(s) captured beside it" in text and "squash" not in text
+    finally:
+        bridge.close()
+
+
+def test_a_claude_code_turn_without_tool_calls_is_noted_with_its_intent(
+        tmp_path: Path) -> None:
+    """Item 46 through the hook entry points: a prompt that states a preference and uses no
+    tool leaves the snapshot saying so (intent, no observation), not an older turn's."""
+    home, project = tmp_path / "home", tmp_path / "shop"
+    project.mkdir()
+    _cli(home, project, "learn", "on")
+    base = {"session_id": SESSION, "cwd": str(project),
+            "transcript_path": str(tmp_path / "none.jsonl")}
+    said = "Our conventions are: squash every merge and sign the tags"
+    _hook(home, project, "UserPromptSubmit", {**base, "prompt": said})
+    _hook(home, project, "Stop", base)
+    wait_for_captures(home)
+    learning = _cli(home, project, "--json", "evolution", "learning").stdout
+    last = json.loads(learning)["lastCapture"]
+    assert (last["host"], last["decision"], last["intent"]) == (
+        "claude-code", "no_observation", "natural"), last
+    assert "squash" not in learning

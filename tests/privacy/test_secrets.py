@@ -197,6 +197,9 @@ secretish = st.lists(st.sampled_from([
     "ABIA", "sig=", "AccountKey=", "aws_secret_access_key", "://", "u:p@", "@", "--",
     "--token ", "Basic ", "ZGVwbG95OnMzY3IzdA==", "eyJhbGciOiJIUzI1NiJ9", ".eyJzdWIiOjF9",
     "hooks.slack.com/services/", "discord.com/api/webhooks/", "deadbeef" * 4, "=" * 2,
+    "Bearer\n", "bearer \r\n  ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "3f2504e04f8911d39a0c0305e82c3301abcdef12", "aB3/", "[REDACTED:bearer]",
+    "AKIAIOSFODNN7EXAMPLE,", "Zx9+Qw8/Er7+Ty6/Ui5+Op4/As3+Df2/Gh1+Jk0/",
 ]) | st.text(max_size=4), max_size=14).map("".join)
 NAMES = ["password", "Passwort", "passwd", "PWD", "pwd", "api_key", "APIKEY", "access-key",
          "secret_key", "private_key", "access_token", "auth-token", "refreshToken",
@@ -270,3 +273,83 @@ def test_redaction_never_leaves_a_credential(items: list[tuple[tuple[str, str], 
     assert redact(redacted) == (redacted, 0)
 
 
+
+
+# -- issue 19 (review i19 #9): two shapes the redactor missed ------------------------------
+
+AWS_SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+SHA = "3f2504e04f8911d39a0c0305e82c3301abcdef12"  # a git SHA: 40 hex characters
+#: 40 random characters of the key alphabet with neither "/" nor "+" (28 % of real keys)
+PLAIN_KEY = "Hq7Lm2Xp9RtW4kZb8NcV3fGd6SjA1yEu5TiOoPsK"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Authorization: Bearer\neyJhbGciOiJIUzI1NiJ9abc123XYZ",
+     "Authorization: Bearer\n[REDACTED:bearer]"),
+    ("curl -H 'Authorization: Bearer \r\n   abcDEF1234567890abcDEF1234567890\r\nnext",
+     "curl -H 'Authorization: Bearer \r\n   [REDACTED:bearer]\r\nnext"),
+    ("headers:\n  Authorization: Bearer\n  zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2\n  Accept: json",
+     "headers:\n  Authorization: Bearer\n  [REDACTED:bearer]\n  Accept: json"),
+    # near a key ID: after it, before it, with other text between (a CSV row, STS JSON)
+    (f"{AWS},{PLAIN_KEY}\n", "[REDACTED:aws-access-key-id],[REDACTED:aws-secret-access-key]\n"),
+    (f'{{"SecretAccessKey": "{PLAIN_KEY}", "AccessKeyId": "ASIAIOSFODNN7EXAMPLE"}}',
+     '{"SecretAccessKey": "[REDACTED:aws-secret-access-key]", '
+     '"AccessKeyId": "[REDACTED:aws-access-key-id]"}'),
+    (f"id {AWS}\ncommit {SHA}\nkey {PLAIN_KEY}",
+     f"id [REDACTED:aws-access-key-id]\ncommit {SHA}\nkey [REDACTED:aws-secret-access-key]"),
+    # no key ID: random-looking (a digit, a "/" or "+") after a word naming it on its line
+    (f"the staging key is {AWS_SECRET_KEY}.",
+     "the staging key is [REDACTED:aws-secret-access-key]."),
+    ("AWS secret: Zx9+Qw8/Er7+Ty6/Ui5+Op4/As3+Df2/Gh1+Jk0/ (rotated)",
+     "AWS secret: [REDACTED:aws-secret-access-key] (rotated)"),
+])
+def test_a_bearer_token_on_its_own_line_and_an_unlabelled_aws_secret_key(
+        text: str, expected: str) -> None:
+    assert redact(text)[0] == expected
+    assert redact(expected) == (expected, 0)
+    assert might_contain_secret(text)
+
+
+@pytest.mark.parametrize("text", [
+    f"commit {SHA} on main",  # a git SHA (lower-case hex)
+    f"files: {SHA.upper()}",  # upper-case hex: no lower case
+    "uuid 3f2504e0-4f89-11d3-9a0c-0305e82c3301 and 7c9e6679-7425-40de-944b-e07fc1f90ae7",
+    f"a plain random key run: {PLAIN_KEY} (no / or +)",  # declined without a key ID
+    "set it to Zx9+Qw8/Er7+Ty6/Ui5+Op4/As3+Df2/Gh1+Jk0/ now",  # random, but nothing names it
+    "use Zx9+Qw8/Er7+Ty6/Ui5+Op4/As3+Df2/Gh1+Jk0/ (the AWS secret)",  # named after it: a limit
+    f"Credentials:\n  {AWS_SECRET_KEY}\n",  # the naming word is on another line
+    "the key is in Src/Widgets2/Forms/Layouts/Grid3Views/Main",  # a path beside "key"
+    "secret sauce: QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo/YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4",
+    "see https://github.com/HypothesisWorks/hypothesis/pull/4266 for it",  # a URL's path
+    "open Src/Widgets2/Forms/Layouts/Grid3Views.py and Docs/Api/Index",  # a path
+    "data: QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo/YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo=",
+    "base64 text: TWFueSBoYW5kcyBtYWtlIGxpZ2h0IHdvcmsu and VGhpcyBpcyBqdXN0IHByb3Nl",
+    "/B/B/B/B/B/B/B/BD7qD7qD7qD7qD7qD7qD7qD7q repeated bytes",
+    "the bearer\nauthentication scheme is described below",  # a word, not a token
+    "Authorization: Bearer\n\nThe next paragraph explains tokens in general terms.",
+])
+def test_the_new_shapes_leave_lookalikes(text: str) -> None:
+    assert redact(text) == (text, 0), text
+
+
+def test_a_dangling_bearer_takes_one_token_at_most() -> None:
+    """F11: a ``bearer`` at a field's end must not swallow what follows: the newline form
+    takes a single token standing alone on the next line, nothing more."""
+    text = "Authorization: Bearer\nabcdefgh12345678 and the rest of the log line"
+    assert redact(text) == (text, 0)  # not alone on its line: prose continues
+    text = "Authorization: Bearer\nabcdefgh12345678\nThe push failed: remote rejected."
+    redacted, count = redact(text)
+    assert count == 1 and redacted.endswith("\nThe push failed: remote rejected.")
+
+
+def test_several_keys_beside_one_id_are_redacted_idempotently() -> None:
+    """The pair rule's match runs from the ID to the first key: a second key is redacted
+    by the named rule or not at all, the same on every pass."""
+    # a SHA beside a key ID stays (no upper case); only the ID goes
+    assert redact(f"{AWS} is the example ID; the commit is {SHA}") == (
+        f"[REDACTED:aws-access-key-id] is the example ID; the commit is {SHA}", 1)
+    text = f"{AWS} {PLAIN_KEY} then the old key {AWS_SECRET_KEY} {PLAIN_KEY[::-1]}"
+    once, count = redact(text)
+    assert PLAIN_KEY not in once and AWS_SECRET_KEY not in once and count == 3
+    assert PLAIN_KEY[::-1] in once  # random, unnamed, no ID before it: kept
+    assert redact(once) == (once, 0)

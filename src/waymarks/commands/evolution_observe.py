@@ -13,6 +13,16 @@ _WHY = {"captured": "captured as a work source", "no_request": "no work request"
         "no_target": "no related project state to update (no model call)",
         "duplicate": "already captured", "learning_off": "learning is off"}
 
+#: what the request was (:func:`waymarks.core.evolution.cues.intent`)
+_INTENT = {"explicit": "an explicit statement to learn (a cue: remember, prefer…)",
+           "natural": "a natural statement to learn (a declaration: we use…, our …)",
+           "none": "no statement to learn (an ordinary request)",
+           "vague": "no statement to learn (too short or a continuation)",
+           "quoted": "no statement to learn (quoted or pasted material)",
+           "recall_question": "no statement to learn (a recall question)",
+           "question": "no statement to learn (a question)",
+           "one_off": "no statement to learn (a one-off instruction)"}
+
 
 def learning_lines(data: dict[str, Any]) -> list[str]:
     lines: list[str] = []
@@ -22,9 +32,12 @@ def learning_lines(data: dict[str, Any]) -> list[str]:
         decision = str(last.get("decision"))
         ignored = ", ".join(f"{k} {v}" for k, v in sorted((scan.get("ignored") or {}).items()))
         said = last.get("statementsCaptured")
-        lines.append(f"Last work turn ({last.get('host')}, {last.get('at')}): "
+        intent = last.get("intent") or scan.get("intent")
+        lines.append(f"Last turn ({last.get('host')}, {last.get('at')}): "
                      f"{_WHY.get(decision, decision)}"
                      + (f"; {said} statement(s) captured beside it" if said else ""))
+        if isinstance(intent, str):
+            lines.append(f"  request: {_INTENT.get(intent, intent)}")
         lines.append(f"  scanned {scan.get('scanned', 0)} messages"
                      f"{' (limit reached)' if scan.get('scanLimited') else ''}, "
                      f"{scan.get('calls', 0)} calls, {scan.get('linked', 0)} linked, "

@@ -7,8 +7,20 @@ to replace. Two families:
   (``ghp_…``, ``sk_live_…``, ``xoxb-…``, ``AIza…``, a JWT ``eyJ….eyJ….…``, a PEM block);
   a few keep a lead-in outside the span (``sig=``, ``AccountKey=``,
   ``aws_secret_access_key =``), because the value alone is ordinary base64;
+- an AWS secret access key without a label (40 of ``[A-Za-z0-9/+]``, which is also what
+  base64 text and, in hex, a git SHA look like), holding upper and lower case, standing
+  alone (never inside a longer run, a URL or a file name): within 256 characters of an
+  access key ID, either side (``aws_secret_pair``: a CSV row, an STS answer), or when it
+  looks random (a digit, a ``/`` or ``+``, 20+ distinct characters, the case changing
+  often) with a word naming it (aws, key, secret, credential) on its line within 64
+  characters (``aws_secret_named``). A random-looking value with no such word is left: a
+  lone run is not worth looking for in every text holding a ``/`` (measured: 10 µs per
+  200 characters). On 145 MB of real text (this repository, /work/shared,
+  site-packages; benchmarks/secret_shapes.py) neither rule redacts anything but the
+  test corpus's fakes;
 - wrappers: a value that is a credential because of where it stands: the token after
-  ``Bearer``/``Basic``, the password of a URL (``postgres://admin:pw@host``), the value of
+  ``Bearer`` (on the same line, or alone on the next: ``Authorization: Bearer⏎TOKEN``)
+  or ``Basic``, the password of a URL (``postgres://admin:pw@host``), the value of
   a ``password=``/``api_key:``/``"secret": "…"`` assignment or a ``--token VALUE`` flag.
 
 Speed: ``redact`` runs on every rendered item of every model request, and nearly all of
@@ -17,7 +29,7 @@ searches behind single-character guards (one expression of all rules, tried at e
 position, cost about 200 µs per 200 characters). Past it, rules are grouped by a *guard*
 character every match holds, and each runs only when one of its *needles* (the literals
 it cannot match without) is in the text: a text pays for the rules it could trigger, not
-for all 36. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
+for all 38. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
 *anchored*: their expression is tried only where the needle stands.
 
 What must stay true:
@@ -39,6 +51,7 @@ from __future__ import annotations
 
 import binascii
 import re
+import string
 from collections.abc import Callable
 from itertools import pairwise
 from typing import Final, NamedTuple
@@ -85,6 +98,27 @@ _GITHUB_HINT: Final = r"_(?:(?<=gh[pousr]_)|(?<=github_pat_))"
 _MAILCHIMP_HINT: Final = r"-us[0-9]"
 _DISCORD_HINT: Final = r"\.[\w-]{6}\."  # the middle of a bot token
 
+
+#: an AWS access key ID, and a secret access key's shape: 40 of [A-Za-z0-9/+] standing
+#: alone (not inside a longer run, a URL's ``host.com/path`` or a file name), holding upper
+#: and lower case (a git SHA or sha1 hex never does)
+_AWS_ID: Final = r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}"
+_AWS_EDGE_BEFORE: Final = r"(?<![A-Za-z0-9/+=._~-])"
+_AWS_EDGE_AFTER: Final = r"(?![A-Za-z0-9/+=_~-]|\.[A-Za-z0-9])"
+_AWS_VALUE: Final = (_AWS_EDGE_BEFORE + r"(?=[A-Za-z0-9/+]{{0,39}}[A-Z])"
+                     r"(?=[A-Za-z0-9/+]{{0,39}}[a-z])(?P<{name}>[A-Za-z0-9/+]{{40}})"
+                     + _AWS_EDGE_AFTER)
+#: with no key ID near: a word naming it before it on its line, within 64 characters
+#: (``the staging key is …``, ``AWS secret: …``); the value also holds a digit and a ``/``
+#: or ``+`` (a random key has one of them 72 % of the time) and is checked further by
+#: ``accepts`` (many distinct characters, the case changing often: not a path such as
+#: ``Src/Module2/File``). Tried only where such a word stands (an anchored rule): looking
+#: for a lone 40-character run costs about 10 µs per 200 characters, in every text
+#: holding a ``/``.
+_AWS_WORDS: Final = ("aws", "key", "secret", "credential")
+_AWS_NAMED: Final = (r"(?i:aws|key|secret|credential)[^\[\n]{0,64}?" + _AWS_EDGE_BEFORE
+                     + r"(?=[A-Za-z0-9]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])"
+                     + _AWS_VALUE[len(_AWS_EDGE_BEFORE):].format(name="aws_named"))
 
 _TOKENS: Final = (
     _token("pem", "private-key",
@@ -144,6 +178,16 @@ _TOKENS: Final = (
         r"aws_?secret_?(?:access_?)?key\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
         r"(?P<aws_secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", re.ASCII | re.IGNORECASE),
         ("aws",), folded=True, anchored=True),
+    # an AWS secret access key with no label (EVOLUTION item 39, review i19 #9): 40
+    # characters of [A-Za-z0-9/+] are ordinary base64 (and a git SHA is 40 hex), so the
+    # value alone qualifies only near an access key ID (a CSV row, an STS answer) or as a
+    # random-looking value with a word naming it (see ``_AWS_NAMED``)
+    Rule("aws_secret_pair", "aws-secret-access-key", lazy(
+        _AWS_ID + r"(?![0-9A-Za-z])[^\[]{1,256}?" + _AWS_VALUE.format(name="aws_after")
+        + r"|" + _AWS_VALUE.format(name="aws_before") + r"(?=[^\[]{1,256}?" + _AWS_ID + ")",
+        re.ASCII), ("AKIA", "ASIA", "ABIA", "ACCA")),
+    Rule("aws_secret_named", "aws-secret-access-key", lazy(_AWS_NAMED, re.ASCII), _AWS_WORDS,
+         folded=True, anchored=True),
 )
 
 #: the value of an assignment or flag: quoted (anything up to a quote or space) or bare
@@ -166,7 +210,8 @@ _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the se
                 r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
-        r"\b(?:[Bb]earer|BEARER)[ \t]+(?P<bearer>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
+        r"\b(?:[Bb]earer|BEARER)(?:[ \t]+|[ \t]*\r?\n[ \t]*(?=[A-Za-z0-9._~+/=-]{8,}[ \t]*"
+        r"(?:\r?\n|\Z)))(?P<bearer>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
         ("bearer",), folded=True, anchored=True, wrapper=True),
     Rule("basic", "basic-auth", lazy(
         r"\b(?:[Bb]asic|BASIC)[ \t]+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII),
@@ -196,6 +241,7 @@ _GITLAB: Final = lazy(_GITLAB_HINT, re.ASCII)
 _GITHUB: Final = lazy(_GITHUB_HINT, re.ASCII)
 _MAILCHIMP: Final = lazy(_MAILCHIMP_HINT, re.ASCII)
 _DISCORD: Final = lazy(_DISCORD_HINT, re.ASCII)
+_NAMED: Final = lazy(_AWS_NAMED, re.ASCII)
 #: no rule matches in fewer characters ("://:pw@", "pwd=abcd")
 _SHORTEST: Final = 6
 #: in fewer characters only the rules in SHORT_RULES match (a test checks every rule's
@@ -250,12 +296,14 @@ def might_contain_secret(text: str) -> bool:
 
 def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     """The literals of the rules that match by position: a URL's password, Bearer/Basic,
-    a flag, an assignment, Azure's ``sig=``."""
+    an AWS secret key named on its line, a flag, an assignment, Azure's ``sig=``."""
     if colon and "://" in text and "@" in text:
         return True
     folded = text.casefold()  # names and Bearer/Basic match case-insensitively
     if "bearer" in folded or "basic" in folded:
         return True
+    if ("/" in text or "+" in text) and len(text) >= 40 and _named_aws_key(text):
+        return True  # a random-looking 40-character value named an AWS secret key
     if not (colon or equals or (dash and "--" in text)):
         return False
     return ("k" in folded and ("key" in folded or "token" in folded)) \
@@ -263,6 +311,23 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         or "secret" in folded or "passp" in folded or (equals and "sig=" in text)
 
 
+#: a random 40-character base64 value has about 29 distinct characters; below this, a
+#: repetitive run (binary dumps, ``/B/B/B…``) rather than a key
+_BARE_DISTINCT: Final = 20
+def _named_aws_key(text: str) -> bool:
+    """Whether ``aws_secret_named``'s expression matches where one of its words stands
+    (the rule's own anchored search, without its ``accepts`` check)."""
+    lowered = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+    for word in _AWS_WORDS:
+        at = lowered.find(word)
+        while at != -1:
+            if _NAMED.match(text, at) is not None:
+                return True
+            at = lowered.find(word, at + len(word))
+    return False
+
+
+_ASCII_LOWER: Final = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 #: OpenAI and Anthropic key types after ``sk-``
 _KEY_TYPES: Final = ("proj-", "svcacct-", "admin-", "ant-")
 
@@ -278,6 +343,12 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             not body.islower() and not body.isupper()) or (body.isupper() and "-" not in body)
     if name == "discord":
         return _decodes(value.split(".", 1)[0], str.isdigit)  # base64 of the user id
+    if name == "aws_secret_named":
+        # random, not a name: many distinct characters, the case changing often
+        # ("fjKaiJUINlK73nZfdklJrX+9…" is; "Src/Widgets2/Forms/…" and "/B/B/B/B…" are not)
+        letters = [c for c in value if c.isalpha()]
+        return len(set(value)) >= _BARE_DISTINCT and \
+            4 * _case_changes("".join(letters)) >= len(letters)
     if name == "bearer":
         # "Bearer authentication": a word, not a token
         return len(value) >= 20 or any(c.isdigit() for c in value)

@@ -13,10 +13,13 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``huggingface-token``, ``shopify-token``, ``digitalocean-token``, ``heroku-key``,
   ``twilio-api-key``, ``sendgrid-key``, ``mailgun-key``, ``mailchimp-key``,
   ``discord-token``, ``discord-webhook``, ``telegram-bot-token``, ``azure-client-secret``,
-  ``azure-sas``, ``azure-storage-key``, ``aws-access-key-id``, ``aws-secret-access-key``;
-- by position: ``bearer`` (after ``Bearer``), ``basic-auth`` (after ``Basic``, when it
-  decodes to ``user:password``), ``url-password`` (``postgres://admin:[REDACTED:…]@host``;
-  the scheme, user and host stay), and ``secret``: the value of a credential-named
+  ``azure-sas``, ``azure-storage-key``, ``aws-access-key-id``, ``aws-secret-access-key``
+  (labelled, beside an access key ID, or alone when random-looking: a git SHA, a UUID or
+  base64 prose stays);
+- by position: ``bearer`` (after ``Bearer``, or alone on the line after it),
+  ``basic-auth`` (after ``Basic``, when it decodes to ``user:password``),
+  ``url-password`` (``postgres://admin:[REDACTED:…]@host``; the scheme, user and host
+  stay), and ``secret``: the value of a credential-named
   assignment or flag (``API_KEY=…``, ``"password": "…"``, ``clientSecret: …``,
   ``--token …``) when it looks like one: 6+ digits, 6+ characters mixing letters, digits
   or symbols, 16+ random-looking letters, or a single word where it is data rather than

@@ -8,7 +8,11 @@ connection, and exits after ``IDLE_SECONDS`` without work (``WAYMARKS_CC_HELPER_
 overrides; ``WAYMARKS_CC_HELPER=off`` never starts one).
 
 The client (:func:`run`) imports nothing of Waymarks: it sends the raw hook input and
-the event, prints the answer, exits 0. ``Stop`` is lighter still: the helper answers at once, then
+the event, prints the answer, exits 0. ``PostToolUse``/``PostToolUseFailure`` (which
+print nothing) are answered before the helper records them, so the hook process leaves
+at once; the helper takes one connection at a time, so the turn's ``Stop`` finds every
+record of it (a helper killed between the answer and the record loses that one record,
+like a hook killed before it wrote). ``Stop`` is lighter still: the helper answers at once, then
 queues a capture request (:mod:`waymarks.service.capture_spool`) and captures; with no
 helper, the client writes the request durably itself (no ``json``/``re`` import) and a
 detached child captures (or the helper it starts). The turn's work observations (issue
@@ -35,6 +39,9 @@ IDLE_SECONDS = 1800
 CONNECT_TIMEOUT_S = 0.5
 ANSWER_TIMEOUT_S = 8.0
 PROTOCOL = "waymarks-cc-helper-v1"
+#: events that print nothing: the helper answers before it does the work (issue 19: the
+#: ``PostToolUse`` hook runs after every tool call; its process only hands the input over)
+_ANSWER_FIRST = ("PostToolUse", "PostToolUseFailure")
 
 
 def socket_path(home: str | Path) -> str:
@@ -332,6 +339,13 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                         if session is not None:
                             _close_work_turn(home, raw, where, session)
                         continue
+                    if event in _ANSWER_FIRST:
+                        # a tool event prints nothing: the hook (and Claude Code's next
+                        # step) need not wait for the record. Connections are taken one
+                        # at a time, so the turn's Stop still finds it recorded
+                        with contextlib.suppress(OSError):
+                            connection.sendall(b"ok\n")
+                            connection.shutdown(socket.SHUT_RDWR)
                 except Exception:  # noqa: BLE001 (nothing was done: the client may do it)
                     continue
                 try:
@@ -343,8 +357,9 @@ def serve(home: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                     _log(home, datetime.now(UTC), event, type(exc).__name__)
                     apps.clear()  # start clean: a broken app must not answer again
                     answer = ""
-                with contextlib.suppress(OSError):
-                    connection.sendall(b"ok\n" + answer.encode("utf-8"))
+                if event not in _ANSWER_FIRST:
+                    with contextlib.suppress(OSError):
+                        connection.sendall(b"ok\n" + answer.encode("utf-8"))
     finally:
         server.close()
         if os.path.exists(path):

@@ -71,10 +71,15 @@ def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None,
 
         session = SessionFile.open(found[0])
     entries, limited = _turn_entries(session)
-    if not any(kind == "observation" for kind, _v in entries):
-        return {"decision": "no_observation"}
-    report, interrupted = _final_reply(payload.get("transcript_path"))
     from waymarks.hosts.work_turns import capture, from_claude_code
+
+    if not any(kind == "observation" for kind, _v in entries):
+        if not entries:  # no prompt recorded either: nothing to say about this turn
+            return {"decision": "no_observation"}
+        # no work, but the snapshot says what the turn was (its intent; item 46)
+        return capture(home, cwd, session.session_id, from_claude_code(entries, None, False),
+                       host="claude-code", statements=statements)
+    report, interrupted = _final_reply(payload.get("transcript_path"))
 
     items = from_claude_code(entries, report, interrupted)
     return capture(home, cwd, session.session_id, items, host="claude-code",

@@ -335,11 +335,11 @@ class Bridge:
                                                      self._app().cwd)
         if params.get("event") == "agent_end" and isinstance(params.get("turn"), list) \
                 and self.ledger is not None:  # the turn's tool results: a work source
-            from waymarks.hosts.work_turns import capture, from_pi
+            from waymarks.hosts.work_turns import capture, pi_turn
 
-            work = capture(self.home, self._app().cwd, self.ledger.session_id,
-                           from_pi(params["turn"]), host="pi",
-                           statements=done.get("captured"))
+            items, limited = pi_turn(params["turn"])
+            work = capture(self.home, self._app().cwd, self.ledger.session_id, items,
+                           host="pi", statements=done.get("captured"), scan_limited=limited)
             done["work"] = work.get("decision")
         if params.get("event") == "agent_end" and self.ledger is not None:
             feedback = self._natural_feedback(self.ledger)

@@ -3,7 +3,9 @@
 
 - **Pi** (``agent_end``): the extension sends the run's messages from the last user message
   on (``workTurn`` in ``pi_extension/index.ts``: roles, texts, tool calls with their string
-  arguments, results with ``toolCallId`` and ``isError``, the final ``stopReason``).
+  arguments, results with ``toolCallId`` and ``isError``, the final ``stopReason``): that
+  message and the newest 4,095 after it, with an ``omitted`` entry when a longer turn
+  lost its oldest ones (its request is never lost).
 - **Claude Code**: ``PostToolUse`` records one bounded observation per tool call in the
   session's Waymarks ledger (``waymarks-tool-observation-v1``) as it happens; ``Stop``
   reads the ones recorded since the person's last prompt and closes the turn.
@@ -34,6 +36,10 @@ from waymarks.core.evolution.observations import (
 #: what PostToolUse keeps of a tool's response before the capture's own bounds apply
 RECORD_OUTPUT_BYTES: Final = 24_576
 RECORD_ARG_BYTES: Final = 8_192
+#: the messages of a Pi turn looked at: the person's request and the newest after it
+#: (``observations.MAX_SCAN``; the extension sends at most as many, with an ``omitted``
+#: entry when it left older ones out)
+MAX_TURN_MESSAGES: Final = 4_096
 _ARG_KEYS: Final = ("command", "file_path", "path", "pattern", "notebook_path")
 _WARM: dict[Path, Any] = {}
 
@@ -45,10 +51,27 @@ def turn_key(items: Sequence[TurnItem]) -> str:
 
 def from_pi(messages: object) -> list[TurnItem]:
     """Items from the extension's ``workTurn`` list (anything malformed is skipped)."""
+    return pi_turn(messages)[0]
+
+
+def pi_turn(messages: object) -> tuple[list[TurnItem], bool]:
+    """Items from the extension's ``workTurn`` list, and whether older messages of the
+    turn were left out (by the extension, which says so with an ``omitted`` entry, or
+    here). The person's last message is always kept, then the newest
+    :data:`MAX_TURN_MESSAGES` ``- 1`` after it: a turn longer than the bound keeps its
+    request and loses its oldest operations (as Claude Code's does)."""
     out: list[TurnItem] = []
     if not isinstance(messages, list):
-        return out
-    for m in messages[-4096:]:
+        return out, False
+    start = next((at for at in range(len(messages) - 1, -1, -1)
+                  if isinstance(messages[at], dict) and messages[at].get("role") == "user"),
+                 None)
+    rest = messages[(-1 if start is None else start) + 1:]
+    after = [m for m in rest if not (isinstance(m, dict) and m.get("role") == "omitted")]
+    room = MAX_TURN_MESSAGES - (start is not None)
+    limited = len(after) > room or len(after) < len(rest)  # cut here, or by the extension
+    kept = [*([messages[start]] if start is not None else []), *after[-room:]]
+    for m in kept:
         if not isinstance(m, dict):
             continue
         role, text = m.get("role"), m.get("text")
@@ -65,7 +88,7 @@ def from_pi(messages: object) -> list[TurnItem]:
                                         args if isinstance(args, dict) else {}))
             stop = m.get("stop")
             out.append(AssistantText(text, stop if isinstance(stop, str) else "stop"))
-    return out
+    return out, limited
 
 
 def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem], *,
@@ -82,7 +105,14 @@ def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem]
     if not learning_enabled(home, origin):
         return {"decision": "learning_off"}
     if not any(isinstance(i, ToolCall) for i in items):
-        return {"decision": "no_observation"}
+        # no work to capture, but the snapshot says what this turn was (item 46)
+        from datetime import UTC, datetime
+
+        from waymarks.service.evolution_observe import note_turn
+        from waymarks.service.ports import iso
+
+        return note_turn(home, items, at=iso(datetime.now(UTC)), host=host,
+                         statements=statements, scan_limited=scan_limited)
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution_observe import capture_work
 

@@ -13,7 +13,13 @@ calls a model. It:
    redacted document with the nominated IDs; keyed by the host's turn key, so a turn
    captured twice is one source;
 4. writes the decision (counts, codes, target IDs and scores: never a body) to
-   ``<home>/evolution/last-capture.json`` for ``waymarks evolution learning``.
+   ``<home>/evolution/last-capture.json`` for ``waymarks evolution learning``: the
+   request's *intent* (:func:`waymarks.core.evolution.cues.intent`: explicit or natural
+   statement, question, one-off, no cue…), the statements the turn gave, why there is no
+   work source (no request, no observation, only inspection, an unfinished reply, no
+   target), the scan counts, the completion and the targets with their reasons. A turn
+   with no tool call at all is noted too (:func:`note_turn`), so the snapshot is always
+   the last turn's.
 
 One qualified work source is one model call at most; a turn that also held a statement
 gives a separate statement source (captured by the statement path before this one), and
@@ -29,7 +35,7 @@ from typing import Any, Final
 
 from waymarks.core.evolution.model import SCHEMA_VERSION, SourceRecord, source_id
 from waymarks.core.evolution.nominate import nominate
-from waymarks.core.evolution.observations import TurnItem, document, observe
+from waymarks.core.evolution.observations import Scan, TurnItem, document, observe
 from waymarks.core.evolution.progress import PROGRESS_BASIS, PROGRESS_KIND
 from waymarks.files.atomic import write_atomic
 from waymarks.service.evolution import Evolution
@@ -81,9 +87,7 @@ def capture_work(evo: Evolution, origin: str, session: str, key: str,
     sources the same turn gave (the host's statement capture), for the snapshot."""
     turn, scan = observe(items, cwd=cwd, state_dir=str(evo.home), root_of=checkout_root,
                          state_aliases=_home_relative(evo.home), scan_limited=scan_limited)
-    decision: dict[str, Any] = {"host": host, "at": iso(evo.clock.now()),
-                                "scan": scan.to_json(), "targets": [], "sourceId": None,
-                                "decision": scan.reason, "statementsCaptured": statements}
+    decision = _decision(host, iso(evo.clock.now()), scan, statements)
     if turn is not None:
         sid = source_id(origin, PROGRESS_KIND, session, key)
         decision["resources"] = len(turn.resources)
@@ -108,6 +112,25 @@ def capture_work(evo: Evolution, origin: str, session: str, key: str,
                                     bytes=len(text.encode("utf-8")), droppedForBytes=dropped)
     _note(evo.home, decision)
     return decision
+
+
+def note_turn(home: Path, items: Sequence[TurnItem], *, at: str, host: str,
+              statements: int | None = None, scan_limited: bool = False) -> dict[str, Any]:
+    """The decision for a turn with no tool call (a statement, a question), written as the
+    home's last capture decision like any other: the snapshot then says what this turn
+    was (its intent, the statements captured), not what an older work turn was. Opens
+    nothing but the decision file; the gate is the pure one (it finds no observation)."""
+    _turn, scan = observe(items, cwd=None, state_dir=str(home), scan_limited=scan_limited)
+    decision = _decision(host, at, scan, statements)
+    _note(home, decision)
+    return decision
+
+
+def _decision(host: str, at: str, scan: Scan, statements: int | None) -> dict[str, Any]:
+    """A decision's fields (codes and counts; the targets and source come later)."""
+    return {"host": host, "at": at, "scan": scan.to_json(), "targets": [], "sourceId": None,
+            "decision": scan.reason, "intent": scan.intent,
+            "statementsCaptured": statements}
 
 
 def _note(home: Path, decision: dict[str, Any]) -> None:

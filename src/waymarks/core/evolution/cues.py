@@ -56,19 +56,47 @@ _VAGUE: Final = lazy(r"^\s*(continue|go on|ok(?:ay)?|yes|no|thanks|thank you|sur
 _QUOTED: Final = lazy(r"^\s*(?:>|[\"“「'`])")
 
 
-def is_statement(text: str) -> bool:
-    """Whether a user message states something worth learning (see the module docstring)."""
+#: the cues that ask to be remembered outright; a cue of :data:`_CUES` that is not one of
+#: these is a natural declaration ("we use…", "our priorities are…", "我们决定…")
+_EXPLICIT: Final = lazy(
+    r"\b(remember|don't forget|do not forget|note that|keep in mind|from now on|"
+    r"going forward|in future|in the future|always|never|i prefer|we prefer|prefer|"
+    r"preference|please use|correction|that's wrong|that is wrong|"
+    r"actually,? (?:it|we|the))\b"
+    r"|记住|记得|偏好|纠正|不对|以后|不要",
+    re.IGNORECASE)
+
+#: what :func:`intent` may say; ``explicit`` and ``natural`` are statements worth learning
+INTENTS: Final = ("explicit", "natural", "none", "vague", "quoted", "recall_question",
+                  "question", "one_off")
+STATEMENT_INTENTS: Final = frozenset({"explicit", "natural"})
+
+
+def intent(text: str) -> str:
+    """What a user message is, as a code (never its text), for diagnostics and for
+    :func:`is_statement`: ``explicit`` (a cue such as remember, prefer, from now on),
+    ``natural`` (a declaration: "our priorities are…", "we decided…"), or why it is not a
+    statement: ``vague`` (empty, too short, "continue"), ``quoted`` (an example or pasted
+    material), ``recall_question``, ``question``, ``one_off`` ("for now…"), ``none`` (no
+    cue: an ordinary request, such as most work requests)."""
     body = text.strip()
     if not body or len(body) < MIN_CHARS or _VAGUE.match(body):
-        return False
+        return "vague"
     if _QUOTED.match(body) or body.startswith("```"):
-        return False  # a quoted example or pasted material, not a statement
+        return "quoted"  # a quoted example or pasted material, not a statement
     if _RECALL_ASK.search(body):
-        return False
+        return "recall_question"
     if body.rstrip().endswith(("?", "？")) or _QUESTION_START.match(body):
-        return False
+        return "question"
     if _ONE_OFF.search(body):
-        return False
-    return bool(_CUES.search(body))
+        return "one_off"
+    if not _CUES.search(body):
+        return "none"
+    return "explicit" if _EXPLICIT.search(body) else "natural"
+
+
+def is_statement(text: str) -> bool:
+    """Whether a user message states something worth learning (see the module docstring)."""
+    return intent(text) in STATEMENT_INTENTS
 
 

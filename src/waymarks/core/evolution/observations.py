@@ -8,7 +8,8 @@ tool calls and their linked results, the final reply) becomes a bounded, redacte
 The gate (item 37): a work request (the person's text that started the turn), calls with
 IDs whose results carry the same IDs, and at least one recognised *work* operation
 (:data:`~.operations.WORK_PRIORITY`) from an allowed tool. At most :data:`MAX_SCAN`
-messages of the current turn are scanned (the newest).
+messages of the current turn are scanned: its request (found however long the turn is)
+and the newest after it, so a long turn loses its oldest operations, never its request.
 
 What must stay true:
 - retention by importance (item 38): at most :data:`MAX_KEPT` observations, the most
@@ -48,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from waymarks.core.evolution.capture import sanitize
+from waymarks.core.evolution.cues import intent
 from waymarks.core.evolution.operations import (
     MAX_OPERATION_BYTES,
     WORK_PRIORITY,
@@ -138,6 +140,8 @@ class Scan:
     #: the last reply stopped asking for tools (or hit its length): the turn did not finish
     unfinished: bool = False
     reason: str = "captured"  # captured | no_request | no_observation | no_work
+    #: what the request is, as :func:`~.cues.intent` says (a code: never the text)
+    intent: str = "none"
 
     def ignore(self, why: str) -> None:
         self.ignored[why] = self.ignored.get(why, 0) + 1
@@ -147,7 +151,7 @@ class Scan:
                 "calls": self.calls, "linked": self.linked, "ignored": dict(self.ignored),
                 "retained": self.retained, "omitted": self.omitted,
                 "completion": self.completion, "unfinished": self.unfinished,
-                "reason": self.reason}
+                "reason": self.reason, "intent": self.intent}
 
 
 def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
@@ -160,17 +164,20 @@ def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
     older items of the turn out (reported like the scan limit)."""
     state_dirs = (state_dir, *state_aliases)
     scan = Scan()
-    window = items[-MAX_SCAN:]
-    scan.scan_limited = len(items) > MAX_SCAN or scan_limited
-    start = max((i for i, item in enumerate(window) if isinstance(item, UserText)
-                 and item.text.strip()), default=-1)
+    start = _request_at(items)
     if start < 0:
-        scan.scanned = len(window)
+        scan.scanned = min(len(items), MAX_SCAN)
+        scan.scan_limited = len(items) > MAX_SCAN or scan_limited
         scan.reason = "no_request"
         return None, scan
-    turn = window[start:]
+    request = items[start].text  # type: ignore[union-attr]
+    scan.intent = intent(request)
+    # the request, then the newest items after it: a turn longer than the scan bound keeps
+    # its request (what the work was for) and loses its oldest operations instead
+    after = items[start + 1:]
+    scan.scan_limited = len(after) > MAX_SCAN - 1 or scan_limited
+    turn = [items[start], *after[-(MAX_SCAN - 1):]]
     scan.scanned = len(turn)
-    request = turn[0].text  # type: ignore[union-attr]
     results = {item.call_id: item for item in turn if isinstance(item, ToolResult)
                and item.call_id}
     found: list[Observation] = []
@@ -230,6 +237,17 @@ def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
     report = None if interrupted or last_reply is None else last_reply.text
     return WorkTurn(request, tuple(kept), scan.completion, report,
                     resources(found, root_of), scan.omitted), scan
+
+
+def _request_at(items: Sequence[TurnItem]) -> int:
+    """Where the turn's request is: the last user text that is not blank (``-1``: none).
+    Searched from the end over the whole list (the host bounds it), not only inside the
+    scan window: a turn longer than the window still has its request."""
+    for at in range(len(items) - 1, -1, -1):
+        item = items[at]
+        if isinstance(item, UserText) and item.text.strip():
+            return at
+    return -1
 
 
 def retain(found: Sequence[Observation], keep: int = MAX_KEPT) -> list[Observation]:

@@ -465,9 +465,11 @@ export default function waymarks(pi: any) {
 		} catch {}
 	});
 
-	/** The run's messages from its last user message on (at most 4,096), reduced to what a
-	 * work observation reads: texts, tool calls (string arguments), linked results, each
-	 * string clipped to its head and tail. The bridge applies the real bounds (issue 19). */
+	/** The run's messages from its last user message on, reduced to what a work observation
+	 * reads: texts, tool calls (string arguments), linked results, each string clipped to its
+	 * head and tail. At most 4,096: the user message (the work request, found however long
+	 * the turn is) and the newest 4,095 after it, with an `omitted` entry when older ones were
+	 * left out. The bridge applies the real bounds (issue 19). */
 	function workTurn(messages: unknown): Json[] {
 		if (!Array.isArray(messages)) return [];
 		const clip = (v: unknown, max = 24576): string => {
@@ -477,10 +479,12 @@ export default function waymarks(pi: any) {
 		const text = (c: unknown): string =>
 			typeof c === "string" ? c : Array.isArray(c)
 				? c.filter((p: Json) => p?.type === "text").map((p: Json) => String(p.text ?? "")).join("\n") : "";
-		const recent = messages.slice(-4096);
-		let start = 0;
-		for (let i = recent.length - 1; i >= 0; i--) if (recent[i]?.role === "user") { start = i; break; }
-		return recent.slice(start).map((m: Json) => {
+		let start = -1;
+		for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === "user") { start = i; break; }
+		const after = messages.slice(start + 1);
+		const kept = after.length > 4095 ? after.slice(-4095) : after;
+		const omitted = after.length - kept.length;
+		const reduce = (m: Json): Json => {
 			if (m?.role === "toolResult")
 				return { role: "toolResult", id: String(m.toolCallId ?? ""), text: clip(text(m.content)), isError: !!m.isError };
 			if (m?.role !== "assistant") return { role: String(m?.role ?? ""), text: clip(text(m?.content)) };
@@ -489,7 +493,9 @@ export default function waymarks(pi: any) {
 					args: Object.fromEntries(Object.entries(p.arguments ?? {}).slice(0, 16)
 						.filter(([, v]) => typeof v === "string").map(([k, v]) => [k, clip(v, 8192)])) }));
 			return { role: "assistant", text: clip(text(m.content)), stop: String(m.stopReason ?? ""), calls };
-		});
+		};
+		return [...(start >= 0 ? [reduce(messages[start])] : []),
+			...(omitted > 0 ? [{ role: "omitted", count: omitted }] : []), ...kept.map(reduce)];
 	}
 
 	pi.on("context", async (event: Json, ctx: any) => {
