@@ -137,27 +137,27 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
     from waymarks.hosts.claude_code_turnmark import pending_turn
 
     pending, _seen = pending_turn(home, session)
-    if pending or not helper:
-        _in_background(home, drain=not helper, close=found if pending else None)
+    if pending or not helper:  # the child also notes a statement turn (item 46)
+        _in_background(home, drain=not helper, close=found)
     return 0
 
 
 def _close_work_turn(home: str | Path, raw: bytes, project: str, session: str) -> None:
     """Close the turn's work observations (issue 19): the spool's drainer stores the
     statements only. A turn with no tool observation recorded since the last close is
-    answered by a byte search (:mod:`waymarks.hosts.claude_code_turnmark`) before anything
-    heavy is imported; a failure is logged, never raised into the person's turn."""
+    answered by a byte search (:mod:`waymarks.hosts.claude_code_turnmark`): it is not
+    captured again, and only a statement turn without tools is noted (item 46). This runs
+    off the hook's path (the helper after answering, or the detached child); a failure is
+    logged, never raised into the person's turn."""
     from waymarks.hosts.claude_code_turnmark import mark_closed, pending_turn
 
     pending, seen = pending_turn(str(home), session)
-    if not pending:
-        return
     from pathlib import Path
 
     from waymarks.hosts.claude_code import close_work_turn
 
     try:
-        close_work_turn(raw, Path(home), project or None)
+        close_work_turn(raw, Path(home), project or None, observed=pending)
     except Exception as exc:  # noqa: BLE001 (a hook never fails the turn; logged)
         from datetime import UTC, datetime
 
@@ -165,7 +165,8 @@ def _close_work_turn(home: str | Path, raw: bytes, project: str, session: str) -
 
         _log(Path(home), datetime.now(UTC), "Stop", type(exc).__name__)
         return  # no mark: the next Stop tries this turn again
-    mark_closed(str(home), session, seen)
+    if pending:  # a turn with no observation is only noted when it states something
+        mark_closed(str(home), session, seen)
 
 
 def _stop_input(raw: bytes, project: str) -> tuple[str, str, str] | None:

@@ -157,19 +157,22 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
     return None
 
 
-def close_work_turn(raw: bytes, home: Path, project: str | None) -> None:
+def close_work_turn(raw: bytes, home: Path, project: str | None, *,
+                    observed: bool = True) -> None:
     """``Stop``'s work turn (issue 19) when the statement capture went through the spool
     (:mod:`waymarks.hosts.cc_helper`): the spool's drainer stores statements only, so the
-    turn's tool observations are closed here. Bad input does nothing (it was logged)."""
+    turn's tool observations are closed here. ``observed=False``: none was recorded since
+    the last close, so only a statement turn without tools is noted (item 46). Bad input
+    does nothing (it was logged)."""
     try:
         payload = parse_input("Stop", raw)
     except HookInputError:
         return
-    _work("Stop", payload, home, project, None)
+    _work("Stop", payload, home, project, None, observed=observed)
 
 
 def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
-          app: Any, statements: int | None = None) -> None:
+          app: Any, statements: int | None = None, *, observed: bool = True) -> None:
     """Work observations (:mod:`waymarks.hosts.claude_code_observe`): a tool event records
     one, ``Stop`` closes the turn. Learning off or nothing to record opens no app."""
     from waymarks.hosts import claude_code_observe as observe
@@ -179,7 +182,7 @@ def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
         return
     if event == "Stop":  # reads the session's ledger; creates nothing, opens no app
         observe.close_turn(payload, home, cwd, app.bound_session if app is not None else None,
-                           statements)
+                           statements, observed=observed)
         return
     data = observe.observation(event, payload)
     if data is None:

@@ -54,10 +54,12 @@ def observation(event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None,
-               statements: int | None = None) -> dict[str, Any]:
+               statements: int | None = None, *, observed: bool = True) -> dict[str, Any]:
     """At ``Stop`` (learning on): capture the turn's recorded observations as a work
     source. ``warm``: a session ledger a helper already holds (used when it is this one).
-    A session with no ledger yet recorded nothing: nothing is created."""
+    ``observed=False``: the observations were all closed before (a repeated ``Stop``);
+    only a statement turn without tools is noted. A session with no ledger yet recorded
+    nothing: nothing is created."""
     session_id = str(payload["session_id"]).lower()
     sessions = home / "sessions"
     found = sorted(sessions.glob(f"*/*_{session_id}.jsonl")) if sessions.is_dir() else []
@@ -73,10 +75,18 @@ def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None,
     entries, limited = _turn_entries(session)
     from waymarks.hosts.work_turns import capture, from_claude_code
 
+    if not observed and any(kind == "observation" for kind, _v in entries):
+        return {"decision": "closed_before"}  # capturing it again would be a duplicate
     if not any(kind == "observation" for kind, _v in entries):
         if not entries:  # no prompt recorded either: nothing to say about this turn
             return {"decision": "no_observation"}
-        # no work, but the snapshot says what the turn was (its intent; item 46)
+        from waymarks.core.evolution.cues import is_statement
+
+        if not is_statement(str(entries[0][1])):
+            # a question or a request that used no tool reached no capture: the snapshot
+            # keeps the last turn that did (a repeated Stop never rewrites it either)
+            return {"decision": "no_observation"}
+        # a statement, no work: the snapshot says what the turn was (its intent; item 46)
         return capture(home, cwd, session.session_id, from_claude_code(entries, None, False),
                        host="claude-code", statements=statements)
     report, interrupted = _final_reply(payload.get("transcript_path"))
