@@ -70,9 +70,14 @@ TARGET_P99_MS = {1_000: 2.0, 100_000: 10.0}
 
 
 def rows_for(size: int, seed: int) -> tuple[list[ClaimRow], list[str]]:
+    """``size`` claims with distinct IDs (a projection holds a claim once: the generator's
+    repeats of one origin, kind and text are skipped, as capture would merge them)."""
     rng = random.Random(seed)
     rows, about = [], []
-    for i in range(size):
+    seen: set[str] = set()
+    i = -1
+    while len(rows) < size:
+        i += 1
         text, query = claim(rng, i)
         kind = rng.choice(KINDS)
         updated = NOW - timedelta(days=rng.uniform(0, 730))
@@ -85,7 +90,11 @@ def rows_for(size: int, seed: int) -> tuple[list[ClaimRow], list[str]]:
         if rng.random() < 0.05:
             accuracy = ("accurate", f"a{i}", iso(NOW))
         origin = f"/work/project-{i % 40}"
-        rows.append(ClaimRow(claim_id(origin, kind, text), origin, kind, text, "provisional",
+        cid = claim_id(origin, kind, text)
+        if cid in seen:
+            continue
+        seen.add(cid)
+        rows.append(ClaimRow(cid, origin, kind, text, "provisional",
                              rng.choice(BASES), "model", f"s{i}", iso(updated), i + 1,
                              search_terms=(), reinforced_at=confirmed, utility=slot,
                              accuracy=accuracy))

@@ -151,6 +151,38 @@ def pin(evo: Evolution, cid: str, pinned: bool = True) -> EditOutcome:
                        id=cid, pinned=pinned)
 
 
+def adopt(evo: Evolution, cid: str, origin: str) -> EditOutcome:
+    """Label a ``legacy`` claim with the directory ``origin`` (item 74: optional; legacy
+    claims are recalled without it). Its ID hashes its origin, so it gets a new ID there,
+    with its evidence dates, basis, aliases, feedback and pin kept; the legacy claim is
+    marked superseded by it. Undoable."""
+    from waymarks.core.evolution.model import LEGACY_ORIGIN, AdoptRecord
+
+    if not origin.startswith("/") or origin == LEGACY_ORIGIN:
+        return _refuse("bad_input", "adopt labels a claim with a directory (an absolute "
+                       "path); run it in that directory")
+    with evo.ledger.locked():
+        evo._locked_sync()
+        claim = _live(evo, cid)
+        if isinstance(claim, EditOutcome):
+            return claim
+        if claim.origin != LEGACY_ORIGIN:
+            return _refuse("bad_input", f"{cid} has an origin already; only a legacy claim "
+                           "(see `waymarks evolution list legacy`) can be adopted")
+        if claim.state not in ("provisional", "conflicted"):
+            return _refuse("not_active", f"{cid} is {claim.state}; only a provisional or "
+                           "conflicted claim can be adopted")
+        new_id = claim_id(origin, claim.kind, claim.content)
+        if evo.store.view.claim(new_id) is not None:
+            return _refuse("duplicate", f"{origin} already holds this claim as {new_id}")
+        if evo.store.view.suppressed(suppression_key(origin, claim.content)):
+            return _refuse("forgotten", f"this content was forgotten in {origin}; adopting "
+                           "it there would bring it back")
+        return _commit(evo, [AdoptRecord(SCHEMA_VERSION, cid, origin, iso(evo.clock.now()))],
+                       f"Adopted {cid} into {origin} as {new_id} (evidence dates kept; undo "
+                       "takes it back).", id=new_id, adopted=cid, origin=origin)
+
+
 def undo(evo: Evolution, event: int) -> EditOutcome:
     """Undo one event, only if every claim it changed is still as the event left it."""
     with evo.ledger.locked():

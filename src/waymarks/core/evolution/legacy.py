@@ -33,6 +33,7 @@ from typing import Any, Final
 
 from waymarks.core.evolution.capture import sanitize, summary_claims
 from waymarks.core.evolution.model import (
+    LEGACY_ORIGIN,
     MAX_CONTENT,
     MIN_CONTENT,
     SCHEMA_VERSION,
@@ -54,9 +55,10 @@ from waymarks.core.evolution.model import (
     utf16_len,
 )
 
+__all__ = ["LEGACY_ORIGIN", "Conversion", "LegacyError", "convert", "digest"]
+
 MEMORIES: Final = "memories.jsonl"
 ACTIONS: Final = "memory-actions.jsonl"
-LEGACY_ORIGIN: Final = "legacy"
 KINDS: Final = frozenset({"compaction_summary", "fact", "preference", "decision",
                           "project_state"})
 ACTION_TYPES: Final = frozenset({"confirm", "correct", "forget", "pin", "unpin", "conflict",

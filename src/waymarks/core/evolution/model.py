@@ -45,6 +45,9 @@ MAX_CONTENT: Final = 800
 CONFIRMED_PRIORITY: Final = 4
 
 
+#: the origin of a legacy claim imported without one (pi-memory-evolution's 0.1 ledgers)
+LEGACY_ORIGIN: Final = "legacy"
+
 class Evidence(msgspec.Struct, frozen=True, rename="camel"):
     """Why a claim is believed, as the host recorded it (never the model)."""
 
@@ -217,6 +220,22 @@ class PinRecord(msgspec.Struct, frozen=True, tag="pin", tag_field="op", rename="
     actor: str = "person"
 
 
+class AdoptRecord(msgspec.Struct, frozen=True, tag="adopt", tag_field="op", rename="camel",
+                  omit_defaults=True):
+    """A person labelled a ``legacy`` claim (imported without an origin) with a directory
+    (item 74's legacy ``adopt``; optional: legacy claims are recalled without it). A
+    claim's ID hashes its origin, so the claim moves to a new ID in ``origin`` with
+    everything else kept (evidence dates, basis, aliases, feedback, pin) and the legacy
+    one is marked superseded by it; content the legacy claim was corrected away from is
+    suppressed in ``origin`` too. An event: ``undo`` takes it back."""
+
+    schema_version: int
+    id: str
+    origin: str
+    at: str
+    actor: str = "person"
+
+
 class UndoRecord(msgspec.Struct, frozen=True, tag="undo", tag_field="op", rename="camel",
                  omit_defaults=True):
     """Undo the event folded at position ``event`` of the ledger (its changes' before
@@ -292,7 +311,7 @@ class RefreshRecord(msgspec.Struct, frozen=True, tag="refresh", tag_field="op",
 EvolutionRecord = (SourceRecord | ClaimRecord | RefusalRecord | SettledRecord | ForgetRecord
                    | FeedbackRecord | CorrectRecord | ConflictRecord | ResolveRecord
                    | UndoRecord | ImportRecord | ConfirmRecord | PinRecord
-                   | ImportBatchRecord | RefreshRecord)
+                   | ImportBatchRecord | RefreshRecord | AdoptRecord)
 #: feedback verdicts, by slot
 UTILITY_VERDICTS: Final = frozenset({"useful", "unhelpful"})
 ACCURACY_VERDICTS: Final = frozenset({"accurate", "incorrect"})
