@@ -240,11 +240,10 @@ def register_inspection(root: Group) -> None:
              examples=["waymarks evolution adopt 3f2a9c0d1e4b5a6978877665"])
     @click.argument("claim_id", metavar="ID")
     def adopt_(claim_id: str) -> Result:
-        from waymarks.ledger.identity import canonical_project_path
         from waymarks.service.evolution_edits import adopt
 
-        origin = canonical_project_path(runtime().app().cwd)
-        return _edit(lambda evo: adopt(evo, claim_id.strip(), origin))
+        directory = str(runtime().app().cwd)
+        return _edit(lambda evo: adopt(evo, claim_id.strip(), directory))
 
     @command(group, "feedback", summary=f"Your verdict on a learned claim: {VERDICT_HELP}. "
              "`incorrect` quarantines it (undo brings it back).",

@@ -151,14 +151,16 @@ def pin(evo: Evolution, cid: str, pinned: bool = True) -> EditOutcome:
                        id=cid, pinned=pinned)
 
 
-def adopt(evo: Evolution, cid: str, origin: str) -> EditOutcome:
-    """Label a ``legacy`` claim with the directory ``origin`` (item 74: optional; legacy
+def adopt(evo: Evolution, cid: str, directory: str) -> EditOutcome:
+    """Label a ``legacy`` claim with ``directory`` (item 74: optional; legacy
     claims are recalled without it). Its ID hashes its origin, so it gets a new ID there,
     with its evidence dates, basis, aliases, feedback and pin kept; the legacy claim is
     marked superseded by it. Undoable."""
     from waymarks.core.evolution.model import LEGACY_ORIGIN, AdoptRecord
+    from waymarks.ledger.identity import canonical_project_path
 
-    if not origin.startswith("/") or origin == LEGACY_ORIGIN:
+    origin = canonical_project_path(directory) if directory.startswith("/") else directory
+    if not origin.startswith("/"):
         return _refuse("bad_input", "adopt labels a claim with a directory (an absolute "
                        "path); run it in that directory")
     with evo.ledger.locked():
@@ -230,7 +232,11 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
     from waymarks.core.evolution import legacy
     from waymarks.core.evolution.legacy_sqlite import DATABASE
 
-    if (directory / DATABASE).is_file():  # the newer store: it holds any imported JSONL
+    # the newer store holds any JSONL it imported; once imported, only its own marker
+    # leaving the ledgers beside it open lets them be imported (nothing learned yet: no
+    # import either, and no ledger is created to find that out)
+    if (directory / DATABASE).is_file() and (
+            not ledger_path(evo.home).is_file() or _imported(evo) != "open"):
         return _import_sqlite(evo, directory / DATABASE)
     blobs = []
     for name in (legacy.MEMORIES, legacy.ACTIONS):
@@ -242,6 +248,10 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
             return _refuse("bad_input", f"{directory / name}: cannot be read "
                            f"({type(exc).__name__}); nothing was written")
     if not blobs[0].strip():
+        if (directory / DATABASE).is_file():  # the database there was imported already
+            return _refuse("duplicate", f"{directory / DATABASE} was already imported into "
+                           f"this home (an import is never replayed); no {legacy.MEMORIES} "
+                           "beside it to import")
         return _refuse("not_found", f"no legacy memories in {directory} ({legacy.MEMORIES} "
                        "missing or empty); the import stays available")
     try:
@@ -269,11 +279,19 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
                                       "skipped": conversion.skipped})
 
 
+def _imported(evo: Evolution) -> str:
+    """``none``, ``open`` (only imports that left the JSONL ledgers open) or ``closed``."""
+    evo.sync()
+    if evo.store.imported():
+        return "closed"
+    return "open" if evo.store.imported(consumed=False) else "none"
+
+
 def _import_sqlite(evo: Evolution, path: Path) -> EditOutcome:
     """Import a pi-memory-evolution ``memory.sqlite`` (schemas 2-7; item 81), read from a
     copy (the original is never opened or changed), as one ledger entry."""
     from waymarks.core.evolution import legacy
-    from waymarks.core.evolution.legacy_sqlite import convert_rows, rows_digest
+    from waymarks.core.evolution.legacy_sqlite import convert_rows, ledgers_open, rows_digest
     from waymarks.store.legacy_sqlite import LegacySqliteError, read_legacy_sqlite
 
     try:
@@ -284,12 +302,15 @@ def _import_sqlite(evo: Evolution, path: Path) -> EditOutcome:
         return _refuse("not_found", f"no legacy memories in {path}; the import stays "
                        "available")
     try:
-        conversion = convert_rows(snapshot.schema, snapshot.rows)
+        conversion = convert_rows(snapshot.schema, snapshot.rows, snapshot.sources,
+                                  snapshot.events)
+        conversion.ledgers_open = ledgers_open(snapshot.schema, snapshot.import_marker,
+                                               snapshot.migration_event, snapshot.rows)
     except legacy.LegacyError as exc:
         return _refuse("bad_input", str(exc))
     with evo.ledger.locked():
         evo._locked_sync()
-        if evo.store.imported():
+        if evo.store.imported(consumed=False):
             return _refuse("duplicate", "legacy memory was already imported into this home; "
                            "an import is never replayed")
         evo._append([legacy.batch(conversion, rows_digest(snapshot.schema, snapshot.rows),
@@ -298,11 +319,19 @@ def _import_sqlite(evo: Evolution, path: Path) -> EditOutcome:
         if last is None or last.op != "imported" or not last.applied:
             return _refuse("not_applied", "the import did not complete; see "
                            "`waymarks evolution learning`")
+        opened = (" Its own marker shows the JSONL ledgers beside it were never imported: "
+                  "`waymarks evolution import DIR` again imports them once."
+                  if conversion.ledgers_open else "")
         return EditOutcome(True, "done", f"Imported {conversion.claims} legacy claims from "
                            f"{path} (schema {snapshot.schema}; {conversion.skipped} skipped: "
-                           "nothing storable). The database was only read.", last.seq,
+                           f"nothing storable), {len(conversion.history)} history events and "
+                           f"{conversion.jobs_due} queued jobs (due now; their old failure "
+                           "causes unknown). The database was only read." + opened, last.seq,
                            {"claims": conversion.claims, "skipped": conversion.skipped,
-                            "schema": snapshot.schema})
+                            "schema": snapshot.schema, "history": len(conversion.history),
+                            "jobsDue": conversion.jobs_due,
+                            "jobsSettled": conversion.jobs_settled,
+                            "ledgersOpen": conversion.ledgers_open})
 
 
 def archive_legacy(evo: Evolution, directory: Path) -> EditOutcome:

@@ -183,7 +183,9 @@ def _fold(rec: _Recorder, view: EvoView, record: EvolutionRecord, seq: int) -> E
         # one event: every claim the batch changed, first state before, last state after
         for inner in record.records:
             _fold(rec, view, inner, seq)
-        return Effect("imported", record.digest, True, "legacy_import", "person", record.at)
+        # an import that left the JSONL ledgers unconsumed says so: it does not close them
+        return Effect("imported", record.digest, True, "legacy_import_open"
+                      if record.ledgers_open else "legacy_import", "person", record.at)
     if isinstance(record, RefreshRecord):  # a work source left a pending state standing
         claim, source = view.claim(record.id), view.source(record.source_id)
         if (claim is None or source is None or source.kind != "progress"

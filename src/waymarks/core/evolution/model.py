@@ -279,6 +279,17 @@ ImportedRecord = (SourceRecord | ClaimRecord | SettledRecord | ForgetRecord | Fe
                   | CorrectRecord | ConflictRecord | ResolveRecord | PinRecord)
 
 
+class LegacyEvent(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
+    """One event of a pi-memory-evolution database's history, kept without content: its
+    ID and time, who acted (``migration|model|user|host|unknown``) and the Waymarks IDs of
+    the claims it touched (before and after; rows that are not imported are left out)."""
+
+    id: str
+    at: str
+    actor: str
+    claims: tuple[str, ...] = ()
+
+
 class ImportBatchRecord(msgspec.Struct, frozen=True, tag="importBatch", tag_field="op",
                         rename="camel", omit_defaults=True):
     """A whole legacy import as ONE ledger entry (item 80): a line is appended whole or, torn
@@ -292,6 +303,12 @@ class ImportBatchRecord(msgspec.Struct, frozen=True, tag="importBatch", tag_fiel
     at: str
     records: tuple[ImportedRecord, ...]
     skipped: int = 0
+    #: a pi-memory-evolution database whose own marker shows it never consumed the JSONL
+    #: ledgers beside it (none found, failed, or a digest-proven empty v6 snapshot): a
+    #: later import of those ledgers stays open (item 80)
+    ledgers_open: bool = False
+    #: that database's event history, content-free (item 81)
+    history: tuple[LegacyEvent, ...] = ()
 
 
 class RefreshRecord(msgspec.Struct, frozen=True, tag="refresh", tag_field="op",
