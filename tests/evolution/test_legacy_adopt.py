@@ -8,11 +8,14 @@ folds the same state."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.evolution.test_legacy_import import _action, _cli, _memory, _write
 from waymarks.core.evolution.model import claim_id
+from waymarks.service.app import Waymarks
 from waymarks.service.evolution import Evolution, ledger_path
+from waymarks.service.evolution_edits import import_legacy
 
 LEGACY = [
     _memory("m1", "fact", "The staging port is 8080"),  # no scope: legacy
@@ -90,3 +93,26 @@ def test_adopt_refuses_with_nothing_changed(tmp_path: Path) -> None:
     assert _cli(home, project, "evolution", "adopt", adopted)["outcome"] == "done"
     again = _cli(home, project, "evolution", "adopt", adopted, expect=2)
     assert again["code"] == "not_active"  # the legacy one is superseded now
+
+
+def test_adopt_over_mcp_asks_the_person_first(app: Waymarks, tmp_path: Path) -> None:
+    """The MCP edit tool: adopt is asked (a no changes nothing), then applied into the
+    app's directory with the same event the CLI makes."""
+    from tests.mcp_server.test_learned_memory_tool import call
+    from tests.mcp_server.test_remember_tool import Person
+
+    _write(tmp_path / "legacy", LEGACY, ACTIONS)
+    with Evolution(app.home) as evo:
+        assert import_legacy(evo, tmp_path / "legacy").ok
+    old = claim_id("legacy", "decision", "Releases are cut from main on Fridays")
+    no = Person("decline")
+    assert call(app, "learned_memory_edit", {"action": "adopt", "id": old}, no)[
+        "outcome"] != "done"
+    assert "Adopt legacy learned claim" in no.asked[0]
+    with Evolution(app.home) as evo:
+        evo.sync()
+        assert evo.store.view.claim(old).state == "provisional"  # type: ignore[union-attr]
+    done = call(app, "learned_memory_edit", {"action": "adopt", "id": old}, Person())
+    origin = os.path.realpath(app.cwd)
+    assert done["outcome"] == "done" and done["origin"] == origin
+    assert done["id"] == claim_id(origin, "decision", "Releases are cut from main on Fridays")
