@@ -141,3 +141,28 @@ def test_job_state_and_history_come_along_without_content(tmp_path: Path) -> Non
     for path in home.glob("waymarks.db*"):
         path.unlink()
     assert _cli(home, cwd, "evolution", "show", cid)["legacyEvents"] == shown["legacyEvents"]
+
+
+def test_jobs_from_the_schema_3_table_shape_are_due_with_an_unknown_cause(
+        tmp_path: Path) -> None:
+    """Schema 3's ``sources`` has no failure columns (they came with schema 4): a failed
+    job there counts as below the cap, is queued again and due now."""
+    import sqlite3
+
+    home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
+    cwd.mkdir()
+    path = _database(legacy, "3", ROWS[:1])
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO sources (id, data, state, attempt) VALUES (?, ?, 'failed', 3)",
+               ("s1", json.dumps({"id": "s1", "scope": "/w/a", "kind": "user", "createdAt": T,
+                                  "content": "Remember: the proxy listens on 8443"})))
+    db.commit()
+    db.close()
+    before = _state(legacy)
+    done = _cli(home, cwd, "evolution", "import", str(legacy))
+    assert done["jobsDue"] == 1 and done["jobsSettled"] == 0
+    with Evolution(home) as evo:
+        evo.sync()
+        assert [s.text for s in evo.store.unsettled(10)] == [
+            "Remember: the proxy listens on 8443"]
+    assert _state(legacy) == before
