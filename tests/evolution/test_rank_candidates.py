@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
+
 from tests.evolution.test_rank import NOW, WORDS, _reference, _row
 from waymarks.recall.analysis import is_literal
 from waymarks.recall.plan import direct_plan, plan_query
@@ -185,3 +187,21 @@ def test_a_limit_keeps_exactly_the_best_and_scores_less() -> None:
                 fewer += len(got) < len(full)
                 compared += 1
     assert compared == 900 and fewer > 0
+
+
+def test_a_one_shot_process_never_builds_the_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arrays cost about as much as a few queries save: a large corpus builds them only
+    once it has served ``DENSE_AFTER`` queries, and ranks the same before and after."""
+    monkeypatch.setattr(er, "DENSE_MIN", 50)
+    rng = random.Random(3)
+    corpus = _store(rng)
+    assert len(corpus) >= 50
+    plans = [direct_plan(" ".join(_query(rng))) for _ in range(er.DENSE_AFTER + 2)]
+    for n, plan in enumerate(plans):
+        built = corpus._dense is not None
+        assert built == (n > er.DENSE_AFTER)  # built by query DENSE_AFTER (0-based)
+        full = _reference(corpus.pairs, plan, False)
+        got = [(s.candidate.id, round(s.rank, 9)) for s in
+               er.rank(plan, corpus, NOW, automatic=False, limit=5).eligible]
+        assert got[:5] == full[:5]
+    assert corpus._dense is not None

@@ -191,8 +191,11 @@ class Corpus:
     def __init__(self, pairs: Sequence[tuple[ClaimRow, Candidate]],
                  dense: bool | None = None) -> None:
         self.pairs = list(pairs)
-        #: bound over arrays (:mod:`.evolution_rank_dense`): by default for large corpora
-        self.use_dense = len(self.pairs) >= DENSE_MIN if dense is None else dense
+        #: bound over arrays (:mod:`.evolution_rank_dense`): ``None``: for a large corpus
+        #: once it has served :data:`DENSE_AFTER` queries (the arrays cost about as much to
+        #: build as a few queries save: a one-shot process never builds them)
+        self.dense_wanted = dense
+        self.served = 0
         self._dense: Dense | None = None
         self.strong: dict[str, list[int]] = {}
         self.df: dict[str, int] = {}
@@ -204,6 +207,13 @@ class Corpus:
 
     def __len__(self) -> int:
         return len(self.pairs)
+
+    @property
+    def use_dense(self) -> bool:
+        """Whether the next query bounds its candidates over arrays."""
+        if self.dense_wanted is not None:
+            return self.dense_wanted
+        return len(self.pairs) >= DENSE_MIN and self.served >= DENSE_AFTER
 
     def dense(self) -> Dense:
         """The corpus's arrays (built on first use)."""
@@ -372,6 +382,8 @@ _ALIAS: Final = FIELD_FACTORS["aliases"]
 _ORIGIN: Final = FIELD_FACTORS["origin"]
 #: float slack for bounds compared with sums added in another order
 _EPSILON: Final = 1e-9
+#: queries a large corpus serves by the Python pass before it builds its arrays
+DENSE_AFTER: Final = 2
 #: candidates scored at a time while looking for the best eligible relevance
 _CHUNK: Final = 16
 #: up to this many postings (or candidates) are scored without looking for a bound first
@@ -400,6 +412,8 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
     starts with exactly the ``limit`` best by rank (as the full ranking's does), and holds
     only some of the eligible claims below them (without ``limit``: all of them)."""
     corpus = rows if isinstance(rows, Corpus) else Corpus(rows)
+    dense = corpus.use_dense
+    corpus.served += 1
     stats = corpus.stats(plan)
     now_s = parse_time(now) or 0.0
     memo = stats.memoized((*plan.focus, *plan.context))
@@ -428,7 +442,7 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
     def by_bound(pairs: list[tuple[float, int]]) -> list[tuple[float, int]]:
         return sorted(pairs, key=lambda pair: (-pair[0], pair[1]))
 
-    if corpus.use_dense:
+    if dense:
 
         def rank_of(item: Scored) -> float:
             aged, _ = with_factors(item.candidate, by_id[item.candidate.id], now)
