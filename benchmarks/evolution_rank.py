@@ -9,7 +9,7 @@ Then ~300 queries (60% about an existing claim, 40% unrelated to the store) are 
 the same warm process, each timed end to end (``perf_counter``):
 
 - ``ranked``: the production path: ``direct_plan`` + ``evolution_rank.rank`` over the
-  corpus with ``recall_learned``'s limit, as a warm process runs it (a corpus of 4,096
+  corpus with ``recall_learned``'s limit, as a warm process runs it (a corpus of 512
   claims or more bounds its candidates over arrays from its third query on,
   ``service.evolution_rank_dense``, and scores only enough to hold the limit's best
   exactly; a smaller one takes main's path);

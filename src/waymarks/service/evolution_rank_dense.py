@@ -13,8 +13,13 @@ What must stay true (the property tests hold it to the Python pass and the full 
   same field factors, and the same floating-point sums added in the same order (each
   claim gets at most one term per feature, so adding 0 elsewhere changes nothing);
 - the arrays are built once per corpus (a corpus never changes; a changed projection
-  builds a new one), lazily, and only for corpora of :data:`DENSE_MIN` claims or more,
-  so a small home (and every lean hook path) never imports numpy.
+  builds a new one), lazily: only for corpora of :data:`DENSE_MIN` claims or more, once
+  the corpus has served a few queries (``evolution_rank.DENSE_AFTER``), so a small home
+  and a one-shot process (a CLI recall, a hook without the helper) never import numpy;
+- with a limit, the first ``limit`` eligible claims by rank are exactly the full
+  ranking's: claims are scored by an upper bound of their rank (relevance bound x
+  freshness x evidence x feedback) until ``limit`` eligible ones rank above every bound
+  left.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from waymarks.recall.scoring import (
 )
 
 #: corpora smaller than this are bounded by the Python pass (numpy is not imported)
-DENSE_MIN: Final = 4096
+DENSE_MIN: Final = 512
 _EPSILON: Final = 1e-9
 _WEAK: Final = FIELD_FACTORS["quoted"]
 _ALIAS: Final = FIELD_FACTORS["aliases"]
