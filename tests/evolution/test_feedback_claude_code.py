@@ -87,3 +87,72 @@ def test_questions_and_quotes_are_not_feedback_and_a_receipt_is_kept_once(
     again = _prompt(home, project, f"memory {claim} is useful.")
     assert "Already recorded" in str(again["systemMessage"])
     assert len(_cli(home, project, "evolution", "show", claim)["receipts"]) == 1  # type: ignore[arg-type]
+
+
+def _stop(home: Path, cwd: Path, transcript: Path) -> None:
+    """The ``Stop`` hook through the real entry point, then its queued capture drained."""
+    from waymarks.service.evolution import drain_captures
+
+    _hook(home, cwd, "Stop", {"session_id": SESSION, "cwd": str(cwd),
+                              "transcript_path": str(transcript)})
+    drain_captures(home)
+
+
+def _said(path: Path, *prompts: str) -> Path:
+    """A Claude Code transcript whose user messages are ``prompts`` (one turn each)."""
+    lines = []
+    for n, prompt in enumerate(prompts):
+        lines.append({"type": "user", "uuid": f"u{n}", "sessionId": SESSION,
+                      "message": {"role": "user", "content": prompt}})
+        lines.append({"type": "assistant", "uuid": f"a{n}", "message": {
+            "role": "assistant", "content": [{"type": "text", "text": "Noted."}]}})
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+def test_feedback_only_in_the_transcript_is_applied_at_stop_once(tmp_path: Path) -> None:
+    """Item 35 at ``Stop``: the ``UserPromptSubmit`` hook never saw the prompt (not
+    installed, timed out); ``Stop`` reads it from the transcript and applies it, keyed by
+    the transcript entry: a later ``Stop`` over the same transcript, or after an undo,
+    does not apply it again."""
+    home, project = tmp_path / "home", tmp_path / "b"
+    project.mkdir()
+    _cli(home, project, "trust", str(project))
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    claim = learn(home, str(tmp_path / "a"), {
+        "kind": "decision", "content": "Deployments use Kamal",
+        "searchTerms": ["deploy", "deployment tool", "kamal"]}, "2026-11-20T00:00:00.000Z")
+    transcript = _said(tmp_path / "t.jsonl", ASK, f"memory {claim} is incorrect.")
+    _stop(home, project, transcript)
+    shown = _cli(home, project, "evolution", "show", claim)
+    assert shown["state"] == "conflicted"  # quarantined: not injected next turn
+    [receipt] = shown["receipts"]  # type: ignore[misc]
+    assert receipt["sourceId"] == f"claude:{SESSION}:transcript:u1"
+    assert f"Learned ID: {claim}" not in _context(_prompt(home, project, ASK))
+    history = _cli(home, project, "evolution", "history")
+    [event] = [e["event"] for e in history["events"]  # type: ignore[union-attr]
+               if e["op"] == "feedback" and e["applied"]]
+    assert _cli(home, project, "evolution", "undo", str(event))["undone"] == event
+    _stop(home, project, transcript)  # the same last message: the receipt holds
+    assert _cli(home, project, "evolution", "show", claim)["state"] == "provisional"
+    assert f"Learned ID: {claim}" in _context(_prompt(home, project, ASK))
+
+
+def test_stop_reuses_the_prompt_hooks_receipt(tmp_path: Path) -> None:
+    """Both hooks saw the prompt: the verdict is applied once (by ``UserPromptSubmit``),
+    and ``Stop`` finds that receipt (keyed by the prompt's ledger entry) even after an
+    undo, so the undone verdict never comes back."""
+    home, project = tmp_path / "home", tmp_path / "b"
+    project.mkdir()
+    _cli(home, project, "trust", str(project))
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    claim = learn(home, str(tmp_path / "a"), {
+        "kind": "decision", "content": "Deployments use Kamal",
+        "searchTerms": ["kamal"]}, "2026-11-20T00:00:00.000Z")
+    told = _prompt(home, project, f"memory {claim} is incorrect.")
+    event = int(str(told["systemMessage"]).split("event ")[1].split(";")[0])
+    assert _cli(home, project, "evolution", "undo", str(event))["undone"] == event
+    _stop(home, project, _said(tmp_path / "t.jsonl", f"memory {claim} is incorrect."))
+    shown = _cli(home, project, "evolution", "show", claim)
+    assert shown["state"] == "provisional"
+    assert len(shown["receipts"]) == 1  # type: ignore[arg-type]

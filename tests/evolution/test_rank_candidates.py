@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
+
 from tests.evolution.test_rank import NOW, WORDS, _reference, _row
 from waymarks.recall.analysis import is_literal
 from waymarks.recall.plan import direct_plan, plan_query
@@ -133,3 +135,73 @@ def test_the_cutoff_generators_never_walk_more_than_the_coverage_ones() -> None:
             sum(len(corpus.strong.get(f, ())) for f in loose)
         tighter += tight != loose
     assert tighter > 0  # the cutoff did leave common words out
+
+
+def test_the_array_bounds_equal_the_python_pass_bit_for_bit() -> None:
+    """A large corpus bounds its candidates over arrays (evolution_rank_dense): the same
+    claims, with the same floating-point bounds, as the Python pass walking every focus
+    feature; and the same ranking as the full reference."""
+    checked = 0
+    for seed in range(20):
+        rng = random.Random(500 + seed)
+        corpus = _store(rng)
+        dense = er.Corpus(corpus.pairs, dense=True)
+        assert not corpus.use_dense  # small: the Python pass by default
+        for _ in range(10):
+            words = _query(rng)
+            if rng.random() < 0.5:
+                plan = plan_query(" ".join(words[:2]) + "?",
+                                  [" ".join(rng.sample(WORDS + RARE, 3))])
+            else:
+                plan = direct_plan(" ".join(words))
+            stats = corpus.stats(plan)
+            walked = sorted(corpus.bounded(plan, stats, generators=sorted(set(plan.focus))),
+                            key=lambda pair: pair[1])
+            indices, bounds = dense.dense().bounded(plan, stats)
+            assert indices.tolist() == [i for _b, i in walked]
+            assert bounds.tolist() == [b for b, _i in walked]
+            automatic = rng.random() < 0.5
+            assert [(s.candidate.id, round(s.rank, 9)) for s in
+                    er.rank(plan, dense, NOW, automatic=automatic).eligible] == \
+                _reference(corpus.pairs, plan, automatic)
+            checked += 1
+    assert checked == 200
+
+
+def test_a_limit_keeps_exactly_the_best_and_scores_less() -> None:
+    """With ``limit`` (recall_learned's), the array path scores only enough claims to hold
+    the ``limit`` best by rank: they are exactly the full ranking's first ``limit``."""
+    compared = fewer = 0
+    for seed in range(30):
+        rng = random.Random(900 + seed)
+        corpus = _store(rng)
+        dense = er.Corpus(corpus.pairs, dense=True)
+        for _ in range(10):
+            plan = direct_plan(" ".join(_query(rng)))
+            automatic = rng.random() < 0.5
+            full = _reference(corpus.pairs, plan, automatic)
+            for limit in (1, 3, 5):
+                got = [(s.candidate.id, round(s.rank, 9)) for s in
+                       er.rank(plan, dense, NOW, automatic=automatic, limit=limit).eligible]
+                assert got[:limit] == full[:limit]
+                fewer += len(got) < len(full)
+                compared += 1
+    assert compared == 900 and fewer > 0
+
+
+def test_a_one_shot_process_never_builds_the_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arrays cost about as much as a few queries save: a large corpus builds them only
+    once it has served ``DENSE_AFTER`` queries, and ranks the same before and after."""
+    monkeypatch.setattr(er, "DENSE_MIN", 50)
+    rng = random.Random(3)
+    corpus = _store(rng)
+    assert len(corpus) >= 50
+    plans = [direct_plan(" ".join(_query(rng))) for _ in range(er.DENSE_AFTER + 2)]
+    for n, plan in enumerate(plans):
+        built = corpus._dense is not None
+        assert built == (n > er.DENSE_AFTER)  # built by query DENSE_AFTER (0-based)
+        full = _reference(corpus.pairs, plan, False)
+        got = [(s.candidate.id, round(s.rank, 9)) for s in
+               er.rank(plan, corpus, NOW, automatic=False, limit=5).eligible]
+        assert got[:5] == full[:5]
+    assert corpus._dense is not None

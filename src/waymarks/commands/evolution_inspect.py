@@ -1,7 +1,7 @@
 """``waymarks evolution list|search|show|history|explain|learning`` (read-only) and
-``waymarks evolution forget|correct|undo|conflict|resolve|pin|unpin|feedback`` plus the top-level
-``waymarks feedback ID VERDICT``: inspecting and editing learned memory (EVOLUTION items
-34, 71-74, 76).
+``waymarks evolution forget|correct|undo|conflict|resolve|pin|unpin|adopt|feedback`` plus
+the top-level ``waymarks feedback ID VERDICT``: inspecting and editing learned memory
+(EVOLUTION items 34, 71-74, 76).
 
 All take ``--json``. A refusal exits 2 with a fixed code and says what to do; it changes
 nothing. Edits print the event they made (``undo EVENT`` takes it back). Forget is logical,
@@ -233,6 +233,17 @@ def register_inspection(root: Group) -> None:
         from waymarks.service.evolution_edits import pin
 
         return _edit(lambda evo: pin(evo, claim_id.strip(), False))
+
+    @command(group, "adopt", summary="Label a legacy learned claim (imported without an "
+             "origin) with this directory; optional: legacy claims are recalled anyway. Its "
+             "evidence dates stay; undoable.",
+             examples=["waymarks evolution adopt 3f2a9c0d1e4b5a6978877665"])
+    @click.argument("claim_id", metavar="ID")
+    def adopt_(claim_id: str) -> Result:
+        from waymarks.service.evolution_edits import adopt
+
+        directory = str(runtime().app().cwd)
+        return _edit(lambda evo: adopt(evo, claim_id.strip(), directory))
 
     @command(group, "feedback", summary=f"Your verdict on a learned claim: {VERDICT_HELP}. "
              "`incorrect` quarantines it (undo brings it back).",

@@ -15,6 +15,19 @@ What must stay true:
 - the receipt names the claim ID, the verdict, the code and the event (for ``undo``),
   never the claim's content;
 - a prompt that is not feedback costs one parse: nothing is opened.
+
+At ``Stop`` (:func:`waymarks.service.evolution_edits.stop_feedback`, called by the
+transcript capture), the turn's prompt
+is read from Claude Code's own transcript too, so feedback is applied even when the
+``UserPromptSubmit`` hook did not run (not installed, timed out, failed):
+- only the transcript's last user message (this turn's prompt) is considered: earlier
+  turns had their own ``Stop``, and one message costs at most one ledger read;
+- its receipt key is the one ``UserPromptSubmit`` used when that hook recorded the
+  prompt (the session ledger's last user entry with the same text), so the verdict is
+  applied once whichever path runs first, and never again after an ``undo``; a prompt
+  the hook never recorded is keyed by its transcript entry
+  (``claude:<session>:transcript:<uuid>``);
+- nothing is printed (the turn is over); counts only, never content.
 """
 
 from __future__ import annotations
@@ -51,3 +64,4 @@ def prompt_feedback(home: Path, session_id: str, entry_id: str, prompt: str) -> 
     return (f"Waymarks: recorded '{parsed.verdict}' on learned claim {parsed.claim_id} "
             f"(event {outcome.event}; `waymarks evolution undo {outcome.event}` takes it "
             "back).")
+

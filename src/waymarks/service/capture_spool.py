@@ -366,6 +366,9 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
             handle.readline()  # a partial first line
         data = handle.read(TAIL_BYTES)
     statements, summaries = transcript_items(data)
+    from waymarks.service.evolution_feedback import stop_feedback
+
+    stop_feedback(home, session, statements, evo)  # the turn's prompt as feedback (item 35)
     chosen = [(key, text) for key, text in statements if is_statement(text)][-MAX_STATEMENTS:]
     items = [("statement", key, text) for key, text in chosen]
     if event == "PreCompact":

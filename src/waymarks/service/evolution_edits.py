@@ -1,5 +1,5 @@
 """A person's edits to learned claims: forget, correct, conflict, resolve, pin, undo,
-feedback.
+feedback (:mod:`.evolution_feedback`, re-exported here).
 
 Each edit is one record appended to the evolution ledger (canonical, so it survives a
 deleted ``waymarks.db``) under the ledger's lock, with the projection brought up to date
@@ -14,87 +14,41 @@ erasure: the text stays in the append-only ledger, marked forgotten and suppress
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
 
 from waymarks.core.evolution.feedback import parse_feedback
 from waymarks.core.evolution.model import (
     MAX_CONTENT,
     MIN_CONTENT,
     SCHEMA_VERSION,
-    VERDICTS,
     ConflictRecord,
     CorrectRecord,
     EvolutionRecord,
-    FeedbackRecord,
     ForgetRecord,
     PinRecord,
     ResolveRecord,
-    SettledRecord,
     UndoRecord,
     claim_id,
     utf16_len,
 )
-from waymarks.core.evolution.rows import ClaimRow, same_state, snapshot, suppression_key
+from waymarks.core.evolution.rows import same_state, snapshot, suppression_key
 from waymarks.service.evolution import Evolution
+from waymarks.service.evolution_feedback import (
+    REFUSALS,
+    EditOutcome,
+    _commit,
+    _live,
+    _refuse,
+    _retire_repeats,
+    feedback,
+    natural_feedback,
+    stop_feedback,
+)
 from waymarks.service.learning import ledger_path
 from waymarks.service.ports import iso
 
-#: what an edit may be refused for (fixed codes)
-REFUSALS: Final = frozenset({"not_found", "bad_input", "not_active", "changed_since",
-                             "duplicate", "forgotten", "not_applied"})
-
-
-@dataclass(frozen=True, slots=True)
-class EditOutcome:
-    ok: bool
-    code: str  # "done" or a refusal (:data:`REFUSALS`)
-    message: str
-    event: int | None = None
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "code": self.code, "message": self.message,
-                "event": self.event, **self.data}
-
-
-def _refuse(code: str, message: str) -> EditOutcome:
-    return EditOutcome(False, code, message)
-
-
-def _commit(evo: Evolution, records: Sequence[EvolutionRecord], message: str,
-            **data: Any) -> EditOutcome:
-    """Append ``records`` (the first is the edit) and check that its event applied."""
-    first = evo.store.last_seq() + 1
-    evo._append(records)  # the one append path (lock held by the caller)
-    event = evo.store.event(first)
-    if event is None or not event.applied:
-        reason = event.reason if event is not None else "not_folded"
-        return _refuse("not_applied", f"the edit was recorded but did not apply ({reason}); "
-                       "nothing changed. See `waymarks evolution history`")
-    return EditOutcome(True, "done", message, first, data)
-
-
-def _live(evo: Evolution, cid: str) -> ClaimRow | EditOutcome:
-    claim = evo.store.view.claim(cid)
-    if claim is None:
-        return _refuse("not_found", f"no learned claim has the ID {cid!r}; see "
-                       "`waymarks evolution list` (IDs are 24 hex digits)")
-    return claim
-
-
-def _retire_repeats(evo: Evolution, origin: str, content: str, code: str,
-                    keep: str | None = None) -> list[EvolutionRecord]:
-    """Settle the queued sources of ``origin`` whose text repeats ``content``: their model
-    pass would only propose it again (EVOLUTION item 73)."""
-    at = iso(evo.clock.now())
-    return [SettledRecord(SCHEMA_VERSION, s.source_id, code, at)
-            for s in evo.store.unsettled(1_000_000)
-            if s.origin == origin and s.source_id != keep and content in s.text]
-
+__all__ = ["REFUSALS", "EditOutcome", "feedback", "natural_feedback", "stop_feedback"]
 
 def forget(evo: Evolution, cid: str) -> EditOutcome:
     """Forget a claim (any state but forgotten; a hash-mismatched row too) and its exact
@@ -197,6 +151,40 @@ def pin(evo: Evolution, cid: str, pinned: bool = True) -> EditOutcome:
                        id=cid, pinned=pinned)
 
 
+def adopt(evo: Evolution, cid: str, directory: str) -> EditOutcome:
+    """Label a ``legacy`` claim with ``directory`` (item 74: optional; legacy
+    claims are recalled without it). Its ID hashes its origin, so it gets a new ID there,
+    with its evidence dates, basis, aliases, feedback and pin kept; the legacy claim is
+    marked superseded by it. Undoable."""
+    from waymarks.core.evolution.model import LEGACY_ORIGIN, AdoptRecord
+    from waymarks.ledger.identity import canonical_project_path
+
+    origin = canonical_project_path(directory) if directory.startswith("/") else directory
+    if not origin.startswith("/"):
+        return _refuse("bad_input", "adopt labels a claim with a directory (an absolute "
+                       "path); run it in that directory")
+    with evo.ledger.locked():
+        evo._locked_sync()
+        claim = _live(evo, cid)
+        if isinstance(claim, EditOutcome):
+            return claim
+        if claim.origin != LEGACY_ORIGIN:
+            return _refuse("bad_input", f"{cid} has an origin already; only a legacy claim "
+                           "(see `waymarks evolution list legacy`) can be adopted")
+        if claim.state not in ("provisional", "conflicted"):
+            return _refuse("not_active", f"{cid} is {claim.state}; only a provisional or "
+                           "conflicted claim can be adopted")
+        new_id = claim_id(origin, claim.kind, claim.content)
+        if evo.store.view.claim(new_id) is not None:
+            return _refuse("duplicate", f"{origin} already holds this claim as {new_id}")
+        if evo.store.view.suppressed(suppression_key(origin, claim.content)):
+            return _refuse("forgotten", f"this content was forgotten in {origin}; adopting "
+                           "it there would bring it back")
+        return _commit(evo, [AdoptRecord(SCHEMA_VERSION, cid, origin, iso(evo.clock.now()))],
+                       f"Adopted {cid} into {origin} as {new_id} (evidence dates kept; undo "
+                       "takes it back).", id=new_id, adopted=cid, origin=origin)
+
+
 def undo(evo: Evolution, event: int) -> EditOutcome:
     """Undo one event, only if every claim it changed is still as the event left it."""
     with evo.ledger.locked():
@@ -214,50 +202,6 @@ def undo(evo: Evolution, event: int) -> EditOutcome:
                        f"Undid event {event} ({row.op}). Suppressions and feedback receipts "
                        "stay.", undone=event,
                        claims=[c.claim_id for c in row.changes])
-
-
-def feedback(evo: Evolution, cid: str, verdict: str, source: str | None = None) -> EditOutcome:
-    """Record a verdict. ``source`` keys the receipt (a message's ID for natural feedback;
-    a fresh ID per command). A repeated key, or a verdict equal to the current one, records
-    nothing new and is still reported as done (``changed`` false)."""
-    verdict = verdict.strip().lower()
-    if verdict not in VERDICTS:
-        return _refuse("bad_input", f"the verdict is one of {', '.join(sorted(VERDICTS))}")
-    source_id = source or f"cmd:{uuid.uuid4().hex}"
-    with evo.ledger.locked():
-        evo._locked_sync()
-        claim = _live(evo, cid)
-        if isinstance(claim, EditOutcome):
-            return claim
-        if claim.state in ("forgotten", "superseded"):
-            return _refuse("not_active", f"{cid} is {claim.state}; feedback cannot revive it")
-        if evo.store.view.receipt(source_id, cid):
-            return EditOutcome(True, "done", "Already recorded.", None,
-                               {"id": cid, "verdict": verdict, "changed": False})
-        records: list[EvolutionRecord] = [FeedbackRecord(
-            SCHEMA_VERSION, cid, verdict, source_id, iso(evo.clock.now()))]
-        if verdict == "incorrect":
-            records += _retire_repeats(evo, claim.origin, claim.content, "incorrect")
-        first = evo.store.last_seq() + 1
-        evo._append(records)
-        event = evo.store.event(first)
-        changed = event is not None and event.applied
-        note = {"incorrect": " It is quarantined (never recalled) with its same-origin "
-                             "duplicates; `waymarks evolution undo EVENT` brings it back."
-                }.get(verdict, "")
-        return EditOutcome(True, "done", f"Recorded {verdict} for {cid}." + note
-                           if changed else f"Nothing changed ({event.reason if event else ''}).",
-                           first if changed else None,
-                           {"id": cid, "verdict": verdict, "changed": changed})
-
-
-def natural_feedback(evo: Evolution, message: str, source: str) -> EditOutcome | None:
-    """Feedback a whole user message gives (``None`` when it gives none). An unknown ID is
-    a refusal returned to the caller, never an exception that stops the rest of a hook."""
-    parsed = parse_feedback(message)
-    if parsed is None:
-        return None
-    return feedback(evo, parsed.claim_id, parsed.verdict, source)
 
 
 def feedback_from_turn(home: Path, messages: Sequence[tuple[str, str]]) -> dict[str, int]:
@@ -288,7 +232,11 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
     from waymarks.core.evolution import legacy
     from waymarks.core.evolution.legacy_sqlite import DATABASE
 
-    if (directory / DATABASE).is_file():  # the newer store: it holds any imported JSONL
+    # the newer store holds any JSONL it imported; once imported, only its own marker
+    # leaving the ledgers beside it open lets them be imported (nothing learned yet: no
+    # import either, and no ledger is created to find that out)
+    if (directory / DATABASE).is_file() and (
+            not ledger_path(evo.home).is_file() or _imported(evo) != "open"):
         return _import_sqlite(evo, directory / DATABASE)
     blobs = []
     for name in (legacy.MEMORIES, legacy.ACTIONS):
@@ -300,6 +248,10 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
             return _refuse("bad_input", f"{directory / name}: cannot be read "
                            f"({type(exc).__name__}); nothing was written")
     if not blobs[0].strip():
+        if (directory / DATABASE).is_file():  # the database there was imported already
+            return _refuse("duplicate", f"{directory / DATABASE} was already imported into "
+                           f"this home (an import is never replayed); no {legacy.MEMORIES} "
+                           "beside it to import")
         return _refuse("not_found", f"no legacy memories in {directory} ({legacy.MEMORIES} "
                        "missing or empty); the import stays available")
     try:
@@ -327,11 +279,19 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
                                       "skipped": conversion.skipped})
 
 
+def _imported(evo: Evolution) -> str:
+    """``none``, ``open`` (only imports that left the JSONL ledgers open) or ``closed``."""
+    evo.sync()
+    if evo.store.imported():
+        return "closed"
+    return "open" if evo.store.imported(consumed=False) else "none"
+
+
 def _import_sqlite(evo: Evolution, path: Path) -> EditOutcome:
     """Import a pi-memory-evolution ``memory.sqlite`` (schemas 2-7; item 81), read from a
     copy (the original is never opened or changed), as one ledger entry."""
     from waymarks.core.evolution import legacy
-    from waymarks.core.evolution.legacy_sqlite import convert_rows, rows_digest
+    from waymarks.core.evolution.legacy_sqlite import convert_rows, ledgers_open, rows_digest
     from waymarks.store.legacy_sqlite import LegacySqliteError, read_legacy_sqlite
 
     try:
@@ -342,12 +302,15 @@ def _import_sqlite(evo: Evolution, path: Path) -> EditOutcome:
         return _refuse("not_found", f"no legacy memories in {path}; the import stays "
                        "available")
     try:
-        conversion = convert_rows(snapshot.schema, snapshot.rows)
+        conversion = convert_rows(snapshot.schema, snapshot.rows, snapshot.sources,
+                                  snapshot.events)
+        conversion.ledgers_open = ledgers_open(snapshot.schema, snapshot.import_marker,
+                                               snapshot.migration_event, snapshot.rows)
     except legacy.LegacyError as exc:
         return _refuse("bad_input", str(exc))
     with evo.ledger.locked():
         evo._locked_sync()
-        if evo.store.imported():
+        if evo.store.imported(consumed=False):
             return _refuse("duplicate", "legacy memory was already imported into this home; "
                            "an import is never replayed")
         evo._append([legacy.batch(conversion, rows_digest(snapshot.schema, snapshot.rows),
@@ -356,11 +319,19 @@ def _import_sqlite(evo: Evolution, path: Path) -> EditOutcome:
         if last is None or last.op != "imported" or not last.applied:
             return _refuse("not_applied", "the import did not complete; see "
                            "`waymarks evolution learning`")
+        opened = (" Its own marker shows the JSONL ledgers beside it were never imported: "
+                  "`waymarks evolution import DIR` again imports them once."
+                  if conversion.ledgers_open else "")
         return EditOutcome(True, "done", f"Imported {conversion.claims} legacy claims from "
                            f"{path} (schema {snapshot.schema}; {conversion.skipped} skipped: "
-                           "nothing storable). The database was only read.", last.seq,
+                           f"nothing storable), {len(conversion.history)} history events and "
+                           f"{conversion.jobs_due} queued jobs (due now; their old failure "
+                           "causes unknown). The database was only read." + opened, last.seq,
                            {"claims": conversion.claims, "skipped": conversion.skipped,
-                            "schema": snapshot.schema})
+                            "schema": snapshot.schema, "history": len(conversion.history),
+                            "jobsDue": conversion.jobs_due,
+                            "jobsSettled": conversion.jobs_settled,
+                            "ledgersOpen": conversion.ledgers_open})
 
 
 def archive_legacy(evo: Evolution, directory: Path) -> EditOutcome:

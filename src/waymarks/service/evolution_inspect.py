@@ -136,8 +136,31 @@ def show(home: Path, claim_id: str, now: str | None = None) -> dict[str, Any] | 
         receipts = [{"sourceId": s, "verdict": v, "at": a, "event": q}
                     for s, v, a, q in evo.store.receipts(claim_id)]
         events = [event_json(e) for e in evo.store.history(50, claim_id)]
+        legacy = legacy_events(evo, claim_id)
     return {**claim_json(row, stamp), "provenance": provenance, "receipts": receipts,
-            "events": events}
+            "events": events, **({"legacyEvents": legacy} if legacy else {})}
+
+
+def legacy_events(evo: Evolution, claim_id: str, limit: int = 50) -> list[dict[str, Any]]:
+    """The imported pi-memory-evolution history (item 81) that touched ``claim_id``, newest
+    first, content-free (ID, time, actor), read from the canonical import records."""
+    from waymarks.core.evolution.model import (
+        EVOLUTION_CUSTOM_TYPE,
+        ImportBatchRecord,
+        decode_record,
+    )
+    from waymarks.ledger.entries import custom_entries
+
+    found: list[dict[str, Any]] = []
+    for entry in custom_entries(evo.ledger, EVOLUTION_CUSTOM_TYPE):
+        data = entry.data
+        if not isinstance(data, dict) or data.get("op") != "importBatch":
+            continue  # only import batches carry legacy history (cheap check first)
+        record = decode_record(data)
+        if isinstance(record, ImportBatchRecord):
+            found += [{"id": e.id, "at": e.at, "actor": e.actor} for e in record.history
+                      if claim_id in e.claims]
+    return sorted(found, key=lambda e: (e["at"], e["id"]), reverse=True)[:limit]
 
 
 def history(home: Path, limit: int = HISTORY_LIMIT, claim_id: str | None = None,

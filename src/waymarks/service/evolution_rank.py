@@ -46,8 +46,11 @@ from waymarks.recall.scoring import (
     RELATIVE_CUTOFF,
     Candidate,
     QueryPlan,
+    Scored,
     Stats,
 )
+from waymarks.service.evolution_rank_dense import DENSE_MIN, Dense
+from waymarks.service.evolution_rank_dense import candidates as dense_candidates
 
 MAX_CACHED: Final = 250_000
 _CACHE: dict[tuple[str, str, tuple[str, ...], str | None, str], Candidate] = {}
@@ -185,8 +188,15 @@ class Corpus:
     the body or aliases, and a way to qualify (a feature that could name it, or a coverage
     that could reach 0.45). Any other claim fails a gate whatever its score."""
 
-    def __init__(self, pairs: Sequence[tuple[ClaimRow, Candidate]]) -> None:
+    def __init__(self, pairs: Sequence[tuple[ClaimRow, Candidate]],
+                 dense: bool | None = None) -> None:
         self.pairs = list(pairs)
+        #: bound over arrays (:mod:`.evolution_rank_dense`): ``None``: for a large corpus
+        #: once it has served :data:`DENSE_AFTER` queries (the arrays cost about as much to
+        #: build as a few queries save: a one-shot process never builds them)
+        self.dense_wanted = dense
+        self.served = 0
+        self._dense: Dense | None = None
         self.strong: dict[str, list[int]] = {}
         self.df: dict[str, int] = {}
         for index, (_row, base) in enumerate(self.pairs):
@@ -197,6 +207,19 @@ class Corpus:
 
     def __len__(self) -> int:
         return len(self.pairs)
+
+    @property
+    def use_dense(self) -> bool:
+        """Whether the next query bounds its candidates over arrays."""
+        if self.dense_wanted is not None:
+            return self.dense_wanted
+        return len(self.pairs) >= DENSE_MIN and self.served >= DENSE_AFTER
+
+    def dense(self) -> Dense:
+        """The corpus's arrays (built on first use)."""
+        if self._dense is None:
+            self._dense = Dense(self.pairs)
+        return self._dense
 
     def stats(self, plan: QueryPlan) -> Stats:
         """The weights' statistics for ``plan`` over every recallable learned claim."""
@@ -359,6 +382,8 @@ _ALIAS: Final = FIELD_FACTORS["aliases"]
 _ORIGIN: Final = FIELD_FACTORS["origin"]
 #: float slack for bounds compared with sums added in another order
 _EPSILON: Final = 1e-9
+#: queries a large corpus serves by the Python pass before it builds its arrays
+DENSE_AFTER: Final = 2
 #: candidates scored at a time while looking for the best eligible relevance
 _CHUNK: Final = 16
 #: up to this many postings (or candidates) are scored without looking for a bound first
@@ -366,7 +391,8 @@ _SHORT: Final = 48
 
 
 def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, now: str, *,
-         automatic: bool, admits: Callable[[Candidate], bool] | None = None) -> RecallResult:
+         automatic: bool, admits: Callable[[Candidate], bool] | None = None,
+         limit: int | None = None) -> RecallResult:
     """Score the claims of ``rows`` (a :class:`Corpus`, or pairs of a claim and its base
     candidate) that the gates could let through (:meth:`Corpus.possible`) for ``plan``.
 
@@ -379,8 +405,15 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
     claim's relevance bound (:meth:`Corpus.bounded`) orders them; scoring in that order
     until no bound is above the best eligible relevance found gives the best, and a claim
     whose bound is below 75% of it is cut whatever the gates say. Dormancy and egress are
-    checked only for the claims reached."""
+    checked only for the claims reached.
+
+    A large corpus (:attr:`Corpus.use_dense`) computes the bounds over arrays
+    (:mod:`.evolution_rank_dense`); there ``limit`` bounds the work: the eligible list then
+    starts with exactly the ``limit`` best by rank (as the full ranking's does), and holds
+    only some of the eligible claims below them (without ``limit``: all of them)."""
     corpus = rows if isinstance(rows, Corpus) else Corpus(rows)
+    dense = corpus.use_dense
+    corpus.served += 1
     stats = corpus.stats(plan)
     now_s = parse_time(now) or 0.0
     memo = stats.memoized((*plan.focus, *plan.context))
@@ -409,6 +442,15 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
     def by_bound(pairs: list[tuple[float, int]]) -> list[tuple[float, int]]:
         return sorted(pairs, key=lambda pair: (-pair[0], pair[1]))
 
+    if dense:
+
+        def rank_of(item: Scored) -> float:
+            aged, _ = with_factors(item.candidate, by_id[item.candidate.id], now)
+            return (item.relevance * aged.freshness * aged.evidence_weight * aged.utility
+                    * aged.accuracy)
+
+        chosen = dense_candidates(corpus.dense(), plan, memo, now_s, keep, rank_of, limit)
+        return _finish(plan, stats, chosen, by_id, now)
     # a lower bound of the best first, from the rarest feature's claims (an eligible
     # claim's relevance is at most the best): it raises the cutoff that the generators
     # and the bounds apply, so the common words' long postings are not walked. A query
@@ -430,6 +472,12 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
         floor = 0.0
     chosen = [c for bound, i in sorted(order, key=lambda pair: pair[1])
               if bound >= floor and (c := keep(i)) is not None]
+    return _finish(plan, stats, chosen, by_id, now)
+
+
+def _finish(plan: QueryPlan, stats: Stats, chosen: list[Candidate],
+            by_id: dict[str, ClaimRow], now: str) -> RecallResult:
+    """Score ``chosen`` in full, then order the eligible by their rank with the factors."""
     result = evaluate(plan, chosen, stats)
     scored = []
     for item in result.scored:

@@ -115,6 +115,11 @@ def bad_rows(home: Path) -> list[str]:
     return _recallable(home)[2]
 
 
+#: every reader of a learned recall uses at most this many of its best claims (a digest
+#: of 3, search and explain 10): a large corpus scores only enough to hold them exactly
+RANKED_LIMIT = 16
+
+
 def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
                    egress: Egress | None = None, inherit: bool = True,
                    automatic: bool = False, now: str | None = None) -> RecallResult:
@@ -131,7 +136,8 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
     else:
         from waymarks.service.evolution_rank import rank
 
-        result = rank(plan, corpus, stamp, automatic=automatic, admits=admits)
+        result = rank(plan, corpus, stamp, automatic=automatic, admits=admits,
+                      limit=RANKED_LIMIT)
     if egress is None:
         return result
     # scored as recallable ("active" to the gates); shown for what it is: provisional

@@ -293,10 +293,13 @@ class EvolutionStore:
         """The position of the last record folded (0 before any)."""
         return int(self._meta("folded") or 0)
 
-    def imported(self) -> bool:
-        """Whether a legacy import has completed in this home."""
-        return self.db.execute("SELECT 1 FROM evo_events WHERE op = 'imported' AND"
-                               " applied = 1 LIMIT 1").fetchone() is not None
+    def imported(self, *, consumed: bool = True) -> bool:
+        """Whether a legacy import that consumed the JSONL ledgers has completed in this
+        home (``consumed=False``: any legacy import, a database that left them open too)."""
+        sql = "SELECT 1 FROM evo_events WHERE op = 'imported' AND applied = 1"
+        if consumed:
+            sql += " AND reason != 'legacy_import_open'"
+        return self.db.execute(sql + " LIMIT 1").fetchone() is not None
 
     def imported_digests(self) -> list[str]:
         """The ledger digests of every completed legacy import (normally one)."""

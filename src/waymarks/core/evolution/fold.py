@@ -34,7 +34,9 @@ from typing import Any, Protocol
 from waymarks.core.evolution.aging import parse_time
 from waymarks.core.evolution.model import (
     ACCURACY_VERDICTS,
+    LEGACY_ORIGIN,
     UTILITY_VERDICTS,
+    AdoptRecord,
     ClaimRecord,
     ConfirmRecord,
     ConflictRecord,
@@ -181,7 +183,9 @@ def _fold(rec: _Recorder, view: EvoView, record: EvolutionRecord, seq: int) -> E
         # one event: every claim the batch changed, first state before, last state after
         for inner in record.records:
             _fold(rec, view, inner, seq)
-        return Effect("imported", record.digest, True, "legacy_import", "person", record.at)
+        # an import that left the JSONL ledgers unconsumed says so: it does not close them
+        return Effect("imported", record.digest, True, "legacy_import_open"
+                      if record.ledgers_open else "legacy_import", "person", record.at)
     if isinstance(record, RefreshRecord):  # a work source left a pending state standing
         claim, source = view.claim(record.id), view.source(record.source_id)
         if (claim is None or source is None or source.kind != "progress"
@@ -203,6 +207,8 @@ def _fold(rec: _Recorder, view: EvoView, record: EvolutionRecord, seq: int) -> E
         return _conflict(rec, record)
     if isinstance(record, PinRecord):
         return _pin(rec, record)
+    if isinstance(record, AdoptRecord):
+        return _adopt(rec, view, record)
     if isinstance(record, ResolveRecord):
         claim = rec.claim(record.id)
         if claim is None or claim.state != "conflicted":
@@ -345,6 +351,39 @@ def _pin(rec: _Recorder, record: PinRecord) -> Effect:
     rec.put_claim(replace(claim, pinned=record.pinned))  # state and dates untouched
     return Effect(op, record.id, True, "pinned" if record.pinned else "unpinned",
                   record.actor, record.at)
+
+
+def _adopt(rec: _Recorder, view: EvoView, record: AdoptRecord) -> Effect:
+    def ignored(reason: str) -> Effect:
+        return Effect("adopt", record.id, False, reason, record.actor, record.at)
+
+    claim = rec.claim(record.id)
+    if claim is None:
+        return ignored("unknown_claim")
+    if claim.state not in _LIVE:
+        return ignored("not_active")
+    if claim.origin != LEGACY_ORIGIN:
+        return ignored("not_legacy")
+    if not record.origin or record.origin == LEGACY_ORIGIN:
+        return ignored("bad_origin")
+    new_id = claim_id(record.origin, claim.kind, claim.content)
+    if rec.claim(new_id) is not None:
+        return ignored("duplicate")
+    if view.suppressed(suppression_key(record.origin, claim.content)):
+        return ignored("forgotten")  # adoption never brings back what was forgotten there
+    rec.put_claim(replace(claim, state="superseded", superseded_by=new_id))
+    # dates, basis, source, aliases, feedback slots, pin and state all kept
+    rec.put_claim(replace(claim, id=new_id, origin=record.origin, replaces=claim.id))
+    seen = {claim.id}
+    earlier = claim.replaces  # content it was corrected away from: not learned back there
+    while earlier is not None and earlier not in seen:
+        seen.add(earlier)
+        before = rec.claim(earlier)
+        if before is None:
+            break
+        view.suppress(suppression_key(record.origin, before.content))
+        earlier = before.replaces
+    return Effect("adopt", record.id, True, "adopted", record.actor, record.at)
 
 
 def _undo(rec: _Recorder, view: EvoView, record: UndoRecord) -> Effect:

@@ -33,6 +33,7 @@ from typing import Any, Final
 
 from waymarks.core.evolution.capture import sanitize, summary_claims
 from waymarks.core.evolution.model import (
+    LEGACY_ORIGIN,
     MAX_CONTENT,
     MIN_CONTENT,
     SCHEMA_VERSION,
@@ -45,6 +46,7 @@ from waymarks.core.evolution.model import (
     ImportBatchRecord,
     ImportedRecord,
     ImportRecord,
+    LegacyEvent,
     PinRecord,
     ResolveRecord,
     SettledRecord,
@@ -54,9 +56,10 @@ from waymarks.core.evolution.model import (
     utf16_len,
 )
 
+__all__ = ["LEGACY_ORIGIN", "Conversion", "LegacyError", "convert", "digest"]
+
 MEMORIES: Final = "memories.jsonl"
 ACTIONS: Final = "memory-actions.jsonl"
-LEGACY_ORIGIN: Final = "legacy"
 KINDS: Final = frozenset({"compaction_summary", "fact", "preference", "decision",
                           "project_state"})
 ACTION_TYPES: Final = frozenset({"confirm", "correct", "forget", "pin", "unpin", "conflict",
@@ -76,6 +79,14 @@ class Conversion:
     records: list[ImportedRecord] = field(default_factory=list)
     claims: int = 0
     skipped: int = 0
+    #: a database's history, content-free (item 81)
+    history: list[LegacyEvent] = field(default_factory=list)
+    #: a database's queued jobs: due now (old failures below the cap, cause unknown), and
+    #: left settled (at the cap, or a kind Waymarks cannot replay)
+    jobs_due: int = 0
+    jobs_settled: int = 0
+    #: the database's own marker left the JSONL ledgers beside it unconsumed (item 80)
+    ledgers_open: bool = False
 
 
 def digest(memories: bytes, actions: bytes) -> str:
@@ -169,7 +180,8 @@ def marker(conversion: Conversion, ledgers_digest: str, at: str) -> ImportRecord
 def batch(conversion: Conversion, ledgers_digest: str, at: str) -> ImportBatchRecord:
     """The whole import as one record (one ledger entry: never half visible)."""
     return ImportBatchRecord(SCHEMA_VERSION, ledgers_digest, conversion.claims, at,
-                             tuple(conversion.records), conversion.skipped)
+                             tuple(conversion.records), conversion.skipped,
+                             conversion.ledgers_open, tuple(conversion.history))
 
 
 def _action(action: dict[str, Any], where: str, number: int,

@@ -23,7 +23,18 @@ What must stay true:
   along as feedback;
 - the legacy IDs are not Waymarks IDs (ours hash origin, kind and content): each row's ID
   is kept in its source key, so importing the same row twice yields the same source;
-- every text is sanitized as a captured source is.
+- every text is sanitized as a captured source is;
+- the JSONL ledgers beside the database stay importable when its own ``legacy_import``
+  marker shows they were never consumed (none found, pending, failed, or a completed
+  import of a digest-proven empty v6 snapshot with no migration event); zero claims from a
+  real ledger is not enough (item 80); an unreadable marker halts the import;
+- its job state comes along (item 81): pending, running (a dead lease) and failed sources
+  below the failure cap are queued again and due now, their old failure cause unknown
+  (route waits are not carried over: Waymarks keeps them apart from a source's backoff);
+  done sources never run again; sources at the cap, or of a kind Waymarks cannot replay
+  (``progress``), are recorded settled ``unknown``;
+- its ``events`` history comes along without content: ID, time, actor and the Waymarks IDs
+  of the claims each event touched.
 """
 
 from __future__ import annotations
@@ -33,6 +44,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final
 
+from waymarks.core.evolution.capture import sanitize
 from waymarks.core.evolution.legacy import LEGACY_ORIGIN, Conversion, LegacyError, _iso, _texts
 from waymarks.core.evolution.model import (
     BASES,
@@ -42,6 +54,7 @@ from waymarks.core.evolution.model import (
     Evidence,
     FeedbackRecord,
     ForgetRecord,
+    LegacyEvent,
     PinRecord,
     SettledRecord,
     SourceRecord,
@@ -64,16 +77,59 @@ def rows_digest(schema: str, rows: Sequence[Row]) -> str:
     return hashlib.sha256(data.encode()).hexdigest()
 
 
-def convert_rows(schema: str, rows: Sequence[Row]) -> Conversion:
-    """The records importing these rows appends (raises ``LegacyError``)."""
+#: a source with this many failures is paused in the original (not due again by itself)
+MAX_FAILURES: Final = 5
+ACTORS: Final = frozenset({"migration", "model", "user", "host"})
+
+
+def convert_rows(schema: str, rows: Sequence[Row],
+                 sources: Sequence[tuple[str, str, str, int, str]] = (),
+                 events: Sequence[tuple[str, str]] = ()) -> Conversion:
+    """The records importing these rows (and the database's ``sources`` job state and
+    ``events`` history) appends (raises ``LegacyError``)."""
     if schema not in SUPPORTED_SCHEMAS:
         raise LegacyError(DATABASE, f"schema {schema[:8]!r} is not one of 2-7 (not a "
                           "pi-memory-evolution database this version reads)")
     out = Conversion()
+    ids: dict[str, str] = {}
     for number, row in enumerate(sorted(rows), start=1):
         where = f"{DATABASE}: memories row {number}"
-        _memory(_decode(row, where), row, where, out)
+        cid = _memory(_decode(row, where), row, where, out)
+        if cid is not None:
+            ids[row[0]] = cid
+    for number, source in enumerate(sources, start=1):
+        _job(source, f"{DATABASE}: sources row {number}", out)
+    for number, (event_id, data) in enumerate(events, start=1):
+        out.history.append(_event(event_id, data, f"{DATABASE}: events row {number}", ids))
     return out
+
+
+def empty_ledgers_digest(digest: object) -> bool:
+    """Whether ``digest`` is the original's digest of empty JSONL ledgers (each missing,
+    empty or a lone line break): SHA-256 of the JSON array of the two texts."""
+    texts = (None, "", "\n", "\r\n")
+    return isinstance(digest, str) and any(
+        hashlib.sha256(json.dumps([a, b], separators=(",", ":")).encode()).hexdigest()
+        == digest for a in texts for b in texts)
+
+
+def ledgers_open(schema: str, marker: str | None, migration_event: bool,
+                 rows: Sequence[Row]) -> bool:
+    """Whether the database's own marker shows the JSONL ledgers beside it unconsumed (an
+    unreadable marker raises ``LegacyError``: guessing could replay or lose an import)."""
+    if marker is None:  # before markers: consumed if an import left any trace
+        return not migration_event and not any(r[1] == LEGACY_ORIGIN for r in rows)
+    try:
+        value = json.loads(marker)
+    except (ValueError, RecursionError) as exc:
+        raise LegacyError(DATABASE, "its legacy_import marker is not JSON") from exc
+    state = value.get("state") if isinstance(value, dict) else None
+    if state not in ("pending", "not_found", "completed", "failed", "unknown"):
+        raise LegacyError(DATABASE, "its legacy_import marker is not one this version reads")
+    if state == "completed":  # only a digest-proven empty v6 snapshot reopens
+        return bool(schema in ("6", "7") and value.get("count") == 0 and not migration_event
+                    and empty_ledgers_digest(value.get("digest")))
+    return bool(state != "unknown")
 
 
 def _decode(row: Row, where: str) -> dict[str, Any]:
@@ -93,7 +149,7 @@ def _decode(row: Row, where: str) -> dict[str, Any]:
     return data
 
 
-def _memory(data: dict[str, Any], row: Row, where: str, out: Conversion) -> None:
+def _memory(data: dict[str, Any], row: Row, where: str, out: Conversion) -> str | None:
     created = _iso(data.get("createdAt"), where)
     updated = _iso(data.get("updatedAt", created), where)
     scope = str(data["scope"]).strip() or LEGACY_ORIGIN
@@ -101,7 +157,7 @@ def _memory(data: dict[str, Any], row: Row, where: str, out: Conversion) -> None
     texts, level = _texts(str(data["content"]), kind)
     if len(texts) != 1:  # nothing storable left after sanitizing (or too long)
         out.skipped += 1
-        return
+        return None
     text = texts[0]
     entry = data.get("sourceEntryId")
     sid = source_id(scope, "statement", "legacy-sqlite",
@@ -128,6 +184,64 @@ def _memory(data: dict[str, Any], row: Row, where: str, out: Conversion) -> None
                                           f"legacy-sqlite:{row[0]}:{verdict}", updated))
     if status == "forgotten":  # a tombstone, its content suppressed in its origin
         out.records.append(ForgetRecord(SCHEMA_VERSION, cid, updated))
+    return cid
+
+
+def _job(source: tuple[str, str, str, int, str], where: str, out: Conversion) -> None:
+    """One ``sources`` row: queued again (due now), settled, or left (done)."""
+    legacy_id, raw, state, failures, _error = source
+    if state == "done":
+        return  # completed jobs never run again
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise LegacyError(where, "data is not JSON") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("content"), str) or \
+            data.get("kind") not in ("summary", "user", "progress"):
+        raise LegacyError(where, "not a legacy source (kind, content)")
+    if state not in ("pending", "running", "failed"):
+        raise LegacyError(where, "not a legacy job state")
+    captured = _iso(data.get("createdAt"), where)
+    scope = str(data.get("scope") or "").strip() or LEGACY_ORIGIN
+    clean = sanitize(str(data["content"]))
+    if clean is None or not clean[0].strip():
+        out.jobs_settled += 1
+        return
+    text, level = clean
+    kind = "summary" if data["kind"] == "summary" else (
+        "statement" if data["kind"] == "user" else "progress")
+    sid = source_id(scope, kind, "legacy-sqlite-job", legacy_id)
+    out.records.append(SourceRecord(SCHEMA_VERSION, sid, scope, kind, "summary"  # type: ignore[arg-type]
+                                    if kind == "summary" else "user_statement", text, level,
+                                    captured, "legacy"))
+    if kind == "progress" or (state == "failed" and failures >= MAX_FAILURES):
+        # paused there (or a work source whose observations are not in this format)
+        out.records.append(SettledRecord(SCHEMA_VERSION, sid, "unknown", captured))
+        out.jobs_settled += 1
+    else:
+        out.jobs_due += 1  # a fresh job here: due now, its old failure cause unknown
+
+
+def _event(event_id: str, raw: str, where: str, ids: dict[str, str]) -> LegacyEvent:
+    """One ``events`` row without content: its ID, time, actor and the claims touched."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise LegacyError(where, "data is not JSON") from exc
+    if not isinstance(data, dict):
+        raise LegacyError(where, "data is not a JSON object")
+    at = _iso(data.get("at"), where)
+    actor = data.get("actor")
+    touched: list[str] = []
+    for side in ("before", "after"):
+        states = data.get(side)
+        for state in states if isinstance(states, list) else ():
+            mid = state.get("id") if isinstance(state, dict) else None
+            cid = ids.get(mid) if isinstance(mid, str) else None
+            if cid is not None and cid not in touched:
+                touched.append(cid)
+    return LegacyEvent(event_id[:64], at, actor if actor in ACTORS else "unknown",
+                       tuple(touched))
 
 
 def _evidence(data: dict[str, Any], sid: str, at: str) -> Evidence:

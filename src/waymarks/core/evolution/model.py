@@ -45,6 +45,9 @@ MAX_CONTENT: Final = 800
 CONFIRMED_PRIORITY: Final = 4
 
 
+#: the origin of a legacy claim imported without one (pi-memory-evolution's 0.1 ledgers)
+LEGACY_ORIGIN: Final = "legacy"
+
 class Evidence(msgspec.Struct, frozen=True, rename="camel"):
     """Why a claim is believed, as the host recorded it (never the model)."""
 
@@ -217,6 +220,22 @@ class PinRecord(msgspec.Struct, frozen=True, tag="pin", tag_field="op", rename="
     actor: str = "person"
 
 
+class AdoptRecord(msgspec.Struct, frozen=True, tag="adopt", tag_field="op", rename="camel",
+                  omit_defaults=True):
+    """A person labelled a ``legacy`` claim (imported without an origin) with a directory
+    (item 74's legacy ``adopt``; optional: legacy claims are recalled without it). A
+    claim's ID hashes its origin, so the claim moves to a new ID in ``origin`` with
+    everything else kept (evidence dates, basis, aliases, feedback, pin) and the legacy
+    one is marked superseded by it; content the legacy claim was corrected away from is
+    suppressed in ``origin`` too. An event: ``undo`` takes it back."""
+
+    schema_version: int
+    id: str
+    origin: str
+    at: str
+    actor: str = "person"
+
+
 class UndoRecord(msgspec.Struct, frozen=True, tag="undo", tag_field="op", rename="camel",
                  omit_defaults=True):
     """Undo the event folded at position ``event`` of the ledger (its changes' before
@@ -260,6 +279,17 @@ ImportedRecord = (SourceRecord | ClaimRecord | SettledRecord | ForgetRecord | Fe
                   | CorrectRecord | ConflictRecord | ResolveRecord | PinRecord)
 
 
+class LegacyEvent(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
+    """One event of a pi-memory-evolution database's history, kept without content: its
+    ID and time, who acted (``migration|model|user|host|unknown``) and the Waymarks IDs of
+    the claims it touched (before and after; rows that are not imported are left out)."""
+
+    id: str
+    at: str
+    actor: str
+    claims: tuple[str, ...] = ()
+
+
 class ImportBatchRecord(msgspec.Struct, frozen=True, tag="importBatch", tag_field="op",
                         rename="camel", omit_defaults=True):
     """A whole legacy import as ONE ledger entry (item 80): a line is appended whole or, torn
@@ -273,6 +303,12 @@ class ImportBatchRecord(msgspec.Struct, frozen=True, tag="importBatch", tag_fiel
     at: str
     records: tuple[ImportedRecord, ...]
     skipped: int = 0
+    #: a pi-memory-evolution database whose own marker shows it never consumed the JSONL
+    #: ledgers beside it (none found, failed, or a digest-proven empty v6 snapshot): a
+    #: later import of those ledgers stays open (item 80)
+    ledgers_open: bool = False
+    #: that database's event history, content-free (item 81)
+    history: tuple[LegacyEvent, ...] = ()
 
 
 class RefreshRecord(msgspec.Struct, frozen=True, tag="refresh", tag_field="op",
@@ -292,7 +328,7 @@ class RefreshRecord(msgspec.Struct, frozen=True, tag="refresh", tag_field="op",
 EvolutionRecord = (SourceRecord | ClaimRecord | RefusalRecord | SettledRecord | ForgetRecord
                    | FeedbackRecord | CorrectRecord | ConflictRecord | ResolveRecord
                    | UndoRecord | ImportRecord | ConfirmRecord | PinRecord
-                   | ImportBatchRecord | RefreshRecord)
+                   | ImportBatchRecord | RefreshRecord | AdoptRecord)
 #: feedback verdicts, by slot
 UTILITY_VERDICTS: Final = frozenset({"useful", "unhelpful"})
 ACCURACY_VERDICTS: Final = frozenset({"accurate", "incorrect"})

@@ -2,10 +2,11 @@
 correct or undo them with the person's confirmation (EVOLUTION item 76).
 
 ``learned_memory`` is read-only (list, search, show, history, learning): no question is
-asked. ``learned_memory_edit`` (forget, correct, pin, unpin, undo) runs every check that can refuse
-before the question, asks the person through elicitation, and checks again when it writes
-(the service validates under the ledger's lock); a client without elicitation gets
-``unavailable`` and nothing changes. Arguments are read raw and never echoed in errors.
+asked. ``learned_memory_edit`` (forget, correct, pin, unpin, adopt, undo) runs every check
+that can refuse before the question, asks the person through elicitation, and checks again
+when it writes (the service validates under the ledger's lock); a client without
+elicitation gets ``unavailable`` and nothing changes. Arguments are read raw and never
+echoed in errors.
 """
 
 import re
@@ -32,7 +33,7 @@ from waymarks.service.app import Waymarks
 READ_NAME = "learned_memory"
 EDIT_NAME = "learned_memory_edit"
 READS = ("list", "search", "show", "history", "learning")
-EDITS = ("forget", "correct", "undo", "pin", "unpin")
+EDITS = ("forget", "correct", "undo", "pin", "unpin", "adopt")
 _ID = re.compile(r"[0-9a-f]{24}")
 _STRING = {"type": "string"}
 
@@ -125,6 +126,10 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
                 f"{shown['state']})?" + (" It stays fresh, is never dormant and is never "
                                          "replaced by the model:" if action == "pin" else "")
                 + f"\n{shown['content']}")
+    if action == "adopt":
+        return (f"Adopt legacy learned claim {cid} ({shown['kind']}, {shown['state']}) into "
+                f"{app.cwd}? It gets a new ID there; its evidence dates stay:\n"
+                f"{shown['content']}")
     return (f"Correct learned claim {cid}?\nNow: {shown['content']}\nCorrection: "
             f"{value[1].strip()}")
 
@@ -140,6 +145,8 @@ def _apply(app: Waymarks, action: str, value: Any) -> dict[str, Any]:
             outcome = edits.correct(evo, value[0], value[1])
         elif action in ("pin", "unpin"):
             outcome = edits.pin(evo, value, action == "pin")
+        elif action == "adopt":
+            outcome = edits.adopt(evo, value, str(app.cwd))
         else:
             outcome = edits.forget(evo, value)
     if not outcome.ok:
@@ -184,7 +191,8 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
     @server.tool(
         name=EDIT_NAME,
         description=("Forget (id), correct (id, text of 4-800 characters), pin or unpin "
-                     "(id) or undo (event from learned_memory history) a learned claim. The "
+                     "(id), adopt a legacy claim into this directory (id) or undo (event "
+                     "from learned_memory history) a learned claim. The "
                      "person confirms each change; refusals come first, without a question."),
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
                                     idempotent_hint=False, open_world_hint=False),

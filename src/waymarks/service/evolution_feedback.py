@@ -1,0 +1,174 @@
+"""A verdict on a learned claim (EVOLUTION items 34-36), and the edit outcome every edit of
+:mod:`waymarks.service.evolution_edits` reports.
+
+Kept apart from the other edits so that the transcript capture (which
+:mod:`waymarks.service.evolution` runs) can apply the feedback a Claude Code prompt gives
+at ``Stop`` without an import cycle: nothing here imports the Evolution service at run
+time (it is passed in).
+
+What must stay true: a receipt is keyed by (source, claim) and never applied twice (not
+after a restart, not after an undo); feedback cannot revive a forgotten or superseded
+claim; ``incorrect`` quarantines the claim with its same-origin duplicates and retires
+queued sources that repeat it; messages name IDs and codes, never content.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from waymarks.core.evolution.feedback import parse_feedback
+from waymarks.core.evolution.model import (
+    SCHEMA_VERSION,
+    VERDICTS,
+    EvolutionRecord,
+    FeedbackRecord,
+    SettledRecord,
+)
+from waymarks.core.evolution.rows import ClaimRow
+from waymarks.service.ports import iso
+
+if TYPE_CHECKING:
+    from waymarks.service.evolution import Evolution
+
+#: what an edit may be refused for (fixed codes)
+REFUSALS: Final = frozenset({"not_found", "bad_input", "not_active", "changed_since",
+                             "duplicate", "forgotten", "not_applied"})
+
+
+@dataclass(frozen=True, slots=True)
+class EditOutcome:
+    ok: bool
+    code: str  # "done" or a refusal (:data:`REFUSALS`)
+    message: str
+    event: int | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "code": self.code, "message": self.message,
+                "event": self.event, **self.data}
+
+
+def _refuse(code: str, message: str) -> EditOutcome:
+    return EditOutcome(False, code, message)
+
+
+def _commit(evo: Evolution, records: Sequence[EvolutionRecord], message: str,
+            **data: Any) -> EditOutcome:
+    """Append ``records`` (the first is the edit) and check that its event applied."""
+    first = evo.store.last_seq() + 1
+    evo._append(records)  # the one append path (lock held by the caller)
+    event = evo.store.event(first)
+    if event is None or not event.applied:
+        reason = event.reason if event is not None else "not_folded"
+        return _refuse("not_applied", f"the edit was recorded but did not apply ({reason}); "
+                       "nothing changed. See `waymarks evolution history`")
+    return EditOutcome(True, "done", message, first, data)
+
+
+def _live(evo: Evolution, cid: str) -> ClaimRow | EditOutcome:
+    claim = evo.store.view.claim(cid)
+    if claim is None:
+        return _refuse("not_found", f"no learned claim has the ID {cid!r}; see "
+                       "`waymarks evolution list` (IDs are 24 hex digits)")
+    return claim
+
+
+def _retire_repeats(evo: Evolution, origin: str, content: str, code: str,
+                    keep: str | None = None) -> list[EvolutionRecord]:
+    """Settle the queued sources of ``origin`` whose text repeats ``content``: their model
+    pass would only propose it again (EVOLUTION item 73)."""
+    at = iso(evo.clock.now())
+    return [SettledRecord(SCHEMA_VERSION, s.source_id, code, at)
+            for s in evo.store.unsettled(1_000_000)
+            if s.origin == origin and s.source_id != keep and content in s.text]
+
+
+def feedback(evo: Evolution, cid: str, verdict: str, source: str | None = None) -> EditOutcome:
+    """Record a verdict. ``source`` keys the receipt (a message's ID for natural feedback;
+    a fresh ID per command). A repeated key, or a verdict equal to the current one, records
+    nothing new and is still reported as done (``changed`` false)."""
+    verdict = verdict.strip().lower()
+    if verdict not in VERDICTS:
+        return _refuse("bad_input", f"the verdict is one of {', '.join(sorted(VERDICTS))}")
+    source_id = source or f"cmd:{uuid.uuid4().hex}"
+    with evo.ledger.locked():
+        evo._locked_sync()
+        claim = _live(evo, cid)
+        if isinstance(claim, EditOutcome):
+            return claim
+        if claim.state in ("forgotten", "superseded"):
+            return _refuse("not_active", f"{cid} is {claim.state}; feedback cannot revive it")
+        if evo.store.view.receipt(source_id, cid):
+            return EditOutcome(True, "done", "Already recorded.", None,
+                               {"id": cid, "verdict": verdict, "changed": False})
+        records: list[EvolutionRecord] = [FeedbackRecord(
+            SCHEMA_VERSION, cid, verdict, source_id, iso(evo.clock.now()))]
+        if verdict == "incorrect":
+            records += _retire_repeats(evo, claim.origin, claim.content, "incorrect")
+        first = evo.store.last_seq() + 1
+        evo._append(records)
+        event = evo.store.event(first)
+        changed = event is not None and event.applied
+        note = {"incorrect": " It is quarantined (never recalled) with its same-origin "
+                             "duplicates; `waymarks evolution undo EVENT` brings it back."
+                }.get(verdict, "")
+        return EditOutcome(True, "done", f"Recorded {verdict} for {cid}." + note
+                           if changed else f"Nothing changed ({event.reason if event else ''}).",
+                           first if changed else None,
+                           {"id": cid, "verdict": verdict, "changed": changed})
+
+
+def natural_feedback(evo: Evolution, message: str, source: str) -> EditOutcome | None:
+    """Feedback a whole user message gives (``None`` when it gives none). An unknown ID is
+    a refusal returned to the caller, never an exception that stops the rest of a hook."""
+    parsed = parse_feedback(message)
+    if parsed is None:
+        return None
+    return feedback(evo, parsed.claim_id, parsed.verdict, source)
+
+
+def stop_feedback(home: Path, session_id: str, statements: Sequence[tuple[str, str]],
+                  evo: Evolution) -> dict[str, int]:
+    """Claude Code's ``Stop`` (item 35; see :mod:`waymarks.hosts.claude_code_feedback`):
+    apply the feedback of the transcript's last user message (``statements``: (entry
+    uuid, text) in file order, user text only) with ``evo`` (the capture's open
+    Evolution). Content-free counts; a refusal (an unknown ID) is counted, never raised."""
+    if not statements:
+        return {"feedback": 0, "feedbackRefused": 0}
+    entry_uuid, text = statements[-1]
+    if "memory" not in text.lower() and "记忆" not in text:  # the common prompt
+        return {"feedback": 0, "feedbackRefused": 0}
+    if parse_feedback(text) is None:
+        return {"feedback": 0, "feedbackRefused": 0}
+    session = session_id.lower()
+    entry = _recorded_prompt(home, session, text)
+    key = f"claude:{session}:{entry}" if entry else f"claude:{session}:transcript:{entry_uuid}"
+    outcome = natural_feedback(evo, text, key)
+    applied = outcome is not None and outcome.ok
+    return {"feedback": int(applied), "feedbackRefused": int(not applied)}
+
+
+def _recorded_prompt(home: Path, session: str, text: str) -> str | None:
+    """The ID of the session ledger's last user entry when it holds ``text`` (the entry
+    ``UserPromptSubmit`` recorded for this prompt and keyed its receipt by)."""
+    sessions = home / "sessions"
+    found = sorted(sessions.glob(f"*/*_{session}.jsonl")) if sessions.is_dir() else []
+    if not found:
+        return None
+    from waymarks.ledger.entries import Message, bodies
+    from waymarks.ledger.log import SessionFileError
+    from waymarks.ledger.session_file import SessionFile
+
+    try:
+        ledger = SessionFile.open(found[0])
+    except (SessionFileError, OSError):
+        return None
+    last = None
+    for body in bodies(ledger, ("message",)):
+        if isinstance(body, Message) and body.role == "user":
+            last = body
+    return last.id if last is not None and last.text == text else None
