@@ -46,6 +46,10 @@ class Variant:
     calibration: Calibration | None  # None: the lexical engine
     prefix: str = "query"  # the prefix the question is embedded with: query | passage
     candidates: int = SEMANTIC_CANDIDATES
+    #: how the ranked measures fuse: ``sum`` (production), ``maxnorm`` (lexical divided
+    #: by the query's best lexical score first), ``rrf`` (reciprocal rank fusion, k=60),
+    #: ``dense`` (the calibrated similarity alone)
+    ranking: str = "sum"
 
 
 def base() -> Calibration:
@@ -79,6 +83,13 @@ def variants() -> list[Variant]:
         Variant("support0.7", cal(support=0.7)),
         Variant("cand40", base(), candidates=40),
         Variant("cand10", base(), candidates=10),
+        Variant("rank dense", base(), ranking="dense"),
+        Variant("rank rrf", base(), ranking="rrf"),
+        Variant("rank maxnorm", base(), ranking="maxnorm"),
+        Variant("rank maxnorm w0.6", cal(weight=0.6), ranking="maxnorm"),
+        Variant("w0.3", cal(weight=0.3)),
+        Variant("floor0.70 ceil0.90", cal(floor=0.70, ceil=0.90)),
+        Variant("floor0.70 qualify0.9", cal(floor=0.70, qualify=0.9)),
     ]
 
 
@@ -121,9 +132,15 @@ def run(data: Path, cache: Path, only: set[str] | None) -> dict[str, Any]:
     qvec = {p: dict(zip(questions, query_vectors(embedder, questions, p, cache), strict=True))
             for p in prefixes}
 
-    # the lexical relevance of every record, per question, computed once
+    # the lexical relevance of every record, per question, computed once (and cached)
     lexical: list[list[np.ndarray]] = []
-    for conv, index, d in zip(conversations, indexes, dense, strict=True):
+    saved = cache.parent / f"lexical-{recall_vectors.text_hash(data.read_text())}.npz"
+    if saved.exists():
+        arrays = np.load(saved)
+        lexical = [[arrays[f"{ci}_{qi}"] for qi in range(len(c.questions))]
+                   for ci, c in enumerate(conversations)]
+    for conv, index, d in zip(conversations if not lexical else [], indexes, dense,
+                              strict=False):
         position = {i: n for n, i in enumerate(d.ids)}
         per_q = []
         for qa in conv.questions:
@@ -134,6 +151,9 @@ def run(data: Path, cache: Path, only: set[str] | None) -> dict[str, Any]:
                 rel[position[s.candidate.id]] = s.relevance
             per_q.append(rel)
         lexical.append(per_q)
+    if not saved.exists():
+        np.savez(saved, **{f"{ci}_{qi}": a for ci, per_q in enumerate(lexical)
+                           for qi, a in enumerate(per_q)})
 
     results: dict[str, Any] = {}
     for variant in chosen:
@@ -157,7 +177,7 @@ def run(data: Path, cache: Path, only: set[str] | None) -> dict[str, Any]:
                     qv = np.frombuffer(qvec[variant.prefix][question], dtype="<f4")
                     cos = matrices[ci] @ qv
                     sem = np.clip((cos - c.floor) / (c.ceil - c.floor), 0.0, 1.0)
-                    fused = (1 - c.weight) * rel + c.weight * sem
+                    fused = _ranking(variant.ranking, rel, sem, c.weight)
                     selected = _digest(index, d, question, qv, cos, c, variant.candidates)
                     fcos = matrices[fj] @ qv
                     foreign = _digest(indexes[fj], dense[fj], question, qv, fcos, c,
@@ -194,6 +214,23 @@ def run(data: Path, cache: Path, only: set[str] | None) -> dict[str, Any]:
 
     return {"split": locomo.split_name(data), "questions": len(questions),
             "model": embedder.model, "load_average": os.getloadavg(), "variants": results}
+
+
+def _ranking(mode: str, rel: np.ndarray, sem: np.ndarray, weight: float) -> np.ndarray:
+    if mode == "dense":
+        return sem
+    if mode == "maxnorm":
+        top = rel.max()
+        return (1 - weight) * (rel / top if top > 0 else rel) + weight * sem
+    if mode == "rrf":
+        out = np.zeros(len(rel))
+        for score in (rel, sem):
+            order = np.argsort(-score, kind="stable")
+            ranks = np.empty(len(score))
+            ranks[order] = np.arange(1, len(score) + 1)
+            out += np.where(score > 0, 1.0 / (60 + ranks), 0.0)
+        return out
+    return (1 - weight) * rel + weight * sem
 
 
 def _digest(index: Any, d: Any, question: str, qv: np.ndarray, cos: np.ndarray,
