@@ -61,7 +61,7 @@ def base() -> Calibration:
 def cal(**changes: float) -> Calibration:
     b = base()
     fields = {k: getattr(b, k) for k in ("floor", "ceil", "weight", "qualify", "support",
-                                         "cross_script")}
+                                         "cross_script", "veto")}
     fields.update(changes)
     return Calibration(**fields)
 
@@ -90,6 +90,18 @@ def variants() -> list[Variant]:
         Variant("w0.3", cal(weight=0.3)),
         Variant("floor0.70 ceil0.90", cal(floor=0.70, ceil=0.90)),
         Variant("floor0.70 qualify0.9", cal(floor=0.70, qualify=0.9)),
+        # the veto: a record far in meaning (calibrated similarity below it) is not an
+        # answer on shared words alone
+        Variant("veto0.2", cal(veto=0.2)),
+        Variant("veto0.3", cal(veto=0.3)),
+        Variant("veto0.4", cal(veto=0.4)),
+        Variant("floor0.70 veto0.45", cal(floor=0.70, veto=0.45)),
+        Variant("floor0.70 veto0.5", cal(floor=0.70, veto=0.5)),
+        Variant("floor0.70 veto0.45 qualify0.7", cal(floor=0.70, veto=0.45, qualify=0.7)),
+        Variant("qualify0.6 veto0.3", cal(qualify=0.6, veto=0.3)),
+        Variant("qualify0.65 veto0.3", cal(qualify=0.65, veto=0.3)),
+        Variant("support0.4 veto0.3", cal(support=0.4, veto=0.3)),
+        Variant("floor0.65 veto0.6", cal(floor=0.65, veto=0.6)),
     ]
 
 
@@ -199,7 +211,7 @@ def run(data: Path, cache: Path, only: set[str] | None) -> dict[str, Any]:
             "prefix": variant.prefix, "candidates": variant.candidates,
             "calibration": None if variant.calibration is None else {
                 k: getattr(variant.calibration, k) for k in (
-                    "floor", "ceil", "weight", "qualify", "support", "cross_script")},
+                    "floor", "ceil", "weight", "qualify", "support", "cross_script", "veto")},
             **{k: round(100 * v / n, 1) for k, v in sums.items()},
             "categories": {locomo.CATEGORIES[k]: {m: round(100 * v / c["n"], 1)
                                                   for m, v in c.items() if m != "n"}
