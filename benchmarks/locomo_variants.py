@@ -50,6 +50,8 @@ class Variant:
     #: by the query's best lexical score first), ``rrf`` (reciprocal rank fusion, k=60),
     #: ``dense`` (the calibrated similarity alone)
     ranking: str = "sum"
+    #: False: ranked measures only (hit and injection are not measured)
+    digest: bool = True
 
 
 def base() -> Calibration:
@@ -61,7 +63,7 @@ def base() -> Calibration:
 def cal(**changes: float) -> Calibration:
     b = base()
     fields = {k: getattr(b, k) for k in ("floor", "ceil", "weight", "qualify", "support",
-                                         "cross_script", "veto")}
+                                         "cross_script", "veto", "relative")}
     fields.update(changes)
     return Calibration(**fields)
 
@@ -126,7 +128,8 @@ def query_vectors(embedder: Any, questions: Sequence[str], prefix: str,
     return [known[h] for h in hashes]
 
 
-def run(data: Path, cache: Path, only: set[str] | None) -> dict[str, Any]:
+def run(data: Path, cache: Path, only: set[str] | None,
+        custom: Sequence[Variant] = ()) -> dict[str, Any]:
     from waymarks import semantic
 
     embedder = semantic.load()
@@ -138,7 +141,7 @@ def run(data: Path, cache: Path, only: set[str] | None) -> dict[str, Any]:
              zip(conversations, indexes, strict=True)]
     matrices = [np.frombuffer(b"".join(d.vectors), dtype="<f4").reshape(len(d.ids), -1)
                 for d in dense]
-    chosen = [v for v in variants() if only is None or v.name in only]
+    chosen = [v for v in variants() if only is None or v.name in only] + list(custom)
     prefixes = {v.prefix for v in chosen if v.calibration is not None}
     questions = [qa["question"] for c in conversations for qa in c.questions]
     qvec = {p: dict(zip(questions, query_vectors(embedder, questions, p, cache), strict=True))
@@ -190,10 +193,12 @@ def run(data: Path, cache: Path, only: set[str] | None) -> dict[str, Any]:
                     cos = matrices[ci] @ qv
                     sem = np.clip((cos - c.floor) / (c.ceil - c.floor), 0.0, 1.0)
                     fused = _ranking(variant.ranking, rel, sem, c.weight)
-                    selected = _digest(index, d, question, qv, cos, c, variant.candidates)
-                    fcos = matrices[fj] @ qv
-                    foreign = _digest(indexes[fj], dense[fj], question, qv, fcos, c,
-                                      variant.candidates)
+                    selected, foreign = [], []
+                    if variant.digest:
+                        selected = _digest(index, d, question, qv, cos, c, variant.candidates)
+                        fcos = matrices[fj] @ qv
+                        foreign = _digest(indexes[fj], dense[fj], question, qv, fcos, c,
+                                          variant.candidates)
                 # ties: newer first, then id (as ``ranked``)
                 order = np.lexsort((np.array(d.ids), -created, -fused))
                 docs = [by_id[d.ids[k]] for k in order[:10]]
@@ -211,7 +216,8 @@ def run(data: Path, cache: Path, only: set[str] | None) -> dict[str, Any]:
             "prefix": variant.prefix, "candidates": variant.candidates,
             "calibration": None if variant.calibration is None else {
                 k: getattr(variant.calibration, k) for k in (
-                    "floor", "ceil", "weight", "qualify", "support", "cross_script", "veto")},
+                    "floor", "ceil", "weight", "qualify", "support", "cross_script", "veto",
+                    "relative")},
             **{k: round(100 * v / n, 1) for k, v in sums.items()},
             "categories": {locomo.CATEGORIES[k]: {m: round(100 * v / c["n"], 1)
                                                   for m, v in c.items() if m != "n"}
@@ -257,15 +263,30 @@ def _digest(index: Any, d: Any, question: str, qv: np.ndarray, cos: np.ndarray,
                     semantic).selected
 
 
+def parse_variant(text: str) -> Variant:
+    changes = dict(part.split("=", 1) for part in text.split(",") if part)
+    ranking = changes.pop("ranking", "sum")
+    prefix = changes.pop("prefix", "query")
+    candidates = int(changes.pop("candidates", SEMANTIC_CANDIDATES))
+    digest = changes.pop("digest", "1") != "0"
+    return Variant(text, cal(**{k: float(v) for k, v in changes.items()}), prefix,
+                   candidates, ranking, digest)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=locomo.DEFAULT_DATA)
     parser.add_argument("--embed-cache", type=Path, default=locomo.DEFAULT_CACHE)
     parser.add_argument("--only", default="", help="comma-separated variant names")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--variant", action="append", default=[],
+                        help="another variant: floor=0.7,veto=0.5[,ranking=maxnorm]"
+                             "[,prefix=passage][,candidates=40] (repeatable)")
     args = parser.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
-    report = run(args.data.resolve(), args.embed_cache, only)
+    custom = [parse_variant(text) for text in args.variant]
+    report = run(args.data.resolve(), args.embed_cache,
+                 set() if custom and only is None else only, custom)
     print(json.dumps(report, indent=2 if args.json else None))
     return 0
 

@@ -56,11 +56,15 @@ class Calibration(msgspec.Struct, frozen=True):
     #: meaning from the query: words it shares do not make it an answer, unless the query
     #: names it by an exact path or filename (0: no veto)
     veto: float = 0.0
+    #: fused, an eligible record is cut below this share of the best one's relevance (the
+    #: lexical engine's 0.75 unless the model's calibration says otherwise)
+    relative: float = 0.75
 
     def __post_init__(self) -> None:
         if not (-1.0 <= self.floor < self.ceil <= 1.0 and 0.0 <= self.weight <= 1.0
                 and 0.0 < self.qualify <= 1.0 and 0.0 < self.support <= 1.0
-                and 0.0 < self.cross_script <= 1.0 and 0.0 <= self.veto < 1.0):
+                and 0.0 < self.cross_script <= 1.0 and 0.0 <= self.veto < 1.0
+                and 0.0 < self.relative <= 1.0):
             raise ValueError(f"invalid calibration {self!r}")
 
     def calibrate(self, cosine: float) -> float:

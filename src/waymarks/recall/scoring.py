@@ -193,11 +193,12 @@ def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
     # fused, a record also stays when it is near the best *lexically* (the other language's
     # twin of a claim is closer in meaning to the query, not a better answer)
     best_lexical = max((s.lexical for s in scored if s.eligible), default=0.0)
+    cutoff = RELATIVE_CUTOFF if semantic is None else semantic.calibration.relative
     judged = [
-        s if not s.eligible or s.relevance >= RELATIVE_CUTOFF * best
+        s if not s.eligible or s.relevance >= cutoff * best
         or (semantic is not None and s.lexical > 0
             and s.lexical >= RELATIVE_CUTOFF * best_lexical)
-        else _reject(s, f"below {RELATIVE_CUTOFF:.0%} of the best match")
+        else _reject(s, f"below {cutoff:.0%} of the best match")
         for s in scored
     ]
     return sorted(judged, key=lambda s: (not s.eligible, -s.rank, -s.relevance,
