@@ -96,6 +96,14 @@ def test_a_record_far_in_meaning_is_no_answer_on_shared_words_alone() -> None:
     named = score_all(direct_plan("config/app.toml"), path, stats,
                       Semantic({"cfg": 0.76}, vetoing))
     assert [s.candidate.id for s in named if s.eligible] == ["cfg"]
+    # a record qualified by meaning (across scripts, where no word can match) is not vetoed
+    zh = record("zh", "发票渲染器把模板缓存九十秒。")
+    strict = Calibration(floor=0.75, ceil=0.92, weight=0.5, qualify=0.8, support=0.6,
+                         veto=0.4)
+    side = Semantic({"zh": 0.81, "flag": 0.76}, strict, script("how long are pdf layouts kept?"))
+    assert [s.candidate.id for s in score_all(direct_plan("how long are pdf layouts kept?"),
+                                              [zh, RECORDS[0]], STATS, side)
+            if s.eligible] == ["zh"]
 
 
 def test_across_scripts_the_nearest_record_qualifies_on_a_lower_similarity() -> None:
