@@ -175,6 +175,7 @@ def run(data: Path, cache: Path, only: set[str] | None,
         start, cpu = time.perf_counter(), time.process_time()
         sums = {"r1": 0.0, "r5": 0.0, "r10": 0.0, "hit": 0, "digest": 0, "injected": 0}
         per_cat: dict[int, dict[str, float]] = {}
+        precisions: list[float] = []
         n = 0
         for ci, (conv, index, d) in enumerate(zip(conversations, indexes, dense, strict=True)):
             by_id = {doc.id: doc for doc in conv.docs}
@@ -206,6 +207,9 @@ def run(data: Path, cache: Path, only: set[str] | None,
                 row = {f"r{k}": locomo.recall_at(docs, evidence, k) for k in (1, 5, 10)}
                 row.update(hit=bool(cited & set(evidence)), digest=bool(selected),
                            injected=bool(foreign))
+                if selected:  # digest precision: share of its claims citing evidence
+                    precisions.append(sum(1 for sid in selected if set(by_id[sid].cites)
+                                          & set(evidence)) / len(selected))
                 cat = per_cat.setdefault(qa["category"], {k: 0.0 for k in (*sums, "n")})
                 for key, value in row.items():
                     sums[key] += value
@@ -222,11 +226,14 @@ def run(data: Path, cache: Path, only: set[str] | None,
             "categories": {locomo.CATEGORIES[k]: {m: round(100 * v / c["n"], 1)
                                                   for m, v in c.items() if m != "n"}
                            for k, c in sorted(per_cat.items())},
+            "digest_precision": round(100 * sum(precisions) / len(precisions), 1)
+            if precisions else None,
             "wall_s": round(time.perf_counter() - start, 1),
             "cpu_s": round(time.process_time() - cpu, 1)}
         got = results[variant.name]
         print(f"{variant.name:<22} R@1 {got['r1']:5.1f} R@5 {got['r5']:5.1f} "
-              f"R@10 {got['r10']:5.1f} hit {got['hit']:5.1f} inj {got['injected']:4.1f}",
+              f"R@10 {got['r10']:5.1f} hit {got['hit']:5.1f} inj {got['injected']:4.1f} "
+              f"prec {got['digest_precision']}",
               file=sys.stderr, flush=True)
     import os
 
