@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -87,22 +88,26 @@ def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
         queries = synthetic.query_mix(about, count, seed)
         timings: dict[str, list[float]] = {k: [] for k in (
             "lexical", "query_embedding", "hybrid_fresh", "hybrid_warm")}
+        cpu: dict[str, list[float]] = {k: [] for k in timings}  # process CPU, same spans
+        load_before = os.getloadavg()
         held = semantic.new_matrix()
         held.extend((i, v) for _, i, v in store.vectors(embedder.model))
         for _, query in queries:
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             plan = direct_plan(query)
             cands = index.candidates(plan)
             stats = index.stats(plan.focus + plan.context)
             evaluate(plan, cands, stats, EXACT)
             timings["lexical"].append((time.perf_counter() - start) * 1000)
+            cpu["lexical"].append((time.process_time() - cpu_start) * 1000)
 
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             vector = embedder.query(query)
             timings["query_embedding"].append((time.perf_counter() - start) * 1000)
+            cpu["query_embedding"].append((time.process_time() - cpu_start) * 1000)
 
             for name in ("hybrid_fresh", "hybrid_warm"):
-                start = time.perf_counter()
+                start, cpu_start = time.perf_counter(), time.process_time()
                 vector = embedder.query(query)
                 plan = direct_plan(query)
                 cands = index.candidates(plan)
@@ -117,6 +122,7 @@ def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
                                             query=query)
                 evaluate(plan, [*cands, *store.candidates(extra)], stats, EXACT, side)
                 timings[name].append((time.perf_counter() - start) * 1000)
+                cpu[name].append((time.process_time() - cpu_start) * 1000)
         db.close()
     per_passage_ms = embed_s * 1000 / max(1, len(chosen))
     return {
@@ -126,6 +132,9 @@ def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
         "embedding_per_passage_ms": round(per_passage_ms, 2),
         "projected_embedding_10k_min_one_thread": round(per_passage_ms * 10_000 / 60_000, 2),
         "latency_ms": {k: summary(v) for k, v in timings.items()},
+        "cpu_ms": {k: summary(v) for k, v in cpu.items()},
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "targets_p99_ms": {"lexical": 5.0, "hybrid": 25.0},
     }
 

@@ -402,7 +402,8 @@ def run(data: Path, corpus: str, embedder: Embedder | None = None,
         "hybrid": None if embedder is None else {
             "model": embedder.model,
             "calibration": {name: getattr(embedder.calibration, name) for name in (
-                "floor", "ceil", "weight", "qualify", "support", "cross_script")},
+                "floor", "ceil", "weight", "qualify", "support", "cross_script", "veto",
+                "relative")},
             "embed_records_s": round(embed_s, 3),
             "query_embedding_ms": {"p50": round(statistics.median(query_ms), 3),
                                    "p99": round(percentile(query_ms, 99), 3)},

@@ -74,6 +74,38 @@ def test_closeness_never_passes_the_status_or_literal_gates() -> None:
     assert eligible("is src/checkout.py switched on", {"flag": 0.95}) == []
 
 
+def test_a_record_far_in_meaning_is_no_answer_on_shared_words_alone() -> None:
+    query = "how long does the invoice renderer cache templates"
+    vetoing = Calibration(floor=0.75, ceil=0.92, weight=0.5, qualify=0.8, support=0.6,
+                          veto=0.3)
+    near = Semantic({"cache": 0.86}, vetoing, script(query))
+    far = Semantic({"cache": 0.78}, vetoing, script(query))  # calibrated 0.18 < 0.3
+    plan = direct_plan(query)
+    assert [s.candidate.id for s in score_all(plan, RECORDS, STATS, near) if s.eligible
+            ] == ["cache"]
+    [judged] = [s for s in score_all(plan, RECORDS, STATS, far) if s.candidate.id == "cache"]
+    assert not judged.eligible and judged.reason.startswith("far in meaning")
+    # without the veto (0, the default) the same similarity leaves the lexical verdict alone
+    assert eligible(query, {"cache": 0.78}) == ["cache"]
+    # a record without a vector is never vetoed
+    assert [s.candidate.id for s in score_all(plan, RECORDS, STATS,
+                                              Semantic({}, vetoing)) if s.eligible] == ["cache"]
+    # an exact path the query names carries the record, however far
+    path = [record("cfg", "Settings live in config/app.toml for the invoice renderer.")]
+    stats = Stats(1, {f: 1 for f in path[0].body})
+    named = score_all(direct_plan("config/app.toml"), path, stats,
+                      Semantic({"cfg": 0.76}, vetoing))
+    assert [s.candidate.id for s in named if s.eligible] == ["cfg"]
+    # a record qualified by meaning (across scripts, where no word can match) is not vetoed
+    zh = record("zh", "发票渲染器把模板缓存九十秒。")
+    strict = Calibration(floor=0.75, ceil=0.92, weight=0.5, qualify=0.8, support=0.6,
+                         veto=0.4)
+    side = Semantic({"zh": 0.81, "flag": 0.76}, strict, script("how long are pdf layouts kept?"))
+    assert [s.candidate.id for s in score_all(direct_plan("how long are pdf layouts kept?"),
+                                              [zh, RECORDS[0]], STATS, side)
+            if s.eligible] == ["zh"]
+
+
 def test_across_scripts_the_nearest_record_qualifies_on_a_lower_similarity() -> None:
     zh = record("zh", "发票渲染器把模板缓存九十秒。")
     records = [zh, *RECORDS[::2]]
@@ -95,7 +127,8 @@ def test_semantic_side_adds_the_nearest_records_the_lexical_side_missed() -> Non
 
 @pytest.mark.parametrize("bad", [dict(floor=0.9, ceil=0.8, weight=0.5),
                                  dict(floor=0.7, ceil=0.9, weight=1.5),
-                                 dict(floor=0.7, ceil=0.9, weight=0.5, qualify=0.0)])
+                                 dict(floor=0.7, ceil=0.9, weight=0.5, qualify=0.0),
+                                 dict(floor=0.7, ceil=0.9, weight=0.5, veto=1.0)])
 def test_a_calibration_out_of_range_is_refused(bad: dict[str, float]) -> None:
     with pytest.raises(ValueError, match="invalid calibration"):
         Calibration(**bad)

@@ -88,6 +88,14 @@ def register_house(root: click.Group) -> None:
             tally = data[kind]
             lines.append(f"{kind.capitalize()}: {tally['applies']} in effect, "
                          f"{tally['total']} stored")
+        semantic = data.get("semantic") or {}
+        if semantic.get("available"):
+            background = semantic.get("background") or {}
+            lines.append(f"Hybrid recall: {semantic['vectors']} of {semantic['records']} "
+                         "claims embedded" + (
+                             f" (background: {background['state']}, "
+                             f"{background.get('embedded', 0)} of "
+                             f"{background.get('total') or '?'})" if background else ""))
         return Result(data, "\n".join(lines))
 
     @command(root, "health", summary="Checkpoints, skipped lines, unknown entries, the "

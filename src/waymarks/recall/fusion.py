@@ -14,6 +14,9 @@ Fusion happens *before* the gates decide (the gates stay: precision is the produ
 - a record with a lexical match and a fair similarity (``sem >= support``) is let past
   the gates that count lexical matches (two of three features; a single match beside
   words the store does not know): a paraphrase shares fewer words than it means;
+- a record whose similarity is below ``veto`` is not eligible on shared words alone (an
+  everyday word in common with a record about something else); an exact path or filename
+  the query names still carries it;
 - a record with no lexical match at all (another language, other words) is eligible only
   on a *strong* similarity (``sem >= SEMANTIC_QUALIFY``): every other gate that does not
   need a lexical match (status, literals, the conversation's subject) still applies;
@@ -49,11 +52,19 @@ class Calibration(msgspec.Struct, frozen=True):
     #: across scripts (an English query, a Chinese claim) no word can match: the record
     #: qualifies on this lower similarity when it is also the query's nearest record
     cross_script: float = 0.3
+    #: a record that has a vector and is less similar than this (calibrated) is far in
+    #: meaning from the query: words it shares do not make it an answer, unless the query
+    #: names it by an exact path or filename (0: no veto)
+    veto: float = 0.0
+    #: fused, an eligible record is cut below this share of the best one's relevance (the
+    #: lexical engine's 0.75 unless the model's calibration says otherwise)
+    relative: float = 0.75
 
     def __post_init__(self) -> None:
         if not (-1.0 <= self.floor < self.ceil <= 1.0 and 0.0 <= self.weight <= 1.0
                 and 0.0 < self.qualify <= 1.0 and 0.0 < self.support <= 1.0
-                and 0.0 < self.cross_script <= 1.0):
+                and 0.0 < self.cross_script <= 1.0 and 0.0 <= self.veto < 1.0
+                and 0.0 < self.relative <= 1.0):
             raise ValueError(f"invalid calibration {self!r}")
 
     def calibrate(self, cosine: float) -> float:
@@ -104,6 +115,10 @@ class Semantic(msgspec.Struct, frozen=True):
 
     def supports(self, sem: float | None) -> bool:
         return sem is not None and sem >= self.calibration.support
+
+    def far(self, sem: float | None) -> bool:
+        """Whether a record with a vector is too far in meaning to be an answer."""
+        return sem is not None and sem < self.calibration.veto
 
     def across(self, candidate_id: str, text: str) -> bool:
         """Whether a record in the other script qualifies: the nearest to the query (within

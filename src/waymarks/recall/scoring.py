@@ -193,11 +193,12 @@ def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
     # fused, a record also stays when it is near the best *lexically* (the other language's
     # twin of a claim is closer in meaning to the query, not a better answer)
     best_lexical = max((s.lexical for s in scored if s.eligible), default=0.0)
+    cutoff = RELATIVE_CUTOFF if semantic is None else semantic.calibration.relative
     judged = [
-        s if not s.eligible or s.relevance >= RELATIVE_CUTOFF * best
+        s if not s.eligible or s.relevance >= cutoff * best
         or (semantic is not None and s.lexical > 0
             and s.lexical >= RELATIVE_CUTOFF * best_lexical)
-        else _reject(s, f"below {RELATIVE_CUTOFF:.0%} of the best match")
+        else _reject(s, f"below {cutoff:.0%} of the best match")
         for s in scored
     ]
     return sorted(judged, key=lambda s: (not s.eligible, -s.rank, -s.relevance,
@@ -247,6 +248,10 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     supported = close or (semantic is not None and semantic.supports(sem))
     reason = _gate(plan, facts, candidate, stats, strong, coverage, named or close, close,
                    supported)
+    if (not reason and not close and semantic is not None and semantic.far(sem)
+            and not any(is_literal(f) for f in strong)):
+        reason = f"far in meaning from the query (similarity {sem:.2f})"
+
     rank = (relevance * candidate.freshness * candidate.evidence_weight * candidate.utility
             * candidate.accuracy)
     return Scored(candidate, relevance, coverage, tuple(matched), named, reason == "", reason

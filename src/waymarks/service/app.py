@@ -37,7 +37,13 @@ from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.recall.scoring import Candidate, Stats
 from waymarks.semantic import load as load_embedder
-from waymarks.service import diagnostics, semantic_recall, sessions_api, write_path
+from waymarks.service import (
+    diagnostics,
+    semantic_backfill,
+    semantic_recall,
+    sessions_api,
+    write_path,
+)
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import (
     Rejected,
@@ -177,6 +183,7 @@ class Waymarks:
         with self._projection.transaction():
             if not self._projection.has_sources():  # nobody else did meanwhile
                 self._projection.rebuild(sessions, self._now_ms())
+        self._embed_in_background()
 
     def _recover(self, problem: Exception) -> None:
         """Set a damaged database aside and rebuild a new one from every known ledger."""
@@ -197,6 +204,13 @@ class Waymarks:
         sessions, _unreadable = self._read_ledgers()
         with self._projection.transaction():
             self._projection.rebuild(sessions, self._now_ms())
+        self._embed_in_background()
+
+    def _embed_in_background(self) -> None:
+        """A rebuilt projection has no vectors: with the semantic extra, one detached
+        low-priority worker embeds them (never here, on a request's path); hybrid recall
+        uses what it has meanwhile."""
+        semantic_backfill.start(self.home)
 
     def _now_ms(self) -> int:
         return epoch_ms(self.clock.now())
@@ -496,8 +510,10 @@ class Waymarks:
         with self.projection.transaction():
             count = self.projection.rebuild(sessions, self._now_ms())
         from waymarks.service.evolution import rebuild_evolution  # learned memory, too
+        evolution_records = rebuild_evolution(self.home, self.clock, self.ids)
+        self._embed_in_background()
         return {"sources": len(sessions), "mutations": count, "unreadable": unreadable,
-                "evolutionRecords": rebuild_evolution(self.home, self.clock, self.ids)}
+                "evolutionRecords": evolution_records}
 
     def _read_ledgers(self, extra: Sequence[Path] = (), progress: ProgressFn | None = None
                       ) -> tuple[list[SessionLog], list[str]]:

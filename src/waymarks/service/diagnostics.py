@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from waymarks.ledger.discovery import files_without_header
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import damaged_copies
+from waymarks.service.semantic_recall import vector_status
 from waymarks.service.session_checks import replaced_problem
 from waymarks.store.projection import ProjectionDamaged
 
@@ -44,6 +45,7 @@ def status(app: Waymarks) -> dict[str, Any]:
             "id": session.session_id, "path": str(session.path),
             "entries": session.entry_count, "leafId": session.leaf_id},
         "pins": counts["pin"], "memory": counts["memory"],
+        "semantic": vector_status(app),  # hybrid recall's vectors (issue 20)
     }
 
 

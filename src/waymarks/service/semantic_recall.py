@@ -126,3 +126,20 @@ def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
         if progress is not None:
             progress(done, max(total, done))
     return done
+
+
+def vector_status(app: Waymarks) -> dict[str, object]:
+    """How far the stored vectors are (for ``waymarks status``): the model, records,
+    records with a current vector, and the background worker's progress. Counts only."""
+    from waymarks.service.semantic_backfill import progress
+
+    embedder = load()
+    if embedder is None:
+        return {"available": False}
+    index = app.projection.recall_index()
+    with app.projection.transaction():
+        index.catch_up()  # the records the items stand for, as recall would see them
+    records, vectors = VectorStore(index.db).counts(embedder.model)
+    return {"available": True, "model": embedder.model, "records": records,
+            "vectors": vectors, "missing": records - vectors,
+            "background": progress(app.home)}

@@ -1,0 +1,302 @@
+"""Benchmark: hybrid recall variants on a LoCoMo split, each beside the lexical engine.
+
+A tuning aid for the semantic signal (issue 20): every record and question is embedded
+once (records through ``locomo.py``'s cache, questions in the same cache file under their
+own key), the lexical relevance of every record for every question is computed once, and
+then each *variant* (a calibration: floor, ceil, weight, qualify, support, cross_script;
+and the prefix the question is embedded with) is measured on:
+
+- ranked Recall@1/5/10 by fused relevance over every record (as ``locomo.py``'s ``hy_*``);
+- digest hit and foreign-query injection through the production gates (``evaluate`` on
+  the production candidates: lexical ones plus the ``SEMANTIC_CANDIDATES`` nearest).
+
+The baseline in the same run is the lexical engine (``lexical``) and the shipped
+calibration (``shipped``). Variants are general retrieval knobs, never dataset words.
+
+    .venv/bin/python benchmarks/locomo_variants.py [--data PATH] [--only NAME,...] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import locomo
+from waymarks.recall.engine import evaluate
+from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Calibration, semantic_side
+from waymarks.recall.plan import direct_plan
+from waymarks.recall.scoring import ranked
+from waymarks.store import recall_vectors
+
+
+@dataclass
+class Variant:
+    name: str
+    calibration: Calibration | None  # None: the lexical engine
+    prefix: str = "query"  # the prefix the question is embedded with: query | passage
+    candidates: int = SEMANTIC_CANDIDATES
+    #: how the ranked measures fuse: ``sum`` (production), ``maxnorm`` (lexical divided
+    #: by the query's best lexical score first), ``rrf`` (reciprocal rank fusion, k=60),
+    #: ``dense`` (the calibrated similarity alone)
+    ranking: str = "sum"
+    #: False: ranked measures only (hit and injection are not measured)
+    digest: bool = True
+
+
+def base() -> Calibration:
+    from waymarks.semantic.e5 import CALIBRATION
+
+    return CALIBRATION
+
+
+def cal(**changes: float) -> Calibration:
+    b = base()
+    fields = {k: getattr(b, k) for k in ("floor", "ceil", "weight", "qualify", "support",
+                                         "cross_script", "veto", "relative")}
+    fields.update(changes)
+    return Calibration(**fields)
+
+
+def variants() -> list[Variant]:
+    return [
+        Variant("lexical", None),
+        Variant("shipped", base()),
+        Variant("prefix passage", base(), prefix="passage"),
+        Variant("w0.6", cal(weight=0.6)),
+        Variant("w0.4", cal(weight=0.4)),
+        Variant("floor0.70", cal(floor=0.70)),
+        Variant("floor0.80", cal(floor=0.80)),
+        Variant("ceil0.88", cal(ceil=0.88)),
+        Variant("ceil0.95", cal(ceil=0.95)),
+        Variant("qualify0.7", cal(qualify=0.7)),
+        Variant("qualify0.9", cal(qualify=0.9)),
+        Variant("support0.5", cal(support=0.5)),
+        Variant("support0.7", cal(support=0.7)),
+        Variant("cand40", base(), candidates=40),
+        Variant("cand10", base(), candidates=10),
+        Variant("rank dense", base(), ranking="dense"),
+        Variant("rank rrf", base(), ranking="rrf"),
+        Variant("rank maxnorm", base(), ranking="maxnorm"),
+        Variant("rank maxnorm w0.6", cal(weight=0.6), ranking="maxnorm"),
+        Variant("w0.3", cal(weight=0.3)),
+        Variant("floor0.70 ceil0.90", cal(floor=0.70, ceil=0.90)),
+        Variant("floor0.70 qualify0.9", cal(floor=0.70, qualify=0.9)),
+        # the veto: a record far in meaning (calibrated similarity below it) is not an
+        # answer on shared words alone
+        Variant("veto0.2", cal(veto=0.2)),
+        Variant("veto0.3", cal(veto=0.3)),
+        Variant("veto0.4", cal(veto=0.4)),
+        Variant("floor0.70 veto0.45", cal(floor=0.70, veto=0.45)),
+        Variant("floor0.70 veto0.5", cal(floor=0.70, veto=0.5)),
+        Variant("floor0.70 veto0.45 qualify0.7", cal(floor=0.70, veto=0.45, qualify=0.7)),
+        Variant("qualify0.6 veto0.3", cal(qualify=0.6, veto=0.3)),
+        Variant("qualify0.65 veto0.3", cal(qualify=0.65, veto=0.3)),
+        Variant("support0.4 veto0.3", cal(support=0.4, veto=0.3)),
+        Variant("floor0.65 veto0.6", cal(floor=0.65, veto=0.6)),
+    ]
+
+
+def query_vectors(embedder: Any, questions: Sequence[str], prefix: str,
+                  cache: Path) -> list[bytes]:
+    db = sqlite3.connect(cache)
+    db.execute("CREATE TABLE IF NOT EXISTS q (model TEXT, prefix TEXT, hash TEXT, vector BLOB,"
+               " PRIMARY KEY (model, prefix, hash))")
+    hashes = [recall_vectors.text_hash(q) for q in questions]
+    known = {h: bytes(v) for h, v in db.execute(
+        "SELECT hash, vector FROM q WHERE model = ? AND prefix = ?", (embedder.model, prefix))}
+    for h, q in zip(hashes, questions, strict=True):
+        if h in known:
+            continue
+        vector = (embedder.query(q) if prefix == "query"
+                  else embedder.passages([q])[0])
+        db.execute("INSERT OR REPLACE INTO q VALUES (?, ?, ?, ?)",
+                   (embedder.model, prefix, h, vector))
+        known[h] = vector
+    db.commit()
+    db.close()
+    return [known[h] for h in hashes]
+
+
+def run(data: Path, cache: Path, only: set[str] | None,
+        custom: Sequence[Variant] = ()) -> dict[str, Any]:
+    from waymarks import semantic
+
+    embedder = semantic.load()
+    if embedder is None:
+        raise SystemExit("the semantic extra is not installed")
+    conversations = locomo.load(data, "turns")
+    indexes = [locomo.build_index(c, "turn") for c in conversations]
+    dense = [locomo.dense_for(c, i, embedder, cache) for c, i in
+             zip(conversations, indexes, strict=True)]
+    matrices = [np.frombuffer(b"".join(d.vectors), dtype="<f4").reshape(len(d.ids), -1)
+                for d in dense]
+    chosen = [v for v in variants() if only is None or v.name in only] + list(custom)
+    prefixes = {v.prefix for v in chosen if v.calibration is not None}
+    questions = [qa["question"] for c in conversations for qa in c.questions]
+    qvec = {p: dict(zip(questions, query_vectors(embedder, questions, p, cache), strict=True))
+            for p in prefixes}
+
+    # the lexical relevance of every record, per question, computed once (and cached)
+    lexical: list[list[np.ndarray]] = []
+    saved = cache.parent / f"lexical-{recall_vectors.text_hash(data.read_text())}.npz"
+    if saved.exists():
+        arrays = np.load(saved)
+        lexical = [[arrays[f"{ci}_{qi}"] for qi in range(len(c.questions))]
+                   for ci, c in enumerate(conversations)]
+    for conv, index, d in zip(conversations if not lexical else [], indexes, dense,
+                              strict=False):
+        position = {i: n for n, i in enumerate(d.ids)}
+        per_q = []
+        for qa in conv.questions:
+            plan = direct_plan(qa["question"])
+            stats = index.stats(plan.focus + plan.context)
+            rel = np.zeros(len(d.ids))
+            for s in ranked(plan, d.all_candidates, stats):
+                rel[position[s.candidate.id]] = s.relevance
+            per_q.append(rel)
+        lexical.append(per_q)
+    if not saved.exists():
+        np.savez(saved, **{f"{ci}_{qi}": a for ci, per_q in enumerate(lexical)
+                           for qi, a in enumerate(per_q)})
+
+    results: dict[str, Any] = {}
+    for variant in chosen:
+        start, cpu = time.perf_counter(), time.process_time()
+        sums = {"r1": 0.0, "r5": 0.0, "r10": 0.0, "hit": 0, "digest": 0, "injected": 0}
+        per_cat: dict[int, dict[str, float]] = {}
+        precisions: list[float] = []
+        n = 0
+        for ci, (conv, index, d) in enumerate(zip(conversations, indexes, dense, strict=True)):
+            by_id = {doc.id: doc for doc in conv.docs}
+            created = np.array([doc.created_at for doc in conv.docs], dtype=float)
+            fj = (ci + 1) % len(conversations)
+            for qi, qa in enumerate(conv.questions):
+                question, evidence = qa["question"], qa["evidence"]
+                rel = lexical[ci][qi]
+                if variant.calibration is None:
+                    fused = rel
+                    selected, _ = locomo.answer(index, question)
+                    foreign, _ = locomo.answer(indexes[fj], question)
+                else:
+                    c = variant.calibration
+                    qv = np.frombuffer(qvec[variant.prefix][question], dtype="<f4")
+                    cos = matrices[ci] @ qv
+                    sem = np.clip((cos - c.floor) / (c.ceil - c.floor), 0.0, 1.0)
+                    fused = _ranking(variant.ranking, rel, sem, c.weight)
+                    selected, foreign = [], []
+                    if variant.digest:
+                        selected = _digest(index, d, question, qv, cos, c, variant.candidates)
+                        fcos = matrices[fj] @ qv
+                        foreign = _digest(indexes[fj], dense[fj], question, qv, fcos, c,
+                                          variant.candidates)
+                # ties: newer first, then id (as ``ranked``)
+                order = np.lexsort((np.array(d.ids), -created, -fused))
+                docs = [by_id[d.ids[k]] for k in order[:10]]
+                cited = {dia for sid in selected for dia in by_id[sid].cites}
+                row = {f"r{k}": locomo.recall_at(docs, evidence, k) for k in (1, 5, 10)}
+                row.update(hit=bool(cited & set(evidence)), digest=bool(selected),
+                           injected=bool(foreign))
+                if selected:  # digest precision: share of its claims citing evidence
+                    precisions.append(sum(1 for sid in selected if set(by_id[sid].cites)
+                                          & set(evidence)) / len(selected))
+                cat = per_cat.setdefault(qa["category"], {k: 0.0 for k in (*sums, "n")})
+                for key, value in row.items():
+                    sums[key] += value
+                    cat[key] += value
+                cat["n"] += 1
+                n += 1
+        results[variant.name] = {
+            "prefix": variant.prefix, "candidates": variant.candidates,
+            "calibration": None if variant.calibration is None else {
+                k: getattr(variant.calibration, k) for k in (
+                    "floor", "ceil", "weight", "qualify", "support", "cross_script", "veto",
+                    "relative")},
+            **{k: round(100 * v / n, 1) for k, v in sums.items()},
+            "categories": {locomo.CATEGORIES[k]: {m: round(100 * v / c["n"], 1)
+                                                  for m, v in c.items() if m != "n"}
+                           for k, c in sorted(per_cat.items())},
+            "digest_precision": round(100 * sum(precisions) / len(precisions), 1)
+            if precisions else None,
+            "wall_s": round(time.perf_counter() - start, 1),
+            "cpu_s": round(time.process_time() - cpu, 1)}
+        got = results[variant.name]
+        print(f"{variant.name:<22} R@1 {got['r1']:5.1f} R@5 {got['r5']:5.1f} "
+              f"R@10 {got['r10']:5.1f} hit {got['hit']:5.1f} inj {got['injected']:4.1f} "
+              f"prec {got['digest_precision']}",
+              file=sys.stderr, flush=True)
+    import os
+
+    return {"split": locomo.split_name(data), "questions": len(questions),
+            "model": embedder.model, "load_average": os.getloadavg(), "variants": results}
+
+
+def _ranking(mode: str, rel: np.ndarray, sem: np.ndarray, weight: float) -> np.ndarray:
+    if mode == "dense":
+        return sem
+    if mode == "maxnorm":
+        top = rel.max()
+        return (1 - weight) * (rel / top if top > 0 else rel) + weight * sem
+    if mode == "rrf":
+        out = np.zeros(len(rel))
+        for score in (rel, sem):
+            order = np.argsort(-score, kind="stable")
+            ranks = np.empty(len(score))
+            ranks[order] = np.arange(1, len(score) + 1)
+            out += np.where(score > 0, 1.0 / (60 + ranks), 0.0)
+        return out
+    return (1 - weight) * rel + weight * sem
+
+
+def _digest(index: Any, d: Any, question: str, qv: np.ndarray, cos: np.ndarray,
+            c: Calibration, limit: int) -> list[str]:
+    plan = direct_plan(question)
+    cands = index.candidates(plan)
+    stats = index.stats(plan.focus + plan.context)
+    semantic, extra = semantic_side(d.ids, cos.tolist(), [x.id for x in cands], c,
+                                    limit=limit, query=question)
+    by_id = {x.id: x for x in d.all_candidates}
+    return evaluate(plan, [*cands, *(by_id[i] for i in extra)], stats, locomo.EXACT,
+                    semantic).selected
+
+
+def parse_variant(text: str) -> Variant:
+    changes = dict(part.split("=", 1) for part in text.split(",") if part)
+    ranking = changes.pop("ranking", "sum")
+    prefix = changes.pop("prefix", "query")
+    candidates = int(changes.pop("candidates", SEMANTIC_CANDIDATES))
+    digest = changes.pop("digest", "1") != "0"
+    return Variant(text, cal(**{k: float(v) for k, v in changes.items()}), prefix,
+                   candidates, ranking, digest)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=locomo.DEFAULT_DATA)
+    parser.add_argument("--embed-cache", type=Path, default=locomo.DEFAULT_CACHE)
+    parser.add_argument("--only", default="", help="comma-separated variant names")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--variant", action="append", default=[],
+                        help="another variant: floor=0.7,veto=0.5[,ranking=maxnorm]"
+                             "[,prefix=passage][,candidates=40] (repeatable)")
+    args = parser.parse_args(argv)
+    only = set(args.only.split(",")) if args.only else None
+    custom = [parse_variant(text) for text in args.variant]
+    report = run(args.data.resolve(), args.embed_cache,
+                 set() if custom and only is None else only, custom)
+    print(json.dumps(report, indent=2 if args.json else None))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

