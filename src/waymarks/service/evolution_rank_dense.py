@@ -148,11 +148,8 @@ class Dense:
             fields = self.fields(feature)
             if fields is None:
                 continue
-            body, aliases, quoted, origin = fields
-            score[body] += w
-            score[aliases] += w * _ALIAS
-            score[quoted] += w * _WEAK
-            score[origin] += w * _ORIGIN
+            body, aliases, _quoted, _origin = fields
+            _add_weight(score, fields, w)
             count[body] += 1
             count[aliases] += 1
             strong[body] += w
@@ -173,11 +170,7 @@ class Dense:
             fields = self.fields(feature)
             if fields is None:
                 continue
-            body, aliases, quoted, origin = fields
-            score[body] += w
-            score[aliases] += w * _ALIAS
-            score[quoted] += w * _WEAK
-            score[origin] += w * _ORIGIN
+            _add_weight(score, fields, w)
         bound = score / total * self.norm + _EPSILON
         keep &= bound >= cutoff
         chosen = np.flatnonzero(keep)
@@ -241,3 +234,13 @@ def _position(dense: Dense, scored: Scored) -> int:
 _CHUNK: Final = 16
 #: up to this many candidates are scored without looking for a bound first
 _SHORT: Final = 48
+
+
+def _add_weight(score: Any, fields: Sequence[Any], weight: float) -> None:
+    """A feature's weight added to the claims holding it, by field (body, aliases,
+    quoted, origin: the scorer's field factors), in the scorer's order of additions."""
+    body, aliases, quoted, origin = fields
+    score[body] += weight
+    score[aliases] += weight * _ALIAS
+    score[quoted] += weight * _WEAK
+    score[origin] += weight * _ORIGIN
