@@ -148,7 +148,11 @@ class Sandbox:
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
     box = Sandbox(tmp_path_factory.mktemp("hostile-cli"))
-    box.build()
+    with pytest.MonkeyPatch.context() as patch:
+        # built before the per-test switch to lexical recall (tests/conftest.py): no
+        # embedding, and no background worker writing into the home the tests reset
+        patch.setenv("WAYMARKS_SEMANTIC", "off")
+        box.build()
     return box
 
 

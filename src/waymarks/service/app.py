@@ -180,10 +180,11 @@ class Waymarks:
                 self.home):
             return
         sessions, _unreadable = self._read_ledgers()
+        replayed = 0
         with self._projection.transaction():
             if not self._projection.has_sources():  # nobody else did meanwhile
-                self._projection.rebuild(sessions, self._now_ms())
-        self._embed_in_background()
+                replayed = self._projection.rebuild(sessions, self._now_ms())
+        self._embed_in_background(replayed)
 
     def _recover(self, problem: Exception) -> None:
         """Set a damaged database aside and rebuild a new one from every known ledger."""
@@ -203,14 +204,16 @@ class Waymarks:
         self._projection.placement = partial(placement, self)
         sessions, _unreadable = self._read_ledgers()
         with self._projection.transaction():
-            self._projection.rebuild(sessions, self._now_ms())
-        self._embed_in_background()
+            replayed = self._projection.rebuild(sessions, self._now_ms())
+        self._embed_in_background(replayed)
 
-    def _embed_in_background(self) -> None:
+    def _embed_in_background(self, replayed: int) -> None:
         """A rebuilt projection has no vectors: with the semantic extra, one detached
         low-priority worker embeds them (never here, on a request's path); hybrid recall
-        uses what it has meanwhile."""
-        semantic_backfill.start(self.home)
+        uses what it has meanwhile. A rebuild that replayed nothing (the first command in
+        a new home) has nothing to embed and starts no process."""
+        if replayed:
+            semantic_backfill.start(self.home)
 
     def _now_ms(self) -> int:
         return epoch_ms(self.clock.now())
@@ -511,7 +514,7 @@ class Waymarks:
             count = self.projection.rebuild(sessions, self._now_ms())
         from waymarks.service.evolution import rebuild_evolution  # learned memory, too
         evolution_records = rebuild_evolution(self.home, self.clock, self.ids)
-        self._embed_in_background()
+        self._embed_in_background(count)
         return {"sources": len(sessions), "mutations": count, "unreadable": unreadable,
                 "evolutionRecords": evolution_records}
 
