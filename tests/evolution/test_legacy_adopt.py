@@ -116,3 +116,22 @@ def test_adopt_over_mcp_asks_the_person_first(app: Waymarks, tmp_path: Path) -> 
     origin = os.path.realpath(app.cwd)
     assert done["outcome"] == "done" and done["origin"] == origin
     assert done["id"] == claim_id(origin, "decision", "Releases are cut from main on Fridays")
+
+
+def test_a_refused_adoption_over_mcp_is_refused_before_asking(app: Waymarks,
+                                                             tmp_path: Path) -> None:
+    """Adopting a claim that is already adopted (no longer a live legacy claim) is refused
+    with its code, and the person is never asked a question whose yes would fail."""
+    from tests.mcp_server.test_learned_memory_tool import call
+    from tests.mcp_server.test_remember_tool import Person
+
+    _write(tmp_path / "legacy", LEGACY, ACTIONS)
+    with Evolution(app.home) as evo:
+        assert import_legacy(evo, tmp_path / "legacy").ok
+    old = claim_id("legacy", "decision", "Releases are cut from main on Fridays")
+    assert call(app, "learned_memory_edit", {"action": "adopt", "id": old},
+                Person())["outcome"] == "done"
+    person = Person()
+    again = call(app, "learned_memory_edit", {"action": "adopt", "id": old}, person)
+    assert again["outcome"] != "done" and again["code"] == "not_active", again
+    assert person.asked == []

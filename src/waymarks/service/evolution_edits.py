@@ -156,33 +156,52 @@ def adopt(evo: Evolution, cid: str, directory: str) -> EditOutcome:
     claims are recalled without it). Its ID hashes its origin, so it gets a new ID there,
     with its evidence dates, basis, aliases, feedback and pin kept; the legacy claim is
     marked superseded by it. Undoable."""
-    from waymarks.core.evolution.model import LEGACY_ORIGIN, AdoptRecord
+    from waymarks.core.evolution.model import AdoptRecord
+
+    with evo.ledger.locked():
+        evo._locked_sync()
+        found = _adoption(evo, cid, directory)
+        if isinstance(found, EditOutcome):
+            return found
+        origin, new_id = found
+        return _commit(evo, [AdoptRecord(SCHEMA_VERSION, cid, origin, iso(evo.clock.now()))],
+                       f"Adopted {cid} into {origin} as {new_id} (evidence dates kept; undo "
+                       "takes it back).", id=new_id, adopted=cid, origin=origin)
+
+
+def adoption_refused(evo: Evolution, cid: str, directory: str) -> EditOutcome | None:
+    """The refusal :func:`adopt` would give now, for a caller that asks the person first
+    (a refusal comes before the question; :func:`adopt` checks again under the lock)."""
+    evo.sync()
+    found = _adoption(evo, cid, directory)
+    return found if isinstance(found, EditOutcome) else None
+
+
+def _adoption(evo: Evolution, cid: str, directory: str) -> EditOutcome | tuple[str, str]:
+    """Adopt's checks against the folded state: a refusal, or (origin, the new ID)."""
+    from waymarks.core.evolution.model import LEGACY_ORIGIN
     from waymarks.ledger.identity import canonical_project_path
 
     origin = canonical_project_path(directory) if directory.startswith("/") else directory
     if not origin.startswith("/"):
         return _refuse("bad_input", "adopt labels a claim with a directory (an absolute "
                        "path); run it in that directory")
-    with evo.ledger.locked():
-        evo._locked_sync()
-        claim = _live(evo, cid)
-        if isinstance(claim, EditOutcome):
-            return claim
-        if claim.origin != LEGACY_ORIGIN:
-            return _refuse("bad_input", f"{cid} has an origin already; only a legacy claim "
-                           "(see `waymarks evolution list legacy`) can be adopted")
-        if claim.state not in ("provisional", "conflicted"):
-            return _refuse("not_active", f"{cid} is {claim.state}; only a provisional or "
-                           "conflicted claim can be adopted")
-        new_id = claim_id(origin, claim.kind, claim.content)
-        if evo.store.view.claim(new_id) is not None:
-            return _refuse("duplicate", f"{origin} already holds this claim as {new_id}")
-        if evo.store.view.suppressed(suppression_key(origin, claim.content)):
-            return _refuse("forgotten", f"this content was forgotten in {origin}; adopting "
-                           "it there would bring it back")
-        return _commit(evo, [AdoptRecord(SCHEMA_VERSION, cid, origin, iso(evo.clock.now()))],
-                       f"Adopted {cid} into {origin} as {new_id} (evidence dates kept; undo "
-                       "takes it back).", id=new_id, adopted=cid, origin=origin)
+    claim = _live(evo, cid)
+    if isinstance(claim, EditOutcome):
+        return claim
+    if claim.origin != LEGACY_ORIGIN:
+        return _refuse("bad_input", f"{cid} has an origin already; only a legacy claim "
+                       "(see `waymarks evolution list legacy`) can be adopted")
+    if claim.state not in ("provisional", "conflicted"):
+        return _refuse("not_active", f"{cid} is {claim.state}; only a provisional or "
+                       "conflicted claim can be adopted")
+    new_id = claim_id(origin, claim.kind, claim.content)
+    if evo.store.view.claim(new_id) is not None:
+        return _refuse("duplicate", f"{origin} already holds this claim as {new_id}")
+    if evo.store.view.suppressed(suppression_key(origin, claim.content)):
+        return _refuse("forgotten", f"this content was forgotten in {origin}; adopting "
+                       "it there would bring it back")
+    return origin, new_id
 
 
 def undo(evo: Evolution, event: int) -> EditOutcome:

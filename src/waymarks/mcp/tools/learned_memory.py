@@ -127,6 +127,13 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
                                          "replaced by the model:" if action == "pin" else "")
                 + f"\n{shown['content']}")
     if action == "adopt":
+        from waymarks.service.evolution import Evolution
+        from waymarks.service.evolution_edits import adoption_refused
+
+        with Evolution(app.home) as evo:  # refused before the person is asked
+            refused = adoption_refused(evo, cid, str(app.cwd))
+        if refused is not None:
+            return _rejected(refused.code, refused.message)
         return (f"Adopt legacy learned claim {cid} ({shown['kind']}, {shown['state']}) into "
                 f"{app.cwd}? It gets a new ID there; its evidence dates stay:\n"
                 f"{shown['content']}")
