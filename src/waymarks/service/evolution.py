@@ -105,6 +105,9 @@ class Evolution:
         self._in_flight: dict[str, tuple[tuple[str, ...], str]] = {}
         #: the origin generation each pending request was built at (item 57)
         self._generations: dict[str, int] = {}
+        #: set by :func:`waymarks.service.evolution_feedback.dry_run`: an edit decides
+        #: (every check, under the lock) and stops before appending
+        self.dry_run = False
 
     def close(self) -> None:
         if self._store is not None:

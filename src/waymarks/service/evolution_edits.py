@@ -169,14 +169,6 @@ def adopt(evo: Evolution, cid: str, directory: str) -> EditOutcome:
                        "takes it back).", id=new_id, adopted=cid, origin=origin)
 
 
-def adoption_refused(evo: Evolution, cid: str, directory: str) -> EditOutcome | None:
-    """The refusal :func:`adopt` would give now, for a caller that asks the person first
-    (a refusal comes before the question; :func:`adopt` checks again under the lock)."""
-    evo.sync()
-    found = _adoption(evo, cid, directory)
-    return found if isinstance(found, EditOutcome) else None
-
-
 def _adoption(evo: Evolution, cid: str, directory: str) -> EditOutcome | tuple[str, str]:
     """Adopt's checks against the folded state: a refusal, or (origin, the new ID)."""
     from waymarks.core.evolution.model import LEGACY_ORIGIN

@@ -15,7 +15,7 @@ queued sources that repeat it; messages name IDs and codes, never content.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -56,9 +56,23 @@ def _refuse(code: str, message: str) -> EditOutcome:
     return EditOutcome(False, code, message)
 
 
+def dry_run(evo: Evolution, edit: Callable[[], EditOutcome]) -> EditOutcome:
+    """The outcome ``edit`` (one of the edit use cases, on ``evo``) would have now, with
+    every refusal and nothing appended: a caller that asks the person first refuses before
+    the question. The edit itself checks again under the lock."""
+    evo.dry_run = True
+    try:
+        return edit()
+    finally:
+        evo.dry_run = False
+
+
 def _commit(evo: Evolution, records: Sequence[EvolutionRecord], message: str,
             **data: Any) -> EditOutcome:
-    """Append ``records`` (the first is the edit) and check that its event applied."""
+    """Append ``records`` (the first is the edit) and check that its event applied; in a
+    :func:`dry_run`, the edit passed every check: report that and append nothing."""
+    if evo.dry_run:
+        return EditOutcome(True, "done", message, None, data)
     first = evo.store.last_seq() + 1
     evo._append(records)  # the one append path (lock held by the caller)
     event = evo.store.event(first)

@@ -10,7 +10,7 @@ echoed in errors.
 """
 
 import re
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server import MCPServer
 from mcp.server.elicitation import ElicitationResult
@@ -29,6 +29,10 @@ from waymarks.mcp.common import (
     json_result,
 )
 from waymarks.service.app import Waymarks
+
+if TYPE_CHECKING:
+    from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution_feedback import EditOutcome
 
 READ_NAME = "learned_memory"
 EDIT_NAME = "learned_memory_edit"
@@ -102,6 +106,13 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
 
     if not ledger_path(app.home).is_file():
         return _rejected("not_found", "nothing has been learned yet")
+    from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution_feedback import dry_run
+
+    with Evolution(app.home) as evo:  # every refusal comes before the question
+        would = dry_run(evo, lambda: _edit(evo, app, action, value))
+    if not would.ok:
+        return _rejected(would.code, would.message)
     if action == "undo":
         from waymarks.service.evolution import Evolution
 
@@ -127,13 +138,6 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
                                          "replaced by the model:" if action == "pin" else "")
                 + f"\n{shown['content']}")
     if action == "adopt":
-        from waymarks.service.evolution import Evolution
-        from waymarks.service.evolution_edits import adoption_refused
-
-        with Evolution(app.home) as evo:  # refused before the person is asked
-            refused = adoption_refused(evo, cid, str(app.cwd))
-        if refused is not None:
-            return _rejected(refused.code, refused.message)
         return (f"Adopt legacy learned claim {cid} ({shown['kind']}, {shown['state']}) into "
                 f"{app.cwd}? It gets a new ID there; its evidence dates stay:\n"
                 f"{shown['content']}")
@@ -141,21 +145,26 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
             f"{value[1].strip()}")
 
 
-def _apply(app: Waymarks, action: str, value: Any) -> dict[str, Any]:
+def _edit(evo: "Evolution", app: Waymarks, action: str, value: Any) -> "EditOutcome":
+    """The edit use case for ``action`` (run for real, or inside a dry run)."""
     from waymarks.service import evolution_edits as edits
+
+    if action == "undo":
+        return edits.undo(evo, value)
+    if action == "correct":
+        return edits.correct(evo, value[0], value[1])
+    if action in ("pin", "unpin"):
+        return edits.pin(evo, value, action == "pin")
+    if action == "adopt":
+        return edits.adopt(evo, value, str(app.cwd))
+    return edits.forget(evo, value)
+
+
+def _apply(app: Waymarks, action: str, value: Any) -> dict[str, Any]:
     from waymarks.service.evolution import Evolution
 
     with Evolution(app.home) as evo:
-        if action == "undo":
-            outcome = edits.undo(evo, value)
-        elif action == "correct":
-            outcome = edits.correct(evo, value[0], value[1])
-        elif action in ("pin", "unpin"):
-            outcome = edits.pin(evo, value, action == "pin")
-        elif action == "adopt":
-            outcome = edits.adopt(evo, value, str(app.cwd))
-        else:
-            outcome = edits.forget(evo, value)
+        outcome = _edit(evo, app, action, value)
     if not outcome.ok:
         return _rejected(outcome.code, outcome.message)
     return {"outcome": "done", **outcome.to_json()}
