@@ -31,6 +31,7 @@ def _edit(call: Any, create: bool = False) -> Result:
         return refused("not_found", "nothing has been learned yet; see "
                        "`waymarks learn status`")
     with Evolution(app.home) as evo:
+        evo.dry_run = app.rehearsing  # a rehearsal checks everything and appends nothing
         outcome = call(evo)
     if not outcome.ok:
         return refused(outcome.code, outcome.message)

@@ -127,6 +127,7 @@ def learn_group() -> Group:
         from waymarks.service.evolution_edits import forget as forget_claim
 
         with Evolution(app.home) as evo:
+            evo.dry_run = app.rehearsing  # a rehearsal checks everything, appends nothing
             outcome = forget_claim(evo, claim_id.strip())
         if not outcome.ok:
             # `learn forget` has always answered not_found for a claim already forgotten

@@ -123,6 +123,9 @@ def feedback(evo: Evolution, cid: str, verdict: str, source: str | None = None) 
             SCHEMA_VERSION, cid, verdict, source_id, iso(evo.clock.now()))]
         if verdict == "incorrect":
             records += _retire_repeats(evo, claim.origin, claim.content, "incorrect")
+        if evo.dry_run:  # every check passed: append nothing (see dry_run)
+            return EditOutcome(True, "done", f"Would record {verdict} for {cid}.", None,
+                               {"id": cid, "verdict": verdict, "changed": True})
         first = evo.store.last_seq() + 1
         evo._append(records)
         event = evo.store.event(first)

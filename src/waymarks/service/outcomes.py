@@ -16,8 +16,8 @@ from waymarks.core.decisions import Duplicate, Rejected, RejectionCode
 from waymarks.core.model import Mutation, PinMutation
 from waymarks.core.records import replace
 
-__all__ = ["Committed", "Duplicate", "Rejected", "RejectionCode", "ServiceError",
-           "WriteOutcome", "committed_outcome", "with_notices"]
+__all__ = ["Committed", "Duplicate", "Rehearsed", "Rejected", "RejectionCode",
+           "ServiceError", "WriteOutcome", "committed_outcome", "with_notices"]
 
 
 class Committed(msgspec.Struct, frozen=True):
@@ -43,6 +43,12 @@ class ServiceError(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class Rehearsed(Exception):
+    """Raised in a rehearsal (``Waymarks.rehearsing``) where a write passed every check and
+    would append now: the write stops there, having appended nothing. A caller that asks a
+    person before acting rehearses first, so every refusal comes before the question."""
 
 
 def committed_outcome(mutation: Mutation, entry_id: str,

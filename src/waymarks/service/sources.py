@@ -50,7 +50,7 @@ import msgspec
 from waymarks.ledger.discovery import in_project_dirs, is_project_session, project_session_dirs
 from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
-from waymarks.service.outcomes import ServiceError
+from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.recovery import recovering
 from waymarks.store.projection import FOREIGN_LOCATION
@@ -319,6 +319,8 @@ def set_source_excluded(app: Waymarks, session_id: str, excluded: bool,
     if excluded and not app.projection.is_project_source(session_id, app.cwd):
         raise ServiceError("not_found", f"No session {session_id} of {app.cwd} is known; list "
                            "them with `waymarks memory sources`")
+    if app.rehearsing:
+        raise Rehearsed("source exclusion")
     with app.projection.transaction():
         return app.projection.set_excluded(session_id, excluded, reason=reason,
                                            now_ms=epoch_ms(app.clock.now()))

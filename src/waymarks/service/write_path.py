@@ -6,7 +6,9 @@ item and a refused write appends nothing; a write is reported ``committed`` only
 projection shows it applied (or, if the projection failed after the ledger took the
 write, as committed with a warning: the ledger is the record); a damaged database is set
 aside and rebuilt once, never a traceback. A refused first write in a directory creates
-no session file: it is decided against an empty session first.
+no session file: it is decided against an empty session first. A rehearsal
+(``app.rehearsing``) runs the same checks and raises ``Rehearsed`` where it would append,
+so it creates no file and appends nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from waymarks.core.model import MemoryMutation, Mutation, PinMutation
 from waymarks.ledger.log import Entry, SessionLog
 from waymarks.semantic import load as load_embedder
 from waymarks.service import semantic_recall
-from waymarks.service.outcomes import Committed, WriteOutcome, committed_outcome
+from waymarks.service.outcomes import Committed, Rehearsed, WriteOutcome, committed_outcome
 from waymarks.service.ports import iso
 from waymarks.service.recovery import database_error, is_damage
 from waymarks.service.session_checks import not_applied, project_write_refused
@@ -62,6 +64,8 @@ def dry_run(app: Waymarks, decide: Callable[[WriteContext], Decision],
 
 def append_record(app: Waymarks, custom_type: str, data: dict[str, Any]) -> str:
     """Append a custom entry that is not a pin or memory mutation; returns its entry ID."""
+    if app.rehearsing:
+        raise Rehearsed(custom_type)
     session = app.current_session(create=True)
     assert session is not None
     with app._appending(session):
@@ -92,6 +96,8 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
             first = (guard(ctx) if guard else None) or decide(ctx)
         if not isinstance(first, PinMutation | MemoryMutation):
             return first
+        if app.rehearsing:  # would create the session file and append: stop before either
+            raise Rehearsed(custom_type_of(first))
     session = app.current_session(create=True)
     assert session is not None
     appended: Entry | None = None
@@ -109,6 +115,8 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
             refused = project_write_refused(projection, session, mutation, app.cwd)
             if refused is not None:
                 return refused
+            if app.rehearsing:  # every check passed; append nothing
+                raise Rehearsed(custom_type_of(mutation))
             appended = session.append(
                 {"type": "custom", "customType": custom_type_of(mutation),
                  "data": mutation, "timestamp": iso(app.clock.now())},

@@ -8,8 +8,10 @@ codes and conflicting IDs) and notices. Nothing here writes by itself.
 
 What must stay true: the stored text a field carries is passed after ``--``, so text that
 looks like an option is text; an action is performed only after the person confirmed it
-on the page (:mod:`waymarks.web.app` shows the command line first); a failure of the
-service is reported as a failure, never as success.
+on the page (:mod:`waymarks.web.app` shows the command line first), and every refusal
+comes before that question: :func:`rehearse` runs the command with the service rehearsing
+(every check, nothing appended); a failure of the service is reported as a failure, never
+as success.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import msgspec
 
 from waymarks.commands.base import Result, Runtime, invoke
 from waymarks.commands.table import build
-from waymarks.service.outcomes import ServiceError
+from waymarks.service.outcomes import Rehearsed, ServiceError
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -120,3 +122,17 @@ def run(app: Waymarks, line: list[str]) -> Done:
                                   "message": str(exc), "conflicts": []},
                     f"Failed ({exc.code}): {exc}", refused=False, failed=True)
     return Done(tuple(line), result.data, result.text, refused=result.exit_code != 0)
+
+
+def rehearse(app: Waymarks, line: list[str]) -> Done | None:
+    """Run ``line`` as a rehearsal: ``None`` when it passed every check (it stopped where
+    it would have written), or the refusal or failure the person would meet after saying
+    yes. Nothing is appended either way; the real run checks again."""
+    app.rehearsing = True
+    try:
+        done = run(app, line)
+    except Rehearsed:
+        return None
+    finally:
+        app.rehearsing = False
+    return done if done.refused or done.failed else None

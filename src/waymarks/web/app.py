@@ -9,8 +9,9 @@ What must stay true:
 - templates are rendered with autoescape on for every file, and stored text passes the
   ``reveal`` filter first (control and bidirectional-format characters shown as ``\\u202e``
   escapes), so hostile text is shown as text and cannot act or reorder the page;
-- an action is two requests: ``/confirm`` shows what will run (writes nothing), ``/act``
-  runs it; both are POSTs under the gate's CSRF check;
+- an action is two requests: ``/confirm`` rehearses it (every check, nothing written) and
+  shows what will run, or the refusal instead of the question; ``/act`` runs it; both are
+  POSTs under the gate's CSRF check;
 - handlers are ``async`` and call the service without awaiting in between, so calls on
   one service object are serialized on the event loop (SQLite objects are shared).
 """
@@ -199,6 +200,11 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
             action, line = actions.command_line(form.get("action", ""), form)
         except actions.BadAction as exc:
             return inspector.problem(request, str(exc))
+        refused = actions.rehearse(service, line)  # every refusal before the question
+        if refused is not None:
+            return inspector.render("done.html", request, service, action=action,
+                                    done=refused, checked=True,
+                                    status=400 if refused.failed else 200)
         fields = {k: v for k, v in form.items() if k not in ("csrf",)}
         return inspector.render("confirm.html", request, service, action=action, line=line,
                                 fields=fields)
@@ -216,6 +222,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
             return inspector.problem(request, str(exc))
         done = actions.run(service, line)
         return inspector.render("done.html", request, service, action=action, done=done,
+                                checked=False,
                                 status=400 if done.failed else 200)
 
     async def root_redirect(request: Request) -> Response:
