@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import CountingIds
 from tests.service.test_cross_session import T0, PiSession, claims, sibling_dir
+from tests.tool.test_persistence import Person
 from waymarks.core.decisions import decide_memory
 from waymarks.core.model import MemoryMutation
 from waymarks.ledger.discovery import canonical_project_path, session_dir
@@ -22,6 +23,7 @@ from waymarks.ledger.host import HostSessionLog
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, Rejected
 from waymarks.service.sources import list_sources, set_source_excluded
+from waymarks.tool.persistence import ContextPersistence
 
 
 @pytest.fixture
@@ -110,6 +112,11 @@ def test_an_excluded_active_session_may_not_add_project_items(
     refused = resumed.pin("Project rule", scope="project")
     assert isinstance(refused, Rejected) and refused.code == "source_withheld"
     assert f"waymarks memory include {first_id}" in refused.message
+    # the tool that asks a person first refuses before the question, not after the yes
+    person = Person()
+    told = ContextPersistence(resumed).call(
+        {"action": "pin_add", "content": "Project rule", "scope": "project"}, person)
+    assert told.details["errorCode"] == "source-withheld" and person.asked == []
     set_source_excluded(resumed, first_id, False)
     assert isinstance(resumed.pin("Project rule", scope="project"), Committed)
 

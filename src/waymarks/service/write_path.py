@@ -59,7 +59,12 @@ def dry_run(app: Waymarks, decide: Callable[[WriteContext], Decision],
     session = app.refresh()
     with app.projection.transaction():  # read-only: one consistent state
         ctx = context(app, app.projection, session)
-        return (guard(ctx) if guard else None) or decide(ctx)
+        decision = (guard(ctx) if guard else None) or decide(ctx)
+        if session is not None and isinstance(decision, PinMutation | MemoryMutation):
+            # the check the write makes under the lock, so a session that may not hold
+            # project items is refused before anyone is asked, not after the yes
+            return project_write_refused(app.projection, session, decision, app.cwd) or decision
+        return decision
 
 
 def append_record(app: Waymarks, custom_type: str, data: dict[str, Any]) -> str:
