@@ -51,8 +51,12 @@ _FIELDS_DECODER = msgspec.json.Decoder(dict[str, list[str]])
 #: who may see a row: (scope, owning session, project path) of its item
 Owner = tuple[str | None, str | None, str | None]
 _NO_OWNER: Final = -1
-#: places in an ``items`` row (``ITEM_COLUMNS`` order)
-_ID, _SCOPE, _PROJECT, _CLASS, _STATUS, _SESSION = 0, 2, 4, 6, 11, 16
+#: what visibility and status need of an item (ID, scope, project, status, session)
+_OWNER_COLUMNS: Final = "i.id, i.scope, i.project_path, i.status, i.session_id"
+_NARROW: Final = (0, 1, 2, 3, 4)
+#: the same in a whole ``items`` row (``ITEM_COLUMNS`` order), and its classification
+_FULL: Final = (0, 2, 4, 11, 16)
+_CLASS: Final = 6
 
 
 class RecallCache:
@@ -202,7 +206,10 @@ class RecallCache:
         if not rowids:
             return []
         backed = self.index.items_backed
-        item_columns = f", {JOINED_ITEM_COLUMNS}" if backed else ""
+        # the whole items row (to verify its classification) only when admission needs it
+        item_columns = "" if not backed else f", {JOINED_ITEM_COLUMNS}" if (
+            classes is not None) else f", {_OWNER_COLUMNS}"
+        places = _FULL if classes is not None else _NARROW
         join = " LEFT JOIN items i ON i.id = r.item_id" if backed else ""
         found = {row[0]: row[1:] for row in self.index.db.execute(
             f"SELECT r.rowid, {RECORD_COLUMNS}{item_columns} FROM recall_records r{join}"
@@ -213,8 +220,8 @@ class RecallCache:
             require(row is not None, "the in-memory recall index names a missing record")
             assert row is not None
             rows.append((rowid, row))
-        statuses = self._statuses([row[RECORD_WIDTH:] for _, row in rows], visible_to
-                                  ) if backed else {}
+        statuses = self._statuses([row[RECORD_WIDTH:] for _, row in rows], places,
+                                  visible_to) if backed else {}
         out = []
         for rowid, full in rows:
             row = full[:RECORD_WIDTH]
@@ -236,21 +243,23 @@ class RecallCache:
         return out
 
     @staticmethod
-    def _statuses(items: list[tuple[Any, ...]], visible_to: tuple[str, str | None] | None
-                  ) -> dict[str, str]:
+    def _statuses(items: list[tuple[Any, ...]], places: tuple[int, ...],
+                  visible_to: tuple[str, str | None] | None) -> dict[str, str]:
         """The status of each item the session may see, by ID (as
-        :meth:`RecallIndex.current_statuses` reads them, from the joined rows)."""
+        :meth:`RecallIndex.current_statuses` reads them, from the joined rows; ``places``:
+        where ID, scope, project, status and session are in them)."""
+        at_id, at_scope, at_project, at_status, at_session = places
         session_id, project = visible_to if visible_to is not None else (None, None)
         statuses: dict[str, str] = {}
         for item in items:
-            if item[_ID] is None:  # a record without its item: not a candidate
+            if item[at_id] is None:  # a record without its item: not a candidate
                 continue
-            status = valid_status(item[_STATUS])
-            scope = valid_scope(item[_SCOPE])
+            status = valid_status(item[at_status])
+            scope = valid_scope(item[at_scope])
             if visible_to is None or (
-                    scope == "project" and project is not None and item[_PROJECT] == project
-            ) or (scope != "project" and item[_SESSION] == session_id):
-                statuses[item[_ID]] = status
+                    scope == "project" and project is not None and item[at_project] == project
+            ) or (scope != "project" and item[at_session] == session_id):
+                statuses[item[at_id]] = status
         return statuses
 
     @staticmethod
