@@ -18,10 +18,10 @@ would touch more than ``SCAN_BUDGET`` postings, only the rarest ones within it a
 
 from __future__ import annotations
 
+import heapq
 from array import array
-from collections import Counter
 from collections.abc import Callable, Sequence
-from itertools import compress, filterfalse
+from operator import itemgetter
 from typing import Any, Final
 
 import msgspec
@@ -157,8 +157,16 @@ class RecallCache:
         Visibility is checked from the best down, only until ``limit`` are found: the
         same rows in the same order as filtering every posting first (a row's score does
         not depend on the others, and a stable sort keeps the visible rows' order), at
-        the cost of about ``limit`` checks instead of one per posting."""
-        return best_first(scores, limit, self._visibility(visible_to))
+        the cost of ``limit`` checks instead of one per posting."""
+        visible = self._visibility(visible_to)
+        best = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
+        if visible is None:
+            return [rowid for rowid, _score in best]
+        chosen = [rowid for rowid, _score in best if visible(rowid)]
+        if len(chosen) == len(best):
+            return chosen
+        ordered = sorted(scores.items(), key=itemgetter(1), reverse=True)
+        return [rowid for rowid, _score in ordered if visible(rowid)][:limit]
 
     def stats(self, features: Sequence[str]) -> Stats:
         return Stats(self.count,
@@ -182,7 +190,10 @@ class RecallCache:
             if count >= MIN_SCAN_TERMS and scanned + len(postings) > SCAN_BUDGET:
                 break
             scanned += len(postings)
-            accumulate(scores, postings, stats.weight(feature))
+            weight = stats.weight(feature)
+            get = scores.get
+            for rowid in postings:
+                scores[rowid] = get(rowid, 0.0) + weight
         return self._records(self._best(scores, limit, visible_to), visible_to, classes)
 
     def _records(self, rowids: list[int], visible_to: tuple[str, str | None] | None,
@@ -265,52 +276,3 @@ class RecallCache:
             aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
             origin_features=frozenset(parts["origin"]), body_count=count_,
             evidence=evidence, source=source)
-
-
-def accumulate(scores: dict[int, float], postings: Sequence[int], weight: float) -> None:
-    """Add ``weight`` to the score of every row in ``postings`` (rows new to ``scores``
-    start at 0.0 and are added in posting order): exactly what
-    ``scores[r] = scores.get(r, 0.0) + weight`` for each posting does, values and order of
-    insertion alike (``0.0 + weight`` is ``weight``), with the new rows found and inserted
-    in C and only the rows already scored updated one by one (postings hold a row once).
-
-    Why: this loop over up to ``SCAN_BUDGET`` postings was most of a cached recall's
-    candidate time at 100k records."""
-    if not scores:
-        scores.update(dict.fromkeys(postings, weight))
-        return
-    for rowid in scores.keys() & set(postings):
-        scores[rowid] += weight
-    scores.update(dict.fromkeys(filterfalse(scores.__contains__, postings), weight))
-
-
-def best_first(scores: dict[int, float], limit: int,
-               keep: Callable[[int], bool] | None = None) -> list[int]:
-    """The first ``limit`` rows of ``scores`` kept by ``keep`` (all without one), best
-    first, ties in insertion order: exactly
-    ``[r for r, _ in sorted(scores.items(), key=score, reverse=True) if keep(r)][:limit]``.
-
-    Rows are taken in bands of distinct scores, best first: each band (as many of the
-    best distinct scores as hold the rows still wanted) is picked out in C and sorted on
-    its own, so only the rows near the top are sorted and checked. Bands are disjoint
-    and descending and each is sorted stably, so their concatenation is the full stable
-    order's prefix; a band short of kept rows is followed by a wider one."""
-    if limit <= 0 or not scores:
-        return []
-    counts = Counter(scores.values())
-    values = sorted(counts, reverse=True)
-    chosen: list[int] = []
-    start = 0
-    wanted = limit
-    while start < len(values) and len(chosen) < limit:
-        end, held = start, 0
-        while end < len(values) and held < wanted:
-            held += counts[values[end]]
-            end += 1
-        band = set(values[start:end])
-        rows = sorted(compress(scores.keys(), map(band.__contains__, scores.values())),
-                      key=scores.__getitem__, reverse=True)
-        chosen.extend(rows if keep is None else filter(keep, rows))
-        start = end
-        wanted *= 2  # rows were dropped: look wider next time
-    return chosen[:limit]
