@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from functools import partial
@@ -449,16 +449,21 @@ class Waymarks:
             return evaluate(plan, [], Stats(0))
         visible = (session.session_id, self.cwd if self.project_trusted else None)
         features = (*plan.focus, *plan.context)
+        # the admission below needs each candidate's explicit classification: read with
+        # the candidates, from the same verified items rows (one query, not three)
+        classes: dict[str, str | None] | None = {} if privacy else None
         if not self.keep_recall_index:
             stats = index.stats(features)
-            candidates = index.candidates(plan, visible_to=visible, stats=stats)
+            candidates = index.candidates(plan, visible_to=visible, stats=stats,
+                                          classes=classes)
         else:
             if self._recall_cache is None:
                 self._recall_cache = RecallCache(index)
             self._recall_cache.index = index
             self._recall_cache.refresh()
             stats = self._recall_cache.stats(features)
-            candidates = self._recall_cache.candidates(plan, stats, visible_to=visible)
+            candidates = self._recall_cache.candidates(plan, stats, visible_to=visible,
+                                                       classes=classes)
         # hybrid recall (issue 20): only the query is embedded here; no extra, no change
         candidates, near = semantic_recall.semantic_side_for(
             self, index, query, candidates, visible,
@@ -466,16 +471,26 @@ class Waymarks:
         if not privacy:
             return evaluate(plan, candidates, stats, semantic=near)
         egress = egress_for(self, provider)
-        return evaluate(plan, self._admitted(candidates, egress), stats, egress, near)
+        return evaluate(plan, self._admitted(candidates, egress, classes or {}), stats,
+                        egress, near)
 
-    def _admitted(self, candidates: list[Candidate], egress: Egress) -> list[Candidate]:
+    def _admitted(self, candidates: list[Candidate], egress: Egress,
+                  known: Mapping[str, str | None]) -> list[Candidate]:
         """The candidates the destination may see (explicit classification raised by
-        markers), each with its explicit classification for rendering."""
+        markers), each with its explicit classification for rendering. ``known``: the
+        classifications read with the candidates; the others (the semantic side's) are
+        read here."""
         if not candidates:
             return candidates
-        explicit = self.projection.classifications([c.id for c in candidates])
-        return [replace(c, classification=explicit.get(c.id)) for c in candidates
-                if egress.admits(egress.level(c.text, explicit.get(c.id)))]
+        missing = [c.id for c in candidates if c.id not in known]
+        explicit = {**known, **self.projection.classifications(missing)} if missing else known
+        admitted = []
+        for c in candidates:
+            level = explicit.get(c.id)
+            if egress.admits(egress.level(c.text, level)):
+                admitted.append(c if c.classification == level
+                                else replace(c, classification=level))
+        return admitted
 
     # -- diagnostics (service/diagnostics.py) ---------------------------------------
 
