@@ -15,20 +15,26 @@ add, ~10% memory status "expired", ~5% memory supersede). Then, timed:
 - ``cpu_s``: CPU time of parse + rebuild + first recall (what a busy machine does not
   inflate as much as wall time).
 
-Baselines on the same file: stdlib ``json.loads`` and ``msgspec.json.decode`` of every line.
+Baselines on the same file: stdlib ``json.loads`` and ``msgspec.json.decode`` of every line;
+and the code of ``--baseline REF`` (default ``main``; ``none`` to skip), copied with
+``git archive`` and run on the same ledger in the same run, each size right after the
+current code (``baseline`` beside each result, with ``speedup_cpu``/``speedup_wall``). The
+machine is shared: the load average is recorded around each run, and CPU time is the
+figure to compare when it is high.
 Each size runs in a fresh subprocess (hidden ``--one SIZE``) so ``peak_rss_mb`` (sampled
 right after the rebuild, before the baselines) is that size's own peak.
 
 Not a test. Prints one JSON document to stdout.
 
     .venv/bin/python benchmarks/rebuild.py [--sizes 10000,100000,1000000] [--seed 1]
-        [--keep DIR]
+        [--keep DIR] [--baseline REF|none]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import subprocess
@@ -430,6 +436,29 @@ def run_one(size: int, seed: int, tmp_parent: str | None,
     }
 
 
+def baseline_src(ref: str, into: Path) -> Path:
+    """The ``src`` folder of ``ref`` (``git archive``), to run the same benchmark on."""
+    repo = Path(__file__).resolve().parents[1]
+    archive = subprocess.run(["git", "-C", str(repo), "archive", ref, "src"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into / "src"
+
+
+def run_child(command: list[str], src: Path | None) -> dict[str, Any]:
+    """One ``--one`` run (of the code in ``src``, when given), with the load around it."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
+    before = os.getloadavg()
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+    load = {"before": [round(x, 2) for x in before],
+            "after": [round(x, 2) for x in os.getloadavg()]}
+    if done.returncode != 0:
+        return {"error": done.stderr.strip()[-2000:], "load_average": load}
+    return {**json.loads(done.stdout), "load_average": load}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -441,6 +470,8 @@ def main() -> int:
     )
     parser.add_argument("--keep", default=None,
                         help="folder keeping the generated ledgers between runs (reused)")
+    parser.add_argument("--baseline", default="main",
+                        help="git ref whose code is run on the same ledgers ('none': skip)")
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -450,27 +481,30 @@ def main() -> int:
         return 0
 
     results: list[dict[str, Any]] = []
-    for size in (int(s) for s in args.sizes.split(",") if s.strip()):
-        command = [
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--one",
-            str(size),
-            "--seed",
-            str(args.seed),
-        ]
-        if args.dir:
-            command += ["--dir", args.dir]
-        if args.keep:
-            command += ["--keep", args.keep]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            results.append({"mutations": size, "error": done.stderr.strip()[-2000:]})
-            continue
-        results.append(json.loads(done.stdout))
+    with tempfile.TemporaryDirectory(prefix="waymarks-rebuild-base-") as base_dir:
+        base_src = None if args.baseline == "none" else baseline_src(args.baseline,
+                                                                      Path(base_dir))
+        for size in (int(s) for s in args.sizes.split(",") if s.strip()):
+            command = [sys.executable, str(Path(__file__).resolve()), "--one", str(size),
+                       "--seed", str(args.seed)]
+            if args.dir:
+                command += ["--dir", args.dir]
+            if args.keep:
+                command += ["--keep", args.keep]
+            result = run_child(command, None)
+            if base_src is not None and "error" not in result:
+                base = run_child(command, base_src)
+                result["baseline"] = base
+                if "error" not in base:
+                    result["speedup_cpu"] = round(base["cpu_s"] / result["cpu_s"], 2)
+                    result["speedup_wall"] = round(base["usable_s"] / result["usable_s"], 2)
+            result.setdefault("mutations", size)
+            results.append(result)
 
     report = {
         "benchmark": "rebuild",
+        "baseline_ref": args.baseline,
+        "cpus": os.cpu_count(),
         "results": results,
         "target_mutations_per_s": TARGET_MUTATIONS_PER_S,
         "met": all(r.get("mutations_per_s_until_usable", 0) >= TARGET_MUTATIONS_PER_S

@@ -201,3 +201,30 @@ def test_a_late_sibling_session_is_folded_in_canonical_order(
     late.rebuild_index()
     assert snapshot(home / "waymarks.db") == incremental
     late.close()
+
+
+def test_a_rebuild_pauses_the_cyclic_gc_for_the_recall_index_too(
+        app: Waymarks, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recall index is built inside the rebuild while every record is alive: a full
+    collection then rescans all of them (issue 15). The collector is back on afterwards,
+    and the rebuilt projection is the one built incrementally."""
+    import gc
+
+    from waymarks.store import recall_index
+
+    for i in range(5):
+        assert isinstance(app.remember(f"alpha note about topic{i} and its owners"), Committed)
+    before = snapshot(home / "waymarks.db")
+    seen: list[bool] = []
+    original = recall_index.RecallIndex.catch_up
+
+    def watching(self: recall_index.RecallIndex) -> int:
+        seen.append(gc.isenabled())
+        return original(self)
+
+    monkeypatch.setattr(recall_index.RecallIndex, "catch_up", watching)
+    assert gc.isenabled()
+    app.rebuild_index()
+    assert seen and not any(seen)
+    assert gc.isenabled()
+    assert snapshot(home / "waymarks.db") == before

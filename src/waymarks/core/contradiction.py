@@ -22,6 +22,7 @@ than a fact states) have no signature: they are descriptions, not single facts.
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 from typing import Final
 
 import msgspec
@@ -30,6 +31,9 @@ from waymarks.core.lazy_re import lazy
 
 MAX_SUBJECT_TERMS: Final = 7
 MAX_VALUES: Final = 3
+#: signatures kept per process: a write compares its claim with every active claim of the
+#: partitions it sees, so without the memo each write re-analysed all of them (O(n))
+SIGNATURE_MEMO: Final = 1 << 16
 MIN_CONTAINED_TERMS: Final = 2
 #: a paraphrase qualifies or rewords its subject a little ("the dev DB"); a claim with
 #: many more subject terms than the other is about something else
@@ -153,6 +157,7 @@ class Signature(msgspec.Struct, frozen=True):
     values: frozenset[str]
 
 
+@lru_cache(maxsize=SIGNATURE_MEMO)
 def signature(claim: str) -> Signature | None:
     """The signature of a short factual claim, or ``None`` if it states no value or is
     too long to be one fact."""

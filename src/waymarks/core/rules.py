@@ -212,13 +212,15 @@ def find_contradictions(
                 if item_id in hits or item_id in ignore or item_id == candidate.id:
                     continue
                 theirs = signature(text)
-                if theirs is None or normalize(text) == candidate.norm:
+                # the set test first: only a contradicting text is normalised (each write
+                # compares its claim with every active claim it sees)
+                if theirs is None or not contradicts(mine, theirs) or (
+                        normalize(text) == candidate.norm):
                     continue
-                if contradicts(mine, theirs):
-                    found = view.get(item_id)
-                    if found is not None and found.status == "active" and not _keyed_apart(
-                            candidate, found):
-                        hits[item_id] = found.seq
+                found = view.get(item_id)
+                if found is not None and found.status == "active" and not _keyed_apart(
+                        candidate, found):
+                    hits[item_id] = found.seq
     return tuple(sorted(hits, key=lambda i: (hits[i], i)))
 
 

@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Set
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import msgspec
 
@@ -46,10 +46,16 @@ from waymarks.core.model import (
     MutationRecord,
     PinMutation,
 )
+from waymarks.ledger.branch import Branch
+from waymarks.ledger.branch import EntryIndex as EntryIndex
 from waymarks.ledger.entries import BLANK_LINE, LINE_DECODER, EntryLine
+from waymarks.ledger.header import SESSION_VERSION as SESSION_VERSION
+from waymarks.ledger.header import SessionHeader as SessionHeader
+from waymarks.ledger.header import header_line as header_line
+from waymarks.ledger.header import header_of
+from waymarks.ledger.header import parse_header as parse_header
 from waymarks.ledger.identity import canonical_project_path
 
-SESSION_VERSION: Final = 3
 MAX_ID_ATTEMPTS: Final = 100
 PROGRESS_EVERY_LINES: Final = 50_000
 BULK_BYTES: Final = 1 << 20  # reads larger than this pause the cyclic GC
@@ -94,14 +100,6 @@ _FAST_PATHS: Final = (
 _ENCODER: Final = msgspec.json.Encoder()
 
 
-class SessionHeader(msgspec.Struct, frozen=True):
-    id: str
-    version: int | None
-    timestamp: str
-    cwd: str
-    parent_session: str | None = None
-
-
 class Entry(msgspec.Struct, frozen=True):
     """One tree node: where it is and what kind of entry it is."""
 
@@ -119,64 +117,6 @@ class Anomaly(msgspec.Struct, frozen=True):
     entry_id: str | None
     kind: str  # "skipped" | "unknown" | "malformed"
     detail: str
-
-
-class EntryIndex(Protocol):
-    """What a store keeps of a session's entries up to a checkpoint, so that a reader
-    opened at that checkpoint (:meth:`SessionLog._open_at`) need not read them again."""
-
-    def contains(self, entry_id: str) -> bool:
-        """Whether an entry with this ID is among them."""
-
-    def last(self) -> str | None:
-        """The ID of the last of them in file order."""
-
-    def on_branch(self, leaf_id: str, entry_id: str) -> bool:
-        """Whether ``entry_id`` is ``leaf_id`` or one of its ancestors."""
-
-    def compactions(self) -> list[str]:
-        """IDs of the compaction entries among them, in file order."""
-
-
-class Branch(Set[str]):
-    """The active branch of a reader opened at a checkpoint: membership is answered from
-    the entries read since the checkpoint and the store's index of the ones before, so
-    testing an entry costs a lookup, not a read of the ledger (iterating it does)."""
-
-    def __init__(self, log: SessionLog, previous: Branch | None = None) -> None:
-        """``previous``: the branch at an earlier leaf of the same reader; when the walk
-        from the new leaf reaches it, its tail is reused, so a long-lived writer pays for
-        the entries appended since, not for every entry read since the checkpoint."""
-        self._log = log
-        self.leaf = log.leaf_id
-        self._tail: frozenset[str]
-        self._above: str | None
-        tail: list[str] = []
-        current = self.leaf
-        while current is not None and current in log._by_id:  # entries read since
-            if previous is not None and current == previous.leaf:
-                self._tail = previous._tail.union(tail)
-                self._above = previous._above
-                return
-            tail.append(current)
-            current = log._by_id[current].parent_id
-        self._tail = frozenset(tail)
-        self._above = current  # the nearest ancestor before the checkpoint, if any
-
-    def __contains__(self, entry_id: object) -> bool:
-        if not isinstance(entry_id, str):
-            return False
-        if entry_id in self._tail:
-            return True
-        index = self._log._index
-        return self._above is not None and index is not None and index.on_branch(
-            self._above, entry_id)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._log.branch_ids())
-
-    def __len__(self) -> int:
-        return len(self._log.branch_ids())
 
 
 class SessionLog(ABC):
@@ -512,7 +452,7 @@ class SessionLog(ABC):
         if self.header is not None or line_no != 1:
             self._anomaly(line_no, raw.id, "skipped", "second session header")
             return
-        header = _header_of(raw)
+        header = header_of(raw)
         if header is None:
             self._anomaly(line_no, raw.id, "skipped", "session header without id or cwd")
             return
@@ -617,25 +557,3 @@ class SessionLog(ABC):
             if not self.has_entry(candidate):
                 return candidate
         raise SessionFileError(f"{self.path}: could not find a free entry id")
-
-
-def parse_header(line: bytes) -> SessionHeader | None:
-    """The header a first line declares, by the rules a full read applies (``None``: the
-    line is not a session header). For pickers that look at a file's first line only."""
-    try:
-        raw = _DECODER.decode(line)
-    except (msgspec.DecodeError, RecursionError):
-        return None
-    return _header_of(raw) if raw.type == "session" else None
-
-
-def _header_of(raw: EntryLine) -> SessionHeader | None:
-    if raw.id is None or raw.cwd is None:
-        return None
-    return SessionHeader(raw.id, raw.version, raw.timestamp or "", raw.cwd, raw.parentSession)
-
-
-def header_line(session_id: str, timestamp: str, cwd: str) -> bytes:
-    """The first line of a new session."""
-    return _ENCODER.encode({"type": "session", "version": SESSION_VERSION, "id": session_id,
-                            "timestamp": timestamp, "cwd": cwd}) + b"\n"

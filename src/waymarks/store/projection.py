@@ -452,7 +452,13 @@ class Projection(ProjectionReads):
         """Replace all derived state with a replay of ``sessions``; returns mutations replayed.
 
         Call inside :meth:`transaction`: a failed rebuild leaves the old projection intact.
+        The cyclic GC is paused for all of it (the recall index too: analysing every claim
+        while a million records are alive made each full collection rescan all of them).
         """
+        with gc_paused():
+            return self._rebuild(sessions, now_ms)
+
+    def _rebuild(self, sessions: Iterable[SessionLog], now_ms: int) -> int:
         for table in ("items_fts", "items", "mutations", "anomalies", "sources", "meta"):
             self.db.execute(f"DELETE FROM {table}")
         entries_index.forget(self.db)

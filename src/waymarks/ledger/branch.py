@@ -1,0 +1,76 @@
+"""What a reader opened at a checkpoint knows of the entries before it.
+
+Split from :mod:`waymarks.ledger.log`: a reader resumed past a checkpoint holds only the
+entries after it and asks the store's :class:`EntryIndex` about the ones before, so a
+start costs what changed, not a read of the whole ledger. What must stay true: answering
+membership of the active branch (:class:`Branch`) never reads the ledger; iterating it
+does (through the reader, which then reads it all once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Set
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from waymarks.ledger.log import SessionLog
+
+__all__ = ["Branch", "EntryIndex"]
+
+
+class EntryIndex(Protocol):
+    """What a store keeps of a session's entries up to a checkpoint, so that a reader
+    opened at that checkpoint (:meth:`SessionLog._open_at`) need not read them again."""
+
+    def contains(self, entry_id: str) -> bool:
+        """Whether an entry with this ID is among them."""
+
+    def last(self) -> str | None:
+        """The ID of the last of them in file order."""
+
+    def on_branch(self, leaf_id: str, entry_id: str) -> bool:
+        """Whether ``entry_id`` is ``leaf_id`` or one of its ancestors."""
+
+    def compactions(self) -> list[str]:
+        """IDs of the compaction entries among them, in file order."""
+
+
+class Branch(Set[str]):
+    """The active branch of a reader opened at a checkpoint: membership is answered from
+    the entries read since the checkpoint and the store's index of the ones before, so
+    testing an entry costs a lookup, not a read of the ledger (iterating it does)."""
+
+    def __init__(self, log: SessionLog, previous: Branch | None = None) -> None:
+        """``previous``: the branch at an earlier leaf of the same reader; when the walk
+        from the new leaf reaches it, its tail is reused, so a long-lived writer pays for
+        the entries appended since, not for every entry read since the checkpoint."""
+        self._log = log
+        self.leaf = log.leaf_id
+        self._tail: frozenset[str]
+        self._above: str | None
+        tail: list[str] = []
+        current = self.leaf
+        while current is not None and current in log._by_id:  # entries read since
+            if previous is not None and current == previous.leaf:
+                self._tail = previous._tail.union(tail)
+                self._above = previous._above
+                return
+            tail.append(current)
+            current = log._by_id[current].parent_id
+        self._tail = frozenset(tail)
+        self._above = current  # the nearest ancestor before the checkpoint, if any
+
+    def __contains__(self, entry_id: object) -> bool:
+        if not isinstance(entry_id, str):
+            return False
+        if entry_id in self._tail:
+            return True
+        index = self._log._index
+        return self._above is not None and index is not None and index.on_branch(
+            self._above, entry_id)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._log.branch_ids())
+
+    def __len__(self) -> int:
+        return len(self._log.branch_ids())

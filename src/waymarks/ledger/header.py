@@ -1,0 +1,50 @@
+"""The Pi v3 session header: the first line of a session ledger, read and written.
+
+Split from :mod:`waymarks.ledger.log` so the rules that say what a header is live in one
+place, shared by the full reader and by pickers that look at a file's first line only.
+What must stay true: a header is a ``{"type":"session"}`` line with a string ``id`` and
+``cwd``; anything else is not a header (``None``), never an error.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import msgspec
+
+from waymarks.ledger.entries import LINE_DECODER, EntryLine
+
+__all__ = ["SESSION_VERSION", "SessionHeader", "header_line", "header_of", "parse_header"]
+
+SESSION_VERSION: Final = 3
+_ENCODER: Final = msgspec.json.Encoder()
+
+
+class SessionHeader(msgspec.Struct, frozen=True):
+    id: str
+    version: int | None
+    timestamp: str
+    cwd: str
+    parent_session: str | None = None
+
+
+def parse_header(line: bytes) -> SessionHeader | None:
+    """The header a first line declares, by the rules a full read applies (``None``: the
+    line is not a session header). For pickers that look at a file's first line only."""
+    try:
+        raw = LINE_DECODER.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return header_of(raw) if raw.type == "session" else None
+
+
+def header_of(raw: EntryLine) -> SessionHeader | None:
+    if raw.id is None or raw.cwd is None:
+        return None
+    return SessionHeader(raw.id, raw.version, raw.timestamp or "", raw.cwd, raw.parentSession)
+
+
+def header_line(session_id: str, timestamp: str, cwd: str) -> bytes:
+    """The first line of a new session."""
+    return _ENCODER.encode({"type": "session", "version": SESSION_VERSION, "id": session_id,
+                            "timestamp": timestamp, "cwd": cwd}) + b"\n"

@@ -1,0 +1,100 @@
+"""The schema of ``evolution.db`` (the job queue's operational state): its steps, in order.
+
+Split from :mod:`waymarks.store.jobs` so the queue's operations and its schema history are
+each one idea. What must stay true: version n is ``MIGRATIONS[n-1]``; new steps are added at
+the end and old ones are never edited (a file written by any earlier version migrates
+forward step by step); a file whose version is newer than :data:`SCHEMA_VERSION` is refused
+before any DDL (:class:`SchemaTooNewError`, raised by the store).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Final
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SchemaTooNewError"]
+
+
+class SchemaTooNewError(Exception):
+    """``evolution.db`` was written by a newer Waymarks; upgrade rather than lose its state."""
+
+
+def _v1(db: sqlite3.Connection) -> None:
+    db.execute("""CREATE TABLE jobs (
+        source_id TEXT PRIMARY KEY,
+        origin TEXT NOT NULL,
+        classification TEXT NOT NULL,
+        captured_at TEXT NOT NULL,
+        state TEXT NOT NULL,
+        attempt INTEGER NOT NULL DEFAULT 0,
+        calls INTEGER NOT NULL DEFAULT 0,
+        models TEXT NOT NULL DEFAULT '[]',
+        spent_ms INTEGER NOT NULL DEFAULT 0,
+        failures INTEGER NOT NULL DEFAULT 0,
+        output_failures INTEGER NOT NULL DEFAULT 0,
+        retry_at INTEGER NOT NULL DEFAULT 0,
+        checked_at INTEGER NOT NULL DEFAULT 0,
+        owner TEXT,
+        lease_until INTEGER,
+        last_error TEXT,
+        wait_reason TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    ) STRICT""")
+    db.execute("CREATE INDEX jobs_due ON jobs (state, retry_at, checked_at)")
+    db.execute("""CREATE TABLE model_calls (
+        id INTEGER PRIMARY KEY,
+        source_id TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        reserved_at INTEGER NOT NULL,
+        finished_at INTEGER,
+        outcome TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        estimated_usd REAL,
+        duration_ms INTEGER NOT NULL DEFAULT 0
+    ) STRICT""")
+    db.execute("CREATE INDEX model_calls_time ON model_calls (reserved_at)")
+    db.execute("""CREATE TABLE route_health (
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        cooldown_until INTEGER NOT NULL DEFAULT 0,
+        reason TEXT,
+        transport_failures INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (provider, model)
+    ) STRICT""")
+
+
+def _v2(db: sqlite3.Connection) -> None:
+    # the worker's forced attempts (``evolve SOURCE``) are recorded, so status can tell a
+    # forced call from a scheduled one
+    db.execute("ALTER TABLE model_calls ADD COLUMN forced INTEGER NOT NULL DEFAULT 0")
+
+
+def _v3(db: sqlite3.Connection) -> None:
+    # cost accounting (item 66): what the provider reported beside the estimate, and
+    # reasoning usage; one notice per fallback route pair per hour
+    db.execute("ALTER TABLE model_calls ADD COLUMN reported_usd REAL")
+    db.execute("ALTER TABLE model_calls ADD COLUMN reasoning_tokens INTEGER NOT NULL "
+               "DEFAULT 0")
+    db.execute("""CREATE TABLE recovery_notices (
+        id INTEGER PRIMARY KEY,
+        from_provider TEXT NOT NULL,
+        from_model TEXT NOT NULL,
+        to_provider TEXT NOT NULL,
+        to_model TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    ) STRICT""")
+    db.execute("CREATE INDEX recovery_notices_pair ON recovery_notices (from_provider, "
+               "from_model, to_provider, to_model, created_at)")
+
+
+#: schema steps, version n at index n-1; add new ones at the end, never edit old ones
+MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_v1, _v2, _v3)
+SCHEMA_VERSION: Final = len(MIGRATIONS)
