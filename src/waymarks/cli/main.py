@@ -7,8 +7,6 @@ before click, rich or the command table are imported; so is ``waymarks recall``
 ``waymarks mcp`` over stdio. Everything else is :func:`waymarks.cli.app.run`.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
