@@ -23,7 +23,12 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.planner.select", "waymarks.planner.render",
                   # a home that never learned anything: learned recall costs one stat
                   "waymarks.service.evolution", "waymarks.core.evolution",
-                  "waymarks.store.evolution")
+                  "waymarks.store.evolution",
+                  # the hook's launchers, the terminal's spinner off a terminal, and the
+                  # service's write, diagnostics and backfill modules (issue 15)
+                  "waymarks.cli.launchers", "waymarks.cli.progress",
+                  "waymarks.service.write_path", "waymarks.service.writes",
+                  "waymarks.service.diagnostics", "waymarks.service.semantic_backfill")
 
 
 #: the only dataclass a fresh recall declares (it normalises its frozen fields in
