@@ -18,8 +18,11 @@ Baseline in the same run (``hook_vs_baseline``): the hook client of the code at
 ``--baseline`` (default ``main``; ``git archive``) against this tree's, each copied to a
 temporary directory and byte-compiled (as an installed wheel is: this machine sets
 ``PYTHONDONTWRITEBYTECODE``, so an editable checkout recompiles every module on every hook),
-each run by a launcher shaped like the ``waymarks`` console script, each answered by its
-own warm helper on its own home; runs alternate (baseline, current, ``python -c pass``).
+each run by the command its ``claude-code install`` writes (the current tree:
+``python -I -S .../waymarks/hosts/hook_entry.py``; code without that launcher: a script
+shaped like the ``waymarks`` console script), each answered by its own warm helper on its
+own home; runs alternate (baseline, current, ``python -c pass``, ``python -I -S -c pass``:
+the floor without ``site``).
 Wall time and the hook process's CPU time (user + system, from ``getrusage`` of the
 reaped child) are reported, with the load average before and after.
 
@@ -55,7 +58,9 @@ from waymarks.core.model_port import ModelReply
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_observe import capture_work, checkout_root
 
-WAYMARKS = Path(sys.executable).parent / "waymarks"
+#: what ``claude-code install`` writes for the hooks (``python -I -S`` this launcher)
+HOOK_ENTRY = Path(__file__).resolve().parents[1] / "src" / "waymarks" / "hosts" / \
+    "hook_entry.py"
 
 
 def timed(argv: list[str], stdin: bytes = b"", env: dict[str, str] | None = None) -> float:
@@ -79,9 +84,11 @@ def timed_cpu(argv: list[str], stdin: bytes = b"", env: dict[str, str] | None = 
     return wall, cpu
 
 
-def tree(where: Path, ref: str | None) -> Path:
+def tree(where: Path, ref: str | None) -> list[str]:
     """``src`` of ``ref`` (``None``: this working tree) under ``where``, byte-compiled, and
-    a launcher shaped like the ``waymarks`` console script that imports from it."""
+    the command ``claude-code install`` of that code writes: its hook launcher
+    (``python -I -S .../waymarks/hosts/hook_entry.py``) when it has one, else a launcher
+    shaped like the ``waymarks`` console script that imports from it."""
     where.mkdir(parents=True)
     if ref is None:
         shutil.copytree(REPO / "src", where / "src",
@@ -91,12 +98,15 @@ def tree(where: Path, ref: str | None) -> Path:
                                  check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
     compileall.compile_dir(str(where / "src"), quiet=1)
+    entry = where / "src" / "waymarks" / "hosts" / "hook_entry.py"
+    if entry.exists():
+        return [sys.executable, "-I", "-S", str(entry)]
     launcher = where / "waymarks"
     launcher.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, "
                         f"{str(where / 'src')!r})\nfrom waymarks.cli.main import main\n"
                         "if __name__ == '__main__':\n    sys.exit(main())\n")
     launcher.chmod(0o755)
-    return launcher
+    return [str(launcher)]
 
 
 def start_helper(src: Path, home: Path) -> subprocess.Popen[bytes]:
@@ -130,17 +140,20 @@ def versus(tmp: str, runs: int, baseline: str, payload: bytes, project: Path
             home.mkdir()
             (home / "config.toml").write_text("[evolution]\nlearn = true\n")
             helpers.append(start_helper(root / "src", home))
-            argv = [str(launcher), "--home", str(home), "hook", "claude-code", "PostToolUse"]
+            argv = [*launcher, "--home", str(home), "hook", "claude-code", "PostToolUse"]
             for _ in range(3):  # the helper's app warm, the files in the page cache
                 timed_cpu(argv, payload, env)
             setups[name] = argv
-        walls: dict[str, list[float]] = {"baseline": [], "current": [], "python_c_pass": []}
+        walls: dict[str, list[float]] = {"baseline": [], "current": [], "python_c_pass": [],
+                                         "python_IS_c_pass": []}
         cpus: dict[str, list[float]] = {k: [] for k in walls}
+        setups["python_c_pass"] = [sys.executable, "-c", "pass"]
+        setups["python_IS_c_pass"] = [sys.executable, "-I", "-S", "-c", "pass"]
         for run in range(runs):
-            order = ["baseline", "current", "python_c_pass"]
+            order = ["baseline", "current", "python_c_pass", "python_IS_c_pass"]
             for name in (order if run % 2 == 0 else order[::-1]):
-                argv = setups.get(name, [sys.executable, "-c", "pass"])
-                wall, cpu = timed_cpu(argv, payload if name in setups else b"", env)
+                argv = setups[name]
+                wall, cpu = timed_cpu(argv, b"" if "pass" in name else payload, env)
                 walls[name].append(wall)
                 cpus[name].append(cpu)
     finally:
@@ -235,7 +248,8 @@ def main() -> int:
         if args.hook_only:
             print(json.dumps(results, indent=1))
             return 0
-        argv = [str(WAYMARKS), "--home", str(home), "hook", "claude-code", "PostToolUse"]
+        argv = [sys.executable, "-I", "-S", str(HOOK_ENTRY), "--home", str(home), "hook",
+                "claude-code", "PostToolUse"]
         base_env = {k: v for k, v in os.environ.items() if k != "PI_SUBAGENT_AGENT_ID"}
         cold = {**base_env, "WAYMARKS_CC_HELPER": "off", "CLAUDE_PROJECT_DIR": str(project)}
         warm = {**base_env, "WAYMARKS_CC_HELPER_IDLE": "20", "CLAUDE_PROJECT_DIR": str(project)}

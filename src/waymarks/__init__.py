@@ -4,8 +4,6 @@ The public API is what ``__all__`` lists; everything else is private and may cha
 Names are imported lazily so that ``import waymarks`` (and the CLI's start-up) stays cheap.
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~5 ms
 
 __version__ = "0.1.0"

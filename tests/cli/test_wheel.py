@@ -1,7 +1,9 @@
 """Issue 16, defect 6: the wheel is a complete Waymarks. Built from a copy of the source
 tree, installed into a fresh virtual environment, and used there: ``pi install`` (the
 extension is package data) and ``claude-code install``, whose hook then runs from the
-wheel; uninstall leaves nothing behind.
+wheel; uninstall leaves nothing behind. The same wheel installed with ``pip install
+--user``: the command ``claude-code install`` writes runs, in the hook's process and
+through the warm helper it starts.
 
 The fresh environment takes Waymarks only from the wheel. Its dependencies come from this
 test environment through a path file (no network in the test), and ``pip check`` confirms
@@ -12,13 +14,16 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 import uuid
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,7 +104,9 @@ def test_installed_from_the_wheel_the_installers_work(wheel: Path, tmp_path: Pat
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     [group] = settings["hooks"]["SessionStart"]
     command = group["hooks"][0]["command"]
-    assert command.startswith(str(waymarks))
+    # the installation's interpreter without `site`, on the wheel's own hook launcher
+    assert shlex.split(command)[:4] == [str(python), "-I", "-S",
+                                        str(purelib / "waymarks" / "hosts" / "hook_entry.py")]
     start = json.dumps({"session_id": str(uuid.uuid4()), "cwd": str(project),
                         "hook_event_name": "SessionStart", "source": "startup"})
     _run(["sh", "-c", command], input=start, env=env, cwd=project)
@@ -108,3 +115,63 @@ def test_installed_from_the_wheel_the_installers_work(wheel: Path, tmp_path: Pat
     _run([str(waymarks), "claude-code", "uninstall"], env=env, cwd=project)
     _run([str(waymarks), "pi", "uninstall"], env=env)
     assert list(project.iterdir()) == [] and list(user.iterdir()) == []
+
+
+def _hook(settings: dict[str, Any], event: str, data: dict[str, object],
+          env: dict[str, str], cwd: Path) -> str:
+    """Run the command ``install`` wrote for ``event`` as Claude Code does (a shell)."""
+    [group] = settings["hooks"][event]
+    done = _run(["sh", "-c", group["hooks"][0]["command"]],
+                input=json.dumps({**data, "hook_event_name": event}), env=env, cwd=cwd)
+    return done.stdout
+
+
+def test_a_user_install_runs_the_hook_command_install_writes(wheel: Path,
+                                                             tmp_path: Path) -> None:
+    """``pip install --user``: Waymarks in the user site, which ``-I`` leaves out of the
+    import path; the launcher names its own directory, and the fallback and the helper
+    read it as a site directory (its dependencies: a path file here, as pip --user would
+    put them beside it)."""
+    base = Path(sys.base_prefix) / "bin" / "python3"
+    user_base = tmp_path / "userbase"
+    env = {**os.environ, "PYTHONUSERBASE": str(user_base)}
+    env.pop("PYTHONNOUSERSITE", None)
+    _run([str(base), "-m", "pip", "install", "--user", "--quiet", "--no-deps", "--no-index",
+          "--no-warn-script-location", str(wheel)], env=env)
+    user_site = Path(_run([str(base), "-c", "import site; print(site.getusersitepackages())"],
+                          env=env).stdout.strip())
+    assert (user_site / "waymarks" / "hosts" / "hook_entry.py").is_file()
+    (user_site / "_waymarks_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    run_env = {**env, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
+               "WAYMARKS_CC_HELPER_IDLE": "3", "CLAUDE_PROJECT_DIR": str(project)}
+    _run([str(base), "-m", "waymarks.cli.main", "claude-code", "install"], env=run_env,
+         cwd=project)
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert shlex.split(command)[:4] == [str(base), "-I", "-S",
+                                        str(user_site / "waymarks" / "hosts" / "hook_entry.py")]
+    session = str(uuid.uuid4())
+    start = {"session_id": session, "cwd": str(project), "source": "startup"}
+    assert _hook(settings, "SessionStart", start, run_env, project) == ""
+    [ledger] = list((home / "sessions").rglob(f"*_{session}.jsonl"))
+    _run([str(base), "-m", "waymarks.cli.main", "--session", session, "pin", "--",
+          "Always run the linters"], env=run_env, cwd=project)
+    prompt = {"session_id": session, "cwd": str(project), "prompt": "lint it"}
+    in_process = _hook(settings, "UserPromptSubmit", prompt, run_env, project)
+    assert "Always run the linters" in in_process  # no helper: answered in the hook
+    # with the helper: the first hook starts it (its own -I -S process from the user site)
+    helped = {**run_env, "WAYMARKS_CC_HELPER": "on"}
+    _hook(settings, "UserPromptSubmit", prompt, helped, project)
+    socket = home / "claude-code" / "helper.sock"
+    for _ in range(200):
+        if socket.exists():
+            break
+        time.sleep(0.05)
+    assert socket.exists(), "the helper started from a user install"
+    lines = len(ledger.read_text().splitlines())
+    again = {**prompt, "prompt": "lint the other change"}  # (a retried prompt: once)
+    assert "Always run the linters" in _hook(settings, "UserPromptSubmit", again, helped,
+                                             project)
+    assert len(ledger.read_text().splitlines()) > lines  # recorded (by the helper)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -208,7 +209,8 @@ def test_install_merges_is_idempotent_and_uninstall_restores(tmp_path: Path, sco
     prompt_hooks = [h["command"] for g in settings["hooks"]["UserPromptSubmit"]
                     for h in g["hooks"]]
     assert prompt_hooks[0] == "echo hi" and "hook claude-code UserPromptSubmit" in prompt_hooks[1]
-    assert str(Path(sys.executable).parent / "waymarks") in prompt_hooks[1]
+    assert shlex.split(prompt_hooks[1])[:4] == [sys.executable, "-I", "-S",
+                                                str(cc.hook_entry())]
     assert set(json.loads(mcp_path.read_text())["mcpServers"]) == {"github", "waymarks"}
     assert Path(str(settings_path) + ".waymarks-backup").exists()
     assert cc.install(scope, project, user, home) == []  # type: ignore[arg-type]
@@ -451,3 +453,35 @@ def test_a_retried_prompt_is_recorded_once_and_the_pointer_written_only_on_chang
     assert current_session_id(home, str(project)) == other
     assert pointer.stat().st_ino != written and sorted(
         p.name for p in pointer.parent.iterdir()) == [pointer.name]  # no temporary left
+
+
+def test_the_installed_command_runs_from_an_editable_install(tmp_path: Path, home: Path,
+                                                            project: Path, sid: str) -> None:
+    """This checkout is installed editable (its ``src`` reached through a path file,
+    which ``-S`` does not read): the command ``install`` writes runs the hook in its
+    own process without the helper (the site directories added first), as the console
+    script does; a request that is not a hook is refused with the fix, changing nothing."""
+    cc.install("project", project, tmp_path / "u", home)
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    command = {event: settings["hooks"][event][0]["hooks"][0]["command"]
+               for event in ("SessionStart", "UserPromptSubmit")}
+    assert str(cc.hook_entry()).startswith(str(Path(__file__).resolve().parents[2] / "src"))
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "off"}
+
+    def run(event: str, data: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["sh", "-c", command[event]], input=json.dumps(data), env=env,
+                              cwd=project, capture_output=True, text=True, timeout=60)
+
+    assert run("SessionStart", payload(sid, project, "SessionStart")).returncode == 0
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.pin("Always run the linters")
+    done = run("UserPromptSubmit", payload(sid, project, "UserPromptSubmit", prompt="lint"))
+    assert done.returncode == 0, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert '"Always run the linters"' in context
+    python = shlex.split(command["SessionStart"])[:4]  # the interpreter, -I -S, launcher
+    before = sorted(p.name for p in home.rglob("*"))
+    wrong = subprocess.run([*python, "--home", str(home), "pins"], env=env, cwd=project,
+                           capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 2 and "waymarks claude-code install" in wrong.stderr
+    assert sorted(p.name for p in home.rglob("*")) == before

@@ -12,8 +12,6 @@ Code, so this module imports nothing at import time beyond ``os`` and ``sys``: c
 and the command table are imported only inside :func:`register`.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
@@ -30,7 +28,7 @@ if TYPE_CHECKING:
 HELP = ("-h", "--help")
 
 
-def hook_fast_path(argv: list[str], default_home: Any) -> int | None:
+def hook_fast_path(argv: list[str], default_home: "Any") -> int | None:
     """``[--home H] [--json] hook claude-code EVENT``: answered before anything heavy is
     imported. ``None``: not a hook (or a request for help): the full CLI answers."""
     home = None
@@ -43,7 +41,7 @@ def hook_fast_path(argv: list[str], default_home: Any) -> int | None:
     if argv[index:index + 2] != ["hook", "claude-code"] or any(
             token.lower() in HELP for token in argv[index + 2:]) or len(argv) != index + 3:
         return None
-    from waymarks.hosts.cc_helper import run
+    from waymarks.hosts.cc_client import run
 
     return run(argv[index + 2:], os.path.expanduser(home) if home else str(default_home()))
 
@@ -53,7 +51,8 @@ class LaunchError(Exception):
     names the option. The CLI reports it as a usage error (exit 2)."""
 
 
-def prepare_mcp(run: Runtime, claude_code: bool) -> tuple[Waymarks, Callable[[], None] | None]:
+def prepare_mcp(run: "Runtime", claude_code: bool
+                ) -> "tuple[Waymarks, Callable[[], None] | None]":
     """The service the MCP server acts on, checked before serving: a ``--session`` that
     names no session of the project, or an unreadable one, fails now rather than per call.
     ``claude_code``: follow the session Claude Code's hooks last saw here."""
@@ -78,7 +77,7 @@ def prepare_mcp(run: Runtime, claude_code: bool) -> tuple[Waymarks, Callable[[],
     return app, follow
 
 
-def serve_mcp_stdio(run: Runtime, claude_code: bool) -> Result:
+def serve_mcp_stdio(run: "Runtime", claude_code: bool) -> "Result":
     """``waymarks [globals] mcp [--claude-code]``: the stdio server, without the command
     table (the lean path of :mod:`waymarks.cli.lean`; the ``mcp`` command's stdio case)."""
     from waymarks.commands.results import Result
@@ -87,7 +86,7 @@ def serve_mcp_stdio(run: Runtime, claude_code: bool) -> Result:
     app, follow = prepare_mcp(run, claude_code)
     serve_stdio(app, follow)
     return Result({}, "", printed=True)
-def learning_hint(home: Any, data: dict[str, object]) -> str:
+def learning_hint(home: "Any", data: dict[str, object]) -> str:
     """What an installer says about learning: how to turn it on (never turned on here)."""
     from waymarks.commands.learn import HOW_TO_TURN_ON
     from waymarks.service.learning import learning_enabled
@@ -98,7 +97,7 @@ def learning_hint(home: Any, data: dict[str, object]) -> str:
         "\n" + HOW_TO_TURN_ON)
 
 
-def register(root: click.Group) -> None:
+def register(root: "click.Group") -> None:
     """Add the launchers to the CLI's root group."""
     import click
 
@@ -225,7 +224,7 @@ def register(root: click.Group) -> None:
     def hook_claude_code(event: str) -> Result:
         """Malformed input never blocks the prompt: nothing is printed and the reason is
         logged (never the content). `claude-code install` registers these hooks."""
-        from waymarks.hosts.cc_helper import run as run_hook
+        from waymarks.hosts.cc_client import run as run_hook
 
         run = runtime()
         run.progress.stop()

@@ -7,8 +7,6 @@ before click, rich or the command table are imported; so is ``waymarks recall``
 ``waymarks mcp`` over stdio. Everything else is :func:`waymarks.cli.app.run`.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
@@ -32,11 +30,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    from waymarks.cli.launchers import hook_fast_path
+    if "hook" in argv:  # the launchers module is large: only a hook's command line loads it
+        from waymarks.cli.launchers import hook_fast_path
 
-    hooked = hook_fast_path(argv, _fallback_home)
-    if hooked is not None:
-        return hooked
+        hooked = hook_fast_path(argv, _fallback_home)
+        if hooked is not None:
+            return hooked
     if argv and argv[-1] == "--version" and set(argv[:-1]) <= {"--json"}:
         from waymarks import __version__  # asked often, by scripts too: no CLI library
 

@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from waymarks.cli.output import emit, print_json
-from waymarks.commands.results import EXIT_ERROR, EXIT_REJECTED, Result, Runtime, Shown
+from waymarks.commands.results import (
+    EXIT_ERROR,
+    EXIT_REJECTED,
+    NullProgress,
+    Result,
+    Runtime,
+    Shown,
+)
 
 if TYPE_CHECKING:
     from waymarks.core.arguments import ArgumentError
@@ -75,9 +82,11 @@ def new_runtime() -> CliRuntime:
 def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     """Run ``work`` with a runtime for this process, print its result (or the error), close
     the service; the exit status. ``want_json``: ``--json`` was given before ``--``."""
-    from waymarks.cli.progress import TerminalProgress
+    progress: Any = NullProgress()  # (what TerminalProgress does off a terminal: nothing)
+    if sys.stderr is not None and sys.stderr.isatty():
+        from waymarks.cli.progress import TerminalProgress
 
-    progress = TerminalProgress()
+        progress = TerminalProgress()
     state = new_runtime()
     state.progress = progress
     try:

@@ -31,7 +31,11 @@ TEXT = click.argument("text", nargs=-1, metavar="[--] TEXT")
 
 def _listing(app: Waymarks, kind: Kind, *, scopes: tuple[str, ...] = (),
              statuses: tuple[str, ...] = (), key: str | None = None, since: int | None = None,
-             in_effect: bool = False, limit: int | None = None) -> Result:
+             in_effect: bool = False, limit: int | None = None,
+             json_only: bool = False) -> Result:
+    """The listing's data, and (unless ``json_only``: ``--json`` prints the data alone)
+    the text and table a person reads: escaping and aligning thousands of rows cost
+    more than the data, for output nobody sees."""
     from waymarks.service.provenance import updated_at
 
     views = app.items(kind)
@@ -48,6 +52,8 @@ def _listing(app: Waymarks, kind: Kind, *, scopes: tuple[str, ...] = (),
     data: dict[str, Any] = {"items": [{**v.to_json(), "updatedAt": dates[v.id]} for v in chosen]}
     if hidden:
         data["omitted"] = hidden
+    if json_only:
+        return Result(data, "")
     columns = [Column(""), Column("ID"), Column("STATUS"), Column("SCOPE"),
                Column("CREATED"), Column("UPDATED")]
     with_key = any(v.key for v in chosen)
@@ -95,7 +101,9 @@ def register_pins(root: click.Group) -> None:
              in_effect: bool, limit: int | None) -> Result:
         """On a terminal the list is a table (colour unless NO_COLOR is set) and long lists
         go through a pager; elsewhere each pin is one line."""
-        return _listing(runtime().app(), "pin", scopes=scopes, statuses=statuses,
+        run = runtime()
+        return _listing(run.app(), "pin", json_only=run.json, scopes=scopes,
+                        statuses=statuses,
                         since=since, in_effect=in_effect, limit=limit)
 
     @command(root, "pin", summary="Pin an instruction the person confirmed.",
@@ -171,7 +179,9 @@ def memory_group() -> Group:
                     since: int | None, in_effect: bool, limit: int | None) -> Result:
         """`waymarks memory` alone runs this. On a terminal the list is a table (colour
         unless NO_COLOR is set) and long lists go through a pager."""
-        return _listing(runtime().app(), "memory", scopes=scopes, statuses=statuses,
+        run = runtime()
+        return _listing(run.app(), "memory", json_only=run.json, scopes=scopes,
+                        statuses=statuses,
                         key=key, since=since, in_effect=in_effect, limit=limit)
 
     @command(memory, "add", summary="Record a claim (refused, exit 2, if it contradicts an "

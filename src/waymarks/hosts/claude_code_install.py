@@ -5,8 +5,11 @@ Install merges into Claude Code's configuration, leaving everything else as it w
 - settings (``<project>/.claude/settings.json``, or ``~/.claude/settings.json``): one
   hook group per event (``SessionStart``, ``UserPromptSubmit``, ``PreCompact``,
   ``Stop``, ``SessionEnd``, ``PostToolUse``, ``PostToolUseFailure``) running
-  ``<this waymarks> --home <home> hook claude-code EVENT``, with the executable's real
-  path (a shim would add ~80 ms to every prompt);
+  ``<this python> -I -S <waymarks/hosts/hook_entry.py> --home <home> hook claude-code
+  EVENT``: this installation's interpreter, by its path (a shell shim would add ~80 ms to
+  every prompt), without ``site`` (~5 ms of every hook process; the launcher puts this
+  package's directory on the import path itself, see :mod:`waymarks.hosts.hook_entry`), so
+  the same command serves a venv, a ``pip install --user`` and an editable install;
 - MCP servers (``<project>/.mcp.json``, or ``~/.claude.json``): ``waymarks``, running
   ``<this waymarks> --home <home> mcp --claude-code``.
 
@@ -66,9 +69,16 @@ def files(scope: Scope, project: Path, user_home: Path) -> tuple[Path, Path]:
     return user_home / ".claude" / "settings.json", user_home / ".claude.json"
 
 
-def hook_command(binary: Path, home: Path, event: str) -> str:
-    return " ".join(shlex.quote(p) for p in (str(binary), "--home", str(home), "hook",
-                                             "claude-code", event))
+def hook_entry() -> Path:
+    """The hook's launcher of this installation (``waymarks/hosts/hook_entry.py``)."""
+    return Path(__file__).resolve().parent / "hook_entry.py"
+
+
+def hook_command(python: Path, home: Path, event: str, entry: Path | None = None) -> str:
+    """What Claude Code runs for ``event`` (through a shell: every part quoted)."""
+    return " ".join(shlex.quote(p) for p in (
+        str(python), "-I", "-S", str(entry or hook_entry()), "--home", str(home), "hook",
+        "claude-code", event))
 
 
 def server_entry(binary: Path, home: Path) -> dict[str, Any]:
@@ -81,8 +91,11 @@ def _ours(command: object) -> bool:
 
 
 def install(scope: Scope, project: Path, user_home: Path, home: Path,
-            binary: Path | None = None) -> list[Change]:
+            binary: Path | None = None, python_path: Path | None = None) -> list[Change]:
+    """Merge the hooks and the MCP server (``binary``: the ``waymarks`` script the MCP
+    server runs; ``python_path``: the interpreter the hooks run, this one by default)."""
     binary = binary or waymarks_binary()
+    python = Path(python_path) if python_path is not None else Path(sys.executable)
     settings_path, mcp_path = files(scope, project, user_home)
     settings, mcp = _load(settings_path), _load(mcp_path)
     settings_change, mcp_change = Change(settings_path), Change(mcp_path)
@@ -93,7 +106,7 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InstallError(f"{settings_path}: hooks.{event} is not a list; fix it first")
-        command = hook_command(binary, home, event)
+        command = hook_command(python, home, event)
         present = [h for g in groups if isinstance(g, dict)
                    for h in g.get("hooks", []) if isinstance(h, dict) and _ours(h.get("command"))]
         if any(h.get("command") == command for h in present):

@@ -16,7 +16,7 @@ from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
@@ -37,13 +37,7 @@ from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.recall.scoring import Candidate, Stats
 from waymarks.semantic import load as load_embedder
-from waymarks.service import (
-    diagnostics,
-    semantic_backfill,
-    semantic_recall,
-    sessions_api,
-    write_path,
-)
+from waymarks.service import semantic_recall
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import (
     Rejected,
@@ -64,21 +58,9 @@ from waymarks.service.recovery import (
     recovering,
     set_aside,
 )
-from waymarks.service.session_checks import (
-    replaced_problem,
-)
-from waymarks.service.sessions_api import session_info
 from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo
-from waymarks.service.writes import (
-    Decision,
-    WriteContext,
-    decide_memory,
-    decide_pin,
-    decide_status,
-    text_notices,
-)
 from waymarks.store.migrations import SchemaTooNewError
 from waymarks.store.projection import (
     Projection,
@@ -87,6 +69,9 @@ from waymarks.store.projection import (
 from waymarks.store.protocol import Store
 from waymarks.store.recall_cache import RecallCache
 from waymarks.store.recall_vectors import VectorStore
+
+if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15)
+    from waymarks.service.writes import Decision, WriteContext
 
 DB_NAME = "waymarks.db"
 
@@ -100,7 +85,7 @@ class Snapshot(msgspec.Struct):
 
 ProgressFn = Callable[[int, int], None]
 #: a check run under the session lock just before a write is decided (None = go ahead)
-Guard = Callable[[WriteContext], Rejected | None]
+Guard = Callable[["WriteContext"], "Rejected | None"]
 
 
 class Waymarks:
@@ -215,6 +200,8 @@ class Waymarks:
         uses what it has meanwhile. A rebuild that replayed nothing (the first command in
         a new home) has nothing to embed and starts no process."""
         if replayed:
+            from waymarks.service import semantic_backfill
+
             semantic_backfill.start(self.home)
 
     def _now_ms(self) -> int:
@@ -243,6 +230,8 @@ class Waymarks:
     def open_session(self, path: Path) -> SessionFile:
         """A session file opened at its checkpoint when it can be (see
         :func:`sessions_api.open_session`)."""
+        from waymarks.service import sessions_api
+
         return sessions_api.open_session(self, path)
 
     @property
@@ -329,6 +318,8 @@ class Waymarks:
             self.refresh_problem = (f"{session.path}: the session header changed since it "
                                     "was read; using the last projection")
             return session
+        from waymarks.service.session_checks import replaced_problem
+
         replaced = replaced_problem(self.projection, session)
         if replaced is not None:  # the same, noticed by a process that read it only now
             self.refresh_problem = replaced
@@ -344,22 +335,34 @@ class Waymarks:
     # -- sessions (service/sessions_api.py) -----------------------------------------
 
     def session_new(self) -> SessionInfo:
+        from waymarks.service.sessions_api import session_info
+
         self._session = self._create_session()
         return session_info(self._session)
 
     def session_list(self) -> list[SessionInfo]:
+        from waymarks.service import sessions_api
+
         return sessions_api.session_list(self)
 
     def session_info(self, session: SessionLog, *, with_branch: bool = True) -> SessionInfo:
+        from waymarks.service.sessions_api import session_info
+
         return session_info(session, with_branch=with_branch)
 
     def session_show(self) -> SessionInfo:
-        return session_info(sessions_api.require_session(self))
+        from waymarks.service import sessions_api
+
+        return sessions_api.session_info(sessions_api.require_session(self))
 
     def session_say(self, text: str) -> str:
+        from waymarks.service import sessions_api
+
         return sessions_api.session_say(self, text)
 
     def session_branch(self, from_id: str, summary: str | None = None) -> str:
+        from waymarks.service import sessions_api
+
         return sessions_api.session_branch(self, from_id, summary)
 
     # -- trust ----------------------------------------------------------------------
@@ -497,12 +500,16 @@ class Waymarks:
     @recovering
     def status(self) -> dict[str, Any]:
         """Where things are and how many items are in effect."""
+        from waymarks.service import diagnostics
+
         with self.begin():
             return diagnostics.status(self)
 
     @recovering
     def health(self) -> dict[str, Any]:
         """Checkpoints against files, lines skipped, entries not understood, database checks."""
+        from waymarks.service import diagnostics
+
         return diagnostics.health(self)
 
     @recovering
@@ -557,6 +564,9 @@ class Waymarks:
             supersedes: str | None = None, guard: Guard | None = None) -> WriteOutcome:
         """Writes take an optional ``guard``: a last check under the session lock (the
         model-callable tool re-checks there that its target is unchanged)."""
+        from waymarks.service import write_path
+        from waymarks.service.writes import decide_pin, text_notices
+
         if source_file is not None:
             source_file = os.path.normpath(os.path.join(self.cwd, source_file))
         return with_notices(self._write(lambda ctx: decide_pin(
@@ -566,6 +576,9 @@ class Waymarks:
 
     def unpin(self, pin_id: str, reason: str | None = None, *,
               guard: Guard | None = None) -> WriteOutcome:
+        from waymarks.service import write_path
+        from waymarks.service.writes import decide_status
+
         return self._write(lambda ctx: decide_status(
             ctx, "pin", write_path.full_id(self, ctx, "pin", pin_id) or pin_id, "deleted",
             reason), guard)
@@ -573,6 +586,9 @@ class Waymarks:
     def remember(self, claim: str, *, scope: str | None = None,
                  classification: str | None = None, key: str | None = None,
                  sources: tuple[str, ...] = (), guard: Guard | None = None) -> WriteOutcome:
+        from waymarks.service import write_path
+        from waymarks.service.writes import decide_memory, text_notices
+
         outcome = with_notices(self._write(lambda ctx: decide_memory(
             ctx, claim, scope=scope, classification=classification, key=key, sources=sources),
             guard), text_notices(claim, key))
@@ -583,6 +599,9 @@ class Waymarks:
                          classification: str | None = None,
                          sources: tuple[str, ...] = (), guard: Guard | None = None
                          ) -> WriteOutcome:
+        from waymarks.service import write_path
+        from waymarks.service.writes import decide_memory, text_notices
+
         outcome = with_notices(self._write(lambda ctx: decide_memory(
             ctx, claim, scope=None, classification=classification, key=None, sources=sources,
             supersedes=write_path.full_id(self, ctx, "memory", memory_id) or memory_id),
@@ -593,6 +612,9 @@ class Waymarks:
     def set_memory_status(self, memory_id: str, status: Literal["invalid", "expired"],
                           reason: str | None = None, *,
                           guard: Guard | None = None) -> WriteOutcome:
+        from waymarks.service import write_path
+        from waymarks.service.writes import decide_status
+
         return self._write(lambda ctx: decide_status(
             ctx, "memory", write_path.full_id(self, ctx, "memory", memory_id) or memory_id,
             status, reason), guard)
@@ -600,6 +622,8 @@ class Waymarks:
     def append_record(self, custom_type: str, data: dict[str, Any]) -> str:
         """Append a custom entry that is not a pin or memory mutation (for example the record
         of a person's confirmation); returns its entry ID."""
+        from waymarks.service import write_path
+
         return write_path.append_record(self, custom_type, data)
 
     @recovering
@@ -608,8 +632,12 @@ class Waymarks:
         """What a write deciding with ``decide`` would do now (the mutation, a duplicate or
         the rejection), appending nothing: a tool asks the person only about a write that
         can succeed. The write itself decides again under the session lock."""
+        from waymarks.service import write_path
+
         return write_path.dry_run(self, decide, guard)
 
     def _write(self, decide: Callable[[WriteContext], Decision], guard: Guard | None = None,
                *, retry: bool = True) -> WriteOutcome:
+        from waymarks.service import write_path
+
         return write_path.write(self, decide, guard, retry=retry)

@@ -1,0 +1,271 @@
+"""The client every Claude Code hook process runs: hand the hook to the warm helper
+(:mod:`waymarks.hosts.cc_helper`), print its answer, exit 0.
+
+``PostToolUse`` runs after every tool call, so this path is as short as a Python process
+can be: it imports nothing of Waymarks, not ``os`` (~2 ms of CPU in a process started
+with ``-S``, as the hook's launcher :mod:`waymarks.hosts.hook_entry` does: ``posix`` and
+``_socket`` are built in), and sends the raw hook input and the event in one write.
+``Stop`` is lighter still: the helper answers at once, then queues a capture request and
+captures; with no helper, the client writes the request durably itself (no ``json``/
+``re`` import) and a detached child captures (or the helper it starts). When no helper
+answers, it handles the hook in its own process (slower, same result; first
+:func:`complete_import_path`, for a process the launcher started without ``site``) and
+starts a helper for the next prompt.
+
+What must stay true: nothing here imports beyond ``sys``, ``posix`` and ``_socket`` before
+the helper has been asked (``tests/test_lean_paths.py``); no ``from __future__``.
+"""
+
+import posix
+import sys
+
+TYPE_CHECKING = False  # not typing's: the client path imports nothing it does not need
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+SOCKET_NAME = "helper.sock"
+CONNECT_TIMEOUT_S = 0.5
+ANSWER_TIMEOUT_S = 8.0
+PROTOCOL = "waymarks-cc-helper-v1"
+#: a Unix socket address holds at most 107 bytes (Linux; 103 on macOS): a longer path is
+#: reached from its directory by its short name
+_SHORT_ADDRESS = 100
+
+
+def socket_path(home: "str | Path") -> str:
+    return f"{home}/claude-code/{SOCKET_NAME}"
+
+
+def _env(name: str) -> str:
+    """An environment variable ("" if unset) without ``os``: ``os.environ`` when ``os``
+    is loaded already (it may have been changed in this process), else the process's
+    environment as it started (``posix.environ``)."""
+    os = sys.modules.get("os")
+    if os is not None:
+        value: str = os.environ.get(name, "")
+        return value
+    raw = posix.environ.get(name.encode())
+    return raw.decode(sys.getfilesystemencoding(), "surrogateescape") if raw else ""
+
+
+def _package_dir() -> str:
+    """The directory holding the ``waymarks`` package (site-packages, or a checkout's
+    ``src``)."""
+    here = __file__ if __file__.startswith("/") else f"{posix.getcwd()}/{__file__}"
+    return here.rsplit("/", 3)[0]
+
+
+def _at_socket(path: str, use: "Any") -> None:
+    """``use(address)`` (connect or bind) for the socket at ``path``, however long it is.
+
+    A home deep in the file system (a long user name, a test's temporary directory) puts
+    the socket past the address limit: ``bind`` and ``connect`` then fail, and every
+    hook would quietly run without the helper. From the socket's directory its short
+    name is the address; the working directory is restored, even if it was removed."""
+    if len(path.encode(sys.getfilesystemencoding(), "surrogateescape")) <= _SHORT_ADDRESS:
+        use(path)
+        return
+    directory, _, name = path.rpartition("/")
+    here = posix.open(".", posix.O_RDONLY)
+    try:
+        posix.chdir(directory or "/")
+        use(name)
+    finally:
+        posix.fchdir(here)
+        posix.close(here)
+
+
+def run(argv: list[str], home: str) -> int:
+    """The hook's entry point (lean): ask the helper, else do it here."""
+    if _env("WAYMARKS_EVOLUTION_CHILD"):  # core.evolution_policy.CHILD_ENV
+        # this Claude Code is a consolidation call (`claude -p`): its prompt is a sanitized
+        # source, not the person's; record nothing, inject nothing
+        return 0
+    event = argv[0] if argv else ""
+    if event in ("Stop", "PostToolUse", "PostToolUseFailure") and \
+            _env("PI_SUBAGENT_AGENT_ID"):
+        return 0  # a subagent's turn is never captured (checked here: the helper's own
+        # environment is not the hook's)
+    raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
+    project = _env("CLAUDE_PROJECT_DIR")
+    if event == "Stop" and len(argv) == 1:
+        stopped = _stop(home, raw, project)
+        if stopped is not None:
+            return stopped
+    answer = _ask(home, event, raw, project)
+    if answer is None:  # no helper took the request: nothing was done yet
+        complete_import_path()
+        from pathlib import Path
+
+        from waymarks.hosts.claude_code import main as in_process
+
+        code: int = in_process(argv, Path(home), raw, project or None)
+        if _env("WAYMARKS_CC_HELPER") != "off":
+            _start_helper(home)
+        return code
+    if answer:
+        sys.stdout.buffer.write(answer.encode("utf-8"))
+        sys.stdout.buffer.flush()
+    return 0
+
+
+def complete_import_path() -> None:
+    """The import path a normal start has, for a process started by the hook's launcher
+    (``python -I -S``, :mod:`waymarks.hosts.hook_entry`: the standard library and this
+    package's directory only). Called before anything beyond the client path is imported
+    (the in-process fallback, the full CLI, the detached processes); does nothing in a
+    process that started with ``site``.
+
+    ``site.main()`` adds the site directories the interpreter would have (a venv's
+    site-packages and its ``.pth`` files: an editable install's path, the
+    dependencies); this package's directory is then read as a site directory too, for
+    its ``.pth`` files: a ``pip install --user`` keeps its dependencies there, and
+    ``-I`` left the user site out."""
+    if not sys.flags.no_site or "site" in sys.modules:
+        return
+    import site
+
+    site.main()
+    site.addsitedir(_package_dir())
+
+
+def _stop(home: str, raw: bytes, project: str) -> int | None:
+    """``Stop``: queue a capture request and leave (the analysis runs off this path: the
+    helper after it answered, else a detached drainer). ``None``: not handled here (the
+    input is not what a ``Stop`` hook sends, or the request could not be queued): the
+    in-process path answers, logs and captures as before."""
+    try:
+        with open(f"{home}/config.toml", "rb") as handle:
+            config = handle.read(1 << 20)
+        if b"learn" not in config or b"true" not in config:
+            return 0  # learning is off (the exact check, projects included, is the drainer's)
+    except OSError:
+        return 0  # no home configuration: learning is off
+    if _ask(home, "Stop", raw, project) is not None:
+        return 0  # the helper took it: it answers first, then queues and captures
+    complete_import_path()
+    import os
+
+    found = _stop_input(raw, project)
+    if found is None:
+        return None
+    session, transcript, where = found
+    from waymarks.service.capture_spool import write_request
+
+    # no helper: the request is written durably (fsync) before this process leaves
+    if not write_request(home, "claude-code", "Stop", session, transcript, where):
+        return None
+    helper = os.environ.get("WAYMARKS_CC_HELPER", "on") != "off"
+    if helper:
+        _start_helper(home)  # it drains the spool when it starts
+    # the turn's tool observations (issue 19): most turns have none new, which a byte
+    # search of the session ledger answers here; closing one (~70 ms of CPU) is left to
+    # the detached child, like the statements' drain
+    from waymarks.hosts.claude_code_turnmark import pending_turn
+
+    pending, _seen = pending_turn(home, session)
+    if pending or not helper:  # the child also notes a statement turn (item 46)
+        _in_background(home, drain=not helper, close=found)
+    return 0
+
+
+def _stop_input(raw: bytes, project: str) -> tuple[str, str, str] | None:
+    """(session, transcript, project) from a ``Stop`` hook's input, checked as far as a
+    request needs (the drainer checks the rest); None when it is not usable."""
+    import os
+
+    from waymarks.service.capture_spool import loads_object  # C JSON: no `re`, no `enum`
+
+    payload = loads_object(raw)
+    if payload is None or payload.get("hook_event_name") not in (None, "Stop"):
+        return None
+    session, cwd = payload.get("session_id"), payload.get("cwd")
+    transcript = payload.get("transcript_path")
+    if not (isinstance(session, str) and len(session) == 36
+            and [i for i, c in enumerate(session) if c == "-"] == [8, 13, 18, 23]
+            and all(c in "0123456789abcdefABCDEF-" for c in session)):
+        return None
+    if not isinstance(cwd, str) or not os.path.isabs(cwd) or not os.path.isdir(cwd):
+        return None
+    if not isinstance(transcript, str) or not os.path.isabs(transcript):
+        return None
+    where = project if project and os.path.isabs(project) and os.path.isdir(project) else cwd
+    return session.lower(), transcript, where
+
+
+def _in_background(home: str, *, drain: bool, close: tuple[str, str, str] | None) -> None:
+    """Drain the capture spool (``drain``: no helper runs here), then close the turn's
+    work observations (``close``: session, transcript, project), in a detached process:
+    the hook's own exits at once. Spawned, not forked: a forked child holds the hook's
+    pipes until it is first scheduled, and Claude Code waits for them to close (on a
+    loaded machine that was most of the hook's wall time); ``posix_spawn`` replaces them
+    before this process goes on. Only IDs and paths are passed, never content."""
+    _spawn(["--background", home, "drain" if drain else "-", *(close or ())])
+
+
+def _spawn(args: list[str]) -> None:
+    """:func:`waymarks.hosts.cc_helper.main` with ``ARGS`` in a detached ``python -I -S``: its own
+    session, standard streams on /dev/null (set before this process continues), no other
+    descriptor (ours are close-on-exec). ``-I``: isolated, so nothing in the project
+    directory (a socket.py, PYTHONPATH) can run in it; ``-S`` and then
+    :func:`complete_import_path`, with this package's directory named: the same imports
+    as the hook's for any installation (``-I`` alone leaves out the user site, where a
+    ``pip install --user`` put Waymarks). If it cannot start, the next prompt tries
+    again."""
+    import os
+
+    code = (f"import sys; sys.path.append({_package_dir()!r}); "
+            "from waymarks.hosts import cc_client; cc_client.complete_import_path(); "
+            "from waymarks.hosts import cc_helper; sys.exit(cc_helper.main(sys.argv[1:]))")
+    actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDWR, 0),
+               (os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, 0, 2)]
+    try:
+        os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", "-c", code, *args],
+                       os.environ, file_actions=actions, setsid=True)
+    except OSError:
+        return
+
+
+def _ask(home: "str | Path", event: str, raw: bytes, project: str = "") -> str | None:
+    """The helper's answer (``""``: nothing to print), or ``None`` if no helper took the
+    request (then nothing was done, and the caller may do it itself)."""
+    path = socket_path(home)
+    try:
+        posix.stat(path)
+    except OSError:
+        return None
+    # the C module, not `socket`: that one imports enum, selectors and array, ~1 ms of
+    # CPU quiet and tens of ms on a loaded machine, on every prompt (measured)
+    import _socket
+
+    client = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        client.settimeout(CONNECT_TIMEOUT_S)
+        _at_socket(path, client.connect)
+        client.settimeout(ANSWER_TIMEOUT_S)
+        name = event if event.isascii() and event.isalpha() else "invalid"
+        header = f'{{"protocol": "{PROTOCOL}", "event": "{name}"}}'.encode()
+        where = project.encode("utf-8", "replace") if "\n" not in project else b""
+        client.sendall(header + b"\n" + where + b"\n" + raw)
+        client.shutdown(_socket.SHUT_WR)
+        chunks = []
+        while chunk := client.recv(65536):
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        client.close()
+    reply = b"".join(chunks)
+    if reply.startswith(b"ok\n"):
+        return reply[3:].decode("utf-8", "replace")
+    if reply.startswith(b"protocol\n"):
+        return None  # a helper of another version did nothing: do it here
+    return ""  # it took the request and failed: doing it again could record it twice
+
+
+def _start_helper(home: str) -> None:
+    """Start a helper for the next prompts, detached (:func:`_spawn`; it moves to the
+    home itself, so it never runs in the project). Spawned with ``os`` alone:
+    ``subprocess`` costs ~40 ms of imports on a loaded machine, on the hook's path."""
+    _spawn([home])
