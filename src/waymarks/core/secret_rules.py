@@ -357,6 +357,10 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
     if name in ("assign", "flag"):
+        if match.string.startswith(PLACEHOLDER_PREFIX, end):
+            # runs into a credential already redacted ("AccountKey=AccountKey=[REDACTED:
+            # …]"): the lead-in the first pass kept, not a value (redaction stays idempotent)
+            return False
         # data, not prose: a quoted value, a flag's, or NAME=value with no spaces
         data = (match.lastgroup or "").endswith("_q") or name == "flag" \
             or match.group("sep") == "="
