@@ -23,6 +23,7 @@ What must stay true:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,7 +34,6 @@ from waymarks.core.evolution.model import (
 )
 from waymarks.core.evolution.touched import claims_named
 from waymarks.ledger.entries import custom_entries_since
-from waymarks.service.evolution_recall import _ms
 
 if TYPE_CHECKING:
     from waymarks.core.evolution.rows import Analysis, ClaimRow
@@ -53,12 +53,12 @@ class Cached:
     deltas: int = 0
 
 
-def corpus_of(evo: Evolution, cached: Cached | None
+def corpus_of(evo: Evolution, cached: Cached | None, to_ms: Callable[[str], int]
               ) -> tuple[Cached, list[tuple[str, Analysis]]]:
     """The corpus of ``evo``'s projection now (synced by the caller): ``cached`` itself
     when nothing changed, ``cached`` brought up to date by a delta when it can be, else a
     fresh one; with the analyses computed now (the caller persists them: outside this
-    read transaction)."""
+    read transaction). ``to_ms``: a claim's date in epoch milliseconds, as recall's."""
     from waymarks.service.evolution_rank import Corpus, stored_candidate
 
     with evo.store.reading():
@@ -67,7 +67,7 @@ def corpus_of(evo: Evolution, cached: Cached | None
         if cached is not None and cached.signature == signature:
             return cached, []
         if cached is not None:
-            fresh = _delta(evo, cached, signature)
+            fresh = _delta(evo, cached, signature, to_ms)
             if fresh is not None:
                 cached.signature, cached.entries = signature, entries
                 cached.deltas += 1
@@ -78,7 +78,7 @@ def corpus_of(evo: Evolution, cached: Cached | None
     pairs = []
     computed: list[tuple[str, Analysis]] = []
     for r in rows:
-        base, analysis = stored_candidate(r, levels.get(r.source_id), _ms(r.updated_at),
+        base, analysis = stored_candidate(r, levels.get(r.source_id), to_ms(r.updated_at),
                                           stored.get(r.id))
         pairs.append((r, base))
         if analysis is not None:
@@ -86,8 +86,8 @@ def corpus_of(evo: Evolution, cached: Cached | None
     return Cached(signature, entries, Corpus(pairs)), computed
 
 
-def _delta(evo: Evolution, cached: Cached, signature: tuple[str, str, str, str]
-           ) -> list[tuple[str, Analysis]] | None:
+def _delta(evo: Evolution, cached: Cached, signature: tuple[str, str, str, str],
+           to_ms: Callable[[str], int]) -> list[tuple[str, Analysis]] | None:
     """Update ``cached.corpus`` by the claims touched since its checkpoint; ``None``
     (the corpus may be half updated: the caller builds afresh) when it cannot."""
     from waymarks.service.evolution_rank import base_candidate, stored_candidate
@@ -117,9 +117,9 @@ def _delta(evo: Evolution, cached: Cached, signature: tuple[str, str, str, str]
         source = evo.store.view.source(row.source_id)
         level = None if source is None else source.classification
         if row.id in corpus.position:  # the same ID: the same content, origin and terms
-            changed.append((row, base_candidate(row, level, _ms(row.updated_at))))
+            changed.append((row, base_candidate(row, level, to_ms(row.updated_at))))
             continue
-        base, analysis = stored_candidate(row, level, _ms(row.updated_at), None)
+        base, analysis = stored_candidate(row, level, to_ms(row.updated_at), None)
         changed.append((row, base))
         if analysis is not None:
             computed.append((row.id, analysis))

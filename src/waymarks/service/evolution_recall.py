@@ -71,7 +71,7 @@ def _corpus(home: Path) -> Corpus | None:
 
     with Evolution(home) as evo:
         evo.sync()
-        cached, fresh = corpus_of(evo, _CORPORA.get(str(home)))
+        cached, fresh = corpus_of(evo, _CORPORA.get(str(home)), _ms)
         if fresh:
             _persist(evo, fresh)
     _CORPORA[str(home)] = cached
