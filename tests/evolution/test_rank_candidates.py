@@ -205,3 +205,31 @@ def test_a_one_shot_process_never_builds_the_arrays(monkeypatch: pytest.MonkeyPa
                er.rank(plan, corpus, NOW, automatic=False, limit=5).eligible]
         assert got[:5] == full[:5]
     assert corpus._dense is not None
+
+
+def test_scoring_each_claim_once_per_query_changes_no_result(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The array path scores a claim once per query (a memo over its chunks, and a claim
+    the gates rejected is not scored again at the end): every scored claim, its verdict,
+    relevance and rank, in order, is what scoring each chunk and the final list afresh
+    gives (the path before the memo)."""
+    def results() -> list[list[tuple[str, bool, str, float, float]]]:
+        out = []
+        for seed in range(12):
+            rng = random.Random(1_300 + seed)
+            corpus = er.Corpus(_store(rng).pairs, dense=True)
+            for _ in range(8):
+                plan = direct_plan(" ".join(_query(rng)))
+                for limit in (None, 3, 16):
+                    result = er.rank(plan, corpus, NOW, automatic=rng.random() < 0.5,
+                                     limit=limit)
+                    out.append([(s.candidate.id, s.eligible, s.reason, s.relevance, s.rank)
+                                for s in result.scored])
+        return out
+
+    memoized = results()
+    original = er.dense_candidates
+    monkeypatch.setattr(er, "dense_candidates",
+                        lambda *args: original(*args[:7]))  # without the memo
+    assert memoized == results()
+    assert sum(len(r) for r in memoized) > 1_000

@@ -48,6 +48,7 @@ from waymarks.recall.scoring import (
     QueryPlan,
     Scored,
     Stats,
+    ranked,
 )
 from waymarks.service.evolution_rank_dense import DENSE_MIN, Dense
 from waymarks.service.evolution_rank_dense import candidates as dense_candidates
@@ -518,8 +519,23 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
             return (item.relevance * aged.freshness * aged.evidence_weight * aged.utility
                     * aged.accuracy)
 
-        chosen = dense_candidates(corpus.dense(), plan, memo, now_s, keep, rank_of, limit)
-        return _finish(plan, stats, chosen, by_id, now)
+        scored: dict[str, Scored] = {}  # each claim scored once in this query
+
+        def gated(chunk: list[Candidate]) -> list[Scored]:
+            fresh = [c for c in chunk if c.id not in scored]
+            for item in ranked(plan, fresh, memo):
+                scored[item.candidate.id] = item
+            # in the order recall's scorer gives them (the first best decides ties)
+            return sorted((s for c in chunk if (s := scored[c.id]).eligible), key=_order)
+
+        chosen = dense_candidates(corpus.dense(), plan, memo, now_s, keep, rank_of, limit,
+                                  gated)
+        # a claim the gates already rejected is not scored again: it is in the result as
+        # scored (the cutoff and the final order never change a rejected claim)
+        rejected = [s for c in chosen if (s := scored.get(c.id)) is not None
+                    and not s.eligible]
+        chosen = [c for c in chosen if (s := scored.get(c.id)) is None or s.eligible]
+        return _finish(plan, stats, chosen, by_id, now, rejected)
     # a lower bound of the best first, from the rarest feature's claims (an eligible
     # claim's relevance is at most the best): it raises the cutoff that the generators
     # and the bounds apply, so the common words' long postings are not walked. A query
@@ -544,17 +560,23 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
     return _finish(plan, stats, chosen, by_id, now)
 
 
+def _order(s: Scored) -> tuple[bool, float, float, int, str]:
+    """Recall's order of scored claims (:func:`waymarks.recall.scoring.score_all`)."""
+    return (not s.eligible, -s.rank, -s.relevance, -s.candidate.created_at, s.candidate.id)
+
+
 def _finish(plan: QueryPlan, stats: Stats, chosen: list[Candidate],
-            by_id: dict[str, ClaimRow], now: str) -> RecallResult:
-    """Score ``chosen`` in full, then order the eligible by their rank with the factors."""
+            by_id: dict[str, ClaimRow], now: str,
+            rejected: Sequence[Scored] = ()) -> RecallResult:
+    """Score ``chosen`` in full, then order the eligible by their rank with the factors
+    (``rejected``: claims scored already and rejected by the gates, kept as they are)."""
     result = evaluate(plan, chosen, stats)
-    scored = []
+    scored = list(rejected)
     for item in result.scored:
         if item.eligible:
             aged, _ = with_factors(item.candidate, by_id[item.candidate.id], now)
             item = replace(item, candidate=aged, rank=item.relevance * aged.freshness
                            * aged.evidence_weight * aged.utility * aged.accuracy)
         scored.append(item)
-    scored.sort(key=lambda s: (not s.eligible, -s.rank, -s.relevance,
-                               -s.candidate.created_at, s.candidate.id))
+    scored.sort(key=_order)
     return replace(result, scored=scored)

@@ -217,14 +217,25 @@ class Dense:
 
 def candidates(dense: Dense, plan: QueryPlan, stats: Stats, now_s: float,
                keep: Callable[[int], Candidate | None],
-               rank_of: Callable[[Scored], float], limit: int | None) -> list[Candidate]:
+               rank_of: Callable[[Scored], float], limit: int | None,
+               gated: Callable[[list[Candidate]], list[Scored]] | None = None
+               ) -> list[Candidate]:
     """The candidates to score in full: every claim the gates could let through, with its
     bound (one vector pass); scored best bound first, a chunk at a time, until no bound is
     above the best eligible relevance found (the best); then those within the relative
     cutoff of it. With ``limit``, of those only enough to hold the ``limit`` best by rank
     exactly: scored by an upper bound of their rank until ``limit`` eligible ones rank
-    above every bound left (the rest rank lower whatever they hold)."""
+    above every bound left (the rest rank lower whatever they hold).
+
+    ``gated`` scores a chunk and returns those that pass recall's gates (before the
+    relative cutoff; the caller memoizes it, so no claim is scored twice in one query):
+    a chunk's best is its best gated relevance, and a claim within the cutoff of the
+    overall best is within its chunk's, so the choices are those of scoring each chunk
+    with the cutoff (the default, without a memo)."""
     np = dense._np
+    if gated is None:
+        def gated(chunk: list[Candidate]) -> list[Scored]:
+            return evaluate(plan, chunk, stats).eligible
     indices, bounds = dense.bounded(plan, stats)
     if len(indices) <= _SHORT:
         return [c for i in indices.tolist() if (c := keep(i)) is not None]
@@ -235,7 +246,7 @@ def candidates(dense: Dense, plan: QueryPlan, stats: Stats, now_s: float,
         chunk = [c for i in indices[reached:reached + _CHUNK].tolist()
                  if (c := keep(i)) is not None]
         reached += _CHUNK
-        for scored in evaluate(plan, chunk, stats).eligible:
+        for scored in gated(chunk):
             if scored.relevance > best:
                 best, best_at = scored.relevance, _position(dense, scored)
     within = bounds >= RELATIVE_CUTOFF * best - _EPSILON
@@ -255,8 +266,7 @@ def candidates(dense: Dense, plan: QueryPlan, stats: Stats, now_s: float,
                  if (c := keep(i)) is not None]
         reached += _CHUNK
         chosen += chunk
-        found += [rank_of(s) for s in evaluate(plan, chunk, stats).eligible
-                  if s.relevance >= RELATIVE_CUTOFF * best]
+        found += [rank_of(s) for s in gated(chunk) if s.relevance >= RELATIVE_CUTOFF * best]
     if best_at >= 0 and all(c.id != dense.ids[best_at] for c in chosen):
         top = keep(best_at)  # the best by relevance sets the relative cutoff
         if top is not None:
