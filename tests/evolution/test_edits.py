@@ -297,3 +297,32 @@ def test_feedback_through_the_service_is_idempotent_per_source(tmp_path: Path) -
     assert unknown is not None and unknown.code == "not_found"  # refused, never raised
     assert edits.natural_feedback(evo, "memory is wrong", "msg-4") is None
     evo.close()
+
+
+def test_undo_keeps_suppression_and_a_metadata_undo_retires_nothing(tmp_path: Path) -> None:
+    """Item 72 (the original's F8): an undo never clears a suppression and never reopens
+    or retires a source; undoing a metadata-only edit (a pin, a verdict) neither blocks
+    the content nor settles the queued sources that repeat it."""
+    evo = _evo(tmp_path)
+    claim, other = _claim(0, 0, 2, None), _claim(0, 0, 3, None)
+    _seed(evo, claim, other)
+    key = suppression_key(ORIGINS[0], CONTENTS[3])
+    repeat = evo.capture(ORIGINS[0], "statement", "Remember: uses postgres, always",
+                         session="s", key="r")
+    assert repeat is not None
+    pinned = edits.pin(evo, other.id, True)
+    useful = edits.feedback(evo, other.id, "useful", "msg-1")
+    assert pinned.ok and useful.ok and useful.event and pinned.event
+    suppressed = set(evo.store.suppressions())
+    assert edits.undo(evo, useful.event).ok and edits.undo(evo, pinned.event).ok
+    assert set(evo.store.suppressions()) == suppressed and key not in suppressed
+    assert {s.source_id: s.settled for s in evo.store.sources()}[repeat.source_id] is None
+    assert evo.claim(other.id).state == "provisional"  # type: ignore[union-attr]
+    forgotten = edits.forget(evo, claim.id)
+    assert forgotten.ok and forgotten.event
+    forgotten_key = suppression_key(ORIGINS[0], CONTENTS[2])
+    assert forgotten_key in evo.store.suppressions()
+    assert edits.undo(evo, forgotten.event).ok
+    assert evo.claim(claim.id).state == "provisional"  # type: ignore[union-attr]
+    assert forgotten_key in evo.store.suppressions()  # the suppression stays
+    evo.close()
