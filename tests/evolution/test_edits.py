@@ -326,3 +326,23 @@ def test_undo_keeps_suppression_and_a_metadata_undo_retires_nothing(tmp_path: Pa
     assert evo.claim(claim.id).state == "provisional"  # type: ignore[union-attr]
     assert forgotten_key in evo.store.suppressions()  # the suppression stays
     evo.close()
+
+
+def test_verdicts_fill_two_slots_and_never_move_the_evidence_clock() -> None:
+    """Item 34: the last utility and the last accuracy verdict are kept apart, each with
+    its source and time; a verdict never moves the claim's evidence date or its
+    confirmation stamp (it is not evidence)."""
+    view = MemoryEvoView()
+    claim = _claim(0, 0, 1, None)
+    view.apply(claim, 1)
+    before = view.claims[claim.id]
+    view.apply(FeedbackRecord(SCHEMA_VERSION, claim.id, "useful", "msg-1", T1), 2)
+    view.apply(FeedbackRecord(SCHEMA_VERSION, claim.id, "accurate", "msg-2", T1), 3)
+    after = view.claims[claim.id]
+    assert after.utility == ("useful", "msg-1", T1)
+    assert after.accuracy == ("accurate", "msg-2", T1)
+    assert (after.updated_at, after.reinforced_at, after.confirmed_at) == (
+        before.updated_at, before.reinforced_at, before.confirmed_at)
+    view.apply(FeedbackRecord(SCHEMA_VERSION, claim.id, "unhelpful", "msg-3", T1), 4)
+    assert view.claims[claim.id].utility == ("unhelpful", "msg-3", T1)
+    assert view.claims[claim.id].accuracy == ("accurate", "msg-2", T1)  # the other slot kept
