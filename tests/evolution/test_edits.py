@@ -346,3 +346,21 @@ def test_verdicts_fill_two_slots_and_never_move_the_evidence_clock() -> None:
     view.apply(FeedbackRecord(SCHEMA_VERSION, claim.id, "unhelpful", "msg-3", T1), 4)
     assert view.claims[claim.id].utility == ("unhelpful", "msg-3", T1)
     assert view.claims[claim.id].accuracy == ("accurate", "msg-2", T1)  # the other slot kept
+
+
+def test_a_correction_clears_aliases_and_feedback_and_is_bounded(tmp_path: Path) -> None:
+    """Item 74: ``correct`` takes 4-800 characters (UTF-16 units); the corrected claim is
+    ``manual_correction/manual`` evidence without the old search terms or verdicts."""
+    evo = _evo(tmp_path)
+    claim = _claim(0, 0, 0, None)  # carries the alias "alias"
+    _seed(evo, claim)
+    assert edits.feedback(evo, claim.id, "useful", "msg-1").ok
+    assert edits.correct(evo, claim.id, "x" * 801).code == "bad_input"
+    assert edits.correct(evo, claim.id, "abc").code == "bad_input"
+    fixed = edits.correct(evo, claim.id, "port is 7171")
+    assert fixed.ok
+    new = evo.claim(fixed.data["correctedBy"])
+    assert new is not None and (new.basis, new.method) == ("manual_correction", "manual")
+    assert new.search_terms == () and new.utility is None and new.accuracy is None
+    assert evo.claim(claim.id).search_terms == ("alias",)  # type: ignore[union-attr]
+    evo.close()
