@@ -364,3 +364,18 @@ def test_a_correction_clears_aliases_and_feedback_and_is_bounded(tmp_path: Path)
     assert new.search_terms == () and new.utility is None and new.accuracy is None
     assert evo.claim(claim.id).search_terms == ("alias",)  # type: ignore[union-attr]
     evo.close()
+
+
+def test_forget_retires_every_queued_repeat_beyond_any_quota(tmp_path: Path) -> None:
+    """Item 73: every known pending source of that origin that repeats the content is
+    retired, not only the first 16 (the queue's batch or the offered-claims cap)."""
+    evo = _evo(tmp_path)
+    claim = _claim(0, 0, 2, None)
+    _seed(evo, claim)
+    repeats = [evo.capture(ORIGINS[0], "statement", f"Remember: prefers tabs ({n})",
+                           session="s", key=f"k{n}") for n in range(20)]
+    assert all(repeats)
+    out = edits.forget(evo, claim.id)
+    assert out.ok and out.data["retiredSources"] == 20
+    assert all(s.settled == "forgotten" for s in evo.store.sources())
+    evo.close()
