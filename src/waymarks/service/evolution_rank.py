@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -251,7 +252,7 @@ class Corpus:
         base = self.pairs[index][1]
         for feature in base.body | base.aliases:
             postings = self.strong[feature]
-            postings.remove(index)
+            del postings[bisect_left(postings, index)]  # ascending: found by bisection
             if not postings:  # as a fresh corpus: no key for a feature nobody holds
                 del self.strong[feature]
         for feature in base.body | base.aliases | base.quoted:

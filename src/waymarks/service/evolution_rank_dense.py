@@ -26,6 +26,7 @@ What must stay true (the property tests hold it to the Python pass and the full 
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -120,9 +121,10 @@ class Dense:
             lists = self._lists.get(feature)
             if lists is None:
                 continue
-            for values in lists:
-                if index in values:
-                    values.remove(index)
+            for values in lists:  # each ascending: found by bisection
+                at = bisect_left(values, index)
+                if at < len(values) and values[at] == index:
+                    del values[at]
             if not any(lists):
                 del self._lists[feature]
             self._arrays.pop(feature, None)
