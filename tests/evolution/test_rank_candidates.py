@@ -233,3 +233,39 @@ def test_scoring_each_claim_once_per_query_changes_no_result(
                         lambda *args: original(*args[:7]))  # without the memo
     assert memoized == results()
     assert sum(len(r) for r in memoized) > 1_000
+
+
+def test_the_arrays_dormancy_is_exactly_the_rows() -> None:
+    """The array path reads dormancy from per-slot floats, not from each row: the same
+    answer as ``_dormant`` for every claim and time (pinned, undated, in the future,
+    past every kind's horizon), before and after the corpus follows a change."""
+    from dataclasses import replace as with_
+
+    from waymarks.core.evolution.aging import parse_time
+
+    rng = random.Random(77)
+    corpus = _store(rng)
+    pairs = []
+    for row, base in corpus.pairs:
+        pick = rng.random()
+        if pick < 0.2:
+            row = with_(row, pinned=True)
+        elif pick < 0.3:
+            row = with_(row, updated_at="not a date")
+        elif pick < 0.4:
+            row = with_(row, reinforced_at="2031-01-01T00:00:00.000Z")
+        pairs.append((row, base))
+    corpus = er.Corpus(pairs, dense=True)
+    dense = corpus.dense()
+    times = [parse_time(t) or 0.0 for t in ("2024-01-02T00:00:00.000Z", NOW,
+                                            "2027-06-01T00:00:00.000Z",
+                                            "2029-01-01T00:00:00.000Z")]
+    for now_s in times:
+        assert [dense.asleep(i, now_s) for i in range(len(pairs))] == \
+            [er._dormant(row, now_s) for row, _b in pairs]
+    row, _base = pairs[0]
+    moved = with_(row, pinned=not row.pinned, reinforced_at="2020-01-01T00:00:00.000Z")
+    corpus.update([(moved, er.base_candidate(moved, None, 0))], [])
+    index = corpus.position[moved.id]
+    assert all(dense.asleep(index, t) == er._dormant(moved, t) for t in times)
+    assert sum(dense.asleep(i, times[-1]) for i in range(len(pairs))) > 0

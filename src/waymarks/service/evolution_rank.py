@@ -514,6 +514,16 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
         return sorted(pairs, key=lambda pair: (-pair[0], pair[1]))
 
     if dense:
+        arrays = corpus.dense()
+
+        def keep_dense(index: int) -> Candidate | None:  # keep, dormancy from the arrays
+            if automatic and arrays.asleep(index, now_s):
+                return None
+            row, base = corpus.pairs[index]
+            if admits is not None and not admits(base):
+                return None
+            by_id[base.id] = row
+            return base
 
         def rank_of(item: Scored) -> float:
             aged, _ = with_factors(item.candidate, by_id[item.candidate.id], now)
@@ -529,7 +539,7 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
             # in the order recall's scorer gives them (the first best decides ties)
             return sorted((s for c in chunk if (s := scored[c.id]).eligible), key=_order)
 
-        chosen = dense_candidates(corpus.dense(), plan, memo, now_s, keep, rank_of, limit,
+        chosen = dense_candidates(arrays, plan, memo, now_s, keep_dense, rank_of, limit,
                                   gated)
         # a claim the gates already rejected is not scored again: it is in the result as
         # scored (the cutoff and the final order never change a rejected claim)

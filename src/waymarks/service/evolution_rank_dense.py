@@ -32,6 +32,7 @@ from typing import Any, Final
 
 from waymarks.core.evolution.aging import (
     AGING,
+    DAY_SECONDS,
     DEFAULT_RULE,
     accuracy_factor,
     evidence_weight,
@@ -88,6 +89,17 @@ class Dense:
         self.half_life = np.array([f[1] for f in factors], dtype=np.float64)
         self.floor = np.array([f[2] for f in factors], dtype=np.float64)
         self.confirmed = np.array([f[3] for f in factors], dtype=np.float64)
+        #: the same two numbers as plain floats per slot, for :meth:`asleep` (read one
+        #: claim at a time, where a numpy scalar costs more than the test)
+        self.wake = [f[3] for f in factors]
+        self.horizon = [AGING.get(row.kind, DEFAULT_RULE).dormant_after_days
+                        for row, _base in pairs]
+
+    def asleep(self, index: int, now_s: float) -> bool:
+        """Whether claim ``index`` is dormant at ``now_s``: exactly
+        ``evolution_rank._dormant`` (the same float operations; pinned or undated: never),
+        without reading its row."""
+        return (now_s - self.wake[index]) / DAY_SECONDS > self.horizon[index]
 
     def _enter(self, index: int, base: Candidate) -> None:
         """List claim ``index`` under each of its features, in its strongest field."""
@@ -114,6 +126,8 @@ class Dense:
         static, half_life, floor, confirmed = _factors(row)
         self.static[index], self.half_life[index] = static, half_life
         self.floor[index], self.confirmed[index] = floor, confirmed
+        self.wake[index] = confirmed
+        self.horizon[index] = AGING.get(row.kind, DEFAULT_RULE).dormant_after_days
 
     def unlink(self, index: int, base: Candidate) -> None:
         """Claim ``index`` is no longer ranked: it leaves every list it was in."""
@@ -145,6 +159,8 @@ class Dense:
         self.half_life = np.append(self.half_life, half_life)
         self.floor = np.append(self.floor, floor)
         self.confirmed = np.append(self.confirmed, confirmed)
+        self.wake.append(confirmed)
+        self.horizon.append(AGING.get(row.kind, DEFAULT_RULE).dormant_after_days)
 
     def rank_bounds(self, indices: Any, bounds: Any, now_s: float) -> Any:
         """Upper bounds of the ranks of the claims ``indices`` whose relevance is at most
