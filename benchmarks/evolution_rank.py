@@ -31,8 +31,14 @@ projection and builds the candidates from them (after), both in this run.
 Targets (the architecture issue's plan targets): ranking p99 <= 2 ms at 1k, <= 10 ms at
 100k. Not a test; prints one JSON document to stdout.
 
+``--baseline REF`` instead compares the production path of the source tree at ``REF``
+(``git archive``, e.g. ``main``) with this tree's, in alternating child processes on the
+same queries (CPU beside wall, and the load average), and measures what a warm process
+pays to follow a write (``write_follow``: the in-place update against main's rebuild of
+the corpus and its arrays, each write's ranking checked against a fresh corpus).
+
     .venv/bin/python benchmarks/evolution_rank.py [--sizes 1000,10000,100000]
-        [--queries 300] [--full-scan-queries 20] [--seed 11]
+        [--queries 300] [--full-scan-queries 20] [--seed 11] [--baseline main --rounds 2]
 """
 
 from __future__ import annotations
@@ -281,13 +287,155 @@ def run(size: int, queries: int, scan_queries: int, seed: int) -> dict[str, Any]
             "named_hit_top3": round(hits / named, 3) if named else None}
 
 
+def ranked_only(size: int, queries: int, seed: int) -> dict[str, Any]:
+    """Only the production path's per-query times (``--ranked-only``: the child process
+    of ``--baseline``, run on either source tree), CPU beside wall."""
+    rows, about = rows_for(size, seed)
+    pairs = [(r, evolution_rank.base_candidate(r, None, 0)) for r in rows]
+    corpus = evolution_rank.Corpus(pairs, dense=True if size >= DENSE_MIN else None)
+    if corpus.use_dense:
+        corpus.dense()
+    rng = random.Random(seed + 1)
+    mix = [about[rng.randrange(size)] if rng.random() < 0.6 else rng.choice(UNRELATED)
+           for _ in range(queries)]
+    now = iso(NOW)
+    gc.collect()
+    gc.freeze()
+    wall, cpu, top = [], [], []
+    for query in mix:
+        t0, c0 = time.perf_counter(), time.process_time()
+        result = evolution_rank.rank(direct_plan(query), corpus, now, automatic=True,
+                                     limit=RANKED_LIMIT)
+        wall.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.process_time() - c0) * 1000)
+        top.append([(s.candidate.id, round(s.rank, 9)) for s in
+                    result.eligible[:RANKED_LIMIT]])
+    gc.unfreeze()
+    return {"claims": size, "ranked": summary(wall, 3), "ranked_cpu": summary(cpu, 3),
+            "top": top, "wall_raw": wall, "cpu_raw": cpu}
+
+
+def write_follow(size: int, seed: int, writes: int = 20) -> dict[str, Any]:
+    """What a warm process pays to follow a write at ``size`` claims: main rebuilt the
+    corpus and its arrays (``rebuild``), this code updates them in place
+    (``Corpus.update``: one claim with new factors, one new, one gone per write). Every
+    write is checked: 12 queries ranked by the updated corpus and by one built afresh
+    from the same claims must give the same 16 best, float for float."""
+    rows, about = rows_for(size + writes, seed)
+    spare = rows[size:]
+    pairs = [(r, evolution_rank.base_candidate(r, None, 0)) for r in rows[:size]]
+    corpus = evolution_rank.Corpus(pairs, dense=True)
+    corpus.dense()
+    rng = random.Random(seed + 2)
+    now = iso(NOW)
+    follow_wall, follow_cpu, rebuild_wall, rebuild_cpu = [], [], [], []
+    differ = checked = 0
+    for n in range(writes):
+        live = corpus.live_pairs()
+        row, _base = live[rng.randrange(len(live))]
+        row = replace(row, utility=("unhelpful", f"w{n}", now), reinforced_at=now)
+        gone = live[rng.randrange(len(live))][1].id
+        changed = [(r, evolution_rank.base_candidate(r, None, 0)) for r in (row, spare[n])
+                   if r.id != gone]
+        t0, c0 = time.perf_counter(), time.process_time()
+        assert corpus.update(changed, [gone])
+        follow_wall.append((time.perf_counter() - t0) * 1000)
+        follow_cpu.append((time.process_time() - c0) * 1000)
+        if n % 5 == 0:  # main's cost: the corpus and its arrays built again
+            t0, c0 = time.perf_counter(), time.process_time()
+            fresh = evolution_rank.Corpus(corpus.live_pairs(), dense=True)
+            fresh.dense()
+            rebuild_wall.append((time.perf_counter() - t0) * 1000)
+            rebuild_cpu.append((time.process_time() - c0) * 1000)
+            for _ in range(12):
+                plan = direct_plan(about[rng.randrange(size)])
+                got, want = (
+                    [(s.candidate.id, s.rank) for s in evolution_rank.rank(
+                        plan, c, now, automatic=True, limit=RANKED_LIMIT
+                    ).eligible[:RANKED_LIMIT]] for c in (corpus, fresh))
+                differ += got != want
+                checked += 1
+    return {"claims": size, "writes": writes, "follow_ms": summary(follow_wall, 3),
+            "follow_cpu_ms": summary(follow_cpu, 3), "rebuild_ms": summary(rebuild_wall, 1),
+            "rebuild_cpu_ms": summary(rebuild_cpu, 1), "queries_checked": checked,
+            "results_differ": differ}
+
+
+def baseline_run(ref: str, sizes: list[int], queries: int, seed: int,
+                 rounds: int) -> list[dict[str, Any]]:
+    """``--baseline REF``: the production path of the source tree at ``REF`` (exported
+    with ``git archive``, never a worktree) against this tree's, each in its own child
+    process, alternating (baseline, this, baseline, this, ...), on the same queries; CPU
+    beside wall, and how many queries' 16 best differ (must be 0)."""
+    import shutil
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[1]
+    out = []
+    with tempfile.TemporaryDirectory(prefix="evolution-rank-base-") as tmp:
+        archive = subprocess.run(["git", "-C", str(repo), "archive", ref, "src"],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        trees = {"baseline": Path(tmp) / "src", "this": repo / "src"}
+        for size in sizes:
+            runs: dict[str, list[dict[str, Any]]] = {"baseline": [], "this": []}
+            for _ in range(rounds):
+                for name in ("baseline", "this"):
+                    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                        [str(trees[name]), str(repo / "benchmarks")])}
+                    done = subprocess.run(
+                        [sys.executable, str(Path(__file__).resolve()), "--ranked-only",
+                         "--sizes", str(size), "--queries", str(queries), "--seed",
+                         str(seed)], capture_output=True, text=True, env=env, check=True)
+                    runs[name].append(json.loads(done.stdout))
+            entry: dict[str, Any] = {"claims": size, "rounds": rounds}
+            for name, found in runs.items():
+                wall = [ms for run in found for ms in run["wall_ms"]]
+                cpu = [ms for run in found for ms in run["cpu_ms"]]
+                entry[name] = {"wall": summary(wall, 3), "cpu": summary(cpu, 3)}
+            entry["results_differ"] = sum(
+                a != b for x, y in zip(runs["baseline"], runs["this"], strict=True)
+                for a, b in zip(x["top"], y["top"], strict=True))
+            target = TARGET_P99_MS.get(size)
+            entry["target_p99_ms"] = target
+            out.append(entry)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--full-scan-queries", type=int, default=20)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--baseline", metavar="REF", default=None,
+                        help="compare with the source tree at this git ref (e.g. main)")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="with --baseline: alternating child runs per tree")
+    parser.add_argument("--ranked-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.ranked_only:
+        found = ranked_only(sizes[0], args.queries, args.seed)
+        # raw times for the parent to pool across rounds
+        print(json.dumps({**found, "wall_ms": found.pop("wall_raw", []),
+                          "cpu_ms": found.pop("cpu_raw", [])}))
+        return 0
+    if args.baseline is not None:
+        load0 = [round(x, 2) for x in os.getloadavg()]
+        start, cpu0 = time.perf_counter(), time.process_time()
+        compared = baseline_run(args.baseline, sizes, args.queries, args.seed, args.rounds)
+        follow = [write_follow(size, args.seed) for size in sizes if size >= DENSE_MIN]
+        print(json.dumps({"benchmark": "evolution_rank", "baseline": args.baseline,
+                          "python": platform.python_version(),
+                          "load_average_start": load0,
+                          "load_average_end": [round(x, 2) for x in os.getloadavg()],
+                          "elapsed_s": round(time.perf_counter() - start, 1),
+                          "parent_cpu_s": round(time.process_time() - cpu0, 1),
+                          "machine": platform.machine(), "now": iso(NOW),
+                          "ranking": compared, "write_follow": follow}, indent=2))
+        return 0
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
         evolution_rank._CACHE.clear()

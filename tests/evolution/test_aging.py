@@ -143,3 +143,21 @@ def test_project_state_is_not_confirmed_by_being_mentioned(tmp_path: Path) -> No
         evo.apply(second, ModelReply(json.dumps(reply), "f", "m"), AT)
         again = evo.claim(claim.id)
     assert again is not None and again.reinforced_at == ""
+
+
+def test_a_dormant_claim_is_still_offered_as_a_replacement_candidate() -> None:
+    """Item 30: dormancy keeps a claim out of automatic injection only; a source that
+    mentions it is still offered it to replace (and nothing is deleted by age)."""
+    from waymarks.core.evolution.model import claim_id
+    from waymarks.core.evolution.request import offered
+    from waymarks.core.evolution.rows import ClaimRow, SourceRow
+
+    content = "The kamal deploy migration is half done"
+    old = ClaimRow(claim_id("/w", "project_state", content), "/w", "project_state", content,
+                   "provisional", "user_statement", "model", "s0", "2020-01-01T00:00:00.000Z",
+                   1)
+    assert aging(old.kind, old.confirmed_at, "2026-12-01T00:00:00.000Z").dormant
+    source = SourceRow("s1", "/w", "statement", "user_statement",
+                       "The kamal deploy migration is done now", "normal",
+                       "2026-12-01T00:00:00.000Z", "s", 2)
+    assert offered(source, [old]) == [old]

@@ -297,3 +297,85 @@ def test_feedback_through_the_service_is_idempotent_per_source(tmp_path: Path) -
     assert unknown is not None and unknown.code == "not_found"  # refused, never raised
     assert edits.natural_feedback(evo, "memory is wrong", "msg-4") is None
     evo.close()
+
+
+def test_undo_keeps_suppression_and_a_metadata_undo_retires_nothing(tmp_path: Path) -> None:
+    """Item 72 (the original's F8): an undo never clears a suppression and never reopens
+    or retires a source; undoing a metadata-only edit (a pin, a verdict) neither blocks
+    the content nor settles the queued sources that repeat it."""
+    evo = _evo(tmp_path)
+    claim, other = _claim(0, 0, 2, None), _claim(0, 0, 3, None)
+    _seed(evo, claim, other)
+    key = suppression_key(ORIGINS[0], CONTENTS[3])
+    repeat = evo.capture(ORIGINS[0], "statement", "Remember: uses postgres, always",
+                         session="s", key="r")
+    assert repeat is not None
+    pinned = edits.pin(evo, other.id, True)
+    useful = edits.feedback(evo, other.id, "useful", "msg-1")
+    assert pinned.ok and useful.ok and useful.event and pinned.event
+    suppressed = set(evo.store.suppressions())
+    assert edits.undo(evo, useful.event).ok and edits.undo(evo, pinned.event).ok
+    assert set(evo.store.suppressions()) == suppressed and key not in suppressed
+    assert {s.source_id: s.settled for s in evo.store.sources()}[repeat.source_id] is None
+    assert evo.claim(other.id).state == "provisional"  # type: ignore[union-attr]
+    forgotten = edits.forget(evo, claim.id)
+    assert forgotten.ok and forgotten.event
+    forgotten_key = suppression_key(ORIGINS[0], CONTENTS[2])
+    assert forgotten_key in evo.store.suppressions()
+    assert edits.undo(evo, forgotten.event).ok
+    assert evo.claim(claim.id).state == "provisional"  # type: ignore[union-attr]
+    assert forgotten_key in evo.store.suppressions()  # the suppression stays
+    evo.close()
+
+
+def test_verdicts_fill_two_slots_and_never_move_the_evidence_clock() -> None:
+    """Item 34: the last utility and the last accuracy verdict are kept apart, each with
+    its source and time; a verdict never moves the claim's evidence date or its
+    confirmation stamp (it is not evidence)."""
+    view = MemoryEvoView()
+    claim = _claim(0, 0, 1, None)
+    view.apply(claim, 1)
+    before = view.claims[claim.id]
+    view.apply(FeedbackRecord(SCHEMA_VERSION, claim.id, "useful", "msg-1", T1), 2)
+    view.apply(FeedbackRecord(SCHEMA_VERSION, claim.id, "accurate", "msg-2", T1), 3)
+    after = view.claims[claim.id]
+    assert after.utility == ("useful", "msg-1", T1)
+    assert after.accuracy == ("accurate", "msg-2", T1)
+    assert (after.updated_at, after.reinforced_at, after.confirmed_at) == (
+        before.updated_at, before.reinforced_at, before.confirmed_at)
+    view.apply(FeedbackRecord(SCHEMA_VERSION, claim.id, "unhelpful", "msg-3", T1), 4)
+    assert view.claims[claim.id].utility == ("unhelpful", "msg-3", T1)
+    assert view.claims[claim.id].accuracy == ("accurate", "msg-2", T1)  # the other slot kept
+
+
+def test_a_correction_clears_aliases_and_feedback_and_is_bounded(tmp_path: Path) -> None:
+    """Item 74: ``correct`` takes 4-800 characters (UTF-16 units); the corrected claim is
+    ``manual_correction/manual`` evidence without the old search terms or verdicts."""
+    evo = _evo(tmp_path)
+    claim = _claim(0, 0, 0, None)  # carries the alias "alias"
+    _seed(evo, claim)
+    assert edits.feedback(evo, claim.id, "useful", "msg-1").ok
+    assert edits.correct(evo, claim.id, "x" * 801).code == "bad_input"
+    assert edits.correct(evo, claim.id, "abc").code == "bad_input"
+    fixed = edits.correct(evo, claim.id, "port is 7171")
+    assert fixed.ok
+    new = evo.claim(fixed.data["correctedBy"])
+    assert new is not None and (new.basis, new.method) == ("manual_correction", "manual")
+    assert new.search_terms == () and new.utility is None and new.accuracy is None
+    assert evo.claim(claim.id).search_terms == ("alias",)  # type: ignore[union-attr]
+    evo.close()
+
+
+def test_forget_retires_every_queued_repeat_beyond_any_quota(tmp_path: Path) -> None:
+    """Item 73: every known pending source of that origin that repeats the content is
+    retired, not only the first 16 (the queue's batch or the offered-claims cap)."""
+    evo = _evo(tmp_path)
+    claim = _claim(0, 0, 2, None)
+    _seed(evo, claim)
+    repeats = [evo.capture(ORIGINS[0], "statement", f"Remember: prefers tabs ({n})",
+                           session="s", key=f"k{n}") for n in range(20)]
+    assert all(repeats)
+    out = edits.forget(evo, claim.id)
+    assert out.ok and out.data["retiredSources"] == 20
+    assert all(s.settled == "forgotten" for s in evo.store.sources())
+    evo.close()

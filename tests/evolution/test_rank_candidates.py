@@ -205,3 +205,67 @@ def test_a_one_shot_process_never_builds_the_arrays(monkeypatch: pytest.MonkeyPa
                er.rank(plan, corpus, NOW, automatic=False, limit=5).eligible]
         assert got[:5] == full[:5]
     assert corpus._dense is not None
+
+
+def test_scoring_each_claim_once_per_query_changes_no_result(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The array path scores a claim once per query (a memo over its chunks, and a claim
+    the gates rejected is not scored again at the end): every scored claim, its verdict,
+    relevance and rank, in order, is what scoring each chunk and the final list afresh
+    gives (the path before the memo)."""
+    def results() -> list[list[tuple[str, bool, str, float, float]]]:
+        out = []
+        for seed in range(12):
+            rng = random.Random(1_300 + seed)
+            corpus = er.Corpus(_store(rng).pairs, dense=True)
+            for _ in range(8):
+                plan = direct_plan(" ".join(_query(rng)))
+                for limit in (None, 3, 16):
+                    result = er.rank(plan, corpus, NOW, automatic=rng.random() < 0.5,
+                                     limit=limit)
+                    out.append([(s.candidate.id, s.eligible, s.reason, s.relevance, s.rank)
+                                for s in result.scored])
+        return out
+
+    memoized = results()
+    original = er.dense_candidates
+    monkeypatch.setattr(er, "dense_candidates",
+                        lambda *args: original(*args[:7]))  # without the memo
+    assert memoized == results()
+    assert sum(len(r) for r in memoized) > 1_000
+
+
+def test_the_arrays_dormancy_is_exactly_the_rows() -> None:
+    """The array path reads dormancy from per-slot floats, not from each row: the same
+    answer as ``_dormant`` for every claim and time (pinned, undated, in the future,
+    past every kind's horizon), before and after the corpus follows a change."""
+    from dataclasses import replace as with_
+
+    from waymarks.core.evolution.aging import parse_time
+
+    rng = random.Random(77)
+    corpus = _store(rng)
+    pairs = []
+    for row, base in corpus.pairs:
+        pick = rng.random()
+        if pick < 0.2:
+            row = with_(row, pinned=True)
+        elif pick < 0.3:
+            row = with_(row, updated_at="not a date")
+        elif pick < 0.4:
+            row = with_(row, reinforced_at="2031-01-01T00:00:00.000Z")
+        pairs.append((row, base))
+    corpus = er.Corpus(pairs, dense=True)
+    dense = corpus.dense()
+    times = [parse_time(t) or 0.0 for t in ("2024-01-02T00:00:00.000Z", NOW,
+                                            "2027-06-01T00:00:00.000Z",
+                                            "2029-01-01T00:00:00.000Z")]
+    for now_s in times:
+        assert [dense.asleep(i, now_s) for i in range(len(pairs))] == \
+            [er._dormant(row, now_s) for row, _b in pairs]
+    row, _base = pairs[0]
+    moved = with_(row, pinned=not row.pinned, reinforced_at="2020-01-01T00:00:00.000Z")
+    corpus.update([(moved, er.base_candidate(moved, None, 0))], [])
+    index = corpus.position[moved.id]
+    assert all(dense.asleep(index, t) == er._dormant(moved, t) for t in times)
+    assert sum(dense.asleep(i, times[-1]) for i in range(len(pairs))) > 0

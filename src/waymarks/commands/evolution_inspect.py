@@ -33,8 +33,9 @@ def _edit(call: Any, create: bool = False) -> Result:
     with Evolution(app.home) as evo:
         evo.dry_run = app.rehearsing  # a rehearsal checks everything and appends nothing
         outcome = call(evo)
-    if not outcome.ok:
-        return refused(outcome.code, outcome.message)
+    if not outcome.ok:  # with what the refusal names (a legacy ID's new IDs)
+        shown = refused(outcome.code, outcome.message)
+        return Result({**shown.data, **outcome.data}, shown.text, shown.exit_code)
     return Result({"outcome": "done", **outcome.to_json()}, outcome.message)
 
 
@@ -92,14 +93,22 @@ def register_inspection(root: Group) -> None:
              "aging and its events.", examples=["waymarks evolution show 3f2a9c0d1e4b5a6978877665"])
     @click.argument("claim_id", metavar="ID")
     def show_(claim_id: str) -> Result:
-        from waymarks.service.evolution_inspect import show
+        from waymarks.service.evolution_inspect import legacy_match, show
 
-        data = show(runtime().app().home, claim_id.strip())
+        home = runtime().app().home
+        data = show(home, claim_id.strip())
         if data is None:
+            match = legacy_match(home, claim_id.strip())  # several claims: name them
+            if match is not None:
+                shown = refused("not_found", str(match["message"]))
+                return Result({**shown.data, **match}, shown.text, shown.exit_code)
             return refused("not_found", "no learned claim has exactly that ID; see "
                            "`waymarks evolution list`")
         aging = data["aging"]
-        lines = [f"{data['id']} {data['kind']} {data['state']}",
+        looked = data.get("lookedUp")
+        lines = ([f"legacy ID {looked['legacyId']} (pi-memory-evolution) is now {data['id']}"]
+                 if looked else []) + [
+                 f"{data['id']} {data['kind']} {data['state']}",
                  f"claim: {cell(data['content'])}", f"origin: {cell(data['origin'])}",
                  f"evidence: {data['evidence']['basis']}/{data['evidence']['method']} from "
                  f"{data['evidence']['sourceId']} at {data['evidence']['at']}",
@@ -109,6 +118,8 @@ def register_inspection(root: Group) -> None:
             if data["feedback"][slot]:
                 lines.append(f"{slot}: {data['feedback'][slot]['verdict']} at "
                              f"{data['feedback'][slot]['at']}")
+        if data.get("legacyIds"):
+            lines.append(f"legacy IDs (pi-memory-evolution): {', '.join(data['legacyIds'])}")
         lines += [f"event {e['event']}: {e['op']} by {e['actor']} at {e['at']} ({e['reason']})"
                   for e in data["events"]]
         return Result(data, "\n".join(lines))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from waymarks.core.evolution.feedback import parse_feedback
 from waymarks.core.evolution.model import (
@@ -47,6 +48,9 @@ from waymarks.service.evolution_feedback import (
 )
 from waymarks.service.learning import ledger_path
 from waymarks.service.ports import iso
+
+if TYPE_CHECKING:
+    from waymarks.core.evolution import legacy as legacy_types
 
 __all__ = ["REFUSALS", "EditOutcome", "feedback", "natural_feedback", "stop_feedback"]
 
@@ -330,19 +334,41 @@ def _import_sqlite(evo: Evolution, path: Path) -> EditOutcome:
         if last is None or last.op != "imported" or not last.applied:
             return _refuse("not_applied", "the import did not complete; see "
                            "`waymarks evolution learning`")
+        requeued = _requeue(evo, conversion)
         opened = (" Its own marker shows the JSONL ledgers beside it were never imported: "
                   "`waymarks evolution import DIR` again imports them once."
                   if conversion.ledgers_open else "")
         return EditOutcome(True, "done", f"Imported {conversion.claims} legacy claims from "
                            f"{path} (schema {snapshot.schema}; {conversion.skipped} skipped: "
                            f"nothing storable), {len(conversion.history)} history events and "
-                           f"{conversion.jobs_due} queued jobs (due now; their old failure "
-                           "causes unknown). The database was only read." + opened, last.seq,
+                           f"{conversion.jobs_due} queued jobs (due now; {requeued} of "
+                           "them keep their old failures, cause unknown). The database was "
+                           "only read." + opened, last.seq,
                            {"claims": conversion.claims, "skipped": conversion.skipped,
                             "schema": snapshot.schema, "history": len(conversion.history),
-                            "jobsDue": conversion.jobs_due,
+                            "jobsDue": conversion.jobs_due, "jobsRequeued": requeued,
                             "jobsSettled": conversion.jobs_settled,
                             "ledgersOpen": conversion.ledgers_open})
+
+
+def _requeue(evo: Evolution, conversion: legacy_types.Conversion) -> int:
+    """Queue the imported jobs that had failed, with their old failure count and the cause
+    ``cause_unknown`` (item 81): the queue's own state, kept in ``evolution.db`` (jobs
+    are operational state; the sources themselves are in the ledger)."""
+    from waymarks.core.evolution.model import SourceRecord
+    from waymarks.core.model_port import SourceRef
+    from waymarks.store.jobs import JobStore
+
+    if not conversion.requeued:
+        return 0
+    sources = {r.source_id: r for r in conversion.records if isinstance(r, SourceRecord)}
+    refs = [(SourceRef(s.source_id, s.origin, s.classification, s.captured_at), failures)
+            for sid, failures in conversion.requeued if (s := sources.get(sid)) is not None]
+    store = JobStore.open(evo.home)
+    try:
+        return store.add_requeued(refs, int(evo.clock.now().timestamp() * 1000))
+    finally:
+        store.close()
 
 
 def archive_legacy(evo: Evolution, directory: Path) -> EditOutcome:

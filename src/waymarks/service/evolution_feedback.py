@@ -86,6 +86,12 @@ def _commit(evo: Evolution, records: Sequence[EvolutionRecord], message: str,
 def _live(evo: Evolution, cid: str) -> ClaimRow | EditOutcome:
     claim = evo.store.view.claim(cid)
     if claim is None:
+        from waymarks.service.evolution_legacy_ids import lookup
+
+        legacy = lookup(evo, cid)  # a pi-memory-evolution ID: say what it became
+        if legacy is not None:
+            return EditOutcome(False, "not_found", legacy.message() + "; nothing changed",
+                               None, legacy.to_json())
         return _refuse("not_found", f"no learned claim has the ID {cid!r}; see "
                        "`waymarks evolution list` (IDs are 24 hex digits)")
     return claim

@@ -122,12 +122,22 @@ def show(home: Path, claim_id: str, now: str | None = None) -> dict[str, Any] | 
     """One claim with provenance, evidence, feedback and receipts, aging and its events."""
     if _empty(home):
         return None
+    from waymarks.service.evolution_legacy_ids import legacy_ids_of, lookup
+
     stamp = _now(now)
     with Evolution(home) as evo:
         evo.sync()
         row = evo.store.view.claim(claim_id)
-        if row is None:
-            return None
+        legacy: dict[str, Any] = {}
+        if row is None:  # a pi-memory-evolution ID names the one claim it became
+            match = lookup(evo, claim_id)
+            if match is None or len(match.current) != 1:
+                return None
+            legacy = match.to_json()
+            claim_id = match.current[0]
+            row = evo.store.view.claim(claim_id)
+            if row is None:
+                return None
         source = evo.store.view.source(row.source_id)
         provenance = None if source is None else {
             "sourceId": source.source_id, "kind": source.kind, "basis": source.basis,
@@ -136,9 +146,25 @@ def show(home: Path, claim_id: str, now: str | None = None) -> dict[str, Any] | 
         receipts = [{"sourceId": s, "verdict": v, "at": a, "event": q}
                     for s, v, a, q in evo.store.receipts(claim_id)]
         events = [event_json(e) for e in evo.store.history(50, claim_id)]
-        legacy = legacy_events(evo, claim_id)
+        old_events = legacy_events(evo, claim_id)
+        old_ids = legacy_ids_of(evo, claim_id)
     return {**claim_json(row, stamp), "provenance": provenance, "receipts": receipts,
-            "events": events, **({"legacyEvents": legacy} if legacy else {})}
+            "events": events, **({"legacyEvents": old_events} if old_events else {}),
+            **({"legacyIds": old_ids} if old_ids else {}),
+            **({"lookedUp": legacy} if legacy else {})}
+
+
+def legacy_match(home: Path, given: str) -> dict[str, Any] | None:
+    """What the pi-memory-evolution ID ``given`` was imported as, and what those claims
+    are now (``None``: not a legacy ID any import of this home recorded)."""
+    from waymarks.service.evolution_legacy_ids import lookup
+
+    if _empty(home):
+        return None
+    with Evolution(home) as evo:
+        evo.sync()
+        match = lookup(evo, given)
+        return None if match is None else {**match.to_json(), "message": match.message()}
 
 
 def legacy_events(evo: Evolution, claim_id: str, limit: int = 50) -> list[dict[str, Any]]:

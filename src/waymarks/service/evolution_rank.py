@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -48,6 +49,7 @@ from waymarks.recall.scoring import (
     QueryPlan,
     Scored,
     Stats,
+    ranked,
 )
 from waymarks.service.evolution_rank_dense import DENSE_MIN, Dense
 from waymarks.service.evolution_rank_dense import candidates as dense_candidates
@@ -190,7 +192,12 @@ class Corpus:
 
     def __init__(self, pairs: Sequence[tuple[ClaimRow, Candidate]],
                  dense: bool | None = None) -> None:
+        #: one slot per claim; a slot :meth:`update` emptied keeps its pair but is not
+        #: :attr:`alive` (it is in no posting, so nothing ever reaches it)
         self.pairs = list(pairs)
+        self.alive = [True] * len(self.pairs)
+        self.live = len(self.pairs)
+        self.position = {base.id: index for index, (_row, base) in enumerate(self.pairs)}
         #: bound over arrays (:mod:`.evolution_rank_dense`): ``None``: for a large corpus
         #: once it has served :data:`DENSE_AFTER` queries (the arrays cost about as much to
         #: build as a few queries save: a one-shot process never builds them)
@@ -206,25 +213,89 @@ class Corpus:
                 self.df[feature] = self.df.get(feature, 0) + 1
 
     def __len__(self) -> int:
-        return len(self.pairs)
+        return self.live
+
+    def live_pairs(self) -> list[tuple[ClaimRow, Candidate]]:
+        """The pairs of the live slots, in slot order."""
+        return [pair for pair, alive in zip(self.pairs, self.alive, strict=True) if alive]
+
+    def update(self, changed: Sequence[tuple[ClaimRow, Candidate]],
+               removed: Sequence[str]) -> bool:
+        """Follow a change of the projection in place: ``changed`` claims (new, or with new
+        dates, feedback, pin or analysis) and ``removed`` IDs (no longer recallable). The
+        postings, document frequencies and arrays then hold exactly what a corpus built
+        from the new claims holds, claim for claim (in other slots: slot order only breaks
+        ties among equal bounds, never what is ranked; see :meth:`rank`). Returns False,
+        changing nothing more, once emptied slots pass a quarter of the live ones: the
+        caller builds a fresh corpus (the slots stay compact)."""
+        for cid in removed:
+            index = self.position.pop(cid, None)
+            if index is not None:
+                self._unlink(index)
+        for row, base in changed:
+            index = self.position.get(base.id)
+            if index is not None:
+                old = self.pairs[index][1]
+                if (old.body, old.aliases, old.quoted, old.origin_features, old.body_count) \
+                        == (base.body, base.aliases, base.quoted, base.origin_features,
+                            base.body_count):
+                    self.pairs[index] = (row, base)  # the same postings: factors only
+                    if self._dense is not None:
+                        self._dense.refresh(index, row)
+                    continue
+                del self.position[base.id]
+                self._unlink(index)
+            self._link(row, base)
+        return len(self.pairs) - self.live <= max(64, self.live // 4)
+
+    def _unlink(self, index: int) -> None:
+        base = self.pairs[index][1]
+        for feature in base.body | base.aliases:
+            postings = self.strong[feature]
+            del postings[bisect_left(postings, index)]  # ascending: found by bisection
+            if not postings:  # as a fresh corpus: no key for a feature nobody holds
+                del self.strong[feature]
+        for feature in base.body | base.aliases | base.quoted:
+            left = self.df[feature] - 1
+            if left:
+                self.df[feature] = left
+            else:
+                del self.df[feature]
+        self.alive[index] = False
+        self.live -= 1
+        if self._dense is not None:
+            self._dense.unlink(index, base)
+
+    def _link(self, row: ClaimRow, base: Candidate) -> None:
+        index = len(self.pairs)  # the last slot: every posting stays in ascending order
+        self.pairs.append((row, base))
+        self.alive.append(True)
+        self.live += 1
+        self.position[base.id] = index
+        for feature in base.body | base.aliases:
+            self.strong.setdefault(feature, []).append(index)
+        for feature in base.body | base.aliases | base.quoted:
+            self.df[feature] = self.df.get(feature, 0) + 1
+        if self._dense is not None:
+            self._dense.link(row, base)
 
     @property
     def use_dense(self) -> bool:
         """Whether the next query bounds its candidates over arrays."""
         if self.dense_wanted is not None:
             return self.dense_wanted
-        return len(self.pairs) >= DENSE_MIN and self.served >= DENSE_AFTER
+        return self.live >= DENSE_MIN and self.served >= DENSE_AFTER
 
     def dense(self) -> Dense:
         """The corpus's arrays (built on first use)."""
         if self._dense is None:
-            self._dense = Dense(self.pairs)
+            self._dense = Dense(self.pairs, self.alive)
         return self._dense
 
     def stats(self, plan: QueryPlan) -> Stats:
         """The weights' statistics for ``plan`` over every recallable learned claim."""
         wanted = (*plan.focus, *plan.context)
-        return Stats(len(self.pairs), {f: self.df[f] for f in wanted if f in self.df})
+        return Stats(self.live, {f: self.df[f] for f in wanted if f in self.df})
 
     def possible(self, plan: QueryPlan, stats: Stats) -> list[int]:
         """Claims with enough strong matches, every literal, and either a feature that
@@ -443,14 +514,39 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
         return sorted(pairs, key=lambda pair: (-pair[0], pair[1]))
 
     if dense:
+        arrays = corpus.dense()
+
+        def keep_dense(index: int) -> Candidate | None:  # keep, dormancy from the arrays
+            if automatic and arrays.asleep(index, now_s):
+                return None
+            row, base = corpus.pairs[index]
+            if admits is not None and not admits(base):
+                return None
+            by_id[base.id] = row
+            return base
 
         def rank_of(item: Scored) -> float:
             aged, _ = with_factors(item.candidate, by_id[item.candidate.id], now)
             return (item.relevance * aged.freshness * aged.evidence_weight * aged.utility
                     * aged.accuracy)
 
-        chosen = dense_candidates(corpus.dense(), plan, memo, now_s, keep, rank_of, limit)
-        return _finish(plan, stats, chosen, by_id, now)
+        scored: dict[str, Scored] = {}  # each claim scored once in this query
+
+        def gated(chunk: list[Candidate]) -> list[Scored]:
+            fresh = [c for c in chunk if c.id not in scored]
+            for item in ranked(plan, fresh, memo):
+                scored[item.candidate.id] = item
+            # in the order recall's scorer gives them (the first best decides ties)
+            return sorted((s for c in chunk if (s := scored[c.id]).eligible), key=_order)
+
+        chosen = dense_candidates(arrays, plan, memo, now_s, keep_dense, rank_of, limit,
+                                  gated)
+        # a claim the gates already rejected is not scored again: it is in the result as
+        # scored (the cutoff and the final order never change a rejected claim)
+        rejected = [s for c in chosen if (s := scored.get(c.id)) is not None
+                    and not s.eligible]
+        chosen = [c for c in chosen if (s := scored.get(c.id)) is None or s.eligible]
+        return _finish(plan, stats, chosen, by_id, now, rejected)
     # a lower bound of the best first, from the rarest feature's claims (an eligible
     # claim's relevance is at most the best): it raises the cutoff that the generators
     # and the bounds apply, so the common words' long postings are not walked. A query
@@ -475,17 +571,23 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
     return _finish(plan, stats, chosen, by_id, now)
 
 
+def _order(s: Scored) -> tuple[bool, float, float, int, str]:
+    """Recall's order of scored claims (:func:`waymarks.recall.scoring.score_all`)."""
+    return (not s.eligible, -s.rank, -s.relevance, -s.candidate.created_at, s.candidate.id)
+
+
 def _finish(plan: QueryPlan, stats: Stats, chosen: list[Candidate],
-            by_id: dict[str, ClaimRow], now: str) -> RecallResult:
-    """Score ``chosen`` in full, then order the eligible by their rank with the factors."""
+            by_id: dict[str, ClaimRow], now: str,
+            rejected: Sequence[Scored] = ()) -> RecallResult:
+    """Score ``chosen`` in full, then order the eligible by their rank with the factors
+    (``rejected``: claims scored already and rejected by the gates, kept as they are)."""
     result = evaluate(plan, chosen, stats)
-    scored = []
+    scored = list(rejected)
     for item in result.scored:
         if item.eligible:
             aged, _ = with_factors(item.candidate, by_id[item.candidate.id], now)
             item = replace(item, candidate=aged, rank=item.relevance * aged.freshness
                            * aged.evidence_weight * aged.utility * aged.accuracy)
         scored.append(item)
-    scored.sort(key=lambda s: (not s.eligible, -s.rank, -s.relevance,
-                               -s.candidate.created_at, s.candidate.id))
+    scored.sort(key=_order)
     return replace(result, scored=scored)

@@ -12,9 +12,11 @@ What must stay true (the property tests hold it to the Python pass and the full 
   focus feature walked: the same gates (strong matches, literals, a way to qualify), the
   same field factors, and the same floating-point sums added in the same order (each
   claim gets at most one term per feature, so adding 0 elsewhere changes nothing);
-- the arrays are built once per corpus (a corpus never changes; a changed projection
-  builds a new one), lazily: only for corpora of :data:`DENSE_MIN` claims or more, once
-  the corpus has served a few queries (``evolution_rank.DENSE_AFTER``), so a small home
+- the arrays are built once per corpus, lazily, and follow its changes in place
+  (``Corpus.update``: a claim's lists and columns, never the whole build), so they always
+  hold what arrays built afresh from the same claims hold; they are built only for
+  corpora of :data:`DENSE_MIN` claims or more, once the corpus has served a few queries
+  (``evolution_rank.DENSE_AFTER``), so a small home
   and a one-shot process (a CLI recall, a hook without the helper) never import numpy;
 - with a limit, the first ``limit`` eligible claims by rank are exactly the full
   ranking's: claims are scored by an upper bound of their rank (relevance bound x
@@ -24,11 +26,13 @@ What must stay true (the property tests hold it to the Python pass and the full 
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from waymarks.core.evolution.aging import (
     AGING,
+    DAY_SECONDS,
     DEFAULT_RULE,
     accuracy_factor,
     evidence_weight,
@@ -64,47 +68,99 @@ class Dense:
     its strongest field only), as int32 arrays made on first use; and each claim's length
     norm."""
 
-    def __init__(self, pairs: Sequence[tuple[ClaimRow, Candidate]]) -> None:
+    def __init__(self, pairs: Sequence[tuple[ClaimRow, Candidate]],
+                 alive: Sequence[bool] | None = None) -> None:
         import numpy as np
 
         self._np = np
         self.size = len(pairs)
-        lists: dict[str, tuple[list[int], list[int], list[int], list[int]]] = {}
-        norms = []
-        for index, (_row, base) in enumerate(pairs):
-            body, aliases, quoted = base.body, base.aliases, base.quoted
-            for feature in body:
-                lists.setdefault(feature, ([], [], [], []))[_BODY].append(index)
-            for feature in aliases:
-                if feature not in body:
-                    lists.setdefault(feature, ([], [], [], []))[_ALIASES].append(index)
-            for feature in quoted:
-                if feature not in body and feature not in aliases:
-                    lists.setdefault(feature, ([], [], [], []))[_QUOTED].append(index)
-            for feature in base.origin_features:
-                if feature not in body and feature not in aliases and feature not in quoted:
-                    lists.setdefault(feature, ([], [], [], []))[_ORIGINS].append(index)
-            norms.append(0.8 + 0.2 * min(1.0, 12 / max(1, base.body_count)))
-        self._lists = lists
+        self._lists: dict[str, tuple[list[int], list[int], list[int], list[int]]] = {}
         self._arrays: dict[str, tuple[Any, Any, Any, Any]] = {}
-        self.norm = np.array(norms, dtype=np.float64)
+        for index, (_row, base) in enumerate(pairs):
+            if alive is None or alive[index]:
+                self._enter(index, base)
+        self.norm = np.array([_norm(base) for _row, base in pairs], dtype=np.float64)
         # what bounds a claim's factors: the read-time-independent ones exactly, and what
         # its freshness is computed from (pinned: freshness 1; no readable date: age 0)
-        rows = [row for row, _base in pairs]
         self.ids = [base.id for _row, base in pairs]
         self.position = {cid: index for index, cid in enumerate(self.ids)}
-        self.static = np.array(
-            [evidence_weight(r.basis, r.kind)
-             * utility_factor(r.utility[0] if r.utility else None)
-             * accuracy_factor(r.accuracy[0] if r.accuracy else None) for r in rows],
-            dtype=np.float64)
-        rules = [AGING.get(r.kind, DEFAULT_RULE) for r in rows]
-        self.half_life = np.array([rule.half_life_days for rule in rules], dtype=np.float64)
-        self.floor = np.array([rule.floor for rule in rules], dtype=np.float64)
-        times = [parse_time(r.confirmed_at) for r in rows]
-        self.confirmed = np.array([np.inf if t is None or r.pinned else t
-                                   for t, r in zip(times, rows, strict=True)],
-                                  dtype=np.float64)
+        factors = [_factors(row) for row, _base in pairs]
+        self.static = np.array([f[0] for f in factors], dtype=np.float64)
+        self.half_life = np.array([f[1] for f in factors], dtype=np.float64)
+        self.floor = np.array([f[2] for f in factors], dtype=np.float64)
+        self.confirmed = np.array([f[3] for f in factors], dtype=np.float64)
+        #: the same two numbers as plain floats per slot, for :meth:`asleep` (read one
+        #: claim at a time, where a numpy scalar costs more than the test)
+        self.wake = [f[3] for f in factors]
+        self.horizon = [AGING.get(row.kind, DEFAULT_RULE).dormant_after_days
+                        for row, _base in pairs]
+
+    def asleep(self, index: int, now_s: float) -> bool:
+        """Whether claim ``index`` is dormant at ``now_s``: exactly
+        ``evolution_rank._dormant`` (the same float operations; pinned or undated: never),
+        without reading its row."""
+        return (now_s - self.wake[index]) / DAY_SECONDS > self.horizon[index]
+
+    def _enter(self, index: int, base: Candidate) -> None:
+        """List claim ``index`` under each of its features, in its strongest field."""
+        lists = self._lists
+        body, aliases, quoted = base.body, base.aliases, base.quoted
+        for feature in body:
+            lists.setdefault(feature, ([], [], [], []))[_BODY].append(index)
+        for feature in aliases:
+            if feature not in body:
+                lists.setdefault(feature, ([], [], [], []))[_ALIASES].append(index)
+        for feature in quoted:
+            if feature not in body and feature not in aliases:
+                lists.setdefault(feature, ([], [], [], []))[_QUOTED].append(index)
+        for feature in base.origin_features:
+            if feature not in body and feature not in aliases and feature not in quoted:
+                lists.setdefault(feature, ([], [], [], []))[_ORIGINS].append(index)
+
+    # -- following a changed corpus (``Corpus.update``): a long-lived process never
+    # rebuilds the arrays after a write; the arrays of the features touched are made
+    # again from their lists on next use, the per-claim columns are set in place
+
+    def refresh(self, index: int, row: ClaimRow) -> None:
+        """Claim ``index`` has new factors (dates, feedback, pin), the same features."""
+        static, half_life, floor, confirmed = _factors(row)
+        self.static[index], self.half_life[index] = static, half_life
+        self.floor[index], self.confirmed[index] = floor, confirmed
+        self.wake[index] = confirmed
+        self.horizon[index] = AGING.get(row.kind, DEFAULT_RULE).dormant_after_days
+
+    def unlink(self, index: int, base: Candidate) -> None:
+        """Claim ``index`` is no longer ranked: it leaves every list it was in."""
+        for feature in base.body | base.aliases | base.quoted | base.origin_features:
+            lists = self._lists.get(feature)
+            if lists is None:
+                continue
+            for values in lists:  # each ascending: found by bisection
+                at = bisect_left(values, index)
+                if at < len(values) and values[at] == index:
+                    del values[at]
+            if not any(lists):
+                del self._lists[feature]
+            self._arrays.pop(feature, None)
+
+    def link(self, row: ClaimRow, base: Candidate) -> None:
+        """A new claim, in a new last slot (every list stays in ascending order)."""
+        np = self._np
+        index = self.size
+        self.size += 1
+        self._enter(index, base)
+        for feature in base.body | base.aliases | base.quoted | base.origin_features:
+            self._arrays.pop(feature, None)
+        self.ids.append(base.id)
+        self.position[base.id] = index
+        static, half_life, floor, confirmed = _factors(row)
+        self.norm = np.append(self.norm, _norm(base))
+        self.static = np.append(self.static, static)
+        self.half_life = np.append(self.half_life, half_life)
+        self.floor = np.append(self.floor, floor)
+        self.confirmed = np.append(self.confirmed, confirmed)
+        self.wake.append(confirmed)
+        self.horizon.append(AGING.get(row.kind, DEFAULT_RULE).dormant_after_days)
 
     def rank_bounds(self, indices: Any, bounds: Any, now_s: float) -> Any:
         """Upper bounds of the ranks of the claims ``indices`` whose relevance is at most
@@ -179,14 +235,25 @@ class Dense:
 
 def candidates(dense: Dense, plan: QueryPlan, stats: Stats, now_s: float,
                keep: Callable[[int], Candidate | None],
-               rank_of: Callable[[Scored], float], limit: int | None) -> list[Candidate]:
+               rank_of: Callable[[Scored], float], limit: int | None,
+               gated: Callable[[list[Candidate]], list[Scored]] | None = None
+               ) -> list[Candidate]:
     """The candidates to score in full: every claim the gates could let through, with its
     bound (one vector pass); scored best bound first, a chunk at a time, until no bound is
     above the best eligible relevance found (the best); then those within the relative
     cutoff of it. With ``limit``, of those only enough to hold the ``limit`` best by rank
     exactly: scored by an upper bound of their rank until ``limit`` eligible ones rank
-    above every bound left (the rest rank lower whatever they hold)."""
+    above every bound left (the rest rank lower whatever they hold).
+
+    ``gated`` scores a chunk and returns those that pass recall's gates (before the
+    relative cutoff; the caller memoizes it, so no claim is scored twice in one query):
+    a chunk's best is its best gated relevance, and a claim within the cutoff of the
+    overall best is within its chunk's, so the choices are those of scoring each chunk
+    with the cutoff (the default, without a memo)."""
     np = dense._np
+    if gated is None:
+        def gated(chunk: list[Candidate]) -> list[Scored]:
+            return evaluate(plan, chunk, stats).eligible
     indices, bounds = dense.bounded(plan, stats)
     if len(indices) <= _SHORT:
         return [c for i in indices.tolist() if (c := keep(i)) is not None]
@@ -197,7 +264,7 @@ def candidates(dense: Dense, plan: QueryPlan, stats: Stats, now_s: float,
         chunk = [c for i in indices[reached:reached + _CHUNK].tolist()
                  if (c := keep(i)) is not None]
         reached += _CHUNK
-        for scored in evaluate(plan, chunk, stats).eligible:
+        for scored in gated(chunk):
             if scored.relevance > best:
                 best, best_at = scored.relevance, _position(dense, scored)
     within = bounds >= RELATIVE_CUTOFF * best - _EPSILON
@@ -217,8 +284,7 @@ def candidates(dense: Dense, plan: QueryPlan, stats: Stats, now_s: float,
                  if (c := keep(i)) is not None]
         reached += _CHUNK
         chosen += chunk
-        found += [rank_of(s) for s in evaluate(plan, chunk, stats).eligible
-                  if s.relevance >= RELATIVE_CUTOFF * best]
+        found += [rank_of(s) for s in gated(chunk) if s.relevance >= RELATIVE_CUTOFF * best]
     if best_at >= 0 and all(c.id != dense.ids[best_at] for c in chosen):
         top = keep(best_at)  # the best by relevance sets the relative cutoff
         if top is not None:
@@ -234,6 +300,23 @@ def _position(dense: Dense, scored: Scored) -> int:
 _CHUNK: Final = 16
 #: up to this many candidates are scored without looking for a bound first
 _SHORT: Final = 48
+
+
+def _norm(base: Candidate) -> float:
+    """A claim's length norm, as the scorer computes it."""
+    return 0.8 + 0.2 * min(1.0, 12 / max(1, base.body_count))
+
+
+def _factors(row: ClaimRow) -> tuple[float, float, float, float]:
+    """(evidence x utility x accuracy, half-life, floor, confirmation time) of a claim:
+    what bounds its rank's factors (pinned or without a readable date: never aging)."""
+    rule = AGING.get(row.kind, DEFAULT_RULE)
+    confirmed = parse_time(row.confirmed_at)
+    static = (evidence_weight(row.basis, row.kind)
+              * utility_factor(row.utility[0] if row.utility else None)
+              * accuracy_factor(row.accuracy[0] if row.accuracy else None))
+    return (static, rule.half_life_days, rule.floor,
+            float("inf") if confirmed is None or row.pinned else confirmed)
 
 
 def _add_weight(score: Any, fields: Sequence[Any], weight: float) -> None:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's pat
     from waymarks.core.evolution.rows import Analysis, ClaimRow
     from waymarks.planner.learned import LearnedBlock
     from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution_corpus import Cached
     from waymarks.service.evolution_rank import Corpus
 
 
@@ -54,42 +55,27 @@ def _recallable(home: Path) -> tuple[list[ClaimRow], dict[str, str], list[str]]:
     return rows, levels, bad
 
 
-#: the last corpus built per home, with the projection signature it was built at: a
-#: long-lived process (Pi's bridge, the MCP server) reads and analyses the claims once
-_CORPORA: dict[str, tuple[tuple[str, ...], Corpus]] = {}
+#: the corpus per home, with the projection checkpoint it holds: a long-lived process
+#: (Pi's bridge, the MCP server) reads and analyses the claims once, then follows each
+#: change by the claims it touched (:mod:`.evolution_corpus`)
+_CORPORA: dict[str, Cached] = {}
 
 
 def _corpus(home: Path) -> Corpus | None:
-    """The home's recallable learned claims as a ranking corpus (cached per signature);
-    ``None`` for a home that never learned anything."""
+    """The home's recallable learned claims as a ranking corpus (kept per process and
+    brought up to date); ``None`` for a home that never learned anything."""
     if not ledger_path(home).is_file():
         return None
-    from waymarks.core.evolution.model import RECALLABLE_STATES
     from waymarks.service.evolution import Evolution
-    from waymarks.service.evolution_rank import Corpus, stored_candidate
+    from waymarks.service.evolution_corpus import corpus_of
 
     with Evolution(home) as evo:
         evo.sync()
-        signature = evo.store.signature()
-        cached = _CORPORA.get(str(home))
-        if cached is not None and cached[0] == signature:
-            return cached[1]
-        rows, _bad = evo.store.readable_claims(sorted(RECALLABLE_STATES))
-        levels = {s.source_id: s.classification for s in evo.store.sources()}
-        stored = evo.store.analyses()
-        pairs = []
-        fresh = []
-        for r in rows:
-            base, computed = stored_candidate(r, levels.get(r.source_id), _ms(r.updated_at),
-                                              stored.get(r.id))
-            pairs.append((r, base))
-            if computed is not None:
-                fresh.append((r.id, computed))
+        cached, fresh = corpus_of(evo, _CORPORA.get(str(home)), _ms)
         if fresh:
             _persist(evo, fresh)
-    corpus = Corpus(pairs)
-    _CORPORA[str(home)] = (signature, corpus)
-    return corpus
+    _CORPORA[str(home)] = cached
+    return cached.corpus
 
 
 def _persist(evo: Evolution, analyses: list[tuple[str, Analysis]]) -> None:

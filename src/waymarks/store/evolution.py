@@ -366,19 +366,43 @@ class EvolutionStore:
         if states is not None:
             sql += f" WHERE state IN ({','.join('?' * len(states))})"
             args.extend(states)
+        return _readable(self.db.execute(sql + " ORDER BY seq", args))
+
+    def readable_by_id(self, ids: Sequence[str], states: Sequence[str]
+                       ) -> tuple[list[ClaimRow], list[str]]:
+        """:meth:`readable_claims` of the claims ``ids`` only (a ranking corpus following
+        a change reads just the claims it touched)."""
         good: list[ClaimRow] = []
         bad: list[str] = []
-        for raw in self.db.execute(sql + " ORDER BY seq", args):
-            try:
-                row = claim_row(raw)
-            except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
-                bad.append(str(raw[0]))
-                continue
-            if row.id != claim_id(row.origin, row.kind, row.content):
-                bad.append(row.id)
-                continue
-            good.append(row)
+        wanted = sorted(set(ids))
+        marks = ",".join("?" * len(states))
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start:start + 500]
+            found = _readable(self.db.execute(
+                f"SELECT {CLAIM_COLUMNS} FROM evo_claims WHERE state IN ({marks})"
+                f" AND id IN ({','.join('?' * len(chunk))})", [*states, *chunk]))
+            good += found[0]
+            bad += found[1]
         return good, bad
+
+    def changed_since(self, seq: int) -> set[str]:
+        """The claims an event after position ``seq`` changed."""
+        return {str(c) for (c,) in self.db.execute(
+            "SELECT DISTINCT claim_id FROM evo_changes WHERE seq > ?", (seq,))}
+
+    def entries_folded(self) -> int:
+        """The ledger entries read up to the checkpoint (with :meth:`signature`'s offset:
+        where a reader of what was appended since starts)."""
+        return int(self._meta("entries") or 0)
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction: the reads inside see one state of the projection."""
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
 
     # -- the analysis cache (migration 11) ----------------------------------------------
 
@@ -420,6 +444,24 @@ class EvolutionStore:
 
 
 _FEATURES_DECODER: Final = msgspec.json.Decoder(tuple[str, ...])
+
+
+def _readable(rows: Iterator[Sequence[object]] | sqlite3.Cursor
+              ) -> tuple[list[ClaimRow], list[str]]:
+    """The well-formed rows whose ID is their content's hash, and the IDs of the others."""
+    good: list[ClaimRow] = []
+    bad: list[str] = []
+    for raw in rows:
+        try:
+            row = claim_row(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
+            bad.append(str(raw[0]))
+            continue
+        if row.id != claim_id(row.origin, row.kind, row.content):
+            bad.append(row.id)
+            continue
+        good.append(row)
+    return good, bad
 
 
 EVENT_COLUMNS: Final = "seq, entry_id, op, subject, applied, reason, actor, at"

@@ -28,7 +28,10 @@ CALL_OUTCOMES: Final = frozenset({"reserved", "ok", "late", "stale"}) | MODEL_ER
 STEP_CODES: Final = frozenset({"applied", "no_change", "invalid_output", "write_rejected",
                                "interrupted", "budget_spent"})
 STATES: Final = ("pending", "retrying", "leased", "paused", "settled", "given_up")
-ALLOWED_CODES: Final = WAIT_REASONS | CALL_OUTCOMES | STEP_CODES
+#: the last error of a job imported with failures whose cause the old store did not keep
+#: (pi-memory-evolution, EVOLUTION item 81)
+CAUSE_UNKNOWN: Final = "cause_unknown"
+ALLOWED_CODES: Final = WAIT_REASONS | CALL_OUTCOMES | STEP_CODES | {CAUSE_UNKNOWN}
 
 
 def code(value: str | None) -> str | None:

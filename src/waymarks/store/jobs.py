@@ -158,6 +158,24 @@ class JobStore:
                  for r in fresh])
             return db.total_changes - before
 
+    def add_requeued(self, jobs: Sequence[tuple[SourceRef, int]], now: int) -> int:
+        """Jobs imported from another store with ``failures`` already spent, due now, their
+        last error ``cause_unknown`` (item 81); a job this queue made meanwhile for the
+        same source (reconcile, no attempt yet) takes them on. Returns how many."""
+        with self.write() as db:
+            before = db.total_changes
+            db.executemany(
+                "INSERT INTO jobs (source_id, origin, classification, captured_at, state, "
+                "failures, retry_at, last_error, created_at, updated_at) VALUES "
+                "(?, ?, ?, ?, 'retrying', ?, ?, 'cause_unknown', ?, ?) ON CONFLICT "
+                "(source_id) DO UPDATE SET state = 'retrying', failures = excluded.failures,"
+                " retry_at = excluded.retry_at, last_error = 'cause_unknown', updated_at = "
+                "excluded.updated_at WHERE jobs.state = 'pending' AND jobs.attempt = 0 "
+                "AND jobs.failures = 0",
+                [(r.source_id, r.origin, r.classification, r.captured_at, failures, now, now,
+                  now) for r, failures in jobs if failures > 0])
+            return db.total_changes - before
+
     # --- reads (no lock) ---------------------------------------------------------------
 
     def _valid(self, rows: Iterable[Sequence[object]], limit: int | None = None) -> list[Job]:

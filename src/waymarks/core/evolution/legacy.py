@@ -47,6 +47,7 @@ from waymarks.core.evolution.model import (
     ImportedRecord,
     ImportRecord,
     LegacyEvent,
+    LegacyId,
     PinRecord,
     ResolveRecord,
     SettledRecord,
@@ -58,6 +59,8 @@ from waymarks.core.evolution.model import (
 
 __all__ = ["LEGACY_ORIGIN", "Conversion", "LegacyError", "convert", "digest"]
 
+#: a legacy ID longer than this is kept cut (an ID, not data: the original's are short)
+LEGACY_ID_MAX: Final = 128
 MEMORIES: Final = "memories.jsonl"
 ACTIONS: Final = "memory-actions.jsonl"
 KINDS: Final = frozenset({"compaction_summary", "fact", "preference", "decision",
@@ -87,6 +90,11 @@ class Conversion:
     jobs_settled: int = 0
     #: the database's own marker left the JSONL ledgers beside it unconsumed (item 80)
     ledgers_open: bool = False
+    #: each legacy memory ID and the claims it became (item 81: lookup by the old ID)
+    legacy_ids: dict[str, list[str]] = field(default_factory=dict)
+    #: (source ID, old failures) of the queued jobs due now whose old failures are
+    #: carried over with their cause unknown (item 81)
+    requeued: list[tuple[str, int]] = field(default_factory=list)
 
 
 def digest(memories: bytes, actions: bytes) -> str:
@@ -167,6 +175,9 @@ def convert(memories_text: str, actions_text: str) -> Conversion:
             out.skipped += 1
     for number, (where, action) in enumerate(_rows(actions_text, ACTIONS), start=1):
         out.records.extend(_action(action, where, number, mapped, out))
+    # what each legacy ID stands for once its actions applied (a correction's claims)
+    out.legacy_ids = {lid: [cid for cid, _o, _k in claims] for lid, claims in mapped.items()
+                      if claims}
     return out
 
 
@@ -181,7 +192,9 @@ def batch(conversion: Conversion, ledgers_digest: str, at: str) -> ImportBatchRe
     """The whole import as one record (one ledger entry: never half visible)."""
     return ImportBatchRecord(SCHEMA_VERSION, ledgers_digest, conversion.claims, at,
                              tuple(conversion.records), conversion.skipped,
-                             conversion.ledgers_open, tuple(conversion.history))
+                             conversion.ledgers_open, tuple(conversion.history),
+                             tuple(LegacyId(lid[:LEGACY_ID_MAX], tuple(claims))
+                                   for lid, claims in sorted(conversion.legacy_ids.items())))
 
 
 def _action(action: dict[str, Any], where: str, number: int,

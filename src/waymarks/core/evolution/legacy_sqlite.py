@@ -22,15 +22,18 @@ What must stay true:
   ``confirmed`` rows get ``accurate`` feedback; the last utility/accuracy verdicts come
   along as feedback;
 - the legacy IDs are not Waymarks IDs (ours hash origin, kind and content): each row's ID
-  is kept in its source key, so importing the same row twice yields the same source;
+  is kept in its source key, so importing the same row twice yields the same source, and
+  beside the claim it became (``legacy_ids``), so it can still be looked up;
 - every text is sanitized as a captured source is;
 - the JSONL ledgers beside the database stay importable when its own ``legacy_import``
   marker shows they were never consumed (none found, pending, failed, or a completed
   import of a digest-proven empty v6 snapshot with no migration event); zero claims from a
   real ledger is not enough (item 80); an unreadable marker halts the import;
 - its job state comes along (item 81): pending, running (a dead lease) and failed sources
-  below the failure cap are queued again and due now, their old failure cause unknown
-  (route waits are not carried over: Waymarks keeps them apart from a source's backoff);
+  below the failure cap are queued again and due now; their old failures are kept per
+  job (:attr:`~waymarks.core.evolution.legacy.Conversion.requeued`), labelled cause
+  ``cause_unknown`` (route waits are not carried over: Waymarks keeps them apart from a
+  source's backoff);
   done sources never run again; sources at the cap, or of a kind Waymarks cannot replay
   (``progress``), are recorded settled ``unknown``;
 - its ``events`` history comes along without content: ID, time, actor and the Waymarks IDs
@@ -97,6 +100,7 @@ def convert_rows(schema: str, rows: Sequence[Row],
         cid = _memory(_decode(row, where), row, where, out)
         if cid is not None:
             ids[row[0]] = cid
+            out.legacy_ids[row[0]] = [cid]
     for number, source in enumerate(sources, start=1):
         _job(source, f"{DATABASE}: sources row {number}", out)
     for number, (event_id, data) in enumerate(events, start=1):
@@ -219,7 +223,10 @@ def _job(source: tuple[str, str, str, int, str], where: str, out: Conversion) ->
         out.records.append(SettledRecord(SCHEMA_VERSION, sid, "unknown", captured))
         out.jobs_settled += 1
     else:
-        out.jobs_due += 1  # a fresh job here: due now, its old failure cause unknown
+        out.jobs_due += 1  # due now; old failures (below the cap) kept, cause unknown
+        if failures > 0 or state != "pending":  # failed (schema 3 kept no count), or
+            # running when the store stopped (a lease that died): at least one failure
+            out.requeued.append((sid, min(max(failures, 1), MAX_FAILURES - 1)))
 
 
 def _event(event_id: str, raw: str, where: str, ids: dict[str, str]) -> LegacyEvent:

@@ -290,6 +290,15 @@ class LegacyEvent(msgspec.Struct, frozen=True, rename="camel", omit_defaults=Tru
     claims: tuple[str, ...] = ()
 
 
+class LegacyId(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
+    """A pi-memory-evolution memory's own ID and the Waymarks claims it became (ours hash
+    origin, kind and content, so its ID could not be kept): a person who knew a memory
+    by its old ID can still name it (item 81). An ID, never content."""
+
+    id: str
+    claims: tuple[str, ...] = ()
+
+
 class ImportBatchRecord(msgspec.Struct, frozen=True, tag="importBatch", tag_field="op",
                         rename="camel", omit_defaults=True):
     """A whole legacy import as ONE ledger entry (item 80): a line is appended whole or, torn
@@ -309,6 +318,9 @@ class ImportBatchRecord(msgspec.Struct, frozen=True, tag="importBatch", tag_fiel
     ledgers_open: bool = False
     #: that database's event history, content-free (item 81)
     history: tuple[LegacyEvent, ...] = ()
+    #: each imported memory's legacy ID and the claims it became (item 81; imports
+    #: written before this field have none: their legacy IDs cannot be looked up)
+    legacy_ids: tuple[LegacyId, ...] = ()
 
 
 class RefreshRecord(msgspec.Struct, frozen=True, tag="refresh", tag_field="op",
