@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import waymarks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,6 +82,7 @@ def internal(name: str) -> str | None:
     return parts[1]
 
 
+@pytest.mark.slow
 def test_the_layer_table_is_the_code_both_ways() -> None:
     table = layer_table()
     packages = {p.name for p in SRC.iterdir() if p.is_dir() and any(p.glob("*.py"))}
@@ -117,6 +120,7 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@pytest.mark.slow
 def test_no_import_cycles_among_waymarks_modules() -> None:
     modules = {_module_name(p): p for p in SRC.rglob("*.py")}
 
@@ -149,6 +153,7 @@ def test_no_import_cycles_among_waymarks_modules() -> None:
     assert cycles == []
 
 
+@pytest.mark.slow
 def test_no_adapter_imports_another_but_the_launchers() -> None:
     problems = []
     for path in SRC.rglob("*.py"):

@@ -83,6 +83,7 @@ def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: P
         "a record on the recall path: declare it as a msgspec Struct (see core/records.py)")
 
 
+@pytest.mark.slow
 def test_the_mcp_server_starts_without_the_command_table(
         tmp_path: Path) -> None:
     """``waymarks mcp`` (stdio), run until its client goes away (standard input at end):

@@ -212,6 +212,7 @@ def _on_a_terminal(args: list[str], env: dict[str, str], cwd: Path, lines: int =
     return b"".join(chunks).decode("utf-8", "replace")
 
 
+@pytest.mark.slow
 def test_a_terminal_gets_a_coloured_table_unless_no_color(home: Path, project: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     env.update(WAYMARKS_HOME=str(home), WAYMARKS_CC_HELPER="off")
@@ -360,6 +361,7 @@ def test_version(cli: Any) -> None:
     assert cli("--version", text=True).strip() == f"waymarks {__version__}"
 
 
+@pytest.mark.slow
 def test_a_long_list_on_a_terminal_goes_through_the_pager(cli: Any, home: Path,
                                                          project: Path,
                                                          tmp_path: Path) -> None:

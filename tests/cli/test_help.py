@@ -56,6 +56,7 @@ def test_the_walk_covers_every_command() -> None:
 
 
 @pytest.mark.parametrize("flag", ["-h", "--help"])
+@pytest.mark.slow
 def test_every_command_answers_help_and_writes_nothing(populated: Path, project: Path,
                                                        flag: str,
                                                        capsys: pytest.CaptureFixture[str]
@@ -121,6 +122,7 @@ def test_groups_list_all_their_subcommands(populated: Path,
         assert all(f"\n  {sub} " in out for sub in subs), (group, out)
 
 
+@pytest.mark.slow
 def test_the_launchers_help_through_a_real_process(home: Path, project: Path) -> None:
     """Defect 2 as reported: ``mcp --help`` and ``bridge --help`` printed nothing; ``pi
     --help`` and ``claude-code --help`` said Unknown command."""

@@ -58,6 +58,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("argv", CASES, ids=[" ".join(c) for c in CASES])
+@pytest.mark.slow
 def test_the_lean_path_answers_as_the_full_cli(filled: tuple[Path, Path],
                                                argv: list[str]) -> None:
     home, project = filled
@@ -118,6 +119,7 @@ MCP_CASES = [
 
 
 @pytest.mark.parametrize("argv", MCP_CASES, ids=[" ".join(c) for c in MCP_CASES])
+@pytest.mark.slow
 def test_the_lean_mcp_start_refuses_as_the_full_cli(filled: tuple[Path, Path],
                                                     argv: list[str]) -> None:
     home, project = filled

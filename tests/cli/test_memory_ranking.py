@@ -38,6 +38,7 @@ def plan_entries(waymarks, prompt: str) -> list[tuple[str, str]]:  # type: ignor
     return [(e["id"], e["decision"]) for e in manifest["entries"] if e["kind"] == "memory"]
 
 
+@pytest.mark.slow
 def test_a_claim_whose_key_the_request_names_outranks_newer_unkeyed_ones(
         waymarks, home: Path) -> None:  # type: ignore[no-untyped-def]
     max_results(home, 1)
@@ -53,6 +54,7 @@ def test_a_claim_whose_key_the_request_names_outranks_newer_unkeyed_ones(
         (newer, "included"), (keyed, "excluded")]
 
 
+@pytest.mark.slow
 def test_on_equal_relevance_project_authority_then_recency(
         waymarks, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
     max_results(home, 2)

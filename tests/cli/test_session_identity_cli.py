@@ -69,6 +69,7 @@ def test_item2_twin_directories_keep_their_sessions_and_writes_apply(
     assert "Nothing was written" in refused["message"] and twin.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_item2_health_reports_refused_entries(term: Terminal, project: Path,
                                               home: Path) -> None:
     term.run(project, "trust", ".")

@@ -152,6 +152,7 @@ def test_a_write_through_a_missing_directory_fails_and_creates_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_no_other_module_rewrites_a_file_itself() -> None:
     """Every rewrite goes through the helper: ``os.replace`` elsewhere only moves whole
     files aside (a damaged database, a migrated legacy file), never a temporary one, and

@@ -174,6 +174,7 @@ def trial(homes: Homes, seed: int, flips: int, every_command: bool) -> Counter[s
     return tally
 
 
+@pytest.mark.slow
 def test_byte_flips_never_give_a_wrong_answer(homes: Homes) -> None:
     tally = trial(homes, seed=14, flips=16, every_command=False)
     print(dict(tally))

@@ -161,6 +161,7 @@ def test_cli_reports_recovery_without_a_traceback(make_app, home: Path, project:
     "UPDATE items SET polarity_base = CAST(x'ff' AS TEXT) WHERE rowid = 1",
     "UPDATE recall_records SET fields = x'7b' WHERE rowid = 1",
 ])
+@pytest.mark.slow
 def test_undecodable_bytes_never_brick_the_cli(make_app: Callable[..., Waymarks], home: Path,
                                                project: Path, statement: str) -> None:
     app = make_app()

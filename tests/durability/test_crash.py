@@ -596,6 +596,7 @@ def test_torn_line_is_reported_then_terminated(tmp_path: Path, cut: str) -> None
     assert summary.landed_unacknowledged == 1 + (cut == "complete")
 
 
+@pytest.mark.slow
 def test_killed_just_after_ending_a_torn_line(tmp_path: Path) -> None:
     """Dying once the newline that ends a torn line is durable: the torn line is counted
     as skipped, the write that ended it never lands, and the next write goes on cleanly."""

@@ -119,6 +119,7 @@ def pins(home: Home) -> list[str]:
     return [item["text"] for item in home.json("pins")["items"]]
 
 
+@pytest.mark.slow
 def test_a_read_only_database_is_explained_and_works_again_after_chmod(ro_home: Home) -> None:
     session = next((ro_home.home / "sessions").glob("*/*.jsonl"))
     ledger = session.read_bytes()

@@ -93,6 +93,7 @@ def openai_reply_model(text: str) -> Any:
 
 
 @pytest.mark.parametrize("case", ["pinned", "person_confirmed", "cross_origin", "newer"])
+@pytest.mark.slow
 def test_an_authority_refusal_changes_nothing_and_pauses_without_settling(
         case: str, home: Path, project: Path) -> None:
     source_id, target = _setup(case, home, project)

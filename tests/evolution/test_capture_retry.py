@@ -102,6 +102,7 @@ def _wait_for(check: object, seconds: float = 90.0) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_a_stop_capture_on_a_locked_database_is_queued_and_retried(
         tmp_path: Path, locked: object) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
@@ -131,6 +132,7 @@ def test_a_stop_capture_on_a_locked_database_is_queued_and_retried(
     assert _sources(home).count(STATEMENT) == 1
 
 
+@pytest.mark.slow
 def test_the_queue_check_retries_a_queued_capture(tmp_path: Path, locked: object) -> None:
     """The recovery tick (any queue check: ``Evolution.unsettled``) drains the spool."""
     home, project = tmp_path / "home", tmp_path / "project"

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.evolution.fake_provider import FakeProvider, openai_ok
 from tests.evolution.step_double import FileStep
 
@@ -44,6 +46,7 @@ def test_status_with_learning_off_and_no_queue_says_so_and_creates_nothing(
     assert not (home / "evolution.db").exists()
 
 
+@pytest.mark.slow
 def test_evolve_consolidates_and_status_reports_it(home: Path, project: Path,
                                                     tmp_path: Path) -> None:
     step = FileStep(tmp_path / "step")
@@ -69,6 +72,7 @@ def test_evolve_consolidates_and_status_reports_it(home: Path, project: Path,
     assert code == 0 and data["outcome"] == "done"  # settled sources never rerun
 
 
+@pytest.mark.slow
 def test_no_route_leaves_the_source_pending_and_status_says_why(home: Path, project: Path,
                                                                 tmp_path: Path) -> None:
     FileStep(tmp_path / "step").add("src-1")
@@ -80,6 +84,7 @@ def test_no_route_leaves_the_source_pending_and_status_says_why(home: Path, proj
     assert "no model route" in data["blocked"]
 
 
+@pytest.mark.slow
 def test_an_invalid_config_is_refused_without_echo(home: Path, project: Path,
                                                    tmp_path: Path) -> None:
     _config(home, '[evolution]\ncallsPerHour = "sk-live-abcdef0123456789abcdef"\n')

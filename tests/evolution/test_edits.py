@@ -9,6 +9,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
@@ -80,6 +81,7 @@ def _strip(snap: dict[str, object]) -> dict[str, object]:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.one_of(claims, edits_st), max_size=20), edits_st)
+@pytest.mark.slow
 def test_undo_of_an_applied_edit_restores_every_claim_exactly(
         prefix: list[EvolutionRecord], edit: EvolutionRecord) -> None:
     view = MemoryEvoView()
@@ -101,6 +103,7 @@ def test_undo_of_an_applied_edit_restores_every_claim_exactly(
 @settings(max_examples=200, deadline=None)
 @given(st.lists(records, max_size=15), ix, ix, st.lists(st.tuples(ix, st.booleans()),
                                                           min_size=1, max_size=6))
+@pytest.mark.slow
 def test_forget_then_any_recapture_in_that_origin_never_revives(
         prefix: list[EvolutionRecord], o: int, c: int,
         again: list[tuple[int, bool]]) -> None:
@@ -197,6 +200,7 @@ def _dump(store: EvolutionStore) -> tuple[object, ...]:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(records, st.booleans()), max_size=20))
+@pytest.mark.slow
 def test_deleting_the_database_brings_every_event_receipt_and_suppression_back(
         steps: list[tuple[EvolutionRecord, bool]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.evolution.test_aging import learn
 from tests.evolution.test_rank import NOW
 from tests.mcp_server.test_learned_memory_tool import call
@@ -142,6 +144,7 @@ def test_pin_through_the_cli_injects_a_dormant_claim_and_undo_takes_it_back(
     assert cli("evolution", "unpin", old, expect=2)["code"] == "bad_input"
 
 
+@pytest.mark.slow
 def test_pin_over_mcp_asks_the_person_first(app: Waymarks, tmp_path: Path) -> None:
     claim = learn(app.home, str(tmp_path / "elsewhere"), {
         "kind": "decision", "content": "Deployments use Kamal, not Capistrano",

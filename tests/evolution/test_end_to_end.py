@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from waymarks.core.model_port import ModelClient, ModelReply, ModelRequest, Route
 from waymarks.service.evolution import Evolution
 
@@ -49,6 +51,7 @@ def _cli(home: Path, cwd: Path, *args: str) -> dict[str, object]:
     return dict(json.loads(done.stdout))
 
 
+@pytest.mark.slow
 def test_stop_capture_consolidation_and_the_next_sessions_prompt(tmp_path: Path) -> None:
     home, a, b = tmp_path / "home", tmp_path / "a", tmp_path / "b"
     a.mkdir()
@@ -100,6 +103,7 @@ def test_stop_capture_consolidation_and_the_next_sessions_prompt(tmp_path: Path)
     assert "Deployments use Kamal" not in out
 
 
+@pytest.mark.slow
 def test_both_halves_through_the_cli_a_loopback_anthropic_model_and_the_next_prompt(
         tmp_path: Path) -> None:
     """The whole loop on real processes with nothing scripted in-process: the Stop hook

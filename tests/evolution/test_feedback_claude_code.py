@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.evolution.test_aging import learn
 from tests.evolution.test_end_to_end import _cli, _hook
 
@@ -27,6 +29,7 @@ def _context(reply: dict[str, object]) -> str:
     return str(specific.get("additionalContext", "")) if isinstance(specific, dict) else ""
 
 
+@pytest.mark.slow
 def test_incorrect_in_a_prompt_is_applied_before_the_plan_and_undo_restores(
         tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "b"
@@ -55,6 +58,7 @@ def test_incorrect_in_a_prompt_is_applied_before_the_plan_and_undo_restores(
     assert f"Learned ID: {claim}" in _context(_prompt(home, project, ASK))
 
 
+@pytest.mark.slow
 def test_an_unknown_id_is_a_receipt_and_the_rest_of_the_hook_runs(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "b"
     project.mkdir()
@@ -70,6 +74,7 @@ def test_an_unknown_id_is_a_receipt_and_the_rest_of_the_hook_runs(tmp_path: Path
     assert len(sessions) == 1 and "is useful." in sessions[0].read_text()  # recorded
 
 
+@pytest.mark.slow
 def test_questions_and_quotes_are_not_feedback_and_a_receipt_is_kept_once(
         tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "b"
@@ -110,6 +115,7 @@ def _said(path: Path, *prompts: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_feedback_only_in_the_transcript_is_applied_at_stop_once(tmp_path: Path) -> None:
     """Item 35 at ``Stop``: the ``UserPromptSubmit`` hook never saw the prompt (not
     installed, timed out); ``Stop`` reads it from the transcript and applies it, keyed by
@@ -138,6 +144,7 @@ def test_feedback_only_in_the_transcript_is_applied_at_stop_once(tmp_path: Path)
     assert f"Learned ID: {claim}" in _context(_prompt(home, project, ASK))
 
 
+@pytest.mark.slow
 def test_stop_reuses_the_prompt_hooks_receipt(tmp_path: Path) -> None:
     """Both hooks saw the prompt: the verdict is applied once (by ``UserPromptSubmit``),
     and ``Stop`` finds that receipt (keyed by the prompt's ledger entry) even after an

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.evolution.test_legacy_import import _action, _cli, _memory, _write
 from waymarks.core.evolution.model import claim_id
 from waymarks.service.app import Waymarks
@@ -34,6 +36,7 @@ def _imported(tmp_path: Path) -> tuple[Path, Path]:
     return home, project
 
 
+@pytest.mark.slow
 def test_adopt_moves_a_legacy_claim_keeping_its_dates_and_undo_restores(
         tmp_path: Path) -> None:
     home, project = _imported(tmp_path)
@@ -62,6 +65,7 @@ def test_adopt_moves_a_legacy_claim_keeping_its_dates_and_undo_restores(
             ] == ["forgotten"]
 
 
+@pytest.mark.slow
 def test_a_corrected_claim_carries_its_old_content_suppressed(tmp_path: Path) -> None:
     home, project = _imported(tmp_path)
     origin = str(project.resolve())
@@ -77,6 +81,7 @@ def test_a_corrected_claim_carries_its_old_content_suppressed(tmp_path: Path) ->
                                                              "The staging port is 8443"))
 
 
+@pytest.mark.slow
 def test_adopt_refuses_with_nothing_changed(tmp_path: Path) -> None:
     home, project = _imported(tmp_path)
     size = ledger_path(home).stat().st_size

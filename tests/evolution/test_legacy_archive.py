@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.evolution.test_legacy_import import ACTIONS, MEMORIES, _cli, _write
 
 
@@ -15,6 +17,7 @@ def _ledger(home: Path) -> Path:
     return home / "evolution" / "ledger.jsonl"
 
 
+@pytest.mark.slow
 def test_the_import_is_one_entry_and_a_torn_write_leaves_none_of_it(tmp_path: Path) -> None:
     home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
     cwd.mkdir()
@@ -37,6 +40,7 @@ def test_the_import_is_one_entry_and_a_torn_write_leaves_none_of_it(tmp_path: Pa
     assert _cli(home, cwd, "evolution", "history")["events"] == []
 
 
+@pytest.mark.slow
 def test_archive_legacy_copies_exactly_the_imported_ledgers(tmp_path: Path) -> None:
     home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
     cwd.mkdir()

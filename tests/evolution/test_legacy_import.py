@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from waymarks.core.evolution.model import SCHEMA_VERSION, ClaimRecord, Evidence, claim_id
 from waymarks.service.evolution import Evolution
 
@@ -61,6 +63,7 @@ ACTIONS = [_action("m2", "forget"), _action("m1", "correct", content="The stagin
            _action("m3", "confirm"), _action("m1", "pin")]
 
 
+@pytest.mark.slow
 def test_import_once_with_forgets_corrections_and_legacy_origin(tmp_path: Path) -> None:
     home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
     cwd.mkdir()
@@ -104,6 +107,7 @@ def test_an_invalid_action_halts_with_nothing_written(tmp_path: Path) -> None:
     assert _cli(home, cwd, "evolution", "import", str(legacy), expect=2)["code"] == "bad_input"
 
 
+@pytest.mark.slow
 def test_missing_ledgers_do_not_use_up_the_import(tmp_path: Path) -> None:
     home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
     cwd.mkdir()

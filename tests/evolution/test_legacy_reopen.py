@@ -21,6 +21,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.evolution.test_legacy_import import _cli, _memory, _write
 from tests.evolution.test_legacy_sqlite import ROWS, _database, _state
 from waymarks.core.evolution.model import claim_id
@@ -54,6 +56,7 @@ def _ledgers(directory: Path) -> None:
     _write(directory, [_memory("j1", "fact", "The queue runs on RabbitMQ 3", "/w/q")], [])
 
 
+@pytest.mark.slow
 def test_an_empty_v6_snapshot_reopens_the_ledgers_once(tmp_path: Path) -> None:
     home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
     cwd.mkdir()
@@ -73,6 +76,7 @@ def test_an_empty_v6_snapshot_reopens_the_ledgers_once(tmp_path: Path) -> None:
     assert _state(legacy) == before  # only read
 
 
+@pytest.mark.slow
 def test_zero_claims_from_a_real_ledger_or_a_migration_event_keep_it_closed(
         tmp_path: Path) -> None:
     migration = {"id": "e1", "at": T, "scope": "legacy", "actor": "migration",
@@ -102,6 +106,7 @@ def test_an_unreadable_marker_stops_the_import(tmp_path: Path) -> None:
     assert not ledger_path(home).exists()
 
 
+@pytest.mark.slow
 def test_job_state_and_history_come_along_without_content(tmp_path: Path) -> None:
     home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
     cwd.mkdir()
@@ -143,6 +148,7 @@ def test_job_state_and_history_come_along_without_content(tmp_path: Path) -> Non
     assert _cli(home, cwd, "evolution", "show", cid)["legacyEvents"] == shown["legacyEvents"]
 
 
+@pytest.mark.slow
 def test_jobs_from_the_schema_3_table_shape_are_due_with_an_unknown_cause(
         tmp_path: Path) -> None:
     """Schema 3's ``sources`` has no failure columns (they came with schema 4): a failed

@@ -71,6 +71,7 @@ def _state(directory: Path) -> dict[str, tuple[bytes, int]]:
 
 
 @pytest.mark.parametrize("schema", ["3", "6"])
+@pytest.mark.slow
 def test_a_legacy_database_is_imported_and_never_modified(tmp_path: Path, schema: str) -> None:
     home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
     cwd.mkdir()
@@ -103,6 +104,7 @@ def test_a_legacy_database_is_imported_and_never_modified(tmp_path: Path, schema
     assert _cli(home, cwd, "evolution", "list") == listed
 
 
+@pytest.mark.slow
 def test_an_unsupported_schema_or_a_bad_row_stops_with_nothing_written(
         tmp_path: Path) -> None:
     home, cwd = tmp_path / "home", tmp_path / "cwd"

@@ -40,6 +40,7 @@ def _race(tmp_path: Path, origin: str, calls_per_hour: int) -> list[dict[str, ob
     return attempts
 
 
+@pytest.mark.slow
 def test_competing_processes_never_run_an_attempt_twice_and_share_the_ceiling(
         tmp_path: Path) -> None:
     step = FileStep(tmp_path / "step")
@@ -66,6 +67,7 @@ def test_competing_processes_never_run_an_attempt_twice_and_share_the_ceiling(
     assert states == {"settled": 8, "pending": 4}
 
 
+@pytest.mark.slow
 def test_a_cooldown_one_process_met_holds_for_the_others(tmp_path: Path) -> None:
     step = FileStep(tmp_path / "step")
     for n in range(6):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.evolution.test_aging import learn
 from tests.hosts.test_pi_evolve import Bridge, _cli, _entry, _initialize
 
@@ -19,6 +21,7 @@ def _context(bridge: Bridge) -> str:
     return "\n".join(m["content"] for m in plan["messages"])
 
 
+@pytest.mark.slow
 def test_incorrect_in_a_user_message_stops_injection_and_undo_restores(
         tmp_path: Path) -> None:
     home, a = tmp_path / "home", tmp_path / "a"

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.evolution.conftest import wait_for_captures
 from waymarks.core.evolution.observations import (
     MAX_SCAN,
@@ -90,6 +92,7 @@ def test_learning_off_records_nothing(tmp_path: Path) -> None:
     assert not (home / "sessions").exists()
 
 
+@pytest.mark.slow
 def test_an_interrupted_claude_code_turn_and_the_diagnostics(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "shop"
     project.mkdir()
@@ -175,6 +178,7 @@ def test_a_credential_split_by_the_record_cut_leaves_no_fragment() -> None:
             assert record["output"].endswith("END")
 
 
+@pytest.mark.slow
 def test_a_claude_code_turn_of_many_calls_keeps_its_request(tmp_path: Path) -> None:
     """Regression (review i19 #7): the turn kept its prompt and 4,095 records, but each
     record is two items, so a turn of 2,048 or more tool calls lost the request from the
@@ -267,6 +271,7 @@ def test_a_pi_turn_longer_than_the_bound_keeps_its_request() -> None:
     assert cut and not any(isinstance(i, UserText) for i in none)
 
 
+@pytest.mark.slow
 def test_the_pi_bridge_captures_a_long_turn_and_notes_a_statement_turn(
         tmp_path: Path) -> None:
     """Through the real bridge process: a 5,000-message work turn is captured (its request
@@ -317,6 +322,7 @@ def test_the_pi_bridge_captures_a_long_turn_and_notes_a_statement_turn(
         bridge.close()
 
 
+@pytest.mark.slow
 def test_a_claude_code_turn_without_tool_calls_is_noted_with_its_intent(
         tmp_path: Path) -> None:
     """Item 46 through the hook entry points: a prompt that states a preference and uses no

@@ -7,6 +7,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -69,6 +70,7 @@ def _dump(store: EvolutionStore) -> tuple[object, ...]:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(records, st.booleans()), max_size=25))
+@pytest.mark.slow
 def test_incremental_equals_rebuild_equals_the_pure_fold(
         steps: list[tuple[EvolutionRecord, bool]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -5,6 +5,7 @@ relevant without making anything relevant."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,6 +41,7 @@ query_st = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4)
 
 @settings(max_examples=300, deadline=None)
 @given(rows_st, query_st, st.booleans())
+@pytest.mark.slow
 def test_the_prefilter_is_exact(spec: list[tuple[list[str], int, int, int, str]],
                                 words: list[str], automatic: bool) -> None:
     er._CACHE.clear()
@@ -85,6 +87,7 @@ def _reference(pairs: list[tuple[ClaimRow, object]], plan: object, automatic: bo
     return [(s.candidate.id, round(s.rank, 9)) for s in slow.eligible]
 
 
+@pytest.mark.slow
 def test_the_prefilter_is_exact_on_larger_stores_where_words_are_common() -> None:
     """Stores of 150-400 claims over a small vocabulary, so most features are common and
     the coverage bound (not only rarity) decides what is scored."""

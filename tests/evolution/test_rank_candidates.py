@@ -77,6 +77,7 @@ def _query(rng: random.Random) -> list[str]:
     return words
 
 
+@pytest.mark.slow
 def test_generation_keeps_the_old_candidates_and_drops_only_what_the_gates_reject() -> None:
     same = narrower = walked_less = 0
     for seed in range(30):
@@ -102,6 +103,7 @@ def test_generation_keeps_the_old_candidates_and_drops_only_what_the_gates_rejec
     assert same > 400 and narrower > 0 and walked_less > 0
 
 
+@pytest.mark.slow
 def test_ranking_equals_the_reference_with_history_literals_and_unseen_words() -> None:
     checked = 0
     for seed in range(30):
@@ -137,6 +139,7 @@ def test_the_cutoff_generators_never_walk_more_than_the_coverage_ones() -> None:
     assert tighter > 0  # the cutoff did leave common words out
 
 
+@pytest.mark.slow
 def test_the_array_bounds_equal_the_python_pass_bit_for_bit() -> None:
     """A large corpus bounds its candidates over arrays (evolution_rank_dense): the same
     claims, with the same floating-point bounds, as the Python pass walking every focus
@@ -168,6 +171,7 @@ def test_the_array_bounds_equal_the_python_pass_bit_for_bit() -> None:
     assert checked == 200
 
 
+@pytest.mark.slow
 def test_a_limit_keeps_exactly_the_best_and_scores_less() -> None:
     """With ``limit`` (recall_learned's), the array path scores only enough claims to hold
     the ``limit`` best by rank: they are exactly the full ranking's first ``limit``."""

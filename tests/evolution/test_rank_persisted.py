@@ -46,6 +46,7 @@ def _stored(home: Path) -> dict[str, tuple[str, str]]:
         db.close()
 
 
+@pytest.mark.slow
 def test_a_fresh_process_ranks_from_the_persisted_analysis(
         home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ids = [learn(home, str(project), claim, PAST) for claim in CLAIMS]
@@ -73,6 +74,7 @@ def test_a_fresh_process_ranks_from_the_persisted_analysis(
     assert [s.candidate.id for s in result.eligible] == [ids[0]]
 
 
+@pytest.mark.slow
 def test_a_stale_or_damaged_analysis_is_recomputed_and_recall_unchanged(
         home: Path, project: Path) -> None:
     ids = [learn(home, str(project), claim, PAST) for claim in CLAIMS]

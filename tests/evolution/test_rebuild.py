@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -113,6 +114,7 @@ _op = st.one_of(
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_op, max_size=14))
+@pytest.mark.slow
 def test_incremental_equals_rebuild_equals_a_fresh_database(ops: list[tuple[object, ...]]
                                                             ) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.evolution.fake_provider import FakeProvider, openai_ok
 from tests.evolution.step_double import FileStep
 from tests.evolution.test_cli_evolution import _config, _run
@@ -17,6 +19,7 @@ ROUTE = ('[evolution]\nlearn = true\nprovider = "ollama"\napi = "openai"\n'
          'endpoint = "{origin}/v1"\nmodel = "m1"\n')
 
 
+@pytest.mark.slow
 def test_max_tokens_equal_to_the_window_sends_with_no_ceiling(home: Path, project: Path,
                                                                tmp_path: Path) -> None:
     step = FileStep(tmp_path / "step")
@@ -30,6 +33,7 @@ def test_max_tokens_equal_to_the_window_sends_with_no_ceiling(home: Path, projec
     assert "max_tokens" not in sent["body"]  # F3: not a ceiling, and the request went out
 
 
+@pytest.mark.slow
 def test_a_declared_output_limit_is_the_ceiling(home: Path, project: Path,
                                                tmp_path: Path) -> None:
     step = FileStep(tmp_path / "step")
@@ -47,6 +51,7 @@ def test_a_declared_output_limit_is_the_ceiling(home: Path, project: Path,
         (32_768, 1_024)
 
 
+@pytest.mark.slow
 def test_an_input_the_window_cannot_hold_goes_to_the_next_route(home: Path, project: Path,
                                                                  tmp_path: Path) -> None:
     step = FileStep(tmp_path / "step")

@@ -56,6 +56,7 @@ def ledger(home: Path, project: Path, session_id: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_every_event_through_the_real_entry_point(home: Path, project: Path,
                                                   sid: str) -> None:
     start = hook(home, "SessionStart", payload(sid, project, "SessionStart", source="startup"))
@@ -263,6 +264,7 @@ def test_install_refuses_broken_or_foreign_files_and_changes_nothing(tmp_path: P
     assert settings.read_text() == "{}"
 
 
+@pytest.mark.slow
 def test_install_and_uninstall_from_the_cli(tmp_path: Path, home: Path, project: Path) -> None:
     env = {**os.environ, "HOME": str(tmp_path)}
     run = [str(WAYMARKS), "--home", str(home), "--cwd", str(project), "--json", "claude-code"]
@@ -326,6 +328,7 @@ def test_the_real_claude_code_sends_the_pinned_block(tmp_path: Path, home: Path,
     assert prompts == ["hello", "which language?"]
 
 
+@pytest.mark.slow
 def test_the_session_stays_one_ledger_when_claude_changes_directory(
         home: Path, project: Path, sid: str) -> None:
     sub = project / "src"
@@ -431,6 +434,7 @@ def test_the_helper_answers_from_a_home_past_the_socket_address_limit(
     assert socket.exists(), "the helper is still the one listening"
 
 
+@pytest.mark.slow
 def test_a_retried_prompt_is_recorded_once_and_the_pointer_written_only_on_change(
         home: Path, project: Path, sid: str) -> None:
     from waymarks.hosts.claude_code import current_session_id, pointer_path

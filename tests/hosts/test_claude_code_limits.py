@@ -68,6 +68,7 @@ def session(home: Path, project: Path) -> str:
     return sid
 
 
+@pytest.mark.slow
 def test_a_known_model_near_its_window_drops_memory_but_keeps_the_pin(
         home: Path, project: Path, session: str, tmp_path: Path) -> None:
     roomy = submit(home, project, session, tmp_path / "missing.jsonl")  # no transcript yet

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 TOKEN = "ghp_" + "p" * 36
 HEADER = {"type": "session", "version": 3, "id": "51515151-5151-4151-8151-515151515151",
           "timestamp": "2026-11-30T10:00:00.000Z", "cwd": ""}
@@ -110,6 +112,7 @@ def _captured(home: Path, a: Path, tmp_path: Path,
     return bridge
 
 
+@pytest.mark.slow
 def test_evolve_calls_pis_model_through_the_extension_and_the_claim_reaches_b(
         tmp_path: Path) -> None:
     home, a, b = _setup(tmp_path)
@@ -158,6 +161,7 @@ def test_evolve_calls_pis_model_through_the_extension_and_the_claim_reaches_b(
         fresh.close()
 
 
+@pytest.mark.slow
 def test_failures_cross_as_codes_and_a_switched_model_is_not_applied(tmp_path: Path) -> None:
     home, a, _ = _setup(tmp_path)
     bridge = _captured(home, a, tmp_path)
@@ -195,6 +199,7 @@ def test_failures_cross_as_codes_and_a_switched_model_is_not_applied(tmp_path: P
     assert "The person prefers pnpm" not in json.dumps(_cli(home, a, "learn", "list"))
 
 
+@pytest.mark.slow
 def test_no_call_when_learning_is_off_in_a_subagent_or_without_a_model(
         tmp_path: Path) -> None:
     home, a, _ = _setup(tmp_path)
@@ -217,6 +222,7 @@ def test_no_call_when_learning_is_off_in_a_subagent_or_without_a_model(
         sub.close()
 
 
+@pytest.mark.slow
 def test_a_shutdown_during_the_call_cancels_it_and_the_source_stays_pending(
         tmp_path: Path) -> None:
     home, a, _ = _setup(tmp_path)
@@ -239,6 +245,7 @@ def test_a_shutdown_during_the_call_cancels_it_and_the_source_stays_pending(
         again.close()
 
 
+@pytest.mark.slow
 def test_a_source_above_what_pis_provider_may_receive_waits_and_is_never_sent(
         tmp_path: Path) -> None:
     home, a, _ = _setup(tmp_path)

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.evolution.fake_provider import FakeProvider, openai_ok
 from tests.hosts.test_pi_evolve import ANSWER, TOKEN, _captured, _cli, _setup
 from waymarks.hosts.pi_model import PI_API, pi_route
@@ -37,6 +39,7 @@ def test_pi_route_puts_pis_model_first_and_other_providers_after() -> None:
     assert [r.api for r in pi_route(EvolutionConfig(), "anthropic", "c").routes()] == [PI_API]
 
 
+@pytest.mark.slow
 def test_a_configured_route_backs_pis_model_up_in_the_same_attempt(tmp_path: Path) -> None:
     home, a, _ = _setup(tmp_path)
     with FakeProvider([openai_ok(ANSWER)]) as fake:
@@ -71,6 +74,7 @@ def test_a_configured_route_backs_pis_model_up_in_the_same_attempt(tmp_path: Pat
     assert BACKUP_KEY not in json.dumps(status)
 
 
+@pytest.mark.slow
 def test_status_in_a_home_where_only_pi_provides_a_model_says_so(tmp_path: Path) -> None:
     home, a, _ = _setup(tmp_path)
     before = _cli(home, a, "evolution", "status")

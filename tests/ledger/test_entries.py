@@ -149,6 +149,7 @@ def test_appended_entries_read_back_through_the_api(ledger: Path) -> None:
     assert last_entry(session) == Custom("e0000002", "e0000001", "t-v1", {"k": "v"})
 
 
+@pytest.mark.slow
 def test_nothing_outside_the_ledger_reads_ledger_bytes() -> None:
     """Entry bodies come from ``ledger.entries``: no module elsewhere reads a ledger's
     bytes (``read_all``, ``tail_bytes``) to parse them itself."""

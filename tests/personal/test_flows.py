@@ -155,6 +155,7 @@ def test_adr_new_numbers_scaffolds_and_never_overwrites(project: Path) -> None:
     assert re.search(r"^# ADR-0001: Use SQLite WAL$", text, re.M)
 
 
+@pytest.mark.slow
 def test_every_plan_carries_the_bounded_personal_index(make_app: Callable[..., Waymarks],
                                                        home: Path) -> None:
     app = make_app()

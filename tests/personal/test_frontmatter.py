@@ -39,6 +39,7 @@ def _frontmatter(text: str) -> dict[str, object]:
 @settings(max_examples=400, deadline=None)
 @given(name=TEXT.filter(lambda t: one_line(t) != ""), description=TEXT, body=TEXT,
        kind=st.sampled_from(ENTRY_TYPES), level=LEVELS)
+@pytest.mark.slow
 def test_what_is_written_is_yaml_and_reads_back_exactly(name: str, description: str,
                                                         body: str, kind: str,
                                                         level: str | None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -93,6 +94,7 @@ def test_memory_claims_stay_inside_their_quotes(examples: int) -> None:
 
 
 @given(st.lists(hostile, min_size=1, max_size=5))
+@pytest.mark.slow
 def test_many_pins_render_as_that_many_blocks(contents: list[str]) -> None:
     pins = [PinBlock(f"p{i}", "session", c, "s", "e") for i, c in enumerate(contents)]
     blocks = blocks_of("\n\n".join(render_pin(p, EXACT) for p in pins), PIN_BEGIN, PIN_END)
@@ -101,6 +103,7 @@ def test_many_pins_render_as_that_many_blocks(contents: list[str]) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(text=hostile, entry_id=ident)
+@pytest.mark.slow
 def test_earlier_turns_stay_inside_their_quotes(text: str, entry_id: str) -> None:
     turn = TextBlock("turn", entry_id, text, "user")
     [block] = blocks_of(render_text(turn, EXACT), TURN_BEGIN, TURN_END)

@@ -214,6 +214,7 @@ def run_property(tmp_path_factory: pytest.TempPathFactory, examples: int,
     prop()
 
 
+@pytest.mark.slow
 def test_no_egress_path_lets_a_credential_or_withheld_text_through(
         tmp_path_factory: pytest.TempPathFactory) -> None:
     count = [0]

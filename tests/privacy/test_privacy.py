@@ -179,12 +179,14 @@ def test_classify_never_downgrades_an_explicit_classification(text: str, explici
 
 
 @given(marker_text, marker_text, levels, st.none() | levels)
+@pytest.mark.slow
 def test_a_marked_span_always_counts(before: str, after: str, span: Any, explicit: Any) -> None:
     text = f"{before}[ds4:{span}]x[/ds4:{span}]{after}"
     assert level_rank(classify(text, explicit)) >= level_rank(span)
 
 
 @given(marker_text)
+@pytest.mark.slow
 def test_strip_markers_is_idempotent_and_complete(text: str) -> None:
     once = strip_markers(text)
     assert strip_markers(once) == once
@@ -193,6 +195,7 @@ def test_strip_markers_is_idempotent_and_complete(text: str) -> None:
 
 
 @given(marker_text, st.none() | levels)
+@pytest.mark.slow
 def test_parsed_text_is_the_stripped_text(text: str, explicit: Any) -> None:
     assert parse_marked(text, explicit).text == strip_markers(text)
 

@@ -228,6 +228,7 @@ texts = secretish | assignments | tokens
 
 @settings(max_examples=600)
 @given(texts)
+@pytest.mark.slow
 def test_the_cheap_test_has_no_false_negatives(text: str) -> None:
     assert_needles_hold(text)
     if not might_contain_secret(text):
@@ -237,6 +238,7 @@ def test_the_cheap_test_has_no_false_negatives(text: str) -> None:
 
 @settings(max_examples=400)
 @given(texts)
+@pytest.mark.slow
 def test_redaction_is_idempotent(text: str) -> None:
     once, count = redact(text)
     assert redact(once) == (once, 0)
@@ -268,6 +270,7 @@ credential = st.one_of(
 @settings(max_examples=300)
 @given(st.lists(st.tuples(credential, st.sampled_from(FILLERS), st.sampled_from(SEPARATORS),
                           st.sampled_from(SEPARATORS)), min_size=1, max_size=4))
+@pytest.mark.slow
 def test_redaction_never_leaves_a_credential(items: list[tuple[tuple[str, str], str, str, str]],
                                              ) -> None:
     text = "".join(f"{filler}{before}{placed}{after}"

@@ -94,6 +94,7 @@ def test_writes_holding_a_credential_are_refused_and_change_nothing(
             assert_no_secret(path.read_text(encoding="utf-8", errors="replace"))
 
 
+@pytest.mark.slow
 def test_plan_and_recall_never_show_a_stored_credential(home: Path, planted: Path) -> None:
     plan = run(home, planted, "plan", "--prompt", "what is the deploy api key?").stdout
     assert "[WAYMARKS PINNED CONTEXT" in plan and "[REDACTED:github-token]" in plan

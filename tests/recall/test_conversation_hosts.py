@@ -80,6 +80,7 @@ def test_claude_code_a_dropped_name_is_a_barrier(home: Path, project: Path,
         assert "recall matched" not in shown and "no memory matched" in shown
 
 
+@pytest.mark.slow
 def test_recent_prompts_reads_only_the_persons_turns(home: Path, project: Path,
                                                      session: str) -> None:
     for prompt in ("Let's look at SQLite today", "/compact", "and the port?"):
@@ -113,6 +114,7 @@ def test_follow_ups_still_inherit(history: list[str], prompt: str,
     assert plan_query(prompt, history).context == context
 
 
+@pytest.mark.slow
 def test_cli_go_after_sqlite_recalls_nothing(home: Path, project: Path) -> None:
     env = {**os.environ, "WAYMARKS_HOME": str(home)}
 

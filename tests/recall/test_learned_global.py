@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from waymarks.core.model_port import ModelReply
 from waymarks.service.evolution import Evolution
 
@@ -41,6 +43,7 @@ def learn(home: Path, origin: Path, text: str, content: str, terms: list[str]) -
         return next(c.id for c in evo.claims(["provisional"]) if c.content == content)
 
 
+@pytest.mark.slow
 def test_claims_learned_anywhere_are_candidates_here_and_project_items_stay_home(
         tmp_path: Path) -> None:
     home = tmp_path / "home"

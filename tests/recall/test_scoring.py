@@ -297,6 +297,7 @@ def test_no_recency_fallback() -> None:
 @given(st.lists(st.sampled_from(["w:a", "w:b", "w:c", "c:dog", "p:x.py"]), max_size=5),
        st.lists(st.frozensets(st.sampled_from(["w:a", "w:b", "w:c", "c:dog", "p:x.py"])),
                 min_size=1, max_size=6))
+@pytest.mark.slow
 def test_eligible_scores_stay_within_the_relative_cutoff(focus: list[str],
                                                           bodies: list[frozenset[str]]) -> None:
     table = stats(50, {"w:a": 2, "w:b": 10, "w:c": 30, "c:dog": 1, "p:x.py": 1})

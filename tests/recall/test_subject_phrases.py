@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from waymarks.recall.plan import direct_plan
 from waymarks.recall.scoring import Candidate, Stats, score_all
 from waymarks.service.app import Waymarks
@@ -86,6 +88,7 @@ def test_words_the_store_never_saw_keep_the_phrase_from_naming() -> None:
     assert not score_all(plan, record, Stats(200, known))[0].named
 
 
+@pytest.mark.slow
 def test_cli_recall_reaches_the_claim_by_its_subject(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()

@@ -212,6 +212,7 @@ def listings(home: Path, project: Path) -> dict[str, Any]:
             "recall": cli(home, project, "recall", "what port does the database use?")}
 
 
+@pytest.mark.slow
 def test_a_home_upgraded_from_every_older_schema_answers_the_same(
         home: Path, project: Path) -> None:
     cli(home, project, "trust", str(project))

@@ -45,6 +45,7 @@ def run_cli(home: Path, cwd: Path, *args: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_rebuild_index_builds_the_recall_index_the_lazy_path_would(
         tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
@@ -117,6 +118,7 @@ def schema(path: Path) -> list[tuple[object, ...]]:
         db.close()
 
 
+@pytest.mark.slow
 def test_rebuild_leaves_the_schema_of_a_fresh_database(tmp_path: Path) -> None:
     """Rebuild drops indexes to load in bulk (items, mutations, entries): every one is back."""
     home, project = tmp_path / "home", tmp_path / "project"

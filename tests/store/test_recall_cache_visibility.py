@@ -8,6 +8,7 @@ import heapq
 import sqlite3
 from operator import itemgetter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,6 +44,7 @@ def _migrated() -> sqlite3.Connection:
                           st.integers(0, len(OWNERS) - 1)), max_size=60),
        st.integers(1, 12), st.sampled_from(["s1", "s2", "s9"]),
        st.sampled_from(["/p", "/q", None]))
+@pytest.mark.slow
 def test_best_rows_equal_filtering_first(rows, limit, session, project  # type: ignore[no-untyped-def]
                                          ) -> None:
     db = sqlite3.connect(":memory:", isolation_level=None)  # a file per example: 60 s

@@ -78,6 +78,7 @@ def test_sensitive_local_only_marked_and_credentials_are_never_shared(cli, proje
         SECRET, "back door", "pays late", "draft in the wiki", "home directory"))
 
 
+@pytest.mark.slow
 def test_a_share_needs_confirmation_trust_and_an_initialized_ledger(cli, project: Path
                                                                    ) -> None:  # type: ignore[no-untyped-def]
     cli("trust", ".")

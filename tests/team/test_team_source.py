@@ -197,6 +197,7 @@ def test_unreadable_and_linked_files_are_withdrawn_never_a_traceback(
     assert active_ids(trusted) == [a, b], "readable again: tried again without a new mtime"
 
 
+@pytest.mark.slow
 def test_the_owners_file_is_never_appended_through_a_link(
         make_app: Callable[..., Waymarks], home: Path, project: Path, tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(project)], check=True)
