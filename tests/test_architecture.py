@@ -219,6 +219,7 @@ def _copies_with_dataclasses_replace(node: ast.AST) -> bool:
             and isinstance(node.value, ast.Name) and node.value.id == "dataclasses")
 
 
+@pytest.mark.slow
 def test_records_are_copied_with_the_one_replace() -> None:
     """``dataclasses.replace`` on a msgspec Struct fails only at run time (type checkers
     accept it: a Struct is a dataclass transform), and records change declaration for

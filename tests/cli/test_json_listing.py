@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from waymarks.commands.items import _listing
 from waymarks.service.app import Waymarks
 
@@ -22,6 +24,7 @@ def _cli(home: Path, project: Path, *args: str) -> subprocess.CompletedProcess[s
                           timeout=120)
 
 
+@pytest.mark.slow
 def test_json_listings_are_the_full_listings_data(home: Path, project: Path) -> None:
     with Waymarks(home, cwd=str(project)) as app:
         first = app.pin("Run the tests\tbefore every commit\u200b")

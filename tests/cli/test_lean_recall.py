@@ -69,6 +69,7 @@ def test_the_lean_path_answers_as_the_full_cli(filled: tuple[Path, Path],
     assert lean[1] or lean[2], "something was printed"
 
 
+@pytest.mark.slow
 def test_it_works_with_a_home_given_on_the_command_line(filled: tuple[Path, Path],
                                                         tmp_path: Path) -> None:
     home, project = filled

@@ -192,6 +192,7 @@ def test_byte_flips_at_length(homes: Homes) -> None:
     assert tally["closed:rebuilt"] + tally["open:rebuilt"] > 0
 
 
+@pytest.mark.slow
 def test_a_damaged_copy_is_kept_for_inspection(homes: Homes) -> None:
     homes.restore("closed")
     db = homes.home / "waymarks.db"

@@ -159,6 +159,7 @@ def test_the_queue_check_retries_a_queued_capture(tmp_path: Path, locked: object
     assert STATEMENT in _sources(home) and len(unsettled) == 2
 
 
+@pytest.mark.slow
 def test_pi_capture_on_a_locked_database_is_queued_and_retried_next_turn(
         tmp_path: Path, locked: object, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PI_SUBAGENT_AGENT_ID", raising=False)

@@ -52,6 +52,7 @@ def test_failures_are_allowlisted(fake_claude: Path, monkeypatch: pytest.MonkeyP
     assert caught.value.code == code and "nope" not in str(caught.value)
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_child(fake_claude: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAKE_CLAUDE_MODE", "sleep")
     with pytest.raises(ModelError) as caught:

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.evolution.test_legacy_import import _action, _cli, _memory, _write
 from tests.evolution.test_legacy_reopen import T, _extend
 from tests.evolution.test_legacy_sqlite import ROWS, _database, _state
@@ -23,6 +25,7 @@ def _source(sid: str, content: str) -> dict[str, Any]:
     return {"id": sid, "scope": "/w/a", "kind": "user", "content": content, "createdAt": T}
 
 
+@pytest.mark.slow
 def test_a_legacy_id_names_the_claim_it_became(tmp_path: Path) -> None:
     home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
     cwd.mkdir()

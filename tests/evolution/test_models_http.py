@@ -95,6 +95,7 @@ def test_anthropic_truncated_reply_is_invalid_output() -> None:
     assert failure.code == "invalid_output"
 
 
+@pytest.mark.slow
 def test_a_slow_provider_times_out() -> None:
     with FakeProvider([openai_ok("late")]) as fake:
         fake.script[0] = (*fake.script[0][:3], 2.0)

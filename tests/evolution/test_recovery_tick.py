@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.evolution.fake_provider import FakeProvider, openai_ok
 from tests.evolution.step_double import FileStep
 from waymarks.core.privacy import ProviderPolicy
@@ -122,6 +124,7 @@ def test_the_timer_skips_while_work_is_queued(tmp_path: Path) -> None:
             tick.stop()
 
 
+@pytest.mark.slow
 def test_stop_cancels_an_in_flight_attempt_without_a_failure(tmp_path: Path) -> None:
     home, step = tmp_path / "home", FileStep(tmp_path / "step")
     step.add("s1")

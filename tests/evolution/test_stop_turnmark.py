@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from waymarks.hosts.claude_code_turnmark import (
     CHUNK,
     OBSERVATION_MARK,
@@ -143,6 +145,7 @@ def _mark(home: Path) -> tuple[int, ...] | None:
     return tuple(int(p) for p in path.read_text().split()) if path.exists() else None
 
 
+@pytest.mark.slow
 def test_stop_closes_a_turn_off_its_path_only_when_a_tool_was_observed(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "shop"
     project.mkdir()

@@ -125,6 +125,7 @@ outputUsdPerMTok = 1.5
                           clients, now_ms=lambda: clock[0], jitter=lambda: 0.5)
 
 
+@pytest.mark.slow
 def test_a_fallback_is_accounted_and_noticed_once_per_pair_per_hour(
         tmp_path: Path, providers: tuple[FakeProvider, FakeProvider]) -> None:
     limited, backup = providers

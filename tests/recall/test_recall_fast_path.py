@@ -120,6 +120,7 @@ def summary(result: RecallResult) -> tuple[object, ...]:
 
 
 @pytest.mark.parametrize("cached", [False, True], ids=["sqlite", "cache"])
+@pytest.mark.slow
 def test_fast_recall_equals_the_three_query_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  cached: bool) -> None:
     monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")  # the lexical engine, what changed

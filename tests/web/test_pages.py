@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from markupsafe import escape
 
 from tests.web.conftest import HOSTILE
@@ -126,6 +127,7 @@ def test_the_timeline_plots_changes_and_filters_them(web: Any, seeded: dict[str,
     assert "1 changes" in pins_only
 
 
+@pytest.mark.slow
 def test_memory_is_paged_and_other_projects_are_listed(web: Any, seeded: dict[str, str],
                                                       cli: Callable[..., dict]) -> None:
     client, _gate = _client(web)
