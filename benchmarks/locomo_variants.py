@@ -192,7 +192,7 @@ def run(data: Path, cache: Path, only: set[str] | None,
                     c = variant.calibration
                     qv = np.frombuffer(qvec[variant.prefix][question], dtype="<f4")
                     cos = matrices[ci] @ qv
-                    sem = np.clip((cos - c.floor) / (c.ceil - c.floor), 0.0, 1.0)
+                    sem = _similarity(variant.ranking, cos, c)
                     fused = _ranking(variant.ranking, rel, sem, c.weight)
                     selected, foreign = [], []
                     if variant.digest:
@@ -241,7 +241,22 @@ def run(data: Path, cache: Path, only: set[str] | None,
             "model": embedder.model, "load_average": os.getloadavg(), "variants": results}
 
 
+def _similarity(mode: str, cos: np.ndarray, c: Calibration) -> np.ndarray:
+    """The calibrated similarity; the ``q*`` modes calibrate per query (issue 20 tried
+    them for ranking): ``qmax`` maps the query's best cosine to 1, ``qmed`` takes the
+    query's median cosine as the floor (how far above the typical record)."""
+    floor, ceil = c.floor, c.ceil
+    if mode in ("qmax", "qmaxnorm"):
+        ceil = max(float(cos.max()), floor + 1e-6)
+    elif mode == "qmed":
+        floor = min(float(np.median(cos)), ceil - 1e-6)
+    return np.clip((cos - floor) / (ceil - floor), 0.0, 1.0)
+
+
 def _ranking(mode: str, rel: np.ndarray, sem: np.ndarray, weight: float) -> np.ndarray:
+    if mode == "qmaxnorm":
+        top = rel.max()
+        return (1 - weight) * (rel / top if top > 0 else rel) + weight * sem
     if mode == "dense":
         return sem
     if mode == "maxnorm":
