@@ -194,6 +194,10 @@ def run(data: Path, cache: Path, only: set[str] | None,
                     cos = matrices[ci] @ qv
                     sem = _similarity(variant.ranking, cos, c)
                     fused = _ranking(variant.ranking, rel, sem, c.weight)
+                    if variant.ranking.startswith("prf"):
+                        cos = _feedback(variant.ranking, matrices[ci], qv, fused)
+                        sem = _similarity("sum", cos, c)
+                        fused = _ranking("sum", rel, sem, c.weight)
                     selected, foreign = [], []
                     if variant.digest:
                         selected = _digest(index, d, question, qv, cos, c, variant.candidates)
@@ -239,6 +243,19 @@ def run(data: Path, cache: Path, only: set[str] | None,
 
     return {"split": locomo.split_name(data), "questions": len(questions),
             "model": embedder.model, "load_average": os.getloadavg(), "variants": results}
+
+
+def _feedback(mode: str, matrix: np.ndarray, qv: np.ndarray, fused: np.ndarray
+              ) -> np.ndarray:
+    """Pseudo-relevance feedback in the dense space (``prfK:A``): the query vector moved
+    towards the mean of the K best records of the first fused ranking by A, renormalised;
+    the cosines of every record with it."""
+    k_text, _, a_text = mode[3:].partition(":")
+    k, alpha = int(k_text or 3), float(a_text or 0.5)
+    top = np.argsort(-fused, kind="stable")[:k]
+    moved = qv + alpha * matrix[top].mean(axis=0)
+    moved /= np.linalg.norm(moved)
+    return matrix @ moved
 
 
 def _similarity(mode: str, cos: np.ndarray, c: Calibration) -> np.ndarray:
