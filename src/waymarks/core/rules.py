@@ -24,7 +24,7 @@ from typing import Protocol
 import msgspec
 from msgspec.structs import replace
 
-from waymarks.core.contradiction import contradicts, signature
+from waymarks.core.contradiction import contradicts, negates, signature
 from waymarks.core.model import (
     MEMORY_STATUS_TARGETS,
     PIN_STATUS_TARGETS,
@@ -252,15 +252,16 @@ def key_apart(view: StateView, candidate: ItemState,
     (the slug of its whole text) instead: a field every version reads, so the live
     projection, a rebuild and older readers all replay it as active, and the replay rule
     itself stays unchanged for every record already written. ``None`` (the conflict stands)
-    when the candidate has an explicit key, no signature, a polarity conflict, a shared
-    derived key with a claim its signature contradicts or that has none, or when the new
-    key is itself taken. ``ignore``: the item a supersede replaces."""
+    when the candidate has an explicit key, no signature or a negation, a polarity
+    conflict, a shared key with a claim that chose it explicitly, that its signature
+    contradicts, that has none or that negates, or when the new key is itself taken.
+    ``ignore``: the item a supersede replaces."""
     item = candidate.item
     if (candidate.kind != "memory" or candidate.key is None or not isinstance(item, MemoryItem)
             or item.key):
         return None
     mine = signature(candidate.text)
-    if mine is None:
+    if mine is None or negates(candidate.text):
         return None
     tied = False
     for other in _matching(view, candidate):
@@ -270,8 +271,11 @@ def key_apart(view: StateView, candidate: ItemState,
             return None  # opposite polarity: a conflict whatever the key
         if other.key != candidate.key:
             continue
+        if isinstance(other.item, MemoryItem) and other.item.key and not is_auto_key(
+                other.item):
+            return None  # a key a person or tool chose for that fact: it holds
         theirs = signature(other.text)
-        if theirs is None or contradicts(mine, theirs):
+        if theirs is None or negates(other.text) or contradicts(mine, theirs):
             return None
         tied = True
     key = normalize_key(candidate.norm)

@@ -125,13 +125,13 @@ def wait(home: Path, pending: Callable[[], int], *, timeout: float = 900.0,
     """Wait until no worker runs and ``pending()`` (records missing a vector, counted
     under the lock) is 0, waking a worker for what is missing; never embeds here.
 
-    ``done``; ``timeout`` after ``timeout`` seconds (a worker still busy); ``failed`` when
-    the worker woken for the missing records stopped with nothing embedded (its progress
-    names the error class); ``unavailable`` when workers are switched off or missing."""
+    ``done``; ``timeout`` after ``timeout`` seconds (a worker still busy, or claims still
+    arriving); ``failed`` when a worker it woke stopped on an error (its progress names
+    the error class); ``unavailable`` when workers are switched off or missing."""
     if not available():
         return "unavailable"
     deadline = time.monotonic() + timeout
-    before: int | None = None  # missing when this call last woke a worker
+    woke = False
     while True:
         fd = try_lock(home)
         while fd is None:
@@ -143,11 +143,11 @@ def wait(home: Path, pending: Callable[[], int], *, timeout: float = 900.0,
             missing = pending()
             if not missing:
                 return "done"
-            if before is not None and missing >= before:
-                return "failed"  # the worker it woke made no progress
+            if woke and (progress(home) or {}).get("state") in ("failed", "unavailable"):
+                return "failed"  # the worker it woke stopped on an error
             if not _spawn(home, fd):
                 return "failed"
-            before = missing
+            woke = True  # claims written meanwhile may keep ``missing`` up: wake again
         finally:
             os.close(fd)
 
