@@ -123,6 +123,10 @@ def test_a_shared_derived_key_with_a_distinct_fact_is_kept_apart(
         refused = app.remember(claim)
         assert isinstance(refused, Rejected) and refused.code == "conflict", claim
         assert earlier in refused.conflicts
+    # a denial shares its value with what it denies: never kept apart
+    _committed(app.remember("The cache port is 5433."))
+    denied = app.remember("The cache port is not 5433.")
+    assert isinstance(denied, Rejected) and denied.code == "conflict"
     # a restatement of half of a compound claim is no conflict either
     _committed(app.remember("Redis port is 6379 and Postgres port is 5432."))
     _committed(app.remember("The Redis port is 6379."))
