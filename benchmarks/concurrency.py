@@ -15,7 +15,16 @@ process making the same total number of writes sequentially.
 Not a test. Prints one JSON document to stdout; exits 1 if anything was lost,
 duplicated, corrupt or torn (a missed speed target shows in ``met`` only).
 
+Each scenario also reports the CPU its worker processes used (user + system, from
+``RUSAGE_CHILDREN``), the load average before and after, and, with the semantic extra,
+the background embedding: how long after the writers finished every claim had a vector
+(waiting on the worker's lock) and the embedding worker's own CPU seconds (a detached
+process: not in the children's CPU). ``--compare-src DIR`` runs the same scenarios with
+another source tree first (for example ``git archive <commit> src | tar -x -C DIR``), in
+the same run: issue 20 measured main (writers embedding inline) against the worker.
+
     .venv/bin/python benchmarks/concurrency.py [--writers 8] [--writes 250] [--readers 2]
+        [--scenario shared] [--compare-src /tmp/main]
 """
 
 from __future__ import annotations
@@ -24,9 +33,11 @@ import argparse
 import json
 import os
 import platform
+import resource
 import sqlite3
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +74,46 @@ def summary(report: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def measured(root: Path, name: str, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One scenario with its CPU, load and background embedding (see the module doc)."""
+    load_before, cpu_before = _load(), _children_cpu()
+    report = run_scenario(root, name, **kwargs)
+    cost = {"children_cpu_s": round(_children_cpu() - cpu_before, 2),
+            "load_before": load_before, "load_after": _load()}
+    cost["embedding"] = _background(root / "home")
+    return report, cost
+
+
+def _background(home: Path) -> dict[str, Any] | None:
+    """Wait for the home's embedding worker (by its lock) and what it cost; ``None``
+    without the extra. Run with this checkout's source (the benchmark process's)."""
+    from waymarks.semantic import load
+    from waymarks.service import semantic_backfill
+    from waymarks.service.app import Waymarks
+    from waymarks.service.semantic_recall import missing_vectors, wait_for_vectors
+
+    if load() is None:
+        return None
+    started = time.perf_counter()
+    with Waymarks(home, cwd=str(home)) as app:
+        missing_at_end = missing_vectors(app)
+        waited = wait_for_vectors(app, timeout=1800)
+    state = semantic_backfill.progress(home) or {}
+    return {"missing_when_writers_done": missing_at_end, "waited": waited["waited"],
+            "wait_s": round(time.perf_counter() - started, 2),
+            "records": waited.get("records"), "vectors": waited.get("vectors"),
+            "worker_cpu_s": state.get("cpu_total_s")}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--writers", type=int, default=8)
@@ -74,15 +125,31 @@ def main() -> int:
     parser.add_argument(
         "--dir", default=None, help="parent of the temporary directory (default: system temp)"
     )
+    parser.add_argument("--compare-src", default=None,
+                        help="another source tree's directory holding src/ (run first)")
     args = parser.parse_args()
 
     scenarios: dict[str, Any] = {}
+    compared: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="waymarks-bench-", dir=args.dir) as tmp:
         root = Path(tmp)
+        kwargs = {"writers": args.writers, "writes": args.writes, "readers": args.readers,
+                  "timeout": args.timeout}
+        if args.compare_src:
+            saved = os.environ.get("PYTHONPATH")
+            os.environ["PYTHONPATH"] = str(Path(args.compare_src).resolve() / "src")
+            try:
+                for name in args.scenario or SCENARIOS:
+                    report, cost = measured(root / f"compare-{name}", name, **kwargs)
+                    compared[name] = {**summary(report), **cost}
+            finally:
+                if saved is None:
+                    os.environ.pop("PYTHONPATH", None)
+                else:
+                    os.environ["PYTHONPATH"] = saved
         for name in args.scenario or SCENARIOS:
-            report = run_scenario(root / name, name, writers=args.writers, writes=args.writes,
-                                  readers=args.readers, timeout=args.timeout)
-            scenarios[name] = summary(report)
+            report, cost = measured(root / name, name, **kwargs)
+            scenarios[name] = {**summary(report), **cost}
         total = args.writers * args.writes
         base = run_scenario(root / "baseline", "shared", writers=1, writes=total, readers=0,
                             timeout=args.timeout)
@@ -105,6 +172,7 @@ def main() -> int:
     report = {
         "benchmark": "concurrency",
         "scenarios": scenarios,
+        "compare_src": {"src": args.compare_src, "scenarios": compared} if compared else None,
         "baseline_single_process": baseline,
         "speedup_vs_baseline": {
             name: round(s["durable_writes_per_s"] / baseline["durable_writes_per_s"], 2)
@@ -120,6 +188,7 @@ def main() -> int:
             "sqlite": sqlite3.sqlite_version,
             "platform": platform.platform(),
             "cpus": os.cpu_count(),
+            "semantic": os.environ.get("WAYMARKS_SEMANTIC", "on"),
             "temp_dir": temp_dir,
         },
     }

@@ -9,13 +9,23 @@ character set of Chinese function words dropped "前" for being part of "目前"
 fix, 86.7 % / 6.7 %, the one false conflict being the replay key rule's.
 
 For each pair the first claim is stored as active state (in the project partition for
-``"scopes": "cross"`` pairs, else in the session's) and the second is checked as a new
-session write, exactly as :func:`waymarks.core.decisions` checks it:
+``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new
+session write of a trusted project by :func:`waymarks.core.decisions.decide_memory`
+itself:
 
-- ``write_check``: :func:`waymarks.core.rules.find_contradictions` over the partitions the
-  session sees (its own and the trusted project's);
+- ``write_check``: refused with the code ``conflict`` (the wide check over the partitions
+  the session sees, after :func:`waymarks.core.rules.key_apart` kept a claim apart from
+  a distinct fact that only shares its derived key);
 - ``baseline``: :func:`waymarks.core.rules.find_conflicts`, the replay rule (same partition
-  only, exact derived key or opposite polarity), which was the whole write check before.
+  only, exact derived key or opposite polarity) on the claim as typed, which was the whole
+  write check before.
+
+Every accepted write is then replayed onto the same state
+(:func:`waymarks.core.rules.apply_mutation`, as a rebuild does): ``replay_disagrees``
+counts the writes the check accepted that replay would mark invalid (must be 0).
+Issue 20: the four false conflicts left before ``key_apart`` (3.6 %) were all the replay
+rule's shared derived key ("Debug logging is enabled in staging." / "... disabled in
+production.").
 
 caught = conflicting pairs flagged / conflicting pairs; false = non-conflicting pairs
 flagged / non-conflicting pairs. Prints JSON.
@@ -31,9 +41,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from waymarks.core.model import MemoryItem
+from waymarks.core.decisions import Rejected, WriteContext, decide_memory
+from waymarks.core.model import MemoryItem, MemoryMutation, MutationRecord
 from waymarks.core.replay import MemoryView
-from waymarks.core.rules import find_conflicts, find_contradictions, new_state
+from waymarks.core.rules import Applied, apply_mutation, find_conflicts, new_state
 
 PAIRS = Path(__file__).resolve().parent / "conflict_pairs.json"
 SESSION = "s-bench"
@@ -46,8 +57,9 @@ def load(path: Path = PAIRS) -> list[dict[str, Any]]:
     return pairs
 
 
-def judge(pair: dict[str, Any]) -> tuple[bool, bool]:
-    """(flagged by the write check, flagged by the replay rule) for one pair."""
+def judge(pair: dict[str, Any]) -> tuple[bool, bool, bool]:
+    """(refused by the write decision, flagged by the replay rule, accepted but invalid on
+    replay) for one pair."""
     view = MemoryView()
     cross = pair["scopes"] == "cross"
     first = MemoryItem(id="first", scope="project" if cross else "session", claim=pair["a"],
@@ -56,9 +68,19 @@ def judge(pair: dict[str, Any]) -> tuple[bool, bool]:
     view.put(new_state(first, SESSION, "e1", 1))
     second = MemoryItem(id="second", scope="session", claim=pair["b"], created_at=2,
                         source_entry_ids=())
-    candidate = new_state(second, SESSION, "e2", 2)
-    wide = find_contradictions(view, candidate, (f"session:{SESSION}", f"project:{PROJECT}"))
-    return "first" in wide, "first" in find_conflicts(view, candidate)
+    replay_rule = "first" in find_conflicts(view, new_state(second, SESSION, "e2", 2))
+    ctx = WriteContext(view=view, session_id=SESSION, project_path=PROJECT, trusted=True,
+                       leaf_id=None, branch=frozenset(), now_ms=2, new_uuid=lambda: "second")
+    decided = decide_memory(ctx, pair["b"], scope="session", classification=None, key=None,
+                            sources=())
+    if isinstance(decided, Rejected):
+        return decided.code == "conflict" and "first" in decided.conflicts, replay_rule, False
+    assert isinstance(decided, MemoryMutation), decided
+    record = MutationRecord(session_id=SESSION, entry_id="e2", entry_index=1, timestamp_ms=2,
+                            mutation=decided, project=PROJECT)
+    effect = apply_mutation(view, record, 2)
+    invalid = not isinstance(effect, Applied) or effect.changed[0].status != "active"
+    return False, replay_rule, invalid
 
 
 def measure(pairs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -66,8 +88,11 @@ def measure(pairs: list[dict[str, Any]]) -> dict[str, Any]:
         lambda: {"write_check": [0, 0, 0, 0], "baseline": [0, 0, 0, 0]})
     misses: list[int] = []
     false: list[int] = []
+    disagree: list[int] = []
     for number, pair in enumerate(pairs):
-        flagged = judge(pair)
+        *flagged, invalid = judge(pair)
+        if invalid:
+            disagree.append(number)
         for name, hit in zip(("write_check", "baseline"), flagged, strict=True):
             for group in ("overall", f"lang:{pair['lang']}", f"kind:{pair['kind']}"):
                 counts = groups[group][name]
@@ -91,6 +116,7 @@ def measure(pairs: list[dict[str, Any]]) -> dict[str, Any]:
         "groups": {g: {n: rates(v) for n, v in by.items()} for g, by in sorted(groups.items())},
         "missed_pairs": misses,
         "false_conflict_pairs": false,
+        "replay_disagrees": disagree,
     }
 
 

@@ -192,8 +192,12 @@ def run(data: Path, cache: Path, only: set[str] | None,
                     c = variant.calibration
                     qv = np.frombuffer(qvec[variant.prefix][question], dtype="<f4")
                     cos = matrices[ci] @ qv
-                    sem = np.clip((cos - c.floor) / (c.ceil - c.floor), 0.0, 1.0)
+                    sem = _similarity(variant.ranking, cos, c)
                     fused = _ranking(variant.ranking, rel, sem, c.weight)
+                    if variant.ranking.startswith("prf"):
+                        cos = _feedback(variant.ranking, matrices[ci], qv, fused)
+                        sem = _similarity("sum", cos, c)
+                        fused = _ranking("sum", rel, sem, c.weight)
                     selected, foreign = [], []
                     if variant.digest:
                         selected = _digest(index, d, question, qv, cos, c, variant.candidates)
@@ -241,7 +245,35 @@ def run(data: Path, cache: Path, only: set[str] | None,
             "model": embedder.model, "load_average": os.getloadavg(), "variants": results}
 
 
+def _feedback(mode: str, matrix: np.ndarray, qv: np.ndarray, fused: np.ndarray
+              ) -> np.ndarray:
+    """Pseudo-relevance feedback in the dense space (``prfK:A``): the query vector moved
+    towards the mean of the K best records of the first fused ranking by A, renormalised;
+    the cosines of every record with it."""
+    k_text, _, a_text = mode[3:].partition(":")
+    k, alpha = int(k_text or 3), float(a_text or 0.5)
+    top = np.argsort(-fused, kind="stable")[:k]
+    moved = qv + alpha * matrix[top].mean(axis=0)
+    moved /= np.linalg.norm(moved)
+    return matrix @ moved
+
+
+def _similarity(mode: str, cos: np.ndarray, c: Calibration) -> np.ndarray:
+    """The calibrated similarity; the ``q*`` modes calibrate per query (issue 20 tried
+    them for ranking): ``qmax`` maps the query's best cosine to 1, ``qmed`` takes the
+    query's median cosine as the floor (how far above the typical record)."""
+    floor, ceil = c.floor, c.ceil
+    if mode in ("qmax", "qmaxnorm"):
+        ceil = max(float(cos.max()), floor + 1e-6)
+    elif mode == "qmed":
+        floor = min(float(np.median(cos)), ceil - 1e-6)
+    return np.clip((cos - floor) / (ceil - floor), 0.0, 1.0)
+
+
 def _ranking(mode: str, rel: np.ndarray, sem: np.ndarray, weight: float) -> np.ndarray:
+    if mode == "qmaxnorm":
+        top = rel.max()
+        return (1 - weight) * (rel / top if top > 0 else rel) + weight * sem
     if mode == "dense":
         return sem
     if mode == "maxnorm":

@@ -44,11 +44,10 @@ def test_the_fixture_set_is_caught_without_new_false_conflicts() -> None:
     overall = report["groups"]["overall"]
     assert overall["write_check"]["caught_pct"] >= 90.0
     assert report["groups"]["lang:zh"]["write_check"]["caught_pct"] >= 90.0
-    # every false conflict left is one the replay rule (exact derived key) already makes,
-    # which the write check must keep so that replay cannot disagree with it
-    assert overall["write_check"]["false_pct"] <= overall["baseline"]["false_pct"] <= 4.0
-    for number in report["false_conflict_pairs"]:
-        assert bench.judge(pairs[number])[1] or pairs[number]["scopes"] == "cross"
+    # issue 20's target; the replay rule alone still flags its shared derived keys
+    assert overall["write_check"]["false_pct"] <= 2.0 < overall["baseline"]["false_pct"]
+    # every write the decision accepts replays as active (incremental == rebuild)
+    assert report["replay_disagrees"] == []
 
 
 @pytest.mark.parametrize(("first", "second"), [
@@ -106,6 +105,66 @@ def test_the_issue_examples_are_refused_with_ids(app: Waymarks, project: Path, f
     replacement = _committed(app.supersede_memory(earlier, second))
     statuses = dict(app.projection.db.execute("SELECT id, status FROM items").fetchall())
     assert statuses[earlier] == "superseded" and statuses[replacement] == "active"
+
+
+def test_a_shared_derived_key_with_a_distinct_fact_is_kept_apart(
+        app: Waymarks, project: Path) -> None:
+    """"Debug logging" keys both claims, but staging and production are two facts: the
+    second is written with a key of its own (the slug of its text), so the live
+    projection, a rebuild and the replay rule all keep both active, and a claim that does
+    contradict either is still refused."""
+    staging = _committed(app.remember("Debug logging is enabled in staging."))
+    production = _committed(app.remember("Debug logging is disabled in production."))
+    keys = dict(app.projection.db.execute("SELECT id, key FROM items").fetchall())
+    assert keys[staging] == "debug-logging"
+    assert keys[production] == "debug-logging-is-disabled-in-production"
+    for claim, earlier in (("Debug logging is disabled in staging.", staging),
+                           ("Debug logging is enabled in production.", production)):
+        refused = app.remember(claim)
+        assert isinstance(refused, Rejected) and refused.code == "conflict", claim
+        assert earlier in refused.conflicts
+    # a denial shares its value with what it denies: never kept apart
+    _committed(app.remember("The cache port is 5433."))
+    denied = app.remember("The cache port is not 5433.")
+    assert isinstance(denied, Rejected) and denied.code == "conflict"
+    # a restatement of half of a compound claim is no conflict either
+    _committed(app.remember("Redis port is 6379 and Postgres port is 5432."))
+    _committed(app.remember("The Redis port is 6379."))
+    live = app.projection.db.execute("SELECT id, status, key FROM items ORDER BY id").fetchall()
+    app.rebuild_index()
+    rebuilt = app.projection.db.execute(
+        "SELECT id, status, key FROM items ORDER BY id").fetchall()
+    assert rebuilt == live and {status for _, status, _ in live} == {"active"}
+    # superseding a kept-apart claim does not inherit its text-made key
+    revised = _committed(app.supersede_memory(production,
+                                              "Debug logging is disabled in production builds."))
+    keys = dict(app.projection.db.execute("SELECT id, key FROM items").fetchall())
+    assert keys[revised] != keys[production]
+
+
+def test_the_replay_rule_is_unchanged_for_records_already_written() -> None:
+    """Two claims sharing a derived key, written without a key (as any earlier version, or
+    another writer, may have appended them), replay exactly as before: the later is
+    invalid and names the earlier."""
+    from waymarks.core.model import MemoryItem, MemoryMutation, MutationRecord
+    from waymarks.core.replay import MemoryView
+    from waymarks.core.rules import Applied, apply_mutation
+
+    view = MemoryView()
+    states = []
+    for seq, claim in enumerate(("Debug logging is enabled in staging.",
+                                 "Debug logging is disabled in production."), start=1):
+        item = MemoryItem(id=f"m{seq}", scope="session", claim=claim, created_at=seq,
+                          source_entry_ids=())
+        mutation = MemoryMutation(schema_version=1, mutation_id=f"u{seq}", created_at=seq,
+                                  operation="add", item=item)
+        effect = apply_mutation(view, MutationRecord(
+            session_id="s", entry_id=f"e{seq}", entry_index=seq, timestamp_ms=seq,
+            mutation=mutation), seq)
+        assert isinstance(effect, Applied)
+        states.append(effect.changed[0])
+    assert states[0].status == "active"
+    assert states[1].status == "invalid" and states[1].conflicts_with == ("m1",)
 
 
 def test_an_untrusted_project_claim_does_not_block_a_session_claim(

@@ -127,6 +127,49 @@ def test_an_interrupted_run_keeps_its_batches_and_the_next_one_resumes(
     assert state["state"] == "done" and state["embedded"] == 3 and state["vectors"] == 4
 
 
+def test_a_write_embeds_nothing_itself_and_wakes_one_worker(tmp_path: Path) -> None:
+    """Issue 20 item 1: ``remember`` and ``supersede`` load no model in the writer (a
+    writer used to embed its claim inline: model load + ~40 ms per passage under the
+    session's writers); the home's worker embeds them, and ``--wait`` waits for it."""
+    from waymarks import semantic
+
+    project = tmp_path / "project"
+    project.mkdir()
+    home = tmp_path / "home"
+    semantic._loaded.clear()  # this process has not loaded the model
+    with Waymarks(home, cwd=str(project)) as app:
+        first = app.remember(CLAIMS[0])
+        assert first.outcome == "committed"
+        second = app.supersede_memory(first.id, "Feature flag new-checkout is disabled.")
+        assert second.outcome == "committed"
+        assert app.remember(CLAIMS[1]).outcome == "committed"
+    assert "e5" not in semantic._loaded  # the writer never loaded the embedder
+    waited = waymarks(home, project, "index", "--semantic", "--wait")
+    assert waited["waited"] == "done" and waited["embedded"] == 0
+    assert waited["vectors"] == waited["records"] == 3  # the superseded claim is a record too
+    state = semantic_backfill.progress(home)
+    assert state is not None and state["state"] == "done" and state["pid"] != os.getpid()
+    assert state["embedded"] >= 1 and state["cpu_s"] > 0
+    # a later recall finds the superseding claim by meaning
+    rows = waymarks(home, project, "recall", "is new checkout turned off?")["rows"]
+    assert [r["excerpt"] for r in rows] == ["Feature flag new-checkout is disabled."]
+
+
+def test_wait_refuses_clearly_when_the_worker_is_switched_off(
+        places: tuple[Path, Path]) -> None:
+    home, project = places
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "index", "--semantic", "--wait"], cwd=project,
+                          env={**os.environ, "WAYMARKS_SEMANTIC_BACKFILL": "off"},
+                          capture_output=True, timeout=300, check=False)
+    assert done.returncode != 0
+    assert b"WAYMARKS_SEMANTIC_BACKFILL=off" in done.stderr
+    assert b"waymarks index --semantic" in done.stderr
+    # nothing was embedded or started
+    assert semantic_backfill.progress(home) is None
+    assert waymarks(home, project, "status")["semantic"]["vectors"] == 0
+
+
 def test_no_worker_without_the_extra_switched_on(places: tuple[Path, Path],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     home, project = places

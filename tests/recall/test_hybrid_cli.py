@@ -44,8 +44,13 @@ def excerpts(result: Any) -> list[str]:
 
 
 def store(home: Path, project: Path, *claims: str) -> None:
+    """Write the claims (each write leaves its embedding to the home's background worker),
+    then wait for that worker on its lock: recall below reads every vector."""
     for claim in claims:
         assert waymarks(home, project, "memory", "add", "--", claim)["outcome"] == "committed"
+    waited = waymarks(home, project, "index", "--semantic", "--wait")
+    assert waited["waited"] == "done" and waited["embedded"] == 0
+    assert waited["vectors"] == waited["records"] == len(claims)
 
 
 @pytest.fixture

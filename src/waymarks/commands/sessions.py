@@ -123,20 +123,46 @@ def register_house(root: click.Group) -> None:
 
     @command(root, "index", summary="Embed the stored memory for hybrid recall (needs the "
              "semantic extra; resumable, a progress bar shows on a terminal).",
-             examples=["waymarks index --semantic", "waymarks index --semantic --json"])
+             examples=["waymarks index --semantic", "waymarks index --semantic --json",
+                       "waymarks index --semantic --wait"])
     @click.option("--semantic", is_flag=True, required=True,
                   help="Embed every memory claim that has no current vector. E.g. "
                        "waymarks index --semantic")
-    def index(semantic: bool) -> Result:
+    @click.option("--wait", "wait", is_flag=True,
+                  help="Embed nothing here: wait until the background worker has embedded "
+                       "every claim (waking it if needed). E.g. waymarks index --semantic --wait")
+    @click.option("--timeout", type=click.FloatRange(min=0), default=900.0, show_default=True,
+                  help="With --wait: give up after this many seconds. E.g. --timeout 60")
+    def index(semantic: bool, wait: bool, timeout: float) -> Result:
         """Vectors are derived like the rest of the database: this computes the missing
-        ones in committed batches, so an interrupted run continues where it stopped."""
+        ones in committed batches, so an interrupted run continues where it stopped.
+        Writes leave their claims to a background worker; --wait waits for it."""
         run = runtime()
-        with run.progress.bar("embed") as tick:
-            data = run.app().embed_recall(tick)
+        if wait:
+            from waymarks.service.semantic_recall import wait_for_vectors
+
+            data = wait_for_vectors(run.app(), timeout)
+        else:
+            with run.progress.bar("embed") as tick:
+                data = run.app().embed_recall(tick)
         if not data["available"]:
             raise click.ClickException(
                 "the semantic extra is not installed (pip install 'waymarks[semantic]'), "
                 "or WAYMARKS_SEMANTIC is off; recall stays lexical")
+        waited = data.get("waited")
+        if waited == "unavailable":
+            raise click.ClickException(
+                "the background worker is switched off (WAYMARKS_SEMANTIC_BACKFILL=off): "
+                "run `waymarks index --semantic` to embed here instead")
+        if waited in ("timeout", "failed"):
+            how = ("is still running" if waited == "timeout"
+                   else "stopped without finishing (see waymarks status)")
+            raise click.ClickException(
+                f"the background worker {how}: {data['vectors']} of {data['records']} "
+                "claims have a vector; run `waymarks index --semantic` to embed the rest here")
+        if waited == "done":
+            return Result(data, f"Background embedding done: {data['vectors']} of "
+                                f"{data['records']} claims have a vector ({data['model']})")
         return Result(data, f"Embedded {data['embedded']} claim(s); {data['vectors']} of "
                             f"{data['records']} have a vector ({data['model']})")
 

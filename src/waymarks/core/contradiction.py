@@ -210,6 +210,12 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
     return f"{name}-n{raw}"
 
 
+def negates(claim: str) -> bool:
+    """Whether a claim denies something ("is not 5433", "不是"): a signature keeps the
+    denied value as a value, so a shared value proves no agreement then."""
+    return _NEGATION.search(unicodedata.normalize("NFKC", claim).casefold()) is not None
+
+
 def contradicts(a: Signature, b: Signature) -> bool:
     """Same subject (or one contained in the other), and no value in common."""
     if not a.values.isdisjoint(b.values):

@@ -50,6 +50,8 @@ from waymarks.core.rules import (
     StateView,
     find_contradictions,
     find_duplicate,
+    is_auto_key,
+    key_apart,
     new_state,
 )
 from waymarks.core.secrets import credential_kinds
@@ -248,7 +250,8 @@ def decide_memory(
         assert isinstance(previous.item, MemoryItem)
         scope = previous.item.scope
         level = level or previous.item.classification
-        folded_key = folded_key or previous.item.key
+        if not is_auto_key(previous.item):  # a key given to keep it apart is its own
+            folded_key = folded_key or previous.item.key
     parsed_scope = parse_scope(scope, "memory")
     if isinstance(parsed_scope, Rejected):
         return parsed_scope
@@ -317,6 +320,11 @@ def _add_or_supersede(
     if duplicate is not None and _duplicate_applies(ctx, duplicate):
         return Duplicate(duplicate.id, kind)
     ignore = frozenset({previous.id}) if previous else frozenset()
+    if isinstance(item, MemoryItem):
+        apart = key_apart(ctx.view, candidate, ignore)
+        if apart is not None:  # a derived key shared with a distinct fact (see key_apart)
+            item = msgspec.structs.replace(item, key=apart)
+            candidate = new_state(item, ctx.session_id, "", 0)
     conflicts = find_contradictions(ctx.view, candidate, _seen_partitions(ctx, candidate),
                                     ignore)
     if conflicts:

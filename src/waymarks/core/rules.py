@@ -24,7 +24,7 @@ from typing import Protocol
 import msgspec
 from msgspec.structs import replace
 
-from waymarks.core.contradiction import contradicts, signature
+from waymarks.core.contradiction import contradicts, negates, signature
 from waymarks.core.model import (
     MEMORY_STATUS_TARGETS,
     PIN_STATUS_TARGETS,
@@ -225,10 +225,66 @@ def find_contradictions(
 
 
 def _keyed_apart(one: ItemState, other: ItemState) -> bool:
-    """Both claims carry explicit keys, and they differ: the writer said they are two facts."""
-    a = one.item.key if isinstance(one.item, MemoryItem) else None
-    b = other.item.key if isinstance(other.item, MemoryItem) else None
+    """Both claims carry explicit keys, and they differ: the writer said they are two facts.
+    A key :func:`key_apart` gave is no such word (two claims kept apart from a third are
+    not thereby apart from each other)."""
+    a = one.item.key if isinstance(one.item, MemoryItem) and not is_auto_key(one.item) else None
+    b = (other.item.key if isinstance(other.item, MemoryItem) and not is_auto_key(other.item)
+         else None)
     return bool(a and b and normalize_key(a) != normalize_key(b))
+
+
+def is_auto_key(item: MemoryItem) -> bool:
+    """Whether ``item``'s explicit key is the one :func:`key_apart` gives (the slug of its
+    whole claim), rather than a key a person or tool chose."""
+    return bool(item.key) and item.key == normalize_key(normalize(item.claim))
+
+
+def key_apart(view: StateView, candidate: ItemState,
+              ignore: frozenset[str] = frozenset()) -> str | None:
+    """An explicit key for a new claim whose *derived* key is shared only with active
+    claims of its partition that state a different fact, else ``None``.
+
+    The replay rule (:func:`find_conflicts`) refuses the later of two claims with one
+    derived key: "Debug logging is enabled in staging." and "Debug logging is disabled in
+    production." both key on "debug logging", and "The Redis port is 6379." restates half
+    of "Redis port is 6379 and Postgres port is 5432.". When both claims have signatures
+    (:mod:`waymarks.core.contradiction`) and those say the claims do not contradict
+    (another subject, or a value in common), the new claim is written with an explicit key
+    (the slug of its whole text) instead: a field every version reads, so the live
+    projection, a rebuild and older readers all replay it as active, and the replay rule
+    itself stays unchanged for every record already written. ``None`` (the conflict stands)
+    when the candidate has an explicit key, no signature or a negation, a polarity
+    conflict, a shared key with a claim that chose it explicitly, that its signature
+    contradicts, that has none or that negates, or when the new key is itself taken.
+    ``ignore``: the item a supersede replaces."""
+    item = candidate.item
+    if (candidate.kind != "memory" or candidate.key is None or not isinstance(item, MemoryItem)
+            or item.key):
+        return None
+    mine = signature(candidate.text)
+    if mine is None or negates(candidate.text):
+        return None
+    tied = False
+    for other in _matching(view, candidate):
+        if other.id in ignore or other.id == candidate.id or other.norm == candidate.norm:
+            continue
+        if _contradicts_by_rule(replace(candidate, key=None), other, ignore):
+            return None  # opposite polarity: a conflict whatever the key
+        if other.key != candidate.key:
+            continue
+        if isinstance(other.item, MemoryItem) and other.item.key and not is_auto_key(
+                other.item):
+            return None  # a key a person or tool chose for that fact: it holds
+        theirs = signature(other.text)
+        if theirs is None or negates(other.text) or contradicts(mine, theirs):
+            return None
+        tied = True
+    key = normalize_key(candidate.norm)
+    if not tied or not key or key == candidate.key:
+        return None
+    taken = view.active_matching("memory", candidate.partition, candidate.norm, key, None)
+    return None if any(other.key == key for other in taken) else key
 
 
 def _contradicts_by_rule(candidate: ItemState, other: ItemState, ignore: frozenset[str]) -> bool:

@@ -6,8 +6,9 @@ Without it, or with ``WAYMARKS_SEMANTIC=off``, :func:`load` returns ``None`` and
 the lexical engine, unchanged.
 
 The model is loaded once per process (about 30 ms) and kept: a warm helper embeds each
-prompt in about 13 ms. Stored passages are embedded when they are written or by
-``waymarks index --semantic``, never on the prompt path.
+prompt in about 13 ms. Stored passages are embedded by the home's background worker
+(woken by a write or a rebuild, :mod:`waymarks.service.semantic_backfill`) or by
+``waymarks index --semantic``, never on the prompt path and never by a writer.
 """
 
 from __future__ import annotations

@@ -1,26 +1,33 @@
-"""Embedding a rebuilt projection in the background, never on the prompt path.
+"""Embedding stored memory in the background, never on the prompt path or in a write.
 
-Vectors live in ``waymarks.db`` beside the recall index (derived, never canonical). A
-projection rebuilt from the ledgers (a new or deleted database, a damaged one set aside,
-``waymarks rebuild-index``) has its records but not their vectors, and embedding 10k
-claims takes minutes of CPU. So the service, after such a rebuild, starts *one* detached,
-low-priority worker (:func:`start`) that embeds the records still missing a vector in
-committed batches (:func:`waymarks.service.semantic_recall.embed_pending`), and recall
-goes on meanwhile with what it has: a record without a current vector is scored
-lexically.
+Vectors live in ``waymarks.db`` beside the recall index (derived, never canonical).
+Records lack vectors after a write (``remember``, ``supersede``) and after a rebuild from
+the ledgers (a new or deleted database, a damaged one set aside, ``waymarks
+rebuild-index``). Embedding costs a model load and ~40 ms of CPU per passage, which a
+writer must not pay (8 writers on one session reached a p95 of 1.2-1.5 s when each
+embedded its own claim). So the service *wakes* (:func:`wake`) one detached,
+low-priority worker that embeds the records still missing a vector in committed batches
+(:func:`waymarks.service.semantic_recall.embed_pending`), and recall goes on meanwhile
+with what it has: a record without a current vector is scored lexically.
 
 What must stay true:
 
-- never on the prompt path: :func:`start` only spawns (no model is loaded, no record is
-  embedded in the caller), and only where the semantic extra is installed and switched on;
+- never on the prompt path or in a writer: :func:`wake` loads no model and embeds
+  nothing; when a worker already runs it costs one ``open`` and one failed ``flock``;
 - one worker per home (:mod:`waymarks.service.semantic_worker`): it holds an exclusive
-  lock (``flock``) on a file in the home for its whole run; a second one exits at once
-  without touching anything;
+  lock (``flock``) on a file in the home. :func:`wake` takes that lock *before* spawning
+  and hands the locked descriptor to the child, so two writers never both spawn one;
+- no write is left behind: a writer commits before it wakes; if the lock is held, the
+  worker holding it re-checks for missing records *after* releasing it and takes the
+  lock again when there are some (or leaves them to whoever took it meanwhile);
 - resumable: every batch is committed, so a killed worker loses at most one batch, and
-  the next start (or ``waymarks index --semantic``) continues with the records missing;
+  the next wake (or ``waymarks index --semantic``) continues with the records missing;
+- :func:`wait` (``waymarks index --semantic --wait``) returns once no worker runs and
+  nothing is missing, so a reader right after a write can synchronise on the lock, not on
+  a sleep;
 - progress is visible (:func:`progress`, shown by ``waymarks status``) and content-free:
-  counts, times, the worker's pid and state, never a claim's text or an error message
-  (an exception is reported by its class name only).
+  counts, times, CPU seconds, the worker's pid and state, never a claim's text or an
+  error message (an exception is reported by its class name only).
 """
 
 from __future__ import annotations
@@ -28,9 +35,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
+from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from waymarks.semantic import enabled
 
@@ -40,7 +49,7 @@ PROGRESS_FILE: Final = "semantic-backfill.json"
 LOCK_FILE: Final = "semantic-backfill.lock"
 #: the worker's CPU priority: it yields to everything the person is waiting for
 NICENESS: Final = 10
-#: a variable a test sets to keep rebuilds from spawning workers (``off``)
+#: a variable a test sets to keep rebuilds and writes from spawning workers (``off``)
 SWITCH: Final = "WAYMARKS_SEMANTIC_BACKFILL"
 
 
@@ -53,21 +62,94 @@ def available() -> bool:
 
 
 def start(home: Path) -> bool:
-    """Start the background worker for ``home`` (detached, in its own session); whether
-    one was started. A worker already running makes the new one exit at once."""
+    """Start the background worker for ``home`` unless one runs (see :func:`wake`)."""
+    return wake(home)
+
+
+def wake(home: Path) -> bool:
+    """Make sure a worker will embed what is missing in ``home``; whether one was spawned.
+
+    With a worker running this is one ``open`` and a failed non-blocking ``flock``: the
+    running worker re-checks after it releases the lock (module docstring). Otherwise the
+    lock is taken here and the locked descriptor handed to a detached child, so it is
+    held without a gap from this moment to the child's last batch."""
     if not available():
         return False
+    fd = try_lock(home)
+    if fd is None:
+        return False  # one runs and will see this write
+    try:
+        return _spawn(home, fd)
+    finally:
+        os.close(fd)  # the child holds the lock through its own copy
+
+
+def try_lock(home: Path) -> int | None:
+    """The home's worker lock, taken without waiting (its descriptor), or ``None`` when
+    a worker holds it (or the home cannot hold the file)."""
+    import fcntl
+
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        fd = os.open(home / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _spawn(home: Path, fd: int) -> bool:
     import subprocess
 
     try:
         subprocess.Popen(
-            [sys.executable, "-I", "-m", "waymarks.service.semantic_worker", str(home)],
+            [sys.executable, "-I", "-m", "waymarks.service.semantic_worker", str(home),
+             str(fd)],
             cwd=str(home), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
-            env={**os.environ, "WAYMARKS_HOME": str(home)})
+            pass_fds=(fd,), env={**os.environ, "WAYMARKS_HOME": str(home)})
     except OSError:
-        return False  # the next rebuild or `waymarks index --semantic` does it
+        return False  # the next write, rebuild or `waymarks index --semantic` does it
     return True
+
+
+Waited = Literal["done", "timeout", "failed", "unavailable"]
+
+
+def wait(home: Path, pending: Callable[[], int], *, timeout: float = 900.0,
+         poll: float = 0.05) -> Waited:
+    """Wait until no worker runs and ``pending()`` (records missing a vector, counted
+    under the lock) is 0, waking a worker for what is missing; never embeds here.
+
+    ``done``; ``timeout`` after ``timeout`` seconds (a worker still busy, or claims still
+    arriving); ``failed`` when a worker it woke stopped on an error (its progress names
+    the error class); ``unavailable`` when workers are switched off or missing."""
+    if not available():
+        return "unavailable"
+    deadline = time.monotonic() + timeout
+    woke = False
+    while True:
+        fd = try_lock(home)
+        while fd is None:
+            if time.monotonic() >= deadline:
+                return "timeout"
+            time.sleep(poll)  # polling the lock: the lock is the synchronisation
+            fd = try_lock(home)
+        try:
+            missing = pending()
+            if not missing:
+                return "done"
+            if woke and (progress(home) or {}).get("state") in ("failed", "unavailable"):
+                return "failed"  # the worker it woke stopped on an error
+            if not _spawn(home, fd):
+                return "failed"
+            woke = True  # claims written meanwhile may keep ``missing`` up: wake again
+        finally:
+            os.close(fd)
 
 
 def progress(home: Path) -> dict[str, Any] | None:

@@ -5,8 +5,9 @@ records' vectors are read (or held in memory by a long-lived process) and compar
 nearest ones the lexical side missed join the candidates, and scoring fuses the two
 (:mod:`waymarks.recall.fusion`). A record without a current vector is scored lexically.
 
-Records are embedded off the prompt path (:func:`embed_pending`): right after a memory is
-written (a few records, ~40 ms each) and in bulk by ``waymarks index --semantic``
+Records are embedded off the prompt path and outside the writer (:func:`embed_pending`):
+by the home's background worker, woken after a write or a rebuild
+(:mod:`waymarks.service.semantic_backfill`), and in bulk by ``waymarks index --semantic``
 (resumable: each batch is committed, and a rerun continues with the records still
 missing). Without the extra (``waymarks[semantic]``) or with ``WAYMARKS_SEMANTIC=off``,
 every function here is a no-op and recall is exactly the lexical engine.
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 
 #: records embedded per committed batch by :func:`embed_pending`
 BATCH: Final = 32
-#: records embedded right after a write (the rest wait for ``waymarks index --semantic``)
-AFTER_WRITE: Final = 8
 
 
 class VectorMemo(msgspec.Struct):
@@ -126,6 +125,36 @@ def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
         if progress is not None:
             progress(done, max(total, done))
     return done
+
+
+def missing_vectors(app: Waymarks) -> int:
+    """How many recall records have no current vector (0 without the extra), counted after
+    the index caught up with the items, as a worker would find them."""
+    embedder = load()
+    if embedder is None:
+        return 0
+    index = app.projection.recall_index()
+    with app.projection.transaction():
+        index.catch_up()
+    records, vectors = VectorStore(index.db).counts(embedder.model)
+    return max(records - vectors, len(VectorStore(index.db).missing(embedder.model, 1)))
+
+
+def wait_for_vectors(app: Waymarks, timeout: float) -> dict[str, object]:
+    """``waymarks index --semantic --wait``: wait for the home's background worker until
+    every record has a vector (waking one for what is missing; nothing is embedded in
+    this process), then the counts; ``waited`` says how it ended (see
+    :func:`waymarks.service.semantic_backfill.wait`)."""
+    from waymarks.service.semantic_backfill import wait
+
+    embedder = load()
+    if embedder is None:
+        return {"available": False, "embedded": 0}
+    waited = wait(app.home, lambda: missing_vectors(app), timeout=timeout)
+    index = app.projection.recall_index()
+    records, vectors = VectorStore(index.db).counts(embedder.model)
+    return {"available": True, "waited": waited, "embedded": 0, "records": records,
+            "vectors": vectors, "model": embedder.model}
 
 
 def vector_status(app: Waymarks) -> dict[str, object]:

@@ -1,8 +1,9 @@
 """The background embedding worker (``python -m waymarks.service.semantic_worker HOME``).
 
-Started by :func:`waymarks.service.semantic_backfill.start` after a rebuild; see that
-module for what must stay true (one worker per home by ``flock``, low priority, committed
-batches so an interrupted run resumes, content-free progress).
+Woken by :func:`waymarks.service.semantic_backfill.wake` after a write or a rebuild; see
+that module for what must stay true (one worker per home by ``flock``, low priority,
+committed batches so an interrupted run resumes, no write left behind, content-free
+progress).
 """
 
 from __future__ import annotations
@@ -10,16 +11,19 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from waymarks.files.atomic import write_atomic
-from waymarks.service.semantic_backfill import LOCK_FILE, NICENESS, PROGRESS_FILE
+from waymarks.service.semantic_backfill import NICENESS, PROGRESS_FILE, try_lock
 
 
 def _write(home: Path, data: dict[str, Any]) -> None:
+    data["cpu_total_s"] = round(float(data.get("cpu_earlier_s", 0.0))
+                                + float(data.get("cpu_s", 0.0)), 3)
     with contextlib.suppress(OSError):  # progress is a courtesy; the vectors are the work
         write_atomic(home / PROGRESS_FILE, json.dumps(data, sort_keys=True), mode=0o600)
 
@@ -28,53 +32,91 @@ def _stamp() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def run(home: Path) -> int:
+def run(home: Path, held: int | None = None) -> int:
     """The worker: embed every record of ``home``'s projection missing a vector; 0 when
-    done or when another worker runs. A failure is recorded in progress and raised."""
-    import fcntl
-
-    home.mkdir(parents=True, exist_ok=True)
-    fd = os.open(home / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
+    done or when another worker runs. ``held``: the lock's descriptor, already locked by
+    the process that spawned this one (:func:`~waymarks.service.semantic_backfill.wake`).
+    After releasing the lock it looks once more for records written meanwhile and takes
+    the lock again for them, unless another worker has it (then that one does them).
+    A failure is recorded in progress and raised."""
+    fd = held if held is not None else try_lock(home)
+    if fd is None:
         return 0  # another worker has it
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
+    state: dict[str, Any] = {"state": "running", "pid": os.getpid(), "started": _stamp(),
+                             "embedded": 0, "total": None}
+    state["cpu_earlier_s"] = _earlier_cpu(home)  # the home's workers before this one
     try:
-        with contextlib.suppress(OSError):
-            os.nice(NICENESS)
-        return _embed(home)
+        while True:
+            _embed(home, state)
+            os.close(fd)
+            fd = None
+            if not _pending(home):
+                return 0
+            fd = try_lock(home)
+            if fd is None:
+                return 0  # a worker woken meanwhile does them
     finally:
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
 
 
-def _embed(home: Path) -> int:
+def _earlier_cpu(home: Path) -> float:
+    """CPU seconds of the home's earlier workers (from their progress; 0 if unknown)."""
+    try:
+        data = json.loads((home / PROGRESS_FILE).read_text(encoding="utf-8"))
+        return float(data.get("cpu_total_s", 0.0)) if isinstance(data, dict) else 0.0
+    except (OSError, ValueError, TypeError):
+        return 0.0
+
+
+def _pending(home: Path) -> int:
+    from waymarks.service.app import Waymarks
+    from waymarks.service.semantic_recall import missing_vectors
+
+    with Waymarks(home, cwd=str(home)) as app:
+        return missing_vectors(app)
+
+
+def _embed(home: Path, state: dict[str, Any]) -> None:
+    """Embed until nothing is missing (writes landing meanwhile included), recording
+    content-free progress; ``state`` carries the counts across rounds of one worker."""
     from waymarks.service.app import Waymarks
 
-    started = _stamp()
-    state: dict[str, Any] = {"state": "running", "pid": os.getpid(), "started": started,
-                             "updated": started, "embedded": 0, "total": None}
+    state.update(state="running", updated=_stamp())
     _write(home, state)
+    base = int(state["embedded"])
 
     def tick(done: int, total: int) -> None:
-        state.update(embedded=done, total=total, updated=_stamp())
+        state.update(embedded=base + done, total=base + total, updated=_stamp(),
+                     cpu_s=_cpu())
         _write(home, state)
 
     try:
-        app = Waymarks(home, cwd=str(home))
-        outcome = app.embed_recall(tick)
+        with Waymarks(home, cwd=str(home)) as app:
+            while True:
+                outcome = app.embed_recall(tick)
+                base = int(state["embedded"])
+                if not outcome.get("available") or not outcome.get("embedded"):
+                    break
     except Exception as exc:  # recorded as failed (class name only), then raised
-        state.update(state="failed", error=type(exc).__name__, updated=_stamp())
+        state.update(state="failed", error=type(exc).__name__, updated=_stamp(), cpu_s=_cpu())
         _write(home, state)
         raise
     state.update(state="done" if outcome.get("available") else "unavailable",
-                 embedded=outcome.get("embedded", 0), records=outcome.get("records"),
-                 vectors=outcome.get("vectors"), updated=_stamp(), finished=_stamp())
-    if state["total"] is None:
+                 records=outcome.get("records"), vectors=outcome.get("vectors"),
+                 updated=_stamp(), finished=_stamp(), cpu_s=_cpu())
+    if state["total"] is None or state["total"] < state["embedded"]:
         state["total"] = state["embedded"]
     _write(home, state)
-    return 0
+
+
+def _cpu() -> float:
+    """This worker's CPU seconds so far (user + system), for status and benchmarks."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return round(usage.ru_utime + usage.ru_stime, 3)
 
 
 if __name__ == "__main__":
-    sys.exit(run(Path(sys.argv[1])))
+    sys.exit(run(Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else None))

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any
 from waymarks.core.codec import custom_type_of
 from waymarks.core.model import MemoryMutation, Mutation, PinMutation
 from waymarks.ledger.log import Entry, SessionLog
-from waymarks.semantic import load as load_embedder
-from waymarks.service import semantic_recall
+from waymarks.service import semantic_backfill
 from waymarks.service.outcomes import Committed, Rehearsed, WriteOutcome, committed_outcome
 from waymarks.service.ports import iso
 from waymarks.service.recovery import database_error, is_damage
@@ -80,15 +79,12 @@ def append_record(app: Waymarks, custom_type: str, data: dict[str, Any]) -> str:
 
 
 def embed_written(app: Waymarks, outcome: WriteOutcome) -> None:
-    """With the semantic extra, embed the memory just written (and a few more waiting),
-    off the prompt path; without it, nothing."""
-    if not isinstance(outcome, Committed) or load_embedder() is None:
-        return
-    index = app.projection.recall_index()
-    with app.projection.transaction():
-        index.catch_up()
-    semantic_recall.embed_pending(index, limit=semantic_recall.AFTER_WRITE,
-                                  transaction=app.projection.transaction)
+    """With the semantic extra, have the memory just written embedded by the home's
+    background worker (:func:`~waymarks.service.semantic_backfill.wake`): the writer
+    loads no model and embeds nothing, so a write costs what it costs without the extra;
+    recall scores the claim lexically until its vector is there. Without it, nothing."""
+    if isinstance(outcome, Committed):
+        semantic_backfill.wake(app.home)
 
 
 def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
