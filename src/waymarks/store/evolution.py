@@ -35,6 +35,7 @@ from waymarks.ledger.entries import custom_entries, custom_entries_since
 from waymarks.ledger.log import SessionLog
 from waymarks.store.evolution_schema import ANALYSIS_TABLE, DERIVED_TABLES
 from waymarks.store.migrations import migrate
+from waymarks.store.wal import enter_wal
 
 BUSY_TIMEOUT_MS: Final = 30_000
 _TERMS: Final = msgspec.json.Encoder()
@@ -159,7 +160,7 @@ class EvolutionStore:
                                   check_same_thread=False)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            self.db.execute("PRAGMA journal_mode = WAL")
+            enter_wal(self.db, busy_timeout_ms / 1000)
             migrate(self.db, now_ms)
         except BaseException:
             self.db.close()

@@ -57,6 +57,7 @@ from waymarks.store.job_rows import (
 )
 from waymarks.store.job_rows import code as _code
 from waymarks.store.job_schema import MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError
+from waymarks.store.wal import enter_wal
 
 __all__ = ["ALLOWED_CODES", "ANY_MODEL", "CALL_OUTCOMES", "DB_FILE", "MIGRATIONS",
            "SCHEMA_VERSION", "STATES", "STEP_CODES", "WAIT_REASONS", "BadRowError", "Cooldown",
@@ -82,7 +83,7 @@ class JobStore:
         self.bad_jobs: set[str] = set()
         self.db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
         self.db.execute("PRAGMA busy_timeout = 30000")
-        self.db.execute("PRAGMA journal_mode = WAL")
+        enter_wal(self.db, 30.0)
         self.db.execute("PRAGMA synchronous = FULL")
         self._migrate()
         for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):

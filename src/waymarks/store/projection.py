@@ -63,6 +63,7 @@ from waymarks.store.reads import ProjectionReads
 from waymarks.store.rows import item_row as item_row  # re-exported
 from waymarks.store.rows import json_list
 from waymarks.store.rows import state_from_row as state_from_row  # re-exported
+from waymarks.store.wal import enter_wal
 
 __all__ = ["ITEM_COLUMNS", "Projection", "ProjectionDamaged", "SqliteView", "SyncReport",
            "item_row", "state_from_row"]
@@ -178,7 +179,7 @@ class Projection(ProjectionReads):
         self._checkpointer: threading.Thread | None = None
         try:
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self.db.execute("PRAGMA journal_mode = WAL")
+            enter_wal(self.db, BUSY_TIMEOUT_MS / 1000)
             # The ledger is the durable copy; the projection can be rebuilt, so NORMAL suffices.
             self.db.execute("PRAGMA synchronous = NORMAL")
             # WAL checkpoints fsync the database: run them beside the write path, not inside it
