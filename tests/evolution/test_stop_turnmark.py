@@ -112,6 +112,14 @@ def _imported(log: str) -> set[str]:
     return {line.rsplit("|", 1)[-1].strip() for line in log.splitlines() if "|" in line}
 
 
+def _events(home: Path) -> str:
+    """The home's event log (codes only, never content): why a close did not happen."""
+    from waymarks.service.logs import LOG_DIR, LOG_FILE
+
+    path = home / LOG_DIR / LOG_FILE
+    return path.read_text(encoding="utf-8")[-2000:] if path.exists() else "(no event log)"
+
+
 def _last_capture(home: Path) -> dict[str, object] | None:
     from waymarks.service.evolution_observe import last_capture
 
@@ -179,7 +187,7 @@ def test_stop_closes_a_turn_off_its_path_only_when_a_tool_was_observed(tmp_path:
     size = ledger.stat().st_size
     stop()
     closed = _last_capture(home)
-    assert closed is not None and closed["scan"]["calls"] == 1  # type: ignore[index]
+    assert closed is not None and closed["scan"]["calls"] == 1, _events(home)  # type: ignore[index]
     assert _mark(home) is not None and _mark(home)[2] == size  # type: ignore[index]
 
     # Stop again with nothing recorded since: not closed again (a close would have
