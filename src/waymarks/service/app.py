@@ -31,13 +31,12 @@ from waymarks.ledger.discovery import (
     session_dir,
     session_file_name,
 )
-from waymarks.ledger.log import SessionFileError, SessionLog
+from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.recall.scoring import Candidate, Stats
-from waymarks.semantic import load as load_embedder
-from waymarks.service import semantic_recall
+from waymarks.service import rebuilding, semantic_recall
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import (
     Rejected,
@@ -49,14 +48,10 @@ from waymarks.service.planning import egress_for
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
 from waymarks.service.recovery import (
     SQLITE_ERRORS,
-    all_session_files,
     database_error,
-    describe,
     is_damage,
     prepare_database_files,
-    read_ledgers,
     recovering,
-    set_aside,
 )
 from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
@@ -68,7 +63,6 @@ from waymarks.store.projection import (
 )
 from waymarks.store.protocol import Store
 from waymarks.store.recall_cache import RecallCache
-from waymarks.store.recall_vectors import VectorStore
 
 if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15)
     from waymarks.service.writes import Decision, WriteContext
@@ -83,7 +77,6 @@ class Snapshot(msgspec.Struct):
     trusted: bool
     settings: Settings
 
-ProgressFn = Callable[[int, int], None]
 #: a check run under the session lock just before a write is decided (None = go ahead)
 Guard = Callable[["WriteContext"], "Rejected | None"]
 
@@ -160,49 +153,17 @@ class Waymarks:
         return self._projection
 
     def _fill_if_new(self) -> None:
-        """A new (or deleted) database starts from every ledger in the home, so that
-        deleting it loses nothing: not only the current session's items come back."""
         assert self._projection is not None
-        if self._projection.has_sources() or not all_session_files(
-                self.home):
-            return
-        sessions, _unreadable = self._read_ledgers()
-        replayed = 0
-        with self._projection.transaction():
-            if not self._projection.has_sources():  # nobody else did meanwhile
-                replayed = self._projection.rebuild(sessions, self._now_ms())
-        self._embed_in_background(replayed)
+        rebuilding.fill_if_new(self, self._projection)
 
     def _recover(self, problem: Exception) -> None:
-        """Set a damaged database aside and rebuild a new one from every known ledger."""
+        """Set a damaged database aside and rebuild a new one (:mod:`.rebuilding`)."""
         self._recall_cache = None
-        if self._projection is not None:
-            with contextlib.suppress(sqlite3.Error):
-                self._projection.close()
-            self._projection = None
+        rebuilding.close_quietly(self._projection)
+        self._projection = None
         if self._session is not None:  # opened at a checkpoint: its entry index is in the
             self._session.drop_index()  # damaged database, closed now; read the file whole
-        aside = set_aside(self.db_path, self.clock.now())
-        self.recovered = {"damaged": str(aside), "problem": describe(problem)}
-        try:
-            self._projection = Projection(self.db_path, self._now_ms())
-        except sqlite3.Error as exc:
-            raise database_error(exc, self.db_path) from exc
-        self._projection.placement = partial(placement, self)
-        sessions, _unreadable = self._read_ledgers()
-        with self._projection.transaction():
-            replayed = self._projection.rebuild(sessions, self._now_ms())
-        self._embed_in_background(replayed)
-
-    def _embed_in_background(self, replayed: int) -> None:
-        """A rebuilt projection has no vectors: with the semantic extra, one detached
-        low-priority worker embeds them (never here, on a request's path); hybrid recall
-        uses what it has meanwhile. A rebuild that replayed nothing (the first command in
-        a new home) has nothing to embed and starts no process."""
-        if replayed:
-            from waymarks.service import semantic_backfill
-
-            semantic_backfill.start(self.home)
+        self._projection = rebuilding.recover(self, problem)
 
     def _now_ms(self) -> int:
         return epoch_ms(self.clock.now())
@@ -516,46 +477,13 @@ class Waymarks:
     def embed_recall(self, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Embed every recall record without a current vector (``waymarks index
         --semantic``), in committed batches; what is there afterwards."""
-        embedder = load_embedder()
-        if embedder is None:
-            return {"available": False, "embedded": 0}
-        index = self.projection.recall_index()
-        with self.projection.transaction():
-            index.catch_up()
-        done = semantic_recall.embed_pending(
-            index, embedder, progress=progress, transaction=self.projection.transaction)
-        records, vectors = VectorStore(index.db).counts(embedder.model)
-        return {"available": True, "embedded": done, "records": records,
-                "vectors": vectors, "model": embedder.model}
+        return rebuilding.embed_recall(self, progress)
 
     @recovering
     def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Replay every session file of the home (and any other known source) into a fresh
         projection, in one transaction."""
-        known = [Path(p) for p in self.projection.source_paths()]
-        sessions, unreadable = self._read_ledgers(known, progress)
-        with self.projection.transaction():
-            count = self.projection.rebuild(sessions, self._now_ms())
-        from waymarks.service.evolution import rebuild_evolution  # learned memory, too
-        evolution_records = rebuild_evolution(self.home, self.clock, self.ids)
-        self._embed_in_background(count)
-        return {"sources": len(sessions), "mutations": count, "unreadable": unreadable,
-                "evolutionRecords": evolution_records}
-
-    def _read_ledgers(self, extra: Sequence[Path] = (), progress: ProgressFn | None = None
-                      ) -> tuple[list[SessionLog], list[str]]:
-        """Every session file in the home plus ``extra`` (see :func:`read_ledgers`); the
-        current session becomes the one re-read (an unreadable one is reported with the
-        others)."""
-        try:
-            current = self.current_session()
-        except ServiceError:
-            current = None
-        sessions, unreadable = read_ledgers(self.home, current, extra, progress)
-        if current is not None:
-            self._session = next(
-                (s for s in sessions if s.session_id == current.session_id), current)
-        return sessions, unreadable
+        return rebuilding.rebuild_index(self, progress)
 
     # -- writes (the transaction in service/write_path.py) ---------------------------
 

@@ -1,0 +1,128 @@
+"""The projection's life beside the requests: filled when new, set aside and rebuilt when
+damaged, rebuilt on request, and embedded for hybrid recall in the background.
+
+What must stay true: a new (or deleted) database starts from every ledger of the home, so
+deleting it loses nothing; a damaged one is set aside (kept for inspection) and a new one
+rebuilt from every known ledger, never a traceback; a rebuild that replayed something
+starts the one background embedding worker (never embedding on a request's path), and
+one that replayed nothing starts no process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from waymarks.ledger.log import ProgressFn, SessionLog
+from waymarks.semantic import load as load_embedder
+from waymarks.service import semantic_recall
+from waymarks.service.outcomes import ServiceError
+from waymarks.service.recovery import (
+    all_session_files,
+    database_error,
+    describe,
+    read_ledgers,
+    set_aside,
+)
+from waymarks.service.sources import placement
+from waymarks.store.projection import Projection
+from waymarks.store.protocol import Store
+from waymarks.store.recall_vectors import VectorStore
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+
+def fill_if_new(app: Waymarks, projection: Store) -> None:
+    """Replay every ledger of the home into ``projection`` if it holds no source yet."""
+    if projection.has_sources() or not all_session_files(app.home):
+        return
+    sessions, _unreadable = ledgers(app)
+    replayed = 0
+    with projection.transaction():
+        if not projection.has_sources():  # nobody else did meanwhile
+            replayed = projection.rebuild(sessions, app._now_ms())
+    embed_in_background(app, replayed)
+
+
+def recover(app: Waymarks, problem: Exception) -> Projection:
+    """Set the damaged database aside and rebuild a new one from every known ledger; the
+    new projection (the caller holds it), with ``app.recovered`` saying what happened."""
+    aside = set_aside(app.db_path, app.clock.now())
+    app.recovered = {"damaged": str(aside), "problem": describe(problem)}
+    try:
+        projection = Projection(app.db_path, app._now_ms())
+    except sqlite3.Error as exc:
+        raise database_error(exc, app.db_path) from exc
+    projection.placement = partial(placement, app)
+    sessions, _unreadable = ledgers(app)
+    with projection.transaction():
+        replayed = projection.rebuild(sessions, app._now_ms())
+    embed_in_background(app, replayed)
+    return projection
+
+
+def close_quietly(projection: Store | None) -> None:
+    """Close a projection found damaged (closing it may fail too)."""
+    if projection is not None:
+        with contextlib.suppress(sqlite3.Error):
+            projection.close()
+
+
+def embed_in_background(app: Waymarks, replayed: int) -> None:
+    """With the semantic extra, one detached low-priority worker embeds what a rebuild
+    replayed (hybrid recall uses what it has meanwhile)."""
+    if replayed:
+        from waymarks.service import semantic_backfill
+
+        semantic_backfill.start(app.home)
+
+
+def embed_recall(app: Waymarks, progress: ProgressFn | None = None) -> dict[str, Any]:
+    """Embed every recall record without a current vector, in committed batches."""
+    embedder = load_embedder()
+    if embedder is None:
+        return {"available": False, "embedded": 0}
+    index = app.projection.recall_index()
+    with app.projection.transaction():
+        index.catch_up()
+    done = semantic_recall.embed_pending(
+        index, embedder, progress=progress, transaction=app.projection.transaction)
+    records, vectors = VectorStore(index.db).counts(embedder.model)
+    return {"available": True, "embedded": done, "records": records,
+            "vectors": vectors, "model": embedder.model}
+
+
+def rebuild_index(app: Waymarks, progress: ProgressFn | None = None) -> dict[str, Any]:
+    """Replay every session file of the home (and any other known source) into a fresh
+    projection in one transaction, and learned memory too."""
+    known = [Path(p) for p in app.projection.source_paths()]
+    sessions, unreadable = ledgers(app, known, progress)
+    with app.projection.transaction():
+        count = app.projection.rebuild(sessions, app._now_ms())
+    from waymarks.service.evolution import rebuild_evolution
+
+    evolution_records = rebuild_evolution(app.home, app.clock, app.ids)
+    embed_in_background(app, count)
+    return {"sources": len(sessions), "mutations": count, "unreadable": unreadable,
+            "evolutionRecords": evolution_records}
+
+
+def ledgers(app: Waymarks, extra: Sequence[Path] = (), progress: ProgressFn | None = None
+            ) -> tuple[list[SessionLog], list[str]]:
+    """Every session file in the home plus ``extra`` (see :func:`read_ledgers`); the
+    current session becomes the one re-read (an unreadable one is reported with the
+    others)."""
+    try:
+        current = app.current_session()
+    except ServiceError:
+        current = None
+    sessions, unreadable = read_ledgers(app.home, current, extra, progress)
+    if current is not None:
+        app._session = next(
+            (s for s in sessions if s.session_id == current.session_id), current)
+    return sessions, unreadable
