@@ -28,7 +28,10 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   # service's write, diagnostics and backfill modules (issue 15)
                   "waymarks.cli.launchers", "waymarks.cli.progress",
                   "waymarks.service.write_path", "waymarks.service.writes",
-                  "waymarks.service.diagnostics", "waymarks.service.semantic_backfill")
+                  "waymarks.service.diagnostics", "waymarks.service.semantic_backfill",
+                  # OpenSSL's bindings (hashes come from core.digests) and the TOML parser
+                  # (a home without a configuration file) cost milliseconds per start
+                  "_hashlib", "tomllib")
 
 
 #: the only dataclass a fresh recall declares (it normalises its frozen fields in

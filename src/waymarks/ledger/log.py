@@ -20,7 +20,6 @@ Invariants:
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Set
 from contextlib import contextmanager
@@ -38,6 +37,7 @@ from waymarks.core.codec import (
     decode_payload,
     iso_to_ms,
 )
+from waymarks.core.digests import blake2b
 from waymarks.core.model import (
     CUSTOM_TYPE_FAMILY_PREFIX,
     MEMORY_CUSTOM_TYPE,
@@ -175,7 +175,7 @@ class SessionLog(ABC):
         """A hash of the bytes just before ``offset``: if a checkpoint's fingerprint no
         longer matches, the file was replaced or rewritten and must be read again."""
         start = max(0, offset - FINGERPRINT_BYTES)
-        return hashlib.blake2b(self._read_from(start, offset - start),
+        return blake2b(self._read_from(start, offset - start),
                                digest_size=8).hexdigest()
 
     def tail_bytes(self, limit: int) -> bytes:

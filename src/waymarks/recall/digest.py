@@ -11,11 +11,11 @@ never from the stored text. No row fits, no digest.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Final
 
+from waymarks.core.digests import blake2b
 from waymarks.core.egress import Egress, json_line
 from waymarks.recall.analysis import first_match
 from waymarks.recall.plan import clip_utf8
@@ -56,7 +56,7 @@ def clip_label(label: str) -> str:
     two long labels that differ only at the end stay distinguishable."""
     if len(label.encode()) <= MAX_LABEL_BYTES:
         return label
-    digest = hashlib.blake2b(label.encode(), digest_size=4).hexdigest()
+    digest = blake2b(label.encode(), digest_size=4).hexdigest()
     return clip_utf8(label, MAX_LABEL_BYTES - 16) + "…#" + digest
 
 

@@ -16,7 +16,6 @@ in it, and writes only a result that parses and says what was asked (atomic repl
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Final
 
@@ -64,13 +63,24 @@ def _read(path: Path) -> dict[str, Any]:
             raise LearningConfigError(
                 "bad_config", f"{path}: larger than {MAX_CONFIG_BYTES} bytes; fix or remove it")
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            raw = handle.read()
     except FileNotFoundError:
         return {}
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        # the parser's message may quote the file: name the file and the fix only
-        raise LearningConfigError("bad_config", f"{path}: not a readable TOML file; fix or remove "
-                           "it (learning stays off until then)") from exc
+    except OSError as exc:
+        raise _unreadable(path) from exc
+    # imported here: most homes have no configuration file, and a new process (a one-shot
+    # recall, a hook) would otherwise pay the parser's import on every start
+    import tomllib
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise _unreadable(path) from exc
+
+
+def _unreadable(path: Path) -> LearningConfigError:
+    # the parser's message may quote the file: name the file and the fix only
+    return LearningConfigError("bad_config", f"{path}: not a readable TOML file; fix or remove "
+                               "it (learning stays off until then)")
 
 
 def _learn(config: dict[str, Any], path: Path) -> bool | None:
@@ -119,6 +129,7 @@ def set_learning(home: Path, on: bool) -> LearningState:
     except FileNotFoundError:
         text = ""
     updated = _with_learn(text, on)
+    import tomllib  # see _read
     try:
         result = _learn(tomllib.loads(updated), path)
     except tomllib.TOMLDecodeError:

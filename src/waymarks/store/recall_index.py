@@ -20,13 +20,13 @@ damaged into pointing at other records are noticed rather than scored.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Final
 
 import msgspec
 
+from waymarks.core.digests import blake2b
 from waymarks.recall.analysis import analyze
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
 from waymarks.store.integrity import (
@@ -75,7 +75,7 @@ class RecordInput(msgspec.Struct, frozen=True):
 
 def token(feature: str) -> str:
     """The FTS5 term standing for a feature."""
-    return "t" + hashlib.blake2b(feature.encode(), digest_size=8).hexdigest()
+    return "t" + blake2b(feature.encode(), digest_size=8).hexdigest()
 
 
 def create_tables(db: sqlite3.Connection) -> None:

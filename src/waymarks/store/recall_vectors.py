@@ -15,13 +15,13 @@ Every row carries a checksum (:mod:`waymarks.store.integrity`), checked when it 
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Final
 
 import msgspec
 
+from waymarks.core.digests import blake2b
 from waymarks.recall.scoring import Candidate
 from waymarks.store.integrity import (
     checksum,
@@ -45,7 +45,7 @@ def create_tables(db: sqlite3.Connection) -> None:
 
 
 def text_hash(text: str) -> str:
-    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+    return blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 class VectorStore:

@@ -1,0 +1,16 @@
+"""core.digests gives the digests hashlib gives, without loading OpenSSL."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from waymarks.core.digests import blake2b
+
+
+@pytest.mark.parametrize("data", [b"", b"x", "数据库端口是 5434。".encode(), bytes(range(256)) * 9])
+@pytest.mark.parametrize("size", [4, 8, 12, 32, 64])
+def test_the_same_digest_as_hashlib(data: bytes, size: int) -> None:
+    assert blake2b(data, digest_size=size).hexdigest() == hashlib.blake2b(
+        data, digest_size=size).hexdigest()
