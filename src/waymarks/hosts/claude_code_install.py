@@ -11,7 +11,9 @@ Install merges into Claude Code's configuration, leaving everything else as it w
   package's directory on the import path itself, see :mod:`waymarks.hosts.hook_entry`), so
   the same command serves a venv, a ``pip install --user`` and an editable install;
 - MCP servers (``<project>/.mcp.json``, or ``~/.claude.json``): ``waymarks``, running
-  ``<this waymarks> --home <home> mcp --claude-code``.
+  ``<this waymarks> --home <home> mcp --claude-code``: the script pip installed with this
+  package (:func:`waymarks_binary`: a ``pip install --user`` puts it in the user scheme's
+  scripts directory, not beside the interpreter).
 
 It is idempotent, keeps a copy of each file it changes (``<file>.waymarks-backup``),
 refuses a file that is not valid JSON (changing nothing), writes atomically and reports
