@@ -83,6 +83,21 @@ def test_usage_errors_are_clear_and_change_nothing(cli, home: Path) -> None:  # 
     assert not (home / "sessions").exists()
 
 
+def test_index_refuses_a_timeout_without_wait(cli, home: Path) -> None:  # type: ignore[no-untyped-def]
+    """``--timeout`` bounds ``--wait`` only: without it the option would be silently
+    ignored (the embedding here runs to its end), so it is a usage error naming ``--wait``
+    before anything is opened or embedded."""
+    cli("memory", "add", "--", "The database port is 5433.")
+    before = sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns)
+                    for p in home.rglob("*") if p.is_file())
+    for timeout in ("5", "900"):  # the default, given explicitly, is refused too
+        refused = cli("index", "--semantic", "--timeout", timeout, expect=2)
+        assert refused["code"] == "usage" and "--wait" in refused["message"]
+        assert "--timeout" in refused["message"]
+    assert sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns)
+                  for p in home.rglob("*") if p.is_file()) == before
+
+
 def test_trust_commands(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
     refused = cli("pin", "--scope", "project", "--", "Use ruff", expect=2)
     assert refused["code"] == "untrusted"

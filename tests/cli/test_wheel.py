@@ -152,6 +152,10 @@ def test_a_user_install_runs_the_hook_command_install_writes(wheel: Path,
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert shlex.split(command)[:4] == [str(base), "-I", "-S",
                                         str(user_site / "waymarks" / "hosts" / "hook_entry.py")]
+    # the MCP server: the script pip --user installed (none beside the interpreter)
+    server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["waymarks"]
+    assert server["command"] == str(user_base / "bin" / "waymarks")
+    assert Path(server["command"]).is_file()
     session = str(uuid.uuid4())
     start = {"session_id": session, "cwd": str(project), "source": "startup"}
     assert _hook(settings, "SessionStart", start, run_env, project) == ""

@@ -464,7 +464,9 @@ def test_the_installed_command_runs_from_an_editable_install(tmp_path: Path, hom
     """This checkout is installed editable (its ``src`` reached through a path file,
     which ``-S`` does not read): the command ``install`` writes runs the hook in its
     own process without the helper (the site directories added first), as the console
-    script does; a request that is not a hook is refused with the fix, changing nothing."""
+    script does, with ``--json`` too wherever the console script's hook path takes it; a
+    request that is not a hook is refused with the fix, changing nothing, and never with
+    exit 2 (Claude Code blocks the tool call or prompt on a hook's exit 2)."""
     cc.install("project", project, tmp_path / "u", home)
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     command = {event: settings["hooks"][event][0]["hooks"][0]["command"]
@@ -484,8 +486,20 @@ def test_the_installed_command_runs_from_an_editable_install(tmp_path: Path, hom
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert '"Always run the linters"' in context
     python = shlex.split(command["SessionStart"])[:4]  # the interpreter, -I -S, launcher
-    before = sorted(p.name for p in home.rglob("*"))
-    wrong = subprocess.run([*python, "--home", str(home), "pins"], env=env, cwd=project,
-                           capture_output=True, text=True, timeout=60)
-    assert wrong.returncode == 2 and "waymarks claude-code install" in wrong.stderr
-    assert sorted(p.name for p in home.rglob("*")) == before
+    prompt = json.dumps(payload(sid, project, "UserPromptSubmit", prompt="lint again"))
+    for options in (["--json", "--home", str(home)], ["--home", str(home), "--json"]):
+        json_form = subprocess.run([*python, *options, "hook", "claude-code",
+                                    "UserPromptSubmit"], input=prompt, env=env, cwd=project,
+                                   capture_output=True, text=True, timeout=60)
+        assert json_form.returncode == 0, (options, json_form.stderr)
+        assert '"Always run the linters"' in json.loads(json_form.stdout)[
+            "hookSpecificOutput"]["additionalContext"]
+    before = sorted((str(p), p.stat().st_size) for p in home.rglob("*") if p.is_file())
+    for line in (["--home", str(home), "pins"], ["--json", "hook", "claude-code", "Stop"],
+                 ["--home", str(home), "hook", "claude-code"],
+                 ["--home", str(home), "hook", "claude-code", "Stop", "--json"]):
+        wrong = subprocess.run([*python, *line], input="{}", env=env, cwd=project,
+                               capture_output=True, text=True, timeout=60)
+        assert wrong.returncode == 1, (line, wrong.returncode, wrong.stderr)
+        assert "waymarks claude-code install" in wrong.stderr and wrong.stdout == ""
+    assert sorted((str(p), p.stat().st_size) for p in home.rglob("*") if p.is_file()) == before

@@ -103,14 +103,28 @@ def test_every_action_rehearses_without_writing_and_then_asks(
     assert cli("evolution", "show", learned)["state"] == "provisional"
 
 
+def _excluded(cli: Callable[..., dict], session: str) -> bool:
+    """The source's exclusion as ``memory sources`` shows it: the policy lives in
+    ``waymarks.db`` only, which ``_records`` leaves out, so it is read back here."""
+    excluded: bool = {s["sessionId"]: s for s in cli("memory", "sources")["sources"]}[
+        session]["excluded"]
+    return excluded
+
+
 def test_source_actions_rehearse_without_writing(
         web: Any, home: Path, project: Path, cli: Callable[..., dict]) -> None:
+    """Each source action rehearsed alone, from the state it would change: a rehearsal
+    that wrote would flip the exclusion (an exclude and an include rehearsed together
+    would undo each other, and the exclusion is not in the record files)."""
     cli("trust", str(project))
     cli("memory", "add", "--scope", "project", "--", "The first session sets the cache size.")
     first = cli("session")["session"]["id"]
     cli("session", "new")  # the inspector follows the newest session: the first is a source
     client, gate = _login(web)
-    _rehearsed(client, gate, (home, project), {"exclude": {"id": first},
-                                               "include": {"id": first}})
-    sources = {s["sessionId"]: s for s in cli("memory", "sources")["sources"]}
-    assert sources[first]["excluded"] is False
+    assert _excluded(cli, first) is False
+    _rehearsed(client, gate, (home, project), {"exclude": {"id": first}})
+    assert _excluded(cli, first) is False, "rehearsing exclude excluded the source"
+    assert cli("memory", "exclude", first)["changed"] is True
+    assert _excluded(cli, first) is True
+    _rehearsed(client, gate, (home, project), {"include": {"id": first}})
+    assert _excluded(cli, first) is True, "rehearsing include included the source again"

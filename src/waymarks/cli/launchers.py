@@ -31,19 +31,13 @@ HELP = ("-h", "--help")
 def hook_fast_path(argv: list[str], default_home: "Any") -> int | None:
     """``[--home H] [--json] hook claude-code EVENT``: answered before anything heavy is
     imported. ``None``: not a hook (or a request for help): the full CLI answers."""
-    home = None
-    index = 0
-    while index < len(argv) and argv[index] in ("--home", "--json"):
-        if argv[index] == "--home" and index + 1 < len(argv):
-            home = argv[index + 1]
-            index += 1
-        index += 1
-    if argv[index:index + 2] != ["hook", "claude-code"] or any(
-            token.lower() in HELP for token in argv[index + 2:]) or len(argv) != index + 3:
-        return None
-    from waymarks.hosts.cc_client import run
+    from waymarks.hosts.cc_client import hook_arguments, run
 
-    return run(argv[index + 2:], os.path.expanduser(home) if home else str(default_home()))
+    parsed = hook_arguments(argv)
+    if parsed is None or parsed[1].lower() in HELP:
+        return None
+    home, event = parsed
+    return run([event], os.path.expanduser(home) if home else str(default_home()))
 
 
 class LaunchError(Exception):

@@ -132,11 +132,17 @@ def register_house(root: click.Group) -> None:
                   help="Embed nothing here: wait until the background worker has embedded "
                        "every claim (waking it if needed). E.g. waymarks index --semantic --wait")
     @click.option("--timeout", type=click.FloatRange(min=0), default=900.0, show_default=True,
-                  help="With --wait: give up after this many seconds. E.g. --timeout 60")
+                  help="With --wait (refused without it): give up after this many seconds. "
+                       "E.g. --wait --timeout 60")
     def index(semantic: bool, wait: bool, timeout: float) -> Result:
         """Vectors are derived like the rest of the database: this computes the missing
         ones in committed batches, so an interrupted run continues where it stopped.
         Writes leave their claims to a background worker; --wait waits for it."""
+        source = click.get_current_context().get_parameter_source("timeout")
+        if not wait and source is not click.core.ParameterSource.DEFAULT:
+            raise click.UsageError("--timeout is only for --wait (how long to wait for the "
+                                   "background worker); embedding here runs to the end: "
+                                   "add --wait, or drop --timeout")
         run = runtime()
         if wait:
             from waymarks.service.semantic_recall import wait_for_vectors

@@ -76,6 +76,25 @@ def _at_socket(path: str, use: "Any") -> None:
         posix.close(here)
 
 
+def hook_arguments(argv: list[str]) -> tuple[str | None, str] | None:
+    """``[--home H] [--json] hook claude-code EVENT`` (the global options in any order,
+    repeated, the last ``--home`` winning; ``--json`` changes nothing for a hook): the
+    home (``None``: not given) and the event; ``None`` when ``argv`` is not that command
+    line. The one parser of both hook entries: the console script's fast path
+    (:func:`waymarks.cli.launchers.hook_fast_path`) and the launcher ``install`` writes
+    (:mod:`waymarks.hosts.hook_entry`)."""
+    home = None
+    index = 0
+    while index < len(argv) and argv[index] in ("--home", "--json"):
+        if argv[index] == "--home" and index + 1 < len(argv):
+            home = argv[index + 1]
+            index += 1
+        index += 1
+    if argv[index:index + 2] != ["hook", "claude-code"] or len(argv) != index + 3:
+        return None
+    return home, argv[index + 2]
+
+
 def run(argv: list[str], home: str) -> int:
     """The hook's entry point (lean): ask the helper, else do it here."""
     if _env("WAYMARKS_EVOLUTION_CHILD"):  # core.evolution_policy.CHILD_ENV

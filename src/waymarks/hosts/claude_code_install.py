@@ -11,7 +11,9 @@ Install merges into Claude Code's configuration, leaving everything else as it w
   package's directory on the import path itself, see :mod:`waymarks.hosts.hook_entry`), so
   the same command serves a venv, a ``pip install --user`` and an editable install;
 - MCP servers (``<project>/.mcp.json``, or ``~/.claude.json``): ``waymarks``, running
-  ``<this waymarks> --home <home> mcp --claude-code``.
+  ``<this waymarks> --home <home> mcp --claude-code``: the script pip installed with this
+  package (:func:`waymarks_binary`: a ``pip install --user`` puts it in the user scheme's
+  scripts directory, not beside the interpreter).
 
 It is idempotent, keeps a copy of each file it changes (``<file>.waymarks-backup``),
 refuses a file that is not valid JSON (changing nothing), writes atomically and reports
@@ -31,6 +33,7 @@ import json
 import shlex
 import shutil
 import sys
+import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -57,10 +60,46 @@ class Change:
         return {"file": str(self.path), "added": self.added, "removed": self.removed}
 
 
+def scripts_dir(package: Path, metadata: Path | None = None) -> Path:
+    """Where pip put the scripts of the installation whose ``waymarks`` package directory
+    is ``package`` (``metadata``: the directory holding its ``.dist-info``, if known):
+    the user scheme's scripts directory (``~/.local/bin``) for a ``pip install --user``,
+    else the interpreter's (a venv's ``bin``). Not the interpreter's own directory: a
+    user install's interpreter is the system's (``/usr/bin``), its script is not there.
+    An editable install keeps the package in its checkout, outside every site directory:
+    its metadata says where pip installed it."""
+    user = sysconfig.get_preferred_scheme("user")
+    user_site = Path(sysconfig.get_path("purelib", user)).resolve()
+    site = {Path(sysconfig.get_path(k)).resolve() for k in ("purelib", "platlib")}
+    where = package.resolve()
+    if metadata is not None and not any(where.is_relative_to(d) for d in (user_site, *site)):
+        where = metadata.resolve()
+    return Path(sysconfig.get_path("scripts", user if where.is_relative_to(user_site)
+                                   else sysconfig.get_default_scheme()))
+
+
+def _installed_metadata() -> Path | None:
+    """The directory holding this installation's ``.dist-info`` (``None``: not installed,
+    e.g. a checkout on ``PYTHONPATH``)."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        return Path(str(distribution("waymarks").locate_file("")))
+    except PackageNotFoundError:
+        return None
+
+
 def waymarks_binary() -> Path:
-    """This installation's ``waymarks`` script, beside the interpreter running now (its
-    shebang names that interpreter directly: no shell shim on the prompt's path)."""
-    return Path(sys.executable).parent / "waymarks"
+    """This installation's ``waymarks`` script (its shebang names the installation's
+    interpreter directly: no shell shim on the MCP server's start): in the scripts
+    directory pip installed it to (:func:`scripts_dir`), else the ``waymarks`` on
+    ``PATH`` (a layout pip did not make), else the path it would have."""
+    package = Path(__file__).resolve().parents[1]
+    script = scripts_dir(package, _installed_metadata()) / "waymarks"
+    if script.is_file():
+        return script
+    found = shutil.which("waymarks")
+    return Path(found) if found else script
 
 
 def files(scope: Scope, project: Path, user_home: Path) -> tuple[Path, Path]:

@@ -16,8 +16,12 @@ What must stay true: this file and the client it runs (:mod:`waymarks.hosts.cc_c
 import nothing but ``sys``, ``posix`` and ``_socket`` until the helper has answered; when
 it does not, :func:`~waymarks.hosts.cc_client.complete_import_path` adds the site
 directories as a normal start would, and the hook runs in this process as it did from
-the console script. Only the command line ``install`` writes is accepted (anything else:
-a usage message naming ``waymarks hook claude-code``, exit 2). No ``from __future__``.
+the console script. The command line is the one ``install`` writes, parsed as the console
+script's hook path parses it (:func:`~waymarks.hosts.cc_client.hook_arguments`: ``--home``
+and an optional ``--json`` in any order, then ``hook claude-code EVENT``). Anything else
+is a usage message naming ``waymarks hook claude-code`` on standard error and exit 1:
+never 2, which Claude Code reads as "block the tool call or prompt" (a broken hook
+command must not stop the person's work). No ``from __future__``.
 """
 
 import sys
@@ -27,19 +31,22 @@ def _run(argv: list[str]) -> int:
     here = __file__.rsplit("/", 3)[0]  # .../waymarks/hosts/hook_entry.py -> its directory
     if here not in sys.path:
         sys.path.append(here)
-    if len(argv) != 5 or argv[0] != "--home" or argv[2:4] != ["hook", "claude-code"]:
-        sys.stderr.write("usage: PYTHON -I -S hook_entry.py --home DIR hook claude-code "
-                         "EVENT (what `waymarks claude-code install` writes); for anything "
-                         "else run `waymarks`, e.g. `waymarks hook claude-code --help`\n")
-        return 2
-    home = argv[1]
+    from waymarks.hosts.cc_client import hook_arguments, run
+
+    parsed = hook_arguments(argv)
+    home = parsed[0] if parsed is not None else None
+    if parsed is None or home is None:
+        sys.stderr.write("waymarks: not a hook command line: " + " ".join(argv) + "\n"
+                         "usage: PYTHON -I -S hook_entry.py --home DIR [--json] hook "
+                         "claude-code EVENT (what `waymarks claude-code install` writes); "
+                         "for anything else run `waymarks`, e.g. `waymarks hook claude-code "
+                         "--help`\n")
+        return 1  # not 2: Claude Code blocks the tool call or prompt on a hook's exit 2
     if home.startswith("~"):
         from os.path import expanduser
 
         home = expanduser(home)
-    from waymarks.hosts.cc_client import run
-
-    return run(argv[4:], home)
+    return run([parsed[1]], home)
 
 
 if __name__ == "__main__":
