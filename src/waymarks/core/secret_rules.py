@@ -231,6 +231,9 @@ _WRAPPERS: Final = (
         wrapper=True),
 )
 RULES: Final = (*_TOKENS, *_WRAPPERS)
+#: a value that is itself a name and separator (or a flag): the lead-in of a credential
+_LEAD_IN: Final = lazy(r"[\w.-]*" + _NAME + _SEPARATOR + "|" + _FLAG,
+                       re.ASCII | re.IGNORECASE)
 #: (guard, ((rank, rule), …)): rules grouped by guard, a rule's rank its place in RULES
 #: (the lower rank names the kind where spans overlap)
 BY_GUARD: Final = tuple(
@@ -357,9 +360,11 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
     if name in ("assign", "flag"):
-        if match.string.startswith(PLACEHOLDER_PREFIX, end):
-            # runs into a credential already redacted ("AccountKey=AccountKey=[REDACTED:
-            # …]"): the lead-in the first pass kept, not a value (redaction stays idempotent)
+        if match.string.startswith(PLACEHOLDER_PREFIX, end) and _LEAD_IN.fullmatch(value):
+            # a credential's own lead-in running into its redaction ("AccountKey=AccountKey=
+            # [REDACTED:…]"): what the first pass kept, not a value (redaction stays
+            # idempotent). Any other value before a placeholder is still judged: text that
+            # merely carries "[REDACTED:" must not switch detection off
             return False
         # data, not prose: a quoted value, a flag's, or NAME=value with no spaces
         data = (match.lastgroup or "").endswith("_q") or name == "flag" \
