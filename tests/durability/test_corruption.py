@@ -92,6 +92,42 @@ def test_damage_is_set_aside_and_rebuilt(make_app, home: Path, damage) -> None: 
     assert isinstance(outcome, Committed)
 
 
+def test_recovery_rebuilds_once_and_leaves_no_connection_open(
+    make_app: Callable[..., Waymarks], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # found in review: reading the ledgers during a recovery asked the app for its
+    # projection before it held the new one, so a second projection was opened on the same
+    # file, rebuilt, and never closed
+    from waymarks.store.projection import Projection
+    opened: list[Projection] = []
+    rebuilds: list[int] = []
+    real_init, real_rebuild = Projection.__init__, Projection.rebuild
+
+    def counting_init(self: Projection, *args: object, **kwargs: object) -> None:
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+        opened.append(self)
+
+    def counting_rebuild(self: Projection, *args: object, **kwargs: object) -> int:
+        rebuilds.append(1)
+        return real_rebuild(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    app = make_app()
+    before = populate(app)
+    session = app.current_session()
+    assert session is not None
+    app.close()
+    random_bytes(home / "waymarks.db")
+    monkeypatch.setattr(Projection, "__init__", counting_init)
+    monkeypatch.setattr(Projection, "rebuild", counting_rebuild)
+    again = make_app(session=str(session.path))
+    assert state(again) == before and again.recovered is not None
+    assert len(rebuilds) == 1
+    live = [p for p in opened if p is not again.projection]
+    for other in live:  # any other projection opened on the way was closed
+        with pytest.raises(sqlite3.ProgrammingError):
+            other.db.execute("SELECT 1")
+
+
 def test_a_write_into_a_damaged_database_recovers_and_commits(
     make_app: Callable[..., Waymarks], home: Path
 ) -> None:

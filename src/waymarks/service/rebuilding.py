@@ -59,6 +59,10 @@ def recover(app: Waymarks, problem: Exception) -> Projection:
     except sqlite3.Error as exc:
         raise database_error(exc, app.db_path) from exc
     projection.placement = partial(placement, app)
+    # the app holds it before the ledgers are read: reading them opens the session, which
+    # asks the app for its projection; with none held, that opened a second one on the same
+    # file, rebuilt it and leaked its connection (each recovery rebuilt twice)
+    app._projection = projection
     sessions, _unreadable = ledgers(app)
     with projection.transaction():
         replayed = projection.rebuild(sessions, app._now_ms())
