@@ -128,3 +128,18 @@ def test_source_actions_rehearse_without_writing(
     assert _excluded(cli, first) is True
     _rehearsed(client, gate, (home, project), {"include": {"id": first}})
     assert _excluded(cli, first) is True, "rehearsing include included the source again"
+
+
+def test_an_event_number_out_of_range_is_a_clear_answer_not_a_crash(
+        web: Any, home: Path, project: Path, cli: Callable[..., dict]) -> None:
+    # found in review: SQLite refuses integers past 2**63 - 1 with OverflowError, which the
+    # rehearsal of /confirm turned into a 500 before the question
+    _learn(home, str(project))
+    client, gate = _login(web)
+    before = _records(home, project)
+    for event in ("99999999999999999999", str(2**63)):
+        answer = client.post("/confirm", data={"csrf": gate.csrf, "action": "undo",
+                                               "event": event})
+        assert answer.status_code in (200, 400), answer.status_code
+        assert "confirm-form" not in answer.text
+    assert _records(home, project) == before

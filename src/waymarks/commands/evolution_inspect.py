@@ -16,6 +16,7 @@ import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.render import cell, refused, table_result
+from waymarks.core.codec import INT64_MAX
 
 VERDICT_HELP = "useful | unhelpful | accurate | incorrect"
 
@@ -66,7 +67,7 @@ def register_inspection(root: Group) -> None:
                                     "waymarks evolution list all --page 2 --json"])
     @click.argument("scope", required=False, default="all",
                     type=click.Choice(["all", "here", "legacy"]))
-    @click.option("--page", type=click.IntRange(min=1), default=1, show_default=True,
+    @click.option("--page", type=click.IntRange(min=1, max=INT64_MAX), default=1, show_default=True,
                   help="Which page of 20. E.g. --page 2")
     def list_(scope: str, page: int) -> Result:
         from waymarks.service.evolution_inspect import list_claims
@@ -203,7 +204,7 @@ def register_inspection(root: Group) -> None:
     @command(group, "undo", summary="Undo one event (see `history`), only if what it "
              "changed is unchanged since; suppressions and feedback receipts stay.",
              examples=["waymarks evolution undo 42"])
-    @click.argument("event", type=click.IntRange(min=1))
+    @click.argument("event", type=click.IntRange(min=1, max=INT64_MAX))
     def undo_(event: int) -> Result:
         from waymarks.service.evolution_edits import undo
 

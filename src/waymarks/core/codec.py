@@ -57,7 +57,9 @@ _MILLISECOND: Final = timedelta(milliseconds=1)
 _HOUR_MS: dict[str, int] = {}  # a pure memo of iso_to_ms's fast path
 _HOUR_CACHE_LIMIT: Final = 4096
 _INT64_MIN: Final = -(2**63)
-_INT64_MAX: Final = 2**63 - 1
+#: the largest integer SQLite stores (a larger one is refused with OverflowError)
+INT64_MAX: Final = 2**63 - 1
+_INT64_MAX: Final = INT64_MAX
 
 
 def decode_payload(custom_type: str, data: bytes | None) -> DecodedPayload:

@@ -28,6 +28,7 @@ from typing import Final
 
 import msgspec
 
+from waymarks.core.codec import INT64_MAX
 from waymarks.core.evolution.fold import ClaimRow, Effect, SourceRow, fold
 from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, claim_id, decode_record
 from waymarks.core.evolution.rows import Analysis, Change, Slot
@@ -315,6 +316,8 @@ class EvolutionStore:
                 self._meta("offset") or "0", self._meta("fingerprint") or "")
 
     def event(self, seq: int) -> EventRow | None:
+        if not 0 < seq <= INT64_MAX:  # no such event; SQLite would refuse the number
+            return None
         row = self.db.execute(f"SELECT {EVENT_COLUMNS} FROM evo_events WHERE seq = ?",
                               (seq,)).fetchone()
         return None if row is None else self._event_row(row)
