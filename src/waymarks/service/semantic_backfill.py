@@ -79,7 +79,7 @@ def wake(home: Path) -> bool:
     if fd is None:
         return False  # one runs and will see this write
     try:
-        return _spawn(home, fd)
+        return _spawn(home, fd) is not None
     finally:
         os.close(fd)  # the child holds the lock through its own copy
 
@@ -102,19 +102,28 @@ def try_lock(home: Path) -> int | None:
     return fd
 
 
-def _spawn(home: Path, fd: int) -> bool:
+def _spawn(home: Path, fd: int) -> int | None:
+    """Start the worker holding the lock ``fd``; its pid, ``None`` if it could not start.
+
+    ``-I``: isolated, so nothing in the home or a project (a ``socket.py``, PYTHONPATH)
+    runs in it. ``-I`` also leaves out the user site, where ``pip install --user`` put
+    Waymarks and its dependencies: this package's directory is added to the path and read
+    as a site directory (its ``.pth`` files), as the Claude Code helper's start does."""
     import subprocess
 
+    package_dir = str(Path(__file__).resolve().parents[2])
+    code = (f"import sys, site; sys.path.append({package_dir!r}); "
+            f"site.addsitedir({package_dir!r}); "
+            "from waymarks.service.semantic_worker import main; sys.exit(main(sys.argv[1:]))")
     try:
-        subprocess.Popen(
-            [sys.executable, "-I", "-m", "waymarks.service.semantic_worker", str(home),
-             str(fd)],
+        child = subprocess.Popen(
+            [sys.executable, "-I", "-c", code, str(home), str(fd)],
             cwd=str(home), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
             pass_fds=(fd,), env={**os.environ, "WAYMARKS_HOME": str(home)})
     except OSError:
-        return False  # the next write, rebuild or `waymarks index --semantic` does it
-    return True
+        return None  # the next write, rebuild or `waymarks index --semantic` does it
+    return child.pid
 
 
 Waited = Literal["done", "timeout", "failed", "unavailable"]
@@ -131,7 +140,8 @@ def wait(home: Path, pending: Callable[[], int], *, timeout: float = 900.0,
     if not available():
         return "unavailable"
     deadline = time.monotonic() + timeout
-    woke = False
+    woken: int | None = None  # the pid of the worker this call woke last
+    missing_then = 0
     while True:
         fd = try_lock(home)
         while fd is None:
@@ -143,13 +153,23 @@ def wait(home: Path, pending: Callable[[], int], *, timeout: float = 900.0,
             missing = pending()
             if not missing:
                 return "done"
-            if woke and (progress(home) or {}).get("state") in ("failed", "unavailable"):
-                return "failed"  # the worker it woke stopped on an error
-            if not _spawn(home, fd):
+            if woken is not None and not _finished(home, woken, missing, missing_then):
+                # it never started (no progress of its own: it could not import), stopped
+                # on an error, or finished leaving as much missing: waking another would
+                # only repeat that, hundreds of times a minute until the timeout
                 return "failed"
-            woke = True  # claims written meanwhile may keep ``missing`` up: wake again
+            woken, missing_then = _spawn(home, fd), missing
+            if woken is None:
+                return "failed"
         finally:
             os.close(fd)
+
+
+def _finished(home: Path, pid: int, missing: int, missing_then: int) -> bool:
+    """Whether the worker ``pid`` ran to its end and embedded something: then claims
+    written meanwhile (``missing``) are worth waking another for."""
+    state = progress(home) or {}
+    return state.get("pid") == pid and state.get("state") == "done" and missing < missing_then
 
 
 def progress(home: Path) -> dict[str, Any] | None:

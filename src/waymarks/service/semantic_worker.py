@@ -118,5 +118,10 @@ def _cpu() -> float:
     return round(usage.ru_utime + usage.ru_stime, 3)
 
 
+def main(argv: list[str]) -> int:
+    """``HOME [FD]``: :func:`run` (the lock's descriptor ``FD`` held by the spawner)."""
+    return run(Path(argv[0]), int(argv[1]) if len(argv) > 1 else None)
+
+
 if __name__ == "__main__":
-    sys.exit(run(Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else None))
+    sys.exit(main(sys.argv[1:]))
