@@ -264,6 +264,21 @@ def test_service_edits_validate_and_report_events(tmp_path: Path) -> None:
     evo.close()
 
 
+def test_a_correction_holding_a_credential_is_refused_and_nothing_changes(
+        tmp_path: Path) -> None:
+    # as `memory add` refuses it (found in review: the correction was stored)
+    evo = _evo(tmp_path)
+    claim = _claim(0, 0, 4, None)
+    _seed(evo, claim)
+    before = evo.ledger.path.read_bytes()
+    out = edits.correct(evo, claim.id, "The staging DB_PASSWORD=Xk92mLq8vZ7pQ3wR")
+    assert not out.ok and out.code == "credential"
+    assert "Xk92mLq8vZ7pQ3wR" not in out.message
+    assert evo.ledger.path.read_bytes() == before
+    assert evo.claim(claim.id).state == "provisional"  # type: ignore[union-attr]
+    evo.close()
+
+
 def test_forget_and_incorrect_retire_queued_sources_that_repeat_the_claim(
         tmp_path: Path) -> None:
     evo = _evo(tmp_path)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from waymarks.core.decisions import refuse_credentials
 from waymarks.core.evolution.feedback import parse_feedback
 from waymarks.core.evolution.model import (
     MAX_CONTENT,
@@ -84,6 +85,9 @@ def correct(evo: Evolution, cid: str, text: str) -> EditOutcome:
     if not correction_fits(content):
         return _refuse("bad_input", f"a correction is {MIN_CONTENT}-{MAX_CONTENT} characters; "
                        "nothing changed")
+    refused = refuse_credentials(content, "the correction")
+    if refused is not None:  # as memory add refuses it: ledgers are plain text
+        return _refuse(refused.code, refused.message)
     with evo.ledger.locked():
         evo._locked_sync()
         claim = _live(evo, cid)
