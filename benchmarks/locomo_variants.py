@@ -89,6 +89,11 @@ def variants() -> list[Variant]:
         Variant("rank rrf", base(), ranking="rrf"),
         Variant("rank maxnorm", base(), ranking="maxnorm"),
         Variant("rank maxnorm w0.6", cal(weight=0.6), ranking="maxnorm"),
+        # the dense weight raised where the lexical side is weak; a bonus for the nearest
+        Variant("rank adaptive0.3:0.6", base(), ranking="adaptive0.3:0.6", digest=False),
+        Variant("rank adaptive0.2:0.7", base(), ranking="adaptive0.2:0.7", digest=False),
+        Variant("rank densetop5:0.05", base(), ranking="densetop5:0.05", digest=False),
+        Variant("rank densetop3:0.1", base(), ranking="densetop3:0.1", digest=False),
         Variant("w0.3", cal(weight=0.3)),
         Variant("floor0.70 ceil0.90", cal(floor=0.70, ceil=0.90)),
         Variant("floor0.70 qualify0.9", cal(floor=0.70, qualify=0.9)),
@@ -271,6 +276,16 @@ def _similarity(mode: str, cos: np.ndarray, c: Calibration) -> np.ndarray:
 
 
 def _ranking(mode: str, rel: np.ndarray, sem: np.ndarray, weight: float) -> np.ndarray:
+    if mode.startswith("adaptive"):  # ``adaptiveT:W``: weight W when the best lexical < T
+        t_text, _, w_text = mode[8:].partition(":")
+        if rel.max() < float(t_text or 0.3):
+            weight = float(w_text or 0.6)
+        return (1 - weight) * rel + weight * sem
+    if mode.startswith("densetop"):  # ``densetopK:B``: the K nearest records get B more
+        k_text, _, b_text = mode[8:].partition(":")
+        out = (1 - weight) * rel + weight * sem
+        out[np.argsort(-sem, kind="stable")[:int(k_text or 5)]] += float(b_text or 0.05)
+        return out
     if mode == "qmaxnorm":
         top = rel.max()
         return (1 - weight) * (rel / top if top > 0 else rel) + weight * sem
