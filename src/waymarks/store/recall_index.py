@@ -21,9 +21,10 @@ damaged into pointing at other records are noticed rather than scored.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 
@@ -40,6 +41,7 @@ from waymarks.store.integrity import (
     verify_blob_row,
     verify_item,
 )
+from waymarks.store.recall_rank import ranked
 
 SCAN_BUDGET: Final = 15000
 MIN_SCAN_TERMS: Final = 2
@@ -235,30 +237,8 @@ class RecallIndex:
             return []
         terms = sorted({token(f) for f in chosen})
         classify = classes is not None and self.items_backed
-        if self.items_backed:
-            # visibility is part of the query, so other sessions' and projects' records
-            # never take the places of this session's in the bounded candidate list
-            session_id, project = visible_to if visible_to is not None else (None, None)
-            # (a posting without its record, or a record without its item, is let through
-            # to be found damaged below, never silently dropped by the join)
-            item_columns = f", {JOINED_ITEM_COLUMNS}" if classify else ""
-            rows = self.db.execute(
-                f"SELECT {RECORD_COLUMNS}, i.status{item_columns} FROM recall_terms"
-                " LEFT JOIN recall_records r ON r.rowid = recall_terms.rowid"
-                " LEFT JOIN items i ON i.id = r.item_id"
-                " WHERE recall_terms MATCH ?1 AND (?2 IS NULL OR i.id IS NULL OR"
-                " (i.scope = 'project' AND i.project_path = ?3)"
-                " OR (i.scope != 'project' AND i.session_id = ?2))"
-                " ORDER BY recall_terms.rank LIMIT ?4",
-                (" OR ".join(terms), session_id, project, limit),
-            ).fetchall()
-        else:
-            rows = self.db.execute(
-                f"SELECT {RECORD_COLUMNS}, r.status FROM recall_terms LEFT JOIN recall_records r"
-                " ON r.rowid = recall_terms.rowid WHERE recall_terms MATCH ?"
-                " ORDER BY recall_terms.rank LIMIT ?",
-                (" OR ".join(terms), limit),
-            ).fetchall()
+        rows = self._ranked_rows(terms, limit, visible_to if self.items_backed else None,
+                                 classify)
         out = []
         wanted = set(chosen)
         for row in rows:
@@ -284,6 +264,45 @@ class RecallIndex:
                 aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
                 origin_features=frozenset(parts["origin"]), body_count=count,
                 evidence=evidence, source=source))
+        return out
+
+    def _ranked_rows(self, terms: list[str], limit: int,
+                     visible_to: tuple[str, str | None] | None,
+                     classify: bool) -> list[tuple[Any, ...]]:
+        """The first ``limit`` rows (records joined with their items, as
+        :meth:`candidates` reads them) in FTS5's bm25 order of ``terms`` (see
+        :mod:`waymarks.store.recall_rank`), skipping rows ``visible_to`` may not see.
+
+        A posting without its record, or a record without its item, is let through to be
+        found damaged by the caller, never silently dropped."""
+        ranking = ranked(self.db, "recall_terms", terms)
+        backed = self.items_backed
+        item_columns = (f", i.status, {JOINED_ITEM_COLUMNS}" if classify
+                        else ", i.status" if backed else ", r.status")
+        visibility = ", i.id, i.scope, i.project_path, i.session_id" if backed else ""
+        join = " LEFT JOIN items i ON i.id = r.item_id" if backed else ""
+        session_id, project = visible_to if visible_to is not None else (None, None)
+        width = RECORD_WIDTH + 1 + (len(ITEM_COLUMNS.split(",")) if classify else 0)
+        missing = (None,) * (width + (4 if backed else 0))
+        out: list[tuple[Any, ...]] = []
+        while len(out) < limit:
+            batch = list(itertools.islice(ranking, limit - len(out)))
+            if not batch:
+                break
+            found = {row[0]: row[1:] for row in self.db.execute(
+                f"SELECT r.rowid, {RECORD_COLUMNS}{item_columns}{visibility}"
+                f" FROM recall_records r{join}"
+                f" WHERE r.rowid IN ({','.join('?' * len(batch))})", batch)}
+            for rowid in batch:
+                row = found.get(rowid, missing)
+                if backed:
+                    item_id, scope, path, owner = row[width:]
+                    if not (session_id is None or item_id is None
+                            or (scope == "project" and project is not None and path == project)
+                            or (scope is not None and scope != "project"
+                                and owner == session_id)):
+                        continue
+                out.append(row[:width])
         return out
 
     def _scan_features(self, features: list[str], stats: Stats) -> list[str]:

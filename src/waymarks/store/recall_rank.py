@@ -1,0 +1,210 @@
+"""FTS5's bm25 order of an ``OR`` query, without ranking every row that matches.
+
+``ORDER BY rank LIMIT 100`` makes FTS5 compute bm25 for every row the query matches (a
+document-size lookup and the phrases' instances per row) and sort them all: 7,400 rows
+for a typical query at 100k claims, 15,000 at the scan budget, 7 ms of CPU per query,
+most of a recall. Only the first ``limit`` rows are wanted, and here they can be found
+exactly while most rows' scores are never computed:
+
+Every term occurs at most once in a recall document (:meth:`RecallIndex.add` writes each
+record's set of terms), so a row's bm25 depends only on *which* query terms it holds (its
+mask) and its length ``D``: ``sum(idf_i * (k1 + 1) / (1 + k1 * (1 - b + b * D / avgdl)))``
+over the terms it holds. Each term's postings come from FTS5 as one string (cheap: no
+ranking), the rows are grouped by mask, and every group gets an upper bound on its rows'
+scores (the length part is largest for the shortest document, and a row holding ``n``
+of the terms has ``D >= n``). Groups are scored from the highest bound down, and a scored
+row is given out once no unscored group can beat it; only the rows of the groups scored
+so far have their lengths read (a fifth of them, typically).
+
+The scores are computed as FTS5's ``fts5Bm25Function`` computes them (the same
+operations in the same order, IEEE doubles both), the IDFs from the same counts (rows
+per term) and the same ``N`` and average length (FTS5's averages record), and ties go to
+the lower row ID, as FTS5's sorter gives them: ``tests/store/test_recall_rank.py``
+compares the order with FTS5's own on random stores.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import sqlite3
+from collections.abc import Iterator, Sequence
+from typing import Final
+
+from waymarks.store.integrity import require
+
+#: FTS5's bm25 parameters (``fts5_aux.c``)
+K1: Final = 1.2
+B: Final = 0.75
+#: FTS5 stores the row count and total size in this row of its ``_data`` table
+_AVERAGES_ROWID: Final = 1
+#: a group of at most this many rows is read by ID, a larger one by its terms
+_LISTED: Final = 256
+#: document sizes fetched at a time from a group's sorted stream
+_CHUNK: Final = 64
+#: a bound is exact arithmetic; a computed score may differ from it in the last place
+_SLACK: Final = 1 + 1e-12
+
+
+def varints(blob: bytes) -> list[int]:
+    """The SQLite varints packed in ``blob`` (FTS5's averages and document sizes)."""
+    out: list[int] = []
+    value = 0
+    used = 0
+    for byte in blob:
+        used += 1
+        if used == 9:  # the ninth byte of a varint holds 8 bits
+            out.append((value << 8) | byte)
+            value = used = 0
+        elif byte & 0x80:
+            value = (value << 7) | (byte & 0x7F)
+        else:
+            out.append((value << 7) | byte)
+            value = used = 0
+    return out
+
+
+def averages(db: sqlite3.Connection, table: str) -> tuple[int, int]:
+    """FTS5's row count and total token count of ``table`` (0, 0 when it is empty)."""
+    row = db.execute(f"SELECT block FROM {table}_data WHERE id = ?",
+                     (_AVERAGES_ROWID,)).fetchone()
+    if row is None or not row[0]:
+        return 0, 0
+    values = varints(bytes(row[0]))
+    require(len(values) >= 2, f"{table}'s averages record is malformed")
+    return values[0], values[1]
+
+
+def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str]) -> Iterator[int]:
+    """Row IDs matching any of ``terms`` in the order of FTS5's
+    ``WHERE table MATCH 't1 OR t2 ...' ORDER BY rank`` (``terms`` in the query's order,
+    distinct), produced lazily: stop reading when enough rows were taken.
+
+    Inside a transaction of this connection, rows it wrote may not be counted in FTS5's
+    averages record yet (FTS5 writes it at the commit): there FTS5 ranks, as before."""
+    if db.in_transaction:
+        yield from (rowid for (rowid,) in db.execute(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rank",
+            (" OR ".join(terms),)))
+        return
+    rows, tokens = averages(db, table)
+    if not rows:
+        return
+    avgdl = tokens / rows
+    masks: dict[str, int] = {}
+    idfs: list[float] = []
+    for place, term in enumerate(terms):
+        found = db.execute(f"SELECT group_concat(rowid) FROM {table} WHERE {table} MATCH ?",
+                           (term,)).fetchone()[0]
+        ids = found.split(",") if found else []
+        idf = math.log((rows - len(ids) + 0.5) / (len(ids) + 0.5))
+        idfs.append(idf if idf > 0.0 else 1e-6)
+        bit = 1 << place
+        get = masks.get
+        for rowid in ids:
+            masks[rowid] = get(rowid, 0) | bit
+    groups: dict[int, list[str]] = {}
+    for rowid, mask in masks.items():
+        members = groups.get(mask)
+        if members is None:
+            groups[mask] = [rowid]
+        else:
+            members.append(rowid)
+    bounds = {mask: _bound(mask, idfs, avgdl) for mask in groups}
+    order = sorted(groups, key=bounds.__getitem__, reverse=True)
+    yield from _merge(db, table, order, groups, bounds, terms, idfs, avgdl)
+
+
+def _merge(db: sqlite3.Connection, table: str, order: list[int], groups: dict[int, list[str]],
+           bounds: dict[int, float], terms: Sequence[str], idfs: list[float],
+           avgdl: float) -> Iterator[int]:
+    """The groups' rows merged best first. Within a group the score falls as the length
+    grows, so each group is a stream read in (length, row ID) order, sorted by SQLite; a
+    group is opened only when its bound could beat the best row given out so far, and read
+    only as far as its rows are given out."""
+    heap: list[tuple[float, int, int]] = []  # (-score, row ID, stream): best, lower ID first
+    streams: list[_Stream] = []
+    for mask in order:
+        limit = bounds[mask] * _SLACK
+        while heap and -heap[0][0] > limit:
+            yield _pop(heap, streams)
+        stream = _Stream(db, table, mask, groups[mask], terms, idfs, avgdl)
+        head = stream.next()
+        if head is not None:
+            heapq.heappush(heap, (-head[0], head[1], len(streams)))
+        streams.append(stream)
+    while heap:
+        yield _pop(heap, streams)
+
+
+def _pop(heap: list[tuple[float, int, int]], streams: list[_Stream]) -> int:
+    _, rowid, place = heapq.heappop(heap)
+    head = streams[place].next()
+    if head is not None:
+        heapq.heappush(heap, (-head[0], head[1], place))
+    return rowid
+
+
+class _Stream:
+    """The rows of one mask with their scores, best first (shortest, then lower ID)."""
+
+    def __init__(self, db: sqlite3.Connection, table: str, mask: int, members: list[str],
+                 terms: Sequence[str], idfs: list[float], avgdl: float) -> None:
+        self.mask, self.idfs, self.avgdl = mask, idfs, avgdl
+        self.expected = len(members)
+        self.seen = 0
+        # a varint's bytes sort as its value among varints of its length: (length, bytes)
+        # is the numeric order of the sizes
+        order = " ORDER BY length(sz), sz, id"
+        if len(members) <= _LISTED:
+            self.cursor = db.execute(
+                f"SELECT id, sz FROM {table}_docsize"
+                f" WHERE id IN ({','.join('?' * len(members))}){order}", members)
+        else:  # the full-text index finds a large group's rows faster than a list of IDs
+            self.cursor = db.execute(
+                f"SELECT id, sz FROM {table} JOIN {table}_docsize ON id = {table}.rowid"
+                f" WHERE {table} MATCH ?{order}", (_exactly(mask, terms),))
+        self.buffer: list[tuple[int, bytes]] = []
+        self.scores: dict[int, float] = {}
+        self.table = table
+
+    def next(self) -> tuple[float, int] | None:
+        if not self.buffer:
+            self.buffer = self.cursor.fetchmany(_CHUNK)
+            self.buffer.reverse()
+            if not self.buffer:
+                require(self.seen == self.expected, f"{self.table} has a row without its size")
+                return None
+        rowid, size = self.buffer.pop()
+        self.seen += 1
+        length = size[0] if len(size) == 1 else varints(bytes(size))[0]
+        score = self.scores.get(length)
+        if score is None:
+            score = self.scores[length] = _score(self.mask, length, self.idfs, self.avgdl)
+        return score, rowid
+
+
+def _exactly(mask: int, terms: Sequence[str]) -> str:
+    """The FTS5 query for the rows holding the terms of ``mask`` and none of the others."""
+    held = [t for place, t in enumerate(terms) if mask >> place & 1]
+    others = [t for place, t in enumerate(terms) if not mask >> place & 1]
+    query = "(" + " AND ".join(held) + ")"
+    return f"{query} NOT ({' OR '.join(others)})" if others else query
+
+
+def _score(mask: int, length: int, idfs: list[float], avgdl: float) -> float:
+    """bm25 as ``fts5Bm25Function`` computes it for a row holding the terms of ``mask``
+    (each once) with ``length`` tokens (sign aside: FTS5 returns the negation)."""
+    score = 0.0
+    document = float(length)
+    for place, idf in enumerate(idfs):
+        freq = 1.0 if mask >> place & 1 else 0.0
+        score += idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * document / avgdl)))
+    return score
+
+
+def _bound(mask: int, idfs: list[float], avgdl: float) -> float:
+    """The largest score a row of ``mask`` can have: it holds at least its terms."""
+    held = mask.bit_count()
+    total = sum(idf for place, idf in enumerate(idfs) if mask >> place & 1)
+    return total * (K1 + 1.0) / (1 + K1 * (1 - B + B * max(1, held) / avgdl))
