@@ -15,6 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from waymarks.recall.plan import direct_plan
+from waymarks.recall.scoring import Stats
+from waymarks.store import recall_index
 from waymarks.store.migrations import migrate
 from waymarks.store.recall_index import RECORD_COLUMNS, RecallIndex, RecordInput, token
 from waymarks.store.recall_rank import averages, ranked, varints
@@ -119,3 +121,28 @@ def test_candidates_keep_the_order_of_the_ranked_sql_query() -> None:
             " ORDER BY recall_terms.rank LIMIT 100", (" OR ".join(terms),))]
         assert [c.id for c in index.candidates(plan, stats=stats)] == before, query
         assert before  # the query matched something: the comparison could fail
+
+
+def test_remembered_frequencies_follow_appends_and_resets() -> None:
+    """stats() keeps frequencies while the index is unchanged; an append, or a reset
+    refilled to the same size, is seen at once, as are rows of an open transaction."""
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    migrate(db, 0)
+    index = RecallIndex(db, items_backed=False)
+    feature = direct_plan("billing").focus[0]
+    index.add([RecordInput(id="a", text="billing service"), RecordInput(id="b", text="x y")])
+    assert index.stats([feature]).df == {feature: 1}
+    assert index.stats([feature]).df == {feature: 1}  # remembered
+    index.add([RecordInput(id="c", text="billing api")])
+    assert index.stats([feature]).df == {feature: 2}
+    recall_index.reset(db)
+    index.add([RecordInput(id=n, text=f"billing {n}") for n in ("d", "e", "f")])
+    assert index.stats([feature]) == Stats(3, {feature: 3})
+    recall_index.reset(db)
+    index.add([RecordInput(id=n, text=f"search {n}") for n in ("g", "h", "i")])
+    assert index.stats([feature]) == Stats(3, {})  # same size, another generation
+    db.execute("BEGIN")
+    index.add([RecordInput(id="j", text="billing again")])
+    assert index.stats([feature]) == Stats(4, {feature: 1})
+    db.execute("ROLLBACK")
+    assert index.stats([feature]) == Stats(3, {})

@@ -50,6 +50,8 @@ ADD_BATCH: Final = 5000
 #: bounds of the per-call memos of analysed origins and feature tokens
 ORIGIN_MEMO: Final = 10_000
 TOKEN_MEMO: Final = 1_000_000
+#: bound of the memo of document frequencies (:meth:`RecallIndex.stats`)
+DF_MEMO: Final = 100_000
 CANDIDATE_LIMIT: Final = 100  # 300 cost 3x the p99 with the same digests (LoCoMo, synthetic)
 _FIELDS_CODEC: Final = msgspec.json.Encoder()
 _FIELDS_DECODER: Final = msgspec.json.Decoder(dict[str, list[str]])
@@ -111,6 +113,11 @@ class RecallIndex:
     def __init__(self, db: sqlite3.Connection, *, items_backed: bool = True) -> None:
         self.db = db
         self.items_backed = items_backed
+        #: document frequencies already read, valid while the index is in ``_df_state``
+        #: (its generation and record count: records are only appended, or all removed at
+        #: once with a new generation); ``None``: not in the vocabulary
+        self._df: dict[str, int | None] = {}
+        self._df_state = (-1, -1)
 
     def add(self, records: Iterable[RecordInput]) -> int:
         """Analyse and index records not indexed yet (an ID already indexed, or repeated
@@ -202,15 +209,30 @@ class RecallIndex:
         ID (:meth:`add`) and removed all at once (:func:`reset`), so the two are equal, and
         ``max`` is one B-tree step where ``count(*)`` reads the whole table (a million rows
         at scale). Each frequency is one equality lookup in the vocabulary: ``IN`` made
-        SQLite scan all of it."""
+        SQLite scan all of it.
+
+        A long-lived process asks for the same words again and again: frequencies are kept
+        while the index has neither grown nor been reset (checked on every call; never
+        inside a transaction, which may hold rows not committed yet)."""
         records = int(self.db.execute(
             "SELECT coalesce(max(rowid), 0) FROM recall_records").fetchone()[0])
+        memo: dict[str, int | None] = {}
+        if not self.db.in_transaction:
+            memo = self._df
+            state = (self.generation(), records)
+            if state != self._df_state or len(memo) > DF_MEMO:
+                memo.clear()
+                self._df_state = state
         df: dict[str, int] = {}
         for feature in dict.fromkeys(features):
-            row = self.db.execute("SELECT doc FROM recall_vocab WHERE term = ?",
-                                  (token(feature),)).fetchone()
-            if row is not None:
-                df[feature] = int(row[0])
+            if feature in memo:
+                known = memo[feature]
+            else:
+                row = self.db.execute("SELECT doc FROM recall_vocab WHERE term = ?",
+                                      (token(feature),)).fetchone()
+                known = memo[feature] = None if row is None else int(row[0])
+            if known is not None:
+                df[feature] = known
         return Stats(records, df)
 
     def candidates(
