@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from waymarks.recall.plan import direct_plan
 from waymarks.recall.scoring import Stats
-from waymarks.store import recall_index
+from waymarks.store import recall_index, recall_rank
 from waymarks.store.migrations import migrate
 from waymarks.store.recall_index import RECORD_COLUMNS, RecallIndex, RecordInput, token
 from waymarks.store.recall_rank import averages, ranked, varints
@@ -48,20 +48,28 @@ def fts5_order(db: sqlite3.Connection, terms: list[str], limit: int) -> list[int
 
 
 # a skewed vocabulary: a few terms in most rows (large groups), others rare
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
     rows=st.lists(st.lists(st.sampled_from(TERMS[:3] * 6 + TERMS), min_size=1, max_size=6),
                   min_size=1, max_size=700),
     long_rows=st.sets(st.integers(0, 699), max_size=8),
     query=st.lists(st.sampled_from([*TERMS, "unseen"]), min_size=1, max_size=6, unique=True),
     limit=st.sampled_from([1, 5, 100, 1000]),
+    # how many postings are listed in Python before the most frequent terms are left to
+    # FTS5, and how many terms may be (0: every row is listed; 1, 3: few are)
+    split=st.tuples(st.sampled_from([0, 1, 30, 2000]), st.sampled_from([0, 1, 3, 5])),
 )
 def test_the_order_is_fts5s_own(rows: list[list[str]], long_rows: set[int], query: list[str],
-                                limit: int) -> None:
+                                limit: int, split: tuple[int, int]) -> None:
     rows = [row + FILLER if n in long_rows else row for n, row in enumerate(rows)]
     db = fts(rows)
     terms = sorted(query)
-    mine = list(itertools.islice(ranked(db, "idx", terms), limit))
+    saved = recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS
+    recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS = split
+    try:
+        mine = list(itertools.islice(ranked(db, "idx", terms), limit))
+    finally:
+        recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS = saved
     assert mine == fts5_order(db, terms, limit)
 
 

@@ -26,6 +26,7 @@ compares the order with FTS5's own on random stores.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -40,6 +41,10 @@ B: Final = 0.75
 _AVERAGES_ROWID: Final = 1
 #: a group of at most this many rows is read by ID, a larger one by its terms
 _LISTED: Final = 256
+#: postings read into Python before the rest are left to FTS5 (the rarest terms' first)
+_LISTED_POSTINGS: Final = 2000
+#: at most this many terms are left to FTS5 (one query per combination of them)
+_COMMON_TERMS: Final = 5
 #: document sizes fetched at a time from a group's sorted stream
 _CHUNK: Final = 64
 #: a bound is exact arithmetic; a computed score may differ from it in the last place
@@ -91,31 +96,60 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str]) -> Iterator
     if not rows:
         return
     avgdl = tokens / rows
-    masks: dict[str, int] = {}
-    idfs: list[float] = []
-    for place, term in enumerate(terms):
+    counts = [int(db.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
+                             (term,)).fetchone()[0]) for term in terms]
+    idfs = [max(math.log((rows - n + 0.5) / (n + 0.5)), 0.0) or 1e-6 for n in counts]
+    common = _common(counts)
+    rare = [place for place in range(len(terms)) if place not in common]
+    # the rows holding a rare term, with every term they hold
+    masks: dict[int, int] = {}
+    for place in rare:
         found = db.execute(f"SELECT group_concat(rowid) FROM {table} WHERE {table} MATCH ?",
-                           (term,)).fetchone()[0]
-        ids = found.split(",") if found else []
-        idf = math.log((rows - len(ids) + 0.5) / (len(ids) + 0.5))
-        idfs.append(idf if idf > 0.0 else 1e-6)
+                           (terms[place],)).fetchone()[0]
         bit = 1 << place
         get = masks.get
-        for rowid in ids:
+        for rowid in map(int, found.split(",")) if found else ():
             masks[rowid] = get(rowid, 0) | bit
-    groups: dict[int, list[str]] = {}
+    if masks and common:
+        any_rare = " OR ".join(terms[place] for place in rare)
+        for place in common:
+            bit = 1 << place
+            for (rowid,) in db.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
+                                       (f"{terms[place]} AND ({any_rare})",)):
+                require(rowid in masks, f"{table} does not match itself")
+                masks[rowid] |= bit
+    groups: dict[int, list[int] | None] = {}
     for rowid, mask in masks.items():
         members = groups.get(mask)
         if members is None:
             groups[mask] = [rowid]
         else:
             members.append(rowid)
+    # the rows holding common terms only: one group per combination, found by FTS5
+    for size in range(1, len(common) + 1):
+        for chosen in itertools.combinations(common, size):
+            groups[sum(1 << place for place in chosen)] = None
     bounds = {mask: _bound(mask, idfs, avgdl) for mask in groups}
     order = sorted(groups, key=bounds.__getitem__, reverse=True)
     yield from _merge(db, table, order, groups, bounds, terms, idfs, avgdl)
 
 
-def _merge(db: sqlite3.Connection, table: str, order: list[int], groups: dict[int, list[str]],
+def _common(counts: list[int]) -> set[int]:
+    """The terms whose rows are not listed in Python (the most frequent, up to
+    ``_COMMON_TERMS`` of them, past the first ``_LISTED_POSTINGS`` postings): the rows that
+    hold only such terms are found by FTS5 queries, one per combination, when needed."""
+    by_count = sorted(range(len(counts)), key=lambda place: counts[place])
+    listed = 0
+    common: set[int] = set()
+    for position, place in enumerate(by_count):
+        listed += counts[place]
+        if listed > _LISTED_POSTINGS and len(by_count) - position <= _COMMON_TERMS:
+            common.add(place)
+    return common
+
+
+def _merge(db: sqlite3.Connection, table: str, order: list[int],
+           groups: dict[int, list[int] | None],
            bounds: dict[int, float], terms: Sequence[str], idfs: list[float],
            avgdl: float) -> Iterator[int]:
     """The groups' rows merged best first. Within a group the score falls as the length
@@ -148,15 +182,17 @@ def _pop(heap: list[tuple[float, int, int]], streams: list[_Stream]) -> int:
 class _Stream:
     """The rows of one mask with their scores, best first (shortest, then lower ID)."""
 
-    def __init__(self, db: sqlite3.Connection, table: str, mask: int, members: list[str],
-                 terms: Sequence[str], idfs: list[float], avgdl: float) -> None:
+    def __init__(self, db: sqlite3.Connection, table: str, mask: int,
+                 members: list[int] | None, terms: Sequence[str], idfs: list[float],
+                 avgdl: float) -> None:
+        """``members``: the group's rows, or ``None`` to find them by their terms."""
         self.mask, self.idfs, self.avgdl = mask, idfs, avgdl
-        self.expected = len(members)
+        self.expected = None if members is None else len(members)
         self.seen = 0
         # a varint's bytes sort as its value among varints of its length: (length, bytes)
         # is the numeric order of the sizes
         order = " ORDER BY length(sz), sz, id"
-        if len(members) <= _LISTED:
+        if members is not None and len(members) <= _LISTED:
             self.cursor = db.execute(
                 f"SELECT id, sz FROM {table}_docsize"
                 f" WHERE id IN ({','.join('?' * len(members))}){order}", members)
@@ -173,7 +209,8 @@ class _Stream:
             self.buffer = self.cursor.fetchmany(_CHUNK)
             self.buffer.reverse()
             if not self.buffer:
-                require(self.seen == self.expected, f"{self.table} has a row without its size")
+                require(self.expected in (None, self.seen),
+                        f"{self.table} has a row without its size")
                 return None
         rowid, size = self.buffer.pop()
         self.seen += 1
