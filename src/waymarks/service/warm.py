@@ -1,0 +1,28 @@
+"""A long-lived process settles its heap once its working set is loaded.
+
+Python's cyclic garbage collector walks every tracked object in its oldest generation on
+each full collection: in a host process (the Claude Code helper, the MCP server, the Pi
+bridge) those are the hundreds of thousands of objects that imports, settings and the
+recall index's first load made, and that never become garbage. Collections triggered by
+an ordinary plan's allocations then cost milliseconds at random prompts: the tail of a
+1k plan (p99 6.5 against p50 3.3 ms CPU, measured on a busy machine; 4.9 against 2.9 with
+the heap settled). ``gc.freeze`` (after one collection, so that no garbage is kept) moves
+them out of the collector's sight; they are still freed normally when unreferenced.
+"""
+
+from __future__ import annotations
+
+import gc
+
+_settled = False
+
+
+def settle_heap() -> None:
+    """Collect once, then leave every object alive now out of later collections (once per
+    process: objects made afterwards are collected as usual)."""
+    global _settled
+    if _settled:
+        return
+    _settled = True
+    gc.collect()
+    gc.freeze()
