@@ -11,12 +11,14 @@ from __future__ import annotations
 import itertools
 import sqlite3
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from waymarks.recall.plan import direct_plan
 from waymarks.recall.scoring import Stats
 from waymarks.store import recall_index, recall_rank
+from waymarks.store.integrity import ProjectionDamaged
 from waymarks.store.migrations import migrate
 from waymarks.store.recall_index import RECORD_COLUMNS, RecallIndex, RecordInput, token
 from waymarks.store.recall_rank import averages, ranked, varints
@@ -66,8 +68,9 @@ def test_the_order_is_fts5s_own(rows: list[list[str]], long_rows: set[int], quer
     terms = sorted(query)
     saved = recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS
     recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS = split
+    shortest = min(len(set(row)) for row in rows)  # the bound the index keeps
     try:
-        mine = list(itertools.islice(ranked(db, "idx", terms), limit))
+        mine = list(itertools.islice(ranked(db, "idx", terms, shortest), limit))
     finally:
         recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS = saved
     assert mine == fts5_order(db, terms, limit)
@@ -154,3 +157,34 @@ def test_remembered_frequencies_follow_appends_and_resets() -> None:
     assert index.stats([feature]) == Stats(4, {feature: 1})
     db.execute("ROLLBACK")
     assert index.stats([feature]) == Stats(3, {})
+
+
+def test_the_shortest_record_is_kept_from_an_empty_index_on() -> None:
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    migrate(db, 0)
+    index = RecallIndex(db, items_backed=False)
+    assert recall_index.shortest(db) == 1  # unknown
+    index.add([RecordInput(id="a", text="billing service listens on port 8443 in prod"),
+               RecordInput(id="b", text="search api keeps logs for 30 days")])
+    first = recall_index.shortest(db)
+    assert first > 2
+    index.add([RecordInput(id="c", text="gateway owner")])
+    assert 1 < recall_index.shortest(db) < first
+    plan = direct_plan("gateway owner port")
+    assert {c.id for c in index.candidates(plan)} == {"a", "c"}
+    # a recorded bound larger than a record: damage, noticed when that record is read
+    db.execute("UPDATE meta SET value = '50' WHERE name = 'recall_shortest'")
+    with pytest.raises(ProjectionDamaged):
+        index.candidates(plan)
+    recall_index.reset(db)
+    assert recall_index.shortest(db) == 1
+
+
+def test_an_index_filled_before_the_bound_was_kept_stays_unbounded() -> None:
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    migrate(db, 0)
+    index = RecallIndex(db, items_backed=False)
+    index.add([RecordInput(id="a", text="gateway owner")])
+    db.execute("DELETE FROM meta WHERE name = 'recall_shortest'")  # as an older version left it
+    index.add([RecordInput(id="b", text="billing service listens on port 8443 in prod")])
+    assert recall_index.shortest(db) == 1

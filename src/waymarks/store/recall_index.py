@@ -101,7 +101,7 @@ def reset(db: sqlite3.Connection) -> None:
     """Forget every indexed record (the projection was rebuilt; items will be re-read)."""
     db.execute("DELETE FROM recall_records")
     db.execute("INSERT INTO recall_terms (recall_terms) VALUES ('delete-all')")
-    db.execute("DELETE FROM meta WHERE name = 'recall_seq'")
+    db.execute("DELETE FROM meta WHERE name IN ('recall_seq', 'recall_shortest')")
     # in-memory copies (RecallCache) compare generations to know they must start over
     db.execute("INSERT INTO meta (name, value) VALUES ('recall_generation', '1')"
                " ON CONFLICT (name) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
@@ -182,6 +182,8 @@ class RecallIndex:
             " text, body_count, evidence, source, fields, checksum)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self.db.executemany("INSERT INTO recall_terms (rowid, terms) VALUES (?, ?)", postings)
+        _note_shortest(self.db, first=rows[0][0] == 1,
+                       terms=min((len(p[1].split()) for p in postings if p[1]), default=0))
         return len(rows)
 
     def catch_up(self) -> int:
@@ -297,7 +299,7 @@ class RecallIndex:
 
         A posting without its record, or a record without its item, is let through to be
         found damaged by the caller, never silently dropped."""
-        ranking = ranked(self.db, "recall_terms", terms)
+        ranking = ranked(self.db, "recall_terms", terms, shortest(self.db))
         backed = self.items_backed
         item_columns = (f", i.status, {JOINED_ITEM_COLUMNS}" if classify
                         else ", i.status" if backed else ", r.status")
@@ -386,6 +388,25 @@ _LAST_MEMORY_SEQ: Final = (
     " FROM owners WHERE owners.session_id IS NOT NULL)"
     " SELECT coalesce(max((SELECT max(seq) FROM items WHERE session_id = owners.session_id"
     " AND kind = 'memory')), 0) FROM owners WHERE owners.session_id IS NOT NULL")
+
+
+def _note_shortest(db: sqlite3.Connection, *, first: bool, terms: int) -> None:
+    """Keep ``meta.recall_shortest``, the fewest terms a record holds (a bound of the
+    ranking: :func:`~waymarks.store.recall_rank.ranked`), when records were added. Known
+    only for an index filled since it was empty (a database from before it has none)."""
+    if not terms:
+        return
+    if first:
+        db.execute("INSERT INTO meta (name, value) VALUES ('recall_shortest', ?)"
+                   " ON CONFLICT (name) DO UPDATE SET value = excluded.value", (str(terms),))
+    else:
+        db.execute("UPDATE meta SET value = min(CAST(value AS INTEGER), ?)"
+                   " WHERE name = 'recall_shortest'", (terms,))
+
+
+def shortest(db: sqlite3.Connection) -> int:
+    """The fewest terms a record of the index holds, as far as known (at least 1)."""
+    return max(1, integer_meta(db, "recall_shortest") or 1)
 
 
 def last_memory_seq(db: sqlite3.Connection) -> int:

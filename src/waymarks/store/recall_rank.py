@@ -80,10 +80,12 @@ def averages(db: sqlite3.Connection, table: str) -> tuple[int, int]:
     return values[0], values[1]
 
 
-def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str]) -> Iterator[int]:
+def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
+           shortest: int = 1) -> Iterator[int]:
     """Row IDs matching any of ``terms`` in the order of FTS5's
     ``WHERE table MATCH 't1 OR t2 ...' ORDER BY rank`` (``terms`` in the query's order,
-    distinct), produced lazily: stop reading when enough rows were taken.
+    distinct), produced lazily: stop reading when enough rows were taken. ``shortest``:
+    no row holds fewer terms (a tighter bound: fewer groups are read).
 
     Inside a transaction of this connection, rows it wrote may not be counted in FTS5's
     averages record yet (FTS5 writes it at the commit): there FTS5 ranks, as before."""
@@ -129,9 +131,9 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str]) -> Iterator
     for size in range(1, len(common) + 1):
         for chosen in itertools.combinations(common, size):
             groups[sum(1 << place for place in chosen)] = None
-    bounds = {mask: _bound(mask, idfs, avgdl) for mask in groups}
+    bounds = {mask: _bound(mask, idfs, avgdl, shortest) for mask in groups}
     order = sorted(groups, key=bounds.__getitem__, reverse=True)
-    yield from _merge(db, table, order, groups, bounds, terms, idfs, avgdl)
+    yield from _merge(db, table, order, groups, bounds, terms, idfs, avgdl, shortest)
 
 
 def _common(counts: list[int]) -> set[int]:
@@ -151,7 +153,7 @@ def _common(counts: list[int]) -> set[int]:
 def _merge(db: sqlite3.Connection, table: str, order: list[int],
            groups: dict[int, list[int] | None],
            bounds: dict[int, float], terms: Sequence[str], idfs: list[float],
-           avgdl: float) -> Iterator[int]:
+           avgdl: float, shortest: int) -> Iterator[int]:
     """The groups' rows merged best first. Within a group the score falls as the length
     grows, so each group is a stream read in (length, row ID) order, sorted by SQLite; a
     group is opened only when its bound could beat the best row given out so far, and read
@@ -162,7 +164,7 @@ def _merge(db: sqlite3.Connection, table: str, order: list[int],
         limit = bounds[mask] * _SLACK
         while heap and -heap[0][0] > limit:
             yield _pop(heap, streams)
-        stream = _Stream(db, table, mask, groups[mask], terms, idfs, avgdl)
+        stream = _Stream(db, table, mask, groups[mask], terms, idfs, avgdl, shortest)
         head = stream.next()
         if head is not None:
             heapq.heappush(heap, (-head[0], head[1], len(streams)))
@@ -184,9 +186,9 @@ class _Stream:
 
     def __init__(self, db: sqlite3.Connection, table: str, mask: int,
                  members: list[int] | None, terms: Sequence[str], idfs: list[float],
-                 avgdl: float) -> None:
+                 avgdl: float, shortest: int) -> None:
         """``members``: the group's rows, or ``None`` to find them by their terms."""
-        self.mask, self.idfs, self.avgdl = mask, idfs, avgdl
+        self.mask, self.idfs, self.avgdl, self.shortest = mask, idfs, avgdl, shortest
         self.expected = None if members is None else len(members)
         self.seen = 0
         # a varint's bytes sort as its value among varints of its length: (length, bytes)
@@ -217,6 +219,8 @@ class _Stream:
         length = size[0] if len(size) == 1 else varints(bytes(size))[0]
         score = self.scores.get(length)
         if score is None:
+            # the bounds assumed no row is shorter: one that is means they were wrong
+            require(length >= self.shortest, f"{self.table} holds a row shorter than known")
             score = self.scores[length] = _score(self.mask, length, self.idfs, self.avgdl)
         return score, rowid
 
@@ -240,8 +244,9 @@ def _score(mask: int, length: int, idfs: list[float], avgdl: float) -> float:
     return score
 
 
-def _bound(mask: int, idfs: list[float], avgdl: float) -> float:
-    """The largest score a row of ``mask`` can have: it holds at least its terms."""
-    held = mask.bit_count()
+def _bound(mask: int, idfs: list[float], avgdl: float, shortest: int) -> float:
+    """The largest score a row of ``mask`` can have: it holds at least its terms, and at
+    least ``shortest``."""
+    held = max(mask.bit_count(), shortest)
     total = sum(idf for place, idf in enumerate(idfs) if mask >> place & 1)
-    return total * (K1 + 1.0) / (1 + K1 * (1 - B + B * max(1, held) / avgdl))
+    return total * (K1 + 1.0) / (1 + K1 * (1 - B + B * held / avgdl))
