@@ -60,9 +60,11 @@ def fts5_order(db: sqlite3.Connection, terms: list[str], limit: int) -> list[int
     # how many postings are listed in Python before the most frequent terms are left to
     # FTS5, and how many terms may be (0: every row is listed; 1, 3: few are)
     split=st.tuples(st.sampled_from([0, 1, 30, 2000]), st.sampled_from([0, 1, 3, 5])),
+    # the rows the caller says it will take (it may take more, or fewer)
+    want=st.sampled_from([1, 7, 100]),
 )
 def test_the_order_is_fts5s_own(rows: list[list[str]], long_rows: set[int], query: list[str],
-                                limit: int, split: tuple[int, int]) -> None:
+                                limit: int, split: tuple[int, int], want: int) -> None:
     rows = [row + FILLER if n in long_rows else row for n, row in enumerate(rows)]
     db = fts(rows)
     terms = sorted(query)
@@ -70,7 +72,7 @@ def test_the_order_is_fts5s_own(rows: list[list[str]], long_rows: set[int], quer
     recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS = split
     shortest = min(len(set(row)) for row in rows)  # the bound the index keeps
     try:
-        mine = list(itertools.islice(ranked(db, "idx", terms, shortest), limit))
+        mine = list(itertools.islice(ranked(db, "idx", terms, shortest, want), limit))
     finally:
         recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS = saved
     assert mine == fts5_order(db, terms, limit)

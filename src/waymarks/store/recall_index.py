@@ -299,7 +299,7 @@ class RecallIndex:
 
         A posting without its record, or a record without its item, is let through to be
         found damaged by the caller, never silently dropped."""
-        ranking = ranked(self.db, "recall_terms", terms, shortest(self.db))
+        ranking = ranked(self.db, "recall_terms", terms, shortest(self.db), limit)
         backed = self.items_backed
         item_columns = (f", i.status, {JOINED_ITEM_COLUMNS}" if classify
                         else ", i.status" if backed else ", r.status")

@@ -30,7 +30,7 @@ import itertools
 import math
 import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import Final
+from typing import Final, NamedTuple
 
 from waymarks.store.integrity import require
 
@@ -45,6 +45,8 @@ _LISTED: Final = 256
 _LISTED_POSTINGS: Final = 2000
 #: at most this many terms are left to FTS5 (one query per combination of them)
 _COMMON_TERMS: Final = 5
+#: a group's order: a varint's bytes sort as its value among varints of its length
+_ORDER: Final = " ORDER BY length(sz), sz, id"
 #: document sizes fetched at a time from a group's sorted stream
 _CHUNK: Final = 64
 #: a bound is exact arithmetic; a computed score may differ from it in the last place
@@ -80,12 +82,23 @@ def averages(db: sqlite3.Connection, table: str) -> tuple[int, int]:
     return values[0], values[1]
 
 
+class _Shape(NamedTuple):
+    """What every score and bound of one query depends on."""
+
+    terms: Sequence[str]
+    idfs: list[float]
+    avgdl: float
+    shortest: int  # no row holds fewer terms
+    want: int  # rows the caller takes at most (unless it asks for more after all)
+
+
 def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
-           shortest: int = 1) -> Iterator[int]:
+           shortest: int = 1, want: int = 100) -> Iterator[int]:
     """Row IDs matching any of ``terms`` in the order of FTS5's
     ``WHERE table MATCH 't1 OR t2 ...' ORDER BY rank`` (``terms`` in the query's order,
     distinct), produced lazily: stop reading when enough rows were taken. ``shortest``:
-    no row holds fewer terms (a tighter bound: fewer groups are read).
+    no row holds fewer terms (a tighter bound: fewer groups are read); ``want``: how many
+    rows the caller means to take (more are given, at a cost, if it takes more).
 
     Inside a transaction of this connection, rows it wrote may not be counted in FTS5's
     averages record yet (FTS5 writes it at the commit): there FTS5 ranks, as before."""
@@ -131,9 +144,10 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
     for size in range(1, len(common) + 1):
         for chosen in itertools.combinations(common, size):
             groups[sum(1 << place for place in chosen)] = None
-    bounds = {mask: _bound(mask, idfs, avgdl, shortest) for mask in groups}
+    shape = _Shape(terms, idfs, avgdl, shortest, max(1, want))
+    bounds = {mask: _bound(mask, shape) for mask in groups}
     order = sorted(groups, key=bounds.__getitem__, reverse=True)
-    yield from _merge(db, table, order, groups, bounds, terms, idfs, avgdl, shortest)
+    yield from _merge(db, table, order, groups, bounds, shape)
 
 
 def _common(counts: list[int]) -> set[int]:
@@ -151,9 +165,8 @@ def _common(counts: list[int]) -> set[int]:
 
 
 def _merge(db: sqlite3.Connection, table: str, order: list[int],
-           groups: dict[int, list[int] | None],
-           bounds: dict[int, float], terms: Sequence[str], idfs: list[float],
-           avgdl: float, shortest: int) -> Iterator[int]:
+           groups: dict[int, list[int] | None], bounds: dict[int, float],
+           shape: _Shape) -> Iterator[int]:
     """The groups' rows merged best first. Within a group the score falls as the length
     grows, so each group is a stream read in (length, row ID) order, sorted by SQLite; a
     group is opened only when its bound could beat the best row given out so far, and read
@@ -164,7 +177,7 @@ def _merge(db: sqlite3.Connection, table: str, order: list[int],
         limit = bounds[mask] * _SLACK
         while heap and -heap[0][0] > limit:
             yield _pop(heap, streams)
-        stream = _Stream(db, table, mask, groups[mask], terms, idfs, avgdl, shortest)
+        stream = _Stream(db, table, mask, groups[mask], shape)
         head = stream.next()
         if head is not None:
             heapq.heappush(heap, (-head[0], head[1], len(streams)))
@@ -182,47 +195,65 @@ def _pop(heap: list[tuple[float, int, int]], streams: list[_Stream]) -> int:
 
 
 class _Stream:
-    """The rows of one mask with their scores, best first (shortest, then lower ID)."""
+    """The rows of one mask with their scores, best first (shortest, then lower ID).
+
+    A group found by its terms is read a page first: the ``want`` rows the caller takes
+    at most, and the next (the merge looks at the row after the last it gives out), which
+    SQLite finds keeping only that many while it reads the group (sorting all of them was
+    half the cost of a group of 64,000 rows); only if more are taken after all, the rest
+    after the page's last row."""
 
     def __init__(self, db: sqlite3.Connection, table: str, mask: int,
-                 members: list[int] | None, terms: Sequence[str], idfs: list[float],
-                 avgdl: float, shortest: int) -> None:
+                 members: list[int] | None, shape: _Shape) -> None:
         """``members``: the group's rows, or ``None`` to find them by their terms."""
-        self.mask, self.idfs, self.avgdl, self.shortest = mask, idfs, avgdl, shortest
+        self.db, self.table, self.mask, self.shape = db, table, mask, shape
         self.expected = None if members is None else len(members)
         self.seen = 0
-        # a varint's bytes sort as its value among varints of its length: (length, bytes)
-        # is the numeric order of the sizes
-        order = " ORDER BY length(sz), sz, id"
+        self.scores: dict[int, float] = {}
+        self.last: tuple[int, bytes, int] = (0, b"", 0)  # the last row given out
+        self.match = ""
+        self.rest: str | None = None  # the query for the rows after the first page
+        # one more than wanted: the merge looks at the row after the last one it gives out
+        self.page = shape.want + 1
         if members is not None and len(members) <= _LISTED:
             self.cursor = db.execute(
-                f"SELECT id, sz FROM {table}_docsize"
-                f" WHERE id IN ({','.join('?' * len(members))}){order}", members)
+                f"SELECT length(sz), sz, id FROM {table}_docsize"
+                f" WHERE id IN ({','.join('?' * len(members))}){_ORDER}", members)
         else:  # the full-text index finds a large group's rows faster than a list of IDs
-            self.cursor = db.execute(
-                f"SELECT id, sz FROM {table} JOIN {table}_docsize ON id = {table}.rowid"
-                f" WHERE {table} MATCH ?{order}", (_exactly(mask, terms),))
-        self.buffer: list[tuple[int, bytes]] = []
-        self.scores: dict[int, float] = {}
-        self.table = table
+            self.match = _exactly(mask, shape.terms)
+            query = (f"SELECT length(sz), sz, id FROM {table}"
+                     f" JOIN {table}_docsize ON id = {table}.rowid WHERE {table} MATCH ?")
+            self.rest = f"{query} AND (length(sz), sz, id) > (?, ?, ?){_ORDER}"
+            self.cursor = db.execute(f"{query}{_ORDER} LIMIT ?", (self.match, self.page))
+        self.buffer: list[tuple[int, bytes, int]] = []
 
     def next(self) -> tuple[float, int] | None:
-        if not self.buffer:
-            self.buffer = self.cursor.fetchmany(_CHUNK)
-            self.buffer.reverse()
-            if not self.buffer:
-                require(self.expected in (None, self.seen),
-                        f"{self.table} has a row without its size")
-                return None
-        rowid, size = self.buffer.pop()
+        if not self.buffer and not self._fill():
+            return None
+        length_bytes, size, rowid = self.buffer.pop()
         self.seen += 1
-        length = size[0] if len(size) == 1 else varints(bytes(size))[0]
+        self.last = (length_bytes, size, rowid)
+        length = size[0] if length_bytes == 1 else varints(bytes(size))[0]
         score = self.scores.get(length)
         if score is None:
             # the bounds assumed no row is shorter: one that is means they were wrong
-            require(length >= self.shortest, f"{self.table} holds a row shorter than known")
-            score = self.scores[length] = _score(self.mask, length, self.idfs, self.avgdl)
+            require(length >= self.shape.shortest,
+                    f"{self.table} holds a row shorter than known")
+            score = self.scores[length] = _score(self.mask, length, self.shape)
         return score, rowid
+
+    def _fill(self) -> bool:
+        self.buffer = self.cursor.fetchmany(_CHUNK)
+        if not self.buffer and self.rest is not None and self.seen == self.page:
+            # the rows after the first page: (length, size, ID) is the order itself
+            self.cursor = self.db.execute(self.rest, (self.match, *self.last))
+            self.rest = None
+            self.buffer = self.cursor.fetchmany(_CHUNK)
+        self.buffer.reverse()
+        if not self.buffer:
+            require(self.expected in (None, self.seen),
+                    f"{self.table} has a row without its size")
+        return bool(self.buffer)
 
 
 def _exactly(mask: int, terms: Sequence[str]) -> str:
@@ -233,20 +264,21 @@ def _exactly(mask: int, terms: Sequence[str]) -> str:
     return f"{query} NOT ({' OR '.join(others)})" if others else query
 
 
-def _score(mask: int, length: int, idfs: list[float], avgdl: float) -> float:
+def _score(mask: int, length: int, shape: _Shape) -> float:
     """bm25 as ``fts5Bm25Function`` computes it for a row holding the terms of ``mask``
     (each once) with ``length`` tokens (sign aside: FTS5 returns the negation)."""
     score = 0.0
     document = float(length)
-    for place, idf in enumerate(idfs):
+    avgdl = shape.avgdl
+    for place, idf in enumerate(shape.idfs):
         freq = 1.0 if mask >> place & 1 else 0.0
         score += idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * document / avgdl)))
     return score
 
 
-def _bound(mask: int, idfs: list[float], avgdl: float, shortest: int) -> float:
+def _bound(mask: int, shape: _Shape) -> float:
     """The largest score a row of ``mask`` can have: it holds at least its terms, and at
-    least ``shortest``."""
-    held = max(mask.bit_count(), shortest)
-    total = sum(idf for place, idf in enumerate(idfs) if mask >> place & 1)
-    return total * (K1 + 1.0) / (1 + K1 * (1 - B + B * held / avgdl))
+    least as many as the shortest row."""
+    held = max(mask.bit_count(), shape.shortest)
+    total = sum(idf for place, idf in enumerate(shape.idfs) if mask >> place & 1)
+    return total * (K1 + 1.0) / (1 + K1 * (1 - B + B * held / shape.avgdl))
