@@ -9,12 +9,15 @@ exactly while most rows' scores are never computed:
 Every term occurs at most once in a recall document (:meth:`RecallIndex.add` writes each
 record's set of terms), so a row's bm25 depends only on *which* query terms it holds (its
 mask) and its length ``D``: ``sum(idf_i * (k1 + 1) / (1 + k1 * (1 - b + b * D / avgdl)))``
-over the terms it holds. Each term's postings come from FTS5 as one string (cheap: no
-ranking), the rows are grouped by mask, and every group gets an upper bound on its rows'
-scores (the length part is largest for the shortest document, and a row holding ``n``
-of the terms has ``D >= n``). Groups are scored from the highest bound down, and a scored
-row is given out once no unscored group can beat it; only the rows of the groups scored
-so far have their lengths read (a fifth of them, typically).
+over the terms it holds. The rows holding a rare term are grouped by mask in Python (the
+rarest terms' postings as one string each, then the common terms they also hold from
+``common AND (rare ...)`` queries); the rows holding only common terms form one group per
+combination of them, which FTS5 finds when asked. Every group has an upper bound on its
+rows' scores (the length part is largest for the shortest document: a row holding ``n``
+of the terms has ``D >= n``, and none is shorter than the index's shortest record).
+Groups are opened from the highest bound down, each read in (length, row ID) order, and a
+row is given out once no unopened group can beat it: only the opened groups' lengths are
+read, and a large group is sorted only as far as the caller can take.
 
 The scores are computed as FTS5's ``fts5Bm25Function`` computes them (the same
 operations in the same order, IEEE doubles both), the IDFs from the same counts (rows
