@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -99,17 +100,23 @@ def test_averages_and_varints_read_fts5s_records() -> None:
 
 def test_inside_a_write_transaction_fts5_ranks_itself() -> None:
     """FTS5 keeps the totals of rows written in an open transaction in memory until the
-    commit: there ``ranked`` leaves the ranking to FTS5 (the order is the same)."""
-    db = fts([["t00", "t01"], ["t00"]])
+    commit: there the recall index leaves the ranking to FTS5 (the same order)."""
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    migrate(db, 0)
+    index = RecallIndex(db, items_backed=False)
+    index.add([RecordInput(id=f"a{n}", text=f"billing service port {n}") for n in range(50)])
+    plan = direct_plan("billing search port")
+    before = [c.id for c in index.candidates(plan)]
     db.execute("BEGIN")
-    db.executemany("INSERT INTO idx (rowid, terms) VALUES (?, ?)",
-                   [(n, "t00 t02" if n % 3 else "t02") for n in range(3, 300)])
-    assert averages(db, "idx") == (2, 3)  # not yet the rows above
-    for terms in (["t00"], ["t00", "t02"], ["t01", "t02"]):
-        assert list(itertools.islice(ranked(db, "idx", terms), 100)) == (
-            fts5_order(db, terms, 100))
+    index.add([RecordInput(id=f"b{n}", text=f"search service port {n % 7}")
+               for n in range(300)])
+    rows, _tokens = averages(db, "recall_terms")
+    assert rows == 50  # not yet the rows above
+    inside = [c.id for c in index.candidates(plan)]
+    assert inside != before and len(inside) == 100
     db.execute("COMMIT")
-    assert averages(db, "idx") == (299, 3 + 198 * 2 + 99)
+    assert averages(db, "recall_terms")[0] == 350
+    assert [c.id for c in index.candidates(plan)] == inside  # the same order, now computed
 
 
 def test_candidates_keep_the_order_of_the_ranked_sql_query() -> None:
@@ -190,3 +197,34 @@ def test_an_index_filled_before_the_bound_was_kept_stays_unbounded() -> None:
     db.execute("DELETE FROM meta WHERE name = 'recall_shortest'")  # as an older version left it
     index.add([RecordInput(id="b", text="billing service listens on port 8443 in prod")])
     assert recall_index.shortest(db) == 1
+
+
+def test_a_writer_committing_during_a_ranking_does_not_split_it(tmp_path: Path) -> None:
+    """The ranking reads in several statements, in one read transaction: another process
+    appending between them changes nothing in this answer (and is no damage)."""
+    path = tmp_path / "recall.sqlite3"
+    reader = sqlite3.connect(path, isolation_level=None)
+    reader.execute("PRAGMA journal_mode = WAL")
+    migrate(reader, 0)
+    index = RecallIndex(reader, items_backed=False)
+    index.add([RecordInput(id=f"a{n}", text=f"billing service port {n % 9} in eu")
+               for n in range(400)])
+    plan = direct_plan("billing port eu")
+    expected = [c.id for c in index.candidates(plan)]
+    writer = sqlite3.connect(path, isolation_level=None)
+    done: list[str] = []
+
+    def append_once(statement: str) -> None:
+        if "count(*)" in statement and not done:  # the ranking has begun
+            done.append(statement)
+            writer.execute("BEGIN IMMEDIATE")
+            RecallIndex(writer, items_backed=False).add(
+                [RecordInput(id=f"w{n}", text="billing port eu") for n in range(200)])
+            writer.execute("COMMIT")
+
+    reader.set_trace_callback(append_once)
+    during = [c.id for c in index.candidates(plan)]
+    reader.set_trace_callback(None)
+    assert done, "the writer did not run during the ranking"
+    assert during == expected
+    assert [c.id for c in index.candidates(plan)][:100] != expected  # the rows were added

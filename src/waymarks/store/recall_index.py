@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
 import msgspec
@@ -36,12 +36,13 @@ from waymarks.store.integrity import (
     decoding,
     integer_meta,
     require,
+    snapshot,
     valid_scope,
     valid_status,
     verify_blob_row,
     verify_item,
 )
-from waymarks.store.recall_rank import ranked
+from waymarks.store.recall_rank import fts5_ranked, ranked
 
 SCAN_BUDGET: Final = 15000
 MIN_SCAN_TERMS: Final = 2
@@ -298,8 +299,25 @@ class RecallIndex:
         :mod:`waymarks.store.recall_rank`), skipping rows ``visible_to`` may not see.
 
         A posting without its record, or a record without its item, is let through to be
-        found damaged by the caller, never silently dropped."""
-        ranking = ranked(self.db, "recall_terms", terms, shortest(self.db), limit)
+        found damaged by the caller, never silently dropped.
+
+        The ranking reads the index in several statements: they share one read transaction,
+        so that a writer committing meanwhile cannot make its parts disagree. Inside a
+        transaction of the caller's, rows it wrote may not be counted in FTS5's averages yet
+        (FTS5 writes them at the commit): there FTS5 ranks, as before."""
+        if self.db.in_transaction:
+            return self._take(fts5_ranked(self.db, "recall_terms", terms), limit,
+                              visible_to, classify)
+        with snapshot(self.db):
+            ranking = ranked(self.db, "recall_terms", terms, shortest(self.db), limit)
+            try:
+                return self._take(ranking, limit, visible_to, classify)
+            finally:
+                ranking.close()  # its statements end before the read transaction does
+
+    def _take(self, ranking: Iterator[int], limit: int,
+              visible_to: tuple[str, str | None] | None,
+              classify: bool) -> list[tuple[Any, ...]]:
         backed = self.items_backed
         item_columns = (f", i.status, {JOINED_ITEM_COLUMNS}" if classify
                         else ", i.status" if backed else ", r.status")

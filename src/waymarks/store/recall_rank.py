@@ -32,7 +32,7 @@ import heapq
 import itertools
 import math
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from typing import Final, NamedTuple
 
 from waymarks.store.integrity import require
@@ -85,6 +85,13 @@ def averages(db: sqlite3.Connection, table: str) -> tuple[int, int]:
     return values[0], values[1]
 
 
+def fts5_ranked(db: sqlite3.Connection, table: str, terms: Sequence[str]) -> Iterator[int]:
+    """The same order, ranked by FTS5 itself (every matching row)."""
+    for (rowid,) in db.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?"
+                               " ORDER BY rank", (" OR ".join(terms),)):
+        yield rowid
+
+
 class _Shape(NamedTuple):
     """What every score and bound of one query depends on."""
 
@@ -96,20 +103,16 @@ class _Shape(NamedTuple):
 
 
 def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
-           shortest: int = 1, want: int = 100) -> Iterator[int]:
+           shortest: int = 1, want: int = 100) -> Generator[int, None, None]:
     """Row IDs matching any of ``terms`` in the order of FTS5's
     ``WHERE table MATCH 't1 OR t2 ...' ORDER BY rank`` (``terms`` in the query's order,
     distinct), produced lazily: stop reading when enough rows were taken. ``shortest``:
     no row holds fewer terms (a tighter bound: fewer groups are read); ``want``: how many
     rows the caller means to take (more are given, at a cost, if it takes more).
 
-    Inside a transaction of this connection, rows it wrote may not be counted in FTS5's
-    averages record yet (FTS5 writes it at the commit): there FTS5 ranks, as before."""
-    if db.in_transaction:
-        yield from (rowid for (rowid,) in db.execute(
-            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rank",
-            (" OR ".join(terms),)))
-        return
+    Read in several statements: call it inside one read transaction. Not inside a write
+    transaction that added rows to ``table``: FTS5 counts them in its averages record only
+    at the commit (:func:`fts5_ranked` ranks there)."""
     rows, tokens = averages(db, table)
     if not rows:
         return
