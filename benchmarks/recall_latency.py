@@ -360,7 +360,6 @@ class _CachedIndex:
 
 FRESH_SCRIPT = """
 import sqlite3, sys
-import code_baseline
 from waymarks.core.egress import Egress
 from waymarks.recall.engine import evaluate
 from waymarks.recall.plan import direct_plan

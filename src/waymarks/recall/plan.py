@@ -16,6 +16,7 @@ turn by turn; the live prompt, bounded separately at 65,536 bytes, is the last t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Final
 
@@ -27,6 +28,8 @@ from waymarks.recall.vocabulary import ATTRIBUTES, STOP_WORDS
 MAX_HISTORY_TURNS: Final = 6
 MAX_HISTORY_BYTES: Final = 2048
 MAX_PROMPT_BYTES: Final = 65536
+#: plans remembered by :func:`plan_query`
+PLAN_MEMO: Final = 16
 
 _RESET: Final = lazy(
     r"换个话题|新话题|从头开始|不是那个|不是这个|\bnew topic\b|\bstart over\b|\bforget that\b"
@@ -66,7 +69,15 @@ def plan_query(prompt: str, history: Sequence[str] = ()) -> QueryPlan:
 
     Consecutive topic-less turns ("continue", "ok") share one of the 6 history slots, so a
     run of them cannot push the subject out of the window.
+
+    One request plans the same prompt more than once (memory recall, then learned recall):
+    the last few plans are remembered (a pure function of its arguments).
     """
+    return _plan_query(prompt, tuple(history))
+
+
+@functools.lru_cache(maxsize=PLAN_MEMO)
+def _plan_query(prompt: str, history: tuple[str, ...]) -> QueryPlan:
     turns: list[str] = []
     for text in reversed(history):
         turn = clip_utf8(text, MAX_HISTORY_BYTES)

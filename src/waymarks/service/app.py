@@ -56,6 +56,7 @@ from waymarks.service.recovery import (
 from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo
+from waymarks.service.warm import settle_heap
 from waymarks.store.migrations import SchemaTooNewError
 from waymarks.store.projection import (
     Projection,
@@ -423,6 +424,8 @@ class Waymarks:
         else:
             if self._recall_cache is None:
                 self._recall_cache = RecallCache(index)
+                self._recall_cache.refresh()
+                settle_heap()  # a long-lived process: its working set is loaded now
             self._recall_cache.index = index
             self._recall_cache.refresh()
             stats = self._recall_cache.stats(features)

@@ -178,19 +178,25 @@ def learned_digest(digest: str) -> str:
     return f"{LEARNED_LABEL}\n{digest}" if digest else ""
 
 
-#: the last automatic learned recall of this process: diagnostics without claim text,
-#: held in memory only (never written, never a learning input), replaced on every attempt
-_LAST_SNAPSHOT: dict[str, object] | None = None
+#: the last automatic learned recall of this process, for its diagnostics (explained
+#: without claim text when asked); held in memory only (never written, never a learning
+#: input), replaced on every attempt
+_LAST_RESULT: tuple[RecallResult, str] | None = None
 
 
 def _remember_snapshot(result: RecallResult, at: str) -> None:
-    from waymarks.recall.engine import explain
-
-    global _LAST_SNAPSHOT
-    _LAST_SNAPSHOT = {**explain(result), "at": at,
-                      "selected": [s.candidate.id for s in result.eligible[:3]]}
+    # kept as it is (immutable) and explained when asked: every plan makes one, few are
+    # ever looked at, and the explanation serializes itself to check its size
+    global _LAST_RESULT
+    _LAST_RESULT = (result, at)
 
 
 def last_snapshot() -> dict[str, object] | None:
     """The last automatic learned recall in this process (``None`` before any)."""
-    return _LAST_SNAPSHOT
+    from waymarks.recall.engine import explain
+
+    if _LAST_RESULT is None:
+        return None
+    result, at = _LAST_RESULT
+    return {**explain(result), "at": at,
+            "selected": [s.candidate.id for s in result.eligible[:3]]}

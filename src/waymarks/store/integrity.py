@@ -330,7 +330,7 @@ def _verify_rows(db: sqlite3.Connection, table: str, fields: str) -> list[str]:
 
 def _verify_meta(db: sqlite3.Connection) -> list[str]:
     try:
-        for name in ("recall_seq", "recall_generation"):
+        for name in ("recall_seq", "recall_generation", "recall_shortest"):
             integer_meta(db, name)
         seq = integer_meta(db, "recall_seq")
         top = db.execute("SELECT coalesce(max(seq), 0) FROM items WHERE kind = 'memory'"

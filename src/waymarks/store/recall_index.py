@@ -20,9 +20,10 @@ damaged into pointing at other records are noticed rather than scored.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
-from collections.abc import Iterable, Sequence
-from typing import Final
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Final
 
 import msgspec
 
@@ -35,11 +36,13 @@ from waymarks.store.integrity import (
     decoding,
     integer_meta,
     require,
+    snapshot,
     valid_scope,
     valid_status,
     verify_blob_row,
     verify_item,
 )
+from waymarks.store.recall_rank import fts5_ranked, ranked
 
 SCAN_BUDGET: Final = 15000
 MIN_SCAN_TERMS: Final = 2
@@ -48,6 +51,8 @@ ADD_BATCH: Final = 5000
 #: bounds of the per-call memos of analysed origins and feature tokens
 ORIGIN_MEMO: Final = 10_000
 TOKEN_MEMO: Final = 1_000_000
+#: bound of the memo of document frequencies (:meth:`RecallIndex.stats`)
+DF_MEMO: Final = 100_000
 CANDIDATE_LIMIT: Final = 100  # 300 cost 3x the p99 with the same digests (LoCoMo, synthetic)
 _FIELDS_CODEC: Final = msgspec.json.Encoder()
 _FIELDS_DECODER: Final = msgspec.json.Decoder(dict[str, list[str]])
@@ -97,7 +102,7 @@ def reset(db: sqlite3.Connection) -> None:
     """Forget every indexed record (the projection was rebuilt; items will be re-read)."""
     db.execute("DELETE FROM recall_records")
     db.execute("INSERT INTO recall_terms (recall_terms) VALUES ('delete-all')")
-    db.execute("DELETE FROM meta WHERE name = 'recall_seq'")
+    db.execute("DELETE FROM meta WHERE name IN ('recall_seq', 'recall_shortest')")
     # in-memory copies (RecallCache) compare generations to know they must start over
     db.execute("INSERT INTO meta (name, value) VALUES ('recall_generation', '1')"
                " ON CONFLICT (name) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
@@ -109,6 +114,11 @@ class RecallIndex:
     def __init__(self, db: sqlite3.Connection, *, items_backed: bool = True) -> None:
         self.db = db
         self.items_backed = items_backed
+        #: document frequencies already read, valid while the index is in ``_df_state``
+        #: (its generation and record count: records are only appended, or all removed at
+        #: once with a new generation); ``None``: not in the vocabulary
+        self._df: dict[str, int | None] = {}
+        self._df_state = (-1, -1)
 
     def add(self, records: Iterable[RecordInput]) -> int:
         """Analyse and index records not indexed yet (an ID already indexed, or repeated
@@ -173,6 +183,8 @@ class RecallIndex:
             " text, body_count, evidence, source, fields, checksum)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self.db.executemany("INSERT INTO recall_terms (rowid, terms) VALUES (?, ?)", postings)
+        _note_shortest(self.db, first=rows[0][0] == 1,
+                       terms=min((len(p[1].split()) for p in postings if p[1]), default=0))
         return len(rows)
 
     def catch_up(self) -> int:
@@ -200,15 +212,30 @@ class RecallIndex:
         ID (:meth:`add`) and removed all at once (:func:`reset`), so the two are equal, and
         ``max`` is one B-tree step where ``count(*)`` reads the whole table (a million rows
         at scale). Each frequency is one equality lookup in the vocabulary: ``IN`` made
-        SQLite scan all of it."""
+        SQLite scan all of it.
+
+        A long-lived process asks for the same words again and again: frequencies are kept
+        while the index has neither grown nor been reset (checked on every call; never
+        inside a transaction, which may hold rows not committed yet)."""
         records = int(self.db.execute(
             "SELECT coalesce(max(rowid), 0) FROM recall_records").fetchone()[0])
+        memo: dict[str, int | None] = {}
+        if not self.db.in_transaction:
+            memo = self._df
+            state = (self.generation(), records)
+            if state != self._df_state or len(memo) > DF_MEMO:
+                memo.clear()
+                self._df_state = state
         df: dict[str, int] = {}
         for feature in dict.fromkeys(features):
-            row = self.db.execute("SELECT doc FROM recall_vocab WHERE term = ?",
-                                  (token(feature),)).fetchone()
-            if row is not None:
-                df[feature] = int(row[0])
+            if feature in memo:
+                known = memo[feature]
+            else:
+                row = self.db.execute("SELECT doc FROM recall_vocab WHERE term = ?",
+                                      (token(feature),)).fetchone()
+                known = memo[feature] = None if row is None else int(row[0])
+            if known is not None:
+                df[feature] = known
         return Stats(records, df)
 
     def candidates(
@@ -235,30 +262,8 @@ class RecallIndex:
             return []
         terms = sorted({token(f) for f in chosen})
         classify = classes is not None and self.items_backed
-        if self.items_backed:
-            # visibility is part of the query, so other sessions' and projects' records
-            # never take the places of this session's in the bounded candidate list
-            session_id, project = visible_to if visible_to is not None else (None, None)
-            # (a posting without its record, or a record without its item, is let through
-            # to be found damaged below, never silently dropped by the join)
-            item_columns = f", {JOINED_ITEM_COLUMNS}" if classify else ""
-            rows = self.db.execute(
-                f"SELECT {RECORD_COLUMNS}, i.status{item_columns} FROM recall_terms"
-                " LEFT JOIN recall_records r ON r.rowid = recall_terms.rowid"
-                " LEFT JOIN items i ON i.id = r.item_id"
-                " WHERE recall_terms MATCH ?1 AND (?2 IS NULL OR i.id IS NULL OR"
-                " (i.scope = 'project' AND i.project_path = ?3)"
-                " OR (i.scope != 'project' AND i.session_id = ?2))"
-                " ORDER BY recall_terms.rank LIMIT ?4",
-                (" OR ".join(terms), session_id, project, limit),
-            ).fetchall()
-        else:
-            rows = self.db.execute(
-                f"SELECT {RECORD_COLUMNS}, r.status FROM recall_terms LEFT JOIN recall_records r"
-                " ON r.rowid = recall_terms.rowid WHERE recall_terms MATCH ?"
-                " ORDER BY recall_terms.rank LIMIT ?",
-                (" OR ".join(terms), limit),
-            ).fetchall()
+        rows = self._ranked_rows(terms, limit, visible_to if self.items_backed else None,
+                                 classify)
         out = []
         wanted = set(chosen)
         for row in rows:
@@ -284,6 +289,62 @@ class RecallIndex:
                 aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
                 origin_features=frozenset(parts["origin"]), body_count=count,
                 evidence=evidence, source=source))
+        return out
+
+    def _ranked_rows(self, terms: list[str], limit: int,
+                     visible_to: tuple[str, str | None] | None,
+                     classify: bool) -> list[tuple[Any, ...]]:
+        """The first ``limit`` rows (records joined with their items, as
+        :meth:`candidates` reads them) in FTS5's bm25 order of ``terms`` (see
+        :mod:`waymarks.store.recall_rank`), skipping rows ``visible_to`` may not see.
+
+        A posting without its record, or a record without its item, is let through to be
+        found damaged by the caller, never silently dropped.
+
+        The ranking reads the index in several statements: they share one read transaction,
+        so that a writer committing meanwhile cannot make its parts disagree. Inside a
+        transaction of the caller's, rows it wrote may not be counted in FTS5's averages yet
+        (FTS5 writes them at the commit): there FTS5 ranks, as before."""
+        if self.db.in_transaction:
+            return self._take(fts5_ranked(self.db, "recall_terms", terms), limit,
+                              visible_to, classify)
+        with snapshot(self.db):
+            ranking = ranked(self.db, "recall_terms", terms, shortest(self.db), limit)
+            try:
+                return self._take(ranking, limit, visible_to, classify)
+            finally:
+                ranking.close()  # its statements end before the read transaction does
+
+    def _take(self, ranking: Iterator[int], limit: int,
+              visible_to: tuple[str, str | None] | None,
+              classify: bool) -> list[tuple[Any, ...]]:
+        backed = self.items_backed
+        item_columns = (f", i.status, {JOINED_ITEM_COLUMNS}" if classify
+                        else ", i.status" if backed else ", r.status")
+        visibility = ", i.id, i.scope, i.project_path, i.session_id" if backed else ""
+        join = " LEFT JOIN items i ON i.id = r.item_id" if backed else ""
+        session_id, project = visible_to if visible_to is not None else (None, None)
+        width = RECORD_WIDTH + 1 + (len(ITEM_COLUMNS.split(",")) if classify else 0)
+        missing = (None,) * (width + (4 if backed else 0))
+        out: list[tuple[Any, ...]] = []
+        while len(out) < limit:
+            batch = list(itertools.islice(ranking, limit - len(out)))
+            if not batch:
+                break
+            found = {row[0]: row[1:] for row in self.db.execute(
+                f"SELECT r.rowid, {RECORD_COLUMNS}{item_columns}{visibility}"
+                f" FROM recall_records r{join}"
+                f" WHERE r.rowid IN ({','.join('?' * len(batch))})", batch)}
+            for rowid in batch:
+                row = found.get(rowid, missing)
+                if backed:
+                    item_id, scope, path, owner = row[width:]
+                    if not (session_id is None or item_id is None
+                            or (scope == "project" and project is not None and path == project)
+                            or (scope is not None and scope != "project"
+                                and owner == session_id)):
+                        continue
+                out.append(row[:width])
         return out
 
     def _scan_features(self, features: list[str], stats: Stats) -> list[str]:
@@ -345,6 +406,25 @@ _LAST_MEMORY_SEQ: Final = (
     " FROM owners WHERE owners.session_id IS NOT NULL)"
     " SELECT coalesce(max((SELECT max(seq) FROM items WHERE session_id = owners.session_id"
     " AND kind = 'memory')), 0) FROM owners WHERE owners.session_id IS NOT NULL")
+
+
+def _note_shortest(db: sqlite3.Connection, *, first: bool, terms: int) -> None:
+    """Keep ``meta.recall_shortest``, the fewest terms a record holds (a bound of the
+    ranking: :func:`~waymarks.store.recall_rank.ranked`), when records were added. Known
+    only for an index filled since it was empty (a database from before it has none)."""
+    if not terms:
+        return
+    if first:
+        db.execute("INSERT INTO meta (name, value) VALUES ('recall_shortest', ?)"
+                   " ON CONFLICT (name) DO UPDATE SET value = excluded.value", (str(terms),))
+    else:
+        db.execute("UPDATE meta SET value = min(CAST(value AS INTEGER), ?)"
+                   " WHERE name = 'recall_shortest'", (terms,))
+
+
+def shortest(db: sqlite3.Connection) -> int:
+    """The fewest terms a record of the index holds, as far as known (at least 1)."""
+    return max(1, integer_meta(db, "recall_shortest") or 1)
 
 
 def last_memory_seq(db: sqlite3.Connection) -> int:

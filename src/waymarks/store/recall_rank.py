@@ -1,0 +1,290 @@
+"""FTS5's bm25 order of an ``OR`` query, without ranking every row that matches.
+
+``ORDER BY rank LIMIT 100`` makes FTS5 compute bm25 for every row the query matches (a
+document-size lookup and the phrases' instances per row) and sort them all: 7,400 rows
+for a typical query at 100k claims, 15,000 at the scan budget, 7 ms of CPU per query,
+most of a recall. Only the first ``limit`` rows are wanted, and here they can be found
+exactly while most rows' scores are never computed:
+
+Every term occurs at most once in a recall document (:meth:`RecallIndex.add` writes each
+record's set of terms), so a row's bm25 depends only on *which* query terms it holds (its
+mask) and its length ``D``: ``sum(idf_i * (k1 + 1) / (1 + k1 * (1 - b + b * D / avgdl)))``
+over the terms it holds. The rows holding a rare term are grouped by mask in Python (the
+rarest terms' postings as one string each, then the common terms they also hold from
+``common AND (rare ...)`` queries); the rows holding only common terms form one group per
+combination of them, which FTS5 finds when asked. Every group has an upper bound on its
+rows' scores (the length part is largest for the shortest document: a row holding ``n``
+of the terms has ``D >= n``, and none is shorter than the index's shortest record).
+Groups are opened from the highest bound down, each read in (length, row ID) order, and a
+row is given out once no unopened group can beat it: only the opened groups' lengths are
+read, and a large group is sorted only as far as the caller can take.
+
+The scores are computed as FTS5's ``fts5Bm25Function`` computes them (the same
+operations in the same order, IEEE doubles both), the IDFs from the same counts (rows
+per term) and the same ``N`` and average length (FTS5's averages record), and ties go to
+the lower row ID, as FTS5's sorter gives them: ``tests/store/test_recall_rank.py``
+compares the order with FTS5's own on random stores.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import sqlite3
+from collections.abc import Generator, Iterator, Sequence
+from typing import Final, NamedTuple
+
+from waymarks.store.integrity import require
+
+#: FTS5's bm25 parameters (``fts5_aux.c``)
+K1: Final = 1.2
+B: Final = 0.75
+#: FTS5 stores the row count and total size in this row of its ``_data`` table
+_AVERAGES_ROWID: Final = 1
+#: a group of at most this many rows is read by ID, a larger one by its terms
+_LISTED: Final = 256
+#: postings read into Python before the rest are left to FTS5 (the rarest terms' first)
+_LISTED_POSTINGS: Final = 2000
+#: at most this many terms are left to FTS5 (one query per combination of them)
+_COMMON_TERMS: Final = 5
+#: a group's order: a varint's bytes sort as its value among varints of its length
+_ORDER: Final = " ORDER BY length(sz), sz, id"
+#: document sizes fetched at a time from a group's sorted stream
+_CHUNK: Final = 64
+#: a bound is exact arithmetic; a computed score may differ from it in the last place
+_SLACK: Final = 1 + 1e-12
+
+
+def varints(blob: bytes) -> list[int]:
+    """The SQLite varints packed in ``blob`` (FTS5's averages and document sizes)."""
+    out: list[int] = []
+    value = 0
+    used = 0
+    for byte in blob:
+        used += 1
+        if used == 9:  # the ninth byte of a varint holds 8 bits
+            out.append((value << 8) | byte)
+            value = used = 0
+        elif byte & 0x80:
+            value = (value << 7) | (byte & 0x7F)
+        else:
+            out.append((value << 7) | byte)
+            value = used = 0
+    return out
+
+
+def averages(db: sqlite3.Connection, table: str) -> tuple[int, int]:
+    """FTS5's row count and total token count of ``table`` (0, 0 when it is empty)."""
+    row = db.execute(f"SELECT block FROM {table}_data WHERE id = ?",
+                     (_AVERAGES_ROWID,)).fetchone()
+    if row is None or not row[0]:
+        return 0, 0
+    values = varints(bytes(row[0]))
+    require(len(values) >= 2, f"{table}'s averages record is malformed")
+    return values[0], values[1]
+
+
+def fts5_ranked(db: sqlite3.Connection, table: str, terms: Sequence[str]) -> Iterator[int]:
+    """The same order, ranked by FTS5 itself (every matching row)."""
+    for (rowid,) in db.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?"
+                               " ORDER BY rank", (" OR ".join(terms),)):
+        yield rowid
+
+
+class _Shape(NamedTuple):
+    """What every score and bound of one query depends on."""
+
+    terms: Sequence[str]
+    idfs: list[float]
+    avgdl: float
+    shortest: int  # no row holds fewer terms
+    want: int  # rows the caller takes at most (unless it asks for more after all)
+
+
+def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
+           shortest: int = 1, want: int = 100) -> Generator[int, None, None]:
+    """Row IDs matching any of ``terms`` in the order of FTS5's
+    ``WHERE table MATCH 't1 OR t2 ...' ORDER BY rank`` (``terms`` in the query's order,
+    distinct), produced lazily: stop reading when enough rows were taken. ``shortest``:
+    no row holds fewer terms (a tighter bound: fewer groups are read); ``want``: how many
+    rows the caller means to take (more are given, at a cost, if it takes more).
+
+    Read in several statements: call it inside one read transaction. Not inside a write
+    transaction that added rows to ``table``: FTS5 counts them in its averages record only
+    at the commit (:func:`fts5_ranked` ranks there)."""
+    rows, tokens = averages(db, table)
+    if not rows:
+        return
+    avgdl = tokens / rows
+    counts = [int(db.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
+                             (term,)).fetchone()[0]) for term in terms]
+    idfs = [max(math.log((rows - n + 0.5) / (n + 0.5)), 0.0) or 1e-6 for n in counts]
+    common = _common(counts)
+    rare = [place for place in range(len(terms)) if place not in common]
+    # the rows holding a rare term, with every term they hold
+    masks: dict[int, int] = {}
+    for place in rare:
+        found = db.execute(f"SELECT group_concat(rowid) FROM {table} WHERE {table} MATCH ?",
+                           (terms[place],)).fetchone()[0]
+        bit = 1 << place
+        get = masks.get
+        for rowid in map(int, found.split(",")) if found else ():
+            masks[rowid] = get(rowid, 0) | bit
+    if masks and common:
+        any_rare = " OR ".join(terms[place] for place in rare)
+        for place in common:
+            bit = 1 << place
+            for (rowid,) in db.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
+                                       (f"{terms[place]} AND ({any_rare})",)):
+                require(rowid in masks, f"{table} does not match itself")
+                masks[rowid] |= bit
+    groups: dict[int, list[int] | None] = {}
+    for rowid, mask in masks.items():
+        members = groups.get(mask)
+        if members is None:
+            groups[mask] = [rowid]
+        else:
+            members.append(rowid)
+    # the rows holding common terms only: one group per combination, found by FTS5
+    for size in range(1, len(common) + 1):
+        for chosen in itertools.combinations(common, size):
+            groups[sum(1 << place for place in chosen)] = None
+    shape = _Shape(terms, idfs, avgdl, shortest, max(1, want))
+    bounds = {mask: _bound(mask, shape) for mask in groups}
+    order = sorted(groups, key=bounds.__getitem__, reverse=True)
+    yield from _merge(db, table, order, groups, bounds, shape)
+
+
+def _common(counts: list[int]) -> set[int]:
+    """The terms whose rows are not listed in Python (the most frequent, up to
+    ``_COMMON_TERMS`` of them, past the first ``_LISTED_POSTINGS`` postings): the rows that
+    hold only such terms are found by FTS5 queries, one per combination, when needed."""
+    by_count = sorted(range(len(counts)), key=lambda place: counts[place])
+    listed = 0
+    common: set[int] = set()
+    for position, place in enumerate(by_count):
+        listed += counts[place]
+        if listed > _LISTED_POSTINGS and len(by_count) - position <= _COMMON_TERMS:
+            common.add(place)
+    return common
+
+
+def _merge(db: sqlite3.Connection, table: str, order: list[int],
+           groups: dict[int, list[int] | None], bounds: dict[int, float],
+           shape: _Shape) -> Iterator[int]:
+    """The groups' rows merged best first. Within a group the score falls as the length
+    grows, so each group is a stream read in (length, row ID) order, sorted by SQLite; a
+    group is opened only when its bound could beat the best row given out so far, and read
+    only as far as its rows are given out."""
+    heap: list[tuple[float, int, int]] = []  # (-score, row ID, stream): best, lower ID first
+    streams: list[_Stream] = []
+    for mask in order:
+        limit = bounds[mask] * _SLACK
+        while heap and -heap[0][0] > limit:
+            yield _pop(heap, streams)
+        stream = _Stream(db, table, mask, groups[mask], shape)
+        head = stream.next()
+        if head is not None:
+            heapq.heappush(heap, (-head[0], head[1], len(streams)))
+        streams.append(stream)
+    while heap:
+        yield _pop(heap, streams)
+
+
+def _pop(heap: list[tuple[float, int, int]], streams: list[_Stream]) -> int:
+    _, rowid, place = heapq.heappop(heap)
+    head = streams[place].next()
+    if head is not None:
+        heapq.heappush(heap, (-head[0], head[1], place))
+    return rowid
+
+
+class _Stream:
+    """The rows of one mask with their scores, best first (shortest, then lower ID).
+
+    A group found by its terms is read a page first: the ``want`` rows the caller takes
+    at most, and the next (the merge looks at the row after the last it gives out), which
+    SQLite finds keeping only that many while it reads the group (sorting all of them was
+    half the cost of a group of 64,000 rows); only if more are taken after all, the rest
+    after the page's last row."""
+
+    def __init__(self, db: sqlite3.Connection, table: str, mask: int,
+                 members: list[int] | None, shape: _Shape) -> None:
+        """``members``: the group's rows, or ``None`` to find them by their terms."""
+        self.db, self.table, self.mask, self.shape = db, table, mask, shape
+        self.expected = None if members is None else len(members)
+        self.seen = 0
+        self.scores: dict[int, float] = {}
+        self.last: tuple[int, bytes, int] = (0, b"", 0)  # the last row given out
+        self.match = ""
+        self.rest: str | None = None  # the query for the rows after the first page
+        # one more than wanted: the merge looks at the row after the last one it gives out
+        self.page = shape.want + 1
+        if members is not None and len(members) <= _LISTED:
+            self.cursor = db.execute(
+                f"SELECT length(sz), sz, id FROM {table}_docsize"
+                f" WHERE id IN ({','.join('?' * len(members))}){_ORDER}", members)
+        else:  # the full-text index finds a large group's rows faster than a list of IDs
+            self.match = _exactly(mask, shape.terms)
+            query = (f"SELECT length(sz), sz, id FROM {table}"
+                     f" JOIN {table}_docsize ON id = {table}.rowid WHERE {table} MATCH ?")
+            self.rest = f"{query} AND (length(sz), sz, id) > (?, ?, ?){_ORDER}"
+            self.cursor = db.execute(f"{query}{_ORDER} LIMIT ?", (self.match, self.page))
+        self.buffer: list[tuple[int, bytes, int]] = []
+
+    def next(self) -> tuple[float, int] | None:
+        if not self.buffer and not self._fill():
+            return None
+        length_bytes, size, rowid = self.buffer.pop()
+        self.seen += 1
+        self.last = (length_bytes, size, rowid)
+        length = size[0] if length_bytes == 1 else varints(bytes(size))[0]
+        score = self.scores.get(length)
+        if score is None:
+            # the bounds assumed no row is shorter: one that is means they were wrong
+            require(length >= self.shape.shortest,
+                    f"{self.table} holds a row shorter than known")
+            score = self.scores[length] = _score(self.mask, length, self.shape)
+        return score, rowid
+
+    def _fill(self) -> bool:
+        self.buffer = self.cursor.fetchmany(_CHUNK)
+        if not self.buffer and self.rest is not None and self.seen == self.page:
+            # the rows after the first page: (length, size, ID) is the order itself
+            self.cursor = self.db.execute(self.rest, (self.match, *self.last))
+            self.rest = None
+            self.buffer = self.cursor.fetchmany(_CHUNK)
+        self.buffer.reverse()
+        if not self.buffer:
+            require(self.expected in (None, self.seen),
+                    f"{self.table} has a row without its size")
+        return bool(self.buffer)
+
+
+def _exactly(mask: int, terms: Sequence[str]) -> str:
+    """The FTS5 query for the rows holding the terms of ``mask`` and none of the others."""
+    held = [t for place, t in enumerate(terms) if mask >> place & 1]
+    others = [t for place, t in enumerate(terms) if not mask >> place & 1]
+    query = "(" + " AND ".join(held) + ")"
+    return f"{query} NOT ({' OR '.join(others)})" if others else query
+
+
+def _score(mask: int, length: int, shape: _Shape) -> float:
+    """bm25 as ``fts5Bm25Function`` computes it for a row holding the terms of ``mask``
+    (each once) with ``length`` tokens (sign aside: FTS5 returns the negation)."""
+    score = 0.0
+    document = float(length)
+    avgdl = shape.avgdl
+    for place, idf in enumerate(shape.idfs):
+        freq = 1.0 if mask >> place & 1 else 0.0
+        score += idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * document / avgdl)))
+    return score
+
+
+def _bound(mask: int, shape: _Shape) -> float:
+    """The largest score a row of ``mask`` can have: it holds at least its terms, and at
+    least as many as the shortest row."""
+    held = max(mask.bit_count(), shape.shortest)
+    total = sum(idf for place, idf in enumerate(shape.idfs) if mask >> place & 1)
+    return total * (K1 + 1.0) / (1 + K1 * (1 - B + B * held / shape.avgdl))
