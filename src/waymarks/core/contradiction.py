@@ -28,6 +28,7 @@ from typing import Final
 import msgspec
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.text import INVISIBLE
 
 MAX_SUBJECT_TERMS: Final = 7
 MAX_VALUES: Final = 3
@@ -161,7 +162,7 @@ class Signature(msgspec.Struct, frozen=True):
 def signature(claim: str) -> Signature | None:
     """The signature of a short factual claim, or ``None`` if it states no value or is
     too long to be one fact."""
-    text = unicodedata.normalize("NFKC", claim).casefold()
+    text = _folded(claim)
     values: set[str] = set()
     pieces: list[str] = []
     position = 0
@@ -213,7 +214,12 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
 def negates(claim: str) -> bool:
     """Whether a claim denies something ("is not 5433", "不是"): a signature keeps the
     denied value as a value, so a shared value proves no agreement then."""
-    return _NEGATION.search(unicodedata.normalize("NFKC", claim).casefold()) is not None
+    return _NEGATION.search(_folded(claim)) is not None
+
+
+def _folded(claim: str) -> str:
+    """NFKC, case-folded, invisible format characters dropped (as :func:`normalize`)."""
+    return INVISIBLE.sub("", unicodedata.normalize("NFKC", claim)).casefold()
 
 
 def contradicts(a: Signature, b: Signature) -> bool:

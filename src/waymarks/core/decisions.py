@@ -55,7 +55,7 @@ from waymarks.core.rules import (
     new_state,
 )
 from waymarks.core.secrets import credential_kinds
-from waymarks.core.text import is_unicode, normalize_key
+from waymarks.core.text import control_character, is_unicode, normalize_key, visible
 
 #: the stable codes a refused write carries (scripts and the tool branch on them)
 RejectionCode = Literal[
@@ -121,8 +121,12 @@ def clean_text(text: str, *, what: str, limit: int) -> str | Rejected:
     if not is_unicode(text):
         return Rejected("invalid_argument", f"{what} is not valid Unicode (lone surrogates)")
     stripped = text.strip()
-    if not stripped:
-        return Rejected("empty", f"{what} must not be empty")
+    if not visible(stripped):
+        return Rejected("empty", f"{what} must not be empty (nor only invisible characters)")
+    control = control_character(stripped)
+    if control is not None:
+        return Rejected("invalid_argument", f"{what} holds the control character {control}; "
+                        "remove it (tabs and line breaks are fine)")
     if len(stripped) > limit:
         return Rejected("too_long", f"{what} has {len(stripped)} characters; the limit is {limit}")
     return refuse_credentials(stripped, what) or stripped

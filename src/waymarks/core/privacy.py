@@ -42,6 +42,7 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model import Classification as Classification  # re-exported
+from waymarks.core.text import INVISIBLE
 
 Destination = Literal["local", "remote"]
 
@@ -151,7 +152,6 @@ def _strip_all(text: str) -> tuple[str, int, Classification | None]:
 _LOOSE_MARKER: Final = lazy(
     r"[\[({<]\s*/?\s*ds\s*4\s*[:;=_-]?\s*(?:normal|internal|sensitive|local[\s_-]*only)"
     r"\s*[\])}>]", re.IGNORECASE)
-_INVISIBLE: Final = lazy("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
 
 def near_miss_markers(text: str) -> int:
@@ -162,7 +162,7 @@ def near_miss_markers(text: str) -> int:
         return 0
     import unicodedata  # here, not at import: only a text holding a "4" needs it
 
-    loose = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    loose = INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
     working = sum(1 for m in _MARKER.finditer(text) if not m.group(1))
     escaped = sum(1 for m in _MARKER.finditer(text) if m.group(1))
     return max(0, len(_LOOSE_MARKER.findall(loose)) - working - escaped)

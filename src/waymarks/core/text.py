@@ -45,11 +45,20 @@ _ANY_POLARITY_WORD = lazy(r"\b(?:" + "|".join(_POLARITY_WORDS) + r")\b")
 _CONTRACTION = lazy(r"n't\b")  # "isn't" -> "is not", so both forms share a base
 
 
+#: invisible format characters: soft hyphen, zero-width space and joiners, directional
+#: marks, embeddings and isolates, word joiner and invisible operators, byte-order mark
+INVISIBLE: Final = lazy(
+    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
 def normalize(text: str) -> str:
-    """Comparison form of a pin or claim: NFKC, case-folded, whitespace collapsed,
-    trailing sentence punctuation dropped. Two texts with the same form are duplicates."""
+    """Comparison form of a pin or claim: NFKC, case-folded, invisible format characters
+    dropped, whitespace collapsed, trailing sentence punctuation dropped. Two texts with
+    the same form are duplicates (a zero-width space cannot make one look new, nor hide
+    a contradiction's subject)."""
     # ASCII is already NFKC and its casefold is lower(): skip the Unicode work (replay hot path)
-    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    folded = text.lower() if text.isascii() else INVISIBLE.sub(
+        "", unicodedata.normalize("NFKC", text)).casefold()
     return " ".join(folded.split()).rstrip(_TRAILING_PUNCT)
 
 
@@ -123,6 +132,21 @@ def polarity_normalized(norm: str) -> tuple[str, int] | None:
 
 def _slug(text: str) -> str:
     return _KEY_CHARS.sub("-", text).strip("-")[:_MAX_KEY_CHARS]
+
+
+def visible(text: str) -> bool:
+    """Whether ``text`` holds anything but whitespace and invisible format characters."""
+    return bool(text.strip()) and (text.isascii() or bool(INVISIBLE.sub("", text).strip()))
+
+
+def control_character(text: str) -> str | None:
+    """The first control character of ``text`` other than tab, line feed and carriage
+    return (C0, DEL, C1), as ``U+XXXX``; ``None`` if there is none."""
+    for char in text:
+        code = ord(char)
+        if (code < 0x20 and char not in "\t\n\r") or 0x7f <= code <= 0x9f:
+            return f"U+{code:04X}"
+    return None
 
 
 def is_unicode(text: str) -> bool:
