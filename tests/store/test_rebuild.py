@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import CountingIds, StepClock
 from tests.lanes import lanes
+from waymarks.core.rules import ItemState
 from waymarks.ledger.discovery import canonical_project_path, session_dir
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
@@ -216,13 +217,13 @@ def test_a_rebuild_pauses_the_cyclic_gc_for_the_recall_index_too(
         assert isinstance(app.remember(f"alpha note about topic{i} and its owners"), Committed)
     before = snapshot(home / "waymarks.db")
     seen: list[bool] = []
-    original = recall_index.RecallIndex.catch_up
+    original = recall_index.RecallIndex.index_states
 
-    def watching(self: recall_index.RecallIndex) -> int:
+    def watching(self: recall_index.RecallIndex, states: Iterable[ItemState]) -> int:
         seen.append(gc.isenabled())
-        return original(self)
+        return original(self, states)
 
-    monkeypatch.setattr(recall_index.RecallIndex, "catch_up", watching)
+    monkeypatch.setattr(recall_index.RecallIndex, "index_states", watching)
     assert gc.isenabled()
     app.rebuild_index()
     assert seen and not any(seen)
