@@ -84,6 +84,14 @@ def token(feature: str) -> str:
     return "t" + blake2b(feature.encode(), digest_size=8).hexdigest()
 
 
+def _memo_token(tokens: dict[str, str], feature: str) -> str:
+    """:func:`token`, kept in ``tokens`` while it holds fewer than ``TOKEN_MEMO``."""
+    term = token(feature)
+    if len(tokens) < TOKEN_MEMO:
+        tokens[feature] = term
+    return term
+
+
 def create_tables(db: sqlite3.Connection) -> None:
     """Schema of the recall index (migration 2)."""
     for statement in (
@@ -158,11 +166,12 @@ class RecallIndex:
             "SELECT coalesce(max(rowid), 0) FROM recall_records").fetchone()[0])
         rows: list[tuple[object, ...]] = []
         postings: list[tuple[int, str]] = []
-        encode = _FIELDS_CODEC.encode
+        encode, get_token = _FIELDS_CODEC.encode, tokens.get
         for record in fresh.values():
             rowid += 1
             body = analyze(record.text)
-            aliases = [f for a in record.aliases for f in analyze(a).features]
+            aliases = [f for a in record.aliases for f in analyze(a).features] if (
+                record.aliases) else []
             origin = origins.get(record.origin)
             if origin is None:
                 origin = analyze(record.origin).features if record.origin else ()
@@ -174,15 +183,10 @@ class RecallIndex:
             values = (record.id, record.kind, record.status, record.origin, record.created_at,
                       record.text, len(features), record.evidence, record.source)
             rows.append((rowid, *values, blob, checksum(values, blob)))
-            terms = set()
-            for feature in (*features, *aliases, *quoted) if aliases or quoted else features:
-                term = tokens.get(feature)
-                if term is None:
-                    term = token(feature)
-                    if len(tokens) < TOKEN_MEMO:
-                        tokens[feature] = term
-                terms.add(term)
-            postings.append((rowid, " ".join(sorted(terms))))
+            terms = [get_token(f) or _memo_token(tokens, f)
+                     for f in ((*features, *aliases, *quoted) if aliases or quoted
+                               else features)]
+            postings.append((rowid, " ".join(sorted(set(terms)))))
         self.db.executemany(
             "INSERT INTO recall_records (rowid, item_id, kind, status, origin, created_at,"
             " text, body_count, evidence, source, fields, checksum)"
