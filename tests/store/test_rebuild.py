@@ -129,7 +129,30 @@ def test_incremental_equals_rebuild(tmp_path_factory: pytest.TempPathFactory,
         with Waymarks(home, cwd=str(project)) as fresh:
             fresh.rebuild_index()
         assert snapshot(home / "waymarks.db") == incremental
+        assert_recall_built_as_lazily(home / "waymarks.db")
     check()
+
+
+def assert_recall_built_as_lazily(path: Path) -> None:
+    """The recall index a rebuild wrote from its fold equals, row for row, the one the
+    lazy path (reset, then ``catch_up`` reading ``items`` back) writes."""
+    from tests.store.test_recall_build import index_rows
+    from waymarks.store import recall_index
+
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        built = index_rows(db)
+        memories = db.execute("SELECT count(*) FROM items WHERE kind = 'memory'").fetchone()[0]
+        assert len(db.execute("SELECT 1 FROM recall_records").fetchall()) == memories
+        seq = db.execute("SELECT value FROM meta WHERE name = 'recall_seq'").fetchone()
+        db.execute("BEGIN")
+        recall_index.reset(db)
+        assert recall_index.RecallIndex(db).catch_up() == memories
+        assert index_rows(db) == built
+        assert db.execute("SELECT value FROM meta WHERE name = 'recall_seq'").fetchone() == seq
+        db.execute("ROLLBACK")
+    finally:
+        db.close()
 
 
 def test_deleting_the_database_restores_the_same_state(

@@ -204,7 +204,7 @@ class RecallIndex:
             " seq, session_id || ':' || entry_id FROM items WHERE kind = 'memory' AND seq > ?"
             " ORDER BY seq", (watermark,)
         ).fetchall()
-        return self._index_items(rows, fresh=False)
+        return self._index_items(rows, int(rows[-1][6]) if rows else None, fresh=False)
 
     def index_states(self, states: Iterable[ItemState]) -> int:
         """Index the memory items of a projection just written from ``states`` (its every
@@ -213,23 +213,25 @@ class RecallIndex:
         require(integer_meta(self.db, "recall_seq") is None and not self.db.execute(
             "SELECT 1 FROM recall_records LIMIT 1").fetchone(),
             "the recall index is not empty before a full build")
-        rows = sorted(((s.id, s.text, s.status, s.item.scope,
-                        s.session_id if s.item.project_path is None else s.item.project_path,
-                        s.item.created_at, s.seq, f"{s.session_id}:{s.entry_id}")
-                       for s in states if s.kind == "memory"), key=lambda r: r[6])
-        return self._index_items(rows, fresh=True)
+        memories = sorted((s for s in states if s.kind == "memory"), key=lambda s: s.seq)
+        # each row made when its batch is analysed, not all of them first (at 1M items)
+        rows = ((s.id, s.text, s.status, s.item.scope,
+                 s.session_id if s.item.project_path is None else s.item.project_path,
+                 s.item.created_at, s.seq, f"{s.session_id}:{s.entry_id}") for s in memories)
+        return self._index_items(rows, memories[-1].seq if memories else None, fresh=True)
 
-    def _index_items(self, rows: Sequence[Sequence[Any]], *, fresh: bool) -> int:
+    def _index_items(self, rows: Iterable[Sequence[Any]], last: int | None, *,
+                     fresh: bool) -> int:
         """Index ``items`` rows (as :meth:`catch_up` selects them, in ``seq`` order) and
-        move the watermark past the last."""
-        if not rows:
+        move the watermark to ``last`` (the last row's ``seq``; ``None``: no row)."""
+        if last is None:
             return 0
         added = self.add((
             RecordInput(id=r[0], text=r[1], status=r[2], origin=f"{r[3]}:{r[4]}",
                         created_at=r[5], source=r[7]) for r in rows), fresh=fresh)
         self.db.execute(
             "INSERT INTO meta (name, value) VALUES ('recall_seq', ?) ON CONFLICT (name)"
-            " DO UPDATE SET value = excluded.value", (str(rows[-1][6]),))
+            " DO UPDATE SET value = excluded.value", (str(last),))
         return added
 
     def stats(self, features: Sequence[str]) -> Stats:
