@@ -42,8 +42,8 @@ from waymarks.core.model import (
 from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
+from waymarks.store import binding, integrity, recall_index
 from waymarks.store import entries as entries_index
-from waymarks.store import integrity, recall_index
 from waymarks.store.bulk import bulk_load
 from waymarks.store.integrity import ITEM_COLUMNS as ITEM_COLUMNS  # re-exported
 from waymarks.store.integrity import (
@@ -173,6 +173,7 @@ class Projection(ProjectionReads):
         path.parent.mkdir(parents=True, exist_ok=True)
         # check_same_thread=False: adapters (the MCP server) may call from a worker thread;
         # they serialize calls themselves, one at a time per service object
+        binding.install()
         self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
                                   check_same_thread=False)
         self._commits = 0
