@@ -144,12 +144,13 @@ def assert_recall_built_as_lazily(path: Path) -> None:
         built = index_rows(db)
         memories = db.execute("SELECT count(*) FROM items WHERE kind = 'memory'").fetchone()[0]
         assert len(db.execute("SELECT 1 FROM recall_records").fetchall()) == memories
-        seq = db.execute("SELECT value FROM meta WHERE name = 'recall_seq'").fetchone()
+        meta = "SELECT name, value FROM meta WHERE name IN ('recall_seq', 'recall_shortest')"
+        kept = sorted(db.execute(meta).fetchall())
         db.execute("BEGIN")
         recall_index.reset(db)
         assert recall_index.RecallIndex(db).catch_up() == memories
         assert index_rows(db) == built
-        assert db.execute("SELECT value FROM meta WHERE name = 'recall_seq'").fetchone() == seq
+        assert sorted(db.execute(meta).fetchall()) == kept
         db.execute("ROLLBACK")
     finally:
         db.close()

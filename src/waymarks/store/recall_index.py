@@ -167,6 +167,7 @@ class RecallIndex:
         rows: list[tuple[object, ...]] = []
         postings: list[tuple[int, str]] = []
         encode, get_token = _FIELDS_CODEC.encode, tokens.get
+        fewest = 0  # the fewest terms of a record with any (for meta recall_shortest)
         for record in fresh.values():
             rowid += 1
             body = analyze(record.text)
@@ -186,14 +187,16 @@ class RecallIndex:
             terms = [get_token(f) or _memo_token(tokens, f)
                      for f in ((*features, *aliases, *quoted) if aliases or quoted
                                else features)]
-            postings.append((rowid, " ".join(sorted(set(terms)))))
+            unique = set(terms)
+            if unique and (not fewest or len(unique) < fewest):
+                fewest = len(unique)
+            postings.append((rowid, " ".join(sorted(unique))))
         self.db.executemany(
             "INSERT INTO recall_records (rowid, item_id, kind, status, origin, created_at,"
             " text, body_count, evidence, source, fields, checksum)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self.db.executemany("INSERT INTO recall_terms (rowid, terms) VALUES (?, ?)", postings)
-        _note_shortest(self.db, first=rows[0][0] == 1,
-                       terms=min((len(p[1].split()) for p in postings if p[1]), default=0))
+        _note_shortest(self.db, first=rows[0][0] == 1, terms=fewest)
         return len(rows)
 
     def catch_up(self) -> int:
