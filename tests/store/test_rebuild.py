@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import CountingIds, StepClock
 from tests.lanes import lanes
+from waymarks.core.rules import ItemState
 from waymarks.ledger.discovery import canonical_project_path, session_dir
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
@@ -128,7 +129,31 @@ def test_incremental_equals_rebuild(tmp_path_factory: pytest.TempPathFactory,
         with Waymarks(home, cwd=str(project)) as fresh:
             fresh.rebuild_index()
         assert snapshot(home / "waymarks.db") == incremental
+        assert_recall_built_as_lazily(home / "waymarks.db")
     check()
+
+
+def assert_recall_built_as_lazily(path: Path) -> None:
+    """The recall index a rebuild wrote from its fold equals, row for row, the one the
+    lazy path (reset, then ``catch_up`` reading ``items`` back) writes."""
+    from tests.store.test_recall_build import index_rows
+    from waymarks.store import recall_index
+
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        built = index_rows(db)
+        memories = db.execute("SELECT count(*) FROM items WHERE kind = 'memory'").fetchone()[0]
+        assert len(db.execute("SELECT 1 FROM recall_records").fetchall()) == memories
+        meta = "SELECT name, value FROM meta WHERE name IN ('recall_seq', 'recall_shortest')"
+        kept = sorted(db.execute(meta).fetchall())
+        db.execute("BEGIN")
+        recall_index.reset(db)
+        assert recall_index.RecallIndex(db).catch_up() == memories
+        assert index_rows(db) == built
+        assert sorted(db.execute(meta).fetchall()) == kept
+        db.execute("ROLLBACK")
+    finally:
+        db.close()
 
 
 def test_deleting_the_database_restores_the_same_state(
@@ -216,13 +241,13 @@ def test_a_rebuild_pauses_the_cyclic_gc_for_the_recall_index_too(
         assert isinstance(app.remember(f"alpha note about topic{i} and its owners"), Committed)
     before = snapshot(home / "waymarks.db")
     seen: list[bool] = []
-    original = recall_index.RecallIndex.catch_up
+    original = recall_index.RecallIndex.index_states
 
-    def watching(self: recall_index.RecallIndex) -> int:
+    def watching(self: recall_index.RecallIndex, states: Iterable[ItemState]) -> int:
         seen.append(gc.isenabled())
-        return original(self)
+        return original(self, states)
 
-    monkeypatch.setattr(recall_index.RecallIndex, "catch_up", watching)
+    monkeypatch.setattr(recall_index.RecallIndex, "index_states", watching)
     assert gc.isenabled()
     app.rebuild_index()
     assert seen and not any(seen)

@@ -42,24 +42,29 @@ class MemoryView:
                 if s.kind == "memory" and s.status == "active" and s.partition == partition]
 
     def put(self, state: ItemState) -> None:
-        previous = self.items.get(state.id)
+        # the facets spelled out, not looped over (this runs once per mutation replayed)
+        item_id = state.item.id
+        previous = self.items.get(item_id)
         if previous is not None and previous.status == "active":
-            for index, value in self._facets(previous):
-                index[(previous.kind, previous.partition, value)].pop(previous.id, None)
-        self.items[state.id] = state
+            self._unindex(previous)
+        self.items[item_id] = state
         if state.status == "active":
-            for index, value in self._facets(state):
-                index.setdefault((state.kind, state.partition, value), {})[state.id] = state
+            kind, partition = state.kind, state.partition
+            self._by_norm.setdefault((kind, partition, state.norm), {})[item_id] = state
+            if state.key is not None:
+                self._by_key.setdefault((kind, partition, state.key), {})[item_id] = state
+            if state.polarity_base is not None:
+                self._by_polarity.setdefault(
+                    (kind, partition, state.polarity_base), {})[item_id] = state
 
-    def _facets(
-        self, state: ItemState
-    ) -> list[tuple[dict[tuple[str, str, str], dict[str, ItemState]], str]]:
-        facets = [(self._by_norm, state.norm)]
+    def _unindex(self, state: ItemState) -> None:
+        """Take an active ``state`` out of the facet indexes."""
+        kind, partition, item_id = state.kind, state.partition, state.item.id
+        self._by_norm[(kind, partition, state.norm)].pop(item_id, None)
         if state.key is not None:
-            facets.append((self._by_key, state.key))
+            self._by_key[(kind, partition, state.key)].pop(item_id, None)
         if state.polarity_base is not None:
-            facets.append((self._by_polarity, state.polarity_base))
-        return facets
+            self._by_polarity[(kind, partition, state.polarity_base)].pop(item_id, None)
 
 
 _EMPTY: dict[str, ItemState] = {}

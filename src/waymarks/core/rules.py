@@ -173,6 +173,8 @@ def find_conflicts(
         )
         if same_key or opposite:
             hits.append(other)
+    if not hits:  # the common case: no sort, no generator
+        return ()
     return tuple(o.id for o in sorted(hits, key=lambda s: s.seq))
 
 

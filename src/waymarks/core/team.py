@@ -265,8 +265,7 @@ class _View(MemoryView):
             return
         previous = self.items.pop(item_id, None)
         if previous is not None and previous.status == "active":
-            for index, value in self._facets(previous):
-                index[(previous.kind, previous.partition, value)].pop(previous.id, None)
+            self._unindex(previous)
 
 
 Order = tuple[int, str, int, str, str]

@@ -119,8 +119,10 @@ def _blank_framing(text: str) -> str:
 def analyze(text: str, *, query: bool = False) -> Analysis:
     """Features of ``text``; for a query, framing is dropped and literals become constraints."""
     folded = fold(text)
-    pasted_spans = _pasted_spans(folded)
-    quoted_spans = [m.span() for m in _QUOTED_QUESTION.finditer(folded)]
+    pasted_spans: list[tuple[int, int]] | None = None  # only a path match asks (rare)
+    # every quoted question holds a question mark (most texts: no scan at all)
+    quoted_spans = [m.span() for m in _QUOTED_QUESTION.finditer(folded)] if (
+        "?" in folded or "？" in folded) else []
     features: dict[str, None] = {}
     literals: set[str] = set()
     pasted: set[str] = set()
@@ -145,6 +147,8 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
             for feature in literal:
                 add(feature, match.start())
             # a file:line[:col] reference is a pointer into pasted material, not a constraint
+            if pasted_spans is None:
+                pasted_spans = _pasted_spans(folded)
             in_paste = _inside(match.start(), pasted_spans) or bool(_LINE_REF.search(
                 match.group(0).rstrip(").,;:")))
             (pasted if in_paste else literals).update(literal[:1])
@@ -155,6 +159,12 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
             rest = "".join(masked)
     if query:  # after literals are masked, so framing words inside paths are kept
         rest = _blank_framing(rest)
+    if not quoted_spans and rest.isascii():  # the common case: every word is one feature
+        for word in _WORDS.findall(rest):
+            word_key = _ascii_word_feature(word)
+            if word_key is not None:
+                features[word_key] = None
+        return Analysis(tuple(features), frozenset(literals), frozenset(pasted - literals))
     for match in _WORDS.finditer(rest):
         word = match.group(0)
         if word.isascii():  # one word, one feature (the common case, memoized)

@@ -34,6 +34,7 @@ from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, claim_id, decod
 from waymarks.core.evolution.rows import Analysis, Change, Slot
 from waymarks.ledger.entries import custom_entries, custom_entries_since
 from waymarks.ledger.log import SessionLog
+from waymarks.store import binding
 from waymarks.store.evolution_schema import ANALYSIS_TABLE, DERIVED_TABLES
 from waymarks.store.migrations import migrate
 from waymarks.store.wal import enter_wal
@@ -157,6 +158,7 @@ class EvolutionStore:
     def __init__(self, path: Path, now_ms: int, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS
                  ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        binding.install()
         self.db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000,
                                   check_same_thread=False)
         try:

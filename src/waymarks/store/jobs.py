@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Final
 
 from waymarks.core.model_port import SourceRef
+from waymarks.store import binding
 from waymarks.store.job_rows import (
     ALLOWED_CODES,
     CALL_OUTCOMES,
@@ -81,6 +82,7 @@ class JobStore:
         self.path = path
         #: IDs of job rows left out of reads because they are not well formed (item 79)
         self.bad_jobs: set[str] = set()
+        binding.install()
         self.db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
         self.db.execute("PRAGMA busy_timeout = 30000")
         enter_wal(self.db, 30.0)

@@ -42,8 +42,9 @@ from waymarks.core.model import (
 from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
+from waymarks.store import binding, integrity, recall_index
 from waymarks.store import entries as entries_index
-from waymarks.store import integrity, recall_index
+from waymarks.store.bulk import bulk_load
 from waymarks.store.integrity import ITEM_COLUMNS as ITEM_COLUMNS  # re-exported
 from waymarks.store.integrity import (
     MUTATION_FIELDS,
@@ -70,7 +71,6 @@ __all__ = ["ITEM_COLUMNS", "Projection", "ProjectionDamaged", "SqliteView", "Syn
 
 BUSY_TIMEOUT_MS: Final = 30_000
 CHECKPOINT_EVERY_COMMITS: Final = 500
-BULK_CACHE_KIB: Final = -262_144  # 256 MiB of page cache while a rebuild builds its indexes
 _ENCODER: Final = msgspec.json.Encoder()
 _INSERT_ITEM: Final = (
     f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)}) RETURNING rowid"
@@ -173,6 +173,7 @@ class Projection(ProjectionReads):
         path.parent.mkdir(parents=True, exist_ok=True)
         # check_same_thread=False: adapters (the MCP server) may call from a worker thread;
         # they serialize calls themselves, one at a time per service object
+        binding.install()
         self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
                                   check_same_thread=False)
         self._commits = 0
@@ -475,53 +476,43 @@ class Projection(ProjectionReads):
                      for a in session.anomalies],
                 )
                 records.extend(session.records)
-        self._write_replay(records)
-        # the recall index too, in the same transaction: built lazily, the first recall
-        # after a rebuild paid for all of it (about 17 s at 100k memories)
-        recall_index.RecallIndex(self.db).catch_up()
+        with bulk_load(self.db, ("items", "mutations", "recall_records")):
+            items = self._write_replay_bulk(records)
+            # the recall index too, in the same transaction and from the fold's own states
+            # (built lazily, the first recall after a rebuild paid for all of it: about
+            # 17 s at 100k memories)
+            recall_index.RecallIndex(self.db).index_states(items)
         return len(records)
 
     def _write_replay(self, records: list[MutationRecord]) -> None:
-        with gc_paused():
+        with gc_paused(), bulk_load(self.db, ("items", "mutations")):
             self._write_replay_bulk(records)
 
-    def _write_replay_bulk(self, records: list[MutationRecord]) -> None:
+    def _write_replay_bulk(self, records: list[MutationRecord]) -> Iterable[ItemState]:
+        """Fold ``records`` into emptied ``items`` and ``mutations`` (inside
+        :func:`~waymarks.store.bulk.bulk_load`); returns every item state written."""
         kept, held = hold_back(records, self.withheld_sessions())
         result = replay(kept)
         recall_index.reset(self.db)  # item sequence numbers change: re-index on demand
         self.db.execute("DELETE FROM items_fts")
         self.db.execute("DELETE FROM items")
-        # Bulk load: drop the indexes and build them once at the end (a sort, not a million
-        # random B-tree inserts), with a page cache big enough for the build.
-        indexes = self.db.execute(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
-            " AND tbl_name IN ('items', 'mutations')"
-        ).fetchall()
-        for name, _sql in indexes:
-            self.db.execute(f"DROP INDEX {name}")
-        self.db.execute(f"PRAGMA cache_size = {BULK_CACHE_KIB}")
-        try:
-            self._insert_mutations(
-                (seq, record, effect)
-                for seq, (record, effect) in enumerate(
-                    zip(result.ordered, result.effects, strict=True), start=1)
-            )
-            self._insert_mutations((0, record, SOURCE_EXCLUDED) for record in held)
-            self.db.executemany(_INSERT_ITEM_BULK,
-                                (item_row(s) for s in result.items.values()))
-            write_groups(self.db, Counter(
-                group for s in result.items.values()
-                for group in groups_of(s.kind, s.session_id, s.item.scope,
-                                       s.item.project_path)))
-            for _name, sql in indexes:
-                self.db.execute(sql)
-        finally:
-            self.db.execute("PRAGMA cache_size = -2000")
+        self._insert_mutations(
+            (seq, record, effect)
+            for seq, (record, effect) in enumerate(
+                zip(result.ordered, result.effects, strict=True), start=1)
+        )
+        self._insert_mutations((0, record, SOURCE_EXCLUDED) for record in held)
+        states = result.items.values()
+        self.db.executemany(_INSERT_ITEM_BULK, (item_row(s) for s in states))
+        write_groups(self.db, Counter(
+            group for s in states
+            for group in groups_of(s.kind, s.session_id, s.item.scope, s.item.project_path)))
         self.db.execute("INSERT INTO items_fts (items_fts) VALUES ('rebuild')")
         if result.ordered:
             self._set_last_order(result.ordered[-1].order)
         else:
             self.db.execute("DELETE FROM meta WHERE name = 'last_order'")
+        return states
 
     # -- helpers --------------------------------------------------------------------
 

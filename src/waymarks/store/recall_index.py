@@ -28,6 +28,7 @@ from typing import Any, Final
 import msgspec
 
 from waymarks.core.digests import blake2b
+from waymarks.core.rules import ItemState
 from waymarks.recall.analysis import analyze
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
 from waymarks.store.integrity import (
@@ -83,6 +84,14 @@ def token(feature: str) -> str:
     return "t" + blake2b(feature.encode(), digest_size=8).hexdigest()
 
 
+def _memo_token(tokens: dict[str, str], feature: str) -> str:
+    """:func:`token`, kept in ``tokens`` while it holds fewer than ``TOKEN_MEMO``."""
+    term = token(feature)
+    if len(tokens) < TOKEN_MEMO:
+        tokens[feature] = term
+    return term
+
+
 def create_tables(db: sqlite3.Connection) -> None:
     """Schema of the recall index (migration 2)."""
     for statement in (
@@ -120,11 +129,14 @@ class RecallIndex:
         self._df: dict[str, int | None] = {}
         self._df_state = (-1, -1)
 
-    def add(self, records: Iterable[RecordInput]) -> int:
+    def add(self, records: Iterable[RecordInput], *, fresh: bool = False) -> int:
         """Analyse and index records not indexed yet (an ID already indexed, or repeated
         among ``records``, keeps its first row); returns how many were added. Call inside a
         transaction: rows are written in batches of ``ADD_BATCH`` with explicit row IDs
-        (the next after the largest, as SQLite would pick), one statement per table."""
+        (the next after the largest, as SQLite would pick), one statement per table.
+
+        ``fresh``: the caller knows no record is indexed yet (the index was just reset),
+        so the lookup of each batch's IDs among the indexed ones is skipped."""
         count = 0
         origins: dict[str, tuple[str, ...]] = {}  # few distinct origins: analysed once
         tokens: dict[str, str] = {}
@@ -132,18 +144,18 @@ class RecallIndex:
         for record in records:
             batch.append(record)
             if len(batch) >= ADD_BATCH:
-                count += self._add_batch(batch, origins, tokens)
+                count += self._add_batch(batch, origins, tokens, fresh)
                 batch = []
         if batch:
-            count += self._add_batch(batch, origins, tokens)
+            count += self._add_batch(batch, origins, tokens, fresh)
         return count
 
     def _add_batch(self, batch: list[RecordInput], origins: dict[str, tuple[str, ...]],
-                   tokens: dict[str, str]) -> int:
+                   tokens: dict[str, str], fresh_index: bool) -> int:
         fresh: dict[str, RecordInput] = {}
         for record in batch:
             fresh.setdefault(record.id, record)
-        for chunk in _chunks(list(fresh), 500):
+        for chunk in () if fresh_index else _chunks(list(fresh), 500):
             for (known,) in self.db.execute(
                     f"SELECT item_id FROM recall_records WHERE item_id IN"
                     f" ({','.join('?' * len(chunk))})", chunk):
@@ -154,37 +166,37 @@ class RecallIndex:
             "SELECT coalesce(max(rowid), 0) FROM recall_records").fetchone()[0])
         rows: list[tuple[object, ...]] = []
         postings: list[tuple[int, str]] = []
+        encode, get_token = _FIELDS_CODEC.encode, tokens.get
+        fewest = 0  # the fewest terms of a record with any (for meta recall_shortest)
         for record in fresh.values():
             rowid += 1
             body = analyze(record.text)
-            aliases = [f for a in record.aliases for f in analyze(a).features]
+            aliases = [f for a in record.aliases for f in analyze(a).features] if (
+                record.aliases) else []
             origin = origins.get(record.origin)
             if origin is None:
                 origin = analyze(record.origin).features if record.origin else ()
                 if len(origins) < ORIGIN_MEMO:
                     origins[record.origin] = origin
-            fields = {"body": list(body.features), "aliases": aliases,
-                      "quoted": list(body.quoted), "origin": list(origin)}
-            blob = _FIELDS_CODEC.encode(fields)
+            features, quoted = body.features, body.quoted
+            blob = encode({"body": features, "aliases": aliases, "quoted": quoted,
+                           "origin": origin})
             values = (record.id, record.kind, record.status, record.origin, record.created_at,
-                      record.text, len(body.features), record.evidence, record.source)
+                      record.text, len(features), record.evidence, record.source)
             rows.append((rowid, *values, blob, checksum(values, blob)))
-            terms = set()
-            for feature in (*body.features, *aliases, *body.quoted):
-                term = tokens.get(feature)
-                if term is None:
-                    term = token(feature)
-                    if len(tokens) < TOKEN_MEMO:
-                        tokens[feature] = term
-                terms.add(term)
-            postings.append((rowid, " ".join(sorted(terms))))
+            terms = [get_token(f) or _memo_token(tokens, f)
+                     for f in ((*features, *aliases, *quoted) if aliases or quoted
+                               else features)]
+            unique = set(terms)
+            if unique and (not fewest or len(unique) < fewest):
+                fewest = len(unique)
+            postings.append((rowid, " ".join(sorted(unique))))
         self.db.executemany(
             "INSERT INTO recall_records (rowid, item_id, kind, status, origin, created_at,"
             " text, body_count, evidence, source, fields, checksum)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self.db.executemany("INSERT INTO recall_terms (rowid, terms) VALUES (?, ?)", postings)
-        _note_shortest(self.db, first=rows[0][0] == 1,
-                       terms=min((len(p[1].split()) for p in postings if p[1]), default=0))
+        _note_shortest(self.db, first=rows[0][0] == 1, terms=fewest)
         return len(rows)
 
     def catch_up(self) -> int:
@@ -195,14 +207,34 @@ class RecallIndex:
             " seq, session_id || ':' || entry_id FROM items WHERE kind = 'memory' AND seq > ?"
             " ORDER BY seq", (watermark,)
         ).fetchall()
-        if not rows:
+        return self._index_items(rows, int(rows[-1][6]) if rows else None, fresh=False)
+
+    def index_states(self, states: Iterable[ItemState]) -> int:
+        """Index the memory items of a projection just written from ``states`` (its every
+        item) into an index just reset: exactly the rows :meth:`catch_up` would read back
+        from ``items`` and write, without reading them back (a rebuild holds them)."""
+        require(integer_meta(self.db, "recall_seq") is None and not self.db.execute(
+            "SELECT 1 FROM recall_records LIMIT 1").fetchone(),
+            "the recall index is not empty before a full build")
+        memories = sorted((s for s in states if s.kind == "memory"), key=lambda s: s.seq)
+        # each row made when its batch is analysed, not all of them first (at 1M items)
+        rows = ((s.id, s.text, s.status, s.item.scope,
+                 s.session_id if s.item.project_path is None else s.item.project_path,
+                 s.item.created_at, s.seq, f"{s.session_id}:{s.entry_id}") for s in memories)
+        return self._index_items(rows, memories[-1].seq if memories else None, fresh=True)
+
+    def _index_items(self, rows: Iterable[Sequence[Any]], last: int | None, *,
+                     fresh: bool) -> int:
+        """Index ``items`` rows (as :meth:`catch_up` selects them, in ``seq`` order) and
+        move the watermark to ``last`` (the last row's ``seq``; ``None``: no row)."""
+        if last is None:
             return 0
-        added = self.add(
+        added = self.add((
             RecordInput(id=r[0], text=r[1], status=r[2], origin=f"{r[3]}:{r[4]}",
-                        created_at=r[5], source=r[7]) for r in rows)
+                        created_at=r[5], source=r[7]) for r in rows), fresh=fresh)
         self.db.execute(
             "INSERT INTO meta (name, value) VALUES ('recall_seq', ?) ON CONFLICT (name)"
-            " DO UPDATE SET value = excluded.value", (str(rows[-1][6]),))
+            " DO UPDATE SET value = excluded.value", (str(last),))
         return added
 
     def stats(self, features: Sequence[str]) -> Stats:
