@@ -56,6 +56,7 @@ from waymarks.core.decisions import (
     decide_status,
 )
 from waymarks.core.egress import Egress
+from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import Classification, highest
 from waymarks.core.rules import ItemState
 from waymarks.core.secrets import redact
@@ -559,6 +560,14 @@ def action_name(arguments: object) -> str | None:
 
 def _shown_text(text: str) -> str:
     """Text for the person's screen, whole (what is confirmed is exactly what is written),
-    with control and invisible format characters made visible."""
-    return "".join(ch if ch in "\n\t" or ch.isprintable() else f"\\u{ord(ch):04x}"
-                   for ch in text)
+    with control and invisible format characters made visible, and a run of blank lines
+    shown as one line that counts them: sixty empty lines must not push the rest of the
+    text, or the lines after it, out of the confirmation's sight."""
+    shown = "".join(ch if ch in "\n\t" or ch.isprintable() else f"\\u{ord(ch):04x}"
+                    for ch in text)
+    return _BLANK_RUN.sub(lambda m: f"\n[{m.group(0).count(chr(10)) - 1} blank lines]\n",
+                          shown)
+
+
+#: two or more blank (empty or whitespace-only) lines in a row
+_BLANK_RUN: Final = lazy(r"\n(?:[ \t]*\n){2,}")
