@@ -83,6 +83,16 @@ def test_usage_errors_are_clear_and_change_nothing(cli, home: Path) -> None:  # 
     assert not (home / "sessions").exists()
 
 
+@pytest.mark.parametrize("provider", ["", " ", "a\nb", "open ai", "\x1b[31m"])
+def test_a_provider_that_names_nothing_is_a_usage_error(cli, provider: str) -> None:  # type: ignore[no-untyped-def]
+    # found by a hostile-user pass: these quietly got the default policy
+    for command in (("plan", "--provider", provider, "hello"),
+                    ("recall", "--provider", provider, "port")):
+        refused = cli(*command, expect=2)
+        assert refused["code"] == "usage" and "provider ID" in refused["message"]
+    assert cli("recall", "--provider", "ollama", "port")
+
+
 def test_index_refuses_a_timeout_without_wait(cli, home: Path) -> None:  # type: ignore[no-untyped-def]
     """``--timeout`` bounds ``--wait`` only: without it the option would be silently
     ignored (the embedding here runs to its end), so it is a usage error naming ``--wait``

@@ -10,12 +10,22 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from waymarks.commands.base import EXIT_REJECTED, Group, Result, command, runtime
+from waymarks.core.text import is_provider_id
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
+def provider_id(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A provider ID is a visible name: an empty one, or one with spaces or control
+    characters, names no provider (it would quietly get the default policy)."""
+    if value is not None and not is_provider_id(value):
+        raise click.BadParameter(f"{value!r} is not a provider ID (a name such as openai or "
+                                 "ollama, without spaces)")
+    return value
+
+
 PROVIDER = click.option(
-    "--provider", metavar="ID",
+    "--provider", metavar="ID", callback=provider_id,
     help="The destination provider whose privacy policy applies (default: the configured "
          "defaultProvider). E.g. --provider ollama")
 
