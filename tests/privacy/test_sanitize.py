@@ -260,12 +260,12 @@ def test_anthropic_system_string_and_a_prohibited_tool_use() -> None:
 # -- everything else in the payload -----------------------------------------------------
 
 
-def test_markers_outside_text_fields_are_handled_and_other_strings_kept() -> None:
+def test_markers_outside_text_fields_are_handled_and_other_strings_redacted() -> None:
     payload = {"model": "m", "messages": [{"role": "user", "content": "hi"}],
                "metadata": {"note": LOCAL_SPAN, "key": f"api_key={KEY}"},
                "tools": [{"name": "t", "description": "d [ds4:internal]i[/ds4:internal]"}]}
     out = ok(payload)
-    assert out["metadata"] == {"note": WITHHELD, "key": f"api_key={KEY}"}
+    assert out["metadata"] == {"note": WITHHELD, "key": "api_key=[REDACTED:openai-key]"}
     assert out["tools"] == [{"name": "t", "description": f"d {WITHHELD}"}]
 
 
@@ -454,9 +454,8 @@ def a_local_only_span_never_reaches_a_remote_provider(
     if not outcome.withheld:
         assert outcome.payload is not None
         assert SENTINEL not in json.dumps(outcome.payload)
-        # credentials are redacted in text-bearing fields (not in metadata)
-        assert KEY not in json.dumps({k: v for k, v in outcome.payload.items()
-                                      if k != "metadata"})
+        # credentials are redacted everywhere, metadata included
+        assert KEY not in json.dumps(outcome.payload)
         assert not any(has_markers(text) for text in strings(outcome.payload))
     else:
         assert outcome.reason is not None and outcome.reason.startswith("malformed")

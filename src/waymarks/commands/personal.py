@@ -126,8 +126,9 @@ def personal_group() -> Group:
         head = f"{entry.slug} [{entry.type}" + (
             f", {entry.classification}]" if entry.classification else "]")
         name = None if one_line(entry.body).startswith(one_line(entry.name)) else entry.name
-        description = entry.own_description
-        text = "\n".join([head, *filter(None, [name, description]), "", entry.body])
+        # stored text cannot act on the terminal: control characters are escaped
+        lines = [cell(line) for line in filter(None, [name, entry.own_description])]
+        text = "\n".join([cell(head), *lines, "", cell(entry.body, keep="\n\t")])
         return Result(_entry_json(entry, body=True), text)
 
     @command(personal, "forget", summary="Delete one entry (its file and its index line).",

@@ -27,12 +27,13 @@ def when(ms: int | None) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def cell(text: str | None) -> str:
-    """``text`` on one line, with every character that is not printable escaped."""
+def cell(text: str | None, keep: str = "") -> str:
+    """``text`` on one line, with every character that is not printable escaped; those in
+    ``keep`` stay (``"\\n\\t"`` for a body shown in full, whose lines are its own)."""
     if text is None:
         return ""
-    return "".join(ch if ch.isprintable() else _ESCAPES.get(ch, f"\\u{ord(ch):04x}")
-                   for ch in text)
+    return "".join(ch if ch.isprintable() or ch in keep
+                   else _ESCAPES.get(ch, f"\\u{ord(ch):04x}") for ch in text)
 
 
 def plain(table: Table) -> str:

@@ -163,3 +163,15 @@ def is_unicode(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def escape_controls(text: str, keep: str = "") -> str:
+    """``text`` with control characters shown as ``\\uXXXX`` (C0 including ESC, DEL and
+    C1; the characters in ``keep``, say ``"\\n\\t"``, stay), so stored text cannot drive a
+    terminal or an editor that displays it. The same escape ``memory list`` shows."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: m[0] if m[0] in keep else f"\\u{ord(m[0]):04x}", text)
+
+
+_CONTROL = lazy(r"[\x00-\x1f\x7f-\x9f]")

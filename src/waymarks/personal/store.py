@@ -26,7 +26,9 @@ YAML; it is still read, line by line as before, and the next save rewrites it va
 ``- [Name](slug.md) — description`` line per conforming entry, sorted by name (without
 `` — description`` when an entry has none). It is injected into every plan, so a
 description never repeats the text: one that is not given is what the text says beyond
-its name, shortened (none at all when the name says everything).
+its name, shortened (none at all when the name says everything). Control characters in
+a name or description (C0 such as ESC, DEL, C1) are written as ``\\uXXXX``, so the index
+cannot drive the terminal or editor that shows it.
 
 Safety:
 - slugs are ``[a-z0-9][a-z0-9-]*`` of at most 64 characters, so no name can reach outside
@@ -52,7 +54,7 @@ import msgspec
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.secrets import credential_kinds
-from waymarks.core.text import is_unicode
+from waymarks.core.text import escape_controls, is_unicode
 from waymarks.files.atomic import write_atomic
 
 ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
@@ -255,8 +257,9 @@ class PersonalStore:
         return self._read(path) if path.is_file() else None
 
     def index_text(self, entries: list[Entry] | None = None) -> str:
-        lines = [f"- [{one_line(e.name)}]({e.file_name})"
-                 + (f" — {one_line(e.description)}" if e.description.strip() else "")
+        lines = [f"- [{escape_controls(one_line(e.name))}]({e.file_name})"
+                 + (f" — {escape_controls(one_line(e.description))}"
+                    if e.description.strip() else "")
                  for e in (self.entries() if entries is None else entries)]
         return "\n".join([INDEX_HEADING, "", *lines]).strip() + "\n"
 

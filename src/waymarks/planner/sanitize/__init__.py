@@ -10,9 +10,13 @@ receive:
   whole, allowed text loses its marker tags;
 - for a remote provider, credential-like values in those fields are redacted
   (``waymarks.core.secrets``);
-- everything else is kept as it is. Strings outside the text-bearing fields (tool
-  schemas, metadata, IDs) are only checked for markers, and handled the same way when
-  they hold one; they are not redacted.
+- everything else is kept as it is, except that strings outside the text-bearing fields
+  (tool schemas, metadata, ``prediction``, ``response_format``, ``user``, document
+  titles) are handled as text when they hold a marker and, for a remote provider,
+  redacted like text: any string may reach the model. The exceptions are the values of
+  the structural keys in ``walker.STRUCTURAL`` (IDs, signatures, roles, types, the model,
+  enum-like settings) and encoded blobs (``walker.ENCODED``: base64 media, redacted
+  thinking), which are only checked for markers, so a signature or ID is never altered.
 
 Text-bearing fields: message ``content`` (a string, or the ``text``/``refusal`` of its
 parts), ``refusal``, tool-call ``arguments``/``input``, tool results (``tool_result``
@@ -59,7 +63,7 @@ import msgspec
 from waymarks.core.privacy import DEFAULT_POLICY, Destination, ProviderPolicy, parse_marked
 from waymarks.core.secrets import might_contain_secret
 from waymarks.planner.sanitize import anthropic, chat, responses
-from waymarks.planner.sanitize.walker import BASE, Malformed, Walker, check_key
+from waymarks.planner.sanitize.walker import BASE, STRUCTURAL, Malformed, Walker, check_key
 
 __all__ = ["SanitizeOutcome", "Shape", "sanitize"]
 
@@ -100,6 +104,8 @@ def _payload(walker: Walker, payload: Mapping[str, Any]) -> dict[str, Any]:
         elif key == "instructions" or key == "input":
             new = walker.unit(Walker.prompt, value) if not isinstance(value, list) \
                 else responses.items(walker, value)
+        elif key in STRUCTURAL:
+            new = walker.structural(value, BASE)
         else:
             new = walker.generic(value, BASE)
         if new is not value:

@@ -8,8 +8,9 @@ What must stay true: ``quick``/``clean`` are *conservative*. True only when the 
 would return the value unchanged and count nothing; anything unusual (a number where
 text belongs, a part that is not an object, a key with a colon) answers False and is
 left to the full walk, which judges it. ``suspect`` is the credential check of the run
-(None when the provider gets no redaction): a string in a text-bearing field that it
-flags is not clean.
+(None when the provider gets no redaction): any string it flags is not clean, except
+the value of a structural key (``walker.STRUCTURAL``) outside tool input, which the full
+walk never redacts.
 
 Pure: no I/O.
 """
@@ -18,10 +19,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from waymarks.planner.sanitize.walker import HINT, Suspect
+from waymarks.planner.sanitize.walker import HINT, STRUCTURAL, Suspect
 
-#: keys whose strings the fast path checks for credentials (a superset of the text slots);
-#: below the deep ones every string is text
+#: keys whose strings are text (a superset of the text slots); below the deep ones every
+#: string is text
 _TEXT_KEYS: Final = frozenset({"content", "text", "refusal", "output", "thinking", "data"})
 _DEEP_TEXT_KEYS: Final = frozenset({"arguments", "input"})
 _ANY_TEXT_KEYS: Final = _TEXT_KEYS | _DEEP_TEXT_KEYS
@@ -75,7 +76,7 @@ def clean(value: Any, text: int, suspect: Suspect | None) -> bool:
             if kind is str:
                 if ":" in item and HINT in item:
                     return False
-                if suspect is not None and (text or key in _ANY_TEXT_KEYS) \
+                if suspect is not None and (text == 2 or key not in STRUCTURAL) \
                         and suspect(item):
                     return False
             elif kind is list:  # inline: lists of parts are the common case
@@ -110,6 +111,7 @@ def clean(value: Any, text: int, suspect: Suspect | None) -> bool:
 
 
 def clean_string(value: str, text: int, suspect: Suspect | None) -> bool:
+    """A string in a list: any of them may be redacted (``Walker.generic``)."""
     if ":" in value and HINT in value:
         return False
-    return not (text and suspect is not None and suspect(value))
+    return not (suspect is not None and suspect(value))

@@ -49,6 +49,21 @@ _TEXT_PARTS: Final = {
     "reasoning_text": "text", "refusal": "refusal",
 }
 
+#: keys whose string values are structural: IDs, signatures, roles, types and enum-like
+#: settings that a provider matches exactly. They are only checked for markers, never
+#: redacted (an altered signature or ID is rejected). Every other string a generic walk
+#: keeps is redacted for a remote provider. Keep this list narrow: a credential under one
+#: of these keys is sent as it is.
+STRUCTURAL: Final = frozenset({
+    "id", "type", "role", "model", "object", "status",
+    "signature", "thought_signature", "encrypted_content",
+    "call_id", "tool_call_id", "tool_use_id", "item_id", "previous_response_id",
+    "media_type", "detail", "reasoning_effort", "service_tier",
+})
+#: object ``type`` -> the key of an encoded blob in it (base64 media, encrypted
+#: thinking): kept as it is, like a structural value
+ENCODED: Final = {"base64": "data", "redacted_thinking": "data"}
+
 #: ``parse_marked`` of ``waymarks.core.privacy``
 Parse = Callable[[str, Classification], MarkedText]
 #: ``might_contain_secret`` of ``waymarks.core.secrets``; None when nothing is redacted
@@ -127,16 +142,20 @@ class Walker:
     # --- any value, objects ------------------------------------------------------------
 
     def generic(self, value: Any, base: Classification) -> Any:
-        """Any other value: kept, except strings holding markers (and their containers)."""
+        """Any other value: strings holding markers are handled as text (and so are their
+        containers); other strings are redacted for a remote provider, except the
+        values of ``STRUCTURAL`` keys (and ``ENCODED`` blobs), which are kept."""
         if type(value) is str:
             if HINT in value and has_markers(value):
                 return self.text_or(value, base, WITHHELD)
-            return value
+            return self._redact(value)
         if isinstance(value, Mapping):
             out: dict[Any, Any] | None = None
+            blob = ENCODED.get(kind) if type(kind := value.get("type")) is str else None
             for key, item in value.items():
                 check_key(key)
-                new = self.generic(item, base)
+                new = self.structural(item, base) if key in STRUCTURAL or key == blob \
+                    else self.generic(item, base)
                 if new is not item or out is not None or type(value) is not dict:
                     if out is None:
                         out = dict(value)
@@ -155,18 +174,26 @@ class Walker:
             return items if isinstance(value, list) else type(value)(items)
         return value
 
+    def structural(self, value: Any, base: Classification) -> Any:
+        """The value of a ``STRUCTURAL`` key: a string is kept unless it holds markers."""
+        if type(value) is str:
+            if HINT in value and has_markers(value):
+                return self.text_or(value, base, WITHHELD)
+            return value
+        return self.generic(value, base)
+
     def fields(self, obj: Mapping[str, Any], base: Classification, handlers: Handlers) -> Any:
         """``obj`` with ``handlers`` applied to their keys and ``generic`` to the rest."""
         out: dict[str, Any] | None = None
         for key, value in obj.items():
             check_key(key)
-            if key == "type" or key == "role":
-                new = value if type(value) is str and HINT not in value \
-                    else self.generic(value, base)
+            handler = handlers.get(key)
+            if handler is not None:
+                new = handler(self, value, base)
+            elif key in STRUCTURAL:
+                new = self.structural(value, base)
             else:
-                handler = handlers.get(key)
-                new = handler(self, value, base) if handler is not None \
-                    else self.generic(value, base)
+                new = self.generic(value, base)
             if new is not value:
                 if out is None:
                     out = dict(obj)
