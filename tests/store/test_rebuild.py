@@ -253,3 +253,45 @@ def test_a_rebuild_pauses_the_cyclic_gc_for_the_recall_index_too(
     assert seen and not any(seen)
     assert gc.isenabled()
     assert snapshot(home / "waymarks.db") == before
+
+
+def test_a_rebuild_counts_the_recall_generation_up_for_other_processes(
+        tmp_path: Path) -> None:
+    # found in review: a rebuild emptied meta, so the generation went back to 1 and a
+    # long-lived reader (the MCP server, the helper) kept postings for renumbered rows,
+    # then set the healthy database aside as damaged
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    first = Waymarks(home, cwd=str(project))
+    first.trust(str(project))
+    first.session_new()
+    assert isinstance(first.remember("alpha cache port is 6380", scope="project"), Committed)
+    gone = first.current_session().path  # type: ignore[union-attr]
+    second = Waymarks(home, cwd=str(project))
+    second.session_new()
+    assert isinstance(second.remember("billing service uses postgres database",
+                                      scope="project"), Committed)
+    reader = Waymarks(home, cwd=str(project),
+                      session=str(second.current_session().path),  # type: ignore[union-attr]
+                      keep_recall_index=True)
+    question = "which database does billing use"
+    assert reader.recall(question).selected
+    db = sqlite3.connect(home / "waymarks.db")
+
+    def generation() -> int:
+        return int(db.execute("SELECT value FROM meta WHERE name = 'recall_generation'"
+                              ).fetchone()[0])
+
+    before = generation()
+    first.close()
+    second.close()
+    gone.unlink()
+    with Waymarks(home, cwd=str(project)) as other:
+        other.rebuild_index()
+    assert generation() > before
+    after = reader.recall(question)
+    assert reader.recovered is None
+    assert len(after.selected) == 1 and "billing service" in after.digest
+    assert not list(home.glob("waymarks.db.damaged-*"))
+    db.close()
+    reader.close()

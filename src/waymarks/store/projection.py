@@ -461,8 +461,12 @@ class Projection(ProjectionReads):
             return self._rebuild(sessions, now_ms)
 
     def _rebuild(self, sessions: Iterable[SessionLog], now_ms: int) -> int:
-        for table in ("items_fts", "items", "mutations", "anomalies", "sources", "meta"):
+        for table in ("items_fts", "items", "mutations", "anomalies", "sources"):
             self.db.execute(f"DELETE FROM {table}")
+        # the recall generation survives (the reset below counts it up): other processes'
+        # in-memory recall copies compare it to notice a reset; back at 1 they kept
+        # postings for renumbered rows and set a healthy database aside as damaged
+        self.db.execute("DELETE FROM meta WHERE name <> 'recall_generation'")
         entries_index.forget(self.db)
         records: list[MutationRecord] = []
         with entries_index.bulk(self.db):
