@@ -17,6 +17,7 @@ import pytest
 from waymarks.cli.main import main
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, ServiceError
+from waymarks.service.planning import plan_request
 from waymarks.store.migrations import LATEST_VERSION
 
 
@@ -221,4 +222,29 @@ def test_undecodable_bytes_never_brick_the_cli(make_app: Callable[..., Waymarks]
         done = cli(*args)
         assert done.returncode == 0 and "Traceback" not in done.stderr, (args, done.stderr)
     assert cli("--json", "memory").stdout == expected
+    assert len(list(home.glob("waymarks.db.damaged-*"))) == 1
+
+
+@pytest.mark.parametrize("value", [
+    '{"blocks": 5, "entries": [1, 2]}',  # JSON, but not the shape the readers index
+    '{"entries": [{"id": "x"}]}',
+    '{"entries": ' + "[" * 3000 + "]" * 3000 + "}",  # nested too deep to decode
+])
+def test_a_wrongly_shaped_manifest_is_damage_not_a_traceback(
+        make_app: Callable[..., Waymarks], home: Path, project: Path, value: str) -> None:
+    app = make_app()
+    app.pin("Run the tests before every commit")
+    plan_request(app, "what should I run before committing?")
+    app.close()
+    con = sqlite3.connect(home / "waymarks.db")
+    con.execute("UPDATE meta SET value = ? WHERE name = 'last_manifest'", (value,))
+    assert con.total_changes == 1
+    con.commit()
+    con.close()
+    for command in ("manifest", "included", "tokens"):
+        done = subprocess.run(
+            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd",
+             str(project), "--json", command], capture_output=True, text=True, check=False)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (command, done.stderr)
+        assert isinstance(json.loads(done.stdout), dict)
     assert len(list(home.glob("waymarks.db.damaged-*"))) == 1

@@ -92,6 +92,8 @@ def test_a_prompt_with_nothing_to_add_prints_nothing(home: Path, project: Path,
     ("UserPromptSubmit", b"not json at all", "input_not_json"),
     ("UserPromptSubmit", b"[1, 2]", "input_not_object"),
     ("UserPromptSubmit", b"\xff\xfe", "input_not_json"),
+    ("PostToolUse", b'{"tool_input":' + b"[" * 5000 + b"]" * 5000 + b"}",
+     "input_not_json"),  # nested too deep: RecursionError in the decoder
     ("UserPromptSubmit", {"cwd": "/", "prompt": "SECRET-PROMPT"}, "bad_session_id"),
     ("UserPromptSubmit", {"session_id": "../../etc", "cwd": "/", "prompt": "x"},
      "bad_session_id"),

@@ -152,6 +152,8 @@ def test_rebuild_equals_incremental_and_history_is_kept(store: Store,
 
 def test_the_last_manifest_round_trips(store: Store) -> None:
     assert store.last_manifest() is None
+    manifest = {"provider": "remote", "entries": [
+        {"id": "x", "kind": "pin", "decision": "included", "reason": "pinned", "score": 0.5}]}
     with store.transaction():
-        store.save_manifest({"provider": "remote", "entries": [{"id": "x"}]})
-    assert store.last_manifest() == {"provider": "remote", "entries": [{"id": "x"}]}
+        store.save_manifest(manifest)
+    assert store.last_manifest() == manifest

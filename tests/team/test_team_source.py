@@ -248,3 +248,27 @@ def test_oversized_lines_and_files_are_bounded(trusted: Waymarks, project: Path,
     source = team.refresh(trusted).sources["bob-00000002"]
     assert (source.status, source.detail) == ("unreadable", "larger than 0 MiB (not read)")
     assert active_ids(trusted) == []  # Ann's file is larger than 16 bytes too
+
+
+def test_a_deeply_nested_line_is_tampering_not_a_traceback(trusted: Waymarks,
+                                                           project: Path) -> None:
+    """A ~2 KB line nested a thousand deep made the decoder raise RecursionError, which
+    took status, plan and the prompt hook down for every teammate."""
+    directory = project / ".waymarks" / "team"
+    a = Writer(directory, "ann-00000001", "Ann").add("Run the migrations check first")
+    deep = directory / "deep-00000003.jsonl"
+    deep.write_bytes(b'{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}\n")
+    trusted.pin("Prefer small commits", scope="project")
+    team.forget_process_state()
+    source = team.refresh(trusted).sources["deep-00000003"]
+    assert source.status == "tampered" and source.detail.startswith("line 1")
+    assert active_ids(trusted) == [a]
+    plan = plan_request(trusted, "what should I run before committing?")
+    kinds = [m.kind for m in plan.messages]
+    assert "pins" in kinds and "team" in kinds
+    status = subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(trusted.home), "--cwd",
+         str(project), "--json", "team", "status"], capture_output=True, text=True,
+        timeout=120, cwd=project, check=False)
+    assert "Traceback" not in status.stderr and status.returncode == 0, status.stderr
+    assert "deep-00000003" in status.stdout

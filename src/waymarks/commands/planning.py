@@ -184,6 +184,9 @@ def privacy_group() -> Group:
             payload = json.loads((run.stdin or sys.stdin).read())
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise click.UsageError(f"standard input is not a JSON payload: {exc}") from exc
+        except RecursionError as exc:
+            raise click.UsageError("standard input is not a JSON payload: nested too deep"
+                                   ) from exc
         outcome = outgoing_payload(payload, provider, settings_for(run.app()).policy)
         if outcome.withheld or outcome.payload is None:
             data: dict[str, Any] = {"outcome": "rejected", "code": "withheld",

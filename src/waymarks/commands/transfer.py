@@ -184,7 +184,7 @@ def _line(number: int, text: str) -> Line | str:
         return f"longer than {MAX_LINE_BYTES} bytes"
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return "not JSON"
     if not isinstance(data, dict):
         return "not a JSON object"

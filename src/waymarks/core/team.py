@@ -179,7 +179,9 @@ def parse_line(line: bytes) -> TeamEntry:
     """Decode one line (structure only; the chain is :func:`verify_line`'s)."""
     try:
         raw = _DECODER.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        # RecursionError: msgspec has no depth limit of its own; a line nested a thousand
+        # deep is as malformed as one that does not parse (the file is marked tampered)
         raise TeamFormatError(f"not a {TEAM_FORMAT} entry") from None
     if raw.format != TEAM_FORMAT:
         raise TeamFormatError(f"not a {TEAM_FORMAT} entry")

@@ -69,7 +69,7 @@ def parse_input(event: str, raw: bytes) -> dict[str, Any]:
         raise HookInputError("input_too_large")
     try:
         payload = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise HookInputError("input_not_json") from exc
     if not isinstance(payload, dict):
         raise HookInputError("input_not_object")

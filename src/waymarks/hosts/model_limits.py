@@ -106,7 +106,7 @@ def _last_answer(transcript: object) -> tuple[str | None, int]:
     for line in reversed(tail.splitlines()):
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue  # the first line of the tail may be cut
         message = entry.get("message") if isinstance(entry, dict) else None
         if not isinstance(message, dict) or message.get("role") != "assistant":

@@ -41,6 +41,7 @@ the MCP server.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections import deque
@@ -61,6 +62,20 @@ PROTOCOL = "waymarks-pi-bridge-v1"
 #: topic-less turns share one, so a few more are accepted)
 MAX_PLAN_HISTORY: Final = 24
 MAX_PLAN_HISTORY_BYTES: Final = 2048
+
+
+#: the ``id`` a request line opens with (``JSON.stringify`` keeps the extension's key order)
+_LEADING_ID: Final = re.compile(r'\s*\{\s*"id"\s*:\s*(-?[0-9]{1,15}|"[A-Za-z0-9_.:-]{1,64}")\s*,')
+
+
+def _leading_id(line: str) -> int | str | None:
+    """The id of a request that cannot be decoded, when its line opens with one (so the
+    extension's waiting call is answered rather than timing out); ``None`` otherwise."""
+    found = _LEADING_ID.match(line)
+    if found is None:
+        return None
+    value = json.loads(found.group(1))
+    return value if isinstance(value, (int, str)) else None
 
 
 def plan_history(value: object) -> list[str]:
@@ -120,6 +135,10 @@ class Bridge:
             try:
                 message = json.loads(line)
             except ValueError:
+                continue
+            except RecursionError:  # nested too deep: answered, and the bridge lives on
+                self._send({"id": _leading_id(line), "error": {
+                    "code": "invalid_argument", "message": "the request is nested too deep"}})
                 continue
             if isinstance(message, dict):
                 return message

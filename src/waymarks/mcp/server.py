@@ -17,6 +17,7 @@ What must stay true:
   is a result with ``isError`` true whose structured content (and text) keep the
   categorized outcome; successes and reads are not errors.
 - Tool calls run one at a time on the service (:class:`~waymarks.mcp.common.Serial`).
+- Over stdio every request line gets an answer (:mod:`waymarks.mcp.stdio`).
 """
 
 from collections.abc import Callable
@@ -76,6 +77,13 @@ class _Server(MCPServer):
                 return json_result({"outcome": "cancelled",
                                     "category": "confirmation-invalid"})
             raise
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio transport behind :func:`waymarks.mcp.stdio.screen`, so every
+        request line is answered (a parse error, an invalid request, a lone surrogate)."""
+        from waymarks.mcp.stdio import run_screened
+
+        await run_screened(self._lowlevel_server)
 
 
 def build_server(app: Waymarks, tool: ContextPersistence | None = None,

@@ -85,7 +85,7 @@ STATUSES: Final = frozenset(get_args(Status))
 CLASSIFICATION_VALUES: Final = frozenset({None, *CLASSIFICATIONS})
 #: decoding errors that, raised from stored bytes, mean the bytes are damaged
 DECODE_ERRORS: Final = (msgspec.DecodeError, UnicodeDecodeError, ValueError, TypeError,
-                        KeyError, IndexError)
+                        KeyError, IndexError, RecursionError)
 _ENCODER: Final = msgspec.json.Encoder()
 # positions in an items row (ITEM_COLUMNS order); the checksum follows the record
 _KIND, _SCOPE, _PROJECT, _CLASS, _STATUS, _SESSION, _SEQ, _RECORD = 1, 2, 4, 6, 11, 16, 20, 21
@@ -180,6 +180,41 @@ def valid_status(value: object) -> str:
 def valid_scope(value: object) -> str:
     require(value in SCOPES, "an items scope is outside its grammar")
     return str(value)
+
+
+class _ManifestBlock(msgspec.Struct):
+    kind: str
+    tokens: int
+
+
+class _ManifestEntry(msgspec.Struct):
+    id: str
+    kind: str
+    decision: str
+    reason: str
+    classification: str | None = None
+
+
+class _Manifest(msgspec.Struct):
+    """The shape of a stored plan manifest (``Plan.manifest_json``) that its readers
+    rely on; other fields are kept as stored."""
+    entries: list[_ManifestEntry]
+    blocks: list[_ManifestBlock] = []
+    provider: str | None = None
+    fallback: str | None = None
+    totalTokens: int = 0  # the stored JSON names
+    modelLimit: int | None = None
+
+
+_MANIFEST: Final = msgspec.json.Decoder(_Manifest)
+
+
+def decode_manifest(raw: str | bytes) -> dict[str, Any]:
+    """The stored last manifest; :class:`ProjectionDamaged` unless it decodes to the
+    shape its readers index (JSON that parses but is wrongly shaped is damage too)."""
+    with decoding("meta last_manifest"):
+        _MANIFEST.decode(raw)
+        return dict(msgspec.json.decode(raw))
 
 
 @contextmanager
@@ -336,11 +371,13 @@ def _verify_meta(db: sqlite3.Connection) -> list[str]:
         top = db.execute("SELECT coalesce(max(seq), 0) FROM items WHERE kind = 'memory'"
                          ).fetchone()[0]
         require(seq is None or seq <= top, "meta recall_seq is past the last item")
-        for name in ("last_order", "last_manifest"):
-            row = db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
-            if row is not None:
-                with decoding(f"meta {name}"):
-                    msgspec.json.decode(row[0])
+        row = db.execute("SELECT value FROM meta WHERE name = 'last_order'").fetchone()
+        if row is not None:
+            with decoding("meta last_order"):
+                msgspec.json.decode(row[0])
+        row = db.execute("SELECT value FROM meta WHERE name = 'last_manifest'").fetchone()
+        if row is not None:
+            decode_manifest(row[0])
     except ProjectionDamaged as exc:
         return [str(exc)]
     return []

@@ -19,7 +19,7 @@ from waymarks.core.rules import ItemState
 from waymarks.ledger.log import SessionLog
 from waymarks.store import entries as entries_index
 from waymarks.store import item_history, queries
-from waymarks.store.integrity import decoding
+from waymarks.store.integrity import decode_manifest
 from waymarks.store.recall_index import RecallIndex
 
 
@@ -146,8 +146,7 @@ class ProjectionReads:
         row = self.db.execute("SELECT value FROM meta WHERE name = 'last_manifest'").fetchone()
         if row is None:
             return None
-        with decoding("meta last_manifest"):
-            return dict(json.loads(row[0]))
+        return decode_manifest(row[0])
 
     def save_manifest(self, manifest: dict[str, Any]) -> None:
         """Keep a plan's manifest (call inside a transaction)."""

@@ -1,0 +1,148 @@
+"""The stdio transport of ``waymarks mcp``: the SDK's, behind a screen that answers every
+line the SDK would drop without a word (its reader turns a line that does not validate
+into an exception the session only logs, so a JSON-RPC client waits for its timeout).
+
+- a line that is not JSON (or is nested too deep to decode): ``-32700``, id ``null``;
+- JSON that is not a request object (``[]``, a batch, ``5``, a request without
+  ``jsonrpc``/``method``): ``-32600``, with the request's id when it has one;
+- a request holding a lone surrogate (``"\\ud800"``), which the SDK's parser refuses and
+  no ledger line can hold: ``tools/call`` is a refused tool result
+  (``invalid-parameters``), any other request ``-32602``, a notification nothing.
+
+Every other line goes to the SDK unchanged. Standard input is moved off fd 0 while
+serving (as the SDK does), so a child process never reads the protocol's bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from io import TextIOWrapper
+from typing import Any, BinaryIO, Literal, cast
+
+import anyio
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectSendStream
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+
+from waymarks.core.text import is_unicode
+from waymarks.mcp.common import json_result
+
+UNICODE_MESSAGE = "the request holds text that is not valid Unicode (lone surrogates)"
+
+
+Answer = types.JSONRPCResponse | types.JSONRPCError
+
+
+def screen(line: str) -> Answer | Literal["drop"] | None:
+    """The answer to a line the SDK cannot take (``None``: pass it on; ``"drop"``: a
+    notification the SDK cannot take, which gets no answer)."""
+    try:
+        raw = json.loads(line)
+    except (ValueError, RecursionError):
+        return _error(None, types.PARSE_ERROR, "Parse error: the line is not JSON")
+    request_id = _id_of(raw)
+    if not isinstance(raw, dict):
+        return _error(None, types.INVALID_REQUEST, "Invalid Request: not a JSON object "
+                      "(batches are not supported)")
+    if not _all_unicode(raw):
+        if "method" in raw and "id" not in raw:
+            return "drop"
+        if raw.get("method") == "tools/call" and request_id is not None:
+            refused = json_result({"outcome": "rejected", "category": "invalid-parameters",
+                                   "message": UNICODE_MESSAGE})
+            return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=refused.model_dump(
+                by_alias=True, exclude_none=True, mode="json"))
+        return _error(request_id, types.INVALID_PARAMS, f"Invalid params: {UNICODE_MESSAGE}")
+    try:
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError:  # pydantic's ValidationError
+        return _error(request_id, types.INVALID_REQUEST, "Invalid Request: not a JSON-RPC "
+                      "2.0 request, notification or response")
+    return None
+
+
+def _id_of(raw: object) -> int | str | None:
+    found = raw.get("id") if isinstance(raw, dict) else None
+    return found if isinstance(found, str) or type(found) is int else None
+
+
+def _error(request_id: int | str | None, code: int, message: str) -> types.JSONRPCError:
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id,
+                              error=types.ErrorData(code=code, message=message))
+
+
+def _all_unicode(value: object) -> bool:
+    """No string (key or value) anywhere in ``value`` holds a lone surrogate (iterative:
+    the depth is whatever ``json.loads`` accepted)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not is_unicode(item):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+class _Screened:
+    """The lines of standard input the SDK can take; the others are answered here,
+    through the SDK's own writer (so answers never interleave)."""
+
+    def __init__(self, source: BinaryIO) -> None:
+        self._lines = anyio.wrap_file(TextIOWrapper(source, encoding="utf-8",
+                                                    errors="replace"))
+        self._ready = anyio.Event()
+        self._write: MemoryObjectSendStream[SessionMessage] | None = None
+
+    def answer_through(self, write: MemoryObjectSendStream[SessionMessage]) -> None:
+        self._write = write
+        self._ready.set()
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        await self._ready.wait()
+        async for line in self._lines:
+            if not line.strip():
+                continue
+            answer = screen(line)
+            if answer is None:
+                yield line
+            elif answer != "drop" and self._write is not None:
+                await self._write.send(SessionMessage(answer))
+
+
+@contextmanager
+def _claimed_stdin() -> Iterator[BinaryIO]:
+    """Standard input's bytes, with fd 0 pointing at the null device meanwhile."""
+    try:
+        private = os.dup(0)
+        nothing = os.open(os.devnull, os.O_RDONLY)
+    except OSError:
+        import sys
+
+        yield sys.stdin.buffer
+        return
+    try:
+        os.dup2(nothing, 0)
+    finally:
+        os.close(nothing)
+    try:
+        yield os.fdopen(private, "rb", closefd=False)
+    finally:
+        os.dup2(private, 0)
+
+
+async def run_screened(server: Any) -> None:
+    """Serve the low-level SDK ``server`` over stdio, behind :func:`screen`."""
+    with _claimed_stdin() as source:
+        lines = _Screened(source)
+        async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
+            lines.answer_through(write_stream)
+            await server.run(read_stream, write_stream, server.create_initialization_options())

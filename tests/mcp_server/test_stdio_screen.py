@@ -1,0 +1,62 @@
+"""``waymarks mcp`` over stdio answers every request line, as JSON-RPC 2.0 requires: the
+SDK's reader dropped lines it could not validate without a word, so a client waited for
+its timeout (a lone surrogate in a tool's arguments, ``{not json``, ``[]``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from waymarks.mcp.stdio import screen
+
+
+def _initialize() -> list[str]:
+    return [json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})]
+
+
+def _call(request_id: int, query: str) -> str:
+    return (f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{"name":'
+            f'"memory_recall","arguments":{{"query":"{query}"}}}}}}')
+
+
+def _serve(home: Path, project: Path, lines: list[str]) -> list[dict[str, Any]]:
+    """The real ``waymarks mcp`` in a subprocess: every line written, standard input
+    closed, every answer read (the server ends at end of input)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "mcp"],
+        input="".join(line + "\n" for line in lines).encode(), capture_output=True,
+        cwd=project, env={**os.environ, "WAYMARKS_HOME": str(home)}, timeout=120,
+        check=False)
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_every_request_line_is_answered(home: Path, project: Path) -> None:
+    deep = '{"jsonrpc":"2.0","id":9,"method":"ping","params":' + "[" * 3000 + "]" * 3000 + "}"
+    answers = _serve(home, project, [
+        *_initialize(), "{not json", "[]", _call(5, "sur \\ud800"), "5", deep,
+        '{"jsonrpc":"2.0","id":7}', '{"jsonrpc":"2.0","id":8,"method":"ping","params":'
+        '{"_meta":{"x":"\\udc00"}}}', '{"jsonrpc":"2.0","method":"n","params":{"x":"\\ud800"}}',
+        json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/list"})])
+    errors = [(a["id"], a["error"]["code"]) for a in answers if "error" in a]
+    assert errors == [(None, -32700), (None, -32600), (None, -32600), (None, -32700),
+                      (7, -32600), (8, -32602)]
+    [refused] = [a for a in answers if a["id"] == 5]
+    assert refused["result"]["isError"] is True
+    assert refused["result"]["structuredContent"]["category"] == "invalid-parameters"
+    assert "lone surrogates" in refused["result"]["structuredContent"]["message"]
+    [listed] = [a for a in answers if a["id"] == 6]  # still serving after all of them
+    assert "memory_recall" in {t["name"] for t in listed["result"]["tools"]}
+    assert len(answers) == 9  # initialize, six errors, the refusal, tools/list: no notification
+
+
+def test_a_sound_request_passes_the_screen_unchanged() -> None:
+    assert screen(_call(3, "where do deploys go?")) is None
+    assert screen(_call(3, "emoji \\ud83d\\ude00 pairs are fine")) is None
