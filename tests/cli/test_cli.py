@@ -90,6 +90,8 @@ def test_a_provider_that_names_nothing_is_a_usage_error(cli, provider: str) -> N
                     ("recall", "--provider", provider, "port")):
         refused = cli(*command, expect=2)
         assert refused["code"] == "usage" and "provider ID" in refused["message"]
+    refused = cli("privacy", "sanitize", "--provider", provider, expect=2)
+    assert refused["code"] == "usage" and "provider ID" in refused["message"]
     assert cli("recall", "--provider", "ollama", "port")
 
 

@@ -173,7 +173,7 @@ def privacy_group() -> Group:
              "(OpenAI Chat or Responses, Anthropic Messages); withheld whole if anything "
              "goes wrong.",
              examples=["waymarks privacy sanitize --provider openai < payload.json"])
-    @click.option("--provider", metavar="ID", required=True,
+    @click.option("--provider", metavar="ID", required=True, callback=provider_id,
                   help="The provider the payload goes to. E.g. --provider openai")
     def sanitize(provider: str) -> Result:
         from waymarks.service.planning import settings_for
