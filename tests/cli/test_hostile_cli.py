@@ -25,7 +25,7 @@ def waymarks(home: Path, project: Path, *args: str, env: dict[str, str] | None =
              expect: int = 0) -> dict:  # type: ignore[type-arg]
     done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
                            "--cwd", str(project), "--json", *args],
-                          capture_output=True, text=True, timeout=120,
+                          capture_output=True, text=True, timeout=120, cwd=project,
                           env={**os.environ, "WAYMARKS_CC_HELPER": "off", **(env or {})})
     assert done.returncode == expect, (args, done.stdout, done.stderr)
     assert "Traceback" not in done.stderr
@@ -53,19 +53,24 @@ def test_export_never_replaces_what_is_not_a_regular_file(home: Path, project: P
     assert written["count"] == 1 and "Run the tests first" in real.read_text()
 
 
-def test_export_to_a_device_node_is_refused(home: Path, project: Path) -> None:
-    if not Path("/dev/null").is_char_device():
-        pytest.skip("no /dev/null character device here")
-    refused = waymarks(home, project, "export", "-o", "/dev/null", expect=2)
+def test_export_to_a_device_node_is_refused(home: Path, project: Path, tmp_path: Path) -> None:
+    # a node of its own, never /dev/null: run against a build without the fix (a baseline),
+    # this test would otherwise destroy the machine's /dev/null
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError):
+        pytest.skip("cannot make a device node here (needs CAP_MKNOD)")
+    refused = waymarks(home, project, "export", "-o", str(device), expect=2)
     assert "a character device" in refused["message"]
-    assert Path("/dev/null").is_char_device()
+    assert device.is_char_device()
 
 
 def test_export_dash_is_standard_output(home: Path, project: Path) -> None:
     waymarks(home, project, "pin", "--", "Run the tests first")
     shown = waymarks(home, project, "export", "-o", "-")
     assert [i["text"] for i in shown["items"]] == ["Run the tests first"]
-    assert not (project / "-").exists() and not Path("-").exists()
+    assert not (project / "-").exists()  # (the subprocess runs in the project)
 
 
 def test_memory_edit_refuses_text_that_is_not_utf8(home: Path, project: Path,
