@@ -184,3 +184,46 @@ def test_a_target_with_a_long_name_is_written(tmp_path: Path) -> None:
     target = tmp_path / ("m" * 250 + ".md")
     write_atomic(target, "text")
     assert target.read_text(encoding="utf-8") == "text" and leftovers(tmp_path) == []
+
+
+def _specials(tmp_path: Path) -> dict[str, Path]:
+    """A symbolic link (to a regular file), a FIFO, a directory and a socket, each where
+    a write would replace it."""
+    import socket
+
+    real = tmp_path / "real.txt"
+    real.write_bytes(b"linked content\n")
+    made = {"a symbolic link": tmp_path / "link", "a FIFO": tmp_path / "fifo",
+            "a directory": tmp_path / "dir", "a socket": tmp_path / "sock"}
+    made["a symbolic link"].symlink_to(real)
+    os.mkfifo(made["a FIFO"])
+    made["a directory"].mkdir()
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(made["a socket"]))
+    server.close()  # the socket file stays
+    return made
+
+
+def test_a_target_that_is_not_a_regular_file_is_refused_and_left_as_it_was(
+        tmp_path: Path) -> None:
+    for kind, target in _specials(tmp_path).items():
+        before = os.lstat(target)
+        with pytest.raises(atomic.NotARegularFile) as refused:
+            write_atomic(target, b"would destroy it\n", mode=0o600)
+        assert str(target) in str(refused.value) and kind in str(refused.value)
+        after = os.lstat(target)
+        assert (after.st_ino, stat.S_IFMT(after.st_mode)) == \
+            (before.st_ino, stat.S_IFMT(before.st_mode)), kind
+    assert (tmp_path / "real.txt").read_bytes() == b"linked content\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_device_node_is_refused(tmp_path: Path) -> None:
+    device = tmp_path / "null"  # never /dev/null itself: an unfixed build would replace it
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError):
+        pytest.skip("cannot make a device node here (needs CAP_MKNOD)")
+    with pytest.raises(atomic.NotARegularFile, match="a character device"):
+        write_atomic(device, b"x")
+    assert device.is_char_device()

@@ -170,7 +170,8 @@ def register(root: "click.Group") -> None:
     def ui(port: int, host: str, allow_remote: bool, open_: bool) -> Result:
         """Prints a URL carrying a token made for this launch; every request needs it,
         every action is confirmed on the page and checked against cross-site forgery.
-        Runs until interrupted (Ctrl-C)."""
+        Runs until interrupted (Ctrl-C). With --json the URL comes as one JSON line
+        ({"outcome": "serving", "url", "host", "port", "project"}) once it listens."""
         from waymarks.web.security import is_loopback, remote_warning
         from waymarks.web.server import BindError, serve
 
@@ -188,7 +189,7 @@ def register(root: "click.Group") -> None:
         if not is_loopback(host):
             print(remote_warning(host, port), file=sys.stderr, flush=True)
         try:
-            serve(app, host=host, port=port, open_browser=open_)
+            serve(app, host=host, port=port, open_browser=open_, as_json=run.json)
         except BindError as exc:
             raise click.UsageError(str(exc)) from exc
         return Result({}, "", printed=True)

@@ -69,7 +69,12 @@ def open_service(run: CliRuntime) -> Any:
 
     if run.cwd is not None and not os.path.isdir(run.cwd):
         raise ServiceError("invalid_argument", f"--cwd {run.cwd}: not a directory")
-    return Waymarks(run.home or default_home(), cwd=run.cwd, session=run.session)
+    home = run.home or default_home()
+    if os.path.lexists(home) and not os.path.isdir(home):  # a file, a dangling link
+        given = "--home" if run.home is not None else "the home (WAYMARKS_HOME or default)"
+        raise ServiceError("invalid_argument", f"{given} {home}: not a directory; give a "
+                           "directory (a missing one is created)")
+    return Waymarks(home, cwd=run.cwd, session=run.session)
 
 
 def new_runtime() -> CliRuntime:
@@ -99,7 +104,7 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     except argument_error() as exc:
         return error("usage", str(exc), EXIT_REJECTED, want_json or state.json)
     except service_error() as exc:
-        status = EXIT_REJECTED if exc.code in REQUEST_ERRORS else EXIT_ERROR
+        status = EXIT_REJECTED if exc.request or exc.code in REQUEST_ERRORS else EXIT_ERROR
         return error(exc.code, str(exc), status, want_json or state.json)
     except OSError as exc:
         message = f"{exc.strerror or exc} ({exc.filename or 'file'}); nothing was acknowledged"

@@ -332,7 +332,11 @@ def register_inspection(memory: Group) -> None:
             return write_result(found, "")
         [view] = app.items("memory", ids=[found])
         run.progress.stop()  # the editor has the terminal now
-        edited = click.edit(view.text + "\n", extension=".txt", require_save=True)
+        try:
+            edited = click.edit(view.text + "\n", extension=".txt", require_save=True)
+        except UnicodeDecodeError:
+            return refused("invalid_argument", "the editor saved text that is not UTF-8; "
+                           "nothing was written (save the file as UTF-8 and edit again)")
         new = (edited or "").strip()
         if edited is None or new == view.text.strip():
             return Result({"outcome": "unchanged", "id": view.id, "code": None,

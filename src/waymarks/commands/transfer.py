@@ -34,7 +34,7 @@ import msgspec
 from waymarks.commands.base import EXIT_REJECTED, Result, command, runtime
 from waymarks.commands.options import LEVEL_NAMES
 from waymarks.commands.render import cell, refused
-from waymarks.files.atomic import write_atomic
+from waymarks.files.atomic import NotARegularFile, write_atomic
 
 if TYPE_CHECKING:  # the service is imported when a command runs, not for help
     from waymarks.core.decisions import Decision
@@ -72,17 +72,23 @@ def register_transfer(root: click.Group) -> None:
                   help="Only items in this status (repeat for several; default all, so the "
                        "history travels too). E.g. --status active")
     @click.option("-o", "--output", metavar="FILE",
-                  help="Write to FILE (replaced atomically) instead of standard output. "
-                       "E.g. -o memory.jsonl")
+                  help="Write to FILE (replaced atomically; only a regular file or a new "
+                       "name, never a link, FIFO or device) instead of standard output "
+                       "(- is standard output). E.g. -o memory.jsonl")
     def export(kind: str, statuses: tuple[str, ...], output: str | None) -> Result:
         """With --json the items come as one JSON document ({"format", "items"}) instead
         of one per line."""
         app = runtime().app()
         items = _exported(app, kind, statuses)
         lines = "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items)
-        if output is None:
+        if output is None or output == "-":
             return Result({"format": FORMAT, "items": items}, lines.rstrip("\n"))
-        write_atomic(Path(output), lines, mode=0o600)  # an export holds stored text
+        try:
+            write_atomic(Path(output), lines, mode=0o600)  # an export holds stored text
+        except NotARegularFile as exc:  # a FIFO, a device, a link: never replaced
+            return refused("invalid_argument", f"-o {output}: {exc.strerror}; nothing was "
+                           "written (write to a regular file, or to standard output with "
+                           "-o - or no -o)")
         return Result({"format": FORMAT, "path": output, "count": len(items)},
                       f"Exported {len(items)} item(s) to {output}")
 

@@ -16,15 +16,22 @@ What must stay true:
 - the mode is the caller's: ``None`` is what a fresh ``open`` would give (``0o666`` less
   the umask); an explicit mode is applied exactly, whatever the umask.
 
+- only a regular file (or nothing) is ever replaced: a target that exists as anything else
+  (a symbolic link, a FIFO, a device node, a socket, a directory) is refused with
+  :class:`NotARegularFile`, which names the path and what it is, and nothing is written
+  (``export -o /dev/full`` run as root must not turn the device into a file).
+
 The target path is replaced as given: a caller that writes through a symbolic link
-resolves it first. Paths are handled as strings (``os.path``), so the module imports no
-more than ``os`` and ``errno``: the Claude Code hook's lean client writes through it too.
+resolves it first (the Claude Code settings writer does). Paths are handled as strings
+(``os.path``), so the module imports no more than ``os``, ``errno`` and ``stat`` (which
+``os`` has imported already): the Claude Code hook's lean client writes through it too.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 
 # not typing's, and no contextlib: `typing` pulls `re` and `enum`, `contextlib` pulls
 # `collections` and `functools`, ~10 ms together on the Stop hook's lean path (measured)
@@ -37,9 +44,17 @@ if TYPE_CHECKING:
 MAX_NAME_ATTEMPTS: Final = 16
 
 
+class NotARegularFile(OSError):
+    """The target exists and is not a regular file: replacing it would destroy it."""
+
+
 def write_atomic(path: Path | str, data: bytes | str, *, mode: int | None = None) -> None:
-    """Replace ``path``'s content with ``data`` (text is written as UTF-8)."""
+    """Replace ``path``'s content with ``data`` (text is written as UTF-8).
+
+    Raises :class:`NotARegularFile` (nothing written) if ``path`` exists and is not a
+    regular file."""
     target = os.fspath(path)
+    refuse_unless_regular(target)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     directory = os.path.dirname(target) or "."
     fd, temp = _temporary(directory, os.path.basename(target), mode)
@@ -59,6 +74,28 @@ def write_atomic(path: Path | str, data: bytes | str, *, mode: int | None = None
             pass
         raise
     fsync_directory(directory)
+
+
+def refuse_unless_regular(target: str) -> None:
+    """Raise :class:`NotARegularFile` if ``target`` exists and is not a regular file (a
+    symbolic link is refused as such, not followed)."""
+    try:
+        found = os.lstat(target).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(found):
+        return
+    raise NotARegularFile(errno.EEXIST, f"it is {_kind(found)}, not a regular file; refusing "
+                          "to replace it", target)
+
+
+def _kind(found: int) -> str:
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):
+        if test(found):
+            return name
+    return "of an unknown kind"
 
 
 def fsync_directory(directory: Path | str) -> None:

@@ -174,7 +174,10 @@ class Waymarks:
         if self._session is None:
             try:
                 if self._session_ref is not None:
-                    path = resolve_session(self.home, self.cwd, self._session_ref)
+                    try:
+                        path = resolve_session(self.home, self.cwd, self._session_ref)
+                    except SessionFileError as exc:  # no such session: a bad argument
+                        raise ServiceError("bad_session", str(exc), request=True) from exc
                     self._session = self.open_session(path)
                 else:
                     newest = newest_session(self.home, self.cwd)

@@ -40,9 +40,11 @@ WriteOutcome = Committed | Duplicate | Rejected
 class ServiceError(Exception):
     """A request that cannot be served (bad session file, damaged home); message says why."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, request: bool = False) -> None:
         super().__init__(message)
         self.code = code
+        #: caused by the request (a bad argument: exit 2), whatever the code says
+        self.request = request
 
 
 class Rehearsed(Exception):

@@ -46,9 +46,11 @@ def base_url(host: str, port: int) -> str:
 
 
 def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
-          out: TextIO = sys.stdout,
+          out: TextIO = sys.stdout, as_json: bool = False,
           opener: Callable[[str], object] = webbrowser.open) -> None:
-    """Serve the inspector for ``app`` on ``host:port`` until interrupted."""
+    """Serve the inspector for ``app`` on ``host:port`` until interrupted. ``as_json``:
+    announce it as one JSON line (``outcome``, ``url``, ``host``, ``port``, ``project``)
+    instead of the text for people; nothing else is printed to ``out``."""
     import uvicorn
 
     from waymarks.web.app import build_app
@@ -58,8 +60,14 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
     gate = Gate(hosts=host_names(host, actual) if is_loopback(host) else None)
     web = build_app(app, gate)
     url = gate.url(base_url(host, actual))
-    print(f"Waymarks inspector for {app.cwd}:\n  {url}\n(this URL carries a token made "
-          "for this launch; Ctrl-C stops the inspector)", file=out, flush=True)
+    if as_json:
+        import json
+
+        print(json.dumps({"outcome": "serving", "url": url, "host": host, "port": actual,
+                          "project": app.cwd}), file=out, flush=True)
+    else:
+        print(f"Waymarks inspector for {app.cwd}:\n  {url}\n(this URL carries a token "
+              "made for this launch; Ctrl-C stops the inspector)", file=out, flush=True)
     if open_browser:
         opener(url)
     config = uvicorn.Config(web, log_level="warning", access_log=False, lifespan="off")

@@ -1,0 +1,125 @@
+"""Defects a hostile-user test found, through a real ``waymarks`` subprocess: a refusal
+exits 2 with one JSON document under ``--json`` and changes nothing.
+
+1. ``export -o`` replaced a FIFO, a device node or a symbolic link with a regular file;
+2. ``memory edit`` with an editor that saves non-UTF-8 bytes escaped as a traceback;
+3. ``--home`` naming a regular file was taken as an empty home;
+4. an unknown ``--session`` exited 1 (an environment problem) instead of 2;
+5. ``--json ui`` printed the text for people.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def waymarks(home: Path, project: Path, *args: str, env: dict[str, str] | None = None,
+             expect: int = 0) -> dict:  # type: ignore[type-arg]
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--cwd", str(project), "--json", *args],
+                          capture_output=True, text=True, timeout=120, cwd=project,
+                          env={**os.environ, "WAYMARKS_CC_HELPER": "off", **(env or {})})
+    assert done.returncode == expect, (args, done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 1, "--json prints exactly one document"
+    parsed: dict = json.loads(lines[0])  # type: ignore[type-arg]
+    return parsed
+
+
+def test_export_never_replaces_what_is_not_a_regular_file(home: Path, project: Path,
+                                                          tmp_path: Path) -> None:
+    waymarks(home, project, "pin", "--", "Run the tests first")
+    fifo, link, real = tmp_path / "fifo", tmp_path / "link", tmp_path / "real.jsonl"
+    os.mkfifo(fifo)
+    real.write_text("kept\n")
+    link.symlink_to(real)
+    for target, kind in ((fifo, "a FIFO"), (link, "a symbolic link")):
+        refused = waymarks(home, project, "export", "-o", str(target), expect=2)
+        assert refused["code"] == "invalid_argument" and str(target) in refused["message"]
+        assert kind in refused["message"] and "nothing was written" in refused["message"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and link.is_symlink()
+    assert real.read_text() == "kept\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    written = waymarks(home, project, "export", "-o", str(real))  # a regular file: replaced
+    assert written["count"] == 1 and "Run the tests first" in real.read_text()
+
+
+def test_export_to_a_device_node_is_refused(home: Path, project: Path, tmp_path: Path) -> None:
+    # a node of its own, never /dev/null: run against a build without the fix (a baseline),
+    # this test would otherwise destroy the machine's /dev/null
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError):
+        pytest.skip("cannot make a device node here (needs CAP_MKNOD)")
+    refused = waymarks(home, project, "export", "-o", str(device), expect=2)
+    assert "a character device" in refused["message"]
+    assert device.is_char_device()
+
+
+def test_export_dash_is_standard_output(home: Path, project: Path) -> None:
+    waymarks(home, project, "pin", "--", "Run the tests first")
+    shown = waymarks(home, project, "export", "-o", "-")
+    assert [i["text"] for i in shown["items"]] == ["Run the tests first"]
+    assert not (project / "-").exists()  # (the subprocess runs in the project)
+
+
+def test_memory_edit_refuses_text_that_is_not_utf8(home: Path, project: Path,
+                                                   tmp_path: Path) -> None:
+    claim = waymarks(home, project, "memory", "add", "--", "The port is 5433")
+    editor = tmp_path / "editor.py"
+    editor.write_text("import sys\nopen(sys.argv[1], 'wb').write(b'Port \\xff\\xfe 6000\\n')\n")
+    before = waymarks(home, project, "memory")["items"]
+    refused = waymarks(home, project, "memory", "edit", claim["id"],
+                       env={"EDITOR": f"{sys.executable} {editor}", "VISUAL": ""}, expect=2)
+    assert refused["code"] == "invalid_argument" and "UTF-8" in refused["message"]
+    assert waymarks(home, project, "memory")["items"] == before
+
+
+@pytest.mark.parametrize("command", [["pins"], ["status"], ["health"]])
+def test_a_home_that_is_a_file_is_refused(project: Path, tmp_path: Path,
+                                          command: list[str]) -> None:
+    home = tmp_path / "home-file"
+    home.write_text("not a home\n")
+    refused = waymarks(home, project, *command, expect=2)
+    assert refused["code"] == "invalid_argument" and "not a directory" in refused["message"]
+    assert str(home) in refused["message"]
+    assert home.read_text() == "not a home\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home-file", "project"]
+
+
+def test_an_unknown_session_is_a_bad_argument(home: Path, project: Path) -> None:
+    waymarks(home, project, "pin", "--", "Run the tests first")
+    for ref in ("nonexist", "/no/such/session.jsonl"):
+        refused = waymarks(home, project, "--session", ref, "pins", expect=2)
+        assert refused["code"] == "bad_session" and ref in refused["message"]
+
+
+def test_json_ui_announces_itself_as_one_json_object(home: Path, project: Path) -> None:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd", str(project),
+         "--json", "ui", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env={**os.environ, "WAYMARKS_CC_HELPER": "off"})
+    try:
+        assert server.stdout is not None
+        ready, _, _ = select.select([server.stdout], [], [], 120)
+        assert ready, "the inspector announced nothing"
+        announced = json.loads(server.stdout.readline())
+        assert announced["outcome"] == "serving" and announced["host"] == "127.0.0.1"
+        assert isinstance(announced["port"], int) and announced["port"] > 0
+        assert announced["url"].startswith(f"http://127.0.0.1:{announced['port']}/")
+        assert "token=" in announced["url"]
+        assert announced["project"] == str(project)
+    finally:
+        server.terminate()  # (a SIGINT before uvicorn installs its handler is a traceback)
+        rest, _errors = server.communicate(timeout=60)
+    assert rest.strip() == "", "nothing else on standard output"
