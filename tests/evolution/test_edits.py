@@ -274,8 +274,6 @@ def test_a_correction_holding_a_credential_is_refused_and_nothing_changes(
     out = edits.correct(evo, claim.id, "The staging DB_PASSWORD=Xk92mLq8vZ7pQ3wR")
     assert not out.ok and out.code == "credential"
     assert "Xk92mLq8vZ7pQ3wR" not in out.message
-    controlled = edits.correct(evo, claim.id, "The staging port is\x1b[31m 5432")
-    assert not controlled.ok and controlled.code == "invalid_argument"
     assert evo.ledger.path.read_bytes() == before
     assert evo.claim(claim.id).state == "provisional"  # type: ignore[union-attr]
     evo.close()

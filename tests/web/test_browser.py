@@ -224,8 +224,9 @@ def test_the_inspector_in_a_real_browser(server: str, browser: Any, seeded: dict
     driver.find_element(By.CSS_SELECTOR, "#supersede-form textarea").send_keys(
         "Package export mode defaults to SingleFile.")
     _submit(driver, "#supersede-submit")
-    _confirm(driver)
+    _wait(driver, _has("#outcome"))  # checked before asking: refused without a question
     assert "Refused (conflict)" in _text_of(driver, "#outcome")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#confirm-submit")
     assert conflicting["id"] in _text_of(driver, "#conflicts")
     assert cli("memory", "show", other)["item"]["status"] == "active"
 

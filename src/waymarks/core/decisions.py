@@ -55,7 +55,7 @@ from waymarks.core.rules import (
     new_state,
 )
 from waymarks.core.secrets import credential_kinds
-from waymarks.core.text import control_character, is_unicode, normalize_key, visible
+from waymarks.core.text import is_unicode, normalize_key, visible
 
 #: the stable codes a refused write carries (scripts and the tool branch on them)
 RejectionCode = Literal[
@@ -123,10 +123,6 @@ def clean_text(text: str, *, what: str, limit: int) -> str | Rejected:
     stripped = text.strip()
     if not visible(stripped):
         return Rejected("empty", f"{what} must not be empty (nor only invisible characters)")
-    control = control_character(stripped)
-    if control is not None:
-        return Rejected("invalid_argument", f"{what} holds the control character {control}; "
-                        "remove it (tabs and line breaks are fine)")
     if len(stripped) > limit:
         return Rejected("too_long", f"{what} has {len(stripped)} characters; the limit is {limit}")
     return refuse_credentials(stripped, what) or stripped

@@ -139,16 +139,6 @@ def visible(text: str) -> bool:
     return bool(text.strip()) and (text.isascii() or bool(INVISIBLE.sub("", text).strip()))
 
 
-def control_character(text: str) -> str | None:
-    """The first control character of ``text`` other than tab, line feed and carriage
-    return (C0, DEL, C1), as ``U+XXXX``; ``None`` if there is none."""
-    for char in text:
-        code = ord(char)
-        if (code < 0x20 and char not in "\t\n\r") or 0x7f <= code <= 0x9f:
-            return f"U+{code:04X}"
-    return None
-
-
 def is_provider_id(value: str) -> bool:
     """Whether ``value`` can name a provider: visible characters, no spaces (an empty or
     blank name names none and would quietly get the default policy)."""

@@ -35,7 +35,6 @@ from waymarks.core.evolution.model import (
     utf16_len,
 )
 from waymarks.core.evolution.rows import same_state, snapshot, suppression_key
-from waymarks.core.text import control_character
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_feedback import (
     REFUSALS,
@@ -86,10 +85,6 @@ def correct(evo: Evolution, cid: str, text: str) -> EditOutcome:
     if not correction_fits(content):
         return _refuse("bad_input", f"a correction is {MIN_CONTENT}-{MAX_CONTENT} characters; "
                        "nothing changed")
-    control = control_character(content)
-    if control is not None:
-        return _refuse("invalid_argument", f"the correction holds the control character "
-                       f"{control}; remove it")
     refused = refuse_credentials(content, "the correction")
     if refused is not None:  # as memory add refuses it: ledgers are plain text
         return _refuse(refused.code, refused.message)
