@@ -21,7 +21,13 @@ from waymarks.recall.scoring import Stats
 from waymarks.store import recall_index, recall_rank
 from waymarks.store.integrity import ProjectionDamaged
 from waymarks.store.migrations import migrate
-from waymarks.store.recall_index import RECORD_COLUMNS, RecallIndex, RecordInput, token
+from waymarks.store.recall_index import (
+    RECORD_COLUMNS,
+    RecallIndex,
+    RecordInput,
+    scan_features,
+    token,
+)
 from waymarks.store.recall_rank import averages, ranked, varints
 
 TERMS = [f"t{n:02d}" for n in range(12)]
@@ -133,7 +139,7 @@ def test_candidates_keep_the_order_of_the_ranked_sql_query() -> None:
                   "gateway team", "port 12", "ledger deploys branch r7"):
         plan = direct_plan(query)
         stats = index.stats([*plan.focus, *plan.context])
-        chosen = index._scan_features([*plan.focus, *plan.context], stats)
+        chosen = scan_features([*plan.focus, *plan.context], stats)
         terms = sorted({token(f) for f in chosen})
         before = [r[0] for r in db.execute(
             f"SELECT {RECORD_COLUMNS} FROM recall_terms LEFT JOIN recall_records r"

@@ -288,7 +288,7 @@ class RecallIndex:
         :meth:`~waymarks.store.reads.Reads.classifications` would return for them).
         """
         features = [*plan.focus, *plan.context]
-        chosen = self._scan_features(features,
+        chosen = scan_features(features,
                                      self.stats(features) if stats is None else stats)
         if not chosen:
             return []
@@ -379,25 +379,6 @@ class RecallIndex:
                 out.append(row[:width])
         return out
 
-    def _scan_features(self, features: list[str], stats: Stats) -> list[str]:
-        """The features to match: all of them, or, when together they would make SQLite rank
-        more than ``SCAN_BUDGET`` rows, the rarest ones within the budget (at least two).
-
-        A record that shares only common words with the query cannot pass the gates
-        anyway; ranking every one of them was most of a query's time at 100k records.
-        """
-        df = stats.df
-        ordered = sorted(dict.fromkeys(features), key=lambda f: (df.get(f, 0), f))
-        chosen: list[str] = []
-        scanned = 0
-        for feature in ordered:
-            rows = df.get(feature, 0)
-            if len(chosen) >= MIN_SCAN_TERMS and scanned + rows > SCAN_BUDGET:
-                break
-            chosen.append(feature)
-            scanned += rows
-        return chosen
-
     def current_statuses(
         self, ids: list[str], visible_to: tuple[str, str | None] | None
     ) -> dict[str, str]:
@@ -469,6 +450,28 @@ def last_memory_seq(db: sqlite3.Connection) -> int:
     one, one seek each) and each session's last memory is one seek in the same index: a
     few seeks per session instead of a read of every item."""
     return int(db.execute(_LAST_MEMORY_SEQ).fetchone()[0])
+
+
+def scan_features(features: Sequence[str], stats: Stats) -> list[str]:
+    """The features to match: all of them, or, when together they would make SQLite rank
+    more than ``SCAN_BUDGET`` rows, the rarest ones within the budget (at least two).
+    The in-memory index (:class:`~waymarks.store.recall_cache.RecallCache`) matches the
+    same ones.
+
+    A record that shares only common words with the query cannot pass the gates
+    anyway; ranking every one of them was most of a query's time at 100k records.
+    """
+    df = stats.df
+    ordered = sorted(dict.fromkeys(features), key=lambda f: (df.get(f, 0), f))
+    chosen: list[str] = []
+    scanned = 0
+    for feature in ordered:
+        rows = df.get(feature, 0)
+        if len(chosen) >= MIN_SCAN_TERMS and scanned + rows > SCAN_BUDGET:
+            break
+        chosen.append(feature)
+        scanned += rows
+    return chosen
 
 
 def _chunks(values: list[str], size: int) -> Iterable[list[str]]:

@@ -92,7 +92,7 @@ def fts5_ranked(db: sqlite3.Connection, table: str, terms: Sequence[str]) -> Ite
         yield rowid
 
 
-class _Shape(NamedTuple):
+class Shape(NamedTuple):
     """What every score and bound of one query depends on."""
 
     terms: Sequence[str]
@@ -119,7 +119,7 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
     avgdl = tokens / rows
     counts = [int(db.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
                              (term,)).fetchone()[0]) for term in terms]
-    idfs = [max(math.log((rows - n + 0.5) / (n + 0.5)), 0.0) or 1e-6 for n in counts]
+    idfs = [idf(rows, n) for n in counts]
     common = _common(counts)
     rare = [place for place in range(len(terms)) if place not in common]
     # the rows holding a rare term, with every term they hold
@@ -150,10 +150,15 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
     for size in range(1, len(common) + 1):
         for chosen in itertools.combinations(common, size):
             groups[sum(1 << place for place in chosen)] = None
-    shape = _Shape(terms, idfs, avgdl, shortest, max(1, want))
+    shape = Shape(terms, idfs, avgdl, shortest, max(1, want))
     bounds = {mask: _bound(mask, shape) for mask in groups}
     order = sorted(groups, key=bounds.__getitem__, reverse=True)
     yield from _merge(db, table, order, groups, bounds, shape)
+
+
+def idf(rows: int, matching: int) -> float:
+    """FTS5's IDF of a term that ``matching`` of the index's ``rows`` rows hold."""
+    return max(math.log((rows - matching + 0.5) / (matching + 0.5)), 0.0) or 1e-6
 
 
 def _common(counts: list[int]) -> set[int]:
@@ -172,7 +177,7 @@ def _common(counts: list[int]) -> set[int]:
 
 def _merge(db: sqlite3.Connection, table: str, order: list[int],
            groups: dict[int, list[int] | None], bounds: dict[int, float],
-           shape: _Shape) -> Iterator[int]:
+           shape: Shape) -> Iterator[int]:
     """The groups' rows merged best first. Within a group the score falls as the length
     grows, so each group is a stream read in (length, row ID) order, sorted by SQLite; a
     group is opened only when its bound could beat the best row given out so far, and read
@@ -210,7 +215,7 @@ class _Stream:
     after the page's last row."""
 
     def __init__(self, db: sqlite3.Connection, table: str, mask: int,
-                 members: list[int] | None, shape: _Shape) -> None:
+                 members: list[int] | None, shape: Shape) -> None:
         """``members``: the group's rows, or ``None`` to find them by their terms."""
         self.db, self.table, self.mask, self.shape = db, table, mask, shape
         self.expected = None if members is None else len(members)
@@ -245,7 +250,7 @@ class _Stream:
             # the bounds assumed no row is shorter: one that is means they were wrong
             require(length >= self.shape.shortest,
                     f"{self.table} holds a row shorter than known")
-            score = self.scores[length] = _score(self.mask, length, self.shape)
+            score = self.scores[length] = bm25(self.mask, length, self.shape)
         return score, rowid
 
     def _fill(self) -> bool:
@@ -270,7 +275,7 @@ def _exactly(mask: int, terms: Sequence[str]) -> str:
     return f"{query} NOT ({' OR '.join(others)})" if others else query
 
 
-def _score(mask: int, length: int, shape: _Shape) -> float:
+def bm25(mask: int, length: int, shape: Shape) -> float:
     """bm25 as ``fts5Bm25Function`` computes it for a row holding the terms of ``mask``
     (each once) with ``length`` tokens (sign aside: FTS5 returns the negation)."""
     score = 0.0
@@ -282,7 +287,7 @@ def _score(mask: int, length: int, shape: _Shape) -> float:
     return score
 
 
-def _bound(mask: int, shape: _Shape) -> float:
+def _bound(mask: int, shape: Shape) -> float:
     """The largest score a row of ``mask`` can have: it holds at least its terms, and at
     least as many as the shortest row."""
     held = max(mask.bit_count(), shape.shortest)

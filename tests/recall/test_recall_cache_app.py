@@ -1,0 +1,90 @@
+"""A long-lived process (``keep_recall_index=True``: the helper, the MCP server, the Pi
+bridge) and a one-shot ``waymarks recall`` inject the same memories: the same store,
+queried through both, selects the same claims with the same digest, visibility, retired
+claims and privacy admission included (see ``tests/store/test_recall_cache_agreement.py``
+for the candidates themselves)."""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.recall.test_recall_fast_path import _entry
+from waymarks.service.app import Waymarks
+
+#: few subjects and facts, so that more claims than the candidate limit answer a query
+#: equally well and which of them reach full scoring decides the digest
+SUBJECTS = ["billing-api", "billing-worker", "search-api", "search-worker"]
+FACTS = ["times out after {n} seconds", "listens on port {n}", "is owned by team {n}"]
+FILLER = ("after the incident review the platform group agreed on this setting and wrote"
+          " it down in the runbook for everyone on call").split()
+
+
+def write_store(path: Path, cwd: str, size: int, seed: int) -> None:
+    """A session ledger of ``size`` claims: some project-scoped (the untrusted project's:
+    never visible), some classified, some retired afterwards."""
+    rng = random.Random(seed)
+    lines = [json.dumps({"type": "session", "version": 3, "id": str(uuid.UUID(int=seed)),
+                         "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd})]
+    parent: str | None = None
+    ids: list[str] = []
+    for n in range(size):
+        item_id = str(uuid.UUID(int=rng.getrandbits(128)))
+        claim = (f"The {rng.choice(SUBJECTS)} service"
+                 f" {rng.choice(FACTS).format(n=rng.randrange(30))}."
+                 f" {' '.join(rng.sample(FILLER, rng.randrange(0, 8)))}").strip()
+        item: dict[str, object] = {"id": item_id, "claim": claim, "sourceEntryIds": [],
+                                   "createdAt": 1_767_225_600_000 + n,
+                                   "scope": "project" if rng.random() < 0.15 else "session"}
+        if item["scope"] == "project":
+            item["projectPath"] = cwd
+        if rng.random() < 0.2:
+            item["classification"] = rng.choice(["internal", "sensitive", "local-only"])
+        lines.append(_entry(rng, parent, len(lines), {"operation": "add", "item": item}))
+        parent = f"{len(lines) - 1:08x}"
+        ids.append(item_id)
+    for item_id in rng.sample(ids, size // 10):
+        lines.append(_entry(rng, parent, len(lines), {
+            "operation": "status", "memoryId": item_id, "status": "expired"}))
+        parent = f"{len(lines) - 1:08x}"
+    path.write_text("\n".join(lines) + "\n")
+
+
+def queries(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    return [rng.choice(["what is the {s} timeout", "which port does {s} listen on",
+                        "who owns {s}", "{s} port {n}", "team {n}"]).format(
+        s=rng.choice(SUBJECTS).replace("-", rng.choice(["-", " "])), n=rng.randrange(30))
+        for _ in range(count)]
+
+
+def test_helper_and_one_shot_recall_inject_the_same(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")  # the lexical engine: what differed
+    project = tmp_path / "project"
+    project.mkdir()
+    ledger = tmp_path / "session.jsonl"
+    write_store(ledger, str(project), 1500, seed=3)
+    one_shot = Waymarks(tmp_path / "home", cwd=str(project), session=str(ledger))
+    long_lived = Waymarks(tmp_path / "home", cwd=str(project), session=str(ledger),
+                          keep_recall_index=True)
+    try:
+        one_shot.rebuild_index()
+        differing = []
+        selected = 0
+        for query in queries(3, 200):
+            for provider in ("remote", None):
+                a = one_shot.recall(query, inherit=False, provider=provider)
+                b = long_lived.recall(query, inherit=False, provider=provider)
+                selected += bool(a.selected)
+                if (a.selected, a.digest) != (b.selected, b.digest):
+                    differing.append((query, provider))
+        assert selected > 100
+        assert differing == []
+    finally:
+        long_lived.close()
+        one_shot.close()

@@ -1,0 +1,103 @@
+"""A long-lived process (the in-memory index, ``keep_recall_index=True``) and a one-shot
+one (the SQLite path) choose the same candidates, in the same order, and so the same
+digest, for the same store and query.
+
+The store is built so that the candidate cut matters: many claims share a subject (more
+than ``CANDIDATE_LIMIT`` of them), with bodies of different lengths, and the engine then
+prefers among them: candidates ranked any other way than FTS5's bm25 (the in-memory index
+once summed feature weights) lose the rows the SQLite path keeps, and the digest differs.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+from waymarks.core.egress import Egress
+from waymarks.core.privacy import LEVELS
+from waymarks.recall.engine import evaluate
+from waymarks.recall.plan import direct_plan
+from waymarks.store.migrations import migrate
+from waymarks.store.recall_cache import RecallCache
+from waymarks.store.recall_index import RecallIndex, RecordInput
+
+EXACT = Egress("local", frozenset(LEVELS), redacts=False)
+SERVICES = ["billing", "search", "sessions"]
+ROLES = ["api", "worker"]
+FACTS = ["timeout is {n} seconds", "listens on port {n}", "keeps logs for {n} days",
+         "deploys from branch r{n}", "is owned by team {n}", "uses linter {tool}"]
+TOOLS = ["ruff", "mypy", "clippy", "eslint", "shellcheck"]
+FILLER = ("after the incident review the platform group agreed on this setting and wrote"
+          " it down in the runbook for everyone on call").split()
+QUESTIONS = ["what is the {s}-{r} timeout", "which port does {s}-{r} listen on",
+             "how long does {s} keep logs", "which branch does {s}-{r} deploy from",
+             "who owns {s}", "which linter does the {s}-{r} repo use", "{s} {r} port {n}",
+             "{s} timeout", "team {n}"]
+
+
+def _claims(rng: random.Random, count: int) -> list[RecordInput]:
+    out = []
+    for n in range(count):
+        subject = f"{rng.choice(SERVICES)}-{rng.choice(ROLES)}"
+        fact = rng.choice(FACTS).format(n=rng.randrange(40), tool=rng.choice(TOOLS))
+        extra = " ".join(rng.sample(FILLER, rng.randrange(0, 8)))
+        out.append(RecordInput(id=f"c{n:05d}", text=f"The {subject} {fact}. {extra}".strip(),
+                               created_at=1_767_225_600_000 + n * 60_000,
+                               source=f"s{n % 9}:{n}"))
+    return out
+
+
+def _queries(rng: random.Random, count: int) -> list[str]:
+    return [rng.choice(QUESTIONS).format(s=rng.choice(SERVICES), r=rng.choice(ROLES),
+                                         n=rng.randrange(40)) for _ in range(count)]
+
+
+def test_cached_and_sqlite_recall_choose_the_same(tmp_path: Path) -> None:
+    rng = random.Random(20261202)
+    db = sqlite3.connect(tmp_path / "store.sqlite3", isolation_level=None)
+    migrate(db, 0)
+    index = RecallIndex(db, items_backed=False)
+    db.execute("BEGIN")
+    index.add(_claims(rng, 3000))
+    db.execute("COMMIT")
+    cache = RecallCache(index)
+    assert cache.refresh() == 3000
+    differing: list[str] = []
+    selected = 0
+    for query in _queries(rng, 300):
+        plan = direct_plan(query)
+        features = (*plan.focus, *plan.context)
+        stats, cached_stats = index.stats(features), cache.stats(features)
+        assert (stats.records, stats.df) == (cached_stats.records, cached_stats.df)
+        one_shot = evaluate(plan, index.candidates(plan, stats=stats), stats, EXACT)
+        long_lived = evaluate(plan, cache.candidates(plan, cached_stats), cached_stats,
+                              EXACT)
+        selected += bool(one_shot.selected)
+        if list(one_shot.selected) != list(long_lived.selected):
+            differing.append(query)
+    assert selected > 150  # the queries are about the store: most get a digest
+    assert differing == []
+
+
+def test_cached_and_sqlite_candidates_agree_as_the_store_grows(tmp_path: Path) -> None:
+    """The cache refreshed past its watermark ranks with the grown store's statistics
+    (row count, average length), exactly as a fresh process would."""
+    rng = random.Random(7)
+    db = sqlite3.connect(tmp_path / "store.sqlite3", isolation_level=None)
+    migrate(db, 0)
+    index = RecallIndex(db, items_backed=False)
+    claims = _claims(rng, 1500)
+    cache = RecallCache(index)
+    queries = _queries(rng, 60)
+    for start in (0, 500, 1000):
+        db.execute("BEGIN")
+        index.add(claims[start:start + 500])
+        db.execute("COMMIT")
+        cache.refresh()
+        for query in queries:
+            plan = direct_plan(query)
+            features = (*plan.focus, *plan.context)
+            stats = index.stats(features)
+            assert [c.id for c in index.candidates(plan, limit=20, stats=stats)] == [
+                c.id for c in cache.candidates(plan, cache.stats(features), limit=20)], query
