@@ -8,6 +8,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +29,35 @@ def _call(request_id: int, query: str) -> str:
             f'"memory_recall","arguments":{{"query":"{query}"}}}}}}')
 
 
-def _serve(home: Path, project: Path, lines: list[str]) -> list[dict[str, Any]]:
-    """The real ``waymarks mcp`` in a subprocess: every line written, standard input
-    closed, every answer read (the server ends at end of input)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "mcp"],
-        input="".join(line + "\n" for line in lines).encode(), capture_output=True,
-        cwd=project, env={**os.environ, "WAYMARKS_HOME": str(home)}, timeout=120,
-        check=False)
-    assert b"Traceback" not in done.stderr, done.stderr.decode()
-    return [json.loads(line) for line in done.stdout.splitlines()]
+def _serve(home: Path, project: Path, lines: list[str], expect: int) -> list[dict[str, Any]]:
+    """The real ``waymarks mcp`` in a subprocess: every line written, then ``expect``
+    answers read before standard input is closed (the server ends at end of input, and
+    may cancel what it is still answering then: waiting first keeps a loaded machine from
+    losing an answer to that race)."""
+    answers: list[bytes] = []
+    with tempfile.TemporaryFile() as errors:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "mcp"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, cwd=project,
+            env={**os.environ, "WAYMARKS_HOME": str(home)})
+        assert server.stdin is not None and server.stdout is not None
+        out = server.stdout
+        reader = threading.Thread(target=lambda: answers.extend(iter(out.readline, b"")),
+                                  daemon=True)
+        reader.start()
+        server.stdin.write("".join(line + "\n" for line in lines).encode())
+        server.stdin.flush()
+        for _ in range(1200):  # bounded polling (no timing assertion): up to ~120 s
+            if len(answers) >= expect:
+                break
+            time.sleep(0.1)
+        server.stdin.close()
+        server.wait(timeout=120)
+        reader.join(timeout=30)
+        errors.seek(0)
+        err = errors.read()
+    assert b"Traceback" not in err, err.decode()
+    return [json.loads(line) for line in answers]
 
 
 def test_every_request_line_is_answered(home: Path, project: Path) -> None:
@@ -44,7 +66,7 @@ def test_every_request_line_is_answered(home: Path, project: Path) -> None:
         *_initialize(), "{not json", "[]", _call(5, "sur \\ud800"), "5", deep,
         '{"jsonrpc":"2.0","id":7}', '{"jsonrpc":"2.0","id":8,"method":"ping","params":'
         '{"_meta":{"x":"\\udc00"}}}', '{"jsonrpc":"2.0","method":"n","params":{"x":"\\ud800"}}',
-        json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/list"})])
+        json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/list"})], expect=9)
     errors = [(a["id"], a["error"]["code"]) for a in answers if "error" in a]
     assert errors == [(None, -32700), (None, -32600), (None, -32600), (None, -32700),
                       (7, -32600), (8, -32602)]
