@@ -6,14 +6,12 @@ for the candidates themselves)."""
 
 from __future__ import annotations
 
-import json
 import random
-import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.recall.test_recall_fast_path import _entry
+from tests.recall.test_recall_fast_path import write_ledger
 from waymarks.service.app import Waymarks
 
 #: few subjects and facts, so that more claims than the candidate limit answer a query
@@ -27,31 +25,19 @@ FILLER = ("after the incident review the platform group agreed on this setting a
 def write_store(path: Path, cwd: str, size: int, seed: int) -> None:
     """A session ledger of ``size`` claims: some project-scoped (the untrusted project's:
     never visible), some classified, some retired afterwards."""
-    rng = random.Random(seed)
-    lines = [json.dumps({"type": "session", "version": 3, "id": str(uuid.UUID(int=seed)),
-                         "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd})]
-    parent: str | None = None
-    ids: list[str] = []
-    for n in range(size):
-        item_id = str(uuid.UUID(int=rng.getrandbits(128)))
+    def item(rng: random.Random, n: int) -> dict[str, object]:
         claim = (f"The {rng.choice(SUBJECTS)} service"
                  f" {rng.choice(FACTS).format(n=rng.randrange(30))}."
                  f" {' '.join(rng.sample(FILLER, rng.randrange(0, 8)))}").strip()
-        item: dict[str, object] = {"id": item_id, "claim": claim, "sourceEntryIds": [],
-                                   "createdAt": 1_767_225_600_000 + n,
-                                   "scope": "project" if rng.random() < 0.15 else "session"}
-        if item["scope"] == "project":
-            item["projectPath"] = cwd
+        fields: dict[str, object] = {
+            "claim": claim, "scope": "project" if rng.random() < 0.15 else "session"}
+        if fields["scope"] == "project":
+            fields["projectPath"] = cwd
         if rng.random() < 0.2:
-            item["classification"] = rng.choice(["internal", "sensitive", "local-only"])
-        lines.append(_entry(rng, parent, len(lines), {"operation": "add", "item": item}))
-        parent = f"{len(lines) - 1:08x}"
-        ids.append(item_id)
-    for item_id in rng.sample(ids, size // 10):
-        lines.append(_entry(rng, parent, len(lines), {
-            "operation": "status", "memoryId": item_id, "status": "expired"}))
-        parent = f"{len(lines) - 1:08x}"
-    path.write_text("\n".join(lines) + "\n")
+            fields["classification"] = rng.choice(["internal", "sensitive", "local-only"])
+        return fields
+
+    write_ledger(path, cwd, size, seed, item, ("expired",))
 
 
 def queries(seed: int, count: int) -> list[str]:

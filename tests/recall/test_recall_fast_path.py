@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 import uuid
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,12 @@ def _entry(rng: random.Random, parent: str | None, n: int, data: dict[str, objec
                        "timestamp": "2026-01-01T00:00:00.000Z"})
 
 
-def write_store(path: Path, cwd: str, size: int, seed: int) -> None:
+def write_ledger(path: Path, cwd: str, size: int, seed: int,
+                 item: Callable[[random.Random, int], dict[str, object]],
+                 statuses: Sequence[str]) -> None:
+    """A session ledger of ``size`` claims, ``item(rng, n)`` giving each one's fields
+    (claim, scope, classification), then a tenth of them retired to one of ``statuses``
+    (retired claims stay candidates)."""
     rng = random.Random(seed)
     lines = [json.dumps({"type": "session", "version": 3, "id": str(uuid.UUID(int=seed)),
                          "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd})]
@@ -51,28 +57,38 @@ def write_store(path: Path, cwd: str, size: int, seed: int) -> None:
     ids: list[str] = []
     for n in range(size):
         item_id = str(uuid.UUID(int=rng.getrandbits(128)))
+        fields = {"id": item_id, "sourceEntryIds": [], "createdAt": 1_767_225_600_000 + n,
+                  **item(rng, n)}
+        lines.append(_entry(rng, parent, len(lines), {"operation": "add", "item": fields}))
+        parent = f"{len(lines) - 1:08x}"
+        ids.append(item_id)
+    for item_id in rng.sample(ids, size // 10):
+        lines.append(_entry(rng, parent, len(lines), {
+            "operation": "status", "memoryId": item_id, "status": rng.choice(statuses)}))
+        parent = f"{len(lines) - 1:08x}"
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _item(cwd: str) -> Callable[[random.Random, int], dict[str, object]]:
+    def make(rng: random.Random, n: int) -> dict[str, object]:
         subject = f"{rng.choice(SUBJECTS)}-{n % 40}"
         claim = f"The {subject} service {rng.choice(FACTS).format(n=n % 17, s=subject)}."
         if rng.random() < 0.1:
             claim += " [internal]" if rng.random() < 0.5 else " (secret: do not share)"
-        item: dict[str, object] = {"id": item_id, "claim": claim, "sourceEntryIds": [],
-                                   "createdAt": 1_767_225_600_000 + n}
+        fields: dict[str, object] = {"claim": claim}
         if rng.random() < 0.15:  # the project is not trusted: the session never sees these
-            item.update(scope="project", projectPath=cwd)
+            fields.update(scope="project", projectPath=cwd)
         else:
-            item["scope"] = "session"
+            fields["scope"] = "session"
         level = rng.choice(LEVELS)
         if level is not None:
-            item["classification"] = level
-        lines.append(_entry(rng, parent, len(lines), {"operation": "add", "item": item}))
-        parent = f"{len(lines) - 1:08x}"
-        ids.append(item_id)
-    for item_id in rng.sample(ids, size // 10):  # retired claims stay candidates
-        lines.append(_entry(rng, parent, len(lines), {
-            "operation": "status", "memoryId": item_id,
-            "status": rng.choice(["invalid", "expired", "deleted"])}))
-        parent = f"{len(lines) - 1:08x}"
-    path.write_text("\n".join(lines) + "\n")
+            fields["classification"] = level
+        return fields
+    return make
+
+
+def write_store(path: Path, cwd: str, size: int, seed: int) -> None:
+    write_ledger(path, cwd, size, seed, _item(cwd), ("invalid", "expired", "deleted"))
 
 
 def queries(seed: int, count: int) -> list[str]:
