@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from waymarks.core.text import escape_controls
+from waymarks.core.text import escaped
 
 BODY = "line1\nsecond\tline body \x01 \x1b[31m red \x7f del \x9b csi"
 RAW = ("\x01", "\x1b", "\x7f", "\x9b")
@@ -62,8 +62,9 @@ def test_a_name_and_description_with_control_characters(home: Path, project: Pat
 @pytest.mark.parametrize(("text", "keep", "expected"), [
     ("plain é ✓", "", "plain é ✓"),
     ("a\x00b\x1fc\x7fd\x80e\x9ff", "", "a\\u0000b\\u001fc\\u007fd\\u0080e\\u009ff"),
-    ("a\nb\tc\rd", "\n\t", "a\nb\tc\\u000dd"),
-    ("a\nb", "", "a\\u000ab"),
+    ("a\nb\tc\rd", "\n\t", "a\nb\tc\\rd"),
+    ("a\nb", "", "a\\nb"),
+    ("rtl \u202e zw\u200b", "", "rtl \\u202e zw\\u200b"),
 ])
-def test_escape_controls(text: str, keep: str, expected: str) -> None:
-    assert escape_controls(text, keep) == expected
+def test_escaped(text: str, keep: str, expected: str) -> None:
+    assert escaped(text, keep) == expected

@@ -13,11 +13,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from waymarks.commands.base import EXIT_REJECTED, Column, Result, Table
+from waymarks.core.text import escaped
 
 if TYPE_CHECKING:
     from waymarks.service.outcomes import WriteOutcome
 
-_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def when(ms: int | None) -> str:
@@ -30,10 +30,7 @@ def when(ms: int | None) -> str:
 def cell(text: str | None, keep: str = "") -> str:
     """``text`` on one line, with every character that is not printable escaped; those in
     ``keep`` stay (``"\\n\\t"`` for a body shown in full, whose lines are its own)."""
-    if text is None:
-        return ""
-    return "".join(ch if ch.isprintable() or ch in keep
-                   else _ESCAPES.get(ch, f"\\u{ord(ch):04x}") for ch in text)
+    return "" if text is None else escaped(text, keep)
 
 
 def plain(table: Table) -> str:

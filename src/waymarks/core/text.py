@@ -155,13 +155,15 @@ def is_unicode(text: str) -> bool:
     return True
 
 
-def escape_controls(text: str, keep: str = "") -> str:
-    """``text`` with control characters shown as ``\\uXXXX`` (C0 including ESC, DEL and
-    C1; the characters in ``keep``, say ``"\\n\\t"``, stay), so stored text cannot drive a
-    terminal or an editor that displays it. The same escape ``memory list`` shows."""
-    if not _CONTROL.search(text):
+def escaped(text: str, keep: str = "") -> str:
+    """``text`` with every character that is not printable escaped (``\\n``, ``\\r``,
+    ``\\t``, else ``\\uXXXX``: controls, ESC, format and bidi characters), so stored text
+    cannot drive a terminal or hide itself where it is shown; the characters in ``keep``
+    (say ``"\\n\\t"`` for a body whose lines are its own) stay."""
+    if text.isprintable():
         return text
-    return _CONTROL.sub(lambda m: m[0] if m[0] in keep else f"\\u{ord(m[0]):04x}", text)
+    return "".join(ch if ch.isprintable() or ch in keep
+                   else _ESCAPES.get(ch, f"\\u{ord(ch):04x}") for ch in text)
 
 
-_CONTROL = lazy(r"[\x00-\x1f\x7f-\x9f]")
+_ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}

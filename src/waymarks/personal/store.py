@@ -54,7 +54,7 @@ import msgspec
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.secrets import credential_kinds
-from waymarks.core.text import escape_controls, is_unicode
+from waymarks.core.text import escaped, is_unicode
 from waymarks.files.atomic import write_atomic
 
 ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
@@ -257,8 +257,8 @@ class PersonalStore:
         return self._read(path) if path.is_file() else None
 
     def index_text(self, entries: list[Entry] | None = None) -> str:
-        lines = [f"- [{escape_controls(one_line(e.name))}]({e.file_name})"
-                 + (f" — {escape_controls(one_line(e.description))}"
+        lines = [f"- [{escaped(one_line(e.name))}]({e.file_name})"
+                 + (f" — {escaped(one_line(e.description))}"
                     if e.description.strip() else "")
                  for e in (self.entries() if entries is None else entries)]
         return "\n".join([INDEX_HEADING, "", *lines]).strip() + "\n"

@@ -27,7 +27,7 @@ import msgspec
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import OMITTED, WITHHELD, classify
 from waymarks.core.secrets import redact
-from waymarks.core.text import is_unicode
+from waymarks.core.text import escaped, is_unicode
 from waymarks.personal.curation import MAX_PREFILL_CHARS
 from waymarks.personal.store import PersonalMemoryError, PersonalStore, check_slug
 from waymarks.service.ports import Decision
@@ -136,7 +136,7 @@ def save_planned(store: PersonalStore, plan: RememberPlan) -> dict[str, Any]:
 
 def _visible(text: str) -> str:
     """Text for the person's screen, whole, with invisible format characters shown."""
-    return "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in text)
+    return escaped(text)
 
 
 def fetch_entry(store: PersonalStore, slug: object, egress: Egress) -> dict[str, Any]:

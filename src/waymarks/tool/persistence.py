@@ -60,6 +60,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import Classification, highest
 from waymarks.core.rules import ItemState
 from waymarks.core.secrets import redact
+from waymarks.core.text import escaped
 from waymarks.service.history import latest_user_entry
 from waymarks.service.outcomes import (
     Committed,
@@ -563,8 +564,7 @@ def _shown_text(text: str) -> str:
     with control and invisible format characters made visible, and a run of blank lines
     shown as one line that counts them: sixty empty lines must not push the rest of the
     text, or the lines after it, out of the confirmation's sight."""
-    shown = "".join(ch if ch in "\n\t" or ch.isprintable() else f"\\u{ord(ch):04x}"
-                    for ch in text)
+    shown = escaped(text, keep="\n\t")
     return _BLANK_RUN.sub(lambda m: f"\n[{m.group(0).count(chr(10)) - 1} blank lines]\n",
                           shown)
 

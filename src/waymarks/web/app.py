@@ -29,6 +29,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from waymarks.core.text import escaped
 from waymarks.service.outcomes import ServiceError
 from waymarks.web import actions, reads
 from waymarks.web.security import Gate, GateMiddleware
@@ -44,10 +45,7 @@ def reveal(text: object) -> str:
     """``text`` with every character that is neither printable nor a line break or tab
     escaped (``\\u202e``): a right-to-left override or a zero-width joiner is seen, not
     obeyed. Escaping for HTML is autoescape's job, after this."""
-    if text is None:
-        return ""
-    return "".join(ch if ch.isprintable() or ch in "\n\t" else f"\\u{ord(ch):04x}"
-                   for ch in str(text))
+    return "" if text is None else escaped(str(text), keep="\n\t")
 
 
 def environment() -> jinja2.Environment:
