@@ -87,12 +87,23 @@ CLASSIFICATION_VALUES: Final = frozenset({None, *CLASSIFICATIONS})
 DECODE_ERRORS: Final = (msgspec.DecodeError, UnicodeDecodeError, ValueError, TypeError,
                         KeyError, IndexError, RecursionError)
 _ENCODER: Final = msgspec.json.Encoder()
-# positions in an items row (ITEM_COLUMNS order); the checksum follows the record
-_KIND, _SCOPE, _PROJECT, _CLASS, _STATUS, _SESSION, _SEQ, _RECORD = 1, 2, 4, 6, 11, 16, 20, 21
+#: positions in an items row (ITEM_COLUMNS order); the checksum follows the record
+ITEM_ID, ITEM_KIND, ITEM_SCOPE, ITEM_PROJECT, ITEM_CLASS = 0, 1, 2, 4, 6
+ITEM_STATUS, ITEM_SESSION, ITEM_SEQ, _RECORD = 11, 16, 20, 21
+_KIND, _SCOPE, _CLASS, _STATUS = ITEM_KIND, ITEM_SCOPE, ITEM_CLASS, ITEM_STATUS
 ITEM_FIELDS: Final = 22
 
 
 T = TypeVar("T")
+
+
+def may_see(scope: str | None, project_path: str | None, owner: str | None,
+            session_id: str | None, project: str | None) -> bool:
+    """Whether session ``session_id`` (working in ``project``) may see an item: one of its
+    project's, or its own."""
+    if scope == "project":
+        return project is not None and project_path == project
+    return scope is not None and owner == session_id
 
 
 class ProjectionDamaged(sqlite3.DatabaseError):

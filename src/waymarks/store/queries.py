@@ -24,6 +24,13 @@ from waymarks.core.replay import SOURCE_EXCLUDED
 from waymarks.core.rules import ItemState
 from waymarks.store.integrity import (
     ITEM_COLUMNS,
+    ITEM_ID,
+    ITEM_KIND,
+    ITEM_PROJECT,
+    ITEM_SCOPE,
+    ITEM_SEQ,
+    ITEM_SESSION,
+    ITEM_STATUS,
     group_count,
     project_group,
     require,
@@ -35,7 +42,8 @@ from waymarks.store.integrity import (
 )
 from waymarks.store.rows import state_from_row
 
-_ID, _KIND, _SCOPE, _PROJECT, _STATUS, _SESSION, _SEQ = 0, 1, 2, 4, 11, 16, 20
+_ID, _KIND, _SCOPE, _PROJECT, _STATUS, _SESSION, _SEQ = (
+    ITEM_ID, ITEM_KIND, ITEM_SCOPE, ITEM_PROJECT, ITEM_STATUS, ITEM_SESSION, ITEM_SEQ)
 Row = tuple[Any, ...]
 
 

@@ -31,8 +31,15 @@ import msgspec
 from waymarks.core.records import replace
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
 from waymarks.store.integrity import (
+    ITEM_CLASS,
+    ITEM_ID,
+    ITEM_PROJECT,
+    ITEM_SCOPE,
+    ITEM_SESSION,
+    ITEM_STATUS,
     VerifiedMemo,
     decoding,
+    may_see,
     require,
     valid_scope,
     valid_status,
@@ -58,8 +65,7 @@ _NO_OWNER: Final = -1
 _OWNER_COLUMNS: Final = "i.id, i.scope, i.project_path, i.status, i.session_id"
 _NARROW: Final = (0, 1, 2, 3, 4)
 #: the same in a whole ``items`` row (``ITEM_COLUMNS`` order), and its classification
-_FULL: Final = (0, 2, 4, 11, 16)
-_CLASS: Final = 6
+_FULL: Final = (ITEM_ID, ITEM_SCOPE, ITEM_PROJECT, ITEM_STATUS, ITEM_SESSION)
 
 
 class RecallCache:
@@ -269,16 +275,16 @@ class RecallCache:
                 if classes is not None:
                     item = full[RECORD_WIDTH:]
                     verify_item(item)
-                    classes[candidate.id] = item[_CLASS]
+                    classes[candidate.id] = item[ITEM_CLASS]
             out.append(candidate)
         return out
 
     @staticmethod
     def _statuses(items: list[tuple[Any, ...]], places: tuple[int, ...],
                   visible_to: tuple[str, str | None] | None) -> dict[str, str]:
-        """The status of each item the session may see, by ID (as
-        :meth:`RecallIndex.current_statuses` reads them, from the joined rows; ``places``:
-        where ID, scope, project, status and session are in them)."""
+        """The status of each item the session may see, by ID (:func:`may_see`, from the
+        joined rows; ``places``: where ID, scope, project, status and session are in
+        them)."""
         at_id, at_scope, at_project, at_status, at_session = places
         session_id, project = visible_to if visible_to is not None else (None, None)
         statuses: dict[str, str] = {}
@@ -287,9 +293,8 @@ class RecallCache:
                 continue
             status = valid_status(item[at_status])
             scope = valid_scope(item[at_scope])
-            if visible_to is None or (
-                    scope == "project" and project is not None and item[at_project] == project
-            ) or (scope != "project" and item[at_session] == session_id):
+            if visible_to is None or may_see(scope, item[at_project], item[at_session],
+                                             session_id, project):
                 statuses[item[at_id]] = status
         return statuses
 

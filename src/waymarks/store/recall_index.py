@@ -32,13 +32,14 @@ from waymarks.core.rules import ItemState
 from waymarks.recall.analysis import analyze
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
 from waymarks.store.integrity import (
+    ITEM_CLASS,
     ITEM_COLUMNS,
     checksum,
     decoding,
     integer_meta,
+    may_see,
     require,
     snapshot,
-    valid_scope,
     valid_status,
     verify_blob_row,
     verify_item,
@@ -64,7 +65,6 @@ RECORD_COLUMNS: Final = ("r.item_id, r.kind, r.status, r.origin, r.created_at, r
 RECORD_WIDTH: Final = 11
 #: the joined ``items`` row (alias ``i``), checksum last, as :func:`verify_item` takes it
 JOINED_ITEM_COLUMNS: Final = ", ".join("i." + c.strip() for c in ITEM_COLUMNS.split(","))
-_CLASS: Final = 6  # the classification's place in an items row
 
 
 class RecordInput(msgspec.Struct, frozen=True):
@@ -313,7 +313,7 @@ class RecallIndex:
                 assert classes is not None
                 item = row[RECORD_WIDTH + 1:]
                 verify_item(item)
-                classes[item_id] = item[_CLASS]
+                classes[item_id] = item[ITEM_CLASS]
             out.append(Candidate(
                 id=item_id, kind=kind, status=status, origin=origin,
                 created_at=created, text=text, body=frozenset(parts["body"]),
@@ -372,31 +372,11 @@ class RecallIndex:
                 if backed:
                     item_id, scope, path, owner = row[width:]
                     if not (session_id is None or item_id is None
-                            or (scope == "project" and project is not None and path == project)
-                            or (scope is not None and scope != "project"
-                                and owner == session_id)):
+                            or may_see(scope, path, owner, session_id, project)):
                         continue
                 out.append(row[:width])
         return out
 
-    def current_statuses(
-        self, ids: list[str], visible_to: tuple[str, str | None] | None
-    ) -> dict[str, str]:
-        session_id, project = visible_to if visible_to is not None else (None, None)
-        statuses: dict[str, str] = {}
-        for chunk in _chunks(ids, 500):
-            marks = ",".join("?" * len(chunk))
-            rows = self.db.execute(
-                f"SELECT id, status, scope, session_id, project_path FROM items"
-                f" WHERE id IN ({marks})", chunk).fetchall()
-            for item_id, status, scope, owner, path in rows:
-                valid_status(status)
-                valid_scope(scope)
-                if visible_to is None or (
-                        scope == "project" and project is not None and path == project) or (
-                        scope != "project" and owner == session_id):
-                    statuses[item_id] = status
-        return statuses
 
     def generation(self) -> int:
         """Bumped each time the index is reset; 0 before the first reset."""
