@@ -59,7 +59,6 @@ _HOUR_CACHE_LIMIT: Final = 4096
 _INT64_MIN: Final = -(2**63)
 #: the largest integer SQLite stores (a larger one is refused with OverflowError)
 INT64_MAX: Final = 2**63 - 1
-_INT64_MAX: Final = INT64_MAX
 
 
 def decode_payload(custom_type: str, data: bytes | None) -> DecodedPayload:
@@ -96,9 +95,9 @@ def structural_problem(mutation: Mutation) -> str | None:
     """What makes a type-correct mutation unusable, or ``None`` if it is sound."""
     if not mutation.mutation_id:
         return "mutationId is empty"
-    if not _INT64_MIN <= mutation.created_at <= _INT64_MAX:
+    if not _INT64_MIN <= mutation.created_at <= INT64_MAX:
         return "createdAt is out of range"
-    if mutation.item is not None and not _INT64_MIN <= mutation.item.created_at <= _INT64_MAX:
+    if mutation.item is not None and not _INT64_MIN <= mutation.item.created_at <= INT64_MAX:
         return "item createdAt is out of range"
     if mutation.operation == "status":
         target = mutation.pin_id if isinstance(mutation, PinMutation) else mutation.memory_id

@@ -217,15 +217,13 @@ class _Manifest(msgspec.Struct):
     modelLimit: int | None = None
 
 
-_MANIFEST: Final = msgspec.json.Decoder(_Manifest)
-
-
 def decode_manifest(raw: str | bytes) -> dict[str, Any]:
     """The stored last manifest; :class:`ProjectionDamaged` unless it decodes to the
     shape its readers index (JSON that parses but is wrongly shaped is damage too)."""
     with decoding("meta last_manifest"):
-        _MANIFEST.decode(raw)
-        return dict(msgspec.json.decode(raw))
+        data = msgspec.json.decode(raw)
+        msgspec.convert(data, _Manifest)  # the shape, checked on what was decoded once
+        return dict(data)
 
 
 @contextmanager
