@@ -21,14 +21,13 @@ than a fact states) have no signature: they are descriptions, not single facts.
 
 from __future__ import annotations
 
-import unicodedata
 from functools import lru_cache
 from typing import Final
 
 import msgspec
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.text import INVISIBLE
+from waymarks.core.text import fold_unicode
 
 MAX_SUBJECT_TERMS: Final = 7
 MAX_VALUES: Final = 3
@@ -162,7 +161,7 @@ class Signature(msgspec.Struct, frozen=True):
 def signature(claim: str) -> Signature | None:
     """The signature of a short factual claim, or ``None`` if it states no value or is
     too long to be one fact."""
-    text = _folded(claim)
+    text = fold_unicode(claim)
     values: set[str] = set()
     pieces: list[str] = []
     position = 0
@@ -214,12 +213,8 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
 def negates(claim: str) -> bool:
     """Whether a claim denies something ("is not 5433", "不是"): a signature keeps the
     denied value as a value, so a shared value proves no agreement then."""
-    return _NEGATION.search(_folded(claim)) is not None
+    return _NEGATION.search(fold_unicode(claim)) is not None
 
-
-def _folded(claim: str) -> str:
-    """NFKC, case-folded, invisible format characters dropped (as :func:`normalize`)."""
-    return INVISIBLE.sub("", unicodedata.normalize("NFKC", claim)).casefold()
 
 
 def contradicts(a: Signature, b: Signature) -> bool:

@@ -51,14 +51,19 @@ INVISIBLE: Final = lazy(
     "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
+def fold_unicode(text: str) -> str:
+    """NFKC, invisible format characters dropped, case-folded: the comparison form of a
+    text's characters (:func:`normalize` also collapses spaces and trailing punctuation)."""
+    return INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()
+
+
 def normalize(text: str) -> str:
     """Comparison form of a pin or claim: NFKC, case-folded, invisible format characters
     dropped, whitespace collapsed, trailing sentence punctuation dropped. Two texts with
     the same form are duplicates (a zero-width space cannot make one look new, nor hide
     a contradiction's subject)."""
     # ASCII is already NFKC and its casefold is lower(): skip the Unicode work (replay hot path)
-    folded = text.lower() if text.isascii() else INVISIBLE.sub(
-        "", unicodedata.normalize("NFKC", text)).casefold()
+    folded = text.lower() if text.isascii() else fold_unicode(text)
     return " ".join(folded.split()).rstrip(_TRAILING_PUNCT)
 
 
