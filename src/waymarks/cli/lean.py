@@ -96,20 +96,12 @@ def parse(argv: list[str]) -> _Request | None:
             index += 1
             if token == "--history":
                 wanted.history.append(argv[index])
-            elif _provider_id(argv[index]):
-                wanted.provider = argv[index]  # given twice: the last, as click does
             else:
-                return None  # the full CLI explains the usage error
+                wanted.provider = argv[index]  # given twice: the last, as click does
         else:
             return None
         index += 1
     return wanted if wanted.query else None
-
-
-def _provider_id(value: str) -> bool:
-    from waymarks.core.text import is_provider_id
-
-    return is_provider_id(value)
 
 
 def parse_mcp(argv: list[str]) -> _Request | None:

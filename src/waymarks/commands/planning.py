@@ -10,22 +10,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from waymarks.commands.base import EXIT_REJECTED, Group, Result, command, runtime
-from waymarks.core.text import is_provider_id
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
-def provider_id(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    """A provider ID is a visible name: an empty one, or one with spaces or control
-    characters, names no provider (it would quietly get the default policy)."""
-    if value is not None and not is_provider_id(value):
-        raise click.BadParameter(f"{value!r} is not a provider ID (a name such as openai or "
-                                 "ollama, without spaces)")
-    return value
-
-
 PROVIDER = click.option(
-    "--provider", metavar="ID", callback=provider_id,
+    "--provider", metavar="ID",
     help="The destination provider whose privacy policy applies (default: the configured "
          "defaultProvider). E.g. --provider ollama")
 
@@ -173,13 +163,15 @@ def privacy_group() -> Group:
              "(OpenAI Chat or Responses, Anthropic Messages); withheld whole if anything "
              "goes wrong.",
              examples=["waymarks privacy sanitize --provider openai < payload.json"])
-    @click.option("--provider", metavar="ID", required=True, callback=provider_id,
+    @click.option("--provider", metavar="ID", required=True,
                   help="The provider the payload goes to. E.g. --provider openai")
     def sanitize(provider: str) -> Result:
-        from waymarks.service.planning import settings_for
+        from waymarks.service.planning import destination, settings_for
         from waymarks.tool.egress import outgoing_payload
 
         run = runtime()
+        settings = settings_for(run.app())
+        to = destination(settings, provider)  # a refusal before anything is read
         try:
             payload = json.loads((run.stdin or sys.stdin).read())
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -187,7 +179,7 @@ def privacy_group() -> Group:
         except RecursionError as exc:
             raise click.UsageError("standard input is not a JSON payload: nested too deep"
                                    ) from exc
-        outcome = outgoing_payload(payload, provider, settings_for(run.app()).policy)
+        outcome = outgoing_payload(payload, to, settings.policy)
         if outcome.withheld or outcome.payload is None:
             data: dict[str, Any] = {"outcome": "rejected", "code": "withheld",
                                     "message": outcome.reason, "id": None, "conflicts": []}

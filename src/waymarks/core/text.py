@@ -144,12 +144,6 @@ def visible(text: str) -> bool:
     return bool(text.strip()) and (text.isascii() or bool(INVISIBLE.sub("", text).strip()))
 
 
-def is_provider_id(value: str) -> bool:
-    """Whether ``value`` can name a provider: visible characters, no spaces (an empty or
-    blank name names none and would quietly get the default policy)."""
-    return bool(value) and value.isprintable() and not any(c.isspace() for c in value)
-
-
 def is_unicode(text: str) -> bool:
     """False for strings with lone surrogates (bytes that were not UTF-8), which no UTF-8
     ledger line can hold."""

@@ -332,13 +332,13 @@ class Bridge:
         return result
 
     def rpc_sanitize(self, params: dict[str, Any]) -> dict[str, Any]:
-        from waymarks.service.planning import settings_for
+        from waymarks.service.planning import destination, settings_for
         from waymarks.tool.egress import outgoing_payload
 
-        provider = params.get("provider") or self.provider
         settings = settings_for(self._app())
         outcome = outgoing_payload(params.get("payload"),
-                                   provider or settings.default_provider, settings.policy)
+                                   destination(settings, params.get("provider") or self.provider),
+                                   settings.policy)
         if outcome.withheld or outcome.payload is None:
             return {"withheld": True, "reason": outcome.reason}
         return {"withheld": False, "payload": outcome.payload}

@@ -18,6 +18,7 @@ from waymarks.core.text import is_unicode, normalize
 from waymarks.ledger.entries import custom_entries
 from waymarks.personal.curation import promotion_prompt
 from waymarks.service.outcomes import ServiceError
+from waymarks.service.planning import destination
 from waymarks.service.ports import epoch_ms
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def promote_prompt(app: Waymarks, provider: str | None = None
     The prompt goes to a model: each note is filtered for the destination provider like
     any other content (spans it may not see are withheld; a note with nothing left out)."""
     settings = app.settings()
-    allowed = settings.policy.allowed(provider or settings.default_provider)
+    allowed = settings.policy.allowed(destination(settings, provider))
     lessons = []
     for note in active_notes(app):
         shown = filter_text(note.text, allowed) if note.type == "lesson" else None

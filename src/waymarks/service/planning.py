@@ -15,6 +15,7 @@ from waymarks.core.egress import Egress
 from waymarks.service.config import Settings
 from waymarks.service.history import COMPACTED_TURNS
 from waymarks.service.logs import log_event
+from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import recovering
 from waymarks.service.views import ItemView
 
@@ -73,12 +74,24 @@ def settings_for(app: Waymarks) -> Settings:
     return app.settings()
 
 
+def destination(settings: Settings, provider: str | None) -> str:
+    """The provider text goes to: the one named, else the configured default. A blank name
+    names none and is refused (it used to get the default policy without a word)."""
+    if provider is None:
+        return settings.default_provider
+    if not provider.strip():
+        raise ServiceError("invalid_argument", "an empty provider ID names no provider: name "
+                           "one (e.g. --provider ollama), or leave it out for the configured "
+                           "defaultProvider")
+    return provider
+
+
 def egress_for(app: Waymarks, provider: str | None = None,
                settings: Settings | None = None) -> Egress:
     """The egress for ``provider`` (the configured default provider when none is named):
     every adapter that sends stored text toward a model gets its egress here."""
     settings = settings or settings_for(app)
-    return Egress.to(settings.policy, provider or settings.default_provider)
+    return Egress.to(settings.policy, destination(settings, provider))
 
 
 @recovering
