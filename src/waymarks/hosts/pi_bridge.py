@@ -134,11 +134,10 @@ class Bridge:
                 return None
             try:
                 message = json.loads(line)
-            except ValueError:
-                continue
-            except RecursionError:  # nested too deep: answered, and the bridge lives on
+            except (ValueError, RecursionError) as exc:  # answered; the bridge lives on
+                why = "nested too deep" if isinstance(exc, RecursionError) else "not JSON"
                 self._send({"id": _leading_id(line), "error": {
-                    "code": "invalid_argument", "message": "the request is nested too deep"}})
+                    "code": "invalid_argument", "message": f"the request is {why}"}})
                 continue
             if isinstance(message, dict):
                 return message
