@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 from waymarks.files.atomic import write_atomic
@@ -39,7 +38,10 @@ def loader_path(directory: Path) -> Path:
 
 
 def loader_text(extension: Path = EXTENSION, created: list[str] | None = None) -> str:
-    binary = Path(sys.executable).parent / "waymarks"
+    from waymarks.hosts.claude_code_install import waymarks_binary
+
+    binary = waymarks_binary()  # the script pip installed (a --user install's is not beside
+    # the interpreter): the rule the Claude Code installer follows
     return "\n".join([
         MARK,
         CREATED + json.dumps(created or []),
