@@ -88,6 +88,18 @@ def _waymarks(home: Path, cwd: Path, *args: str, env: dict[str, str]) -> dict[st
     return dict(json.loads(done.stdout))
 
 
+def _what_happened(home: Path, user_home: Path, *seen: object) -> str:
+    """What a failed run leaves to read: the answers, the home's files and event log,
+    the spool, and the transcripts Claude Code wrote (never shown when the test passes)."""
+    files = sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())
+    log = home / "logs" / "waymarks.jsonl"
+    transcripts = {str(p.relative_to(user_home)): p.read_text(encoding="utf-8")[-3000:]
+                   for p in (user_home / ".claude" / "projects").rglob("*.jsonl")}
+    return json.dumps({"seen": seen, "files": files, "transcripts": transcripts,
+                       "log": log.read_text(encoding="utf-8")[-6000:] if log.is_file()
+                       else None}, indent=1, default=str)
+
+
 @pytest.mark.slow
 def test_the_real_claude_code_learns_a_preference_and_the_next_session_gets_it(
         tmp_path: Path, home: Path) -> None:
@@ -129,7 +141,8 @@ def test_the_real_claude_code_learns_a_preference_and_the_next_session_gets_it(
         status = _waymarks(home, a, "evolution", "status", env=env)
         assert status["learning"] is True and status["blocked"] is None
         attempt = _waymarks(home, a, "evolve", env=env)
-        assert (attempt["outcome"], attempt["reason"]) == ("settled", "applied"), attempt
+        assert (attempt["outcome"], attempt["reason"]) == ("settled", "applied"), \
+            _what_happened(home, user_home, attempt, status)
         assert (attempt["provider"], attempt["model"]) == ("anthropic", "claude-consolidate")
         [request] = fake.consolidations
         assert fake.headers[0].get("x-api-key") == PROVIDER_KEY

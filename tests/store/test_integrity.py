@@ -220,5 +220,19 @@ def test_the_memo_reuses_only_an_identical_row() -> None:
     assert memo.get("id-1", ["id-1", "text", 7]) is None  # not the same kind of row
     assert memo.get("id-2", row) is None
     memo.put("id-2", ("id-2",), "two")
-    memo.put("id-3", ("id-3",), "three")  # full: emptied, then kept
+    memo.put("id-3", ("id-3",), "three")  # full: the least recently used (id-1) goes
     assert memo.get("id-1", row) is None and memo.get("id-3", ("id-3",)) == "three"
+    assert memo.get("id-2", ("id-2",)) == "two"
+
+
+def test_the_memo_keeps_what_was_used_recently() -> None:
+    # a full memo drops its least recently used quarter, not everything: a store larger
+    # than the memo kept missing on the records every query shares
+    memo = integrity.VerifiedMemo[int](size=8)
+    for n in range(8):
+        memo.put(n, (n,), n)
+    assert memo.get(0, (0,)) == 0 and memo.get(1, (1,)) == 1  # used: now the newest
+    memo.put(8, (8,), 8)  # full: 2, 3 go (the two least recently used)
+    assert [n for n in range(9) if memo.get(n, (n,)) is not None] == [0, 1, 4, 5, 6, 7, 8]
+    memo.put(4, (4, "changed"), 40)  # a changed row replaces its entry
+    assert memo.get(4, (4,)) is None and memo.get(4, (4, "changed")) == 40

@@ -86,7 +86,7 @@ class RecallCache:
         self.generation = 0
         #: candidates built from rows already verified (a popular record is read again and
         #: again): reused while the row is unchanged, see ``VerifiedMemo``
-        self._known = VerifiedMemo[Candidate](4096)
+        self._known = VerifiedMemo[Candidate](8192)
 
     def refresh(self) -> int:
         """Load rows added since the last refresh; returns how many."""
