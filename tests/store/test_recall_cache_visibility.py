@@ -1,5 +1,6 @@
-"""The in-memory recall index checks visibility only from the best rows down: the rows it
-returns, and their order, are those of filtering every posting first (the earlier code)."""
+"""The in-memory recall index checks visibility only from the best rows down, over rows
+grouped by score: the rows it returns, and their order, are those of scoring every posting
+and filtering first (the earlier code): best first, equal scores in ascending row ID."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def _migrated() -> sqlite3.Connection:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from([0.5, 1.0, 1.5, 2.25, 3.0]),
-                          st.integers(0, len(OWNERS) - 1)), max_size=60),
+                          st.integers(0, len(OWNERS) - 1), st.integers(0, 2)), max_size=60),
        st.integers(1, 12), st.sampled_from(["s1", "s2", "s9"]),
        st.sampled_from(["/p", "/q", None]))
 @pytest.mark.slow
@@ -51,13 +52,22 @@ def test_best_rows_equal_filtering_first(rows, limit, session, project  # type: 
     try:
         _migrated().backup(db)  # a copy of one migrated schema, not 300 migrations
         cache = RecallCache(RecallIndex(db))
-        # rows are scored in this (shuffled) order: ties keep it
-        scores = {1000 - n: score for n, (score, _owner) in enumerate(rows)}
-        owners = {1000 - n: OWNERS[owner] for n, (_score, owner) in enumerate(rows)}
+        # every row scored in ascending row ID (the earlier code's order: ties keep it)
+        scores = {rowid: score for rowid, (score, _o, _g) in enumerate(rows, start=1)}
+        owners = {rowid: OWNERS[owner] for rowid, (_s, owner, _g) in enumerate(rows, start=1)}
         for rowid, owner in owners.items():
             cache.set_owner(rowid, owner)
         assert all(cache.owner(rowid) == owner for rowid, owner in owners.items())
-        assert cache._best(scores, limit, (session, project)) == filter_first(
+        # the same rows as candidates() hands them over: each score's rows in up to three
+        # groups (rows of different lengths and terms can score the same), each ascending
+        levels: dict[float, list[list[int]]] = {}
+        for rowid, (score, _owner, group) in enumerate(rows, start=1):
+            groups = levels.setdefault(score, [[], [], []])
+            groups[group].append(rowid)
+        levels = {score: [g for g in groups if g] for score, groups in levels.items()}
+        assert cache._best(levels, limit, (session, project)) == filter_first(
             scores, owners, limit, (session, project))
+        assert cache._best(levels, limit, None) == [  # no filter: the best rows alone
+            rowid for rowid, _ in heapq.nlargest(limit, scores.items(), key=itemgetter(1))]
     finally:
         db.close()

@@ -20,10 +20,9 @@ million records. Every row is still checked once when it is loaded.
 
 from __future__ import annotations
 
-import heapq
 from array import array
 from collections.abc import Callable, Sequence
-from operator import itemgetter
+from itertools import chain, islice
 from typing import Any, Final
 
 import msgspec
@@ -172,23 +171,26 @@ class RecallCache:
 
         return visible
 
-    def _best(self, scores: dict[int, float], limit: int,
+    def _best(self, levels: dict[float, list[list[int]]], limit: int,
               visible_to: tuple[str, str | None] | None) -> list[int]:
-        """The ``limit`` best visible rows, best first, ties in the order of ``scores``.
+        """The ``limit`` best visible rows, best first, equal scores in ascending row ID
+        (FTS5's order); ``levels``: the rows of each score, in groups each ascending.
 
         Visibility is checked from the best down, only until ``limit`` are found: the
         same rows in the same order as filtering every posting first (a row's score does
-        not depend on the others, and a stable sort keeps the visible rows' order), at
-        the cost of ``limit`` checks instead of one per posting."""
+        not depend on the others), at the cost of ``limit`` checks instead of one per
+        posting."""
         visible = self._visibility(visible_to)
-        best = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
-        if visible is None:
-            return [rowid for rowid, _score in best]
-        chosen = [rowid for rowid, _score in best if visible(rowid)]
-        if len(chosen) == len(best):
-            return chosen
-        ordered = sorted(scores.items(), key=itemgetter(1), reverse=True)
-        return [rowid for rowid, _score in ordered if visible(rowid)][:limit]
+        chosen: list[int] = []
+        for score in sorted(levels, reverse=True):
+            groups = levels[score]
+            rows = groups[0] if len(groups) == 1 else sorted(chain.from_iterable(groups))
+            wanted = limit - len(chosen)
+            chosen.extend(rows[:wanted] if visible is None
+                          else islice(filter(visible, rows), wanted))
+            if len(chosen) >= limit:
+                break
+        return chosen
 
     def stats(self, features: Sequence[str]) -> Stats:
         return Stats(self.count,
@@ -222,16 +224,21 @@ class RecallCache:
                       1, limit)
         lengths = self._lengths
         shift = len(terms)
-        known: dict[int, float] = {}  # a score per (length, mask): few distinct ones
-        scores: dict[int, float] = {}
+        # rows of one length holding the same terms score the same: grouped, each group
+        # scored once, and only the best levels' rows are looked at again
+        groups: dict[int, list[int]] = {}
         for rowid in sorted(masks):  # ascending: equal scores go to the lower row ID
-            mask, length = masks[rowid], lengths[rowid]
-            key = length << shift | mask
-            score = known.get(key)
-            if score is None:
-                score = known[key] = bm25(mask, length, shape)
-            scores[rowid] = score
-        return self._records(self._best(scores, limit, visible_to), visible_to, classes)
+            key = lengths[rowid] << shift | masks[rowid]
+            group = groups.get(key)
+            if group is None:
+                groups[key] = [rowid]
+            else:
+                group.append(rowid)
+        held = (1 << shift) - 1
+        levels: dict[float, list[list[int]]] = {}
+        for key, rows in groups.items():
+            levels.setdefault(bm25(key & held, key >> shift, shape), []).append(rows)
+        return self._records(self._best(levels, limit, visible_to), visible_to, classes)
 
     def _records(self, rowids: list[int], visible_to: tuple[str, str | None] | None,
                  classes: dict[str, str | None] | None = None) -> list[Candidate]:
