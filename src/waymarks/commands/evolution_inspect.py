@@ -94,13 +94,11 @@ def register_inspection(root: Group) -> None:
              "aging and its events.", examples=["waymarks evolution show 3f2a9c0d1e4b5a6978877665"])
     @click.argument("claim_id", metavar="ID")
     def show_(claim_id: str) -> Result:
-        from waymarks.service.evolution_inspect import legacy_match, show
+        from waymarks.service.evolution_inspect import show_or_match
 
-        home = runtime().app().home
-        data = show(home, claim_id.strip())
+        data, match = show_or_match(runtime().app().home, claim_id.strip())
         if data is None:
-            match = legacy_match(home, claim_id.strip())  # several claims: name them
-            if match is not None:
+            if match is not None:  # a legacy ID that became several claims: name them
                 shown = refused("not_found", str(match["message"]))
                 return Result({**shown.data, **match}, shown.text, shown.exit_code)
             return refused("not_found", "no learned claim has exactly that ID; see "
