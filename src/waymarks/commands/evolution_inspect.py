@@ -24,15 +24,14 @@ VERDICT_HELP = "useful | unhelpful | accurate | incorrect"
 def _edit(call: Any, create: bool = False) -> Result:
     """Run an edit against the home's evolution state and turn its outcome into a Result
     (``create``: the evolution ledger may be created, for an import)."""
-    from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution import evolution_for
     from waymarks.service.learning import ledger_path
 
     app = runtime().app()
     if not create and not ledger_path(app.home).is_file():
         return refused("not_found", "nothing has been learned yet; see "
                        "`waymarks learn status`")
-    with Evolution(app.home) as evo:
-        evo.dry_run = app.rehearsing  # a rehearsal checks everything and appends nothing
+    with evolution_for(app) as evo:  # a rehearsal checks everything, appends nothing
         outcome = call(evo)
     if not outcome.ok:  # with what the refusal names (a legacy ID's new IDs)
         shown = refused(outcome.code, outcome.message)
