@@ -66,6 +66,25 @@ def test_add_jobs_is_idempotent_and_reads_before_it_locks(tmp_path: Path) -> Non
     assert [j.source_id for j in store.due(1000, 5)] == ["s1"]
 
 
+def test_requeued_jobs_keep_their_failures_with_the_cause_unknown(tmp_path: Path) -> None:
+    """Imported jobs (item 81) are due now with their spent failures and the last error
+    ``cause_unknown``; a pending job of the same source with no attempt yet takes them
+    on, one that already failed here keeps its own; none without failures is added."""
+    store = _store(tmp_path)
+    mine = SourceRef("s2", "/work/a", "normal", REF.captured_at)
+    failed = SourceRef("s3", "/work/a", "normal", REF.captured_at)
+    assert store.add_jobs([mine, failed], 500) == 2
+    store.db.execute("UPDATE jobs SET failures = 4, last_error = 'timeout', retry_at = 700, "
+                     "state = 'retrying' WHERE source_id = 's3'")
+    fresh = SourceRef("s4", "/work/a", "normal", REF.captured_at)
+    assert store.add_requeued([(REF, 2), (mine, 3), (failed, 1), (fresh, 0)], 1000) == 2
+    jobs = {j.source_id: j for j in store.jobs_in(("retrying",), 10)}
+    assert {sid: (j.failures, j.last_error, j.retry_at) for sid, j in jobs.items()} == {
+        "s1": (2, "cause_unknown", 1000), "s2": (3, "cause_unknown", 1000),
+        "s3": (4, "timeout", 700)}
+    assert store.job("s4") is None and store.bad_jobs == set()
+
+
 def test_lease_token_guards_settling_and_late_results_are_ignored(tmp_path: Path) -> None:
     store = _store(tmp_path)
     store.add_jobs([REF], 0)

@@ -123,3 +123,54 @@ def test_an_import_before_the_mapping_existed_reports_the_id_unknown(tmp_path: P
     assert _cli(home, cwd, "evolution", "show", "m1", expect=2)["code"] == "not_found"
     port = claim_id("/w/a", "fact", "The staging port is 8080")
     assert _cli(home, cwd, "evolution", "show", port)["id"] == port
+
+
+class _CountingDecoder:
+    """The ledger's one line decoder, counting the lines it decodes."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.lines = 0
+
+    def decode(self, line: bytes) -> Any:
+        self.lines += 1
+        return self.inner.decode(line)
+
+
+def test_show_reads_the_evolution_ledger_once(
+        home: Path, cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``show`` (a claim, a legacy ID looked up, a summary's legacy ID naming its claims)
+    decodes each line of the evolution ledger at most once: the import records that answer
+    the lookup, the claim's legacy IDs and its imported history come from one pass, not
+    one pass per question (a second pass would decode every line again)."""
+    from waymarks.ledger import entries
+    from waymarks.service.evolution_inspect import show, show_or_match
+
+    legacy = tmp_path / "legacy"
+    summary = "## Decisions\n- Releases are cut from main on Fridays\n- Hotfixes skip QA\n"
+    _write(legacy, [_memory("m1", "fact", "The staging port is 8080", "/w/a"),
+                    _memory("m2", "preference", "Prefers tabs over spaces"),
+                    _memory("m3", "compaction_summary", summary, "/w/b")], [])
+    assert cli("evolution", "import", str(legacy))["outcome"] == "done"
+    port = claim_id("/w/a", "fact", "The staging port is 8080")
+    assert show(home, port) is not None  # the projection is up to date from here on
+    lines = ledger_path(home).read_bytes().count(b"\n")
+    assert lines >= 2  # a header and the import batch: a second pass would show
+    counter = _CountingDecoder(entries.LINE_DECODER)
+    monkeypatch.setattr(entries, "LINE_DECODER", counter)
+
+    def decoded(given: str) -> tuple[Any, Any, int]:
+        counter.lines = 0
+        shown, match = show_or_match(home, given)
+        return shown, match, counter.lines
+
+    shown, match, count = decoded(port)
+    assert shown is not None and shown["legacyIds"] == ["m1"] and match is None
+    assert 0 < count <= lines
+    shown, match, count = decoded("m1")
+    assert shown is not None and shown["id"] == port and match is None
+    assert shown["lookedUp"]["importedAs"] == [port]
+    assert 0 < count <= lines
+    shown, match, count = decoded("m3")
+    assert shown is None and match is not None and len(match["currentIds"]) == 2
+    assert 0 < count <= lines

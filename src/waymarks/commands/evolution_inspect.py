@@ -24,15 +24,14 @@ VERDICT_HELP = "useful | unhelpful | accurate | incorrect"
 def _edit(call: Any, create: bool = False) -> Result:
     """Run an edit against the home's evolution state and turn its outcome into a Result
     (``create``: the evolution ledger may be created, for an import)."""
-    from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution import evolution_for
     from waymarks.service.learning import ledger_path
 
     app = runtime().app()
     if not create and not ledger_path(app.home).is_file():
         return refused("not_found", "nothing has been learned yet; see "
                        "`waymarks learn status`")
-    with Evolution(app.home) as evo:
-        evo.dry_run = app.rehearsing  # a rehearsal checks everything and appends nothing
+    with evolution_for(app) as evo:  # a rehearsal checks everything, appends nothing
         outcome = call(evo)
     if not outcome.ok:  # with what the refusal names (a legacy ID's new IDs)
         shown = refused(outcome.code, outcome.message)
@@ -94,13 +93,11 @@ def register_inspection(root: Group) -> None:
              "aging and its events.", examples=["waymarks evolution show 3f2a9c0d1e4b5a6978877665"])
     @click.argument("claim_id", metavar="ID")
     def show_(claim_id: str) -> Result:
-        from waymarks.service.evolution_inspect import legacy_match, show
+        from waymarks.service.evolution_inspect import show_or_match
 
-        home = runtime().app().home
-        data = show(home, claim_id.strip())
+        data, match = show_or_match(runtime().app().home, claim_id.strip())
         if data is None:
-            match = legacy_match(home, claim_id.strip())  # several claims: name them
-            if match is not None:
+            if match is not None:  # a legacy ID that became several claims: name them
                 shown = refused("not_found", str(match["message"]))
                 return Result({**shown.data, **match}, shown.text, shown.exit_code)
             return refused("not_found", "no learned claim has exactly that ID; see "

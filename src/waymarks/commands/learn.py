@@ -119,15 +119,14 @@ def learn_group() -> Group:
              examples=["waymarks learn forget 3f2a9c0d1e4b5a6978877665"])
     @click.argument("claim_id", metavar="ID")
     def forget(claim_id: str) -> Result:
-        from waymarks.service.evolution import Evolution, ledger_path
+        from waymarks.service.evolution import evolution_for, ledger_path
 
         app = runtime().app()
         if not ledger_path(app.home).is_file():
             return refused("not_found", "nothing has been learned; see `waymarks learn list`")
         from waymarks.service.evolution_edits import forget as forget_claim
 
-        with Evolution(app.home) as evo:
-            evo.dry_run = app.rehearsing  # a rehearsal checks everything, appends nothing
+        with evolution_for(app) as evo:  # a rehearsal checks everything, appends nothing
             outcome = forget_claim(evo, claim_id.strip())
         if not outcome.ok:
             # `learn forget` has always answered not_found for a claim already forgotten

@@ -30,7 +30,7 @@ What must stay true:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,6 +67,7 @@ from waymarks.store.evolution import EvolutionStore
 
 if TYPE_CHECKING:
     from waymarks.core.evolution.decide import Target
+    from waymarks.service.app import Waymarks
 
 # The consolidation modules (contract, decide, request: ~15 ms of imports) are imported
 # where they are used: capture runs on a host's hook path and needs none of them.
@@ -105,8 +106,9 @@ class Evolution:
         self._in_flight: dict[str, tuple[tuple[str, ...], str]] = {}
         #: the origin generation each pending request was built at (item 57)
         self._generations: dict[str, int] = {}
-        #: set by :func:`waymarks.service.evolution_feedback.dry_run`: an edit decides
-        #: (every check, under the lock) and stops before appending
+        #: set by :func:`waymarks.service.evolution_feedback.dry_run` and, for a rehearsing
+        #: ``Waymarks``, by :func:`evolution_for`: an edit decides (every check, under the
+        #: lock) and stops before appending
         self.dry_run = False
 
     def close(self) -> None:
@@ -396,6 +398,21 @@ class _Lookup:
 
     def suppressed(self, key: str) -> bool:
         return self.store.view.suppressed(key)
+
+
+@contextlib.contextmanager
+def evolution_for(app: Waymarks) -> Iterator[Evolution]:
+    """The home's learned memory, opened for one command of ``app``: while ``app`` rehearses
+    (``Waymarks.rehearsing``: every check, nothing appended) so do the edits made through
+    it (:attr:`Evolution.dry_run`).
+
+    Why: a rehearsal (the web inspector's ``/confirm``) must append nothing to either
+    ledger; a command that opened the evolution state without carrying the app's
+    rehearsal over would really forget or correct a claim before the person said yes.
+    This is the one place the two are joined."""
+    with Evolution(app.home) as evo:
+        evo.dry_run = app.rehearsing
+        yield evo
 
 
 def rebuild_evolution(home: Path, clock: Clock | None = None, ids: IdSource | None = None

@@ -119,25 +119,39 @@ def event_json(event: EventRow) -> dict[str, Any]:
 
 
 def show(home: Path, claim_id: str, now: str | None = None) -> dict[str, Any] | None:
-    """One claim with provenance, evidence, feedback and receipts, aging and its events."""
+    """One claim with provenance, evidence, feedback and receipts, aging and its events
+    (``None``: no claim has that ID, nor is it a legacy ID that became exactly one)."""
+    return show_or_match(home, claim_id, now)[0]
+
+
+def show_or_match(home: Path, given: str, now: str | None = None
+                  ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """:func:`show`'s answer and, when there is none, what the pi-memory-evolution ID
+    ``given`` was imported as and what those claims are now (several of them: a summary's
+    ID; ``None``: not a legacy ID any import of this home recorded), for
+    ``waymarks evolution show`` to name them. The evolution ledger's import records are
+    read once for all of it."""
     if _empty(home):
-        return None
-    from waymarks.service.evolution_legacy_ids import legacy_ids_of, lookup
+        return None, None
+    from waymarks.service.evolution_legacy_ids import read_imports
 
     stamp = _now(now)
     with Evolution(home) as evo:
         evo.sync()
+        claim_id = given
         row = evo.store.view.claim(claim_id)
+        imports = read_imports(evo)  # the one read of the ledger's import records
         legacy: dict[str, Any] = {}
         if row is None:  # a pi-memory-evolution ID names the one claim it became
-            match = lookup(evo, claim_id)
-            if match is None or len(match.current) != 1:
-                return None
+            match = imports.match(evo, claim_id)
+            if match is None:
+                return None, None
+            if len(match.current) == 1:
+                row = evo.store.view.claim(match.current[0])
+            if row is None:  # several claims (a summary's ID), or none readable now
+                return None, {**match.to_json(), "message": match.message()}
             legacy = match.to_json()
             claim_id = match.current[0]
-            row = evo.store.view.claim(claim_id)
-            if row is None:
-                return None
         source = evo.store.view.source(row.source_id)
         provenance = None if source is None else {
             "sourceId": source.source_id, "kind": source.kind, "basis": source.basis,
@@ -146,47 +160,12 @@ def show(home: Path, claim_id: str, now: str | None = None) -> dict[str, Any] | 
         receipts = [{"sourceId": s, "verdict": v, "at": a, "event": q}
                     for s, v, a, q in evo.store.receipts(claim_id)]
         events = [event_json(e) for e in evo.store.history(50, claim_id)]
-        old_events = legacy_events(evo, claim_id)
-        old_ids = legacy_ids_of(evo, claim_id)
+        old_events = imports.events_of(claim_id)
+        old_ids = imports.ids_of(claim_id)
     return {**claim_json(row, stamp), "provenance": provenance, "receipts": receipts,
             "events": events, **({"legacyEvents": old_events} if old_events else {}),
             **({"legacyIds": old_ids} if old_ids else {}),
-            **({"lookedUp": legacy} if legacy else {})}
-
-
-def legacy_match(home: Path, given: str) -> dict[str, Any] | None:
-    """What the pi-memory-evolution ID ``given`` was imported as, and what those claims
-    are now (``None``: not a legacy ID any import of this home recorded)."""
-    from waymarks.service.evolution_legacy_ids import lookup
-
-    if _empty(home):
-        return None
-    with Evolution(home) as evo:
-        evo.sync()
-        match = lookup(evo, given)
-        return None if match is None else {**match.to_json(), "message": match.message()}
-
-
-def legacy_events(evo: Evolution, claim_id: str, limit: int = 50) -> list[dict[str, Any]]:
-    """The imported pi-memory-evolution history (item 81) that touched ``claim_id``, newest
-    first, content-free (ID, time, actor), read from the canonical import records."""
-    from waymarks.core.evolution.model import (
-        EVOLUTION_CUSTOM_TYPE,
-        ImportBatchRecord,
-        decode_record,
-    )
-    from waymarks.ledger.entries import custom_entries
-
-    found: list[dict[str, Any]] = []
-    for entry in custom_entries(evo.ledger, EVOLUTION_CUSTOM_TYPE):
-        data = entry.data
-        if not isinstance(data, dict) or data.get("op") != "importBatch":
-            continue  # only import batches carry legacy history (cheap check first)
-        record = decode_record(data)
-        if isinstance(record, ImportBatchRecord):
-            found += [{"id": e.id, "at": e.at, "actor": e.actor} for e in record.history
-                      if claim_id in e.claims]
-    return sorted(found, key=lambda e: (e["at"], e["id"]), reverse=True)[:limit]
+            **({"lookedUp": legacy} if legacy else {})}, None
 
 
 def history(home: Path, limit: int = HISTORY_LIMIT, claim_id: str | None = None,

@@ -7,8 +7,13 @@ claims it became (:class:`~waymarks.core.evolution.model.LegacyId`); this module
 them from the canonical ledger (never only from the disposable database) and follows each
 claim to what it is now (a correction or an ``adopt`` supersedes it by a new ID).
 
+The same import batches carry the old tool's event history (content-free: ID, time, actor,
+claims touched), which ``evolution show`` lists beside the legacy IDs: :func:`read_imports`
+gathers both in ONE pass over the ledger, so ``show`` (a legacy ID looked up, its history,
+the IDs a claim was imported under) reads the ledger once, not once per question.
+
 What must stay true: read-only; IDs only, never content; a lookup is made only when an ID
-is not a claim's (an import batch is read once per lookup, the common path never pays);
+is not a claim's (the ledger is read once per lookup, the common path never pays);
 a legacy ID that is also a claim's own ID means that claim. Imports written before this
 record existed carry no mapping: their legacy IDs are reported unknown.
 """
@@ -16,11 +21,12 @@ record existed carry no mapping: their legacy IDs are reported unknown.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.core.evolution.model import (
     EVOLUTION_CUSTOM_TYPE,
     ImportBatchRecord,
+    LegacyEvent,
     decode_record,
 )
 from waymarks.ledger.entries import custom_entries
@@ -30,6 +36,8 @@ if TYPE_CHECKING:
 
 #: a chain of supersessions longer than this is not followed further (a loop guard)
 MAX_HOPS: Final = 64
+#: how many of a claim's imported history events ``show`` lists (newest first)
+EVENTS_SHOWN: Final = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,29 +61,57 @@ class LegacyMatch:
                 "currentIds": list(self.current)}
 
 
-def imported_ids(evo: Evolution) -> dict[str, tuple[str, ...]]:
-    """Every legacy ID the imports of this home recorded, with the claims it became
-    (a later import's mapping of the same ID adds to the earlier one)."""
-    found: dict[str, tuple[str, ...]] = {}
+@dataclass(frozen=True, slots=True)
+class Imports:
+    """What this home's import batches recorded (IDs and history only, never content)."""
+
+    #: each legacy ID with the claims it became (a later import's mapping of the same ID
+    #: adds to the earlier one)
+    ids: dict[str, tuple[str, ...]]
+    #: the imported pi-memory-evolution events, in ledger order
+    history: tuple[LegacyEvent, ...]
+
+    def match(self, evo: Evolution, given: str) -> LegacyMatch | None:
+        """The claims the legacy ID ``given`` stands for now (``None``: not one imported)."""
+        claims = self.ids.get(given)
+        if not claims:
+            return None
+        return LegacyMatch(given, claims,
+                           tuple(dict.fromkeys(current(evo, c) for c in claims)))
+
+    def ids_of(self, claim_id: str) -> list[str]:
+        """The legacy IDs that were imported as ``claim_id``."""
+        return sorted(lid for lid, claims in self.ids.items() if claim_id in claims)
+
+    def events_of(self, claim_id: str, limit: int = EVENTS_SHOWN) -> list[dict[str, Any]]:
+        """The imported history that touched ``claim_id``, newest first, content-free
+        (ID, time, actor)."""
+        found = [{"id": e.id, "at": e.at, "actor": e.actor} for e in self.history
+                 if claim_id in e.claims]
+        return sorted(found, key=lambda e: (e["at"], e["id"]), reverse=True)[:limit]
+
+
+def read_imports(evo: Evolution) -> Imports:
+    """Every legacy ID and history event the imports of this home recorded, in one pass
+    over the evolution ledger (the canonical records, never only the database)."""
+    ids: dict[str, tuple[str, ...]] = {}
+    history: list[LegacyEvent] = []
     for entry in custom_entries(evo.ledger, EVOLUTION_CUSTOM_TYPE):
         data = entry.data
         if not isinstance(data, dict) or data.get("op") != "importBatch" \
-                or not data.get("legacyIds"):
-            continue  # only import batches carry legacy IDs (cheap checks first)
+                or not (data.get("legacyIds") or data.get("history")):
+            continue  # only import batches carry either (cheap checks first)
         record = decode_record(data)
         if isinstance(record, ImportBatchRecord):
             for item in record.legacy_ids:
-                found[item.id] = tuple(dict.fromkeys((*found.get(item.id, ()),
-                                                      *item.claims)))
-    return found
+                ids[item.id] = tuple(dict.fromkeys((*ids.get(item.id, ()), *item.claims)))
+            history += record.history
+    return Imports(ids, tuple(history))
 
 
 def lookup(evo: Evolution, given: str) -> LegacyMatch | None:
     """The claims the legacy ID ``given`` stands for now (``None``: not one imported)."""
-    claims = imported_ids(evo).get(given)
-    if not claims:
-        return None
-    return LegacyMatch(given, claims, tuple(dict.fromkeys(current(evo, c) for c in claims)))
+    return read_imports(evo).match(evo, given)
 
 
 def current(evo: Evolution, claim_id: str) -> str:
@@ -90,7 +126,3 @@ def current(evo: Evolution, claim_id: str) -> str:
         seen.add(claim_id)
     return claim_id
 
-
-def legacy_ids_of(evo: Evolution, claim_id: str) -> list[str]:
-    """The legacy IDs that were imported as ``claim_id`` (for ``show``)."""
-    return sorted(lid for lid, claims in imported_ids(evo).items() if claim_id in claims)

@@ -43,6 +43,7 @@ from waymarks.store import binding
 from waymarks.store.job_rows import (
     ALLOWED_CODES,
     CALL_OUTCOMES,
+    CAUSE_UNKNOWN,
     JOB_COLUMNS,
     STATES,
     STEP_CODES,
@@ -163,20 +164,20 @@ class JobStore:
 
     def add_requeued(self, jobs: Sequence[tuple[SourceRef, int]], now: int) -> int:
         """Jobs imported from another store with ``failures`` already spent, due now, their
-        last error ``cause_unknown`` (item 81); a job this queue made meanwhile for the
+        last error :data:`CAUSE_UNKNOWN` (item 81); a job this queue made meanwhile for the
         same source (reconcile, no attempt yet) takes them on. Returns how many."""
         with self.write() as db:
             before = db.total_changes
             db.executemany(
                 "INSERT INTO jobs (source_id, origin, classification, captured_at, state, "
                 "failures, retry_at, last_error, created_at, updated_at) VALUES "
-                "(?, ?, ?, ?, 'retrying', ?, ?, 'cause_unknown', ?, ?) ON CONFLICT "
+                "(?, ?, ?, ?, 'retrying', ?, ?, ?, ?, ?) ON CONFLICT "
                 "(source_id) DO UPDATE SET state = 'retrying', failures = excluded.failures,"
-                " retry_at = excluded.retry_at, last_error = 'cause_unknown', updated_at = "
+                " retry_at = excluded.retry_at, last_error = excluded.last_error, updated_at = "
                 "excluded.updated_at WHERE jobs.state = 'pending' AND jobs.attempt = 0 "
                 "AND jobs.failures = 0",
-                [(r.source_id, r.origin, r.classification, r.captured_at, failures, now, now,
-                  now) for r, failures in jobs if failures > 0])
+                [(r.source_id, r.origin, r.classification, r.captured_at, failures, now,
+                  CAUSE_UNKNOWN, now, now) for r, failures in jobs if failures > 0])
             return db.total_changes - before
 
     # --- reads (no lock) ---------------------------------------------------------------
