@@ -5,7 +5,6 @@ import path, where it runs, what it holds (a handed lock without a gap, standard
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from waymarks.service.semantic_backfill import try_lock
 from waymarks.spawn import detached
 
 #: a module the child runs: it reports what it was given, then waits for the word to end
@@ -59,14 +59,12 @@ def _report(path: Path) -> dict[str, object]:
     raise AssertionError("the child never reported")
 
 
-def _locked_elsewhere(path: Path) -> bool:
-    fd = os.open(path, os.O_RDWR)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+def _locked_elsewhere(home: Path) -> bool:
+    """Whether someone holds ``home``'s worker lock (the one the embedder's start hands)."""
+    fd = try_lock(home)
+    if fd is None:
         return True
-    finally:
-        os.close(fd)
+    os.close(fd)
     return False
 
 
@@ -74,12 +72,11 @@ def _locked_elsewhere(path: Path) -> bool:
 def test_a_child_holds_the_handed_lock_runs_where_told_and_is_detached(
         probe_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         at_handed_number: bool) -> None:
-    lock, out, gate, there = (tmp_path / "lock", tmp_path / "out.json", tmp_path / "gate",
-                              tmp_path / "there")
+    out, gate, there = tmp_path / "out.json", tmp_path / "gate", tmp_path / "there"
     gate.touch()
     there.mkdir()
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    fd = try_lock(tmp_path)
+    assert fd is not None
     if at_handed_number:  # the lock sits where the child is to find it: it moves one on
         monkeypatch.setattr(detached, "HANDED_FD", fd)
     handed = fd + 1 if fd == detached.HANDED_FD else detached.HANDED_FD
@@ -91,7 +88,7 @@ def test_a_child_holds_the_handed_lock_runs_where_told_and_is_detached(
     assert pid is not None
     try:
         report = _report(out)
-        assert _locked_elsewhere(lock), "the child holds the lock, ours is closed"
+        assert _locked_elsewhere(tmp_path), "the child holds the lock, ours is closed"
     finally:
         gate.unlink()
     assert report["argv"] == [str(out), str(gate), str(handed)]
@@ -102,10 +99,10 @@ def test_a_child_holds_the_handed_lock_runs_where_told_and_is_detached(
     assert report["streams"] == ["/dev/null"] * 3
     assert (report["no_site"], report["isolated"], report["site"]) == (1, 1, True)
     for _ in range(1200):
-        if not _locked_elsewhere(lock):
+        if not _locked_elsewhere(tmp_path):
             break
         time.sleep(0.05)
-    assert not _locked_elsewhere(lock), "the lock ends with the child"
+    assert not _locked_elsewhere(tmp_path), "the lock ends with the child"
 
 
 def test_a_child_that_ended_is_collected_at_the_next_start(probe_dir: Path,
