@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 #: where the descriptor a child is handed (``keep``) lands in the child, unless that is
-#: the descriptor's own number in the parent (then the next one)
+#: the descriptor's own number in the parent (then the next one: a spawn's ``dup2`` onto
+#: itself clears close-on-exec in this glibc, checked, but POSIX asked it only lately and
+#: other C libraries may leave the descriptor to close at the start)
 HANDED_FD = 3
 
 #: children started here and not yet collected (:func:`_collect`)
