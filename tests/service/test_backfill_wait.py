@@ -9,7 +9,6 @@ It now answers ``failed`` after the first."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,16 +27,16 @@ def test_a_worker_that_never_starts_is_a_failure_not_a_spawn_loop(
     monkeypatch.delenv("WAYMARKS_SEMANTIC_BACKFILL", raising=False)
     assert semantic_backfill.available()
     started: list[list[str]] = []
-    real = subprocess.Popen
+    real = os.posix_spawn
 
-    def counting(args: list[str], **kwargs: Any) -> Any:
-        started.append(args)
-        return real(args, **kwargs)
+    def counting(path: str, argv: list[str], *args: Any, **kwargs: Any) -> int:
+        started.append(argv)
+        return real(path, argv, *args, **kwargs)
 
     # a real process that exits at once without a word: what a worker that cannot import
     # waymarks does
     monkeypatch.setattr(sys, "executable", "/bin/false")
-    monkeypatch.setattr(subprocess, "Popen", counting)
+    monkeypatch.setattr(os, "posix_spawn", counting)
     waited = semantic_backfill.wait(tmp_path, lambda: 3, timeout=60)
     assert waited == "failed"
     assert len(started) == 1
@@ -46,7 +45,7 @@ def test_a_worker_that_never_starts_is_a_failure_not_a_spawn_loop(
 def test_a_spawned_worker_runs_and_reports_under_its_own_pid(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch
                                                              ) -> None:
-    # the start wait relies on: ``python -I -c`` naming this package's directory, the
+    # the start wait relies on: ``python -I -S`` naming this package's directory, the
     # worker's progress carrying the pid _spawn returned
     monkeypatch.delenv("WAYMARKS_SEMANTIC", raising=False)
     home = tmp_path / "home"

@@ -9,8 +9,8 @@ with ``-S``, as the hook's launcher :mod:`waymarks.hosts.hook_entry` does: ``pos
 captures; with no helper, the client writes the request durably itself (no ``json``/
 ``re`` import) and a detached child captures (or the helper it starts). When no helper
 answers, it handles the hook in its own process (slower, same result; first
-:func:`complete_import_path`, for a process the launcher started without ``site``) and
-starts a helper for the next prompt.
+:func:`~waymarks.spawn.detached.complete_import_path`, for a process the launcher
+started without ``site``) and starts a helper for the next prompt.
 
 What must stay true: nothing here imports beyond ``sys``, ``posix`` and ``_socket`` before
 the helper has been asked (``tests/test_lean_paths.py``); no ``from __future__``.
@@ -47,13 +47,6 @@ def _env(name: str) -> str:
         return value
     raw = posix.environ.get(name.encode())
     return raw.decode(sys.getfilesystemencoding(), "surrogateescape") if raw else ""
-
-
-def _package_dir() -> str:
-    """The directory holding the ``waymarks`` package (site-packages, or a checkout's
-    ``src``)."""
-    here = __file__ if __file__.startswith("/") else f"{posix.getcwd()}/{__file__}"
-    return here.rsplit("/", 3)[0]
 
 
 def _at_socket(path: str, use: "Any") -> None:
@@ -114,6 +107,8 @@ def run(argv: list[str], home: str) -> int:
             return stopped
     answer = _ask(home, event, raw, project)
     if answer is None:  # no helper took the request: nothing was done yet
+        from waymarks.spawn.detached import complete_import_path
+
         complete_import_path()
         from pathlib import Path
 
@@ -127,26 +122,6 @@ def run(argv: list[str], home: str) -> int:
         sys.stdout.buffer.write(answer.encode("utf-8"))
         sys.stdout.buffer.flush()
     return 0
-
-
-def complete_import_path() -> None:
-    """The import path a normal start has, for a process started by the hook's launcher
-    (``python -I -S``, :mod:`waymarks.hosts.hook_entry`: the standard library and this
-    package's directory only). Called before anything beyond the client path is imported
-    (the in-process fallback, the full CLI, the detached processes); does nothing in a
-    process that started with ``site``.
-
-    ``site.main()`` adds the site directories the interpreter would have (a venv's
-    site-packages and its ``.pth`` files: an editable install's path, the
-    dependencies); this package's directory is then read as a site directory too, for
-    its ``.pth`` files: a ``pip install --user`` keeps its dependencies there, and
-    ``-I`` left the user site out."""
-    if not sys.flags.no_site or "site" in sys.modules:
-        return
-    import site
-
-    site.main()
-    site.addsitedir(_package_dir())
 
 
 def _stop(home: str, raw: bytes, project: str) -> int | None:
@@ -163,6 +138,8 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
         return 0  # no home configuration: learning is off
     if _ask(home, "Stop", raw, project) is not None:
         return 0  # the helper took it: it answers first, then queues and captures
+    from waymarks.spawn.detached import complete_import_path
+
     complete_import_path()
     import os
 
@@ -224,26 +201,14 @@ def _in_background(home: str, *, drain: bool, close: tuple[str, str, str] | None
 
 
 def _spawn(args: list[str]) -> None:
-    """:func:`waymarks.hosts.cc_helper.main` with ``ARGS`` in a detached ``python -I -S``: its own
-    session, standard streams on /dev/null (set before this process continues), no other
-    descriptor (ours are close-on-exec). ``-I``: isolated, so nothing in the project
-    directory (a socket.py, PYTHONPATH) can run in it; ``-S`` and then
-    :func:`complete_import_path`, with this package's directory named: the same imports
-    as the hook's for any installation (``-I`` alone leaves out the user site, where a
-    ``pip install --user`` put Waymarks). If it cannot start, the next prompt tries
-    again."""
-    import os
+    """:func:`waymarks.hosts.cc_helper.main` with ``ARGS`` in a detached ``python -I -S``
+    (:func:`waymarks.spawn.detached.spawn`: its own session, standard streams on
+    /dev/null, the hook's imports for any installation; ``-I``: nothing in the project
+    directory, a socket.py or PYTHONPATH, can run in it). If it cannot start, the next
+    prompt tries again."""
+    from waymarks.spawn.detached import spawn
 
-    code = (f"import sys; sys.path.append({_package_dir()!r}); "
-            "from waymarks.hosts import cc_client; cc_client.complete_import_path(); "
-            "from waymarks.hosts import cc_helper; sys.exit(cc_helper.main(sys.argv[1:]))")
-    actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDWR, 0),
-               (os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, 0, 2)]
-    try:
-        os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", "-c", code, *args],
-                       os.environ, file_actions=actions, setsid=True)
-    except OSError:
-        return
+    spawn("waymarks.hosts.cc_helper", args)
 
 
 def _ask(home: "str | Path", event: str, raw: bytes, project: str = "") -> str | None:

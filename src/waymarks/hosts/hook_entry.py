@@ -14,7 +14,7 @@ installation, instead of the ``waymarks`` console script:
 
 What must stay true: this file and the client it runs (:mod:`waymarks.hosts.cc_client`)
 import nothing but ``sys``, ``posix`` and ``_socket`` until the helper has answered; when
-it does not, :func:`~waymarks.hosts.cc_client.complete_import_path` adds the site
+it does not, :func:`~waymarks.spawn.detached.complete_import_path` adds the site
 directories as a normal start would, and the hook runs in this process as it did from
 the console script. The command line is the one ``install`` writes, parsed as the console
 script's hook path parses it (:func:`~waymarks.hosts.cc_client.hook_arguments`: ``--home``

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from waymarks.ledger.log import ProgressFn, SessionLog
-from waymarks.semantic import load as load_embedder
 from waymarks.service import semantic_recall
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
@@ -31,7 +30,6 @@ from waymarks.service.recovery import (
 from waymarks.service.sources import placement
 from waymarks.store.projection import Projection
 from waymarks.store.protocol import Store
-from waymarks.store.recall_vectors import VectorStore
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -88,17 +86,12 @@ def embed_in_background(app: Waymarks, replayed: int) -> None:
 
 def embed_recall(app: Waymarks, progress: ProgressFn | None = None) -> dict[str, Any]:
     """Embed every recall record without a current vector, in committed batches."""
-    embedder = load_embedder()
-    if embedder is None:
-        return {"available": False, "embedded": 0}
-    index = app.projection.recall_index()
-    with app.projection.transaction():
-        index.catch_up()
-    done = semantic_recall.embed_pending(
-        index, embedder, progress=progress, transaction=app.projection.transaction)
-    records, vectors = VectorStore(index.db).counts(embedder.model)
-    return {"available": True, "embedded": done, "records": records,
-            "vectors": vectors, "model": embedder.model}
+    vectors = semantic_recall.vectors_of(app)
+    if vectors is None:
+        return dict(semantic_recall.UNAVAILABLE)
+    done = semantic_recall.embed_pending(vectors.index, vectors.embedder, progress=progress,
+                                         transaction=app.projection.transaction)
+    return vectors.summary(done)
 
 
 def rebuild_index(app: Waymarks, progress: ProgressFn | None = None) -> dict[str, Any]:

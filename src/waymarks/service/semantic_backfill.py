@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import Callable
 from importlib.util import find_spec
@@ -100,25 +99,13 @@ def try_lock(home: Path) -> int | None:
 def _spawn(home: Path, fd: int) -> int | None:
     """Start the worker holding the lock ``fd``; its pid, ``None`` if it could not start.
 
-    ``-I``: isolated, so nothing in the home or a project (a ``socket.py``, PYTHONPATH)
-    runs in it. ``-I`` also leaves out the user site, where ``pip install --user`` put
-    Waymarks and its dependencies: this package's directory is added to the path and read
-    as a site directory (its ``.pth`` files), as the Claude Code helper's start does."""
-    import subprocess
+    Detached, in the home, by :func:`waymarks.spawn.detached.spawn`: ``python -I -S``
+    (isolated, so nothing in the home or a project, a ``socket.py`` or PYTHONPATH, runs in
+    it) with the import path of any installation, ``pip install --user`` included."""
+    from waymarks.spawn.detached import spawn
 
-    package_dir = str(Path(__file__).resolve().parents[2])
-    code = (f"import sys, site; sys.path.append({package_dir!r}); "
-            f"site.addsitedir({package_dir!r}); "
-            "from waymarks.service.semantic_worker import main; sys.exit(main(sys.argv[1:]))")
-    try:
-        child = subprocess.Popen(
-            [sys.executable, "-I", "-c", code, str(home), str(fd)],
-            cwd=str(home), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
-            pass_fds=(fd,), env={**os.environ, "WAYMARKS_HOME": str(home)})
-    except OSError:
-        return None  # the next write, rebuild or `waymarks index --semantic` does it
-    return child.pid
+    return spawn("waymarks.service.semantic_worker", [str(home)], cwd=str(home),
+                 env={**os.environ, "WAYMARKS_HOME": str(home)}, keep=fd)
 
 
 Waited = Literal["done", "timeout", "failed", "unavailable"]

@@ -15,9 +15,10 @@ every function here is a no-op and recall is exactly the lexical engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Final
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
@@ -127,34 +128,67 @@ def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
     return done
 
 
+class Vectors(msgspec.Struct, frozen=True):
+    """The process's embedder and the recall index whose records it embeds."""
+
+    embedder: Embedder
+    index: RecallIndex
+
+    def counts(self) -> tuple[int, int]:
+        """(records, records with a current vector)."""
+        return VectorStore(self.index.db).counts(self.embedder.model)
+
+    def missing(self) -> int:
+        """How many records have no current vector."""
+        records, vectors = self.counts()
+        return max(records - vectors,
+                   len(VectorStore(self.index.db).missing(self.embedder.model, 1)))
+
+    def summary(self, embedded: int, **first: object) -> dict[str, Any]:
+        """What ``waymarks index --semantic`` reports: ``first``, what was embedded here,
+        the counts and the model."""
+        records, vectors = self.counts()
+        return {"available": True, **first, "embedded": embedded, "records": records,
+                "vectors": vectors, "model": self.embedder.model}
+
+
+#: what ``waymarks index --semantic`` reports without the extra
+UNAVAILABLE: Final[Mapping[str, object]] = MappingProxyType({"available": False,
+                                                             "embedded": 0})
+
+
+def vectors_of(app: Waymarks, *, catch_up: bool = True) -> Vectors | None:
+    """The embedder and the recall index, ``catch_up``: caught up with the items first
+    (the records as recall, or a worker, would find them); ``None`` without the extra."""
+    embedder = load()
+    if embedder is None:
+        return None
+    index = app.projection.recall_index()
+    if catch_up:
+        with app.projection.transaction():
+            index.catch_up()
+    return Vectors(embedder, index)
+
+
 def missing_vectors(app: Waymarks) -> int:
     """How many recall records have no current vector (0 without the extra), counted after
     the index caught up with the items, as a worker would find them."""
-    embedder = load()
-    if embedder is None:
-        return 0
-    index = app.projection.recall_index()
-    with app.projection.transaction():
-        index.catch_up()
-    records, vectors = VectorStore(index.db).counts(embedder.model)
-    return max(records - vectors, len(VectorStore(index.db).missing(embedder.model, 1)))
+    vectors = vectors_of(app)
+    return 0 if vectors is None else vectors.missing()
 
 
-def wait_for_vectors(app: Waymarks, timeout: float) -> dict[str, object]:
+def wait_for_vectors(app: Waymarks, timeout: float) -> dict[str, Any]:
     """``waymarks index --semantic --wait``: wait for the home's background worker until
     every record has a vector (waking one for what is missing; nothing is embedded in
     this process), then the counts; ``waited`` says how it ended (see
     :func:`waymarks.service.semantic_backfill.wait`)."""
     from waymarks.service.semantic_backfill import wait
 
-    embedder = load()
-    if embedder is None:
-        return {"available": False, "embedded": 0}
+    vectors = vectors_of(app, catch_up=False)  # each count of the wait catches up
+    if vectors is None:
+        return dict(UNAVAILABLE)
     waited = wait(app.home, lambda: missing_vectors(app), timeout=timeout)
-    index = app.projection.recall_index()
-    records, vectors = VectorStore(index.db).counts(embedder.model)
-    return {"available": True, "waited": waited, "embedded": 0, "records": records,
-            "vectors": vectors, "model": embedder.model}
+    return vectors.summary(0, waited=waited)
 
 
 def vector_status(app: Waymarks) -> dict[str, object]:
@@ -162,13 +196,10 @@ def vector_status(app: Waymarks) -> dict[str, object]:
     records with a current vector, and the background worker's progress. Counts only."""
     from waymarks.service.semantic_backfill import progress
 
-    embedder = load()
-    if embedder is None:
+    vectors = vectors_of(app)
+    if vectors is None:
         return {"available": False}
-    index = app.projection.recall_index()
-    with app.projection.transaction():
-        index.catch_up()  # the records the items stand for, as recall would see them
-    records, vectors = VectorStore(index.db).counts(embedder.model)
-    return {"available": True, "model": embedder.model, "records": records,
-            "vectors": vectors, "missing": records - vectors,
+    records, stored = vectors.counts()
+    return {"available": True, "model": vectors.embedder.model, "records": records,
+            "vectors": stored, "missing": records - stored,
             "background": progress(app.home)}

@@ -1,0 +1,114 @@
+"""One way to start a detached Python worker, for every installation.
+
+Two layers start workers that outlive the request: the service its background embedder
+(:mod:`waymarks.service.semantic_backfill`), the Claude Code hook its helper and
+background drainer (:mod:`waymarks.hosts.cc_client`). Both need the same thing: a
+``python -I -S`` (isolated: nothing of the project directory, no ``PYTHON*`` variable;
+no ``site`` at start) that then gets the import path a normal start has, including this
+package's directory read as a site directory: ``-I`` leaves out the user site, where a
+``pip install --user`` put Waymarks and its dependencies (a bug found in review, once per
+copy of this code). That lives here, once.
+
+What must stay true: this module imports nothing but ``sys`` and ``posix`` at import
+(the hook's launcher runs :func:`complete_import_path` from it, and the hook client
+imports it only after the warm helper was asked), imports no Waymarks module (the layer
+table: service and hosts both use it), and never ``subprocess`` (~40 ms of imports on a
+loaded machine, on the hook's path). No ``from __future__``.
+"""
+
+import posix
+import sys
+
+TYPE_CHECKING = False  # not typing's: imported on the hook's path
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+#: where the descriptor a child is handed (``keep``) lands in the child, unless that is
+#: the descriptor's own number in the parent (then the next one: a spawn's ``dup2`` onto
+#: itself clears close-on-exec in this glibc, checked, but POSIX asked it only lately and
+#: other C libraries may leave the descriptor to close at the start)
+HANDED_FD = 3
+
+#: children started here and not yet collected (:func:`_collect`)
+_started: set[int] = set()
+
+
+def package_dir() -> str:
+    """The directory holding the ``waymarks`` package (site-packages, the user site, or a
+    checkout's ``src``)."""
+    here = __file__ if __file__.startswith("/") else f"{posix.getcwd()}/{__file__}"
+    return here.rsplit("/", 3)[0]
+
+
+def complete_import_path() -> None:
+    """The import path a normal start has, for a process started with ``python -I -S``
+    (the hook's launcher :mod:`waymarks.hosts.hook_entry`, and every worker
+    :func:`spawn` starts: the standard library and this package's directory only).
+    Called before anything beyond the hook's client path is imported (the in-process
+    fallback, the full CLI, the detached processes); does nothing in a process that
+    started with ``site``.
+
+    ``site.main()`` adds the site directories the interpreter would have (a venv's
+    site-packages and its ``.pth`` files: an editable install's path, the
+    dependencies); this package's directory is then read as a site directory too, for
+    its ``.pth`` files: a ``pip install --user`` keeps its dependencies there, and
+    ``-I`` left the user site out."""
+    if not sys.flags.no_site or "site" in sys.modules:
+        return
+    import site
+
+    site.main()
+    site.addsitedir(package_dir())
+
+
+def spawn(module: str, args: list[str], *, cwd: str | None = None,
+          env: "Mapping[str, str] | None" = None, keep: int | None = None) -> int | None:
+    """Run ``module``'s ``main(ARGS)`` in a detached ``python -I -S`` with the import path
+    of :func:`complete_import_path`; its pid, ``None`` if it could not start.
+
+    Detached: its own session, standard streams on /dev/null (set before this process
+    continues: a forked child would hold the caller's pipes until first scheduled), no
+    other descriptor of ours (they are close-on-exec) but ``keep``, which the child holds
+    too (without a gap: a lock stays held) and is told as its last argument (its number
+    there). ``cwd``: where it runs (default: here); ``env``: its environment (default:
+    ours). ``posix_spawn``, not ``subprocess`` (module docstring); children that ended
+    are collected at the next start, as ``subprocess`` does, so a long-lived process keeps
+    no zombies."""
+    import os
+
+    _collect()
+    code = "import sys; "
+    if cwd is not None:
+        code += f"import posix; posix.chdir({cwd!r}); "
+    code += (f"sys.path.append({package_dir()!r}); "
+             "from waymarks.spawn.detached import complete_import_path; "
+             f"complete_import_path(); from {module} import main; "
+             "sys.exit(main(sys.argv[1:]))")
+    argv = [sys.executable, "-I", "-S", "-c", code, *args]
+    actions: list[tuple[object, ...]] = []
+    if keep is not None:
+        handed = HANDED_FD if keep != HANDED_FD else HANDED_FD + 1
+        actions.append((os.POSIX_SPAWN_DUP2, keep, handed))  # clears close-on-exec there
+        argv.append(str(handed))
+    actions += [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDWR, 0),
+                (os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, 0, 2)]
+    try:
+        pid = os.posix_spawn(sys.executable, argv, os.environ if env is None else env,
+                             file_actions=actions, setsid=True)
+    except OSError:
+        return None
+    _started.add(pid)
+    return pid
+
+
+def _collect() -> None:
+    """Collect the children started here that have ended (never waits)."""
+    import os
+
+    for pid in list(_started):
+        try:
+            ended = os.waitpid(pid, os.WNOHANG)[0] != 0
+        except ChildProcessError:  # collected elsewhere
+            ended = True
+        if ended:
+            _started.discard(pid)
