@@ -221,7 +221,7 @@ def test_a_writer_committing_during_a_ranking_does_not_split_it(tmp_path: Path) 
     done: list[str] = []
 
     def append_once(statement: str) -> None:
-        if "count(*)" in statement and not done:  # the ranking has begun
+        if "group_concat" in statement and not done:  # the ranking has begun
             done.append(statement)
             writer.execute("BEGIN IMMEDIATE")
             RecallIndex(writer, items_backed=False).add(

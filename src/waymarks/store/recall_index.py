@@ -288,14 +288,16 @@ class RecallIndex:
         :meth:`~waymarks.store.reads.Reads.classifications` would return for them).
         """
         features = [*plan.focus, *plan.context]
-        chosen = scan_features(features,
-                                     self.stats(features) if stats is None else stats)
+        if stats is None:
+            stats = self.stats(features)
+        chosen = scan_features(features, stats)
         if not chosen:
             return []
-        terms = sorted({token(f) for f in chosen})
+        df = {token(f): stats.df.get(f, 0) for f in chosen}
+        terms = sorted(df)
         classify = classes is not None and self.items_backed
         rows = self._ranked_rows(terms, limit, visible_to if self.items_backed else None,
-                                 classify)
+                                 classify, [df[t] for t in terms])
         out = []
         wanted = set(chosen)
         for row in rows:
@@ -325,7 +327,7 @@ class RecallIndex:
 
     def _ranked_rows(self, terms: list[str], limit: int,
                      visible_to: tuple[str, str | None] | None,
-                     classify: bool) -> list[tuple[Any, ...]]:
+                     classify: bool, counts: list[int]) -> list[tuple[Any, ...]]:
         """The first ``limit`` rows (records joined with their items, as
         :meth:`candidates` reads them) in FTS5's bm25 order of ``terms`` (see
         :mod:`waymarks.store.recall_rank`), skipping rows ``visible_to`` may not see.
@@ -334,14 +336,16 @@ class RecallIndex:
         found damaged by the caller, never silently dropped.
 
         The ranking reads the index in several statements: they share one read transaction,
-        so that a writer committing meanwhile cannot make its parts disagree. Inside a
+        so that a writer committing meanwhile cannot make its parts disagree. ``counts``
+        (each term's document count) come with the plan's statistics, read before: the
+        scores and the ranking use the same frequencies, and none is counted twice. Inside a
         transaction of the caller's, rows it wrote may not be counted in FTS5's averages yet
         (FTS5 writes them at the commit): there FTS5 ranks, as before."""
         if self.db.in_transaction:
             return self._take(fts5_ranked(self.db, "recall_terms", terms), limit,
                               visible_to, classify)
         with snapshot(self.db):
-            ranking = ranked(self.db, "recall_terms", terms, shortest(self.db), limit)
+            ranking = ranked(self.db, "recall_terms", terms, shortest(self.db), limit, counts)
             try:
                 return self._take(ranking, limit, visible_to, classify)
             finally:

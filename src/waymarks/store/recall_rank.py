@@ -103,12 +103,17 @@ class Shape(NamedTuple):
 
 
 def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
-           shortest: int = 1, want: int = 100) -> Generator[int, None, None]:
+           shortest: int = 1, want: int = 100, counts: Sequence[int] | None = None
+           ) -> Generator[int, None, None]:
     """Row IDs matching any of ``terms`` in the order of FTS5's
     ``WHERE table MATCH 't1 OR t2 ...' ORDER BY rank`` (``terms`` in the query's order,
     distinct), produced lazily: stop reading when enough rows were taken. ``shortest``:
     no row holds fewer terms (a tighter bound: fewer groups are read); ``want``: how many
     rows the caller means to take (more are given, at a cost, if it takes more).
+
+    ``counts``: how many rows hold each term, when the caller read them already (the
+    vocabulary's document counts: a ``count(*)`` of a term FTS5 matches reads its whole
+    posting list, ~3 ms for a term 15 % of a million rows hold).
 
     Read in several statements: call it inside one read transaction. Not inside a write
     transaction that added rows to ``table``: FTS5 counts them in its averages record only
@@ -117,8 +122,10 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
     if not rows:
         return
     avgdl = tokens / rows
-    counts = [int(db.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
-                             (term,)).fetchone()[0]) for term in terms]
+    if counts is None:
+        counts = [int(db.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
+                                 (term,)).fetchone()[0]) for term in terms]
+    counts = list(counts)
     idfs = [idf(rows, n) for n in counts]
     common = _common(counts)
     rare = [place for place in range(len(terms)) if place not in common]
