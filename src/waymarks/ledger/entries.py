@@ -145,26 +145,50 @@ def messages(session: SessionLog) -> Iterator[Message]:
         yield body
 
 
+#: what every message line holds, the type's value as JSON encoders write it (a line
+#: spelling it with escapes is not taken as history: a follow-up loses context, nothing else)
+_MESSAGE_TYPE: Final = b'"message"'
+
+
 def recent_messages(session: SessionLog, max_bytes: int, max_entries: int) -> list[Message]:
     """Message entries on the active branch among the last ``max_entries`` lines of the
     last ``max_bytes`` of the ledger, in file order: a bounded read for callers that want
-    only the recent conversation (recall history), never the whole file."""
+    only the recent conversation (recall history), never the whole file.
+
+    On every prompt of a long session: the lines are not split, nor each looked at; the
+    window's start is found from the end, and only lines holding a message's type are
+    cut out and decoded (most lines of a long ledger are mutations)."""
     size = session.offset
     tail = session.tail_bytes(min(size, max_bytes))
-    lines = tail.split(b"\n")
-    if len(tail) < size:
-        lines = lines[1:]  # the first line was cut by the byte bound
+    first = tail.find(b"\n") + 1 if len(tail) < size else 0  # the first line was cut
+    begin = window_start(tail, first, max_entries)
     branch = session.branch_set()
     out: list[Message] = []
-    for line in lines[-max_entries:]:
-        raw = decode_line(line)
-        if raw is None or raw.type != "message" or raw.id is None or raw.id not in branch \
-                or raw.timestamp is None:
-            continue
-        body = body_of(raw)
-        if isinstance(body, Message):
-            out.append(body)
+    at = tail.find(_MESSAGE_TYPE, begin)
+    while at >= 0:
+        line_start = max(tail.rfind(b"\n", begin, at) + 1, begin)
+        line_end = tail.find(b"\n", at)
+        if line_end < 0:
+            line_end = len(tail)
+        raw = decode_line(tail[line_start:line_end])
+        if raw is not None and raw.type == "message" and raw.id is not None \
+                and raw.id in branch and raw.timestamp is not None:
+            body = body_of(raw)
+            if isinstance(body, Message):
+                out.append(body)
+        at = tail.find(_MESSAGE_TYPE, line_end)
     return out
+
+
+def window_start(data: bytes, first: int, lines: int) -> int:
+    """Where the last ``lines`` lines of ``data[first:]`` begin, counting as
+    ``data[first:].split(b"\\n")`` does (an empty last line too)."""
+    if data.count(b"\n", first) < lines:
+        return first
+    at = len(data)
+    for _ in range(lines):
+        at = data.rfind(b"\n", first, at)
+    return at + 1
 
 
 def custom_entries(session: SessionLog, custom_type: str) -> Iterator[Custom]:

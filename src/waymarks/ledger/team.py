@@ -35,7 +35,6 @@ from waymarks.core.team import (
     verify_line,
 )
 
-TEAM_DIR: Final = Path(".waymarks") / "team"
 SUFFIX: Final = ".jsonl"
 _TAIL: Final = 1 << 16  # bytes read back to find a file's last line when appending
 #: a contributor file larger than this is not read (a pushed file can be anything)

@@ -9,6 +9,7 @@ manifest is kept in the projection database for ``manifest``/``included``/``excl
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from waymarks.core.egress import Egress
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from waymarks.planner.select import MemoryInput
     from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
     from waymarks.planner.select import TextInput as TextInput
+    from waymarks.planner.team import TeamBlock
     from waymarks.service.app import Waymarks
 
 CONTINUITY_ITEMS = 3
@@ -115,7 +117,6 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
           snippets: TextSource, personal: TextSource) -> Plan:
     from waymarks.planner.select import PinInput, build_plan
     from waymarks.service.evolution_recall import learned_blocks
-    from waymarks.service.team import team_blocks
 
     settings = settings_for(app)
     egress = egress_for(app, provider, settings)
@@ -132,7 +133,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                       snippets=snippets.candidates(app, prompt),
                       personal=personal.candidates(app, prompt),
                       learned=learned_blocks(app.home, prompt, history),
-                      team=team_blocks(app))
+                      team=_team_blocks(app))
     _remember_manifest(app, plan)
     session = app.current_session()
     log_event(app.home, app.clock.now(), "plan",
@@ -142,6 +143,19 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                         if e.decision == "excluded"],
               fallback=plan.fallback, tokens=plan.total_tokens)
     return plan
+
+
+def _team_blocks(app: Waymarks) -> list[TeamBlock]:
+    """Team memory for the plan: only a trusted project with a team ledger has any, and
+    that is checked before the team modules load (~8 ms of imports, OpenSSL's hashlib and
+    ``subprocess`` among them, on every hook process of a project without a team)."""
+    from waymarks.ledger import TEAM_DIR
+
+    if not app.project_trusted or not (Path(app.cwd) / TEAM_DIR).is_dir():
+        return []
+    from waymarks.service.team import team_blocks
+
+    return team_blocks(app)
 
 
 @recovering

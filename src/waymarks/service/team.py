@@ -40,7 +40,8 @@ from waymarks.core.bulk import gc_paused
 from waymarks.core.rules import ItemState
 from waymarks.core.team import TeamEntry, TeamFold, open_conflicts
 from waymarks.files.atomic import write_atomic
-from waymarks.ledger.team import TEAM_DIR, anchor_holds, list_files, read_chain
+from waymarks.ledger import TEAM_DIR
+from waymarks.ledger.team import anchor_holds, list_files, read_chain
 from waymarks.service import team_git
 from waymarks.service.outcomes import ServiceError
 

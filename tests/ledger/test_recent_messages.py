@@ -1,0 +1,67 @@
+"""The recent conversation read from the end of a session ledger (recall history on every
+prompt): the same messages as splitting the bounded tail into lines and decoding each,
+without doing either for every line."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from waymarks.hosts.claude_code import handle
+from waymarks.ledger.entries import Message, body_of, decode_line, recent_messages, window_start
+from waymarks.ledger.log import SessionLog
+from waymarks.service.app import Waymarks
+
+
+def reference(session: SessionLog, max_bytes: int, max_entries: int) -> list[Message]:
+    """The earlier reading: split, keep the last lines, decode each."""
+    size = session.offset
+    tail = session.tail_bytes(min(size, max_bytes))
+    lines = tail.split(b"\n")
+    if len(tail) < size:
+        lines = lines[1:]
+    branch = session.branch_set()
+    out = []
+    for line in lines[-max_entries:]:
+        raw = decode_line(line)
+        if raw is None or raw.type != "message" or raw.id is None or raw.id not in branch \
+                or raw.timestamp is None:
+            continue
+        body = body_of(raw)
+        if isinstance(body, Message):
+            out.append(body)
+    return out
+
+
+@given(st.lists(st.sampled_from([b"", b"a", b"bb", b'"message"', b"x" * 9]), max_size=30),
+       st.booleans(), st.integers(1, 12))
+def test_the_window_starts_where_split_says(parts: list[bytes], cut: bool, lines: int) -> None:
+    data = b"\n".join(parts)
+    first = data.find(b"\n") + 1 if cut else 0
+    begin = window_start(data, first, lines)
+    assert data[begin:].split(b"\n") == data[first:].split(b"\n")[-lines:]
+
+
+def test_recent_messages_equal_the_line_by_line_reading(home: Path, project: Path) -> None:
+    sid = str(uuid.uuid4())
+    handle("SessionStart", {"session_id": sid, "cwd": str(project),
+                            "hook_event_name": "SessionStart", "source": "startup"}, home)
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        for n in range(24):
+            if n % 3 == 0:
+                app.session_say(f"prompt {n}: what about the \"message\" queue?")
+            else:
+                app.remember(f"The service {n} logs every \"message\" it drops.")
+        session = app.current_session()
+        assert session is not None
+        said = [m.text for m in reference(session, 1 << 20, 1000)]
+        assert len(said) == 8  # the claims that quote "message" are not messages
+        for max_entries in (1, 2, 3, 5, 8, 13, 30, 1000):
+            for max_bytes in (200, 700, 2000, 5000, 1 << 20):
+                expected = reference(session, max_bytes, max_entries)
+                assert recent_messages(session, max_bytes, max_entries) == expected, (
+                    max_bytes, max_entries)
+        assert [m.text for m in recent_messages(session, 1 << 20, 4)] == said[-1:]
