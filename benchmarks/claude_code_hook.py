@@ -1,7 +1,8 @@
 """Benchmark: the Claude Code ``UserPromptSubmit`` hook, spawn to exit, at 10,000 memories.
 
-The hook runs as Claude Code runs it: a new process, ``<venv>/bin/waymarks --home H hook
-claude-code UserPromptSubmit``, the recorded payload on stdin. The session holds
+The hook runs as Claude Code runs it: a new process, the command ``claude-code install``
+writes (``<venv python> -I -S <waymarks>/hosts/hook_entry.py --home H hook claude-code
+UserPromptSubmit``), the recorded payload on stdin. The session holds
 ``--memories`` claims and 5 pins; each run records the prompt and prints the plan. Timed
 twice: without the warm helper (``WAYMARKS_CC_HELPER=off``, interleaved with ``python -c
 pass`` and, with ``--baseline-src DIR``, another checkout's hook; ``spawn_timing.py``),
@@ -28,14 +29,18 @@ import time
 import uuid
 from pathlib import Path
 
-from spawn_timing import environment, interleaved, load_average, with_src
+from spawn_timing import environment, interleaved, load_average
 from waymarks.hosts.claude_code import handle
+from waymarks.hosts.claude_code_install import hook_entry
 from waymarks.service.app import Waymarks
 
-WAYMARKS = Path(sys.executable).parent / "waymarks"
-
-
 HELPER_ENV = {**os.environ, "WAYMARKS_CC_HELPER_IDLE": "15"}  # gone soon after the run
+
+
+def hook_command(home: Path, entry: Path) -> list[str]:
+    """What Claude Code runs for the hook (``claude-code install``'s command line)."""
+    return [sys.executable, "-I", "-S", str(entry), "--home", str(home), "hook",
+            "claude-code", "UserPromptSubmit"]
 
 
 def timed(argv: list[str], stdin: bytes = b"") -> float:
@@ -72,7 +77,7 @@ def main() -> int:
             for n in range(args.memories):
                 app.remember(f"Service {n} listens on port {2000 + n % 60000} in staging "
                              f"cluster {n % 97}")
-        argv = [str(WAYMARKS), "--home", str(home), "hook", "claude-code", "UserPromptSubmit"]
+        argv = hook_command(home, hook_entry())
         payloads = [json.dumps({"session_id": session_id, "cwd": str(project),
                                 "hook_event_name": "UserPromptSubmit",
                                 "transcript_path": str(Path(tmp, "t.jsonl")),
@@ -83,8 +88,9 @@ def main() -> int:
         off = environment({"WAYMARKS_CC_HELPER": "off"})
         variants = {"python_pass": ([sys.executable, "-c", "pass"], off),
                     "without_helper": (argv, off)}
-        if args.baseline_src:
-            variants["without_helper_baseline"] = (argv, with_src(off, args.baseline_src))
+        if args.baseline_src:  # its own launcher: it puts its own directory on the path
+            variants["without_helper_baseline"] = (
+                hook_command(home, Path(args.baseline_src) / "waymarks/hosts/hook_entry.py"), off)
         cold = interleaved(variants, args.runs, stdin=payloads)
         timed(argv, payloads[0])  # warm the file cache and the database; starts the helper
         hook = [timed(argv, p) for p in payloads]
