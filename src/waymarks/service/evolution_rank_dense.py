@@ -70,6 +70,9 @@ class Dense:
 
     def __init__(self, pairs: Sequence[tuple[ClaimRow, Candidate]],
                  alive: Sequence[bool] | None = None) -> None:
+        from waymarks.semantic import one_blas_thread
+
+        one_blas_thread()  # before NumPy loads its BLAS
         import numpy as np
 
         self._np = np
