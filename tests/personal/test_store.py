@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,24 @@ def test_oversized_and_empty_text_is_refused_and_writes_nothing(store: PersonalS
         with pytest.raises(PersonalMemoryError):
             store.save(text, limit=2000)
     assert not store.directory.exists() or not list(store.directory.glob("*.md"))
+
+
+def test_a_link_to_another_entry_is_written_through(store: PersonalStore) -> None:
+    # a person's alias for an entry (a link inside the directory): saving through it
+    # replaces the entry it leads to, and the link stays a link
+    saved = store.save("I prefer tabs over spaces.", name="Indentation")
+    alias = store.directory / "tabs.md"
+    alias.symlink_to(saved.path.name)
+    store.save("I prefer tabs, four wide.", slug="tabs")
+    assert alias.is_symlink() and "four wide" in saved.path.read_text()
+    assert [e.slug for e in store.entries()] == [saved.slug, "tabs"]
+
+
+def test_an_entry_that_is_not_a_file_is_refused_clearly(store: PersonalStore) -> None:
+    store.save("placeholder", name="Placeholder")
+    index = store.index_path.read_text()
+    os.mkfifo(store.directory / "pipe.md")
+    with pytest.raises(PersonalMemoryError, match="not a regular file"):
+        store.save("written into a pipe?", slug="pipe")
+    assert stat.S_ISFIFO(os.lstat(store.directory / "pipe.md").st_mode)
+    assert store.index_path.read_text() == index  # nothing written

@@ -85,11 +85,12 @@ def refuse_unless_regular(target: str) -> None:
         return
     if stat.S_ISREG(found):
         return
-    raise NotARegularFile(errno.EEXIST, f"it is {_kind(found)}, not a regular file; refusing "
+    raise NotARegularFile(errno.EEXIST, f"it is {kind_of(found)}, not a regular file; refusing "
                           "to replace it", target)
 
 
-def _kind(found: int) -> str:
+def kind_of(found: int) -> str:
+    """What a file of mode ``found`` is, in words (for a refusal)."""
     for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                        (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,9 +129,13 @@ def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
 
 def _read_from(path: str, offset: int) -> bytes:
     """The bytes of ``path`` from ``offset``, without following a symbolic link."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    # non-blocking: a FIFO in the team directory is refused here, never waited on
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
-        if os.fstat(fd).st_size > MAX_FILE_BYTES:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            raise OSError(errno.ENODEV, "not a regular file")
+        if found.st_size > MAX_FILE_BYTES:
             raise OSError(errno.EFBIG, "too large")
         with os.fdopen(fd, "rb", closefd=False) as handle:
             handle.seek(offset)
@@ -145,6 +150,8 @@ def _why(problem: OSError) -> str:
         return "a symbolic link (never followed)"
     if problem.errno == errno.EFBIG:
         return f"larger than {MAX_FILE_BYTES >> 20} MiB (not read)"
+    if problem.errno == errno.ENODEV:
+        return "not a regular file (a FIFO or a device: not read)"
     return f"cannot be read ({errno.errorcode.get(problem.errno or 0, 'error')})"
 
 

@@ -28,6 +28,7 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import classify, highest
+from waymarks.files.reading import read_regular
 from waymarks.personal.store import derive_slug
 from waymarks.service.planning import doc_snippet
 from waymarks.service.search import features
@@ -145,10 +146,11 @@ def load_chunks(project: Path) -> list[Chunk]:
     chunks: list[Chunk] = []
     for path in sorted(root.rglob("*.md")):
         try:
-            if not path.resolve().is_relative_to(resolved_project) or \
-                    path.stat().st_size > MAX_FILE_BYTES:
+            if not path.resolve().is_relative_to(resolved_project):
                 continue
-            text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+            # a FIFO among the docs (an unpacked archive) is skipped, never waited on
+            text = read_regular(path, limit=MAX_FILE_BYTES).decode("utf-8").replace(
+                "\r\n", "\n")
         except (OSError, UnicodeDecodeError):
             continue
         relative = str(path.relative_to(project))

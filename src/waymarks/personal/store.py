@@ -55,7 +55,8 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.secrets import credential_kinds
 from waymarks.core.text import escaped, is_unicode
-from waymarks.files.atomic import write_atomic
+from waymarks.files.atomic import NotARegularFile, write_atomic
+from waymarks.files.reading import read_regular
 
 ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
 INDEX_NAME: Final = "MEMORY.md"
@@ -266,8 +267,8 @@ class PersonalStore:
     def _read(self, path: Path) -> Entry | None:
         if not self._inside(path):
             return None
-        try:
-            text = path.read_text(encoding="utf-8")
+        try:  # a FIFO named like an entry must not stop every plan
+            text = read_regular(path).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return None
         return parse_entry(path.stem, text.replace("\r\n", "\n"))
@@ -394,7 +395,20 @@ class PersonalStore:
         self._write_atomic(self.index_path, self.index_text())
 
     def _write_atomic(self, path: Path, text: str) -> None:
-        write_atomic(path, text, mode=0o600)  # personal: readable by the person alone
+        """Replace ``path`` (readable by the person alone). A link to another file of the
+        directory is written through: its target is replaced and the link stays; one
+        leading out is refused, and so is anything else that is not a regular file (a
+        clear error, nothing written)."""
+        if path.is_symlink():
+            if not self._inside(path):
+                raise PersonalMemoryError(f"{path.name} is a link leading outside "
+                                          f"{self.directory}; refusing to write through it")
+            path = path.resolve()
+        try:
+            write_atomic(path, text, mode=0o600)
+        except NotARegularFile as exc:
+            raise PersonalMemoryError(f"{path} is not a regular file ({exc.strerror}); "
+                                      "nothing written") from exc
 
 
 def personal_directory(home: Path, raw_config: dict[str, object]) -> Path:

@@ -201,9 +201,10 @@ def _keep_memory_limits(merged: dict[str, Any], home: dict[str, Any], path: Path
 def _read(path: Path) -> dict[str, Any]:
     import tomllib  # here, not at import: most requests find no config file to read
 
-    try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+    from waymarks.files.reading import read_regular
+
+    try:  # a FIFO in its place is an error, never waited on
+        return tomllib.loads(read_regular(path).decode("utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ServiceError("bad_config", f"{path}: {exc}; fix or remove it") from exc
 

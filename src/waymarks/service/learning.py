@@ -16,6 +16,7 @@ in it, and writes only a result that parses and says what was asked (atomic repl
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 from typing import Any, Final
 
@@ -58,15 +59,17 @@ class LearningState(msgspec.Struct, frozen=True):
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise LearningConfigError(
-                "bad_config", f"{path}: larger than {MAX_CONFIG_BYTES} bytes; fix or remove it")
-        with open(path, "rb") as handle:
-            raw = handle.read()
+    from waymarks.files.reading import read_regular
+
+    try:  # a FIFO in its place is unreadable, never waited on
+        raw = read_regular(path, limit=MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return {}
     except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            raise LearningConfigError(
+                "bad_config", f"{path}: larger than {MAX_CONFIG_BYTES} bytes; fix or remove it"
+            ) from exc
         raise _unreadable(path) from exc
     # imported here: most homes have no configuration file, and a new process (a one-shot
     # recall, a hook) would otherwise pay the parser's import on every start

@@ -1,0 +1,47 @@
+"""Read a file that must be a regular one, without ever blocking on anything else.
+
+A name Waymarks reads may hold a FIFO or a device node: a project's ``.waymarks/config.toml``
+or engineering docs unpacked from an archive, a note in the personal memory directory.
+``open`` on a FIFO waits for a writer, so one such file would stop every request that
+reads it. :func:`read_regular` opens non-blocking, checks with ``fstat`` on the open
+descriptor (no window between a check and the read) and refuses anything that is not a
+regular file with :class:`~waymarks.files.atomic.NotARegularFile`, before a byte is read.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+from waymarks.files.atomic import NotARegularFile, kind_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def read_regular(path: Path | str, *, limit: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path`` (a symbolic link is followed).
+
+    Raises :class:`NotARegularFile` for anything else (a FIFO, a device, a directory),
+    ``OSError`` (``EFBIG``) when it holds more than ``limit`` bytes, and the ``OSError``
+    of a failed open (``FileNotFoundError`` among them)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            raise NotARegularFile(errno.EINVAL, f"it is {kind_of(found.st_mode)}, not a "
+                                  "regular file; not read", os.fspath(path))
+        if limit is not None and found.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes", os.fspath(path))
+        chunks = []
+        size = 0
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+            size += len(chunk)
+            if limit is not None and size > limit:  # it grew meanwhile
+                raise OSError(errno.EFBIG, f"larger than {limit} bytes", os.fspath(path))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
