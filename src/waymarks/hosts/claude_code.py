@@ -245,15 +245,14 @@ def _just_recorded(app: Any, prompt: str) -> bool:
 
 
 def _open_or_create(app: Any, session_id: str) -> Any:
-    from waymarks.ledger.discovery import session_dir, session_file_name
+    from waymarks.ledger.discovery import ledger_of, session_dir, session_file_name
     from waymarks.ledger.session_file import SessionFile
     from waymarks.service.ports import iso
 
     directory = session_dir(app.home, app.cwd)
-    sessions = app.home / "sessions"  # one session, one ledger, whichever directory holds it
-    existing = sorted(sessions.glob(f"*/*_{session_id}.jsonl")) if sessions.is_dir() else []
-    if existing:
-        return app.open_session(existing[0])
+    existing = ledger_of(app.home, session_id, app.cwd)
+    if existing is not None:
+        return app.open_session(existing)
     now = iso(app.clock.now())
     path = directory / session_file_name(now, session_id)
     try:

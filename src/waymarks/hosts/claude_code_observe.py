@@ -61,9 +61,10 @@ def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None,
     only a statement turn without tools is noted. A session with no ledger yet recorded
     nothing: nothing is created."""
     session_id = str(payload["session_id"]).lower()
-    sessions = home / "sessions"
-    found = sorted(sessions.glob(f"*/*_{session_id}.jsonl")) if sessions.is_dir() else []
-    if not found:
+    from waymarks.ledger.discovery import ledger_of
+
+    found = ledger_of(home, session_id, cwd)
+    if found is None:
         return {"decision": "no_observation"}
     if warm is not None and warm.session_id == session_id:
         session = warm
@@ -71,7 +72,7 @@ def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None,
     else:
         from waymarks.ledger.session_file import SessionFile
 
-        session = SessionFile.open(found[0])
+        session = SessionFile.open(found)
     entries, limited = _turn_entries(session)
     from waymarks.hosts.work_turns import capture, from_claude_code
 

@@ -37,6 +37,20 @@ def session_dir(home: Path, cwd: str) -> Path:
     return home / "sessions" / f"--{encoded}--"
 
 
+def ledger_of(home: Path, session_id: str, cwd: str | None = None) -> Path | None:
+    """The ledger of session ``session_id`` in the home, whichever project directory holds
+    it (one session, one ledger): looked for in ``cwd``'s own directory first, where a
+    host's session almost always is, then across every project's (a person with hundreds
+    of projects had them all listed on every prompt)."""
+    if cwd is not None:
+        own = sorted(session_dir(home, cwd).glob(f"*_{session_id}.jsonl"))
+        if own:
+            return own[0]
+    sessions = home / "sessions"
+    found = sorted(sessions.glob(f"*/*_{session_id}.jsonl")) if sessions.is_dir() else []
+    return found[0] if found else None
+
+
 def session_file_name(timestamp_iso: str, session_id: str) -> str:
     return f"{timestamp_iso.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
 

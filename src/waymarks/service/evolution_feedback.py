@@ -178,16 +178,17 @@ def stop_feedback(home: Path, session_id: str, statements: Sequence[tuple[str, s
 def _recorded_prompt(home: Path, session: str, text: str) -> str | None:
     """The ID of the session ledger's last user entry when it holds ``text`` (the entry
     ``UserPromptSubmit`` recorded for this prompt and keyed its receipt by)."""
-    sessions = home / "sessions"
-    found = sorted(sessions.glob(f"*/*_{session}.jsonl")) if sessions.is_dir() else []
-    if not found:
+    from waymarks.ledger.discovery import ledger_of
+
+    found = ledger_of(home, session)
+    if found is None:
         return None
     from waymarks.ledger.entries import Message, bodies
     from waymarks.ledger.log import SessionFileError
     from waymarks.ledger.session_file import SessionFile
 
     try:
-        ledger = SessionFile.open(found[0])
+        ledger = SessionFile.open(found)
     except (SessionFileError, OSError):
         return None
     last = None
