@@ -18,11 +18,7 @@ def last_changed(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, int]:
     (its creation, a status change, or a supersession that created it)."""
     found: dict[str, int] = {}
     unique = list(dict.fromkeys(ids))
-    if len(unique) > _CHUNK:  # a long list: one pass over the mutations beats many
-        wanted = set(unique)
-        rows = db.execute("SELECT target_id, max(timestamp_ms) FROM mutations"
-                          " WHERE effect = 'applied' GROUP BY target_id")
-        return {str(t): int(w) for t, w in rows if t in wanted}
+    # each ID one seek in ``mutations_by_target`` (a long list once read every mutation)
     for start in range(0, len(unique), _CHUNK):
         chunk = unique[start:start + _CHUNK]
         rows = db.execute(

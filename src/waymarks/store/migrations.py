@@ -228,6 +228,14 @@ def _m012_recall_vectors(db: sqlite3.Connection) -> None:
     create_tables(db)
 
 
+def _m013_mutations_by_target(db: sqlite3.Connection) -> None:
+    # An item's history (``memory show``) and when each listed item last changed were read
+    # by scanning every mutation: ~0.5 s for one ``memory show`` at a million. Covering:
+    # the newest applied change of an item is read from the index alone.
+    db.execute("CREATE INDEX mutations_by_target ON mutations (target_id, effect, "
+               "timestamp_ms)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
@@ -244,6 +252,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "memory evolution: learned claims' analysis (a rebuildable cache)",
               _m011_evolution_analysis),
     Migration(12, "recall embeddings (hybrid recall)", _m012_recall_vectors),
+    Migration(13, "index mutations by the item they name", _m013_mutations_by_target),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 
