@@ -181,7 +181,7 @@ def _record(home: Path) -> Path:
 def _created(home: Path) -> list[str]:
     try:
         named = json.loads(_record(home).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return []
     return [p for p in named if isinstance(p, str)] if isinstance(named, list) else []
 
@@ -257,7 +257,7 @@ def _put_back(path: Path, remaining: dict[str, Any]) -> None:
     if backup.is_file():
         try:
             before: object = json.loads(backup.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
             before = None
         if before == remaining:
             _write(path, backup.read_bytes())
@@ -298,7 +298,7 @@ def _load(path: Path) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InstallError(f"{path} is not valid JSON ({exc}); fix or move it, then run "
                            "this again. Nothing was changed") from exc
     if not isinstance(data, dict):

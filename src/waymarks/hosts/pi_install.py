@@ -56,7 +56,7 @@ def created_directories(text: str) -> list[str]:
         if line.startswith(CREATED):
             try:
                 named = json.loads(line[len(CREATED):])
-            except ValueError:
+            except (ValueError, RecursionError):
                 return []
             return [p for p in named if isinstance(p, str)] if isinstance(named, list) else []
     return []

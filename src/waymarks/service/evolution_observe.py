@@ -144,7 +144,7 @@ def last_capture(home: Path) -> dict[str, Any] | None:
     """The last capture decision (``None``: none yet, or unreadable)."""
     try:
         data = json.loads(last_capture_path(home).read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 

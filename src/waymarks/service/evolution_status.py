@@ -57,7 +57,7 @@ def host_route(home: Path) -> dict[str, str] | None:
     """The host model last noted for ``home`` (None: none, or an unreadable note)."""
     try:
         found = json.loads(_host_route_path(home).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(found, dict) or not all(
             isinstance(found.get(k), str) for k in ("host", "provider", "model")):

@@ -160,7 +160,7 @@ def progress(home: Path) -> dict[str, Any] | None:
     with ``embedded``/``total`` counts and UTC times."""
     try:
         data = json.loads((home / PROGRESS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict):
         return None

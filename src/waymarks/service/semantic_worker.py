@@ -67,7 +67,7 @@ def _earlier_cpu(home: Path) -> float:
     try:
         data = json.loads((home / PROGRESS_FILE).read_text(encoding="utf-8"))
         return float(data.get("cpu_total_s", 0.0)) if isinstance(data, dict) else 0.0
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError, TypeError, RecursionError):
         return 0.0
 
 

@@ -116,7 +116,7 @@ def _load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
     for line in lines:
         try:
             row = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(row, dict) and isinstance(row.get("c"), str):
             anchors.setdefault(row.pop("c"), {}).update(row)

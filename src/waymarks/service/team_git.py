@@ -95,7 +95,8 @@ def _load(cache: Path | None) -> None:
         rows = json.loads(cache.read_bytes())
         for key, (stamp, commits) in rows.items():
             _BLAME.setdefault(key, (list(stamp), {int(k): str(v) for k, v in commits.items()}))
-    except (OSError, ValueError, TypeError, AttributeError):
+    except (OSError, ValueError, TypeError, AttributeError,
+            RecursionError):
         return  # derived: a damaged cache is rebuilt by blaming again
 
 

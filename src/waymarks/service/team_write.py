@@ -108,7 +108,7 @@ def contributor(app: Waymarks, *, create: bool = False) -> str | None:
         found = json.loads(path.read_bytes()).get("id")
         if isinstance(found, str) and CONTRIBUTOR_RE.match(found):
             return found
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         pass
     if not create:
         return None

@@ -40,7 +40,7 @@ class TrustStore:
     def _read(self) -> list[str]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             message = f"{self.path}: unreadable trust list ({exc}); fix or remove it"
             raise ServiceError("bad_trust_file", message) from exc
         projects = data.get("projects") if isinstance(data, dict) else None
