@@ -147,8 +147,8 @@ class VerifiedMemo(Generic[T]):
         entries = self._entries
         found = entries.get(key)
         if found is not None and found[0] == row:
-            del entries[key]  # now the most recently used
-            entries[key] = found
+            entries.pop(key, None)  # now the most recently used (pop: another thread of a
+            entries[key] = found  # server may have dropped it meanwhile)
             return found[1]
         return None
 
@@ -157,7 +157,7 @@ class VerifiedMemo(Generic[T]):
         entries.pop(key, None)
         if len(entries) >= self._size:
             for stale in list(islice(entries, max(1, self._size // 4))):
-                del entries[stale]
+                entries.pop(stale, None)
         entries[key] = (tuple(row), value)
 
     def clear(self) -> None:
