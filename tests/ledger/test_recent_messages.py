@@ -37,11 +37,12 @@ def reference(session: SessionLog, max_bytes: int, max_entries: int) -> list[Mes
 
 
 @given(st.lists(st.sampled_from([b"", b"a", b"bb", b'"message"', b"x" * 9]), max_size=30),
-       st.booleans(), st.integers(1, 12))
-def test_the_window_starts_where_split_says(parts: list[bytes], cut: bool, lines: int) -> None:
+       st.booleans(), st.integers(1, 12), st.integers(1, 40))
+def test_the_window_starts_where_split_says(parts: list[bytes], cut: bool, lines: int,
+                                            block: int) -> None:
     data = b"\n".join(parts)
     first = data.find(b"\n") + 1 if cut else 0
-    begin = window_start(data, first, lines)
+    begin = window_start(data, first, lines, block)
     assert data[begin:].split(b"\n") == data[first:].split(b"\n")[-lines:]
 
 

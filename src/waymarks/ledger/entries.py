@@ -180,14 +180,24 @@ def recent_messages(session: SessionLog, max_bytes: int, max_entries: int) -> li
     return out
 
 
-def window_start(data: bytes, first: int, lines: int) -> int:
+def window_start(data: bytes, first: int, lines: int, block: int = 1 << 16) -> int:
     """Where the last ``lines`` lines of ``data[first:]`` begin, counting as
-    ``data[first:].split(b"\\n")`` does (an empty last line too)."""
-    if data.count(b"\n", first) < lines:
-        return first
-    at = len(data)
-    for _ in range(lines):
-        at = data.rfind(b"\n", first, at)
+    ``data[first:].split(b"\\n")`` does (an empty last line too). Newlines are counted a
+    ``block`` at a time from the end (in C), and only the last block's are looked for
+    one by one."""
+    end, need = len(data), lines
+    while True:
+        start = max(first, end - block)
+        found = data.count(b"\n", start, end)
+        if found >= need:
+            break
+        if start == first:
+            return first  # fewer lines than asked for: all of them
+        need -= found
+        end = start
+    at = end
+    for _ in range(need):
+        at = data.rfind(b"\n", start, at)
     return at + 1
 
 
