@@ -174,3 +174,17 @@ def test_an_entry_that_is_not_a_file_is_refused_clearly(store: PersonalStore) ->
         store.save("written into a pipe?", slug="pipe")
     assert stat.S_ISFIFO(os.lstat(store.directory / "pipe.md").st_mode)
     assert store.index_path.read_text() == index  # nothing written
+
+
+def test_an_entry_that_is_not_a_file_is_refused_before_anyone_is_asked(
+        store: PersonalStore) -> None:
+    # the remember tool plans first (the refusals) and asks the person only for a plan:
+    # a FIFO where the entry would go is refused there, not after a yes
+    from waymarks.personal.tools import RememberPlan, plan_remember
+
+    store.directory.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(store.directory / "pipe.md")
+    planned = plan_remember(store, "written into a pipe?", "pipe")
+    assert not isinstance(planned, RememberPlan)
+    assert planned["outcome"] == "unavailable"
+    assert isinstance(plan_remember(store, "a new entry", "fresh"), RememberPlan)

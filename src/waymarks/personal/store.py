@@ -281,10 +281,16 @@ class PersonalStore:
             return False
 
     def _path(self, slug: str) -> Path:
+        """The entry file of ``slug``, checked before anything is asked or written: a link
+        leading outside the directory, or a name that holds something other than a
+        regular file (a FIFO, a directory), is refused (a link to another entry is
+        followed when written, :meth:`_write_atomic`)."""
         path = self.directory / f"{slug}.md"
         if path.is_symlink() and not self._inside(path):
             raise PersonalMemoryError(f"{slug}.md is a link leading outside {self.directory};"
                                       " refusing to use it")
+        if path.exists() and not path.is_file():
+            raise PersonalMemoryError(f"{slug}.md is not a regular file; refusing to use it")
         return path
 
     # -- writing ------------------------------------------------------------------------
