@@ -91,7 +91,6 @@ _ENCODER: Final = msgspec.json.Encoder()
 #: positions in an items row (ITEM_COLUMNS order); the checksum follows the record
 ITEM_ID, ITEM_KIND, ITEM_SCOPE, ITEM_PROJECT, ITEM_CLASS = 0, 1, 2, 4, 6
 ITEM_STATUS, ITEM_SESSION, ITEM_SEQ, _RECORD = 11, 16, 20, 21
-_KIND, _SCOPE, _CLASS, _STATUS = ITEM_KIND, ITEM_SCOPE, ITEM_CLASS, ITEM_STATUS
 ITEM_FIELDS: Final = 22
 
 
@@ -181,8 +180,8 @@ def _verify_item(row: Sequence[Any]) -> None:
     if (len(row) != ITEM_FIELDS + 1 or not isinstance(row[_RECORD], bytes)
             or row[ITEM_FIELDS] != item_checksum(row)):
         raise ProjectionDamaged("an items row does not match its checksum")
-    if (row[_KIND] not in KINDS or row[_SCOPE] not in SCOPES or row[_STATUS] not in STATUSES
-            or row[_CLASS] not in CLASSIFICATION_VALUES):
+    if (row[ITEM_KIND] not in KINDS or row[ITEM_SCOPE] not in SCOPES
+            or row[ITEM_STATUS] not in STATUSES or row[ITEM_CLASS] not in CLASSIFICATION_VALUES):
         raise ProjectionDamaged("an items row holds a value outside its grammar")
 
 

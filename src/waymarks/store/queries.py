@@ -23,6 +23,7 @@ from typing import Any
 from waymarks.core.replay import SOURCE_EXCLUDED
 from waymarks.core.rules import ItemState
 from waymarks.store.integrity import (
+    ITEM_CLASS,
     ITEM_COLUMNS,
     ITEM_ID,
     ITEM_KIND,
@@ -42,8 +43,6 @@ from waymarks.store.integrity import (
 )
 from waymarks.store.rows import state_from_row
 
-_ID, _KIND, _SCOPE, _PROJECT, _STATUS, _SESSION, _SEQ = (
-    ITEM_ID, ITEM_KIND, ITEM_SCOPE, ITEM_PROJECT, ITEM_STATUS, ITEM_SESSION, ITEM_SEQ)
 Row = tuple[Any, ...]
 
 
@@ -63,15 +62,15 @@ def visible_items(
             active_only = recent_active is not None
             if limit is None:
                 rows = [r for r in _everything(db, kind, session_id, project)
-                        if not active_only or r[_STATUS] == "active"]
+                        if not active_only or r[ITEM_STATUS] == "active"]
             else:
                 rows = _newest(db, kind, session_id, project, int(limit), active_only)
     return [state_from_row(r) for r in rows]
 
 
 def _visible(row: Row, session_id: str, project: str) -> bool:
-    return bool(row[_SESSION] == session_id or (
-        row[_SCOPE] == "project" and row[_PROJECT] == project))
+    return bool(row[ITEM_SESSION] == session_id or (
+        row[ITEM_SCOPE] == "project" and row[ITEM_PROJECT] == project))
 
 
 def _by_ids(db: sqlite3.Connection, kind: str, session_id: str, project: str,
@@ -83,10 +82,11 @@ def _by_ids(db: sqlite3.Connection, kind: str, session_id: str, project: str,
         f" ({','.join('?' * len(wanted))})", list(wanted)).fetchall()
     for row in rows:
         verify_item(row)
-    require(len({r[_ID] for r in rows}) == len(rows) and all(r[_ID] in wanted for r in rows),
+    require(len({r[ITEM_ID] for r in rows}) == len(rows)
+            and all(r[ITEM_ID] in wanted for r in rows),
             "the items ID index does not match the items")
-    kept = [r for r in rows if r[_KIND] == kind and _visible(r, session_id, project)]
-    return sorted(kept, key=lambda r: r[_SEQ])
+    kept = [r for r in rows if r[ITEM_KIND] == kind and _visible(r, session_id, project)]
+    return sorted(kept, key=lambda r: r[ITEM_SEQ])
 
 
 class _Side:
@@ -108,13 +108,13 @@ class _Side:
         last: int | None = None
         for row in self.cursor:
             verify_item(row)
-            belongs = row[_KIND] == self.kind and (
-                (row[_SCOPE] == "project" and row[_PROJECT] == self.value)
-                if self.project_side else row[_SESSION] == self.value)
-            ordered = last is None or (row[_SEQ] <= last if self.descending
-                                       else row[_SEQ] >= last)
+            belongs = row[ITEM_KIND] == self.kind and (
+                (row[ITEM_SCOPE] == "project" and row[ITEM_PROJECT] == self.value)
+                if self.project_side else row[ITEM_SESSION] == self.value)
+            ordered = last is None or (row[ITEM_SEQ] <= last if self.descending
+                                       else row[ITEM_SEQ] >= last)
             require(belongs and ordered, "an items index does not match the items")
-            last = row[_SEQ]
+            last = row[ITEM_SEQ]
             seen += 1
             yield row
         require(seen == group_count(self.db, self.kind, self.group),
@@ -137,8 +137,8 @@ def _everything(db: sqlite3.Connection, kind: str, session_id: str, project: str
     merged: dict[str, Row] = {}
     for row in (*mine.rows(), *theirs.rows()):
         # the session's own project items come from both sides: the same row twice
-        require(merged.setdefault(row[_ID], row) == row, "two items rows share an ID")
-    return sorted(merged.values(), key=lambda r: r[_SEQ])
+        require(merged.setdefault(row[ITEM_ID], row) == row, "two items rows share an ID")
+    return sorted(merged.values(), key=lambda r: r[ITEM_SEQ])
 
 
 def _newest(db: sqlite3.Connection, kind: str, session_id: str, project: str, limit: int,
@@ -149,11 +149,11 @@ def _newest(db: sqlite3.Connection, kind: str, session_id: str, project: str, li
     try:
         out: list[Row] = []
         seen: set[str] = set()
-        for row in heapq.merge(*(s.rows() for s in sides), key=lambda r: -r[_SEQ]):
-            if row[_ID] in seen:
+        for row in heapq.merge(*(s.rows() for s in sides), key=lambda r: -r[ITEM_SEQ]):
+            if row[ITEM_ID] in seen:
                 continue
-            seen.add(row[_ID])
-            if not active_only or row[_STATUS] == "active":
+            seen.add(row[ITEM_ID])
+            if not active_only or row[ITEM_STATUS] == "active":
                 out.append(row)
                 if len(out) >= limit:
                     break
@@ -202,7 +202,7 @@ def classifications(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str
         list(ids)).fetchall()
     for row in rows:
         verify_item(row)
-    return {str(r[_ID]): r[6] for r in rows}
+    return {str(r[ITEM_ID]): r[ITEM_CLASS] for r in rows}
 
 
 def project_sources(db: sqlite3.Connection, project: str, limit: int

@@ -165,9 +165,7 @@ class RecallCache:
 
         def visible(rowid: int) -> bool:
             scope, owner, path = owner_of(rowid)
-            if scope == "project":
-                return project is not None and path == project
-            return owner == session_id
+            return may_see(scope, path, owner, session_id, project)
 
         return visible
 
