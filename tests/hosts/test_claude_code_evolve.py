@@ -21,6 +21,7 @@ from tests.hosts.fake_anthropic import _events, _message
 from tests.hosts.fake_server import LoopbackServer, QuietHandler
 from tests.hosts.test_claude_code import claude_code
 from waymarks.core.evolution.request import SYSTEM as CONSOLIDATION_SYSTEM
+from waymarks.core.secrets import redact
 from waymarks.hosts import claude_code_install as cc
 from waymarks.planner.learned import LEARNED_BEGIN, LEARNED_END
 
@@ -95,9 +96,10 @@ def _what_happened(home: Path, user_home: Path, *seen: object) -> str:
     log = home / "logs" / "waymarks.jsonl"
     transcripts = {str(p.relative_to(user_home)): p.read_text(encoding="utf-8")[-3000:]
                    for p in (user_home / ".claude" / "projects").rglob("*.jsonl")}
-    return json.dumps({"seen": seen, "files": files, "transcripts": transcripts,
-                       "log": log.read_text(encoding="utf-8")[-6000:] if log.is_file()
-                       else None}, indent=1, default=str)
+    shown = json.dumps({"seen": seen, "files": files, "transcripts": transcripts,
+                        "log": log.read_text(encoding="utf-8")[-6000:] if log.is_file()
+                        else None}, indent=1, default=str)
+    return redact(shown)[0]  # a CI log is read by people: the test's tokens stay out of it
 
 
 @pytest.mark.slow
