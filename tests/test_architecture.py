@@ -171,7 +171,9 @@ def test_no_adapter_imports_another_but_the_launchers() -> None:
 
 def test_the_hook_path_imports_no_cli_library_nor_the_command_table(tmp_path: Path) -> None:
     """``waymarks hook claude-code EVENT`` runs on every prompt: it must stay lean. The
-    prompt is recorded and planned in this process (no helper), the whole path."""
+    prompt is recorded and planned in this process (no helper), the whole path; msgspec
+    came without ``typing_extensions`` (``spawn/lean.py``), and no dataclass is declared
+    (``inspect``, ``ast`` and ``dis`` come with either)."""
     import json
     import uuid
 
@@ -184,7 +186,8 @@ def test_the_hook_path_imports_no_cli_library_nor_the_command_table(tmp_path: Pa
              f"main(['--home', {str(tmp_path / 'home')!r}, 'hook', 'claude-code', "
              "'UserPromptSubmit']);"
              "print('\\nloaded', sorted({m for m in sys.modules if m.split('.')[0] in "
-             "('click', 'rich') or m.startswith(('waymarks.commands', 'waymarks.cli.app'))}),"
+             "('click', 'rich', 'typing_extensions', 'dataclasses', 'inspect')"
+             " or m.startswith(('waymarks.commands', 'waymarks.cli.app'))}),"
              " 'waymarks.service.app' in sys.modules)")
     env = {**os.environ, "WAYMARKS_CC_HELPER": "off"}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

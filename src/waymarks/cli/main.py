@@ -45,6 +45,9 @@ def _main(argv: list[str]) -> int:
         from waymarks.cli.app import complete
 
         return complete()
+    from waymarks.spawn.lean import import_msgspec
+
+    import_msgspec()  # before anything imports it with typing_extensions (7-13 ms)
     from waymarks.cli.lean import fast_path
 
     answered = fast_path(argv)

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final, Literal, TypeGuard
 
@@ -328,8 +327,7 @@ _FOREIGN_KEYS: Final = frozenset({"defaultProvider"})
 _ALL: Final[Allowance] = frozenset(LEVELS)
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderPolicy:  # a dataclass: __post_init__ normalises its frozen fields
+class ProviderPolicy(msgspec.Struct, frozen=True):  # __post_init__ normalises its fields
     """Which classifications each provider may receive, as exact allow lists.
 
     DS4's semantics: a remote rule is the exact set of levels a provider may receive
@@ -342,8 +340,7 @@ class ProviderPolicy:  # a dataclass: __post_init__ normalises its frozen fields
 
     local_providers: frozenset[str] = frozenset()
     remote_default_allowed: Allowance | str = frozenset({"normal"})
-    remote_providers: Mapping[str, Allowance | str] = field(default_factory=_empty,
-                                                           hash=False)
+    remote_providers: Mapping[str, Allowance | str] = msgspec.field(default_factory=_empty)
     default_classification: Classification = "normal"
     redact_secrets: bool = True
 
@@ -374,9 +371,14 @@ class ProviderPolicy:  # a dataclass: __post_init__ normalises its frozen fields
                                      f"{', '.join(LEVELS)}")
         if not isinstance(self.redact_secrets, bool):
             raise PrivacyConfigError("redactSecrets must be true or false")
-        object.__setattr__(self, "local_providers", frozenset(local))
-        object.__setattr__(self, "remote_default_allowed", default)
-        object.__setattr__(self, "remote_providers", MappingProxyType(remote))
+        set_field = msgspec.structs.force_setattr
+        set_field(self, "local_providers", frozenset(local))
+        set_field(self, "remote_default_allowed", default)
+        set_field(self, "remote_providers", MappingProxyType(remote))
+
+    def __hash__(self) -> int:  # the mapping (read-only, unhashable) is left out
+        return hash((self.local_providers, self.remote_default_allowed,
+                     self.default_classification, self.redact_secrets))
 
     @classmethod
     def from_config(cls, config: Mapping[str, object]) -> ProviderPolicy:

@@ -108,8 +108,10 @@ def run(argv: list[str], home: str) -> int:
     answer = _ask(home, event, raw, project)
     if answer is None:  # no helper took the request: nothing was done yet
         from waymarks.spawn.detached import complete_import_path
+        from waymarks.spawn.lean import import_msgspec
 
         complete_import_path()
+        import_msgspec()
         from pathlib import Path
 
         from waymarks.hosts.claude_code import main as in_process

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from waymarks import semantic
 from waymarks.files.atomic import write_atomic
+from waymarks.semantic import load as load_embedder
 from waymarks.service.semantic_backfill import NICENESS, PROGRESS_FILE, try_lock
 
 
@@ -45,7 +45,7 @@ def run(home: Path, held: int | None = None) -> int:
         return 0  # another worker has it
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
-    semantic.load(threads=1)  # one core for bulk work (a prompt's process embeds with two)
+    load_embedder(threads=1)  # one core for bulk work (a prompt's process embeds with two)
     state: dict[str, Any] = {"state": "running", "pid": os.getpid(), "started": _stamp(),
                              "embedded": 0, "total": None}
     state["cpu_earlier_s"] = _earlier_cpu(home)  # the home's workers before this one

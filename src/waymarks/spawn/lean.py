@@ -1,0 +1,31 @@
+"""A short-lived process's imports: msgspec without ``typing_extensions``.
+
+msgspec's import tries ``typing_extensions`` (installed beside Waymarks: the MCP SDK needs
+it) for ``get_type_hints``, ``Required`` and ``NotRequired``, and takes ``typing``'s when
+it cannot. That import costs a hook or a one-shot ``waymarks recall`` 7-13 ms of its
+80-130 (``inspect``, ``ast``, ``dis`` come with it) for nothing on the Pythons Waymarks
+supports: from 3.11 on, ``Required`` and ``NotRequired`` are ``typing``'s own, and its
+``get_type_hints(..., include_extras=True)``, what msgspec asks for, returns ``typing``'s
+result unchanged. So the entry points of short-lived processes import msgspec first, with
+``typing_extensions`` made unimportable for the length of that one import; anything
+importing ``typing_extensions`` later loads it as usual.
+"""
+
+import sys
+
+#: the module msgspec takes from ``typing`` instead
+_SKIPPED = "typing_extensions"
+
+
+def import_msgspec() -> None:
+    """Import msgspec without ``typing_extensions``, unless either is imported already
+    (then nothing changes)."""
+    modules = sys.modules
+    if "msgspec" in modules or _SKIPPED in modules:
+        return
+    modules[_SKIPPED] = None  # type: ignore[assignment]  # importing it raises ImportError
+    try:
+        import msgspec  # noqa: F401
+    finally:
+        if _SKIPPED in modules and modules[_SKIPPED] is None:
+            del modules[_SKIPPED]
