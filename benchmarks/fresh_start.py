@@ -5,7 +5,8 @@ realistic mix of ``benchmarks/rebuild.py``: memory adds, pins, supersedes, expir
 home's session directory for a project, and projected once with ``waymarks
 rebuild-index`` (timed: ``rebuild_s``). Then, each in a new process, timed wall clock:
 
-- ``recall``: ``waymarks recall QUERY`` (the one-shot recall of issue 15's table);
+- ``recall``: ``waymarks recall QUERY`` (the one-shot recall of issue 15's table), run
+  as a person runs it: the console script (``command`` in the output);
 - ``pins``: ``waymarks --json pins`` (a listing that needs the session's branch);
 - baselines in the same run, interleaved round by round (``spawn_timing.py``):
   ``python -c pass``, ``python -c "import waymarks.cli.main"``, and with
@@ -44,6 +45,13 @@ TARGET_MS = {10_000: 60.0, 100_000: 80.0, 1_000_000: 150.0}
 QUERY = "which service uses Kafka for event fan-out?"
 
 
+def command() -> list[str]:
+    """What a person runs: the installation's ``waymarks`` console script (``-m`` imports
+    ``runpy`` too, ~3 ms), or ``python -m waymarks.cli.main`` where there is none."""
+    script = Path(sys.executable).with_name("waymarks")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "waymarks.cli.main"]
+
+
 def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="waymarks-fresh-") as tmp:
         root = Path(tmp)
@@ -54,7 +62,7 @@ def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
         ledger = directory / "2026-01-01T00-00-00-000Z_bench.jsonl"
         generate(ledger, size, 1, str(project.resolve()))
         env = environment({"WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"})
-        waymarks = [sys.executable, "-m", "waymarks.cli.main"]
+        waymarks = command()
         start = time.perf_counter()
         subprocess.run([*waymarks, "rebuild-index"], cwd=project, env=env, check=True,
                        stdout=subprocess.DEVNULL)
@@ -102,7 +110,7 @@ def main() -> None:
                       "load_average": {"before": load_before, "after": load_average()},
                       "baseline_src": args.baseline_src, "baseline": baseline,
                       "semantic": os.environ.get("WAYMARKS_SEMANTIC", "on"),
-                      "sizes": sizes}, indent=2))
+                      "command": command(), "sizes": sizes}, indent=2))
 
 
 if __name__ == "__main__":
