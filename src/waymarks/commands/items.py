@@ -296,7 +296,7 @@ def register_inspection(memory: Group) -> None:
         covers; RECALLED marks the claims `waymarks recall` would put in a digest."""
         app = runtime().app()
         text = " ".join(query)
-        recalled = app.recall(text, inherit=False, privacy=False)
+        recalled = app.recall(text, inherit=False, privacy=False, every_candidate=True)
         ranked = sorted((s for s in recalled.scored if s.relevance > 0),
                         key=lambda s: (-s.relevance, s.candidate.id))
         views = {v.id: v for v in app.items("memory", ids=[s.candidate.id for s in ranked])} \

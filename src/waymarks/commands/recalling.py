@@ -24,7 +24,7 @@ def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
     from waymarks.recall.engine import explain
 
     result = app.recall(" ".join(query), tuple(history), inherit=not explain_,
-                        provider=provider)
+                        provider=provider, every_candidate=explain_)
     if explain_:
         report = explain(result)
         lines = [f"mode {report['mode']}; focus {' '.join(report['focus']) or '(none)'}"

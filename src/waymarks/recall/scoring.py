@@ -183,6 +183,21 @@ def _names_phrase(facts: _Facts, candidate: Candidate) -> bool:
     return any(pair in adjacent for pair in facts.phrases)
 
 
+def unheld_literal(plan: QueryPlan, stats: Stats) -> str | None:
+    """A literal of the query (a path, a file name) that no record holds, if any: the
+    literal gate (:func:`_gate`) then refuses every candidate, so a recall that only
+    wants what may be selected need read none (nor embed the query). ``stats``: the
+    statistics of the plan's features; a literal they were not read for counts as held.
+
+    Most coding prompts name a file, and most files no memory mentions: at a million
+    records such a query ranked the rows of its common words by length for nothing."""
+    features = frozenset((*plan.focus, *plan.context))
+    for literal in sorted(plan.literals):
+        if literal in features and not stats.df.get(literal, 0):
+            return literal
+    return None
+
+
 def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
               semantic: Semantic | None = None) -> list[Scored]:
     """Every candidate scored and judged, best first (eligible ones ahead of the rest)."""

@@ -35,7 +35,7 @@ from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import direct_plan, plan_query
-from waymarks.recall.scoring import Candidate, Stats
+from waymarks.recall.scoring import Candidate, Stats, unheld_literal
 from waymarks.service import rebuilding, semantic_recall
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import (
@@ -399,13 +399,16 @@ class Waymarks:
     @recovering
     def recall(self, query: str, history: Sequence[str] = (), *,
                inherit: bool = True, provider: str | None = None,
-               privacy: bool = True) -> RecallResult:
+               privacy: bool = True, every_candidate: bool = False) -> RecallResult:
         """Memory claims the query (with the recent user turns) is about, precision first.
 
         Only items this session may see are candidates: its own and, when the project is
         trusted, the project's; and only those the destination provider may see (the
         configured default provider unless one is named; ``privacy=False`` leaves that to
         a caller that records exclusions itself). ``inherit=False`` ignores the history.
+        A query naming a literal no record holds can select nothing
+        (:func:`~waymarks.recall.scoring.unheld_literal`): no candidate is read, unless
+        ``every_candidate`` (a search showing each candidate's score) asks for them.
         """
         session = self.refresh()
         index = self.projection.recall_index()
@@ -420,24 +423,30 @@ class Waymarks:
         # the admission below needs each candidate's explicit classification: read with
         # the candidates, from the same verified items rows (one query, not three)
         classes: dict[str, str | None] | None = {} if privacy else None
+        cache = None
         if not self.keep_recall_index:
             stats = index.stats(features)
-            candidates = index.candidates(plan, visible_to=visible, stats=stats,
-                                          classes=classes)
         else:
             if self._recall_cache is None:
                 self._recall_cache = RecallCache(index)
                 self._recall_cache.refresh()
                 settle_heap()  # a long-lived process: its working set is loaded now
-            self._recall_cache.index = index
-            self._recall_cache.refresh()
-            stats = self._recall_cache.stats(features)
-            candidates = self._recall_cache.candidates(plan, stats, visible_to=visible,
-                                                       classes=classes)
-        # hybrid recall (issue 20): only the query is embedded here; no extra, no change
-        candidates, near = semantic_recall.semantic_side_for(
-            self, index, query, candidates, visible,
-            self._vector_memo if self.keep_recall_index else None)
+            cache = self._recall_cache
+            cache.index = index
+            cache.refresh()
+            stats = cache.stats(features)
+        near = None
+        if not every_candidate and unheld_literal(plan, stats) is not None:
+            candidates = []  # the literal gate refuses every record
+        else:
+            candidates = (index.candidates(plan, visible_to=visible, stats=stats,
+                                           classes=classes) if cache is None
+                          else cache.candidates(plan, stats, visible_to=visible,
+                                                classes=classes))
+            # hybrid recall (issue 20): only the query is embedded here
+            candidates, near = semantic_recall.semantic_side_for(
+                self, index, query, candidates, visible,
+                self._vector_memo if self.keep_recall_index else None)
         if not privacy:
             return evaluate(plan, candidates, stats, semantic=near)
         egress = egress_for(self, provider)

@@ -27,7 +27,7 @@ def find_items(app: Waymarks, kind: Literal["pin", "memory"], query: str, *,
         # the index also holds superseded, invalid and expired claims (recall explains
         # why it left them out): only active ones are candidates here, checked again on
         # the projection, so a find never previews what no longer applies
-        recalled = app.recall(query, inherit=False, privacy=False)
+        recalled = app.recall(query, inherit=False, privacy=False, every_candidate=True)
         ranked = sorted((s for s in recalled.scored
                          if s.relevance > 0 and s.candidate.status == "active"),
                         key=lambda s: -s.relevance)[:limit]

@@ -215,7 +215,7 @@ def explain(app: Waymarks, prompt: str, provider: str | None) -> Explained:
         default, names = providers(app)
         chosen = provider if provider in names else default
         made = plan_with_memory(app, prompt, provider=chosen)
-        report = recall_explain(app.recall(prompt, provider=chosen))
+        report = recall_explain(app.recall(prompt, provider=chosen, every_candidate=True))
         budgets = settings_for(app).budgets
     manifest = made.manifest_json()
     excluded = [e for e in manifest["entries"] if e["decision"] == "excluded"]
