@@ -14,10 +14,13 @@ import random
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import LEVELS
 from waymarks.recall.engine import evaluate
 from waymarks.recall.plan import direct_plan
+from waymarks.recall.scoring import Candidate, QueryPlan
 from waymarks.store.migrations import migrate
 from waymarks.store.recall_cache import RecallCache
 from waymarks.store.recall_index import RecallIndex, RecordInput
@@ -101,3 +104,45 @@ def test_cached_and_sqlite_candidates_agree_as_the_store_grows(tmp_path: Path) -
             stats = index.stats(features)
             assert [c.id for c in index.candidates(plan, limit=20, stats=stats)] == [
                 c.id for c in cache.candidates(plan, cache.stats(features), limit=20)], query
+
+
+def test_queries_matching_many_rows_are_ranked_in_sqlite_with_the_same_candidates(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``SQLITE_PAST`` matched postings the cache asks SQLite (faster there at a
+    million records): the same candidates as ranking them in memory."""
+    from waymarks.store import recall_cache
+
+    rng = random.Random(11)
+    db = sqlite3.connect(tmp_path / "store.sqlite3", isolation_level=None)
+    migrate(db, 0)
+    index = RecallIndex(db, items_backed=False)
+    db.execute("BEGIN")
+    index.add(_claims(rng, 3000))
+    db.execute("COMMIT")
+    cache = RecallCache(index)
+    cache.refresh()
+    asked: list[str] = []
+    ranked_by_sqlite = index.candidates
+
+    def counting(plan: QueryPlan, *args: object, **kwargs: object) -> list[Candidate]:
+        asked.append(" ".join(plan.focus))
+        return ranked_by_sqlite(plan, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index, "candidates", counting)
+    queries = _queries(rng, 120)
+
+    def chosen(past: int) -> list[list[str]]:
+        monkeypatch.setattr(recall_cache, "SQLITE_PAST", past)
+        out = []
+        for query in queries:
+            plan = direct_plan(query)
+            out.append([c.id for c in cache.candidates(
+                plan, cache.stats((*plan.focus, *plan.context)))])
+        return out
+
+    in_memory = chosen(10**9)
+    assert asked == [] and sum(map(bool, in_memory)) > 100
+    assert chosen(1500) == in_memory
+    assert 0 < len(asked) < len(queries)  # some queries past it, some not
+    asked.clear()
+    assert chosen(0) == in_memory and len(asked) == sum(map(bool, in_memory))
