@@ -9,7 +9,10 @@ unrelated to the store) are answered; each is timed end to end (``perf_counter``
 ``direct_plan`` + ``stats`` + ``candidates`` + ``evaluate``, as ``Waymarks.recall`` runs
 them (no candidate is read for a query naming a literal no record holds: it can select
 nothing; ``unheld_literal_queries`` counts them). Reported: p50/p99 ms, mean ms
-per phase, the index size on disk and the process RSS (current and peak). Answer quality
+per phase, the index size on disk, the process RSS (current and peak) and
+``sqlite_process_rss_mb``, a process that answered the same queries through SQLite
+alone (the RSS target's path: this one also holds the claims and the in-memory
+index). Answer quality
 is a by-product: ``named_hit`` = share of queries about a claim whose digest holds that
 very claim (a lower bound: similar claims about the same service compete),
 ``unrelated_digest`` = share of unrelated queries that still got a digest.
@@ -384,6 +387,36 @@ result = evaluate(plan, index.candidates(plan), index.stats(plan.focus + plan.co
 print(len(result.selected))
 """
 IMPORT_ONLY = "import waymarks.recall.engine, waymarks.store.recall_index"
+#: the SQLite path alone in a process of its own (this one holds the generator's claims
+#: and the in-memory index): every query of the mix, then the process's RSS in kB
+SQLITE_PROCESS = """
+import json, sqlite3, sys
+from waymarks.core.egress import Egress
+from waymarks.recall.engine import evaluate
+from waymarks.recall.plan import direct_plan
+from waymarks.store.recall_index import RecallIndex
+try:
+    from waymarks.recall.scoring import unheld_literal
+except ImportError:
+    unheld_literal = None
+EXACT = Egress("local", frozenset({"normal"}), redacts=False)
+index = RecallIndex(sqlite3.connect(sys.argv[1]), items_backed=False)
+for query in json.load(sys.stdin):
+    plan = direct_plan(query)
+    stats = index.stats((*plan.focus, *plan.context))
+    skip = unheld_literal is not None and unheld_literal(plan, stats) is not None
+    evaluate(plan, [] if skip else index.candidates(plan, stats=stats), stats, EXACT)
+print(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmRSS")))
+"""
+
+
+def sqlite_process_rss_mb(path: Path, queries: Sequence[tuple[str, str]]) -> float:
+    """The RSS of a process that answered every query through SQLite (issue 15's
+    RSS target is this path's)."""
+    done = subprocess.run([sys.executable, "-c", SQLITE_PROCESS, str(path)], check=True,
+                          input=json.dumps([q for _, q in queries]), capture_output=True,
+                          text=True)
+    return round(int(done.stdout.split()[-1]) / 1024, 1)
 
 
 def wall(argv: list[str]) -> float:
@@ -445,8 +478,9 @@ def run_one(size: int, count: int, seed: int, fresh_runs: int,
             "build_s": round(build_s, 2),
             "records_per_s": None if build_s != build_s else round(size / build_s),
             "index_mb": round(disk / 1e6, 2),
-            "rss_mb": current,
+            "rss_mb": current,  # this process: the generator's claims, the in-memory index
             "peak_rss_mb": peak,
+            "sqlite_process_rss_mb": sqlite_process_rss_mb(path, queries),
             "warm": warm,
             "warm_cached": cached,
             # the two paths rank candidates alike: the share of queries whose digest holds
