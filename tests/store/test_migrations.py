@@ -80,7 +80,10 @@ def schema(db: sqlite3.Connection) -> dict[str, Any]:
     return {
         "objects": objects,
         "columns": {t: db.execute(f"PRAGMA table_xinfo('{t}')").fetchall() for t in tables},
-        "indexes": {t: db.execute(f"PRAGMA index_list('{t}')").fetchall() for t in tables},
+        # by name, without the position: that is the order they were created in (a bulk
+        # load drops and creates some again), not a property of the schema
+        "indexes": {t: sorted(row[1:] for row in db.execute(f"PRAGMA index_list('{t}')"))
+                    for t in tables},
         "index_columns": {i: db.execute(f"PRAGMA index_xinfo('{i}')").fetchall()
                           for i in indexes},
         "versions": db.execute("SELECT version, name FROM schema_migrations"
