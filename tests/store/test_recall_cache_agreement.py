@@ -56,16 +56,22 @@ def _queries(rng: random.Random, count: int) -> list[str]:
                                          n=rng.randrange(40)) for _ in range(count)]
 
 
-def test_cached_and_sqlite_recall_choose_the_same(tmp_path: Path) -> None:
-    rng = random.Random(20261202)
-    db = sqlite3.connect(tmp_path / "store.sqlite3", isolation_level=None)
+def _store(path: Path, rng: random.Random, claims: int) -> tuple[RecallIndex, RecallCache]:
+    """A file database of ``claims`` claims, and the in-memory index loaded from it."""
+    db = sqlite3.connect(path, isolation_level=None)
     migrate(db, 0)
     index = RecallIndex(db, items_backed=False)
     db.execute("BEGIN")
-    index.add(_claims(rng, 3000))
+    index.add(_claims(rng, claims))
     db.execute("COMMIT")
     cache = RecallCache(index)
-    assert cache.refresh() == 3000
+    assert cache.refresh() == claims
+    return index, cache
+
+
+def test_cached_and_sqlite_recall_choose_the_same(tmp_path: Path) -> None:
+    rng = random.Random(20261202)
+    index, cache = _store(tmp_path / "store.sqlite3", rng, 3000)
     differing: list[str] = []
     selected = 0
     for query in _queries(rng, 300):
@@ -113,14 +119,7 @@ def test_queries_matching_many_rows_are_ranked_in_sqlite_with_the_same_candidate
     from waymarks.store import recall_cache
 
     rng = random.Random(11)
-    db = sqlite3.connect(tmp_path / "store.sqlite3", isolation_level=None)
-    migrate(db, 0)
-    index = RecallIndex(db, items_backed=False)
-    db.execute("BEGIN")
-    index.add(_claims(rng, 3000))
-    db.execute("COMMIT")
-    cache = RecallCache(index)
-    cache.refresh()
+    index, cache = _store(tmp_path / "store.sqlite3", rng, 3000)
     asked: list[str] = []
     ranked_by_sqlite = index.candidates
 
