@@ -6,10 +6,10 @@ Without it, or with ``WAYMARKS_SEMANTIC=off``, :func:`load` returns ``None`` and
 the lexical engine, unchanged.
 
 The model is loaded once per process (about 30 ms) and kept: a warm helper embeds each
-prompt in about 9 ms (two threads, :data:`PROMPT_THREADS`). Stored passages are embedded
-by the home's background worker (woken by a write or a rebuild,
-:mod:`waymarks.service.semantic_backfill`; one thread) or by ``waymarks index
---semantic``, never on the prompt path and never by a writer.
+prompt in about 15 ms (one thread, :data:`THREADS`). Stored passages are embedded by
+the home's background worker (woken by a write or a rebuild,
+:mod:`waymarks.service.semantic_backfill`; one thread whatever ``OMP_NUM_THREADS`` says)
+or by ``waymarks index --semantic``, never on the prompt path and never by a writer.
 """
 
 from __future__ import annotations
@@ -37,12 +37,13 @@ one_blas_thread()
 SWITCH: Final = "WAYMARKS_SEMANTIC"
 _OFF: Final = frozenset({"0", "off", "false", "no"})
 
-#: the native engine's threads in a process that embeds prompts: a query is one short
-#: sequence, and two threads embed it in about 55 % of the wall time of one, for the same
-#: CPU time (2 cores: p50 16-18 -> 9-10 ms, p99 25-32 -> 13-16 ms); more than two were
-#: not measured. The background worker embeds with one (it must leave the person's cores
-#: alone), and ``OMP_NUM_THREADS``, when set, is the person's choice.
-PROMPT_THREADS: Final = 2
+#: the native engine's threads unless ``OMP_NUM_THREADS`` says otherwise (the person's
+#: choice). One: two threads embed a query in ~55 % of the time on an idle 2-core machine
+#: (p50 16-18 -> 9-10 ms, the same bits), but the engine's threads wait for each other by
+#: spinning, and with another process on one core (a build, the agent, the background
+#: embedder) a fresh process's first query took 227-801 ms instead of 13-19 and a hook
+#: without its helper 555 ms instead of 292 (measured; not taken)
+THREADS: Final = 1
 #: the engine's threading runtime reads this when it loads
 _THREADS_VARIABLE: Final = "OMP_NUM_THREADS"
 
@@ -53,18 +54,11 @@ def enabled() -> bool:
     return os.environ.get(SWITCH, "").strip().casefold() not in _OFF
 
 
-def usable_cores() -> int:
-    """The cores this process may run on (all of the machine's where that is unknown)."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
-
-
 def load(threads: int | None = None) -> Embedder | None:
     """The process's embedder, or ``None`` when the extra is missing or switched off.
 
     ``threads``: the engine's threads, fixed by the process's first load (the engine's
-    runtime starts once); by default ``OMP_NUM_THREADS`` if set, else up to
-    ``PROMPT_THREADS``.
+    runtime starts once); by default ``OMP_NUM_THREADS`` if set, else :data:`THREADS`.
 
     A missing package is the ordinary lexical install; a package that is present but fails
     to load raises (a broken install is reported, never silently downgraded)."""
@@ -77,7 +71,7 @@ def load(threads: int | None = None) -> Embedder | None:
             _loaded["e5"] = None
         else:
             if threads is None and _THREADS_VARIABLE not in os.environ:
-                threads = min(PROMPT_THREADS, usable_cores())
+                threads = THREADS
             _loaded["e5"] = E5Embedder(threads)
     return _loaded["e5"]
 
