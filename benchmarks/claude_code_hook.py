@@ -9,7 +9,11 @@ pass`` and, with ``--baseline-src DIR``, another checkout's hook; ``spawn_timing
 then with the helper (the way Claude Code runs it).
 Floors measured in the same run: ``python -c pass`` from the virtualenv, the same through
 a pyenv shim when one exists, and the hook with input that is refused at once (the cost
-of starting Waymarks' entry point).
+of starting Waymarks' entry point). The baseline answers from a copy of the home projected
+by its own code (a newer schema is refused by older code). With the semantic extra
+installed, every claim written wakes the background embedder (minutes of CPU on the same
+cores) and a hook without the helper loads the model: run with ``WAYMARKS_SEMANTIC=off``
+for the lexical hook of issue 15's table (the report says which: ``semantic``).
 
     .venv/bin/python benchmarks/claude_code_hook.py [--memories 10000] [--runs 30]
         [--baseline-src DIR]
@@ -41,6 +45,21 @@ def hook_command(home: Path, entry: Path) -> list[str]:
     """What Claude Code runs for the hook (``claude-code install``'s command line)."""
     return [sys.executable, "-I", "-S", str(entry), "--home", str(home), "hook",
             "claude-code", "UserPromptSubmit"]
+
+
+#: the baseline's own projection of the same ledgers, built by its own code
+REBUILD = ("import sys; sys.path.insert(0, sys.argv[1]); from waymarks.cli.main import main; "
+           "sys.exit(main(['--home', sys.argv[2], 'rebuild-index']))")
+
+
+def baseline_home(home: Path, copy: Path, src: str, project: Path) -> Path:
+    """A copy of ``home`` (its ledgers, its Claude Code state) projected by the code in
+    ``src``: a database of a newer schema is refused by older code, whose hook would then
+    answer at once and be timed doing nothing."""
+    shutil.copytree(home, copy, ignore=shutil.ignore_patterns("waymarks.db*", "*.lock"))
+    subprocess.run([sys.executable, "-c", REBUILD, src, str(copy)], cwd=project, check=True,
+                   stdout=subprocess.DEVNULL, env=environment({"WAYMARKS_CC_HELPER": "off"}))
+    return copy
 
 
 def timed(argv: list[str], stdin: bytes = b"") -> float:
@@ -89,8 +108,9 @@ def main() -> int:
         variants = {"python_pass": ([sys.executable, "-c", "pass"], off),
                     "without_helper": (argv, off)}
         if args.baseline_src:  # its own launcher: it puts its own directory on the path
-            variants["without_helper_baseline"] = (
-                hook_command(home, Path(args.baseline_src) / "waymarks/hosts/hook_entry.py"), off)
+            variants["without_helper_baseline"] = (hook_command(
+                baseline_home(home, Path(tmp, "home-baseline"), args.baseline_src, project),
+                Path(args.baseline_src) / "waymarks/hosts/hook_entry.py"), off)
         cold = interleaved(variants, args.runs, stdin=payloads)
         timed(argv, payloads[0])  # warm the file cache and the database; starts the helper
         hook = [timed(argv, p) for p in payloads]
@@ -105,6 +125,7 @@ def main() -> int:
     report = {
         "benchmark": "claude_code_hook", "memories": args.memories, "pins": 5,
         "load_average": load_average(), "baseline_src": args.baseline_src,
+        "semantic": os.environ.get("WAYMARKS_SEMANTIC", "on"),
         "user_prompt_submit": {**summary(hook), "target_median_ms": 60},
         "without_helper": {**cold["without_helper"], "target_median_ms": 90},
         "without_helper_baseline": cold.get("without_helper_baseline"),
