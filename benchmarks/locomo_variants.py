@@ -23,18 +23,19 @@ import json
 import sqlite3
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import locomo
 from waymarks.recall.engine import evaluate
-from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Calibration, semantic_side
+from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Calibration, Semantic, semantic_side
 from waymarks.recall.plan import direct_plan
 from waymarks.recall.scoring import ranked
 from waymarks.store import recall_vectors
@@ -52,6 +53,19 @@ class Variant:
     ranking: str = "sum"
     #: False: ranked measures only (hit and injection are not measured)
     digest: bool = True
+    #: another per-record signal, supplied by another script (``locomo_sparse.py``):
+    #: (records' conversation, question's conversation, question index) -> one score a
+    #: record of the first, in the records' order
+    extra: Callable[[int, int, int], np.ndarray] | None = None
+    #: the extra signal's weight, added to the fused relevance (and coverage, for the
+    #: digest: :class:`ExtraSemantic`); ``None``: it stands in for the calibrated similarity
+    extra_weight: float | None = 0.0
+    #: the digest's fused relevance and coverage divided by ``1 + extra_weight`` (the same
+    #: ranking, the gates' thresholds on the usual scale)
+    extra_scaled: bool = False
+    #: the digest's relevance only takes the extra signal, not the coverage (the gates that
+    #: decide eligibility do not see it: it orders and cuts the eligible records)
+    extra_relevance_only: bool = False
 
 
 def base() -> Calibration:
@@ -198,17 +212,22 @@ def run(data: Path, cache: Path, only: set[str] | None,
                     qv = np.frombuffer(qvec[variant.prefix][question], dtype="<f4")
                     cos = matrices[ci] @ qv
                     sem = _similarity(variant.ranking, cos, c)
+                    if variant.extra is not None and variant.extra_weight is None:
+                        sem = variant.extra(ci, ci, qi)
                     fused = _ranking(variant.ranking, rel, sem, c.weight)
+                    if variant.extra is not None and variant.extra_weight:
+                        fused = fused + variant.extra_weight * variant.extra(ci, ci, qi)
                     if variant.ranking.startswith("prf"):
                         cos = _feedback(variant.ranking, matrices[ci], qv, fused)
                         sem = _similarity("sum", cos, c)
                         fused = _ranking("sum", rel, sem, c.weight)
                     selected, foreign = [], []
                     if variant.digest:
-                        selected = _digest(index, d, question, qv, cos, c, variant.candidates)
+                        selected = _digest(index, d, question, cos, c, variant,
+                                           _extra(variant, ci, ci, qi))
                         fcos = matrices[fj] @ qv
-                        foreign = _digest(indexes[fj], dense[fj], question, qv, fcos, c,
-                                          variant.candidates)
+                        foreign = _digest(indexes[fj], dense[fj], question, fcos, c, variant,
+                                          _extra(variant, fj, ci, qi))
                 # ties: newer first, then id (as ``ranked``)
                 order = np.lexsort((np.array(d.ids), -created, -fused))
                 docs = [by_id[d.ids[k]] for k in order[:10]]
@@ -305,13 +324,63 @@ def _ranking(mode: str, rel: np.ndarray, sem: np.ndarray, weight: float) -> np.n
     return (1 - weight) * rel + weight * sem
 
 
-def _digest(index: Any, d: Any, question: str, qv: np.ndarray, cos: np.ndarray,
-            c: Calibration, limit: int) -> list[str]:
+class _Tagged(float):
+    """A calibrated similarity that carries its record's extra signal (and how many times
+    it was fused: scoring fuses a record's coverage first, then its relevance)."""
+
+    extra: float
+    fused: int
+
+    def __new__(cls, value: float, extra: float) -> _Tagged:
+        tagged = super().__new__(cls, value)
+        tagged.extra = extra
+        tagged.fused = 0
+        return tagged
+
+
+class ExtraSemantic(Semantic, frozen=True):
+    """The production semantic side with an extra signal fused into relevance and
+    coverage; the gates (qualify, support, veto, cross-script) still see the similarity."""
+
+    extra: Mapping[str, float] = msgspec.field(default_factory=dict)
+    extra_weight: float | None = 0.0
+    divide: float = 1.0
+    relevance_only: bool = False
+
+    def score(self, candidate_id: str) -> float | None:
+        sem = super().score(candidate_id)
+        return None if sem is None else _Tagged(sem, self.extra.get(candidate_id, 0.0))
+
+    def fuse(self, lexical: float, sem: float | None) -> float:
+        if sem is None:
+            return lexical
+        extra = float(getattr(sem, "extra", 0.0))
+        if isinstance(sem, _Tagged):
+            sem.fused += 1
+            if self.relevance_only and sem.fused == 1:  # the coverage
+                return super().fuse(lexical, float(sem))
+        if self.extra_weight is None:
+            return super().fuse(lexical, extra)
+        return (super().fuse(lexical, float(sem)) + self.extra_weight * extra) / self.divide
+
+
+def _extra(variant: Variant, records: int, ci: int, qi: int) -> np.ndarray | None:
+    return None if variant.extra is None else variant.extra(records, ci, qi)
+
+
+def _digest(index: Any, d: Any, question: str, cos: np.ndarray, c: Calibration,
+            variant: Variant, extra_scores: np.ndarray | None) -> list[str]:
     plan = direct_plan(question)
     cands = index.candidates(plan)
     stats = index.stats(plan.focus + plan.context)
     semantic, extra = semantic_side(d.ids, cos.tolist(), [x.id for x in cands], c,
-                                    limit=limit, query=question)
+                                    limit=variant.candidates, query=question)
+    if extra_scores is not None:
+        w = variant.extra_weight
+        semantic = ExtraSemantic(
+            semantic.cosines, semantic.calibration, semantic.query_script,
+            dict(zip(d.ids, extra_scores.tolist(), strict=True)), w,
+            1.0 + (w or 0.0) if variant.extra_scaled else 1.0, variant.extra_relevance_only)
     by_id = {x.id: x for x in d.all_candidates}
     return evaluate(plan, [*cands, *(by_id[i] for i in extra)], stats, locomo.EXACT,
                     semantic).selected
