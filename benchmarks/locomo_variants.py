@@ -194,6 +194,8 @@ def run(data: Path, cache: Path, only: set[str] | None,
         start, cpu = time.perf_counter(), time.process_time()
         sums = {"r1": 0.0, "r5": 0.0, "r10": 0.0, "hit": 0, "digest": 0, "injected": 0}
         per_cat: dict[int, dict[str, float]] = {}
+        # per conversation too: a change that helps one conversation only is not a change
+        per_conv: dict[str, dict[str, float]] = {}
         precisions: list[float] = []
         n = 0
         for ci, (conv, index, d) in enumerate(zip(conversations, indexes, dense, strict=True)):
@@ -239,10 +241,13 @@ def run(data: Path, cache: Path, only: set[str] | None,
                     precisions.append(sum(1 for sid in selected if set(by_id[sid].cites)
                                           & set(evidence)) / len(selected))
                 cat = per_cat.setdefault(qa["category"], {k: 0.0 for k in (*sums, "n")})
+                group = per_conv.setdefault(conv.name, {k: 0.0 for k in (*sums, "n")})
                 for key, value in row.items():
                     sums[key] += value
                     cat[key] += value
+                    group[key] += value
                 cat["n"] += 1
+                group["n"] += 1
                 n += 1
         results[variant.name] = {
             "prefix": variant.prefix, "candidates": variant.candidates,
@@ -254,6 +259,9 @@ def run(data: Path, cache: Path, only: set[str] | None,
             "categories": {locomo.CATEGORIES[k]: {m: round(100 * v / c["n"], 1)
                                                   for m, v in c.items() if m != "n"}
                            for k, c in sorted(per_cat.items())},
+            "conversations": {name: {m: round(100 * v / c["n"], 1)
+                                     for m, v in c.items() if m != "n"}
+                              for name, c in per_conv.items()},
             "digest_precision": round(100 * sum(precisions) / len(precisions), 1)
             if precisions else None,
             "wall_s": round(time.perf_counter() - start, 1),
