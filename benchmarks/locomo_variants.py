@@ -66,6 +66,10 @@ class Variant:
     #: the digest's relevance only takes the extra signal, not the coverage (the gates that
     #: decide eligibility do not see it: it orders and cuts the eligible records)
     extra_relevance_only: bool = False
+    #: with ``extra_relevance_only``: another signal (the same call) added to the digest's
+    #: coverage alone, by ``coverage_weight``
+    coverage_extra: Callable[[int, int, int], np.ndarray] | None = None
+    coverage_weight: float = 0.0
 
 
 def base() -> Calibration:
@@ -225,11 +229,10 @@ def run(data: Path, cache: Path, only: set[str] | None,
                         fused = _ranking("sum", rel, sem, c.weight)
                     selected, foreign = [], []
                     if variant.digest:
-                        selected = _digest(index, d, question, cos, c, variant,
-                                           _extra(variant, ci, ci, qi))
+                        selected = _digest(index, d, question, cos, c, variant, (ci, ci, qi))
                         fcos = matrices[fj] @ qv
                         foreign = _digest(indexes[fj], dense[fj], question, fcos, c, variant,
-                                          _extra(variant, fj, ci, qi))
+                                          (fj, ci, qi))
                 # ties: newer first, then id (as ``ranked``)
                 order = np.lexsort((np.array(d.ids), -created, -fused))
                 docs = [by_id[d.ids[k]] for k in order[:10]]
@@ -337,12 +340,12 @@ class _Tagged(float):
     it was fused: scoring fuses a record's coverage first, then its relevance)."""
 
     extra: float
+    coverage: float
     fused: int
 
-    def __new__(cls, value: float, extra: float) -> _Tagged:
+    def __new__(cls, value: float, extra: float, coverage: float) -> _Tagged:
         tagged = super().__new__(cls, value)
-        tagged.extra = extra
-        tagged.fused = 0
+        tagged.extra, tagged.coverage, tagged.fused = extra, coverage, 0
         return tagged
 
 
@@ -354,10 +357,13 @@ class ExtraSemantic(Semantic, frozen=True):
     extra_weight: float | None = 0.0
     divide: float = 1.0
     relevance_only: bool = False
+    coverage_extra: Mapping[str, float] = msgspec.field(default_factory=dict)
+    coverage_weight: float = 0.0
 
     def score(self, candidate_id: str) -> float | None:
         sem = super().score(candidate_id)
-        return None if sem is None else _Tagged(sem, self.extra.get(candidate_id, 0.0))
+        return None if sem is None else _Tagged(sem, self.extra.get(candidate_id, 0.0),
+                                                self.coverage_extra.get(candidate_id, 0.0))
 
     def fuse(self, lexical: float, sem: float | None) -> float:
         if sem is None:
@@ -366,29 +372,29 @@ class ExtraSemantic(Semantic, frozen=True):
         if isinstance(sem, _Tagged):
             sem.fused += 1
             if self.relevance_only and sem.fused == 1:  # the coverage
-                return super().fuse(lexical, float(sem))
+                return super().fuse(lexical, float(sem)) + self.coverage_weight * sem.coverage
         if self.extra_weight is None:
             return super().fuse(lexical, extra)
         return (super().fuse(lexical, float(sem)) + self.extra_weight * extra) / self.divide
 
 
-def _extra(variant: Variant, records: int, ci: int, qi: int) -> np.ndarray | None:
-    return None if variant.extra is None else variant.extra(records, ci, qi)
-
-
 def _digest(index: Any, d: Any, question: str, cos: np.ndarray, c: Calibration,
-            variant: Variant, extra_scores: np.ndarray | None) -> list[str]:
+            variant: Variant, at: tuple[int, int, int]) -> list[str]:
+    """The digest's selection; ``at``: (records' conversation, question's, question)."""
     plan = direct_plan(question)
     cands = index.candidates(plan)
     stats = index.stats(plan.focus + plan.context)
     semantic, extra = semantic_side(d.ids, cos.tolist(), [x.id for x in cands], c,
                                     limit=variant.candidates, query=question)
-    if extra_scores is not None:
+    if variant.extra is not None:
         w = variant.extra_weight
+        coverage = ({} if variant.coverage_extra is None else
+                    dict(zip(d.ids, variant.coverage_extra(*at).tolist(), strict=True)))
         semantic = ExtraSemantic(
             semantic.cosines, semantic.calibration, semantic.query_script,
-            dict(zip(d.ids, extra_scores.tolist(), strict=True)), w,
-            1.0 + (w or 0.0) if variant.extra_scaled else 1.0, variant.extra_relevance_only)
+            dict(zip(d.ids, variant.extra(*at).tolist(), strict=True)), w,
+            1.0 + (w or 0.0) if variant.extra_scaled else 1.0, variant.extra_relevance_only,
+            coverage, variant.coverage_weight)
     by_id = {x.id: x for x in d.all_candidates}
     return evaluate(plan, [*cands, *(by_id[i] for i in extra)], stats, locomo.EXACT,
                     semantic).selected
