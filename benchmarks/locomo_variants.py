@@ -23,18 +23,19 @@ import json
 import sqlite3
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import locomo
 from waymarks.recall.engine import evaluate
-from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Calibration, semantic_side
+from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Calibration, Semantic, semantic_side
 from waymarks.recall.plan import direct_plan
 from waymarks.recall.scoring import ranked
 from waymarks.store import recall_vectors
@@ -52,6 +53,23 @@ class Variant:
     ranking: str = "sum"
     #: False: ranked measures only (hit and injection are not measured)
     digest: bool = True
+    #: another per-record signal, supplied by another script (``locomo_sparse.py``):
+    #: (records' conversation, question's conversation, question index) -> one score a
+    #: record of the first, in the records' order
+    extra: Callable[[int, int, int], np.ndarray] | None = None
+    #: the extra signal's weight, added to the fused relevance (and coverage, for the
+    #: digest: :class:`ExtraSemantic`); ``None``: it stands in for the calibrated similarity
+    extra_weight: float | None = 0.0
+    #: the digest's fused relevance and coverage divided by ``1 + extra_weight`` (the same
+    #: ranking, the gates' thresholds on the usual scale)
+    extra_scaled: bool = False
+    #: the digest's relevance only takes the extra signal, not the coverage (the gates that
+    #: decide eligibility do not see it: it orders and cuts the eligible records)
+    extra_relevance_only: bool = False
+    #: with ``extra_relevance_only``: another signal (the same call) added to the digest's
+    #: coverage alone, by ``coverage_weight``
+    coverage_extra: Callable[[int, int, int], np.ndarray] | None = None
+    coverage_weight: float = 0.0
 
 
 def base() -> Calibration:
@@ -180,6 +198,8 @@ def run(data: Path, cache: Path, only: set[str] | None,
         start, cpu = time.perf_counter(), time.process_time()
         sums = {"r1": 0.0, "r5": 0.0, "r10": 0.0, "hit": 0, "digest": 0, "injected": 0}
         per_cat: dict[int, dict[str, float]] = {}
+        # per conversation too: a change that helps one conversation only is not a change
+        per_conv: dict[str, dict[str, float]] = {}
         precisions: list[float] = []
         n = 0
         for ci, (conv, index, d) in enumerate(zip(conversations, indexes, dense, strict=True)):
@@ -198,17 +218,21 @@ def run(data: Path, cache: Path, only: set[str] | None,
                     qv = np.frombuffer(qvec[variant.prefix][question], dtype="<f4")
                     cos = matrices[ci] @ qv
                     sem = _similarity(variant.ranking, cos, c)
+                    if variant.extra is not None and variant.extra_weight is None:
+                        sem = variant.extra(ci, ci, qi)
                     fused = _ranking(variant.ranking, rel, sem, c.weight)
+                    if variant.extra is not None and variant.extra_weight:
+                        fused = fused + variant.extra_weight * variant.extra(ci, ci, qi)
                     if variant.ranking.startswith("prf"):
                         cos = _feedback(variant.ranking, matrices[ci], qv, fused)
                         sem = _similarity("sum", cos, c)
                         fused = _ranking("sum", rel, sem, c.weight)
                     selected, foreign = [], []
                     if variant.digest:
-                        selected = _digest(index, d, question, qv, cos, c, variant.candidates)
+                        selected = _digest(index, d, question, cos, c, variant, (ci, ci, qi))
                         fcos = matrices[fj] @ qv
-                        foreign = _digest(indexes[fj], dense[fj], question, qv, fcos, c,
-                                          variant.candidates)
+                        foreign = _digest(indexes[fj], dense[fj], question, fcos, c, variant,
+                                          (fj, ci, qi))
                 # ties: newer first, then id (as ``ranked``)
                 order = np.lexsort((np.array(d.ids), -created, -fused))
                 docs = [by_id[d.ids[k]] for k in order[:10]]
@@ -220,10 +244,13 @@ def run(data: Path, cache: Path, only: set[str] | None,
                     precisions.append(sum(1 for sid in selected if set(by_id[sid].cites)
                                           & set(evidence)) / len(selected))
                 cat = per_cat.setdefault(qa["category"], {k: 0.0 for k in (*sums, "n")})
+                group = per_conv.setdefault(conv.name, {k: 0.0 for k in (*sums, "n")})
                 for key, value in row.items():
                     sums[key] += value
                     cat[key] += value
+                    group[key] += value
                 cat["n"] += 1
+                group["n"] += 1
                 n += 1
         results[variant.name] = {
             "prefix": variant.prefix, "candidates": variant.candidates,
@@ -235,6 +262,9 @@ def run(data: Path, cache: Path, only: set[str] | None,
             "categories": {locomo.CATEGORIES[k]: {m: round(100 * v / c["n"], 1)
                                                   for m, v in c.items() if m != "n"}
                            for k, c in sorted(per_cat.items())},
+            "conversations": {name: {m: round(100 * v / c["n"], 1)
+                                     for m, v in c.items() if m != "n"}
+                              for name, c in per_conv.items()},
             "digest_precision": round(100 * sum(precisions) / len(precisions), 1)
             if precisions else None,
             "wall_s": round(time.perf_counter() - start, 1),
@@ -305,13 +335,66 @@ def _ranking(mode: str, rel: np.ndarray, sem: np.ndarray, weight: float) -> np.n
     return (1 - weight) * rel + weight * sem
 
 
-def _digest(index: Any, d: Any, question: str, qv: np.ndarray, cos: np.ndarray,
-            c: Calibration, limit: int) -> list[str]:
+class _Tagged(float):
+    """A calibrated similarity that carries its record's extra signal (and how many times
+    it was fused: scoring fuses a record's coverage first, then its relevance)."""
+
+    extra: float
+    coverage: float
+    fused: int
+
+    def __new__(cls, value: float, extra: float, coverage: float) -> _Tagged:
+        tagged = super().__new__(cls, value)
+        tagged.extra, tagged.coverage, tagged.fused = extra, coverage, 0
+        return tagged
+
+
+class ExtraSemantic(Semantic, frozen=True):
+    """The production semantic side with an extra signal fused into relevance and
+    coverage; the gates (qualify, support, veto, cross-script) still see the similarity."""
+
+    extra: Mapping[str, float] = msgspec.field(default_factory=dict)
+    extra_weight: float | None = 0.0
+    divide: float = 1.0
+    relevance_only: bool = False
+    coverage_extra: Mapping[str, float] = msgspec.field(default_factory=dict)
+    coverage_weight: float = 0.0
+
+    def score(self, candidate_id: str) -> float | None:
+        sem = super().score(candidate_id)
+        return None if sem is None else _Tagged(sem, self.extra.get(candidate_id, 0.0),
+                                                self.coverage_extra.get(candidate_id, 0.0))
+
+    def fuse(self, lexical: float, sem: float | None) -> float:
+        if sem is None:
+            return lexical
+        extra = float(getattr(sem, "extra", 0.0))
+        if isinstance(sem, _Tagged):
+            sem.fused += 1
+            if self.relevance_only and sem.fused == 1:  # the coverage
+                return super().fuse(lexical, float(sem)) + self.coverage_weight * sem.coverage
+        if self.extra_weight is None:
+            return super().fuse(lexical, extra)
+        return (super().fuse(lexical, float(sem)) + self.extra_weight * extra) / self.divide
+
+
+def _digest(index: Any, d: Any, question: str, cos: np.ndarray, c: Calibration,
+            variant: Variant, at: tuple[int, int, int]) -> list[str]:
+    """The digest's selection; ``at``: (records' conversation, question's, question)."""
     plan = direct_plan(question)
     cands = index.candidates(plan)
     stats = index.stats(plan.focus + plan.context)
     semantic, extra = semantic_side(d.ids, cos.tolist(), [x.id for x in cands], c,
-                                    limit=limit, query=question)
+                                    limit=variant.candidates, query=question)
+    if variant.extra is not None:
+        w = variant.extra_weight
+        coverage = ({} if variant.coverage_extra is None else
+                    dict(zip(d.ids, variant.coverage_extra(*at).tolist(), strict=True)))
+        semantic = ExtraSemantic(
+            semantic.cosines, semantic.calibration, semantic.query_script,
+            dict(zip(d.ids, variant.extra(*at).tolist(), strict=True)), w,
+            1.0 + (w or 0.0) if variant.extra_scaled else 1.0, variant.extra_relevance_only,
+            coverage, variant.coverage_weight)
     by_id = {x.id: x for x in d.all_candidates}
     return evaluate(plan, [*cands, *(by_id[i] for i in extra)], stats, locomo.EXACT,
                     semantic).selected
