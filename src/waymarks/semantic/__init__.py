@@ -70,7 +70,7 @@ def load(threads: int | None = None) -> Embedder | None:
         except ImportError:
             _loaded["e5"] = None
         else:
-            if threads is None and _THREADS_VARIABLE not in os.environ:
+            if threads is None and not os.environ.get(_THREADS_VARIABLE, "").strip():
                 threads = THREADS
             _loaded["e5"] = E5Embedder(threads)
     return _loaded["e5"]

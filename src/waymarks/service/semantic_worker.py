@@ -45,7 +45,6 @@ def run(home: Path, held: int | None = None) -> int:
         return 0  # another worker has it
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
-    load_embedder(threads=1)  # one core for bulk work, whatever OMP_NUM_THREADS says
     state: dict[str, Any] = {"state": "running", "pid": os.getpid(), "started": _stamp(),
                              "embedded": 0, "total": None}
     state["cpu_earlier_s"] = _earlier_cpu(home)  # the home's workers before this one
@@ -96,6 +95,7 @@ def _embed(home: Path, state: dict[str, Any]) -> None:
         _write(home, state)
 
     try:
+        load_embedder(threads=1)  # one core for bulk work, whatever OMP_NUM_THREADS says
         with Waymarks(home, cwd=str(home)) as app:
             while True:
                 outcome = app.embed_recall(tick)

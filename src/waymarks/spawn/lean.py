@@ -19,7 +19,8 @@ _SKIPPED = "typing_extensions"
 
 def import_msgspec() -> None:
     """Import msgspec without ``typing_extensions``, unless either is imported already
-    (then nothing changes)."""
+    (then nothing changes). Call it before the process starts a thread: one importing
+    ``typing_extensions`` meanwhile would find it missing."""
     modules = sys.modules
     if "msgspec" in modules or _SKIPPED in modules:
         return
