@@ -172,7 +172,7 @@ def test_no_adapter_imports_another_but_the_launchers() -> None:
 def test_the_hook_path_imports_no_cli_library_nor_the_command_table(tmp_path: Path) -> None:
     """``waymarks hook claude-code EVENT`` runs on every prompt: it must stay lean. The
     prompt is recorded and planned in this process (no helper), the whole path; msgspec
-    came without ``typing_extensions`` (``spawn/lean.py``), and no dataclass is declared
+    came without ``typing_extensions`` (``spawn/imports.py``), and no dataclass is declared
     (``inspect``, ``ast`` and ``dis`` come with either)."""
     import json
     import uuid

@@ -32,7 +32,7 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   # OpenSSL's bindings (hashes come from core.digests) and the TOML parser
                   # (a home without a configuration file) cost milliseconds per start
                   "_hashlib", "tomllib",
-                  # msgspec imported without it (spawn/lean.py), and no dataclass on the
+                  # msgspec imported without it (spawn/imports.py), and no dataclass on the
                   # path (records are msgspec Structs, see core/records.py): inspect, ast
                   # and dis come with either, 7-13 ms; declaring a dataclass runs exec
                   "typing_extensions", "dataclasses", "inspect")

@@ -45,7 +45,7 @@ def _main(argv: list[str]) -> int:
         from waymarks.cli.app import complete
 
         return complete()
-    from waymarks.spawn.lean import import_msgspec
+    from waymarks.spawn.imports import import_msgspec
 
     import_msgspec()  # before anything imports it with typing_extensions (7-13 ms)
     from waymarks.cli.lean import fast_path

@@ -108,7 +108,7 @@ def run(argv: list[str], home: str) -> int:
     answer = _ask(home, event, raw, project)
     if answer is None:  # no helper took the request: nothing was done yet
         from waymarks.spawn.detached import complete_import_path
-        from waymarks.spawn.lean import import_msgspec
+        from waymarks.spawn.imports import import_msgspec
 
         complete_import_path()
         import_msgspec()

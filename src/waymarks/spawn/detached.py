@@ -82,7 +82,7 @@ def spawn(module: str, args: list[str], *, cwd: str | None = None,
         code += f"import posix; posix.chdir({cwd!r}); "
     code += (f"sys.path.append({package_dir()!r}); "
              "from waymarks.spawn.detached import complete_import_path; "
-             "complete_import_path(); from waymarks.spawn.lean import import_msgspec; "
+             "complete_import_path(); from waymarks.spawn.imports import import_msgspec; "
              f"import_msgspec(); from {module} import main; "
              "sys.exit(main(sys.argv[1:]))")
     argv = [sys.executable, "-I", "-S", "-c", code, *args]

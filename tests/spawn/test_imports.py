@@ -1,4 +1,4 @@
-"""msgspec imported without ``typing_extensions`` (``waymarks.spawn.lean``): the same
+"""msgspec imported without ``typing_extensions`` (``waymarks.spawn.imports``): the same
 msgspec, and ``typing_extensions`` importable as usual afterwards."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 PROBE = """
 import sys
 {before}
-from waymarks.spawn.lean import import_msgspec
+from waymarks.spawn.imports import import_msgspec
 import_msgspec()
 skipped = 'typing_extensions' not in sys.modules
 from typing import Annotated, NotRequired, TypedDict
