@@ -118,6 +118,10 @@ def _transcript(path: Path, *extra: dict[str, object]) -> Path:
         user("u5", "Remember the subagent's own preference", isSidechain=True),
         user("u6", "<command-name>/model</command-name> remember this command"),
         *extra,
+        # the turn's reply: what a Stop's transcript ends with (a turn not yet written
+        # waits, see test_capture_transcript_behind.py)
+        {"type": "assistant", "uuid": "a2", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Done."}]}},
     ]
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n{\"partial")
     return path

@@ -26,7 +26,9 @@ def test_stop_through_the_helper_is_captured_after_the_answer(tmp_path: Path) ->
     (home / "config.toml").write_text("[evolution]\nlearn = true\n")
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(json.dumps({"type": "user", "uuid": "u1", "message": {
-        "role": "user", "content": STATEMENT}}) + "\n")
+        "role": "user", "content": STATEMENT}}) + "\n" + json.dumps(  # and the reply: a
+        {"type": "assistant", "uuid": "a1", "message": {  # Stop's turn is in the file
+            "role": "assistant", "content": [{"type": "text", "text": "Noted."}]}}) + "\n")
     env = {k: v for k, v in os.environ.items() if k != "PI_SUBAGENT_AGENT_ID"}
     env.update({"CLAUDE_PROJECT_DIR": "", "WAYMARKS_CC_HELPER_IDLE": "60"})
     helper = subprocess.Popen([sys.executable, "-m", "waymarks.hosts.cc_helper", str(home)],

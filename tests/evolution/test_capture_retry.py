@@ -25,6 +25,9 @@ from waymarks.service.capture_spool import pending, spool_dir, write_request
 from waymarks.service.evolution import Evolution, drain_captures, ledger_path
 
 STATEMENT = "Remember: we deploy with Kamal, not Capistrano."
+#: the turn's reply: a Stop's transcript ends with it (a turn not yet written waits)
+REPLY = json.dumps({"type": "assistant", "uuid": "a1", "message": {
+    "role": "assistant", "content": [{"type": "text", "text": "Noted."}]}}) + "\n"
 LOCKER = """
 import sqlite3, sys, time
 db = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -111,7 +114,7 @@ def test_a_stop_capture_on_a_locked_database_is_queued_and_retried(
     _prepare(home)
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(json.dumps({"type": "user", "uuid": "u1", "message": {
-        "role": "user", "content": STATEMENT}}) + "\n")
+        "role": "user", "content": STATEMENT}}) + "\n" + REPLY)
     session = str(uuid.uuid4())
     size = ledger_path(home).stat().st_size
     holder = locked(home / "waymarks.db")  # type: ignore[operator]
@@ -141,7 +144,7 @@ def test_the_queue_check_retries_a_queued_capture(tmp_path: Path, locked: object
     _prepare(home)
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(json.dumps({"type": "user", "uuid": "u1", "message": {
-        "role": "user", "content": STATEMENT}}) + "\n")
+        "role": "user", "content": STATEMENT}}) + "\n" + REPLY)
     session = str(uuid.uuid4())
     assert write_request(home, "claude-code", "Stop", session, str(transcript), str(project))
     holder = locked(home / "waymarks.db")  # type: ignore[operator]

@@ -101,7 +101,9 @@ def test_claude_code_hooks_learn_committed_not_pushed(tmp_path: Path) -> None:
         s0 = "0a0a0a0a-0a0a-4a0a-8a0a-0a0a0a0a0a0a"
         t0 = tmp_path / "t0.jsonl"
         t0.write_text(json.dumps({"type": "user", "uuid": "u0", "message": {
-            "role": "user", "content": f"Remember: {PENDING}."}}) + "\n")
+            "role": "user", "content": f"Remember: {PENDING}."}}) + "\n" + json.dumps(
+            {"type": "assistant", "uuid": "a0", "message": {  # the turn's reply: written
+                "role": "assistant", "content": [{"type": "text", "text": "Noted."}]}}) + "\n")
         hook(home, shop, "Stop", {"session_id": s0, "cwd": str(shop),
                                   "transcript_path": str(t0)})
         wait_for_captures(home)

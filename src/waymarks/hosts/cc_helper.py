@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 IDLE_SECONDS = 1800
+#: the detached drainer's waits before each drain: a ``Stop``'s turn may reach Claude
+#: Code's transcript after the hook (the request then waits; later drains take it too)
+DRAIN_PAUSES = (0.0, 0.25, 0.5, 1.0)
 __all__ = ["IDLE_SECONDS", "main", "serve", "socket_path"]
 #: events that print nothing: the helper answers before it does the work (issue 19: the
 #: ``PostToolUse`` hook runs after every tool call; its process only hands the input over)
@@ -79,11 +82,16 @@ def _background(args: list[str]) -> int:
     try:
         os.nice(10)  # background work: everyone's foreground first
         if mode == "drain":
+            import time
             from pathlib import Path
 
             from waymarks.service.evolution import drain_captures
 
-            drain_captures(Path(home))
+            for pause in DRAIN_PAUSES:
+                time.sleep(pause)
+                errors = drain_captures(Path(home))["errors"]
+                if not (isinstance(errors, dict) and errors.get("transcript_behind")):
+                    break  # Claude Code had not written the turn yet: a moment later
         if len(close) == 3:
             import json
 

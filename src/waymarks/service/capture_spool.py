@@ -49,13 +49,20 @@ MAX_REQUEST_BYTES = 16 * 1024
 MAX_ENTRIES = 256
 #: a request failing this many drains in a row is set aside in ``failed/``
 MAX_TRIES = 20
+#: drains that wait for a ``Stop``'s turn to reach Claude Code's transcript before
+#: capturing what the file holds (the detached drainer tries again a few times itself)
+BEHIND_TRIES = 5
 #: requests one drain handles (the rest wait for the next)
 DRAIN_LIMIT = 32
 #: how long a capture waits for a busy database before it is queued for retry
 CAPTURE_BUSY_MS = 2000
 HOSTS = ("claude-code", "pi")
 #: the fixed codes a failed drain may record
-ERROR_CODES = ("sqlite_busy", "sqlite_error", "disk_full", "os_error")
+ERROR_CODES = ("sqlite_busy", "sqlite_error", "disk_full", "os_error", "transcript_behind")
+
+
+class TranscriptBehind(Exception):
+    """The transcript does not hold the turn its ``Stop`` reported yet: capture later."""
 
 
 def spool_dir(home: str | os.PathLike[str]) -> str:
@@ -234,9 +241,11 @@ def _one(home: Path, path: str, evolution: Evolution, result: Drained) -> None:
 
     try:
         result.captured += capture_request(home, request, evolution)
-    except (sqlite3.Error, OSError) as exc:
-        evolution.close()
-        code = _error_code(exc, home)
+    except (sqlite3.Error, OSError, TranscriptBehind) as exc:
+        if not isinstance(exc, TranscriptBehind):
+            evolution.close()
+        code = "transcript_behind" if isinstance(exc, TranscriptBehind) else \
+            _error_code(exc, home)
         result.errors[code] = result.errors.get(code, 0) + 1
         _log(home, request, code)
         tries = int(request.get("tries") or 0) + 1
@@ -338,17 +347,20 @@ def capture_request(home: Path, request: dict[str, Any], evo: Evolution) -> int:
     ``sqlite3.Error``/``OSError`` when storing fails (the caller queues it again)."""
     if request["host"] == "claude-code":
         return capture_transcript(home, request["event"], request["session"],
-                                  request["record"], request["project"], evo)
+                                  request["record"], request["project"], evo,
+                                  patient=int(request.get("tries") or 0) < BEHIND_TRIES)
     return capture_session_file(home, request["event"], request["record"],
                                 request["project"], evo)
 
 
 def capture_transcript(home: Path, event: str, session: str, transcript: str,
-                       project: str, evo: Evolution) -> int:
+                       project: str, evo: Evolution, *, patient: bool = False) -> int:
     """Claude Code (``Stop``, ``PreCompact``): the person's statements (and, on
-    ``PreCompact``, compaction summaries) from the transcript's last ``TAIL_BYTES``."""
+    ``PreCompact``, compaction summaries) from the transcript's last ``TAIL_BYTES``.
+    ``patient``: raise :class:`TranscriptBehind` when a ``Stop``'s turn is not in the file
+    yet (:func:`~waymarks.core.evolution.transcript.turn_written`), so the request waits."""
     from waymarks.core.evolution.cues import MAX_STATEMENTS, is_statement
-    from waymarks.core.evolution.transcript import TAIL_BYTES, transcript_items
+    from waymarks.core.evolution.transcript import TAIL_BYTES, transcript_items, turn_written
     from waymarks.ledger.identity import canonical_project_path
     from waymarks.service.learning import learning_enabled
 
@@ -365,6 +377,8 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
             handle.seek(size - TAIL_BYTES)
             handle.readline()  # a partial first line
         data = handle.read(TAIL_BYTES)
+    if patient and event == "Stop" and not turn_written(data):
+        raise TranscriptBehind
     statements, summaries = transcript_items(data)
     from waymarks.service.evolution_feedback import stop_feedback
 

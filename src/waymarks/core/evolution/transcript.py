@@ -17,6 +17,8 @@ import json
 from collections.abc import Iterator
 from typing import Any, Final
 
+#: how Claude Code records a turn the person interrupted (a user message)
+_INTERRUPTED: Final = "[Request interrupted by user"
 #: how much of a transcript's end is read
 TAIL_BYTES: Final = 4 * 1024 * 1024
 _COMMAND_MARKERS: Final = ("<command-name>", "<local-command-stdout>", "<command-message>",
@@ -44,6 +46,25 @@ def transcript_items(data: bytes) -> tuple[list[tuple[str, str]], list[tuple[str
         elif not any(marker in text for marker in _COMMAND_MARKERS):
             statements.append((key, text))
     return statements, summaries
+
+
+def turn_written(data: bytes) -> bool:
+    """Whether the turn a ``Stop`` hook reports is in the file: the main thread's last
+    message is the assistant's, or the person's interruption. Claude Code writes its
+    transcript on its own schedule, and a detached capture that ran right after the hook
+    has found the file without the person's words of that very turn (seen in CI: nothing
+    captured, the prompt in the file later)."""
+    last: dict[str, Any] | None = None
+    for entry in _entries(data):
+        if entry.get("type") in ("user", "assistant") and not entry.get("isSidechain"):
+            last = entry
+    if last is None:
+        return False
+    if last.get("type") == "assistant":
+        return True
+    message = last.get("message")
+    text = _user_text(message.get("content")) if isinstance(message, dict) else None
+    return text is not None and text.lstrip().startswith(_INTERRUPTED)
 
 
 def _entries(data: bytes) -> Iterator[dict[str, Any]]:
