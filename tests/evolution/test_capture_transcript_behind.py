@@ -1,7 +1,7 @@
-"""A ``Stop`` whose turn is not in Claude Code's transcript yet (CI saw it: the detached
-drainer read the file before Claude Code had written the person's words, captured nothing
-and removed the request; ``evolve`` then found no work). The request now waits, with the
-fixed code ``transcript_behind``, until the turn is in the file, and after
+"""A ``Stop`` whose transcript Claude Code has not written yet (CI's kept runs: the file was
+created ~40 ms after the detached drainer had looked for it, found nothing to capture and
+removed the request; ``evolve`` then found no work). The request now waits, with the fixed
+code ``transcript_behind``, until the file exists and holds the turn, and after
 ``BEHIND_TRIES`` drains takes what the file holds."""
 
 from __future__ import annotations
@@ -63,6 +63,19 @@ def test_the_request_waits_until_the_turn_is_in_the_transcript(tmp_path: Path) -
         assert len(pending(home)) == 1
     assert _statements(home) == []
     transcript.write_bytes(lines(QUEUED, QUEUED, USER, ASSISTANT))  # Claude Code wrote it
+    drained = drain_captures(home)
+    assert (drained["captured"], drained["done"], pending(home)) == (1, 1, [])
+    assert [STATEMENT in text for text in _statements(home)] == [True]
+
+
+def test_the_request_waits_for_a_transcript_not_created_yet(tmp_path: Path) -> None:
+    """What CI's kept runs showed: Claude Code created the transcript after the Stop hook,
+    and the drainer, faster, dropped the request as having nothing to capture."""
+    home, _, transcript = _home(tmp_path)
+    transcript.unlink()
+    drained = drain_captures(home)
+    assert drained["kept"] == 1 and drained["errors"] == {"transcript_behind": 1}
+    transcript.write_bytes(lines(QUEUED, USER, ASSISTANT))
     drained = drain_captures(home)
     assert (drained["captured"], drained["done"], pending(home)) == (1, 1, [])
     assert [STATEMENT in text for text in _statements(home)] == [True]

@@ -357,8 +357,9 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
                        project: str, evo: Evolution, *, patient: bool = False) -> int:
     """Claude Code (``Stop``, ``PreCompact``): the person's statements (and, on
     ``PreCompact``, compaction summaries) from the transcript's last ``TAIL_BYTES``.
-    ``patient``: raise :class:`TranscriptBehind` when a ``Stop``'s turn is not in the file
-    yet (:func:`~waymarks.core.evolution.transcript.turn_written`), so the request waits."""
+    ``patient``: raise :class:`TranscriptBehind` when a ``Stop``'s transcript does not exist
+    yet or does not hold its turn (:func:`~waymarks.core.evolution.transcript.turn_written`),
+    so the request waits."""
     from waymarks.core.evolution.cues import MAX_STATEMENTS, is_statement
     from waymarks.core.evolution.transcript import TAIL_BYTES, transcript_items, turn_written
     from waymarks.ledger.identity import canonical_project_path
@@ -369,7 +370,14 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
     origin = canonical_project_path(project)
     if not learning_enabled(home, origin):
         return 0
-    if not os.path.isabs(transcript) or not os.path.isfile(transcript):
+    if not os.path.isabs(transcript):
+        return 0
+    if not os.path.isfile(transcript):
+        # Claude Code (2.1.197, ``-p``) creates the file after the Stop hook has run: the
+        # drainer beat it (CI's kept runs: the file was born 40 ms after the request was
+        # dropped here as "nothing to capture")
+        if patient and event == "Stop":
+            raise TranscriptBehind
         return 0
     with open(transcript, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
