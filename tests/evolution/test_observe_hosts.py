@@ -330,9 +330,14 @@ def test_a_claude_code_turn_without_tool_calls_is_noted_with_its_intent(
     home, project = tmp_path / "home", tmp_path / "shop"
     project.mkdir()
     _cli(home, project, "learn", "on")
-    base = {"session_id": SESSION, "cwd": str(project),
-            "transcript_path": str(tmp_path / "none.jsonl")}
+    transcript = tmp_path / "t.jsonl"
+    base = {"session_id": SESSION, "cwd": str(project), "transcript_path": str(transcript)}
     said = "Our conventions are: squash every merge and sign the tags"
+    # the turn as Claude Code writes it (a Stop whose transcript is missing waits for it)
+    transcript.write_text("\n".join(json.dumps(e) for e in [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": said}},
+        {"type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Noted."}]}}]) + "\n")
     _hook(home, project, "UserPromptSubmit", {**base, "prompt": said})
     _hook(home, project, "Stop", base)
     wait_for_captures(home)
