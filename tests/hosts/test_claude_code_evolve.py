@@ -90,13 +90,24 @@ def _waymarks(home: Path, cwd: Path, *args: str, env: dict[str, str]) -> dict[st
 
 
 def _what_happened(home: Path, user_home: Path, *seen: object) -> str:
-    """What a failed run leaves to read: the answers, the home's files and event log,
-    the spool, and the transcripts Claude Code wrote (never shown when the test passes)."""
-    files = sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())
+    """What a failed run leaves to read: the answers, the home's files with the time each
+    was last written (Claude Code writing its transcript after the Stop hook was found by
+    the order of such times), the last capture decision and the evolution ledger, the
+    event log and the transcripts Claude Code wrote (never shown when the test passes)."""
+    def when(path: Path) -> str:  # when each was last written, to order what happened
+        return f"modified {path.stat().st_mtime:.3f}"
+
+    # a folder's time is when an entry was last added or removed (the spool's request)
+    files = {str(p.relative_to(home)) + ("/" if p.is_dir() else ""): when(p)
+             for p in sorted(home.rglob("*"))}
     log = home / "logs" / "waymarks.jsonl"
-    transcripts = {str(p.relative_to(user_home)): p.read_text(encoding="utf-8")[-3000:]
-                   for p in (user_home / ".claude" / "projects").rglob("*.jsonl")}
+    transcripts = {str(p.relative_to(user_home)): [when(p), p.read_text(encoding="utf-8")[
+        -3000:]] for p in (user_home / ".claude" / "projects").rglob("*.jsonl")}
+    evolution = {name: (home / "evolution" / name).read_text(encoding="utf-8")[-3000:]
+                 for name in ("last-capture.json", "ledger.jsonl")
+                 if (home / "evolution" / name).is_file()}
     shown = json.dumps({"seen": seen, "files": files, "transcripts": transcripts,
+                        "evolution": evolution,
                         "log": log.read_text(encoding="utf-8")[-6000:] if log.is_file()
                         else None}, indent=1, default=str)
     return redact(shown)[0]  # a CI log is read by people: the test's tokens stay out of it
