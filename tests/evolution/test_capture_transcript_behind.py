@@ -27,7 +27,7 @@ def lines(*entries: dict[str, object]) -> bytes:
 
 def test_a_turn_is_written_once_the_assistants_reply_follows_the_persons_words() -> None:
     assert not turn_written(b"")
-    assert not turn_written(lines(QUEUED, QUEUED))  # what CI's drainer must have read
+    assert not turn_written(lines(QUEUED, QUEUED))  # the turn not written yet
     assert not turn_written(lines(QUEUED, USER))
     assert turn_written(lines(QUEUED, USER, ASSISTANT))
     sidechain = {**ASSISTANT, "isSidechain": True}  # a subagent's reply is not the turn's

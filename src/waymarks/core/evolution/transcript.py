@@ -51,32 +51,39 @@ def transcript_items(data: bytes) -> tuple[list[tuple[str, str]], list[tuple[str
 def turn_written(data: bytes) -> bool:
     """Whether the turn a ``Stop`` hook reports is in the file: the main thread's last
     message is the assistant's, or the person's interruption. Claude Code writes its
-    transcript on its own schedule, and a detached capture that ran right after the hook
-    has found the file without the person's words of that very turn (seen in CI: nothing
-    captured, the prompt in the file later)."""
-    last: dict[str, Any] | None = None
-    for entry in _entries(data):
-        if entry.get("type") in ("user", "assistant") and not entry.get("isSidechain"):
-            last = entry
-    if last is None:
-        return False
-    if last.get("type") == "assistant":
-        return True
-    message = last.get("message")
-    text = _user_text(message.get("content")) if isinstance(message, dict) else None
-    return text is not None and text.lstrip().startswith(_INTERRUPTED)
+    transcript on its own schedule (2.1.197 in ``-p`` mode creates the file only after the
+    hook has run), so a capture right after the hook may find a file that does not hold
+    the turn yet. Read from the end: only the last lines are decoded (the caller decodes
+    the whole tail once, for the statements)."""
+    for line in reversed(data.split(b"\n")):
+        entry = _entry(line)
+        if entry is None or entry.get("type") not in ("user", "assistant") \
+                or entry.get("isSidechain"):
+            continue
+        if entry.get("type") == "assistant":
+            return True
+        message = entry.get("message")
+        text = _user_text(message.get("content")) if isinstance(message, dict) else None
+        return text is not None and text.lstrip().startswith(_INTERRUPTED)
+    return False
 
 
 def _entries(data: bytes) -> Iterator[dict[str, Any]]:
     for line in data.split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(entry, dict):
+        entry = _entry(line)
+        if entry is not None:
             yield entry
+
+
+def _entry(line: bytes) -> dict[str, Any] | None:
+    """One line's object (``None``: blank, not JSON, or not an object)."""
+    if not line.strip():
+        return None
+    try:
+        entry = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 def _user_text(content: object) -> str | None:
