@@ -151,8 +151,8 @@ def run(size: int, count: int, sample: int, seed: int,
 
             start, cpu_start = time.perf_counter(), time.process_time()
             plan = direct_plan(query)
-            cands = cached.candidates(plan)
-            evaluate(plan, cands, cached.stats(plan.focus + plan.context), EXACT)
+            stats = cached.stats(plan.focus + plan.context)
+            evaluate(plan, cached.candidates(plan, stats), stats, EXACT)
             timings["lexical_cached"].append((time.perf_counter() - start) * 1000)
             cpu["lexical_cached"].append((time.process_time() - cpu_start) * 1000)
 
@@ -161,8 +161,8 @@ def run(size: int, count: int, sample: int, seed: int,
                 vector = embedder.query(query)
                 plan = direct_plan(query)
                 source = cached if name == "hybrid_cached" else index
-                cands = source.candidates(plan)
                 stats = source.stats(plan.focus + plan.context)
+                cands = source.candidates(plan, stats=stats)
                 matrix = held
                 if name == "hybrid_fresh":  # every vector read and assembled again
                     matrix = semantic.new_matrix()
