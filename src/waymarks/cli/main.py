@@ -10,15 +10,7 @@ before click, rich or the command table are imported; so is ``waymarks recall``
 import os
 import sys
 
-
-def _fallback_home() -> str:
-    """The default home without importing the CLI (the hook's path)."""
-    env = os.environ.get("WAYMARKS_HOME")
-    if env:
-        return os.path.expanduser(env)
-    from platformdirs import user_data_dir
-
-    return str(user_data_dir("waymarks", appauthor=False))
+from waymarks.cli.home import default_home
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +25,7 @@ def _main(argv: list[str]) -> int:
     if "hook" in argv:  # the launchers module is large: only a hook's command line loads it
         from waymarks.cli.launchers import hook_fast_path
 
-        hooked = hook_fast_path(argv, _fallback_home)
+        hooked = hook_fast_path(argv, default_home)
         if hooked is not None:
             return hooked
     if argv and argv[-1] == "--version" and set(argv[:-1]) <= {"--json"}:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from waymarks.cli.home import default_home as home_directory
 from waymarks.cli.output import emit, print_json
 from waymarks.commands.results import (
     EXIT_ERROR,
@@ -39,12 +40,7 @@ REQUEST_ERRORS = frozenset({"not_found", "empty", "invalid_argument", "no_sessio
 
 
 def default_home() -> Path:
-    env = os.environ.get("WAYMARKS_HOME")
-    if env:
-        return Path(env).expanduser()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("waymarks", appauthor=False))
+    return Path(home_directory())
 
 
 class CliRuntime(Runtime):

@@ -1,0 +1,40 @@
+"""Where a person's Waymarks home is when ``WAYMARKS_HOME`` does not say.
+
+The home is platformdirs' user data directory for ``waymarks``. Importing platformdirs
+costs ~5 ms (it brings ``tempfile``, ``shutil``, ``random``, compression modules) on every
+start, the hook's among them, so the ordinary Linux case is answered here from the XDG
+rules every platformdirs release agrees on: ``$XDG_DATA_HOME/waymarks`` when that is an
+absolute path, else ``$HOME/.local/share/waymarks`` when ``HOME`` is absolute. Any other
+case (another platform, a relative or missing ``HOME``, a relative ``XDG_DATA_HOME``,
+which platformdirs releases treat differently) is platformdirs' answer, as before.
+Imports only ``os`` and ``sys``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+APP = "waymarks"
+
+
+def default_home() -> str:
+    """``WAYMARKS_HOME`` (``~`` expanded), else the user data directory."""
+    chosen = os.environ.get("WAYMARKS_HOME")
+    if chosen:
+        return os.path.expanduser(chosen)
+    return user_data_dir()
+
+
+def user_data_dir() -> str:
+    """platformdirs' ``user_data_dir("waymarks", appauthor=False)``."""
+    if sys.platform.startswith("linux"):
+        xdg = os.environ.get("XDG_DATA_HOME", "")
+        if xdg and os.path.isabs(xdg) and xdg == xdg.strip():
+            return os.path.join(xdg, APP)
+        home = os.environ.get("HOME", "")
+        if not xdg.strip() and home and os.path.isabs(home) and home == home.strip():
+            return os.path.join(home, ".local", "share", APP)
+    from platformdirs import user_data_dir as platform_dir
+
+    return str(platform_dir(APP, appauthor=False))

@@ -1,0 +1,79 @@
+"""The default home: platformdirs' user data directory, answered without importing
+platformdirs in the ordinary Linux case (``waymarks.cli.home``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import platformdirs
+import pytest
+
+from waymarks.cli import home
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="the shortcut answers the Linux case only")
+
+ENVIRONMENTS = [
+    {"HOME": "/home/ada"},
+    {"HOME": "/home/ada", "XDG_DATA_HOME": ""},
+    {"HOME": "/home/ada", "XDG_DATA_HOME": "   "},
+    {"HOME": "/home/ada", "XDG_DATA_HOME": "/data/ada"},
+    {"HOME": "/home/ada/", "XDG_DATA_HOME": "/data/ada/"},
+    {"HOME": "/home/ada", "XDG_DATA_HOME": "/data/with space"},
+    {"HOME": "/home/ada", "XDG_DATA_HOME": "relative/data"},  # platformdirs decides
+    {"HOME": "relative-home"},  # platformdirs decides
+    {"HOME": "/home/ada", "XDG_DATA_HOME": " /data/padded"},  # platformdirs decides
+]
+
+
+@pytest.mark.parametrize("environment", ENVIRONMENTS, ids=repr)
+def test_the_home_is_platformdirs_user_data_dir(monkeypatch: pytest.MonkeyPatch,
+                                                environment: dict[str, str]) -> None:
+    monkeypatch.delenv("WAYMARKS_HOME", raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    try:
+        expected = platformdirs.user_data_dir("waymarks", appauthor=False)
+    except RuntimeError:  # a relative HOME: some releases refuse it
+        with pytest.raises(RuntimeError):
+            home.user_data_dir()
+        return
+    assert home.user_data_dir() == expected
+    assert home.default_home() == expected
+
+
+def test_waymarks_home_wins_and_expands_the_tilde(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "/home/ada")
+    monkeypatch.setenv("WAYMARKS_HOME", "~/memory")
+    assert home.default_home() == "/home/ada/memory"
+
+
+def test_a_fresh_recall_in_the_default_home_does_not_import_platformdirs(
+        tmp_path: Path) -> None:
+    """A person without ``WAYMARKS_HOME``: the memory added by the full CLI is found by a
+    one-shot recall, in ``$HOME/.local/share/waymarks``, and platformdirs (~5 ms of
+    imports) was never loaded by the recall."""
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("WAYMARKS_HOME", "XDG_DATA_HOME")}
+    env.update(HOME=str(tmp_path / "person"), WAYMARKS_CC_HELPER="off")
+    full = "import sys; from waymarks.cli.app import run; sys.exit(run(sys.argv[1:]))"
+    added = subprocess.run([sys.executable, "-c", full,
+                            "memory", "add", "--", "The database port is 5433."],
+                           cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    assert added.returncode == 0, added.stderr
+    assert (tmp_path / "person" / ".local" / "share" / "waymarks").is_dir()
+    probe = ("import io, sys, contextlib\n"
+             "from waymarks.cli.main import main\n"
+             "out = io.StringIO()\n"
+             "with contextlib.redirect_stdout(out):\n"
+             "    status = main(['recall', 'what is the database port?'])\n"
+             "print(status, '5433' in out.getvalue(), 'platformdirs' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["0", "True", "False"], done.stderr
