@@ -40,12 +40,19 @@ class QuietHandler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+#: how often the serving loop checks whether it was asked to stop
+POLL_S = 0.02
+
+
 class LoopbackServer:
     """Serves ``handler`` on 127.0.0.1 (a free port) while used as a context manager."""
 
     def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # shutdown() waits for the serving loop to look again: every 0.5 s by default,
+        # which was half a second of every test that used a fake provider
+        self.thread = threading.Thread(target=self.server.serve_forever,
+                                       kwargs={"poll_interval": POLL_S}, daemon=True)
 
     @property
     def origin(self) -> str:
