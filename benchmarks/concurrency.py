@@ -46,7 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.durabi
 from tests.durability.concurrency_worker import SCENARIOS, run_scenario
 
 TARGET_WRITES_PER_S = 300.0
-TARGET_P95_MS = 50.0
+#: issue 15: 8 writers to one session, p95 <= 40 ms (the first wave's target was 50)
+TARGET_P95_MS = 40.0
 
 
 def summary(report: dict[str, Any]) -> dict[str, Any]:
