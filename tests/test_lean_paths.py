@@ -35,7 +35,11 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   # msgspec imported without it (spawn/imports.py), and no dataclass on the
                   # path (records are msgspec Structs, see core/records.py): inspect, ast
                   # and dis come with either, 7-13 ms; declaring a dataclass runs exec
-                  "typing_extensions", "dataclasses", "inspect")
+                  "typing_extensions", "dataclasses", "inspect",
+                  # a long-lived process's: the in-memory recall index (and ``array``),
+                  # the checkpoint thread; and ``string`` (its Template class compiles a
+                  # regular expression at import) for two ASCII alphabets
+                  "waymarks.store.recall_cache", "array", "threading", "string")
 
 
 def _loaded_after(code: str, tmp_path: Path, cwd: Path) -> tuple[list[str], str]:

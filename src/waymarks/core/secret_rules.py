@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import binascii
 import re
-import string
 from collections.abc import Callable
 from itertools import pairwise
 from typing import Final, NamedTuple
@@ -320,7 +319,7 @@ _BARE_DISTINCT: Final = 20
 def _named_aws_key(text: str) -> bool:
     """Whether ``aws_secret_named``'s expression matches where one of its words stands
     (the rule's own anchored search, without its ``accepts`` check)."""
-    lowered = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+    lowered = ascii_lower(text)
     for word in _AWS_WORDS:
         at = lowered.find(word)
         while at != -1:
@@ -330,7 +329,14 @@ def _named_aws_key(text: str) -> bool:
     return False
 
 
-_ASCII_LOWER: Final = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def ascii_lower(text: str) -> str:
+    """``text`` with only its ASCII letters lowercased: offsets stay those of ``text``
+    (``str.lower`` changes the length of some non-ASCII text)."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
 #: OpenAI and Anthropic key types after ``sk-``
 _KEY_TYPES: Final = ("proj-", "svcacct-", "admin-", "ant-")
 

@@ -62,7 +62,6 @@ shapes, not every secret. Redaction is idempotent. Pure: no I/O.
 from __future__ import annotations
 
 import re
-import string
 from typing import NamedTuple
 
 from waymarks.core.secret_rules import (
@@ -70,13 +69,12 @@ from waymarks.core.secret_rules import (
     PLACEHOLDER_PREFIX,
     Rule,
     accepts,
+    ascii_lower,
     might_contain_secret,
 )
 
 __all__ = ["PLACEHOLDER_PREFIX", "SecretSpan", "credential_kinds", "find_secrets",
            "might_contain_secret", "redact"]
-
-_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
 class SecretSpan(NamedTuple):
@@ -117,7 +115,7 @@ def candidates(text: str) -> list[tuple[int, int, int, str]]:
     """(start, rule rank, end, kind) of every accepted match of every rule, overlaps kept.
 
     Skips the pre-test (tests compare the two)."""
-    lowered = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+    lowered = ascii_lower(text)
     found: list[tuple[int, int, int, str]] = []
     for guard, rules in BY_GUARD:
         if guard and guard not in text:

@@ -63,10 +63,11 @@ from waymarks.store.projection import (
     ProjectionDamaged,
 )
 from waymarks.store.protocol import Store
-from waymarks.store.recall_cache import RecallCache
 
-if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15)
+if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15), nor
+    # keeps the recall index in memory
     from waymarks.service.writes import Decision, WriteContext
+    from waymarks.store.recall_cache import RecallCache
 
 DB_NAME = "waymarks.db"
 
@@ -428,6 +429,8 @@ class Waymarks:
             stats = index.stats(features)
         else:
             if self._recall_cache is None:
+                from waymarks.store.recall_cache import RecallCache
+
                 self._recall_cache = RecallCache(index)
                 self._recall_cache.refresh()
                 settle_heap()  # a long-lived process: its working set is loaded now

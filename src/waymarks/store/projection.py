@@ -18,13 +18,12 @@ from __future__ import annotations
 import fcntl
 import os
 import sqlite3
-import threading
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
@@ -65,6 +64,9 @@ from waymarks.store.rows import item_row as item_row  # re-exported
 from waymarks.store.rows import json_list
 from waymarks.store.rows import state_from_row as state_from_row  # re-exported
 from waymarks.store.wal import enter_wal
+
+if TYPE_CHECKING:
+    import threading
 
 __all__ = ["ITEM_COLUMNS", "Projection", "ProjectionDamaged", "SqliteView", "SyncReport",
            "item_row", "state_from_row"]
@@ -266,6 +268,8 @@ class Projection(ProjectionReads):
                 self._checkpoint(db)
             finally:
                 db.close()
+
+        import threading  # a long-lived writer's (a one-shot recall never starts one)
 
         self._checkpointer = threading.Thread(target=run, name="waymarks-checkpoint", daemon=True)
         self._checkpointer.start()
