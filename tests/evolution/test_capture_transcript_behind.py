@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from waymarks.core.evolution.transcript import turn_written
+from waymarks.core.evolution.transcript import turn_end, turn_written
 from waymarks.service.capture_spool import BEHIND_TRIES, pending, write_request
 from waymarks.service.evolution import Evolution, drain_captures
 
@@ -90,3 +90,75 @@ def test_after_enough_drains_what_the_file_holds_is_captured(tmp_path: Path) -> 
         assert drain_captures(home)["errors"] == {"transcript_behind": 1}
     drained = drain_captures(home)
     assert (drained["captured"], drained["done"], pending(home)) == (1, 1, [])
+
+
+SECOND = "From now on I prefer tabs over spaces in every Makefile"
+USER2 = {"type": "user", "uuid": "u2", "message": {"role": "user", "content": SECOND}}
+ASSISTANT2 = {"type": "assistant", "uuid": "a2", "message": {
+    "role": "assistant", "content": [{"type": "text", "text": "Tabs it is."}]}}
+
+
+def test_a_resumed_sessions_next_turn_waits_for_its_own_reply(tmp_path: Path) -> None:
+    """``claude -p --resume``: the file already holds the last turn, ending with its reply,
+    when the next turn's ``Stop`` is drained. That reply is the one the session's previous
+    capture found, so the request waits for the new turn's (the file alone said "written",
+    and the new turn's words were never captured once the request was gone)."""
+    home, project, transcript = _home(tmp_path)
+    transcript.write_bytes(lines(QUEUED, USER, ASSISTANT))
+    assert drain_captures(home)["captured"] == 1
+    assert write_request(home, "claude-code", "Stop", SESSION, str(transcript), str(project))
+    drained = drain_captures(home)
+    assert drained["kept"] == 1 and drained["errors"] == {"transcript_behind": 1}
+    with transcript.open("ab") as handle:  # Claude Code writes the new turn
+        handle.write(lines(USER2, ASSISTANT2))
+    drained = drain_captures(home)
+    assert (drained["captured"], drained["done"], pending(home)) == (1, 1, [])
+    assert sorted(_statements(home)) == sorted([STATEMENT, SECOND])
+
+
+def test_a_turn_written_before_its_stop_is_drained_is_captured_at_once(
+        tmp_path: Path) -> None:
+    """Interactive Claude Code writes each turn as it goes: every ``Stop`` finds its own
+    reply already in the file and waits for nothing."""
+    home, project, transcript = _home(tmp_path)
+    transcript.write_bytes(lines(QUEUED, USER, ASSISTANT))
+    assert drain_captures(home)["captured"] == 1
+    with transcript.open("ab") as handle:
+        handle.write(lines(USER2, ASSISTANT2))
+    assert write_request(home, "claude-code", "Stop", SESSION, str(transcript), str(project))
+    drained = drain_captures(home)
+    assert (drained["captured"], drained["done"], drained["errors"]) == (1, 1, {})
+
+
+def test_the_turn_end_is_the_last_main_thread_messages_id() -> None:
+    assert turn_end(lines(USER, ASSISTANT)) == "a1"
+    assert turn_end(lines(USER, ASSISTANT, {**ASSISTANT2, "isSidechain": True})) == "a1"
+    assert turn_end(lines(USER)) is None
+    no_id = {k: v for k, v in ASSISTANT.items() if k != "uuid"}
+    assert turn_end(lines(USER, no_id)) == ""
+    assert turn_written(lines(USER, no_id), "")  # no ID to compare: the file alone decides
+    assert not turn_written(lines(USER, ASSISTANT), "a1")
+    assert turn_written(lines(USER, ASSISTANT, USER2, ASSISTANT2), "a1")
+
+
+def test_the_kept_turn_ends_are_bounded(tmp_path: Path) -> None:
+    """One small file per session: past ``MAX_ENDS`` the oldest half is forgotten (a
+    forgotten session's next ``Stop`` is judged by the file alone)."""
+    import os
+
+    from waymarks.service import capture_spool as spool
+
+    for n in range(spool.MAX_ENDS):
+        spool._remember_end(tmp_path, f"session-{n:04d}", f"a{n}")
+        path = spool._end_path(tmp_path, f"session-{n:04d}")
+        os.utime(path, (n, n))  # creation order, whatever the clock's resolution
+    assert spool._last_end(tmp_path, "session-0000") == "a0"
+    spool._remember_end(tmp_path, "session-new", "z")
+    kept = os.listdir(os.path.dirname(spool._end_path(tmp_path, "session-new")))
+    assert len(kept) == spool.MAX_ENDS // 2 + 1
+    assert spool._last_end(tmp_path, "session-0000") is None  # the oldest: forgotten
+    assert spool._last_end(tmp_path, f"session-{spool.MAX_ENDS - 1:04d}") == \
+        f"a{spool.MAX_ENDS - 1}"
+    assert spool._last_end(tmp_path, "session-new") == "z"
+    spool._remember_end(tmp_path, "session-new", "x" * (spool.MAX_END_BYTES + 1))
+    assert spool._last_end(tmp_path, "session-new") == "z"  # an oversized ID is not kept

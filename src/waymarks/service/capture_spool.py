@@ -42,6 +42,10 @@ if TYPE_CHECKING:
 
 SPOOL = ("evolution", "spool")
 FAILED = "failed"
+#: where the turn end each session's last ``Stop`` capture found is kept
+ENDS = "ends"
+#: a turn end (a transcript entry's ID) longer than this is not kept
+MAX_END_BYTES = 256
 LOCK = ".lock"
 #: a request larger than this is not ours (paths and IDs only)
 MAX_REQUEST_BYTES = 16 * 1024
@@ -361,7 +365,12 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
     yet or does not hold its turn (:func:`~waymarks.core.evolution.transcript.turn_written`),
     so the request waits."""
     from waymarks.core.evolution.cues import MAX_STATEMENTS, is_statement
-    from waymarks.core.evolution.transcript import TAIL_BYTES, transcript_items, turn_written
+    from waymarks.core.evolution.transcript import (
+        TAIL_BYTES,
+        transcript_items,
+        turn_end,
+        turn_written,
+    )
     from waymarks.ledger.identity import canonical_project_path
     from waymarks.service.learning import learning_enabled
 
@@ -385,7 +394,8 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
             handle.seek(size - TAIL_BYTES)
             handle.readline()  # a partial first line
         data = handle.read(TAIL_BYTES)
-    if patient and event == "Stop" and not turn_written(data):
+    end = turn_end(data) if event == "Stop" else None
+    if patient and event == "Stop" and not turn_written(data, _last_end(home, session)):
         raise TranscriptBehind
     statements, summaries = transcript_items(data)
     from waymarks.service.evolution_feedback import stop_feedback
@@ -395,7 +405,70 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
     items = [("statement", key, text) for key, text in chosen]
     if event == "PreCompact":
         items += [("summary", key, text) for key, text in summaries[-MAX_SUMMARIES:]]
-    return _store(home, origin, session.lower(), items, evo)
+    stored = _store(home, origin, session.lower(), items, evo)
+    if end:
+        _remember_end(home, session, end)
+    return stored
+
+
+#: the sessions whose last captured turn end is remembered (``ENDS`` in the spool): past
+#: it, the oldest half is forgotten (a forgotten session's next ``Stop`` is judged by the
+#: file alone, as before there was any)
+MAX_ENDS = 512
+
+
+def _end_path(home: Path, session: str) -> str:
+    name = request_name("claude-code", session, "end").removesuffix(".json")
+    return os.path.join(spool_dir(home), ENDS, name)
+
+
+def _last_end(home: Path, session: str) -> str | None:
+    """The turn end the session's previous ``Stop`` capture found (``None``: none kept)."""
+    try:
+        with open(_end_path(home, session), "rb") as handle:
+            raw = handle.read(MAX_END_BYTES + 1)
+    except OSError:
+        return None
+    try:
+        return raw.decode("utf-8") if 0 < len(raw) <= MAX_END_BYTES else None
+    except UnicodeDecodeError:
+        return None
+
+
+def _remember_end(home: Path, session: str, end: str) -> None:
+    """Keep the turn end this ``Stop`` capture found, for the session's next one. Best
+    effort: without it the next ``Stop`` is judged by the file alone."""
+    if len(end.encode("utf-8")) > MAX_END_BYTES or _last_end(home, session) == end:
+        return
+    from waymarks.files.atomic import write_atomic
+
+    path = _end_path(home, session)
+    directory = os.path.dirname(path)
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        if not os.path.exists(path):
+            _forget_old_ends(directory)
+        write_atomic(path, end, mode=0o600)
+    except OSError:
+        pass
+
+
+def _forget_old_ends(directory: str) -> None:
+    names = os.listdir(directory)
+    if len(names) < MAX_ENDS:
+        return
+
+    def age(name: str) -> float:
+        try:
+            return os.stat(os.path.join(directory, name)).st_mtime
+        except OSError:
+            return 0.0
+
+    for name in sorted(names, key=age)[:len(names) - MAX_ENDS // 2]:
+        try:  # noqa: SIM105 - see _remove_if_same
+            os.unlink(os.path.join(directory, name))
+        except OSError:
+            pass
 
 
 #: compaction summaries captured per request, newest last

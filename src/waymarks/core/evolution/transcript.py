@@ -48,24 +48,35 @@ def transcript_items(data: bytes) -> tuple[list[tuple[str, str]], list[tuple[str
     return statements, summaries
 
 
-def turn_written(data: bytes) -> bool:
+def turn_written(data: bytes, previous: str | None = None) -> bool:
     """Whether the turn a ``Stop`` hook reports is in the file: the main thread's last
-    message is the assistant's, or the person's interruption. Claude Code writes its
-    transcript on its own schedule (2.1.197 in ``-p`` mode creates the file only after the
-    hook has run), so a capture right after the hook may find a file that does not hold
-    the turn yet. Read from the end: only the last lines are decoded (the caller decodes
-    the whole tail once, for the statements)."""
+    message ends a turn (:func:`turn_end`), and it is not ``previous``, the end an earlier
+    ``Stop`` of the session found (a resumed session's file ends with the last turn's reply
+    until the new turn is written). Claude Code writes its transcript on its own schedule
+    (2.1.197 in ``-p`` mode creates the file only after the hook has run), so a capture
+    right after the hook may find a file that does not hold the turn yet."""
+    end = turn_end(data)
+    return end is not None and (end == "" or end != previous)
+
+
+def turn_end(data: bytes) -> str | None:
+    """The ID (``uuid``) of the main thread's last message when it ends a turn: the
+    assistant's reply, or the person's interruption; ``""`` for such a message without an
+    ID; ``None`` when the last message does not end a turn. Read from the end: only the
+    last lines are decoded (the caller decodes the whole tail once, for the statements)."""
     for line in reversed(data.split(b"\n")):
         entry = _entry(line)
         if entry is None or entry.get("type") not in ("user", "assistant") \
                 or entry.get("isSidechain"):
             continue
+        key = entry.get("uuid")
+        ended = str(key) if isinstance(key, str) else ""
         if entry.get("type") == "assistant":
-            return True
+            return ended
         message = entry.get("message")
         text = _user_text(message.get("content")) if isinstance(message, dict) else None
-        return text is not None and text.lstrip().startswith(_INTERRUPTED)
-    return False
+        return ended if text is not None and text.lstrip().startswith(_INTERRUPTED) else None
+    return None
 
 
 def _entries(data: bytes) -> Iterator[dict[str, Any]]:
