@@ -77,3 +77,21 @@ def test_a_fresh_recall_in_the_default_home_does_not_import_platformdirs(
     done = subprocess.run([sys.executable, "-c", probe], cwd=project, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["0", "True", "False"], done.stderr
+
+
+@pytest.mark.parametrize("entry", [["-m", "waymarks.cli.main"],  # the lean recall path
+                                   ["-c", "import sys; from waymarks.cli.app import run; "
+                                          "sys.exit(run(sys.argv[1:]))"]],
+                         ids=["lean", "full"])
+def test_a_home_whose_tilde_cannot_be_expanded_is_refused(tmp_path: Path,
+                                                         entry: list[str]) -> None:
+    """``WAYMARKS_HOME=~nosuchuser/wm``: ``~`` names no user, and the home would have been a
+    folder named ``~nosuchuser`` in whatever directory the command ran in (one per
+    project). Refused, exit 2, nothing created."""
+    env = {**os.environ, "WAYMARKS_HOME": "~waymarks-no-such-user/wm",
+           "WAYMARKS_CC_HELPER": "off"}
+    done = subprocess.run([sys.executable, *entry, "--json", "recall", "database port"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert '"invalid_argument"' in done.stdout and "cannot be expanded" in done.stdout
+    assert list(tmp_path.iterdir()) == []

@@ -66,8 +66,11 @@ def open_service(run: CliRuntime) -> Any:
     if run.cwd is not None and not os.path.isdir(run.cwd):
         raise ServiceError("invalid_argument", f"--cwd {run.cwd}: not a directory")
     home = run.home or default_home()
+    given = "--home" if run.home is not None else "the home (WAYMARKS_HOME or default)"
+    if str(home).startswith("~"):  # no such user, or no HOME: it would be a folder here
+        raise ServiceError("invalid_argument", f"{given} {home}: '~' cannot be expanded "
+                           "(no such user, or HOME is not set); give an absolute path")
     if os.path.lexists(home) and not os.path.isdir(home):  # a file, a dangling link
-        given = "--home" if run.home is not None else "the home (WAYMARKS_HOME or default)"
         raise ServiceError("invalid_argument", f"{given} {home}: not a directory; give a "
                            "directory (a missing one is created)")
     return Waymarks(home, cwd=run.cwd, session=run.session)
