@@ -34,6 +34,7 @@ def test_one_blas_thread_unless_the_person_chose() -> None:
     assert threads("import waymarks.semantic", OPENBLAS_NUM_THREADS="2") >= 2
 
 
+CORES = os.cpu_count() or 1
 EMBED = ("from waymarks import semantic; semantic.load({threads}).query('which port?'); "
          "import os; print(len(os.listdir('/proc/self/task')))")
 
@@ -45,6 +46,9 @@ EMBED = ("from waymarks import semantic; semantic.load({threads}).query('which p
     ("", {}, 1),
     ("threads=1", {"OMP_NUM_THREADS": "2"}, 1),  # the background worker's, whatever is set
     ("", {"OMP_NUM_THREADS": "2"}, 2),  # the person's choice
+    ("", {"OMP_NUM_THREADS": "abc"}, 1),  # not a number: ours (no warning, no spinning)
+    ("", {"OMP_NUM_THREADS": "0"}, 1),
+    ("", {"OMP_NUM_THREADS": "999999"}, CORES),  # at most one per core (it crashed)
 ])
 def test_the_embedder_threads(threads: str, env: dict[str, str], expected: int) -> None:
     """The native engine's threads after a query (the main thread among them); BLAS
@@ -55,3 +59,4 @@ def test_the_embedder_threads(threads: str, env: dict[str, str], expected: int) 
     done = subprocess.run([sys.executable, "-c", EMBED.format(threads=threads)],
                           env={**clean, **env}, capture_output=True, text=True, check=True)
     assert int(done.stdout) == expected
+    assert "Invalid value" not in done.stderr

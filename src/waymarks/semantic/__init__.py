@@ -70,10 +70,22 @@ def load(threads: int | None = None) -> Embedder | None:
         except ImportError:
             _loaded["e5"] = None
         else:
-            if threads is None and not os.environ.get(_THREADS_VARIABLE, "").strip():
-                threads = THREADS
+            if threads is None:
+                threads = chosen_threads()
             _loaded["e5"] = E5Embedder(threads)
     return _loaded["e5"]
+
+
+def chosen_threads() -> int:
+    """The engine's threads: ``OMP_NUM_THREADS`` when it is a whole number of at least
+    one (at most one per core: the engine crashed at 999999), else :data:`THREADS`. The
+    engine's runtime would read an invalid value itself, warn on every start (hooks
+    included) and run a thread per core, which spins."""
+    try:
+        asked = int(os.environ.get(_THREADS_VARIABLE, "").strip())
+    except ValueError:
+        return THREADS
+    return min(asked, os.cpu_count() or 1) if asked >= 1 else THREADS
 
 
 def cosines(query: bytes, vectors: Sequence[bytes]) -> list[float]:
