@@ -22,6 +22,10 @@ ENVIRONMENTS = [
     {"HOME": "/home/ada", "XDG_DATA_HOME": "   "},
     {"HOME": "/home/ada", "XDG_DATA_HOME": "/data/ada"},
     {"HOME": "/home/ada/", "XDG_DATA_HOME": "/data/ada/"},
+    {"HOME": "/home/ada//"},
+    {"HOME": "//"},
+    {"HOME": "/"},
+    {"HOME": "/home/ada", "XDG_DATA_HOME": "//"},
     {"HOME": "/home/ada", "XDG_DATA_HOME": "/data/with space"},
     {"HOME": "/home/ada", "XDG_DATA_HOME": "relative/data"},  # platformdirs decides
     {"HOME": "relative-home"},  # platformdirs decides

@@ -34,7 +34,8 @@ def user_data_dir() -> str:
             return os.path.join(xdg, APP)
         home = os.environ.get("HOME", "")
         if not xdg.strip() and home and os.path.isabs(home) and home == home.strip():
-            return os.path.join(home, ".local", "share", APP)
+            # as ``~`` expands: without the trailing slashes ("/" stays "/")
+            return os.path.join(home.rstrip("/") or "/", ".local", "share", APP)
     from platformdirs import user_data_dir as platform_dir
 
     return str(platform_dir(APP, appauthor=False))
