@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -105,3 +106,23 @@ def test_a_rival_process_takes_its_core() -> None:
         rival.kill()
         rival.wait()
     assert all(1 <= s <= max(1, CORES - 1) for s in samples), samples
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    ({"cpu.max": "max 100000\n"}, None),  # cgroup v2, no quota
+    ({"cpu.max": "100000 100000\n"}, 1),  # one CPU
+    ({"cpu.max": "250000 100000\n"}, 2),
+    ({"cpu.max": "50000 100000\n"}, 1),  # half a CPU: at least one
+    ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),  # v1
+    ({"cpu/cpu.cfs_quota_us": "300000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 3),
+    ({"cpu.max": "garbage"}, None),
+    ({}, None),
+])
+def test_a_control_groups_cpu_quota_bounds_the_cores(
+        tmp_path: Path, files: dict[str, str], expected: int | None) -> None:
+    from waymarks.semantic import _quota_cores
+
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert _quota_cores(str(tmp_path)) == expected

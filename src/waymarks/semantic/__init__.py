@@ -112,7 +112,40 @@ def spare_cores() -> int:
             ours += stat[stat.rindex(b")") + 2:][:1] == b"R"
     except (OSError, ValueError, IndexError):
         return 1
-    return max(1, (os.cpu_count() or 1) - max(0, running - max(ours, 1)))
+    return max(1, usable_cores() - max(0, running - max(ours, 1)))
+
+
+_usable: list[int] = []
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity, and no more than a control
+    group's CPU quota allows (a container limited to one CPU on a many-core host: two
+    threads would spin on its quota). Read once."""
+    if not _usable:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cores = os.cpu_count() or 1
+        _usable.append(max(1, min(cores, _quota_cores() or cores)))
+    return _usable[0]
+
+
+def _quota_cores(root: str = "/sys/fs/cgroup") -> int | None:
+    """Whole CPUs the control group's quota allows (``None``: no quota, or unknown):
+    cgroup v2's ``cpu.max`` ("QUOTA PERIOD", or "max PERIOD"), else v1's quota and period
+    files (-1: none)."""
+    for files in (("cpu.max",), ("cpu/cpu.cfs_quota_us", "cpu/cpu.cfs_period_us")):
+        fields: list[bytes] = []
+        try:
+            for name in files:
+                with open(os.path.join(root, name), "rb") as handle:
+                    fields += handle.read(64).split()
+            quota, period = int(fields[0]), int(fields[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        return max(1, quota // period) if quota > 0 and period > 0 else None
+    return None
 
 
 def chosen_threads() -> int:
@@ -121,7 +154,7 @@ def chosen_threads() -> int:
     engine's runtime would read an invalid value itself, warn on every start (hooks
     included) and run a thread per core, which spins."""
     asked = _asked()
-    return min(asked, os.cpu_count() or 1) if asked >= 1 else THREADS
+    return min(asked, usable_cores()) if asked >= 1 else THREADS
 
 
 def cosines(query: bytes, vectors: Sequence[bytes]) -> list[float]:
