@@ -81,6 +81,22 @@ def test_the_request_waits_for_a_transcript_not_created_yet(tmp_path: Path) -> N
     assert [STATEMENT in text for text in _statements(home)] == [True]
 
 
+def test_a_transcript_that_never_appears_is_given_up_and_logged(tmp_path: Path) -> None:
+    """After ``BEHIND_TRIES`` drains without the file the request is dropped (nothing to
+    capture), and the log says so with a fixed code (before, it left without a word)."""
+    home, _, transcript = _home(tmp_path)
+    transcript.unlink()
+    for _ in range(BEHIND_TRIES):
+        assert drain_captures(home)["errors"] == {"transcript_behind": 1}
+    drained = drain_captures(home)
+    assert (drained["captured"], drained["done"], pending(home)) == (0, 1, [])
+    logged = [json.loads(line) for path in (home / "logs").glob("*")
+              for line in path.read_text().splitlines()]
+    assert [(e["event"], e["code"]) for e in logged if e["event"] != "evolution_capture_queued"
+            and e["event"].startswith("evolution_capture")] == [
+        ("evolution_capture_dropped", "transcript_missing")]
+
+
 def test_after_enough_drains_what_the_file_holds_is_captured(tmp_path: Path) -> None:
     """A turn whose reply never reaches the file (Claude Code stopped) does not wait
     forever: its words are captured."""

@@ -334,13 +334,13 @@ def _set_aside(home: Path, path: str, raw: bytes) -> None:
         os.replace(path, os.path.join(failed, os.path.basename(path)))
 
 
-def _log(home: Path, request: dict[str, Any], code: str) -> None:
+def _log(home: Path, request: dict[str, Any], code: str,
+         event: str = "evolution_capture_queued") -> None:
     from datetime import UTC, datetime
 
     from waymarks.service.logs import log_event
 
-    log_event(home, datetime.now(UTC), "evolution_capture_queued",
-              kind=str(request.get("host")), code=code)
+    log_event(home, datetime.now(UTC), event, kind=str(request.get("host")), code=code)
 
 
 # -- what a request captures --------------------------------------------------------------
@@ -387,6 +387,9 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
         # dropped here as "nothing to capture")
         if patient and event == "Stop":
             raise TranscriptBehind
+        if event == "Stop":  # waited in vain (or a direct capture found none): say so
+            _log(home, {"host": "claude-code"}, "transcript_missing",
+                 "evolution_capture_dropped")
         return 0
     with open(transcript, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
