@@ -127,13 +127,6 @@ def _apply_globals(state: CliRuntime, wanted: _Request) -> None:
     state.json = wanted.json
 
 
-def fast_path(argv: list[str]) -> int | None:
-    """Run a command line this path recognises (``recall``; ``mcp`` over stdio);
-    ``None``: not one, the full CLI runs."""
-    recalled = recall_fast_path(argv)
-    return recalled if recalled is not None else mcp_fast_path(argv)
-
-
 def mcp_fast_path(argv: list[str]) -> int | None:
     """``waymarks mcp`` over stdio without click or the command table: an MCP client
     waits for it to start, and the SDK alone costs half a second."""

@@ -3,7 +3,8 @@
 Kept lean on purpose: ``waymarks hook claude-code EVENT`` runs on every prompt a person
 sends in Claude Code, so it is answered (:func:`waymarks.cli.launchers.hook_fast_path`)
 before click, rich or the command table are imported; so is ``waymarks recall``
-(:func:`waymarks.cli.lean.fast_path`: a one-shot recall per question), and so is
+(:func:`waymarks.cli.lean.recall_fast_path`: a one-shot recall per question, run without
+the cyclic garbage collector), and so is
 ``waymarks mcp`` over stdio. Everything else is :func:`waymarks.cli.app.run`.
 """
 
@@ -37,12 +38,15 @@ def _main(argv: list[str]) -> int:
         from waymarks.cli.app import complete
 
         return complete()
-    from waymarks.spawn.imports import import_msgspec
+    from waymarks.spawn.imports import import_msgspec, short_lived
 
     import_msgspec()  # before anything imports it with typing_extensions (7-13 ms)
-    from waymarks.cli.lean import fast_path
+    from waymarks.cli.lean import mcp_fast_path, recall_fast_path
 
-    answered = fast_path(argv)
+    with short_lived():
+        answered = recall_fast_path(argv)
+    if answered is None:
+        answered = mcp_fast_path(argv)  # a server: lives on
     if answered is not None:
         return answered
     from waymarks.cli.app import run

@@ -108,15 +108,16 @@ def run(argv: list[str], home: str) -> int:
     answer = _ask(home, event, raw, project)
     if answer is None:  # no helper took the request: nothing was done yet
         from waymarks.spawn.detached import complete_import_path
-        from waymarks.spawn.imports import import_msgspec
+        from waymarks.spawn.imports import import_msgspec, short_lived
 
         complete_import_path()
         import_msgspec()
-        from pathlib import Path
+        with short_lived():
+            from pathlib import Path
 
-        from waymarks.hosts.claude_code import main as in_process
+            from waymarks.hosts.claude_code import main as in_process
 
-        code: int = in_process(argv, Path(home), raw, project or None)
+            code: int = in_process(argv, Path(home), raw, project or None)
         if _env("WAYMARKS_CC_HELPER") != "off":
             _start_helper(home)
         return code

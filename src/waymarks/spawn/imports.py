@@ -1,4 +1,4 @@
-"""A short-lived process's imports: msgspec without ``typing_extensions``.
+"""A short-lived process's start: msgspec without ``typing_extensions``; no cyclic GC.
 
 msgspec's import tries ``typing_extensions`` (installed beside Waymarks: the MCP SDK needs
 it) for ``get_type_hints``, ``Required`` and ``NotRequired``, and takes ``typing``'s when
@@ -11,6 +11,7 @@ result unchanged. So the entry points of short-lived processes import msgspec fi
 importing ``typing_extensions`` later loads it as usual.
 """
 
+import gc
 import sys
 
 #: the module msgspec takes from ``typing`` instead
@@ -30,3 +31,22 @@ def import_msgspec() -> None:
     finally:
         if _SKIPPED in modules and modules[_SKIPPED] is None:
             del modules[_SKIPPED]
+
+
+class short_lived:  # named as it is used: ``with short_lived():``
+    """The cyclic garbage collector off for the block, as it was after it.
+
+    A one-shot process (a recall, a hook without its helper) creates most of its objects
+    importing ~200 modules, and the collector ran 28 times meanwhile (25 young, 3 middle
+    generation collections: ~5 ms of a 50 ms recall, measured with ``gc.callbacks``), each
+    finding almost nothing: modules, classes and functions live until the process ends.
+    Reference counting still frees everything else. Long-lived paths (the MCP server, the
+    full command line's servers and workers) never run under it."""
+
+    def __enter__(self) -> None:
+        self._collecting = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *_: object) -> None:
+        if self._collecting:
+            gc.enable()
