@@ -55,3 +55,56 @@ def test_msgspec_comes_without_typing_extensions_and_decodes_alike() -> None:
 def test_nothing_changes_when_either_was_imported_before() -> None:
     assert run("import typing_extensions") == "False"
     assert run("import msgspec") == "False"  # msgspec imported it itself
+
+
+def test_short_lived_turns_the_collector_off_and_back_as_it_was() -> None:
+    import gc
+
+    from waymarks.spawn.imports import short_lived
+
+    was = gc.isenabled()
+    try:
+        for before in (True, False):
+            (gc.enable if before else gc.disable)()
+            with short_lived():
+                assert not gc.isenabled()
+            assert gc.isenabled() is before
+        gc.enable()
+        try:
+            with short_lived():
+                raise KeyError("a failing block")
+        except KeyError:
+            pass
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+COLLECTIONS = """
+import contextlib, gc, io, sys
+seen = []
+gc.callbacks.append(lambda phase, info: phase == "start" and seen.append(info["generation"]))
+from waymarks.cli.main import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    status = main(["memory", "add", "--", "The database port is 5433."])
+assert status == 0, out.getvalue()
+full = len(seen)
+with contextlib.redirect_stdout(out):
+    status = main(["recall", "what is the database port?"])
+assert status == 0 and "5433" in out.getvalue(), out.getvalue()
+print(full > 0, len(seen) - full, gc.isenabled())
+"""
+
+
+def test_a_one_shot_recall_never_runs_the_collector(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The full CLI (a write here) keeps the collector; a one-shot recall runs without it
+    (it ran 28 times while the modules loaded, for nothing) and leaves it as it found it."""
+    import os
+
+    env = {**os.environ, "WAYMARKS_HOME": str(tmp_path / "home"), "WAYMARKS_CC_HELPER": "off",
+           "WAYMARKS_SEMANTIC": "off"}
+    done = subprocess.run([sys.executable, "-c", COLLECTIONS], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "0", "True"]
