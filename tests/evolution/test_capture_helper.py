@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from waymarks.hosts.cc_helper import socket_path
@@ -117,6 +118,77 @@ def test_tool_hooks_through_the_helper_answer_first_and_stop_finds_every_record(
         records = [json.loads(line)["data"]["id"] for line in ledger.read_text().splitlines()
                    if "waymarks-tool-observation-v1" in line]
         assert records == [f"t{k}" for k in range(calls)] + ["t-push"]
+        assert helper.poll() is None
+    finally:
+        helper.terminate()
+        helper.wait(timeout=30)
+
+
+def test_a_stop_waiting_for_its_turn_is_taken_at_the_next_prompt(tmp_path: Path) -> None:
+    """``claude -p --resume``: the transcript gets the turn after the ``Stop`` hook, before
+    the process exits. The helper's drain at the ``Stop`` finds the file still ending with
+    the turn before, and the request waits; the next run's prompt, answered, takes it
+    (left for the next ``Stop``, it was replaced by that turn's and the session fell one
+    turn behind for good)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    second = "From now on the release branch is cut on Thursdays."
+
+    def entry(kind: str, key: str, text: str) -> str:
+        content: object = text if kind == "user" else [{"type": "text", "text": text}]
+        return json.dumps({"type": kind, "uuid": key,
+                           "message": {"role": kind, "content": content}}) + "\n"
+
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(entry("user", "u1", STATEMENT) + entry("assistant", "a1", "Noted."))
+    env = {k: v for k, v in os.environ.items() if k != "PI_SUBAGENT_AGENT_ID"}
+    env.update({"CLAUDE_PROJECT_DIR": str(project), "WAYMARKS_CC_HELPER_IDLE": "60",
+                "WAYMARKS_SEMANTIC": "off"})
+    helper = subprocess.Popen([sys.executable, "-m", "waymarks.hosts.cc_helper", str(home)],
+                              env=env, cwd=home, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    session = str(uuid.uuid4())
+
+    def hook(event: str, **extra: object) -> None:
+        payload = {"session_id": session, "cwd": str(project), "hook_event_name": event,
+                   "transcript_path": str(transcript), **extra}
+        done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
+                               str(home), "hook", "claude-code", event],
+                              input=json.dumps(payload), env=env, cwd=project,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+
+    def sources() -> list[str]:
+        if not (home / "evolution" / "ledger.jsonl").is_file():
+            return []
+        with Evolution(home) as evo:
+            return [s.text for s in evo.store.sources()]
+
+    def settled(check: Callable[[], bool]) -> None:  # bounded wait (not a timing check)
+        deadline = time.monotonic() + 60
+        while not check():
+            assert time.monotonic() < deadline, (sources(), pending(home))
+            time.sleep(0.1)
+
+    try:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(socket_path(home)):
+            assert time.monotonic() < deadline and helper.poll() is None
+            time.sleep(0.05)
+        hook("Stop")  # turn 1, in the file
+        settled(lambda: STATEMENT in sources() and not pending(home))
+        hook("Stop")  # turn 2: not in the file yet
+        settled(lambda: bool(pending(home)))
+        with transcript.open("a") as handle:  # claude -p writes it, then exits
+            handle.write(entry("user", "u2", second) + entry("assistant", "a2", "Thursdays."))
+        hook("UserPromptSubmit", prompt="what did we decide about releases?")
+        # the helper takes one connection at a time: once this prompt is answered, the
+        # drain after the one before has ended (the recovery tick's first look, 15 s after
+        # the start, would have taken the request too)
+        hook("UserPromptSubmit", prompt="and which day is the tag?")
+        assert second in sources() and not pending(home)
         assert helper.poll() is None
     finally:
         helper.terminate()

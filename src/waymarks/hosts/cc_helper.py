@@ -184,6 +184,8 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                 if event not in _ANSWER_FIRST:
                     with contextlib.suppress(OSError):
                         connection.sendall(b"ok\n" + answer.encode("utf-8"))
+                if event == "UserPromptSubmit":
+                    _drain_waiting(home)
     finally:
         server.close()
         if os.path.exists(path):
@@ -208,6 +210,19 @@ def _queue_stop(home: "Path", raw: bytes, project: str) -> str | None:
     write_request(home, "claude-code", "Stop", *found)
     _drain(home)
     return found[0]
+
+
+def _drain_waiting(home: "Path") -> None:
+    """After a prompt is answered: a ``Stop`` still waiting for its turn to reach the
+    transcript is taken now. ``claude -p`` writes the transcript after the ``Stop`` hook
+    and before it exits, so by the next prompt the last turn is there; left for the next
+    ``Stop``, its request was replaced by that turn's, which then judged a file ending
+    with the turn before as written, one turn behind from then on, and the session's last
+    turn was never captured. One directory listing when nothing waits."""
+    from waymarks.service.capture_spool import pending
+
+    if pending(home):
+        _drain(home)
 
 
 def _drain(home: "Path") -> None:
