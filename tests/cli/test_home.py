@@ -3,6 +3,7 @@ platformdirs in the ordinary Linux case (``waymarks.cli.home``)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -98,4 +99,33 @@ def test_a_home_whose_tilde_cannot_be_expanded_is_refused(tmp_path: Path,
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert '"invalid_argument"' in done.stdout and "cannot be expanded" in done.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("how", ["installed", "console"])
+def test_a_hook_with_a_home_whose_tilde_cannot_be_expanded_records_nothing(
+        tmp_path: Path, how: str) -> None:
+    """The hook as ``claude-code install`` writes it (``hook_entry.py --home``) and as the
+    console script runs it (``WAYMARKS_HOME``): the prompt would have been recorded in a
+    folder named ``~nosuchuser`` inside the person's project. Exit 1 (never 2, which
+    Claude Code reads as "block the prompt"), the reason on standard error, nothing
+    created."""
+    from waymarks.hosts import hook_entry
+
+    home = "~waymarks-no-such-user/wm"
+    event = json.dumps({"session_id": "7d3c0000-0000-4000-8000-000000007d3c",
+                        "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
+                        "prompt": "a secret prompt", "transcript_path": str(tmp_path / "t")})
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "off", "CLAUDE_PROJECT_DIR": str(tmp_path)}
+    if how == "installed":
+        argv = [sys.executable, "-I", "-S", hook_entry.__file__, "--home", home, "hook",
+                "claude-code", "UserPromptSubmit"]
+    else:
+        argv = [sys.executable, "-m", "waymarks.cli.main", "hook", "claude-code",
+                "UserPromptSubmit"]
+        env["WAYMARKS_HOME"] = home
+    done = subprocess.run(argv, input=event, cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert "cannot be expanded" in done.stderr
     assert list(tmp_path.iterdir()) == []

@@ -90,6 +90,11 @@ def hook_arguments(argv: list[str]) -> tuple[str | None, str] | None:
 
 def run(argv: list[str], home: str) -> int:
     """The hook's entry point (lean): ask the helper, else do it here."""
+    if home.startswith("~"):  # expanded already: no such user, or no HOME
+        sys.stderr.write(f"waymarks: the home {home}: '~' cannot be expanded (no such user, "
+                         "or HOME is not set); nothing recorded. Give an absolute path "
+                         "(`waymarks claude-code install` writes one)\n")
+        return 1  # not 2: Claude Code would block the prompt or tool call
     if _env("WAYMARKS_EVOLUTION_CHILD"):  # core.evolution_policy.CHILD_ENV
         # this Claude Code is a consolidation call (`claude -p`): its prompt is a sanitized
         # source, not the person's; record nothing, inject nothing
