@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from waymarks.core.evolution.transcript import turn_end, turn_written
 from waymarks.service.capture_spool import BEHIND_TRIES, pending, write_request
 from waymarks.service.evolution import Evolution, drain_captures
@@ -178,3 +180,46 @@ def test_the_kept_turn_ends_are_bounded(tmp_path: Path) -> None:
     assert spool._last_end(tmp_path, "session-new") == "z"
     spool._remember_end(tmp_path, "session-new", "x" * (spool.MAX_END_BYTES + 1))
     assert spool._last_end(tmp_path, "session-new") == "z"  # an oversized ID is not kept
+
+
+FIFO_DRAIN = """
+import json, os, sys
+from pathlib import Path
+from waymarks.service.evolution import drain_captures
+if len(sys.argv) > 2:  # the FIFO swapped in after the isfile check, as a race would do it
+    real = os.path.isfile
+    os.path.isfile = lambda p: p == sys.argv[2] or real(p)
+print(json.dumps(drain_captures(Path(sys.argv[1]))))
+"""
+
+
+@pytest.mark.parametrize("where", ["end", "transcript"])
+def test_a_fifo_never_holds_the_drain(tmp_path: Path, where: str) -> None:
+    """A FIFO where the session's last turn end is kept, or in place of the transcript:
+    opened plainly, the drain would wait for a writer forever, holding the spool's lock.
+    The end is then unknown (the file alone decides); the transcript is an error the
+    request keeps (set aside after enough tries)."""
+    import os
+    import subprocess
+    import sys
+
+    from waymarks.service import capture_spool as spool
+
+    home, _, transcript = _home(tmp_path)
+    transcript.write_bytes(lines(QUEUED, USER, ASSISTANT))
+    argv = [sys.executable, "-c", FIFO_DRAIN, str(home)]
+    if where == "end":
+        path = Path(spool._end_path(home, SESSION))
+        path.parent.mkdir(parents=True)
+    else:
+        path = transcript
+        path.unlink()
+        argv.append(str(path))
+    os.mkfifo(path)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    drained = json.loads(done.stdout)
+    if where == "end":
+        assert (drained["captured"], drained["done"]) == (1, 1)
+    else:
+        assert drained["kept"] == 1 and drained["errors"] == {"os_error": 1}

@@ -391,7 +391,7 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
             _log(home, {"host": "claude-code"}, "transcript_missing",
                  "evolution_capture_dropped")
         return 0
-    with open(transcript, "rb") as handle:
+    with _open_regular(transcript) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > TAIL_BYTES:
             handle.seek(size - TAIL_BYTES)
@@ -414,6 +414,19 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
     return stored
 
 
+def _open_regular(path: str) -> Any:
+    """``path`` opened for reading if it is a regular file (``OSError`` otherwise): a FIFO
+    swapped in after the ``isfile`` check would hold the drain, and the spool's lock, for
+    as long as nobody writes to it."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path}: not a regular file")
+    return os.fdopen(fd, "rb")
+
+
 #: the sessions whose last captured turn end is remembered (``ENDS`` in the spool): past
 #: it, the oldest half is forgotten (a forgotten session's next ``Stop`` is judged by the
 #: file alone, as before there was any)
@@ -427,14 +440,12 @@ def _end_path(home: Path, session: str) -> str:
 
 def _last_end(home: Path, session: str) -> str | None:
     """The turn end the session's previous ``Stop`` capture found (``None``: none kept)."""
-    try:
-        with open(_end_path(home, session), "rb") as handle:
-            raw = handle.read(MAX_END_BYTES + 1)
-    except OSError:
-        return None
-    try:
-        return raw.decode("utf-8") if 0 < len(raw) <= MAX_END_BYTES else None
-    except UnicodeDecodeError:
+    from waymarks.files.reading import read_regular
+
+    try:  # never waits on a FIFO put there, holding the spool's lock
+        raw = read_regular(_end_path(home, session), limit=MAX_END_BYTES)
+        return raw.decode("utf-8") if raw else None
+    except (OSError, UnicodeDecodeError):
         return None
 
 
