@@ -27,6 +27,7 @@ ENVIRONMENTS = [
     {"HOME": "//"},
     {"HOME": "/"},
     {"HOME": "/home/ada", "XDG_DATA_HOME": "//"},
+    {"HOME": "/home/ada", "ANDROID_DATA": "/data", "ANDROID_ROOT": "/system"},
     {"HOME": "/home/ada", "XDG_DATA_HOME": "/data/with space"},
     {"HOME": "/home/ada", "XDG_DATA_HOME": "relative/data"},  # platformdirs decides
     {"HOME": "relative-home"},  # platformdirs decides
@@ -38,7 +39,8 @@ ENVIRONMENTS = [
 def test_the_home_is_platformdirs_user_data_dir(monkeypatch: pytest.MonkeyPatch,
                                                 environment: dict[str, str]) -> None:
     monkeypatch.delenv("WAYMARKS_HOME", raising=False)
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    for name in ("XDG_DATA_HOME", "ANDROID_DATA", "ANDROID_ROOT"):
+        monkeypatch.delenv(name, raising=False)
     for name, value in environment.items():
         monkeypatch.setenv(name, value)
     try:
