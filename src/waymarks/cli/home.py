@@ -3,12 +3,12 @@
 The home is platformdirs' user data directory for ``waymarks``. Importing platformdirs
 costs ~9 ms (it brings ``tempfile``, ``shutil``, ``random``, compression modules) on every
 start without ``WAYMARKS_HOME`` (measured: 78.1 against 69.4 ms), so the ordinary Linux
-case is answered here from the XDG rules every platformdirs release agrees on: ``$XDG_DATA_HOME/waymarks`` when that is an
-absolute path, else ``$HOME/.local/share/waymarks`` when ``HOME`` is absolute. Any other
-case (another platform, Android, a relative or missing ``HOME``, a relative
-``XDG_DATA_HOME``, which platformdirs releases treat differently) is platformdirs' answer,
-as before.
-Imports only ``os`` and ``sys``.
+case is answered here from the XDG rules every platformdirs release agrees on:
+``$XDG_DATA_HOME/waymarks`` when that is an absolute path, else
+``$HOME/.local/share/waymarks`` when ``HOME`` is absolute. Any other case (another
+platform, Android, a relative or missing ``HOME``, a relative ``XDG_DATA_HOME``, which
+platformdirs releases treat differently) is platformdirs' answer, as before. Imports only
+``os`` and ``sys``.
 """
 
 from __future__ import annotations
