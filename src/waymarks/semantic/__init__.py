@@ -117,22 +117,26 @@ def _asked() -> int:
         return 0
 
 
-def spare_cores() -> int:
-    """Cores no other process is running on at this instant: the machine's cores less
-    the runnable tasks ``/proc/loadavg`` counts that are not this process's own threads
-    (the engine's second thread spins for a while after each call: it is not a rival);
-    1 where that cannot be read."""
+def spare_cores(ours: Iterable[int] | None = None) -> int:
+    """Cores no other task is running on at this instant: the cores this process may use
+    less the runnable tasks ``/proc/loadavg`` counts, leaving out the threads ``ours``
+    (native thread IDs: the caller's and the engine's own, whose waiting thread spins for
+    a while after each call; ``None``: every thread of this process). Any other thread of
+    this process is a rival like another process's. 1 where that cannot be read."""
     try:
         with open("/proc/loadavg", "rb") as handle:
             running = int(handle.read(256).split()[3].split(b"/")[0])
-        ours = 0
-        for task in os.listdir("/proc/self/task"):
-            with open(f"/proc/self/task/{task}/stat", "rb") as handle:
-                stat = handle.read(512)
-            ours += stat[stat.rindex(b")") + 2:][:1] == b"R"
+        mine = 0
+        for task in (os.listdir("/proc/self/task") if ours is None else map(str, ours)):
+            try:
+                with open(f"/proc/self/task/{task}/stat", "rb") as handle:
+                    stat = handle.read(512)
+            except FileNotFoundError:  # that thread has ended
+                continue
+            mine += stat[stat.rindex(b")") + 2:][:1] == b"R"
     except (OSError, ValueError, IndexError):
         return 1
-    return max(1, usable_cores() - max(0, running - max(ours, 1)))
+    return max(1, usable_cores() - max(0, running - max(mine, 1)))
 
 
 _usable: list[int] = []

