@@ -151,7 +151,26 @@ def test_a_control_groups_cpu_quota_bounds_the_cores(
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    assert _quota_cores(str(tmp_path)) == expected
+    assert _quota_cores(str(tmp_path), str(tmp_path / "no-such-file")) == expected
+
+
+def test_the_smallest_quota_on_the_way_to_this_process_group_counts(tmp_path: Path) -> None:
+    """A systemd ``CPUQuota=`` or a container without its own cgroup namespace: the limit
+    sits on this process's group or a parent, not at the root."""
+    from waymarks.semantic import _quota_cores
+
+    own = tmp_path / "cgroup"
+    own.write_text("0::/system.slice/agent.service\n")
+    root = tmp_path / "fs"
+    (root / "system.slice" / "agent.service").mkdir(parents=True)
+    (root / "cpu.max").write_text("max 100000\n")
+    (root / "system.slice" / "cpu.max").write_text("400000 100000\n")
+    (root / "system.slice" / "agent.service" / "cpu.max").write_text("150000 100000\n")
+    assert _quota_cores(str(root), str(own)) == 1
+    (root / "system.slice" / "agent.service" / "cpu.max").write_text("max 100000\n")
+    assert _quota_cores(str(root), str(own)) == 4
+    own.write_text("0::/../../etc\n")  # never above the root
+    assert _quota_cores(str(root), str(own)) is None
 
 
 def test_a_busy_thread_of_this_process_is_a_rival_unless_named_ours() -> None:

@@ -155,21 +155,60 @@ def usable_cores() -> int:
     return _usable[0]
 
 
-def _quota_cores(root: str = "/sys/fs/cgroup") -> int | None:
-    """Whole CPUs the control group's quota allows (``None``: no quota, or unknown):
-    cgroup v2's ``cpu.max`` ("QUOTA PERIOD", or "max PERIOD"), else v1's quota and period
-    files (-1: none)."""
-    for files in (("cpu.max",), ("cpu/cpu.cfs_quota_us", "cpu/cpu.cfs_period_us")):
-        fields: list[bytes] = []
-        try:
-            for name in files:
-                with open(os.path.join(root, name), "rb") as handle:
-                    fields += handle.read(64).split()
-            quota, period = int(fields[0]), int(fields[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        return max(1, quota // period) if quota > 0 and period > 0 else None
-    return None
+def _quota_cores(root: str = "/sys/fs/cgroup", own: str = "/proc/self/cgroup") -> int | None:
+    """Whole CPUs the control groups' quotas allow (``None``: no quota, or unknown): the
+    smallest cgroup v2 ``cpu.max`` ("QUOTA PERIOD", or "max PERIOD") from this process's
+    own group (``own`` names it) up to ``root``; else v1's quota and period files at the
+    root (-1: none)."""
+    found: list[int] = []
+    for group in _groups(root, own):
+        fields = _fields(os.path.join(group, "cpu.max"))
+        if fields is not None:
+            found.extend(_cores(fields))
+    if not found:
+        fields = _fields(os.path.join(root, "cpu/cpu.cfs_quota_us"),
+                         os.path.join(root, "cpu/cpu.cfs_period_us"))
+        if fields is not None:
+            found.extend(_cores(fields))
+    return min(found) if found else None
+
+
+def _groups(root: str, own: str) -> list[str]:
+    """``root`` and the folders from it down to this process's cgroup v2 group."""
+    path = ""
+    try:
+        with open(own, "rb") as handle:
+            for line in handle.read(4096).decode("utf-8", "replace").splitlines():
+                if line.startswith("0::"):
+                    path = line[3:].strip("/")
+    except OSError:
+        pass
+    groups = [root]
+    for part in filter(None, path.split("/")):
+        if part in (".", ".."):
+            break
+        groups.append(os.path.join(groups[-1], part))
+    return groups
+
+
+def _fields(*paths: str) -> list[bytes] | None:
+    fields: list[bytes] = []
+    try:
+        for path in paths:
+            with open(path, "rb") as handle:
+                fields += handle.read(64).split()
+    except OSError:
+        return None
+    return fields
+
+
+def _cores(fields: list[bytes]) -> list[int]:
+    """[whole CPUs] of a (quota, period) pair; [] for none (``max``, -1) or garbage."""
+    try:
+        quota, period = int(fields[0]), int(fields[1])
+    except (ValueError, IndexError):
+        return []
+    return [max(1, quota // period)] if quota > 0 and period > 0 else []
 
 
 def chosen_threads() -> int:
