@@ -146,7 +146,7 @@ def test_a_rival_process_takes_its_core() -> None:
 ])
 def test_a_control_groups_cpu_quota_bounds_the_cores(
         tmp_path: Path, files: dict[str, str], expected: int | None) -> None:
-    from waymarks.semantic import _quota_cores
+    from waymarks.semantic.cores import _quota_cores
 
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -157,7 +157,7 @@ def test_a_control_groups_cpu_quota_bounds_the_cores(
 def test_the_smallest_quota_on_the_way_to_this_process_group_counts(tmp_path: Path) -> None:
     """A systemd ``CPUQuota=`` or a container without its own cgroup namespace: the limit
     sits on this process's group or a parent, not at the root."""
-    from waymarks.semantic import _quota_cores
+    from waymarks.semantic.cores import _quota_cores
 
     own = tmp_path / "cgroup"
     own.write_text("0::/system.slice/agent.service\n")

