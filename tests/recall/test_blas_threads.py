@@ -203,3 +203,40 @@ def test_a_busy_thread_of_this_process_is_a_rival_unless_named_ours() -> None:
         worker.join()
     # (between two hashes it waits a moment for the GIL: not running then)
     assert sum(1 <= s <= max(1, CORES - 1) for s in samples) >= 15, samples
+
+
+def test_a_host_that_takes_the_cores_away_keeps_calls_to_one_thread(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A two-thread call during which the machine's steal time grew by ``STOLEN``
+    hundredths of a second keeps the next calls to one thread for ``COOLDOWN_S``; less
+    steal than that changes nothing; unreadable steal time never counts."""
+    from waymarks.semantic import cores
+
+    readings = iter([100, 101, 200, 200 + cores.STOLEN, None, 500])
+    now = [1000.0]
+    monkeypatch.setattr(cores, "stolen", lambda: next(readings))
+    monkeypatch.setattr(cores.time, "monotonic", lambda: now[0])
+    watch = cores.HostWatch()
+    assert watch.calm()
+    watch.begin()
+    watch.end()  # one hundredth: not a busy host
+    assert watch.calm()
+    watch.begin()
+    watch.end()
+    assert not watch.calm()
+    now[0] += cores.COOLDOWN_S - 1
+    assert not watch.calm()
+    now[0] += 1
+    assert watch.calm()
+    watch.begin()
+    watch.end()  # nothing to read before: nothing judged
+    assert watch.calm()
+
+
+def test_the_steal_time_is_read_where_the_kernel_keeps_it() -> None:
+    from waymarks.semantic.cores import stolen
+
+    first = stolen()
+    assert first is None or (isinstance(first, int) and first >= 0)
+    if first is not None:
+        assert (stolen() or 0) >= first

