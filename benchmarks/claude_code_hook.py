@@ -33,6 +33,7 @@ import time
 import uuid
 from pathlib import Path
 
+from bench_stats import steal_during, steal_s
 from spawn_timing import environment, interleaved, load_average
 from waymarks.hosts.claude_code import handle
 from waymarks.hosts.claude_code_install import hook_entry
@@ -111,6 +112,7 @@ def main() -> int:
             variants["without_helper_baseline"] = (hook_command(
                 baseline_home(home, Path(tmp, "home-baseline"), args.baseline_src, project),
                 Path(args.baseline_src) / "waymarks/hosts/hook_entry.py"), off)
+        steal_before = steal_s()
         cold = interleaved(variants, args.runs, stdin=payloads)
         timed(argv, payloads[0])  # warm the file cache and the database; starts the helper
         hook = [timed(argv, p) for p in payloads]
@@ -124,7 +126,8 @@ def main() -> int:
     context = json.loads(output)["hookSpecificOutput"]["additionalContext"] if output else ""
     report = {
         "benchmark": "claude_code_hook", "memories": args.memories, "pins": 5,
-        "load_average": load_average(), "baseline_src": args.baseline_src,
+        "load_average": load_average(), "steal_s": steal_during(steal_before),
+        "baseline_src": args.baseline_src,
         "semantic": os.environ.get("WAYMARKS_SEMANTIC", "on"),
         "user_prompt_submit": {**summary(hook), "target_median_ms": 60},
         "without_helper": {**cold["without_helper"], "target_median_ms": 90},

@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_stats import steal_during, steal_s
 from rebuild import generate
 from spawn_timing import environment, interleaved, load_average, with_src
 from waymarks.ledger.discovery import session_dir
@@ -103,11 +104,13 @@ def main() -> None:
     imports = {"python_pass": ([sys.executable, "-c", "pass"], env),
                "import_cli": ([sys.executable, "-c", "import waymarks.cli.main"], env)}
     load_before = load_average()
+    steal_before = steal_s()
     baseline = interleaved(imports, args.runs, cwd=here)
     sizes = [run_size(int(size), args.runs, args.baseline_src)
              for size in args.sizes.split(",")]
     print(json.dumps({"benchmark": "fresh_start", "cpus": os.cpu_count(),
                       "load_average": {"before": load_before, "after": load_average()},
+                      "steal_s": steal_during(steal_before),
                       "baseline_src": args.baseline_src, "baseline": baseline,
                       "semantic": os.environ.get("WAYMARKS_SEMANTIC", "on"),
                       "command": command(), "sizes": sizes}, indent=2))

@@ -48,6 +48,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import recall_latency as synthetic
+from bench_stats import steal_during, steal_s
 from waymarks import semantic
 from waymarks.recall.engine import evaluate
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, semantic_side
@@ -130,6 +131,7 @@ def run(size: int, count: int, sample: int, seed: int,
             "hybrid_cached")}
         cpu: dict[str, list[float]] = {k: [] for k in timings}  # process CPU, same spans
         load_before = os.getloadavg()
+        steal_before = steal_s()
         held = semantic.new_matrix()
         held.extend((i, v) for _, i, v in store.vectors(embedder.model))
         postings = RecallCache(index)
@@ -187,6 +189,7 @@ def run(size: int, count: int, sample: int, seed: int,
         "cpu_ms": {k: summary(v) for k, v in cpu.items()},
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "steal_s": steal_during(steal_before),
         "long_prompt": long_prompt,
         "targets_p99_ms": {"lexical": 5.0, "hybrid": 25.0},
     }

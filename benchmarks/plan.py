@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import code_baseline
-from bench_stats import percentile
+from bench_stats import percentile, steal_during, steal_s
 from waymarks.service.app import Waymarks
 from waymarks.service.planning import plan_request
 
@@ -105,6 +105,7 @@ def run(size: int, plans: int, seed: int) -> dict[str, Any]:
         recall_times, plan_times, recall_cpu, plan_cpu = [], [], [], []
         selected = []
         load_before = code_baseline.load()
+        steal_before = steal_s()
         for prompt in prompts:
             c0, t0 = time.process_time(), time.perf_counter()
             result = app.recall(prompt)
@@ -121,6 +122,7 @@ def run(size: int, plans: int, seed: int) -> dict[str, Any]:
         app.close()
     result = {"memories": size, "pins": 50, "plans": plans, "setup_s": round(build_s, 2),
               "load_avg_before_after": [load_before, code_baseline.load()],
+              "steal_s": steal_during(steal_before),
               "semantic": os.environ.get("WAYMARKS_SEMANTIC", "on"),
               "plan": summary(plan_times), "plan_cpu": summary(plan_cpu),
               "recall_only": summary(recall_times), "recall_only_cpu": summary(recall_cpu),
