@@ -185,7 +185,12 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                     with contextlib.suppress(OSError):
                         connection.sendall(b"ok\n" + answer.encode("utf-8"))
                 if event == "UserPromptSubmit":
-                    _drain_waiting(home)
+                    try:
+                        _drain_waiting(home)
+                    except Exception as exc:  # noqa: BLE001 (the helper serves on)
+                        from datetime import UTC, datetime
+
+                        _log(home, datetime.now(UTC), "Stop", type(exc).__name__)
     finally:
         server.close()
         if os.path.exists(path):
