@@ -21,9 +21,9 @@ import sqlite3
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import msgspec
 
@@ -63,16 +63,12 @@ from waymarks.store.reads import ProjectionReads
 from waymarks.store.rows import item_row as item_row  # re-exported
 from waymarks.store.rows import json_list
 from waymarks.store.rows import state_from_row as state_from_row  # re-exported
-from waymarks.store.wal import enter_wal
-
-if TYPE_CHECKING:
-    import threading
+from waymarks.store.wal import Checkpointer, enter_wal
 
 __all__ = ["ITEM_COLUMNS", "Projection", "ProjectionDamaged", "SqliteView", "SyncReport",
            "item_row", "state_from_row"]
 
 BUSY_TIMEOUT_MS: Final = 30_000
-CHECKPOINT_EVERY_COMMITS: Final = 500
 _ENCODER: Final = msgspec.json.Encoder()
 _INSERT_ITEM: Final = (
     f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)}) RETURNING rowid"
@@ -178,8 +174,7 @@ class Projection(ProjectionReads):
         binding.install()
         self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
                                   check_same_thread=False)
-        self._commits = 0
-        self._checkpointer: threading.Thread | None = None
+        self._checkpoints = Checkpointer(path, BUSY_TIMEOUT_MS / 1000)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             enter_wal(self.db, BUSY_TIMEOUT_MS / 1000)
@@ -217,9 +212,7 @@ class Projection(ProjectionReads):
                 raise ProjectionDamaged(problems[0])
 
     def close(self) -> None:
-        if self._checkpointer is not None:
-            self._checkpointer.join()
-        self._checkpoint(self.db)
+        self._checkpoints.close(self.db)
         self.db.close()
 
     @contextmanager
@@ -239,9 +232,7 @@ class Projection(ProjectionReads):
                 if self.db.in_transaction:  # also when COMMIT itself failed (busy, full)
                     self.db.execute("ROLLBACK")
                 raise
-        self._commits += 1
-        if self._commits % CHECKPOINT_EVERY_COMMITS == 0:
-            self._checkpoint_in_background()
+        self._checkpoints.committed()
 
     @contextmanager
     def _writer_turn(self) -> Iterator[None]:
@@ -257,29 +248,6 @@ class Projection(ProjectionReads):
         row = self.db.execute(
             "SELECT byte_offset FROM sources WHERE session_id = ?", (session_id,)).fetchone()
         return None if row is None else int(row[0])
-
-    def _checkpoint_in_background(self) -> None:
-        if self._checkpointer is not None and self._checkpointer.is_alive():
-            return
-
-        def run() -> None:
-            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000)
-            try:
-                self._checkpoint(db)
-            finally:
-                db.close()
-
-        import threading  # a long-lived writer's (a one-shot recall never starts one)
-
-        self._checkpointer = threading.Thread(target=run, name="waymarks-checkpoint", daemon=True)
-        self._checkpointer.start()
-
-    @staticmethod
-    def _checkpoint(db: sqlite3.Connection) -> None:
-        # PASSIVE never waits for readers or writers; whatever it cannot copy now, a later
-        # checkpoint will. Losing one is harmless: the WAL is still a valid database.
-        with suppress(sqlite3.OperationalError):
-            db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     # -- incremental ----------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""Switching a database to write-ahead logging when several processes open it at once.
+"""Write-ahead logging: switching a database to it when several processes open it at once,
+and checkpointing it beside the write path.
 
 ``PRAGMA journal_mode = WAL`` needs an exclusive lock on a database still in rollback
 mode, and SQLite answers ``database is locked`` at once, without calling the busy
@@ -7,14 +8,27 @@ processes opening one new database together failed 5 times in 240 opens despite 
 30-second ``busy_timeout``. The mode is stored in the file, so a database already in WAL
 needs no change: read it first, and retry only the switch, with a short backoff, until
 the caller's timeout.
+
+Checkpoints fsync the database, so the projection turns SQLite's automatic ones off and a
+:class:`Checkpointer` runs a passive one on its own connection every
+:data:`CHECKPOINT_EVERY_COMMITS` commits, in a thread (a one-shot process that never
+commits that often never starts it, nor imports ``threading``).
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
+from contextlib import suppress
+from typing import TYPE_CHECKING, Final
 
-__all__ = ["enter_wal"]
+if TYPE_CHECKING:
+    import threading
+    from pathlib import Path
+
+__all__ = ["CHECKPOINT_EVERY_COMMITS", "Checkpointer", "enter_wal"]
+
+CHECKPOINT_EVERY_COMMITS: Final = 500
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
@@ -37,3 +51,47 @@ def enter_wal(db: sqlite3.Connection, timeout_s: float) -> None:
                 raise
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
+
+
+class Checkpointer:
+    """A passive WAL checkpoint every :data:`CHECKPOINT_EVERY_COMMITS` commits, in a
+    background thread on a connection of its own, and one more when the owner closes."""
+
+    def __init__(self, path: Path, timeout_s: float) -> None:
+        self.path, self.timeout_s = path, timeout_s
+        self._commits = 0
+        self._thread: threading.Thread | None = None
+
+    def committed(self) -> None:
+        """Count a commit; start a checkpoint when enough were made (unless one runs)."""
+        self._commits += 1
+        if self._commits % CHECKPOINT_EVERY_COMMITS or (
+                self._thread is not None and self._thread.is_alive()):
+            return
+
+        def run() -> None:
+            db = sqlite3.connect(self.path, timeout=self.timeout_s)
+            try:
+                checkpoint(db)
+            finally:
+                db.close()
+
+        import threading
+
+        self._thread = threading.Thread(target=run, name="waymarks-checkpoint", daemon=True)
+        self._thread.start()
+
+    def close(self, db: sqlite3.Connection) -> None:
+        """Wait for a running checkpoint, then checkpoint through ``db`` (the owner's, about
+        to close)."""
+        if self._thread is not None:
+            self._thread.join()
+        checkpoint(db)
+
+
+def checkpoint(db: sqlite3.Connection) -> None:
+    """A passive checkpoint: never waits for readers or writers; whatever it cannot copy
+    now, a later checkpoint will. Losing one is harmless: the WAL is still a valid
+    database."""
+    with suppress(sqlite3.OperationalError):
+        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
