@@ -19,6 +19,28 @@ from waymarks.files.atomic import NotARegularFile, kind_of
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import BinaryIO
+
+
+def open_regular(path: Path | str) -> BinaryIO:
+    """The regular file at ``path`` opened for reading (a symbolic link is followed), for
+    a caller that reads only part of it. Raises as :func:`read_regular` does."""
+    fd = _open(path)
+    return os.fdopen(fd, "rb")
+
+
+def _open(path: Path | str) -> int:
+    """A descriptor of the regular file at ``path``, checked on the open descriptor."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            raise NotARegularFile(errno.EINVAL, f"it is {kind_of(found.st_mode)}, not a "
+                                  "regular file; not read", os.fspath(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def read_regular(path: Path | str, *, limit: int | None = None) -> bytes:
@@ -27,12 +49,9 @@ def read_regular(path: Path | str, *, limit: int | None = None) -> bytes:
     Raises :class:`NotARegularFile` for anything else (a FIFO, a device, a directory),
     ``OSError`` (``EFBIG``) when it holds more than ``limit`` bytes, and the ``OSError``
     of a failed open (``FileNotFoundError`` among them)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    fd = _open(path)
     try:
         found = os.fstat(fd)
-        if not stat.S_ISREG(found.st_mode):
-            raise NotARegularFile(errno.EINVAL, f"it is {kind_of(found.st_mode)}, not a "
-                                  "regular file; not read", os.fspath(path))
         if limit is not None and found.st_size > limit:
             raise OSError(errno.EFBIG, f"larger than {limit} bytes", os.fspath(path))
         chunks = []

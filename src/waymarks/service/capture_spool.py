@@ -171,14 +171,15 @@ def pending(home: str | os.PathLike[str]) -> list[str]:
     except OSError:
         return []
     directory = spool_dir(home)
+    return sorted(names, key=lambda n: (_mtime(os.path.join(directory, n)), n))
 
-    def age(name: str) -> float:
-        try:
-            return os.stat(os.path.join(directory, name)).st_mtime
-        except OSError:
-            return 0.0
 
-    return sorted(names, key=lambda n: (age(n), n))
+def _mtime(path: str) -> float:
+    """When ``path`` was last written (0: gone meanwhile)."""
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 def set_aside(home: str | os.PathLike[str]) -> list[str]:
@@ -251,7 +252,7 @@ def _one(home: Path, path: str, evolution: Evolution, result: Drained) -> None:
         code = "transcript_behind" if isinstance(exc, TranscriptBehind) else \
             _error_code(exc, home)
         result.errors[code] = result.errors.get(code, 0) + 1
-        _log(home, request, code)
+        _log(home, str(request.get("host")), code)
         tries = int(request.get("tries") or 0) + 1
         if tries >= MAX_TRIES:
             _set_aside(home, path, raw)
@@ -334,13 +335,12 @@ def _set_aside(home: Path, path: str, raw: bytes) -> None:
         os.replace(path, os.path.join(failed, os.path.basename(path)))
 
 
-def _log(home: Path, request: dict[str, Any], code: str,
-         event: str = "evolution_capture_queued") -> None:
+def _log(home: Path, kind: str, code: str, event: str = "evolution_capture_queued") -> None:
     from datetime import UTC, datetime
 
     from waymarks.service.logs import log_event
 
-    log_event(home, datetime.now(UTC), event, kind=str(request.get("host")), code=code)
+    log_event(home, datetime.now(UTC), event, kind=kind, code=code)
 
 
 # -- what a request captures --------------------------------------------------------------
@@ -367,9 +367,9 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
     from waymarks.core.evolution.cues import MAX_STATEMENTS, is_statement
     from waymarks.core.evolution.transcript import (
         TAIL_BYTES,
+        new_turn,
         transcript_items,
         turn_end,
-        turn_written,
     )
     from waymarks.ledger.identity import canonical_project_path
     from waymarks.service.learning import learning_enabled
@@ -388,18 +388,23 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
         if patient and event == "Stop":
             raise TranscriptBehind
         if event == "Stop":  # waited in vain (or a direct capture found none): say so
-            _log(home, {"host": "claude-code"}, "transcript_missing",
-                 "evolution_capture_dropped")
+            _log(home, "claude-code", "transcript_missing", "evolution_capture_dropped")
         return 0
-    with _open_regular(transcript) as handle:
+    from waymarks.files.reading import open_regular
+
+    # checked on the open descriptor: a FIFO swapped in after the ``isfile`` check would
+    # hold the drain, and the spool's lock, for as long as nobody writes to it
+    with open_regular(transcript) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > TAIL_BYTES:
             handle.seek(size - TAIL_BYTES)
             handle.readline()  # a partial first line
         data = handle.read(TAIL_BYTES)
-    end = turn_end(data) if event == "Stop" else None
-    if patient and event == "Stop" and not turn_written(data, _last_end(home, session)):
-        raise TranscriptBehind
+    end = previous = None
+    if event == "Stop":
+        end, previous = turn_end(data), _last_end(home, session)
+        if patient and not new_turn(end, previous):
+            raise TranscriptBehind
     statements, summaries = transcript_items(data)
     from waymarks.service.evolution_feedback import stop_feedback
 
@@ -409,22 +414,9 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
     if event == "PreCompact":
         items += [("summary", key, text) for key, text in summaries[-MAX_SUMMARIES:]]
     stored = _store(home, origin, session.lower(), items, evo)
-    if end:
+    if end and end != previous:
         _remember_end(home, session, end)
     return stored
-
-
-def _open_regular(path: str) -> Any:
-    """``path`` opened for reading if it is a regular file (``OSError`` otherwise): a FIFO
-    swapped in after the ``isfile`` check would hold the drain, and the spool's lock, for
-    as long as nobody writes to it."""
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(f"{path}: not a regular file")
-    return os.fdopen(fd, "rb")
 
 
 #: the sessions whose last captured turn end is remembered (``ENDS`` in the spool): past
@@ -452,7 +444,7 @@ def _last_end(home: Path, session: str) -> str | None:
 def _remember_end(home: Path, session: str, end: str) -> None:
     """Keep the turn end this ``Stop`` capture found, for the session's next one. Best
     effort: without it the next ``Stop`` is judged by the file alone."""
-    if len(end.encode("utf-8")) > MAX_END_BYTES or _last_end(home, session) == end:
+    if len(end.encode("utf-8")) > MAX_END_BYTES:
         return
     from waymarks.files.atomic import write_atomic
 
@@ -471,14 +463,8 @@ def _forget_old_ends(directory: str) -> None:
     names = os.listdir(directory)
     if len(names) < MAX_ENDS:
         return
-
-    def age(name: str) -> float:
-        try:
-            return os.stat(os.path.join(directory, name)).st_mtime
-        except OSError:
-            return 0.0
-
-    for name in sorted(names, key=age)[:len(names) - MAX_ENDS // 2]:
+    oldest = sorted(names, key=lambda n: _mtime(os.path.join(directory, n)))
+    for name in oldest[:len(names) - MAX_ENDS // 2]:
         try:  # noqa: SIM105 - see _remove_if_same
             os.unlink(os.path.join(directory, name))
         except OSError:

@@ -55,7 +55,12 @@ def turn_written(data: bytes, previous: str | None = None) -> bool:
     until the new turn is written). Claude Code writes its transcript on its own schedule
     (2.1.197 in ``-p`` mode creates the file only after the hook has run), so a capture
     right after the hook may find a file that does not hold the turn yet."""
-    end = turn_end(data)
+    return new_turn(turn_end(data), previous)
+
+
+def new_turn(end: str | None, previous: str | None) -> bool:
+    """Whether a :func:`turn_end` is a turn's end other than ``previous`` (one without an
+    ID cannot be compared: it counts as new)."""
     return end is not None and (end == "" or end != previous)
 
 
