@@ -140,6 +140,11 @@ class _Facts(msgspec.Struct, frozen=True):
     short_name: str | None  # the one subject of a short "name + attribute" query
     short_attributes: tuple[str, ...]
     phrases: tuple[tuple[str, str], ...]  # rare adjacent word pairs of the focus
+    #: focus features that name a record matched strongly (:func:`_names`): whatever
+    #: field matched them, and only when they are among the record's aliases
+    naming: frozenset[str]
+    naming_as_alias: frozenset[str]
+    weak: frozenset[str]  # generic or numeric focus features
 
 
 def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
@@ -157,6 +162,10 @@ def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
         context_total=sum(stats.weight(f) for f in plan.context),
         short_name=names[0] if short else None, short_attributes=attributes if short else (),
         phrases=_rare_phrases(plan.focus, stats),
+        naming=frozenset(f for f in plan.focus if _names(f, False, stats)),
+        naming_as_alias=frozenset(f for f in plan.focus if _names(f, True, stats)
+                                  and not _names(f, False, stats)),
+        weak=frozenset(f for f in plan.focus if is_generic(f) or is_numeric(f)),
     )
 
 
@@ -235,12 +244,14 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     matched: list[str] = []
     strong: list[str] = []
     focus_score = 0.0
-    for feature, weight in facts.focus:
-        factor = _field_factor(feature, candidate)
+    body, aliases = candidate.body, candidate.aliases
+    for feature, weight in facts.focus:  # _field_factor, inline: most of scoring's time
+        factor = (_BODY if feature in body else _ALIASES if feature in aliases
+                  else _minor_factor(feature, candidate))
         if factor:
             matched.append(feature)
             focus_score += weight * factor
-            if factor >= FIELD_FACTORS["aliases"]:
+            if factor >= _ALIASES:
                 strong.append(feature)
     context_score = 0.0
     for feature, weight in facts.context:
@@ -255,7 +266,8 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     if semantic is not None and sem is not None:
         coverage = semantic.fuse(coverage, sem)
         relevance = semantic.fuse(relevance, sem)
-    named = any(_names(f, candidate, stats) for f in strong) or (
+    naming, naming_as_alias = facts.naming, facts.naming_as_alias
+    named = any(f in naming or (f in naming_as_alias and f in aliases) for f in strong) or (
         len(strong) >= 2 and coverage >= PHRASE_COVERAGE and not facts.unknown
         and _names_phrase(facts, candidate))
     close = semantic is not None and (semantic.qualifies(sem)
@@ -292,7 +304,7 @@ def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
             return f"literal {literal[2:]} not in the record"
     if not strong:  # close in meaning, in other words: only the conversation can object
         return _context_mismatch(plan, facts, candidate, stats)
-    if all(is_generic(f) or is_numeric(f) for f in strong):
+    if all(f in facts.weak for f in strong):
         return "only generic or numeric words match"
     if len(plan.focus) >= 3 and len(strong) < 2 and not supported:
         return "three or more focus features need two matches"
@@ -335,19 +347,29 @@ def _named_attribute_mismatch(facts: _Facts, candidate: Candidate) -> str:
     return ""
 
 
-def _names(feature: str, candidate: Candidate, stats: Stats) -> bool:
-    """A literal, or a concept or alias rare in the store, names the record's topic."""
+def _names(feature: str, alias: bool, stats: Stats) -> bool:
+    """A literal, or a concept or alias rare in the store, names the record's topic
+    (``alias``: the feature is among the record's aliases)."""
     if is_literal(feature):
         return True
-    concept_or_alias = feature.startswith("c:") or feature in candidate.aliases
+    concept_or_alias = feature.startswith("c:") or alias
     return concept_or_alias and not is_generic(feature) and stats.rare(feature)
+
+
+_BODY: Final = FIELD_FACTORS["body"]
+_ALIASES: Final = FIELD_FACTORS["aliases"]  # the weakest field a strong match is in
 
 
 def _field_factor(feature: str, candidate: Candidate) -> float:
     if feature in candidate.body:
-        return FIELD_FACTORS["body"]
+        return _BODY
     if feature in candidate.aliases:
-        return FIELD_FACTORS["aliases"]
+        return _ALIASES
+    return _minor_factor(feature, candidate)
+
+
+def _minor_factor(feature: str, candidate: Candidate) -> float:
+    """How much a feature counts in the fields no strong match is in (0: in neither)."""
     if feature in candidate.quoted:
         return FIELD_FACTORS["quoted"]
     if feature in candidate.origin_features and not feature.startswith("c:"):

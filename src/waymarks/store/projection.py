@@ -44,6 +44,7 @@ from waymarks.ledger.log import SessionLog
 from waymarks.store import binding, integrity, recall_index
 from waymarks.store import entries as entries_index
 from waymarks.store.bulk import bulk_load
+from waymarks.store.epoch import Epoch
 from waymarks.store.integrity import ITEM_COLUMNS as ITEM_COLUMNS  # re-exported
 from waymarks.store.integrity import (
     MUTATION_FIELDS,
@@ -192,6 +193,8 @@ class Projection(ProjectionReads):
             self.db.close()
             raise
         self.view = SqliteView(self.db)
+        self.epoch = Epoch(self.db)
+        self._listings = {}
         self.placement: Placement = lambda _session: None
 
     def _verify(self) -> None:

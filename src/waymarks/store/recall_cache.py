@@ -21,6 +21,7 @@ million records. Every row is still checked once when it is loaded.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from itertools import chain, islice
 from typing import Any, Final
@@ -29,6 +30,7 @@ import msgspec
 
 from waymarks.core.records import replace
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
+from waymarks.store.epoch import Token
 from waymarks.store.integrity import (
     ITEM_CLASS,
     ITEM_ID,
@@ -54,7 +56,7 @@ from waymarks.store.recall_index import (
     scan_features,
     token,
 )
-from waymarks.store.recall_rank import Shape, bm25, idf
+from waymarks.store.recall_rank import Shape, bm25, ceiling, idf
 
 _FIELDS_DECODER = msgspec.json.Decoder(dict[str, list[str]])
 #: the matched features' postings past which SQLite ranks instead (its full-text index
@@ -62,6 +64,9 @@ _FIELDS_DECODER = msgspec.json.Decoder(dict[str, list[str]])
 #: at a million records, matched postings of 50-100k rows cost 43 ms on average in memory
 #: against 10 ms in SQLite, equal at 20-50k (500 queries, ``recall_latency.py``'s store)
 SQLITE_PAST: Final = 50_000
+#: a term held by more rows than this is only looked up for the rows of the rarer terms
+#: (when those fill the candidates; most rows of a common word never would)
+COMMON_PAST: Final = 4 * CANDIDATE_LIMIT
 #: who may see a row: (scope, owning session, project path) of its item
 Owner = tuple[str | None, str | None, str | None]
 _NO_OWNER: Final = -1
@@ -70,6 +75,8 @@ _OWNER_COLUMNS: Final = "i.id, i.scope, i.project_path, i.status, i.session_id"
 _NARROW: Final = (0, 1, 2, 3, 4)
 #: the same in a whole ``items`` row (``ITEM_COLUMNS`` order), and its classification
 _FULL: Final = (ITEM_ID, ITEM_SCOPE, ITEM_PROJECT, ITEM_STATUS, ITEM_SESSION)
+#: rows kept between queries while nothing changes (a query reads at most 100)
+KEPT_ROWS: Final = 8192
 
 
 class RecallCache:
@@ -91,6 +98,10 @@ class RecallCache:
         #: candidates built from rows already verified (a popular record is read again and
         #: again): reused while the row is unchanged, see ``VerifiedMemo``
         self._known = VerifiedMemo[Candidate](8192)
+        #: rows read for candidates (by columns read and row ID), kept while the
+        #: projection's change token stays what it was when they were read
+        self._rows: dict[tuple[bool, int], tuple[Any, ...]] = {}
+        self._rows_token: Token | None = None
 
     def refresh(self) -> int:
         """Load rows added since the last refresh; returns how many."""
@@ -175,9 +186,10 @@ class RecallCache:
         return visible
 
     def _best(self, levels: dict[float, list[list[int]]], limit: int,
-              visible_to: tuple[str, str | None] | None) -> list[int]:
+              visible_to: tuple[str, str | None] | None) -> tuple[list[int], float]:
         """The ``limit`` best visible rows, best first, equal scores in ascending row ID
-        (FTS5's order); ``levels``: the rows of each score, in groups each ascending.
+        (FTS5's order), and the score of the last; ``levels``: the rows of each score, in
+        groups each ascending.
 
         Visibility is checked from the best down, only until ``limit`` are found: the
         same rows in the same order as filtering every posting first (a row's score does
@@ -185,15 +197,19 @@ class RecallCache:
         posting."""
         visible = self._visibility(visible_to)
         chosen: list[int] = []
+        last = 0.0
         for score in sorted(levels, reverse=True):
             groups = levels[score]
             rows = groups[0] if len(groups) == 1 else sorted(chain.from_iterable(groups))
             wanted = limit - len(chosen)
+            before = len(chosen)
             chosen.extend(rows[:wanted] if visible is None
                           else islice(filter(visible, rows), wanted))
+            if len(chosen) > before:
+                last = score
             if len(chosen) >= limit:
                 break
-        return chosen
+        return chosen, last
 
     def stats(self, features: Sequence[str]) -> Stats:
         return Stats(self.count,
@@ -213,23 +229,50 @@ class RecallCache:
         terms = sorted({token(f) for f in chosen})  # the SQLite path's terms, in its order
         place = {term: at for at, term in enumerate(terms)}
         counts = [0] * len(terms)
+        for feature in chosen:
+            counts[place[token(feature)]] += len(self.postings.get(feature, ()))
+        if not any(counts):
+            return []
+        shape = Shape(terms, [idf(self.count, n) for n in counts], self._terms / self.count,
+                      1, limit)
+        common = sum(1 << at for at, n in enumerate(counts) if n > COMMON_PAST)
+        if common and common != (1 << len(terms)) - 1:
+            # the rows of the rarer terms first: when ``limit`` of them outscore any row
+            # holding only common terms, those rows (most of them) are never listed
+            chosen_rows, last = self._best(self._levels(chosen, place, shape, common),
+                                           limit, visible_to)
+            if len(chosen_rows) >= limit and last > ceiling(common, shape):
+                return self._records(chosen_rows, visible_to, classes)
+        rows, _ = self._best(self._levels(chosen, place, shape, 0), limit, visible_to)
+        return self._records(rows, visible_to, classes)
+
+    def _levels(self, chosen: list[str], place: dict[str, int], shape: Shape,
+                common: int) -> dict[float, list[list[int]]]:
+        """The rows holding ``chosen`` features by score (bm25 over the terms at
+        ``place``), in groups each ascending. ``common``: terms whose postings are not
+        listed, only looked up for the rows the others list (a row holding nothing but
+        them is left out)."""
         masks: dict[int, int] = {}  # row -> the query terms it holds
+        lookups: list[tuple[array[int], int]] = []
         for feature in chosen:
             postings = self.postings.get(feature)
             if postings is None:
                 continue
-            at = place[token(feature)]
-            counts[at] += len(postings)
-            bit = 1 << at
+            bit = 1 << place[token(feature)]
+            if bit & common:
+                lookups.append((postings, bit))
+                continue
             get = masks.get
             for rowid in postings:
                 masks[rowid] = get(rowid, 0) | bit
-        if not masks:
-            return []
-        shape = Shape(terms, [idf(self.count, n) for n in counts], self._terms / self.count,
-                      1, limit)
+        for postings, bit in lookups:  # row IDs are ascending in every postings array
+            end = len(postings)
+            for rowid in masks:
+                at = bisect_left(postings, rowid)
+                if at < end and postings[at] == rowid:
+                    masks[rowid] |= bit
         lengths = self._lengths
-        shift = len(terms)
+        shift = len(shape.terms)
         # rows of one length holding the same terms score the same: grouped, each group
         # scored once, and only the best levels' rows are looked at again
         groups: dict[int, list[int]] = {}
@@ -244,7 +287,7 @@ class RecallCache:
         levels: dict[float, list[list[int]]] = {}
         for key, rows in groups.items():
             levels.setdefault(bm25(key & held, key >> shift, shape), []).append(rows)
-        return self._records(self._best(levels, limit, visible_to), visible_to, classes)
+        return levels
 
     def _records(self, rowids: list[int], visible_to: tuple[str, str | None] | None,
                  classes: dict[str, str | None] | None = None) -> list[Candidate]:
@@ -261,9 +304,10 @@ class RecallCache:
             classes is not None) else f", {_OWNER_COLUMNS}"
         places = _FULL if classes is not None else _NARROW
         join = " LEFT JOIN items i ON i.id = r.item_id" if backed else ""
-        found = {row[0]: row[1:] for row in self.index.db.execute(
+        found = self._kept_rows(
+            rowids, classes is not None,
             f"SELECT r.rowid, {RECORD_COLUMNS}{item_columns} FROM recall_records r{join}"
-            f" WHERE r.rowid IN ({','.join('?' * len(rowids))})", rowids)}
+            " WHERE r.rowid IN ")
         rows = []
         for rowid in rowids:
             row = found.get(rowid)
@@ -291,6 +335,27 @@ class RecallCache:
                     classes[candidate.id] = item[ITEM_CLASS]
             out.append(candidate)
         return out
+
+    def _kept_rows(self, rowids: list[int], full: bool, select: str
+                   ) -> dict[int, tuple[Any, ...]]:
+        """Rows ``rowids`` as ``select`` (ending in ``IN``) reads them: those read since
+        the projection last changed are kept, the others read (see
+        :mod:`waymarks.store.epoch`; a popular record is chosen query after query)."""
+        epoch = self.index.epoch
+        now = epoch.token() if epoch is not None else None
+        if now is None or now != self._rows_token or len(self._rows) > KEPT_ROWS:
+            self._rows.clear()
+            self._rows_token = now
+        kept = self._rows
+        found = {rowid: kept[full, rowid] for rowid in rowids if (full, rowid) in kept}
+        missing = [rowid for rowid in rowids if rowid not in found]
+        if missing:
+            for rowid, *row in self.index.db.execute(
+                    f"{select}({','.join('?' * len(missing))})", missing):
+                found[rowid] = tuple(row)
+                if now is not None:
+                    kept[full, rowid] = found[rowid]
+        return found
 
     @staticmethod
     def _statuses(items: list[tuple[Any, ...]], places: tuple[int, ...],

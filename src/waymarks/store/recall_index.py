@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
@@ -45,6 +45,9 @@ from waymarks.store.integrity import (
     verify_item,
 )
 from waymarks.store.recall_rank import fts5_ranked, ranked
+
+if TYPE_CHECKING:
+    from waymarks.store.epoch import Epoch
 
 SCAN_BUDGET: Final = 15000
 MIN_SCAN_TERMS: Final = 2
@@ -120,9 +123,12 @@ def reset(db: sqlite3.Connection) -> None:
 class RecallIndex:
     """Candidate generation and statistics over one SQLite database."""
 
-    def __init__(self, db: sqlite3.Connection, *, items_backed: bool = True) -> None:
+    def __init__(self, db: sqlite3.Connection, *, items_backed: bool = True,
+                 epoch: Epoch | None = None) -> None:
         self.db = db
         self.items_backed = items_backed
+        #: the connection's change token, for readers keeping rows between queries
+        self.epoch = epoch
         #: document frequencies already read, valid while the index is in ``_df_state``
         #: (its generation and record count: records are only appended, or all removed at
         #: once with a new generation); ``None``: not in the vocabulary

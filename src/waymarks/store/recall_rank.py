@@ -294,6 +294,17 @@ def bm25(mask: int, length: int, shape: Shape) -> float:
     return score
 
 
+def ceiling(mask: int, shape: Shape) -> float:
+    """The largest score a row holding some of the terms of ``mask``, and no other term
+    of the query, can have (the best bound over every part of ``mask``)."""
+    best = 0.0
+    part = mask
+    while part:
+        best = max(best, _bound(part, shape))
+        part = (part - 1) & mask
+    return best
+
+
 def _bound(mask: int, shape: Shape) -> float:
     """The largest score a row of ``mask`` can have: it holds at least its terms, and at
     least as many as the shortest row."""
