@@ -145,3 +145,74 @@ def test_queries_matching_many_rows_are_ranked_in_sqlite_with_the_same_candidate
     assert 0 < len(asked) < len(queries)  # some queries past it, some not
     asked.clear()
     assert chosen(0) == in_memory and len(asked) == sum(map(bool, in_memory))
+
+
+def test_rows_of_common_terms_looked_up_only_for_the_rarer_terms_rows_agree(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A term held by more than ``COMMON_PAST`` rows is only looked up for the rows of the
+    rarer terms, when enough of those outscore any row holding common terms alone: the
+    same candidates, in the same order, as listing every row; and the shortcut is taken."""
+    from waymarks.store import recall_cache
+
+    rng = random.Random(23)
+    _index, cache = _store(tmp_path / "store.sqlite3", rng, 3000)
+    queries = _queries(rng, 150)
+    levels = recall_cache.RecallCache._levels
+    shortcuts: list[int] = []
+
+    def counting(self: RecallCache, chosen: list[str], place: dict[str, int], shape: object,
+                 common: int) -> dict[float, list[list[int]]]:
+        shortcuts.append(common)
+        return levels(self, chosen, place, shape, common)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(recall_cache.RecallCache, "_levels", counting)
+
+    def chosen(past: int, limit: int) -> list[list[str]]:
+        monkeypatch.setattr(recall_cache, "COMMON_PAST", past)
+        out = []
+        for query in queries:
+            plan = direct_plan(query)
+            out.append([c.id for c in cache.candidates(
+                plan, cache.stats((*plan.focus, *plan.context)), limit=limit)])
+        return out
+
+    for limit in (100, 20, 3):
+        shortcuts.clear()
+        every_row = chosen(10**9, limit)
+        assert not any(shortcuts) and sum(map(bool, every_row)) > 100
+        for past in (400, 100, 10):
+            shortcuts.clear()
+            assert chosen(past, limit) == every_row, (past, limit)
+            assert any(shortcuts), (past, limit)  # common terms were left out of a listing
+
+
+def test_rows_of_a_common_term_that_outscore_the_rarer_terms_rows_are_not_skipped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rarer term's rows are enough to fill the candidates but are long; the common
+    term's rows are short and score higher: they are listed after all."""
+    from waymarks.store import recall_cache
+
+    monkeypatch.setattr(recall_cache, "COMMON_PAST", 100)
+    words = "after the incident review the platform group agreed on this setting".split()
+    claims = [RecordInput(id=f"a{n:04d}", text="Zeppelin.", created_at=n, source="s")
+              for n in range(150)]  # the common term, alone in short rows
+    claims += [RecordInput(id=f"b{n:04d}", text="Quokka " + " ".join(
+        f"{w}{n}x{i}" for i, w in enumerate(words * 3)) + ".", created_at=n, source="s")
+               for n in range(20)]  # the rarer term, in long rows
+    claims += [RecordInput(id=f"c{n:04d}", text=f"Filler note {n} here.", created_at=n,
+                           source="s") for n in range(830)]
+    db = sqlite3.connect(tmp_path / "store.sqlite3", isolation_level=None)
+    migrate(db, 0)
+    index = RecallIndex(db, items_backed=False)
+    db.execute("BEGIN")
+    index.add(claims)
+    db.execute("COMMIT")
+    cache = RecallCache(index)
+    cache.refresh()
+    plan = direct_plan("zeppelin quokka")
+    stats = cache.stats((*plan.focus, *plan.context))
+    assert sorted(stats.df.values()) == [20, 150]
+    chosen = [c.id for c in cache.candidates(plan, stats, limit=10)]
+    assert [c.id for c in index.candidates(plan, limit=10, stats=index.stats(
+        (*plan.focus, *plan.context)))] == chosen
+    assert chosen[0].startswith("a")  # the short rows of the common term rank first
