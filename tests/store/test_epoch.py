@@ -113,3 +113,23 @@ def test_kept_recall_rows_follow_a_supersede_by_another_process(
         outcome.id, "The billing service listens on port 7002"), Committed)
     digest = reader.recall(question).digest
     assert "7002" in digest and "7001" not in digest
+
+
+def test_kept_items_by_id_follow_a_supersede_by_another_process(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    reader, writer = _pair(make_app)
+    outcome = writer.remember("The billing service listens on port 7001")
+    assert isinstance(outcome, Committed)
+    question = "which port does the billing service listen on"
+
+    def included() -> list[str]:
+        plan = plan_request(reader, question, provider="remote")
+        return [e.id for e in plan.manifest if e.decision == "included" and e.kind == "memory"]
+
+    assert included() == included() == [outcome.id]  # the second from the kept items
+    assert [v.status for v in reader.items("memory", ids=[outcome.id])] == ["active"]
+    replaced = writer.supersede_memory(outcome.id, "The billing service listens on port 7002")
+    assert isinstance(replaced, Committed)
+    assert [v.status for v in reader.items("memory", ids=[outcome.id])] == ["superseded"]
+    assert included() == [replaced.id]

@@ -65,9 +65,10 @@ def test_best_rows_equal_filtering_first(rows, limit, session, project  # type: 
             groups = levels.setdefault(score, [[], [], []])
             groups[group].append(rowid)
         levels = {score: [g for g in groups if g] for score, groups in levels.items()}
-        assert cache._best(levels, limit, (session, project)) == filter_first(
-            scores, owners, limit, (session, project))
-        assert cache._best(levels, limit, None) == [  # no filter: the best rows alone
+        chosen, last = cache._best(levels, limit, (session, project))
+        assert chosen == filter_first(scores, owners, limit, (session, project))
+        assert last == (scores[chosen[-1]] if chosen else 0.0)  # the last one's score
+        assert cache._best(levels, limit, None)[0] == [  # no filter: the best rows alone
             rowid for rowid, _ in heapq.nlargest(limit, scores.items(), key=itemgetter(1))]
     finally:
         db.close()

@@ -195,6 +195,8 @@ class Projection(ProjectionReads):
         self.view = SqliteView(self.db)
         self.epoch = Epoch(self.db)
         self._listings = {}
+        self._by_id = {}
+        self._by_id_token = None
         self.placement: Placement = lambda _session: None
 
     def _verify(self) -> None:

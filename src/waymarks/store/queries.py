@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from waymarks.core.replay import SOURCE_EXCLUDED
@@ -75,6 +75,11 @@ def _visible(row: Row, session_id: str, project: str) -> bool:
 
 def _by_ids(db: sqlite3.Connection, kind: str, session_id: str, project: str,
             ids: Sequence[str]) -> list[Row]:
+    return visible_rows(item_rows(db, ids), kind, session_id, project)
+
+
+def item_rows(db: sqlite3.Connection, ids: Sequence[str]) -> list[Row]:
+    """The verified ``items`` rows of ``ids`` (those that exist), in no order."""
     # only the ID in SQL: kind and visibility are judged on verified rows
     wanted = set(ids)
     rows = db.execute(
@@ -85,6 +90,12 @@ def _by_ids(db: sqlite3.Connection, kind: str, session_id: str, project: str,
     require(len({r[ITEM_ID] for r in rows}) == len(rows)
             and all(r[ITEM_ID] in wanted for r in rows),
             "the items ID index does not match the items")
+    return rows
+
+
+def visible_rows(rows: Iterable[Row], kind: str, session_id: str, project: str
+                 ) -> list[Row]:
+    """The verified ``rows`` of ``kind`` the session may see, in creation order."""
     kept = [r for r in rows if r[ITEM_KIND] == kind and _visible(r, session_id, project)]
     return sorted(kept, key=lambda r: r[ITEM_SEQ])
 

@@ -21,8 +21,9 @@ from waymarks.ledger.log import SessionLog
 from waymarks.store import entries as entries_index
 from waymarks.store import item_history, queries
 from waymarks.store.epoch import Epoch, Token
-from waymarks.store.integrity import decode_manifest
+from waymarks.store.integrity import ITEM_ID, decode_manifest
 from waymarks.store.recall_index import RecallIndex
+from waymarks.store.rows import state_from_row
 
 
 class KnownSource(NamedTuple):  # a tuple: built for every indexed source on every read
@@ -43,6 +44,8 @@ class KnownSource(NamedTuple):  # a tuple: built for every indexed source on eve
 _MANIFEST_ENCODER = msgspec.json.Encoder()
 #: whole listings kept between requests (a kind for a session and project each)
 KEPT_LISTINGS = 8
+#: items kept by ID between requests, at most
+KEPT_ITEMS = 8192
 
 
 class ProjectionReads:
@@ -52,6 +55,9 @@ class ProjectionReads:
     epoch: Epoch
     #: whole listings as last read and verified, and the change token they were read at
     _listings: dict[tuple[str, str, str], tuple[Token, tuple[ItemState, ...]]]
+    #: items read by ID (verified row and state), all read at ``_by_id_token``
+    _by_id: dict[str, tuple[tuple[Any, ...], ItemState]]
+    _by_id_token: Token | None
 
     # -- items ----------------------------------------------------------------------
 
@@ -63,10 +69,13 @@ class ProjectionReads:
 
         A whole listing (every plan's pins) is kept while nothing changes (see
         :mod:`waymarks.store.epoch`): its rows were verified when read, and a write from
-        any connection, this one included, reads them again."""
-        if ids is not None or recent_active is not None or recent is not None:
-            return queries.visible_items(self.db, kind, session_id, project, ids=ids,
+        any connection, this one included, reads them again. So are items read by ID
+        (the memories a plan includes)."""
+        if recent_active is not None or recent is not None:
+            return queries.visible_items(self.db, kind, session_id, project,
                                          recent_active=recent_active, recent=recent)
+        if ids is not None:
+            return self._items_by_id(kind, session_id, project, ids)
         token = self.epoch.token()
         key = (kind, session_id, project)
         kept = self._listings.get(key)
@@ -78,6 +87,24 @@ class ProjectionReads:
                 self._listings.clear()
             self._listings[key] = (token, tuple(states))
         return states
+
+    def _items_by_id(self, kind: str, session_id: str, project: str, ids: Sequence[str]
+                     ) -> list[ItemState]:
+        token = self.epoch.token()
+        if token is None:
+            return queries.visible_items(self.db, kind, session_id, project, ids=ids)
+        if token != self._by_id_token or len(self._by_id) > KEPT_ITEMS:
+            self._by_id.clear()
+            self._by_id_token = token
+        kept = self._by_id
+        wanted = set(ids)
+        missing = [item_id for item_id in wanted if item_id not in kept]
+        if missing:
+            for row in queries.item_rows(self.db, missing):
+                kept[row[ITEM_ID]] = (row, state_from_row(row))
+        rows = queries.visible_rows((kept[i][0] for i in wanted if i in kept), kind,
+                                    session_id, project)
+        return [kept[row[ITEM_ID]][1] for row in rows]
 
     def classifications(self, ids: Sequence[str]) -> dict[str, str | None]:
         """The explicit classification of each item named."""
