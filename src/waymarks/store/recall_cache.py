@@ -98,10 +98,12 @@ class RecallCache:
         #: candidates built from rows already verified (a popular record is read again and
         #: again): reused while the row is unchanged, see ``VerifiedMemo``
         self._known = VerifiedMemo[Candidate](8192)
-        #: rows read for candidates (by columns read and row ID), kept while the
-        #: projection's change token stays what it was when they were read
-        self._rows: dict[tuple[bool, int], tuple[Any, ...]] = {}
+        #: rows read as candidates (by whether classifications were read, who asked and
+        #: row ID), kept while the projection's change token stays what it was
+        self._rows: dict[tuple[bool, tuple[str, str | None] | None],
+                         dict[int, tuple[Candidate | None, str | None]]] = {}
         self._rows_token: Token | None = None
+        self._kept_count = 0
 
     def refresh(self) -> int:
         """Load rows added since the last refresh; returns how many."""
@@ -291,71 +293,76 @@ class RecallCache:
 
     def _records(self, rowids: list[int], visible_to: tuple[str, str | None] | None,
                  classes: dict[str, str | None] | None = None) -> list[Candidate]:
-        """The chosen rows as candidates, in order, read from SQLite and checked there
-        (a row the postings name but the table lacks is damage).
+        """The chosen rows as candidates, in order (those the session may not see left
+        out). Rows read since the projection last changed are not read again (see
+        :mod:`waymarks.store.epoch`: a popular record is chosen query after query)."""
+        if not rowids:
+            return []
+        full = classes is not None
+        epoch = self.index.epoch
+        now = epoch.token() if epoch is not None else None
+        if now is None or now != self._rows_token or self._kept_count > KEPT_ROWS:
+            self._rows.clear()
+            self._rows_token = now
+            self._kept_count = 0
+        kept = self._rows.setdefault((full, visible_to), {}) if now is not None else {}
+        missing = [rowid for rowid in rowids if rowid not in kept]
+        if missing:
+            kept.update(self._read(missing, visible_to, full))
+            self._kept_count += len(missing)
+        out = []
+        for rowid in rowids:
+            candidate, item_class = kept[rowid]
+            if candidate is None:
+                continue
+            if classes is not None:
+                classes[candidate.id] = item_class
+            out.append(candidate)
+        return out
+
+    def _read(self, rowids: list[int], visible_to: tuple[str, str | None] | None,
+              full: bool) -> dict[int, tuple[Candidate | None, str | None]]:
+        """Rows ``rowids`` read from SQLite and checked there (a row the postings name but
+        the table lacks is damage): each as a candidate with its item's status and
+        explicit classification (``full``: read and verified), or ``None`` when the
+        session may not see it.
 
         One query reads each row with its item (lifecycle status, who may see it, its
         explicit classification): three queries per recall before, a fifth of its time."""
-        if not rowids:
-            return []
         backed = self.index.items_backed
         # the whole items row (to verify its classification) only when admission needs it
         item_columns = "" if not backed else f", {JOINED_ITEM_COLUMNS}" if (
-            classes is not None) else f", {_OWNER_COLUMNS}"
-        places = _FULL if classes is not None else _NARROW
+            full) else f", {_OWNER_COLUMNS}"
+        places = _FULL if full else _NARROW
         join = " LEFT JOIN items i ON i.id = r.item_id" if backed else ""
-        found = self._kept_rows(
-            rowids, classes is not None,
+        found = {rowid: tuple(row) for rowid, *row in self.index.db.execute(
             f"SELECT r.rowid, {RECORD_COLUMNS}{item_columns} FROM recall_records r{join}"
-            " WHERE r.rowid IN ")
-        rows = []
-        for rowid in rowids:
-            row = found.get(rowid)
-            require(row is not None, "the in-memory recall index names a missing record")
-            assert row is not None
-            rows.append((rowid, row))
-        statuses = self._statuses([row[RECORD_WIDTH:] for _, row in rows], places,
+            f" WHERE r.rowid IN ({','.join('?' * len(rowids))})", rowids)}
+        require(len(found) == len(set(rowids)),
+                "the in-memory recall index names a missing record")
+        statuses = self._statuses([row[RECORD_WIDTH:] for row in found.values()], places,
                                   visible_to) if backed else {}
-        out = []
-        for rowid, full in rows:
-            row = full[:RECORD_WIDTH]
+        out: dict[int, tuple[Candidate | None, str | None]] = {}
+        for rowid, whole in found.items():
+            row = whole[:RECORD_WIDTH]
             candidate = self._known.get(rowid, row)
             if candidate is None:
                 candidate = self._candidate(row)
                 self._known.put(rowid, row, candidate)
+            item_class = None
             if backed:
                 status = statuses.get(candidate.id)
                 if status is None:
+                    out[rowid] = (None, None)
                     continue
                 if status != candidate.status:
                     candidate = replace(candidate, status=status)
-                if classes is not None:
-                    item = full[RECORD_WIDTH:]
+                if full:
+                    item = whole[RECORD_WIDTH:]
                     verify_item(item)
-                    classes[candidate.id] = item[ITEM_CLASS]
-            out.append(candidate)
+                    item_class = item[ITEM_CLASS]
+            out[rowid] = (candidate, item_class)
         return out
-
-    def _kept_rows(self, rowids: list[int], full: bool, select: str
-                   ) -> dict[int, tuple[Any, ...]]:
-        """Rows ``rowids`` as ``select`` (ending in ``IN``) reads them: those read since
-        the projection last changed are kept, the others read (see
-        :mod:`waymarks.store.epoch`; a popular record is chosen query after query)."""
-        epoch = self.index.epoch
-        now = epoch.token() if epoch is not None else None
-        if now is None or now != self._rows_token or len(self._rows) > KEPT_ROWS:
-            self._rows.clear()
-            self._rows_token = now
-        kept = self._rows
-        found = {rowid: kept[full, rowid] for rowid in rowids if (full, rowid) in kept}
-        missing = [rowid for rowid in rowids if rowid not in found]
-        if missing:
-            for rowid, *row in self.index.db.execute(
-                    f"{select}({','.join('?' * len(missing))})", missing):
-                found[rowid] = tuple(row)
-                if now is not None:
-                    kept[full, rowid] = found[rowid]
-        return found
 
     @staticmethod
     def _statuses(items: list[tuple[Any, ...]], places: tuple[int, ...],
