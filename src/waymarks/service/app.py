@@ -12,7 +12,6 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -21,9 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from waymarks.core.egress import Egress
-from waymarks.core.model import MemoryItem, PinItem
 from waymarks.core.records import replace
-from waymarks.core.rules import ItemState
 from waymarks.ledger.discovery import (
     canonical_project_path,
     newest_session,
@@ -55,7 +52,7 @@ from waymarks.service.recovery import (
 )
 from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
-from waymarks.service.views import ItemView, SessionInfo
+from waymarks.service.views import ItemView, SessionInfo, ViewMemo
 from waymarks.service.warm import settle_heap
 from waymarks.store.migrations import SchemaTooNewError
 from waymarks.store.projection import (
@@ -117,6 +114,7 @@ class Waymarks:
         self._session: SessionLog | None = session if isinstance(session, SessionLog) else None
         self._projection: Store | None = None
         self._snapshot: Snapshot | None = None  # the open request, if any
+        self._views = ViewMemo()
 
     # -- plumbing -------------------------------------------------------------------
 
@@ -370,30 +368,8 @@ class Waymarks:
             return []
         states = self.projection.visible_items(kind, session.session_id, self.cwd, ids=ids,
                                                recent_active=recent_active, recent=recent)
-        branch = session.branch_set()
-        return [self._view(state, session, branch) for state in states]
-
-    def _view(self, state: ItemState, session: SessionLog, branch: AbstractSet[str]
-              ) -> ItemView:
-        item = state.item
-        applies = state.status == "active" and (
-            (item.scope == "session" and state.session_id == session.session_id)
-            or (item.scope == "branch" and isinstance(item, PinItem)
-                and state.session_id == session.session_id and item.branch_leaf_id in branch)
-            or (item.scope == "project" and item.project_path == self.cwd
-                and self.project_trusted)
-        )
-        return ItemView(
-            id=state.id, kind=state.kind, scope=item.scope, status=state.status, key=state.key,
-            classification=item.classification, superseded_by=state.superseded_by,
-            supersedes=state.supersedes, reason=state.reason, text=state.text, applies=applies,
-            created_at=item.created_at, session_id=state.session_id, entry_id=state.entry_id,
-            branch_leaf_id=item.branch_leaf_id if isinstance(item, PinItem) else None,
-            source_entry_ids=item.source_entry_ids if isinstance(item, MemoryItem)
-            else tuple(filter(None, [item.source_entry_id])),
-            source_file=item.source_file if isinstance(item, PinItem) else None,
-            conflicts_with=state.conflicts_with,
-        )
+        return self._views.views(states, session.session_id, session.branch_set(), self.cwd,
+                                 self.project_trusted)
 
     # -- recall ---------------------------------------------------------------------
 

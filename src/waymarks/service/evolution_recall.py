@@ -25,10 +25,9 @@ from typing import TYPE_CHECKING
 from waymarks.core.egress import Egress
 from waymarks.core.records import replace
 from waymarks.recall.digest import render_digest
-from waymarks.recall.engine import RecallResult, evaluate
+from waymarks.recall.engine import RecallResult
 from waymarks.recall.learned import LearnedClaim
 from waymarks.recall.plan import direct_plan, plan_query
-from waymarks.recall.scoring import Stats
 from waymarks.service.learning import ledger_path
 from waymarks.service.ports import iso
 
@@ -117,8 +116,8 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
     admits = None if egress is None else (
         lambda c: egress.admits_all_up_to(egress.level(c.text, c.classification)))
     corpus = _corpus(home)
-    if corpus is None:
-        result = evaluate(plan, [], Stats(0))
+    if corpus is None:  # nothing learned: what evaluating no candidates gives, at once
+        result = RecallResult(plan, [], "", [], [])
     else:
         from waymarks.service.evolution_rank import rank
 

@@ -8,12 +8,14 @@ fields from :data:`ALLOWED_FIELDS`, and anything else is refused loudly in tests
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 LOG_DIR = "logs"
 LOG_FILE = "waymarks.jsonl"
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
 ALLOWED_FIELDS = frozenset({
     "session", "provider", "included", "excluded", "fallback", "counts", "tokens", "id",
     "kind", "operation", "outcome", "code", "conflicts", "scope", "classification",
@@ -25,10 +27,17 @@ def log_event(home: Path, now: datetime, event: str, **fields: Any) -> None:
     if unknown:
         raise ValueError(f"log fields not allowed (content must never be logged): {unknown}")
     record = {"ts": now.isoformat(), "event": event, **fields}
+    line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode()
     path = home / LOG_DIR / LOG_FILE
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+        try:
+            fd = os.open(path, _APPEND)
+        except FileNotFoundError:  # the first event: the folder is made once, not per event
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, _APPEND)
+        try:
+            os.write(fd, line)  # one write of the whole line: appends never interleave
+        finally:
+            os.close(fd)
     except OSError:
         pass  # logging is best effort: a full disk must not fail the request it describes

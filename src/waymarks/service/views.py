@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
+from typing import Any, Final
 
 import msgspec
+
+from waymarks.core.model import MemoryItem, PinItem
+from waymarks.core.rules import ItemState
 
 
 class ItemView(msgspec.Struct, frozen=True):
@@ -40,6 +45,64 @@ class ItemView(msgspec.Struct, frozen=True):
             "sourceEntryIds": list(self.source_entry_ids), "sourceFile": self.source_file,
             "conflictsWith": list(self.conflicts_with),
         }
+
+
+def item_view(state: ItemState, session_id: str, branch: AbstractSet[str], cwd: str,
+              trusted: bool) -> ItemView:
+    """How session ``session_id`` (on the branch of entries ``branch``, in project ``cwd``,
+    ``trusted`` or not) sees an item."""
+    item = state.item
+    applies = state.status == "active" and (
+        (item.scope == "session" and state.session_id == session_id)
+        or (item.scope == "branch" and isinstance(item, PinItem)
+            and state.session_id == session_id and item.branch_leaf_id in branch)
+        or (item.scope == "project" and item.project_path == cwd and trusted)
+    )
+    return ItemView(
+        id=state.id, kind=state.kind, scope=item.scope, status=state.status, key=state.key,
+        classification=item.classification, superseded_by=state.superseded_by,
+        supersedes=state.supersedes, reason=state.reason, text=state.text, applies=applies,
+        created_at=item.created_at, session_id=state.session_id, entry_id=state.entry_id,
+        branch_leaf_id=item.branch_leaf_id if isinstance(item, PinItem) else None,
+        source_entry_ids=item.source_entry_ids if isinstance(item, MemoryItem)
+        else tuple(filter(None, [item.source_entry_id])),
+        source_file=item.source_file if isinstance(item, PinItem) else None,
+        conflicts_with=state.conflicts_with,
+    )
+
+
+#: views kept for unchanged items, at most
+KEPT_VIEWS: Final = 8192
+
+
+class ViewMemo:
+    """Views of items the store handed over again unchanged (the same state objects: it
+    keeps them while nothing changes), for the same session, project and trust: every
+    plan lists the same pins. An item scoped to a branch depends on the branch: never
+    kept."""
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[ItemState, tuple[str, str, bool], ItemView]] = {}
+
+    def views(self, states: Iterable[ItemState], session_id: str, branch: AbstractSet[str],
+              cwd: str, trusted: bool) -> list[ItemView]:
+        kept = self._kept
+        seen_as = (session_id, cwd, trusted)
+        out = []
+        for state in states:
+            if state.item.scope == "branch":
+                out.append(item_view(state, session_id, branch, cwd, trusted))
+                continue
+            known = kept.get(id(state))  # the memo holds the state: its ID is not reused
+            if known is not None and known[0] is state and known[1] == seen_as:
+                out.append(known[2])
+                continue
+            view = item_view(state, session_id, branch, cwd, trusted)
+            if len(kept) >= KEPT_VIEWS:
+                kept.clear()
+            kept[id(state)] = (state, seen_as, view)
+            out.append(view)
+        return out
 
 
 class SessionInfo(msgspec.Struct, frozen=True):
