@@ -1,0 +1,44 @@
+"""Views of unchanged items are kept between requests (``ViewMemo``), but never across
+what the view depends on: the session looking, the project's trust, the branch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+from waymarks.service.views import ViewMemo, item_view
+
+
+def _applies(app: Waymarks) -> dict[str, bool]:
+    return {v.text: v.applies for v in app.items("pin")}
+
+
+def test_a_trust_change_is_seen_although_the_items_did_not_change(
+        make_app: Callable[..., Waymarks], project: Path) -> None:
+    app = make_app()
+    app.trust(str(project))
+    assert isinstance(app.pin("Project rule", scope="project"), Committed)
+    assert isinstance(app.pin("Session rule"), Committed)
+    assert _applies(app) == _applies(app) == {"Project rule": True, "Session rule": True}
+    app.untrust(str(project))
+    assert _applies(app) == {"Project rule": False, "Session rule": True}
+    app.trust(str(project))
+    assert _applies(app) == {"Project rule": True, "Session rule": True}
+
+
+def test_views_are_kept_per_session_and_reused_for_the_same_state(
+        make_app: Callable[..., Waymarks]) -> None:
+    app = make_app()
+    assert isinstance(app.pin("Session rule"), Committed)
+    session = app.current_session()
+    assert session is not None
+    (state,) = app.projection.visible_items("pin", session.session_id, app.cwd)
+    memo = ViewMemo()
+    mine = memo.views([state], session.session_id, frozenset(), app.cwd, False)
+    assert mine[0].applies and memo.views(
+        [state], session.session_id, frozenset(), app.cwd, False)[0] is mine[0]
+    other = memo.views([state], "another-session", frozenset(), app.cwd, False)
+    assert not other[0].applies  # another session's pin is not in effect here
+    assert other[0] == item_view(state, "another-session", frozenset(), app.cwd, False)
