@@ -1,5 +1,6 @@
-"""Pins are planned into every request, so their level and rendering are memoized: the
-plan must be the one worked out afresh, for each pin and each destination."""
+"""Pins are planned into every request, so their level and rendering, and the whole set's
+part of the plan, are memoized: the plan must be the one worked out afresh, for each pin
+and each destination."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ def pins(content: str) -> list[PinInput]:
 def fresh(request: str, inputs: list[PinInput], egress: Egress) -> Plan:
     select._rendered_pin.cache_clear()
     select._pin_level.cache_clear()
+    select._pins_part.cache_clear()
     return build_plan(request, inputs, [], egress=egress)
 
 
@@ -34,7 +36,9 @@ def test_memoized_plans_equal_fresh_ones_per_pin_and_destination() -> None:
     assert KEY in str(local.messages) and KEY not in str(remote.messages)
     # asked again (from the memo), then worked out afresh: the same plans
     assert build_plan("deploy", secret, [], egress=REMOTE) == remote
-    assert select._rendered_pin.cache_info().hits >= 3
+    assert select._pins_part.cache_info().hits >= 1
+    assert build_plan("deploy", secret[:2], [], egress=REMOTE) != remote  # another set
+    assert select._rendered_pin.cache_info().hits >= 2  # its pins were rendered before
     assert fresh("deploy", secret, REMOTE) == remote
     assert fresh("deploy", secret, EXACT) == local
     # an edited pin is another pin: rendered anew

@@ -51,6 +51,8 @@ REQUEST_PRIORITY: Final = 1000  # mandatory, always last in order
 _NOT_ALLOWED: Final = "classification {} not allowed for this provider"
 #: pins whose level and rendering are remembered (per destination)
 PIN_MEMO: Final = 4096
+#: whole pin sets planned (a few destinations, a few sessions)
+PINS_MEMO: Final = 16
 
 
 class PinInput(msgspec.Struct, frozen=True):
@@ -150,10 +152,8 @@ def build_plan(
     anyway.
     """
     provider = egress.provider
-    manifest: list[ManifestEntry] = []
-    chosen_pins, rendered_pins = _choose_pins(pins, egress, manifest)
-    pin_text = "\n\n".join(rendered_pins)
-    pin_tokens = estimate_tokens(pin_text) if chosen_pins else 0
+    chosen_pins, pin_text, pin_tokens, pin_entries = _pins_part(tuple(pins), egress)
+    manifest = list(pin_entries)
     request_tokens = estimate_tokens(request)
     if pin_tokens > budgets.max_pinned_tokens:
         return _fallback(manifest, provider, model_limit, chosen_pins,
@@ -222,6 +222,17 @@ def _choose_pins(pins: Sequence[PinInput], egress: Egress,
             decision="included", reason="applicable pin",
             tokens=tokens, **entry))  # type: ignore[arg-type]
     return chosen, rendered
+
+
+@functools.lru_cache(maxsize=PINS_MEMO)
+def _pins_part(pins: tuple[PinInput, ...], egress: Egress
+               ) -> tuple[tuple[PinInput, ...], str, int, tuple[ManifestEntry, ...]]:
+    """The pins chosen, their text and its tokens, and their manifest entries: the same
+    for every request while the pins and the destination stay (a frozen, hashable key)."""
+    manifest: list[ManifestEntry] = []
+    chosen, rendered = _choose_pins(pins, egress, manifest)
+    text = "\n\n".join(rendered)
+    return tuple(chosen), text, estimate_tokens(text) if chosen else 0, tuple(manifest)
 
 
 # The same pins are planned into every request, so their level and rendering are memoized:
