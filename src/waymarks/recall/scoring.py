@@ -245,14 +245,22 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     strong: list[str] = []
     focus_score = 0.0
     body, aliases = candidate.body, candidate.aliases
+    quoted, origin = candidate.quoted, candidate.origin_features
     for feature, weight in facts.focus:  # _field_factor, inline: most of scoring's time
-        factor = (_BODY if feature in body else _ALIASES if feature in aliases
-                  else _minor_factor(feature, candidate))
-        if factor:
-            matched.append(feature)
-            focus_score += weight * factor
-            if factor >= _ALIASES:
-                strong.append(feature)
+        if feature in body:
+            factor = _BODY
+        elif feature in aliases:
+            factor = _ALIASES
+        elif feature in quoted:
+            factor = _QUOTED
+        elif feature in origin and not feature.startswith("c:"):
+            factor = _ORIGIN
+        else:
+            continue
+        matched.append(feature)
+        focus_score += weight * factor
+        if factor >= _ALIASES:
+            strong.append(feature)
     context_score = 0.0
     for feature, weight in facts.context:
         factor = _field_factor(feature, candidate)
@@ -266,8 +274,12 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     if semantic is not None and sem is not None:
         coverage = semantic.fuse(coverage, sem)
         relevance = semantic.fuse(relevance, sem)
-    naming, naming_as_alias = facts.naming, facts.naming_as_alias
-    named = any(f in naming or (f in naming_as_alias and f in aliases) for f in strong) or (
+    named = False
+    for feature in strong:
+        if feature in facts.naming or (feature in facts.naming_as_alias and feature in aliases):
+            named = True
+            break
+    named = named or (
         len(strong) >= 2 and coverage >= PHRASE_COVERAGE and not facts.unknown
         and _names_phrase(facts, candidate))
     close = semantic is not None and (semantic.qualifies(sem)
@@ -304,19 +316,23 @@ def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
             return f"literal {literal[2:]} not in the record"
     if not strong:  # close in meaning, in other words: only the conversation can object
         return _context_mismatch(plan, facts, candidate, stats)
-    if all(f in facts.weak for f in strong):
+    if facts.weak.issuperset(strong):  # every strong match generic or numeric
         return "only generic or numeric words match"
     if len(plan.focus) >= 3 and len(strong) < 2 and not supported:
         return "three or more focus features need two matches"
     if len(strong) == 1 and facts.unknown and not supported:
         return "a single match beside words the store does not know"
-    mismatch = _context_mismatch(plan, facts, candidate, stats) or _named_attribute_mismatch(
-        facts, candidate)
+    mismatch = _context_mismatch(plan, facts, candidate, stats) if plan.context else ""
+    if not mismatch and facts.short_name is not None:
+        mismatch = _named_attribute_mismatch(facts, candidate)
     if mismatch:
         return mismatch
     if coverage < COVERAGE_TO_QUALIFY and not named:
-        return f"coverage {coverage:.2f} below {COVERAGE_TO_QUALIFY} and the query names no topic"
+        return f"coverage {coverage:.2f}{_BELOW_COVERAGE}"
     return ""
+
+
+_BELOW_COVERAGE: Final = f" below {COVERAGE_TO_QUALIFY} and the query names no topic"
 
 
 def _context_mismatch(plan: QueryPlan, facts: _Facts, candidate: Candidate,
@@ -358,6 +374,8 @@ def _names(feature: str, alias: bool, stats: Stats) -> bool:
 
 _BODY: Final = FIELD_FACTORS["body"]
 _ALIASES: Final = FIELD_FACTORS["aliases"]  # the weakest field a strong match is in
+_QUOTED: Final = FIELD_FACTORS["quoted"]
+_ORIGIN: Final = FIELD_FACTORS["origin"]
 
 
 def _field_factor(feature: str, candidate: Candidate) -> float:
@@ -371,9 +389,9 @@ def _field_factor(feature: str, candidate: Candidate) -> float:
 def _minor_factor(feature: str, candidate: Candidate) -> float:
     """How much a feature counts in the fields no strong match is in (0: in neither)."""
     if feature in candidate.quoted:
-        return FIELD_FACTORS["quoted"]
+        return _QUOTED
     if feature in candidate.origin_features and not feature.startswith("c:"):
-        return FIELD_FACTORS["origin"]  # concept words in origins do not count
+        return _ORIGIN  # concept words in origins do not count
     return 0.0
 
 
