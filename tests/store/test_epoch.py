@@ -133,3 +133,11 @@ def test_kept_items_by_id_follow_a_supersede_by_another_process(
     assert isinstance(replaced, Committed)
     assert [v.status for v in reader.items("memory", ids=[outcome.id])] == ["superseded"]
     assert included() == [replaced.id]
+
+
+def test_ids_take_precedence_over_a_recent_limit(make_app: Callable[..., Waymarks]) -> None:
+    app = make_app()
+    first = app.remember("The billing service listens on port 7001")
+    second = app.remember("The search service listens on port 7002")
+    assert isinstance(first, Committed) and isinstance(second, Committed)
+    assert [v.id for v in app.items("memory", ids=[first.id], recent=1)] == [first.id]

@@ -234,3 +234,25 @@ def test_a_writer_committing_during_a_ranking_does_not_split_it(tmp_path: Path) 
     assert done, "the writer did not run during the ranking"
     assert during == expected
     assert [c.id for c in index.candidates(plan)][:100] != expected  # the rows were added
+
+
+def test_the_ceiling_bounds_every_part_of_its_terms_at_every_length_in_linear_time(
+        ) -> None:
+    from itertools import combinations
+
+    from waymarks.store.recall_rank import Shape, bm25, ceiling, idf
+
+    idfs = [idf(1000, n) for n in (3, 40, 400, 501, 700, 999)]
+    shape = Shape([f"t{n}" for n in range(len(idfs))], idfs, 7.5, 1, 100)
+    for size in range(1, len(idfs) + 1):
+        for terms in combinations(range(len(idfs)), size):
+            mask = sum(1 << t for t in terms)
+            top = ceiling(mask, shape)
+            for part_size in range(1, size + 1):
+                for part in combinations(terms, part_size):
+                    part_mask = sum(1 << t for t in part)
+                    assert all(bm25(part_mask, length, shape) <= top
+                               for length in range(part_size, 60))
+    # a long prompt's many common words: a bound over every part took 2^k steps
+    wide = Shape([f"t{n}" for n in range(60)], [1.5] * 60, 7.5, 1, 100)
+    assert ceiling((1 << 60) - 1, wide) == bm25((1 << 60) - 1, 1, wide)

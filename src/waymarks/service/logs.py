@@ -31,10 +31,10 @@ def log_event(home: Path, now: datetime, event: str, **fields: Any) -> None:
     path = home / LOG_DIR / LOG_FILE
     try:
         try:
-            fd = os.open(path, _APPEND)
+            fd = os.open(path, _APPEND, 0o666)
         except FileNotFoundError:  # the first event: the folder is made once, not per event
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, _APPEND)
+            fd = os.open(path, _APPEND, 0o666)  # as open(): the umask decides
         try:
             os.write(fd, line)  # one write of the whole line: appends never interleave
         finally:

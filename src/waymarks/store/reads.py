@@ -71,11 +71,11 @@ class ProjectionReads:
         :mod:`waymarks.store.epoch`): its rows were verified when read, and a write from
         any connection, this one included, reads them again. So are items read by ID
         (the memories a plan includes)."""
+        if ids is not None:  # (before a recent limit, as queries.visible_items takes them)
+            return self._items_by_id(kind, session_id, project, ids)
         if recent_active is not None or recent is not None:
             return queries.visible_items(self.db, kind, session_id, project,
                                          recent_active=recent_active, recent=recent)
-        if ids is not None:
-            return self._items_by_id(kind, session_id, project, ids)
         token = self.epoch.token()
         key = (kind, session_id, project)
         kept = self._listings.get(key)

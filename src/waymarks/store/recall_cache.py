@@ -238,7 +238,7 @@ class RecallCache:
         shape = Shape(terms, [idf(self.count, n) for n in counts], self._terms / self.count,
                       1, limit)
         common = sum(1 << at for at, n in enumerate(counts) if n > COMMON_PAST)
-        if common and common != (1 << len(terms)) - 1:
+        if common and self._rarer_likely_win(counts, common, shape, limit):
             # the rows of the rarer terms first: when ``limit`` of them outscore any row
             # holding only common terms, those rows (most of them) are never listed
             chosen_rows, last = self._best(self._levels(chosen, place, shape, common),
@@ -247,6 +247,16 @@ class RecallCache:
                 return self._records(chosen_rows, visible_to, classes)
         rows, _ = self._best(self._levels(chosen, place, shape, 0), limit, visible_to)
         return self._records(rows, visible_to, classes)
+
+    @staticmethod
+    def _rarer_likely_win(counts: list[int], common: int, shape: Shape, limit: int) -> bool:
+        """Whether the rows of the rarer terms are worth ranking alone first: enough of
+        them to fill the candidates, and one of average length holding only the least
+        rare of them outscores what a row of common terms alone can reach. Only a guess
+        (an exact check follows), but a wrong one ranks the rows twice."""
+        rarer = [at for at in range(len(counts)) if not common >> at & 1]
+        return (sum(counts[at] for at in rarer) >= limit
+                and min(shape.idfs[at] for at in rarer) > ceiling(common, shape))
 
     def _levels(self, chosen: list[str], place: dict[str, int], shape: Shape,
                 common: int) -> dict[float, list[list[int]]]:

@@ -295,14 +295,13 @@ def bm25(mask: int, length: int, shape: Shape) -> float:
 
 
 def ceiling(mask: int, shape: Shape) -> float:
-    """The largest score a row holding some of the terms of ``mask``, and no other term
-    of the query, can have (the best bound over every part of ``mask``)."""
-    best = 0.0
-    part = mask
-    while part:
-        best = max(best, _bound(part, shape))
-        part = (part - 1) & mask
-    return best
+    """A score no row holding only terms of ``mask`` (any of them, at any length) can
+    pass: bm25 of all of them at the shortest length. Each term's share only falls as a
+    row grows, and this is computed as :func:`bm25` computes every row's score (the same
+    operations in the same order, and rounding is monotone), so no such row's score
+    exceeds it, to the last bit. Linear in the terms: a bound over every part of ``mask``
+    took 2^k steps, hours for a long prompt's twenty common words."""
+    return bm25(mask, max(1, shape.shortest), shape)
 
 
 def _bound(mask: int, shape: Shape) -> float:
