@@ -141,3 +141,16 @@ def test_ids_take_precedence_over_a_recent_limit(make_app: Callable[..., Waymark
     second = app.remember("The search service listens on port 7002")
     assert isinstance(first, Committed) and isinstance(second, Committed)
     assert [v.id for v in app.items("memory", ids=[first.id], recent=1)] == [first.id]
+
+
+def test_a_long_listing_is_not_kept(make_app: Callable[..., Waymarks],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from waymarks.store import reads
+
+    monkeypatch.setattr(reads, "KEPT_LISTING_ITEMS", 2)
+    app = make_app()
+    for n in range(3):
+        assert isinstance(app.pin(f"Rule {n}"), Committed)
+    assert isinstance(app.remember("The billing service listens on port 7001"), Committed)
+    assert len(app.items("pin")) == 3 and len(app.items("memory")) == 1
+    assert [key[0] for key in app.projection._listings] == ["memory"]  # pins: too many

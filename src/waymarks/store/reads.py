@@ -42,8 +42,10 @@ class KnownSource(NamedTuple):  # a tuple: built for every indexed source on eve
 
 #: a tenth of the stdlib's time for a plan's manifest (about 100 us of every plan)
 _MANIFEST_ENCODER = msgspec.json.Encoder()
-#: whole listings kept between requests (a kind for a session and project each)
+#: whole listings kept between requests (a kind for a session and project each), of at
+#: most so many items (the pins; not a web page listing a hundred thousand memories)
 KEPT_LISTINGS = 8
+KEPT_LISTING_ITEMS = 4096
 #: items kept by ID between requests, at most
 KEPT_ITEMS = 8192
 
@@ -82,7 +84,7 @@ class ProjectionReads:
         if kept is not None and token is not None and kept[0] == token:
             return list(kept[1])
         states = queries.visible_items(self.db, kind, session_id, project)
-        if token is not None:
+        if token is not None and len(states) <= KEPT_LISTING_ITEMS:
             if len(self._listings) >= KEPT_LISTINGS:
                 self._listings.clear()
             self._listings[key] = (token, tuple(states))
