@@ -79,6 +79,18 @@ def _pair(make_app: Callable[..., Waymarks]) -> tuple[Waymarks, Waymarks]:
     return make_app(keep_recall_index=True, session=str(session.path)), writer
 
 
+QUESTION = "which port does the billing service listen on"
+
+
+def _pair_with_claim(make_app: Callable[..., Waymarks]
+                     ) -> tuple[Waymarks, Waymarks, Committed]:
+    """:func:`_pair`, the writer having remembered the claim :data:`QUESTION` asks for."""
+    reader, writer = _pair(make_app)
+    outcome = writer.remember("The billing service listens on port 7001")
+    assert isinstance(outcome, Committed)
+    return reader, writer, outcome
+
+
 def test_kept_pins_are_served_until_another_process_adds_one(
         make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
     reader, writer = _pair(make_app)
@@ -103,28 +115,22 @@ def test_kept_pins_are_served_until_another_process_adds_one(
 def test_kept_recall_rows_follow_a_supersede_by_another_process(
         make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    reader, writer = _pair(make_app)
-    outcome = writer.remember("The billing service listens on port 7001")
-    assert isinstance(outcome, Committed)
-    question = "which port does the billing service listen on"
-    assert "7001" in reader.recall(question).digest
-    assert "7001" in reader.recall(question).digest  # served from the kept rows
+    reader, writer, outcome = _pair_with_claim(make_app)
+    assert "7001" in reader.recall(QUESTION).digest
+    assert "7001" in reader.recall(QUESTION).digest  # served from the kept rows
     assert isinstance(writer.supersede_memory(
         outcome.id, "The billing service listens on port 7002"), Committed)
-    digest = reader.recall(question).digest
+    digest = reader.recall(QUESTION).digest
     assert "7002" in digest and "7001" not in digest
 
 
 def test_kept_items_by_id_follow_a_supersede_by_another_process(
         make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    reader, writer = _pair(make_app)
-    outcome = writer.remember("The billing service listens on port 7001")
-    assert isinstance(outcome, Committed)
-    question = "which port does the billing service listen on"
+    reader, writer, outcome = _pair_with_claim(make_app)
 
     def included() -> list[str]:
-        plan = plan_request(reader, question, provider="remote")
+        plan = plan_request(reader, QUESTION, provider="remote")
         return [e.id for e in plan.manifest if e.decision == "included" and e.kind == "memory"]
 
     assert included() == included() == [outcome.id]  # the second from the kept items

@@ -58,14 +58,19 @@ def _queries(rng: random.Random, count: int) -> list[str]:
 
 def _store(path: Path, rng: random.Random, claims: int) -> tuple[RecallIndex, RecallCache]:
     """A file database of ``claims`` claims, and the in-memory index loaded from it."""
+    return _loaded(path, _claims(rng, claims))
+
+
+def _loaded(path: Path, claims: list[RecordInput]) -> tuple[RecallIndex, RecallCache]:
+    """A file database of ``claims``, and the in-memory index loaded from it."""
     db = sqlite3.connect(path, isolation_level=None)
     migrate(db, 0)
     index = RecallIndex(db, items_backed=False)
     db.execute("BEGIN")
-    index.add(_claims(rng, claims))
+    index.add(claims)
     db.execute("COMMIT")
     cache = RecallCache(index)
-    assert cache.refresh() == claims
+    assert cache.refresh() == len(claims)
     return index, cache
 
 
@@ -203,14 +208,7 @@ def test_rows_of_a_common_term_that_outscore_the_rarer_terms_rows_are_not_skippe
                for n in range(20)]  # the rarer term, in long rows
     claims += [RecordInput(id=f"c{n:04d}", text=f"Filler note {n} here.", created_at=n,
                            source="s") for n in range(830)]
-    db = sqlite3.connect(tmp_path / "store.sqlite3", isolation_level=None)
-    migrate(db, 0)
-    index = RecallIndex(db, items_backed=False)
-    db.execute("BEGIN")
-    index.add(claims)
-    db.execute("COMMIT")
-    cache = RecallCache(index)
-    cache.refresh()
+    index, cache = _loaded(tmp_path / "store.sqlite3", claims)
     plan = direct_plan("zeppelin quokka")
     stats = cache.stats((*plan.focus, *plan.context))
     assert sorted(stats.df.values()) == [20, 150]
@@ -232,14 +230,7 @@ def test_a_tie_between_a_rarer_and_a_common_terms_rows_goes_to_the_lower_row(
                for n in range(399)]
     claims.append(RecordInput(id="both", text="Zeppelin quokka amber birch cedar dahlia elm"
                               " fern gorse hazel iris juniper kale.", created_at=0, source="s"))
-    db = sqlite3.connect(tmp_path / "store.sqlite3", isolation_level=None)
-    migrate(db, 0)
-    index = RecallIndex(db, items_backed=False)
-    db.execute("BEGIN")
-    index.add(claims)
-    db.execute("COMMIT")
-    cache = RecallCache(index)
-    cache.refresh()
+    index, cache = _loaded(tmp_path / "store.sqlite3", claims)
     plan = direct_plan("zeppelin quokka")
     stats = cache.stats((*plan.focus, *plan.context))
     assert sorted(stats.df.values()) == [400, 401]
