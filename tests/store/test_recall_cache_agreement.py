@@ -238,3 +238,17 @@ def test_a_tie_between_a_rarer_and_a_common_terms_rows_goes_to_the_lower_row(
     assert chosen == [c.id for c in index.candidates(plan, limit=limit, stats=index.stats(
         (*plan.focus, *plan.context)))]
     assert chosen[0] == "z000"  # first of the equal rows of one term alone, by row ID
+
+
+def test_every_term_common_or_no_candidate_wanted(tmp_path: Path) -> None:
+    """Nothing rarer to list first (every term common), or a limit of none: the listing
+    of every row answers, as before the shortcut."""
+    claims = [RecordInput(id=f"z{n:03d}", text="Zeppelin quokka.", created_at=n, source="s")
+              for n in range(500)]
+    index, cache = _loaded(tmp_path / "store.sqlite3", claims)
+    plan = direct_plan("zeppelin quokka")
+    stats = cache.stats((*plan.focus, *plan.context))
+    for limit in (0, 3):
+        assert [c.id for c in cache.candidates(plan, stats, limit=limit)] == [
+            c.id for c in index.candidates(plan, limit=limit, stats=index.stats(
+                (*plan.focus, *plan.context)))]

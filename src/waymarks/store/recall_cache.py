@@ -255,7 +255,7 @@ class RecallCache:
         rare of them outscores what a row of common terms alone can reach. Only a guess
         (an exact check follows), but a wrong one ranks the rows twice."""
         rarer = [at for at in range(len(counts)) if not common >> at & 1]
-        return (sum(counts[at] for at in rarer) >= limit
+        return (bool(rarer) and sum(counts[at] for at in rarer) >= limit
                 and min(shape.idfs[at] for at in rarer) > ceiling(common, shape))
 
     def _levels(self, chosen: list[str], place: dict[str, int], shape: Shape,
