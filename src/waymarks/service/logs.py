@@ -36,7 +36,9 @@ def log_event(home: Path, now: datetime, event: str, **fields: Any) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, _APPEND, 0o666)  # as open(): the umask decides
         try:
-            os.write(fd, line)  # one write of the whole line: appends never interleave
+            rest = memoryview(line)  # one write of the whole line: appends never interleave
+            while rest:  # (unless the disk fills mid-line: the rest follows, or OSError)
+                rest = rest[os.write(fd, rest):]
         finally:
             os.close(fd)
     except OSError:
