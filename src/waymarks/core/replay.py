@@ -37,7 +37,8 @@ class MemoryView:
                 found.update(index.get((kind, partition, value), _EMPTY))
         return list(found.values())
 
-    def active_texts(self, partition: str) -> Sequence[tuple[str, str]]:
+    def active_texts(self, partition: str, subject: frozenset[str] | None = None
+                     ) -> Sequence[tuple[str, str]]:
         return [(s.id, s.text) for s in sorted(self.items.values(), key=lambda s: s.seq)
                 if s.kind == "memory" and s.status == "active" and s.partition == partition]
 

@@ -85,9 +85,12 @@ class StateView(Protocol):
         """Active items of ``kind`` in ``partition`` sharing the norm, key or polarity base."""
         ...
 
-    def active_texts(self, partition: str) -> Sequence[tuple[str, str]]:
-        """``(id, text)`` of every active memory item in ``partition``, oldest first (the
-        write-time contradiction check reads texts, and loads only the items it cites)."""
+    def active_texts(self, partition: str, subject: frozenset[str] | None = None
+                     ) -> Sequence[tuple[str, str]]:
+        """``(id, text)`` of the active memory items in ``partition``, oldest first (the
+        write-time contradiction check reads texts, and loads only the items it cites).
+        With ``subject`` (a claim's signature subject), a view may leave out claims whose
+        subject can neither equal, contain nor be contained in it (never one that can)."""
         ...
 
     def put(self, state: ItemState) -> None: ...
@@ -210,7 +213,7 @@ def find_contradictions(
             hits[other.id] = other.seq
     if mine is not None:
         for partition in dict.fromkeys(partitions):
-            for item_id, text in view.active_texts(partition):
+            for item_id, text in view.active_texts(partition, mine.subject):
                 if item_id in hits or item_id in ignore or item_id == candidate.id:
                     continue
                 theirs = signature(text)

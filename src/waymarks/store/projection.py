@@ -41,7 +41,7 @@ from waymarks.core.model import (
 from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
-from waymarks.store import binding, integrity, recall_index
+from waymarks.store import binding, claim_subjects, integrity, recall_index
 from waymarks.store import entries as entries_index
 from waymarks.store.bulk import bulk_load
 from waymarks.store.epoch import Epoch
@@ -101,6 +101,7 @@ EXPECTED_COLUMNS: Final = {
                       " evidence, source, checksum",
     "item_groups": "kind, grp, count",
     "entries": "session_id, idx, id, parent_id, seg, compaction",
+    "claim_subjects": "term, item",
 }
 
 
@@ -138,7 +139,10 @@ class SqliteView:
         )
         return [state_from_row(r) for r in rows]
 
-    def active_texts(self, partition: str) -> Sequence[tuple[str, str]]:
+    def active_texts(self, partition: str, subject: frozenset[str] | None = None
+                     ) -> Sequence[tuple[str, str]]:
+        if subject is not None:  # the claims that may share it (inside a write transaction)
+            return claim_subjects.texts_sharing(self.db, partition, subject)
         rows = self.db.execute(
             "SELECT id, text FROM items WHERE status = 'active' AND kind = 'memory'"
             " AND partition = ? ORDER BY seq", (partition,))
@@ -477,6 +481,7 @@ class Projection(ProjectionReads):
         recall_index.reset(self.db)  # item sequence numbers change: re-index on demand
         self.db.execute("DELETE FROM items_fts")
         self.db.execute("DELETE FROM items")
+        claim_subjects.reset(self.db)  # items are numbered afresh: caught up on demand
         self._insert_mutations(
             (seq, record, effect)
             for seq, (record, effect) in enumerate(

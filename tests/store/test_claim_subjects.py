@@ -1,0 +1,102 @@
+"""The claims' subject terms (``store/claim_subjects.py``): a write reads only the claims
+that may share its subject, and never misses one the full scan would compare."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from waymarks.core.contradiction import contradicts, signature
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed, Rejected
+from waymarks.store import claim_subjects
+from waymarks.store.projection import Projection
+
+NAMES = ["billing", "search", "ingest", "auth", "gateway"]
+PARTS = ["worker", "api", "queue", "cache", "database", "pool"]
+ATTRIBUTES = ["port", "timeout", "retries", "replicas", "threads", "region"]
+STATES = ["enabled", "disabled"]
+
+
+def _claim(rng: random.Random) -> str:
+    subject = " ".join(rng.sample([rng.choice(NAMES), *rng.sample(PARTS, 2)],
+                                  rng.randint(1, 3)))
+    if rng.random() < 0.2:
+        return f"The {subject} {rng.choice(['debug logging', 'tracing'])} is " \
+               f"{rng.choice(STATES)}."
+    return f"The {subject} {rng.choice(ATTRIBUTES)} is {rng.randint(1, 60)}."
+
+
+def _projection_with(path: Path, texts: list[str]) -> Projection:
+    """A projection whose items table holds ``texts`` as active memory (one partition)."""
+    projection = Projection(path, 0)
+    db = projection.db
+    with projection.transaction():
+        for n, text in enumerate(texts):
+            db.execute(
+                "INSERT INTO items (id, kind, scope, partition, text, norm, polarity_sign,"
+                " status, session_id, entry_id, created_at, seq, record, checksum)"
+                " VALUES (?, 'memory', 'session', 'p', ?, ?, 0, 'active', 's', ?, 0, ?,"
+                " x'7b7d', 0)", (f"m{n}", text, text.lower(), f"e{n}", n))
+    return projection
+
+
+def test_the_claims_sharing_a_subject_hold_every_one_it_may_contradict(
+        tmp_path: Path) -> None:
+    rng = random.Random(15)
+    texts = [_claim(rng) for _ in range(600)]
+    projection = _projection_with(tmp_path / "w.db", texts)
+    everything = projection.view.active_texts("p")
+    assert len(everything) == 600
+    compared = found = 0
+    for probe in [_claim(rng) for _ in range(300)]:
+        mine = signature(probe)
+        if mine is None:
+            continue
+        with projection.transaction():
+            shared = projection.view.active_texts("p", mine.subject)
+        assert set(shared) <= set(everything)
+        wanted = {(i, t) for i, t in everything
+                  if (theirs := signature(t)) is not None and contradicts(mine, theirs)}
+        assert wanted <= set(shared), probe
+        compared += len(shared)
+        found += len(wanted)
+    assert found > 300  # the probes do contradict stored claims
+    assert compared < 300 * 600 / 2  # and far fewer claims were read than all of them
+
+
+def test_rows_are_caught_up_after_a_bulk_load_renumbers_the_items(
+        make_app: Callable[..., Waymarks], tmp_path: Path) -> None:
+    app = make_app()
+    assert isinstance(app.remember("The billing worker port is 7001."), Committed)
+    assert isinstance(app.remember("The billing worker port is 7002."), Rejected)
+
+    def rows() -> int:
+        return int(app.projection.db.execute(
+            "SELECT count(*) FROM claim_subjects").fetchone()[0])
+
+    assert rows() > 0  # caught up by the refused write
+
+    def refold() -> None:
+        with app.projection.transaction():
+            app.projection.refold()
+
+    for bulk in (app.rebuild_index, refold):
+        bulk()  # items numbered afresh: the subject rows are forgotten
+        assert rows() == 0
+        assert isinstance(app.remember("The billing worker port is 7002."), Rejected)
+        assert rows() > 0
+
+
+def test_a_database_from_before_the_table_catches_up_on_its_first_write(
+        make_app: Callable[..., Waymarks], home: Path) -> None:
+    app = make_app()
+    assert isinstance(app.remember("The search cache size is 512 entries."), Committed)
+    app.close()
+    db = sqlite3.connect(home / "waymarks.db", isolation_level=None)
+    claim_subjects.reset(db)  # as a database migrated to the new table finds it: empty
+    db.close()
+    again = make_app(session=str(app.current_session().path))  # type: ignore[union-attr]
+    assert isinstance(again.remember("The search cache size is 256 entries."), Rejected)
