@@ -100,3 +100,31 @@ def test_a_database_from_before_the_table_catches_up_on_its_first_write(
     db.close()
     again = make_app(session=str(app.current_session().path))  # type: ignore[union-attr]
     assert isinstance(again.remember("The search cache size is 256 entries."), Rejected)
+
+
+def test_the_lookup_does_not_grow_with_the_claims_that_share_nothing(tmp_path: Path) -> None:
+    """SQLite's work (its virtual machine's steps) to find one subject's claims is the
+    same beside 500 unrelated claims as beside 5,000: they are never walked."""
+    def steps(unrelated: int) -> int:
+        texts = ["The billing worker port is 7001."] + [
+            f"The node{n} agent heartbeat is {n % 50} seconds." for n in range(unrelated)]
+        projection = _projection_with(tmp_path / f"w{unrelated}.db", texts)
+        subject = signature("The billing worker port is 7002.")
+        assert subject is not None
+        with projection.transaction():
+            claim_subjects.catch_up(projection.db)
+        counted = [0]
+
+        def count() -> int:
+            counted[0] += 1
+            return 0
+
+        projection.db.set_progress_handler(count, 10)
+        with projection.transaction():
+            found = projection.view.active_texts("p", subject.subject)
+        projection.db.set_progress_handler(None, 0)
+        assert [text for _, text in found] == ["The billing worker port is 7001."]
+        return counted[0]
+
+    few, many = steps(500), steps(5000)
+    assert many <= few * 1.5 + 20, (few, many)

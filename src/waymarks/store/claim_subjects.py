@@ -88,8 +88,11 @@ def texts_sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str
             (term, _COUNT_CAP)).fetchone()[0] for term in terms}
         terms = sorted(terms, key=lambda term: (counts[term], term))[:LOOKUP_TERMS]
     marks = ",".join("?" * len(terms))
+    # the rows of the terms first (CROSS JOIN keeps that order): SQLite otherwise walked
+    # every active claim of the partition by its index, 13 ms at 100k, to test each one
     rows = db.execute(
-        "SELECT id, text FROM items WHERE rowid IN (SELECT item FROM claim_subjects"
-        f" WHERE term IN ({marks})) AND status = 'active' AND kind = 'memory'"
-        " AND partition = ? ORDER BY seq", (*terms, partition))
+        "SELECT i.id, i.text FROM (SELECT DISTINCT item FROM claim_subjects"
+        f" WHERE term IN ({marks})) AS s CROSS JOIN items AS i ON i.rowid = s.item"
+        " WHERE i.status = 'active' AND i.kind = 'memory' AND i.partition = ?"
+        " ORDER BY i.seq", (*terms, partition))
     return [(str(item_id), str(text)) for item_id, text in rows]
