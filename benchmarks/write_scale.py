@@ -1,0 +1,117 @@
+"""Benchmark: one memory write against a store of 1,000 / 10,000 / 100,000 memories.
+
+A write decides under the session lock (duplicates, conflicts by key and polarity, and
+contradictions by signature against the claims the writer sees), appends and flushes the
+entry, and projects it. Each size builds a real home (the session ledger of
+``benchmarks/plan.py``: memory adds with varied claims and 50 pins, in the home's session
+folder) and projects it with ``rebuild_index``; then, in the same process, ``--writes``
+memories are written one after another through ``Waymarks.remember`` (claims about
+subjects the store does not hold, so each is committed). Reported per size: the first
+write (after a rebuild it indexes every claim's subject terms, see
+``store/claim_subjects.py``) and p50 / p95 / max of the others, wall and CPU time, the
+load average and ``steal_s``. With ``--baseline REF`` each size also runs, right after,
+against the code of ``REF`` (``code_baseline.py``), on its own copy of the ledger.
+
+No target of its own: issue 15 asks for a core that scales to a million memories, and a
+write compared its claim with every active claim (2.8 s a write at 100k).
+
+    .venv/bin/python benchmarks/write_scale.py [--sizes 1000,10000,100000] [--writes 40]
+        [--baseline REF]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import code_baseline
+from bench_stats import percentile, steal_during, steal_s
+from plan import write_ledger
+
+
+def run(size: int, writes: int, seed: int) -> dict[str, Any]:
+    from waymarks.ledger.discovery import session_dir
+    from waymarks.service.app import Waymarks
+    from waymarks.service.outcomes import Committed
+
+    with tempfile.TemporaryDirectory(prefix="waymarks-writes-") as tmp:
+        project = Path(tmp, "project")
+        project.mkdir()
+        home = Path(tmp, "home")
+        folder = session_dir(home, str(project.resolve()))
+        folder.mkdir(parents=True)
+        ledger = folder / "2026-01-01T00-00-00-000Z_bench.jsonl"
+        write_ledger(ledger, str(project.resolve()), size, 50, seed)
+        app = Waymarks(home, cwd=str(project), session=str(ledger))
+        started = time.perf_counter()
+        app.rebuild_index()
+        rebuild_s = time.perf_counter() - started
+        wall: list[float] = []
+        cpu: list[float] = []
+        load_before, steal_before = code_baseline.load(), steal_s()
+        for n in range(writes + 1):
+            c0, t0 = time.process_time(), time.perf_counter()
+            outcome = app.remember(f"The stream-{n} consumer retries {n + 2} times"
+                                   " after a timeout")
+            wall.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+            if not isinstance(outcome, Committed):
+                raise SystemExit(f"write {n} was not committed: {outcome}")
+        app.close()
+    rest, rest_cpu = wall[1:], cpu[1:]
+    return {"memories": size, "writes": writes, "rebuild_s": round(rebuild_s, 2),
+            "first_write_ms": round(wall[0], 2),
+            "write_ms": {"p50": round(statistics.median(rest), 3),
+                         "p95": round(percentile(rest, 95), 3), "max": round(max(rest), 3)},
+            "write_cpu_ms": {"p50": round(statistics.median(rest_cpu), 3),
+                             "p95": round(percentile(rest_cpu, 95), 3)},
+            "load_avg_before_after": [load_before, code_baseline.load()],
+            "steal_s": steal_during(steal_before)}
+
+
+def child(size: int, args: argparse.Namespace, source: Path | None) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--one", str(size), "--writes", str(args.writes),
+         "--seed", str(args.seed)], check=True, capture_output=True, text=True,
+        env=code_baseline.env_with(source))
+    return dict(json.loads(out.stdout))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--writes", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--baseline", default=None,
+                        help="a git ref whose code runs each size too, in the same run")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one is not None:
+        print(json.dumps(run(args.one, args.writes, args.seed)))
+        return 0
+    results = []
+    with code_baseline.temporary() as tmp:
+        source = (code_baseline.export_source(args.baseline, Path(tmp))
+                  if args.baseline else None)
+        for size in (int(s) for s in args.sizes.split(",") if s.strip()):
+            entry: dict[str, Any] = {"current": child(size, args, None)}
+            if source is not None:
+                entry["baseline"] = child(size, args, source)
+            results.append(entry)
+    json.dump({"benchmark": "write_scale", "python": sys.version.split()[0],
+               "baseline": None if not args.baseline else {
+                   "ref": args.baseline, "commit": code_baseline.commit_of(args.baseline)},
+               "results": results}, sys.stdout, indent=2)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
