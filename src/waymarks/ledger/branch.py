@@ -9,13 +9,47 @@ does (through the reader, which then reads it all once).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Set
+from collections.abc import Iterable, Iterator, Set
+from itertools import chain
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from waymarks.ledger.log import SessionLog
 
-__all__ = ["Branch", "EntryIndex"]
+__all__ = ["Branch", "EntryIndex", "Grown"]
+
+
+class Grown(Set[str]):
+    """An immutable set of entry IDs that grows by new copies cheaply: disjoint levels of
+    frozensets, each more than twice the size of the next, so a copy with a few IDs more
+    copies about log n of them, not all n (``frozenset | {id}`` per appended entry
+    copied the whole branch: 1.5 ms a write at 100k entries). Membership asks each level
+    (a handful at a million)."""
+
+    __slots__ = ("_levels",)
+
+    def __init__(self, levels: tuple[frozenset[str], ...] = ()) -> None:
+        self._levels = levels
+
+    def union(self, ids: Iterable[str]) -> Grown:
+        """A copy holding ``ids`` too (this one unchanged)."""
+        fresh = frozenset(i for i in ids if i not in self)
+        if not fresh:
+            return self
+        levels = [*self._levels, fresh]
+        while len(levels) > 1 and len(levels[-2]) <= 2 * len(levels[-1]):
+            top = levels.pop()
+            levels[-1] = levels[-1] | top
+        return Grown(tuple(levels))
+
+    def __contains__(self, entry_id: object) -> bool:
+        return any(entry_id in level for level in self._levels)
+
+    def __iter__(self) -> Iterator[str]:
+        return chain.from_iterable(self._levels)
+
+    def __len__(self) -> int:
+        return sum(map(len, self._levels))
 
 
 class EntryIndex(Protocol):
@@ -46,7 +80,7 @@ class Branch(Set[str]):
         the entries appended since, not for every entry read since the checkpoint."""
         self._log = log
         self.leaf = log.leaf_id
-        self._tail: frozenset[str]
+        self._tail: Grown
         self._above: str | None
         tail: list[str] = []
         current = self.leaf
@@ -57,7 +91,7 @@ class Branch(Set[str]):
                 return
             tail.append(current)
             current = log._by_id[current].parent_id
-        self._tail = frozenset(tail)
+        self._tail = Grown().union(tail)
         self._above = current  # the nearest ancestor before the checkpoint, if any
 
     def __contains__(self, entry_id: object) -> bool:

@@ -46,7 +46,7 @@ from waymarks.core.model import (
     MutationRecord,
     PinMutation,
 )
-from waymarks.ledger.branch import Branch
+from waymarks.ledger.branch import Branch, Grown
 from waymarks.ledger.branch import EntryIndex as EntryIndex
 from waymarks.ledger.entries import BLANK_LINE, LINE_DECODER, EntryLine
 from waymarks.ledger.header import SESSION_VERSION as SESSION_VERSION
@@ -137,7 +137,7 @@ class SessionLog(ABC):
         self.offset = 0
         self.lines = 0
         self.partial_tail = 0
-        self._branch_cache: tuple[str | None, frozenset[str]] = (None, frozenset())
+        self._branch_cache: tuple[str | None, Grown] = (None, Grown())
         self._resumed_branch: Branch | None = None  # the same, for a reader at a checkpoint
         self._project = ""  # canonical project identity of the header's cwd
         self._compactions: list[str] = []  # IDs of compaction entries, in file order
@@ -243,7 +243,7 @@ class SessionLog(ABC):
         self.header, self._entries, self._by_id = None, [], {}
         self.records, self.anomalies, self._compactions = [], [], []
         self.offset = self.lines = self._entry_base = 0
-        self._branch_cache = (None, frozenset())
+        self._branch_cache = (None, Grown())
         self._resumed_branch = None
         self.refresh()
         if self.header_bytes != header:
@@ -316,8 +316,9 @@ class SessionLog(ABC):
         return self._index.last() if self._index is not None else None
 
     def branch_set(self) -> Set[str]:
-        """IDs on the active branch, cached: appends along the branch extend it in O(1).
-        A reader opened at a checkpoint answers membership without reading the ledger."""
+        """IDs on the active branch, cached: appends along the branch extend a copy of it
+        (:class:`~waymarks.ledger.branch.Grown`: about log n IDs copied, not n). A reader
+        opened at a checkpoint answers membership without reading the ledger."""
         if self._index is not None:
             previous = self._resumed_branch
             if previous is not None and previous.leaf == self.leaf_id:
@@ -330,9 +331,9 @@ class SessionLog(ABC):
             return cached
         entry = self._by_id.get(leaf) if leaf is not None else None
         if entry is not None and entry.parent_id == cached_leaf and entry.id not in cached:
-            branch = cached | {entry.id}
+            branch = cached.union((entry.id,))
         else:
-            branch = frozenset(self.branch_ids())
+            branch = Grown().union(self.branch_ids())
         self._branch_cache = (leaf, branch)
         return branch
 
