@@ -128,3 +128,22 @@ def test_the_lookup_does_not_grow_with_the_claims_that_share_nothing(tmp_path: P
 
     few, many = steps(500), steps(5000)
     assert many <= few * 1.5 + 20, (few, many)
+
+
+def test_common_words_in_every_subject_do_not_make_every_claim_a_candidate(
+        tmp_path: Path) -> None:
+    """Subjects that all hold "service", "port" and "staging": a new claim reads the
+    claims of its rarest term and of its subject's parts, not every claim with a common
+    word; and a claim whose subject is a part of the new one's is still found."""
+    texts = [f"Service {n} listens on port {2000 + n} in staging cluster {n % 97}."
+             for n in range(3000)]
+    texts.append("The staging service cluster port is 9999.")  # a part of the probe's
+    # subject, without its rarest term: found by the whole subject
+    projection = _projection_with(tmp_path / "w.db", texts)
+    probe = signature("Service 77 listens on port 2078 in staging cluster 77.")
+    assert probe is not None
+    with projection.transaction():
+        found = [text for _, text in projection.view.active_texts("p", probe.subject)]
+    assert texts[77] in found and texts[-1] in found
+    assert contradicts(probe, signature(texts[-1]))  # type: ignore[arg-type]
+    assert len(found) <= 40, len(found)

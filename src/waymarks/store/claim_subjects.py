@@ -7,10 +7,13 @@ and values) with the claims the writer sees. It read every active claim of each
 partition and worked out each one's signature: 27 ms a write at 10k memories, 2.8 s at
 100k (the signature memo holds 65,536), growing with the store. A claim can contradict
 only one whose subject equals its own, or contains the other's with at most
-``MAX_EXTRA_TERMS`` terms more: so it holds every term of the smaller subject, and any
-``MAX_EXTRA_TERMS + 1`` of the new claim's terms include one of its terms. The claims
-holding those terms (the rarest of the new claim's) are all the candidates; the check
-itself is unchanged.
+``MAX_EXTRA_TERMS`` terms more. A subject equal to the new claim's or containing it holds
+all its terms, the rarest among them; one contained in it is one of its few parts with a
+term or two left out, found by the whole subject. So each claim is kept under its
+subject terms (``t:``) and under its whole subject (``k:``), and a write reads the claims
+of its rarest term and of the parts of its subject: the candidates; the check itself is
+unchanged. (Reading the claims of any three of its terms, as first written, read every
+claim whose subject holds a common word such as "service".)
 
 Derived and rebuildable, like the recall index: rows name items by row ID, a bulk load
 (a rebuild, a re-fold) numbers the items afresh and forgets them all (:func:`reset`), and
@@ -24,16 +27,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from itertools import combinations
 from typing import Final
 
-from waymarks.core.contradiction import MAX_EXTRA_TERMS, signature
+from waymarks.core.contradiction import MAX_EXTRA_TERMS, MIN_CONTAINED_TERMS, signature
 
 #: how far the rows are caught up (the last ``items`` row ID looked at)
 _UPTO: Final = "claim_subjects_upto"
 #: postings counted per term when choosing the rarest (more tell nothing more)
 _COUNT_CAP: Final = 4096
-#: the terms whose claims are read: any claim a new one may contradict holds one of them
-LOOKUP_TERMS: Final = MAX_EXTRA_TERMS + 1
 
 
 def create_table(db: sqlite3.Connection) -> None:
@@ -69,30 +71,46 @@ def _rows(items: Iterable[tuple[int, str]]) -> Iterable[tuple[str, int]]:
         found = signature(str(text))
         if found is not None:
             for term in found.subject:
-                yield term, rowid
+                yield "t:" + term, rowid
+            yield whole(found.subject), rowid
+
+
+def whole(subject: Iterable[str]) -> str:
+    """The key of a whole subject: its terms in order (were a term to hold a NUL, two
+    subjects could share a key: one more candidate, never one fewer)."""
+    return "k:" + "\x00".join(sorted(subject))
+
+
+def parts(subject: frozenset[str]) -> list[str]:
+    """The keys of the subjects ``subject`` may contain and contradict: those of at least
+    ``MIN_CONTAINED_TERMS`` terms with at most ``MAX_EXTRA_TERMS`` of its terms left out."""
+    terms = sorted(subject)
+    smallest = max(MIN_CONTAINED_TERMS, len(terms) - MAX_EXTRA_TERMS)
+    return [whole(part) for size in range(smallest, len(terms))
+            for part in combinations(terms, size)]
 
 
 def texts_sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str]
                   ) -> list[tuple[str, str]]:
-    """``(id, text)`` of the active memory items in ``partition``, oldest first, holding
-    one of the rarest ``LOOKUP_TERMS`` terms of ``subject``: every claim whose subject
-    may equal or contain ``subject``, or be contained in it (inside a write transaction:
-    the rows are caught up first)."""
+    """``(id, text)`` of the active memory items in ``partition``, oldest first, whose
+    subject may equal, contain or be contained in ``subject``: those holding its rarest
+    term, and those whose whole subject is one of its :func:`parts` (inside a write
+    transaction: the rows are caught up first)."""
     if not subject:
         return []
     catch_up(db)
     terms = sorted(subject)
-    if len(terms) > LOOKUP_TERMS:
-        counts = {term: db.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM claim_subjects WHERE term = ? LIMIT ?)",
-            (term, _COUNT_CAP)).fetchone()[0] for term in terms}
-        terms = sorted(terms, key=lambda term: (counts[term], term))[:LOOKUP_TERMS]
-    marks = ",".join("?" * len(terms))
-    # the rows of the terms first (CROSS JOIN keeps that order): SQLite otherwise walked
+    counts = {term: db.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM claim_subjects WHERE term = ? LIMIT ?)",
+        ("t:" + term, _COUNT_CAP)).fetchone()[0] for term in terms} if len(terms) > 1 else {}
+    rarest = min(terms, key=lambda term: (counts.get(term, 0), term))
+    keys = ["t:" + rarest, *parts(subject)]
+    marks = ",".join("?" * len(keys))
+    # the rows of the keys first (CROSS JOIN keeps that order): SQLite otherwise walked
     # every active claim of the partition by its index, 13 ms at 100k, to test each one
     rows = db.execute(
         "SELECT i.id, i.text FROM (SELECT DISTINCT item FROM claim_subjects"
         f" WHERE term IN ({marks})) AS s CROSS JOIN items AS i ON i.rowid = s.item"
         " WHERE i.status = 'active' AND i.kind = 'memory' AND i.partition = ?"
-        " ORDER BY i.seq", (*terms, partition))
+        " ORDER BY i.seq", (*keys, partition))
     return [(str(item_id), str(text)) for item_id, text in rows]
