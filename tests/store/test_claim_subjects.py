@@ -8,6 +8,8 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from waymarks.core.contradiction import contradicts, signature
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, Rejected
@@ -147,3 +149,16 @@ def test_common_words_in_every_subject_do_not_make_every_claim_a_candidate(
     assert texts[77] in found and texts[-1] in found
     assert contradicts(probe, signature(texts[-1]))  # type: ignore[arg-type]
     assert len(found) <= 40, len(found)
+
+
+def test_catching_up_in_batches_indexes_every_claim(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(claim_subjects, "_BATCH", 7)
+    texts = [f"The node{n} agent heartbeat is {n} seconds." for n in range(50)]
+    projection = _projection_with(tmp_path / "w.db", texts)
+    with projection.transaction():
+        assert claim_subjects.catch_up(projection.db) == 50
+        assert claim_subjects.catch_up(projection.db) == 0  # nothing new
+    indexed = {item for (item,) in projection.db.execute(
+        "SELECT DISTINCT item FROM claim_subjects")}
+    assert indexed == set(range(1, 51))

@@ -36,6 +36,8 @@ from waymarks.core.contradiction import MAX_EXTRA_TERMS, MIN_CONTAINED_TERMS, si
 _UPTO: Final = "claim_subjects_upto"
 #: postings counted per term when choosing the rarest (more tell nothing more)
 _COUNT_CAP: Final = 4096
+#: claims caught up per statement (a rebuilt store of a million is not held at once)
+_BATCH: Final = 10_000
 
 
 def create_table(db: sqlite3.Connection) -> None:
@@ -57,13 +59,21 @@ def catch_up(db: sqlite3.Connection) -> int:
     (last,) = db.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()
     if last <= upto:
         return 0
-    items = db.execute("SELECT rowid, text FROM items WHERE kind = 'memory' AND rowid > ?"
-                       " AND rowid <= ?", (upto, last)).fetchall()
-    db.executemany("INSERT OR IGNORE INTO claim_subjects (term, item) VALUES (?, ?)",
-                   _rows(items))
+    looked = 0
+    start = upto
+    while True:  # in batches: after a rebuild, every claim of the store is caught up
+        items = db.execute("SELECT rowid, text FROM items WHERE kind = 'memory'"
+                           " AND rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?",
+                           (start, last, _BATCH)).fetchall()
+        if not items:
+            break
+        db.executemany("INSERT OR IGNORE INTO claim_subjects (term, item) VALUES (?, ?)",
+                       _rows(items))
+        looked += len(items)
+        start = items[-1][0]
     db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
                " DO UPDATE SET value = excluded.value", (_UPTO, str(last)))
-    return len(items)
+    return looked
 
 
 def _rows(items: Iterable[tuple[int, str]]) -> Iterable[tuple[str, int]]:
