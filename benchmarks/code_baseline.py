@@ -8,12 +8,18 @@ the benchmark script itself (its generator, its timing) stays the current one.
 
 from __future__ import annotations
 
+import argparse
 import io
+import json
 import os
 import subprocess
+import sys
 import tarfile
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,3 +55,38 @@ def temporary() -> tempfile.TemporaryDirectory[str]:
 def load() -> list[float]:
     """The 1, 5 and 15 minute load averages (others' work inflates wall times)."""
     return [round(x, 2) for x in os.getloadavg()]
+
+
+@contextmanager
+def source_of(ref: str | None) -> Iterator[Path | None]:
+    """``REF``'s exported ``src`` for the block (``None`` without a ref)."""
+    if ref is None:
+        yield None
+        return
+    with temporary() as tmp:
+        yield export_source(ref, Path(tmp))
+
+
+def child_json(script: str, argv: list[str], source: Path | None) -> dict[str, Any]:
+    """The JSON a child run of ``script`` prints, with ``source``'s code (``None``: the
+    current code)."""
+    out = subprocess.run([sys.executable, script, *argv], check=True, capture_output=True,
+                         text=True, env=env_with(source))
+    return dict(json.loads(out.stdout))
+
+
+def described(ref: str | None) -> dict[str, str] | None:
+    """What a report says of its baseline."""
+    return None if ref is None else {"ref": ref, "commit": commit_of(ref)}
+
+
+def sized_parser(doc: str, sizes: str) -> argparse.ArgumentParser:
+    """The arguments of a benchmark run per store size in child processes: ``--sizes``,
+    ``--seed``, ``--baseline REF`` and the hidden ``--one SIZE`` of a child."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--sizes", default=sizes)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--baseline", default=None,
+                        help="a git ref whose code runs each size too, in the same run")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    return parser

@@ -21,10 +21,8 @@ write compared its claim with every active claim (2.8 s a write at 100k).
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -76,40 +74,24 @@ def run(size: int, writes: int, seed: int) -> dict[str, Any]:
             "steal_s": steal_during(steal_before)}
 
 
-def child(size: int, args: argparse.Namespace, source: Path | None) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, __file__, "--one", str(size), "--writes", str(args.writes),
-         "--seed", str(args.seed)], check=True, capture_output=True, text=True,
-        env=code_baseline.env_with(source))
-    return dict(json.loads(out.stdout))
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser = code_baseline.sized_parser(__doc__, "1000,10000,100000")
     parser.add_argument("--writes", type=int, default=40)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--baseline", default=None,
-                        help="a git ref whose code runs each size too, in the same run")
-    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one is not None:
         print(json.dumps(run(args.one, args.writes, args.seed)))
         return 0
     results = []
-    with code_baseline.temporary() as tmp:
-        source = (code_baseline.export_source(args.baseline, Path(tmp))
-                  if args.baseline else None)
+    with code_baseline.source_of(args.baseline) as source:
         for size in (int(s) for s in args.sizes.split(",") if s.strip()):
-            entry: dict[str, Any] = {"current": child(size, args, None)}
+            argv = ["--one", str(size), "--writes", str(args.writes), "--seed", str(args.seed)]
+            entry = {"current": code_baseline.child_json(__file__, argv, None)}
             if source is not None:
-                entry["baseline"] = child(size, args, source)
+                entry["baseline"] = code_baseline.child_json(__file__, argv, source)
             results.append(entry)
-    json.dump({"benchmark": "write_scale", "python": sys.version.split()[0],
-               "baseline": None if not args.baseline else {
-                   "ref": args.baseline, "commit": code_baseline.commit_of(args.baseline)},
-               "results": results}, sys.stdout, indent=2)
-    print()
+    report = {"benchmark": "write_scale", "python": sys.version.split()[0],
+              "baseline": code_baseline.described(args.baseline), "results": results}
+    print(json.dumps(report, indent=2))
     return 0
 
 
