@@ -33,3 +33,11 @@ def test_appending_one_id_at_a_time_keeps_a_handful_of_levels() -> None:
     assert len(grown) == 100_000 and "e0" in grown and "e99999" in grown
     assert "e100000" not in grown
     assert len(grown._levels) <= 20
+
+
+def test_set_operators_and_hashing_behave_as_a_frozensets() -> None:
+    grown = Grown().union(["e1", "e2"]).union(["e3"])
+    plain = frozenset({"e1", "e2", "e3"})
+    assert grown - {"e1"} == plain - {"e1"} and grown | {"e9"} == plain | {"e9"}
+    assert grown & {"e2", "x"} == {"e2"} and grown ^ {"e3", "x"} == plain ^ {"e3", "x"}
+    assert "e" not in grown and hash(grown) == hash(plain) and {grown: 1}[plain] == 1

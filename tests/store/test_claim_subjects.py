@@ -3,6 +3,7 @@ that may share its subject, and never misses one the full scan would compare."""
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 from collections.abc import Callable
@@ -162,3 +163,56 @@ def test_catching_up_in_batches_indexes_every_claim(tmp_path: Path,
     indexed = {item for (item,) in projection.db.execute(
         "SELECT DISTINCT item FROM claim_subjects")}
     assert indexed == set(range(1, 51))
+
+
+def test_rows_caught_up_by_other_signature_code_are_forgotten(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    projection = _projection_with(tmp_path / "w.db", ["The worker ram limit is 4gb."])
+    with projection.transaction():
+        assert claim_subjects.catch_up(projection.db) == 1
+        assert claim_subjects.catch_up(projection.db) == 0
+    monkeypatch.setattr(claim_subjects, "fingerprint", lambda: "another release")
+    with projection.transaction():  # the signature's code changed: every claim again
+        assert claim_subjects.catch_up(projection.db) == 1
+        assert claim_subjects.catch_up(projection.db) == 0
+
+
+def test_the_rarest_term_is_known_exactly_per_partition(tmp_path: Path) -> None:
+    """Every term of the new claim is common: the claims of the one held by the fewest
+    claims of this partition are read (counting up to a cap chose the first of them by
+    name; counting every partition, "zeta" here)."""
+    texts = [f"The api node{n} timeout is {n}." for n in range(600)]
+    texts += [f"The zeta node{n} timeout is {n}." for n in range(800)]
+    projection = _projection_with(tmp_path / "w.db", texts)
+    projection.db.execute("UPDATE items SET partition = 'q' WHERE text LIKE 'The zeta%'"
+                          " AND rowid % 2 = 0")  # 400 zeta claims left in partition p
+    probe = signature("The zeta api timeout is 7.")
+    assert probe is not None and probe.subject == {"zeta", "api", "timeout"}
+    with projection.transaction():
+        found = projection.view.active_texts("p", probe.subject)
+    assert len(found) == 400 and all(text.startswith("The zeta") for _, text in found)
+
+
+def test_every_contradiction_of_the_fixture_pairs_is_among_the_claims_read(
+        tmp_path: Path) -> None:
+    """The 232 hand-written claim pairs of ``benchmarks/conflicts.py`` (English, Chinese,
+    paraphrases) in one partition: for each claim, every stored claim whose signature it
+    contradicts is among those the lookup reads (``conflicts.py`` itself runs the
+    in-memory view, which reads every claim)."""
+    pairs = json.loads((Path(__file__).resolve().parents[2] / "benchmarks"
+                        / "conflict_pairs.json").read_text())
+    texts = sorted({p[side] for p in pairs for side in ("a", "b")})
+    projection = _projection_with(tmp_path / "w.db", texts)
+    everything = projection.view.active_texts("p")
+    contradicted = 0
+    for claim in texts:
+        mine = signature(claim)
+        if mine is None:
+            continue
+        with projection.transaction():
+            shared = set(projection.view.active_texts("p", mine.subject))
+        wanted = {(i, t) for i, t in everything if t != claim
+                  and (theirs := signature(t)) is not None and contradicts(mine, theirs)}
+        assert wanted <= shared, claim
+        contradicted += bool(wanted)
+    assert contradicted > 150

@@ -186,6 +186,7 @@ def test_a_v6_database_gains_checksums_and_is_not_taken_for_damage(tmp_path: Pat
     db.execute("DROP TABLE recall_vectors")  # migration 12
     db.execute("DROP INDEX mutations_by_target")  # migration 13
     db.execute("DROP TABLE claim_subjects")  # migration 15
+    db.execute("DROP TABLE claim_terms")
     db.execute("DELETE FROM schema_migrations WHERE version >= 7")
     db.close()
     with Waymarks(home, cwd=str(project)) as again:

@@ -51,6 +51,14 @@ class Grown(Set[str]):
     def __len__(self) -> int:
         return sum(map(len, self._levels))
 
+    @classmethod
+    def _from_iterable(cls, ids: Iterable[str]) -> frozenset[str]:  # type: ignore[override]
+        # what Set's operators (|, &, -, ^) build their results with: a plain frozenset
+        return frozenset(ids)
+
+    def __hash__(self) -> int:  # hashable as the frozenset it stands for
+        return self._hash()
+
 
 class EntryIndex(Protocol):
     """What a store keeps of a session's entries up to a checkpoint, so that a reader

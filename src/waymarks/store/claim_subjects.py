@@ -15,74 +15,109 @@ of its rarest term and of the parts of its subject: the candidates; the check it
 unchanged. (Reading the claims of any three of its terms, as first written, read every
 claim whose subject holds a common word such as "service".)
 
+Rows are kept per partition (a write reads its own partitions' claims only, as the scan
+did, not every session's), and each term's number of claims beside them, so the rarest is
+known exactly (counting postings up to a cap let the first of several common terms win).
+
 Derived and rebuildable, like the recall index: rows name items by row ID, a bulk load
 (a rebuild, a re-fold) numbers the items afresh and forgets them all (:func:`reset`), and
 they are caught up lazily, from the last item row indexed, by the next write that asks
 (:func:`catch_up`): a rebuild does not work out the signature of a million claims that
-may never be written beside. Damage here can only hide a contradiction (the check is a
-refusal, never a write), and a rebuild restores it.
+may never be written beside. The rows are also forgotten when the signature's code
+changes (:func:`fingerprint`: its sources' digest, kept beside the watermark), or a claim
+would stay listed under terms the new code no longer gives it. Damage here can only hide
+a contradiction (the check is a refusal, never a write), and a rebuild restores it.
+Superseded claims keep their rows (status is judged when the claims are read).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable
+from functools import cache
 from itertools import combinations
+from pathlib import Path
 from typing import Final
 
+from waymarks.core import contradiction, text
 from waymarks.core.contradiction import MAX_EXTRA_TERMS, MIN_CONTAINED_TERMS, signature
+from waymarks.core.digests import blake2b
 
-#: how far the rows are caught up (the last ``items`` row ID looked at)
+#: how far the rows are caught up (the last ``items`` row ID looked at), and by which code
 _UPTO: Final = "claim_subjects_upto"
-#: postings counted per term when choosing the rarest (more tell nothing more)
-_COUNT_CAP: Final = 4096
+_CODE: Final = "claim_subjects_code"
 #: claims caught up per statement (a rebuilt store of a million is not held at once)
 _BATCH: Final = 10_000
 
 
-def create_table(db: sqlite3.Connection) -> None:
-    db.execute("CREATE TABLE claim_subjects (term TEXT NOT NULL, item INTEGER NOT NULL,"
-               " PRIMARY KEY (term, item)) WITHOUT ROWID, STRICT")
+def create_tables(db: sqlite3.Connection) -> None:
+    db.execute("CREATE TABLE claim_subjects (partition TEXT NOT NULL, term TEXT NOT NULL,"
+               " item INTEGER NOT NULL, PRIMARY KEY (partition, term, item))"
+               " WITHOUT ROWID, STRICT")
+    db.execute("CREATE TABLE claim_terms (partition TEXT NOT NULL, term TEXT NOT NULL,"
+               " claims INTEGER NOT NULL, PRIMARY KEY (partition, term)) WITHOUT ROWID, STRICT")
 
 
 def reset(db: sqlite3.Connection) -> None:
     """Forget every row (the items were numbered afresh); caught up again on demand."""
     db.execute("DELETE FROM claim_subjects")
-    db.execute("DELETE FROM meta WHERE name = ?", (_UPTO,))
+    db.execute("DELETE FROM claim_terms")
+    db.execute("DELETE FROM meta WHERE name IN (?, ?)", (_UPTO, _CODE))
+
+
+@cache
+def fingerprint() -> str:
+    """A digest of the code that gives a claim its signature (its module and the text
+    folding it uses): rows caught up by other code are forgotten."""
+    sources = b"".join(Path(module.__file__ or "").read_bytes()
+                       for module in (contradiction, text))
+    return blake2b(sources).hexdigest()[:16]
 
 
 def catch_up(db: sqlite3.Connection) -> int:
     """Index the memory items added since the last call (inside a write transaction);
     returns how many were looked at."""
-    row = db.execute("SELECT value FROM meta WHERE name = ?", (_UPTO,)).fetchone()
-    upto = int(row[0]) if row is not None else 0
+    known = dict(db.execute("SELECT name, value FROM meta WHERE name IN (?, ?)",
+                            (_UPTO, _CODE)).fetchall())
+    if known and known.get(_CODE) != fingerprint():
+        reset(db)
+        known = {}
+    upto = int(known.get(_UPTO, 0))
     (last,) = db.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()
     if last <= upto:
         return 0
     looked = 0
     start = upto
     while True:  # in batches: after a rebuild, every claim of the store is caught up
-        items = db.execute("SELECT rowid, text FROM items WHERE kind = 'memory'"
+        items = db.execute("SELECT rowid, partition, text FROM items WHERE kind = 'memory'"
                            " AND rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?",
                            (start, last, _BATCH)).fetchall()
         if not items:
             break
-        db.executemany("INSERT OR IGNORE INTO claim_subjects (term, item) VALUES (?, ?)",
-                       _rows(items))
+        rows = list(_rows(items))
+        db.executemany("INSERT OR IGNORE INTO claim_subjects (partition, term, item)"
+                       " VALUES (?, ?, ?)", rows)
+        counts = Counter((partition, term) for partition, term, _item in rows)
+        db.executemany("INSERT INTO claim_terms (partition, term, claims) VALUES (?, ?, ?)"
+                       " ON CONFLICT (partition, term) DO UPDATE"
+                       " SET claims = claims + excluded.claims",
+                       [(partition, term, n) for (partition, term), n in counts.items()])
         looked += len(items)
         start = items[-1][0]
-    db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
-               " DO UPDATE SET value = excluded.value", (_UPTO, str(last)))
+    db.executemany("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
+                   " DO UPDATE SET value = excluded.value",
+                   [(_UPTO, str(last)), (_CODE, fingerprint())])
     return looked
 
 
-def _rows(items: Iterable[tuple[int, str]]) -> Iterable[tuple[str, int]]:
-    for rowid, text in items:
-        found = signature(str(text))
+def _rows(items: Iterable[tuple[int, str, str]]) -> Iterable[tuple[str, str, int]]:
+    for rowid, partition, claim in items:
+        found = signature(str(claim))
         if found is not None:
             for term in found.subject:
-                yield "t:" + term, rowid
-            yield whole(found.subject), rowid
+                yield str(partition), "t:" + term, rowid
+            yield str(partition), whole(found.subject), rowid
 
 
 def whole(subject: Iterable[str]) -> str:
@@ -110,17 +145,19 @@ def texts_sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str
         return []
     catch_up(db)
     terms = sorted(subject)
-    counts = {term: db.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM claim_subjects WHERE term = ? LIMIT ?)",
-        ("t:" + term, _COUNT_CAP)).fetchone()[0] for term in terms} if len(terms) > 1 else {}
-    rarest = min(terms, key=lambda term: (counts.get(term, 0), term))
+    marks = ",".join("?" * len(terms))
+    counts = dict(db.execute(
+        f"SELECT term, claims FROM claim_terms WHERE partition = ? AND term IN ({marks})",
+        (partition, *("t:" + term for term in terms))).fetchall())
+    rarest = min(terms, key=lambda term: (counts.get("t:" + term, 0), term))
     keys = ["t:" + rarest, *parts(subject)]
     marks = ",".join("?" * len(keys))
     # the rows of the keys first (CROSS JOIN keeps that order): SQLite otherwise walked
     # every active claim of the partition by its index, 13 ms at 100k, to test each one
     rows = db.execute(
         "SELECT i.id, i.text FROM (SELECT DISTINCT item FROM claim_subjects"
-        f" WHERE term IN ({marks})) AS s CROSS JOIN items AS i ON i.rowid = s.item"
+        f" WHERE partition = ? AND term IN ({marks})) AS s"
+        " CROSS JOIN items AS i ON i.rowid = s.item"
         " WHERE i.status = 'active' AND i.kind = 'memory' AND i.partition = ?"
-        " ORDER BY i.seq", (*keys, partition))
+        " ORDER BY i.seq", (partition, *keys, partition))
     return [(str(item_id), str(text)) for item_id, text in rows]

@@ -247,9 +247,9 @@ def _m014_compactions(db: sqlite3.Connection) -> None:
 def _m015_claim_subjects(db: sqlite3.Connection) -> None:
     # A write compared its claim with every active claim's signature: 2.8 s a write at
     # 100k memories. The claims' subject terms, caught up lazily (store.claim_subjects).
-    from waymarks.store.claim_subjects import create_table
+    from waymarks.store.claim_subjects import create_tables
 
-    create_table(db)
+    create_tables(db)
 
 
 MIGRATIONS: tuple[Migration, ...] = (

@@ -101,7 +101,8 @@ EXPECTED_COLUMNS: Final = {
                       " evidence, source, checksum",
     "item_groups": "kind, grp, count",
     "entries": "session_id, idx, id, parent_id, seg, compaction",
-    "claim_subjects": "term, item",
+    "claim_subjects": "partition, term, item",
+    "claim_terms": "partition, term, claims",
 }
 
 
