@@ -216,3 +216,15 @@ def test_every_contradiction_of_the_fixture_pairs_is_among_the_claims_read(
         assert wanted <= shared, claim
         contradicted += bool(wanted)
     assert contradicted > 150
+
+
+def test_without_readable_sources_the_release_stands_for_the_code(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from waymarks.core import contradiction
+
+    claim_subjects.fingerprint.cache_clear()
+    monkeypatch.setattr(contradiction, "__file__", None)
+    try:
+        assert claim_subjects.fingerprint().startswith(("release ", "unknown"))
+    finally:
+        claim_subjects.fingerprint.cache_clear()
