@@ -103,7 +103,6 @@ class RecallCache:
         self._rows: dict[tuple[bool, tuple[str, str | None] | None],
                          dict[int, tuple[Candidate | None, str | None]]] = {}
         self._rows_token: Token | None = None
-        self._kept_count = 0
 
     def refresh(self) -> int:
         """Load rows added since the last refresh; returns how many."""
@@ -311,15 +310,14 @@ class RecallCache:
         full = classes is not None
         epoch = self.index.epoch
         now = epoch.token() if epoch is not None else None
-        if now is None or now != self._rows_token or self._kept_count > KEPT_ROWS:
+        held = sum(map(len, self._rows.values()))  # (a dict per caller's view: a few)
+        if now is None or now != self._rows_token or held > KEPT_ROWS:
             self._rows.clear()
             self._rows_token = now
-            self._kept_count = 0
         kept = self._rows.setdefault((full, visible_to), {}) if now is not None else {}
         missing = [rowid for rowid in rowids if rowid not in kept]
         if missing:
             kept.update(self._read(missing, visible_to, full))
-            self._kept_count += len(missing)
         out = []
         for rowid in rowids:
             candidate, item_class = kept[rowid]
