@@ -329,13 +329,30 @@ class SessionLog(ABC):
         cached_leaf, cached = self._branch_cache
         if leaf == cached_leaf:
             return cached
-        entry = self._by_id.get(leaf) if leaf is not None else None
-        if entry is not None and entry.parent_id == cached_leaf and entry.id not in cached:
-            branch = cached.union((entry.id,))
-        else:
-            branch = Grown().union(self.branch_ids())
+        grown = self._grown_from(cached_leaf, cached, leaf)
+        branch = grown if grown is not None else Grown().union(self.branch_ids())
         self._branch_cache = (leaf, branch)
         return branch
+
+    def _grown_from(self, cached_leaf: str | None, cached: Grown,
+                    leaf: str | None) -> Grown | None:
+        """The branch to ``leaf`` as ``cached`` (the branch to ``cached_leaf``) plus the
+        entries appended along it since, or ``None`` when ``leaf`` does not descend from
+        ``cached_leaf`` (a fork, a branch switch: walk from the root instead). Other
+        writers' appends to a shared session reach a writer several at a time, so the
+        walk back stops at the old leaf after as many steps as entries were appended,
+        instead of walking the whole branch again (1.7 ms a write at 2,000 entries)."""
+        if cached_leaf is None:
+            return None
+        fresh: list[str] = []
+        current = leaf
+        while current is not None and current != cached_leaf:
+            entry = self._by_id.get(current)
+            if entry is None or current in cached or len(fresh) > len(self._by_id):
+                return None  # off the old branch, or a parent cycle
+            fresh.append(current)
+            current = entry.parent_id
+        return cached.union(fresh) if current == cached_leaf else None
 
     def branch_ids(self, leaf_id: str | None = None) -> list[str]:
         """Entry IDs from the root to ``leaf_id`` (default: the leaf), root first."""

@@ -1,0 +1,47 @@
+"""``SessionLog.branch_set`` kept up to date from the last answer: entries appended along
+the branch by this reader or by other writers of the same file extend it; a fork or a
+branch switch makes it walk from the root. Whatever happened, it must equal the branch
+walked from the root."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from waymarks.ledger.session_file import SessionFile
+
+TS = "2026-01-01T00:00:00.000Z"
+
+#: (which handle appends, how many entries, parent of the first: None = the leaf, -1 = no
+#: parent (a second root), k = the k-th entry appended)
+STEPS = st.lists(st.tuples(st.integers(0, 1), st.integers(1, 4),
+                           st.one_of(st.none(), st.integers(-1, 30))), max_size=25)
+
+
+@settings(max_examples=80, deadline=None)
+@given(STEPS)
+def test_the_branch_kept_equals_the_branch_walked(tmp_path_factory: object,
+                                                  steps: list[tuple[int, int, int | None]]
+                                                  ) -> None:
+    path = Path(tmp_path_factory.mktemp("branch")) / "s.jsonl"  # type: ignore[attr-defined]
+    handles = [SessionFile.create(path, "s-1", TS, "/project")]
+    handles.append(SessionFile.open(path))
+    counter = itertools.count()
+    appended: list[str] = []
+    for who, count, parent in steps:
+        log = handles[who]
+        with log.locked():
+            for n in range(count):
+                entry: dict[str, str | None] = {"type": "message", "timestamp": TS}
+                if n == 0 and parent == -1:
+                    entry["parentId"] = None
+                elif n == 0 and parent is not None and appended:
+                    entry["parentId"] = appended[parent % len(appended)]
+                made = log.append(entry, lambda: f"e{next(counter)}")
+                appended.append(made.id)
+        for reader in handles:  # each asks after every step: the kept set is what grows
+            reader.refresh()
+            assert reader.branch_set() == frozenset(reader.branch_ids())
