@@ -35,11 +35,8 @@ def snapshot(db_path: Path) -> dict[str, list[tuple]]:
         ).fetchall()
         groups = db.execute("SELECT kind, grp, count FROM item_groups ORDER BY kind, grp"
                             ).fetchall()
-        fts = db.execute(
-            "SELECT i.id FROM items_fts JOIN items i ON i.rowid = items_fts.rowid"
-            " WHERE items_fts MATCH 'alpha' ORDER BY i.id").fetchall()
         anomalies = db.execute("SELECT * FROM anomalies ORDER BY session_id, line").fetchall()
-        return {"items": items, "mutations": mutations, "fts": fts, "anomalies": anomalies,
+        return {"items": items, "mutations": mutations, "anomalies": anomalies,
                 "groups": groups}
     finally:
         db.close()

@@ -76,7 +76,7 @@ def health_report(db: sqlite3.Connection) -> dict[str, Any]:
     ignored_total = db.execute(
         "SELECT count(*) FROM mutations WHERE effect = 'ignored'").fetchone()[0]
     mutations = db.execute("SELECT count(*) FROM mutations").fetchone()[0]
-    integrity_problems = verify_all(db) or fts_problems(db, ("items_fts", "recall_terms"))
+    integrity_problems = verify_all(db) or fts_problems(db, ("recall_terms",))
     integrity = integrity_problems[0] if integrity_problems else "ok"
     problems = []
     if integrity != "ok":

@@ -26,8 +26,7 @@ layers, by cost:
   count, the meta values, in one read snapshot; then FTS5's own check of the recall index
   (a write statement, so under the writer lock). It closes the gaps the per-read checks
   leave, at a cost proportional to the database, so it runs only up to
-  :data:`OPEN_CHECK_MAX_BYTES`; ``waymarks health`` runs it (and checks ``items_fts``)
-  at any size.
+  :data:`OPEN_CHECK_MAX_BYTES`; ``waymarks health`` runs it at any size.
 
 Measured (benchmarks/damage_checks.py, a shared 2-core machine; p50): per read, the
 newest 12 active claims 0.17 ms checked against 0.14 ms unchecked at 50 claims and

@@ -252,6 +252,13 @@ def _m015_claim_subjects(db: sqlite3.Connection) -> None:
     create_tables(db)
 
 
+def _m016_drop_items_fts(db: sqlite3.Connection) -> None:
+    # The first schema's full-text index of item texts was written with every item and
+    # rebuilt with every rebuild (2.5 s at a million mutations), and nothing ever read it:
+    # recall has its own index (recall_terms), built from the claims' analysed features.
+    db.execute("DROP TABLE items_fts")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
@@ -272,6 +279,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(14, "index each session's compaction entries", _m014_compactions),
     Migration(15, "claims' subject terms, for the write-time contradiction check",
               _m015_claim_subjects),
+    Migration(16, "drop the unread full-text index of item texts", _m016_drop_items_fts),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -71,10 +71,7 @@ __all__ = ["ITEM_COLUMNS", "Projection", "ProjectionDamaged", "SqliteView", "Syn
 
 BUSY_TIMEOUT_MS: Final = 30_000
 _ENCODER: Final = msgspec.json.Encoder()
-_INSERT_ITEM: Final = (
-    f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)}) RETURNING rowid"
-)
-_INSERT_ITEM_BULK: Final = f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)})"
+_INSERT_ITEM: Final = f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)})"
 _INSERT_MUTATION: Final = (
     "INSERT INTO mutations (seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id,"
     " kind, operation, target_id, payload, effect, note, parent_id, checksum)"
@@ -96,7 +93,6 @@ EXPECTED_COLUMNS: Final = {
     "sources": "session_id, path, cwd, byte_offset, lines, entries, updated_at, fingerprint",
     "anomalies": "session_id, line, entry_id, kind, detail",
     "meta": "name, value",
-    "items_fts": "text, key",
     "recall_records": "item_id, kind, status, origin, created_at, text, fields, body_count,"
                       " evidence, source, checksum",
     "item_groups": "kind, grp, count",
@@ -159,14 +155,10 @@ class SqliteView:
         )
         if updated.rowcount:
             return
-        rowid = self.db.execute(_INSERT_ITEM, row).fetchone()[0]
+        self.db.execute(_INSERT_ITEM, row)
         for kind, group in groups_of(state.kind, state.session_id, state.item.scope,
                                      state.item.project_path):
             count_group(self.db, kind, group)
-        self.db.execute(
-            "INSERT INTO items_fts (rowid, text, key) VALUES (?, ?, ?)",
-            (rowid, state.text, state.key),
-        )
 
 
 class Projection(ProjectionReads):
@@ -443,7 +435,7 @@ class Projection(ProjectionReads):
             return self._rebuild(sessions, now_ms)
 
     def _rebuild(self, sessions: Iterable[SessionLog], now_ms: int) -> int:
-        for table in ("items_fts", "items", "mutations", "anomalies", "sources"):
+        for table in ("items", "mutations", "anomalies", "sources"):
             self.db.execute(f"DELETE FROM {table}")
         # the recall generation survives (the reset below counts it up): other processes'
         # in-memory recall copies compare it to notice a reset; back at 1 they kept
@@ -480,7 +472,6 @@ class Projection(ProjectionReads):
         kept, held = hold_back(records, self.withheld_sessions())
         result = replay(kept)
         recall_index.reset(self.db)  # item sequence numbers change: re-index on demand
-        self.db.execute("DELETE FROM items_fts")
         self.db.execute("DELETE FROM items")
         claim_subjects.reset(self.db)  # items are numbered afresh: caught up on demand
         self._insert_mutations(
@@ -490,11 +481,10 @@ class Projection(ProjectionReads):
         )
         self._insert_mutations((0, record, SOURCE_EXCLUDED) for record in held)
         states = result.items.values()
-        self.db.executemany(_INSERT_ITEM_BULK, (item_row(s) for s in states))
+        self.db.executemany(_INSERT_ITEM, (item_row(s) for s in states))
         write_groups(self.db, Counter(
             group for s in states
             for group in groups_of(s.kind, s.session_id, s.item.scope, s.item.project_path)))
-        self.db.execute("INSERT INTO items_fts (items_fts) VALUES ('rebuild')")
         if result.ordered:
             self._set_last_order(result.ordered[-1].order)
         else:
