@@ -22,13 +22,16 @@ SID = "5e2a6c1d-0f3b-4c7a-9a8e-1b2c3d4e5f60"
 def write_ledger(path: Path, cwd: str, shape: list[tuple[int, str]], start: int = 0,
                  before: list[str] | None = None) -> list[str]:
     """A session whose entry ``n`` is a child of entry ``shape[n][0]`` positions back
-    (1: the previous one; 0: a new root) and of kind ``shape[n][1]``."""
+    (1: the previous one; 0: a new root; -k: the entry k positions *ahead*, as no session
+    is written: with the next entry a child of this one, a cycle) and of kind
+    ``shape[n][1]``."""
     ids: list[str] = list(before or [])
     lines = [{"type": "session", "version": 3, "id": SID,
               "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd}]
     for n, (back, kind) in enumerate(shape):
         entry_id = f"{start + n + 1:08x}"
-        parent = ids[-back] if back and back <= len(ids) else None
+        parent = (f"{start + n + 1 - back:08x}" if back < 0
+                  else ids[-back] if back and back <= len(ids) else None)
         entry: dict[str, object] = {"type": kind, "id": entry_id, "parentId": parent,
                                     "timestamp": f"2026-01-01T00:00:{n % 60:02d}.000Z"}
         if kind == "message":
@@ -45,7 +48,7 @@ def write_ledger(path: Path, cwd: str, shape: list[tuple[int, str]], start: int 
     return ids
 
 
-shapes = st.lists(st.tuples(st.sampled_from([1, 1, 1, 1, 2, 3, 5, 0]),
+shapes = st.lists(st.tuples(st.sampled_from([1, 1, 1, 1, 2, 3, 5, 0, -1, -2]),
                             st.sampled_from(["message", "message", "compaction", "label"])),
                   min_size=1, max_size=60)
 
@@ -88,6 +91,16 @@ def test_a_reader_at_the_checkpoint_answers_as_the_whole_ledger(tmp_path: Path) 
     first = [(rng.choice([1, 1, 1, 2, 4, 0]), rng.choice(["message", "compaction"]))
              for _ in range(200)]
     check(tmp_path, first, [])
+
+
+def test_parents_forming_cycles_end_the_branch_before_and_after_the_checkpoint(
+        tmp_path: Path) -> None:
+    """A hostile ledger: entry 3's parent is entry 4, whose parent is entry 3 (a cycle
+    the checkpoint then covers); then the same after it. Every walk ends (the code
+    before looped for ever in the entry index and in the resumed reader's branch)."""
+    cyclic = [(1, "message"), (1, "message"), (-1, "message"), (1, "message")]
+    check(tmp_path, cyclic, [(1, "message"), (-1, "message"), (1, "message"),
+                             (1, "message")])
 
 
 @lanes(quick=15, long=150)

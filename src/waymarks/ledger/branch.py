@@ -92,13 +92,18 @@ class Branch(Set[str]):
         self._above: str | None
         tail: list[str] = []
         current = self.leaf
+        below: int | None = None
         while current is not None and current in log._by_id:  # entries read since
             if previous is not None and current == previous.leaf:
                 self._tail = previous._tail.union(tail)
                 self._above = previous._above
                 return
+            entry = log._by_id[current]
+            if below is not None and entry.index >= below:
+                current = None  # a parent that is not earlier ends the branch (a cycle)
+                break
             tail.append(current)
-            current = log._by_id[current].parent_id
+            current, below = entry.parent_id, entry.index
         self._tail = Grown().union(tail)
         self._above = current  # the nearest ancestor before the checkpoint, if any
 

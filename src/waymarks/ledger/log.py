@@ -110,6 +110,12 @@ class Entry(msgspec.Struct, frozen=True):
     timestamp: str
 
 
+def _earlier(entry: Entry, below: int | None) -> bool:
+    """Whether a branch walked back from an entry at position ``below`` (``None``: the
+    leaf itself) may go on to ``entry``: only to an entry earlier in the file."""
+    return below is None or entry.index < below
+
+
 class Anomaly(msgspec.Struct, frozen=True):
     """A line or payload that was kept in the file but not used, and why."""
 
@@ -345,27 +351,32 @@ class SessionLog(ABC):
         if cached_leaf is None:
             return None
         fresh: list[str] = []
-        current = leaf
+        current, below = leaf, None
         while current is not None and current != cached_leaf:
             entry = self._by_id.get(current)
-            if entry is None or current in cached or len(fresh) > len(self._by_id):
-                return None  # off the old branch, or a parent cycle
+            if entry is None or current in cached or not _earlier(entry, below):
+                return None  # off the old branch (or a parent that is not earlier)
             fresh.append(current)
-            current = entry.parent_id
+            current, below = entry.parent_id, entry.index
         return cached.union(fresh) if current == cached_leaf else None
 
     def branch_ids(self, leaf_id: str | None = None) -> list[str]:
-        """Entry IDs from the root to ``leaf_id`` (default: the leaf), root first."""
+        """Entry IDs from the root to ``leaf_id`` (default: the leaf), root first.
+
+        A parent is followed only to an entry earlier in the file, as a session is
+        written: a parent that comes later (or the entry itself) ends the branch there,
+        so a ledger whose parents form a cycle cannot make the walk run forever (every
+        walk of the branch keeps this rule: :class:`~waymarks.ledger.branch.Branch`, the
+        store's entry index)."""
         path: list[str] = []
-        seen: set[str] = set()
         current = leaf_id if leaf_id is not None else self.leaf_id
-        while current is not None and current not in seen:
+        below: int | None = None
+        while current is not None:
             entry = self.by_id.get(current)
-            if entry is None:
+            if entry is None or not _earlier(entry, below):
                 break
-            seen.add(current)
             path.append(current)
-            current = entry.parent_id
+            current, below = entry.parent_id, entry.index
         path.reverse()
         return path
 

@@ -132,7 +132,10 @@ class EntryIndex:
                 (self.session_id, current[1])).fetchone()
             if first is None or first[0] is None:
                 return False
-            current = self._row(str(first[0]))
+            parent = self._row(str(first[0]))
+            if parent is not None and parent[0] >= current[1]:
+                return False  # a parent that is not earlier ends the branch (a cycle)
+            current = parent
         return False
 
     def compactions(self) -> list[str]:
