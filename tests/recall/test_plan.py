@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from waymarks.recall.plan import (
     MAX_HISTORY_BYTES,
@@ -161,3 +163,22 @@ def test_clip_utf8_never_cuts_inside_a_character(text: str, limit: int, expected
     clipped = clip_utf8(text, limit)
     assert clipped == expected
     assert len(clipped.encode()) <= limit
+
+
+_RESET_PIECES = ["new topic", "New Topic", "start over", "forget that", "not that", "NOT THIS",
+                 "different topic", "different question", "different", "换个话题", "新话题",
+                 "从头开始", "不是那个", "不是这个", "renew topics", "not thats", "topic",
+                 "postgres port", "？", "?", " ", "", "Ｎｅｗ ｔｏｐｉｃ", "over", "start"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_RESET_PIECES), max_size=6), st.text(max_size=8))
+def test_the_reset_pretest_agrees_with_the_expression(pieces: list[str], noise: str) -> None:
+    """A turn is searched for a reset phrase only when it holds one of the phrases'
+    words: that pre-test must never hide a match."""
+    from waymarks.recall.analysis import fold
+    from waymarks.recall.plan import _RESET, _resets
+
+    for text in (" ".join(pieces), "".join(pieces), noise.join(pieces)):
+        folded = fold(text)
+        assert _resets(folded) == (_RESET.search(folded) is not None), text

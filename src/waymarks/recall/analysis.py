@@ -120,9 +120,10 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
     """Features of ``text``; for a query, framing is dropped and literals become constraints."""
     folded = fold(text)
     pasted_spans: list[tuple[int, int]] | None = None  # only a path match asks (rare)
-    # every quoted question holds a question mark (most texts: no scan at all)
+    # every quoted question holds a question mark and a quote (most texts: no scan at all)
     quoted_spans = [m.span() for m in _QUOTED_QUESTION.finditer(folded)] if (
-        "?" in folded or "？" in folded) else []
+        ("?" in folded or "？" in folded)
+        and ('"' in folded or "“" in folded or "「" in folded)) else []
     features: dict[str, None] = {}
     literals: set[str] = set()
     pasted: set[str] = set()

@@ -35,6 +35,10 @@ _RESET: Final = lazy(
     r"换个话题|新话题|从头开始|不是那个|不是这个|\bnew topic\b|\bstart over\b|\bforget that\b"
     r"|\bnot that\b|\bnot this\b|\bdifferent (?:topic|question)\b"
 )
+#: what every match of :data:`_RESET` holds: a text holding none of them is not searched
+#: (compiling the expression cost a one-shot recall 1.4 ms, and few prompts reset)
+_RESET_WORDS: Final = ("换个话题", "新话题", "从头开始", "不是那个", "不是这个", "new topic",
+                       "start over", "forget that", "not that", "not this", "different ")
 _FOLLOWUP: Final = lazy(
     r"继续|接着|接上|这个|那个|它|其|呢\s*[?？。.!]*\s*$|^\s*(?:and|also|what about|how about)\b"
     r"|\b(?:this|that|it|its|their|continue|resume)\b"
@@ -81,7 +85,7 @@ def _plan_query(prompt: str, history: tuple[str, ...]) -> QueryPlan:
     turns: list[str] = []
     for text in reversed(history):
         turn = clip_utf8(text, MAX_HISTORY_BYTES)
-        topicless = (analyze(turn, query=True).empty and not _RESET.search(fold(turn))
+        topicless = (analyze(turn, query=True).empty and not _resets(fold(turn))
                      and not _barrier(turn))
         if topicless and turns and turns[-1] == "":
             continue  # shares the slot of the topic-less turn after it
@@ -102,7 +106,7 @@ def direct_plan(query: str) -> QueryPlan:
 
 def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     folded = fold(text)
-    if _RESET.search(folded):  # the reset phrase itself is not a subject
+    if _resets(folded):  # the reset phrase itself is not a subject
         return _direct(analyze(_RESET.sub(" ", folded), query=True), "reset")
     analysis = analyze(text, query=True)
     if _barrier(text) and (analysis.empty or _inherits(analysis, folded, previous)):
@@ -116,6 +120,11 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
         subject = previous.context or tuple(f for f in previous.focus if f not in ATTRIBUTES)
         return QueryPlan(analysis.features, subject, analysis.literals, "followup")
     return _direct(analysis, "direct")
+
+
+def _resets(folded: str) -> bool:
+    """Whether a folded turn holds a reset phrase ("new topic", "换个话题")."""
+    return any(word in folded for word in _RESET_WORDS) and _RESET.search(folded) is not None
 
 
 def _inherits(analysis: Analysis, folded: str, previous: QueryPlan | None) -> bool:
