@@ -545,7 +545,10 @@ def test_iso_to_ms(text: str, ms: int) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["", "garbage", "2024-13-01T00:00:00Z", "2024-12-03T25:00:00Z", "12/03/2024", "now"]
+    "text", ["", "garbage", "2024-13-01T00:00:00Z", "2024-12-03T25:00:00Z", "12/03/2024", "now",
+             # digits to str.isdigit, not to int: they raised ValueError from every reader
+             "2026-01-01T00:\u00b2\u00b2:00.000Z", "2026-01-01T00:00:00.00\u00b2Z",
+             "2026-01-01T00:00:\u00b9\u00b9.000Z"]
 )
 def test_iso_to_ms_garbage(text: str) -> None:
     assert iso_to_ms(text) is None

@@ -141,8 +141,8 @@ def iso_to_ms(timestamp: str) -> int | None:
     if (
         len(timestamp) == 24 and timestamp[23] == "Z" and timestamp[13] == ":"
         and timestamp[16] == ":" and timestamp[19] == "."
-        and timestamp[14:16].isdigit() and timestamp[17:19].isdigit()
-        and timestamp[20:23].isdigit() and int(timestamp[14:16]) < 60
+        and _digits(timestamp[14:16]) and _digits(timestamp[17:19])
+        and _digits(timestamp[20:23]) and int(timestamp[14:16]) < 60
         and int(timestamp[17:19]) < 60
     ):
         hour = _HOUR_MS.get(timestamp[:13])
@@ -156,6 +156,12 @@ def iso_to_ms(timestamp: str) -> int | None:
         return (hour + int(timestamp[14:16]) * 60_000 + int(timestamp[17:19]) * 1000
                 + int(timestamp[20:23]))
     return _parse_ms(timestamp)
+
+
+def _digits(text: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also takes "²", which ``int`` refuses (one
+    such timestamp in any session file made every command fail)."""
+    return text.isascii() and text.isdigit()
 
 
 def _parse_ms(timestamp: str) -> int | None:
