@@ -126,15 +126,16 @@ def test_an_import_before_the_mapping_existed_reports_the_id_unknown(tmp_path: P
 
 
 class _CountingDecoder:
-    """The ledger's one line decoder, counting the lines it decodes."""
+    """The ledger's one line decoder (as the passes over a ledger's entries call it),
+    counting the lines it decodes."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.lines = 0
 
-    def decode(self, line: bytes) -> Any:
+    def __call__(self, line: bytes) -> Any:
         self.lines += 1
-        return self.inner.decode(line)
+        return self.inner(line)
 
 
 def test_show_reads_the_evolution_ledger_once(
@@ -156,8 +157,8 @@ def test_show_reads_the_evolution_ledger_once(
     assert show(home, port) is not None  # the projection is up to date from here on
     lines = ledger_path(home).read_bytes().count(b"\n")
     assert lines >= 2  # a header and the import batch: a second pass would show
-    counter = _CountingDecoder(entries.LINE_DECODER)
-    monkeypatch.setattr(entries, "LINE_DECODER", counter)
+    counter = _CountingDecoder(entries.decode_entry)
+    monkeypatch.setattr(entries, "decode_entry", counter)
 
     def decoded(given: str) -> tuple[Any, Any, int]:
         counter.lines = 0

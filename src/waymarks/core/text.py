@@ -51,6 +51,30 @@ INVISIBLE: Final = lazy(
     "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
+def well_formed(text: str) -> str:
+    """``text`` with each lone surrogate (half of a UTF-16 pair: JSON may escape one, as
+    JavaScript writes a string cut inside an emoji, and Python's ``json`` reads it) as
+    U+FFFD, so that it can be encoded as UTF-8; any other text unchanged."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def clip_utf8(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, never inside a character (a lone
+    surrogate is U+FFFD first: :func:`well_formed`)."""
+    try:
+        encoded = text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = well_formed(text)
+        encoded = text.encode("utf-8")
+    if len(encoded) <= limit:
+        return text
+    return encoded[:limit].decode("utf-8", errors="ignore")
+
+
 def fold_unicode(text: str) -> str:
     """NFKC, invisible format characters dropped, case-folded: the comparison form of a
     text's characters (:func:`normalize` also collapses spaces and trailing punctuation)."""

@@ -126,6 +126,8 @@ def _final_reply(path: object) -> tuple[str | None, bool]:
             handle.seek(size - TRANSCRIPT_TAIL)
             handle.readline()
         data = handle.read(TRANSCRIPT_TAIL)
+    from waymarks.core.text import well_formed
+
     report: str | None = None
     interrupted = False
     for line in data.split(b"\n"):
@@ -141,7 +143,7 @@ def _final_reply(path: object) -> tuple[str | None, bool]:
                  and b.get("type") == "text" and isinstance(b.get("text"), str)] \
             if isinstance(content, list) else ([content] if isinstance(content, str) else [])
         if entry.get("type") == "assistant" and texts:
-            report, interrupted = "\n".join(texts), False
+            report, interrupted = well_formed("\n".join(texts)), False
         elif entry.get("type") == "user" and any(_INTERRUPTED in t for t in texts):
             interrupted = True
     return (None if interrupted else report), interrupted

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from waymarks.core.text import well_formed
+
 if TYPE_CHECKING:
     from waymarks.ledger.log import SessionLog
 
@@ -64,6 +66,7 @@ class _MessageBody(msgspec.Struct):
 
 #: the one decoder of ledger lines (the reader's and everyone else's)
 LINE_DECODER: Final = msgspec.json.Decoder(EntryLine)
+_LINE_ENCODER: Final = msgspec.json.Encoder()
 _MESSAGE_DECODER: Final = msgspec.json.Decoder(_MessageBody)
 _ANY_DECODER: Final = msgspec.json.Decoder()
 
@@ -111,10 +114,60 @@ class Other(msgspec.Struct, frozen=True):
 Body = Message | Compaction | Custom | Other
 
 
+def decode_entry(line: bytes) -> EntryLine:
+    """A ledger line decoded (every reader of ledger lines decodes through here); raises
+    ``msgspec.DecodeError`` (or ``RecursionError``) when it is not an entry line.
+
+    JSON may escape half of a surrogate pair (``"\\ud83d"``): JavaScript's
+    ``JSON.stringify`` writes one for a string cut between the two halves of an emoji, as
+    a truncated tool output can be. msgspec refuses such a line whole, which dropped the
+    entry and cut the branch at it. Such a line is read again with each unpaired half as
+    U+FFFD (the rest unchanged)."""
+    try:
+        return LINE_DECODER.decode(line)
+    except msgspec.DecodeError:
+        if b"\\u" not in line:
+            raise
+        repaired = _without_lone_surrogates(line)
+        if repaired is None:
+            raise
+        return LINE_DECODER.decode(repaired)
+
+
+def _without_lone_surrogates(line: bytes) -> bytes | None:
+    """``line`` re-encoded with every unpaired surrogate as U+FFFD; ``None`` if it is not
+    JSON at all (or nothing in it was a lone surrogate)."""
+    import json  # the rare path: a line msgspec refused
+
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    found = False
+
+    def clean(item: Any) -> Any:
+        nonlocal found
+        if isinstance(item, str):
+            fixed = well_formed(item)
+            found = found or fixed is not item
+            return fixed
+        if isinstance(item, list):
+            return [clean(part) for part in item]
+        if isinstance(item, dict):
+            return {clean(key): clean(part) for key, part in item.items()}
+        return item
+
+    try:
+        cleaned = clean(value)
+    except RecursionError:
+        return None
+    return _LINE_ENCODER.encode(cleaned) if found else None
+
+
 def decode_line(line: bytes) -> EntryLine | None:
     """The line decoded, or ``None`` when it is not a valid entry line."""
     try:
-        return LINE_DECODER.decode(line)
+        return decode_entry(line)
     except (msgspec.DecodeError, RecursionError):
         return None
 
@@ -123,7 +176,7 @@ def bodies(session: SessionLog, types: Collection[str] | None = None) -> Iterato
     """Every entry the reader has read, in file order (only ``types``, when given)."""
     seen: set[str] = set()
     lines = session.tail_bytes(session.offset).split(b"\n")
-    decode = LINE_DECODER.decode
+    decode = decode_entry
     for line in itertools.islice(lines, 1, None):  # line 1 is the header
         try:
             raw = decode(line)
@@ -293,7 +346,7 @@ def custom_entries_since(session: SessionLog, custom_type: str, offset: int,
         return
     known = session.by_id
     seen: set[str] = set()
-    decode = LINE_DECODER.decode
+    decode = decode_entry
     for line in session.tail_bytes(session.offset - offset).split(b"\n"):
         try:
             raw = decode(line)

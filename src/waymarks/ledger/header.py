@@ -12,7 +12,7 @@ from typing import Final
 
 import msgspec
 
-from waymarks.ledger.entries import LINE_DECODER, EntryLine
+from waymarks.ledger.entries import EntryLine, decode_entry
 
 __all__ = ["SESSION_VERSION", "SessionHeader", "header_line", "header_of", "parse_header"]
 
@@ -32,7 +32,7 @@ def parse_header(line: bytes) -> SessionHeader | None:
     """The header a first line declares, by the rules a full read applies (``None``: the
     line is not a session header). For pickers that look at a file's first line only."""
     try:
-        raw = LINE_DECODER.decode(line)
+        raw = decode_entry(line)
     except (msgspec.DecodeError, RecursionError):
         return None
     return header_of(raw) if raw.type == "session" else None

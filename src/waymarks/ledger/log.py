@@ -48,7 +48,7 @@ from waymarks.core.model import (
 )
 from waymarks.ledger.branch import Branch, Grown
 from waymarks.ledger.branch import EntryIndex as EntryIndex
-from waymarks.ledger.entries import BLANK_LINE, LINE_DECODER, EntryLine
+from waymarks.ledger.entries import BLANK_LINE, EntryLine, decode_entry
 from waymarks.ledger.header import SESSION_VERSION as SESSION_VERSION
 from waymarks.ledger.header import SessionHeader as SessionHeader
 from waymarks.ledger.header import header_line as header_line
@@ -88,7 +88,7 @@ class _MemoryEntry(msgspec.Struct, kw_only=True):
     data: MemoryMutation
 
 
-_DECODER: Final = LINE_DECODER  # the one decoder of ledger lines (``ledger.entries``)
+_DECODER: Final = decode_entry  # the one decoder of ledger lines (``ledger.entries``)
 # One-pass decoders for the lines that matter most to replay; anything they reject takes
 # the general path, which classifies it.
 _FAST_PATHS: Final = (
@@ -427,7 +427,7 @@ class SessionLog(ABC):
             self._anomaly(line_no, None, "skipped", BLANK_LINE)
             return
         try:
-            raw = _DECODER.decode(line)
+            raw = _DECODER(line)
         except msgspec.DecodeError as exc:
             self._anomaly(line_no, None, "skipped", f"not a valid entry: {exc}")
             return

@@ -17,8 +17,8 @@ from typing import Final
 
 from waymarks.core.digests import blake2b
 from waymarks.core.egress import Egress, json_line
+from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import first_match
-from waymarks.recall.plan import clip_utf8
 from waymarks.recall.scoring import Scored
 
 MAX_CLAIMS: Final = 3

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import Analysis, analyze, fold
 from waymarks.recall.scoring import QueryPlan
 from waymarks.recall.vocabulary import ATTRIBUTES, STOP_WORDS
@@ -58,14 +59,6 @@ def _barrier(text: str) -> bool:
         if len(word.rstrip("+#")) == 1 or word.casefold() in STOP_WORDS:
             return True
     return False
-
-
-def clip_utf8(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` UTF-8 bytes, never inside a character."""
-    encoded = text.encode("utf-8")
-    if len(encoded) <= limit:
-        return text
-    return encoded[:limit].decode("utf-8", errors="ignore")
 
 
 def plan_query(prompt: str, history: Sequence[str] = ()) -> QueryPlan:

@@ -62,7 +62,8 @@ DRAIN_LIMIT = 32
 CAPTURE_BUSY_MS = 2000
 HOSTS = ("claude-code", "pi")
 #: the fixed codes a failed drain may record
-ERROR_CODES = ("sqlite_busy", "sqlite_error", "disk_full", "os_error", "transcript_behind")
+ERROR_CODES = ("sqlite_busy", "sqlite_error", "disk_full", "os_error", "transcript_behind",
+               "capture_error")
 
 
 class TranscriptBehind(Exception):
@@ -246,11 +247,15 @@ def _one(home: Path, path: str, evolution: Evolution, result: Drained) -> None:
 
     try:
         result.captured += capture_request(home, request, evolution)
-    except (sqlite3.Error, OSError, TranscriptBehind) as exc:
+    except Exception as exc:  # noqa: BLE001 - one request must never stop the queue
+        # anything else is a defect met on this request's content: it escaped the drain,
+        # which then never counted a try nor set the request aside, and every drain
+        # stopped at it (oldest first) with the requests behind it waiting for ever
         if not isinstance(exc, TranscriptBehind):
             evolution.close()
         code = "transcript_behind" if isinstance(exc, TranscriptBehind) else \
-            _error_code(exc, home)
+            _error_code(exc, home) if isinstance(exc, sqlite3.Error | OSError) else \
+            "capture_error"
         result.errors[code] = result.errors.get(code, 0) + 1
         _log(home, str(request.get("host")), code)
         tries = int(request.get("tries") or 0) + 1

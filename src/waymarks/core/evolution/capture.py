@@ -26,15 +26,11 @@ from waymarks.core.evolution.model import MAX_CONTENT, MIN_CONTENT, utf16_len
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import LEVELS, Classification, highest, parse_marked
 from waymarks.core.secrets import redact
+from waymarks.core.text import clip_utf8
 
 MAX_SOURCE_BYTES: Final = 32_000
 MAX_SUMMARY_CLAIMS: Final = 16
 _SENDABLE: Final = frozenset(LEVELS) - {"local-only"}
-
-
-def clip_bytes(text: str, limit: int) -> str:
-    data = text.encode("utf-8")
-    return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
 
 
 def sanitize(text: str) -> tuple[str, Classification] | None:
@@ -56,7 +52,7 @@ def sanitize(text: str) -> tuple[str, Classification] | None:
     if not kept:
         return None
     clean, _count = redact(kept)
-    return clip_bytes(clean, MAX_SOURCE_BYTES), level
+    return clip_utf8(clean, MAX_SOURCE_BYTES), level
 
 
 def statements(user_texts: list[str]) -> list[str]:

@@ -31,12 +31,12 @@ from waymarks.core.evolution.nominate import is_pending
 from waymarks.core.evolution.observations import targets_of
 from waymarks.core.evolution.request import (
     MAX_OUTPUT_TOKENS,
-    clip_bytes,
     egress_for,
     records_through,
 )
 from waymarks.core.evolution.rows import ClaimRow, SourceRow
 from waymarks.core.model_port import ModelRequest
+from waymarks.core.text import clip_utf8
 
 PROGRESS_KIND: Final = "progress"
 PROGRESS_BASIS: Final = "tool_observation"
@@ -87,7 +87,7 @@ def build_request(source: SourceRow, records: Sequence[tuple[ClaimRow, str]]
         return None
     egress = egress_for(source.classification)
     try:
-        evidence = json.loads(clip_bytes(source.text, MAX_SOURCE_BYTES))
+        evidence = json.loads(clip_utf8(source.text, MAX_SOURCE_BYTES))
     except (ValueError, RecursionError):
         return None
     if not isinstance(evidence, dict):

@@ -26,6 +26,7 @@ from waymarks.core.evolution.fold import ClaimRow, SourceRow
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model_port import ModelRequest
 from waymarks.core.privacy import Classification, highest, is_level, levels_up_to
+from waymarks.core.text import clip_utf8
 
 MAX_SOURCE_BYTES: Final = 32_000
 MAX_OFFERED: Final = 32
@@ -75,12 +76,6 @@ def offered(source: SourceRow, claims: Sequence[ClaimRow]) -> list[ClaimRow]:
     return eligible[:MAX_OFFERED]
 
 
-def clip_bytes(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` UTF-8 bytes, on a character boundary."""
-    data = text.encode("utf-8")
-    return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
-
-
 def egress_for(level: str) -> Egress:
     """A remote-style egress admitting up to ``level`` (never ``local-only``), redacting."""
     top: Classification = level if is_level(level) and level != "local-only" else "sensitive"
@@ -98,7 +93,7 @@ def records_through(egress: Egress, records: Sequence[tuple[ClaimRow, str]],
     for claim, claim_level in records:
         if not egress.admits(claim_level):
             continue
-        content = egress.text(clip_bytes(claim.content, MAX_CLAIM_BYTES), claim_level)
+        content = egress.text(clip_utf8(claim.content, MAX_CLAIM_BYTES), claim_level)
         if content is None:
             continue
         if is_level(claim_level):
@@ -114,7 +109,7 @@ def build_request(source: SourceRow, records: Sequence[tuple[ClaimRow, str]]
     if source.classification == "local-only":
         return None
     egress = egress_for(source.classification)
-    text = egress.text(clip_bytes(source.text, MAX_SOURCE_BYTES), source.classification)
+    text = egress.text(clip_utf8(source.text, MAX_SOURCE_BYTES), source.classification)
     if text is None or not text.strip():
         return None
     shown, level = records_through(egress, records, source.classification)

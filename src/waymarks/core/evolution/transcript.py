@@ -17,6 +17,8 @@ import json
 from collections.abc import Iterator
 from typing import Any, Final
 
+from waymarks.core.text import well_formed
+
 #: how Claude Code records a turn the person interrupted (a user message)
 _INTERRUPTED: Final = "[Request interrupted by user"
 #: how much of a transcript's end is read
@@ -104,9 +106,10 @@ def _entry(line: bytes) -> dict[str, Any] | None:
 
 def _user_text(content: object) -> str | None:
     """The person's own words: a string, or the text blocks of a list. A list holding a
-    tool result is tool output relayed in a user message: never the person's words."""
+    tool result is tool output relayed in a user message: never the person's words.
+    Half of a surrogate pair (JSON may escape one) is U+FFFD: the words are stored."""
     if isinstance(content, str):
-        return content
+        return well_formed(content)
     if not isinstance(content, list):
         return None
     parts: list[str] = []
@@ -117,4 +120,4 @@ def _user_text(content: object) -> str | None:
             return None
         if block.get("type") == "text" and isinstance(block.get("text"), str):
             parts.append(block["text"])
-    return "\n".join(parts) if parts else None
+    return well_formed("\n".join(parts)) if parts else None
