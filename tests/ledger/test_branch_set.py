@@ -45,3 +45,21 @@ def test_the_branch_kept_equals_the_branch_walked(tmp_path_factory: object,
         for reader in handles:  # each asks after every step: the kept set is what grows
             reader.refresh()
             assert reader.branch_set() == frozenset(reader.branch_ids())
+
+
+def test_a_walk_reaching_the_old_leaf_by_a_later_parent_ends_before_it(
+        tmp_path: Path) -> None:
+    """X names P as parent, but P comes later in the file: the branch ends at X. A
+    reader whose kept branch was P's must not extend it through X (a long-lived process
+    then saw {L2, X, P, ...} where a fresh one sees [X, L2])."""
+    path = tmp_path / "s.jsonl"
+    log = SessionFile.create(path, "s-1", TS, "/project")
+    with log.locked():
+        log.append({"type": "message", "timestamp": TS}, lambda: "P0")
+        log.append({"type": "message", "timestamp": TS, "parentId": "P"}, lambda: "X")
+        log.append({"type": "message", "timestamp": TS, "parentId": "P0"}, lambda: "P")
+    assert log.branch_set() == {"P0", "P"}  # kept, at leaf P
+    with log.locked():
+        log.append({"type": "message", "timestamp": TS, "parentId": "X"}, lambda: "L2")
+    assert log.branch_ids() == ["X", "L2"]
+    assert log.branch_set() == {"X", "L2"} == set(SessionFile.open(path).branch_ids())

@@ -103,6 +103,30 @@ def test_parents_forming_cycles_end_the_branch_before_and_after_the_checkpoint(
                              (1, "message")])
 
 
+def test_a_resumed_readers_walk_reaching_its_old_leaf_by_a_later_parent_ends_there(
+        tmp_path: Path) -> None:
+    """After the checkpoint: P0, X (naming the later P as parent), P (the leaf the
+    reader kept a branch for), then L2, a child of X. The branch ends at X, as a full
+    read says: the kept branch of P must not be reused through X."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    path = session_dir(home, str(project)) / session_file_name("2026-01-01T00:00:00.000Z", SID)
+    ids = write_ledger(path, str(project), [(0, "message")])
+    with Waymarks(home, cwd=str(project)) as app:
+        app.refresh()  # indexes the root
+    with Waymarks(home, cwd=str(project)) as app:
+        lazy = app.current_session()
+        assert isinstance(lazy, SessionFile)
+        ids = write_ledger(path, str(project), [(1, "message"), (-1, "message"),
+                                                (2, "message")], start=1, before=ids)
+        lazy.refresh()
+        same_answers(lazy, SessionFile.open(path), ids)  # keeps the branch at P
+        ids = write_ledger(path, str(project), [(2, "message")], start=4, before=ids)
+        lazy.refresh()
+        same_answers(lazy, SessionFile.open(path), ids)
+        assert set(SessionFile.open(path).branch_ids()) == {ids[2], ids[4]}
+
+
 @lanes(quick=15, long=150)
 def test_reader_at_the_checkpoint_property(examples: int, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
     @settings(max_examples=examples, deadline=None, database=None)

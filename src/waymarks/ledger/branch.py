@@ -94,14 +94,14 @@ class Branch(Set[str]):
         current = self.leaf
         below: int | None = None
         while current is not None and current in log._by_id:  # entries read since
-            if previous is not None and current == previous.leaf:
-                self._tail = previous._tail.union(tail)
-                self._above = previous._above
-                return
             entry = log._by_id[current]
             if below is not None and entry.index >= below:
                 current = None  # a parent that is not earlier ends the branch (a cycle)
                 break
+            if previous is not None and current == previous.leaf:
+                self._tail = previous._tail.union(tail)
+                self._above = previous._above
+                return
             tail.append(current)
             current, below = entry.parent_id, entry.index
         self._tail = Grown().union(tail)

@@ -352,13 +352,17 @@ class SessionLog(ABC):
             return None
         fresh: list[str] = []
         current, below = leaf, None
-        while current is not None and current != cached_leaf:
+        while current is not None:
             entry = self._by_id.get(current)
-            if entry is None or current in cached or not _earlier(entry, below):
-                return None  # off the old branch (or a parent that is not earlier)
+            if entry is None or not _earlier(entry, below):
+                return None  # the branch ends before the old leaf (a parent not earlier)
+            if current == cached_leaf:
+                return cached.union(fresh)
+            if current in cached:
+                return None  # off the old branch
             fresh.append(current)
             current, below = entry.parent_id, entry.index
-        return cached.union(fresh) if current == cached_leaf else None
+        return None
 
     def branch_ids(self, leaf_id: str | None = None) -> list[str]:
         """Entry IDs from the root to ``leaf_id`` (default: the leaf), root first.
