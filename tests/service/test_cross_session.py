@@ -351,3 +351,26 @@ def test_the_sources_plan_is_decided_before_any_file_is_opened() -> None:
     assert [(c[0], r.session_id) for c, r in plan.changed] == [("/s/b", "grew"),
                                                               ("/s/d", "was-missing")]
     assert [r.session_id for r in plan.unlisted] == ["gone"]
+
+
+def test_a_later_line_reusing_an_earlier_entry_id_is_a_duplicate_as_in_a_rebuild(
+        today: Waymarks, home: Path, project: Path) -> None:
+    """Another session's file, indexed to a checkpoint, then appended a project claim
+    whose entry ID is an earlier message's: a reader of the whole file skips it as a
+    duplicate. The reader of the tail applied it (without the IDs before the
+    checkpoint), so the claim was in effect until a rebuild dropped it, and its entry
+    row replaced the message's in the entry index."""
+    sibling = PiSession(sibling_dir(home, project), project, T0)
+    first = sibling.say("hello")
+    sibling.memory("Releases are tagged vX.Y.Z")
+    assert claims(today) == ["Releases are tagged vX.Y.Z"]  # indexed to its checkpoint
+    sibling.count = int(first, 16) - 1  # the next entry reuses the message's ID
+    assert sibling.memory("Deploys need two approvals") and sibling.leaf == first
+    incremental = claims(today)
+    entries = today.projection.db.execute(
+        "SELECT idx, id FROM entries WHERE session_id = ? ORDER BY idx",
+        (sibling.id,)).fetchall()
+    today.rebuild_index()
+    assert incremental == claims(today) == ["Releases are tagged vX.Y.Z"]
+    assert [idx for idx, _id in entries] == list(range(len(entries)))  # contiguous
+    assert entries[0][1] == first

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from waymarks.ledger.discovery import in_project_dirs, is_project_session, project_session_dirs
-from waymarks.ledger.log import SessionFileError, SessionLog
+from waymarks.ledger.log import EntryIndex, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
@@ -121,7 +121,8 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
             continue  # one session, one ledger: a copy is not a second source
         readers.append((reader, size, mtime))
     for (name, size, mtime), row in plan.changed:
-        checked = _check_known(Path(name), row, app.cwd)
+        checked = _check_known(Path(name), row, app.cwd,
+                               app.projection.entry_index(row.session_id, row.entries))
         if isinstance(checked, tuple):
             statuses[row.session_id] = checked
         else:
@@ -274,9 +275,15 @@ def placement(app: Waymarks, session: SessionLog) -> tuple[str, str] | None:
             f"(such as {project_session_dirs(app.home, (), header.cwd)[0]})")
 
 
-def _check_known(path: Path, row: KnownSource, project: str) -> SessionLog | tuple[str, str | None]:
+def _check_known(path: Path, row: KnownSource, project: str, index: EntryIndex | None
+                 ) -> SessionLog | tuple[str, str | None]:
     """A reader of what an indexed file holds past its checkpoint, or (status, detail)
-    saying why the file is no longer the source that was indexed."""
+    saying why the file is no longer the source that was indexed.
+
+    With the store's ``index`` of the entries before the checkpoint, the reader knows
+    their IDs: a line appended later reusing one is a duplicate, skipped as a reader of
+    the whole file skips it (without, it was applied, gone after a rebuild, and its row
+    replaced the earlier entry's in the index)."""
     try:
         probe = SessionFile(path)  # nothing read yet: header and fingerprint first
         if probe.read_header_line() is None:
@@ -286,8 +293,13 @@ def _check_known(path: Path, row: KnownSource, project: str) -> SessionLog | tup
             return ("truncated", f"{size} bytes, indexed to {row.offset}")
         if row.fingerprint and probe.fingerprint(row.offset) != row.fingerprint:
             return ("corrupt", "different bytes before the checkpoint")
-        reader = (SessionFile.resume(path, row.offset, row.lines, row.entries)
-                  if row.offset else SessionFile.open(path))
+        reader: SessionLog | None = None
+        if row.offset and index is not None and row.fingerprint:
+            reader = SessionFile.open_at(path, row.offset, row.lines, row.entries,
+                                         row.fingerprint, index)
+        if reader is None:
+            reader = (SessionFile.resume(path, row.offset, row.lines, row.entries)
+                      if row.offset else SessionFile.open(path))
     except SessionFileError:
         return ("corrupt", "first line is not a session header")
     except OSError as exc:
