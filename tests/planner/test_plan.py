@@ -80,10 +80,11 @@ def test_local_only_never_reaches_a_remote_provider(app: Waymarks, home: Path) -
 
 def test_config_that_allows_local_only_remotely_is_rejected(app: Waymarks, home: Path) -> None:
     write_config(home, '[privacy.remoteProviders]\nopenai = "local-only"\n')
-    app.pin("x")
+    with pytest.raises(ServiceError) as refused:  # a write reads the policy first
+        app.pin("x")
     with pytest.raises(ServiceError) as info:
         plan_request(app, "anything", provider="openai")
-    assert info.value.code == "bad_config"
+    assert info.value.code == refused.value.code == "bad_config"
 
 
 def test_untrusted_project_config_is_ignored(app: Waymarks, project: Path, home: Path) -> None:

@@ -108,3 +108,13 @@ def test_earlier_turns_stay_inside_their_quotes(text: str, entry_id: str) -> Non
     turn = TextBlock("turn", entry_id, text, "user")
     [block] = blocks_of(render_text(turn, EXACT), TURN_BEGIN, TURN_END)
     assert json.loads(block[block.index("Text JSON:") + 1]) == text
+
+
+def test_a_metadata_value_ending_in_a_newline_is_quoted() -> None:
+    """``$`` also matches before a final newline: an ID ``"abc\\n"`` was shown bare, and
+    the rendered block gained a line (one value per line is the renderer's rule)."""
+    from waymarks.planner.render import meta
+
+    assert meta("63ebddf3") == "63ebddf3"
+    assert meta("63ebddf3\n") == '"63ebddf3\\n"'
+    assert "\n" not in meta("a\nb\n")

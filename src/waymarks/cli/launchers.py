@@ -146,7 +146,8 @@ def register(root: "click.Group") -> None:
                 "--host 127.0.0.1 and reach it through an SSH tunnel (ssh -L "
                 "8765:127.0.0.1:8765 ...) or a TLS proxy; or add --allow-remote to accept "
                 "that risk")
-        token = settings_for(app).raw.get("mcp", {}).get("token")
+        section = settings_for(app).raw.get("mcp")
+        token = section.get("token") if isinstance(section, dict) else None
         if not isinstance(token, str) or len(token) < 16:
             raise click.UsageError("waymarks mcp --http needs a bearer token of at least 16 "
                                    "characters in config.toml: [mcp] token = \"...\"")

@@ -70,6 +70,14 @@ def open_service(run: CliRuntime) -> Any:
     if str(home).startswith("~"):  # no such user, or no HOME: it would be a folder here
         raise ServiceError("invalid_argument", f"{given} {home}: '~' cannot be expanded "
                            "(no such user, or HOME is not set); give an absolute path")
+    from waymarks.core.text import is_unicode
+
+    # a name that is not text (bytes not UTF-8, from the environment) cannot be written
+    # into the database: refused before anything is created there (the home, its
+    # database and a session file were, and every later command there failed)
+    if not is_unicode(str(home)):
+        raise ServiceError("invalid_argument", f"{given} {home!r}: not a UTF-8 path; "
+                           "use a directory whose name is UTF-8 text")
     if os.path.lexists(home) and not os.path.isdir(home):  # a file, a dangling link
         raise ServiceError("invalid_argument", f"{given} {home}: not a directory; give a "
                            "directory (a missing one is created)")

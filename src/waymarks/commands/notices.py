@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from waymarks.service.outcomes import Committed, WriteOutcome, with_notices
+from waymarks.service.outcomes import Committed, ServiceError, WriteOutcome, with_notices
 from waymarks.service.planning import egress_for
 
 if TYPE_CHECKING:
@@ -35,7 +35,11 @@ def with_write_notices(app: Waymarks, outcome: WriteOutcome, kind: Literal["pin"
         notices.append(
             "stored for this session only (the default scope): it will not apply after "
             "`waymarks session new`; add --scope project to keep it for this trusted project")
-    egress = egress_for(app)
+    try:
+        egress = egress_for(app)
+    except ServiceError as exc:  # changed since the write read it: the write stands
+        notices.append(f"committed, but the privacy policy could not be read: {exc}")
+        return with_notices(outcome, tuple(notices))
     level = egress.level(view.text, view.classification)
     if not egress.admits(level):
         notices.append(

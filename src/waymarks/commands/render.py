@@ -9,10 +9,10 @@ listing cannot repaint the screen.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from waymarks.commands.base import EXIT_REJECTED, Column, Result, Table
+from waymarks.core.codec import utc_text
 from waymarks.core.text import escaped
 
 if TYPE_CHECKING:
@@ -22,9 +22,7 @@ if TYPE_CHECKING:
 
 def when(ms: int | None) -> str:
     """``2026-11-30 10:04`` (UTC), or ``-``."""
-    if not ms:
-        return "-"
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+    return utc_text(ms)
 
 
 def cell(text: str | None, keep: str = "") -> str:

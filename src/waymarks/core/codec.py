@@ -158,6 +158,18 @@ def iso_to_ms(timestamp: str) -> int | None:
     return _parse_ms(timestamp)
 
 
+def utc_text(ms: int | None, pattern: str = "%Y-%m-%d %H:%M") -> str:
+    """``ms`` after the epoch as UTC text in ``pattern`` (``2026-11-30 10:04``), or ``-``
+    when unknown or outside the years a date can hold: a ledger may say ``createdAt``
+    -99999999999999, and listing it raised ``ValueError`` in every listing and recall."""
+    if not ms:
+        return "-"
+    try:
+        return datetime.fromtimestamp(ms / 1000, UTC).strftime(pattern)
+    except (OverflowError, ValueError, OSError):
+        return "-"
+
+
 def _digits(text: str) -> bool:
     """ASCII digits only: ``str.isdigit`` also takes "²", which ``int`` refuses (one
     such timestamp in any session file made every command fail)."""

@@ -189,7 +189,7 @@ def parse_line(line: bytes) -> TeamEntry:
         raise TeamFormatError("seq, contributor, id or author is missing")
     if raw.op not in ("add", "supersede", "status") or raw.kind not in ("pin", "memory"):
         raise TeamFormatError("unknown op or kind")
-    if not (_HEX64.match(raw.prev) and _HEX64.match(raw.hash)):
+    if not (_HEX64.fullmatch(raw.prev) and _HEX64.fullmatch(raw.hash)):
         raise TeamFormatError("prev or hash is not a SHA-256")
     op: Any = raw.op
     kind: Any = raw.kind

@@ -65,7 +65,7 @@ def list_files(directory: Path) -> list[TeamFile]:
                 if not name.endswith(SUFFIX):
                     continue
                 contributor = name[: -len(SUFFIX)]
-                if not CONTRIBUTOR_RE.match(contributor) or entry.is_dir(
+                if not CONTRIBUTOR_RE.fullmatch(contributor) or entry.is_dir(
                         follow_symlinks=False):
                     continue
                 stat = entry.stat(follow_symlinks=False)  # a link is listed, read as unreadable

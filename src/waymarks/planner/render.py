@@ -69,7 +69,7 @@ class MemoryBlock(msgspec.Struct, frozen=True):
 
 def meta(value: str) -> str:
     """A metadata value: plain identifiers as they are, anything else quoted."""
-    return value if _PLAIN.match(value) else quote(value)
+    return value if _PLAIN.fullmatch(value) else quote(value)
 
 
 #: the same claims are quoted plan after plan (a fifth of rendering a memory block was

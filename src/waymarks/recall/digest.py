@@ -12,9 +12,9 @@ never from the stored text. No row fits, no digest.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Final
 
+from waymarks.core.codec import utc_text
 from waymarks.core.digests import blake2b
 from waymarks.core.egress import Egress, json_line
 from waymarks.core.text import clip_utf8
@@ -72,7 +72,7 @@ def excerpt(text: str, matched: Sequence[str]) -> str:
 
 
 def _date(epoch_ms: int) -> str:
-    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d")
+    return utc_text(epoch_ms, "%Y-%m-%d")
 
 
 def render_digest(eligible: Sequence[Scored], egress: Egress

@@ -21,6 +21,7 @@ import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.core.records import replace
+from waymarks.core.text import is_unicode
 from waymarks.ledger.discovery import (
     canonical_project_path,
     newest_session,
@@ -208,6 +209,10 @@ class Waymarks:
         self._session = session
 
     def _create_session(self) -> SessionLog:
+        if not is_unicode(self.cwd):  # its header could not be written (nothing is)
+            raise ServiceError("invalid_argument", f"the project directory {self.cwd!r} is "
+                               "not a UTF-8 path; run Waymarks from (or give --cwd) a "
+                               "directory whose name is UTF-8 text")
         now = self.clock.now()
         session_id = self.ids.uuid()
         path = session_dir(self.home, self.cwd) / session_file_name(iso(now), session_id)

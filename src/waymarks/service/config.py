@@ -118,7 +118,8 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
                                                 ignored)
             memory_home = dict(_table(merged, "memory"))  # _merge changes the original
             _merge(merged, {k: v for k, v in local.items() if k not in _HOME_ONLY
-                            and k != "privacy"})
+                            and k != "privacy" and _a_table_if_one(k, v, merged, project_file,
+                                                                  ignored)})
             _keep_memory_limits(merged, memory_home, project_file, ignored)
             ignored.extend(f"{project_file}: [{name}] (only the home configuration may set it)"
                            for name in _HOME_ONLY if name in local)
@@ -135,8 +136,12 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
             raise ValueError(f"crossSession must be true or false, not {cross_session!r}")
         max_sessions = _positive(memory, "maxProjectSessions", 100)
         roots = memory.get("sessionRoots", []) if isinstance(memory, dict) else []
-        if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
+        if not isinstance(roots, list) or not all(_a_path(r) for r in roots):
             raise ValueError("sessionRoots must be a list of directory paths")
+        personal = merged.get("personal")
+        if isinstance(personal, dict) and "directory" in personal and not _a_path(
+                personal["directory"]):
+            raise ValueError("[personal] directory must be a directory path")
     except (PrivacyConfigError, ValueError) as exc:
         raise ServiceError("bad_config", f"{', '.join(sources)}: {exc}") from exc
     return Settings(policy, default_provider, budgets, tuple(sources), tuple(ignored), merged,
@@ -198,6 +203,24 @@ def _keep_memory_limits(merged: dict[str, Any], home: dict[str, Any], path: Path
         memory["maxProjectSessions"] = home_max
 
 
+def _a_path(value: object) -> bool:
+    """A path a configuration may name: a string without NUL (a NUL made every listing
+    fail on ``os.scandir`` after a write had been appended)."""
+    return isinstance(value, str) and "\x00" not in value
+
+
+def _a_table_if_one(name: str, value: object, home: dict[str, Any], path: Path,
+                    ignored: list[str]) -> bool:
+    """Whether a project's top-level ``name = value`` may be merged: a section the home
+    holds as a table (or ``[context]``, ``[memory]``) only as a table. ``memory = 0``
+    replaced the home's whole ``[memory]`` table, its limits with it."""
+    if isinstance(value, dict) or not (isinstance(home.get(name), dict)
+                                       or name in ("context", "memory")):
+        return True
+    ignored.append(f"{path}: {name} (not a table; the home's [{name}] stands)")
+    return False
+
+
 def _read(path: Path) -> dict[str, Any]:
     import tomllib  # here, not at import: most requests find no config file to read
 
@@ -207,6 +230,9 @@ def _read(path: Path) -> dict[str, Any]:
         return tomllib.loads(read_regular(path).decode("utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ServiceError("bad_config", f"{path}: {exc}; fix or remove it") from exc
+    except RecursionError as exc:
+        raise ServiceError("bad_config", f"{path}: nested too deeply; fix or remove it"
+                           ) from exc
 
 
 def _merge(into: dict[str, Any], extra: dict[str, Any]) -> None:

@@ -218,7 +218,7 @@ def _section(path: Path) -> dict[str, Any] | None:
                                    "configuration file is never that big: fix or remove it")
     try:
         document = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         # the parser's message can quote the offending text: say where, not what
         raise EvolutionConfigError(f"{path}: not valid TOML (UTF-8); fix or remove it") \
             from None

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from waymarks.core.codec import utc_text
 from waymarks.core.egress import Egress
 from waymarks.core.records import replace
 from waymarks.recall.digest import render_digest
@@ -144,9 +145,8 @@ def learned_blocks(home: Path, prompt: str, history: Sequence[str],
     _remember_snapshot(result, stamp)
     return [LearnedBlock(s.candidate.id, s.candidate.kind, s.candidate.text,
                          s.candidate.origin, s.candidate.evidence, s.candidate.source,
-                         datetime.fromtimestamp(s.candidate.created_at / 1000, UTC)
-                         .strftime("%Y-%m-%d"), s.rank, s.candidate.classification,
-                         aging_note(s.candidate.freshness))
+                         utc_text(s.candidate.created_at, "%Y-%m-%d"), s.rank,
+                         s.candidate.classification, aging_note(s.candidate.freshness))
             for s in result.eligible[:3]]
 
 

@@ -76,7 +76,7 @@ def _read(path: Path) -> dict[str, Any]:
     import tomllib
     try:
         return tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise _unreadable(path) from exc
 
 
@@ -135,7 +135,7 @@ def set_learning(home: Path, on: bool) -> LearningState:
     import tomllib  # see _read
     try:
         result = _learn(tomllib.loads(updated), path)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         result = None
     if result is not on:
         raise LearningConfigError("bad_config", f"{path}: could not set [{TABLE}] {KEY} here (is "

@@ -106,7 +106,7 @@ def contributor(app: Waymarks, *, create: bool = False) -> str | None:
     path = app.home / "team" / "contributor.json"
     try:
         found = json.loads(path.read_bytes()).get("id")
-        if isinstance(found, str) and CONTRIBUTOR_RE.match(found):
+        if isinstance(found, str) and CONTRIBUTOR_RE.fullmatch(found):
             return found
     except (OSError, ValueError, AttributeError, RecursionError):
         pass

@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from waymarks.core.text import is_unicode
 from waymarks.files.atomic import write_atomic
 from waymarks.ledger.discovery import canonical_project_path
 from waymarks.service.outcomes import ServiceError
@@ -78,6 +79,10 @@ class TrustStore:
 
 def _canonical(path: str) -> str:
     try:
-        return canonical_project_path(path)
+        project = canonical_project_path(path)
     except ValueError as exc:  # an embedded NUL byte
         raise ServiceError("invalid_argument", f"{path!r}: not a usable path ({exc})") from exc
+    if not is_unicode(project):  # bytes that are not UTF-8: no session could name it
+        raise ServiceError("invalid_argument", f"{path!r}: not a UTF-8 path; trust a "
+                           "directory whose name is UTF-8 text")
+    return project

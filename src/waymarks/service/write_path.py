@@ -90,6 +90,10 @@ def embed_written(app: Waymarks, outcome: WriteOutcome) -> None:
 def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
           guard: Guard | None = None, *, retry: bool = True) -> WriteOutcome:
     """Decide, append and project one write under the session lock (module docstring)."""
+    # the settings first: a configuration that cannot be read refuses the write before
+    # anything is appended (it was appended, then reported as a bad_config failure by the
+    # notices that read the policy: a person retrying got "duplicate")
+    app.settings()
     if app.current_session() is None:
         # decide against an empty session first, so a refused write creates no file
         with app.projection.transaction():  # read-only: the decision writes nothing

@@ -14,12 +14,13 @@ a page of memory reads that page's newest items, never the whole store.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
+from waymarks.core.codec import utc_text
 from waymarks.service.outcomes import ServiceError
 
 if TYPE_CHECKING:
@@ -34,9 +35,7 @@ PRIVACY_REASON = "not allowed for this provider"  # the planner's privacy exclus
 
 def when(ms: int | None) -> str:
     """``2026-11-30 10:04`` (UTC), or ``-``."""
-    if not ms:
-        return "-"
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+    return utc_text(ms)
 
 
 class Page(msgspec.Struct, frozen=True):

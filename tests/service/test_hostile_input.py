@@ -1,0 +1,120 @@
+"""Input a hostile repository or a broken setup gives (a helper's review, each reproduced
+first): every case ends in a clear error or the policy as it was, never a traceback,
+never a write appended and then reported as failed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from waymarks.commands.render import when
+from waymarks.service.app import Waymarks
+from waymarks.service.config import load_settings
+from waymarks.service.outcomes import ServiceError
+
+
+def cli(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "WAYMARKS_SEMANTIC": "off", "WAYMARKS_CC_HELPER": "off",
+                   **(env or {})}
+    return subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--json", *args], cwd=cwd, env=environment, capture_output=True,
+                          text=True, timeout=120)
+
+
+def ledger_lines(home: Path) -> int:
+    return sum(len(p.read_text().splitlines()) for p in home.glob("sessions/*/*.jsonl"))
+
+
+def test_a_repository_value_in_place_of_a_table_keeps_the_homes_limits(
+        tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".waymarks").mkdir(parents=True)
+    home.mkdir()
+    (home / "config.toml").write_text("[memory]\ncrossSession = false\n"
+                                      "maxProjectSessions = 3\n")
+    for value in ("0", "[]", '"x"'):
+        (project / ".waymarks" / "config.toml").write_text(f"memory = {value}\n")
+        os.utime(project / ".waymarks" / "config.toml", ns=(len(value), len(value)))
+        settings = load_settings(home, str(project), True)
+        assert (settings.cross_session, settings.max_project_sessions) == (False, 3), value
+        assert any("memory (not a table" in note for note in settings.ignored)
+
+
+@pytest.mark.parametrize("where", ["home", "project"])
+def test_toml_nested_too_deeply_is_a_bad_config(tmp_path: Path, where: str) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".waymarks").mkdir(parents=True)
+    home.mkdir()
+    deep = "a = " + "[" * 5000 + "]" * 5000 + "\n"
+    target = home / "config.toml" if where == "home" else project / ".waymarks" / "config.toml"
+    target.write_text(deep)
+    with pytest.raises(ServiceError) as raised:
+        load_settings(home, str(project), True)
+    assert raised.value.code == "bad_config" and "nested too deeply" in str(raised.value)
+
+
+def test_a_path_holding_nul_is_a_bad_config(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    for text in ('[memory]\nsessionRoots = ["/tmp/a\\u0000b"]\n',
+                 '[personal]\ndirectory = "/tmp/a\\u0000b"\n'):
+        (home / "config.toml").write_text(text)
+        os.utime(home / "config.toml", ns=(len(text), len(text)))
+        with pytest.raises(ServiceError) as raised:
+            load_settings(home, str(tmp_path), False)
+        assert raised.value.code == "bad_config"
+
+
+def test_a_write_under_an_unreadable_configuration_appends_nothing(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text('[privacy]\ndefaultClassification = "bogus"\n')
+    for args in (("memory", "add", "--", "The cache TTL is 30 minutes."),
+                 ("pin", "--", "Always run ruff.")):
+        done = cli(home, project, *args)
+        assert done.returncode == 1 and json.loads(done.stdout)["code"] == "bad_config"
+    assert ledger_lines(home) == 0  # before: both were appended, then reported as failed
+    (home / "config.toml").unlink()
+    done = cli(home, project, "memory", "add", "--", "The cache TTL is 30 minutes.")
+    assert json.loads(done.stdout)["outcome"] == "committed"
+
+
+def test_the_mcp_section_as_a_string_is_a_usage_error(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text('mcp = "abcdefabcdefabcdefabcdef"\n')
+    done = cli(home, project, "mcp", "--http", "--port", "18765")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "bearer token" in done.stdout + done.stderr
+
+
+def test_a_home_or_project_path_that_is_not_utf8_is_refused_before_anything_is_made(
+        tmp_path: Path) -> None:
+    bad = os.fsdecode(bytes(tmp_path) + b"/\xff")  # what the environment gives Python
+    project = tmp_path / "project"
+    project.mkdir()
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", "pin", "--",
+                           "hello"], cwd=project, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "WAYMARKS_HOME": bad, "WAYMARKS_SEMANTIC": "off"})
+    assert done.returncode == 2 and "not a UTF-8 path" in done.stdout
+    assert not os.path.lexists(os.fsencode(bad))
+    home = tmp_path / "home"
+    with Waymarks(home, cwd=bad) as app, pytest.raises(ServiceError) as raised:
+        app.pin("hello")
+    assert raised.value.code == "invalid_argument"
+    assert not list(home.glob("sessions/*/*.jsonl"))
+    with Waymarks(home, cwd=str(project)) as app, pytest.raises(ServiceError):
+        app.trust(bad)
+
+
+def test_dates_outside_what_a_date_holds_are_shown_as_unknown() -> None:
+    assert when(-99_999_999_999_999) == "-" and when(10**18) == "-"
+    assert when(1_767_225_600_000) == "2026-01-01 00:00"
