@@ -577,3 +577,16 @@ def test_iso_to_ms_matches_datetime(examples: int) -> None:
 def test_iso_to_ms_never_raises(text: str) -> None:
     result = iso_to_ms(text)
     assert result is None or isinstance(result, int)
+
+
+def test_moments_a_ledger_may_state_never_raise() -> None:
+    """``createdAt`` -99999999999999 is an int64 a ledger may hold: shown as unknown, and
+    compared as the earliest moment (the evolution decision raised on it, after the model
+    call was paid for, on every retry)."""
+    from waymarks.core.codec import utc_clamped, utc_text
+
+    assert utc_text(-99_999_999_999_999) == utc_text(10**18) == utc_text(None) == "-"
+    assert utc_text(1_767_225_600_000, "%Y-%m-%d") == "2026-01-01"
+    early, late = utc_clamped(-99_999_999_999_999), utc_clamped(10**18)
+    assert early.year == 1000 and late.year == 9999
+    assert early < utc_clamped(-10**12) < utc_clamped(0) < utc_clamped(1_767_225_600_000) < late

@@ -189,3 +189,21 @@ def test_the_active_provider_of_each_request_decides_what_tools_and_commands_sho
     assert "17 days" not in results[4]["text"]  # Pi switched to a remote model
     assert results[4]["details"]["outcome"] == "ok"
     assert "17 days" not in results[5]["text"] and "17 days" in results[6]["text"]
+
+
+def test_an_entry_holding_half_a_surrogate_pair_is_taken_as_a_file_reader_takes_it(
+        tmp_path: Path) -> None:
+    """Pi's JSON.stringify writes a string cut inside an emoji as ``"\\ud83d"``: the bridge
+    reads it (json), and the host ledger re-encoded it with msgspec, which refused: the
+    initialize failed ("UnicodeEncodeError") and every later request was not_initialized."""
+    cut = user("a2", "a1", "cut \ud83d")
+    assert "\\ud83d" in json.dumps(cut)
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize",
+         "params": {"entries": [user("a1", None, "hi"), cut], "leafId": "a2"}},
+        {"id": 2, "method": "sync", "params": {}},
+        {"id": 3, "method": "shutdown"}], Host())
+    assert [m.get("error") for m in out] == [None, None, None]
+    log = HostSessionLog.from_entries(tmp_path / "s2.jsonl", {**HEADER, "cwd": str(tmp_path)},
+                                      [user("a1", None, "hi"), cut])
+    assert log.branch_ids("a2") == ["a1", "a2"] and log.anomalies == []

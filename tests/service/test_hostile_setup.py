@@ -118,3 +118,15 @@ def test_a_home_or_project_path_that_is_not_utf8_is_refused_before_anything_is_m
 def test_dates_outside_what_a_date_holds_are_shown_as_unknown() -> None:
     assert when(-99_999_999_999_999) == "-" and when(10**18) == "-"
     assert when(1_767_225_600_000) == "2026-01-01 00:00"
+
+
+def test_an_evolution_endpoint_ending_in_a_newline_is_refused() -> None:
+    """``$`` matches before a final newline: the URL passed, and the request raised an
+    error the model port does not categorize."""
+    from waymarks.service.evolution_config import EvolutionConfigError, _route
+
+    with pytest.raises(EvolutionConfigError, match="endpoint must be"):
+        _route({"endpoint": "http://127.0.0.1:9/v1\n", "model": "m", "api": "openai",
+                "provider": "ollama"}, "x")
+    assert _route({"endpoint": "http://127.0.0.1:9/v1", "model": "m", "api": "openai",
+                   "provider": "ollama"}, "x")

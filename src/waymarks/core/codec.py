@@ -170,6 +170,21 @@ def utc_text(ms: int | None, pattern: str = "%Y-%m-%d %H:%M") -> str:
         return "-"
 
 
+_EARLIEST: Final = datetime(1000, 1, 1, tzinfo=UTC)
+_LATEST: Final = datetime.max.replace(tzinfo=UTC)
+
+
+def utc_clamped(ms: int) -> datetime:
+    """The UTC moment ``ms`` after the epoch, held to the years 1000-9999 (four digits:
+    ISO texts of them compare as the moments do), for comparisons and ISO text that must
+    not raise on what a ledger says."""
+    try:
+        moment = datetime.fromtimestamp(ms / 1000, UTC)
+    except (OverflowError, ValueError, OSError):
+        moment = _LATEST if ms > 0 else _EARLIEST
+    return min(max(moment, _EARLIEST), _LATEST)
+
+
 def _digits(text: str) -> bool:
     """ASCII digits only: ``str.isdigit`` also takes "²", which ``int`` refuses (one
     such timestamp in any session file made every command fail)."""

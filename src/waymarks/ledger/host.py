@@ -57,7 +57,7 @@ class HostSessionLog(SessionLog):
     def from_entries(cls, path: Path, header: dict[str, Any], entries: Iterable[dict[str, Any]],
                      appender: HostAppender | None = None) -> HostSessionLog:
         log = cls(path, appender)
-        log.buffer.extend(_ENCODER.encode(header) + b"\n")
+        log.buffer.extend(_line(header))
         log.feed(entries)
         if log.header is None:
             raise SessionFileError(f"{path}: the host sent no session header")
@@ -68,7 +68,7 @@ class HostSessionLog(SessionLog):
         self.refresh()  # another reader of this session may have taken some in already
         for entry in entries:
             if isinstance(entry, dict) and entry.get("id") not in self.by_id:
-                self.buffer.extend(_ENCODER.encode(entry) + b"\n")
+                self.buffer.extend(_line(entry))
         self.refresh()
         if leaf is not None:
             self.set_leaf(leaf)
@@ -126,3 +126,16 @@ class HostSessionLog(SessionLog):
     def _exclusive(self, group_commit: bool = False) -> Iterator[None]:
         with self._shared.lock:
             yield
+
+
+def _line(entry: dict[str, Any]) -> bytes:
+    """One ledger line of what the host sent. Its JSON may have carried half of a
+    surrogate pair (JavaScript writes a string cut inside an emoji so), which Python
+    reads but msgspec will not encode: the stdlib writes it back escaped, and the one
+    decoder of ledger lines reads it as a file reader does (U+FFFD)."""
+    try:
+        return _ENCODER.encode(entry) + b"\n"
+    except UnicodeEncodeError:
+        import json  # the rare path
+
+        return json.dumps(entry).encode() + b"\n"

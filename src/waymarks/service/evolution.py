@@ -32,10 +32,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from waymarks.core.codec import utc_clamped
 from waymarks.core.evolution.capture import sanitize, summary_claims
 from waymarks.core.evolution.fold import ClaimRow, SourceRow
 from waymarks.core.evolution.model import (
@@ -383,7 +383,7 @@ class _Lookup:
         if explicit is not None:
             kind, status, owner, created_ms = explicit
             namespace = "pin" if kind == "pin" else "memory"
-            at = iso(datetime.fromtimestamp(created_ms / 1000, UTC))
+            at = iso(utc_clamped(created_ms))  # a ledger may say any number
             from waymarks.core.evolution.decide import Target
             return Target(namespace, owner, kind, status, at)
         claim = self.store.view.claim(record_id)

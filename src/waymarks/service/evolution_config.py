@@ -277,7 +277,7 @@ def _route(table: dict[str, Any], where: str, need_model: bool = False) -> Route
     if api not in APIS:
         raise EvolutionConfigError(f"{where} api must be one of {', '.join(APIS)}")
     if endpoint is not None and (not isinstance(endpoint, str)
-                                 or not re.match(r"https?://[^\s]+$", endpoint)):
+                                 or not re.fullmatch(r"https?://[^\s]+", endpoint)):
         raise EvolutionConfigError(f"{where} endpoint must be an http:// or https:// URL")
     if api != "claude-code" and endpoint is None:
         raise EvolutionConfigError(f"{where} api {api} needs an endpoint URL")

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from waymarks.core.codec import utc_clamped
 from waymarks.core.privacy import ProviderPolicy
 from waymarks.files.atomic import write_atomic
 from waymarks.service.capture_spool import pending, set_aside
@@ -82,7 +82,7 @@ WAIT_TEXT = {
 
 
 def _when(ms: int | None) -> str | None:
-    return None if not ms else iso(datetime.fromtimestamp(ms / 1000, UTC))
+    return None if not ms else iso(utc_clamped(ms))
 
 
 def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy, now_ms: int,
