@@ -374,3 +374,23 @@ def test_a_later_line_reusing_an_earlier_entry_id_is_a_duplicate_as_in_a_rebuild
     assert incremental == claims(today) == ["Releases are tagged vX.Y.Z"]
     assert [idx for idx, _id in entries] == list(range(len(entries)))  # contiguous
     assert entries[0][1] == first
+
+
+def test_an_earlier_copy_of_a_session_never_stands_for_it_in_a_rebuild(
+        today: Waymarks, home: Path, project: Path) -> None:
+    """A copy taken earlier ("... (copy).jsonl" sorts before its original) holds the same
+    session ID: the incremental pass keeps the original it indexed first, and a rebuild
+    took the copy (the first by path) and forgot what was written after it."""
+    sibling = PiSession(sibling_dir(home, project), project, T0)
+    sibling.memory("Releases are tagged vX.Y.Z")
+    copy = sibling.path.with_name(sibling.path.stem + " (copy).jsonl")
+    assert sorted([copy, sibling.path])[0] == copy
+    assert claims(today) == ["Releases are tagged vX.Y.Z"]  # the original, indexed
+    copy.write_bytes(sibling.path.read_bytes())
+    sibling.memory("Deploys need two approvals")
+    incremental = claims(today)
+    report = today.rebuild_index()
+    assert incremental == claims(today) == ["Deploys need two approvals",
+                                            "Releases are tagged vX.Y.Z"]
+    assert [note for note in report["unreadable"] if "same session ID" in note] == [
+        f"{copy}: same session ID as {sibling.path}; skipped"]

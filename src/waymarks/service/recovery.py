@@ -243,7 +243,7 @@ def read_ledgers(home: Path, current: SessionLog | None, extra: Sequence[Path] =
             continue
         kept = sessions.get(session.session_id)
         is_current = current is not None and index == len(readers) - 1
-        if kept is not None and not is_current:
+        if kept is not None and not is_current and not _extends(session, kept):
             unreadable.append(f"{session.path}: same session ID as {kept.path}; skipped")
             continue
         if kept is not None:
@@ -252,6 +252,23 @@ def read_ledgers(home: Path, current: SessionLog | None, extra: Sequence[Path] =
     if progress is not None:
         progress(total, total)
     return list(sessions.values()), unreadable
+
+
+def _extends(longer: SessionLog, shorter: SessionLog) -> bool:
+    """Whether ``longer`` holds every byte ``shorter`` holds, and more: a copy of a
+    session taken earlier, met first (a copy named "... (copy).jsonl" sorts before its
+    original), must not stand for the session in a rebuild; the incremental pass keeps
+    the original it indexed first."""
+    size = shorter.offset
+    if longer.offset <= size:
+        return False
+    chunk = 1 << 20
+    with open(longer.path, "rb") as a, open(shorter.path, "rb") as b:
+        for _ in range(0, size, chunk):
+            want = min(chunk, size - a.tell())
+            if a.read(want) != b.read(want):
+                return False
+    return True
 
 
 def _offset_progress(progress: ProgressFn | None, done: int, total: int) -> ProgressFn | None:
