@@ -394,3 +394,19 @@ def test_an_earlier_copy_of_a_session_never_stands_for_it_in_a_rebuild(
                                             "Releases are tagged vX.Y.Z"]
     assert [note for note in report["unreadable"] if "same session ID" in note] == [
         f"{copy}: same session ID as {sibling.path}; skipped"]
+
+
+def test_a_session_and_its_earlier_copy_met_together_index_the_session(
+        today: Waymarks, home: Path, project: Path) -> None:
+    """Both files new to the projection in one pass: the copy's older changes were applied
+    first and the original was skipped as a second file of the same session."""
+    sibling = PiSession(sibling_dir(home, project), project, T0)
+    sibling.memory("Releases are tagged vX.Y.Z")
+    copy = sibling.path.with_name(sibling.path.stem + " (copy).jsonl")
+    copy.write_bytes(sibling.path.read_bytes())
+    sibling.memory("Deploys need two approvals")
+    os.utime(copy, ns=(10**18, 10**18))  # older than the original: met first
+    incremental = claims(today)
+    today.rebuild_index()
+    assert incremental == claims(today) == ["Deploys need two approvals",
+                                            "Releases are tagged vX.Y.Z"]

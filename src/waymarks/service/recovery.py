@@ -243,7 +243,7 @@ def read_ledgers(home: Path, current: SessionLog | None, extra: Sequence[Path] =
             continue
         kept = sessions.get(session.session_id)
         is_current = current is not None and index == len(readers) - 1
-        if kept is not None and not is_current and not _extends(session, kept):
+        if kept is not None and not is_current and not extends(session, kept):
             unreadable.append(f"{session.path}: same session ID as {kept.path}; skipped")
             continue
         if kept is not None:
@@ -254,7 +254,7 @@ def read_ledgers(home: Path, current: SessionLog | None, extra: Sequence[Path] =
     return list(sessions.values()), unreadable
 
 
-def _extends(longer: SessionLog, shorter: SessionLog) -> bool:
+def extends(longer: SessionLog, shorter: SessionLog) -> bool:
     """Whether ``longer`` holds every byte ``shorter`` holds, and more: a copy of a
     session taken earlier, met first (a copy named "... (copy).jsonl" sorts before its
     original), must not stand for the session in a rebuild; the incremental pass keeps

@@ -52,7 +52,7 @@ from waymarks.ledger.log import EntryIndex, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
-from waymarks.service.recovery import recovering
+from waymarks.service.recovery import extends, recovering
 from waymarks.store.projection import FOREIGN_LOCATION
 from waymarks.store.reads import KnownSource
 
@@ -110,15 +110,22 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     # the I/O the plan asks for: headers of new files, tails of changed ones
     readers: list[tuple[SessionLog, int, int]] = []
     statuses: dict[str, tuple[str, str | None]] = {}
-    for name, size, mtime in plan.new:
+    first_new: dict[str, int] = {}  # a session ID met among new files: where its reader is
+    for name, size, mtime in sorted(plan.new):  # by path, as a rebuild reads them
         reader = _open_new(Path(name), app.cwd, size, mtime)
         if reader is None or reader.session_id == active_id:
+            continue
+        place = first_new.get(reader.session_id)
+        if place is not None:  # two new files of one session: the one a rebuild takes
+            if extends(reader, readers[place][0]):
+                readers[place] = (reader, size, mtime)
             continue
         earlier = by_session.get(reader.session_id)
         if earlier is not None and earlier.path != name:
             if not Path(earlier.path).exists():  # the indexed file now lives here
                 statuses[earlier.session_id] = ("moved", f"now at {name}")
             continue  # one session, one ledger: a copy is not a second source
+        first_new[reader.session_id] = len(readers)
         readers.append((reader, size, mtime))
     for (name, size, mtime), row in plan.changed:
         checked = _check_known(Path(name), row, app.cwd,
