@@ -6,9 +6,10 @@ reach exactly the text, count and level that passes repeated without end reach."
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.core import privacy
 from waymarks.core.privacy import classify, filter_text, strip_markers
 
@@ -29,9 +30,13 @@ def passes_without_end(text: str) -> tuple[str, int, str | None]:
             top = level if top is None else privacy.highest(top, level)
 
 
-@settings(max_examples=600, deadline=None)
-@given(st.lists(st.sampled_from(PIECES), max_size=40))
-def test_the_scan_reaches_what_passes_reach(pieces: list[str]) -> None:
+@lanes(quick=150, long=1500)
+def test_the_scan_reaches_what_passes_reach(examples: int) -> None:
+    run_property(examples, check_scan, st.lists(st.sampled_from(PIECES), max_size=40),
+                 base=settings(deadline=None))
+
+
+def check_scan(pieces: list[str]) -> None:
     text = "".join(pieces)
     assert privacy._strip_scan(text) == passes_without_end(text)
     assert privacy._strip_all(text) == passes_without_end(text)

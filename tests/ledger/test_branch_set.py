@@ -8,9 +8,11 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.ledger.session_file import SessionFile
 
 TS = "2026-01-01T00:00:00.000Z"
@@ -21,12 +23,17 @@ STEPS = st.lists(st.tuples(st.integers(0, 1), st.integers(1, 4),
                            st.one_of(st.none(), st.integers(-1, 30))), max_size=25)
 
 
-@settings(max_examples=80, deadline=None)
-@given(STEPS)
-def test_the_branch_kept_equals_the_branch_walked(tmp_path_factory: object,
-                                                  steps: list[tuple[int, int, int | None]]
+@lanes(quick=20, long=200)
+def test_the_branch_kept_equals_the_branch_walked(examples: int,
+                                                  tmp_path_factory: pytest.TempPathFactory
                                                   ) -> None:
-    path = Path(tmp_path_factory.mktemp("branch")) / "s.jsonl"  # type: ignore[attr-defined]
+    run_property(examples, lambda steps: check_steps(tmp_path_factory, steps), STEPS,
+                 base=settings(deadline=None))
+
+
+def check_steps(tmp_path_factory: pytest.TempPathFactory,
+                steps: list[tuple[int, int, int | None]]) -> None:
+    path = tmp_path_factory.mktemp("branch") / "s.jsonl"
     handles = [SessionFile.create(path, "s-1", TS, "/project")]
     handles.append(SessionFile.open(path))
     counter = itertools.count()

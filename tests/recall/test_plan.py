@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.recall.plan import (
     MAX_HISTORY_BYTES,
     MAX_HISTORY_TURNS,
@@ -171,11 +172,16 @@ _RESET_PIECES = ["new topic", "New Topic", "start over", "forget that", "not tha
                  "postgres port", "？", "?", " ", "", "Ｎｅｗ ｔｏｐｉｃ", "over", "start"]
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(_RESET_PIECES), max_size=6), st.text(max_size=8))
-def test_the_reset_pretest_agrees_with_the_expression(pieces: list[str], noise: str) -> None:
+@lanes(quick=60, long=600)
+def test_the_reset_pretest_agrees_with_the_expression(examples: int) -> None:
     """A turn is searched for a reset phrase only when it holds one of the phrases'
     words: that pre-test must never hide a match."""
+    run_property(examples, check_reset_pretest,
+                 st.lists(st.sampled_from(_RESET_PIECES), max_size=6), st.text(max_size=8),
+                 base=settings(deadline=None))
+
+
+def check_reset_pretest(pieces: list[str], noise: str) -> None:
     from waymarks.recall.analysis import fold
     from waymarks.recall.plan import _RESET, _resets
 
