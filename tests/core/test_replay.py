@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -16,8 +18,9 @@ from waymarks.core.model import (
     PinItem,
     PinMutation,
 )
-from waymarks.core.replay import ReplayResult, replay
-from waymarks.core.rules import Applied, Ignored
+from waymarks.core.replay import MemoryView, ReplayResult, replay
+from waymarks.core.rules import Applied, Ignored, ItemState, apply_mutation
+from waymarks.store.projection import Projection
 
 SESSION = "11111111-1111-4111-8111-111111111111"
 OTHER_SESSION = "22222222-2222-4222-8222-222222222222"
@@ -637,3 +640,83 @@ def test_duplicate_item_id_across_kinds_and_sessions_is_ignored() -> None:
     assert isinstance(effect_of(result, late_memory), Ignored)
     assert isinstance(effect_of(result, late_supersede), Ignored)
     assert result.items["x"].status == "active"
+
+
+# -- the conflict lookup ----------------------------------------------------------------
+
+
+class _ByTheOldRule(MemoryView):
+    """Conflicts found as replay found them before: every item sharing a facet, then
+    the ones of another text that share the key or hold the opposite polarity."""
+
+    def active_conflicting(self, kind: Any, partition: str, norm: str, key: str | None,
+                           polarity_base: str | None, polarity_sign: int) -> list[ItemState]:
+        return [o for o in self.active_matching(kind, partition, norm, key, polarity_base)
+                if o.norm != norm and ((key is not None and o.key == key) or (
+                    polarity_base is not None and o.polarity_base == polarity_base
+                    and o.polarity_sign == -polarity_sign))]
+
+
+def fold(view: Any, records: list[MutationRecord]) -> list[Any]:
+    ordered = sorted(records, key=lambda r: r.order)
+    return [apply_mutation(view, record, seq) for seq, record in enumerate(ordered, 1)]
+
+
+def lookups_agree(records: list[MutationRecord], tmp: Path) -> None:
+    old, new = _ByTheOldRule(), MemoryView()
+    effects = fold(old, records)
+    assert fold(new, records) == effects and new.items == old.items
+    store = Projection(tmp / f"{len(list(tmp.iterdir()))}.db", 1)
+    try:
+        with store.transaction():  # the SQLite view's own lookup, the same records
+            assert fold(store.view, records) == effects
+    finally:
+        store.close()
+
+
+@lanes(quick=20, long=150)
+def test_the_conflict_lookups_agree_with_the_old_rule(
+        examples: int, tmp_path: Path) -> None:
+    run_property(examples, lambda records: lookups_agree(records, tmp_path), record_sets(),
+                 base=settings(deadline=None))
+
+
+def test_many_copies_of_one_claim_are_folded_without_rescanning_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hand-written ledger may hold thousands of copies of one claim, all active: each
+    add scanned every copy under the shared key (12k copies: 16 s)."""
+    ledger = Ledger()
+    for n in range(2000):
+        ledger.memory(f"copy-{n}", "The deploy target is staging")
+    ledger.memory("other", "The deploy target is production")
+    looked = {"items": 0}
+    real = MemoryView.active_conflicting
+
+    def counted(self: MemoryView, *args: Any) -> Any:
+        found = real(self, *args)
+        looked["items"] += len(found)
+        return found
+
+    monkeypatch.setattr(MemoryView, "active_conflicting", counted)
+    result = replay(ledger.records)
+    assert looked["items"] == 2000  # only the last add meets other texts: the copies
+    assert result.items["other"].status == "invalid"
+    assert len(result.items["other"].conflicts_with) == 2000
+
+
+def test_both_lookups_leave_the_same_sign_and_the_same_text_out(tmp_path: Path) -> None:
+    ledger = Ledger()
+    ledger.memory("off-1", "Telemetry disabled")
+    ledger.memory("off-2", "Telemetry not enabled")  # the same sign, another text
+    ledger.memory("off-3", "Telemetry disabled")  # the same text
+    on = ledger.memory("on", "Telemetry enabled")
+    ledger.memory("pnpm-1", "Build tool is pnpm")
+    ledger.memory("pnpm-2", "build tool is PNPM.")  # the same text once normalized
+    ledger.memory("npm", "Build tool is npm")  # the same key, another text
+    lookups_agree(ledger.records, tmp_path)
+    result = replay(ledger.records)
+    assert [result.items[i].status for i in ("pnpm-1", "pnpm-2")] == ["active"] * 2
+    assert result.items["npm"].conflicts_with == ("pnpm-1", "pnpm-2")
+    assert [result.items[i].status for i in ("off-1", "off-2", "off-3")] == ["active"] * 3
+    assert result.items["on"].conflicts_with == ("off-1", "off-2", "off-3")
+    assert effect_of(result, on) == Applied((result.items["on"],))

@@ -85,6 +85,15 @@ class StateView(Protocol):
         """Active items of ``kind`` in ``partition`` sharing the norm, key or polarity base."""
         ...
 
+    def active_conflicting(
+        self, kind: Kind, partition: str, norm: str, key: str | None,
+        polarity_base: str | None, polarity_sign: int,
+    ) -> Sequence[ItemState]:
+        """Active items of ``kind`` in ``partition`` whose norm differs from ``norm`` and
+        that share the key, or hold the polarity base with the opposite sign: what
+        :func:`find_conflicts` may cite (replay asks for every add)."""
+        ...
+
     def active_texts(self, partition: str, subject: frozenset[str] | None = None
                      ) -> Sequence[tuple[str, str]]:
         """``(id, text)`` of the active memory items in ``partition``, oldest first (the
@@ -164,18 +173,10 @@ def find_conflicts(
     """
     if candidate.kind != "memory":
         return ()
-    hits = []
-    for other in _matching(view, candidate):
-        if other.id in ignore or other.id == candidate.id or other.norm == candidate.norm:
-            continue
-        same_key = candidate.key is not None and other.key == candidate.key
-        opposite = (
-            candidate.polarity_base is not None
-            and other.polarity_base == candidate.polarity_base
-            and other.polarity_sign == -candidate.polarity_sign
-        )
-        if same_key or opposite:
-            hits.append(other)
+    hits = [other for other in view.active_conflicting(
+                candidate.kind, candidate.partition, candidate.norm, candidate.key,
+                candidate.polarity_base, candidate.polarity_sign)
+            if other.id not in ignore and other.id != candidate.id]
     if not hits:  # the common case: no sort, no generator
         return ()
     return tuple(o.id for o in sorted(hits, key=lambda s: s.seq))
