@@ -36,6 +36,8 @@ SCHEMA: Final = (
     " PRIMARY KEY (session_id, idx)) WITHOUT ROWID",
     "CREATE UNIQUE INDEX entries_by_id ON entries (session_id, id)",
 )
+#: branches whose runs are kept at once (a reader asks about one or two leaves)
+_KEPT_BRANCHES: Final = 8
 _INSERT: Final = ("INSERT OR REPLACE INTO entries (session_id, idx, id, parent_id, seg,"
                   " compaction) VALUES (?, ?, ?, ?, ?, ?)")
 
@@ -105,6 +107,9 @@ class EntryIndex:
 
     def __init__(self, db: sqlite3.Connection, session_id: str, limit: int) -> None:
         self.db, self.session_id, self.limit = db, session_id, limit
+        #: the branches asked about: leaf -> {run's first position: branch's last in it}
+        #: (the rows before ``limit`` never change while this index is in use)
+        self._runs: dict[str, dict[int, int]] = {}
 
     def _row(self, entry_id: str) -> tuple[int, int, str | None] | None:
         row = self.db.execute(
@@ -121,22 +126,38 @@ class EntryIndex:
         return None if row is None else str(row[0])
 
     def on_branch(self, leaf_id: str, entry_id: str) -> bool:
-        target, current = self._row(entry_id), self._row(leaf_id)
+        target = self._row(entry_id)
         if target is None:
             return False
-        while current is not None and current[0] >= target[0]:
-            if current[1] == target[1]:  # same run, at or after it: an ancestor
-                return True
+        runs = self._runs.get(leaf_id)
+        if runs is None:
+            if len(self._runs) >= _KEPT_BRANCHES:
+                self._runs.clear()
+            runs = self._runs[leaf_id] = self._branch_runs(leaf_id)
+        last = runs.get(target[1])  # the branch's last position in the entry's run
+        return last is not None and target[0] <= last
+
+    def _branch_runs(self, leaf_id: str) -> dict[int, int]:
+        """Each run the branch to ``leaf_id`` passes through (by its first position), with
+        the branch's last position in it: walked once per leaf, one step per run, so that
+        a membership test is one lookup (walking the runs for every test made a ledger of
+        two interleaved chains, every entry its own run, take seconds per plan). A parent
+        that is not earlier than its run ends the branch (a cycle)."""
+        runs: dict[int, int] = {}
+        current = self._row(leaf_id)
+        while current is not None and current[1] not in runs:
+            position, run, _parent = current
+            runs[run] = position
             first = self.db.execute(
                 "SELECT parent_id FROM entries WHERE session_id = ? AND idx = ?",
-                (self.session_id, current[1])).fetchone()
+                (self.session_id, run)).fetchone()
             if first is None or first[0] is None:
-                return False
+                break
             parent = self._row(str(first[0]))
-            if parent is not None and parent[0] >= current[1]:
-                return False  # a parent that is not earlier ends the branch (a cycle)
+            if parent is not None and parent[0] >= run:
+                break  # a parent that is not earlier ends the branch
             current = parent
-        return False
+        return runs
 
     def compactions(self) -> list[str]:
         return [str(entry_id) for (entry_id,) in self.db.execute(
