@@ -272,3 +272,113 @@ def test_a_deeply_nested_line_is_tampering_not_a_traceback(trusted: Waymarks,
         timeout=120, cwd=project, check=False)
     assert "Traceback" not in status.stderr and status.returncode == 0, status.stderr
     assert "deep-00000003" in status.stdout
+
+
+# -- hostile repositories (a helper's review, each reproduced first) ----------------------
+
+
+def test_thousands_of_claims_under_one_key_fold_in_linear_space(trusted: Waymarks,
+                                                                project: Path) -> None:
+    """Each refused claim named every claim it conflicts with, and a row was listed per
+    pair: 2,000 + 2,000 claims under one key took 28.6 s and 5.2 GB for `team status`."""
+    ann = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    with ann.path.open("ab") as handle:
+        for _ in range(300):
+            handle.write(ann.line("The deploy target is staging", "memory", "deploy.target"))
+        for n in range(300):
+            handle.write(ann.line(f"The deploy target is prod{n}", "memory", "deploy.target"))
+    state = team.refresh(trusted)
+    named = [len(s.conflicts_with) for s in state.fold.view.items.values()
+             if s.status == "invalid"]
+    assert len(named) == 300 and max(named) == 16  # the earliest few, not all 300
+    assert len(team.conflicts_json(trusted, state)) == 300 * 16
+
+
+def test_a_linked_team_directory_is_neither_read_nor_written(
+        make_app: Callable[..., Waymarks], project: Path, tmp_path: Path) -> None:
+    team.forget_process_state()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    Writer(elsewhere, "ann-00000001", "Ann").add("Planted through a link")
+    (project / ".waymarks").mkdir()
+    (project / ".waymarks" / "team").symlink_to(elsewhere)
+    app = make_app()
+    app.trust(str(project))
+    assert active_ids(app) == [] and team.team_blocks(app) == []
+    from waymarks.service.team_write import TeamRefused, init
+
+    with pytest.raises(TeamRefused, match="symbolic link"):
+        init(app)
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["ann-00000001.jsonl"]
+    (project / ".waymarks" / "team").unlink()
+    (project / ".waymarks" / "team").write_text("a file in its place")
+    assert active_ids(app) == []  # not a directory: nothing read, no traceback
+
+
+def test_a_replaced_contributor_file_is_read_whole_again(trusted: Waymarks,
+                                                          project: Path) -> None:
+    """A long-lived process read a file past its checkpoint whenever the line there
+    still held: an earlier line rewritten (same length) then went unseen, while a fresh
+    process found the chain broken. A file replaced (a new inode: git, editors) is read
+    whole again."""
+    ann = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    ann.add("Rule number 0")
+    ann.add("Rule number 1")
+    assert len(active_ids(trusted)) == 2
+    data = ann.path.read_bytes().replace(b"Rule number 0", b"Rule number X")
+    replacement = ann.path.with_name("replacement")
+    replacement.write_bytes(data)
+    os.replace(replacement, ann.path)  # a new file at the path, as git writes one
+    ann.add("Rule number 2")
+    kept = active_ids(trusted)
+    team.forget_process_state()
+    assert kept == active_ids(trusted)  # what a new process finds (the chain breaks)
+    assert team.refresh(trusted).sources["ann-00000001"].status != "available"
+
+
+def test_adr_files_are_read_within_the_project_and_bounded(project: Path,
+                                                          tmp_path: Path) -> None:
+    """`team status` lists the ADRs: it read them whole through any link (/dev/zero ate
+    the memory; a file outside the project had its front matter shown)."""
+    from waymarks.commands.team import _docs
+
+    decisions = project / "docs" / "engineering" / "decisions"
+    decisions.mkdir(parents=True)
+    outside = tmp_path / "secret.md"
+    outside.write_text("---\nid: ADR-9\nstatus: leaked\n---\nbody\n")
+    (decisions.parent / "ADR-0001-big.md").write_text(  # as /dev/zero was read: whole
+        "---\nid: ADR-1\nstatus: huge\n---\n" + "x" * 2_000_000)
+    (decisions.parent / "ADR-0002-out.md").symlink_to(outside)
+    (decisions / "ADR-0003-ok.md").write_text("---\nid: ADR-3\nstatus: accepted\n---\nx\n")
+    rows = {Path(r["path"]).name: (r["id"], r["status"]) for r in _docs(str(project))}
+    assert rows == {"ADR-0001-big.md": (None, None), "ADR-0002-out.md": (None, None),
+                    "ADR-0003-ok.md": ("ADR-3", "accepted")}
+
+
+def test_team_status_escapes_what_the_repository_wrote(make_app: Callable[..., Waymarks],
+                                                       project: Path, home: Path) -> None:
+    team.forget_process_state()
+    app = make_app()
+    app.trust(str(project))
+    directory = project / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    ann = Writer(directory, "ann-00000001", "Ann")
+    ann.contributor = "ann-00000001"
+    with ann.path.open("ab") as handle:
+        ann.seq += 1
+        line, ann.prev = make_line(contributor=ann.contributor, seq=ann.seq, prev=ann.prev,
+                                   entry_id="e-1", at=1_010, author="Ann", op="add",
+                                   kind="memory", item={"id": "\x1b[31mRED\x1b[0m",
+                                                        "text": "Port is 1", "key": "port"})
+        handle.write(line)
+    ann.add("Port is 2", "memory", "port")
+    (project / "docs" / "engineering").mkdir(parents=True)
+    (project / "docs" / "engineering" / "ADR-1.md").write_text(
+        "---\nid: ADR-1\x1b[2J\nstatus: accepted\x1b]0;HI\x07\n---\n")
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "team", "status"], cwd=project, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+    assert "RED" in done.stdout and "ADR-1" in done.stdout

@@ -73,3 +73,24 @@ def test_an_engineering_docs_status_is_shown_revealed(
     assert "Deploy with Kamal" in docs
     assert "Accepted \\u202egnp.exe\\u202c &lt;b&gt;now&lt;/b&gt;" in docs
     assert "\u202e" not in page
+
+
+def test_an_id_that_would_be_read_as_an_option_is_refused_before_anything_runs(
+        tmp_path: Path) -> None:
+    """``id=-h`` made the command line print its help: the action raised and the server
+    answered 500 (with a traceback, and without the gate's headers)."""
+    import pytest
+
+    from waymarks.service.app import Waymarks
+    from waymarks.web.actions import BadAction, command_line, run
+
+    for name, form in (("unpin", {"id": "-h"}), ("feedback", {"id": "--help", "verdict": "x"}),
+                       ("forget", {"id": "--help"}), ("undo", {"event": "-h"}),
+                       ("feedback", {"id": "abc", "verdict": "--json"})):
+        with pytest.raises(BadAction, match="cannot start with '-'"):
+            command_line(name, form)
+    project = tmp_path / "project"
+    project.mkdir()
+    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
+        done = run(app, ["unpin", "--help"])  # a line made any other way: refused too
+    assert done.refused and done.data["code"] == "invalid_argument"

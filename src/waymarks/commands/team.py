@@ -49,18 +49,25 @@ def _written(app: Waymarks, write: Any, verb: str) -> Result:
 
 def _docs(project: str) -> list[dict[str, Any]]:
     """The engineering docs and ADRs that travel with the code (``docs/engineering``)."""
-    from waymarks.personal.docs import DOCS_DIR, parse_frontmatter
+    from waymarks.files.reading import read_regular
+    from waymarks.personal.docs import DOCS_DIR, MAX_FILE_BYTES, parse_frontmatter
 
     root = Path(project) / DOCS_DIR
     found: list[dict[str, Any]] = []
     if not root.is_dir():
         return found
+    inside = Path(project).resolve()
     for path in sorted(root.rglob("*.md")):
         relative = str(path.relative_to(project))
         row: dict[str, Any] = {"path": relative, "id": None, "title": None, "status": None}
         if path.name.startswith("ADR-"):
+            # the repository's files, as the docs index reads them: a link out of the
+            # project, a device or a huge file is not read (/dev/zero ate the memory)
             try:
-                fields, _body = parse_frontmatter(path.read_text(encoding="utf-8"))
+                if not path.resolve().is_relative_to(inside):
+                    raise OSError("outside the project")
+                text = read_regular(path, limit=MAX_FILE_BYTES).decode("utf-8")
+                fields, _body = parse_frontmatter(text)
             except (OSError, UnicodeDecodeError):
                 fields = {}
             for name in ("id", "title", "status"):
@@ -172,18 +179,22 @@ def team_group() -> Group:
             "trusted": app.project_trusted, "initialized": team_dir(app).is_dir(),
             "items": items, "conflicts": conflicts_json(app, state),
             "sources": source_json(state, app.cwd), "docs": _docs(app.cwd)}
-        rows = [(i["id"][:12], i["kind"], i["status"], cell(i["author"]),
-                 i["commit"][:8] if i["commit"] else "uncommitted", cell(i["text"]))
+        # everything here comes from the repository: escaped, as every stored text is
+        # (IDs, keys and file names carried terminal escapes and line breaks through)
+        rows = [(cell(i["id"][:12]), i["kind"], i["status"], cell(i["author"]),
+                 cell(i["commit"][:8]) if i["commit"] else "uncommitted", cell(i["text"]))
                 for i in items]
-        footer = [f"conflict on key {c['key']}: kept {c['kept'][:12]} ({cell(c['keptAuthor'])})"
-                  f", invalid {c['invalid'][:12]} ({cell(c['invalidAuthor'])}); settle with "
-                  f"`{c['resolve']}`" for c in data["conflicts"]]
-        footer += [f"{s['path']}: {s['status']} ({cell(s['detail'])}); {s['withdrawn']} "
-                   "item(s) withdrawn until it is restored from git"
+        footer = [f"conflict on key {cell(c['key'])}: kept {cell(c['kept'][:12])} "
+                  f"({cell(c['keptAuthor'])}), invalid {cell(c['invalid'][:12])} "
+                  f"({cell(c['invalidAuthor'])}); settle with `{cell(c['resolve'])}`"
+                  for c in data["conflicts"]]
+        footer += [f"{cell(s['path'])}: {s['status']} ({cell(s['detail'])}); "
+                   f"{s['withdrawn']} item(s) withdrawn until it is restored from git"
                    for s in data["sources"] if s["status"] != "available"]
-        footer += [f"{s['path']}: excluded here; {s['withdrawn']} item(s) withdrawn"
+        footer += [f"{cell(s['path'])}: excluded here; {s['withdrawn']} item(s) withdrawn"
                    for s in data["sources"] if s["excluded"] and s["status"] == "available"]
-        footer += [f"doc: {d['path']}" + (f" ({d['id']}, {d['status']})" if d["id"] else "")
+        footer += [f"doc: {cell(d['path'])}"
+                   + (f" ({cell(d['id'])}, {cell(d['status'] or '-')})" if d["id"] else "")
                    for d in data["docs"]]
         if not app.project_trusted:
             footer.insert(0, f"{app.cwd} is not trusted: team memory is not read "

@@ -8,6 +8,7 @@ given in: records are sorted by :attr:`MutationRecord.order` first. Sequence num
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from itertools import islice
 from typing import Any
 
 import msgspec
@@ -50,17 +51,20 @@ class MemoryView:
 
     def active_conflicting(
         self, kind: Kind, partition: str, norm: str, key: str | None,
-        polarity_base: str | None, polarity_sign: int,
+        polarity_base: str | None, polarity_sign: int, limit: int,
     ) -> Sequence[ItemState]:
+        # a group holds its items in the order they became active, which is ``seq``
+        # order (a replay puts states in order; an item that changes keeps its place):
+        # the first ``limit`` of each group hold the earliest ``limit`` of all
         found: dict[str, ItemState] = {}
         if key is not None:
             for other_norm, group in self._by_key.get((kind, partition, key), _NONE).items():
                 if other_norm != norm:
-                    found.update(group)
+                    found.update(islice(group.items(), limit))
         if polarity_base is not None:
             signs = self._by_polarity.get((kind, partition, polarity_base), _NONE)
-            found.update((i, s) for i, s in signs.get(-polarity_sign, _EMPTY).items()
-                         if s.norm != norm)
+            found.update(islice(((i, s) for i, s in signs.get(-polarity_sign, _EMPTY).items()
+                                 if s.norm != norm), limit))
         return list(found.values())
 
     def active_texts(self, partition: str, subject: frozenset[str] | None = None

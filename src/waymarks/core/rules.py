@@ -19,7 +19,7 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Final, Protocol
 
 import msgspec
 from msgspec.structs import replace
@@ -87,11 +87,12 @@ class StateView(Protocol):
 
     def active_conflicting(
         self, kind: Kind, partition: str, norm: str, key: str | None,
-        polarity_base: str | None, polarity_sign: int,
+        polarity_base: str | None, polarity_sign: int, limit: int,
     ) -> Sequence[ItemState]:
         """Active items of ``kind`` in ``partition`` whose norm differs from ``norm`` and
         that share the key, or hold the polarity base with the opposite sign: what
-        :func:`find_conflicts` may cite (replay asks for every add)."""
+        :func:`find_conflicts` may cite (replay asks for every add). At least the
+        ``limit`` earliest of them (by ``seq``), if there are that many."""
         ...
 
     def active_texts(self, partition: str, subject: frozenset[str] | None = None
@@ -163,6 +164,12 @@ def find_duplicate(view: StateView, candidate: ItemState) -> ItemState | None:
     return None
 
 
+#: the earliest conflicting items a refused claim names (a ledger of thousands of claims
+#: under one key made each refused one name all of them: quadratic time and memory, 5 GB
+#: for a 1.5 MB team ledger); the refusal itself needs one
+MAX_CONFLICTS_NAMED: Final = 16
+
+
 def find_conflicts(
     view: StateView, candidate: ItemState, ignore: frozenset[str] = frozenset()
 ) -> tuple[str, ...]:
@@ -175,11 +182,12 @@ def find_conflicts(
         return ()
     hits = [other for other in view.active_conflicting(
                 candidate.kind, candidate.partition, candidate.norm, candidate.key,
-                candidate.polarity_base, candidate.polarity_sign)
+                candidate.polarity_base, candidate.polarity_sign,
+                MAX_CONFLICTS_NAMED + len(ignore) + 1)
             if other.id not in ignore and other.id != candidate.id]
     if not hits:  # the common case: no sort, no generator
         return ()
-    return tuple(o.id for o in sorted(hits, key=lambda s: s.seq))
+    return tuple(o.id for o in sorted(hits, key=lambda s: s.seq)[:MAX_CONFLICTS_NAMED])
 
 
 def find_contradictions(

@@ -53,11 +53,26 @@ class TeamFile(msgspec.Struct, frozen=True):
     path: str
     size: int
     mtime_ns: int
+    #: a file replaced (git writes a new one; so do editors) is read whole again
+    ino: int = 0
+
+
+def linked_directory(directory: Path) -> str | None:
+    """The name of the team directory or of its parent (``.waymarks``) when either is a
+    symbolic link: a pushed commit can make one point anywhere on a teammate's machine,
+    and nothing is read from or written there."""
+    for each in (directory, directory.parent):
+        if each.is_symlink():
+            return each.name
+    return None
 
 
 def list_files(directory: Path) -> list[TeamFile]:
-    """The contributor files of a team directory, by contributor (one ``scandir``)."""
+    """The contributor files of a team directory, by contributor (one ``scandir``); none
+    when the directory or its parent is a symbolic link, or is not a directory."""
     found: list[TeamFile] = []
+    if linked_directory(directory) is not None:
+        return found
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
@@ -70,8 +85,8 @@ def list_files(directory: Path) -> list[TeamFile]:
                     continue
                 stat = entry.stat(follow_symlinks=False)  # a link is listed, read as unreadable
                 found.append(TeamFile(contributor, entry.path, stat.st_size,
-                                      stat.st_mtime_ns))
-    except FileNotFoundError:
+                                      stat.st_mtime_ns, stat.st_ino))
+    except (FileNotFoundError, NotADirectoryError):
         return []
     return sorted(found, key=lambda f: f.contributor)
 
@@ -176,10 +191,10 @@ def append_entry(path: Path, contributor: str,
     """Append the line ``make(seq, prev)`` returns to the contributor's own file, under
     an exclusive lock, after verifying the file's last line is its chain's head."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    for directory in (path.parent, path.parent.parent):
-        if directory.is_symlink():
-            raise TeamAppendError(f"{directory.name} is a symbolic link; the team ledger must "
-                                  "be a plain directory of the repository")
+    linked = linked_directory(path.parent)
+    if linked is not None:
+        raise TeamAppendError(f"{linked} is a symbolic link; the team ledger must "
+                              "be a plain directory of the repository")
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
     except OSError as problem:

@@ -41,7 +41,7 @@ from waymarks.core.rules import ItemState
 from waymarks.core.team import TeamEntry, TeamFold, open_conflicts
 from waymarks.files.atomic import write_atomic
 from waymarks.ledger import TEAM_DIR
-from waymarks.ledger.team import anchor_holds, list_files, read_chain
+from waymarks.ledger.team import anchor_holds, linked_directory, list_files, read_chain
 from waymarks.service import team_git
 from waymarks.service.outcomes import ServiceError
 
@@ -62,6 +62,7 @@ class SourceState:
     path: str
     size: int = -1
     mtime_ns: int = -1
+    ino: int = -1  # the file read: another one at the path is read whole again
     offset: int = 0
     count: int = 0
     head: str = ""
@@ -230,13 +231,13 @@ def _refresh(app: Waymarks) -> TeamState:
         listed.add(file.contributor)
         source = state.sources.get(file.contributor)
         if source is not None and source.status != "unreadable" and (
-                source.size, source.mtime_ns, source.path) == (
-                file.size, file.mtime_ns, file.path):
+                source.size, source.mtime_ns, source.path, source.ino) == (
+                file.size, file.mtime_ns, file.path, file.ino):
             continue  # (an unreadable file is tried again: a chmod changes no mtime)
         was_counting = counts(state, file.contributor)
         arrived = False
         if (source is not None and source.status == AVAILABLE and source.count
-                and file.size >= source.offset
+                and file.ino == source.ino and file.size >= source.offset
                 and anchor_holds(file.path, source.head_start, source.offset, source.head)):
             read = read_chain(file.path, file.contributor, offset=source.offset,
                               count=source.count, head=source.head,
@@ -253,7 +254,7 @@ def _refresh(app: Waymarks) -> TeamState:
                 refold = refold or was_counting or bool(read.entries)
             source = SourceState(file.contributor, file.path, entries=read.entries)
             state.sources[file.contributor] = source
-        source.size, source.mtime_ns = file.size, file.mtime_ns
+        source.size, source.mtime_ns, source.ino = file.size, file.mtime_ns, file.ino
         source.offset, source.count = read.offset, read.count
         source.lines = read.lines
         source.head, source.head_start = read.head, read.head_start
@@ -408,7 +409,8 @@ def team_blocks(app: Waymarks) -> list[TeamBlock]:
     claims, each in replay order)."""
     from waymarks.planner.team import TeamBlock
 
-    if not app.project_trusted or not team_dir(app).is_dir():
+    if (not app.project_trusted or not team_dir(app).is_dir()
+            or linked_directory(team_dir(app)) is not None):
         return []
     from waymarks.core.text import normalize
 

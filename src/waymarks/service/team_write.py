@@ -42,7 +42,7 @@ from waymarks.core.team import (
 )
 from waymarks.core.text import normalize
 from waymarks.files.atomic import write_atomic
-from waymarks.ledger.team import SUFFIX, TeamAppendError, append_entry
+from waymarks.ledger.team import SUFFIX, TeamAppendError, append_entry, linked_directory
 from waymarks.service import team_git
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms
@@ -125,6 +125,10 @@ def init(app: Waymarks) -> dict[str, Any]:
         raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository; "
                           "team memory travels through git (run `git init` first)")
     directory = team_dir(app)
+    linked = linked_directory(directory)
+    if linked is not None:  # mkdir and the writes below would go where it points
+        raise TeamRefused("linked_team_directory", f"{linked} is a symbolic link; the team "
+                          "ledger must be a plain directory of the repository")
     directory.mkdir(parents=True, exist_ok=True)
     created = []
     for name, text in (("README.md", README), (".gitattributes", GITATTRIBUTES)):

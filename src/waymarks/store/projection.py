@@ -138,7 +138,7 @@ class SqliteView:
 
     def active_conflicting(
         self, kind: str, partition: str, norm: str, key: str | None,
-        polarity_base: str | None, polarity_sign: int,
+        polarity_base: str | None, polarity_sign: int, limit: int,
     ) -> Sequence[ItemState]:
         # each facet by its index, the same text left out in SQL (not row by row here)
         lookups = []
@@ -153,8 +153,9 @@ class SqliteView:
             return []
         rows = self.db.execute(
             f"SELECT {ITEM_COLUMNS} FROM items WHERE rowid IN ({' UNION '.join(lookups)})"
-            " ORDER BY seq", {"kind": kind, "partition": partition, "norm": norm, "key": key,
-                              "base": polarity_base, "sign": -polarity_sign})
+            " ORDER BY seq LIMIT :limit",
+            {"kind": kind, "partition": partition, "norm": norm, "key": key,
+             "base": polarity_base, "sign": -polarity_sign, "limit": limit})
         return [state_from_row(r) for r in rows]
 
     def active_texts(self, partition: str, subject: frozenset[str] | None = None

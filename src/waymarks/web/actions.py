@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 import click
 import msgspec
 
-from waymarks.commands.base import Result, Runtime, invoke
+from waymarks.commands.base import Result, Runtime, Shown, invoke
 from waymarks.commands.table import build
 from waymarks.service.outcomes import Rehearsed, ServiceError
 
@@ -88,7 +88,14 @@ def command_line(name: str, form: Mapping[str, str]) -> tuple[Action, list[str]]
     if missing:
         raise BadAction(f"{action.label}: fill in {', '.join(missing)}")
     values = {k: form[k] for k in (*action.fields, *action.optional) if k in form}
+    leading = [k for k in _POSITIONAL if values.get(k, "").startswith("-")]
+    if leading:  # the command line would read it as an option ("--help" answered a 500)
+        raise BadAction(f"{action.label}: {', '.join(leading)} cannot start with '-'")
     return action, action.line(values)
+
+
+#: form fields a command line takes as positional arguments, before any ``--``
+_POSITIONAL: Final = ("id", "verdict", "event")
 
 
 class Done(msgspec.Struct, frozen=True):
@@ -117,6 +124,10 @@ def run(app: Waymarks, line: list[str]) -> Done:
         return Done(tuple(line), {"outcome": "rejected", "code": "invalid_argument",
                                   "message": exc.format_message(), "conflicts": []},
                     f"Refused: {exc.format_message()}", refused=True)
+    except Shown:  # help or the version: no form asks for it, and nothing ran
+        return Done(tuple(line), {"outcome": "rejected", "code": "invalid_argument",
+                                  "message": "not an action", "conflicts": []},
+                    "Refused: not an action", refused=True)
     except ServiceError as exc:
         return Done(tuple(line), {"outcome": "failed", "code": exc.code,
                                   "message": str(exc), "conflicts": []},
