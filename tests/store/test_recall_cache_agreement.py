@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.lanes import lanes
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import LEVELS
 from waymarks.recall.engine import evaluate
@@ -74,12 +75,13 @@ def _loaded(path: Path, claims: list[RecordInput]) -> tuple[RecallIndex, RecallC
     return index, cache
 
 
-def test_cached_and_sqlite_recall_choose_the_same(tmp_path: Path) -> None:
+@lanes(quick=60, long=300)
+def test_cached_and_sqlite_recall_choose_the_same(examples: int, tmp_path: Path) -> None:
     rng = random.Random(20261202)
     index, cache = _store(tmp_path / "store.sqlite3", rng, 3000)
     differing: list[str] = []
     selected = 0
-    for query in _queries(rng, 300):
+    for query in _queries(rng, 300)[:examples]:
         plan = direct_plan(query)
         features = (*plan.focus, *plan.context)
         stats, cached_stats = index.stats(features), cache.stats(features)
@@ -90,7 +92,7 @@ def test_cached_and_sqlite_recall_choose_the_same(tmp_path: Path) -> None:
         selected += bool(one_shot.selected)
         if list(one_shot.selected) != list(long_lived.selected):
             differing.append(query)
-    assert selected > 150  # the queries are about the store: most get a digest
+    assert selected > examples // 2  # the queries are about the store: most get a digest
     assert differing == []
 
 
@@ -152,8 +154,9 @@ def test_queries_matching_many_rows_are_ranked_in_sqlite_with_the_same_candidate
     assert chosen(0) == in_memory and len(asked) == sum(map(bool, in_memory))
 
 
+@lanes(quick=50, long=150)
 def test_rows_of_common_terms_looked_up_only_for_the_rarer_terms_rows_agree(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        examples: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A term held by more than ``COMMON_PAST`` rows is only looked up for the rows of the
     rarer terms, when enough of those outscore any row holding common terms alone: the
     same candidates, in the same order, as listing every row; and the shortcut is taken."""
@@ -161,7 +164,7 @@ def test_rows_of_common_terms_looked_up_only_for_the_rarer_terms_rows_agree(
 
     rng = random.Random(23)
     _index, cache = _store(tmp_path / "store.sqlite3", rng, 3000)
-    queries = _queries(rng, 150)
+    queries = _queries(rng, 150)[:examples]
     levels = recall_cache.RecallCache._levels
     shortcuts: list[int] = []
 
@@ -185,12 +188,12 @@ def test_rows_of_common_terms_looked_up_only_for_the_rarer_terms_rows_agree(
     for limit in (100, 20, 3):
         shortcuts.clear()
         every_row = chosen(10**9, limit)
-        assert not any(shortcuts) and sum(map(bool, every_row)) > 100
+        assert not any(shortcuts) and sum(map(bool, every_row)) > examples * 2 // 3
         for past in (400, 100, 10):
             shortcuts.clear()
             assert chosen(past, limit) == every_row, (past, limit)
             taken.append(sum(map(bool, shortcuts)))  # listings that left common terms out
-    assert sum(taken) > 50, taken
+    assert sum(taken) > examples // 3, taken
 
 
 def test_rows_of_a_common_term_that_outscore_the_rarer_terms_rows_are_not_skipped(
