@@ -292,3 +292,20 @@ def test_a_folded_level_is_admitted_only_when_every_level_below_it_is() -> None:
         {"remoteProviders": {"openai": ["normal", "sensitive"]}}), "openai")
     assert gappy.admits("sensitive") and not gappy.admits_all_up_to("sensitive")
     assert gappy.admits_all_up_to("normal") and not gappy.admits_all_up_to("not-a-level")
+
+
+def test_a_reply_holding_half_a_surrogate_pair_breaks_the_contract() -> None:
+    """Raw or escaped inside a string (content, search terms, a key), the reply raised
+    UnicodeEncodeError in the contract and crashed the queue."""
+    from waymarks.core.evolution.contract import ContractBreak
+    from waymarks.core.evolution.request import RULE_HINTS
+
+    for reply in ('{"claims":[{"kind":"fact","content":"pnpm \\ud800 is used here"}]}',
+                  '{"claims":[{"kind":"fact","content":"pnpm is used here",'
+                  '"searchTerms":["ab\\udc80"]}]}',
+                  '{"claims":[{"kind":"fact","content":"pnpm is used \ud800 here"}]}',
+                  '{"claims":[{"kind":"fact","content":"pnpm is used","\\ud800":1}]}'):
+        assert parse_reply(reply) == ContractBreak("not_text"), reply
+    assert "not_text" in RULE_HINTS  # the one correction names it
+    assert parse_reply('{"claims":[{"kind":"fact","content":"emoji \\ud83d\\ude00 ok"}]}'
+                       ) == [ProposedClaim("fact", "emoji \U0001f600 ok", None, ())]

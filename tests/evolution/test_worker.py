@@ -361,3 +361,29 @@ def test_a_lease_lost_while_applying_has_no_say_over_the_job(h: Harness, reply: 
         assert (again.outcome, again.reason, len(h.fake.requests)) == (
             "settled", "applied", 2)
     assert h.job().state == "settled"
+
+
+def test_a_step_that_raises_on_a_reply_fails_the_attempt_and_frees_the_lease(
+        h: Harness) -> None:
+    """A defect met while applying a reply (a lone surrogate in it raised in the
+    contract) escaped the queue: the lease ran out, the attempt was recorded as
+    interrupted, and each retry paid for another call that crashed the same way."""
+    h.step.add("s1")
+
+    class Raising(FileStep):
+        def apply(self, source_id: str, reply: ModelReply, at: str) -> Any:
+            raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+
+    queue = h.queue()
+    queue.step = Raising(h.step.directory)
+    attempt = queue.run_once()
+    assert (attempt.outcome, attempt.reason) == ("failed", "unknown")
+    job = h.job()
+    assert job.state != "leased" and job.failures == 1 and job.calls == 1
+
+
+def test_a_provider_token_count_past_belief_is_not_counted() -> None:
+    from waymarks.models.http import MAX_TOKENS_COUNTED, _count
+
+    assert _count(2**63) == _count(10**30) == _count(-1) == _count(True) == 0
+    assert _count(1234) == 1234 and _count(MAX_TOKENS_COUNTED) == MAX_TOKENS_COUNTED

@@ -505,3 +505,27 @@ def test_the_installed_command_runs_from_an_editable_install(tmp_path: Path, hom
         assert wrong.returncode == 1, (line, wrong.returncode, wrong.stderr)
         assert "waymarks claude-code install" in wrong.stderr and wrong.stdout == ""
     assert sorted((str(p), p.stat().st_size) for p in home.rglob("*") if p.is_file()) == before
+
+
+def test_a_prompt_whose_transcript_is_a_fifo_or_a_device_answers_at_once(
+        home: Path, project: Path, sid: str, tmp_path: Path) -> None:
+    """The prompt hook read the transcript's tail for the model's limits with a plain
+    open and read: a FIFO blocked it for ever, /dev/zero grew it by gigabytes."""
+    fifo = tmp_path / "transcript.fifo"
+    os.mkfifo(fifo)
+    for transcript in (str(fifo), "/dev/zero", str(tmp_path)):
+        done = hook(home, "UserPromptSubmit", payload(sid, project, "UserPromptSubmit",
+                                                       prompt="hello there",
+                                                       transcript_path=transcript))
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("raw", [b"{", b'{"a"', b'{"a":1', b'"x', b"{" + b" " * 4_200_000])
+def test_a_stop_with_an_unterminated_payload_exits_quietly(home: Path, raw: bytes) -> None:
+    """With learning on, the Stop hook parses its payload with the C scanner before any
+    json module is imported: Python 3.11 then raised SystemError for an unterminated
+    string or object, and the hook printed a traceback and exited 1."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    done = hook(home, "Stop", None, raw=raw)
+    assert (done.returncode, done.stdout) == (0, "") and "Traceback" not in done.stderr

@@ -24,8 +24,9 @@ missing number never blocks a prompt: it only leaves the limit unchecked, as bef
 from __future__ import annotations
 
 import json
+import os
 import re
-from pathlib import Path
+import stat
 from typing import Any, Final
 
 from waymarks.core.lazy_re import lazy
@@ -94,15 +95,20 @@ def _last_answer(transcript: object) -> tuple[str | None, int]:
     last assistant message in the transcript's tail; ``(None, 0)`` when there is none."""
     if not isinstance(transcript, str) or not transcript:
         return None, 0
-    path = Path(transcript)
+    try:  # a regular file only, its tail only (a FIFO blocked the hook; /dev/zero ate GBs)
+        fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None, 0
     try:
-        with path.open("rb") as handle:
-            handle.seek(0, 2)
-            size = handle.tell()
-            handle.seek(max(0, size - TRANSCRIPT_TAIL_BYTES))
-            tail = handle.read()
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            return None, 0
+        os.lseek(fd, max(0, found.st_size - TRANSCRIPT_TAIL_BYTES), os.SEEK_SET)
+        tail = os.read(fd, TRANSCRIPT_TAIL_BYTES)
     except OSError:
         return None, 0
+    finally:
+        os.close(fd)
     for line in reversed(tail.splitlines()):
         try:
             entry = json.loads(line)

@@ -131,7 +131,7 @@ class _HttpClient:
             raise ModelError("unknown") from None
         try:
             parsed = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             raise ModelError("invalid_output") from None
         if not isinstance(parsed, dict):
             raise ModelError("invalid_output")
@@ -156,7 +156,14 @@ def _read(chunks: Iterator[bytes], limit: int, deadline: float, *, strict: bool)
 
 
 def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    """A token count the provider reported: a plausible one, else 0 (2**63 overflowed the
+    call's row and left its job leased)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and (
+        0 <= value <= MAX_TOKENS_COUNTED) else 0
+
+
+#: more tokens than any call can use: a count above is not believed
+MAX_TOKENS_COUNTED: Final = 10**9
 
 
 class OpenAIClient(_HttpClient):

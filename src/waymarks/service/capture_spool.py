@@ -158,7 +158,10 @@ def loads_object(raw: bytes) -> dict[str, object] | None:
     else:
         try:
             value, end = make_scanner(_Context)(text, 0)  # type: ignore[arg-type]
-        except (StopIteration, ValueError, TypeError, RecursionError):
+        except (StopIteration, ValueError, TypeError, RecursionError, SystemError):
+            # SystemError: Python 3.11's scanner reports a string or an object left open
+            # through json.decoder, and raises this when that module is not imported (the
+            # lean hook process imports no json): '{' made the Stop hook print a traceback
             return None
         if end != len(text):
             return None

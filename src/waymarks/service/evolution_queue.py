@@ -349,8 +349,13 @@ class EvolutionQueue:
         self.store.route_ok(route.provider, route.model, now)
         if not self.store.holds(lease, self.now_ms()):  # lost while the call was recorded
             return Attempt("late", job.source_id, provider=route.provider, model=route.model)
-        outcome = self.step.apply(job.source_id, reply, iso(datetime.fromtimestamp(
-            now / 1000, UTC)))
+        try:
+            outcome = self.step.apply(job.source_id, reply, iso(datetime.fromtimestamp(
+                now / 1000, UTC)))
+        except Exception:  # noqa: BLE001 - a defect met on this reply: a failed attempt
+            # (it left the lease to run out, recorded as interrupted, and every retry paid
+            # for another call that crashed the same way)
+            return self._failed(job, lease, route, ModelError("unknown"), self.now_ms())
         if outcome.code == "stale":
             return self._stale(job, lease, route, forced, reserved, rereads)
         effect = step_action(outcome.code)

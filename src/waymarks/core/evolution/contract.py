@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from waymarks.core.evolution.model import KINDS, MAX_CONTENT, MIN_CONTENT, utf16_len
+from waymarks.core.text import is_unicode
 
 MAX_REPLY_BYTES: Final = 64_000
 MAX_CLAIMS: Final = 16
@@ -48,6 +49,8 @@ class ContractBreak:
 
 def parse_reply(text: str) -> list[ProposedClaim] | ContractBreak:
     """The claims of a reply, or the first rule it breaks."""
+    if not is_unicode(text):  # half of a surrogate pair: no UTF-8 text (it raised here)
+        return ContractBreak("not_text")
     if len(text.encode("utf-8")) > MAX_REPLY_BYTES:
         return ContractBreak("reply_too_large")
     body = _unfence(text.strip())
@@ -55,6 +58,8 @@ def parse_reply(text: str) -> list[ProposedClaim] | ContractBreak:
         document = json.loads(body)
     except (ValueError, RecursionError):
         return ContractBreak("not_json")
+    if not _all_text(document):  # an escaped half of a pair, inside a string
+        return ContractBreak("not_text")
     if not isinstance(document, dict):
         return ContractBreak("not_an_object")
     if HOST_ONLY_FIELDS & document.keys():
@@ -73,6 +78,19 @@ def parse_reply(text: str) -> list[ProposedClaim] | ContractBreak:
             return parsed
         out.append(parsed)
     return out
+
+
+def _all_text(value: object, depth: int = 0) -> bool:
+    """Whether every string in a decoded reply (keys included) is UTF-8 text."""
+    if isinstance(value, str):
+        return is_unicode(value)
+    if depth > 64:  # deeper than any claim: the shape rules refuse it anyway
+        return True
+    if isinstance(value, list):
+        return all(_all_text(item, depth + 1) for item in value)
+    if isinstance(value, dict):
+        return all(is_unicode(k) and _all_text(v, depth + 1) for k, v in value.items())
+    return True
 
 
 def _unfence(text: str) -> str:

@@ -129,6 +129,8 @@ RULE_HINTS: Final = {
     "reply_too_large": "The reply was too large: at most 16 claims, each 4-800 characters.",
     "not_json": "The reply was not JSON. Reply with one JSON object and nothing else (at "
                 "most one ```json fence around it).",
+    "not_text": "The reply held half of a surrogate pair (a character cut in two): reply "
+                "with whole characters only.",
     "not_an_object": 'The reply must be one JSON object of the form {"claims": [...]}.',
     "host_only_field": "Do not send evidence, confidence, verification or feedback: the "
                        "host assigns them.",
