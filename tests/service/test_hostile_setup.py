@@ -130,3 +130,18 @@ def test_an_evolution_endpoint_ending_in_a_newline_is_refused() -> None:
                 "provider": "ollama"}, "x")
     assert _route({"endpoint": "http://127.0.0.1:9/v1", "model": "m", "api": "openai",
                    "provider": "ollama"}, "x")
+
+
+def test_an_unreadable_configuration_is_refused_before_the_person_is_asked(
+        tmp_path: Path) -> None:
+    """A tool asks the person only about a write its dry run accepted: the dry run reads
+    the settings as the write does (it read none, and the write refused after the yes)."""
+    from waymarks.service.writes import decide_pin
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text('[privacy]\ndefaultClassification = "bogus"\n')
+    with Waymarks(home, cwd=str(project)) as app, pytest.raises(ServiceError) as raised:
+        app.dry_run(lambda ctx: decide_pin(ctx, "Always run ruff."))
+    assert raised.value.code == "bad_config" and ledger_lines(home) == 0

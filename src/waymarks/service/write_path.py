@@ -41,7 +41,13 @@ def full_id(app: Waymarks, ctx: WriteContext, kind: str, ref: str | None) -> str
 
 
 def context(app: Waymarks, projection: Store, session: SessionLog | None) -> WriteContext:
-    """What a decision may see: projected state, trust, the session's branch."""
+    """What a decision may see: projected state, trust, the session's branch.
+
+    The settings are read first: a configuration that cannot be read refuses the write
+    here, in the dry run a tool makes before the person is asked as in the write itself,
+    before anything is appended (the write was appended, then reported as a bad_config
+    failure by the notices that read the policy: a person retrying got "duplicate")."""
+    app.settings()
     return WriteContext(
         view=projection.view,
         session_id=session.session_id if session is not None else "(new session)",
@@ -90,10 +96,6 @@ def embed_written(app: Waymarks, outcome: WriteOutcome) -> None:
 def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
           guard: Guard | None = None, *, retry: bool = True) -> WriteOutcome:
     """Decide, append and project one write under the session lock (module docstring)."""
-    # the settings first: a configuration that cannot be read refuses the write before
-    # anything is appended (it was appended, then reported as a bad_config failure by the
-    # notices that read the policy: a person retrying got "duplicate")
-    app.settings()
     if app.current_session() is None:
         # decide against an empty session first, so a refused write creates no file
         with app.projection.transaction():  # read-only: the decision writes nothing
