@@ -55,11 +55,9 @@ def well_formed(text: str) -> str:
     """``text`` with each lone surrogate (half of a UTF-16 pair: JSON may escape one, as
     JavaScript writes a string cut inside an emoji, and Python's ``json`` reads it) as
     U+FFFD, so that it can be encoded as UTF-8; any other text unchanged."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text
+    if is_unicode(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def clip_utf8(text: str, limit: int) -> str:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from waymarks.core.codec import utc_text
+from waymarks.commands.render import when as when
 from waymarks.service.outcomes import ServiceError
 
 if TYPE_CHECKING:
@@ -31,11 +31,6 @@ if TYPE_CHECKING:
 Kind = Literal["pin", "memory"]
 PER_PAGE = 50
 PRIVACY_REASON = "not allowed for this provider"  # the planner's privacy exclusion
-
-
-def when(ms: int | None) -> str:
-    """``2026-11-30 10:04`` (UTC), or ``-``."""
-    return utc_text(ms)
 
 
 class Page(msgspec.Struct, frozen=True):

@@ -58,8 +58,12 @@ def parse_reply(text: str) -> list[ProposedClaim] | ContractBreak:
         document = json.loads(body)
     except (ValueError, RecursionError):
         return ContractBreak("not_json")
-    if not _all_text(document):  # an escaped half of a pair, inside a string
+    try:  # an escaped half of a pair, inside a string: no UTF-8 text either
+        json.dumps(document, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
         return ContractBreak("not_text")
+    except RecursionError:
+        return ContractBreak("not_json")
     if not isinstance(document, dict):
         return ContractBreak("not_an_object")
     if HOST_ONLY_FIELDS & document.keys():
@@ -78,19 +82,6 @@ def parse_reply(text: str) -> list[ProposedClaim] | ContractBreak:
             return parsed
         out.append(parsed)
     return out
-
-
-def _all_text(value: object, depth: int = 0) -> bool:
-    """Whether every string in a decoded reply (keys included) is UTF-8 text."""
-    if isinstance(value, str):
-        return is_unicode(value)
-    if depth > 64:  # deeper than any claim: the shape rules refuse it anyway
-        return True
-    if isinstance(value, list):
-        return all(_all_text(item, depth + 1) for item in value)
-    if isinstance(value, dict):
-        return all(is_unicode(k) and _all_text(v, depth + 1) for k, v in value.items())
-    return True
 
 
 def _unfence(text: str) -> str:
