@@ -54,8 +54,9 @@ class MemoryView:
         polarity_base: str | None, polarity_sign: int, limit: int,
     ) -> Sequence[ItemState]:
         # a group holds its items in the order they became active, which is ``seq``
-        # order (a replay puts states in order; an item that changes keeps its place):
-        # the first ``limit`` of each group hold the earliest ``limit`` of all
+        # order: a fold puts each item active once, as it is added in order, and a later
+        # change only takes it out (no rule puts an active item again): the first
+        # ``limit`` of each group are its earliest
         found: dict[str, ItemState] = {}
         if key is not None:
             for other_norm, group in self._by_key.get((kind, partition, key), _NONE).items():
