@@ -166,6 +166,21 @@ def test_content_length_counts_utf16_units() -> None:
         ContractBreak("content_length")
 
 
+def test_claims_are_stored_as_one_plain_line() -> None:
+    """A model's claim never carries a terminal escape, a line break or an invisible
+    character into the ledger: controls become spaces, format characters go, and a claim
+    that was nothing else is too short."""
+    assert parse_reply(_reply({"kind": "fact", "content": "The \x1b[31mport is\n8080\u202e"})
+                       ) == [ProposedClaim("fact", "The [31mport is 8080", None, ())]
+    assert parse_reply(_reply({"kind": "fact", "content": "\x1b\x1b\u200b\u202e\x07"})
+                       ) == ContractBreak("content_length")
+    assert parse_reply(_reply({"kind": "fact", "content": "the port is 8080",
+                               "searchTerms": ["\u202ex\x07"]})) == ContractBreak("bad_search_terms")
+    assert parse_reply(_reply({"kind": "fact", "content": "the port is 8080",
+                               "searchTerms": ["po\u200brt", "a\tb"]})
+                       ) == [ProposedClaim("fact", "the port is 8080", None, ("port", "a b"))]
+
+
 # -- conservative writes ------------------------------------------------------------------
 
 class _Lookup:

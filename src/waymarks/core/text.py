@@ -166,6 +166,18 @@ def visible(text: str) -> bool:
     return bool(text.strip()) and (text.isascii() or bool(INVISIBLE.sub("", text).strip()))
 
 
+def one_line(text: str) -> str:
+    """``text`` as one plain line: each control character (C0, DEL, C1: line breaks, tabs,
+    ESC of a terminal sequence) a space, the invisible format characters of
+    :data:`INVISIBLE` (directional overrides, zero-width characters) gone, runs of
+    whitespace one space, the ends stripped. For text no person typed (a model's claim):
+    shown anywhere, it can neither drive a terminal nor hide or reorder its own words."""
+    if text.isprintable() and "  " not in text and text == text.strip():
+        return text
+    spaced = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text)
+    return " ".join(INVISIBLE.sub("", spaced).split())
+
+
 def is_unicode(text: str) -> bool:
     """False for strings with lone surrogates (bytes that were not UTF-8), which no UTF-8
     ledger line can hold."""

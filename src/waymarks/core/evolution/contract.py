@@ -7,7 +7,10 @@ record the request offered) and ``searchTerms`` (at most 8 strings of 2-64 chara
 most 1,024 bytes as JSON). Anything else rejects the *whole* batch as ``invalid_output``
 with the rule named, so a half-understood reply never writes half its claims. In particular
 a reply that carries ``evidence``, ``confidence``, ``verification`` or ``feedback`` is
-rejected: those are the host's to assign, never the model's.
+rejected: those are the host's to assign, never the model's. A claim's content and terms
+are kept as one plain line (``core.text.one_line``): control characters (line breaks, a
+terminal's ESC) become spaces and invisible format characters (a directional override, a
+zero-width space) are dropped before the length rules apply.
 
 The rule names are fixed strings (safe to persist and show); model text never is.
 """
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from waymarks.core.evolution.model import KINDS, MAX_CONTENT, MIN_CONTENT, utf16_len
-from waymarks.core.text import is_unicode
+from waymarks.core.text import is_unicode, one_line
 
 MAX_REPLY_BYTES: Final = 64_000
 MAX_CLAIMS: Final = 16
@@ -106,7 +109,7 @@ def _claim(item: object) -> ProposedClaim | ContractBreak:
         return ContractBreak("bad_kind")
     if not isinstance(content, str) or not content.strip():
         return ContractBreak("bad_content")
-    content = content.strip()
+    content = one_line(content)  # control and invisible characters: never stored
     if not MIN_CONTENT <= utf16_len(content) <= MAX_CONTENT:
         return ContractBreak("content_length")
     replaces = item.get("replaces")
@@ -115,9 +118,12 @@ def _claim(item: object) -> ProposedClaim | ContractBreak:
     terms = item.get("searchTerms", [])
     if not isinstance(terms, list) or len(terms) > MAX_TERMS:
         return ContractBreak("bad_search_terms")
-    if not all(isinstance(t, str) and MIN_TERM <= len(t.strip()) <= MAX_TERM for t in terms):
+    if not all(isinstance(t, str) for t in terms):
+        return ContractBreak("bad_search_terms")
+    terms = [one_line(t) for t in terms]
+    if not all(MIN_TERM <= len(t) <= MAX_TERM for t in terms):
         return ContractBreak("bad_search_terms")
     if len(json.dumps(terms, ensure_ascii=False).encode("utf-8")) > MAX_TERMS_BYTES:
         return ContractBreak("search_terms_too_large")
     return ProposedClaim(str(kind), content, replaces.strip() if replaces else None,
-                         tuple(dict.fromkeys(t.strip() for t in terms)))
+                         tuple(dict.fromkeys(terms)))
