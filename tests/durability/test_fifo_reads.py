@@ -19,7 +19,8 @@ from waymarks.files.atomic import NotARegularFile
 from waymarks.files.reading import read_regular
 from waymarks.ledger.team import _read_from
 from waymarks.personal.docs import DOCS_DIR, load_chunks
-from waymarks.personal.store import PersonalMemoryError, PersonalStore
+from waymarks.personal.entry import PersonalMemoryError
+from waymarks.personal.store import PersonalStore
 from waymarks.service.learning import LearningConfigError, learning_enabled, learning_state
 
 T = TypeVar("T")

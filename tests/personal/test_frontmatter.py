@@ -10,14 +10,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from waymarks.personal.store import (
-    ENTRY_TYPES,
-    Entry,
-    PersonalStore,
-    one_line,
-    parse_entry,
-    render_entry,
-)
+from waymarks.personal.entry import ENTRY_TYPES, Entry, one_line, parse_entry, render_entry
+from waymarks.personal.store import PersonalStore
 
 LEVELS = st.sampled_from([None, "normal", "internal", "sensitive", "local-only"])
 # every character YAML may carry (no surrogates), with the ones that broke the old writer

@@ -9,13 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from waymarks.personal.store import (
-    INDEX_HEADING,
-    PersonalMemoryError,
-    PersonalStore,
-    derive_slug,
-    parse_entry,
-)
+from waymarks.personal.entry import INDEX_HEADING, PersonalMemoryError, derive_slug, parse_entry
+from waymarks.personal.store import PersonalStore
 
 
 @pytest.fixture

@@ -12,10 +12,11 @@ from waymarks.commands.render import cell, refused, table_result
 from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
 
 if TYPE_CHECKING:  # the store is imported when a command runs, not for help
-    from waymarks.personal.store import Entry, PersonalStore
+    from waymarks.personal.entry import Entry
+    from waymarks.personal.store import PersonalStore
     from waymarks.service.app import Waymarks
 
-#: ``waymarks.personal.store.ENTRY_TYPES`` (a test keeps them equal)
+#: ``waymarks.personal.entry.ENTRY_TYPES`` (a test keeps them equal)
 ENTRY_TYPES = ("user", "feedback", "project", "reference")
 
 SAVE_LIMIT = MAX_PREFILL_CHARS
@@ -98,7 +99,7 @@ def personal_group() -> Group:
              description: str | None, classification: str | None,
              text: tuple[str, ...]) -> Result:
         """TEXT is at most 2,000 characters; a credential in it is refused."""
-        from waymarks.personal.store import PersonalMemoryError
+        from waymarks.personal.entry import PersonalMemoryError
 
         try:
             saved = _store(runtime().app()).save(
@@ -115,7 +116,7 @@ def personal_group() -> Group:
     @click.argument("slug", metavar="SLUG")
     def show(slug: str) -> Result:
         """A missing entry is refused (exit 2), as `personal forget` does."""
-        from waymarks.personal.store import PersonalMemoryError, one_line
+        from waymarks.personal.entry import PersonalMemoryError, one_line
 
         try:
             entry = _store(runtime().app()).get(slug)
@@ -136,7 +137,7 @@ def personal_group() -> Group:
     @click.argument("slug", metavar="SLUG")
     def forget(slug: str) -> Result:
         """A missing entry is refused (exit 2), as `personal show` does."""
-        from waymarks.personal.store import PersonalMemoryError
+        from waymarks.personal.entry import PersonalMemoryError
 
         try:
             removed = _store(runtime().app()).forget(slug)

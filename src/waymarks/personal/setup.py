@@ -7,8 +7,9 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from waymarks.personal.docs import EngineeringDocs
+from waymarks.personal.entry import PersonalMemoryError
 from waymarks.personal.index import PersonalIndex
-from waymarks.personal.store import PersonalMemoryError, PersonalStore, personal_directory
+from waymarks.personal.store import PersonalStore, personal_directory
 from waymarks.service.config import load_settings
 from waymarks.service.planning import plan_request
 

@@ -29,7 +29,8 @@ from waymarks.core.privacy import OMITTED, WITHHELD, classify
 from waymarks.core.secrets import redact
 from waymarks.core.text import escaped, is_unicode
 from waymarks.personal.curation import MAX_PREFILL_CHARS
-from waymarks.personal.store import PersonalMemoryError, PersonalStore, check_slug
+from waymarks.personal.entry import PersonalMemoryError, check_slug
+from waymarks.personal.store import PersonalStore
 from waymarks.service.ports import Decision
 
 #: answers that end a remember without saving, as (outcome, category)
