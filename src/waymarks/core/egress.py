@@ -106,6 +106,12 @@ class Egress(msgspec.Struct, frozen=True):
         anything derived from ``stored``, such as a memory's key, must not be shown)."""
         return self.redacts and bool(find_secrets(stored))
 
+    def label(self, stored: str) -> str:
+        """A stored name that labels an item (a personal entry's slug, which a person may
+        have chosen by hand) as this destination may see it: a credential in it is
+        redacted, like one in the item's text."""
+        return redact(stored)[0] if self.redacts else stored
+
     def quoted(self, stored: str, explicit: str | None = None) -> str | None:
         """:meth:`text` as one quoted JSON string; ``None`` when nothing may be sent."""
         shown = self.text(stored, explicit)

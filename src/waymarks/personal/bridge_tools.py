@@ -96,7 +96,7 @@ def recall_memory(app: Waymarks, query: object, egress: Egress) -> dict[str, Any
             if text is None:
                 withheld += 1
                 continue
-            lines.append({"slug": block.label, "line": text})
+            lines.append({"slug": egress.label(block.label), "line": text})
     except (PersonalMemoryError, OSError):
         return {"outcome": "unavailable", "category": "runtime-unavailable"}
     return {"outcome": "ok", "docs": docs, "personalIndex": lines, "withheld": withheld,

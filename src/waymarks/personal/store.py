@@ -22,7 +22,7 @@ from pathlib import Path
 import msgspec
 
 from waymarks.core.model import CLASSIFICATIONS
-from waymarks.core.secrets import credential_kinds
+from waymarks.core.secrets import credential_kinds, redact
 from waymarks.core.text import escaped, is_unicode
 from waymarks.files.atomic import NotARegularFile, write_atomic
 from waymarks.files.reading import read_regular
@@ -143,15 +143,16 @@ class PersonalStore:
         if classification is not None and classification not in CLASSIFICATIONS:
             raise PersonalMemoryError("classification must be normal, internal, sensitive "
                                       "or local-only")
-        kinds = credential_kinds("\n".join(filter(None, (text, name, description))))
+        explicit = check_slug(slug) if slug is not None else None
+        kinds = credential_kinds("\n".join(filter(None, (text, name, description, explicit))))
         if kinds:  # a credential would become a file, a slug, an index line in every plan
             raise PersonalMemoryError(
-                f"the text holds what looks like a credential ({', '.join(kinds)}); Waymarks "
+                f"the entry (its text, name, description or slug) holds what looks like a "
+                f"credential ({', '.join(kinds)}); Waymarks "
                 "does not store credentials. Say where it is kept instead")
         title = one_line(name)[:MAX_NAME] if name and name.strip() else title_of(text)
         summary = one_line(description)[:MAX_DESCRIPTION] if description and \
             description.strip() else summary_of(text, title)
-        explicit = check_slug(slug) if slug is not None else None
         with self._locked():
             # only an explicit slug replaces: a derived one that is taken gets a suffix
             chosen = explicit or self._free_slug(derive_slug(title))
@@ -208,7 +209,9 @@ class PersonalStore:
             facts = [ln.strip()[2:].strip() for ln in lines if ln.strip().startswith("- ")]
             for fact in filter(None, facts):
                 title = title_of(fact)
-                entry = Entry(self._free_slug(derive_slug(title)), title,
+                # the slug is sent raw wherever the entry is named: never a credential in it
+                slug = self._free_slug(derive_slug(title_of(redact(fact)[0])))
+                entry = Entry(slug, title,
                               one_line(fact)[:MAX_DESCRIPTION], "user", fact)
                 self._write_atomic(self._path(entry.slug), render_entry(entry))
             self._write_index()
