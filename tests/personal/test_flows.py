@@ -20,7 +20,13 @@ from waymarks.mcp.server import build_server
 from waymarks.personal.curation import curation_prompt, promotion_prompt
 from waymarks.personal.docs import EngineeringDocs, load_chunks, new_adr
 from waymarks.personal.entry import PersonalMemoryError
-from waymarks.personal.notes import active_notes, add_note, clear_notes, promote_prompt
+from waymarks.personal.notes import (
+    NOTE_ENTRY,
+    active_notes,
+    add_note,
+    clear_notes,
+    promote_prompt,
+)
 from waymarks.personal.setup import personal_store, plan_with_memory
 from waymarks.personal.store import PersonalStore
 from waymarks.service.app import Waymarks
@@ -100,6 +106,26 @@ def test_notes_follow_the_branch_and_promote_packages_lessons(
 def write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
+
+
+def test_promote_sends_notes_through_the_egress(make_app: Callable[..., Waymarks],
+                                               home: Path) -> None:
+    app = make_app()
+    app.session_say("start")
+    add_note(app, "Run migrations in one transaction")
+    add_note(app, "[ds4:internal]Codename FALCON[/ds4:internal] ships on Fridays")
+    # a note an older version or a hand edit left in the ledger with a credential in it
+    app.append_record(NOTE_ENTRY, {"schemaVersion": 1, "event": "add", "note": {
+        "type": "lesson", "text": f"the deploy key is {MAILGUN}", "createdAt": 1}})
+    prompt, lessons = promote_prompt(app)
+    assert prompt is not None and len(lessons) == 2  # the internal note is left out
+    assert MAILGUN not in prompt and "[REDACTED:mailgun-key]" in prompt
+    assert "FALCON" not in prompt and "one transaction" in prompt
+    (home / "config.toml").write_text('[privacy]\ndefaultClassification = "internal"\n',
+                                      encoding="utf-8")
+    app.close()
+    app = make_app()
+    assert promote_prompt(app) == (None, [])  # unclassified notes are internal now
 
 
 def test_docs_are_chunked_by_heading_and_superseded_adrs_are_not_current(
