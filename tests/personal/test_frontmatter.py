@@ -97,3 +97,39 @@ def test_the_index_never_repeats_the_text(tmp_path: Path) -> None:
     assert line.endswith("…") and len(line) < 240
     short = store.get("keep-pull-requests-under-300-lines")
     assert short is not None and short.description == "" and short.own_description is None
+
+
+@pytest.mark.parametrize(("lines", "level"), [
+    ("classification: [local-only]\n", "local-only"),
+    ("classification:\n  level: internal\n", "local-only"),
+    ("classification: \n", "local-only"),
+    ("classification: secret\n", "local-only"),
+    ("classification: Internal\n", "internal"),
+    ("", None),
+])
+def test_a_classification_that_is_there_but_no_known_level_is_local_only(
+        tmp_path: Path, lines: str, level: str | None) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    store.directory.mkdir()
+    (store.directory / "salary.md").write_text(
+        f"---\nname: Salary\ndescription: my salary\n{lines}metadata:\n  type: user\n---\nb\n",
+        encoding="utf-8")
+    [entry] = store.entries()
+    assert entry.classification == level
+
+
+@pytest.mark.parametrize(("top", "nested", "level"), [
+    (None, "local-only", "local-only"),
+    ("internal", "sensitive", "sensitive"),
+    ("sensitive", "normal", "sensitive"),
+    (None, "[a]", "local-only"),
+])
+def test_a_classification_under_metadata_counts_and_the_stricter_wins(
+        tmp_path: Path, top: str | None, nested: str, level: str) -> None:
+    head = f"classification: {top}\n" if top else ""
+    text = (f"---\nname: Home\ndescription: my address\n{head}metadata:\n  type: user\n"
+            f"  classification: {nested}\n---\nb\n")
+    entry = parse_entry("home", text)
+    assert entry is not None and entry.classification == level
+    legacy = parse_entry("home", text.replace("my address", "street: 1 Main St"))  # not YAML
+    assert legacy is not None and legacy.classification == level

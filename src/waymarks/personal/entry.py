@@ -12,8 +12,10 @@ read sees what is there now. An entry conforms when it starts with this frontmat
     Body text, as long as needed.
 
 ``type`` is one of ``user``, ``feedback``, ``project``, ``reference``. An optional
-``classification: internal`` line (``normal`` … ``local-only``) sets the entry's privacy
-floor; inline ``[ds4:…]`` markers in the text raise it further. Files that do not conform
+``classification: internal`` line (``normal`` … ``local-only``; under ``metadata:`` too,
+and the stricter of the two counts) sets the entry's privacy floor; inline ``[ds4:…]``
+markers in the text raise it further. A classification that is there but is no known
+level (empty, a list, a mapping, a misspelling) is ``local-only``. Files that do not conform
 are left alone and left out of the index.
 
 The frontmatter is YAML, written and read with a YAML library (PyYAML): a value holding
@@ -50,6 +52,8 @@ MAX_DESCRIPTION: Final = 300
 MAX_BODY: Final = 20_000  # hand-written entries may be long; saved ones are bounded lower
 MAX_SUMMARY: Final = 160  # a derived description: the index line stays short
 MAX_FRONTMATTER: Final = 64 * 1024
+_LEVEL_KEYS: Final = ("classification", "metadata.classification")
+_ABSENT: Final = object()
 SLUG: Final = lazy(r"[a-z0-9][a-z0-9-]{0,63}")
 _NOT_SLUG: Final = lazy(r"[^a-z0-9]+")
 _SPACE: Final = lazy(r"\s+")
@@ -155,12 +159,19 @@ def parse_entry(slug: str, text: str) -> Entry | None:
         fields = _legacy_fields(head)
     name, description = fields.get("name"), fields.get("description")
     kind = fields.get("metadata.type")
-    level = fields.get("classification") or None
     if not name or description is None or kind not in ENTRY_TYPES:
         return None
-    if level is not None and level not in CLASSIFICATIONS:
-        level = "local-only"  # an unknown level protects rather than exposes
-    return Entry(slug, name, description, kind, body.strip(), level)
+    return Entry(slug, name, description, kind, body.strip(), _level(fields))
+
+
+def _level(fields: dict[str, str]) -> str | None:
+    """The entry's classification: the stricter of ``classification`` and
+    ``metadata.classification``; ``None`` when neither is there. A level that is present
+    but not a known one (empty, a list, a mapping, a misspelling) is ``local-only``: it
+    protects rather than exposes."""
+    found = [fields[key].strip().lower() for key in _LEVEL_KEYS if key in fields]
+    levels = [level if level in CLASSIFICATIONS else "local-only" for level in found]
+    return max(levels, key=CLASSIFICATIONS.index) if levels else None
 
 
 def _yaml_fields(head: str) -> dict[str, str] | None:
@@ -180,6 +191,11 @@ def _yaml_fields(head: str) -> dict[str, str] | None:
     metadata = data.get("metadata")
     if isinstance(metadata, dict) and isinstance(metadata.get("type"), str):
         fields["metadata.type"] = metadata["type"]
+    for key, value in [("classification", data.get("classification", _ABSENT)),
+                       ("metadata.classification", metadata.get("classification", _ABSENT)
+                        if isinstance(metadata, dict) else _ABSENT)]:
+        if value is not _ABSENT:  # present in any shape: a list or mapping is no level
+            fields[key] = value if isinstance(value, str) else ""
     return fields
 
 
