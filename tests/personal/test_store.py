@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from waymarks.personal.entry import INDEX_HEADING, PersonalMemoryError, derive_slug, parse_entry
+from waymarks.personal.entry import (
+    INDEX_HEADING,
+    MAX_FILE_BYTES,
+    PersonalMemoryError,
+    derive_slug,
+    parse_entry,
+)
 from waymarks.personal.store import PersonalStore
 
 
@@ -183,3 +189,42 @@ def test_an_entry_that_is_not_a_file_is_refused_before_anyone_is_asked(
     assert not isinstance(planned, RememberPlan)
     assert planned["outcome"] == "unavailable"
     assert isinstance(plan_remember(store, "a new entry", "fresh"), RememberPlan)
+
+
+def test_what_editors_add_is_read_past_and_other_files_are_named_with_why(
+        store: PersonalStore) -> None:
+    store.directory.mkdir()
+    ok = "---\nname: {0}\ndescription: d\nmetadata:\n  type: {1}\n---\nbody\n"
+    files = {
+        "bom.md": ("\ufeff" + ok.format("Bom", "user")).encode(),
+        "cr.md": ok.format("Cr", "user").replace("\n", "\r").encode(),
+        "crlf.md": ok.format("Crlf", "user").replace("\n", "\r\n").encode(),
+        "case.md": ok.format("Case", "User").encode(),
+        "latin.md": ok.format("Caf\xe9", "user").encode("latin-1"),
+        "plain.md": b"just some notes\n",
+        "UPPER.md": ok.format("Upper", "user").encode(),
+    }
+    for name, data in files.items():
+        (store.directory / name).write_bytes(data)
+    os.mkfifo(store.directory / "pipe.md")
+    entries, unread = store.scan()
+    assert [e.slug for e in entries] == ["bom", "case", "cr", "crlf"]
+    reasons = {u.file: u.reason for u in unread}
+    assert set(reasons) == {"latin.md", "plain.md", "UPPER.md", "pipe.md"}
+    assert "UTF-8" in reasons["latin.md"] and "frontmatter" in reasons["plain.md"]
+    assert "slug" in reasons["UPPER.md"] and "regular file" in reasons["pipe.md"]
+
+
+def test_a_huge_file_is_not_read(store: PersonalStore) -> None:
+    store.save("Keep PRs small")
+    huge = store.directory / "huge.md"
+    with huge.open("wb") as sparse:  # costs no disk: a frontmatter, then a hole
+        sparse.write(b"---\nname: Huge\ndescription: d\nmetadata:\n  type: user\n---\n")
+        sparse.truncate(MAX_FILE_BYTES + 1)
+    entries, unread = store.scan()
+    assert [e.slug for e in entries] == ["keep-prs-small"]
+    assert [(u.file, u.reason) for u in unread] == [
+        ("huge.md", f"larger than {MAX_FILE_BYTES:,} bytes")]
+    with huge.open("r+b") as sparse:
+        sparse.truncate(MAX_FILE_BYTES)  # at the limit it is read (a hole is NULs)
+    assert "huge" in [e.slug for e in store.entries()]

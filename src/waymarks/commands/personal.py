@@ -66,14 +66,18 @@ def personal_group() -> Group:
              "description.", examples=["waymarks personal list", "waymarks personal --json"])
     def list_() -> Result:
         store = _store(runtime().app())
-        entries = store.entries()
+        entries, unread = store.scan()
         rows = [(e.slug, e.type, e.classification or "-", cell(e.name),
                  cell(e.own_description) or "") for e in entries]
+        # a hand-written file that is no entry is named, with why, never silently skipped
+        footer = [f"Not read: {cell(u.file)}: {u.reason}" for u in unread]
         return table_result({"directory": str(store.directory),
-                             "entries": [_entry_json(e) for e in entries]},
+                             "entries": [_entry_json(e) for e in entries],
+                             "unread": [{"file": u.file, "reason": u.reason}
+                                        for u in unread]},
                             [Column("SLUG"), Column("TYPE"), Column("CLASS"), Column("NAME"),
-                             Column("DESCRIPTION", wide=True)], rows,
-                            empty=f"No personal memory yet in {store.directory}.")
+                             Column("DESCRIPTION", wide=True)], rows, footer=footer,
+                            empty=f"No personal memory yet in {cell(str(store.directory))}.")
 
     @command(personal, "save", summary="Save a personal entry, or with --slug replace one "
              "(keeping its type and classification unless given).",

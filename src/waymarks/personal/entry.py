@@ -52,6 +52,11 @@ MAX_DESCRIPTION: Final = 300
 MAX_BODY: Final = 20_000  # hand-written entries may be long; saved ones are bounded lower
 MAX_SUMMARY: Final = 160  # a derived description: the index line stays short
 MAX_FRONTMATTER: Final = 64 * 1024
+#: a file larger than this is no entry (it is not read): the frontmatter and the longest
+#: body, both at four bytes a character, and room for the fences
+MAX_FILE_BYTES: Final = 4 * (MAX_FRONTMATTER + MAX_BODY) + 1024
+NOT_AN_ENTRY: Final = ("its frontmatter does not conform (---, name, description, "
+                       "metadata: type: user, feedback, project or reference, ---)")
 _LEVEL_KEYS: Final = ("classification", "metadata.classification")
 _ABSENT: Final = object()
 SLUG: Final = lazy(r"[a-z0-9][a-z0-9-]{0,63}")
@@ -144,8 +149,17 @@ def render_entry(entry: Entry) -> str:
     return f"---\n{frontmatter}---\n{entry.body.strip()}\n"
 
 
+def file_text(text: str) -> str:
+    """A file's text as :func:`parse_entry` takes it, past what editors add: a byte-order
+    mark, CR LF line ends, and CR line ends (a file whose first fence ends in a lone CR;
+    elsewhere a CR is the text's own)."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    return text.replace("\r", "\n") if text.startswith("---\r") else text
+
+
 def parse_entry(slug: str, text: str) -> Entry | None:
-    """The entry a file holds, or ``None`` when its frontmatter does not conform."""
+    """The entry ``text`` holds, or ``None`` when its frontmatter does not conform (a
+    type in capitals conforms)."""
     if not text.startswith("---\n"):
         return None
     end = text.find("\n---\n", 3)
@@ -158,7 +172,7 @@ def parse_entry(slug: str, text: str) -> Entry | None:
     if fields is None:
         fields = _legacy_fields(head)
     name, description = fields.get("name"), fields.get("description")
-    kind = fields.get("metadata.type")
+    kind = fields.get("metadata.type", "").strip().lower()
     if not name or description is None or kind not in ENTRY_TYPES:
         return None
     return Entry(slug, name, description, kind, body.strip(), _level(fields))

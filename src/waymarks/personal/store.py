@@ -14,6 +14,7 @@ Safety:
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 from collections.abc import Iterator
@@ -33,13 +34,16 @@ from waymarks.personal.entry import (
     LEGACY_NAME,
     MAX_BODY,
     MAX_DESCRIPTION,
+    MAX_FILE_BYTES,
     MAX_NAME,
     MAX_SLUG,
+    NOT_AN_ENTRY,
     SLUG,
     Entry,
     PersonalMemoryError,
     check_slug,
     derive_slug,
+    file_text,
     one_line,
     parse_entry,
     render_entry,
@@ -54,6 +58,13 @@ class Saved(msgspec.Struct, frozen=True):
     slug: str
     path: Path
     replaced: bool
+
+
+class Unread(msgspec.Struct, frozen=True):
+    """A file of the directory that is not an entry Waymarks can read, and why."""
+
+    file: str
+    reason: str
 
 
 class PersonalStore:
@@ -72,16 +83,26 @@ class PersonalStore:
 
     def entries(self) -> list[Entry]:
         """Every conforming entry, sorted by name (then slug)."""
-        found = []
+        return self.scan()[0]
+
+    def scan(self) -> tuple[list[Entry], list[Unread]]:
+        """Every conforming entry, sorted by name (then slug), and every other ``*.md``
+        file of the directory with why it is not one (so a hand-written file never
+        vanishes without a word)."""
+        found: list[Entry] = []
+        unread: list[Unread] = []
         if not self.directory.is_dir():
-            return []
+            return [], []
         for path in sorted(self.directory.glob("*.md")):
-            if path.name == INDEX_NAME or not SLUG.fullmatch(path.stem):
+            if path.name == INDEX_NAME:
                 continue
-            entry = self._read(path)
-            if entry is not None:
+            entry = self._load(path) if SLUG.fullmatch(path.stem) else (
+                "its name is not a slug (lowercase letters, digits and '-'); rename it")
+            if isinstance(entry, Entry):
                 found.append(entry)
-        return sorted(found, key=lambda e: (e.name.casefold(), e.slug))
+            else:
+                unread.append(Unread(path.name, entry))
+        return sorted(found, key=lambda e: (e.name.casefold(), e.slug)), unread
 
     def get(self, slug: str) -> Entry | None:
         path = self._path(check_slug(slug))
@@ -95,13 +116,29 @@ class PersonalStore:
         return "\n".join([INDEX_HEADING, "", *lines]).strip() + "\n"
 
     def _read(self, path: Path) -> Entry | None:
+        entry = self._load(path)
+        return entry if isinstance(entry, Entry) else None
+
+    def _load(self, path: Path) -> Entry | str:
+        """The entry at ``path``, or why it is not one (one line, for ``personal list``).
+        Nothing here waits or reads without bound: a FIFO or device named like an entry,
+        or a huge file, must not stop every plan."""
         if not self._inside(path):
-            return None
-        try:  # a FIFO named like an entry must not stop every plan
-            text = read_regular(path).decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
-        return parse_entry(path.stem, text.replace("\r\n", "\n"))
+            return "a link leading outside the directory"
+        try:
+            data = read_regular(path, limit=MAX_FILE_BYTES)
+        except FileNotFoundError:
+            return "a link to nothing"
+        except NotARegularFile:
+            return "not a regular file"
+        except OSError as exc:
+            return (f"larger than {MAX_FILE_BYTES:,} bytes" if exc.errno == errno.EFBIG
+                    else f"cannot be read ({exc.strerror})")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return "not UTF-8 text; save it as UTF-8"
+        return parse_entry(path.stem, file_text(text)) or NOT_AN_ENTRY
 
     def _inside(self, path: Path) -> bool:
         """Whether ``path`` resolves inside the directory (a link may not lead out)."""
