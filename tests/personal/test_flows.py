@@ -82,6 +82,21 @@ def test_personal_cli_round_trip(home: Path, project: Path, monkeypatch: pytest.
     assert run("personal", "forget", "small-prs")[1]["removed"] is True
 
 
+def test_personal_index_that_cannot_be_written_is_refused_in_one_line(
+        home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["personal", "save", "--", "Keep PRs small"]) == 0
+    (home / "memory" / "MEMORY.md").unlink()
+    (home / "memory" / "MEMORY.md").symlink_to(tmp_path / "hostname")
+    capsys.readouterr()
+    assert main(["personal", "index"]) == 2
+    out, err = capsys.readouterr()
+    assert "MEMORY.md is a symbolic link" in out + err and "Traceback" not in out + err
+    assert not (tmp_path / "hostname").exists()
+
+
 def test_notes_follow_the_branch_and_promote_packages_lessons(
         make_app: Callable[..., Waymarks], project: Path) -> None:
     app = make_app()

@@ -228,3 +228,58 @@ def test_a_huge_file_is_not_read(store: PersonalStore) -> None:
     with huge.open("r+b") as sparse:
         sparse.truncate(MAX_FILE_BYTES)  # at the limit it is read (a hole is NULs)
     assert "huge" in [e.slug for e in store.entries()]
+
+
+def test_a_file_there_that_is_no_entry_is_neither_replaced_nor_deleted(
+        store: PersonalStore) -> None:
+    from waymarks.personal.tools import RememberPlan, plan_remember
+
+    store.directory.mkdir()
+    precious = "---\nname: Caf\xe9\ndescription: d\nmetadata:\n  type: user\n---\n" + (
+        "A precious paragraph.\n" * 50)
+    (store.directory / "prefs.md").write_bytes(precious.encode("latin-1"))
+    assert store.get("prefs") is None  # personal list does not show it
+    with pytest.raises(PersonalMemoryError, match=r"exists but is not an entry.*rename it"):
+        store.save("Use tabs", slug="prefs")
+    with pytest.raises(PersonalMemoryError, match="exists but is not an entry"):
+        store.forget("prefs")
+    assert plan_remember(store, "Use tabs", "prefs") == {"outcome": "rejected",
+                                                         "category": "not-an-entry"}
+    assert (store.directory / "prefs.md").read_bytes() == precious.encode("latin-1")
+    store.save("Keep PRs small", slug="prs")
+    planned = plan_remember(store, "Keep PRs tiny", "prs")
+    assert isinstance(planned, RememberPlan) and planned.replaces
+    assert planned.message.count("Replace your personal memory entry 'prs'") == 1
+
+
+@pytest.mark.parametrize("kind", ["directory", "link out", "link to an entry"])
+def test_an_index_that_cannot_be_rewritten_refuses_before_anything_changes(
+        store: PersonalStore, tmp_path: Path, kind: str) -> None:
+    kept = store.save("Keep PRs small")
+    store.index_path.unlink()
+    if kind == "directory":
+        store.index_path.mkdir()
+    else:
+        target = tmp_path / "elsewhere.md" if kind == "link out" else kept.path
+        store.index_path.symlink_to(target)
+    before = sorted(p.name for p in store.directory.iterdir())
+    entry = kept.path.read_text()
+    for attempt in (lambda: store.save("Use tabs not spaces"),
+                    lambda: store.save("Keep PRs tiny", slug=kept.slug),
+                    lambda: store.forget(kept.slug), store.rebuild_index):
+        with pytest.raises(PersonalMemoryError, match=r"MEMORY\.md is .*Nothing changed"):
+            attempt()
+    assert sorted(p.name for p in store.directory.iterdir()) == before
+    assert kept.path.read_text() == entry and not (tmp_path / "elsewhere.md").exists()
+
+
+def test_an_entry_linking_to_the_index_or_the_lock_is_refused(store: PersonalStore) -> None:
+    store.save("Keep PRs small")
+    index = store.index_path.read_text()
+    (store.directory / "notes.md").symlink_to("MEMORY.md")
+    (store.directory / "lock.md").symlink_to(".lock")
+    for slug in ("notes", "lock"):
+        with pytest.raises(PersonalMemoryError, match="link to something other than an entry"):
+            store.save("Important: use tabs", slug=slug)
+    assert store.index_path.read_text() == index
+    assert {u.file for u in store.scan()[1]} == {"notes.md", "lock.md"}

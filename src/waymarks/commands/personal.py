@@ -123,7 +123,8 @@ def personal_group() -> Group:
         from waymarks.personal.entry import PersonalMemoryError, one_line
 
         try:
-            entry = _store(runtime().app()).get(slug)
+            store = _store(runtime().app())
+            entry = store.get(slug) if store.existing(slug) else None
         except PersonalMemoryError as exc:
             return refused("invalid_argument", str(exc))
         if entry is None:
@@ -154,8 +155,13 @@ def personal_group() -> Group:
     @command(personal, "index", summary="Rebuild MEMORY.md from the entry files and print "
              "it.", examples=["waymarks personal index"])
     def index() -> Result:
+        from waymarks.personal.entry import PersonalMemoryError
+
         store = _store(runtime().app())
-        path = store.rebuild_index()
+        try:
+            path = store.rebuild_index()
+        except PersonalMemoryError as exc:
+            return refused("invalid_argument", str(exc))
         return Result({"index": str(path), "entries": len(store.entries())},
                       path.read_text(encoding="utf-8").rstrip())
 

@@ -60,6 +60,10 @@ class Saved(msgspec.Struct, frozen=True):
     replaced: bool
 
 
+class NotAnEntry(PersonalMemoryError):
+    """A slug whose file is there but is no entry Waymarks can read."""
+
+
 class Unread(msgspec.Struct, frozen=True):
     """A file of the directory that is not an entry Waymarks can read, and why."""
 
@@ -124,7 +128,7 @@ class PersonalStore:
         Nothing here waits or reads without bound: a FIFO or device named like an entry,
         or a huge file, must not stop every plan."""
         if not self._inside(path):
-            return "a link leading outside the directory"
+            return "a link to something other than an entry file of the directory"
         try:
             data = read_regular(path, limit=MAX_FILE_BYTES)
         except FileNotFoundError:
@@ -141,9 +145,14 @@ class PersonalStore:
         return parse_entry(path.stem, file_text(text)) or NOT_AN_ENTRY
 
     def _inside(self, path: Path) -> bool:
-        """Whether ``path`` resolves inside the directory (a link may not lead out)."""
+        """Whether ``path`` is a file of the directory that may be read or written as an
+        entry: a link may lead only to another entry file of it (a slug-named ``*.md``),
+        never out, nor to the index or the lock (a write through it would be lost)."""
         try:
-            return path.resolve().parent == self.directory.resolve()
+            target = path.resolve()
+            return target.parent == self.directory.resolve() and (
+                not path.is_symlink() or (target.suffix == ".md" and target.name != INDEX_NAME
+                                          and SLUG.fullmatch(target.stem) is not None))
         except OSError:
             return False
 
@@ -154,11 +163,24 @@ class PersonalStore:
         followed when written, :meth:`_write_atomic`)."""
         path = self.directory / f"{slug}.md"
         if path.is_symlink() and not self._inside(path):
-            raise PersonalMemoryError(f"{slug}.md is a link leading outside {self.directory};"
-                                      " refusing to use it")
+            raise PersonalMemoryError(f"{slug}.md is a link to something other than an entry "
+                                      f"file of {self.directory}; refusing to use it")
         if path.exists() and not path.is_file():
             raise PersonalMemoryError(f"{slug}.md is not a regular file; refusing to use it")
         return path
+
+    def existing(self, slug: str) -> bool:
+        """Whether ``slug`` names an entry (a save replaces it). A file that is there but
+        is no entry Waymarks can read is refused (:class:`NotAnEntry`): a save or a forget
+        would destroy what the person wrote, which ``personal list`` does not show."""
+        path = self._path(check_slug(slug))
+        if not (path.exists() or path.is_symlink()):
+            return False
+        found = self._load(path)
+        if not isinstance(found, Entry):
+            raise NotAnEntry(f"{path.name} exists but is not an entry Waymarks can read "
+                             f"({found}); rename it or choose another slug")
+        return True
 
     # -- writing ------------------------------------------------------------------------
 
@@ -192,9 +214,10 @@ class PersonalStore:
             description.strip() else summary_of(text, title)
         with self._locked():
             # only an explicit slug replaces: a derived one that is taken gets a suffix
+            self._check_index()
             chosen = explicit or self._free_slug(derive_slug(title))
             path = self._path(chosen)
-            replaced = path.exists()
+            replaced = self.existing(chosen)
             previous = self._read(path) if replaced else None
             entry = Entry(chosen, title, summary,
                           type or (previous.type if previous else "user"), text.strip(),
@@ -204,26 +227,33 @@ class PersonalStore:
         return Saved(entry.slug, path, replaced)
 
     def _free_slug(self, base: str) -> str:
-        """``base``, or ``base-2``, ``base-3`` … : the first that names no file yet."""
-        if not (self.directory / f"{base}.md").exists():
+        """``base``, or ``base-2``, ``base-3`` … : the first that names no file yet (nor a
+        link, even one leading nowhere)."""
+        def free(slug: str) -> bool:
+            path = self.directory / f"{slug}.md"
+            return not (path.exists() or path.is_symlink())
+
+        if free(base):
             return base
         for n in range(2, 10_000):
             candidate = f"{base[:MAX_SLUG - len(str(n)) - 1]}-{n}"
-            if not (self.directory / f"{candidate}.md").exists():
+            if free(candidate):
                 return candidate
         raise PersonalMemoryError("too many entries share this name; pass --slug")
 
     def forget(self, slug: str) -> bool:
         with self._locked():
-            path = self._path(check_slug(slug))
-            if not path.exists():
+            self._check_index()
+            slug = check_slug(slug)
+            if not self.existing(slug):
                 return False
-            path.unlink()
+            self._path(slug).unlink()
             self._write_index()
         return True
 
     def rebuild_index(self) -> Path:
         with self._locked():
+            self._check_index()
             self._write_index()
         return self.index_path
 
@@ -243,6 +273,7 @@ class PersonalStore:
                 raise PersonalMemoryError(
                     f"{self.legacy_path} cannot be read as UTF-8 text ({exc}); fix or move "
                     "it, and personal memory will migrate it then") from exc
+            self._check_index()
             facts = [ln.strip()[2:].strip() for ln in lines if ln.strip().startswith("- ")]
             for fact in filter(None, facts):
                 title = title_of(fact)
@@ -266,6 +297,17 @@ class PersonalStore:
             yield
         finally:
             os.close(fd)
+
+    def _check_index(self) -> None:
+        """Refuse before anything changes when the index could not be rewritten: a save
+        or forget that wrote its entry and then failed would report a failure that did
+        not happen (and a retry would duplicate the entry)."""
+        path = self.index_path
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            what = "a symbolic link" if path.is_symlink() else "not a regular file"
+            raise PersonalMemoryError(f"{path} is {what}; Waymarks rewrites the index there: "
+                                      "move it away and run `waymarks personal index`. "
+                                      "Nothing changed")
 
     def _write_index(self) -> None:
         self._write_atomic(self.index_path, self.index_text())
