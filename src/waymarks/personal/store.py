@@ -17,6 +17,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,7 +26,7 @@ import msgspec
 from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.secrets import credential_kinds, redact
 from waymarks.core.text import escaped, is_unicode
-from waymarks.files.atomic import NotARegularFile, write_atomic
+from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
 from waymarks.files.reading import read_regular
 from waymarks.personal.entry import (
     ENTRY_TYPES,
@@ -60,6 +61,10 @@ class Saved(msgspec.Struct, frozen=True):
     replaced: bool
 
 
+NOT_A_DIRECTORY = ("{} is not a directory; move it or set [personal] directory in the "
+                   "home config")
+
+
 class NotAnEntry(PersonalMemoryError):
     """A slug whose file is there but is no entry Waymarks can read."""
 
@@ -74,6 +79,8 @@ class Unread(msgspec.Struct, frozen=True):
 class PersonalStore:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        #: what went wrong before a listing (a legacy migration that failed), for the person
+        self.problems: list[Unread] = []
 
     @property
     def index_path(self) -> Path:
@@ -94,9 +101,12 @@ class PersonalStore:
         file of the directory with why it is not one (so a hand-written file never
         vanishes without a word)."""
         found: list[Entry] = []
-        unread: list[Unread] = []
+        unread: list[Unread] = list(self.problems)
         if not self.directory.is_dir():
-            return [], []
+            if self.directory.exists():
+                unread.append(Unread(str(self.directory),
+                                     NOT_A_DIRECTORY.format("it").removeprefix("it is ")))
+            return [], unread
         for path in sorted(self.directory.glob("*.md")):
             if path.name == INDEX_NAME:
                 continue
@@ -288,11 +298,29 @@ class PersonalStore:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        if self.directory.is_symlink() and not self.directory.resolve().is_dir():
-            raise PersonalMemoryError(f"{self.directory} is not a directory")
-        fd = os.open(self.directory / ".lock", os.O_WRONLY | os.O_CREAT, 0o600)
+        """The exclusive lock on ``<dir>/.lock``. It is opened without waiting and without
+        following a link, and must be a regular file: a FIFO there would hang every save
+        and plan, and a link could make Waymarks create a file anywhere."""
+        if self.directory.exists() and not self.directory.is_dir():
+            raise PersonalMemoryError(NOT_A_DIRECTORY.format(self.directory))
         try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise PersonalMemoryError(f"{self.directory} cannot be created ({exc.strerror}); "
+                                      "fix it or set [personal] directory in the home "
+                                      "config") from exc
+        lock = self.directory / ".lock"
+        redo = f"{lock} cannot be the lock: {{}}; remove it (Waymarks makes it anew)"
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise PersonalMemoryError(redo.format(
+                "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror)) from exc
+        try:
+            found = os.fstat(fd).st_mode
+            if not stat.S_ISREG(found):
+                raise PersonalMemoryError(redo.format(f"it is {kind_of(found)}"))
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
