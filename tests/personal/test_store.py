@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from waymarks.personal.entry import (
     parse_entry,
 )
 from waymarks.personal.store import PersonalStore
+from waymarks.service.app import Waymarks
 
 
 @pytest.fixture
@@ -283,3 +285,54 @@ def test_an_entry_linking_to_the_index_or_the_lock_is_refused(store: PersonalSto
             store.save("Important: use tabs", slug=slug)
     assert store.index_path.read_text() == index
     assert {u.file for u in store.scan()[1]} == {"notes.md", "lock.md"}
+
+
+def test_a_migration_stopped_halfway_completes_without_duplicates(tmp_path: Path) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    store.directory.mkdir()
+    (tmp_path / "memory.md").write_text("- 2024-01-01 — Alpha prefers tabs\n- 2024-01-02 — Foo\n"
+                                        "- 2024-01-03 — Bar\n", encoding="utf-8")
+    store.save("2024-01-01 — Alpha prefers tabs")  # what the run that stopped had written
+    (store.directory / "foo.md").symlink_to(tmp_path / "nowhere" / "foo.md")  # leads out
+    assert store.migrate_legacy() == 2
+    assert sorted(e.name for e in store.entries()) == ["Alpha prefers tabs", "Bar", "Foo"]
+    assert not (store.directory / "alpha-prefers-tabs-2.md").exists()
+    assert (tmp_path / "memory.md.bak").exists() and store.migrate_legacy() is None
+
+
+@pytest.fixture
+def immutable(tmp_path: Path) -> Iterator[Callable[[Path], None]]:
+    """Make a directory immutable (even root cannot create files in it), undone after."""
+    import shutil
+    import subprocess
+
+    made: list[Path] = []
+
+    def make(path: Path) -> None:
+        if shutil.which("chattr") is None or subprocess.run(
+                ["chattr", "+i", str(path)], capture_output=True).returncode:
+            pytest.skip("chattr +i is not available here")
+        made.append(path)
+
+    yield make
+    for path in made:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_a_migration_that_fails_never_stops_a_plan_and_list_says_why(
+        make_app: Callable[..., Waymarks], home: Path,
+        immutable: Callable[[Path], None]) -> None:
+    from waymarks.personal.setup import personal_store, plan_with_memory
+
+    app = make_app()
+    app.session_say("hi")
+    (home / "memory").mkdir()
+    (home / "memory" / ".lock").touch()
+    (home / "memory.md").write_text("- 2024-01-01 — Alpha prefers tabs\n", encoding="utf-8")
+    immutable(home / "memory")  # every write in it fails (as on a full disk)
+    plan = plan_with_memory(app, "hello")
+    assert any(m.kind == "request" for m in plan.messages)
+    entries, unread = personal_store(app).scan()
+    assert entries == [] and [u.file for u in unread] == [str(home / "memory.md")]
+    assert unread[0].reason.startswith("not converted into entries yet (")
+    assert (home / "memory.md").exists() and not (home / "memory.md.bak").exists()

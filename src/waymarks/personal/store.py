@@ -269,8 +269,11 @@ class PersonalStore:
 
     def migrate_legacy(self) -> int | None:
         """Convert a legacy single-file ``memory.md`` (``- YYYY-MM-DD — text`` lines) into
-        entries once, keeping the original as ``memory.md.bak``; ``None``: nothing to do
-        (no legacy file, or already migrated: the backup exists)."""
+        entries once, keeping the original as ``memory.md.bak``; the number of entries
+        written, or ``None``: nothing to do (no legacy file, or already migrated: the
+        backup exists). It completes whatever one fact does: a fact already an entry's
+        text (a run that stopped halfway wrote it) is not written again, and one that
+        cannot be written is skipped (the backup keeps it)."""
         backup = self.legacy_path.with_name(LEGACY_NAME + ".bak")
         if backup.exists() or not self.legacy_path.is_file():
             return None
@@ -285,16 +288,24 @@ class PersonalStore:
                     "it, and personal memory will migrate it then") from exc
             self._check_index()
             facts = [ln.strip()[2:].strip() for ln in lines if ln.strip().startswith("- ")]
+            present = {one_line(entry.body) for entry in self.entries()}
+            written = 0
             for fact in filter(None, facts):
+                if one_line(fact) in present:
+                    continue
                 title = title_of(fact)
                 # the slug is sent raw wherever the entry is named: never a credential in it
                 slug = self._free_slug(derive_slug(title_of(redact(fact)[0])))
-                entry = Entry(slug, title,
-                              one_line(fact)[:MAX_DESCRIPTION], "user", fact)
-                self._write_atomic(self._path(entry.slug), render_entry(entry))
+                entry = Entry(slug, title, one_line(fact)[:MAX_DESCRIPTION], "user", fact)
+                try:
+                    self._write_atomic(self._path(entry.slug), render_entry(entry))
+                except (PersonalMemoryError, OSError):
+                    continue
+                present.add(one_line(fact))
+                written += 1
             self._write_index()
             os.replace(self.legacy_path, backup)  # the backup is the sign of completion
-        return len([f for f in facts if f])
+        return written
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
