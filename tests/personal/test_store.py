@@ -336,3 +336,15 @@ def test_a_migration_that_fails_never_stops_a_plan_and_list_says_why(
     assert entries == [] and [u.file for u in unread] == [str(home / "memory.md")]
     assert unread[0].reason.startswith("not converted into entries yet (")
     assert (home / "memory.md").exists() and not (home / "memory.md.bak").exists()
+
+
+def test_a_name_or_description_over_its_limit_is_refused_not_cut(
+        store: PersonalStore) -> None:
+    for name, description, limit in (("n" * 81, None, "limit is 80"),
+                                     (None, "word " * 60 + "END", "limit is 300")):
+        with pytest.raises(PersonalMemoryError, match=limit):
+            store.save("I use vim", name=name, description=description)
+    assert store.entries() == []
+    saved = store.save("I use vim", name="n" * 80, description="d" * 300)
+    entry = store.get(saved.slug)
+    assert entry is not None and (entry.name, entry.description) == ("n" * 80, "d" * 300)

@@ -93,10 +93,12 @@ def personal_group() -> Group:
                   help="user (default for a new entry), feedback, project or reference. "
                        "E.g. --type feedback")
     @click.option("--name", metavar="NAME",
-                  help="A short name (default: the text's first line). E.g. --name Editor")
+                  help="A short name, at most 80 characters (default: the text's first line). "
+                       "E.g. --name Editor")
     @click.option("--description", metavar="TEXT",
-                  help="One line for the index injected into every plan (default: what the "
-                       "text says beyond its name). E.g. --description \"modal editing\"")
+                  help="One line, at most 300 characters, for the index injected into every plan "
+                       "(default: what the text says beyond its name). "
+                       "E.g. --description \"modal editing\"")
     @classification_option("entry")
     @click.argument("text", nargs=-1, required=True, metavar="[--] TEXT")
     def save(slug: str | None, type_: str | None, name: str | None,

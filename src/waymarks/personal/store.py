@@ -219,9 +219,14 @@ class PersonalStore:
                 f"the entry (its text, name, description or slug) holds what looks like a "
                 f"credential ({', '.join(kinds)}); Waymarks "
                 "does not store credentials. Say where it is kept instead")
-        title = one_line(name)[:MAX_NAME] if name and name.strip() else title_of(text)
-        summary = one_line(description)[:MAX_DESCRIPTION] if description and \
-            description.strip() else summary_of(text, title)
+        for what, value, most in (("name", name, MAX_NAME),
+                                  ("description", description, MAX_DESCRIPTION)):
+            if value is not None and len(one_line(value)) > most:
+                raise PersonalMemoryError(f"the {what} has {len(one_line(value))} characters; "
+                                          f"the limit is {most}. Shorten it")
+        title = one_line(name) if name and name.strip() else title_of(text)
+        summary = one_line(description) if description and description.strip() \
+            else summary_of(text, title)
         with self._locked():
             # only an explicit slug replaces: a derived one that is taken gets a suffix
             self._check_index()
