@@ -10,7 +10,15 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from waymarks.personal.entry import ENTRY_TYPES, Entry, one_line, parse_entry, render_entry
+from waymarks.personal.entry import (
+    ENTRY_TYPES,
+    MAX_DESCRIPTION,
+    MAX_NAME,
+    Entry,
+    one_line,
+    parse_entry,
+    render_entry,
+)
 from waymarks.personal.store import PersonalStore
 
 LEVELS = st.sampled_from([None, "normal", "internal", "sensitive", "local-only"])
@@ -31,7 +39,7 @@ def _frontmatter(text: str) -> dict[str, object]:
 
 
 @settings(max_examples=400, deadline=None)
-@given(name=TEXT.filter(lambda t: one_line(t) != ""), description=TEXT, body=TEXT,
+@given(name=TEXT.filter(lambda t: 0 < len(one_line(t)) <= MAX_NAME), description=TEXT, body=TEXT,
        kind=st.sampled_from(ENTRY_TYPES), level=LEVELS)
 @pytest.mark.slow
 def test_what_is_written_is_yaml_and_reads_back_exactly(name: str, description: str,
@@ -133,3 +141,15 @@ def test_a_classification_under_metadata_counts_and_the_stricter_wins(
     assert entry is not None and entry.classification == level
     legacy = parse_entry("home", text.replace("my address", "street: 1 Main St"))  # not YAML
     assert legacy is not None and legacy.classification == level
+
+
+def test_a_hand_edited_name_or_description_is_bounded_on_read(tmp_path: Path) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    store.directory.mkdir()
+    (store.directory / "big.md").write_text(
+        f"---\nname: Big {'word ' * 6000}\ndescription: {'d' * 30000}\nmetadata:\n"
+        "  type: user\n---\nbody\n", encoding="utf-8")
+    [entry] = store.entries()
+    assert len(entry.name) <= MAX_NAME and entry.name.startswith("Big word")
+    assert entry.name.endswith("…") and len(entry.description) == MAX_DESCRIPTION
+    assert len(store.index_text()) < 500

@@ -175,7 +175,15 @@ def parse_entry(slug: str, text: str) -> Entry | None:
     kind = fields.get("metadata.type", "").strip().lower()
     if not name or description is None or kind not in ENTRY_TYPES:
         return None
-    return Entry(slug, name, description, kind, body.strip(), _level(fields))
+    # a hand edit may make them any length: every index line, plan and tool answer
+    # carries them, so they are bounded here as a save bounds them
+    return Entry(slug, _clipped(name, MAX_NAME), _clipped(description, MAX_DESCRIPTION), kind,
+                 body.strip(), _level(fields))
+
+
+def _clipped(value: str, limit: int) -> str:
+    """``value`` cut to at most ``limit`` characters, the cut marked with an ellipsis."""
+    return value if len(value) <= limit else value[:limit - 1].rstrip() + "…"
 
 
 def _level(fields: dict[str, str]) -> str | None:
