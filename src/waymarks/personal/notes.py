@@ -98,11 +98,11 @@ def promote_prompt(app: Waymarks, provider: str | None = None
 
     The prompt goes to a model: each note goes through the destination's egress like any
     other stored text (the default classification, spans it may not see withheld,
-    credentials redacted for a remote provider); a note it may not receive is left out."""
+    credentials redacted for a remote provider); a note with nothing left is left out."""
     egress = egress_for(app, provider)
     lessons = []
     for note in active_notes(app):
-        if note.type != "lesson" or not egress.admits(egress.level(note.text)):
+        if note.type != "lesson":
             continue
         shown = egress.text(note.text)
         if shown is not None:
