@@ -144,7 +144,7 @@ def test_help_loads_no_service_and_the_copied_names_agree(tmp_path: Path) -> Non
     from waymarks.commands.options import LEVEL_NAMES
     from waymarks.commands.personal import ENTRY_TYPES
     from waymarks.core.model import CLASSIFICATIONS
-    from waymarks.personal.store import ENTRY_TYPES as STORE_TYPES
+    from waymarks.personal.entry import ENTRY_TYPES as STORE_TYPES
 
     assert LEVEL_NAMES == CLASSIFICATIONS and ENTRY_TYPES == STORE_TYPES
     probe = ("import sys, contextlib, io; from waymarks.cli.main import main\n"

@@ -19,7 +19,8 @@ from waymarks.files.atomic import NotARegularFile
 from waymarks.files.reading import read_regular
 from waymarks.ledger.team import _read_from
 from waymarks.personal.docs import DOCS_DIR, load_chunks
-from waymarks.personal.store import PersonalMemoryError, PersonalStore
+from waymarks.personal.entry import PersonalMemoryError
+from waymarks.personal.store import PersonalStore
 from waymarks.service.learning import LearningConfigError, learning_enabled, learning_state
 
 T = TypeVar("T")
@@ -41,9 +42,10 @@ def unblocked(fifos: Sequence[Path], action: Callable[[], T]) -> T:
     worker.start()
     worker.join(20)
     if worker.is_alive():
-        for fifo in fifos:
-            with contextlib.suppress(OSError):
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        for fifo in fifos:  # a reader waits for a writer, a writer for a reader
+            for mode in (os.O_WRONLY, os.O_RDONLY):
+                with contextlib.suppress(OSError):
+                    os.close(os.open(fifo, mode | os.O_NONBLOCK))
         worker.join(5)
         pytest.fail("waited on a FIFO")
     if errors:
@@ -75,6 +77,42 @@ def test_personal_memory_lists_around_a_fifo_and_refuses_to_write_it(tmp_path: P
     assert [e.name for e in unblocked([fifo], store.entries)] == ["Indentation"]
     with pytest.raises(PersonalMemoryError, match="not a regular file"):
         unblocked([fifo], lambda: store.save("into the pipe?", slug="pipe"))
+
+
+def test_a_lock_that_is_no_regular_file_is_refused_not_waited_on(tmp_path: Path) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    store.save("I prefer tabs over spaces.", name="Indentation")
+    lock = store.directory / ".lock"
+    lock.unlink()
+    os.mkfifo(lock)
+    for action in (lambda: store.save("Keep PRs small"), lambda: store.forget("indentation"),
+                   store.rebuild_index):
+        with pytest.raises(PersonalMemoryError, match=r"\.lock cannot be the lock: it is a "
+                                                      r"FIFO; remove it"):
+            unblocked([lock], action)
+    lock.unlink()
+    outside = tmp_path / "created-by-the-lock"
+    lock.symlink_to(outside)
+    with pytest.raises(PersonalMemoryError, match="it is a symbolic link; remove it"):
+        store.save("Keep PRs small")
+    assert not outside.exists() and not os.path.lexists(outside)
+    lock.unlink()
+    lock.mkdir()
+    with pytest.raises(PersonalMemoryError, match="cannot be the lock"):
+        store.save("Keep PRs small")
+    assert [e.slug for e in store.entries()] == ["indentation"]
+
+
+def test_a_personal_directory_that_is_a_file_is_refused_with_the_fix(tmp_path: Path) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    store.directory.write_text("not a directory")
+    with pytest.raises(PersonalMemoryError, match=r"memory is not a directory; move it or "
+                                                  r"set \[personal\] directory"):
+        store.save("Keep PRs small")
+    assert store.directory.read_text() == "not a directory"
+    entries, unread = store.scan()
+    assert entries == [] and [u.file for u in unread] == [str(store.directory)]
+    assert unread[0].reason.startswith("not a directory; move it")
 
 
 def test_engineering_docs_skip_a_fifo(tmp_path: Path) -> None:

@@ -19,7 +19,14 @@ from waymarks.cli.main import main
 from waymarks.mcp.server import build_server
 from waymarks.personal.curation import curation_prompt, promotion_prompt
 from waymarks.personal.docs import EngineeringDocs, load_chunks, new_adr
-from waymarks.personal.notes import active_notes, add_note, clear_notes, promote_prompt
+from waymarks.personal.entry import PersonalMemoryError
+from waymarks.personal.notes import (
+    NOTE_ENTRY,
+    active_notes,
+    add_note,
+    clear_notes,
+    promote_prompt,
+)
 from waymarks.personal.setup import personal_store, plan_with_memory
 from waymarks.personal.store import PersonalStore
 from waymarks.service.app import Waymarks
@@ -75,6 +82,21 @@ def test_personal_cli_round_trip(home: Path, project: Path, monkeypatch: pytest.
     assert run("personal", "forget", "small-prs")[1]["removed"] is True
 
 
+def test_personal_index_that_cannot_be_written_is_refused_in_one_line(
+        home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["personal", "save", "--", "Keep PRs small"]) == 0
+    (home / "memory" / "MEMORY.md").unlink()
+    (home / "memory" / "MEMORY.md").symlink_to(tmp_path / "hostname")
+    capsys.readouterr()
+    assert main(["personal", "index"]) == 2
+    out, err = capsys.readouterr()
+    assert "MEMORY.md is a symbolic link" in out + err and "Traceback" not in out + err
+    assert not (tmp_path / "hostname").exists()
+
+
 def test_notes_follow_the_branch_and_promote_packages_lessons(
         make_app: Callable[..., Waymarks], project: Path) -> None:
     app = make_app()
@@ -99,6 +121,26 @@ def test_notes_follow_the_branch_and_promote_packages_lessons(
 def write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
+
+
+def test_promote_sends_notes_through_the_egress(make_app: Callable[..., Waymarks],
+                                               home: Path) -> None:
+    app = make_app()
+    app.session_say("start")
+    add_note(app, "Run migrations in one transaction")
+    add_note(app, "[ds4:internal]Codename FALCON[/ds4:internal] ships on Fridays")
+    # a note an older version or a hand edit left in the ledger with a credential in it
+    app.append_record(NOTE_ENTRY, {"schemaVersion": 1, "event": "add", "note": {
+        "type": "lesson", "text": f"the deploy key is {MAILGUN}", "createdAt": 1}})
+    prompt, lessons = promote_prompt(app)
+    assert prompt is not None and len(lessons) == 3
+    assert MAILGUN not in prompt and "[REDACTED:mailgun-key]" in prompt
+    assert "FALCON" not in prompt and "one transaction" in prompt
+    (home / "config.toml").write_text('[privacy]\ndefaultClassification = "internal"\n',
+                                      encoding="utf-8")
+    app.close()
+    app = make_app()
+    assert promote_prompt(app) == (None, [])  # unclassified notes are internal now
 
 
 def test_docs_are_chunked_by_heading_and_superseded_adrs_are_not_current(
@@ -225,6 +267,45 @@ def test_mcp_entry_fetch_withholds_what_the_provider_may_not_see(
     assert call_tool(app, "personal_memory_entry", {"slug": "nope"})["category"] == "not-found"
     assert call_tool(app, "personal_memory_entry",
                      {"slug": "../x"})["category"] == "invalid-parameters"
+
+
+MAILGUN = "key-3ax6xnjp29jd6fds4gc373sgvjxteol0"  # the shape of a Mailgun API key
+
+
+def test_a_credential_in_a_slug_is_refused_and_never_sent_to_a_remote_provider(
+        make_app: Callable[..., Waymarks], home: Path) -> None:
+    app = make_app()
+    app.session_say("hi")
+    store = personal_store(app)
+    with pytest.raises(PersonalMemoryError, match="credential"):
+        store.save("My mail provider notes", slug=MAILGUN)
+    assert call_tool(app, "remember", {"text": "My mail provider notes", "slug": MAILGUN}
+                     ) == {"outcome": "rejected", "category": "credential-refused"}
+    assert not list((home / "memory").glob("key-*"))
+    # a file the person named by hand may hold anything: its slug is redacted on the way out
+    (home / "memory").mkdir(exist_ok=True)
+    (home / "memory" / f"{MAILGUN}.md").write_text(
+        "---\nname: Mail\ndescription: mail provider notes\nmetadata:\n  type: user\n---\n"
+        "b\n", encoding="utf-8")
+    plan = plan_with_memory(app, "mail", provider="anthropic")
+    [personal] = [m for m in plan.messages if m.kind == "personal"]
+    assert "mail provider notes" in personal.content and MAILGUN not in personal.content
+    assert '"[REDACTED:mailgun-key]": ' in personal.content
+    recalled = call_tool(app, "recall_memory", {"query": "mail"})
+    assert recalled["personalIndex"] and MAILGUN not in json.dumps(recalled)
+    fetched = call_tool(app, "personal_memory_entry", {"slug": MAILGUN})
+    assert fetched["outcome"] == "ok" and MAILGUN not in json.dumps(fetched)
+
+
+def test_a_legacy_fact_holding_a_credential_migrates_to_a_slug_without_it(
+        tmp_path: Path) -> None:
+    home = tmp_path
+    (home / "memory.md").write_text(f"- 2024-01-01 — {MAILGUN} is my mailgun key\n",
+                                    encoding="utf-8")
+    store = PersonalStore(home / "memory")
+    assert store.migrate_legacy() == 1
+    [entry] = store.entries()
+    assert MAILGUN not in entry.slug and entry.slug.startswith("redacted-mailgun-key")
 
 
 def test_promotion_prompt_is_scoped_to_the_project() -> None:

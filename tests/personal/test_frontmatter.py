@@ -10,14 +10,16 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from waymarks.personal.store import (
+from waymarks.personal.entry import (
     ENTRY_TYPES,
+    MAX_DESCRIPTION,
+    MAX_NAME,
     Entry,
-    PersonalStore,
     one_line,
     parse_entry,
     render_entry,
 )
+from waymarks.personal.store import PersonalStore
 
 LEVELS = st.sampled_from([None, "normal", "internal", "sensitive", "local-only"])
 # every character YAML may carry (no surrogates), with the ones that broke the old writer
@@ -37,7 +39,7 @@ def _frontmatter(text: str) -> dict[str, object]:
 
 
 @settings(max_examples=400, deadline=None)
-@given(name=TEXT.filter(lambda t: one_line(t) != ""), description=TEXT, body=TEXT,
+@given(name=TEXT.filter(lambda t: 0 < len(one_line(t)) <= MAX_NAME), description=TEXT, body=TEXT,
        kind=st.sampled_from(ENTRY_TYPES), level=LEVELS)
 @pytest.mark.slow
 def test_what_is_written_is_yaml_and_reads_back_exactly(name: str, description: str,
@@ -103,3 +105,51 @@ def test_the_index_never_repeats_the_text(tmp_path: Path) -> None:
     assert line.endswith("…") and len(line) < 240
     short = store.get("keep-pull-requests-under-300-lines")
     assert short is not None and short.description == "" and short.own_description is None
+
+
+@pytest.mark.parametrize(("lines", "level"), [
+    ("classification: [local-only]\n", "local-only"),
+    ("classification:\n  level: internal\n", "local-only"),
+    ("classification: \n", "local-only"),
+    ("classification: secret\n", "local-only"),
+    ("classification: Internal\n", "internal"),
+    ("", None),
+])
+def test_a_classification_that_is_there_but_no_known_level_is_local_only(
+        tmp_path: Path, lines: str, level: str | None) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    store.directory.mkdir()
+    (store.directory / "salary.md").write_text(
+        f"---\nname: Salary\ndescription: my salary\n{lines}metadata:\n  type: user\n---\nb\n",
+        encoding="utf-8")
+    [entry] = store.entries()
+    assert entry.classification == level
+
+
+@pytest.mark.parametrize(("top", "nested", "level"), [
+    (None, "local-only", "local-only"),
+    ("internal", "sensitive", "sensitive"),
+    ("sensitive", "normal", "sensitive"),
+    (None, "[a]", "local-only"),
+])
+def test_a_classification_under_metadata_counts_and_the_stricter_wins(
+        tmp_path: Path, top: str | None, nested: str, level: str) -> None:
+    head = f"classification: {top}\n" if top else ""
+    text = (f"---\nname: Home\ndescription: my address\n{head}metadata:\n  type: user\n"
+            f"  classification: {nested}\n---\nb\n")
+    entry = parse_entry("home", text)
+    assert entry is not None and entry.classification == level
+    legacy = parse_entry("home", text.replace("my address", "street: 1 Main St"))  # not YAML
+    assert legacy is not None and legacy.classification == level
+
+
+def test_a_hand_edited_name_or_description_is_bounded_on_read(tmp_path: Path) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    store.directory.mkdir()
+    (store.directory / "big.md").write_text(
+        f"---\nname: Big {'word ' * 6000}\ndescription: {'d' * 30000}\nmetadata:\n"
+        "  type: user\n---\nbody\n", encoding="utf-8")
+    [entry] = store.entries()
+    assert len(entry.name) <= MAX_NAME and entry.name.startswith("Big word")
+    assert entry.name.endswith("…") and len(entry.description) == MAX_DESCRIPTION
+    assert len(store.index_text()) < 500

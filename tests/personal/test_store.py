@@ -5,17 +5,20 @@ from __future__ import annotations
 import multiprocessing
 import os
 import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from waymarks.personal.store import (
+from waymarks.personal.entry import (
     INDEX_HEADING,
+    MAX_FILE_BYTES,
     PersonalMemoryError,
-    PersonalStore,
     derive_slug,
     parse_entry,
 )
+from waymarks.personal.store import PersonalStore
+from waymarks.service.app import Waymarks
 
 
 @pytest.fixture
@@ -188,3 +191,160 @@ def test_an_entry_that_is_not_a_file_is_refused_before_anyone_is_asked(
     assert not isinstance(planned, RememberPlan)
     assert planned["outcome"] == "unavailable"
     assert isinstance(plan_remember(store, "a new entry", "fresh"), RememberPlan)
+
+
+def test_what_editors_add_is_read_past_and_other_files_are_named_with_why(
+        store: PersonalStore) -> None:
+    store.directory.mkdir()
+    ok = "---\nname: {0}\ndescription: d\nmetadata:\n  type: {1}\n---\nbody\n"
+    files = {
+        "bom.md": ("\ufeff" + ok.format("Bom", "user")).encode(),
+        "cr.md": ok.format("Cr", "user").replace("\n", "\r").encode(),
+        "crlf.md": ok.format("Crlf", "user").replace("\n", "\r\n").encode(),
+        "case.md": ok.format("Case", "User").encode(),
+        "latin.md": ok.format("Caf\xe9", "user").encode("latin-1"),
+        "plain.md": b"just some notes\n",
+        "UPPER.md": ok.format("Upper", "user").encode(),
+    }
+    for name, data in files.items():
+        (store.directory / name).write_bytes(data)
+    os.mkfifo(store.directory / "pipe.md")
+    entries, unread = store.scan()
+    assert [e.slug for e in entries] == ["bom", "case", "cr", "crlf"]
+    reasons = {u.file: u.reason for u in unread}
+    assert set(reasons) == {"latin.md", "plain.md", "UPPER.md", "pipe.md"}
+    assert "UTF-8" in reasons["latin.md"] and "frontmatter" in reasons["plain.md"]
+    assert "slug" in reasons["UPPER.md"] and "regular file" in reasons["pipe.md"]
+
+
+def test_a_huge_file_is_not_read(store: PersonalStore) -> None:
+    store.save("Keep PRs small")
+    huge = store.directory / "huge.md"
+    with huge.open("wb") as sparse:  # costs no disk: a frontmatter, then a hole
+        sparse.write(b"---\nname: Huge\ndescription: d\nmetadata:\n  type: user\n---\n")
+        sparse.truncate(MAX_FILE_BYTES + 1)
+    entries, unread = store.scan()
+    assert [e.slug for e in entries] == ["keep-prs-small"]
+    assert [(u.file, u.reason) for u in unread] == [
+        ("huge.md", f"larger than {MAX_FILE_BYTES:,} bytes")]
+    with huge.open("r+b") as sparse:
+        sparse.truncate(MAX_FILE_BYTES)  # at the limit it is read (a hole is NULs)
+    assert "huge" in [e.slug for e in store.entries()]
+
+
+def test_a_file_there_that_is_no_entry_is_neither_replaced_nor_deleted(
+        store: PersonalStore) -> None:
+    from waymarks.personal.tools import RememberPlan, plan_remember
+
+    store.directory.mkdir()
+    precious = "---\nname: Caf\xe9\ndescription: d\nmetadata:\n  type: user\n---\n" + (
+        "A precious paragraph.\n" * 50)
+    (store.directory / "prefs.md").write_bytes(precious.encode("latin-1"))
+    assert store.get("prefs") is None  # personal list does not show it
+    with pytest.raises(PersonalMemoryError, match=r"exists but is not an entry.*rename it"):
+        store.save("Use tabs", slug="prefs")
+    with pytest.raises(PersonalMemoryError, match="exists but is not an entry"):
+        store.forget("prefs")
+    assert plan_remember(store, "Use tabs", "prefs") == {"outcome": "rejected",
+                                                         "category": "not-an-entry"}
+    assert (store.directory / "prefs.md").read_bytes() == precious.encode("latin-1")
+    store.save("Keep PRs small", slug="prs")
+    planned = plan_remember(store, "Keep PRs tiny", "prs")
+    assert isinstance(planned, RememberPlan) and planned.replaces
+    assert planned.message.count("Replace your personal memory entry 'prs'") == 1
+
+
+@pytest.mark.parametrize("kind", ["directory", "link out", "link to an entry"])
+def test_an_index_that_cannot_be_rewritten_refuses_before_anything_changes(
+        store: PersonalStore, tmp_path: Path, kind: str) -> None:
+    kept = store.save("Keep PRs small")
+    store.index_path.unlink()
+    if kind == "directory":
+        store.index_path.mkdir()
+    else:
+        target = tmp_path / "elsewhere.md" if kind == "link out" else kept.path
+        store.index_path.symlink_to(target)
+    before = sorted(p.name for p in store.directory.iterdir())
+    entry = kept.path.read_text()
+    for attempt in (lambda: store.save("Use tabs not spaces"),
+                    lambda: store.save("Keep PRs tiny", slug=kept.slug),
+                    lambda: store.forget(kept.slug), store.rebuild_index):
+        with pytest.raises(PersonalMemoryError, match=r"MEMORY\.md is .*Nothing changed"):
+            attempt()
+    assert sorted(p.name for p in store.directory.iterdir()) == before
+    assert kept.path.read_text() == entry and not (tmp_path / "elsewhere.md").exists()
+
+
+def test_an_entry_linking_to_the_index_or_the_lock_is_refused(store: PersonalStore) -> None:
+    store.save("Keep PRs small")
+    index = store.index_path.read_text()
+    (store.directory / "notes.md").symlink_to("MEMORY.md")
+    (store.directory / "lock.md").symlink_to(".lock")
+    for slug in ("notes", "lock"):
+        with pytest.raises(PersonalMemoryError, match="link to something other than an entry"):
+            store.save("Important: use tabs", slug=slug)
+    assert store.index_path.read_text() == index
+    assert {u.file for u in store.scan()[1]} == {"notes.md", "lock.md"}
+
+
+def test_a_migration_stopped_halfway_completes_without_duplicates(tmp_path: Path) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    store.directory.mkdir()
+    (tmp_path / "memory.md").write_text("- 2024-01-01 — Alpha prefers tabs\n- 2024-01-02 — Foo\n"
+                                        "- 2024-01-03 — Bar\n", encoding="utf-8")
+    store.save("2024-01-01 — Alpha prefers tabs")  # what the run that stopped had written
+    (store.directory / "foo.md").symlink_to(tmp_path / "nowhere" / "foo.md")  # leads out
+    assert store.migrate_legacy() == 2
+    assert sorted(e.name for e in store.entries()) == ["Alpha prefers tabs", "Bar", "Foo"]
+    assert not (store.directory / "alpha-prefers-tabs-2.md").exists()
+    assert (tmp_path / "memory.md.bak").exists() and store.migrate_legacy() is None
+
+
+@pytest.fixture
+def immutable(tmp_path: Path) -> Iterator[Callable[[Path], None]]:
+    """Make a directory immutable (even root cannot create files in it), undone after."""
+    import shutil
+    import subprocess
+
+    made: list[Path] = []
+
+    def make(path: Path) -> None:
+        if shutil.which("chattr") is None or subprocess.run(
+                ["chattr", "+i", str(path)], capture_output=True).returncode:
+            pytest.skip("chattr +i is not available here")
+        made.append(path)
+
+    yield make
+    for path in made:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_a_migration_that_fails_never_stops_a_plan_and_list_says_why(
+        make_app: Callable[..., Waymarks], home: Path,
+        immutable: Callable[[Path], None]) -> None:
+    from waymarks.personal.setup import personal_store, plan_with_memory
+
+    app = make_app()
+    app.session_say("hi")
+    (home / "memory").mkdir()
+    (home / "memory" / ".lock").touch()
+    (home / "memory.md").write_text("- 2024-01-01 — Alpha prefers tabs\n", encoding="utf-8")
+    immutable(home / "memory")  # every write in it fails (as on a full disk)
+    plan = plan_with_memory(app, "hello")
+    assert any(m.kind == "request" for m in plan.messages)
+    entries, unread = personal_store(app).scan()
+    assert entries == [] and [u.file for u in unread] == [str(home / "memory.md")]
+    assert unread[0].reason.startswith("not converted into entries yet (")
+    assert (home / "memory.md").exists() and not (home / "memory.md.bak").exists()
+
+
+def test_a_name_or_description_over_its_limit_is_refused_not_cut(
+        store: PersonalStore) -> None:
+    for name, description, limit in (("n" * 81, None, "limit is 80"),
+                                     (None, "word " * 60 + "END", "limit is 300")):
+        with pytest.raises(PersonalMemoryError, match=limit):
+            store.save("I use vim", name=name, description=description)
+    assert store.entries() == []
+    saved = store.save("I use vim", name="n" * 80, description="d" * 300)
+    entry = store.get(saved.slug)
+    assert entry is not None and (entry.name, entry.description) == ("n" * 80, "d" * 300)

@@ -118,3 +118,22 @@ def test_a_metadata_value_ending_in_a_newline_is_quoted() -> None:
     assert meta("63ebddf3") == "63ebddf3"
     assert meta("63ebddf3\n") == '"63ebddf3\\n"'
     assert "\n" not in meta("a\nb\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(hostile, st.text()))
+def test_quoted_text_holds_nothing_that_can_act_on_a_terminal(text: str) -> None:
+    """JSON leaves C1 controls (the 8-bit CSI U+009B), directional overrides and other
+    format characters raw: a personal entry's name drove the terminal `waymarks plan`
+    printed to, and reordered what a reader of the plan saw."""
+    from waymarks.core.egress import json_line
+
+    line = json_line(text)
+    assert line.isprintable() and json.loads(line) == text
+    assert json_line({"k": text}).isprintable()
+
+
+def test_a_personal_line_with_c1_and_bidi_controls_is_escaped() -> None:
+    entry = TextBlock("personal", "personal:c1", "Tabs \x9b2J\x9b31m and \u202eevil", "c1")
+    line = render_text(entry, EXACT)
+    assert line == 'c1: "Tabs \\u009b2J\\u009b31m and \\u202eevil"'

@@ -12,10 +12,11 @@ from waymarks.commands.render import cell, refused, table_result
 from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
 
 if TYPE_CHECKING:  # the store is imported when a command runs, not for help
-    from waymarks.personal.store import Entry, PersonalStore
+    from waymarks.personal.entry import Entry
+    from waymarks.personal.store import PersonalStore
     from waymarks.service.app import Waymarks
 
-#: ``waymarks.personal.store.ENTRY_TYPES`` (a test keeps them equal)
+#: ``waymarks.personal.entry.ENTRY_TYPES`` (a test keeps them equal)
 ENTRY_TYPES = ("user", "feedback", "project", "reference")
 
 SAVE_LIMIT = MAX_PREFILL_CHARS
@@ -65,14 +66,18 @@ def personal_group() -> Group:
              "description.", examples=["waymarks personal list", "waymarks personal --json"])
     def list_() -> Result:
         store = _store(runtime().app())
-        entries = store.entries()
+        entries, unread = store.scan()
         rows = [(e.slug, e.type, e.classification or "-", cell(e.name),
                  cell(e.own_description) or "") for e in entries]
+        # a hand-written file that is no entry is named, with why, never silently skipped
+        footer = [f"Not read: {cell(u.file)}: {u.reason}" for u in unread]
         return table_result({"directory": str(store.directory),
-                             "entries": [_entry_json(e) for e in entries]},
+                             "entries": [_entry_json(e) for e in entries],
+                             "unread": [{"file": u.file, "reason": u.reason}
+                                        for u in unread]},
                             [Column("SLUG"), Column("TYPE"), Column("CLASS"), Column("NAME"),
-                             Column("DESCRIPTION", wide=True)], rows,
-                            empty=f"No personal memory yet in {store.directory}.")
+                             Column("DESCRIPTION", wide=True)], rows, footer=footer,
+                            empty=f"No personal memory yet in {cell(str(store.directory))}.")
 
     @command(personal, "save", summary="Save a personal entry, or with --slug replace one "
              "(keeping its type and classification unless given).",
@@ -88,17 +93,19 @@ def personal_group() -> Group:
                   help="user (default for a new entry), feedback, project or reference. "
                        "E.g. --type feedback")
     @click.option("--name", metavar="NAME",
-                  help="A short name (default: the text's first line). E.g. --name Editor")
+                  help="A short name, at most 80 characters (default: the text's first line). "
+                       "E.g. --name Editor")
     @click.option("--description", metavar="TEXT",
-                  help="One line for the index injected into every plan (default: what the "
-                       "text says beyond its name). E.g. --description \"modal editing\"")
+                  help="One line, at most 300 characters, for the index injected into every plan "
+                       "(default: what the text says beyond its name). "
+                       "E.g. --description \"modal editing\"")
     @classification_option("entry")
     @click.argument("text", nargs=-1, required=True, metavar="[--] TEXT")
     def save(slug: str | None, type_: str | None, name: str | None,
              description: str | None, classification: str | None,
              text: tuple[str, ...]) -> Result:
         """TEXT is at most 2,000 characters; a credential in it is refused."""
-        from waymarks.personal.store import PersonalMemoryError
+        from waymarks.personal.entry import PersonalMemoryError
 
         try:
             saved = _store(runtime().app()).save(
@@ -115,10 +122,11 @@ def personal_group() -> Group:
     @click.argument("slug", metavar="SLUG")
     def show(slug: str) -> Result:
         """A missing entry is refused (exit 2), as `personal forget` does."""
-        from waymarks.personal.store import PersonalMemoryError, one_line
+        from waymarks.personal.entry import PersonalMemoryError, one_line
 
         try:
-            entry = _store(runtime().app()).get(slug)
+            store = _store(runtime().app())
+            entry = store.get(slug) if store.existing(slug) else None
         except PersonalMemoryError as exc:
             return refused("invalid_argument", str(exc))
         if entry is None:
@@ -136,7 +144,7 @@ def personal_group() -> Group:
     @click.argument("slug", metavar="SLUG")
     def forget(slug: str) -> Result:
         """A missing entry is refused (exit 2), as `personal show` does."""
-        from waymarks.personal.store import PersonalMemoryError
+        from waymarks.personal.entry import PersonalMemoryError
 
         try:
             removed = _store(runtime().app()).forget(slug)
@@ -149,8 +157,13 @@ def personal_group() -> Group:
     @command(personal, "index", summary="Rebuild MEMORY.md from the entry files and print "
              "it.", examples=["waymarks personal index"])
     def index() -> Result:
+        from waymarks.personal.entry import PersonalMemoryError
+
         store = _store(runtime().app())
-        path = store.rebuild_index()
+        try:
+            path = store.rebuild_index()
+        except PersonalMemoryError as exc:
+            return refused("invalid_argument", str(exc))
         return Result({"index": str(path), "entries": len(store.entries())},
                       path.read_text(encoding="utf-8").rstrip())
 

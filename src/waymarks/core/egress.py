@@ -29,7 +29,6 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import json
-from typing import Final
 
 import msgspec
 
@@ -44,16 +43,25 @@ from waymarks.core.privacy import (
 )
 from waymarks.core.secrets import find_secrets, redact
 
-#: characters ``str.splitlines`` treats as line breaks that JSON leaves alone
-_LINE_BREAKS: Final = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-
 
 def json_line(value: object) -> str:
-    """``value`` as compact JSON on exactly one line, under every line-splitting rule."""
+    """``value`` as compact JSON on exactly one line, under every line-splitting rule, with
+    nothing that can act on a terminal or reorder what is shown: every character that is
+    not printable (C1 controls such as the 8-bit CSI, directional overrides and other
+    format characters, U+2028, U+2029, NEL), which JSON leaves as it is, is written as
+    ``\\uXXXX`` (the same decoded value)."""
     text = json.dumps(value, ensure_ascii=False)
-    if any(ch in text for ch in _LINE_BREAKS):
-        text = "".join(_LINE_BREAKS.get(ch, ch) for ch in text)
-    return text
+    if text.isprintable():  # nearly always: one pass in C
+        return text
+    return "".join(ch if ch.isprintable() else _escape(ord(ch)) for ch in text)
+
+
+def _escape(code: int) -> str:
+    """A code point as JSON's ``\\uXXXX`` (a surrogate pair above the BMP)."""
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def quote(text: str) -> str:
@@ -105,6 +113,12 @@ class Egress(msgspec.Struct, frozen=True):
         """Whether this destination would see a credential of ``stored`` redacted (so
         anything derived from ``stored``, such as a memory's key, must not be shown)."""
         return self.redacts and bool(find_secrets(stored))
+
+    def label(self, stored: str) -> str:
+        """A stored name that labels an item (a personal entry's slug, which a person may
+        have chosen by hand) as this destination may see it: a credential in it is
+        redacted, like one in the item's text."""
+        return redact(stored)[0] if self.redacts else stored
 
     def quoted(self, stored: str, explicit: str | None = None) -> str | None:
         """:meth:`text` as one quoted JSON string; ``None`` when nothing may be sent."""

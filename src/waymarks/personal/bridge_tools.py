@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, Final
 from waymarks.core.privacy import OMITTED, classify
 from waymarks.core.text import is_unicode
 from waymarks.personal.docs import EngineeringDocs
+from waymarks.personal.entry import PersonalMemoryError
 from waymarks.personal.index import PersonalIndex
 from waymarks.personal.notes import MAX_NOTE_CHARS, NOTE_TYPES, add_note
 from waymarks.personal.setup import personal_store
-from waymarks.personal.store import PersonalMemoryError
 from waymarks.service.outcomes import ServiceError
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def recall_memory(app: Waymarks, query: object, egress: Egress) -> dict[str, Any
             if text is None:
                 withheld += 1
                 continue
-            lines.append({"slug": block.label, "line": text})
+            lines.append({"slug": egress.label(block.label), "line": text})
     except (PersonalMemoryError, OSError):
         return {"outcome": "unavailable", "category": "runtime-unavailable"}
     return {"outcome": "ok", "docs": docs, "personalIndex": lines, "withheld": withheld,

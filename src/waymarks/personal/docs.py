@@ -29,7 +29,7 @@ import msgspec
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import classify, highest
 from waymarks.files.reading import read_regular
-from waymarks.personal.store import derive_slug
+from waymarks.personal.entry import derive_slug
 from waymarks.service.planning import doc_snippet
 from waymarks.service.search import features
 

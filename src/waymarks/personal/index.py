@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from waymarks.personal.store import PersonalStore, one_line
+from waymarks.personal.entry import one_line
+from waymarks.personal.store import PersonalStore
 from waymarks.service.planning import personal_line
 
 if TYPE_CHECKING:

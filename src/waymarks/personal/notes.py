@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from waymarks.core.decisions import refuse_credentials
-from waymarks.core.privacy import filter_text
 from waymarks.core.text import is_unicode, normalize
 from waymarks.ledger.entries import custom_entries
 from waymarks.personal.curation import promotion_prompt
 from waymarks.service.outcomes import ServiceError
-from waymarks.service.planning import destination
+from waymarks.service.planning import egress_for
 from waymarks.service.ports import epoch_ms
 
 if TYPE_CHECKING:
@@ -97,15 +96,17 @@ def promote_prompt(app: Waymarks, provider: str | None = None
                    ) -> tuple[str | None, list[Note]]:
     """The promotion prompt for the active lesson notes (``None`` when there are none).
 
-    The prompt goes to a model: each note is filtered for the destination provider like
-    any other content (spans it may not see are withheld; a note with nothing left out)."""
-    settings = app.settings()
-    allowed = settings.policy.allowed(destination(settings, provider))
+    The prompt goes to a model: each note goes through the destination's egress like any
+    other stored text (the default classification, spans it may not see withheld,
+    credentials redacted for a remote provider); a note with nothing left is left out."""
+    egress = egress_for(app, provider)
     lessons = []
     for note in active_notes(app):
-        shown = filter_text(note.text, allowed) if note.type == "lesson" else None
-        if shown is not None and shown.text is not None:
-            lessons.append(Note(note.id, note.type, shown.text, note.created_at))
+        if note.type != "lesson":
+            continue
+        shown = egress.text(note.text)
+        if shown is not None:
+            lessons.append(Note(note.id, note.type, shown, note.created_at))
     if not lessons:
         return None, []
     return promotion_prompt(app.cwd, [{"id": n.id, "type": n.type, "text": n.text}

@@ -3,12 +3,12 @@ the project's engineering docs."""
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING, Any
 
 from waymarks.personal.docs import EngineeringDocs
+from waymarks.personal.entry import PersonalMemoryError
 from waymarks.personal.index import PersonalIndex
-from waymarks.personal.store import PersonalMemoryError, PersonalStore, personal_directory
+from waymarks.personal.store import PersonalStore, Unread, personal_directory
 from waymarks.service.config import load_settings
 from waymarks.service.planning import plan_request
 
@@ -22,9 +22,15 @@ def personal_store(app: Waymarks) -> PersonalStore:
     with a legacy ``memory.md`` migrated first (once; afterwards a no-op)."""
     settings = load_settings(app.home, app.cwd, False)
     store = PersonalStore(personal_directory(app.home, settings.raw))
-    # an unreadable legacy file is left as it is; the migration is tried again next time
-    with contextlib.suppress(PersonalMemoryError):
+    # a migration that fails never stops a plan: the legacy file is left as it is, tried
+    # again next time, and `personal list` says why
+    try:
         store.migrate_legacy()
+    except (PersonalMemoryError, OSError) as exc:
+        why = str(exc) if isinstance(exc, PersonalMemoryError) else (
+            f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        store.problems.append(Unread(str(store.legacy_path), f"not converted into entries "
+                                     f"yet ({why}); it is tried again on every command"))
     return store
 
 

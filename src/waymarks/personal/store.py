@@ -1,34 +1,5 @@
-"""Personal memory: one markdown file per entry, and a generated ``MEMORY.md`` index.
-
-The files are canonical: a person may read, edit, add or delete them by hand, and every
-read sees what is there now. An entry conforms when it starts with this frontmatter::
-
-    ---
-    name: Prefers small pull requests
-    description: Keep PRs under ~300 lines; split refactors from features
-    metadata:
-      type: feedback
-    ---
-    Body text, as long as needed.
-
-``type`` is one of ``user``, ``feedback``, ``project``, ``reference``. An optional
-``classification: internal`` line (``normal`` … ``local-only``) sets the entry's privacy
-floor; inline ``[ds4:…]`` markers in the text raise it further. Files that do not conform
-are left alone and left out of the index.
-
-The frontmatter is YAML, written and read with a YAML library (PyYAML): a value holding
-``: `` or `` #``, or starting with ``- ``, is quoted, so any YAML reader (Pi's, an
-editor's) reads what Waymarks wrote. Values are read as plain strings (no ``yes`` →
-true, no dates). A file an earlier version wrote with such a value unquoted is not valid
-YAML; it is still read, line by line as before, and the next save rewrites it validly.
-
-``MEMORY.md`` is ``# Personal memory index``, a blank line, then one
-``- [Name](slug.md) — description`` line per conforming entry, sorted by name (without
-`` — description`` when an entry has none). It is injected into every plan, so a
-description never repeats the text: one that is not given is what the text says beyond
-its name, shortened (none at all when the name says everything). Control characters in
-a name or description (C0 such as ESC, DEL, C1) are written as ``\\uXXXX``, so the index
-cannot drive the terminal or editor that shows it.
+"""Personal memory: the directory of entry files (:mod:`waymarks.personal.entry` is their
+format) and its generated ``MEMORY.md`` index.
 
 Safety:
 - slugs are ``[a-z0-9][a-z0-9-]*`` of at most 64 characters, so no name can reach outside
@@ -43,61 +14,43 @@ Safety:
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Final, Literal
 
 import msgspec
 
-from waymarks.core.lazy_re import lazy
 from waymarks.core.model import CLASSIFICATIONS
-from waymarks.core.secrets import credential_kinds
+from waymarks.core.secrets import credential_kinds, redact
 from waymarks.core.text import escaped, is_unicode
-from waymarks.files.atomic import NotARegularFile, write_atomic
+from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
 from waymarks.files.reading import read_regular
-
-ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
-INDEX_NAME: Final = "MEMORY.md"
-INDEX_HEADING: Final = "# Personal memory index"
-LEGACY_NAME: Final = "memory.md"
-MAX_SLUG: Final = 64
-MAX_NAME: Final = 80
-MAX_DESCRIPTION: Final = 300
-MAX_BODY: Final = 20_000  # hand-written entries may be long; saved ones are bounded lower
-MAX_SUMMARY: Final = 160  # a derived description: the index line stays short
-MAX_FRONTMATTER: Final = 64 * 1024
-_SLUG: Final = lazy(r"[a-z0-9][a-z0-9-]{0,63}")
-_NOT_SLUG: Final = lazy(r"[^a-z0-9]+")
-_SPACE: Final = lazy(r"\s+")
-_DATE_PREFIX: Final = lazy(r"^\d{4}-\d{2}-\d{2}\s*[—–-]\s*")
-
-EntryType = Literal["user", "feedback", "project", "reference"]
-
-
-class PersonalMemoryError(ValueError):
-    """A request the store refuses; the message says what to do instead."""
-
-
-class Entry(msgspec.Struct, frozen=True):
-    slug: str
-    name: str
-    description: str
-    type: str
-    body: str
-    classification: str | None = None
-
-    @property
-    def file_name(self) -> str:
-        return f"{self.slug}.md"
-
-    @property
-    def own_description(self) -> str | None:
-        """The description when it adds to the text; ``None`` when it is empty or only
-        repeats (part of) the text, so that a reader shows the text once."""
-        said = one_line(self.description).removesuffix("…").strip()
-        return None if not said or said in one_line(self.body) else self.description
+from waymarks.personal.entry import (
+    ENTRY_TYPES,
+    INDEX_HEADING,
+    INDEX_NAME,
+    LEGACY_NAME,
+    MAX_BODY,
+    MAX_DESCRIPTION,
+    MAX_FILE_BYTES,
+    MAX_NAME,
+    MAX_SLUG,
+    NOT_AN_ENTRY,
+    SLUG,
+    Entry,
+    PersonalMemoryError,
+    check_slug,
+    derive_slug,
+    file_text,
+    one_line,
+    parse_entry,
+    render_entry,
+    summary_of,
+    title_of,
+)
 
 
 class Saved(msgspec.Struct, frozen=True):
@@ -108,127 +61,26 @@ class Saved(msgspec.Struct, frozen=True):
     replaced: bool
 
 
-def one_line(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
+NOT_A_DIRECTORY = ("{} is not a directory; move it or set [personal] directory in the "
+                   "home config")
 
 
-def title_of(text: str) -> str:
-    """A name for an entry from its text: first line, no leading date, at most 80 chars."""
-    first = one_line(text.strip().splitlines()[0] if text.strip() else "")
-    first = _DATE_PREFIX.sub("", first)
-    return first[:MAX_NAME].rstrip() or "Personal memory"
+class NotAnEntry(PersonalMemoryError):
+    """A slug whose file is there but is no entry Waymarks can read."""
 
 
-def summary_of(text: str, name: str) -> str:
-    """A description derived from ``text``: what it says beyond ``name``, on one line and
-    shortened at a word to at most :data:`MAX_SUMMARY` characters; ``""`` when the name
-    already says it all."""
-    flat = one_line(text)
-    rest = flat[len(name):].strip() if flat.startswith(name) else flat
-    if len(rest) <= MAX_SUMMARY:
-        return rest
-    cut = rest[:MAX_SUMMARY - 1]
-    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
+class Unread(msgspec.Struct, frozen=True):
+    """A file of the directory that is not an entry Waymarks can read, and why."""
 
-
-def derive_slug(name: str) -> str:
-    slug = _NOT_SLUG.sub("-", name.lower()).strip("-")[:MAX_SLUG].strip("-")
-    return slug or "memory"
-
-
-def check_slug(slug: object) -> str:
-    """``slug`` if it is a valid slug, else :class:`PersonalMemoryError` (no echo of it)."""
-    if not isinstance(slug, str) or not _SLUG.fullmatch(slug.strip()):
-        raise PersonalMemoryError(
-            "invalid slug: use 1-64 lowercase letters, digits and '-', starting with a "
-            "letter or digit (see `waymarks personal list`)")
-    return slug.strip()
-
-
-def _yaml() -> Any:
-    """PyYAML, imported on first use (a plan for a person without entries never needs
-    it: the Claude Code hook stays lean)."""
-    import yaml
-
-    return yaml
-
-
-def render_entry(entry: Entry) -> str:
-    yaml = _yaml()
-    head: dict[str, object] = {"name": one_line(entry.name),
-                               "description": one_line(entry.description)}
-    if entry.classification:
-        head["classification"] = entry.classification
-    head["metadata"] = {"type": entry.type}
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    frontmatter = yaml.dump(head, Dumper=dumper, sort_keys=False, allow_unicode=True,
-                            default_flow_style=False, width=1_000_000)
-    return f"---\n{frontmatter}---\n{entry.body.strip()}\n"
-
-
-def parse_entry(slug: str, text: str) -> Entry | None:
-    """The entry a file holds, or ``None`` when its frontmatter does not conform."""
-    if not text.startswith("---\n"):
-        return None
-    end = text.find("\n---\n", 3)
-    if end < 0:
-        end = text.find("\n---", 3)
-        if end < 0 or text[end + 4:].strip():
-            return None
-    head, body = text[4:end], text[end + 5:]
-    fields = _yaml_fields(head)
-    if fields is None:
-        fields = _legacy_fields(head)
-    name, description = fields.get("name"), fields.get("description")
-    kind = fields.get("metadata.type")
-    level = fields.get("classification") or None
-    if not name or description is None or kind not in ENTRY_TYPES:
-        return None
-    if level is not None and level not in CLASSIFICATIONS:
-        level = "local-only"  # an unknown level protects rather than exposes
-    return Entry(slug, name, description, kind, body.strip(), level)
-
-
-def _yaml_fields(head: str) -> dict[str, str] | None:
-    """The string fields of a YAML frontmatter; ``None`` when it is not YAML at all."""
-    if len(head) > MAX_FRONTMATTER:
-        return {}
-    yaml = _yaml()
-    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)  # every scalar a string
-    try:
-        data = yaml.load(head, Loader=loader)  # BaseLoader: strings, lists, dicts only
-    except (yaml.YAMLError, RecursionError):
-        return None
-    if not isinstance(data, dict):
-        return {}
-    fields = {key: value for key, value in data.items()
-              if isinstance(key, str) and isinstance(value, str)}
-    metadata = data.get("metadata")
-    if isinstance(metadata, dict) and isinstance(metadata.get("type"), str):
-        fields["metadata.type"] = metadata["type"]
-    return fields
-
-
-def _legacy_fields(head: str) -> dict[str, str]:
-    """Fields of a frontmatter an earlier version wrote without quoting (not YAML when a
-    value holds ``: ``): ``key: value`` lines, and ``metadata:`` with indented lines."""
-    fields: dict[str, str] = {}
-    in_metadata = False
-    for line in head.split("\n"):
-        if line.startswith("  ") and in_metadata:
-            key, _, value = line.strip().partition(":")
-            fields[f"metadata.{key.strip()}"] = value.strip()
-            continue
-        in_metadata = line.rstrip() == "metadata:"
-        key, sep, value = line.partition(":")
-        if sep and not line.startswith(" "):
-            fields[key.strip()] = value.strip()
-    return fields
+    file: str
+    reason: str
 
 
 class PersonalStore:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        #: what went wrong before a listing (a legacy migration that failed), for the person
+        self.problems: list[Unread] = []
 
     @property
     def index_path(self) -> Path:
@@ -242,16 +94,29 @@ class PersonalStore:
 
     def entries(self) -> list[Entry]:
         """Every conforming entry, sorted by name (then slug)."""
-        found = []
+        return self.scan()[0]
+
+    def scan(self) -> tuple[list[Entry], list[Unread]]:
+        """Every conforming entry, sorted by name (then slug), and every other ``*.md``
+        file of the directory with why it is not one (so a hand-written file never
+        vanishes without a word)."""
+        found: list[Entry] = []
+        unread: list[Unread] = list(self.problems)
         if not self.directory.is_dir():
-            return []
+            if self.directory.exists():
+                unread.append(Unread(str(self.directory),
+                                     NOT_A_DIRECTORY.format("it").removeprefix("it is ")))
+            return [], unread
         for path in sorted(self.directory.glob("*.md")):
-            if path.name == INDEX_NAME or not _SLUG.fullmatch(path.stem):
+            if path.name == INDEX_NAME:
                 continue
-            entry = self._read(path)
-            if entry is not None:
+            entry = self._load(path) if SLUG.fullmatch(path.stem) else (
+                "its name is not a slug (lowercase letters, digits and '-'); rename it")
+            if isinstance(entry, Entry):
                 found.append(entry)
-        return sorted(found, key=lambda e: (e.name.casefold(), e.slug))
+            else:
+                unread.append(Unread(path.name, entry))
+        return sorted(found, key=lambda e: (e.name.casefold(), e.slug)), unread
 
     def get(self, slug: str) -> Entry | None:
         path = self._path(check_slug(slug))
@@ -265,18 +130,39 @@ class PersonalStore:
         return "\n".join([INDEX_HEADING, "", *lines]).strip() + "\n"
 
     def _read(self, path: Path) -> Entry | None:
+        entry = self._load(path)
+        return entry if isinstance(entry, Entry) else None
+
+    def _load(self, path: Path) -> Entry | str:
+        """The entry at ``path``, or why it is not one (one line, for ``personal list``).
+        Nothing here waits or reads without bound: a FIFO or device named like an entry,
+        or a huge file, must not stop every plan."""
         if not self._inside(path):
-            return None
-        try:  # a FIFO named like an entry must not stop every plan
-            text = read_regular(path).decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
-        return parse_entry(path.stem, text.replace("\r\n", "\n"))
+            return "a link to something other than an entry file of the directory"
+        try:
+            data = read_regular(path, limit=MAX_FILE_BYTES)
+        except FileNotFoundError:
+            return "a link to nothing"
+        except NotARegularFile:
+            return "not a regular file"
+        except OSError as exc:
+            return (f"larger than {MAX_FILE_BYTES:,} bytes" if exc.errno == errno.EFBIG
+                    else f"cannot be read ({exc.strerror})")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return "not UTF-8 text; save it as UTF-8"
+        return parse_entry(path.stem, file_text(text)) or NOT_AN_ENTRY
 
     def _inside(self, path: Path) -> bool:
-        """Whether ``path`` resolves inside the directory (a link may not lead out)."""
+        """Whether ``path`` is a file of the directory that may be read or written as an
+        entry: a link may lead only to another entry file of it (a slug-named ``*.md``),
+        never out, nor to the index or the lock (a write through it would be lost)."""
         try:
-            return path.resolve().parent == self.directory.resolve()
+            target = path.resolve()
+            return target.parent == self.directory.resolve() and (
+                not path.is_symlink() or (target.suffix == ".md" and target.name != INDEX_NAME
+                                          and SLUG.fullmatch(target.stem) is not None))
         except OSError:
             return False
 
@@ -287,11 +173,24 @@ class PersonalStore:
         followed when written, :meth:`_write_atomic`)."""
         path = self.directory / f"{slug}.md"
         if path.is_symlink() and not self._inside(path):
-            raise PersonalMemoryError(f"{slug}.md is a link leading outside {self.directory};"
-                                      " refusing to use it")
+            raise PersonalMemoryError(f"{slug}.md is a link to something other than an entry "
+                                      f"file of {self.directory}; refusing to use it")
         if path.exists() and not path.is_file():
             raise PersonalMemoryError(f"{slug}.md is not a regular file; refusing to use it")
         return path
+
+    def existing(self, slug: str) -> bool:
+        """Whether ``slug`` names an entry (a save replaces it). A file that is there but
+        is no entry Waymarks can read is refused (:class:`NotAnEntry`): a save or a forget
+        would destroy what the person wrote, which ``personal list`` does not show."""
+        path = self._path(check_slug(slug))
+        if not (path.exists() or path.is_symlink()):
+            return False
+        found = self._load(path)
+        if not isinstance(found, Entry):
+            raise NotAnEntry(f"{path.name} exists but is not an entry Waymarks can read "
+                             f"({found}); rename it or choose another slug")
+        return True
 
     # -- writing ------------------------------------------------------------------------
 
@@ -313,20 +212,27 @@ class PersonalStore:
         if classification is not None and classification not in CLASSIFICATIONS:
             raise PersonalMemoryError("classification must be normal, internal, sensitive "
                                       "or local-only")
-        kinds = credential_kinds("\n".join(filter(None, (text, name, description))))
+        explicit = check_slug(slug) if slug is not None else None
+        kinds = credential_kinds("\n".join(filter(None, (text, name, description, explicit))))
         if kinds:  # a credential would become a file, a slug, an index line in every plan
             raise PersonalMemoryError(
-                f"the text holds what looks like a credential ({', '.join(kinds)}); Waymarks "
+                f"the entry (its text, name, description or slug) holds what looks like a "
+                f"credential ({', '.join(kinds)}); Waymarks "
                 "does not store credentials. Say where it is kept instead")
-        title = one_line(name)[:MAX_NAME] if name and name.strip() else title_of(text)
-        summary = one_line(description)[:MAX_DESCRIPTION] if description and \
-            description.strip() else summary_of(text, title)
-        explicit = check_slug(slug) if slug is not None else None
+        for what, value, most in (("name", name, MAX_NAME),
+                                  ("description", description, MAX_DESCRIPTION)):
+            if value is not None and len(one_line(value)) > most:
+                raise PersonalMemoryError(f"the {what} has {len(one_line(value))} characters; "
+                                          f"the limit is {most}. Shorten it")
+        title = one_line(name) if name and name.strip() else title_of(text)
+        summary = one_line(description) if description and description.strip() \
+            else summary_of(text, title)
         with self._locked():
             # only an explicit slug replaces: a derived one that is taken gets a suffix
+            self._check_index()
             chosen = explicit or self._free_slug(derive_slug(title))
             path = self._path(chosen)
-            replaced = path.exists()
+            replaced = self.existing(chosen)
             previous = self._read(path) if replaced else None
             entry = Entry(chosen, title, summary,
                           type or (previous.type if previous else "user"), text.strip(),
@@ -336,33 +242,43 @@ class PersonalStore:
         return Saved(entry.slug, path, replaced)
 
     def _free_slug(self, base: str) -> str:
-        """``base``, or ``base-2``, ``base-3`` … : the first that names no file yet."""
-        if not (self.directory / f"{base}.md").exists():
+        """``base``, or ``base-2``, ``base-3`` … : the first that names no file yet (nor a
+        link, even one leading nowhere)."""
+        def free(slug: str) -> bool:
+            path = self.directory / f"{slug}.md"
+            return not (path.exists() or path.is_symlink())
+
+        if free(base):
             return base
         for n in range(2, 10_000):
             candidate = f"{base[:MAX_SLUG - len(str(n)) - 1]}-{n}"
-            if not (self.directory / f"{candidate}.md").exists():
+            if free(candidate):
                 return candidate
         raise PersonalMemoryError("too many entries share this name; pass --slug")
 
     def forget(self, slug: str) -> bool:
         with self._locked():
-            path = self._path(check_slug(slug))
-            if not path.exists():
+            self._check_index()
+            slug = check_slug(slug)
+            if not self.existing(slug):
                 return False
-            path.unlink()
+            self._path(slug).unlink()
             self._write_index()
         return True
 
     def rebuild_index(self) -> Path:
         with self._locked():
+            self._check_index()
             self._write_index()
         return self.index_path
 
     def migrate_legacy(self) -> int | None:
         """Convert a legacy single-file ``memory.md`` (``- YYYY-MM-DD — text`` lines) into
-        entries once, keeping the original as ``memory.md.bak``; ``None``: nothing to do
-        (no legacy file, or already migrated: the backup exists)."""
+        entries once, keeping the original as ``memory.md.bak``; the number of entries
+        written, or ``None``: nothing to do (no legacy file, or already migrated: the
+        backup exists). It completes whatever one fact does: a fact already an entry's
+        text (a run that stopped halfway wrote it) is not written again, and one that
+        cannot be written is skipped (the backup keeps it)."""
         backup = self.legacy_path.with_name(LEGACY_NAME + ".bak")
         if backup.exists() or not self.legacy_path.is_file():
             return None
@@ -375,27 +291,67 @@ class PersonalStore:
                 raise PersonalMemoryError(
                     f"{self.legacy_path} cannot be read as UTF-8 text ({exc}); fix or move "
                     "it, and personal memory will migrate it then") from exc
+            self._check_index()
             facts = [ln.strip()[2:].strip() for ln in lines if ln.strip().startswith("- ")]
+            present = {one_line(entry.body) for entry in self.entries()}
+            written = 0
             for fact in filter(None, facts):
+                if one_line(fact) in present:
+                    continue
                 title = title_of(fact)
-                entry = Entry(self._free_slug(derive_slug(title)), title,
-                              one_line(fact)[:MAX_DESCRIPTION], "user", fact)
-                self._write_atomic(self._path(entry.slug), render_entry(entry))
+                # the slug is sent raw wherever the entry is named: never a credential in it
+                slug = self._free_slug(derive_slug(title_of(redact(fact)[0])))
+                entry = Entry(slug, title, one_line(fact)[:MAX_DESCRIPTION], "user", fact)
+                try:
+                    self._write_atomic(self._path(entry.slug), render_entry(entry))
+                except (PersonalMemoryError, OSError):
+                    continue
+                present.add(one_line(fact))
+                written += 1
             self._write_index()
             os.replace(self.legacy_path, backup)  # the backup is the sign of completion
-        return len([f for f in facts if f])
+        return written
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        if self.directory.is_symlink() and not self.directory.resolve().is_dir():
-            raise PersonalMemoryError(f"{self.directory} is not a directory")
-        fd = os.open(self.directory / ".lock", os.O_WRONLY | os.O_CREAT, 0o600)
+        """The exclusive lock on ``<dir>/.lock``. It is opened without waiting and without
+        following a link, and must be a regular file: a FIFO there would hang every save
+        and plan, and a link could make Waymarks create a file anywhere."""
+        if self.directory.exists() and not self.directory.is_dir():
+            raise PersonalMemoryError(NOT_A_DIRECTORY.format(self.directory))
         try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise PersonalMemoryError(f"{self.directory} cannot be created ({exc.strerror}); "
+                                      "fix it or set [personal] directory in the home "
+                                      "config") from exc
+        lock = self.directory / ".lock"
+        redo = f"{lock} cannot be the lock: {{}}; remove it (Waymarks makes it anew)"
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise PersonalMemoryError(redo.format(
+                "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror)) from exc
+        try:
+            found = os.fstat(fd).st_mode
+            if not stat.S_ISREG(found):
+                raise PersonalMemoryError(redo.format(f"it is {kind_of(found)}"))
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
             os.close(fd)
+
+    def _check_index(self) -> None:
+        """Refuse before anything changes when the index could not be rewritten: a save
+        or forget that wrote its entry and then failed would report a failure that did
+        not happen (and a retry would duplicate the entry)."""
+        path = self.index_path
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            what = "a symbolic link" if path.is_symlink() else "not a regular file"
+            raise PersonalMemoryError(f"{path} is {what}; Waymarks rewrites the index there: "
+                                      "move it away and run `waymarks personal index`. "
+                                      "Nothing changed")
 
     def _write_index(self) -> None:
         self._write_atomic(self.index_path, self.index_text())

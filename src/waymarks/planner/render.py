@@ -148,7 +148,7 @@ def render_text(block: TextBlock, egress: Egress) -> str:
     level = block.classification
     shown = _shown(egress, block.text, level)
     if block.kind == "personal":  # one index line: ``slug: "name — description"``
-        return f"{meta(block.label)}: {shown}"
+        return f"{meta(egress.label(block.label))}: {shown}"
     if block.kind == "turn":
         return "\n".join([TURN_BEGIN, f"Entry ID: {quote(block.id)}",
                           f"Role: {quote(block.label)}", "Text JSON:", shown, TURN_END])

@@ -112,8 +112,8 @@ def _sources(app: Waymarks) -> list[dict[str, Any]]:
 
 
 def _personal(app: Waymarks) -> tuple[list[dict[str, Any]], list[str]]:
+    from waymarks.personal.entry import PersonalMemoryError
     from waymarks.personal.setup import personal_store
-    from waymarks.personal.store import PersonalMemoryError
 
     try:
         entries = personal_store(app).entries()

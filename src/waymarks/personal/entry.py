@@ -1,0 +1,238 @@
+"""The personal memory file format: one markdown file per entry, and the ``MEMORY.md`` index.
+
+The files are canonical: a person may read, edit, add or delete them by hand, and every
+read sees what is there now. An entry conforms when it starts with this frontmatter::
+
+    ---
+    name: Prefers small pull requests
+    description: Keep PRs under ~300 lines; split refactors from features
+    metadata:
+      type: feedback
+    ---
+    Body text, as long as needed.
+
+``type`` is one of ``user``, ``feedback``, ``project``, ``reference``. An optional
+``classification: internal`` line (``normal`` … ``local-only``; under ``metadata:`` too,
+and the stricter of the two counts) sets the entry's privacy floor; inline ``[ds4:…]``
+markers in the text raise it further. A classification that is there but is no known
+level (empty, a list, a mapping, a misspelling) is ``local-only``. Files that do not conform
+are left alone and left out of the index.
+
+The frontmatter is YAML, written and read with a YAML library (PyYAML): a value holding
+``: `` or `` #``, or starting with ``- ``, is quoted, so any YAML reader (Pi's, an
+editor's) reads what Waymarks wrote. Values are read as plain strings (no ``yes`` →
+true, no dates). A file an earlier version wrote with such a value unquoted is not valid
+YAML; it is still read, line by line as before, and the next save rewrites it validly.
+
+``MEMORY.md`` is ``# Personal memory index``, a blank line, then one
+``- [Name](slug.md) — description`` line per conforming entry, sorted by name (without
+`` — description`` when an entry has none). It is injected into every plan, so a
+description never repeats the text: one that is not given is what the text says beyond
+its name, shortened (none at all when the name says everything). Control characters in
+a name or description (C0 such as ESC, DEL, C1) are written as ``\\uXXXX``, so the index
+cannot drive the terminal or editor that shows it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+import msgspec
+
+from waymarks.core.lazy_re import lazy
+from waymarks.core.model import CLASSIFICATIONS
+
+ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
+INDEX_NAME: Final = "MEMORY.md"
+INDEX_HEADING: Final = "# Personal memory index"
+LEGACY_NAME: Final = "memory.md"
+MAX_SLUG: Final = 64
+MAX_NAME: Final = 80
+MAX_DESCRIPTION: Final = 300
+MAX_BODY: Final = 20_000  # hand-written entries may be long; saved ones are bounded lower
+MAX_SUMMARY: Final = 160  # a derived description: the index line stays short
+MAX_FRONTMATTER: Final = 64 * 1024
+#: a file larger than this is no entry (it is not read): the frontmatter and the longest
+#: body, both at four bytes a character, and room for the fences
+MAX_FILE_BYTES: Final = 4 * (MAX_FRONTMATTER + MAX_BODY) + 1024
+NOT_AN_ENTRY: Final = ("its frontmatter does not conform (---, name, description, "
+                       "metadata: type: user, feedback, project or reference, ---)")
+_LEVEL_KEYS: Final = ("classification", "metadata.classification")
+_ABSENT: Final = object()
+SLUG: Final = lazy(r"[a-z0-9][a-z0-9-]{0,63}")
+_NOT_SLUG: Final = lazy(r"[^a-z0-9]+")
+_SPACE: Final = lazy(r"\s+")
+_DATE_PREFIX: Final = lazy(r"^\d{4}-\d{2}-\d{2}\s*[—–-]\s*")
+
+EntryType = Literal["user", "feedback", "project", "reference"]
+
+
+class PersonalMemoryError(ValueError):
+    """A request the store refuses; the message says what to do instead."""
+
+
+class Entry(msgspec.Struct, frozen=True):
+    slug: str
+    name: str
+    description: str
+    type: str
+    body: str
+    classification: str | None = None
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.slug}.md"
+
+    @property
+    def own_description(self) -> str | None:
+        """The description when it adds to the text; ``None`` when it is empty or only
+        repeats (part of) the text, so that a reader shows the text once."""
+        said = one_line(self.description).removesuffix("…").strip()
+        return None if not said or said in one_line(self.body) else self.description
+
+
+def one_line(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def title_of(text: str) -> str:
+    """A name for an entry from its text: first line, no leading date, at most 80 chars."""
+    first = one_line(text.strip().splitlines()[0] if text.strip() else "")
+    first = _DATE_PREFIX.sub("", first)
+    return first[:MAX_NAME].rstrip() or "Personal memory"
+
+
+def summary_of(text: str, name: str) -> str:
+    """A description derived from ``text``: what it says beyond ``name``, on one line and
+    shortened at a word to at most :data:`MAX_SUMMARY` characters; ``""`` when the name
+    already says it all."""
+    flat = one_line(text)
+    rest = flat[len(name):].strip() if flat.startswith(name) else flat
+    if len(rest) <= MAX_SUMMARY:
+        return rest
+    cut = rest[:MAX_SUMMARY - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
+
+
+def derive_slug(name: str) -> str:
+    slug = _NOT_SLUG.sub("-", name.lower()).strip("-")[:MAX_SLUG].strip("-")
+    return slug or "memory"
+
+
+def check_slug(slug: object) -> str:
+    """``slug`` if it is a valid slug, else :class:`PersonalMemoryError` (no echo of it)."""
+    if not isinstance(slug, str) or not SLUG.fullmatch(slug.strip()):
+        raise PersonalMemoryError(
+            "invalid slug: use 1-64 lowercase letters, digits and '-', starting with a "
+            "letter or digit (see `waymarks personal list`)")
+    return slug.strip()
+
+
+def _yaml() -> Any:
+    """PyYAML, imported on first use (a plan for a person without entries never needs
+    it: the Claude Code hook stays lean)."""
+    import yaml
+
+    return yaml
+
+
+def render_entry(entry: Entry) -> str:
+    yaml = _yaml()
+    head: dict[str, object] = {"name": one_line(entry.name),
+                               "description": one_line(entry.description)}
+    if entry.classification:
+        head["classification"] = entry.classification
+    head["metadata"] = {"type": entry.type}
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    frontmatter = yaml.dump(head, Dumper=dumper, sort_keys=False, allow_unicode=True,
+                            default_flow_style=False, width=1_000_000)
+    return f"---\n{frontmatter}---\n{entry.body.strip()}\n"
+
+
+def file_text(text: str) -> str:
+    """A file's text as :func:`parse_entry` takes it, past what editors add: a byte-order
+    mark, CR LF line ends, and CR line ends (a file whose first fence ends in a lone CR;
+    elsewhere a CR is the text's own)."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    return text.replace("\r", "\n") if text.startswith("---\r") else text
+
+
+def parse_entry(slug: str, text: str) -> Entry | None:
+    """The entry ``text`` holds, or ``None`` when its frontmatter does not conform (a
+    type in capitals conforms)."""
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        end = text.find("\n---", 3)
+        if end < 0 or text[end + 4:].strip():
+            return None
+    head, body = text[4:end], text[end + 5:]
+    fields = _yaml_fields(head)
+    if fields is None:
+        fields = _legacy_fields(head)
+    name, description = fields.get("name"), fields.get("description")
+    kind = fields.get("metadata.type", "").strip().lower()
+    if not name or description is None or kind not in ENTRY_TYPES:
+        return None
+    # a hand edit may make them any length: every index line, plan and tool answer
+    # carries them, so they are bounded here as a save bounds them
+    return Entry(slug, _clipped(name, MAX_NAME), _clipped(description, MAX_DESCRIPTION), kind,
+                 body.strip(), _level(fields))
+
+
+def _clipped(value: str, limit: int) -> str:
+    """``value`` cut to at most ``limit`` characters, the cut marked with an ellipsis."""
+    return value if len(value) <= limit else value[:limit - 1].rstrip() + "…"
+
+
+def _level(fields: dict[str, str]) -> str | None:
+    """The entry's classification: the stricter of ``classification`` and
+    ``metadata.classification``; ``None`` when neither is there. A level that is present
+    but not a known one (empty, a list, a mapping, a misspelling) is ``local-only``: it
+    protects rather than exposes."""
+    found = [fields[key].strip().lower() for key in _LEVEL_KEYS if key in fields]
+    levels = [level if level in CLASSIFICATIONS else "local-only" for level in found]
+    return max(levels, key=CLASSIFICATIONS.index) if levels else None
+
+
+def _yaml_fields(head: str) -> dict[str, str] | None:
+    """The string fields of a YAML frontmatter; ``None`` when it is not YAML at all."""
+    if len(head) > MAX_FRONTMATTER:
+        return {}
+    yaml = _yaml()
+    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)  # every scalar a string
+    try:
+        data = yaml.load(head, Loader=loader)  # BaseLoader: strings, lists, dicts only
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return {}
+    fields = {key: value for key, value in data.items()
+              if isinstance(key, str) and isinstance(value, str)}
+    metadata = data.get("metadata")
+    if isinstance(metadata, dict) and isinstance(metadata.get("type"), str):
+        fields["metadata.type"] = metadata["type"]
+    for key, value in [("classification", data.get("classification", _ABSENT)),
+                       ("metadata.classification", metadata.get("classification", _ABSENT)
+                        if isinstance(metadata, dict) else _ABSENT)]:
+        if value is not _ABSENT:  # present in any shape: a list or mapping is no level
+            fields[key] = value if isinstance(value, str) else ""
+    return fields
+
+
+def _legacy_fields(head: str) -> dict[str, str]:
+    """Fields of a frontmatter an earlier version wrote without quoting (not YAML when a
+    value holds ``: ``): ``key: value`` lines, and ``metadata:`` with indented lines."""
+    fields: dict[str, str] = {}
+    in_metadata = False
+    for line in head.split("\n"):
+        if line.startswith("  ") and in_metadata:
+            key, _, value = line.strip().partition(":")
+            fields[f"metadata.{key.strip()}"] = value.strip()
+            continue
+        in_metadata = line.rstrip() == "metadata:"
+        key, sep, value = line.partition(":")
+        if sep and not line.startswith(" "):
+            fields[key.strip()] = value.strip()
+    return fields
