@@ -34,6 +34,7 @@ import msgspec
 from waymarks.commands.base import EXIT_REJECTED, Result, command, runtime
 from waymarks.commands.options import LEVEL_NAMES
 from waymarks.commands.render import cell, refused
+from waymarks.core.egress import json_line
 from waymarks.files.atomic import NotARegularFile, write_atomic
 
 if TYPE_CHECKING:  # the service is imported when a command runs, not for help
@@ -80,7 +81,9 @@ def register_transfer(root: click.Group) -> None:
         of one per line."""
         app = runtime().app()
         items = _exported(app, kind, statuses)
-        lines = "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items)
+        # one item per line under every line-splitting rule: U+2028, U+2029 and NEL, which
+        # JSON leaves raw, are escaped (a reader splitting on them read no line at all)
+        lines = "".join(json_line(i) + "\n" for i in items)
         if output is None or output == "-":
             return Result({"format": FORMAT, "items": items}, lines.rstrip("\n"))
         try:
@@ -163,7 +166,11 @@ def _parse(raw: str) -> tuple[list[Line], list[tuple[Line, str]]] | Result:
     wanted: list[Line] = []
     skipped: list[tuple[Line, str]] = []
     problems: list[str] = []
-    for number, text in enumerate(raw.splitlines(), 1):
+    # lines end at "\n" only (a "\r" before it is dropped): an item's text may hold
+    # U+2028, NEL or a form feed raw (earlier exports wrote them so), which
+    # str.splitlines also breaks at; a byte-order mark before the first line is no content
+    for number, text in enumerate(raw.removeprefix("\ufeff").split("\n"), 1):
+        text = text.removesuffix("\r")
         if not text.strip():
             continue
         line = _line(number, text)

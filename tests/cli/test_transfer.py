@@ -1,0 +1,72 @@
+"""``export`` and ``import`` through the real entry point: what a person moving memory
+between homes meets (texts with line separators, files from other tools, lines that
+conflict with each other, hostile files, interrupts, standard input)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from waymarks.cli.main import main
+
+
+@pytest.fixture
+def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> Any:
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.setenv("WAYMARKS_CC_HELPER", "off")
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    monkeypatch.chdir(project)
+
+    def run(*args: str, expect: int = 0, text: bool = False) -> Any:
+        code = main(list(args) if text else ["--json", *args])
+        captured = capsys.readouterr()
+        assert code == expect, (args, captured.out, captured.err)
+        if text:
+            return captured.out + captured.err
+        lines = captured.out.strip().splitlines()
+        assert len(lines) == 1, "--json prints exactly one document"
+        return json.loads(lines[0])
+
+    return run
+
+
+def _row(text: str, **fields: Any) -> str:
+    return json.dumps({"kind": "memory", "scope": "session", "status": "active",
+                       "text": text, **fields})
+
+
+# -- line separators inside stored text ------------------------------------------------
+
+SEPARATED = ("First line\u2028second line of the claim.", "Rule one\x85rule two",
+             "Para one\u2029para two\x0cform fed")
+
+
+def test_texts_with_line_separators_survive_export_and_import(cli: Any, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    cli("memory", "add", "--", SEPARATED[0])
+    cli("pin", "--", SEPARATED[1])
+    cli("pin", "--", SEPARATED[2])
+    out = tmp_path / "all.jsonl"
+    assert cli("export", "-o", str(out))["count"] == 3
+    written = out.read_text(encoding="utf-8")
+    assert len(written.splitlines()) == 3, "one item per line under every splitting rule"
+    assert cli("export")["items"][0]["format"] == "waymarks-export-v1"  # --json: one line
+    monkeypatch.setenv("WAYMARKS_HOME", str(tmp_path / "elsewhere"))
+    assert cli("import", str(out))["counts"] == {"imported": 3}
+    texts = {i["text"] for i in cli("pins")["items"] + cli("memory")["items"]}
+    assert texts == set(SEPARATED)
+
+
+def test_an_older_export_with_raw_separators_a_bom_and_crlf_still_imports(
+        cli: Any, tmp_path: Path) -> None:
+    raw = [json.dumps({"kind": "pin", "scope": "session", "status": "active", "text": t},
+                      ensure_ascii=False) for t in SEPARATED]
+    old = tmp_path / "old.jsonl"
+    old.write_bytes(("\ufeff" + "\r\n".join(raw) + "\r\n").encode("utf-8"))
+    assert cli("import", str(old))["counts"] == {"imported": 3}
+    assert {i["text"] for i in cli("pins")["items"]} == set(SEPARATED)
