@@ -11,7 +11,6 @@ document on standard output.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import click
 
@@ -78,7 +77,7 @@ def _globals(home: str | None, session: str | None, cwd: str | None, json: bool)
     run = runtime()
     assert isinstance(run, CliRuntime)
     if home is not None:
-        run.home = Path(home).expanduser()
+        run.home = home  # checked (empty, relative) when the service opens
     if session is not None:
         run.session = session
     if cwd is not None:

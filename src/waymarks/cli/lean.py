@@ -118,10 +118,7 @@ def parse_mcp(argv: list[str]) -> _Request | None:
 
 
 def _apply_globals(state: CliRuntime, wanted: _Request) -> None:
-    from pathlib import Path
-
-    home = wanted.globals.get("--home")
-    state.home = Path(home).expanduser() if home is not None else None
+    state.home = wanted.globals.get("--home")
     state.session = wanted.globals.get("--session")
     state.cwd = wanted.globals.get("--cwd")
     state.json = wanted.json

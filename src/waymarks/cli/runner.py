@@ -46,7 +46,8 @@ def default_home() -> Path:
 class CliRuntime(Runtime):
     """The runtime of one ``waymarks`` process: the global options pick the service."""
 
-    home: Path | None = None
+    #: ``--home`` as given (``~`` not yet expanded); ``None``: WAYMARKS_HOME or the default
+    home: str | None = None
     session: str | None = None
     cwd: str | None = None
 
@@ -65,11 +66,20 @@ def open_service(run: CliRuntime) -> Any:
 
     if run.cwd is not None and not os.path.isdir(run.cwd):
         raise ServiceError("invalid_argument", f"--cwd {run.cwd}: not a directory")
-    home = run.home or default_home()
-    given = "--home" if run.home is not None else "the home (WAYMARKS_HOME or default)"
+    given = "--home" if run.home is not None else \
+        "WAYMARKS_HOME" if os.environ.get("WAYMARKS_HOME") else "the default home"
+    if run.home is not None and not run.home.strip():  # Path("") is the working directory
+        raise ServiceError("invalid_argument", "--home is empty; give the home directory as "
+                           "an absolute path (e.g. --home ~/.local/share/waymarks), or leave "
+                           "--home out for WAYMARKS_HOME or the default")
+    home = Path(os.path.expanduser(run.home)) if run.home is not None else default_home()
     if str(home).startswith("~"):  # no such user, or no HOME: it would be a folder here
         raise ServiceError("invalid_argument", f"{given} {home}: '~' cannot be expanded "
                            "(no such user, or HOME is not set); give an absolute path")
+    if not home.is_absolute():  # each directory would have a home (and a store) of its own
+        raise ServiceError("invalid_argument", f"{given} {home}: a relative path; give an "
+                           f"absolute path (e.g. {Path.cwd() / home}, if that is the home "
+                           "you mean), so every directory uses the same home")
     from waymarks.core.text import is_unicode
 
     # a name that is not text (bytes not UTF-8, from the environment) cannot be written
