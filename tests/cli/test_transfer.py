@@ -70,3 +70,36 @@ def test_an_older_export_with_raw_separators_a_bom_and_crlf_still_imports(
     old.write_bytes(("\ufeff" + "\r\n".join(raw) + "\r\n").encode("utf-8"))
     assert cli("import", str(old))["counts"] == {"imported": 3}
     assert {i["text"] for i in cli("pins")["items"]} == set(SEPARATED)
+
+
+# -- lines of one file that refuse one another -------------------------------------------
+
+
+def test_lines_that_conflict_with_each_other_refuse_the_whole_import(cli: Any,
+                                                                     tmp_path: Path) -> None:
+    source = tmp_path / "c.jsonl"
+    source.write_text("\n".join([_row("Deploys go to staging first."),
+                                 _row("Alpha port is 1."), _row("Alpha port is 2.")]) + "\n")
+    for args in (("import", "--dry-run", str(source)), ("import", str(source))):
+        refused = cli(*args, expect=2)
+        assert refused["written"] is False and refused["outcome"] == "rejected"
+        by_line = {e["line"]: e for e in refused["lines"]}
+        assert by_line[3]["outcome"] == "refused" and by_line[3]["code"] == "conflict"
+        assert by_line[3]["lines"] == [2] and by_line[3]["conflicts"] == []
+        assert "line 2 of this file" in by_line[3]["message"]
+        assert {by_line[1]["outcome"], by_line[2]["outcome"]} == {"not-written"}
+    assert cli("memory")["items"] == []
+    text = cli("import", str(source), expect=2, text=True)
+    assert "line 3: refused (conflict): conflicts with line 2 of this file" in text
+
+
+def test_a_line_repeated_in_the_file_is_written_once(cli: Any, tmp_path: Path) -> None:
+    source = tmp_path / "d.jsonl"
+    source.write_text("\n".join([_row("Beta runs on Fridays."),
+                                 _row("Beta runs on Fridays.")]) + "\n")
+    dry = cli("import", "--dry-run", str(source))
+    assert [(e["outcome"], e.get("ofLine")) for e in dry["lines"]] == [
+        ("would-write", None), ("duplicate", 1)]
+    done = cli("import", str(source))
+    assert done["counts"] == {"imported": 1, "duplicate": 1}
+    assert [i["text"] for i in cli("memory")["items"]] == ["Beta runs on Fridays."]

@@ -12,10 +12,11 @@ What must stay true for import:
   holds (a conflict is refused with the IDs involved, a duplicate is reported with the
   existing ID, a credential is refused, project scope needs a trusted project);
 - nothing is written unless every line can be: a malformed line, or an item the rules
-  refuse against the current state (checked first with the service's dry run), refuses
-  the whole import (exit 2) and names each line; only items refused by one another
-  within the same file (rare) can leave the lines before them written, and the answer
-  then says which were;
+  refuse against the current state and the lines before it (checked first with the
+  service's dry run of them all, in order: two lines of the file that conflict are
+  refused, a repeated line is a duplicate of the first), refuses the whole import (exit
+  2) and names each line; only a store changed by another process between that check
+  and the writes can leave some lines written, and the answer then says which were;
 - an item that is not active (superseded, invalid, expired, deleted) and a branch pin
   (its branch belongs to another conversation) are reported as skipped; source entry IDs
   of another session cannot be kept (the original session and entry stay in the file).
@@ -38,7 +39,9 @@ from waymarks.core.egress import json_line
 from waymarks.files.atomic import NotARegularFile, write_atomic
 
 if TYPE_CHECKING:  # the service is imported when a command runs, not for help
-    from waymarks.core.decisions import Decision
+    from collections.abc import Callable
+
+    from waymarks.core.decisions import Decision, WriteContext
     from waymarks.service.app import Waymarks
     from waymarks.service.outcomes import WriteOutcome
 
@@ -119,10 +122,15 @@ def register_transfer(root: click.Group) -> None:
         report: list[dict[str, Any]] = [
             {"line": line.number, "originalId": line.original_id, "outcome": "skipped",
              "reason": why} for line, why in skipped]
-        checked = [(line, _dry_run(app, line)) for line in wanted]
+        # each line against what is stored and the lines before it, as writing them in
+        # order would decide: lines that conflict with one another refuse the import too
+        checked = list(zip(wanted, app.dry_run_all([_decide(line) for line in wanted]),
+                           strict=True))
+        earlier = {d.item.id: line.number for line, d in checked
+                   if isinstance(d, PinMutation | MemoryMutation) and d.item is not None}
         refusals = [(line, d) for line, d in checked if isinstance(d, Rejected)]
         duplicates = [(line, d) for line, d in checked if isinstance(d, Duplicate)]
-        report += [_entry(line, d) for line, d in refusals + duplicates]
+        report += [_entry(line, d, earlier) for line, d in refusals + duplicates]
         writable = [line for line, d in checked if isinstance(d, PinMutation | MemoryMutation)]
         if refusals or dry_run:
             report += [{"line": line.number, "originalId": line.original_id,
@@ -221,17 +229,17 @@ def _line(number: int, text: str) -> Line | str:
                 original if isinstance(original, str) else None)
 
 
-def _dry_run(app: Waymarks, line: Line) -> Decision:
-    """What writing ``line`` would do now (nothing is appended)."""
+def _decide(line: Line) -> Callable[[WriteContext], Decision]:
+    """The decision writing ``line`` makes (what :func:`_write` runs, as a dry run)."""
     from waymarks.core.decisions import decide_memory, decide_pin
 
     if line.kind == "pin":
-        return app.dry_run(lambda ctx: decide_pin(
+        return lambda ctx: decide_pin(
             ctx, line.text, scope=line.scope, classification=line.classification,
-            source=None, source_file=None, supersedes=None))
-    return app.dry_run(lambda ctx: decide_memory(
+            source=None, source_file=None, supersedes=None)
+    return lambda ctx: decide_memory(
         ctx, line.text, scope=line.scope, classification=line.classification,
-        key=line.key, sources=()))
+        key=line.key, sources=())
 
 
 def _write(app: Waymarks, line: Line) -> WriteOutcome:
@@ -241,15 +249,31 @@ def _write(app: Waymarks, line: Line) -> WriteOutcome:
                         key=line.key)
 
 
-def _entry(line: Line, outcome: Decision | WriteOutcome) -> dict[str, Any]:
+def _entry(line: Line, outcome: Decision | WriteOutcome,
+           earlier: dict[str, int] | None = None) -> dict[str, Any]:
+    """A line's report. ``earlier``: the item IDs a dry run gave the lines it would write
+    (no such item exists): a line refused or a duplicate because of one of them names
+    that line (``lines``, ``ofLine``) instead."""
     from waymarks.service.outcomes import Committed, Duplicate, Rejected
 
+    earlier = earlier or {}
     entry: dict[str, Any] = {"line": line.number, "originalId": line.original_id,
                              "kind": line.kind}
     if isinstance(outcome, Rejected):
-        return {**entry, "outcome": "refused", "code": outcome.code,
-                "conflicts": list(outcome.conflicts), "message": outcome.message}
+        stored = [c for c in outcome.conflicts if c not in earlier]
+        lines = sorted({earlier[c] for c in outcome.conflicts if c in earlier})
+        message = outcome.message
+        if lines:
+            message = (f"conflicts with line {', '.join(map(str, lines))} of this file"
+                       + (f" and with active item(s) {', '.join(stored)}" if stored else "")
+                       + "; keep one of them, or import one and then replace it with "
+                       "`waymarks memory supersede ID -- NEW CLAIM`")
+        return {**entry, "outcome": "refused", "code": outcome.code, "conflicts": stored,
+                **({"lines": lines} if lines else {}), "message": message}
     if isinstance(outcome, Duplicate):
+        if outcome.id in earlier:
+            return {**entry, "outcome": "duplicate", "id": None,
+                    "ofLine": earlier[outcome.id]}
         return {**entry, "outcome": "duplicate", "id": outcome.id}
     assert isinstance(outcome, Committed)
     return {**entry, "outcome": "imported", "id": outcome.id}
@@ -272,7 +296,8 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool) -> R
             lines.append(f"  {what}: refused ({entry['code']}): {cell(entry['message'])}"
                          + (f" [conflicts: {conflicts}]" if conflicts else ""))
         elif outcome == "duplicate":
-            lines.append(f"  {what}: duplicate of {entry['id'][:8]} (nothing added)")
+            of = f"line {entry['ofLine']}" if entry.get("ofLine") else entry["id"][:8]
+            lines.append(f"  {what}: duplicate of {of} (nothing added)")
         elif outcome == "imported":
             lines.append(f"  {what}: imported as {entry['id'][:8]}")
         elif outcome == "skipped":
