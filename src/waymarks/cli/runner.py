@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from errno import EFBIG
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -97,7 +98,7 @@ def open_service(run: CliRuntime) -> Any:
 def new_runtime() -> CliRuntime:
     """The runtime of this process; the service opens on first use."""
     state = CliRuntime(open_app=lambda: open_service(state), interactive=True,
-                       read_file=read_text_file)
+                       read_file=read_text_file, read_stdin=read_standard_input)
     return state
 
 
@@ -168,11 +169,54 @@ def error(code: str, message: str, status: int, want_json: bool) -> int:
     return status
 
 
-def read_text_file(path: str) -> str:
+def read_text_file(path: str, limit: int) -> str:
+    """The UTF-8 text of the regular file ``path``, at most ``limit`` bytes. A FIFO, a
+    device or a directory is refused before a byte is read (never waited on), as is a
+    larger file; each with one line that names the path."""
+    from waymarks.core.arguments import ArgumentError
+    from waymarks.files.atomic import NotARegularFile
+    from waymarks.files.reading import read_regular
+
+    try:
+        data = read_regular(path, limit=limit)
+    except NotARegularFile as exc:
+        raise ArgumentError(f"{path}: {exc.strerror} (give a regular file)") from exc
+    except OSError as exc:
+        if exc.errno == EFBIG:
+            raise ArgumentError(f"{path}: {exc.strerror}; nothing was read (give a smaller "
+                                "file)") from exc
+        raise ArgumentError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    return _utf8(data, path)
+
+
+def read_standard_input(limit: int) -> str:
+    """The UTF-8 text on standard input, at most ``limit`` bytes; a closed standard input
+    (``<&-``) or more is refused with one line."""
+    from waymarks.core.arguments import ArgumentError
+
+    stream = sys.stdin
+    if stream is None:
+        raise ArgumentError("standard input is closed; give a FILE, or pipe the text in")
+    try:
+        buffer = getattr(stream, "buffer", None)  # (a test's text stream has none)
+        data = buffer.read(limit + 1) if buffer is not None \
+            else stream.read(limit + 1).encode("utf-8", "surrogateescape")
+    except (OSError, ValueError) as exc:  # closed, or not readable (opened for writing)
+        raise ArgumentError(f"standard input cannot be read ({exc}); give a FILE, or pipe "
+                            "the text in") from exc
+    if len(data) > limit:
+        raise ArgumentError(f"standard input holds more than {limit} bytes; nothing was "
+                            "read (split it, or give a smaller input)")
+    return _utf8(data, "standard input")
+
+
+def _utf8(data: bytes, name: str) -> str:
+    """``data`` as text (a leading byte-order mark dropped), or one line on what is wrong."""
     from waymarks.core.arguments import ArgumentError
 
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ArgumentError(f"{path}: cannot read it as UTF-8 text ({exc})") from exc
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ArgumentError(f"{name}: not UTF-8 text (byte {exc.start} is 0x"
+                            f"{data[exc.start]:02x}); save it as UTF-8 and try again; "
+                            "nothing was read") from None

@@ -24,6 +24,9 @@ if TYPE_CHECKING:  # the service is imported when a command runs, not for help
 
 Kind = Literal["pin", "memory"]
 TEXT = click.argument("text", nargs=-1, metavar="[--] TEXT")
+#: ``pin --file`` reads at most this: a pin holds 4,000 characters (at most 16,000 bytes
+#: of UTF-8), so a longer file is refused as too long, as typed text is, never read whole
+MAX_PIN_FILE_BYTES = 64 * 1024
 
 
 # -- listing ------------------------------------------------------------------------------
@@ -138,7 +141,7 @@ def register_pins(root: click.Group) -> None:
         if not content and path:
             if run.read_file is None:
                 return refused("invalid_argument", "--file is not available here")
-            content = run.read_file(path)
+            content = run.read_file(path, MAX_PIN_FILE_BYTES)
         app = run.app()
         outcome = app.pin(content, scope=scope, classification=classification,
                           source=source, source_file=path, supersedes=supersedes)

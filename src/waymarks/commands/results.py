@@ -80,8 +80,10 @@ class Runtime(msgspec.Struct):
 
     ``open_app`` opens the service on first use (so help and usage errors never do);
     ``interactive``: a person at a terminal (an editor may be opened); ``progress``
-    shows long work on standard error; ``stdin`` is where ``privacy sanitize`` and
-    ``import -`` read.
+    shows long work on standard error; ``stdin`` is where ``privacy sanitize`` reads.
+    ``read_file(path, limit)`` and ``read_stdin(limit)``: the UTF-8 text of a local
+    regular file or of standard input, at most ``limit`` bytes (``ArgumentError`` with
+    one line otherwise); ``None`` where there are none to read (a host's slash command).
     """
 
     open_app: Callable[[], Waymarks]
@@ -89,7 +91,8 @@ class Runtime(msgspec.Struct):
     interactive: bool = False
     progress: Any = msgspec.field(default_factory=NullProgress)
     stdin: IO[str] | None = None
-    read_file: Callable[[str], str] | None = None
+    read_file: Callable[[str, int], str] | None = None
+    read_stdin: Callable[[int], str] | None = None
     _app: Waymarks | None = None
 
     def app(self) -> Waymarks:

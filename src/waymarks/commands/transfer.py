@@ -25,7 +25,6 @@ What must stay true for import:
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -47,6 +46,9 @@ if TYPE_CHECKING:  # the service is imported when a command runs, not for help
 
 FORMAT = "waymarks-export-v1"
 MAX_LINE_BYTES = 64 * 1024
+#: the largest import read (a file or standard input): 64 MiB, over 10,000 items of the
+#: largest size with their provenance; a larger export can be split by lines
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
 Kind = Literal["pin", "memory"]
 
 
@@ -110,7 +112,7 @@ def register_transfer(root: click.Group) -> None:
         project items in a trusted project); refused, duplicate and skipped lines are
         listed. Nothing is written unless every line can be (see `--dry-run`)."""
         run = runtime()
-        raw = (run.stdin or sys.stdin).read() if source == "-" else _read(run, source)
+        raw = _read(run, source)
         parsed = _parse(raw)
         if isinstance(parsed, Result):
             return parsed
@@ -161,11 +163,12 @@ def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[
     return items
 
 
-def _read(run: Any, path: str) -> str:
-    reader = run.read_file
-    if reader is None:
+def _read(run: Any, source: str) -> str:
+    """The text of ``source`` (``-``: standard input), at most :data:`MAX_IMPORT_BYTES`."""
+    if run.read_file is None or run.read_stdin is None:
         raise click.UsageError("import reads a file only from the command line")
-    text: str = reader(path)
+    text: str = run.read_stdin(MAX_IMPORT_BYTES) if source == "-" \
+        else run.read_file(source, MAX_IMPORT_BYTES)
     return text
 
 

@@ -1,0 +1,82 @@
+"""What the everyday CLI reads and prints beyond its arguments, through a real
+``waymarks`` process: files that are not regular files (a FIFO hung, ``/dev/zero`` ate
+memory), standard input that is not text or is closed, standard output that cannot be
+written, and command lines built to break the parser. Each refusal is one line (one JSON
+document with ``--json``), exits with its documented status and changes nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def run(home: Path, project: Path, *args: str, expect: int = 0, json_out: bool = True,
+        **options: Any) -> Any:
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
+           "WAYMARKS_SEMANTIC": "off", **options.pop("env", {})}
+    options.setdefault("capture_output", True)
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main",
+                           *(["--json"] if json_out else []), *args], cwd=project, env=env,
+                          timeout=60, **options)
+    out = done.stdout.decode() if isinstance(done.stdout, bytes) else done.stdout or ""
+    err = done.stderr.decode() if isinstance(done.stderr, bytes) else done.stderr or ""
+    assert done.returncode == expect, (args, out, err)
+    assert "Traceback" not in err
+    if not json_out:
+        return out + err
+    lines = out.strip().splitlines()
+    assert len(lines) == 1, (out, err)
+    return json.loads(lines[0])
+
+
+def _stored(home: Path, project: Path) -> list[str]:
+    found = run(home, project, "pins")["items"] + run(home, project, "memory")["items"]
+    return [i["text"] for i in found]
+
+
+# -- files that are not regular files ------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["pin", "--file"], ["import"]], ids=["pin", "import"])
+def test_a_fifo_or_a_device_is_refused_without_reading(home: Path, project: Path,
+                                                       command: list[str]) -> None:
+    fifo = project / "f"
+    os.mkfifo(fifo)
+    for target, kind in ((str(fifo), "a FIFO"), ("/dev/zero", "a character device")):
+        refused = run(home, project, *command, target, expect=2)  # (timeout: it hung)
+        assert kind in refused["message"] and target in refused["message"]
+    assert not (home / "sessions").exists()
+
+
+def test_a_file_too_large_to_pin_is_refused_unread(home: Path, project: Path) -> None:
+    big = project / "big.md"
+    big.write_text("a" * (64 * 1024 + 1))
+    refused = run(home, project, "pin", "--file", str(big), expect=2)
+    assert "larger than 65536 bytes" in refused["message"]
+    assert not (home / "sessions").exists()
+    small = project / "rules.md"
+    small.write_bytes("\ufeffRun the tests first.\n".encode())  # a BOM is not content
+    assert run(home, project, "pin", "--file", str(small))["outcome"] == "committed"
+    assert _stored(home, project) == ["Run the tests first."]
+
+
+# -- standard input --------------------------------------------------------------------------
+
+
+def test_import_from_standard_input_that_is_not_text_or_is_closed(home: Path,
+                                                                  project: Path) -> None:
+    bad = run(home, project, "import", "-", input=b"\xff\xfe{}\n", expect=2,
+              env={"PYTHONIOENCODING": "utf-8:strict"})
+    assert bad["message"].startswith("standard input: not UTF-8 text")
+    closed = run(home, project, "import", "-", stdin=None, expect=2,
+                 preexec_fn=lambda: os.close(0))
+    assert "standard input is closed" in closed["message"]
+    line = json.dumps({"kind": "pin", "scope": "session", "text": "Piped in."}) + "\n"
+    assert run(home, project, "import", "-", input=line.encode())["counts"] == \
+        {"imported": 1}
