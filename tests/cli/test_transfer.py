@@ -5,6 +5,7 @@ conflict with each other, hostile files, interrupts, standard input)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +104,46 @@ def test_a_line_repeated_in_the_file_is_written_once(cli: Any, tmp_path: Path) -
     done = cli("import", str(source))
     assert done["counts"] == {"imported": 1, "duplicate": 1}
     assert [i["text"] for i in cli("memory")["items"]] == ["Beta runs on Fridays."]
+
+
+# -- Ctrl-C ------------------------------------------------------------------------------
+
+
+def test_an_interrupted_import_says_which_lines_were_written(home: Path, project: Path,
+                                                              tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    total = 20000
+    source = tmp_path / "big.jsonl"
+    source.write_text("".join(_row(f"Entry {n} concerns gadget{n}.", key=f"g{n}") + "\n"
+                              for n in range(1, total + 1)))
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
+           "WAYMARKS_SEMANTIC": "off"}
+    process = subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", "--json",
+                                "import", str(source)], cwd=project, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # until the writes have begun
+        ledgers = list((home / "sessions").rglob("*.jsonl")) if home.exists() else []
+        if ledgers and ledgers[0].stat().st_size > 20_000:
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, (out, err)
+    assert b"Traceback" not in err
+    report = json.loads(out)
+    assert report["outcome"] == "aborted" and report["code"] == "interrupted"
+    counts = report["counts"]
+    assert counts["imported"] > 0 and counts["not-written"] > 0
+    assert counts["imported"] + counts["not-written"] == total
+    written = [e["line"] for e in report["lines"] if e["outcome"] == "imported"]
+    assert written == list(range(1, counts["imported"] + 1))
+    assert f"lines 1-{counts['imported']}" in report["message"]
+    listed = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", "memory"],
+                            cwd=project, env=env, capture_output=True, check=True)
+    assert len(json.loads(listed.stdout)["items"]) == counts["imported"], \
+        "what the report says was written is what was written"

@@ -24,6 +24,7 @@ from waymarks.cli.home import default_home as home_directory
 from waymarks.cli.output import emit, print_json
 from waymarks.commands.results import (
     EXIT_ERROR,
+    EXIT_INTERRUPTED,
     EXIT_REJECTED,
     NullProgress,
     Result,
@@ -127,6 +128,10 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     except OSError as exc:
         message = f"{exc.strerror or exc} ({exc.filename or 'file'}); nothing was acknowledged"
         return error("io_error", message, EXIT_ERROR, want_json or state.json)
+    except KeyboardInterrupt:  # Ctrl-C: a write under way is whole or absent (the ledger)
+        return error("interrupted", "interrupted; nothing more was done (a write that was "
+                     "under way is either whole or absent: `waymarks health` says all is "
+                     "well)", EXIT_INTERRUPTED, want_json or state.json)
     finally:
         repaired = state.opened.recovered if state.opened is not None else None
         state.close()
@@ -162,7 +167,8 @@ def usage_text(message: str, where: str) -> str:
 
 def error(code: str, message: str, status: int, want_json: bool) -> int:
     if want_json:
-        print_json({"outcome": "error" if status == EXIT_ERROR else "rejected", "id": None,
+        outcome = {EXIT_ERROR: "error", EXIT_INTERRUPTED: "aborted"}.get(status, "rejected")
+        print_json({"outcome": outcome, "id": None,
                     "code": code, "conflicts": [], "message": message})
     else:
         print(f"waymarks: {message}", file=sys.stderr)

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_REJECTED = 2
+#: interrupted (Ctrl-C, SIGINT), as shells report it: 128 + 2
+EXIT_INTERRUPTED = 130
 ProgressFn = Callable[[int, int], None]
 
 
@@ -73,6 +75,31 @@ class NullProgress:
 
     def stop(self) -> None:
         """Nothing else may draw on the terminal from now on (an editor opens)."""
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[list[bool]]:
+    """While inside, an interrupt (Ctrl-C) is remembered, not raised: the yielded list
+    gets an entry, the write under way finishes, and the caller stops between two writes
+    and says which were made. A second interrupt is raised at once. Outside the main
+    thread (a host's worker), where no handler can be set, nothing is deferred."""
+    import signal
+
+    seen: list[bool] = []
+
+    def remember(signum: int, frame: object) -> None:
+        seen.append(True)
+        signal.signal(signal.SIGINT, previous)  # the next one interrupts
+
+    try:
+        previous = signal.signal(signal.SIGINT, remember)
+    except ValueError:  # not the main thread
+        yield seen
+        return
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class Runtime(msgspec.Struct):

@@ -34,6 +34,7 @@ import msgspec
 from waymarks.commands.base import EXIT_REJECTED, Result, command, runtime
 from waymarks.commands.options import LEVEL_NAMES
 from waymarks.commands.render import cell, refused
+from waymarks.commands.results import EXIT_INTERRUPTED, interrupts_deferred
 from waymarks.core.egress import json_line
 from waymarks.files.atomic import NotARegularFile, write_atomic
 
@@ -139,12 +140,20 @@ def register_transfer(root: click.Group) -> None:
                         "outcome": "would-write" if not refusals else "not-written",
                         "kind": line.kind} for line in writable]
             return _summary(report, written=False, dry_run=dry_run)
-        with run.progress.bar("import") as tick:
-            for done, line in enumerate(writable, 1):
+        done = 0
+        with run.progress.bar("import") as tick, interrupts_deferred() as interrupted:
+            for line in writable:
+                if interrupted:  # Ctrl-C: stop between two lines, and say where
+                    break
                 report.append(_entry(line, _write(app, line)))
+                done += 1
                 if tick is not None:
                     tick(done, len(writable))
-        return _summary(report, written=True, dry_run=False)
+        if interrupted:
+            report += [{"line": line.number, "originalId": line.original_id,
+                        "outcome": "not-written", "kind": line.kind}
+                       for line in writable[done:]]
+        return _summary(report, written=True, dry_run=False, interrupted=bool(interrupted))
 
 
 def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -282,7 +291,8 @@ def _entry(line: Line, outcome: Decision | WriteOutcome,
     return {**entry, "outcome": "imported", "id": outcome.id}
 
 
-def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool) -> Result:
+def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
+             interrupted: bool = False) -> Result:
     report.sort(key=lambda e: int(e["line"]))
     counts: dict[str, int] = {}
     for entry in report:
@@ -306,6 +316,8 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool) -> R
         elif outcome == "skipped":
             lines.append(f"  {what}: skipped ({entry['reason']})")
     tally = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
+    if interrupted:
+        return _interrupted(report, tally, counts)
     if dry_run:
         head = f"Dry run: {tally}; nothing was written."
     elif not written:
@@ -323,3 +335,29 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool) -> R
         data.update({"code": "refused", "id": None, "message": head, "conflicts": sorted(
             {c for e in report for c in e.get("conflicts", [])})})
     return Result(data, "\n".join([head, *lines]), EXIT_REJECTED if refusals else 0)
+
+
+def _interrupted(report: list[dict[str, Any]], tally: str, counts: dict[str, int]) -> Result:
+    """An import stopped by Ctrl-C between two lines: which lines were written, which not
+    (importing the file again adds the rest: the written ones are duplicates then)."""
+    imported = [e["line"] for e in report if e["outcome"] == "imported"]
+    left = [e["line"] for e in report if e["outcome"] == "not-written"]
+    head = (f"Interrupted: {len(imported)} line(s) written"
+            + (f" (lines {_spans(imported)})" if imported else "")
+            + f", {len(left)} not" + (f" (lines {_spans(left)})" if left else "")
+            + f" ({tally}). Import the file again to add the rest: the written lines "
+            "come back as duplicates.")
+    data = {"outcome": "aborted", "code": "interrupted", "id": None, "conflicts": [],
+            "message": head, "written": bool(imported), "counts": counts, "lines": report}
+    return Result(data, head, EXIT_INTERRUPTED)
+
+
+def _spans(numbers: list[int]) -> str:
+    """``1-3, 7``: line numbers in runs."""
+    runs: list[list[int]] = []
+    for number in sorted(numbers):
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in runs)
