@@ -80,3 +80,34 @@ def test_import_from_standard_input_that_is_not_text_or_is_closed(home: Path,
     line = json.dumps({"kind": "pin", "scope": "session", "text": "Piped in."}) + "\n"
     assert run(home, project, "import", "-", input=line.encode())["counts"] == \
         {"imported": 1}
+
+
+# -- standard output that cannot be written ------------------------------------------------
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("where", ["closed", "full"])
+def test_a_committed_write_keeps_its_exit_status_when_it_cannot_be_printed(
+        home: Path, project: Path, where: str) -> None:
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"}
+
+    def waymarks(*args: str) -> subprocess.CompletedProcess[str]:
+        if where == "closed":
+            return subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args],
+                                  cwd=project, env=env, stdout=None, stderr=subprocess.PIPE,
+                                  text=True, timeout=60, preexec_fn=lambda: os.close(1))
+        with open("/dev/full", "w") as full:
+            return subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args],
+                                  cwd=project, env=env, stdout=full, stderr=subprocess.PIPE,
+                                  text=True, timeout=60)
+
+    for json_flag in ([], ["--json"]):
+        done = waymarks(*json_flag, "pin", "--", f"Written while output fails {json_flag}.")
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+        assert "standard output cannot be written" in done.stderr
+        assert "committed" in done.stderr
+    refused = waymarks("--json", "pin", "--", "")  # a refusal: its message, its status
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "empty" in refused.stderr.lower()
+    assert len(_stored(home, project)) == 2

@@ -135,7 +135,13 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     finally:
         repaired = state.opened.recovered if state.opened is not None else None
         state.close()
-    emit(result, want_json or state.json)
+    if not printed(lambda: emit(result, want_json or state.json)):
+        what = " ".join(str(result.data[k]) for k in ("outcome", "id") if result.data.get(k))
+        if isinstance(result.data.get("message"), str):
+            what += f": {result.data['message']}"
+        note("standard output cannot be written, so the result was not shown; the command "
+             "itself finished" + (f" ({what})" if what else "") + " and its exit status "
+             "says how")
     if repaired and not (want_json or state.json) and not result.printed \
             and "REPAIRED" not in result.text:
         print(f"waymarks: note: the database was damaged ({repaired['problem']}); it was set "
@@ -166,13 +172,42 @@ def usage_text(message: str, where: str) -> str:
 
 
 def error(code: str, message: str, status: int, want_json: bool) -> int:
-    if want_json:
-        outcome = {EXIT_ERROR: "error", EXIT_INTERRUPTED: "aborted"}.get(status, "rejected")
-        print_json({"outcome": outcome, "id": None,
-                    "code": code, "conflicts": [], "message": message})
-    else:
-        print(f"waymarks: {message}", file=sys.stderr)
+    outcome = {EXIT_ERROR: "error", EXIT_INTERRUPTED: "aborted"}.get(status, "rejected")
+    if not want_json or not printed(lambda: print_json(
+            {"outcome": outcome, "id": None, "code": code, "conflicts": [],
+             "message": message})):
+        note(message)
     return status
+
+
+def printed(show: Callable[[], None]) -> bool:
+    """Run ``show`` (it writes to standard output); ``False`` when standard output is
+    closed (``>&-``) or fails (``> /dev/full``): what was done stays done, and its exit
+    status stands. Standard output then goes to the null device, so that Python's
+    flush at exit does not fail again. A reader that left (``| head``) is not this case:
+    ``BrokenPipeError`` goes on to the entry point."""
+    try:
+        if sys.stdout is None:
+            return False
+        show()
+    except BrokenPipeError:
+        raise
+    except OSError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            sys.stdout = None
+        return False
+    return True
+
+
+def note(message: str) -> None:
+    """``waymarks: message`` on standard error, when there is one that can be written."""
+    try:
+        if sys.stderr is not None:
+            print(f"waymarks: {message}", file=sys.stderr)
+    except OSError:
+        pass
 
 
 def read_text_file(path: str, limit: int) -> str:
