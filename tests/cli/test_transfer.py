@@ -147,3 +147,16 @@ def test_an_interrupted_import_says_which_lines_were_written(home: Path, project
                             cwd=project, env=env, capture_output=True, check=True)
     assert len(json.loads(listed.stdout)["items"]) == counts["imported"], \
         "what the report says was written is what was written"
+
+
+# -- a hostile file ------------------------------------------------------------------------
+
+
+def test_terminal_escapes_in_a_file_never_reach_the_report(cli: Any, tmp_path: Path) -> None:
+    source = tmp_path / "escape.jsonl"
+    source.write_text("\n".join([
+        _row("Escape test one.", status="\x1b]0;PWNED\x07\x1b[2J\x1b[31mALL GOOD\x1b[0m"),
+        _row("Escape test two.", id="\x1b[2J\x1b[H!")]) + "\n")
+    text = cli("import", str(source), text=True)
+    assert "\x1b" not in text and "\x07" not in text
+    assert "\\u001b]0;PWNED\\u0007" in text and "(\\u001b[2J\\u001b[H!)" in text

@@ -302,7 +302,7 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
     for entry in report:
         what = f"line {entry['line']}"
         if entry.get("originalId"):
-            what += f" ({str(entry['originalId'])[:8]})"
+            what += f" ({cell(str(entry['originalId'])[:8])})"  # the file's: escaped
         outcome = entry["outcome"]
         if outcome == "refused":
             conflicts = ", ".join(c[:8] for c in entry["conflicts"])
@@ -314,7 +314,7 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
         elif outcome == "imported":
             lines.append(f"  {what}: imported as {entry['id'][:8]}")
         elif outcome == "skipped":
-            lines.append(f"  {what}: skipped ({entry['reason']})")
+            lines.append(f"  {what}: skipped ({cell(entry['reason'])})")  # its status
     tally = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
     if interrupted:
         return _interrupted(report, tally, counts)
