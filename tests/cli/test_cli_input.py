@@ -111,3 +111,15 @@ def test_a_committed_write_keeps_its_exit_status_when_it_cannot_be_printed(
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert "empty" in refused.stderr.lower()
     assert len(_stored(home, project)) == 2
+
+
+def test_pin_refuses_a_file_and_a_text_together(home: Path, project: Path) -> None:
+    (project / "rules.md").write_text("Contents of the file\n")
+    refused = run(home, project, "pin", "--file", "rules.md", "--", "Different text",
+                  expect=2)
+    assert refused["code"] == "usage" and "not both" in refused["message"]
+    assert not (home / "sessions").exists()
+    pinned = run(home, project, "pin", "--file", "rules.md")
+    assert pinned["outcome"] == "committed"
+    [item] = run(home, project, "pins")["items"]
+    assert item["text"] == "Contents of the file" and item["sourceFile"].endswith("rules.md")

@@ -125,8 +125,8 @@ def register_pins(root: click.Group) -> None:
                   help="The session entry this pin comes from (on the active branch). "
                        "E.g. --source 1a2b3c4d")
     @click.option("--file", "path", metavar="PATH",
-                  help="Pin the contents of a UTF-8 text file (when no TEXT is given); the "
-                       "path is kept as its source. E.g. --file docs/rules.md")
+                  help="Pin the contents of a UTF-8 text file (instead of TEXT, never "
+                       "with it); the path is kept as its source. E.g. --file docs/rules.md")
     @click.option("--supersedes", metavar="PIN_ID",
                   help="Replace this pin (same scope; its classification is kept unless "
                        "given). E.g. --supersedes 1a2b3c4d")
@@ -138,7 +138,10 @@ def register_pins(root: click.Group) -> None:
         credential, or asks for project scope in an untrusted project."""
         run = runtime()
         content = " ".join(text)
-        if not content and path:
+        if path is not None and text:  # the text would be pinned with the file as its source
+            raise click.UsageError("give either --file PATH or TEXT, not both: --file pins "
+                                   "the file's contents and records the file as the source")
+        if path is not None:
             if run.read_file is None:
                 return refused("invalid_argument", "--file is not available here")
             content = run.read_file(path, MAX_PIN_FILE_BYTES)
