@@ -123,3 +123,16 @@ def test_pin_refuses_a_file_and_a_text_together(home: Path, project: Path) -> No
     assert pinned["outcome"] == "committed"
     [item] = run(home, project, "pins")["items"]
     assert item["text"] == "Contents of the file" and item["sourceFile"].endswith("rules.md")
+
+
+def test_memory_edit_without_a_terminal_opens_no_editor(home: Path, project: Path,
+                                                        tmp_path: Path) -> None:
+    claim = run(home, project, "memory", "add", "--", "The cache size is 64 MB.")
+    editor = tmp_path / "editor.py"  # draws on the screen and saves a change, as vi would
+    editor.write_text("import sys, pathlib\nprint('\\x1b[?1049h\\x1b[2J', flush=True)\n"
+                      "p = pathlib.Path(sys.argv[1])\n"
+                      "p.write_text(p.read_text().replace('64', '128'))\n")
+    refused = run(home, project, "memory", "edit", claim["id"][:8], expect=2,
+                  stdin=subprocess.DEVNULL, env={"EDITOR": f"{sys.executable} {editor}"})
+    assert refused["code"] == "invalid_argument" and "needs a terminal" in refused["message"]
+    assert _stored(home, project) == ["The cache size is 64 MB."]

@@ -98,9 +98,19 @@ def open_service(run: CliRuntime) -> Any:
 
 def new_runtime() -> CliRuntime:
     """The runtime of this process; the service opens on first use."""
-    state = CliRuntime(open_app=lambda: open_service(state), interactive=True,
+    state = CliRuntime(open_app=lambda: open_service(state), interactive=on_a_terminal(),
                        read_file=read_text_file, read_stdin=read_standard_input)
     return state
+
+
+def on_a_terminal() -> bool:
+    """Whether a person is at a terminal: standard input and output both are one. Only
+    then may an editor open or a question be asked (an editor opened for a script wrote
+    its screen codes into the script's JSON)."""
+    try:
+        return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
+    except ValueError:  # a closed stream
+        return False
 
 
 def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:

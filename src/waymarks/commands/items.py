@@ -327,7 +327,8 @@ def register_inspection(memory: Group) -> None:
     def memory_edit(memory_id: str) -> Result:
         """Opens $VISUAL or $EDITOR on the claim's text. The new text replaces the claim
         through `memory supersede` (same rules: a conflict or a credential is refused).
-        An unchanged or empty text writes nothing. Only on a terminal (not in Pi)."""
+        An unchanged or empty text writes nothing. Only when standard input and output
+        are a terminal (not in Pi, not in a script: refused, exit 2)."""
         run = runtime()
         if not run.interactive:
             return refused("invalid_argument", "memory edit opens an editor and needs a "
