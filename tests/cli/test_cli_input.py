@@ -136,3 +136,22 @@ def test_memory_edit_without_a_terminal_opens_no_editor(home: Path, project: Pat
                   stdin=subprocess.DEVNULL, env={"EDITOR": f"{sys.executable} {editor}"})
     assert refused["code"] == "invalid_argument" and "needs a terminal" in refused["message"]
     assert _stored(home, project) == ["The cache size is 64 MB."]
+
+
+# -- command lines built to break the parser ------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["1" + "0" * 400 + "d", "9" * 5000 + "m", "\u0661\u0662d",
+                                   "12345678w"], ids=["400 digits", "5000 digits",
+                                                      "Arabic-Indic digits", "8 digits"])
+def test_since_takes_a_bounded_ascii_number(home: Path, project: Path, value: str) -> None:
+    refused = run(home, project, "pins", "--since", value, expect=2)
+    assert refused["code"] == "usage" and "--since" in refused["message"]
+
+
+def test_since_still_takes_its_documented_forms(home: Path, project: Path) -> None:
+    run(home, project, "pin", "--", "Kept.")
+    for value in ("7d", "12h", "30m", "2 w", "9999999w", "2026-11-01", "2026-11-01T14:30"):
+        run(home, project, "pins", "--since", value)
+    assert [i["text"] for i in run(home, project, "pins", "--since", "1d")["items"]] == \
+        ["Kept."]
