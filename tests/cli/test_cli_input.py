@@ -155,3 +155,12 @@ def test_since_still_takes_its_documented_forms(home: Path, project: Path) -> No
         run(home, project, "pins", "--since", value)
     assert [i["text"] for i in run(home, project, "pins", "--since", "1d")["items"]] == \
         ["Kept."]
+
+
+@pytest.mark.parametrize("inner", ["context " * 200 + "pins", "context pins",
+                                   "--json context pins"], ids=["200 deep", "one", "globals"])
+def test_context_inside_context_is_a_usage_error(home: Path, project: Path,
+                                                 inner: str) -> None:
+    refused = run(home, project, "context", inner, expect=2)
+    assert refused["code"] == "usage" and "not another context" in refused["message"]
+    assert run(home, project, "context", "pins")["items"] == []  # one level still runs

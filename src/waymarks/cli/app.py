@@ -101,7 +101,16 @@ def _register_cli_only(root: Group) -> None:
         tokens = tokenize(" ".join(words))
         if not tokens:
             raise click.UsageError("give the command to run, e.g. waymarks context \"pins\"")
-        return invoke(root, tokens, runtime())
+        run = runtime()
+        assert isinstance(run, CliRuntime)
+        if run.in_context:  # "context context … pins" recursed until the stack overflowed
+            raise click.UsageError("context runs one command, not another context: give "
+                                   "the command itself, e.g. waymarks context \"pins\"")
+        run.in_context = True
+        try:
+            return invoke(root, tokens, run)
+        finally:
+            run.in_context = False
 
     @command(root, "help", summary="Help for a command, with examples.",
              examples=["waymarks help", "waymarks help memory add"])

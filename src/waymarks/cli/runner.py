@@ -52,6 +52,8 @@ class CliRuntime(Runtime):
     home: str | None = None
     session: str | None = None
     cwd: str | None = None
+    #: a ``context "…"`` command is running (it may not run another)
+    in_context: bool = False
 
 
 class Reported(Exception):
