@@ -164,3 +164,16 @@ def test_context_inside_context_is_a_usage_error(home: Path, project: Path,
     refused = run(home, project, "context", inner, expect=2)
     assert refused["code"] == "usage" and "not another context" in refused["message"]
     assert run(home, project, "context", "pins")["items"] == []  # one level still runs
+
+
+@pytest.mark.parametrize("args", [["pins", "--JSON", "--bogus"], ["--Json", "-h"],
+                                  ["--JSON", "recall", "--bogus", "x"]], ids=repr)
+def test_json_in_any_case_makes_every_answer_json(home: Path, project: Path,
+                                                  args: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
+                          env={**os.environ, "WAYMARKS_HOME": str(home),
+                               "WAYMARKS_CC_HELPER": "off"},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == (0 if "-h" in args else 2), done
+    assert done.stderr == "" and len(done.stdout.strip().splitlines()) == 1, done
+    assert isinstance(json.loads(done.stdout), dict)

@@ -15,7 +15,14 @@ import os
 import click
 
 from waymarks import __version__
-from waymarks.cli.runner import CliRuntime, Reported, error, perform, usage_text
+from waymarks.cli.runner import (
+    CliRuntime,
+    Reported,
+    error,
+    perform,
+    usage_text,
+    wants_json,
+)
 from waymarks.commands.base import (
     EXIT_ERROR,
     EXIT_REJECTED,
@@ -148,8 +155,7 @@ def run(argv: list[str]) -> int:
     """Parse and run one command line; print its result; the exit status."""
     from waymarks.core.text import is_unicode
 
-    scan = argv[:argv.index("--")] if "--" in argv else argv
-    want_json = "--json" in scan
+    want_json = wants_json(argv)
     bad = next((n for n, token in enumerate(argv, 1) if not is_unicode(token)), None)
     if bad is not None:
         return error("usage", f"argument {bad} is not valid UTF-8 text", EXIT_REJECTED,

@@ -162,6 +162,13 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     return result.exit_code
 
 
+def wants_json(argv: list[str]) -> bool:
+    """``--json`` (in any case, as every option name) before ``--``: even a usage error or
+    help is then one JSON document."""
+    scan = argv[:argv.index("--")] if "--" in argv else argv
+    return any(token.lower() == "--json" for token in scan)
+
+
 def argument_error() -> type[ArgumentError]:
     """Imported only when an exception reaches that clause (a parser's error: the full
     CLI has loaded it already; a lean path never raises it)."""
