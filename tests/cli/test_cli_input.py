@@ -177,3 +177,66 @@ def test_json_in_any_case_makes_every_answer_json(home: Path, project: Path,
     assert done.returncode == (0 if "-h" in args else 2), done
     assert done.stderr == "" and len(done.stdout.strip().splitlines()) == 1, done
     assert isinstance(json.loads(done.stdout), dict)
+
+
+# -- smaller refusals that said nothing, or the wrong thing ------------------------------------
+
+
+def test_small_mistakes_are_refused_and_name_the_fix(home: Path, project: Path,
+                                                     tmp_path: Path) -> None:
+    run(home, project, "pin", "--", "Something stored.")
+    unknown = run(home, project, "memory", "include", "zz", expect=2)
+    assert unknown["code"] == "not_found" == run(home, project, "memory", "exclude", "zz",
+                                                  expect=2)["code"]
+    both = run(home, project, "trust", "--list", str(tmp_path), expect=2)
+    assert both["code"] == "usage" and "not both" in both["message"]
+    assert run(home, project, "trust", "--list")["projects"] == []
+    dropped = run(home, project, "plan", "--prompt", "x", "more", "words", expect=2)
+    assert dropped["code"] == "usage" and "not both" in dropped["message"]
+    missing = run(home, project, "export", "-o", str(tmp_path / "no" / "dir" / "f.jsonl"),
+                  expect=2)
+    assert str(tmp_path / "no" / "dir" / "f.jsonl") in missing["message"]
+    assert ".tmp" not in missing["message"] and "does not exist" in missing["message"]
+    empty = run(home, project, "export", "-o", "", expect=2)
+    assert empty["code"] == "usage" and "-o needs a FILE" in empty["message"]
+    no_id = run(home, project, "unpin", "", expect=2)
+    assert no_id["code"] == "invalid_argument" and "ID is empty" in no_id["message"]
+
+
+def test_a_deleted_working_directory_is_named(home: Path, tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", f"import os, sys; os.chdir({str(gone)!r}); "
+         f"os.rmdir({str(gone)!r}); from waymarks.cli.main import main; "
+         "sys.exit(main(['--json', 'pins']))"],
+        env={**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"},
+        capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "working directory no longer exists" in json.loads(done.stdout)["message"]
+
+
+def test_the_key_filter_is_folded_as_the_key_was(home: Path, project: Path) -> None:
+    run(home, project, "memory", "add", "--key", "DB Port", "--", "Epsilon is five.")
+    for given in ("DB Port", "db-port", "db port"):
+        found = run(home, project, "memory", "list", "--key", given)["items"]
+        assert [i["text"] for i in found] == ["Epsilon is five."], given
+
+
+def test_an_ambiguous_session_prefix_lists_the_sessions(home: Path, project: Path) -> None:
+    ids: list[str] = []
+    while True:  # until two sessions share a first character (at most 17)
+        ids.append(run(home, project, "session", "new")["session"]["id"])
+        firsts = [i[0] for i in ids]
+        shared = next((c for c in firsts if firsts.count(c) > 1), None)
+        if shared is not None:
+            break
+    refused = run(home, project, "--session", shared, "pins", expect=2)
+    assert refused["code"] == "bad_session" and "ambiguous" in refused["message"]
+    assert all(i in refused["message"] for i in ids if i.startswith(shared))
+
+
+def test_index_without_the_extra_is_not_a_usage_error(home: Path, project: Path) -> None:
+    done = run(home, project, "index", "--semantic", expect=1,
+               env={"WAYMARKS_SEMANTIC": "off"})
+    assert done["outcome"] == "error" and done["code"] == "semantic_unavailable"

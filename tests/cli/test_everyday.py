@@ -281,6 +281,8 @@ def test_memory_edit_supersedes_through_the_editor(cli: Any, tmp_path: Path, hom
     assert edited["outcome"] == "committed" and edited["previousId"] == claim["id"]
     unchanged = edit(edited["id"], "true")  # saves nothing
     assert unchanged["outcome"] == "unchanged"
+    failed = edit(edited["id"], "false")  # the editor fails: not a usage error
+    assert failed["outcome"] == "error" and failed["code"] == "editor_failed"
     texts = {i["text"]: i["status"] for i in cli("memory")["items"]}
     assert texts == {"The cache TTL is 60 seconds": "superseded",
                      "The cache TTL is 90 seconds": "active"}

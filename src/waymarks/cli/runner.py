@@ -70,6 +70,13 @@ def open_service(run: CliRuntime) -> Any:
 
     if run.cwd is not None and not os.path.isdir(run.cwd):
         raise ServiceError("invalid_argument", f"--cwd {run.cwd}: not a directory")
+    if run.cwd is None:
+        try:
+            os.getcwd()
+        except FileNotFoundError:  # it said "No such file or directory (file)"
+            raise ServiceError("io_error", "the working directory no longer exists (it was "
+                               "deleted or moved); cd to an existing directory, or give "
+                               "--cwd DIR") from None
     given = "--home" if run.home is not None else \
         "WAYMARKS_HOME" if os.environ.get("WAYMARKS_HOME") else "the default home"
     if run.home is not None and not run.home.strip():  # Path("") is the working directory

@@ -39,10 +39,12 @@ def _listing(app: Waymarks, kind: Kind, *, scopes: tuple[str, ...] = (),
     """The listing's data, and (unless ``json_only``: ``--json`` prints the data alone)
     the text and table a person reads: escaping and aligning thousands of rows cost
     more than the data, for output nobody sees."""
+    from waymarks.core.text import normalize_key
     from waymarks.service.provenance import updated_at
 
     views = app.items(kind)
     dates = updated_at(app, views)
+    key = normalize_key(key) if key is not None else None  # as `memory add --key` stores it
     chosen = [v for v in views
               if (not scopes or v.scope in {s.lower() for s in scopes})
               and (not statuses or v.status in {s.lower() for s in statuses})
@@ -344,6 +346,12 @@ def register_inspection(memory: Group) -> None:
         except UnicodeDecodeError:
             return refused("invalid_argument", "the editor saved text that is not UTF-8; "
                            "nothing was written (save the file as UTF-8 and edit again)")
+        except click.ClickException as exc:  # it could not start, or exited non-zero: not
+            from waymarks.service.outcomes import ServiceError  # a usage error (exit 1)
+
+            raise ServiceError("editor_failed", f"{exc.format_message()}; nothing was "
+                               "written (set $VISUAL or $EDITOR to an editor that works, or "
+                               "use `memory supersede ID -- NEW TEXT`)") from exc
         new = (edited or "").strip()
         if edited is None or new == view.text.strip():
             return Result({"outcome": "unchanged", "id": view.id, "code": None,

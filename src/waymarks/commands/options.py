@@ -79,8 +79,8 @@ def list_filters(kind: str) -> Callable[[Any], Any]:
         if kind == "memory":
             options.append(click.option(
                 "--key", metavar="KEY",
-                help="Only claims with this key (as stored: lowercase words joined by "
-                     "'-'). E.g. --key db-port"))
+                help="Only claims with this key (folded as `memory add --key` stores it: "
+                     "'DB Port' is db-port). E.g. --key db-port"))
         options += [
             click.option("--since", callback=since, metavar="WHEN",
                          help="Only items created or changed since then (UTC). E.g. "

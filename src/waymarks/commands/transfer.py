@@ -85,6 +85,8 @@ def register_transfer(root: click.Group) -> None:
     def export(kind: str, statuses: tuple[str, ...], output: str | None) -> Result:
         """With --json the items come as one JSON document ({"format", "items"}) instead
         of one per line."""
+        if output is not None and not output.strip():  # "" named the working directory
+            raise click.UsageError("-o needs a FILE (or - for standard output)")
         app = runtime().app()
         items = _exported(app, kind, statuses)
         # one item per line under every line-splitting rule: U+2028, U+2029 and NEL, which
@@ -98,6 +100,11 @@ def register_transfer(root: click.Group) -> None:
             return refused("invalid_argument", f"-o {output}: {exc.strerror}; nothing was "
                            "written (write to a regular file, or to standard output with "
                            "-o - or no -o)")
+        except (FileNotFoundError, NotADirectoryError):  # (named its temporary file)
+            return refused("invalid_argument", f"-o {output}: its directory does not exist; "
+                           "nothing was written (create it, or give another path)")
+        except OSError as exc:  # a full disk, no permission: the path given, not the temp
+            raise OSError(exc.errno, exc.strerror, output) from exc
         return Result({"format": FORMAT, "path": output, "count": len(items)},
                       f"Exported {len(items)} item(s) to {output}")
 
