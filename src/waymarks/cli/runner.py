@@ -253,6 +253,8 @@ def read_text_file(path: str, limit: int) -> str:
             raise ArgumentError(f"{path}: {exc.strerror}; nothing was read (give a smaller "
                                 "file)") from exc
         raise ArgumentError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    except ValueError as exc:  # a NUL byte in the name
+        raise ArgumentError(f"{path!r}: not a file name ({exc})") from exc
     return _utf8(data, path)
 
 
