@@ -262,19 +262,27 @@ def test_memory_search_ranks_with_scores(cli: Any) -> None:
     assert "SCORE" in cli("memory", "search", "database", text=True)
 
 
-def test_memory_edit_supersedes_through_the_editor(cli: Any, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_memory_edit_supersedes_through_the_editor(cli: Any, tmp_path: Path, home: Path,
+                                                   project: Path) -> None:
     claim = cli("memory", "add", "--", "The cache TTL is 60 seconds")
     editor = tmp_path / "editor.py"
     editor.write_text("import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
                       "p.write_text(p.read_text().replace('60', '90'))\n")
-    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
-    monkeypatch.delenv("VISUAL", raising=False)
-    edited = cli("memory", "edit", claim["id"][:8])
+    env = {k: v for k, v in os.environ.items() if k != "VISUAL"}
+    env.update(WAYMARKS_HOME=str(home), WAYMARKS_CC_HELPER="off",
+               EDITOR=f"{sys.executable} {editor}")
+
+    def edit(memory_id: str, editor_command: str) -> Any:  # a person at a terminal
+        shown = _on_a_terminal(["--json", "memory", "edit", memory_id],
+                               {**env, "EDITOR": editor_command}, project)
+        return json.loads(next(line for line in shown.splitlines() if line.startswith("{")))
+
+    edited = edit(claim["id"][:8], env["EDITOR"])
     assert edited["outcome"] == "committed" and edited["previousId"] == claim["id"]
-    monkeypatch.setenv("EDITOR", "true")  # saves nothing
-    unchanged = cli("memory", "edit", edited["id"])
+    unchanged = edit(edited["id"], "true")  # saves nothing
     assert unchanged["outcome"] == "unchanged"
+    failed = edit(edited["id"], "false")  # the editor fails: not a usage error
+    assert failed["outcome"] == "error" and failed["code"] == "editor_failed"
     texts = {i["text"]: i["status"] for i in cli("memory")["items"]}
     assert texts == {"The cache TTL is 60 seconds": "superseded",
                      "The cache TTL is 90 seconds": "active"}

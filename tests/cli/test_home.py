@@ -131,3 +131,27 @@ def test_a_hook_with_a_home_whose_tilde_cannot_be_expanded_records_nothing(
     assert (done.returncode, done.stdout) == (1, "")
     assert "cannot be expanded" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("args", "variable"), [
+    (["--home", ""], None), (["--home", "   "], None), (["--home", "relhome"], None),
+    ([], "relhome"), ([], "./relhome")], ids=repr)
+@pytest.mark.parametrize("command", [["pin", "--", "A project note."], ["recall", "notes"]],
+                         ids=["cli", "lean recall"])
+def test_an_empty_or_relative_home_is_refused_and_nothing_is_written_here(
+        tmp_path: Path, args: list[str], variable: str | None, command: list[str]) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "WAYMARKS_HOME"}
+    env["WAYMARKS_CC_HELPER"] = "off"
+    if variable is not None:
+        env["WAYMARKS_HOME"] = variable
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args, "--json",
+                           *command], cwd=project, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    refused = json.loads(done.stdout)
+    assert refused["code"] == "invalid_argument"
+    assert ("empty" if not variable and not args[1].strip() else "relative path") \
+        in refused["message"] and "absolute path" in refused["message"]
+    assert list(project.iterdir()) == [], "no database or sessions in the project"

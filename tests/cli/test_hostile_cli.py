@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_everyday import _on_a_terminal
+
 
 def waymarks(home: Path, project: Path, *args: str, env: dict[str, str] | None = None,
              expect: int = 0) -> dict:  # type: ignore[type-arg]
@@ -79,8 +81,11 @@ def test_memory_edit_refuses_text_that_is_not_utf8(home: Path, project: Path,
     editor = tmp_path / "editor.py"
     editor.write_text("import sys\nopen(sys.argv[1], 'wb').write(b'Port \\xff\\xfe 6000\\n')\n")
     before = waymarks(home, project, "memory")["items"]
-    refused = waymarks(home, project, "memory", "edit", claim["id"],
-                       env={"EDITOR": f"{sys.executable} {editor}", "VISUAL": ""}, expect=2)
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "off", "EDITOR": f"{sys.executable} {editor}",
+           "VISUAL": ""}
+    shown = _on_a_terminal(["--home", str(home), "--json", "memory", "edit", claim["id"]],
+                           env, project)  # an editor opens only for a person at a terminal
+    refused = json.loads(next(line for line in shown.splitlines() if line.startswith("{")))
     assert refused["code"] == "invalid_argument" and "UTF-8" in refused["message"]
     assert waymarks(home, project, "memory")["items"] == before
 

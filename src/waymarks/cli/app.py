@@ -11,12 +11,18 @@ document on standard output.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import click
 
 from waymarks import __version__
-from waymarks.cli.runner import CliRuntime, Reported, error, perform, usage_text
+from waymarks.cli.runner import (
+    CliRuntime,
+    Reported,
+    error,
+    perform,
+    usage_text,
+    wants_json,
+)
 from waymarks.commands.base import (
     EXIT_ERROR,
     EXIT_REJECTED,
@@ -78,7 +84,7 @@ def _globals(home: str | None, session: str | None, cwd: str | None, json: bool)
     run = runtime()
     assert isinstance(run, CliRuntime)
     if home is not None:
-        run.home = Path(home).expanduser()
+        run.home = home  # checked (empty, relative) when the service opens
     if session is not None:
         run.session = session
     if cwd is not None:
@@ -102,7 +108,16 @@ def _register_cli_only(root: Group) -> None:
         tokens = tokenize(" ".join(words))
         if not tokens:
             raise click.UsageError("give the command to run, e.g. waymarks context \"pins\"")
-        return invoke(root, tokens, runtime())
+        run = runtime()
+        assert isinstance(run, CliRuntime)
+        if run.in_context:  # "context context … pins" recursed until the stack overflowed
+            raise click.UsageError("context runs one command, not another context: give "
+                                   "the command itself, e.g. waymarks context \"pins\"")
+        run.in_context = True
+        try:
+            return invoke(root, tokens, run)
+        finally:
+            run.in_context = False
 
     @command(root, "help", summary="Help for a command, with examples.",
              examples=["waymarks help", "waymarks help memory add"])
@@ -140,8 +155,7 @@ def run(argv: list[str]) -> int:
     """Parse and run one command line; print its result; the exit status."""
     from waymarks.core.text import is_unicode
 
-    scan = argv[:argv.index("--")] if "--" in argv else argv
-    want_json = "--json" in scan
+    want_json = wants_json(argv)
     bad = next((n for n, token in enumerate(argv, 1) if not is_unicode(token)), None)
     if bad is not None:
         return error("usage", f"argument {bad} is not valid UTF-8 text", EXIT_REJECTED,

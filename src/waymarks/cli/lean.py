@@ -118,10 +118,7 @@ def parse_mcp(argv: list[str]) -> _Request | None:
 
 
 def _apply_globals(state: CliRuntime, wanted: _Request) -> None:
-    from pathlib import Path
-
-    home = wanted.globals.get("--home")
-    state.home = Path(home).expanduser() if home is not None else None
+    state.home = wanted.globals.get("--home")
     state.session = wanted.globals.get("--session")
     state.cwd = wanted.globals.get("--cwd")
     state.json = wanted.json
@@ -134,10 +131,10 @@ def mcp_fast_path(argv: list[str]) -> int | None:
     if wanted is None:
         return None
     from waymarks.cli.launchers import LaunchError, serve_mcp_stdio
-    from waymarks.cli.runner import Reported, error, perform, usage_text
+    from waymarks.cli.runner import Reported, error, perform, usage_text, wants_json
     from waymarks.commands.results import EXIT_REJECTED
 
-    want_json = "--json" in argv
+    want_json = wants_json(argv)
 
     def work(state: CliRuntime) -> Result:
         _apply_globals(state, wanted)
@@ -155,7 +152,7 @@ def recall_fast_path(argv: list[str]) -> int | None:
     wanted = parse(argv)
     if wanted is None:
         return None
-    from waymarks.cli.runner import perform
+    from waymarks.cli.runner import perform, wants_json
 
     def work(state: CliRuntime) -> Result:
         from waymarks.commands.recalling import recall_result
@@ -164,5 +161,4 @@ def recall_fast_path(argv: list[str]) -> int | None:
         return recall_result(state.app(), wanted.query, wanted.history, wanted.provider,
                              wanted.explain)
 
-    scan = argv[:argv.index("--")] if "--" in argv else argv
-    return perform(work, "--json" in scan)
+    return perform(work, wants_json(argv))

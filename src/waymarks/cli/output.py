@@ -12,7 +12,6 @@ was escaped by :func:`waymarks.commands.render.cell`.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Any
@@ -53,7 +52,10 @@ def _terminal_size() -> os.terminal_size:
 
 
 def print_json(data: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+    """One document on one line, under every line-splitting rule (see ``json_line``)."""
+    from waymarks.core.egress import json_line  # (help and --version load no privacy rules)
+
+    sys.stdout.write(json_line(data) + "\n")
     sys.stdout.flush()
 
 

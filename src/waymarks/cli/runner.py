@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from errno import EFBIG
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ from waymarks.cli.home import default_home as home_directory
 from waymarks.cli.output import emit, print_json
 from waymarks.commands.results import (
     EXIT_ERROR,
+    EXIT_INTERRUPTED,
     EXIT_REJECTED,
     NullProgress,
     Result,
@@ -46,9 +48,12 @@ def default_home() -> Path:
 class CliRuntime(Runtime):
     """The runtime of one ``waymarks`` process: the global options pick the service."""
 
-    home: Path | None = None
+    #: ``--home`` as given (``~`` not yet expanded); ``None``: WAYMARKS_HOME or the default
+    home: str | None = None
     session: str | None = None
     cwd: str | None = None
+    #: a ``context "…"`` command is running (it may not run another)
+    in_context: bool = False
 
 
 class Reported(Exception):
@@ -65,11 +70,27 @@ def open_service(run: CliRuntime) -> Any:
 
     if run.cwd is not None and not os.path.isdir(run.cwd):
         raise ServiceError("invalid_argument", f"--cwd {run.cwd}: not a directory")
-    home = run.home or default_home()
-    given = "--home" if run.home is not None else "the home (WAYMARKS_HOME or default)"
+    if run.cwd is None:
+        try:
+            os.getcwd()
+        except FileNotFoundError:  # it said "No such file or directory (file)"
+            raise ServiceError("io_error", "the working directory no longer exists (it was "
+                               "deleted or moved); cd to an existing directory, or give "
+                               "--cwd DIR") from None
+    given = "--home" if run.home is not None else \
+        "WAYMARKS_HOME" if os.environ.get("WAYMARKS_HOME") else "the default home"
+    if run.home is not None and not run.home.strip():  # Path("") is the working directory
+        raise ServiceError("invalid_argument", "--home is empty; give the home directory as "
+                           "an absolute path (e.g. --home ~/.local/share/waymarks), or leave "
+                           "--home out for WAYMARKS_HOME or the default")
+    home = Path(os.path.expanduser(run.home)) if run.home is not None else default_home()
     if str(home).startswith("~"):  # no such user, or no HOME: it would be a folder here
         raise ServiceError("invalid_argument", f"{given} {home}: '~' cannot be expanded "
                            "(no such user, or HOME is not set); give an absolute path")
+    if not home.is_absolute():  # each directory would have a home (and a store) of its own
+        raise ServiceError("invalid_argument", f"{given} {home}: a relative path; give an "
+                           f"absolute path (e.g. {Path.cwd() / home}, if that is the home "
+                           "you mean), so every directory uses the same home")
     from waymarks.core.text import is_unicode
 
     # a name that is not text (bytes not UTF-8, from the environment) cannot be written
@@ -86,9 +107,19 @@ def open_service(run: CliRuntime) -> Any:
 
 def new_runtime() -> CliRuntime:
     """The runtime of this process; the service opens on first use."""
-    state = CliRuntime(open_app=lambda: open_service(state), interactive=True,
-                       read_file=read_text_file)
+    state = CliRuntime(open_app=lambda: open_service(state), interactive=on_a_terminal(),
+                       read_file=read_text_file, read_stdin=read_standard_input)
     return state
+
+
+def on_a_terminal() -> bool:
+    """Whether a person is at a terminal: standard input and output both are one. Only
+    then may an editor open or a question be asked (an editor opened for a script wrote
+    its screen codes into the script's JSON)."""
+    try:
+        return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
+    except ValueError:  # a closed stream
+        return False
 
 
 def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
@@ -116,16 +147,33 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     except OSError as exc:
         message = f"{exc.strerror or exc} ({exc.filename or 'file'}); nothing was acknowledged"
         return error("io_error", message, EXIT_ERROR, want_json or state.json)
+    except KeyboardInterrupt:  # Ctrl-C: a write under way is whole or absent (the ledger)
+        return error("interrupted", "interrupted; nothing more was done (a write that was "
+                     "under way is either whole or absent: `waymarks health` says all is "
+                     "well)", EXIT_INTERRUPTED, want_json or state.json)
     finally:
         repaired = state.opened.recovered if state.opened is not None else None
         state.close()
-    emit(result, want_json or state.json)
+    if not printed(lambda: emit(result, want_json or state.json)):
+        what = " ".join(str(result.data[k]) for k in ("outcome", "id") if result.data.get(k))
+        if isinstance(result.data.get("message"), str):
+            what += f": {result.data['message']}"
+        note("standard output cannot be written, so the result was not shown; the command "
+             "itself finished" + (f" ({what})" if what else "") + " and its exit status "
+             "says how")
     if repaired and not (want_json or state.json) and not result.printed \
             and "REPAIRED" not in result.text:
         print(f"waymarks: note: the database was damaged ({repaired['problem']}); it was set "
               f"aside as {repaired['damaged']} and rebuilt from the session files",
               file=sys.stderr)
     return result.exit_code
+
+
+def wants_json(argv: list[str]) -> bool:
+    """``--json`` (in any case, as every option name) before ``--``: even a usage error or
+    help is then one JSON document."""
+    scan = argv[:argv.index("--")] if "--" in argv else argv
+    return any(token.lower() == "--json" for token in scan)
 
 
 def argument_error() -> type[ArgumentError]:
@@ -150,19 +198,94 @@ def usage_text(message: str, where: str) -> str:
 
 
 def error(code: str, message: str, status: int, want_json: bool) -> int:
-    if want_json:
-        print_json({"outcome": "error" if status == EXIT_ERROR else "rejected", "id": None,
-                    "code": code, "conflicts": [], "message": message})
-    else:
-        print(f"waymarks: {message}", file=sys.stderr)
+    outcome = {EXIT_ERROR: "error", EXIT_INTERRUPTED: "aborted"}.get(status, "rejected")
+    if not want_json or not printed(lambda: print_json(
+            {"outcome": outcome, "id": None, "code": code, "conflicts": [],
+             "message": message})):
+        note(message)
     return status
 
 
-def read_text_file(path: str) -> str:
+def printed(show: Callable[[], None]) -> bool:
+    """Run ``show`` (it writes to standard output); ``False`` when standard output is
+    closed (``>&-``) or fails (``> /dev/full``): what was done stays done, and its exit
+    status stands. Standard output then goes to the null device, so that Python's
+    flush at exit does not fail again. A reader that left (``| head``) is not this case:
+    ``BrokenPipeError`` goes on to the entry point."""
+    try:
+        if sys.stdout is None:
+            return False
+        show()
+    except BrokenPipeError:
+        raise
+    except OSError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            sys.stdout = None
+        return False
+    return True
+
+
+def note(message: str) -> None:
+    """``waymarks: message`` on standard error, when there is one that can be written."""
+    try:
+        if sys.stderr is not None:
+            print(f"waymarks: {message}", file=sys.stderr)
+    except OSError:
+        pass
+
+
+def read_text_file(path: str, limit: int) -> str:
+    """The UTF-8 text of the regular file ``path``, at most ``limit`` bytes. A FIFO, a
+    device or a directory is refused before a byte is read (never waited on), as is a
+    larger file; each with one line that names the path."""
+    from waymarks.core.arguments import ArgumentError
+    from waymarks.files.atomic import NotARegularFile
+    from waymarks.files.reading import read_regular
+
+    try:
+        data = read_regular(path, limit=limit)
+    except NotARegularFile as exc:
+        raise ArgumentError(f"{path}: {exc.strerror} (give a regular file)") from exc
+    except OSError as exc:
+        if exc.errno == EFBIG:
+            raise ArgumentError(f"{path}: {exc.strerror}; nothing was read (give a smaller "
+                                "file)") from exc
+        raise ArgumentError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    except ValueError as exc:  # a NUL byte in the name
+        raise ArgumentError(f"{path!r}: not a file name ({exc})") from exc
+    return _utf8(data, path)
+
+
+def read_standard_input(limit: int) -> str:
+    """The UTF-8 text on standard input, at most ``limit`` bytes; a closed standard input
+    (``<&-``) or more is refused with one line."""
+    from waymarks.core.arguments import ArgumentError
+
+    stream = sys.stdin
+    if stream is None:
+        raise ArgumentError("standard input is closed; give a FILE, or pipe the text in")
+    try:
+        buffer = getattr(stream, "buffer", None)  # (a test's text stream has none)
+        data = buffer.read(limit + 1) if buffer is not None \
+            else stream.read(limit + 1).encode("utf-8", "surrogateescape")
+    except (OSError, ValueError) as exc:  # closed, or not readable (opened for writing)
+        raise ArgumentError(f"standard input cannot be read ({exc}); give a FILE, or pipe "
+                            "the text in") from exc
+    if len(data) > limit:
+        raise ArgumentError(f"standard input holds more than {limit} bytes; nothing was "
+                            "read (split it, or give a smaller input)")
+    return _utf8(data, "standard input")
+
+
+def _utf8(data: bytes, name: str) -> str:
+    """``data`` as text (a leading byte-order mark dropped), or one line on what is wrong."""
     from waymarks.core.arguments import ArgumentError
 
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ArgumentError(f"{path}: cannot read it as UTF-8 text ({exc})") from exc
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ArgumentError(f"{name}: not UTF-8 text (byte {exc.start} is 0x"
+                            f"{data[exc.start]:02x}); save it as UTF-8 and try again; "
+                            "nothing was read") from None

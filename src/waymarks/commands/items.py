@@ -24,6 +24,9 @@ if TYPE_CHECKING:  # the service is imported when a command runs, not for help
 
 Kind = Literal["pin", "memory"]
 TEXT = click.argument("text", nargs=-1, metavar="[--] TEXT")
+#: ``pin --file`` reads at most this: a pin holds 4,000 characters (at most 16,000 bytes
+#: of UTF-8), so a longer file is refused as too long, as typed text is, never read whole
+MAX_PIN_FILE_BYTES = 64 * 1024
 
 
 # -- listing ------------------------------------------------------------------------------
@@ -36,10 +39,12 @@ def _listing(app: Waymarks, kind: Kind, *, scopes: tuple[str, ...] = (),
     """The listing's data, and (unless ``json_only``: ``--json`` prints the data alone)
     the text and table a person reads: escaping and aligning thousands of rows cost
     more than the data, for output nobody sees."""
+    from waymarks.core.text import normalize_key
     from waymarks.service.provenance import updated_at
 
     views = app.items(kind)
     dates = updated_at(app, views)
+    key = normalize_key(key) if key is not None else None  # as `memory add --key` stores it
     chosen = [v for v in views
               if (not scopes or v.scope in {s.lower() for s in scopes})
               and (not statuses or v.status in {s.lower() for s in statuses})
@@ -122,8 +127,8 @@ def register_pins(root: click.Group) -> None:
                   help="The session entry this pin comes from (on the active branch). "
                        "E.g. --source 1a2b3c4d")
     @click.option("--file", "path", metavar="PATH",
-                  help="Pin the contents of a UTF-8 text file (when no TEXT is given); the "
-                       "path is kept as its source. E.g. --file docs/rules.md")
+                  help="Pin the contents of a UTF-8 text file (instead of TEXT, never "
+                       "with it); the path is kept as its source. E.g. --file docs/rules.md")
     @click.option("--supersedes", metavar="PIN_ID",
                   help="Replace this pin (same scope; its classification is kept unless "
                        "given). E.g. --supersedes 1a2b3c4d")
@@ -135,10 +140,13 @@ def register_pins(root: click.Group) -> None:
         credential, or asks for project scope in an untrusted project."""
         run = runtime()
         content = " ".join(text)
-        if not content and path:
+        if path is not None and text:  # the text would be pinned with the file as its source
+            raise click.UsageError("give either --file PATH or TEXT, not both: --file pins "
+                                   "the file's contents and records the file as the source")
+        if path is not None:
             if run.read_file is None:
                 return refused("invalid_argument", "--file is not available here")
-            content = run.read_file(path)
+            content = run.read_file(path, MAX_PIN_FILE_BYTES)
         app = run.app()
         outcome = app.pin(content, scope=scope, classification=classification,
                           source=source, source_file=path, supersedes=supersedes)
@@ -321,7 +329,8 @@ def register_inspection(memory: Group) -> None:
     def memory_edit(memory_id: str) -> Result:
         """Opens $VISUAL or $EDITOR on the claim's text. The new text replaces the claim
         through `memory supersede` (same rules: a conflict or a credential is refused).
-        An unchanged or empty text writes nothing. Only on a terminal (not in Pi)."""
+        An unchanged or empty text writes nothing. Only when standard input and output
+        are a terminal (not in Pi, not in a script: refused, exit 2)."""
         run = runtime()
         if not run.interactive:
             return refused("invalid_argument", "memory edit opens an editor and needs a "
@@ -337,6 +346,12 @@ def register_inspection(memory: Group) -> None:
         except UnicodeDecodeError:
             return refused("invalid_argument", "the editor saved text that is not UTF-8; "
                            "nothing was written (save the file as UTF-8 and edit again)")
+        except click.ClickException as exc:  # it could not start, or exited non-zero: not
+            from waymarks.service.outcomes import ServiceError  # a usage error (exit 1)
+
+            raise ServiceError("editor_failed", f"{exc.format_message()}; nothing was "
+                               "written (set $VISUAL or $EDITOR to an editor that works, or "
+                               "use `memory supersede ID -- NEW TEXT`)") from exc
         new = (edited or "").strip()
         if edited is None or new == view.text.strip():
             return Result({"outcome": "unchanged", "id": view.id, "code": None,

@@ -16,13 +16,16 @@ from waymarks.core.lazy_re import lazy
 LEVEL_NAMES = ("normal", "internal", "sensitive", "local-only")
 LEVELS = click.Choice(list(LEVEL_NAMES), case_sensitive=False)
 STATUSES = ("active", "superseded", "deleted", "invalid", "expired")
-_RELATIVE = lazy(r"(\d+)\s*([mhdw])")
+#: ASCII digits only (``\d`` takes any script's: "١٢d" passed), at most 7 of them (190,000
+#: years in weeks; a longer number overflowed the clock with a traceback)
+_RELATIVE = lazy(r"([0-9]{1,7})\s*([mhdw])")
 _UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
 def since(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
     """``--since``: a moment, ``2026-11-01`` or ``2026-11-01T14:30`` (UTC unless it says
-    otherwise), or a time ago, ``30m``, ``12h``, ``7d``, ``2w``; as epoch milliseconds."""
+    otherwise), or a time ago, ``30m``, ``12h``, ``7d``, ``2w`` (1 to 7 ASCII digits); as
+    epoch milliseconds."""
     if value is None:
         return None
     text = value.strip().lower()
@@ -34,7 +37,8 @@ def since(ctx: click.Context, param: click.Parameter, value: str | None) -> int 
         moment = datetime.fromisoformat(value.strip())
     except ValueError:
         raise click.BadParameter("use a date (2026-11-01), a date and time (2026-11-01T14:30)"
-                                 " or a time ago (30m, 12h, 7d, 2w)", ctx, param) from None
+                                 " or a time ago of 1 to 7 digits (30m, 12h, 7d, 2w)", ctx,
+                                 param) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return int(moment.timestamp() * 1000)
@@ -75,8 +79,8 @@ def list_filters(kind: str) -> Callable[[Any], Any]:
         if kind == "memory":
             options.append(click.option(
                 "--key", metavar="KEY",
-                help="Only claims with this key (as stored: lowercase words joined by "
-                     "'-'). E.g. --key db-port"))
+                help="Only claims with this key (folded as `memory add --key` stores it: "
+                     "'DB Port' is db-port). E.g. --key db-port"))
         options += [
             click.option("--since", callback=since, metavar="WHEN",
                          help="Only items created or changed since then (UTC). E.g. "

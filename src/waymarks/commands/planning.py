@@ -68,6 +68,10 @@ def register_planning(root: click.Group) -> None:
         included or left out."""
         from waymarks.personal.setup import plan_with_memory
 
+        if prompt is not None and words:  # the words were dropped without a word
+            raise click.UsageError("give the request either with --prompt TEXT or as the "
+                                   "words after the options, not both (quote it: --prompt "
+                                   "\"fix the flaky test\")")
         text = prompt or " ".join(words)
         if not text.strip():
             raise click.UsageError("give the request: --prompt TEXT")

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_REJECTED = 2
+#: interrupted (Ctrl-C, SIGINT), as shells report it: 128 + 2
+EXIT_INTERRUPTED = 130
 ProgressFn = Callable[[int, int], None]
 
 
@@ -75,13 +77,40 @@ class NullProgress:
         """Nothing else may draw on the terminal from now on (an editor opens)."""
 
 
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[list[bool]]:
+    """While inside, an interrupt (Ctrl-C) is remembered, not raised: the yielded list
+    gets an entry, the write under way finishes, and the caller stops between two writes
+    and says which were made. A second interrupt is raised at once. Outside the main
+    thread (a host's worker), where no handler can be set, nothing is deferred."""
+    import signal
+
+    seen: list[bool] = []
+
+    def remember(signum: int, frame: object) -> None:
+        seen.append(True)
+        signal.signal(signal.SIGINT, previous)  # the next one interrupts
+
+    try:
+        previous = signal.signal(signal.SIGINT, remember)
+    except ValueError:  # not the main thread
+        yield seen
+        return
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class Runtime(msgspec.Struct):
     """What a command may use beyond its arguments.
 
     ``open_app`` opens the service on first use (so help and usage errors never do);
     ``interactive``: a person at a terminal (an editor may be opened); ``progress``
-    shows long work on standard error; ``stdin`` is where ``privacy sanitize`` and
-    ``import -`` read.
+    shows long work on standard error; ``stdin`` is where ``privacy sanitize`` reads.
+    ``read_file(path, limit)`` and ``read_stdin(limit)``: the UTF-8 text of a local
+    regular file or of standard input, at most ``limit`` bytes (``ArgumentError`` with
+    one line otherwise); ``None`` where there are none to read (a host's slash command).
     """
 
     open_app: Callable[[], Waymarks]
@@ -89,7 +118,8 @@ class Runtime(msgspec.Struct):
     interactive: bool = False
     progress: Any = msgspec.field(default_factory=NullProgress)
     stdin: IO[str] | None = None
-    read_file: Callable[[str], str] | None = None
+    read_file: Callable[[str, int], str] | None = None
+    read_stdin: Callable[[int], str] | None = None
     _app: Waymarks | None = None
 
     def app(self) -> Waymarks:

@@ -151,21 +151,27 @@ def register_house(root: click.Group) -> None:
         else:
             with run.progress.bar("embed") as tick:
                 data = run.app().embed_recall(tick)
+        # not usage errors (the command line is right): what this installation or its
+        # worker cannot do now, exit 1 with a code of its own
+        from waymarks.service.outcomes import ServiceError
+
         if not data["available"]:
-            raise click.ClickException(
-                "the semantic extra is not installed (pip install 'waymarks[semantic]'), "
-                "or WAYMARKS_SEMANTIC is off; recall stays lexical")
+            raise ServiceError(
+                "semantic_unavailable", "the semantic extra is not installed (pip install "
+                "'waymarks[semantic]'), or WAYMARKS_SEMANTIC is off; recall stays lexical")
         waited = data.get("waited")
         if waited == "unavailable":
-            raise click.ClickException(
-                "the background worker is switched off (WAYMARKS_SEMANTIC_BACKFILL=off): "
-                "run `waymarks index --semantic` to embed here instead")
+            raise ServiceError(
+                "worker_off", "the background worker is switched off "
+                "(WAYMARKS_SEMANTIC_BACKFILL=off): run `waymarks index --semantic` to embed "
+                "here instead")
         if waited in ("timeout", "failed"):
             how = ("is still running" if waited == "timeout"
                    else "stopped without finishing (see waymarks status)")
-            raise click.ClickException(
-                f"the background worker {how}: {data['vectors']} of {data['records']} "
-                "claims have a vector; run `waymarks index --semantic` to embed the rest here")
+            raise ServiceError(
+                f"worker_{waited}", f"the background worker {how}: {data['vectors']} of "
+                f"{data['records']} claims have a vector; run `waymarks index --semantic` to "
+                "embed the rest here")
         if waited == "done":
             return Result(data, f"Background embedding done: {data['vectors']} of "
                                 f"{data['records']} claims have a vector ({data['model']})")
@@ -179,6 +185,8 @@ def register_house(root: click.Group) -> None:
                   help="List the trusted projects instead. E.g. waymarks trust --list")
     @click.argument("path", required=False, metavar="PATH")
     def trust(listing: bool, path: str | None) -> Result:
+        if listing and path is not None:  # it was ignored: nothing trusted, nothing said
+            raise click.UsageError("give either --list or a PATH to trust, not both")
         app = runtime().app()
         if listing:
             projects = app.trusted_projects()

@@ -12,10 +12,11 @@ What must stay true for import:
   holds (a conflict is refused with the IDs involved, a duplicate is reported with the
   existing ID, a credential is refused, project scope needs a trusted project);
 - nothing is written unless every line can be: a malformed line, or an item the rules
-  refuse against the current state (checked first with the service's dry run), refuses
-  the whole import (exit 2) and names each line; only items refused by one another
-  within the same file (rare) can leave the lines before them written, and the answer
-  then says which were;
+  refuse against the current state and the lines before it (checked first with the
+  service's dry run of them all, in order: two lines of the file that conflict are
+  refused, a repeated line is a duplicate of the first), refuses the whole import (exit
+  2) and names each line; only a store changed by another process between that check
+  and the writes can leave some lines written, and the answer then says which were;
 - an item that is not active (superseded, invalid, expired, deleted) and a branch pin
   (its branch belongs to another conversation) are reported as skipped; source entry IDs
   of another session cannot be kept (the original session and entry stay in the file).
@@ -24,7 +25,6 @@ What must stay true for import:
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -34,15 +34,22 @@ import msgspec
 from waymarks.commands.base import EXIT_REJECTED, Result, command, runtime
 from waymarks.commands.options import LEVEL_NAMES
 from waymarks.commands.render import cell, refused
+from waymarks.commands.results import EXIT_INTERRUPTED, interrupts_deferred
+from waymarks.core.egress import json_line
 from waymarks.files.atomic import NotARegularFile, write_atomic
 
 if TYPE_CHECKING:  # the service is imported when a command runs, not for help
-    from waymarks.core.decisions import Decision
+    from collections.abc import Callable
+
+    from waymarks.core.decisions import Decision, WriteContext
     from waymarks.service.app import Waymarks
     from waymarks.service.outcomes import WriteOutcome
 
 FORMAT = "waymarks-export-v1"
 MAX_LINE_BYTES = 64 * 1024
+#: the largest import read (a file or standard input): 64 MiB, over 10,000 items of the
+#: largest size with their provenance; a larger export can be split by lines
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
 Kind = Literal["pin", "memory"]
 
 
@@ -78,9 +85,13 @@ def register_transfer(root: click.Group) -> None:
     def export(kind: str, statuses: tuple[str, ...], output: str | None) -> Result:
         """With --json the items come as one JSON document ({"format", "items"}) instead
         of one per line."""
+        if output is not None and not output.strip():  # "" named the working directory
+            raise click.UsageError("-o needs a FILE (or - for standard output)")
         app = runtime().app()
         items = _exported(app, kind, statuses)
-        lines = "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items)
+        # one item per line under every line-splitting rule: U+2028, U+2029 and NEL, which
+        # JSON leaves raw, are escaped (a reader splitting on them read no line at all)
+        lines = "".join(json_line(i) + "\n" for i in items)
         if output is None or output == "-":
             return Result({"format": FORMAT, "items": items}, lines.rstrip("\n"))
         try:
@@ -89,6 +100,11 @@ def register_transfer(root: click.Group) -> None:
             return refused("invalid_argument", f"-o {output}: {exc.strerror}; nothing was "
                            "written (write to a regular file, or to standard output with "
                            "-o - or no -o)")
+        except (FileNotFoundError, NotADirectoryError):  # (named its temporary file)
+            return refused("invalid_argument", f"-o {output}: its directory does not exist; "
+                           "nothing was written (create it, or give another path)")
+        except OSError as exc:  # a full disk, no permission: the path given, not the temp
+            raise OSError(exc.errno, exc.strerror, output) from exc
         return Result({"format": FORMAT, "path": output, "count": len(items)},
                       f"Exported {len(items)} item(s) to {output}")
 
@@ -104,7 +120,7 @@ def register_transfer(root: click.Group) -> None:
         project items in a trusted project); refused, duplicate and skipped lines are
         listed. Nothing is written unless every line can be (see `--dry-run`)."""
         run = runtime()
-        raw = (run.stdin or sys.stdin).read() if source == "-" else _read(run, source)
+        raw = _read(run, source)
         parsed = _parse(raw)
         if isinstance(parsed, Result):
             return parsed
@@ -116,22 +132,35 @@ def register_transfer(root: click.Group) -> None:
         report: list[dict[str, Any]] = [
             {"line": line.number, "originalId": line.original_id, "outcome": "skipped",
              "reason": why} for line, why in skipped]
-        checked = [(line, _dry_run(app, line)) for line in wanted]
+        # each line against what is stored and the lines before it, as writing them in
+        # order would decide: lines that conflict with one another refuse the import too
+        checked = list(zip(wanted, app.dry_run_all([_decide(line) for line in wanted]),
+                           strict=True))
+        earlier = {d.item.id: line.number for line, d in checked
+                   if isinstance(d, PinMutation | MemoryMutation) and d.item is not None}
         refusals = [(line, d) for line, d in checked if isinstance(d, Rejected)]
         duplicates = [(line, d) for line, d in checked if isinstance(d, Duplicate)]
-        report += [_entry(line, d) for line, d in refusals + duplicates]
+        report += [_entry(line, d, earlier) for line, d in refusals + duplicates]
         writable = [line for line, d in checked if isinstance(d, PinMutation | MemoryMutation)]
         if refusals or dry_run:
             report += [{"line": line.number, "originalId": line.original_id,
                         "outcome": "would-write" if not refusals else "not-written",
                         "kind": line.kind} for line in writable]
             return _summary(report, written=False, dry_run=dry_run)
-        with run.progress.bar("import") as tick:
-            for done, line in enumerate(writable, 1):
+        done = 0
+        with run.progress.bar("import") as tick, interrupts_deferred() as interrupted:
+            for line in writable:
+                if interrupted:  # Ctrl-C: stop between two lines, and say where
+                    break
                 report.append(_entry(line, _write(app, line)))
+                done += 1
                 if tick is not None:
                     tick(done, len(writable))
-        return _summary(report, written=True, dry_run=False)
+        if interrupted:
+            report += [{"line": line.number, "originalId": line.original_id,
+                        "outcome": "not-written", "kind": line.kind}
+                       for line in writable[done:]]
+        return _summary(report, written=True, dry_run=False, interrupted=bool(interrupted))
 
 
 def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -150,11 +179,12 @@ def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[
     return items
 
 
-def _read(run: Any, path: str) -> str:
-    reader = run.read_file
-    if reader is None:
+def _read(run: Any, source: str) -> str:
+    """The text of ``source`` (``-``: standard input), at most :data:`MAX_IMPORT_BYTES`."""
+    if run.read_file is None or run.read_stdin is None:
         raise click.UsageError("import reads a file only from the command line")
-    text: str = reader(path)
+    text: str = run.read_stdin(MAX_IMPORT_BYTES) if source == "-" \
+        else run.read_file(source, MAX_IMPORT_BYTES)
     return text
 
 
@@ -163,7 +193,11 @@ def _parse(raw: str) -> tuple[list[Line], list[tuple[Line, str]]] | Result:
     wanted: list[Line] = []
     skipped: list[tuple[Line, str]] = []
     problems: list[str] = []
-    for number, text in enumerate(raw.splitlines(), 1):
+    # lines end at "\n" only (a "\r" before it is dropped): an item's text may hold
+    # U+2028, NEL or a form feed raw (earlier exports wrote them so), which
+    # str.splitlines also breaks at; a byte-order mark before the first line is no content
+    for number, text in enumerate(raw.removeprefix("\ufeff").split("\n"), 1):
+        text = text.removesuffix("\r")
         if not text.strip():
             continue
         line = _line(number, text)
@@ -214,17 +248,17 @@ def _line(number: int, text: str) -> Line | str:
                 original if isinstance(original, str) else None)
 
 
-def _dry_run(app: Waymarks, line: Line) -> Decision:
-    """What writing ``line`` would do now (nothing is appended)."""
+def _decide(line: Line) -> Callable[[WriteContext], Decision]:
+    """The decision writing ``line`` makes (what :func:`_write` runs, as a dry run)."""
     from waymarks.core.decisions import decide_memory, decide_pin
 
     if line.kind == "pin":
-        return app.dry_run(lambda ctx: decide_pin(
+        return lambda ctx: decide_pin(
             ctx, line.text, scope=line.scope, classification=line.classification,
-            source=None, source_file=None, supersedes=None))
-    return app.dry_run(lambda ctx: decide_memory(
+            source=None, source_file=None, supersedes=None)
+    return lambda ctx: decide_memory(
         ctx, line.text, scope=line.scope, classification=line.classification,
-        key=line.key, sources=()))
+        key=line.key, sources=())
 
 
 def _write(app: Waymarks, line: Line) -> WriteOutcome:
@@ -234,21 +268,38 @@ def _write(app: Waymarks, line: Line) -> WriteOutcome:
                         key=line.key)
 
 
-def _entry(line: Line, outcome: Decision | WriteOutcome) -> dict[str, Any]:
+def _entry(line: Line, outcome: Decision | WriteOutcome,
+           earlier: dict[str, int] | None = None) -> dict[str, Any]:
+    """A line's report. ``earlier``: the item IDs a dry run gave the lines it would write
+    (no such item exists): a line refused or a duplicate because of one of them names
+    that line (``lines``, ``ofLine``) instead."""
     from waymarks.service.outcomes import Committed, Duplicate, Rejected
 
+    earlier = earlier or {}
     entry: dict[str, Any] = {"line": line.number, "originalId": line.original_id,
                              "kind": line.kind}
     if isinstance(outcome, Rejected):
-        return {**entry, "outcome": "refused", "code": outcome.code,
-                "conflicts": list(outcome.conflicts), "message": outcome.message}
+        stored = [c for c in outcome.conflicts if c not in earlier]
+        lines = sorted({earlier[c] for c in outcome.conflicts if c in earlier})
+        message = outcome.message
+        if lines:
+            message = (f"conflicts with line {', '.join(map(str, lines))} of this file"
+                       + (f" and with active item(s) {', '.join(stored)}" if stored else "")
+                       + "; keep one of them, or import one and then replace it with "
+                       "`waymarks memory supersede ID -- NEW CLAIM`")
+        return {**entry, "outcome": "refused", "code": outcome.code, "conflicts": stored,
+                **({"lines": lines} if lines else {}), "message": message}
     if isinstance(outcome, Duplicate):
+        if outcome.id in earlier:
+            return {**entry, "outcome": "duplicate", "id": None,
+                    "ofLine": earlier[outcome.id]}
         return {**entry, "outcome": "duplicate", "id": outcome.id}
     assert isinstance(outcome, Committed)
     return {**entry, "outcome": "imported", "id": outcome.id}
 
 
-def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool) -> Result:
+def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
+             interrupted: bool = False) -> Result:
     report.sort(key=lambda e: int(e["line"]))
     counts: dict[str, int] = {}
     for entry in report:
@@ -258,19 +309,22 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool) -> R
     for entry in report:
         what = f"line {entry['line']}"
         if entry.get("originalId"):
-            what += f" ({str(entry['originalId'])[:8]})"
+            what += f" ({cell(str(entry['originalId'])[:8])})"  # the file's: escaped
         outcome = entry["outcome"]
         if outcome == "refused":
             conflicts = ", ".join(c[:8] for c in entry["conflicts"])
             lines.append(f"  {what}: refused ({entry['code']}): {cell(entry['message'])}"
                          + (f" [conflicts: {conflicts}]" if conflicts else ""))
         elif outcome == "duplicate":
-            lines.append(f"  {what}: duplicate of {entry['id'][:8]} (nothing added)")
+            of = f"line {entry['ofLine']}" if entry.get("ofLine") else entry["id"][:8]
+            lines.append(f"  {what}: duplicate of {of} (nothing added)")
         elif outcome == "imported":
             lines.append(f"  {what}: imported as {entry['id'][:8]}")
         elif outcome == "skipped":
-            lines.append(f"  {what}: skipped ({entry['reason']})")
+            lines.append(f"  {what}: skipped ({cell(entry['reason'])})")  # its status
     tally = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
+    if interrupted:
+        return _interrupted(report, tally, counts)
     if dry_run:
         head = f"Dry run: {tally}; nothing was written."
     elif not written:
@@ -288,3 +342,29 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool) -> R
         data.update({"code": "refused", "id": None, "message": head, "conflicts": sorted(
             {c for e in report for c in e.get("conflicts", [])})})
     return Result(data, "\n".join([head, *lines]), EXIT_REJECTED if refusals else 0)
+
+
+def _interrupted(report: list[dict[str, Any]], tally: str, counts: dict[str, int]) -> Result:
+    """An import stopped by Ctrl-C between two lines: which lines were written, which not
+    (importing the file again adds the rest: the written ones are duplicates then)."""
+    imported = [e["line"] for e in report if e["outcome"] == "imported"]
+    left = [e["line"] for e in report if e["outcome"] == "not-written"]
+    head = (f"Interrupted: {len(imported)} line(s) written"
+            + (f" (lines {_spans(imported)})" if imported else "")
+            + f", {len(left)} not" + (f" (lines {_spans(left)})" if left else "")
+            + f" ({tally}). Import the file again to add the rest: the written lines "
+            "come back as duplicates.")
+    data = {"outcome": "aborted", "code": "interrupted", "id": None, "conflicts": [],
+            "message": head, "written": bool(imported), "counts": counts, "lines": report}
+    return Result(data, head, EXIT_INTERRUPTED)
+
+
+def _spans(numbers: list[int]) -> str:
+    """``1-3, 7``: line numbers in runs."""
+    runs: list[list[int]] = []
+    for number in sorted(numbers):
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in runs)

@@ -167,10 +167,14 @@ def parse_scope(value: str | None, kind: Literal["pin", "memory"]) -> Scope | Re
 
 def find_target(ctx: WriteContext, kind: str, ref: str) -> ItemState | Rejected:
     """The visible item ``ref`` names (full ID), or a rejection saying why not."""
+    listing = f"`waymarks {'pins' if kind == 'pin' else 'memory'}`"
+    if not ref.strip():  # said "No pin  in this session" as if one had been named
+        return Rejected("invalid_argument", f"the {kind} ID is empty; give one (list them "
+                        f"with {listing})")
     state = ctx.view.get(ref)
     if state is None or state.kind != kind or not ctx.visible(state):
         return Rejected("not_found", f"No {kind} {ref} in this session or project; list them "
-                        f"with `waymarks {'pins' if kind == 'pin' else 'memory'}`")
+                        f"with {listing}")
     if state.status != "active":
         return Rejected("not_active", f"{kind.capitalize()} {ref} is {state.status}, not active")
     return state

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from waymarks.core.model import Kind, MutationRecord, status_target
-from waymarks.core.rules import Ignored, ItemState, MutationEffect, apply_mutation
+from waymarks.core.rules import Ignored, ItemState, MutationEffect, StateView, apply_mutation
 
 
 class MemoryView:
@@ -100,6 +100,49 @@ class MemoryView:
         if state.polarity_base is not None:
             self._by_polarity[(kind, partition, state.polarity_base)][
                 state.polarity_sign].pop(item_id, None)
+
+
+class OverlayView:
+    """A :class:`~waymarks.core.rules.StateView` of ``base`` with states put on top and
+    ``base`` left untouched: what a sequence of writes would see, each after the ones
+    before it applied (an import's dry run). A state put here hides ``base``'s state of
+    the same item; the rules read both through the same methods, so nothing of them is
+    repeated here."""
+
+    def __init__(self, base: StateView) -> None:
+        self.base = base
+        self.top = MemoryView()
+
+    def _under(self, states: Iterable[ItemState]) -> list[ItemState]:
+        return [s for s in states if s.item.id not in self.top.items]
+
+    def get(self, item_id: str) -> ItemState | None:
+        return self.top.get(item_id) or self.base.get(item_id)
+
+    def active_matching(
+        self, kind: Kind, partition: str, norm: str, key: str | None, polarity_base: str | None
+    ) -> Sequence[ItemState]:
+        return [*self._under(self.base.active_matching(kind, partition, norm, key,
+                                                       polarity_base)),
+                *self.top.active_matching(kind, partition, norm, key, polarity_base)]
+
+    def active_conflicting(
+        self, kind: Kind, partition: str, norm: str, key: str | None,
+        polarity_base: str | None, polarity_sign: int, limit: int,
+    ) -> Sequence[ItemState]:
+        # the base's earliest ``limit`` once those the top hides are left out
+        below = self.base.active_conflicting(kind, partition, norm, key, polarity_base,
+                                             polarity_sign, limit + len(self.top.items))
+        return [*self._under(below)[:limit], *self.top.active_conflicting(
+            kind, partition, norm, key, polarity_base, polarity_sign, limit)]
+
+    def active_texts(self, partition: str, subject: frozenset[str] | None = None
+                     ) -> Sequence[tuple[str, str]]:
+        return [*((i, t) for i, t in self.base.active_texts(partition, subject)
+                  if i not in self.top.items), *self.top.active_texts(partition)]
+
+    def put(self, state: ItemState) -> None:
+        self.top.put(state)
 
 
 _EMPTY: dict[str, ItemState] = {}

@@ -149,4 +149,7 @@ def resolve_session(home: Path, cwd: str, ref: str) -> Path:
         raise SessionFileError(
             f"no session {ref!r} for {cwd}; list them with `waymarks session list`"
         )
-    raise SessionFileError(f"session prefix {ref!r} is ambiguous: {len(matches)} sessions match")
+    ids = ", ".join(p.stem.split("_", 1)[-1] for p in matches[:10])  # as item IDs list them
+    more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
+    raise SessionFileError(f"session prefix {ref!r} is ambiguous: {len(matches)} sessions "
+                           f"match ({ids}{more}); type more of it")

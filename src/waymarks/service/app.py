@@ -563,6 +563,14 @@ class Waymarks:
 
         return write_path.dry_run(self, decide, guard)
 
+    def dry_run_all(self, decides: Sequence[Callable[[WriteContext], Decision]]
+                    ) -> list[Decision]:
+        """What writes deciding with ``decides``, in order, would do now, each after the
+        ones before it (``write_path.dry_run_all``), appending nothing."""
+        from waymarks.service import write_path
+
+        return write_path.dry_run_all(self, decides)
+
     def _write(self, decide: Callable[[WriteContext], Decision], guard: Guard | None = None,
                *, retry: bool = True) -> WriteOutcome:
         from waymarks.service import write_path

@@ -141,7 +141,7 @@ def set_learning(home: Path, on: bool) -> LearningState:
         raise LearningConfigError("bad_config", f"{path}: could not set [{TABLE}] {KEY} here (is "
                            f"{TABLE} written as a dotted key or inline table?); set "
                            f"`[{TABLE}]` `{KEY} = {str(on).lower()}` by hand. Nothing changed")
-    home.mkdir(parents=True, exist_ok=True)
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)  # a home made here is private too
     write_atomic(path, updated, mode=0o600)
     return learning_state(home)
 

@@ -335,11 +335,18 @@ def set_source_excluded(app: Waymarks, session_id: str, excluded: bool,
     if excluded and session is not None and session.session_id == session_id:
         raise ServiceError("active_source", "The active session cannot be excluded; exclude "
                            "it from another session")
+    unknown = ServiceError("not_found", f"No session {session_id} of {app.cwd} is known; "
+                           "list them with `waymarks memory sources`")
     if excluded and not app.projection.is_project_source(session_id, app.cwd):
-        raise ServiceError("not_found", f"No session {session_id} of {app.cwd} is known; list "
-                           "them with `waymarks memory sources`")
+        raise unknown
     if app.rehearsing:
         raise Rehearsed("source exclusion")
     with app.projection.transaction():
-        return app.projection.set_excluded(session_id, excluded, reason=reason,
-                                           now_ms=epoch_ms(app.clock.now()))
+        changed = app.projection.set_excluded(session_id, excluded, reason=reason,
+                                              now_ms=epoch_ms(app.clock.now()))
+    # an include that changed nothing named no excluded session: unknown, as for exclude
+    # (one whose file is gone is still included: it was excluded, so it changed)
+    if not excluded and not changed and not app.projection.is_project_source(session_id,
+                                                                             app.cwd):
+        raise unknown
+    return changed

@@ -72,7 +72,7 @@ class TrustStore:
         return project, True
 
     def _write(self, projects: list[str]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the home: private
         text = json.dumps({"projects": sorted(projects)}, indent=2) + "\n"
         write_atomic(self.path, text, mode=0o600)  # private, as it always was
 

@@ -14,11 +14,15 @@ so it creates no file and appends nothing.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from waymarks.core.codec import custom_type_of
-from waymarks.core.model import MemoryMutation, Mutation, PinMutation
+from waymarks.core.model import MemoryMutation, Mutation, MutationRecord, PinMutation
+from waymarks.core.replay import OverlayView
+from waymarks.core.rules import apply_mutation
 from waymarks.ledger.log import Entry, SessionLog
 from waymarks.service import semantic_backfill
 from waymarks.service.outcomes import Committed, Rehearsed, WriteOutcome, committed_outcome
@@ -61,15 +65,41 @@ def context(app: Waymarks, projection: Store, session: SessionLog | None) -> Wri
 def dry_run(app: Waymarks, decide: Callable[[WriteContext], Decision],
             guard: Guard | None = None) -> Decision:
     """The decision a write would make now, appending nothing (see ``Waymarks.dry_run``)."""
+    [decision] = dry_run_all(app, [lambda ctx: (guard(ctx) if guard else None) or decide(ctx)])
+    return decision
+
+
+def dry_run_all(app: Waymarks, decides: Sequence[Callable[[WriteContext], Decision]]
+                ) -> list[Decision]:
+    """The decisions a sequence of writes would make now, each seeing the ones before it
+    applied (folded by the replay rules into an overlay of the projected state), appending
+    nothing: an import's lines that conflict with one another are refused before any is
+    written, as lines that conflict with what is stored are."""
     session = app.refresh()
+    decisions: list[Decision] = []
     with app.projection.transaction():  # read-only: one consistent state
-        ctx = context(app, app.projection, session)
-        decision = (guard(ctx) if guard else None) or decide(ctx)
-        if session is not None and isinstance(decision, PinMutation | MemoryMutation):
-            # the check the write makes under the lock, so a session that may not hold
-            # project items is refused before anyone is asked, not after the yes
-            return project_write_refused(app.projection, session, decision, app.cwd) or decision
-        return decision
+        base = context(app, app.projection, session)
+        overlay = OverlayView(base.view)
+        ctx = msgspec.structs.replace(base, view=overlay)
+        for number, decide in enumerate(decides, 1):
+            decision = decide(ctx)
+            if isinstance(decision, PinMutation | MemoryMutation):
+                # the check the write makes under the lock, so a session that may not hold
+                # project items is refused before anyone is asked, not after the yes
+                refused = project_write_refused(app.projection, session, decision, app.cwd) \
+                    if session is not None else None
+                if refused is not None:
+                    decision = refused
+                else:
+                    record = MutationRecord(ctx.session_id, f"dry-run-{number}", number,
+                                            ctx.now_ms, decision, project=ctx.project_path)
+                    apply_mutation(overlay, record, _AFTER_STORED + number)
+            decisions.append(decision)
+    return decisions
+
+
+#: sequence numbers of a dry run's overlay: after every stored item's
+_AFTER_STORED = 1 << 60
 
 
 def append_record(app: Waymarks, custom_type: str, data: dict[str, Any]) -> str:

@@ -37,6 +37,7 @@ from waymarks.ledger.log import SessionLog
 from waymarks.store import binding
 from waymarks.store.evolution_schema import ANALYSIS_TABLE, DERIVED_TABLES
 from waymarks.store.migrations import migrate
+from waymarks.store.private import private_database
 from waymarks.store.wal import enter_wal
 
 BUSY_TIMEOUT_MS: Final = 30_000
@@ -157,7 +158,7 @@ class EvolutionStore:
 
     def __init__(self, path: Path, now_ms: int, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS
                  ) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_database(path)
         binding.install()
         self.db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000,
                                   check_same_thread=False)

@@ -31,7 +31,6 @@ clock).
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -59,6 +58,7 @@ from waymarks.store.job_rows import (
 )
 from waymarks.store.job_rows import code as _code
 from waymarks.store.job_schema import MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError
+from waymarks.store.private import private_database
 from waymarks.store.wal import enter_wal
 
 __all__ = ["ALLOWED_CODES", "ANY_MODEL", "CALL_OUTCOMES", "DB_FILE", "MIGRATIONS",
@@ -77,9 +77,7 @@ class JobStore:
     """One connection to ``evolution.db``. Not shared between threads."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        os.close(fd)
+        private_database(path)
         self.path = path
         #: IDs of job rows left out of reads because they are not well formed (item 79)
         self.bad_jobs: set[str] = set()
@@ -89,9 +87,6 @@ class JobStore:
         enter_wal(self.db, 30.0)
         self.db.execute("PRAGMA synchronous = FULL")
         self._migrate()
-        for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-            if extra.exists():
-                os.chmod(extra, 0o600)
 
     @classmethod
     def open(cls, home: Path) -> JobStore:

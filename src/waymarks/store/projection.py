@@ -60,6 +60,7 @@ from waymarks.store.integrity import (
     write_groups,
 )
 from waymarks.store.migrations import migrate
+from waymarks.store.private import private_database
 from waymarks.store.reads import ProjectionReads
 from waymarks.store.rows import item_row as item_row  # re-exported
 from waymarks.store.rows import json_list
@@ -188,7 +189,7 @@ class Projection(ProjectionReads):
 
     def __init__(self, path: Path, now_ms: int) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_database(path)  # 0600 (and its -wal, -shm): it holds every stored text
         # check_same_thread=False: adapters (the MCP server) may call from a worker thread;
         # they serialize calls themselves, one at a time per service object
         binding.install()

@@ -1,0 +1,242 @@
+"""What the everyday CLI reads and prints beyond its arguments, through a real
+``waymarks`` process: files that are not regular files (a FIFO hung, ``/dev/zero`` ate
+memory), standard input that is not text or is closed, standard output that cannot be
+written, and command lines built to break the parser. Each refusal is one line (one JSON
+document with ``--json``), exits with its documented status and changes nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def run(home: Path, project: Path, *args: str, expect: int = 0, json_out: bool = True,
+        **options: Any) -> Any:
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
+           "WAYMARKS_SEMANTIC": "off", **options.pop("env", {})}
+    options.setdefault("capture_output", True)
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main",
+                           *(["--json"] if json_out else []), *args], cwd=project, env=env,
+                          timeout=60, **options)
+    out = done.stdout.decode() if isinstance(done.stdout, bytes) else done.stdout or ""
+    err = done.stderr.decode() if isinstance(done.stderr, bytes) else done.stderr or ""
+    assert done.returncode == expect, (args, out, err)
+    assert "Traceback" not in err
+    if not json_out:
+        return out + err
+    lines = out.strip().splitlines()
+    assert len(lines) == 1, (out, err)
+    return json.loads(lines[0])
+
+
+def _stored(home: Path, project: Path) -> list[str]:
+    found = run(home, project, "pins")["items"] + run(home, project, "memory")["items"]
+    return [i["text"] for i in found]
+
+
+# -- files that are not regular files ------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["pin", "--file"], ["import"]], ids=["pin", "import"])
+def test_a_fifo_or_a_device_is_refused_without_reading(home: Path, project: Path,
+                                                       command: list[str]) -> None:
+    fifo = project / "f"
+    os.mkfifo(fifo)
+    for target, kind in ((str(fifo), "a FIFO"), ("/dev/zero", "a character device")):
+        refused = run(home, project, *command, target, expect=2)  # (timeout: it hung)
+        assert kind in refused["message"] and target in refused["message"]
+    assert not (home / "sessions").exists()
+
+
+def test_a_file_too_large_to_pin_is_refused_unread(home: Path, project: Path) -> None:
+    big = project / "big.md"
+    big.write_text("a" * (64 * 1024 + 1))
+    refused = run(home, project, "pin", "--file", str(big), expect=2)
+    assert "larger than 65536 bytes" in refused["message"]
+    assert not (home / "sessions").exists()
+    small = project / "rules.md"
+    small.write_bytes("\ufeffRun the tests first.\n".encode())  # a BOM is not content
+    assert run(home, project, "pin", "--file", str(small))["outcome"] == "committed"
+    assert _stored(home, project) == ["Run the tests first."]
+
+
+# -- standard input --------------------------------------------------------------------------
+
+
+def test_import_from_standard_input_that_is_not_text_or_is_closed(home: Path,
+                                                                  project: Path) -> None:
+    bad = run(home, project, "import", "-", input=b"\xff\xfe{}\n", expect=2,
+              env={"PYTHONIOENCODING": "utf-8:strict"})
+    assert bad["message"].startswith("standard input: not UTF-8 text")
+    closed = run(home, project, "import", "-", stdin=None, expect=2,
+                 preexec_fn=lambda: os.close(0))
+    assert "standard input is closed" in closed["message"]
+    line = json.dumps({"kind": "pin", "scope": "session", "text": "Piped in."}) + "\n"
+    assert run(home, project, "import", "-", input=line.encode())["counts"] == \
+        {"imported": 1}
+
+
+# -- standard output that cannot be written ------------------------------------------------
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("where", ["closed", "full"])
+def test_a_committed_write_keeps_its_exit_status_when_it_cannot_be_printed(
+        home: Path, project: Path, where: str) -> None:
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"}
+
+    def waymarks(*args: str) -> subprocess.CompletedProcess[str]:
+        if where == "closed":
+            return subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args],
+                                  cwd=project, env=env, stdout=None, stderr=subprocess.PIPE,
+                                  text=True, timeout=60, preexec_fn=lambda: os.close(1))
+        with open("/dev/full", "w") as full:
+            return subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args],
+                                  cwd=project, env=env, stdout=full, stderr=subprocess.PIPE,
+                                  text=True, timeout=60)
+
+    for json_flag in ([], ["--json"]):
+        done = waymarks(*json_flag, "pin", "--", f"Written while output fails {json_flag}.")
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+        assert "standard output cannot be written" in done.stderr
+        assert "committed" in done.stderr
+    refused = waymarks("--json", "pin", "--", "")  # a refusal: its message, its status
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "empty" in refused.stderr.lower()
+    assert len(_stored(home, project)) == 2
+
+
+def test_pin_refuses_a_file_and_a_text_together(home: Path, project: Path) -> None:
+    (project / "rules.md").write_text("Contents of the file\n")
+    refused = run(home, project, "pin", "--file", "rules.md", "--", "Different text",
+                  expect=2)
+    assert refused["code"] == "usage" and "not both" in refused["message"]
+    assert not (home / "sessions").exists()
+    pinned = run(home, project, "pin", "--file", "rules.md")
+    assert pinned["outcome"] == "committed"
+    [item] = run(home, project, "pins")["items"]
+    assert item["text"] == "Contents of the file" and item["sourceFile"].endswith("rules.md")
+
+
+def test_memory_edit_without_a_terminal_opens_no_editor(home: Path, project: Path,
+                                                        tmp_path: Path) -> None:
+    claim = run(home, project, "memory", "add", "--", "The cache size is 64 MB.")
+    editor = tmp_path / "editor.py"  # draws on the screen and saves a change, as vi would
+    editor.write_text("import sys, pathlib\nprint('\\x1b[?1049h\\x1b[2J', flush=True)\n"
+                      "p = pathlib.Path(sys.argv[1])\n"
+                      "p.write_text(p.read_text().replace('64', '128'))\n")
+    refused = run(home, project, "memory", "edit", claim["id"][:8], expect=2,
+                  stdin=subprocess.DEVNULL, env={"EDITOR": f"{sys.executable} {editor}"})
+    assert refused["code"] == "invalid_argument" and "needs a terminal" in refused["message"]
+    assert _stored(home, project) == ["The cache size is 64 MB."]
+
+
+# -- command lines built to break the parser ------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["1" + "0" * 400 + "d", "9" * 5000 + "m", "\u0661\u0662d",
+                                   "12345678w"], ids=["400 digits", "5000 digits",
+                                                      "Arabic-Indic digits", "8 digits"])
+def test_since_takes_a_bounded_ascii_number(home: Path, project: Path, value: str) -> None:
+    refused = run(home, project, "pins", "--since", value, expect=2)
+    assert refused["code"] == "usage" and "--since" in refused["message"]
+
+
+def test_since_still_takes_its_documented_forms(home: Path, project: Path) -> None:
+    run(home, project, "pin", "--", "Kept.")
+    for value in ("7d", "12h", "30m", "2 w", "9999999w", "2026-11-01", "2026-11-01T14:30"):
+        run(home, project, "pins", "--since", value)
+    assert [i["text"] for i in run(home, project, "pins", "--since", "1d")["items"]] == \
+        ["Kept."]
+
+
+@pytest.mark.parametrize("inner", ["context " * 200 + "pins", "context pins",
+                                   "--json context pins"], ids=["200 deep", "one", "globals"])
+def test_context_inside_context_is_a_usage_error(home: Path, project: Path,
+                                                 inner: str) -> None:
+    refused = run(home, project, "context", inner, expect=2)
+    assert refused["code"] == "usage" and "not another context" in refused["message"]
+    assert run(home, project, "context", "pins")["items"] == []  # one level still runs
+
+
+@pytest.mark.parametrize("args", [["pins", "--JSON", "--bogus"], ["--Json", "-h"],
+                                  ["--JSON", "recall", "--bogus", "x"]], ids=repr)
+def test_json_in_any_case_makes_every_answer_json(home: Path, project: Path,
+                                                  args: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
+                          env={**os.environ, "WAYMARKS_HOME": str(home),
+                               "WAYMARKS_CC_HELPER": "off"},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == (0 if "-h" in args else 2), done
+    assert done.stderr == "" and len(done.stdout.strip().splitlines()) == 1, done
+    assert isinstance(json.loads(done.stdout), dict)
+
+
+# -- smaller refusals that said nothing, or the wrong thing ------------------------------------
+
+
+def test_small_mistakes_are_refused_and_name_the_fix(home: Path, project: Path,
+                                                     tmp_path: Path) -> None:
+    run(home, project, "pin", "--", "Something stored.")
+    unknown = run(home, project, "memory", "include", "zz", expect=2)
+    assert unknown["code"] == "not_found" == run(home, project, "memory", "exclude", "zz",
+                                                  expect=2)["code"]
+    both = run(home, project, "trust", "--list", str(tmp_path), expect=2)
+    assert both["code"] == "usage" and "not both" in both["message"]
+    assert run(home, project, "trust", "--list")["projects"] == []
+    dropped = run(home, project, "plan", "--prompt", "x", "more", "words", expect=2)
+    assert dropped["code"] == "usage" and "not both" in dropped["message"]
+    missing = run(home, project, "export", "-o", str(tmp_path / "no" / "dir" / "f.jsonl"),
+                  expect=2)
+    assert str(tmp_path / "no" / "dir" / "f.jsonl") in missing["message"]
+    assert ".tmp" not in missing["message"] and "does not exist" in missing["message"]
+    empty = run(home, project, "export", "-o", "", expect=2)
+    assert empty["code"] == "usage" and "-o needs a FILE" in empty["message"]
+    no_id = run(home, project, "unpin", "", expect=2)
+    assert no_id["code"] == "invalid_argument" and "ID is empty" in no_id["message"]
+
+
+def test_a_deleted_working_directory_is_named(home: Path, tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", f"import os, sys; os.chdir({str(gone)!r}); "
+         f"os.rmdir({str(gone)!r}); from waymarks.cli.main import main; "
+         "sys.exit(main(['--json', 'pins']))"],
+        env={**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"},
+        capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "working directory no longer exists" in json.loads(done.stdout)["message"]
+
+
+def test_the_key_filter_is_folded_as_the_key_was(home: Path, project: Path) -> None:
+    run(home, project, "memory", "add", "--key", "DB Port", "--", "Epsilon is five.")
+    for given in ("DB Port", "db-port", "db port"):
+        found = run(home, project, "memory", "list", "--key", given)["items"]
+        assert [i["text"] for i in found] == ["Epsilon is five."], given
+
+
+def test_an_ambiguous_session_prefix_lists_the_sessions(home: Path, project: Path) -> None:
+    ids: list[str] = []
+    while True:  # until two sessions share a first character (at most 17)
+        ids.append(run(home, project, "session", "new")["session"]["id"])
+        firsts = [i[0] for i in ids]
+        shared = next((c for c in firsts if firsts.count(c) > 1), None)
+        if shared is not None:
+            break
+    refused = run(home, project, "--session", shared, "pins", expect=2)
+    assert refused["code"] == "bad_session" and "ambiguous" in refused["message"]
+    assert all(i in refused["message"] for i in ids if i.startswith(shared))
+
+
+def test_index_without_the_extra_is_not_a_usage_error(home: Path, project: Path) -> None:
+    done = run(home, project, "index", "--semantic", expect=1,
+               env={"WAYMARKS_SEMANTIC": "off"})
+    assert done["outcome"] == "error" and done["code"] == "semantic_unavailable"

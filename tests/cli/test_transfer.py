@@ -1,0 +1,162 @@
+"""``export`` and ``import`` through the real entry point: what a person moving memory
+between homes meets (texts with line separators, files from other tools, lines that
+conflict with each other, hostile files, interrupts, standard input)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from waymarks.cli.main import main
+
+
+@pytest.fixture
+def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> Any:
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.setenv("WAYMARKS_CC_HELPER", "off")
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    monkeypatch.chdir(project)
+
+    def run(*args: str, expect: int = 0, text: bool = False) -> Any:
+        code = main(list(args) if text else ["--json", *args])
+        captured = capsys.readouterr()
+        assert code == expect, (args, captured.out, captured.err)
+        if text:
+            return captured.out + captured.err
+        lines = captured.out.strip().splitlines()
+        assert len(lines) == 1, "--json prints exactly one document"
+        return json.loads(lines[0])
+
+    return run
+
+
+def _row(text: str, **fields: Any) -> str:
+    return json.dumps({"kind": "memory", "scope": "session", "status": "active",
+                       "text": text, **fields})
+
+
+# -- line separators inside stored text ------------------------------------------------
+
+SEPARATED = ("First line\u2028second line of the claim.", "Rule one\x85rule two",
+             "Para one\u2029para two\x0cform fed")
+
+
+def test_texts_with_line_separators_survive_export_and_import(cli: Any, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    cli("memory", "add", "--", SEPARATED[0])
+    cli("pin", "--", SEPARATED[1])
+    cli("pin", "--", SEPARATED[2])
+    out = tmp_path / "all.jsonl"
+    assert cli("export", "-o", str(out))["count"] == 3
+    written = out.read_text(encoding="utf-8")
+    assert len(written.splitlines()) == 3, "one item per line under every splitting rule"
+    assert cli("export")["items"][0]["format"] == "waymarks-export-v1"  # --json: one line
+    monkeypatch.setenv("WAYMARKS_HOME", str(tmp_path / "elsewhere"))
+    assert cli("import", str(out))["counts"] == {"imported": 3}
+    texts = {i["text"] for i in cli("pins")["items"] + cli("memory")["items"]}
+    assert texts == set(SEPARATED)
+
+
+def test_an_older_export_with_raw_separators_a_bom_and_crlf_still_imports(
+        cli: Any, tmp_path: Path) -> None:
+    raw = [json.dumps({"kind": "pin", "scope": "session", "status": "active", "text": t},
+                      ensure_ascii=False) for t in SEPARATED]
+    old = tmp_path / "old.jsonl"
+    old.write_bytes(("\ufeff" + "\r\n".join(raw) + "\r\n").encode("utf-8"))
+    assert cli("import", str(old))["counts"] == {"imported": 3}
+    assert {i["text"] for i in cli("pins")["items"]} == set(SEPARATED)
+
+
+# -- lines of one file that refuse one another -------------------------------------------
+
+
+def test_lines_that_conflict_with_each_other_refuse_the_whole_import(cli: Any,
+                                                                     tmp_path: Path) -> None:
+    source = tmp_path / "c.jsonl"
+    source.write_text("\n".join([_row("Deploys go to staging first."),
+                                 _row("Alpha port is 1."), _row("Alpha port is 2.")]) + "\n")
+    for args in (("import", "--dry-run", str(source)), ("import", str(source))):
+        refused = cli(*args, expect=2)
+        assert refused["written"] is False and refused["outcome"] == "rejected"
+        by_line = {e["line"]: e for e in refused["lines"]}
+        assert by_line[3]["outcome"] == "refused" and by_line[3]["code"] == "conflict"
+        assert by_line[3]["lines"] == [2] and by_line[3]["conflicts"] == []
+        assert "line 2 of this file" in by_line[3]["message"]
+        assert {by_line[1]["outcome"], by_line[2]["outcome"]} == {"not-written"}
+    assert cli("memory")["items"] == []
+    text = cli("import", str(source), expect=2, text=True)
+    assert "line 3: refused (conflict): conflicts with line 2 of this file" in text
+
+
+def test_a_line_repeated_in_the_file_is_written_once(cli: Any, tmp_path: Path) -> None:
+    source = tmp_path / "d.jsonl"
+    source.write_text("\n".join([_row("Beta runs on Fridays."),
+                                 _row("Beta runs on Fridays.")]) + "\n")
+    dry = cli("import", "--dry-run", str(source))
+    assert [(e["outcome"], e.get("ofLine")) for e in dry["lines"]] == [
+        ("would-write", None), ("duplicate", 1)]
+    done = cli("import", str(source))
+    assert done["counts"] == {"imported": 1, "duplicate": 1}
+    assert [i["text"] for i in cli("memory")["items"]] == ["Beta runs on Fridays."]
+
+
+# -- Ctrl-C ------------------------------------------------------------------------------
+
+
+def test_an_interrupted_import_says_which_lines_were_written(home: Path, project: Path,
+                                                              tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    total = 20000
+    source = tmp_path / "big.jsonl"
+    source.write_text("".join(_row(f"Entry {n} concerns gadget{n}.", key=f"g{n}") + "\n"
+                              for n in range(1, total + 1)))
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
+           "WAYMARKS_SEMANTIC": "off"}
+    process = subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", "--json",
+                                "import", str(source)], cwd=project, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # until the writes have begun
+        ledgers = list((home / "sessions").rglob("*.jsonl")) if home.exists() else []
+        if ledgers and ledgers[0].stat().st_size > 20_000:
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, (out, err)
+    assert b"Traceback" not in err
+    report = json.loads(out)
+    assert report["outcome"] == "aborted" and report["code"] == "interrupted"
+    counts = report["counts"]
+    assert counts["imported"] > 0 and counts["not-written"] > 0
+    assert counts["imported"] + counts["not-written"] == total
+    written = [e["line"] for e in report["lines"] if e["outcome"] == "imported"]
+    assert written == list(range(1, counts["imported"] + 1))
+    assert f"lines 1-{counts['imported']}" in report["message"]
+    listed = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", "memory"],
+                            cwd=project, env=env, capture_output=True, check=True)
+    assert len(json.loads(listed.stdout)["items"]) == counts["imported"], \
+        "what the report says was written is what was written"
+
+
+# -- a hostile file ------------------------------------------------------------------------
+
+
+def test_terminal_escapes_in_a_file_never_reach_the_report(cli: Any, tmp_path: Path) -> None:
+    source = tmp_path / "escape.jsonl"
+    source.write_text("\n".join([
+        _row("Escape test one.", status="\x1b]0;PWNED\x07\x1b[2J\x1b[31mALL GOOD\x1b[0m"),
+        _row("Escape test two.", id="\x1b[2J\x1b[H!")]) + "\n")
+    text = cli("import", str(source), text=True)
+    assert "\x1b" not in text and "\x07" not in text
+    assert "\\u001b]0;PWNED\\u0007" in text and "(\\u001b[2J\\u001b[H!)" in text

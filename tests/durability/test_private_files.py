@@ -1,0 +1,70 @@
+"""The SQLite files Waymarks creates hold every stored text (local-only items too): only
+their owner may read them, as only the owner may read the session ledgers. A home that
+Waymarks creates is private; a database an earlier release left readable by others is
+narrowed when it is next opened. Checked through a real ``waymarks`` process under the
+usual umask (022), which SQLite would otherwise apply."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from waymarks.store.jobs import JobStore
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def _waymarks(home: Path, project: Path, *args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
+                          env={**os.environ, "WAYMARKS_HOME": str(home),
+                               "WAYMARKS_CC_HELPER": "off", "WAYMARKS_SEMANTIC": "off"},
+                          capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: os.umask(0o022))
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+
+
+def test_a_new_home_and_its_databases_are_private(tmp_path: Path, project: Path) -> None:
+    home = tmp_path / "new" / "home"
+    _waymarks(home, project, "memory", "add", "--", "The staging password day is Tuesday.")
+    assert _mode(home) == 0o700
+    db = home / "waymarks.db"
+    assert _mode(db) == 0o600
+    # what SQLite creates beside it takes the database's permissions
+    holder = sqlite3.connect(db)
+    holder.execute("SELECT count(*) FROM items").fetchone()
+    companions = [p for p in (home / "waymarks.db-wal", home / "waymarks.db-shm")
+                  if p.exists()]
+    assert companions and all(_mode(p) == 0o600 for p in companions)
+    holder.close()
+    trusted_home = tmp_path / "trusted-home"
+    _waymarks(trusted_home, project, "trust", str(project))  # a home made by another path
+    assert _mode(trusted_home) == 0o700
+
+
+def test_a_readable_database_is_narrowed_when_opened(tmp_path: Path, project: Path) -> None:
+    home = tmp_path / "home"
+    _waymarks(home, project, "pin", "--", "Run the tests first.")
+    db = home / "waymarks.db"
+    os.chmod(db, 0o644)
+    _waymarks(home, project, "pins")
+    assert _mode(db) == 0o600
+
+
+def test_evolution_jobs_database_is_private_and_narrowed(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        store = JobStore.open(tmp_path / "home")
+        path = store.path
+        store.close()
+        assert _mode(path) == 0o600
+        os.chmod(path, 0o666)
+        JobStore.open(tmp_path / "home").close()
+        assert _mode(path) == 0o600
+    finally:
+        os.umask(old)
