@@ -335,6 +335,9 @@ def test_context_string_gives_only_categorized_outcomes(sandbox: Sandbox, exampl
     @example(text="memory supersede %MEM8% -- 'The database port is 5434.'")
     @example(text="context context pin -- x")
     def check(text: str) -> None:
+        # the string is parsed again, globals included: a generated --home would leave
+        # the sandbox (check_cli's guard sees only whole arguments)
+        assume("--home" not in text)
         check_cli(sandbox, ["--json", "context", text])
     check()
 
