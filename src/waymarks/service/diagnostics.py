@@ -80,5 +80,22 @@ def health(app: Waymarks) -> dict[str, Any]:
         if session.partial_tail:
             report["problems"].append(f"active session: a half-written last line "
                                       f"({session.partial_tail} bytes)")
+    report["problems"] += learned_problems(app)
     report["ok"] = not report["problems"]
     return report
+
+
+def learned_problems(app: Waymarks) -> list[str]:
+    """What stops learned memory from being read (nothing is read without a ledger)."""
+    from waymarks.service.learning import has_ledger
+
+    if not has_ledger(app.home):
+        return []
+    from waymarks.service.evolution import Evolution, LedgerDamaged
+
+    try:
+        with Evolution(app.home, clock=app.clock) as evo:
+            evo.ledger.refresh()  # opening reads it: no database is touched
+    except LedgerDamaged as exc:
+        return [str(exc)]
+    return []

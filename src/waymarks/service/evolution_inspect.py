@@ -18,7 +18,7 @@ from typing import Any, Final
 from waymarks.core.evolution.aging import aging
 from waymarks.core.evolution.rows import Change, ClaimRow
 from waymarks.service.evolution import Evolution
-from waymarks.service.learning import ledger_path
+from waymarks.service.learning import has_ledger
 from waymarks.service.ports import iso
 from waymarks.store.evolution import EventRow
 
@@ -56,7 +56,7 @@ def _slot(slot: tuple[str, str, str] | None) -> dict[str, str] | None:
 
 
 def _empty(home: Path) -> bool:
-    return not ledger_path(home).is_file()
+    return not has_ledger(home)
 
 
 def list_claims(home: Path, scope: str = "all", page: int = 1, cwd: str = "",
