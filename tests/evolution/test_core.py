@@ -175,7 +175,8 @@ def test_claims_are_stored_as_one_plain_line() -> None:
     assert parse_reply(_reply({"kind": "fact", "content": "\x1b\x1b\u200b\u202e\x07"})
                        ) == ContractBreak("content_length")
     assert parse_reply(_reply({"kind": "fact", "content": "the port is 8080",
-                               "searchTerms": ["\u202ex\x07"]})) == ContractBreak("bad_search_terms")
+                               "searchTerms": ["\u202ex\x07"]})
+                       ) == ContractBreak("bad_search_terms")
     assert parse_reply(_reply({"kind": "fact", "content": "the port is 8080",
                                "searchTerms": ["po\u200brt", "a\tb"]})
                        ) == [ProposedClaim("fact", "the port is 8080", None, ("port", "a b"))]
