@@ -68,8 +68,17 @@ def register_evolution(root: Group) -> None:
         from waymarks.service.evolution_config import EvolutionConfigError
         from waymarks.service.evolution_status import WAIT_TEXT
         from waymarks.service.evolution_wiring import open_for
+        from waymarks.service.learning import LearningConfigError, learning_state
 
         app = runtime().app()
+        try:
+            learning = learning_state(app.home, app.cwd)
+        except LearningConfigError as exc:
+            return refused(exc.code, str(exc))
+        if not learning.enabled:  # nothing is sent (the queue also checks each job's origin)
+            return refused("learning_off", "learning is off for this directory; " + (
+                "its .waymarks/config.toml sets [evolution] learn = false"
+                if learning.project_off else "`waymarks learn on` to turn it on"))
         try:
             queue = open_for(app, clients, available)
         except EvolutionConfigError as exc:

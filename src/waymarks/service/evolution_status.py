@@ -76,6 +76,8 @@ WAIT_TEXT = {
     "price_unknown": "dailyEstimatedUsd is set but no usable route has prices "
                      "(inputUsdPerMTok/outputUsdPerMTok)",
     "source_cap": "the source spent its own call budget",
+    "learning_off": "learning is off for its directory (`waymarks learn on`, or its "
+                    "project's [evolution] learn = false): nothing of it is sent",
     "stale": "the learned memory of its directory changed while the model worked; the "
              "reply was not applied and the source is tried again with a fresh view",
 }
