@@ -169,8 +169,9 @@ def _status_text(data: dict[str, Any]) -> str:
         lines.append(f"Captures waiting to be stored: {spool['pending']} (retried at the next "
                      "turn, tick or `waymarks evolve`)")
     if spool.get("setAside"):
-        lines.append(f"Captures set aside after {20} failed tries (in <home>/evolution/spool/"
-                     f"failed/): {', '.join(spool['setAside'])}; see the log for the code")
+        lines.append(f"Captures set aside after {20} failed tries, or as not regular files "
+                     f"(in <home>/evolution/spool/failed/): {', '.join(spool['setAside'])}; "
+                     "see the log for the code")
     lines += _health_text(data.get("health") or {})
     return "\n".join(lines)
 
