@@ -185,6 +185,9 @@ def _health_text(health: dict[str, Any]) -> list[str]:
         lines.append(f"Damaged queue rows in evolution.db (left out): {', '.join(named)}; "
                      "move evolution.db aside to start the queue afresh (jobs come back "
                      "from the unsettled sources)")
+    if health.get("damagedQueues"):
+        lines.append(f"Damaged queue databases set aside (a new one was made; its jobs came "
+                     f"back from the unsettled sources): {', '.join(health['damagedQueues'])}")
     projection = health.get("projection") or {}
     if projection.get("readable") and not projection.get("ok", True):
         bad = projection.get("bad") or {}

@@ -469,7 +469,8 @@ def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
     """The queue over ``<home>/evolution.db`` (created 0600 on first use). Every queue of
     a home is made here, so each obeys the learning switch of each job's origin."""
     from waymarks.service.learning import learning_enabled
+    from waymarks.service.recovery import open_job_store
 
-    return EvolutionQueue(JobStore.open(home), step, config, policy, clients,
+    return EvolutionQueue(open_job_store(home, datetime.now(UTC)), step, config, policy, clients,
                           available=available, cancel=cancel,
                           learning=lambda origin: learning_enabled(home, origin))
