@@ -32,6 +32,7 @@ from typing import Any, Final
 import httpx2
 
 from waymarks.core.model_port import ModelError, ModelErrorCode, ModelReply, ModelRequest, Route
+from waymarks.models.usage import token_count
 
 #: how much of an error body is read to classify it (item 67)
 ERROR_BODY_BYTES: Final = 8192
@@ -227,17 +228,6 @@ def _read(chunks: Iterator[bytes], limit: int, deadline: float, *, strict: bool)
     return bytes(buffer)
 
 
-def _count(value: object) -> int:
-    """A token count the provider reported: a plausible one, else 0 (2**63 overflowed the
-    call's row and left its job leased)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and (
-        0 <= value <= MAX_TOKENS_COUNTED) else 0
-
-
-#: more tokens than any call can use: a count above is not believed
-MAX_TOKENS_COUNTED: Final = 10**9
-
-
 class OpenAIClient(_HttpClient):
     """``POST {endpoint}/chat/completions`` (the endpoint includes ``/v1``)."""
 
@@ -265,10 +255,10 @@ class OpenAIClient(_HttpClient):
         usage = _usage(data)
         details = usage.get("completion_tokens_details")
         return ModelReply(text, route.provider, route.model,
-                          _count(usage.get("prompt_tokens")),
-                          _count(usage.get("completion_tokens")),
+                          token_count(usage.get("prompt_tokens")),
+                          token_count(usage.get("completion_tokens")),
                           reported_usd=_cost(usage.get("cost")),
-                          reasoning_tokens=_count(details.get("reasoning_tokens"))
+                          reasoning_tokens=token_count(details.get("reasoning_tokens"))
                           if isinstance(details, dict) else 0)
 
 
@@ -296,7 +286,8 @@ class AnthropicClient(_HttpClient):
             raise ModelError("invalid_output")
         usage = _usage(data)
         return ModelReply("".join(str(p) for p in parts), route.provider, route.model,
-                          _count(usage.get("input_tokens")), _count(usage.get("output_tokens")))
+                          token_count(usage.get("input_tokens")),
+                          token_count(usage.get("output_tokens")))
 
 
 def _cost(value: object) -> float | None:
