@@ -145,7 +145,8 @@ def _status_text(data: dict[str, Any]) -> str:
             if route["cooldownUntil"] else ""
         key = f", key from ${route['keyEnv']} ({'set' if route['keySet'] else 'NOT set'})" \
             if route["keyEnv"] else ""
-        lines.append(f"Route: {route['provider']}/{route['model']} via {route['api']}"
+        where = f" at {route['endpoint']}" if route["endpoint"] else ""  # shown_endpoint's
+        lines.append(f"Route: {route['provider']}/{route['model']} via {route['api']}{where}"
                      f"{'' if route['available'] else ' (not available here)'}{key}{cooling}")
     host = data.get("hostRoute")
     if host:
