@@ -20,6 +20,7 @@ import click
 
 from waymarks.commands.base import EXIT_ERROR, Group, Result, command, runtime
 from waymarks.commands.render import refused
+from waymarks.core.text import echoed
 
 if TYPE_CHECKING:
     from waymarks.core.model_port import ModelClient
@@ -92,7 +93,10 @@ def register_evolution(root: Group) -> None:
             queue.close()
         data: dict[str, Any] = attempt.to_json()
         why = WAIT_TEXT.get(attempt.reason or "", attempt.reason or "")
-        text = _TEXT[attempt.outcome].format(source=attempt.source_id or source, why=why,
+        shown = echoed(attempt.source_id or source or "")  # an unknown one is the argument
+        if attempt.outcome == "unknown_source":
+            data["sourceId"] = shown
+        text = _TEXT[attempt.outcome].format(source=shown, why=why,
                                              reason=attempt.reason, provider=attempt.provider,
                                              model=attempt.model)
         return Result(data, text, 0 if attempt.outcome in _DONE else EXIT_ERROR)

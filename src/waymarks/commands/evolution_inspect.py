@@ -133,6 +133,12 @@ def register_inspection(root: Group) -> None:
         from waymarks.service.evolution_inspect import history
 
         data = history(runtime().app().home, limit, claim_id)
+        if data.pop("known", True) is False:
+            from waymarks.core.text import echoed
+
+            shown = echoed(claim_id or "")
+            return refused("not_found", f"no learned claim has the ID '{shown}'; see "
+                           "`waymarks evolution list` (IDs are 24 hex digits)")
         rows = [(str(e["event"]), e["op"], e["actor"], e["at"], e["reason"],
                  ", ".join(f"{c['claim']} {c['before']}->{c['after']}" for c in e["changes"]))
                 for e in data["events"]]
