@@ -50,6 +50,7 @@ def pinned(home: Path, project: Path) -> None:
 def test_plan_and_recall_go_on_without_learned_memory(
         how: str, home: Path, project: Path, pinned: None, cli: Callable[..., dict]) -> None:
     before = _damage(home, how)
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n", encoding="utf-8")
     plan = cli("plan", "--prompt", "how do we lint?")
     assert [m["kind"] for m in plan["messages"]] == ["pins", "request"]
     assert PIN in plan["messages"][0]["content"]
