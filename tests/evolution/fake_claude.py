@@ -1,6 +1,7 @@
 """Writes a fake ``claude`` executable (a Python script) into a directory for PATH: it
 records its argv, stdin and the child marker to ``FAKE_CLAUDE_LOG`` and answers as
-``FAKE_CLAUDE_MODE`` says (ok, error-429, error-401, garbage, sleep, max-turns)."""
+``FAKE_CLAUDE_MODE`` says (ok, error-429, error-401, garbage, sleep, max-turns,
+huge-usage: a token count of 2**64, flood: 64 MiB on stdout, then it holds on)."""
 
 from __future__ import annotations
 
@@ -24,12 +25,18 @@ if mode.startswith("error-"):
     print(json.dumps({{"type": "result", "subtype": "error_during_execution", "is_error": True,
                       "api_error_status": int(mode[6:]), "result": "provider said nope"}}))
     sys.exit(1)
+if mode == "flood":
+    for _ in range(64):
+        sys.stdout.buffer.write(b"0" * (1 << 20))
+    sys.stdout.flush()
+    time.sleep(30)
 if mode == "max-turns":
     print(json.dumps({{"type": "result", "subtype": "error_max_turns", "is_error": True}}))
     sys.exit(0)
 print(json.dumps({{"type": "result", "subtype": "success", "is_error": False,
                   "result": os.environ.get("FAKE_CLAUDE_TEXT", '{{"claims": []}}'),
-                  "usage": {{"input_tokens": 21, "output_tokens": 8}},
+                  "usage": {{"input_tokens": 2**64 if mode == "huge-usage" else 21,
+                            "output_tokens": 8}},
                   "total_cost_usd": 0.001}}))
 '''
 

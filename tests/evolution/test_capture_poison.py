@@ -75,3 +75,39 @@ def test_a_request_that_fails_unexpectedly_counts_a_try_and_the_queue_goes_on(
     for _ in range(MAX_TRIES - 1):
         drain_captures(home)
     assert pending(home) == [] and len(set_aside(home)) == 1  # set aside, not retried for ever
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link_to_fifo", "directory"])
+def test_an_entry_that_is_not_a_regular_file_is_set_aside_without_waiting(
+        tmp_path: Path, kind: str) -> None:
+    """A FIFO named like a request held every drain (and the spool's lock) until someone
+    wrote to it; a directory was counted as waiting for ever. Each is set aside at once and
+    the requests beside it are captured."""
+    import os
+    import subprocess
+    import sys
+
+    from waymarks.service.capture_spool import spool_dir
+
+    home = home_with(tmp_path, PLAIN)
+    odd = Path(spool_dir(home)) / "claude-code-odd-Stop.json"
+    if kind == "fifo":
+        os.mkfifo(odd)
+    elif kind == "link_to_fifo":
+        os.mkfifo(tmp_path / "fifo")
+        odd.symlink_to(tmp_path / "fifo")
+    else:
+        odd.mkdir()
+    os.utime(odd, (1, 1), follow_symlinks=False)  # the oldest: drained first
+    # a real process, bounded: before, it waited on the FIFO for ever
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, json; from pathlib import Path; "
+         "from waymarks.service.evolution import drain_captures; "
+         "print(json.dumps(drain_captures(Path(sys.argv[1]))))", str(home)],
+        capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    drained = json.loads(done.stdout)
+    assert (drained["done"], drained["set_aside"], drained["errors"]) == (
+        1, 1, {"not_regular": 1})
+    assert pending(home) == [] and set_aside(home) == [odd.name]
+    assert len(statements(home)) == 1

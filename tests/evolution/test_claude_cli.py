@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,31 @@ def test_failures_are_allowlisted(fake_claude: Path, monkeypatch: pytest.MonkeyP
     with pytest.raises(ModelError) as caught:
         ClaudeCodeClient().complete(REQUEST, Route("anthropic", "default"), timeout_s=20)
     assert caught.value.code == code and "nope" not in str(caught.value)
+
+
+def test_a_token_count_past_belief_is_not_counted(fake_claude: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """2**64 input tokens overflowed the call's accounting row: the job stayed leased, the
+    call reserved, and every retry paid again. The HTTP adapters' bound applies here too."""
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", "huge-usage")
+    reply = ClaudeCodeClient().complete(REQUEST, Route("anthropic", "haiku"), timeout_s=20)
+    assert (reply.text, reply.input_tokens, reply.output_tokens) == ('{"claims": []}', 0, 8)
+
+
+def test_output_past_its_limit_kills_the_child_at_once(fake_claude: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Standard output was read whole into memory (600 MB took 1.2 GB) and its limit
+    checked only after the child ended; now it is read in pieces and the child's process
+    group is killed once it passes the limit."""
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", "flood")
+    started = time.monotonic()
+    with pytest.raises(ModelError) as caught:
+        ClaudeCodeClient().complete(REQUEST, Route("anthropic", "default"), timeout_s=8.0)
+    assert caught.value.code == "invalid_output"
+    assert time.monotonic() - started < 5.0  # not when the timeout ended it
+    pid = json.loads(fake_claude.read_text().splitlines()[0])["pid"]
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
 
 
 @pytest.mark.slow

@@ -119,3 +119,23 @@ def test_explain_without_a_query_shows_the_last_automatic_recall_of_the_process(
                                                          "WAYMARKS_HOME": str(home)},
                            capture_output=True, text=True, check=False, timeout=60)
     assert fresh.returncode == 2 and json.loads(fresh.stdout)["code"] == "not_found"
+
+
+def test_an_unknown_id_is_named_briefly_and_history_of_one_is_not_found(
+        cli: Callable[..., dict], home: Path, project: Path) -> None:
+    """A 120 KB argument came back whole in the refusal, and `evolution history --claim`
+    of no such claim answered 0 with no events, as for a claim nothing changed."""
+    kamal = learn(home, str(project), {"kind": "decision", "content": "Deployments use Kamal",
+                                       "searchTerms": ["kamal"]}, PAST)
+    big = "a" * 120_000
+    refused = cli("learn", "forget", big, expect=2)
+    assert refused["code"] == "not_found" and len(refused["message"]) < 300
+    assert "a" * 64 + "…" in refused["message"] and "a" * 65 not in refused["message"]
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n", encoding="utf-8")
+    unknown = cli("evolve", "\x1b[31m" + big, expect=1)
+    assert unknown["outcome"] == "unknown_source"
+    assert unknown["sourceId"] == "\\u001b[31m" + "a" * 59 + "…"
+    missing = cli("evolution", "history", "--claim", "nope", expect=2)
+    assert (missing["code"], missing["message"].split(";")[0]) == (
+        "not_found", "no learned claim has the ID 'nope'")
+    assert cli("evolution", "history", "--claim", kamal)["events"][0]["op"] == "claim"

@@ -3,7 +3,10 @@ handling, finish rules and the mapping of every failure to an allowlisted code."
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
+import time
 
 import pytest
 
@@ -101,6 +104,56 @@ def test_a_slow_provider_times_out() -> None:
         fake.script[0] = (*fake.script[0][:3], 2.0)
         failure = _fails(OpenAIClient(fake.origin + "/v1", None), timeout=0.5)
     assert failure.code == "timeout"
+
+
+class _Dribbler:
+    """A raw TCP server that reads the request, then sends ``prefix`` and one more byte of
+    ``filler`` every ``every`` seconds for ``lasting`` seconds (a provider stuck
+    mid-response; bounded, so a client without a whole-call deadline fails, not hangs)."""
+
+    def __init__(self, prefix: bytes, every: float = 0.2, filler: bytes = b"X",
+                 lasting: float = 6.0) -> None:
+        self.lasting = lasting
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.prefix, self.every, self.filler = prefix, every, filler
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.server.getsockname()[1]}"
+
+    def _serve(self) -> None:
+        with contextlib.suppress(OSError):
+            conn, _ = self.server.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(self.prefix)
+                until = time.monotonic() + self.lasting
+                while not self.stop.wait(self.every) and time.monotonic() < until:
+                    conn.sendall(self.filler)
+
+    def __enter__(self) -> _Dribbler:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.server.close()
+        self.thread.join(5)
+
+
+@pytest.mark.parametrize("prefix", [
+    b"HTTP/1.1 200 OK\r\n",  # headers a byte at a time: each restarts httpx's read timeout
+    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n",
+], ids=["headers", "body"])
+def test_a_provider_dribbling_its_response_is_cut_at_the_deadline(prefix: bytes) -> None:
+    with _Dribbler(prefix, filler=b" ") as server:
+        started = time.monotonic()
+        failure = _fails(OpenAIClient(server.origin + "/v1", None), timeout=1.0)
+        elapsed = time.monotonic() - started
+    assert failure.code == "timeout"
+    assert elapsed < 2.0  # the whole call, not each read (before: for as long as it sent)
 
 
 def test_a_closed_port_is_a_network_failure() -> None:

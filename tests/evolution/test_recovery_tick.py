@@ -174,3 +174,37 @@ def test_start_recovery_needs_learning_on_and_never_runs_in_a_child(
                 tick.stop()
     finally:
         register_step(None)
+
+
+def test_the_tick_stops_calling_once_learning_is_turned_off(tmp_path: Path) -> None:
+    """A long-lived process started while learning was on reads the switch again on every
+    check: after `learn off` nothing more is sent, and the job waits as `learning_off`."""
+    from waymarks.models import route_client, route_is_available
+    from waymarks.service.evolution_wiring import register_step, start_recovery
+    from waymarks.service.learning import set_learning
+
+    home, step = tmp_path / "home", FileStep(tmp_path / "step")
+    step.add("s1")
+    register_step(lambda app: step)
+    try:
+        with FakeProvider(default=openai_ok("ok")) as fake:
+            home.mkdir()
+            (home / "config.toml").write_text(
+                f'[evolution]\nlearn = true\nprovider = "openai"\n'
+                f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+            tick = start_recovery(home, route_client, route_is_available, interval_s=0.05)
+            assert tick is not None
+            try:
+                assert _until(lambda: step.settled("s1"))
+                set_learning(home, False)
+                step.add("s2")
+                checks = tick.checks
+                assert _until(lambda: tick.checks >= checks + 5)
+            finally:
+                tick.stop()
+            assert len(fake.requests) == 1  # s1's, before the switch
+    finally:
+        register_step(None)
+    assert not step.settled("s2")
+    job = JobStore.open(home).job("s2")
+    assert job is not None and (job.state, job.wait_reason) == ("pending", "learning_off")

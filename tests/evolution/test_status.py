@@ -60,3 +60,33 @@ def test_status_creates_nothing_and_names_the_blocker(tmp_path: Path) -> None:
     data = evolution_status(home, EvolutionConfig(primary=cc), ProviderPolicy.from_config({}),
                             NOW, available=lambda r: False, learning=True)
     assert data["routes"][0]["available"] is False and "no model route" in data["blocked"]
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_status_never_shows_a_credential_embedded_in_the_endpoint(
+        tmp_path: Path, as_json: bool) -> None:
+    """`evolution status --json` printed `https://bob:S3cret…@host/v1?key=AIza…` as
+    configured. Both outputs show the endpoint through one function: no userinfo, a
+    credential-named query value redacted, the rest of the address kept."""
+    import json
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    key = "AIzaSyA1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tUvW"
+    (home / "config.toml").write_text(
+        '[evolution]\nprovider = "gw"\napi = "openai"\nmodel = "m"\nendpoint = '
+        f'"https://bob:S3cretPassw0rd@gw.example.com:8443/v1?key={key}&region=eu#x"\n',
+        encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           *(["--json"] if as_json else []), "evolution", "status"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for secret in ("S3cretPassw0rd", "bob", key, "AIza"):
+        assert secret not in done.stdout + done.stderr
+    shown = "https://gw.example.com:8443/v1?key=[REDACTED]&region=eu"
+    if as_json:
+        assert json.loads(done.stdout)["routes"][0]["endpoint"] == shown
+    else:
+        assert f"Route: gw/m via openai at {shown}" in done.stdout

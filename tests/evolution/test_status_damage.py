@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.evolution.fake_provider import FakeProvider, openai_ok
 from tests.evolution.step_double import FileStep
 from waymarks.core.model_port import ModelClient, SourceRef
@@ -18,7 +20,7 @@ from waymarks.core.privacy import ProviderPolicy
 from waymarks.models import client_for
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
-from waymarks.service.evolution_queue import EvolutionQueue
+from waymarks.service.evolution_queue import EvolutionQueue, open_queue
 from waymarks.store.evolution_probe import check_projection
 from waymarks.store.jobs import JobStore
 
@@ -145,3 +147,57 @@ def test_status_names_damaged_rows_through_the_cli(tmp_path: Path) -> None:
          "evolution", "status"], capture_output=True, text=True, timeout=120,
         cwd=tmp_path).stdout.strip().splitlines()[-1])
     assert data["health"]["queue"]["badJobs"] == ["bad1"]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_a_damaged_queue_database_is_set_aside_and_its_jobs_come_back(
+        tmp_path: Path, damage: str) -> None:
+    """A damaged evolution.db made `evolve` and `evolution status` crash with a traceback,
+    and health said OK. Its jobs are operational state rebuilt from the sources the ledger
+    holds unsettled, so it is set aside (kept) like the projection and made anew."""
+    import os
+
+    from waymarks.service.app import Waymarks
+
+    home, step = tmp_path / "home", FileStep(tmp_path / "step")
+    step.add("s1")
+    with FakeProvider(default=openai_ok('{"claims": []}')) as fake:
+        home.mkdir()
+        (home / "config.toml").write_text(
+            f'[evolution]\nlearn = true\nprovider = "openai"\n'
+            f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
+
+        def queue() -> EvolutionQueue:
+            return open_queue(home, step, EvolutionConfig(primary=route),
+                              ProviderPolicy.from_config({}),
+                              lambda r: client_for(r.api, r.endpoint, r.key_env),
+                              lambda r: True)
+
+        first = queue()
+        assert first.run_once().outcome == "settled"
+        first.close()
+        db = home / "evolution.db"
+        for extra in ("-wal", "-shm"):
+            Path(f"{db}{extra}").unlink(missing_ok=True)
+        broken = os.urandom(8192) if damage == "garbage" else db.read_bytes()[:1500]
+        db.write_bytes(broken)
+        step.add("s2")
+        run = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                              "--json", "evolution", "status"], capture_output=True,
+                             text=True, timeout=120, cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+        [aside] = json.loads(run.stdout)["health"]["damagedQueues"]
+        assert Path(aside).read_bytes() == broken  # kept as it was, for inspection
+        again = queue()
+        try:
+            attempt = again.run_once()  # s2's job came back from the unsettled source
+        finally:
+            again.close()
+        assert (attempt.outcome, attempt.source_id) == ("settled", "s2")
+        assert len(fake.requests) == 2
+    db.write_bytes(broken)  # damage no command has met yet: health repairs and names it
+    with Waymarks(home, cwd=str(tmp_path)) as app:
+        report = app.health()
+    assert report["ok"] is True and len([p for p in report["damagedCopies"]
+                                         if "evolution.db" in p]) == 2

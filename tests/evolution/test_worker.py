@@ -383,7 +383,8 @@ def test_a_step_that_raises_on_a_reply_fails_the_attempt_and_frees_the_lease(
 
 
 def test_a_provider_token_count_past_belief_is_not_counted() -> None:
-    from waymarks.models.http import MAX_TOKENS_COUNTED, _count
+    from waymarks.models.usage import MAX_TOKENS_COUNTED
+    from waymarks.models.usage import token_count as count
 
-    assert _count(2**63) == _count(10**30) == _count(-1) == _count(True) == 0
-    assert _count(1234) == 1234 and _count(MAX_TOKENS_COUNTED) == MAX_TOKENS_COUNTED
+    assert count(2**63) == count(10**30) == count(-1) == count(True) == 0
+    assert count(1234) == 1234 and count(MAX_TOKENS_COUNTED) == MAX_TOKENS_COUNTED

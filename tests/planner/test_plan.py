@@ -201,3 +201,40 @@ def test_turns_removed_by_compaction_come_back_when_asked_about(
     assert "frontend build" not in history  # a3 is still in the live context
     unrelated = plan_request(app, "rename the CSS variables")
     assert [m.kind for m in unrelated.messages] == ["request"]
+
+
+def test_a_learned_claim_never_takes_the_room_of_the_persons_own_memory() -> None:
+    """Under a tight model limit a learned claim (provisional, written by a model) took the
+    room first and the person's own personal memory was left out, named as if its own
+    budget had run out. The person's memory is chosen first; what the limit leaves out is
+    said to be the limit."""
+    from waymarks.core.egress import Egress
+    from waymarks.core.privacy import ProviderPolicy
+    from waymarks.core.tokens import estimate_tokens
+    from waymarks.planner.learned import LearnedBlock, render_learned
+    from waymarks.planner.render import TextBlock, render_text
+    from waymarks.planner.select import TextInput, build_plan
+
+    egress = Egress.to(ProviderPolicy.from_config({}), "ollama")
+    personal = TextInput(TextBlock("personal", "tabs", "Use tabs in Python files; never "
+                                   "spaces.", "tabs"), "personal index entry")
+    learned = LearnedBlock("c1", "preference", "The person prefers spaces in Python files",
+                           "/work/p", "user_statement/model", "s1", "2026-01-01", 0.9)
+    request = "What indentation do I use for python files?"
+    need = estimate_tokens(request) + estimate_tokens(render_text(personal.block, egress))
+    claim = estimate_tokens(render_learned(learned, egress))
+    assert claim > 1 and need > estimate_tokens(request)
+    # room for the person's line or the learned claim, never both
+    plan = build_plan(request, [], [], egress=egress, personal=[personal], learned=[learned],
+                      model_limit=need + claim - 1)
+    assert [m.kind for m in plan.messages] == ["personal", "request"]
+    [left_out] = [e for e in plan.manifest if e.decision == "excluded"]
+    assert (left_out.id, left_out.kind, left_out.reason) == ("c1", "learned",
+                                                             "model limit reached")
+    roomy = build_plan(request, [], [], egress=egress, personal=[personal], learned=[learned])
+    assert [(m.kind, m.priority) for m in roomy.messages] == [
+        ("personal", 88), ("learned", 87), ("request", 1000)]
+    tight = build_plan(request, [], [], egress=egress, personal=[personal], learned=[],
+                       model_limit=need - 1)
+    [left_out] = [e for e in tight.manifest if e.decision == "excluded"]
+    assert (left_out.kind, left_out.reason) == ("personal", "model limit reached")

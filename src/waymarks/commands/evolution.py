@@ -20,6 +20,7 @@ import click
 
 from waymarks.commands.base import EXIT_ERROR, Group, Result, command, runtime
 from waymarks.commands.render import refused
+from waymarks.core.text import echoed
 
 if TYPE_CHECKING:
     from waymarks.core.model_port import ModelClient
@@ -68,8 +69,17 @@ def register_evolution(root: Group) -> None:
         from waymarks.service.evolution_config import EvolutionConfigError
         from waymarks.service.evolution_status import WAIT_TEXT
         from waymarks.service.evolution_wiring import open_for
+        from waymarks.service.learning import LearningConfigError, learning_state
 
         app = runtime().app()
+        try:
+            learning = learning_state(app.home, app.cwd)
+        except LearningConfigError as exc:
+            return refused(exc.code, str(exc))
+        if not learning.enabled:  # nothing is sent (the queue also checks each job's origin)
+            return refused("learning_off", "learning is off for this directory; " + (
+                "its .waymarks/config.toml sets [evolution] learn = false"
+                if learning.project_off else "`waymarks learn on` to turn it on"))
         try:
             queue = open_for(app, clients, available)
         except EvolutionConfigError as exc:
@@ -83,7 +93,10 @@ def register_evolution(root: Group) -> None:
             queue.close()
         data: dict[str, Any] = attempt.to_json()
         why = WAIT_TEXT.get(attempt.reason or "", attempt.reason or "")
-        text = _TEXT[attempt.outcome].format(source=attempt.source_id or source, why=why,
+        shown = echoed(attempt.source_id or source or "")  # an unknown one is the argument
+        if attempt.outcome == "unknown_source":
+            data["sourceId"] = shown
+        text = _TEXT[attempt.outcome].format(source=shown, why=why,
                                              reason=attempt.reason, provider=attempt.provider,
                                              model=attempt.model)
         return Result(data, text, 0 if attempt.outcome in _DONE else EXIT_ERROR)
@@ -136,7 +149,8 @@ def _status_text(data: dict[str, Any]) -> str:
             if route["cooldownUntil"] else ""
         key = f", key from ${route['keyEnv']} ({'set' if route['keySet'] else 'NOT set'})" \
             if route["keyEnv"] else ""
-        lines.append(f"Route: {route['provider']}/{route['model']} via {route['api']}"
+        where = f" at {route['endpoint']}" if route["endpoint"] else ""  # shown_endpoint's
+        lines.append(f"Route: {route['provider']}/{route['model']} via {route['api']}{where}"
                      f"{'' if route['available'] else ' (not available here)'}{key}{cooling}")
     host = data.get("hostRoute")
     if host:
@@ -160,8 +174,9 @@ def _status_text(data: dict[str, Any]) -> str:
         lines.append(f"Captures waiting to be stored: {spool['pending']} (retried at the next "
                      "turn, tick or `waymarks evolve`)")
     if spool.get("setAside"):
-        lines.append(f"Captures set aside after {20} failed tries (in <home>/evolution/spool/"
-                     f"failed/): {', '.join(spool['setAside'])}; see the log for the code")
+        lines.append(f"Captures set aside after {20} failed tries, or as not regular files "
+                     f"(in <home>/evolution/spool/failed/): {', '.join(spool['setAside'])}; "
+                     "see the log for the code")
     lines += _health_text(data.get("health") or {})
     return "\n".join(lines)
 
@@ -175,6 +190,9 @@ def _health_text(health: dict[str, Any]) -> list[str]:
         lines.append(f"Damaged queue rows in evolution.db (left out): {', '.join(named)}; "
                      "move evolution.db aside to start the queue afresh (jobs come back "
                      "from the unsettled sources)")
+    if health.get("damagedQueues"):
+        lines.append(f"Damaged queue databases set aside (a new one was made; its jobs came "
+                     f"back from the unsettled sources): {', '.join(health['damagedQueues'])}")
     projection = health.get("projection") or {}
     if projection.get("readable") and not projection.get("ok", True):
         bad = projection.get("bad") or {}

@@ -25,10 +25,10 @@ def _edit(call: Any, create: bool = False) -> Result:
     """Run an edit against the home's evolution state and turn its outcome into a Result
     (``create``: the evolution ledger may be created, for an import)."""
     from waymarks.service.evolution import evolution_for
-    from waymarks.service.learning import ledger_path
+    from waymarks.service.learning import has_ledger
 
     app = runtime().app()
-    if not create and not ledger_path(app.home).is_file():
+    if not create and not has_ledger(app.home):
         return refused("not_found", "nothing has been learned yet; see "
                        "`waymarks learn status`")
     with evolution_for(app) as evo:  # a rehearsal checks everything, appends nothing
@@ -133,6 +133,12 @@ def register_inspection(root: Group) -> None:
         from waymarks.service.evolution_inspect import history
 
         data = history(runtime().app().home, limit, claim_id)
+        if data.pop("known", True) is False:
+            from waymarks.core.text import echoed
+
+            shown = echoed(claim_id or "")
+            return refused("not_found", f"no learned claim has the ID '{shown}'; see "
+                           "`waymarks evolution list` (IDs are 24 hex digits)")
         rows = [(str(e["event"]), e["op"], e["actor"], e["at"], e["reason"],
                  ", ".join(f"{c['claim']} {c['before']}->{c['after']}" for c in e["changes"]))
                 for e in data["events"]]

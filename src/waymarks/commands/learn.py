@@ -46,7 +46,7 @@ def learn_group() -> Group:
     @command(learn, "status", summary="Whether learning is on, and how many sources and "
              "learned claims there are (no content).", examples=["waymarks learn status --json"])
     def status() -> Result:
-        from waymarks.service.evolution import Evolution, ledger_path
+        from waymarks.service.evolution import Evolution, has_ledger
         from waymarks.service.learning import learning_state
 
         app = runtime().app()
@@ -54,7 +54,7 @@ def learn_group() -> Group:
         data = state.to_json()
         counts: dict[str, int] = {}
         bad: list[str] = []
-        if ledger_path(app.home).is_file():
+        if has_ledger(app.home):
             with Evolution(app.home) as evo:
                 counts = evo.counts()
                 bad = evo.store.readable_claims()[1]
@@ -94,11 +94,11 @@ def learn_group() -> Group:
     @click.option("--all", "all_", is_flag=True,
                   help="Also superseded, conflicted and forgotten claims. E.g. --all")
     def list_(all_: bool) -> Result:
-        from waymarks.service.evolution import Evolution, ledger_path
+        from waymarks.service.evolution import Evolution, has_ledger
 
         app = runtime().app()
         claims = []
-        if ledger_path(app.home).is_file():
+        if has_ledger(app.home):
             with Evolution(app.home) as evo:
                 claims = evo.claims(None if all_ else ["provisional"])
         data = {"claims": [{"id": c.id, "kind": c.kind, "state": c.state, "origin": c.origin,
@@ -119,10 +119,10 @@ def learn_group() -> Group:
              examples=["waymarks learn forget 3f2a9c0d1e4b5a6978877665"])
     @click.argument("claim_id", metavar="ID")
     def forget(claim_id: str) -> Result:
-        from waymarks.service.evolution import evolution_for, ledger_path
+        from waymarks.service.evolution import evolution_for, has_ledger
 
         app = runtime().app()
-        if not ledger_path(app.home).is_file():
+        if not has_ledger(app.home):
             return refused("not_found", "nothing has been learned; see `waymarks learn list`")
         from waymarks.service.evolution_edits import forget as forget_claim
 

@@ -80,11 +80,13 @@ def register_planning(root: click.Group) -> None:
                                 fixed_tokens=fixed_tokens or 0)
         data = {"messages": [m.to_json() for m in made.messages],
                 "manifest": made.manifest_json()}
+        notes = "".join(f"\nnote: {n}" for n in made.notes)
         if made.fallback:
-            return Result(data, f"Planner fell back: {made.fallback}\n(no synthetic context)")
+            return Result(data, f"Planner fell back: {made.fallback}\n(no synthetic context)"
+                          + notes)
         return Result(data, "\n\n".join(
             f"--- {m.kind} (priority {m.priority}, ~{m.tokens} tokens)\n{m.content}"
-            for m in made.messages))
+            for m in made.messages) + notes)
 
     @command(root, "manifest", summary="What the last plan included and left out, and why "
              "(IDs and reasons, never content).", examples=["waymarks manifest"])

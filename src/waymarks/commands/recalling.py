@@ -41,9 +41,13 @@ def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
 
     data: dict[str, object] = {"selected": result.selected, "digest": result.digest,
                                "rows": result.rows}
+    notes: list[str] = []  # a damaged evolution ledger: recalled without learned memory
     learned = recall_learned(app.home, " ".join(query), tuple(history),
-                             egress=egress_for(app, provider))
+                             egress=egress_for(app, provider), notes=notes)
     if learned.rows:  # provisional, with provenance; after confirmed memory
         data["learned"] = learned.rows
+    if notes:
+        data["notes"] = notes
     text = "\n".join(t for t in (result.digest, learned_digest(learned.digest)) if t)
-    return Result(data, text or "Nothing recalled.")
+    return Result(data, "\n".join([text or "Nothing recalled.",
+                                   *(f"note: {n}" for n in notes)]))

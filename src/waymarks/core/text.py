@@ -200,3 +200,13 @@ def escaped(text: str, keep: str = "") -> str:
 
 
 _ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+#: how much of an argument a refusal echoes back
+ECHO_CHARS = 64
+
+
+def echoed(argument: str, limit: int = ECHO_CHARS) -> str:
+    """An argument as a message may repeat it: its first ``limit`` characters, escaped
+    (:func:`escaped`), and ``…`` when there was more (a 120 KB argument is not echoed whole)."""
+    return escaped(argument[:limit]) + ("…" if len(argument) > limit else "")

@@ -8,8 +8,11 @@ The child runs with ``WAYMARKS_EVOLUTION_CHILD=1`` so Waymarks' own hooks inside
 nothing and start no recovery (a consolidation call must not feed or trigger another one).
 
 What must stay true: the process is bounded by ``timeout_s`` (its whole process group is
-killed after it); only the JSON envelope's ``result`` and usage are read; every failure is
-an allowlisted ``ModelError`` (stderr and the envelope's text are never kept).
+killed after it), and so is its output: standard output is read in pieces as it comes and
+the process group is killed once it passes ``OUTPUT_BYTES`` (``invalid_output``), never
+held whole in memory; only the JSON envelope's ``result`` and usage are read, and a token
+count only as far as it can be believed (:mod:`.usage`); every failure is an allowlisted
+``ModelError`` (stderr and the envelope's text are never kept).
 """
 
 from __future__ import annotations
@@ -17,13 +20,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
-from typing import Any, Final
+import threading
+import time
+from typing import IO, Any, Final
 
 from waymarks.core.evolution_policy import CHILD_ENV
 from waymarks.core.model_port import ModelError, ModelReply, ModelRequest, Route
+from waymarks.models.usage import token_count
 
 #: no hook runs in the child (Waymarks' own would record the payload as a prompt)
 NO_HOOKS: Final = '{"disableAllHooks": true}'
@@ -64,15 +71,11 @@ class ClaudeCodeClient:
         except OSError:
             raise ModelError("unavailable") from None
         try:
-            out, _ = child.communicate(request.prompt.encode("utf-8"), timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill(child)
-            raise ModelError("timeout") from None
+            out = _output(child, request.prompt.encode("utf-8"),
+                          time.monotonic() + timeout_s)
         except BaseException:
             _kill(child)
             raise
-        if len(out) > OUTPUT_BYTES:
-            raise ModelError("invalid_output")
         envelope = _envelope(out)
         if envelope is None:
             raise ModelError("unknown" if child.returncode else "invalid_output")
@@ -91,8 +94,8 @@ class ClaudeCodeClient:
         usage = _usage(envelope)
         model = envelope.get("model") if isinstance(envelope.get("model"), str) else route.model
         return ModelReply(text, route.provider, str(model) if route.model == "default"
-                          else route.model, _count(usage.get("input_tokens")),
-                          _count(usage.get("output_tokens")))
+                          else route.model, token_count(usage.get("input_tokens")),
+                          token_count(usage.get("output_tokens")))
 
 
 def _envelope(out: bytes) -> dict[str, Any] | None:
@@ -106,8 +109,44 @@ def _envelope(out: bytes) -> dict[str, Any] | None:
     return parsed if isinstance(parsed, dict) else None
 
 
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+def _output(child: subprocess.Popen[bytes], payload: bytes, deadline: float) -> bytes:
+    """The child's standard output once it has exited, read in pieces while a thread writes
+    ``payload`` to its standard input: ``timeout`` past ``deadline``, ``invalid_output``
+    once it passes ``OUTPUT_BYTES`` (the caller kills the process group)."""
+    assert child.stdin is not None and child.stdout is not None
+    threading.Thread(target=_feed, args=(child.stdin, payload), daemon=True).start()
+    out = bytearray()
+    fd = child.stdout.fileno()
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ModelError("timeout")
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            out += chunk
+            if len(out) > OUTPUT_BYTES:
+                raise ModelError("invalid_output")
+        try:  # its output ended: it is exiting (or holds on without saying more)
+            child.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise ModelError("timeout") from None
+    finally:
+        child.stdout.close()
+    return bytes(out)
+
+
+def _feed(stdin: IO[bytes], payload: bytes) -> None:
+    """Write the payload and close (a child that exits without reading it closes the
+    pipe: that is its own answer)."""
+    with contextlib.suppress(OSError):
+        stdin.write(payload)
+    with contextlib.suppress(OSError):
+        stdin.close()
 
 
 def _kill(child: subprocess.Popen[bytes]) -> None:

@@ -12,13 +12,18 @@ What must stay true:
   request header; it is never stored on the client, logged, or put in an error;
 - only a ``stop`` finish is accepted (a truncated reply is ``invalid_output``), and a reply
   body larger than ``REPLY_BYTES`` is refused without being parsed;
-- the whole call, connect to last byte, is bounded by ``timeout_s``.
+- the whole call, connect to last byte, is bounded by ``timeout_s``: httpx's timeouts are
+  per operation (a server sending its headers a byte at a time restarts the read timeout
+  with each), so a watchdog shuts the call's socket down at the deadline (each call has a
+  connection of its own, ``connection: close``, so the watchdog knows which).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -26,7 +31,8 @@ from typing import Any, Final
 
 import httpx2
 
-from waymarks.core.model_port import ModelError, ModelReply, ModelRequest, Route
+from waymarks.core.model_port import ModelError, ModelErrorCode, ModelReply, ModelRequest, Route
+from waymarks.models.usage import token_count
 
 #: how much of an error body is read to classify it (item 67)
 ERROR_BODY_BYTES: Final = 8192
@@ -108,12 +114,16 @@ class _HttpClient:
         if timeout_s <= 0:
             raise ModelError("timeout")
         deadline = time.monotonic() + timeout_s
+        watchdog = _Watchdog(timeout_s)
         try:
             client = (_shared_client() if self._transport is None else
                       httpx2.Client(transport=self._transport, follow_redirects=False,
                                     trust_env=False))
-            with client.stream("POST", self.endpoint + path, json=body, headers=headers,
-                               timeout=httpx2.Timeout(timeout_s)) as response:
+            with watchdog, client.stream(
+                    "POST", self.endpoint + path, json=body,
+                    headers={**headers, "connection": "close"},
+                    timeout=httpx2.Timeout(timeout_s),
+                    extensions={"trace": watchdog.trace}) as response:
                 if response.status_code != 200:
                     # an error body is inspected for at most 200 ms (item 67)
                     head = _read(response.iter_bytes(), ERROR_BODY_BYTES,
@@ -121,14 +131,12 @@ class _HttpClient:
                     raise error_for_status(response.status_code, response.headers, head)
                 raw = _read(response.iter_bytes(), REPLY_BYTES, deadline, strict=True)
         except ModelError:
+            if watchdog.fired:
+                raise ModelError("timeout") from None
             raise
-        except httpx2.TimeoutException:
-            raise ModelError("timeout") from None
-        except (httpx2.ConnectError, httpx2.NetworkError, httpx2.RemoteProtocolError,
-                httpx2.ProxyError):
-            raise ModelError("network") from None
-        except httpx2.HTTPError:
-            raise ModelError("unknown") from None
+        except httpx2.HTTPError as exc:
+            # after the deadline its socket was shut down: whatever broke, it is a timeout
+            raise ModelError("timeout" if watchdog.fired else _code_of(exc)) from None
         try:
             parsed = json.loads(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):
@@ -136,6 +144,71 @@ class _HttpClient:
         if not isinstance(parsed, dict):
             raise ModelError("invalid_output")
         return parsed
+
+
+def _code_of(exc: httpx2.HTTPError) -> ModelErrorCode:
+    """The allowlisted code of a transport failure."""
+    if isinstance(exc, httpx2.TimeoutException):
+        return "timeout"
+    if isinstance(exc, httpx2.ConnectError | httpx2.NetworkError | httpx2.RemoteProtocolError
+                  | httpx2.ProxyError):
+        return "network"
+    return "unknown"
+
+
+class _Watchdog:
+    """Shuts a call's socket down once ``seconds`` have passed, so whatever the server
+    does (headers a byte at a time, a body that never ends) the call ends then.
+
+    The socket comes from httpcore's ``trace`` extension as the connection is made; the
+    watchdog keeps a duplicate of its descriptor (the same socket: TLS detaches the
+    original object, and a number closed meanwhile could name another file) and closes
+    it when the call ends."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self._timer = threading.Timer(max(0.0, seconds), self._fire)
+        self._timer.daemon = True
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        if event not in ("connection.connect_tcp.complete",
+                         "connection.connect_unix_socket.complete"):
+            return
+        stream = info.get("return_value")
+        raw = stream.get_extra_info("socket") if stream is not None else None
+        if not isinstance(raw, socket.socket):
+            return
+        duplicate = socket.socket(fileno=os.dup(raw.fileno()))
+        with self._lock:
+            self._sockets.append(duplicate)
+            late = self.fired
+        if late:  # the deadline passed while it connected
+            _shut(duplicate)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+    def __enter__(self) -> _Watchdog:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+        with self._lock:
+            sockets, self._sockets = self._sockets, []
+        for sock in sockets:
+            sock.close()
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # already closed by the peer or the call
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 def _read(chunks: Iterator[bytes], limit: int, deadline: float, *, strict: bool) -> bytes:
@@ -153,17 +226,6 @@ def _read(chunks: Iterator[bytes], limit: int, deadline: float, *, strict: bool)
                 raise ModelError("invalid_output")
             return bytes(buffer[:limit])
     return bytes(buffer)
-
-
-def _count(value: object) -> int:
-    """A token count the provider reported: a plausible one, else 0 (2**63 overflowed the
-    call's row and left its job leased)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and (
-        0 <= value <= MAX_TOKENS_COUNTED) else 0
-
-
-#: more tokens than any call can use: a count above is not believed
-MAX_TOKENS_COUNTED: Final = 10**9
 
 
 class OpenAIClient(_HttpClient):
@@ -193,10 +255,10 @@ class OpenAIClient(_HttpClient):
         usage = _usage(data)
         details = usage.get("completion_tokens_details")
         return ModelReply(text, route.provider, route.model,
-                          _count(usage.get("prompt_tokens")),
-                          _count(usage.get("completion_tokens")),
+                          token_count(usage.get("prompt_tokens")),
+                          token_count(usage.get("completion_tokens")),
                           reported_usd=_cost(usage.get("cost")),
-                          reasoning_tokens=_count(details.get("reasoning_tokens"))
+                          reasoning_tokens=token_count(details.get("reasoning_tokens"))
                           if isinstance(details, dict) else 0)
 
 
@@ -224,7 +286,8 @@ class AnthropicClient(_HttpClient):
             raise ModelError("invalid_output")
         usage = _usage(data)
         return ModelReply("".join(str(p) for p in parts), route.provider, route.model,
-                          _count(usage.get("input_tokens")), _count(usage.get("output_tokens")))
+                          token_count(usage.get("input_tokens")),
+                          token_count(usage.get("output_tokens")))
 
 
 def _cost(value: object) -> float | None:

@@ -1,9 +1,10 @@
 """The learned block: evolved claims, quoted, labelled learned and provisional.
 
-Learned claims come after pins and confirmed memory, in a block of their own with its own
-token budget (``Budgets.max_learned_tokens``), so they can never take the place of
-anything a person confirmed, and are never rendered as if a person had confirmed them:
-the header and guidance say *learned*, *provisional*, and that confirmed context wins.
+Learned claims come after pins, confirmed memory and the person's own personal memory, in a
+block of their own with its own token budget (``Budgets.max_learned_tokens``), so they can
+never take the place of anything a person confirmed or saved, and are never rendered as if
+a person had confirmed them: the header and guidance say *learned*, *provisional*, and that
+confirmed context wins.
 A claim past its kind's half-life carries an ``Aging:`` warning (read-time aging, see
 :mod:`waymarks.core.evolution.aging`); dormant claims never reach this block.
 Like every block, the stored text goes through the destination's egress and is one JSON
@@ -21,7 +22,9 @@ from waymarks.core.egress import Egress
 from waymarks.planner.fill import fill
 from waymarks.planner.render import _shown, meta
 
-LEARNED_PRIORITY: Final = 89  # after memory (90): below anything a person confirmed
+#: after memory (90) and the person's own personal memory (88): below anything a person
+#: confirmed or saved, and chosen after them, so a learned claim never takes their room
+LEARNED_PRIORITY: Final = 87
 LEARNED_BEGIN: Final = "[WAYMARKS LEARNED MEMORY — PROVISIONAL, QUOTED DATA]"
 LEARNED_END: Final = "[END WAYMARKS LEARNED MEMORY]"
 LEARNED_GUIDANCE: Final = (

@@ -8,6 +8,9 @@ Order and budgets of seed 000:
   authority, recency);
 - the personal memory index, priority 88, within ``max_personal_tokens`` (index lines in
   index order until the budget is spent; a line the provider may not see is left out);
+- learned claims (provisional, written by a model), priority 87, within
+  ``max_learned_tokens``: chosen after everything a person confirmed or saved, so under a
+  tight model limit a learned claim never takes their room;
 - historical retrieval, priority 85; project snippets, priority 80;
 - the current request, mandatory.
 
@@ -168,9 +171,9 @@ def build_plan(
     team_text, room = _team(team, egress, room, manifest)
     memory_blocks, room = _choose_memories(order_memories(request, memories), egress,
                                            budgets, room, manifest)
-    learned_text, room = _learned(learned, egress, budgets, room, manifest)
     personal_text, room = _choose_texts(personal, "personal", egress,
                                         budgets.max_personal_tokens, room, manifest, sep="\n")
+    learned_text, room = _learned(learned, egress, budgets, room, manifest)
     history_text, room = _choose_texts(history, "history", egress, budgets.max_history_tokens,
                                        room, manifest)
     snippet_text, room = _choose_texts(snippets, "snippet", egress,
@@ -183,13 +186,13 @@ def build_plan(
     if memory_blocks:
         text = "\n\n".join(memory_blocks)
         messages.append(Message("memory", MEMORY_PRIORITY, text, estimate_tokens(text)))
-    if learned_text:
-        messages.append(Message("learned", LEARNED_PRIORITY, learned_text,
-                                estimate_tokens(learned_text)))
     if personal_text:
         personal_text = wrap_personal(personal_text)
         messages.append(Message("personal", PERSONAL_PRIORITY, personal_text,
                                 estimate_tokens(personal_text)))
+    if learned_text:
+        messages.append(Message("learned", LEARNED_PRIORITY, learned_text,
+                                estimate_tokens(learned_text)))
     if history_text:
         messages.append(Message("history", HISTORY_PRIORITY, history_text,
                                 estimate_tokens(history_text)))
@@ -332,8 +335,10 @@ def _choose_texts(
             continue
         text = render_text(item.block, egress)
         tokens = estimate_tokens(text)
-        if used + tokens > budget or (room is not None and tokens > room):
-            reason = f"{kind} token budget reached"
+        if used + tokens > budget:
+            reason = f"{kind} token budget ({budget}) reached"
+        elif room is not None and tokens > room:
+            reason = "model limit reached"
         if reason is not None:
             manifest.append(ManifestEntry(item.id, kind, "excluded", reason,
                                           classification=level, tokens=tokens))

@@ -19,6 +19,9 @@ What must stay true:
 - a drain that fails (any ``sqlite3.Error`` or ``OSError``) keeps the request, with its
   try count and a fixed error code, for the next turn or tick; after ``MAX_TRIES`` it is
   moved to ``failed/`` and named by ``evolution status`` (never silently dropped);
+- an entry that is not a regular file (a FIFO, a directory, a link to either) is never
+  opened for reading, so it cannot hold a drain and the spool's lock: it is moved to
+  ``failed/`` at once and logged (``not_regular``);
 - a request that was replaced while it was being drained is kept (the newer turn stands);
 - drains are serialized by an exclusive ``flock`` on the spool's lock file, so a waiting
   reader (``waymarks evolve``) sees everything drained before it;
@@ -63,7 +66,7 @@ CAPTURE_BUSY_MS = 2000
 HOSTS = ("claude-code", "pi")
 #: the fixed codes a failed drain may record
 ERROR_CODES = ("sqlite_busy", "sqlite_error", "disk_full", "os_error", "transcript_behind",
-               "capture_error")
+               "capture_error", "not_regular")
 
 
 class TranscriptBehind(Exception):
@@ -236,11 +239,14 @@ def drain(home: Path, evolution: Evolution, *, limit: int = DRAIN_LIMIT) -> Drai
 
 
 def _one(home: Path, path: str, evolution: Evolution, result: Drained) -> None:
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_REQUEST_BYTES + 1)
-    except OSError:
-        return  # taken meanwhile
+    raw = _read(path)
+    if raw is None:
+        if _not_regular(path):  # it would be waited on, or counted as waiting, for ever
+            _set_aside(home, path, None)
+            result.set_aside += 1
+            result.errors["not_regular"] = result.errors.get("not_regular", 0) + 1
+            _log(home, "spool", "not_regular", "evolution_capture_set_aside")
+        return  # else taken meanwhile
     request = _parse(raw)
     if request is None:
         _remove_if_same(path, raw)
@@ -320,12 +326,32 @@ def _error_code(exc: BaseException, home: str | os.PathLike[str]) -> str:
     return "os_error"
 
 
-def _same(path: str, raw: bytes) -> bool:
+def _read(path: str) -> bytes | None:
+    """The first bytes of the request at ``path`` (``None``: gone, or not a regular file,
+    which is never opened blocking: a FIFO would wait for a writer)."""
+    from waymarks.files.reading import open_regular
+
     try:
-        with open(path, "rb") as handle:
-            return handle.read(MAX_REQUEST_BYTES + 1) == raw
+        with open_regular(path) as handle:
+            return handle.read(MAX_REQUEST_BYTES + 1)
     except OSError:
+        return None
+
+
+def _not_regular(path: str) -> bool:
+    """Something other than a regular file is at ``path`` (a link is followed)."""
+    import stat
+
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
         return False
+    except OSError:  # a dangling or looping link
+        return os.path.lexists(path)
+
+
+def _same(path: str, raw: bytes) -> bool:
+    return _read(path) == raw
 
 
 def _remove_if_same(path: str, raw: bytes) -> None:
@@ -336,11 +362,16 @@ def _remove_if_same(path: str, raw: bytes) -> None:
             pass
 
 
-def _set_aside(home: Path, path: str, raw: bytes) -> None:
+def _set_aside(home: Path, path: str, raw: bytes | None) -> None:
+    """Move the request at ``path`` to ``failed/`` if it is still ``raw`` (``None``: an
+    entry that is not a regular file, moved as it is)."""
     failed = os.path.join(spool_dir(home), FAILED)
     os.makedirs(failed, mode=0o700, exist_ok=True)
-    if _same(path, raw):
-        os.replace(path, os.path.join(failed, os.path.basename(path)))
+    if _same(path, raw) if raw is not None else _not_regular(path):
+        target = os.path.join(failed, os.path.basename(path))
+        if os.path.isdir(target) and not os.path.islink(target):
+            target += f".{os.getpid()}.{int(_mtime(path) * 1000)}"  # one set aside before
+        os.replace(path, target)
 
 
 def _log(home: Path, kind: str, code: str, event: str = "evolution_capture_queued") -> None:

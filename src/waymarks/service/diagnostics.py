@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from waymarks.ledger.discovery import files_without_header
 from waymarks.service.outcomes import ServiceError
-from waymarks.service.recovery import damaged_copies
+from waymarks.service.recovery import damaged_copies, open_job_store
 from waymarks.service.semantic_recall import vector_status
 from waymarks.service.session_checks import replaced_problem
 from waymarks.store.projection import ProjectionDamaged
@@ -80,5 +80,37 @@ def health(app: Waymarks) -> dict[str, Any]:
         if session.partial_tail:
             report["problems"].append(f"active session: a half-written last line "
                                       f"({session.partial_tail} bytes)")
+    report["problems"] += learned_problems(app) + queue_problems(app, report)
     report["ok"] = not report["problems"]
     return report
+
+
+def queue_problems(app: Waymarks, report: dict[str, Any]) -> list[str]:
+    """A damaged ``evolution.db`` is set aside and made anew, as a command would (its copy
+    is then listed with the damaged copies); what cannot be fixed so is a problem."""
+    from waymarks.store.jobs import DB_FILE
+
+    problems = []
+    if (app.home / DB_FILE).exists():
+        try:
+            open_job_store(app.home, app.clock.now()).close()
+        except ServiceError as exc:
+            problems.append(str(exc))
+    report["damagedCopies"] += damaged_copies(app.home / DB_FILE)
+    return problems
+
+
+def learned_problems(app: Waymarks) -> list[str]:
+    """What stops learned memory from being read (nothing is read without a ledger)."""
+    from waymarks.service.learning import has_ledger
+
+    if not has_ledger(app.home):
+        return []
+    from waymarks.service.evolution import Evolution, LedgerDamaged
+
+    try:
+        with Evolution(app.home, clock=app.clock) as evo:
+            evo.ledger.refresh()  # opening reads it: no database is touched
+    except LedgerDamaged as exc:
+        return [str(exc)]
+    return []

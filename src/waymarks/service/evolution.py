@@ -60,8 +60,11 @@ from waymarks.core.model_port import (
     StepOutcome,
 )
 from waymarks.core.privacy import LEVELS
+from waymarks.ledger.log import SessionFileError
 from waymarks.ledger.session_file import SessionFile
+from waymarks.service.learning import has_ledger as has_ledger  # re-exported
 from waymarks.service.learning import ledger_path as ledger_path  # re-exported
+from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, iso
 from waymarks.store.evolution import EvolutionStore
 
@@ -78,6 +81,27 @@ DB_NAME: Final = "waymarks.db"
 STEP_CODES: Final = frozenset({"applied", "no_change", "withheld", "budget_spent",
                                "no_target"})
 SETTLEMENT_CODES: Final = STEP_CODES | MODEL_ERROR_CODES | AUTHORITY_REASONS
+
+
+class LedgerDamaged(ServiceError):
+    """The evolution ledger is there but cannot be read (empty, bytes before its header,
+    not a regular file). It is canonical, so nothing moves, deletes or rewrites it: the
+    learning commands refuse, recall and plans leave learned memory out with this one
+    line as a note, and ``health`` names it."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__("bad_state", f"{path}: the learned ledger cannot be read ({why}); "
+                         "learned memory is left out until you move it aside (keep it: it "
+                         "is the only record of what was learned)")
+
+
+def _why(path: Path, exc: Exception) -> str:
+    """What is wrong with the ledger, without the fix a session file's error suggests."""
+    if not path.is_file():
+        return "not a regular file"
+    if isinstance(exc, OSError):
+        return exc.strerror or type(exc).__name__
+    return str(exc).removeprefix(f"{path}: ").split(" (", 1)[0].split(";", 1)[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,13 +152,16 @@ class Evolution:
     def ledger(self) -> SessionFile:
         if self._ledger is None:
             path = ledger_path(self.home)
-            if not path.is_file():
+            if not has_ledger(self.home):
                 path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                 with contextlib.suppress(FileExistsError):  # a concurrent creator won
                     self._ledger = SessionFile.create(path, LEDGER_SESSION_ID,
                                                       iso(self.clock.now()), str(self.home))
             if self._ledger is None:
-                self._ledger = SessionFile.open(path)
+                try:
+                    self._ledger = SessionFile.open(path)
+                except (SessionFileError, OSError) as exc:
+                    raise LedgerDamaged(path, _why(path, exc)) from exc
         return self._ledger
 
     @property
@@ -149,7 +176,10 @@ class Evolution:
 
     def sync(self) -> int:
         """Fold what the ledger holds past the projection's checkpoint."""
-        self.ledger.refresh()
+        try:
+            self.ledger.refresh()
+        except (SessionFileError, OSError) as exc:  # replaced or cut since it was opened
+            raise LedgerDamaged(self.ledger.path, _why(self.ledger.path, exc)) from exc
         with self.store.transaction():
             return self.store.sync(self.ledger)
 
@@ -419,7 +449,7 @@ def rebuild_evolution(home: Path, clock: Clock | None = None, ids: IdSource | No
                       ) -> int | None:
     """Refold the evolution tables of ``home`` from its evolution ledger (``None``: there is
     no ledger, nothing is created)."""
-    if not ledger_path(home).is_file():
+    if not has_ledger(home):
         return None
     with Evolution(home, clock=clock, ids=ids) as evo:
         return evo.rebuild()

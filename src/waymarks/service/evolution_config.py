@@ -126,11 +126,40 @@ class RouteConfig:
     def to_json(self) -> dict[str, object]:
         """For status: where calls go, never a key (only whether its variable is named)."""
         return {"provider": self.provider, "api": self.api, "model": self.model,
-                "endpoint": self.endpoint, "keyEnv": self.key_env, "priced": self.priced,
+                "endpoint": shown_endpoint(self.endpoint), "keyEnv": self.key_env,
+                "priced": self.priced,
                 "contextWindow": self.context_window, "maxTokens": self.max_tokens}
 
 
 CLAUDE_CODE_ROUTE: Final = RouteConfig("anthropic", "claude-code", "default")
+
+#: a query parameter whose name says it carries a credential (``key``, ``api_key``,
+#: ``access_token``, ``sig``, ...): its value is never shown
+_CREDENTIAL_PARAM: Final = lazy(r"(?i)key|token|secret|passw|pwd|sig|auth|credential|"
+                                r"session|code")
+
+
+def shown_endpoint(endpoint: str | None) -> str | None:
+    """An endpoint as status may show it (text and JSON): without its userinfo
+    (``user:password@``), with the value of every credential-named query parameter
+    replaced by ``[REDACTED]``, no fragment, and anything else credential-shaped redacted
+    as stored text is (:func:`waymarks.core.secrets.redact`). A configured endpoint may
+    embed a key; only the call itself uses it as written."""
+    if endpoint is None:
+        return None
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    from waymarks.core.secrets import redact
+
+    try:
+        parts = urlsplit(endpoint)
+        host, port = parts.hostname or "", parts.port
+    except ValueError:
+        return "[an endpoint that is not a URL]"
+    netloc = (f"[{host}]" if ":" in host else host) + (f":{port}" if port else "")
+    query = "&".join(f"{name}={'[REDACTED]' if _CREDENTIAL_PARAM.search(name) else value}"
+                     for name, value in parse_qsl(parts.query, keep_blank_values=True))
+    return redact(urlunsplit((parts.scheme, netloc, parts.path, query, "")))[0]
 
 
 def backup_order(route: RouteConfig) -> tuple[int, float, float, bool, str, str]:

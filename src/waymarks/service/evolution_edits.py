@@ -361,14 +361,14 @@ def _requeue(evo: Evolution, conversion: legacy_types.Conversion) -> int:
     are operational state; the sources themselves are in the ledger)."""
     from waymarks.core.evolution.model import SourceRecord
     from waymarks.core.model_port import SourceRef
-    from waymarks.store.jobs import JobStore
+    from waymarks.service.recovery import open_job_store
 
     if not conversion.requeued:
         return 0
     sources = {r.source_id: r for r in conversion.records if isinstance(r, SourceRecord)}
     refs = [(SourceRef(s.source_id, s.origin, s.classification, s.captured_at), failures)
             for sid, failures in conversion.requeued if (s := sources.get(sid)) is not None]
-    store = JobStore.open(evo.home)
+    store = open_job_store(evo.home, evo.clock.now())
     try:
         return store.add_requeued(refs, int(evo.clock.now().timestamp() * 1000))
     finally:

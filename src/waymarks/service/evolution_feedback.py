@@ -92,7 +92,9 @@ def _live(evo: Evolution, cid: str) -> ClaimRow | EditOutcome:
         if legacy is not None:
             return EditOutcome(False, "not_found", legacy.message() + "; nothing changed",
                                None, legacy.to_json())
-        return _refuse("not_found", f"no learned claim has the ID {cid!r}; see "
+        from waymarks.core.text import echoed
+
+        return _refuse("not_found", f"no learned claim has the ID '{echoed(cid)}'; see "
                        "`waymarks evolution list` (IDs are 24 hex digits)")
     return claim
 

@@ -18,7 +18,7 @@ from typing import Any, Final
 from waymarks.core.evolution.aging import aging
 from waymarks.core.evolution.rows import Change, ClaimRow
 from waymarks.service.evolution import Evolution
-from waymarks.service.learning import ledger_path
+from waymarks.service.learning import has_ledger
 from waymarks.service.ports import iso
 from waymarks.store.evolution import EventRow
 
@@ -56,7 +56,7 @@ def _slot(slot: tuple[str, str, str] | None) -> dict[str, str] | None:
 
 
 def _empty(home: Path) -> bool:
-    return not ledger_path(home).is_file()
+    return not has_ledger(home)
 
 
 def list_claims(home: Path, scope: str = "all", page: int = 1, cwd: str = "",
@@ -170,12 +170,17 @@ def show_or_match(home: Path, given: str, now: str | None = None
 
 def history(home: Path, limit: int = HISTORY_LIMIT, claim_id: str | None = None,
             before: int | None = None) -> dict[str, Any]:
-    """The latest events that changed a claim, across every origin (newest first)."""
+    """The latest events that changed a claim, across every origin (newest first); with
+    ``claim_id``, those of that claim (``known``: whether there is such a claim at all, so
+    a mistyped ID is told from a claim nothing changed)."""
     if _empty(home):
-        return {"events": []}
+        return {"events": [], **({"known": False} if claim_id is not None else {})}
     with Evolution(home) as evo:
         evo.sync()
-        return {"events": [event_json(e) for e in evo.store.history(limit, claim_id, before)]}
+        events = [event_json(e) for e in evo.store.history(limit, claim_id, before)]
+        if claim_id is None:
+            return {"events": events}
+        return {"events": events, "known": evo.store.view.claim(claim_id) is not None}
 
 
 def learning(home: Path, limit: int = LEARNING_LIMIT) -> dict[str, Any]:

@@ -153,10 +153,10 @@ def outcomes(home: Path) -> dict[str, Any]:
     """Processed versus changed (EVOLUTION item 46): a settled source is *processed*; it
     *changed* memory only when it wrote a claim. "Done" is not "learned". Counts only, by
     source kind; nothing is created when nothing was learned yet."""
-    from waymarks.service.learning import ledger_path
+    from waymarks.service.learning import has_ledger
 
     empty: dict[str, Any] = {"processed": 0, "changed": 0, "unchanged": 0, "byKind": {}}
-    if not ledger_path(home).is_file():
+    if not has_ledger(home):
         return empty
     import sqlite3
 

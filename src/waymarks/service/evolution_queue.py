@@ -17,6 +17,9 @@ What must stay true:
   hosts' background helpers call :meth:`EvolutionQueue.run_once`;
 - no route configured, a provider policy that forbids every route, a cooldown or a spent
   ceiling: nothing is leased or reserved, the job stays due, and ``wait_reason`` says why;
+- learning off for a job's origin (``waymarks learn off``, or a project's ``learn =
+  false``), read again on every check and before every call: nothing of it is leased or
+  sent (``learning_off``), so a long-lived process stops calling as soon as it is off;
 - a reply that arrives after the lease ended (or after the attempt's deadline) is never
   applied; a cancelled attempt returns the job to pending without a failure;
 - what is persisted about a failure is an allowlisted code, never an exception's text.
@@ -108,8 +111,13 @@ class EvolutionQueue:
                  available: Callable[[RouteConfig], bool] = lambda route: True,
                  now_ms: Callable[[], int] = _system_ms,
                  jitter: Callable[[], float] = random.random,
-                 cancel: Event | None = None) -> None:
+                 cancel: Event | None = None,
+                 learning: Callable[[str], bool] = lambda origin: True) -> None:
         self.store = store
+        #: whether learning is on for an origin, asked before a job is leased and before
+        #: each call (:func:`open_queue` gives the home's switch; a queue built alone, as
+        #: its own tests do, runs every job)
+        self.learning = learning
         self.step = step
         self.config = config
         self.policy = policy
@@ -202,6 +210,10 @@ class EvolutionQueue:
             return Attempt("waiting", candidates[0].source_id, "hourly_cap")
         last: Attempt | None = None
         for job in candidates:
+            if not self.learning(job.origin):
+                self.store.mark_waiting(job.source_id, "learning_off", now)
+                last = Attempt("waiting", job.source_id, "learning_off")
+                continue
             usable, reason = self._usable(routes, job.classification, now)
             if not usable:
                 self.store.mark_waiting(job.source_id, str(reason), now)
@@ -252,6 +264,9 @@ class EvolutionQueue:
                 notice = {"from": f"{failed.provider}/{failed.model}",
                           "to": f"{route.provider}/{route.model}",
                           "reason": self.last_route_error or "unknown"}
+            if not self.learning(job.origin):  # turned off while this attempt went on
+                self.store.release(lease, self.now_ms(), "learning_off")
+                return Attempt("waiting", job.source_id, "learning_off", calls=calls)
             outcome = self._call(job, lease, route, request, forced)
             calls += 1
             tried_models.append(route.model)
@@ -451,6 +466,11 @@ def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
                policy: ProviderPolicy, clients: ClientFactory,
                available: Callable[[RouteConfig], bool], *,
                cancel: Event | None = None) -> EvolutionQueue:
-    """The queue over ``<home>/evolution.db`` (created 0600 on first use)."""
-    return EvolutionQueue(JobStore.open(home), step, config, policy, clients,
-                          available=available, cancel=cancel)
+    """The queue over ``<home>/evolution.db`` (created 0600 on first use). Every queue of
+    a home is made here, so each obeys the learning switch of each job's origin."""
+    from waymarks.service.learning import learning_enabled
+    from waymarks.service.recovery import open_job_store
+
+    return EvolutionQueue(open_job_store(home, datetime.now(UTC)), step, config, policy, clients,
+                          available=available, cancel=cancel,
+                          learning=lambda origin: learning_enabled(home, origin))

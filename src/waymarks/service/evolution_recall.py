@@ -29,7 +29,7 @@ from waymarks.recall.digest import render_digest
 from waymarks.recall.engine import RecallResult
 from waymarks.recall.learned import LearnedClaim
 from waymarks.recall.plan import direct_plan, plan_query
-from waymarks.service.learning import ledger_path
+from waymarks.service.learning import has_ledger
 from waymarks.service.ports import iso
 
 if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's path; the
@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's pat
 
 def _recallable(home: Path) -> tuple[list[ClaimRow], dict[str, str], list[str]]:
     """Recallable rows, source levels, and the IDs of rows left out as malformed."""
-    if not ledger_path(home).is_file():
+    if not has_ledger(home):
         return [], {}, []
     from waymarks.core.evolution.model import RECALLABLE_STATES
     from waymarks.service.evolution import Evolution
@@ -64,7 +64,7 @@ _CORPORA: dict[str, Cached] = {}
 def _corpus(home: Path) -> Corpus | None:
     """The home's recallable learned claims as a ranking corpus (kept per process and
     brought up to date); ``None`` for a home that never learned anything."""
-    if not ledger_path(home).is_file():
+    if not has_ledger(home):
         return None
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution_corpus import corpus_of
@@ -108,15 +108,25 @@ RANKED_LIMIT = 16
 
 def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
                    egress: Egress | None = None, inherit: bool = True,
-                   automatic: bool = False, now: str | None = None) -> RecallResult:
+                   automatic: bool = False, now: str | None = None,
+                   notes: list[str] | None = None) -> RecallResult:
     """Learned claims ``query`` (with the recent user turns) is about, precision first;
     with ``egress``, rendered as a digest for that destination (inadmissible ones left out).
-    ``automatic``: for injection nobody asked for, so dormant claims are left out."""
+    ``automatic``: for injection nobody asked for, so dormant claims are left out.
+    ``notes``: a damaged evolution ledger is added there as one line and nothing learned
+    is recalled (recall and plans go on without it); without it, it is raised
+    (``LedgerDamaged``: a learning command refuses)."""
     plan = plan_query(query, history) if inherit else direct_plan(query)
     stamp = now or iso(datetime.now(UTC))
     admits = None if egress is None else (
         lambda c: egress.admits_all_up_to(egress.level(c.text, c.classification)))
-    corpus = _corpus(home)
+    try:
+        corpus = _corpus(home)
+    except _damaged() as exc:
+        if notes is None:
+            raise
+        notes.append(str(exc))
+        corpus = None
     if corpus is None:  # nothing learned: what evaluating no candidates gives, at once
         result = RecallResult(plan, [], "", [], [])
     else:
@@ -133,15 +143,24 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
     return replace(result, digest=digest, selected=[str(r["id"]) for r in rows], rows=rows)
 
 
+def _damaged() -> type[Exception]:
+    """Imported only when an exception reaches the clause (a home that never learned
+    anything does not load the evolution modules)."""
+    from waymarks.service.evolution import LedgerDamaged
+
+    return LedgerDamaged
+
+
 def learned_blocks(home: Path, prompt: str, history: Sequence[str],
-                   now: str | None = None) -> list[LearnedBlock]:
+                   now: str | None = None, notes: list[str] | None = None
+                   ) -> list[LearnedBlock]:
     """The planner's learned block inputs: eligible learned claims, best first (the
     planner applies the privacy policy and the budget, and records what it left out).
     Dormant claims are never offered here (they stay recallable on request)."""
     from waymarks.planner.learned import LearnedBlock
 
     stamp = now or iso(datetime.now(UTC))
-    result = recall_learned(home, prompt, history, automatic=True, now=stamp)
+    result = recall_learned(home, prompt, history, automatic=True, now=stamp, notes=notes)
     _remember_snapshot(result, stamp)
     return [LearnedBlock(s.candidate.id, s.candidate.kind, s.candidate.text,
                          s.candidate.origin, s.candidate.evidence, s.candidate.source,

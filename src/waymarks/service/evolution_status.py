@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,9 @@ from waymarks.files.atomic import write_atomic
 from waymarks.service.capture_spool import pending, set_aside
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.ports import iso
+from waymarks.service.recovery import damaged_copies, open_job_store
 from waymarks.store.evolution_probe import check_projection
-from waymarks.store.jobs import DB_FILE, JobStore
+from waymarks.store.jobs import DB_FILE
 
 PROJECTION_DB = "waymarks.db"
 
@@ -76,6 +78,8 @@ WAIT_TEXT = {
     "price_unknown": "dailyEstimatedUsd is set but no usable route has prices "
                      "(inputUsdPerMTok/outputUsdPerMTok)",
     "source_cap": "the source spent its own call budget",
+    "learning_off": "learning is off for its directory (`waymarks learn on`, or its "
+                    "project's [evolution] learn = false): nothing of it is sent",
     "stale": "the learned memory of its directory changed while the model worked; the "
              "reply was not applied and the source is tried again with a fresh view",
 }
@@ -89,7 +93,7 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
                      *, available: Callable[[RouteConfig], bool], learning: bool) -> dict[str, Any]:
     routes = config.routes()
     exists = (home / DB_FILE).exists()
-    store = JobStore.open(home) if exists else None
+    store = open_job_store(home, datetime.now(UTC)) if exists else None
     try:
         counts = store.counts() if store else {}
         waiting = store.wait_reasons() if store else {}
@@ -150,5 +154,7 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         "captureQueue": {"pending": len(pending(home)), "setAside": set_aside(home)},
         # rows that are not well formed, by ID only (item 79): readers leave them out
         "health": {"queue": queue_health,
-                   "projection": check_projection(home / PROJECTION_DB)},
+                   "projection": check_projection(home / PROJECTION_DB),
+                   # queue databases found damaged and set aside (kept, never read again)
+                   "damagedQueues": damaged_copies(home / DB_FILE)},
     }

@@ -17,6 +17,7 @@ in it, and writes only a result that parses and says what was asked (atomic repl
 from __future__ import annotations
 
 import errno
+import os
 from pathlib import Path
 from typing import Any, Final
 
@@ -168,3 +169,10 @@ def ledger_path(home: Path) -> Path:
     """The home's evolution ledger (canonical learned state); absent until something is
     captured, so recall in a home that never learned costs one ``stat``."""
     return home / "evolution" / "ledger.jsonl"
+
+
+def has_ledger(home: Path) -> bool:
+    """Whether anything is at the evolution ledger's path. Not only a regular file: a
+    directory, a FIFO or a dangling link there is a damaged ledger (opening it says so),
+    never "nothing learned yet"."""
+    return os.path.lexists(ledger_path(home))

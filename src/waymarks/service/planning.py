@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from waymarks.core.egress import Egress
+from waymarks.core.records import replace
 from waymarks.service.config import Settings
 from waymarks.service.history import COMPACTED_TURNS
 from waymarks.service.logs import log_event
@@ -126,14 +127,17 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
         for v in app.items("pin") if v.applies
     ]
     memories = _memories(app, prompt, history)
+    notes: list[str] = []  # a damaged evolution ledger: planned without learned memory
     plan = build_plan(prompt, pins, memories, egress=egress, budgets=settings.budgets,
                       model_limit=model_limit,
                       fixed_tokens=fixed_tokens,
                       history=(retrieved or COMPACTED_TURNS).candidates(app, prompt),
                       snippets=snippets.candidates(app, prompt),
                       personal=personal.candidates(app, prompt),
-                      learned=learned_blocks(app.home, prompt, history),
+                      learned=learned_blocks(app.home, prompt, history, notes=notes),
                       team=_team_blocks(app))
+    if notes:
+        plan = replace(plan, notes=(*plan.notes, *notes))
     _remember_manifest(app, plan)
     session = app.current_session()
     log_event(app.home, app.clock.now(), "plan",

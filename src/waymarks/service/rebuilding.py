@@ -101,9 +101,13 @@ def rebuild_index(app: Waymarks, progress: ProgressFn | None = None) -> dict[str
     sessions, unreadable = ledgers(app, known, progress)
     with app.projection.transaction():
         count = app.projection.rebuild(sessions, app._now_ms())
-    from waymarks.service.evolution import rebuild_evolution
+    from waymarks.service.evolution import LedgerDamaged, rebuild_evolution
 
-    evolution_records = rebuild_evolution(app.home, app.clock, app.ids)
+    try:
+        evolution_records = rebuild_evolution(app.home, app.clock, app.ids)
+    except LedgerDamaged as exc:  # the sessions were rebuilt: that stands, and is said
+        evolution_records = None
+        unreadable.append(str(exc))
     embed_in_background(app, count)
     return {"sources": len(sessions), "mutations": count, "unreadable": unreadable,
             "evolutionRecords": evolution_records}

@@ -30,13 +30,16 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from waymarks.files.space import nearly_full
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import ServiceError
 from waymarks.store.integrity import DECODE_ERRORS, ProjectionDamaged
+
+if TYPE_CHECKING:
+    from waymarks.store.jobs import JobStore
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -102,6 +105,33 @@ def damaged_copies(db_path: Path) -> list[str]:
     pattern = f"{db_path.name}{DAMAGED_MARK}*"
     return sorted(str(p) for p in db_path.parent.glob(pattern) if not p.name.endswith(
         ("-wal", "-shm", "-journal")))
+
+
+def open_job_store(home: Path, now: datetime) -> JobStore:
+    """The evolution queue's store (``<home>/evolution.db``). A file SQLite finds damaged
+    is set aside like the projection (renamed ``evolution.db.damaged-<UTC time>``, kept,
+    logged) and a new one is made: its jobs come back from the sources the evolution
+    ledger holds unsettled at the next check (their backoff, cooldowns and call counts
+    start afresh; nothing learned is lost). Another problem (a full disk, a read-only
+    file) is the one-line error of :func:`database_error`."""
+    from waymarks.store.jobs import DB_FILE, JobStore
+
+    path = home / DB_FILE
+    for attempt in ("first", "again", "anew"):
+        try:
+            return JobStore.open(home)
+        except sqlite3.Error as exc:
+            if not is_damage(exc):
+                raise database_error(exc, path) from exc
+            if attempt == "anew":
+                raise ServiceError("database_error", f"{path}: made anew, it still fails "
+                                   f"({describe(exc)}); run `waymarks health`") from exc
+            if attempt == "again":  # not just replaced by another process: damaged
+                set_aside(path, now)
+                from waymarks.service.logs import log_event
+
+                log_event(home, now, "evolution_queue_set_aside", code="damaged")
+    raise AssertionError("unreachable")
 
 
 def all_session_files(home: Path) -> list[Path]:

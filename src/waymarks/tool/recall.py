@@ -37,8 +37,9 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
         with app.begin():
             result = app.recall(query, inherit=False, provider=provider)
             # learned claims: provisional, with provenance, after confirmed memory
+            notes: list[str] = []  # a damaged evolution ledger: none learned, a note
             learned = recall_learned(app.home, query, inherit=False,
-                                     egress=egress_for(app, provider))
+                                     egress=egress_for(app, provider), notes=notes)
     except (ServiceError, OSError, sqlite3.Error) as exc:
         code = exc.code if isinstance(exc, ServiceError) else "io_error"
         return _unavailable(f"memory is unavailable ({code})")
@@ -47,6 +48,8 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
     if learned.rows:
         answer["learned"] = learned.rows
         answer["learnedDigest"] = learned_digest(learned.digest)
+    if notes:
+        answer["learnedUnavailable"] = "learned memory is unavailable (bad_state)"
     return answer
 
 

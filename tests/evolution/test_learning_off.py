@@ -1,0 +1,87 @@
+"""Learning off (the home's `learn off`, or a project's `[evolution] learn = false`) means
+nothing captured is sent to a model: the queue of a home reads the switch for each job's
+origin before leasing it and before each call, and `evolve` refuses in such a directory.
+A real home, real SQLite, a real loopback provider."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.evolution.fake_provider import FakeProvider, openai_ok
+from tests.evolution.step_double import FileStep
+from waymarks.core.privacy import ProviderPolicy
+from waymarks.models import client_for
+from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
+from waymarks.service.evolution_queue import open_queue
+from waymarks.service.learning import set_learning
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _config(home: Path, origin: str, learn: bool) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        f'[evolution]\nlearn = {str(learn).lower()}\nprovider = "openai"\napi = "openai"\n'
+        f'endpoint = "{origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+
+
+def test_a_home_queue_sends_nothing_of_an_origin_where_learning_is_off(
+        tmp_path: Path) -> None:
+    home, step = tmp_path / "home", FileStep(tmp_path / "step")
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / ".waymarks").mkdir()
+    (elsewhere / ".waymarks" / "config.toml").write_text("[evolution]\nlearn = false\n")
+    step.add("s-else", origin=str(elsewhere), captured_at="2026-01-01T00:00:00.000Z")
+    step.add("s-here", origin=str(here), captured_at="2026-01-02T00:00:00.000Z")
+    with FakeProvider(default=openai_ok("ok")) as fake:
+        _config(home, fake.origin, learn=True)
+        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
+        queue = open_queue(home, step, EvolutionConfig(primary=route),
+                           ProviderPolicy.from_config({}),
+                           lambda r: client_for(r.api, r.endpoint, r.key_env),
+                           lambda r: True)
+        try:
+            first = queue.run_once()  # the older source's project turned learning off
+            assert (first.outcome, first.source_id) == ("settled", "s-here")
+            assert queue.store.job("s-else").wait_reason == "learning_off"  # type: ignore[union-attr]
+            forced = queue.run_once("s-else")
+            assert (forced.outcome, forced.reason) == ("waiting", "learning_off")
+            step.add("s-later", origin=str(here))
+            set_learning(home, False)
+            later = queue.run_once()
+            assert later.outcome == "waiting" and later.reason == "learning_off"
+        finally:
+            queue.close()
+        assert len(fake.requests) == 1 and not step.settled("s-later")
+
+
+def test_evolve_refuses_with_learning_off_and_sends_nothing(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    step = FileStep(tmp_path / "step")
+    step.add("s1", origin=str(project))
+    env = {**os.environ, "WAYMARKS_HOME": str(home),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")]),
+           "EVO_STEP_DIR": str(tmp_path / "step")}
+    with FakeProvider(default=openai_ok("ok")) as fake:
+        _config(home, fake.origin, learn=False)
+        done = subprocess.run([sys.executable, "-m", "tests.evolution.cli_with_step", "evolve"],
+                              cwd=project, env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 2, done.stderr
+        assert done.stdout.strip() == ("Refused (learning_off): learning is off for this "
+                                       "directory; `waymarks learn on` to turn it on")
+        _config(home, fake.origin, learn=True)
+        (project / ".waymarks").mkdir()
+        (project / ".waymarks" / "config.toml").write_text("[evolution]\nlearn = false\n")
+        done = subprocess.run([sys.executable, "-m", "tests.evolution.cli_with_step", "evolve"],
+                              cwd=project, env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 2 and "learn = false" in done.stdout
+        assert fake.requests == []
+    assert not step.settled("s1")
