@@ -8,8 +8,9 @@ Invariants:
   before one already applied (a sibling session read late) re-folds everything from the
   stored mutations instead of applying out of order: incremental always equals rebuild;
 - the database holds nothing canonical: deleting it loses only derived state;
-- every item, mutation and recall row carries its checksum, and every item counts in its
-  groups (:mod:`waymarks.store.integrity`), written in the same transaction as the row:
+- every item, mutation, recall and source (checkpoint) row carries its checksum, and
+  every item counts in its groups (:mod:`waymarks.store.integrity`), written in the same
+  transaction as the row:
   a row read back that fails its checksum, or a listing short of its count, is damage.
 """
 
@@ -48,6 +49,7 @@ from waymarks.store.epoch import Epoch
 from waymarks.store.integrity import ITEM_COLUMNS as ITEM_COLUMNS  # re-exported
 from waymarks.store.integrity import (
     MUTATION_FIELDS,
+    SOURCE_FIELDS,
     ProjectionDamaged,
     checksum,
     count_group,
@@ -57,6 +59,7 @@ from waymarks.store.integrity import (
     groups_of,
     verify_all,
     verify_blob_row,
+    verify_source,
     write_groups,
 )
 from waymarks.store.migrations import migrate
@@ -90,7 +93,7 @@ EXPECTED_COLUMNS: Final = {
     "items": ITEM_COLUMNS,
     "mutations": "seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id, kind, "
                  "operation, target_id, payload, effect, note, checksum",
-    "sources": "session_id, path, cwd, byte_offset, lines, entries, updated_at, fingerprint",
+    "sources": f"{SOURCE_FIELDS}, updated_at, status, checksum",
     "anomalies": "session_id, line, entry_id, kind, detail",
     "meta": "name, value",
     "recall_records": "item_id, kind, status, origin, created_at, text, fields, body_count,"
@@ -269,9 +272,12 @@ class Projection(ProjectionReads):
 
     def checkpoint_offset(self, session_id: str) -> int | None:
         """How far into a source the projection has read, or ``None`` if never."""
-        row = self.db.execute(
-            "SELECT byte_offset FROM sources WHERE session_id = ?", (session_id,)).fetchone()
-        return None if row is None else int(row[0])
+        row = self.db.execute(f"SELECT {SOURCE_FIELDS}, checksum FROM sources"
+                              " WHERE session_id = ?", (session_id,)).fetchone()
+        if row is None:
+            return None
+        verify_source(row)
+        return int(row[3])
 
     # -- incremental ----------------------------------------------------------------
 
@@ -329,9 +335,12 @@ class Projection(ProjectionReads):
         the file was replaced, or its location changed whether its project items count)."""
         sid = session.session_id
         checkpoint = self.db.execute(
-            "SELECT byte_offset, lines, entries, fingerprint, path FROM sources"
-            " WHERE session_id = ?", (sid,)).fetchone()
-        offset, lines, entries, fingerprint, path = checkpoint or (0, 0, 0, "", "")
+            f"SELECT {SOURCE_FIELDS}, checksum FROM sources WHERE session_id = ?",
+            (sid,)).fetchone()
+        if checkpoint is not None:
+            verify_source(checkpoint)
+        _sid, path, _cwd, offset, lines, entries, fingerprint, _project, _sum = (
+            checkpoint or (sid, "", "", 0, 0, 0, "", "", 0))
         # shorter than what we read, or different bytes where we stopped: the file was
         # replaced or rewritten, so forget what it said and read it again
         reset = offset > session.offset or entries > session.entry_count or bool(
@@ -525,23 +534,23 @@ class Projection(ProjectionReads):
                                  (session.session_id,)).fetchone()
         # a misplaced file gets its status; one back in place is available again; any
         # other status (missing, corrupt, ...) is the source checks' to change
+        fields = (session.session_id, str(session.path), header.cwd if header else "",
+                  session.offset, session.lines, session.entry_count,
+                  session.fingerprint(session.offset), session.project)  # SOURCE_FIELDS
         self.db.execute(
-            "INSERT INTO sources (session_id, path, cwd, byte_offset, lines, entries, updated_at,"
-            " fingerprint, project, status, status_detail)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?10, 'available'), ?11)"
+            "INSERT INTO sources (session_id, path, cwd, byte_offset, lines, entries,"
+            " fingerprint, project, updated_at, status, status_detail, checksum)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?10, 'available'), ?11, ?13)"
             " ON CONFLICT (session_id) DO UPDATE"
             " SET path = excluded.path, cwd = excluded.cwd, byte_offset = excluded.byte_offset,"
             " lines = excluded.lines, entries = excluded.entries,"
             " updated_at = excluded.updated_at, fingerprint = excluded.fingerprint,"
-            " project = excluded.project,"
+            " project = excluded.project, checksum = excluded.checksum,"
             " status = CASE WHEN ?10 IS NOT NULL THEN ?10 WHEN status = ?12 THEN 'available'"
             "  ELSE status END,"
             " status_detail = CASE WHEN ?10 IS NOT NULL THEN ?11 WHEN status = ?12 THEN NULL"
             "  ELSE status_detail END",
-            (session.session_id, str(session.path), header.cwd if header else "",
-             session.offset, session.lines, session.entry_count, now_ms,
-             session.fingerprint(session.offset), session.project, status, detail,
-             FOREIGN_LOCATION),
+            (*fields, now_ms, status, detail, FOREIGN_LOCATION, checksum(fields)),
         )
         was = "available" if before is None else str(before[0])
         now = status or ("available" if was == FOREIGN_LOCATION else was)
