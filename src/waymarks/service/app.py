@@ -49,6 +49,7 @@ from waymarks.service.recovery import (
     database_error,
     is_damage,
     prepare_database_files,
+    recovered_alone,
     recovering,
 )
 from waymarks.service.sources import placement, refresh_sources
@@ -104,7 +105,7 @@ class Waymarks:
         self.keep_recall_index = keep_recall_index
         self._recall_cache: RecallCache | None = None
         self._vector_memo = semantic_recall.VectorMemo()
-        self.recovered: dict[str, str] | None = None  # set when a damaged database was rebuilt
+        self._recovered: dict[str, Any] | None = None  # set when a damaged database was rebuilt
         self.refresh_problem: str | None = None  # why the active session was not re-read
         self.trust_override: bool | None = None  # set by a host that owns project trust
         self.can_create_session = True  # False: the host has no persistent session
@@ -130,6 +131,16 @@ class Waymarks:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def recovered(self) -> dict[str, Any] | None:
+        """What the last repair of the database in this process did (set aside where, and
+        why), by this object or by the learned-memory store; ``None`` if none."""
+        return self._recovered or recovered_alone(self.db_path)
+
+    @recovered.setter
+    def recovered(self, value: dict[str, Any] | None) -> None:
+        self._recovered = value
 
     @property
     def db_path(self) -> Path:

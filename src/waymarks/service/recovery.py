@@ -191,6 +191,48 @@ def prepare_database_files(db_path: Path) -> None:
                            f" {fix}. Nothing was changed. {LEDGER_INTACT}.")
 
 
+#: recoveries made outside a ``Waymarks`` object (the learned-memory store found the
+#: database damaged), by database path: what this process's note and ``health`` report
+_RECOVERED_ALONE: dict[str, dict[str, Any]] = {}
+
+
+def recovered_alone(db_path: Path) -> dict[str, Any] | None:
+    """What a recovery of ``db_path`` made by :func:`open_recovering` in this process did."""
+    return _RECOVERED_ALONE.get(str(db_path))
+
+
+def set_aside_alone(db_path: Path, problem: Exception, now: datetime) -> None:
+    """Set a damaged database aside for a store that does not own the projection: the next
+    open of the projection starts a new one and fills it from every ledger (as after a
+    deletion), and the learned-memory tables are folded again from their own ledger."""
+    aside = set_aside(db_path, now)
+    _RECOVERED_ALONE[str(db_path)] = {"damaged": str(aside), "problem": describe(problem)}
+
+
+def open_recovering(open_store: Callable[[], R], db_path: Path, now: Callable[[], datetime]
+                    ) -> R:
+    """Open a store over the projection database besides the ``Waymarks`` object's own (the
+    learned-memory tables): damage found on open is set aside (:func:`set_aside_alone`)
+    and the store opened on a new database; an environment error propagates unchanged
+    (capture queues a busy database)."""
+    try:
+        return open_store()
+    except SQLITE_ERRORS as exc:
+        if not is_damage(exc):
+            raise
+        set_aside_alone(db_path, exc, now())
+    try:
+        return open_store()
+    except SQLITE_ERRORS as exc:
+        if not is_damage(exc):
+            raise
+        raise ServiceError(
+            "database_error",
+            f"{db_path}: set aside as damaged and opened anew, it still fails"
+            f" ({describe(exc)}). Run `waymarks health`; {LEDGER_INTACT[0].lower()}"
+            f"{LEDGER_INTACT[1:]}.") from exc
+
+
 def recovering(method: Callable[P, R]) -> Callable[P, R]:
     """Run a read use case; if the database proves damaged, rebuild it once and retry."""
 

@@ -46,6 +46,8 @@ from waymarks.store import binding, claim_subjects, integrity, recall_index
 from waymarks.store import entries as entries_index
 from waymarks.store.bulk import bulk_load
 from waymarks.store.epoch import Epoch
+from waymarks.store.evolution_schema import EXPECTED_COLUMNS as EVOLUTION_COLUMNS
+from waymarks.store.evolution_schema import schema_problem
 from waymarks.store.integrity import ITEM_COLUMNS as ITEM_COLUMNS  # re-exported
 from waymarks.store.integrity import (
     MUTATION_FIELDS,
@@ -102,6 +104,8 @@ EXPECTED_COLUMNS: Final = {
     "entries": "session_id, idx, id, parent_id, seg, compaction",
     "claim_subjects": "partition, term, item",
     "claim_terms": "partition, term, claims",
+    "recall_vectors": "item_id, model, text_hash, vector, checksum",
+    **EVOLUTION_COLUMNS,
 }
 
 
@@ -225,11 +229,9 @@ class Projection(ProjectionReads):
         """The schema holds what this version reads; and, while the database is small
         enough for it to be cheap, every row is as written (see
         :mod:`waymarks.store.integrity`)."""
-        for table, columns in EXPECTED_COLUMNS.items():
-            try:
-                self.db.execute(f"SELECT {columns} FROM {table} LIMIT 0")
-            except sqlite3.OperationalError as exc:
-                raise ProjectionDamaged(f"table {table} does not match the schema") from exc
+        problem = schema_problem(self.db, EXPECTED_COLUMNS)
+        if problem is not None:
+            raise ProjectionDamaged(problem)
         if database_bytes(self.db) <= integrity.OPEN_CHECK_MAX_BYTES:
             problems = verify_all(self.db)
             if not problems:  # the index recall answers from (a write statement to SQLite)
