@@ -123,7 +123,8 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     if repaired and not (want_json or state.json) and not result.printed \
             and "REPAIRED" not in result.text:
         print(f"waymarks: note: the database was damaged ({repaired['problem']}); it was set "
-              f"aside as {repaired['damaged']} and rebuilt from the session files",
+              f"aside as {repaired['damaged']} and rebuilt from the session files"
+              + "".join(f"; {caveat}" for caveat in repaired.get("caveats") or ()),
               file=sys.stderr)
     return result.exit_code
 

@@ -20,13 +20,7 @@ from typing import TYPE_CHECKING, Any
 from waymarks.ledger.log import ProgressFn, SessionLog
 from waymarks.service import semantic_recall
 from waymarks.service.outcomes import ServiceError
-from waymarks.service.recovery import (
-    all_session_files,
-    database_error,
-    describe,
-    read_ledgers,
-    set_aside,
-)
+from waymarks.service.recovery import all_session_files, read_ledgers, start_afresh
 from waymarks.service.sources import placement
 from waymarks.store.projection import Projection
 from waymarks.store.protocol import Store
@@ -50,12 +44,7 @@ def fill_if_new(app: Waymarks, projection: Store) -> None:
 def recover(app: Waymarks, problem: Exception) -> Projection:
     """Set the damaged database aside and rebuild a new one from every known ledger; the
     new projection (the caller holds it), with ``app.recovered`` saying what happened."""
-    aside = set_aside(app.db_path, app.clock.now())
-    app.recovered = {"damaged": str(aside), "problem": describe(problem)}
-    try:
-        projection = Projection(app.db_path, app._now_ms())
-    except sqlite3.Error as exc:
-        raise database_error(exc, app.db_path) from exc
+    projection, app.recovered = start_afresh(app.db_path, problem, app.clock.now())
     projection.placement = partial(placement, app)
     # the app holds it before the ledgers are read: reading them opens the session, which
     # asks the app for its projection; with none held, that opened a second one on the same

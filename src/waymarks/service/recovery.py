@@ -37,6 +37,7 @@ from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import ServiceError
 from waymarks.store.integrity import DECODE_ERRORS, ProjectionDamaged
+from waymarks.store.projection import Projection
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -201,12 +202,33 @@ def recovered_alone(db_path: Path) -> dict[str, Any] | None:
     return _RECOVERED_ALONE.get(str(db_path))
 
 
+def start_afresh(db_path: Path, problem: Exception, now: datetime
+                 ) -> tuple[Projection, dict[str, Any]]:
+    """Set the damaged database aside and open a new, empty projection in its place with
+    the local policy it held (source exclusions) taken over; the projection, and the
+    recovery's note: where the copy went, why, and ``caveats`` (what could not be kept)."""
+    aside = set_aside(db_path, now)
+    note: dict[str, Any] = {"damaged": str(aside), "problem": describe(problem), "caveats": []}
+    try:
+        projection = Projection(db_path, int(now.timestamp() * 1000))
+    except sqlite3.Error as exc:
+        raise database_error(exc, db_path) from exc
+    _kept, unreadable = projection.adopt_exclusions(aside)
+    if unreadable is not None:
+        note["caveats"].append(
+            f"the source exclusions it held could not all be read ({unreadable}): a session"
+            " excluded before may count again; check `waymarks memory sources` and exclude"
+            " it again with `waymarks memory exclude ID`")
+    return projection, note
+
+
 def set_aside_alone(db_path: Path, problem: Exception, now: datetime) -> None:
     """Set a damaged database aside for a store that does not own the projection: the next
-    open of the projection starts a new one and fills it from every ledger (as after a
-    deletion), and the learned-memory tables are folded again from their own ledger."""
-    aside = set_aside(db_path, now)
-    _RECOVERED_ALONE[str(db_path)] = {"damaged": str(aside), "problem": describe(problem)}
+    open of the projection finds the new one empty and fills it from every ledger (as after
+    a deletion), and the learned-memory tables are folded again from their own ledger."""
+    projection, note = start_afresh(db_path, problem, now)
+    projection.close()
+    _RECOVERED_ALONE[str(db_path)] = note
 
 
 def open_recovering(open_store: Callable[[], R], db_path: Path, now: Callable[[], datetime]
