@@ -62,6 +62,7 @@ from waymarks.store.projection import (
     ProjectionDamaged,
 )
 from waymarks.store.protocol import Store
+from waymarks.store.writer_lock import FileIdentity, file_identity
 
 if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15), nor
     # keeps the recall index in memory
@@ -150,6 +151,7 @@ class Waymarks:
     def projection(self) -> Store:
         if self._projection is None:
             prepare_database_files(self.db_path)
+            found = file_identity(self.db_path)  # the file a failure below is about
             try:
                 self._projection = Projection(self.db_path, self._now_ms())
             except SchemaTooNewError as exc:
@@ -157,7 +159,7 @@ class Waymarks:
             except SQLITE_ERRORS as exc:  # ProjectionDamaged included
                 if not is_damage(exc):
                     raise database_error(exc, self.db_path) from exc
-                self._recover(exc)
+                self._recover(exc, found)
             else:
                 self._projection.placement = partial(placement, self)
                 self._fill_if_new()
@@ -168,14 +170,18 @@ class Waymarks:
         assert self._projection is not None
         rebuilding.fill_if_new(self, self._projection)
 
-    def _recover(self, problem: Exception) -> None:
-        """Set a damaged database aside and rebuild a new one (:mod:`.rebuilding`)."""
+    def _recover(self, problem: Exception, found: FileIdentity | None = None) -> None:
+        """Set a damaged database aside and rebuild a new one (:mod:`.rebuilding`), unless
+        another process already replaced the file found damaged (``found``: the file the
+        failed open was about; else the one the projection held): then reopen."""
         self._recall_cache = None
+        if self._projection is not None:
+            found = getattr(self._projection, "identity", found)
         rebuilding.close_quietly(self._projection)
         self._projection = None
         if self._session is not None:  # opened at a checkpoint: its entry index is in the
             self._session.drop_index()  # damaged database, closed now; read the file whole
-        self._projection = rebuilding.recover(self, problem)
+        self._projection = rebuilding.recover(self, problem, found)
 
     def _now_ms(self) -> int:
         return epoch_ms(self.clock.now())

@@ -155,8 +155,9 @@ class Evolution:
 
     def _set_aside(self, problem: Exception) -> None:
         """The database proved damaged while in use: set it aside; reopened on next use."""
+        found = self._store.identity if self._store is not None else None
         self.close()
-        set_aside_alone(self.home / DB_NAME, problem, self.clock.now())
+        set_aside_alone(self.home / DB_NAME, problem, self.clock.now(), found)
 
     def sync(self) -> int:
         """Fold what the ledger holds past the projection's checkpoint (a damaged database

@@ -36,8 +36,9 @@ from waymarks.files.space import nearly_full
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import ServiceError
-from waymarks.store.integrity import DECODE_ERRORS, ProjectionDamaged
-from waymarks.store.projection import Projection
+from waymarks.store.integrity import DECODE_ERRORS, ProjectionDamaged, ProjectionReplaced
+from waymarks.store.projection import BUSY_TIMEOUT_MS, Projection
+from waymarks.store.writer_lock import FileIdentity, file_identity, writer_turn
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -222,12 +223,19 @@ def start_afresh(db_path: Path, problem: Exception, now: datetime
     return projection, note
 
 
-def set_aside_alone(db_path: Path, problem: Exception, now: datetime) -> None:
+def set_aside_alone(db_path: Path, problem: Exception, now: datetime,
+                    found: FileIdentity | None) -> None:
     """Set a damaged database aside for a store that does not own the projection: the next
     open of the projection finds the new one empty and fills it from every ledger (as after
-    a deletion), and the learned-memory tables are folded again from their own ledger."""
-    projection, note = start_afresh(db_path, problem, now)
-    projection.close()
+    a deletion), and the learned-memory tables are folded again from their own ledger.
+    Under the writer's turn, and only if the file at the path is still ``found``, the one
+    found damaged (another process may have replaced it already)."""
+    with writer_turn(db_path, BUSY_TIMEOUT_MS / 1000):
+        if isinstance(problem, ProjectionReplaced) or (
+                found is not None and file_identity(db_path) != found):
+            return
+        projection, note = start_afresh(db_path, problem, now)
+        projection.close()
     _RECOVERED_ALONE[str(db_path)] = note
 
 
@@ -237,12 +245,13 @@ def open_recovering(open_store: Callable[[], R], db_path: Path, now: Callable[[]
     learned-memory tables): damage found on open is set aside (:func:`set_aside_alone`)
     and the store opened on a new database; an environment error propagates unchanged
     (capture queues a busy database)."""
+    found = file_identity(db_path)
     try:
         return open_store()
     except SQLITE_ERRORS as exc:
         if not is_damage(exc):
             raise
-        set_aside_alone(db_path, exc, now())
+        set_aside_alone(db_path, exc, now(), found)
     try:
         return open_store()
     except SQLITE_ERRORS as exc:

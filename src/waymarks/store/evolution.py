@@ -45,9 +45,10 @@ from waymarks.store.evolution_schema import (
     EXPECTED_COLUMNS,
     schema_problem,
 )
-from waymarks.store.integrity import ProjectionDamaged
+from waymarks.store.integrity import ProjectionDamaged, ProjectionReplaced
 from waymarks.store.migrations import migrate
 from waymarks.store.wal import enter_wal
+from waymarks.store.writer_lock import file_identity, writer_turn
 
 BUSY_TIMEOUT_MS: Final = 30_000
 _TERMS: Final = msgspec.json.Encoder()
@@ -169,8 +170,12 @@ class EvolutionStore:
                  ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         binding.install()
+        self.path = path
+        self.busy_timeout_s = busy_timeout_ms / 1000
         self.db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000,
                                   check_same_thread=False)
+        #: the file this connection opened (a transaction refuses to commit into another)
+        self.identity = file_identity(path)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             enter_wal(self.db, busy_timeout_ms / 1000)
@@ -188,14 +193,19 @@ class EvolutionStore:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-            self.db.execute("COMMIT")
-        except BaseException:
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
-            raise
+        """A write transaction in the writer's turn (:mod:`waymarks.store.writer_lock`),
+        refused if another process replaced the file meanwhile (set it aside as damaged)."""
+        with writer_turn(self.path, self.busy_timeout_s):
+            if file_identity(self.path) != self.identity:
+                raise ProjectionReplaced(f"{self.path} was replaced by another process")
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+                self.db.execute("COMMIT")
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
 
     # -- folding ----------------------------------------------------------------------
 

@@ -111,6 +111,12 @@ class ProjectionDamaged(sqlite3.DatabaseError):
     its version claims). The message names the table and check, never stored content."""
 
 
+class ProjectionReplaced(ProjectionDamaged):
+    """The file at the projection's path is no longer the one this connection opened:
+    another process found it damaged, set it aside and built a new one. Not damage to
+    repair again: the cure is to reopen the path."""
+
+
 def checksum(fields: Sequence[Any], blob: bytes = b"") -> int:
     """CRC-32 of the canonical encoding of a row's values (``blob``: its bytes column)."""
     return zlib.crc32(blob, zlib.crc32(_ENCODER.encode(fields)))

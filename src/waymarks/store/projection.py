@@ -16,8 +16,6 @@ Invariants:
 
 from __future__ import annotations
 
-import fcntl
-import os
 import sqlite3
 from bisect import bisect_left, bisect_right
 from collections import Counter
@@ -53,8 +51,8 @@ from waymarks.store.integrity import (
     MUTATION_FIELDS,
     SOURCE_FIELDS,
     ProjectionDamaged,
+    ProjectionReplaced,
     checksum,
-    count_group,
     database_bytes,
     decoding,
     fts_problems,
@@ -67,16 +65,17 @@ from waymarks.store.integrity import (
 from waymarks.store.migrations import migrate
 from waymarks.store.reads import ProjectionReads
 from waymarks.store.rows import item_row as item_row  # re-exported
-from waymarks.store.rows import json_list
 from waymarks.store.rows import state_from_row as state_from_row  # re-exported
+from waymarks.store.view import INSERT_ITEM
+from waymarks.store.view import SqliteView as SqliteView  # re-exported
 from waymarks.store.wal import Checkpointer, enter_wal
+from waymarks.store.writer_lock import file_identity, writer_turn
 
 __all__ = ["ITEM_COLUMNS", "Projection", "ProjectionDamaged", "SqliteView", "SyncReport",
            "item_row", "state_from_row"]
 
 BUSY_TIMEOUT_MS: Final = 30_000
 _ENCODER: Final = msgspec.json.Encoder()
-_INSERT_ITEM: Final = f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)})"
 _INSERT_MUTATION: Final = (
     "INSERT INTO mutations (seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id,"
     " kind, operation, target_id, payload, effect, note, parent_id, checksum)"
@@ -115,81 +114,6 @@ class SyncReport(msgspec.Struct, frozen=True):
     skipped: frozenset[str] = frozenset()  # sessions someone else had indexed meanwhile
 
 
-class SqliteView:
-    """:class:`~waymarks.core.rules.StateView` over the ``items`` table (inside a transaction)."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def get(self, item_id: str) -> ItemState | None:
-        row = self.db.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE id = ?", (item_id,))
-        found = row.fetchone()
-        return state_from_row(found) if found else None
-
-    def active_matching(
-        self, kind: str, partition: str, norm: str, key: str | None, polarity_base: str | None
-    ) -> Sequence[ItemState]:
-        # one indexed lookup per facet: an OR across them would scan the whole partition
-        lookups = [(c, v) for c, v in (("norm", norm), ("key", key),
-                                       ("polarity_base", polarity_base)) if v is not None]
-        sql = " UNION ".join(
-            f"SELECT rowid FROM items WHERE status = 'active' AND kind = ?1 AND partition = ?2"
-            f" AND {column} = ?{n}"
-            for n, (column, _value) in enumerate(lookups, start=3)
-        )
-        rows = self.db.execute(
-            f"SELECT {ITEM_COLUMNS} FROM items WHERE rowid IN ({sql}) ORDER BY seq",
-            (kind, partition, *(value for _column, value in lookups)),
-        )
-        return [state_from_row(r) for r in rows]
-
-    def active_conflicting(
-        self, kind: str, partition: str, norm: str, key: str | None,
-        polarity_base: str | None, polarity_sign: int, limit: int,
-    ) -> Sequence[ItemState]:
-        # each facet by its index, the same text left out in SQL (not row by row here)
-        lookups = []
-        if key is not None:
-            lookups.append("SELECT rowid FROM items WHERE status = 'active' AND kind = :kind"
-                           " AND partition = :partition AND key = :key AND norm <> :norm")
-        if polarity_base is not None:
-            lookups.append("SELECT rowid FROM items WHERE status = 'active' AND kind = :kind"
-                           " AND partition = :partition AND polarity_base = :base"
-                           " AND polarity_sign = :sign AND norm <> :norm")
-        if not lookups:
-            return []
-        rows = self.db.execute(
-            f"SELECT {ITEM_COLUMNS} FROM items WHERE rowid IN ({' UNION '.join(lookups)})"
-            " ORDER BY seq LIMIT :limit",
-            {"kind": kind, "partition": partition, "norm": norm, "key": key,
-             "base": polarity_base, "sign": -polarity_sign, "limit": limit})
-        return [state_from_row(r) for r in rows]
-
-    def active_texts(self, partition: str, subject: frozenset[str] | None = None
-                     ) -> Sequence[tuple[str, str]]:
-        if subject is not None:  # the claims that may share it (inside a write transaction)
-            return claim_subjects.texts_sharing(self.db, partition, subject)
-        rows = self.db.execute(
-            "SELECT id, text FROM items WHERE status = 'active' AND kind = 'memory'"
-            " AND partition = ? ORDER BY seq", (partition,))
-        return [(str(r[0]), str(r[1])) for r in rows]
-
-    def put(self, state: ItemState) -> None:
-        row = item_row(state)
-        updated = self.db.execute(
-            "UPDATE items SET status = ?, reason = ?, superseded_by = ?, supersedes = ?, "
-            "conflicts_with = ?, checksum = ? WHERE id = ?",
-            (state.status, state.reason, state.superseded_by, state.supersedes,
-             json_list(state.conflicts_with), row[-1], state.id),
-        )
-        if updated.rowcount:
-            return
-        self.db.execute(_INSERT_ITEM, row)
-        for kind, group in groups_of(state.kind, state.session_id, state.item.scope,
-                                     state.item.project_path):
-            count_group(self.db, kind, group)
-
-
 class Projection(ProjectionReads):
     """One SQLite projection database, opened and migrated."""
 
@@ -201,6 +125,8 @@ class Projection(ProjectionReads):
         binding.install()
         self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
                                   check_same_thread=False)
+        #: the file this connection opened (a transaction refuses to commit into another)
+        self.identity = file_identity(path)
         self._checkpoints = Checkpointer(path, BUSY_TIMEOUT_MS / 1000)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -265,12 +191,13 @@ class Projection(ProjectionReads):
 
     @contextmanager
     def _writer_turn(self) -> Iterator[None]:
-        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        """The writer's turn (:mod:`waymarks.store.writer_lock`); then, that the file at
+        the path is still the one this connection opened: another process that found it
+        damaged set it aside meanwhile, and nothing may be committed into the copy."""
+        with writer_turn(self.path, BUSY_TIMEOUT_MS / 1000):
+            if file_identity(self.path) != self.identity:
+                raise ProjectionReplaced(f"{self.path} was replaced by another process")
             yield
-        finally:
-            os.close(fd)
 
     def checkpoint_offset(self, session_id: str) -> int | None:
         """How far into a source the projection has read, or ``None`` if never."""
@@ -521,7 +448,7 @@ class Projection(ProjectionReads):
         )
         self._insert_mutations((0, record, SOURCE_EXCLUDED) for record in held)
         states = result.items.values()
-        self.db.executemany(_INSERT_ITEM, (item_row(s) for s in states))
+        self.db.executemany(INSERT_ITEM, (item_row(s) for s in states))
         write_groups(self.db, Counter(
             group for s in states
             for group in groups_of(s.kind, s.session_id, s.item.scope, s.item.project_path)))
