@@ -320,3 +320,22 @@ def test_a_stopped_writer_makes_others_fail_clearly_not_wait_forever(
     [error] = outcome
     assert isinstance(error, ServiceError) and "locked for too long" in str(error)
     assert [v.text for v in app.items("pin")] == ["Run the tests before every commit"]
+
+
+def test_a_repair_names_the_session_files_it_could_not_read(
+        make_app: Callable[..., Waymarks], home: Path) -> None:
+    # the rebuild left an unreadable session file out and said nothing: health said OK
+    app = make_app()
+    populate(app)
+    session = app.current_session()
+    assert session is not None
+    app.close()
+    broken = session.path.with_name("2026-01-01T00-00-00-000Z_broken.jsonl")
+    broken.write_bytes(b"\xff\xfe not a session header\n")
+    random_bytes(home / "waymarks.db")
+    again = make_app(session=str(session.path))
+    again.items("pin")
+    assert again.recovered is not None
+    assert any(str(broken) in caveat for caveat in again.recovered["caveats"])
+    report = again.health()
+    assert not report["ok"] and any(str(broken) in p for p in report["problems"])

@@ -84,9 +84,13 @@ def _rebuild_afresh(app: Waymarks, problem: Exception) -> Projection:
     # asks the app for its projection; with none held, that opened a second one on the same
     # file, rebuilt it and leaked its connection (each recovery rebuilt twice)
     app._projection = projection
-    sessions, _unreadable = ledgers(app)
+    sessions, unreadable = ledgers(app)
     with projection.transaction():
         replayed = projection.rebuild(sessions, app._now_ms())
+    assert app.recovered is not None
+    # what the rebuild could not read is left out of it: said, not passed over in silence
+    app.recovered["caveats"] += [f"left out of the rebuild until it can be read: {problem}"
+                                 for problem in unreadable]
     embed_in_background(app, replayed)
     return projection
 
