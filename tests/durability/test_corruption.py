@@ -339,3 +339,19 @@ def test_a_repair_names_the_session_files_it_could_not_read(
     assert any(str(broken) in caveat for caveat in again.recovered["caveats"])
     report = again.health()
     assert not report["ok"] and any(str(broken) in p for p in report["problems"])
+
+
+def test_json_output_reports_a_repair(make_app: Callable[..., Waymarks], home: Path,
+                                      project: Path) -> None:
+    # with --json a repair was reported nowhere: no field, nothing on stderr
+    app = make_app()
+    populate(app)
+    app.close()
+    random_bytes(home / "waymarks.db")
+    done = subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd",
+         str(project), "--json", "pins"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    recovered = json.loads(done.stdout)["recovered"]
+    assert recovered["damaged"].startswith(str(home / "waymarks.db.damaged-"))
+    assert os.path.exists(recovered["damaged"])

@@ -119,6 +119,10 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     finally:
         repaired = state.opened.recovered if state.opened is not None else None
         state.close()
+    if repaired and (want_json or state.json) and "recovered" not in result.data:
+        # a repair is part of what happened: a JSON reader gets it in the document
+        result = Result({**result.data, "recovered": repaired}, result.text,
+                        result.exit_code, result.table, result.printed)
     emit(result, want_json or state.json)
     if repaired and not (want_json or state.json) and not result.printed \
             and "REPAIRED" not in result.text:
