@@ -225,7 +225,11 @@ def cli(home: Path, project: Path, *args: str) -> Any:
     with contextlib.redirect_stdout(out):
         code = main(["--home", str(home), "--cwd", str(project), "--json", *args])
     assert code == 0, out.getvalue()
-    return json.loads(out.getvalue())
+    document = json.loads(out.getvalue())
+    # rows inserted raw into a schema from 7 on carry no checksums, so the first command
+    # repairs that database (and, with --json, says so): the answers are what is compared
+    document.pop("recovered", None)
+    return document
 
 
 def listings(home: Path, project: Path) -> dict[str, Any]:
