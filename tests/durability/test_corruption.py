@@ -248,3 +248,110 @@ def test_a_wrongly_shaped_manifest_is_damage_not_a_traceback(
         assert done.returncode == 0 and "Traceback" not in done.stderr, (command, done.stderr)
         assert isinstance(json.loads(done.stdout), dict)
     assert len(list(home.glob("waymarks.db.damaged-*"))) == 1
+
+
+def test_two_processes_that_find_one_damage_set_it_aside_once(
+        make_app: Callable[..., Waymarks], home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # both held the damaged file; the second set aside the database the first had just
+    # rebuilt, and the first's next write was committed into the set-aside copy
+    from waymarks.store import integrity
+
+    monkeypatch.setattr(integrity, "OPEN_CHECK_MAX_BYTES", 0)  # as above 512 KiB
+    app = make_app()
+    before = populate(app)
+    session = app.current_session()
+    assert session is not None
+    app.close()
+    con = sqlite3.connect(home / "waymarks.db")
+    con.execute("UPDATE items SET text = 'changed' WHERE rowid = (SELECT min(rowid) FROM"
+                " items WHERE kind = 'memory')")
+    con.commit()
+    con.close()
+    first, second = make_app(session=str(session.path)), make_app(session=str(session.path))
+    first.projection, second.projection  # noqa: B018 - both open the damaged file
+    assert state(first) == before and first.recovered is not None
+    assert state(second) == before and second.recovered is None  # reopened, not repaired
+    outcome = first.pin("Written after the repair")
+    assert isinstance(outcome, Committed)
+    copies = [p for p in home.glob("waymarks.db.damaged-*")
+              if not p.name.endswith(("-wal", "-shm"))]
+    assert len(copies) == 1
+    first.close()
+    second.close()
+    fresh = make_app(session=str(session.path))
+    assert outcome.id in {v.id for v in fresh.items("pin")}
+    assert fresh.recovered is None
+    assert len([p for p in home.glob("waymarks.db.damaged-*")
+                if not p.name.endswith(("-wal", "-shm"))]) == 1
+
+
+def test_a_stopped_writer_makes_others_fail_clearly_not_wait_forever(
+        make_app: Callable[..., Waymarks], home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a process suspended while it held the writer's turn made every other write wait
+    import threading
+
+    from waymarks.store import projection
+
+    app = make_app()
+    app.pin("Run the tests before every commit")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time\n"
+         f"fd = os.open({str(home / 'waymarks.db.lock')!r}, os.O_RDWR)\n"
+         "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        monkeypatch.setattr(projection, "BUSY_TIMEOUT_MS", 300)
+        outcome: list[object] = []
+
+        def write() -> None:
+            try:
+                outcome.append(app.pin("Written while another process holds the turn"))
+            except ServiceError as exc:
+                outcome.append(exc)
+
+        worker = threading.Thread(target=write, daemon=True)
+        worker.start()
+        worker.join(10)
+        assert not worker.is_alive(), "the write waited for the stopped writer"
+    finally:
+        holder.kill()
+        holder.wait()
+    [error] = outcome
+    assert isinstance(error, ServiceError) and "locked for too long" in str(error)
+    assert [v.text for v in app.items("pin")] == ["Run the tests before every commit"]
+
+
+def test_a_repair_names_the_session_files_it_could_not_read(
+        make_app: Callable[..., Waymarks], home: Path) -> None:
+    # the rebuild left an unreadable session file out and said nothing: health said OK
+    app = make_app()
+    populate(app)
+    session = app.current_session()
+    assert session is not None
+    app.close()
+    broken = session.path.with_name("2026-01-01T00-00-00-000Z_broken.jsonl")
+    broken.write_bytes(b"\xff\xfe not a session header\n")
+    random_bytes(home / "waymarks.db")
+    again = make_app(session=str(session.path))
+    again.items("pin")
+    assert again.recovered is not None
+    assert any(str(broken) in caveat for caveat in again.recovered["caveats"])
+    report = again.health()
+    assert not report["ok"] and any(str(broken) in p for p in report["problems"])
+
+
+def test_json_output_reports_a_repair(make_app: Callable[..., Waymarks], home: Path,
+                                      project: Path) -> None:
+    # with --json a repair was reported nowhere: no field, nothing on stderr
+    app = make_app()
+    populate(app)
+    app.close()
+    random_bytes(home / "waymarks.db")
+    done = subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd",
+         str(project), "--json", "pins"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    recovered = json.loads(done.stdout)["recovered"]
+    assert recovered["damaged"].startswith(str(home / "waymarks.db.damaged-"))
+    assert os.path.exists(recovered["damaged"])

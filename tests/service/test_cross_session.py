@@ -410,3 +410,54 @@ def test_a_session_and_its_earlier_copy_met_together_index_the_session(
     today.rebuild_index()
     assert incremental == claims(today) == ["Deploys need two approvals",
                                             "Releases are tagged vX.Y.Z"]
+
+
+def _excluded_then_damaged(make_app: Callable[..., Waymarks], home: Path,
+                           two_sessions: Callable[[], tuple[Waymarks, Waymarks]],
+                           damage: Callable[[Path], None]) -> Waymarks:
+    first, second = two_sessions()
+    first.remember("Experimental flag FOO is enabled", scope="project")
+    first_id = first.current_session().session_id  # type: ignore[union-attr]
+    second_id = second.current_session().session_id  # type: ignore[union-attr]
+    assert set_source_excluded(second, first_id, True, "experiments, not facts")
+    assert claims(second) == []
+    first.close()
+    second.close()
+    damage(home / "waymarks.db")
+    return make_app(ids=CountingIds(3), session=second_id)
+
+
+def test_recovering_a_damaged_database_keeps_its_exclusions(
+        make_app: Callable[..., Waymarks], home: Path,
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    # a rebuild after damage started from a new database and dropped the exclusions: the
+    # excluded session's project memory reached the model again, and the note said nothing
+    import sqlite3
+
+    def changed_cell(db: Path) -> None:
+        con = sqlite3.connect(db)
+        assert con.execute("UPDATE mutations SET note = 'changed'").rowcount
+        con.commit()
+        con.close()
+
+    again = _excluded_then_damaged(make_app, home, two_sessions, changed_cell)
+    assert claims(again) == []
+    assert again.recovered is not None and again.recovered["caveats"] == []
+    report = again.health()
+    assert report["ok"], report["problems"]
+
+
+def test_exclusions_that_cannot_be_read_are_named_by_the_repair(
+        make_app: Callable[..., Waymarks], home: Path,
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    def truncated(db: Path) -> None:
+        with open(db, "r+b") as handle:
+            handle.truncate(8192)
+
+    again = _excluded_then_damaged(make_app, home, two_sessions, truncated)
+    assert claims(again) == ["Experimental flag FOO is enabled"]  # included again: said so
+    assert again.recovered is not None
+    assert "exclusions" in again.recovered["caveats"][0]
+    report = again.health()
+    assert not report["ok"]
+    assert any("memory exclude" in problem for problem in report["problems"])

@@ -236,3 +236,36 @@ def test_the_memo_keeps_what_was_used_recently() -> None:
     assert [n for n in range(9) if memo.get(n, (n,)) is not None] == [0, 1, 4, 5, 6, 7, 8]
     memo.put(4, (4, "changed"), 40)  # a changed row replaces its entry
     assert memo.get(4, (4,)) is None and memo.get(4, (4, "changed")) == 40
+
+
+@pytest.mark.parametrize("column, value", [
+    ("byte_offset", -5),  # every command read the session from a negative position
+    ("byte_offset", 99_999_999),  # past the end: the session taken for truncated
+    ("entries", -1),
+    ("fingerprint", "0" * 16),
+])
+def test_a_damaged_checkpoint_is_damage(make_app: Callable[..., Waymarks], home: Path,
+                                        project: Path, check_mode: str, column: str,
+                                        value: object) -> None:
+    reopen_damaged(make_app, home, project, (f"UPDATE sources SET {column} = ?", (value,)))
+
+
+def test_a_sibling_checkpoint_past_the_end_keeps_its_items(
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]], make_app: Callable[..., Waymarks],
+        home: Path, check_mode: str) -> None:
+    # a damaged checkpoint of another session of the project withdrew its project items
+    # (status truncated) and health blamed a sound file
+    first, second = two_sessions()
+    assert isinstance(first.remember("Sibling fact is A", scope="project"), Committed)
+    first_id = first.current_session().session_id  # type: ignore[union-attr]
+    second_path = second.current_session().path  # type: ignore[union-attr]
+    assert "Sibling fact is A" in [v.text for v in second.items("memory")]
+    first.close()
+    second.close()
+    damage(home, ("UPDATE sources SET byte_offset = 99999999, size = 0 WHERE session_id = ?",
+                  (first_id,)))
+    again = make_app(session=str(second_path))
+    assert "Sibling fact is A" in [v.text for v in again.items("memory")]
+    assert again.recovered is not None
+    report = again.health()
+    assert report["ok"], report["problems"]

@@ -154,6 +154,10 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     finally:
         repaired = state.opened.recovered if state.opened is not None else None
         state.close()
+    if repaired and (want_json or state.json) and "recovered" not in result.data:
+        # a repair is part of what happened: a JSON reader gets it in the document
+        result = Result({**result.data, "recovered": repaired}, result.text,
+                        result.exit_code, result.table, result.printed)
     if not printed(lambda: emit(result, want_json or state.json)):
         what = " ".join(str(result.data[k]) for k in ("outcome", "id") if result.data.get(k))
         if isinstance(result.data.get("message"), str):
@@ -164,7 +168,8 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     if repaired and not (want_json or state.json) and not result.printed \
             and "REPAIRED" not in result.text:
         print(f"waymarks: note: the database was damaged ({repaired['problem']}); it was set "
-              f"aside as {repaired['damaged']} and rebuilt from the session files",
+              f"aside as {repaired['damaged']} and rebuilt from the session files"
+              + "".join(f"; {caveat}" for caveat in repaired.get("caveats") or ()),
               file=sys.stderr)
     return result.exit_code
 

@@ -49,6 +49,7 @@ from waymarks.service.recovery import (
     database_error,
     is_damage,
     prepare_database_files,
+    recovered_alone,
     recovering,
 )
 from waymarks.service.sources import placement, refresh_sources
@@ -61,6 +62,7 @@ from waymarks.store.projection import (
     ProjectionDamaged,
 )
 from waymarks.store.protocol import Store
+from waymarks.store.writer_lock import FileIdentity, file_identity
 
 if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15), nor
     # keeps the recall index in memory
@@ -104,7 +106,7 @@ class Waymarks:
         self.keep_recall_index = keep_recall_index
         self._recall_cache: RecallCache | None = None
         self._vector_memo = semantic_recall.VectorMemo()
-        self.recovered: dict[str, str] | None = None  # set when a damaged database was rebuilt
+        self._recovered: dict[str, Any] | None = None  # set when a damaged database was rebuilt
         self.refresh_problem: str | None = None  # why the active session was not re-read
         self.trust_override: bool | None = None  # set by a host that owns project trust
         self.can_create_session = True  # False: the host has no persistent session
@@ -132,6 +134,16 @@ class Waymarks:
         self.close()
 
     @property
+    def recovered(self) -> dict[str, Any] | None:
+        """What the last repair of the database in this process did (set aside where, and
+        why), by this object or by the learned-memory store; ``None`` if none."""
+        return self._recovered or recovered_alone(self.db_path)
+
+    @recovered.setter
+    def recovered(self, value: dict[str, Any] | None) -> None:
+        self._recovered = value
+
+    @property
     def db_path(self) -> Path:
         return self.home / DB_NAME
 
@@ -139,6 +151,7 @@ class Waymarks:
     def projection(self) -> Store:
         if self._projection is None:
             prepare_database_files(self.db_path)
+            found = file_identity(self.db_path)  # the file a failure below is about
             try:
                 self._projection = Projection(self.db_path, self._now_ms())
             except SchemaTooNewError as exc:
@@ -146,7 +159,7 @@ class Waymarks:
             except SQLITE_ERRORS as exc:  # ProjectionDamaged included
                 if not is_damage(exc):
                     raise database_error(exc, self.db_path) from exc
-                self._recover(exc)
+                self._recover(exc, found)
             else:
                 self._projection.placement = partial(placement, self)
                 self._fill_if_new()
@@ -157,14 +170,18 @@ class Waymarks:
         assert self._projection is not None
         rebuilding.fill_if_new(self, self._projection)
 
-    def _recover(self, problem: Exception) -> None:
-        """Set a damaged database aside and rebuild a new one (:mod:`.rebuilding`)."""
+    def _recover(self, problem: Exception, found: FileIdentity | None = None) -> None:
+        """Set a damaged database aside and rebuild a new one (:mod:`.rebuilding`), unless
+        another process already replaced the file found damaged (``found``: the file the
+        failed open was about; else the one the projection held): then reopen."""
         self._recall_cache = None
+        if self._projection is not None:
+            found = getattr(self._projection, "identity", found)
         rebuilding.close_quietly(self._projection)
         self._projection = None
         if self._session is not None:  # opened at a checkpoint: its entry index is in the
             self._session.drop_index()  # damaged database, closed now; read the file whole
-        self._projection = rebuilding.recover(self, problem)
+        self._projection = rebuilding.recover(self, problem, found)
 
     def _now_ms(self) -> int:
         return epoch_ms(self.clock.now())

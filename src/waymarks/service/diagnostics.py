@@ -64,6 +64,9 @@ def health(app: Waymarks) -> dict[str, Any]:
         report = app.projection.health()
     report["damagedCopies"] = damaged_copies(app.db_path)
     report["recovered"] = app.recovered
+    if app.recovered:  # what the repair could not keep: not OK until someone looks
+        report["problems"] += [f"repair: {caveat}" for caveat in app.recovered.get("caveats")
+                               or ()]
     report["activeSessionProblem"] = app.refresh_problem
     if app.refresh_problem is not None:
         report["problems"].append(f"active session: {app.refresh_problem}")

@@ -66,6 +66,7 @@ from waymarks.service.learning import has_ledger as has_ledger  # re-exported
 from waymarks.service.learning import ledger_path as ledger_path  # re-exported
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, iso
+from waymarks.service.recovery import SQLITE_ERRORS, is_damage, open_recovering, set_aside_alone
 from waymarks.store.evolution import EvolutionStore
 
 if TYPE_CHECKING:
@@ -166,20 +167,39 @@ class Evolution:
 
     @property
     def store(self) -> EvolutionStore:
+        """The evolution tables; a damaged database is set aside and a new one opened
+        (:func:`~waymarks.service.recovery.open_recovering`)."""
         if self._store is None:
-            now_ms = int(self.clock.now().timestamp() * 1000)
-            self._store = (EvolutionStore(self.home / DB_NAME, now_ms)
-                           if self.busy_timeout_ms is None else EvolutionStore(
-                               self.home / DB_NAME, now_ms,
-                               busy_timeout_ms=self.busy_timeout_ms))
+            self._store = open_recovering(self._open_store, self.home / DB_NAME,
+                                          self.clock.now)
         return self._store
 
+    def _open_store(self) -> EvolutionStore:
+        now_ms = int(self.clock.now().timestamp() * 1000)
+        if self.busy_timeout_ms is None:
+            return EvolutionStore(self.home / DB_NAME, now_ms)
+        return EvolutionStore(self.home / DB_NAME, now_ms, busy_timeout_ms=self.busy_timeout_ms)
+
+    def _set_aside(self, problem: Exception) -> None:
+        """The database proved damaged while in use: set it aside; reopened on next use."""
+        found = self._store.identity if self._store is not None else None
+        self.close()
+        set_aside_alone(self.home / DB_NAME, problem, self.clock.now(), found)
+
     def sync(self) -> int:
-        """Fold what the ledger holds past the projection's checkpoint."""
+        """Fold what the ledger holds past the projection's checkpoint (a damaged database
+        is set aside and the ledger folded into a new one)."""
         try:
             self.ledger.refresh()
         except (SessionFileError, OSError) as exc:  # replaced or cut since it was opened
             raise LedgerDamaged(self.ledger.path, _why(self.ledger.path, exc)) from exc
+        try:
+            with self.store.transaction():
+                return self.store.sync(self.ledger)
+        except SQLITE_ERRORS as exc:
+            if not is_damage(exc):
+                raise
+            self._set_aside(exc)
         with self.store.transaction():
             return self.store.sync(self.ledger)
 
@@ -199,8 +219,13 @@ class Evolution:
             self.ledger.append({"type": "custom", "customType": EVOLUTION_CUSTOM_TYPE,
                                 "data": encode_record(record), "timestamp": stamp},
                                self.ids.entry_id)
-        with self.store.transaction():
-            self.store.sync(self.ledger)
+        try:
+            with self.store.transaction():
+                self.store.sync(self.ledger)
+        except SQLITE_ERRORS as exc:  # appended: done; the next open folds it into a new
+            if not is_damage(exc):  # database (an edit that happened is never a failure)
+                raise
+            self._set_aside(exc)
 
     def _locked_sync(self) -> None:
         with self.store.transaction():

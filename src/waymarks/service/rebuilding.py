@@ -23,13 +23,14 @@ from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
     all_session_files,
     database_error,
-    describe,
     read_ledgers,
-    set_aside,
+    start_afresh,
 )
 from waymarks.service.sources import placement
-from waymarks.store.projection import Projection
+from waymarks.store.integrity import ProjectionDamaged, ProjectionReplaced
+from waymarks.store.projection import BUSY_TIMEOUT_MS, Projection
 from waymarks.store.protocol import Store
+from waymarks.store.writer_lock import FileIdentity, file_identity, writer_turn
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -47,23 +48,49 @@ def fill_if_new(app: Waymarks, projection: Store) -> None:
     embed_in_background(app, replayed)
 
 
-def recover(app: Waymarks, problem: Exception) -> Projection:
+def recover(app: Waymarks, problem: Exception, found: FileIdentity | None) -> Projection:
     """Set the damaged database aside and rebuild a new one from every known ledger; the
-    new projection (the caller holds it), with ``app.recovered`` saying what happened."""
-    aside = set_aside(app.db_path, app.clock.now())
-    app.recovered = {"damaged": str(aside), "problem": describe(problem)}
+    new projection (the caller holds it), with ``app.recovered`` saying what happened.
+
+    All of it under the writer's turn, and only if the file at the path is still ``found``,
+    the one found damaged: two processes that both found it damaged once each set it aside,
+    the second renaming the database the first had just rebuilt (and a write of the first
+    then committed into the set-aside copy). The second now opens the new one."""
+    with writer_turn(app.db_path, BUSY_TIMEOUT_MS / 1000):
+        if isinstance(problem, ProjectionReplaced) or (
+                found is not None and file_identity(app.db_path) != found):
+            return reopen(app)
+        return _rebuild_afresh(app, problem)
+
+
+def reopen(app: Waymarks) -> Projection:
+    """Open the database another process put in place of the one this process held."""
     try:
         projection = Projection(app.db_path, app._now_ms())
     except sqlite3.Error as exc:
+        if isinstance(exc, ProjectionDamaged):
+            return _rebuild_afresh(app, exc)  # (still under the writer's turn)
         raise database_error(exc, app.db_path) from exc
+    projection.placement = partial(placement, app)
+    app._projection = projection
+    fill_if_new(app, projection)
+    return projection
+
+
+def _rebuild_afresh(app: Waymarks, problem: Exception) -> Projection:
+    projection, app.recovered = start_afresh(app.db_path, problem, app.clock.now())
     projection.placement = partial(placement, app)
     # the app holds it before the ledgers are read: reading them opens the session, which
     # asks the app for its projection; with none held, that opened a second one on the same
     # file, rebuilt it and leaked its connection (each recovery rebuilt twice)
     app._projection = projection
-    sessions, _unreadable = ledgers(app)
+    sessions, unreadable = ledgers(app)
     with projection.transaction():
         replayed = projection.rebuild(sessions, app._now_ms())
+    assert app.recovered is not None
+    # what the rebuild could not read is left out of it: said, not passed over in silence
+    app.recovered["caveats"] += [f"left out of the rebuild until it can be read: {problem}"
+                                 for problem in unreadable]
     embed_in_background(app, replayed)
     return projection
 

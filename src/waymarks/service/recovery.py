@@ -36,7 +36,9 @@ from waymarks.files.space import nearly_full
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import ServiceError
-from waymarks.store.integrity import DECODE_ERRORS, ProjectionDamaged
+from waymarks.store.integrity import DECODE_ERRORS, ProjectionDamaged, ProjectionReplaced
+from waymarks.store.projection import BUSY_TIMEOUT_MS, Projection
+from waymarks.store.writer_lock import FileIdentity, file_identity, writer_turn
 
 if TYPE_CHECKING:
     from waymarks.store.jobs import JobStore
@@ -219,6 +221,77 @@ def prepare_database_files(db_path: Path) -> None:
         raise ServiceError("database_error",
                            f"{cause}, so Waymarks cannot keep its projection up to date."
                            f" {fix}. Nothing was changed. {LEDGER_INTACT}.")
+
+
+#: recoveries made outside a ``Waymarks`` object (the learned-memory store found the
+#: database damaged), by database path: what this process's note and ``health`` report
+_RECOVERED_ALONE: dict[str, dict[str, Any]] = {}
+
+
+def recovered_alone(db_path: Path) -> dict[str, Any] | None:
+    """What a recovery of ``db_path`` made by :func:`open_recovering` in this process did."""
+    return _RECOVERED_ALONE.get(str(db_path))
+
+
+def start_afresh(db_path: Path, problem: Exception, now: datetime
+                 ) -> tuple[Projection, dict[str, Any]]:
+    """Set the damaged database aside and open a new, empty projection in its place with
+    the local policy it held (source exclusions) taken over; the projection, and the
+    recovery's note: where the copy went, why, and ``caveats`` (what could not be kept)."""
+    aside = set_aside(db_path, now)
+    note: dict[str, Any] = {"damaged": str(aside), "problem": describe(problem), "caveats": []}
+    try:
+        projection = Projection(db_path, int(now.timestamp() * 1000))
+    except sqlite3.Error as exc:
+        raise database_error(exc, db_path) from exc
+    _kept, unreadable = projection.adopt_exclusions(aside)
+    if unreadable is not None:
+        note["caveats"].append(
+            f"the source exclusions it held could not all be read ({unreadable}): a session"
+            " excluded before may count again; check `waymarks memory sources` and exclude"
+            " it again with `waymarks memory exclude ID`")
+    return projection, note
+
+
+def set_aside_alone(db_path: Path, problem: Exception, now: datetime,
+                    found: FileIdentity | None) -> None:
+    """Set a damaged database aside for a store that does not own the projection: the next
+    open of the projection finds the new one empty and fills it from every ledger (as after
+    a deletion), and the learned-memory tables are folded again from their own ledger.
+    Under the writer's turn, and only if the file at the path is still ``found``, the one
+    found damaged (another process may have replaced it already)."""
+    with writer_turn(db_path, BUSY_TIMEOUT_MS / 1000):
+        if isinstance(problem, ProjectionReplaced) or (
+                found is not None and file_identity(db_path) != found):
+            return
+        projection, note = start_afresh(db_path, problem, now)
+        projection.close()
+    _RECOVERED_ALONE[str(db_path)] = note
+
+
+def open_recovering(open_store: Callable[[], R], db_path: Path, now: Callable[[], datetime]
+                    ) -> R:
+    """Open a store over the projection database besides the ``Waymarks`` object's own (the
+    learned-memory tables): damage found on open is set aside (:func:`set_aside_alone`)
+    and the store opened on a new database; an environment error propagates unchanged
+    (capture queues a busy database)."""
+    found = file_identity(db_path)
+    try:
+        return open_store()
+    except SQLITE_ERRORS as exc:
+        if not is_damage(exc):
+            raise
+        set_aside_alone(db_path, exc, now(), found)
+    try:
+        return open_store()
+    except SQLITE_ERRORS as exc:
+        if not is_damage(exc):
+            raise
+        raise ServiceError(
+            "database_error",
+            f"{db_path}: set aside as damaged and opened anew, it still fails"
+            f" ({describe(exc)}). Run `waymarks health`; {LEDGER_INTACT[0].lower()}"
+            f"{LEDGER_INTACT[1:]}.") from exc
 
 
 def recovering(method: Callable[P, R]) -> Callable[P, R]:

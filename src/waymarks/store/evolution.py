@@ -10,7 +10,11 @@ Invariants:
 - records are folded in ledger order; ``evo_meta`` holds the checkpoint (byte offset,
   entries read, a fingerprint of the bytes before it, records folded), so a sync decodes
   only what was appended since, and a ledger that is not the one folded so far (replaced,
-  rewritten, shorter) is folded again from the start;
+  rewritten, shorter) is folded again from the start, and so is one whose checkpoint is
+  damaged (not a count, or missing beside folded events);
+- a database whose evolution tables lack what this version reads is damage
+  (:class:`~waymarks.store.integrity.ProjectionDamaged` on open): the service sets it
+  aside, as it does for the rest of the projection;
 - a sync's records, effects and checkpoint are written in one transaction;
 - nothing here decides authority: that is :mod:`waymarks.core.evolution.decide`'s, before
   records are appended.
@@ -35,10 +39,17 @@ from waymarks.core.evolution.rows import Analysis, Change, Slot
 from waymarks.ledger.entries import custom_entries, custom_entries_since
 from waymarks.ledger.log import SessionLog
 from waymarks.store import binding
-from waymarks.store.evolution_schema import ANALYSIS_TABLE, DERIVED_TABLES
+from waymarks.store.evolution_schema import (
+    ANALYSIS_TABLE,
+    DERIVED_TABLES,
+    EXPECTED_COLUMNS,
+    schema_problem,
+)
+from waymarks.store.integrity import ProjectionDamaged, ProjectionReplaced
 from waymarks.store.migrations import migrate
 from waymarks.store.private import private_database
 from waymarks.store.wal import enter_wal
+from waymarks.store.writer_lock import file_identity, writer_turn
 
 BUSY_TIMEOUT_MS: Final = 30_000
 _TERMS: Final = msgspec.json.Encoder()
@@ -160,12 +171,19 @@ class EvolutionStore:
                  ) -> None:
         private_database(path)
         binding.install()
+        self.path = path
+        self.busy_timeout_s = busy_timeout_ms / 1000
         self.db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000,
                                   check_same_thread=False)
+        #: the file this connection opened (a transaction refuses to commit into another)
+        self.identity = file_identity(path)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             enter_wal(self.db, busy_timeout_ms / 1000)
             migrate(self.db, now_ms)
+            problem = schema_problem(self.db, EXPECTED_COLUMNS)
+            if problem is not None:
+                raise ProjectionDamaged(problem)
         except BaseException:
             self.db.close()
             raise
@@ -176,14 +194,19 @@ class EvolutionStore:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-            self.db.execute("COMMIT")
-        except BaseException:
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
-            raise
+        """A write transaction in the writer's turn (:mod:`waymarks.store.writer_lock`),
+        refused if another process replaced the file meanwhile (set it aside as damaged)."""
+        with writer_turn(self.path, self.busy_timeout_s):
+            if file_identity(self.path) != self.identity:
+                raise ProjectionReplaced(f"{self.path} was replaced by another process")
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+                self.db.execute("COMMIT")
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
 
     # -- folding ----------------------------------------------------------------------
 
@@ -192,13 +215,16 @@ class EvolutionStore:
         returns the number of entries folded. Only the bytes past the checkpoint are
         decoded; a ledger that is not the one folded so far (another session, shorter, or
         other bytes before the checkpoint) is folded again from the start."""
-        offset = int(self._meta("offset") or 0)
-        entries = int(self._meta("entries") or 0)
-        done = int(self._meta("folded") or 0)
-        if offset and (self._meta("ledger") != ledger.session_id or offset > ledger.offset
-                       or ledger.fingerprint(offset) != self._meta("fingerprint")):
+        offset, entries, done = (self._count_meta(n) for n in ("offset", "entries", "folded"))
+        if None in (offset, entries, done) or (not offset and self._holds_events()) or (
+                offset and (self._meta("ledger") != ledger.session_id
+                            or offset > ledger.offset
+                            or ledger.fingerprint(offset) != self._meta("fingerprint"))):
+            # a checkpoint that is not a count, or none beside folded events, is damage to
+            # the derived tables (folding on top of them broke seq's uniqueness): refold
             self.reset()
             offset = entries = done = 0
+        assert offset is not None and entries is not None and done is not None
         if offset == ledger.offset:
             return 0
         fresh = (list(custom_entries(ledger, EVOLUTION_CUSTOM_TYPE)) if offset == 0 else
@@ -228,6 +254,16 @@ class EvolutionStore:
         """Forget everything derived (the next sync folds the whole ledger)."""
         for table in (*DERIVED_TABLES, ANALYSIS_TABLE):
             self.db.execute(f"DELETE FROM {table}")
+
+    def _count_meta(self, name: str) -> int | None:
+        """A checkpoint count (0 when absent), or ``None`` when what is stored is none."""
+        value = self._meta(name)
+        if value is None:
+            return 0
+        return int(value) if value.isascii() and value.isdigit() else None
+
+    def _holds_events(self) -> bool:
+        return self.db.execute("SELECT 1 FROM evo_events LIMIT 1").fetchone() is not None
 
     def _meta(self, name: str) -> str | None:
         row = self.db.execute("SELECT value FROM evo_meta WHERE name = ?", (name,)).fetchone()

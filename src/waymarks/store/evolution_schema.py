@@ -31,6 +31,33 @@ def create_tables(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+#: what each evolution table must have for this version to read it (checked on open: a
+#: table dropped or changed is damage, set aside and rebuilt, never a traceback later)
+EXPECTED_COLUMNS = {
+    "evo_claims": "id, origin, kind, content, state, basis, method, source_id, updated_at,"
+                  " seq, replaces, conflicts_with, superseded_by, search_terms,"
+                  " reinforced_at, utility, accuracy, pinned",
+    "evo_sources": "source_id, origin, kind, basis, text, classification, captured_at,"
+                   " session, seq, settled, settled_at",
+    "evo_events": "seq, entry_id, op, subject, applied, reason, actor, at",
+    "evo_suppressed": "key",
+    "evo_meta": "name, value",
+    "evo_changes": "seq, claim_id, before, after",
+    "evo_receipts": "source_id, claim_id, verdict, at, seq",
+    "evo_analysis": "claim_id, key, body, aliases, quoted, origin, body_count",
+}
+
+
+def schema_problem(db: sqlite3.Connection, expected: dict[str, str]) -> str | None:
+    """The first table of ``expected`` that is missing or lacks a column, or ``None``."""
+    for table, columns in expected.items():
+        try:
+            db.execute(f"SELECT {columns} FROM {table} LIMIT 0")
+        except sqlite3.OperationalError:
+            return f"table {table} does not match the schema"
+    return None
+
+
 #: every table the evolution projection derives from the ledger (a reset empties them all)
 DERIVED_TABLES = ("evo_claims", "evo_sources", "evo_events", "evo_suppressed", "evo_changes",
                   "evo_receipts", "evo_meta")

@@ -21,7 +21,13 @@ from typing import Any
 
 from waymarks.ledger.discovery import read_header
 from waymarks.ledger.session_file import SessionFile
-from waymarks.store.integrity import fts_problems, verify_all
+from waymarks.store.integrity import (
+    SOURCE_FIELDS,
+    ProjectionDamaged,
+    fts_problems,
+    verify_all,
+    verify_source,
+)
 from waymarks.store.migrations import current_version
 
 MAX_DETAILS = 20
@@ -45,10 +51,14 @@ def _file_problem(path: Path, session_id: str, offset: int, fingerprint: str) ->
 
 def health_report(db: sqlite3.Connection) -> dict[str, Any]:
     sources = []
-    for session_id, path, offset, lines, entries, status, detail, fingerprint in db.execute(
-        "SELECT session_id, path, byte_offset, lines, entries, status, status_detail,"
-        " fingerprint FROM sources ORDER BY path"
-    ):
+    for row in db.execute(f"SELECT {SOURCE_FIELDS}, checksum, status, status_detail"
+                          " FROM sources ORDER BY path"):
+        session_id, path, _cwd, offset, lines, entries, fingerprint, _project = row[:8]
+        status, detail = row[9:]
+        try:
+            verify_source(row[:9])
+        except ProjectionDamaged:  # the integrity check below names it; the file is not
+            continue  # to blame for a checkpoint the database no longer holds as written
         size = os.path.getsize(path) if os.path.isfile(path) else None
         sources.append({
             "sessionId": session_id, "path": path, "exists": size is not None,

@@ -6,14 +6,15 @@ answers with an item silently missing or changed. The database is only a project
 the cure is cheap (set it aside, rebuild from the ledgers); the work is noticing. Three
 layers, by cost:
 
-- **Every row read** (O(rows returned)): each ``items``, ``mutations`` and
-  ``recall_records`` row carries a CRC-32 of its canonical content (``checksum``), written
-  with the row and checked whenever the row is read; the values the code branches on
-  (kind, scope, status, classification) must be in their grammar; a recall candidate must
-  hold the feature the full-text index found it by, and a posting without its record or
-  item is damage, not a silent join miss. CRC-32 detects every burst of up to 32 flipped
-  bits in the content and misses other damage with probability 2^-32; a 64-bit hash
-  cost twice as much per row (3.5 against 1.5 us) for no practical gain.
+- **Every row read** (O(rows returned)): each ``items``, ``mutations``, ``recall_records``
+  and ``sources`` (checkpoint) row carries a CRC-32 of its canonical content
+  (``checksum``), written with the row and checked whenever the row is read; the values
+  the code branches on (kind, scope, status, classification) must be in their grammar;
+  a recall candidate must hold the feature the full-text index found it by, and a
+  posting without its record or item is damage, not a silent join miss. CRC-32 detects
+  every burst of up to 32 flipped bits in the content and misses other damage with
+  probability 2^-32; a 64-bit hash cost twice as much per row (3.5 against 1.5 us) for
+  no practical gain.
 - **Every full listing** (free: the rows are read anyway): ``item_groups`` counts, per
   kind, the items of each session and the project items of each project, updated in the
   same transaction as the rows. A listing reads the session side and the project side
@@ -108,6 +109,12 @@ def may_see(scope: str | None, project_path: str | None, owner: str | None,
 class ProjectionDamaged(sqlite3.DatabaseError):
     """The database opened, but what it holds is not what was written (or not the schema
     its version claims). The message names the table and check, never stored content."""
+
+
+class ProjectionReplaced(ProjectionDamaged):
+    """The file at the projection's path is no longer the one this connection opened:
+    another process found it damaged, set it aside and built a new one. Not damage to
+    repair again: the cure is to reopen the path."""
 
 
 def checksum(fields: Sequence[Any], blob: bytes = b"") -> int:
@@ -309,6 +316,11 @@ MUTATION_FIELDS: Final = ("session_id, entry_id, entry_index, timestamp_ms, muta
                           " operation, target_id, effect, note, parent_id, payload")
 RECALL_FIELDS: Final = ("item_id, kind, status, origin, created_at, text, body_count,"
                         " evidence, source, fields")
+#: sources columns covered by the checksum: where each session file was read to (a damaged
+#: offset read a file from a negative position, or withdrew a healthy session as truncated)
+#: and whose project it speaks for; status and file stamps change apart and are not covered
+SOURCE_FIELDS: Final = "session_id, path, cwd, byte_offset, lines, entries, fingerprint, project"
+_SOURCE_NUMBERS: Final = slice(3, 6)
 
 
 def verify_blob_row(row: Sequence[Any], table: str) -> None:
@@ -316,6 +328,14 @@ def verify_blob_row(row: Sequence[Any], table: str) -> None:
     blob = row[-2]
     if not isinstance(blob, bytes) or checksum(row[:-2], blob) != row[-1]:
         raise ProjectionDamaged(f"a {table} row does not match its checksum")
+
+
+def verify_source(row: Sequence[Any]) -> None:
+    """Check a row selected as (:data:`SOURCE_FIELDS`, checksum): as written, and its
+    checkpoint a position (no negative offset, line or entry count)."""
+    fields = row[:-1]
+    require(all(isinstance(n, int) and n >= 0 for n in fields[_SOURCE_NUMBERS])
+            and checksum(fields) == row[-1], "a sources row does not match its checksum")
 
 
 def integer_meta(db: sqlite3.Connection, name: str) -> int | None:
@@ -349,6 +369,7 @@ def verify_all(db: sqlite3.Connection) -> list[str]:
         problems += _verify_items(db)
         problems += _verify_rows(db, "mutations", MUTATION_FIELDS)
         problems += _verify_rows(db, "recall_records", RECALL_FIELDS)
+        problems += _verify_sources(db)
         problems += _verify_meta(db)
     return problems
 
@@ -376,6 +397,15 @@ def _verify_rows(db: sqlite3.Connection, table: str, fields: str) -> list[str]:
             verify_blob_row(row, table)
         except ProjectionDamaged as exc:
             return [str(exc)]
+    return []
+
+
+def _verify_sources(db: sqlite3.Connection) -> list[str]:
+    try:
+        for row in db.execute(f"SELECT {SOURCE_FIELDS}, checksum FROM sources"):
+            verify_source(row)
+    except ProjectionDamaged as exc:
+        return [str(exc)]
     return []
 
 

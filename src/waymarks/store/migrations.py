@@ -259,6 +259,17 @@ def _m016_drop_items_fts(db: sqlite3.Connection) -> None:
     db.execute("DROP TABLE items_fts")
 
 
+def _m017_source_checksums(db: sqlite3.Connection) -> None:
+    # A damaged checkpoint (a negative offset) made every command fail reading the session
+    # file, and one past the end withdrew a healthy session's items as truncated: sources
+    # rows carry a checksum too, computed here for the rows as they are now.
+    from waymarks.store.integrity import SOURCE_FIELDS, checksum
+
+    db.execute("ALTER TABLE sources ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0")
+    for rowid, *row in db.execute(f"SELECT rowid, {SOURCE_FIELDS} FROM sources").fetchall():
+        db.execute("UPDATE sources SET checksum = ? WHERE rowid = ?", (checksum(row), rowid))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
@@ -280,6 +291,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(15, "claims' subject terms, for the write-time contradiction check",
               _m015_claim_subjects),
     Migration(16, "drop the unread full-text index of item texts", _m016_drop_items_fts),
+    Migration(17, "checksums of the sources' checkpoints", _m017_source_checksums),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

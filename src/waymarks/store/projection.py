@@ -8,15 +8,14 @@ Invariants:
   before one already applied (a sibling session read late) re-folds everything from the
   stored mutations instead of applying out of order: incremental always equals rebuild;
 - the database holds nothing canonical: deleting it loses only derived state;
-- every item, mutation and recall row carries its checksum, and every item counts in its
-  groups (:mod:`waymarks.store.integrity`), written in the same transaction as the row:
+- every item, mutation, recall and source (checkpoint) row carries its checksum, and
+  every item counts in its groups (:mod:`waymarks.store.integrity`), written in the same
+  transaction as the row:
   a row read back that fails its checksum, or a listing short of its count, is damage.
 """
 
 from __future__ import annotations
 
-import fcntl
-import os
 import sqlite3
 from bisect import bisect_left, bisect_right
 from collections import Counter
@@ -41,38 +40,43 @@ from waymarks.core.model import (
 from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
-from waymarks.store import binding, claim_subjects, integrity, recall_index
+from waymarks.store import binding, claim_subjects, integrity, recall_index, salvage
 from waymarks.store import entries as entries_index
 from waymarks.store.bulk import bulk_load
 from waymarks.store.epoch import Epoch
+from waymarks.store.evolution_schema import EXPECTED_COLUMNS as EVOLUTION_COLUMNS
+from waymarks.store.evolution_schema import schema_problem
 from waymarks.store.integrity import ITEM_COLUMNS as ITEM_COLUMNS  # re-exported
 from waymarks.store.integrity import (
     MUTATION_FIELDS,
+    SOURCE_FIELDS,
     ProjectionDamaged,
+    ProjectionReplaced,
     checksum,
-    count_group,
     database_bytes,
     decoding,
     fts_problems,
     groups_of,
     verify_all,
     verify_blob_row,
+    verify_source,
     write_groups,
 )
 from waymarks.store.migrations import migrate
 from waymarks.store.private import private_database
 from waymarks.store.reads import ProjectionReads
 from waymarks.store.rows import item_row as item_row  # re-exported
-from waymarks.store.rows import json_list
 from waymarks.store.rows import state_from_row as state_from_row  # re-exported
+from waymarks.store.view import INSERT_ITEM
+from waymarks.store.view import SqliteView as SqliteView  # re-exported
 from waymarks.store.wal import Checkpointer, enter_wal
+from waymarks.store.writer_lock import file_identity, writer_turn
 
 __all__ = ["ITEM_COLUMNS", "Projection", "ProjectionDamaged", "SqliteView", "SyncReport",
            "item_row", "state_from_row"]
 
 BUSY_TIMEOUT_MS: Final = 30_000
 _ENCODER: Final = msgspec.json.Encoder()
-_INSERT_ITEM: Final = f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)})"
 _INSERT_MUTATION: Final = (
     "INSERT INTO mutations (seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id,"
     " kind, operation, target_id, payload, effect, note, parent_id, checksum)"
@@ -91,7 +95,7 @@ EXPECTED_COLUMNS: Final = {
     "items": ITEM_COLUMNS,
     "mutations": "seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id, kind, "
                  "operation, target_id, payload, effect, note, checksum",
-    "sources": "session_id, path, cwd, byte_offset, lines, entries, updated_at, fingerprint",
+    "sources": f"{SOURCE_FIELDS}, updated_at, status, checksum",
     "anomalies": "session_id, line, entry_id, kind, detail",
     "meta": "name, value",
     "recall_records": "item_id, kind, status, origin, created_at, text, fields, body_count,"
@@ -100,6 +104,8 @@ EXPECTED_COLUMNS: Final = {
     "entries": "session_id, idx, id, parent_id, seg, compaction",
     "claim_subjects": "partition, term, item",
     "claim_terms": "partition, term, claims",
+    "recall_vectors": "item_id, model, text_hash, vector, checksum",
+    **EVOLUTION_COLUMNS,
 }
 
 
@@ -107,81 +113,6 @@ class SyncReport(msgspec.Struct, frozen=True):
     applied: int
     refolded: bool
     skipped: frozenset[str] = frozenset()  # sessions someone else had indexed meanwhile
-
-
-class SqliteView:
-    """:class:`~waymarks.core.rules.StateView` over the ``items`` table (inside a transaction)."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def get(self, item_id: str) -> ItemState | None:
-        row = self.db.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE id = ?", (item_id,))
-        found = row.fetchone()
-        return state_from_row(found) if found else None
-
-    def active_matching(
-        self, kind: str, partition: str, norm: str, key: str | None, polarity_base: str | None
-    ) -> Sequence[ItemState]:
-        # one indexed lookup per facet: an OR across them would scan the whole partition
-        lookups = [(c, v) for c, v in (("norm", norm), ("key", key),
-                                       ("polarity_base", polarity_base)) if v is not None]
-        sql = " UNION ".join(
-            f"SELECT rowid FROM items WHERE status = 'active' AND kind = ?1 AND partition = ?2"
-            f" AND {column} = ?{n}"
-            for n, (column, _value) in enumerate(lookups, start=3)
-        )
-        rows = self.db.execute(
-            f"SELECT {ITEM_COLUMNS} FROM items WHERE rowid IN ({sql}) ORDER BY seq",
-            (kind, partition, *(value for _column, value in lookups)),
-        )
-        return [state_from_row(r) for r in rows]
-
-    def active_conflicting(
-        self, kind: str, partition: str, norm: str, key: str | None,
-        polarity_base: str | None, polarity_sign: int, limit: int,
-    ) -> Sequence[ItemState]:
-        # each facet by its index, the same text left out in SQL (not row by row here)
-        lookups = []
-        if key is not None:
-            lookups.append("SELECT rowid FROM items WHERE status = 'active' AND kind = :kind"
-                           " AND partition = :partition AND key = :key AND norm <> :norm")
-        if polarity_base is not None:
-            lookups.append("SELECT rowid FROM items WHERE status = 'active' AND kind = :kind"
-                           " AND partition = :partition AND polarity_base = :base"
-                           " AND polarity_sign = :sign AND norm <> :norm")
-        if not lookups:
-            return []
-        rows = self.db.execute(
-            f"SELECT {ITEM_COLUMNS} FROM items WHERE rowid IN ({' UNION '.join(lookups)})"
-            " ORDER BY seq LIMIT :limit",
-            {"kind": kind, "partition": partition, "norm": norm, "key": key,
-             "base": polarity_base, "sign": -polarity_sign, "limit": limit})
-        return [state_from_row(r) for r in rows]
-
-    def active_texts(self, partition: str, subject: frozenset[str] | None = None
-                     ) -> Sequence[tuple[str, str]]:
-        if subject is not None:  # the claims that may share it (inside a write transaction)
-            return claim_subjects.texts_sharing(self.db, partition, subject)
-        rows = self.db.execute(
-            "SELECT id, text FROM items WHERE status = 'active' AND kind = 'memory'"
-            " AND partition = ? ORDER BY seq", (partition,))
-        return [(str(r[0]), str(r[1])) for r in rows]
-
-    def put(self, state: ItemState) -> None:
-        row = item_row(state)
-        updated = self.db.execute(
-            "UPDATE items SET status = ?, reason = ?, superseded_by = ?, supersedes = ?, "
-            "conflicts_with = ?, checksum = ? WHERE id = ?",
-            (state.status, state.reason, state.superseded_by, state.supersedes,
-             json_list(state.conflicts_with), row[-1], state.id),
-        )
-        if updated.rowcount:
-            return
-        self.db.execute(_INSERT_ITEM, row)
-        for kind, group in groups_of(state.kind, state.session_id, state.item.scope,
-                                     state.item.project_path):
-            count_group(self.db, kind, group)
 
 
 class Projection(ProjectionReads):
@@ -195,6 +126,8 @@ class Projection(ProjectionReads):
         binding.install()
         self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
                                   check_same_thread=False)
+        #: the file this connection opened (a transaction refuses to commit into another)
+        self.identity = file_identity(path)
         self._checkpoints = Checkpointer(path, BUSY_TIMEOUT_MS / 1000)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -223,11 +156,9 @@ class Projection(ProjectionReads):
         """The schema holds what this version reads; and, while the database is small
         enough for it to be cheap, every row is as written (see
         :mod:`waymarks.store.integrity`)."""
-        for table, columns in EXPECTED_COLUMNS.items():
-            try:
-                self.db.execute(f"SELECT {columns} FROM {table} LIMIT 0")
-            except sqlite3.OperationalError as exc:
-                raise ProjectionDamaged(f"table {table} does not match the schema") from exc
+        problem = schema_problem(self.db, EXPECTED_COLUMNS)
+        if problem is not None:
+            raise ProjectionDamaged(problem)
         if database_bytes(self.db) <= integrity.OPEN_CHECK_MAX_BYTES:
             problems = verify_all(self.db)
             if not problems:  # the index recall answers from (a write statement to SQLite)
@@ -261,18 +192,22 @@ class Projection(ProjectionReads):
 
     @contextmanager
     def _writer_turn(self) -> Iterator[None]:
-        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        """The writer's turn (:mod:`waymarks.store.writer_lock`); then, that the file at
+        the path is still the one this connection opened: another process that found it
+        damaged set it aside meanwhile, and nothing may be committed into the copy."""
+        with writer_turn(self.path, BUSY_TIMEOUT_MS / 1000):
+            if file_identity(self.path) != self.identity:
+                raise ProjectionReplaced(f"{self.path} was replaced by another process")
             yield
-        finally:
-            os.close(fd)
 
     def checkpoint_offset(self, session_id: str) -> int | None:
         """How far into a source the projection has read, or ``None`` if never."""
-        row = self.db.execute(
-            "SELECT byte_offset FROM sources WHERE session_id = ?", (session_id,)).fetchone()
-        return None if row is None else int(row[0])
+        row = self.db.execute(f"SELECT {SOURCE_FIELDS}, checksum FROM sources"
+                              " WHERE session_id = ?", (session_id,)).fetchone()
+        if row is None:
+            return None
+        verify_source(row)
+        return int(row[3])
 
     # -- incremental ----------------------------------------------------------------
 
@@ -330,9 +265,12 @@ class Projection(ProjectionReads):
         the file was replaced, or its location changed whether its project items count)."""
         sid = session.session_id
         checkpoint = self.db.execute(
-            "SELECT byte_offset, lines, entries, fingerprint, path FROM sources"
-            " WHERE session_id = ?", (sid,)).fetchone()
-        offset, lines, entries, fingerprint, path = checkpoint or (0, 0, 0, "", "")
+            f"SELECT {SOURCE_FIELDS}, checksum FROM sources WHERE session_id = ?",
+            (sid,)).fetchone()
+        if checkpoint is not None:
+            verify_source(checkpoint)
+        _sid, path, _cwd, offset, lines, entries, fingerprint, _project, _sum = (
+            checkpoint or (sid, "", "", 0, 0, 0, "", "", 0))
         # shorter than what we read, or different bytes where we stopped: the file was
         # replaced or rewritten, so forget what it said and read it again
         reset = offset > session.offset or entries > session.entry_count or bool(
@@ -403,6 +341,13 @@ class Projection(ProjectionReads):
     def excluded_sessions(self) -> dict[str, str | None]:
         """Sessions excluded by local policy, with the reason given."""
         return dict(self.db.execute("SELECT session_id, reason FROM source_exclusions"))
+
+    def adopt_exclusions(self, aside: Path) -> tuple[list[str], str | None]:
+        """Take over the exclusions of a database set aside as damaged (see
+        :mod:`waymarks.store.salvage`): the sessions taken over, and why some were not."""
+        rows, problem = salvage.read_exclusions(aside)
+        salvage.restore_exclusions(self.db, rows)
+        return [row[0] for row in rows], problem
 
     def withheld_sessions(self) -> set[str]:
         """Sessions whose project contributions do not count: excluded, or whose file
@@ -504,7 +449,7 @@ class Projection(ProjectionReads):
         )
         self._insert_mutations((0, record, SOURCE_EXCLUDED) for record in held)
         states = result.items.values()
-        self.db.executemany(_INSERT_ITEM, (item_row(s) for s in states))
+        self.db.executemany(INSERT_ITEM, (item_row(s) for s in states))
         write_groups(self.db, Counter(
             group for s in states
             for group in groups_of(s.kind, s.session_id, s.item.scope, s.item.project_path)))
@@ -526,23 +471,23 @@ class Projection(ProjectionReads):
                                  (session.session_id,)).fetchone()
         # a misplaced file gets its status; one back in place is available again; any
         # other status (missing, corrupt, ...) is the source checks' to change
+        fields = (session.session_id, str(session.path), header.cwd if header else "",
+                  session.offset, session.lines, session.entry_count,
+                  session.fingerprint(session.offset), session.project)  # SOURCE_FIELDS
         self.db.execute(
-            "INSERT INTO sources (session_id, path, cwd, byte_offset, lines, entries, updated_at,"
-            " fingerprint, project, status, status_detail)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?10, 'available'), ?11)"
+            "INSERT INTO sources (session_id, path, cwd, byte_offset, lines, entries,"
+            " fingerprint, project, updated_at, status, status_detail, checksum)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?10, 'available'), ?11, ?13)"
             " ON CONFLICT (session_id) DO UPDATE"
             " SET path = excluded.path, cwd = excluded.cwd, byte_offset = excluded.byte_offset,"
             " lines = excluded.lines, entries = excluded.entries,"
             " updated_at = excluded.updated_at, fingerprint = excluded.fingerprint,"
-            " project = excluded.project,"
+            " project = excluded.project, checksum = excluded.checksum,"
             " status = CASE WHEN ?10 IS NOT NULL THEN ?10 WHEN status = ?12 THEN 'available'"
             "  ELSE status END,"
             " status_detail = CASE WHEN ?10 IS NOT NULL THEN ?11 WHEN status = ?12 THEN NULL"
             "  ELSE status_detail END",
-            (session.session_id, str(session.path), header.cwd if header else "",
-             session.offset, session.lines, session.entry_count, now_ms,
-             session.fingerprint(session.offset), session.project, status, detail,
-             FOREIGN_LOCATION),
+            (*fields, now_ms, status, detail, FOREIGN_LOCATION, checksum(fields)),
         )
         was = "available" if before is None else str(before[0])
         now = status or ("available" if was == FOREIGN_LOCATION else was)

@@ -32,6 +32,7 @@ from waymarks.store.integrity import (
     ITEM_SEQ,
     ITEM_SESSION,
     ITEM_STATUS,
+    SOURCE_FIELDS,
     group_count,
     project_group,
     require,
@@ -40,6 +41,7 @@ from waymarks.store.integrity import (
     valid_scope,
     valid_status,
     verify_item,
+    verify_source,
 )
 from waymarks.store.rows import state_from_row
 
@@ -270,10 +272,12 @@ def source_path(db: sqlite3.Connection, session_id: str) -> str | None:
 def checkpoint_of(db: sqlite3.Connection, session_id: str
                   ) -> tuple[str, int, int, int, str] | None:
     """Where a session was indexed to: (path, byte offset, lines, entries, fingerprint)."""
-    row = db.execute("SELECT path, byte_offset, lines, entries, fingerprint FROM sources"
-                     " WHERE session_id = ?", (session_id,)).fetchone()
-    return None if row is None else (str(row[0]), int(row[1]), int(row[2]), int(row[3]),
-                                     str(row[4] or ""))
+    row = db.execute(f"SELECT {SOURCE_FIELDS}, checksum FROM sources WHERE session_id = ?",
+                     (session_id,)).fetchone()
+    if row is None:
+        return None
+    verify_source(row)
+    return str(row[1]), int(row[3]), int(row[4]), int(row[5]), str(row[6] or "")
 
 
 def sessions_indexed_at(db: sqlite3.Connection, path: str, other_than: str) -> list[str]:

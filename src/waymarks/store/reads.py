@@ -21,7 +21,7 @@ from waymarks.ledger.log import SessionLog
 from waymarks.store import entries as entries_index
 from waymarks.store import item_history, queries
 from waymarks.store.epoch import Epoch, Token
-from waymarks.store.integrity import ITEM_ID, decode_manifest
+from waymarks.store.integrity import ITEM_ID, SOURCE_FIELDS, decode_manifest, verify_source
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.rows import state_from_row
 
@@ -145,9 +145,13 @@ class ProjectionReads:
 
     def known_sources(self, project: str) -> list[KnownSource]:
         """The indexed session files of a project, with their checkpoints."""
-        return [KnownSource._make(row) for row in self.db.execute(
-            "SELECT session_id, path, byte_offset, lines, entries, fingerprint, size,"
-            " mtime_ns, status FROM sources WHERE project = ?", (project,))]
+        known = []
+        for row in self.db.execute(f"SELECT {SOURCE_FIELDS}, checksum, size, mtime_ns,"
+                                   " status FROM sources WHERE project = ?", (project,)):
+            verify_source(row[:9])
+            sid, path, _cwd, offset, lines, entries, fingerprint = row[:7]
+            known.append(KnownSource(sid, path, offset, lines, entries, fingerprint, *row[9:]))
+        return known
 
     def source_status(self, session_id: str) -> str | None:
         row = self.db.execute("SELECT status FROM sources WHERE session_id = ?",

@@ -1,0 +1,65 @@
+"""What a rebuild cannot recover from the ledgers: local policy kept in a damaged database.
+
+Source exclusions (``source_exclusions``) are local policy, not derived state: they live
+only in the database, so a database set aside as damaged takes them along. A recovery reads
+them back from the set-aside copy, read-only and best effort, and checks every row before
+the new database takes it (a damaged row is left out and counted, never trusted): an
+excluded session's project memory must not reach the model again because the file it was
+recorded in broke. What cannot be read is said, never dropped in silence.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+Exclusion = tuple[str, str | None, int]
+#: longest session ID and reason a row may hold (what a write would accept and more)
+_MAX_TEXT = 4096
+
+
+def read_exclusions(path: Path) -> tuple[list[Exclusion], str | None]:
+    """The exclusions a (damaged) database at ``path`` holds that pass their checks, and
+    why some could not be read (``None``: every row was read and is sound)."""
+    rows: list[Exclusion] = []
+    problem = None
+    db = None
+    companions = [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm")]
+    there = [c.exists() for c in companions]
+    # never written: with its -wal (read-only), or else the main file as it is, so no
+    # companion is created beside the copy kept for inspection
+    mode = "mode=ro" if there[0] and companions[0].stat().st_size else "immutable=1"
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True)
+        found = db.execute("SELECT session_id, reason, excluded_at FROM source_exclusions"
+                           ).fetchall()
+        for row in found:
+            if _sound(row):
+                rows.append((str(row[0]), row[1], int(row[2])))
+            else:
+                problem = "a damaged row left out"
+    except (sqlite3.Error, UnicodeDecodeError, ValueError) as exc:
+        if "no such table" in str(exc):
+            return [], None  # nothing was ever excluded in it (an older schema)
+        problem = f"unreadable: {type(exc).__name__}"
+    finally:
+        if db is not None:
+            db.close()
+        for companion, existed in zip(companions, there, strict=True):
+            if not existed:  # SQLite's reader made it: the copy stays as it was set aside
+                companion.unlink(missing_ok=True)
+    return rows, problem
+
+
+def _sound(row: tuple[object, ...]) -> bool:
+    sid, reason, at = row
+    return (isinstance(sid, str) and 0 < len(sid) <= _MAX_TEXT and sid.isprintable()
+            and (reason is None or (isinstance(reason, str) and len(reason) <= _MAX_TEXT))
+            and isinstance(at, int) and at >= 0)
+
+
+def restore_exclusions(db: sqlite3.Connection, rows: list[Exclusion]) -> None:
+    """Put exclusions read from a set-aside copy into a new database (before its rebuild,
+    inside its transaction or in autocommit)."""
+    db.executemany("INSERT OR IGNORE INTO source_exclusions (session_id, reason, excluded_at)"
+                   " VALUES (?, ?, ?)", rows)

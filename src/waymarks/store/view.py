@@ -1,0 +1,90 @@
+"""The write decisions' view of the projection: :class:`~waymarks.core.rules.StateView`
+over the ``items`` table, read inside the write's transaction."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Final
+
+from waymarks.core.rules import ItemState
+from waymarks.store import claim_subjects
+from waymarks.store.integrity import ITEM_COLUMNS, count_group, groups_of
+from waymarks.store.rows import item_row, json_list, state_from_row
+
+INSERT_ITEM: Final = f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)})"
+
+
+class SqliteView:
+    """:class:`~waymarks.core.rules.StateView` over the ``items`` table (inside a transaction)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def get(self, item_id: str) -> ItemState | None:
+        row = self.db.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE id = ?", (item_id,))
+        found = row.fetchone()
+        return state_from_row(found) if found else None
+
+    def active_matching(
+        self, kind: str, partition: str, norm: str, key: str | None, polarity_base: str | None
+    ) -> Sequence[ItemState]:
+        # one indexed lookup per facet: an OR across them would scan the whole partition
+        lookups = [(c, v) for c, v in (("norm", norm), ("key", key),
+                                       ("polarity_base", polarity_base)) if v is not None]
+        sql = " UNION ".join(
+            f"SELECT rowid FROM items WHERE status = 'active' AND kind = ?1 AND partition = ?2"
+            f" AND {column} = ?{n}"
+            for n, (column, _value) in enumerate(lookups, start=3)
+        )
+        rows = self.db.execute(
+            f"SELECT {ITEM_COLUMNS} FROM items WHERE rowid IN ({sql}) ORDER BY seq",
+            (kind, partition, *(value for _column, value in lookups)),
+        )
+        return [state_from_row(r) for r in rows]
+
+    def active_conflicting(
+        self, kind: str, partition: str, norm: str, key: str | None,
+        polarity_base: str | None, polarity_sign: int, limit: int,
+    ) -> Sequence[ItemState]:
+        # each facet by its index, the same text left out in SQL (not row by row here)
+        lookups = []
+        if key is not None:
+            lookups.append("SELECT rowid FROM items WHERE status = 'active' AND kind = :kind"
+                           " AND partition = :partition AND key = :key AND norm <> :norm")
+        if polarity_base is not None:
+            lookups.append("SELECT rowid FROM items WHERE status = 'active' AND kind = :kind"
+                           " AND partition = :partition AND polarity_base = :base"
+                           " AND polarity_sign = :sign AND norm <> :norm")
+        if not lookups:
+            return []
+        rows = self.db.execute(
+            f"SELECT {ITEM_COLUMNS} FROM items WHERE rowid IN ({' UNION '.join(lookups)})"
+            " ORDER BY seq LIMIT :limit",
+            {"kind": kind, "partition": partition, "norm": norm, "key": key,
+             "base": polarity_base, "sign": -polarity_sign, "limit": limit})
+        return [state_from_row(r) for r in rows]
+
+    def active_texts(self, partition: str, subject: frozenset[str] | None = None
+                     ) -> Sequence[tuple[str, str]]:
+        if subject is not None:  # the claims that may share it (inside a write transaction)
+            return claim_subjects.texts_sharing(self.db, partition, subject)
+        rows = self.db.execute(
+            "SELECT id, text FROM items WHERE status = 'active' AND kind = 'memory'"
+            " AND partition = ? ORDER BY seq", (partition,))
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    def put(self, state: ItemState) -> None:
+        row = item_row(state)
+        updated = self.db.execute(
+            "UPDATE items SET status = ?, reason = ?, superseded_by = ?, supersedes = ?, "
+            "conflicts_with = ?, checksum = ? WHERE id = ?",
+            (state.status, state.reason, state.superseded_by, state.supersedes,
+             json_list(state.conflicts_with), row[-1], state.id),
+        )
+        if updated.rowcount:
+            return
+        self.db.execute(INSERT_ITEM, row)
+        for kind, group in groups_of(state.kind, state.session_id, state.item.scope,
+                                     state.item.project_path):
+            count_group(self.db, kind, group)

@@ -1,0 +1,95 @@
+"""The writer's turn: an ``flock`` on ``<database>.lock``, beside the database.
+
+Writers queue on it before SQLite's own lock: SQLite's busy wait sleeps and retries, so
+under load one process could lose the race for seconds while others commit and begin
+again. The turn is also what a recovery holds while it sets a damaged database aside and
+builds the new one, so no other process commits into, or sets aside, a file mid-repair.
+
+What must stay true:
+- the common, uncontended turn is one non-blocking ``flock`` call;
+- a turn is never waited for without end: a holder that is stopped (Ctrl-Z, SIGSTOP) or
+  hung makes the others give up after the busy timeout with SQLite's own busy error
+  (``SQLITE_BUSY``: "another process kept … locked for too long"), never wait forever;
+- a thread that holds the turn for a database may take it again (a recovery rebuilds
+  through the same projection methods that take it): ``flock`` would otherwise deadlock
+  against the process's own descriptor;
+- the lock file is opened without following a link and without blocking on a FIFO.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+_HELD = threading.local()
+#: how long a waiting writer sleeps between tries, at first and at most (seconds)
+_FIRST_NAP, _LONGEST_NAP = 0.0005, 0.01
+
+
+class WriterBusy(sqlite3.OperationalError):
+    """The writer's turn was not free within the busy timeout (an environment problem,
+    reported like SQLite's own ``SQLITE_BUSY``)."""
+
+    sqlite_errorname = "SQLITE_BUSY"
+    sqlite_errorcode = 5
+
+
+def lock_path(db_path: Path) -> str:
+    return f"{db_path}.lock"
+
+
+@contextmanager
+def writer_turn(db_path: Path, timeout_s: float) -> Iterator[None]:
+    """Hold the writer's turn for ``db_path`` (re-entrant within a thread)."""
+    held: set[str] = _HELD.__dict__.setdefault("paths", set())
+    key = str(db_path)
+    if key in held:
+        yield
+        return
+    fd = os.open(lock_path(db_path), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                 | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            _wait(fd, db_path, timeout_s)
+        held.add(key)
+        try:
+            yield
+        finally:
+            held.discard(key)
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _wait(fd: int, db_path: Path, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    nap = _FIRST_NAP
+    while True:
+        time.sleep(nap)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise WriterBusy(f"{lock_path(db_path)}: held by another process for"
+                                 f" {timeout_s:g} s") from None
+            nap = min(nap * 2, _LONGEST_NAP)
+
+
+FileIdentity = tuple[int, int]
+
+
+def file_identity(path: Path) -> FileIdentity | None:
+    """Which file is at ``path`` (device, inode), or ``None`` if none is."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino
