@@ -22,14 +22,12 @@ import fcntl
 import os
 import sqlite3
 import time
-
-# threading.local itself, without the threading module (~1 ms of a fresh recall)
 from _thread import _local as thread_local
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-_HELD = thread_local()
+_HELD = thread_local()  # threading.local, without importing threading (a fresh recall)
 #: how long a waiting writer sleeps between tries, at first and at most (seconds)
 _FIRST_NAP, _LONGEST_NAP = 0.0005, 0.01
 
