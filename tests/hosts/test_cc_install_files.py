@@ -4,10 +4,12 @@ one line with nothing written, or kept exactly as the person wrote it."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -170,3 +172,44 @@ def test_uninstall_changes_nothing_when_one_file_cannot_be_read(
     assert done.returncode == 2 and "Nothing was changed" in done.stdout
     assert tree(project) == before  # the settings still hold the hooks: nothing was changed
 
+
+def test_installs_take_turns(tmp_path: Path, home: Path, project: Path) -> None:
+    """Two installs at once would each back up what the other just wrote (a backup holding
+    Waymarks' own server, restored by uninstall): each waits for the lock in the home."""
+    (project / ".mcp.json").write_text('{"mcpServers": {}}')
+    lock = home / "claude-code" / "install.lock"
+    lock.parent.mkdir(parents=True)
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        env = {**os.environ, "HOME": str(tmp_path / "u"), "WAYMARKS_HOME": str(home)}
+        waiting = subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", "--home",
+                                    str(home), "--cwd", str(project), "claude-code", "install"],
+                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 5
+        while waiting.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert waiting.poll() is None  # still waiting for the lock
+        assert (project / ".mcp.json").read_text() == '{"mcpServers": {}}'
+    assert waiting.wait(60) == 0
+    assert "waymarks" in json.loads((project / ".mcp.json").read_text())["mcpServers"]
+    assert (project / ".mcp.json.waymarks-backup").read_text() == '{"mcpServers": {}}'
+
+
+def test_a_backup_made_redundant_by_hand_goes_and_one_still_needed_is_named(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    user = tmp_path / "u"
+    mcp = project / ".mcp.json"
+    backup = project / ".mcp.json.waymarks-backup"
+    mcp.write_text('{"mcpServers": {"gh": {"command": "gh"}}}')
+    cc.install("project", project, user, home)
+    mcp.write_text('{"mcpServers": {"gh": {"command": "gh"}}}')  # Waymarks removed by hand
+    changes = {c.path.name: c for c in cc.uninstall("project", project, user, home)}
+    assert changes[".mcp.json"].notes == ["removed .mcp.json.waymarks-backup"]
+    assert not backup.exists() and mcp.read_text() == '{"mcpServers": {"gh": {"command": "gh"}}}'
+    cc.install("project", project, user, home)
+    mcp.write_text('{"mcpServers": {"linear": {"command": "linear"}}}')  # and changed more
+    changes = {c.path.name: c for c in cc.uninstall("project", project, user, home)}
+    assert "kept .mcp.json.waymarks-backup" in changes[".mcp.json"].notes[0]
+    assert backup.read_text() == '{"mcpServers": {"gh": {"command": "gh"}}}'
+    done = cli(home, project, user, "uninstall")
+    assert done.returncode == 0 and "kept .mcp.json.waymarks-backup" in done.stdout

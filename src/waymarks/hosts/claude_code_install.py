@@ -18,7 +18,8 @@ Install merges into Claude Code's configuration, leaving everything else as it w
 It is idempotent, keeps a copy of each file it changes (``<file>.waymarks-backup``),
 refuses a file it cannot rewrite exactly (changing nothing: see
 :mod:`waymarks.hosts.claude_code_files`), loads and checks every file before it writes
-any, writes atomically and reports what changed. Uninstall removes exactly
+any, writes atomically and reports what changed. One install or uninstall runs at a time
+per home (``flock`` on ``<home>/claude-code/install.lock``). Uninstall removes exactly
 those entries (and containers left empty by their removal); an MCP server named
 ``waymarks`` that runs something else is left alone.
 
@@ -26,17 +27,21 @@ What must stay true: after uninstall nothing of Waymarks is left. A file install
 gets its original bytes back (from the backup) when nothing else in it changed since, or
 else what remains without Waymarks' entries; a file install created, and that holds
 nothing else, is removed (no ``{}`` left behind), and so is a ``.claude/`` folder left
-empty; the backups are removed.
+empty; the backups are removed (one is kept, and named, only when the file changed after
+Waymarks' entries were removed by hand).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shlex
 import shutil
 import sys
 import sysconfig
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -71,9 +76,11 @@ class Change:
     path: Path
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": str(self.path), "added": self.added, "removed": self.removed}
+        return {"file": str(self.path), "added": self.added, "removed": self.removed,
+                "notes": self.notes}
 
 
 def scripts_dir(package: Path, metadata: Path | None = None) -> Path:
@@ -154,21 +161,22 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
     binary = binary or waymarks_binary()
     python = Path(python_path) if python_path is not None else Path(sys.executable)
     settings_path, mcp_path = files(scope, project, user_home)
-    settings, mcp = load(settings_path), load(mcp_path)
-    settings_change, mcp_change = Change(settings_path), Change(mcp_path)
-    _add_hooks(settings.data, settings_path, python, home, settings_change)
-    _add_server(mcp.data, mcp_path, server_entry(binary, home), mcp_change)
-    planned = [(loaded, dump(loaded.data, loaded.path))
-               for loaded, change in ((settings, settings_change), (mcp, mcp_change))
-               if change.added]
-    backups = [loaded for loaded, _ in planned
-               if loaded.raw is not None and not backup_exists(loaded.path)]
-    for loaded in backups:
-        write_backup(loaded)
-    for loaded, content in planned:
-        if not loaded.path.parent.exists():
-            _note_created(home, loaded.path.parent)
-        write(loaded, content)
+    with _locked(home):
+        settings, mcp = load(settings_path), load(mcp_path)
+        settings_change, mcp_change = Change(settings_path), Change(mcp_path)
+        _add_hooks(settings.data, settings_path, python, home, settings_change)
+        _add_server(mcp.data, mcp_path, server_entry(binary, home), mcp_change)
+        planned = [(loaded, dump(loaded.data, loaded.path))
+                   for loaded, change in ((settings, settings_change), (mcp, mcp_change))
+                   if change.added]
+        backups = [loaded for loaded, _ in planned
+                   if loaded.raw is not None and not backup_exists(loaded.path)]
+        for loaded in backups:
+            write_backup(loaded)
+        for loaded, content in planned:
+            if not loaded.path.parent.exists():
+                _note_created(home, loaded.path.parent)
+            write(loaded, content)
     return [c for c in (settings_change, mcp_change) if c.added]
 
 
@@ -213,6 +221,29 @@ def _add_server(mcp: dict[str, Any], path: Path, wanted: dict[str, Any],
         change.added.append(f"mcpServers.{SERVER_NAME}")
 
 
+@contextmanager
+def _locked(home: Path | None) -> Iterator[None]:
+    """One install or uninstall at a time per home (an exclusive ``flock`` on
+    ``<home>/claude-code/install.lock``): two at once would each back up what the other
+    just wrote."""
+    if home is None:
+        yield
+        return
+    lock = _record(home).with_name("install.lock")
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise InstallError(f"{lock} cannot be opened ({exc.strerror}); remove whatever is "
+                           f"there, then run this again. {NOTHING_CHANGED}") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def _record(home: Path) -> Path:
     return home / "claude-code" / "created-folders.json"
 
@@ -240,10 +271,11 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
     (``home``: where install noted the folders it created). Every file is loaded and
     checked, and what to write decided, before anything is written."""
     settings_path, mcp_path = files(scope, project, user_home)
-    plans = [_put_back_plan(path, remove)
-             for path, remove in ((settings_path, _remove_hooks), (mcp_path, _remove_server))]
-    changes = [plan.apply() for plan in plans if plan.change is not None]
-    _remove_created_folders(home, (settings_path, mcp_path))
+    with _locked(home):
+        plans = [_put_back_plan(path, remove)
+                 for path, remove in ((settings_path, _remove_hooks), (mcp_path, _remove_server))]
+        changes = [plan.apply() for plan in plans if plan.change is not None]
+        _remove_created_folders(home, (settings_path, mcp_path))
     return [c for c in changes if c is not None]
 
 
@@ -310,7 +342,10 @@ class _PutBack:
 def _put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]]) -> _PutBack:
     """Remove Waymarks' entries from ``path``, then write what is left: the very bytes from
     before the install when nothing else changed since (the backup), no file at all when
-    install created it and nothing else is in it; otherwise what is left. The backup goes."""
+    install created it and nothing else is in it; otherwise what is left. The backup goes,
+    and so does one the person made redundant by removing the entries by hand (what is
+    left is what was backed up); one that differs from a file without Waymarks' entries is
+    kept, and the change says so."""
     loaded = load(path)
     if loaded.raw is None:
         return _PutBack(loaded)
@@ -322,7 +357,14 @@ def _put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]]) ->
         before = None
     unchanged = backup is not None and same(before, loaded.data, path)
     if not removed:
-        return _PutBack(loaded)
+        if backup is None:
+            return _PutBack(loaded)
+        if unchanged:
+            return _PutBack(loaded, Change(path, notes=[f"removed {backup_path(path).name}"]),
+                            remove_backup=True)
+        return _PutBack(loaded, Change(path, notes=[
+            f"kept {backup_path(path).name} (the file as it was before install; it has "
+            "changed since, and Waymarks' entries are gone): remove it when not needed"]))
     change = Change(path, removed=removed)
     if backup is not None:
         return _PutBack(loaded, change, backup if unchanged else dump(loaded.data, path),
