@@ -5,6 +5,9 @@ into an exception the session only logs, so a JSON-RPC client waits for its time
 - a line that is not JSON (or is nested too deep to decode): ``-32700``, id ``null``;
 - JSON that is not a request object (``[]``, a batch, ``5``, a request without
   ``jsonrpc``/``method``): ``-32600``, with the request's id when it has one;
+- a request whose id is neither a string nor an integer (``1.5``, ``true``, ``null``, an
+  object, a list), which the SDK would take for a notification and never answer:
+  ``-32600``, id ``null``, and the request is not run;
 - a request holding a lone surrogate (``"\\ud800"``), which the SDK's parser refuses and
   no ledger line can hold: ``tools/call`` is a refused tool result
   (``invalid-parameters``), any other request ``-32602``, a notification nothing.
@@ -48,6 +51,9 @@ def screen(line: str) -> Answer | Literal["drop"] | None:
     if not isinstance(raw, dict):
         return _error(None, types.INVALID_REQUEST, "Invalid Request: not a JSON object "
                       "(batches are not supported)")
+    if "method" in raw and "id" in raw and request_id is None:
+        return _error(None, types.INVALID_REQUEST, "Invalid Request: the id must be a string "
+                      "or an integer")
     if not all_unicode(raw):
         if "method" in raw and "id" not in raw:
             return "drop"
