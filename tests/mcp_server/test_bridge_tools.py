@@ -98,3 +98,10 @@ def test_the_bridge_tools_are_listed_with_their_schemas(app: Waymarks) -> None:
     tools = anyio.run(run)
     assert tools["recall_memory"].annotations.read_only_hint is True  # type: ignore[union-attr]
     assert tools["capture_note"].input_schema["properties"]["type"]["enum"][-1] == "lesson"
+
+
+def test_a_field_capture_note_does_not_take_is_refused_as_context_persistence_refuses_it(
+        app: Waymarks) -> None:
+    [refused] = call(app, ("capture_note", {"text": "Run migrations first", "scope": "team"}))
+    assert refused == {"outcome": "rejected", "category": "invalid-parameters"}
+    assert active_notes(app) == []

@@ -143,6 +143,7 @@ def test_a_client_that_cannot_ask_saves_nothing(app: Waymarks, store: PersonalSt
     ({"text": "ok", "slug": "[waymarks:omitted]"}, "egress-placeholder"),
     ({"text": "[ds4:local-only]bank PIN 1234[/ds4:local-only]"}, "local-only-refused"),
     ({"text": "my token is ghp_" + "a1B2c3D4e5" * 4}, "credential-refused"),
+    ({"text": "Prefers tabs", "scope": "project"}, "invalid-parameters"),  # an unknown field
 ])
 def test_refusals_come_first_and_ask_nobody(app: Waymarks, store: PersonalStore,
                                             arguments: dict[str, Any], category: str,

@@ -82,3 +82,26 @@ def test_every_request_line_is_answered(home: Path, project: Path) -> None:
 def test_a_sound_request_passes_the_screen_unchanged() -> None:
     assert screen(_call(3, "where do deploys go?")) is None
     assert screen(_call(3, "emoji \\ud83d\\ude00 pairs are fine")) is None
+
+
+def test_a_request_whose_id_is_not_a_string_or_an_integer_is_answered_not_run(
+        home: Path, project: Path) -> None:
+    """The SDK took such a request for a notification: it never answered (the client waited
+    for its timeout)."""
+    bad = [1.5, True, None, {"a": 1}, [1]]
+    calls = [json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+        "name": "capture_note", "arguments": {"text": f"note for id {i}"}}}) for i in bad]
+    for call in calls:
+        answer = screen(call)
+        assert answer is not None and answer != "drop"
+        assert answer.model_dump(mode="json")["id"] is None
+    answers = _serve(home, project, [*_initialize(), *calls, json.dumps(
+        {"jsonrpc": "2.0", "id": "last", "method": "tools/list"})], expect=len(bad) + 2)
+    errors = [(a["id"], a["error"]["code"], a["error"]["message"]) for a in answers
+              if "error" in a]
+    assert errors == [(None, -32600, "Invalid Request: the id must be a string or an "
+                       "integer")] * len(bad)
+    assert [a["id"] for a in answers if "result" in a] == [1, "last"]
+    assert not [p for p in home.rglob("*.jsonl") if "note for id" in p.read_text()]
+    assert screen(json.dumps({"jsonrpc": "2.0", "id": "x", "method": "ping"})) is None
+    assert screen(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "ping"})) is None

@@ -300,7 +300,8 @@ def register(root: "click.Group") -> None:
                            "conflicts": [], "message": str(exc)}, f"Refused: {exc}",
                           EXIT_REJECTED)
         lines = [f"{c.path}: " + ", ".join([*(f"+{a}" for a in c.added),
-                                             *(f"-{r}" for r in c.removed)]) for c in changes]
+                                             *(f"-{r}" for r in c.removed), *c.notes])
+                 for c in changes]
         verb = "installed" if install else "uninstalled"
         text = "\n".join(lines) if lines else f"Nothing to change: already {verb}."
         if install and lines:

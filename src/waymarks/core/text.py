@@ -188,6 +188,24 @@ def is_unicode(text: str) -> bool:
     return True
 
 
+def all_unicode(value: object) -> bool:
+    """No string (key or value) anywhere in the decoded JSON ``value`` holds a lone
+    surrogate (an escaped ``"\\ud800"``); iterative: the depth is whatever ``json.loads``
+    accepted."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not is_unicode(item):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
 def escaped(text: str, keep: str = "") -> str:
     """``text`` with every character that is not printable escaped (``\\n``, ``\\r``,
     ``\\t``, else ``\\uXXXX``: controls, ESC, format and bidi characters), so stored text

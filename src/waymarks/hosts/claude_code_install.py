@@ -16,38 +16,59 @@ Install merges into Claude Code's configuration, leaving everything else as it w
   scripts directory, not beside the interpreter).
 
 It is idempotent, keeps a copy of each file it changes (``<file>.waymarks-backup``),
-refuses a file that is not valid JSON (changing nothing), writes atomically and reports
-what changed. Uninstall removes exactly those entries (and containers left empty by
-their removal); an MCP server named ``waymarks`` that runs something else is left alone.
+refuses a file it cannot rewrite exactly (changing nothing: see
+:mod:`waymarks.hosts.claude_code_files`), loads and checks every file before it writes
+any, writes atomically and reports what changed. One install or uninstall runs at a time
+per home (``flock`` on ``<home>/claude-code/install.lock``). Uninstall removes exactly
+those entries (and containers left empty by their removal); an MCP server named
+``waymarks`` that runs something else is left alone.
 
 What must stay true: after uninstall nothing of Waymarks is left. A file install changed
 gets its original bytes back (from the backup) when nothing else in it changed since, or
 else what remains without Waymarks' entries; a file install created, and that holds
 nothing else, is removed (no ``{}`` left behind), and so is a ``.claude/`` folder left
-empty; the backups are removed.
+empty; the backups are removed (one is kept, and named, only when the file changed after
+Waymarks' entries were removed by hand).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shlex
 import shutil
 import sys
 import sysconfig
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from waymarks.files.atomic import write_atomic
 from waymarks.hosts.claude_code import EVENTS
+from waymarks.hosts.claude_code_files import (
+    NOTHING_CHANGED,
+    InstallError,
+    Loaded,
+    backup_exists,
+    backup_path,
+    dump,
+    load,
+    parse,
+    read_backup,
+    same,
+    write,
+    write_backup,
+)
 
 Scope = Literal["project", "user"]
 HOOK_TIMEOUT_S = 10
 SERVER_NAME = "waymarks"
 
 
-class InstallError(Exception):
-    pass
+__all__ = ["InstallError", "install", "uninstall"]
 
 
 @dataclass
@@ -55,9 +76,11 @@ class Change:
     path: Path
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": str(self.path), "added": self.added, "removed": self.removed}
+        return {"file": str(self.path), "added": self.added, "removed": self.removed,
+                "notes": self.notes}
 
 
 def scripts_dir(package: Path, metadata: Path | None = None) -> Path:
@@ -132,46 +155,93 @@ def _ours(command: object) -> bool:
 def install(scope: Scope, project: Path, user_home: Path, home: Path,
             binary: Path | None = None, python_path: Path | None = None) -> list[Change]:
     """Merge the hooks and the MCP server (``binary``: the ``waymarks`` script the MCP
-    server runs; ``python_path``: the interpreter the hooks run, this one by default)."""
+    server runs; ``python_path``: the interpreter the hooks run, this one by default).
+    Every file is loaded and checked, and its new content made, before anything is
+    written."""
     binary = binary or waymarks_binary()
     python = Path(python_path) if python_path is not None else Path(sys.executable)
     settings_path, mcp_path = files(scope, project, user_home)
-    settings, mcp = _load(settings_path), _load(mcp_path)
-    settings_change, mcp_change = Change(settings_path), Change(mcp_path)
+    with _locked(home):
+        settings, mcp = load(settings_path), load(mcp_path)
+        settings_change, mcp_change = Change(settings_path), Change(mcp_path)
+        _add_hooks(settings.data, settings_path, python, home, settings_change)
+        _add_server(mcp.data, mcp_path, server_entry(binary, home), mcp_change)
+        planned = [(loaded, dump(loaded.data, loaded.path))
+                   for loaded, change in ((settings, settings_change), (mcp, mcp_change))
+                   if change.added]
+        backups = [loaded for loaded, _ in planned
+                   if loaded.raw is not None and not backup_exists(loaded.path)]
+        for loaded in backups:
+            write_backup(loaded)
+        for loaded, content in planned:
+            if not loaded.path.parent.exists():
+                _note_created(home, loaded.path.parent)
+            write(loaded, content)
+    return [c for c in (settings_change, mcp_change) if c.added]
+
+
+def _add_hooks(settings: dict[str, Any], path: Path, python: Path, home: Path,
+               change: Change) -> None:
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise InstallError(f"{settings_path}: \"hooks\" is not an object; fix it first")
+        raise InstallError(f"{path}: \"hooks\" is not an object; fix it first. {NOTHING_CHANGED}")
     for event in EVENTS:
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
-            raise InstallError(f"{settings_path}: hooks.{event} is not a list; fix it first")
+            raise InstallError(f"{path}: hooks.{event} is not a list; fix it first. "
+                               f"{NOTHING_CHANGED}")
+        for i, group in enumerate(groups):
+            if isinstance(group, dict) and not isinstance(group.get("hooks", []), list):
+                raise InstallError(f"{path}: hooks.{event}[{i}].hooks is not a list (Claude "
+                                   "Code cannot run it); fix or remove that entry, then run "
+                                   f"this again. {NOTHING_CHANGED}")
         command = hook_command(python, home, event)
-        present = [h for g in groups if isinstance(g, dict)
-                   for h in g.get("hooks", []) if isinstance(h, dict) and _ours(h.get("command"))]
+        present = [h for g in groups if isinstance(g, dict) for h in g.get("hooks", [])
+                   if isinstance(h, dict) and _ours(h.get("command"))]
         if any(h.get("command") == command for h in present):
             continue
         _remove_ours(groups)  # an older install (another path): replaced, not duplicated
         groups.append({"hooks": [{"type": "command", "command": command,
                                   "timeout": HOOK_TIMEOUT_S}]})
-        settings_change.added.append(f"hooks.{event}")
+        change.added.append(f"hooks.{event}")
+
+
+def _add_server(mcp: dict[str, Any], path: Path, wanted: dict[str, Any],
+                change: Change) -> None:
     servers = mcp.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
-        raise InstallError(f"{mcp_path}: \"mcpServers\" is not an object; fix it first")
-    wanted = server_entry(binary, home)
+        raise InstallError(f"{path}: \"mcpServers\" is not an object; fix it first. "
+                           f"{NOTHING_CHANGED}")
     current = servers.get(SERVER_NAME)
     if current is not None and not _our_server(current):
-        raise InstallError(f"{mcp_path}: an MCP server named {SERVER_NAME!r} already exists "
+        raise InstallError(f"{path}: an MCP server named {SERVER_NAME!r} already exists "
                            "and is not Waymarks; rename or remove it first")
     if current != wanted:
         servers[SERVER_NAME] = wanted
-        mcp_change.added.append(f"mcpServers.{SERVER_NAME}")
-    for path, data, change in ((settings_path, settings, settings_change),
-                               (mcp_path, mcp, mcp_change)):
-        if change.added:
-            if not path.parent.exists():
-                _note_created(home, path.parent)
-            _save(path, data)
-    return [c for c in (settings_change, mcp_change) if c.added]
+        change.added.append(f"mcpServers.{SERVER_NAME}")
+
+
+@contextmanager
+def _locked(home: Path | None) -> Iterator[None]:
+    """One install or uninstall at a time per home (an exclusive ``flock`` on
+    ``<home>/claude-code/install.lock``): two at once would each back up what the other
+    just wrote."""
+    if home is None:
+        yield
+        return
+    lock = _record(home).with_name("install.lock")
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise InstallError(f"{lock} cannot be opened ({exc.strerror}); remove whatever is "
+                           f"there, then run this again. {NOTHING_CHANGED}") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _record(home: Path) -> Path:
@@ -198,19 +268,20 @@ def _note_created(home: Path, folder: Path) -> None:
 def uninstall(scope: Scope, project: Path, user_home: Path,
               home: Path | None = None) -> list[Change]:
     """Remove what :func:`install` added, and put each file back as install found it
-    (``home``: where install noted the folders it created)."""
+    (``home``: where install noted the folders it created). Every file is loaded and
+    checked, and what to write decided, before anything is written."""
     settings_path, mcp_path = files(scope, project, user_home)
-    changes = []
-    for path, remove in ((settings_path, _remove_hooks), (mcp_path, _remove_server)):
-        if not path.exists():
-            continue
-        data = _load(path)
-        removed = remove(data)
-        if removed:
-            _put_back(path, data)
-            changes.append(Change(path, removed=removed))
+    with _locked(home):
+        plans = [_put_back_plan(path, remove)
+                 for path, remove in ((settings_path, _remove_hooks), (mcp_path, _remove_server))]
+        changes = [plan.apply() for plan in plans if plan.change is not None]
+        _remove_created_folders(home, (settings_path, mcp_path))
+    return [c for c in changes if c is not None]
+
+
+def _remove_created_folders(home: Path | None, paths: tuple[Path, Path]) -> None:
     named = _created(home) if home is not None else []
-    for path in (settings_path, mcp_path):
+    for path in paths:
         folder = str(path.parent.absolute())
         if folder not in named:
             continue
@@ -221,7 +292,6 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
             write_atomic(_record(home), json.dumps(named))
         elif home is not None:
             _record(home).unlink(missing_ok=True)
-    return changes
 
 
 def _remove_hooks(settings: dict[str, Any]) -> list[str]:
@@ -249,25 +319,59 @@ def _remove_server(mcp: dict[str, Any]) -> list[str]:
     return [f"mcpServers.{SERVER_NAME}"]
 
 
-def _put_back(path: Path, remaining: dict[str, Any]) -> None:
-    """Write what is left after removing Waymarks' entries: the very bytes from before the
-    install when nothing else changed since (the backup), no file at all when install
-    created it and nothing else is in it; otherwise what is left. The backup goes."""
-    backup = _backup_path(path)
-    if backup.is_file():
-        try:
-            before: object = json.loads(backup.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-            before = None
-        if before == remaining:
-            _write(path, backup.read_bytes())
-        else:
-            _write(path, _dump(remaining))
-        backup.unlink()
-    elif not remaining:
-        (path.resolve() if path.is_symlink() else path).unlink()
-    else:
-        _write(path, _dump(remaining))
+@dataclass
+class _PutBack:
+    """What uninstall does to one file: ``content`` to write (``None``: leave it, or
+    ``remove_file``), and whether the backup goes."""
+    loaded: Loaded
+    change: Change | None = None
+    content: bytes | None = None
+    remove_file: bool = False
+    remove_backup: bool = False
+
+    def apply(self) -> Change | None:
+        if self.content is not None:
+            write(self.loaded, self.content)
+        elif self.remove_file:
+            self.loaded.target.unlink()
+        if self.remove_backup:
+            backup_path(self.loaded.path).unlink()
+        return self.change
+
+
+def _put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]]) -> _PutBack:
+    """Remove Waymarks' entries from ``path``, then write what is left: the very bytes from
+    before the install when nothing else changed since (the backup), no file at all when
+    install created it and nothing else is in it; otherwise what is left. The backup goes,
+    and so does one the person made redundant by removing the entries by hand (what is
+    left is what was backed up); one that differs from a file without Waymarks' entries is
+    kept, and the change says so."""
+    loaded = load(path)
+    if loaded.raw is None:
+        return _PutBack(loaded)
+    removed = remove(loaded.data)
+    backup = read_backup(path)
+    try:
+        before: object = parse(backup) if backup is not None else None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        before = None
+    unchanged = backup is not None and same(before, loaded.data, path)
+    if not removed:
+        if backup is None:
+            return _PutBack(loaded)
+        if unchanged:
+            return _PutBack(loaded, Change(path, notes=[f"removed {backup_path(path).name}"]),
+                            remove_backup=True)
+        return _PutBack(loaded, Change(path, notes=[
+            f"kept {backup_path(path).name} (the file as it was before install; it has "
+            "changed since, and Waymarks' entries are gone): remove it when not needed"]))
+    change = Change(path, removed=removed)
+    if backup is not None:
+        return _PutBack(loaded, change, backup if unchanged else dump(loaded.data, path),
+                        remove_backup=True)
+    if not loaded.data:
+        return _PutBack(loaded, change, remove_file=True)
+    return _PutBack(loaded, change, dump(loaded.data, path))
 
 
 def _our_server(entry: object) -> bool:
@@ -291,44 +395,3 @@ def _remove_ours(groups: list[Any]) -> bool:
             else:
                 groups.remove(group)
     return removed
-
-
-def _load(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise InstallError(f"{path} is not valid JSON ({exc}); fix or move it, then run "
-                           "this again. Nothing was changed") from exc
-    if not isinstance(data, dict):
-        raise InstallError(f"{path} does not hold a JSON object; nothing was changed")
-    return data
-
-
-def _backup_path(path: Path) -> Path:
-    return path.with_name(path.name + ".waymarks-backup")
-
-
-def _dump(data: dict[str, Any]) -> bytes:
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _save(path: Path, data: dict[str, Any]) -> None:
-    """Replace ``path``'s content, keeping the first backup (the state before Waymarks
-    ever touched it; uninstall restores it and removes it)."""
-    target = path.resolve() if path.is_symlink() else path
-    if target.exists():
-        backup = _backup_path(path)
-        if not backup.exists():
-            shutil.copy2(target, backup)
-    _write(path, _dump(data))
-
-
-def _write(path: Path, content: bytes) -> None:
-    """Replace ``path``'s content atomically: through a symbolic link (a dotfiles checkout
-    stays linked), keeping the file's mode (``~/.claude.json`` is private)."""
-    target = path.resolve() if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o600
-    write_atomic(target, content, mode=mode)

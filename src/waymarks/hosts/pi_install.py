@@ -19,7 +19,8 @@ import json
 import os
 from pathlib import Path
 
-from waymarks.files.atomic import write_atomic
+from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
+from waymarks.files.reading import read_regular
 
 MARK = "// written by `waymarks pi install`; `waymarks pi uninstall` removes it"
 CREATED = "// created directories: "
@@ -72,21 +73,42 @@ def _missing_ancestors(path: Path) -> list[str]:
     return list(reversed(missing))
 
 
+def _existing(path: Path, fix: str) -> bytes | None:
+    """The bytes of the loader at ``path`` (``None``: nothing there), read as a regular file
+    (a symbolic link to one is followed); anything else is refused with the fix
+    (``FileExistsError``), before a byte is read or written."""
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    try:
+        return read_regular(path)
+    except NotARegularFile:
+        what = kind_of(os.stat(path).st_mode)
+    except OSError:  # a link to nothing, or a loop
+        what = kind_of(found.st_mode) + " that leads to no file"
+    raise FileExistsError(f"{path} is {what}, not a loader Waymarks wrote; {fix}")
+
+
 def install(directory: Path) -> tuple[Path, bool]:
     """Write (or refresh) the loader; returns its path and whether anything changed."""
     if not EXTENSION.is_file():
         raise FileNotFoundError(f"{EXTENSION} is missing: this installation of Waymarks is "
                                 "incomplete; reinstall it (the extension is package data)")
     path = loader_path(directory)
-    existing = path.read_text(encoding="utf-8") if path.is_file() else None
-    if path.exists() and (existing is None or not existing.startswith(MARK)):
-        raise FileExistsError(f"{path} exists and was not written by Waymarks; move it away "
-                              "first")
-    created = created_directories(existing) if existing is not None else \
-        _missing_ancestors(Path(os.path.abspath(path.parent)))
+    existing = _existing(path, "move it away first")
+    if existing is not None and not existing.startswith(MARK.encode()):
+        raise FileExistsError(f"{path} exists and was not written by Waymarks; move it "
+                              "away first")
+    created = created_directories(existing.decode("utf-8", "replace")) \
+        if existing is not None else _missing_ancestors(Path(os.path.abspath(path.parent)))
     text = loader_text(created=created)
-    if existing == text:
+    if existing == text.encode("utf-8"):
         return path, False
+    if path.is_symlink():
+        raise FileExistsError(f"{path} is a symbolic link to an older loader; remove the "
+                              "link, then run this again (Waymarks writes its loader as a "
+                              "file of its own)")
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, text)
     return path, True
@@ -94,14 +116,14 @@ def install(directory: Path) -> tuple[Path, bool]:
 
 def uninstall(directory: Path) -> tuple[Path, bool]:
     path = loader_path(directory)
-    if not path.is_file():
+    existing = _existing(path, "leaving it alone")
+    if existing is None:
         return path, False
-    text = path.read_text(encoding="utf-8")
-    if not text.startswith(MARK):
+    if not existing.startswith(MARK.encode()):
         raise FileExistsError(f"{path} was not written by Waymarks; leaving it alone")
     path.unlink()
-    for created in reversed(created_directories(text)):  # deepest first
-        folder = Path(created)
+    for created in reversed(created_directories(existing.decode("utf-8", "replace"))):
+        folder = Path(created)  # deepest first
         if folder.is_symlink() or not folder.is_dir():
             continue
         try:

@@ -69,6 +69,18 @@ def argument(ctx: Context, name: str) -> object:
     return arguments.get(name) if isinstance(arguments, dict) else None
 
 
+def unknown_field(ctx: Context, known: tuple[str, ...]) -> bool:
+    """Whether the call's arguments name a field the tool does not take: such a call is
+    refused (:data:`UNKNOWN_FIELD`), as ``context_persistence`` refuses one, never run
+    as if the field were not there."""
+    arguments = raw_arguments(ctx)
+    return isinstance(arguments, dict) and any(name not in known for name in arguments)
+
+
+#: the result of a call naming a field the tool does not take
+UNKNOWN_FIELD: dict[str, Any] = {"outcome": "rejected", "category": "invalid-parameters"}
+
+
 def can_elicit(ctx: Context) -> bool:
     capabilities = ctx.client_capabilities
     elicitation = capabilities.elicitation if capabilities is not None else None

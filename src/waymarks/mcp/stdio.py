@@ -5,6 +5,9 @@ into an exception the session only logs, so a JSON-RPC client waits for its time
 - a line that is not JSON (or is nested too deep to decode): ``-32700``, id ``null``;
 - JSON that is not a request object (``[]``, a batch, ``5``, a request without
   ``jsonrpc``/``method``): ``-32600``, with the request's id when it has one;
+- a request whose id is neither a string nor an integer (``1.5``, ``true``, ``null``, an
+  object, a list), which the SDK would take for a notification and never answer:
+  ``-32600``, id ``null``, and the request is not run;
 - a request holding a lone surrogate (``"\\ud800"``), which the SDK's parser refuses and
   no ledger line can hold: ``tools/call`` is a refused tool result
   (``invalid-parameters``), any other request ``-32602``, a notification nothing.
@@ -28,7 +31,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from waymarks.core.text import is_unicode
+from waymarks.core.text import all_unicode
 from waymarks.mcp.common import json_result
 
 UNICODE_MESSAGE = "the request holds text that is not valid Unicode (lone surrogates)"
@@ -48,7 +51,10 @@ def screen(line: str) -> Answer | Literal["drop"] | None:
     if not isinstance(raw, dict):
         return _error(None, types.INVALID_REQUEST, "Invalid Request: not a JSON object "
                       "(batches are not supported)")
-    if not _all_unicode(raw):
+    if "method" in raw and "id" in raw and request_id is None:
+        return _error(None, types.INVALID_REQUEST, "Invalid Request: the id must be a string "
+                      "or an integer")
+    if not all_unicode(raw):
         if "method" in raw and "id" not in raw:
             return "drop"
         if raw.get("method") == "tools/call" and request_id is not None:
@@ -73,23 +79,6 @@ def _id_of(raw: object) -> int | str | None:
 def _error(request_id: int | str | None, code: int, message: str) -> types.JSONRPCError:
     return types.JSONRPCError(jsonrpc="2.0", id=request_id,
                               error=types.ErrorData(code=code, message=message))
-
-
-def _all_unicode(value: object) -> bool:
-    """No string (key or value) anywhere in ``value`` holds a lone surrogate (iterative:
-    the depth is whatever ``json.loads`` accepted)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if not is_unicode(item):
-                return False
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return True
 
 
 class _Screened:

@@ -1,7 +1,8 @@
 """The ``capture_note`` tool: the model captures a live discussion note on this session's
 active branch (seed 003's bridge tool). Notes are working notes, not memory: nothing is
 promoted until the person runs ``notes promote`` or ``remember``, so no confirmation is
-asked; a note holding a credential, ``local-only`` text or the history sentinel is refused."""
+asked; a note holding a credential, ``local-only`` text or the history sentinel is refused,
+and so is a call naming a field the tool does not take."""
 
 from typing import Annotated, Any
 
@@ -10,12 +11,13 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import WithJsonSchema
 
-from waymarks.mcp.common import Serial, argument, json_result
+from waymarks.mcp.common import UNKNOWN_FIELD, Serial, argument, json_result, unknown_field
 from waymarks.personal.bridge_tools import capture_note
 from waymarks.personal.notes import MAX_NOTE_CHARS, NOTE_TYPES
 from waymarks.service.app import Waymarks
 
 NAME = "capture_note"
+FIELDS = ("text", "type")
 DESCRIPTION = (
     "Capture a short discussion note (a lesson, decision, constraint, requirement, "
     "question, action, preference or implementation detail) for this session. Notes are "
@@ -37,5 +39,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         type: Annotated[Any, WithJsonSchema(
             {"type": "string", "enum": list(NOTE_TYPES)})] = None,
     ) -> Annotated[CallToolResult, dict[str, Any]]:
+        if unknown_field(ctx, FIELDS):
+            return json_result(UNKNOWN_FIELD)
         with serial.turn():
             return json_result(capture_note(app, argument(ctx, "text"), argument(ctx, "type")))

@@ -1,6 +1,6 @@
 """The ``remember`` tool: propose one personal memory entry; the person confirms the save
 (it applies to every project). Refusals come first: the person is asked only about a save
-that can happen."""
+that can happen (a call naming a field the tool does not take is refused too)."""
 
 from typing import Annotated, Any
 
@@ -13,12 +13,14 @@ from pydantic import WithJsonSchema
 
 from waymarks.mcp.common import (
     NO_QUESTION,
+    UNKNOWN_FIELD,
     Confirm,
     Serial,
     answer_of,
     argument,
     can_elicit,
     json_result,
+    unknown_field,
 )
 from waymarks.personal.curation import MAX_PREFILL_CHARS
 from waymarks.personal.setup import personal_store
@@ -27,6 +29,7 @@ from waymarks.service.app import Waymarks
 from waymarks.tool.persistence import Answer
 
 NAME = "remember"
+FIELDS = ("text", "slug")
 DESCRIPTION = (
     "Propose one item of the person's personal memory (a preference, lesson or reference "
     "that follows them across projects), after they chose it in a visible curation turn. "
@@ -41,7 +44,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
 
     def ask_remember(ctx: Context) -> Elicit[Confirm] | str:
         """Refusals first: the person is asked only about a save that can happen."""
-        if not can_elicit(ctx):
+        if not can_elicit(ctx) or unknown_field(ctx, FIELDS):
             return NO_QUESTION  # the body answers: a refusal, or unavailable
         with serial.turn():
             plan = plan_remember(personal_store(app), argument(ctx, "text"),
@@ -63,6 +66,8 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
             {"type": "string", "maxLength": MAX_PREFILL_CHARS})] = None,
         slug: Annotated[Any, WithJsonSchema({"type": "string"})] = None,
     ) -> Annotated[CallToolResult, dict[str, Any]]:
+        if unknown_field(ctx, FIELDS):
+            return json_result(UNKNOWN_FIELD)
         decision: Answer = answer_of(answer) if can_elicit(ctx) else "unavailable"
         with serial.turn():
             return json_result(personal.commit(personal_store(app), argument(ctx, "text"),

@@ -1,0 +1,224 @@
+"""Claude Code's JSON files as ``claude-code install`` reads, backs up and rewrites them.
+
+What must stay true:
+- a file is read only if it is a regular file (a symbolic link to one is followed, as a
+  dotfiles checkout needs); a FIFO, a device, a directory, a dangling link or a link loop
+  is refused with :class:`InstallError`, one line that says how to fix it, before a byte
+  is written (a FIFO is never opened blocking: :func:`~waymarks.files.reading.read_regular`);
+- what is not the person's to lose is refused too: text that is not JSON, JSON that is not
+  an object, ``NaN``/``Infinity`` (not JSON: Claude Code, on Node, cannot read them), a
+  string holding a lone surrogate escape (``"\\ud800"``: no UTF-8 file can hold it);
+- a rewrite keeps every value as the person wrote it: a number is its literal
+  (:class:`Number`: ``1e400`` stays ``1e400``, never ``Infinity``; ``1E2`` stays ``1E2``),
+  keys keep their order, and ``1``, ``1.0`` and ``true`` stay three different values
+  (:func:`same` compares the rewritten text, never Python's ``==``);
+- a backup (``<file>.waymarks-backup``) holds the bytes that were read, is created
+  exclusively and without following a link, with the file's own mode; a backup name that
+  exists as anything but a regular file (a link a repository planted, pointing at the
+  person's user settings) is refused, and is never read through.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from waymarks.core.text import all_unicode
+from waymarks.files.atomic import NotARegularFile, fsync_directory, kind_of, write_all, write_atomic
+from waymarks.files.reading import read_regular
+
+NOTHING_CHANGED = "Nothing was changed"
+#: a new file's mode (``~/.claude.json`` holds credentials)
+NEW_FILE_MODE = 0o600
+
+
+class InstallError(Exception):
+    pass
+
+
+class Number:
+    """A JSON number kept as its literal, so a rewrite writes it exactly as it was read."""
+
+    __slots__ = ("literal",)
+
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Number) and other.literal == self.literal
+
+    def __hash__(self) -> int:
+        return hash(self.literal)
+
+    def __repr__(self) -> str:
+        return self.literal
+
+
+@dataclass
+class Loaded:
+    path: Path            # as named
+    target: Path          # the file it names (a symbolic link's target)
+    raw: bytes | None     # what was read; None: there is no file
+    data: dict[str, Any]
+    mode: int             # the permission bits a rewrite keeps
+
+
+def _not_json(literal: str) -> Any:
+    raise ValueError(f"{literal} is not a JSON value")
+
+
+def parse(raw: bytes) -> Any:
+    """``raw`` decoded as JSON, numbers as :class:`Number` (``ValueError``,
+    ``UnicodeDecodeError`` or ``RecursionError`` if it is not JSON)."""
+    return json.loads(raw.decode("utf-8"), parse_float=Number, parse_int=Number,
+                      parse_constant=_not_json)
+
+
+def load(path: Path) -> Loaded:
+    """The JSON object in ``path`` (``{}`` when there is no file), refused with a one-line
+    :class:`InstallError` as the module says."""
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return Loaded(path, path, None, {}, NEW_FILE_MODE)
+    except OSError as exc:
+        raise InstallError(f"{path} cannot be read ({exc.strerror}); fix its permissions, "
+                           f"then run this again. {NOTHING_CHANGED}") from exc
+    target = path
+    if stat.S_ISLNK(found.st_mode):
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError) as exc:
+            loop = isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP
+            why = "a loop" if loop else f"to {os.readlink(path)}, which does not exist"
+            raise InstallError(f"{path} is a symbolic link that leads to no file ({why}); remove "
+                               f"it or point it at a file, then run this again. "
+                               f"{NOTHING_CHANGED}") from exc
+    try:
+        raw = read_regular(target)
+    except NotARegularFile as exc:
+        what = kind_of(os.stat(target).st_mode)
+        raise InstallError(f"{path} is {what}, not a file; move it away, then run this "
+                           f"again. {NOTHING_CHANGED}") from exc
+    except OSError as exc:
+        raise InstallError(f"{path} cannot be read ({exc.strerror}); fix it, then run this "
+                           f"again. {NOTHING_CHANGED}") from exc
+    try:
+        data = parse(raw)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise InstallError(f"{path} is not valid JSON ({exc}); fix or move it, then run "
+                           f"this again. {NOTHING_CHANGED}") from exc
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} does not hold a JSON object; {NOTHING_CHANGED.lower()}")
+    if not all_unicode(data):
+        raise InstallError(f"{path} holds a string with a lone surrogate escape (\\ud800 to "
+                           "\\udfff not in a pair), which is not text; fix or remove it, then "
+                           f"run this again. {NOTHING_CHANGED}")
+    return Loaded(path, target, raw, data, os.stat(target).st_mode & 0o777)
+
+
+def _encode(value: object, depth: int) -> str:
+    if isinstance(value, Number):
+        return value.literal
+    if isinstance(value, dict | list) and value:
+        inner = "\n" + "  " * (depth + 1)
+        items = ((json.dumps(k, ensure_ascii=False) + ": " + _encode(v, depth + 1)
+                  for k, v in value.items()) if isinstance(value, dict)
+                 else (_encode(v, depth + 1) for v in value))
+        ends = "{}" if isinstance(value, dict) else "[]"
+        return ends[0] + inner + ("," + inner).join(items) + "\n" + "  " * depth + ends[1]
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def dump(data: dict[str, Any], path: Path) -> bytes:
+    """``data`` as the file's new bytes (two-space indent, numbers as they were read);
+    :class:`InstallError` if it cannot be written as UTF-8 JSON."""
+    try:
+        return (_encode(data, 0) + "\n").encode("utf-8")
+    except (UnicodeEncodeError, ValueError, RecursionError) as exc:
+        raise InstallError(f"{path}: the new content cannot be written as JSON ({exc}); "
+                           f"{NOTHING_CHANGED.lower()}") from exc
+
+
+def same(before: object, after: dict[str, Any], path: Path) -> bool:
+    """Whether ``before`` (decoded from a backup) is exactly ``after``: the same text once
+    written, so the types, literals and key order count."""
+    return isinstance(before, dict) and dump(before, path) == dump(after, path)
+
+
+def backup_path(path: Path) -> Path:
+    return path.with_name(path.name + ".waymarks-backup")
+
+
+def backup_exists(path: Path) -> bool:
+    """Whether ``path``'s backup exists; :class:`InstallError` if that name holds anything
+    but a regular file (never followed)."""
+    backup = backup_path(path)
+    try:
+        found = os.lstat(backup).st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise InstallError(f"{backup} cannot be checked ({exc.strerror}); "
+                           f"{NOTHING_CHANGED.lower()}") from exc
+    if not stat.S_ISREG(found):
+        raise InstallError(f"{backup} is {kind_of(found)}, not a backup Waymarks wrote; remove "
+                           f"it, then run this again. {NOTHING_CHANGED}")
+    return True
+
+
+def read_backup(path: Path) -> bytes | None:
+    """The bytes of ``path``'s backup (``None``: there is none), read without following a
+    link or blocking; refused as :func:`backup_exists` refuses."""
+    if not backup_exists(path):
+        return None
+    backup = backup_path(path)
+    try:
+        fd = os.open(backup, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise InstallError(f"{backup} cannot be read ({exc.strerror}); "
+                           f"{NOTHING_CHANGED.lower()}") from exc
+    with os.fdopen(fd, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+            raise InstallError(f"{backup} is not a regular file; remove it, then run this "
+                               f"again. {NOTHING_CHANGED}")
+        return stream.read()
+
+
+def write_backup(loaded: Loaded) -> None:
+    """Keep the bytes ``loaded`` read as its backup: created exclusively (an existing name
+    is never replaced, a link never followed), with the file's mode."""
+    backup = backup_path(loaded.path)
+    assert loaded.raw is not None
+    try:
+        fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                     | os.O_CLOEXEC, NEW_FILE_MODE)
+    except OSError as exc:
+        raise InstallError(f"{backup} could not be created ({exc.strerror}); remove whatever "
+                           f"is there, then run this again. {NOTHING_CHANGED}") from exc
+    try:
+        os.fchmod(fd, loaded.mode)
+        write_all(fd, loaded.raw)
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        backup.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    fsync_directory(backup.parent)
+
+
+def write(loaded: Loaded, content: bytes) -> None:
+    """Replace the file's content atomically: through a symbolic link (a dotfiles checkout
+    stays linked), keeping the file's mode."""
+    try:
+        loaded.target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(loaded.target, content, mode=loaded.mode)
+    except OSError as exc:
+        raise InstallError(f"{loaded.path} could not be written ({exc.strerror or exc}); "
+                           "fix that, then run this again") from exc

@@ -1,0 +1,215 @@
+"""``claude-code install | uninstall`` against files that are not what they seem: links, a
+FIFO, values Python would change, a backup name a repository planted. Each is refused in
+one line with nothing written, or kept exactly as the person wrote it."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from waymarks.hosts import claude_code_install as cc
+
+
+def cli(home: Path, project: Path, user: Path, *args: str,
+        timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOME": str(user), "WAYMARKS_HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--cwd", str(project), "claude-code", *args], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def tree(root: Path) -> dict[str, bytes | str]:
+    """Every name under ``root``: a file's bytes, a link's target."""
+    found: dict[str, bytes | str] = {}
+    for path in sorted(root.rglob("*")):
+        name = str(path.relative_to(root))
+        if path.is_symlink():
+            found[name] = "-> " + os.readlink(path)
+        elif path.is_file():
+            found[name] = path.read_bytes()
+        else:
+            found[name] = "dir"
+    return found
+
+
+def test_a_planted_backup_link_cannot_write_the_persons_user_settings(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    user = tmp_path / "user"
+    (user / ".claude").mkdir(parents=True)
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": "touch PWNED"}]}]}}))
+    user_settings = user / ".claude" / "settings.json"  # does not exist: the link dangles
+    (project / ".claude" / "settings.json.waymarks-backup").symlink_to(user_settings)
+    before = tree(project)
+    with pytest.raises(cc.InstallError, match=r"waymarks-backup is a symbolic link.*remove "
+                                              r"it.*Nothing was changed"):
+        cc.install("project", project, user, home)
+    assert not user_settings.exists() and not os.path.lexists(user_settings)
+    assert tree(project) == before
+    with pytest.raises(cc.InstallError, match="waymarks-backup is a symbolic link"):
+        cc.uninstall("project", project, user, home)  # never read through either
+    assert tree(project) == before and not os.path.lexists(user_settings)
+
+
+def test_a_backup_is_written_with_the_files_mode_and_never_through_a_link(
+        tmp_path: Path, home: Path) -> None:
+    user = tmp_path / "user"
+    user.mkdir()
+    private = user / ".claude.json"
+    private.write_text('{"oauthAccount": "secret"}')
+    private.chmod(0o600)
+    cc.install("user", tmp_path / "p", user, home)
+    backup = user / ".claude.json.waymarks-backup"
+    assert not backup.is_symlink() and backup.read_text() == '{"oauthAccount": "secret"}'
+    assert oct(backup.stat().st_mode & 0o777) == "0o600"
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"x": "\\ud800"}', "lone surrogate"),
+    ('{"x": NaN}', "not valid JSON"),
+    ('{"x": -Infinity}', "not valid JSON"),
+    ('{"hooks": {"Stop": [{"hooks": null}]}}', r"hooks.Stop\[0\].hooks is not a list"),
+    ('{"hooks": {"SessionEnd": [3, {"hooks": 5}]}}', r"hooks.SessionEnd\[1\].hooks is not"),
+])
+def test_a_file_waymarks_cannot_rewrite_exactly_is_refused_and_nothing_written(
+        tmp_path: Path, home: Path, project: Path, content: str, message: str) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(content)
+    with pytest.raises(cc.InstallError, match=message) as refused:
+        cc.install("project", project, tmp_path / "u", home)
+    assert "\n" not in str(refused.value)
+    assert tree(project) == {".claude": "dir", ".claude/settings.json": content.encode()}
+
+
+def test_numbers_and_values_are_kept_as_the_person_wrote_them(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"big": 1e400, "exp": 1E2, "precise": 0.10000000000000000000001,'
+                        ' "int": 123456789012345678901234567890, "neg": -0, "b": true}')
+    cc.install("project", project, tmp_path / "u", home)
+    written = settings.read_text()
+    for literal in ('"big": 1e400', '"exp": 1E2', '"precise": 0.10000000000000000000001',
+                    '"int": 123456789012345678901234567890', '"neg": -0', '"b": true'):
+        assert literal in written
+    assert "Infinity" not in written and "NaN" not in written
+    node = subprocess.run(["node", "-e", "JSON.parse(require('fs').readFileSync(0, 'utf8'))"],
+                          input=written, capture_output=True, text=True) \
+        if any((Path(p) / "node").is_file() for p in os.get_exec_path()) else None
+    assert node is None or node.returncode == 0, node.stderr
+
+
+@pytest.mark.parametrize("original, edited", [
+    ('{\n    "verbose": 1\n}\n', '"verbose": true'),   # 1 == True in Python
+    ('{\n    "verbose": 1\n}\n', '"verbose": 1.0'),    # 1 == 1.0
+    ('{"a": 1, "b": 2}', None),                        # the person reordered the keys
+])
+def test_an_edit_made_after_install_survives_uninstall(
+        tmp_path: Path, home: Path, project: Path, original: str, edited: str | None) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(original)
+    cc.install("project", project, tmp_path / "u", home)
+    data = json.loads(settings.read_text())
+    if edited is None:
+        data = {"b": data["b"], "a": data["a"], "hooks": data["hooks"]}
+        settings.write_text(json.dumps(data))
+    else:
+        settings.write_text(settings.read_text().replace('"verbose": 1', edited))
+    cc.uninstall("project", project, tmp_path / "u", home)
+    after = settings.read_text()
+    if edited is None:
+        assert list(json.loads(after)) == ["b", "a"]
+    else:
+        assert edited in after
+    assert "hook claude-code" not in after
+    assert not list(project.rglob("*.waymarks-backup"))
+
+
+def test_a_fifo_in_place_of_the_settings_is_refused_at_once(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    os.mkfifo(settings)
+    for action in ("install", "uninstall"):
+        done = cli(home, project, tmp_path / "u", action, timeout=30)
+        assert done.returncode == 2, done
+        assert "is a FIFO, not a file; move it away" in done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+    assert sorted(p.name for p in project.rglob("*")) == [".claude", "settings.json"]
+
+
+@pytest.mark.parametrize("link", ["settings.json", "../outside/deep/x.json"])
+def test_a_settings_link_that_leads_nowhere_is_refused(
+        tmp_path: Path, home: Path, project: Path, link: str) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.symlink_to(link)
+    for action in (cc.install, cc.uninstall):
+        with pytest.raises(cc.InstallError, match=r"a symbolic link that leads to no file.*"
+                                                  r"Nothing was changed"):
+            action("project", project, tmp_path / "u", home)  # type: ignore[operator]
+    assert not (project / "outside").exists() and not (project / ".mcp.json").exists()
+    assert os.readlink(settings) == link
+
+
+def test_uninstall_changes_nothing_when_one_file_cannot_be_read(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    cc.install("project", project, tmp_path / "u", home)
+    (project / ".mcp.json").write_text('{"mcpServers": {,}')
+    before = tree(project)
+    done = cli(home, project, tmp_path / "u", "uninstall")
+    assert done.returncode == 2 and "Nothing was changed" in done.stdout
+    assert tree(project) == before  # the settings still hold the hooks: nothing was changed
+
+
+def test_installs_take_turns(tmp_path: Path, home: Path, project: Path) -> None:
+    """Two installs at once would each back up what the other just wrote (a backup holding
+    Waymarks' own server, restored by uninstall): each waits for the lock in the home."""
+    (project / ".mcp.json").write_text('{"mcpServers": {}}')
+    lock = home / "claude-code" / "install.lock"
+    lock.parent.mkdir(parents=True)
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        env = {**os.environ, "HOME": str(tmp_path / "u"), "WAYMARKS_HOME": str(home)}
+        waiting = subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", "--home",
+                                    str(home), "--cwd", str(project), "claude-code", "install"],
+                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 5
+        while waiting.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert waiting.poll() is None  # still waiting for the lock
+        assert (project / ".mcp.json").read_text() == '{"mcpServers": {}}'
+    assert waiting.wait(60) == 0
+    assert "waymarks" in json.loads((project / ".mcp.json").read_text())["mcpServers"]
+    assert (project / ".mcp.json.waymarks-backup").read_text() == '{"mcpServers": {}}'
+
+
+def test_a_backup_made_redundant_by_hand_goes_and_one_still_needed_is_named(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    user = tmp_path / "u"
+    mcp = project / ".mcp.json"
+    backup = project / ".mcp.json.waymarks-backup"
+    mcp.write_text('{"mcpServers": {"gh": {"command": "gh"}}}')
+    cc.install("project", project, user, home)
+    mcp.write_text('{"mcpServers": {"gh": {"command": "gh"}}}')  # Waymarks removed by hand
+    changes = {c.path.name: c for c in cc.uninstall("project", project, user, home)}
+    assert changes[".mcp.json"].notes == ["removed .mcp.json.waymarks-backup"]
+    assert not backup.exists() and mcp.read_text() == '{"mcpServers": {"gh": {"command": "gh"}}}'
+    cc.install("project", project, user, home)
+    mcp.write_text('{"mcpServers": {"linear": {"command": "linear"}}}')  # and changed more
+    changes = {c.path.name: c for c in cc.uninstall("project", project, user, home)}
+    assert "kept .mcp.json.waymarks-backup" in changes[".mcp.json"].notes[0]
+    assert backup.read_text() == '{"mcpServers": {"gh": {"command": "gh"}}}'
+    done = cli(home, project, user, "uninstall")
+    assert done.returncode == 0 and "kept .mcp.json.waymarks-backup" in done.stdout

@@ -1,0 +1,62 @@
+"""``waymarks pi install | uninstall`` against a loader path holding what Waymarks did not
+write: refused in one line that says what to do, with nothing changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from waymarks.hosts import pi_install
+
+
+def pi(home: Path, agent: Path, action: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--json", "pi", action, "--agent-dir", str(agent)],
+                          env={**os.environ, "WAYMARKS_HOME": str(home)},
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe", b"// mine\n\xff"])
+def test_a_loader_that_is_not_utf8_is_refused_not_a_traceback(
+        tmp_path: Path, home: Path, content: bytes) -> None:
+    agent = tmp_path / "agent"
+    loader = pi_install.loader_path(agent)
+    loader.parent.mkdir(parents=True)
+    loader.write_bytes(content)
+    for action, fix in (("install", "move it away first"), ("uninstall", "leaving it alone")):
+        done = pi(home, agent, action)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done
+        message = json.loads(done.stdout)["message"]
+        assert message == f"{loader} " + ("exists and " if action == "install" else "") + \
+            f"was not written by Waymarks; {fix}"
+    assert loader.read_bytes() == content
+
+
+def test_a_linked_loader_is_refused_with_what_to_do(tmp_path: Path, home: Path) -> None:
+    agent = tmp_path / "agent"
+    loader = pi_install.loader_path(agent)
+    pi_install.install(agent)
+    elsewhere = tmp_path / "dotfiles.ts"
+    elsewhere.write_text(loader.read_text() + "// an older one\n")
+    loader.unlink()
+    loader.symlink_to(elsewhere)
+    with pytest.raises(FileExistsError, match="symbolic link to an older loader; remove the "
+                                              "link, then run this again"):
+        pi_install.install(agent)
+    loader.unlink()
+    loader.symlink_to(loader.name)  # a loop
+    with pytest.raises(FileExistsError, match="is a symbolic link that leads to no file, not "
+                                              "a loader Waymarks wrote; move it away first"):
+        pi_install.install(agent)
+    assert os.readlink(loader) == loader.name
+    loader.unlink()
+    os.mkfifo(loader)
+    done = pi(home, agent, "install")
+    assert done.returncode == 2
+    assert json.loads(done.stdout)["message"].endswith("is a FIFO, not a loader Waymarks "
+                                                       "wrote; move it away first")
