@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -128,9 +129,35 @@ def test_quoted_text_holds_nothing_that_can_act_on_a_terminal(text: str) -> None
     printed to, and reordered what a reader of the plan saw."""
     from waymarks.core.egress import json_line
 
-    line = json_line(text)
-    assert line.isprintable() and json.loads(line) == text
-    assert json_line({"k": text}).isprintable()
+    for line in (json_line(text), json_line({"k": text})):
+        assert not [ch for ch in line if unicodedata.category(ch) in _ACTING], line
+    assert json.loads(json_line(text)) == text
+
+
+#: what may act on a terminal or on what a reader sees: controls, format characters,
+#: line and paragraph separators, surrogates
+_ACTING = {"Cc", "Cf", "Zl", "Zp", "Cs"}
+
+
+def test_every_acting_character_of_this_unicode_is_escaped() -> None:
+    """The escaped set is written out by hand (a class built from the Unicode database at
+    import would cost every process a pass over 1.1M code points): a Python whose Unicode
+    adds a format character fails here, not in front of a terminal."""
+    from waymarks.core.egress import json_line
+
+    acting = "".join(chr(c) for c in range(0x7F, 0x110000)
+                     if unicodedata.category(chr(c)) in _ACTING)
+    assert len(acting) > 2000 and "\\u202e" in json_line(acting)
+    assert not [ch for ch in json_line(acting) if unicodedata.category(ch) in _ACTING]
+
+
+def test_spaces_of_other_scripts_stay_text() -> None:
+    """A no-break or ideographic space is text, not a control: escaped, each costs a model
+    six characters (and the document a pass in Python)."""
+    from waymarks.core.egress import json_line
+
+    assert json_line("東京の\u3000ポート\xa0番号\u2009x") == '"東京の\u3000ポート\xa0番号\u2009x"'
+    assert json_line("a\u2028b\U000e0041\ud800") == '"a\\u2028b\\udb40\\udc41\\ud800"'
 
 
 def test_a_personal_line_with_c1_and_bidi_controls_is_escaped() -> None:

@@ -29,9 +29,12 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import json
+import re
+from typing import Final
 
 import msgspec
 
+from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import (
     Classification,
     ProviderPolicy,
@@ -46,18 +49,29 @@ from waymarks.core.secrets import find_secrets, redact
 
 def json_line(value: object) -> str:
     """``value`` as compact JSON on exactly one line, under every line-splitting rule, with
-    nothing that can act on a terminal or reorder what is shown: every character that is
-    not printable (C1 controls such as the 8-bit CSI, directional overrides and other
-    format characters, U+2028, U+2029, NEL), which JSON leaves as it is, is written as
-    ``\\uXXXX`` (the same decoded value)."""
+    nothing that can act on a terminal or reorder what is shown: the characters JSON leaves
+    as they are that are controls or format characters (C1 controls such as the 8-bit CSI
+    and NEL, directional overrides, zero-width characters, U+2028, U+2029, a lone
+    surrogate) are written as ``\\uXXXX`` (the same decoded value). Spaces other than
+    ASCII's (no-break, ideographic) are text, and stay as they are."""
     text = json.dumps(value, ensure_ascii=False)
     if text.isprintable():  # nearly always: one pass in C
         return text
-    return "".join(ch if ch.isprintable() else _escape(ord(ch)) for ch in text)
+    return _UNSAFE.sub(_escaped, text)
 
 
-def _escape(code: int) -> str:
+#: the controls (Cc past C0: DEL, C1), format characters (Cf), line and paragraph
+#: separators (Zl, Zp) and surrogates (Cs) of Unicode 15 that JSON writes raw
+_UNSAFE: Final = lazy(
+    "[\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]")
+
+
+def _escaped(match: re.Match[str]) -> str:
     """A code point as JSON's ``\\uXXXX`` (a surrogate pair above the BMP)."""
+    code = ord(match.group())
     if code < 0x10000:
         return f"\\u{code:04x}"
     code -= 0x10000
