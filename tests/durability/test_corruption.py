@@ -285,6 +285,35 @@ def test_two_processes_that_find_one_damage_set_it_aside_once(
                 if not p.name.endswith(("-wal", "-shm"))]) == 1
 
 
+def test_a_long_lived_host_reads_the_database_another_process_rebuilt(
+        make_app: Callable[..., Waymarks], home: Path, project: Path) -> None:
+    # an MCP server (or the hook helper) kept its connection to the file another process
+    # had set aside: every memory_recall then answered unavailable, for good
+    from waymarks.tool.recall import memory_recall
+
+    host = make_app(keep_recall_index=True)
+    host.remember("The db port is 5432")
+    assert memory_recall(host, "db port")["outcome"] == "ok"
+    session = host.current_session()
+    assert session is not None
+    con = sqlite3.connect(home / "waymarks.db")
+    con.execute("UPDATE items SET checksum = checksum + 1")
+    con.commit()
+    con.close()
+    done = subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd",
+         str(project), "--session", str(session.path), "--json", "memory", "add", "--",
+         "The cache port is 6379"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and json.loads(done.stdout)["recovered"], done.stderr
+    for _ in range(2):
+        answer = memory_recall(host, "which cache port?")
+        assert answer["outcome"] == "ok", answer
+        assert "6379" in json.dumps(answer), answer
+    assert host.recovered is None  # reopened, not repaired a second time
+    assert len([p for p in home.glob("waymarks.db.damaged-*")
+                if not p.name.endswith(("-wal", "-shm"))]) == 1
+
+
 def test_a_stopped_writer_makes_others_fail_clearly_not_wait_forever(
         make_app: Callable[..., Waymarks], home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a process suspended while it held the writer's turn made every other write wait

@@ -260,7 +260,7 @@ class Waymarks:
         settings = load_settings(self.home, self.cwd, trusted)
         self._snapshot = Snapshot(None, trusted, settings)  # the refresh below reads these
         try:
-            self._snapshot.session = self._refresh_now()
+            self._snapshot.session = rebuilding.refreshed(self)
             yield self._snapshot
         finally:
             self._snapshot = None

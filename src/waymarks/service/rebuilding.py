@@ -21,8 +21,10 @@ from waymarks.ledger.log import ProgressFn, SessionLog
 from waymarks.service import semantic_recall
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
+    SQLITE_ERRORS,
     all_session_files,
     database_error,
+    is_damage,
     read_ledgers,
     start_afresh,
 )
@@ -61,6 +63,24 @@ def recover(app: Waymarks, problem: Exception, found: FileIdentity | None) -> Pr
                 found is not None and file_identity(app.db_path) != found):
             return reopen(app)
         return _rebuild_afresh(app, problem)
+
+
+def refreshed(app: Waymarks) -> SessionLog | None:
+    """:meth:`Waymarks._refresh_now` for a request (:meth:`Waymarks.begin`), on the database
+    at the path: a long-lived process (the hook helper, an MCP server, the Pi bridge) whose
+    database another process set aside and rebuilt, or its own learned-memory store did,
+    reopens the new file first (one ``stat`` a request), instead of reading the set-aside
+    copy and failing every write; damage found while refreshing is repaired once."""
+    held = getattr(app._projection, "identity", None)
+    if held is not None and file_identity(app.db_path) != held:
+        app._recover(ProjectionReplaced(f"{app.db_path} was replaced by another process"))
+    try:
+        return app._refresh_now()
+    except SQLITE_ERRORS as exc:
+        if not is_damage(exc):
+            raise
+        app._recover(exc)
+    return app._refresh_now()
 
 
 def reopen(app: Waymarks) -> Projection:
