@@ -75,6 +75,7 @@ def test_evolve_consolidates_and_status_reports_it(home: Path, project: Path,
 @pytest.mark.slow
 def test_no_route_leaves_the_source_pending_and_status_says_why(home: Path, project: Path,
                                                                 tmp_path: Path) -> None:
+    _config(home, "[evolution]\nlearn = true\n")  # (with learning off, evolve refuses)
     FileStep(tmp_path / "step").add("src-1")
     code, data, _ = _run(home, project, "evolve", step=tmp_path / "step",
                          env={"PATH": str(tmp_path)})  # no `claude` either
@@ -87,7 +88,7 @@ def test_no_route_leaves_the_source_pending_and_status_says_why(home: Path, proj
 @pytest.mark.slow
 def test_an_invalid_config_is_refused_without_echo(home: Path, project: Path,
                                                    tmp_path: Path) -> None:
-    _config(home, '[evolution]\ncallsPerHour = "sk-live-abcdef0123456789abcdef"\n')
+    _config(home, '[evolution]\nlearn = true\ncallsPerHour = "sk-live-abcdef0123456789abcdef"\n')
     code, data, out = _run(home, project, "evolution", "status", step=tmp_path / "step")
     assert code == 2 and data["code"] == "bad_config" and "callsPerHour" in data["message"]
     assert "abcdef0123456789" not in out
