@@ -173,10 +173,10 @@ class EvolutionStore:
         binding.install()
         self.path = path
         self.busy_timeout_s = busy_timeout_ms / 1000
+        #: the file this connection opened (taken before the open, as the projection's)
+        self.identity = file_identity(path)
         self.db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000,
                                   check_same_thread=False)
-        #: the file this connection opened (a transaction refuses to commit into another)
-        self.identity = file_identity(path)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             enter_wal(self.db, busy_timeout_ms / 1000)

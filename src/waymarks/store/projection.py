@@ -124,10 +124,12 @@ class Projection(ProjectionReads):
         # check_same_thread=False: adapters (the MCP server) may call from a worker thread;
         # they serialize calls themselves, one at a time per service object
         binding.install()
+        #: the file this connection opened (a transaction refuses to commit into another);
+        #: taken before the open: a file replaced in between is then a harmless reopen,
+        #: never a new file's identity on a connection to the set-aside one
+        self.identity = file_identity(path)
         self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
                                   check_same_thread=False)
-        #: the file this connection opened (a transaction refuses to commit into another)
-        self.identity = file_identity(path)
         self._checkpoints = Checkpointer(path, BUSY_TIMEOUT_MS / 1000)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
