@@ -384,3 +384,32 @@ def test_json_output_reports_a_repair(make_app: Callable[..., Waymarks], home: P
     recovered = json.loads(done.stdout)["recovered"]
     assert recovered["damaged"].startswith(str(home / "waymarks.db.damaged-"))
     assert os.path.exists(recovered["damaged"])
+
+
+def test_a_command_that_fails_after_a_repair_reports_the_repair_too(
+        make_app: Callable[..., Waymarks], home: Path, project: Path) -> None:
+    # the repair was reported only with a result: a refusal after it said nothing of it,
+    # and the text note went to standard output when standard error was closed
+    app = make_app()
+    populate(app)
+    app.close()
+    sound = (home / "waymarks.db").read_bytes()
+
+    def damaged_run(*argv: str, closed_stderr: bool = False) -> tuple[int, str, str]:
+        (home / "waymarks.db").write_bytes(sound)
+        random_bytes(home / "waymarks.db")
+        done = subprocess.run(
+            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd",
+             str(project), *argv], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if not closed_stderr else None, text=True, check=False,
+            preexec_fn=(lambda: os.close(2)) if closed_stderr else None)
+        return done.returncode, done.stdout, done.stderr or ""
+
+    code, out, _ = damaged_run("--json", "memory", "include", "0000dead")
+    document = json.loads(out)
+    assert code == 2 and document["code"] == "not_found", out
+    assert os.path.exists(document["recovered"]["damaged"])
+    code, _, err = damaged_run("memory", "include", "0000dead")
+    assert code == 2 and "the database was damaged" in err, err
+    code, out, _ = damaged_run("pins", closed_stderr=True)
+    assert code == 0 and "damaged" not in out and "Run the tests" in out, out

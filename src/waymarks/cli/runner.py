@@ -132,6 +132,7 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         progress = TerminalProgress()
     state = new_runtime()
     state.progress = progress
+    failed: tuple[str, str, int] | None = None  # (code, message, exit status)
     try:
         with progress.busy("working: reading session files…"):
             result = work(state)
@@ -140,38 +141,46 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     except Reported as reported:
         return reported.status
     except argument_error() as exc:
-        return error("usage", str(exc), EXIT_REJECTED, want_json or state.json)
+        failed = ("usage", str(exc), EXIT_REJECTED)
     except service_error() as exc:
         status = EXIT_REJECTED if exc.request or exc.code in REQUEST_ERRORS else EXIT_ERROR
-        return error(exc.code, str(exc), status, want_json or state.json)
+        failed = (exc.code, str(exc), status)
     except OSError as exc:
-        message = f"{exc.strerror or exc} ({exc.filename or 'file'}); nothing was acknowledged"
-        return error("io_error", message, EXIT_ERROR, want_json or state.json)
+        failed = ("io_error", f"{exc.strerror or exc} ({exc.filename or 'file'}); nothing "
+                  "was acknowledged", EXIT_ERROR)
     except KeyboardInterrupt:  # Ctrl-C: a write under way is whole or absent (the ledger)
-        return error("interrupted", "interrupted; nothing more was done (a write that was "
-                     "under way is either whole or absent: `waymarks health` says all is "
-                     "well)", EXIT_INTERRUPTED, want_json or state.json)
+        failed = ("interrupted", "interrupted; nothing more was done (a write that was under "
+                  "way is either whole or absent: `waymarks health` says all is well)",
+                  EXIT_INTERRUPTED)
     finally:
         repaired = state.opened.recovered if state.opened is not None else None
         state.close()
-    if repaired and (want_json or state.json) and "recovered" not in result.data:
+    as_json = want_json or state.json
+    if failed is not None:  # a command that failed after a repair says so too
+        status = error(*failed, as_json, repaired)
+        if repaired and not as_json:
+            note(repair_note(repaired))
+        return status
+    if repaired and as_json and "recovered" not in result.data:
         # a repair is part of what happened: a JSON reader gets it in the document
         result = Result({**result.data, "recovered": repaired}, result.text,
                         result.exit_code, result.table, result.printed)
-    if not printed(lambda: emit(result, want_json or state.json)):
+    if not printed(lambda: emit(result, as_json)):
         what = " ".join(str(result.data[k]) for k in ("outcome", "id") if result.data.get(k))
         if isinstance(result.data.get("message"), str):
             what += f": {result.data['message']}"
         note("standard output cannot be written, so the result was not shown; the command "
              "itself finished" + (f" ({what})" if what else "") + " and its exit status "
              "says how")
-    if repaired and not (want_json or state.json) and not result.printed \
-            and "REPAIRED" not in result.text:
-        print(f"waymarks: note: the database was damaged ({repaired['problem']}); it was set "
-              f"aside as {repaired['damaged']} and rebuilt from the session files"
-              + "".join(f"; {caveat}" for caveat in repaired.get("caveats") or ()),
-              file=sys.stderr)
+    if repaired and not as_json and not result.printed and "REPAIRED" not in result.text:
+        note(repair_note(repaired))
     return result.exit_code
+
+
+def repair_note(repaired: dict[str, Any]) -> str:
+    return (f"note: the database was damaged ({repaired['problem']}); it was set aside as "
+            f"{repaired['damaged']} and rebuilt from the session files"
+            + "".join(f"; {caveat}" for caveat in repaired.get("caveats") or ()))
 
 
 def wants_json(argv: list[str]) -> bool:
@@ -202,11 +211,14 @@ def usage_text(message: str, where: str) -> str:
     return f"{message.rstrip('.')}; see `{where} --help`"
 
 
-def error(code: str, message: str, status: int, want_json: bool) -> int:
+def error(code: str, message: str, status: int, want_json: bool,
+          repaired: dict[str, Any] | None = None) -> int:
     outcome = {EXIT_ERROR: "error", EXIT_INTERRUPTED: "aborted"}.get(status, "rejected")
-    if not want_json or not printed(lambda: print_json(
-            {"outcome": outcome, "id": None, "code": code, "conflicts": [],
-             "message": message})):
+    document: dict[str, Any] = {"outcome": outcome, "id": None, "code": code, "conflicts": [],
+                                "message": message}
+    if repaired:
+        document["recovered"] = repaired
+    if not want_json or not printed(lambda: print_json(document)):
         note(message)
     return status
 
