@@ -117,13 +117,14 @@ def _output(child: subprocess.Popen[bytes], payload: bytes, deadline: float) -> 
     threading.Thread(target=_feed, args=(child.stdin, payload), daemon=True).start()
     out = bytearray()
     fd = child.stdout.fileno()
+    waiting = select.poll()  # (select.select refuses a descriptor past 1023: a long-lived
+    waiting.register(fd, select.POLLIN)  # host may hold that many)
     try:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise ModelError("timeout")
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
+            if not waiting.poll(left * 1000):
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
