@@ -23,6 +23,13 @@ def private_database(path: Path) -> None:
     companion files, when they are regular files of ours, give no one else any access
     (the owner's bits are kept: a database left read-only stays so, and is refused as
     such). Anything that cannot be done is left to SQLite to report."""
+    try:  # the usual case, one call: ours and private already (then so are companions
+        found = os.lstat(path)  # SQLite makes later: it gives them the database's mode)
+        if stat.S_ISREG(found.st_mode) and found.st_uid == os.geteuid() \
+                and not found.st_mode & 0o077:
+            return
+    except OSError:
+        pass
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     # O_EXCL: never through a symbolic link, never an existing file truncated; it exists,
     # or the directory refuses (SQLite then says which)

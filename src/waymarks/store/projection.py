@@ -40,7 +40,7 @@ from waymarks.core.model import (
 from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
-from waymarks.store import binding, claim_subjects, integrity, recall_index, salvage
+from waymarks.store import binding, claim_subjects, integrity, recall_index
 from waymarks.store import entries as entries_index
 from waymarks.store.bulk import bulk_load
 from waymarks.store.epoch import Epoch
@@ -347,6 +347,8 @@ class Projection(ProjectionReads):
     def adopt_exclusions(self, aside: Path) -> tuple[list[str], str | None]:
         """Take over the exclusions of a database set aside as damaged (see
         :mod:`waymarks.store.salvage`): the sessions taken over, and why some were not."""
+        from waymarks.store import salvage  # (only a repair reads a set-aside copy)
+
         rows, problem = salvage.read_exclusions(aside)
         salvage.restore_exclusions(self.db, rows)
         return [row[0] for row in rows], problem
