@@ -19,28 +19,14 @@ from typing import Any
 import pytest
 import yaml
 
-from waymarks.cli.main import main
-
 
 @pytest.fixture
-def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> Any:
+def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch, run_main: Any) -> Any:
     monkeypatch.setenv("WAYMARKS_HOME", str(home))
     monkeypatch.setenv("WAYMARKS_CC_HELPER", "off")
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.chdir(project)
-
-    def run(*args: str, expect: int = 0, text: bool = False) -> Any:
-        code = main(list(args) if text else ["--json", *args])
-        captured = capsys.readouterr()
-        assert code == expect, (args, captured.out, captured.err)
-        if text:
-            return captured.out + captured.err
-        lines = captured.out.strip().splitlines()
-        assert len(lines) == 1, "--json prints exactly one document"
-        return json.loads(lines[0])
-
-    return run
+    return run_main
 
 
 # -- defect 3: a write that will not apply where the person probably expects -------------

@@ -55,6 +55,14 @@ def _factory(home: Path, step: FileStep, origin: str,
     return make
 
 
+def _learning_home(home: Path, origin: str) -> None:
+    """A home with learning on, its route the loopback provider at ``origin``."""
+    home.mkdir()
+    (home / "config.toml").write_text(
+        f'[evolution]\nlearn = true\nprovider = "openai"\n'
+        f'endpoint = "{origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+
+
 def test_a_persisted_failure_is_recovered_by_the_tick(tmp_path: Path) -> None:
     home, step = tmp_path / "home", FileStep(tmp_path / "step")
     step.add("s1")
@@ -162,10 +170,7 @@ def test_start_recovery_needs_learning_on_and_never_runs_in_a_child(
         assert start_recovery(home, route_client, route_is_available) is None
         monkeypatch.delenv(CHILD_ENV)
         with FakeProvider([openai_ok("ok")]) as fake:
-            home.mkdir()
-            (home / "config.toml").write_text(
-                f'[evolution]\nlearn = true\nprovider = "openai"\n'
-                f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+            _learning_home(home, fake.origin)
             tick = start_recovery(home, route_client, route_is_available, interval_s=0.05)
             assert tick is not None
             try:
@@ -188,10 +193,7 @@ def test_the_tick_stops_calling_once_learning_is_turned_off(tmp_path: Path) -> N
     register_step(lambda app: step)
     try:
         with FakeProvider(default=openai_ok("ok")) as fake:
-            home.mkdir()
-            (home / "config.toml").write_text(
-                f'[evolution]\nlearn = true\nprovider = "openai"\n'
-                f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+            _learning_home(home, fake.origin)
             tick = start_recovery(home, route_client, route_is_available, interval_s=0.05)
             assert tick is not None
             try:
