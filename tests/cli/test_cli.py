@@ -110,6 +110,20 @@ def test_index_refuses_a_timeout_without_wait(cli, home: Path) -> None:  # type:
                   for p in home.rglob("*") if p.is_file()) == before
 
 
+def test_index_wait_refuses_a_timeout_that_is_not_a_finite_number(cli, home: Path) -> None:  # type: ignore[no-untyped-def]
+    """``--timeout nan`` passed ``FloatRange(min=0)`` (every comparison with nan is
+    false) and became a deadline that never comes: with a worker busy, ``--wait`` waited
+    for ever. Non-finite values are usage errors, before anything is opened; 0 and a huge
+    finite value are numbers like any other."""
+    for timeout in ("nan", "-nan", "NaN", "inf", "1e400", "-inf", "-1", "soon", ""):
+        refused = cli("index", "--semantic", "--wait", "--timeout", timeout, expect=2)
+        assert refused["code"] == "usage" and "--timeout" in refused["message"], timeout
+    assert not home.exists()
+    for timeout in ("0", "1e300"):  # accepted: here the extra is off (exit 1, its own code)
+        assert cli("index", "--semantic", "--wait", "--timeout", timeout,
+                   expect=1)["code"] == "semantic_unavailable"
+
+
 def test_trust_commands(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
     refused = cli("pin", "--scope", "project", "--", "Use ruff", expect=2)
     assert refused["code"] == "untrusted"

@@ -33,6 +33,7 @@ What must stay true:
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable
@@ -119,6 +120,8 @@ def wait(home: Path, pending: Callable[[], int], *, timeout: float = 900.0,
     ``done``; ``timeout`` after ``timeout`` seconds (a worker still busy, or claims still
     arriving); ``failed`` when a worker it woke stopped on an error (its progress names
     the error class); ``unavailable`` when workers are switched off or missing."""
+    if not 0 <= timeout < math.inf:  # nan too: a deadline that never comes
+        raise ValueError(f"timeout must be a finite number of seconds, not {timeout!r}")
     if not available():
         return "unavailable"
     deadline = time.monotonic() + timeout
