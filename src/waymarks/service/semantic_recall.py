@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from waymarks.core.text import well_formed
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Embedder, Semantic, semantic_side
 from waymarks.recall.scoring import Candidate
 from waymarks.semantic import Nearest, load, new_matrix
@@ -86,7 +87,10 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     if not len(held):
         return list(lexical), None
     lexical_ids = [c.id for c in lexical]
-    ids, cosines = held.nearest(embedder.query(query), lexical_ids, SEMANTIC_CANDIDATES)
+    # the model's tokenizer encodes UTF-8: half of a surrogate pair (JSON may escape one)
+    # raised there, where the lexical engine takes any str
+    ids, cosines = held.nearest(embedder.query(well_formed(query)), lexical_ids,
+                                SEMANTIC_CANDIDATES)
     side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration, query=query)
     return [*lexical, *store.candidates(extra)], side
 
