@@ -124,6 +124,33 @@ def test_index_wait_refuses_a_timeout_that_is_not_a_finite_number(cli, home: Pat
                    expect=1)["code"] == "semantic_unavailable"
 
 
+@pytest.mark.parametrize("value", ["disable", "none", "lexical", "offf", "\u200boff"])
+def test_a_semantic_switch_neither_on_nor_off_is_off_and_said(  # type: ignore[no-untyped-def]
+        cli, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """Only ``0/off/false/no`` switched the signal off; anything else (``disable``, a
+    typo) left the model loading on every prompt, without a word. Such a value is now off,
+    and ``status`` and ``index --semantic`` name it."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", value)
+    cli("memory", "add", "--", "The database port is 5433.")
+    refused = cli("index", "--semantic", expect=1)
+    assert refused["code"] == "semantic_unavailable"
+    assert "WAYMARKS_SEMANTIC=" in refused["message"] and "neither on" in refused["message"]
+    semantic = cli("status")["semantic"]
+    assert semantic["available"] is False and repr(value) in semantic["problem"]
+
+
+def test_the_semantic_switch_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    from waymarks import semantic
+
+    for value, on in (("", True), (" On ", True), ("1", True), ("yes", True),
+                      ("off", False), ("NO", False), ("0", False), ("disable", False)):
+        monkeypatch.setenv("WAYMARKS_SEMANTIC", value)
+        assert semantic.enabled() is on, value
+        assert (semantic.switch_problem() is None) is (value != "disable"), value
+    monkeypatch.delenv("WAYMARKS_SEMANTIC")
+    assert semantic.enabled() and semantic.switch_problem() is None
+
+
 def test_trust_commands(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
     refused = cli("pin", "--scope", "project", "--", "Use ruff", expect=2)
     assert refused["code"] == "untrusted"

@@ -115,6 +115,8 @@ def register_house(root: click.Group) -> None:
                              f" (background: {background['state']}, "
                              f"{background.get('embedded', 0)} of "
                              f"{background.get('total') or '?'})" if background else ""))
+        elif semantic.get("problem"):
+            lines.append(f"Hybrid recall: off ({semantic['problem']})")
         return Result(data, "\n".join(lines))
 
     @command(root, "health", summary="Checkpoints, skipped lines, unknown entries, the "
@@ -175,9 +177,9 @@ def register_house(root: click.Group) -> None:
         from waymarks.service.outcomes import ServiceError
 
         if not data["available"]:
-            raise ServiceError(
-                "semantic_unavailable", "the semantic extra is not installed (pip install "
-                "'waymarks[semantic]'), or WAYMARKS_SEMANTIC is off; recall stays lexical")
+            raise ServiceError("semantic_unavailable", data.get("problem") or (
+                "the semantic extra is not installed (pip install 'waymarks[semantic]'), "
+                "or WAYMARKS_SEMANTIC is off; recall stays lexical"))
         waited = data.get("waited")
         if waited == "unavailable":
             raise ServiceError(

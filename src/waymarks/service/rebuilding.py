@@ -135,7 +135,7 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None) -> dict[str,
     """Embed every recall record without a current vector, in committed batches."""
     vectors = semantic_recall.vectors_of(app)
     if vectors is None:
-        return dict(semantic_recall.UNAVAILABLE)
+        return semantic_recall.unavailable(**semantic_recall.UNAVAILABLE)
     done = semantic_recall.embed_pending(vectors.index, vectors.embedder, progress=progress,
                                          transaction=app.projection.transaction)
     return vectors.summary(done)

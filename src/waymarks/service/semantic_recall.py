@@ -25,7 +25,7 @@ import msgspec
 from waymarks.core.text import well_formed
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Embedder, Semantic, semantic_side
 from waymarks.recall.scoring import Candidate
-from waymarks.semantic import Nearest, load, new_matrix
+from waymarks.semantic import Nearest, load, new_matrix, switch_problem
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
 
@@ -161,6 +161,14 @@ UNAVAILABLE: Final[Mapping[str, object]] = MappingProxyType({"available": False,
                                                              "embedded": 0})
 
 
+def unavailable(**first: object) -> dict[str, Any]:
+    """What is reported without an embedder: ``first``, and ``problem`` when the switch
+    holds a value that is neither on nor off (it is then off)."""
+    problem = switch_problem()
+    return {**first, "available": False} if problem is None else {
+        **first, "available": False, "problem": problem}
+
+
 def vectors_of(app: Waymarks, *, catch_up: bool = True) -> Vectors | None:
     """The embedder and the recall index, ``catch_up``: caught up with the items first
     (the records as recall, or a worker, would find them); ``None`` without the extra."""
@@ -190,7 +198,7 @@ def wait_for_vectors(app: Waymarks, timeout: float) -> dict[str, Any]:
 
     vectors = vectors_of(app, catch_up=False)  # each count of the wait catches up
     if vectors is None:
-        return dict(UNAVAILABLE)
+        return unavailable(**UNAVAILABLE)
     waited = wait(app.home, lambda: missing_vectors(app), timeout=timeout)
     return vectors.summary(0, waited=waited)
 
@@ -202,7 +210,7 @@ def vector_status(app: Waymarks) -> dict[str, object]:
 
     vectors = vectors_of(app)
     if vectors is None:
-        return {"available": False}
+        return unavailable()
     records, stored = vectors.counts()
     return {"available": True, "model": vectors.embedder.model, "records": records,
             "vectors": stored, "missing": records - stored,
