@@ -161,11 +161,12 @@ class Nearest(Protocol):
                 ) -> tuple[list[str], list[float]]: ...
 
 
-def new_matrix() -> Nearest:
-    """An empty vector matrix (needs the extra: call after :func:`load` gave an embedder)."""
+def new_matrix(dim: int) -> Nearest:
+    """An empty matrix of vectors of ``dim`` values (needs the extra: call after
+    :func:`load` gave an embedder)."""
     from waymarks.semantic.matrix import VectorMatrix
 
-    return VectorMatrix()
+    return VectorMatrix(dim)
 
 
 __all__ = ["SWITCH", "Calibration", "Nearest", "cosines", "enabled", "load", "new_matrix",

@@ -45,12 +45,13 @@ class VectorMemo(msgspec.Struct):
     watermark: int = 0
     held: Nearest | None = None
 
-    def current(self, store: VectorStore, model: str, visible: tuple[str, str | None],
+    def current(self, store: VectorStore, embedder: Embedder, visible: tuple[str, str | None],
                 generation: int) -> Nearest:
+        model = embedder.model
         if (self.held is None or (model, visible, generation)
                 != (self.model, self.visible, self.generation)):
             self.model, self.visible, self.generation = model, visible, generation
-            self.watermark, self.held = 0, new_matrix()
+            self.watermark, self.held = 0, new_matrix(embedder.dim)
         rows = store.vectors(model, visible, after=self.watermark)
         self.held.extend((item_id, vector) for _, item_id, vector in rows)
         if rows:
@@ -79,9 +80,9 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     if embedder is None:
         return list(lexical), None
     if memo is not None:
-        held = memo.current(store, embedder.model, visible, index.generation())
+        held = memo.current(store, embedder, visible, index.generation())
     else:
-        held = new_matrix()
+        held = new_matrix(embedder.dim)
         held.extend((item_id, vector) for _, item_id, vector in
                     store.vectors(embedder.model, visible))
     if not len(held):
