@@ -102,12 +102,13 @@ ProgressFn = Callable[[int, int], None]
 def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
                   limit: int | None = None, progress: ProgressFn | None = None,
                   transaction: Callable[[], AbstractContextManager[object]] | None = None,
-                  ) -> int:
+                  before_batch: Callable[[], None] | None = None) -> int:
     """Embed records that have no current vector, in committed batches; returns how many.
 
     ``limit``: stop after about this many (``None``: all). ``progress(done, total)`` after
     each batch. ``transaction``: a context manager factory for each batch's write (the
-    projection's), so an interrupted run keeps every finished batch."""
+    projection's), so an interrupted run keeps every finished batch. ``before_batch``:
+    called before each batch's records are chosen (it may wait)."""
     embedder = embedder if embedder is not None else load()
     if embedder is None:
         return 0
@@ -117,6 +118,8 @@ def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
     done = 0
     while limit is None or done < limit:
         size = BATCH if limit is None else min(BATCH, limit - done)
+        if before_batch is not None:
+            before_batch()
         todo = store.missing(embedder.model, size)
         if not todo:
             break
