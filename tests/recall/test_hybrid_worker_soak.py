@@ -110,3 +110,20 @@ def test_a_worker_whose_home_is_removed_stops_and_recreates_nothing(
         os.kill(pid, 9)
         raise AssertionError("the worker kept running without its home")
     assert not home.exists()
+
+
+def test_rebuild_index_under_a_running_worker_ends_with_every_claim_embedded_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``waymarks rebuild-index`` (which wakes a worker of its own) while one embeds: one
+    worker goes on (the other finds the lock taken), and the rebuilt records all end with
+    one current vector each (vectors survive a rebuild: item IDs are stable)."""
+    home, project = worker_under_way(tmp_path, monkeypatch)
+    assert waymarks(home, project, "rebuild-index")["mutations"] == 6 * BATCH
+    waited = waymarks(home, project, "index", "--semantic", "--wait")
+    assert waited["waited"] == "done" and waited["vectors"] == waited["records"] == 6 * BATCH
+    db = sqlite3.connect(home / "waymarks.db", timeout=60)
+    try:
+        assert db.execute("SELECT count(*), count(DISTINCT item_id) FROM recall_vectors"
+                          ).fetchone() == (6 * BATCH, 6 * BATCH)
+    finally:
+        db.close()
