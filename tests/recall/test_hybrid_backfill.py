@@ -207,3 +207,33 @@ def test_a_model_that_fails_to_load_is_recorded_as_failed(
     lock = semantic_backfill.try_lock(home)  # the worker let it go
     assert lock is not None
     os.close(lock)
+
+
+def test_index_semantic_beside_a_running_worker_embeds_each_claim_about_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``waymarks index --semantic`` while the home's worker runs (right after a rebuild,
+    or as ``--wait`` advises after a timeout): both embedded every claim still missing,
+    each unaware of the other (measured: 168 + 200 embeddings for 200 claims, the CPU of
+    the whole store spent twice). Now the worker pauses before its next batch while a
+    process embeds in the foreground: at most the batch each had under way is done twice."""
+    from waymarks.service.semantic_recall import BATCH
+
+    project = tmp_path / "project"
+    project.mkdir()
+    home = tmp_path / "home"
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    with Waymarks(home, cwd=str(project)) as app:
+        for n in range(6 * BATCH):
+            app.remember(f"Service number {n} listens on port {5000 + n} in zone {n % 7}.")
+    monkeypatch.delenv("WAYMARKS_SEMANTIC_BACKFILL")
+    assert semantic_backfill.wake(home)
+    for _ in range(3000):  # the worker under way: its first batch committed
+        state = semantic_backfill.progress(home) or {}
+        if state.get("embedded") or state.get("state") not in (None, "running"):
+            break
+        time.sleep(0.05)
+    here = waymarks(home, project, "index", "--semantic")
+    background = wait_until_done(home)
+    assert background["state"] == "done" and here["vectors"] == here["records"] == 6 * BATCH
+    assert here["embedded"] + background["embedded"] <= 6 * BATCH + 2 * BATCH, (
+        here, background)

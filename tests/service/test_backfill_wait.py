@@ -63,3 +63,12 @@ def test_a_spawned_worker_runs_and_reports_under_its_own_pid(tmp_path: Path,
         time.sleep(0.1)
     assert state is not None and state["pid"] == pid
     assert state["state"] in ("done", "unavailable"), state
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), -1.0])
+def test_a_deadline_that_never_comes_is_refused(tmp_path: Path, timeout: float) -> None:
+    """``nan`` as a timeout: ``monotonic() >= deadline`` is never true, so a wait on a
+    busy worker never ended (the CLI refuses it too, as a usage error)."""
+    with pytest.raises(ValueError, match="finite number of seconds"):
+        semantic_backfill.wait(tmp_path, lambda: 0, timeout=timeout)
+    assert not any(tmp_path.iterdir())

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -17,6 +18,24 @@ if TYPE_CHECKING:
 def session_json(info: SessionInfo) -> dict[str, Any]:
     return {"id": info.id, "path": info.path, "cwd": info.cwd, "created": info.created,
             "entries": info.entries, "leafId": info.leaf_id, "branch": list(info.branch)}
+
+
+class Seconds(click.FloatRange):
+    """A finite number of seconds, at least 0. ``nan`` passes ``FloatRange`` (every
+    comparison with it is false), and as a deadline it never came: ``--wait --timeout
+    nan`` waited for ever on a busy worker; ``inf`` (and ``1e400``) said the same."""
+
+    name = "seconds"
+
+    def __init__(self) -> None:
+        super().__init__(min=0)
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
+        return seconds
 
 
 def session_group() -> Group:
@@ -96,6 +115,8 @@ def register_house(root: click.Group) -> None:
                              f" (background: {background['state']}, "
                              f"{background.get('embedded', 0)} of "
                              f"{background.get('total') or '?'})" if background else ""))
+        elif semantic.get("problem"):
+            lines.append(f"Hybrid recall: off ({semantic['problem']})")
         return Result(data, "\n".join(lines))
 
     @command(root, "health", summary="Checkpoints, skipped lines, unknown entries, the "
@@ -131,7 +152,7 @@ def register_house(root: click.Group) -> None:
     @click.option("--wait", "wait", is_flag=True,
                   help="Embed nothing here: wait until the background worker has embedded "
                        "every claim (waking it if needed). E.g. waymarks index --semantic --wait")
-    @click.option("--timeout", type=click.FloatRange(min=0), default=900.0, show_default=True,
+    @click.option("--timeout", type=Seconds(), default=900.0, show_default=True,
                   help="With --wait (refused without it): give up after this many seconds. "
                        "E.g. --wait --timeout 60")
     def index(semantic: bool, wait: bool, timeout: float) -> Result:
@@ -156,9 +177,9 @@ def register_house(root: click.Group) -> None:
         from waymarks.service.outcomes import ServiceError
 
         if not data["available"]:
-            raise ServiceError(
-                "semantic_unavailable", "the semantic extra is not installed (pip install "
-                "'waymarks[semantic]'), or WAYMARKS_SEMANTIC is off; recall stays lexical")
+            raise ServiceError("semantic_unavailable", data.get("problem") or (
+                "the semantic extra is not installed (pip install 'waymarks[semantic]'), "
+                "or WAYMARKS_SEMANTIC is off; recall stays lexical"))
         waited = data.get("waited")
         if waited == "unavailable":
             raise ServiceError(

@@ -39,6 +39,8 @@ one_blas_thread()
 #: turn the semantic signal off even where the extra is installed
 SWITCH: Final = "WAYMARKS_SEMANTIC"
 _OFF: Final = frozenset({"0", "off", "false", "no"})
+#: the values that leave it on (unset, or set to say so)
+_ON: Final = frozenset({"", "1", "on", "true", "yes"})
 
 #: the native engine's threads unless ``OMP_NUM_THREADS`` says otherwise (the person's
 #: choice), and the fewest a query takes: two threads embed a query in ~55 % of the time
@@ -57,7 +59,21 @@ _loaded: dict[str, Embedder | None] = {}
 
 
 def enabled() -> bool:
-    return os.environ.get(SWITCH, "").strip().casefold() not in _OFF
+    """Whether :data:`SWITCH` leaves the signal on. A value that is neither on nor off
+    (``disable``, ``none``, a typo) switches it off: the variable is only ever set to
+    change the default, and a typo must not leave a model loading on every prompt the
+    person meant to spare; :func:`switch_problem` says so where it can be seen."""
+    return os.environ.get(SWITCH, "").strip().casefold() in _ON
+
+
+def switch_problem() -> str | None:
+    """Why :data:`SWITCH` is not understood (shown by ``waymarks status`` and ``index
+    --semantic``), or ``None`` when it is one of the on or off values."""
+    value = os.environ.get(SWITCH, "")
+    if value.strip().casefold() in _ON | _OFF:
+        return None
+    return (f"{SWITCH}={value!r} is neither on ({', '.join(sorted(_ON - {''}))}) nor off "
+            f"({', '.join(sorted(_OFF))}): hybrid recall is off until it is one of them")
 
 
 def load(threads: int | None = None) -> Embedder | None:
@@ -145,12 +161,13 @@ class Nearest(Protocol):
                 ) -> tuple[list[str], list[float]]: ...
 
 
-def new_matrix() -> Nearest:
-    """An empty vector matrix (needs the extra: call after :func:`load` gave an embedder)."""
+def new_matrix(dim: int) -> Nearest:
+    """An empty matrix of vectors of ``dim`` values (needs the extra: call after
+    :func:`load` gave an embedder)."""
     from waymarks.semantic.matrix import VectorMatrix
 
-    return VectorMatrix()
+    return VectorMatrix(dim)
 
 
 __all__ = ["SWITCH", "Calibration", "Nearest", "cosines", "enabled", "load", "new_matrix",
-           "spare_cores", "usable_cores"]
+           "spare_cores", "switch_problem", "usable_cores"]

@@ -3,6 +3,12 @@
 Vectors are bytes (L2-normalised little-endian float32); a vector of another length than
 the query's (another model) gets no cosine: the caller treats it as missing.
 
+A stored vector that is not one (another length, NaN or infinity, not of length 1: a
+faulty embedder or a hand-made row whose checksum is right) is left out of
+:class:`VectorMatrix`, so its record is scored lexically: one short vector first used to
+set the matrix's length and shut every other vector out, and an inflated one got the best
+similarity there is for any query.
+
 :class:`VectorMatrix` holds a store's vectors as one matrix, so a warm process compares a
 query with 10k vectors in one matrix product instead of re-assembling them per query; it
 returns only what scoring needs (the lexical candidates' cosines and the nearest few).
@@ -32,10 +38,16 @@ def dot_all(query: bytes, vectors: Sequence[bytes]) -> list[float]:
     return out
 
 
-class VectorMatrix:
-    """Vectors by record ID, as one float32 matrix built on first use after a change."""
+#: how far a vector's squared length may be from 1 (float32 rounding is ~1e-6)
+NORM_TOLERANCE = 1e-3
 
-    def __init__(self) -> None:
+
+class VectorMatrix:
+    """Vectors of ``dim`` values by record ID, as one float32 matrix built on first use
+    after a change (vectors that are not unit vectors of ``dim`` finite values left out)."""
+
+    def __init__(self, dim: int) -> None:
+        self.size = 4 * dim
         self.ids: list[str] = []
         self._rows: list[bytes] = []
         self._position: dict[str, int] = {}
@@ -46,22 +58,36 @@ class VectorMatrix:
 
     def extend(self, rows: Iterable[tuple[str, bytes]]) -> None:
         for item_id, vector in rows:
-            if item_id in self._position or (self._rows and len(vector) != len(self._rows[0])):
-                continue  # one vector per record; one length per matrix
+            if item_id in self._position or len(vector) != self.size:
+                continue  # one vector per record, of the embedder's length
             self._position[item_id] = len(self.ids)
             self.ids.append(item_id)
             self._rows.append(vector)
             self._matrix = None
 
+    def _build(self) -> Any:
+        """The matrix, the rows that are not unit vectors dropped for good."""
+        matrix = np.frombuffer(b"".join(self._rows), dtype="<f4").reshape(len(self._rows), -1)
+        with np.errstate(all="ignore"):  # inf * inf, nan: dropped here, not warned about
+            good = np.abs(np.einsum("ij,ij->i", matrix, matrix) - 1.0) <= NORM_TOLERANCE
+        if not good.all():
+            keep = np.flatnonzero(good).tolist()
+            self.ids = [self.ids[i] for i in keep]
+            self._rows = [self._rows[i] for i in keep]
+            self._position = {item_id: n for n, item_id in enumerate(self.ids)}
+            matrix = matrix[good]
+        return matrix
+
     def nearest(self, query: bytes, wanted: Iterable[str], k: int
                 ) -> tuple[list[str], list[float]]:
         """The cosines of the ``wanted`` records that have a vector, and of the ``k``
         nearest records (IDs and cosines, in no particular order)."""
-        if not self.ids or len(query) != len(self._rows[0]):
+        if not self.ids or len(query) != self.size:
             return [], []
         if self._matrix is None:
-            self._matrix = np.frombuffer(b"".join(self._rows), dtype="<f4").reshape(
-                len(self._rows), -1)
+            self._matrix = self._build()
+        if not self.ids:
+            return [], []
         scores = self._matrix @ np.frombuffer(query, dtype="<f4")
         k = min(k, len(self.ids))
         picked = set(np.argpartition(-scores, k - 1)[:k].tolist()) if k > 0 else set()

@@ -490,10 +490,12 @@ class Waymarks:
         return diagnostics.health(self)
 
     @recovering
-    def embed_recall(self, progress: ProgressFn | None = None) -> dict[str, Any]:
+    def embed_recall(self, progress: ProgressFn | None = None, *,
+                     background: bool = False) -> dict[str, Any]:
         """Embed every recall record without a current vector (``waymarks index
-        --semantic``), in committed batches; what is there afterwards."""
-        return rebuilding.embed_recall(self, progress)
+        --semantic``; ``background``: the home's worker), in committed batches; what is
+        there afterwards."""
+        return rebuilding.embed_recall(self, progress, background=background)
 
     @recovering
     def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:

@@ -131,13 +131,24 @@ def embed_in_background(app: Waymarks, replayed: int) -> None:
         semantic_backfill.wake(app.home)
 
 
-def embed_recall(app: Waymarks, progress: ProgressFn | None = None) -> dict[str, Any]:
-    """Embed every recall record without a current vector, in committed batches."""
+def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
+                 background: bool = False) -> dict[str, Any]:
+    """Embed every recall record without a current vector, in committed batches. In the
+    foreground (``waymarks index --semantic``) the home's worker pauses before its next
+    batch until this ends; the worker (``background``) waits before each batch while one
+    runs (:func:`~waymarks.service.semantic_backfill.foreground`)."""
+    from waymarks.service import semantic_backfill
+
     vectors = semantic_recall.vectors_of(app)
     if vectors is None:
-        return dict(semantic_recall.UNAVAILABLE)
-    done = semantic_recall.embed_pending(vectors.index, vectors.embedder, progress=progress,
-                                         transaction=app.projection.transaction)
+        return semantic_recall.unavailable(**semantic_recall.UNAVAILABLE)
+    embed = partial(semantic_recall.embed_pending, vectors.index, vectors.embedder,
+                    progress=progress, transaction=app.projection.transaction)
+    if background:
+        done = embed(before_batch=partial(semantic_backfill.after_foreground, app.home))
+    else:
+        with semantic_backfill.foreground(app.home):
+            done = embed()
     return vectors.summary(done)
 
 

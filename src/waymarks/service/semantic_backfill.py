@@ -20,6 +20,9 @@ What must stay true:
 - no write is left behind: a writer commits before it wakes; if the lock is held, the
   worker holding it re-checks for missing records *after* releasing it and takes the
   lock again when there are some (or leaves them to whoever took it meanwhile);
+- one embedder at a time: ``waymarks index --semantic`` embeds in its own process, and
+  the worker waits before its next batch until it ends (:func:`foreground`), so the two
+  never both embed the records still missing;
 - resumable: every batch is committed, so a killed worker loses at most one batch, and
   the next wake (or ``waymarks index --semantic``) continues with the records missing;
 - :func:`wait` (``waymarks index --semantic --wait``) returns once no worker runs and
@@ -33,9 +36,11 @@ What must stay true:
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -46,6 +51,8 @@ from waymarks.semantic import enabled
 PROGRESS_FILE: Final = "semantic-backfill.json"
 #: held exclusively by the running worker
 LOCK_FILE: Final = "semantic-backfill.lock"
+#: held exclusively while a process embeds in the foreground (``waymarks index --semantic``)
+FOREGROUND_FILE: Final = "semantic-foreground.lock"
 #: the worker's CPU priority: it yields to everything the person is waiting for
 NICENESS: Final = 10
 #: a variable a test sets to keep rebuilds and writes from spawning workers (``off``)
@@ -85,8 +92,10 @@ def try_lock(home: Path) -> int | None:
 
     try:
         home.mkdir(parents=True, exist_ok=True)
-        fd = os.open(home / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError:
+        return None
+    fd = _open_lock(home / LOCK_FILE)
+    if fd is None:
         return None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -94,6 +103,46 @@ def try_lock(home: Path) -> int | None:
         os.close(fd)
         return None
     return fd
+
+
+def _open_lock(path: Path) -> int | None:
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+
+
+@contextmanager
+def foreground(home: Path) -> Iterator[None]:
+    """Embedding in this process (``waymarks index --semantic``): the home's worker waits
+    before its next batch until this ends (:func:`after_foreground`), and a second
+    foreground process waits here for this one; each would otherwise embed every record
+    still missing, the same ones (measured: 168 + 200 embeddings for 200 claims). At most
+    the batch the worker had under way is embedded twice. A home that cannot hold the
+    file: no waiting, as before."""
+    import fcntl
+
+    fd = _open_lock(home / FOREGROUND_FILE)
+    try:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def after_foreground(home: Path) -> None:
+    """Before a worker's batch: wait while a process embeds in the foreground (a shared
+    ``flock`` that blocks only then; an ``open`` and a ``flock`` otherwise)."""
+    import fcntl
+
+    fd = _open_lock(home / FOREGROUND_FILE)
+    if fd is not None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+        finally:
+            os.close(fd)
 
 
 def _spawn(home: Path, fd: int) -> int | None:
@@ -119,6 +168,8 @@ def wait(home: Path, pending: Callable[[], int], *, timeout: float = 900.0,
     ``done``; ``timeout`` after ``timeout`` seconds (a worker still busy, or claims still
     arriving); ``failed`` when a worker it woke stopped on an error (its progress names
     the error class); ``unavailable`` when workers are switched off or missing."""
+    if not 0 <= timeout < math.inf:  # nan too: a deadline that never comes
+        raise ValueError(f"timeout must be a finite number of seconds, not {timeout!r}")
     if not available():
         return "unavailable"
     deadline = time.monotonic() + timeout
@@ -159,14 +210,35 @@ def progress(home: Path) -> dict[str, Any] | None:
     ``done``, ``failed`` or ``interrupted`` (it stopped mid-way; the next start resumes),
     with ``embedded``/``total`` counts and UTC times."""
     try:
-        data = json.loads((home / PROGRESS_FILE).read_text(encoding="utf-8"))
+        raw = json.loads((home / PROGRESS_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
-    if not isinstance(data, dict):
-        return None
-    if data.get("state") == "running" and not _locked(home):
+    data = _checked(raw)
+    if data is not None and data["state"] == "running" and not _locked(home):
         data["state"] = "interrupted"
     return data
+
+
+#: what a worker's progress holds, by type (anything else in the file is left out)
+_PROGRESS_FIELDS: Final[dict[str, tuple[type, ...]]] = {
+    **dict.fromkeys(("pid", "embedded", "total", "records", "vectors"), (int,)),
+    **dict.fromkeys(("cpu_s", "cpu_earlier_s", "cpu_total_s"), (int, float)),
+    **dict.fromkeys(("started", "updated", "finished", "error"), (str,))}
+_STATES: Final = frozenset({"running", "done", "failed", "unavailable"})
+
+
+def _checked(raw: object) -> dict[str, Any] | None:
+    """The progress a worker writes, from what the file holds: ``None`` without a known
+    ``state``; fields of another type (another version's, a hand edit) left out. Shown
+    as it was, a file without ``state`` made ``waymarks status`` raise ``KeyError``, and
+    a ``state`` of any JSON value was printed as is."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("state"), str) or (
+            raw["state"] not in _STATES):
+        return None
+    return {"state": raw["state"], **{
+        name: value for name, value in raw.items() if name in _PROGRESS_FIELDS
+        and isinstance(value, _PROGRESS_FIELDS[name]) and not isinstance(value, bool)
+        and (not isinstance(value, float) or math.isfinite(value))}}
 
 
 def _locked(home: Path) -> bool:

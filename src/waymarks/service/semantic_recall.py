@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from waymarks.core.text import well_formed
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Embedder, Semantic, semantic_side
 from waymarks.recall.scoring import Candidate
-from waymarks.semantic import Nearest, load, new_matrix
+from waymarks.semantic import Nearest, load, new_matrix, switch_problem
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
 
@@ -44,12 +45,13 @@ class VectorMemo(msgspec.Struct):
     watermark: int = 0
     held: Nearest | None = None
 
-    def current(self, store: VectorStore, model: str, visible: tuple[str, str | None],
+    def current(self, store: VectorStore, embedder: Embedder, visible: tuple[str, str | None],
                 generation: int) -> Nearest:
+        model = embedder.model
         if (self.held is None or (model, visible, generation)
                 != (self.model, self.visible, self.generation)):
             self.model, self.visible, self.generation = model, visible, generation
-            self.watermark, self.held = 0, new_matrix()
+            self.watermark, self.held = 0, new_matrix(embedder.dim)
         rows = store.vectors(model, visible, after=self.watermark)
         self.held.extend((item_id, vector) for _, item_id, vector in rows)
         if rows:
@@ -78,15 +80,18 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     if embedder is None:
         return list(lexical), None
     if memo is not None:
-        held = memo.current(store, embedder.model, visible, index.generation())
+        held = memo.current(store, embedder, visible, index.generation())
     else:
-        held = new_matrix()
+        held = new_matrix(embedder.dim)
         held.extend((item_id, vector) for _, item_id, vector in
                     store.vectors(embedder.model, visible))
     if not len(held):
         return list(lexical), None
     lexical_ids = [c.id for c in lexical]
-    ids, cosines = held.nearest(embedder.query(query), lexical_ids, SEMANTIC_CANDIDATES)
+    # the model's tokenizer encodes UTF-8: half of a surrogate pair (JSON may escape one)
+    # raised there, where the lexical engine takes any str
+    ids, cosines = held.nearest(embedder.query(well_formed(query)), lexical_ids,
+                                SEMANTIC_CANDIDATES)
     side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration, query=query)
     return [*lexical, *store.candidates(extra)], side
 
@@ -97,12 +102,13 @@ ProgressFn = Callable[[int, int], None]
 def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
                   limit: int | None = None, progress: ProgressFn | None = None,
                   transaction: Callable[[], AbstractContextManager[object]] | None = None,
-                  ) -> int:
+                  before_batch: Callable[[], None] | None = None) -> int:
     """Embed records that have no current vector, in committed batches; returns how many.
 
     ``limit``: stop after about this many (``None``: all). ``progress(done, total)`` after
     each batch. ``transaction``: a context manager factory for each batch's write (the
-    projection's), so an interrupted run keeps every finished batch."""
+    projection's), so an interrupted run keeps every finished batch. ``before_batch``:
+    called before each batch's records are chosen (it may wait)."""
     embedder = embedder if embedder is not None else load()
     if embedder is None:
         return 0
@@ -112,6 +118,8 @@ def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
     done = 0
     while limit is None or done < limit:
         size = BATCH if limit is None else min(BATCH, limit - done)
+        if before_batch is not None:
+            before_batch()
         todo = store.missing(embedder.model, size)
         if not todo:
             break
@@ -157,6 +165,14 @@ UNAVAILABLE: Final[Mapping[str, object]] = MappingProxyType({"available": False,
                                                              "embedded": 0})
 
 
+def unavailable(**first: object) -> dict[str, Any]:
+    """What is reported without an embedder: ``first``, and ``problem`` when the switch
+    holds a value that is neither on nor off (it is then off)."""
+    problem = switch_problem()
+    return {**first, "available": False} if problem is None else {
+        **first, "available": False, "problem": problem}
+
+
 def vectors_of(app: Waymarks, *, catch_up: bool = True) -> Vectors | None:
     """The embedder and the recall index, ``catch_up``: caught up with the items first
     (the records as recall, or a worker, would find them); ``None`` without the extra."""
@@ -186,7 +202,7 @@ def wait_for_vectors(app: Waymarks, timeout: float) -> dict[str, Any]:
 
     vectors = vectors_of(app, catch_up=False)  # each count of the wait catches up
     if vectors is None:
-        return dict(UNAVAILABLE)
+        return unavailable(**UNAVAILABLE)
     waited = wait(app.home, lambda: missing_vectors(app), timeout=timeout)
     return vectors.summary(0, waited=waited)
 
@@ -198,7 +214,7 @@ def vector_status(app: Waymarks) -> dict[str, object]:
 
     vectors = vectors_of(app)
     if vectors is None:
-        return {"available": False}
+        return unavailable()
     records, stored = vectors.counts()
     return {"available": True, "model": vectors.embedder.model, "records": records,
             "vectors": stored, "missing": records - stored,

@@ -98,7 +98,7 @@ def _embed(home: Path, state: dict[str, Any]) -> None:
         load_embedder(threads=1)  # one core for bulk work, whatever OMP_NUM_THREADS says
         with Waymarks(home, cwd=str(home)) as app:
             while True:
-                outcome = app.embed_recall(tick)
+                outcome = app.embed_recall(tick, background=True)
                 base = int(state["embedded"])
                 if not outcome.get("available") or not outcome.get("embedded"):
                     break

