@@ -49,8 +49,10 @@ def _rejected(code: str, message: str) -> dict[str, Any]:
 def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
     """One read-only action; refusals name the argument and the fix, never its value."""
     from waymarks.service import evolution_inspect as inspect
+    from waymarks.service.planning import egress_for
 
     action = arguments.get("action")
+    egress = egress_for(app)  # the answer goes to the model: its provider's egress
     if action not in READS:
         return _rejected("bad_input", f"action is one of {', '.join(READS)}")
     if action == "list":
@@ -58,19 +60,22 @@ def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
         if scope not in inspect.SCOPES or not isinstance(page, int) or page < 1:
             return _rejected("bad_input", "scope is all, here or legacy; page is 1 or more")
         return {"outcome": "ok", **inspect.list_claims(
-            app.home, str(scope), page, app.cwd)}
+            app.home, str(scope), page, app.cwd, egress=egress)}
     if action == "search":
         query = arguments.get("query")
         if not isinstance(query, str) or not 1 <= len(query.strip()) <= 512:
             return _rejected("bad_input", "query is a string of 1-512 characters")
-        return {"outcome": "ok", **inspect.search(app.home, query)}
+        return {"outcome": "ok", **inspect.search(app.home, query, egress=egress)}
     if action == "show":
         cid = arguments.get("id")
         if not isinstance(cid, str) or not _ID.fullmatch(cid):
             return _rejected("bad_input", "id is a learned claim's 24 hex digits")
-        shown = inspect.show(app.home, cid)
+        shown = inspect.show(app.home, cid, egress=egress)
         if shown is None:
             return _rejected("not_found", "no learned claim has that ID; list them first")
+        if shown.get("withheld"):
+            return _rejected("withheld", "the provider this answer goes to may not receive "
+                                         "that claim's classification")
         return {"outcome": "ok", **shown}
     if action == "history":
         return {"outcome": "ok", **inspect.history(app.home)}
