@@ -58,11 +58,12 @@ def json_line(value: object) -> str:
     return _escape_unsafe(json.dumps(value, ensure_ascii=False))
 
 
-def json_document(value: object) -> str:
-    """``value`` as indented JSON for a model to read (a learning request's document): the
-    same characters as :func:`json_line` are escaped, so the only line breaks are JSON's
-    own and stored text inside it can neither start a line nor reorder what is read."""
-    return _escape_unsafe(json.dumps(value, ensure_ascii=False, indent=1))
+def json_document(value: object, indent: int = 1) -> str:
+    """``value`` as indented JSON for a model to read (a learning request's document, a
+    tool result's text): the same characters as :func:`json_line` are escaped, so the only
+    line breaks are JSON's own and stored text inside it can neither start a line nor
+    reorder what is read."""
+    return _escape_unsafe(json.dumps(value, ensure_ascii=False, indent=indent))
 
 
 def _escape_unsafe(text: str) -> str:
