@@ -403,3 +403,27 @@ def test_a_base64_pem_private_key_is_redacted_and_a_certificate_stays() -> None:
     assert redacted.endswith("client-key-data: [REDACTED:private-key]\n    token: null\n")
     wrapped, count = redact(f"{PEM_B64_WRAPPED}\nnext line")
     assert (wrapped, count) == ("[REDACTED:private-key]\nnext line", 1)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # pasted unencoded: an "@" or "#" in the password left the rest of it (or all of it)
+    ("https://admin:p@ssw0rd99@db.example.com/app",
+     "https://admin:[REDACTED:url-password]@db.example.com/app"),
+    ("DATABASE_URL=postgres://admin:Sup3r#Secret99@db:5432/app",
+     "DATABASE_URL=postgres://admin:[REDACTED:url-password]@db:5432/app"),
+    # JSON with escaped slashes (PHP's json_encode, some loggers): not seen as a URL
+    ('{"dsn": "postgres:\\/\\/admin:Sup3rSecret99@db\\/app"}',
+     '{"dsn": "postgres:\\/\\/admin:[REDACTED:url-password]@db\\/app"}'),
+])
+def test_a_url_password_with_at_or_hash_or_escaped_slashes_is_redacted(
+        text: str, expected: str) -> None:
+    assert redact(text) == (expected, 1)
+
+
+@pytest.mark.parametrize("text", [
+    "http://localhost:8080#top, or mail ops@example.com",
+    "see https://example.com/a#b:c@d and ssh://git@github.com:org/repo.git",
+    "redis://cache:6379/0 then email me@example.com",
+])
+def test_url_lookalikes_with_at_and_hash_stay(text: str) -> None:
+    assert redact(text) == (text, 0)

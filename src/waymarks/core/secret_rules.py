@@ -225,9 +225,11 @@ _WRAPPERS: Final = (
     Rule("basic", "basic-auth", lazy(
         r"\b(?:[Bb]asic|BASIC)[ \t]+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII),
         ("basic",), folded=True, anchored=True, wrapper=True),
+    # the password runs to the last "@" of the authority: pasted unencoded, it may hold
+    # "@" or "#"; JSON may escape the slashes (":\/\/")
     Rule("url", "url-password", lazy(
-        r"://[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/@?#\[\]\"'<>]+)(?=@)", re.ASCII),
-        ("://",), anchored=True, wrapper=True, guard=":"),
+        r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
+        re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
     Rule("flag", "secret", lazy(_FLAG + r"[ \t]+" + _VALUE.format(name="flag"),
                                       re.ASCII | re.IGNORECASE),
          ("--",), anchored=True, wrapper=True, guard="-",
@@ -310,7 +312,7 @@ def might_contain_secret(text: str) -> bool:
 def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     """The literals of the rules that match by position: a URL's password, Bearer/Basic,
     an AWS secret key named on its line, a flag, an assignment, Azure's ``sig=``."""
-    if colon and "://" in text and "@" in text:
+    if colon and ("://" in text or ":\\/\\/" in text) and "@" in text:
         return True
     folded = text.casefold()  # names and Bearer/Basic match case-insensitively
     if "bearer" in folded or "basic" in folded:
