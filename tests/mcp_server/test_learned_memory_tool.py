@@ -118,3 +118,29 @@ def test_reads_go_through_the_destinations_egress(app: Waymarks, tmp_path: Path)
     assert shown["code"] == "withheld" and "pay-db-7" not in json.dumps(shown)
     assert call(app, "learned_memory", {"action": "show", "id": plain})["content"] \
         == "Deployments use Kamal, not Capistrano"
+
+
+def test_the_question_never_quotes_local_only_text(app: Waymarks, tmp_path: Path) -> None:
+    """The confirmation question goes to the MCP client (which may run elsewhere), and a
+    confirmation dialog never quotes local-only text (``tool.egress.ON_SCREEN``, as
+    ``context_persistence`` asks): ``learned_memory_edit`` quoted a claim whole, so a
+    person's correction holding a local-only span was shown in the question. Now such a
+    claim is named, not quoted, and other text loses its markers."""
+    from waymarks.service.evolution_edits import correct
+
+    claim = _claim(app, tmp_path)
+    with Evolution(app.home) as evo:
+        done = correct(evo, claim, "Deployments use Kamal [ds4:local-only]from my home box "
+                                   "at 10.1.2.3[/ds4:local-only]")
+        assert done.ok
+        corrected = next(c.id for c in evo.claims(["provisional"]) if "10.1.2.3" in c.content)
+    asked = Person("decline")
+    call(app, "learned_memory_edit", {"action": "forget", "id": corrected}, asked)
+    assert asked.asked and "10.1.2.3" not in asked.asked[0] and "local-only" in asked.asked[0]
+    marked = Person("decline")
+    with Evolution(app.home) as evo:
+        assert correct(evo, corrected, "Deployments use [ds4:internal]Kamal 2[/ds4:internal]"
+                       ).ok
+        newest = next(c.id for c in evo.claims(["provisional"]) if "Kamal 2" in c.content)
+    call(app, "learned_memory_edit", {"action": "pin", "id": newest}, marked)
+    assert "Deployments use Kamal 2" in marked.asked[0] and "ds4:" not in marked.asked[0]

@@ -133,6 +133,7 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
     shown = show(app.home, cid)
     if shown is None:
         return _rejected("not_found", "no learned claim has that ID; list them first")
+    shown["content"] = _on_screen(shown["content"])
     if action == "forget":
         return (f"Forget learned claim {cid} ({shown['kind']}, {shown['state']})? Its text is "
                 f"never learned again in its origin (logical, not secure erasure):\n"
@@ -148,6 +149,18 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
                 f"{shown['content']}")
     return (f"Correct learned claim {cid}?\nNow: {shown['content']}\nCorrection: "
             f"{value[1].strip()}")
+
+
+def _on_screen(content: str) -> str:
+    """A claim as a confirmation dialog may show it (``tool.egress.ON_SCREEN``): never
+    local-only text, markers removed, credentials redacted, invisible characters shown."""
+    from waymarks.core.text import escaped
+    from waymarks.tool.egress import ON_SCREEN
+
+    if ON_SCREEN.level(content) == "local-only":
+        return ("(local-only text: not shown here; see `waymarks evolution show` in a "
+                "terminal)")
+    return escaped(ON_SCREEN.text(content) or "", keep="\n\t")
 
 
 def _edit(evo: "Evolution", app: Waymarks, action: str, value: Any) -> "EditOutcome":
