@@ -1,6 +1,6 @@
 """Writes a fake ``claude`` executable (a Python script) into a directory for PATH: it
-records its argv, stdin and the child marker to ``FAKE_CLAUDE_LOG`` and answers as
-``FAKE_CLAUDE_MODE`` says (ok, error-429, error-401, garbage, sleep, max-turns,
+records its argv, stdin, working directory and the child marker to ``FAKE_CLAUDE_LOG`` and
+answers as ``FAKE_CLAUDE_MODE`` says (ok, error-429, error-401, garbage, sleep, max-turns,
 huge-usage: a token count of 2**64, flood: 64 MiB on stdout, then it holds on)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ prompt = sys.stdin.read()
 with open(os.environ["FAKE_CLAUDE_LOG"], "a") as log:
     log.write(json.dumps({{"argv": sys.argv[1:], "stdin": prompt,
                           "child": os.environ.get("WAYMARKS_EVOLUTION_CHILD"),
-                          "pid": os.getpid()}}) + "\n")
+                          "pid": os.getpid(), "cwd": os.getcwd()}}) + "\n")
 mode = os.environ.get("FAKE_CLAUDE_MODE", "ok")
 if mode == "sleep":
     time.sleep(30)

@@ -15,6 +15,7 @@ from mcp.types import CallToolResult
 
 from tests.evolution.test_aging import learn
 from tests.mcp_server.test_remember_tool import Person
+from waymarks.core.model_port import ModelReply
 from waymarks.mcp.server import build_server
 from waymarks.service.app import Waymarks
 from waymarks.service.evolution import Evolution
@@ -91,3 +92,55 @@ def test_edits_are_confirmed_and_undo_restores(app: Waymarks, tmp_path: Path) ->
     missing = Person()
     assert call(app, "learned_memory_edit", {"action": "undo", "event": 9999}, missing)[
         "code"] == "not_found" and missing.asked == []
+
+
+def test_reads_go_through_the_destinations_egress(app: Waymarks, tmp_path: Path) -> None:
+    """``learned_memory``'s answer goes to the model, like ``memory_recall``'s: a claim
+    learned from a ``sensitive`` source is named by ID only for the default (remote,
+    ``normal``) destination, never its text (list, search and show all leaked it)."""
+    with Evolution(app.home) as evo:  # the person marked what they said sensitive
+        src = evo.capture(str(tmp_path / "elsewhere"), "statement", "Remember: [ds4:sensitive]"
+                          "payroll runs on host pay-db-7[/ds4:sensitive]", session="s", key="k")
+        assert src is not None
+        reply = {"claims": [{"kind": "fact", "content": "Payroll runs on host pay-db-7",
+                             "searchTerms": ["payroll host"]}]}
+        assert evo.apply(src.source_id, ModelReply(json.dumps(reply), "f", "m"),
+                         PAST).code == "applied"
+        secret = next(c.id for c in evo.claims(["provisional"]) if "pay-db-7" in c.content)
+    plain = _claim(app, tmp_path)
+    listed = call(app, "learned_memory", {"action": "list"})
+    assert "pay-db-7" not in json.dumps(listed)
+    assert [c["id"] for c in listed["claims"]] == [plain]
+    assert listed["withheld"] == [secret]
+    found = call(app, "learned_memory", {"action": "search", "query": "payroll host"})
+    assert "pay-db-7" not in json.dumps(found) and found["withheld"] == [secret]
+    shown = call(app, "learned_memory", {"action": "show", "id": secret})
+    assert shown["code"] == "withheld" and "pay-db-7" not in json.dumps(shown)
+    assert call(app, "learned_memory", {"action": "show", "id": plain})["content"] \
+        == "Deployments use Kamal, not Capistrano"
+
+
+def test_the_question_never_quotes_local_only_text(app: Waymarks, tmp_path: Path) -> None:
+    """The confirmation question goes to the MCP client (which may run elsewhere), and a
+    confirmation dialog never quotes local-only text (``tool.egress.ON_SCREEN``, as
+    ``context_persistence`` asks): ``learned_memory_edit`` quoted a claim whole, so a
+    person's correction holding a local-only span was shown in the question. Now such a
+    claim is named, not quoted, and other text loses its markers."""
+    from waymarks.service.evolution_edits import correct
+
+    claim = _claim(app, tmp_path)
+    with Evolution(app.home) as evo:
+        done = correct(evo, claim, "Deployments use Kamal [ds4:local-only]from my home box "
+                                   "at 10.1.2.3[/ds4:local-only]")
+        assert done.ok
+        corrected = next(c.id for c in evo.claims(["provisional"]) if "10.1.2.3" in c.content)
+    asked = Person("decline")
+    call(app, "learned_memory_edit", {"action": "forget", "id": corrected}, asked)
+    assert asked.asked and "10.1.2.3" not in asked.asked[0] and "local-only" in asked.asked[0]
+    marked = Person("decline")
+    with Evolution(app.home) as evo:
+        assert correct(evo, corrected, "Deployments use [ds4:internal]Kamal 2[/ds4:internal]"
+                       ).ok
+        newest = next(c.id for c in evo.claims(["provisional"]) if "Kamal 2" in c.content)
+    call(app, "learned_memory_edit", {"action": "pin", "id": newest}, marked)
+    assert "Deployments use Kamal 2" in marked.asked[0] and "ds4:" not in marked.asked[0]

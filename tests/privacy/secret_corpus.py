@@ -111,6 +111,12 @@ TOKENS: list[tuple[str, str]] = [(kind, make(f"{kind}-{n}")) for n, (kind, make)
                                  enumerate(MAKERS)]
 
 AWS_SECRET = body("aws-secret", B64, 40)
+#: a PEM private key as kubeconfig (``client-key-data``) and Kubernetes secrets
+#: (``tls.key``) hold it: base64 of the whole block, on one line or wrapped at 76
+PEM_B64 = base64.b64encode((pem("pem-b64") + "\n").encode()).decode()
+PEM_B64_WRAPPED = "\n".join(PEM_B64[i:i + 76] for i in range(0, len(PEM_B64), 76))
+CERT_B64 = base64.b64encode(("-----BEGIN " + "CERTIFICATE-----\n" + body("cert", B64, 64)
+                             + "\n-----END CERTIFICATE-----\n").encode()).decode()
 AZURE_STORAGE = body("azure-storage", B64, 86) + "=="
 AZURE_SIG = body("azure-sig1", ALNUM, 20) + "%2B" + body("azure-sig2", ALNUM, 20) + "%3D"
 BASIC = base64.b64encode(b"deploy:" + body("basic", ALNUM, 16).encode()).decode()
@@ -135,6 +141,10 @@ IN_CONTEXT: list[tuple[str, str, str]] = [
      f"{AZURE_STORAGE};EndpointSuffix=core.windows.net", AZURE_STORAGE),
     ("azure-sas", "https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o"
      f"&sp=r&se=2030-01-01&sig={AZURE_SIG}", AZURE_SIG),
+    ("private-key", f"users:\n- name: admin\n  user:\n    client-key-data: {PEM_B64}\n",
+     PEM_B64[16:]),
+    ("private-key", f"data:\n  tls.key: {PEM_B64}\ntype: kubernetes.io/tls", PEM_B64[16:]),
+    ("private-key", f"$ base64 id_rsa\n{PEM_B64_WRAPPED}\n$ ls", PEM_B64_WRAPPED[-40:]),
     ("secret", "DB_PASSWORD=hunter22", "hunter22"),
     ("secret", "password=Xk9mQ2vL", "Xk9mQ2vL"),
     ("secret", '{"password": "Tr0ub4dor&3", "user": "bob"}', "Tr0ub4dor&3"),
@@ -215,4 +225,6 @@ LOOKALIKES: list[str] = [
     "eyJhbGciOiJIUzI1NiJ9 alone is only a header",
     "deploy --token --verbose", "connect(user=user, password=password)", "password=db_pass",
     "kubectl create secret generic app --from-file=./certs",
+    f"    client-certificate-data: {CERT_B64}",
+    f"certificate-authority-data: {CERT_B64}\nserver: https://10.0.0.1:6443",
 ]

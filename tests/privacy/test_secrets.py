@@ -10,7 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.privacy.secret_corpus import IN_CONTEXT, LOOKALIKES, MAKERS, TOKENS, body
+from tests.privacy.secret_corpus import (
+    CERT_B64,
+    IN_CONTEXT,
+    LOOKALIKES,
+    MAKERS,
+    PEM_B64,
+    PEM_B64_WRAPPED,
+    TOKENS,
+    body,
+)
 from waymarks.core.secret_rules import _SHORT_RULES_ONLY, _SHORTEST, RULES, SHORT_RULES
 from waymarks.core.secrets import (
     PLACEHOLDER_PREFIX,
@@ -380,3 +389,41 @@ def test_several_keys_beside_one_id_are_redacted_idempotently() -> None:
     assert PLAIN_KEY not in once and AWS_SECRET_KEY not in once and count == 3
     assert PLAIN_KEY[::-1] in once  # random, unnamed, no ID before it: kept
     assert redact(once) == (once, 0)
+
+
+def test_a_base64_pem_private_key_is_redacted_and_a_certificate_stays() -> None:
+    """A PEM private key was recognised only as text: the same block base64-encoded, as
+    kubeconfig's ``client-key-data`` and a Kubernetes TLS secret's ``tls.key`` hold it
+    (``kubectl config view --raw`` in a session), went out whole. A base64 certificate
+    or CA bundle beside it is public and stays."""
+    kubeconfig = (f"    client-certificate-data: {CERT_B64}\n"
+                  f"    client-key-data: {PEM_B64}\n    token: null\n")
+    redacted, count = redact(kubeconfig)
+    assert (count, PEM_B64[16:] in redacted, CERT_B64 in redacted) == (1, False, True)
+    assert redacted.endswith("client-key-data: [REDACTED:private-key]\n    token: null\n")
+    wrapped, count = redact(f"{PEM_B64_WRAPPED}\nnext line")
+    assert (wrapped, count) == ("[REDACTED:private-key]\nnext line", 1)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # pasted unencoded: an "@" or "#" in the password left the rest of it (or all of it)
+    ("https://admin:p@ssw0rd99@db.example.com/app",
+     "https://admin:[REDACTED:url-password]@db.example.com/app"),
+    ("DATABASE_URL=postgres://admin:Sup3r#Secret99@db:5432/app",
+     "DATABASE_URL=postgres://admin:[REDACTED:url-password]@db:5432/app"),
+    # JSON with escaped slashes (PHP's json_encode, some loggers): not seen as a URL
+    ('{"dsn": "postgres:\\/\\/admin:Sup3rSecret99@db\\/app"}',
+     '{"dsn": "postgres:\\/\\/admin:[REDACTED:url-password]@db\\/app"}'),
+])
+def test_a_url_password_with_at_or_hash_or_escaped_slashes_is_redacted(
+        text: str, expected: str) -> None:
+    assert redact(text) == (expected, 1)
+
+
+@pytest.mark.parametrize("text", [
+    "http://localhost:8080#top, or mail ops@example.com",
+    "see https://example.com/a#b:c@d and ssh://git@github.com:org/repo.git",
+    "redis://cache:6379/0 then email me@example.com",
+])
+def test_url_lookalikes_with_at_and_hash_stay(text: str) -> None:
+    assert redact(text) == (text, 0)

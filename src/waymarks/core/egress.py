@@ -15,7 +15,8 @@ order:
 4. *credentials*: for a remote provider, credential-like values are redacted
    (:mod:`waymarks.core.secrets`); local providers receive allowed text exactly;
 5. *quoting*: :func:`quote` makes the text one JSON string that can neither span nor
-   start a line, so stored text cannot close the block it is quoted in.
+   start a line, so stored text cannot close the block it is quoted in (a whole JSON
+   document, as a learning request sends, through :func:`json_document`).
 
 What must stay true: no function outside this module turns stored text into
 model-facing text by itself. Renderers take an ``Egress`` and call :meth:`Egress.quoted`
@@ -54,8 +55,19 @@ def json_line(value: object) -> str:
     and NEL, directional overrides, zero-width characters, U+2028, U+2029, a lone
     surrogate) are written as ``\\uXXXX`` (the same decoded value). Spaces other than
     ASCII's (no-break, ideographic) are text, and stay as they are."""
-    text = json.dumps(value, ensure_ascii=False)
-    if text.isprintable():  # nearly always: one pass in C
+    return _escape_unsafe(json.dumps(value, ensure_ascii=False))
+
+
+def json_document(value: object, indent: int = 1) -> str:
+    """``value`` as indented JSON for a model to read (a learning request's document, a
+    tool result's text): the same characters as :func:`json_line` are escaped, so the only
+    line breaks are JSON's own and stored text inside it can neither start a line nor
+    reorder what is read."""
+    return _escape_unsafe(json.dumps(value, ensure_ascii=False, indent=indent))
+
+
+def _escape_unsafe(text: str) -> str:
+    if text.isprintable():  # nearly always, for one line: one pass in C
         return text
     return _UNSAFE.sub(_escaped, text)
 

@@ -126,6 +126,13 @@ _TOKENS: Final = (
     _token("pem", "private-key",
            r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
            r"(?s:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", "-----BEGIN"),
+    # the same block base64-encoded (kubeconfig's client-key-data, a TLS secret's tls.key):
+    # "LS0tLS1CRUdJTi" is "-----BEGIN"; on one line, or wrapped (full lines, then a last
+    # one standing alone); ``accepts`` decodes its head: a certificate is not a secret
+    _token("pem_b64", "private-key",
+           r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{22,}(?:={1,2}|(?:\r?\n[A-Za-z0-9+/]"
+           r"{60,}(?=\r?\n))*(?:\r?\n[A-Za-z0-9+/]+={0,2}(?=[ \t]*(?:\r?\n|\Z)))?)",
+           "LS0tLS1CRUdJTi"),
     _token("jwt", "jwt", _B + r"eyJ[\w-]{6,}\.eyJ[\w-]{6,}\.[\w-]*", "eyJ"),
     _token("anthropic", "anthropic-key", _B + r"sk-ant-[\w-]{20,}", "sk-ant-"),
     _token("openai", "openai-key", _B + r"sk-[\w-]{20,}", "sk-"),
@@ -218,9 +225,11 @@ _WRAPPERS: Final = (
     Rule("basic", "basic-auth", lazy(
         r"\b(?:[Bb]asic|BASIC)[ \t]+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII),
         ("basic",), folded=True, anchored=True, wrapper=True),
+    # the password runs to the last "@" of the authority: pasted unencoded, it may hold
+    # "@" or "#"; JSON may escape the slashes (":\/\/")
     Rule("url", "url-password", lazy(
-        r"://[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/@?#\[\]\"'<>]+)(?=@)", re.ASCII),
-        ("://",), anchored=True, wrapper=True, guard=":"),
+        r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
+        re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
     Rule("flag", "secret", lazy(_FLAG + r"[ \t]+" + _VALUE.format(name="flag"),
                                       re.ASCII | re.IGNORECASE),
          ("--",), anchored=True, wrapper=True, guard="-",
@@ -282,8 +291,9 @@ def might_contain_secret(text: str) -> bool:
             or "whsec_" in text or "npm_" in text or "hf_" in text or "shp" in text
             or "_v1_" in text or _GITHUB.search(text) is not None):
         return True
-    if ("J" in text and "eyJ" in text) or ("~" in text and "Q~" in text) \
-            or ("9" in text and "ya29." in text) or ("B" in text and "-----BEGIN" in text):
+    if ("J" in text and ("eyJ" in text or "LS0tLS1CRUdJTi" in text)) \
+            or ("~" in text and "Q~" in text) or ("9" in text and "ya29." in text) \
+            or ("B" in text and "-----BEGIN" in text):
         return True
     if "A" in text and (("I" in text and ("IA" in text or "AIza" in text))
                         or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)):
@@ -302,7 +312,7 @@ def might_contain_secret(text: str) -> bool:
 def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     """The literals of the rules that match by position: a URL's password, Bearer/Basic,
     an AWS secret key named on its line, a flag, an assignment, Azure's ``sig=``."""
-    if colon and "://" in text and "@" in text:
+    if colon and ("://" in text or ":\\/\\/" in text) and "@" in text:
         return True
     folded = text.casefold()  # names and Bearer/Basic match case-insensitively
     if "bearer" in folded or "basic" in folded:
@@ -340,6 +350,9 @@ def ascii_lower(text: str) -> str:
     (``str.lower`` changes the length of some non-ASCII text)."""
     return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
+#: how much of a base64 PEM block is decoded to read its armour line (the longest,
+#: "-----BEGIN ENCRYPTED PRIVATE KEY-----", is 52 characters of base64)
+_PEM_HEAD: Final = 96
 #: OpenAI and Anthropic key types after ``sk-``
 _KEY_TYPES: Final = ("proj-", "svcacct-", "admin-", "ant-")
 
@@ -353,6 +366,13 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         body = value[3:]
         return any(c.isdigit() for c in body) or body.startswith(_KEY_TYPES) or (
             not body.islower() and not body.isupper()) or (body.isupper() and "-" not in body)
+    if name == "pem_b64":  # the armour line says PRIVATE KEY (not CERTIFICATE, PUBLIC KEY)
+        head = value[:_PEM_HEAD].replace("\r", "").replace("\n", "")
+        try:
+            armour = binascii.a2b_base64(head[:len(head) // 4 * 4]).split(b"\n", 1)[0]
+        except binascii.Error:
+            return False
+        return b"PRIVATE KEY" in armour
     if name == "discord":
         return _decodes(value.split(".", 1)[0], str.isdigit)  # base64 of the user id
     if name == "aws_secret_named":

@@ -5,7 +5,9 @@ write refuse text holding a credential while naming only its kind (never the val
 Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
 ``waymarks.core.secret_rules``):
 
-- ``private-key`` (PEM blocks, to the END line or the end of the text), ``jwt``;
+- ``private-key`` (PEM blocks, to the END line or the end of the text; also the block
+  base64-encoded, as kubeconfig's ``client-key-data`` and a TLS secret's ``tls.key`` hold
+  it, when its armour line says PRIVATE KEY: a base64 certificate stays), ``jwt``;
 - vendor tokens: ``anthropic-key``, ``openai-key``, ``github-token``, ``gitlab-token``,
   ``slack-token``, ``slack-webhook``, ``stripe-key`` (secret and restricted keys, webhook
   secrets; publishable ``pk_`` keys are public), ``google-api-key``,
@@ -18,16 +20,17 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   base64 prose stays);
 - by position: ``bearer`` (after ``Bearer``, or alone on the line after it),
   ``basic-auth`` (after ``Basic``, when it decodes to ``user:password``),
-  ``url-password`` (``postgres://admin:[REDACTED:…]@host``; the scheme, user and host
-  stay), and ``secret``: the value of a credential-named
-  assignment or flag (``API_KEY=…``, ``"password": "…"``, ``clientSecret: …``,
-  ``--token …``) when it looks like one: 6+ digits, 6+ characters mixing letters, digits
-  or symbols, 16+ random-looking letters, or a single word where it is data rather than
-  prose (quoted, ``NAME=value``, a flag's, alone on a key-value line such as
-  ``POSTGRES_PASSWORD: postgres``). Types, literals, references, masks, paths, URLs,
-  versions, code names and prose stay (``password: str``, ``token = None``,
-  ``password: see the vault``, ``api_key = os.environ[…]``, ``secret: {{ … }}``); so do
-  quoted values with spaces (``"see the vault"`` cannot be told from a passphrase).
+  ``url-password`` (``postgres://admin:[REDACTED:…]@host``; the scheme, user and host stay; the
+  password runs to the authority's last ``@``, so one pasted with an unencoded ``@`` or ``#`` goes
+  whole, and JSON's escaped ``:\\/\\/`` counts as ``://``), and ``secret``: the value of a
+  credential-named assignment or flag (``API_KEY=…``, ``"password": "…"``, ``clientSecret: …``,
+  ``--token …``) when it looks like one: 6+ digits, 6+ characters mixing letters, digits or symbols,
+  16+ random-looking letters, or a single word where it is data rather than prose (quoted,
+  ``NAME=value``, a flag's, alone on a key-value line such as ``POSTGRES_PASSWORD: postgres``).
+  Types, literals, references, masks, paths, URLs, versions, code names and prose stay
+  (``password: str``, ``token = None``, ``password: see the vault``,
+  ``api_key = os.environ[…]``, ``secret: {{ … }}``); so do quoted values with spaces
+  (``"see the vault"`` cannot be told from a passphrase).
 
 Why our own rules and not a maintained scanner's (decided by reading and measuring the
 PyPI candidates in 2026; see also benchmarks/secret_redaction.py):

@@ -19,9 +19,9 @@ the JSON of it (``context_persistence`` has its own deterministic text).
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any, Final
 
+from waymarks.core.egress import json_line
 from waymarks.service.ports import ConfirmationRequest, Decision
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def run_tool(bridge: Bridge, name: object, arguments: object) -> dict[str, Any] 
 
 
 def _answer(details: dict[str, Any]) -> dict[str, Any]:
-    return {"text": json.dumps(details, ensure_ascii=False), "details": details}
+    return {"text": json_line(details), "details": details}  # the egress quoting's escapes
 
 
 def _egress(bridge: Bridge) -> Any:

@@ -5,7 +5,6 @@ No ``from __future__ import annotations`` in the tool modules: the SDK reads the
 annotations at runtime.
 """
 
-import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +19,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, WithJsonSchema
 
+from waymarks.core.egress import json_document
 from waymarks.tool.persistence import Answer
 from waymarks.tool.results import FAILED, ToolResult
 
@@ -108,7 +108,8 @@ def tool_result(outcome: ToolResult) -> CallToolResult:
 
 def json_result(data: dict[str, Any]) -> CallToolResult:
     """A dictionary outcome as the SDK would return it (indented JSON text and structured
-    content), with ``isError`` when it is a refusal."""
-    return CallToolResult(content=[TextContent(type="text", text=json.dumps(
-        data, indent=2, ensure_ascii=False))], structured_content=data,
+    content), with ``isError`` when it is a refusal. The text is what a model reads: it
+    escapes what the egress quoting escapes (:func:`json_document`)."""
+    return CallToolResult(content=[TextContent(type="text", text=json_document(
+        data, indent=2))], structured_content=data,
         is_error=str(data.get("outcome")) in FAILED)

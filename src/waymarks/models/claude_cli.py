@@ -2,8 +2,14 @@
 output, so a Claude Code user needs no key of their own (EVOLUTION item 48).
 
 The call: ``claude -p --output-format json --max-turns 1 --tools "" --strict-mcp-config
---settings '{"disableAllHooks": true}' --system-prompt SYSTEM [--model M]`` with the
-payload on standard input (never on the command line, where other users could read it).
+--settings '{"disableAllHooks": true}' --setting-sources user --system-prompt SYSTEM
+[--model M]`` with the payload on standard input (never on the command line, where other
+users could read it), run in the person's home directory. ``-p`` skips Claude Code's
+workspace-trust dialog and reads the settings and ``CLAUDE.md`` of its working directory:
+run where Waymarks was started (a project), a repository's ``.claude/settings.json`` could
+point ``ANTHROPIC_BASE_URL`` at its own server and receive the payload, and its
+``CLAUDE.md`` could steer what is learned. So the child loads the user's settings only,
+from a directory that is not the repository's.
 The child runs with ``WAYMARKS_EVOLUTION_CHILD=1`` so Waymarks' own hooks inside it capture
 nothing and start no recovery (a consolidation call must not feed or trigger another one).
 
@@ -53,7 +59,7 @@ class ClaudeCodeClient:
         if found is None:
             raise ModelError("unavailable")
         argv = [found, "-p", "--output-format", "json", "--max-turns", "1", "--tools", "",
-                "--strict-mcp-config", "--settings", NO_HOOKS,
+                "--strict-mcp-config", "--settings", NO_HOOKS, "--setting-sources", "user",
                 "--system-prompt", request.system]
         if route.model and route.model != "default":
             argv += ["--model", route.model]
@@ -66,7 +72,7 @@ class ClaudeCodeClient:
         env = {**os.environ, CHILD_ENV: "1"}
         try:
             child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=env,
+                                     stderr=subprocess.DEVNULL, env=env, cwd=_neutral_dir(),
                                      start_new_session=True)
         except OSError:
             raise ModelError("unavailable") from None
@@ -96,6 +102,16 @@ class ClaudeCodeClient:
         return ModelReply(text, route.provider, str(model) if route.model == "default"
                           else route.model, token_count(usage.get("input_tokens")),
                           token_count(usage.get("output_tokens")))
+
+
+def _neutral_dir() -> str:
+    """The child's working directory: the person's home, never the project Waymarks runs
+    in (``/`` when there is no home directory)."""
+    try:
+        home = os.path.expanduser("~")
+    except (KeyError, RuntimeError):  # no HOME and no passwd entry
+        return "/"
+    return home if os.path.isabs(home) and os.path.isdir(home) else "/"
 
 
 def _envelope(out: bytes) -> dict[str, Any] | None:

@@ -17,9 +17,10 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Final
+
+from waymarks.core.egress import json_line
 
 MAX_PREFILL_CHARS: Final = 2000
 
@@ -65,8 +66,10 @@ Only edits you actually make, with their tool results, count as done.
 
 
 def untrusted_json(value: object) -> str:
-    """``value`` as JSON that cannot close an XML-like element or open a new one."""
-    text = json.dumps(value, ensure_ascii=False, indent=None)
+    """``value`` as JSON on one line (the egress quoting: line and paragraph separators,
+    NEL and other C1 controls, directional overrides escaped) that cannot close an XML-like
+    element or open a new one."""
+    text = json_line(value)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

@@ -6,6 +6,12 @@ the claims' text because showing a person their own learned memory is their purp
 ``history`` shows states and field names, ``explain`` scores and features, ``learning``
 codes and counts: none of those three carries a claim's or a source's text.
 
+Given an ``egress`` (the MCP ``learned_memory`` tool: its answer goes to a model, not to a
+person), ``list``, ``search`` and ``show`` render each claim through it like every other
+path to a model: a claim whose level (its source's classification, raised by markers) the
+destination may not receive is named by ID only, under ``withheld``; the others' text is
+what the destination may see (credentials redacted for a remote provider).
+
 A malformed row never breaks a listing: it is left out and named in ``badRows``.
 """
 
@@ -15,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from waymarks.core.egress import Egress
 from waymarks.core.evolution.aging import aging
 from waymarks.core.evolution.rows import Change, ClaimRow
 from waymarks.service.evolution import Evolution
@@ -51,6 +58,26 @@ def claim_json(row: ClaimRow, now: str) -> dict[str, Any]:
             "conflictsWith": row.conflicts_with}
 
 
+def _rendered(row: ClaimRow, level: str | None, stamp: str, egress: Egress | None
+              ) -> dict[str, Any] | None:
+    """:func:`claim_json` as ``egress`` may see it (``None``: it may not receive the claim);
+    without an egress, as it is stored (the person's own listing)."""
+    shown = claim_json(row, stamp)
+    if egress is None:
+        return shown
+    folded = egress.level(row.content, level)
+    text = egress.text(row.content, folded) if egress.admits_all_up_to(folded) else None
+    if text is None:
+        return None
+    terms = (egress.text(t, folded) for t in row.search_terms)
+    return {**shown, "content": text, "searchTerms": [t for t in terms if t],
+            "origin": egress.label(row.origin)}
+
+
+def _source_levels(evo: Evolution) -> dict[str, str]:
+    return {s.source_id: s.classification for s in evo.store.sources()}
+
+
 def _slot(slot: tuple[str, str, str] | None) -> dict[str, str] | None:
     return None if slot is None else {"verdict": slot[0], "sourceId": slot[1], "at": slot[2]}
 
@@ -60,19 +87,22 @@ def _empty(home: Path) -> bool:
 
 
 def list_claims(home: Path, scope: str = "all", page: int = 1, cwd: str = "",
-                now: str | None = None) -> dict[str, Any]:
+                now: str | None = None, egress: Egress | None = None) -> dict[str, Any]:
     """One page (20) of learned claims in every state, newest update first, then ID;
-    ``here``: those learned in ``cwd``'s project (its canonical path)."""
+    ``here``: those learned in ``cwd``'s project (its canonical path); with ``egress``,
+    rendered for it (see the module docstring)."""
     from waymarks.ledger.identity import canonical_project_path
 
     here = canonical_project_path(cwd) if cwd else ""
     stamp = _now(now)
     rows: list[ClaimRow] = []
     bad: list[str] = []
+    levels: dict[str, str] = {}
     if not _empty(home):
         with Evolution(home) as evo:
             evo.sync()
             rows, bad = evo.store.readable_claims()
+            levels = _source_levels(evo)
     if scope == "here":
         rows = [r for r in rows if r.origin == here]
     elif scope == "legacy":
@@ -80,28 +110,45 @@ def list_claims(home: Path, scope: str = "all", page: int = 1, cwd: str = "",
     rows.sort(key=lambda r: r.id)
     rows.sort(key=lambda r: r.updated_at, reverse=True)
     start = (page - 1) * PAGE_SIZE
+    claims, withheld = _page(rows[start:start + PAGE_SIZE], levels, stamp, egress)
     return {"scope": scope, "page": page, "pageSize": PAGE_SIZE, "total": len(rows),
-            "claims": [claim_json(r, stamp) for r in rows[start:start + PAGE_SIZE]],
-            "badRows": bad}
+            "claims": claims, "badRows": bad, **({"withheld": withheld} if egress else {})}
 
 
-def search(home: Path, query: str, now: str | None = None) -> dict[str, Any]:
+def _page(rows: list[ClaimRow], levels: dict[str, str], stamp: str, egress: Egress | None,
+          extra: dict[str, dict[str, Any]] | None = None
+          ) -> tuple[list[dict[str, Any]], list[str]]:
+    """``rows`` rendered for ``egress`` (each with its ``extra`` fields), and the IDs of
+    those it may not receive."""
+    claims, withheld = [], []
+    for row in rows:
+        shown = _rendered(row, levels.get(row.source_id), stamp, egress)
+        if shown is None:
+            withheld.append(row.id)
+        else:
+            claims.append({**shown, **(extra or {}).get(row.id, {})})
+    return claims, withheld
+
+
+def search(home: Path, query: str, now: str | None = None,
+           egress: Egress | None = None) -> dict[str, Any]:
     """Up to 10 recallable learned claims ``query`` alone is about (dormant ones too: this
-    is an explicit request), best first."""
+    is an explicit request), best first; with ``egress``, rendered for it."""
     from waymarks.service.evolution_recall import recall_learned
 
     stamp = _now(now)
     result = recall_learned(home, query, inherit=False, now=stamp)
     ids = [s.candidate.id for s in result.eligible[:SEARCH_LIMIT]]
     rank = {s.candidate.id: s.rank for s in result.eligible}
-    claims = []
+    rows: list[ClaimRow] = []
+    levels: dict[str, str] = {}
     if ids:
         with Evolution(home) as evo:
-            for cid in ids:
-                row = evo.store.view.claim(cid)
-                if row is not None:
-                    claims.append({**claim_json(row, stamp), "rank": round(rank[cid], 4)})
-    return {"query": query, "claims": claims}
+            rows = [r for r in map(evo.store.view.claim, ids) if r is not None]
+            levels = _source_levels(evo)
+    claims, withheld = _page(rows, levels, stamp, egress,
+                             {cid: {"rank": round(rank[cid], 4)} for cid in ids})
+    return {"query": query, "claims": claims, **({"withheld": withheld} if egress else {})}
 
 
 def change_json(change: Change) -> dict[str, Any]:
@@ -118,13 +165,17 @@ def event_json(event: EventRow) -> dict[str, Any]:
             "at": event.at, "changes": [change_json(c) for c in event.changes]}
 
 
-def show(home: Path, claim_id: str, now: str | None = None) -> dict[str, Any] | None:
+def show(home: Path, claim_id: str, now: str | None = None, egress: Egress | None = None
+         ) -> dict[str, Any] | None:
     """One claim with provenance, evidence, feedback and receipts, aging and its events
-    (``None``: no claim has that ID, nor is it a legacy ID that became exactly one)."""
-    return show_or_match(home, claim_id, now)[0]
+    (``None``: no claim has that ID, nor is it a legacy ID that became exactly one); with
+    ``egress``, rendered for it, or only ``{"id", "withheld": true}`` when it may not
+    receive the claim."""
+    return show_or_match(home, claim_id, now, egress)[0]
 
 
-def show_or_match(home: Path, given: str, now: str | None = None
+def show_or_match(home: Path, given: str, now: str | None = None,
+                  egress: Egress | None = None
                   ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """:func:`show`'s answer and, when there is none, what the pi-memory-evolution ID
     ``given`` was imported as and what those claims are now (several of them: a summary's
@@ -153,6 +204,10 @@ def show_or_match(home: Path, given: str, now: str | None = None
             legacy = match.to_json()
             claim_id = match.current[0]
         source = evo.store.view.source(row.source_id)
+        claim = _rendered(row, None if source is None else source.classification, stamp,
+                          egress)
+        if claim is None:
+            return {"id": row.id, "withheld": True}, None
         provenance = None if source is None else {
             "sourceId": source.source_id, "kind": source.kind, "basis": source.basis,
             "origin": source.origin, "capturedAt": source.captured_at,
@@ -162,7 +217,7 @@ def show_or_match(home: Path, given: str, now: str | None = None
         events = [event_json(e) for e in evo.store.history(50, claim_id)]
         old_events = imports.events_of(claim_id)
         old_ids = imports.ids_of(claim_id)
-    return {**claim_json(row, stamp), "provenance": provenance, "receipts": receipts,
+    return {**claim, "provenance": provenance, "receipts": receipts,
             "events": events, **({"legacyEvents": old_events} if old_events else {}),
             **({"legacyIds": old_ids} if old_ids else {}),
             **({"lookedUp": legacy} if legacy else {})}, None

@@ -49,8 +49,10 @@ def _rejected(code: str, message: str) -> dict[str, Any]:
 def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
     """One read-only action; refusals name the argument and the fix, never its value."""
     from waymarks.service import evolution_inspect as inspect
+    from waymarks.service.planning import egress_for
 
     action = arguments.get("action")
+    egress = egress_for(app)  # the answer goes to the model: its provider's egress
     if action not in READS:
         return _rejected("bad_input", f"action is one of {', '.join(READS)}")
     if action == "list":
@@ -58,19 +60,22 @@ def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
         if scope not in inspect.SCOPES or not isinstance(page, int) or page < 1:
             return _rejected("bad_input", "scope is all, here or legacy; page is 1 or more")
         return {"outcome": "ok", **inspect.list_claims(
-            app.home, str(scope), page, app.cwd)}
+            app.home, str(scope), page, app.cwd, egress=egress)}
     if action == "search":
         query = arguments.get("query")
         if not isinstance(query, str) or not 1 <= len(query.strip()) <= 512:
             return _rejected("bad_input", "query is a string of 1-512 characters")
-        return {"outcome": "ok", **inspect.search(app.home, query)}
+        return {"outcome": "ok", **inspect.search(app.home, query, egress=egress)}
     if action == "show":
         cid = arguments.get("id")
         if not isinstance(cid, str) or not _ID.fullmatch(cid):
             return _rejected("bad_input", "id is a learned claim's 24 hex digits")
-        shown = inspect.show(app.home, cid)
+        shown = inspect.show(app.home, cid, egress=egress)
         if shown is None:
             return _rejected("not_found", "no learned claim has that ID; list them first")
+        if shown.get("withheld"):
+            return _rejected("withheld", "the provider this answer goes to may not receive "
+                                         "that claim's classification")
         return {"outcome": "ok", **shown}
     if action == "history":
         return {"outcome": "ok", **inspect.history(app.home)}
@@ -128,6 +133,7 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
     shown = show(app.home, cid)
     if shown is None:
         return _rejected("not_found", "no learned claim has that ID; list them first")
+    shown["content"] = _on_screen(shown["content"])
     if action == "forget":
         return (f"Forget learned claim {cid} ({shown['kind']}, {shown['state']})? Its text is "
                 f"never learned again in its origin (logical, not secure erasure):\n"
@@ -143,6 +149,18 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
                 f"{shown['content']}")
     return (f"Correct learned claim {cid}?\nNow: {shown['content']}\nCorrection: "
             f"{value[1].strip()}")
+
+
+def _on_screen(content: str) -> str:
+    """A claim as a confirmation dialog may show it (``tool.egress.ON_SCREEN``): never
+    local-only text, markers removed, credentials redacted, invisible characters shown."""
+    from waymarks.core.text import escaped
+    from waymarks.tool.egress import ON_SCREEN
+
+    if ON_SCREEN.level(content) == "local-only":
+        return ("(local-only text: not shown here; see `waymarks evolution show` in a "
+                "terminal)")
+    return escaped(ON_SCREEN.text(content) or "", keep="\n\t")
 
 
 def _edit(evo: "Evolution", app: Waymarks, action: str, value: Any) -> "EditOutcome":
