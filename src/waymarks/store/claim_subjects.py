@@ -27,28 +27,38 @@ may never be written beside. The rows are also forgotten when the signature's co
 changes (:func:`fingerprint`: its sources' digest, kept beside the watermark), or a claim
 would stay listed under terms the new code no longer gives it. Damage here can only hide
 a contradiction (the check is a refusal, never a write), and a rebuild restores it.
-Superseded claims keep their rows (status is judged when the claims are read).
+Superseded claims keep their rows (status is judged on each verified row when the claims
+are read).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import combinations
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from waymarks.core import contradiction, text
 from waymarks.core.contradiction import MAX_EXTRA_TERMS, MIN_CONTAINED_TERMS, signature
 from waymarks.core.digests import blake2b
+from waymarks.store.integrity import (
+    ITEM_COLUMNS,
+    ITEM_ID,
+    ITEM_STATUS,
+    ITEM_TEXT,
+    verify_item,
+)
 
 #: how far the rows are caught up (the last ``items`` row ID looked at), and by which code
 _UPTO: Final = "claim_subjects_upto"
 _CODE: Final = "claim_subjects_code"
 #: claims caught up per statement (a rebuilt store of a million is not held at once)
 _BATCH: Final = 10_000
+#: an items row, each column named by its table's alias in the join below
+_COLUMNS: Final = ", ".join("i." + c for c in ITEM_COLUMNS.split(", "))
 
 
 def create_tables(db: sqlite3.Connection) -> None:
@@ -163,10 +173,23 @@ def texts_sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str
     marks = ",".join("?" * len(keys))
     # the rows of the keys first (CROSS JOIN keeps that order): SQLite otherwise walked
     # every active claim of the partition by its index, 13 ms at 100k, to test each one
+    # the status is judged on the verified row, not in SQL: a damaged status must not
+    # hide an active claim (store.view)
     rows = db.execute(
-        "SELECT i.id, i.text FROM (SELECT DISTINCT item FROM claim_subjects"
+        f"SELECT {_COLUMNS} FROM (SELECT DISTINCT item FROM claim_subjects"
         f" WHERE partition = ? AND term IN ({marks})) AS s"
         " CROSS JOIN items AS i ON i.rowid = s.item"
-        " WHERE i.status = 'active' AND i.kind = 'memory' AND i.partition = ?"
+        " WHERE i.kind = 'memory' AND i.partition = ?"
         " ORDER BY i.seq", (partition, *keys, partition))
-    return [(str(item_id), str(text)) for item_id, text in rows]
+    return active_texts_of(rows)
+
+
+def active_texts_of(rows: Iterable[Sequence[Any]]) -> list[tuple[str, str]]:
+    """``(id, text)`` of the active items among ``rows`` (``ITEM_COLUMNS``), each verified
+    before its status is believed."""
+    found = []
+    for row in rows:
+        verify_item(row)
+        if row[ITEM_STATUS] == "active":
+            found.append((str(row[ITEM_ID]), str(row[ITEM_TEXT])))
+    return found

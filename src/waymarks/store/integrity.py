@@ -21,7 +21,10 @@ layers, by cost:
   separately (two index range scans, merged in Python): each side must return exactly
   its count, each row must match the side's predicate, and no ID may come twice. So a row
   hidden by a flipped key (in the row or in an index entry) is noticed, not dropped. The
-  newest-N window filters statuses in Python, after the checksum, for the same reason.
+  newest-N window filters statuses in Python, after the checksum, for the same reason, and
+  so do a write's duplicate and conflict lookups (``store.view``, ``store.claim_subjects``:
+  indexes over every status, migration 18): a status filtered in SQL let a damaged status
+  hide an active claim, and a contradicting write was accepted.
 - **On open, while the database is small** (O(database)): ``PRAGMA integrity_check``
   (b-tree structure *and* index entries against table rows), every checksum and group
   count, the meta values, in one read snapshot; then FTS5's own check of the recall index
@@ -89,7 +92,7 @@ DECODE_ERRORS: Final = (msgspec.DecodeError, UnicodeDecodeError, ValueError, Typ
                         KeyError, IndexError, RecursionError)
 _ENCODER: Final = msgspec.json.Encoder()
 #: positions in an items row (ITEM_COLUMNS order); the checksum follows the record
-ITEM_ID, ITEM_KIND, ITEM_SCOPE, ITEM_PROJECT, ITEM_CLASS = 0, 1, 2, 4, 6
+ITEM_ID, ITEM_KIND, ITEM_SCOPE, ITEM_PROJECT, ITEM_CLASS, ITEM_TEXT = 0, 1, 2, 4, 6, 7
 ITEM_STATUS, ITEM_SESSION, ITEM_SEQ, _RECORD = 11, 16, 20, 21
 ITEM_FIELDS: Final = 22
 
