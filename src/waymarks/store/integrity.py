@@ -120,6 +120,25 @@ class ProjectionReplaced(ProjectionDamaged):
     repair again: the cure is to reopen the path."""
 
 
+class ProjectionForeign(ProjectionDamaged):
+    """The file at the projection's path is a sound SQLite database that Waymarks did not
+    write (tables, but no ``schema_migrations``): it is set aside untouched like a damaged
+    one, never migrated in place (its tables would be mixed with the projection's)."""
+
+
+def refuse_foreign(db: sqlite3.Connection) -> None:
+    """Raise :class:`ProjectionForeign` if ``db`` holds tables but not Waymarks' schema
+    history. Read only: call it before anything writes, the journal mode included (WAL
+    mode rewrites the file's header), so that the file set aside is byte for byte the one
+    found."""
+    names = {str(n) for (n,) in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if names and "schema_migrations" not in names:
+        raise ProjectionForeign(
+            "it is an SQLite database Waymarks did not write (other tables, no Waymarks"
+            " schema history), kept untouched")
+
+
 def checksum(fields: Sequence[Any], blob: bytes = b"") -> int:
     """CRC-32 of the canonical encoding of a row's values (``blob``: its bytes column)."""
     return zlib.crc32(blob, zlib.crc32(_ENCODER.encode(fields)))

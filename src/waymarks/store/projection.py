@@ -133,6 +133,7 @@ class Projection(ProjectionReads):
         self._checkpoints = Checkpointer(path, BUSY_TIMEOUT_MS / 1000)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            integrity.refuse_foreign(self.db)  # before WAL mode rewrites its header
             enter_wal(self.db, BUSY_TIMEOUT_MS / 1000)
             # The ledger is the durable copy; the projection can be rebuilt, so NORMAL suffices.
             self.db.execute("PRAGMA synchronous = NORMAL")
