@@ -269,3 +269,21 @@ def test_a_sibling_checkpoint_past_the_end_keeps_its_items(
     assert again.recovered is not None
     report = again.health()
     assert report["ok"], report["problems"]
+
+
+@pytest.mark.parametrize(("column", "value"), [
+    ("status", "retired"),  # a valid status, not the one written: "in effect" one short
+    ("status", "superseded"),
+    ("scope", "branch"),  # a valid scope, not the one written
+])
+def test_status_counts_notice_a_damaged_status_or_scope(
+        make_app: Callable[..., Waymarks], home: Path, project: Path, check_mode: str,
+        column: str, value: str) -> None:
+    # status counted memory by status and scope in SQL, checked only against each side's
+    # total: a changed status moved an item between tallies unseen
+    _before, again = reopen_damaged(
+        make_app, home, project,
+        ("UPDATE items SET " + column + " = ? WHERE rowid = (SELECT min(rowid) FROM items"
+         " WHERE kind = 'memory' AND scope = 'session' AND status = 'active')", (value,)),
+        read=lambda app: (app.status()["memory"], app.status()["pins"]))
+    assert again.status()["memory"]["applies"] == 8
