@@ -165,7 +165,7 @@ def test_upgrading_from_v5_keeps_sources_and_mutations(tmp_path: Path) -> None:
 def test_a_v16_database_gains_source_checksums_that_verify(tmp_path: Path) -> None:
     db = database_at(tmp_path / "v16.db", 16)
     insert(db, SAMPLE_ROWS)
-    assert migrate(db, 0) == [17, 18]
+    assert migrate(db, 0) == [17, 18, 19]
     rows = db.execute(f"SELECT {SOURCE_FIELDS}, checksum FROM sources").fetchall()
     assert len(rows) == 2
     for row in rows:
@@ -180,7 +180,7 @@ def test_a_v17_database_looks_up_conflicts_over_every_status(tmp_path: Path) -> 
     db = database_at(tmp_path / "v17.db", 17)
     names = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'items'"
     assert "items_active_key" in {n for (n,) in db.execute(names)}
-    assert migrate(db, 0) == [18]
+    assert migrate(db, 0) == [18, 19]
     indexes = {n for (n,) in db.execute(names)}
     assert {"items_by_norm", "items_by_key", "items_by_polarity"} <= indexes
     assert not {n for n in indexes if n.startswith("items_active")}

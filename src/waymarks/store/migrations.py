@@ -284,6 +284,18 @@ def _m018_status_free_lookups(db: sqlite3.Connection) -> None:
                " WHERE polarity_base IS NOT NULL")
 
 
+def _m019_entry_checksums(db: sqlite3.Connection) -> None:
+    # A damaged entry-index row (a parent, a run) put an entry on the wrong branch, and
+    # nothing noticed (health OK): entries rows carry a checksum too, computed here for the
+    # rows as they are now.
+    from waymarks.store.integrity import ENTRY_FIELDS, checksum
+
+    db.execute("ALTER TABLE entries ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0")
+    db.executemany("UPDATE entries SET checksum = ? WHERE session_id = ? AND idx = ?",
+                   [(checksum(row), row[0], row[1]) for row in db.execute(
+                       f"SELECT {ENTRY_FIELDS} FROM entries").fetchall()])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
@@ -308,6 +320,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(17, "checksums of the sources' checkpoints", _m017_source_checksums),
     Migration(18, "duplicate and conflict lookups over every status",
               _m018_status_free_lookups),
+    Migration(19, "checksums of the entry index's rows", _m019_entry_checksums),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -101,7 +101,7 @@ EXPECTED_COLUMNS: Final = {
     "recall_records": "item_id, kind, status, origin, created_at, text, fields, body_count,"
                       " evidence, source, checksum",
     "item_groups": "kind, grp, count",
-    "entries": "session_id, idx, id, parent_id, seg, compaction",
+    "entries": "session_id, idx, id, parent_id, seg, compaction, checksum",
     "claim_subjects": "partition, term, item",
     "claim_terms": "partition, term, claims",
     "recall_vectors": "item_id, model, text_hash, vector, checksum",
