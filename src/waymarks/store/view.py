@@ -9,7 +9,13 @@ from typing import Any, Final
 
 from waymarks.core.rules import ItemState
 from waymarks.store import claim_subjects
-from waymarks.store.integrity import ITEM_COLUMNS, count_group, groups_of
+from waymarks.store.integrity import (
+    ITEM_COLUMNS,
+    ITEM_STATUS,
+    count_group,
+    groups_of,
+    verify_item,
+)
 from waymarks.store.rows import item_row, json_list, state_from_row
 
 INSERT_ITEM: Final = f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)})"
@@ -96,9 +102,9 @@ def _active(rows: Iterable[Sequence[Any]], limit: int | None = None) -> list[Ite
     """The active items among ``rows``, each verified before its status is believed."""
     found: list[ItemState] = []
     for row in rows:
-        state = state_from_row(row)
-        if state.status == "active":
-            found.append(state)
+        verify_item(row)  # only an active row is decoded (a key's superseded chain is not)
+        if row[ITEM_STATUS] == "active":
+            found.append(state_from_row(row))
             if limit is not None and len(found) >= limit:
                 break
     return found
