@@ -15,6 +15,7 @@ from waymarks.core.contradiction import contradicts, signature
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, Rejected
 from waymarks.store import claim_subjects
+from waymarks.store.integrity import ITEM_COLUMNS, item_checksum
 from waymarks.store.projection import Projection
 
 NAMES = ["billing", "search", "ingest", "auth", "gateway"]
@@ -38,11 +39,11 @@ def _projection_with(path: Path, texts: list[str]) -> Projection:
     db = projection.db
     with projection.transaction():
         for n, text in enumerate(texts):
-            db.execute(
-                "INSERT INTO items (id, kind, scope, partition, text, norm, polarity_sign,"
-                " status, session_id, entry_id, created_at, seq, record, checksum)"
-                " VALUES (?, 'memory', 'session', 'p', ?, ?, 0, 'active', 's', ?, 0, ?,"
-                " x'7b7d', 0)", (f"m{n}", text, text.lower(), f"e{n}", n))
+            # rows as written, checksum included: the lookups verify every row they read
+            row = (f"m{n}", "memory", "session", "p", None, None, None, text, text.lower(),
+                   None, 0, "active", None, None, None, None, "s", f"e{n}", None, 0, n, b"{}")
+            db.execute(f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)})",
+                       (*row, item_checksum(row)))
     return projection
 
 

@@ -269,3 +269,71 @@ def test_a_sibling_checkpoint_past_the_end_keeps_its_items(
     assert again.recovered is not None
     report = again.health()
     assert report["ok"], report["problems"]
+
+
+@pytest.mark.parametrize(("column", "value"), [
+    ("status", "retired"),  # a valid status, not the one written: "in effect" one short
+    ("status", "superseded"),
+    ("scope", "branch"),  # a valid scope, not the one written
+])
+def test_status_counts_notice_a_damaged_status_or_scope(
+        make_app: Callable[..., Waymarks], home: Path, project: Path, check_mode: str,
+        column: str, value: str) -> None:
+    # status counted memory by status and scope in SQL, checked only against each side's
+    # total: a changed status moved an item between tallies unseen
+    _before, again = reopen_damaged(
+        make_app, home, project,
+        ("UPDATE items SET " + column + " = ? WHERE rowid = (SELECT min(rowid) FROM items"
+         " WHERE kind = 'memory' AND scope = 'session' AND status = 'active')", (value,)),
+        read=lambda app: (app.status()["memory"], app.status()["pins"]))
+    assert again.status()["memory"]["applies"] == 8
+
+
+@pytest.mark.parametrize("statement", [
+    # the last entry's parent: the pins written after it fall off the active branch
+    "UPDATE entries SET parent_id = 'ffffffff' WHERE idx = (SELECT max(idx) FROM entries)",
+    "UPDATE entries SET seg = seg + 1 WHERE idx = (SELECT max(idx) FROM entries)",
+    "UPDATE entries SET id = 'ffffffff' WHERE idx = (SELECT max(idx) FROM entries)",
+])
+def test_a_damaged_entry_index_row_is_damage(
+        make_app: Callable[..., Waymarks], home: Path, project: Path, check_mode: str,
+        statement: str) -> None:
+    # the entry index (derived, read to open the active session at its checkpoint) had
+    # no checksum: a damaged row put entries on the wrong branch, with health OK
+    def applying(app: Waymarks) -> list[tuple[str, bool]]:
+        return [(v.id, v.applies) for v in app.items("pin") + app.items("memory")]
+
+    reopen_damaged(make_app, home, project, (statement, ()), read=applying)
+
+
+def test_claim_subject_counts_are_checked_against_their_rows(
+        make_app: Callable[..., Waymarks], home: Path, project: Path) -> None:
+    # the write-time contradiction check's derived rows: a count or a row damaged hid a
+    # contradiction from a write, and health said OK
+    app = make_app()
+    populate(app, project)
+    assert isinstance(app.remember("The billing api port is 5"), Committed)  # caught up
+    assert verify_all(app.projection.db) == []
+    session = app.current_session()
+    assert session is not None
+    app.close()
+    first_term = "(partition, term) = (SELECT partition, term FROM claim_terms LIMIT 1)"
+    first_row = ("(partition, term, item) = (SELECT partition, term, item FROM"
+                 " claim_subjects LIMIT 1)")
+    for statement in (f"UPDATE claim_terms SET claims = claims + 1 WHERE {first_term}",
+                      f"DELETE FROM claim_subjects WHERE {first_row}",
+                      f"UPDATE claim_subjects SET item = 99999 WHERE {first_row}"):
+        db = sqlite3.connect(home / "waymarks.db", isolation_level=None)
+        try:
+            db.execute("SAVEPOINT s")
+            db.execute(statement)
+            assert verify_all(db), statement
+            db.execute("ROLLBACK TO s")
+            db.execute("RELEASE s")
+        finally:
+            db.close()
+    damage(home, (f"UPDATE claim_terms SET claims = claims + 1 WHERE {first_term}", ()))
+    again = make_app(session=str(session.path))
+    report = again.health()
+    assert again.recovered is not None and report["ok"], report["problems"]
+    assert "The billing api port is 5" in [v.text for v in again.items("memory")]

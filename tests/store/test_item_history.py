@@ -27,12 +27,14 @@ def test_a_sessions_compactions_are_found_in_their_own_index() -> None:
     """Historical retrieval asks for them on every plan; the session's other entries
     (thousands) are not read to find the few compactions."""
     from waymarks.store.entries import EntryIndex
+    from waymarks.store.integrity import checksum
 
     db = sqlite3.connect(":memory:", isolation_level=None)
     migrate(db, 0)
-    db.executemany("INSERT INTO entries (session_id, idx, id, parent_id, seg, compaction)"
-                   " VALUES ('s', ?, ?, NULL, 0, ?)",
-                   [(n, f"e{n}", int(n in (40, 7))) for n in range(100)])
+    rows = [("s", n, f"e{n}", None, 0, int(n in (40, 7))) for n in range(100)]
+    db.executemany("INSERT INTO entries (session_id, idx, id, parent_id, seg, compaction,"
+                   " checksum) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   [(*row, checksum(row)) for row in rows])  # rows as written
     ran: list[str] = []
     db.set_trace_callback(ran.append)
     assert EntryIndex(db, "s", 100).compactions() == ["e7", "e40"]

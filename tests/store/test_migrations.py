@@ -165,7 +165,7 @@ def test_upgrading_from_v5_keeps_sources_and_mutations(tmp_path: Path) -> None:
 def test_a_v16_database_gains_source_checksums_that_verify(tmp_path: Path) -> None:
     db = database_at(tmp_path / "v16.db", 16)
     insert(db, SAMPLE_ROWS)
-    assert migrate(db, 0) == [17]
+    assert migrate(db, 0) == [17, 18, 19]
     rows = db.execute(f"SELECT {SOURCE_FIELDS}, checksum FROM sources").fetchall()
     assert len(rows) == 2
     for row in rows:
@@ -174,6 +174,20 @@ def test_a_v16_database_gains_source_checksums_that_verify(tmp_path: Path) -> No
     with pytest.raises(ProjectionDamaged):
         verify_source(db.execute(f"SELECT {SOURCE_FIELDS}, checksum FROM sources"
                                  " WHERE session_id = 's1'").fetchone())
+
+
+def test_a_v17_database_looks_up_conflicts_over_every_status(tmp_path: Path) -> None:
+    db = database_at(tmp_path / "v17.db", 17)
+    names = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'items'"
+    assert "items_active_key" in {n for (n,) in db.execute(names)}
+    assert migrate(db, 0) == [18, 19]
+    indexes = {n for (n,) in db.execute(names)}
+    assert {"items_by_norm", "items_by_key", "items_by_polarity"} <= indexes
+    assert not {n for n in indexes if n.startswith("items_active")}
+    plan = " ".join(str(r[-1]) for r in db.execute(
+        "EXPLAIN QUERY PLAN SELECT rowid FROM items WHERE kind = 'memory'"
+        " AND partition = 'p' AND key = 'k' AND norm <> 'n'"))
+    assert "items_by_key" in plan
 
 
 def test_a_v6_database_gains_checksums_and_is_not_taken_for_damage(tmp_path: Path) -> None:
@@ -207,6 +221,10 @@ def test_a_v6_database_gains_checksums_and_is_not_taken_for_damage(tmp_path: Pat
     db.execute("CREATE VIRTUAL TABLE items_fts USING fts5 (text, key, content = 'items',"
                " content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 2')")
     db.execute("INSERT INTO items_fts (items_fts) VALUES ('rebuild')")  # dropped by 16
+    for name in ("items_by_norm", "items_by_key", "items_by_polarity"):  # migration 18
+        db.execute(f"DROP INDEX {name}")
+    db.execute("CREATE INDEX items_active_norm ON items (kind, partition, norm)"
+               " WHERE status = 'active'")
     db.execute("DELETE FROM schema_migrations WHERE version >= 7")
     db.close()
     with Waymarks(home, cwd=str(project)) as again:

@@ -131,7 +131,8 @@ def learn_group() -> Group:
         if not outcome.ok:
             # `learn forget` has always answered not_found for a claim already forgotten
             code = "not_found" if outcome.code == "not_active" else outcome.code
-            return refused(code, outcome.message + " (see `waymarks learn list --all`)")
+            return refused(code, outcome.message + (" (see `waymarks learn list --all`)"
+                                                    if code == "not_found" else ""))
         return Result({"outcome": "forgotten", "id": claim_id.strip(), "event": outcome.event,
                        "retiredSources": outcome.data.get("retiredSources", 0)},
                       outcome.message)

@@ -100,7 +100,9 @@ class StateView(Protocol):
         """``(id, text)`` of the active memory items in ``partition``, oldest first (the
         write-time contradiction check reads texts, and loads only the items it cites).
         With ``subject`` (a claim's signature subject), a view may leave out claims whose
-        subject can neither equal, contain nor be contained in it (never one that can)."""
+        subject can neither equal, contain nor be contained in it (never one that can), and
+        may return claims of other statuses too: the caller judges each one it cites by
+        its state from :meth:`get` (a view over a database verifies that row there)."""
         ...
 
     def put(self, state: ItemState) -> None: ...

@@ -14,6 +14,7 @@ queued sources that repeat it; messages name IDs and codes, never content.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -83,11 +84,25 @@ def _commit(evo: Evolution, records: Sequence[EvolutionRecord], message: str,
     return EditOutcome(True, "done", message, first, data)
 
 
+#: what an edit of a claim the learned-memory tables lost says (the ledger is canonical)
+REBUILD_FIRST: Final = ("run `waymarks rebuild-index` first (it folds the evolution ledger"
+                        " again), then retry; nothing changed")
+
+
 def _live(evo: Evolution, cid: str) -> ClaimRow | EditOutcome:
-    claim = evo.store.view.claim(cid)
+    from waymarks.store.integrity import DECODE_ERRORS
+
+    try:
+        claim = evo.store.view.claim(cid)
+    except DECODE_ERRORS:  # a damaged row: readers leave it out, an edit cannot
+        return _refuse("bad_state", f"the learned claim {cid} cannot be read from waymarks.db"
+                       f" (a damaged row); {REBUILD_FIRST}")
     if claim is None:
         from waymarks.service.evolution_legacy_ids import lookup
 
+        if _in_ledger(evo, cid):  # the tables are damaged or behind the canonical ledger
+            return _refuse("bad_state", f"the learned claim {cid} is in the evolution ledger"
+                           f" but missing from waymarks.db (damaged or behind); {REBUILD_FIRST}")
         legacy = lookup(evo, cid)  # a pi-memory-evolution ID: say what it became
         if legacy is not None:
             return EditOutcome(False, "not_found", legacy.message() + "; nothing changed",
@@ -97,6 +112,23 @@ def _live(evo: Evolution, cid: str) -> ClaimRow | EditOutcome:
         return _refuse("not_found", f"no learned claim has the ID '{echoed(cid)}'; see "
                        "`waymarks evolution list` (IDs are 24 hex digits)")
     return claim
+
+
+def _in_ledger(evo: Evolution, cid: str) -> bool:
+    """Whether the evolution ledger wrote a claim ``cid`` (a 24-hex-digit ID, found as its
+    record's JSON; read only on this error path, the whole ledger once)."""
+    if len(cid) != 24 or not all(c in "0123456789abcdef" for c in cid):
+        return False
+    from waymarks.files.reading import read_regular
+    from waymarks.service.learning import ledger_path
+
+    try:
+        data = read_regular(ledger_path(evo.home))
+    except OSError:
+        return False
+    # a claim record as the ledger writes it: its tag, then its fields in order
+    return re.search(rb'"op":"claim","schemaVersion":\d+,"id":"' + cid.encode() + rb'"',
+                     data) is not None
 
 
 def _retire_repeats(evo: Evolution, origin: str, content: str, code: str,

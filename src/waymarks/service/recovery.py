@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
 
 from waymarks.files.space import nearly_full
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
@@ -198,10 +198,55 @@ def unwritable(db_path: Path) -> tuple[str, str] | None:
     return None
 
 
+#: the names SQLite and the writer's turn use beside the database
+DATABASE_COMPANIONS: Final = ("", "-wal", "-shm", "-journal", ".lock")
+
+
+def _what_it_is(mode: int, path: Path) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISLNK(mode):
+        try:
+            return f"a symbolic link (to {os.readlink(path)})"
+        except OSError:
+            return "a symbolic link"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def refuse_irregular_files(db_path: Path) -> None:
+    """Refuse, before anything opens or creates them, a database whose file or companion
+    (``-wal``, ``-shm``, ``-journal``, ``.lock``) is not a regular file: a directory, a
+    FIFO (opening one waits for a writer), a symbolic link (SQLite follows it, and created
+    the file a dangling one names), a socket or a device. The error names the file, says
+    what it is and how to move it aside; nothing is changed (each name is only lstat'ed)."""
+    for suffix in DATABASE_COMPANIONS:
+        path = Path(f"{db_path}{suffix}")
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            continue  # missing: SQLite or the writer's turn creates it
+        if stat.S_ISREG(mode):
+            continue
+        raise ServiceError(
+            "database_error",
+            f"{path} is {_what_it_is(mode, path)}, not a regular file, so Waymarks cannot"
+            f" use its projection database. Move it aside: mv {path} {path}.aside"
+            f" (the next command rebuilds what it needs from the session files). Nothing"
+            f" was changed. {LEDGER_INTACT}.")
+
+
 def prepare_database_files(db_path: Path) -> None:
     """Check, before SQLite opens it, that the projection can be written (a read-only
-    database is refused: see the module docstring), and give ``-wal``/``-shm`` files left
-    read-only beside a writable database the database's permissions."""
+    database is refused: see the module docstring; so is a database or companion file
+    that is not a regular file, :func:`refuse_irregular_files`), and give ``-wal``/``-shm``
+    files left read-only beside a writable database the database's permissions."""
+    refuse_irregular_files(db_path)
     if not db_path.exists():
         return  # created by SQLite; a directory that refuses is diagnosed on failure
     mode = stat.S_IMODE(db_path.stat().st_mode)
@@ -275,6 +320,7 @@ def open_recovering(open_store: Callable[[], R], db_path: Path, now: Callable[[]
     learned-memory tables): damage found on open is set aside (:func:`set_aside_alone`)
     and the store opened on a new database; an environment error propagates unchanged
     (capture queues a busy database)."""
+    refuse_irregular_files(db_path)
     found = file_identity(db_path)
     try:
         return open_store()

@@ -17,7 +17,10 @@ What must stay true: the rows of a session are exactly its entries ``0 .. n-1`` 
 that covers them; :func:`indexed` is that ``n``. A reader opened at a checkpoint uses the
 index only when ``n`` covers the checkpoint; rows past it (another process went on) are
 never consulted, because every query is bounded by the count the reader was opened at.
-It is a projection like the rest: a rebuild writes it again from the ledgers.
+It is a projection like the rest: a rebuild writes it again from the ledgers. Every row
+carries a checksum of its columns (migration 19), checked wherever a row is read and by
+the whole-database check: a damaged parent or run put an entry on the wrong branch (a pin
+of another branch applied, one of this branch did not), with health OK.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from contextlib import contextmanager
 from typing import Final
 
 from waymarks.ledger.log import Entry, SessionLog
+from waymarks.store.integrity import ENTRY_FIELDS, checksum, require
 
 SCHEMA: Final = (
     "CREATE TABLE entries ("
@@ -38,8 +42,17 @@ SCHEMA: Final = (
 )
 #: branches whose runs are kept at once (a reader asks about one or two leaves)
 _KEPT_BRANCHES: Final = 8
-_INSERT: Final = ("INSERT OR REPLACE INTO entries (session_id, idx, id, parent_id, seg,"
-                  " compaction) VALUES (?, ?, ?, ?, ?, ?)")
+#: the columns a row's checksum covers, in order
+FIELDS: Final = ENTRY_FIELDS
+_INSERT: Final = (f"INSERT OR REPLACE INTO entries ({FIELDS}, checksum)"
+                  " VALUES (?, ?, ?, ?, ?, ?, ?)")
+
+
+def verify(row: tuple[object, ...] | None) -> None:
+    """Check a row selected as (:data:`FIELDS`, checksum) (``None``: no row, nothing to
+    check)."""
+    if row is not None:
+        require(checksum(row[:-1]) == row[-1], "an entries row does not match its checksum")
 
 
 def create_table(db: sqlite3.Connection) -> None:
@@ -68,18 +81,21 @@ def record(db: sqlite3.Connection, session: SessionLog, upto: int | None = None)
         return
     previous: tuple[str, int] | None = None
     if have:
-        row = db.execute("SELECT id, seg FROM entries WHERE session_id = ? AND idx = ?",
-                         (sid, have - 1)).fetchone()
-        previous = (str(row[0]), int(row[1])) if row else None
+        row = db.execute(f"SELECT {FIELDS}, checksum FROM entries WHERE session_id = ?"
+                         " AND idx = ?", (sid, have - 1)).fetchone()
+        verify(row)
+        previous = (str(row[2]), int(row[4])) if row else None
     db.executemany(_INSERT, _rows(sid, fresh, previous))
 
 
 def _rows(sid: str, entries: Iterable[Entry], previous: tuple[str, int] | None
-          ) -> Iterable[tuple[str, int, str, str | None, int, int]]:
+          ) -> Iterable[tuple[str, int, str, str | None, int, int, int]]:
     for entry in entries:
         seg = previous[1] if previous is not None and entry.parent_id == previous[0] \
             else entry.index
-        yield sid, entry.index, entry.id, entry.parent_id, seg, entry.type == "compaction"
+        row = (sid, entry.index, entry.id, entry.parent_id, seg,
+               int(entry.type == "compaction"))
+        yield (*row, checksum(row))
         previous = (entry.id, seg)
 
 
@@ -113,17 +129,20 @@ class EntryIndex:
 
     def _row(self, entry_id: str) -> tuple[int, int, str | None] | None:
         row = self.db.execute(
-            "SELECT idx, seg, parent_id FROM entries WHERE session_id = ? AND id = ?"
+            f"SELECT {FIELDS}, checksum FROM entries WHERE session_id = ? AND id = ?"
             " AND idx < ?", (self.session_id, entry_id, self.limit)).fetchone()
-        return None if row is None else (int(row[0]), int(row[1]), row[2])
+        verify(row)
+        require(row is None or row[2] == entry_id, "the entries ID index does not match")
+        return None if row is None else (int(row[1]), int(row[4]), row[3])
 
     def contains(self, entry_id: str) -> bool:
         return self._row(entry_id) is not None
 
     def last(self) -> str | None:
-        row = self.db.execute("SELECT id FROM entries WHERE session_id = ? AND idx = ?",
-                              (self.session_id, self.limit - 1)).fetchone()
-        return None if row is None else str(row[0])
+        row = self.db.execute(f"SELECT {FIELDS}, checksum FROM entries WHERE session_id = ?"
+                              " AND idx = ?", (self.session_id, self.limit - 1)).fetchone()
+        verify(row)
+        return None if row is None else str(row[2])
 
     def on_branch(self, leaf_id: str, entry_id: str) -> bool:
         target = self._row(entry_id)
@@ -149,17 +168,24 @@ class EntryIndex:
             position, run, _parent = current
             runs[run] = position
             first = self.db.execute(
-                "SELECT parent_id FROM entries WHERE session_id = ? AND idx = ?",
+                f"SELECT {FIELDS}, checksum FROM entries WHERE session_id = ? AND idx = ?",
                 (self.session_id, run)).fetchone()
-            if first is None or first[0] is None:
+            verify(first)
+            if first is None or first[3] is None:
                 break
-            parent = self._row(str(first[0]))
+            parent = self._row(str(first[3]))
             if parent is not None and parent[0] >= run:
                 break  # a parent that is not earlier ends the branch
             current = parent
         return runs
 
     def compactions(self) -> list[str]:
-        return [str(entry_id) for (entry_id,) in self.db.execute(
-            "SELECT id FROM entries WHERE session_id = ? AND compaction = 1 AND idx < ?"
-            " ORDER BY idx", (self.session_id, self.limit))]
+        rows = self.db.execute(
+            # its own index: the plan read every entry of the session once the row (for its
+            # checksum) was wanted whole
+            f"SELECT {FIELDS}, checksum FROM entries INDEXED BY entries_compactions"
+            " WHERE session_id = ? AND compaction = 1 AND idx < ? ORDER BY idx",
+            (self.session_id, self.limit)).fetchall()
+        for row in rows:
+            verify(row)
+        return [str(row[2]) for row in rows]

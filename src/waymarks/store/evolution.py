@@ -45,7 +45,7 @@ from waymarks.store.evolution_schema import (
     EXPECTED_COLUMNS,
     schema_problem,
 )
-from waymarks.store.integrity import ProjectionDamaged, ProjectionReplaced
+from waymarks.store.integrity import ProjectionDamaged, ProjectionReplaced, refuse_foreign
 from waymarks.store.migrations import migrate
 from waymarks.store.private import private_database
 from waymarks.store.wal import enter_wal
@@ -179,6 +179,7 @@ class EvolutionStore:
                                   check_same_thread=False)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            refuse_foreign(self.db)  # another program's database is set aside untouched
             enter_wal(self.db, busy_timeout_ms / 1000)
             migrate(self.db, now_ms)
             problem = schema_problem(self.db, EXPECTED_COLUMNS)

@@ -6,12 +6,13 @@ answers with an item silently missing or changed. The database is only a project
 the cure is cheap (set it aside, rebuild from the ledgers); the work is noticing. Three
 layers, by cost:
 
-- **Every row read** (O(rows returned)): each ``items``, ``mutations``, ``recall_records``
-  and ``sources`` (checkpoint) row carries a CRC-32 of its canonical content
-  (``checksum``), written with the row and checked whenever the row is read; the values
-  the code branches on (kind, scope, status, classification) must be in their grammar;
-  a recall candidate must hold the feature the full-text index found it by, and a
-  posting without its record or item is damage, not a silent join miss. CRC-32 detects
+- **Every row read** (O(rows returned)): each ``items``, ``mutations``, ``recall_records``,
+  ``sources`` (checkpoint) and ``entries`` (entry index, migration 19) row carries a
+  CRC-32 of its canonical content (``checksum``), written with the row and checked
+  whenever the row is read; the values the code branches on (kind, scope, status,
+  classification) must be in their grammar; a recall candidate must hold the feature the
+  full-text index found it by, and a posting without its record or item is damage, not a
+  silent join miss. CRC-32 detects
   every burst of up to 32 flipped bits in the content and misses other damage with
   probability 2^-32; a 64-bit hash cost twice as much per row (3.5 against 1.5 us) for
   no practical gain.
@@ -21,10 +22,14 @@ layers, by cost:
   separately (two index range scans, merged in Python): each side must return exactly
   its count, each row must match the side's predicate, and no ID may come twice. So a row
   hidden by a flipped key (in the row or in an index entry) is noticed, not dropped. The
-  newest-N window filters statuses in Python, after the checksum, for the same reason.
+  newest-N window filters statuses in Python, after the checksum, for the same reason, and
+  so do a write's duplicate and conflict lookups (``store.view``, ``store.claim_subjects``:
+  indexes over every status, migration 18): a status filtered in SQL let a damaged status
+  hide an active claim, and a contradicting write was accepted.
 - **On open, while the database is small** (O(database)): ``PRAGMA integrity_check``
   (b-tree structure *and* index entries against table rows), every checksum and group
-  count, the meta values, in one read snapshot; then FTS5's own check of the recall index
+  count, the claims' subject-term counts against their rows, the meta values, in one read
+  snapshot; then FTS5's own check of the recall index
   (a write statement, so under the writer lock). It closes the gaps the per-read checks
   leave, at a cost proportional to the database, so it runs only up to
   :data:`OPEN_CHECK_MAX_BYTES`; ``waymarks health`` runs it at any size.
@@ -89,7 +94,7 @@ DECODE_ERRORS: Final = (msgspec.DecodeError, UnicodeDecodeError, ValueError, Typ
                         KeyError, IndexError, RecursionError)
 _ENCODER: Final = msgspec.json.Encoder()
 #: positions in an items row (ITEM_COLUMNS order); the checksum follows the record
-ITEM_ID, ITEM_KIND, ITEM_SCOPE, ITEM_PROJECT, ITEM_CLASS = 0, 1, 2, 4, 6
+ITEM_ID, ITEM_KIND, ITEM_SCOPE, ITEM_PROJECT, ITEM_CLASS, ITEM_TEXT = 0, 1, 2, 4, 6, 7
 ITEM_STATUS, ITEM_SESSION, ITEM_SEQ, _RECORD = 11, 16, 20, 21
 ITEM_FIELDS: Final = 22
 
@@ -115,6 +120,25 @@ class ProjectionReplaced(ProjectionDamaged):
     """The file at the projection's path is no longer the one this connection opened:
     another process found it damaged, set it aside and built a new one. Not damage to
     repair again: the cure is to reopen the path."""
+
+
+class ProjectionForeign(ProjectionDamaged):
+    """The file at the projection's path is a sound SQLite database that Waymarks did not
+    write (tables, but no ``schema_migrations``): it is set aside untouched like a damaged
+    one, never migrated in place (its tables would be mixed with the projection's)."""
+
+
+def refuse_foreign(db: sqlite3.Connection) -> None:
+    """Raise :class:`ProjectionForeign` if ``db`` holds tables but not Waymarks' schema
+    history. Read only: call it before anything writes, the journal mode included (WAL
+    mode rewrites the file's header), so that the file set aside is byte for byte the one
+    found."""
+    names = {str(n) for (n,) in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if names and "schema_migrations" not in names:
+        raise ProjectionForeign(
+            "it is an SQLite database Waymarks did not write (other tables, no Waymarks"
+            " schema history), kept untouched")
 
 
 def checksum(fields: Sequence[Any], blob: bytes = b"") -> int:
@@ -321,6 +345,8 @@ RECALL_FIELDS: Final = ("item_id, kind, status, origin, created_at, text, body_c
 #: and whose project it speaks for; status and file stamps change apart and are not covered
 SOURCE_FIELDS: Final = "session_id, path, cwd, byte_offset, lines, entries, fingerprint, project"
 _SOURCE_NUMBERS: Final = slice(3, 6)
+#: entries (the entry index, store.entries) columns covered by the checksum
+ENTRY_FIELDS: Final = "session_id, idx, id, parent_id, seg, compaction"
 
 
 def verify_blob_row(row: Sequence[Any], table: str) -> None:
@@ -370,6 +396,8 @@ def verify_all(db: sqlite3.Connection) -> list[str]:
         problems += _verify_rows(db, "mutations", MUTATION_FIELDS)
         problems += _verify_rows(db, "recall_records", RECALL_FIELDS)
         problems += _verify_sources(db)
+        problems += _verify_plain_rows(db, "entries", ENTRY_FIELDS)
+        problems += _verify_claim_subjects(db)
         problems += _verify_meta(db)
     return problems
 
@@ -398,6 +426,29 @@ def _verify_rows(db: sqlite3.Connection, table: str, fields: str) -> list[str]:
         except ProjectionDamaged as exc:
             return [str(exc)]
     return []
+
+
+def _verify_plain_rows(db: sqlite3.Connection, table: str, fields: str) -> list[str]:
+    for row in db.execute(f"SELECT {fields}, checksum FROM {table}"):
+        if checksum(row[:-1]) != row[-1]:
+            return [f"a {table} row does not match its checksum"]
+    return []
+
+
+def _verify_claim_subjects(db: sqlite3.Connection) -> list[str]:
+    """The claims' subject terms (store.claim_subjects, derived and caught up lazily): each
+    term's count of claims is the number of its rows, and every row names a memory item.
+    A damaged row or count hid a contradiction from a write, with health OK."""
+    counted = set(db.execute(
+        "SELECT partition, term, count(*) FROM claim_subjects GROUP BY partition, term"))
+    stored = set(db.execute("SELECT partition, term, claims FROM claim_terms"))
+    if stored != counted:
+        return ["claim_terms does not count the claim_subjects rows"]
+    (orphans,) = db.execute(
+        "SELECT count(*) FROM claim_subjects s LEFT JOIN items i ON i.rowid = s.item"
+        " WHERE i.rowid IS NULL OR i.kind != 'memory' OR i.partition != s.partition"
+    ).fetchone()
+    return ["a claim_subjects row names no memory item of its partition"] if orphans else []
 
 
 def _verify_sources(db: sqlite3.Connection) -> list[str]:

@@ -270,6 +270,32 @@ def _m017_source_checksums(db: sqlite3.Connection) -> None:
         db.execute("UPDATE sources SET checksum = ? WHERE rowid = ?", (checksum(row), rowid))
 
 
+def _m018_status_free_lookups(db: sqlite3.Connection) -> None:
+    # A write's duplicate and conflict lookups went through indexes of active rows only
+    # (and a status filter in SQL): a damaged status hid an active claim, and above the
+    # whole-database check's size limit a contradicting claim was accepted. The lookups
+    # now read every status and judge it on the verified row (store.view).
+    for name in ("items_active_norm", "items_active_key", "items_active_polarity"):
+        db.execute(f"DROP INDEX IF EXISTS {name}")
+    db.execute("CREATE INDEX items_by_norm ON items (kind, partition, norm)")
+    db.execute("CREATE INDEX items_by_key ON items (kind, partition, key)"
+               " WHERE key IS NOT NULL")
+    db.execute("CREATE INDEX items_by_polarity ON items (kind, partition, polarity_base)"
+               " WHERE polarity_base IS NOT NULL")
+
+
+def _m019_entry_checksums(db: sqlite3.Connection) -> None:
+    # A damaged entry-index row (a parent, a run) put an entry on the wrong branch, and
+    # nothing noticed (health OK): entries rows carry a checksum too, computed here for the
+    # rows as they are now.
+    from waymarks.store.integrity import ENTRY_FIELDS, checksum
+
+    db.execute("ALTER TABLE entries ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0")
+    db.executemany("UPDATE entries SET checksum = ? WHERE session_id = ? AND idx = ?",
+                   [(checksum(row), row[0], row[1]) for row in db.execute(
+                       f"SELECT {ENTRY_FIELDS} FROM entries").fetchall()])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
@@ -292,6 +318,9 @@ MIGRATIONS: tuple[Migration, ...] = (
               _m015_claim_subjects),
     Migration(16, "drop the unread full-text index of item texts", _m016_drop_items_fts),
     Migration(17, "checksums of the sources' checkpoints", _m017_source_checksums),
+    Migration(18, "duplicate and conflict lookups over every status",
+              _m018_status_free_lookups),
+    Migration(19, "checksums of the entry index's rows", _m019_entry_checksums),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -101,7 +101,7 @@ EXPECTED_COLUMNS: Final = {
     "recall_records": "item_id, kind, status, origin, created_at, text, fields, body_count,"
                       " evidence, source, checksum",
     "item_groups": "kind, grp, count",
-    "entries": "session_id, idx, id, parent_id, seg, compaction",
+    "entries": "session_id, idx, id, parent_id, seg, compaction, checksum",
     "claim_subjects": "partition, term, item",
     "claim_terms": "partition, term, claims",
     "recall_vectors": "item_id, model, text_hash, vector, checksum",
@@ -133,6 +133,7 @@ class Projection(ProjectionReads):
         self._checkpoints = Checkpointer(path, BUSY_TIMEOUT_MS / 1000)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            integrity.refuse_foreign(self.db)  # before WAL mode rewrites its header
             enter_wal(self.db, BUSY_TIMEOUT_MS / 1000)
             # The ledger is the durable copy; the projection can be rebuilt, so NORMAL suffices.
             self.db.execute("PRAGMA synchronous = NORMAL")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -38,8 +39,6 @@ from waymarks.store.integrity import (
     require,
     session_group,
     snapshot,
-    valid_scope,
-    valid_status,
     verify_item,
     verify_source,
 )
@@ -178,21 +177,20 @@ def _newest(db: sqlite3.Connection, kind: str, session_id: str, project: str, li
 
 def memory_counts(db: sqlite3.Connection, session_id: str,
                   project: str) -> list[tuple[str, str, int]]:
-    """(status, scope, count) of the memory the session may see."""
+    """(status, scope, count) of the memory the session may see.
+
+    Counted from the verified rows of both sides, not by ``GROUP BY status`` in SQL: a
+    damaged status or scope then moved an item from one tally to another (``status`` said
+    one fewer in effect) while each side's total still matched its count."""
+    tally: Counter[tuple[str, str]] = Counter()
     with snapshot(db):
-        mine = db.execute(
-            "SELECT status, scope, count(*) FROM items WHERE kind = 'memory' AND session_id = ?"
-            " GROUP BY status, scope", (session_id,)).fetchall()
-        theirs = db.execute(
-            "SELECT status, count(*) FROM items WHERE kind = 'memory' AND scope = 'project'"
-            " AND project_path = ? GROUP BY status", (project,)).fetchall()
-        require(sum(n for *_k, n in mine) == group_count(
-            db, "memory", session_group(session_id)) and sum(n for _s, n in theirs) ==
-            group_count(db, "memory", project_group(project)),
-            "memory counts do not match the items the projection counted")
-    counts = [(valid_status(s), valid_scope(sc), int(n)) for s, sc, n in mine
-              if sc != "project"]
-    return counts + [(valid_status(s), "project", int(n)) for s, n in theirs]
+        mine, theirs = _sides(db, "memory", session_id, project, descending=False)
+        for row in mine.rows():
+            if row[ITEM_SCOPE] != "project":  # the project side counts those
+                tally[(row[ITEM_STATUS], row[ITEM_SCOPE])] += 1
+        for row in theirs.rows():
+            tally[(row[ITEM_STATUS], "project")] += 1
+    return [(status, scope, n) for (status, scope), n in tally.items()]
 
 
 def expand_prefix(db: sqlite3.Connection, kind: str, ref: str, session_id: str,

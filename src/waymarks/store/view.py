@@ -4,12 +4,18 @@ over the ``items`` table, read inside the write's transaction."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
 
 from waymarks.core.rules import ItemState
 from waymarks.store import claim_subjects
-from waymarks.store.integrity import ITEM_COLUMNS, count_group, groups_of
+from waymarks.store.integrity import (
+    ITEM_COLUMNS,
+    ITEM_STATUS,
+    count_group,
+    groups_of,
+    verify_item,
+)
 from waymarks.store.rows import item_row, json_list, state_from_row
 
 INSERT_ITEM: Final = f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)})"
@@ -29,50 +35,52 @@ class SqliteView:
     def active_matching(
         self, kind: str, partition: str, norm: str, key: str | None, polarity_base: str | None
     ) -> Sequence[ItemState]:
-        # one indexed lookup per facet: an OR across them would scan the whole partition
+        # one indexed lookup per facet: an OR across them would scan the whole partition.
+        # Every status is read and judged on the verified row: a status filter in SQL (or
+        # an index of active rows only) let a damaged status hide an active claim
         lookups = [(c, v) for c, v in (("norm", norm), ("key", key),
                                        ("polarity_base", polarity_base)) if v is not None]
         sql = " UNION ".join(
-            f"SELECT rowid FROM items WHERE status = 'active' AND kind = ?1 AND partition = ?2"
-            f" AND {column} = ?{n}"
+            f"SELECT rowid FROM items WHERE kind = ?1 AND partition = ?2 AND {column} = ?{n}"
             for n, (column, _value) in enumerate(lookups, start=3)
         )
         rows = self.db.execute(
             f"SELECT {ITEM_COLUMNS} FROM items WHERE rowid IN ({sql}) ORDER BY seq",
             (kind, partition, *(value for _column, value in lookups)),
         )
-        return [state_from_row(r) for r in rows]
+        return _active(rows)
 
     def active_conflicting(
         self, kind: str, partition: str, norm: str, key: str | None,
         polarity_base: str | None, polarity_sign: int, limit: int,
     ) -> Sequence[ItemState]:
-        # each facet by its index, the same text left out in SQL (not row by row here)
+        # each facet by its index, the same text left out in SQL (not row by row here);
+        # the status judged on the verified row, and the limit counted after it
         lookups = []
         if key is not None:
-            lookups.append("SELECT rowid FROM items WHERE status = 'active' AND kind = :kind"
+            lookups.append("SELECT rowid FROM items WHERE kind = :kind"
                            " AND partition = :partition AND key = :key AND norm <> :norm")
         if polarity_base is not None:
-            lookups.append("SELECT rowid FROM items WHERE status = 'active' AND kind = :kind"
+            lookups.append("SELECT rowid FROM items WHERE kind = :kind"
                            " AND partition = :partition AND polarity_base = :base"
                            " AND polarity_sign = :sign AND norm <> :norm")
         if not lookups:
             return []
         rows = self.db.execute(
             f"SELECT {ITEM_COLUMNS} FROM items WHERE rowid IN ({' UNION '.join(lookups)})"
-            " ORDER BY seq LIMIT :limit",
+            " ORDER BY seq",
             {"kind": kind, "partition": partition, "norm": norm, "key": key,
-             "base": polarity_base, "sign": -polarity_sign, "limit": limit})
-        return [state_from_row(r) for r in rows]
+             "base": polarity_base, "sign": -polarity_sign})
+        return _active(rows, limit)
 
     def active_texts(self, partition: str, subject: frozenset[str] | None = None
                      ) -> Sequence[tuple[str, str]]:
         if subject is not None:  # the claims that may share it (inside a write transaction)
             return claim_subjects.texts_sharing(self.db, partition, subject)
         rows = self.db.execute(
-            "SELECT id, text FROM items WHERE status = 'active' AND kind = 'memory'"
-            " AND partition = ? ORDER BY seq", (partition,))
-        return [(str(r[0]), str(r[1])) for r in rows]
+            f"SELECT {ITEM_COLUMNS} FROM items WHERE kind = 'memory' AND partition = ?"
+            " ORDER BY seq", (partition,))
+        return claim_subjects.active_texts_of(rows)
 
     def put(self, state: ItemState) -> None:
         row = item_row(state)
@@ -88,3 +96,15 @@ class SqliteView:
         for kind, group in groups_of(state.kind, state.session_id, state.item.scope,
                                      state.item.project_path):
             count_group(self.db, kind, group)
+
+
+def _active(rows: Iterable[Sequence[Any]], limit: int | None = None) -> list[ItemState]:
+    """The active items among ``rows``, each verified before its status is believed."""
+    found: list[ItemState] = []
+    for row in rows:
+        verify_item(row)  # only an active row is decoded (a key's superseded chain is not)
+        if row[ITEM_STATUS] == "active":
+            found.append(state_from_row(row))
+            if limit is not None and len(found) >= limit:
+                break
+    return found

@@ -1,0 +1,80 @@
+"""waymarks.db, its -wal, -shm and the writer's waymarks.db.lock that are not regular files
+(a directory, a FIFO, a symbolic link) are refused through the real CLI with the file
+named, what it is, and how to move it aside; nothing changes and nothing hangs.
+
+Before: a directory at waymarks.db was "cannot be opened for writing ... check that the
+files are yours and writable", a FIFO at waymarks.db "an I/O error ... check the disk",
+a dangling link at waymarks.db made SQLite create the file it names (outside the home),
+and a FIFO at -wal was removed by SQLite.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+NAMES = ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm", "waymarks.db.lock")
+
+
+def _cli(home: Path, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd", str(project),
+         *args], capture_output=True, text=True, check=False, timeout=60)
+
+
+def _snapshot(home: Path) -> dict[str, tuple[int, bytes | str | None]]:
+    found: dict[str, tuple[int, bytes | str | None]] = {}
+    for path in sorted(home.rglob("*")):
+        st = os.lstat(path)
+        content: bytes | str | None = None
+        if path.is_symlink():
+            content = os.readlink(path)
+        elif path.is_file() and not path.name.startswith("waymarks.db"):
+            content = path.read_bytes()
+        found[str(path.relative_to(home))] = (st.st_mode, content)
+    return found
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "symlink"])
+@pytest.mark.parametrize("name", NAMES)
+def test_a_database_file_that_is_not_regular_is_refused_with_its_fix(
+        tmp_path: Path, kind: str, name: str) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    assert _cli(home, project, "pin", "Run the tests first").returncode == 0
+    for leftover in ("waymarks.db-wal", "waymarks.db-shm"):
+        (home / leftover).unlink(missing_ok=True)
+    target = home / name
+    target.unlink(missing_ok=True)
+    outside = tmp_path / "elsewhere.db"
+    if kind == "directory":
+        target.mkdir()
+        what = "a directory"
+    elif kind == "fifo":
+        os.mkfifo(target)
+        what = "a FIFO"
+    else:
+        target.symlink_to(outside)  # dangling: SQLite created the file it names
+        what = "a symbolic link"
+    before = _snapshot(home)
+    database = (home / "waymarks.db").read_bytes() if name != "waymarks.db" else None
+    for args in (("pins",), ("pin", "Another pin"), ("health",)):
+        done = _cli(home, project, *args)  # a FIFO opened blocking would hit the timeout
+        assert done.returncode == 1, (args, done.stdout, done.stderr)
+        message = " ".join(done.stderr.split())
+        assert f"{target} is {what}" in message, message
+        assert f"mv {target} {target}.aside" in message, message
+        assert "Nothing was changed" in message
+        assert "Traceback" not in done.stderr
+    assert _snapshot(home) == before
+    assert not outside.exists()
+    if database is not None:
+        assert (home / "waymarks.db").read_bytes() == database
+    # the fix in the message works
+    target.rename(f"{target}.aside")
+    done = _cli(home, project, "pins")
+    assert done.returncode == 0 and "Run the tests first" in done.stdout, done.stderr
