@@ -54,6 +54,27 @@ def wait_until_done(home: Path, rounds: int = 600) -> dict[str, Any]:
     raise AssertionError(f"the background worker did not finish: {state}")
 
 
+def worker_under_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A home with six batches of claims and its worker woken, its first batch committed:
+    ``(home, project)``."""
+    from waymarks.service.semantic_recall import BATCH
+
+    project = tmp_path / "project"
+    project.mkdir()
+    home = tmp_path / "home"
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    with Waymarks(home, cwd=str(project)) as app:
+        for n in range(6 * BATCH):
+            app.remember(f"Service number {n} listens on port {5000 + n} in zone {n % 7}.")
+    monkeypatch.delenv("WAYMARKS_SEMANTIC_BACKFILL")
+    assert semantic_backfill.wake(home)
+    for _ in range(3000):
+        if (semantic_backfill.progress(home) or {}).get("embedded"):
+            return home, project
+        time.sleep(0.05)
+    raise AssertionError(f"the worker never committed a batch: {semantic_backfill.progress(home)}")
+
+
 @pytest.fixture
 def places(tmp_path: Path) -> tuple[Path, Path]:
     project = tmp_path / "project"
@@ -218,20 +239,7 @@ def test_index_semantic_beside_a_running_worker_embeds_each_claim_about_once(
     process embeds in the foreground: at most the batch each had under way is done twice."""
     from waymarks.service.semantic_recall import BATCH
 
-    project = tmp_path / "project"
-    project.mkdir()
-    home = tmp_path / "home"
-    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
-    with Waymarks(home, cwd=str(project)) as app:
-        for n in range(6 * BATCH):
-            app.remember(f"Service number {n} listens on port {5000 + n} in zone {n % 7}.")
-    monkeypatch.delenv("WAYMARKS_SEMANTIC_BACKFILL")
-    assert semantic_backfill.wake(home)
-    for _ in range(3000):  # the worker under way: its first batch committed
-        state = semantic_backfill.progress(home) or {}
-        if state.get("embedded") or state.get("state") not in (None, "running"):
-            break
-        time.sleep(0.05)
+    home, project = worker_under_way(tmp_path, monkeypatch)
     here = waymarks(home, project, "index", "--semantic")
     background = wait_until_done(home)
     assert background["state"] == "done" and here["vectors"] == here["records"] == 6 * BATCH

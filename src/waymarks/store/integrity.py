@@ -66,7 +66,7 @@ from __future__ import annotations
 import sqlite3
 import zlib
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import islice
 from typing import Any, Final, Generic, TypeVar, get_args
@@ -402,13 +402,20 @@ def verify_all(db: sqlite3.Connection) -> list[str]:
     return problems
 
 
-def _verify_items(db: sqlite3.Connection) -> list[str]:
-
+def _first_damage(rows: Iterable[Any], verify: Callable[[Any], object]) -> list[str]:
+    """The first row ``verify`` finds damaged, as a problem (none: ``[]``)."""
     try:
-        for row in db.execute(f"SELECT {ITEM_COLUMNS} FROM items"):
-            verify_item(row)
+        for row in rows:
+            verify(row)
     except ProjectionDamaged as exc:
         return [str(exc)]
+    return []
+
+
+def _verify_items(db: sqlite3.Connection) -> list[str]:
+    damaged = _first_damage(db.execute(f"SELECT {ITEM_COLUMNS} FROM items"), verify_item)
+    if damaged:
+        return damaged
     # every row is as written (and integrity_check matched the indexes to them), so the
     # counts SQLite computes are the true ones: compare them with the counts kept
     counted = set(db.execute(
@@ -420,12 +427,8 @@ def _verify_items(db: sqlite3.Connection) -> list[str]:
 
 
 def _verify_rows(db: sqlite3.Connection, table: str, fields: str) -> list[str]:
-    for row in db.execute(f"SELECT {fields}, checksum FROM {table}"):
-        try:
-            verify_blob_row(row, table)
-        except ProjectionDamaged as exc:
-            return [str(exc)]
-    return []
+    return _first_damage(db.execute(f"SELECT {fields}, checksum FROM {table}"),
+                         lambda row: verify_blob_row(row, table))
 
 
 def _verify_plain_rows(db: sqlite3.Connection, table: str, fields: str) -> list[str]:
@@ -452,12 +455,8 @@ def _verify_claim_subjects(db: sqlite3.Connection) -> list[str]:
 
 
 def _verify_sources(db: sqlite3.Connection) -> list[str]:
-    try:
-        for row in db.execute(f"SELECT {SOURCE_FIELDS}, checksum FROM sources"):
-            verify_source(row)
-    except ProjectionDamaged as exc:
-        return [str(exc)]
-    return []
+    return _first_damage(db.execute(f"SELECT {SOURCE_FIELDS}, checksum FROM sources"),
+                         verify_source)
 
 
 def _verify_meta(db: sqlite3.Connection) -> list[str]:
