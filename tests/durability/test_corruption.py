@@ -222,7 +222,10 @@ def test_undecodable_bytes_never_brick_the_cli(make_app: Callable[..., Waymarks]
         done = cli(*args)
         assert done.returncode == 0 and "Traceback" not in done.stderr, (args, done.stderr)
     assert cli("--json", "memory").stdout == expected
-    assert len(list(home.glob("waymarks.db.damaged-*"))) == 1
+    # one copy set aside (its -wal and -shm go with it when a connection, such as the
+    # background embedder's, kept them at that moment)
+    assert len([p for p in home.glob("waymarks.db.damaged-*")
+                if not p.name.endswith(("-wal", "-shm"))]) == 1
 
 
 @pytest.mark.parametrize("value", [
@@ -247,7 +250,10 @@ def test_a_wrongly_shaped_manifest_is_damage_not_a_traceback(
              str(project), "--json", command], capture_output=True, text=True, check=False)
         assert done.returncode == 0 and "Traceback" not in done.stderr, (command, done.stderr)
         assert isinstance(json.loads(done.stdout), dict)
-    assert len(list(home.glob("waymarks.db.damaged-*"))) == 1
+    # one copy set aside (its -wal and -shm go with it when a connection, such as the
+    # background embedder's, kept them at that moment)
+    assert len([p for p in home.glob("waymarks.db.damaged-*")
+                if not p.name.endswith(("-wal", "-shm"))]) == 1
 
 
 def test_two_processes_that_find_one_damage_set_it_aside_once(

@@ -77,7 +77,10 @@ def test_learned_memory_commands_repair_a_damaged_database(
                     ("evolution", "show", learned["The staging port is 8080"])):
         ok(home, project, *command)
     assert contents(home, project) == sorted(learned)
-    assert len(list(home.glob("waymarks.db.damaged-*"))) == 1
+    # one copy set aside (its -wal and -shm go with it when a connection, such as the
+    # background embedder's, kept them at that moment)
+    assert len([p for p in home.glob("waymarks.db.damaged-*")
+                if not p.name.endswith(("-wal", "-shm"))]) == 1
     assert json.loads(ok(home, project, "--json", "health"))["ok"]
 
 
