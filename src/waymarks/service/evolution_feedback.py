@@ -14,7 +14,6 @@ queued sources that repeat it; messages name IDs and codes, never content.
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.core.evolution.feedback import parse_feedback
 from waymarks.core.evolution.model import (
+    EVOLUTION_CUSTOM_TYPE,
     SCHEMA_VERSION,
     VERDICTS,
     EvolutionRecord,
@@ -115,20 +115,25 @@ def _live(evo: Evolution, cid: str) -> ClaimRow | EditOutcome:
 
 
 def _in_ledger(evo: Evolution, cid: str) -> bool:
-    """Whether the evolution ledger wrote a claim ``cid`` (a 24-hex-digit ID, found as its
-    record's JSON; read only on this error path, the whole ledger once)."""
-    if len(cid) != 24 or not all(c in "0123456789abcdef" for c in cid):
-        return False
-    from waymarks.files.reading import read_regular
-    from waymarks.service.learning import ledger_path
+    """Whether the evolution ledger names a claim ``cid`` (an import batch's inner records
+    too): its entries read by the one ledger reader and decoder, only on this error path;
+    an unreadable ledger names none."""
+    from waymarks.core.evolution.model import decode_record
+    from waymarks.core.evolution.touched import claims_named
+    from waymarks.ledger.entries import custom_entries
+    from waymarks.service.evolution import LedgerDamaged
+    from waymarks.service.learning import has_ledger
 
+    if not has_ledger(evo.home):
+        return False  # nothing learned yet (and a refusal creates no ledger)
     try:
-        data = read_regular(ledger_path(evo.home))
-    except OSError:
+        for entry in custom_entries(evo.ledger, EVOLUTION_CUSTOM_TYPE):
+            record = decode_record(entry.data)
+            if record is not None and cid in claims_named(record):
+                return True
+    except (LedgerDamaged, OSError):
         return False
-    # a claim record as the ledger writes it: its tag, then its fields in order
-    return re.search(rb'"op":"claim","schemaVersion":\d+,"id":"' + cid.encode() + rb'"',
-                     data) is not None
+    return False
 
 
 def _retire_repeats(evo: Evolution, origin: str, content: str, code: str,
