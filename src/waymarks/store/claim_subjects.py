@@ -35,21 +35,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import cache
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from waymarks.core import contradiction, text
 from waymarks.core.contradiction import MAX_EXTRA_TERMS, MIN_CONTAINED_TERMS, signature
 from waymarks.core.digests import blake2b
-from waymarks.store.integrity import (
-    ITEM_ID,
-    ITEM_STATUS,
-    ITEM_TEXT,
-    verify_item,
-)
 
 #: how far the rows are caught up (the last ``items`` row ID looked at), and by which code
 _UPTO: Final = "claim_subjects_upto"
@@ -183,14 +177,3 @@ def texts_sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str
         " WHERE i.kind = 'memory' AND i.partition = ?"
         " ORDER BY i.seq", (partition, *keys, partition))
     return [(str(item_id), str(text)) for item_id, text in rows]
-
-
-def active_texts_of(rows: Iterable[Sequence[Any]]) -> list[tuple[str, str]]:
-    """``(id, text)`` of the active items among ``rows`` (``ITEM_COLUMNS``), each verified
-    before its status is believed."""
-    found = []
-    for row in rows:
-        verify_item(row)
-        if row[ITEM_STATUS] == "active":
-            found.append((str(row[ITEM_ID]), str(row[ITEM_TEXT])))
-    return found

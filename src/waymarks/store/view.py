@@ -4,14 +4,17 @@ over the ``items`` table, read inside the write's transaction."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 from typing import Any, Final
 
 from waymarks.core.rules import ItemState
 from waymarks.store import claim_subjects
 from waymarks.store.integrity import (
     ITEM_COLUMNS,
+    ITEM_ID,
     ITEM_STATUS,
+    ITEM_TEXT,
     count_group,
     groups_of,
     verify_item,
@@ -80,7 +83,7 @@ class SqliteView:
         rows = self.db.execute(
             f"SELECT {ITEM_COLUMNS} FROM items WHERE kind = 'memory' AND partition = ?"
             " ORDER BY seq", (partition,))
-        return claim_subjects.active_texts_of(rows)
+        return [(str(row[ITEM_ID]), str(row[ITEM_TEXT])) for row in _verified_active(rows)]
 
     def put(self, state: ItemState) -> None:
         row = item_row(state)
@@ -98,13 +101,16 @@ class SqliteView:
             count_group(self.db, kind, group)
 
 
-def _active(rows: Iterable[Sequence[Any]], limit: int | None = None) -> list[ItemState]:
-    """The active items among ``rows``, each verified before its status is believed."""
-    found: list[ItemState] = []
+def _verified_active(rows: Iterable[Sequence[Any]]) -> Iterator[Sequence[Any]]:
+    """The active rows among ``rows``, each verified before its status is believed (a
+    status filtered in SQL let a damaged one hide an active claim); nothing is decoded."""
     for row in rows:
-        verify_item(row)  # only an active row is decoded (a key's superseded chain is not)
+        verify_item(row)
         if row[ITEM_STATUS] == "active":
-            found.append(state_from_row(row))
-            if limit is not None and len(found) >= limit:
-                break
-    return found
+            yield row
+
+
+def _active(rows: Iterable[Sequence[Any]], limit: int | None = None) -> list[ItemState]:
+    """The active items among ``rows``, verified; only those are decoded (a key's
+    superseded chain is not)."""
+    return [state_from_row(row) for row in islice(_verified_active(rows), limit)]
