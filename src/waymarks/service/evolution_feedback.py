@@ -121,8 +121,8 @@ def _in_ledger(evo: Evolution, cid: str) -> bool:
     from waymarks.core.evolution.model import decode_record
     from waymarks.core.evolution.touched import claims_named
     from waymarks.ledger.entries import custom_entries
-    from waymarks.service.evolution import LedgerDamaged
     from waymarks.service.learning import has_ledger
+    from waymarks.service.outcomes import ServiceError
 
     if not has_ledger(evo.home):
         return False  # nothing learned yet (and a refusal creates no ledger)
@@ -131,7 +131,7 @@ def _in_ledger(evo: Evolution, cid: str) -> bool:
             record = decode_record(entry.data)
             if record is not None and cid in claims_named(record):
                 return True
-    except (LedgerDamaged, OSError):
+    except (ServiceError, OSError):  # LedgerDamaged among them (no import cycle)
         return False
     return False
 
