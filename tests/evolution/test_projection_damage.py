@@ -3,18 +3,18 @@ damage: set aside (or, for a damaged checkpoint, folded again from the evolution
 never a traceback, and an edit whose ledger line was appended is reported done.
 
 Each test damages a real database (raw SQL or a truncation, as a bad disk or a hand edit
-would) and runs the real CLI in a subprocess.
+would) and runs the real CLI (in this process: ``tests/inprocess.py``).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.inprocess import Ran, waymarks
 
 LEGACY = [
     {"version": 1, "id": "m1", "kind": "fact", "content": "The staging port is 8080",
@@ -24,10 +24,8 @@ LEGACY = [
 ]
 
 
-def cli(home: Path, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd",
-         str(project), *args], capture_output=True, text=True, check=False)
+def cli(home: Path, project: Path, *args: str) -> Ran:
+    return waymarks("--home", str(home), "--cwd", str(project), *args)
 
 
 def ok(home: Path, project: Path, *args: str) -> str:
@@ -122,3 +120,15 @@ def test_a_damaged_learned_checkpoint_is_folded_again(
     finally:
         db.close()
     assert events[0] == events[1] > 0  # folded once, numbered from 1
+
+
+def test_a_repair_is_reported_by_the_request_it_happened_in_not_every_later_one(
+        home: Path, project: Path, learned: dict[str, str]) -> None:
+    """A long-lived process (the MCP server, the Pi bridge, the Claude Code helper) runs
+    many requests: the learned-memory store's repair is news to the request that made it."""
+    damage(home, "DROP TABLE evo_changes")
+    first = cli(home, project, "evolution", "list")
+    assert first.returncode == 0 and "the database was damaged" in first.stderr
+    later = cli(home, project, "evolution", "list")
+    assert later.returncode == 0 and "damaged" not in later.stderr
+    assert "recovered" not in json.loads(ok(home, project, "--json", "evolution", "list"))

@@ -50,6 +50,7 @@ from waymarks.service.recovery import (
     is_damage,
     prepare_database_files,
     recovered_alone,
+    recoveries_so_far,
     recovering,
 )
 from waymarks.service.sources import placement, refresh_sources
@@ -107,6 +108,7 @@ class Waymarks:
         self._recall_cache: RecallCache | None = None
         self._vector_memo = semantic_recall.VectorMemo()
         self._recovered: dict[str, Any] | None = None  # set when a damaged database was rebuilt
+        self._recoveries_before = recoveries_so_far()  # the learned store's, before this object
         self.refresh_problem: str | None = None  # why the active session was not re-read
         self.trust_override: bool | None = None  # set by a host that owns project trust
         self.can_create_session = True  # False: the host has no persistent session
@@ -135,9 +137,9 @@ class Waymarks:
 
     @property
     def recovered(self) -> dict[str, Any] | None:
-        """What the last repair of the database in this process did (set aside where, and
-        why), by this object or by the learned-memory store; ``None`` if none."""
-        return self._recovered or recovered_alone(self.db_path)
+        """What the last repair of the database did (set aside where, and why), by this
+        object or, since it was made, by the learned-memory store; ``None`` if none."""
+        return self._recovered or recovered_alone(self.db_path, self._recoveries_before)
 
     @recovered.setter
     def recovered(self, value: dict[str, Any] | None) -> None:

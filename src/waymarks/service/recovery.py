@@ -269,13 +269,26 @@ def prepare_database_files(db_path: Path) -> None:
 
 
 #: recoveries made outside a ``Waymarks`` object (the learned-memory store found the
-#: database damaged), by database path: what this process's note and ``health`` report
-_RECOVERED_ALONE: dict[str, dict[str, Any]] = {}
+#: database damaged), by database path: the recovery's number in this process (see
+#: :func:`recoveries_so_far`) and its note, for the note and ``health`` of the request
+#: that made it
+_RECOVERED_ALONE: dict[str, tuple[int, dict[str, Any]]] = {}
+_RECOVERIES = 0
 
 
-def recovered_alone(db_path: Path) -> dict[str, Any] | None:
-    """What a recovery of ``db_path`` made by :func:`open_recovering` in this process did."""
-    return _RECOVERED_ALONE.get(str(db_path))
+def recoveries_so_far() -> int:
+    """How many recoveries :func:`open_recovering` made in this process: a ``Waymarks``
+    object takes it when it is made, so that a long-lived process (the MCP server, the Pi
+    bridge, the Claude Code helper) reports a repair to the request it happened in, not to
+    every later one."""
+    return _RECOVERIES
+
+
+def recovered_alone(db_path: Path, after: int = 0) -> dict[str, Any] | None:
+    """What a recovery of ``db_path`` made by :func:`open_recovering` in this process did,
+    if it was made after the first ``after`` recoveries."""
+    number, note = _RECOVERED_ALONE.get(str(db_path), (0, None))
+    return note if number > after else None
 
 
 def start_afresh(db_path: Path, problem: Exception, now: datetime
@@ -311,7 +324,9 @@ def set_aside_alone(db_path: Path, problem: Exception, now: datetime,
             return
         projection, note = start_afresh(db_path, problem, now)
         projection.close()
-    _RECOVERED_ALONE[str(db_path)] = note
+    global _RECOVERIES
+    _RECOVERIES += 1
+    _RECOVERED_ALONE[str(db_path)] = (_RECOVERIES, note)
 
 
 def open_recovering(open_store: Callable[[], R], db_path: Path, now: Callable[[], datetime]
