@@ -1,8 +1,9 @@
-"""What the everyday CLI reads and prints beyond its arguments, through a real
-``waymarks`` process: files that are not regular files (a FIFO hung, ``/dev/zero`` ate
-memory), standard input that is not text or is closed, standard output that cannot be
-written, and command lines built to break the parser. Each refusal is one line (one JSON
-document with ``--json``), exits with its documented status and changes nothing."""
+"""What the everyday CLI reads and prints beyond its arguments, through the real entry
+point (a new ``waymarks`` process where the test is about one): files that are not
+regular files (a FIFO hung, ``/dev/zero`` ate memory), standard input that is not text or
+is closed, standard output that cannot be written, and command lines built to break the
+parser. Each refusal is one line (one JSON document with ``--json``), exits with its
+documented status and changes nothing."""
 
 from __future__ import annotations
 
@@ -15,15 +16,23 @@ from typing import Any
 
 import pytest
 
+from tests.inprocess import waymarks
+
 
 def run(home: Path, project: Path, *args: str, expect: int = 0, json_out: bool = True,
-        **options: Any) -> Any:
-    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
-           "WAYMARKS_SEMANTIC": "off", **options.pop("env", {})}
-    options.setdefault("capture_output", True)
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main",
-                           *(["--json"] if json_out else []), *args], cwd=project, env=env,
-                          timeout=60, **options)
+        fresh: bool = False, **options: Any) -> Any:
+    """``waymarks ARGS`` in ``project``: in this process (``tests/inprocess.py``), or in a
+    new one when the test is about the process (``fresh``: it must not hang; or standard
+    streams set up through ``options``)."""
+    argv = [*(["--json"] if json_out else []), *args]
+    env = {"WAYMARKS_HOME": str(home), "WAYMARKS_SEMANTIC": "off", **options.pop("env", {})}
+    if fresh or options:
+        options.setdefault("capture_output", True)
+        done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *argv], cwd=project,
+                              env={**os.environ, "WAYMARKS_CC_HELPER": "off", **env},
+                              timeout=60, **options)
+    else:
+        done = waymarks(*argv, env=env, cwd=project)
     out = done.stdout.decode() if isinstance(done.stdout, bytes) else done.stdout or ""
     err = done.stderr.decode() if isinstance(done.stderr, bytes) else done.stderr or ""
     assert done.returncode == expect, (args, out, err)
@@ -49,7 +58,7 @@ def test_a_fifo_or_a_device_is_refused_without_reading(home: Path, project: Path
     fifo = project / "f"
     os.mkfifo(fifo)
     for target, kind in ((str(fifo), "a FIFO"), ("/dev/zero", "a character device")):
-        refused = run(home, project, *command, target, expect=2)  # (timeout: it hung)
+        refused = run(home, project, *command, target, expect=2, fresh=True)  # it hung
         assert kind in refused["message"] and target in refused["message"]
     assert not (home / "sessions").exists()
 
@@ -91,7 +100,7 @@ def test_a_committed_write_keeps_its_exit_status_when_it_cannot_be_printed(
         home: Path, project: Path, where: str) -> None:
     env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"}
 
-    def waymarks(*args: str) -> subprocess.CompletedProcess[str]:
+    def process(*args: str) -> subprocess.CompletedProcess[str]:
         if where == "closed":
             return subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args],
                                   cwd=project, env=env, stdout=None, stderr=subprocess.PIPE,
@@ -102,12 +111,12 @@ def test_a_committed_write_keeps_its_exit_status_when_it_cannot_be_printed(
                                   text=True, timeout=60)
 
     for json_flag in ([], ["--json"]):
-        done = waymarks(*json_flag, "pin", "--", f"Written while output fails {json_flag}.")
+        done = process(*json_flag, "pin", "--", f"Written while output fails {json_flag}.")
         assert done.returncode == 0, done.stderr
         assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
         assert "standard output cannot be written" in done.stderr
         assert "committed" in done.stderr
-    refused = waymarks("--json", "pin", "--", "")  # a refusal: its message, its status
+    refused = process("--json", "pin", "--", "")  # a refusal: its message, its status
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert "empty" in refused.stderr.lower()
     assert len(_stored(home, project)) == 2

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.inprocess import Ran, waymarks
 from waymarks.cli.main import main
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, ServiceError
@@ -206,10 +207,8 @@ def test_undecodable_bytes_never_brick_the_cli(make_app: Callable[..., Waymarks]
     app.recall("which port does service 7 answer on")
     app.close()
 
-    def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd",
-             str(project), *args], capture_output=True, text=True, check=False)
+    def cli(*args: str) -> Ran:
+        return waymarks("--home", str(home), "--cwd", str(project), *args)
 
     expected = cli("--json", "memory").stdout
     con = sqlite3.connect(home / "waymarks.db")
@@ -245,9 +244,7 @@ def test_a_wrongly_shaped_manifest_is_damage_not_a_traceback(
     con.commit()
     con.close()
     for command in ("manifest", "included", "tokens"):
-        done = subprocess.run(
-            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd",
-             str(project), "--json", command], capture_output=True, text=True, check=False)
+        done = waymarks("--home", str(home), "--cwd", str(project), "--json", command)
         assert done.returncode == 0 and "Traceback" not in done.stderr, (command, done.stderr)
         assert isinstance(json.loads(done.stdout), dict)
     # one copy set aside (its -wal and -shm go with it when a connection, such as the
@@ -306,10 +303,8 @@ def test_a_long_lived_host_reads_the_database_another_process_rebuilt(
     con.execute("UPDATE items SET checksum = checksum + 1")
     con.commit()
     con.close()
-    done = subprocess.run(
-        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd",
-         str(project), "--session", str(session.path), "--json", "memory", "add", "--",
-         "The cache port is 6379"], capture_output=True, text=True, check=False)
+    done = waymarks("--home", str(home), "--cwd", str(project), "--session",
+                    str(session.path), "--json", "memory", "add", "--", "The cache port is 6379")
     assert done.returncode == 0 and json.loads(done.stdout)["recovered"], done.stderr
     for _ in range(2):
         answer = memory_recall(host, "which cache port?")
@@ -383,9 +378,7 @@ def test_json_output_reports_a_repair(make_app: Callable[..., Waymarks], home: P
     populate(app)
     app.close()
     random_bytes(home / "waymarks.db")
-    done = subprocess.run(
-        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd",
-         str(project), "--json", "pins"], capture_output=True, text=True, check=False)
+    done = waymarks("--home", str(home), "--cwd", str(project), "--json", "pins")
     assert done.returncode == 0, done.stderr
     recovered = json.loads(done.stdout)["recovered"]
     assert recovered["damaged"].startswith(str(home / "waymarks.db.damaged-"))

@@ -8,17 +8,15 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.inprocess import Ran, waymarks
 
-def _cli(home: Path, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd", str(project),
-         *args], capture_output=True, text=True, check=False, timeout=120)
+
+def _cli(home: Path, project: Path, *args: str) -> Ran:
+    return waymarks("--home", str(home), "--cwd", str(project), *args)
 
 
 def _foreign(path: Path) -> str:

@@ -17,13 +17,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.inprocess import Ran, waymarks
+
 NAMES = ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm", "waymarks.db.lock")
 
 
-def _cli(home: Path, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd", str(project),
-         *args], capture_output=True, text=True, check=False, timeout=60)
+def _cli(home: Path, project: Path, *args: str, fresh: bool = False
+         ) -> subprocess.CompletedProcess[str] | Ran:
+    """The CLI in this process, or with ``fresh`` in a new one (bounded: a FIFO opened
+    blocking would hang the test otherwise)."""
+    where = ("--home", str(home), "--cwd", str(project))
+    if not fresh:
+        return waymarks(*where, *args)
+    return subprocess.run([sys.executable, "-m", "waymarks.cli.main", *where, *args],
+                          capture_output=True, text=True, check=False, timeout=60)
 
 
 def _snapshot(home: Path) -> dict[str, tuple[int, bytes | str | None]]:
@@ -63,7 +70,7 @@ def test_a_database_file_that_is_not_regular_is_refused_with_its_fix(
     before = _snapshot(home)
     database = (home / "waymarks.db").read_bytes() if name != "waymarks.db" else None
     for args in (("pins",), ("pin", "Another pin"), ("health",)):
-        done = _cli(home, project, *args)  # a FIFO opened blocking would hit the timeout
+        done = _cli(home, project, *args, fresh=kind == "fifo")
         assert done.returncode == 1, (args, done.stdout, done.stderr)
         message = " ".join(done.stderr.split())
         assert f"{target} is {what}" in message, message
