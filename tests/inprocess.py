@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,16 +54,42 @@ def _environment(env: Mapping[str, str], cwd: Path | None) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def waymarks(*args: str, env: Mapping[str, str] | None = None,
-             cwd: Path | None = None) -> Ran:
-    """Run ``waymarks ARGS`` in this process, with ``env`` added to the environment and in
-    ``cwd``, as ``subprocess.run([..., *args], capture_output=True, text=True)`` would."""
-    out, err = io.StringIO(), io.StringIO()
+@contextlib.contextmanager
+def _standard_input(text: str) -> Iterator[None]:
+    saved = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8")
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
+def waymarks(*args: str, env: Mapping[str, str] | None = None, cwd: Path | None = None,
+             input: str | None = None) -> Ran:
+    """Run ``waymarks ARGS`` in this process, with ``env`` added to the environment, in
+    ``cwd`` and with ``input`` on standard input, as ``subprocess.run([..., *args],
+    input=input, capture_output=True, text=True)`` would."""
+    out, err = _captured(), _captured()
     environment = {"WAYMARKS_CC_HELPER": "off", **(env or {})}
     with (_environment(environment, cwd), contextlib.redirect_stdout(out),
-          contextlib.redirect_stderr(err)):
+          contextlib.redirect_stderr(err),
+          _standard_input(input) if input is not None else contextlib.nullcontext()):
         try:
             code = main(list(args))
         except SystemExit as exit_:  # as a process would have ended
             code = exit_.code if isinstance(exit_.code, int) else 1
-    return Ran(list(args), code, out.getvalue(), err.getvalue())
+    return Ran(list(args), code, _text(out), _text(err))
+
+
+def _captured() -> io.TextIOWrapper:
+    """A standard stream to write to, with the bytes below it (``sys.stdout.buffer``) as a
+    process's has: the Claude Code hook writes its answer there."""
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace",
+                            write_through=True)
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    buffer = stream.buffer
+    assert isinstance(buffer, io.BytesIO)
+    return buffer.getvalue().decode("utf-8", errors="replace")

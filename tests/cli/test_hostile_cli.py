@@ -21,14 +21,13 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_everyday import _on_a_terminal
+from tests.inprocess import waymarks as run_waymarks
 
 
 def waymarks(home: Path, project: Path, *args: str, env: dict[str, str] | None = None,
              expect: int = 0) -> dict:  # type: ignore[type-arg]
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                           "--cwd", str(project), "--json", *args],
-                          capture_output=True, text=True, timeout=120, cwd=project,
-                          env={**os.environ, "WAYMARKS_CC_HELPER": "off", **(env or {})})
+    done = run_waymarks("--home", str(home), "--cwd", str(project), "--json", *args,
+                        env=env, cwd=project)
     assert done.returncode == expect, (args, done.stdout, done.stderr)
     assert "Traceback" not in done.stderr
     lines = done.stdout.strip().splitlines()

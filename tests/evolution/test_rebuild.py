@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import CountingIds, StepClock
+from tests.inprocess import waymarks
 from waymarks.core.model_port import ModelReply
 from waymarks.service.evolution import Evolution
 
@@ -81,9 +80,7 @@ def test_rebuild_index_and_a_deleted_database_refold_the_evolution_tables(
     db.commit()
     db.close()
     assert _dump(home) != before
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                           "--json", "rebuild-index"], cwd=project, capture_output=True,
-                          text=True, timeout=120)
+    done = waymarks("--home", str(home), "--json", "rebuild-index", cwd=project)
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["evolutionRecords"] == len(events)  # type: ignore[arg-type]
     assert _dump(home) == before
@@ -94,9 +91,7 @@ def test_rebuild_index_and_a_deleted_database_refold_the_evolution_tables(
 
 def test_rebuild_index_without_learning_creates_no_evolution_ledger(
         home: Path, project: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                           "--json", "rebuild-index"], cwd=project, capture_output=True,
-                          text=True, timeout=120)
+    done = waymarks("--home", str(home), "--json", "rebuild-index", cwd=project)
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["evolutionRecords"] is None
     assert not (home / "evolution").exists()

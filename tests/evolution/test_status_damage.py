@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.evolution.fake_provider import FakeProvider, openai_ok
 from tests.evolution.step_double import FileStep
+from tests.inprocess import waymarks
 from waymarks.core.model_port import ModelClient, SourceRef
 from waymarks.core.privacy import ProviderPolicy
 from waymarks.models import client_for
@@ -135,17 +134,13 @@ def test_status_names_damaged_rows_through_the_cli(tmp_path: Path) -> None:
     store.close()
     _damage(home / "evolution.db",
             ("UPDATE jobs SET classification = 'secret sauce' WHERE source_id = 'bad1'", ()))
-    run = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                          "evolution", "status"], capture_output=True, text=True, timeout=120,
-                         cwd=tmp_path)
+    run = waymarks("--home", str(home), "evolution", "status", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "Damaged queue rows in evolution.db (left out): bad1" in run.stdout
     assert "secret sauce" not in run.stdout + run.stderr
     assert "1 pending" in run.stdout or "pending" in run.stdout
-    data = json.loads(subprocess.run(
-        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--json",
-         "evolution", "status"], capture_output=True, text=True, timeout=120,
-        cwd=tmp_path).stdout.strip().splitlines()[-1])
+    data = json.loads(waymarks("--home", str(home), "--json", "evolution", "status",
+                               cwd=tmp_path).stdout.strip().splitlines()[-1])
     assert data["health"]["queue"]["badJobs"] == ["bad1"]
 
 
@@ -183,9 +178,7 @@ def test_a_damaged_queue_database_is_set_aside_and_its_jobs_come_back(
         broken = os.urandom(8192) if damage == "garbage" else db.read_bytes()[:1500]
         db.write_bytes(broken)
         step.add("s2")
-        run = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                              "--json", "evolution", "status"], capture_output=True,
-                             text=True, timeout=120, cwd=tmp_path)
+        run = waymarks("--home", str(home), "--json", "evolution", "status", cwd=tmp_path)
         assert run.returncode == 0, run.stderr
         [aside] = json.loads(run.stdout)["health"]["damagedQueues"]
         assert Path(aside).read_bytes() == broken  # kept as it was, for inspection

@@ -9,13 +9,11 @@ newlines and tabs. Real processes and real files.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.inprocess import waymarks as run_waymarks
 from waymarks.core.text import escaped
 
 BODY = "line1\nsecond\tline body \x01 \x1b[31m red \x7f del \x9b csi"
@@ -23,9 +21,7 @@ RAW = ("\x01", "\x1b", "\x7f", "\x9b")
 
 
 def waymarks(home: Path, project: Path, *args: str) -> str:
-    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"}
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
-                          env=env, capture_output=True, text=True, check=False)
+    done = run_waymarks(*args, env={"WAYMARKS_HOME": str(home)}, cwd=project)
     assert done.returncode == 0, (args, done.stdout, done.stderr)
     return done.stdout
 

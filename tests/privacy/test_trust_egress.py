@@ -18,6 +18,7 @@ import anyio
 import pytest
 from mcp import Client
 
+from tests.inprocess import Ran, waymarks
 from waymarks.mcp.server import build_server
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
@@ -29,11 +30,9 @@ SECRETS = (GITHUB, OPENAI, PERSONAL_KEY)
 
 
 def run(home: Path, cwd: Path, *args: str, stdin: str | None = None,
-        expect: int | None = 0) -> subprocess.CompletedProcess[str]:
-    """The real ``waymarks`` entry point in a subprocess (no helper process)."""
-    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"}
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=cwd,
-                          env=env, input=stdin, capture_output=True, text=True, timeout=120)
+        expect: int | None = 0) -> Ran:
+    """The real ``waymarks`` entry point (in this process: ``tests/inprocess.py``)."""
+    done = waymarks(*args, env={"WAYMARKS_HOME": str(home)}, cwd=cwd, input=stdin)
     assert "Traceback" not in done.stderr, done.stderr
     if expect is not None:
         assert done.returncode == expect, (done.stdout, done.stderr)
