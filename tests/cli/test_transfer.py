@@ -95,6 +95,7 @@ def test_a_line_repeated_in_the_file_is_written_once(cli: Any, tmp_path: Path) -
 # -- Ctrl-C ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a process, 20,000 lines and a signal: seconds
 def test_an_interrupted_import_says_which_lines_were_written(home: Path, project: Path,
                                                               tmp_path: Path) -> None:
     import signal

@@ -22,6 +22,7 @@ import pytest
 from tests.conftest import StepClock
 from tests.evolution.test_aging import learn
 from tests.evolution.test_rank import NOW, WORDS, _row
+from tests.lanes import lanes
 from tests.evolution.test_rank_candidates import RARE, _query, _store
 from waymarks.core.model_port import ModelReply
 from waymarks.recall.plan import direct_plan, plan_query
@@ -70,9 +71,10 @@ def _change(rng: random.Random, corpus: er.Corpus, serial: int
     return changed, removed  # type: ignore[return-value]
 
 
-def test_a_corpus_updated_in_place_ranks_as_a_fresh_one_float_for_float() -> None:
+@lanes(quick=3, long=12)
+def test_a_corpus_updated_in_place_ranks_as_a_fresh_one_float_for_float(examples: int) -> None:
     compared = updates = 0
-    for seed in range(12):
+    for seed in range(examples):
         rng = random.Random(7_000 + seed)
         warm = _store(rng)
         warm.dense_wanted = True
@@ -100,7 +102,7 @@ def test_a_corpus_updated_in_place_ranks_as_a_fresh_one_float_for_float() -> Non
                     assert _ranked(warm, plan, automatic, limit) == \
                         _ranked(fresh, plan, automatic, limit)
                 compared += 1
-    assert updates >= 60 and compared >= 360
+    assert updates >= 5 * examples and compared >= 30 * examples
 
 
 def test_too_many_emptied_slots_ask_for_a_fresh_corpus() -> None:

@@ -173,6 +173,17 @@ def test_uninstall_changes_nothing_when_one_file_cannot_be_read(
     assert tree(project) == before  # the settings still hold the hooks: nothing was changed
 
 
+def _waits_for(lock: Path) -> bool:
+    """Whether a process is blocked asking for ``lock`` (Linux lists it in /proc/locks
+    with ``->``); elsewhere, after five seconds of waiting."""
+    if not os.path.exists("/proc/locks"):
+        time.sleep(5)
+        return True
+    inode = f":{os.stat(lock).st_ino} "
+    with open("/proc/locks") as table:
+        return any("->" in line and inode in line for line in table)
+
+
 def test_installs_take_turns(tmp_path: Path, home: Path, project: Path) -> None:
     """Two installs at once would each back up what the other just wrote (a backup holding
     Waymarks' own server, restored by uninstall): each waits for the lock in the home."""
@@ -185,9 +196,10 @@ def test_installs_take_turns(tmp_path: Path, home: Path, project: Path) -> None:
         waiting = subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", "--home",
                                     str(home), "--cwd", str(project), "claude-code", "install"],
                                    env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 5
-        while waiting.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
+        deadline = time.monotonic() + 60
+        while not _waits_for(lock) and waiting.poll() is None:
+            assert time.monotonic() < deadline, "the install never asked for the lock"
+            time.sleep(0.05)
         assert waiting.poll() is None  # still waiting for the lock
         assert (project / ".mcp.json").read_text() == '{"mcpServers": {}}'
     assert waiting.wait(60) == 0

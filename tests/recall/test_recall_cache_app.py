@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.lanes import lanes
 from tests.recall.test_recall_fast_path import write_ledger
 from waymarks.service.app import Waymarks
 
@@ -48,8 +49,10 @@ def queries(seed: int, count: int) -> list[str]:
         for _ in range(count)]
 
 
+@lanes(quick=50, long=200)
 def test_helper_and_one_shot_recall_inject_the_same(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    examples: int) -> None:
     monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")  # the lexical engine: what differed
     project = tmp_path / "project"
     project.mkdir()
@@ -62,14 +65,14 @@ def test_helper_and_one_shot_recall_inject_the_same(tmp_path: Path,
         one_shot.rebuild_index()
         differing = []
         selected = 0
-        for query in queries(3, 200):
+        for query in queries(3, examples):
             for provider in ("remote", None):
                 a = one_shot.recall(query, inherit=False, provider=provider)
                 b = long_lived.recall(query, inherit=False, provider=provider)
                 selected += bool(a.selected)
                 if (a.selected, a.digest) != (b.selected, b.digest):
                     differing.append((query, provider))
-        assert selected > 100
+        assert selected > examples // 2
         assert differing == []
     finally:
         long_lived.close()
