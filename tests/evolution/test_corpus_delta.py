@@ -22,8 +22,8 @@ import pytest
 from tests.conftest import StepClock
 from tests.evolution.test_aging import learn
 from tests.evolution.test_rank import NOW, WORDS, _row
-from tests.lanes import lanes
 from tests.evolution.test_rank_candidates import RARE, _query, _store
+from tests.lanes import lanes
 from waymarks.core.model_port import ModelReply
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.service import evolution_rank as er
