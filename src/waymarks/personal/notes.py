@@ -98,7 +98,8 @@ def promote_prompt(app: Waymarks, provider: str | None = None
 
     The prompt goes to a model: each note goes through the destination's egress like any
     other stored text (the default classification, spans it may not see withheld,
-    credentials redacted for a remote provider); a note with nothing left is left out."""
+    credentials redacted for a remote provider); a note with nothing left is left out. The
+    project's path is named in it through the same egress (:meth:`Egress.label`)."""
     egress = egress_for(app, provider)
     lessons = []
     for note in active_notes(app):
@@ -109,5 +110,5 @@ def promote_prompt(app: Waymarks, provider: str | None = None
             lessons.append(Note(note.id, note.type, shown, note.created_at))
     if not lessons:
         return None, []
-    return promotion_prompt(app.cwd, [{"id": n.id, "type": n.type, "text": n.text}
-                                      for n in lessons]), lessons
+    return promotion_prompt(egress.label(app.cwd), [
+        {"id": n.id, "type": n.type, "text": n.text} for n in lessons]), lessons
