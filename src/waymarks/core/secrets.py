@@ -84,8 +84,8 @@ from waymarks.core.secret_rules import (
     visible,
 )
 
-__all__ = ["PLACEHOLDER_PREFIX", "SecretSpan", "credential_kinds", "find_secrets",
-           "might_contain_secret", "redact"]
+__all__ = ["PLACEHOLDER_PREFIX", "SecretSpan", "credential_kinds", "cut_before_secret",
+           "find_secrets", "might_contain_secret", "redact"]
 
 
 class SecretSpan(NamedTuple):
@@ -191,6 +191,23 @@ def redact(text: str) -> tuple[str, int]:
         pos = end
     parts.append(text[pos:])
     return "".join(parts), len(spans)
+
+
+def cut_before_secret(text: str, end: int) -> int:
+    """Where to cut ``text`` to keep at most ``end`` characters without cutting a credential
+    in two: ``end``, or the start of the credential standing across it.
+
+    Text cut to a bound before its egress redacts it would keep the head of such a
+    credential, often too short for its rule (``ghp_Ab3dEf6h`` is no token under 20
+    characters); found in the whole text, the credential is left out whole instead."""
+    if end >= len(text):
+        return end
+    for span in find_secrets(text):
+        if span.start >= end:
+            break
+        if span.end > end:
+            return span.start
+    return end
 
 
 def credential_kinds(text: str) -> list[str]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from waymarks.core.decisions import refuse_credentials
+from waymarks.core.secrets import cut_before_secret
 from waymarks.core.text import is_unicode, normalize
 from waymarks.ledger.entries import custom_entries
 from waymarks.personal.curation import promotion_prompt
@@ -83,7 +84,9 @@ def active_notes(app: Waymarks) -> list[Note]:
         elif data.get("event") == "add" and isinstance(data.get("note"), dict):
             note = data["note"]
             if note.get("type") in NOTE_TYPES and isinstance(note.get("text"), str):
-                notes.append(Note(entry.id, note["type"], note["text"][:MAX_NOTE_CHARS],
+                text = note["text"]
+                notes.append(Note(entry.id, note["type"],
+                                  text[:cut_before_secret(text, MAX_NOTE_CHARS)],
                                   _created_at(note.get("createdAt"))))
     return notes
 
