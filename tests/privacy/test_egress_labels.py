@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 from mcp import Client
 
+from tests.privacy.test_sanitize import strings
 from waymarks.mcp.server import build_server
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
@@ -54,16 +55,6 @@ def test_the_digest_redacts_a_credential_in_its_origin_label(home: Path,
     with Waymarks(home, cwd=str(project)) as app:
         local = app.recall("when do platypus releases ship?", provider="ollama")
     assert TOKEN in str(local.rows[0]["origin"])
-
-
-def strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in (*strings(k), *strings(v))]
-    if isinstance(value, list):
-        return [s for v in value for s in strings(v)]
-    return []
 
 
 def test_mcp_structured_content_is_escaped_as_its_text_is(home: Path, project: Path) -> None:
