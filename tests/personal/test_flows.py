@@ -315,7 +315,7 @@ def test_a_legacy_fact_holding_a_credential_migrates_to_a_slug_without_it(
 
 def test_promotion_prompt_is_scoped_to_the_project() -> None:
     prompt = promotion_prompt("/work/p", [{"id": "1", "type": "lesson", "text": "<b>x</b>"}])
-    assert "docs/engineering/ of /work/p" in prompt and "\\u003cb\\u003e" in prompt
+    assert 'docs/engineering/ of "/work/p"' in prompt and "\\u003cb\\u003e" in prompt
 
 
 def test_mcp_prompts_carry_the_curation_and_promotion_turns(

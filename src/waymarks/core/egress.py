@@ -66,6 +66,20 @@ def json_document(value: object, indent: int = 1) -> str:
     return _escape_unsafe(json.dumps(value, ensure_ascii=False, indent=indent))
 
 
+def escaped(value: object) -> object:
+    """JSON data with every string (keys too) holding what :func:`json_line` writes for the
+    characters it escapes (``\\u2028`` as those six characters): structured data a client
+    may hand a model as it is (an MCP tool's structured content) reads as its JSON text
+    does, with no raw line separator, directional override or C1 control in it."""
+    if isinstance(value, str):
+        return _escape_unsafe(value)
+    if isinstance(value, dict):
+        return {escaped(k): escaped(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [escaped(v) for v in value]
+    return value
+
+
 def _escape_unsafe(text: str) -> str:
     if text.isprintable():  # nearly always, for one line: one pass in C
         return text

@@ -20,8 +20,11 @@ to replace. Two families:
   test corpus's fakes;
 - wrappers: a value that is a credential because of where it stands: the token after
   ``Bearer`` (on the same line, or alone on the next: ``Authorization: Bearer⏎TOKEN``)
-  or ``Basic``, the password of a URL (``postgres://admin:pw@host``), the value of
+  or ``Basic`` or ``Authorization: token``, the password of a URL
+  (``postgres://admin:pw@host``), a password glued to a MySQL client's ``-p``, the value of
   a ``password=``/``api_key:``/``"secret": "…"`` assignment or a ``--token VALUE`` flag.
+- invisible format characters (:func:`visible`) are not read: ``find_secrets`` runs the
+  rules on the text without them and maps the spans back.
 
 Speed: ``redact`` runs on every rendered item of every model request, and nearly all of
 them hold no credential. ``might_contain_secret`` decides most texts with substring
@@ -29,7 +32,7 @@ searches behind single-character guards (one expression of all rules, tried at e
 position, cost about 200 µs per 200 characters). Past it, rules are grouped by a *guard*
 character every match holds, and each runs only when one of its *needles* (the literals
 it cannot match without) is in the text: a text pays for the rules it could trigger, not
-for all 38. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
+for all 41. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
 *anchored*: their expression is tried only where the needle stands.
 
 What must stay true:
@@ -217,6 +220,10 @@ _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fa
 )
 _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
                 r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
+#: commands whose ``-pPASSWORD`` carries a password (MySQL's and MariaDB's clients)
+_PASSWORD_COMMANDS: Final = (
+    r"(?:mysql(?:dump|admin|import|check|show|slap|pump|binlog)?"
+    r"|mariadb(?:-(?:dump|admin|import|check|show|slap|binlog))?)")
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
         r"\b(?:[Bb]earer|BEARER)(?:[ \t]+|[ \t]*\r?\n[ \t]*(?=[A-Za-z0-9._~+/=-]{8,}[ \t]*"
@@ -227,6 +234,18 @@ _WRAPPERS: Final = (
         ("basic",), folded=True, anchored=True, wrapper=True),
     # the password runs to the last "@" of the authority: pasted unencoded, it may hold
     # "@" or "#"; JSON may escape the slashes (":\/\/")
+    # GitHub's older scheme (``Authorization: token <40 hex>``), in a header or JSON
+    Rule("auth_token", "auth-token", lazy(
+        r"(?i:authorization)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(?:[Tt]oken|TOKEN)[ \t]+"
+        r"(?P<auth_token>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
+        ("authorization",), folded=True, anchored=True, wrapper=True),
+    # a password glued to ``-p`` of a command that takes one so (``mysql -uroot -pS3cret``;
+    # ``-p`` alone prompts, and ``mkdir -p``, ``ssh -p 22`` are other commands' flags)
+    Rule("short_flag", "secret", lazy(
+        r"(?<![\w.-])" + _PASSWORD_COMMANDS + r"(?:\.exe)?(?=[ \t])[^\n|;&`]{0,256}?[ \t]-p"
+        r"(?:'(?P<short_flag_q>[^'\n]{1,4096})'|\"(?P<short_flag_d>[^\"\n]{1,4096})\""
+        r"|(?P<short_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
+        ("mysql", "mariadb"), anchored=True, wrapper=True, guard="-"),
     Rule("url", "url-password", lazy(
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
@@ -261,7 +280,30 @@ _SHORTEST: Final = 6
 #: in fewer characters only the rules in SHORT_RULES match (a test checks every rule's
 #: shortest match)
 _SHORT_RULES_ONLY: Final = 20
-SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "url", "flag", "assign"})
+SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "url", "flag", "assign",
+                                "short_flag"})
+
+
+#: format characters that render as nothing (Unicode Cf: zero-width space and joiners, word
+#: joiner, byte-order mark, soft hyphen, directional marks, overrides and isolates, tags):
+#: one inside a token would hide it from every rule, so the rules read the text without them
+_INVISIBLE: Final = lazy(
+    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+    "\U000e0001\U000e0020-\U000e007f]")
+
+
+def visible(text: str) -> tuple[str, list[int] | None]:
+    """``text`` without its invisible format characters, and the place in ``text`` of each
+    character kept (``None`` when there was nothing to remove: the same text)."""
+    if text.isascii() or _INVISIBLE.search(text) is None:
+        return text, None
+    where: list[int] = []
+    pos = 0
+    for found in _INVISIBLE.finditer(text):
+        where.extend(range(pos, found.start()))
+        pos = found.end()
+    where.extend(range(pos, len(text)))
+    return _INVISIBLE.sub("", text), where
 
 
 def might_contain_secret(text: str) -> bool:
@@ -271,7 +313,10 @@ def might_contain_secret(text: str) -> bool:
     holds: a character search costs a fraction of a substring search, and typical prose
     lacks most of these characters (``_``, ``~``, ``J``, ``K``, ``G``, ``B``, …). Every
     check costs on clean text (all of them run), so a new one needs a guard. Text too
-    short for all but a few rules skips the others."""
+    short for all but a few rules skips the others. Invisible format characters are not
+    read (:func:`visible`)."""
+    if not text.isascii():
+        text = visible(text)[0]
     if len(text) < _SHORTEST:
         return False
     dash, colon, equals = "-" in text, ":" in text, "=" in text
@@ -311,7 +356,9 @@ def might_contain_secret(text: str) -> bool:
 
 def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     """The literals of the rules that match by position: a URL's password, Bearer/Basic,
-    an AWS secret key named on its line, a flag, an assignment, Azure's ``sig=``."""
+    an AWS secret key named on its line, a MySQL client's ``-pPASSWORD``, a flag, an
+    assignment (``Authorization: token …`` among them: it holds "token" and a separator),
+    Azure's ``sig=``."""
     if colon and ("://" in text or ":\\/\\/" in text) and "@" in text:
         return True
     folded = text.casefold()  # names and Bearer/Basic match case-insensitively
@@ -319,6 +366,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True
     if ("/" in text or "+" in text) and len(text) >= 40 and _named_aws_key(text):
         return True  # a random-looking 40-character value named an AWS secret key
+    if dash and "-p" in text and ("mysql" in text or "mariadb" in text):
+        return True  # a password glued to a MySQL client's -p
     if not (colon or equals or (dash and "--" in text)):
         return False
     return ("k" in folded and ("key" in folded or "token" in folded)) \
@@ -384,10 +433,19 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name == "bearer":
         # "Bearer authentication": a word, not a token
         return len(value) >= 20 or any(c.isdigit() for c in value)
+    if name == "auth_token":  # "Authorization: token authentication": a word
+        return len(value) >= 20 or any(c.isdigit() for c in value)
+    if name == "short_flag":  # "-p$MYSQL_PWD", "-p****", a placeholder, "-p,": no password
+        return not _is_reference(value) and any(c.isalnum() for c in value)
     if name == "basic":
         return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
+    if name == "assign" and "@" in value and _USERINFO.search(
+            match.string, max(0, match.start() - 256), match.start()) is not None:
+        # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not
+        # an assignment; the URL's rule takes the password and leaves host and path
+        return False
     if name in ("assign", "flag"):
         if match.string.startswith(PLACEHOLDER_PREFIX, end) and _LEAD_IN.fullmatch(value):
             # a credential's own lead-in running into its redaction ("AccountKey=AccountKey=
@@ -443,6 +501,8 @@ _WORDS: Final = lazy(r"[A-Za-z]+(?:[._:-][A-Za-z]+)*", re.ASCII)
 #: dotted or snake_case code: ``s3_client.token``, ``utf8_codec`` (each part a word)
 _CODE_NAME: Final = lazy(r"[A-Za-z][a-z]*[0-9]{0,2}(?:[._][A-Za-z][a-z]*[0-9]{0,2})+",
                                re.ASCII)
+#: the scheme and user of a URL's authority, up to a position (``https://x-access-``)
+_USERINFO: Final = lazy(r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*\Z", re.ASCII)
 #: what may follow a value alone on its line: spaces and a comment
 _LINE_END: Final = lazy(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
 #: how a name for a credential ends: a value ending so is a variable, not a secret

@@ -19,10 +19,14 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   (labelled, beside an access key ID, or alone when random-looking: a git SHA, a UUID or
   base64 prose stays);
 - by position: ``bearer`` (after ``Bearer``, or alone on the line after it),
-  ``basic-auth`` (after ``Basic``, when it decodes to ``user:password``),
+  ``basic-auth`` (after ``Basic``, when it decodes to ``user:password``), ``auth-token``
+  (after ``Authorization: token``, GitHub's older scheme),
   ``url-password`` (``postgres://admin:[REDACTED:…]@host``; the scheme, user and host stay; the
   password runs to the authority's last ``@``, so one pasted with an unencoded ``@`` or ``#`` goes
-  whole, and JSON's escaped ``:\\/\\/`` counts as ``://``), and ``secret``: the value of a
+  whole, and JSON's escaped ``:\\/\\/`` counts as ``://``; a user named for a token,
+  ``x-access-token:…@``, is a user, not an assignment), ``secret`` for a password glued to
+  a MySQL/MariaDB client's ``-p`` (``mysql -uroot -pS3cret``; ``mkdir -p``, ``ssh -p 22``
+  and a bare ``-p``, which prompts, stay), and ``secret``: the value of a
   credential-named assignment or flag (``API_KEY=…``, ``"password": "…"``, ``clientSecret: …``,
   ``--token …``) when it looks like one: 6+ digits, 6+ characters mixing letters, digits or symbols,
   16+ random-looking letters, or a single word where it is data rather than prose (quoted,
@@ -59,7 +63,10 @@ that passes no pre-test check pays about twice the old pre-test (around 2 µs fo
 characters: more literals to look for); a text with a credential-like word (key, token,
 password, a ``-``/``_`` prefix) runs only the rules it could trigger, about a quarter of
 the old single expression's cost. Defense in depth, not a classifier: it catches common
-shapes, not every secret. Redaction is idempotent. Pure: no I/O.
+shapes, not every secret. Invisible format characters (zero-width space and joiners, the
+byte-order mark, directional controls) are read through: ``ghp_abc\u200bdef…`` is found, its
+span covering them, and the text outside a span is never changed. Redaction is idempotent.
+Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -74,10 +81,11 @@ from waymarks.core.secret_rules import (
     accepts,
     ascii_lower,
     might_contain_secret,
+    visible,
 )
 
-__all__ = ["PLACEHOLDER_PREFIX", "SecretSpan", "credential_kinds", "find_secrets",
-           "might_contain_secret", "redact"]
+__all__ = ["PLACEHOLDER_PREFIX", "SecretSpan", "credential_kinds", "cut_before_secret",
+           "find_secrets", "might_contain_secret", "redact"]
 
 
 class SecretSpan(NamedTuple):
@@ -94,7 +102,12 @@ def find_secrets(text: str) -> list[SecretSpan]:
     A caller that refuses text may name the kinds, never ``text[start:end]``. Where two
     rules overlap (``API_KEY=sk-…``, ``Bearer eyJ…``, ``private_key: -----BEGIN…``) the
     span is their union and the kind that of the more specific rule (tokens before
-    wrappers, in rule order)."""
+    wrappers, in rule order). Invisible format characters (a zero-width space inside a
+    token) are read through: a span covers those inside it, the text is never changed."""
+    shown, where = visible(text)
+    if where is not None:
+        return [SecretSpan(kind, where[start], where[end - 1] + 1)
+                for kind, start, end in find_secrets(shown)]
     if not might_contain_secret(text):
         return []
     found = sorted(candidates(text))
@@ -178,6 +191,23 @@ def redact(text: str) -> tuple[str, int]:
         pos = end
     parts.append(text[pos:])
     return "".join(parts), len(spans)
+
+
+def cut_before_secret(text: str, end: int) -> int:
+    """Where to cut ``text`` to keep at most ``end`` characters without cutting a credential
+    in two: ``end``, or the start of the credential standing across it.
+
+    Text cut to a bound before its egress redacts it would keep the head of such a
+    credential, often too short for its rule (``ghp_Ab3dEf6h`` is no token under 20
+    characters); found in the whole text, the credential is left out whole instead."""
+    if end >= len(text):
+        return end
+    for span in find_secrets(text):
+        if span.start >= end:
+            break
+        if span.end > end:
+            return span.start
+    return end
 
 
 def credential_kinds(text: str) -> list[str]:

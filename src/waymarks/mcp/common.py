@@ -19,7 +19,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, WithJsonSchema
 
-from waymarks.core.egress import json_document
+from waymarks.core.egress import escaped, json_document
 from waymarks.tool.persistence import Answer
 from waymarks.tool.results import FAILED, ToolResult
 
@@ -103,13 +103,23 @@ def answer_of(answer: object) -> Answer:
 
 def tool_result(outcome: ToolResult) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=outcome.text)],
-                          structured_content=outcome.details, is_error=outcome.is_error)
+                          structured_content=structured(outcome.details),
+                          is_error=outcome.is_error)
 
 
 def json_result(data: dict[str, Any]) -> CallToolResult:
     """A dictionary outcome as the SDK would return it (indented JSON text and structured
     content), with ``isError`` when it is a refusal. The text is what a model reads: it
-    escapes what the egress quoting escapes (:func:`json_document`)."""
+    escapes what the egress quoting escapes (:func:`json_document`); so does the
+    structured content (:func:`structured`)."""
     return CallToolResult(content=[TextContent(type="text", text=json_document(
-        data, indent=2))], structured_content=data,
+        data, indent=2))], structured_content=structured(data),
         is_error=str(data.get("outcome")) in FAILED)
+
+
+def structured(data: dict[str, Any]) -> dict[str, Any]:
+    """A result's structured content: a client may hand it to a model as it is, so its
+    strings carry the escapes of the text block (``\\u2028``, not the character)."""
+    shown = escaped(data)
+    assert isinstance(shown, dict)
+    return shown

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from waymarks.core.egress import json_line
+from waymarks.core.lazy_re import lazy
 
 MAX_PREFILL_CHARS: Final = 2000
 
@@ -65,6 +66,9 @@ Only edits you actually make, with their tool results, count as done.
 """
 
 
+_SLOT: Final = lazy(r"\{(project|lessons)\}")
+
+
 def untrusted_json(value: object) -> str:
     """``value`` as JSON on one line (the egress quoting: line and paragraph separators,
     NEL and other C1 controls, directional overrides escaped) that cannot close an XML-like
@@ -81,5 +85,8 @@ def curation_prompt(prefilled: str | None = None) -> str:
 
 
 def promotion_prompt(project: str, lessons: Sequence[dict[str, str]]) -> str:
-    return (PROMOTE_PROMPT.replace("{project}", project)
-            .replace("{lessons}", untrusted_json(list(lessons))))
+    """The promotion prompt. ``project`` (the project's path) and the lessons are given as
+    the destination may see them (through its egress: the caller's); both go in as
+    untrusted JSON, in one pass (a path holding ``{lessons}`` stays a path)."""
+    values = {"project": untrusted_json(project), "lessons": untrusted_json(list(lessons))}
+    return _SLOT.sub(lambda found: values[found.group(1)], PROMOTE_PROMPT)

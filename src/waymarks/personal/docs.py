@@ -28,6 +28,7 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import classify, highest
+from waymarks.core.secrets import cut_before_secret
 from waymarks.files.reading import read_regular
 from waymarks.personal.entry import derive_slug
 from waymarks.service.planning import doc_snippet
@@ -133,7 +134,9 @@ def _split(body: str) -> list[str]:
             current = ""
         current = f"{current}\n\n{paragraph}" if current else paragraph
     parts.append(current)
-    return [p[:MAX_CHUNK_CHARS * 2] for p in parts]
+    # a paragraph past the bound is cut, never through a credential (the egress redacts
+    # the chunk later: a head left alone could be too short for its rule)
+    return [p[:cut_before_secret(p, MAX_CHUNK_CHARS * 2)] for p in parts]
 
 
 def load_chunks(project: Path) -> list[Chunk]:

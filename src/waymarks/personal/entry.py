@@ -41,6 +41,7 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model import CLASSIFICATIONS
+from waymarks.core.secrets import cut_before_secret
 
 ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
 INDEX_NAME: Final = "MEMORY.md"
@@ -99,7 +100,7 @@ def title_of(text: str) -> str:
     """A name for an entry from its text: first line, no leading date, at most 80 chars."""
     first = one_line(text.strip().splitlines()[0] if text.strip() else "")
     first = _DATE_PREFIX.sub("", first)
-    return first[:MAX_NAME].rstrip() or "Personal memory"
+    return first[:cut_before_secret(first, MAX_NAME)].rstrip() or "Personal memory"
 
 
 def summary_of(text: str, name: str) -> str:
@@ -110,7 +111,7 @@ def summary_of(text: str, name: str) -> str:
     rest = flat[len(name):].strip() if flat.startswith(name) else flat
     if len(rest) <= MAX_SUMMARY:
         return rest
-    cut = rest[:MAX_SUMMARY - 1]
+    cut = rest[:cut_before_secret(rest, MAX_SUMMARY - 1)]
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
 
 
@@ -182,8 +183,10 @@ def parse_entry(slug: str, text: str) -> Entry | None:
 
 
 def _clipped(value: str, limit: int) -> str:
-    """``value`` cut to at most ``limit`` characters, the cut marked with an ellipsis."""
-    return value if len(value) <= limit else value[:limit - 1].rstrip() + "…"
+    """``value`` cut to at most ``limit`` characters, the cut marked with an ellipsis (never
+    through a credential: :func:`cut_before_secret`)."""
+    return value if len(value) <= limit else \
+        value[:cut_before_secret(value, limit - 1)].rstrip() + "…"
 
 
 def _level(fields: dict[str, str]) -> str | None:

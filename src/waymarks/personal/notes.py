@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from waymarks.core.decisions import refuse_credentials
+from waymarks.core.secrets import cut_before_secret
 from waymarks.core.text import is_unicode, normalize
 from waymarks.ledger.entries import custom_entries
 from waymarks.personal.curation import promotion_prompt
@@ -83,7 +84,9 @@ def active_notes(app: Waymarks) -> list[Note]:
         elif data.get("event") == "add" and isinstance(data.get("note"), dict):
             note = data["note"]
             if note.get("type") in NOTE_TYPES and isinstance(note.get("text"), str):
-                notes.append(Note(entry.id, note["type"], note["text"][:MAX_NOTE_CHARS],
+                text = note["text"]
+                notes.append(Note(entry.id, note["type"],
+                                  text[:cut_before_secret(text, MAX_NOTE_CHARS)],
                                   _created_at(note.get("createdAt"))))
     return notes
 
@@ -98,7 +101,8 @@ def promote_prompt(app: Waymarks, provider: str | None = None
 
     The prompt goes to a model: each note goes through the destination's egress like any
     other stored text (the default classification, spans it may not see withheld,
-    credentials redacted for a remote provider); a note with nothing left is left out."""
+    credentials redacted for a remote provider); a note with nothing left is left out. The
+    project's path is named in it through the same egress (:meth:`Egress.label`)."""
     egress = egress_for(app, provider)
     lessons = []
     for note in active_notes(app):
@@ -109,5 +113,5 @@ def promote_prompt(app: Waymarks, provider: str | None = None
             lessons.append(Note(note.id, note.type, shown, note.created_at))
     if not lessons:
         return None, []
-    return promotion_prompt(app.cwd, [{"id": n.id, "type": n.type, "text": n.text}
-                                      for n in lessons]), lessons
+    return promotion_prompt(egress.label(app.cwd), [
+        {"id": n.id, "type": n.type, "text": n.text} for n in lessons]), lessons

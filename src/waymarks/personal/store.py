@@ -24,7 +24,7 @@ from pathlib import Path
 import msgspec
 
 from waymarks.core.model import CLASSIFICATIONS
-from waymarks.core.secrets import credential_kinds, redact
+from waymarks.core.secrets import credential_kinds, cut_before_secret, redact
 from waymarks.core.text import escaped, is_unicode
 from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
 from waymarks.files.reading import read_regular
@@ -301,7 +301,9 @@ class PersonalStore:
                 title = title_of(fact)
                 # the slug is sent raw wherever the entry is named: never a credential in it
                 slug = self._free_slug(derive_slug(title_of(redact(fact)[0])))
-                entry = Entry(slug, title, one_line(fact)[:MAX_DESCRIPTION], "user", fact)
+                flat = one_line(fact)
+                entry = Entry(slug, title, flat[:cut_before_secret(flat, MAX_DESCRIPTION)],
+                              "user", fact)
                 try:
                     self._write_atomic(self._path(entry.slug), render_entry(entry))
                 except (PersonalMemoryError, OSError):

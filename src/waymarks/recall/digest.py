@@ -6,7 +6,9 @@ stored text cannot break out of it, not even with U+2028) with the id, kind, sta
 origin, source, stored date, evidence basis and an excerpt of at most 400 bytes around
 the first matching word. The excerpt is cut from the text as the destination may see it
 (:meth:`Egress.text`: markers removed, prohibited spans withheld, credentials redacted),
-never from the stored text. No row fits, no digest.
+never from the stored text; the origin and source labels (a project's path, a session's
+name) are redacted as the text is (:meth:`Egress.label`) before they are cut. No row fits,
+no digest.
 """
 
 from __future__ import annotations
@@ -44,8 +46,9 @@ def digest_rows(selected: Sequence[Scored], egress: Egress) -> list[dict[str, ob
         if shown is None:
             continue
         rows.append({"id": s.candidate.id, "kind": s.candidate.kind,
-                     "status": s.candidate.status, "origin": clip_label(s.candidate.origin),
-                     "source": clip_label(s.candidate.source),
+                     "status": s.candidate.status,
+                     "origin": clip_label(egress.label(s.candidate.origin)),
+                     "source": clip_label(egress.label(s.candidate.source)),
                      "updated": _date(s.candidate.created_at),
                      "evidence": s.candidate.evidence, "excerpt": excerpt(shown, s.matched)})
     return rows

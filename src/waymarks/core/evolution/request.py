@@ -94,13 +94,20 @@ def records_through(egress: Egress, records: Sequence[tuple[ClaimRow, str]],
     for claim, claim_level in records:
         if not egress.admits(claim_level):
             continue
-        content = egress.text(clip_utf8(claim.content, MAX_CLAIM_BYTES), claim_level)
+        content = _shown_within(egress, claim.content, claim_level, MAX_CLAIM_BYTES)
         if content is None:
             continue
         if is_level(claim_level):
             level = highest(level, claim_level)
         shown.append((claim, content))
     return shown, level
+
+
+def _shown_within(egress: Egress, stored: str, level: str, limit: int) -> str | None:
+    """``stored`` as ``egress`` lets it through, then cut to ``limit`` UTF-8 bytes: redacted
+    before it is cut, so a credential standing across the bound leaves no head behind."""
+    shown = egress.text(stored, level)
+    return None if shown is None else clip_utf8(shown, limit)
 
 
 def build_request(source: SourceRow, records: Sequence[tuple[ClaimRow, str]]
@@ -110,7 +117,7 @@ def build_request(source: SourceRow, records: Sequence[tuple[ClaimRow, str]]
     if source.classification == "local-only":
         return None
     egress = egress_for(source.classification)
-    text = egress.text(clip_utf8(source.text, MAX_SOURCE_BYTES), source.classification)
+    text = _shown_within(egress, source.text, source.classification, MAX_SOURCE_BYTES)
     if text is None or not text.strip():
         return None
     shown, level = records_through(egress, records, source.classification)

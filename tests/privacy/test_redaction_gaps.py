@@ -1,0 +1,120 @@
+"""Credential shapes the redactor missed or over-redacted, each through the real path a
+stored claim takes to a remote model (the recall digest for ``openai``), with the ordinary
+text around each new rule left exactly as it was.
+
+- a short-flag password of a password-taking command (``mysql -pS3cretPass``): ``mkdir -p``,
+  ``ssh -p 22`` and ``git log -p`` stay;
+- ``Authorization: token <opaque>`` (GitHub's older scheme);
+- a zero-width or other format character inside a token;
+- a URL whose user is ``x-access-token`` and whose password is a token: only the token goes,
+  the host and path stay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.privacy.secret_corpus import TOKENS
+from waymarks.core.secrets import might_contain_secret, redact
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+
+GHS = "ghs_" + "Qx7mP2vL9kR4tW8nZ3cY6bH1jD5fG0sA2eU4"
+GHP = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z0123"
+HEX40 = "3f9a0c7e1b2d4f6a8c0e2b4d6f8a1c3e5b7d9f0a"
+
+#: (topic word, stored text, what must not leave, what must stay)
+CASES: list[tuple[str, str, str, list[str]]] = [
+    ("quokka", "quokka backup: mysql -u root -pS3cretPass shop > dump.sql",
+     "S3cretPass", ["mysql -u root -p", "shop > dump.sql"]),
+    ("wombat", "wombat restore: mysql -h db -u app -p'Tr0ub4dor' shop < dump.sql",
+     "Tr0ub4dor", ["mysql -h db -u app -p", "shop < dump.sql"]),
+    ("numbat", 'numbat export: mysqldump -uroot -p"Zq8!vLm2" --all-databases',
+     "Zq8!vLm2", ["mysqldump -uroot -p", "--all-databases"]),
+    ("dingo", "dingo check: mariadb --host db -pHunter2Pass -e 'select 1'",
+     "Hunter2Pass", ["mariadb --host db -p", "-e 'select 1'"]),
+    ("kiwi", f"kiwi api: curl -H 'Authorization: token {HEX40}' https://api.github.com/user",
+     HEX40, ["Authorization: token ", "https://api.github.com/user"]),
+    ("takahe", f'takahe headers: {{"Authorization": "token {HEX40}", "Accept": "json"}}',
+     HEX40, ['{"Authorization": "token ', '"Accept": "json"}']),
+    # already redacted before these fixes; kept beside the new rules as guards
+    ("moa", f'moa headers: {{"Authorization": "Bearer {HEX40}", "Accept": "json"}}',
+     HEX40, ['{"Authorization": "Bearer ', '"Accept": "json"}']),
+    ("tui", "tui api: curl -H 'Authorization: Basic ZGVwbG95Okh1bnRlcjJQYXNz' https://x.io",
+     "ZGVwbG95Okh1bnRlcjJQYXNz", ["Authorization: Basic ", "https://x.io"]),
+    ("kakapo", f"kakapo registry token {GHP[:10]}\u200b{GHP[10:]} rotated monthly",
+     GHP[10:24], ["kakapo registry token ", " rotated monthly"]),
+    ("kea", f"kea token \ufeff{GHP[:20]}\u2060{GHP[20:]} in CI", GHP[20:34],
+     ["kea token ", " in CI"]),
+    ("weka", f"weka clone https://x-access-token:{GHS}@github.com/owner/repo.git daily",
+     GHS[4:], ["https://x-access-token:", "@github.com/owner/repo.git daily"]),
+]
+#: ordinary text beside the new rules: comes back exactly
+UNCHANGED: list[tuple[str, str]] = [
+    ("emu", "emu layout: mkdir -p build/out && ssh -p 22 deploy@host && git log -p HEAD"),
+    ("cassowary", "cassowary: mysql -p shop prompts for the password; mysql -P 3306 -h db"),
+    ("brolga", "brolga: gcc $(mysql_config --cflags) -pthread main.c -o main"),
+    ("jabiru", "jabiru: the Authorization: token based scheme is deprecated"),
+    ("galah", "galah note: the Authorization: token header was replaced in 2021"),
+    ("lyrebird", "lyrebird: a zero\u200bwidth space inside ordinary words stays"),
+    ("bilby", "bilby mirror https://github.com/owner/repo.git and git@github.com:o/r.git"),
+]
+
+
+@pytest.fixture
+def stored(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Waymarks]:
+    """Every case as a claim, written as an older version or a hand edit would leave it
+    (writes holding a credential are refused now)."""
+    with monkeypatch.context() as patched:
+        patched.setattr("waymarks.core.decisions.credential_kinds", lambda text: [])
+        with Waymarks(home, cwd=str(project)) as app:
+            app.trust(str(project))
+            for _word, text, *_rest in (*CASES, *UNCHANGED):
+                assert isinstance(app.remember(text, scope="project"), Committed)
+    with Waymarks(home, cwd=str(project)) as app:
+        yield app
+
+
+def digest_for(app: Waymarks, word: str) -> str:
+    result = app.recall(f"what about the {word}?", provider="openai")
+    assert result.digest, word
+    return result.digest
+
+
+@pytest.mark.parametrize(("word", "secret", "kept"),
+                         [(w, s, k) for w, _t, s, k in CASES], ids=[c[0] for c in CASES])
+def test_the_credential_leaves_and_its_context_stays(stored: Waymarks, word: str, secret: str,
+                                                    kept: list[str]) -> None:
+    digest = digest_for(stored, word)
+    assert secret not in digest and secret[:6] not in digest.replace(word, "")
+    assert "[REDACTED:" in digest
+    for part in kept:
+        assert part.replace('"', '\\"') in digest, part
+
+
+@pytest.mark.parametrize(("word", "text"), UNCHANGED, ids=[u[0] for u in UNCHANGED])
+def test_ordinary_text_beside_the_new_rules_stays(stored: Waymarks, word: str,
+                                                  text: str) -> None:
+    digest = digest_for(stored, word)
+    assert "[REDACTED:" not in digest
+    expected = text.replace("\u200b", "\\u200b")  # the quoting's escape, same value
+    assert expected in digest
+
+
+INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u202e"]
+
+
+@pytest.mark.parametrize("mark", INVISIBLE, ids=[f"U+{ord(m):04X}" for m in INVISIBLE])
+def test_an_invisible_character_inside_any_token_does_not_hide_it(mark: str) -> None:
+    for kind, token in TOKENS:
+        middle = len(token) // 2
+        hidden = f"{mark}see {token[:middle]}{mark}{token[middle:]} then{mark} go"
+        redacted, count = redact(hidden)
+        assert count == 1 and token[middle:] not in redacted, kind
+        # the text around the span is the text as it was, invisible characters included
+        assert redacted.startswith(f"{mark}see ") and redacted.endswith(f" then{mark} go")
+        assert redact(redacted) == (redacted, 0)
+        assert might_contain_secret(hidden)
