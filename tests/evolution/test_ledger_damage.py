@@ -1,6 +1,7 @@
 """A damaged evolution ledger (empty, bytes before its header, not a regular file) is
 canonical: nothing moves or rewrites it. Plans and recall go on without learned memory and
-say why in one line; the learning commands refuse with that line; ``health`` names it; the
+say why in one line; the learning commands refuse with that line (``learn status`` reports
+it, with the fix: it is what a person runs to find out); ``health`` names it; the
 Claude Code prompt hook still injects the pins. Real files, real SQLite, the real CLI and
 the real hook entry point."""
 
@@ -59,10 +60,13 @@ def test_plan_and_recall_go_on_without_learned_memory(
     recalled = cli("recall", "lint")
     assert recalled["notes"] == [note]
     # a learning command refuses with the same one line (exit 1: the home, not the request)
-    for args in (["learn", "status"], ["learn", "list"], ["evolve"],
-                 ["evolution", "status"]):
+    for args in (["learn", "list"], ["evolve"], ["evolution", "status"]):
         refused = cli(*args, expect=1)
         assert (refused["code"], refused["message"]) == ("bad_state", note)
+    # except `learn status`: what a person runs to find out what is wrong (and the fix)
+    status = cli("learn", "status")
+    assert status["learning"] is True and status["ledgerProblem"] == note
+    assert f"mv {ledger_path(home)} {ledger_path(home)}.aside" in note
     rebuilt = cli("rebuild-index")
     assert rebuilt["unreadable"] == [note] and rebuilt["mutations"] == 1
     report = cli("health")
@@ -72,6 +76,21 @@ def test_plan_and_recall_go_on_without_learned_memory(
     assert os.path.lexists(path)
     if before is not None:
         assert path.read_bytes() == before
+
+
+def test_learn_status_names_the_damage_and_the_fix_in_text(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from waymarks.cli.main import main
+
+    _damage(home, "garbage_header")
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["learn", "status"]) == 0
+    out = capsys.readouterr().out
+    assert "learning: off" in out
+    assert f"problem: {ledger_path(home)}: the learned ledger cannot be read" in out
+    assert f"mv {ledger_path(home)} {ledger_path(home)}.aside" in out
 
 
 def test_the_prompt_hook_still_injects_the_pins(home: Path, project: Path,

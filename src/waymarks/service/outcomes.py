@@ -69,8 +69,9 @@ class LedgerDamaged(ServiceError):
 
     def __init__(self, path: Path, why: str) -> None:
         super().__init__("bad_state", f"{path}: the learned ledger cannot be read ({why}); "
-                         "learned memory is left out until you move it aside (keep it: it "
-                         "is the only record of what was learned)")
+                         f"learned memory is left out until you move it aside: mv {path} "
+                         f"{path}.aside (keep it: it is the only record of what was "
+                         "learned; captures made meanwhile wait and are stored then)")
 
 class Rehearsed(Exception):
     """Raised in a rehearsal (``Waymarks.rehearsing``) where a write passed every check and
