@@ -93,6 +93,56 @@ def test_learn_status_names_the_damage_and_the_fix_in_text(
     assert f"mv {ledger_path(home)} {ledger_path(home)}.aside" in out
 
 
+def test_health_lists_what_of_the_learned_ledger_was_not_used(
+        home: Path, project: Path, cli: Callable[..., dict],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Garbage lines and a record this version does not understand are counted and
+    listed, by the session files' rule (not problems: nothing acknowledged was lost), and
+    a half-written last line is a problem, as the active session's is; the learned memory
+    around them is still read."""
+    from waymarks.cli.main import main
+    from waymarks.service.evolution import Evolution
+
+    with Evolution(home) as evo:
+        evo.capture("/p", "statement", "Remember: we deploy on Fridays.", session="s",
+                    key="k1")
+    path = ledger_path(home)
+    unknown = {"type": "custom", "id": "feedf00d", "parentId": None,
+               "timestamp": "2026-01-01T00:00:00.000Z",
+               "customType": "waymarks-evolution-v1", "data": {"v": 99}}
+    path.write_bytes(path.read_bytes() + b"\x00garbage\n" + json.dumps(unknown).encode()
+                     + b"\n" + b'{"type":"cus')
+    report = cli("health")
+    ledger = report["learnedLedger"]
+    assert ledger["path"] == str(path) and ledger["partialTailBytes"] == 12
+    assert ledger["anomalyCounts"] == {"skipped": 1, "unknown": 1}
+    assert [(a["line"], a["kind"]) for a in ledger["anomalies"]] == [(3, "skipped"),
+                                                                      (None, "unknown")]
+    assert ledger["anomalies"][1]["entryId"] == "feedf00d"
+    assert report["ok"] is False and [p for p in report["problems"] if str(path) in p] == [
+        f"learned ledger {path}: a half-written last line (12 bytes)"]
+    assert main(["health"]) == 0
+    out = capsys.readouterr().out
+    assert f"Learned ledger {path}: lines skipped: 1, entries not understood: 1" in out
+    assert "  line 3 (skipped): not a valid entry" in out
+    assert "  entry feedf00d (unknown)" in out and "half-written last line: 12 bytes" in out
+    assert cli("learn", "status")["counts"]["sources_pending"] == 1  # the rest is read
+
+
+def test_health_of_a_clean_learned_ledger_lists_nothing(
+        home: Path, project: Path, cli: Callable[..., dict]) -> None:
+    from waymarks.service.evolution import Evolution
+
+    assert cli("health")["learnedLedger"] is None  # nothing learned: no ledger
+    with Evolution(home) as evo:
+        evo.capture("/p", "statement", "Remember: we deploy on Fridays.", session="s",
+                    key="k1")
+    report = cli("health")
+    ledger = report["learnedLedger"]
+    assert report["ok"] is True and ledger["anomalyCounts"] == {"skipped": 0, "unknown": 0}
+    assert (ledger["anomalies"], ledger["partialTailBytes"]) == ([], 0)
+
+
 def test_the_prompt_hook_still_injects_the_pins(home: Path, project: Path,
                                                 pinned: None) -> None:
     _damage(home, "empty")
