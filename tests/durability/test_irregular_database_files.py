@@ -10,6 +10,7 @@ and a FIFO at -wal was removed by SQLite.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -78,3 +79,54 @@ def test_a_database_file_that_is_not_regular_is_refused_with_its_fix(
     target.rename(f"{target}.aside")
     done = _cli(home, project, "pins")
     assert done.returncode == 0 and "Run the tests first" in done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "dangling", "symlink"])
+@pytest.mark.parametrize("name", ["evolution.db", "evolution.db-wal"])
+def test_a_learning_queue_file_that_is_not_regular_is_refused_the_same_way(
+        tmp_path: Path, kind: str, name: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``evolution.db`` (the learning queue) and its companions get the projection's
+    treatment. Before: a directory there was "cannot be opened for writing", a FIFO an
+    I/O error "check the disk", a dangling link an error `evolution` commands met and
+    `health` called OK, and a FIFO at -wal was removed by SQLite."""
+    from waymarks.cli.main import main
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n", encoding="utf-8")
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["--json", "evolve"]) == 0  # the queue exists, with its -wal gone
+    (home / "evolution.db-wal").unlink(missing_ok=True)
+    (home / "evolution.db-shm").unlink(missing_ok=True)
+    target = home / name
+    target.unlink(missing_ok=True)
+    if kind == "directory":
+        target.mkdir()
+        what = "a directory"
+    elif kind == "fifo":
+        os.mkfifo(target)
+        what = "a FIFO"
+    else:  # dangling: SQLite would create the file it names; a link to a file: followed
+        outside = tmp_path / "elsewhere.db"
+        if kind == "symlink":
+            outside.write_bytes(b"")
+        target.symlink_to(outside)
+        what = "a symbolic link"
+    capsys.readouterr()
+    before = _snapshot(home)
+    advice = f"mv {target} {target}.aside"
+    for args in (["evolution", "status"], ["evolve"]):
+        assert main(["--json", *args]) == 1, args
+        message = json.loads(capsys.readouterr().out.splitlines()[-1])["message"]
+        assert f"{target} is {what}" in message and advice in message, message
+        assert "learning queue" in message and "Nothing was changed" in message
+    assert main(["--json", "health"]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert report["ok"] is False
+    assert any(f"{target} is {what}" in p and advice in p for p in report["problems"])
+    assert _snapshot(home) == before
+    target.rename(f"{target}.aside")  # the fix in the message works
+    assert main(["--json", "evolve"]) == 0

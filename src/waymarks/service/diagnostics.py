@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from waymarks.ledger.discovery import files_without_header
 from waymarks.service.outcomes import ServiceError
-from waymarks.service.recovery import damaged_copies, open_job_store
+from waymarks.service.recovery import (
+    QUEUE_ROLE,
+    damaged_copies,
+    open_job_store,
+    refuse_irregular_files,
+)
 from waymarks.service.semantic_recall import vector_status
 from waymarks.service.session_checks import replaced_problem
 from waymarks.store.projection import ProjectionDamaged
@@ -94,11 +99,12 @@ def queue_problems(app: Waymarks, report: dict[str, Any]) -> list[str]:
     from waymarks.store.jobs import DB_FILE
 
     problems = []
-    if (app.home / DB_FILE).exists():
-        try:
+    try:  # a name that is not a regular file (a dangling link too) is refused
+        refuse_irregular_files(app.home / DB_FILE, QUEUE_ROLE)
+        if (app.home / DB_FILE).exists():
             open_job_store(app.home, app.clock.now()).close()
-        except ServiceError as exc:
-            problems.append(str(exc))
+    except ServiceError as exc:
+        problems.append(str(exc))
     report["damagedCopies"] += damaged_copies(app.home / DB_FILE)
     return problems
 

@@ -114,11 +114,13 @@ def open_job_store(home: Path, now: datetime) -> JobStore:
     is set aside like the projection (renamed ``evolution.db.damaged-<UTC time>``, kept,
     logged) and a new one is made: its jobs come back from the sources the evolution
     ledger holds unsettled at the next check (their backoff, cooldowns and call counts
-    start afresh; nothing learned is lost). Another problem (a full disk, a read-only
-    file) is the one-line error of :func:`database_error`."""
+    start afresh; nothing learned is lost). A name that is not a regular file is refused
+    as the projection's are (:func:`refuse_irregular_files`). Another problem (a full
+    disk, a read-only file) is the one-line error of :func:`database_error`."""
     from waymarks.store.jobs import DB_FILE, JobStore
 
     path = home / DB_FILE
+    refuse_irregular_files(path, QUEUE_ROLE)
     for attempt in ("first", "again", "anew"):
         try:
             return JobStore.open(home)
@@ -219,12 +221,22 @@ def _what_it_is(mode: int, path: Path) -> str:
     return "not a regular file"
 
 
-def refuse_irregular_files(db_path: Path) -> None:
+#: what the projection database is to the person, and what moving it aside costs
+PROJECTION_ROLE: Final = ("its projection database",
+                          "the next command rebuilds what it needs from the session files")
+#: the same for the learning queue (``evolution.db``, :func:`open_job_store`)
+QUEUE_ROLE: Final = ("its learning queue", "the next check makes the queue anew from the "
+                     "sources the learned ledger holds unsettled; nothing learned is lost")
+
+
+def refuse_irregular_files(db_path: Path, role: tuple[str, str] = PROJECTION_ROLE) -> None:
     """Refuse, before anything opens or creates them, a database whose file or companion
     (``-wal``, ``-shm``, ``-journal``, ``.lock``) is not a regular file: a directory, a
     FIFO (opening one waits for a writer), a symbolic link (SQLite follows it, and created
     the file a dangling one names), a socket or a device. The error names the file, says
-    what it is and how to move it aside; nothing is changed (each name is only lstat'ed)."""
+    what it is and how to move it aside; nothing is changed (each name is only lstat'ed).
+    ``role``: what the database is, and what moving it aside costs."""
+    what, aside = role
     for suffix in DATABASE_COMPANIONS:
         path = Path(f"{db_path}{suffix}")
         try:
@@ -236,8 +248,7 @@ def refuse_irregular_files(db_path: Path) -> None:
         raise ServiceError(
             "database_error",
             f"{path} is {_what_it_is(mode, path)}, not a regular file, so Waymarks cannot"
-            f" use its projection database. Move it aside: mv {path} {path}.aside"
-            f" (the next command rebuilds what it needs from the session files). Nothing"
+            f" use {what}. Move it aside: mv {path} {path}.aside ({aside}). Nothing"
             f" was changed. {LEDGER_INTACT}.")
 
 
