@@ -130,3 +130,44 @@ def test_a_learning_queue_file_that_is_not_regular_is_refused_the_same_way(
     assert _snapshot(home) == before
     target.rename(f"{target}.aside")  # the fix in the message works
     assert main(["--json", "evolve"]) == 0
+
+
+def test_one_command_checks_the_database_files_once_and_a_later_open_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A command that opens the projection and the learned-memory store (recall) checked
+    the same waymarks.db twice; now once, while the first store holds it open. Not
+    weaker: once the command's stores are closed, the next open in the same process
+    checks again and refuses a name replaced meanwhile."""
+    from waymarks.cli.main import main
+    from waymarks.service.evolution import Evolution
+    from waymarks.service.outcomes import ServiceError
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    with Evolution(home) as evo:
+        evo.capture(str(project), "statement", "Remember: we deploy on Fridays.",
+                    session="s", key="k1")
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n", encoding="utf-8")
+    journal = f"{home / 'waymarks.db'}-journal"  # lstat'ed by the check alone
+    checks: list[str] = []
+    real = os.lstat
+
+    def lstat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        if str(path) == journal:
+            checks.append(str(path))
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    assert main(["--json", "recall", "deploy"]) == 0  # the projection, then learned memory
+    assert json.loads(capsys.readouterr().out)["rows"] == []  # a source: no claim yet
+    assert len(checks) == 1  # before: 2
+    wal = home / "waymarks.db-wal"
+    wal.unlink(missing_ok=True)
+    wal.mkdir()
+    with pytest.raises(ServiceError) as refused, Evolution(home) as evo:
+        evo.counts()
+    assert f"{wal} is a directory" in str(refused.value)
+    assert f"mv {wal} {wal}.aside" in str(refused.value)
