@@ -40,6 +40,20 @@ def _snapshot(home: Path) -> dict[str, tuple[int, bytes | str | None]]:
     return found
 
 
+def _replace(target: Path, kind: str, outside: Path) -> str:
+    """Put a ``kind`` (directory, fifo, a symbolic link to ``outside``) at ``target``;
+    what the refusal calls it."""
+    target.unlink(missing_ok=True)
+    if kind == "directory":
+        target.mkdir()
+        return "a directory"
+    if kind == "fifo":
+        os.mkfifo(target)
+        return "a FIFO"
+    target.symlink_to(outside)
+    return "a symbolic link"
+
+
 @pytest.mark.parametrize("kind", ["directory", "fifo", "symlink"])
 @pytest.mark.parametrize("name", NAMES)
 def test_a_database_file_that_is_not_regular_is_refused_with_its_fix(
@@ -50,17 +64,8 @@ def test_a_database_file_that_is_not_regular_is_refused_with_its_fix(
     for leftover in ("waymarks.db-wal", "waymarks.db-shm"):
         (home / leftover).unlink(missing_ok=True)
     target = home / name
-    target.unlink(missing_ok=True)
     outside = tmp_path / "elsewhere.db"
-    if kind == "directory":
-        target.mkdir()
-        what = "a directory"
-    elif kind == "fifo":
-        os.mkfifo(target)
-        what = "a FIFO"
-    else:
-        target.symlink_to(outside)  # dangling: SQLite created the file it names
-        what = "a symbolic link"
+    what = _replace(target, kind, outside)  # dangling: SQLite created the file it names
     before = _snapshot(home)
     database = (home / "waymarks.db").read_bytes() if name != "waymarks.db" else None
     for args in (("pins",), ("pin", "Another pin"), ("health",)):
@@ -102,19 +107,10 @@ def test_a_learning_queue_file_that_is_not_regular_is_refused_the_same_way(
     (home / "evolution.db-wal").unlink(missing_ok=True)
     (home / "evolution.db-shm").unlink(missing_ok=True)
     target = home / name
-    target.unlink(missing_ok=True)
-    if kind == "directory":
-        target.mkdir()
-        what = "a directory"
-    elif kind == "fifo":
-        os.mkfifo(target)
-        what = "a FIFO"
-    else:  # dangling: SQLite would create the file it names; a link to a file: followed
-        outside = tmp_path / "elsewhere.db"
-        if kind == "symlink":
-            outside.write_bytes(b"")
-        target.symlink_to(outside)
-        what = "a symbolic link"
+    outside = tmp_path / "elsewhere.db"
+    if kind == "symlink":  # a link to a file (followed), besides a dangling one
+        outside.write_bytes(b"")
+    what = _replace(target, kind, outside)
     capsys.readouterr()
     before = _snapshot(home)
     advice = f"mv {target} {target}.aside"
