@@ -10,6 +10,7 @@ and a FIFO at -wal was removed by SQLite.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -46,6 +47,20 @@ def _snapshot(home: Path) -> dict[str, tuple[int, bytes | str | None]]:
     return found
 
 
+def _replace(target: Path, kind: str, outside: Path) -> str:
+    """Put a ``kind`` (directory, fifo, a symbolic link to ``outside``) at ``target``;
+    what the refusal calls it."""
+    target.unlink(missing_ok=True)
+    if kind == "directory":
+        target.mkdir()
+        return "a directory"
+    if kind == "fifo":
+        os.mkfifo(target)
+        return "a FIFO"
+    target.symlink_to(outside)
+    return "a symbolic link"
+
+
 @pytest.mark.parametrize("kind", ["directory", "fifo", "symlink"])
 @pytest.mark.parametrize("name", NAMES)
 def test_a_database_file_that_is_not_regular_is_refused_with_its_fix(
@@ -56,17 +71,8 @@ def test_a_database_file_that_is_not_regular_is_refused_with_its_fix(
     for leftover in ("waymarks.db-wal", "waymarks.db-shm"):
         (home / leftover).unlink(missing_ok=True)
     target = home / name
-    target.unlink(missing_ok=True)
     outside = tmp_path / "elsewhere.db"
-    if kind == "directory":
-        target.mkdir()
-        what = "a directory"
-    elif kind == "fifo":
-        os.mkfifo(target)
-        what = "a FIFO"
-    else:
-        target.symlink_to(outside)  # dangling: SQLite created the file it names
-        what = "a symbolic link"
+    what = _replace(target, kind, outside)  # dangling: SQLite created the file it names
     before = _snapshot(home)
     database = (home / "waymarks.db").read_bytes() if name != "waymarks.db" else None
     for args in (("pins",), ("pin", "Another pin"), ("health",)):
@@ -85,3 +91,86 @@ def test_a_database_file_that_is_not_regular_is_refused_with_its_fix(
     target.rename(f"{target}.aside")
     done = _cli(home, project, "pins")
     assert done.returncode == 0 and "Run the tests first" in done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "dangling", "symlink"])
+@pytest.mark.parametrize("name", ["evolution.db", "evolution.db-wal"])
+def test_a_learning_queue_file_that_is_not_regular_is_refused_the_same_way(
+        tmp_path: Path, kind: str, name: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``evolution.db`` (the learning queue) and its companions get the projection's
+    treatment. Before: a directory there was "cannot be opened for writing", a FIFO an
+    I/O error "check the disk", a dangling link an error `evolution` commands met and
+    `health` called OK, and a FIFO at -wal was removed by SQLite."""
+    from waymarks.cli.main import main
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n", encoding="utf-8")
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["--json", "evolve"]) == 0  # the queue exists, with its -wal gone
+    (home / "evolution.db-wal").unlink(missing_ok=True)
+    (home / "evolution.db-shm").unlink(missing_ok=True)
+    target = home / name
+    outside = tmp_path / "elsewhere.db"
+    if kind == "symlink":  # a link to a file (followed), besides a dangling one
+        outside.write_bytes(b"")
+    what = _replace(target, kind, outside)
+    capsys.readouterr()
+    before = _snapshot(home)
+    advice = f"mv {target} {target}.aside"
+    for args in (["evolution", "status"], ["evolve"]):
+        assert main(["--json", *args]) == 1, args
+        message = json.loads(capsys.readouterr().out.splitlines()[-1])["message"]
+        assert f"{target} is {what}" in message and advice in message, message
+        assert "learning queue" in message and "Nothing was changed" in message
+    assert main(["--json", "health"]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert report["ok"] is False
+    assert any(f"{target} is {what}" in p and advice in p for p in report["problems"])
+    assert _snapshot(home) == before
+    target.rename(f"{target}.aside")  # the fix in the message works
+    assert main(["--json", "evolve"]) == 0
+
+
+def test_one_command_checks_the_database_files_once_and_a_later_open_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A command that opens the projection and the learned-memory store (recall) checked
+    the same waymarks.db twice; now once, while the first store holds it open. Not
+    weaker: once the command's stores are closed, the next open in the same process
+    checks again and refuses a name replaced meanwhile."""
+    from waymarks.cli.main import main
+    from waymarks.service.evolution import Evolution
+    from waymarks.service.outcomes import ServiceError
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    with Evolution(home) as evo:
+        evo.capture(str(project), "statement", "Remember: we deploy on Fridays.",
+                    session="s", key="k1")
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n", encoding="utf-8")
+    journal = f"{home / 'waymarks.db'}-journal"  # lstat'ed by the check alone
+    checks: list[str] = []
+    real = os.lstat
+
+    def lstat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        if str(path) == journal:
+            checks.append(str(path))
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    assert main(["--json", "recall", "deploy"]) == 0  # the projection, then learned memory
+    assert json.loads(capsys.readouterr().out)["rows"] == []  # a source: no claim yet
+    assert len(checks) == 1  # before: 2
+    wal = home / "waymarks.db-wal"
+    wal.unlink(missing_ok=True)
+    wal.mkdir()
+    with pytest.raises(ServiceError) as refused, Evolution(home) as evo:
+        evo.counts()
+    assert f"{wal} is a directory" in str(refused.value)
+    assert f"mv {wal} {wal}.aside" in str(refused.value)

@@ -1,6 +1,7 @@
 """A damaged evolution ledger (empty, bytes before its header, not a regular file) is
 canonical: nothing moves or rewrites it. Plans and recall go on without learned memory and
-say why in one line; the learning commands refuse with that line; ``health`` names it; the
+say why in one line; the learning commands refuse with that line (``learn status`` reports
+it, with the fix: it is what a person runs to find out); ``health`` names it; the
 Claude Code prompt hook still injects the pins. Real files, real SQLite, the real CLI and
 the real hook entry point."""
 
@@ -59,10 +60,13 @@ def test_plan_and_recall_go_on_without_learned_memory(
     recalled = cli("recall", "lint")
     assert recalled["notes"] == [note]
     # a learning command refuses with the same one line (exit 1: the home, not the request)
-    for args in (["learn", "status"], ["learn", "list"], ["evolve"],
-                 ["evolution", "status"]):
+    for args in (["learn", "list"], ["evolve"], ["evolution", "status"]):
         refused = cli(*args, expect=1)
         assert (refused["code"], refused["message"]) == ("bad_state", note)
+    # except `learn status`: what a person runs to find out what is wrong (and the fix)
+    status = cli("learn", "status")
+    assert status["learning"] is True and status["ledgerProblem"] == note
+    assert f"mv {ledger_path(home)} {ledger_path(home)}.aside" in note
     rebuilt = cli("rebuild-index")
     assert rebuilt["unreadable"] == [note] and rebuilt["mutations"] == 1
     report = cli("health")
@@ -72,6 +76,71 @@ def test_plan_and_recall_go_on_without_learned_memory(
     assert os.path.lexists(path)
     if before is not None:
         assert path.read_bytes() == before
+
+
+def test_learn_status_names_the_damage_and_the_fix_in_text(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from waymarks.cli.main import main
+
+    _damage(home, "garbage_header")
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["learn", "status"]) == 0
+    out = capsys.readouterr().out
+    assert "learning: off" in out
+    assert f"problem: {ledger_path(home)}: the learned ledger cannot be read" in out
+    assert f"mv {ledger_path(home)} {ledger_path(home)}.aside" in out
+
+
+def test_health_lists_what_of_the_learned_ledger_was_not_used(
+        home: Path, project: Path, cli: Callable[..., dict],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Garbage lines and a record this version does not understand are counted and
+    listed, by the session files' rule (not problems: nothing acknowledged was lost), and
+    a half-written last line is a problem, as the active session's is; the learned memory
+    around them is still read."""
+    from waymarks.cli.main import main
+    from waymarks.service.evolution import Evolution
+
+    with Evolution(home) as evo:
+        evo.capture("/p", "statement", "Remember: we deploy on Fridays.", session="s",
+                    key="k1")
+    path = ledger_path(home)
+    unknown = {"type": "custom", "id": "feedf00d", "parentId": None,
+               "timestamp": "2026-01-01T00:00:00.000Z",
+               "customType": "waymarks-evolution-v1", "data": {"v": 99}}
+    path.write_bytes(path.read_bytes() + b"\x00garbage\n" + json.dumps(unknown).encode()
+                     + b"\n" + b'{"type":"cus')
+    report = cli("health")
+    ledger = report["learnedLedger"]
+    assert ledger["path"] == str(path) and ledger["partialTailBytes"] == 12
+    assert ledger["anomalyCounts"] == {"skipped": 1, "unknown": 1}
+    assert [(a["line"], a["kind"]) for a in ledger["anomalies"]] == [(3, "skipped"),
+                                                                      (None, "unknown")]
+    assert ledger["anomalies"][1]["entryId"] == "feedf00d"
+    assert report["ok"] is False and [p for p in report["problems"] if str(path) in p] == [
+        f"learned ledger {path}: a half-written last line (12 bytes)"]
+    assert main(["health"]) == 0
+    out = capsys.readouterr().out
+    assert f"Learned ledger {path}: lines skipped: 1, entries not understood: 1" in out
+    assert "  line 3 (skipped): not a valid entry" in out
+    assert "  entry feedf00d (unknown)" in out and "half-written last line: 12 bytes" in out
+    assert cli("learn", "status")["counts"]["sources_pending"] == 1  # the rest is read
+
+
+def test_health_of_a_clean_learned_ledger_lists_nothing(
+        home: Path, project: Path, cli: Callable[..., dict]) -> None:
+    from waymarks.service.evolution import Evolution
+
+    assert cli("health")["learnedLedger"] is None  # nothing learned: no ledger
+    with Evolution(home) as evo:
+        evo.capture("/p", "statement", "Remember: we deploy on Fridays.", session="s",
+                    key="k1")
+    report = cli("health")
+    ledger = report["learnedLedger"]
+    assert report["ok"] is True and ledger["anomalyCounts"] == {"skipped": 0, "unknown": 0}
+    assert (ledger["anomalies"], ledger["partialTailBytes"]) == ([], 0)
 
 
 def test_the_prompt_hook_still_injects_the_pins(home: Path, project: Path,

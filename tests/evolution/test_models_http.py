@@ -183,3 +183,69 @@ def test_client_for_picks_the_adapter() -> None:
     assert isinstance(client_for("anthropic", "http://h", "K"), AnthropicClient)
     with pytest.raises(ValueError, match="no model adapter"):
         client_for("smoke-signals", None, None)
+
+
+SLOW_HOST = "slow-resolver.test"
+
+
+def _resolver(monkeypatch: pytest.MonkeyPatch, answers: dict[str, list[str]],
+              release: threading.Event, entered: threading.Event) -> None:
+    """``socket.getaddrinfo`` answering ``answers`` (host -> addresses) for the names it
+    knows; for ``SLOW_HOST`` it first hangs until ``release`` (at most 5 s, so a client
+    that waits for it fails its test instead of hanging the run)."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kwargs):  # type: ignore[no-untyped-def]
+        name = host.decode() if isinstance(host, bytes) else host
+        if name == SLOW_HOST:
+            entered.set()
+            if not release.wait(5.0):
+                entered.clear()  # waited out: a call that returns after this waited for it
+        if name in answers:
+            return [info for address in answers[name]
+                    for info in real(address, port, *args, **kwargs)]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+def test_a_resolver_that_hangs_is_cut_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: DNS ran inside httpx's connect, before there was a socket for the watchdog
+    to shut, so a hanging resolver held the call past ``timeoutMs`` (here until the fake
+    resolver gave up waiting after 5 s; only then did the call report its timeout)."""
+    release, entered = threading.Event(), threading.Event()
+    _resolver(monkeypatch, {SLOW_HOST: ["127.0.0.1"]}, release, entered)
+    try:
+        with FakeProvider([openai_ok("late")]) as fake:
+            port = fake.origin.rsplit(":", 1)[1]
+            failure = _fails(OpenAIClient(f"http://{SLOW_HOST}:{port}/v1", None),
+                             timeout=0.5)
+            assert failure.code == "timeout"
+            assert entered.is_set()  # the resolver is still hanging: not waited for
+            assert fake.requests == []
+    finally:
+        release.set()
+
+
+def test_a_name_with_several_addresses_falls_back_to_the_next(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``localhost`` often resolves to ::1 first while a local model server listens on
+    127.0.0.1 only: the next address is tried, as ``socket.create_connection`` does."""
+    name = "two-addresses.test"
+    with FakeProvider([openai_ok("hello")]) as fake:  # on 127.0.0.1; 127.0.0.2 refuses
+        port = int(fake.origin.rsplit(":", 1)[1])
+        _resolver(monkeypatch, {name: ["127.0.0.2", "127.0.0.1"]}, threading.Event(),
+                  threading.Event())
+        reply = OpenAIClient(f"http://{name}:{port}/v1", None).complete(
+            REQUEST, ROUTE, timeout_s=5)
+    assert reply.text == "hello"
+
+
+def test_a_name_that_does_not_resolve_is_a_network_failure(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> list[object]:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    failure = _fails(OpenAIClient("http://no-such-host.test:9/v1", None))
+    assert failure.code == "network"

@@ -1,7 +1,8 @@
 """``waymarks learn``: the learning switch, and the learned claims themselves.
 
 ``learn on`` / ``learn off`` set ``[evolution] learn`` in the home configuration (never a
-project's); ``learn status`` shows the switch and counts (no content); ``learn list`` the
+project's); ``learn status`` shows the switch and counts (no content), and a learned
+ledger that cannot be read (what is wrong and the fix; exit 0); ``learn list`` the
 learned claims with provenance; ``learn forget ID`` forgets one by its exact ID. Turning
 learning on is always the person's act: installers print how, they never do it.
 """
@@ -46,7 +47,7 @@ def learn_group() -> Group:
     @command(learn, "status", summary="Whether learning is on, and how many sources and "
              "learned claims there are (no content).", examples=["waymarks learn status --json"])
     def status() -> Result:
-        from waymarks.service.evolution import Evolution, has_ledger
+        from waymarks.service.evolution import Evolution, LedgerDamaged, has_ledger
         from waymarks.service.learning import learning_state
 
         app = runtime().app()
@@ -54,15 +55,22 @@ def learn_group() -> Group:
         data = state.to_json()
         counts: dict[str, int] = {}
         bad: list[str] = []
+        problem = None
         if has_ledger(app.home):
-            with Evolution(app.home) as evo:
-                counts = evo.counts()
-                bad = evo.store.readable_claims()[1]
+            try:  # a damaged ledger is what this is run to find out about: reported
+                with Evolution(app.home) as evo:
+                    counts = evo.counts()
+                    bad = evo.store.readable_claims()[1]
+            except LedgerDamaged as exc:
+                problem = str(exc)
         data["counts"] = counts
         data["badRows"] = bad
+        data["ledgerProblem"] = problem
         lines = [f"learning: {'on' if state.enabled else 'off'}"
                  + (" (turned off by this project's configuration)" if state.project_off
                     else ""), f"config: {state.config}"]
+        if problem is not None:
+            lines.append(f"problem: {problem}")
         lines += [f"{name}: {value}" for name, value in sorted(counts.items())]
         lines += [f"ignored: {note}" for note in state.ignored]
         lines += [f"malformed learned claim (left out of recall; `waymarks evolution forget "

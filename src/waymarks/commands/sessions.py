@@ -259,4 +259,20 @@ def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
                      "(skipped; the next write terminates it)")
     for anomaly in data["anomalies"]:
         lines.append(f"  line {anomaly['line']} ({anomaly['kind']}): {anomaly['detail']}")
-    return data, "\n".join(lines)
+    return data, "\n".join(lines + _learned_ledger(data.get("learnedLedger")))
+
+
+def _learned_ledger(ledger: dict[str, Any] | None) -> list[str]:
+    """What of the learned ledger was not used (listed only when something was not)."""
+    if not ledger or not (ledger["partialTailBytes"] or any(ledger["anomalyCounts"].values())):
+        return []
+    counts = ledger["anomalyCounts"]
+    lines = [f"Learned ledger {ledger['path']}: lines skipped: {counts['skipped']}, entries "
+             f"not understood: {counts['unknown']}"]
+    if ledger["partialTailBytes"]:
+        lines.append(f"  half-written last line: {ledger['partialTailBytes']} bytes "
+                     "(skipped; the next capture terminates it)")
+    for anomaly in ledger["anomalies"]:
+        where = f"line {anomaly['line']}" if anomaly["line"] else f"entry {anomaly['entryId']}"
+        lines.append(f"  {where} ({anomaly['kind']}): {anomaly['detail']}")
+    return lines

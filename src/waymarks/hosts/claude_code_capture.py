@@ -69,6 +69,7 @@ def capture(event: str, payload: dict[str, Any], home: Path, project: str, *,
     import sqlite3
 
     from waymarks.service import capture_spool
+    from waymarks.service.outcomes import LedgerDamaged
 
     session = str(payload.get("session_id", "")).lower()
     evo = warm_evolution(home) if warm else None
@@ -81,7 +82,7 @@ def capture(event: str, payload: dict[str, Any], home: Path, project: str, *,
         with Evolution(home, busy_timeout_ms=capture_spool.CAPTURE_BUSY_MS) as fresh:
             return {"captured": capture_spool.capture_transcript(
                 home, event, session, path, project, fresh)}
-    except (sqlite3.Error, OSError):
+    except (sqlite3.Error, OSError, LedgerDamaged):  # a damaged ledger: kept until moved
         if warm:
             drop_warm(home)  # a connection that failed is not reused
         queued = capture_spool.write_request(home, "claude-code", event, session, path,

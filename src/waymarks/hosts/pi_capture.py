@@ -33,6 +33,7 @@ from waymarks.service.capture_spool import (
     write_request,
 )
 from waymarks.service.learning import learning_enabled
+from waymarks.service.outcomes import LedgerDamaged
 
 EVENTS: Final = ("agent_end", "session_compact")
 
@@ -79,7 +80,7 @@ class PiCapture:
             return {"captured": 0, **retried}
         try:
             done = self._evo().capture_many(origin, session.session_id, items)
-        except (sqlite3.Error, OSError):
+        except (sqlite3.Error, OSError, LedgerDamaged):  # a damaged ledger: kept until moved
             self.close()  # a connection that failed is not reused
             queued = write_request(self.home, "pi", event, session.session_id,
                                    str(session.path), cwd)

@@ -12,10 +12,13 @@ What must stay true:
   request header; it is never stored on the client, logged, or put in an error;
 - only a ``stop`` finish is accepted (a truncated reply is ``invalid_output``), and a reply
   body larger than ``REPLY_BYTES`` is refused without being parsed;
-- the whole call, connect to last byte, is bounded by ``timeout_s``: httpx's timeouts are
-  per operation (a server sending its headers a byte at a time restarts the read timeout
-  with each), so a watchdog shuts the call's socket down at the deadline (each call has a
-  connection of its own, ``connection: close``, so the watchdog knows which).
+- the whole call, name resolution to last byte, is bounded by ``timeout_s``: httpx's
+  timeouts are per operation (a server sending its headers a byte at a time restarts the
+  read timeout with each), so a watchdog shuts the call's socket down at the deadline
+  (each call has a connection of its own, ``connection: close``, so the watchdog knows
+  which); and ``getaddrinfo``, which runs before there is a socket and which no timeout
+  bounds (a resolver that does not answer), runs in a worker thread waited on until the
+  deadline only (:mod:`waymarks.models.resolve`; the worker is left to finish on its own).
 """
 
 from __future__ import annotations
@@ -81,14 +84,20 @@ def error_for_status(status: int, headers: httpx2.Headers, head: bytes) -> Model
 
 _SHARED: list[httpx2.Client] = []
 _SHARED_LOCK = threading.Lock()
+#: ``deadline``: the ``time.monotonic`` deadline of the call this thread is making
+CALL = threading.local()
 
 
 def _shared_client() -> httpx2.Client:
     """One connection pool per process: making an httpx client costs ~50 ms (its TLS
-    context), more than a local model's answer. Timeouts are set per request."""
+    context), more than a local model's answer. Timeouts are set per request; name
+    resolution is bounded by the call's deadline (:mod:`waymarks.models.resolve`)."""
     with _SHARED_LOCK:
         if not _SHARED:
-            _SHARED.append(httpx2.Client(follow_redirects=False, trust_env=False))
+            from waymarks.models.resolve import bounded_transport
+
+            _SHARED.append(httpx2.Client(transport=bounded_transport(CALL),
+                                         follow_redirects=False, trust_env=False))
         return _SHARED[0]
 
 
@@ -113,7 +122,7 @@ class _HttpClient:
               timeout_s: float) -> dict[str, Any]:
         if timeout_s <= 0:
             raise ModelError("timeout")
-        deadline = time.monotonic() + timeout_s
+        deadline = CALL.deadline = time.monotonic() + timeout_s
         watchdog = _Watchdog(timeout_s)
         try:
             client = (_shared_client() if self._transport is None else
@@ -137,6 +146,8 @@ class _HttpClient:
         except httpx2.HTTPError as exc:
             # after the deadline its socket was shut down: whatever broke, it is a timeout
             raise ModelError("timeout" if watchdog.fired else _code_of(exc)) from None
+        finally:
+            CALL.deadline = None
         try:
             parsed = json.loads(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):

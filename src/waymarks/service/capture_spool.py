@@ -18,7 +18,9 @@ What must stay true:
   beyond it a request is refused and logged, never the disk filled);
 - a drain that fails (any ``sqlite3.Error`` or ``OSError``) keeps the request, with its
   try count and a fixed error code, for the next turn or tick; after ``MAX_TRIES`` it is
-  moved to ``failed/`` and named by ``evolution status`` (never silently dropped);
+  moved to ``failed/`` and named by ``evolution status`` (never silently dropped); a
+  damaged learned ledger (``ledger_damaged``: the home's fault, not the request's) costs
+  no try: the request waits until the person moves the ledger aside;
 - an entry that is not a regular file (a FIFO, a directory, a link to either) is never
   opened for reading, so it cannot hold a drain and the spool's lock: it is moved to
   ``failed/`` at once and logged (``not_regular``);
@@ -66,7 +68,7 @@ CAPTURE_BUSY_MS = 2000
 HOSTS = ("claude-code", "pi")
 #: the fixed codes a failed drain may record
 ERROR_CODES = ("sqlite_busy", "sqlite_error", "disk_full", "os_error", "transcript_behind",
-               "capture_error", "not_regular")
+               "capture_error", "not_regular", "ledger_damaged")
 
 
 class TranscriptBehind(Exception):
@@ -254,6 +256,8 @@ def _one(home: Path, path: str, evolution: Evolution, result: Drained) -> None:
         return
     import sqlite3
 
+    from waymarks.service.outcomes import LedgerDamaged
+
     try:
         result.captured += capture_request(home, request, evolution)
     except Exception as exc:  # noqa: BLE001 - one request must never stop the queue
@@ -263,16 +267,22 @@ def _one(home: Path, path: str, evolution: Evolution, result: Drained) -> None:
         if not isinstance(exc, TranscriptBehind):
             evolution.close()
         code = "transcript_behind" if isinstance(exc, TranscriptBehind) else \
+            "ledger_damaged" if isinstance(exc, LedgerDamaged) else \
             _error_code(exc, home) if isinstance(exc, sqlite3.Error | OSError) else \
             "capture_error"
         result.errors[code] = result.errors.get(code, 0) + 1
         _log(home, str(request.get("host")), code)
-        tries = int(request.get("tries") or 0) + 1
+        # a damaged learned ledger is the home's, not the request's: no drain can store
+        # anything until the person moves it aside, so the wait costs the request no try
+        # (20 drains would otherwise set every capture of the time aside)
+        tries = int(request.get("tries") or 0) + (code != "ledger_damaged")
         if tries >= MAX_TRIES:
             _set_aside(home, path, raw)
             result.set_aside += 1
             return
         result.kept += 1
+        if (request.get("error"), request.get("tries")) == (code, tries):
+            return  # already says so (a damaged ledger, drain after drain): no rewrite
         if _same(path, raw):  # a newer request for the session replaced it: it stands
             import contextlib
 

@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from waymarks.ledger.discovery import files_without_header
 from waymarks.service.outcomes import ServiceError
-from waymarks.service.recovery import damaged_copies, open_job_store
+from waymarks.service.recovery import (
+    QUEUE_ROLE,
+    damaged_copies,
+    open_job_store,
+    refuse_irregular_files,
+)
 from waymarks.service.semantic_recall import vector_status
 from waymarks.service.session_checks import replaced_problem
 from waymarks.store.projection import ProjectionDamaged
@@ -83,7 +88,7 @@ def health(app: Waymarks) -> dict[str, Any]:
         if session.partial_tail:
             report["problems"].append(f"active session: a half-written last line "
                                       f"({session.partial_tail} bytes)")
-    report["problems"] += learned_problems(app) + queue_problems(app, report)
+    report["problems"] += learned_problems(app, report) + queue_problems(app, report)
     report["ok"] = not report["problems"]
     return report
 
@@ -94,26 +99,51 @@ def queue_problems(app: Waymarks, report: dict[str, Any]) -> list[str]:
     from waymarks.store.jobs import DB_FILE
 
     problems = []
-    if (app.home / DB_FILE).exists():
-        try:
+    try:  # a name that is not a regular file (a dangling link too) is refused
+        refuse_irregular_files(app.home / DB_FILE, QUEUE_ROLE)
+        if (app.home / DB_FILE).exists():
             open_job_store(app.home, app.clock.now()).close()
-        except ServiceError as exc:
-            problems.append(str(exc))
+    except ServiceError as exc:
+        problems.append(str(exc))
     report["damagedCopies"] += damaged_copies(app.home / DB_FILE)
     return problems
 
 
-def learned_problems(app: Waymarks) -> list[str]:
-    """What stops learned memory from being read (nothing is read without a ledger)."""
+def learned_problems(app: Waymarks, report: dict[str, Any]) -> list[str]:
+    """What stops learned memory from being read (nothing is read without a ledger), and,
+    in ``report["learnedLedger"]``, what of the learned ledger was not used: lines skipped
+    as unreadable, entries not understood, a half-written last line. By the session files'
+    rule (:mod:`waymarks.store.health`, and :func:`health` for the active session) the
+    first two are counted and listed, not problems (nothing acknowledged was lost by
+    them), and a half-written last line is a problem."""
     from waymarks.service.learning import has_ledger
 
+    report["learnedLedger"] = None
     if not has_ledger(app.home):
         return []
+    from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, decode_record
+    from waymarks.ledger.entries import custom_entries
     from waymarks.service.evolution import Evolution, LedgerDamaged
+    from waymarks.store.health import MAX_DETAILS
 
     try:
         with Evolution(app.home, clock=app.clock) as evo:
-            evo.ledger.refresh()  # opening reads it: no database is touched
+            ledger = evo.ledger  # opening reads it: no database is touched
+            ledger.refresh()
+            unknown = [entry.id for entry in custom_entries(ledger, EVOLUTION_CUSTOM_TYPE)
+                       if decode_record(entry.data) is None]
     except LedgerDamaged as exc:
         return [str(exc)]
+    skipped = [a for a in ledger.anomalies if a.kind == "skipped"]
+    report["learnedLedger"] = {
+        "path": str(ledger.path), "partialTailBytes": ledger.partial_tail,
+        "anomalyCounts": {"skipped": len(skipped), "unknown": len(unknown)},
+        "anomalies": [{"line": a.line, "entryId": a.entry_id, "kind": a.kind,
+                       "detail": a.detail} for a in skipped[:MAX_DETAILS]]
+        + [{"line": None, "entryId": entry_id, "kind": "unknown",
+            "detail": "a learned record this version does not understand"}
+           for entry_id in unknown[:max(MAX_DETAILS - len(skipped), 0)]]}
+    if ledger.partial_tail:
+        return [f"learned ledger {ledger.path}: a half-written last line "
+                f"({ledger.partial_tail} bytes)"]
     return []

@@ -64,7 +64,7 @@ from waymarks.ledger.log import SessionFileError
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.learning import has_ledger as has_ledger  # re-exported
 from waymarks.service.learning import ledger_path as ledger_path  # re-exported
-from waymarks.service.outcomes import ServiceError
+from waymarks.service.outcomes import LedgerDamaged as LedgerDamaged  # re-exported
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, iso
 from waymarks.service.recovery import SQLITE_ERRORS, is_damage, open_recovering, set_aside_alone
 from waymarks.store.evolution import EvolutionStore
@@ -82,18 +82,6 @@ DB_NAME: Final = "waymarks.db"
 STEP_CODES: Final = frozenset({"applied", "no_change", "withheld", "budget_spent",
                                "no_target"})
 SETTLEMENT_CODES: Final = STEP_CODES | MODEL_ERROR_CODES | AUTHORITY_REASONS
-
-
-class LedgerDamaged(ServiceError):
-    """The evolution ledger is there but cannot be read (empty, bytes before its header,
-    not a regular file). It is canonical, so nothing moves, deletes or rewrites it: the
-    learning commands refuse, recall and plans leave learned memory out with this one
-    line as a note, and ``health`` names it."""
-
-    def __init__(self, path: Path, why: str) -> None:
-        super().__init__("bad_state", f"{path}: the learned ledger cannot be read ({why}); "
-                         "learned memory is left out until you move it aside (keep it: it "
-                         "is the only record of what was learned)")
 
 
 def _why(path: Path, exc: Exception) -> str:

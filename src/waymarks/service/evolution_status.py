@@ -92,7 +92,7 @@ def _when(ms: int | None) -> str | None:
 def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy, now_ms: int,
                      *, available: Callable[[RouteConfig], bool], learning: bool) -> dict[str, Any]:
     routes = config.routes()
-    exists = (home / DB_FILE).exists()
+    exists = os.path.lexists(home / DB_FILE)  # a dangling link too: it is refused
     store = open_job_store(home, datetime.now(UTC)) if exists else None
     try:
         counts = store.counts() if store else {}

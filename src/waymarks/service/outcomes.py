@@ -8,6 +8,7 @@ ledger refused its payload, or the rules ignored it), so it is not reported as c
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 import msgspec
@@ -16,8 +17,18 @@ from waymarks.core.decisions import Duplicate, Rejected, RejectionCode
 from waymarks.core.model import Mutation, PinMutation
 from waymarks.core.records import replace
 
-__all__ = ["Committed", "Duplicate", "Rehearsed", "Rejected", "RejectionCode",
-           "ServiceError", "WriteOutcome", "committed_outcome", "with_notices"]
+__all__ = [
+    "Committed",
+    "Duplicate",
+    "LedgerDamaged",
+    "Rehearsed",
+    "Rejected",
+    "RejectionCode",
+    "ServiceError",
+    "WriteOutcome",
+    "committed_outcome",
+    "with_notices",
+]
 
 
 class Committed(msgspec.Struct, frozen=True):
@@ -46,6 +57,21 @@ class ServiceError(Exception):
         #: caused by the request (a bad argument: exit 2), whatever the code says
         self.request = request
 
+
+class LedgerDamaged(ServiceError):
+    """The evolution ledger is there but cannot be read (empty, bytes before its header,
+    not a regular file). It is canonical, so nothing moves, deletes or rewrites it: the
+    learning commands refuse, recall and plans leave learned memory out with this one
+    line as a note, ``health`` names it, and a capture waits in the spool, its tries
+    uncounted, until the ledger is moved aside (:mod:`waymarks.service.capture_spool`).
+    Here, not in :mod:`waymarks.service.evolution`, so the capture paths can catch it
+    without importing that module (an import cycle)."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__("bad_state", f"{path}: the learned ledger cannot be read ({why}); "
+                         f"learned memory is left out until you move it aside: mv {path} "
+                         f"{path}.aside (keep it: it is the only record of what was "
+                         "learned; captures made meanwhile wait and are stored then)")
 
 class Rehearsed(Exception):
     """Raised in a rehearsal (``Waymarks.rehearsing``) where a write passed every check and
