@@ -85,6 +85,8 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
         held = new_matrix(embedder.dim)
         held.extend((item_id, vector) for _, item_id, vector in
                     store.vectors(embedder.model, visible))
+    if store.damaged:
+        drop_damaged(app, store)
     if not len(held):
         return list(lexical), None
     lexical_ids = [c.id for c in lexical]
@@ -94,6 +96,18 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
                                 SEMANTIC_CANDIDATES)
     side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration, query=query)
     return [*lexical, *store.candidates(extra)], side
+
+
+def drop_damaged(app: Waymarks, store: VectorStore) -> None:
+    """Drop the vector rows the read found damaged and wake the background worker to
+    embed their records again; the rest of the database is sound and stays (the records
+    are scored lexically meanwhile)."""
+    from waymarks.service.semantic_backfill import wake
+
+    with app.projection.transaction():
+        store.drop_damaged(store.damaged)
+    store.damaged.clear()
+    wake(app.home)
 
 
 ProgressFn = Callable[[int, int], None]

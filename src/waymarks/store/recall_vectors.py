@@ -11,6 +11,13 @@ rebuild, so a rebuild does not throw away minutes of embedding work; rows of rec
 no longer exist are never read (reads join ``recall_records``).
 
 Every row carries a checksum (:mod:`waymarks.store.integrity`), checked when it is read.
+A row that fails it is damage to that row alone: it is left out of the read (its record is
+scored lexically) and named in :attr:`VectorStore.damaged`, for the service to drop
+(:meth:`VectorStore.drop_damaged`) so that the backfill embeds that record again. Raising
+:class:`~waymarks.store.integrity.ProjectionDamaged` instead set the whole database aside
+and rebuilt it from the ledgers, every vector with it: one flipped byte cost ~328 s of CPU
+to embed 10k claims again. Damage to the table itself (missing, another schema) is still
+the database's, found on open.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import msgspec
 from waymarks.core.digests import blake2b
 from waymarks.recall.scoring import Candidate
 from waymarks.store.integrity import (
+    ProjectionDamaged,
     checksum,
     decoding,
     require,
@@ -44,6 +52,16 @@ def create_tables(db: sqlite3.Connection) -> None:
         " text_hash TEXT NOT NULL, vector BLOB NOT NULL, checksum INTEGER NOT NULL) STRICT")
 
 
+def _sound(row: Sequence[object]) -> bool:
+    """Whether a row selected as (item_id, model, text_hash, vector, checksum) is as
+    written."""
+    try:
+        verify_blob_row(row, "recall_vectors")
+    except ProjectionDamaged:
+        return False
+    return True
+
+
 def text_hash(text: str) -> str:
     return blake2b(text.encode(), digest_size=12).hexdigest()
 
@@ -54,6 +72,8 @@ class VectorStore:
     def __init__(self, db: sqlite3.Connection, *, items_backed: bool = True) -> None:
         self.db = db
         self.items_backed = items_backed
+        #: item IDs whose rows :meth:`vectors` found damaged (and left out)
+        self.damaged: list[str] = []
 
     def put(self, model: str, rows: Iterable[tuple[str, str, bytes]]) -> int:
         """Store ``(item_id, text, vector)`` rows made by ``model`` (replacing older ones);
@@ -103,7 +123,8 @@ class VectorStore:
                 after: int = 0) -> list[tuple[int, str, bytes]]:
         """``(record rowid, item_id, vector)`` of current ``model`` vectors of records past
         rowid ``after`` (that a session may see: its own and its trusted project's items).
-        Vectors whose text hash no longer matches are left out (scored lexically)."""
+        Vectors whose text hash no longer matches are left out (scored lexically), and so
+        are damaged rows, whose item IDs are added to :attr:`damaged`."""
         if self.items_backed:
             session_id, project = visible_to if visible_to is not None else (None, None)
             rows = self.db.execute(
@@ -120,10 +141,26 @@ class VectorStore:
                 " WHERE v.model = ? AND r.rowid > ? ORDER BY r.rowid", (model, after)).fetchall()
         out = []
         for rowid, text, *row in rows:
-            verify_blob_row(row, "recall_vectors")
-            if row[2] == text_hash(text):
+            if not _sound(row):
+                self.damaged.append(str(row[0]))
+            elif row[2] == text_hash(text):
                 out.append((int(rowid), str(row[0]), bytes(row[3])))
         return out
+
+    def drop_damaged(self, ids: Sequence[str]) -> int:
+        """Delete the rows of ``ids`` that are still damaged (a worker may have replaced
+        one meanwhile); how many. Their records are then missing a vector, and embedded
+        again (:meth:`missing`). Call inside a transaction."""
+        dropped = 0
+        for start in range(0, len(ids), CHUNK):
+            chunk = list(ids[start:start + CHUNK])
+            rows = self.db.execute(
+                "SELECT rowid, item_id, model, text_hash, vector, checksum FROM recall_vectors"
+                f" WHERE item_id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            gone = [(rowid,) for rowid, *row in rows if not _sound(row)]
+            self.db.executemany("DELETE FROM recall_vectors WHERE rowid = ?", gone)
+            dropped += len(gone)
+        return dropped
 
     def candidates(self, ids: Sequence[str]) -> list[Candidate]:
         """The recall records of ``ids`` as candidates (the ones the lexical side did not
