@@ -16,7 +16,7 @@ every function here is a no-op and recall is exactly the lexical engine.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
@@ -139,11 +139,9 @@ def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
             break
         vectors = embedder.passages([text for _, text in todo])
         rows = [(i, t, v) for (i, t), v in zip(todo, vectors, strict=True)]
-        if transaction is not None:
-            with transaction():
-                store.put(embedder.model, rows)
-        else:
+        with transaction() if transaction is not None else nullcontext():
             store.put(embedder.model, rows)
+            store.settle(embedder.model)  # past this batch: the next looks after it
         done += len(rows)
         if progress is not None:
             progress(done, max(total, done))
@@ -161,10 +159,12 @@ class Vectors(msgspec.Struct, frozen=True):
         return VectorStore(self.index.db).counts(self.embedder.model)
 
     def missing(self) -> int:
-        """How many records have no current vector."""
+        """How many records have no current vector (when none has, as it usually is,
+        without counting: records past the vectors' watermark are looked at)."""
+        if not VectorStore(self.index.db).missing(self.embedder.model, 1):
+            return 0
         records, vectors = self.counts()
-        return max(records - vectors,
-                   len(VectorStore(self.index.db).missing(self.embedder.model, 1)))
+        return max(records - vectors, 1)  # a vector of another text is counted
 
     def summary(self, embedded: int, **first: object) -> dict[str, Any]:
         """What ``waymarks index --semantic`` reports: ``first``, what was embedded here,
@@ -197,6 +197,9 @@ def vectors_of(app: Waymarks, *, catch_up: bool = True) -> Vectors | None:
     if catch_up:
         with app.projection.transaction():
             index.catch_up()
+            # the vectors' watermark past what is embedded (after a rebuild: every record
+            # looked at once), so that asking what is missing looks only at new records
+            VectorStore(index.db).settle(embedder.model)
     return Vectors(embedder, index)
 
 
