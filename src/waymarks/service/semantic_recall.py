@@ -221,7 +221,7 @@ def wait_for_vectors(app: Waymarks, timeout: float) -> dict[str, Any]:
     if vectors is None:
         return unavailable(**UNAVAILABLE)
     waited = wait(app.home, lambda: missing_vectors(app), timeout=timeout)
-    return vectors.summary(0, waited=waited)
+    return vectors.summary(0, waited=waited, **worker_problem())
 
 
 def vector_status(app: Waymarks) -> dict[str, object]:
@@ -235,4 +235,14 @@ def vector_status(app: Waymarks) -> dict[str, object]:
     records, stored = vectors.counts()
     return {"available": True, "model": vectors.embedder.model, "records": records,
             "vectors": stored, "missing": records - stored,
-            "background": progress(app.home)}
+            "background": progress(app.home), **worker_problem()}
+
+
+def worker_problem() -> dict[str, str]:
+    """``{"problem": ...}`` when ``WAYMARKS_SEMANTIC_BACKFILL`` holds a value that is
+    neither on nor off (the background worker is then off), as :func:`unavailable` says
+    ``WAYMARKS_SEMANTIC``'s; else nothing."""
+    from waymarks.service.semantic_backfill import switch_problem as backfill_problem
+
+    problem = backfill_problem()
+    return {} if problem is None else {"problem": problem}
