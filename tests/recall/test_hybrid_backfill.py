@@ -54,8 +54,8 @@ def wait_until_done(home: Path, rounds: int = 600) -> dict[str, Any]:
     raise AssertionError(f"the background worker did not finish: {state}")
 
 
-def worker_under_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """A home with six batches of claims and its worker woken, its first batch committed:
+def six_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A home with six batches of claims, none embedded and no worker woken:
     ``(home, project)``."""
     from waymarks.service.semantic_recall import BATCH
 
@@ -67,6 +67,13 @@ def worker_under_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[P
         for n in range(6 * BATCH):
             app.remember(f"Service number {n} listens on port {5000 + n} in zone {n % 7}.")
     monkeypatch.delenv("WAYMARKS_SEMANTIC_BACKFILL")
+    return home, project
+
+
+def worker_under_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A home with six batches of claims and its worker woken, its first batch committed:
+    ``(home, project)``."""
+    home, project = six_batches(tmp_path, monkeypatch)
     assert semantic_backfill.wake(home)
     for _ in range(3000):
         if (semantic_backfill.progress(home) or {}).get("embedded"):
@@ -259,13 +266,7 @@ def test_a_suspended_foreground_index_does_not_hold_the_worker_for_ever(
 
     from waymarks.service.semantic_recall import BATCH
 
-    project = tmp_path / "project"
-    project.mkdir()
-    home = tmp_path / "home"
-    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
-    with Waymarks(home, cwd=str(project)) as app:
-        for n in range(6 * BATCH):
-            app.remember(f"Service number {n} listens on port {5000 + n} in zone {n % 7}.")
+    home, project = six_batches(tmp_path, monkeypatch)
     foreground = subprocess.Popen(
         [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--json", "index",
          "--semantic"], cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -277,7 +278,6 @@ def test_a_suspended_foreground_index_does_not_hold_the_worker_for_ever(
             time.sleep(0.01)
         foreground.send_signal(signal.SIGSTOP)
         assert foreground_held(home)
-        monkeypatch.delenv("WAYMARKS_SEMANTIC_BACKFILL")
         monkeypatch.setattr(semantic_backfill, "FOREGROUND_PATIENCE", 0.5)
         worker = threading.Thread(target=semantic_worker.run, args=(home,), daemon=True)
         worker.start()
@@ -298,16 +298,7 @@ def test_a_suspended_foreground_index_does_not_hold_the_worker_for_ever(
         assert app.embed_recall()["vectors"] == 6 * BATCH
 
 
+
 def foreground_held(home: Path) -> bool:
     """Whether a process embeds in the foreground now (holds its lock)."""
-    try:
-        fd = os.open(home / semantic_backfill.FOREGROUND_FILE, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+    return semantic_backfill._locked(home, semantic_backfill.FOREGROUND_FILE)

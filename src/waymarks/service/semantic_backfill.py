@@ -278,12 +278,12 @@ def _checked(raw: object) -> dict[str, Any] | None:
         and (not isinstance(value, float) or math.isfinite(value))}}
 
 
-def _locked(home: Path) -> bool:
-    """Whether a worker holds the lock now."""
+def _locked(home: Path, name: str = LOCK_FILE) -> bool:
+    """Whether a worker holds the lock now (``name``: or another of the home's locks)."""
     import fcntl
 
     try:
-        fd = os.open(home / LOCK_FILE, os.O_RDONLY)
+        fd = os.open(home / name, os.O_RDONLY)
     except OSError:
         return False
     try:
