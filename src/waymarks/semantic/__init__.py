@@ -63,17 +63,25 @@ def enabled() -> bool:
     (``disable``, ``none``, a typo) switches it off: the variable is only ever set to
     change the default, and a typo must not leave a model loading on every prompt the
     person meant to spare; :func:`switch_problem` says so where it can be seen."""
-    return os.environ.get(SWITCH, "").strip().casefold() in _ON
+    return switched_on(SWITCH)
 
 
-def switch_problem() -> str | None:
-    """Why :data:`SWITCH` is not understood (shown by ``waymarks status`` and ``index
-    --semantic``), or ``None`` when it is one of the on or off values."""
-    value = os.environ.get(SWITCH, "")
+def switched_on(name: str) -> bool:
+    """Whether the on/off variable ``name`` (on when unset) is on: one of the on values;
+    one that is neither on nor off is off (:func:`enabled`). The one parser of Waymarks'
+    on/off switches (``WAYMARKS_SEMANTIC``, ``WAYMARKS_SEMANTIC_BACKFILL``)."""
+    return os.environ.get(name, "").strip().casefold() in _ON
+
+
+def switch_problem(name: str = SWITCH, what: str = "hybrid recall") -> str | None:
+    """Why the switch ``name`` is not understood (shown by ``waymarks status`` and ``index
+    --semantic``), or ``None`` when it is one of the on or off values; ``what``: what it
+    switches, off meanwhile."""
+    value = os.environ.get(name, "")
     if value.strip().casefold() in _ON | _OFF:
         return None
-    return (f"{SWITCH}={value!r} is neither on ({', '.join(sorted(_ON - {''}))}) nor off "
-            f"({', '.join(sorted(_OFF))}): hybrid recall is off until it is one of them")
+    return (f"{name}={value!r} is neither on ({', '.join(sorted(_ON - {''}))}) nor off "
+            f"({', '.join(sorted(_OFF))}): {what} is off until it is one of them")
 
 
 def load(threads: int | None = None) -> Embedder | None:

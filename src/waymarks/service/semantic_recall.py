@@ -16,7 +16,7 @@ every function here is a no-op and recall is exactly the lexical engine.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
@@ -85,6 +85,8 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
         held = new_matrix(embedder.dim)
         held.extend((item_id, vector) for _, item_id, vector in
                     store.vectors(embedder.model, visible))
+    if store.damaged:
+        drop_damaged(app, store)
     if not len(held):
         return list(lexical), None
     lexical_ids = [c.id for c in lexical]
@@ -94,6 +96,18 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
                                 SEMANTIC_CANDIDATES)
     side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration, query=query)
     return [*lexical, *store.candidates(extra)], side
+
+
+def drop_damaged(app: Waymarks, store: VectorStore) -> None:
+    """Drop the vector rows the read found damaged and wake the background worker to
+    embed their records again; the rest of the database is sound and stays (the records
+    are scored lexically meanwhile)."""
+    from waymarks.service.semantic_backfill import wake
+
+    with app.projection.transaction():
+        store.drop_damaged(store.damaged)
+    store.damaged.clear()
+    wake(app.home)
 
 
 ProgressFn = Callable[[int, int], None]
@@ -125,11 +139,9 @@ def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
             break
         vectors = embedder.passages([text for _, text in todo])
         rows = [(i, t, v) for (i, t), v in zip(todo, vectors, strict=True)]
-        if transaction is not None:
-            with transaction():
-                store.put(embedder.model, rows)
-        else:
+        with transaction() if transaction is not None else nullcontext():
             store.put(embedder.model, rows)
+            store.settle(embedder.model)  # past this batch: the next looks after it
         done += len(rows)
         if progress is not None:
             progress(done, max(total, done))
@@ -147,10 +159,12 @@ class Vectors(msgspec.Struct, frozen=True):
         return VectorStore(self.index.db).counts(self.embedder.model)
 
     def missing(self) -> int:
-        """How many records have no current vector."""
+        """How many records have no current vector (when none has, as it usually is,
+        without counting: records past the vectors' watermark are looked at)."""
+        if not VectorStore(self.index.db).missing(self.embedder.model, 1):
+            return 0
         records, vectors = self.counts()
-        return max(records - vectors,
-                   len(VectorStore(self.index.db).missing(self.embedder.model, 1)))
+        return max(records - vectors, 1)  # a vector of another text is counted
 
     def summary(self, embedded: int, **first: object) -> dict[str, Any]:
         """What ``waymarks index --semantic`` reports: ``first``, what was embedded here,
@@ -183,6 +197,9 @@ def vectors_of(app: Waymarks, *, catch_up: bool = True) -> Vectors | None:
     if catch_up:
         with app.projection.transaction():
             index.catch_up()
+            # the vectors' watermark past what is embedded (after a rebuild: every record
+            # looked at once), so that asking what is missing looks only at new records
+            VectorStore(index.db).settle(embedder.model)
     return Vectors(embedder, index)
 
 
@@ -204,7 +221,7 @@ def wait_for_vectors(app: Waymarks, timeout: float) -> dict[str, Any]:
     if vectors is None:
         return unavailable(**UNAVAILABLE)
     waited = wait(app.home, lambda: missing_vectors(app), timeout=timeout)
-    return vectors.summary(0, waited=waited)
+    return vectors.summary(0, waited=waited, **worker_problem())
 
 
 def vector_status(app: Waymarks) -> dict[str, object]:
@@ -218,4 +235,14 @@ def vector_status(app: Waymarks) -> dict[str, object]:
     records, stored = vectors.counts()
     return {"available": True, "model": vectors.embedder.model, "records": records,
             "vectors": stored, "missing": records - stored,
-            "background": progress(app.home)}
+            "background": progress(app.home), **worker_problem()}
+
+
+def worker_problem() -> dict[str, str]:
+    """``{"problem": ...}`` when ``WAYMARKS_SEMANTIC_BACKFILL`` holds a value that is
+    neither on nor off (the background worker is then off), as :func:`unavailable` says
+    ``WAYMARKS_SEMANTIC``'s; else nothing."""
+    from waymarks.service.semantic_backfill import switch_problem as backfill_problem
+
+    problem = backfill_problem()
+    return {} if problem is None else {"problem": problem}

@@ -19,7 +19,7 @@ from typing import Any
 
 from waymarks.files.atomic import write_atomic
 from waymarks.semantic import load as load_embedder
-from waymarks.service.semantic_backfill import NICENESS, PROGRESS_FILE, try_lock
+from waymarks.service.semantic_backfill import NICENESS, PROGRESS_FILE, ForegroundBusy, try_lock
 
 
 def _write(home: Path, data: dict[str, Any]) -> None:
@@ -50,11 +50,11 @@ def run(home: Path, held: int | None = None) -> int:
     state["cpu_earlier_s"] = _earlier_cpu(home)  # the home's workers before this one
     try:
         while True:
-            _embed(home, state)
+            deferred = not _embed(home, state)
             os.close(fd)
             fd = None
-            if not _pending(home):
-                return 0
+            if deferred or not _pending(home):
+                return 0  # deferred: the foreground process, or the next wake, does them
             fd = try_lock(home)
             if fd is None:
                 return 0  # a worker woken meanwhile does them
@@ -80,9 +80,11 @@ def _pending(home: Path) -> int:
         return missing_vectors(app)
 
 
-def _embed(home: Path, state: dict[str, Any]) -> None:
+def _embed(home: Path, state: dict[str, Any]) -> bool:
     """Embed until nothing is missing (writes landing meanwhile included), recording
-    content-free progress; ``state`` carries the counts across rounds of one worker."""
+    content-free progress; ``state`` carries the counts across rounds of one worker.
+    ``False`` when it left the rest to a process embedding in the foreground for longer
+    than it waits (``deferred``; the batches before are committed)."""
     from waymarks.service.app import Waymarks
 
     state.update(state="running", updated=_stamp())
@@ -102,6 +104,10 @@ def _embed(home: Path, state: dict[str, Any]) -> None:
                 base = int(state["embedded"])
                 if not outcome.get("available") or not outcome.get("embedded"):
                     break
+    except ForegroundBusy:
+        state.update(state="deferred", updated=_stamp(), cpu_s=_cpu())
+        _write(home, state)
+        return False
     except Exception as exc:  # recorded as failed (class name only), then raised
         state.update(state="failed", error=type(exc).__name__, updated=_stamp(), cpu_s=_cpu())
         _write(home, state)
@@ -112,6 +118,7 @@ def _embed(home: Path, state: dict[str, Any]) -> None:
     if state["total"] is None or state["total"] < state["embedded"]:
         state["total"] = state["embedded"]
     _write(home, state)
+    return True
 
 
 def _cpu() -> float:

@@ -459,10 +459,21 @@ def _verify_sources(db: sqlite3.Connection) -> list[str]:
                          verify_source)
 
 
+#: the prefix of the meta names of the stored vectors' watermarks, one per model
+#: (:mod:`waymarks.store.recall_vectors`): each is a recall record's row ID
+VECTORS_DONE: Final = "vectors_done:"
+
+
 def _verify_meta(db: sqlite3.Connection) -> list[str]:
     try:
         for name in ("recall_seq", "recall_generation", "recall_shortest"):
             integer_meta(db, name)
+        records = db.execute("SELECT coalesce(max(rowid), 0) FROM recall_records").fetchone()[0]
+        for (name,) in db.execute("SELECT name FROM meta WHERE substr(name, 1, ?) = ?",
+                                  (len(VECTORS_DONE), VECTORS_DONE)).fetchall():
+            done = integer_meta(db, name)
+            require(done is not None and done <= records,
+                    "a stored vectors' watermark is past the last recall record")
         seq = integer_meta(db, "recall_seq")
         top = db.execute("SELECT coalesce(max(seq), 0) FROM items WHERE kind = 'memory'"
                          ).fetchone()[0]

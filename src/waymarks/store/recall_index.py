@@ -34,6 +34,7 @@ from waymarks.recall.scoring import Candidate, QueryPlan, Stats
 from waymarks.store.integrity import (
     ITEM_CLASS,
     ITEM_COLUMNS,
+    VECTORS_DONE,
     checksum,
     decoding,
     integer_meta,
@@ -114,7 +115,9 @@ def reset(db: sqlite3.Connection) -> None:
     """Forget every indexed record (the projection was rebuilt; items will be re-read)."""
     db.execute("DELETE FROM recall_records")
     db.execute("INSERT INTO recall_terms (recall_terms) VALUES ('delete-all')")
-    db.execute("DELETE FROM meta WHERE name IN ('recall_seq', 'recall_shortest')")
+    # the vectors' watermarks name these records' row IDs: they go with them
+    db.execute("DELETE FROM meta WHERE name IN ('recall_seq', 'recall_shortest')"
+               " OR substr(name, 1, ?) = ?", (len(VECTORS_DONE), VECTORS_DONE))
     # in-memory copies (RecallCache) compare generations to know they must start over
     db.execute("INSERT INTO meta (name, value) VALUES ('recall_generation', '1')"
                " ON CONFLICT (name) DO UPDATE SET value = CAST(value AS INTEGER) + 1")

@@ -10,7 +10,25 @@ The table survives a reset of the recall index on purpose: item IDs are stable a
 rebuild, so a rebuild does not throw away minutes of embedding work; rows of records that
 no longer exist are never read (reads join ``recall_records``).
 
+Which records miss a current vector is asked on every wake and wait check of the background
+worker and before each of its batches; comparing every stored text's hash made that cost
+~55 ms of CPU at 10k records when nothing was missing. So each model has a *watermark* in
+``meta`` (``vectors_done:MODEL``): every record up to that row ID has a current vector of
+the model, and only the records past it are looked at. It holds because records are only
+appended (row IDs grow) until a reset of the index, which deletes the watermarks with the
+records (:func:`waymarks.store.recall_index.reset`), and every write of a vector goes
+through :meth:`VectorStore.put` (which lowers it below a record given a vector of another
+text, and drops other models') or :meth:`VectorStore.drop_damaged` (which drops them all);
+:meth:`VectorStore.settle` moves it forward.
+
 Every row carries a checksum (:mod:`waymarks.store.integrity`), checked when it is read.
+A row that fails it is damage to that row alone: it is left out of the read (its record is
+scored lexically) and named in :attr:`VectorStore.damaged`, for the service to drop
+(:meth:`VectorStore.drop_damaged`) so that the backfill embeds that record again. Raising
+:class:`~waymarks.store.integrity.ProjectionDamaged` instead set the whole database aside
+and rebuilt it from the ledgers, every vector with it: one flipped byte cost ~328 s of CPU
+to embed 10k claims again. Damage to the table itself (missing, another schema) is still
+the database's, found on open.
 """
 
 from __future__ import annotations
@@ -24,8 +42,11 @@ import msgspec
 from waymarks.core.digests import blake2b
 from waymarks.recall.scoring import Candidate
 from waymarks.store.integrity import (
+    VECTORS_DONE,
+    ProjectionDamaged,
     checksum,
     decoding,
+    integer_meta,
     require,
     valid_status,
     verify_blob_row,
@@ -44,6 +65,16 @@ def create_tables(db: sqlite3.Connection) -> None:
         " text_hash TEXT NOT NULL, vector BLOB NOT NULL, checksum INTEGER NOT NULL) STRICT")
 
 
+def _sound(row: Sequence[object]) -> bool:
+    """Whether a row selected as (item_id, model, text_hash, vector, checksum) is as
+    written."""
+    try:
+        verify_blob_row(row, "recall_vectors")
+    except ProjectionDamaged:
+        return False
+    return True
+
+
 def text_hash(text: str) -> str:
     return blake2b(text.encode(), digest_size=12).hexdigest()
 
@@ -54,19 +85,35 @@ class VectorStore:
     def __init__(self, db: sqlite3.Connection, *, items_backed: bool = True) -> None:
         self.db = db
         self.items_backed = items_backed
+        #: item IDs whose rows :meth:`vectors` found damaged (and left out)
+        self.damaged: list[str] = []
 
     def put(self, model: str, rows: Iterable[tuple[str, str, bytes]]) -> int:
         """Store ``(item_id, text, vector)`` rows made by ``model`` (replacing older ones);
         returns how many. Call inside a transaction."""
         values = []
+        texts: dict[str, str] = {}
         for item_id, text, vector in rows:
             fields = (item_id, model, text_hash(text))
             values.append((*fields, vector, checksum(fields, vector)))
+            texts[item_id] = text
         self.db.executemany(
             "INSERT INTO recall_vectors (item_id, model, text_hash, vector, checksum)"
             " VALUES (?, ?, ?, ?, ?) ON CONFLICT (item_id) DO UPDATE SET"
             " model = excluded.model, text_hash = excluded.text_hash,"
             " vector = excluded.vector, checksum = excluded.checksum", values)
+        self._forget_done(keep=model)  # another model's vectors may have been replaced
+        before = done = self.done(model)
+        ids = list(texts)
+        for start in range(0, len(ids) if done else 0, CHUNK):
+            chunk = ids[start:start + CHUNK]
+            for rowid, item_id, text in self.db.execute(
+                    "SELECT rowid, item_id, text FROM recall_records WHERE rowid <= ? AND"
+                    f" item_id IN ({','.join('?' * len(chunk))})", (done, *chunk)):
+                if text != texts[item_id]:  # a vector of another text: not current
+                    done = min(done, int(rowid) - 1)
+        if done < before:
+            self._set_done(model, done)
         return len(values)
 
     def present(self) -> bool:
@@ -77,19 +124,55 @@ class VectorStore:
 
     def missing(self, model: str, limit: int) -> list[tuple[str, str]]:
         """Up to ``limit`` records ``(item_id, text)`` with no current vector of ``model``
-        (none, another model's, or another text's), oldest first."""
+        (none, another model's, or another text's), oldest first; only records past the
+        model's watermark are looked at (module docstring)."""
+        done = self.done(model)
         rows = self.db.execute(
             "SELECT r.item_id, r.text, v.model, v.text_hash FROM recall_records r"
             " LEFT JOIN recall_vectors v ON v.item_id = r.item_id"
-            " WHERE v.item_id IS NULL OR v.model != ? ORDER BY r.rowid LIMIT ?",
-            (model, limit)).fetchall()
+            " WHERE r.rowid > ? AND (v.item_id IS NULL OR v.model != ?) ORDER BY r.rowid"
+            " LIMIT ?", (done, model, limit)).fetchall()
         stale_text = self.db.execute(
             "SELECT r.item_id, r.text, v.text_hash FROM recall_records r"
-            " JOIN recall_vectors v ON v.item_id = r.item_id WHERE v.model = ?"
-            " ORDER BY r.rowid", (model,)).fetchall() if len(rows) < limit else []
+            " JOIN recall_vectors v ON v.item_id = r.item_id WHERE r.rowid > ? AND v.model = ?"
+            " ORDER BY r.rowid", (done, model)).fetchall() if len(rows) < limit else []
         out = [(str(r[0]), str(r[1])) for r in rows]
         out += [(str(r[0]), str(r[1])) for r in stale_text if r[2] != text_hash(r[1])]
         return out[:limit]
+
+    def done(self, model: str) -> int:
+        """The watermark of ``model``: every record up to this row ID has a current vector
+        of it (0: none known)."""
+        return integer_meta(self.db, VECTORS_DONE + model) or 0
+
+    def settle(self, model: str) -> int:
+        """Move ``model``'s watermark past the records after it that have a current vector
+        of it, up to the first that has not; the watermark. Call inside a transaction (a
+        write only when it moves; after a batch it looks at about that batch's records,
+        after a reset at every record once)."""
+        done = start = self.done(model)
+        rows = self.db.execute(
+            "SELECT r.rowid, r.text, v.model, v.text_hash FROM recall_records r"
+            " LEFT JOIN recall_vectors v ON v.item_id = r.item_id WHERE r.rowid > ?"
+            " ORDER BY r.rowid", (done,))
+        for rowid, text, vector_model, digest in rows:
+            if vector_model != model or digest != text_hash(text):
+                break
+            done = int(rowid)
+        rows.close()
+        if done != start:
+            self._set_done(model, done)
+        return done
+
+    def _set_done(self, model: str, rowid: int) -> None:
+        self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
+                        " DO UPDATE SET value = excluded.value", (VECTORS_DONE + model, str(rowid)))
+
+    def _forget_done(self, keep: str | None = None) -> None:
+        """Delete the watermarks (but ``keep``'s)."""
+        self.db.execute("DELETE FROM meta WHERE substr(name, 1, ?) = ? AND name IS NOT ?",
+                        (len(VECTORS_DONE), VECTORS_DONE,
+                         None if keep is None else VECTORS_DONE + keep))
 
     def counts(self, model: str) -> tuple[int, int]:
         """(records, records with a vector of ``model``) (text changes not counted)."""
@@ -103,7 +186,8 @@ class VectorStore:
                 after: int = 0) -> list[tuple[int, str, bytes]]:
         """``(record rowid, item_id, vector)`` of current ``model`` vectors of records past
         rowid ``after`` (that a session may see: its own and its trusted project's items).
-        Vectors whose text hash no longer matches are left out (scored lexically)."""
+        Vectors whose text hash no longer matches are left out (scored lexically), and so
+        are damaged rows, whose item IDs are added to :attr:`damaged`."""
         if self.items_backed:
             session_id, project = visible_to if visible_to is not None else (None, None)
             rows = self.db.execute(
@@ -120,10 +204,28 @@ class VectorStore:
                 " WHERE v.model = ? AND r.rowid > ? ORDER BY r.rowid", (model, after)).fetchall()
         out = []
         for rowid, text, *row in rows:
-            verify_blob_row(row, "recall_vectors")
-            if row[2] == text_hash(text):
+            if not _sound(row):
+                self.damaged.append(str(row[0]))
+            elif row[2] == text_hash(text):
                 out.append((int(rowid), str(row[0]), bytes(row[3])))
         return out
+
+    def drop_damaged(self, ids: Sequence[str]) -> int:
+        """Delete the rows of ``ids`` that are still damaged (a worker may have replaced
+        one meanwhile); how many. Their records are then missing a vector, and embedded
+        again (:meth:`missing`). Call inside a transaction."""
+        dropped = 0
+        for start in range(0, len(ids), CHUNK):
+            chunk = list(ids[start:start + CHUNK])
+            rows = self.db.execute(
+                "SELECT rowid, item_id, model, text_hash, vector, checksum FROM recall_vectors"
+                f" WHERE item_id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            gone = [(rowid,) for rowid, *row in rows if not _sound(row)]
+            self.db.executemany("DELETE FROM recall_vectors WHERE rowid = ?", gone)
+            dropped += len(gone)
+        if dropped:
+            self._forget_done()  # their records no longer have a vector
+        return dropped
 
     def candidates(self, ids: Sequence[str]) -> list[Candidate]:
         """The recall records of ``ids`` as candidates (the ones the lexical side did not
