@@ -46,7 +46,6 @@ from waymarks.service.planning import egress_for
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
 from waymarks.service.recovery import (
     SQLITE_ERRORS,
-    checked_open,
     database_error,
     is_damage,
     prepare_database_files,
@@ -156,8 +155,7 @@ class Waymarks:
             prepare_database_files(self.db_path)
             found = file_identity(self.db_path)  # the file a failure below is about
             try:
-                self._projection = checked_open(self.db_path,
-                                                Projection(self.db_path, self._now_ms()))
+                self._projection = Projection(self.db_path, self._now_ms())
             except SchemaTooNewError as exc:
                 raise ServiceError("schema_too_new", str(exc)) from exc
             except SQLITE_ERRORS as exc:  # ProjectionDamaged included

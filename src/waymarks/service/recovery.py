@@ -26,7 +26,6 @@ import functools
 import os
 import sqlite3
 import stat
-import weakref
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
@@ -46,7 +45,6 @@ if TYPE_CHECKING:
 
 P = ParamSpec("P")
 R = TypeVar("R")
-S = TypeVar("S")
 
 DAMAGED_MARK = ".damaged-"
 #: SQLite errors that say the *environment* is wrong (full, read-only, busy, I/O), which a
@@ -231,32 +229,13 @@ QUEUE_ROLE: Final = ("its learning queue", "the next check makes the queue anew 
                      "sources the learned ledger holds unsettled; nothing learned is lost")
 
 
-#: stores this process opened on a database right after its files passed
-#: :func:`refuse_irregular_files`, by path (weakly: a store collected holds nothing)
-_CHECKED_OPEN: dict[str, weakref.WeakSet[Any]] = {}
-
-
-def checked_open(db_path: Path, store: S) -> S:
-    """Note that ``store`` was opened on ``db_path`` right after its files passed the
-    check, and return it. While it is open, another store of this process opening the same
-    file (a command's projection, then its learned-memory store on the same
-    ``waymarks.db``) is not checked again: the names were checked before this open and its
-    connection holds the files they named. Once every such store is closed the next open
-    checks again (a long-lived process meets a name replaced meanwhile)."""
-    _CHECKED_OPEN.setdefault(str(db_path), weakref.WeakSet()).add(store)
-    return store
-
-
 def refuse_irregular_files(db_path: Path, role: tuple[str, str] = PROJECTION_ROLE) -> None:
     """Refuse, before anything opens or creates them, a database whose file or companion
     (``-wal``, ``-shm``, ``-journal``, ``.lock``) is not a regular file: a directory, a
     FIFO (opening one waits for a writer), a symbolic link (SQLite follows it, and created
     the file a dangling one names), a socket or a device. The error names the file, says
     what it is and how to move it aside; nothing is changed (each name is only lstat'ed).
-    ``role``: what the database is, and what moving it aside costs. Once per open file:
-    not again while a store checked before it opened the file holds it (:func:`checked_open`)."""
-    if any(not store.closed for store in _CHECKED_OPEN.get(str(db_path), ())):
-        return
+    ``role``: what the database is, and what moving it aside costs."""
     what, aside = role
     for suffix in DATABASE_COMPANIONS:
         path = Path(f"{db_path}{suffix}")
@@ -370,7 +349,7 @@ def open_recovering(open_store: Callable[[], R], db_path: Path, now: Callable[[]
     refuse_irregular_files(db_path)
     found = file_identity(db_path)
     try:
-        return checked_open(db_path, open_store())
+        return open_store()
     except SQLITE_ERRORS as exc:
         if not is_damage(exc):
             raise

@@ -167,8 +167,6 @@ class SqliteEvoView:
 class EvolutionStore:
     """The evolution tables of one ``waymarks.db`` (its own connection; migrates on open)."""
 
-    closed = False  # set by close (service.recovery asks whether a store holds its file)
-
     def __init__(self, path: Path, now_ms: int, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS
                  ) -> None:
         private_database(path)
@@ -193,7 +191,6 @@ class EvolutionStore:
         self.view = SqliteEvoView(self.db)
 
     def close(self) -> None:
-        self.closed = True
         self.db.close()
 
     @contextmanager

@@ -118,8 +118,6 @@ class SyncReport(msgspec.Struct, frozen=True):
 class Projection(ProjectionReads):
     """One SQLite projection database, opened and migrated."""
 
-    closed = False  # set by close (service.recovery asks whether a store holds its file)
-
     def __init__(self, path: Path, now_ms: int) -> None:
         self.path = path
         private_database(path)  # 0600 (and its -wal, -shm): it holds every stored text
@@ -173,7 +171,6 @@ class Projection(ProjectionReads):
                 raise ProjectionDamaged(problems[0])
 
     def close(self) -> None:
-        self.closed = True
         self._checkpoints.close(self.db)
         self.db.close()
 
