@@ -8,26 +8,10 @@ command here outlives it in those hosts too."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-from tests.inprocess import waymarks
+from tests.inprocess import edit_in_place, waymarks
 from waymarks.service.app import Waymarks
-
-
-def _edit_in_place(path: Path, old: str, new: str) -> None:
-    """Rewrite ``path`` in place (the same inode), the same size, its mtime set back: what
-    an editor that writes in place, then ``touch -r`` or ``cp -p`` onto it, leaves."""
-    assert len(old) == len(new)
-    before = path.stat()
-    text = path.read_text()
-    assert old in text
-    with open(path, "r+", encoding="utf-8") as handle:
-        handle.write(text.replace(old, new))
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    after = path.stat()
-    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
-        before.st_ino, before.st_size, before.st_mtime_ns)
 
 
 def test_a_privacy_edit_keeping_size_and_mtime_is_in_force_at_the_next_request(
@@ -38,7 +22,7 @@ def test_a_privacy_edit_keeping_size_and_mtime_is_in_force_at_the_next_request(
     env = {"WAYMARKS_HOME": str(home)}
     first = waymarks("--json", "privacy", env=env, cwd=project)
     assert json.loads(first.stdout)["remoteProviders"]["openai"] == ["normal", "internal"]
-    _edit_in_place(config, 'openai = "internal"', 'openai = "normal"  ')
+    edit_in_place(config, 'openai = "internal"', 'openai = "normal"  ')
     # a new process reads the file; the long-lived one must not keep the old policy
     second = waymarks("--json", "privacy", env=env, cwd=project)
     assert json.loads(second.stdout)["remoteProviders"]["openai"] == ["normal"]
@@ -52,6 +36,6 @@ def test_a_trust_list_edited_in_place_is_in_force_at_the_next_request(
     with Waymarks(home, cwd=str(one)) as app:  # one object serving many requests
         app.trust(str(one))
         assert app.project_trusted
-        _edit_in_place(home / "trusted-projects.json", str(one), str(two))
+        edit_in_place(home / "trusted-projects.json", str(one), str(two))
         assert not app.project_trusted
         assert app.trusted_projects() == [str(two)]

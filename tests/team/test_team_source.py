@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.inprocess import edit_in_place
 import waymarks.ledger.team as ledger_team
 from waymarks.core.team import genesis, make_line
 from waymarks.service import team
@@ -382,3 +383,31 @@ def test_team_status_escapes_what_the_repository_wrote(make_app: Callable[..., W
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and "\x07" not in done.stdout
     assert "RED" in done.stdout and "ADR-1" in done.stdout
+
+
+def test_a_contributor_file_edited_in_place_keeping_size_and_mtime_is_read_again(
+        trusted: Waymarks, project: Path) -> None:
+    """A line rewritten in place (the same inode and size, the mtime set back): a new
+    process finds the chain broken; the long-lived one skipped the file as unchanged and
+    kept serving the forged line's original."""
+    ann = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    ann.add("Rule number 0")
+    ann.add("Rule number 1")
+    assert len(active_ids(trusted)) == 2
+    edit_in_place(ann.path, "Rule number 0", "Rule number X")
+    kept = active_ids(trusted)
+    team.forget_process_state()
+    assert kept == active_ids(trusted)  # what a new process finds
+    assert team.refresh(trusted).sources["ann-00000001"].status == "tampered"
+
+
+def test_an_exclusion_written_in_place_keeping_size_and_mtime_is_followed(
+        trusted: Waymarks, home: Path, project: Path) -> None:
+    directory = project / ".waymarks" / "team"
+    a = Writer(directory, "ann-00000001", "Ann").add("Use tabs")
+    b = Writer(directory, "bob-00000002", "Bob").add("Write ADRs for schema changes")
+    team.set_excluded(trusted, "bob-00000002", True)
+    team.set_excluded(trusted, "bob-00000002", False)  # the row says so: excluded false
+    assert active_ids(trusted) == [a, b]
+    edit_in_place(team.anchors_path(trusted), '"excluded": false', '"excluded": true ')
+    assert active_ids(trusted) == [a]
