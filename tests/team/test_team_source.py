@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.inprocess import edit_in_place
 import waymarks.ledger.team as ledger_team
+from tests.inprocess import edit_in_place
 from waymarks.core.team import genesis, make_line
 from waymarks.service import team
 from waymarks.service.app import Waymarks
