@@ -39,3 +39,35 @@ def test_a_trust_list_edited_in_place_is_in_force_at_the_next_request(
         edit_in_place(home / "trusted-projects.json", str(one), str(two))
         assert not app.project_trusted
         assert app.trusted_projects() == [str(two)]
+
+
+def test_a_session_file_foreign_to_one_project_is_still_read_for_its_own(
+        home: Path, tmp_path: Path) -> None:
+    """``/x/b-c`` and ``/x-b/c`` keep their sessions in one directory (``--x-b-c--``). A
+    pass for the second found the first's file foreign and remembered that for the path
+    alone: the first project, served next by the same process (the Claude Code helper
+    serves every project), then never indexed it, and its project memory was missing
+    while a new process showed it."""
+    own, other = tmp_path / "x" / "b-c", tmp_path / "x-b" / "c"
+    own.mkdir(parents=True)
+    other.mkdir(parents=True)
+
+    def run(where: Path, *args: str, at: Path = home) -> str:
+        done = waymarks("--json", *args, env={"WAYMARKS_HOME": str(at)}, cwd=where)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    # a session of the first project that this home never indexed (written by Pi
+    # itself, restored from a backup, synced from another machine)
+    elsewhere = tmp_path / "elsewhere"
+    run(own, "trust", str(own), at=elsewhere)
+    run(own, "memory", "add", "--scope", "project", "--", "Staging listens on 5433.",
+        at=elsewhere)
+    (written,) = (elsewhere / "sessions").glob("*/*.jsonl")
+    for project in (own, other):
+        run(project, "trust", str(project))
+        run(project, "memory", "add", "--scope", "project", "--", f"{project.name} rule.")
+    (directory,) = (home / "sessions").iterdir()
+    (directory / written.name).write_bytes(written.read_bytes())
+    assert "Staging listens" not in run(other, "memory", "list")
+    assert "Staging listens on 5433." in run(own, "memory", "list")
