@@ -411,3 +411,25 @@ def test_an_exclusion_written_in_place_keeping_size_and_mtime_is_followed(
     assert active_ids(trusted) == [a, b]
     edit_in_place(team.anchors_path(trusted), '"excluded": false', '"excluded": true ')
     assert active_ids(trusted) == [a]
+
+
+def test_a_process_serving_many_projects_keeps_a_bounded_team_state(
+        make_app: Callable[..., Waymarks], tmp_path: Path) -> None:
+    """Every project a long-lived process served (the Claude Code helper serves them all)
+    kept its team state, the whole fold of a trusted one's ledger, for as long as the
+    process ran; an untrusted one an empty state each."""
+    team.forget_process_state()
+    projects = []
+    for n in range(40):
+        project = tmp_path / f"p{n}"
+        (project / ".waymarks" / "team").mkdir(parents=True)
+        Writer(project / ".waymarks" / "team", "ann-00000001", "Ann").add(f"Rule {n}")
+        app = make_app(cwd=str(project))
+        if n % 2:
+            app.trust(str(project))
+        assert len(active_ids(app)) == n % 2
+        projects.append(app)
+    assert len(team._STATES) <= 16
+    again = projects[-1]  # the most recently read is still held, and answers the same
+    assert team.refresh(again) is team.refresh(again)
+    assert active_ids(again) == ["ann-00000001-1"]

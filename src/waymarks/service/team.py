@@ -92,7 +92,10 @@ class TeamState:
     frozen_at: int = 0  # entries held when the collector last froze them
 
 
+#: (home, project) -> what this process read of that project's team ledger, the most
+#: recently read last; at most :data:`KEPT_PROJECTS` (one read again is read whole)
 _STATES: dict[tuple[str, str], TeamState] = {}
+KEPT_PROJECTS: Final = 16
 
 
 def team_dir(app: Waymarks) -> Path:
@@ -206,12 +209,15 @@ def refresh(app: Waymarks) -> TeamState:
 
 
 def _refresh(app: Waymarks) -> TeamState:
-    key = (str(app.home), app.cwd)
-    state = _STATES.get(key)
-    if state is None:
-        state = _STATES[key] = TeamState(app.cwd)
     if not app.project_trusted:
         return TeamState(app.cwd)
+    key = (str(app.home), app.cwd)
+    state = _STATES.pop(key, None)  # kept again last: the most recently read
+    if state is None:
+        state = TeamState(app.cwd)
+        while len(_STATES) >= KEPT_PROJECTS:  # a process serving every project (the
+            del _STATES[next(iter(_STATES))]  # Claude Code helper) for weeks
+    _STATES[key] = state
     refold = False
     stamp = _anchors_stamp(app)
     if not state.loaded or stamp != state.anchors_stamp:
