@@ -8,6 +8,7 @@ command here outlives it in those hosts too."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from tests.inprocess import edit_in_place, waymarks
@@ -71,3 +72,31 @@ def test_a_session_file_foreign_to_one_project_is_still_read_for_its_own(
     (directory / written.name).write_bytes(written.read_bytes())
     assert "Staging listens" not in run(other, "memory", "list")
     assert "Staging listens on 5433." in run(own, "memory", "list")
+
+
+def test_a_read_outside_a_request_follows_a_database_another_process_replaced(
+        home: Path, project: Path) -> None:
+    """A command run by a long-lived host (``/context memory`` in Pi's bridge) reads
+    without opening a request (:meth:`Waymarks.begin`), which is where a database that
+    another process deleted and rebuilt is noticed: the bridge went on reading the deleted
+    copy, and a session excluded in the new one still contributed its items."""
+    env = {"WAYMARKS_HOME": str(home)}
+
+    def run(*args: str) -> str:
+        done = waymarks("--json", *args, env=env, cwd=project)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    run("trust", str(project))
+    run("memory", "add", "--scope", "project", "--", "The old session says port 5433.")
+    first = json.loads(run("session"))["session"]["id"]
+    run("session", "new")
+    run("memory", "add", "--scope", "project", "--", "The new session says tabs.")
+    with Waymarks(home, cwd=str(project), keep_recall_index=True) as app:  # the bridge's
+        assert len(app.items("memory")) == 2
+        for name in [n for n in os.listdir(home) if n.startswith("waymarks.db")]:
+            os.unlink(home / name)  # deleted: "the next command rebuilds it"
+        run("memory", "exclude", first[:8])  # by another process, into the new file
+        fresh = [i["text"] for i in json.loads(run("memory", "list"))["items"]]
+        assert fresh == ["The new session says tabs."]
+        assert [v.text for v in app.items("memory")] == fresh
