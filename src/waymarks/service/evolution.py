@@ -501,7 +501,8 @@ def drain_captures(home: Path) -> dict[str, object]:
         return drain(home, evo).to_json()
 
 
-def warm(kept: dict[Path, Evolution], home: Path, **options: int) -> Evolution:
+def warm(kept: dict[Path, Evolution], home: Path, *,
+         busy_timeout_ms: int | None = None) -> Evolution:
     """The ``Evolution`` of ``home`` a long-lived process keeps in ``kept`` between
     requests (its ledger reader and projection then read only what was appended), opened
     anew when a file it holds is no longer the one at its path
@@ -512,5 +513,5 @@ def warm(kept: dict[Path, Evolution], home: Path, **options: int) -> Evolution:
         kept.pop(home).close()
         evo = None
     if evo is None:
-        evo = kept[home] = Evolution(home, **options)
+        evo = kept[home] = Evolution(home, busy_timeout_ms=busy_timeout_ms)
     return evo
