@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -193,3 +194,42 @@ def test_a_stop_waiting_for_its_turn_is_taken_at_the_next_prompt(tmp_path: Path)
     finally:
         helper.terminate()
         helper.wait(timeout=30)
+
+
+def test_the_warm_helper_captures_into_a_ledger_the_person_deleted_or_restored(
+        tmp_path: Path) -> None:
+    """The helper keeps one ``Evolution`` open between turns. The person deleted the
+    learned ledger to start over (or restored an older copy): the warm one went on reading
+    the old file, and every later capture failed and was set aside after its tries,
+    while a new process captured into the new ledger."""
+    from waymarks.hosts import cc_helper
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    transcript = tmp_path / "t.jsonl"
+    stop = json.dumps({"session_id": str(uuid.uuid4()), "cwd": str(project),
+                       "hook_event_name": "Stop", "transcript_path": str(transcript)})
+
+    def turn(n: int, text: str) -> list[str]:
+        with transcript.open("a") as handle:
+            for role, said in (("user", text), ("assistant", "Noted.")):
+                handle.write(json.dumps({"type": role, "uuid": f"{role}{n}", "message": {
+                    "role": role, "content": said}}) + "\n")
+        cc_helper._queue_stop(home, stop.encode(), str(project))  # as the helper does
+        assert not pending(home)
+        with Evolution(home) as evo:  # what a new process finds
+            evo.sync()
+            return [s.text for s in evo.store.sources()]
+
+    assert turn(1, STATEMENT) == [STATEMENT]
+    kept = (home / "evolution" / "ledger.jsonl").read_bytes()
+    shutil.rmtree(home / "evolution")
+    later = "Remember: we deploy with Kamal, never with Capistrano."
+    assert turn(2, later) == [later]
+    restored = home / "evolution" / "restored"
+    restored.write_bytes(kept)
+    os.replace(restored, home / "evolution" / "ledger.jsonl")
+    last = "Remember: tabs, not spaces, in the Makefile."
+    assert turn(3, last) == [STATEMENT, last]

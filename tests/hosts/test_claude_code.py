@@ -529,3 +529,33 @@ def test_a_stop_with_an_unterminated_payload_exits_quietly(home: Path, raw: byte
     (home / "config.toml").write_text("[evolution]\nlearn = true\n")
     done = hook(home, "Stop", None, raw=raw)
     assert (done.returncode, done.stdout) == (0, "") and "Traceback" not in done.stderr
+
+
+def test_the_helper_keeps_a_bounded_number_of_sessions_warm(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session whose ``SessionEnd`` never came (Claude Code killed, its terminal closed)
+    kept its ``Waymarks`` open in the helper for as long as the helper ran: a connection
+    (two descriptors) and a recall index each, without bound, until the helper ran out of
+    descriptors. The least recently served are closed past ``WARM_APPS``."""
+    from waymarks.hosts import cc_helper
+
+    monkeypatch.setenv("WAYMARKS_CC_HELPER", "off")
+    apps: dict[tuple[str, str], Any] = {}
+
+    def prompt(session_id: str, text: str) -> Waymarks:
+        raw = json.dumps(payload(session_id, project, "UserPromptSubmit", prompt=text))
+        cc_helper._answer("UserPromptSubmit", raw.encode(), home, apps, str(project))
+        return apps[(str(project), session_id)]
+
+    first = str(uuid.uuid4())
+    served = [prompt(first, "commit 0")]
+    descriptors = len(os.listdir("/proc/self/fd"))
+    for n in range(20):  # sessions that never end
+        served.append(prompt(str(uuid.uuid4()), f"commit {n}"))
+        if n == 2:
+            assert prompt(first, "commit again") is served[0]  # served last: kept warm
+    assert len(apps) < len(served), "every session that never ended is still open"
+    assert len(apps) == cc_helper.WARM_APPS == 16
+    assert (str(project), first) not in apps  # the least recently served are closed
+    assert [app for app in served if app._projection is None] == [served[0], *served[1:5]]
+    assert len(os.listdir("/proc/self/fd")) <= descriptors + 2 * cc_helper.WARM_APPS

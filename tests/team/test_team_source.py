@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import waymarks.ledger.team as ledger_team
+from tests.inprocess import edit_in_place
 from waymarks.core.team import genesis, make_line
 from waymarks.service import team
 from waymarks.service.app import Waymarks
@@ -382,3 +383,53 @@ def test_team_status_escapes_what_the_repository_wrote(make_app: Callable[..., W
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and "\x07" not in done.stdout
     assert "RED" in done.stdout and "ADR-1" in done.stdout
+
+
+def test_a_contributor_file_edited_in_place_keeping_size_and_mtime_is_read_again(
+        trusted: Waymarks, project: Path) -> None:
+    """A line rewritten in place (the same inode and size, the mtime set back): a new
+    process finds the chain broken; the long-lived one skipped the file as unchanged and
+    kept serving the forged line's original."""
+    ann = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    ann.add("Rule number 0")
+    ann.add("Rule number 1")
+    assert len(active_ids(trusted)) == 2
+    edit_in_place(ann.path, "Rule number 0", "Rule number X")
+    kept = active_ids(trusted)
+    team.forget_process_state()
+    assert kept == active_ids(trusted)  # what a new process finds
+    assert team.refresh(trusted).sources["ann-00000001"].status == "tampered"
+
+
+def test_an_exclusion_written_in_place_keeping_size_and_mtime_is_followed(
+        trusted: Waymarks, home: Path, project: Path) -> None:
+    directory = project / ".waymarks" / "team"
+    a = Writer(directory, "ann-00000001", "Ann").add("Use tabs")
+    b = Writer(directory, "bob-00000002", "Bob").add("Write ADRs for schema changes")
+    team.set_excluded(trusted, "bob-00000002", True)
+    team.set_excluded(trusted, "bob-00000002", False)  # the row says so: excluded false
+    assert active_ids(trusted) == [a, b]
+    edit_in_place(team.anchors_path(trusted), '"excluded": false', '"excluded": true ')
+    assert active_ids(trusted) == [a]
+
+
+def test_a_process_serving_many_projects_keeps_a_bounded_team_state(
+        make_app: Callable[..., Waymarks], tmp_path: Path) -> None:
+    """Every project a long-lived process served (the Claude Code helper serves them all)
+    kept its team state, the whole fold of a trusted one's ledger, for as long as the
+    process ran; an untrusted one an empty state each."""
+    team.forget_process_state()
+    projects = []
+    for n in range(40):
+        project = tmp_path / f"p{n}"
+        (project / ".waymarks" / "team").mkdir(parents=True)
+        Writer(project / ".waymarks" / "team", "ann-00000001", "Ann").add(f"Rule {n}")
+        app = make_app(cwd=str(project))
+        if n % 2:
+            app.trust(str(project))
+        assert len(active_ids(app)) == n % 2
+        projects.append(app)
+    assert len(team._STATES) <= 16
+    again = projects[-1]  # the most recently read is still held, and answers the same
+    assert team.refresh(again) is team.refresh(again)
+    assert active_ids(again) == ["ann-00000001-1"]

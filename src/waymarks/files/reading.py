@@ -64,3 +64,18 @@ def read_regular(path: Path | str, *, limit: int | None = None) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+Stamp = tuple[int, int, int, int, int]
+
+
+def stamp_of(path: Path | str) -> Stamp | None:
+    """What a cache of a file's contents is keyed by: device, inode, size, mtime and
+    ctime (``None``: nothing there). The ctime is what no program can set back (``os.utime``
+    and ``cp -p``/``rsync -t`` set the mtime only), so an edit in place that keeps the size
+    and restores the mtime still changes the stamp; a file replaced changes the inode."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)

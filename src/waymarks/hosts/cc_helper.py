@@ -4,7 +4,8 @@
 A hook is a new process for every prompt. Importing Waymarks and reading a long session
 ledger costs hundreds of milliseconds, so a helper process keeps them warm: it listens on
 ``<home>/claude-code/helper.sock`` (mode 0600), keeps one ``Waymarks`` per project and
-session (recall index in memory, ledger read incrementally), answers one hook per
+session (recall index in memory, ledger read incrementally; the ``WARM_APPS`` most
+recently served, a session that never ended is closed after them), answers one hook per
 connection, and exits after ``IDLE_SECONDS`` without work (``WAYMARKS_CC_HELPER_IDLE``
 overrides; ``WAYMARKS_CC_HELPER=off`` never starts one).
 
@@ -40,6 +41,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 IDLE_SECONDS = 1800
+#: warm ``Waymarks`` kept at most (each holds a database connection and the recall index):
+#: a session whose ``SessionEnd`` never came (Claude Code killed, its terminal closed)
+#: is closed once this many more recent sessions were served; its next hook starts cold
+WARM_APPS = 16
 #: the detached drainer's waits before each drain: a ``Stop``'s turn may reach Claude
 #: Code's transcript after the hook (the request then waits; later drains take it too)
 DRAIN_PAUSES = (0.0, 0.25, 0.5, 1.0)
@@ -281,9 +286,12 @@ def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], A
         return ""
     cwd = project_of(payload, project)
     key = (cwd, payload["session_id"].lower())
-    app = apps.get(key)
+    app = apps.pop(key, None)  # kept again last: the most recently served
     if app is None:
-        app = apps[key] = Waymarks(home, cwd=cwd, keep_recall_index=True)
+        app = Waymarks(home, cwd=cwd, keep_recall_index=True)
+        while len(apps) >= WARM_APPS:
+            apps.pop(next(iter(apps))).close()  # the least recently served
+    apps[key] = app
     output = handle(event, payload, home, app)
     if event == "SessionEnd":
         apps.pop(key, None)

@@ -41,13 +41,10 @@ _WARM: dict[Path, Any] = {}
 def warm_evolution(home: Path) -> Any:
     """The helper's open Evolution for ``home`` (short busy timeout: capture never waits
     long for a busy database; it is queued and retried instead)."""
-    evo = _WARM.get(home)
-    if evo is None:
-        from waymarks.service.capture_spool import CAPTURE_BUSY_MS
-        from waymarks.service.evolution import Evolution
+    from waymarks.service.capture_spool import CAPTURE_BUSY_MS
+    from waymarks.service.evolution import warm
 
-        evo = _WARM[home] = Evolution(home, busy_timeout_ms=CAPTURE_BUSY_MS)
-    return evo
+    return warm(_WARM, home, busy_timeout_ms=CAPTURE_BUSY_MS)
 
 
 def drop_warm(home: Path) -> None:

@@ -114,12 +114,11 @@ def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem]
         return note_turn(home, items, at=iso(datetime.now(UTC)), host=host,
                          statements=statements, scan_limited=scan_limited)
     from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution import warm as warm_evolution
     from waymarks.service.evolution_observe import capture_work
 
     if warm:
-        evo = _WARM.get(home)
-        if evo is None:
-            evo = _WARM[home] = Evolution(home)
+        evo = warm_evolution(_WARM, home)
         return capture_work(evo, origin, session, turn_key(items), items, cwd=origin_cwd,
                             host=host, statements=statements, scan_limited=scan_limited)
     with Evolution(home) as fresh:

@@ -55,6 +55,9 @@ class TeamFile(msgspec.Struct, frozen=True):
     mtime_ns: int
     #: a file replaced (git writes a new one; so do editors) is read whole again
     ino: int = 0
+    #: what no program sets back: a line rewritten in place, the size kept and the mtime
+    #: restored (``touch -r``, ``cp -p``), still changes it
+    ctime_ns: int = 0
 
 
 def linked_directory(directory: Path) -> str | None:
@@ -85,7 +88,7 @@ def list_files(directory: Path) -> list[TeamFile]:
                     continue
                 stat = entry.stat(follow_symlinks=False)  # a link is listed, read as unreadable
                 found.append(TeamFile(contributor, entry.path, stat.st_size,
-                                      stat.st_mtime_ns, stat.st_ino))
+                                      stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns))
     except (FileNotFoundError, NotADirectoryError):
         return []
     return sorted(found, key=lambda f: f.contributor)

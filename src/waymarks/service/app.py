@@ -286,10 +286,10 @@ class Waymarks:
 
     def refresh(self) -> SessionLog | None:
         """Bring the projection up to date with the session before a read (inside a
-        request: already done, once, by :meth:`begin`)."""
+        request: done once by :meth:`begin`; outside one, a host's command, as it does)."""
         if self._snapshot is not None:
             return self._snapshot.session
-        return self._refresh_now()
+        return rebuilding.refreshed(self)
 
     def _refresh_now(self) -> SessionLog | None:
         """Reads complete lines without the lock first; only if the projection is behind

@@ -46,6 +46,7 @@ from typing import Any, Final
 import msgspec
 
 from waymarks.core.privacy import PrivacyConfigError, ProviderPolicy
+from waymarks.files.reading import stamp_of
 from waymarks.planner.budgets import Budgets
 from waymarks.service.outcomes import ServiceError
 
@@ -71,7 +72,7 @@ _CACHE: dict[tuple[Any, ...], Settings] = {}
 def load_settings(home: Path, project: str, trusted: bool) -> Settings:
     """The settings in force; the files are parsed again only when one of them changed
     (one request reads them from several places: planning, sources, personal memory)."""
-    key = (home, project, trusted, *(_signature(p) for p in (
+    key = (home, project, trusted, *(stamp_of(p) for p in (
         home / CONFIG_FILE, Path(project) / PROJECT_CONFIG)))
     cached = _CACHE.get(key)
     if cached is None:
@@ -80,14 +81,6 @@ def load_settings(home: Path, project: str, trusted: bool) -> Settings:
             _CACHE.clear()
         _CACHE[key] = cached
     return cached
-
-
-def _signature(path: Path) -> tuple[int, int, int] | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
 
 
 #: sections a project's configuration may not set at all

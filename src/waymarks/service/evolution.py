@@ -68,6 +68,7 @@ from waymarks.service.outcomes import LedgerDamaged as LedgerDamaged  # re-expor
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, iso
 from waymarks.service.recovery import SQLITE_ERRORS, is_damage, open_recovering, set_aside_alone
 from waymarks.store.evolution import EvolutionStore
+from waymarks.store.writer_lock import FileIdentity, file_identity
 
 if TYPE_CHECKING:
     from waymarks.core.evolution.decide import Target
@@ -113,6 +114,7 @@ class Evolution:
         #: how long a write waits for a busy ``waymarks.db`` (capture: short, then queued)
         self.busy_timeout_ms = busy_timeout_ms
         self._ledger: SessionFile | None = None
+        self._ledger_file: FileIdentity | None = None  # the file the reader reads
         self._store: EvolutionStore | None = None
         #: source ID -> (offered claim IDs, digest of their states) of the request built
         #: last (item 36: a reply computed against a state changed since is not committed)
@@ -151,7 +153,18 @@ class Evolution:
                     self._ledger = SessionFile.open(path)
                 except (SessionFileError, OSError) as exc:
                     raise LedgerDamaged(path, _why(path, exc)) from exc
+            self._ledger_file = file_identity(path)
         return self._ledger
+
+    def holds_current_files(self) -> bool:
+        """Whether the ledger and the database this object holds open are still the files
+        at their paths: between two requests of a warm process, the person may have
+        deleted the ledger to start over or restored it from a backup, and another
+        process may have set the database aside."""
+        if self._ledger is not None and \
+                file_identity(ledger_path(self.home)) != self._ledger_file:
+            return False
+        return self._store is None or file_identity(self.home / DB_NAME) == self._store.identity
 
     @property
     def store(self) -> EvolutionStore:
@@ -474,3 +487,19 @@ def drain_captures(home: Path) -> dict[str, object]:
 
     with Evolution(home, busy_timeout_ms=CAPTURE_BUSY_MS) as evo:
         return drain(home, evo).to_json()
+
+
+def warm(kept: dict[Path, Evolution], home: Path, *,
+         busy_timeout_ms: int | None = None) -> Evolution:
+    """The ``Evolution`` of ``home`` a long-lived process keeps in ``kept`` between
+    requests (its ledger reader and projection then read only what was appended), opened
+    anew when a file it holds is no longer the one at its path
+    (:meth:`Evolution.holds_current_files`): it would go on reading the old ledger and
+    failing every capture, while a new process captures into the new one."""
+    evo = kept.get(home)
+    if evo is not None and not evo.holds_current_files():
+        kept.pop(home).close()
+        evo = None
+    if evo is None:
+        evo = kept[home] = Evolution(home, busy_timeout_ms=busy_timeout_ms)
+    return evo

@@ -230,22 +230,28 @@ def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | Non
     return sorted(found.values(), key=lambda c: (-c[2], c[0]))[:limit]
 
 
-_REJECTED: dict[str, tuple[int, int]] = {}  # path -> (size, mtime) found not to belong
+#: (path, project) -> (size, mtime) of a file found not to be a session of that project:
+#: two projects can share a session directory (``/x/b-c`` and ``/x-b/c`` are both
+#: ``--x-b-c--``), and one long-lived process serves both
+_REJECTED: dict[tuple[str, str], tuple[int, int]] = {}
 
 
 def _open_new(path: Path, project: str, size: int = -1,
               mtime: int = -1) -> SessionLog | None:
     """A full reader of a file never indexed, if it is a session of this project. The
-    header is checked before the file is read, and a file found foreign is not looked at
-    again in this process until it changes."""
-    if _REJECTED.get(str(path)) == (size, mtime):
+    header is checked before the file is read, and a file found foreign to this project
+    is not looked at again for it in this process until it changes."""
+    key = (str(path), project)
+    if _REJECTED.get(key) == (size, mtime):
         return None
     try:
         if not is_project_session(path, project):
             raise SessionFileError("not a session of this project")
         reader = SessionFile.open(path)
     except (SessionFileError, OSError):
-        _REJECTED[str(path)] = (size, mtime)
+        if len(_REJECTED) >= 1024:  # a process that runs for weeks keeps no more
+            _REJECTED.clear()
+        _REJECTED[key] = (size, mtime)
         return None  # not a session of this project: never becomes a source
     return reader if reader.project == project else None
 

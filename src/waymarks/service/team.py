@@ -2,12 +2,13 @@
 
 **Source.** Each contributor file of ``<project>/.waymarks/team/`` is a source, like a
 session file in :mod:`waymarks.service.sources`: a checkpoint (offset, entries, the hash
-of the last line and where it starts, size and mtime) per file, a status, and a local
+of the last line and where it starts, inode, size, mtime and ctime) per file, a status, and a local
 exclusion. Nothing is read for an untrusted project (the same trust as project scope).
 
-**Incremental.** A file whose size and mtime are unchanged is not opened. One that grew,
-and whose checkpoint line still carries the recorded hash, is read from the checkpoint
-only; anything else is read and verified whole. New entries that sort after everything
+**Incremental.** A file whose inode, size, mtime and ctime are unchanged is not opened
+(the ctime: a line rewritten in place, the mtime set back, is read). The same file grown,
+whose checkpoint line still carries the recorded hash, is read from the checkpoint only;
+anything else is read and verified whole. New entries that sort after everything
 folded are applied in place (:class:`waymarks.core.team.TeamFold`); otherwise, and when a
 source's standing changes, the fold is redone from the entries held in memory.
 
@@ -40,6 +41,7 @@ from waymarks.core.bulk import gc_paused
 from waymarks.core.rules import ItemState
 from waymarks.core.team import TeamEntry, TeamFold, open_conflicts
 from waymarks.files.atomic import write_atomic
+from waymarks.files.reading import Stamp, stamp_of
 from waymarks.ledger import TEAM_DIR
 from waymarks.ledger.team import anchor_holds, list_files, read_chain
 from waymarks.service import team_git
@@ -63,6 +65,7 @@ class SourceState:
     size: int = -1
     mtime_ns: int = -1
     ino: int = -1  # the file read: another one at the path is read whole again
+    ctime_ns: int = -1  # changed in place (the size and mtime kept): read again
     offset: int = 0
     count: int = 0
     head: str = ""
@@ -82,14 +85,17 @@ class TeamState:
     anchors: dict[str, dict[str, Any]] = field(default_factory=dict)  # persisted
     fold: TeamFold = field(default_factory=TeamFold)
     loaded: bool = False
-    #: (size, mtime) of the anchors file when last read or written here: another process
+    #: the anchors file's stamp when last read or written here: another process
     #: (``waymarks team exclude`` beside a long-lived host) changing it is noticed
-    anchors_stamp: tuple[int, int] | None = None
+    anchors_stamp: Stamp | None = None
     journal_lines: int = 0
     frozen_at: int = 0  # entries held when the collector last froze them
 
 
+#: (home, project) -> what this process read of that project's team ledger, the most
+#: recently read last; at most :data:`KEPT_PROJECTS` (one read again is read whole)
 _STATES: dict[tuple[str, str], TeamState] = {}
+KEPT_PROJECTS: Final = 16
 
 
 def team_dir(app: Waymarks) -> Path:
@@ -124,12 +130,8 @@ def _load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
     return anchors, len(lines)
 
 
-def _anchors_stamp(app: Waymarks) -> tuple[int, int] | None:
-    try:
-        stat = anchors_path(app).stat()
-    except OSError:
-        return None
-    return (stat.st_size, stat.st_mtime_ns)
+def _anchors_stamp(app: Waymarks) -> Stamp | None:
+    return stamp_of(anchors_path(app))
 
 
 def _journal(app: Waymarks, state: TeamState, moved: list[str]) -> None:
@@ -207,12 +209,15 @@ def refresh(app: Waymarks) -> TeamState:
 
 
 def _refresh(app: Waymarks) -> TeamState:
-    key = (str(app.home), app.cwd)
-    state = _STATES.get(key)
-    if state is None:
-        state = _STATES[key] = TeamState(app.cwd)
     if not app.project_trusted:
         return TeamState(app.cwd)
+    key = (str(app.home), app.cwd)
+    state = _STATES.pop(key, None)  # kept again last: the most recently read
+    if state is None:
+        state = TeamState(app.cwd)
+        while len(_STATES) >= KEPT_PROJECTS:  # a process serving every project (the
+            del _STATES[next(iter(_STATES))]  # Claude Code helper) for weeks
+    _STATES[key] = state
     refold = False
     stamp = _anchors_stamp(app)
     if not state.loaded or stamp != state.anchors_stamp:
@@ -231,13 +236,13 @@ def _refresh(app: Waymarks) -> TeamState:
         listed.add(file.contributor)
         source = state.sources.get(file.contributor)
         if source is not None and source.status != "unreadable" and (
-                source.size, source.mtime_ns, source.path, source.ino) == (
-                file.size, file.mtime_ns, file.path, file.ino):
+                source.size, source.mtime_ns, source.path, source.ino, source.ctime_ns) == (
+                file.size, file.mtime_ns, file.path, file.ino, file.ctime_ns):
             continue  # (an unreadable file is tried again: a chmod changes no mtime)
         was_counting = counts(state, file.contributor)
         arrived = False
         if (source is not None and source.status == AVAILABLE and source.count
-                and file.ino == source.ino and file.size >= source.offset
+                and file.ino == source.ino and file.size > source.size >= source.offset
                 and anchor_holds(file.path, source.head_start, source.offset, source.head)):
             read = read_chain(file.path, file.contributor, offset=source.offset,
                               count=source.count, head=source.head,
@@ -255,6 +260,7 @@ def _refresh(app: Waymarks) -> TeamState:
             source = SourceState(file.contributor, file.path, entries=read.entries)
             state.sources[file.contributor] = source
         source.size, source.mtime_ns, source.ino = file.size, file.mtime_ns, file.ino
+        source.ctime_ns = file.ctime_ns
         source.offset, source.count = read.offset, read.count
         source.lines = read.lines
         source.head, source.head_start = read.head, read.head_start

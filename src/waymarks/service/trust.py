@@ -13,6 +13,7 @@ from pathlib import Path
 
 from waymarks.core.text import is_unicode
 from waymarks.files.atomic import write_atomic
+from waymarks.files.reading import Stamp, stamp_of
 from waymarks.ledger.discovery import canonical_project_path
 from waymarks.service.outcomes import ServiceError
 
@@ -22,16 +23,15 @@ TRUST_FILE = "trusted-projects.json"
 class TrustStore:
     def __init__(self, home: Path) -> None:
         self.path = home / TRUST_FILE
-        self._cached: tuple[tuple[int, int, int], list[str]] | None = None
+        self._cached: tuple[Stamp, list[str]] | None = None
 
     def projects(self) -> list[str]:
         """The trusted projects; the file is read again only when it changed (a request
-        asks several times, and the file is replaced atomically on every change)."""
-        try:
-            stat = self.path.stat()
-        except OSError:
+        asks several times; :func:`~waymarks.files.reading.stamp_of` sees a change, an edit
+        by hand in place that keeps the size and the mtime too)."""
+        signature = stamp_of(self.path)
+        if signature is None:
             return []
-        signature = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
         if self._cached is not None and self._cached[0] == signature:
             return list(self._cached[1])
         projects = self._read()
