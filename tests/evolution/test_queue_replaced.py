@@ -1,0 +1,64 @@
+"""A long-lived process's learning queue whose ``evolution.db`` another process replaced.
+
+The recovery tick of a host (the Claude Code helper, the MCP server) keeps one queue, and
+so one connection to ``evolution.db``, for the life of the process. Another process that
+finds the file damaged sets it aside and makes a new one (``open_job_store``), and
+``evolution status`` tells the person the queue file may be moved aside. The host must
+then work on the file at the path: writing leases and call counts into the set-aside
+copy lost them, let the host and every other process lease the same source at once (two
+model calls for one source) and spend the hourly ceiling once in each file.
+Real files, real SQLite, the set-aside made by another process, a loopback provider."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.evolution.fake_provider import FakeProvider, openai_ok
+from tests.evolution.step_double import FileStep
+from waymarks.core.privacy import ProviderPolicy
+from waymarks.models import client_for
+from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
+from waymarks.service.evolution_queue import open_queue
+
+SET_ASIDE = ("import sys; from datetime import UTC, datetime; from pathlib import Path;"
+             " from waymarks.service.recovery import set_aside;"
+             " print(set_aside(Path(sys.argv[1]), datetime.now(UTC)))")
+
+
+def _jobs(path: Path) -> dict[str, str]:
+    db = sqlite3.connect(path)
+    try:
+        return dict(db.execute("SELECT source_id, state FROM jobs").fetchall())
+    finally:
+        db.close()
+
+
+def test_a_queue_whose_file_was_set_aside_works_on_the_new_file(tmp_path: Path) -> None:
+    home, step = tmp_path / "home", FileStep(tmp_path / "step")
+    home.mkdir()
+    step.add("s1", captured_at="2026-12-01T10:00:00.000Z")
+    with FakeProvider(default=openai_ok('{"claims": []}')) as fake:
+        (home / "config.toml").write_text(
+            f'[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
+            f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
+        queue = open_queue(home, step, EvolutionConfig(primary=route),
+                           ProviderPolicy.from_config({}),
+                           lambda r: client_for(r.api, r.endpoint, r.key_env),
+                           lambda r: True)
+        try:
+            assert queue.run_once().outcome == "settled"
+            done = subprocess.run([sys.executable, "-c", SET_ASIDE, str(home / "evolution.db")],
+                                  capture_output=True, text=True, timeout=60, check=True)
+            aside = Path(done.stdout.strip())
+            before = _jobs(aside)
+            step.add("s2", captured_at="2026-12-01T10:01:00.000Z")
+            attempt = queue.run_once()
+        finally:
+            queue.close()
+        assert (attempt.outcome, attempt.source_id) == ("settled", "s2")
+    assert _jobs(aside) == before == {"s1": "settled"}  # nothing written into the copy
+    assert _jobs(home / "evolution.db") == {"s2": "settled"}  # the file at the path
