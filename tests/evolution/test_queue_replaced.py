@@ -62,3 +62,64 @@ def test_a_queue_whose_file_was_set_aside_works_on_the_new_file(tmp_path: Path) 
         assert (attempt.outcome, attempt.source_id) == ("settled", "s2")
     assert _jobs(aside) == before == {"s1": "settled"}  # nothing written into the copy
     assert _jobs(home / "evolution.db") == {"s2": "settled"}  # the file at the path
+
+
+def _waymarks(home: Path, project: Path, *args: str) -> dict[str, object]:
+    import json
+
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--json", *args], cwd=project, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout))
+
+
+def test_a_reply_applied_after_another_process_set_the_database_aside_settles(
+        tmp_path: Path) -> None:
+    """The consolidation step of a long-lived queue holds the learned-memory store open on
+    ``waymarks.db``. Another process finds the database damaged, sets it aside and
+    rebuilds it while the model call is in flight: the reply is applied to the new file
+    (the ledger is canonical), not counted as a failed attempt whose paid answer is thrown
+    away and the source backed off."""
+    import json
+
+    from waymarks.models import route_client
+    from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution_queue import EvolutionQueue
+    from waymarks.store.jobs import JobStore
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    assert _waymarks(home, project, "memory", "add", "--", "The build uses make.")[
+        "outcome"] == "committed"
+    evo = Evolution(home)
+    captured = evo.capture(str(project), "statement", "Remember that I prefer tabs",
+                           session="s", key="1")
+    assert captured is not None
+    recovered: list[object] = []
+
+    def set_aside_meanwhile() -> None:  # in the provider's thread, the call in flight
+        db = sqlite3.connect(home / "waymarks.db")
+        with db:
+            db.execute("UPDATE items SET checksum = checksum + 1")
+        db.close()
+        recovered.append(_waymarks(home, project, "memory").get("recovered"))
+
+    claims = json.dumps({"claims": [{"kind": "preference", "content": "The user prefers tabs"}]})
+    with FakeProvider(default=openai_ok(claims), hold=set_aside_meanwhile) as fake:
+        (home / "config.toml").write_text(
+            f'[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
+            f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
+        queue = EvolutionQueue(JobStore.open(home), evo, EvolutionConfig(primary=route),
+                               ProviderPolicy.from_config({}), route_client)
+        try:
+            attempt = queue.run_once()
+        finally:
+            queue.close()
+            evo.close()
+        assert len(fake.requests) == 1
+    assert recovered and recovered[0] is not None  # the other process did set it aside
+    assert (attempt.outcome, attempt.reason) == ("settled", "applied")
+    learned = _waymarks(home, project, "evolution", "list")
+    assert "The user prefers tabs" in json.dumps(learned)

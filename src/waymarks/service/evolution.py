@@ -181,15 +181,7 @@ class Evolution:
             self.ledger.refresh()
         except (SessionFileError, OSError) as exc:  # replaced or cut since it was opened
             raise LedgerDamaged(self.ledger.path, _why(self.ledger.path, exc)) from exc
-        try:
-            with self.store.transaction():
-                return self.store.sync(self.ledger)
-        except SQLITE_ERRORS as exc:
-            if not is_damage(exc):
-                raise
-            self._set_aside(exc)
-        with self.store.transaction():
-            return self.store.sync(self.ledger)
+        return self._locked_sync()
 
     def rebuild(self) -> int:
         """Drop the evolution tables' derived state and fold the whole evolution ledger
@@ -215,9 +207,20 @@ class Evolution:
                 raise
             self._set_aside(exc)
 
-    def _locked_sync(self) -> None:
+    def _locked_sync(self) -> int:
+        """Fold what the ledger holds past the checkpoint. A database found damaged, or
+        replaced by another process that found it so (while a model call was in flight,
+        say), is set aside or left to it, and the ledger folded into the file at the path:
+        a reply applied then is written, not failed with its paid answer thrown away."""
+        try:
+            with self.store.transaction():
+                return self.store.sync(self.ledger)
+        except SQLITE_ERRORS as exc:
+            if not is_damage(exc):
+                raise
+            self._set_aside(exc)
         with self.store.transaction():
-            self.store.sync(self.ledger)
+            return self.store.sync(self.ledger)
 
     # -- capture ------------------------------------------------------------------------
 
