@@ -288,10 +288,12 @@ class Waymarks:
 
     def refresh(self) -> SessionLog | None:
         """Bring the projection up to date with the session before a read (inside a
-        request: already done, once, by :meth:`begin`)."""
+        request: already done, once, by :meth:`begin`). Outside one (the command table's
+        reads in a long-lived host) it too first checks that the file at the path is the
+        one held (:func:`~.rebuilding.refreshed`)."""
         if self._snapshot is not None:
             return self._snapshot.session
-        return self._refresh_now()
+        return rebuilding.refreshed(self)
 
     def _refresh_now(self) -> SessionLog | None:
         """Reads complete lines without the lock first; only if the projection is behind
