@@ -123,3 +123,50 @@ def test_a_reply_applied_after_another_process_set_the_database_aside_settles(
     assert (attempt.outcome, attempt.reason) == ("settled", "applied")
     learned = _waymarks(home, project, "evolution", "list")
     assert "The user prefers tabs" in json.dumps(learned)
+
+
+def test_a_long_lived_step_follows_a_learned_ledger_moved_aside(tmp_path: Path) -> None:
+    """The helper's warm ``Evolution`` (its captures, its recovery tick's step) keeps the
+    learned ledger open. When it is damaged, the fix every message gives is to move it
+    aside; the warm object then failed every capture and every check with
+    ``FileNotFoundError`` until the process ended. It must start the new ledger at the
+    path, as a new process does, and the queue consolidate what is captured there."""
+    import json
+    import os
+
+    from waymarks.models import route_client
+    from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution_queue import EvolutionQueue
+    from waymarks.store.jobs import JobStore
+
+    home = tmp_path / "home"
+    evo = Evolution(home)
+    assert evo.capture("/w/a", "statement", "Remember that I prefer tabs", session="s",
+                       key="1") is not None
+    claims = json.dumps({"claims": [{"kind": "preference", "content": "The user uses vim"}]})
+    with FakeProvider(default=openai_ok(claims)) as fake:
+        (home / "config.toml").write_text(
+            f'[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
+            f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
+        queue = EvolutionQueue(JobStore.open(home), evo, EvolutionConfig(primary=route),
+                               ProviderPolicy.from_config({}), route_client)
+        try:
+            assert queue.run_once().outcome == "settled"
+            ledger = home / "evolution" / "ledger.jsonl"
+            os.replace(ledger, ledger.with_name("ledger.jsonl.aside"))  # the person's fix
+            captured = evo.capture("/w/a", "statement", "Remember that I use vim",
+                                   session="s", key="2")
+            assert captured is not None and captured.new
+            attempt = queue.run_once()
+        finally:
+            queue.close()
+            evo.close()
+    assert (attempt.outcome, attempt.source_id) == ("settled", captured.source_id)
+    listed = subprocess.run(
+        [sys.executable, "-c", "import sys, json; from pathlib import Path;"
+         " from waymarks.service.evolution import Evolution;"
+         " e = Evolution(Path(sys.argv[1]));"
+         " print(json.dumps(sorted(c.content for c in e.claims(['provisional']))))",
+         str(home)], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(listed.stdout) == ["The user uses vim"]

@@ -68,6 +68,7 @@ from waymarks.service.outcomes import LedgerDamaged as LedgerDamaged  # re-expor
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, iso
 from waymarks.service.recovery import SQLITE_ERRORS, is_damage, open_recovering, set_aside_alone
 from waymarks.store.evolution import EvolutionStore
+from waymarks.store.writer_lock import FileIdentity, file_identity
 
 if TYPE_CHECKING:
     from waymarks.core.evolution.decide import Target
@@ -113,6 +114,7 @@ class Evolution:
         #: how long a write waits for a busy ``waymarks.db`` (capture: short, then queued)
         self.busy_timeout_ms = busy_timeout_ms
         self._ledger: SessionFile | None = None
+        self._ledger_identity: FileIdentity | None = None  # the file ``_ledger`` opened
         self._store: EvolutionStore | None = None
         #: source ID -> (offered claim IDs, digest of their states) of the request built
         #: last (item 36: a reply computed against a state changed since is not committed)
@@ -139,18 +141,29 @@ class Evolution:
 
     @property
     def ledger(self) -> SessionFile:
+        """The learned ledger. A long-lived object (the helper's captures, a recovery
+        tick's step) whose file was moved aside (the fix for a damaged one) or replaced
+        since it was opened reads the file at the path from then on, as a new process
+        would (never while it holds the ledger's lock): it failed every capture and check
+        until the process ended."""
+        path = ledger_path(self.home)
+        if self._ledger is not None and not self._ledger.holds_lock and (
+                file_identity(path) != self._ledger_identity):
+            self._ledger = None
         if self._ledger is None:
-            path = ledger_path(self.home)
             if not has_ledger(self.home):
                 path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                 with contextlib.suppress(FileExistsError):  # a concurrent creator won
                     self._ledger = SessionFile.create(path, LEDGER_SESSION_ID,
                                                       iso(self.clock.now()), str(self.home))
+                    self._ledger_identity = file_identity(path)
             if self._ledger is None:
+                identity = file_identity(path)  # before the open, as the stores take theirs
                 try:
                     self._ledger = SessionFile.open(path)
                 except (SessionFileError, OSError) as exc:
                     raise LedgerDamaged(path, _why(path, exc)) from exc
+                self._ledger_identity = identity
         return self._ledger
 
     @property
