@@ -57,3 +57,23 @@ def test_reads_outside_a_request_follow_a_database_another_process_rebuilt(
         assert [v.text for v in host.items("memory") if v.applies] == []
         assert host.recall("which flag is enabled?").rows == []
     assert host.recovered is None  # reopened, not repaired a second time
+
+
+def test_a_database_deleted_under_a_long_lived_host_is_rebuilt_by_the_next_command(
+        make_app: Callable[..., Waymarks], home: Path, project: Path) -> None:
+    """"Delete it and the next command rebuilds": with a host holding the database open,
+    deleting ``waymarks.db`` leaves its ``-wal`` and ``-shm`` (the host's connection keeps
+    them), and SQLite read them as the new file's: every command failed with an I/O error
+    blaming the disk until the host happened to reopen."""
+    host = make_app(ids=CountingIds(5))
+    host.remember("The db port is 5432")
+    session = host.current_session()
+    assert session is not None
+    (home / "waymarks.db").unlink()  # the person's rm, while the host runs
+    listed = cli(home, project, session.session_id, "memory")
+    assert [i["text"] for i in listed["items"]] == ["The db port is 5432"]  # type: ignore[index]
+    added = cli(home, project, session.session_id, "memory", "add", "--", "The cache is redis")
+    assert added["outcome"] == "committed"
+    with host.begin():
+        assert sorted(v.text for v in host.items("memory")) == [
+            "The cache is redis", "The db port is 5432"]

@@ -170,3 +170,40 @@ def test_a_long_lived_step_follows_a_learned_ledger_moved_aside(tmp_path: Path) 
          " print(json.dumps(sorted(c.content for c in e.claims(['provisional']))))",
          str(home)], capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(listed.stdout) == ["The user uses vim"]
+
+
+def test_a_queue_file_moved_aside_under_a_host_is_made_anew(tmp_path: Path) -> None:
+    """``evolution status`` says the queue file may be moved aside. With a host's queue
+    holding it open, moving ``evolution.db`` left its ``-wal`` and ``-shm`` behind, and
+    every process (the host too, reopening) then failed with an I/O error blaming the
+    disk: SQLite read them as the new file's."""
+    import os
+
+    home, step = tmp_path / "home", FileStep(tmp_path / "step")
+    home.mkdir()
+    step.add("s1", captured_at="2026-12-01T10:00:00.000Z")
+    with FakeProvider(default=openai_ok('{"claims": []}')) as fake:
+        (home / "config.toml").write_text(
+            f'[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
+            f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
+        queue = open_queue(home, step, EvolutionConfig(primary=route),
+                           ProviderPolicy.from_config({}),
+                           lambda r: client_for(r.api, r.endpoint, r.key_env),
+                           lambda r: True)
+        try:
+            assert queue.run_once().outcome == "settled"
+            os.replace(home / "evolution.db", home / "evolution.db.aside")  # the person
+            other = subprocess.run(
+                [sys.executable, "-c", "import sys; from datetime import UTC, datetime;"
+                 " from pathlib import Path; from waymarks.service.recovery import"
+                 " open_job_store; print(open_job_store(Path(sys.argv[1]),"
+                 " datetime.now(UTC)).open_jobs())", str(home)],
+                capture_output=True, text=True, timeout=60, check=False)
+            assert other.returncode == 0, other.stderr
+            step.add("s2", captured_at="2026-12-01T10:01:00.000Z")
+            attempt = queue.run_once()
+        finally:
+            queue.close()
+    assert (attempt.outcome, attempt.source_id) == ("settled", "s2")
+    assert _jobs(home / "evolution.db") == {"s2": "settled"}
