@@ -70,7 +70,10 @@ class Checkpointer:
             return
 
         def run() -> None:
-            db = sqlite3.connect(self.path, timeout=self.timeout_s)
+            try:  # never creating it: a database deleted meanwhile stays deleted
+                db = sqlite3.connect(_existing(self.path), timeout=self.timeout_s, uri=True)
+            except sqlite3.OperationalError:
+                return  # gone: nothing to checkpoint
             try:
                 checkpoint(db)
             finally:
@@ -87,6 +90,16 @@ class Checkpointer:
         if self._thread is not None:
             self._thread.join()
         checkpoint(db)
+
+
+def _existing(path: Path) -> str:
+    """A URI opening ``path`` only if it exists (``mode=rw``): the plain open creates a
+    missing database, and beside a gone one's ``-wal`` and ``-shm`` (kept at their names by
+    the connection of the process that held it) this checkpoint copied that log into the
+    new empty file."""
+    from urllib.parse import quote
+
+    return f"file:{quote(bytes(path))}?mode=rw"
 
 
 def checkpoint(db: sqlite3.Connection) -> None:
