@@ -51,6 +51,13 @@ def private_database(path: Path) -> None:
             continue  # missing (SQLite removed it), or not ours to change
 
 
+def uri(path: Path, query: str) -> str:
+    """The SQLite URI of ``path`` with ``query`` (``mode=ro``, ``mode=rw``,
+    ``immutable=1``), percent-encoded: written as ``file:{path}``, a ``#`` or ``?`` in
+    the path cut it there, and SQLite opened (and created) another file."""
+    return f"{path.absolute().as_uri()}?{query}"
+
+
 def drop_orphaned_companions(path: Path) -> None:
     """Remove the ``-wal``, ``-shm`` and ``-journal`` of a database that is gone, before
     one is made at ``path``: deleted or moved aside (by the person: "delete it and the

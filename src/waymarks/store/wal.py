@@ -22,6 +22,8 @@ import time
 from contextlib import suppress
 from typing import TYPE_CHECKING, Final
 
+from waymarks.store.private import uri
+
 if TYPE_CHECKING:
     import threading
     from pathlib import Path
@@ -71,7 +73,11 @@ class Checkpointer:
 
         def run() -> None:
             try:  # never creating it: a database deleted meanwhile stays deleted
-                db = sqlite3.connect(_existing(self.path), timeout=self.timeout_s, uri=True)
+                # mode=rw: the plain open creates a missing database, and beside a gone
+                # one's -wal and -shm (kept at their names by the connection of the
+                # process that held it) this copied that log into the new empty file
+                db = sqlite3.connect(uri(self.path, "mode=rw"), timeout=self.timeout_s,
+                                     uri=True)
             except sqlite3.OperationalError:
                 return  # gone: nothing to checkpoint
             try:
@@ -90,16 +96,6 @@ class Checkpointer:
         if self._thread is not None:
             self._thread.join()
         checkpoint(db)
-
-
-def _existing(path: Path) -> str:
-    """A URI opening ``path`` only if it exists (``mode=rw``): the plain open creates a
-    missing database, and beside a gone one's ``-wal`` and ``-shm`` (kept at their names by
-    the connection of the process that held it) this checkpoint copied that log into the
-    new empty file."""
-    from urllib.parse import quote
-
-    return f"file:{quote(bytes(path))}?mode=rw"
 
 
 def checkpoint(db: sqlite3.Connection) -> None:
