@@ -11,21 +11,41 @@ Real files, real SQLite, the set-aside made by another process, a loopback provi
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.evolution.fake_provider import FakeProvider, openai_ok
 from tests.evolution.step_double import FileStep
+from waymarks.core.model_port import ConsolidationStep
 from waymarks.core.privacy import ProviderPolicy
-from waymarks.models import client_for
+from waymarks.models import client_for, route_client
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
-from waymarks.service.evolution_queue import open_queue
+from waymarks.service.evolution_queue import EvolutionQueue, open_queue
+from waymarks.store.jobs import JobStore
 
 SET_ASIDE = ("import sys; from datetime import UTC, datetime; from pathlib import Path;"
              " from waymarks.service.recovery import set_aside;"
              " print(set_aside(Path(sys.argv[1]), datetime.now(UTC)))")
+
+
+def home_queue(home: Path, step: ConsolidationStep, fake: FakeProvider, *,
+               alone: bool = False) -> EvolutionQueue:
+    """Learning on for ``home`` with ``fake`` as its route, and the queue a host makes
+    (``open_queue``), or (``alone``) one over ``JobStore.open`` as the tests' workers do."""
+    (home / "config.toml").write_text(
+        f'[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
+        f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+    config = EvolutionConfig(primary=RouteConfig("openai", "openai", "m1", fake.origin + "/v1"))
+    if alone:
+        return EvolutionQueue(JobStore.open(home), step, config, ProviderPolicy.from_config({}),
+                              route_client)
+    return open_queue(home, step, config, ProviderPolicy.from_config({}),
+                      lambda r: client_for(r.api, r.endpoint, r.key_env), lambda r: True)
 
 
 def _jobs(path: Path) -> dict[str, str]:
@@ -36,31 +56,45 @@ def _jobs(path: Path) -> dict[str, str]:
         db.close()
 
 
-def test_a_queue_whose_file_was_set_aside_works_on_the_new_file(tmp_path: Path) -> None:
+OPEN_QUEUE = ("import sys; from datetime import UTC, datetime; from pathlib import Path;"
+              " from waymarks.service.recovery import open_job_store;"
+              " print(open_job_store(Path(sys.argv[1]), datetime.now(UTC)).open_jobs())")
+
+
+@pytest.mark.parametrize("how", ["set aside by another process", "moved aside by the person"])
+def test_a_host_queue_whose_file_was_replaced_works_on_the_file_at_the_path(
+        tmp_path: Path, how: str) -> None:
+    """Set aside: the host went on writing into the copy. Moved aside (``evolution status``
+    says the queue file may be): the main file alone, its ``-wal`` and ``-shm`` left
+    behind by the host's connection, and every process (the host too, reopening) failed
+    with an I/O error blaming the disk: SQLite read them as the new file's."""
     home, step = tmp_path / "home", FileStep(tmp_path / "step")
     home.mkdir()
     step.add("s1", captured_at="2026-12-01T10:00:00.000Z")
     with FakeProvider(default=openai_ok('{"claims": []}')) as fake:
-        (home / "config.toml").write_text(
-            f'[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
-            f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
-        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
-        queue = open_queue(home, step, EvolutionConfig(primary=route),
-                           ProviderPolicy.from_config({}),
-                           lambda r: client_for(r.api, r.endpoint, r.key_env),
-                           lambda r: True)
+        queue = home_queue(home, step, fake)
         try:
             assert queue.run_once().outcome == "settled"
-            done = subprocess.run([sys.executable, "-c", SET_ASIDE, str(home / "evolution.db")],
-                                  capture_output=True, text=True, timeout=60, check=True)
-            aside = Path(done.stdout.strip())
-            before = _jobs(aside)
+            if how.startswith("set aside"):
+                done = subprocess.run([sys.executable, "-c", SET_ASIDE,
+                                       str(home / "evolution.db")], capture_output=True,
+                                      text=True, timeout=60, check=True)
+                aside: Path | None = Path(done.stdout.strip())
+                assert _jobs(aside) == {"s1": "settled"}
+            else:
+                aside = None
+                os.replace(home / "evolution.db", home / "evolution.db.aside")
+                other = subprocess.run([sys.executable, "-c", OPEN_QUEUE, str(home)],
+                                       capture_output=True, text=True, timeout=60,
+                                       check=False)
+                assert other.returncode == 0, other.stderr
             step.add("s2", captured_at="2026-12-01T10:01:00.000Z")
             attempt = queue.run_once()
         finally:
             queue.close()
-        assert (attempt.outcome, attempt.source_id) == ("settled", "s2")
-    assert _jobs(aside) == before == {"s1": "settled"}  # nothing written into the copy
+    assert (attempt.outcome, attempt.source_id) == ("settled", "s2")
+    if aside is not None:
+        assert _jobs(aside) == {"s1": "settled"}  # nothing written into the copy
     assert _jobs(home / "evolution.db") == {"s2": "settled"}  # the file at the path
 
 
@@ -83,10 +117,7 @@ def test_a_reply_applied_after_another_process_set_the_database_aside_settles(
     away and the source backed off."""
     import json
 
-    from waymarks.models import route_client
     from waymarks.service.evolution import Evolution
-    from waymarks.service.evolution_queue import EvolutionQueue
-    from waymarks.store.jobs import JobStore
 
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
@@ -107,12 +138,7 @@ def test_a_reply_applied_after_another_process_set_the_database_aside_settles(
 
     claims = json.dumps({"claims": [{"kind": "preference", "content": "The user prefers tabs"}]})
     with FakeProvider(default=openai_ok(claims), hold=set_aside_meanwhile) as fake:
-        (home / "config.toml").write_text(
-            f'[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
-            f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
-        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
-        queue = EvolutionQueue(JobStore.open(home), evo, EvolutionConfig(primary=route),
-                               ProviderPolicy.from_config({}), route_client)
+        queue = home_queue(home, evo, fake, alone=True)
         try:
             attempt = queue.run_once()
         finally:
@@ -132,12 +158,8 @@ def test_a_long_lived_step_follows_a_learned_ledger_moved_aside(tmp_path: Path) 
     ``FileNotFoundError`` until the process ended. It must start the new ledger at the
     path, as a new process does, and the queue consolidate what is captured there."""
     import json
-    import os
 
-    from waymarks.models import route_client
     from waymarks.service.evolution import Evolution
-    from waymarks.service.evolution_queue import EvolutionQueue
-    from waymarks.store.jobs import JobStore
 
     home = tmp_path / "home"
     evo = Evolution(home)
@@ -145,12 +167,7 @@ def test_a_long_lived_step_follows_a_learned_ledger_moved_aside(tmp_path: Path) 
                        key="1") is not None
     claims = json.dumps({"claims": [{"kind": "preference", "content": "The user uses vim"}]})
     with FakeProvider(default=openai_ok(claims)) as fake:
-        (home / "config.toml").write_text(
-            f'[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
-            f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
-        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
-        queue = EvolutionQueue(JobStore.open(home), evo, EvolutionConfig(primary=route),
-                               ProviderPolicy.from_config({}), route_client)
+        queue = home_queue(home, evo, fake, alone=True)
         try:
             assert queue.run_once().outcome == "settled"
             ledger = home / "evolution" / "ledger.jsonl"
@@ -170,40 +187,3 @@ def test_a_long_lived_step_follows_a_learned_ledger_moved_aside(tmp_path: Path) 
          " print(json.dumps(sorted(c.content for c in e.claims(['provisional']))))",
          str(home)], capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(listed.stdout) == ["The user uses vim"]
-
-
-def test_a_queue_file_moved_aside_under_a_host_is_made_anew(tmp_path: Path) -> None:
-    """``evolution status`` says the queue file may be moved aside. With a host's queue
-    holding it open, moving ``evolution.db`` left its ``-wal`` and ``-shm`` behind, and
-    every process (the host too, reopening) then failed with an I/O error blaming the
-    disk: SQLite read them as the new file's."""
-    import os
-
-    home, step = tmp_path / "home", FileStep(tmp_path / "step")
-    home.mkdir()
-    step.add("s1", captured_at="2026-12-01T10:00:00.000Z")
-    with FakeProvider(default=openai_ok('{"claims": []}')) as fake:
-        (home / "config.toml").write_text(
-            f'[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
-            f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
-        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
-        queue = open_queue(home, step, EvolutionConfig(primary=route),
-                           ProviderPolicy.from_config({}),
-                           lambda r: client_for(r.api, r.endpoint, r.key_env),
-                           lambda r: True)
-        try:
-            assert queue.run_once().outcome == "settled"
-            os.replace(home / "evolution.db", home / "evolution.db.aside")  # the person
-            other = subprocess.run(
-                [sys.executable, "-c", "import sys; from datetime import UTC, datetime;"
-                 " from pathlib import Path; from waymarks.service.recovery import"
-                 " open_job_store; print(open_job_store(Path(sys.argv[1]),"
-                 " datetime.now(UTC)).open_jobs())", str(home)],
-                capture_output=True, text=True, timeout=60, check=False)
-            assert other.returncode == 0, other.stderr
-            step.add("s2", captured_at="2026-12-01T10:01:00.000Z")
-            attempt = queue.run_once()
-        finally:
-            queue.close()
-    assert (attempt.outcome, attempt.source_id) == ("settled", "s2")
-    assert _jobs(home / "evolution.db") == {"s2": "settled"}

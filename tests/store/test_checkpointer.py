@@ -15,32 +15,35 @@ from pathlib import Path
 from waymarks.store.wal import CHECKPOINT_EVERY_COMMITS, Checkpointer
 
 
+def held(path: Path, value: int) -> sqlite3.Connection:
+    """A WAL database holding ``value``, its commit left in the log (no checkpoint)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA wal_autocheckpoint = 0")
+    db.execute("CREATE TABLE t (x)")
+    db.execute("INSERT INTO t VALUES (?)", (value,))
+    return db
+
+
+def checkpointed(path: Path) -> None:
+    """As many commits as start the checkpoint thread; wait for it."""
+    checkpoints = Checkpointer(path, 5.0)
+    for _ in range(CHECKPOINT_EVERY_COMMITS):
+        checkpoints.committed()
+    assert checkpoints._thread is not None
+    checkpoints._thread.join(10)
+
+
 def test_a_checkpoint_never_creates_the_database_it_checkpoints(tmp_path: Path) -> None:
     path = tmp_path / "odd ?#% name.db"
-    held = sqlite3.connect(path, isolation_level=None)
-    held.execute("PRAGMA journal_mode = WAL")
-    held.execute("PRAGMA wal_autocheckpoint = 0")
-    held.execute("CREATE TABLE t (x)")
-    held.execute("INSERT INTO t VALUES (1)")
-    checkpoints = Checkpointer(path, 5.0)
+    first = held(path, 1)
     path.unlink()  # the person's rm, the holder's -wal and -shm left at their names
-    for _ in range(CHECKPOINT_EVERY_COMMITS):
-        checkpoints.committed()
-    assert checkpoints._thread is not None
-    checkpoints._thread.join(10)
+    checkpointed(path)
     assert not path.exists()
-    held.close()
+    first.close()
     # on a database that is there, the checkpoint still runs (the log is copied in)
-    again = sqlite3.connect(path, isolation_level=None)
-    again.execute("PRAGMA journal_mode = WAL")
-    again.execute("PRAGMA wal_autocheckpoint = 0")
-    again.execute("CREATE TABLE t (x)")
-    again.execute("INSERT INTO t VALUES (2)")
-    checkpoints = Checkpointer(path, 5.0)
-    for _ in range(CHECKPOINT_EVERY_COMMITS):
-        checkpoints.committed()
-    assert checkpoints._thread is not None
-    checkpoints._thread.join(10)
+    again = held(path, 2)
+    checkpointed(path)
     copy = tmp_path / "main-file-only.db"
     copy.write_bytes(path.read_bytes())  # what the checkpoint wrote into the file itself
     assert sqlite3.connect(copy).execute("SELECT x FROM t").fetchall() == [(2,)]
