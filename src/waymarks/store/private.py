@@ -73,13 +73,16 @@ def drop_orphaned_companions(path: Path) -> None:
         return
     from waymarks.store.writer_lock import writer_turn
 
-    with writer_turn(path, ORPHAN_TURN_S):
-        if os.path.lexists(path):
-            return  # a database is there again (another process made it): they are its
-        for name in names:
-            if _regular(name):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(name)
+    try:
+        with writer_turn(path, ORPHAN_TURN_S):
+            if os.path.lexists(path):
+                return  # a database is there again (another process made it): they are its
+            for name in names:
+                if _regular(name):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(name)
+    except OSError:
+        return  # a home that refuses (read-only, not ours): left to SQLite to report
 
 
 def _regular(name: str) -> bool:
