@@ -288,9 +288,7 @@ class Waymarks:
 
     def refresh(self) -> SessionLog | None:
         """Bring the projection up to date with the session before a read (inside a
-        request: already done, once, by :meth:`begin`). Outside one (the command table's
-        reads in a long-lived host) it too first checks that the file at the path is the
-        one held (:func:`~.rebuilding.refreshed`)."""
+        request: already done, once, by :meth:`begin`; outside, as begin does it)."""
         if self._snapshot is not None:
             return self._snapshot.session
         return rebuilding.refreshed(self)
