@@ -556,6 +556,11 @@ class SessionLog(ABC):
             finally:
                 self._locked = False
 
+    @property
+    def holds_lock(self) -> bool:
+        """Whether this reader is inside :meth:`locked` now."""
+        return self._locked
+
     def append(self, entry: dict[str, Any], new_id: Callable[[], str]) -> Entry:
         """Append one entry as a child of the leaf; call inside :meth:`locked`.
 

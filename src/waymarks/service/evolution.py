@@ -114,7 +114,7 @@ class Evolution:
         #: how long a write waits for a busy ``waymarks.db`` (capture: short, then queued)
         self.busy_timeout_ms = busy_timeout_ms
         self._ledger: SessionFile | None = None
-        self._ledger_file: FileIdentity | None = None  # the file the reader reads
+        self._ledger_identity: FileIdentity | None = None  # the file ``_ledger`` opened
         self._store: EvolutionStore | None = None
         #: source ID -> (offered claim IDs, digest of their states) of the request built
         #: last (item 36: a reply computed against a state changed since is not committed)
@@ -141,29 +141,35 @@ class Evolution:
 
     @property
     def ledger(self) -> SessionFile:
+        """The learned ledger. A long-lived object (the helper's captures, a recovery
+        tick's step) whose file was moved aside (the fix for a damaged one) or replaced
+        since it was opened reads the file at the path from then on, as a new process
+        would (never while it holds the ledger's lock): it failed every capture and check
+        until the process ended."""
+        path = ledger_path(self.home)
+        if self._ledger is not None and not self._ledger.holds_lock and (
+                file_identity(path) != self._ledger_identity):
+            self._ledger = None
         if self._ledger is None:
-            path = ledger_path(self.home)
             if not has_ledger(self.home):
                 path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                 with contextlib.suppress(FileExistsError):  # a concurrent creator won
                     self._ledger = SessionFile.create(path, LEDGER_SESSION_ID,
                                                       iso(self.clock.now()), str(self.home))
+                    self._ledger_identity = file_identity(path)
             if self._ledger is None:
+                identity = file_identity(path)  # before the open, as the stores take theirs
                 try:
                     self._ledger = SessionFile.open(path)
                 except (SessionFileError, OSError) as exc:
                     raise LedgerDamaged(path, _why(path, exc)) from exc
-            self._ledger_file = file_identity(path)
+                self._ledger_identity = identity
         return self._ledger
 
     def holds_current_files(self) -> bool:
-        """Whether the ledger and the database this object holds open are still the files
-        at their paths: between two requests of a warm process, the person may have
-        deleted the ledger to start over or restored it from a backup, and another
-        process may have set the database aside."""
-        if self._ledger is not None and \
-                file_identity(ledger_path(self.home)) != self._ledger_file:
-            return False
+        """Whether the database this object holds open is still the file at its path:
+        between two requests of a warm process another process may have set it aside.
+        (The ledger follows its path by itself: :attr:`ledger`.)"""
         return self._store is None or file_identity(self.home / DB_NAME) == self._store.identity
 
     @property
@@ -194,15 +200,7 @@ class Evolution:
             self.ledger.refresh()
         except (SessionFileError, OSError) as exc:  # replaced or cut since it was opened
             raise LedgerDamaged(self.ledger.path, _why(self.ledger.path, exc)) from exc
-        try:
-            with self.store.transaction():
-                return self.store.sync(self.ledger)
-        except SQLITE_ERRORS as exc:
-            if not is_damage(exc):
-                raise
-            self._set_aside(exc)
-        with self.store.transaction():
-            return self.store.sync(self.ledger)
+        return self._locked_sync()
 
     def rebuild(self) -> int:
         """Drop the evolution tables' derived state and fold the whole evolution ledger
@@ -228,9 +226,20 @@ class Evolution:
                 raise
             self._set_aside(exc)
 
-    def _locked_sync(self) -> None:
+    def _locked_sync(self) -> int:
+        """Fold what the ledger holds past the checkpoint. A database found damaged, or
+        replaced by another process that found it so (while a model call was in flight,
+        say), is set aside or left to it, and the ledger folded into the file at the path:
+        a reply applied then is written, not failed with its paid answer thrown away."""
+        try:
+            with self.store.transaction():
+                return self.store.sync(self.ledger)
+        except SQLITE_ERRORS as exc:
+            if not is_damage(exc):
+                raise
+            self._set_aside(exc)
         with self.store.transaction():
-            self.store.sync(self.ledger)
+            return self.store.sync(self.ledger)
 
     # -- capture ------------------------------------------------------------------------
 
@@ -493,9 +502,9 @@ def warm(kept: dict[Path, Evolution], home: Path, *,
          busy_timeout_ms: int | None = None) -> Evolution:
     """The ``Evolution`` of ``home`` a long-lived process keeps in ``kept`` between
     requests (its ledger reader and projection then read only what was appended), opened
-    anew when a file it holds is no longer the one at its path
-    (:meth:`Evolution.holds_current_files`): it would go on reading the old ledger and
-    failing every capture, while a new process captures into the new one."""
+    anew when the database it holds is no longer the one at its path
+    (:meth:`Evolution.holds_current_files`; its ledger follows its path by itself): it
+    would go on working on the set-aside file, while a new process works on the new one."""
     evo = kept.get(home)
     if evo is not None and not evo.holds_current_files():
         kept.pop(home).close()

@@ -112,8 +112,11 @@ class EvolutionQueue:
                  now_ms: Callable[[], int] = _system_ms,
                  jitter: Callable[[], float] = random.random,
                  cancel: Event | None = None,
-                 learning: Callable[[str], bool] = lambda origin: True) -> None:
+                 learning: Callable[[str], bool] = lambda origin: True,
+                 reopen: Callable[[], JobStore] | None = None) -> None:
         self.store = store
+        #: opens the store again when its file was replaced (:meth:`follow`)
+        self._reopen = reopen or (lambda: JobStore(store.path))
         #: whether learning is on for an origin, asked before a job is leased and before
         #: each call (:func:`open_queue` gives the home's switch; a queue built alone, as
         #: its own tests do, runs every job)
@@ -182,6 +185,7 @@ class EvolutionQueue:
         SOURCE``) that source is forced: its delay, pause and per-source caps are
         overridden, the shared ceilings (hourly calls, daily spend) and cooldowns are not,
         and a settled source is never run again."""
+        self.follow()
         now = self.now_ms()
         self.store.expire_leases(now, self._retry_at(now))
         self.reconcile()
@@ -227,6 +231,14 @@ class EvolutionQueue:
                 continue
             return self._attempt(job, lease, routes, forced)
         return last or Attempt("idle")
+
+    def follow(self) -> None:
+        """Before a check: when another process replaced ``evolution.db`` (set aside as
+        damaged, or moved aside by the person), work on the file at the path from now on
+        (its jobs come back from the unsettled sources at reconcile)."""
+        if self.store.replaced():
+            self.store.close()
+            self.store = self._reopen()
 
     def _by_prefix(self, prefix: str) -> Job | None:
         """The one job whose source ID starts with ``prefix`` (4+ characters), if unique."""
@@ -471,6 +483,9 @@ def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
     from waymarks.service.learning import learning_enabled
     from waymarks.service.recovery import open_job_store
 
-    return EvolutionQueue(open_job_store(home, datetime.now(UTC)), step, config, policy, clients,
-                          available=available, cancel=cancel,
-                          learning=lambda origin: learning_enabled(home, origin))
+    def reopen() -> JobStore:
+        return open_job_store(home, datetime.now(UTC))
+
+    return EvolutionQueue(reopen(), step, config, policy, clients, available=available,
+                          cancel=cancel, learning=lambda origin: learning_enabled(home, origin),
+                          reopen=reopen)

@@ -21,6 +21,7 @@ left read-only that way (by an older release) are given the database's permissio
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import os
@@ -98,7 +99,8 @@ def set_aside(db_path: Path, now: datetime) -> Path:
     for suffix in _COMPANIONS:
         source = Path(f"{db_path}{suffix}")
         if source.exists():
-            os.replace(source, Path(f"{target}{suffix}"))
+            with contextlib.suppress(FileNotFoundError):  # the last connection removed it
+                os.replace(source, Path(f"{target}{suffix}"))
     return target
 
 
@@ -131,7 +133,10 @@ def open_job_store(home: Path, now: datetime) -> JobStore:
                 raise ServiceError("database_error", f"{path}: made anew, it still fails "
                                    f"({describe(exc)}); run `waymarks health`") from exc
             if attempt == "again":  # not just replaced by another process: damaged
-                set_aside(path, now)
+                # under the writer's turn: an opener meanwhile removes what it takes for a
+                # gone database's companions under it (store/private.py)
+                with writer_turn(path, BUSY_TIMEOUT_MS / 1000):
+                    set_aside(path, now)
                 from waymarks.service.logs import log_event
 
                 log_event(home, now, "evolution_queue_set_aside", code="damaged")

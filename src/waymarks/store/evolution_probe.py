@@ -14,12 +14,14 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
+from waymarks.store.private import uri
+
 
 def known_sources(db_path: Path, ids: Sequence[str]) -> set[str]:
     if not ids or not db_path.is_file():
         return set()
     try:
-        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=1.0)
+        db = sqlite3.connect(uri(db_path, "mode=ro"), uri=True, timeout=1.0)
     except sqlite3.Error:
         return set()
     try:
@@ -53,7 +55,7 @@ def check_projection(db_path: Path) -> dict[str, object]:
     if not db_path.is_file():
         return report
     try:
-        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=5.0)
+        db = sqlite3.connect(uri(db_path, "mode=ro"), uri=True, timeout=5.0)
     except sqlite3.Error:
         return {**report, "readable": False}
     bad: dict[str, list[str]] = {"claims": [], "sources": [], "history": [], "receipts": []}

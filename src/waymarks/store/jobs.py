@@ -60,6 +60,7 @@ from waymarks.store.job_rows import code as _code
 from waymarks.store.job_schema import MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError
 from waymarks.store.private import private_database
 from waymarks.store.wal import enter_wal
+from waymarks.store.writer_lock import file_identity
 
 __all__ = ["ALLOWED_CODES", "ANY_MODEL", "CALL_OUTCOMES", "DB_FILE", "MIGRATIONS",
            "SCHEMA_VERSION", "STATES", "STEP_CODES", "WAIT_REASONS", "BadRowError", "Cooldown",
@@ -82,6 +83,8 @@ class JobStore:
         #: IDs of job rows left out of reads because they are not well formed (item 79)
         self.bad_jobs: set[str] = set()
         binding.install()
+        #: the file this connection opened, taken before the open (see :meth:`replaced`)
+        self.identity = file_identity(path)
         self.db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
         self.db.execute("PRAGMA busy_timeout = 30000")
         enter_wal(self.db, 30.0)
@@ -94,6 +97,13 @@ class JobStore:
 
     def close(self) -> None:
         self.db.close()
+
+    def replaced(self) -> bool:
+        """Whether the file at the path is no longer the one this connection opened:
+        another process set it aside as damaged and made a new one, or the person moved
+        it aside. A long-lived queue then reopens the path; writing on into the copy
+        would let it and every other process lease the same job, each in its own file."""
+        return file_identity(self.path) != self.identity
 
     # --- schema ------------------------------------------------------------------------
 

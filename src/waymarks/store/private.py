@@ -15,6 +15,9 @@ import stat
 from pathlib import Path
 
 COMPANIONS = ("", "-wal", "-shm", "-journal")
+#: how long a removal of orphaned companions waits for the writer's turn (a recovery
+#: setting the database aside holds it while it renames the database, then these)
+ORPHAN_TURN_S = 30.0
 
 
 def private_database(path: Path) -> None:
@@ -31,6 +34,7 @@ def private_database(path: Path) -> None:
     except OSError:
         pass
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    drop_orphaned_companions(path)
     # O_EXCL: never through a symbolic link, never an existing file truncated; it exists,
     # or the directory refuses (SQLite then says which)
     with contextlib.suppress(OSError):
@@ -45,3 +49,44 @@ def private_database(path: Path) -> None:
                 os.chmod(name, stat.S_IMODE(found.st_mode) & 0o700)
         except OSError:
             continue  # missing (SQLite removed it), or not ours to change
+
+
+def uri(path: Path, query: str) -> str:
+    """The SQLite URI of ``path`` with ``query`` (``mode=ro``, ``mode=rw``,
+    ``immutable=1``), percent-encoded: written as ``file:{path}``, a ``#`` or ``?`` in
+    the path cut it there, and SQLite opened (and created) another file."""
+    return f"{path.absolute().as_uri()}?{query}"
+
+
+def drop_orphaned_companions(path: Path) -> None:
+    """Remove the ``-wal``, ``-shm`` and ``-journal`` of a database that is gone, before
+    one is made at ``path``: deleted or moved aside (by the person: "delete it and the
+    next command rebuilds", "the queue file can be moved aside") while a process held it
+    open, whose connection kept them. SQLite would read them as the new file's log (every
+    open then failed with ``SQLITE_IOERR_SHORT_READ``, an I/O error blaming the disk,
+    until that process reopened); the process that held them keeps its own copies open.
+    Under the writer's turn, and only while no database is at ``path``: a recovery
+    setting the database aside renames it first and its companions after, within the
+    turn. Only regular files (anything else is refused by name before this)."""
+    names = [f"{path}{suffix}" for suffix in COMPANIONS[1:]]
+    if os.path.lexists(path) or not any(_regular(name) for name in names):
+        return
+    from waymarks.store.writer_lock import writer_turn
+
+    try:
+        with writer_turn(path, ORPHAN_TURN_S):
+            if os.path.lexists(path):
+                return  # a database is there again (another process made it): they are its
+            for name in names:
+                if _regular(name):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(name)
+    except OSError:
+        return  # a home that refuses (read-only, not ours): left to SQLite to report
+
+
+def _regular(name: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(name).st_mode)
+    except OSError:
+        return False

@@ -13,6 +13,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from waymarks.store.private import uri
+
 Exclusion = tuple[str, str | None, int]
 #: longest session ID and reason a row may hold (what a write would accept and more)
 _MAX_TEXT = 4096
@@ -30,7 +32,7 @@ def read_exclusions(path: Path) -> tuple[list[Exclusion], str | None]:
     # companion is created beside the copy kept for inspection
     mode = "mode=ro" if there[0] and companions[0].stat().st_size else "immutable=1"
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True)
+        db = sqlite3.connect(uri(path.resolve(), mode), uri=True)
         found = db.execute("SELECT session_id, reason, excluded_at FROM source_exclusions"
                            ).fetchall()
         for row in found:

@@ -22,6 +22,8 @@ import time
 from contextlib import suppress
 from typing import TYPE_CHECKING, Final
 
+from waymarks.store.private import uri
+
 if TYPE_CHECKING:
     import threading
     from pathlib import Path
@@ -70,7 +72,14 @@ class Checkpointer:
             return
 
         def run() -> None:
-            db = sqlite3.connect(self.path, timeout=self.timeout_s)
+            try:  # never creating it: a database deleted meanwhile stays deleted
+                # mode=rw: the plain open creates a missing database, and beside a gone
+                # one's -wal and -shm (kept at their names by the connection of the
+                # process that held it) this copied that log into the new empty file
+                db = sqlite3.connect(uri(self.path, "mode=rw"), timeout=self.timeout_s,
+                                     uri=True)
+            except sqlite3.OperationalError:
+                return  # gone: nothing to checkpoint
             try:
                 checkpoint(db)
             finally:

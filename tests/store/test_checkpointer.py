@@ -1,0 +1,50 @@
+"""The passive checkpoint beside the write path, when the database was deleted meanwhile.
+
+A long-lived process's :class:`~waymarks.store.wal.Checkpointer` connects to the database
+by its path in a thread of its own. Connecting the usual way creates the file when it is
+gone: deleted by the person ("delete it and the next command rebuilds") while the process
+held it, it made an empty database at the path beside the gone one's ``-wal`` and
+``-shm`` (kept by the holder's connection), and checkpointed that log into it: the next
+command met a database nobody wrote instead of making one afresh."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from waymarks.store.wal import CHECKPOINT_EVERY_COMMITS, Checkpointer
+
+
+def held(path: Path, value: int) -> sqlite3.Connection:
+    """A WAL database holding ``value``, its commit left in the log (no checkpoint)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA wal_autocheckpoint = 0")
+    db.execute("CREATE TABLE t (x)")
+    db.execute("INSERT INTO t VALUES (?)", (value,))
+    return db
+
+
+def checkpointed(path: Path) -> None:
+    """As many commits as start the checkpoint thread; wait for it."""
+    checkpoints = Checkpointer(path, 5.0)
+    for _ in range(CHECKPOINT_EVERY_COMMITS):
+        checkpoints.committed()
+    assert checkpoints._thread is not None
+    checkpoints._thread.join(10)
+
+
+def test_a_checkpoint_never_creates_the_database_it_checkpoints(tmp_path: Path) -> None:
+    path = tmp_path / "odd ?#% name.db"
+    first = held(path, 1)
+    path.unlink()  # the person's rm, the holder's -wal and -shm left at their names
+    checkpointed(path)
+    assert not path.exists()
+    first.close()
+    # on a database that is there, the checkpoint still runs (the log is copied in)
+    again = held(path, 2)
+    checkpointed(path)
+    copy = tmp_path / "main-file-only.db"
+    copy.write_bytes(path.read_bytes())  # what the checkpoint wrote into the file itself
+    assert sqlite3.connect(copy).execute("SELECT x FROM t").fetchall() == [(2,)]
+    again.close()
