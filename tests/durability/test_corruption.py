@@ -419,6 +419,6 @@ def test_a_command_that_fails_after_a_repair_reports_the_repair_too(
     assert code == 2 and document["code"] == "not_found", out
     assert os.path.exists(document["recovered"]["damaged"])
     code, _, err = damaged_run("memory", "include", "0000dead")
-    assert code == 2 and "the database was damaged" in err, err
+    assert code == 2 and "the database could not be used" in err, err
     code, out, _ = damaged_run("pins", closed_stderr=True)
     assert code == 0 and "damaged" not in out and "Run the tests" in out, out

@@ -48,6 +48,9 @@ def test_a_foreign_database_is_set_aside_untouched_and_the_projection_rebuilt(
     assert hashlib.sha256(aside[0].read_bytes()).hexdigest() == digest  # bytes unchanged
     said = done.stdout + done.stderr
     assert "Waymarks did not write" in said and str(aside[0]) in said
+    if "--json" not in first:  # the note says what happened, not that it was damaged
+        [note] = [line for line in said.splitlines() if str(aside[0]) in line]
+        assert "could not be used" in note and "damaged" not in note.replace(str(aside[0]), "")
     # the projection is Waymarks' own again, with no trace of the other program's tables
     db = sqlite3.connect(home / "waymarks.db")
     tables = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

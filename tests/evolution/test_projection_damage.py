@@ -128,7 +128,7 @@ def test_a_repair_is_reported_by_the_request_it_happened_in_not_every_later_one(
     many requests: the learned-memory store's repair is news to the request that made it."""
     damage(home, "DROP TABLE evo_changes")
     first = cli(home, project, "evolution", "list")
-    assert first.returncode == 0 and "the database was damaged" in first.stderr
+    assert first.returncode == 0 and "the database could not be used" in first.stderr
     later = cli(home, project, "evolution", "list")
     assert later.returncode == 0 and "damaged" not in later.stderr
     assert "recovered" not in json.loads(ok(home, project, "--json", "evolution", "list"))

@@ -178,7 +178,7 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
 
 
 def repair_note(repaired: dict[str, Any]) -> str:
-    return (f"note: the database was damaged ({repaired['problem']}); it was set aside as "
+    return (f"note: the database could not be used ({repaired['problem']}); it was set aside as "
             f"{repaired['damaged']} and rebuilt from the session files"
             + "".join(f"; {caveat}" for caveat in repaired.get("caveats") or ()))
 

@@ -238,7 +238,7 @@ def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
     lines = [f"{verdict}: schema v{data['schemaVersion']}, integrity {data['integrity']}, "
              f"{data['mutations']} mutations ({data['ignoredMutations']} ignored)"]
     if recovered:
-        lines.append(f"REPAIRED: the database was damaged ({recovered['problem']}); it was "
+        lines.append(f"REPAIRED: the database could not be used ({recovered['problem']}); it was "
                      f"set aside as {recovered['damaged']} and rebuilt from the session files"
                      ". Nothing in the session files was lost; delete the set-aside copy "
                      "once you no longer need it.")
