@@ -87,6 +87,8 @@ def test_a_garbage_vector_is_ignored_not_ranked(
     inflated or infinite one got the best similarity there is (cosine 50, calibrated to 1)
     and became a candidate by meaning for any query. Such a record is scored lexically, as
     one without a vector is."""
+    import numpy as np
+
     from waymarks.semantic import load
 
     monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
@@ -110,6 +112,18 @@ def test_a_garbage_vector_is_ignored_not_ranked(
         # the deploy claim shares no word with the query: only its garbage vector could
         # make it a candidate (inflated, it scored 0.4, cut only by the relative gate)
         assert [s.candidate.id for s in result.scored] == [ids[CHECKOUT]]
+    # and the garbage row is dropped as a damaged one is, its claim embedded again: it
+    # was never seen missing (its checksum is right), so scored lexically for ever
+    assert app.recovered is None and fresh.recovered is None
+    status = fresh.embed_recall()
+    assert (status["embedded"], status["records"], status["vectors"]) == (1, 2, 2)
+    db = fresh.projection.recall_index().db
+    (vector,), = db.execute("SELECT vector FROM recall_vectors WHERE item_id = ?",
+                            (ids["The deploy script runs on Fridays."],))
+    assert len(vector) == 4 * embedder.dim
+    assert abs(float(np.linalg.norm(np.frombuffer(vector, dtype="<f4"))) - 1) < 1e-3
+    assert fresh.recall("when does the deploy script run?").selected == [
+        ids["The deploy script runs on Fridays."]]
 
 
 def test_a_claim_no_longer_in_effect_is_not_recalled_by_its_old_vector(
