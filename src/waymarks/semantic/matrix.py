@@ -53,8 +53,11 @@ def _unit_rows(matrix: Any) -> Any:
 def unit_vector(vector: bytes, dim: int) -> bool:
     """Whether ``vector`` is a unit vector of ``dim`` finite float32 values, as
     :class:`VectorMatrix` keeps."""
-    return len(vector) == 4 * dim and bool(
-        _unit_rows(np.frombuffer(vector, dtype="<f4").reshape(1, dim))[0])
+    if len(vector) != 4 * dim:
+        return False
+    values = np.frombuffer(vector, dtype="<f4")
+    with np.errstate(all="ignore"):  # ~7 us a row (through _unit_rows: ~22 us)
+        return abs(float(values @ values) - 1.0) <= NORM_TOLERANCE
 
 
 class VectorMatrix:

@@ -115,6 +115,17 @@ def drop_damaged(app: Waymarks, store: VectorStore, held: Nearest, embedder: Emb
     wake(app.home)
 
 
+def drop_unsound(app: Waymarks, vectors: Vectors) -> int:
+    """``waymarks index --semantic``: drop every stored row that is damaged (fails its
+    checksum, or is no unit vector of the embedder's length), so that its record is
+    embedded with the ones missing; how many. A recall finds only the rows it reads (of
+    what its session may see); this reads them all (a full pass, as ``health`` makes)."""
+    store = VectorStore(vectors.index.db)
+    model, usable = vectors.embedder.model, unit_vector(vectors.embedder.dim)
+    with app.projection.transaction():
+        return store.drop_damaged(store.unsound(model, usable), model, usable)
+
+
 ProgressFn = Callable[[int, int], None]
 
 
