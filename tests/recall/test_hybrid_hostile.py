@@ -87,6 +87,8 @@ def test_a_garbage_vector_is_ignored_not_ranked(
     inflated or infinite one got the best similarity there is (cosine 50, calibrated to 1)
     and became a candidate by meaning for any query. Such a record is scored lexically, as
     one without a vector is."""
+    import numpy as np
+
     from waymarks.semantic import load
 
     monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
@@ -110,6 +112,18 @@ def test_a_garbage_vector_is_ignored_not_ranked(
         # the deploy claim shares no word with the query: only its garbage vector could
         # make it a candidate (inflated, it scored 0.4, cut only by the relative gate)
         assert [s.candidate.id for s in result.scored] == [ids[CHECKOUT]]
+    # and the garbage row is dropped as a damaged one is, its claim embedded again: it
+    # was never seen missing (its checksum is right), so scored lexically for ever
+    assert app.recovered is None and fresh.recovered is None
+    status = fresh.embed_recall()
+    assert (status["embedded"], status["records"], status["vectors"]) == (1, 2, 2)
+    db = fresh.projection.recall_index().db
+    (vector,), = db.execute("SELECT vector FROM recall_vectors WHERE item_id = ?",
+                            (ids["The deploy script runs on Fridays."],))
+    assert len(vector) == 4 * embedder.dim
+    assert abs(float(np.linalg.norm(np.frombuffer(vector, dtype="<f4"))) - 1) < 1e-3
+    assert fresh.recall("when does the deploy script run?").selected == [
+        ids["The deploy script runs on Fridays."]]
 
 
 def test_a_claim_no_longer_in_effect_is_not_recalled_by_its_old_vector(
@@ -169,3 +183,59 @@ def test_one_damaged_vector_row_is_dropped_and_embedded_again_not_the_database(
     status = other.embed_recall()
     assert (status["embedded"], status["records"], status["vectors"]) == (1, 4, 4)
     assert other.recall(query).selected == [ids[CHECKOUT]]
+
+
+def test_health_counts_a_damaged_vector_row_and_index_semantic_embeds_it_again(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch, home: Path,
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``waymarks health`` did not read ``recall_vectors``: a damaged row was found only
+    by a recall that happened to read it (one of a session it may see), so health said OK
+    over it. Health now counts such rows as a problem naming the fix and writes nothing
+    (no rebuild: the rest of the database is sound); ``waymarks index --semantic`` drops
+    them, and garbage vectors whose checksum is right, and embeds those claims again."""
+    import json
+
+    import numpy as np
+
+    from waymarks.cli.main import main
+
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    app = make_app()
+    ids = []
+    for text in ("The deploy script runs on Fridays.", "Invoices are rendered as PDF.",
+                 CHECKOUT):
+        outcome = app.remember(text)
+        assert isinstance(outcome, Committed), outcome
+        ids.append(outcome.id)
+    assert app.embed_recall()["vectors"] == 3
+    db = app.projection.recall_index().db
+    with app.projection.transaction():  # the row's checksum no longer matches it
+        db.execute("UPDATE recall_vectors SET checksum = checksum + 1 WHERE item_id = ?",
+                   (ids[0],))
+    (vector,), = db.execute("SELECT vector FROM recall_vectors WHERE item_id = ?", (ids[1],))
+    forge(app, ids[1], (np.frombuffer(vector, dtype="<f4") * 3).tobytes())
+    rows = db.execute("SELECT * FROM recall_vectors ORDER BY item_id").fetchall()
+
+    def cli(*args: str) -> dict[str, object]:
+        code = main(["--json", *args])
+        out = capsys.readouterr().out
+        assert code == 0, out
+        return dict(json.loads(out.strip().splitlines()[-1]))
+
+    report = cli("health")
+    assert report["ok"] is False and report["integrity"] == "ok"
+    assert report["damagedVectors"] == 1
+    assert [p for p in report["problems"] if "vector" in p] == [  # type: ignore[union-attr]
+        "1 stored vector row(s) of hybrid recall fail their checksum (their claims are"
+        " scored lexically): the next recall that reads them, or `waymarks index"
+        " --semantic`, drops them and embeds those claims again"]
+    # health wrote nothing: no rebuild, no damaged copy, the rows as they were
+    assert not report["recovered"] and not list(home.glob("waymarks.db.damaged-*"))
+    assert db.execute("SELECT * FROM recall_vectors ORDER BY item_id").fetchall() == rows
+    status = cli("index", "--semantic")
+    assert (status["embedded"], status["dropped"], status["vectors"]) == (2, 2, 3)
+    report = cli("health")
+    assert report["ok"] is True and report["damagedVectors"] == 0
+    assert make_app().recall("what format are invoices in?").selected == [ids[1]]

@@ -170,3 +170,20 @@ def test_a_watermark_past_the_last_record_is_damage(db: sqlite3.Connection) -> N
     assert verify_all(db) == ["a stored vectors' watermark is past the last recall record"]
     db.execute("UPDATE meta SET value = 'x' WHERE name = 'vectors_done:m1'")
     assert verify_all(db) == ["meta vectors_done:m1 is not a number"]
+
+
+def test_a_vector_of_no_use_is_dropped_with_a_sound_checksum(db: sqlite3.Connection) -> None:
+    """A row whose checksum is right but whose vector the query's matrix left out (not a
+    unit vector of the embedder's length) is dropped when named, and its record is
+    missing again; another model's row, and one replaced meanwhile by a usable vector,
+    stay."""
+    store = VectorStore(db, items_backed=False)
+    store.put("m1", [("a", "The port is 5434.", b"\x01" * 8),
+                     ("b", "数据库端口是 5434。", b"\x02" * 8)])
+    store.put("m2", [("c", "Deploys run on Fridays.", b"\x01" * 8)])
+    usable = {b"\x02" * 8}.__contains__
+    db.execute("BEGIN")
+    assert store.drop_damaged(["a", "b", "c"], "m1", usable) == 1
+    db.execute("COMMIT")
+    assert [i for i, _ in store.missing("m1", 10)] == ["a", "c"]
+    assert [i for _, i, _ in store.vectors("m2")] == ["c"]

@@ -198,8 +198,11 @@ def register_house(root: click.Group) -> None:
         if waited == "done":
             return Result(data, f"Background embedding done: {data['vectors']} of "
                                 f"{data['records']} claims have a vector ({data['model']})")
-        return Result(data, f"Embedded {data['embedded']} claim(s); {data['vectors']} of "
-                            f"{data['records']} have a vector ({data['model']})")
+        dropped = (f" (of them {data['dropped']} whose stored vector was damaged)"
+                   if data.get("dropped") else "")
+        return Result(data, f"Embedded {data['embedded']} claim(s){dropped}; "
+                            f"{data['vectors']} of {data['records']} have a vector "
+                            f"({data['model']})")
 
     @command(root, "trust", summary="Trust a project: project-scoped pins and memory apply "
              "in it and are shared between its sessions.",

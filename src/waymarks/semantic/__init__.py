@@ -16,7 +16,7 @@ or by ``waymarks index --semantic``, never on the prompt path and never by a wri
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Final, Protocol
 
@@ -161,6 +161,9 @@ def cosines(query: bytes, vectors: Sequence[bytes]) -> list[float]:
 class Nearest(Protocol):
     """Vectors held for repeated queries (see :class:`waymarks.semantic.matrix.VectorMatrix`)."""
 
+    #: records whose vectors were left out (not unit vectors of the embedder's length)
+    rejected: list[str]
+
     def __len__(self) -> int: ...
 
     def extend(self, rows: Iterable[tuple[str, bytes]]) -> None: ...
@@ -177,5 +180,13 @@ def new_matrix(dim: int) -> Nearest:
     return VectorMatrix(dim)
 
 
+def unit_vector(dim: int) -> Callable[[bytes], bool]:
+    """Whether a stored vector is one :func:`new_matrix`'s matrix keeps: a unit vector of
+    ``dim`` finite values (needs the extra, as :func:`new_matrix` does)."""
+    from waymarks.semantic.matrix import unit_vector as check
+
+    return lambda vector: check(vector, dim)
+
+
 __all__ = ["SWITCH", "Calibration", "Nearest", "cosines", "enabled", "load", "new_matrix",
-           "spare_cores", "switch_problem", "usable_cores"]
+           "spare_cores", "switch_problem", "unit_vector", "usable_cores"]

@@ -7,7 +7,9 @@ A stored vector that is not one (another length, NaN or infinity, not of length 
 faulty embedder or a hand-made row whose checksum is right) is left out of
 :class:`VectorMatrix`, so its record is scored lexically: one short vector first used to
 set the matrix's length and shut every other vector out, and an inflated one got the best
-similarity there is for any query.
+similarity there is for any query. Its record is named in :attr:`VectorMatrix.rejected`,
+for the service to drop the row and embed the record again, as it does a row that fails
+its checksum (:func:`unit_vector` says which rows are still such when it drops them).
 
 :class:`VectorMatrix` holds a store's vectors as one matrix, so a warm process compares a
 query with 10k vectors in one matrix product instead of re-assembling them per query; it
@@ -42,12 +44,31 @@ def dot_all(query: bytes, vectors: Sequence[bytes]) -> list[float]:
 NORM_TOLERANCE = 1e-3
 
 
+def _unit_rows(matrix: Any) -> Any:
+    """Which rows of ``matrix`` are unit vectors of finite values (a boolean per row)."""
+    with np.errstate(all="ignore"):  # inf * inf, nan: found here, not warned about
+        return np.abs(np.einsum("ij,ij->i", matrix, matrix) - 1.0) <= NORM_TOLERANCE
+
+
+def unit_vector(vector: bytes, dim: int) -> bool:
+    """Whether ``vector`` is a unit vector of ``dim`` finite float32 values, as
+    :class:`VectorMatrix` keeps."""
+    if len(vector) != 4 * dim:
+        return False
+    values = np.frombuffer(vector, dtype="<f4")
+    with np.errstate(all="ignore"):  # ~7 us a row (through _unit_rows: ~22 us)
+        return abs(float(values @ values) - 1.0) <= NORM_TOLERANCE
+
+
 class VectorMatrix:
     """Vectors of ``dim`` values by record ID, as one float32 matrix built on first use
-    after a change (vectors that are not unit vectors of ``dim`` finite values left out)."""
+    after a change (vectors that are not unit vectors of ``dim`` finite values left out,
+    and their record IDs added to :attr:`rejected`)."""
 
     def __init__(self, dim: int) -> None:
         self.size = 4 * dim
+        #: records whose vectors were left out (not unit vectors), for the caller to clear
+        self.rejected: list[str] = []
         self.ids: list[str] = []
         self._rows: list[bytes] = []
         self._position: dict[str, int] = {}
@@ -58,8 +79,11 @@ class VectorMatrix:
 
     def extend(self, rows: Iterable[tuple[str, bytes]]) -> None:
         for item_id, vector in rows:
-            if item_id in self._position or len(vector) != self.size:
-                continue  # one vector per record, of the embedder's length
+            if item_id in self._position:
+                continue  # one vector per record
+            if len(vector) != self.size:  # of the embedder's length
+                self.rejected.append(item_id)
+                continue
             self._position[item_id] = len(self.ids)
             self.ids.append(item_id)
             self._rows.append(vector)
@@ -68,9 +92,9 @@ class VectorMatrix:
     def _build(self) -> Any:
         """The matrix, the rows that are not unit vectors dropped for good."""
         matrix = np.frombuffer(b"".join(self._rows), dtype="<f4").reshape(len(self._rows), -1)
-        with np.errstate(all="ignore"):  # inf * inf, nan: dropped here, not warned about
-            good = np.abs(np.einsum("ij,ij->i", matrix, matrix) - 1.0) <= NORM_TOLERANCE
+        good = _unit_rows(matrix)
         if not good.all():
+            self.rejected += [self.ids[i] for i in np.flatnonzero(~good).tolist()]
             keep = np.flatnonzero(good).tolist()
             self.ids = [self.ids[i] for i in keep]
             self._rows = [self._rows[i] for i in keep]

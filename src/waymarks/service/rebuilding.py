@@ -136,7 +136,9 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
     """Embed every recall record without a current vector, in committed batches. In the
     foreground (``waymarks index --semantic``) the home's worker pauses before its next
     batch until this ends; the worker (``background``) waits before each batch while one
-    runs (:func:`~waymarks.service.semantic_backfill.foreground`)."""
+    runs (:func:`~waymarks.service.semantic_backfill.foreground`). In the foreground the
+    stored rows are checked first, and the damaged ones dropped and embedded again
+    (``dropped``: how many; :func:`~waymarks.service.semantic_recall.drop_unsound`)."""
     from waymarks.service import semantic_backfill
 
     vectors = semantic_recall.vectors_of(app)
@@ -148,7 +150,11 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
         done = embed(before_batch=partial(semantic_backfill.after_foreground, app.home))
     else:
         with semantic_backfill.foreground(app.home):
+            # damaged rows no recall has read (health counts them): embedded again here
+            dropped = semantic_recall.drop_unsound(app, vectors)
             done = embed()
+        if dropped:
+            return vectors.summary(done, dropped=dropped)
     return vectors.summary(done)
 
 

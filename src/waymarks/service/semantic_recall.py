@@ -25,7 +25,7 @@ import msgspec
 from waymarks.core.text import well_formed
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Embedder, Semantic, semantic_side
 from waymarks.recall.scoring import Candidate
-from waymarks.semantic import Nearest, load, new_matrix, switch_problem
+from waymarks.semantic import Nearest, load, new_matrix, switch_problem, unit_vector
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
 
@@ -85,29 +85,45 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
         held = new_matrix(embedder.dim)
         held.extend((item_id, vector) for _, item_id, vector in
                     store.vectors(embedder.model, visible))
-    if store.damaged:
-        drop_damaged(app, store)
-    if not len(held):
-        return list(lexical), None
+    empty = not len(held)
     lexical_ids = [c.id for c in lexical]
     # the model's tokenizer encodes UTF-8: half of a surrogate pair (JSON may escape one)
     # raised there, where the lexical engine takes any str
-    ids, cosines = held.nearest(embedder.query(well_formed(query)), lexical_ids,
-                                SEMANTIC_CANDIDATES)
+    ids, cosines = ([], []) if empty else held.nearest(
+        embedder.query(well_formed(query)), lexical_ids, SEMANTIC_CANDIDATES)
+    if store.damaged or held.rejected:  # the matrix names its rejects when it is built
+        drop_damaged(app, store, held, embedder)
+    if empty:
+        return list(lexical), None
     side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration, query=query)
     return [*lexical, *store.candidates(extra)], side
 
 
-def drop_damaged(app: Waymarks, store: VectorStore) -> None:
-    """Drop the vector rows the read found damaged and wake the background worker to
-    embed their records again; the rest of the database is sound and stays (the records
-    are scored lexically meanwhile)."""
+def drop_damaged(app: Waymarks, store: VectorStore, held: Nearest, embedder: Embedder
+                 ) -> None:
+    """Drop the vector rows the read found damaged, and those the matrix left out (not
+    unit vectors of the embedder's length), and wake the background worker to embed their
+    records again; the rest of the database is sound and stays (the records are scored
+    lexically meanwhile)."""
     from waymarks.service.semantic_backfill import wake
 
     with app.projection.transaction():
-        store.drop_damaged(store.damaged)
+        store.drop_damaged([*store.damaged, *held.rejected], embedder.model,
+                           unit_vector(embedder.dim))
     store.damaged.clear()
+    held.rejected.clear()
     wake(app.home)
+
+
+def drop_unsound(app: Waymarks, vectors: Vectors) -> int:
+    """``waymarks index --semantic``: drop every stored row that is damaged (fails its
+    checksum, or is no unit vector of the embedder's length), so that its record is
+    embedded with the ones missing; how many. A recall finds only the rows it reads (of
+    what its session may see); this reads them all (a full pass, as ``health`` makes)."""
+    store = VectorStore(vectors.index.db)
+    model, usable = vectors.embedder.model, unit_vector(vectors.embedder.dim)
+    with app.projection.transaction():
+        return store.drop_damaged(store.unsound(model, usable), model, usable)
 
 
 ProgressFn = Callable[[int, int], None]

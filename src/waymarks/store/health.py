@@ -10,6 +10,10 @@ source whose project items are held back (excluded, ``foreign-location``) shows 
 ``integrity`` is ``"ok"`` or the first problem the whole-database check found (structure,
 index entries, every row's checksum, the item counts, the full-text indexes): health is
 the one place that pays for it at any size (see :mod:`waymarks.store.integrity`).
+``damagedVectors`` counts the stored vectors (hybrid recall's) that fail their checksum, a
+problem but not the database's: each is dropped and embedded again on its own by the next
+recall that reads it or ``waymarks index --semantic`` (:mod:`waymarks.store.recall_vectors`);
+health only counts them (~60 ms of CPU at 10k rows) and writes nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from waymarks.store.integrity import (
     verify_source,
 )
 from waymarks.store.migrations import current_version
+from waymarks.store.recall_vectors import VectorStore
 
 MAX_DETAILS = 20
 
@@ -96,13 +101,19 @@ def health_report(db: sqlite3.Connection) -> dict[str, Any]:
         problems.append(f"{missing} indexed session file(s) missing")
     problems += [f"{s['path']}: indexed as session {s['sessionId']}, {s['fileProblem']}"
                  for s in sources if s["fileProblem"]]
+    damaged_vectors = len(VectorStore(db).unsound())
+    if damaged_vectors:  # derived rows, each on its own: no reason to rebuild the database
+        problems.append(f"{damaged_vectors} stored vector row(s) of hybrid recall fail their "
+                        "checksum (their claims are scored lexically): the next recall that "
+                        "reads them, or `waymarks index --semantic`, drops them and embeds "
+                        "those claims again")
     if anomaly_counts["malformed"]:
         problems.append(f"{anomaly_counts['malformed']} pin or memory entr"
                         f"{'y' if anomaly_counts['malformed'] == 1 else 'ies'} in the session "
                         "files refused: written, but nothing of it applies (see anomalies)")
     return {
         "ok": not problems, "problems": problems, "schemaVersion": current_version(db),
-        "integrity": integrity,
+        "integrity": integrity, "damagedVectors": damaged_vectors,
         "mutations": mutations, "ignoredMutations": ignored_total, "ignored": ignored,
         "sources": sources, "anomalyCounts": anomaly_counts, "anomalies": anomalies,
     }
