@@ -21,10 +21,8 @@ import copy
 import io
 import json
 import operator
-import os
 import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +38,7 @@ from hypothesis import (
 )
 from hypothesis import strategies as st
 
+from tests.inprocess import waymarks
 from tests.lanes import lanes
 from waymarks.cli.app import build_root
 from waymarks.cli.main import main
@@ -75,28 +74,13 @@ class Sandbox:
         self.project.mkdir()
         self.ids: dict[str, str] = {}
 
-    @contextlib.contextmanager
-    def inside(self) -> Iterator[None]:
-        old_cwd, old_home = os.getcwd(), os.environ.get("WAYMARKS_HOME")
-        os.environ["WAYMARKS_HOME"] = str(self.home)
-        os.chdir(self.project)
-        try:
-            yield
-        finally:
-            os.chdir(old_cwd)
-            if old_home is None:
-                os.environ.pop("WAYMARKS_HOME", None)
-            else:
-                os.environ["WAYMARKS_HOME"] = old_home
-
     def run(self, argv: list[str]) -> tuple[int, str, str]:
-        out, err = io.StringIO(), io.StringIO()
-        with self.inside(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(argv)
-            except BaseException as exc:  # anything escaping main is the bug
-                raise AssertionError(f"exception escaped main({argv!r}): {exc!r}") from exc
-        return code, out.getvalue(), err.getvalue()
+        """``waymarks ARGV`` in the project, on the sandbox's home (``tests/inprocess.py``)."""
+        try:
+            done = waymarks(*argv, env={"WAYMARKS_HOME": str(self.home)}, cwd=self.project)
+        except BaseException as exc:  # anything escaping main is the bug
+            raise AssertionError(f"exception escaped main({argv!r}): {exc!r}") from exc
+        return done.returncode, done.stdout, done.stderr
 
     def json(self, *args: str) -> dict[str, Any]:
         code, out, _ = self.run(["--json", *args])
