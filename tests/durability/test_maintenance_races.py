@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.store.test_migrations import database_at, first_schema_rows, insert
+from waymarks.store import migrations
 from waymarks.store.migrations import LATEST_VERSION
 
 pytestmark = pytest.mark.slow  # many CLI processes
@@ -71,6 +72,39 @@ def test_commands_starting_together_on_an_older_schema_all_answer(
     db = sqlite3.connect(path)
     assert db.execute("SELECT count(*), max(version) FROM schema_migrations").fetchone() == (
         LATEST_VERSION, LATEST_VERSION)  # each step once
+    db.close()
+    assert run(home, project, "health")["ok"] is True
+
+
+def test_commands_starting_together_on_a_blank_database_all_answer(tmp_path: Path) -> None:
+    """A blank database is given the latest schema in one transaction: four processes
+    released on one together create it once (the others see it made) and catch up from
+    the ledger."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    for n in range(6):
+        run(home, project, "memory", "add", "--", f"Service {n} answers on port {5000 + n}")
+    expected = run(home, project, "memory")["items"]
+    path = home / "waymarks.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    blank = sqlite3.connect(path, isolation_level=None)
+    migrations.ensure_history(blank)
+    blank.execute("BEGIN IMMEDIATE")  # every opener waits to create the schema
+    commands = [("memory",), ("memory",), ("pins",), ("status",)]
+    started = [start(home, project, *command) for command in commands]
+    blank.execute("COMMIT")
+    blank.close()
+    for process, command in zip(started, commands, strict=True):
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0 and "Traceback" not in err, err
+        answer = json.loads(out)
+        assert "recovered" not in answer, answer
+        if command == ("memory",):
+            assert answer["items"] == expected
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT count(*), max(version) FROM schema_migrations").fetchone() == (
+        LATEST_VERSION, LATEST_VERSION)
     db.close()
     assert run(home, project, "health")["ok"] is True
 

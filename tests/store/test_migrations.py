@@ -127,6 +127,30 @@ def test_blank_database_migrates_through_every_step(tmp_path: Path) -> None:
     assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 
 
+def test_a_blank_database_gets_what_the_steps_leave_in_one_transaction(
+        tmp_path: Path) -> None:
+    """``migrate`` creates a blank database's latest schema at once (from the steps run
+    in memory): the same objects, columns, indexes and rows as the steps run one by one."""
+    stepwise = sqlite3.connect(tmp_path / "steps.db", isolation_level=None)
+    migrations.ensure_history(stepwise)
+    assert migrations._apply_steps(stepwise, 0, 7) == VERSIONS
+    at_once = sqlite3.connect(tmp_path / "once.db", isolation_level=None)
+    statements: list[str] = []
+    at_once.set_trace_callback(statements.append)
+    assert migrate(at_once, 7) == VERSIONS
+    at_once.set_trace_callback(None)
+    assert statements.count("BEGIN IMMEDIATE") == 1 and statements.count("COMMIT") == 1
+    assert schema(at_once) == schema(stepwise)
+    for table in [name for kind, name, *_ in schema(stepwise)["objects"]
+                  if kind == "table" and not name.startswith("recall_terms_")]:
+        assert (at_once.execute(f"SELECT * FROM {table}").fetchall()
+                == stepwise.execute(f"SELECT * FROM {table}").fetchall()), table
+    assert at_once.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    # a database someone else created meanwhile is left as it is
+    assert migrations._create_latest(at_once, 8) is False
+    assert migrate(at_once, 8) == []
+
+
 @pytest.mark.parametrize("start", VERSIONS[:-1])
 def test_an_older_schema_with_rows_upgrades_to_the_blank_schema(
         tmp_path: Path, start: int) -> None:

@@ -1,10 +1,13 @@
 """Numbered schema migrations for the SQLite projection.
 
 Each step is small, named, runs in its own transaction and is recorded in
-``schema_migrations``. A database whose recorded version is newer than the newest step
-here was written by a later release: it is refused, never downgraded. Recorded versions
-are always 1..N without a gap; anything else is a damaged table, not a newer release
-(a flipped bit must not pass for "upgrade Waymarks").
+``schema_migrations``. A blank database is not taken through them one by one: the steps
+run once per process on an in-memory database, and what they leave there (objects and
+rows) is created in one transaction (a new home's database in about 5 ms instead of 17).
+A database whose recorded version is newer than the newest step here was written by a
+later release: it is refused, never downgraded. Recorded versions are always 1..N without
+a gap; anything else is a damaged table, not a newer release (a flipped bit must not pass
+for "upgrade Waymarks").
 
 The whole database is a projection of the session ledgers, so a step may drop and
 recreate derived tables freely; what it must never do is touch a ledger file.
@@ -12,6 +15,7 @@ recreate derived tables freely; what it must never do is touch a ledger file.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections import Counter
 from collections.abc import Callable
@@ -339,12 +343,20 @@ def current_version(db: sqlite3.Connection) -> int:
     return int(top or 0)
 
 
-def migrate(db: sqlite3.Connection, now_ms: int) -> list[int]:
-    """Apply every pending step; returns the versions applied. ``db`` is in autocommit mode."""
+def ensure_history(db: sqlite3.Connection) -> None:
+    """The table of applied steps (the one object a blank database may already hold)."""
     db.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT"
     )
+
+
+def migrate(db: sqlite3.Connection, now_ms: int) -> list[int]:
+    """Apply every pending step; returns the versions applied. ``db`` is in autocommit mode.
+
+    A blank database is given the latest schema at once (:func:`_create_latest`): the same
+    objects the steps would leave, created in one transaction instead of nineteen."""
+    ensure_history(db)
     version = current_version(db)
     if version > LATEST_VERSION:
         raise SchemaTooNewError(
@@ -352,6 +364,14 @@ def migrate(db: sqlite3.Connection, now_ms: int) -> list[int]:
             f"Waymarks understands ({LATEST_VERSION}); upgrade Waymarks, or move the "
             "database aside and run `waymarks rebuild-index` to rebuild it from the ledgers"
         )
+    if version == 0 and _blank(db) and _create_latest(db, now_ms):
+        return [step.version for step in MIGRATIONS]
+    return _apply_steps(db, version, now_ms)
+
+
+def _apply_steps(db: sqlite3.Connection, version: int, now_ms: int) -> list[int]:
+    """Every step after ``version``, each in its own transaction (``schema_migrations``
+    exists)."""
     applied = []
     for step in MIGRATIONS:
         if step.version <= version:
@@ -372,3 +392,66 @@ def migrate(db: sqlite3.Connection, now_ms: int) -> list[int]:
             raise
         applied.append(step.version)
     return applied
+
+
+def _blank(db: sqlite3.Connection) -> bool:
+    """Nothing in the database but an empty ``schema_migrations``."""
+    others = db.execute("SELECT count(*) FROM sqlite_master WHERE name <> 'schema_migrations'"
+                        " AND name NOT LIKE 'sqlite!_%' ESCAPE '!'").fetchone()[0]
+    return others == 0 and current_version(db) == 0
+
+
+class _Latest(msgspec.Struct, frozen=True):
+    """What the steps leave in a blank database: its objects' SQL in creation order and
+    the rows of every table but ``schema_migrations``."""
+
+    statements: tuple[str, ...]
+    rows: tuple[tuple[str, tuple[tuple[object, ...], ...]], ...]
+
+
+@functools.cache
+def _latest(steps: tuple[Migration, ...]) -> _Latest:
+    """The steps run once on an in-memory database (per process and registry): the one
+    definition of the schema stays the steps themselves."""
+    template = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        ensure_history(template)
+        _apply_steps(template, 0, 0)
+        # the tables a virtual table keeps its data in come with it
+        kinds = {name: kind for _schema, name, kind, *_rest
+                 in template.execute("PRAGMA main.table_list")}
+        statements = tuple(
+            sql for name, sql in template.execute(
+                "SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
+            if kinds.get(name) != "shadow" and name != "schema_migrations")
+        rows = tuple(
+            (name, tuple(template.execute(f'SELECT * FROM "{name}"').fetchall()))
+            for name, kind in kinds.items()
+            if kind == "table" and not name.startswith("sqlite_") and name != "schema_migrations")
+        return _Latest(statements, tuple((name, found) for name, found in rows if found))
+    finally:
+        template.close()
+
+
+def _create_latest(db: sqlite3.Connection, now_ms: int) -> bool:
+    """Create the latest schema in blank ``db``, in one transaction; False (nothing done)
+    when another process started on it first."""
+    latest = _latest(MIGRATIONS)
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if not _blank(db):
+            db.execute("ROLLBACK")
+            return False
+        for statement in latest.statements:
+            db.execute(statement)
+        for table, found in latest.rows:
+            marks = ", ".join("?" * len(found[0]))
+            db.executemany(f'INSERT INTO "{table}" VALUES ({marks})', found)
+        db.executemany(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+            [(step.version, step.name, now_ms) for step in MIGRATIONS])
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return True
