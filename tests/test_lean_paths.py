@@ -76,6 +76,27 @@ def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: P
     assert "waymarks.service.app" in modules, "the recall really ran in this process"
 
 
+#: the command modules ``waymarks pins`` does not run (the table builds a command when it
+#: is looked up: building and importing all of them cost every command about 15 ms)
+NOT_FOR_PINS = ("waymarks.commands.team", "waymarks.commands.personal",
+                "waymarks.commands.learn", "waymarks.commands.evolution",
+                "waymarks.commands.evolution_inspect", "waymarks.commands.transfer",
+                "waymarks.commands.planning", "waymarks.commands.sessions")
+
+
+def test_a_command_imports_only_its_own_part_of_the_table(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    code = ("from waymarks.cli.main import main\n"
+            "out = io.StringIO()\n"
+            "with contextlib.redirect_stdout(out):\n"
+            "    status = main(['--json', 'pins'])\n"
+            "assert status == 0 and '\"items\": []' in out.getvalue(), out.getvalue()")
+    modules, _ = _loaded_after(code, tmp_path, project)
+    assert "waymarks.commands.items" in modules, "the command really ran in this process"
+    assert _matching(modules, NOT_FOR_PINS) == []
+
+
 @pytest.mark.slow
 def test_the_mcp_server_starts_without_the_command_table(
         tmp_path: Path) -> None:

@@ -156,3 +156,32 @@ def test_help_loads_no_service_and_the_copied_names_agree(tmp_path: Path) -> Non
                           cwd=tmp_path, timeout=60, check=True,
                           env={**os.environ, "WAYMARKS_HOME": str(tmp_path / "h")})
     assert done.stdout.strip() == "[]"
+
+
+def test_the_table_builds_a_command_when_it_is_looked_up() -> None:
+    """Each loader of the table registers exactly the names it is listed with (else the
+    lookup fails loudly), the help order stays the table's, and looking one command up
+    builds its own loader's commands only."""
+    from waymarks.commands.table import TABLE, build
+
+    root = build_root()
+    context = click.Context(root)
+    assert root.commands.keys().isdisjoint(
+        name for names, _loader in TABLE for name in names)  # nothing built yet
+    assert root.get_command(context, "pin") is not None
+    assert {"pins", "pin", "unpin"} <= root.commands.keys()
+    assert "memory" not in root.commands and "team" not in root.commands
+    listed = [name for names, _loader in TABLE for name in names]
+    assert build().list_commands(context) == listed
+    assert root.list_commands(context)[:len(listed)] == listed
+    root.load_all()
+    assert set(listed) <= root.commands.keys()
+
+
+def test_a_loader_that_registers_other_names_than_listed_fails_loudly() -> None:
+    from waymarks.commands.base import Group
+
+    group = Group("x")
+    group.later(("one", "two"), lambda g: g.add_command(click.Command("one"), "one"))
+    with pytest.raises(RuntimeError, match="the loader of one, two registered one"):
+        group.get_command(click.Context(group), "two")

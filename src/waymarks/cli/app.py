@@ -49,7 +49,6 @@ def build_root() -> Group:
     from waymarks.cli.launchers import register
     from waymarks.commands.table import build
 
-    table = build()
     root = Group(
         "waymarks", help="Pins and durable memory for coding agents, kept in append-only "
         "session files.\n\nGlobal options go before the command. IDs may be shortened to any "
@@ -72,8 +71,7 @@ def build_root() -> Group:
                          callback=_show_version, help="Print the version and exit."),
         ],
         callback=_globals)
-    for name, cmd in table.commands.items():
-        root.add_command(cmd, name)
+    build(into=root)
     _register_cli_only(root)
     register(root)
     return root

@@ -94,9 +94,17 @@ class Command(click.Command):
         super().format_epilog(ctx, formatter)
 
 
+#: registers a group's commands (see :meth:`Group.later`)
+Loader = Callable[["Group"], None]
+
+
 class Group(click.Group):
     """A group of commands; with ``default``, the group's name alone (or followed by
-    options) runs that subcommand (``waymarks memory`` lists memory)."""
+    options) runs that subcommand (``waymarks memory`` lists memory).
+
+    Commands may be registered :meth:`later`: the loader runs (importing its module) when
+    one of its names is looked up, so a command line builds only the command it runs
+    (building and importing all of them cost every command about 15 ms)."""
 
     command_class = Command
 
@@ -107,6 +115,45 @@ class Group(click.Group):
         super().__init__(*args, **kwargs)
         self.default = default
         self.examples = tuple(examples)
+        #: names in the order the help lists them, loaded or not
+        self.order: list[str] = list(self.commands)
+        self._later: dict[str, tuple[tuple[str, ...], Loader]] = {}
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        super().add_command(cmd, name)
+        added = name or cmd.name
+        if added is not None and added not in self.order:
+            self.order.append(added)
+
+    def later(self, names: Sequence[str], loader: Loader) -> None:
+        """``loader(self)`` registers exactly ``names``, when one of them is wanted."""
+        for name in names:
+            self._later[name] = (tuple(names), loader)
+            if name not in self.order:
+                self.order.append(name)
+
+    def load(self, name: str) -> None:
+        """Run the loader of ``name`` if it has not run."""
+        pending = self._later.get(name)
+        if pending is None:
+            return
+        names, loader = pending
+        for each in names:
+            del self._later[each]
+        before = set(self.commands)
+        loader(self)
+        added = set(self.commands) - before
+        if added != set(names):
+            raise RuntimeError(f"the loader of {', '.join(names)} registered "
+                               f"{', '.join(sorted(added)) or 'nothing'}")
+
+    def load_all(self) -> None:
+        for name in list(self._later):
+            self.load(name)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        self.load(cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def get_help_option(self, ctx: click.Context) -> click.Option | None:
         names = self.get_help_option_names(ctx)
@@ -142,7 +189,8 @@ class Group(click.Group):
                 formatter.write_dl(rows)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)  # in the order they were added: related ones together
+        # in the order they were added: related ones together
+        return [name for name in self.order if name in self.commands or name in self._later]
 
 
 def _examples(formatter: click.HelpFormatter, examples: Sequence[str]) -> None:
@@ -194,6 +242,8 @@ class CommandInfo(msgspec.Struct, frozen=True):
 def walk(group: click.Group, prefix: tuple[str, ...] = ()) -> list[CommandInfo]:
     """Every group and command under ``group`` (groups too: they answer ``-h``)."""
     found = []
+    if isinstance(group, Group):
+        group.load_all()
     for name, cmd in group.commands.items():
         path = (*prefix, name)
         options = tuple(o for p in cmd.params if isinstance(p, click.Option) and not p.is_flag
