@@ -13,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -302,3 +303,36 @@ def test_a_suspended_foreground_index_does_not_hold_the_worker_for_ever(
 def foreground_held(home: Path) -> bool:
     """Whether a process embeds in the foreground now (holds its lock)."""
     return semantic_backfill._locked(home, semantic_backfill.FOREGROUND_FILE)
+
+
+def test_a_second_index_semantic_says_it_waits_for_the_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second ``waymarks index --semantic`` waited on the first one's lock saying
+    nothing, for as long as that one ran or stayed stopped (Ctrl-Z): to the person, a
+    hang. It now says once, on standard error, why it waits; then embeds what is left."""
+    project = tmp_path / "project"
+    project.mkdir()
+    home = tmp_path / "home"
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    with Waymarks(home, cwd=str(project)) as app:
+        for claim in CLAIMS:
+            app.remember(claim)
+    held = os.open(home / semantic_backfill.FOREGROUND_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)  # the first one, embedding (or stopped)
+    try:
+        second = subprocess.Popen(
+            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--json",
+             "index", "--semantic"], cwd=project, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        assert second.stderr is not None
+        # what it says, or nothing in two minutes (it said nothing while it waited)
+        ready, _, _ = select.select([second.stderr], [], [], 120)
+        said = second.stderr.readline() if ready else ""
+        assert "another `waymarks index --semantic` embeds in this home" in said, said
+        assert second.poll() is None, "it went on without waiting"
+    finally:
+        os.close(held)
+    out, err = second.communicate(timeout=300)
+    assert second.returncode == 0, err
+    answer = json.loads(out)
+    assert answer["vectors"] == answer["records"] == len(CLAIMS)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -173,7 +174,10 @@ def register_house(root: click.Group) -> None:
             data = wait_for_vectors(run.app(), timeout)
         else:
             with run.progress.bar("embed") as tick:
-                data = run.app().embed_recall(tick)
+                data = run.app().embed_recall(tick, waiting=partial(
+                    click.echo, "waymarks: another `waymarks index --semantic` embeds in this "
+                    "home: waiting for it to finish (if it is stopped, resume it with `fg` or "
+                    "end it; what it embedded is kept)", err=True))
         # not usage errors (the command line is right): what this installation or its
         # worker cannot do now, exit 1 with a code of its own
         from waymarks.service.outcomes import ServiceError

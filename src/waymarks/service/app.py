@@ -493,11 +493,13 @@ class Waymarks:
 
     @recovering
     def embed_recall(self, progress: ProgressFn | None = None, *,
-                     background: bool = False) -> dict[str, Any]:
+                     background: bool = False,
+                     waiting: Callable[[], None] | None = None) -> dict[str, Any]:
         """Embed every recall record without a current vector (``waymarks index
         --semantic``; ``background``: the home's worker), in committed batches; what is
-        there afterwards."""
-        return rebuilding.embed_recall(self, progress, background=background)
+        there afterwards. ``waiting``: called if it first waits for another one."""
+        return rebuilding.embed_recall(self, progress, background=background,
+                                       waiting=waiting)
 
     @recovering
     def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -132,13 +132,15 @@ def embed_in_background(app: Waymarks, replayed: int) -> None:
 
 
 def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
-                 background: bool = False) -> dict[str, Any]:
+                 background: bool = False,
+                 waiting: Callable[[], None] | None = None) -> dict[str, Any]:
     """Embed every recall record without a current vector, in committed batches. In the
     foreground (``waymarks index --semantic``) the home's worker pauses before its next
     batch until this ends; the worker (``background``) waits before each batch while one
     runs (:func:`~waymarks.service.semantic_backfill.foreground`). In the foreground the
     stored rows are checked first, and the damaged ones dropped and embedded again
-    (``dropped``: how many; :func:`~waymarks.service.semantic_recall.drop_unsound`)."""
+    (``dropped``: how many; :func:`~waymarks.service.semantic_recall.drop_unsound`);
+    ``waiting`` is called once if it first waits for another foreground process."""
     from waymarks.service import semantic_backfill
 
     vectors = semantic_recall.vectors_of(app)
@@ -149,7 +151,7 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
     if background:
         done = embed(before_batch=partial(semantic_backfill.after_foreground, app.home))
     else:
-        with semantic_backfill.foreground(app.home):
+        with semantic_backfill.foreground(app.home, waiting):
             # damaged rows no recall has read (health counts them): embedded again here
             dropped = semantic_recall.drop_unsound(app, vectors)
             done = embed()

@@ -136,19 +136,25 @@ def _open_lock(path: Path) -> int | None:
 
 
 @contextmanager
-def foreground(home: Path) -> Iterator[None]:
+def foreground(home: Path, waiting: Callable[[], None] | None = None) -> Iterator[None]:
     """Embedding in this process (``waymarks index --semantic``): the home's worker waits
     before its next batch until this ends (:func:`after_foreground`), and a second
     foreground process waits here for this one; each would otherwise embed every record
     still missing, the same ones (measured: 168 + 200 embeddings for 200 claims). At most
     the batch the worker had under way is embedded twice. A home that cannot hold the
-    file: no waiting, as before."""
+    file: no waiting, as before. ``waiting`` is called once before this waits (the
+    other may run for minutes, or be stopped: the person is told why nothing moves)."""
     import fcntl
 
     fd = _open_lock(home / FOREGROUND_FILE)
     try:
         if fd is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if waiting is not None:
+                    waiting()
+                fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         if fd is not None:
