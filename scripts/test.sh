@@ -11,14 +11,11 @@ echo "== pytest"
 # A temporary root of its own: pytest keeps only the last few numbered temporary folders
 # under one root, so another pytest run by the same user (an editor, a second checkout)
 # would delete this run's folders under its feet.
-# In memory (/dev/shm) when it has 4 GiB free: thousands of homes are made there and their
-# fsyncs on disk were a fifth of the run. Removed after a run that passed; kept (and named)
-# after one that did not.
-parent=${TMPDIR:-/tmp}
-if [ -d /dev/shm ] && [ -w /dev/shm ] \
-        && [ "$(df -Pk /dev/shm | awk 'NR == 2 {print $4}')" -ge 4194304 ]; then
-    parent=/dev/shm
-fi
+# In memory (/dev/shm) when it has 4 GiB free and may run programs (tests/temproot.py):
+# thousands of homes are made there and their fsyncs on disk were a fifth of the run.
+# Removed after a run that passed; kept (and named) after one that did not.
+parent=$(.venv/bin/python -m tests.temproot)
+parent=${parent:-${TMPDIR:-/tmp}}
 PYTEST_DEBUG_TEMPROOT=$(mktemp -d -p "$parent" waymarks-tests.XXXXXX)
 export PYTEST_DEBUG_TEMPROOT
 finish() {

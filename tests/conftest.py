@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.temproot import memory_root
 from waymarks.service.app import Waymarks
 
 # The suite runs on every core of a small machine next to other work: generating inputs
@@ -21,24 +22,15 @@ settings.register_profile("waymarks", suppress_health_check=[HealthCheck.too_slo
 settings.load_profile("waymarks")
 
 
-#: a memory-backed folder for the tests' temporary folders, when it has this much room
-MEMORY_TMP = Path("/dev/shm")
-MEMORY_TMP_MIN_FREE = 4 << 30
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    """Temporary folders in memory when the machine has room there and the run did not
-    choose a place (``--basetemp``, ``PYTEST_DEBUG_TEMPROOT``): thousands of homes are made
-    and dropped, and on this machine's disk their fsyncs were a fifth of the fast lane
-    (97 -> 78 s). Durability tests kill processes; none of them cuts the power."""
+    """Temporary folders in memory when the machine has room there (:mod:`tests.temproot`)
+    and the run did not choose a place (``--basetemp``, ``PYTEST_DEBUG_TEMPROOT``).
+    Durability tests kill processes; none of them cuts the power."""
     if config.option.basetemp or os.environ.get("PYTEST_DEBUG_TEMPROOT"):
         return
-    try:
-        room = os.statvfs(MEMORY_TMP)
-    except OSError:
-        return
-    if os.access(MEMORY_TMP, os.W_OK) and room.f_bavail * room.f_frsize >= MEMORY_TMP_MIN_FREE:
-        os.environ["PYTEST_DEBUG_TEMPROOT"] = str(MEMORY_TMP)
+    root = memory_root()
+    if root is not None:
+        os.environ["PYTEST_DEBUG_TEMPROOT"] = str(root)
 
 
 class StepClock:

@@ -185,3 +185,18 @@ def test_a_loader_that_registers_other_names_than_listed_fails_loudly() -> None:
     group.later(("one", "two"), lambda g: g.add_command(click.Command("one"), "one"))
     with pytest.raises(RuntimeError, match="the loader of one, two registered one"):
         group.get_command(click.Context(group), "two")
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("pnis", "pins"), ("memroy", "memory"),
+                                             ("evolutoin", "evolution")])
+def test_a_mistyped_command_is_offered_the_command_meant(
+        typo: str, meant: str, home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Click suggests close names from the commands registered so far: with the table built
+    a command at a time, a typo of one not yet looked up was offered none of them
+    ('pnis': "Did you mean 'pi'?", 'memroy': nothing)."""
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main([typo]) == 2
+    err = capsys.readouterr().err
+    assert f"No such command '{typo}'" in err and f"'{meant}'" in err, err

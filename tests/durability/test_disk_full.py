@@ -7,6 +7,7 @@ skipped with the reason printed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -23,13 +24,13 @@ from waymarks.service.outcomes import Committed, ServiceError
 from waymarks.service.recovery import database_error
 
 
-@pytest.fixture
-def small_fs(tmp_path: Path) -> Iterator[Path]:
+@contextlib.contextmanager
+def tmpfs(mount: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted on new folder ``mount`` with ``options`` (skips without root)."""
     if os.geteuid() != 0:
         pytest.skip(f"mounting a tmpfs needs root; running as uid {os.geteuid()}")
-    mount = tmp_path / "fs"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)],
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mount)],
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
@@ -37,6 +38,12 @@ def small_fs(tmp_path: Path) -> Iterator[Path]:
         yield mount
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@pytest.fixture
+def small_fs(tmp_path: Path) -> Iterator[Path]:
+    with tmpfs(tmp_path / "fs", "size=3m") as mount:
+        yield mount
 
 
 def fill(directory: Path) -> Path:

@@ -16,6 +16,7 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -336,3 +337,29 @@ def test_a_second_index_semantic_says_it_waits_for_the_first(
     assert second.returncode == 0, err
     answer = json.loads(out)
     assert answer["vectors"] == answer["records"] == len(CLAIMS)
+
+
+def test_the_worker_looking_at_the_lock_is_not_taken_for_another_index(
+        tmp_path: Path) -> None:
+    """Before each batch the worker takes the foreground lock shared for an instant
+    (:func:`semantic_backfill.after_foreground`); an ``index --semantic`` starting in that
+    instant said another ``index --semantic`` embedded in the home (and how to resume or
+    end it) when none did. Only an exclusive holder is another one."""
+    probe = os.open(tmp_path / semantic_backfill.FOREGROUND_FILE, os.O_RDWR | os.O_CREAT,
+                    0o600)
+    fcntl.flock(probe, fcntl.LOCK_SH)  # the worker's look, held for the test
+    said: list[str] = []
+    inside = threading.Event()
+
+    def index() -> None:
+        with semantic_backfill.foreground(tmp_path, lambda: said.append("waiting")):
+            inside.set()
+
+    second = threading.Thread(target=index)
+    try:
+        second.start()
+        assert not inside.wait(0.3), "it embedded while the worker looked"
+    finally:
+        os.close(probe)
+    second.join(60)
+    assert inside.is_set() and said == []

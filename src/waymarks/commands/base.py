@@ -155,6 +155,17 @@ class Group(click.Group):
         self.load(cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError:
+            if not self._later:
+                raise
+            # no such command: click offers close names from the commands built, so all
+            self.load_all()
+            return super().resolve_command(ctx, args)
+
     def get_help_option(self, ctx: click.Context) -> click.Option | None:
         names = self.get_help_option_names(ctx)
         if not names or not self.add_help_option:

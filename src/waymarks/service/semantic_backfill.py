@@ -142,8 +142,9 @@ def foreground(home: Path, waiting: Callable[[], None] | None = None) -> Iterato
     foreground process waits here for this one; each would otherwise embed every record
     still missing, the same ones (measured: 168 + 200 embeddings for 200 claims). At most
     the batch the worker had under way is embedded twice. A home that cannot hold the
-    file: no waiting, as before. ``waiting`` is called once before this waits (the
-    other may run for minutes, or be stopped: the person is told why nothing moves)."""
+    file: no waiting, as before. ``waiting`` is called once before this waits for another
+    foreground process (it may run for minutes, or be stopped: the person is told why
+    nothing moves); not for the worker's look at the lock (shared, an instant)."""
     import fcntl
 
     fd = _open_lock(home / FOREGROUND_FILE)
@@ -152,8 +153,11 @@ def foreground(home: Path, waiting: Callable[[], None] | None = None) -> Iterato
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                if waiting is not None:
-                    waiting()
+                try:  # shared holders only: the worker looking before a batch, an instant
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except BlockingIOError:  # an exclusive one: another index --semantic
+                    if waiting is not None:
+                        waiting()
                 fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
