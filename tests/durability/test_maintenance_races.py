@@ -38,30 +38,29 @@ def run(home: Path, project: Path, *args: str) -> Any:
     return json.loads(out)
 
 
-@pytest.mark.parametrize("older", [1, 6])
-def test_commands_starting_together_on_an_older_schema_all_answer(
-        tmp_path: Path, older: int) -> None:
+def seeded(tmp_path: Path, claims: int) -> tuple[Path, Path, list[Any]]:
+    """A home with ``claims`` claims written by the CLI, and their listing."""
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
-    for n in range(12):
+    for n in range(claims):
         run(home, project, "memory", "add", "--", f"Service {n} answers on port {5000 + n}")
-    expected = run(home, project, "memory")["items"]
-    path = home / "waymarks.db"
-    db = sqlite3.connect(path)
-    rows = first_schema_rows(db)  # what that release indexed (its recall index came later)
-    rows["meta"] = [row for row in rows["meta"] if not row[0].startswith("recall_")]
-    db.close()
+    return home, project, run(home, project, "memory")["items"]
+
+
+def drop_database(path: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
-    old = database_at(path, older)
-    insert(old, rows)
-    if older >= 6:
-        old.execute("UPDATE sources SET project = cwd")
-    old.execute("BEGIN IMMEDIATE")  # every opener now waits at its first migration step
+
+
+def released_together(home: Path, project: Path, held: sqlite3.Connection,
+                      expected: list[Any]) -> None:
+    """Four commands started while ``held`` holds the database's write lock, released
+    together: each answers (never a repair), each migration step is recorded once."""
+    held.execute("BEGIN IMMEDIATE")  # every opener now waits at its first step
     commands = [("memory",), ("memory",), ("pins",), ("status",)]
     started = [start(home, project, *command) for command in commands]
-    old.execute("COMMIT")  # released together: they race for each step
-    old.close()
+    held.execute("COMMIT")  # released together: they race for each step
+    held.close()
     for process, command in zip(started, commands, strict=True):
         out, err = process.communicate(timeout=120)
         assert process.returncode == 0 and "Traceback" not in err, err
@@ -69,44 +68,40 @@ def test_commands_starting_together_on_an_older_schema_all_answer(
         assert "recovered" not in answer, answer  # migrated, never taken for damage
         if command == ("memory",):
             assert answer["items"] == expected
-    db = sqlite3.connect(path)
+    db = sqlite3.connect(home / "waymarks.db")
     assert db.execute("SELECT count(*), max(version) FROM schema_migrations").fetchone() == (
         LATEST_VERSION, LATEST_VERSION)  # each step once
     db.close()
     assert run(home, project, "health")["ok"] is True
 
 
+@pytest.mark.parametrize("older", [1, 6])
+def test_commands_starting_together_on_an_older_schema_all_answer(
+        tmp_path: Path, older: int) -> None:
+    home, project, expected = seeded(tmp_path, 12)
+    path = home / "waymarks.db"
+    db = sqlite3.connect(path)
+    rows = first_schema_rows(db)  # what that release indexed (its recall index came later)
+    rows["meta"] = [row for row in rows["meta"] if not row[0].startswith("recall_")]
+    db.close()
+    drop_database(path)
+    old = database_at(path, older)
+    insert(old, rows)
+    if older >= 6:
+        old.execute("UPDATE sources SET project = cwd")
+    released_together(home, project, old, expected)
+
+
 def test_commands_starting_together_on_a_blank_database_all_answer(tmp_path: Path) -> None:
     """A blank database is given the latest schema in one transaction: four processes
     released on one together create it once (the others see it made) and catch up from
     the ledger."""
-    home, project = tmp_path / "home", tmp_path / "project"
-    project.mkdir()
-    for n in range(6):
-        run(home, project, "memory", "add", "--", f"Service {n} answers on port {5000 + n}")
-    expected = run(home, project, "memory")["items"]
+    home, project, expected = seeded(tmp_path, 6)
     path = home / "waymarks.db"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    drop_database(path)
     blank = sqlite3.connect(path, isolation_level=None)
     migrations.ensure_history(blank)
-    blank.execute("BEGIN IMMEDIATE")  # every opener waits to create the schema
-    commands = [("memory",), ("memory",), ("pins",), ("status",)]
-    started = [start(home, project, *command) for command in commands]
-    blank.execute("COMMIT")
-    blank.close()
-    for process, command in zip(started, commands, strict=True):
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0 and "Traceback" not in err, err
-        answer = json.loads(out)
-        assert "recovered" not in answer, answer
-        if command == ("memory",):
-            assert answer["items"] == expected
-    db = sqlite3.connect(path)
-    assert db.execute("SELECT count(*), max(version) FROM schema_migrations").fetchone() == (
-        LATEST_VERSION, LATEST_VERSION)
-    db.close()
-    assert run(home, project, "health")["ok"] is True
+    released_together(home, project, blank, expected)
 
 
 def test_rebuild_index_while_writers_append_ends_equal_to_a_fresh_rebuild(
