@@ -142,8 +142,43 @@ def test_an_interrupted_import_says_which_lines_were_written(home: Path, project
 def test_terminal_escapes_in_a_file_never_reach_the_report(cli: Any, tmp_path: Path) -> None:
     source = tmp_path / "escape.jsonl"
     source.write_text("\n".join([
-        _row("Escape test one.", status="\x1b]0;PWNED\x07\x1b[2J\x1b[31mALL GOOD\x1b[0m"),
+        _row("Escape test one.", status="superseded"),
         _row("Escape test two.", id="\x1b[2J\x1b[H!")]) + "\n")
     text = cli("import", str(source), text=True)
     assert "\x1b" not in text and "\x07" not in text
-    assert "\\u001b]0;PWNED\\u0007" in text and "(\\u001b[2J\\u001b[H!)" in text
+    assert "(\\u001b[2J\\u001b[H!)" in text
+    source.write_text(_row("Escape test one.", status="\x1b]0;PWNED\x07\x1b[2J") + "\n")
+    text = cli("import", str(source), expect=2, text=True)
+    assert "\x1b" not in text and "\x07" not in text and "PWNED" not in text
+
+
+# -- lines that are not what an export writes ----------------------------------------------
+
+
+def test_an_unknown_status_refuses_the_import_instead_of_skipping_the_line(
+        cli: Any, tmp_path: Path) -> None:
+    """A status no export writes (a typo, a hand edit) was reported as skipped, exit 0,
+    "Imported": the line was silently lost. It is a malformed line: nothing is written."""
+    source = tmp_path / "s.jsonl"
+    source.write_text("\n".join([_row("Gamma ships weekly."),
+                                 _row("Delta ships daily.", status="actve")]) + "\n")
+    for args in (("import", "--dry-run", str(source)), ("import", str(source))):
+        refused = cli(*args, expect=2)
+        assert refused["code"] == "invalid_argument"
+        assert "line 2: status must be one of active, superseded, deleted, invalid, " \
+            "expired" in refused["message"]
+    assert cli("memory")["items"] == []
+    source.write_text(_row("Gamma ships weekly.", status="Active") + "\n")  # case: as typed
+    assert cli("import", str(source))["counts"] == {"imported": 1}
+
+
+def test_an_export_of_a_newer_version_says_so(cli: Any, tmp_path: Path) -> None:
+    source = tmp_path / "v2.jsonl"
+    source.write_text(_row("Epsilon.", format="waymarks-export-v2") + "\n")
+    refused = cli("import", str(source), expect=2)
+    assert "line 1: written by another version of Waymarks (waymarks-export-v2)" in \
+        refused["message"] and "upgrade" in refused["message"]
+    source.write_text(_row("Epsilon.", format="\x1b[2Jsomething else") + "\n")
+    refused = cli("import", str(source), expect=2, text=True)
+    assert "\x1b" not in refused and "format is not waymarks-export-v1" in refused
+    assert cli("memory")["items"] == []

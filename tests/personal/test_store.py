@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import stat
@@ -348,3 +349,27 @@ def test_a_name_or_description_over_its_limit_is_refused_not_cut(
     saved = store.save("I use vim", name="n" * 80, description="d" * 300)
     entry = store.get(saved.slug)
     assert entry is not None and (entry.name, entry.description) == ("n" * 80, "d" * 300)
+
+
+def test_a_legacy_memory_md_larger_than_an_entry_is_neither_read_nor_migrated(
+        home: Path, project: Path) -> None:
+    """A legacy file is read on every command until migrated: one of any size was read
+    whole and turned into as many entries as it had lines (each written and fsynced, in
+    a plan's path). One larger than an entry file may be is left as it is and named."""
+    from tests.inprocess import waymarks
+
+    legacy = home / "memory.md"
+    legacy.parent.mkdir(parents=True)
+    fact = "Prefers " + "long " * 20_000
+    legacy.write_text("".join(f"- 2026-06-0{n} — {fact}{n}\n" for n in range(1, 5)))
+    before = legacy.read_bytes()
+    assert len(before) > MAX_FILE_BYTES
+    done = waymarks("--json", "personal", "list", cwd=project,
+                    env={"WAYMARKS_HOME": str(home), "WAYMARKS_SEMANTIC": "off"})
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(done.stdout)
+    assert listed["entries"] == []
+    assert legacy.read_bytes() == before and not (home / "memory.md.bak").exists()
+    assert not (home / "memory").exists() or not list((home / "memory").glob("*.md"))
+    (why,) = [u["reason"] for u in listed["unread"] if u["file"] == str(legacy)]
+    assert f"larger than {MAX_FILE_BYTES:,} bytes" in why and "personal save" in why

@@ -238,8 +238,8 @@ def adr_group() -> Group:
         app = runtime().app()
         try:
             path = new_adr(Path(app.cwd), " ".join(title), app.clock.now().date())
-        except ValueError as exc:
-            return refused("invalid_argument", str(exc))
+        except ValueError as exc:  # AdrRefused names its code
+            return refused(getattr(exc, "code", "invalid_argument"), str(exc))
         return Result({"path": str(path)}, f"Created {path}")
 
     return adr

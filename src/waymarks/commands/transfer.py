@@ -11,7 +11,8 @@ What must stay true for import:
 - it writes only through the service's write methods, so every rule of a typed write
   holds (a conflict is refused with the IDs involved, a duplicate is reported with the
   existing ID, a credential is refused, project scope needs a trusted project);
-- nothing is written unless every line can be: a malformed line, or an item the rules
+- nothing is written unless every line can be: a malformed line (a status no export
+  writes, such as a typo; another format version, named), or an item the rules
   refuse against the current state and the lines before it (checked first with the
   service's dry run of them all, in order: two lines of the file that conflict are
   refused, a repeated line is a duplicate of the first), refuses the whole import (exit
@@ -25,6 +26,7 @@ What must stay true for import:
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -51,6 +53,8 @@ MAX_LINE_BYTES = 64 * 1024
 #: largest size with their provenance; a larger export can be split by lines
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 Kind = Literal["pin", "memory"]
+STATUSES = ("active", "superseded", "deleted", "invalid", "expired")
+_VERSIONED = re.compile(r"waymarks-export-v[0-9]{1,6}")
 
 
 class Line(msgspec.Struct, frozen=True):
@@ -74,8 +78,7 @@ def register_transfer(root: click.Group) -> None:
                   default="all", show_default=True,
                   help="Which items to export. E.g. --kind memory")
     @click.option("--status", "statuses", multiple=True, metavar="STATUS",
-                  type=click.Choice(["active", "superseded", "deleted", "invalid", "expired"],
-                                    case_sensitive=False),
+                  type=click.Choice(STATUSES, case_sensitive=False),
                   help="Only items in this status (repeat for several; default all, so the "
                        "history travels too). E.g. --status active")
     @click.option("-o", "--output", metavar="FILE",
@@ -228,8 +231,11 @@ def _line(number: int, text: str) -> Line | str:
         return "not JSON"
     if not isinstance(data, dict):
         return "not a JSON object"
-    if data.get("format", FORMAT) != FORMAT:
-        return f"format is not {FORMAT}"
+    found = data.get("format", FORMAT)
+    if found != FORMAT:  # another export version is named; anything else is not echoed
+        return (f"written by another version of Waymarks ({found}); upgrade Waymarks, or "
+                "export again with this version" if isinstance(found, str)
+                and _VERSIONED.fullmatch(found) else f"format is not {FORMAT}")
     kind, body, scope = data.get("kind"), data.get("text"), data.get("scope")
     status, key, level = data.get("status", "active"), data.get("key"), \
         data.get("classification")
@@ -241,6 +247,9 @@ def _line(number: int, text: str) -> Line | str:
         return "scope must be session, branch or project"
     if not isinstance(status, str) or not isinstance(key, str | None):
         return "status and key must be strings"
+    status = status.strip().lower()
+    if status not in STATUSES:  # a typo must not skip the line silently (not echoed)
+        return f"status must be one of {', '.join(STATUSES)}"
     if level is not None and level not in LEVEL_NAMES:
         return "classification must be normal, internal, sensitive or local-only"
     original = data.get("id")

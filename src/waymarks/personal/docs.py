@@ -18,6 +18,8 @@ leading out of the project is skipped.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 from collections.abc import Sequence
 from datetime import date
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from waymarks.core.decisions import refuse_credentials
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import classify, highest
 from waymarks.core.secrets import cut_before_secret
@@ -212,24 +215,56 @@ class EngineeringDocs:
                 for _n, _i, chunk, shared in scored[: self.limit]]
 
 
+class AdrRefused(ValueError):
+    """An ADR that cannot be scaffolded, and why (``code``: the refusal's code)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 def new_adr(project: Path, title: str, today: date) -> Path:
-    """Scaffold the next numbered decision record; refuses to overwrite anything."""
+    """Scaffold the next numbered decision record; refuses to overwrite anything.
+
+    An ADR is committed with the code: a title holding a credential is refused as any
+    write is, and so is a decisions folder that leads out of the project (a link in a
+    checkout) or cannot be one (a file in the way). The number is chosen and the file
+    created under a lock on the folder, so two writers never take the same number."""
     title = " ".join(title.split())
     if not title or len(title) > 120:
-        raise ValueError("an ADR title needs 1 to 120 characters")
+        raise AdrRefused("invalid_argument", "an ADR title needs 1 to 120 characters")
+    credential = refuse_credentials(title, "The ADR title")
+    if credential is not None:
+        raise AdrRefused(credential.code, f"{credential.message}; nothing was created")
     directory = project / DECISIONS_DIR
-    directory.mkdir(parents=True, exist_ok=True)
-    numbers = [int(m.group(1)) for p in directory.glob("ADR-*.md")
-               if (m := _ADR_FILE.fullmatch(p.name))]
-    number = max(numbers, default=0) + 1
-    path = directory / f"ADR-{number:04d}-{derive_slug(title)[:48].strip('-')}.md"
-    adr_id = f"ADR-{number:04d}"
-    text = "\n".join([
-        "---", f"id: {adr_id}", f"title: {title}", "status: Proposed",
-        f"date: {today.isoformat()}", "decision: ", "why: ", "affects: ", "readWhen: ",
-        "supersedes: ", "---", "", f"# {adr_id}: {title}", "", "## Decision", "", "",
-        "## Why", "", "", "## Affects", "", "", "## Consequences", "", "",
-        "## Read when", "", "", "## Supersedes", "", ""])
-    with path.open("x", encoding="utf-8") as handle:
-        handle.write(text)
+    if not directory.resolve().is_relative_to(project.resolve()):
+        raise AdrRefused("invalid_argument", f"{DECISIONS_DIR} leads outside the project "
+                         f"(to {directory.resolve()}); make it a folder of the project; "
+                         "nothing was created")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        in_way = next((p for p in reversed(directory.parents) if p.is_relative_to(project)
+                       and p.exists() and not p.is_dir()), directory)  # or a link to nothing
+        raise AdrRefused("invalid_argument", f"{in_way.relative_to(project)} is not a folder; "
+                         f"move it away so {DECISIONS_DIR} can be created; nothing was "
+                         "created") from None
+    lock = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        numbers = [int(m.group(1)) for p in directory.glob("ADR-*.md")
+                   if (m := _ADR_FILE.fullmatch(p.name))]
+        number = max(numbers, default=0) + 1
+        path = directory / f"ADR-{number:04d}-{derive_slug(title)[:48].strip('-')}.md"
+        adr_id = f"ADR-{number:04d}"
+        text = "\n".join([
+            "---", f"id: {adr_id}", f"title: {title}", "status: Proposed",
+            f"date: {today.isoformat()}", "decision: ", "why: ", "affects: ", "readWhen: ",
+            "supersedes: ", "---", "", f"# {adr_id}: {title}", "", "## Decision", "", "",
+            "## Why", "", "", "## Affects", "", "", "## Consequences", "", "",
+            "## Read when", "", "", "## Supersedes", "", ""])
+        with path.open("x", encoding="utf-8") as handle:
+            handle.write(text)
+    finally:
+        os.close(lock)
     return path

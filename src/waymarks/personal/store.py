@@ -285,9 +285,16 @@ class PersonalStore:
         with self._locked():
             if backup.exists() or not self.legacy_path.is_file():
                 return None  # another process migrated it meanwhile
-            try:
-                lines = self.legacy_path.read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError) as exc:
+            try:  # bounded as an entry file is: it is tried on every command until done
+                lines = read_regular(self.legacy_path, limit=MAX_FILE_BYTES).decode(
+                    "utf-8").splitlines()
+            except OSError as exc:
+                if exc.errno != errno.EFBIG:
+                    raise
+                raise PersonalMemoryError(
+                    f"larger than {MAX_FILE_BYTES:,} bytes, so it is not read; move its facts "
+                    "into entries with `waymarks personal save` (or trim it)") from exc
+            except UnicodeDecodeError as exc:
                 raise PersonalMemoryError(
                     f"{self.legacy_path} cannot be read as UTF-8 text ({exc}); fix or move "
                     "it, and personal memory will migrate it then") from exc

@@ -1,0 +1,87 @@
+"""``waymarks adr new`` attacked as a careless or hostile user (or checkout) would: a
+credential in the title, a decisions folder that is a link out of the project or a file,
+two people numbering at once. Each refusal is one line with the fix, and nothing is
+created (an ADR is committed with the code)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from tests.inprocess import waymarks
+from waymarks.personal.docs import DECISIONS_DIR, new_adr
+
+TOKEN = "ghp_" + "1234567890abcdefghijklmnopqrstuvwxyzAB"
+
+
+def _adr(home: Path, project: Path, *title: str, expect: int) -> dict[str, object]:
+    done = waymarks("--json", "adr", "new", *title, env={"WAYMARKS_HOME": str(home),
+                                                         "WAYMARKS_SEMANTIC": "off"},
+                    cwd=project)
+    assert done.returncode == expect, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    found: dict[str, object] = json.loads(done.stdout.strip())
+    return found
+
+
+def test_a_credential_in_an_adr_title_is_refused_and_nothing_is_created(
+        home: Path, project: Path) -> None:
+    refused = _adr(home, project, "Rotate", TOKEN, "monthly", expect=2)
+    assert refused["code"] == "credential"
+    assert TOKEN not in json.dumps(refused)
+    assert not (project / DECISIONS_DIR).exists() or not any((project / DECISIONS_DIR).iterdir())
+
+
+def test_a_decisions_folder_leading_out_of_the_project_is_refused(
+        home: Path, project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project / DECISIONS_DIR.parent).mkdir(parents=True)
+    (project / DECISIONS_DIR).symlink_to(outside)
+    refused = _adr(home, project, "Use WAL", expect=2)
+    assert "outside" in str(refused["message"]) and "nothing was created" in \
+        str(refused["message"])
+    assert list(outside.iterdir()) == []
+
+
+def test_a_docs_path_that_is_a_file_is_refused_with_the_fix(home: Path, project: Path) -> None:
+    (project / "docs").write_text("not a folder\n")
+    refused = _adr(home, project, "Use WAL", expect=2)
+    assert refused["code"] == "invalid_argument"
+    assert "docs" in str(refused["message"]) and "nothing was created" in \
+        str(refused["message"])
+    assert (project / "docs").read_text() == "not a folder\n"
+
+
+def test_concurrent_adrs_never_share_a_number(project: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two writers that both listed the folder before either created its file took the
+    same number (ADR-0001 twice, with different slugs)."""
+    # each writer waits a moment after listing for the other to list too: without a
+    # lock both list an empty folder; with one the second waits for the first to finish
+    barrier = threading.Barrier(2, timeout=0.3)
+    real_glob = Path.glob
+
+    def glob(self: Path, pattern: str) -> object:
+        found = list(real_glob(self, pattern))
+        if pattern == "ADR-*.md":
+            # serialized writers: the second never meets the first here
+            with contextlib.suppress(threading.BrokenBarrierError):
+                barrier.wait()
+        return iter(found)
+
+    monkeypatch.setattr(Path, "glob", glob)
+    paths: list[Path] = []
+    threads = [threading.Thread(target=lambda t=t: paths.append(
+        new_adr(project, t, date(2026, 12, 3)))) for t in ("First choice", "Second choice")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    numbers = sorted(p.name[:8] for p in paths)
+    assert numbers == ["ADR-0001", "ADR-0002"], numbers
