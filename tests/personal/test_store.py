@@ -373,3 +373,28 @@ def test_a_legacy_memory_md_larger_than_an_entry_is_neither_read_nor_migrated(
     assert not (home / "memory").exists() or not list((home / "memory").glob("*.md"))
     (why,) = [u["reason"] for u in listed["unread"] if u["file"] == str(legacy)]
     assert f"larger than {MAX_FILE_BYTES:,} bytes" in why and "personal save" in why
+
+
+def test_a_legacy_memory_md_that_cannot_be_read_is_named_not_a_traceback(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bounding the legacy read let its other errors through (a file unreadable for this
+    user, or replaced between the check and the read): every command raised them. As
+    before, the file is named with the reason, and nothing is migrated."""
+    from tests.inprocess import waymarks
+    from waymarks.personal import store
+
+    legacy = home / "memory.md"
+    legacy.parent.mkdir(parents=True)
+    legacy.write_text("- 2026-06-01 — Prefers tabs\n")
+
+    def unreadable(path: object, *, limit: int | None = None) -> bytes:
+        raise PermissionError(13, "Permission denied", str(path))  # the suite runs as root
+
+    monkeypatch.setattr(store, "read_regular", unreadable)
+    done = waymarks("--json", "personal", "list", cwd=project,
+                    env={"WAYMARKS_HOME": str(home), "WAYMARKS_SEMANTIC": "off"})
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    listed = json.loads(done.stdout)
+    (why,) = [u["reason"] for u in listed["unread"] if u["file"] == str(legacy)]
+    assert "cannot be read (Permission denied)" in why
+    assert not (home / "memory.md.bak").exists()

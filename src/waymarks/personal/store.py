@@ -289,8 +289,10 @@ class PersonalStore:
                 lines = read_regular(self.legacy_path, limit=MAX_FILE_BYTES).decode(
                     "utf-8").splitlines()
             except OSError as exc:
-                if exc.errno != errno.EFBIG:
-                    raise
+                if exc.errno != errno.EFBIG:  # unreadable, or replaced meanwhile
+                    raise PersonalMemoryError(
+                        f"cannot be read ({exc.strerror or exc}); fix or move it, and "
+                        "personal memory will migrate it then") from exc
                 raise PersonalMemoryError(
                     f"larger than {MAX_FILE_BYTES:,} bytes, so it is not read; move its facts "
                     "into entries with `waymarks personal save` (or trim it)") from exc
