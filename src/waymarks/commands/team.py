@@ -239,13 +239,14 @@ def team_group() -> Group:
 
 
 def _set_excluded(contributor: str, excluded: bool, reason: str | None) -> Result:
-    from waymarks.service.team import refresh, set_excluded
+    from waymarks.service.outcomes import ServiceError
+    from waymarks.service.team import set_excluded
 
     app = runtime().app()
-    if contributor not in refresh(app).sources:
-        return refused("not_found", f"no contributor {cell(contributor)!r} in this "
-                       "repository's team ledger; see `waymarks team status`")
-    changed = set_excluded(app, contributor, excluded, reason)
+    try:  # trust first: an untrusted project's ledger is not read, so none is found
+        changed = set_excluded(app, contributor, excluded, reason)
+    except ServiceError as problem:
+        return refused(problem.code, cell(str(problem)))
     verb = "Excluded" if excluded else "Included"
     return Result({"contributor": contributor, "excluded": excluded, "changed": changed},
                   f"{verb} {contributor}." if changed else "Nothing changed.")

@@ -369,6 +369,9 @@ def set_excluded(app: Waymarks, contributor: str, excluded: bool,
         raise ServiceError("untrusted", f"{app.cwd} is not trusted; trust it first "
                            "(`waymarks trust .`)")
     state = refresh(app)
+    if contributor not in state.sources:
+        raise ServiceError("not_found", f"no contributor {contributor!r} in this "
+                           "repository's team ledger; see `waymarks team status`")
     anchor = state.anchors.setdefault(contributor, {})
     if bool(anchor.get("excluded")) == excluded:
         return False
