@@ -45,3 +45,13 @@ def test_excluding_in_an_untrusted_project_says_it_is_untrusted(repo: Path, home
         assert refused["code"] == "untrusted", refused
         assert "waymarks trust ." in refused["message"]
     assert not list(home.glob("team/*.anchors.jsonl"))
+
+
+def test_init_without_git_says_git_is_missing(repo: Path, home: Path) -> None:
+    """A repository that is one, on a machine whose git cannot be run: "run `git init`"
+    would be the wrong fix."""
+    run(home, repo, "trust", ".")
+    refused = run(home, repo, "team", "init", expect=2, env={"PATH": str(repo / "nowhere")})
+    assert refused["code"] == "git_missing", refused
+    assert "git init" not in refused["message"] and "PATH" in refused["message"]
+    assert not (repo / ".waymarks").exists()

@@ -122,6 +122,10 @@ def init(app: Waymarks) -> dict[str, Any]:
     """Create the team directory, its README and ``.gitattributes`` (existing files are
     left as they are) and this home's contributor ID."""
     if not team_git.is_repository(Path(app.cwd)):
+        if not team_git.installed():
+            raise TeamRefused("git_missing", "git cannot be run here (not installed, or not "
+                              "on PATH); team memory travels through git: install it or "
+                              "add it to PATH")
         raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository; "
                           "team memory travels through git (run `git init` first)")
     directory = team_dir(app)
