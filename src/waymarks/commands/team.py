@@ -166,6 +166,7 @@ def team_group() -> Group:
     def status() -> Result:
         from waymarks.service.team import (
             conflicts_json,
+            duplicates_json,
             refresh,
             source_json,
             team_dir,
@@ -178,6 +179,7 @@ def team_group() -> Group:
         data: dict[str, Any] = {
             "trusted": app.project_trusted, "initialized": team_dir(app).is_dir(),
             "items": items, "conflicts": conflicts_json(app, state),
+            "duplicates": duplicates_json(state),
             "sources": source_json(state, app.cwd), "docs": _docs(app.cwd)}
         # everything here comes from the repository: escaped, as every stored text is
         # (IDs, keys and file names carried terminal escapes and line breaks through)
@@ -188,6 +190,10 @@ def team_group() -> Group:
                   f"({cell(c['keptAuthor'])}), invalid {cell(c['invalid'][:12])} "
                   f"({cell(c['invalidAuthor'])}); settle with `{cell(c['resolve'])}`"
                   for c in data["conflicts"]]
+        footer += [f"item {cell(d['id'][:12])} was written by "
+                   f"{', '.join(d['contributors'])}: a reused ID, left out of plans; "
+                   "exclude the contributor who copied it (`waymarks team exclude "
+                   "CONTRIBUTOR`) or unshare it" for d in data["duplicates"]]
         footer += [f"{cell(s['path'])}: {s['status']} ({cell(s['detail'])}); "
                    f"{s['withdrawn']} item(s) withdrawn until it is restored from git"
                    for s in data["sources"] if s["status"] != "available"]

@@ -362,6 +362,12 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
     return rows
 
 
+def duplicates_json(state: TeamState) -> list[dict[str, Any]]:
+    """Item IDs that entries of several contributors wrote (left out of plans)."""
+    return [{"id": item_id, "contributors": list(contributors)}
+            for item_id, contributors in state.fold.duplicates().items()]
+
+
 def set_excluded(app: Waymarks, contributor: str, excluded: bool,
                  reason: str | None = None) -> bool:
     """Withdraw (or restore) a contributor's items here; returns whether it changed."""
@@ -424,8 +430,10 @@ def team_blocks(app: Waymarks) -> list[TeamBlock]:
 
     own = {normalize(v.text) for kind in ("pin", "memory") for v in app.items(kind)
            if v.applies}  # the person's own copy is already in the plan
-    items = [i for i in team_items(app, refresh(app), active_only=True)
-             if i.state.norm not in own]
+    state = refresh(app)
+    reused = state.fold.duplicates()  # whose text it is cannot be told: neither is planned
+    items = [i for i in team_items(app, state, active_only=True)
+             if i.state.norm not in own and i.state.id not in reused]
     items.sort(key=lambda i: i.state.kind != "pin")  # stable: replay order within a kind
     return [TeamBlock(i.state.id, i.state.kind, i.state.text, i.entry.author,
                       i.entry.contributor, i.commit, i.state.key,
