@@ -98,3 +98,25 @@ def test_a_reused_item_id_never_replaces_a_teammates_item_unseen(repo: Path, hom
     shown = "".join(m["content"] for m in plan["messages"])
     assert "Run the migration check before every release" in shown
     assert run(home, repo, "team", "status")["duplicates"] == []
+
+
+def test_team_status_lists_no_docs_outside_the_repository(repo: Path, home: Path,
+                                                          tmp_path: Path) -> None:
+    """A pushed ``docs/engineering`` (or a file in it) linked out of the repository: the
+    names of the person's files there must not be walked and listed as the project's."""
+    outside = tmp_path / "elsewhere"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "payroll-2026.md").write_text("# private\n")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "engineering").symlink_to(outside, target_is_directory=True)
+    run(home, repo, "trust", ".")
+    assert run(home, repo, "team", "status")["docs"] == []
+
+    (outside / "deep").rename(repo / "docs" / "deep")  # a linked subdirectory neither
+    (repo / "docs" / "engineering").unlink()
+    (repo / "docs" / "engineering").mkdir()
+    (repo / "docs" / "engineering" / "ok.md").write_text("# fine\n")
+    (repo / "docs" / "engineering" / "deep").symlink_to(outside, target_is_directory=True)
+    (outside / "payroll-2027.md").write_text("# private\n")
+    rows = run(home, repo, "team", "status")["docs"]
+    assert [r["path"] for r in rows] == ["docs/engineering/ok.md"]

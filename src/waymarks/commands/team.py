@@ -54,10 +54,12 @@ def _docs(project: str) -> list[dict[str, Any]]:
 
     root = Path(project) / DOCS_DIR
     found: list[dict[str, Any]] = []
-    if not root.is_dir():
-        return found
     inside = Path(project).resolve()
-    for path in sorted(root.rglob("*.md")):
+    # a pushed link out of the project is not walked (the person's own files' names
+    # would be listed as the project's; a link to / would walk the whole disk)
+    if not root.is_dir() or not root.resolve().is_relative_to(inside):
+        return found
+    for path in sorted(root.rglob("*.md")):  # (linked subdirectories are not walked)
         relative = str(path.relative_to(project))
         row: dict[str, Any] = {"path": relative, "id": None, "title": None, "status": None}
         if path.name.startswith("ADR-"):
