@@ -120,3 +120,24 @@ def test_team_status_lists_no_docs_outside_the_repository(repo: Path, home: Path
     (outside / "payroll-2027.md").write_text("# private\n")
     rows = run(home, repo, "team", "status")["docs"]
     assert [r["path"] for r in rows] == ["docs/engineering/ok.md"]
+
+
+SECRET = "ghp_" + "Abcdefghijklmnopqrstuvwxyz0123456789AB"
+
+
+def test_ids_from_the_repository_go_through_the_egress(repo: Path, home: Path) -> None:
+    """An item ID is text from the repository like the item's: a credential or a marked
+    span in it must not reach a remote model raw (it was rendered by ``meta`` alone)."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    bob = Writer(directory, "bob-00000001", "Bob")
+    _forge(bob, SECRET, "Deploy from the release branch", at=10)
+    _forge(bob, "[ds4:local-only]db1.corp.example[/ds4:local-only]",
+           "Deploy with the blue-green script", at=20)
+    plan = run(home, repo, "plan", "how do we deploy?")
+    shown = "".join(m["content"] for m in plan["messages"] if m["kind"] == "team")
+    assert "Deploy from the release branch" in shown
+    assert "Deploy with the blue-green script" in shown
+    assert SECRET not in shown and "db1.corp.example" not in shown
+    assert "[ds4:" not in shown
