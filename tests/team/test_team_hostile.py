@@ -141,3 +141,17 @@ def test_ids_from_the_repository_go_through_the_egress(repo: Path, home: Path) -
     assert "Deploy with the blue-green script" in shown
     assert SECRET not in shown and "db1.corp.example" not in shown
     assert "[ds4:" not in shown
+
+
+@pytest.mark.parametrize("blocker", [".waymarks", ".waymarks/team"])
+def test_init_over_a_file_is_refused_with_the_fix(repo: Path, home: Path, blocker: str
+                                                  ) -> None:
+    """A repository where ``.waymarks`` or ``.waymarks/team`` is a file: a refusal that
+    names it (exit 2), not an I/O error, and the file is left as it was."""
+    run(home, repo, "trust", ".")
+    (repo / blocker).parent.mkdir(parents=True, exist_ok=True)
+    (repo / blocker).write_text("mine\n")
+    refused = run(home, repo, "team", "init", expect=2)
+    assert refused["code"] == "not_a_directory", refused
+    assert blocker in refused["message"] and "not a directory" in refused["message"]
+    assert (repo / blocker).read_text() == "mine\n"

@@ -133,6 +133,12 @@ def init(app: Waymarks) -> dict[str, Any]:
     if linked is not None:  # mkdir and the writes below would go where it points
         raise TeamRefused("linked_team_directory", f"{linked} is a symbolic link; the team "
                           "ledger must be a plain directory of the repository")
+    for each in (directory.parent, directory):
+        if each.exists() and not each.is_dir():
+            name = each.relative_to(app.cwd)
+            raise TeamRefused("not_a_directory", f"{name} exists and is not a directory; "
+                              "the team ledger needs it to be one: move it away, then run "
+                              "`waymarks team init` again")
     directory.mkdir(parents=True, exist_ok=True)
     created = []
     for name, text in (("README.md", README), (".gitattributes", GITATTRIBUTES)):
