@@ -155,3 +155,29 @@ def test_init_over_a_file_is_refused_with_the_fix(repo: Path, home: Path, blocke
     assert refused["code"] == "not_a_directory", refused
     assert blocker in refused["message"] and "not a directory" in refused["message"]
     assert (repo / blocker).read_text() == "mine\n"
+
+
+def test_concurrent_first_shares_make_one_contributor_id(
+        make_app, repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """Two first ``team share`` commands of one home at once both found no ID, both made
+    one, and the later rename replaced the earlier: one home, two contributor files, the
+    first orphaned. Here the other process creates its ID between this one's look and
+    its write (the git call in between is where it happens); its ID must be kept."""
+    from waymarks.service import team_git, team_write
+
+    app = make_app()
+    theirs = "dana-0000beef"
+    real = team_git.user_name
+
+    def racing(cwd: Path) -> str | None:
+        (home / "team").mkdir(parents=True, exist_ok=True)
+        (home / "team" / "contributor.json").write_text(json.dumps({"id": theirs}) + "\n")
+        return real(cwd)
+
+    monkeypatch.setattr(team_git, "user_name", racing)
+    assert team_write.contributor(app, create=True) == theirs
+    assert json.loads((home / "team" / "contributor.json").read_text()) == {"id": theirs}
+    monkeypatch.setattr(team_git, "user_name", real)
+    (home / "team" / "contributor.json").write_text("{damaged")  # replaced, as before
+    made = team_write.contributor(app, create=True)
+    assert made and made != theirs and team_write.contributor(app) == made
