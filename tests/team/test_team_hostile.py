@@ -44,7 +44,7 @@ def test_excluding_in_an_untrusted_project_says_it_is_untrusted(repo: Path, home
         refused = run(home, repo, "team", verb, "bob-00000001", expect=2)
         assert refused["code"] == "untrusted", refused
         assert "waymarks trust ." in refused["message"]
-    assert not list(home.glob("team/*.anchors.jsonl"))
+    assert not list(home.glob("team/*.anchors.*"))
 
 
 def test_init_without_git_says_git_is_missing(repo: Path, home: Path) -> None:
@@ -181,3 +181,35 @@ def test_concurrent_first_shares_make_one_contributor_id(
     (home / "team" / "contributor.json").write_text("{damaged")  # replaced, as before
     made = team_write.contributor(app, create=True)
     assert made and made != theirs and team_write.contributor(app) == made
+
+
+def test_concurrent_exclusions_are_both_kept(make_app, repo: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """``team exclude bob`` here while ``team exclude carol`` runs in another terminal:
+    each read the anchors, then rewrote the file whole from what it had read, so the
+    later write dropped the other exclusion and carol's items came back unasked."""
+    app = make_app()
+    app.trust(str(repo))
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    Writer(directory, "bob-00000002", "Bob").add("Use tabs")
+    Writer(directory, "carol-00000003", "Carol").add("Use spaces")
+    real = team.list_files
+    raced: list[bool] = []
+
+    def other_terminal(path: Path):  # type: ignore[no-untyped-def]
+        if not raced:  # carol's exclusion lands after this refresh read the anchors
+            raced.append(True)
+            team.anchors_path(app).parent.mkdir(parents=True, exist_ok=True)
+            with team.anchors_path(app).open("a") as handle:
+                handle.write(json.dumps({"c": "carol-00000003", "excluded": True}) + "\n")
+        return real(path)
+
+    monkeypatch.setattr(team, "list_files", other_terminal)
+    assert team.set_excluded(app, "bob-00000002", True)
+    monkeypatch.setattr(team, "list_files", real)
+    team.forget_process_state()
+    state = team.refresh(app)
+    assert state.anchors["bob-00000002"]["excluded"] is True
+    assert state.anchors["carol-00000003"].get("excluded") is True
+    assert [i.entry.contributor for i in team.team_items(app, state, provenance=False)] == []

@@ -28,9 +28,13 @@ rather than the clone's path, so every clone's listing is the same bytes.
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import hashlib
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -368,25 +372,49 @@ def duplicates_json(state: TeamState) -> list[dict[str, Any]]:
             for item_id, contributors in state.fold.duplicates().items()]
 
 
-def set_excluded(app: Waymarks, contributor: str, excluded: bool,
-                 reason: str | None = None) -> bool:
-    """Withdraw (or restore) a contributor's items here; returns whether it changed."""
+@contextmanager
+def _policy_turn(app: Waymarks) -> Iterator[None]:
+    """Hold this project's anchors for a read-modify-write (an exclusion, an accepted
+    history): two terminals changing them at once must not drop each other's change.
+    A project that is not trusted is refused first (nothing is created for it)."""
     if not app.project_trusted:  # its team ledger is not read, so not its policy either
         raise ServiceError("untrusted", f"{app.cwd} is not trusted; trust it first "
                            "(`waymarks trust .`)")
+    path = anchors_path(app).with_suffix(".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _policy_state(app: Waymarks) -> TeamState:
+    """The team state with the anchors as they are on disk now (under
+    :func:`_policy_turn`): what another process decided since this one read them."""
     state = refresh(app)
-    if contributor not in state.sources:
-        raise ServiceError("not_found", f"no contributor {contributor!r} in this "
-                           "repository's team ledger; see `waymarks team status`")
-    anchor = state.anchors.setdefault(contributor, {})
-    if bool(anchor.get("excluded")) == excluded:
-        return False
-    anchor["excluded"] = excluded
-    if reason and excluded:
-        anchor["reason"] = reason
-    else:
-        anchor.pop("reason", None)
-    save_anchors(app, state)
+    state.anchors, state.journal_lines = _load_anchors(app)
+    return state
+
+
+def set_excluded(app: Waymarks, contributor: str, excluded: bool,
+                 reason: str | None = None) -> bool:
+    """Withdraw (or restore) a contributor's items here; returns whether it changed."""
+    with _policy_turn(app):
+        state = _policy_state(app)
+        if contributor not in state.sources:
+            raise ServiceError("not_found", f"no contributor {contributor!r} in this "
+                               "repository's team ledger; see `waymarks team status`")
+        anchor = state.anchors.setdefault(contributor, {})
+        if bool(anchor.get("excluded")) == excluded:
+            return False
+        anchor["excluded"] = excluded
+        if reason and excluded:
+            anchor["reason"] = reason
+        else:
+            anchor.pop("reason", None)
+        save_anchors(app, state)
     _refold(state)
     return True
 
@@ -397,23 +425,21 @@ def accept(app: Waymarks, contributor: str) -> bool:
     verifies on its own: one's own unpushed shares undone with ``git reset``, a branch
     switch, or a rewrite the team agreed on. A chain that does not verify is never
     accepted (restore it from git). The home's anchor moves to it; its items count again."""
-    if not app.project_trusted:
-        raise ServiceError("untrusted", f"{app.cwd} is not trusted; trust it first "
-                           "(`waymarks trust .`)")
-    state = refresh(app)
-    source = state.sources.get(contributor)
-    if source is None or source.status == "missing":
-        raise ServiceError("not_found", f"no team file for {contributor}; see "
-                           "`waymarks team status`")
-    if source.status == AVAILABLE:
-        return False
-    if source.status not in ("truncated", "rewritten"):
-        raise ServiceError("not_acceptable", f"{contributor}'s file is {source.status} "
-                           f"({source.detail}); only a history whose chain verifies can be "
-                           "accepted: restore the file from git")
-    anchor = state.anchors.setdefault(contributor, {})
-    anchor.update(count=source.count, head=source.head)
-    save_anchors(app, state)
+    with _policy_turn(app):
+        state = _policy_state(app)
+        source = state.sources.get(contributor)
+        if source is None or source.status == "missing":
+            raise ServiceError("not_found", f"no team file for {contributor}; see "
+                               "`waymarks team status`")
+        if source.status == AVAILABLE:
+            return False
+        if source.status not in ("truncated", "rewritten"):
+            raise ServiceError("not_acceptable", f"{contributor}'s file is {source.status} "
+                               f"({source.detail}); only a history whose chain verifies can "
+                               "be accepted: restore the file from git")
+        anchor = state.anchors.setdefault(contributor, {})
+        anchor.update(count=source.count, head=source.head)
+        save_anchors(app, state)
     source.status, source.detail = AVAILABLE, None
     _refold(state)
     return True
