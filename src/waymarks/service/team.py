@@ -28,11 +28,9 @@ rather than the clone's path, so every clone's listing is the same bytes.
 
 from __future__ import annotations
 
-import fcntl
 import gc
 import hashlib
 import json
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -45,6 +43,7 @@ from waymarks.core.bulk import gc_paused
 from waymarks.core.rules import ItemState
 from waymarks.core.team import TeamEntry, TeamFold, open_conflicts
 from waymarks.files.atomic import write_atomic
+from waymarks.files.locks import holding, open_lock
 from waymarks.files.reading import Stamp, stamp_of
 from waymarks.ledger import TEAM_DIR
 from waymarks.ledger.team import anchor_holds, list_files, read_chain
@@ -380,14 +379,13 @@ def _policy_turn(app: Waymarks) -> Iterator[None]:
     if not app.project_trusted:  # its team ledger is not read, so not its policy either
         raise ServiceError("untrusted", f"{app.cwd} is not trusted; trust it first "
                            "(`waymarks trust .`)")
-    path = anchors_path(app).with_suffix(".lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fd = open_lock(anchors_path(app).with_suffix(".lock"))
+    except OSError as problem:
+        raise ServiceError("io_error", f"the team policy lock in {app.home} cannot be "
+                           f"opened ({problem.strerror}); remove whatever is there") from None
+    with holding(fd):
         yield
-    finally:
-        os.close(fd)
 
 
 def _policy_state(app: Waymarks) -> TeamState:

@@ -145,10 +145,9 @@ def init(app: Waymarks) -> dict[str, Any]:
                           "ledger must be a plain directory of the repository")
     for each in (directory.parent, directory):
         if each.exists() and not each.is_dir():
-            name = each.relative_to(app.cwd)
-            raise TeamRefused("not_a_directory", f"{name} exists and is not a directory; "
-                              "the team ledger needs it to be one: move it away, then run "
-                              "`waymarks team init` again")
+            raise TeamRefused("not_a_directory", f"{each.relative_to(app.cwd)} exists and "
+                              "is not a directory; the team ledger needs it to be one: move "
+                              "it away, then run `waymarks team init` again")
     directory.mkdir(parents=True, exist_ok=True)
     created = []
     for name, text in (("README.md", README), (".gitattributes", GITATTRIBUTES)):
