@@ -54,10 +54,12 @@ def _docs(project: str) -> list[dict[str, Any]]:
 
     root = Path(project) / DOCS_DIR
     found: list[dict[str, Any]] = []
-    if not root.is_dir():
-        return found
     inside = Path(project).resolve()
-    for path in sorted(root.rglob("*.md")):
+    # a pushed link out of the project is not walked (the person's own files' names
+    # would be listed as the project's; a link to / would walk the whole disk)
+    if not root.is_dir() or not root.resolve().is_relative_to(inside):
+        return found
+    for path in sorted(root.rglob("*.md")):  # (linked subdirectories are not walked)
         relative = str(path.relative_to(project))
         row: dict[str, Any] = {"path": relative, "id": None, "title": None, "status": None}
         if path.name.startswith("ADR-"):
@@ -166,6 +168,7 @@ def team_group() -> Group:
     def status() -> Result:
         from waymarks.service.team import (
             conflicts_json,
+            duplicates_json,
             refresh,
             source_json,
             team_dir,
@@ -178,6 +181,7 @@ def team_group() -> Group:
         data: dict[str, Any] = {
             "trusted": app.project_trusted, "initialized": team_dir(app).is_dir(),
             "items": items, "conflicts": conflicts_json(app, state),
+            "duplicates": duplicates_json(state),
             "sources": source_json(state, app.cwd), "docs": _docs(app.cwd)}
         # everything here comes from the repository: escaped, as every stored text is
         # (IDs, keys and file names carried terminal escapes and line breaks through)
@@ -188,6 +192,10 @@ def team_group() -> Group:
                   f"({cell(c['keptAuthor'])}), invalid {cell(c['invalid'][:12])} "
                   f"({cell(c['invalidAuthor'])}); settle with `{cell(c['resolve'])}`"
                   for c in data["conflicts"]]
+        footer += [f"item {cell(d['id'][:12])} was written by "
+                   f"{', '.join(d['contributors'])}: a reused ID, left out of plans; "
+                   "exclude the contributor who copied it (`waymarks team exclude "
+                   "CONTRIBUTOR`) or unshare it" for d in data["duplicates"]]
         footer += [f"{cell(s['path'])}: {s['status']} ({cell(s['detail'])}); "
                    f"{s['withdrawn']} item(s) withdrawn until it is restored from git"
                    for s in data["sources"] if s["status"] != "available"]
@@ -239,13 +247,14 @@ def team_group() -> Group:
 
 
 def _set_excluded(contributor: str, excluded: bool, reason: str | None) -> Result:
-    from waymarks.service.team import refresh, set_excluded
+    from waymarks.service.outcomes import ServiceError
+    from waymarks.service.team import set_excluded
 
     app = runtime().app()
-    if contributor not in refresh(app).sources:
-        return refused("not_found", f"no contributor {cell(contributor)!r} in this "
-                       "repository's team ledger; see `waymarks team status`")
-    changed = set_excluded(app, contributor, excluded, reason)
+    try:  # trust first: an untrusted project's ledger is not read, so none is found
+        changed = set_excluded(app, contributor, excluded, reason)
+    except ServiceError as problem:
+        return refused(problem.code, cell(str(problem)))
     verb = "Excluded" if excluded else "Included"
     return Result({"contributor": contributor, "excluded": excluded, "changed": changed},
                   f"{verb} {contributor}." if changed else "Nothing changed.")

@@ -33,9 +33,7 @@ Waymarks' entries were removed by hand).
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import shlex
 import shutil
 import sys
@@ -47,6 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from waymarks.files.atomic import write_atomic
+from waymarks.files.locks import holding, open_lock
 from waymarks.hosts.claude_code import EVENTS
 from waymarks.hosts.claude_code_files import (
     NOTHING_CHANGED,
@@ -231,17 +230,12 @@ def _locked(home: Path | None) -> Iterator[None]:
         return
     lock = _record(home).with_name("install.lock")
     try:
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
-                     | os.O_CLOEXEC, 0o600)
+        fd = open_lock(lock)
     except OSError as exc:
         raise InstallError(f"{lock} cannot be opened ({exc.strerror}); remove whatever is "
                            f"there, then run this again. {NOTHING_CHANGED}") from exc
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with holding(fd):
         yield
-    finally:
-        os.close(fd)
 
 
 def _record(home: Path) -> Path:

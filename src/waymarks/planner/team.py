@@ -4,8 +4,8 @@ Team items come right after the person's own pins (priority 940, below the pins'
 in a block of their own, with its own token budget, and are never mandatory: when they
 do not fit they are left out and recorded by ID. Each names its author, contributor and
 commit (or ``uncommitted``) as provenance, and the guidance says a teammate shared it and
-that the person's own pins take precedence. Author names come from files anyone with
-push access can edit, so they go through the egress like the stored text.
+that the person's own pins take precedence. Author names and item IDs come from files
+anyone with push access can edit, so they go through the egress like the stored text.
 """
 
 from __future__ import annotations
@@ -39,11 +39,20 @@ class TeamBlock(msgspec.Struct, frozen=True):
     classification: str | None = None
 
 
+def _ident(egress: Egress, value: str, level: str | None) -> str:
+    """An identifier the repository wrote (any string): bare when plain and free of
+    credentials, else through the egress like the stored text."""
+    shown = meta(value)
+    return shown if shown == value and egress.label(value) == value else \
+        _shown(egress, value, level)
+
+
 def render_team(block: TeamBlock, egress: Egress) -> str:
     level = block.classification
-    lines = [TEAM_BEGIN, f"Team item ID: {meta(block.id)}", f"Kind: {meta(block.kind)}",
+    lines = [TEAM_BEGIN, f"Team item ID: {_ident(egress, block.id, level)}",
+             f"Kind: {meta(block.kind)}",
              f"Author: {_shown(egress, block.author, level)}",
-             f"Contributor: {meta(block.contributor)}",
+             f"Contributor: {_ident(egress, block.contributor, level)}",
              f"Commit: {meta(block.commit) if block.commit else 'uncommitted'}"]
     if block.key:
         lines.append(f"Key: {_shown(egress, block.key, level)}")

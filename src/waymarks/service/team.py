@@ -31,6 +31,8 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -41,6 +43,7 @@ from waymarks.core.bulk import gc_paused
 from waymarks.core.rules import ItemState
 from waymarks.core.team import TeamEntry, TeamFold, open_conflicts
 from waymarks.files.atomic import write_atomic
+from waymarks.files.locks import holding, open_lock
 from waymarks.files.reading import Stamp, stamp_of
 from waymarks.ledger import TEAM_DIR
 from waymarks.ledger.team import anchor_holds, list_files, read_chain
@@ -362,22 +365,54 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
     return rows
 
 
-def set_excluded(app: Waymarks, contributor: str, excluded: bool,
-                 reason: str | None = None) -> bool:
-    """Withdraw (or restore) a contributor's items here; returns whether it changed."""
+def duplicates_json(state: TeamState) -> list[dict[str, Any]]:
+    """Item IDs that entries of several contributors wrote (left out of plans)."""
+    return [{"id": item_id, "contributors": list(contributors)}
+            for item_id, contributors in state.fold.duplicates().items()]
+
+
+@contextmanager
+def _policy_turn(app: Waymarks) -> Iterator[None]:
+    """Hold this project's anchors for a read-modify-write (an exclusion, an accepted
+    history): two terminals changing them at once must not drop each other's change.
+    A project that is not trusted is refused first (nothing is created for it)."""
     if not app.project_trusted:  # its team ledger is not read, so not its policy either
         raise ServiceError("untrusted", f"{app.cwd} is not trusted; trust it first "
                            "(`waymarks trust .`)")
+    try:
+        fd = open_lock(anchors_path(app).with_suffix(".lock"))
+    except OSError as problem:
+        raise ServiceError("io_error", f"the team policy lock in {app.home} cannot be "
+                           f"opened ({problem.strerror}); remove whatever is there") from None
+    with holding(fd):
+        yield
+
+
+def _policy_state(app: Waymarks) -> TeamState:
+    """The team state with the anchors as they are on disk now (under
+    :func:`_policy_turn`): what another process decided since this one read them."""
     state = refresh(app)
-    anchor = state.anchors.setdefault(contributor, {})
-    if bool(anchor.get("excluded")) == excluded:
-        return False
-    anchor["excluded"] = excluded
-    if reason and excluded:
-        anchor["reason"] = reason
-    else:
-        anchor.pop("reason", None)
-    save_anchors(app, state)
+    state.anchors, state.journal_lines = _load_anchors(app)
+    return state
+
+
+def set_excluded(app: Waymarks, contributor: str, excluded: bool,
+                 reason: str | None = None) -> bool:
+    """Withdraw (or restore) a contributor's items here; returns whether it changed."""
+    with _policy_turn(app):
+        state = _policy_state(app)
+        if contributor not in state.sources:
+            raise ServiceError("not_found", f"no contributor {contributor!r} in this "
+                               "repository's team ledger; see `waymarks team status`")
+        anchor = state.anchors.setdefault(contributor, {})
+        if bool(anchor.get("excluded")) == excluded:
+            return False
+        anchor["excluded"] = excluded
+        if reason and excluded:
+            anchor["reason"] = reason
+        else:
+            anchor.pop("reason", None)
+        save_anchors(app, state)
     _refold(state)
     return True
 
@@ -388,23 +423,21 @@ def accept(app: Waymarks, contributor: str) -> bool:
     verifies on its own: one's own unpushed shares undone with ``git reset``, a branch
     switch, or a rewrite the team agreed on. A chain that does not verify is never
     accepted (restore it from git). The home's anchor moves to it; its items count again."""
-    if not app.project_trusted:
-        raise ServiceError("untrusted", f"{app.cwd} is not trusted; trust it first "
-                           "(`waymarks trust .`)")
-    state = refresh(app)
-    source = state.sources.get(contributor)
-    if source is None or source.status == "missing":
-        raise ServiceError("not_found", f"no team file for {contributor}; see "
-                           "`waymarks team status`")
-    if source.status == AVAILABLE:
-        return False
-    if source.status not in ("truncated", "rewritten"):
-        raise ServiceError("not_acceptable", f"{contributor}'s file is {source.status} "
-                           f"({source.detail}); only a history whose chain verifies can be "
-                           "accepted: restore the file from git")
-    anchor = state.anchors.setdefault(contributor, {})
-    anchor.update(count=source.count, head=source.head)
-    save_anchors(app, state)
+    with _policy_turn(app):
+        state = _policy_state(app)
+        source = state.sources.get(contributor)
+        if source is None or source.status == "missing":
+            raise ServiceError("not_found", f"no team file for {contributor}; see "
+                               "`waymarks team status`")
+        if source.status == AVAILABLE:
+            return False
+        if source.status not in ("truncated", "rewritten"):
+            raise ServiceError("not_acceptable", f"{contributor}'s file is {source.status} "
+                               f"({source.detail}); only a history whose chain verifies can "
+                               "be accepted: restore the file from git")
+        anchor = state.anchors.setdefault(contributor, {})
+        anchor.update(count=source.count, head=source.head)
+        save_anchors(app, state)
     source.status, source.detail = AVAILABLE, None
     _refold(state)
     return True
@@ -421,8 +454,10 @@ def team_blocks(app: Waymarks) -> list[TeamBlock]:
 
     own = {normalize(v.text) for kind in ("pin", "memory") for v in app.items(kind)
            if v.applies}  # the person's own copy is already in the plan
-    items = [i for i in team_items(app, refresh(app), active_only=True)
-             if i.state.norm not in own]
+    state = refresh(app)
+    reused = state.fold.duplicates()  # whose text it is cannot be told: neither is planned
+    items = [i for i in team_items(app, state, active_only=True)
+             if i.state.norm not in own and i.state.id not in reused]
     items.sort(key=lambda i: i.state.kind != "pin")  # stable: replay order within a kind
     return [TeamBlock(i.state.id, i.state.kind, i.state.text, i.entry.author,
                       i.entry.contributor, i.commit, i.state.key,

@@ -45,6 +45,13 @@ def is_repository(cwd: Path) -> bool:
     return _git(cwd, "rev-parse", "--is-inside-work-tree") is not None
 
 
+def installed() -> bool:
+    """Whether a ``git`` executable is on ``PATH`` (to tell "no git" from "no repository")."""
+    import shutil
+
+    return shutil.which("git") is not None
+
+
 def head_commit(start: Path) -> str | None:
     """The commit HEAD names in the repository holding ``start``, read from its files
     (``.git/HEAD``, the branch's ref or ``packed-refs``); ``None`` when unknown."""

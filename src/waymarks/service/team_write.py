@@ -42,6 +42,7 @@ from waymarks.core.team import (
 )
 from waymarks.core.text import normalize
 from waymarks.files.atomic import write_atomic
+from waymarks.ledger.session_file import create_atomically
 from waymarks.ledger.team import SUFFIX, TeamAppendError, append_entry, linked_directory
 from waymarks.service import team_git
 from waymarks.service.outcomes import ServiceError
@@ -104,24 +105,37 @@ def _slug(name: str) -> str:
 def contributor(app: Waymarks, *, create: bool = False) -> str | None:
     """This home's stable contributor ID (made on first use when ``create``)."""
     path = app.home / "team" / "contributor.json"
+    found = _stored_id(path)
+    if found is not None or not create:
+        return found
+    made = f"{_slug(team_git.user_name(Path(app.cwd)) or '')}-{app.ids.uuid().replace('-', '')[:8]}"
+    data = json.dumps({"id": made}) + "\n"
+    try:  # created only if absent: two first shares at once must agree on one ID
+        create_atomically(path, data.encode())
+    except FileExistsError:
+        found = _stored_id(path)  # the concurrent creator's
+        if found is not None:
+            return found
+        write_atomic(path, data, mode=0o600)  # a damaged file is replaced
+    return made
+
+
+def _stored_id(path: Path) -> str | None:
     try:
         found = json.loads(path.read_bytes()).get("id")
-        if isinstance(found, str) and CONTRIBUTOR_RE.fullmatch(found):
-            return found
     except (OSError, ValueError, AttributeError, RecursionError):
-        pass
-    if not create:
         return None
-    made = f"{_slug(team_git.user_name(Path(app.cwd)) or '')}-{app.ids.uuid().replace('-', '')[:8]}"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps({"id": made}) + "\n", mode=0o600)
-    return made
+    return found if isinstance(found, str) and CONTRIBUTOR_RE.fullmatch(found) else None
 
 
 def init(app: Waymarks) -> dict[str, Any]:
     """Create the team directory, its README and ``.gitattributes`` (existing files are
     left as they are) and this home's contributor ID."""
     if not team_git.is_repository(Path(app.cwd)):
+        if not team_git.installed():
+            raise TeamRefused("git_missing", "git cannot be run here (not installed, or not "
+                              "on PATH); team memory travels through git: install it or "
+                              "add it to PATH")
         raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository; "
                           "team memory travels through git (run `git init` first)")
     directory = team_dir(app)
@@ -129,6 +143,11 @@ def init(app: Waymarks) -> dict[str, Any]:
     if linked is not None:  # mkdir and the writes below would go where it points
         raise TeamRefused("linked_team_directory", f"{linked} is a symbolic link; the team "
                           "ledger must be a plain directory of the repository")
+    for each in (directory.parent, directory):
+        if each.exists() and not each.is_dir():
+            raise TeamRefused("not_a_directory", f"{each.relative_to(app.cwd)} exists and "
+                              "is not a directory; the team ledger needs it to be one: move "
+                              "it away, then run `waymarks team init` again")
     directory.mkdir(parents=True, exist_ok=True)
     created = []
     for name, text in (("README.md", README), (".gitattributes", GITATTRIBUTES)):

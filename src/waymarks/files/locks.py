@@ -1,0 +1,30 @@
+"""An exclusive ``flock`` on a lock file beside the state it guards: for a short
+read-modify-write that two processes must not interleave (an install, a team policy
+change). The lock file is created ``0600`` if absent, never opened through a symbolic
+link, and never waited on as a FIFO; it is only a name to lock, its content is empty."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def open_lock(path: Path) -> int:
+    """The lock file's descriptor (its directory made first); ``OSError`` if it cannot be
+    opened, for the caller to word."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                   | os.O_CLOEXEC, 0o600)
+
+
+@contextmanager
+def holding(fd: int) -> Iterator[None]:
+    """Hold an exclusive lock on ``fd`` (from :func:`open_lock`), then close it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
