@@ -8,9 +8,11 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import CountingIds
 from tests.service.test_cross_session import PiSession, claims, sibling_dir, status_of
-from waymarks.personal.docs import EngineeringDocs, load_chunks
+from waymarks.personal.docs import DOCS_DIR, EngineeringDocs, load_chunks
 from waymarks.personal.notes import add_note, promote_prompt
 from waymarks.personal.store import PersonalStore
 from waymarks.service.app import Waymarks
@@ -172,3 +174,27 @@ def test_health_reports_an_unreadable_active_session_instead_of_failing(
     named = make_app(ids=CountingIds(5), session=str(path))  # naming it is an error, reported
     report = named.health()
     assert report["ok"] is False and "header" in report["activeSessionProblem"]
+
+
+def test_engineering_docs_linked_out_of_the_project_are_never_walked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each file leading out of the project was skipped, but the walk itself followed a
+    ``docs/engineering`` linked elsewhere: linked to ``/`` by a checkout, every plan of
+    that project walked the whole disk. The folder itself must be inside the project."""
+    import pathlib
+
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (project / "docs").mkdir(parents=True)
+    elsewhere.mkdir()
+    (elsewhere / "notes.md").write_text("# Deploys\n\nDeploys go to staging first.\n")
+    (project / DOCS_DIR).symlink_to(elsewhere, target_is_directory=True)
+    walked: list[Path] = []
+    rglob = pathlib.Path.rglob
+
+    def spy(self: Path, pattern: str) -> object:
+        walked.append(self)
+        return rglob(self, pattern)
+
+    monkeypatch.setattr(pathlib.Path, "rglob", spy)
+    assert load_chunks(project) == []
+    assert walked == []

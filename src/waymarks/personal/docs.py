@@ -148,6 +148,8 @@ def load_chunks(project: Path) -> list[Chunk]:
     if not root.is_dir():
         return []
     resolved_project = project.resolve()
+    if not root.resolve().is_relative_to(resolved_project):
+        return []  # a link out of the project (to / in a hostile checkout): never walked
     adrs: list[Adr] = []
     chunks: list[Chunk] = []
     for path in sorted(root.rglob("*.md")):
