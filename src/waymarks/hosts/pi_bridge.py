@@ -40,6 +40,7 @@ the MCP server.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sys
@@ -132,18 +133,25 @@ class Bridge:
             line = self.stdin.readline()
             if not line:
                 return None
-            try:
+            why = None
+            try:  # bytes that are not UTF-8 arrive as lone surrogates (see ``serve``)
+                line.encode("utf-8")
                 message = json.loads(line)
-            except (ValueError, RecursionError) as exc:  # answered; the bridge lives on
+            except UnicodeEncodeError:
+                why = "not UTF-8"
+            except (ValueError, RecursionError) as exc:
                 why = "nested too deep" if isinstance(exc, RecursionError) else "not JSON"
-                self._send({"id": _leading_id(line), "error": {
-                    "code": "invalid_argument", "message": f"the request is {why}"}})
-                continue
-            if isinstance(message, dict):
-                return message
+            else:
+                if isinstance(message, dict):
+                    return message
+                why = "not a JSON object"
+            self._send({"id": _leading_id(line), "error": {  # answered; the bridge lives on
+                "code": "invalid_argument", "message": f"the request is {why}"}})
 
     def _send(self, message: dict[str, Any]) -> None:
-        self.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
+        # ASCII: a lone surrogate (JSON allows one, Pi's strings may hold one) is sent as
+        # its escape, never as text UTF-8 cannot encode
+        self.stdout.write(json.dumps(message) + "\n")
         self.stdout.flush()
 
     def _handle(self, message: dict[str, Any]) -> str | None:
@@ -462,4 +470,9 @@ def _options(tokens: list[str]) -> list[str]:
 
 
 def serve(home: Path) -> None:
+    """Serve on standard input and output, whatever the locale: UTF-8, and a line that is
+    not UTF-8 decoded losslessly (``surrogateescape``) so it is answered, not fatal."""
+    for stream in (sys.stdin, sys.stdout):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(encoding="utf-8", errors="surrogateescape")
     Bridge(home, sys.stdin, sys.stdout).serve()
