@@ -176,6 +176,10 @@ def privacy_group() -> Group:
         from waymarks.tool.egress import outgoing_payload
 
         run = runtime()
+        if run.stdin is None and run.read_stdin is None:  # a host's slash command, the web
+            raise click.UsageError(  # (its standard input is the host's protocol stream)
+                "privacy sanitize reads a payload on standard input, which only the command "
+                "line has: run `waymarks privacy sanitize --provider ID < payload.json`")
         settings = settings_for(run.app())
         to = destination(settings, provider)  # a refusal before anything is read
         try:
