@@ -11,7 +11,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.hosts.pi_harness import WAYMARKS_BIN
+from tests.hosts.test_bridge import Host, converse, user
 
 
 def bridge(tmp_path: Path, lines: list[bytes], *, encoding: str = "utf-8"
@@ -74,3 +77,57 @@ def test_context_privacy_sanitize_never_reads_the_protocol_stream(tmp_path: Path
     assert seen["2"]["result"]["exitCode"] != 0
     assert "standard input" in seen["2"]["result"]["text"]
     assert seen["3"]["result"] == {"entries": 0}
+
+
+def test_a_second_initialize_is_refused_and_the_first_session_stays(tmp_path: Path) -> None:
+    """One bridge serves one Pi session (the extension starts a new bridge for another):
+    a second ``initialize`` would swap the service under the tool, capture and evolution
+    already bound to the first, leaving it open."""
+    other = tmp_path / "other"
+    other.mkdir()
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "initialize", "params": {"cwd": str(other), "sessionFile": None}},
+        {"id": 3, "method": "command", "params": {"text": "status --json"}},
+    ], Host())
+    seen = {a["id"]: a for a in out}
+    assert seen[2]["error"]["code"] == "already_initialized"
+    assert str(other) not in json.dumps(seen[3]["result"]["data"])
+    assert str(tmp_path / "project") in json.dumps(seen[3]["result"]["data"])
+
+
+@pytest.mark.parametrize(("request_", "field"), [
+    ({"method": "initialize", "params": {"entries": 5}}, "entries"),
+    ({"method": "initialize", "params": {"entries": [{"id": ["x"]}]}}, "entries"),
+    ({"method": "initialize", "params": {"cwd": {"a": 1}}}, "cwd"),
+    ({"method": "initialize", "params": {"provider": 5}}, "provider"),
+    ({"method": "initialize", "params": {"leafId": ["a1"]}}, "leafId"),
+    ({"method": "initialize", "params": {"header": {"type": "session"}}}, "header"),
+])
+def test_initialize_with_fields_of_the_wrong_type_is_a_clear_error(
+        tmp_path: Path, request_: dict[str, Any], field: str) -> None:
+    out = converse(tmp_path, [{"id": 1, **request_},
+                              {"id": 2, "method": "sync"}], Host())
+    seen = {a["id"]: a for a in out}
+    assert seen[1]["error"]["code"] == "invalid_argument", seen[1]
+    assert field in seen[1]["error"]["message"]
+    assert seen[2]["error"]["code"] == "not_initialized"  # nothing was set up
+
+
+@pytest.mark.parametrize(("request_", "field"), [
+    ({"method": "sync", "params": {"sync": {"leafId": ["a1"]}}}, "leafId"),
+    ({"method": "sync", "params": {"sync": {"leafId": {"a": 1}}}}, "leafId"),
+    ({"method": "sync", "params": {"sync": {"entries": [
+        user("b1", "a1", "taken?"), {**user("b2", "b1", "x"), "id": ["b2"]}]}}}, "entries"),
+    ({"method": "plan", "params": {"prompt": "hi", "provider": {"a": 1}}}, "provider"),
+    ({"method": "sanitize", "params": {"payload": {"messages": []}, "provider": 5}},
+     "provider"),
+])
+def test_requests_with_fields_of_the_wrong_type_are_clear_errors_that_change_nothing(
+        tmp_path: Path, request_: dict[str, Any], field: str) -> None:
+    out = converse(tmp_path, [{"id": 1, "method": "initialize"}, {"id": 2, **request_},
+                              {"id": 3, "method": "sync"}], Host())
+    seen = {a["id"]: a for a in out}
+    assert seen[2]["error"]["code"] == "invalid_argument", seen[2]
+    assert field in seen[2]["error"]["message"]
+    assert seen[3]["result"] == {"entries": 1}  # the good entry before the bad one: not fed

@@ -52,6 +52,7 @@ from typing import IO, Any, Final
 from waymarks.core.arguments import tokenize
 from waymarks.hosts.model_limits import pi_fixed_tokens, valid_limit
 from waymarks.ledger.host import HostSessionLog
+from waymarks.ledger.log import SessionFileError
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import ServiceError
 
@@ -224,22 +225,32 @@ class Bridge:
     # -- methods ------------------------------------------------------------------------
 
     def rpc_initialize(self, params: dict[str, Any]) -> dict[str, Any]:
-        cwd = str(params.get("cwd") or ".")
-        self.has_ui = bool(params.get("hasUI"))
-        self.provider = params.get("provider") if isinstance(params.get("provider"), str) \
-            else None
+        if self.app is not None:  # the service, tool and capture are bound to one session
+            raise BridgeError("already_initialized", "this bridge already serves a Pi "
+                              "session; start a new bridge for another")
+        cwd = params.get("cwd") or "."
+        if not isinstance(cwd, str):
+            raise BridgeError("invalid_argument", "initialize cwd must be the project "
+                              "directory, as text")
+        provider = _provider(params.get("provider"), None)
         session_file, header = params.get("sessionFile"), params.get("header")
+        ledger = None
         if isinstance(session_file, str) and isinstance(header, dict):
-            self.ledger = HostSessionLog.from_entries(
-                Path(session_file), header, params.get("entries") or [], self._append)
-            self.ledger.set_leaf(params.get("leafId"))
-        self.app = Waymarks(self.home, cwd=cwd, session=self.ledger, keep_recall_index=True)
-        self.app.can_create_session = self.ledger is not None
+            try:
+                ledger = HostSessionLog.from_entries(
+                    Path(session_file), header, _entries(params.get("entries")), self._append)
+            except SessionFileError as exc:  # e.g. a header that is not Pi's
+                raise BridgeError("invalid_argument", f"initialize header: {exc}") from None
+            ledger.set_leaf(_leaf(params.get("leafId")))
+        app = Waymarks(self.home, cwd=cwd, session=ledger, keep_recall_index=True)
+        self.app, self.ledger, self.provider = app, ledger, provider
+        self.has_ui = bool(params.get("hasUI"))
+        app.can_create_session = ledger is not None
         trusted = params.get("trusted")
         if isinstance(trusted, bool):
-            self.app.trust_override = trusted
-        return {"protocol": PROTOCOL, "persistent": self.ledger is not None,
-                "trusted": self.app.project_trusted}
+            app.trust_override = trusted
+        return {"protocol": PROTOCOL, "persistent": ledger is not None,
+                "trusted": app.project_trusted}
 
     def rpc_sync(self, params: dict[str, Any]) -> dict[str, Any]:
         return {"entries": len(self.ledger.entries) if self.ledger else 0}
@@ -253,7 +264,7 @@ class Bridge:
         history = plan_history(params.get("history"))
         started = time.perf_counter()
         plan = plan_with_memory(self._app(), prompt,
-                                provider=params.get("provider") or self.provider,
+                                provider=_provider(params.get("provider"), self.provider),
                                 model_limit=valid_limit(params.get("modelLimit")),
                                 fixed_tokens=pi_fixed_tokens(params.get("fixed")),
                                 history=history)
@@ -344,7 +355,8 @@ class Bridge:
 
         settings = settings_for(self._app())
         outcome = outgoing_payload(params.get("payload"),
-                                   destination(settings, params.get("provider") or self.provider),
+                                   destination(settings, _provider(params.get("provider"),
+                                                                   self.provider)),
                                    settings.policy)
         if outcome.withheld or outcome.payload is None:
             return {"withheld": True, "reason": outcome.reason}
@@ -451,8 +463,7 @@ class Bridge:
             self.provider = provider  # Pi's active model's: a switch applies at once
         if self.ledger is None:
             return
-        entries = sync.get("entries")
-        self.ledger.feed(entries if isinstance(entries, list) else [], leaf=sync.get("leafId"))
+        self.ledger.feed(_entries(sync.get("entries")), leaf=_leaf(sync.get("leafId")))
 
     def _append(self, entry: dict[str, Any]) -> dict[str, Any]:
         if entry.get("type") != "custom":
@@ -462,6 +473,34 @@ class Bridge:
         if not isinstance(written, dict):
             raise BridgeError("host_error", "Pi did not return the appended entry")
         return written
+
+
+def _provider(value: object, fallback: str | None) -> str | None:
+    """A request's ``provider`` (Pi's active model's); absent or empty is ``fallback``."""
+    if value is None or value == "":
+        return fallback
+    if not isinstance(value, str):
+        raise BridgeError("invalid_argument", "provider must be the provider's ID, as text "
+                          "(e.g. anthropic)")
+    return value
+
+
+def _entries(value: object) -> list[dict[str, Any]]:
+    """Session ``entries`` Pi sent (absent is none): objects with a text ``id``, checked
+    before any is taken in."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("id"), str) for e in value):
+        raise BridgeError("invalid_argument", "entries must be a list of Pi's session "
+                          "entries, each an object with a text id")
+    return value
+
+
+def _leaf(value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise BridgeError("invalid_argument", "leafId must be an entry's id, as text")
+    return value
 
 
 def _options(tokens: list[str]) -> list[str]:
