@@ -131,3 +131,21 @@ def test_requests_with_fields_of_the_wrong_type_are_clear_errors_that_change_not
     assert seen[2]["error"]["code"] == "invalid_argument", seen[2]
     assert field in seen[2]["error"]["message"]
     assert seen[3]["result"] == {"entries": 1}  # the good entry before the bad one: not fed
+
+
+def test_context_replies_never_carry_controls_that_drive_pis_terminal(tmp_path: Path) -> None:
+    """``/context`` answers are shown on Pi's screen (or written to its terminal without a
+    UI): a refusal that echoes its argument (an ID, a path, an option) shows an escape
+    sequence or a direction override as text, never acts on it."""
+    hostile = "zz\x1b]0;owned\x07\x1b[2J\u202eabc"
+    texts = [f"unpin {hostile}", f"trust {hostile}", f"memory exclude {hostile}",
+             f"memory supersede {hostile} -- new text", f"pins --{hostile}"]
+    out = converse(tmp_path, [{"id": 0, "method": "initialize"}, *[
+        {"id": i, "method": "command", "params": {"text": t}}
+        for i, t in enumerate(texts, start=1)]], Host())
+    replies = {a["id"]: a["result"] for a in out if a["id"] != 0}
+    assert sorted(replies) == list(range(1, len(texts) + 1))
+    for reply in replies.values():
+        assert reply["exitCode"] != 0
+        assert all(ch.isprintable() or ch in "\n\t" for ch in reply["text"]), reply["text"]
+        assert "\\x1b" in reply["text"] or "\\u001b" in reply["text"]  # shown, as text

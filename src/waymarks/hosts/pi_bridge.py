@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from waymarks.core.arguments import tokenize
+from waymarks.core.text import escaped
 from waymarks.hosts.model_limits import pi_fixed_tokens, valid_limit
 from waymarks.ledger.host import HostSessionLog
 from waymarks.ledger.log import SessionFileError
@@ -288,10 +289,10 @@ class Bridge:
         try:
             tokens = tokenize(text)
         except ArgumentError as exc:
-            return {"text": str(exc), "data": {"code": "invalid_argument"}, "exitCode": 2}
+            return _shown(str(exc), {"code": "invalid_argument"}, 2)
         if not tokens or tokens[0].lower() not in HOST_COMMANDS:
-            return {"text": f"/context offers: {', '.join(sorted(HOST_COMMANDS))}",
-                    "data": {"code": "invalid_argument"}, "exitCode": 2}
+            return _shown(f"/context offers: {', '.join(sorted(HOST_COMMANDS))}",
+                          {"code": "invalid_argument"}, 2)
         if [t.lower() for t in tokens] == ["notes", "promote"]:
             return self.rpc_notes({"text": "promote"})  # /context notes promote: the turn
         if (tokens[0].lower() in ("recall", "plan") and self.provider
@@ -306,13 +307,12 @@ class Bridge:
         except Shown as shown:
             result = shown.result
         except (click.UsageError, click.ClickException) as exc:
-            return {"text": exc.format_message(), "data": {"code": "invalid_argument"},
-                    "exitCode": 2}
+            return _shown(exc.format_message(), {"code": "invalid_argument"}, 2)
         except ArgumentError as exc:
-            return {"text": str(exc), "data": {"code": "invalid_argument"}, "exitCode": 2}
+            return _shown(str(exc), {"code": "invalid_argument"}, 2)
         except ServiceError as exc:
-            return {"text": str(exc), "data": {"code": exc.code}, "exitCode": 2}
-        return {"text": result.text, "data": result.data, "exitCode": result.exit_code}
+            return _shown(str(exc), {"code": exc.code}, 2)
+        return _shown(result.text, result.data, result.exit_code)
 
     def rpc_remember(self, params: dict[str, Any]) -> dict[str, Any]:
         from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
@@ -473,6 +473,13 @@ class Bridge:
         if not isinstance(written, dict):
             raise BridgeError("host_error", "Pi did not return the appended entry")
         return written
+
+
+def _shown(text: str, data: Any, exit_code: int) -> dict[str, Any]:
+    """A ``/context`` answer for Pi's screen (or its terminal, without a UI): controls and
+    format characters in it (an echoed argument's ESC, a direction override) are shown
+    as escapes, never act; its own line breaks and tabs stay."""
+    return {"text": escaped(text, keep="\n\t"), "data": data, "exitCode": exit_code}
 
 
 def _provider(value: object, fallback: str | None) -> str | None:
