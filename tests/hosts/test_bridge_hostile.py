@@ -17,8 +17,8 @@ from tests.hosts.pi_harness import WAYMARKS_BIN
 from tests.hosts.test_bridge import Host, converse, user
 
 
-def bridge(tmp_path: Path, lines: list[bytes], *, encoding: str = "utf-8"
-           ) -> tuple[list[dict[str, Any]], str]:
+def bridge(tmp_path: Path, lines: list[bytes], *, encoding: str = "utf-8",
+           initialize: bool = True) -> tuple[list[dict[str, Any]], str]:
     """Run ``waymarks bridge`` with ``lines`` on standard input (then closed); its answers
     and standard error. ``PYTHONIOENCODING`` plays a locale whose standard streams are
     strict (macOS's en_US.UTF-8, say)."""
@@ -27,7 +27,7 @@ def bridge(tmp_path: Path, lines: list[bytes], *, encoding: str = "utf-8"
     init = json.dumps({"id": 1, "method": "initialize", "params": {"cwd": str(project)}})
     env = {**os.environ, "WAYMARKS_HOME": str(tmp_path / "home"), "PYTHONIOENCODING": encoding}
     done = subprocess.run([str(WAYMARKS_BIN), "bridge"], input=b"\n".join(
-        [init.encode(), *lines]) + b"\n", capture_output=True, cwd=project, env=env,
+        [init.encode()] * initialize + lines) + b"\n", capture_output=True, cwd=project, env=env,
         timeout=60, check=False)
     answers = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
     return answers, done.stderr.decode("utf-8", "replace")
@@ -149,3 +149,14 @@ def test_context_replies_never_carry_controls_that_drive_pis_terminal(tmp_path: 
         assert reply["exitCode"] != 0
         assert all(ch.isprintable() or ch in "\n\t" for ch in reply["text"]), reply["text"]
         assert "\\x1b" in reply["text"] or "\\u001b" in reply["text"]  # shown, as text
+
+
+def test_shutdown_before_initialize_stops_the_bridge(tmp_path: Path) -> None:
+    """Pi may end a session whose initialize never completed (it timed out, or failed):
+    ``shutdown`` stops the bridge whatever came before, rather than 'call initialize
+    first' and a bridge that lives on reading requests."""
+    answers, stderr = bridge(tmp_path, [
+        json.dumps({"id": 2, "method": "shutdown"}).encode(),
+        json.dumps({"id": 3, "method": "sync"}).encode()], initialize=False)
+    assert "Traceback" not in stderr
+    assert answers == [{"id": 2, "result": {"stopped": True}}]  # and nothing after it

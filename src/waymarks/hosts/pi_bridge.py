@@ -164,7 +164,7 @@ class Bridge:
             handler = getattr(self, f"rpc_{method}", None)
             if not isinstance(method, str) or handler is None:
                 raise BridgeError("unknown_method", f"no method {method!r}")
-            if method != "initialize" and self.app is None:
+            if method not in ("initialize", "shutdown") and self.app is None:
                 raise BridgeError("not_initialized", "call initialize first")
             if isinstance(params.get("sync"), dict):
                 self._sync(params["sync"])
