@@ -79,23 +79,6 @@ def test_context_privacy_sanitize_never_reads_the_protocol_stream(tmp_path: Path
     assert seen["3"]["result"] == {"entries": 0}
 
 
-def test_a_second_initialize_is_refused_and_the_first_session_stays(tmp_path: Path) -> None:
-    """One bridge serves one Pi session (the extension starts a new bridge for another):
-    a second ``initialize`` would swap the service under the tool, capture and evolution
-    already bound to the first, leaving it open."""
-    other = tmp_path / "other"
-    other.mkdir()
-    out = converse(tmp_path, [
-        {"id": 1, "method": "initialize"},
-        {"id": 2, "method": "initialize", "params": {"cwd": str(other), "sessionFile": None}},
-        {"id": 3, "method": "command", "params": {"text": "status --json"}},
-    ], Host())
-    seen = {a["id"]: a for a in out}
-    assert seen[2]["error"]["code"] == "already_initialized"
-    assert str(other) not in json.dumps(seen[3]["result"]["data"])
-    assert str(tmp_path / "project") in json.dumps(seen[3]["result"]["data"])
-
-
 @pytest.mark.parametrize(("request_", "field"), [
     ({"method": "initialize", "params": {"entries": 5}}, "entries"),
     ({"method": "initialize", "params": {"entries": [{"id": ["x"]}]}}, "entries"),

@@ -226,9 +226,6 @@ class Bridge:
     # -- methods ------------------------------------------------------------------------
 
     def rpc_initialize(self, params: dict[str, Any]) -> dict[str, Any]:
-        if self.app is not None:  # the service, tool and capture are bound to one session
-            raise BridgeError("already_initialized", "this bridge already serves a Pi "
-                              "session; start a new bridge for another")
         cwd = params.get("cwd") or "."
         if not isinstance(cwd, str):
             raise BridgeError("invalid_argument", "initialize cwd must be the project "
