@@ -48,30 +48,17 @@ def _written(app: Waymarks, write: Any, verb: str) -> Result:
 
 
 def _docs(project: str) -> list[dict[str, Any]]:
-    """The engineering docs and ADRs that travel with the code (``docs/engineering``)."""
-    from waymarks.files.reading import read_regular
-    from waymarks.personal.docs import DOCS_DIR, MAX_FILE_BYTES, parse_frontmatter
+    """The engineering docs and ADRs that travel with the code (``docs/engineering``),
+    walked and read as the docs index does (:func:`waymarks.personal.docs.doc_paths`)."""
+    from waymarks.personal.docs import doc_paths, parse_frontmatter, read_doc
 
-    root = Path(project) / DOCS_DIR
     found: list[dict[str, Any]] = []
-    inside = Path(project).resolve()
-    # a pushed link out of the project is not walked (the person's own files' names
-    # would be listed as the project's; a link to / would walk the whole disk)
-    if not root.is_dir() or not root.resolve().is_relative_to(inside):
-        return found
-    for path in sorted(root.rglob("*.md")):  # (linked subdirectories are not walked)
-        relative = str(path.relative_to(project))
-        row: dict[str, Any] = {"path": relative, "id": None, "title": None, "status": None}
+    for path in doc_paths(Path(project)):
+        row: dict[str, Any] = {"path": str(path.relative_to(project)), "id": None,
+                               "title": None, "status": None}
         if path.name.startswith("ADR-"):
-            # the repository's files, as the docs index reads them: a link out of the
-            # project, a device or a huge file is not read (/dev/zero ate the memory)
-            try:
-                if not path.resolve().is_relative_to(inside):
-                    raise OSError("outside the project")
-                text = read_regular(path, limit=MAX_FILE_BYTES).decode("utf-8")
-                fields, _body = parse_frontmatter(text)
-            except (OSError, UnicodeDecodeError):
-                fields = {}
+            text = read_doc(Path(project), path)
+            fields, _body = parse_frontmatter(text) if text is not None else ({}, "")
             for name in ("id", "title", "status"):
                 value = fields.get(name)
                 row[name] = value if isinstance(value, str) and value else None

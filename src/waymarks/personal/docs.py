@@ -142,24 +142,36 @@ def _split(body: str) -> list[str]:
     return [p[:cut_before_secret(p, MAX_CHUNK_CHARS * 2)] for p in parts]
 
 
+def doc_paths(project: Path) -> list[Path]:
+    """The markdown files under the project's ``docs/engineering``, sorted. A folder that
+    leads out of the project (a link to / in a hostile checkout) is not walked, nor are
+    linked subfolders."""
+    root = project / DOCS_DIR
+    if not root.is_dir() or not root.resolve().is_relative_to(project.resolve()):
+        return []
+    return sorted(root.rglob("*.md"))
+
+
+def read_doc(project: Path, path: Path) -> str | None:
+    """The text of one of :func:`doc_paths`, ``None`` when it is not to be read: a link
+    out of the project, not a regular file (a FIFO is never waited on, /dev/zero never
+    read), larger than an entry file, or not UTF-8."""
+    try:
+        if not path.resolve().is_relative_to(project.resolve()):
+            return None
+        return read_regular(path, limit=MAX_FILE_BYTES).decode("utf-8").replace(
+            "\r\n", "\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def load_chunks(project: Path) -> list[Chunk]:
     """Every current chunk of the project's engineering docs."""
-    root = project / DOCS_DIR
-    if not root.is_dir():
-        return []
-    resolved_project = project.resolve()
-    if not root.resolve().is_relative_to(resolved_project):
-        return []  # a link out of the project (to / in a hostile checkout): never walked
     adrs: list[Adr] = []
     chunks: list[Chunk] = []
-    for path in sorted(root.rglob("*.md")):
-        try:
-            if not path.resolve().is_relative_to(resolved_project):
-                continue
-            # a FIFO among the docs (an unpacked archive) is skipped, never waited on
-            text = read_regular(path, limit=MAX_FILE_BYTES).decode("utf-8").replace(
-                "\r\n", "\n")
-        except (OSError, UnicodeDecodeError):
+    for path in doc_paths(project):
+        text = read_doc(project, path)
+        if text is None:
             continue
         relative = str(path.relative_to(project))
         if _ADR_FILE.fullmatch(path.name):
