@@ -492,14 +492,12 @@ class Waymarks:
         return diagnostics.health(self)
 
     @recovering
-    def embed_recall(self, progress: ProgressFn | None = None, *,
-                     background: bool = False,
+    def embed_recall(self, progress: ProgressFn | None = None, *, background: bool = False,
                      waiting: Callable[[], None] | None = None) -> dict[str, Any]:
         """Embed every recall record without a current vector (``waymarks index
         --semantic``; ``background``: the home's worker), in committed batches; what is
         there afterwards. ``waiting``: called if it first waits for another one."""
-        return rebuilding.embed_recall(self, progress, background=background,
-                                       waiting=waiting)
+        return rebuilding.embed_recall(self, progress, background=background, waiting=waiting)
 
     @recovering
     def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:
