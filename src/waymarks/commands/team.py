@@ -180,8 +180,8 @@ def team_group() -> Group:
                   f"({cell(c['invalidAuthor'])}); settle with `{cell(c['resolve'])}`"
                   for c in data["conflicts"]]
         footer += [f"item {cell(d['id'][:12])} was written by "
-                   f"{', '.join(d['contributors'])}: a reused ID, left out of plans; "
-                   "exclude the contributor who copied it (`waymarks team exclude "
+                   f"{', '.join(cell(c) for c in d['contributors'])}: a reused ID, left out "
+                   "of plans; exclude the contributor who copied it (`waymarks team exclude "
                    "CONTRIBUTOR`) or unshare it" for d in data["duplicates"]]
         footer += [f"{cell(s['path'])}: {s['status']} ({cell(s['detail'])}); "
                    f"{s['withdrawn']} item(s) withdrawn until it is restored from git"
