@@ -200,3 +200,15 @@ def test_a_mistyped_command_is_offered_the_command_meant(
     assert main([typo]) == 2
     err = capsys.readouterr().err
     assert f"No such command '{typo}'" in err and f"'{meant}'" in err, err
+
+
+@pytest.mark.parametrize("argv", [["--", "--json"], ["--", "--nosuch"], ["--", "-x"]])
+def test_an_option_where_the_command_goes_is_a_usage_error(argv: list[str],
+                                                           tmp_path: Path) -> None:
+    """Click parses an option-like command name as options before it fails; the lookup
+    that builds the rest of the table then retried on the emptied arguments and raised
+    IndexError (found by the long hostile-input property run)."""
+    from tests.inprocess import waymarks
+
+    done = waymarks(*argv, env={"WAYMARKS_HOME": str(tmp_path / "home")}, cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr

@@ -157,8 +157,8 @@ class Group(click.Group):
 
     def resolve_command(self, ctx: click.Context, args: list[str]
                         ) -> tuple[str | None, click.Command | None, list[str]]:
-        try:
-            return super().resolve_command(ctx, args)
+        try:  # a copy: click parses (and consumes) an option-like name before failing
+            return super().resolve_command(ctx, list(args))
         except click.UsageError:
             if not self._later:
                 raise
