@@ -8,6 +8,8 @@ rebuild-index`` (timed: ``rebuild_s``). Then, each in a new process, timed wall 
 - ``recall``: ``waymarks recall QUERY`` (the one-shot recall of issue 15's table), run
   as a person runs it: the console script (``command`` in the output);
 - ``pins``: ``waymarks --json pins`` (a listing that needs the session's branch);
+- ``recall_new_session``: the same recall in the project's next session (after ``waymarks
+  session new``), which may see none of the generated memory (the earlier session's own);
 - baselines in the same run, interleaved round by round (``spawn_timing.py``):
   ``python -c pass``, ``python -c "import waymarks.cli.main"``, and with
   ``--baseline-src DIR`` the same two commands from another checkout's ``src``.
@@ -72,6 +74,8 @@ def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
         pins = [*waymarks, "--json", "pins"]
         variants = {"python_pass": ([sys.executable, "-c", "pass"], env),
                     "recall": (recall, env), "pins": (pins, env)}
+        variants["recall_new_session"] = (recall, _new_session(home, root / "home-new",
+                                                               project, env, waymarks))
         if baseline_src:
             # the baseline gets its own copy of the home, projected by its own code: a
             # projection of a newer schema is refused by older code (as it should be)
@@ -83,12 +87,27 @@ def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
                            check=True, stdout=subprocess.DEVNULL)
             variants["recall_baseline"] = (recall, base_env)
             variants["pins_baseline"] = (pins, base_env)
+            variants["recall_new_session_baseline"] = (recall, _new_session(
+                home, root / "home-new-baseline", project, base_env, waymarks))
         timed = interleaved(variants, runs, cwd=project)
         return {"size": size, "ledger_mb": round(ledger.stat().st_size / 1e6, 1),
                 "rebuild_s": round(rebuild_s, 2),
                 "rebuild_mutations_per_s": round(size / rebuild_s), **timed,
                 "target_recall_ms": TARGET_MS.get(size),
                 "met": timed["recall"]["p50_ms"] <= TARGET_MS.get(size, float("inf"))}
+
+
+def _new_session(home: Path, into: Path, project: Path, env: dict[str, str],
+                 waymarks: list[str]) -> dict[str, str]:
+    """A copy of ``home`` (projected by the code ``env`` runs) where the project's next
+    session has begun: the generated memory is the earlier session's own, which this one
+    may not see (``recall_new_session``: a recall that finds nothing it may use)."""
+    shutil.copytree(home / "sessions", into / "sessions")
+    env = {**env, "WAYMARKS_HOME": str(into)}
+    for command in ("rebuild-index", "session new"):
+        subprocess.run([*waymarks, *command.split()], cwd=project, env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+    return env
 
 
 def main() -> None:

@@ -21,6 +21,7 @@ damaged into pointing at other records are noticed rather than scored.
 from __future__ import annotations
 
 import itertools
+import math
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -59,6 +60,9 @@ ORIGIN_MEMO: Final = 10_000
 TOKEN_MEMO: Final = 1_000_000
 #: bound of the memo of document frequencies (:meth:`RecallIndex.stats`)
 DF_MEMO: Final = 100_000
+#: reading a ranked row a session may not see costs about as much as listing this many
+#: rows it may see (:meth:`RecallIndex._visible_rows`: 15 against 2.5 us here)
+_READ_COST: Final = 6
 CANDIDATE_LIMIT: Final = 100  # 300 cost 3x the p99 with the same digests (LoCoMo, synthetic)
 _FIELDS_CODEC: Final = msgspec.json.Encoder()
 _FIELDS_DECODER: Final = msgspec.json.Decoder(dict[str, list[str]])
@@ -306,7 +310,7 @@ class RecallIndex:
         terms = sorted(df)
         classify = classes is not None and self.items_backed
         rows = self._ranked_rows(terms, limit, visible_to if self.items_backed else None,
-                                 classify, [df[t] for t in terms])
+                                 classify, [df[t] for t in terms], stats.records)
         out = []
         wanted = set(chosen)
         for row in rows:
@@ -336,7 +340,8 @@ class RecallIndex:
 
     def _ranked_rows(self, terms: list[str], limit: int,
                      visible_to: tuple[str, str | None] | None,
-                     classify: bool, counts: list[int]) -> list[tuple[Any, ...]]:
+                     classify: bool, counts: list[int], records: int
+                     ) -> list[tuple[Any, ...]]:
         """The first ``limit`` rows (records joined with their items, as
         :meth:`candidates` reads them) in FTS5's bm25 order of ``terms`` (see
         :mod:`waymarks.store.recall_rank`), skipping rows ``visible_to`` may not see.
@@ -349,16 +354,62 @@ class RecallIndex:
         (each term's document count) come with the plan's statistics, read before: the
         scores and the ranking use the same frequencies, and none is counted twice. Inside a
         transaction of the caller's, rows it wrote may not be counted in FTS5's averages yet
-        (FTS5 writes them at the commit): there FTS5 ranks, as before."""
+        (FTS5 writes them at the commit): there FTS5 ranks, as before.
+
+        When the session may see few of the ``records`` (:meth:`_visible_rows`), the
+        ranking gives out only those: rows of other sessions are then never read, nor is a
+        posting pointing at a missing record seen among them (any read of that row finds
+        it)."""
         if self.db.in_transaction:
-            return self._take(fts5_ranked(self.db, "recall_terms", terms), limit,
+            allowed = self._visible_rows(visible_to, limit, sum(counts), records)
+            return self._take(fts5_ranked(self.db, "recall_terms", terms, allowed), limit,
                               visible_to, classify)
         with snapshot(self.db):
-            ranking = ranked(self.db, "recall_terms", terms, shortest(self.db), limit, counts)
+            allowed = self._visible_rows(visible_to, limit, sum(counts), records)
+            ranking = ranked(self.db, "recall_terms", terms, shortest(self.db), limit, counts,
+                             allowed)
             try:
                 return self._take(ranking, limit, visible_to, classify)
             finally:
                 ranking.close()  # its statements end before the read transaction does
+
+    def _visible_rows(self, visible_to: tuple[str, str | None] | None, limit: int,
+                      matched: int, records: int) -> frozenset[int] | None:
+        """The rows of the records ``visible_to`` may see, when listing them costs less
+        than reading, one by one, the rows it may not see that the ranking gives out
+        before ``limit`` visible ones; ``None`` otherwise (:meth:`_take` skips those).
+
+        A new session of a project whose earlier sessions kept their memory to
+        themselves sees none of it, and read every one of the ``matched`` rows to keep
+        none (2,600 at 10k records: most of a one-shot recall). The items it may see are
+        counted on their indexes, only as far as listing them could pay: up to
+        ``sqrt(limit * records)`` (past it, the rows skipped before ``limit`` visible ones,
+        if those are spread evenly, are fewer than the rows to list)."""
+        if visible_to is None:
+            return None
+        session_id, project = visible_to
+        bound = min(math.isqrt(limit * records), matched * _READ_COST)
+        count = ("SELECT count(*) FROM (SELECT 1 FROM items WHERE {} = ? LIMIT ?)")
+        visible = int(self.db.execute(count.format("session_id"),
+                                      (session_id, bound + 1)).fetchone()[0])
+        if project is not None and visible <= bound:
+            visible += int(self.db.execute(count.format("project_path"),
+                                           (project, bound + 1 - visible)).fetchone()[0])
+        if visible > bound:
+            return None
+        # rows read until ``limit`` visible ones are found, if they are spread evenly, and
+        # how many of those the session may not see
+        read = min(matched, min(limit, visible) * records // max(1, visible))
+        if visible > read * max(0, records - visible) // max(1, records) * _READ_COST:
+            return None
+        query = ("SELECT r.rowid FROM items i JOIN recall_records r ON r.item_id = i.id"
+                 " WHERE i.session_id = ? AND i.scope != 'project'")
+        arguments: tuple[str, ...] = (session_id,)
+        if project is not None:
+            query += (" UNION ALL SELECT r.rowid FROM items i JOIN recall_records r"
+                      " ON r.item_id = i.id WHERE i.project_path = ? AND i.scope = 'project'")
+            arguments += (project,)
+        return frozenset(rowid for (rowid,) in self.db.execute(query, arguments))
 
     def _take(self, ranking: Iterator[int], limit: int,
               visible_to: tuple[str, str | None] | None,

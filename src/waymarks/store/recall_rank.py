@@ -32,7 +32,7 @@ import heapq
 import itertools
 import math
 import sqlite3
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence, Set
 from typing import Final, NamedTuple
 
 from waymarks.store.integrity import require
@@ -85,11 +85,14 @@ def averages(db: sqlite3.Connection, table: str) -> tuple[int, int]:
     return values[0], values[1]
 
 
-def fts5_ranked(db: sqlite3.Connection, table: str, terms: Sequence[str]) -> Iterator[int]:
-    """The same order, ranked by FTS5 itself (every matching row)."""
+def fts5_ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
+                allowed: Set[int] | None = None) -> Iterator[int]:
+    """The same order, ranked by FTS5 itself (every matching row; of ``allowed`` only,
+    when given)."""
     for (rowid,) in db.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?"
                                " ORDER BY rank", (" OR ".join(terms),)):
-        yield rowid
+        if allowed is None or rowid in allowed:
+            yield rowid
 
 
 class Shape(NamedTuple):
@@ -100,11 +103,12 @@ class Shape(NamedTuple):
     avgdl: float
     shortest: int  # no row holds fewer terms
     want: int  # rows the caller takes at most (unless it asks for more after all)
+    allowed: Set[int] | None = None  # the only rows given out, when not None
 
 
 def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
-           shortest: int = 1, want: int = 100, counts: Sequence[int] | None = None
-           ) -> Generator[int, None, None]:
+           shortest: int = 1, want: int = 100, counts: Sequence[int] | None = None,
+           allowed: Set[int] | None = None) -> Generator[int, None, None]:
     """Row IDs matching any of ``terms`` in the order of FTS5's
     ``WHERE table MATCH 't1 OR t2 ...' ORDER BY rank`` (``terms`` in the query's order,
     distinct), produced lazily: stop reading when enough rows were taken. ``shortest``:
@@ -115,11 +119,15 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
     vocabulary's document counts: a ``count(*)`` of a term FTS5 matches reads its whole
     posting list, ~3 ms for a term 15 % of a million rows hold).
 
+    ``allowed``: give out only these rows (the same order with the others left out). The
+    scores still use every row's counts, as FTS5's do; a row left out is never looked at
+    again (its document size is not read, nor is it merged).
+
     Read in several statements: call it inside one read transaction. Not inside a write
     transaction that added rows to ``table``: FTS5 counts them in its averages record only
     at the commit (:func:`fts5_ranked` ranks there)."""
     rows, tokens = averages(db, table)
-    if not rows:
+    if not rows or (allowed is not None and not allowed):
         return
     avgdl = tokens / rows
     if counts is None:
@@ -137,13 +145,16 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
         bit = 1 << place
         get = masks.get
         for rowid in map(int, found.split(",")) if found else ():
-            masks[rowid] = get(rowid, 0) | bit
+            if allowed is None or rowid in allowed:
+                masks[rowid] = get(rowid, 0) | bit
     if masks and common:
         any_rare = " OR ".join(terms[place] for place in rare)
         for place in common:
             bit = 1 << place
             for (rowid,) in db.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
                                        (f"{terms[place]} AND ({any_rare})",)):
+                if allowed is not None and rowid not in allowed:
+                    continue
                 require(rowid in masks, f"{table} does not match itself")
                 masks[rowid] |= bit
     groups: dict[int, list[int] | None] = {}
@@ -157,7 +168,7 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
     for size in range(1, len(common) + 1):
         for chosen in itertools.combinations(common, size):
             groups[sum(1 << place for place in chosen)] = None
-    shape = Shape(terms, idfs, avgdl, shortest, max(1, want))
+    shape = Shape(terms, idfs, avgdl, shortest, max(1, want), allowed)
     bounds = {mask: _bound(mask, shape) for mask in groups}
     order = sorted(groups, key=bounds.__getitem__, reverse=True)
     yield from _merge(db, table, order, groups, bounds, shape)
@@ -226,7 +237,8 @@ class _Stream:
         """``members``: the group's rows, or ``None`` to find them by their terms."""
         self.db, self.table, self.mask, self.shape = db, table, mask, shape
         self.expected = None if members is None else len(members)
-        self.seen = 0
+        self.seen = 0  # rows read
+        self.kept = 0  # rows given out (the allowed ones)
         self.scores: dict[int, float] = {}
         self.last: tuple[int, bytes, int] = (0, b"", 0)  # the last row given out
         self.match = ""
@@ -246,11 +258,16 @@ class _Stream:
         self.buffer: list[tuple[int, bytes, int]] = []
 
     def next(self) -> tuple[float, int] | None:
-        if not self.buffer and not self._fill():
-            return None
-        length_bytes, size, rowid = self.buffer.pop()
-        self.seen += 1
-        self.last = (length_bytes, size, rowid)
+        allowed = self.shape.allowed
+        while True:
+            if not self.buffer and not self._fill():
+                return None
+            length_bytes, size, rowid = self.buffer.pop()
+            self.seen += 1
+            self.last = (length_bytes, size, rowid)
+            if allowed is None or rowid in allowed:
+                self.kept += 1
+                break
         length = size[0] if length_bytes == 1 else varints(bytes(size))[0]
         score = self.scores.get(length)
         if score is None:
@@ -269,7 +286,7 @@ class _Stream:
             self.buffer = self.cursor.fetchmany(_CHUNK)
         self.buffer.reverse()
         if not self.buffer:
-            require(self.expected in (None, self.seen),
+            require(self.expected in (None, self.kept),
                     f"{self.table} has a row without its size")
         return bool(self.buffer)
 
