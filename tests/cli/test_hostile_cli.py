@@ -67,6 +67,30 @@ def test_export_to_a_device_node_is_refused(home: Path, project: Path, tmp_path:
     assert device.is_char_device()
 
 
+def test_export_never_writes_over_waymarks_own_files(home: Path, project: Path,
+                                                     tmp_path: Path) -> None:
+    """``-o`` naming the database, a session ledger or the settings replaced it with the
+    export (atomically, and for good): the home and Pi's session roots are refused."""
+    roots = tmp_path / "pi-sessions"
+    (roots / "--p--").mkdir(parents=True)
+    pi_ledger = roots / "--p--" / "2026-01-01_s.jsonl"
+    pi_ledger.write_text("kept\n")
+    waymarks(home, project, "pin", "--", "Run the tests first")
+    (home / "config.toml").write_text(f'[memory]\nsessionRoots = ["{roots}"]\n')
+    database = home / "waymarks.db"
+    ledger = next((home / "sessions").rglob("*.jsonl"))
+    kept = {path: path.read_bytes() for path in (database, ledger, home / "config.toml")}
+    for target in (database, ledger, home / "config.toml", home / "new.jsonl", pi_ledger,
+                   project / ".." / home.name / "waymarks.db"):
+        refused = waymarks(home, project, "export", "-o", str(target), expect=2)
+        assert refused["code"] == "invalid_argument", target
+        assert "nothing was written" in refused["message"]
+    assert {path: path.read_bytes() for path in kept} == kept
+    assert pi_ledger.read_text() == "kept\n" and not (home / "new.jsonl").exists()
+    beside = home.parent / "export.jsonl"  # next to the home, not in it: written
+    assert waymarks(home, project, "export", "-o", str(beside))["count"] == 1
+
+
 def test_export_dash_is_standard_output(home: Path, project: Path) -> None:
     waymarks(home, project, "pin", "--", "Run the tests first")
     shown = waymarks(home, project, "export", "-o", "-")

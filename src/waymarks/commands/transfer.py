@@ -91,6 +91,10 @@ def register_transfer(root: click.Group) -> None:
         if output is not None and not output.strip():  # "" named the working directory
             raise click.UsageError("-o needs a FILE (or - for standard output)")
         app = runtime().app()
+        if output is not None and output != "-" and (kept := _kept_by_waymarks(app, output)):
+            return refused("invalid_argument", f"-o {output}: inside {kept}, where Waymarks "
+                           "keeps its own files (its records, database and settings); "
+                           "nothing was written (give a path outside it)")
         items = _exported(app, kind, statuses)
         # one item per line under every line-splitting rule: U+2028, U+2029 and NEL, which
         # JSON leaves raw, are escaped (a reader splitting on them read no line at all)
@@ -164,6 +168,19 @@ def register_transfer(root: click.Group) -> None:
                         "outcome": "not-written", "kind": line.kind}
                        for line in writable[done:]]
         return _summary(report, written=True, dry_run=False, interrupted=bool(interrupted))
+
+
+def _kept_by_waymarks(app: Waymarks, output: str) -> str | None:
+    """The folder of Waymarks' own files that ``output`` lies in (the home, or a
+    configured root of Pi's session files), if any: an export written there could replace a
+    session ledger, the database or the settings (``-o ~/.local/share/waymarks/waymarks.db``
+    did, atomically and for good)."""
+    target = Path(output).expanduser().resolve()
+    for folder in (app.home, *app.settings().session_roots):
+        kept = Path(folder).expanduser().resolve()
+        if target == kept or kept in target.parents:
+            return str(kept)
+    return None
 
 
 def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[str, Any]]:
