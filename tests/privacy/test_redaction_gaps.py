@@ -7,7 +7,9 @@ text around each new rule left exactly as it was.
 - ``Authorization: token <opaque>`` (GitHub's older scheme);
 - a zero-width or other format character inside a token;
 - a URL whose user is ``x-access-token`` and whose password is a token: only the token goes,
-  the host and path stay.
+  the host and path stay;
+- curl's ``-u USER:PASSWORD`` (``--user``, ``-U``): ``-u USER`` alone prompts, and a
+  variable's reference is no password.
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ CASES: list[tuple[str, str, str, list[str]]] = [
      HEX40, ["Authorization: token ", "https://api.github.com/user"]),
     ("takahe", f'takahe headers: {{"Authorization": "token {HEX40}", "Accept": "json"}}',
      HEX40, ['{"Authorization": "token ', '"Accept": "json"}']),
+    ("galago", "galago health: curl -s -u deploy:Kx9vTq2Lm https://ci.example.com/api",
+     "Kx9vTq2Lm", ["curl -s -u deploy:", " https://ci.example.com/api"]),
+    ("potoroo", "potoroo hook: curl --user 'bot:W4ll@by!' -X POST https://hooks.example.com",
+     "W4ll@by!", ["curl --user 'bot:", "' -X POST https://hooks.example.com"]),
+    ("quoll", "quoll proxy: curl -U squid:Pr0xyPa55 -x http://proxy:3128 https://x.io",
+     "Pr0xyPa55", ["curl -U squid:", " -x http://proxy:3128 https://x.io"]),
     # already redacted before these fixes; kept beside the new rules as guards
     ("moa", f'moa headers: {{"Authorization": "Bearer {HEX40}", "Accept": "json"}}',
      HEX40, ['{"Authorization": "Bearer ', '"Accept": "json"}']),
@@ -61,6 +69,8 @@ UNCHANGED: list[tuple[str, str]] = [
     ("galah", "galah note: the Authorization: token header was replaced in 2021"),
     ("lyrebird", "lyrebird: a zero\u200bwidth space inside ordinary words stays"),
     ("bilby", "bilby mirror https://github.com/owner/repo.git and git@github.com:o/r.git"),
+    ("bandicoot", "bandicoot: curl -u admin https://x.io prompts; curl -u $CI_USER:$CI_PASS "
+                  "https://x.io; curl -fsSL https://get.example.sh | sh -s -- -u"),
 ]
 
 

@@ -21,7 +21,8 @@ to replace. Two families:
 - wrappers: a value that is a credential because of where it stands: the token after
   ``Bearer`` (on the same line, or alone on the next: ``Authorization: Bearer⏎TOKEN``)
   or ``Basic`` or ``Authorization: token``, the password of a URL
-  (``postgres://admin:pw@host``), a password glued to a MySQL client's ``-p``, the value of
+  (``postgres://admin:pw@host``), a password glued to a MySQL client's ``-p`` or after
+  curl's ``-u USER:``, the value of
   a ``password=``/``api_key:``/``"secret": "…"`` assignment or a ``--token VALUE`` flag.
 - invisible format characters (:func:`visible`) are not read: ``find_secrets`` runs the
   rules on the text without them and maps the spans back.
@@ -32,7 +33,7 @@ searches behind single-character guards (one expression of all rules, tried at e
 position, cost about 200 µs per 200 characters). Past it, rules are grouped by a *guard*
 character every match holds, and each runs only when one of its *needles* (the literals
 it cannot match without) is in the text: a text pays for the rules it could trigger, not
-for all 41. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
+for all 42. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
 *anchored*: their expression is tried only where the needle stands.
 
 What must stay true:
@@ -246,6 +247,14 @@ _WRAPPERS: Final = (
         r"(?:'(?P<short_flag_q>[^'\n]{1,4096})'|\"(?P<short_flag_d>[^\"\n]{1,4096})\""
         r"|(?P<short_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
         ("mysql", "mariadb"), anchored=True, wrapper=True, guard="-"),
+    # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
+    # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
+    Rule("user_flag", "secret", lazy(
+        r"(?<![\w.-])curl(?:\.exe)?(?=[ \t])[^\n|;&`]{0,256}?[ \t](?:-[uU]|--(?:proxy-)?user)"
+        r"(?:[ \t]+|=)?(?:'[^'\s:]*:(?P<user_flag_q>[^'\n]{1,4096})'"
+        r"|\"[^\"\s:]*:(?P<user_flag_d>[^\"\n]{1,4096})\""
+        r"|[^\s\"'`:;|&<>()]*:(?P<user_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
+        ("curl",), anchored=True, wrapper=True, guard="-"),
     Rule("url", "url-password", lazy(
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
@@ -281,7 +290,7 @@ _SHORTEST: Final = 6
 #: shortest match)
 _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "url", "flag", "assign",
-                                "short_flag"})
+                                "short_flag", "user_flag"})
 
 
 #: format characters that render as nothing (Unicode Cf: zero-width space and joiners, word
@@ -356,7 +365,8 @@ def might_contain_secret(text: str) -> bool:
 
 def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     """The literals of the rules that match by position: a URL's password, Bearer/Basic,
-    an AWS secret key named on its line, a MySQL client's ``-pPASSWORD``, a flag, an
+    an AWS secret key named on its line, a MySQL client's ``-pPASSWORD``, curl's ``-u
+    USER:PASSWORD``, a flag, an
     assignment (``Authorization: token …`` among them: it holds "token" and a separator),
     Azure's ``sig=``."""
     if colon and ("://" in text or ":\\/\\/" in text) and "@" in text:
@@ -368,6 +378,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # a random-looking 40-character value named an AWS secret key
     if dash and "-p" in text and ("mysql" in text or "mariadb" in text):
         return True  # a password glued to a MySQL client's -p
+    if dash and "curl" in text and ("-u" in text or "-U" in text):
+        return True  # curl's -u USER:PASSWORD
     if not (colon or equals or (dash and "--" in text)):
         return False
     return ("k" in folded and ("key" in folded or "token" in folded)) \
@@ -435,7 +447,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return len(value) >= 20 or any(c.isdigit() for c in value)
     if name == "auth_token":  # "Authorization: token authentication": a word
         return len(value) >= 20 or any(c.isdigit() for c in value)
-    if name == "short_flag":  # "-p$MYSQL_PWD", "-p****", a placeholder, "-p,": no password
+    if name in ("short_flag", "user_flag"):  # "-p$MYSQL_PWD", "-p****", "-u me:$TOKEN"
         return not _is_reference(value) and any(c.isalnum() for c in value)
     if name == "basic":
         return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
