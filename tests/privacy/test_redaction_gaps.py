@@ -9,7 +9,9 @@ text around each new rule left exactly as it was.
 - a URL whose user is ``x-access-token`` and whose password is a token: only the token goes,
   the host and path stay;
 - curl's ``-u USER:PASSWORD`` (``--user``, ``-U``): ``-u USER`` alone prompts, and a
-  variable's reference is no password.
+  variable's reference is no password;
+- a registry login's ``-p PASSWORD`` (``docker login``, Podman, Helm, ``az login``),
+  ``sshpass -p`` and redis-cli's ``-a``: ``docker run -p 8080:80`` stays.
 """
 
 from __future__ import annotations
@@ -48,6 +50,12 @@ CASES: list[tuple[str, str, str, list[str]]] = [
      "W4ll@by!", ["curl --user 'bot:", "' -X POST https://hooks.example.com"]),
     ("quoll", "quoll proxy: curl -U squid:Pr0xyPa55 -x http://proxy:3128 https://x.io",
      "Pr0xyPa55", ["curl -U squid:", " -x http://proxy:3128 https://x.io"]),
+    ("wallaroo", "wallaroo push: docker login -u ci -p Qz7vRt2Kx registry.example.com",
+     "Qz7vRt2Kx", ["docker login -u ci -p ", " registry.example.com"]),
+    ("pademelon", "pademelon: sshpass -p 'Mv3 kL9q' ssh deploy@host uptime",
+     "Mv3 kL9q", ["sshpass -p '", "' ssh deploy@host uptime"]),
+    ("bettong", "bettong cache: redis-cli -h cache -p 6379 -a Rk8sWq3Z ping",
+     "Rk8sWq3Z", ["redis-cli -h cache -p 6379 -a ", " ping"]),
     # already redacted before these fixes; kept beside the new rules as guards
     ("moa", f'moa headers: {{"Authorization": "Bearer {HEX40}", "Accept": "json"}}',
      HEX40, ['{"Authorization": "Bearer ', '"Accept": "json"}']),
@@ -71,6 +79,8 @@ UNCHANGED: list[tuple[str, str]] = [
     ("bilby", "bilby mirror https://github.com/owner/repo.git and git@github.com:o/r.git"),
     ("bandicoot", "bandicoot: curl -u admin https://x.io prompts; curl -u $CI_USER:$CI_PASS "
                   "https://x.io; curl -fsSL https://get.example.sh | sh -s -- -u"),
+    ("dunnart", "dunnart: docker run -p 8080:80 web; docker login -u ci -p $CI_TOKEN r.io; "
+                "redis-cli -p 6379 ping; sshpass -f pwfile ssh host"),
 ]
 
 

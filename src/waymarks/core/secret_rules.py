@@ -21,8 +21,9 @@ to replace. Two families:
 - wrappers: a value that is a credential because of where it stands: the token after
   ``Bearer`` (on the same line, or alone on the next: ``Authorization: Bearer⏎TOKEN``)
   or ``Basic`` or ``Authorization: token``, the password of a URL
-  (``postgres://admin:pw@host``), a password glued to a MySQL client's ``-p`` or after
-  curl's ``-u USER:``, the value of
+  (``postgres://admin:pw@host``), a password glued to a MySQL client's ``-p``, after
+  curl's ``-u USER:``, a registry login's or ``sshpass``'s ``-p`` or redis-cli's ``-a``,
+  the value of
   a ``password=``/``api_key:``/``"secret": "…"`` assignment or a ``--token VALUE`` flag.
 - invisible format characters (:func:`visible`) are not read: ``find_secrets`` runs the
   rules on the text without them and maps the spans back.
@@ -33,7 +34,7 @@ searches behind single-character guards (one expression of all rules, tried at e
 position, cost about 200 µs per 200 characters). Past it, rules are grouped by a *guard*
 character every match holds, and each runs only when one of its *needles* (the literals
 it cannot match without) is in the text: a text pays for the rules it could trigger, not
-for all 42. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
+for all 43. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
 *anchored*: their expression is tried only where the needle stands.
 
 What must stay true:
@@ -247,6 +248,17 @@ _WRAPPERS: Final = (
         r"(?:'(?P<short_flag_q>[^'\n]{1,4096})'|\"(?P<short_flag_d>[^\"\n]{1,4096})\""
         r"|(?P<short_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
         ("mysql", "mariadb"), anchored=True, wrapper=True, guard="-"),
+    # the password after ``-p`` of a registry login (``docker login -u ci -p …``, Podman,
+    # Buildah, nerdctl, ``helm registry login``, ``az login``) or of ``sshpass``, and after
+    # redis-cli's ``-a``; ``docker run -p 8080:80`` and ``ssh -p 22`` are other flags
+    Rule("login_flag", "secret", lazy(
+        r"(?<![\w.-])(?:(?:(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t][^\n|;&`]{0,64}?"
+        r"login|helm[ \t]+registry[ \t]+login|az[ \t]+login|sshpass)(?=[ \t])[^\n|;&`]{0,256}?"
+        r"[ \t]-p|redis-cli(?=[ \t])[^\n|;&`]{0,256}?[ \t]-a)[ \t]*"
+        r"(?:'(?P<login_flag_q>[^'\n]{1,4096})'|\"(?P<login_flag_d>[^\"\n]{1,4096})\""
+        r"|(?P<login_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
+        ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli"),
+        anchored=True, wrapper=True, guard="-"),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(
@@ -290,7 +302,7 @@ _SHORTEST: Final = 6
 #: shortest match)
 _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "url", "flag", "assign",
-                                "short_flag", "user_flag"})
+                                "short_flag", "user_flag", "login_flag"})
 
 
 #: format characters that render as nothing (Unicode Cf: zero-width space and joiners, word
@@ -366,7 +378,7 @@ def might_contain_secret(text: str) -> bool:
 def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     """The literals of the rules that match by position: a URL's password, Bearer/Basic,
     an AWS secret key named on its line, a MySQL client's ``-pPASSWORD``, curl's ``-u
-    USER:PASSWORD``, a flag, an
+    USER:PASSWORD``, a registry login's ``-p``, a flag, an
     assignment (``Authorization: token …`` among them: it holds "token" and a separator),
     Azure's ``sig=``."""
     if colon and ("://" in text or ":\\/\\/" in text) and "@" in text:
@@ -380,6 +392,9 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # a password glued to a MySQL client's -p
     if dash and "curl" in text and ("-u" in text or "-U" in text):
         return True  # curl's -u USER:PASSWORD
+    if dash and ("-p" in text and ("login" in text or "sshpass" in text)
+                 or "-a" in text and "redis-cli" in text):
+        return True  # a registry login's or sshpass's -p, redis-cli's -a
     if not (colon or equals or (dash and "--" in text)):
         return False
     return ("k" in folded and ("key" in folded or "token" in folded)) \
@@ -447,7 +462,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return len(value) >= 20 or any(c.isdigit() for c in value)
     if name == "auth_token":  # "Authorization: token authentication": a word
         return len(value) >= 20 or any(c.isdigit() for c in value)
-    if name in ("short_flag", "user_flag"):  # "-p$MYSQL_PWD", "-p****", "-u me:$TOKEN"
+    if name in ("short_flag", "user_flag", "login_flag"):  # "-p$PWD", "-p****", "-u me:$T"
         return not _is_reference(value) and any(c.isalnum() for c in value)
     if name == "basic":
         return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
