@@ -392,8 +392,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # a password glued to a MySQL client's -p
     if dash and "curl" in text and ("-u" in text or "-U" in text):
         return True  # curl's -u USER:PASSWORD
-    if dash and ("-p" in text and ("login" in text or "sshpass" in text)
-                 or "-a" in text and "redis-cli" in text):
+    if dash and (("-p" in text and ("login" in text or "sshpass" in text))
+                 or ("-a" in text and "redis-cli" in text)):
         return True  # a registry login's or sshpass's -p, redis-cli's -a
     if not (colon or equals or (dash and "--" in text)):
         return False
