@@ -91,3 +91,15 @@ def test_the_printed_url_names_the_bound_address_not_localhost(home: Path,
     finally:
         _stop(process)
         squatter.close()
+
+
+@pytest.mark.slow
+def test_a_port_in_use_is_a_usage_error_with_the_fix(home: Path, project: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        process = _waymarks(home, project, "ui", "--port", str(port))
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 2 and out == ""
+    assert f"cannot listen on 127.0.0.1:{port}" in err and "--port 0" in err

@@ -151,9 +151,18 @@ def register(root: "click.Group") -> None:
         if not isinstance(token, str) or len(token) < 16:
             raise click.UsageError("waymarks mcp --http needs a bearer token of at least 16 "
                                    "characters in config.toml: [mcp] token = \"...\"")
+        from waymarks.web.server import BindError, bind
+
+        try:
+            sock = bind(address, port or 8765)
+        except BindError as exc:
+            raise click.UsageError(str(exc)) from exc
         if not is_loopback(address):
             print(remote_warning(address, port or 8765), file=sys.stderr, flush=True)
-        serve_http(app, host=address, port=port or 8765, token=token, follow=follow)
+        try:
+            serve_http(app, sock=sock, host=address, token=token, follow=follow)
+        finally:
+            sock.close()
         return Result({}, "", printed=True)
 
     @command(root, "ui", summary="The web inspector: see, search, explain and correct "
@@ -192,7 +201,7 @@ def register(root: "click.Group") -> None:
         try:
             serve(app, host=host, port=port, open_browser=open_, as_json=run.json)
         except BindError as exc:
-            raise click.UsageError(str(exc)) from exc
+            raise click.UsageError(f"{exc} (or --port 0 for any free one)") from exc
         return Result({}, "", printed=True)
 
     @command(root, "bridge", summary="The JSON-RPC bridge the Pi extension starts (stdio; "

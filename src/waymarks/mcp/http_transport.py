@@ -9,6 +9,12 @@ What must stay true:
 - The server speaks plain HTTP. Off loopback the token crosses the network in clear, so
   the command refuses a non-loopback ``--host`` unless ``--allow-remote`` is given, and
   then warns (see :func:`remote_warning`).
+- On loopback, however the address is spelled (``127.0.0.2``, ``[::1]``, ``LOCALHOST``),
+  the SDK's DNS-rebinding check is on: a ``Host`` that is not a loopback name is 421, an
+  ``Origin`` that is not a loopback origin 403 (the SDK turns it on by itself only for
+  ``127.0.0.1``, ``localhost`` and ``::1`` spelled just so).
+- The launcher binds the socket (:func:`waymarks.web.server.bind`, the inspector's), so
+  a port in use is a usage error with the fix, and the socket is close-on-exec.
 """
 
 from __future__ import annotations
@@ -17,10 +23,14 @@ import hmac
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from waymarks.core.loopback import host_names
 from waymarks.core.loopback import is_loopback as is_loopback  # re-exported for the launcher
 
 if TYPE_CHECKING:
+    import socket
+
     from waymarks.service.app import Waymarks
+
 
 def remote_warning(host: str, port: int) -> str:
     every = " on every interface" if host.strip().strip("[]") in ("0.0.0.0", "::", "") \
@@ -31,16 +41,24 @@ def remote_warning(host: str, port: int) -> str:
             "tunnel (ssh -L).")
 
 
-def serve_http(app: Waymarks, *, host: str, port: int, token: str,
+def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
                follow: Callable[[], None] | None = None) -> None:
-    """Streamable HTTP on ``host:port``; every request needs ``Authorization: Bearer
-    <token>``."""
+    """Streamable HTTP on ``sock`` (listening on ``host``, as the person spelled it);
+    every request needs ``Authorization: Bearer <token>``."""
     import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
 
     from waymarks.mcp.server import build_server
 
-    asgi = BearerGate(build_server(app, follow=follow).streamable_http_app(host=host), token)
-    uvicorn.run(asgi, host=host, port=port, log_level="warning")
+    security = None  # beyond loopback on purpose: the names people use are not known
+    if is_loopback(host):
+        names = sorted(host_names(host, "*"))
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=names,
+            allowed_origins=[f"http://{name}" for name in names])
+    asgi = BearerGate(build_server(app, follow=follow).streamable_http_app(
+        transport_security=security), token)
+    uvicorn.Server(uvicorn.Config(asgi, log_level="warning")).run(sockets=[sock])
 
 
 class BearerGate:

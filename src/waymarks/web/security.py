@@ -49,6 +49,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from waymarks.core.loopback import host_names as host_names  # re-exported for the server
 from waymarks.core.loopback import is_loopback as is_loopback  # re-exported for the launcher
 
 COOKIE: Final = "waymarks_ui"
@@ -74,16 +75,6 @@ def remote_warning(host: str, port: int) -> str:
             "machine, over plain HTTP: the token in its URL and every pin, claim and note "
             "it shows travel unencrypted, and anyone holding the URL can change memory. "
             "Prefer the default --host 127.0.0.1 through an SSH tunnel (ssh -L).")
-
-
-def host_names(host: str, port: int) -> frozenset[str]:
-    """The ``Host`` header values a browser sends for this server."""
-    bare = host.strip().strip("[]")
-    shown = f"[{bare}]" if ":" in bare else bare
-    names = {f"{shown}:{port}"}
-    if is_loopback(bare):
-        names |= {f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"}
-    return frozenset(names)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,8 @@ class BindError(OSError):
 
 
 def bind(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port`` (``[::1]`` as well as ``::1``), for the
+    inspector and ``waymarks mcp --http`` alike; :class:`BindError` when it cannot."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -39,7 +41,7 @@ def bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise BindError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose "
-                        "another --port (or --port 0 for any free one)") from exc
+                        "another --port") from exc
     sock.listen(64)
     return sock  # close-on-exec, as Python makes every socket
 
