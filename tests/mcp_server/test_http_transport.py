@@ -36,6 +36,7 @@ def waymarks(home: Path, *args: str) -> list[str]:
 def configured(home: Path) -> Path:
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(f'[mcp]\ntoken = "{TOKEN}"\n')
+    (home / "config.toml").chmod(0o600)  # the token's file must be private
     return home
 
 
@@ -199,3 +200,22 @@ def test_a_port_in_use_is_a_usage_error_with_the_fix(configured: Path, project: 
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
     assert "another --port" in done.stderr and "Traceback" not in done.stderr
     assert "--port 0" not in done.stderr  # not a port MCP takes (its clients need one)
+
+
+@pytest.mark.slow
+def test_a_token_other_users_can_read_is_refused(configured: Path, project: Path) -> None:
+    """The token is all that keeps other users of this machine out: a config.toml they
+    can read (0644 in a home they can enter) is refused with the fix, the token unsaid."""
+    config = configured / "config.toml"
+    configured.chmod(0o755)
+    for mode in (0o644, 0o640):
+        config.chmod(mode)
+        done = subprocess.run(waymarks(configured, "mcp", "--http", "--port",
+                                       str(_free_port())), cwd=project, capture_output=True,
+                              text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert done.returncode == 2 and done.stdout == ""
+        assert f"chmod 600 {config}" in done.stderr and TOKEN not in done.stderr
+    config.chmod(0o644)
+    configured.chmod(0o700)  # a private home keeps the file private: no false alarm
+    with server(configured, project) as (port, _stderr):
+        assert post(port, [("Authorization", f"Bearer {TOKEN}")])[0] == 200

@@ -119,7 +119,13 @@ def register(root: "click.Group") -> None:
         """It runs in the directory the client starts it in. A --session that names no
         session of the project exits 2 before serving. Standard output belongs to the
         protocol: nothing else is printed there."""
-        from waymarks.mcp.http_transport import is_loopback, remote_warning, serve_http
+        from waymarks.mcp.http_transport import (
+            is_loopback,
+            remote_warning,
+            serve_http,
+            token_exposed,
+        )
+        from waymarks.service.config import CONFIG_FILE
         from waymarks.service.planning import settings_for
 
         run = runtime()
@@ -151,6 +157,9 @@ def register(root: "click.Group") -> None:
         if not isinstance(token, str) or len(token) < 16:
             raise click.UsageError("waymarks mcp --http needs a bearer token of at least 16 "
                                    "characters in config.toml: [mcp] token = \"...\"")
+        exposed = token_exposed(app.home / CONFIG_FILE)
+        if exposed is not None:
+            raise click.UsageError(exposed)
         from waymarks.web.server import BindError, bind
 
         try:

@@ -13,6 +13,9 @@ What must stay true:
   the SDK's DNS-rebinding check is on: a ``Host`` that is not a loopback name is 421, an
   ``Origin`` that is not a loopback origin 403 (the SDK turns it on by itself only for
   ``127.0.0.1``, ``localhost`` and ``::1`` spelled just so).
+- The token's file is not readable by other users of this machine (:func:`token_exposed`):
+  the token is what keeps them out, so the command refuses to serve behind one they can
+  read, and says ``chmod 600``.
 - The launcher binds the socket (:func:`waymarks.web.server.bind`, the inspector's), so
   a port in use is a usage error with the fix, and the socket is close-on-exec.
 """
@@ -20,7 +23,9 @@ What must stay true:
 from __future__ import annotations
 
 import hmac
+import stat
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from waymarks.core.loopback import host_names
@@ -39,6 +44,22 @@ def remote_warning(host: str, port: int) -> str:
             "bearer token and every memory crossing the network travel unencrypted. Put a "
             "TLS proxy in front of it, or keep --host 127.0.0.1 and reach it through an SSH "
             "tunnel (ssh -L).")
+
+
+def token_exposed(path: Path) -> str | None:
+    """Why other users of this machine can read ``path`` (the home's ``config.toml``,
+    which holds the bearer token): its group or other read bit with the same class's
+    search bit on its directory. ``None`` when only its owner can (or it cannot be
+    looked at: the configuration was read, so the reader is not in question)."""
+    try:
+        mode, directory = path.stat().st_mode, path.parent.stat().st_mode
+    except OSError:
+        return None
+    if not (mode & stat.S_IRGRP and directory & stat.S_IXGRP
+            or mode & stat.S_IROTH and directory & stat.S_IXOTH):
+        return None
+    return (f"{path} holds the MCP bearer token and other users of this machine can read "
+            f"it (mode {stat.S_IMODE(mode):04o}): make it private with chmod 600 {path}")
 
 
 def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
