@@ -220,3 +220,25 @@ def test_open_hands_the_printed_url_to_the_browser(home: Path, project: Path,
         assert opened.read_text() == url
     finally:
         _stop(process)
+
+
+def test_only_a_urlencoded_form_is_an_action(web: Any) -> None:
+    """The gate read the body as a URL-encoded form for its CSRF check while Starlette
+    parsed it by the media type: a multipart body whose Content-Type merely mentioned
+    ``application/x-www-form-urlencoded`` passed both, each reading another form."""
+    client, gate = web
+    _login(client, gate)
+    before = _pin_count(client)
+    body = (f"--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n&csrf={gate.csrf}&"
+            "\r\n--b\r\nContent-Disposition: form-data; name=\"action\"\r\n\r\npin\r\n"
+            "--b\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\nSmuggled pin\r\n"
+            "--b\r\nContent-Disposition: form-data; name=\"confirmed\"\r\n\r\nyes\r\n--b--\r\n")
+    for media in ("multipart/form-data; boundary=b; x=application/x-www-form-urlencoded",
+                  "text/plain; application/x-www-form-urlencoded"):
+        answer = client.post("/act", content=body.encode(), headers={"content-type": media})
+        assert answer.status_code == 415, media
+    assert _pin_count(client) == before
+    done = client.post("/act", headers={
+        "content-type": "Application/X-WWW-Form-URLencoded ; charset=UTF-8"},
+        content=f"csrf={gate.csrf}&action=pin&text=Plain+pin&confirmed=yes".encode())
+    assert done.status_code == 200 and _pin_count(client) == before + 1

@@ -18,7 +18,9 @@ it is guarded on every request (pages, static files and actions alike):
   a page elsewhere cannot reach the inspector through a DNS name it rebinds to 127.0.0.1.
 - **CSRF on every action.** A ``POST`` must carry the form field ``csrf`` (an HMAC of the
   token, so it never reveals the token) and, when the browser sends ``Origin`` or
-  ``Sec-Fetch-Site``, come from the inspector's own origin. Methods other than
+  ``Sec-Fetch-Site``, come from the inspector's own origin. Its media type is exactly
+  ``application/x-www-form-urlencoded`` (415 otherwise), the form that check reads, so
+  the route never parses another one (a multipart body). Methods other than
   ``GET``/``HEAD``/``POST`` are refused, and so are websockets (nothing here speaks
   them; they would otherwise pass no check).
 - **Order and size.** Method, Host, token, origin and content type are checked from the
@@ -225,7 +227,10 @@ class GateMiddleware:
         if not same_origin(request):
             return _refusal(403, "Cross-origin request refused: actions are taken only "
                                  "from the inspector's own pages.")
-        if "application/x-www-form-urlencoded" not in request.headers.get("content-type", ""):
+        # exactly the media type the CSRF check reads the body as: a multipart body whose
+        # type only mentioned it was parsed by the route as another form
+        media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if media != "application/x-www-form-urlencoded":
             return _refusal(415, "Actions are sent as forms of the inspector's pages.")
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
