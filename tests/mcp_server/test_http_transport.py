@@ -219,3 +219,20 @@ def test_a_token_other_users_can_read_is_refused(configured: Path, project: Path
     configured.chmod(0o700)  # a private home keeps the file private: no false alarm
     with server(configured, project) as (port, _stderr):
         assert post(port, [("Authorization", f"Bearer {TOKEN}")])[0] == 200
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("token", [" " * 16, f" {TOKEN} ", "tab\there-0123456789",
+                                   "caf\u00e9-0123456789abcdef", "short"])
+def test_a_token_no_header_can_carry_is_refused(home: Path, project: Path,
+                                               token: str) -> None:
+    """Sixteen spaces passed the length check and served: header values lose their
+    surrounding blanks, so no request could ever match (every one 401, no word why)."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(f'[mcp]\ntoken = "{token}"\n'.replace("\t", "\\t"))
+    (home / "config.toml").chmod(0o600)
+    done = subprocess.run(waymarks(home, "mcp", "--http", "--port", str(_free_port())),
+                          cwd=project, capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "printable ASCII without spaces" in done.stderr
+    assert not token.strip() or token.strip() not in done.stderr

@@ -154,9 +154,11 @@ def register(root: "click.Group") -> None:
                 "that risk")
         section = settings_for(app).raw.get("mcp")
         token = section.get("token") if isinstance(section, dict) else None
-        if not isinstance(token, str) or len(token) < 16:
+        if not isinstance(token, str) or len(token) < 16 or not all(
+                "!" <= c <= "~" for c in token):  # what an Authorization header carries
             raise click.UsageError("waymarks mcp --http needs a bearer token of at least 16 "
-                                   "characters in config.toml: [mcp] token = \"...\"")
+                                   "characters in config.toml, printable ASCII without "
+                                   "spaces: [mcp] token = \"...\"")
         exposed = token_exposed(app.home / CONFIG_FILE)
         if exposed is not None:
             raise click.UsageError(exposed)
