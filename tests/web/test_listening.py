@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.test_security import _stop, _waymarks
+from tests.web.test_security import _printed_url, _stop, _waymarks
 
 O_CLOEXEC = 0o2000000  # the flags field of /proc/PID/fdinfo/N is octal
 
@@ -38,9 +38,7 @@ def test_the_listening_socket_is_not_handed_to_children(home: Path, project: Pat
     with it, so the port stayed bound after Ctrl-C while the worker ran."""
     process = _waymarks(home, project, "ui", "--port", "0")
     try:
-        assert process.stdout is not None
-        lines = [process.stdout.readline() for _ in range(2)]
-        url = next(line.strip() for line in lines if line.strip().startswith("http://"))
+        url = _printed_url(process)
         port = int(re.search(r":(\d+)/", url).group(1))  # type: ignore[union-attr]
         [fd] = _listening_fds(process.pid, port)
         flags = Path(f"/proc/{process.pid}/fdinfo/{fd}").read_text()
@@ -84,9 +82,7 @@ def test_the_printed_url_names_the_bound_address_not_localhost(home: Path,
     port = squatter.getsockname()[1]
     process = _waymarks(home, project, "ui", "--host", "localhost", "--port", str(port))
     try:
-        assert process.stdout is not None
-        lines = [process.stdout.readline() for _ in range(2)]
-        url = next(line.strip() for line in lines if line.strip().startswith("http://"))
+        url = _printed_url(process)
         assert url.startswith(f"http://127.0.0.1:{port}/?token="), url
     finally:
         _stop(process)

@@ -55,8 +55,8 @@ def token_exposed(path: Path) -> str | None:
         mode, directory = path.stat().st_mode, path.parent.stat().st_mode
     except OSError:
         return None
-    if not (mode & stat.S_IRGRP and directory & stat.S_IXGRP
-            or mode & stat.S_IROTH and directory & stat.S_IXOTH):
+    if not ((mode & stat.S_IRGRP and directory & stat.S_IXGRP)
+            or (mode & stat.S_IROTH and directory & stat.S_IXOTH)):
         return None
     return (f"{path} holds the MCP bearer token and other users of this machine can read "
             f"it (mode {stat.S_IMODE(mode):04o}): make it private with chmod 600 {path}")
