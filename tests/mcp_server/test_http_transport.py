@@ -36,11 +36,13 @@ def waymarks(home: Path, *args: str) -> list[str]:
 def configured(home: Path) -> Path:
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(f'[mcp]\ntoken = "{TOKEN}"\n')
+    (home / "config.toml").chmod(0o600)  # the token's file must be private
     return home
 
 
 @contextmanager
-def server(home: Path, project: Path, *extra: str) -> Iterator[tuple[int, list[str]]]:
+def server(home: Path, project: Path, *extra: str, address: str = "127.0.0.1"
+           ) -> Iterator[tuple[int, list[str]]]:
     """The server on a free port; yields the port and, after it stopped, its stderr."""
     port = _free_port()
     proc = subprocess.Popen(waymarks(home, "mcp", "--http", "--port", str(port),
@@ -52,7 +54,7 @@ def server(home: Path, project: Path, *extra: str) -> Iterator[tuple[int, list[s
         deadline = time.monotonic() + 60  # bounded wait to listen (a loaded machine: slow)
         while True:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                socket.create_connection((address, port), timeout=1).close()
                 break
             except OSError:
                 assert proc.poll() is None, proc.communicate()[1]
@@ -64,11 +66,14 @@ def server(home: Path, project: Path, *extra: str) -> Iterator[tuple[int, list[s
         stderr.append(proc.communicate(timeout=10)[1])
 
 
-def post(port: int, headers: list[tuple[str, str]]) -> tuple[int, bytes]:
-    """A POST with exactly these header lines (repeated names stay repeated)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+def post(port: int, headers: list[tuple[str, str]], address: str = "127.0.0.1"
+         ) -> tuple[int, bytes]:
+    """A POST with exactly these header lines (repeated names stay repeated; a ``Host``
+    among them replaces the one naming ``address``)."""
+    connection = http.client.HTTPConnection(address, port, timeout=10)
     try:
-        connection.putrequest("POST", "/mcp")
+        connection.putrequest("POST", "/mcp", skip_host=any(
+            name.lower() == "host" for name, _value in headers))
         for name, value in [("Content-Type", "application/json"),
                             ("Accept", "application/json, text/event-stream"),
                             ("Content-Length", str(len(INIT))), *headers]:
@@ -156,3 +161,78 @@ def test_an_unknown_session_is_a_usage_error(configured: Path, project: Path,
                                       "0badc0de", "mcp"), cwd=project, capture_output=True,
                              text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert as_json.returncode == 2 and '"outcome": "rejected"' in as_json.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("host", "address"), [("127.0.0.2", "127.0.0.2"),
+                                               ("LOCALHOST", "127.0.0.1"),
+                                               ("[::1]", "::1")])
+def test_every_loopback_spelling_refuses_a_rebound_host_name(configured: Path,
+                                                            project: Path, host: str,
+                                                            address: str) -> None:
+    """A page whose DNS name was rebound to this machine sends its own name as Host and
+    Origin. The SDK checks them only for --host 127.0.0.1, localhost or ::1 spelled just
+    so: any other loopback spelling served such a page (with a token it would need, but
+    the Host check is the wall for the day it has one), and '[::1]' did not start."""
+    with server(configured, project, "--host", host, address=address) as (port, _stderr):
+        token = ("Authorization", f"Bearer {TOKEN}")
+        shown = f"[{address}]" if ":" in address else address
+        assert post(port, [token], address)[0] == 200
+        assert post(port, [token, ("Host", f"localhost:{port}")], address)[0] == 200
+        assert post(port, [token, ("Host", f"rebound.example:{port}")], address)[0] == 421
+        assert post(port, [token, ("Host", f"{shown}:{port}"),
+                           ("Origin", f"http://rebound.example:{port}")], address)[0] == 403
+        assert post(port, [token, ("Origin", "null")], address)[0] == 403
+        assert post(port, [token, ("Origin", f"http://{shown}:{port}")], address)[0] == 200
+
+
+@pytest.mark.slow
+def test_a_port_in_use_is_a_usage_error_with_the_fix(configured: Path, project: Path
+                                                     ) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = subprocess.run(waymarks(configured, "mcp", "--http", "--port", str(port)),
+                              cwd=project, capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert "another --port" in done.stderr and "Traceback" not in done.stderr
+    assert "--port 0" not in done.stderr  # not a port MCP takes (its clients need one)
+
+
+@pytest.mark.slow
+def test_a_token_other_users_can_read_is_refused(configured: Path, project: Path) -> None:
+    """The token is all that keeps other users of this machine out: a config.toml they
+    can read (0644 in a home they can enter) is refused with the fix, the token unsaid."""
+    config = configured / "config.toml"
+    configured.chmod(0o755)
+    for mode in (0o644, 0o640):
+        config.chmod(mode)
+        done = subprocess.run(waymarks(configured, "mcp", "--http", "--port",
+                                       str(_free_port())), cwd=project, capture_output=True,
+                              text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert done.returncode == 2 and done.stdout == ""
+        assert f"chmod 600 {config}" in done.stderr and TOKEN not in done.stderr
+    config.chmod(0o644)
+    configured.chmod(0o700)  # a private home keeps the file private: no false alarm
+    with server(configured, project) as (port, _stderr):
+        assert post(port, [("Authorization", f"Bearer {TOKEN}")])[0] == 200
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("token", [" " * 16, f" {TOKEN} ", "tab\there-0123456789",
+                                   "caf\u00e9-0123456789abcdef", "short"])
+def test_a_token_no_header_can_carry_is_refused(home: Path, project: Path,
+                                               token: str) -> None:
+    """Sixteen spaces passed the length check and served: header values lose their
+    surrounding blanks, so no request could ever match (every one 401, no word why)."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(f'[mcp]\ntoken = "{token}"\n'.replace("\t", "\\t"))
+    (home / "config.toml").chmod(0o600)
+    done = subprocess.run(waymarks(home, "mcp", "--http", "--port", str(_free_port())),
+                          cwd=project, capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "printable ASCII without spaces" in done.stderr
+    assert not token.strip() or token.strip() not in done.stderr

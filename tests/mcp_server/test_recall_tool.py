@@ -156,6 +156,7 @@ def test_http_needs_the_bearer_token(home: Path, project: Path) -> None:
     token = "test-token-0123456789abcdef"
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(f'[mcp]\ntoken = "{token}"\n')
+    (home / "config.toml").chmod(0o600)  # the token's file must be private
     with Waymarks(home, cwd=str(project)) as app:
         claim = app.remember("Deploys go to staging first")
     assert isinstance(claim, Committed)

@@ -247,6 +247,7 @@ def test_the_http_token_comes_from_the_home_only(home: Path, project: Path) -> N
 
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text('[mcp]\ntoken = "home-token-0123456789"\n')
+    (home / "config.toml").chmod(0o600)  # the token's file must be private
     run(home, project, "trust", ".")
     (project / ".waymarks").mkdir()
     (project / ".waymarks" / "config.toml").write_text(

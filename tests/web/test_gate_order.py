@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_security import _stop, _waymarks
+from tests.web.test_security import _printed_url, _stop, _waymarks
 from waymarks.web.security import MAX_BODY, Gate, GateMiddleware
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -163,9 +163,7 @@ def test_the_real_server_answers_a_huge_post_without_waiting_for_it(home: Path,
                                                                     project: Path) -> None:
     process = _waymarks(home, project, "ui", "--port", "0")
     try:
-        assert process.stdout is not None
-        lines = [process.stdout.readline() for _ in range(2)]
-        url = next(line.strip() for line in lines if line.strip().startswith("http://"))
+        url = _printed_url(process)
         port = int(re.search(r":(\d+)/", url).group(1))  # type: ignore[union-attr]
         for cookie, expected in (("", 401), ("x=y", 401)):
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)

@@ -132,6 +132,13 @@ def _waymarks(home: Path, project: Path, *args: str, **kwargs: Any) -> subproces
                             text=True, **kwargs)
 
 
+def _printed_url(process: subprocess.Popen[str]) -> str:
+    """The URL a launched ``waymarks ui`` printed (among its first two lines)."""
+    assert process.stdout is not None
+    lines = [process.stdout.readline() for _ in range(2)]
+    return next(line.strip() for line in lines if line.strip().startswith("http://"))
+
+
 def test_binding_beyond_loopback_needs_the_flag(home: Path, project: Path) -> None:
     process = _waymarks(home, project, "ui", "--host", "0.0.0.0", "--port", "0")
     out, err = process.communicate(timeout=60)
@@ -143,9 +150,7 @@ def test_the_real_server_prints_a_loopback_url_and_checks_it(home: Path, project
                                                              ) -> None:
     process = _waymarks(home, project, "ui", "--port", "0")
     try:
-        assert process.stdout is not None
-        lines = [process.stdout.readline() for _ in range(2)]
-        url = next(line.strip() for line in lines if line.strip().startswith("http://"))
+        url = _printed_url(process)
         match = re.fullmatch(r"http://127\.0\.0\.1:(\d+)/\?token=([\w-]+)", url)
         assert match, url
         port = match.group(1)
@@ -210,9 +215,7 @@ def test_open_hands_the_printed_url_to_the_browser(home: Path, project: Path,
                                 "--port", "0"], cwd=project, env=env, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        assert process.stdout is not None
-        lines = [process.stdout.readline() for _ in range(2)]
-        url = next(line.strip() for line in lines if line.strip().startswith("http://"))
+        url = _printed_url(process)
         for _ in range(600):  # the browser is started after the URL is printed
             if (opened.exists() and opened.read_text()) or process.poll() is not None:
                 break
@@ -220,3 +223,25 @@ def test_open_hands_the_printed_url_to_the_browser(home: Path, project: Path,
         assert opened.read_text() == url
     finally:
         _stop(process)
+
+
+def test_only_a_urlencoded_form_is_an_action(web: Any) -> None:
+    """The gate read the body as a URL-encoded form for its CSRF check while Starlette
+    parsed it by the media type: a multipart body whose Content-Type merely mentioned
+    ``application/x-www-form-urlencoded`` passed both, each reading another form."""
+    client, gate = web
+    _login(client, gate)
+    before = _pin_count(client)
+    body = (f"--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n&csrf={gate.csrf}&"
+            "\r\n--b\r\nContent-Disposition: form-data; name=\"action\"\r\n\r\npin\r\n"
+            "--b\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\nSmuggled pin\r\n"
+            "--b\r\nContent-Disposition: form-data; name=\"confirmed\"\r\n\r\nyes\r\n--b--\r\n")
+    for media in ("multipart/form-data; boundary=b; x=application/x-www-form-urlencoded",
+                  "text/plain; application/x-www-form-urlencoded"):
+        answer = client.post("/act", content=body.encode(), headers={"content-type": media})
+        assert answer.status_code == 415, media
+    assert _pin_count(client) == before
+    done = client.post("/act", headers={
+        "content-type": "Application/X-WWW-Form-URLencoded ; charset=UTF-8"},
+        content=f"csrf={gate.csrf}&action=pin&text=Plain+pin&confirmed=yes".encode())
+    assert done.status_code == 200 and _pin_count(client) == before + 1

@@ -119,7 +119,13 @@ def register(root: "click.Group") -> None:
         """It runs in the directory the client starts it in. A --session that names no
         session of the project exits 2 before serving. Standard output belongs to the
         protocol: nothing else is printed there."""
-        from waymarks.mcp.http_transport import is_loopback, remote_warning, serve_http
+        from waymarks.mcp.http_transport import (
+            is_loopback,
+            remote_warning,
+            serve_http,
+            token_exposed,
+        )
+        from waymarks.service.config import CONFIG_FILE
         from waymarks.service.planning import settings_for
 
         run = runtime()
@@ -148,12 +154,26 @@ def register(root: "click.Group") -> None:
                 "that risk")
         section = settings_for(app).raw.get("mcp")
         token = section.get("token") if isinstance(section, dict) else None
-        if not isinstance(token, str) or len(token) < 16:
+        if not isinstance(token, str) or len(token) < 16 or not all(
+                "!" <= c <= "~" for c in token):  # what an Authorization header carries
             raise click.UsageError("waymarks mcp --http needs a bearer token of at least 16 "
-                                   "characters in config.toml: [mcp] token = \"...\"")
+                                   "characters in config.toml, printable ASCII without "
+                                   "spaces: [mcp] token = \"...\"")
+        exposed = token_exposed(app.home / CONFIG_FILE)
+        if exposed is not None:
+            raise click.UsageError(exposed)
+        from waymarks.web.server import BindError, bind
+
+        try:
+            sock = bind(address, port or 8765)
+        except BindError as exc:
+            raise click.UsageError(str(exc)) from exc
         if not is_loopback(address):
             print(remote_warning(address, port or 8765), file=sys.stderr, flush=True)
-        serve_http(app, host=address, port=port or 8765, token=token, follow=follow)
+        try:
+            serve_http(app, sock=sock, host=address, token=token, follow=follow)
+        finally:
+            sock.close()
         return Result({}, "", printed=True)
 
     @command(root, "ui", summary="The web inspector: see, search, explain and correct "
@@ -192,7 +212,7 @@ def register(root: "click.Group") -> None:
         try:
             serve(app, host=host, port=port, open_browser=open_, as_json=run.json)
         except BindError as exc:
-            raise click.UsageError(str(exc)) from exc
+            raise click.UsageError(f"{exc} (or --port 0 for any free one)") from exc
         return Result({}, "", printed=True)
 
     @command(root, "bridge", summary="The JSON-RPC bridge the Pi extension starts (stdio; "

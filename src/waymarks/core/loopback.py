@@ -3,6 +3,9 @@
 Both HTTP adapters (MCP over HTTP, the web inspector) serve on loopback unless the person
 passes an explicit flag; this is the one definition of loopback they share. ``0.0.0.0``,
 ``::`` and every other name or address are not loopback: they reach other machines. Pure.
+
+:func:`host_names` is the ``Host`` headers such a server answers to: both check it, so a
+page whose DNS name was rebound to 127.0.0.1 (it sends its own name) is refused.
 """
 
 from __future__ import annotations
@@ -24,3 +27,15 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(name).is_loopback
     except ValueError:
         return False
+
+
+def host_names(host: str, port: int | str) -> frozenset[str]:
+    """The ``Host`` header values a client sends for a server listening on ``host:port``:
+    its own spelling and, for a loopback address, every loopback name (a client may use
+    any of them). ``port`` ``"*"``: any port (the MCP SDK's pattern)."""
+    bare = host.strip().strip("[]")
+    shown = f"[{bare}]" if ":" in bare else bare
+    names = {f"{shown}:{port}"}
+    if is_loopback(bare):
+        names |= {f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"}
+    return frozenset(names)

@@ -9,18 +9,33 @@ What must stay true:
 - The server speaks plain HTTP. Off loopback the token crosses the network in clear, so
   the command refuses a non-loopback ``--host`` unless ``--allow-remote`` is given, and
   then warns (see :func:`remote_warning`).
+- On loopback, however the address is spelled (``127.0.0.2``, ``[::1]``, ``LOCALHOST``),
+  the SDK's DNS-rebinding check is on: a ``Host`` that is not a loopback name is 421, an
+  ``Origin`` that is not a loopback origin 403 (the SDK turns it on by itself only for
+  ``127.0.0.1``, ``localhost`` and ``::1`` spelled just so).
+- The token's file is not readable by other users of this machine (:func:`token_exposed`):
+  the token is what keeps them out, so the command refuses to serve behind one they can
+  read, and says ``chmod 600``.
+- The launcher binds the socket (:func:`waymarks.web.server.bind`, the inspector's), so
+  a port in use is a usage error with the fix, and the socket is close-on-exec.
 """
 
 from __future__ import annotations
 
 import hmac
+import stat
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from waymarks.core.loopback import host_names
 from waymarks.core.loopback import is_loopback as is_loopback  # re-exported for the launcher
 
 if TYPE_CHECKING:
+    import socket
+
     from waymarks.service.app import Waymarks
+
 
 def remote_warning(host: str, port: int) -> str:
     every = " on every interface" if host.strip().strip("[]") in ("0.0.0.0", "::", "") \
@@ -31,16 +46,40 @@ def remote_warning(host: str, port: int) -> str:
             "tunnel (ssh -L).")
 
 
-def serve_http(app: Waymarks, *, host: str, port: int, token: str,
+def token_exposed(path: Path) -> str | None:
+    """Why other users of this machine can read ``path`` (the home's ``config.toml``,
+    which holds the bearer token): its group or other read bit with the same class's
+    search bit on its directory. ``None`` when only its owner can (or it cannot be
+    looked at: the configuration was read, so the reader is not in question)."""
+    try:
+        mode, directory = path.stat().st_mode, path.parent.stat().st_mode
+    except OSError:
+        return None
+    if not ((mode & stat.S_IRGRP and directory & stat.S_IXGRP)
+            or (mode & stat.S_IROTH and directory & stat.S_IXOTH)):
+        return None
+    return (f"{path} holds the MCP bearer token and other users of this machine can read "
+            f"it (mode {stat.S_IMODE(mode):04o}): make it private with chmod 600 {path}")
+
+
+def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
                follow: Callable[[], None] | None = None) -> None:
-    """Streamable HTTP on ``host:port``; every request needs ``Authorization: Bearer
-    <token>``."""
+    """Streamable HTTP on ``sock`` (listening on ``host``, as the person spelled it);
+    every request needs ``Authorization: Bearer <token>``."""
     import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
 
     from waymarks.mcp.server import build_server
 
-    asgi = BearerGate(build_server(app, follow=follow).streamable_http_app(host=host), token)
-    uvicorn.run(asgi, host=host, port=port, log_level="warning")
+    security = None  # beyond loopback on purpose: the names people use are not known
+    if is_loopback(host):
+        names = sorted(host_names(host, "*"))
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=names,
+            allowed_origins=[f"http://{name}" for name in names])
+    asgi = BearerGate(build_server(app, follow=follow).streamable_http_app(
+        transport_security=security), token)
+    uvicorn.Server(uvicorn.Config(asgi, log_level="warning")).run(sockets=[sock])
 
 
 class BearerGate:

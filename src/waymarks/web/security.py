@@ -18,7 +18,9 @@ it is guarded on every request (pages, static files and actions alike):
   a page elsewhere cannot reach the inspector through a DNS name it rebinds to 127.0.0.1.
 - **CSRF on every action.** A ``POST`` must carry the form field ``csrf`` (an HMAC of the
   token, so it never reveals the token) and, when the browser sends ``Origin`` or
-  ``Sec-Fetch-Site``, come from the inspector's own origin. Methods other than
+  ``Sec-Fetch-Site``, come from the inspector's own origin. Its media type is exactly
+  ``application/x-www-form-urlencoded`` (415 otherwise), the form that check reads, so
+  the route never parses another one (a multipart body). Methods other than
   ``GET``/``HEAD``/``POST`` are refused, and so are websockets (nothing here speaks
   them; they would otherwise pass no check).
 - **Order and size.** Method, Host, token, origin and content type are checked from the
@@ -49,6 +51,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from waymarks.core.loopback import host_names as host_names  # re-exported for the server
 from waymarks.core.loopback import is_loopback as is_loopback  # re-exported for the launcher
 
 COOKIE: Final = "waymarks_ui"
@@ -74,16 +77,6 @@ def remote_warning(host: str, port: int) -> str:
             "machine, over plain HTTP: the token in its URL and every pin, claim and note "
             "it shows travel unencrypted, and anyone holding the URL can change memory. "
             "Prefer the default --host 127.0.0.1 through an SSH tunnel (ssh -L).")
-
-
-def host_names(host: str, port: int) -> frozenset[str]:
-    """The ``Host`` header values a browser sends for this server."""
-    bare = host.strip().strip("[]")
-    shown = f"[{bare}]" if ":" in bare else bare
-    names = {f"{shown}:{port}"}
-    if is_loopback(bare):
-        names |= {f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"}
-    return frozenset(names)
 
 
 @dataclass(frozen=True)
@@ -234,7 +227,10 @@ class GateMiddleware:
         if not same_origin(request):
             return _refusal(403, "Cross-origin request refused: actions are taken only "
                                  "from the inspector's own pages.")
-        if "application/x-www-form-urlencoded" not in request.headers.get("content-type", ""):
+        # exactly the media type the CSRF check reads the body as: a multipart body whose
+        # type only mentioned it was parsed by the route as another form
+        media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if media != "application/x-www-form-urlencoded":
             return _refusal(415, "Actions are sent as forms of the inspector's pages.")
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):

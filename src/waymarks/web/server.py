@@ -4,6 +4,12 @@ interrupted.
 The socket is bound before the URL is printed, so the printed port is the real one (a
 ``--port 0`` asks the system for a free port) and a port in use fails before anything
 is promised. Uvicorn's access log is off: the first request's URL carries the token.
+
+What must stay true: the URL names the address the socket is bound to, never the name it
+was given (``--host localhost`` binds 127.0.0.1 only, and a browser told ``localhost``
+may try ``::1`` first, where another user of this machine can listen on the same port
+and would be handed the token); and the listening socket is close-on-exec, so no child
+this process starts (the detached worker an action can wake) holds the port.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ class BindError(OSError):
 
 
 def bind(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port`` (``[::1]`` as well as ``::1``), for the
+    inspector and ``waymarks mcp --http`` alike; :class:`BindError` when it cannot."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -33,10 +41,9 @@ def bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise BindError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose "
-                        "another --port (or --port 0 for any free one)") from exc
+                        "another --port") from exc
     sock.listen(64)
-    sock.set_inheritable(True)
-    return sock
+    return sock  # close-on-exec, as Python makes every socket
 
 
 def base_url(host: str, port: int) -> str:
@@ -56,10 +63,10 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
     from waymarks.web.app import build_app
 
     sock = bind(host, port)
-    actual = sock.getsockname()[1]
+    address, actual = sock.getsockname()[:2]
     gate = Gate(hosts=host_names(host, actual) if is_loopback(host) else None)
     web = build_app(app, gate)
-    url = gate.url(base_url(host, actual))
+    url = gate.url(base_url(address, actual))
     if as_json:
         import json
 

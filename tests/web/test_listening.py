@@ -1,0 +1,101 @@
+"""What the real ``waymarks ui`` process listens on: a socket no child it starts inherits,
+and a printed URL naming the address it is bound to (not a name another listener on this
+machine could answer)."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.web.test_security import _printed_url, _stop, _waymarks
+
+O_CLOEXEC = 0o2000000  # the flags field of /proc/PID/fdinfo/N is octal
+
+
+def _listening_fds(pid: int, port: int) -> list[int]:
+    """The descriptors of ``pid`` that are the socket listening on ``port`` (IPv4)."""
+    inodes = {fields[9] for fields in (line.split() for line in
+                                       Path("/proc/net/tcp").read_text().splitlines()[1:])
+              if fields[1].endswith(f":{port:04X}") and fields[3] == "0A"}
+    found = []
+    for entry in Path(f"/proc/{pid}/fd").iterdir():
+        target = os.readlink(entry)
+        if target.startswith("socket:[") and target[8:-1] in inodes:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_listening_socket_is_not_handed_to_children(home: Path, project: Path) -> None:
+    """An action that writes a claim can start a detached worker (``posix_spawn`` keeps
+    every descriptor that is not close-on-exec): an inheritable listening socket went
+    with it, so the port stayed bound after Ctrl-C while the worker ran."""
+    process = _waymarks(home, project, "ui", "--port", "0")
+    try:
+        url = _printed_url(process)
+        port = int(re.search(r":(\d+)/", url).group(1))  # type: ignore[union-attr]
+        [fd] = _listening_fds(process.pid, port)
+        flags = Path(f"/proc/{process.pid}/fdinfo/{fd}").read_text()
+        octal = re.search(r"^flags:\s*([0-7]+)$", flags, re.M).group(1)  # type: ignore[union-attr]
+        assert int(octal, 8) & O_CLOEXEC, f"listening socket fd {fd} is inheritable"
+    finally:
+        _stop(process)
+
+
+def _ipv6_loopback_port() -> socket.socket | None:
+    """A listener on a free port of ``::1`` whose IPv4 twin is free too (another user's
+    server, as far as ``waymarks ui`` can tell); ``None`` without IPv6 loopback."""
+    for _ in range(20):
+        try:
+            squatter = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            squatter.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            squatter.bind(("::1", 0))
+        except OSError:
+            return None
+        port = squatter.getsockname()[1]
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                squatter.close()
+                continue
+        squatter.listen(1)
+        return squatter
+    return None
+
+
+@pytest.mark.slow
+def test_the_printed_url_names_the_bound_address_not_localhost(home: Path,
+                                                              project: Path) -> None:
+    """``--host localhost`` binds 127.0.0.1 only; a URL saying ``localhost`` lets the
+    browser try ``::1`` first, where another user of this machine may listen on the same
+    port and would receive the token."""
+    squatter = _ipv6_loopback_port()
+    if squatter is None:
+        pytest.skip("no IPv6 loopback here")
+    port = squatter.getsockname()[1]
+    process = _waymarks(home, project, "ui", "--host", "localhost", "--port", str(port))
+    try:
+        url = _printed_url(process)
+        assert url.startswith(f"http://127.0.0.1:{port}/?token="), url
+    finally:
+        _stop(process)
+        squatter.close()
+
+
+@pytest.mark.slow
+def test_a_port_in_use_is_a_usage_error_with_the_fix(home: Path, project: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        process = _waymarks(home, project, "ui", "--port", str(port))
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 2 and out == ""
+    assert f"cannot listen on 127.0.0.1:{port}" in err and "--port 0" in err
