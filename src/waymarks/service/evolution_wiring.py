@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from waymarks.core.evolution_policy import CHILD_ENV, TICK_INTERVAL_S
 from waymarks.core.model_port import ConsolidationStep
+from waymarks.core.privacy import ProviderPolicy
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig, load_evolution_config
 from waymarks.service.evolution_queue import ClientFactory, EvolutionQueue, open_queue
@@ -64,14 +66,20 @@ def config_for(app: Waymarks) -> EvolutionConfig:
     return load_evolution_config(app.home, app.cwd, trusted=app.project_trusted)
 
 
+def settings_for(app: Waymarks) -> tuple[EvolutionConfig, ProviderPolicy]:
+    """The queue's configuration and the provider policy in force for ``app`` now (a
+    queue reads them again at every check: :attr:`EvolutionQueue.reload`)."""
+    return config_for(app), app.settings().policy
+
+
 def open_for(app: Waymarks, clients: ClientFactory, available: Callable[[RouteConfig], bool],
              *, cancel: Event | None = None) -> EvolutionQueue | None:
     """The queue for ``app``'s home, or None when no consolidation step is wired."""
     step = step_for(app)
     if step is None:
         return None
-    return _closing(open_queue(app.home, step, config_for(app), app.settings().policy,
-                               clients, available, cancel=cancel), step)
+    return _closing(open_queue(app.home, step, *settings_for(app), clients, available,
+                               cancel=cancel, reload=partial(settings_for, app)), step)
 
 
 def start_recovery(home: Path, clients: ClientFactory,
@@ -81,7 +89,8 @@ def start_recovery(home: Path, clients: ClientFactory,
     server); None when there is nothing to run: learning is off for the home, or this
     process was itself started by a consolidation call. The tick works on jobs of every
     origin, so it reads the HOME configuration only (a project's file cannot widen
-    anything anyway).
+    anything anyway), again at every check: an edit while the host runs (a provider
+    allowed less, a route removed, a lower ceiling) applies at the next one.
 
     Nothing is opened here: the queue (and the step's ``Waymarks``) are made on the tick's
     own thread at its first check, 15 s after the start, never on a prompt's path."""
@@ -97,9 +106,12 @@ def start_recovery(home: Path, clients: ClientFactory,
         if step is None:
             app.close()
             return None
-        policy = load_settings(home, str(home), False).policy
-        queue = open_queue(home, step, load_evolution_config(home), policy, clients,
-                           available)
+
+        def settings() -> tuple[EvolutionConfig, ProviderPolicy]:
+            # the home's files as they are at each check: the tick lives for hours
+            return load_evolution_config(home), load_settings(home, str(home), False).policy
+
+        queue = open_queue(home, step, *settings(), clients, available, reload=settings)
         queue.on_close.append(app.close)
         return _closing(queue, step)
 
