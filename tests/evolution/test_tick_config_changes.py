@@ -83,13 +83,13 @@ def test_a_tightened_privacy_policy_applies_to_the_running_tick(tmp_path: Path) 
 def test_a_route_removed_applies_to_the_running_tick(tmp_path: Path) -> None:
     second, requests, home = _tick_after_edit(tmp_path, route=False)
     assert (second.outcome, second.reason) == ("waiting", "no_route")
-    assert requests == 1
+    assert requests == 1 and _job(home, "s2") == ("pending", "no_route")
 
 
 def test_a_lowered_ceiling_applies_to_the_running_tick(tmp_path: Path) -> None:
     second, requests, home = _tick_after_edit(tmp_path, calls_per_hour=1)
     assert (second.outcome, second.reason) == ("waiting", "hourly_cap")
-    assert requests == 1
+    assert requests == 1 and _job(home, "s2") == ("pending", "hourly_cap")
 
 
 def test_an_invalid_edit_stops_the_running_tick_from_sending(tmp_path: Path) -> None:
