@@ -10,6 +10,8 @@ loopback provider; Pi's queue through the bridge's own ``PiEvolution``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +50,11 @@ def _job(home: Path, source: str) -> tuple[str, str | None]:
     return job.state, job.wait_reason
 
 
-def _tick_after_edit(tmp_path: Path, **edit: Any) -> tuple[Any, int, Path]:
-    """Check once (s1 is sent), edit the configuration as ``edit`` says, check again:
-    what the second check did, the requests the provider saw, the home."""
+@contextmanager
+def _running_tick(tmp_path: Path) -> Iterator[tuple[RecoveryTick, FileStep, FakeProvider, Path]]:
+    """The real tick of a home whose route is a loopback provider, two internal sources
+    captured; its first check has sent s1. The timer itself never fires here: the test
+    drives the checks."""
     home, step = tmp_path / "home", FileStep(tmp_path / "step")
     step.add("s1", classification="internal", captured_at="2026-12-01T10:00:00.000Z")
     step.add("s2", classification="internal", captured_at="2026-12-01T11:00:00.000Z")
@@ -58,19 +62,24 @@ def _tick_after_edit(tmp_path: Path, **edit: Any) -> tuple[Any, int, Path]:
     try:
         with FakeProvider(default=openai_ok("ok")) as fake:
             _config(home, fake.origin)
-            # the timer itself never fires here: the test drives the checks
             tick = start_recovery(home, route_client, route_is_available, interval_s=3600)
             assert tick is not None
             try:
                 first = _check(tick)
                 assert (first.outcome, first.source_id) == ("settled", "s1")
-                _config(home, fake.origin, **edit)  # the person edits config.toml
-                second = _check(tick)
+                yield tick, step, fake, home
             finally:
                 tick.stop()
-            return second, len(fake.requests), home
     finally:
         register_step(None)
+
+
+def _tick_after_edit(tmp_path: Path, **edit: Any) -> tuple[Any, int, Path]:
+    """After the first check, edit the configuration as ``edit`` says, check again: what
+    the second check did, the requests the provider saw, the home."""
+    with _running_tick(tmp_path) as (tick, _step, fake, home):
+        _config(home, fake.origin, **edit)  # the person edits config.toml
+        return _check(tick), len(fake.requests), home
 
 
 def test_a_tightened_privacy_policy_applies_to_the_running_tick(tmp_path: Path) -> None:
@@ -95,34 +104,20 @@ def test_a_lowered_ceiling_applies_to_the_running_tick(tmp_path: Path) -> None:
 def test_an_invalid_edit_stops_the_running_tick_from_sending(tmp_path: Path) -> None:
     """A file that no longer parses is no policy at all: the check fails (counted, never
     raised out of the tick) and nothing is sent, until the file is fixed."""
-    home, step = tmp_path / "home", FileStep(tmp_path / "step")
-    step.add("s1", captured_at="2026-12-01T10:00:00.000Z")
-    step.add("s2", captured_at="2026-12-01T11:00:00.000Z")
-    register_step(lambda app: step)
-    try:
-        with FakeProvider(default=openai_ok("ok")) as fake:
-            _config(home, fake.origin)
-            tick = start_recovery(home, route_client, route_is_available, interval_s=3600)
-            assert tick is not None
-            try:
-                assert _check(tick).outcome == "settled"
-                (home / "config.toml").write_text(
-                    "[privacy]\nremoteDefaultAllowed = \"bogus\"\n[evolution]\nlearn = true\n"
-                    f'provider = "openai"\napi = "openai"\nendpoint = "{fake.origin}/v1"\n'
-                    'model = "m1"\n', encoding="utf-8")
-                failed = None
-                try:
-                    _check(tick)
-                except Exception as exc:  # noqa: BLE001 - what the tick's loop contains
-                    failed = exc
-                assert failed is not None
-                assert len(fake.requests) == 1 and not step.settled("s2")
-                _config(home, fake.origin)  # fixed: the next check goes on
-                assert _check(tick).source_id == "s2" and step.settled("s2")
-            finally:
-                tick.stop()
-    finally:
-        register_step(None)
+    with _running_tick(tmp_path) as (tick, step, fake, home):
+        (home / "config.toml").write_text(
+            "[privacy]\nremoteDefaultAllowed = \"bogus\"\n[evolution]\nlearn = true\n"
+            f'provider = "openai"\napi = "openai"\nendpoint = "{fake.origin}/v1"\n'
+            'model = "m1"\n', encoding="utf-8")
+        failed = None
+        try:
+            _check(tick)
+        except Exception as exc:  # noqa: BLE001 - what the tick's loop contains
+            failed = exc
+        assert failed is not None
+        assert len(fake.requests) == 1 and not step.settled("s2")
+        _config(home, fake.origin)  # fixed: the next check goes on
+        assert _check(tick).source_id == "s2" and step.settled("s2")
 
 
 def test_pis_queue_follows_a_tightened_privacy_policy(tmp_path: Path) -> None:

@@ -15,6 +15,13 @@ from tests.inprocess import edit_in_place, waymarks
 from waymarks.service.app import Waymarks
 
 
+def _run(home: Path, where: Path, *args: str) -> str:
+    """``waymarks --json ARGS`` in ``where`` for ``home``, which must succeed."""
+    done = waymarks("--json", *args, env={"WAYMARKS_HOME": str(home)}, cwd=where)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
 def test_a_privacy_edit_keeping_size_and_mtime_is_in_force_at_the_next_request(
         home: Path, project: Path) -> None:
     home.mkdir()
@@ -54,9 +61,7 @@ def test_a_session_file_foreign_to_one_project_is_still_read_for_its_own(
     other.mkdir(parents=True)
 
     def run(where: Path, *args: str, at: Path = home) -> str:
-        done = waymarks("--json", *args, env={"WAYMARKS_HOME": str(at)}, cwd=where)
-        assert done.returncode == 0, done.stdout + done.stderr
-        return done.stdout
+        return _run(at, where, *args)
 
     # a session of the first project that this home never indexed (written by Pi
     # itself, restored from a backup, synced from another machine)
@@ -115,9 +120,7 @@ def test_a_file_found_foreign_then_changed_keeping_size_and_mtime_is_read_again(
     other.mkdir(parents=True)
 
     def run(where: Path, *args: str, at: Path = home) -> str:
-        done = waymarks("--json", *args, env={"WAYMARKS_HOME": str(at)}, cwd=where)
-        assert done.returncode == 0, done.stdout + done.stderr
-        return done.stdout
+        return _run(at, where, *args)
 
     elsewhere = tmp_path / "elsewhere"  # a session written for the OTHER project
     run(other, "trust", str(other), at=elsewhere)
