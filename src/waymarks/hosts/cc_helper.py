@@ -184,7 +184,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                     from datetime import UTC, datetime
 
                     _log(home, datetime.now(UTC), event, type(exc).__name__)
-                    apps.clear()  # start clean: a broken app must not answer again
+                    _close_all(apps)  # start clean: a broken app must not answer again
                     answer = ""
                 if event not in _ANSWER_FIRST:
                     with contextlib.suppress(OSError):
@@ -202,6 +202,16 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
         if os.path.exists(path):
             os.unlink(path)
         recovery.stop()  # an attempt in flight returns to pending, without a failure
+
+
+def _close_all(apps: "dict[tuple[str, str], Any]") -> None:
+    """Close and forget every warm ``Waymarks``: one dropped unclosed kept its database
+    connection until the collector found it (never, once its heap settling froze it)."""
+    import contextlib
+
+    while apps:
+        with contextlib.suppress(Exception):  # a broken one still lets the others close
+            apps.popitem()[1].close()
 
 
 def _queue_stop(home: "Path", raw: bytes, project: str) -> str | None:
