@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,3 +86,112 @@ def test_the_helper_recovers_a_persisted_failure_and_a_malformed_reply_unprompte
     with Evolution(home) as evo:
         assert evo.unsettled(5) == []
         assert [c.content for c in evo.claims(["provisional"])] == ["Prefers tabs in Go"]
+
+
+def _learning_off_with_a_capture(tmp_path: Path, origin: str
+                                 ) -> tuple[Path, Path, dict[str, str]]:
+    """A home with learning off, its route the loopback provider at ``origin``, and a
+    source captured earlier that waits for a model; the project, and the environment of
+    the processes a test starts."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    with Evolution(home) as evo:
+        assert evo.capture(str(project.resolve()), "statement",
+                           "Remember: I prefer tabs for Go files", session="s", key="a")
+    (home / "config.toml").write_text(
+        f'[evolution]\nlearn = false\nprovider = "openai"\napi = "openai"\n'
+        f'endpoint = "{origin}/v1"\nmodel = "m1"\n', encoding="utf-8")
+    return home, project, {k: v for k, v in os.environ.items()
+                           if k != "WAYMARKS_EVOLUTION_CHILD"}
+
+
+def _learn_on_by_another_process(home: Path, project: Path, env: dict[str, str]) -> None:
+    learn = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                            "learn", "on"], cwd=project, env=env, capture_output=True,
+                           text=True, timeout=120)
+    assert learn.returncode == 0, learn.stderr
+
+
+def _until_called(fake: FakeProvider, process: subprocess.Popen[Any]) -> None:
+    deadline = time.monotonic() + 60  # four times the tick's interval: a bound on waiting
+    while not fake.requests:
+        assert process.poll() is None
+        assert time.monotonic() < deadline, "learning is on: the tick never ran"
+        time.sleep(0.25)
+
+
+@pytest.mark.slow  # one check of the real 15 s timer
+def test_a_helper_started_with_learning_off_starts_its_tick_once_learning_is_turned_on(
+        tmp_path: Path) -> None:
+    """The helper lives as long as prompts keep coming. It started its recovery tick only
+    if learning was on when it started: after ``waymarks learn on`` in a terminal beside
+    a running Claude Code, captures were queued but nothing consolidated them until the
+    helper happened to exit. The next hook it answers starts the tick now."""
+    from waymarks.hosts.cc_client import _ask
+
+    with FakeProvider(default=openai_ok(GOOD)) as fake:
+        home, project, env = _learning_off_with_a_capture(tmp_path, fake.origin)
+        helper = subprocess.Popen(
+            [sys.executable, "-I", "-m", "waymarks.hosts.cc_helper", str(home)],
+            env={**env, "WAYMARKS_CC_HELPER_IDLE": "600"}, cwd=home,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            prompt = json.dumps({"session_id": "0b9e3c52-5a57-4c47-9d0e-3f4b5b1c2d3e",
+                                 "cwd": str(project), "hook_event_name": "UserPromptSubmit",
+                                 "prompt": "hello"}).encode()
+            deadline = time.monotonic() + 60  # a bound on waiting, not a timing assertion
+            while _ask(home, "UserPromptSubmit", prompt) is None:  # it listens now
+                assert helper.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+            _learn_on_by_another_process(home, project, env)
+            assert _ask(home, "UserPromptSubmit", prompt) is not None
+            _until_called(fake, helper)
+        finally:
+            helper.send_signal(signal.SIGTERM)
+            helper.wait(timeout=60)
+
+
+@pytest.mark.slow  # one check of the real 15 s timer
+def test_an_mcp_server_started_with_learning_off_starts_its_tick_once_learning_is_on(
+        tmp_path: Path) -> None:
+    """``waymarks mcp`` lives as long as its client. Started with learning off, it never
+    consolidated anything after ``waymarks learn on``; its next tool call starts the
+    tick now."""
+    import threading
+
+    answers: list[bytes] = []
+    with FakeProvider(default=openai_ok(GOOD)) as fake:
+        home, project, env = _learning_off_with_a_capture(tmp_path, fake.origin)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "mcp"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            cwd=project, env=env)
+        assert server.stdin is not None and server.stdout is not None
+        out = server.stdout
+        reader = threading.Thread(target=lambda: answers.extend(iter(out.readline, b"")),
+                                  daemon=True)
+        reader.start()
+
+        def send(*messages: dict[str, Any], expect: int) -> None:
+            assert server.stdin is not None
+            server.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+            server.stdin.flush()
+            deadline = time.monotonic() + 120  # a bound on waiting, not an assertion
+            while len(answers) < expect:
+                assert time.monotonic() < deadline and server.poll() is None
+                time.sleep(0.05)
+
+        try:
+            send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"}, expect=1)
+            _learn_on_by_another_process(home, project, env)
+            send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "memory_recall", "arguments": {"query": "tabs"}}}, expect=2)
+            _until_called(fake, server)
+        finally:
+            server.stdin.close()
+            server.wait(timeout=120)
+            reader.join(timeout=30)

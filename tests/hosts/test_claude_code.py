@@ -4,6 +4,7 @@ npm against a loopback fake Anthropic Messages server."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -417,6 +418,53 @@ def test_a_failure_inside_the_helper_records_the_prompt_once(home: Path, project
     assert (result.returncode, result.stdout) == (0, "")
     prompts = [e for e in ledger(home, project, sid) if e["type"] == "message"]
     assert [p["message"]["content"][0]["text"] for p in prompts] == ["only once"]
+
+
+def _helper_pid(home: Path) -> int:
+    """The process of the helper serving ``home``."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if str(home).encode() in argv and any(b"cc_helper" in a for a in argv):
+            return int(pid)
+    raise AssertionError("no helper serves this home")
+
+
+@pytest.mark.slow  # seven hooks, each a process
+def test_apps_dropped_after_a_failure_inside_the_helper_are_closed(
+        home: Path, project: Path, sid: str) -> None:
+    """After a failure the helper starts clean: it dropped every warm ``Waymarks``
+    without closing it, each holding its database connection until the collector
+    happened to find it (never, for those its heap settling had frozen). A typo in
+    ``config.toml`` while Claude Code runs fails every prompt: a connection leaked per
+    prompt for as long as it lasted."""
+    assert start_with_helper(home, project, sid).exists()
+    helper = _helper_pid(home)
+
+    def connections() -> int:
+        found = 0
+        for fd in os.listdir(f"/proc/{helper}/fd"):
+            with contextlib.suppress(OSError):
+                found += os.readlink(f"/proc/{helper}/fd/{fd}") == str(home / "waymarks.db")
+        return found
+
+    def prompt(text: str) -> None:
+        done = hook(home, "UserPromptSubmit", payload(sid, project, "UserPromptSubmit",
+                                                      prompt=text), helper=True)
+        assert (done.returncode, done.stdout) == (0, "")
+
+    prompt("first")
+    assert connections() == 1  # the session's warm app
+    (home / "config.toml").write_text('[privacy]\nremoteDefaultAllowed = "bogus"\n')
+    for n in range(5):
+        prompt(f"fails {n}")  # the plan fails: answered with nothing
+    assert connections() == 0
+    (home / "config.toml").unlink()  # fixed
+    prompt("works again")
+    assert connections() == 1
+    assert _helper_pid(home) == helper  # the same helper served them all
 
 
 def test_the_helper_answers_from_a_home_past_the_socket_address_limit(

@@ -15,6 +15,13 @@ from tests.inprocess import edit_in_place, waymarks
 from waymarks.service.app import Waymarks
 
 
+def _run(home: Path, where: Path, *args: str) -> str:
+    """``waymarks --json ARGS`` in ``where`` for ``home``, which must succeed."""
+    done = waymarks("--json", *args, env={"WAYMARKS_HOME": str(home)}, cwd=where)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
 def test_a_privacy_edit_keeping_size_and_mtime_is_in_force_at_the_next_request(
         home: Path, project: Path) -> None:
     home.mkdir()
@@ -54,9 +61,7 @@ def test_a_session_file_foreign_to_one_project_is_still_read_for_its_own(
     other.mkdir(parents=True)
 
     def run(where: Path, *args: str, at: Path = home) -> str:
-        done = waymarks("--json", *args, env={"WAYMARKS_HOME": str(at)}, cwd=where)
-        assert done.returncode == 0, done.stdout + done.stderr
-        return done.stdout
+        return _run(at, where, *args)
 
     # a session of the first project that this home never indexed (written by Pi
     # itself, restored from a backup, synced from another machine)
@@ -100,3 +105,37 @@ def test_a_read_outside_a_request_follows_a_database_another_process_replaced(
         fresh = [i["text"] for i in json.loads(run("memory", "list"))["items"]]
         assert fresh == ["The new session says tabs."]
         assert [v.text for v in app.items("memory")] == fresh
+
+
+def test_a_file_found_foreign_then_changed_keeping_size_and_mtime_is_read_again(
+        home: Path, tmp_path: Path) -> None:
+    """A pass remembers, per path and project, a file it found not to be a session of the
+    project (two projects can share a session directory) until the file changes. It
+    judged the change by size and mtime alone: a file rewritten in place with both kept
+    (an editor that writes in place, then ``touch -r``; ``cp -p`` onto it), now a session
+    of this project, stayed foreign to the long-lived process for good, while a new
+    process read its project memory."""
+    own, other = tmp_path / "x" / "b-c", tmp_path / "x-b" / "c"  # one session directory
+    own.mkdir(parents=True)
+    other.mkdir(parents=True)
+
+    def run(where: Path, *args: str, at: Path = home) -> str:
+        return _run(at, where, *args)
+
+    elsewhere = tmp_path / "elsewhere"  # a session written for the OTHER project
+    run(other, "trust", str(other), at=elsewhere)
+    run(other, "memory", "add", "--scope", "project", "--", "Staging listens on 5433.",
+        at=elsewhere)
+    (written,) = (elsewhere / "sessions").glob("*/*.jsonl")
+    run(own, "trust", str(own))
+    run(own, "memory", "add", "--scope", "project", "--", "Own rule.")
+    (directory,) = (home / "sessions").iterdir()
+    copied = directory / written.name
+    copied.write_bytes(written.read_bytes())
+    with Waymarks(home, cwd=str(own), keep_recall_index=True) as app:  # the helper's
+        assert [v.text for v in app.items("memory")] == ["Own rule."]  # foreign: left out
+        edit_in_place(copied, json.dumps(str(other))[1:-1], json.dumps(str(own))[1:-1])
+        now = ["Own rule.", "Staging listens on 5433."]  # what a new process reads
+        assert sorted(v.text for v in app.items("memory")) == now
+        assert sorted(i["text"] for i in json.loads(run(own, "memory", "list"))["items"]) \
+            == now

@@ -433,3 +433,26 @@ def test_a_process_serving_many_projects_keeps_a_bounded_team_state(
     again = projects[-1]  # the most recently read is still held, and answers the same
     assert team.refresh(again) is team.refresh(again)
     assert active_ids(again) == ["ann-00000001-1"]
+
+
+def test_each_projects_provenance_cache_holds_only_its_own_files(
+        make_app: Callable[..., Waymarks], tmp_path: Path) -> None:
+    """Which commit added each team line is cached in the home, one file per project. A
+    process serving several projects (the Claude Code helper) wrote everything it had
+    blamed in any project into each project's file: one repository's file paths and
+    commits in another's cache, rewritten whole on every change of either."""
+    team.forget_process_state()
+    apps = []
+    for name in ("alpha", "beta"):
+        project = tmp_path / name
+        (project / ".waymarks" / "team").mkdir(parents=True)
+        Writer(project / ".waymarks" / "team", "ann-00000001", "Ann").add(f"{name} rule")
+        app = make_app(cwd=str(project))
+        app.trust(str(project))
+        assert [i.commit for i in team.team_items(app, team.refresh(app))] == [None]
+        apps.append(app)
+    for app in apps:
+        cache = team.anchors_path(app).with_name(
+            team.anchors_path(app).name.replace(".anchors.jsonl", ".commits.json"))
+        named = list(json.loads(cache.read_text()))
+        assert named and all(path.startswith(app.cwd + os.sep) for path in named), named

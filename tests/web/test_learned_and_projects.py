@@ -100,3 +100,34 @@ def test_learned_claims_take_feedback_corrections_and_undo_through_the_page(
     act(action="correct", id=learned, text="Deployments use Kamal 2, not Capistrano")
     claims = cli("learn", "list")["claims"]
     assert any("Kamal 2" in c["content"] for c in claims)
+
+
+def test_projects_viewed_one_after_another_keep_a_bounded_number_of_databases_open(
+        web: Any, home: Path, tmp_path: Path) -> None:
+    """The inspector kept the service of every project viewed since its launch, each with
+    its database connection (three descriptors, and SQLite's page cache): a launch left
+    open while the person browses a home of many projects ran out of file descriptors
+    (``EMFILE``) or memory. It keeps the most recently viewed ones, and closes the rest."""
+    from waymarks.service.trust import TrustStore
+    from waymarks.web.app import KEPT_PROJECTS
+
+    projects = [tmp_path / f"viewed-{n:03d}" for n in range(KEPT_PROJECTS * 4)]
+    trust = TrustStore(home)
+    for viewed in projects:
+        viewed.mkdir()
+        trust.trust(str(viewed))  # known to the home: offered in the project list
+    client, _gate = _login(web)
+    first = client.get("/", params={"project": str(projects[0])})
+    assert first.status_code == 200
+
+    def descriptors() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    for viewed in projects[1:KEPT_PROJECTS + 1]:  # the kept ones: all open now
+        assert client.get("/", params={"project": str(viewed)}).status_code == 200
+    full = descriptors()
+    for viewed in projects[KEPT_PROJECTS + 1:]:
+        assert client.get("/", params={"project": str(viewed)}).status_code == 200
+    assert descriptors() <= full  # the least recently viewed were closed for each new one
+    again = client.get("/", params={"project": str(projects[0])})  # reopened: works as new
+    assert again.status_code == 200 and str(projects[0]) in again.text

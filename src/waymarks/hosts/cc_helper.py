@@ -134,7 +134,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     server.settimeout(idle_seconds)
     apps: dict[tuple[str, str], Any] = {}
     _drain(home)  # capture requests queued while no helper ran
-    tick = _start_recovery(home)
+    recovery = _recovery(home)
     try:
         while True:
             try:
@@ -184,7 +184,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                     from datetime import UTC, datetime
 
                     _log(home, datetime.now(UTC), event, type(exc).__name__)
-                    apps.clear()  # start clean: a broken app must not answer again
+                    _close_all(apps)  # start clean: a broken app must not answer again
                     answer = ""
                 if event not in _ANSWER_FIRST:
                     with contextlib.suppress(OSError):
@@ -192,6 +192,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                 if event == "UserPromptSubmit":
                     try:
                         _drain_waiting(home)
+                        recovery.poll()  # learning turned on since? One stat when not
                     except Exception as exc:  # noqa: BLE001 (the helper serves on)
                         from datetime import UTC, datetime
 
@@ -200,8 +201,17 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
         server.close()
         if os.path.exists(path):
             os.unlink(path)
-        if tick is not None:
-            tick.stop()  # an attempt in flight returns to pending, without a failure
+        recovery.stop()  # an attempt in flight returns to pending, without a failure
+
+
+def _close_all(apps: "dict[tuple[str, str], Any]") -> None:
+    """Close and forget every warm ``Waymarks``: one dropped unclosed kept its database
+    connection until the collector found it (never, once its heap settling froze it)."""
+    import contextlib
+
+    while apps:
+        with contextlib.suppress(Exception):  # a broken one still lets the others close
+            apps.popitem()[1].close()
 
 
 def _queue_stop(home: "Path", raw: bytes, project: str) -> str | None:
@@ -254,13 +264,17 @@ def _drain(home: "Path") -> None:
         _log(home, datetime.now(UTC), "Stop", type(exc).__name__)
 
 
-def _start_recovery(home: "Path") -> "Any":
+def _recovery(home: "Path") -> "Any":
     """Memory evolution's recovery tick, in the helper (never in a hook's own process):
-    one queued source per check, the first 15 s after the helper starts."""
+    one queued source per check, the first 15 s after the helper starts, or after the
+    prompt that finds learning turned on since (:class:`~waymarks.service.
+    evolution_wiring.Recovery`)."""
     from waymarks.models import route_client, route_is_available
-    from waymarks.service.evolution_wiring import start_recovery
+    from waymarks.service.evolution_wiring import Recovery
 
-    return start_recovery(home, route_client, route_is_available)
+    recovery = Recovery(home, route_client, route_is_available)
+    recovery.poll()
+    return recovery
 
 
 def _receive(connection: "socket.socket") -> bytes:

@@ -40,6 +40,7 @@ from waymarks.core.model_port import (
 from waymarks.core.records import replace
 
 if TYPE_CHECKING:
+    from waymarks.core.privacy import ProviderPolicy
     from waymarks.service.app import Waymarks
     from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
     from waymarks.service.evolution_queue import EvolutionQueue
@@ -153,7 +154,7 @@ class PiEvolution:
         them (they shape the request: item 53)."""
         from waymarks.ledger.identity import canonical_project_path
         from waymarks.service.evolution_config import EvolutionConfigError
-        from waymarks.service.evolution_wiring import config_for, open_for
+        from waymarks.service.evolution_wiring import open_for, settings_for
         from waymarks.service.learning import learning_enabled
 
         if os.environ.get("PI_SUBAGENT_AGENT_ID") or os.environ.get(CHILD_ENV):
@@ -173,14 +174,20 @@ class PiEvolution:
             if queue is None:
                 return {"outcome": "skipped", "reason": "no_step"}
             self._queue = queue
-        try:  # read each time: caps changed mid-session apply at the next check
-            base = config_for(app)
-        except EvolutionConfigError:
-            return {"outcome": "skipped", "reason": "config_invalid"}
-        self._queue.config = pi_route(base, provider, model)
+
+        def settings() -> tuple[EvolutionConfig, ProviderPolicy]:
+            # read at each check: caps, routes and the privacy policy changed mid-session
+            # apply at once; Pi's active model goes first
+            base, policy = settings_for(app)
+            return pi_route(base, provider, model), policy
+
+        self._queue.reload = settings
         from waymarks.core.evolution.limits import ModelLimits
 
         limits = ModelLimits.from_host(window, max_tokens)
         # Pi's model by what Pi says; a configured backup by what its route declares
         self._queue.limits = lambda route: limits if route.api == PI_API else route.limits
-        return self._queue.run_once().to_json()
+        try:
+            return self._queue.run_once().to_json()
+        except EvolutionConfigError:
+            return {"outcome": "skipped", "reason": "config_invalid"}

@@ -105,12 +105,19 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None,
 
 def serve_stdio(app: Waymarks, follow: Callable[[], None] | None = None) -> None:
     from waymarks.models import route_client, route_is_available
-    from waymarks.service.evolution_wiring import start_recovery
+    from waymarks.service.evolution_wiring import Recovery
 
-    # memory evolution's recovery tick lives as long as the server (its own thread)
-    tick = start_recovery(app.home, route_client, route_is_available)
+    # memory evolution's recovery tick lives as long as the server (its own thread),
+    # started at once or at the first tool call that finds learning turned on since
+    recovery = Recovery(app.home, route_client, route_is_available)
+    recovery.poll()
+
+    def before_each_call() -> None:
+        recovery.poll()  # one stat while nothing changed
+        if follow is not None:
+            follow()
+
     try:
-        build_server(app, follow=follow).run()
+        build_server(app, follow=before_each_call).run()
     finally:
-        if tick is not None:
-            tick.stop()
+        recovery.stop()

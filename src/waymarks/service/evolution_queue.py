@@ -20,6 +20,10 @@ What must stay true:
 - learning off for a job's origin (``waymarks learn off``, or a project's ``learn =
   false``), read again on every check and before every call: nothing of it is leased or
   sent (``learning_off``), so a long-lived process stops calling as soon as it is off;
+- the configuration and the provider policy are read again at every check
+  (``reload``, given by :func:`open_queue`'s callers): a queue kept for hours (the
+  recovery tick, Pi's bridge) sends nothing an edit of ``config.toml`` since has
+  forbidden, and a file that no longer parses fails the check before anything is leased;
 - a reply that arrives after the lease ended (or after the attempt's deadline) is never
   applied; a cancelled attempt returns the job to pending without a failure;
 - what is persisted about a failure is an allowlisted code, never an exception's text.
@@ -71,6 +75,8 @@ CANDIDATES = 8
 STALE_REREADS = 1
 
 ClientFactory = Callable[[RouteConfig], ModelClient]
+#: the configuration and the provider policy in force now (raises for an invalid file)
+Reload = Callable[[], tuple[EvolutionConfig, ProviderPolicy]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +119,8 @@ class EvolutionQueue:
                  jitter: Callable[[], float] = random.random,
                  cancel: Event | None = None,
                  learning: Callable[[str], bool] = lambda origin: True,
-                 reopen: Callable[[], JobStore] | None = None) -> None:
+                 reopen: Callable[[], JobStore] | None = None,
+                 reload: Reload | None = None) -> None:
         self.store = store
         #: opens the store again when its file was replaced (:meth:`follow`)
         self._reopen = reopen or (lambda: JobStore(store.path))
@@ -124,6 +131,9 @@ class EvolutionQueue:
         self.step = step
         self.config = config
         self.policy = policy
+        #: the configuration and policy in force now, read at the start of every check
+        #: (None: the ones given stay, as for a queue built alone by its own tests)
+        self.reload = reload
         self.clients = clients
         self.available = available
         self.now_ms = now_ms
@@ -186,6 +196,8 @@ class EvolutionQueue:
         overridden, the shared ceilings (hourly calls, daily spend) and cooldowns are not,
         and a settled source is never run again."""
         self.follow()
+        if self.reload is not None:  # before anything is leased: an invalid file raises
+            self.config, self.policy = self.reload()
         now = self.now_ms()
         self.store.expire_leases(now, self._retry_at(now))
         self.reconcile()
@@ -477,9 +489,11 @@ def _estimate(route: RouteConfig, reply: ModelReply) -> float | None:
 def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
                policy: ProviderPolicy, clients: ClientFactory,
                available: Callable[[RouteConfig], bool], *,
-               cancel: Event | None = None) -> EvolutionQueue:
+               cancel: Event | None = None, reload: Reload | None = None) -> EvolutionQueue:
     """The queue over ``<home>/evolution.db`` (created 0600 on first use). Every queue of
-    a home is made here, so each obeys the learning switch of each job's origin."""
+    a home is made here, so each obeys the learning switch of each job's origin;
+    ``reload``: how a queue that lives on reads ``config`` and ``policy`` again at each
+    check."""
     from waymarks.service.learning import learning_enabled
     from waymarks.service.recovery import open_job_store
 
@@ -488,4 +502,4 @@ def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
 
     return EvolutionQueue(reopen(), step, config, policy, clients, available=available,
                           cancel=cancel, learning=lambda origin: learning_enabled(home, origin),
-                          reopen=reopen)
+                          reopen=reopen, reload=reload)

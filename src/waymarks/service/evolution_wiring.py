@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from waymarks.core.evolution_policy import CHILD_ENV, TICK_INTERVAL_S
 from waymarks.core.model_port import ConsolidationStep
+from waymarks.core.privacy import ProviderPolicy
+from waymarks.files.reading import stamp_of
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig, load_evolution_config
 from waymarks.service.evolution_queue import ClientFactory, EvolutionQueue, open_queue
 from waymarks.service.evolution_tick import RecoveryTick
-from waymarks.service.learning import learning_enabled
+from waymarks.service.learning import CONFIG_FILE, learning_enabled
 
 if TYPE_CHECKING:
     from threading import Event
@@ -64,14 +67,20 @@ def config_for(app: Waymarks) -> EvolutionConfig:
     return load_evolution_config(app.home, app.cwd, trusted=app.project_trusted)
 
 
+def settings_for(app: Waymarks) -> tuple[EvolutionConfig, ProviderPolicy]:
+    """The queue's configuration and the provider policy in force for ``app`` now (a
+    queue reads them again at every check: :attr:`EvolutionQueue.reload`)."""
+    return config_for(app), app.settings().policy
+
+
 def open_for(app: Waymarks, clients: ClientFactory, available: Callable[[RouteConfig], bool],
              *, cancel: Event | None = None) -> EvolutionQueue | None:
     """The queue for ``app``'s home, or None when no consolidation step is wired."""
     step = step_for(app)
     if step is None:
         return None
-    return _closing(open_queue(app.home, step, config_for(app), app.settings().policy,
-                               clients, available, cancel=cancel), step)
+    return _closing(open_queue(app.home, step, *settings_for(app), clients, available,
+                               cancel=cancel, reload=partial(settings_for, app)), step)
 
 
 def start_recovery(home: Path, clients: ClientFactory,
@@ -81,7 +90,8 @@ def start_recovery(home: Path, clients: ClientFactory,
     server); None when there is nothing to run: learning is off for the home, or this
     process was itself started by a consolidation call. The tick works on jobs of every
     origin, so it reads the HOME configuration only (a project's file cannot widen
-    anything anyway).
+    anything anyway), again at every check: an edit while the host runs (a provider
+    allowed less, a route removed, a lower ceiling) applies at the next one.
 
     Nothing is opened here: the queue (and the step's ``Waymarks``) are made on the tick's
     own thread at its first check, 15 s after the start, never on a prompt's path."""
@@ -97,12 +107,50 @@ def start_recovery(home: Path, clients: ClientFactory,
         if step is None:
             app.close()
             return None
-        policy = load_settings(home, str(home), False).policy
-        queue = open_queue(home, step, load_evolution_config(home), policy, clients,
-                           available)
+
+        def settings() -> tuple[EvolutionConfig, ProviderPolicy]:
+            # the home's files as they are at each check: the tick lives for hours
+            return load_evolution_config(home), load_settings(home, str(home), False).policy
+
+        queue = open_queue(home, step, *settings(), clients, available, reload=settings)
         queue.on_close.append(app.close)
         return _closing(queue, step)
 
     tick = RecoveryTick(make, interval_s=interval_s)
     tick.start()
     return tick
+
+
+class Recovery:
+    """The recovery tick of a long-lived host process, started as soon as learning is on
+    for the home: at the process's start, or at a later :meth:`poll` (the host calls it
+    on each request) after ``waymarks learn on`` or an edit of the home's
+    ``config.toml``. A poll with the tick running, or with the file unchanged since the
+    last look, costs one ``stat``. Once started the tick runs until :meth:`stop`; turning
+    learning off stops its calls at the next check (the queue reads the switch)."""
+
+    def __init__(self, home: Path, clients: ClientFactory,
+                 available: Callable[[RouteConfig], bool], *,
+                 interval_s: float = TICK_INTERVAL_S) -> None:
+        self.home = home
+        self._start = partial(start_recovery, home, clients, available, interval_s=interval_s)
+        self.tick: RecoveryTick | None = None
+        self._seen: object = _UNSEEN  # the configuration's stamp when last looked at
+
+    def poll(self) -> None:
+        if self.tick is not None:
+            return
+        stamp = stamp_of(self.home / CONFIG_FILE)
+        if stamp == self._seen:
+            return
+        self._seen = stamp
+        self.tick = self._start()
+
+    def stop(self) -> None:
+        """Stop the tick (an attempt in flight returns to pending, without a failure)."""
+        if self.tick is not None:
+            self.tick.stop()
+            self.tick = None
+
+
+_UNSEEN: Final = object()

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from waymarks.files.reading import Stamp, stamp_of
 from waymarks.ledger.discovery import in_project_dirs, is_project_session, project_session_dirs
 from waymarks.ledger.log import EntryIndex, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
@@ -112,7 +113,7 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     statuses: dict[str, tuple[str, str | None]] = {}
     first_new: dict[str, int] = {}  # a session ID met among new files: where its reader is
     for name, size, mtime in sorted(plan.new):  # by path, as a rebuild reads them
-        reader = _open_new(Path(name), app.cwd, size, mtime)
+        reader = _open_new(Path(name), app.cwd)
         if reader is None or reader.session_id == active_id:
             continue
         place = first_new.get(reader.session_id)
@@ -230,19 +231,20 @@ def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | Non
     return sorted(found.values(), key=lambda c: (-c[2], c[0]))[:limit]
 
 
-#: (path, project) -> (size, mtime) of a file found not to be a session of that project:
-#: two projects can share a session directory (``/x/b-c`` and ``/x-b/c`` are both
-#: ``--x-b-c--``), and one long-lived process serves both
-_REJECTED: dict[tuple[str, str], tuple[int, int]] = {}
+#: (path, project) -> the stamp (device, inode, size, mtime, ctime) of a file found not to
+#: be a session of that project: two projects can share a session directory (``/x/b-c``
+#: and ``/x-b/c`` are both ``--x-b-c--``), and one long-lived process serves both. The
+#: ctime and inode tell a file rewritten in place or replaced with its size and mtime kept
+_REJECTED: dict[tuple[str, str], Stamp | None] = {}
 
 
-def _open_new(path: Path, project: str, size: int = -1,
-              mtime: int = -1) -> SessionLog | None:
+def _open_new(path: Path, project: str) -> SessionLog | None:
     """A full reader of a file never indexed, if it is a session of this project. The
     header is checked before the file is read, and a file found foreign to this project
-    is not looked at again for it in this process until it changes."""
+    is not looked at again for it in this process until it changes (one ``stat``)."""
     key = (str(path), project)
-    if _REJECTED.get(key) == (size, mtime):
+    stamp = stamp_of(path)  # before the read: a change made during it is seen next time
+    if key in _REJECTED and _REJECTED[key] == stamp:
         return None
     try:
         if not is_project_session(path, project):
@@ -251,7 +253,7 @@ def _open_new(path: Path, project: str, size: int = -1,
     except (SessionFileError, OSError):
         if len(_REJECTED) >= 1024:  # a process that runs for weeks keeps no more
             _REJECTED.clear()
-        _REJECTED[key] = (size, mtime)
+        _REJECTED[key] = stamp
         return None  # not a session of this project: never becomes a source
     return reader if reader.project == project else None
 

@@ -5,7 +5,8 @@ list, a timeout); a missing git, a directory that is no repository, or a failing
 answers ``None`` (the caller shows "uncommitted" or falls back), never raises.
 Provenance is cached per file by (size, mtime, the commit HEAD names): a plan asks for
 it on every prompt, and a hook is a new process each time, so the cache is also kept on
-disk (``cache``: a file in the home; derived, rebuilt when unreadable). HEAD is read from
+disk (``cache``: a file in the home per project, holding that project's files only;
+derived, rebuilt when unreadable). HEAD is read from
 the repository's files, not by running git, so an unchanged file after a ``git commit``
 is blamed again (its lines are committed now) and nothing else is.
 """
@@ -107,7 +108,9 @@ def _load(cache: Path | None) -> None:
         return  # derived: a damaged cache is rebuilt by blaming again
 
 
-def _save(cache: Path | None) -> None:
+def _save(cache: Path | None, directory: Path) -> None:
+    """Write the provenance of the files in ``directory`` (one project's team ledger) to
+    that project's ``cache``: what this process blamed in other projects is theirs."""
     if cache is None:
         return
     from waymarks.files.atomic import write_atomic
@@ -115,7 +118,8 @@ def _save(cache: Path | None) -> None:
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(cache, json.dumps({k: [stamp, commits] for k, (stamp, commits)
-                                        in _BLAME.items()}), mode=0o600)
+                                        in _BLAME.items() if Path(k).parent == directory}),
+                     mode=0o600)
     except OSError:
         return  # a cache that cannot be written costs a blame next time, nothing else
 
@@ -141,5 +145,5 @@ def line_commits(path: Path, size: int, mtime_ns: int,
     if len(_BLAME) > 256:
         _BLAME.clear()
     _BLAME[key] = (stamp, commits)
-    _save(cache)
+    _save(cache, path.parent)
     return commits

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 
 HERE: Final = Path(__file__).parent
 MAX_FIELD: Final = 20_000  # characters of one form field (a pin is at most 4,000)
+#: services of other projects kept open (each holds a database connection): the most
+#: recently viewed; one viewed again after it was closed is opened anew
+KEPT_PROJECTS: Final = 8
 
 
 def reveal(text: object) -> str:
@@ -61,7 +64,8 @@ def environment() -> jinja2.Environment:
 
 class Inspector:
     """The state of one launch: the service of the project it started in, the services
-    of other projects opened since, the gate, the templates."""
+    of other projects viewed since (the :data:`KEPT_PROJECTS` most recent), the gate, the
+    templates."""
 
     def __init__(self, app: Waymarks, gate: Gate) -> None:
         self.app = app
@@ -78,12 +82,15 @@ class Inspector:
         project = request.query_params.get("project")
         if not project or project == self.app.cwd:
             return self.app
-        if project not in self.others:
-            opened = reads.open_project(self.app, project)
-            if opened is None:
+        kept = self.others.pop(project, None)  # kept again last: the most recently viewed
+        if kept is None:
+            kept = reads.open_project(self.app, project)
+            if kept is None:
                 return None
-            self.others[project] = opened
-        return self.others[project]
+            while len(self.others) >= KEPT_PROJECTS:
+                self.others.pop(next(iter(self.others))).close()  # the least recently viewed
+        self.others[project] = kept
+        return kept
 
     def render(self, name: str, request: Request, app: Waymarks | None, status: int = 200,
                **values: Any) -> HTMLResponse:
