@@ -57,7 +57,7 @@ def fts5_order(db: sqlite3.Connection, terms: list[str], limit: int) -> list[int
 
 
 # a skewed vocabulary: a few terms in most rows (large groups), others rare
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=160, deadline=None)
 @given(
     rows=st.lists(st.lists(st.sampled_from(TERMS[:3] * 6 + TERMS), min_size=1, max_size=6),
                   min_size=1, max_size=700),
@@ -69,53 +69,33 @@ def fts5_order(db: sqlite3.Connection, terms: list[str], limit: int) -> list[int
     split=st.tuples(st.sampled_from([0, 1, 30, 2000]), st.sampled_from([0, 1, 3, 5])),
     # the rows the caller says it will take (it may take more, or fewer)
     want=st.sampled_from([1, 7, 100]),
+    # the rows a session may see (RecallIndex._visible_rows), few or most, or every row
+    allowed=st.one_of(st.none(), st.sets(st.integers(1, 700), max_size=40),
+                      st.sets(st.integers(1, 700), min_size=300, max_size=650)),
 )
 def test_the_order_is_fts5s_own(rows: list[list[str]], long_rows: set[int], query: list[str],
-                                limit: int, split: tuple[int, int], want: int) -> None:
+                                limit: int, split: tuple[int, int], want: int,
+                                allowed: set[int] | None) -> None:
+    """FTS5's order; given the rows a session may see, exactly those in the order FTS5
+    ranks all of them (the scores count every row, as FTS5's do)."""
     rows = [row + FILLER if n in long_rows else row for n, row in enumerate(rows)]
     db = fts(rows)
     terms = sorted(query)
     saved = recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS
     recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS = split
     shortest = min(len(set(row)) for row in rows)  # the bound the index keeps
+    only = None if allowed is None else frozenset(allowed)
     try:
-        mine = list(itertools.islice(ranked(db, "idx", terms, shortest, want), limit))
+        mine = list(itertools.islice(ranked(db, "idx", terms, shortest, want, allowed=only),
+                                     limit))
     finally:
         recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS = saved
-    assert mine == fts5_order(db, terms, limit)
-
-
-@settings(max_examples=120, deadline=None)
-@given(
-    rows=st.lists(st.lists(st.sampled_from(TERMS[:3] * 6 + TERMS), min_size=1, max_size=6),
-                  min_size=1, max_size=700),
-    long_rows=st.sets(st.integers(0, 699), max_size=8),
-    query=st.lists(st.sampled_from([*TERMS, "unseen"]), min_size=1, max_size=6, unique=True),
-    limit=st.sampled_from([1, 5, 100, 1000]),
-    split=st.tuples(st.sampled_from([0, 1, 30, 2000]), st.sampled_from([0, 1, 3, 5])),
-    want=st.sampled_from([1, 7, 100]),
-    allowed=st.one_of(st.sets(st.integers(1, 700), max_size=40),
-                      st.sets(st.integers(1, 700), min_size=300, max_size=650)),
-)
-def test_the_allowed_rows_come_in_fts5s_order_of_every_row(
-        rows: list[list[str]], long_rows: set[int], query: list[str], limit: int,
-        split: tuple[int, int], want: int, allowed: set[int]) -> None:
-    """Given the rows a session may see, the ranking gives out exactly those, in the order
-    FTS5 ranks all of them (the scores count every row, as FTS5's do)."""
-    rows = [row + FILLER if n in long_rows else row for n, row in enumerate(rows)]
-    db = fts(rows)
-    terms = sorted(query)
-    saved = recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS
-    recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS = split
-    shortest = min(len(set(row)) for row in rows)
-    try:
-        mine = list(itertools.islice(
-            ranked(db, "idx", terms, shortest, want, allowed=frozenset(allowed)), limit))
-    finally:
-        recall_rank._LISTED_POSTINGS, recall_rank._COMMON_TERMS = saved
+    if only is None:
+        assert mine == fts5_order(db, terms, limit)
+        return
     every = fts5_order(db, terms, len(rows))
-    assert mine == [rowid for rowid in every if rowid in allowed][:limit]
-    assert list(fts5_ranked(db, "idx", terms, frozenset(allowed)))[:limit] == mine
+    assert mine == [rowid for rowid in every if rowid in only][:limit]
+    assert list(fts5_ranked(db, "idx", terms, only))[:limit] == mine
 
 
 def test_large_groups_long_documents_and_ties() -> None:
