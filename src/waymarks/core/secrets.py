@@ -77,12 +77,11 @@ from typing import NamedTuple
 from waymarks.core.secret_rules import (
     BY_GUARD,
     PLACEHOLDER_PREFIX,
-    Rule,
     accepts,
-    ascii_lower,
     might_contain_secret,
     visible,
 )
+from waymarks.core.secret_tokens import Rule, ascii_lower
 
 __all__ = ["PLACEHOLDER_PREFIX", "SecretSpan", "credential_kinds", "cut_before_secret",
            "find_secrets", "might_contain_secret", "redact"]
