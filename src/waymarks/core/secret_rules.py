@@ -8,11 +8,14 @@ to replace. Two families:
   (:mod:`waymarks.core.secret_tokens`, which describes them);
 - wrappers: a value that is a credential because of where it stands: the token after
   ``Bearer`` (on the same line, or alone on the next: ``Authorization: Bearer⏎TOKEN``)
-  or ``Basic`` or ``Authorization: token``, the password of a URL
-  (``postgres://admin:pw@host``), a password glued to a MySQL client's ``-p``, after
-  curl's ``-u USER:``, a registry login's or ``sshpass``'s ``-p`` or redis-cli's ``-a``,
-  the value of
-  a ``password=``/``api_key:``/``"secret": "…"`` assignment or a ``--token VALUE`` flag.
+  or ``Basic`` or ``Authorization: token``, base64 ``user:password`` under an ``auth`` key
+  (Docker's config.json, .npmrc's ``_auth``), the password of a URL
+  (``postgres://admin:pw@host``) or of a .netrc entry (``machine H login U password P``),
+  a password glued to a MySQL client's ``-p``, after curl's ``-u USER:`` or smbclient's
+  ``-U USER%``, after the password flag of a registry login, ``sshpass``, redis-cli,
+  openssl, zip, 7-Zip or an OpenLDAP client (``_LOGIN_FLAGS``), the value of
+  a ``password=``/``api_key:``/``DB_PASS=``/``"secret": "…"`` assignment or a
+  ``--token VALUE`` flag.
 - invisible format characters (:func:`visible`) are not read: ``find_secrets`` runs the
   rules on the text without them and maps the spans back.
 
@@ -22,7 +25,7 @@ searches behind single-character guards (one expression of all rules, tried at e
 position, cost about 200 µs per 200 characters). Past it, rules are grouped by a *guard*
 character every match holds, and each runs only when one of its *needles* (the literals
 it cannot match without) is in the text: a text pays for the rules it could trigger, not
-for all 43. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
+for all 54. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
 *anchored*: their expression is tried only where the needle stands.
 
 What must stay true:
@@ -78,7 +81,10 @@ _SEPARATOR: Final = r"\\?[\"'`]?[ \t]*(?::=|=>|==|!=|=|:)"
 _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fails fast
     "(?:key(?=" + _SEPARATOR + ")(?:"
     + "|".join(f"(?<={p}key)|(?<={p}[_.-]key)" for p in _KEY_PREFIXES) + ")"
-    r"|secret|token|passwor[dt]|passwd|passphrase|pwd)"
+    r"|secret|token|passwor[dt]|passwd|passphrase|pwd"
+    # "pass" ends a name after a non-letter or in camel case (DB_PASS, SMTP_PASS, dbPass,
+    # rclone's "pass ="), never inside a word (bypass, compass) or before more of one
+    "|pass(?=" + _SEPARATOR + r")(?:(?<![A-Za-z0-9]pass)|(?<=(?-i:[a-z0-9]Pass))))"
 )
 _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
                 r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
@@ -86,6 +92,32 @@ _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the se
 _PASSWORD_COMMANDS: Final = (
     r"(?:mysql(?:dump|admin|import|check|show|slap|pump|binlog)?"
     r"|mariadb(?:-(?:dump|admin|import|check|show|slap|binlog))?)")
+#: (command, flag) whose password follows the flag, after spaces or glued: a registry
+#: login's or sshpass's ``-p``, redis-cli's ``-a``, openssl's ``-k`` and ``-pass``,
+#: ``-passin``, ``-passout``, ``-password`` with ``pass:`` (``env:``, ``file:`` name one),
+#: zip's and unzip's ``-P``, 7-Zip's ``-p`` (glued: ``-p`` alone prompts), and ``-w`` of
+#: the OpenLDAP clients (``-W`` prompts)
+_LOGIN_FLAGS: Final = (
+    (r"(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t][^\n|;&`]{0,64}?login"
+     r"|helm[ \t]+registry[ \t]+login|az[ \t]+login|sshpass", "-p"),
+    ("redis-cli", "-a"),
+    (r"openssl(?:\.exe)?", r"-[kK](?=[ \t])|-pass(?:in|out|word)?[ \t]+(?:pass:|(?=['\"]pass:))"),
+    ("(?:un)?zip", "-P"),
+    (r"7z[arz]?(?:\.exe)?", r"-p(?![ \t])"),
+    ("ldap[a-z]+", "-w"),
+)
+#: where a command's name starts: not inside a word or path (``unzip``'s "zip" too)
+_COMMAND_START: Final = r"(?:(?<![\w.-])|(?<=(?<![\w.-])un)(?=zip))"
+
+
+def _user_and_password(name: str, sep: str) -> str:
+    """``USER{sep}PASSWORD`` after its flag (``-u me:pw``, ``-U 'me%pw'``, ``--user=…``),
+    the password in the group ``name`` (``name_q``, ``name_d`` when quoted)."""
+    return (rf"(?:[ \t]+|=)?(?:'[^'\s{sep}]*{sep}(?P<{name}_q>[^'\n]{{1,4096}})'"
+            rf"|\"[^\"\s{sep}]*{sep}(?P<{name}_d>[^\"\n]{{1,4096}})\""
+            rf"|[^\s\"'`{sep};|&<>()]*{sep}(?P<{name}>[^\s\"'`\\;|&<>()]{{1,4096}}))")
+
+
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
         r"\b(?:[Bb]earer|BEARER)(?:[ \t]+|[ \t]*\r?\n[ \t]*(?=[A-Za-z0-9._~+/=-]{8,}[ \t]*"
@@ -94,6 +126,21 @@ _WRAPPERS: Final = (
     Rule("basic", "basic-auth", lazy(
         r"\b(?:[Bb]asic|BASIC)[ \t]+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII),
         ("basic",), folded=True, anchored=True, wrapper=True),
+    # the same base64 "user:password" under an ``auth`` key: Docker's config.json
+    # (``"auth": "…"``), .npmrc's ``_auth=…``; ``accepts`` decodes it as Basic's
+    Rule("auth_b64", "basic-auth", lazy(
+        r"(?<![A-Za-z0-9])auth\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+        r"(?P<auth_b64>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII | re.IGNORECASE),
+        ("auth",), folded=True, anchored=True, wrapper=True),
+    # a .netrc entry's password: ``machine HOST`` (or ``default``), its ``login``,
+    # ``account`` or ``port``, then ``password VALUE``, on one line or several; a host
+    # named like a keyword is prose ("the machine login password is …")
+    Rule("netrc", "secret", lazy(
+        r"(?<![\w.-])(?:machine[ \t\r\n]+(?!(?:login|password|account|port)\b)\S+|default)"
+        r"(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+\S+){1,3}[ \t\r\n]+password[ \t\r\n]+"
+        r"(?:'(?P<netrc_q>[^'\n]{1,4096})'|\"(?P<netrc_d>[^\"\n]{1,4096})\""
+        r"|(?P<netrc>[^\s\"'`]{1,4096}))", re.ASCII),
+        ("machine", "default"), anchored=True, wrapper=True),
     # the password runs to the last "@" of the authority: pasted unencoded, it may hold
     # "@" or "#"; JSON may escape the slashes (":\/\/")
     # GitHub's older scheme (``Authorization: token <40 hex>``), in a header or JSON
@@ -112,21 +159,25 @@ _WRAPPERS: Final = (
     # Buildah, nerdctl, ``helm registry login``, ``az login``) or of ``sshpass``, and after
     # redis-cli's ``-a``; ``docker run -p 8080:80`` and ``ssh -p 22`` are other flags
     Rule("login_flag", "secret", lazy(
-        r"(?<![\w.-])(?:(?:(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t][^\n|;&`]{0,64}?"
-        r"login|helm[ \t]+registry[ \t]+login|az[ \t]+login|sshpass)(?=[ \t])[^\n|;&`]{0,256}?"
-        r"[ \t]-p|redis-cli(?=[ \t])[^\n|;&`]{0,256}?[ \t]-a)[ \t]*"
-        r"(?:'(?P<login_flag_q>[^'\n]{1,4096})'|\"(?P<login_flag_d>[^\"\n]{1,4096})\""
+        _COMMAND_START + "(?:" + "|".join(
+            rf"(?:{command})(?=[ \t])[^\n|;&`]{{0,256}}?[ \t](?:{flag})"
+            for command, flag in _LOGIN_FLAGS) + r")[ \t]*"
+        r"(?:'(?:pass:)?(?P<login_flag_q>[^'\n]{1,4096})'"
+        r"|\"(?:pass:)?(?P<login_flag_d>[^\"\n]{1,4096})\""
         r"|(?P<login_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
-        ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli"),
-        anchored=True, wrapper=True, guard="-"),
+        ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli",
+         "openssl", "zip", "7z", "ldap"), anchored=True, wrapper=True, guard="-"),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(
         r"(?<![\w.-])curl(?:\.exe)?(?=[ \t])[^\n|;&`]{0,256}?[ \t](?:-[uU]|--(?:proxy-)?user)"
-        r"(?:[ \t]+|=)?(?:'[^'\s:]*:(?P<user_flag_q>[^'\n]{1,4096})'"
-        r"|\"[^\"\s:]*:(?P<user_flag_d>[^\"\n]{1,4096})\""
-        r"|[^\s\"'`:;|&<>()]*:(?P<user_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
+        + _user_and_password("user_flag", ":"), re.ASCII),
         ("curl",), anchored=True, wrapper=True, guard="-"),
+    # the password of smbclient's (rpcclient's) ``-U USER%PASSWORD``
+    Rule("smb_user", "secret", lazy(
+        r"(?<![\w.-])(?:smb|rpc)client(?:\.exe)?(?=[ \t])[^\n|;&`]{0,256}?[ \t](?:-U|--user)"
+        + _user_and_password("smb_user", "%"), re.ASCII),
+        ("smbclient", "rpcclient"), anchored=True, wrapper=True, guard="-"),
     Rule("url", "url-password", lazy(
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
@@ -138,7 +189,7 @@ _WRAPPERS: Final = (
         _NAME + "(?P<sep>" + _SEPARATOR + r"[ \t]*)"
         + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
-        ("key", "secret", "token", "passw", "passp", "pwd"), folded=True, anchored=True,
+        ("key", "secret", "token", "pass", "pwd"), folded=True, anchored=True,
         wrapper=True),
 )
 RULES: Final = (*TOKENS, *_WRAPPERS)
@@ -157,7 +208,8 @@ _SHORTEST: Final = 6
 #: shortest match)
 _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "url", "flag", "assign",
-                                "short_flag", "user_flag", "login_flag"})
+                                "short_flag", "user_flag", "login_flag", "smb_user",
+                                "auth_b64"})
 
 
 #: format characters that render as nothing (Unicode Cf: zero-width space and joiners, word
@@ -205,21 +257,24 @@ def might_contain_secret(text: str) -> bool:
     if dash and (
             "sk-" in text or "key-" in text or ("x" in text and ("xox" in text or "xapp-" in text))
             or ("gl" in text and GITLAB.search(text) is not None)
-            or ("-us" in text and MAILCHIMP.search(text) is not None)):
+            or ("-us" in text and MAILCHIMP.search(text) is not None) or "sq0" in text):
         return True
     if "_" in text and (
             ("k_" in text and ("k_live_" in text or "k_test_" in text or "k_prod_" in text))
             or "whsec_" in text or "npm_" in text or "hf_" in text or "shp" in text
-            or "_v1_" in text or GITHUB.search(text) is not None):
+            or "_v1_" in text or "lin_api_" in text or "sntry" in text
+            or GITHUB.search(text) is not None):
         return True
+    # "eyJ" also stands in a Mapbox secret token ("sk.eyJ") and a Sentry org token
     if ("J" in text and ("eyJ" in text or "LS0tLS1CRUdJTi" in text)) \
             or ("~" in text and "Q~" in text) or ("9" in text and "ya29." in text) \
             or ("B" in text and "-----BEGIN" in text):
         return True
     if "A" in text and (("I" in text and ("IA" in text or "AIza" in text))
-                        or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)):
+                        or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)
+                        or "ATATT3" in text):
         return True
-    if ("K" in text and ("SK" in text or "HRKU-" in text)) \
+    if ("K" in text and ("SK" in text or "HRKU-" in text or "AGE-SECRET-KEY-1" in text)) \
             or ("G" in text and ("SG." in text or "GOCSPX-" in text or "GR1348941" in text)):
         return True
     if ("M" in text or "N" in text or "O" in text) and "." in text \
@@ -227,6 +282,9 @@ def might_contain_secret(text: str) -> bool:
         return True
     if colon and (":AA" in text or ("://" in text and "hooks" in text)):
         return True  # a Telegram bot token, a Slack or Discord webhook
+    if ("hv" in text and ("hvs." in text or "hvb." in text or "hvr." in text)) \
+            or "dapi" in text:
+        return True  # a Vault or Databricks token
     return _in_context(text, dash, colon, equals)
 
 
@@ -245,16 +303,21 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # a random-looking 40-character value named an AWS secret key
     if dash and "-p" in text and ("mysql" in text or "mariadb" in text):
         return True  # a password glued to a MySQL client's -p
-    if dash and "curl" in text and ("-u" in text or "-U" in text):
-        return True  # curl's -u USER:PASSWORD
-    if dash and (("-p" in text and ("login" in text or "sshpass" in text))
-                 or ("-a" in text and "redis-cli" in text)):
-        return True  # a registry login's or sshpass's -p, redis-cli's -a
+    if dash and ("curl" in text or "client" in text) and ("-u" in text or "-U" in text):
+        return True  # curl's -u USER:PASSWORD, smbclient's -U USER%PASSWORD
+    if dash and (("-p" in text and ("login" in text or "sshpass" in text or "7z" in text
+                                    or "openssl" in text))
+                 or ("-a" in text and "redis-cli" in text)
+                 or (("-k" in text or "-K" in text) and "openssl" in text)
+                 or ("-P" in text and "zip" in text) or ("-w" in text and "ldap" in text)):
+        return True  # a password flag of a login, sshpass, redis-cli, openssl, zip, 7z, ldap*
+    if "password" in text and ("machine" in text or "default" in text):
+        return True  # a .netrc entry
     if not (colon or equals or (dash and "--" in text)):
         return False
     return ("k" in folded and ("key" in folded or "token" in folded)) \
-        or ("w" in folded and ("passw" in folded or "pwd" in folded)) \
-        or "secret" in folded or "passp" in folded or (equals and "sig=" in text)
+        or "pass" in folded or ("w" in folded and "pwd" in folded) or "auth" in folded \
+        or "secret" in folded or (equals and "sig=" in text)
 
 
 #: a random 40-character base64 value has about 29 distinct characters; below this, a
@@ -297,9 +360,11 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return len(value) >= 20 or any(c.isdigit() for c in value)
     if name == "auth_token":  # "Authorization: token authentication": a word
         return len(value) >= 20 or any(c.isdigit() for c in value)
-    if name in ("short_flag", "user_flag", "login_flag"):  # "-p$PWD", "-p****", "-u me:$T"
-        return not _is_reference(value) and any(c.isalnum() for c in value)
-    if name == "basic":
+    if name in ("short_flag", "user_flag", "login_flag", "smb_user", "netrc"):  # "-p$PWD"
+        # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
+        return not _is_reference(value) and any(c.isalnum() for c in value) \
+            and "://" not in value
+    if name in ("basic", "auth_b64"):
         return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
@@ -315,6 +380,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             # idempotent). Any other value before a placeholder is still judged: text that
             # merely carries "[REDACTED:" must not switch detection off
             return False
+        if _a_word_named_pass(match):  # "first_pass: 'fast'", "pass: done": a word stays
+            return _looks_like_secret(value, data=False, alone=False)
         # data, not prose: a quoted value, a flag's, or NAME=value with no spaces
         data = (match.lastgroup or "").endswith("_q") or name == "flag" \
             or match.group("sep") == "="
@@ -324,12 +391,30 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     return True
 
 
+def _name_start(text: str, at: int) -> int:
+    """Where the name holding position ``at`` starts (``DB_PASS``, ``my.api_key``)."""
+    while at and (text[at - 1].isalnum() or text[at - 1] in "_.-"):
+        at -= 1
+    return at
+
+
 def _starts_its_line(text: str, at: int) -> bool:
     """Whether the name ending at ``at``… starts its line (after spaces, ``- ``, ``export``):
     a key-value line (``  DB_PASSWORD: postgres``), not prose (``rotate the token: done``)."""
-    while at and (text[at - 1].isalnum() or text[at - 1] in "_.-"):
-        at -= 1
+    at = _name_start(text, at)
     return text[text.rfind("\n", 0, at) + 1:at].strip() in ("", "-", "export")
+
+
+def _a_word_named_pass(match: re.Match[str]) -> bool:
+    """Whether the assignment's name ends in "pass" and is not an upper-case variable:
+    ``pass``, ``dbPass``, ``first_pass`` may hold a word that is no password (a test
+    result, a mode); ``DB_PASS``, ``SMTP_PASS`` hold the password whatever it is."""
+    head = match.group(0)[:5].lower()
+    if not head.startswith("pass") or head[4:] in ("w", "p"):  # password, passphrase
+        return False
+    text, at = match.string, match.start()
+    name = text[_name_start(text, at):at + 4]
+    return not (name.isupper() and len(name) > len("pass"))
 
 
 def _decodes(text: str, check: Callable[[str], bool]) -> bool:
