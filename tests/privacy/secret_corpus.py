@@ -290,6 +290,7 @@ LOOKALIKES: list[str] = [
     "curl -u admin https://x.io; curl -u $USER:$PASS https://x.io; curl --url http://a:80/",
     "docker run -p 8080:80 web && docker login -u ci --password-stdin && redis-cli -p 6379",
     "the machine login screen asks for a password once; machine learning passwords",
+    "machine HOST login USER password PASSWORD", "machine H login U password P",
     "pass: the tests passed", "- [x] pass: done", "PASS: test-name", "bypass: 1234567",
     "on_pass: 'continue'", "first_pass: fast\n", "pass: skipped\n", "dbPass: postgres\n",
     "openssl s_client -connect h:443, then curl -k https://x.io/health",

@@ -257,7 +257,8 @@ def might_contain_secret(text: str) -> bool:
     if dash and (
             "sk-" in text or "key-" in text or ("x" in text and ("xox" in text or "xapp-" in text))
             or ("gl" in text and GITLAB.search(text) is not None)
-            or ("-us" in text and MAILCHIMP.search(text) is not None) or "sq0" in text):
+            or ("-us" in text and MAILCHIMP.search(text) is not None)
+            or ("q" in text and "sq0" in text)):
         return True
     if "_" in text and (
             ("k_" in text and ("k_live_" in text or "k_test_" in text or "k_prod_" in text))
@@ -272,7 +273,7 @@ def might_contain_secret(text: str) -> bool:
         return True
     if "A" in text and (("I" in text and ("IA" in text or "AIza" in text))
                         or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)
-                        or "ATATT3" in text):
+                        or ("3" in text and "ATATT3" in text)):
         return True
     if ("K" in text and ("SK" in text or "HRKU-" in text or "AGE-SECRET-KEY-1" in text)) \
             or ("G" in text and ("SG." in text or "GOCSPX-" in text or "GR1348941" in text)):
@@ -282,9 +283,10 @@ def might_contain_secret(text: str) -> bool:
         return True
     if colon and (":AA" in text or ("://" in text and "hooks" in text)):
         return True  # a Telegram bot token, a Slack or Discord webhook
-    if ("hv" in text and ("hvs." in text or "hvb." in text or "hvr." in text)) \
-            or "dapi" in text:
-        return True  # a Vault or Databricks token
+    size = len(text)  # a Vault token is 94+ characters, a Databricks token 36
+    if (size >= 94 and "hv" in text) \
+            or (size >= 36 and "dapi" in text):
+        return True
     return _in_context(text, dash, colon, equals)
 
 
@@ -301,23 +303,44 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True
     if ("/" in text or "+" in text) and len(text) >= 40 and named_aws_key(text):
         return True  # a random-looking 40-character value named an AWS secret key
-    if dash and "-p" in text and ("mysql" in text or "mariadb" in text):
-        return True  # a password glued to a MySQL client's -p
-    if dash and ("curl" in text or "client" in text) and ("-u" in text or "-U" in text):
-        return True  # curl's -u USER:PASSWORD, smbclient's -U USER%PASSWORD
-    if dash and (("-p" in text and ("login" in text or "sshpass" in text or "7z" in text
-                                    or "openssl" in text))
-                 or ("-a" in text and "redis-cli" in text)
-                 or (("-k" in text or "-K" in text) and "openssl" in text)
-                 or ("-P" in text and "zip" in text) or ("-w" in text and "ldap" in text)):
-        return True  # a password flag of a login, sshpass, redis-cli, openssl, zip, 7z, ldap*
-    if "password" in text and ("machine" in text or "default" in text):
+    if dash and (" -" in text or "\t-" in text) and _password_flag(text):
+        return True
+    named_pass = "pass" in folded  # password, passphrase, DB_PASS
+    if named_pass and "password" in text and ("machine" in text or "default" in text):
         return True  # a .netrc entry
     if not (colon or equals or (dash and "--" in text)):
         return False
-    return ("k" in folded and ("key" in folded or "token" in folded)) \
-        or "pass" in folded or ("w" in folded and "pwd" in folded) or "auth" in folded \
-        or "secret" in folded or (equals and "sig=" in text)
+    return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \
+        or ("w" in folded and "pwd" in folded) or "secret" in folded \
+        or (equals and "sig=" in text) or ("auth" in folded and _auth_key(folded))
+
+
+def _password_flag(text: str) -> bool:
+    """A command whose password follows a flag (every such rule holds ``[ \\t]-``):
+    MySQL's ``-pPASSWORD``, curl's ``-u USER:PASSWORD``, smbclient's ``-U USER%PASSWORD``,
+    the flags of ``_LOGIN_FLAGS``."""
+    flag_p = "-p" in text
+    return (flag_p and ("mysql" in text or "mariadb" in text or "login" in text
+                        or "sshpass" in text or "7z" in text)) \
+        or (("curl" in text or "client" in text) and ("-u" in text or "-U" in text)) \
+        or ("openssl" in text and (flag_p or "-k" in text or "-K" in text)) \
+        or ("-a" in text and "redis-cli" in text) or ("zip" in text and "-P" in text) \
+        or ("ldap" in text and "-w" in text)
+
+
+def _auth_key(folded: str) -> bool:
+    """Whether "auth" stands before what may lead to its separator (``"auth": "…"``,
+    ``_auth=…``), the only places ``auth_b64`` matches; ``Author:`` is no such key."""
+    at = folded.find("auth")
+    while at != -1:
+        if folded[at + 4:at + 5] in _AUTH_NEXT:
+            return True
+        at = folded.find("auth", at + 4)
+    return False
+
+
+#: what may follow "auth" in an ``auth_b64`` match
+_AUTH_NEXT: Final = frozenset("\\\"' \t:=")
 
 
 #: a random 40-character base64 value has about 29 distinct characters; below this, a
@@ -360,7 +383,9 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return len(value) >= 20 or any(c.isdigit() for c in value)
     if name == "auth_token":  # "Authorization: token authentication": a word
         return len(value) >= 20 or any(c.isdigit() for c in value)
-    if name in ("short_flag", "user_flag", "login_flag", "smb_user", "netrc"):  # "-p$PWD"
+    if name == "netrc":  # data, but "password PASSWORD" or "password P" is documentation
+        return _looks_like_secret(value, data=True, alone=False)
+    if name in ("short_flag", "user_flag", "login_flag", "smb_user"):  # "-p$PWD"
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
         return not _is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value

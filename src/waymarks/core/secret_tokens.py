@@ -144,13 +144,12 @@ TOKENS: Final = (
            r"(?<![\w~.-])[\w~.]{3}[0-9]Q~[\w~.-]{31,34}(?![\w~-])", "Q~"),
     # HashiCorp Vault 1.10+: service, batch and recovery tokens (at least 95 characters;
     # the legacy ``s.`` + 24 is too plain to tell from code)
-    _token("vault", "vault-token", _B + r"hv[sbr]\.[\w-]{90,}", "hvs.", "hvb.", "hvr."),
+    _token("vault", "vault-token", _B + r"hv[sbr]\.[\w-]{90,}", "hv"),
     # Atlassian API tokens: ``ATATT3``, base64url, then ``=`` and an 8-hex checksum
     _token("atlassian", "atlassian-token", _B + r"ATATT3[\w-]{20,}=[0-9A-F]{8}" + _E, "ATATT3"),
     _token("linear", "linear-api-key", _B + r"lin_api_[A-Za-z0-9]{40}" + _E, "lin_api_"),
     # Square: an access token and an application (OAuth) secret
-    _token("square", "square-token", _B + r"sq0(?:atp-[\w-]{22}|csp-[\w-]{43})" + _E,
-           "sq0atp-", "sq0csp-"),
+    _token("square", "square-token", _B + r"sq0(?:atp-[\w-]{22}|csp-[\w-]{43})" + _E, "sq0"),
     # a Databricks personal access token, with the workspace suffix some carry (``-2``)
     _token("databricks", "databricks-token", _B + r"dapi[0-9a-f]{32}(?:-[0-9]+)?(?!\w)",
            "dapi"),
@@ -158,7 +157,7 @@ TOKENS: Final = (
     # (``{"iat": …``, hence ``eyJ``), ``_``, base64 of 32 random bytes
     _token("sentry", "sentry-token", _B + r"sntry(?:u_[0-9a-f]{64}" + _E
            + r"|s_eyJ[A-Za-z0-9+/]{20,}={0,2}_[A-Za-z0-9+/]{43,}={0,2})",
-           "sntryu_", "sntrys_eyJ"),
+           "sntry"),
     # an age identity: bech32, upper case (the public ``age1…`` recipient is not secret)
     _token("age", "age-secret-key",
            _B + r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _E,
