@@ -292,10 +292,9 @@ def might_contain_secret(text: str) -> bool:
 
 def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     """The literals of the rules that match by position: a URL's password, Bearer/Basic,
-    an AWS secret key named on its line, a MySQL client's ``-pPASSWORD``, curl's ``-u
-    USER:PASSWORD``, a registry login's ``-p``, a flag, an
-    assignment (``Authorization: token …`` among them: it holds "token" and a separator),
-    Azure's ``sig=``."""
+    an AWS secret key named on its line, a command's password flag (:func:`_password_flag`),
+    a .netrc entry, a flag, an assignment (``Authorization: token …`` among them: it holds
+    "token" and a separator), base64 under an ``auth`` key, Azure's ``sig=``."""
     if colon and ("://" in text or ":\\/\\/" in text) and "@" in text:
         return True
     folded = text.casefold()  # names and Bearer/Basic match case-insensitively
