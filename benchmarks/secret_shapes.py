@@ -1,6 +1,9 @@
 """Benchmark: false positives and recall of the two credential shapes added for issue 19
 (review i19 #9) — an unlabelled AWS secret access key, and a Bearer token on the line after
-``Authorization: Bearer`` — on real text.
+``Authorization: Bearer`` — on real text; and the false positives of the shapes added after
+it (``ADDED``: vendor tokens such as Vault's and Sentry's, a .netrc password, base64 under
+an ``auth`` key, the password flags of openssl, zip, 7-Zip, the OpenLDAP clients and
+smbclient, and names ending in ``PASS``: only those matches of the assignment rule).
 
 - ``false_positives``: every file under the given roots (default: this repository's
   ``src``, ``tests``, ``docs``, ``benchmarks``, ``/work/shared`` and the virtual
@@ -30,6 +33,7 @@ import argparse
 import json
 import os
 import random
+import re
 import statistics
 import string
 import subprocess
@@ -44,6 +48,8 @@ from waymarks.core.secrets import redact
 
 REPO = Path(__file__).resolve().parents[1]
 NAMES = ("aws_secret_pair", "aws_secret_named", "bearer")
+ADDED = ("vault", "atlassian", "linear", "square", "databricks", "sentry", "age", "mapbox",
+         "auth_b64", "netrc", "login_flag", "smb_user", "assign")
 SKIP_DIRS = {".git", "node_modules", ".cache", "__pycache__", ".mypy_cache", ".ruff_cache"}
 PIECE = 4096
 
@@ -59,9 +65,10 @@ def _pieces(path: Path) -> list[str]:
 
 
 def scan(roots: list[Path]) -> dict[str, object]:
-    rules = {rule.name: rule for rule in RULES if rule.name in NAMES}
-    counts = {name: {"candidates": 0, "accepted": 0} for name in NAMES}
-    meant = {name: 0 for name in NAMES}
+    names = NAMES + ADDED
+    rules = {rule.name: rule for rule in RULES if rule.name in names}
+    counts = {name: {"candidates": 0, "accepted": 0} for name in names}
+    meant = {name: 0 for name in names}
     where: list[str] = []
     files = pieces = 0
     for root in roots:
@@ -81,6 +88,8 @@ def scan(roots: list[Path]) -> dict[str, object]:
                             if rule_name == "bearer" and "\n" not in text[
                                     match.start():start]:
                                 continue  # the same-line shape is older: not counted here
+                            if rule_name == "assign" and not _named_pass(match):
+                                continue  # only names ending in "pass" are new
                             counts[rule_name]["candidates"] += 1
                             if not accepts(rule_name, match, start, end):
                                 continue
@@ -92,6 +101,12 @@ def scan(roots: list[Path]) -> dict[str, object]:
                                 where.append(f"{rule_name} {path}: {value[:4]}…{value[-4:]}")
     return {"files": files, "pieces": pieces, "by_rule": counts,
             "fakes_in_tests_privacy": meant, "accepted_at": where}
+
+
+def _named_pass(match: re.Match[str]) -> bool:
+    """Whether an assignment's name ends in "pass" (not password, passphrase)."""
+    head = match.group(0)[:5].lower()
+    return head.startswith("pass") and head[4:] not in ("w", "p")
 
 
 def recall(samples: int = 20_000, seed: int = 7) -> dict[str, float]:

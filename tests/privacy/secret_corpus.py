@@ -60,6 +60,23 @@ def pem(seed: str) -> str:
 
 
 UPPER_DIGITS = string.ascii_uppercase + string.digits
+#: the bech32 alphabet an age secret key is written in (upper case)
+BECH32_UPPER = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+
+
+def sentry_org_token(seed: str) -> str:
+    """A Sentry organization token: base64 of its JSON payload, then 32 random bytes."""
+    payload = json.dumps({"iat": 1717171717.5, "url": "https://sentry.io",
+                          "region_url": "https://us.sentry.io", "org": seed})
+    return ("sntry" + "s_" + base64.b64encode(payload.encode()).decode() + "_"
+            + body(seed, B64, 43))
+
+
+def mapbox_secret_token(seed: str) -> str:
+    """A Mapbox secret token: ``sk.``, base64url of ``{"u": user, "a": id}``, a signature."""
+    claims = json.dumps({"u": "example", "a": body(seed, string.ascii_lowercase
+                                                  + string.digits, 25)}, separators=(",", ":"))
+    return "s" + "k." + b64url(claims.encode()) + "." + body(seed + "sig", URLSAFE, 22)
 
 #: (kind, make(seed) -> a fake of that shape)
 MAKERS: list[tuple[str, Callable[[str], str]]] = [
@@ -104,6 +121,18 @@ MAKERS: list[tuple[str, Callable[[str], str]]] = [
      + body(s + "2", URLSAFE, 33)),
     ("azure-client-secret", lambda s: body(s + "1", ALNUM, 3) + "8Q" + "~"
      + body(s + "2", URLSAFE + "~.", 33) + "a"),
+    ("vault-token", lambda s: "hv" + "s.CAESI" + body(s, URLSAFE, 90)),
+    ("vault-token", lambda s: "hv" + "b.AAAAAQ" + body(s, URLSAFE, 140)),
+    ("atlassian-token", lambda s: "ATATT" + "3xFfGF0" + body(s, URLSAFE, 171) + "="
+     + body(s + "sum", "0123456789ABCDEF", 8)),
+    ("linear-api-key", lambda s: "lin_" + "api_" + body(s, ALNUM, 40)),
+    ("square-token", lambda s: "sq0" + "atp-" + body(s, URLSAFE, 22)),
+    ("square-token", lambda s: "sq0" + "csp-" + body(s, URLSAFE, 43)),
+    ("databricks-token", lambda s: "da" + "pi" + body(s, HEX, 32)),
+    ("sentry-token", lambda s: "sntry" + "u_" + body(s, HEX, 64)),
+    ("sentry-token", sentry_org_token),
+    ("age-secret-key", lambda s: "AGE-SECRET-" + "KEY-1" + body(s, BECH32_UPPER, 58)),
+    ("mapbox-secret-token", mapbox_secret_token),
     ("aws-access-key-id", lambda s: "AK" + "IA" + body(s, string.ascii_uppercase + "234567", 16)),
     ("aws-access-key-id", lambda s: "AS" + "IA" + body(s, string.ascii_uppercase + "234567", 16)),
 ]
@@ -122,6 +151,7 @@ AZURE_SIG = body("azure-sig1", ALNUM, 20) + "%2B" + body("azure-sig2", ALNUM, 20
 BASIC = base64.b64encode(b"deploy:" + body("basic", ALNUM, 16).encode()).decode()
 BEARER = body("bearer", ALNUM + "._~+/-", 40)
 GENERIC = body("generic", ALNUM, 24)
+AES_KEY = body("aes-key", HEX, 64)
 
 #: (kind, text, the secret that must disappear)
 IN_CONTEXT: list[tuple[str, str, str]] = [
@@ -146,6 +176,25 @@ IN_CONTEXT: list[tuple[str, str, str]] = [
     ("secret", f"docker login -u ci -p {GENERIC} ghcr.io", GENERIC),
     ("secret", f"sshpass -p '{GENERIC}' ssh deploy@host", GENERIC),
     ("secret", f"redis-cli -h cache -a {GENERIC} ping", GENERIC),
+    ("secret", f"machine github.com login deploy password {GENERIC}", GENERIC),
+    ("secret", f"machine api.heroku.com\n  login me@example.com\n  password '{GENERIC}'\n",
+     GENERIC),
+    ("basic-auth", f'{{"auths": {{"ghcr.io": {{"auth": "{BASIC}"}}}}}}', BASIC),
+    ("basic-auth", f"//registry.npmjs.org/:_auth={BASIC}\nalways-auth=true", BASIC),
+    ("secret", f"DB_PASS: {GENERIC}", GENERIC),
+    ("secret", f"export SMTP_PASS='{GENERIC}'", GENERIC),
+    ("secret", f"[backup]\ntype = sftp\nuser = me\npass = {GENERIC}\n", GENERIC),
+    ("secret", f"  dbPass: {GENERIC}", GENERIC),
+    ("secret", "SMTP_PASS=hunter", "hunter"), ("secret", "DB_PASS: postgres\n", "postgres"),
+    ("secret", f"openssl enc -aes-256-cbc -salt -k {GENERIC} -in a.tar -out a.enc", GENERIC),
+    ("secret", f"openssl pkcs12 -export -passout pass:{GENERIC} -out c.p12", GENERIC),
+    ("secret", f"openssl enc -aes-256-cbc -K {AES_KEY} -iv 0 -in a", AES_KEY),
+    ("secret", f"openssl rsa -in k.pem -passin 'pass:{GENERIC}' -out plain.pem", GENERIC),
+    ("secret", f"zip -r -P {GENERIC} out.zip src", GENERIC),
+    ("secret", f"7z a -p{GENERIC} -mhe=on backup.7z data", GENERIC),
+    ("secret", f"ldapsearch -x -D cn=admin,dc=example,dc=org -w {GENERIC} -b dc=example",
+     GENERIC),
+    ("secret", f"smbclient //fs/share -U 'CORP\\alice%{GENERIC}' -c ls", GENERIC),
     ("aws-secret-access-key", f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
     ("aws-secret-access-key", f'{{"AWS_SECRET_ACCESS_KEY": "{AWS_SECRET}"}}', AWS_SECRET),
     ("aws-secret-access-key", f"export AWS_SECRET_ACCESS_KEY={AWS_SECRET}", AWS_SECRET),
@@ -240,6 +289,21 @@ LOOKALIKES: list[str] = [
     "gcc $(mysql_config --cflags) -pthread main.c && pip install mysqlclient -pre",
     "curl -u admin https://x.io; curl -u $USER:$PASS https://x.io; curl --url http://a:80/",
     "docker run -p 8080:80 web && docker login -u ci --password-stdin && redis-cli -p 6379",
+    "the machine login screen asks for a password once; machine learning passwords",
+    "machine HOST login USER password PASSWORD", "machine H login U password P",
+    "pass: the tests passed", "- [x] pass: done", "PASS: test-name", "bypass: 1234567",
+    "on_pass: 'continue'", "first_pass: fast\n", "pass: skipped\n", "dbPass: postgres\n",
+    "openssl s_client -connect h:443, then curl -k https://x.io/health",
+    "compass: N45E12", "pass_rate: 0.95", "passes: 12345678", "pass = None",
+    "auth: required", '"auth": "oauth2"', "auth=dGhpcyBpcyBub3Q=",
+    "zip -r out.zip src && unzip -l out.zip && 7z x archive.7z && 7z a -p out.7z data",
+    "ldapsearch -x -W -D cn=admin -b dc=x && ldapwhoami -x -y pwfile && ssh -p 22 host",
+    "openssl enc -kfile key.txt -pass env:PW -in a && openssl rsa -passin file:pw.txt",
+    "smbclient //fs/share -U alice -c ls; smbclient -N -L fs; 7z a -p -mx=9 out.7z",
+    "pk.eyJ1IjoiZXhhbXBsZSIsImEiOiJjbGV4YW1wbGUifQ.public-mapbox-token",
+    "hvs.short and hvb.x", "dapiDataGetTopLongShortPositionRatio(params)",
+    "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p is a public key",
+    "lin_api_docs", "sq0atp- is Square's prefix", "sntryu_ and sntrys_ are Sentry prefixes",
     "Authorization: token authentication was GitHub's older scheme",
     '{"Authorization": f"token {TOKEN}"}', "Authorization: token $GITHUB_TOKEN",
     "https://x-access-token@github.com/o/r.git and https://github.com/o/r.git",

@@ -11,7 +11,15 @@ text around each new rule left exactly as it was.
 - curl's ``-u USER:PASSWORD`` (``--user``, ``-U``): ``-u USER`` alone prompts, and a
   variable's reference is no password;
 - a registry login's ``-p PASSWORD`` (``docker login``, Podman, Helm, ``az login``),
-  ``sshpass -p`` and redis-cli's ``-a``: ``docker run -p 8080:80`` stays.
+  ``sshpass -p`` and redis-cli's ``-a``: ``docker run -p 8080:80`` stays;
+- a ``.netrc`` line's password (``machine H login U password P``), base64 ``user:pass``
+  under an ``auth`` key (Docker's config.json, .npmrc's ``_auth``), a name ending in
+  ``PASS`` (``DB_PASS``, rclone's ``pass =``): prose such as "pass: the tests passed" stays;
+- the password flags of openssl (``-k``, ``-pass``/``-passin``/``-passout pass:``), zip
+  (``-P``), 7-Zip (``-pPASS``), the OpenLDAP clients (``-w``) and smbclient
+  (``-U user%PASS``): ``zip -r``, ``7z x``, ``ldapsearch -W`` and ``ssh -p 22`` stay;
+- vendor tokens: HashiCorp Vault, Atlassian, Linear, Square, Databricks, Sentry, age
+  secret keys and Mapbox secret tokens (a public ``pk.`` Mapbox token stays).
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.privacy.secret_corpus import TOKENS
+from tests.privacy.secret_corpus import TOKENS, mapbox_secret_token, sentry_org_token
 from waymarks.core.secrets import might_contain_secret, redact
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
@@ -29,6 +37,17 @@ from waymarks.service.outcomes import Committed
 GHS = "ghs_" + "Qx7mP2vL9kR4tW8nZ3cY6bH1jD5fG0sA2eU4"
 GHP = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z0123"
 HEX40 = "3f9a0c7e1b2d4f6a8c0e2b4d6f8a1c3e5b7d9f0a"
+#: base64 of "ci:S3cretPass" and of "deploy:Hunter2Pass"
+CI_AUTH = "Y2k6UzNjcmV0UGFzcw=="
+DEPLOY_AUTH = "ZGVwbG95Okh1bnRlcjJQYXNz"
+VAULT = "hv" + "s.CAESIJ" + "Qx7mP2vL9kR4tW8nZ3cY6bH1jD5fG0sA2eU4" * 3
+ATLASSIAN = ("ATATT" + "3xFfGF0" + "Tk9vRq2Lm8Zx4Wc7Yb1Nd5Hf3Jg6Ps0Ua_Ke-" * 4 + "Xy7Qv2Lm9Rt4Wz"
+             + "Bc5Nd8Hf=" + "1A2B3C4D")
+LINEAR = "lin_" + "api_" + "Qx7mP2vL9kR4tW8nZ3cY6bH1jD5fG0sA2eU4Tz8K"
+SQUARE = "sq0" + "atp-" + "Qx7mP2vL9kR4tW8nZ3cY6b"
+DATABRICKS = "da" + "pi" + "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+SENTRY_USER = "sntry" + "u_" + "9f8e7d6c5b4a39281706f5e4d3c2b1a0" * 2
+AGE = "AGE-SECRET-" + "KEY-1" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" + "ZX8GF2TVDW0S3JN54KHCE6MUA7"
 
 #: (topic word, stored text, what must not leave, what must stay)
 CASES: list[tuple[str, str, str, list[str]]] = [
@@ -56,6 +75,44 @@ CASES: list[tuple[str, str, str, list[str]]] = [
      "Mv3 kL9q", ["sshpass -p '", "' ssh deploy@host uptime"]),
     ("bettong", "bettong cache: redis-cli -h cache -p 6379 -a Rk8sWq3Z ping",
      "Rk8sWq3Z", ["redis-cli -h cache -p 6379 -a ", " ping"]),
+    ("echidna", "echidna ~/.netrc: machine github.com login deploy password Tr0ub4dor3x",
+     "Tr0ub4dor3x", ["machine github.com login deploy password "]),
+    ("platypus", f'platypus docker config: {{"auths":{{"ghcr.io":{{"auth":"{DEPLOY_AUTH}"}}}}}}',
+     DEPLOY_AUTH, ['{"auths":{"ghcr.io":{"auth":"', '"}}}']),
+    ("kookaburra", f"kookaburra npmrc: //registry.npmjs.org/:_auth={CI_AUTH} then install",
+     CI_AUTH, ["//registry.npmjs.org/:_auth=", " then install"]),
+    ("wallaby", "wallaby env file:\nDB_PASS: Kv7mQ2xLp9\nDB_HOST: db", "Kv7mQ2xLp9",
+     ["DB_PASS: ", "DB_HOST: db"]),
+    ("koala", "koala rclone.conf:\n[nas]\ntype = sftp\npass = Zt4nW8qRv2\n", "Zt4nW8qRv2",
+     ["type = sftp", "pass = "]),
+    ("thylacine", "thylacine: openssl enc -aes-256-cbc -k Mq3vX8pLz -in a.tar -out a.enc",
+     "Mq3vX8pLz", ["openssl enc -aes-256-cbc -k ", " -in a.tar -out a.enc"]),
+    ("cockatoo", "cockatoo: openssl pkcs12 -export -in c.pem -passout pass:Wd5tR9kQm -out c.p12",
+     "Wd5tR9kQm", ["-passout pass:", " -out c.p12"]),
+    ("possum", "possum: zip -P Hn6wQ2vLx secrets.zip notes.txt", "Hn6wQ2vLx",
+     ["zip -P ", " secrets.zip notes.txt"]),
+    ("goanna", "goanna: 7z a -pRf8mK3tVq -mhe=on backup.7z data", "Rf8mK3tVq",
+     ["7z a -p", " -mhe=on backup.7z data"]),
+    ("tuatara", "tuatara: ldapsearch -x -D cn=admin,dc=ex -w Lp4nZ7xQr -b dc=ex", "Lp4nZ7xQr",
+     ["ldapsearch -x -D cn=admin,dc=ex -w ", " -b dc=ex"]),
+    ("pukeko", "pukeko: smbclient //fs/share -U alice%Vb2kM9tWq -c ls", "Vb2kM9tWq",
+     ["smbclient //fs/share -U alice%", " -c ls"]),
+    ("kaka", f"kaka vault: the login printed {VAULT} for ops", VAULT[4:],
+     ["the login printed ", " for ops"]),
+    ("kowari", f"kowari jira: the bot signs in with {ATLASSIAN} daily", ATLASSIAN[6:],
+     ["the bot signs in with ", " daily"]),
+    ("kaki", f"kaki linear: the key {LINEAR} for triage", LINEAR[8:],
+     ["the key ", " for triage"]),
+    ("kokako", f"kokako payments: square access {SQUARE} in sandbox", SQUARE[7:],
+     ["square access ", " in sandbox"]),
+    ("saddleback", f"saddleback notebooks: databricks token {DATABRICKS} expires", DATABRICKS[4:],
+     ["databricks token ", " expires"]),
+    ("hihi", f"hihi errors: sentry-cli with {SENTRY_USER} and {sentry_org_token('hihi')} ok",
+     SENTRY_USER[7:], ["sentry-cli with ", " ok"]),
+    ("takoha", f"takoha secrets: age key {AGE} in keys.txt", AGE[16:],
+     ["age key ", " in keys.txt"]),
+    ("tieke", f"tieke maps: mapbox upload token {mapbox_secret_token('tieke')} for tiles",
+     mapbox_secret_token("tieke")[3:], ["mapbox upload token ", " for tiles"]),
     # already redacted before these fixes; kept beside the new rules as guards
     ("moa", f'moa headers: {{"Authorization": "Bearer {HEX40}", "Accept": "json"}}',
      HEX40, ['{"Authorization": "Bearer ', '"Accept": "json"}']),
@@ -81,6 +138,11 @@ UNCHANGED: list[tuple[str, str]] = [
                   "https://x.io; curl -fsSL https://get.example.sh | sh -s -- -u"),
     ("dunnart", "dunnart: docker run -p 8080:80 web; docker login -u ci -p $CI_TOKEN r.io; "
                 "redis-cli -p 6379 ping; sshpass -f pwfile ssh host"),
+    ("antechinus", "antechinus report: pass: the tests passed; PASS: test-suite; bypass: 1234567"),
+    ("quenda", "quenda: zip -r out.zip src; 7z x archive.7z; ldapsearch -x -W -D cn=admin; "
+               "ssh -p 22 host; openssl enc -kfile k.txt -pass env:PW"),
+    ("mulgara", "mulgara: the machine login screen asks for a password; auth: required"),
+    ("ningaui", "ningaui maps: pk.eyJ1IjoiZXhhbXBsZSIsImEiOiJjbGV4YW1wbGUifQ.public-token-here"),
 ]
 
 

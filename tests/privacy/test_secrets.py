@@ -233,11 +233,17 @@ secretish = st.lists(st.sampled_from([
     "Bearer\n", "bearer \r\n  ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "3f2504e04f8911d39a0c0305e82c3301abcdef12", "aB3/", "[REDACTED:bearer]",
     "AKIAIOSFODNN7EXAMPLE,", "Zx9+Qw8/Er7+Ty6/Ui5+Op4/As3+Df2/Gh1+Jk0/",
+    "hvs.", "hvb.CAESI", "ATATT3xFfGF0", "=1A2B3C4D", "lin_api_", "sq0atp-", "sq0csp-",
+    "dapi", "sntryu_", "sntrys_eyJ", "AGE-SECRET-KEY-1", "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
+    "sk.eyJ", "machine ", " login ", " password ", "auth", '"auth": "', "_auth=", "DB_PASS",
+    "pass", "Pass", "openssl ", " -k ", " -pass pass:", "zip -P ", "7z a -p", "ldapwhoami",
+    " -w ", "smbclient ", " -U u%",
 ]) | st.text(max_size=4), max_size=14).map("".join)
 NAMES = ["password", "Passwort", "passwd", "PWD", "pwd", "api_key", "APIKEY", "access-key",
          "secret_key", "private_key", "access_token", "auth-token", "refreshToken",
          "id_token", "session_token", "bearer_token", "token", "client_secret", "Secret",
-         "DB_PASSWORD", "my.api_key", "\u212aey", "\u017fecret"]
+         "DB_PASSWORD", "my.api_key", "\u212aey", "\u017fecret", "DB_PASS", "pass", "dbPass",
+         "bypass"]
 assignments = st.tuples(
     st.text(max_size=3), st.sampled_from(NAMES),
     st.sampled_from(["=", ":", " = ", '": "', "' : '", ":\t"]),

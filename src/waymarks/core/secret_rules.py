@@ -3,28 +3,19 @@
 Each rule names a *kind* (the ``<kind>`` of ``[REDACTED:<kind>]``) and matches the span
 to replace. Two families:
 
-- tokens: a credential recognisable on its own by a vendor prefix or a fixed structure
-  (``ghp_…``, ``sk_live_…``, ``xoxb-…``, ``AIza…``, a JWT ``eyJ….eyJ….…``, a PEM block);
-  a few keep a lead-in outside the span (``sig=``, ``AccountKey=``,
-  ``aws_secret_access_key =``), because the value alone is ordinary base64;
-- an AWS secret access key without a label (40 of ``[A-Za-z0-9/+]``, which is also what
-  base64 text and, in hex, a git SHA look like), holding upper and lower case, standing
-  alone (never inside a longer run, a URL or a file name): within 256 characters of an
-  access key ID, either side (``aws_secret_pair``: a CSV row, an STS answer), or when it
-  looks random (a digit, a ``/`` or ``+``, 20+ distinct characters, the case changing
-  often) with a word naming it (aws, key, secret, credential) on its line within 64
-  characters (``aws_secret_named``). A random-looking value with no such word is left: a
-  lone run is not worth looking for in every text holding a ``/`` (measured: 10 µs per
-  200 characters). On 145 MB of real text (this repository, /work/shared,
-  site-packages; benchmarks/secret_shapes.py) neither rule redacts anything but the
-  test corpus's fakes;
+- tokens: a credential recognisable on its own by a vendor prefix or a fixed structure,
+  and an AWS secret access key near a key ID or named on its line
+  (:mod:`waymarks.core.secret_tokens`, which describes them);
 - wrappers: a value that is a credential because of where it stands: the token after
   ``Bearer`` (on the same line, or alone on the next: ``Authorization: Bearer⏎TOKEN``)
-  or ``Basic`` or ``Authorization: token``, the password of a URL
-  (``postgres://admin:pw@host``), a password glued to a MySQL client's ``-p``, after
-  curl's ``-u USER:``, a registry login's or ``sshpass``'s ``-p`` or redis-cli's ``-a``,
-  the value of
-  a ``password=``/``api_key:``/``"secret": "…"`` assignment or a ``--token VALUE`` flag.
+  or ``Basic`` or ``Authorization: token``, base64 ``user:password`` under an ``auth`` key
+  (Docker's config.json, .npmrc's ``_auth``), the password of a URL
+  (``postgres://admin:pw@host``) or of a .netrc entry (``machine H login U password P``),
+  a password glued to a MySQL client's ``-p``, after curl's ``-u USER:`` or smbclient's
+  ``-U USER%``, after the password flag of a registry login, ``sshpass``, redis-cli,
+  openssl, zip, 7-Zip or an OpenLDAP client (``_LOGIN_FLAGS``), the value of
+  a ``password=``/``api_key:``/``DB_PASS=``/``"secret": "…"`` assignment or a
+  ``--token VALUE`` flag.
 - invisible format characters (:func:`visible`) are not read: ``find_secrets`` runs the
   rules on the text without them and maps the spans back.
 
@@ -34,7 +25,7 @@ searches behind single-character guards (one expression of all rules, tried at e
 position, cost about 200 µs per 200 characters). Past it, rules are grouped by a *guard*
 character every match holds, and each runs only when one of its *needles* (the literals
 it cannot match without) is in the text: a text pays for the rules it could trigger, not
-for all 43. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
+for all 54. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
 *anchored*: their expression is tried only where the needle stands.
 
 What must stay true:
@@ -58,151 +49,23 @@ import binascii
 import re
 from collections.abc import Callable
 from itertools import pairwise
-from typing import Final, NamedTuple
+from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_tokens import (
+    DISCORD,
+    GITHUB,
+    GITLAB,
+    MAILCHIMP,
+    TOKENS,
+    Rule,
+    named_aws_key,
+)
 
 #: every replacement starts with this; a value starting with it is never a secret again
 PLACEHOLDER_PREFIX: Final = "[REDACTED:"
 
 
-class Rule(NamedTuple):
-    """One credential shape."""
-
-    name: str  #: for ``accepts`` and tests
-    kind: str  #: what the placeholder says
-    regex: re.Pattern[str]  #: the group named ``name``, else the whole match, is the span
-    needles: tuple[str, ...]  #: literals the expression cannot match without
-    folded: bool = False  #: needles are looked for in the ASCII-lower-cased text
-    hint: re.Pattern[str] | None = None  #: a cheaper expression the text must also match
-    guard: str = ""  #: a character every match holds: its absence skips the rule cheaply
-    anchored: bool = False  #: the expression is tried at each needle's occurrence only
-    wrapper: bool = False  #: the span is a value in context; a token there names the kind
-
-
-_B: Final = r"(?<![\w-])"  # a token starts here: not inside a longer run of token characters
-_E: Final = r"(?![\w-])"  # a fixed-length token ends here
-
-
-#: characters in the order they are rare in prose and code: a rule's guard is the first
-#: one that all its needles hold
-_GUARDS: Final = "~JKXQGzx_=/AS:-."
-
-
-def _token(name: str, kind: str, pattern: str, *needles: str, hint: str = "") -> Rule:
-    common = set(needles[0]).intersection(*needles[1:])
-    guard = next((c for c in _GUARDS if c in common), "")
-    return Rule(name, kind, lazy(pattern, re.ASCII), needles,
-                hint=lazy(hint, re.ASCII) if hint else None, guard=guard)
-
-
-#: literal-led hints behind needles too common to decide alone
-_GITLAB_HINT: Final = r"gl(?:pat|ptt|dt|rtr?|cbt|ft|imt|oas|soat|ffct|agent)-"
-_GITHUB_HINT: Final = r"_(?:(?<=gh[pousr]_)|(?<=github_pat_))"
-_MAILCHIMP_HINT: Final = r"-us[0-9]"
-_DISCORD_HINT: Final = r"\.[\w-]{6}\."  # the middle of a bot token
-
-
-#: an AWS access key ID, and a secret access key's shape: 40 of [A-Za-z0-9/+] standing
-#: alone (not inside a longer run, a URL's ``host.com/path`` or a file name), holding upper
-#: and lower case (a git SHA or sha1 hex never does)
-_AWS_ID: Final = r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}"
-_AWS_EDGE_BEFORE: Final = r"(?<![A-Za-z0-9/+=._~-])"
-_AWS_EDGE_AFTER: Final = r"(?![A-Za-z0-9/+=_~-]|\.[A-Za-z0-9])"
-_AWS_VALUE: Final = (_AWS_EDGE_BEFORE + r"(?=[A-Za-z0-9/+]{{0,39}}[A-Z])"
-                     r"(?=[A-Za-z0-9/+]{{0,39}}[a-z])(?P<{name}>[A-Za-z0-9/+]{{40}})"
-                     + _AWS_EDGE_AFTER)
-#: with no key ID near: a word naming it before it on its line, within 64 characters
-#: (``the staging key is …``, ``AWS secret: …``); the value also holds a digit and a ``/``
-#: or ``+`` (a random key has one of them 72 % of the time) and is checked further by
-#: ``accepts`` (many distinct characters, the case changing often: not a path such as
-#: ``Src/Module2/File``). The word and the value are not apart by a bracket: a redaction
-#: placeholder (``[REDACTED:aws-secret-access-key]``) says "key" itself, and a value after
-#: it was found by a second pass only (Hypothesis: three keys apart by a Kelvin sign, "K").
-#: Tried only where such a word stands (an anchored rule): looking
-#: for a lone 40-character run costs about 10 µs per 200 characters, in every text
-#: holding a ``/``.
-_AWS_WORDS: Final = ("aws", "key", "secret", "credential")
-_AWS_NAMED: Final = (r"(?i:aws|key|secret|credential)[^\[\]\n]{0,64}?" + _AWS_EDGE_BEFORE
-                     + r"(?=[A-Za-z0-9]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])"
-                     + _AWS_VALUE[len(_AWS_EDGE_BEFORE):].format(name="aws_named"))
-
-_TOKENS: Final = (
-    _token("pem", "private-key",
-           r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
-           r"(?s:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", "-----BEGIN"),
-    # the same block base64-encoded (kubeconfig's client-key-data, a TLS secret's tls.key):
-    # "LS0tLS1CRUdJTi" is "-----BEGIN"; on one line, or wrapped (full lines, then a last
-    # one standing alone); ``accepts`` decodes its head: a certificate is not a secret
-    _token("pem_b64", "private-key",
-           r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{22,}(?:={1,2}|(?:\r?\n[A-Za-z0-9+/]"
-           r"{60,}(?=\r?\n))*(?:\r?\n[A-Za-z0-9+/]+={0,2}(?=[ \t]*(?:\r?\n|\Z)))?)",
-           "LS0tLS1CRUdJTi"),
-    _token("jwt", "jwt", _B + r"eyJ[\w-]{6,}\.eyJ[\w-]{6,}\.[\w-]*", "eyJ"),
-    _token("anthropic", "anthropic-key", _B + r"sk-ant-[\w-]{20,}", "sk-ant-"),
-    _token("openai", "openai-key", _B + r"sk-[\w-]{20,}", "sk-"),
-    _token("stripe", "stripe-key",
-           _B + r"(?:[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})",
-           "k_live_", "k_test_", "k_prod_", "whsec_"),
-    _token("github", "github-token",
-           r"(?<!\w)(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})",
-           "_", hint=_GITHUB_HINT),
-    _token("gitlab", "gitlab-token",
-           _B + r"(?:gl(?:pat|ptt|dt|rtr?|cbt|ft|imt|oas|soat|ffct|agent)-[\w-]{20,}"
-           r"(?:\.[\w-]+)*)", "gl", hint=_GITLAB_HINT),
-    _token("gitlab_runner", "gitlab-token", _B + r"GR1348941[\w-]{20,}", "GR1348941"),
-    _token("slack", "slack-token", _B + r"(?:xox[abeoprs]|xapp-[0-9])-[A-Za-z0-9-]{10,}",
-           "xox", "xapp-"),
-    _token("slack_hook", "slack-webhook",
-           r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/+-]{20,}",
-           "hooks.slack.com"),
-    _token("google", "google-api-key", _B + r"AIza[\w-]{35}" + _E, "AIza"),
-    _token("google_secret", "google-oauth-secret", _B + r"GOCSPX-[\w-]{28}" + _E, "GOCSPX-"),
-    _token("google_token", "google-oauth-token", _B + r"ya29\.[\w-]{20,}", "ya29."),
-    _token("npm", "npm-token", _B + r"npm_[A-Za-z0-9]{36}" + _E, "npm_"),
-    _token("pypi", "pypi-token", _B + r"pypi-Ag[\w-]{50,}", "pypi-"),
-    _token("hf", "huggingface-token", _B + r"hf_[A-Za-z0-9]{30,}" + _E, "hf_"),
-    _token("shopify", "shopify-token", _B + r"shp(?:at|ca|pa|ss)_[A-Fa-f0-9]{32}" + _E, "shp"),
-    _token("digitalocean", "digitalocean-token", _B + r"do[opr]_v1_[a-f0-9]{64}" + _E, "_v1_"),
-    _token("heroku", "heroku-key", _B + r"HRKU-[\w-]{40,}", "HRKU-"),
-    _token("twilio", "twilio-api-key", _B + r"SK[0-9a-f]{32}" + _E, "SK"),
-    _token("sendgrid", "sendgrid-key", _B + r"SG\.[\w-]{22}\.[\w-]{43}" + _E, "SG."),
-    _token("mailgun", "mailgun-key", _B + r"key-[A-Za-z0-9]{32}" + _E, "key-"),
-    _token("mailchimp", "mailchimp-key", _B + r"[0-9a-f]{32}-us[0-9]{1,2}" + _E, "-us",
-           hint=_MAILCHIMP_HINT),
-    _token("discord", "discord-token",
-           _B + r"[MNO][\w-]{23,27}\.[\w-]{6}\.[\w-]{27,38}" + _E, ".",
-           hint=_DISCORD_HINT),
-    _token("discord_hook", "discord-webhook",
-           r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[\w-]{20,}",
-           "/api/webhooks/"),
-    _token("telegram", "telegram-bot-token", r"(?<![\w:-])[0-9]{8,10}:AA[\w-]{33}" + _E, ":AA"),
-    _token("azure_client", "azure-client-secret",
-           r"(?<![\w~.-])[\w~.]{3}[0-9]Q~[\w~.-]{31,34}(?![\w~-])", "Q~"),
-    _token("aws", "aws-access-key-id",
-           r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![0-9A-Za-z])",
-           "AKIA", "ASIA", "ABIA", "ACCA"),
-    _token("azure_sas", "azure-sas", r"(?<!\w)sig=(?P<azure_sas>[A-Za-z0-9%+/]{30,}={0,2})",
-           "sig="),
-    Rule("azure_storage", "azure-storage-key", lazy(
-        r"(?:accountkey|sharedaccesskey)[ \t]*=[ \t]*(?P<azure_storage>[A-Za-z0-9+/]{40,}={0,2})",
-        re.ASCII | re.IGNORECASE), ("accountkey", "sharedaccesskey"), folded=True,
-        anchored=True, guard="="),
-    Rule("aws_secret", "aws-secret-access-key", lazy(
-        r"aws_?secret_?(?:access_?)?key\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
-        r"(?P<aws_secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", re.ASCII | re.IGNORECASE),
-        ("aws",), folded=True, anchored=True),
-    # an AWS secret access key with no label (EVOLUTION item 39, review i19 #9): 40
-    # characters of [A-Za-z0-9/+] are ordinary base64 (and a git SHA is 40 hex), so the
-    # value alone qualifies only near an access key ID (a CSV row, an STS answer) or as a
-    # random-looking value with a word naming it (see ``_AWS_NAMED``)
-    Rule("aws_secret_pair", "aws-secret-access-key", lazy(
-        _AWS_ID + r"(?![0-9A-Za-z])[^\[]{1,256}?" + _AWS_VALUE.format(name="aws_after")
-        + r"|" + _AWS_VALUE.format(name="aws_before") + r"(?=[^\[]{1,256}?" + _AWS_ID + ")",
-        re.ASCII), ("AKIA", "ASIA", "ABIA", "ACCA")),
-    Rule("aws_secret_named", "aws-secret-access-key", lazy(_AWS_NAMED, re.ASCII), _AWS_WORDS,
-         folded=True, anchored=True),
-)
 
 #: the value of an assignment or flag: quoted (anything up to a quote or space) or bare
 _VALUE: Final = (
@@ -218,7 +81,10 @@ _SEPARATOR: Final = r"\\?[\"'`]?[ \t]*(?::=|=>|==|!=|=|:)"
 _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fails fast
     "(?:key(?=" + _SEPARATOR + ")(?:"
     + "|".join(f"(?<={p}key)|(?<={p}[_.-]key)" for p in _KEY_PREFIXES) + ")"
-    r"|secret|token|passwor[dt]|passwd|passphrase|pwd)"
+    r"|secret|token|passwor[dt]|passwd|passphrase|pwd"
+    # "pass" ends a name after a non-letter or in camel case (DB_PASS, SMTP_PASS, dbPass,
+    # rclone's "pass ="), never inside a word (bypass, compass) or before more of one
+    "|pass(?=" + _SEPARATOR + r")(?:(?<![A-Za-z0-9]pass)|(?<=(?-i:[a-z0-9]Pass))))"
 )
 _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
                 r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
@@ -226,6 +92,32 @@ _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the se
 _PASSWORD_COMMANDS: Final = (
     r"(?:mysql(?:dump|admin|import|check|show|slap|pump|binlog)?"
     r"|mariadb(?:-(?:dump|admin|import|check|show|slap|binlog))?)")
+#: (command, flag) whose password follows the flag, after spaces or glued: a registry
+#: login's or sshpass's ``-p``, redis-cli's ``-a``, openssl's ``-k`` and ``-pass``,
+#: ``-passin``, ``-passout``, ``-password`` with ``pass:`` (``env:``, ``file:`` name one),
+#: zip's and unzip's ``-P``, 7-Zip's ``-p`` (glued: ``-p`` alone prompts), and ``-w`` of
+#: the OpenLDAP clients (``-W`` prompts)
+_LOGIN_FLAGS: Final = (
+    (r"(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t][^\n|;&`]{0,64}?login"
+     r"|helm[ \t]+registry[ \t]+login|az[ \t]+login|sshpass", "-p"),
+    ("redis-cli", "-a"),
+    (r"openssl(?:\.exe)?", r"-[kK](?=[ \t])|-pass(?:in|out|word)?[ \t]+(?:pass:|(?=['\"]pass:))"),
+    ("(?:un)?zip", "-P"),
+    (r"7z[arz]?(?:\.exe)?", r"-p(?![ \t])"),
+    ("ldap[a-z]+", "-w"),
+)
+#: where a command's name starts: not inside a word or path (``unzip``'s "zip" too)
+_COMMAND_START: Final = r"(?:(?<![\w.-])|(?<=(?<![\w.-])un)(?=zip))"
+
+
+def _user_and_password(name: str, sep: str) -> str:
+    """``USER{sep}PASSWORD`` after its flag (``-u me:pw``, ``-U 'me%pw'``, ``--user=…``),
+    the password in the group ``name`` (``name_q``, ``name_d`` when quoted)."""
+    return (rf"(?:[ \t]+|=)?(?:'[^'\s{sep}]*{sep}(?P<{name}_q>[^'\n]{{1,4096}})'"
+            rf"|\"[^\"\s{sep}]*{sep}(?P<{name}_d>[^\"\n]{{1,4096}})\""
+            rf"|[^\s\"'`{sep};|&<>()]*{sep}(?P<{name}>[^\s\"'`\\;|&<>()]{{1,4096}}))")
+
+
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
         r"\b(?:[Bb]earer|BEARER)(?:[ \t]+|[ \t]*\r?\n[ \t]*(?=[A-Za-z0-9._~+/=-]{8,}[ \t]*"
@@ -234,6 +126,21 @@ _WRAPPERS: Final = (
     Rule("basic", "basic-auth", lazy(
         r"\b(?:[Bb]asic|BASIC)[ \t]+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII),
         ("basic",), folded=True, anchored=True, wrapper=True),
+    # the same base64 "user:password" under an ``auth`` key: Docker's config.json
+    # (``"auth": "…"``), .npmrc's ``_auth=…``; ``accepts`` decodes it as Basic's
+    Rule("auth_b64", "basic-auth", lazy(
+        r"(?<![A-Za-z0-9])auth\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+        r"(?P<auth_b64>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII | re.IGNORECASE),
+        ("auth",), folded=True, anchored=True, wrapper=True),
+    # a .netrc entry's password: ``machine HOST`` (or ``default``), its ``login``,
+    # ``account`` or ``port``, then ``password VALUE``, on one line or several; a host
+    # named like a keyword is prose ("the machine login password is …")
+    Rule("netrc", "secret", lazy(
+        r"(?<![\w.-])(?:machine[ \t\r\n]+(?!(?:login|password|account|port)\b)\S+|default)"
+        r"(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+\S+){1,3}[ \t\r\n]+password[ \t\r\n]+"
+        r"(?:'(?P<netrc_q>[^'\n]{1,4096})'|\"(?P<netrc_d>[^\"\n]{1,4096})\""
+        r"|(?P<netrc>[^\s\"'`]{1,4096}))", re.ASCII),
+        ("machine", "default"), anchored=True, wrapper=True),
     # the password runs to the last "@" of the authority: pasted unencoded, it may hold
     # "@" or "#"; JSON may escape the slashes (":\/\/")
     # GitHub's older scheme (``Authorization: token <40 hex>``), in a header or JSON
@@ -252,21 +159,25 @@ _WRAPPERS: Final = (
     # Buildah, nerdctl, ``helm registry login``, ``az login``) or of ``sshpass``, and after
     # redis-cli's ``-a``; ``docker run -p 8080:80`` and ``ssh -p 22`` are other flags
     Rule("login_flag", "secret", lazy(
-        r"(?<![\w.-])(?:(?:(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t][^\n|;&`]{0,64}?"
-        r"login|helm[ \t]+registry[ \t]+login|az[ \t]+login|sshpass)(?=[ \t])[^\n|;&`]{0,256}?"
-        r"[ \t]-p|redis-cli(?=[ \t])[^\n|;&`]{0,256}?[ \t]-a)[ \t]*"
-        r"(?:'(?P<login_flag_q>[^'\n]{1,4096})'|\"(?P<login_flag_d>[^\"\n]{1,4096})\""
+        _COMMAND_START + "(?:" + "|".join(
+            rf"(?:{command})(?=[ \t])[^\n|;&`]{{0,256}}?[ \t](?:{flag})"
+            for command, flag in _LOGIN_FLAGS) + r")[ \t]*"
+        r"(?:'(?:pass:)?(?P<login_flag_q>[^'\n]{1,4096})'"
+        r"|\"(?:pass:)?(?P<login_flag_d>[^\"\n]{1,4096})\""
         r"|(?P<login_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
-        ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli"),
-        anchored=True, wrapper=True, guard="-"),
+        ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli",
+         "openssl", "zip", "7z", "ldap"), anchored=True, wrapper=True, guard="-"),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(
         r"(?<![\w.-])curl(?:\.exe)?(?=[ \t])[^\n|;&`]{0,256}?[ \t](?:-[uU]|--(?:proxy-)?user)"
-        r"(?:[ \t]+|=)?(?:'[^'\s:]*:(?P<user_flag_q>[^'\n]{1,4096})'"
-        r"|\"[^\"\s:]*:(?P<user_flag_d>[^\"\n]{1,4096})\""
-        r"|[^\s\"'`:;|&<>()]*:(?P<user_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
+        + _user_and_password("user_flag", ":"), re.ASCII),
         ("curl",), anchored=True, wrapper=True, guard="-"),
+    # the password of smbclient's (rpcclient's) ``-U USER%PASSWORD``
+    Rule("smb_user", "secret", lazy(
+        r"(?<![\w.-])(?:smb|rpc)client(?:\.exe)?(?=[ \t])[^\n|;&`]{0,256}?[ \t](?:-U|--user)"
+        + _user_and_password("smb_user", "%"), re.ASCII),
+        ("smbclient", "rpcclient"), anchored=True, wrapper=True, guard="-"),
     Rule("url", "url-password", lazy(
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
@@ -278,10 +189,10 @@ _WRAPPERS: Final = (
         _NAME + "(?P<sep>" + _SEPARATOR + r"[ \t]*)"
         + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
-        ("key", "secret", "token", "passw", "passp", "pwd"), folded=True, anchored=True,
+        ("key", "secret", "token", "pass", "pwd"), folded=True, anchored=True,
         wrapper=True),
 )
-RULES: Final = (*_TOKENS, *_WRAPPERS)
+RULES: Final = (*TOKENS, *_WRAPPERS)
 #: a value that is itself a name and separator (or a flag): the lead-in of a credential
 _LEAD_IN: Final = lazy(r"[\w.-]*" + _NAME + _SEPARATOR + "|" + _FLAG,
                        re.ASCII | re.IGNORECASE)
@@ -291,18 +202,14 @@ BY_GUARD: Final = tuple(
     (guard, tuple((rank, rule) for rank, rule in enumerate(RULES) if rule.guard == guard))
     for guard in dict.fromkeys(rule.guard for rule in RULES))
 
-_GITLAB: Final = lazy(_GITLAB_HINT, re.ASCII)
-_GITHUB: Final = lazy(_GITHUB_HINT, re.ASCII)
-_MAILCHIMP: Final = lazy(_MAILCHIMP_HINT, re.ASCII)
-_DISCORD: Final = lazy(_DISCORD_HINT, re.ASCII)
-_NAMED: Final = lazy(_AWS_NAMED, re.ASCII)
 #: no rule matches in fewer characters ("://:pw@", "pwd=abcd")
 _SHORTEST: Final = 6
 #: in fewer characters only the rules in SHORT_RULES match (a test checks every rule's
 #: shortest match)
 _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "url", "flag", "assign",
-                                "short_flag", "user_flag", "login_flag"})
+                                "short_flag", "user_flag", "login_flag", "smb_user",
+                                "auth_b64"})
 
 
 #: format characters that render as nothing (Unicode Cf: zero-width space and joiners, word
@@ -349,82 +256,95 @@ def might_contain_secret(text: str) -> bool:
         return _in_context(text, dash, colon, equals)
     if dash and (
             "sk-" in text or "key-" in text or ("x" in text and ("xox" in text or "xapp-" in text))
-            or ("gl" in text and _GITLAB.search(text) is not None)
-            or ("-us" in text and _MAILCHIMP.search(text) is not None)):
+            or ("gl" in text and GITLAB.search(text) is not None)
+            or ("-us" in text and MAILCHIMP.search(text) is not None)
+            or ("q" in text and "sq0" in text)):
         return True
     if "_" in text and (
             ("k_" in text and ("k_live_" in text or "k_test_" in text or "k_prod_" in text))
             or "whsec_" in text or "npm_" in text or "hf_" in text or "shp" in text
-            or "_v1_" in text or _GITHUB.search(text) is not None):
+            or "_v1_" in text or "lin_api_" in text or "sntry" in text
+            or GITHUB.search(text) is not None):
         return True
+    # "eyJ" also stands in a Mapbox secret token ("sk.eyJ") and a Sentry org token
     if ("J" in text and ("eyJ" in text or "LS0tLS1CRUdJTi" in text)) \
             or ("~" in text and "Q~" in text) or ("9" in text and "ya29." in text) \
             or ("B" in text and "-----BEGIN" in text):
         return True
     if "A" in text and (("I" in text and ("IA" in text or "AIza" in text))
-                        or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)):
+                        or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)
+                        or ("3" in text and "ATATT3" in text)):
         return True
-    if ("K" in text and ("SK" in text or "HRKU-" in text)) \
+    if ("K" in text and ("SK" in text or "HRKU-" in text or "AGE-SECRET-KEY-1" in text)) \
             or ("G" in text and ("SG." in text or "GOCSPX-" in text or "GR1348941" in text)):
         return True
     if ("M" in text or "N" in text or "O" in text) and "." in text \
-            and _DISCORD.search(text) is not None:
+            and DISCORD.search(text) is not None:
         return True
     if colon and (":AA" in text or ("://" in text and "hooks" in text)):
         return True  # a Telegram bot token, a Slack or Discord webhook
+    size = len(text)  # a Vault token is 94+ characters, a Databricks token 36
+    if (size >= 94 and "hv" in text) \
+            or (size >= 36 and "dapi" in text):
+        return True
     return _in_context(text, dash, colon, equals)
 
 
 def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     """The literals of the rules that match by position: a URL's password, Bearer/Basic,
-    an AWS secret key named on its line, a MySQL client's ``-pPASSWORD``, curl's ``-u
-    USER:PASSWORD``, a registry login's ``-p``, a flag, an
-    assignment (``Authorization: token …`` among them: it holds "token" and a separator),
-    Azure's ``sig=``."""
+    an AWS secret key named on its line, a command's password flag (:func:`_password_flag`),
+    a .netrc entry, a flag, an assignment (``Authorization: token …`` among them: it holds
+    "token" and a separator), base64 under an ``auth`` key, Azure's ``sig=``."""
     if colon and ("://" in text or ":\\/\\/" in text) and "@" in text:
         return True
     folded = text.casefold()  # names and Bearer/Basic match case-insensitively
     if "bearer" in folded or "basic" in folded:
         return True
-    if ("/" in text or "+" in text) and len(text) >= 40 and _named_aws_key(text):
+    if ("/" in text or "+" in text) and len(text) >= 40 and named_aws_key(text):
         return True  # a random-looking 40-character value named an AWS secret key
-    if dash and "-p" in text and ("mysql" in text or "mariadb" in text):
-        return True  # a password glued to a MySQL client's -p
-    if dash and "curl" in text and ("-u" in text or "-U" in text):
-        return True  # curl's -u USER:PASSWORD
-    if dash and (("-p" in text and ("login" in text or "sshpass" in text))
-                 or ("-a" in text and "redis-cli" in text)):
-        return True  # a registry login's or sshpass's -p, redis-cli's -a
+    if dash and (" -" in text or "\t-" in text) and _password_flag(text):
+        return True
+    named_pass = "pass" in folded  # password, passphrase, DB_PASS
+    if named_pass and "password" in text and ("machine" in text or "default" in text):
+        return True  # a .netrc entry
     if not (colon or equals or (dash and "--" in text)):
         return False
-    return ("k" in folded and ("key" in folded or "token" in folded)) \
-        or ("w" in folded and ("passw" in folded or "pwd" in folded)) \
-        or "secret" in folded or "passp" in folded or (equals and "sig=" in text)
+    return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \
+        or ("w" in folded and "pwd" in folded) or "secret" in folded \
+        or (equals and "sig=" in text) or ("auth" in folded and _auth_key(folded))
+
+
+def _password_flag(text: str) -> bool:
+    """A command whose password follows a flag (every such rule holds ``[ \\t]-``):
+    MySQL's ``-pPASSWORD``, curl's ``-u USER:PASSWORD``, smbclient's ``-U USER%PASSWORD``,
+    the flags of ``_LOGIN_FLAGS``."""
+    flag_p = "-p" in text
+    return (flag_p and ("mysql" in text or "mariadb" in text or "login" in text
+                        or "sshpass" in text or "7z" in text)) \
+        or (("curl" in text or "client" in text) and ("-u" in text or "-U" in text)) \
+        or ("openssl" in text and (flag_p or "-k" in text or "-K" in text)) \
+        or ("-a" in text and "redis-cli" in text) or ("zip" in text and "-P" in text) \
+        or ("ldap" in text and "-w" in text)
+
+
+def _auth_key(folded: str) -> bool:
+    """Whether "auth" stands before what may lead to its separator (``"auth": "…"``,
+    ``_auth=…``), the only places ``auth_b64`` matches; ``Author:`` is no such key."""
+    at = folded.find("auth")
+    while at != -1:
+        if folded[at + 4:at + 5] in _AUTH_NEXT:
+            return True
+        at = folded.find("auth", at + 4)
+    return False
+
+
+#: what may follow "auth" in an ``auth_b64`` match
+_AUTH_NEXT: Final = frozenset("\\\"' \t:=")
 
 
 #: a random 40-character base64 value has about 29 distinct characters; below this, a
 #: repetitive run (binary dumps, ``/B/B/B…``) rather than a key
 _BARE_DISTINCT: Final = 20
-def _named_aws_key(text: str) -> bool:
-    """Whether ``aws_secret_named``'s expression matches where one of its words stands
-    (the rule's own anchored search, without its ``accepts`` check)."""
-    lowered = ascii_lower(text)
-    for word in _AWS_WORDS:
-        at = lowered.find(word)
-        while at != -1:
-            if _NAMED.match(text, at) is not None:
-                return True
-            at = lowered.find(word, at + len(word))
-    return False
-
-
-_ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def ascii_lower(text: str) -> str:
-    """``text`` with only its ASCII letters lowercased: offsets stay those of ``text``
-    (``str.lower`` changes the length of some non-ASCII text)."""
-    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
 #: how much of a base64 PEM block is decoded to read its armour line (the longest,
 #: "-----BEGIN ENCRYPTED PRIVATE KEY-----", is 52 characters of base64)
@@ -462,9 +382,13 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return len(value) >= 20 or any(c.isdigit() for c in value)
     if name == "auth_token":  # "Authorization: token authentication": a word
         return len(value) >= 20 or any(c.isdigit() for c in value)
-    if name in ("short_flag", "user_flag", "login_flag"):  # "-p$PWD", "-p****", "-u me:$T"
-        return not _is_reference(value) and any(c.isalnum() for c in value)
-    if name == "basic":
+    if name == "netrc":  # data, but "password PASSWORD" or "password P" is documentation
+        return _looks_like_secret(value, data=True, alone=False)
+    if name in ("short_flag", "user_flag", "login_flag", "smb_user"):  # "-p$PWD"
+        # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
+        return not _is_reference(value) and any(c.isalnum() for c in value) \
+            and "://" not in value
+    if name in ("basic", "auth_b64"):
         return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
@@ -480,6 +404,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             # idempotent). Any other value before a placeholder is still judged: text that
             # merely carries "[REDACTED:" must not switch detection off
             return False
+        if _a_word_named_pass(match):  # "first_pass: 'fast'", "pass: done": a word stays
+            return _looks_like_secret(value, data=False, alone=False)
         # data, not prose: a quoted value, a flag's, or NAME=value with no spaces
         data = (match.lastgroup or "").endswith("_q") or name == "flag" \
             or match.group("sep") == "="
@@ -489,12 +415,30 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     return True
 
 
+def _name_start(text: str, at: int) -> int:
+    """Where the name holding position ``at`` starts (``DB_PASS``, ``my.api_key``)."""
+    while at and (text[at - 1].isalnum() or text[at - 1] in "_.-"):
+        at -= 1
+    return at
+
+
 def _starts_its_line(text: str, at: int) -> bool:
     """Whether the name ending at ``at``… starts its line (after spaces, ``- ``, ``export``):
     a key-value line (``  DB_PASSWORD: postgres``), not prose (``rotate the token: done``)."""
-    while at and (text[at - 1].isalnum() or text[at - 1] in "_.-"):
-        at -= 1
+    at = _name_start(text, at)
     return text[text.rfind("\n", 0, at) + 1:at].strip() in ("", "-", "export")
+
+
+def _a_word_named_pass(match: re.Match[str]) -> bool:
+    """Whether the assignment's name ends in "pass" and is not an upper-case variable:
+    ``pass``, ``dbPass``, ``first_pass`` may hold a word that is no password (a test
+    result, a mode); ``DB_PASS``, ``SMTP_PASS`` hold the password whatever it is."""
+    head = match.group(0)[:5].lower()
+    if not head.startswith("pass") or head[4:] in ("w", "p"):  # password, passphrase
+        return False
+    text, at = match.string, match.start()
+    name = text[_name_start(text, at):at + 4]
+    return not (name.isupper() and len(name) > len("pass"))
 
 
 def _decodes(text: str, check: Callable[[str], bool]) -> bool:

@@ -15,18 +15,25 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``huggingface-token``, ``shopify-token``, ``digitalocean-token``, ``heroku-key``,
   ``twilio-api-key``, ``sendgrid-key``, ``mailgun-key``, ``mailchimp-key``,
   ``discord-token``, ``discord-webhook``, ``telegram-bot-token``, ``azure-client-secret``,
-  ``azure-sas``, ``azure-storage-key``, ``aws-access-key-id``, ``aws-secret-access-key``
+  ``azure-sas``, ``azure-storage-key``, ``vault-token``, ``atlassian-token``,
+  ``linear-api-key``, ``square-token``, ``databricks-token``, ``sentry-token``,
+  ``age-secret-key``, ``mapbox-secret-token`` (public ``pk.`` tokens stay),
+  ``aws-access-key-id``, ``aws-secret-access-key``
   (labelled, beside an access key ID, or alone when random-looking: a git SHA, a UUID or
   base64 prose stays);
 - by position: ``bearer`` (after ``Bearer``, or alone on the line after it),
-  ``basic-auth`` (after ``Basic``, when it decodes to ``user:password``), ``auth-token``
+  ``basic-auth`` (after ``Basic`` or under an ``auth`` key, Docker's ``"auth": "…"`` and
+  .npmrc's ``_auth=…``, when it decodes to ``user:password``), ``auth-token``
   (after ``Authorization: token``, GitHub's older scheme),
   ``url-password`` (``postgres://admin:[REDACTED:…]@host``; the scheme, user and host stay; the
   password runs to the authority's last ``@``, so one pasted with an unencoded ``@`` or ``#`` goes
   whole, and JSON's escaped ``:\\/\\/`` counts as ``://``; a user named for a token,
   ``x-access-token:…@``, is a user, not an assignment), ``secret`` for a password glued to
   a MySQL/MariaDB client's ``-p`` (``mysql -uroot -pS3cret``; ``mkdir -p``, ``ssh -p 22``
-  and a bare ``-p``, which prompts, stay), and ``secret``: the value of a
+  and a bare ``-p``, which prompts, stay) or after another command's password flag (curl's
+  ``-u USER:``, smbclient's ``-U USER%``, a registry login's ``-p``, openssl's ``-k`` and
+  ``-passin pass:``, ``zip -P``, ``7z -p…``, ``ldapsearch -w``), a .netrc entry's
+  ``password``, and ``secret``: the value of a
   credential-named assignment or flag (``API_KEY=…``, ``"password": "…"``, ``clientSecret: …``,
   ``--token …``) when it looks like one: 6+ digits, 6+ characters mixing letters, digits or symbols,
   16+ random-looking letters, or a single word where it is data rather than prose (quoted,
@@ -77,12 +84,11 @@ from typing import NamedTuple
 from waymarks.core.secret_rules import (
     BY_GUARD,
     PLACEHOLDER_PREFIX,
-    Rule,
     accepts,
-    ascii_lower,
     might_contain_secret,
     visible,
 )
+from waymarks.core.secret_tokens import Rule, ascii_lower
 
 __all__ = ["PLACEHOLDER_PREFIX", "SecretSpan", "credential_kinds", "cut_before_secret",
            "find_secrets", "might_contain_secret", "redact"]

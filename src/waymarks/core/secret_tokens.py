@@ -1,0 +1,220 @@
+"""The credential tokens ``waymarks.core.secrets`` recognises on their own (the *tokens*
+family of :mod:`waymarks.core.secret_rules`, whose docstring states what every rule must
+keep true; the wrappers, the pre-test and the checks live there).
+
+- a vendor prefix or a fixed structure (``ghp_…``, ``sk_live_…``, ``xoxb-…``, ``AIza…``,
+  ``hvs.…``, ``AGE-SECRET-KEY-1…``, a JWT ``eyJ….eyJ….…``, a PEM block); a few keep a
+  lead-in outside the span (``sig=``, ``AccountKey=``, ``aws_secret_access_key =``),
+  because the value alone is ordinary base64;
+- an AWS secret access key without a label (40 of ``[A-Za-z0-9/+]``, which is also what
+  base64 text and, in hex, a git SHA look like), holding upper and lower case, standing
+  alone (never inside a longer run, a URL or a file name): within 256 characters of an
+  access key ID, either side (``aws_secret_pair``: a CSV row, an STS answer), or when it
+  looks random (a digit, a ``/`` or ``+``, 20+ distinct characters, the case changing
+  often) with a word naming it (aws, key, secret, credential) on its line within 64
+  characters (``aws_secret_named``). A random-looking value with no such word is left: a
+  lone run is not worth looking for in every text holding a ``/`` (measured: 10 µs per
+  200 characters). On 145 MB of real text (this repository, /work/shared,
+  site-packages; benchmarks/secret_shapes.py) neither rule redacts anything but the
+  test corpus's fakes.
+
+Pure: ASCII regular expressions only, no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, NamedTuple
+
+from waymarks.core.lazy_re import lazy
+
+
+class Rule(NamedTuple):
+    """One credential shape."""
+
+    name: str  #: for ``accepts`` and tests
+    kind: str  #: what the placeholder says
+    regex: re.Pattern[str]  #: the group named ``name``, else the whole match, is the span
+    needles: tuple[str, ...]  #: literals the expression cannot match without
+    folded: bool = False  #: needles are looked for in the ASCII-lower-cased text
+    hint: re.Pattern[str] | None = None  #: a cheaper expression the text must also match
+    guard: str = ""  #: a character every match holds: its absence skips the rule cheaply
+    anchored: bool = False  #: the expression is tried at each needle's occurrence only
+    wrapper: bool = False  #: the span is a value in context; a token there names the kind
+
+
+_B: Final = r"(?<![\w-])"  # a token starts here: not inside a longer run of token characters
+_E: Final = r"(?![\w-])"  # a fixed-length token ends here
+
+
+#: characters in the order they are rare in prose and code: a rule's guard is the first
+#: one that all its needles hold
+_GUARDS: Final = "~JKXQGzx_=/AS:-."
+
+
+def _token(name: str, kind: str, pattern: str, *needles: str, hint: str = "") -> Rule:
+    common = set(needles[0]).intersection(*needles[1:])
+    guard = next((c for c in _GUARDS if c in common), "")
+    return Rule(name, kind, lazy(pattern, re.ASCII), needles,
+                hint=lazy(hint, re.ASCII) if hint else None, guard=guard)
+
+
+#: literal-led hints behind needles too common to decide alone
+_GITLAB_HINT: Final = r"gl(?:pat|ptt|dt|rtr?|cbt|ft|imt|oas|soat|ffct|agent)-"
+_GITHUB_HINT: Final = r"_(?:(?<=gh[pousr]_)|(?<=github_pat_))"
+_MAILCHIMP_HINT: Final = r"-us[0-9]"
+_DISCORD_HINT: Final = r"\.[\w-]{6}\."  # the middle of a bot token
+
+
+#: an AWS access key ID, and a secret access key's shape: 40 of [A-Za-z0-9/+] standing
+#: alone (not inside a longer run, a URL's ``host.com/path`` or a file name), holding upper
+#: and lower case (a git SHA or sha1 hex never does)
+_AWS_ID: Final = r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}"
+_AWS_EDGE_BEFORE: Final = r"(?<![A-Za-z0-9/+=._~-])"
+_AWS_EDGE_AFTER: Final = r"(?![A-Za-z0-9/+=_~-]|\.[A-Za-z0-9])"
+_AWS_VALUE: Final = (_AWS_EDGE_BEFORE + r"(?=[A-Za-z0-9/+]{{0,39}}[A-Z])"
+                     r"(?=[A-Za-z0-9/+]{{0,39}}[a-z])(?P<{name}>[A-Za-z0-9/+]{{40}})"
+                     + _AWS_EDGE_AFTER)
+#: with no key ID near: a word naming it before it on its line, within 64 characters
+#: (``the staging key is …``, ``AWS secret: …``); the value also holds a digit and a ``/``
+#: or ``+`` (a random key has one of them 72 % of the time) and is checked further by
+#: ``accepts`` (many distinct characters, the case changing often: not a path such as
+#: ``Src/Module2/File``). The word and the value are not apart by a bracket: a redaction
+#: placeholder (``[REDACTED:aws-secret-access-key]``) says "key" itself, and a value after
+#: it was found by a second pass only (Hypothesis: three keys apart by a Kelvin sign, "K").
+#: Tried only where such a word stands (an anchored rule): looking
+#: for a lone 40-character run costs about 10 µs per 200 characters, in every text
+#: holding a ``/``.
+_AWS_WORDS: Final = ("aws", "key", "secret", "credential")
+_AWS_NAMED: Final = (r"(?i:aws|key|secret|credential)[^\[\]\n]{0,64}?" + _AWS_EDGE_BEFORE
+                     + r"(?=[A-Za-z0-9]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])"
+                     + _AWS_VALUE[len(_AWS_EDGE_BEFORE):].format(name="aws_named"))
+
+TOKENS: Final = (
+    _token("pem", "private-key",
+           r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+           r"(?s:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", "-----BEGIN"),
+    # the same block base64-encoded (kubeconfig's client-key-data, a TLS secret's tls.key):
+    # "LS0tLS1CRUdJTi" is "-----BEGIN"; on one line, or wrapped (full lines, then a last
+    # one standing alone); ``accepts`` decodes its head: a certificate is not a secret
+    _token("pem_b64", "private-key",
+           r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{22,}(?:={1,2}|(?:\r?\n[A-Za-z0-9+/]"
+           r"{60,}(?=\r?\n))*(?:\r?\n[A-Za-z0-9+/]+={0,2}(?=[ \t]*(?:\r?\n|\Z)))?)",
+           "LS0tLS1CRUdJTi"),
+    _token("jwt", "jwt", _B + r"eyJ[\w-]{6,}\.eyJ[\w-]{6,}\.[\w-]*", "eyJ"),
+    _token("anthropic", "anthropic-key", _B + r"sk-ant-[\w-]{20,}", "sk-ant-"),
+    _token("openai", "openai-key", _B + r"sk-[\w-]{20,}", "sk-"),
+    _token("stripe", "stripe-key",
+           _B + r"(?:[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})",
+           "k_live_", "k_test_", "k_prod_", "whsec_"),
+    _token("github", "github-token",
+           r"(?<!\w)(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})",
+           "_", hint=_GITHUB_HINT),
+    _token("gitlab", "gitlab-token",
+           _B + r"(?:gl(?:pat|ptt|dt|rtr?|cbt|ft|imt|oas|soat|ffct|agent)-[\w-]{20,}"
+           r"(?:\.[\w-]+)*)", "gl", hint=_GITLAB_HINT),
+    _token("gitlab_runner", "gitlab-token", _B + r"GR1348941[\w-]{20,}", "GR1348941"),
+    _token("slack", "slack-token", _B + r"(?:xox[abeoprs]|xapp-[0-9])-[A-Za-z0-9-]{10,}",
+           "xox", "xapp-"),
+    _token("slack_hook", "slack-webhook",
+           r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/+-]{20,}",
+           "hooks.slack.com"),
+    _token("google", "google-api-key", _B + r"AIza[\w-]{35}" + _E, "AIza"),
+    _token("google_secret", "google-oauth-secret", _B + r"GOCSPX-[\w-]{28}" + _E, "GOCSPX-"),
+    _token("google_token", "google-oauth-token", _B + r"ya29\.[\w-]{20,}", "ya29."),
+    _token("npm", "npm-token", _B + r"npm_[A-Za-z0-9]{36}" + _E, "npm_"),
+    _token("pypi", "pypi-token", _B + r"pypi-Ag[\w-]{50,}", "pypi-"),
+    _token("hf", "huggingface-token", _B + r"hf_[A-Za-z0-9]{30,}" + _E, "hf_"),
+    _token("shopify", "shopify-token", _B + r"shp(?:at|ca|pa|ss)_[A-Fa-f0-9]{32}" + _E, "shp"),
+    _token("digitalocean", "digitalocean-token", _B + r"do[opr]_v1_[a-f0-9]{64}" + _E, "_v1_"),
+    _token("heroku", "heroku-key", _B + r"HRKU-[\w-]{40,}", "HRKU-"),
+    _token("twilio", "twilio-api-key", _B + r"SK[0-9a-f]{32}" + _E, "SK"),
+    _token("sendgrid", "sendgrid-key", _B + r"SG\.[\w-]{22}\.[\w-]{43}" + _E, "SG."),
+    _token("mailgun", "mailgun-key", _B + r"key-[A-Za-z0-9]{32}" + _E, "key-"),
+    _token("mailchimp", "mailchimp-key", _B + r"[0-9a-f]{32}-us[0-9]{1,2}" + _E, "-us",
+           hint=_MAILCHIMP_HINT),
+    _token("discord", "discord-token",
+           _B + r"[MNO][\w-]{23,27}\.[\w-]{6}\.[\w-]{27,38}" + _E, ".",
+           hint=_DISCORD_HINT),
+    _token("discord_hook", "discord-webhook",
+           r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[\w-]{20,}",
+           "/api/webhooks/"),
+    _token("telegram", "telegram-bot-token", r"(?<![\w:-])[0-9]{8,10}:AA[\w-]{33}" + _E, ":AA"),
+    _token("azure_client", "azure-client-secret",
+           r"(?<![\w~.-])[\w~.]{3}[0-9]Q~[\w~.-]{31,34}(?![\w~-])", "Q~"),
+    # HashiCorp Vault 1.10+: service, batch and recovery tokens (at least 95 characters;
+    # the legacy ``s.`` + 24 is too plain to tell from code)
+    _token("vault", "vault-token", _B + r"hv[sbr]\.[\w-]{90,}", "hv"),
+    # Atlassian API tokens: ``ATATT3``, base64url, then ``=`` and an 8-hex checksum
+    _token("atlassian", "atlassian-token", _B + r"ATATT3[\w-]{20,}=[0-9A-F]{8}" + _E, "ATATT3"),
+    _token("linear", "linear-api-key", _B + r"lin_api_[A-Za-z0-9]{40}" + _E, "lin_api_"),
+    # Square: an access token and an application (OAuth) secret
+    _token("square", "square-token", _B + r"sq0(?:atp-[\w-]{22}|csp-[\w-]{43})" + _E, "sq0"),
+    # a Databricks personal access token, with the workspace suffix some carry (``-2``)
+    _token("databricks", "databricks-token", _B + r"dapi[0-9a-f]{32}(?:-[0-9]+)?(?!\w)",
+           "dapi"),
+    # Sentry: a user token (64 hex); an organization token, base64 of its JSON payload
+    # (``{"iat": …``, hence ``eyJ``), ``_``, base64 of 32 random bytes
+    _token("sentry", "sentry-token", _B + r"sntry(?:u_[0-9a-f]{64}" + _E
+           + r"|s_eyJ[A-Za-z0-9+/]{20,}={0,2}_[A-Za-z0-9+/]{43,}={0,2})",
+           "sntry"),
+    # an age identity: bech32, upper case (the public ``age1…`` recipient is not secret)
+    _token("age", "age-secret-key",
+           _B + r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _E,
+           "AGE-SECRET-KEY-1"),
+    # a Mapbox secret token: ``sk.``, base64url of ``{"u": …}``, ``.``, a signature (the
+    # ``pk.`` public tokens are meant to be published)
+    _token("mapbox", "mapbox-secret-token", _B + r"sk\.eyJ[\w-]{20,}\.[\w-]{20,}", "sk.eyJ"),
+    _token("aws", "aws-access-key-id",
+           r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![0-9A-Za-z])",
+           "AKIA", "ASIA", "ABIA", "ACCA"),
+    _token("azure_sas", "azure-sas", r"(?<!\w)sig=(?P<azure_sas>[A-Za-z0-9%+/]{30,}={0,2})",
+           "sig="),
+    Rule("azure_storage", "azure-storage-key", lazy(
+        r"(?:accountkey|sharedaccesskey)[ \t]*=[ \t]*(?P<azure_storage>[A-Za-z0-9+/]{40,}={0,2})",
+        re.ASCII | re.IGNORECASE), ("accountkey", "sharedaccesskey"), folded=True,
+        anchored=True, guard="="),
+    Rule("aws_secret", "aws-secret-access-key", lazy(
+        r"aws_?secret_?(?:access_?)?key\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+        r"(?P<aws_secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", re.ASCII | re.IGNORECASE),
+        ("aws",), folded=True, anchored=True),
+    # an AWS secret access key with no label (EVOLUTION item 39, review i19 #9): 40
+    # characters of [A-Za-z0-9/+] are ordinary base64 (and a git SHA is 40 hex), so the
+    # value alone qualifies only near an access key ID (a CSV row, an STS answer) or as a
+    # random-looking value with a word naming it (see ``_AWS_NAMED``)
+    Rule("aws_secret_pair", "aws-secret-access-key", lazy(
+        _AWS_ID + r"(?![0-9A-Za-z])[^\[]{1,256}?" + _AWS_VALUE.format(name="aws_after")
+        + r"|" + _AWS_VALUE.format(name="aws_before") + r"(?=[^\[]{1,256}?" + _AWS_ID + ")",
+        re.ASCII), ("AKIA", "ASIA", "ABIA", "ACCA")),
+    Rule("aws_secret_named", "aws-secret-access-key", lazy(_AWS_NAMED, re.ASCII), _AWS_WORDS,
+         folded=True, anchored=True),
+)
+
+
+GITLAB: Final = lazy(_GITLAB_HINT, re.ASCII)
+GITHUB: Final = lazy(_GITHUB_HINT, re.ASCII)
+MAILCHIMP: Final = lazy(_MAILCHIMP_HINT, re.ASCII)
+DISCORD: Final = lazy(_DISCORD_HINT, re.ASCII)
+_NAMED: Final = lazy(_AWS_NAMED, re.ASCII)
+
+
+def named_aws_key(text: str) -> bool:
+    """Whether ``aws_secret_named``'s expression matches where one of its words stands
+    (the rule's own anchored search, without its ``accepts`` check)."""
+    lowered = ascii_lower(text)
+    for word in _AWS_WORDS:
+        at = lowered.find(word)
+        while at != -1:
+            if _NAMED.match(text, at) is not None:
+                return True
+            at = lowered.find(word, at + len(word))
+    return False
+
+
+_ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def ascii_lower(text: str) -> str:
+    """``text`` with only its ASCII letters lowercased: offsets stay those of ``text``
+    (``str.lower`` changes the length of some non-ASCII text)."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
