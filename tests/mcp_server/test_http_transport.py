@@ -99,6 +99,39 @@ def test_one_authorization_header_exactly(configured: Path, project: Path) -> No
             assert TOKEN.encode() not in body
         # two values in one header are not the token either
         assert post(port, [("Authorization", f"Bearer {TOKEN}, Bearer {TOKEN}")])[0] == 401
+        # the scheme's name is case-insensitive, the token is not
+        assert post(port, [("Authorization", f"bearer {TOKEN}")])[0] == 200
+        assert post(port, [("Authorization", f"Bearer {TOKEN.upper()}")])[0] == 401
+
+
+def test_the_gate_reads_the_scheme_case_insensitively_and_the_token_exactly() -> None:
+    """Clients sending ``bearer`` (RFC 9110: the scheme is case-insensitive) were
+    refused; the token itself, and anything but the Bearer scheme, still are."""
+    import asyncio
+
+    from waymarks.mcp.http_transport import BearerGate
+
+    async def inner(scope, receive, send):  # type: ignore[no-untyped-def]
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+
+    def status(value: bytes | None) -> int:
+        sent: list[dict] = []  # type: ignore[type-arg]
+
+        async def send(message: dict) -> None:  # type: ignore[type-arg]
+            sent.append(message)
+
+        headers = [] if value is None else [(b"authorization", value)]
+        asyncio.run(BearerGate(inner, TOKEN)({"type": "http", "headers": headers}, None, send))
+        return int(sent[0]["status"])
+
+    token = TOKEN.encode()
+    for accepted in (b"Bearer " + token, b"bearer " + token, b"BEARER " + token,
+                     b"Bearer  " + token):
+        assert status(accepted) == 200, accepted
+    for refused in (None, b"Bearer", b"Bearer ", token, b"Basic " + token,
+                    b"Bearer " + token.upper(), b"Bearer " + token + b"x",
+                    b"Bearer" + token, b"Bearerx " + token):
+        assert status(refused) == 401, refused
 
 
 @pytest.mark.slow

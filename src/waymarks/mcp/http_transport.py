@@ -87,7 +87,7 @@ class BearerGate:
 
     def __init__(self, inner: Any, token: str) -> None:
         self.inner = inner
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] in ("http", "websocket"):
@@ -97,7 +97,10 @@ class BearerGate:
                 await _refuse(scope, send, 400, b'{"error": "ambiguous authorization: send '
                               b'exactly one Authorization header"}')
                 return
-            if not given or not hmac.compare_digest(given[0], self.expected):
+            # the scheme's name is case-insensitive (RFC 9110 11.1): "bearer T" is "Bearer T"
+            scheme, _, credential = given[0].partition(b" ") if given else (b"", b"", b"")
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(credential.lstrip(b" "),
+                                                                      self.expected):
                 await _refuse(scope, send, 401,
                               b'{"error": "unauthorized: a bearer token is required"}')
                 return
