@@ -143,3 +143,34 @@ def test_shutdown_before_initialize_stops_the_bridge(tmp_path: Path) -> None:
         json.dumps({"id": 3, "method": "sync"}).encode()], initialize=False)
     assert "Traceback" not in stderr
     assert answers == [{"id": 2, "result": {"stopped": True}}]  # and nothing after it
+
+
+def test_a_second_initialize_binds_the_tool_to_the_new_session(tmp_path: Path) -> None:
+    """An initialize that re-sends the session (or names another) replaced the service,
+    but the ``context_persistence`` tool kept writing through the first one: a pin the
+    person confirmed went into the replaced session's ledger, and the next plan (the new
+    service's) never showed it."""
+    from tests.hosts.test_bridge import HEADER
+
+    other = tmp_path / "other"
+    other.mkdir()
+    pin = {"name": "context_persistence", "arguments": {"action": "pin_add"}}
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "tool", "params": {
+            **pin, "arguments": {**pin["arguments"], "content": "Alpha rules apply"}}},
+        {"id": 3, "method": "initialize", "params": {
+            "cwd": str(other), "sessionFile": str(tmp_path / "s2.jsonl"),
+            "header": {**HEADER, "id": "22222222-2222-4222-8222-222222222222",
+                       "cwd": str(other)}}},
+        {"id": 4, "method": "tool", "params": {
+            **pin, "arguments": {**pin["arguments"], "content": "Beta rules apply"}}},
+        {"id": 5, "method": "plan", "params": {"prompt": "which rules apply"}},
+        {"id": 6, "method": "shutdown"}], Host())
+    seen = {a["id"]: a for a in out}
+    assert seen[2]["result"]["details"]["outcome"] == "committed", seen[2]
+    assert seen[4]["result"]["details"]["outcome"] == "committed", seen[4]
+    pins = "".join(m["content"] for m in seen[5]["result"]["messages"] if m["kind"] == "pins")
+    assert "Beta rules apply" in pins
+    assert "Alpha rules apply" not in pins  # the first session's pin
+    assert seen[6]["result"] == {"stopped": True}

@@ -117,6 +117,7 @@ class Bridge:
         self._tool: Any = None
         self._table: Any = None
         self._remember: Any = None
+        self._retired: list[Waymarks] = []  # services a later initialize replaced
 
     # -- transport ----------------------------------------------------------------------
 
@@ -241,6 +242,12 @@ class Bridge:
                 raise BridgeError("invalid_argument", f"initialize header: {exc}") from None
             ledger.set_leaf(_leaf(params.get("leafId")))
         app = Waymarks(self.home, cwd=cwd, session=ledger, keep_recall_index=True)
+        if self.app is not None:
+            # a second initialize (a re-sent session): the tool binds to the new service at
+            # its next use; the old one stays open until shutdown, since a model call the
+            # bridge serves requests during may still hold it
+            self._retired.append(self.app)
+            self._tool = None
         self.app, self.ledger, self.provider = app, ledger, provider
         self.has_ui = bool(params.get("hasUI"))
         app.can_create_session = ledger is not None
@@ -421,8 +428,8 @@ class Bridge:
             self._evolution.close()
         if self._capture is not None:
             self._capture.close()
-        if self.app is not None:
-            self.app.close()
+        for app in (*self._retired, *([self.app] if self.app is not None else [])):
+            app.close()
         return {"stopped": True}
 
     # -- helpers ------------------------------------------------------------------------
