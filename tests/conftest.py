@@ -109,6 +109,11 @@ def two_sessions(make_app: Callable[..., Waymarks],
     return make
 
 
+#: variables of the test suite, not of Waymarks, read inside tests: the byte-flip soak's
+#: length and whether the browser test saves its screenshots (README, tests/test_suite_env.py)
+SUITE_KNOBS = frozenset({"WAYMARKS_BYTE_FLIPS", "WAYMARKS_SCREENSHOTS"})
+
+
 @pytest.fixture(autouse=True)
 def _lexical_unless_semantic(request: pytest.FixtureRequest,
                              monkeypatch: pytest.MonkeyPatch) -> None:
@@ -117,8 +122,9 @@ def _lexical_unless_semantic(request: pytest.FixtureRequest,
     (tests/recall/test_hybrid*.py). Subprocesses inherit the switch. Whatever the shell
     running the suite set of Waymarks' own variables is dropped first: a developer's
     ``WAYMARKS_SEMANTIC=off`` failed the semantic tests, and a ``WAYMARKS_HOME`` would
-    point a test's commands at that person's home."""
-    for name in [name for name in os.environ if name.startswith("WAYMARKS_")]:
+    point a test's commands at that person's home. The suite's own knobs stay."""
+    for name in [name for name in os.environ
+                 if name.startswith("WAYMARKS_") and name not in SUITE_KNOBS]:
         monkeypatch.delenv(name)
     if request.node.get_closest_marker("semantic") is None:
         monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")

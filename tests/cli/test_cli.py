@@ -40,13 +40,18 @@ def test_write_outcomes_have_the_documented_shape(cli) -> None:  # type: ignore[
                    expect=2)
     assert rejected["outcome"] == "rejected" and rejected["code"] == "conflict"
     assert rejected["conflicts"] == [first["id"]]
+    # README: writes print {"outcome", "id", "code", "conflicts", "notices", …}: a script
+    # reading a field the documentation names must find it whatever the outcome
+    for outcome in (committed, duplicate, rejected):
+        assert set(outcome) >= {"outcome", "id", "code", "conflicts", "notices"}, outcome
+    assert duplicate["notices"] == [] and rejected["notices"] == []
 
 
 def test_lists_have_the_documented_fields(cli) -> None:  # type: ignore[no-untyped-def]
     cli("pin", "--classification", "internal", "--", "Use tabs")
     items = cli("pins")["items"]
     assert set(items[0]) >= {"id", "scope", "status", "key", "classification", "supersededBy",
-                             "reason", "text", "applies"}
+                             "reason", "text", "applies", "createdAt", "updatedAt"}
     assert items[0]["classification"] == "internal" and items[0]["applies"] is True
 
 

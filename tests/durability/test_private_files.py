@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from waymarks.store.jobs import JobStore
 
 
@@ -68,3 +70,19 @@ def test_evolution_jobs_database_is_private_and_narrowed(tmp_path: Path) -> None
         assert _mode(path) == 0o600
     finally:
         os.umask(old)
+
+
+@pytest.mark.parametrize("command", [
+    ("session", "new"),
+    ("personal", "save", "--", "I prefer tabs."),
+    ("notes", "add", "--", "Run migrations in one transaction"),
+    ("claude-code", "install"),
+], ids=lambda c: " ".join(c[:2]))
+def test_a_home_made_by_any_first_command_is_private(tmp_path: Path, project: Path,
+                                                     command: tuple[str, ...]) -> None:
+    """README: "A home Waymarks creates is mode 0700". A first command that makes the
+    home while creating something inside it (a session file, a personal entry, the Claude
+    Code install lock) made it with the umask's 0755, readable by everyone."""
+    home = tmp_path / "new" / "home"
+    _waymarks(home, project, *command)
+    assert _mode(home) == 0o700

@@ -66,11 +66,12 @@ def write_result(outcome: WriteOutcome, verb: str) -> Result:
 
     if isinstance(outcome, Rejected):
         data = {"outcome": "rejected", "id": None, "code": outcome.code,
-                "conflicts": list(outcome.conflicts), "message": outcome.message}
+                "conflicts": list(outcome.conflicts), "notices": [],
+                "message": outcome.message}
         return Result(data, f"Rejected ({outcome.code}): {outcome.message}", EXIT_REJECTED)
     if isinstance(outcome, Duplicate):
         data = {"outcome": "duplicate", "id": outcome.id, "code": None, "conflicts": [],
-                "kind": outcome.kind}
+                "kind": outcome.kind, "notices": []}
         return Result(data, f"Existing {outcome.kind} {outcome.id} (nothing appended)")
     assert isinstance(outcome, Committed)
     data = {"outcome": "committed", "id": outcome.id, "code": None, "conflicts": [],

@@ -11,11 +11,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from waymarks.files.dirs import make_private_dirs
+
 
 def open_lock(path: Path) -> int:
     """The lock file's descriptor (its directory made first); ``OSError`` if it cannot be
     opened, for the caller to word."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path.parent)  # under the home, which may be made here
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
                    | os.O_CLOEXEC, 0o600)
 

@@ -203,6 +203,7 @@ def _bind(app: Any, session_id: str) -> None:
     if current is None or current.session_id != session_id:  # a warm app may hold it
         app.bind_session(_open_or_create(app, session_id))
     from waymarks.files.atomic import write_atomic
+    from waymarks.files.dirs import make_private_dirs
 
     pointer = pointer_path(app.home, app.cwd)
     try:
@@ -210,7 +211,7 @@ def _bind(app: Any, session_id: str) -> None:
             return  # every prompt binds: a pointer already right costs no write, no fsync
     except (OSError, UnicodeDecodeError):
         pass  # no pointer yet, or an unreadable one: write it
-    pointer.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(pointer.parent)  # under the home, which may be made here
     write_atomic(pointer, session_id)
 
 
@@ -245,6 +246,7 @@ def _just_recorded(app: Any, prompt: str) -> bool:
 
 
 def _open_or_create(app: Any, session_id: str) -> Any:
+    from waymarks.files.dirs import make_private_dirs
     from waymarks.ledger.discovery import ledger_of, session_dir, session_file_name
     from waymarks.ledger.session_file import SessionFile
     from waymarks.service.ports import iso
@@ -256,6 +258,7 @@ def _open_or_create(app: Any, session_id: str) -> Any:
     now = iso(app.clock.now())
     path = directory / session_file_name(now, session_id)
     try:
+        make_private_dirs(directory)  # the home too, when this is its first file
         return SessionFile.create(path, session_id, now, app.cwd)
     except FileExistsError:  # a concurrent hook created it first
         return SessionFile.open(path)

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from waymarks.files.atomic import write_atomic
+from waymarks.files.dirs import make_private_dirs
 from waymarks.files.locks import holding, open_lock
 from waymarks.hosts.claude_code import EVENTS
 from waymarks.hosts.claude_code_files import (
@@ -255,7 +256,7 @@ def _note_created(home: Path, folder: Path) -> None:
     named = _created(home)
     if str(folder.absolute()) not in named:
         record = _record(home)
-        record.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(record.parent)
         write_atomic(record, json.dumps([*named, str(folder.absolute())]))
 
 

@@ -27,6 +27,7 @@ from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.secrets import credential_kinds, cut_before_secret, redact
 from waymarks.core.text import escaped, is_unicode
 from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
+from waymarks.files.dirs import make_private_dirs
 from waymarks.files.reading import read_regular
 from waymarks.personal.entry import (
     ENTRY_TYPES,
@@ -331,7 +332,7 @@ class PersonalStore:
         if self.directory.exists() and not self.directory.is_dir():
             raise PersonalMemoryError(NOT_A_DIRECTORY.format(self.directory))
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(self.directory)  # <home>/memory: the home may be made here
         except OSError as exc:
             raise PersonalMemoryError(f"{self.directory} cannot be created ({exc.strerror}); "
                                       "fix it or set [personal] directory in the home "

@@ -22,6 +22,7 @@ import msgspec
 from waymarks.core.egress import Egress
 from waymarks.core.records import replace
 from waymarks.core.text import is_unicode
+from waymarks.files.dirs import make_private_dirs
 from waymarks.ledger.discovery import (
     canonical_project_path,
     newest_session,
@@ -235,6 +236,7 @@ class Waymarks:
         now = self.clock.now()
         session_id = self.ids.uuid()
         path = session_dir(self.home, self.cwd) / session_file_name(iso(now), session_id)
+        make_private_dirs(path.parent)  # the home too, when this is its first file
         return SessionFile.create(path, session_id, iso(now), self.cwd)
 
     @contextmanager

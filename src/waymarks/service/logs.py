@@ -13,6 +13,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from waymarks.files.dirs import make_private_dirs
+
 LOG_DIR = "logs"
 LOG_FILE = "waymarks.jsonl"
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
@@ -33,7 +35,7 @@ def log_event(home: Path, now: datetime, event: str, **fields: Any) -> None:
         try:
             fd = os.open(path, _APPEND, 0o666)
         except FileNotFoundError:  # the first event: the folder is made once, not per event
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(path.parent)  # under the home, which may be made here
             fd = os.open(path, _APPEND, 0o666)  # as open(): the umask decides
         try:
             rest = memoryview(line)  # one write of the whole line: appends never interleave

@@ -48,6 +48,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from waymarks.files.dirs import make_private_dirs
 from waymarks.semantic import enabled, switched_on
 from waymarks.semantic import switch_problem as semantic_switch_problem
 
@@ -114,7 +115,7 @@ def try_lock(home: Path) -> int | None:
     import fcntl
 
     try:
-        home.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(home)
     except OSError:
         return None
     fd = _open_lock(home / LOCK_FILE)

@@ -1,0 +1,40 @@
+"""The shell's ``WAYMARKS_*`` variables are dropped before each test (a developer's
+``WAYMARKS_HOME`` must not reach a test's commands), except the suite's own knobs the
+README documents: ``WAYMARKS_BYTE_FLIPS=600`` (the byte-flip soak) and
+``WAYMARKS_SCREENSHOTS=1`` (save the inspector's screenshots). Both are read inside a
+test, after that fixture ran: dropped with the rest, they silently did nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.skipif(not os.environ.get("SUITE_ENV_PROBE"), reason="run by the test below")
+def test_probe() -> None:
+    assert os.environ.get("WAYMARKS_BYTE_FLIPS") == "7"
+    assert os.environ.get("WAYMARKS_SCREENSHOTS") == "1"
+    assert "WAYMARKS_HOME" not in os.environ  # still dropped
+    assert os.environ.get("WAYMARKS_SEMANTIC") == "off"  # the fixture's own, not the shell's
+    Path(os.environ["SUITE_ENV_PROBE"]).write_text("ran")
+
+
+@pytest.mark.slow
+def test_the_suites_own_knobs_reach_the_tests(tmp_path: Path) -> None:
+    ran = tmp_path / "ran"
+    env = {**os.environ, "SUITE_ENV_PROBE": str(ran), "WAYMARKS_BYTE_FLIPS": "7",
+           "WAYMARKS_SCREENSHOTS": "1", "WAYMARKS_HOME": str(tmp_path / "theirs"),
+           "WAYMARKS_SEMANTIC": "on"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p",
+                           "no:cacheprovider", f"--basetemp={tmp_path / 'inner'}",
+                           f"{Path(__file__).name}::test_probe"],
+                          cwd=Path(__file__).parent, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert ran.read_text() == "ran"  # the probe ran (was not skipped) and passed
