@@ -233,8 +233,7 @@ class Waymarks:
             raise ServiceError("invalid_argument", f"the project directory {self.cwd!r} is "
                                "not a UTF-8 path; run Waymarks from (or give --cwd) a "
                                "directory whose name is UTF-8 text")
-        now = self.clock.now()
-        session_id = self.ids.uuid()
+        now, session_id = self.clock.now(), self.ids.uuid()
         path = session_dir(self.home, self.cwd) / session_file_name(iso(now), session_id)
         make_private_dirs(path.parent)  # the home too, when this is its first file
         return SessionFile.create(path, session_id, iso(now), self.cwd)
