@@ -72,3 +72,45 @@ def test_a_deadline_that_never_comes_is_refused(tmp_path: Path, timeout: float) 
     with pytest.raises(ValueError, match="finite number of seconds"):
         semantic_backfill.wait(tmp_path, lambda: 0, timeout=timeout)
     assert not any(tmp_path.iterdir())
+
+
+def lock_unopenable(home: Path) -> Path:
+    """A home whose worker lock cannot be opened: a directory at its path (what root
+    cannot open either; a lock file left by another user, e.g. ``sudo waymarks``, fails the
+    same ``open``)."""
+    lock = home / semantic_backfill.LOCK_FILE
+    lock.mkdir(parents=True)
+    return lock
+
+
+def test_an_unopenable_worker_lock_is_reported_not_waited_on_as_a_running_worker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in review: the wait took a lock it could not open for one a worker holds,
+    so it polled until its timeout (900 s by default) and then said the worker was
+    still running, when none could ever start."""
+    monkeypatch.delenv("WAYMARKS_SEMANTIC", raising=False)
+    lock = lock_unopenable(tmp_path)
+    assert semantic_backfill.wait(tmp_path, lambda: 3, timeout=2) == "blocked"
+    problem = semantic_backfill.lock_problem(tmp_path)
+    assert problem is not None and str(lock) in problem and "remove" in problem
+    assert lock.is_dir() and not any(lock.iterdir())  # nothing changed
+
+
+def test_index_wait_on_an_unopenable_lock_names_the_file_and_the_fix(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.inprocess import waymarks
+
+    monkeypatch.delenv("WAYMARKS_SEMANTIC", raising=False)
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = {"WAYMARKS_HOME": str(home), "WAYMARKS_SEMANTIC_BACKFILL": "off"}
+    assert waymarks("memory", "add", "--", "The deploy script runs on Fridays.",
+                    env=env, cwd=project).returncode == 0
+    lock = lock_unopenable(home)
+    done = waymarks("index", "--semantic", "--wait", "--timeout", "2",
+                    env={"WAYMARKS_HOME": str(home)}, cwd=project)
+    assert done.returncode == 1, done
+    assert "still running" not in done.stderr
+    assert str(lock) in done.stderr and "index --semantic" in done.stderr
+    status = waymarks("status", env={"WAYMARKS_HOME": str(home)}, cwd=project)
+    assert str(lock) in status.stdout, status.stdout  # why no worker runs, in status too

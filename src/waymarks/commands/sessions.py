@@ -192,6 +192,9 @@ def register_house(root: click.Group) -> None:
                 "worker_off", "the background worker is switched off "
                 f"({data.get('problem') or 'WAYMARKS_SEMANTIC_BACKFILL=off'}): run "
                 "`waymarks index --semantic` to embed here instead")
+        if waited == "blocked":
+            raise ServiceError("worker_blocked", f"{data.get('problem')}; or run `waymarks "
+                               "index --semantic` to embed here instead")
         if waited in ("timeout", "failed"):
             how = ("is still running" if waited == "timeout"
                    else "stopped without finishing (see waymarks status)")

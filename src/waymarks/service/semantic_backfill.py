@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -131,9 +132,28 @@ def try_lock(home: Path) -> int | None:
 
 def _open_lock(path: Path) -> int | None:
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        return _open(path)
     except OSError:
         return None
+
+
+def _open(path: Path) -> int:
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+
+
+def lock_problem(home: Path) -> str | None:
+    """Why the home's worker lock cannot be opened (a directory at its path, a file of
+    another user's: ``sudo waymarks``), with the fix; ``None`` when it can. Then no worker
+    can start: a write wakes none, and :func:`try_lock` answers as if one held it."""
+    path = home / LOCK_FILE
+    try:
+        make_private_dirs(home)
+        os.close(_open(path))
+    except OSError as exc:
+        return (f"the background worker's lock {path} cannot be opened "
+                f"({exc.strerror or type(exc).__name__}), so no worker can start: remove it "
+                f"(rm -r {shlex.quote(str(path))}) or make it a file you may write")
+    return None
 
 
 @contextmanager
@@ -209,7 +229,7 @@ def _spawn(home: Path, fd: int) -> int | None:
                  env={**os.environ, "WAYMARKS_HOME": str(home)}, keep=fd)
 
 
-Waited = Literal["done", "timeout", "failed", "unavailable"]
+Waited = Literal["done", "timeout", "failed", "unavailable", "blocked"]
 
 
 def wait(home: Path, pending: Callable[[], int], *, timeout: float = 900.0,
@@ -219,11 +239,15 @@ def wait(home: Path, pending: Callable[[], int], *, timeout: float = 900.0,
 
     ``done``; ``timeout`` after ``timeout`` seconds (a worker still busy, or claims still
     arriving); ``failed`` when a worker it woke stopped on an error (its progress names
-    the error class); ``unavailable`` when workers are switched off or missing."""
+    the error class); ``unavailable`` when workers are switched off or missing;
+    ``blocked`` when the lock cannot be opened (:func:`lock_problem`): polled, it looked
+    held by a worker, and this waited out its timeout for one that could never start."""
     if not 0 <= timeout < math.inf:  # nan too: a deadline that never comes
         raise ValueError(f"timeout must be a finite number of seconds, not {timeout!r}")
     if not available():
         return "unavailable"
+    if lock_problem(home) is not None:
+        return "blocked"
     deadline = time.monotonic() + timeout
     woken: int | None = None  # the pid of the worker this call woke last
     missing_then = 0

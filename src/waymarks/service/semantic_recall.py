@@ -30,6 +30,8 @@ from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from waymarks.service.app import Waymarks
 
 #: records embedded per committed batch by :func:`embed_pending`
@@ -237,7 +239,7 @@ def wait_for_vectors(app: Waymarks, timeout: float) -> dict[str, Any]:
     if vectors is None:
         return unavailable(**UNAVAILABLE)
     waited = wait(app.home, lambda: missing_vectors(app), timeout=timeout)
-    return vectors.summary(0, waited=waited, **worker_problem())
+    return vectors.summary(0, waited=waited, **worker_problem(app.home))
 
 
 def vector_status(app: Waymarks) -> dict[str, object]:
@@ -251,14 +253,17 @@ def vector_status(app: Waymarks) -> dict[str, object]:
     records, stored = vectors.counts()
     return {"available": True, "model": vectors.embedder.model, "records": records,
             "vectors": stored, "missing": records - stored,
-            "background": progress(app.home), **worker_problem()}
+            "background": progress(app.home), **worker_problem(app.home)}
 
 
-def worker_problem() -> dict[str, str]:
+def worker_problem(home: Path) -> dict[str, str]:
     """``{"problem": ...}`` when ``WAYMARKS_SEMANTIC_BACKFILL`` holds a value that is
     neither on nor off (the background worker is then off), as :func:`unavailable` says
-    ``WAYMARKS_SEMANTIC``'s; else nothing."""
-    from waymarks.service.semantic_backfill import switch_problem as backfill_problem
+    ``WAYMARKS_SEMANTIC``'s, or when the worker's lock in ``home`` cannot be opened (no
+    worker can start); else nothing."""
+    from waymarks.service import semantic_backfill
 
-    problem = backfill_problem()
+    problem = semantic_backfill.switch_problem()
+    if problem is None and semantic_backfill.available():
+        problem = semantic_backfill.lock_problem(home)
     return {} if problem is None else {"problem": problem}
