@@ -7,6 +7,10 @@ can leave anything there: ``status`` read it as is (a file without ``state`` rai
 from __future__ import annotations
 
 import json
+import os
+import stat
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,3 +42,38 @@ def test_a_running_state_with_no_worker_reads_as_interrupted(tmp_path: Path) -> 
         '{"state": "running", "pid": 999999, "embedded": 1, "total": 4}', encoding="utf-8")
     assert semantic_backfill.progress(tmp_path) == {
         "state": "interrupted", "pid": 999999, "embedded": 1, "total": 4}
+
+
+def bounded(call: Callable[[], object]) -> object:
+    """``call()`` in a daemon thread, given a bounded time to answer: a read blocked on a
+    FIFO never does (the thread is then left behind, blocked; the test fails)."""
+    answer: list[object] = []
+    thread = threading.Thread(target=lambda: answer.append(call()), daemon=True)
+    thread.start()
+    thread.join(30)
+    assert answer, "blocked reading the progress file"
+    return answer[0]
+
+
+def test_a_fifo_at_the_progress_file_is_no_progress_not_a_hang(tmp_path: Path) -> None:
+    """Found in review: ``waymarks status`` opened the progress file as is, so a FIFO there
+    stopped it for ever, and so it did every worker woken in that home (reading its
+    predecessors' CPU time) while it held the home's lock: ``--wait`` said it was still
+    running, and no other worker could start."""
+    from waymarks.service import semantic_worker
+
+    fifo = tmp_path / semantic_backfill.PROGRESS_FILE
+    os.mkfifo(fifo)
+    assert bounded(lambda: semantic_backfill.progress(tmp_path)) is None
+    assert bounded(lambda: semantic_worker._earlier_cpu(tmp_path)) == 0.0
+    assert stat.S_ISFIFO(fifo.stat().st_mode)  # left as it was
+
+
+def test_a_worker_resumes_counting_from_its_predecessors_progress(tmp_path: Path) -> None:
+    from waymarks.service import semantic_worker
+
+    (tmp_path / semantic_backfill.PROGRESS_FILE).write_text(
+        json.dumps({"state": "done", "cpu_total_s": 2.5}))
+    assert semantic_worker._earlier_cpu(tmp_path) == 2.5
+    (tmp_path / semantic_backfill.PROGRESS_FILE).write_text('{"state": "done", "cpu_total_s": NaN}')
+    assert semantic_worker._earlier_cpu(tmp_path) == 0.0

@@ -50,11 +50,14 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from waymarks.files.dirs import make_private_dirs
+from waymarks.files.reading import read_regular
 from waymarks.semantic import enabled, switched_on
 from waymarks.semantic import switch_problem as semantic_switch_problem
 
 #: the worker's progress, in the home (content-free)
 PROGRESS_FILE: Final = "semantic-backfill.json"
+#: the most a progress file is read of (a worker's is ~300 bytes)
+PROGRESS_LIMIT: Final = 1 << 16
 #: held exclusively by the running worker
 LOCK_FILE: Final = "semantic-backfill.lock"
 #: held exclusively while a process embeds in the foreground (``waymarks index --semantic``)
@@ -290,8 +293,8 @@ def progress(home: Path) -> dict[str, Any] | None:
     ``done``, ``failed``, ``deferred`` (it left the wake to a process embedding in the
     foreground) or ``interrupted`` (it stopped mid-way; the next start resumes),
     with ``embedded``/``total`` counts and UTC times."""
-    try:
-        raw = json.loads((home / PROGRESS_FILE).read_text(encoding="utf-8"))
+    try:  # a regular file only: a FIFO there stopped status, and every worker, for ever
+        raw = json.loads(read_regular(home / PROGRESS_FILE, limit=PROGRESS_LIMIT))
     except (OSError, ValueError, RecursionError):
         return None
     data = _checked(raw)

@@ -19,7 +19,13 @@ from typing import Any
 
 from waymarks.files.atomic import write_atomic
 from waymarks.semantic import load as load_embedder
-from waymarks.service.semantic_backfill import NICENESS, PROGRESS_FILE, ForegroundBusy, try_lock
+from waymarks.service.semantic_backfill import (
+    NICENESS,
+    PROGRESS_FILE,
+    ForegroundBusy,
+    progress,
+    try_lock,
+)
 
 
 def _write(home: Path, data: dict[str, Any]) -> None:
@@ -64,12 +70,9 @@ def run(home: Path, held: int | None = None) -> int:
 
 
 def _earlier_cpu(home: Path) -> float:
-    """CPU seconds of the home's earlier workers (from their progress; 0 if unknown)."""
-    try:
-        data = json.loads((home / PROGRESS_FILE).read_text(encoding="utf-8"))
-        return float(data.get("cpu_total_s", 0.0)) if isinstance(data, dict) else 0.0
-    except (OSError, ValueError, TypeError, RecursionError):
-        return 0.0
+    """CPU seconds of the home's earlier workers (from their progress, read as ``status``
+    reads it; 0 if unknown)."""
+    return float((progress(home) or {}).get("cpu_total_s", 0.0))
 
 
 def _pending(home: Path) -> int:
