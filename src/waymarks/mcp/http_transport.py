@@ -69,7 +69,7 @@ def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from waymarks.mcp.server import build_server
+    from waymarks.mcp.server import build_server, recovering
 
     security = None  # beyond loopback on purpose: the names people use are not known
     if is_loopback(host):
@@ -77,9 +77,10 @@ def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
         security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=names,
             allowed_origins=[f"http://{name}" for name in names])
-    asgi = BearerGate(build_server(app, follow=follow).streamable_http_app(
-        transport_security=security), token)
-    uvicorn.Server(uvicorn.Config(asgi, log_level="warning")).run(sockets=[sock])
+    with recovering(app, follow) as before_each_call:  # the tick, as over stdio
+        asgi = BearerGate(build_server(app, follow=before_each_call).streamable_http_app(
+            transport_security=security), token)
+        uvicorn.Server(uvicorn.Config(asgi, log_level="warning")).run(sockets=[sock])
 
 
 class BearerGate:

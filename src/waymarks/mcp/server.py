@@ -20,7 +20,8 @@ What must stay true:
 - Over stdio every request line gets an answer (:mod:`waymarks.mcp.stdio`).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from mcp.server import MCPServer
@@ -103,12 +104,15 @@ def build_server(app: Waymarks, tool: ContextPersistence | None = None,
     return server
 
 
-def serve_stdio(app: Waymarks, follow: Callable[[], None] | None = None) -> None:
+@contextmanager
+def recovering(app: Waymarks, follow: Callable[[], None] | None = None
+               ) -> Iterator[Callable[[], None]]:
+    """Memory evolution's recovery tick for as long as a server lives (its own thread),
+    started at once or at the first tool call that finds learning turned on since; yields
+    what runs before each tool call (then ``follow``). Both transports serve under it."""
     from waymarks.models import route_client, route_is_available
     from waymarks.service.evolution_wiring import Recovery
 
-    # memory evolution's recovery tick lives as long as the server (its own thread),
-    # started at once or at the first tool call that finds learning turned on since
     recovery = Recovery(app.home, route_client, route_is_available)
     recovery.poll()
 
@@ -118,6 +122,11 @@ def serve_stdio(app: Waymarks, follow: Callable[[], None] | None = None) -> None
             follow()
 
     try:
-        build_server(app, follow=before_each_call).run()
+        yield before_each_call
     finally:
         recovery.stop()
+
+
+def serve_stdio(app: Waymarks, follow: Callable[[], None] | None = None) -> None:
+    with recovering(app, follow) as before_each_call:
+        build_server(app, follow=before_each_call).run()
