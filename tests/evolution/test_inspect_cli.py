@@ -139,3 +139,25 @@ def test_an_unknown_id_is_named_briefly_and_history_of_one_is_not_found(
     assert (missing["code"], missing["message"].split(";")[0]) == (
         "not_found", "no learned claim has the ID 'nope'")
     assert cli("evolution", "history", "--claim", kamal)["events"][0]["op"] == "claim"
+
+
+def test_explain_prints_text_for_people_and_json_with_json(
+        home: Path, project: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """``evolution explain`` printed its JSON document as its text too, where ``recall
+    --explain`` prints lines for people and every other command keeps JSON for --json."""
+    from waymarks.cli.main import main
+
+    kamal = learn(home, str(project), {"kind": "decision",
+                                       "content": "Deployments use Kamal, not Capistrano",
+                                       "searchTerms": ["deploy tool", "kamal"]}, PAST)
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["evolution", "explain", "which", "deploy", "tool"]) == 0
+    text = capsys.readouterr().out
+    first, second, *scored = text.strip().splitlines()
+    assert first.startswith("mode ") and "focus " in first
+    assert second.startswith("1 candidates, 1 eligible")
+    assert scored[0].startswith(f"  {kamal[:8]} + rel ")
+    assert "Kamal" not in text and not text.lstrip().startswith("{")
+    assert main(["--json", "evolution", "explain", "which", "deploy", "tool"]) == 0
+    assert json.loads(capsys.readouterr().out)["scored"][0]["id"] == kamal

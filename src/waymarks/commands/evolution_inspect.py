@@ -169,8 +169,7 @@ def register_inspection(root: Group) -> None:
                        "waymarks evolution explain"])
     @click.argument("query", nargs=-1)
     def explain_(query: tuple[str, ...]) -> Result:
-        import json
-
+        from waymarks.commands.recalling import explain_text
         from waymarks.service.evolution_inspect import explain
         from waymarks.service.evolution_recall import last_snapshot
 
@@ -180,9 +179,9 @@ def register_inspection(root: Group) -> None:
                 return refused("not_found", "no automatic recall has run in this process: "
                                "the last snapshot is kept in memory by the host process only "
                                "(in Pi: /context evolution explain); pass a QUERY to preview")
-            return Result(dict(snapshot), json.dumps(snapshot, ensure_ascii=False, indent=2))
+            return Result(dict(snapshot), f"at {snapshot['at']}\n{explain_text(snapshot)}")
         data = explain(runtime().app().home, " ".join(query))
-        return Result(data, json.dumps(data, ensure_ascii=False, indent=2))
+        return Result(data, explain_text(data))
 
     @command(group, "forget", summary="Forget a learned claim and its exact same-origin "
              "duplicates; its text is never learned again in that origin (logical, not "

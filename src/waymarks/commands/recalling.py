@@ -8,13 +8,26 @@ so that a one-shot recall imports neither click nor the command table) call
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from waymarks.commands.results import Result
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
+
+
+def explain_text(report: Mapping[str, Any]) -> str:
+    """An explanation (:func:`waymarks.recall.engine.explain`) for people: the plan's
+    features, then one line per scored candidate (``+`` eligible) with its verdict."""
+    lines = [f"mode {report['mode']}; focus {' '.join(report['focus']) or '(none)'}"
+             + (f"; context {' '.join(report['context'])}" if report["context"] else ""),
+             f"{report['candidates']} candidates, {report['eligible']} eligible, "
+             f"selected: {', '.join(report['selected']) or 'none'}"]
+    lines += [f"  {s['id'][:8]} {'+' if s['eligible'] else '-'} rel "
+              f"{s['relevance']:.3f} cov {s['coverage']:.2f} "
+              f"[{' '.join(s['matched'])}] {s['verdict']}" for s in report["scored"]]
+    return "\n".join(lines)
 
 
 def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
@@ -27,15 +40,7 @@ def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
                         provider=provider, every_candidate=explain_)
     if explain_:
         report = explain(result)
-        lines = [f"mode {report['mode']}; focus {' '.join(report['focus']) or '(none)'}"
-                 + (f"; context {' '.join(report['context'])}" if report["context"]
-                    else ""),
-                 f"{report['candidates']} candidates, {report['eligible']} eligible, "
-                 f"selected: {', '.join(report['selected']) or 'none'}"]
-        lines += [f"  {s['id'][:8]} {'+' if s['eligible'] else '-'} rel "
-                  f"{s['relevance']:.3f} cov {s['coverage']:.2f} "
-                  f"[{' '.join(s['matched'])}] {s['verdict']}" for s in report["scored"]]
-        return Result(report, "\n".join(lines))
+        return Result(report, explain_text(report))
     from waymarks.service.evolution_recall import learned_digest, recall_learned
     from waymarks.service.planning import egress_for
 
