@@ -13,7 +13,9 @@ What must stay true:
   shows what will run, or the refusal instead of the question; ``/act`` runs it; both are
   POSTs under the gate's CSRF check;
 - handlers are ``async`` and call the service without awaiting in between, so calls on
-  one service object are serialized on the event loop (SQLite objects are shared).
+  one service object are serialized on the event loop (SQLite objects are shared); they
+  read the form before they take the service, since a request served during an await
+  may close another project's service (only :data:`KEPT_PROJECTS` stay open).
 """
 
 from __future__ import annotations
@@ -165,6 +167,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
                                 claim=claim, events=events)
 
     async def explain(request: Request) -> Response:
+        form = await _form(request) if request.method != "GET" else {}
         service = inspector.service(request)
         if service is None:
             return inspector.problem(request, "Unknown project: choose one from the list.")
@@ -172,7 +175,6 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
             default, names = reads.providers(service)
             return inspector.render("explain.html", request, service, e=None, prompt="",
                                     provider=default, providers=names)
-        form = await _form(request)
         prompt = form.get("prompt", "").strip()
         if not prompt:
             default, names = reads.providers(service)
@@ -197,10 +199,10 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
                                 kinds=reads.TIMELINE_KINDS)
 
     async def confirm(request: Request) -> Response:
+        form = await _form(request)  # first: see the module's note on awaiting
         service = inspector.service(request)
         if service is None:  # never shown as if for the launch project
             return inspector.problem(request, "Unknown project: choose one from the list.")
-        form = await _form(request)
         try:
             action, line = actions.command_line(form.get("action", ""), form)
         except actions.BadAction as exc:
@@ -215,10 +217,10 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
                                 fields=fields)
 
     async def act(request: Request) -> Response:
+        form = await _form(request)  # first: see the module's note on awaiting
         service = inspector.service(request)
         if service is None:
             return inspector.problem(request, "Unknown project: choose one from the list.")
-        form = await _form(request)
         if form.get("confirmed") != "yes":
             return inspector.problem(request, "Not confirmed: nothing was done.")
         try:
