@@ -1,7 +1,8 @@
 """Two lanes for one test suite: ``pytest -m "not slow"`` (the fast lane) and everything.
 
 Tests marked ``slow`` (the real Pi and Claude Code from npm, MCP servers in subprocesses,
-crash and concurrency soaks, long property runs) run only in the full suite:
+crash and concurrency soaks, long property runs, any other test measured at half a second or
+more on a quiet machine) run only in the full suite:
 ``scripts/test.sh`` and CI run all of them. A property keeps a cheap run in the fast lane
 and its long run marked slow, both from one body::
 

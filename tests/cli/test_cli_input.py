@@ -96,6 +96,7 @@ def test_import_from_standard_input_that_is_not_text_or_is_closed(home: Path,
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("where", ["closed", "full"])
+@pytest.mark.slow
 def test_a_committed_write_keeps_its_exit_status_when_it_cannot_be_printed(
         home: Path, project: Path, where: str) -> None:
     env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"}

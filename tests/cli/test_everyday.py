@@ -251,6 +251,7 @@ def test_memory_search_ranks_with_scores(cli: Any) -> None:
     assert "SCORE" in cli("memory", "search", "database", text=True)
 
 
+@pytest.mark.slow
 def test_memory_edit_supersedes_through_the_editor(cli: Any, tmp_path: Path, home: Path,
                                                    project: Path) -> None:
     claim = cli("memory", "add", "--", "The cache TTL is 60 seconds")

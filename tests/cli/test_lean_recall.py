@@ -92,6 +92,7 @@ def test_what_it_does_not_recognise_goes_to_the_full_cli(argv: list[str]) -> Non
     assert parse(argv) is None
 
 
+@pytest.mark.slow
 def test_a_usage_error_is_the_full_clis(filled: tuple[Path, Path]) -> None:
     home, project = filled
     argv = ["--json", "recall", "--explian", "x"]

@@ -395,6 +395,7 @@ def test_json_output_reports_a_repair(make_app: Callable[..., Waymarks], home: P
     assert os.path.exists(recovered["damaged"])
 
 
+@pytest.mark.slow
 def test_a_command_that_fails_after_a_repair_reports_the_repair_too(
         make_app: Callable[..., Waymarks], home: Path, project: Path) -> None:
     # the repair was reported only with a result: a refusal after it said nothing of it,

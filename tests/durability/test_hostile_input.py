@@ -238,7 +238,7 @@ STRUCTURED_ARGV = st.builds(lambda g, c: ["--json", *g, *c], GLOBALS, structured
 ARGV = st.one_of(RANDOM_ARGV, STRUCTURED_ARGV, STRUCTURED_ARGV)
 
 
-@lanes(quick=30, long=300)
+@lanes(quick=15, long=300)
 def test_cli_arguments_give_only_categorized_outcomes(sandbox: Sandbox, examples: int) -> None:
     @settings(CLI_SETTINGS, max_examples=examples)
     @given(argv=ARGV)
@@ -303,7 +303,7 @@ CONTEXT = st.one_of(
 )
 
 
-@lanes(quick=30, long=300)
+@lanes(quick=15, long=300)
 def test_context_string_gives_only_categorized_outcomes(sandbox: Sandbox, examples: int) -> None:
     @settings(CLI_SETTINGS, max_examples=examples)
     @given(text=CONTEXT)

@@ -49,6 +49,7 @@ def test_a_new_home_and_its_databases_are_private(tmp_path: Path, project: Path)
     assert _mode(trusted_home) == 0o700
 
 
+@pytest.mark.slow
 def test_a_readable_database_is_narrowed_when_opened(tmp_path: Path, project: Path) -> None:
     home = tmp_path / "home"
     _waymarks(home, project, "pin", "--", "Run the tests first.")

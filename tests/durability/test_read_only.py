@@ -138,6 +138,7 @@ def test_a_read_only_database_is_explained_and_works_again_after_chmod(ro_home: 
     assert pins(ro_home) == ["Written while everything was writable", "Written after chmod"]
 
 
+@pytest.mark.slow
 def test_read_only_wal_and_shm_left_by_sqlite_are_repaired(ro_home: Home) -> None:
     # What an older release left behind: SQLite opened the read-only database and created
     # -wal and -shm read-only too (simulated by a process that dies holding them)
@@ -158,6 +159,7 @@ def test_read_only_wal_and_shm_left_by_sqlite_are_repaired(ro_home: Home) -> Non
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs a second user to own the file")
+@pytest.mark.slow
 def test_a_read_only_companion_of_another_user_is_named(ro_home: Home) -> None:
     wal = Path(f"{ro_home.db}-wal")
     wal.write_bytes(b"")  # owned by root, read-only for nobody
@@ -169,6 +171,7 @@ def test_a_read_only_companion_of_another_user_is_named(ro_home: Home) -> None:
     assert pins(ro_home) == ["Written while everything was writable"]
 
 
+@pytest.mark.slow
 def test_a_read_only_home_directory_is_named(ro_home: Home) -> None:
     ro_home.home.chmod(0o555)
     try:

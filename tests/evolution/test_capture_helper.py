@@ -14,6 +14,8 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from waymarks.hosts.cc_helper import socket_path
 from waymarks.service.capture_spool import pending
 from waymarks.service.evolution import Evolution
@@ -64,6 +66,7 @@ def test_stop_through_the_helper_is_captured_after_the_answer(tmp_path: Path) ->
         helper.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_tool_hooks_through_the_helper_answer_first_and_stop_finds_every_record(
         tmp_path: Path) -> None:
     """Issue 19: the helper answers ``PostToolUse``/``PostToolUseFailure`` before it records

@@ -71,7 +71,7 @@ def _change(rng: random.Random, corpus: er.Corpus, serial: int
     return changed, removed  # type: ignore[return-value]
 
 
-@lanes(quick=3, long=12)
+@lanes(quick=2, long=12)
 def test_a_corpus_updated_in_place_ranks_as_a_fresh_one_float_for_float(examples: int) -> None:
     compared = updates = 0
     for seed in range(examples):

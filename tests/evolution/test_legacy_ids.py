@@ -80,6 +80,7 @@ def test_a_legacy_id_names_the_claim_it_became(tmp_path: Path) -> None:
     assert all(f["nextDueAt"] is not None for f in status["failed"])
 
 
+@pytest.mark.slow
 def test_a_legacy_summary_id_names_every_claim_it_became(tmp_path: Path) -> None:
     """A compaction summary became several claims: ``show`` by its old ID cannot pick
     one, and names them all; the JSONL ledgers' IDs are recorded as the database's are."""
@@ -101,6 +102,7 @@ def test_a_legacy_summary_id_names_every_claim_it_became(tmp_path: Path) -> None
         == children
 
 
+@pytest.mark.slow
 def test_an_import_before_the_mapping_existed_reports_the_id_unknown(tmp_path: Path) -> None:
     """An import batch written before legacy IDs were recorded has none: the old ID is
     reported unknown (never guessed), and everything else works."""

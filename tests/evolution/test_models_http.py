@@ -147,6 +147,7 @@ class _Dribbler:
     b"HTTP/1.1 200 OK\r\n",  # headers a byte at a time: each restarts httpx's read timeout
     b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n",
 ], ids=["headers", "body"])
+@pytest.mark.slow
 def test_a_provider_dribbling_its_response_is_cut_at_the_deadline(prefix: bytes) -> None:
     with _Dribbler(prefix, filler=b" ") as server:
         started = time.monotonic()

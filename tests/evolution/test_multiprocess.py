@@ -104,6 +104,7 @@ queue.close()
 """
 
 
+@pytest.mark.slow
 def test_a_worker_whose_lease_another_process_took_over_is_refused(tmp_path: Path) -> None:
     """Process 1's lease expires (its clock runs 200 s behind: the lease ended 50 s ago
     in real time) while its model call is in flight; a real second process sweeps it and

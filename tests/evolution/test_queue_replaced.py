@@ -108,6 +108,7 @@ def _waymarks(home: Path, project: Path, *args: str) -> dict[str, object]:
     return dict(json.loads(done.stdout))
 
 
+@pytest.mark.slow
 def test_a_reply_applied_after_another_process_set_the_database_aside_settles(
         tmp_path: Path) -> None:
     """The consolidation step of a long-lived queue holds the learned-memory store open on

@@ -211,6 +211,7 @@ def test_a_one_shot_process_never_builds_the_arrays(monkeypatch: pytest.MonkeyPa
     assert corpus._dense is not None
 
 
+@pytest.mark.slow
 def test_scoring_each_claim_once_per_query_changes_no_result(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The array path scores a claim once per query (a memo over its chunks, and a claim

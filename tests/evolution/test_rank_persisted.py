@@ -91,6 +91,7 @@ def test_a_stale_or_damaged_analysis_is_recomputed_and_recall_unchanged(
     assert _stored(home) == before  # both rewritten as they were
 
 
+@pytest.mark.slow
 def test_deleting_the_database_rebuilds_the_analysis_identically(
         home: Path, project: Path) -> None:
     ids = [learn(home, str(project), claim, PAST) for claim in CLAIMS]

@@ -509,6 +509,7 @@ def test_a_retried_prompt_is_recorded_once_and_the_pointer_written_only_on_chang
         p.name for p in pointer.parent.iterdir()) == [pointer.name]  # no temporary left
 
 
+@pytest.mark.slow
 def test_the_installed_command_runs_from_an_editable_install(tmp_path: Path, home: Path,
                                                             project: Path, sid: str) -> None:
     """This checkout is installed editable (its ``src`` reached through a path file,

@@ -4,18 +4,17 @@ and keep few levels."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import pytest
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.ledger.branch import Grown
 
 IDS = st.text(alphabet="abcdef", min_size=1, max_size=3)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(IDS, max_size=6), max_size=40), st.lists(IDS, max_size=20))
-def test_grown_sets_are_the_frozensets_they_replace(batches: list[list[str]],
-                                                    probes: list[str]) -> None:
+def _grown_sets_are_the_frozensets_they_replace(batches: list[list[str]],
+                                                probes: list[str]) -> None:
     grown, expected = Grown(), frozenset[str]()
     copies: list[tuple[Grown, frozenset[str]]] = []
     for batch in batches:
@@ -26,6 +25,13 @@ def test_grown_sets_are_the_frozensets_they_replace(batches: list[list[str]],
         assert all((probe in copy) == (probe in wanted) for probe in probes)
 
 
+@lanes(quick=50, long=200)
+def test_grown_sets_are_the_frozensets_they_replace(examples: int) -> None:
+    run_property(examples, _grown_sets_are_the_frozensets_they_replace,
+                 st.lists(st.lists(IDS, max_size=6), max_size=40), st.lists(IDS, max_size=20))
+
+
+@pytest.mark.slow
 def test_appending_one_id_at_a_time_keeps_a_handful_of_levels() -> None:
     grown = Grown()
     for n in range(100_000):

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from waymarks.ledger.session_file import SessionFile
 
 TS = "2026-01-01T00:00:00.000Z"
@@ -50,6 +52,7 @@ def cycle(path: Path, *pairs: tuple[str, str]) -> None:
                                      "timestamp": TS}) + "\n")
 
 
+@pytest.mark.slow
 def test_a_cycle_after_and_before_the_checkpoint_ends_the_branch(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()

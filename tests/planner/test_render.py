@@ -121,9 +121,7 @@ def test_a_metadata_value_ending_in_a_newline_is_quoted() -> None:
     assert "\n" not in meta("a\nb\n")
 
 
-@settings(max_examples=300, deadline=None)
-@given(text=st.one_of(hostile, st.text()))
-def test_quoted_text_holds_nothing_that_can_act_on_a_terminal(text: str) -> None:
+def _quoted_text_holds_nothing_that_can_act_on_a_terminal(text: str) -> None:
     """JSON leaves C1 controls (the 8-bit CSI U+009B), directional overrides and other
     format characters raw: a personal entry's name drove the terminal `waymarks plan`
     printed to, and reordered what a reader of the plan saw."""
@@ -132,6 +130,12 @@ def test_quoted_text_holds_nothing_that_can_act_on_a_terminal(text: str) -> None
     for line in (json_line(text), json_line({"k": text})):
         assert not [ch for ch in line if unicodedata.category(ch) in _ACTING], line
     assert json.loads(json_line(text)) == text
+
+
+@lanes(quick=75, long=300)
+def test_quoted_text_holds_nothing_that_can_act_on_a_terminal(examples: int) -> None:
+    run_property(examples, _quoted_text_holds_nothing_that_can_act_on_a_terminal,
+                 text=st.one_of(hostile, st.text()))
 
 
 #: what may act on a terminal or on what a reader sees: controls, format characters,

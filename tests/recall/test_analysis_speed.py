@@ -4,9 +4,9 @@ here as it was before the fast paths, over generated texts and queries."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.recall import analysis
 from waymarks.recall.analysis import Analysis, analyze
 
@@ -62,9 +62,12 @@ def plain_analyze(text: str, *, query: bool = False) -> Analysis:
 TEXTS = st.lists(st.sampled_from(PIECES), max_size=14).map(" ".join) | st.text(max_size=60)
 
 
-@settings(max_examples=400, deadline=None)
-@given(TEXTS, st.booleans())
-def test_analyze_equals_the_plain_algorithm(text: str, query: bool) -> None:
+def _analyze_equals_the_plain_algorithm(text: str, query: bool) -> None:
     assert analyze(text, query=query) == plain_analyze(text, query=query)
     # twice: the second answer comes from the memo
     assert analyze(text, query=query) == plain_analyze(text, query=query)
+
+
+@lanes(quick=100, long=400)
+def test_analyze_equals_the_plain_algorithm(examples: int) -> None:
+    run_property(examples, _analyze_equals_the_plain_algorithm, TEXTS, st.booleans())

@@ -28,6 +28,7 @@ def threads(before: str, **env: str) -> int:
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: BLAS starts no threads")
+@pytest.mark.slow
 def test_one_blas_thread_unless_the_person_chose() -> None:
     assert threads("pass") >= 2  # NumPy alone: a BLAS thread per core
     assert threads("import waymarks.semantic") == 1

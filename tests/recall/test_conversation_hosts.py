@@ -69,6 +69,7 @@ def test_claude_code_without_history_the_port_alone_matches_both(
     assert SQLITE in alone and POSTGRES in alone
 
 
+@pytest.mark.slow
 def test_claude_code_a_dropped_name_is_a_barrier(home: Path, project: Path,
                                                  session: str) -> None:
     """Inherited, "what about Go?" would match the SQLite claim alone; as a barrier nothing

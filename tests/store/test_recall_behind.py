@@ -7,9 +7,9 @@ from __future__ import annotations
 import functools
 import sqlite3
 
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.store.migrations import migrate
 from waymarks.store.recall_index import RecallIndex, last_memory_seq
 
@@ -31,11 +31,7 @@ def _insert(db: sqlite3.Connection, rows: list[tuple[str, str, int]]) -> None:
         [(f"i{n}", kind, session, seq) for n, (session, kind, seq) in enumerate(rows)])
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["", "a", "b", "s-1", "s-10", "\u00e9", "z" * 40]),
-                          st.sampled_from(["memory", "pin"]),
-                          st.integers(0, 2**40)), max_size=40))
-def test_last_memory_seq_is_the_plain_maximum(rows: list[tuple[str, str, int]]) -> None:
+def _last_memory_seq_is_the_plain_maximum(rows: list[tuple[str, str, int]]) -> None:
     db = sqlite3.connect(":memory:", isolation_level=None)
     try:
         _migrated().backup(db)
@@ -43,6 +39,15 @@ def test_last_memory_seq_is_the_plain_maximum(rows: list[tuple[str, str, int]]) 
         assert last_memory_seq(db) == db.execute(PLAIN).fetchone()[0]
     finally:
         db.close()
+
+
+@lanes(quick=50, long=200)
+def test_last_memory_seq_is_the_plain_maximum(examples: int) -> None:
+    run_property(examples, _last_memory_seq_is_the_plain_maximum,
+                 st.lists(st.tuples(st.sampled_from(["", "a", "b", "s-1", "s-10", "\u00e9",
+                                                     "z" * 40]),
+                                    st.sampled_from(["memory", "pin"]),
+                                    st.integers(0, 2**40)), max_size=40))
 
 
 def test_behind_follows_the_watermark() -> None:

@@ -13,9 +13,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.recall.plan import direct_plan
 from waymarks.recall.scoring import Stats
 from waymarks.store import recall_index, recall_rank
@@ -57,25 +57,9 @@ def fts5_order(db: sqlite3.Connection, terms: list[str], limit: int) -> list[int
 
 
 # a skewed vocabulary: a few terms in most rows (large groups), others rare
-@settings(max_examples=160, deadline=None)
-@given(
-    rows=st.lists(st.lists(st.sampled_from(TERMS[:3] * 6 + TERMS), min_size=1, max_size=6),
-                  min_size=1, max_size=700),
-    long_rows=st.sets(st.integers(0, 699), max_size=8),
-    query=st.lists(st.sampled_from([*TERMS, "unseen"]), min_size=1, max_size=6, unique=True),
-    limit=st.sampled_from([1, 5, 100, 1000]),
-    # how many postings are listed in Python before the most frequent terms are left to
-    # FTS5, and how many terms may be (0: every row is listed; 1, 3: few are)
-    split=st.tuples(st.sampled_from([0, 1, 30, 2000]), st.sampled_from([0, 1, 3, 5])),
-    # the rows the caller says it will take (it may take more, or fewer)
-    want=st.sampled_from([1, 7, 100]),
-    # the rows a session may see (RecallIndex._visible_rows), few or most, or every row
-    allowed=st.one_of(st.none(), st.sets(st.integers(1, 700), max_size=40),
-                      st.sets(st.integers(1, 700), min_size=300, max_size=650)),
-)
-def test_the_order_is_fts5s_own(rows: list[list[str]], long_rows: set[int], query: list[str],
-                                limit: int, split: tuple[int, int], want: int,
-                                allowed: set[int] | None) -> None:
+def _the_order_is_fts5s_own(rows: list[list[str]], long_rows: set[int], query: list[str],
+                            limit: int, split: tuple[int, int], want: int,
+                            allowed: set[int] | None) -> None:
     """FTS5's order; given the rows a session may see, exactly those in the order FTS5
     ranks all of them (the scores count every row, as FTS5's do)."""
     rows = [row + FILLER if n in long_rows else row for n, row in enumerate(rows)]
@@ -96,6 +80,25 @@ def test_the_order_is_fts5s_own(rows: list[list[str]], long_rows: set[int], quer
     every = fts5_order(db, terms, len(rows))
     assert mine == [rowid for rowid in every if rowid in only][:limit]
     assert list(fts5_ranked(db, "idx", terms, only))[:limit] == mine
+
+
+@lanes(quick=40, long=160)
+def test_the_order_is_fts5s_own(examples: int) -> None:
+    run_property(
+        examples, _the_order_is_fts5s_own,
+        rows=st.lists(st.lists(st.sampled_from(TERMS[:3] * 6 + TERMS), min_size=1, max_size=6),
+                      min_size=1, max_size=700),
+        long_rows=st.sets(st.integers(0, 699), max_size=8),
+        query=st.lists(st.sampled_from([*TERMS, "unseen"]), min_size=1, max_size=6, unique=True),
+        limit=st.sampled_from([1, 5, 100, 1000]),
+        # how many postings are listed in Python before the most frequent terms are left to
+        # FTS5, and how many terms may be (0: every row is listed; 1, 3: few are)
+        split=st.tuples(st.sampled_from([0, 1, 30, 2000]), st.sampled_from([0, 1, 3, 5])),
+        # the rows the caller says it will take (it may take more, or fewer)
+        want=st.sampled_from([1, 7, 100]),
+        # the rows a session may see (RecallIndex._visible_rows), few or most, or every row
+        allowed=st.one_of(st.none(), st.sets(st.integers(1, 700), max_size=40),
+                          st.sets(st.integers(1, 700), min_size=300, max_size=650)))
 
 
 def test_large_groups_long_documents_and_ties() -> None:

@@ -159,6 +159,7 @@ def test_websockets_are_refused_without_reaching_the_app(gate: Gate) -> None:
     assert reached == ["lifespan"]  # the server's start and stop still reach the app
 
 
+@pytest.mark.slow
 def test_the_real_server_answers_a_huge_post_without_waiting_for_it(home: Path,
                                                                     project: Path) -> None:
     process = _waymarks(home, project, "ui", "--port", "0")

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from waymarks.core.model_port import ModelReply
 from waymarks.service.evolution import Evolution
 
@@ -102,6 +104,7 @@ def test_learned_claims_take_feedback_corrections_and_undo_through_the_page(
     assert any("Kamal 2" in c["content"] for c in claims)
 
 
+@pytest.mark.slow
 def test_projects_viewed_one_after_another_keep_a_bounded_number_of_databases_open(
         web: Any, home: Path, tmp_path: Path) -> None:
     """The inspector kept the service of every project viewed since its launch, each with

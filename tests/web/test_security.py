@@ -146,6 +146,7 @@ def test_binding_beyond_loopback_needs_the_flag(home: Path, project: Path) -> No
     assert "--allow-remote" in err and "http://" not in out
 
 
+@pytest.mark.slow
 def test_the_real_server_prints_a_loopback_url_and_checks_it(home: Path, project: Path
                                                              ) -> None:
     process = _waymarks(home, project, "ui", "--port", "0")
@@ -204,6 +205,7 @@ def test_beyond_loopback_with_the_flag_it_warns_first(home: Path, project: Path)
         _stop(process)
 
 
+@pytest.mark.slow
 def test_open_hands_the_printed_url_to_the_browser(home: Path, project: Path,
                                                    tmp_path: Path) -> None:
     opened = tmp_path / "opened.txt"
