@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from waymarks.cli.main import main
 from waymarks.core.egress import Egress
 from waymarks.core.team import share_problem
+from waymarks.service.app import Waymarks
 
 SECRET = "ghp_" + "Abcdefghijklmnopqrstuvwxyz0123456789AB"
 
@@ -205,3 +207,67 @@ def test_own_shares_undone_with_git_reset_can_be_accepted_not_a_dead_end(
     path.write_bytes(path.read_bytes().replace(b"small", b"large"))
     assert cli("team", "accept", me, expect=2)["code"] == "not_acceptable"
     assert cli("team", "accept", "nobody-00000000", expect=2)["code"] == "not_found"
+
+
+def _race_once(monkeypatch: pytest.MonkeyPatch, home: Path, project: Path,
+               other: Callable[[Waymarks], object]) -> list[object]:
+    """Run ``other`` as another process of this person would: after this command checked
+    the team ledger and before it appends (the window two terminals share)."""
+    from waymarks.service import team_write
+
+    real, seen = team_write.append_entry, []
+
+    def racing(path: Path, contributor: str, make: Callable[[int, str], bytes]) -> object:
+        if not seen:
+            seen.append("raced")
+            app = Waymarks(home, cwd=str(project))
+            try:
+                seen.append(other(app))
+            finally:
+                app.close()
+        return real(path, contributor, make)
+
+    monkeypatch.setattr(team_write, "append_entry", racing)
+    return seen
+
+
+def test_one_item_shared_from_two_terminals_at_once_is_published_once(
+        cli, home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """Both commands found the item unshared, then both appended it: the team held it
+    twice. What was checked must still hold under the append's lock."""
+    from waymarks.service import team_write
+
+    cli("trust", ".")
+    cli("team", "init")
+    local = cli("memory", "add", "--scope", "project", "--", "Deploys go to staging first")["id"]
+    seen = _race_once(monkeypatch, home, project,
+                      lambda app: team_write.share(app, local).outcome)
+    second = cli("team", "share", local, "--yes")
+    assert seen == ["raced", "committed"]
+    assert second["outcome"] == "duplicate", second
+    [lines] = [data.splitlines() for data in ledger_bytes(project).values()]
+    assert len(lines) == 1 and second["id"] == json.loads(lines[0])["item"]["id"]
+    assert len(cli("team", "status")["items"]) == 1
+
+
+def test_one_team_item_superseded_from_two_terminals_at_once_is_replaced_once(
+        cli, home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """Both supersedes found the item active: two replacements of one item were appended,
+    and both stood. The later one is refused, with nothing appended."""
+    from waymarks.service import team_write
+
+    cli("trust", ".")
+    cli("team", "init")
+    local = cli("memory", "add", "--scope", "project", "--", "The port is 5433")["id"]
+    shared = cli("team", "share", local, "--yes")["id"]
+    seen = _race_once(monkeypatch, home, project,
+                      lambda app: team_write.supersede(app, shared, "The port is 5434").outcome)
+    before = ledger_bytes(project)
+    refused = cli("team", "supersede", shared, "--yes", "--", "The port is 5435", expect=2)
+    assert seen == ["raced", "committed"]
+    assert refused["code"] == "inactive", refused
+    after = ledger_bytes(project)
+    assert [len(v.splitlines()) for v in after.values()] == \
+        [len(v.splitlines()) + 1 for v in before.values()]  # the other terminal's only
+    items = cli("team", "status")["items"]
+    assert [i["text"] for i in items if i["status"] == "active"] == ["The port is 5434"], items

@@ -9,7 +9,8 @@ through :func:`waymarks.ledger.team.append_entry`. Before anything is appended:
   entry; no markers, no credentials) — checked on every share and supersede;
 - a share must not repeat an active team item, and a claim must not contradict an active
   team claim of the same key (supersede that one instead); merges that bring such
-  conflicts anyway are resolved by the fold, and listed by ``team status``.
+  conflicts anyway are resolved by the fold, and listed by ``team status``. These checks
+  run again under the append's lock, where a second terminal's write is seen.
 
 Confirmation is the adapter's: the command asks the person (or takes ``--yes``).
 Refusals are :class:`TeamRefused` with a code and a message that names the fix and
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -201,12 +203,25 @@ def _check(app: Waymarks, text: str, key: str | None, classification: str | None
         raise TeamRefused(*problem)
 
 
-def _append(app: Waymarks, me: str, **fields: Any) -> int:
+class _Shared(Exception):
+    """The item is on the team ledger already (found under the append's lock)."""
+
+    def __init__(self, held: ItemState) -> None:
+        super().__init__(held.id)
+        self.held = held
+
+
+def _append(app: Waymarks, me: str, still: Callable[[TeamState], object], **fields: Any) -> int:
+    """Append one entry to this person's file. ``still`` checks the team ledger again
+    under the file's lock, and raises if the write no longer holds: another process of
+    this person (a second terminal) may have written between this one's checks and its
+    append, and two shares of one item, or two replacements of one, both went in."""
     now = epoch_ms(app.clock.now())
     author = _author(app, me)
     entry_id = app.ids.uuid().replace("-", "")
 
     def make(seq: int, prev: str) -> bytes:
+        still(refresh(app))
         return make_line(contributor=me, seq=seq, prev=prev, entry_id=entry_id, at=now,
                          author=author, **fields)[0]
 
@@ -233,19 +248,25 @@ def shareable(app: Waymarks, ref: str) -> ItemView:
 def share(app: Waymarks, ref: str) -> TeamWrite:
     """Publish this project's pin or memory ``ref`` (ID or unique prefix)."""
     view = shareable(app, ref)
-    state, me = _ready(app)
+    _, me = _ready(app)
     norm = normalize(view.text)
-    for held in state.fold.view.items.values():
-        if held.status == "active" and held.kind == view.kind and held.norm == norm:
-            return TeamWrite("duplicate", held.id, held.kind, me)
     team_id = app.ids.uuid().replace("-", "")
     item: dict[str, str] = {"id": team_id, "text": view.text}
     if view.kind == "memory" and view.key:
         item["key"] = view.key
     if view.classification:
         item["classification"] = view.classification
-    _refuse_conflict(state, me, view.kind, item)
-    seq = _append(app, me, op="add", kind=view.kind, item=item)
+
+    def unshared(state: TeamState) -> None:
+        for held in state.fold.view.items.values():
+            if held.status == "active" and held.kind == view.kind and held.norm == norm:
+                raise _Shared(held)
+        _refuse_conflict(state, me, view.kind, item)
+
+    try:
+        seq = _append(app, me, unshared, op="add", kind=view.kind, item=item)
+    except _Shared as shared:
+        return TeamWrite("duplicate", shared.held.id, shared.held.kind, me)
     return TeamWrite("committed", team_id, view.kind, me, seq, "add")
 
 
@@ -304,8 +325,9 @@ def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
     if reason:  # the reason is shared text too: the same checks as a shared item's
         _check(app, reason, None, None)
     status = "deleted" if target.kind == "pin" else "expired"
-    seq = _append(app, me, op="status", kind=target.kind, target_id=target.id,
-                  status=status, reason=reason or "unshared")
+    seq = _append(app, me, lambda now: _team_item(now, target.id), op="status",
+                  kind=target.kind, target_id=target.id, status=status,
+                  reason=reason or "unshared")
     return TeamWrite("committed", target.id, target.kind, me, seq, "status")
 
 
@@ -324,7 +346,11 @@ def supersede(app: Waymarks, ref: str, text: str) -> TeamWrite:
         item["key"] = key
     if level:
         item["classification"] = level
-    _refuse_conflict(state, me, target.kind, item, previous=target.id)
-    seq = _append(app, me, op="supersede", kind=target.kind, item=item,
+
+    def replaceable(now: TeamState) -> None:
+        _team_item(now, target.id)
+        _refuse_conflict(now, me, target.kind, item, previous=target.id)
+
+    seq = _append(app, me, replaceable, op="supersede", kind=target.kind, item=item,
                   previous_id=target.id)
     return TeamWrite("committed", team_id, target.kind, me, seq, "supersede", target.id)
