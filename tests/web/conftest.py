@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,3 +70,19 @@ def web(seeded: dict[str, str], home: Path, project: Path, gate: Gate
     with Waymarks(home, cwd=str(project)) as app:
         client = TestClient(build_app(app, gate), follow_redirects=False)
         yield client, gate
+
+
+def onward(status: int, body: str) -> str:
+    """Where the answer that traded the token for the cookie sends the browser: a page
+    that moves it on (not a redirect, whose chain a Strict cookie would not follow when
+    another page started it)."""
+    assert status == 200, status
+    [target] = re.findall(r'<meta http-equiv="refresh" content="0;url=([^"]*)">', body)
+    return html.unescape(target)
+
+
+def log_in(client: Any, gate: Gate) -> Any:
+    """Trade the launch token for the cookie, as a browser does; the answer."""
+    answer = client.get(f"/?token={gate.token}")
+    assert onward(answer.status_code, answer.text) == "/"
+    return answer

@@ -267,3 +267,22 @@ def test_the_inspector_in_a_real_browser(server: str, browser: Any, seeded: dict
         assert (shots / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
     if not keep:
         assert _digests(SCREENSHOTS) == committed
+
+
+def test_the_page_ui_open_starts_the_browser_with_reaches_the_inspector(
+        server: str, browser: Any) -> None:
+    """``ui --open`` hands the browser a local page that moves it on to the token's URL
+    (a command line shows every user the URL). The token was traded by a redirect, and a
+    redirect chain a local file started does not carry the new SameSite=Strict cookie:
+    the inspector answered "No token"."""
+    from waymarks.web.server import launch_page
+
+    page = launch_page(server)
+    try:
+        browser.get(page.as_uri())
+        _wait(browser, lambda driver: "Waymarks inspector" in driver.title
+              and "No token" not in driver.page_source)
+        assert browser.current_url.rstrip("/") == server.split("?")[0].rstrip("/")
+        assert "token=" not in browser.current_url
+    finally:
+        page.unlink()

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import log_in
 from waymarks.core.model_port import ModelReply
 from waymarks.service.evolution import Evolution
 
@@ -35,7 +36,7 @@ def _learn(home: Path, origin: str) -> str:
 
 def _login(web: Any) -> tuple[Any, Any]:
     client, gate = web
-    assert client.get(f"/?token={gate.token}").status_code == 303
+    log_in(client, gate)
     return client, gate
 
 

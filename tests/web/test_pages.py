@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from markupsafe import escape
 
-from tests.web.conftest import HOSTILE
+from tests.web.conftest import HOSTILE, log_in
 from waymarks.web.app import reveal
 
 
 def _client(web: Any) -> tuple[Any, Any]:
     client, gate = web
-    assert client.get(f"/?token={gate.token}").status_code == 303
+    log_in(client, gate)
     return client, gate
 
 

@@ -12,8 +12,10 @@ it is guarded on every request (pages, static files and actions alike):
   and the token itself must not travel there. (The cookie is still a bearer credential
   of this launch; what it cannot reveal is the token.) No token is 401, a wrong one 403;
   the comparison is constant-time. The token never appears in a page, a log or an error.
-  The redirect that trades the token for the cookie goes to a path on this server only
-  (leading slashes collapsed).
+  The page that trades the token for the cookie moves the browser on to a path on this
+  server only (leading slashes collapsed); it is a page, not a redirect, because a
+  redirect chain another page started (``ui --open``'s local file) carries no Strict
+  cookie.
 - **The Host header** must name the address the server listens on (or ``localhost``), so
   a page elsewhere cannot reach the inspector through a DNS name it rebinds to 127.0.0.1.
 - **CSRF on every action.** A ``POST`` must carry the form field ``csrf`` (an HMAC of the
@@ -40,15 +42,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import html
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from waymarks.core.loopback import host_names as host_names  # re-exported for the server
@@ -206,7 +209,7 @@ class GateMiddleware:
                 return _refusal(403, "Wrong token: open the URL `waymarks ui` printed for "
                                      "this launch (a new launch makes a new token).")
             if request.method == "GET":  # trade the URL's token for the cookie, once
-                response = RedirectResponse(local_target(request), status_code=303)
+                response = onward(local_target(request))
                 response.set_cookie(gate.cookie, gate.session, httponly=True,
                                     samesite="strict", path="/")
                 response.headers.update(HEADERS)
@@ -269,13 +272,32 @@ async def _read_capped(receive: Receive, cap: int) -> bytes | Response | None:
 
 
 def local_target(request: Request) -> str:
-    """Where the token's redirect goes: this request's path and query without the token,
-    always a path on this server (leading slashes and backslashes collapsed to one
-    slash: ``//evil.example/`` would be another host to a browser, and so would
-    ``/\\evil.example/``)."""
+    """Where the browser goes once the token is traded: this request's path and query
+    without the token, always a path on this server (leading slashes and backslashes
+    collapsed to one slash: ``//evil.example/`` would be another host to a browser, and so
+    would ``/\\evil.example/``), percent-encoded (no quote or space ends it early)."""
     rest = urlencode([(k, v) for k, v in parse_qsl(request.url.query) if k != "token"])
-    path = "/" + request.url.path.lstrip("/\\")
+    path = quote("/" + request.url.path.lstrip("/\\"), safe="/")
     return path + (f"?{rest}" if rest else "")
+
+
+def onward(target: str) -> Response:
+    """The answer that trades the token for the cookie: a page that moves the browser on
+    to ``target``, not a redirect. A browser sent to the token's URL by a page of another
+    site or a local file (``ui --open``'s launch page) does not send a ``SameSite=Strict``
+    cookie along a redirect chain that page started: the inspector said "no token" at
+    once. A navigation this page starts is the inspector's own, and carries it."""
+    return HTMLResponse(moving_page(target))
+
+
+def moving_page(url: str) -> str:
+    """A page that moves the browser on to ``url`` at once (a refresh, no script: the
+    policy allows none inline), with a link for a browser that does not follow it."""
+    shown = html.escape(url, quote=True)
+    return (f'<!DOCTYPE html>\n<meta charset="utf-8">\n<meta name="referrer" '
+            f'content="no-referrer">\n<meta http-equiv="refresh" content="0;url={shown}">\n'
+            f'<title>Waymarks inspector</title>\n<p><a href="{shown}">Continue to the '
+            'inspector</a></p>\n')
 
 
 def allowed_hosts(pairs: Iterable[tuple[str, int]]) -> frozenset[str]:

@@ -9,18 +9,24 @@ What must stay true: the URL names the address the socket is bound to, never the
 was given (``--host localhost`` binds 127.0.0.1 only, and a browser told ``localhost``
 may try ``::1`` first, where another user of this machine can listen on the same port
 and would be handed the token); and the listening socket is close-on-exec, so no child
-this process starts (the detached worker an action can wake) holds the port.
+this process starts (the detached worker an action can wake) holds the port. ``--open``
+starts the browser with a page only this user can read that sends it on to the URL
+(:func:`launch_page`), never with the URL itself: a command line is readable by every
+user of the machine (``ps``), and the token would be handed to all of them.
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
+import tempfile
 import webbrowser
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from waymarks.web.security import Gate, host_names, is_loopback
+from waymarks.web.security import Gate, host_names, is_loopback, moving_page
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -52,6 +58,15 @@ def base_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
+def launch_page(url: str) -> Path:
+    """A page that sends the browser on to ``url``, in a file only this user can read
+    (``mkstemp`` makes it 0600): what the browser is started with. The caller removes it."""
+    fd, name = tempfile.mkstemp(prefix="waymarks-ui-", suffix=".html")
+    with os.fdopen(fd, "w", encoding="utf-8") as page:
+        page.write(moving_page(url))
+    return Path(name)
+
+
 def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
           out: TextIO = sys.stdout, as_json: bool = False,
           opener: Callable[[str], object] = webbrowser.open) -> None:
@@ -75,11 +90,14 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
     else:
         print(f"Waymarks inspector for {app.cwd}:\n  {url}\n(this URL carries a token "
               "made for this launch; Ctrl-C stops the inspector)", file=out, flush=True)
-    if open_browser:
-        opener(url)
-    config = uvicorn.Config(web, log_level="warning", access_log=False, lifespan="off")
+    page = launch_page(url) if open_browser else None
     try:
+        if page is not None:
+            opener(page.as_uri())
+        config = uvicorn.Config(web, log_level="warning", access_log=False, lifespan="off")
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         web.state.inspector.close()
         sock.close()
+        if page is not None:
+            page.unlink(missing_ok=True)
