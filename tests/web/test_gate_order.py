@@ -16,7 +16,7 @@ import pytest
 
 from tests.web.conftest import onward
 from tests.web.test_security import _printed_url, _stop, _waymarks
-from waymarks.web.security import MAX_BODY, Gate, GateMiddleware
+from waymarks.web.security import MAX_BODY, Gate, GateMiddleware, host_names
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
@@ -179,3 +179,26 @@ def test_the_real_server_answers_a_huge_post_without_waiting_for_it(home: Path,
             connection.close()
     finally:
         _stop(process)
+
+
+def test_a_server_on_port_80_answers_the_host_header_a_browser_sends() -> None:
+    """``ui --port 80``: a browser leaves HTTP's default port out of ``Host``, and the
+    gate refused every request. Other ports keep the port in the name."""
+    async def page(scope: dict[str, Any], receive: Receive, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"page"})
+
+    gate = Gate(hosts=host_names("127.0.0.1", 80))
+    cookie = {"cookie": f"{gate.cookie}={gate.session}"}
+    for host in ("127.0.0.1", "localhost", "[::1]", "127.0.0.1:80"):
+        status, _headers, body = _call(GateMiddleware(page, gate),
+                                       _scope("GET", "/", headers={"host": host, **cookie}),
+                                       _never_read())
+        assert (status, body) == (200, b"page"), host
+    for host in ("evil.example", "127.0.0.1:8080"):
+        status, _headers, _body = _call(GateMiddleware(page, gate),
+                                        _scope("GET", "/", headers={"host": host, **cookie}),
+                                        _never_read())
+        assert status == 403, host
+    assert "127.0.0.1" not in host_names("127.0.0.1", 8766)
+    assert {"127.0.0.1", "127.0.0.1:*"} <= host_names("127.0.0.1", "*")  # the MCP server's

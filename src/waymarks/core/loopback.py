@@ -32,10 +32,13 @@ def is_loopback(host: str) -> bool:
 def host_names(host: str, port: int | str) -> frozenset[str]:
     """The ``Host`` header values a client sends for a server listening on ``host:port``:
     its own spelling and, for a loopback address, every loopback name (a client may use
-    any of them). ``port`` ``"*"``: any port (the MCP SDK's pattern)."""
+    any of them). ``port`` ``"*"``: any port (the MCP SDK's pattern). On port 80 (and for
+    any port) the names alone as well: a client leaves HTTP's default port out of
+    ``Host``, and a server on port 80 refused every browser."""
     bare = host.strip().strip("[]")
     shown = f"[{bare}]" if ":" in bare else bare
-    names = {f"{shown}:{port}"}
-    if is_loopback(bare):
-        names |= {f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"}
+    spelled = {shown, "localhost", "127.0.0.1", "[::1]"} if is_loopback(bare) else {shown}
+    names = {f"{name}:{port}" for name in spelled}
+    if str(port) in ("80", "*"):
+        names |= spelled
     return frozenset(names)
