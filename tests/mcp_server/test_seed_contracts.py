@@ -91,3 +91,14 @@ def test_a_legacy_result_in_history_is_read_and_resent_under_the_new_identifier(
     # a result of another contract is not trusted: nothing of it survives
     assert foreign["contract"] == RESULT and "items" not in foreign
     assert foreign["outcome"] == "unavailable"
+
+
+def test_the_mcp_commands_help_names_every_tool_it_serves(make_app) -> None:  # type: ignore[no-untyped-def]
+    """``waymarks mcp --help`` named 4 of the 8 tools the server registers."""
+    from tests.inprocess import waymarks
+
+    app = make_app()
+    served = {tool.name for tool in anyio.run(build_server(app).list_tools)}
+    assert len(served) >= 8
+    shown = " ".join(waymarks("mcp", "--help").stdout.split())
+    assert not [name for name in served if name not in shown], shown

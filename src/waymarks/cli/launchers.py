@@ -97,8 +97,7 @@ def register(root: "click.Group") -> None:
 
     from waymarks.commands.base import EXIT_REJECTED, Group, Result, command, runtime
 
-    @command(root, "mcp", summary="Serve the MCP tools (memory_recall, context_persistence, "
-             "remember, personal_memory_entry) over stdio, or HTTP with a token.",
+    @command(root, "mcp", summary="Serve the MCP tools over stdio, or HTTP with a token.",
              examples=["waymarks mcp", "claude mcp add waymarks -- /path/to/waymarks mcp",
                        "waymarks mcp --http --port 8765"])
     @click.option("--http", is_flag=True,
@@ -116,7 +115,10 @@ def register(root: "click.Group") -> None:
                        "(what `claude-code install` registers). E.g. --claude-code")
     def mcp(http: bool, port: int | None, host: str | None, allow_remote: bool,
             claude_code: bool) -> Result:
-        """It runs in the directory the client starts it in. A --session that names no
+        """Tools: memory_recall, recall_memory, remember, context_persistence,
+        personal_memory_entry, capture_note, learned_memory, learned_memory_edit.
+
+        It runs in the directory the client starts it in. A --session that names no
         session of the project exits 2 before serving. Standard output belongs to the
         protocol: nothing else is printed there."""
         from waymarks.mcp.http_transport import (
