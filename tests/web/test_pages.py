@@ -139,3 +139,24 @@ def test_memory_is_paged_and_other_projects_are_listed(web: Any, seeded: dict[st
     second = client.get("/?memory=2").text
     assert seeded["port"][:8] in second and "Fact number 59" not in second
     assert client.get("/?project=/nowhere/known").status_code == 400
+
+
+def test_a_session_started_while_the_inspector_runs_is_the_one_it_acts_on(
+        web: Any, cli: Any) -> None:
+    """The inspector stayed on the session its project had when it was first viewed:
+    after ``waymarks session new`` a pin made on the page went to the old session, where
+    no later command saw it. It follows the newest session, as each new command does."""
+    client, gate = _client(web)
+
+    def pin(text: str) -> str:
+        done = client.post("/act", data={"csrf": gate.csrf, "action": "pin", "text": text,
+                                         "confirmed": "yes"})
+        assert done.status_code == 200, done.text
+        [made] = [p for p in cli("pins")["items"] if p["text"] == text]
+        return str(made["sessionId"])
+
+    first = pin("Pinned in the first session")
+    cli("session", "new")
+    sessions = [s["id"] for s in cli("session", "list")["sessions"]]  # oldest first
+    assert len(sessions) == 2 and sessions[0] == first
+    assert pin("Pinned after the new session") == sessions[1]

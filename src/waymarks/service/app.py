@@ -113,10 +113,10 @@ class Waymarks:
         self.refresh_problem: str | None = None  # why the active session was not re-read
         self.trust_override: bool | None = None  # set by a host that owns project trust
         self.can_create_session = True  # False: the host has no persistent session
-        #: a rehearsal: writes run every check, then raise ``Rehearsed`` instead of appending
-        self.rehearsing = False
+        self.rehearsing = False  # writes run every check, then raise ``Rehearsed``
         # a session is named (path, ID or prefix), handed over as a ledger, or the newest
-        self._session_ref = session if isinstance(session, str) else None
+        self._session_ref, self.follows_newest = (
+            session if isinstance(session, str) else None, session is None)
         self._session: SessionLog | None = session if isinstance(session, SessionLog) else None
         self._projection: Store | None = None
         self._snapshot: Snapshot | None = None  # the open request, if any

@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from waymarks.ledger.discovery import list_sessions, read_header
+from waymarks.ledger.discovery import list_sessions, newest_session, read_header
 from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import ServiceError
@@ -53,6 +53,19 @@ def open_session(app: Waymarks, path: Path) -> SessionFile:
     return whole
 
 
+def follow_newest(app: Waymarks) -> None:
+    """For a process that outlives commands (the web inspector), started on the newest
+    session of its project: act on the newest one now, as a new command would. After
+    ``waymarks session new`` it stayed on the old one, and what it wrote went there. A
+    session named at the start (``--session``) or handed over by a host stays."""
+    if not app.follows_newest:
+        return
+    newest = newest_session(app.home, app.cwd)
+    bound = app.bound_session
+    if newest is not None and (bound is None or Path(bound.path) != newest):
+        app.bind_session(app.open_session(newest))
+
+
 def session_info(session: SessionLog, *, with_branch: bool = True) -> SessionInfo:
     header = session.header
     assert header is not None
@@ -62,7 +75,7 @@ def session_info(session: SessionLog, *, with_branch: bool = True) -> SessionInf
 
 
 def session_list(app: Waymarks) -> list[SessionInfo]:
-    """This directory's sessions, newest first; unreadable files are left out."""
+    """This directory's sessions, oldest first; unreadable files are left out."""
     infos = []
     for path in list_sessions(app.home, app.cwd):
         try:

@@ -33,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 
 from waymarks.core.text import escaped
 from waymarks.service.outcomes import ServiceError
+from waymarks.service.sessions_api import follow_newest
 from waymarks.web import actions, reads
 from waymarks.web.security import Gate, GateMiddleware
 
@@ -81,8 +82,11 @@ class Inspector:
         self.others.clear()
 
     def service(self, request: Request) -> Waymarks | None:
+        """The service of the project in view, on its newest session (a session started
+        since the last request is the one a new command would act on)."""
         project = request.query_params.get("project")
         if not project or project == self.app.cwd:
+            follow_newest(self.app)
             return self.app
         kept = self.others.pop(project, None)  # kept again last: the most recently viewed
         if kept is None:
@@ -92,6 +96,7 @@ class Inspector:
             while len(self.others) >= KEPT_PROJECTS:
                 self.others.pop(next(iter(self.others))).close()  # the least recently viewed
         self.others[project] = kept
+        follow_newest(kept)
         return kept
 
     def render(self, name: str, request: Request, app: Waymarks | None, status: int = 200,
