@@ -23,9 +23,13 @@ settings.load_profile("waymarks")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Temporary folders in memory when the machine has room there (:mod:`tests.temproot`)
-    and the run did not choose a place (``--basetemp``, ``PYTEST_DEBUG_TEMPROOT``).
-    Durability tests kill processes; none of them cuts the power."""
+    """Waymarks' own variables of the shell that runs the suite dropped (its knobs kept),
+    before any fixture of any scope: a module fixture that built a home saw a developer's
+    ``WAYMARKS_HOME``. Temporary folders in memory when the machine has room there
+    (:mod:`tests.temproot`) and the run did not choose a place (``--basetemp``,
+    ``PYTEST_DEBUG_TEMPROOT``). Durability tests kill processes; none cuts the power."""
+    for name in _waymarks_variables():
+        del os.environ[name]
     if config.option.basetemp or os.environ.get("PYTEST_DEBUG_TEMPROOT"):
         return
     root = memory_root()
@@ -114,6 +118,11 @@ def two_sessions(make_app: Callable[..., Waymarks],
 SUITE_KNOBS = frozenset({"WAYMARKS_BYTE_FLIPS", "WAYMARKS_SCREENSHOTS"})
 
 
+def _waymarks_variables() -> list[str]:
+    return [name for name in os.environ
+            if name.startswith("WAYMARKS_") and name not in SUITE_KNOBS]
+
+
 @pytest.fixture(autouse=True)
 def _lexical_unless_semantic(request: pytest.FixtureRequest,
                              monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,8 +132,7 @@ def _lexical_unless_semantic(request: pytest.FixtureRequest,
     running the suite set of Waymarks' own variables is dropped first: a developer's
     ``WAYMARKS_SEMANTIC=off`` failed the semantic tests, and a ``WAYMARKS_HOME`` would
     point a test's commands at that person's home. The suite's own knobs stay."""
-    for name in [name for name in os.environ
-                 if name.startswith("WAYMARKS_") and name not in SUITE_KNOBS]:
+    for name in _waymarks_variables():  # one a test set without monkeypatch, say
         monkeypatch.delenv(name)
     if request.node.get_closest_marker("semantic") is None:
         monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")

@@ -1,7 +1,7 @@
-"""The shell's ``WAYMARKS_*`` variables are dropped before each test (a developer's
-``WAYMARKS_HOME`` must not reach a test's commands), except the suite's own knobs the
-README documents: ``WAYMARKS_BYTE_FLIPS=600`` (the byte-flip soak) and
-``WAYMARKS_SCREENSHOTS=1`` (save the inspector's screenshots). Both are read inside a
+"""The shell's ``WAYMARKS_*`` variables are dropped when the suite starts (a developer's
+``WAYMARKS_HOME`` must not reach a test's commands, nor a module fixture's), except the
+suite's own knobs the README documents: ``WAYMARKS_BYTE_FLIPS=600`` (the byte-flip soak)
+and ``WAYMARKS_SCREENSHOTS=1`` (save the inspector's screenshots). Both are read inside a
 test, after that fixture ran: dropped with the rest, they silently did nothing."""
 
 from __future__ import annotations
@@ -16,8 +16,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(scope="module")
+def home_seen_by_a_module_fixture() -> str | None:
+    """Module fixtures run before the per-test scrub: one building a home saw the shell's
+    ``WAYMARKS_HOME`` and its commands wrote to that person's home."""
+    return os.environ.get("WAYMARKS_HOME")
+
+
 @pytest.mark.skipif(not os.environ.get("SUITE_ENV_PROBE"), reason="run by the test below")
-def test_probe() -> None:
+def test_probe(home_seen_by_a_module_fixture: str | None) -> None:
+    assert home_seen_by_a_module_fixture is None
     assert os.environ.get("WAYMARKS_BYTE_FLIPS") == "7"
     assert os.environ.get("WAYMARKS_SCREENSHOTS") == "1"
     assert "WAYMARKS_HOME" not in os.environ  # still dropped
