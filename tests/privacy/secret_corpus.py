@@ -268,6 +268,9 @@ LOOKALIKES: list[str] = [
     "private_key: ~/.ssh/id_rsa", "PWD=/home/me/project", "token = request.headers.get",
     "password: correct-horse-battery-staple", "api_key: getAccessTokenFromEnvironment",
     "max_tokens: 4096", "token_count=12", "password_min_length: 12", '"token": null',
+    # comparisons of two names in code: the colon ends the statement, not the value
+    "if password == expected:", "while secret != previous_secret:",
+    "elif token == self.token:\n    return True",
     "## API keys\n\nSet `OPENAI_API_KEY` in your shell, never in the repository.",
     "| name | type | required |\n|---|---|---|\n| token | string | yes |",
     "- [x] rotate the token: done",

@@ -67,11 +67,12 @@ PLACEHOLDER_PREFIX: Final = "[REDACTED:"
 
 
 
-#: the value of an assignment or flag: quoted (anything up to a quote or space) or bare
+#: the value of an assignment or flag: quoted (anything up to a quote or space) or bare,
+#: a bare one not ending in a colon (``if password == expected:`` ends a statement there)
 _VALUE: Final = (
     r"(?!(?i:bearer|basic)[ \t])"
     r"(?:\\?[\"'`](?P<{name}_q>[^\s\"'`\\]{{4,4096}})"
-    r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>]{{4,4096}}))"
+    r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>]{{3,4095}}[^\s\"'`\\,;(){{}}\[\]<>:]))"
 )
 #: a credential name *ends* with one of these (``DB_PASSWORD``, ``PGPASSWORD``,
 #: ``clientSecret``, ``x-api-key``); ``key`` only after one of ``_KEY_PREFIXES``
