@@ -49,7 +49,8 @@ def prepare_mcp(run: "Runtime", claude_code: bool
                 ) -> "tuple[Waymarks, Callable[[], None] | None]":
     """The service the MCP server acts on, checked before serving: a ``--session`` that
     names no session of the project, or an unreadable one, fails now rather than per call.
-    ``claude_code``: follow the session Claude Code's hooks last saw here."""
+    Before each call it follows the session Claude Code's hooks last saw here
+    (``claude_code``), else the project's newest unless ``--session`` named one."""
     from waymarks.ledger.discovery import resolve_session
     from waymarks.ledger.log import SessionFileError
 
@@ -63,12 +64,13 @@ def prepare_mcp(run: "Runtime", claude_code: bool
             raise LaunchError(f"--session: {exc}") from exc
         app.current_session()  # an unreadable session fails now (exit 1), not per call
     app.keep_recall_index = True  # a long-lived process: the recall index in memory
-    follow = None
     if claude_code:
         from waymarks.hosts.claude_code import follower
 
-        follow = follower(app)
-    return app, follow
+        return app, follower(app)
+    from waymarks.service.sessions_api import follow_newest
+
+    return app, lambda: follow_newest(app)  # a session started meanwhile, as a command
 
 
 def serve_mcp_stdio(run: "Runtime", claude_code: bool) -> "Result":
