@@ -182,3 +182,36 @@ def test_an_export_of_a_newer_version_says_so(cli: Any, tmp_path: Path) -> None:
     refused = cli("import", str(source), expect=2, text=True)
     assert "\x1b" not in refused and "format is not waymarks-export-v1" in refused
     assert cli("memory")["items"] == []
+
+
+# -- what an import says, beside what it wrote -----------------------------------------------
+
+
+def test_an_import_notes_what_a_typed_write_would_and_answers_in_the_write_shape(
+        cli: Any, tmp_path: Path) -> None:
+    """A pin classified sensitive, typed, says the default provider will not receive it;
+    imported, it said nothing, and the import's JSON had no ``notices`` (nor ``id``,
+    ``code``, ``conflicts``) as every other write's has."""
+    typed = cli("pin", "--classification", "sensitive", "--", "A typed sensitive pin.")
+    assert any("classified sensitive" in n for n in typed["notices"])
+    source = tmp_path / "n.jsonl"
+    source.write_text("\n".join([
+        json.dumps({"kind": "pin", "scope": "session", "status": "active",
+                    "classification": "sensitive", "text": "An imported sensitive pin."}),
+        _row("Zeta runs nightly.")]) + "\n")
+    done = cli("import", str(source))
+    assert {"outcome", "id", "code", "conflicts", "notices"} <= set(done)
+    assert done["code"] is None and done["conflicts"] == []
+    by_line = {e["line"]: e for e in done["lines"]}
+    assert any("classified sensitive" in n for n in by_line[1]["notices"])
+    assert by_line[2]["notices"] == []
+    assert [n for n in done["notices"] if n.startswith("line 1: classified sensitive")]
+    source.write_text(json.dumps({"kind": "memory", "scope": "session", "status": "active",
+                                  "classification": "local-only",
+                                  "text": "Eta stays on this machine."}) + "\n")
+    text = cli("import", str(source), text=True)
+    assert "line 1: imported as" in text and "note: classified local-only" in text
+    dry = cli("import", "--dry-run", str(tmp_path / "n.jsonl"))
+    assert dry["notices"] == []  # a dry run writes nothing, so notes nothing
+    source.write_text(_row("Theta.", status="actve") + "\n")
+    assert cli("import", str(source), expect=2)["notices"] == []
