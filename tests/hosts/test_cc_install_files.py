@@ -225,3 +225,17 @@ def test_a_backup_made_redundant_by_hand_goes_and_one_still_needed_is_named(
     assert backup.read_text() == '{"mcpServers": {"gh": {"command": "gh"}}}'
     done = cli(home, project, user, "uninstall")
     assert done.returncode == 0 and "kept .mcp.json.waymarks-backup" in done.stdout
+
+
+def test_project_and_user_together_are_refused_not_one_chosen(tmp_path: Path, home: Path,
+                                                              project: Path) -> None:
+    """``install --project --user`` installed into the user's settings alone, exit 0: one
+    of the two scopes asked for was silently dropped."""
+    user = tmp_path / "user"
+    user.mkdir()
+    for action in ("install", "uninstall"):
+        done = cli(home, project, user, action, "--project", "--user")
+        assert done.returncode == 2, (done.stdout, done.stderr)
+        assert "--project or --user, not both" in done.stderr and "Traceback" not in done.stderr
+        assert tree(user) == {} and tree(project) == {}
+

@@ -303,11 +303,14 @@ def register(root: "click.Group") -> None:
         help="This project (the default): .claude/settings.json and .mcp.json. E.g. "
              "--project")
 
-    def claude_action(install: bool, user: bool) -> Result:
+    def claude_action(install: bool, user: bool, project: bool = False) -> Result:
         from pathlib import Path
 
         from waymarks.hosts import claude_code_install as cc
 
+        if user and project:  # one of the two would be dropped without a word
+            raise click.UsageError("give --project or --user, not both (run it once for "
+                                   "each scope to have both)")
         app = runtime().app()
         scope: cc.Scope = "user" if user else "project"
         try:
@@ -339,7 +342,7 @@ def register(root: "click.Group") -> None:
     def claude_install(project: bool, user: bool) -> Result:
         """Project scope writes absolute paths of this machine: keep those files out of
         shared commits, or use --user. A file that is not valid JSON is refused."""
-        return claude_action(True, user)
+        return claude_action(True, user, project)
 
     @command(claude, "uninstall", summary="Remove exactly what install added: files are "
              "restored, or removed if install created them.",
@@ -348,4 +351,4 @@ def register(root: "click.Group") -> None:
     @scope_project
     @scope_user
     def claude_uninstall(project: bool, user: bool) -> Result:
-        return claude_action(False, user)
+        return claude_action(False, user, project)
