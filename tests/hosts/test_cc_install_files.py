@@ -239,3 +239,28 @@ def test_project_and_user_together_are_refused_not_one_chosen(tmp_path: Path, ho
         assert "--project or --user, not both" in done.stderr and "Traceback" not in done.stderr
         assert tree(user) == {} and tree(project) == {}
 
+
+def test_a_read_only_settings_file_is_refused_and_left_alone(tmp_path: Path, home: Path,
+                                                             project: Path) -> None:
+    """A settings file the person made read-only (0444) was replaced all the same (a
+    rename needs only the folder to be writable), its new content read-only too."""
+    user = tmp_path / "user"
+    user.mkdir()
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{\n    "model": "opus"\n}\n')
+    settings.chmod(0o444)
+    before = tree(project)
+    done = cli(home, project, user, "install")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "is read-only" in done.stdout and "chmod u+w" in done.stdout
+    assert "Nothing was changed" in done.stdout
+    assert tree(project) == before and settings.stat().st_mode & 0o777 == 0o444
+    settings.chmod(0o644)  # made writable: installed; read-only again: not uninstalled
+    assert cli(home, project, user, "install").returncode == 0
+    settings.chmod(0o444)
+    before = tree(project)
+    done = cli(home, project, user, "uninstall")
+    assert done.returncode == 2 and "is read-only" in done.stdout, (done.stdout, done.stderr)
+    assert tree(project) == before
+

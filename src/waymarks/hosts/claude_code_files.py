@@ -12,6 +12,9 @@ What must stay true:
   (:class:`Number`: ``1e400`` stays ``1e400``, never ``Infinity``; ``1E2`` stays ``1E2``),
   keys keep their order, and ``1``, ``1.0`` and ``true`` stay three different values
   (:func:`same` compares the rewritten text, never Python's ``==``);
+- a file the person made read-only (no write permission for its owner, or none for this
+  user) is theirs to keep as it is: :func:`check_writable` refuses it before anything is
+  written (a rename would replace it all the same, needing only the folder's permission);
 - a backup (``<file>.waymarks-backup``) holds the bytes that were read, is created
   exclusively and without following a link, with the file's own mode; a backup name that
   exists as anything but a regular file (a link a repository planted, pointing at the
@@ -23,6 +26,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shlex
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -211,6 +215,17 @@ def write_backup(loaded: Loaded) -> None:
         raise
     os.close(fd)
     fsync_directory(backup.parent)
+
+
+def check_writable(loaded: Loaded) -> None:
+    """:class:`InstallError` if the file ``loaded`` read is read-only (its owner may not
+    write it, or this user may not), checked before anything is written."""
+    if loaded.raw is None or (loaded.mode & stat.S_IWUSR
+                              and os.access(loaded.target, os.W_OK)):
+        return
+    raise InstallError(f"{loaded.path} is read-only (mode {loaded.mode:o}); if Waymarks may "
+                       f"change it, make it writable (chmod u+w {shlex.quote(str(loaded.target))}"
+                       f"), then run this again. {NOTHING_CHANGED}")
 
 
 def write(loaded: Loaded, content: bytes) -> None:
