@@ -390,7 +390,8 @@ def _interrupted(report: list[dict[str, Any]], tally: str, counts: dict[str, int
             + f" ({tally}). Import the file again to add the rest: the written lines "
             "come back as duplicates.")
     data = {"outcome": "aborted", "code": "interrupted", "id": None, "conflicts": [],
-            "notices": _notices(report), "message": head, "written": bool(imported), "counts": counts, "lines": report}
+            "notices": _notices(report), "message": head, "written": bool(imported),
+            "counts": counts, "lines": report}
     return Result(data, head, EXIT_INTERRUPTED)
 
 
