@@ -264,3 +264,20 @@ def test_a_read_only_settings_file_is_refused_and_left_alone(tmp_path: Path, hom
     assert done.returncode == 2 and "is read-only" in done.stdout, (done.stdout, done.stderr)
     assert tree(project) == before
 
+
+def test_a_huge_settings_file_is_refused_before_it_is_read(tmp_path: Path, home: Path,
+                                                           project: Path) -> None:
+    """A settings file of gigabytes (a sparse file, a mistake) was read whole into
+    memory: a MemoryError traceback under a memory limit, else seconds of reading to say
+    it was not JSON."""
+    from waymarks.hosts import claude_code_files
+
+    limit = getattr(claude_code_files, "MAX_FILE_BYTES", 256 << 20)
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    with settings.open("wb") as out:
+        out.truncate(limit + 1)  # sparse: no disk, and nothing to read quickly
+    with pytest.raises(cc.InstallError, match=r"larger than 256 MiB.*Nothing was changed"):
+        cc.install("project", project, tmp_path / "user", home)
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+    assert settings.stat().st_size == limit + 1 and not (project / ".mcp.json").exists()
