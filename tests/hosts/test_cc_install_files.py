@@ -281,3 +281,16 @@ def test_a_huge_settings_file_is_refused_before_it_is_read(tmp_path: Path, home:
         cc.install("project", project, tmp_path / "user", home)
     assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
     assert settings.stat().st_size == limit + 1 and not (project / ".mcp.json").exists()
+
+
+def test_a_file_where_the_claude_folder_goes_is_named_with_the_right_fix(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    """A file named ``.claude`` in the project was refused as "cannot be read (Not a
+    directory); fix its permissions": no permission is wrong, the fix is to move it."""
+    (project / ".claude").write_text("notes\n")
+    before = tree(project)
+    done = cli(home, project, tmp_path / "user", "install")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert f"{project / '.claude'} is a file, not a folder" in done.stdout
+    assert "permissions" not in done.stdout and "Nothing was changed" in done.stdout
+    assert tree(project) == before

@@ -94,6 +94,11 @@ def load(path: Path) -> Loaded:
         found = os.lstat(path)
     except FileNotFoundError:
         return Loaded(path, path, None, {}, NEW_FILE_MODE)
+    except NotADirectoryError as exc:  # a file where a folder of the path goes (.claude)
+        file = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()),
+                    path.parent)
+        raise InstallError(f"{file} is a file, not a folder, so {path} cannot be there; move "
+                           f"it away, then run this again. {NOTHING_CHANGED}") from exc
     except OSError as exc:
         raise InstallError(f"{path} cannot be read ({exc.strerror}); fix its permissions, "
                            f"then run this again. {NOTHING_CHANGED}") from exc
