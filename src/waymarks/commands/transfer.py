@@ -93,7 +93,7 @@ def register_transfer(root: click.Group) -> None:
         app = runtime().app()
         if output is not None and output != "-" and (kept := _kept_by_waymarks(app, output)):
             return refused("invalid_argument", f"-o {output}: inside {kept}, where Waymarks "
-                           "keeps its own files (its records, database and settings); "
+                           "keeps its own files (records, database, settings, team ledger); "
                            "nothing was written (give a path outside it)")
         items = _exported(app, kind, statuses)
         # one item per line under every line-splitting rule: U+2028, U+2029 and NEL, which
@@ -175,12 +175,16 @@ def register_transfer(root: click.Group) -> None:
 
 
 def _kept_by_waymarks(app: Waymarks, output: str) -> str | None:
-    """The folder of Waymarks' own files that ``output`` lies in (the home, or a
-    configured root of Pi's session files), if any: an export written there could replace a
-    session ledger, the database or the settings (``-o ~/.local/share/waymarks/waymarks.db``
-    did, atomically and for good)."""
+    """The folder of Waymarks' own files that ``output`` lies in (the home, a configured
+    root of Pi's session files, or the project's ``.waymarks``), if any: an export written
+    there could replace a session ledger, the database or the settings (``-o
+    ~/.local/share/waymarks/waymarks.db`` did, atomically and for good), a team ledger or
+    the project's settings."""
+    from waymarks.service.config import PROJECT_CONFIG
+
     target = Path(output).expanduser().resolve()
-    for folder in (app.home, *app.settings().session_roots):
+    for folder in (app.home, *app.settings().session_roots,
+                   Path(app.cwd) / PROJECT_CONFIG.parent):
         kept = Path(folder).expanduser().resolve()
         if target == kept or kept in target.parents:
             return str(kept)
