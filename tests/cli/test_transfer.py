@@ -215,3 +215,27 @@ def test_an_import_notes_what_a_typed_write_would_and_answers_in_the_write_shape
     assert dry["notices"] == []  # a dry run writes nothing, so notes nothing
     source.write_text(_row("Theta.", status="actve") + "\n")
     assert cli("import", str(source), expect=2)["notices"] == []
+
+
+def test_every_refused_import_answers_in_the_write_shape(
+        cli: Any, tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file refused before it is parsed (too large, not UTF-8, a directory) answered
+    ``{"outcome", "id", "code", "conflicts", "message"}``: no ``notices``, which every
+    write's document has (README: `--json`). Nothing is written to the ledger either."""
+    big = tmp_path / "big.jsonl"
+    with big.open("wb") as out:
+        out.truncate(64 * 1024 * 1024 + 1)  # sparse
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(json.dumps({"kind": "memory", "scope": "session", "text": "Caf\xe9 "
+                                  "opens at nine."}, ensure_ascii=False).encode("latin-1"))
+    for source in (big, latin, tmp_path):
+        refused = cli("import", str(source), expect=2)
+        assert refused["outcome"] == "rejected" and refused["notices"] == [], source
+        assert {"id", "code", "conflicts", "message"} <= set(refused)
+    assert not (home / "sessions").exists() or not list((home / "sessions").rglob("*.jsonl"))
+    (tmp_path / "user").mkdir()
+    (tmp_path / "project" / ".mcp.json").write_text("[]")  # so is a refused install
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    refused = cli("claude-code", "install", expect=2)
+    assert refused["code"] == "invalid_config" and refused["notices"] == []
+    assert (tmp_path / "project" / ".mcp.json").read_text() == "[]"

@@ -263,7 +263,8 @@ def register(root: "click.Group") -> None:
             path, changed = (pi_install.install if install else pi_install.uninstall)(where)
         except (FileExistsError, FileNotFoundError) as exc:
             return Result({"outcome": "rejected", "code": "conflict", "id": None,
-                           "conflicts": [], "message": str(exc)}, f"Refused: {exc}",
+                           "conflicts": [], "notices": [],
+                           "message": str(exc)}, f"Refused: {exc}",
                           EXIT_REJECTED)
         verb = ("Installed" if changed else "Already installed") if install else (
             "Removed" if changed else "Nothing to remove at")
@@ -320,7 +321,8 @@ def register(root: "click.Group") -> None:
                 changes = cc.uninstall(scope, Path(app.cwd), Path.home(), app.home)
         except cc.InstallError as exc:
             return Result({"outcome": "rejected", "code": "invalid_config", "id": None,
-                           "conflicts": [], "message": str(exc)}, f"Refused: {exc}",
+                           "conflicts": [], "notices": [],
+                           "message": str(exc)}, f"Refused: {exc}",
                           EXIT_REJECTED)
         lines = [f"{c.path}: " + ", ".join([*(f"+{a}" for a in c.added),
                                              *(f"-{r}" for r in c.removed), *c.notes])

@@ -215,7 +215,7 @@ def error(code: str, message: str, status: int, want_json: bool,
           repaired: dict[str, Any] | None = None) -> int:
     outcome = {EXIT_ERROR: "error", EXIT_INTERRUPTED: "aborted"}.get(status, "rejected")
     document: dict[str, Any] = {"outcome": outcome, "id": None, "code": code, "conflicts": [],
-                                "message": message}
+                                "notices": [], "message": message}
     if repaired:
         document["recovered"] = repaired
     if not want_json or not printed(lambda: print_json(document)):
