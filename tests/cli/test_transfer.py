@@ -239,3 +239,19 @@ def test_every_refused_import_answers_in_the_write_shape(
     refused = cli("claude-code", "install", expect=2)
     assert refused["code"] == "invalid_config" and refused["notices"] == []
     assert (tmp_path / "project" / ".mcp.json").read_text() == "[]"
+
+
+def test_an_export_cut_short_inside_a_character_is_named_so(cli: Any, tmp_path: Path) -> None:
+    """An export copied only in part, cut inside a character, was refused as "not UTF-8
+    text ...; save it as UTF-8": it is UTF-8, the fix is to copy it whole."""
+    cli("pin", "--", "Greet in 日本語 too.")
+    whole = tmp_path / "whole.jsonl"
+    cli("export", "-o", str(whole))
+    data = whole.read_bytes()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(data[:data.index("日".encode()) + 1])
+    refused = cli("import", str(cut), expect=2)
+    assert "ends inside a character" in refused["message"]
+    assert "copy or export it again whole" in refused["message"]
+    assert "save it as UTF-8" not in refused["message"]
+    assert len(cli("pins")["items"]) == 1

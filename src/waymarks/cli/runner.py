@@ -303,6 +303,11 @@ def _utf8(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        if exc.end == len(data) and exc.reason == "unexpected end of data":  # cut short
+            left = len(data) - exc.start
+            raise ArgumentError(f"{name}: ends inside a character (the last {left} "
+                                "byte(s)): it was cut short; copy or export it again whole; "
+                                "nothing was read") from None
         raise ArgumentError(f"{name}: not UTF-8 text (byte {exc.start} is 0x"
                             f"{data[exc.start]:02x}); save it as UTF-8 and try again; "
                             "nothing was read") from None
