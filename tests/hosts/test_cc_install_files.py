@@ -257,11 +257,11 @@ def test_a_read_only_settings_file_is_refused_and_left_alone(tmp_path: Path, hom
     assert "Nothing was changed" in done.stdout
     assert tree(project) == before and settings.stat().st_mode & 0o777 == 0o444
     settings.chmod(0o644)  # made writable: installed; read-only again: not uninstalled
-    assert cli(home, project, user, "install").returncode == 0
+    assert cc.install("project", project, user, home)
     settings.chmod(0o444)
     before = tree(project)
-    done = cli(home, project, user, "uninstall")
-    assert done.returncode == 2 and "is read-only" in done.stdout, (done.stdout, done.stderr)
+    with pytest.raises(cc.InstallError, match=r"settings.json is read-only \(mode 444\)"):
+        cc.uninstall("project", project, user, home)
     assert tree(project) == before
 
 
