@@ -91,6 +91,30 @@ def test_export_never_writes_over_waymarks_own_files(home: Path, project: Path,
     assert waymarks(home, project, "export", "-o", str(beside))["count"] == 1
 
 
+def test_export_never_writes_over_the_projects_waymarks_folder(home: Path, project: Path
+                                                               ) -> None:
+    """``-o .waymarks/team/<me>.jsonl`` replaced the person's team ledger with the export
+    (its entries not yet committed lost for good; every clone then read the file as
+    tampered and withdrew the contributor's items), and ``-o .waymarks/config.toml`` the
+    project's settings: the project's ``.waymarks`` folder is Waymarks' own, as the home is."""
+    team = project / ".waymarks" / "team"
+    team.mkdir(parents=True)
+    ledger, config = team / "alice.jsonl", project / ".waymarks" / "config.toml"
+    ledger.write_text('{"format": "waymarks-team-v1"}\n')
+    config.write_text("[memory]\n")
+    waymarks(home, project, "pin", "--", "Run the tests first")
+    for target in (ledger, config, team / "new.jsonl", project / "sub" / ".." / ".waymarks"
+                   / "team" / "alice.jsonl"):
+        refused = waymarks(home, project, "export", "-o", str(target), expect=2)
+        assert refused["code"] == "invalid_argument", target
+        assert f"inside {project / '.waymarks'}" in refused["message"]
+        assert "nothing was written" in refused["message"]
+    assert ledger.read_text() == '{"format": "waymarks-team-v1"}\n'
+    assert config.read_text() == "[memory]\n" and sorted(p.name for p in team.iterdir()) == [
+        "alice.jsonl"]
+    assert waymarks(home, project, "export", "-o", str(project / "export.jsonl"))["count"] == 1
+
+
 def test_export_dash_is_standard_output(home: Path, project: Path) -> None:
     waymarks(home, project, "pin", "--", "Run the tests first")
     shown = waymarks(home, project, "export", "-o", "-")

@@ -182,3 +182,76 @@ def test_an_export_of_a_newer_version_says_so(cli: Any, tmp_path: Path) -> None:
     refused = cli("import", str(source), expect=2, text=True)
     assert "\x1b" not in refused and "format is not waymarks-export-v1" in refused
     assert cli("memory")["items"] == []
+
+
+# -- what an import says, beside what it wrote -----------------------------------------------
+
+
+def test_an_import_notes_what_a_typed_write_would_and_answers_in_the_write_shape(
+        cli: Any, tmp_path: Path) -> None:
+    """A pin classified sensitive, typed, says the default provider will not receive it;
+    imported, it said nothing, and the import's JSON had no ``notices`` (nor ``id``,
+    ``code``, ``conflicts``) as every other write's has."""
+    typed = cli("pin", "--classification", "sensitive", "--", "A typed sensitive pin.")
+    assert any("classified sensitive" in n for n in typed["notices"])
+    source = tmp_path / "n.jsonl"
+    source.write_text("\n".join([
+        json.dumps({"kind": "pin", "scope": "session", "status": "active",
+                    "classification": "sensitive", "text": "An imported sensitive pin."}),
+        _row("Zeta runs nightly.")]) + "\n")
+    done = cli("import", str(source))
+    assert {"outcome", "id", "code", "conflicts", "notices"} <= set(done)
+    assert done["code"] is None and done["conflicts"] == []
+    by_line = {e["line"]: e for e in done["lines"]}
+    assert any("classified sensitive" in n for n in by_line[1]["notices"])
+    assert by_line[2]["notices"] == []
+    assert [n for n in done["notices"] if n.startswith("line 1: classified sensitive")]
+    source.write_text(json.dumps({"kind": "memory", "scope": "session", "status": "active",
+                                  "classification": "local-only",
+                                  "text": "Eta stays on this machine."}) + "\n")
+    text = cli("import", str(source), text=True)
+    assert "line 1: imported as" in text and "note: classified local-only" in text
+    dry = cli("import", "--dry-run", str(tmp_path / "n.jsonl"))
+    assert dry["notices"] == []  # a dry run writes nothing, so notes nothing
+    source.write_text(_row("Theta.", status="actve") + "\n")
+    assert cli("import", str(source), expect=2)["notices"] == []
+
+
+def test_every_refused_import_answers_in_the_write_shape(
+        cli: Any, tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file refused before it is parsed (too large, not UTF-8, a directory) answered
+    ``{"outcome", "id", "code", "conflicts", "message"}``: no ``notices``, which every
+    write's document has (README: `--json`). Nothing is written to the ledger either."""
+    big = tmp_path / "big.jsonl"
+    with big.open("wb") as out:
+        out.truncate(64 * 1024 * 1024 + 1)  # sparse
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(json.dumps({"kind": "memory", "scope": "session", "text": "Caf\xe9 "
+                                  "opens at nine."}, ensure_ascii=False).encode("latin-1"))
+    for source in (big, latin, tmp_path):
+        refused = cli("import", str(source), expect=2)
+        assert refused["outcome"] == "rejected" and refused["notices"] == [], source
+        assert {"id", "code", "conflicts", "message"} <= set(refused)
+    assert not (home / "sessions").exists() or not list((home / "sessions").rglob("*.jsonl"))
+    (tmp_path / "user").mkdir()
+    (tmp_path / "project" / ".mcp.json").write_text("[]")  # so is a refused install
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    refused = cli("claude-code", "install", expect=2)
+    assert refused["code"] == "invalid_config" and refused["notices"] == []
+    assert (tmp_path / "project" / ".mcp.json").read_text() == "[]"
+
+
+def test_an_export_cut_short_inside_a_character_is_named_so(cli: Any, tmp_path: Path) -> None:
+    """An export copied only in part, cut inside a character, was refused as "not UTF-8
+    text ...; save it as UTF-8": it is UTF-8, the fix is to copy it whole."""
+    cli("pin", "--", "Greet in 日本語 too.")
+    whole = tmp_path / "whole.jsonl"
+    cli("export", "-o", str(whole))
+    data = whole.read_bytes()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(data[:data.index("日".encode()) + 1])
+    refused = cli("import", str(cut), expect=2)
+    assert "ends inside a character" in refused["message"]
+    assert "copy or export it again whole" in refused["message"]
+    assert "save it as UTF-8" not in refused["message"]
+    assert len(cli("pins")["items"]) == 1

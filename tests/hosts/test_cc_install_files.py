@@ -225,3 +225,72 @@ def test_a_backup_made_redundant_by_hand_goes_and_one_still_needed_is_named(
     assert backup.read_text() == '{"mcpServers": {"gh": {"command": "gh"}}}'
     done = cli(home, project, user, "uninstall")
     assert done.returncode == 0 and "kept .mcp.json.waymarks-backup" in done.stdout
+
+
+def test_project_and_user_together_are_refused_not_one_chosen(tmp_path: Path, home: Path,
+                                                              project: Path) -> None:
+    """``install --project --user`` installed into the user's settings alone, exit 0: one
+    of the two scopes asked for was silently dropped."""
+    user = tmp_path / "user"
+    user.mkdir()
+    for action in ("install", "uninstall"):
+        done = cli(home, project, user, action, "--project", "--user")
+        assert done.returncode == 2, (done.stdout, done.stderr)
+        assert "--project or --user, not both" in done.stderr and "Traceback" not in done.stderr
+        assert tree(user) == {} and tree(project) == {}
+
+
+def test_a_read_only_settings_file_is_refused_and_left_alone(tmp_path: Path, home: Path,
+                                                             project: Path) -> None:
+    """A settings file the person made read-only (0444) was replaced all the same (a
+    rename needs only the folder to be writable), its new content read-only too."""
+    user = tmp_path / "user"
+    user.mkdir()
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{\n    "model": "opus"\n}\n')
+    settings.chmod(0o444)
+    before = tree(project)
+    done = cli(home, project, user, "install")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "is read-only" in done.stdout and "chmod u+w" in done.stdout
+    assert "Nothing was changed" in done.stdout
+    assert tree(project) == before and settings.stat().st_mode & 0o777 == 0o444
+    settings.chmod(0o644)  # made writable: installed; read-only again: not uninstalled
+    assert cc.install("project", project, user, home)
+    settings.chmod(0o444)
+    before = tree(project)
+    with pytest.raises(cc.InstallError, match=r"settings.json is read-only \(mode 444\)"):
+        cc.uninstall("project", project, user, home)
+    assert tree(project) == before
+
+
+def test_a_huge_settings_file_is_refused_before_it_is_read(tmp_path: Path, home: Path,
+                                                           project: Path) -> None:
+    """A settings file of gigabytes (a sparse file, a mistake) was read whole into
+    memory: a MemoryError traceback under a memory limit, else seconds of reading to say
+    it was not JSON."""
+    from waymarks.hosts import claude_code_files
+
+    limit = getattr(claude_code_files, "MAX_FILE_BYTES", 256 << 20)
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    with settings.open("wb") as out:
+        out.truncate(limit + 1)  # sparse: no disk, and nothing to read quickly
+    with pytest.raises(cc.InstallError, match=r"larger than 256 MiB.*Nothing was changed"):
+        cc.install("project", project, tmp_path / "user", home)
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+    assert settings.stat().st_size == limit + 1 and not (project / ".mcp.json").exists()
+
+
+def test_a_file_where_the_claude_folder_goes_is_named_with_the_right_fix(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    """A file named ``.claude`` in the project was refused as "cannot be read (Not a
+    directory); fix its permissions": no permission is wrong, the fix is to move it."""
+    (project / ".claude").write_text("notes\n")
+    before = tree(project)
+    done = cli(home, project, tmp_path / "user", "install")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert f"{project / '.claude'} is a file, not a folder" in done.stdout
+    assert "permissions" not in done.stdout and "Nothing was changed" in done.stdout
+    assert tree(project) == before

@@ -267,7 +267,8 @@ def register(root: "click.Group") -> None:
             path, changed = (pi_install.install if install else pi_install.uninstall)(where)
         except (FileExistsError, FileNotFoundError) as exc:
             return Result({"outcome": "rejected", "code": "conflict", "id": None,
-                           "conflicts": [], "message": str(exc)}, f"Refused: {exc}",
+                           "conflicts": [], "notices": [],
+                           "message": str(exc)}, f"Refused: {exc}",
                           EXIT_REJECTED)
         verb = ("Installed" if changed else "Already installed") if install else (
             "Removed" if changed else "Nothing to remove at")
@@ -307,11 +308,14 @@ def register(root: "click.Group") -> None:
         help="This project (the default): .claude/settings.json and .mcp.json. E.g. "
              "--project")
 
-    def claude_action(install: bool, user: bool) -> Result:
+    def claude_action(install: bool, user: bool, project: bool = False) -> Result:
         from pathlib import Path
 
         from waymarks.hosts import claude_code_install as cc
 
+        if user and project:  # one of the two would be dropped without a word
+            raise click.UsageError("give --project or --user, not both (run it once for "
+                                   "each scope to have both)")
         app = runtime().app()
         scope: cc.Scope = "user" if user else "project"
         try:
@@ -321,7 +325,8 @@ def register(root: "click.Group") -> None:
                 changes = cc.uninstall(scope, Path(app.cwd), Path.home(), app.home)
         except cc.InstallError as exc:
             return Result({"outcome": "rejected", "code": "invalid_config", "id": None,
-                           "conflicts": [], "message": str(exc)}, f"Refused: {exc}",
+                           "conflicts": [], "notices": [],
+                           "message": str(exc)}, f"Refused: {exc}",
                           EXIT_REJECTED)
         lines = [f"{c.path}: " + ", ".join([*(f"+{a}" for a in c.added),
                                              *(f"-{r}" for r in c.removed), *c.notes])
@@ -343,7 +348,7 @@ def register(root: "click.Group") -> None:
     def claude_install(project: bool, user: bool) -> Result:
         """Project scope writes absolute paths of this machine: keep those files out of
         shared commits, or use --user. A file that is not valid JSON is refused."""
-        return claude_action(True, user)
+        return claude_action(True, user, project)
 
     @command(claude, "uninstall", summary="Remove exactly what install added: files are "
              "restored, or removed if install created them.",
@@ -352,4 +357,4 @@ def register(root: "click.Group") -> None:
     @scope_project
     @scope_user
     def claude_uninstall(project: bool, user: bool) -> Result:
-        return claude_action(False, user)
+        return claude_action(False, user, project)

@@ -215,7 +215,7 @@ def error(code: str, message: str, status: int, want_json: bool,
           repaired: dict[str, Any] | None = None) -> int:
     outcome = {EXIT_ERROR: "error", EXIT_INTERRUPTED: "aborted"}.get(status, "rejected")
     document: dict[str, Any] = {"outcome": outcome, "id": None, "code": code, "conflicts": [],
-                                "message": message}
+                                "notices": [], "message": message}
     if repaired:
         document["recovered"] = repaired
     if not want_json or not printed(lambda: print_json(document)):
@@ -303,6 +303,11 @@ def _utf8(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        if exc.end == len(data) and exc.reason == "unexpected end of data":  # cut short
+            left = len(data) - exc.start
+            raise ArgumentError(f"{name}: ends inside a character (the last {left} "
+                                "byte(s)): it was cut short; copy or export it again whole; "
+                                "nothing was read") from None
         raise ArgumentError(f"{name}: not UTF-8 text (byte {exc.start} is 0x"
                             f"{data[exc.start]:02x}); save it as UTF-8 and try again; "
                             "nothing was read") from None

@@ -90,5 +90,5 @@ def write_result(outcome: WriteOutcome, verb: str) -> Result:
 def refused(code: str, message: str, conflicts: Sequence[str] = ()) -> Result:
     """A refusal decided here (not by a write): exit 2, the documented JSON shape."""
     return Result({"outcome": "rejected", "id": None, "code": code,
-                   "conflicts": list(conflicts), "message": message},
+                   "conflicts": list(conflicts), "notices": [], "message": message},
                   f"Refused ({code}): {message}", EXIT_REJECTED)

@@ -93,7 +93,7 @@ def register_transfer(root: click.Group) -> None:
         app = runtime().app()
         if output is not None and output != "-" and (kept := _kept_by_waymarks(app, output)):
             return refused("invalid_argument", f"-o {output}: inside {kept}, where Waymarks "
-                           "keeps its own files (its records, database and settings); "
+                           "keeps its own files (records, database, settings, team ledger); "
                            "nothing was written (give a path outside it)")
         items = _exported(app, kind, statuses)
         # one item per line under every line-splitting rule: U+2028, U+2029 and NEL, which
@@ -154,12 +154,16 @@ def register_transfer(root: click.Group) -> None:
                         "outcome": "would-write" if not refusals else "not-written",
                         "kind": line.kind} for line in writable]
             return _summary(report, written=False, dry_run=dry_run)
+        from waymarks.commands.notices import with_write_notices
+
         done = 0
         with run.progress.bar("import") as tick, interrupts_deferred() as interrupted:
             for line in writable:
                 if interrupted:  # Ctrl-C: stop between two lines, and say where
                     break
-                report.append(_entry(line, _write(app, line)))
+                # what a typed write of the line would note (the file gives the scope)
+                report.append(_entry(line, with_write_notices(
+                    app, _write(app, line), line.kind, scope_given=line.scope)))
                 done += 1
                 if tick is not None:
                     tick(done, len(writable))
@@ -171,12 +175,16 @@ def register_transfer(root: click.Group) -> None:
 
 
 def _kept_by_waymarks(app: Waymarks, output: str) -> str | None:
-    """The folder of Waymarks' own files that ``output`` lies in (the home, or a
-    configured root of Pi's session files), if any: an export written there could replace a
-    session ledger, the database or the settings (``-o ~/.local/share/waymarks/waymarks.db``
-    did, atomically and for good)."""
+    """The folder of Waymarks' own files that ``output`` lies in (the home, a configured
+    root of Pi's session files, or the project's ``.waymarks``), if any: an export written
+    there could replace a session ledger, the database or the settings (``-o
+    ~/.local/share/waymarks/waymarks.db`` did, atomically and for good), a team ledger or
+    the project's settings."""
+    from waymarks.service.config import PROJECT_CONFIG
+
     target = Path(output).expanduser().resolve()
-    for folder in (app.home, *app.settings().session_roots):
+    for folder in (app.home, *app.settings().session_roots,
+                   Path(app.cwd) / PROJECT_CONFIG.parent):
         kept = Path(folder).expanduser().resolve()
         if target == kept or kept in target.parents:
             return str(kept)
@@ -321,7 +329,8 @@ def _entry(line: Line, outcome: Decision | WriteOutcome,
                     "ofLine": earlier[outcome.id]}
         return {**entry, "outcome": "duplicate", "id": outcome.id}
     assert isinstance(outcome, Committed)
-    return {**entry, "outcome": "imported", "id": outcome.id}
+    return {**entry, "outcome": "imported", "id": outcome.id, "warning": outcome.warning,
+            "notices": list(outcome.notices)}
 
 
 def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
@@ -346,6 +355,9 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
             lines.append(f"  {what}: duplicate of {of} (nothing added)")
         elif outcome == "imported":
             lines.append(f"  {what}: imported as {entry['id'][:8]}")
+            if entry["warning"]:
+                lines.append(f"    warning: {entry['warning']}")
+            lines += [f"    note: {notice}" for notice in entry["notices"]]
         elif outcome == "skipped":
             lines.append(f"  {what}: skipped ({cell(entry['reason'])})")  # its status
     tally = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
@@ -363,9 +375,10 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
         head = f"Imported: {tally}."
     data: dict[str, Any] = {
         "outcome": "rejected" if refusals else ("dry-run" if dry_run else "imported"),
+        "id": None, "code": None, "conflicts": [], "notices": _notices(report),
         "written": written, "counts": counts, "lines": report}
     if refusals:
-        data.update({"code": "refused", "id": None, "message": head, "conflicts": sorted(
+        data.update({"code": "refused", "message": head, "conflicts": sorted(
             {c for e in report for c in e.get("conflicts", [])})})
     return Result(data, "\n".join([head, *lines]), EXIT_REJECTED if refusals else 0)
 
@@ -381,8 +394,14 @@ def _interrupted(report: list[dict[str, Any]], tally: str, counts: dict[str, int
             + f" ({tally}). Import the file again to add the rest: the written lines "
             "come back as duplicates.")
     data = {"outcome": "aborted", "code": "interrupted", "id": None, "conflicts": [],
-            "message": head, "written": bool(imported), "counts": counts, "lines": report}
+            "notices": _notices(report), "message": head, "written": bool(imported),
+            "counts": counts, "lines": report}
     return Result(data, head, EXIT_INTERRUPTED)
+
+
+def _notices(report: list[dict[str, Any]]) -> list[str]:
+    """The imported lines' notices, as a write's ``notices`` (each names its line)."""
+    return [f"line {e['line']}: {notice}" for e in report for notice in e.get("notices", [])]
 
 
 def _spans(numbers: list[int]) -> str:

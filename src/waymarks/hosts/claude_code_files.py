@@ -7,11 +7,15 @@ What must stay true:
   is written (a FIFO is never opened blocking: :func:`~waymarks.files.reading.read_regular`);
 - what is not the person's to lose is refused too: text that is not JSON, JSON that is not
   an object, ``NaN``/``Infinity`` (not JSON: Claude Code, on Node, cannot read them), a
-  string holding a lone surrogate escape (``"\\ud800"``: no UTF-8 file can hold it);
+  string holding a lone surrogate escape (``"\\ud800"``: no UTF-8 file can hold it), a
+  file larger than :data:`MAX_FILE_BYTES` (it was read whole: gigabytes ran out of memory);
 - a rewrite keeps every value as the person wrote it: a number is its literal
   (:class:`Number`: ``1e400`` stays ``1e400``, never ``Infinity``; ``1E2`` stays ``1E2``),
   keys keep their order, and ``1``, ``1.0`` and ``true`` stay three different values
   (:func:`same` compares the rewritten text, never Python's ``==``);
+- a file the person made read-only (no write permission for its owner, or none for this
+  user) is theirs to keep as it is: :func:`check_writable` refuses it before anything is
+  written (a rename would replace it all the same, needing only the folder's permission);
 - a backup (``<file>.waymarks-backup``) holds the bytes that were read, is created
   exclusively and without following a link, with the file's own mode; a backup name that
   exists as anything but a regular file (a link a repository planted, pointing at the
@@ -23,6 +27,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shlex
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +40,9 @@ from waymarks.files.reading import read_regular
 NOTHING_CHANGED = "Nothing was changed"
 #: a new file's mode (``~/.claude.json`` holds credentials)
 NEW_FILE_MODE = 0o600
+#: the largest file read: far above any settings file (``~/.claude.json``, which keeps
+#: every project's history, reaches tens of MB); a larger one is refused before it is read
+MAX_FILE_BYTES = 256 << 20
 
 
 class InstallError(Exception):
@@ -86,6 +94,11 @@ def load(path: Path) -> Loaded:
         found = os.lstat(path)
     except FileNotFoundError:
         return Loaded(path, path, None, {}, NEW_FILE_MODE)
+    except NotADirectoryError as exc:  # a file where a folder of the path goes (.claude)
+        file = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()),
+                    path.parent)
+        raise InstallError(f"{file} is a file, not a folder, so {path} cannot be there; move "
+                           f"it away, then run this again. {NOTHING_CHANGED}") from exc
     except OSError as exc:
         raise InstallError(f"{path} cannot be read ({exc.strerror}); fix its permissions, "
                            f"then run this again. {NOTHING_CHANGED}") from exc
@@ -100,12 +113,16 @@ def load(path: Path) -> Loaded:
                                f"it or point it at a file, then run this again. "
                                f"{NOTHING_CHANGED}") from exc
     try:
-        raw = read_regular(target)
+        raw = read_regular(target, limit=MAX_FILE_BYTES)
     except NotARegularFile as exc:
         what = kind_of(os.stat(target).st_mode)
         raise InstallError(f"{path} is {what}, not a file; move it away, then run this "
                            f"again. {NOTHING_CHANGED}") from exc
     except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            raise InstallError(f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB, which no "
+                               "Claude Code settings file is; check what it holds, move it "
+                               f"away, then run this again. {NOTHING_CHANGED}") from exc
         raise InstallError(f"{path} cannot be read ({exc.strerror}); fix it, then run this "
                            f"again. {NOTHING_CHANGED}") from exc
     try:
@@ -187,7 +204,11 @@ def read_backup(path: Path) -> bytes | None:
         if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
             raise InstallError(f"{backup} is not a regular file; remove it, then run this "
                                f"again. {NOTHING_CHANGED}")
-        return stream.read()
+        kept = stream.read(MAX_FILE_BYTES + 1)
+    if len(kept) > MAX_FILE_BYTES:  # not one Waymarks wrote (it backs up what load read)
+        raise InstallError(f"{backup} is larger than {MAX_FILE_BYTES >> 20} MiB, not a backup "
+                           f"Waymarks wrote; remove it, then run this again. {NOTHING_CHANGED}")
+    return kept
 
 
 def write_backup(loaded: Loaded) -> None:
@@ -211,6 +232,17 @@ def write_backup(loaded: Loaded) -> None:
         raise
     os.close(fd)
     fsync_directory(backup.parent)
+
+
+def check_writable(loaded: Loaded) -> None:
+    """:class:`InstallError` if the file ``loaded`` read is read-only (its owner may not
+    write it, or this user may not), checked before anything is written."""
+    if loaded.raw is None or (loaded.mode & stat.S_IWUSR
+                              and os.access(loaded.target, os.W_OK)):
+        return
+    raise InstallError(f"{loaded.path} is read-only (mode {loaded.mode:o}); if Waymarks may "
+                       f"change it, make it writable (chmod u+w {shlex.quote(str(loaded.target))}"
+                       f"), then run this again. {NOTHING_CHANGED}")
 
 
 def write(loaded: Loaded, content: bytes) -> None:

@@ -54,6 +54,7 @@ from waymarks.hosts.claude_code_files import (
     Loaded,
     backup_exists,
     backup_path,
+    check_writable,
     dump,
     load,
     parse,
@@ -169,6 +170,8 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
         planned = [(loaded, dump(loaded.data, loaded.path))
                    for loaded, change in ((settings, settings_change), (mcp, mcp_change))
                    if change.added]
+        for loaded, _ in planned:
+            check_writable(loaded)
         backups = [loaded for loaded, _ in planned
                    if loaded.raw is not None and not backup_exists(loaded.path)]
         for loaded in backups:
@@ -269,6 +272,9 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
     with _locked(home):
         plans = [_put_back_plan(path, remove)
                  for path, remove in ((settings_path, _remove_hooks), (mcp_path, _remove_server))]
+        for plan in plans:
+            if plan.content is not None or plan.remove_file:
+                check_writable(plan.loaded)
         changes = [plan.apply() for plan in plans if plan.change is not None]
         _remove_created_folders(home, (settings_path, mcp_path))
     return [c for c in changes if c is not None]
