@@ -61,7 +61,8 @@ def _replace(target: Path, kind: str, outside: Path) -> str:
     return "a symbolic link"
 
 
-@pytest.mark.parametrize("kind", ["directory", "fifo", "symlink"])
+@pytest.mark.parametrize("kind", [  # a FIFO runs each command in a new process: slow
+    "directory", pytest.param("fifo", marks=pytest.mark.slow), "symlink"])
 @pytest.mark.parametrize("name", NAMES)
 def test_a_database_file_that_is_not_regular_is_refused_with_its_fix(
         tmp_path: Path, kind: str, name: str) -> None:
