@@ -108,3 +108,53 @@ def test_a_one_shot_recall_never_runs_the_collector(tmp_path) -> None:  # type: 
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "0", "True"]
+
+
+ENDING = """
+import atexit, sys, threading, time
+from waymarks.cli.main import main
+
+class Teardown:
+    def __del__(self):
+        sys.stderr.write("teardown ran\\n")
+
+kept = Teardown()  # freed only by the interpreter's teardown
+atexit.register(lambda: sys.stderr.write("atexit ran\\n"))
+if {thread}:
+    threading.Thread(target=lambda: (time.sleep(0.3), sys.stderr.write("thread ran\\n"))).start()
+sys.argv = ["waymarks", *{argv!r}]
+sys.exit(main())
+"""
+
+
+def _ending(tmp_path, argv: list[str], thread: bool = False):  # type: ignore[no-untyped-def]
+    import os
+
+    env = {**os.environ, "WAYMARKS_HOME": str(tmp_path / "home"), "WAYMARKS_CC_HELPER": "off",
+           "WAYMARKS_SEMANTIC": "off"}
+    return subprocess.run([sys.executable, "-c", ENDING.format(argv=argv, thread=thread)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_a_one_shot_recall_ends_its_process_without_the_teardown(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Run as the process's own command line (``main()``), a recall's answer is written
+    whole, its exit status kept and the ``atexit`` functions run, but the interpreter's
+    teardown (10-15 ms) does not: the object it would free is never finalised. A failing
+    recall ends alike with its own status; any other command keeps the teardown."""
+    added = _ending(tmp_path, ["memory", "add", "--", "The database port is 5433."])
+    assert added.returncode == 0, added.stderr
+    assert added.stderr.split("\n") == ["atexit ran", "teardown ran", ""]
+    done = _ending(tmp_path, ["recall", "what is the database port?"])
+    assert (done.returncode, done.stderr) == (0, "atexit ran\n")
+    assert "5433" in done.stdout and done.stdout.endswith("[END WAYMARKS RECALLED MEMORY]\n")
+    failed = _ending(tmp_path, ["--cwd", str(tmp_path / "missing"), "recall", "port"])
+    assert failed.returncode == 2
+    assert failed.stderr.endswith("not a directory\natexit ran\n"), failed.stderr
+
+
+def test_a_running_thread_keeps_the_teardown(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A thread still running when the answer is written is waited for, as the teardown
+    waits for it: the process does not end under it."""
+    done = _ending(tmp_path, ["recall", "what is the database port?"], thread=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.split("\n") == ["thread ran", "atexit ran", "teardown ran", ""]
