@@ -47,7 +47,13 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.core.replay", "waymarks.core.bulk", "waymarks.store.bulk",
                   "bisect", "waymarks.store.claim_subjects", "waymarks.store.item_history",
                   "waymarks.files.dirs", "waymarks.service.logs", "waymarks.service.history",
-                  "waymarks.service.warm")
+                  "waymarks.service.warm",
+                  # a write's contradiction checks, the full-disk diagnosis of a failing
+                  # database, a learned claim (a home that learned nothing), the store's
+                  # Protocol (annotations only), and an extension module (a shared library
+                  # to load) only a rare credential shape needs
+                  "waymarks.core.contradiction", "waymarks.files.space",
+                  "waymarks.recall.learned", "waymarks.store.protocol", "binascii")
 
 
 def _loaded_after(code: str, tmp_path: Path, cwd: Path) -> tuple[list[str], str]:

@@ -61,12 +61,12 @@ from waymarks.store.projection import (
     Projection,
     ProjectionDamaged,
 )
-from waymarks.store.protocol import Store
 from waymarks.store.writer_lock import FileIdentity, file_identity
 
 if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15), nor
     # keeps the recall index in memory
     from waymarks.service.writes import Decision, WriteContext
+    from waymarks.store.protocol import Store
     from waymarks.store.recall_cache import RecallCache
 
 DB_NAME = "waymarks.db"
