@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 PROBE = """
 import sys
 {before}
@@ -127,13 +129,15 @@ sys.exit(main())
 """
 
 
-def _ending(tmp_path, argv: list[str], thread: bool = False):  # type: ignore[no-untyped-def]
+def _ending(tmp_path, argv: list[str], thread: bool = False,  # type: ignore[no-untyped-def]
+            stdout: object = subprocess.PIPE):
     import os
 
     env = {**os.environ, "WAYMARKS_HOME": str(tmp_path / "home"), "WAYMARKS_CC_HELPER": "off",
            "WAYMARKS_SEMANTIC": "off"}
     return subprocess.run([sys.executable, "-c", ENDING.format(argv=argv, thread=thread)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+                          cwd=tmp_path, env=env, stdout=stdout, stderr=subprocess.PIPE,
+                          text=True, timeout=120)
 
 
 def test_a_one_shot_recall_ends_its_process_without_the_teardown(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -158,3 +162,20 @@ def test_a_running_thread_keeps_the_teardown(tmp_path) -> None:  # type: ignore[
     done = _ending(tmp_path, ["recall", "what is the database port?"], thread=True)
     assert done.returncode == 0, done.stderr
     assert done.stderr.split("\n") == ["thread ran", "atexit ran", "teardown ran", ""]
+
+
+def test_an_answer_that_cannot_be_written_is_reported_without_a_traceback(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Standard output on a full disk (``> /dev/full``): the recall says its answer was
+    not shown and keeps its status, as before; no traceback."""
+    import os
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("needs /dev/full")
+    added = _ending(tmp_path, ["memory", "add", "--", "The database port is 5433."])
+    assert added.returncode == 0, added.stderr
+    with open("/dev/full", "w") as full:
+        done = _ending(tmp_path, ["recall", "what is the database port?"], stdout=full)
+    assert done.returncode == 0, done.stderr
+    assert "standard output cannot be written" in done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.endswith("atexit ran\n")

@@ -60,17 +60,21 @@ def end_process(status: int) -> None:
     After its answer is printed and its service closed, a one-shot recall spent 10-15 ms
     (of ~120) in the teardown: unloading ~200 modules and collecting every object they
     made, none of which holds anything to write. What the teardown does that matters is
-    done here: standard output and error are flushed (a failure raises, as a print would:
-    ``BrokenPipeError`` for a reader that left) and the ``atexit`` functions run. Only a
-    caller that owns the process and has closed what it opened may call it (the CLI's
-    entry point, for a one-shot recall); a thread started with :mod:`threading` would be
-    joined by the teardown, so while one runs this returns instead."""
+    done here: standard output and error are flushed and the ``atexit`` functions run.
+    Only a caller that owns the process and has closed what it opened may call it (the
+    CLI's entry point, for a one-shot recall). It returns, and the process exits as usual,
+    while a thread started with :mod:`threading` runs (the teardown waits for it) and when
+    a stream cannot be flushed (a reader that left, a full disk: the teardown reports it
+    as it always did)."""
     threading = sys.modules.get("threading")
     if threading is not None and threading.active_count() > 1:
         return
-    for stream in (sys.stdout, sys.stderr):
-        if stream is not None:
-            stream.flush()
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):  # (ValueError: a stream closed meanwhile)
+        return
     import atexit
     import os
 
