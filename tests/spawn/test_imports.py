@@ -113,17 +113,21 @@ def test_a_one_shot_recall_never_runs_the_collector(tmp_path) -> None:  # type: 
 
 
 ENDING = """
-import atexit, sys, threading, time
+import atexit, os, sys, threading, time
 from waymarks.cli.main import main
 
 class Teardown:
-    def __del__(self):
-        sys.stderr.write("teardown ran\\n")
+    def __del__(self, write=os.write):  # (the teardown may have emptied the modules)
+        write(2, b"teardown ran\\n")
 
 kept = Teardown()  # freed only by the interpreter's teardown
 atexit.register(lambda: sys.stderr.write("atexit ran\\n"))
 if {thread}:
-    threading.Thread(target=lambda: (time.sleep(0.3), sys.stderr.write("thread ran\\n"))).start()
+    def wait_for_the_main_thread():  # (it stops when the interpreter begins to exit)
+        while threading.main_thread().is_alive():
+            time.sleep(0.01)
+        sys.stderr.write("thread ran\\n")
+    threading.Thread(target=wait_for_the_main_thread).start()
 sys.argv = ["waymarks", *{argv!r}]
 sys.exit(main())
 """
