@@ -59,6 +59,47 @@ def test_nothing_changes_when_either_was_imported_before() -> None:
     assert run("import msgspec") == "False"  # msgspec imported it itself
 
 
+DEFERRED = """
+import sys
+from waymarks.spawn.imports import import_msgspec
+import_msgspec()
+import msgspec
+NAMES = ('msgspec.inspect', 'msgspec.msgpack', 'msgspec.toml', 'msgspec.yaml')
+def real():
+    return [n for n in NAMES if '__file__' in vars(sys.modules[n])]
+print(real())
+
+class Item(msgspec.Struct):
+    id: str
+    size: int = 0
+
+item = Item("a", 2)
+assert msgspec.json.decode(msgspec.json.encode(item), type=Item) == item
+assert msgspec.structs.replace(item, size=3).size == 3
+print(real())
+schema = msgspec.json.schema(Item)  # msgspec's JSON Schema reads msgspec.inspect
+assert schema["$defs"]["Item"]["required"] == ["id"], schema
+import msgspec.inspect as mi
+assert mi is msgspec.inspect is sys.modules['msgspec.inspect']
+assert isinstance(mi.type_info(Item), mi.StructType)
+from msgspec.msgpack import decode, encode
+assert decode(encode(item), type=Item) == item
+import msgspec.yaml, msgspec.toml
+assert callable(msgspec.yaml.decode) and callable(msgspec.toml.decode)
+print(real())
+"""
+
+
+def test_msgspecs_unused_submodules_load_when_first_used() -> None:
+    """msgspec.inspect, .msgpack, .toml and .yaml are not loaded by the import (nor by
+    encoding, decoding and replacing Structs); each loads, and works, when first used."""
+    done = subprocess.run([sys.executable, "-c", DEFERRED], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    names = "['msgspec.inspect', 'msgspec.msgpack', 'msgspec.toml', 'msgspec.yaml']"
+    assert done.stdout.split("\n") == ["[]", "[]", names, ""]
+
+
 def test_short_lived_turns_the_collector_off_and_back_as_it_was() -> None:
     import gc
 

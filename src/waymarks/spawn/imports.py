@@ -10,13 +10,35 @@ supports: from 3.11 on, ``Required`` and ``NotRequired`` are ``typing``'s own, a
 result unchanged. So the entry points of short-lived processes import msgspec first, with
 ``typing_extensions`` made unimportable for the length of that one import; anything
 importing ``typing_extensions`` later loads it as usual.
+
+msgspec's package also imports, at its own import, submodules Waymarks never uses: schema
+inspection (``msgspec.inspect``: ~40 classes), MessagePack, TOML and YAML (1.5-2.5 ms of
+a one-shot recall). For that one import each is a stand-in in ``sys.modules`` that
+imports the real module when any attribute of it is first read (then the package's
+attribute is the real module), so they load only if something uses them.
 """
 
 import gc
 import sys
+from types import ModuleType
 
 #: the module msgspec takes from ``typing`` instead
 _SKIPPED = "typing_extensions"
+#: msgspec's submodules its package imports and Waymarks never uses (see above)
+_DEFERRED = ("msgspec.inspect", "msgspec.msgpack", "msgspec.toml", "msgspec.yaml")
+
+
+class _Deferred(ModuleType):
+    """Stands in for a module until an attribute of it is read: then the module is
+    imported and the attribute read from it (a stand-in another module kept a reference
+    to forwards every read)."""
+
+    def __getattr__(self, attribute: str) -> object:
+        name = self.__name__
+        if sys.modules.get(name) is self:
+            del sys.modules[name]
+        __import__(name)  # (sets the package's attribute to the real module)
+        return getattr(sys.modules[name], attribute)
 
 
 def import_msgspec() -> None:
@@ -27,6 +49,8 @@ def import_msgspec() -> None:
     if "msgspec" in modules or _SKIPPED in modules:
         return
     modules[_SKIPPED] = None  # type: ignore[assignment]  # importing it raises ImportError
+    for name in _DEFERRED:
+        modules.setdefault(name, _Deferred(name))
     try:
         import msgspec  # noqa: F401
     finally:
