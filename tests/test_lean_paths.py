@@ -39,7 +39,21 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   # a long-lived process's: the in-memory recall index (and ``array``),
                   # the checkpoint thread; and ``string`` (its Template class compiles a
                   # regular expression at import) for two ASCII alphabets
-                  "waymarks.store.recall_cache", "array", "threading", "string")
+                  "waymarks.store.recall_cache", "array", "threading", "string",
+                  # what only a write, a fold or a listing uses (issue 15: ~0.2-0.6 ms a
+                  # module): the fold and its bulk loading, the claims' subject index, an
+                  # item's history, the private directories a new file needs, a plan's
+                  # log and compacted turns, a long-lived process's heap settling
+                  "waymarks.core.replay", "waymarks.core.bulk", "waymarks.store.bulk",
+                  "bisect", "waymarks.store.claim_subjects", "waymarks.store.item_history",
+                  "waymarks.files.dirs", "waymarks.service.logs", "waymarks.service.history",
+                  "waymarks.service.warm",
+                  # a write's contradiction checks, the full-disk diagnosis of a failing
+                  # database, a learned claim (a home that learned nothing), the store's
+                  # Protocol (annotations only), and an extension module (a shared library
+                  # to load) only a rare credential shape needs
+                  "waymarks.core.contradiction", "waymarks.files.space",
+                  "waymarks.recall.learned", "waymarks.store.protocol", "binascii")
 
 
 def _loaded_after(code: str, tmp_path: Path, cwd: Path) -> tuple[list[str], str]:
@@ -70,10 +84,22 @@ def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: P
             "out = io.StringIO()\n"
             "with contextlib.redirect_stdout(out):\n"
             "    status = main(['recall', 'what is the database port?'])\n"
-            "assert status == 0 and '5433' in out.getvalue(), out.getvalue()")
-    modules, _ = _loaded_after(code, tmp_path, project)
+            "assert status == 0 and '5433' in out.getvalue(), out.getvalue()\n"
+            # nor does it compile the framing expressions (the question has none of their
+            # cues) or make the records' typed decoders (it decodes no mutation)
+            "from waymarks.recall.vocabulary import FRAMING_PATTERNS\n"
+            "from waymarks.core import codec\n"
+            "from waymarks.store import rows\n"
+            "print('compiled', sum('sub' in vars(p) for _, p in FRAMING_PATTERNS))\n"
+            "print('decoders', sum('decode' in vars(d) for d in (codec._PIN_DECODER,"
+            " codec._MEMORY_DECODER, rows._PIN_DECODER, rows._MEMORY_DECODER)))\n"
+            # msgspec's submodules Waymarks does not use stay stand-ins (spawn/imports.py)
+            "print('msgspec', [n for n in ('msgspec.inspect', 'msgspec.msgpack',"
+            " 'msgspec.toml', 'msgspec.yaml') if '__file__' in vars(sys.modules[n])])")
+    modules, out = _loaded_after(code, tmp_path, project)
     assert _matching(modules, NOT_FOR_RECALL) == []
     assert "waymarks.service.app" in modules, "the recall really ran in this process"
+    assert "compiled 0" in out and "decoders 0" in out and "msgspec []" in out, out
 
 
 #: the command modules ``waymarks pins`` does not run (the table builds a command when it

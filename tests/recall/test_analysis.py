@@ -246,3 +246,37 @@ def test_analysis_is_deterministic() -> None:
     text = "SQLite 数据库 port 5433 at src/db/conn.py — カタカナ 한국어"
     assert analyze(text) == analyze(text)
     assert analyze(text, query=True) == analyze(text, query=True)
+
+
+
+FRAMED = [
+    "Do you remember the SQLite port?", "did you recall what the timeout was",
+    "what did we decide about the cache?", "What did I say on retries",
+    "remind me again about the deploy", "tell me what the port is", "I forgot the staging host",
+    "i don't remember the token path", "i dont remember it", "please remember that flag",
+    "recall whether we pinned it", "what do you know about kafka?", "what do you recall of it",
+    "还记得数据库端口吗？", "你记得部署流程吗", "我们之前讨论过缓存吗", "之前提到过端口来着",
+    "提醒我一下测试命令", "数据库端口是什么来着？", "记不记得",
+]
+UNFRAMED = ["which service uses Kafka for event fan-out?", "what is the database port?",
+            "you know the port", "remind", "telling did forge"]
+
+
+@pytest.mark.parametrize("text", FRAMED + UNFRAMED)
+def test_framing_is_removed_exactly_as_every_expression_removes_it(text: str) -> None:
+    """The framing expressions are tried only on text holding one of their cues, and
+    compiled on first use: the result is the same as trying every one, compiled now, and
+    every match holds a cue (so a cue list can never hide a match)."""
+    import re
+
+    from waymarks.recall.analysis import fold
+    from waymarks.recall.vocabulary import FRAMING_PATTERNS
+
+    expected = fold(text)
+    for cues, lazy_pattern in FRAMING_PATTERNS:
+        pattern = re.compile(lazy_pattern.pattern)
+        for match in pattern.finditer(expected):
+            assert any(cue in match.group(0) for cue in cues), (match, cues)
+        expected = pattern.sub(lambda m: " " * len(m.group(0)), expected)
+    assert strip_framing(text) == expected.strip()
+    assert (expected != fold(text)) == (text in FRAMED), "the sample is what it says"

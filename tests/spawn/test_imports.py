@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 PROBE = """
 import sys
 {before}
@@ -55,6 +57,47 @@ def test_msgspec_comes_without_typing_extensions_and_decodes_alike() -> None:
 def test_nothing_changes_when_either_was_imported_before() -> None:
     assert run("import typing_extensions") == "False"
     assert run("import msgspec") == "False"  # msgspec imported it itself
+
+
+DEFERRED = """
+import sys
+from waymarks.spawn.imports import import_msgspec
+import_msgspec()
+import msgspec
+NAMES = ('msgspec.inspect', 'msgspec.msgpack', 'msgspec.toml', 'msgspec.yaml')
+def real():
+    return [n for n in NAMES if '__file__' in vars(sys.modules[n])]
+print(real())
+
+class Item(msgspec.Struct):
+    id: str
+    size: int = 0
+
+item = Item("a", 2)
+assert msgspec.json.decode(msgspec.json.encode(item), type=Item) == item
+assert msgspec.structs.replace(item, size=3).size == 3
+print(real())
+schema = msgspec.json.schema(Item)  # msgspec's JSON Schema reads msgspec.inspect
+assert schema["$defs"]["Item"]["required"] == ["id"], schema
+import msgspec.inspect as mi
+assert mi is msgspec.inspect is sys.modules['msgspec.inspect']
+assert isinstance(mi.type_info(Item), mi.StructType)
+from msgspec.msgpack import decode, encode
+assert decode(encode(item), type=Item) == item
+import msgspec.yaml, msgspec.toml
+assert callable(msgspec.yaml.decode) and callable(msgspec.toml.decode)
+print(real())
+"""
+
+
+def test_msgspecs_unused_submodules_load_when_first_used() -> None:
+    """msgspec.inspect, .msgpack, .toml and .yaml are not loaded by the import (nor by
+    encoding, decoding and replacing Structs); each loads, and works, when first used."""
+    done = subprocess.run([sys.executable, "-c", DEFERRED], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    names = "['msgspec.inspect', 'msgspec.msgpack', 'msgspec.toml', 'msgspec.yaml']"
+    assert done.stdout.split("\n") == ["[]", "[]", names, ""]
 
 
 def test_short_lived_turns_the_collector_off_and_back_as_it_was() -> None:
@@ -108,3 +151,76 @@ def test_a_one_shot_recall_never_runs_the_collector(tmp_path) -> None:  # type: 
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "0", "True"]
+
+
+ENDING = """
+import atexit, os, sys, threading, time
+from waymarks.cli.main import main
+
+class Teardown:
+    def __del__(self, write=os.write):  # (the teardown may have emptied the modules)
+        write(2, b"teardown ran\\n")
+
+kept = Teardown()  # freed only by the interpreter's teardown
+atexit.register(lambda: sys.stderr.write("atexit ran\\n"))
+if {thread}:
+    def wait_for_the_main_thread():  # (it stops when the interpreter begins to exit)
+        while threading.main_thread().is_alive():
+            time.sleep(0.01)
+        sys.stderr.write("thread ran\\n")
+    threading.Thread(target=wait_for_the_main_thread).start()
+sys.argv = ["waymarks", *{argv!r}]
+sys.exit(main())
+"""
+
+
+def _ending(tmp_path, argv: list[str], thread: bool = False,  # type: ignore[no-untyped-def]
+            stdout: object = subprocess.PIPE):
+    import os
+
+    env = {**os.environ, "WAYMARKS_HOME": str(tmp_path / "home"), "WAYMARKS_CC_HELPER": "off",
+           "WAYMARKS_SEMANTIC": "off"}
+    return subprocess.run([sys.executable, "-c", ENDING.format(argv=argv, thread=thread)],
+                          cwd=tmp_path, env=env, stdout=stdout, stderr=subprocess.PIPE,
+                          text=True, timeout=120)
+
+
+def test_a_one_shot_recall_ends_its_process_without_the_teardown(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Run as the process's own command line (``main()``), a recall's answer is written
+    whole, its exit status kept and the ``atexit`` functions run, but the interpreter's
+    teardown (10-15 ms) does not: the object it would free is never finalised. A failing
+    recall ends alike with its own status; any other command keeps the teardown."""
+    added = _ending(tmp_path, ["memory", "add", "--", "The database port is 5433."])
+    assert added.returncode == 0, added.stderr
+    assert added.stderr.split("\n") == ["atexit ran", "teardown ran", ""]
+    done = _ending(tmp_path, ["recall", "what is the database port?"])
+    assert (done.returncode, done.stderr) == (0, "atexit ran\n")
+    assert "5433" in done.stdout and done.stdout.endswith("[END WAYMARKS RECALLED MEMORY]\n")
+    failed = _ending(tmp_path, ["--cwd", str(tmp_path / "missing"), "recall", "port"])
+    assert failed.returncode == 2
+    assert failed.stderr.endswith("not a directory\natexit ran\n"), failed.stderr
+
+
+def test_a_running_thread_keeps_the_teardown(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A thread still running when the answer is written is waited for, as the teardown
+    waits for it: the process does not end under it."""
+    done = _ending(tmp_path, ["recall", "what is the database port?"], thread=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.split("\n") == ["thread ran", "atexit ran", "teardown ran", ""]
+
+
+def test_an_answer_that_cannot_be_written_is_reported_without_a_traceback(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Standard output on a full disk (``> /dev/full``): the recall says its answer was
+    not shown and keeps its status, as before; no traceback."""
+    import os
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("needs /dev/full")
+    added = _ending(tmp_path, ["memory", "add", "--", "The database port is 5433."])
+    assert added.returncode == 0, added.stderr
+    with open("/dev/full", "w") as full:
+        done = _ending(tmp_path, ["recall", "what is the database port?"], stdout=full)
+    assert done.returncode == 0, done.stderr
+    assert "standard output cannot be written" in done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.endswith("atexit ran\n")

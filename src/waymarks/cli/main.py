@@ -4,7 +4,9 @@ Kept lean on purpose: ``waymarks hook claude-code EVENT`` runs on every prompt a
 sends in Claude Code, so it is answered (:func:`waymarks.cli.launchers.hook_fast_path`)
 before click, rich or the command table are imported; so is ``waymarks recall``
 (:func:`waymarks.cli.lean.recall_fast_path`: a one-shot recall per question, run without
-the cyclic garbage collector), and so is
+the cyclic garbage collector; when :func:`main` runs the process's own command line, the
+process ends as soon as the answer is written, without the interpreter's teardown:
+:func:`waymarks.spawn.imports.end_process`), and so is
 ``waymarks mcp`` over stdio. Everything else is :func:`waymarks.cli.app.run`.
 """
 
@@ -15,14 +17,16 @@ from waymarks.cli.home import default_home
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command line; its exit status. ``argv`` ``None``: this process's own (the
+    console script, ``python -m waymarks.cli.main``), which a one-shot recall may end."""
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv))
+        return _main(list(sys.argv[1:] if argv is None else argv), owns_process=argv is None)
     except BrokenPipeError:  # `waymarks … | head`: the reader left; not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
 
-def _main(argv: list[str]) -> int:
+def _main(argv: list[str], owns_process: bool) -> int:
     if "hook" in argv:  # the launchers module is large: only a hook's command line loads it
         from waymarks.cli.launchers import hook_fast_path
 
@@ -38,13 +42,15 @@ def _main(argv: list[str]) -> int:
         from waymarks.cli.app import complete
 
         return complete()
-    from waymarks.spawn.imports import import_msgspec, short_lived
+    from waymarks.spawn.imports import end_process, import_msgspec, short_lived
 
     import_msgspec()  # before anything imports it with typing_extensions (7-13 ms)
     from waymarks.cli.lean import mcp_fast_path, recall_fast_path
 
     with short_lived():
         answered = recall_fast_path(argv)
+    if answered is not None and owns_process:
+        end_process(answered)  # returns only while a thread runs
     if answered is None:
         answered = mcp_fast_path(argv)  # a server: lives on
     if answered is not None:

@@ -30,6 +30,7 @@ from waymarks.core.model import (
     PinItem,
     PinMutation,
 )
+from waymarks.core.records import json_decoder
 
 
 class UnknownPayload(msgspec.Struct, frozen=True):
@@ -48,8 +49,8 @@ class MalformedPayload(msgspec.Struct, frozen=True):
 
 DecodedPayload = Mutation | UnknownPayload | MalformedPayload
 
-_PIN_DECODER: Final = msgspec.json.Decoder(PinMutation)
-_MEMORY_DECODER: Final = msgspec.json.Decoder(MemoryMutation)
+_PIN_DECODER: Final = json_decoder(PinMutation)
+_MEMORY_DECODER: Final = json_decoder(MemoryMutation)
 _LOOSE_DECODER: Final = msgspec.json.Decoder()
 _ENCODER: Final = msgspec.json.Encoder()
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)

@@ -24,7 +24,6 @@ from typing import Final, Protocol
 import msgspec
 from msgspec.structs import replace
 
-from waymarks.core.contradiction import contradicts, negates, signature
 from waymarks.core.model import (
     MEMORY_STATUS_TARGETS,
     PIN_STATUS_TARGETS,
@@ -207,6 +206,8 @@ def find_contradictions(
     """
     if candidate.kind != "memory":
         return ()
+    from waymarks.core.contradiction import contradicts, signature  # (a write's, not a read's)
+
     hits: dict[str, int] = {}
     mine = signature(candidate.text)
     for partition in dict.fromkeys(partitions):
@@ -278,6 +279,8 @@ def key_apart(view: StateView, candidate: ItemState,
     if (candidate.kind != "memory" or candidate.key is None or not isinstance(item, MemoryItem)
             or item.key):
         return None
+    from waymarks.core.contradiction import contradicts, negates, signature
+
     mine = signature(candidate.text)
     if mine is None or negates(candidate.text):
         return None

@@ -45,7 +45,6 @@ Pure: ASCII regular expressions and stdlib decoding only, no I/O, no state.
 
 from __future__ import annotations
 
-import binascii
 import re
 from collections.abc import Callable
 from itertools import pairwise
@@ -364,6 +363,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return any(c.isdigit() for c in body) or body.startswith(_KEY_TYPES) or (
             not body.islower() and not body.isupper()) or (body.isupper() and "-" not in body)
     if name == "pem_b64":  # the armour line says PRIVATE KEY (not CERTIFICATE, PUBLIC KEY)
+        import binascii  # (an extension module: loaded only when a shape needs it)
+
         head = value[:_PEM_HEAD].replace("\r", "").replace("\n", "")
         try:
             armour = binascii.a2b_base64(head[:len(head) // 4 * 4]).split(b"\n", 1)[0]
@@ -444,6 +445,8 @@ def _a_word_named_pass(match: re.Match[str]) -> bool:
 
 def _decodes(text: str, check: Callable[[str], bool]) -> bool:
     """Whether ``text`` is base64 of ASCII that passes ``check``."""
+    import binascii
+
     try:
         plain = binascii.a2b_base64(text + "=" * (-len(text) % 4), strict_mode=True)
         return bool(plain) and check(plain.decode("ascii"))

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from waymarks.core.records import json_decoder
 from waymarks.core.text import well_formed
 
 if TYPE_CHECKING:
@@ -65,9 +66,9 @@ class _MessageBody(msgspec.Struct):
 
 
 #: the one decoder of ledger lines (the reader's and everyone else's)
-LINE_DECODER: Final = msgspec.json.Decoder(EntryLine)
+LINE_DECODER: Final = json_decoder(EntryLine)
 _LINE_ENCODER: Final = msgspec.json.Encoder()
-_MESSAGE_DECODER: Final = msgspec.json.Decoder(_MessageBody)
+_MESSAGE_DECODER: Final = json_decoder(_MessageBody)
 _ANY_DECODER: Final = msgspec.json.Decoder()
 
 

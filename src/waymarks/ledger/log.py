@@ -28,7 +28,6 @@ from typing import Any, Final
 
 import msgspec
 
-from waymarks.core.bulk import gc_paused
 from waymarks.core.codec import (
     DecodedPayload,
     MalformedPayload,
@@ -46,6 +45,7 @@ from waymarks.core.model import (
     MutationRecord,
     PinMutation,
 )
+from waymarks.core.records import json_decoder
 from waymarks.ledger.branch import Branch, Grown
 from waymarks.ledger.branch import EntryIndex as EntryIndex
 from waymarks.ledger.entries import BLANK_LINE, EntryLine, decode_entry
@@ -93,9 +93,9 @@ _DECODER: Final = decode_entry  # the one decoder of ledger lines (``ledger.entr
 # the general path, which classifies it.
 _FAST_PATHS: Final = (
     (b'"customType":"' + PIN_CUSTOM_TYPE.encode() + b'"', PIN_CUSTOM_TYPE,
-     msgspec.json.Decoder(_PinEntry)),
+     json_decoder(_PinEntry)),
     (b'"customType":"' + MEMORY_CUSTOM_TYPE.encode() + b'"', MEMORY_CUSTOM_TYPE,
-     msgspec.json.Decoder(_MemoryEntry)),
+     json_decoder(_MemoryEntry)),
 )
 _ENCODER: Final = msgspec.json.Encoder()
 
@@ -390,7 +390,11 @@ class SessionLog(ABC):
         first = self._read_from(self.offset, READ_CHUNK)
         # a large read pauses the cyclic GC for the whole of it, not chunk by chunk: between
         # chunks a full collection would rescan every entry read so far
-        with gc_paused() if len(first) >= BULK_BYTES else contextlib.nullcontext():
+        if len(first) < BULK_BYTES:  # (a recall: the few lines appended since)
+            return self._consume_all(first)
+        from waymarks.core.bulk import gc_paused
+
+        with gc_paused():
             return self._consume_all(first)
 
     def _consume_all(self, data: bytes) -> int:

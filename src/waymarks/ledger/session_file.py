@@ -9,7 +9,6 @@ exclude each other with an exclusive ``flock`` on the file. A new file appears u
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -94,6 +93,8 @@ class SessionFile(SessionLog):
 
     @contextmanager
     def _exclusive(self, group_commit: bool = False) -> Iterator[None]:
+        import fcntl  # (an extension module: a write's, not a read's)
+
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)

@@ -111,8 +111,9 @@ def strip_framing(text: str) -> str:
 
 def _blank_framing(text: str) -> str:
     """Framing replaced by spaces of the same length, so positions stay valid."""
-    for pattern in FRAMING_PATTERNS:
-        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    for cues, pattern in FRAMING_PATTERNS:
+        if any(cue in text for cue in cues):  # (each match contains one of its cues)
+            text = pattern.sub(lambda m: " " * len(m.group(0)), text)
     return text
 
 

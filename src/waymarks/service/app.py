@@ -22,7 +22,6 @@ import msgspec
 from waymarks.core.egress import Egress
 from waymarks.core.records import replace
 from waymarks.core.text import is_unicode
-from waymarks.files.dirs import make_private_dirs
 from waymarks.ledger.discovery import (
     canonical_project_path,
     newest_session,
@@ -57,18 +56,17 @@ from waymarks.service.recovery import (
 from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo, ViewMemo
-from waymarks.service.warm import settle_heap
 from waymarks.store.migrations import SchemaTooNewError
 from waymarks.store.projection import (
     Projection,
     ProjectionDamaged,
 )
-from waymarks.store.protocol import Store
 from waymarks.store.writer_lock import FileIdentity, file_identity
 
 if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15), nor
     # keeps the recall index in memory
     from waymarks.service.writes import Decision, WriteContext
+    from waymarks.store.protocol import Store
     from waymarks.store.recall_cache import RecallCache
 
 DB_NAME = "waymarks.db"
@@ -229,6 +227,8 @@ class Waymarks:
         self._session = session
 
     def _create_session(self) -> SessionLog:
+        from waymarks.files.dirs import make_private_dirs  # a write's: not a recall's
+
         if not is_unicode(self.cwd):  # its header could not be written (nothing is)
             raise ServiceError("invalid_argument", f"the project directory {self.cwd!r} is "
                                "not a UTF-8 path; run Waymarks from (or give --cwd) a "
@@ -430,6 +430,7 @@ class Waymarks:
             stats = index.stats(features)
         else:
             if self._recall_cache is None:
+                from waymarks.service.warm import settle_heap
                 from waymarks.store.recall_cache import RecallCache
 
                 self._recall_cache = RecallCache(index)

@@ -27,7 +27,6 @@ from waymarks.core.egress import Egress
 from waymarks.core.records import replace
 from waymarks.recall.digest import render_digest
 from waymarks.recall.engine import RecallResult
-from waymarks.recall.learned import LearnedClaim
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.service.learning import has_ledger
 from waymarks.service.ports import iso
@@ -36,6 +35,7 @@ if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's pat
     # evolution modules only once a home has learned something (a fresh recall stays lean)
     from waymarks.core.evolution.rows import Analysis, ClaimRow
     from waymarks.planner.learned import LearnedBlock
+    from waymarks.recall.learned import LearnedClaim
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution_corpus import Cached
     from waymarks.service.evolution_rank import Corpus
@@ -85,6 +85,8 @@ def _persist(evo: Evolution, analyses: list[tuple[str, Analysis]]) -> None:
 
 
 def _learned(row: ClaimRow, levels: dict[str, str]) -> LearnedClaim:
+    from waymarks.recall.learned import LearnedClaim
+
     return LearnedClaim(row.id, row.kind, row.state, row.origin, row.content, row.search_terms,
                         f"{row.basis}/{row.method}", row.source_id, _ms(row.updated_at),
                         levels.get(row.source_id))

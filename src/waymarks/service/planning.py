@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from waymarks.core.egress import Egress
 from waymarks.core.records import replace
 from waymarks.service.config import Settings
-from waymarks.service.history import COMPACTED_TURNS
-from waymarks.service.logs import log_event
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import recovering
 from waymarks.service.views import ItemView
@@ -118,6 +116,8 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
           snippets: TextSource, personal: TextSource) -> Plan:
     from waymarks.planner.select import PinInput, build_plan
     from waymarks.service.evolution_recall import learned_blocks
+    from waymarks.service.history import COMPACTED_TURNS  # (not on a recall's path)
+    from waymarks.service.logs import log_event
 
     settings = settings_for(app)
     egress = egress_for(app, provider, settings)

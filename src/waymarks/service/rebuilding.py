@@ -31,11 +31,11 @@ from waymarks.service.recovery import (
 from waymarks.service.sources import placement
 from waymarks.store.integrity import ProjectionDamaged, ProjectionReplaced
 from waymarks.store.projection import BUSY_TIMEOUT_MS, Projection
-from waymarks.store.protocol import Store
 from waymarks.store.writer_lock import FileIdentity, file_identity, writer_turn
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
+    from waymarks.store.protocol import Store
 
 
 def fill_if_new(app: Waymarks, projection: Store) -> None:

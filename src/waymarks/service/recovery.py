@@ -33,7 +33,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
 
-from waymarks.files.space import nearly_full
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import ServiceError
@@ -158,6 +157,8 @@ def database_error(exc: Exception, db_path: Path) -> ServiceError:
     is written only after the ledger, and a failed command acknowledges nothing)."""
     name = getattr(exc, "sqlite_errorname", None) or ""
     code = getattr(exc, "errno", None)
+    from waymarks.files.space import nearly_full  # (only a failing database asks)
+
     if name.startswith("SQLITE_FULL") or code in (errno.ENOSPC, errno.EDQUOT) or (
             name.startswith("SQLITE_IOERR") and nearly_full(db_path.parent)):
         problem = (f"the disk holding {db_path.parent} is full",

@@ -15,11 +15,15 @@ Two promises rest on these checks:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from waymarks.core.model import Mutation, status_target
 from waymarks.ledger.log import SessionLog
 from waymarks.service.outcomes import Rejected
 from waymarks.store.projection import FOREIGN_LOCATION
-from waymarks.store.protocol import Store
+
+if TYPE_CHECKING:
+    from waymarks.store.protocol import Store
 
 
 def replaced_problem(projection: Store, session: SessionLog, *,

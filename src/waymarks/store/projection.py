@@ -17,7 +17,6 @@ Invariants:
 from __future__ import annotations
 
 import sqlite3
-from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -26,7 +25,6 @@ from typing import Any, Final
 
 import msgspec
 
-from waymarks.core.bulk import gc_paused
 from waymarks.core.codec import decode_payload, encode_payload
 from waymarks.core.model import (
     MEMORY_CUSTOM_TYPE,
@@ -37,12 +35,10 @@ from waymarks.core.model import (
     mutation_kind,
     status_target,
 )
-from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
 from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
-from waymarks.store import binding, claim_subjects, integrity, recall_index
+from waymarks.store import binding, integrity, recall_index
 from waymarks.store import entries as entries_index
-from waymarks.store.bulk import bulk_load
 from waymarks.store.epoch import Epoch
 from waymarks.store.evolution_schema import EXPECTED_COLUMNS as EVOLUTION_COLUMNS
 from waymarks.store.evolution_schema import schema_problem
@@ -286,6 +282,8 @@ class Projection(ProjectionReads):
             return [], False  # nothing new: no writes at all (the common case)
         # a source whose location newly withholds (or releases) its project mutations
         # needs a re-fold, as a status change does
+        from bisect import bisect_left, bisect_right  # (a recall finds nothing new)
+
         reset = self._save_source(session, now_ms) or reset
         entries_index.record(self.db, session)
         self.db.executemany(
@@ -404,10 +402,14 @@ class Projection(ProjectionReads):
         The cyclic GC is paused for all of it (the recall index too: analysing every claim
         while a million records are alive made each full collection rescan all of them).
         """
+        from waymarks.core.bulk import gc_paused
+
         with gc_paused():
             return self._rebuild(sessions, now_ms)
 
     def _rebuild(self, sessions: Iterable[SessionLog], now_ms: int) -> int:
+        from waymarks.store.bulk import bulk_load
+
         for table in ("items", "mutations", "anomalies", "sources"):
             self.db.execute(f"DELETE FROM {table}")
         # the recall generation survives (the reset below counts it up): other processes'
@@ -436,12 +438,20 @@ class Projection(ProjectionReads):
         return len(records)
 
     def _write_replay(self, records: list[MutationRecord]) -> None:
+        from waymarks.core.bulk import gc_paused
+        from waymarks.store.bulk import bulk_load
+
         with gc_paused(), bulk_load(self.db, ("items", "mutations")):
             self._write_replay_bulk(records)
 
     def _write_replay_bulk(self, records: list[MutationRecord]) -> Iterable[ItemState]:
         """Fold ``records`` into emptied ``items`` and ``mutations`` (inside
-        :func:`~waymarks.store.bulk.bulk_load`); returns every item state written."""
+        :func:`~waymarks.store.bulk.bulk_load`); returns every item state written.
+        The fold's modules are imported here: a recall that finds its projection current
+        never folds (nor does any read)."""
+        from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
+        from waymarks.store import claim_subjects
+
         kept, held = hold_back(records, self.withheld_sessions())
         result = replay(kept)
         recall_index.reset(self.db)  # item sequence numbers change: re-index on demand

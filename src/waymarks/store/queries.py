@@ -21,7 +21,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from waymarks.core.replay import SOURCE_EXCLUDED
 from waymarks.core.rules import ItemState
 from waymarks.store.integrity import (
     ITEM_CLASS,
@@ -221,6 +220,8 @@ def project_sources(db: sqlite3.Connection, project: str, limit: int
     """Session files of ``project`` known to the projection, newest first, at most
     ``limit``: (session ID, path, status, detail, items contributed, mutations held back,
     excluded, last indexed)."""
+    from waymarks.core.replay import SOURCE_EXCLUDED  # the fold's: not on a recall's path
+
     rows = db.execute(
         "SELECT s.session_id, s.path, s.status, s.status_detail, s.updated_at,"
         " x.session_id IS NOT NULL,"

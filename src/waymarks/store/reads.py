@@ -19,7 +19,7 @@ import msgspec
 from waymarks.core.rules import ItemState
 from waymarks.ledger.log import SessionLog
 from waymarks.store import entries as entries_index
-from waymarks.store import item_history, queries
+from waymarks.store import queries
 from waymarks.store.epoch import Epoch, Token
 from waymarks.store.integrity import ITEM_ID, SOURCE_FIELDS, decode_manifest, verify_source
 from waymarks.store.recall_index import RecallIndex
@@ -122,11 +122,15 @@ class ProjectionReads:
 
     def last_changed(self, ids: Sequence[str]) -> dict[str, int]:
         """When each item last changed (its newest applied mutation)."""
+        from waymarks.store import item_history  # listings', not recall's
+
         return item_history.last_changed(self.db, ids)
 
     def mutations_of(self, item_id: str
                      ) -> list[tuple[int, str, str, str, str, str | None]]:
         """The mutations naming an item, oldest first."""
+        from waymarks.store import item_history
+
         return item_history.mutations_of(self.db, item_id)
 
     def recall_index(self) -> RecallIndex:

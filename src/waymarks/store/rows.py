@@ -11,14 +11,15 @@ from typing import Any, Final
 import msgspec
 
 from waymarks.core.model import MemoryItem, PinItem
+from waymarks.core.records import json_decoder
 from waymarks.core.rules import ItemState
 from waymarks.store.integrity import VerifiedMemo, decoding, item_checksum, verify_item
 
 _ENCODER: Final = msgspec.json.Encoder()
 #: items already decoded from verified rows (an ``ItemState`` is immutable: shared safely)
 _STATES: Final = VerifiedMemo[ItemState]()
-_PIN_DECODER: Final = msgspec.json.Decoder(PinItem)
-_MEMORY_DECODER: Final = msgspec.json.Decoder(MemoryItem)
+_PIN_DECODER: Final = json_decoder(PinItem)
+_MEMORY_DECODER: Final = json_decoder(MemoryItem)
 
 
 def item_row(state: ItemState) -> tuple[Any, ...]:

@@ -9,7 +9,6 @@ from itertools import islice
 from typing import Any, Final
 
 from waymarks.core.rules import ItemState
-from waymarks.store import claim_subjects
 from waymarks.store.integrity import (
     ITEM_COLUMNS,
     ITEM_ID,
@@ -79,6 +78,8 @@ class SqliteView:
     def active_texts(self, partition: str, subject: frozenset[str] | None = None
                      ) -> Sequence[tuple[str, str]]:
         if subject is not None:  # the claims that may share it (inside a write transaction)
+            from waymarks.store import claim_subjects  # a write's: not on a recall's path
+
             return claim_subjects.texts_sharing(self.db, partition, subject)
         rows = self.db.execute(
             f"SELECT {ITEM_COLUMNS} FROM items WHERE kind = 'memory' AND partition = ?"

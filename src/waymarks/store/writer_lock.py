@@ -18,7 +18,6 @@ What must stay true:
 
 from __future__ import annotations
 
-import fcntl
 import os
 import sqlite3
 from _thread import _local as thread_local
@@ -49,6 +48,8 @@ def writer_turn(db_path: Path, timeout_s: float) -> Iterator[None]:
     if key in held:
         yield
         return
+    import fcntl  # (an extension module: a write's, not a read's)
+
     fd = os.open(lock_path(db_path), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
                  | os.O_CLOEXEC, 0o600)
     try:
@@ -72,6 +73,7 @@ def _wait(fd: int, db_path: Path, timeout_s: float) -> None:
     descriptor of the same open file (an ``flock`` belongs to the open file, not to the
     descriptor). Given up, the thread takes the turn once the holder lets go and lets it
     go again at once, by closing the last descriptor of that open file."""
+    import fcntl
     import threading  # only when another process holds the turn
 
     taker = os.dup(fd)
