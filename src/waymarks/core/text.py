@@ -126,7 +126,12 @@ def derive_key_normalized(norm: str) -> str | None:
     if words[0] in _VAGUE_SUBJECTS or any(w in _NEGATIONS for w in words):
         return None
     slug = _slug(subject)
-    return slug if len(slug) >= 2 and any(c.isalpha() for c in slug) else None
+    if len(slug) < 2:
+        return None
+    # a letter: in ASCII, exactly what changes case (no generator over the characters)
+    lettered = slug.lower() != slug.upper() if slug.isascii() else any(
+        c.isalpha() for c in slug)
+    return slug if lettered else None
 
 
 def _keyed_subject(norm: str) -> str | None:
