@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from datetime import datetime
 from typing import Any
 
@@ -577,6 +578,25 @@ def test_iso_to_ms_matches_datetime(examples: int) -> None:
 def test_iso_to_ms_never_raises(text: str) -> None:
     result = iso_to_ms(text)
     assert result is None or isinstance(result, int)
+
+
+def test_iso_to_ms_fast_path_agrees_with_iso_parsing() -> None:
+    """The fast path for Pi's form (``2026-01-01T03:04:05.123Z``: one match, the hour
+    cached) reads exactly what the general ISO-8601 reading does, the same moment or
+    ``None`` for the same texts: Pi-form texts whose minutes, seconds and milliseconds are
+    any digits (also those ``str.isdigit`` takes but ``int`` not) and now and then another
+    separator (a seeded draw of many cheap cases)."""
+    from waymarks.core.codec import _parse_ms
+
+    draw = random.Random(15)
+    digits = [*"0123456789", "\u00b2", "\u0660"]
+    for _ in range(5000):
+        text = (draw.choice(["2026-01-01T03", "1970-01-01T00", "2024-02-29T23", "2025-13-01T00"])
+                + draw.choice(":::.") + draw.choice(digits) + draw.choice(digits)
+                + draw.choice(":::-") + draw.choice(digits) + draw.choice(digits)
+                + draw.choice("...:") + "".join(draw.choice(digits) for _ in range(3))
+                + draw.choice("ZZZz+"))
+        assert iso_to_ms(text) == _parse_ms(text), text
 
 
 def test_moments_a_ledger_may_state_never_raise() -> None:

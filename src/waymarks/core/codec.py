@@ -12,11 +12,13 @@ shape the reference implementation writes and reads.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 import msgspec
 
+from waymarks.core.lazy_re import lazy
 from waymarks.core.model import (
     KNOWN_CUSTOM_TYPES,
     MEMORY_CUSTOM_TYPE,
@@ -57,6 +59,11 @@ _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _MILLISECOND: Final = timedelta(milliseconds=1)
 _HOUR_MS: dict[str, int] = {}  # a pure memo of iso_to_ms's fast path
 _HOUR_CACHE_LIMIT: Final = 4096
+#: the timestamp form Pi writes (``2026-01-01T00:00:00.000Z``): the hour (any 13 characters,
+#: parsed once), then minutes and seconds below 60 and milliseconds, in ASCII digits only
+#: (``str.isdigit`` also takes "²", which ``int`` refuses: one such timestamp in any
+#: session file made every command fail)
+_PI_TIMESTAMP: Final = lazy(r"(.{13}):([0-5][0-9]):([0-5][0-9])\.([0-9]{3})Z", re.DOTALL)
 _INT64_MIN: Final = -(2**63)
 #: the largest integer SQLite stores (a larger one is refused with OverflowError)
 INT64_MAX: Final = 2**63 - 1
@@ -135,27 +142,23 @@ def custom_type_of(mutation: Mutation) -> str:
 
 def iso_to_ms(timestamp: str) -> int | None:
     """Milliseconds since the epoch for an ISO-8601 timestamp, ``None`` if unparseable."""
-    # Fast path for the form Pi writes, 2026-01-01T00:00:00.000Z: the hour is parsed once
-    # and cached, minutes, seconds and milliseconds are added (replay reads every entry).
+    # Fast path for the form Pi writes, 2026-01-01T00:00:00.000Z: one match checks the
+    # shape (ASCII digits, minutes and seconds below 60), the hour is parsed once and
+    # cached, minutes, seconds and milliseconds are added (replay reads every entry).
     if not isinstance(timestamp, str):
         return None
-    if (
-        len(timestamp) == 24 and timestamp[23] == "Z" and timestamp[13] == ":"
-        and timestamp[16] == ":" and timestamp[19] == "."
-        and _digits(timestamp[14:16]) and _digits(timestamp[17:19])
-        and _digits(timestamp[20:23]) and int(timestamp[14:16]) < 60
-        and int(timestamp[17:19]) < 60
-    ):
-        hour = _HOUR_MS.get(timestamp[:13])
+    shape = _PI_TIMESTAMP.fullmatch(timestamp)
+    if shape is not None:
+        hour_text, minutes, seconds, millis = shape.groups()
+        hour = _HOUR_MS.get(hour_text)
         if hour is None:
-            hour = _parse_ms(timestamp[:13] + ":00:00+00:00")
+            hour = _parse_ms(hour_text + ":00:00+00:00")
             if hour is None:
                 return None
             if len(_HOUR_MS) > _HOUR_CACHE_LIMIT:
                 _HOUR_MS.clear()
-            _HOUR_MS[timestamp[:13]] = hour
-        return (hour + int(timestamp[14:16]) * 60_000 + int(timestamp[17:19]) * 1000
-                + int(timestamp[20:23]))
+            _HOUR_MS[hour_text] = hour
+        return hour + int(minutes) * 60_000 + int(seconds) * 1000 + int(millis)
     return _parse_ms(timestamp)
 
 
@@ -184,12 +187,6 @@ def utc_clamped(ms: int) -> datetime:
     except (OverflowError, ValueError, OSError):
         moment = _LATEST if ms > 0 else _EARLIEST
     return min(max(moment, _EARLIEST), _LATEST)
-
-
-def _digits(text: str) -> bool:
-    """ASCII digits only: ``str.isdigit`` also takes "²", which ``int`` refuses (one
-    such timestamp in any session file made every command fail)."""
-    return text.isascii() and text.isdigit()
 
 
 def _parse_ms(timestamp: str) -> int | None:

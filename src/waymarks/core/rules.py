@@ -179,8 +179,9 @@ def find_conflicts(
     Same key with different text, or the same polarity base with the opposite sign.
     Pins never conflict: they are instructions a person confirmed, not claims.
     """
-    if candidate.kind != "memory":
-        return ()
+    if candidate.kind != "memory" or (candidate.key is None
+                                      and candidate.polarity_base is None):
+        return ()  # no facet to conflict on (a view answers nothing then: not asked)
     hits = [other for other in view.active_conflicting(
                 candidate.kind, candidate.partition, candidate.norm, candidate.key,
                 candidate.polarity_base, candidate.polarity_sign,
