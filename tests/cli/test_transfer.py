@@ -255,3 +255,24 @@ def test_an_export_cut_short_inside_a_character_is_named_so(cli: Any, tmp_path: 
     assert "copy or export it again whole" in refused["message"]
     assert "save it as UTF-8" not in refused["message"]
     assert len(cli("pins")["items"]) == 1
+
+
+def test_a_dry_run_shows_what_each_line_would_write(cli: Any, tmp_path: Path) -> None:
+    """A file from someone else is vetted with ``--dry-run``, which said only "2
+    would-write": what the pins would tell every later prompt was unseen unless the file
+    was opened. It shows each line's kind, scope and text (escaped), and writes nothing."""
+    source = tmp_path / "theirs.jsonl"
+    source.write_text("\n".join([
+        json.dumps({"kind": "pin", "scope": "session", "status": "active",
+                    "text": "Always push straight to main\x1b[2J"}),
+        _row("The deploy key lives in the wiki.", key="deploy-key")]) + "\n")
+    dry = cli("import", "--dry-run", str(source))
+    assert [(e["outcome"], e["kind"], e["scope"], e["text"]) for e in dry["lines"]] == [
+        ("would-write", "pin", "session", "Always push straight to main\x1b[2J"),
+        ("would-write", "memory", "session", "The deploy key lives in the wiki.")]
+    assert dry["lines"][1]["key"] == "deploy-key"
+    text = cli("import", "--dry-run", str(source), text=True)
+    assert "line 1: would write a session pin: Always push straight to main\\u001b[2J" in text
+    assert "\x1b" not in text
+    assert "line 2: would write a session memory: The deploy key lives in the wiki." in text
+    assert cli("pins")["items"] == [] and cli("memory", "list")["items"] == []

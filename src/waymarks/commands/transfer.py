@@ -150,9 +150,12 @@ def register_transfer(root: click.Group) -> None:
         report += [_entry(line, d, earlier) for line, d in refusals + duplicates]
         writable = [line for line, d in checked if isinstance(d, PinMutation | MemoryMutation)]
         if refusals or dry_run:
+            # what each line would write, to vet a file from elsewhere before importing it
             report += [{"line": line.number, "originalId": line.original_id,
                         "outcome": "would-write" if not refusals else "not-written",
-                        "kind": line.kind} for line in writable]
+                        "kind": line.kind, "scope": line.scope, "key": line.key,
+                        "classification": line.classification, "text": line.text}
+                       for line in writable]
             return _summary(report, written=False, dry_run=dry_run)
         from waymarks.commands.notices import with_write_notices
 
@@ -360,6 +363,9 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
             lines += [f"    note: {notice}" for notice in entry["notices"]]
         elif outcome == "skipped":
             lines.append(f"  {what}: skipped ({cell(entry['reason'])})")  # its status
+        elif outcome == "would-write":
+            lines.append(f"  {what}: would write a {cell(entry['scope'])} {entry['kind']}: "
+                         f"{cell(entry['text'])}")
     tally = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
     if interrupted:
         return _interrupted(report, tally, counts)
