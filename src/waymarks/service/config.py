@@ -13,7 +13,9 @@ memory, or who may call the server. So:
   lowered; ``sessionRoots`` comes from the home only (a root decides which files are
   read as this project's sessions);
 - ``[mcp]`` (the HTTP token) and ``[personal]`` come from the home only;
-- ``[context]`` budgets may be set by either (they change size, not exposure).
+- ``[context]`` budgets (``defaultContextWindow`` too) and ``[memory] maxResults`` may
+  only be lowered: a budget changes how much of the person's memory goes out (the
+  personal memory index is theirs, for every project), and a raised one floods the prompt.
 
 Everything a project tried and was not allowed is listed in ``Settings.ignored``.
 
@@ -109,11 +111,14 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         if local:
             policy, default_provider = _tighten(policy, default_provider, local, project_file,
                                                 ignored)
-            memory_home = dict(_table(merged, "memory"))  # _merge changes the original
+            # copies: _merge changes the originals
+            before = {name: dict(table) if isinstance(table := merged.get(name), dict)
+                      else {} for name in ("context", "memory")}
             _merge(merged, {k: v for k, v in local.items() if k not in _HOME_ONLY
                             and k != "privacy" and _a_table_if_one(k, v, merged, project_file,
                                                                   ignored)})
-            _keep_memory_limits(merged, memory_home, project_file, ignored)
+            _keep_memory_limits(merged, before["memory"], project_file, ignored)
+            _keep_budgets(merged, before, project_file, ignored)
             ignored.extend(f"{project_file}: [{name}] (only the home configuration may set it)"
                            for name in _HOME_ONLY if name in local)
         context = merged.get("context", {})
@@ -189,11 +194,38 @@ def _keep_memory_limits(merged: dict[str, Any], home: dict[str, Any], path: Path
     if home.get("crossSession", True) is False and memory.get("crossSession") is not False:
         ignored.append(f"{path}: [memory] crossSession (the home turned it off)")
         memory["crossSession"] = False
-    home_max = home.get("maxProjectSessions", 100)
-    wanted = memory.get("maxProjectSessions", home_max)
-    if isinstance(wanted, int) and isinstance(home_max, int) and wanted > home_max:
-        ignored.append(f"{path}: [memory] maxProjectSessions above the home's ({home_max})")
-        memory["maxProjectSessions"] = home_max
+
+
+#: limits a project may only lower: (section, key, the default when the home sets none;
+#: ``None``: no limit, so any value is a lower one)
+_LOWER_ONLY: Final = (("context", "maxPinnedTokens", 16000),
+                      ("context", "maxMemoryTokens", 8000),
+                      ("context", "maxPersonalTokens", 1000),
+                      ("context", "defaultContextWindow", None),
+                      ("memory", "maxResults", 12),
+                      ("memory", "maxProjectSessions", 100))
+
+
+def _keep_budgets(merged: dict[str, Any], home: dict[str, dict[str, Any]], path: Path,
+                  ignored: list[str]) -> None:
+    """After a project's file was merged: a budget or limit it raised above the home's
+    (or the default) is the home's again. A repository's ``maxPersonalTokens`` put the
+    person's whole personal memory index into its plans; its other budgets flooded them."""
+    for section, key, default in _LOWER_ONLY:
+        table = merged.get(section)
+        if not isinstance(table, dict) or key not in table:
+            continue
+        theirs, mine = table[key], home[section].get(key, default)
+        if _count(theirs) and _count(mine) and theirs > mine:
+            ignored.append(f"{path}: [{section}] {key} above the home's ({mine})")
+            if key in home[section]:
+                table[key] = mine
+            else:
+                del table[key]
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _a_path(value: object) -> bool:
