@@ -145,3 +145,32 @@ def test_an_unreadable_configuration_is_refused_before_the_person_is_asked(
     with Waymarks(home, cwd=str(project)) as app, pytest.raises(ServiceError) as raised:
         app.dry_run(lambda ctx: decide_pin(ctx, "Always run ruff."))
     assert raised.value.code == "bad_config" and ledger_lines(home) == 0
+
+
+@pytest.mark.parametrize("where", ["home", "project"])
+def test_a_configuration_file_too_large_to_be_one_is_refused_unparsed(
+        tmp_path: Path, where: str) -> None:
+    """The settings read ``config.toml`` whole, however large: a trusted repository's
+    ``.waymarks/config.toml`` of gigabytes (or a link to a large file of the checkout) was
+    read into memory and parsed again on every request, the Claude Code hook's on every
+    prompt, while the queue's own reader of the same file refused it above 256 KiB."""
+    from tests.inprocess import waymarks
+    from waymarks.service.config import MAX_CONFIG_BYTES
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".waymarks").mkdir(parents=True)
+    home.mkdir()
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+    target = home / "config.toml" if where == "home" else project / ".waymarks" / "config.toml"
+    line = "# " + "x" * 97 + "\n"
+    target.write_text(line * (MAX_CONFIG_BYTES // len(line) + 1))
+    env = {"WAYMARKS_HOME": str(home)}
+    for args in (("config", "show"), ("memory", "add", "--", "The cache TTL is 30 minutes.")):
+        done = waymarks("--json", *args, env=env, cwd=project)
+        assert done.returncode == 1, (args, done.stdout, done.stderr)
+        refused = json.loads(done.stdout)
+        assert refused["code"] == "bad_config"
+        assert f"larger than {MAX_CONFIG_BYTES} bytes" in refused["message"]
+        assert str(target) in refused["message"] and "Traceback" not in done.stderr
+    assert ledger_lines(home) == 0

@@ -54,6 +54,9 @@ from waymarks.service.outcomes import ServiceError
 
 CONFIG_FILE = "config.toml"
 PROJECT_CONFIG = Path(".waymarks") / CONFIG_FILE
+#: a configuration file larger than this is refused unread (a repository's could be
+#: gigabytes, read and parsed on every request)
+MAX_CONFIG_BYTES: Final = 256 * 1024
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -247,13 +250,19 @@ def _a_table_if_one(name: str, value: object, home: dict[str, Any], path: Path,
 
 
 def _read(path: Path) -> dict[str, Any]:
+    import errno
     import tomllib  # here, not at import: most requests find no config file to read
 
     from waymarks.files.reading import read_regular
 
     try:  # a FIFO in its place is an error, never waited on
-        return tomllib.loads(read_regular(path).decode("utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return tomllib.loads(read_regular(path, limit=MAX_CONFIG_BYTES).decode("utf-8"))
+    except OSError as exc:
+        if exc.errno != errno.EFBIG:
+            raise ServiceError("bad_config", f"{path}: {exc}; fix or remove it") from exc
+        raise ServiceError("bad_config", f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a "
+                           "configuration file is never that big: fix or remove it") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ServiceError("bad_config", f"{path}: {exc}; fix or remove it") from exc
     except RecursionError as exc:
         raise ServiceError("bad_config", f"{path}: nested too deeply; fix or remove it"
