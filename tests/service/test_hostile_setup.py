@@ -174,3 +174,32 @@ def test_a_configuration_file_too_large_to_be_one_is_refused_unparsed(
         assert f"larger than {MAX_CONFIG_BYTES} bytes" in refused["message"]
         assert str(target) in refused["message"] and "Traceback" not in done.stderr
     assert ledger_lines(home) == 0
+
+
+@pytest.mark.parametrize("where", ["home", "project"])
+@pytest.mark.parametrize("shape", ["dotted", "header"])
+def test_tables_nested_too_deeply_are_a_bad_config_not_a_traceback(
+        tmp_path: Path, where: str, shape: str) -> None:
+    """Tables nested by a dotted key (``x.x.x….x = 1``) or a table header are built by the
+    TOML parser without recursion, so the reader's ``RecursionError`` guard never saw
+    them: a trusted repository's file of 20,000 levels was taken, and ``config show``
+    ended in a traceback encoding it."""
+    from tests.inprocess import waymarks
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".waymarks").mkdir(parents=True)
+    home.mkdir()
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+    target = home / "config.toml" if where == "home" else project / ".waymarks" / "config.toml"
+    path = ".".join(["x"] * 20_000)
+    target.write_text(f"{path} = 1\n" if shape == "dotted" else f"[{path}]\ny = 1\n")
+    env = {"WAYMARKS_HOME": str(home)}
+    for args in (("config", "show"), ("memory", "add", "--", "The cache TTL is 30 minutes.")):
+        done = waymarks("--json", *args, env=env, cwd=project)
+        assert done.returncode == 1, (args, done.stdout[-300:], done.stderr[-300:])
+        refused = json.loads(done.stdout)
+        assert refused["code"] == "bad_config" and "nested too deeply" in refused["message"]
+    assert ledger_lines(home) == 0
+    target.write_text("[memory]\nmaxResults = 3\n")  # a sane file is read again
+    assert waymarks("--json", "config", "show", env=env, cwd=project).returncode == 0

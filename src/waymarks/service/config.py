@@ -57,6 +57,8 @@ PROJECT_CONFIG = Path(".waymarks") / CONFIG_FILE
 #: a configuration file larger than this is refused unread (a repository's could be
 #: gigabytes, read and parsed on every request)
 MAX_CONFIG_BYTES: Final = 256 * 1024
+#: tables and arrays nested deeper than this are refused (the deepest setting is 4)
+MAX_DEPTH: Final = 16
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -256,7 +258,10 @@ def _read(path: Path) -> dict[str, Any]:
     from waymarks.files.reading import read_regular
 
     try:  # a FIFO in its place is an error, never waited on
-        return tomllib.loads(read_regular(path, limit=MAX_CONFIG_BYTES).decode("utf-8"))
+        document = tomllib.loads(read_regular(path, limit=MAX_CONFIG_BYTES).decode("utf-8"))
+        if _deeper_than(document, MAX_DEPTH):
+            raise RecursionError  # dotted keys and table headers nest without recursing
+        return document
     except OSError as exc:
         if exc.errno != errno.EFBIG:
             raise ServiceError("bad_config", f"{path}: {exc}; fix or remove it") from exc
@@ -265,8 +270,23 @@ def _read(path: Path) -> dict[str, Any]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ServiceError("bad_config", f"{path}: {exc}; fix or remove it") from exc
     except RecursionError as exc:
-        raise ServiceError("bad_config", f"{path}: nested too deeply; fix or remove it"
+        raise ServiceError("bad_config", f"{path}: nested too deeply (tables and arrays "
+                           f"more than {MAX_DEPTH} levels deep); fix or remove it"
                            ) from exc
+
+
+def _deeper_than(document: dict[str, Any], limit: int) -> bool:
+    """Whether tables and arrays nest more than ``limit`` levels (walked without
+    recursion: the parser builds ``x.x.x….x = 1`` of any depth without recursing, and
+    what later encodes or merges it would recurse)."""
+    level: list[Any] = [document]
+    for _depth in range(limit):
+        level = [child for value in level
+                 for child in (value.values() if isinstance(value, dict) else value)
+                 if isinstance(child, dict | list)]
+        if not level:
+            return False
+    return True
 
 
 def _merge(into: dict[str, Any], extra: dict[str, Any]) -> None:
