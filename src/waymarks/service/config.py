@@ -221,16 +221,27 @@ def _keep_budgets(merged: dict[str, Any], home: dict[str, dict[str, Any]], path:
         if not isinstance(table, dict) or key not in table:
             continue
         theirs, mine = table[key], home[section].get(key, default)
-        if _count(theirs) and _count(mine) and theirs > mine:
+        if not _count(mine):
+            continue  # no limit (or the home's own mistake, reported where it is read)
+        if _count(theirs):
+            if theirs <= mine:
+                continue
             ignored.append(f"{path}: [{section}] {key} above the home's ({mine})")
-            if key in home[section]:
-                table[key] = mine
-            else:
-                del table[key]
+        elif default is None:
+            # not validated where it is read: text, 0 or a fraction meant "no window"
+            ignored.append(f"{path}: [{section}] {key} (not a positive whole number; the "
+                           f"home's {mine} stands)")
+        else:
+            continue  # refused as a bad value where it is read
+        if key in home[section]:
+            table[key] = mine
+        else:
+            del table[key]
 
 
 def _count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """A positive whole number (what every budget and limit must be)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _a_path(value: object) -> bool:
