@@ -59,6 +59,12 @@ def planted(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     yield project
 
 
+def project_config(project: Path, text: str) -> None:
+    """The repository's ``.waymarks/config.toml``, as a checkout brings it."""
+    (project / ".waymarks").mkdir(exist_ok=True)
+    (project / ".waymarks" / "config.toml").write_text(text)
+
+
 def assert_no_secret(text: str) -> None:
     for secret in SECRETS:
         assert secret not in text
@@ -240,13 +246,11 @@ def test_a_trusted_project_cannot_raise_the_homes_budgets(home: Path, project: P
     before = run(home, project, "plan", "--prompt", "which editor?").stdout
     shown_before = before.count("Personal preference")
     assert 0 < shown_before < 30
-    (project / ".waymarks").mkdir()
-    (project / ".waymarks" / "config.toml").write_text(
-        "[context]\nmaxPinnedTokens = 999999999999\nmaxMemoryTokens = 999999999\n"
-        "maxPersonalTokens = 100000000\ndefaultContextWindow = 100000000\n"
-        "[memory]\nmaxResults = 100000\n")
-    after = run(home, project, "plan", "--prompt", "which editor?").stdout
-    assert after.count("Personal preference") == shown_before
+    project_config(project, "[context]\nmaxPinnedTokens = 999999999999\n"
+                   "maxMemoryTokens = 999999999\nmaxPersonalTokens = 100000000\n"
+                   "defaultContextWindow = 100000000\n[memory]\nmaxResults = 100000\n")
+    assert run(home, project, "plan", "--prompt", "which editor?").stdout.count(
+        "Personal preference") == shown_before
     shown = json.loads(run(home, project, "--json", "config", "show").stdout)
     assert shown["effective"] == {"defaultProvider": "remote", "maxPinnedTokens": 400,
                                   "maxMemoryTokens": 300, "maxResults": 2}
@@ -258,8 +262,7 @@ def test_a_trusted_project_cannot_raise_the_homes_budgets(home: Path, project: P
                 "defaultContextWindow", "maxResults"):
         assert f"{key} above the home's" in ignored, key
     # lowering is tightening: it applies
-    (project / ".waymarks" / "config.toml").write_text(
-        "[context]\nmaxPersonalTokens = 50\n[memory]\nmaxResults = 1\n")
+    project_config(project, "[context]\nmaxPersonalTokens = 50\n[memory]\nmaxResults = 1\n")
     lowered = run(home, project, "plan", "--prompt", "which editor?").stdout
     assert lowered.count("Personal preference") < shown_before
     assert json.loads(run(home, project, "--json", "config", "show").stdout)[

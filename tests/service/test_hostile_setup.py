@@ -147,6 +147,30 @@ def test_an_unreadable_configuration_is_refused_before_the_person_is_asked(
     assert raised.value.code == "bad_config" and ledger_lines(home) == 0
 
 
+def config_in(tmp_path: Path, where: str) -> tuple[Path, Path, Path]:
+    """A home and a trusted project; the configuration file of ``where`` (not yet there)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".waymarks").mkdir(parents=True)
+    home.mkdir()
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+    target = home / "config.toml" if where == "home" else project / ".waymarks" / "config.toml"
+    return home, project, target
+
+
+def assert_refused(home: Path, project: Path, reason: str) -> None:
+    """``config show`` and a write both end in ``bad_config`` naming ``reason``; nothing is
+    appended."""
+    from tests.inprocess import waymarks
+
+    for args in (("config", "show"), ("memory", "add", "--", "The cache TTL is 30 minutes.")):
+        done = waymarks("--json", *args, env={"WAYMARKS_HOME": str(home)}, cwd=project)
+        assert done.returncode == 1, (args, done.stdout[-300:], done.stderr[-300:])
+        refused = json.loads(done.stdout)
+        assert refused["code"] == "bad_config" and reason in refused["message"], refused
+    assert ledger_lines(home) == 0
+
+
 @pytest.mark.parametrize("where", ["home", "project"])
 def test_a_configuration_file_too_large_to_be_one_is_refused_unparsed(
         tmp_path: Path, where: str) -> None:
@@ -154,26 +178,12 @@ def test_a_configuration_file_too_large_to_be_one_is_refused_unparsed(
     ``.waymarks/config.toml`` of gigabytes (or a link to a large file of the checkout) was
     read into memory and parsed again on every request, the Claude Code hook's on every
     prompt, while the queue's own reader of the same file refused it above 256 KiB."""
-    from tests.inprocess import waymarks
     from waymarks.service.config import MAX_CONFIG_BYTES
 
-    home, project = tmp_path / "home", tmp_path / "project"
-    (project / ".waymarks").mkdir(parents=True)
-    home.mkdir()
-    with Waymarks(home, cwd=str(project)) as app:
-        app.trust(str(project))
-    target = home / "config.toml" if where == "home" else project / ".waymarks" / "config.toml"
+    home, project, target = config_in(tmp_path, where)
     line = "# " + "x" * 97 + "\n"
     target.write_text(line * (MAX_CONFIG_BYTES // len(line) + 1))
-    env = {"WAYMARKS_HOME": str(home)}
-    for args in (("config", "show"), ("memory", "add", "--", "The cache TTL is 30 minutes.")):
-        done = waymarks("--json", *args, env=env, cwd=project)
-        assert done.returncode == 1, (args, done.stdout, done.stderr)
-        refused = json.loads(done.stdout)
-        assert refused["code"] == "bad_config"
-        assert f"larger than {MAX_CONFIG_BYTES} bytes" in refused["message"]
-        assert str(target) in refused["message"] and "Traceback" not in done.stderr
-    assert ledger_lines(home) == 0
+    assert_refused(home, project, f"{target}: larger than {MAX_CONFIG_BYTES} bytes")
 
 
 @pytest.mark.parametrize("where", ["home", "project"])
@@ -186,20 +196,10 @@ def test_tables_nested_too_deeply_are_a_bad_config_not_a_traceback(
     ended in a traceback encoding it."""
     from tests.inprocess import waymarks
 
-    home, project = tmp_path / "home", tmp_path / "project"
-    (project / ".waymarks").mkdir(parents=True)
-    home.mkdir()
-    with Waymarks(home, cwd=str(project)) as app:
-        app.trust(str(project))
-    target = home / "config.toml" if where == "home" else project / ".waymarks" / "config.toml"
+    home, project, target = config_in(tmp_path, where)
     path = ".".join(["x"] * 20_000)
     target.write_text(f"{path} = 1\n" if shape == "dotted" else f"[{path}]\ny = 1\n")
-    env = {"WAYMARKS_HOME": str(home)}
-    for args in (("config", "show"), ("memory", "add", "--", "The cache TTL is 30 minutes.")):
-        done = waymarks("--json", *args, env=env, cwd=project)
-        assert done.returncode == 1, (args, done.stdout[-300:], done.stderr[-300:])
-        refused = json.loads(done.stdout)
-        assert refused["code"] == "bad_config" and "nested too deeply" in refused["message"]
-    assert ledger_lines(home) == 0
+    assert_refused(home, project, f"{target}: nested too deeply")
     target.write_text("[memory]\nmaxResults = 3\n")  # a sane file is read again
-    assert waymarks("--json", "config", "show", env=env, cwd=project).returncode == 0
+    done = waymarks("--json", "config", "show", env={"WAYMARKS_HOME": str(home)}, cwd=project)
+    assert done.returncode == 0
