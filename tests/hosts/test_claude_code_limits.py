@@ -111,3 +111,24 @@ def test_the_window_table_and_the_transcript_reader() -> None:
     assert window_of("gpt-9", 64_000) == 64_000 and window_of(None, None) is None
     assert claude_code_limits("/no/such/transcript.jsonl", 1000) == (1000, 0)
     assert claude_code_limits(None, None) == (None, 0)
+
+
+@pytest.mark.slow
+def test_a_repository_cannot_lift_the_homes_default_window(
+        home: Path, project: Path, session: str, tmp_path: Path) -> None:
+    """``defaultContextWindow`` is only lowered by a trusted project, and a value the hook
+    cannot take for a window (text, 0, a fraction) is not a way around that: it read as
+    "no window", so the home's limit was gone and every memory went in again."""
+    unknown = transcript(tmp_path / "t.jsonl", "local-llm", 5000)
+    roomy = submit(home, project, session, unknown)
+    (home / "config.toml").write_text(
+        f"[context]\ndefaultContextWindow = {5000 + len(roomy) // 4 // 2}\n")
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+    (project / ".waymarks").mkdir()
+    for value in ('"none"', "0", "-1", "1.5", "true", "100000000"):
+        (project / ".waymarks" / "config.toml").write_text(
+            f"[context]\ndefaultContextWindow = {value}\n")
+        tight = submit(home, project, session, unknown)
+        assert tight.startswith(PIN_BEGIN), value
+        assert 0 < tight.count(MEMORY_BEGIN) < len(TOPICS), value

@@ -59,6 +59,12 @@ def planted(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     yield project
 
 
+def project_config(project: Path, text: str) -> None:
+    """The repository's ``.waymarks/config.toml``, as a checkout brings it."""
+    (project / ".waymarks").mkdir(exist_ok=True)
+    (project / ".waymarks" / "config.toml").write_text(text)
+
+
 def assert_no_secret(text: str) -> None:
     for secret in SECRETS:
         assert secret not in text
@@ -221,6 +227,46 @@ def test_a_trusted_project_cannot_loosen_privacy(home: Path, project: Path) -> N
     privacy = json.loads(run(home, project, "--json", "privacy").stdout)
     assert privacy["localProviders"] == ["ollama"] and privacy["remoteDefaultAllowed"] == ["normal"]
     assert privacy["defaultProvider"] == "remote"
+
+
+def test_a_trusted_project_cannot_raise_the_homes_budgets(home: Path, project: Path) -> None:
+    """A repository's ``[context]``/``[memory]`` budgets raised the person's: with
+    ``maxPersonalTokens = 100000000`` every line of the person's personal memory index
+    (theirs, for every project) went into this repository's plans, and the other budgets
+    flooded the prompt as far as the model's window (itself raised) let them."""
+    (home / "memory").mkdir(parents=True)
+    for i in range(30):
+        (home / "memory" / f"topic-{i:02d}.md").write_text(
+            f"---\nname: Topic {i:02d}\ndescription: Personal preference {i:02d} about "
+            "editors, shells, reviews and meetings\nmetadata:\n  type: user\n---\nBody\n")
+    (home / "config.toml").write_text(
+        "[context]\nmaxPinnedTokens = 400\nmaxMemoryTokens = 300\nmaxPersonalTokens = 200\n"
+        "defaultContextWindow = 50000\n[memory]\nmaxResults = 2\n")
+    run(home, project, "trust", ".")
+    before = run(home, project, "plan", "--prompt", "which editor?").stdout
+    shown_before = before.count("Personal preference")
+    assert 0 < shown_before < 30
+    project_config(project, "[context]\nmaxPinnedTokens = 999999999999\n"
+                   "maxMemoryTokens = 999999999\nmaxPersonalTokens = 100000000\n"
+                   "defaultContextWindow = 100000000\n[memory]\nmaxResults = 100000\n")
+    assert run(home, project, "plan", "--prompt", "which editor?").stdout.count(
+        "Personal preference") == shown_before
+    shown = json.loads(run(home, project, "--json", "config", "show").stdout)
+    assert shown["effective"] == {"defaultProvider": "remote", "maxPinnedTokens": 400,
+                                  "maxMemoryTokens": 300, "maxResults": 2}
+    assert shown["config"]["context"] == {"maxPinnedTokens": 400, "maxMemoryTokens": 300,
+                                          "maxPersonalTokens": 200,
+                                          "defaultContextWindow": 50000}
+    ignored = " ".join(shown["ignored"])
+    for key in ("maxPinnedTokens", "maxMemoryTokens", "maxPersonalTokens",
+                "defaultContextWindow", "maxResults"):
+        assert f"{key} above the home's" in ignored, key
+    # lowering is tightening: it applies
+    project_config(project, "[context]\nmaxPersonalTokens = 50\n[memory]\nmaxResults = 1\n")
+    lowered = run(home, project, "plan", "--prompt", "which editor?").stdout
+    assert lowered.count("Personal preference") < shown_before
+    assert json.loads(run(home, project, "--json", "config", "show").stdout)[
+        "effective"]["maxResults"] == 1
 
 
 @pytest.mark.slow

@@ -145,3 +145,61 @@ def test_an_unreadable_configuration_is_refused_before_the_person_is_asked(
     with Waymarks(home, cwd=str(project)) as app, pytest.raises(ServiceError) as raised:
         app.dry_run(lambda ctx: decide_pin(ctx, "Always run ruff."))
     assert raised.value.code == "bad_config" and ledger_lines(home) == 0
+
+
+def config_in(tmp_path: Path, where: str) -> tuple[Path, Path, Path]:
+    """A home and a trusted project; the configuration file of ``where`` (not yet there)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".waymarks").mkdir(parents=True)
+    home.mkdir()
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+    target = home / "config.toml" if where == "home" else project / ".waymarks" / "config.toml"
+    return home, project, target
+
+
+def assert_refused(home: Path, project: Path, reason: str) -> None:
+    """``config show`` and a write both end in ``bad_config`` naming ``reason``; nothing is
+    appended."""
+    from tests.inprocess import waymarks
+
+    for args in (("config", "show"), ("memory", "add", "--", "The cache TTL is 30 minutes.")):
+        done = waymarks("--json", *args, env={"WAYMARKS_HOME": str(home)}, cwd=project)
+        assert done.returncode == 1, (args, done.stdout[-300:], done.stderr[-300:])
+        refused = json.loads(done.stdout)
+        assert refused["code"] == "bad_config" and reason in refused["message"], refused
+    assert ledger_lines(home) == 0
+
+
+@pytest.mark.parametrize("where", ["home", "project"])
+def test_a_configuration_file_too_large_to_be_one_is_refused_unparsed(
+        tmp_path: Path, where: str) -> None:
+    """The settings read ``config.toml`` whole, however large: a trusted repository's
+    ``.waymarks/config.toml`` of gigabytes (or a link to a large file of the checkout) was
+    read into memory and parsed again on every request, the Claude Code hook's on every
+    prompt, while the queue's own reader of the same file refused it above 256 KiB."""
+    from waymarks.service.config import MAX_CONFIG_BYTES
+
+    home, project, target = config_in(tmp_path, where)
+    line = "# " + "x" * 97 + "\n"
+    target.write_text(line * (MAX_CONFIG_BYTES // len(line) + 1))
+    assert_refused(home, project, f"{target}: larger than {MAX_CONFIG_BYTES} bytes")
+
+
+@pytest.mark.parametrize("where", ["home", "project"])
+@pytest.mark.parametrize("shape", ["dotted", "header"])
+def test_tables_nested_too_deeply_are_a_bad_config_not_a_traceback(
+        tmp_path: Path, where: str, shape: str) -> None:
+    """Tables nested by a dotted key (``x.x.x….x = 1``) or a table header are built by the
+    TOML parser without recursion, so the reader's ``RecursionError`` guard never saw
+    them: a trusted repository's file of 20,000 levels was taken, and ``config show``
+    ended in a traceback encoding it."""
+    from tests.inprocess import waymarks
+
+    home, project, target = config_in(tmp_path, where)
+    path = ".".join(["x"] * 20_000)
+    target.write_text(f"{path} = 1\n" if shape == "dotted" else f"[{path}]\ny = 1\n")
+    assert_refused(home, project, f"{target}: nested too deeply")
+    target.write_text("[memory]\nmaxResults = 3\n")  # a sane file is read again
+    done = waymarks("--json", "config", "show", env={"WAYMARKS_HOME": str(home)}, cwd=project)
+    assert done.returncode == 0

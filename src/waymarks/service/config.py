@@ -13,7 +13,9 @@ memory, or who may call the server. So:
   lowered; ``sessionRoots`` comes from the home only (a root decides which files are
   read as this project's sessions);
 - ``[mcp]`` (the HTTP token) and ``[personal]`` come from the home only;
-- ``[context]`` budgets may be set by either (they change size, not exposure).
+- ``[context]`` budgets (``defaultContextWindow`` too) and ``[memory] maxResults`` may
+  only be lowered: a budget changes how much of the person's memory goes out (the
+  personal memory index is theirs, for every project), and a raised one floods the prompt.
 
 Everything a project tried and was not allowed is listed in ``Settings.ignored``.
 
@@ -52,6 +54,11 @@ from waymarks.service.outcomes import ServiceError
 
 CONFIG_FILE = "config.toml"
 PROJECT_CONFIG = Path(".waymarks") / CONFIG_FILE
+#: a configuration file larger than this is refused unread (a repository's could be
+#: gigabytes, read and parsed on every request)
+MAX_CONFIG_BYTES: Final = 256 * 1024
+#: tables and arrays nested deeper than this are refused (the deepest setting is 4)
+MAX_DEPTH: Final = 16
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -109,11 +116,14 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         if local:
             policy, default_provider = _tighten(policy, default_provider, local, project_file,
                                                 ignored)
-            memory_home = dict(_table(merged, "memory"))  # _merge changes the original
+            # copies: _merge changes the originals
+            before = {name: dict(table) if isinstance(table := merged.get(name), dict)
+                      else {} for name in ("context", "memory")}
             _merge(merged, {k: v for k, v in local.items() if k not in _HOME_ONLY
                             and k != "privacy" and _a_table_if_one(k, v, merged, project_file,
                                                                   ignored)})
-            _keep_memory_limits(merged, memory_home, project_file, ignored)
+            _keep_memory_limits(merged, before["memory"], project_file, ignored)
+            _keep_budgets(merged, before, project_file, ignored)
             ignored.extend(f"{project_file}: [{name}] (only the home configuration may set it)"
                            for name in _HOME_ONLY if name in local)
         context = merged.get("context", {})
@@ -189,11 +199,49 @@ def _keep_memory_limits(merged: dict[str, Any], home: dict[str, Any], path: Path
     if home.get("crossSession", True) is False and memory.get("crossSession") is not False:
         ignored.append(f"{path}: [memory] crossSession (the home turned it off)")
         memory["crossSession"] = False
-    home_max = home.get("maxProjectSessions", 100)
-    wanted = memory.get("maxProjectSessions", home_max)
-    if isinstance(wanted, int) and isinstance(home_max, int) and wanted > home_max:
-        ignored.append(f"{path}: [memory] maxProjectSessions above the home's ({home_max})")
-        memory["maxProjectSessions"] = home_max
+
+
+#: limits a project may only lower: (section, key, the default when the home sets none;
+#: ``None``: no limit, so any value is a lower one)
+_LOWER_ONLY: Final = (("context", "maxPinnedTokens", 16000),
+                      ("context", "maxMemoryTokens", 8000),
+                      ("context", "maxPersonalTokens", 1000),
+                      ("context", "defaultContextWindow", None),
+                      ("memory", "maxResults", 12),
+                      ("memory", "maxProjectSessions", 100))
+
+
+def _keep_budgets(merged: dict[str, Any], home: dict[str, dict[str, Any]], path: Path,
+                  ignored: list[str]) -> None:
+    """After a project's file was merged: a budget or limit it raised above the home's
+    (or the default) is the home's again. A repository's ``maxPersonalTokens`` put the
+    person's whole personal memory index into its plans; its other budgets flooded them."""
+    for section, key, default in _LOWER_ONLY:
+        table = merged.get(section)
+        if not isinstance(table, dict) or key not in table:
+            continue
+        theirs, mine = table[key], home[section].get(key, default)
+        if not _count(mine):
+            continue  # no limit (or the home's own mistake, reported where it is read)
+        if _count(theirs):
+            if theirs <= mine:
+                continue
+            ignored.append(f"{path}: [{section}] {key} above the home's ({mine})")
+        elif default is None:
+            # not validated where it is read: text, 0 or a fraction meant "no window"
+            ignored.append(f"{path}: [{section}] {key} (not a positive whole number; the "
+                           f"home's {mine} stands)")
+        else:
+            continue  # refused as a bad value where it is read
+        if key in home[section]:
+            table[key] = mine
+        else:
+            del table[key]
+
+
+def _count(value: object) -> bool:
+    """A positive whole number (what every budget and limit must be)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _a_path(value: object) -> bool:
@@ -215,17 +263,41 @@ def _a_table_if_one(name: str, value: object, home: dict[str, Any], path: Path,
 
 
 def _read(path: Path) -> dict[str, Any]:
+    import errno
     import tomllib  # here, not at import: most requests find no config file to read
 
     from waymarks.files.reading import read_regular
 
     try:  # a FIFO in its place is an error, never waited on
-        return tomllib.loads(read_regular(path).decode("utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        document = tomllib.loads(read_regular(path, limit=MAX_CONFIG_BYTES).decode("utf-8"))
+        if _deeper_than(document, MAX_DEPTH):
+            raise RecursionError  # dotted keys and table headers nest without recursing
+        return document
+    except OSError as exc:
+        if exc.errno != errno.EFBIG:
+            raise ServiceError("bad_config", f"{path}: {exc}; fix or remove it") from exc
+        raise ServiceError("bad_config", f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a "
+                           "configuration file is never that big: fix or remove it") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ServiceError("bad_config", f"{path}: {exc}; fix or remove it") from exc
     except RecursionError as exc:
-        raise ServiceError("bad_config", f"{path}: nested too deeply; fix or remove it"
+        raise ServiceError("bad_config", f"{path}: nested too deeply (tables and arrays "
+                           f"more than {MAX_DEPTH} levels deep); fix or remove it"
                            ) from exc
+
+
+def _deeper_than(document: dict[str, Any], limit: int) -> bool:
+    """Whether tables and arrays nest more than ``limit`` levels (walked without
+    recursion: the parser builds ``x.x.x….x = 1`` of any depth without recursing, and
+    what later encodes or merges it would recurse)."""
+    level: list[Any] = [document]
+    for _depth in range(limit):
+        level = [child for value in level
+                 for child in (value.values() if isinstance(value, dict) else value)
+                 if isinstance(child, dict | list)]
+        if not level:
+            return False
+    return True
 
 
 def _merge(into: dict[str, Any], extra: dict[str, Any]) -> None:

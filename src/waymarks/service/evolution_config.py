@@ -70,10 +70,8 @@ from waymarks.core.evolution.limits import RESERVED_OUTPUT_TOKENS, ModelLimits, 
 from waymarks.core.evolution_policy import ATTEMPT_DEADLINE_S, SOURCE_BUDGET_S
 from waymarks.core.lazy_re import lazy
 from waymarks.core.records import replace
-from waymarks.service.config import CONFIG_FILE, PROJECT_CONFIG
+from waymarks.service.config import CONFIG_FILE, MAX_CONFIG_BYTES, PROJECT_CONFIG
 
-#: a configuration file larger than this is refused unread
-MAX_CONFIG_BYTES: Final = 256 * 1024
 APIS: Final = ("openai", "anthropic", "claude-code")
 #: the consolidation half's key: read there, ignored here
 OTHERS_KEYS: Final = frozenset({"learn"})
