@@ -294,3 +294,26 @@ def test_a_file_where_the_claude_folder_goes_is_named_with_the_right_fix(
     assert f"{project / '.claude'} is a file, not a folder" in done.stdout
     assert "permissions" not in done.stdout and "Nothing was changed" in done.stdout
     assert tree(project) == before
+
+
+@pytest.mark.parametrize("link", [".claude", ".claude/settings.json", ".mcp.json"])
+def test_a_project_file_linked_out_of_the_project_is_refused(
+        tmp_path: Path, home: Path, project: Path, link: str) -> None:
+    """A repository can ship ``.claude/settings.json`` (or ``.claude``, or ``.mcp.json``) as
+    a symbolic link to a file of the person's: ``install --project`` changed that file and
+    uninstall too. Both refuse it now, changing nothing."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "settings.json").write_text('{"theirs": 1}\n')
+    (outside / "other.json").write_text('{"theirs": 2}\n')
+    target = {".claude": outside, ".claude/settings.json": outside / "settings.json",
+              ".mcp.json": outside / "other.json"}[link]
+    (project / link).parent.mkdir(parents=True, exist_ok=True)
+    (project / link).symlink_to(target)
+    before = tree(outside)
+    for action in (cc.install, cc.uninstall):
+        with pytest.raises(cc.InstallError, match=r"leads out of the project.*--user.*"
+                                                  r"Nothing was changed"):
+            action("project", project, tmp_path / "u", home)  # type: ignore[operator]
+    assert tree(outside) == before
+    assert (project / link).is_symlink()

@@ -162,6 +162,8 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
     binary = binary or waymarks_binary()
     python = Path(python_path) if python_path is not None else Path(sys.executable)
     settings_path, mcp_path = files(scope, project, user_home)
+    if scope == "project":
+        _inside(project, settings_path, mcp_path)
     with _locked(home):
         settings, mcp = load(settings_path), load(mcp_path)
         settings_change, mcp_change = Change(settings_path), Change(mcp_path)
@@ -269,6 +271,8 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
     (``home``: where install noted the folders it created). Every file is loaded and
     checked, and what to write decided, before anything is written."""
     settings_path, mcp_path = files(scope, project, user_home)
+    if scope == "project":
+        _inside(project, settings_path, mcp_path)
     with _locked(home):
         plans = [_put_back_plan(path, remove)
                  for path, remove in ((settings_path, _remove_hooks), (mcp_path, _remove_server))]
@@ -278,6 +282,24 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
         changes = [plan.apply() for plan in plans if plan.change is not None]
         _remove_created_folders(home, (settings_path, mcp_path))
     return [c for c in changes if c is not None]
+
+
+def _inside(project: Path, *paths: Path) -> None:
+    """A project's settings are the project's own: a repository whose ``.claude``,
+    ``.claude/settings.json`` or ``.mcp.json`` is a symbolic link out of it had ``install
+    --project`` (and uninstall) change the file it leads to, another program's JSON or the
+    person's own settings, and read what that held into the repository's file."""
+    root = project.resolve()
+    for path in paths:
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError):  # a loop: load() names it
+            continue
+        if root not in real.parents:
+            raise InstallError(f"{path} leads out of the project, to {real}, through a "
+                               "symbolic link; a project's settings stay in the project: "
+                               "remove the link, or install for yourself with --user. "
+                               f"{NOTHING_CHANGED}")
 
 
 def _remove_created_folders(home: Path | None, paths: tuple[Path, Path]) -> None:
