@@ -203,3 +203,27 @@ def test_tables_nested_too_deeply_are_a_bad_config_not_a_traceback(
     target.write_text("[memory]\nmaxResults = 3\n")  # a sane file is read again
     done = waymarks("--json", "config", "show", env={"WAYMARKS_HOME": str(home)}, cwd=project)
     assert done.returncode == 0
+
+
+def test_config_show_never_prints_the_mcp_token_or_a_credential(tmp_path: Path) -> None:
+    """An agent that runs ``waymarks --json config show`` reads its output into the
+    model's context, and the ``[mcp]`` bearer token was in it whole (and any key pasted
+    into a setting). It says the token is set, and redacts credential-like values."""
+    from tests.inprocess import waymarks
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    token, key = "Zq8vN2xLp4TcW7mR1bYd9KsH", "sk-proj-" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7" * 2
+    (home / "config.toml").write_text(
+        f'[mcp]\ntoken = "{token}"\n[evolution.providers.work]\n'
+        f'baseUrl = "https://api.example.com/v1?key={key}"\n')
+    (home / "config.toml").chmod(0o600)
+    for args in (("--json", "config", "show"), ("config", "show")):
+        done = waymarks(*args, env={"WAYMARKS_HOME": str(home)}, cwd=project)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert token not in done.stdout and key not in done.stdout
+    shown = json.loads(waymarks("--json", "config", "show", env={"WAYMARKS_HOME": str(home)},
+                                cwd=project).stdout)["config"]
+    assert shown["mcp"]["token"] == f"[set: {len(token)} characters, not shown]"
+    assert "[REDACTED:" in shown["evolution"]["providers"]["work"]["baseUrl"]

@@ -199,6 +199,22 @@ def privacy_group() -> Group:
     return privacy
 
 
+def _shown(raw: Any, table: str = "") -> Any:
+    """The configuration as ``config show`` prints it: the MCP server's bearer token as
+    whether it is set, and credential-like values redacted. An agent that runs the
+    command reads its output into the model's context, which got the token whole."""
+    from waymarks.core.secrets import redact
+
+    if isinstance(raw, dict):
+        return {key: f"[set: {len(value)} characters, not shown]"
+                if table == "mcp" and key == "token" and isinstance(value, str)
+                else _shown(value, key if not table else f"{table}.{key}")
+                for key, value in raw.items()}
+    if isinstance(raw, list):
+        return [_shown(value, table) for value in raw]
+    return redact(raw)[0] if isinstance(raw, str) else raw
+
+
 def config_group() -> Group:
     config = Group("config", default="show", help="Configuration files and settings.",
                    examples=["waymarks config", "waymarks config show --json"])
@@ -211,7 +227,7 @@ def config_group() -> Group:
         settings = settings_for(runtime().app())
         data: dict[str, Any] = {
             "files": list(settings.sources), "ignored": list(settings.ignored),
-            "config": settings.raw,
+            "config": _shown(settings.raw),
             "effective": {"defaultProvider": settings.default_provider,
                           "maxPinnedTokens": settings.budgets.max_pinned_tokens,
                           "maxMemoryTokens": settings.budgets.max_memory_tokens,
