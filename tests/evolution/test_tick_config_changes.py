@@ -158,3 +158,40 @@ def test_pis_queue_follows_a_tightened_privacy_policy(tmp_path: Path) -> None:
     assert (second["outcome"], second["sourceId"], second["reason"]) == (
         "waiting", "s2", "privacy")
     assert len(asked) == 1 and not step.settled("s2")
+
+
+def test_the_tick_applies_the_stricter_privacy_of_the_project_a_source_came_from(
+        tmp_path: Path) -> None:
+    """The tick reads the home's configuration (its jobs come from every project), so a
+    trusted project's stricter ``[privacy]`` never reached the jobs captured in it: its
+    internal sources went to a provider the project allows only normal text. Each job is
+    checked against its own project's policy too (the home's, tightened by it)."""
+    from waymarks.service.trust import TrustStore
+
+    home, step = tmp_path / "home", FileStep(tmp_path / "step")
+    strict, plain = tmp_path / "strict", tmp_path / "plain"
+    for project in (strict, plain):
+        project.mkdir()
+        TrustStore(home).trust(str(project.resolve()))
+    (strict / ".waymarks").mkdir()
+    (strict / ".waymarks" / "config.toml").write_text(
+        '[privacy.remoteProviders]\nopenai = ["normal"]\n', encoding="utf-8")
+    step.add("s1", classification="internal", origin=str(strict.resolve()),
+             captured_at="2026-12-01T10:00:00.000Z")
+    step.add("s2", classification="internal", origin=str(plain.resolve()),
+             captured_at="2026-12-01T11:00:00.000Z")
+    register_step(lambda app: step)
+    try:
+        with FakeProvider(default=openai_ok("ok")) as fake:
+            _config(home, fake.origin)  # the home allows openai normal and internal
+            tick = start_recovery(home, route_client, route_is_available, interval_s=3600)
+            assert tick is not None
+            try:
+                first = _check(tick)
+                assert (first.outcome, first.source_id) == ("settled", "s2"), first
+                assert len(fake.requests) == 1 and not step.settled("s1")
+                assert _job(home, "s1") == ("pending", "privacy")
+            finally:
+                tick.stop()
+    finally:
+        register_step(None)

@@ -90,6 +90,19 @@ def load_settings(home: Path, project: str, trusted: bool) -> Settings:
     return cached
 
 
+def origin_policy(home: Path, origin: str) -> ProviderPolicy | None:
+    """The provider policy over text captured in the project ``origin`` (a learning job's
+    source, sent by a queue that may serve another project or none): the home's,
+    tightened by the project's file when the project is trusted here. ``None`` when a
+    file cannot be read: nothing of it may be sent."""
+    from waymarks.service.trust import TrustStore
+
+    try:
+        return load_settings(home, origin, origin in TrustStore(home).projects()).policy
+    except ServiceError:
+        return None
+
+
 #: sections a project's configuration may not set at all
 _HOME_ONLY: Final = ("mcp", "personal")
 

@@ -62,7 +62,7 @@ from waymarks.core.model_port import (
     ModelRequest,
     Route,
 )
-from waymarks.core.privacy import ProviderPolicy
+from waymarks.core.privacy import PrivacyConfigError, ProviderPolicy
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.ports import iso
 from waymarks.store.jobs import ANY_MODEL, Job, JobStore, Lease
@@ -119,6 +119,7 @@ class EvolutionQueue:
                  jitter: Callable[[], float] = random.random,
                  cancel: Event | None = None,
                  learning: Callable[[str], bool] = lambda origin: True,
+                 origin_policy: Callable[[str], ProviderPolicy | None] | None = None,
                  reopen: Callable[[], JobStore] | None = None,
                  reload: Reload | None = None) -> None:
         self.store = store
@@ -128,6 +129,9 @@ class EvolutionQueue:
         #: each call (:func:`open_queue` gives the home's switch; a queue built alone, as
         #: its own tests do, runs every job)
         self.learning = learning
+        #: the policy of the project a source was captured in (None: a file that cannot
+        #: be read, so nothing is sent); each job also meets it (:func:`open_queue`)
+        self.origin_policy = origin_policy
         self.step = step
         self.config = config
         self.policy = policy
@@ -161,14 +165,24 @@ class EvolutionQueue:
         """Configured routes whose adapter can run here (``claude`` on PATH, ...)."""
         return [r for r in self.config.routes() if self.available(r)]
 
-    def _usable(self, routes: list[RouteConfig], classification: str,
-                now: int) -> tuple[list[RouteConfig], str | None]:
-        """Routes that may be tried for a source of ``classification`` now, and, when
-        none may, the wait reason of the first obstacle (privacy, price, cooldown)."""
+    def _usable(self, routes: list[RouteConfig], classification: str, now: int,
+                origin: str) -> tuple[list[RouteConfig], str | None]:
+        """Routes that may be tried for a source of ``classification`` captured in
+        ``origin`` now, and, when none may, the wait reason of the first obstacle
+        (privacy, price, cooldown)."""
+        policy: ProviderPolicy | None = self.policy
+        if self.origin_policy is not None:  # a queue's policy is its home's or project's
+            own = self.origin_policy(origin)
+            try:
+                policy = self.policy.tightened_by(own) if own is not None else None
+            except PrivacyConfigError:  # the two together allow a provider nothing
+                policy = None
+        if policy is None:
+            return [], "privacy"
         # the source's level folds its marked spans into one: every level up to it must
         # be allowed (an exact allow list may skip one)
         allowed = [r for r in routes
-                   if Egress.to(self.policy, r.provider).admits_all_up_to(classification)]
+                   if Egress.to(policy, r.provider).admits_all_up_to(classification)]
         if not allowed:
             return [], "privacy"
         if self.config.daily_usd is not None:
@@ -230,7 +244,7 @@ class EvolutionQueue:
                 self.store.mark_waiting(job.source_id, "learning_off", now)
                 last = Attempt("waiting", job.source_id, "learning_off")
                 continue
-            usable, reason = self._usable(routes, job.classification, now)
+            usable, reason = self._usable(routes, job.classification, now, job.origin)
             if not usable:
                 self.store.mark_waiting(job.source_id, str(reason), now)
                 last = Attempt("waiting", job.source_id, reason)
@@ -267,7 +281,7 @@ class EvolutionQueue:
             if not self.store.settle(lease, "no_change", now):
                 return Attempt("late", job.source_id, "no_change")
             return Attempt("settled", job.source_id, "no_change")
-        usable, reason = self._usable(routes, request.classification, now)
+        usable, reason = self._usable(routes, request.classification, now, job.origin)
         if not usable:
             self.store.release(lease, now, reason)
             return Attempt("waiting", job.source_id, reason)
@@ -491,9 +505,11 @@ def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
                available: Callable[[RouteConfig], bool], *,
                cancel: Event | None = None, reload: Reload | None = None) -> EvolutionQueue:
     """The queue over ``<home>/evolution.db`` (created 0600 on first use). Every queue of
-    a home is made here, so each obeys the learning switch of each job's origin;
+    a home is made here, so each obeys the learning switch and the privacy policy of each
+    job's origin (the project the source was captured in);
     ``reload``: how a queue that lives on reads ``config`` and ``policy`` again at each
     check."""
+    from waymarks.service.config import origin_policy
     from waymarks.service.learning import learning_enabled
     from waymarks.service.recovery import open_job_store
 
@@ -502,4 +518,5 @@ def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
 
     return EvolutionQueue(reopen(), step, config, policy, clients, available=available,
                           cancel=cancel, learning=lambda origin: learning_enabled(home, origin),
+                          origin_policy=lambda origin: origin_policy(home, origin),
                           reopen=reopen, reload=reload)
