@@ -393,7 +393,6 @@ class SessionLog(ABC):
         if len(first) < BULK_BYTES:  # (a recall: the few lines appended since)
             return self._consume_all(first)
         from waymarks.core.bulk import gc_paused
-
         with gc_paused():
             return self._consume_all(first)
 

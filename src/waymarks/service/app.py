@@ -57,10 +57,7 @@ from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo, ViewMemo
 from waymarks.store.migrations import SchemaTooNewError
-from waymarks.store.projection import (
-    Projection,
-    ProjectionDamaged,
-)
+from waymarks.store.projection import Projection, ProjectionDamaged
 from waymarks.store.writer_lock import FileIdentity, file_identity
 
 if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15), nor
