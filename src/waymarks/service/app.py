@@ -401,7 +401,8 @@ class Waymarks:
     @recovering
     def recall(self, query: str, history: Sequence[str] = (), *,
                inherit: bool = True, provider: str | None = None,
-               privacy: bool = True, every_candidate: bool = False) -> RecallResult:
+               privacy: bool = True, every_candidate: bool = False,
+               eligible_only: bool = False) -> RecallResult:
         """Memory claims the query (with the recent user turns) is about, precision first.
 
         Only items this session may see are candidates: its own and, when the project is
@@ -411,6 +412,7 @@ class Waymarks:
         A query naming a literal no record holds can select nothing
         (:func:`~waymarks.recall.scoring.unheld_literal`): no candidate is read, unless
         ``every_candidate`` (a search showing each candidate's score) asks for them.
+        ``eligible_only`` (a plan): ``scored`` need not hold the records that are not.
         """
         session = self.refresh()
         index = self.projection.recall_index()
@@ -453,10 +455,10 @@ class Waymarks:
                 self, index, query, candidates, visible,
                 self._vector_memo if self.keep_recall_index else None)
         if not privacy:
-            return evaluate(plan, candidates, stats, semantic=near)
+            return evaluate(plan, candidates, stats, semantic=near, eligible_only=eligible_only)
         egress = egress_for(self, provider)
         return evaluate(plan, self._admitted(candidates, egress, classes or {}), stats,
-                        egress, near)
+                        egress, near, eligible_only)
 
     def _admitted(self, candidates: list[Candidate], egress: Egress,
                   known: Mapping[str, str | None]) -> list[Candidate]:

@@ -172,7 +172,7 @@ def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[Memory
 
     # the planner applies the privacy policy itself, so that a prohibited memory is still
     # judged and then recorded by ID in the manifest rather than silently missing from it
-    result = app.recall(prompt, history, privacy=False)
+    result = app.recall(prompt, history, privacy=False, eligible_only=True)
     wanted = [s.candidate.id for s in result.eligible]
     views = {v.id: v for v in app.items("memory", ids=wanted) if v.applies} if wanted else {}
     matched = [
