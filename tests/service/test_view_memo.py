@@ -42,3 +42,24 @@ def test_views_are_kept_per_session_and_reused_for_the_same_state(
     other = memo.views([state], "another-session", frozenset(), app.cwd, False)
     assert not other[0].applies  # another session's pin is not in effect here
     assert other[0] == item_view(state, "another-session", frozenset(), app.cwd, False)
+
+
+def test_a_plan_reuses_unchanged_pins_and_sees_changed_ones(
+        make_app: Callable[..., Waymarks], project: Path) -> None:
+    from waymarks.service.planning import plan_request
+
+    app = make_app(keep_recall_index=True)
+    app.trust(str(project))
+    assert isinstance(app.pin("Session rule"), Committed)
+    assert isinstance(app.pin("Project rule", scope="project"), Committed)
+    first = app.pin_inputs.inputs(app.items("pin"))
+    again = app.pin_inputs.inputs(app.items("pin"))
+    assert [p.block.content for p in first] == ["Session rule", "Project rule"]
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    app.untrust(str(project))  # the project's pin no longer applies: left out
+    assert [p.block.content for p in app.pin_inputs.inputs(app.items("pin"))] == [
+        "Session rule"]
+    assert isinstance(app.pin("Second rule"), Committed)
+    pins = plan_request(app, "anything at all").messages[0]
+    assert pins.kind == "pins" and "Second rule" in pins.content
+    assert "Session rule" in pins.content and "Project rule" not in pins.content

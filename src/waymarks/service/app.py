@@ -42,7 +42,7 @@ from waymarks.service.outcomes import (
     WriteOutcome,
     with_notices,
 )
-from waymarks.service.planning import egress_for
+from waymarks.service.planning import PinInputs, egress_for
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
 from waymarks.service.recovery import (
     SQLITE_ERRORS,
@@ -119,6 +119,7 @@ class Waymarks:
         self._projection: Store | None = None
         self._snapshot: Snapshot | None = None  # the open request, if any
         self._views = ViewMemo()
+        self.pin_inputs = PinInputs()  # the plan's input for each unchanged pin
 
     # -- plumbing -------------------------------------------------------------------
 
