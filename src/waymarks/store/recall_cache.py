@@ -302,8 +302,8 @@ class RecallCache:
         # rows of one length holding the same terms score the same: grouped, each group
         # scored once, and only the best levels' rows are looked at again
         groups: dict[int, list[int]] = {}
-        for rowid, mask in sorted(masks.items()):  # ascending: ties to the lower row ID
-            key = lengths[rowid] << shift | mask
+        for rowid in sorted(masks):  # ascending: equal scores go to the lower row ID
+            key = lengths[rowid] << shift | masks[rowid]
             group = groups.get(key)
             if group is None:
                 groups[key] = [rowid]
