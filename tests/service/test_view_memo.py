@@ -6,9 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import msgspec
+
+from waymarks.planner.select import encoded_entry
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
 from waymarks.service.views import ViewMemo, item_view
+
+_ENCODER = msgspec.json.Encoder()
 
 
 def _applies(app: Waymarks) -> dict[str, bool]:
@@ -42,3 +47,31 @@ def test_views_are_kept_per_session_and_reused_for_the_same_state(
     other = memo.views([state], "another-session", frozenset(), app.cwd, False)
     assert not other[0].applies  # another session's pin is not in effect here
     assert other[0] == item_view(state, "another-session", frozenset(), app.cwd, False)
+
+
+def test_a_plan_reuses_unchanged_pins_and_sees_changed_ones(
+        make_app: Callable[..., Waymarks], project: Path) -> None:
+    from waymarks.service.planning import plan_request
+
+    app = make_app(keep_recall_index=True)
+    app.trust(str(project))
+    assert isinstance(app.pin("Session rule"), Committed)
+    assert isinstance(app.pin("Project rule", scope="project"), Committed)
+    first = app.pin_inputs.inputs(app.items("pin"))
+    again = app.pin_inputs.inputs(app.items("pin"))
+    assert [p.block.content for p in first] == ["Session rule", "Project rule"]
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    app.untrust(str(project))  # the project's pin no longer applies: left out
+    assert [p.block.content for p in app.pin_inputs.inputs(app.items("pin"))] == [
+        "Session rule"]
+    assert isinstance(app.pin("Second rule"), Committed)
+    for _ in range(2):  # the second time, the pins' manifest entries are kept encoded
+        plan = plan_request(app, "anything at all")
+        pins = plan.messages[0]
+        assert pins.kind == "pins" and "Second rule" in pins.content
+        assert "Session rule" in pins.content and "Project rule" not in pins.content
+        stored = app.projection.last_manifest()
+        assert stored == plan.manifest_json()
+        assert stored is not None and stored["entries"][0]["kind"] == "pin"
+        assert _ENCODER.encode(plan.manifest_json(encoded_entry)) == _ENCODER.encode(
+            plan.manifest_json())

@@ -112,6 +112,32 @@ def test_kept_pins_are_served_until_another_process_adds_one(
     assert reads.count("pin") == 2
 
 
+def test_kept_recent_memories_are_served_until_another_process_adds_one(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan that matches no memory falls back on the newest ones: kept like the pins."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    reader, writer, _ = _pair_with_claim(make_app)
+    reads: list[object] = []
+    listing = queries.visible_items
+
+    def counting(*args: object, **kwargs: object) -> object:
+        reads.append(kwargs.get("recent_active"))
+        return listing(*args, **kwargs)  # type: ignore[arg-type]
+
+    def fallback() -> list[str]:
+        plan = plan_request(reader, "refactor the parser", provider="remote")
+        return [e.id for e in plan.manifest if e.decision == "included" and e.kind == "memory"]
+
+    monkeypatch.setattr(queries, "visible_items", counting)
+    first = fallback()
+    assert fallback() == first and len(first) == 1
+    assert reads.count(12) == 1  # the second plan used the kept rows
+    added = writer.remember("The search service listens on port 7003")
+    assert isinstance(added, Committed)
+    assert fallback() == [added.id, *first]  # newest first
+    assert reads.count(12) == 2
+
+
 def test_kept_recall_rows_follow_a_supersede_by_another_process(
         make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")

@@ -67,6 +67,7 @@ class MemoryBlock(msgspec.Struct, frozen=True):
     classification: str | None = None
 
 
+@functools.lru_cache(maxsize=SHOWN_MEMO)  # the same IDs and reasons, plan after plan
 def meta(value: str) -> str:
     """A metadata value: plain identifiers as they are, anything else quoted."""
     return value if _PLAIN.fullmatch(value) else quote(value)
@@ -99,21 +100,32 @@ def render_pin(pin: PinBlock, egress: Egress) -> str:
 
 
 def render_memory(memory: MemoryBlock, egress: Egress) -> str:
-    level = memory.classification
-    lines = [MEMORY_BEGIN, f"Memory ID: {meta(memory.id)}", f"Scope: {meta(memory.scope)}",
-             f"Source session: {meta(memory.session_id)}",
-             f"Mutation entry: {meta(memory.entry_id)}"]
-    if memory.supersedes:
-        lines.append(f"Supersedes: {meta(memory.supersedes)}")
-    if memory.contradicts:
-        lines.append("Contradicts: " + ", ".join(meta(c) for c in memory.contradicts))
-    if memory.key and not egress.redacts_in(memory.claim):  # a key may be derived from it
-        lines.append(f"Key: {_shown(egress, memory.key, level)}")
-    sources = ", ".join(meta(s) for s in memory.source_entry_ids) or "mutation entry"
-    lines += [f"Score: {memory.score:.3f}", f"Reason: {meta(memory.reason)}",
-              f"Source entries: {sources}", "Claim JSON:", _shown(egress, memory.claim, level),
-              MEMORY_GUIDANCE, MEMORY_END]
-    return "\n".join(lines)
+    head, tail = _memory_frame(egress, memory.id, memory.scope, memory.session_id,
+                               memory.entry_id, memory.supersedes, memory.contradicts,
+                               memory.key, memory.claim, memory.source_entry_ids,
+                               memory.classification)
+    return f"{head}\nScore: {memory.score:.3f}\nReason: {meta(memory.reason)}\n{tail}"
+
+
+#: a memory's block but its score and reason (the query's) is the same plan after plan
+@functools.lru_cache(maxsize=SHOWN_MEMO)
+def _memory_frame(egress: Egress, memory_id: str, scope: str, session_id: str,
+                  entry_id: str, supersedes: str | None, contradicts: tuple[str, ...],
+                  key: str | None, claim: str, source_entry_ids: tuple[str, ...],
+                  level: str | None) -> tuple[str, str]:
+    """The lines of a memory's block before its score, and those after its reason."""
+    lines = [MEMORY_BEGIN, f"Memory ID: {meta(memory_id)}", f"Scope: {meta(scope)}",
+             f"Source session: {meta(session_id)}", f"Mutation entry: {meta(entry_id)}"]
+    if supersedes:
+        lines.append(f"Supersedes: {meta(supersedes)}")
+    if contradicts:
+        lines.append("Contradicts: " + ", ".join(meta(c) for c in contradicts))
+    if key and not egress.redacts_in(claim):  # a key may be derived from it
+        lines.append(f"Key: {_shown(egress, key, level)}")
+    sources = ", ".join(meta(s) for s in source_entry_ids) or "mutation entry"
+    return "\n".join(lines), "\n".join([
+        f"Source entries: {sources}", "Claim JSON:", _shown(egress, claim, level),
+        MEMORY_GUIDANCE, MEMORY_END])
 
 
 DOCS_BEGIN: Final = "[WAYMARKS PROJECT DOCS — QUOTED DATA]"

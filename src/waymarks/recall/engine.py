@@ -40,11 +40,14 @@ class RecallResult(msgspec.Struct, frozen=True):
 
 
 def evaluate(plan: QueryPlan, candidates: Sequence[Candidate], stats: Stats,
-             egress: Egress | None = None, semantic: Semantic | None = None) -> RecallResult:
+             egress: Egress | None = None, semantic: Semantic | None = None,
+             eligible_only: bool = False) -> RecallResult:
     """Score and gate ``candidates``; with the destination's ``egress``, render the digest
     (without one, for callers that render the chosen records themselves, there is none).
-    ``semantic``: the query's similarities, fused before the gates (see ``fusion``)."""
-    scored = score_all(plan, candidates, stats, semantic)
+    ``semantic``: the query's similarities, fused before the gates (see ``fusion``).
+    ``eligible_only``: only the eligible ones are wanted (``scored`` may then lack some
+    of the others; see :func:`score_all`)."""
+    scored = score_all(plan, candidates, stats, semantic, eligible_only)
     if egress is None:
         return RecallResult(plan, scored, "", [], [])
     digest, rows = render_digest([s for s in scored if s.eligible], egress)

@@ -42,7 +42,7 @@ from waymarks.service.outcomes import (
     WriteOutcome,
     with_notices,
 )
-from waymarks.service.planning import egress_for
+from waymarks.service.planning import PinInputs, egress_for
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
 from waymarks.service.recovery import (
     SQLITE_ERRORS,
@@ -116,6 +116,7 @@ class Waymarks:
         self._projection: Store | None = None
         self._snapshot: Snapshot | None = None  # the open request, if any
         self._views = ViewMemo()
+        self.pin_inputs = PinInputs()  # the plan's input for each unchanged pin
 
     # -- plumbing -------------------------------------------------------------------
 
@@ -398,7 +399,8 @@ class Waymarks:
     @recovering
     def recall(self, query: str, history: Sequence[str] = (), *,
                inherit: bool = True, provider: str | None = None,
-               privacy: bool = True, every_candidate: bool = False) -> RecallResult:
+               privacy: bool = True, every_candidate: bool = False,
+               eligible_only: bool = False) -> RecallResult:
         """Memory claims the query (with the recent user turns) is about, precision first.
 
         Only items this session may see are candidates: its own and, when the project is
@@ -408,6 +410,7 @@ class Waymarks:
         A query naming a literal no record holds can select nothing
         (:func:`~waymarks.recall.scoring.unheld_literal`): no candidate is read, unless
         ``every_candidate`` (a search showing each candidate's score) asks for them.
+        ``eligible_only`` (a plan): ``scored`` need not hold the records that are not.
         """
         session = self.refresh()
         index = self.projection.recall_index()
@@ -450,10 +453,10 @@ class Waymarks:
                 self, index, query, candidates, visible,
                 self._vector_memo if self.keep_recall_index else None)
         if not privacy:
-            return evaluate(plan, candidates, stats, semantic=near)
+            return evaluate(plan, candidates, stats, semantic=near, eligible_only=eligible_only)
         egress = egress_for(self, provider)
         return evaluate(plan, self._admitted(candidates, egress, classes or {}), stats,
-                        egress, near)
+                        egress, near, eligible_only)
 
     def _admitted(self, candidates: list[Candidate], egress: Egress,
                   known: Mapping[str, str | None]) -> list[Candidate]:

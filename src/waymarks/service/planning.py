@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     # the planner is imported where a plan is made, not here: every request needs
     # egress_for, a one-shot recall never plans
     from waymarks.planner.render import MemoryBlock, PinBlock
-    from waymarks.planner.select import MemoryInput
+    from waymarks.planner.select import MemoryInput, PinInput
     from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
     from waymarks.planner.select import TextInput as TextInput
     from waymarks.planner.team import TeamBlock
@@ -114,7 +114,7 @@ def plan_request(
 def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int | None,
           history: Sequence[str], fixed_tokens: int, retrieved: TextSource | None,
           snippets: TextSource, personal: TextSource) -> Plan:
-    from waymarks.planner.select import PinInput, build_plan
+    from waymarks.planner.select import build_plan
     from waymarks.service.evolution_recall import learned_blocks
     from waymarks.service.history import COMPACTED_TURNS  # (not on a recall's path)
     from waymarks.service.logs import log_event
@@ -122,10 +122,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
     settings = settings_for(app)
     egress = egress_for(app, provider, settings)
     destination = egress.provider
-    pins = [
-        PinInput(_pin_block(v), v.created_at)
-        for v in app.items("pin") if v.applies
-    ]
+    pins = app.pin_inputs.inputs(app.items("pin"))
     memories = _memories(app, prompt, history)
     notes: list[str] = []  # a damaged evolution ledger: planned without learned memory
     plan = build_plan(prompt, pins, memories, egress=egress, budgets=settings.budgets,
@@ -172,7 +169,7 @@ def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[Memory
 
     # the planner applies the privacy policy itself, so that a prohibited memory is still
     # judged and then recorded by ID in the manifest rather than silently missing from it
-    result = app.recall(prompt, history, privacy=False)
+    result = app.recall(prompt, history, privacy=False, eligible_only=True)
     wanted = [s.candidate.id for s in result.eligible]
     views = {v.id: v for v in app.items("memory", ids=wanted) if v.applies} if wanted else {}
     matched = [
@@ -190,6 +187,32 @@ def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[Memory
                     v.created_at, False)
         for v in recent[:CONTINUITY_ITEMS]
     ]
+
+
+class PinInputs:
+    """The planner's input for each pin that applies, kept while its view is the same
+    object (:class:`~waymarks.service.views.ViewMemo` hands over the same view while
+    nothing changed): every plan lists the same pins, and building their blocks again was
+    a twentieth of a plan at 1k memories. Only the last listing's pins are kept."""
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[ItemView, PinInput]] = {}
+
+    def inputs(self, views: Sequence[ItemView]) -> list[PinInput]:
+        from waymarks.planner.select import PinInput
+
+        kept: dict[int, tuple[ItemView, PinInput]] = {}
+        out = []
+        for view in views:
+            if not view.applies:
+                continue
+            known = self._kept.get(id(view))  # (the memo holds the view: its ID is not reused)
+            pin = (known[1] if known is not None and known[0] is view
+                   else PinInput(_pin_block(view), view.created_at))
+            kept[id(view)] = (view, pin)
+            out.append(pin)
+        self._kept = kept
+        return out
 
 
 def _pin_block(view: ItemView) -> PinBlock:
@@ -210,5 +233,7 @@ def _memory_block(view: ItemView, score: float, reason: str) -> MemoryBlock:
 
 
 def _remember_manifest(app: Waymarks, plan: Plan) -> None:
+    from waymarks.planner.select import encoded_entry
+
     with app.projection.transaction():
-        app.projection.save_manifest(plan.manifest_json())
+        app.projection.save_manifest(plan.manifest_json(encoded_entry))

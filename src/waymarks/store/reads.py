@@ -56,7 +56,8 @@ class ProjectionReads:
     db: sqlite3.Connection
     epoch: Epoch
     #: whole listings as last read and verified, and the change token they were read at
-    _listings: dict[tuple[str, str, str], tuple[Token, tuple[ItemState, ...]]]
+    _listings: dict[tuple[str, str, str, int | None, int | None],
+                    tuple[Token, tuple[ItemState, ...]]]
     #: items read by ID (verified row and state), all read at ``_by_id_token``
     _by_id: dict[str, tuple[tuple[Any, ...], ItemState]]
     _by_id_token: Token | None
@@ -69,21 +70,20 @@ class ProjectionReads:
         """Items a session may see (its own, its project's), in creation order, or the
         newest ``recent_active``/``recent`` of them, or those of ``ids``.
 
-        A whole listing (every plan's pins) is kept while nothing changes (see
-        :mod:`waymarks.store.epoch`): its rows were verified when read, and a write from
-        any connection, this one included, reads them again. So are items read by ID
-        (the memories a plan includes)."""
+        A listing (every plan's pins; the newest memories a plan that matched none
+        falls back on) is kept while nothing changes (see :mod:`waymarks.store.epoch`):
+        its rows were verified when read, and a write from any connection, this one
+        included, reads them again. So are items read by ID (the memories a plan
+        includes)."""
         if ids is not None:  # (before a recent limit, as queries.visible_items takes them)
             return self._items_by_id(kind, session_id, project, ids)
-        if recent_active is not None or recent is not None:
-            return queries.visible_items(self.db, kind, session_id, project,
-                                         recent_active=recent_active, recent=recent)
         token = self.epoch.token()
-        key = (kind, session_id, project)
+        key = (kind, session_id, project, recent_active, recent)
         kept = self._listings.get(key)
         if kept is not None and token is not None and kept[0] == token:
             return list(kept[1])
-        states = queries.visible_items(self.db, kind, session_id, project)
+        states = queries.visible_items(self.db, kind, session_id, project,
+                                       recent_active=recent_active, recent=recent)
         if token is not None and len(states) <= KEPT_LISTING_ITEMS:
             if len(self._listings) >= KEPT_LISTINGS:
                 self._listings.clear()

@@ -174,15 +174,27 @@ class RecallCache:
     def _visibility(
         self, visible_to: tuple[str, str | None] | None
     ) -> Callable[[int], bool] | None:
-        """A filter keeping rows the session may see (before the candidate cut)."""
+        """A filter keeping rows the session may see (before the candidate cut), or
+        ``None`` when it would keep every row.
+
+        Who may see a row depends only on its owner, and the owners are few: each is
+        judged once per query, not once per row (a check per row was a tenth of a
+        plan's candidate search). When the session may see every owner, every row
+        ranked passes (each row in the postings was given its owner when it was
+        loaded), and no filter is needed."""
         if not self.index.items_backed or visible_to is None:
             return None
         session_id, project = visible_to
-        owner_of = self.owner
+        allowed = [may_see(scope, path, owner, session_id, project)
+                   for scope, owner, path in self._owners]
+        if all(allowed):
+            return None
+        allowed.append(False)  # a row without an owner (_NO_OWNER, -1: the last)
+        owner_of = self._owner_of
+        end = len(owner_of)
 
         def visible(rowid: int) -> bool:
-            scope, owner, path = owner_of(rowid)
-            return may_see(scope, path, owner, session_id, project)
+            return rowid < end and allowed[owner_of[rowid]]
 
         return visible
 
@@ -263,17 +275,20 @@ class RecallCache:
         ``place``), in groups each ascending. ``common``: terms whose postings are not
         listed, only looked up for the rows the others list (a row holding nothing but
         them is left out)."""
-        masks: dict[int, int] = {}  # row -> the query terms it holds
+        listed: list[tuple[array[int], int]] = []
         lookups: list[tuple[array[int], int]] = []
         for feature in chosen:
             postings = self.postings.get(feature)
             if postings is None:
                 continue
             bit = 1 << place[token(feature)]
-            if bit & common:
-                lookups.append((postings, bit))
-                continue
-            get = masks.get
+            (lookups if bit & common else listed).append((postings, bit))
+        masks: dict[int, int] = {}  # row -> the query terms it holds
+        if listed:  # the longest postings in one step (in C), the others row by row
+            longest = max(range(len(listed)), key=lambda at: len(listed[at][0]))
+            masks = dict.fromkeys(*listed.pop(longest))
+        get = masks.get
+        for postings, bit in listed:
             for rowid in postings:
                 masks[rowid] = get(rowid, 0) | bit
         for postings, bit in lookups:  # row IDs are ascending in every postings array

@@ -1,0 +1,59 @@
+"""Scoring only what may be eligible (a plan's recall): the same eligible records, with the
+same scores, verdicts and order, as scoring every candidate."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from waymarks.recall.scoring import Candidate, QueryPlan, Stats, score_all
+
+FEATURES = ["w:a", "w:b", "w:c", "w:d", "c:dog", "c:cat", "p:x.py", "w:42", "w:use"]
+fields = st.frozensets(st.sampled_from(FEATURES), max_size=5)
+
+
+@st.composite
+def candidates(draw: st.DrawFn) -> list[Candidate]:
+    out = []
+    for at in range(draw(st.integers(0, 12))):
+        body = draw(fields)
+        out.append(Candidate(
+            id=f"r{at}", kind="memory", status=draw(st.sampled_from(["active"] * 4 + ["stale"])),
+            origin="session:s", created_at=draw(st.integers(0, 3)), text="(text)", body=body,
+            sequence=tuple(sorted(body)), aliases=draw(fields), quoted=draw(fields),
+            origin_features=draw(fields), body_count=draw(st.integers(0, 30)),
+            freshness=draw(st.sampled_from([1.0, 0.5])), utility=draw(st.sampled_from([1.0, 2.0]))))
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(FEATURES), max_size=5), st.lists(st.sampled_from(FEATURES),
+       max_size=3), candidates(), st.dictionaries(st.sampled_from(FEATURES), st.integers(0, 40)))
+def test_only_eligible_keeps_every_eligible_record_as_scored(
+        focus: list[str], context: list[str], records: list[Candidate],
+        df: dict[str, int]) -> None:
+    query = QueryPlan(tuple(dict.fromkeys(focus)), tuple(dict.fromkeys(context)),
+                      frozenset(f for f in focus if f.startswith("p:")))
+    table = Stats(40, df)
+    every = score_all(query, records, table)
+    some = score_all(query, records, table, eligible_only=True)
+    assert [s for s in some if s.eligible] == [s for s in every if s.eligible]
+
+
+def test_candidates_that_cannot_be_eligible_are_left_unscored() -> None:
+    """One record names the query's rare subject; the others share only its common words
+    and its one common concept: they cannot reach the cutoff, and are not scored."""
+    def record(ident: str, *body: str) -> Candidate:
+        return Candidate(id=ident, kind="memory", status="active", origin="session:s",
+                         created_at=0, text="(text)", body=frozenset(body), body_count=4)
+
+    query = QueryPlan(("c:port", "w:billing", "w:917", "w:servic"))
+    table = Stats(1000, {"c:port": 130, "w:billing": 80, "w:917": 2, "w:servic": 1000})
+    named = record("named", "w:billing", "w:917", "w:servic", "c:port")
+    others = [record(f"o{at}", "c:port", "w:servic") for at in range(20)]
+    lone = record("lone", "w:billing")  # one strong match beside three more focus features
+    every = score_all(query, [*others, lone, named], table)
+    some = score_all(query, [*others, lone, named], table, eligible_only=True)
+    assert [s.candidate.id for s in every if s.eligible] == ["named"]
+    assert [s.candidate.id for s in some] == ["named"]
+    assert len(every) == 22
