@@ -36,12 +36,7 @@ from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.recall.scoring import Candidate, Stats, unheld_literal
 from waymarks.service import rebuilding, semantic_recall
 from waymarks.service.config import Settings, load_settings
-from waymarks.service.outcomes import (
-    Rejected,
-    ServiceError,
-    WriteOutcome,
-    with_notices,
-)
+from waymarks.service.outcomes import Rejected, ServiceError, WriteOutcome, with_notices
 from waymarks.service.planning import PinInputs, egress_for
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
 from waymarks.service.recovery import (
