@@ -3,9 +3,9 @@ same scores, verdicts and order, as scoring every candidate."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats, score_all
 
 FEATURES = ["w:a", "w:b", "w:c", "w:d", "c:dog", "c:cat", "p:x.py", "w:42", "w:use"]
@@ -26,10 +26,7 @@ def candidates(draw: st.DrawFn) -> list[Candidate]:
     return out
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(FEATURES), max_size=5), st.lists(st.sampled_from(FEATURES),
-       max_size=3), candidates(), st.dictionaries(st.sampled_from(FEATURES), st.integers(0, 40)))
-def test_only_eligible_keeps_every_eligible_record_as_scored(
+def _only_eligible_keeps_every_eligible_record_as_scored(
         focus: list[str], context: list[str], records: list[Candidate],
         df: dict[str, int]) -> None:
     query = QueryPlan(tuple(dict.fromkeys(focus)), tuple(dict.fromkeys(context)),
@@ -38,6 +35,14 @@ def test_only_eligible_keeps_every_eligible_record_as_scored(
     every = score_all(query, records, table)
     some = score_all(query, records, table, eligible_only=True)
     assert [s for s in some if s.eligible] == [s for s in every if s.eligible]
+
+
+@lanes(quick=40, long=400)
+def test_only_eligible_keeps_every_eligible_record_as_scored(examples: int) -> None:
+    run_property(examples, _only_eligible_keeps_every_eligible_record_as_scored,
+                 st.lists(st.sampled_from(FEATURES), max_size=5),
+                 st.lists(st.sampled_from(FEATURES), max_size=3), candidates(),
+                 st.dictionaries(st.sampled_from(FEATURES), st.integers(0, 40)))
 
 
 def test_candidates_that_cannot_be_eligible_are_left_unscored() -> None:
