@@ -24,7 +24,7 @@ never holds pin content or claim text.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 import msgspec
@@ -125,36 +125,12 @@ class Plan(msgspec.Struct, frozen=True):
     provider: str = ""
     notes: tuple[str, ...] = ()
 
-    def manifest_json(self, entry: Callable[[ManifestEntry], Any] = ManifestEntry.to_json
-                      ) -> dict[str, Any]:
-        """The manifest as JSON data; ``entry``: each entry's (:func:`encoded_entry`: the
-        same once encoded, for a plan's manifest that is only stored)."""
+    def manifest_json(self) -> dict[str, Any]:
         return {"provider": self.provider, "fallback": self.fallback,
                 "totalTokens": self.total_tokens, "modelLimit": self.model_limit,
                 "blocks": [{"kind": m.kind, "priority": m.priority, "tokens": m.tokens}
                            for m in self.messages],
-                "entries": [entry(e) for e in self.manifest], "notes": list(self.notes)}
-
-
-_ENTRY_ENCODER: Final = msgspec.json.Encoder()
-#: the pins' entries encoded, by identity (:func:`_pins_part` hands over the same ones)
-_ENCODED_PINS: dict[int, tuple[ManifestEntry, msgspec.Raw]] = {}
-
-
-def encoded_entry(entry: ManifestEntry) -> Any:
-    """``entry.to_json()``, or for a pin's entry its JSON already encoded (``msgspec.Raw``,
-    encoded as it is): every plan stored the same pins' 50 entries, built and encoded
-    anew each time (a twentieth of a plan at 1k memories)."""
-    if entry.kind != "pin":
-        return entry.to_json()
-    known = _ENCODED_PINS.get(id(entry))  # (held with its entry: the ID is not reused)
-    if known is not None and known[0] is entry:
-        return known[1]
-    raw = msgspec.Raw(_ENTRY_ENCODER.encode(entry.to_json()))
-    if len(_ENCODED_PINS) >= PIN_MEMO:
-        _ENCODED_PINS.clear()
-    _ENCODED_PINS[id(entry)] = (entry, raw)
-    return raw
+                "entries": [e.to_json() for e in self.manifest], "notes": list(self.notes)}
 
 
 def build_plan(

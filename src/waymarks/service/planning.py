@@ -233,7 +233,5 @@ def _memory_block(view: ItemView, score: float, reason: str) -> MemoryBlock:
 
 
 def _remember_manifest(app: Waymarks, plan: Plan) -> None:
-    from waymarks.planner.select import encoded_entry
-
     with app.projection.transaction():
-        app.projection.save_manifest(plan.manifest_json(encoded_entry))
+        app.projection.save_manifest(plan.manifest_json())
