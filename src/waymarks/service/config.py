@@ -52,6 +52,10 @@ from waymarks.files.reading import stamp_of
 from waymarks.planner.budgets import Budgets
 from waymarks.service.outcomes import ServiceError
 
+#: the budgets and limits when no file sets them
+_BUDGETS: Final = Budgets()
+_PROJECT_SESSIONS: Final = 100
+
 CONFIG_FILE = "config.toml"
 PROJECT_CONFIG = Path(".waymarks") / CONFIG_FILE
 #: a configuration file larger than this is refused unread (a repository's could be
@@ -69,7 +73,7 @@ class Settings(msgspec.Struct, frozen=True):
     ignored: tuple[str, ...] = ()
     raw: dict[str, Any] = msgspec.field(default_factory=dict)
     cross_session: bool = True
-    max_project_sessions: int = 100
+    max_project_sessions: int = _PROJECT_SESSIONS
     session_roots: tuple[Path, ...] = ()
 
 
@@ -142,15 +146,16 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         context = merged.get("context", {})
         memory = merged.get("memory", {})
         budgets = Budgets(
-            max_pinned_tokens=_positive(context, "maxPinnedTokens", 16000),
-            max_memory_tokens=_positive(context, "maxMemoryTokens", 8000),
-            max_results=_positive(memory, "maxResults", 12),
-            max_personal_tokens=_positive(context, "maxPersonalTokens", 1000),
+            max_pinned_tokens=_positive(context, "maxPinnedTokens", _BUDGETS.max_pinned_tokens),
+            max_memory_tokens=_positive(context, "maxMemoryTokens", _BUDGETS.max_memory_tokens),
+            max_results=_positive(memory, "maxResults", _BUDGETS.max_results),
+            max_personal_tokens=_positive(context, "maxPersonalTokens",
+                                          _BUDGETS.max_personal_tokens),
         )
         cross_session = memory.get("crossSession", True) if isinstance(memory, dict) else True
         if not isinstance(cross_session, bool):
             raise ValueError(f"crossSession must be true or false, not {cross_session!r}")
-        max_sessions = _positive(memory, "maxProjectSessions", 100)
+        max_sessions = _positive(memory, "maxProjectSessions", _PROJECT_SESSIONS)
         roots = memory.get("sessionRoots", []) if isinstance(memory, dict) else []
         if not isinstance(roots, list) or not all(_a_path(r) for r in roots):
             raise ValueError("sessionRoots must be a list of directory paths")
@@ -216,12 +221,12 @@ def _keep_memory_limits(merged: dict[str, Any], home: dict[str, Any], path: Path
 
 #: limits a project may only lower: (section, key, the default when the home sets none;
 #: ``None``: no limit, so any value is a lower one)
-_LOWER_ONLY: Final = (("context", "maxPinnedTokens", 16000),
-                      ("context", "maxMemoryTokens", 8000),
-                      ("context", "maxPersonalTokens", 1000),
+_LOWER_ONLY: Final = (("context", "maxPinnedTokens", _BUDGETS.max_pinned_tokens),
+                      ("context", "maxMemoryTokens", _BUDGETS.max_memory_tokens),
+                      ("context", "maxPersonalTokens", _BUDGETS.max_personal_tokens),
                       ("context", "defaultContextWindow", None),
-                      ("memory", "maxResults", 12),
-                      ("memory", "maxProjectSessions", 100))
+                      ("memory", "maxResults", _BUDGETS.max_results),
+                      ("memory", "maxProjectSessions", _PROJECT_SESSIONS))
 
 
 def _keep_budgets(merged: dict[str, Any], home: dict[str, dict[str, Any]], path: Path,
