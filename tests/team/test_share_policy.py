@@ -271,3 +271,22 @@ def test_one_team_item_superseded_from_two_terminals_at_once_is_replaced_once(
         [len(v.splitlines()) + 1 for v in before.values()]  # the other terminal's only
     items = cli("team", "status")["items"]
     assert [i["text"] for i in items if i["status"] == "active"] == ["The port is 5434"], items
+
+
+def test_every_refusal_comes_before_the_question(cli) -> None:  # type: ignore[no-untyped-def]
+    """``team unshare`` and ``supersede`` asked first and checked after (an unknown item,
+    a credential in the new text), and ``share`` checked a conflicting claim only after
+    the yes: a person confirmed a write that was then refused. Without ``--yes`` (no
+    terminal here) the answer is the refusal itself, not the question."""
+    cli("trust", ".")
+    cli("team", "init")
+    first = cli("memory", "add", "--scope", "project", "--key", "db-port", "--",
+                "The database port is 5433")["id"]
+    kept = cli("team", "share", first, "--yes")["id"]
+    assert cli("team", "unshare", "ffffffff", expect=2)["code"] == "not_found"
+    assert cli("team", "supersede", kept, "--", f"The key is {SECRET}",
+               expect=2)["code"] == "credential"
+    cli("memory", "supersede", first, "--", "The database port is 5434")
+    newer = cli("memory", "list")["items"][-1]["id"]
+    assert cli("team", "share", newer, expect=2)["code"] == "conflict"
+    assert cli("team", "unshare", kept, expect=2)["code"] == "confirmation_required"

@@ -3,7 +3,8 @@ project memory that travels with the repository (see ``service/team.py``).
 
 Sharing publishes to everyone who can clone the repository, so ``share``, ``unshare``
 and ``supersede`` ask first on a terminal and otherwise need ``--yes``; a refusal
-(classification, markers, credentials, untrusted project, ...) exits 2 and appends
+(classification, markers, credentials, untrusted project, a conflict, an unknown item,
+...) comes before the question (the write is rehearsed first), exits 2 and appends
 nothing. ``status --json`` holds nothing particular to one clone (no local paths, times
 or identities): teammates with the same commits get the same bytes.
 """
@@ -11,6 +12,7 @@ or identities): teammates with the same commits get the same bytes.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +37,21 @@ def _confirmed(yes: bool, what: str) -> Result | None:
         return refused("declined", "nothing was shared")
     return refused("confirmation_required", f"{what} Confirm with --yes (everyone who can "
                    "clone this repository will see it).")
+
+
+def _asked(app: Waymarks, yes: bool, what: str, write: Callable[[], object]) -> Result | None:
+    """:func:`_confirmed`, after ``write`` rehearsed (every check it makes, nothing
+    appended): its refusal (a :class:`TeamRefused`) comes before the question."""
+    from waymarks.service.outcomes import Rehearsed
+
+    app.rehearsing = True
+    try:
+        write()
+    except Rehearsed:
+        pass
+    finally:
+        app.rehearsing = False
+    return _confirmed(yes, what)
 
 
 def _written(app: Waymarks, write: Any, verb: str) -> Result:
@@ -104,7 +121,8 @@ def team_group() -> Group:
         app = runtime().app()
         try:
             view = shareable(app, item_id)
-            asked = _confirmed(yes, f"Share {view.kind} {view.id} with the team?")
+            asked = _asked(app, yes, f"Share {view.kind} {view.id} with the team?",
+                           lambda: share(app, view.id))
             if asked is not None:
                 return asked
             return _written(app, share(app, view.id), "Shared")
@@ -121,10 +139,11 @@ def team_group() -> Group:
         from waymarks.service.team_write import TeamRefused, unshare
 
         app = runtime().app()
-        asked = _confirmed(yes, f"Withdraw team item {cell(team_id)}?")
-        if asked is not None:
-            return asked
         try:
+            asked = _asked(app, yes, f"Withdraw team item {cell(team_id)}?",
+                           lambda: unshare(app, team_id, " ".join(reason) or None))
+            if asked is not None:
+                return asked
             return _written(app, unshare(app, team_id, " ".join(reason) or None),
                             "Unshared")
         except TeamRefused as problem:
@@ -141,10 +160,11 @@ def team_group() -> Group:
         from waymarks.service.team_write import TeamRefused, supersede
 
         app = runtime().app()
-        asked = _confirmed(yes, f"Replace team item {cell(team_id)}?")
-        if asked is not None:
-            return asked
         try:
+            asked = _asked(app, yes, f"Replace team item {cell(team_id)}?",
+                           lambda: supersede(app, team_id, " ".join(text)))
+            if asked is not None:
+                return asked
             return _written(app, supersede(app, team_id, " ".join(text)), "Shared")
         except TeamRefused as problem:
             return refused(problem.code, str(problem))

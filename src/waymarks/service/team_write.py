@@ -12,7 +12,8 @@ through :func:`waymarks.ledger.team.append_entry`. Before anything is appended:
   conflicts anyway are resolved by the fold, and listed by ``team status``. These checks
   run again under the append's lock, where a second terminal's write is seen.
 
-Confirmation is the adapter's: the command asks the person (or takes ``--yes``).
+Confirmation is the adapter's: the command asks the person (or takes ``--yes``), after a
+rehearsal of the write (``Waymarks.rehearsing``: every check, nothing appended).
 Refusals are :class:`TeamRefused` with a code and a message that names the fix and
 never the stored text.
 
@@ -47,7 +48,7 @@ from waymarks.files.atomic import write_atomic
 from waymarks.ledger.session_file import create_atomically
 from waymarks.ledger.team import SUFFIX, TeamAppendError, append_entry, linked_directory
 from waymarks.service import team_git
-from waymarks.service.outcomes import ServiceError
+from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.team import TeamState, refresh, team_dir
 from waymarks.service.views import ItemView
@@ -219,6 +220,10 @@ def _append(app: Waymarks, me: str, still: Callable[[TeamState], object], **fiel
     now = epoch_ms(app.clock.now())
     author = _author(app, me)
     entry_id = app.ids.uuid().replace("-", "")
+
+    if app.rehearsing:  # every check, as under the lock, and nothing appended
+        still(refresh(app))
+        raise Rehearsed
 
     def make(seq: int, prev: str) -> bytes:
         still(refresh(app))
