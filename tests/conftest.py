@@ -15,11 +15,17 @@ from tests.temproot import memory_root
 from waymarks.service.app import Waymarks
 
 # The suite runs on every core of a small machine next to other work: generating inputs
-# can take seconds there, which says nothing about the code under test. Every property
-# keeps its number of examples; only the time-based health checks are off.
+# can take seconds there, which says nothing about the code under test. In the whole suite
+# every property keeps its number of examples; only the time-based health checks are off.
+# The profile is chosen in pytest_configure, not here: pytest imports this file under
+# another name than ``tests.conftest``, which test modules import, running this code again.
 settings.register_profile("waymarks", suppress_health_check=[HealthCheck.too_slow],
-                          deadline=None)
-settings.load_profile("waymarks")
+                          deadline=None, max_examples=100)  # Hypothesis' own default
+#: the fast lane's properties: half Hypothesis' default number of examples for those that
+#: set none (those that set one keep it); the whole suite, CI's run, keeps the default
+FAST_LANE_EXAMPLES = 50
+settings.register_profile("waymarks-fast-lane", settings.get_profile("waymarks"),
+                          max_examples=FAST_LANE_EXAMPLES)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -27,14 +33,21 @@ def pytest_configure(config: pytest.Config) -> None:
     before any fixture of any scope: a module fixture that built a home saw a developer's
     ``WAYMARKS_HOME``. Temporary folders in memory when the machine has room there
     (:mod:`tests.temproot`) and the run did not choose a place (``--basetemp``,
-    ``PYTEST_DEBUG_TEMPROOT``). Durability tests kill processes; none cuts the power."""
+    ``PYTEST_DEBUG_TEMPROOT``). Durability tests kill processes; none cuts the power. The
+    fast lane's properties that set no number of examples run :data:`FAST_LANE_EXAMPLES`."""
     for name in _waymarks_variables():
         del os.environ[name]
+    settings.load_profile("waymarks-fast-lane" if fast_lane(config) else "waymarks")
     if config.option.basetemp or os.environ.get("PYTEST_DEBUG_TEMPROOT"):
         return
     root = memory_root()
     if root is not None:
         os.environ["PYTEST_DEBUG_TEMPROOT"] = str(root)
+
+
+def fast_lane(config: pytest.Config) -> bool:
+    """Whether this run leaves the slow tests out (``-m "not slow"``, the fast lane)."""
+    return "not slow" in " ".join((config.option.markexpr or "").split())
 
 
 class StepClock:
@@ -136,3 +149,4 @@ def _lexical_unless_semantic(request: pytest.FixtureRequest,
         monkeypatch.delenv(name)
     if request.node.get_closest_marker("semantic") is None:
         monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+

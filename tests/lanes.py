@@ -1,8 +1,8 @@
 """Two lanes for one test suite: ``pytest -m "not slow"`` (the fast lane) and everything.
 
 Tests marked ``slow`` (the real Pi and Claude Code from npm, MCP servers in subprocesses,
-crash and concurrency soaks, long property runs, any other test measured at half a second or
-more on a quiet machine) run only in the full suite:
+crash and concurrency soaks, long property runs, any other test measured at 0.3 s or more
+on a quiet machine) run only in the full suite:
 ``scripts/test.sh`` and CI run all of them. A property keeps a cheap run in the fast lane
 and its long run marked slow, both from one body::
 
@@ -14,7 +14,9 @@ and its long run marked slow, both from one body::
         run_property(examples, check_round_trip, st.text())
 
 What must stay true: the long run is the run the property had before the fast lane
-existed (same settings, same number of examples), so the full suite loses nothing.
+existed (same settings, same number of examples), so the full suite loses nothing. A
+property that sets no number of examples runs half Hypothesis' default in the fast lane
+(``tests/conftest.py``: ``FAST_LANE_EXAMPLES``) and the default in the whole suite.
 """
 
 from __future__ import annotations

@@ -103,6 +103,7 @@ def test_the_layer_table_is_the_code_both_ways() -> None:
     assert unused == {}, "the table allows imports no module makes: update docs/architecture.md"
 
 
+@pytest.mark.slow
 def test_pure_layers_do_no_io() -> None:
     problems = []
     for package in PURE:

@@ -72,6 +72,7 @@ def _matching(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
                                                                        prefixes))]
 
 
+@pytest.mark.slow
 def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -143,6 +144,7 @@ def test_the_mcp_server_starts_without_the_command_table(
 
 
 @pytest.mark.semantic
+@pytest.mark.slow
 def test_a_fresh_recall_without_stored_vectors_does_not_load_the_embedder(
         tmp_path: Path) -> None:
     """With the semantic extra on but no vector stored (a home written with the extra off,
@@ -188,6 +190,7 @@ def _importtime(stderr: bytes) -> set[str]:
             if line.startswith("import time:") and "imported package" not in line}
 
 
+@pytest.mark.slow
 def test_a_hook_answered_by_the_helper_imports_only_the_client(tmp_path: Path) -> None:
     """``PostToolUse`` through the command ``claude-code install`` writes, answered by a
     warm helper: beyond what the interpreter itself imports to start (``-X importtime`` of

@@ -10,8 +10,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from hypothesis import settings
+
+from tests.conftest import FAST_LANE_EXAMPLES, fast_lane
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,3 +50,20 @@ def test_the_suites_own_knobs_reach_the_tests(tmp_path: Path) -> None:
                           timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert ran.read_text() == "ran"  # the probe ran (was not skipped) and passed
+
+
+@pytest.mark.parametrize(("markexpr", "fast"), [
+    ("not slow", True), ("not  slow and not semantic", True), ("(not slow)", True),
+    ("slow", False), ("", False), (None, False), ("semantic", False)])
+def test_the_fast_lane_is_the_run_that_leaves_slow_tests_out(markexpr: str | None,
+                                                             fast: bool) -> None:
+    assert fast_lane(SimpleNamespace(option=SimpleNamespace(markexpr=markexpr))) is fast
+
+
+def test_properties_that_set_no_count_run_fewer_examples_only_in_the_fast_lane(
+        request: pytest.FixtureRequest) -> None:
+    """The fast lane halves Hypothesis' default; the whole suite (CI) keeps it."""
+    whole = settings.get_profile("waymarks").max_examples
+    assert whole > FAST_LANE_EXAMPLES
+    expected = FAST_LANE_EXAMPLES if fast_lane(request.config) else whole
+    assert settings.default.max_examples == expected

@@ -234,6 +234,7 @@ def test_health_and_rebuild(cli) -> None:  # type: ignore[no-untyped-def]
     assert cli("rebuild-index")["mutations"] == 1
 
 
+@pytest.mark.slow
 def test_real_subprocess_entry_point(home: Path, project: Path) -> None:
     env = {**os.environ, "WAYMARKS_HOME": str(home)}
     command = [sys.executable, "-m", "waymarks.cli.main", "--json", "pin", "--", "From a shell"]

@@ -78,6 +78,7 @@ def test_a_file_too_large_to_pin_is_refused_unread(home: Path, project: Path) ->
 # -- standard input --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_import_from_standard_input_that_is_not_text_or_is_closed(home: Path,
                                                                   project: Path) -> None:
     bad = run(home, project, "import", "-", input=b"\xff\xfe{}\n", expect=2,

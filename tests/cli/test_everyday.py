@@ -87,6 +87,7 @@ def test_personal_show_prints_the_text_once_and_the_index_never_repeats_it(cli: 
 # -- defect 5: ambiguity, consistent exit codes, what health repaired --------------------
 
 
+@pytest.mark.slow
 def test_an_ambiguous_prefix_lists_its_matches(cli: Any) -> None:
     ids = [cli("memory", "add", "--", f"Fact number {n} holds")["id"] for n in range(17)]
     first, count = Counter(i[0] for i in ids).most_common(1)[0]

@@ -59,6 +59,7 @@ def test_waymarks_home_wins_and_expands_the_tilde(monkeypatch: pytest.MonkeyPatc
     assert home.default_home() == "/home/ada/memory"
 
 
+@pytest.mark.slow
 def test_a_fresh_recall_in_the_default_home_does_not_import_platformdirs(
         tmp_path: Path) -> None:
     """A person without ``WAYMARKS_HOME``: the memory added by the full CLI is found by a
@@ -138,6 +139,7 @@ def test_a_hook_with_a_home_whose_tilde_cannot_be_expanded_records_nothing(
     ([], "relhome"), ([], "./relhome")], ids=repr)
 @pytest.mark.parametrize("command", [["pin", "--", "A project note."], ["recall", "notes"]],
                          ids=["cli", "lean recall"])
+@pytest.mark.slow
 def test_an_empty_or_relative_home_is_refused_and_nothing_is_written_here(
         tmp_path: Path, args: list[str], variable: str | None, command: list[str]) -> None:
     project = tmp_path / "project"

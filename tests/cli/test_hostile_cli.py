@@ -156,6 +156,7 @@ def test_an_unknown_session_is_a_bad_argument(home: Path, project: Path) -> None
         assert refused["code"] == "bad_session" and ref in refused["message"]
 
 
+@pytest.mark.slow
 def test_json_ui_announces_itself_as_one_json_object(home: Path, project: Path) -> None:
     server = subprocess.Popen(
         [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd", str(project),

@@ -30,7 +30,7 @@ def passes_without_end(text: str) -> tuple[str, int, str | None]:
             top = level if top is None else privacy.highest(top, level)
 
 
-@lanes(quick=150, long=1500)
+@lanes(quick=75, long=1500)
 def test_the_scan_reaches_what_passes_reach(examples: int) -> None:
     run_property(examples, check_scan, st.lists(st.sampled_from(PIECES), max_size=40),
                  base=settings(deadline=None))

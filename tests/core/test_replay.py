@@ -302,7 +302,7 @@ def replay_is_order_independent(records: list[MutationRecord], rng: random.Rando
     assert result.effects == expected.effects
 
 
-@lanes(quick=20, long=100)
+@lanes(quick=10, long=100)
 def test_replay_is_order_independent(examples: int) -> None:
     run_property(examples, replay_is_order_independent,
                  record_sets(), st.randoms(use_true_random=False))
@@ -334,7 +334,7 @@ def replay_invariants(records: list[MutationRecord]) -> None:
             assert sign == state.polarity_sign
 
 
-@lanes(quick=20, long=100)
+@lanes(quick=10, long=100)
 def test_replay_invariants(examples: int) -> None:
     run_property(examples, replay_invariants, record_sets())
 
@@ -681,7 +681,7 @@ def lookups_agree(records: list[MutationRecord], tmp: Path) -> None:
         store.close()
 
 
-@lanes(quick=20, long=150)
+@lanes(quick=10, long=150)
 def test_the_conflict_lookups_agree_with_the_old_rule(
         examples: int, tmp_path: Path) -> None:
     run_property(examples, lambda records: lookups_agree(records, tmp_path), record_sets(),

@@ -265,7 +265,7 @@ _KEYED_PIECES: Final = (
 )
 
 
-@lanes(quick=20_000, long=400_000)
+@lanes(quick=10_000, long=400_000)
 def test_keyed_subject_is_what_the_expression_matches(examples: int) -> None:
     """The verb search of printable ASCII claims finds the subject the keyed-claim
     expression matches, and nothing where its value would be blank or it does not match:

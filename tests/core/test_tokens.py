@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.core import tokens
 from waymarks.core.tokens import estimate_tokens
 
@@ -17,11 +17,15 @@ EDGES = "".join(chr(c) for lo, hi in ((0x1100, 0x11FF), (0x2E80, 0x9FFF), (0xAC0
                 for c in (lo - 1, lo, hi, hi + 1))
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.one_of(st.characters(max_codepoint=0x7F),
-                                  st.sampled_from(EDGES), st.characters())))
-def test_the_loop_counts_what_the_expression_counts(text: str) -> None:
+def check_the_loop(text: str) -> None:
     assert tokens._count_wide(text) == len(EXPRESSION.findall(text))
+
+
+@lanes(quick=60, long=300)
+def test_the_loop_counts_what_the_expression_counts(examples: int) -> None:
+    run_property(examples, check_the_loop,
+                 st.text(alphabet=st.one_of(st.characters(max_codepoint=0x7F),
+                                            st.sampled_from(EDGES), st.characters())))
 
 
 def test_a_long_wide_text_uses_the_expression_and_counts_the_same() -> None:

@@ -325,6 +325,7 @@ def test_a_long_lived_host_reads_the_database_another_process_rebuilt(
                 if not p.name.endswith(("-wal", "-shm"))]) == 1
 
 
+@pytest.mark.slow
 def test_a_stopped_writer_makes_others_fail_clearly_not_wait_forever(
         make_app: Callable[..., Waymarks], home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a process suspended while it held the writer's turn made every other write wait

@@ -238,7 +238,7 @@ STRUCTURED_ARGV = st.builds(lambda g, c: ["--json", *g, *c], GLOBALS, structured
 ARGV = st.one_of(RANDOM_ARGV, STRUCTURED_ARGV, STRUCTURED_ARGV)
 
 
-@lanes(quick=15, long=300)
+@lanes(quick=8, long=300)
 def test_cli_arguments_give_only_categorized_outcomes(sandbox: Sandbox, examples: int) -> None:
     @settings(CLI_SETTINGS, max_examples=examples)
     @given(argv=ARGV)
@@ -303,7 +303,7 @@ CONTEXT = st.one_of(
 )
 
 
-@lanes(quick=15, long=300)
+@lanes(quick=8, long=300)
 def test_context_string_gives_only_categorized_outcomes(sandbox: Sandbox, examples: int) -> None:
     @settings(CLI_SETTINGS, max_examples=examples)
     @given(text=CONTEXT)
@@ -443,7 +443,7 @@ def check_reader(path: Path, total_lines: int) -> SessionFile:
     return session
 
 
-@lanes(quick=25, long=250)
+@lanes(quick=12, long=250)
 def test_reader_skips_garbage_and_reads_what_follows(examples: int) -> None:
     @settings(READER_SETTINGS, max_examples=examples)
     @given(garbage=st.lists(GARBAGE_LINE, max_size=12))
@@ -459,7 +459,7 @@ def test_reader_skips_garbage_and_reads_what_follows(examples: int) -> None:
     check()
 
 
-@lanes(quick=6, long=60)
+@lanes(quick=3, long=60)
 def test_service_health_and_items_survive_garbage(examples: int) -> None:
     @settings(SERVICE_SETTINGS, max_examples=examples)
     @given(garbage=st.lists(GARBAGE_LINE, max_size=12))
@@ -565,7 +565,7 @@ def _verdicts(session: SessionFile, count: int) -> list[str]:
     return verdicts
 
 
-@lanes(quick=25, long=250)
+@lanes(quick=12, long=250)
 def test_every_payload_is_a_record_unknown_or_malformed(examples: int) -> None:
     @settings(READER_SETTINGS, max_examples=examples)
     @given(payloads=st.lists(st.tuples(*[PAYLOAD, TIMESTAMP]).map(lambda p: (*p[0], p[1])),
@@ -604,7 +604,7 @@ def _fits_sqlite(value: object) -> bool:
     return -(2**63) <= value < 2**63
 
 
-@lanes(quick=6, long=60)
+@lanes(quick=3, long=60)
 def test_service_survives_every_payload(examples: int) -> None:
     @settings(SERVICE_SETTINGS, max_examples=examples)
     @given(payloads=st.lists(st.tuples(*[PAYLOAD, TIMESTAMP]).map(lambda p: (*p[0], p[1])),

@@ -31,6 +31,7 @@ def _waymarks(home: Path, project: Path, *args: str) -> None:
     assert done.returncode == 0, (args, done.stdout, done.stderr)
 
 
+@pytest.mark.slow
 def test_a_new_home_and_its_databases_are_private(tmp_path: Path, project: Path) -> None:
     home = tmp_path / "new" / "home"
     _waymarks(home, project, "memory", "add", "--", "The staging password day is Tuesday.")

@@ -19,6 +19,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import CountingIds
 from waymarks.service.app import Waymarks
 
@@ -59,6 +61,7 @@ def test_reads_outside_a_request_follow_a_database_another_process_rebuilt(
     assert host.recovered is None  # reopened, not repaired a second time
 
 
+@pytest.mark.slow
 def test_a_database_deleted_under_a_long_lived_host_is_rebuilt_by_the_next_command(
         make_app: Callable[..., Waymarks], home: Path, project: Path) -> None:
     """"Delete it and the next command rebuilds": with a host holding the database open,

@@ -193,6 +193,7 @@ def test_a_subagent_process_is_skipped(home: Path, project: Path, tmp_path: Path
     assert _sources(home) == []
 
 
+@pytest.mark.slow
 def test_precompact_captures_the_summary_and_its_local_claims_once(
         home: Path, project: Path, tmp_path: Path) -> None:
     _learning_on(home)

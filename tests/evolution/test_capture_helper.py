@@ -23,6 +23,7 @@ from waymarks.service.evolution import Evolution
 STATEMENT = "Remember: the staging database is Postgres 16 from now on."
 
 
+@pytest.mark.slow
 def test_stop_through_the_helper_is_captured_after_the_answer(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
@@ -128,6 +129,7 @@ def test_tool_hooks_through_the_helper_answer_first_and_stop_finds_every_record(
         helper.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_a_stop_waiting_for_its_turn_is_taken_at_the_next_prompt(tmp_path: Path) -> None:
     """``claude -p --resume``: the transcript gets the turn after the ``Stop`` hook, before
     the process exits. The helper's drain at the ``Stop`` finds the file still ending with

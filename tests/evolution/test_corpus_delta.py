@@ -71,7 +71,7 @@ def _change(rng: random.Random, corpus: er.Corpus, serial: int
     return changed, removed  # type: ignore[return-value]
 
 
-@lanes(quick=2, long=12)
+@lanes(quick=1, long=12)
 def test_a_corpus_updated_in_place_ranks_as_a_fresh_one_float_for_float(examples: int) -> None:
     compared = updates = 0
     for seed in range(examples):
@@ -149,6 +149,7 @@ def _fresh(home: Path) -> list[list[tuple[str, float]]]:
         evolution_recall._CORPORA.update(warm)
 
 
+@pytest.mark.slow
 def test_one_process_follows_every_kind_of_write_without_a_rebuild(
         home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(er, "DENSE_MIN", 4)  # the array path, with a handful of claims

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.evolution.fake_provider import FakeProvider, openai_ok
 from tests.evolution.step_double import FileStep
 from waymarks.core.privacy import ProviderPolicy
@@ -60,6 +62,7 @@ def test_a_home_queue_sends_nothing_of_an_origin_where_learning_is_off(
         assert len(fake.requests) == 1 and not step.settled("s-later")
 
 
+@pytest.mark.slow
 def test_evolve_refuses_with_learning_off_and_sends_nothing(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()

@@ -210,6 +210,7 @@ def _resolver(monkeypatch: pytest.MonkeyPatch, answers: dict[str, list[str]],
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
+@pytest.mark.slow
 def test_a_resolver_that_hangs_is_cut_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     """Before: DNS ran inside httpx's connect, before there was a socket for the watchdog
     to shut, so a hanging resolver held the call past ``timeoutMs`` (here until the fake

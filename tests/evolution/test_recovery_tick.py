@@ -181,6 +181,7 @@ def test_start_recovery_needs_learning_on_and_never_runs_in_a_child(
         register_step(None)
 
 
+@pytest.mark.slow
 def test_the_tick_stops_calling_once_learning_is_turned_off(tmp_path: Path) -> None:
     """A long-lived process started while learning was on reads the switch again on every
     check: after `learn off` nothing more is sent, and the job waits as `learning_off`."""

@@ -63,6 +63,7 @@ def test_status_creates_nothing_and_names_the_blocker(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("as_json", [False, True])
+@pytest.mark.slow
 def test_status_never_shows_a_credential_embedded_in_the_endpoint(
         tmp_path: Path, as_json: bool) -> None:
     """`evolution status --json` printed `https://bob:S3cret…@host/v1?key=AIza…` as

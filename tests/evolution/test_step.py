@@ -235,6 +235,7 @@ def test_with_many_claims_an_older_mentioned_one_is_still_offered(evo: Evolution
     assert [r["id"] for r in offered] == [old.id]
 
 
+@pytest.mark.slow
 def test_two_processes_applying_one_source_write_it_once(home: Path) -> None:
     import subprocess
     import sys

@@ -136,6 +136,7 @@ def test_an_edit_made_after_install_survives_uninstall(
     assert not list(project.rglob("*.waymarks-backup"))
 
 
+@pytest.mark.slow
 def test_a_fifo_in_place_of_the_settings_is_refused_at_once(
         tmp_path: Path, home: Path, project: Path) -> None:
     settings = project / ".claude" / "settings.json"

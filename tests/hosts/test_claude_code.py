@@ -357,6 +357,7 @@ def hook_env(home: Path, event: str, body: object,
                                        done.stderr.decode())
 
 
+@pytest.mark.slow
 def test_a_non_utf8_locale_cannot_break_the_hook(home: Path, project: Path, sid: str) -> None:
     hook(home, "SessionStart", payload(sid, project, "SessionStart"))
     with Waymarks(home, cwd=str(project), session=sid) as app:
@@ -406,6 +407,7 @@ def test_install_keeps_modes_links_and_the_first_backup(tmp_path: Path, home: Pa
     assert json.loads(backup.read_text()) == {"oauthAccount": "x", **OTHER_MCP}
 
 
+@pytest.mark.slow
 def test_a_failure_inside_the_helper_records_the_prompt_once(home: Path, project: Path,
                                                              sid: str) -> None:
     assert start_with_helper(home, project, sid).exists()
@@ -467,6 +469,7 @@ def test_apps_dropped_after_a_failure_inside_the_helper_are_closed(
     assert _helper_pid(home) == helper  # the same helper served them all
 
 
+@pytest.mark.slow
 def test_the_helper_answers_from_a_home_past_the_socket_address_limit(
         tmp_path: Path, project: Path, sid: str) -> None:
     """A socket address holds at most 107 bytes: a deep home (here 150 bytes of socket
@@ -556,6 +559,7 @@ def test_the_installed_command_runs_from_an_editable_install(tmp_path: Path, hom
     assert sorted((str(p), p.stat().st_size) for p in home.rglob("*") if p.is_file()) == before
 
 
+@pytest.mark.slow
 def test_a_prompt_whose_transcript_is_a_fifo_or_a_device_answers_at_once(
         home: Path, project: Path, sid: str, tmp_path: Path) -> None:
     """The prompt hook read the transcript's tail for the model's limits with a plain
@@ -580,6 +584,7 @@ def test_a_stop_with_an_unterminated_payload_exits_quietly(home: Path, raw: byte
     assert (done.returncode, done.stdout) == (0, "") and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_the_helper_keeps_a_bounded_number_of_sessions_warm(
         home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A session whose ``SessionEnd`` never came (Claude Code killed, its terminal closed)

@@ -84,6 +84,7 @@ def test_a_known_model_near_its_window_drops_memory_but_keeps_the_pin(
     assert wide.count(MEMORY_BEGIN) == len(TOPICS)
 
 
+@pytest.mark.slow
 def test_an_unknown_model_uses_the_configured_default_window(
         home: Path, project: Path, session: str, tmp_path: Path) -> None:
     roomy = submit(home, project, session, transcript(tmp_path / "t.jsonl", "local-llm", 5000))
@@ -94,6 +95,7 @@ def test_an_unknown_model_uses_the_configured_default_window(
     assert tight.startswith(PIN_BEGIN) and 0 < tight.count(MEMORY_BEGIN) < len(TOPICS)
 
 
+@pytest.mark.slow
 def test_when_not_even_the_pins_fit_nothing_is_added_and_the_prompt_is_kept(
         home: Path, project: Path, session: str, tmp_path: Path) -> None:
     full = transcript(tmp_path / "t.jsonl", "claude-opus-4-1-20250805", 199_990)

@@ -565,6 +565,7 @@ WORKER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_concurrent_appends_from_processes(created: SessionFile, tmp_path: Path) -> None:
     go = tmp_path / "go"
     workers = [

@@ -301,7 +301,7 @@ def _echoes(value: object, text: str) -> bool:
     return meaningful and value in text  # type: ignore[operator]
 
 
-@lanes(quick=8, long=800)
+@lanes(quick=4, long=800)
 def test_random_argument_objects_get_categories_never_writes_or_echoes(
         app: Waymarks, examples: int) -> None:
     @settings(max_examples=examples, deadline=None,

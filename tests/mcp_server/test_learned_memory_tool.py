@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
@@ -42,6 +43,7 @@ def _claim(app: Waymarks, tmp_path: Path) -> str:
         "searchTerms": ["deploy tool", "kamal"]}, PAST)
 
 
+@pytest.mark.slow
 def test_reads_ask_nothing_and_carry_provenance(app: Waymarks, tmp_path: Path) -> None:
     claim = _claim(app, tmp_path)
 
@@ -66,6 +68,7 @@ def test_reads_ask_nothing_and_carry_provenance(app: Waymarks, tmp_path: Path) -
     assert person.asked == []
 
 
+@pytest.mark.slow
 def test_edits_are_confirmed_and_undo_restores(app: Waymarks, tmp_path: Path) -> None:
     claim = _claim(app, tmp_path)
     no = Person("decline")

@@ -113,7 +113,7 @@ FIXED_WORDING = " ".join([
     'this project yet" "memory is unavailable"'])
 
 
-@lanes(quick=8, long=150)
+@lanes(quick=4, long=150)
 def test_random_arguments_get_answers_not_crashes_and_write_nothing(
         app: Waymarks, examples: int) -> None:
     @settings(max_examples=examples, deadline=None,

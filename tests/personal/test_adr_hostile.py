@@ -58,6 +58,7 @@ def test_a_docs_path_that_is_a_file_is_refused_with_the_fix(home: Path, project:
     assert (project / "docs").read_text() == "not a folder\n"
 
 
+@pytest.mark.slow
 def test_concurrent_adrs_never_share_a_number(project: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Two writers that both listed the folder before either created its file took the

@@ -25,7 +25,6 @@ text around each new rule left exactly as it was.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -146,18 +145,24 @@ UNCHANGED: list[tuple[str, str]] = [
 ]
 
 
-@pytest.fixture
-def stored(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Waymarks]:
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Waymarks]:
     """Every case as a claim, written as an older version or a hand edit would leave it
-    (writes holding a credential are refused now)."""
-    with monkeypatch.context() as patched:
-        patched.setattr("waymarks.core.decisions.credential_kinds", lambda text: [])
+    (writes holding a credential are refused now). One home for the module: the tests
+    only recall from it (built once per worker, not once per case)."""
+    root = tmp_path_factory.mktemp("gaps")
+    home, project = root / "home", root / "project"
+    project.mkdir()
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setenv("WAYMARKS_SEMANTIC", "off")  # as the suite's autouse fixture sets
+        with patched.context() as writing:
+            writing.setattr("waymarks.core.decisions.credential_kinds", lambda text: [])
+            with Waymarks(home, cwd=str(project)) as app:
+                app.trust(str(project))
+                for _word, text, *_rest in (*CASES, *UNCHANGED):
+                    assert isinstance(app.remember(text, scope="project"), Committed)
         with Waymarks(home, cwd=str(project)) as app:
-            app.trust(str(project))
-            for _word, text, *_rest in (*CASES, *UNCHANGED):
-                assert isinstance(app.remember(text, scope="project"), Committed)
-    with Waymarks(home, cwd=str(project)) as app:
-        yield app
+            yield app
 
 
 def digest_for(app: Waymarks, word: str) -> str:

@@ -461,7 +461,7 @@ def a_local_only_span_never_reaches_a_remote_provider(
         assert outcome.reason is not None and outcome.reason.startswith("malformed")
 
 
-@lanes(quick=30, long=300)
+@lanes(quick=15, long=300)
 def test_a_local_only_span_never_reaches_a_remote_provider(examples: int) -> None:
     run_property(examples, a_local_only_span_never_reaches_a_remote_provider, payloads,
                  remote_policies, st.sampled_from(["openai", "someone-else"]), base=PROPERTY)
@@ -477,7 +477,7 @@ def a_local_provider_gets_the_content_without_tags(payload: dict[str, Any]) -> N
     assert not any(has_markers(text) for text in strings(outcome.payload))
 
 
-@lanes(quick=30, long=300)
+@lanes(quick=15, long=300)
 def test_a_local_provider_gets_the_content_without_tags(examples: int) -> None:
     run_property(examples, a_local_provider_gets_the_content_without_tags, payloads, base=PROPERTY)
 
@@ -510,7 +510,7 @@ def structure_is_preserved(payload: dict[str, Any], policy: ProviderPolicy) -> N
         assert outcome.payload != payload
 
 
-@lanes(quick=30, long=300)
+@lanes(quick=15, long=300)
 def test_structure_is_preserved(examples: int) -> None:
     run_property(examples, structure_is_preserved, payloads, remote_policies, base=PROPERTY)
 
@@ -521,7 +521,7 @@ def sanitizing_is_idempotent(payload: dict[str, Any], policy: ProviderPolicy) ->
     assert again.payload == once and not again.changed
 
 
-@lanes(quick=30, long=300)
+@lanes(quick=15, long=300)
 def test_sanitizing_is_idempotent(examples: int) -> None:
     run_property(examples, sanitizing_is_idempotent, payloads, remote_policies, base=PROPERTY)
 
@@ -547,7 +547,7 @@ def the_sanitizer_never_raises(payload: Any, provider: str) -> None:
         assert "QZX" not in json.dumps(outcome.payload)  # nothing invented
 
 
-@lanes(quick=30, long=300)
+@lanes(quick=15, long=300)
 def test_the_sanitizer_never_raises(examples: int) -> None:
     run_property(examples, the_sanitizer_never_raises, json_values,
                  st.sampled_from(["openai", "ollama"]), base=PROPERTY)

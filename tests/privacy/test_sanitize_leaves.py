@@ -181,7 +181,7 @@ def a_credential_in_any_string_leaf_is_redacted(
     assert credential not in json.dumps(outcome.payload), path
 
 
-@lanes(quick=60, long=500)
+@lanes(quick=30, long=500)
 def test_a_credential_in_any_string_leaf_is_redacted(examples: int) -> None:
     run_property(examples, a_credential_in_any_string_leaf_is_redacted, payloads, extras,
                  st.data(), base=settings(deadline=None,

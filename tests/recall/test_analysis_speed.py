@@ -68,6 +68,6 @@ def _analyze_equals_the_plain_algorithm(text: str, query: bool) -> None:
     assert analyze(text, query=query) == plain_analyze(text, query=query)
 
 
-@lanes(quick=100, long=400)
+@lanes(quick=50, long=400)
 def test_analyze_equals_the_plain_algorithm(examples: int) -> None:
     run_property(examples, _analyze_equals_the_plain_algorithm, TEXTS, st.booleans())

@@ -48,6 +48,7 @@ EMBED = ("from waymarks import semantic; semantic.load({threads}).query('which p
     ("", {"OMP_NUM_THREADS": "2"}, 2),  # the person's choice
     ("", {"OMP_NUM_THREADS": "999999"}, CORES),  # at most one per core (it crashed)
 ])
+@pytest.mark.slow
 def test_the_embedder_threads(threads: str, env: dict[str, str], expected: int) -> None:
     """The native engine's threads after a query (the main thread among them) when they
     are fixed; BLAS starts none of its own (one thread, above)."""
@@ -79,6 +80,7 @@ SPARE = ("import os; from waymarks import semantic; from waymarks.semantic impor
 
 @pytest.mark.parametrize("env", [{}, {"OMP_NUM_THREADS": "abc"}, {"OMP_NUM_THREADS": "0"}],
                          ids=["unset", "not a number", "zero"])
+@pytest.mark.slow
 def test_a_query_takes_a_second_thread_only_while_a_core_is_spare(
         env: dict[str, str]) -> None:
     """Without the person's thread count (an invalid one is ignored, without the engine's

@@ -176,6 +176,7 @@ def test_an_untrusted_project_claim_does_not_block_a_session_claim(
     _committed(app.remember("The cache TTL is 30 seconds."))
 
 
+@pytest.mark.slow
 def test_cli_refuses_the_chinese_contradiction(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()

@@ -51,6 +51,7 @@ def session(home: Path, project: Path) -> str:
     return sid
 
 
+@pytest.mark.slow
 def test_claude_code_follow_up_keeps_the_subject(home: Path, project: Path,
                                                  session: str) -> None:
     first = context_of(hook(home, project, session, "UserPromptSubmit",

@@ -58,6 +58,7 @@ def embedder() -> e5.E5Embedder:
     return e5.E5Embedder()
 
 
+@pytest.mark.slow
 def test_the_real_model_embeds_a_long_prompt_from_its_head(embedder: e5.E5Embedder) -> None:
     start = "The invoice renderer caches templates; why does the export show old ones?"
     log = " ".join(f"line {i}: GET /api/v1/items/{i} 200 in {i % 17} ms" for i in range(60))

@@ -49,7 +49,7 @@ def queries(seed: int, count: int) -> list[str]:
         for _ in range(count)]
 
 
-@lanes(quick=20, long=200)
+@lanes(quick=10, long=200)
 def test_helper_and_one_shot_recall_inject_the_same(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch,
                                                     examples: int) -> None:

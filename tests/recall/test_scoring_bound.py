@@ -37,7 +37,7 @@ def _only_eligible_keeps_every_eligible_record_as_scored(
     assert [s for s in some if s.eligible] == [s for s in every if s.eligible]
 
 
-@lanes(quick=40, long=400)
+@lanes(quick=20, long=400)
 def test_only_eligible_keeps_every_eligible_record_as_scored(examples: int) -> None:
     run_property(examples, _only_eligible_keeps_every_eligible_record_as_scored,
                  st.lists(st.sampled_from(FEATURES), max_size=5),

@@ -42,6 +42,7 @@ def test_a_worker_that_never_starts_is_a_failure_not_a_spawn_loop(
     assert len(started) == 1
 
 
+@pytest.mark.slow
 def test_a_spawned_worker_runs_and_reports_under_its_own_pid(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch
                                                              ) -> None:

@@ -71,6 +71,7 @@ def test_a_path_holding_nul_is_a_bad_config(tmp_path: Path) -> None:
         assert raised.value.code == "bad_config"
 
 
+@pytest.mark.slow
 def test_a_write_under_an_unreadable_configuration_appends_nothing(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()

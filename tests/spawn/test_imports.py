@@ -185,6 +185,7 @@ def _ending(tmp_path, argv: list[str], thread: bool = False,  # type: ignore[no-
                           text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_a_one_shot_recall_ends_its_process_without_the_teardown(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Run as the process's own command line (``main()``), a recall's answer is written
     whole, its exit status kept and the ``atexit`` functions run, but the interpreter's
@@ -209,6 +210,7 @@ def test_a_running_thread_keeps_the_teardown(tmp_path) -> None:  # type: ignore[
     assert done.stderr.split("\n") == ["thread ran", "atexit ran", "teardown ran", ""]
 
 
+@pytest.mark.slow
 def test_an_answer_that_cannot_be_written_is_reported_without_a_traceback(
         tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Standard output on a full disk (``> /dev/full``): the recall says its answer was

@@ -47,6 +47,7 @@ def _projection_with(path: Path, texts: list[str]) -> Projection:
     return projection
 
 
+@pytest.mark.slow
 def test_the_claims_sharing_a_subject_hold_every_one_it_may_contradict(
         tmp_path: Path) -> None:
     rng = random.Random(15)
@@ -106,6 +107,7 @@ def test_a_database_from_before_the_table_catches_up_on_its_first_write(
     assert isinstance(again.remember("The search cache size is 256 entries."), Rejected)
 
 
+@pytest.mark.slow
 def test_the_lookup_does_not_grow_with_the_claims_that_share_nothing(tmp_path: Path) -> None:
     """SQLite's work (its virtual machine's steps) to find one subject's claims is the
     same beside 500 unrelated claims as beside 5,000: they are never walked."""
@@ -134,6 +136,7 @@ def test_the_lookup_does_not_grow_with_the_claims_that_share_nothing(tmp_path: P
     assert many <= few * 1.5 + 20, (few, many)
 
 
+@pytest.mark.slow
 def test_common_words_in_every_subject_do_not_make_every_claim_a_candidate(
         tmp_path: Path) -> None:
     """Subjects that all hold "service", "port" and "staging": a new claim reads the

@@ -127,7 +127,7 @@ def test_a_resumed_readers_walk_reaching_its_old_leaf_by_a_later_parent_ends_the
         assert set(SessionFile.open(path).branch_ids()) == {ids[2], ids[4]}
 
 
-@lanes(quick=15, long=150)
+@lanes(quick=8, long=150)
 def test_reader_at_the_checkpoint_property(examples: int, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
     @settings(max_examples=examples, deadline=None, database=None)
     @given(shapes, shapes)

@@ -75,7 +75,7 @@ def _loaded(path: Path, claims: list[RecordInput]) -> tuple[RecallIndex, RecallC
     return index, cache
 
 
-@lanes(quick=25, long=300)
+@lanes(quick=12, long=300)
 def test_cached_and_sqlite_recall_choose_the_same(examples: int, tmp_path: Path) -> None:
     rng = random.Random(20261202)
     index, cache = _store(tmp_path / "store.sqlite3", rng, 3000)
@@ -156,7 +156,7 @@ def test_queries_matching_many_rows_are_ranked_in_sqlite_with_the_same_candidate
     assert chosen(0) == in_memory and len(asked) == sum(map(bool, in_memory))
 
 
-@lanes(quick=20, long=150)
+@lanes(quick=10, long=150)
 def test_rows_of_common_terms_looked_up_only_for_the_rarer_terms_rows_agree(
         examples: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A term held by more than ``COMMON_PAST`` rows is only looked up for the rows of the

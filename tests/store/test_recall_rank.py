@@ -82,7 +82,7 @@ def _the_order_is_fts5s_own(rows: list[list[str]], long_rows: set[int], query: l
     assert list(fts5_ranked(db, "idx", terms, only))[:limit] == mine
 
 
-@lanes(quick=40, long=160)
+@lanes(quick=20, long=160)
 def test_the_order_is_fts5s_own(examples: int) -> None:
     run_property(
         examples, _the_order_is_fts5s_own,

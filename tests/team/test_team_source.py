@@ -151,6 +151,7 @@ def _cli(home: Path, project: Path, *args: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_a_long_lived_process_follows_an_exclusion_made_by_another(
         trusted: Waymarks, home: Path, project: Path) -> None:
     # the Claude Code helper, the MCP server or `waymarks ui` stay up while the person

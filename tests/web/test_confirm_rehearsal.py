@@ -75,6 +75,7 @@ def _rehearsed(client: Any, gate: Any, roots: tuple[Path, ...],
         assert _records(*roots) == before, name
 
 
+@pytest.mark.slow
 def test_every_action_rehearses_without_writing_and_then_asks(
         web: Any, home: Path, project: Path, seeded: dict[str, str],
         cli: Callable[..., dict]) -> None:

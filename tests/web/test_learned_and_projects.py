@@ -40,6 +40,7 @@ def _login(web: Any) -> tuple[Any, Any]:
     return client, gate
 
 
+@pytest.mark.slow
 def test_a_learned_claim_is_listed_shown_and_forgotten_through_the_page(
         web: Any, home: Path, project: Path, cli: Callable[..., dict]) -> None:
     learned = _learn(home, str(project))
@@ -59,6 +60,7 @@ def test_a_learned_claim_is_listed_shown_and_forgotten_through_the_page(
     assert "forget" in timeline and learned[:8] in timeline
 
 
+@pytest.mark.slow
 def test_another_known_project_of_the_home_can_be_viewed(
         web: Any, home: Path, tmp_path: Path) -> None:
     other = tmp_path / "other-project"
@@ -76,6 +78,7 @@ def test_another_known_project_of_the_home_can_be_viewed(
     assert client.get("/", params={"project": str(tmp_path / "unknown")}).status_code == 400
 
 
+@pytest.mark.slow
 def test_learned_claims_take_feedback_corrections_and_undo_through_the_page(
         web: Any, home: Path, project: Path, cli: Callable[..., dict]) -> None:
     learned = _learn(home, str(project))

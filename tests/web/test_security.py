@@ -28,6 +28,7 @@ def _login(client: Any, gate: Gate) -> None:
     assert "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
 
 
+@pytest.mark.slow
 def test_no_token_is_401_and_a_wrong_one_403_on_pages_and_static_files(web: Any) -> None:
     client, gate = web
     for path in ("/", "/explain", "/timeline", "/health", "/static/htmx.min.js"):
@@ -84,6 +85,7 @@ def _pin_count(client: Any) -> int:
         "/").text).group(1))  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_actions_need_the_form_token_and_the_same_origin(web: Any) -> None:
     client, gate = web
     _login(client, gate)
@@ -142,6 +144,7 @@ def _printed_url(process: subprocess.Popen[str]) -> str:
     return next(line.strip() for line in lines if line.strip().startswith("http://"))
 
 
+@pytest.mark.slow
 def test_binding_beyond_loopback_needs_the_flag(home: Path, project: Path) -> None:
     process = _waymarks(home, project, "ui", "--host", "0.0.0.0", "--port", "0")
     out, err = process.communicate(timeout=60)
@@ -190,6 +193,7 @@ def _stop(process: subprocess.Popen[str]) -> None:
         process.wait()
 
 
+@pytest.mark.slow
 def test_beyond_loopback_with_the_flag_it_warns_first(home: Path, project: Path) -> None:
     process = _waymarks(home, project, "ui", "--host", "0.0.0.0", "--allow-remote",
                         "--port", "0")
@@ -235,6 +239,7 @@ def test_open_sends_the_browser_to_the_printed_url_without_the_token_in_its_argu
     assert not page.exists()
 
 
+@pytest.mark.slow
 def test_only_a_urlencoded_form_is_an_action(web: Any) -> None:
     """The gate read the body as a URL-encoded form for its CSRF check while Starlette
     parsed it by the media type: a multipart body whose Content-Type merely mentioned
