@@ -19,7 +19,10 @@ What must stay true:
 - a backup (``<file>.waymarks-backup``) holds the bytes that were read, is created
   exclusively and without following a link, with the file's own mode; a backup name that
   exists as anything but a regular file (a link a repository planted, pointing at the
-  person's user settings) is refused, and is never read through.
+  person's user settings) is refused, and is never read through;
+- one run's writes go through an :class:`Undo`: when a later one fails (a full disk, an
+  I/O error), the files written before it get the bytes they had back, so an install is
+  never left half done (hooks without their MCP server).
 """
 
 from __future__ import annotations
@@ -29,8 +32,10 @@ import json
 import os
 import shlex
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from waymarks.core.text import all_unicode
@@ -254,3 +259,63 @@ def write(loaded: Loaded, content: bytes) -> None:
     except OSError as exc:
         raise InstallError(f"{loaded.path} could not be written ({exc.strerror or exc}); "
                            "fix that, then run this again") from exc
+
+
+class Undo:
+    """The files one install or uninstall wrote, put back in reverse order when a later
+    step fails: the settings file written and the MCP file not (a full disk, an I/O error)
+    left hooks installed without their server, and a second run could not say what the
+    first had done. Used as a context: on any exception every step taken is undone (a file
+    gets the bytes it had, one that did not exist is removed, with a folder made for it
+    while empty, a backup written is removed) and the exception goes on; an
+    :class:`InstallError` says whether that worked."""
+
+    def __init__(self) -> None:
+        self._steps: list[Callable[[], None]] = []
+
+    def write_backup(self, loaded: Loaded) -> None:
+        write_backup(loaded)
+        self._steps.append(lambda: backup_path(loaded.path).unlink(missing_ok=True))
+
+    def write(self, loaded: Loaded, content: bytes) -> None:
+        made = None if loaded.target.parent.exists() else loaded.target.parent
+        write(loaded, content)
+        self._steps.append(lambda: _put_back(loaded, made))
+
+    def remove(self, loaded: Loaded) -> None:
+        loaded.target.unlink()
+        self._steps.append(lambda: _put_back(loaded, None))
+
+    def __enter__(self) -> Undo:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if exc is None:
+            return
+        failed = []
+        for step in reversed(self._steps):
+            try:
+                step()
+            except OSError as error:
+                failed.append(f"{error.filename}: {error.strerror or error}")
+        if not isinstance(exc, InstallError):
+            return
+        if failed:
+            raise InstallError(f"{exc}. What was written before could not all be put back "
+                               f"({'; '.join(failed)}): fix that, then run this again"
+                               ) from exc
+        if self._steps and NOTHING_CHANGED not in str(exc):
+            raise InstallError(f"{exc}. {NOTHING_CHANGED}: what was written before it "
+                               "has its bytes back") from exc
+
+
+def _put_back(loaded: Loaded, made: Path | None) -> None:
+    """The file ``loaded`` read, as it was read (absent when it was), and ``made``, the
+    folder made for it, removed when nothing else is in it."""
+    if loaded.raw is None:
+        loaded.target.unlink(missing_ok=True)
+    else:
+        write_atomic(loaded.target, loaded.raw, mode=loaded.mode)
+    if made is not None and not any(made.iterdir()):
+        made.rmdir()

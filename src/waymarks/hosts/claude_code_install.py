@@ -18,7 +18,8 @@ Install merges into Claude Code's configuration, leaving everything else as it w
 It is idempotent, keeps a copy of each file it changes (``<file>.waymarks-backup``),
 refuses a file it cannot rewrite exactly (changing nothing: see
 :mod:`waymarks.hosts.claude_code_files`), loads and checks every file before it writes
-any, writes atomically and reports what changed. One install or uninstall runs at a time
+any, writes atomically (putting back what it wrote when a later write fails) and reports
+what changed. One install or uninstall runs at a time
 per home (``flock`` on ``<home>/claude-code/install.lock``). Uninstall removes exactly
 those entries (and containers left empty by their removal); an MCP server named
 ``waymarks`` that runs something else is left alone.
@@ -52,6 +53,7 @@ from waymarks.hosts.claude_code_files import (
     NOTHING_CHANGED,
     InstallError,
     Loaded,
+    Undo,
     backup_exists,
     backup_path,
     check_writable,
@@ -60,8 +62,6 @@ from waymarks.hosts.claude_code_files import (
     parse,
     read_backup,
     same,
-    write,
-    write_backup,
 )
 
 Scope = Literal["project", "user"]
@@ -176,12 +176,13 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
             check_writable(loaded)
         backups = [loaded for loaded, _ in planned
                    if loaded.raw is not None and not backup_exists(loaded.path)]
-        for loaded in backups:
-            write_backup(loaded)
-        for loaded, content in planned:
-            if not loaded.path.parent.exists():
-                _note_created(home, loaded.path.parent)
-            write(loaded, content)
+        with Undo() as undo:
+            for loaded in backups:
+                undo.write_backup(loaded)
+            for loaded, content in planned:
+                if not loaded.path.parent.exists():
+                    _note_created(home, loaded.path.parent)
+                undo.write(loaded, content)
     return [c for c in (settings_change, mcp_change) if c.added]
 
 
@@ -279,7 +280,10 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
         for plan in plans:
             if plan.content is not None or plan.remove_file:
                 check_writable(plan.loaded)
-        changes = [plan.apply() for plan in plans if plan.change is not None]
+        with Undo() as undo:
+            changes = [plan.apply(undo) for plan in plans if plan.change is not None]
+        for plan in plans:  # once every file is as it will stay
+            plan.drop_backup()
         _remove_created_folders(home, (settings_path, mcp_path))
     return [c for c in changes if c is not None]
 
@@ -352,14 +356,16 @@ class _PutBack:
     remove_file: bool = False
     remove_backup: bool = False
 
-    def apply(self) -> Change | None:
+    def apply(self, undo: Undo) -> Change | None:
         if self.content is not None:
-            write(self.loaded, self.content)
+            undo.write(self.loaded, self.content)
         elif self.remove_file:
-            self.loaded.target.unlink()
+            undo.remove(self.loaded)
+        return self.change
+
+    def drop_backup(self) -> None:
         if self.remove_backup:
             backup_path(self.loaded.path).unlink()
-        return self.change
 
 
 def _put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]]) -> _PutBack:
