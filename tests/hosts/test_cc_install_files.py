@@ -318,3 +318,35 @@ def test_a_project_file_linked_out_of_the_project_is_refused(
             action("project", project, tmp_path / "u", home)  # type: ignore[operator]
     assert tree(outside) == before
     assert (project / link).is_symlink()
+
+
+@pytest.mark.parametrize("original", [
+    '{\n  "model": "sonnet",\n  "hooks": {}\n}\n',
+    '{"hooks": {}, "env": {"A": "1"}}',
+])
+def test_uninstall_gives_back_the_bytes_of_a_file_with_an_empty_hooks_object(
+        tmp_path: Path, home: Path, project: Path, original: str) -> None:
+    """The removal drops the containers it empties: the person's own empty ``hooks``
+    went, the file no longer matched its backup, and uninstall wrote it over (their
+    formatting gone) and kept a backup it said had changed."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(original)
+    cc.install("project", project, tmp_path / "u", home)
+    cc.uninstall("project", project, tmp_path / "u", home)
+    assert tree(project / ".claude") == {"settings.json": original.encode()}
+
+
+def test_a_backup_holding_waymarks_hooks_is_never_written_back(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    """A backup made by an install over an older one holds Waymarks' own hooks: uninstall
+    writes what is left without them, not that backup."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"model": "sonnet"}')
+    cc.install("project", project, tmp_path / "u", home)
+    backup = settings.with_name("settings.json.waymarks-backup")
+    backup.write_bytes(settings.read_bytes())  # as if made when these hooks were there
+    cc.uninstall("project", project, tmp_path / "u", home)
+    left = json.loads(settings.read_text())
+    assert left == {"model": "sonnet"} and "hooks" not in left

@@ -384,6 +384,11 @@ def _put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]]) ->
         before: object = parse(backup) if backup is not None else None
     except (UnicodeDecodeError, ValueError, RecursionError):
         before = None
+    # the removal drops the containers it leaves empty, and so one empty before install
+    # ("hooks": {}): the same removal on the backup's copy, which must find nothing of
+    # Waymarks to remove (a backup that holds some is never written back)
+    if isinstance(before, dict) and remove(before):
+        before = None
     unchanged = backup is not None and same(before, loaded.data, path)
     if not removed:
         if backup is None:
