@@ -73,7 +73,9 @@ rules it could trigger, 0.6-0.85 of the old single expression's cost, and a text
 credential about the same (0.9-1.0). Defense in depth, not a classifier: it catches common
 shapes, not every secret. Invisible format characters (zero-width space and joiners, the
 byte-order mark, directional controls) are read through: ``ghp_abc\u200bdef…`` is found, its
-span covering them, and the text outside a span is never changed. Redaction is idempotent.
+span covering them, and the text outside a span is never changed. A credential that ends
+its line takes the lines after it that continue it (wrapped: one run of a token's
+characters mixing letters and digits, 8 or more). Redaction is idempotent.
 Pure: no I/O.
 """
 
@@ -131,7 +133,28 @@ def find_secrets(text: str) -> list[SecretSpan]:
             continue
         merged.append(SecretSpan(kind, start, end))
         rank_of_last = rank
-    return merged
+    return [_continued(text, span) for span in merged]
+
+
+#: a line that continues a credential wrapped at the end of the line before (a terminal's
+#: or an editor's wrap): nothing but a token's characters, base64 padding only at its end
+_TAIL_LINE = re.compile(r"(?:\r?\n)([A-Za-z0-9_+/-]{8,}={0,2})(?=\r?\n|\Z)")
+_DIGIT, _LETTER = re.compile(r"[0-9]"), re.compile(r"[A-Za-z]")
+
+
+def _continued(text: str, span: SecretSpan) -> SecretSpan:
+    """``span`` with the lines that continue it: a credential wrapped across lines was
+    redacted in its first part only, and the rest of it went to the model. A line
+    continues a credential when the credential ends its line and the next line is one
+    run of a token's characters, 8 or more, holding both letters and digits (a random
+    tail almost always does; a word, an assignment, a path or a version does not)."""
+    if span.kind == "private-key":  # its block already runs to its END line
+        return span
+    end = span.end
+    while (tail := _TAIL_LINE.match(text, end)) is not None and _DIGIT.search(
+            tail.group(1)) and _LETTER.search(tail.group(1)):
+        end = tail.end()
+    return span if end == span.end else SecretSpan(span.kind, span.start, end)
 
 
 def candidates(text: str) -> list[tuple[int, int, int, str]]:
