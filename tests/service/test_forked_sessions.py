@@ -68,6 +68,8 @@ def test_a_fork_and_its_original_each_keep_the_session_items(
     assert isinstance(tabs, Committed)
     assert isinstance(app.pin("Branch only", scope="branch"), Committed)
     assert isinstance(app.remember("The build uses Bazel."), Committed)
+    old = app.pin("Old rule")
+    assert isinstance(old, Committed) and isinstance(app.unpin(old.id), Committed)
     session = app.current_session()
     assert session is not None
     original = session.path
@@ -78,6 +80,8 @@ def test_a_fork_and_its_original_each_keep_the_session_items(
     on_original = make_app(session=str(original), ids=CountingIds(8), clock=later)
     on_fork = make_app(session=str(copy), ids=CountingIds(9), clock=later)
     assert applying(on_fork) == OWN  # inherited (before: none)
+    for each in (on_fork, on_original):  # the unpin before the fork holds in both
+        assert [v.status for v in each.items("pin") if v.text == "Old rule"] == ["deleted"]
     assert applying(on_original) == OWN  # still its own (before: none when the fork sorted first)
 
     # after the fork each session changes only its own copy
