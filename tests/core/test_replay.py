@@ -25,6 +25,7 @@ from waymarks.core.rules import (
     Ignored,
     ItemState,
     apply_mutation,
+    copy_id,
 )
 from waymarks.store.projection import Projection
 
@@ -634,6 +635,23 @@ def test_duplicate_item_id_add_is_ignored() -> None:
     assert "m1" in effect.reason
     assert result.items["m1"].item.claim == "Build tool is npm"  # type: ignore[union-attr]
     assert result.items["m1"].seq == 1
+
+
+def test_another_sessions_copy_of_a_session_item_is_its_own() -> None:
+    """Pi's /fork copies the branch into a new session, item IDs and all: the copy is the
+    fork's own item under an ID of its own, and the fork's changes naming the original ID
+    change its copy, never the original (before: the copy was ignored, or, sorting
+    first, took the ID from the session that wrote it)."""
+    a, b = Ledger(SESSION), Ledger(OTHER_SESSION)
+    a.pin("p1", "Use pnpm")
+    b.pin("p1", "Use pnpm")  # the fork's copy, as Pi writes it
+    b.clock += 1_000
+    unpin = b.pin_status("p1")
+    result = replay(a.records + b.records)
+    copy = result.items[copy_id("p1", OTHER_SESSION)]
+    assert result.items["p1"].session_id == SESSION and result.items["p1"].status == "active"
+    assert copy.session_id == OTHER_SESSION and copy.status == "deleted"
+    assert isinstance(effect_of(result, unpin), Applied)
 
 
 def test_duplicate_item_id_across_kinds_and_sessions_is_ignored() -> None:

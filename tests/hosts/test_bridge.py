@@ -207,3 +207,28 @@ def test_an_entry_holding_half_a_surrogate_pair_is_taken_as_a_file_reader_takes_
     log = HostSessionLog.from_entries(tmp_path / "s2.jsonl", {**HEADER, "cwd": str(tmp_path)},
                                       [user("a1", None, "hi"), cut])
     assert log.branch_ids("a2") == ["a1", "a2"] and log.anomalies == []
+
+
+def test_a_leaf_pi_reset_leaves_the_old_branch_behind(tmp_path: Path) -> None:
+    """Pi's ``/tree`` to the first user message resets its leaf (``resetLeaf``: the
+    active branch is empty, the next entry a new root) and syncs ``leafId: null``. The
+    bridge took null for "not said" and kept its last leaf, so the abandoned branch's
+    branch pin stayed in every plan until the next entry."""
+    pin = {"type": "custom", "customType": "ds4-context-pin-v1", "id": "p1", "parentId": "a1",
+           "timestamp": "2026-11-30T10:00:02.000Z",
+           "data": {"schemaVersion": 1, "mutationId": "m1", "createdAt": 1, "operation": "add",
+                    "item": {"id": "00000000-0000-4000-8000-000000000001", "scope": "branch",
+                             "content": "Old branch only", "createdAt": 1,
+                             "branchLeafId": "a1"}}}
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {"leafId": "p1"}},
+        {"id": 2, "method": "sync", "params": {"sync": {"entries": [pin], "leafId": "p1"}}},
+        {"id": 3, "method": "plan", "params": {"prompt": "go on"}},
+        {"id": 4, "method": "plan", "params": {"prompt": "start over",
+                                               "sync": {"entries": [], "leafId": None}}},
+        {"id": 5, "method": "command", "params": {"text": "pins"}},
+        {"id": 6, "method": "shutdown"}], Host())
+    kinds = [[m["kind"] for m in out[i]["result"]["messages"]] for i in (2, 3)]
+    assert "pins" in kinds[0] and "pins" not in kinds[1]
+    assert "Old branch only" in out[4]["result"]["text"]
+    assert out[4]["result"]["data"]["items"][0]["applies"] is False

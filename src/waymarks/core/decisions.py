@@ -53,6 +53,7 @@ from waymarks.core.rules import (
     is_auto_key,
     key_apart,
     new_state,
+    own_state,
 )
 from waymarks.core.secrets import credential_kinds
 from waymarks.core.text import is_unicode, normalize_key, visible
@@ -171,7 +172,7 @@ def find_target(ctx: WriteContext, kind: str, ref: str) -> ItemState | Rejected:
     if not ref.strip():  # said "No pin  in this session" as if one had been named
         return Rejected("invalid_argument", f"the {kind} ID is empty; give one (list them "
                         f"with {listing})")
-    state = ctx.view.get(ref)
+    state = own_state(ctx.view, ref, ctx.session_id)  # a fork's copy, if it has one
     if state is None or state.kind != kind or not ctx.visible(state):
         return Rejected("not_found", f"No {kind} {ref} in this session or project; list them "
                         f"with {listing}")

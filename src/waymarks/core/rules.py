@@ -9,7 +9,10 @@ full rebuild cannot disagree on what a mutation means; the property test checks 
 the two views do not disagree on what they store.
 
 Invariants:
-- an item ID is created once; a later ``add`` with the same ID is ignored;
+- an item ID is created once; a later ``add`` with the same ID is ignored, except a
+  session or branch item of the same kind in another session, which is that session's
+  copy under an ID of its own (:func:`copy_id`: Pi's ``/fork`` copies the branch, item
+  IDs and all);
 - nothing is overwritten: a supersession marks the old item ``superseded`` and links it;
 - of two active memory items in one partition that share a key or contradict in
   polarity, the later in replay order is ``invalid`` and names the earlier;
@@ -24,6 +27,7 @@ from typing import Final, Protocol
 import msgspec
 from msgspec.structs import replace
 
+from waymarks.core.digests import blake2b
 from waymarks.core.model import (
     MEMORY_STATUS_TARGETS,
     PIN_STATUS_TARGETS,
@@ -326,12 +330,17 @@ def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> Mutatio
     item = mutation.item
     if item is None:
         return Ignored(f"{mutation.operation} without an item")
-    if view.get(item.id) is not None:
+    existing = view.get(item.id)
+    if existing is not None and existing.kind == kind and existing.session_id != (
+            record.session_id) and "project" not in (item.scope, existing.item.scope):
+        item = replace(item, id=copy_id(item.id, record.session_id))
+        existing = view.get(item.id)
+    if existing is not None:
         return Ignored(f"item {item.id} already exists")
     state = new_state(item, record.session_id, record.entry_id, seq)
     previous: ItemState | None = None
     if mutation.operation == "supersede":
-        previous = view.get(mutation.previous_id or "")
+        previous = own_state(view, mutation.previous_id or "", record.session_id)
         problem = _supersede_problem(previous, mutation.previous_id, kind)
         if problem is None and previous is not None and not may_change(record, previous):
             problem = f"supersedes {kind} {previous.id} of another session or project"
@@ -358,7 +367,7 @@ def _apply_status(view: StateView, record: MutationRecord, kind: Kind) -> Mutati
     allowed = PIN_STATUS_TARGETS if kind == "pin" else MEMORY_STATUS_TARGETS
     if mutation.status not in allowed:
         return Ignored(f"status {mutation.status!r} is not allowed for a {kind}")
-    target = view.get(target_id or "")
+    target = own_state(view, target_id or "", record.session_id)
     if target is None or target.kind != kind:
         return Ignored(f"no {kind} {target_id}")
     if not may_change(record, target):
@@ -366,6 +375,26 @@ def _apply_status(view: StateView, record: MutationRecord, kind: Kind) -> Mutati
     if target.status != "active":
         return Ignored(f"{kind} {target_id} is already {target.status}")
     return _put(view, replace(target, status=mutation.status, reason=mutation.reason))
+
+
+def copy_id(item_id: str, session_id: str) -> str:
+    """The ID of session ``session_id``'s copy of another session's session or branch item
+    ``item_id``: a session Pi forked holds the original's entries as they were, so both
+    sessions say one item ID, and each holds its own item (seed 000: a session item is
+    available throughout its session's tree, and only there). UUID-shaped, as every item
+    ID a tool may name is, and the same on every replay."""
+    digest = blake2b(f"{session_id}\0{item_id}".encode(), digest_size=16).hexdigest()
+    return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:]}"
+
+
+def own_state(view: StateView, item_id: str, session_id: str) -> ItemState | None:
+    """The item ``item_id`` names for session ``session_id``: its own copy
+    (:func:`copy_id`) when the ID is another session's session or branch item and the
+    session holds a copy of it, else the item of that ID, if any."""
+    state = view.get(item_id)
+    if state is None or state.item.scope == "project" or state.session_id == session_id:
+        return state
+    return view.get(copy_id(item_id, session_id)) or state
 
 
 def may_change(record: MutationRecord, target: ItemState) -> bool:

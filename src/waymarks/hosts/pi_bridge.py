@@ -240,7 +240,8 @@ class Bridge:
                     Path(session_file), header, _entries(params.get("entries")), self._append)
             except SessionFileError as exc:  # e.g. a header that is not Pi's
                 raise BridgeError("invalid_argument", f"initialize header: {exc}") from None
-            ledger.set_leaf(_leaf(params.get("leafId")))
+            if "leafId" in params:  # null: Pi's leaf is reset (an empty branch)
+                ledger.set_leaf(_leaf(params["leafId"]))
         app = Waymarks(self.home, cwd=cwd, session=ledger, keep_recall_index=True)
         if self.app is not None:
             # a second initialize (a re-sent session): the tool binds to the new service at
@@ -467,7 +468,9 @@ class Bridge:
             self.provider = provider  # Pi's active model's: a switch applies at once
         if self.ledger is None:
             return
-        self.ledger.feed(_entries(sync.get("entries")), leaf=_leaf(sync.get("leafId")))
+        self.ledger.feed(_entries(sync.get("entries")))
+        if "leafId" in sync:  # null: Pi's leaf is reset (``/tree`` to the first message)
+            self.ledger.set_leaf(_leaf(sync["leafId"]))
 
     def _append(self, entry: dict[str, Any]) -> dict[str, Any]:
         if entry.get("type") != "custom":

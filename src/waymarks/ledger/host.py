@@ -7,7 +7,8 @@ append is performed *by the host* (``appender``: for Pi, ``pi.appendEntry``), wh
 returns the entry as it stored it; the ledger then reads that entry like any other.
 
 The host also says which entry is its leaf (:meth:`set_leaf`): after tree navigation the
-active branch need not end at the last entry.
+active branch need not end at the last entry, and it may be empty (Pi's ``resetLeaf``,
+``/tree`` to the first user message: the host's leaf is null, its next entry a new root).
 
 What must stay true (the shared ledger contract, ``tests/ledger/test_contract.py``):
 
@@ -43,6 +44,8 @@ class _HostSession:
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: the host's leaf when it is not the last entry (after tree navigation)
     leaf: str | None = None
+    #: the host said its leaf is null: the active branch is empty until its next entry
+    reset: bool = False
 
 
 class HostSessionLog(SessionLog):
@@ -74,6 +77,10 @@ class HostSessionLog(SessionLog):
             self.set_leaf(leaf)
 
     def set_leaf(self, leaf: str | None) -> None:
+        """The host's leaf: an entry's ID, or ``None`` when the host's leaf is null (an
+        empty active branch). An ID this ledger does not hold says nothing: the leaf is
+        the last entry's, as for a file."""
+        self._shared.reset = leaf is None
         self._shared.leaf = leaf if leaf in self.by_id else None
 
     @property
@@ -81,6 +88,8 @@ class HostSessionLog(SessionLog):
         leaf = self._shared.leaf
         if leaf is not None and leaf in self.by_id:
             return leaf
+        if self._shared.reset:
+            return None
         return self.entries[-1].id if self.entries else None
 
     def append(self, entry: dict[str, Any], new_id: Callable[[], str]) -> Entry:

@@ -543,6 +543,8 @@ def _mutation_row(
     target = status_target(mutation) if mutation.operation == "status" else (
         mutation.item.id if mutation.item else None
     )
+    if isinstance(effect, Applied) and effect.changed:
+        target = effect.changed[0].id  # the item it changed (a fork's copy: its own ID)
     applied = effect is None or isinstance(effect, Applied)
     payload = encode_payload(mutation)
     fields = (record.session_id, record.entry_id, record.entry_index, record.timestamp_ms,
