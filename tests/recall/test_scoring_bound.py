@@ -6,7 +6,16 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from tests.lanes import lanes, run_property
-from waymarks.recall.scoring import Candidate, QueryPlan, Stats, score_all
+from waymarks.recall.scoring import (
+    Candidate,
+    QueryPlan,
+    Stats,
+    _bound,
+    _facts,
+    _may_be_eligible,
+    _score,
+    score_all,
+)
 
 FEATURES = ["w:a", "w:b", "w:c", "w:d", "c:dog", "c:cat", "p:x.py", "w:42", "w:use"]
 fields = st.frozensets(st.sampled_from(FEATURES), max_size=5)
@@ -42,6 +51,69 @@ def test_only_eligible_keeps_every_eligible_record_as_scored(examples: int) -> N
     run_property(examples, _only_eligible_keeps_every_eligible_record_as_scored,
                  st.lists(st.sampled_from(FEATURES), max_size=5),
                  st.lists(st.sampled_from(FEATURES), max_size=3), candidates(),
+                 st.dictionaries(st.sampled_from(FEATURES), st.integers(0, 40)))
+
+
+@st.composite
+def plain_candidates(draw: st.DrawFn) -> list[Candidate]:
+    """Claims as most are: no aliases, no quoted question, a few lengths (so that several
+    share a bound, worked out once for all of them)."""
+    out = []
+    for at in range(draw(st.integers(0, 16))):
+        body = draw(fields)
+        out.append(Candidate(
+            id=f"r{at}", kind="memory", status=draw(st.sampled_from(["active"] * 6 + ["stale"])),
+            origin="session:s", created_at=draw(st.integers(0, 3)), text="(text)", body=body,
+            sequence=tuple(sorted(body)), origin_features=draw(fields),
+            body_count=draw(st.sampled_from([6, 18, 30]))))
+    return out
+
+
+def _plain_records_keep_every_eligible_record_as_scored(
+        focus: list[str], context: list[str], records: list[Candidate],
+        df: dict[str, int]) -> None:
+    # the focus as given, a feature twice included (each occurrence counts in the sums)
+    query = QueryPlan(tuple(focus), tuple(dict.fromkeys(context)),
+                      frozenset(f for f in focus if f.startswith("p:")))
+    table = Stats(40, df)
+    every = score_all(query, records, table)
+    some = score_all(query, records, table, eligible_only=True)
+    assert [s for s in some if s.eligible] == [s for s in every if s.eligible]
+
+
+@lanes(quick=40, long=400)
+def test_plain_records_keep_every_eligible_record_as_scored(examples: int) -> None:
+    run_property(examples, _plain_records_keep_every_eligible_record_as_scored,
+                 st.lists(st.sampled_from(FEATURES), max_size=5),
+                 st.lists(st.sampled_from(FEATURES), max_size=3), plain_candidates(),
+                 st.dictionaries(st.sampled_from(FEATURES), st.integers(0, 40)))
+
+
+def _bounds_shared_by_a_pattern_are_each_ones_own(
+        focus: list[str], context: list[str], records: list[Candidate],
+        df: dict[str, int]) -> None:
+    """What is scored, and in which order (the bounds' order), is what bounding every
+    candidate on its own gives: a bound shared by candidates of one pattern is each one's."""
+    query = QueryPlan(tuple(focus), tuple(dict.fromkeys(context)),
+                      frozenset(f for f in focus if f.startswith("p:")))
+    table = Stats(40, df).memoized((*query.focus, *query.context))
+    facts = _facts(query, table)
+    if any(weight < 0 for _, weight in (*facts.focus, *facts.context)):
+        return  # (no bound then: every candidate is scored)
+    needed = 2 if len(query.focus) >= 3 else 1
+    each = [(bound, c) for c in records if (bound := _bound(facts, c, needed)) is not None]
+    each.sort(key=lambda pair: pair[0], reverse=True)
+    scored = _may_be_eligible(query, facts, records, table)
+    assert [s.candidate.id for s in scored] == [c.id for _, c in each][:len(scored)]
+    expected = [_score(query, facts, c, table) for _, c in each[:len(scored)]]
+    assert scored == expected
+
+
+@lanes(quick=60, long=600)
+def test_bounds_shared_by_a_pattern_are_each_ones_own(examples: int) -> None:
+    run_property(examples, _bounds_shared_by_a_pattern_are_each_ones_own,
+                 st.lists(st.sampled_from(FEATURES), max_size=5),
+                 st.lists(st.sampled_from(FEATURES), max_size=3), plain_candidates(),
                  st.dictionaries(st.sampled_from(FEATURES), st.integers(0, 40)))
 
 
