@@ -263,6 +263,33 @@ def test_a_wrongly_shaped_manifest_is_damage_not_a_traceback(
                 if not p.name.endswith(("-wal", "-shm"))]) == 1
 
 
+@pytest.mark.parametrize(("name", "value"), [
+    ("manifest_head", '[{"id": "x"}]'),  # the pins' entries wrongly shaped
+    ("manifest_head", "[]"),  # fewer than the manifest counts
+    ("manifest_head", None),  # gone
+])
+def test_a_damaged_manifest_head_is_damage_not_a_traceback(
+        make_app: Callable[..., Waymarks], home: Path, project: Path, name: str,
+        value: str | None) -> None:
+    app = make_app()
+    app.pin("Run the tests before every commit")
+    plan_request(app, "what should I run before committing?")
+    app.close()
+    con = sqlite3.connect(home / "waymarks.db")
+    if value is None:
+        con.execute("DELETE FROM meta WHERE name = ?", (name,))
+    else:
+        con.execute("UPDATE meta SET value = ? WHERE name = ?", (value, name))
+    assert con.total_changes == 1
+    con.commit()
+    con.close()
+    done = waymarks("--home", str(home), "--cwd", str(project), "--json", "manifest")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert isinstance(json.loads(done.stdout), dict)
+    assert len([p for p in home.glob("waymarks.db.damaged-*")
+                if not p.name.endswith(("-wal", "-shm"))]) == 1
+
+
 def test_two_processes_that_find_one_damage_set_it_aside_once(
         make_app: Callable[..., Waymarks], home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # both held the damaged file; the second set aside the database the first had just

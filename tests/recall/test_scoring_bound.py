@@ -3,46 +3,108 @@ same scores, verdicts and order, as scoring every candidate."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hypothesis import strategies as st
 
 from tests.lanes import lanes, run_property
-from waymarks.recall.scoring import Candidate, QueryPlan, Stats, score_all
+from waymarks.recall.scoring import (
+    Candidate,
+    QueryPlan,
+    Stats,
+    _bound,
+    _facts,
+    _may_be_eligible,
+    _score,
+    score_all,
+)
 
 FEATURES = ["w:a", "w:b", "w:c", "w:d", "c:dog", "c:cat", "p:x.py", "w:42", "w:use"]
 fields = st.frozensets(st.sampled_from(FEATURES), max_size=5)
 
 
 @st.composite
-def candidates(draw: st.DrawFn) -> list[Candidate]:
+def candidates(draw: st.DrawFn, plain: bool = False) -> list[Candidate]:
+    """Records of every shape; ``plain``: as most claims are (no aliases, no quoted
+    question, a few lengths), so that several share a bound, worked out once for all."""
     out = []
-    for at in range(draw(st.integers(0, 12))):
+    for at in range(draw(st.integers(0, 16 if plain else 12))):
         body = draw(fields)
         out.append(Candidate(
             id=f"r{at}", kind="memory", status=draw(st.sampled_from(["active"] * 4 + ["stale"])),
             origin="session:s", created_at=draw(st.integers(0, 3)), text="(text)", body=body,
-            sequence=tuple(sorted(body)), aliases=draw(fields), quoted=draw(fields),
-            origin_features=draw(fields), body_count=draw(st.integers(0, 30)),
+            sequence=tuple(sorted(body)), aliases=frozenset() if plain else draw(fields),
+            quoted=frozenset() if plain else draw(fields), origin_features=draw(fields),
+            body_count=draw(st.sampled_from([6, 18, 30]) if plain else st.integers(0, 30)),
             freshness=draw(st.sampled_from([1.0, 0.5])), utility=draw(st.sampled_from([1.0, 2.0]))))
     return out
 
 
-def _only_eligible_keeps_every_eligible_record_as_scored(
-        focus: list[str], context: list[str], records: list[Candidate],
-        df: dict[str, int]) -> None:
-    query = QueryPlan(tuple(dict.fromkeys(focus)), tuple(dict.fromkeys(context)),
-                      frozenset(f for f in focus if f.startswith("p:")))
+def _query(focus: list[str], context: list[str], distinct: bool = True) -> QueryPlan:
+    """``distinct=False``: the focus as given, a feature twice included (each occurrence
+    counts in the sums)."""
+    return QueryPlan(tuple(dict.fromkeys(focus)) if distinct else tuple(focus),
+                     tuple(dict.fromkeys(context)),
+                     frozenset(f for f in focus if f.startswith("p:")))
+
+
+def _same_eligible(query: QueryPlan, records: list[Candidate], df: dict[str, int]) -> None:
     table = Stats(40, df)
     every = score_all(query, records, table)
     some = score_all(query, records, table, eligible_only=True)
     assert [s for s in some if s.eligible] == [s for s in every if s.eligible]
 
 
+def _only_eligible_keeps_every_eligible_record_as_scored(
+        focus: list[str], context: list[str], records: list[Candidate],
+        df: dict[str, int]) -> None:
+    _same_eligible(_query(focus, context), records, df)
+
+
+def _plain_records_keep_every_eligible_record_as_scored(
+        focus: list[str], context: list[str], records: list[Candidate],
+        df: dict[str, int]) -> None:
+    _same_eligible(_query(focus, context, distinct=False), records, df)
+
+
+def _property(examples: int, check: Callable[..., None], plain: bool) -> None:
+    run_property(examples, check, st.lists(st.sampled_from(FEATURES), max_size=5),
+                 st.lists(st.sampled_from(FEATURES), max_size=3), candidates(plain),
+                 st.dictionaries(st.sampled_from(FEATURES), st.integers(0, 40)))
+
+
 @lanes(quick=20, long=400)
 def test_only_eligible_keeps_every_eligible_record_as_scored(examples: int) -> None:
-    run_property(examples, _only_eligible_keeps_every_eligible_record_as_scored,
-                 st.lists(st.sampled_from(FEATURES), max_size=5),
-                 st.lists(st.sampled_from(FEATURES), max_size=3), candidates(),
-                 st.dictionaries(st.sampled_from(FEATURES), st.integers(0, 40)))
+    _property(examples, _only_eligible_keeps_every_eligible_record_as_scored, plain=False)
+
+
+@lanes(quick=20, long=400)
+def test_plain_records_keep_every_eligible_record_as_scored(examples: int) -> None:
+    _property(examples, _plain_records_keep_every_eligible_record_as_scored, plain=True)
+
+
+def _bounds_shared_by_a_pattern_are_each_ones_own(
+        focus: list[str], context: list[str], records: list[Candidate],
+        df: dict[str, int]) -> None:
+    """What is scored, and in which order (the bounds' order), is what bounding every
+    candidate on its own gives: a bound shared by candidates of one pattern is each one's."""
+    query = _query(focus, context, distinct=False)
+    table = Stats(40, df).memoized((*query.focus, *query.context))
+    facts = _facts(query, table)
+    if any(weight < 0 for _, weight in (*facts.focus, *facts.context)):
+        return  # (no bound then: every candidate is scored)
+    needed = 2 if len(query.focus) >= 3 else 1
+    each = [(bound, c) for c in records if (bound := _bound(facts, c, needed)) is not None]
+    each.sort(key=lambda pair: pair[0], reverse=True)
+    scored = _may_be_eligible(query, facts, records, table)
+    assert [s.candidate.id for s in scored] == [c.id for _, c in each][:len(scored)]
+    expected = [_score(query, facts, c, table) for _, c in each[:len(scored)]]
+    assert scored == expected
+
+
+@lanes(quick=60, long=600)
+def test_bounds_shared_by_a_pattern_are_each_ones_own(examples: int) -> None:
+    _property(examples, _bounds_shared_by_a_pattern_are_each_ones_own, plain=True)
 
 
 def test_candidates_that_cannot_be_eligible_are_left_unscored() -> None:

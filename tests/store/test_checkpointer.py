@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from waymarks.store.wal import CHECKPOINT_EVERY_COMMITS, Checkpointer
+from waymarks.store.wal import CHECKPOINT_EVERY_COMMITS, Checkpointer, checkpoint
 
 
 def held(path: Path, value: int) -> sqlite3.Connection:
@@ -48,3 +48,35 @@ def test_a_checkpoint_never_creates_the_database_it_checkpoints(tmp_path: Path) 
     copy.write_bytes(path.read_bytes())  # what the checkpoint wrote into the file itself
     assert sqlite3.connect(copy).execute("SELECT x FROM t").fetchall() == [(2,)]
     again.close()
+
+
+class CommittedBeside(sqlite3.Connection):
+    """The checkpoint's connection, with another connection committing right after its
+    first pass copied the log (as the owner's next plan does, while a pass runs)."""
+
+    beside: sqlite3.Connection | None = None
+
+    def execute(self, sql: str, parameters: object = (), /) -> sqlite3.Cursor:
+        cursor = super().execute(sql, parameters)  # type: ignore[arg-type]
+        if sql.startswith("PRAGMA wal_checkpoint") and self.beside is not None:
+            self.beside.execute("INSERT INTO t VALUES (zeroblob(20000))")
+            self.beside = None
+        return cursor
+
+
+def test_a_checkpoint_catches_up_with_commits_made_beside_it(tmp_path: Path) -> None:
+    path = tmp_path / "busy.db"
+    owner = held(path, 1)
+    for _ in range(20):
+        owner.execute("INSERT INTO t VALUES (zeroblob(20000))")  # ~100 pages of log
+    checkpointer = sqlite3.connect(path, isolation_level=None, factory=CommittedBeside)
+    checkpointer.beside = owner
+    checkpoint(checkpointer)
+    assert checkpointer.beside is None  # (the commit beside it was made)
+    # the whole log was copied, so the owner's next commit starts it over: its pages
+    # alone (one pass left the commit made beside it uncopied: 8 pages, and growing)
+    owner.execute("INSERT INTO t VALUES (1)")
+    busy, log, done = owner.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    assert (busy, done) == (0, log) and 0 < log <= 3
+    checkpointer.close()
+    owner.close()

@@ -75,6 +75,18 @@ def _loaded(path: Path, claims: list[RecordInput]) -> tuple[RecallIndex, RecallC
     return index, cache
 
 
+def _chosen(cache: RecallCache, queries: list[str], limit: int | None = None) -> list[list[str]]:
+    """The IDs of the candidates the in-memory index chooses for each query."""
+    out = []
+    for query in queries:
+        plan = direct_plan(query)
+        stats = cache.stats((*plan.focus, *plan.context))
+        found = (cache.candidates(plan, stats) if limit is None
+                 else cache.candidates(plan, stats, limit=limit))
+        out.append([c.id for c in found])
+    return out
+
+
 @lanes(quick=12, long=300)
 def test_cached_and_sqlite_recall_choose_the_same(examples: int, tmp_path: Path) -> None:
     rng = random.Random(20261202)
@@ -141,12 +153,7 @@ def test_queries_matching_many_rows_are_ranked_in_sqlite_with_the_same_candidate
 
     def chosen(past: int) -> list[list[str]]:
         monkeypatch.setattr(recall_cache, "SQLITE_PAST", past)
-        out = []
-        for query in queries:
-            plan = direct_plan(query)
-            out.append([c.id for c in cache.candidates(
-                plan, cache.stats((*plan.focus, *plan.context)))])
-        return out
+        return _chosen(cache, queries)
 
     in_memory = chosen(10**9)
     assert asked == [] and sum(map(bool, in_memory)) > 100
@@ -179,12 +186,7 @@ def test_rows_of_common_terms_looked_up_only_for_the_rarer_terms_rows_agree(
 
     def chosen(past: int, limit: int) -> list[list[str]]:
         monkeypatch.setattr(recall_cache, "COMMON_PAST", past)
-        out = []
-        for query in queries:
-            plan = direct_plan(query)
-            out.append([c.id for c in cache.candidates(
-                plan, cache.stats((*plan.focus, *plan.context)), limit=limit)])
-        return out
+        return _chosen(cache, queries, limit)
 
     taken = []
     for limit in (100, 20, 3):
@@ -196,6 +198,29 @@ def test_rows_of_common_terms_looked_up_only_for_the_rarer_terms_rows_agree(
             assert chosen(past, limit) == every_row, (past, limit)
             taken.append(sum(map(bool, shortcuts)))  # listings that left common terms out
     assert sum(taken) > examples // 3, taken
+
+@lanes(quick=20, long=150)
+def test_common_terms_looked_up_in_a_set_or_by_bisection_agree(
+        examples: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A common term's rows are looked up in a set of its postings while those are few
+    beside the rows looked up (``SET_LOOKUP_PAST``), else by bisection: the same
+    candidates either way, and the same as listing every row."""
+    from waymarks.store import recall_cache
+
+    rng = random.Random(29)
+    _index, cache = _store(tmp_path / "store.sqlite3", rng, 3000)
+    queries = _queries(rng, 150)[:examples]
+
+    def chosen(common_past: int, set_past: int) -> list[list[str]]:
+        monkeypatch.setattr(recall_cache, "COMMON_PAST", common_past)
+        monkeypatch.setattr(recall_cache, "SET_LOOKUP_PAST", set_past)
+        return _chosen(cache, queries)
+
+    every_row = chosen(10**9, 0)
+    assert sum(map(bool, every_row)) > examples * 2 // 3
+    assert chosen(100, 0) == every_row  # bisection only
+    assert chosen(100, 10**9) == every_row  # sets only
+    assert chosen(100, 16) == every_row  # as shipped
 
 
 def test_rows_of_a_common_term_that_outscore_the_rarer_terms_rows_are_not_skipped(

@@ -157,3 +157,24 @@ def test_the_last_manifest_round_trips(store: Store) -> None:
     with store.transaction():
         store.save_manifest(manifest)
     assert store.last_manifest() == manifest
+
+
+def test_a_manifest_with_shared_first_entries_round_trips(store: Store) -> None:
+    def entry(n: int, kind: str) -> dict[str, object]:
+        return {"id": f"{kind}-{n}", "kind": kind, "decision": "included",
+                "reason": "applicable pin", "score": None, "tokens": n}
+
+    pins = [entry(n, "pin") for n in range(3)]
+    for shared, entries in ((3, [*pins, entry(0, "memory")]),
+                            (3, [*pins, entry(1, "memory"), entry(2, "memory")]),  # same pins
+                            (2, [*pins[:2], entry(3, "memory")]),  # the pins changed
+                            (0, [entry(4, "memory")]),  # none shared: the head row unused
+                            (9, pins)):  # more than it has: all of them
+        manifest = {"provider": "remote", "fallback": None, "totalTokens": 7,
+                    "blocks": [{"kind": "pins", "tokens": 5}], "entries": entries,
+                    "notes": []}
+        with store.transaction():
+            store.save_manifest(manifest, shared=shared)
+        stored = store.last_manifest()
+        assert stored == manifest and list(stored) == list(manifest)  # the keys' order too
+    assert store.health()["ok"]

@@ -261,8 +261,28 @@ def _may_be_eligible(plan: QueryPlan, facts: _Facts, candidates: Iterable[Candid
     if any(weight < 0 for _, weight in (*facts.focus, *facts.context)):
         return [_score(plan, facts, c, stats) for c in candidates]  # (df > records: no bound)
     needed = 2 if len(plan.focus) >= 3 else 1
-    bounded = [(bound, candidate) for candidate in candidates
-               if (bound := _bound(facts, candidate, needed)) is not None]
+    # An active candidate without aliases or a quoted question (most claims) has the bound
+    # of any other holding the same query features in its body and in its origin, with a
+    # body as long: :func:`_bound` asks no more of it. Worked out once per such pattern
+    # (the same operations, so the same float): a plan's 100 candidates have a handful.
+    # Without context, and with each focus feature once, only the body's matches are
+    # strong: fewer than ``needed`` there, and it is refused as :func:`_bound` refuses it.
+    features = frozenset((*plan.focus, *plan.context))
+    counted = not plan.context and len(features) == len(plan.focus)
+    patterns: dict[tuple[frozenset[str], frozenset[str], int], float | None] = {}
+    bounded: list[tuple[float, Candidate]] = []
+    for candidate in candidates:
+        if candidate.aliases or candidate.quoted or candidate.status != "active":
+            bound = _bound(facts, candidate, needed)
+        else:
+            held = features & candidate.body
+            if counted and len(held) < needed:
+                continue
+            pattern = (held, features & candidate.origin_features, candidate.body_count)
+            bound = patterns[pattern] if pattern in patterns else patterns.setdefault(
+                pattern, _bound(facts, candidate, needed))
+        if bound is not None:
+            bounded.append((bound, candidate))
     bounded.sort(key=lambda pair: pair[0], reverse=True)
     scored: list[Scored] = []
     best = 0.0

@@ -233,5 +233,8 @@ def _memory_block(view: ItemView, score: float, reason: str) -> MemoryBlock:
 
 
 def _remember_manifest(app: Waymarks, plan: Plan) -> None:
+    # the pins' entries come first, the same plan after plan: the store keeps them apart
+    pins = next((at for at, e in enumerate(plan.manifest) if e.kind != "pin"),
+                len(plan.manifest))
     with app.projection.transaction():
-        app.projection.save_manifest(plan.manifest_json())
+        app.projection.save_manifest(plan.manifest_json(), shared=pins)

@@ -253,15 +253,35 @@ class _Manifest(msgspec.Struct):
     fallback: str | None = None
     totalTokens: int = 0  # the stored JSON names
     modelLimit: int | None = None
+    sharedEntries: int = 0  # (stored only: see ``SHARED_ENTRIES``)
 
 
-def decode_manifest(raw: str | bytes) -> dict[str, Any]:
-    """The stored last manifest; :class:`ProjectionDamaged` unless it decodes to the
-    shape its readers index (JSON that parses but is wrongly shaped is damage too)."""
+#: the stored manifest's count of its first entries kept in the ``manifest_head`` row
+#: (the pins', the same plan after plan: written only when they change)
+SHARED_ENTRIES = "sharedEntries"
+
+
+def decode_manifest(raw: str | bytes, head: str | bytes | None = None) -> dict[str, Any]:
+    """The stored last manifest, its shared first entries (the ``manifest_head`` row,
+    ``head``) put back in front of its own; :class:`ProjectionDamaged` unless both decode
+    to the shape their readers index (JSON that parses but is wrongly shaped is damage
+    too, and so is a count of shared entries the head row does not hold)."""
     with decoding("meta last_manifest"):
         data = msgspec.json.decode(raw)
         msgspec.convert(data, _Manifest)  # the shape, checked on what was decoded once
-        return dict(data)
+        data = dict(data)
+    shared = data.pop(SHARED_ENTRIES, 0)
+    if not shared:
+        return data
+    require(head is not None, "meta last_manifest names a missing manifest_head")
+    assert head is not None  # (for the type checker: require raised otherwise)
+    with decoding("meta manifest_head"):
+        entries = msgspec.json.decode(head)
+        msgspec.convert(entries, list[_ManifestEntry])
+    require(shared > 0 and len(entries) == shared,
+            "meta manifest_head does not hold the entries meta last_manifest counts")
+    data["entries"] = entries + data["entries"]
+    return data
 
 
 @contextmanager
@@ -482,9 +502,10 @@ def _verify_meta(db: sqlite3.Connection) -> list[str]:
         if row is not None:
             with decoding("meta last_order"):
                 msgspec.json.decode(row[0])
-        row = db.execute("SELECT value FROM meta WHERE name = 'last_manifest'").fetchone()
-        if row is not None:
-            decode_manifest(row[0])
+        stored = dict(db.execute("SELECT name, value FROM meta"
+                                 " WHERE name IN ('last_manifest', 'manifest_head')"))
+        if "last_manifest" in stored:
+            decode_manifest(stored["last_manifest"], stored.get("manifest_head"))
     except ProjectionDamaged as exc:
         return [str(exc)]
     return []

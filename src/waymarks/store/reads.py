@@ -21,7 +21,13 @@ from waymarks.ledger.log import SessionLog
 from waymarks.store import entries as entries_index
 from waymarks.store import queries
 from waymarks.store.epoch import Epoch, Token
-from waymarks.store.integrity import ITEM_ID, SOURCE_FIELDS, decode_manifest, verify_source
+from waymarks.store.integrity import (
+    ITEM_ID,
+    SHARED_ENTRIES,
+    SOURCE_FIELDS,
+    decode_manifest,
+    verify_source,
+)
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.rows import state_from_row
 
@@ -207,16 +213,35 @@ class ProjectionReads:
     # -- the last plan's manifest ---------------------------------------------------
 
     def last_manifest(self) -> dict[str, Any] | None:
-        row = self.db.execute("SELECT value FROM meta WHERE name = 'last_manifest'").fetchone()
-        if row is None:
+        stored = dict(self.db.execute("SELECT name, value FROM meta"
+                                      " WHERE name IN ('last_manifest', 'manifest_head')"))
+        if "last_manifest" not in stored:
             return None
-        return decode_manifest(row[0])
+        return decode_manifest(stored["last_manifest"], stored.get("manifest_head"))
 
-    def save_manifest(self, manifest: dict[str, Any]) -> None:
+    def save_manifest(self, manifest: dict[str, Any], shared: int = 0) -> None:
         """Keep a plan's manifest (call inside a transaction). It changes nothing a reader
-        keeps, so the change token stays (:meth:`~waymarks.store.epoch.Epoch.quiet`)."""
+        keeps, so the change token stays (:meth:`~waymarks.store.epoch.Epoch.quiet`).
+
+        ``shared``: how many of its first entries are likely the last plan's too (the
+        pins'). They are kept in a row of their own, ``manifest_head``, written only when
+        they changed: rewriting them with every plan (~15 KB for 50 pins, spilling into
+        overflow pages) wrote ~9 pages of WAL per plan, and the checkpoints that copy them
+        back slowed the plans beside them. The manifest row counts them
+        (:data:`~waymarks.store.integrity.SHARED_ENTRIES`), and both rows change in one
+        transaction, so whichever process wrote last, they belong together."""
+        entries = manifest["entries"]
+        shared = max(0, min(shared, len(entries)))
         with self.epoch.quiet():
-            self.db.execute(
-                "INSERT INTO meta (name, value) VALUES ('last_manifest', ?) ON CONFLICT"
-                " (name) DO UPDATE SET value = excluded.value",
-                (_MANIFEST_ENCODER.encode(manifest).decode(),))
+            if shared:
+                head = _MANIFEST_ENCODER.encode(entries[:shared]).decode()
+                kept = self.db.execute(
+                    "SELECT value FROM meta WHERE name = 'manifest_head'").fetchone()
+                if kept is None or kept[0] != head:
+                    self._set_meta("manifest_head", head)
+                manifest = {**manifest, "entries": entries[shared:], SHARED_ENTRIES: shared}
+            self._set_meta("last_manifest", _MANIFEST_ENCODER.encode(manifest).decode())
+
+    def _set_meta(self, name: str, value: str) -> None:
+        self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
+                        " DO UPDATE SET value = excluded.value", (name, value))

@@ -1,0 +1,63 @@
+"""The last plan's manifest as the store keeps it: the pins' entries (the same plan after
+plan) in a row of their own, written only when they change, and read back exactly."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from waymarks.cli.main import main
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+from waymarks.service.planning import last_manifest, plan_request
+
+PINS = 20  # ~5 KB of pin entries: more than a database page
+
+
+def wal_size(home: Path) -> int:
+    return os.path.getsize(home / "waymarks.db-wal")
+
+
+def test_the_pins_entries_are_not_rewritten_by_every_plan(
+        app: Waymarks, home: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    for n in range(PINS):
+        app.pin(f"Pinned rule {n}: keep the billing changes small")
+    app.remember("The billing service listens on port 8080")
+    app.remember("The auth service keeps logs for 30 days")
+    first = plan_request(app, "what port does the billing service use?")
+    assert [e.kind for e in first.manifest].count("pin") == PINS
+    assert last_manifest(app) == first.manifest_json()
+    before = wal_size(home)
+    second = plan_request(app, "how long does the auth service keep logs?")
+    # the pins' ~5 KB stayed where they were: the plan wrote its own entries, a page
+    # (before: every entry again, its overflow pages and the free list's, ~4 pages here)
+    assert wal_size(home) - before <= 2 * (4096 + 24)
+    stored = last_manifest(app)
+    assert stored == second.manifest_json() != first.manifest_json()
+    assert json.dumps(stored) == json.dumps(second.manifest_json())  # the keys' order too
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    capsys.readouterr()
+    assert main(["--json", "included"]) == 0
+    included = json.loads(capsys.readouterr().out)
+    assert json.dumps(included).count("Pinned") == 0  # (IDs only, as ever)
+    assert {e.id for e in second.manifest if e.decision == "included"} <= set(
+        json.dumps(included).replace('"', " ").split())
+
+
+def test_changed_pins_are_written_again(app: Waymarks) -> None:
+    ids = []
+    for n in range(3):
+        done = app.pin(f"Pinned rule {n}: run the tests first")
+        assert isinstance(done, Committed)
+        ids.append(done.id)
+    plan_request(app, "what should I run first?")
+    app.unpin(ids[0])
+    app.pin("A new rule: review before merging")
+    plan = plan_request(app, "what should I run first?")
+    stored = last_manifest(app)
+    assert stored == plan.manifest_json()
+    assert ids[0] not in json.dumps(stored)
