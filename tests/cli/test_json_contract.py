@@ -255,6 +255,17 @@ def test_a_file_argument_that_cannot_be_read_is_refused(fresh: Home,
     assert str(fresh.root) in document["message"], document
 
 
+@pytest.mark.parametrize("command", ["trust", "untrust"])
+def test_an_empty_project_path_is_refused_not_the_working_directory(fresh: Home,
+                                                                    command: str) -> None:
+    """``trust ""`` (a script's unset variable) trusted the working directory."""
+    ran = fresh.run("--json", command, "")
+    document = contract(ran)
+    assert (ran.returncode, document["code"]) == (2, "invalid_argument"), document
+    assert "waymarks trust ." in document["message"]
+    assert contract(fresh.run("--json", "trust", "--list"))["projects"] == []
+
+
 def test_a_confirmation_without_a_terminal_is_refused(shared: Home) -> None:
     ran = shared.run("--json", "team", "share", shared.claim[:8])
     document = contract(ran)
