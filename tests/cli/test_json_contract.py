@@ -295,6 +295,17 @@ def test_json_given_a_value_is_refused_in_json(shared: Home, flag: str) -> None:
     assert "does not take a value" in document["message"]
 
 
+@pytest.mark.parametrize("argv", [["--json", "--version"], ["--version", "--json"],
+                                  ["--json"], ["--json", "no-such-command"]], ids=" ".join)
+def test_the_root_answers_in_json(shared: Home, argv: list[str]) -> None:
+    ran = shared.run(*argv)
+    document = contract(ran)
+    if "--version" in argv:
+        assert ran.returncode == 0 and document["version"], document
+    else:
+        assert (ran.returncode, document["code"]) == (2, "usage"), document
+
+
 def test_json_after_double_dash_is_text_not_the_flag(shared: Home) -> None:
     ran = shared.run("memory", "show", UNKNOWN, "--", "--json")
     assert ran.returncode == 2 and ran.stdout == "" and "Traceback" not in ran.stderr
