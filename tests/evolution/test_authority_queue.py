@@ -111,6 +111,7 @@ def test_an_authority_refusal_changes_nothing_and_pauses_without_settling(
         assert len(fake.requests) == 1
     assert (attempt["outcome"], attempt["reason"], attempt["sourceId"]) == (
         "paused", "write_rejected", source_id)
+    assert attempt["code"] == "paused" and "is paused (write_rejected)" in attempt["message"]
 
     # the ledger: only the refusal, with its fixed reason; no claim, no settlement
     added = _records(home)[len(ledger_before):]

@@ -80,6 +80,8 @@ def test_no_route_leaves_the_source_pending_and_status_says_why(home: Path, proj
     code, data, _ = _run(home, project, "evolve", step=tmp_path / "step",
                          env={"PATH": str(tmp_path)})  # no `claude` either
     assert code == 1 and (data["outcome"], data["reason"]) == ("waiting", "no_route")
+    # an error document as every command's: a code for scripts, a message for people
+    assert data["code"] == "waiting" and data["message"].startswith("src-1 was not attempted")
     code, data, _ = _run(home, project, "evolution", "status", step=tmp_path / "step")
     assert data["counts"]["pending"] == 1 and data["waiting"][0]["reason"] == "no_route"
     assert "no model route" in data["blocked"]
@@ -90,8 +92,9 @@ def test_an_invalid_config_is_refused_without_echo(home: Path, project: Path,
                                                    tmp_path: Path) -> None:
     _config(home, '[evolution]\nlearn = true\ncallsPerHour = "sk-live-abcdef0123456789abcdef"\n')
     code, data, out = _run(home, project, "evolution", "status", step=tmp_path / "step")
-    assert code == 2 and data["code"] == "bad_config" and "callsPerHour" in data["message"]
+    # a configuration file is the environment: exit 1, as every command reports bad_config
+    assert code == 1 and data["code"] == "bad_config" and "callsPerHour" in data["message"]
     assert "abcdef0123456789" not in out
     FileStep(tmp_path / "step").add("src-1")
     code, data, out = _run(home, project, "evolve", step=tmp_path / "step")
-    assert code == 2 and data["code"] == "bad_config" and "abcdef0123456789" not in out
+    assert code == 1 and data["code"] == "bad_config" and "abcdef0123456789" not in out

@@ -132,9 +132,10 @@ def test_an_unknown_id_is_named_briefly_and_history_of_one_is_not_found(
     assert refused["code"] == "not_found" and len(refused["message"]) < 300
     assert "a" * 64 + "…" in refused["message"] and "a" * 65 not in refused["message"]
     (home / "config.toml").write_text("[evolution]\nlearn = true\n", encoding="utf-8")
-    unknown = cli("evolve", "\x1b[31m" + big, expect=1)
-    assert unknown["outcome"] == "unknown_source"
+    unknown = cli("evolve", "\x1b[31m" + big, expect=2)  # an unknown ID, as everywhere
+    assert (unknown["outcome"], unknown["code"]) == ("rejected", "not_found")
     assert unknown["sourceId"] == "\\u001b[31m" + "a" * 59 + "…"
+    assert unknown["sourceId"] in unknown["message"] and len(unknown["message"]) < 300
     missing = cli("evolution", "history", "--claim", "nope", expect=2)
     assert (missing["code"], missing["message"].split(";")[0]) == (
         "not_found", "no learned claim has the ID 'nope'")

@@ -112,6 +112,8 @@ def _register_cli_only(root: Group) -> None:
             raise click.UsageError("context runs one command, not another context: give "
                                    "the command itself, e.g. waymarks context \"pins\"")
         run.in_context = True
+        if wants_json(tokens):  # before parsing: its usage errors and help answer in JSON
+            run.json = True
         try:
             return invoke(root, tokens, run)
         finally:

@@ -185,9 +185,11 @@ def repair_note(repaired: dict[str, Any]) -> str:
 
 def wants_json(argv: list[str]) -> bool:
     """``--json`` (in any case, as every option name) before ``--``: even a usage error or
-    help is then one JSON document."""
+    help is then one JSON document. So is ``--json=VALUE``'s usage error (the flag takes
+    no value): that script asked for JSON too."""
     scan = argv[:argv.index("--")] if "--" in argv else argv
-    return any(token.lower() == "--json" for token in scan)
+    return any(token.lower() == "--json" or token.lower().startswith("--json=")
+               for token in scan)
 
 
 def argument_error() -> type[ArgumentError]:

@@ -73,7 +73,7 @@ def json_option() -> click.Option:
 
 class Command(click.Command):
     """A command whose help option answers with a :class:`Shown` result and which takes
-    ``--json`` wherever it is."""
+    ``--json`` wherever it is (as a :class:`Group` does)."""
 
     def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
         kwargs.setdefault("context_settings", CONTEXT_SETTINGS)
@@ -113,6 +113,8 @@ class Group(click.Group):
         kwargs.setdefault("context_settings", CONTEXT_SETTINGS)
         kwargs.setdefault("no_args_is_help", False)
         super().__init__(*args, **kwargs)
+        if not any(param.name == "json" for param in self.params):  # (the CLI's root has)
+            self.params.append(json_option())  # `learn --help --json` was "no such option"
         self.default = default
         self.examples = tuple(examples)
         #: names in the order the help lists them, loaded or not

@@ -39,7 +39,8 @@ _TEXT = {
     "busy": "{source} is being attempted by another process right now.",
     "late": "The reply for {source} came after its lease ended and was not applied.",
     "cancelled": "The attempt on {source} was cancelled; it stays pending.",
-    "unknown_source": "No captured source {source} is known to the queue.",
+    "unknown_source": "No captured source {source} is known to the queue; see `waymarks "
+                      "evolution status` (a source ID, or a unique prefix of 4+ characters)",
     "bad_row": "The queue row of {source} is damaged and left out; see `waymarks evolution "
                "status`.",
 }
@@ -66,24 +67,18 @@ def register_evolution(root: Group) -> None:
         (a source ID or a unique prefix of 4+ characters) overrides the source's retry
         delay, pause and own caps, never the shared hourly or daily ceilings; a settled
         source is never run again."""
-        from waymarks.service.evolution_config import EvolutionConfigError
+        from waymarks.commands.learn import configured
         from waymarks.service.evolution_status import WAIT_TEXT
         from waymarks.service.evolution_wiring import open_for
-        from waymarks.service.learning import LearningConfigError, learning_state
+        from waymarks.service.learning import learning_state
 
         app = runtime().app()
-        try:
-            learning = learning_state(app.home, app.cwd)
-        except LearningConfigError as exc:
-            return refused(exc.code, str(exc))
+        learning = configured(lambda: learning_state(app.home, app.cwd))
         if not learning.enabled:  # nothing is sent (the queue also checks each job's origin)
             return refused("learning_off", "learning is off for this directory; " + (
                 "its .waymarks/config.toml sets [evolution] learn = false"
                 if learning.project_off else "`waymarks learn on` to turn it on"))
-        try:
-            queue = open_for(app, clients, available)
-        except EvolutionConfigError as exc:
-            return refused("bad_config", str(exc))
+        queue = configured(lambda: open_for(app, clients, available))
         if queue is None:
             return refused("unavailable", "memory consolidation is not wired in this build "
                            "(no consolidation step is registered)")
@@ -94,12 +89,17 @@ def register_evolution(root: Group) -> None:
         data: dict[str, Any] = attempt.to_json()
         why = WAIT_TEXT.get(attempt.reason or "", attempt.reason or "")
         shown = echoed(attempt.source_id or source or "")  # an unknown one is the argument
-        if attempt.outcome == "unknown_source":
-            data["sourceId"] = shown
         text = _TEXT[attempt.outcome].format(source=shown, why=why,
                                              reason=attempt.reason, provider=attempt.provider,
                                              model=attempt.model)
-        return Result(data, text, 0 if attempt.outcome in _DONE else EXIT_ERROR)
+        if attempt.outcome == "unknown_source":  # an unknown ID: refused as every command's
+            refusal = refused("not_found", text)
+            refusal.data["sourceId"] = shown
+            return refusal
+        if attempt.outcome in _DONE:
+            return Result(data, text)
+        # a failed attempt: its outcome is the code a script reads, as in every error
+        return Result({**data, "code": attempt.outcome, "message": text}, text, EXIT_ERROR)
 
     group = Group("evolution", default="status", help="Memory evolution's job queue.",
                   examples=["waymarks evolution status", "waymarks evolution status --json"])
@@ -109,16 +109,13 @@ def register_evolution(root: Group) -> None:
              examples=["waymarks evolution status --json"])
     def status() -> Result:
         """Reads the queue (<home>/evolution.db) and the configuration; calls no model."""
-        from waymarks.service.evolution_config import EvolutionConfigError
+        from waymarks.commands.learn import configured
         from waymarks.service.evolution_status import evolution_status
         from waymarks.service.evolution_wiring import config_for
         from waymarks.service.learning import learning_enabled
 
         app = runtime().app()
-        try:
-            config = config_for(app)
-        except EvolutionConfigError as exc:
-            return refused("bad_config", str(exc))
+        config = configured(lambda: config_for(app))
         data = evolution_status(app.home, config, app.settings().policy,
                                 int(time.time() * 1000), available=available,
                                 learning=learning_enabled(app.home))

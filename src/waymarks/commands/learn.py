@@ -26,8 +26,11 @@ ON_NOTE = ("Learning is on: statements you make and compaction summaries are cap
            "outrank pins or confirmed memory. Turn it off with `waymarks learn off`.")
 
 
-def _config(call: Callable[[], T]) -> T:
-    """A learning configuration error as the CLI reports configuration errors."""
+def configured(call: Callable[[], T]) -> T:
+    """``call()``, with a configuration it cannot use (the learning switch, the
+    ``[evolution]`` routes) reported as every command reports one: ``bad_config``, exit 1
+    (an environment problem; ``evolve`` and ``evolution status`` refused it, exit 2)."""
+    from waymarks.service.evolution_config import EvolutionConfigError
     from waymarks.service.learning import LearningConfigError
     from waymarks.service.outcomes import ServiceError
 
@@ -35,6 +38,8 @@ def _config(call: Callable[[], T]) -> T:
         return call()
     except LearningConfigError as exc:
         raise ServiceError(exc.code, str(exc)) from exc
+    except EvolutionConfigError as exc:
+        raise ServiceError("bad_config", str(exc)) from exc
 
 
 def learn_group() -> Group:
@@ -51,7 +56,7 @@ def learn_group() -> Group:
         from waymarks.service.learning import learning_state
 
         app = runtime().app()
-        state = _config(lambda: learning_state(app.home, app.cwd))
+        state = configured(lambda: learning_state(app.home, app.cwd))
         data = state.to_json()
         counts: dict[str, int] = {}
         bad: list[str] = []
@@ -83,7 +88,7 @@ def learn_group() -> Group:
         from waymarks.service.learning import set_learning
 
         app = runtime().app()
-        state = _config(lambda: set_learning(app.home, on))
+        state = configured(lambda: set_learning(app.home, on))
         return Result(state.to_json(), ON_NOTE if on else "Learning is off: nothing more "
                       "is captured. What was learned stays until you forget it.")
 

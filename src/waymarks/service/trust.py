@@ -78,6 +78,9 @@ class TrustStore:
 
 
 def _canonical(path: str) -> str:
+    if not path.strip():  # "" is the working directory: `trust "$UNSET"` trusted it
+        raise ServiceError("invalid_argument", "the project's path is empty; give its root "
+                           "folder (e.g. `waymarks trust .` for this one)")
     try:
         project = canonical_project_path(path)
     except ValueError as exc:  # an embedded NUL byte
