@@ -228,3 +228,28 @@ def test_config_show_never_prints_the_mcp_token_or_a_credential(tmp_path: Path) 
                                 cwd=project).stdout)["config"]
     assert shown["mcp"]["token"] == f"[set: {len(token)} characters, not shown]"
     assert "[REDACTED:" in shown["evolution"]["providers"]["work"]["baseUrl"]
+
+
+@pytest.mark.parametrize("where", ["home", "project"])
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+def test_a_configuration_that_is_not_a_file_is_a_bad_config_not_skipped(
+        tmp_path: Path, where: str, kind: str) -> None:
+    """A folder or a FIFO in ``config.toml``'s place was skipped without a word: the home's
+    privacy policy silently became the defaults (the learning switch's reader of the same
+    file said ``bad_config``). It is refused as an unreadable file is, the FIFO never
+    waited on."""
+    home, project, target = config_in(tmp_path, where)
+    if kind == "directory":
+        target.mkdir()
+    else:
+        os.mkfifo(target)
+    shown = "directory" if kind == "directory" else "FIFO"
+    assert_refused(home, project, f"{target}: it is a {shown}, not a regular file")
+
+
+def test_an_untrusted_projects_configuration_that_is_not_a_file_is_listed_as_ignored(
+        tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".waymarks" / "config.toml").mkdir(parents=True)
+    settings = load_settings(home, str(project), False)
+    assert settings.ignored == (f"{project / '.waymarks' / 'config.toml'} (project not trusted)",)

@@ -116,11 +116,13 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
     sources: list[str] = []
     ignored: list[str] = []
     home_file, project_file = home / CONFIG_FILE, Path(project) / PROJECT_CONFIG
-    if home_file.is_file():
+    # exists(), not is_file(): a folder or a FIFO in a configuration's place was skipped
+    # without a word, the home's policy silently the defaults (_read refuses it)
+    if home_file.exists():
         merged = _read(home_file)
         sources.append(str(home_file))
     local: dict[str, Any] = {}
-    if project_file.is_file():
+    if project_file.exists():
         if trusted:
             local = _read(project_file)
             sources.append(str(project_file))
@@ -293,7 +295,8 @@ def _read(path: Path) -> dict[str, Any]:
         return document
     except OSError as exc:
         if exc.errno != errno.EFBIG:
-            raise ServiceError("bad_config", f"{path}: {exc}; fix or remove it") from exc
+            raise ServiceError("bad_config", f"{path}: {exc.strerror or exc}; fix or remove it"
+                               ) from exc
         raise ServiceError("bad_config", f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a "
                            "configuration file is never that big: fix or remove it") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
