@@ -279,8 +279,9 @@ def _may_be_eligible(plan: QueryPlan, facts: _Facts, candidates: Iterable[Candid
             if counted and len(held) < needed:
                 continue
             pattern = (held, features & candidate.origin_features, candidate.body_count)
-            bound = patterns[pattern] if pattern in patterns else patterns.setdefault(
-                pattern, _bound(facts, candidate, needed))
+            if pattern not in patterns:
+                patterns[pattern] = _bound(facts, candidate, needed)
+            bound = patterns[pattern]
         if bound is not None:
             bounded.append((bound, candidate))
     bounded.sort(key=lambda pair: pair[0], reverse=True)

@@ -284,6 +284,16 @@ def decode_manifest(raw: str | bytes, head: str | bytes | None = None) -> dict[s
     return data
 
 
+def stored_manifest(db: sqlite3.Connection) -> dict[str, Any] | None:
+    """The last plan's manifest as stored (its two ``meta`` rows, read together), decoded
+    by :func:`decode_manifest`; ``None`` when no plan was kept."""
+    stored = dict(db.execute("SELECT name, value FROM meta"
+                             " WHERE name IN ('last_manifest', 'manifest_head')"))
+    if "last_manifest" not in stored:
+        return None
+    return decode_manifest(stored["last_manifest"], stored.get("manifest_head"))
+
+
 @contextmanager
 def decoding(what: str) -> Iterator[None]:
     """Turn a decoding error raised from stored bytes into :class:`ProjectionDamaged`."""
@@ -502,10 +512,7 @@ def _verify_meta(db: sqlite3.Connection) -> list[str]:
         if row is not None:
             with decoding("meta last_order"):
                 msgspec.json.decode(row[0])
-        stored = dict(db.execute("SELECT name, value FROM meta"
-                                 " WHERE name IN ('last_manifest', 'manifest_head')"))
-        if "last_manifest" in stored:
-            decode_manifest(stored["last_manifest"], stored.get("manifest_head"))
+        stored_manifest(db)
     except ProjectionDamaged as exc:
         return [str(exc)]
     return []

@@ -25,7 +25,7 @@ from waymarks.store.integrity import (
     ITEM_ID,
     SHARED_ENTRIES,
     SOURCE_FIELDS,
-    decode_manifest,
+    stored_manifest,
     verify_source,
 )
 from waymarks.store.recall_index import RecallIndex
@@ -213,11 +213,7 @@ class ProjectionReads:
     # -- the last plan's manifest ---------------------------------------------------
 
     def last_manifest(self) -> dict[str, Any] | None:
-        stored = dict(self.db.execute("SELECT name, value FROM meta"
-                                      " WHERE name IN ('last_manifest', 'manifest_head')"))
-        if "last_manifest" not in stored:
-            return None
-        return decode_manifest(stored["last_manifest"], stored.get("manifest_head"))
+        return stored_manifest(self.db)
 
     def save_manifest(self, manifest: dict[str, Any], shared: int = 0) -> None:
         """Keep a plan's manifest (call inside a transaction). It changes nothing a reader
