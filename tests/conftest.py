@@ -27,6 +27,10 @@ FAST_LANE_EXAMPLES = 50
 settings.register_profile("waymarks-fast-lane", settings.get_profile("waymarks"),
                           max_examples=FAST_LANE_EXAMPLES)
 
+#: the warm helper of one-shot commands (waymarks.cli.warm) is off for the suite's commands:
+#: a helper per temporary home would outlive the test
+WARM_OFF = "WAYMARKS_CLI_HELPER"
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Waymarks' own variables of the shell that runs the suite dropped (its knobs kept),
@@ -37,6 +41,7 @@ def pytest_configure(config: pytest.Config) -> None:
     fast lane's properties that set no number of examples run :data:`FAST_LANE_EXAMPLES`."""
     for name in _waymarks_variables():
         del os.environ[name]
+    os.environ[WARM_OFF] = "off"  # no warm helper left behind by a test's commands
     settings.load_profile("waymarks-fast-lane" if fast_lane(config) else "waymarks")
     if config.option.basetemp or os.environ.get("PYTEST_DEBUG_TEMPROOT"):
         return
@@ -147,6 +152,7 @@ def _lexical_unless_semantic(request: pytest.FixtureRequest,
     point a test's commands at that person's home. The suite's own knobs stay."""
     for name in _waymarks_variables():  # one a test set without monkeypatch, say
         monkeypatch.delenv(name)
+    monkeypatch.setenv(WARM_OFF, "off")  # tests/cli/test_warm.py turns it on
     if request.node.get_closest_marker("semantic") is None:
         monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
 

@@ -180,6 +180,8 @@ HOOK_CLIENT_IMPORTS = {
     "waymarks": "the package (its public API is imported lazily: nothing at import)",
     "waymarks.hosts": "the hosts package (an empty __init__)",
     "waymarks.hosts.cc_client": "the client: hands the hook to the helper, prints its answer",
+    "waymarks.spawn": "the package of detached workers (a docstring)",
+    "waymarks.spawn.sockets": "how a long socket path is reached (posix and sys only)",
     "_socket": "the built-in socket module the client reaches the helper with",
 }
 

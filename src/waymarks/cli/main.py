@@ -16,17 +16,20 @@ import sys
 from waymarks.cli.home import default_home
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
     """Run a command line; its exit status. ``argv`` ``None``: this process's own (the
-    console script, ``python -m waymarks.cli.main``), which a one-shot recall may end."""
+    console script, ``python -m waymarks.cli.main``), which a one-shot recall may end, and
+    which a warm helper's child may run (:mod:`waymarks.cli.warm`; ``warm=False``: the
+    child itself)."""
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv), owns_process=argv is None)
+        return _main(list(sys.argv[1:] if argv is None else argv), owns_process=argv is None,
+                     warm=warm)
     except BrokenPipeError:  # `waymarks … | head`: the reader left; not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
 
-def _main(argv: list[str], owns_process: bool) -> int:
+def _main(argv: list[str], owns_process: bool, warm: bool) -> int:
     if "hook" in argv:  # the launchers module is large: only a hook's command line loads it
         from waymarks.cli.launchers import hook_fast_path
 
@@ -42,6 +45,14 @@ def _main(argv: list[str], owns_process: bool) -> int:
         from waymarks.cli.app import complete
 
         return complete()
+    helper = None
+    if owns_process and warm:  # a one-shot command: a warm helper's child runs it, if any
+        from waymarks.cli import warm as warm_start
+
+        helper = warm_start.routed(argv, default_home())
+        ran = warm_start.run(argv, helper) if helper is not None else None
+        if ran is not None:
+            return ran
     from waymarks.spawn.imports import end_process, import_msgspec, short_lived
 
     import_msgspec()  # before anything imports it with typing_extensions (7-13 ms)
@@ -49,6 +60,8 @@ def _main(argv: list[str], owns_process: bool) -> int:
 
     with short_lived():
         answered = recall_fast_path(argv)
+    if helper is not None and answered is not None:
+        warm_start.start(helper)  # for the next command (after this one's answer)
     if answered is not None and owns_process:
         end_process(answered)  # returns only while a thread runs
     if answered is None:
@@ -57,6 +70,11 @@ def _main(argv: list[str], owns_process: bool) -> int:
         return answered
     from waymarks.cli.app import run
 
+    if helper is not None:
+        try:
+            return run(argv)
+        finally:
+            warm_start.start(helper)
     return run(argv)
 
 

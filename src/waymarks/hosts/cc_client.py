@@ -19,20 +19,16 @@ the helper has been asked (``tests/test_lean_paths.py``); no ``from __future__``
 import posix
 import sys
 
+from waymarks.spawn.sockets import at_socket
+
 TYPE_CHECKING = False  # not typing's: the client path imports nothing it does not need
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
 
 SOCKET_NAME = "helper.sock"
 CONNECT_TIMEOUT_S = 0.5
 ANSWER_TIMEOUT_S = 8.0
 PROTOCOL = "waymarks-cc-helper-v1"
-#: a Unix socket address holds at most 107 bytes (Linux; 103 on macOS): a longer path is
-#: reached from its directory by its short name
-_SHORT_ADDRESS = 100
-
-
 def socket_path(home: "str | Path") -> str:
     return f"{home}/claude-code/{SOCKET_NAME}"
 
@@ -47,26 +43,6 @@ def _env(name: str) -> str:
         return value
     raw = posix.environ.get(name.encode())
     return raw.decode(sys.getfilesystemencoding(), "surrogateescape") if raw else ""
-
-
-def _at_socket(path: str, use: "Any") -> None:
-    """``use(address)`` (connect or bind) for the socket at ``path``, however long it is.
-
-    A home deep in the file system (a long user name, a test's temporary directory) puts
-    the socket past the address limit: ``bind`` and ``connect`` then fail, and every
-    hook would quietly run without the helper. From the socket's directory its short
-    name is the address; the working directory is restored, even if it was removed."""
-    if len(path.encode(sys.getfilesystemencoding(), "surrogateescape")) <= _SHORT_ADDRESS:
-        use(path)
-        return
-    directory, _, name = path.rpartition("/")
-    here = posix.open(".", posix.O_RDONLY)
-    try:
-        posix.chdir(directory or "/")
-        use(name)
-    finally:
-        posix.fchdir(here)
-        posix.close(here)
 
 
 def hook_arguments(argv: list[str]) -> tuple[str | None, str] | None:
@@ -234,7 +210,7 @@ def _ask(home: "str | Path", event: str, raw: bytes, project: str = "") -> str |
     client = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         client.settimeout(CONNECT_TIMEOUT_S)
-        _at_socket(path, client.connect)
+        at_socket(path, client.connect)
         client.settimeout(ANSWER_TIMEOUT_S)
         name = event if event.isascii() and event.isalpha() else "invalid"
         header = f'{{"protocol": "{PROTOCOL}", "event": "{name}"}}'.encode()

@@ -29,10 +29,10 @@ from waymarks.hosts.cc_client import (
     ANSWER_TIMEOUT_S,
     PROTOCOL,
     _ask,
-    _at_socket,
     _stop_input,
     socket_path,
 )
+from waymarks.spawn.sockets import at_socket
 
 TYPE_CHECKING = False  # not typing's: nothing more than needed in the detached processes
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old_umask = os.umask(0o177)
     try:
-        _at_socket(path, server.bind)
+        at_socket(path, server.bind)
     finally:
         os.umask(old_umask)
     server.listen(16)

@@ -1,0 +1,210 @@
+"""The warm start of one-shot commands: ``waymarks recall`` and ``waymarks pins`` run in a
+process forked from a warm helper (:mod:`waymarks.cli.warm_server`), with this process's
+standard streams, directory, environment and command line.
+
+A one-shot recall is mostly the interpreter's start and its imports (~200 modules: 70-90 ms
+of a ~110 ms recall at 10k memories on two quiet cores), the recall itself 15-20 ms. The
+helper has imported those modules once; for each command it forks a child that takes this
+process's descriptors 0, 1 and 2 (passed over the socket), ``cwd``, ``umask``, environment,
+``sys.argv`` and ``sys.path``, then runs :func:`waymarks.cli.main.main` exactly as this
+process would have. The child starts from the helper's imports and nothing else: the helper
+never opens a database, a file of a home or a thread, so every command still reads the
+home afresh, as a new process does. This process waits for the child's exit status,
+forwards ``SIGINT``, ``SIGTERM`` and ``SIGHUP`` to it, and ends with that status (or the
+signal that ended the child).
+
+Scripts and hosts are who run these per question, output captured: a command whose output
+is a terminal runs in its own process as before (a pager needs the terminal's job control).
+When no helper answers (none started yet, one of another installation or interpreter
+settings, ``WAYMARKS_CLI_HELPER=off``), nothing was run: the command runs in this process
+as before, and :func:`start` leaves a helper for the next command (it exits after
+``WAYMARKS_CLI_HELPER_IDLE`` seconds without a command, 1800 by default).
+
+What must stay true: this module imports only ``os``, ``sys``, ``posix``, ``_socket``,
+``_signal`` and ``zlib`` (all loaded by the entry point already, or built in) before the
+helper has taken the command (``tests/test_lean_paths.py``); a command the helper refused
+ran nowhere, so the caller may run it; one it accepted is never run again here.
+"""
+
+import os
+import posix
+import sys
+
+from waymarks.spawn.sockets import at_socket
+
+#: the commands run warm: one-shot reads a script or a person runs often. Anything else
+#: (servers, installers, interactive confirmations) runs in the process as before
+COMMANDS = frozenset({"recall", "pins"})
+#: global options that take a value (``waymarks [globals] COMMAND``)
+GLOBAL_VALUES = ("--home", "--session", "--cwd")
+PROTOCOL = b"waymarks-warm-v1"
+CONNECT_TIMEOUT_S = 0.5
+#: how long the helper may take to accept the command (fork included); after it has, the
+#: command runs as long as it takes
+ACCEPT_TIMEOUT_S = 5.0
+ENV_OFF = "WAYMARKS_CLI_HELPER"
+ENV_IDLE = "WAYMARKS_CLI_HELPER_IDLE"
+_FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+def routed(argv: list[str], home: str) -> str | None:
+    """The helper's socket for this command line, or ``None`` when it runs in this process:
+    not one of :data:`COMMANDS` (after the global options), the helper switched off, a home
+    that is not an absolute path, output to a terminal (:func:`_terminal`), or interpreter
+    settings a helper would not share (``-O``, ``-X dev``, ``-W``, ``-I``, ``-S``, ``-E``:
+    a helper has its own)."""
+    index = 0
+    while index < len(argv) and argv[index].startswith("-"):
+        if argv[index] in GLOBAL_VALUES and index + 1 < len(argv):
+            if argv[index] == "--home":
+                home = os.path.expanduser(argv[index + 1])
+            index += 2
+        elif argv[index] == "--json":
+            index += 1
+        else:
+            return None
+    if argv[index:index + 1] == [] or argv[index] not in COMMANDS:
+        return None
+    if os.environ.get(ENV_OFF, "") == "off" or not home.startswith("/") or _terminal():
+        return None
+    flags = sys.flags
+    if flags.optimize or flags.dev_mode or flags.isolated or flags.no_site or \
+            flags.ignore_environment or sys.warnoptions:
+        return None
+    return f"{home}/cli/warm-{installation():08x}.sock"
+
+
+def _terminal() -> bool:
+    """Whether the output goes to a terminal: a long answer then goes through a pager,
+    which needs the terminal's job control (``Ctrl-Z``, window size, keys), and only a
+    process of the terminal's own session has that; a child of the helper does not."""
+    try:
+        return os.isatty(1)
+    except OSError:
+        return False
+
+
+def installation() -> int:
+    """What a helper must share with this process to run its command: the interpreter, its
+    import path (``PYTHONPATH`` included; the directory it runs in too when an entry is
+    relative), the file system encoding and UTF-8 mode. One helper per combination, named
+    by this checksum. The console script heads the path with its own directory, so one
+    helper serves every directory; ``python -m`` heads it with the directory it runs in."""
+    import zlib
+
+    paths = sys.path
+    if not all(path.startswith("/") for path in paths):  # ("" of `python -c`): resolved
+        paths = [os.getcwd(), *paths]                    # where this process runs
+    key = "\0".join([sys.executable, sys.getfilesystemencoding(), str(sys.flags.utf8_mode),
+                     *paths])
+    return zlib.crc32(key.encode("utf-8", "surrogateescape"))
+
+
+def run(argv: list[str], path: str) -> int | None:
+    """Run the command line in a child of the helper listening at ``path``: its exit
+    status. ``None``: no helper took it (none listens, it refused, a descriptor of ours is
+    closed), so nothing ran and the caller runs it here."""
+    try:
+        posix.stat(path)
+        request = _request(argv)
+    except OSError:  # no helper; or this directory is gone (a fresh process fails alike)
+        return None
+    import _socket
+
+    client = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        client.settimeout(CONNECT_TIMEOUT_S)
+        at_socket(path, client.connect)
+        client.settimeout(ACCEPT_TIMEOUT_S)
+        descriptors = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))
+        message = len(request).to_bytes(8, "big") + request
+        sent = client.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS,
+                                           descriptors)])
+        client.sendall(message[sent:])  # (a large environment outgrows the socket's buffer)
+        started = _line(client)
+        if not started.startswith(b"run "):
+            client.close()
+            return None  # refused (another version, files changed since it started)
+        child = int(started[4:])
+    except (OSError, ValueError):
+        client.close()
+        return None
+    return _wait(client, child)
+
+
+def _request(argv: list[str]) -> bytes:
+    """What the child needs to be this process: NUL-separated (no argument, variable or
+    path holds a NUL), strings in the file system encoding as the OS gave them."""
+    umask = posix.umask(0o022)
+    posix.umask(umask)
+    streams = []
+    for stream in (sys.stdin, sys.stdout, sys.stderr):
+        if stream is None:
+            raise OSError("a standard stream is closed")
+        streams += [stream.encoding, stream.errors or "strict"]
+    fields = [PROTOCOL, *(_bytes(text) for text in (
+        os.getcwd(), str(umask), *streams, sys.argv[0] if sys.argv else "waymarks",
+        str(len(argv)), *argv, str(len(sys.path)), *sys.path))]
+    fields += [key + b"=" + value for key, value in os.environb.items()]
+    return b"\0".join(fields)
+
+
+def _bytes(text: str) -> bytes:
+    return text.encode(sys.getfilesystemencoding(), "surrogateescape")
+
+
+def _line(client: "object") -> bytes:
+    """One line from the helper (without its newline; ``b""`` at the end)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = client.recv(1)  # type: ignore[attr-defined]
+        if not chunk:
+            return data
+        data += chunk
+    return data[:-1]
+
+
+def _wait(client: "object", child: int) -> int:
+    """Wait for the child's end (signals forwarded to it); its exit status."""
+    import _signal  # type: ignore[import-not-found]  # (signal.py imports enum: ~2 ms)
+
+    def forward(signum: int, _frame: object) -> None:
+        try:  # noqa: SIM105 - contextlib is not imported on this path
+            posix.kill(child, signum)
+        except OSError:
+            pass  # it has ended already
+
+    for name in _FORWARDED:
+        _signal.signal(getattr(_signal, name), forward)
+    client.settimeout(None)  # type: ignore[attr-defined]
+    try:
+        ended = _line(client)
+    except OSError:
+        ended = b""
+    finally:
+        client.close()  # type: ignore[attr-defined]
+    word, _, number = ended.partition(b" ")
+    if word == b"exit" and number.isdigit():
+        return int(number)
+    if word == b"signal" and number.isdigit():  # end as it ended: a shell sees the same
+        signum = int(number)
+        sys.stdout.flush()
+        _signal.signal(signum, _signal.SIG_DFL)
+        posix.kill(posix.getpid(), signum)
+        return 128 + signum  # a signal that does not end a process (it was ignored)
+    sys.stderr.write("waymarks: the warm helper stopped before the command ended (its output"
+                     " may be incomplete); run it again, or with WAYMARKS_CLI_HELPER=off\n")
+    return 1
+
+
+def start(path: str) -> None:
+    """Leave a helper listening at ``path`` for the next command (detached: its own
+    session, standard streams on /dev/null; it exits at once when one runs there already).
+    If it cannot start, the next command tries again."""
+    from waymarks.spawn.detached import spawn
+
+    home = path.rsplit("/", 2)[0]
+    idle = os.environ.get(ENV_IDLE, "")
+    here = os.getcwd()  # (the helper runs in the home: a relative entry resolved here)
+    paths = [os.path.join(here, path) for path in sys.path]
+    spawn("waymarks.cli.warm_server", [path, idle, *paths], cwd=home)

@@ -1,0 +1,346 @@
+"""The warm helper of one-shot commands (its client, and why: :mod:`waymarks.cli.warm`).
+
+Started detached by a command that found none (``python -I -S``, then the client's own
+import path), it holds ``<home>/cli/warm-<installation>.lock`` for its life (a second
+helper for the same socket exits at once), imports the modules of :data:`PRELOAD` and
+listens on ``<home>/cli/warm-<installation>.sock`` (mode 0600). For each connection from a
+process of the same user it receives the client's standard streams (``SCM_RIGHTS``) and its
+request, forks, and reports the child's end to the client: ``run PID`` once forked, then
+``exit STATUS`` or ``signal NUMBER``. It refuses (the client then runs the command itself)
+a request of another protocol or installation, and any request once a file of a module it
+imported has changed since (an upgrade, a checkout): then it stops taking commands and
+exits when its children have ended, so the next command starts a helper of the new code.
+
+It never opens a database, a file of a home or a thread, and holds nothing a command
+reads, so a child starts as a new process would after its imports. It exits after ``idle``
+seconds without a command (1800 by default), or when its socket is removed or replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import socket
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from waymarks.cli.warm import PROTOCOL
+
+IDLE_SECONDS = 1800.0
+#: how often an idle helper checks that its socket is still its own (a home removed)
+CHECK_SECONDS = 60.0
+#: a request larger than this (arguments and environment) is refused
+MAX_REQUEST = 4 << 20
+#: what the warm commands import (:data:`waymarks.cli.warm.COMMANDS`): the recall's lean
+#: path and the full command line (``pins``). ``tests/cli/test_warm.py`` checks that a
+#: recall after these imports loads no further module of Waymarks
+PRELOAD = ("waymarks.cli.main", "waymarks.cli.lean", "waymarks.cli.runner",
+           "waymarks.cli.output", "waymarks.commands.recalling", "waymarks.service.app",
+           "waymarks.service.sessions_api", "waymarks.service.session_checks",
+           "waymarks.service.evolution_recall", "waymarks.cli.app")
+
+
+def main(argv: list[str]) -> int:
+    """``SOCKET IDLE PATH...`` (:func:`waymarks.cli.warm.start`): serve until idle."""
+    path, idle = argv[0], float(argv[1] or IDLE_SECONDS)
+    sys.path[:] = argv[2:]  # the client's: modules resolve as they would have there
+    serve(path, idle)
+    return 0
+
+
+def serve(path: str, idle: float) -> None:
+    from pathlib import Path
+
+    from waymarks.files.locks import open_lock
+
+    try:
+        lock = open_lock(Path(path).with_suffix(".lock"))
+    except OSError:
+        return
+    import fcntl
+
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return  # another helper serves this socket
+    _preload()
+    files = _module_files()
+    server = _listen(path)
+    identity = os.stat(path)
+    waker, wakened = socket.socketpair()
+    waker.setblocking(False)
+    signal.set_wakeup_fd(waker.fileno())
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # (wakes the loop; children collected)
+    children: dict[int, socket.socket] = {}
+    last = _now()
+    try:
+        while True:
+            wait = max(0.0, min(CHECK_SECONDS, last + idle - _now()))
+            ready, _, _ = select.select([server, wakened], [], [], wait)
+            if wakened in ready:
+                _drain(wakened)
+            _collect(children)
+            if server in ready:
+                last = _now()
+                if not _take(server, children, files, lambda: _stop(server, path, lock, identity)):
+                    break
+            elif not ready and not (_now() < last + idle and _still_ours(path, identity)):
+                break
+    finally:
+        if server.fileno() != -1:
+            _stop(server, path, lock, identity)
+    while children:  # their clients wait for their end: reported, then the helper exits
+        if select.select([wakened], [], [], CHECK_SECONDS)[0]:
+            _drain(wakened)
+        _collect(children)
+
+
+def _stop(server: socket.socket, path: str, lock: int, identity: os.stat_result) -> None:
+    """Take no more commands: the socket closed and removed (if still this helper's), the
+    lock released, so a new helper may start at once."""
+    if _still_ours(path, identity):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    server.close()
+    os.close(lock)
+
+
+def _preload() -> None:
+    import importlib
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+
+
+def _module_files() -> dict[str, tuple[int, int]]:
+    """The size and modification time of each imported module's file."""
+    found = {}
+    for module in list(sys.modules.values()):
+        name = getattr(module, "__file__", None)
+        if isinstance(name, str):
+            try:
+                stat = os.stat(name)
+            except OSError:
+                continue
+            found[name] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+def _changed(files: dict[str, tuple[int, int]]) -> bool:
+    for name, known in files.items():
+        try:
+            stat = os.stat(name)
+        except OSError:
+            return True
+        if (stat.st_size, stat.st_mtime_ns) != known:
+            return True
+    return False
+
+
+def _listen(path: str) -> socket.socket:
+    from waymarks.spawn.sockets import at_socket
+
+    if os.path.lexists(path):
+        os.unlink(path)  # a helper that died left it; the lock says none serves it now
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old_umask = os.umask(0o177)
+    try:
+        at_socket(path, server.bind)
+    finally:
+        os.umask(old_umask)
+    server.listen(16)
+    return server
+
+
+def _still_ours(path: str, identity: os.stat_result) -> bool:
+    try:
+        now = os.stat(path)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (identity.st_dev, identity.st_ino)
+
+
+def _now() -> float:
+    import time
+
+    return time.monotonic()
+
+
+def _drain(wakened: socket.socket) -> None:
+    wakened.setblocking(False)
+    try:
+        while wakened.recv(512):
+            pass
+    except BlockingIOError:
+        pass
+
+
+def _collect(children: dict[int, socket.socket]) -> None:
+    """Report every child that ended to its client."""
+    while children:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        client = children.pop(pid, None)
+        if client is None:
+            continue
+        if os.WIFSIGNALED(status):
+            report = b"signal %d\n" % os.WTERMSIG(status)
+        else:
+            report = b"exit %d\n" % os.waitstatus_to_exitcode(status)
+        with contextlib.suppress(OSError):  # (a client killed: the output went where it
+            client.sendall(report)          # pointed)
+        client.close()
+
+
+def _take(server: socket.socket, children: dict[int, socket.socket],
+          files: dict[str, tuple[int, int]], stop: Callable[[], None]) -> bool:
+    """Take one connection; whether to go on serving: not once a module's file changed
+    (then ``stop`` runs before the client is refused, so its next helper may start)."""
+    try:
+        client, _ = server.accept()
+    except OSError:
+        return True
+    descriptors: list[int] = []
+    try:
+        client.settimeout(5.0)
+        request, descriptors = _receive(client)
+        if request is None:
+            client.close()
+            return True
+        if _changed(files):
+            stop()
+            client.sendall(b"refused changed\n")
+            client.close()
+            return False
+        pid = os.fork()
+        if pid == 0:
+            _child(request, descriptors)  # never returns
+        children[pid] = client
+        client.sendall(b"run %d\n" % pid)
+    except OSError:
+        client.close()
+    finally:
+        for fd in descriptors:
+            os.close(fd)
+    return True
+
+
+def _receive(client: socket.socket) -> tuple[list[bytes] | None, list[int]]:
+    """The request's fields and the three descriptors; ``None`` (with ``refused`` sent)
+    when the request is not one this helper runs."""
+    peer = client.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+    descriptors: list[int] = []
+    data, ancillary, _, _ = client.recvmsg(65536, socket.CMSG_SPACE(3 * 4))
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            usable = len(payload) - len(payload) % 4
+            descriptors += [int.from_bytes(payload[at:at + 4], sys.byteorder)
+                            for at in range(0, usable, 4)]
+    size = int.from_bytes(data[:8], "big") if len(data) >= 8 else -1
+    uid = int.from_bytes(peer[4:8], sys.byteorder)
+    if uid != os.getuid() or len(descriptors) != 3 or not 0 < size <= MAX_REQUEST:
+        client.sendall(b"refused request\n")
+        return None, descriptors
+    while len(data) < size + 8:
+        chunk = client.recv(min(1 << 20, size + 8 - len(data)))
+        if not chunk:
+            return None, descriptors
+        data += chunk
+    fields = data[8:].split(b"\0")
+    if fields[0] != PROTOCOL:
+        client.sendall(b"refused protocol\n")
+        return None, descriptors
+    return fields[1:], descriptors
+
+
+def _child(request: list[bytes], descriptors: list[int]) -> None:
+    """Become the client's process and run its command line; never returns."""
+    status = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for target, fd in enumerate(descriptors):
+            os.dup2(fd, target)
+        # the helper's own: its socket, lock, wake-up pair and other clients' connections
+        # (a child holding the lock would keep a new helper from starting)
+        os.closerange(3, 1 << 16)
+        _become(request)
+        from waymarks.cli.main import main
+
+        status = main(warm=False)
+    except SystemExit as exc:
+        status = _exit_status(exc.code)
+    except BaseException:  # noqa: BLE001 - as the interpreter reports an uncaught error
+        import traceback
+
+        traceback.print_exc()
+        status = 1
+    _finish(status)
+
+
+def _become(request: list[bytes]) -> None:
+    """This process's directory, umask, streams, arguments, import path and environment
+    from the client's request (:func:`waymarks.cli.warm._request`)."""
+    text = [os.fsdecode(field) for field in request]
+    cwd, umask = text[0], int(text[1])
+    encodings = text[2:8]
+    argv0, count = text[8], int(text[9])
+    argv = text[10:10 + count]
+    paths = int(text[10 + count])
+    sys.path[:] = text[11 + count:11 + count + paths]
+    os.chdir(cwd)
+    os.umask(umask)
+    environ = {}
+    for field in request[11 + count + paths:]:
+        key, _, value = field.partition(b"=")
+        environ[key] = value
+    os.environb.clear()
+    os.environb.update(environ)
+    sys.argv = [argv0, *argv]
+    sys.stdin = _stream(0, "r", encodings[0], encodings[1])
+    sys.stdout = _stream(1, "w", encodings[2], encodings[3])
+    sys.stderr = _stream(2, "w", encodings[4], encodings[5])
+
+
+def _stream(fd: int, mode: str, encoding: str, errors: str) -> Any:
+    """A standard stream over ``fd`` as the interpreter opens one: line-buffered on a
+    terminal (standard error always)."""
+    interactive = os.isatty(fd)
+    return open(fd, mode, buffering=1 if interactive or fd == 2 else -1, encoding=encoding,
+                errors=errors, closefd=False)
+
+
+def _exit_status(code: object) -> int:
+    """The status ``sys.exit(code)`` gives a process."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _finish(status: int) -> None:
+    """End the child as the interpreter ends a process (threads joined, ``atexit`` run,
+    streams flushed), without the helper's teardown."""
+    try:
+        threading = sys.modules.get("threading")
+        if threading is not None:
+            threading._shutdown()  # what the interpreter's end does first
+        import atexit
+
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    except BaseException:  # noqa: BLE001 - a reader that left: the status stands
+        pass
+    os._exit(status)

@@ -1,0 +1,38 @@
+"""The Unix socket a warm helper listens on, reached by any path however long.
+
+Both warm helpers (Claude Code's hooks: :mod:`waymarks.hosts.cc_helper`; one-shot
+commands: :mod:`waymarks.cli.warm_server`) listen on a socket in the home, and their
+clients run on the paths that must stay lean: this module imports only ``posix`` and
+``sys``. No ``from __future__``.
+"""
+
+import posix
+import sys
+
+TYPE_CHECKING = False  # not typing's: imported on the hook's path
+if TYPE_CHECKING:
+    from typing import Any
+
+#: a Unix socket address holds at most 107 bytes (Linux; 103 on macOS): a longer path is
+#: reached from its directory by its short name
+SHORT_ADDRESS = 100
+
+
+def at_socket(path: str, use: "Any") -> None:
+    """``use(address)`` (connect or bind) for the socket at ``path``, however long it is.
+
+    A home deep in the file system (a long user name, a test's temporary directory) puts
+    the socket past the address limit: ``bind`` and ``connect`` then fail, and every
+    command would quietly run without the helper. From the socket's directory its short
+    name is the address; the working directory is restored, even if it was removed."""
+    if len(path.encode(sys.getfilesystemencoding(), "surrogateescape")) <= SHORT_ADDRESS:
+        use(path)
+        return
+    directory, _, name = path.rpartition("/")
+    here = posix.open(".", posix.O_RDONLY)
+    try:
+        posix.chdir(directory or "/")
+        use(name)
+    finally:
+        posix.fchdir(here)
+        posix.close(here)

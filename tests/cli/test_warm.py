@@ -1,0 +1,375 @@
+"""The warm start of one-shot commands (:mod:`waymarks.cli.warm`): a command a warm
+helper's child ran answers exactly as a new process does (status, output, errors), in the
+client's directory and environment; a helper that cannot run it (another version of the
+code, a bad request) runs nothing and the command runs in its own process.
+
+Real processes throughout: the console script (under ``python -X importtime``) and the
+helper it leaves. ``-X importtime`` tells who ran the command: a client whose helper ran
+it did not import msgspec (the child starts from the helper's imports); its report is
+taken out of standard error before the outputs are compared."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_lean_recall import CASES
+from waymarks.cli import warm, warm_server
+
+pytestmark = pytest.mark.slow  # real processes and a helper per module (~0.3 s or more)
+
+MEMORY = ("The checkout service uses Kafka for event fan-out.", "The database port is 5433.",
+          "Deploys go to staging first, then production.")
+PIN = "Always run the linters before committing; the CI gate rejects lint errors " * 2
+
+
+#: the console script, as a person or a host runs it (under ``-X importtime``): its
+#: directory heads ``sys.path`` wherever it runs, so one helper serves every directory
+#: (``python -m`` puts the directory it runs in there: a helper per directory)
+ENTRY = (sys.executable, "-X", "importtime", str(Path(sys.executable).parent / "waymarks"))
+
+
+class Ran:
+    def __init__(self, done: subprocess.CompletedProcess[str]) -> None:
+        lines = done.stderr.splitlines(keepends=True)
+        self.imports = [line for line in lines if line.startswith("import time:")]
+        self.answer = (done.returncode, done.stdout,
+                       "".join(line for line in lines if not line.startswith("import time:")))
+        # every command a process runs itself imports msgspec first (spawn/imports.py)
+        self.warm = not any(line.rstrip().endswith("| msgspec") for line in self.imports)
+
+
+def _environment(home: Path, **extra: str) -> dict[str, str]:
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
+           warm.ENV_IDLE: "60", **extra}
+    env.pop(warm.ENV_OFF, None)
+    return env
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], *, cold: bool = False,
+         **options: object) -> Ran:
+    if cold:
+        env = {**env, warm.ENV_OFF: "off"}
+    done = subprocess.run([*ENTRY, *argv], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120, **options)  # type: ignore[call-overload]
+    return Ran(done)
+
+
+def _helpers(home: Path) -> list[int]:
+    """The pids of the warm helpers serving ``home``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"waymarks.cli.warm_server" in b" ".join(command) and \
+                any(part.startswith(str(home).encode() + b"/") for part in command):
+            found.append(int(entry.name))
+    return found
+
+
+def _await(condition: object, seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _sockets(home: Path) -> list[Path]:
+    return sorted((home / "cli").glob("warm-*.sock"))
+
+
+def _warm_up(cwd: Path, env: dict[str, str], home: Path) -> None:
+    """Run a command (it starts a helper), then wait until a command is served warm."""
+    _run(["recall", "warming up"], cwd, env)
+    assert _await(lambda: _run(["recall", "warming up"], cwd, env).warm), \
+        "a helper started and served a command"
+
+
+def _stop_helpers(home: Path) -> None:
+    for pid in _helpers(home):
+        os.kill(pid, signal.SIGTERM)
+    assert _await(lambda: not _helpers(home))
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path,
+                                                                        dict[str, str]]]:
+    root = tmp_path_factory.mktemp("warm")
+    home, project = root / "home", root / "project"
+    project.mkdir()
+    env = _environment(home)
+    for text in MEMORY:
+        assert _run(["memory", "add", "--", text], project, env).answer[0] == 0
+    assert _run(["pin", "--", PIN], project, env).answer[0] == 0
+    _warm_up(project, env, home)
+    yield home, project, env
+    _stop_helpers(home)
+
+
+WARM_CASES = [*CASES, ["pins"], ["--json", "pins"], ["pins", "--json", "--scope", "session"],
+              ["pins", "--bogus"], ["recall"], ["recall", "--explain"]]
+
+
+@pytest.mark.parametrize("argv", WARM_CASES, ids=[" ".join(c) for c in WARM_CASES])
+def test_a_warm_command_answers_as_a_new_process(
+        filled: tuple[Path, Path, dict[str, str]], argv: list[str]) -> None:
+    _home, project, env = filled
+    cold = _run(argv, project, env, cold=True)
+    served = _run(argv, project, env)
+    assert not cold.warm and served.warm
+    assert served.answer == cold.answer
+    assert served.answer[1] or served.answer[2], "something was printed"
+    # the client itself imported no Waymarks module beyond the entry point and the client
+    client = {line.split("|")[-1].strip() for line in served.imports}
+    assert {m for m in client if m.startswith("waymarks")} <= {
+        "waymarks", "waymarks.cli", "waymarks.cli.home", "waymarks.cli.main",
+        "waymarks.cli.warm", "waymarks.spawn", "waymarks.spawn.sockets"}
+    assert not {"msgspec", "sqlite3", "json", "re"} & client
+
+
+def test_the_child_takes_the_clients_directory_and_environment(
+        filled: tuple[Path, Path, dict[str, str]], tmp_path: Path) -> None:
+    _home, project, env = filled
+    other = tmp_path / "other-project"
+    other.mkdir()
+    assert _run(["memory", "add", "--", "The other project builds with Bazel."], other,
+                env).answer[0] == 0
+    here = _run(["recall", "database port"], project, env)
+    there = _run(["recall", "database port"], other, env)
+    assert here.warm and there.warm
+    assert "5433" in here.answer[1] and "5433" not in there.answer[1]
+    assert "Bazel" in _run(["recall", "what does it build with? Bazel?"], other, env).answer[1]
+    # rich lays the pins' plain text out to COLUMNS: the child reads the client's value
+    narrow = _run(["pins"], project, {**env, "COLUMNS": "50"})
+    wide = _run(["pins"], project, {**env, "COLUMNS": "200"})
+    assert narrow.warm and wide.warm
+    assert narrow.answer == _run(["pins"], project, {**env, "COLUMNS": "50"}, cold=True).answer
+    assert wide.answer == _run(["pins"], project, {**env, "COLUMNS": "200"}, cold=True).answer
+
+
+#: what a command a helper ran imports in the process a person or script started, beyond
+#: what the interpreter imports to start (``-X importtime -c pass``, same run): each is
+#: needed, anything else is a cost on every recall (warm.py's docstring)
+WARM_CLIENT_IMPORTS = {
+    "waymarks": "the package (its public API is imported lazily)",
+    "waymarks.cli": "the CLI package (a docstring)",
+    "waymarks.cli.main": "the entry point the console script calls",
+    "waymarks.cli.home": "which home the command reads (the helper's socket is under it)",
+    "waymarks.cli.warm": "the client: hands the command to the helper, waits for its end",
+    "waymarks.spawn": "the package of detached workers (a docstring)",
+    "waymarks.spawn.sockets": "how a long socket path is reached (posix and sys only)",
+    "__future__": "the annotations of main.py and home.py",
+    "_socket": "the built-in socket module the client reaches the helper with",
+    "zlib": "the checksum naming the helper of this installation (built in)",
+}
+
+
+def test_a_warm_command_imports_only_the_client(
+        filled: tuple[Path, Path, dict[str, str]]) -> None:
+    _home, project, env = filled
+    served = _run(["recall", "database port"], project, env)
+    assert served.warm and "5433" in served.answer[1]
+    bare = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], env=env,
+                          cwd=project, capture_output=True, text=True, timeout=60, check=True)
+    baseline = {line.split("|")[-1].strip() for line in bare.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert {"_io", "posix", "site"} <= baseline, "the bare start's imports were read"
+    extra = {line.split("|")[-1].strip() for line in served.imports} - baseline
+    extra.discard("imported package")  # (the report's header line)
+    assert extra <= set(WARM_CLIENT_IMPORTS), sorted(extra - set(WARM_CLIENT_IMPORTS))
+    assert {"waymarks.cli.warm", "_socket"} <= extra, "the command went through the client"
+
+
+def test_commands_served_at_once_each_get_their_own_answer(
+        filled: tuple[Path, Path, dict[str, str]]) -> None:
+    _home, project, env = filled
+    questions = ["which service uses Kafka?", "database port", "where do deploys go first?"]
+    expected = {q: _run(["--json", "recall", q], project, env, cold=True).answer
+                for q in questions}
+    running = [(q, subprocess.Popen(
+        [*ENTRY, "--json", "recall", q],
+        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        for q in questions * 3]
+    for question, process in running:
+        out, err = process.communicate(timeout=120)
+        ran = Ran(subprocess.CompletedProcess(process.args, process.returncode, out, err))
+        assert ran.answer == expected[question]
+
+
+def test_a_large_environment_reaches_the_child(
+        filled: tuple[Path, Path, dict[str, str]]) -> None:
+    _home, project, env = filled
+    # one variable is at most 128 KiB (MAX_ARG_STRLEN); three make the request ~300 KB
+    padding = {f"WAYMARKS_TEST_PADDING_{n}": "x" * 100_000 for n in range(3)}
+    big = {**env, **padding, "COLUMNS": "61"}
+    served = _run(["pins"], project, big)
+    assert served.warm
+    assert served.answer == _run(["pins"], project, big, cold=True).answer
+
+
+def test_a_bad_request_is_refused_and_the_helper_serves_on(
+        filled: tuple[Path, Path, dict[str, str]]) -> None:
+    home, project, env = filled
+    [path] = _sockets(home)
+    for garbage in (b"", b"\0" * 12, b"\x00\x00\x00\x00\x00\x00\x00\x05hello",
+                    (8).to_bytes(8, "big") + b"nonsense"):
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.settimeout(10)
+        client.connect(str(path))
+        client.sendall(garbage)
+        client.shutdown(socket.SHUT_WR)
+        reply = client.recv(100)
+        client.close()
+        assert not reply.startswith(b"run"), reply  # nothing ran without descriptors
+    assert _run(["recall", "database port"], project, env).warm
+
+
+def test_a_closed_standard_stream_runs_the_command_here(
+        filled: tuple[Path, Path, dict[str, str]]) -> None:
+    _home, project, env = filled
+    ran = _run(["recall", "database port"], project, env, preexec_fn=lambda: os.close(0))
+    assert not ran.warm
+    assert ran.answer == _run(["recall", "database port"], project, env, cold=True).answer
+
+
+def test_changed_code_is_never_served_by_the_old_helper(tmp_path: Path) -> None:
+    """A copy of the package on PYTHONPATH (its own installation, its own helper): a module
+    the helper imported is changed; the next command runs in its own process with the new
+    code, the old helper exits, and a new one serves the command after."""
+    import waymarks
+
+    source = tmp_path / "src"
+    shutil.copytree(Path(waymarks.__file__).parent, source / "waymarks",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = _environment(home, PYTHONPATH=str(source), WAYMARKS_HOME=str(home))
+    assert _run(["memory", "add", "--", MEMORY[1]], project, env).answer[0] == 0
+    try:
+        _warm_up(project, env, home)
+        [old] = _helpers(home)
+        output = source / "waymarks" / "cli" / "output.py"
+        output.write_text(output.read_text().replace(
+            "    out.write(text if text.endswith", "    out.write('[new] ')\n"
+            "    out.write(text if text.endswith"))
+        changed = _run(["recall", "database port"], project, env)
+        assert not changed.warm and changed.answer[1].startswith("[new] ")
+        assert _await(lambda: old not in _helpers(home))
+        assert _await(lambda: _run(["recall", "database port"], project, env).warm)
+        assert _run(["recall", "database port"], project, env).answer[1].startswith("[new] ")
+    finally:
+        _stop_helpers(home)
+
+
+def test_an_idle_helper_exits_and_removes_its_socket(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = _environment(home, **{warm.ENV_IDLE: "1"})
+    _run(["recall", "anything"], project, env)  # starts one
+    assert _await(lambda: _helpers(home) != [] or _sockets(home) != [], 10)
+    assert _await(lambda: not _helpers(home) and not _sockets(home), 30)
+
+
+def test_one_helper_per_installation_however_many_start(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = _environment(home)
+    try:
+        processes = [subprocess.Popen([*ENTRY, "recall", "x"], cwd=project, env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                     for _ in range(4)]
+        for process in processes:
+            process.wait(120)
+        assert _await(lambda: len(_sockets(home)) == 1)
+        time.sleep(2)  # the others found the lock held and left
+        assert len(_helpers(home)) == 1
+    finally:
+        _stop_helpers(home)
+
+
+def test_what_runs_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(warm.ENV_OFF)
+    home = str(tmp_path / "home")
+    assert warm.routed(["recall", "x"], home) is not None
+    assert warm.routed(["--json", "--cwd", "/p", "pins"], home) is not None
+    for argv in (["memory", "add", "x"], ["--verbose", "recall", "x"], [], ["--json"]):
+        assert warm.routed(argv, home) is None, argv
+    assert warm.routed(["recall", "x"], "relative/home") is None
+    given = warm.routed(["--home", str(tmp_path / "given"), "recall", "x"], home)
+    assert given is not None and given.startswith(str(tmp_path / "given") + "/cli/warm-")
+    monkeypatch.setenv(warm.ENV_OFF, "off")
+    assert warm.routed(["recall", "x"], home) is None
+
+
+def test_output_to_a_terminal_is_answered_by_the_process_itself(
+        filled: tuple[Path, Path, dict[str, str]]) -> None:
+    import pty
+
+    _home, project, env = filled
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run([*ENTRY, "recall", "database port"], cwd=project, env=env,
+                              stdout=follower, stderr=subprocess.PIPE, text=True, timeout=120)
+        printed = os.read(leader, 65536).decode()
+    finally:
+        os.close(follower)
+        os.close(leader)
+    ran = Ran(subprocess.CompletedProcess(done.args, done.returncode, "", done.stderr))
+    assert not ran.warm and done.returncode == 0 and "5433" in printed
+
+
+# The end of a child, reported and taken: real processes, no helper needed
+
+def test_the_helper_reports_how_each_child_ended() -> None:
+    reports = {}
+    for name, code in (("exit", "os._exit(3)"), ("signal", "os.kill(os.getpid(), 9)")):
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                exec(code)  # the child ends as the case says
+            finally:
+                os._exit(99)
+        children = {pid: theirs}
+        # (_collect takes only children that have ended: called until this one has)
+        assert _await(lambda: warm_server._collect(children) or not children, 30)  # noqa: B023
+        ours.settimeout(10)
+        reports[name] = ours.recv(100)
+        ours.close()
+    assert reports == {"exit": b"exit 3\n", "signal": b"signal 9\n"}
+
+
+@pytest.mark.parametrize(("report", "returncode", "message"), [
+    (b"exit 0\n", 0, ""), (b"exit 3\n", 3, ""), (b"signal 15\n", -15, ""),
+    (b"", 1, "the warm helper stopped before the command ended")])
+def test_the_client_ends_as_its_child_did(report: bytes, returncode: int,
+                                          message: str) -> None:
+    code = ("import socket, sys\n"
+            "from waymarks.cli import warm\n"
+            "ours, theirs = socket.socketpair()\n"
+            f"theirs.sendall({report!r}); theirs.close()\n"
+            "sys.exit(warm._wait(ours, 4194305))\n")  # (above any pid: forwards nothing)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == returncode
+    assert message in done.stderr and bool(message) == bool(done.stderr)
+
+
+@pytest.mark.parametrize(("code", "status"), [(None, 0), (0, 0), (4, 4), (256 + 7, 7),
+                                              ("a message", 1)])
+def test_an_exit_code_is_a_status_as_the_interpreter_gives_it(code: object,
+                                                              status: int) -> None:
+    assert warm_server._exit_status(code) == status
