@@ -373,3 +373,48 @@ def test_the_client_ends_as_its_child_did(report: bytes, returncode: int,
 def test_an_exit_code_is_a_status_as_the_interpreter_gives_it(code: object,
                                                               status: int) -> None:
     assert warm_server._exit_status(code) == status
+
+
+def test_a_signal_to_the_client_reaches_its_child(tmp_path: Path) -> None:
+    """``Ctrl-C`` or ``SIGTERM`` to the command a person started reaches the process that
+    runs it: a real client waiting on a real child (here a process that reports what it
+    got), then ending as the child ended."""
+    got = tmp_path / "got"
+    child = subprocess.Popen([sys.executable, "-c", (
+        "import signal, sys, time\n"
+        f"def on(signum, _):\n    open({str(got)!r}, 'w').write(str(signum)); sys.exit(0)\n"
+        "signal.signal(signal.SIGINT, on)\n"
+        "signal.signal(signal.SIGTERM, on)\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stdout.readline() == "ready\n"
+    ours, theirs = socket.socketpair()
+    client = subprocess.Popen([sys.executable, "-c", (
+        "import socket, sys\n"
+        "from waymarks.cli import warm\n"
+        f"end = socket.socket(fileno={theirs.fileno()})\n"
+        "print('waiting', flush=True)\n"
+        f"sys.exit(warm._wait(end, {child.pid}))\n")], pass_fds=[theirs.fileno()],
+        stdout=subprocess.PIPE, text=True)
+    theirs.close()
+    try:
+        assert client.stdout is not None and client.stdout.readline() == "waiting\n"
+        # the client catches SIGTERM once it waits (Python catches SIGINT from its start)
+        assert _await(lambda: _catches(client.pid, signal.SIGTERM))
+        client.send_signal(signal.SIGTERM)
+        assert child.wait(30) == 0 and got.read_text() == str(int(signal.SIGTERM))
+        ours.sendall(b"exit 0\n")
+        assert client.wait(30) == 0
+    finally:
+        ours.close()
+        for process in (child, client):
+            if process.poll() is None:
+                process.kill()
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler for ``signum`` (``SigCgt`` in its status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    return False
