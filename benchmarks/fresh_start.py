@@ -37,6 +37,7 @@ recall of issue 15's table (the document says which: ``semantic``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -74,7 +75,7 @@ def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
         ledger = directory / "2026-01-01T00-00-00-000Z_bench.jsonl"
         generate(ledger, size, 1, str(project.resolve()))
         env = environment({"WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
-                           "WAYMARKS_CLI_HELPER_IDLE": "120"})
+                           "WAYMARKS_CLI_HELPER_IDLE": "1800"})
         env.pop("WAYMARKS_CLI_HELPER", None)
         cold = {**env, "WAYMARKS_CLI_HELPER": "off"}
         waymarks = command()
@@ -107,16 +108,20 @@ def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
         try:
             children_before = sum(_children_cpu_s(pid) for pid in helpers)
             timed = interleaved(variants, runs, cwd=project)
+            # a helper that ended during the rounds (idle, refused) left commands cold
+            helpers_served_throughout = all(Path(f"/proc/{pid}").exists() for pid in helpers)
             children_s = sum(_children_cpu_s(pid) for pid in helpers) - children_before
         finally:
             for pid in helpers:
-                os.kill(pid, signal.SIGTERM)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGTERM)
         target = TARGET_MS.get(size, float("inf"))
         return {"size": size, "ledger_mb": round(ledger.stat().st_size / 1e6, 1),
                 "rebuild_s": round(rebuild_s, 2),
                 "rebuild_mutations_per_s": round(size / rebuild_s), **timed,
                 # (three warm variants a round; warm-up runs are outside the rounds)
                 "warm_children_cpu_ms": round(children_s * 1000 / (3 * (runs + 1)), 1),
+                "helpers_served_throughout": helpers_served_throughout,
                 "target_recall_ms": TARGET_MS.get(size),
                 "met": timed["recall"]["p50_ms"] <= target,
                 "met_cold": timed["recall_cold"]["p50_ms"] <= target}
@@ -149,7 +154,10 @@ def _command_line(pid: int) -> str:
 
 def _children_cpu_s(pid: int) -> float:
     """CPU time (user + system) of ``pid``'s children it has collected."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:  # it has ended (helpers_served_throughout says so)
+        return 0.0
     return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
 
 

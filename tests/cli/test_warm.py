@@ -234,6 +234,19 @@ def test_a_bad_request_is_refused_and_the_helper_serves_on(
         reply = client.recv(100)
         client.close()
         assert not reply.startswith(b"run"), reply  # nothing ran without descriptors
+    # with the three descriptors, of this protocol, but not a request it can read
+    for fields in ([b"/", b"18"], [b"/", b"18", *[b"utf-8", b"strict"] * 3, b"w", b"many"],
+                   [b"/", b"18", *[b"utf-8", b"strict"] * 3, b"w", b"1", b"recall"]):
+        request = b"\0".join([warm.PROTOCOL, *fields])
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.settimeout(10)
+        client.connect(str(path))
+        with open(os.devnull, "rb") as null:
+            client.sendmsg([len(request).to_bytes(8, "big") + request], [(
+                socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                b"".join(null.fileno().to_bytes(4, sys.byteorder) for _ in range(3)))])
+        assert client.recv(100) == b"refused request\n", fields
+        client.close()
     assert _run(["recall", "database port"], project, env).warm
 
 
@@ -418,3 +431,31 @@ def _catches(pid: int, signum: int) -> bool:
         if line.startswith("SigCgt:"):
             return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
     return False
+
+
+@pytest.mark.semantic
+def test_the_helper_imports_numpy_and_serves_only_the_environment_it_was_imported_under(
+        tmp_path: Path) -> None:
+    """With the semantic extra on, NumPy (most of a semantic recall's start) is imported by
+    the helper: a recall it serves answers as a new process does. NumPy's libraries read
+    their threads from the environment when they load, so a command whose environment
+    says otherwise runs in its own process, as it asked."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = _environment(home, WAYMARKS_SEMANTIC="on")
+    env.pop("OPENBLAS_NUM_THREADS", None)
+    assert _run(["memory", "add", "--", MEMORY[1]], project, env).answer[0] == 0
+    question = ["--json", "recall", "what is the database port?"]
+    try:
+        _warm_up(project, env, home)
+        [helper] = _helpers(home)
+        assert "_multiarray_umath" in Path(f"/proc/{helper}/maps").read_text()
+        served = _run(question, project, env)
+        assert served.warm and "5433" in served.answer[1]
+        assert served.answer == _run(question, project, env, cold=True).answer
+        assert _run(question, project, {**env, "OPENBLAS_NUM_THREADS": "1"}).warm
+        other = {**env, "OPENBLAS_NUM_THREADS": "2"}
+        ran = _run(question, project, other)
+        assert not ran.warm and ran.answer == served.answer
+    finally:
+        _stop_helpers(home)

