@@ -459,3 +459,19 @@ def test_the_helper_imports_numpy_and_serves_only_the_environment_it_was_importe
         assert not ran.warm and ran.answer == served.answer
     finally:
         _stop_helpers(home)
+
+
+def test_the_child_takes_the_clients_time_zone(tmp_path: Path) -> None:
+    """The C library reads ``TZ`` once: a child of a helper started in another zone
+    takes the client's (``_become``, run in a process of its own)."""
+    code = ("import os, sys, time\n"
+            "from waymarks.cli import warm, warm_server\n"
+            "os.environ['TZ'] = 'JST-9'\n"  # (not read yet: the helper's zone stands)
+            "request = warm._request(['recall', 'x']).split(b'\\0')[1:]\n"
+            "before = time.tzname\n"
+            "warm_server._become(request)\n"
+            "print(before[0], time.tzname[0])\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "TZ": "UTC0"}, cwd=tmp_path, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["UTC", "JST"]

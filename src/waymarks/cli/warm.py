@@ -9,9 +9,11 @@ process's descriptors 0, 1 and 2 (passed over the socket), ``cwd``, ``umask``, e
 ``sys.argv`` and ``sys.path``, then runs :func:`waymarks.cli.main.main` exactly as this
 process would have. The child starts from the helper's imports and nothing else: the helper
 never opens a database, a file of a home or a thread, so every command still reads the
-home afresh, as a new process does. This process waits for the child's exit status,
-forwards ``SIGINT``, ``SIGTERM`` and ``SIGHUP`` to it, and ends with that status (or the
-signal that ended the child).
+home afresh, as a new process does (what it does not take: resource limits, the nice
+value, process group and session, which are the helper's; ``TZ`` is read again, NumPy's
+variables must match, see :mod:`waymarks.cli.warm_server`). This process waits for the
+child's exit status, forwards ``SIGINT``, ``SIGTERM`` and ``SIGHUP`` to it, and ends with
+that status (or the signal that ended the child).
 
 Scripts and hosts are who run these per question, output captured: a command whose output
 is a terminal runs in its own process as before (a pager needs the terminal's job control).

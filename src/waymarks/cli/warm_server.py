@@ -343,6 +343,9 @@ def _become(request: list[bytes]) -> None:
     os.umask(umask)
     os.environb.clear()
     os.environb.update(_environment(request))
+    import time
+
+    time.tzset()  # the client's TZ (the C library read the helper's)
     sys.argv = [argv0, *argv]
     sys.stdin = _stream(0, "r", encodings[0], encodings[1])
     sys.stdout = _stream(1, "w", encodings[2], encodings[3])
