@@ -32,7 +32,7 @@ import os
 import posix
 import sys
 
-from waymarks.spawn.sockets import at_socket
+from waymarks.spawn.sockets import connect
 
 #: the commands run warm: one-shot reads a script or a person runs often. Anything else
 #: (servers, installers, interactive confirmations) runs in the process as before
@@ -113,11 +113,11 @@ def run(argv: list[str], path: str) -> int | None:
         return None
     import _socket
 
-    client = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        client.settimeout(CONNECT_TIMEOUT_S)
-        at_socket(path, client.connect)
-        client.settimeout(ACCEPT_TIMEOUT_S)
+        client = connect(path, CONNECT_TIMEOUT_S, ACCEPT_TIMEOUT_S)
+    except OSError:
+        return None
+    try:
         descriptors = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))
         message = len(request).to_bytes(8, "big") + request
         sent = client.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS,

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from waymarks.cli.warm import PROTOCOL
+from waymarks.spawn.sockets import listen
 
 IDLE_SECONDS = 1800.0
 #: how often an idle helper checks that its socket is still its own (a home removed)
@@ -71,7 +72,7 @@ def serve(path: str, idle: float) -> None:
         return  # another helper serves this socket
     imported = _preload()
     files = _module_files()
-    server = _listen(path)
+    server = listen(path)  # (a helper that died left its socket: the lock says none serves)
     identity = os.stat(path)
     waker, wakened = socket.socketpair()
     waker.setblocking(False)
@@ -172,21 +173,6 @@ def _changed(files: dict[str, tuple[int, int]]) -> bool:
         if (stat.st_size, stat.st_mtime_ns) != known:
             return True
     return False
-
-
-def _listen(path: str) -> socket.socket:
-    from waymarks.spawn.sockets import at_socket
-
-    if os.path.lexists(path):
-        os.unlink(path)  # a helper that died left it; the lock says none serves it now
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old_umask = os.umask(0o177)
-    try:
-        at_socket(path, server.bind)
-    finally:
-        os.umask(old_umask)
-    server.listen(16)
-    return server
 
 
 def _still_ours(path: str, identity: os.stat_result) -> bool:

@@ -19,7 +19,7 @@ the helper has been asked (``tests/test_lean_paths.py``); no ``from __future__``
 import posix
 import sys
 
-from waymarks.spawn.sockets import at_socket
+from waymarks.spawn.sockets import connect
 
 TYPE_CHECKING = False  # not typing's: the client path imports nothing it does not need
 if TYPE_CHECKING:
@@ -203,15 +203,13 @@ def _ask(home: "str | Path", event: str, raw: bytes, project: str = "") -> str |
         posix.stat(path)
     except OSError:
         return None
-    # the C module, not `socket`: that one imports enum, selectors and array, ~1 ms of
-    # CPU quiet and tens of ms on a loaded machine, on every prompt (measured)
-    import _socket
+    import _socket  # (built in; loaded by connect)
 
-    client = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        client.settimeout(CONNECT_TIMEOUT_S)
-        at_socket(path, client.connect)
-        client.settimeout(ANSWER_TIMEOUT_S)
+        client = connect(path, CONNECT_TIMEOUT_S, ANSWER_TIMEOUT_S)
+    except OSError:
+        return None
+    try:
         name = event if event.isascii() and event.isalpha() else "invalid"
         header = f'{{"protocol": "{PROTOCOL}", "event": "{name}"}}'.encode()
         where = project.encode("utf-8", "replace") if "\n" not in project else b""

@@ -32,7 +32,7 @@ from waymarks.hosts.cc_client import (
     _stop_input,
     socket_path,
 )
-from waymarks.spawn.sockets import at_socket
+from waymarks.spawn.sockets import listen
 
 TYPE_CHECKING = False  # not typing's: nothing more than needed in the detached processes
 if TYPE_CHECKING:
@@ -122,15 +122,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     if _ask(home, "ping", b"") is not None:
         return  # another helper already answers here
-    if os.path.exists(path):
-        os.unlink(path)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old_umask = os.umask(0o177)
-    try:
-        at_socket(path, server.bind)
-    finally:
-        os.umask(old_umask)
-    server.listen(16)
+    server = listen(path)
     server.settimeout(idle_seconds)
     apps: dict[tuple[str, str], Any] = {}
     _drain(home)  # capture requests queued while no helper ran
