@@ -367,7 +367,7 @@ def test_the_helper_reports_how_each_child_ended() -> None:
 
 @pytest.mark.parametrize(("report", "returncode", "message"), [
     (b"exit 0\n", 0, ""), (b"exit 3\n", 3, ""), (b"signal 15\n", -15, ""),
-    (b"", 1, "the warm helper stopped before the command ended")])
+    (b"", 1, "the warm helper stopped before it said how the command ended")])
 def test_the_client_ends_as_its_child_did(report: bytes, returncode: int,
                                           message: str) -> None:
     code = ("import socket, sys\n"
@@ -475,3 +475,28 @@ def test_the_child_takes_the_clients_time_zone(tmp_path: Path) -> None:
                           env={**os.environ, "TZ": "UTC0"}, cwd=tmp_path, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["UTC", "JST"]
+
+
+def test_a_client_whose_helper_died_waits_for_the_child_before_it_ends(
+        tmp_path: Path) -> None:
+    """The helper killed while its child runs: the child may still be writing the
+    command's output, so the client ends (status 1, and why) only once it has ended."""
+    done = tmp_path / "done"
+    child = subprocess.Popen([sys.executable, "-c", (
+        "import time\n"
+        "time.sleep(1.5)\n"
+        f"open({str(done)!r}, 'w').write('written')\n")])
+    ours, theirs = socket.socketpair()
+    client = subprocess.Popen([sys.executable, "-c", (
+        "import socket, sys\n"
+        "from waymarks.cli import warm\n"
+        f"sys.exit(warm._wait(socket.socket(fileno={theirs.fileno()}), {child.pid}))\n")],
+        pass_fds=[theirs.fileno()], stderr=subprocess.PIPE, text=True)
+    theirs.close()
+    ours.close()  # the helper is gone before it reported anything
+    try:
+        _, err = client.communicate(timeout=60)
+        assert done.exists(), "the client ended while the child was still running"
+        assert client.returncode == 1 and "stopped before it said how" in err
+    finally:
+        child.wait(30)

@@ -194,9 +194,27 @@ def _wait(client: "object", child: int) -> int:
         _signal.signal(signum, _signal.SIG_DFL)
         posix.kill(posix.getpid(), signum)
         return 128 + signum  # a signal that does not end a process (it was ignored)
-    sys.stderr.write("waymarks: the warm helper stopped before the command ended (its output"
-                     " may be incomplete); run it again, or with WAYMARKS_CLI_HELPER=off\n")
+    _until_gone(child)  # (its output is complete: the caller may read it)
+    sys.stderr.write("waymarks: the warm helper stopped before it said how the command ended;"
+                     " run it again, or with WAYMARKS_CLI_HELPER=off\n")
     return 1
+
+
+def _until_gone(child: int) -> None:
+    """Wait until ``child`` has ended when its helper can no longer say so (killed, say):
+    it may still be writing the command's output. A zombie has ended (its new parent may
+    never collect it); a pid that is not ours or not there any more too."""
+    import time
+
+    while True:
+        try:
+            posix.kill(child, 0)
+            with open(f"/proc/{child}/stat", "rb") as stat:
+                if stat.read().rpartition(b")")[2].split()[:1] == [b"Z"]:
+                    return
+        except OSError:
+            return
+        time.sleep(0.02)
 
 
 def start(path: str) -> None:
