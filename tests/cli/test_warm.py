@@ -500,3 +500,25 @@ def test_a_client_whose_helper_died_waits_for_the_child_before_it_ends(
         assert client.returncode == 1 and "stopped before it said how" in err
     finally:
         child.wait(30)
+
+
+def test_a_warm_command_finds_its_modules_imported(
+        filled: tuple[Path, Path, dict[str, str]]) -> None:
+    """After the helper's imports (:data:`~waymarks.cli.warm_server.PRELOAD`), a recall
+    and a listing of pins import no further module of Waymarks: what the child would
+    otherwise import per command, the helper imported once."""
+    _home, project, env = filled
+    code = ("import sys\n"
+            "from waymarks.cli import warm_server\n"
+            "warm_server._preload()\n"
+            "before = {m for m in sys.modules if m.startswith('waymarks')}\n"
+            "from waymarks.cli.main import main\n"
+            "assert main(['recall', 'database port']) == 0\n"
+            "assert main(['--json', 'pins']) == 0\n"
+            "print(sorted({m for m in sys.modules if m.startswith('waymarks')} - before),"
+            " file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True,
+                          text=True, env={**env, warm.ENV_OFF: "off"}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "5433" in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "[]"

