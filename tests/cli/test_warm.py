@@ -87,6 +87,12 @@ def _await(condition: object, seconds: float = 20.0) -> bool:
     return False
 
 
+def _python(code: str, **options: object) -> subprocess.CompletedProcess[str]:
+    """``python -c code``, its output captured."""
+    return subprocess.run(  # type: ignore[call-overload, no-any-return]
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, **options)
+
+
 def _sockets(home: Path) -> list[Path]:
     return sorted((home / "cli").glob("warm-*.sock"))
 
@@ -233,7 +239,7 @@ def test_a_bad_request_is_refused_and_the_helper_serves_on(
         client.shutdown(socket.SHUT_WR)
         reply = client.recv(100)
         client.close()
-        assert not reply.startswith(b"run"), reply  # nothing ran without descriptors
+        assert reply == b"refused request\n", reply  # nothing ran without descriptors
     # with the three descriptors, of this protocol, but not a request it can read
     for fields in ([b"/", b"18"], [b"/", b"18", *[b"utf-8", b"strict"] * 3, b"w", b"many"],
                    [b"/", b"18", *[b"utf-8", b"strict"] * 3, b"w", b"1", b"recall"]):
@@ -307,7 +313,8 @@ def test_one_helper_per_installation_however_many_start(tmp_path: Path) -> None:
         for process in processes:
             process.wait(120)
         assert _await(lambda: len(_sockets(home)) == 1)
-        time.sleep(2)  # the others found the lock held and left
+        assert _await(lambda: len(_helpers(home)) == 1)  # the others found the lock held
+        time.sleep(1)
         assert len(_helpers(home)) == 1
     finally:
         _stop_helpers(home)
@@ -347,38 +354,61 @@ def test_output_to_a_terminal_is_answered_by_the_process_itself(
 # The end of a child, reported and taken: real processes, no helper needed
 
 def test_the_helper_reports_how_each_child_ended() -> None:
-    reports = {}
-    for name, code in (("exit", "os._exit(3)"), ("signal", "os.kill(os.getpid(), 9)")):
-        ours, theirs = socket.socketpair()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                exec(code)  # the child ends as the case says
-            finally:
-                os._exit(99)
-        children = {pid: theirs}
-        # (_collect takes only children that have ended: called until this one has)
-        assert _await(lambda: warm_server._collect(children) or not children, 30)  # noqa: B023
-        ours.settimeout(10)
-        reports[name] = ours.recv(100)
-        ours.close()
-    assert reports == {"exit": b"exit 3\n", "signal": b"signal 9\n"}
+    """In a process of its own (``_collect`` takes any child that ended: in pytest's it
+    could take another test's)."""
+    code = ("import os, socket, time\n"
+            "from waymarks.cli import warm_server\n"
+            "reports = {}\n"
+            "for name, end in (('exit', lambda: os._exit(3)),\n"
+            "                  ('signal', lambda: os.kill(os.getpid(), 9))):\n"
+            "    ours, theirs = socket.socketpair()\n"
+            "    pid = os.fork()\n"
+            "    if pid == 0:\n"
+            "        end()\n"
+            "        os._exit(99)\n"
+            "    children = {pid: theirs}\n"
+            "    while children:  # (it takes only children that have ended)\n"
+            "        warm_server._collect(children)\n"
+            "        time.sleep(0.01)\n"
+            "    ours.settimeout(10)\n"
+            "    reports[name] = ours.recv(100)\n"
+            "print(reports)\n")
+    done = _python(code)
+    assert done.stdout.strip() == str({"exit": b"exit 3\n", "signal": b"signal 9\n"}), \
+        done.stderr
 
 
-@pytest.mark.parametrize(("report", "returncode", "message"), [
-    (b"exit 0\n", 0, ""), (b"exit 3\n", 3, ""), (b"signal 15\n", -15, ""),
-    (b"", 1, "the warm helper stopped before it said how the command ended")])
-def test_the_client_ends_as_its_child_did(report: bytes, returncode: int,
+@pytest.mark.parametrize(("report", "returncode", "printed", "message"), [
+    (b"exit 0\n", 0, "0", ""), (b"exit 3\n", 0, "3", ""), (b"signal 15\n", -15, "", ""),
+    (b"unrun\n", 0, "None", ""),  # (the child ran nothing: the caller runs it)
+    (b"", 0, "1", "the warm helper stopped before it said how the command ended")])
+def test_the_client_ends_as_its_child_did(report: bytes, returncode: int, printed: str,
                                           message: str) -> None:
-    code = ("import socket, sys\n"
+    """A real client and a stand-in helper (a thread of its process, on a socket pair)
+    that takes the go-ahead, reports ``report`` and leaves."""
+    code = ("import socket, sys, threading\n"
             "from waymarks.cli import warm\n"
             "ours, theirs = socket.socketpair()\n"
-            f"theirs.sendall({report!r}); theirs.close()\n"
-            "sys.exit(warm._wait(ours, 4194305))\n")  # (above any pid: forwards nothing)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)
-    assert done.returncode == returncode
+            "def helper():\n"
+            "    assert theirs.recv(1) == b'g'\n"
+            f"    theirs.sendall({report!r}); theirs.close()\n"
+            "threading.Thread(target=helper).start()\n"
+            "print(warm._supervise(ours, 4194305))\n")  # (above any pid: forwards nothing)
+    done = _python(code)
+    assert (done.returncode, done.stdout.strip()) == (returncode, printed)
     assert message in done.stderr and bool(message) == bool(done.stderr)
+
+
+def test_no_go_ahead_delivered_is_nothing_run() -> None:
+    """The helper's end of the connection gone before the go-ahead: no child can have
+    taken it, so the command is the caller's to run (``None``)."""
+    code = ("import socket\n"
+            "from waymarks.cli import warm\n"
+            "ours, theirs = socket.socketpair()\n"
+            "theirs.close()\n"
+            "print(warm._supervise(ours, 4194305))\n")
+    done = _python(code)
+    assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "None", "")
 
 
 @pytest.mark.parametrize(("code", "status"), [(None, 0), (0, 0), (4, 4), (256 + 7, 7),
@@ -407,13 +437,14 @@ def test_a_signal_to_the_client_reaches_its_child(tmp_path: Path) -> None:
         "from waymarks.cli import warm\n"
         f"end = socket.socket(fileno={theirs.fileno()})\n"
         "print('waiting', flush=True)\n"
-        f"sys.exit(warm._wait(end, {child.pid}))\n")], pass_fds=[theirs.fileno()],
+        f"sys.exit(warm._supervise(end, {child.pid}))\n")], pass_fds=[theirs.fileno()],
         stdout=subprocess.PIPE, text=True)
     theirs.close()
     try:
         assert client.stdout is not None and client.stdout.readline() == "waiting\n"
         # the client catches SIGTERM once it waits (Python catches SIGINT from its start)
         assert _await(lambda: _catches(client.pid, signal.SIGTERM))
+        assert ours.recv(1) == b"g"
         client.send_signal(signal.SIGTERM)
         assert child.wait(30) == 0 and got.read_text() == str(int(signal.SIGTERM))
         ours.sendall(b"exit 0\n")
@@ -471,8 +502,7 @@ def test_the_child_takes_the_clients_time_zone(tmp_path: Path) -> None:
             "before = time.tzname\n"
             "warm_server._become(request)\n"
             "print(before[0], time.tzname[0])\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "TZ": "UTC0"}, cwd=tmp_path, timeout=60)
+    done = _python(code, env={**os.environ, "TZ": "UTC0"}, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["UTC", "JST"]
 
@@ -481,25 +511,33 @@ def test_a_client_whose_helper_died_waits_for_the_child_before_it_ends(
         tmp_path: Path) -> None:
     """The helper killed while its child runs: the child may still be writing the
     command's output, so the client ends (status 1, and why) only once it has ended."""
-    done = tmp_path / "done"
+    release, done = tmp_path / "release", tmp_path / "done"
     child = subprocess.Popen([sys.executable, "-c", (
-        "import time\n"
-        "time.sleep(1.5)\n"
+        "import os, time\n"
+        f"while not os.path.exists({str(release)!r}):\n    time.sleep(0.02)\n"
         f"open({str(done)!r}, 'w').write('written')\n")])
     ours, theirs = socket.socketpair()
     client = subprocess.Popen([sys.executable, "-c", (
         "import socket, sys\n"
         "from waymarks.cli import warm\n"
-        f"sys.exit(warm._wait(socket.socket(fileno={theirs.fileno()}), {child.pid}))\n")],
+        f"end = socket.socket(fileno={theirs.fileno()})\n"
+        f"sys.exit(warm._supervise(end, {child.pid}))\n")],
         pass_fds=[theirs.fileno()], stderr=subprocess.PIPE, text=True)
     theirs.close()
-    ours.close()  # the helper is gone before it reported anything
     try:
+        assert ours.recv(1) == b"g"  # the child has the command
+        ours.close()  # and the helper is gone before it reported anything
+        time.sleep(0.5)
+        assert client.poll() is None, "the client ended while the child was still running"
+        release.write_text("")
         _, err = client.communicate(timeout=60)
-        assert done.exists(), "the client ended while the child was still running"
+        assert done.exists()
         assert client.returncode == 1 and "stopped before it said how" in err
     finally:
+        release.write_text("")
         child.wait(30)
+        if client.poll() is None:
+            client.kill()
 
 
 def test_a_warm_command_finds_its_modules_imported(
@@ -517,8 +555,85 @@ def test_a_warm_command_finds_its_modules_imported(
             "assert main(['--json', 'pins']) == 0\n"
             "print(sorted({m for m in sys.modules if m.startswith('waymarks')} - before),"
             " file=sys.stderr)\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True,
-                          text=True, env={**env, warm.ENV_OFF: "off"}, timeout=120)
+    done = _python(code, cwd=project, env={**env, warm.ENV_OFF: "off"})
     assert done.returncode == 0, done.stderr
     assert "5433" in done.stdout
     assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def _send_request(path: Path, argv: list[str], stdout_fd: str, then: str,
+                  first: str = "message") -> str:
+    """Code for a process that sends ``argv`` to the helper at ``path`` as the console
+    script would (its import path), its standard output the descriptor ``stdout_fd``
+    names (``first``: what of the ``message`` it sends with them), then runs ``then``."""
+    bin_dir = str(Path(sys.executable).parent)
+    return ("import os, socket, sys\n"
+            f"sys.path[0] = {bin_dir!r}\n"
+            "from waymarks.cli import warm\n"
+            "from waymarks.spawn.sockets import connect\n"
+            f"request = warm._request({argv!r})\n"
+            f"client = connect({str(path)!r}, 1, 10)\n"
+            "r, w = os.pipe()\n"
+            "message = len(request).to_bytes(8, 'big') + request\n"
+            f"sent = client.sendmsg([{first}], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,"
+            f" b''.join(fd.to_bytes(4, sys.byteorder) for fd in (0, {stdout_fd}, 2)))])\n"
+            f"{then}\n")
+
+
+def test_a_client_gone_before_the_go_ahead_has_nothing_run(
+        filled: tuple[Path, Path, dict[str, str]]) -> None:
+    """The client gave up after its request (it then runs the command itself): the child
+    the helper forked runs nothing. Its standard output (a pipe here) sees no byte."""
+    home, project, env = filled
+    [path] = _sockets(home)
+    code = _send_request(path, ["recall", "database port"], "w", (
+        "client.sendall(message[sent:])\n"
+        "line = b''\n"
+        "while not line.endswith(b'\\n'):\n    line += client.recv(1)\n"
+        "client.close()\n"
+        "os.close(w)\n"
+        "print(line.decode().split()[0], repr(os.read(r, 65536)))"))
+    done = _python(code, cwd=project, env=env)
+    assert done.stdout.split() == ["run", "b''"], done.stderr
+    assert _run(["recall", "database port"], project, env).warm
+
+
+def test_a_stalled_client_neither_holds_the_helper_nor_keeps_its_descriptors(
+        filled: tuple[Path, Path, dict[str, str]]) -> None:
+    """A client that sends part of its request and stalls: the next command is still
+    served, and the stalled one's standard output (a pipe) is not kept open by the
+    helper once it is refused (so a reader of the pipe sees its end)."""
+    home, project, env = filled
+    [path] = _sockets(home)
+    code = _send_request(path, ["recall", "database port"], "w", (
+        "os.close(w)\n"
+        "print('stalled', flush=True)\n"
+        "print(repr(os.read(r, 65536)), flush=True)\n"  # the pipe's end: no one holds it
+        "client.close()"), first="message[:64]")
+    stalled = subprocess.Popen([sys.executable, "-c", code], cwd=project, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert stalled.stdout is not None and stalled.stdout.readline() == "stalled\n"
+        served = _run(["recall", "database port"], project, env)
+        assert served.warm and "5433" in served.answer[1]
+        out, err = stalled.communicate(timeout=60)
+        assert out == "b''\n", err
+    finally:
+        if stalled.poll() is None:
+            stalled.kill()
+
+
+def test_unbuffered_output_from_the_environment_runs_warm_and_from_u_cold(
+        filled: tuple[Path, Path, dict[str, str]]) -> None:
+    """``PYTHONUNBUFFERED`` is the environment's (containers set it): the child reads it
+    and writes straight to its descriptors. ``python -u`` is the interpreter's own, which
+    a helper does not share: that command runs in its own process."""
+    _home, project, env = filled
+    buffered = {key: value for key, value in env.items() if key != "PYTHONUNBUFFERED"}
+    assert _run(["recall", "database port"], project, {**buffered, "PYTHONUNBUFFERED": "1"}).warm
+    done = subprocess.run([ENTRY[0], "-u", *ENTRY[1:], "recall", "database port"], cwd=project,
+                          env=buffered, capture_output=True, text=True, timeout=120)
+    ran = Ran(done)
+    assert not ran.warm and "5433" in ran.answer[1]
+    assert _run(["recall", "database port"], project, {**buffered, "PYTHONHASHSEED": "0"}) \
+        .warm is False

@@ -24,8 +24,11 @@ as before, and :func:`start` leaves a helper for the next command (it exits afte
 
 What must stay true: this module imports only ``os``, ``sys``, ``posix``, ``_socket``,
 ``_signal`` and ``zlib`` (all loaded by the entry point already, or built in) before the
-helper has taken the command (``tests/test_lean_paths.py``); a command the helper refused
-ran nowhere, so the caller may run it; one it accepted is never run again here.
+helper has taken the command (``tests/cli/test_warm.py`` lists them); a command runs once,
+never twice and never not at all: the helper's child runs it only after this process's
+go-ahead (``g``, sent once the child's pid is known), this process never runs it after
+the go-ahead was delivered, and a child that did not get one ends without running it
+(``unrun``: then this process does). The helper listening must be this user's process.
 """
 
 import os
@@ -53,8 +56,8 @@ def routed(argv: list[str], home: str) -> str | None:
     """The helper's socket for this command line, or ``None`` when it runs in this process:
     not one of :data:`COMMANDS` (after the global options), the helper switched off, a home
     that is not an absolute path, output to a terminal (:func:`_terminal`), or interpreter
-    settings a helper would not share (``-O``, ``-X dev``, ``-W``, ``-I``, ``-S``, ``-E``:
-    a helper has its own)."""
+    settings a helper would not share (``-O``, ``-X dev``, ``-W``, ``-I``, ``-S``, ``-E``,
+    ``-u``, ``PYTHONHASHSEED``: a helper has its own)."""
     index = 0
     while index < len(argv) and argv[index].startswith("-"):
         if argv[index] in GLOBAL_VALUES and index + 1 < len(argv):
@@ -71,8 +74,10 @@ def routed(argv: list[str], home: str) -> str | None:
         return None
     flags = sys.flags
     if flags.optimize or flags.dev_mode or flags.isolated or flags.no_site or \
-            flags.ignore_environment or sys.warnoptions:
+            flags.ignore_environment or sys.warnoptions or os.environ.get("PYTHONHASHSEED"):
         return None
+    if getattr(sys.stdout, "write_through", False) and not os.environ.get("PYTHONUNBUFFERED"):
+        return None  # -u (PYTHONUNBUFFERED is the environment's: the child reads it)
     return f"{home}/cli/warm-{installation():08x}.sock"
 
 
@@ -129,9 +134,9 @@ def run(argv: list[str], path: str) -> int | None:
             return None  # refused (another version, files changed since it started)
         child = int(started[4:])
     except (OSError, ValueError):
-        client.close()
+        client.close()  # (a child forked late finds no go-ahead: it runs nothing)
         return None
-    return _wait(client, child)
+    return _supervise(client, child)
 
 
 def _request(argv: list[str]) -> bytes:
@@ -146,7 +151,7 @@ def _request(argv: list[str]) -> bytes:
         streams += [stream.encoding, stream.errors or "strict"]
     fields = [PROTOCOL, *(_bytes(text) for text in (
         os.getcwd(), str(umask), *streams, sys.argv[0] if sys.argv else "waymarks",
-        str(len(argv)), *argv, str(len(sys.path)), *sys.path))]
+        str(len(argv)), *argv, str(len(sys.path)), *_paths()))]
     fields += [key + b"=" + value for key, value in os.environb.items()]
     return b"\0".join(fields)
 
@@ -166,8 +171,11 @@ def _line(client: "object") -> bytes:
     return data[:-1]
 
 
-def _wait(client: "object", child: int) -> int:
-    """Wait for the child's end (signals forwarded to it); its exit status."""
+def _supervise(client: "object", child: int) -> int | None:
+    """Say go to the child (from then on it runs the command, never this process), pass
+    on the signals this process does not ignore, and wait for its end: its exit status.
+    ``None``: the child ended without running it (it had waited in vain for the go-ahead),
+    so the caller runs it here."""
     import _signal  # type: ignore[import-not-found]  # (signal.py imports enum: ~2 ms)
 
     def forward(signum: int, _frame: object) -> None:
@@ -176,15 +184,30 @@ def _wait(client: "object", child: int) -> int:
         except OSError:
             pass  # it has ended already
 
-    for name in _FORWARDED:
-        _signal.signal(getattr(_signal, name), forward)
-    client.settimeout(None)  # type: ignore[attr-defined]
+    previous = {}
+    for name in _FORWARDED:  # (one ignored, as under nohup, stays ignored: as if run here)
+        signum = getattr(_signal, name)
+        if _signal.getsignal(signum) != _signal.SIG_IGN:
+            previous[signum] = _signal.signal(signum, forward)
     try:
+        client.sendall(b"g")  # type: ignore[attr-defined]
+        client.settimeout(None)  # type: ignore[attr-defined]
         ended = _line(client)
-    except OSError:
-        ended = b""
+    except OSError:  # (no go-ahead was delivered: nothing ran)
+        ended = b"unrun"
     finally:
         client.close()  # type: ignore[attr-defined]
+    if ended == b"unrun":
+        for signum, handler in previous.items():
+            _signal.signal(signum, handler)
+        return None
+    return _status(ended, child)
+
+
+def _status(ended: bytes, child: int) -> int:
+    """The exit status of a child whose end the helper reported as ``ended``."""
+    import _signal
+
     word, _, number = ended.partition(b" ")
     if word == b"exit" and number.isdigit():
         return int(number)
@@ -225,6 +248,11 @@ def start(path: str) -> None:
 
     home = path.rsplit("/", 2)[0]
     idle = os.environ.get(ENV_IDLE, "")
-    here = os.getcwd()  # (the helper runs in the home: a relative entry resolved here)
-    paths = [os.path.join(here, path) for path in sys.path]
-    spawn("waymarks.cli.warm_server", [path, idle, *paths], cwd=home)
+    spawn("waymarks.cli.warm_server", [path, idle, *_paths()], cwd=home)
+
+
+def _paths() -> list[str]:
+    """``sys.path``, a relative entry resolved where this process runs (the helper runs in
+    the home; ``""`` of ``python -c`` is this directory)."""
+    here = os.getcwd()
+    return [os.path.join(here, path) for path in sys.path]

@@ -4,9 +4,12 @@ Started detached by a command that found none (``python -I -S``, then the client
 import path), it holds ``<home>/cli/warm-<installation>.lock`` for its life (a second
 helper for the same socket exits at once), imports the modules of :data:`PRELOAD` and
 listens on ``<home>/cli/warm-<installation>.sock`` (mode 0600). For each connection from a
-process of the same user it receives the client's standard streams (``SCM_RIGHTS``) and its
-request, forks, and reports the child's end to the client: ``run PID`` once forked, then
-``exit STATUS`` or ``signal NUMBER``. It refuses (the client then runs the command itself)
+process of the same user, confined as it is (namespaces, root, seccomp), it receives the
+client's standard streams (``SCM_RIGHTS``) and its request (within
+:data:`RECEIVE_SECONDS`), forks, and reports the child's end to the client: ``run PID``
+once forked, then ``exit STATUS`` or ``signal NUMBER``; the child runs the command only
+once the client says go, and otherwise reports ``unrun`` and ends (the client gave up: it
+runs the command itself). It refuses (the client then runs the command itself)
 a request of another protocol or installation, or one it cannot read; with the semantic
 extra on it has imported NumPy too, and refuses a request whose environment sets what
 NumPy's libraries read as they load (``OPENBLAS_NUM_THREADS``, ...) otherwise; and any
@@ -38,6 +41,15 @@ IDLE_SECONDS = 1800.0
 CHECK_SECONDS = 60.0
 #: a request larger than this (arguments and environment) is refused
 MAX_REQUEST = 4 << 20
+#: a client sends its request at once: one that has not within this is refused, so one
+#: stalled client holds the others up at most this long
+RECEIVE_SECONDS = 2.0
+#: how long a child waits for its client's go-ahead (:func:`_child`): without it, the
+#: command is the client's to run, and the child ends without running it
+GO_SECONDS = 10.0
+#: held back while the helper forks: a child must not take one of them before it has
+#: left the helper's handlers behind
+_CHILD_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 #: what the warm commands import (:data:`waymarks.cli.warm.COMMANDS`): the recall's lean
 #: path and the full command line (``pins``: the command table, its launchers, the item
 #: commands). ``tests/cli/test_warm.py`` checks that a recall and a listing of pins after
@@ -237,8 +249,7 @@ def _take(server: socket.socket, children: dict[int, socket.socket],
         return True
     descriptors: list[int] = []
     try:
-        client.settimeout(5.0)
-        request, descriptors = _receive(client)
+        request = _receive(client, descriptors)
         if request is None:
             client.close()
             return True
@@ -252,24 +263,34 @@ def _take(server: socket.socket, children: dict[int, socket.socket],
             client.sendall(b"refused %s\n" % refusal)
             client.close()
             return True
-        pid = os.fork()
-        if pid == 0:
-            _child(request, descriptors)  # never returns
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _CHILD_SIGNALS)
+        try:
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    _child(client, request, descriptors, mask)
+                finally:
+                    os._exit(1)  # (whatever happened: never back in the helper's loop)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         children[pid] = client
         client.sendall(b"run %d\n" % pid)
     except OSError:
-        client.close()
+        client.close()  # (a child it forked finds its client gone: it runs nothing)
     finally:
         for fd in descriptors:
             os.close(fd)
     return True
 
 
-def _receive(client: socket.socket) -> tuple[list[bytes] | None, list[int]]:
-    """The request's fields and the three descriptors; ``None`` (with ``refused`` sent)
-    when the request is not one this helper runs."""
+def _receive(client: socket.socket, descriptors: list[int]) -> list[bytes] | None:
+    """The request's fields, the three descriptors added to ``descriptors`` (closed by the
+    caller whatever happens); ``None`` (with ``refused`` sent) when the request is not
+    one this helper runs. Raises ``OSError`` when it has not arrived within
+    :data:`RECEIVE_SECONDS`."""
+    deadline = _now() + RECEIVE_SECONDS
+    client.settimeout(RECEIVE_SECONDS)
     peer = client.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-    descriptors: list[int] = []
     data, ancillary, _, _ = client.recvmsg(65536, socket.CMSG_SPACE(3 * 4))
     for level, kind, payload in ancillary:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
@@ -277,47 +298,105 @@ def _receive(client: socket.socket) -> tuple[list[bytes] | None, list[int]]:
             descriptors += [int.from_bytes(payload[at:at + 4], sys.byteorder)
                             for at in range(0, usable, 4)]
     size = int.from_bytes(data[:8], "big") if len(data) >= 8 else -1
-    uid = int.from_bytes(peer[4:8], sys.byteorder)
+    pid, uid = (int.from_bytes(peer[at:at + 4], sys.byteorder) for at in (0, 4))
     if uid != os.getuid() or len(descriptors) != 3 or not 0 < size <= MAX_REQUEST:
         client.sendall(b"refused request\n")
-        return None, descriptors
+        return None
+    if not _confined_alike(pid):
+        client.sendall(b"refused confinement\n")
+        return None
     while len(data) < size + 8:
+        left = deadline - _now()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive in time")
+        client.settimeout(left)
         chunk = client.recv(min(1 << 20, size + 8 - len(data)))
         if not chunk:
-            return None, descriptors
+            return None
         data += chunk
     fields = data[8:].split(b"\0")
     if fields[0] != PROTOCOL:
         client.sendall(b"refused protocol\n")
-        return None, descriptors
-    return fields[1:], descriptors
+        return None
+    return fields[1:]
 
 
-def _child(request: list[bytes], descriptors: list[int]) -> None:
-    """Become the client's process and run its command line; never returns."""
-    status = 1
+def _confined_alike(pid: int) -> bool:
+    """Whether process ``pid`` (the client) is confined as this helper is: the same
+    namespaces and root, the same seccomp and no-new-privileges state. A process of the
+    same user inside a sandbox (a container, bubblewrap, Landlock) that reaches the
+    socket must not have its command run outside it."""
     try:
-        signal.set_wakeup_fd(-1)
-        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signum, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        for target, fd in enumerate(descriptors):
-            os.dup2(fd, target)
-        # the helper's own: its socket, lock, wake-up pair and other clients' connections
-        # (a child holding the lock would keep a new helper from starting)
-        os.closerange(3, 1 << 16)
+        for name in ("ns/mnt", "ns/pid", "ns/user", "ns/net", "root"):
+            if os.readlink(f"/proc/{pid}/{name}") != os.readlink(f"/proc/self/{name}"):
+                return False
+        return _confinement(f"/proc/{pid}/status") == _confinement("/proc/self/status")
+    except OSError:
+        return False
+
+
+def _confinement(status: str) -> list[str]:
+    with open(status, encoding="utf-8", errors="replace") as lines:
+        return [line for line in lines if line.startswith(("Seccomp:", "NoNewPrivs:"))]
+
+
+def _child(client: socket.socket, request: list[bytes], descriptors: list[int],
+           mask: set[int | signal.Signals]) -> None:
+    """Become the client's process and run its command line once the client says go
+    (``g``): without it (the client gave up waiting, or went), send ``unrun`` and end,
+    having run nothing. Never returns."""
+    signal.set_wakeup_fd(-1)
+    for handled in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(handled, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    for target, fd in enumerate(descriptors):
+        os.dup2(fd, target)
+    # the helper's own: its socket, lock, wake-up pair and other clients' connections
+    # (a child holding the lock would keep a new helper from starting)
+    kept = client.fileno()
+    os.closerange(3, kept)
+    os.closerange(kept + 1, 1 << 16)
+    if not _go(client):
+        with contextlib.suppress(OSError):
+            client.sendall(b"unrun\n")
+        os._exit(0)
+    client.close()
+    status, signum = 1, 0
+    try:
         _become(request)
         from waymarks.cli.main import main
 
         status = main(warm=False)
     except SystemExit as exc:
         status = _exit_status(exc.code)
+    except KeyboardInterrupt:  # as the interpreter ends then: the traceback, then SIGINT
+        _uncaught()
+        signum = signal.SIGINT
     except BaseException:  # noqa: BLE001 - as the interpreter reports an uncaught error
-        import traceback
+        _uncaught()
+    _finish(status, signum)
 
+
+def _go(client: socket.socket) -> bool:
+    """Whether the client said go. ``Ctrl-C`` forwarded before it was read ends this
+    child as it would have ended the command."""
+    try:
+        client.settimeout(GO_SECONDS)
+        return client.recv(1) == b"g"
+    except OSError:
+        return False
+    except KeyboardInterrupt:  # (the command's Ctrl-C: it ends as the command would)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        return False
+
+
+def _uncaught() -> None:
+    import traceback
+
+    with contextlib.suppress(BaseException):  # (a reader of standard error that left)
         traceback.print_exc()
-        status = 1
-    _finish(status)
 
 
 def _become(request: list[bytes]) -> None:
@@ -338,18 +417,25 @@ def _become(request: list[bytes]) -> None:
 
     time.tzset()  # the client's TZ (the C library read the helper's)
     sys.argv = [argv0, *argv]
+    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))  # (-u itself runs cold)
     sys.stdin = _stream(0, "r", encodings[0], encodings[1])
-    sys.stdout = _stream(1, "w", encodings[2], encodings[3])
-    sys.stderr = _stream(2, "w", encodings[4], encodings[5])
+    sys.stdout = _stream(1, "w", encodings[2], encodings[3], unbuffered)
+    sys.stderr = _stream(2, "w", encodings[4], encodings[5], unbuffered)
 
 
 def _refusal(request: list[bytes], imported: dict[bytes, bytes] | None) -> bytes:
     """Why this helper does not run ``request`` (``b""``: it does): a request it cannot
-    read, or one whose environment NumPy's libraries would have loaded otherwise."""
+    read, one of another import path (another installation: the socket's name says which,
+    but a request is checked, not trusted), or one whose environment NumPy's libraries
+    would have loaded otherwise."""
     try:
         environ = _environment(request)
+        count = int(request[9])
+        paths = request[11 + count:11 + count + int(request[10 + count])]
     except (ValueError, IndexError):
         return b"request"
+    if paths != [os.fsencode(path) for path in sys.path]:
+        return b"installation"  # (its modules would not be the ones imported here)
     if imported is not None and _import_time(environ) != imported:
         return b"environment"
     return b""
@@ -366,10 +452,18 @@ def _environment(request: list[bytes]) -> dict[bytes, bytes]:
     return environ
 
 
-def _stream(fd: int, mode: str, encoding: str, errors: str) -> Any:
+def _stream(fd: int, mode: str, encoding: str, errors: str,
+            unbuffered: bool = False) -> Any:
     """A standard stream over ``fd`` as the interpreter opens one: line-buffered on a
-    terminal (standard error always)."""
+    terminal (standard error always); with ``PYTHONUNBUFFERED``, each write goes straight
+    to the descriptor."""
     interactive = os.isatty(fd)
+    if unbuffered:
+        import io
+
+        return io.TextIOWrapper(io.FileIO(fd, mode, closefd=False), encoding=encoding,
+                                errors=errors, line_buffering=interactive or fd == 2,
+                                write_through=True)
     return open(fd, mode, buffering=1 if interactive or fd == 2 else -1, encoding=encoding,
                 errors=errors, closefd=False)
 
@@ -384,9 +478,10 @@ def _exit_status(code: object) -> int:
     return 1
 
 
-def _finish(status: int) -> None:
+def _finish(status: int, signum: int = 0) -> None:
     """End the child as the interpreter ends a process (threads joined, ``atexit`` run,
-    streams flushed), without the helper's teardown."""
+    streams flushed), without the helper's teardown; by ``signum`` if given (the
+    interpreter ends so after an uncaught ``KeyboardInterrupt``)."""
     try:
         threading = sys.modules.get("threading")
         if threading is not None:
@@ -398,4 +493,8 @@ def _finish(status: int) -> None:
             stream.flush()
     except BaseException:  # noqa: BLE001 - a reader that left: the status stands
         pass
+    if signum:
+        signal.signal(signum, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
+        os.kill(os.getpid(), signum)
     os._exit(status)

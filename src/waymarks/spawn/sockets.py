@@ -51,10 +51,26 @@ def connect(path: str, connect_timeout: float, timeout: float) -> "Any":
         client.settimeout(connect_timeout)
         at_socket(path, client.connect)
         client.settimeout(timeout)
+        _check_owner(client)
     except OSError:
         client.close()
         raise
     return client
+
+
+def _check_owner(client: "Any") -> None:
+    """Raise ``PermissionError`` unless the process listening is this user's: a home in
+    a directory others may write (``WAYMARKS_HOME=/tmp/...``) must not let another user
+    bind the socket first and receive what the client sends (its environment, its
+    standard streams, a prompt)."""
+    import _socket
+
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is None:  # (not Linux: no peer credentials here; the helper checks ours)
+        return
+    credentials = client.getsockopt(_socket.SOL_SOCKET, option, 12)
+    if int.from_bytes(credentials[4:8], sys.byteorder) != posix.getuid():
+        raise PermissionError("the warm helper's socket is another user's")
 
 
 def listen(path: str) -> "Any":
