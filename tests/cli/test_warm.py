@@ -488,6 +488,16 @@ def test_the_helper_imports_numpy_and_serves_only_the_environment_it_was_importe
         other = {**env, "OPENBLAS_NUM_THREADS": "2"}
         ran = _run(question, project, other)
         assert not ran.warm and ran.answer == served.answer
+        # refused for what it is, by a helper that listens: no new helper is wanted (each
+        # such command would start one that exits at once); none listening: one is
+        [path] = _sockets(home)
+        bin_dir = str(Path(sys.executable).parent)
+        asked = _python(f"import sys\nsys.path[0] = {bin_dir!r}\n"
+                        "from waymarks.cli import warm\n"
+                        f"print(warm.run(['recall', 'x'], {str(path)!r}),"
+                        f" warm.run(['recall', 'x'], {str(path) + '.gone'!r}))\n",
+                        cwd=project, env=other)
+        assert asked.stdout.strip() == "(None, False) (None, True)", asked.stderr
     finally:
         _stop_helpers(home)
 

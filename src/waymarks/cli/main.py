@@ -50,9 +50,12 @@ def _main(argv: list[str], owns_process: bool, warm: bool) -> int:
         from waymarks.cli import warm as warm_start
 
         helper = warm_start.routed(argv, default_home())
-        ran = warm_start.run(argv, helper) if helper is not None else None
-        if ran is not None:
-            return ran
+        if helper is not None:
+            ran, wanted = warm_start.run(argv, helper)
+            if ran is not None:
+                return ran
+            if not wanted:  # one listens there, and refused this command: runs on
+                helper = None
     from waymarks.spawn.imports import end_process, import_msgspec, short_lived
 
     import_msgspec()  # before anything imports it with typing_extensions (7-13 ms)

@@ -107,21 +107,24 @@ def installation() -> int:
     return zlib.crc32(key.encode("utf-8", "surrogateescape"))
 
 
-def run(argv: list[str], path: str) -> int | None:
+def run(argv: list[str], path: str) -> tuple[int | None, bool]:
     """Run the command line in a child of the helper listening at ``path``: its exit
-    status. ``None``: no helper took it (none listens, it refused, a descriptor of ours is
-    closed), so nothing ran and the caller runs it here."""
+    status, and whether a helper should be started for the next command. Status ``None``:
+    no helper took it (none listens, it refused, a descriptor of ours is closed), so
+    nothing ran and the caller runs it here; a helper is wanted unless one listens and
+    refused this command for what it is (its environment, its confinement: every such
+    command would start one that exits at once)."""
     try:
         posix.stat(path)
         request = _request(argv)
     except OSError:  # no helper; or this directory is gone (a fresh process fails alike)
-        return None
+        return None, True
     import _socket
 
     try:
         client = connect(path, CONNECT_TIMEOUT_S, ACCEPT_TIMEOUT_S)
     except OSError:
-        return None
+        return None, True
     try:
         descriptors = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))
         message = len(request).to_bytes(8, "big") + request
@@ -130,13 +133,13 @@ def run(argv: list[str], path: str) -> int | None:
         client.sendall(message[sent:])  # (a large environment outgrows the socket's buffer)
         started = _line(client)
         if not started.startswith(b"run "):
-            client.close()
-            return None  # refused (another version, files changed since it started)
+            client.close()  # refused; files changed since it started: it is stopping
+            return None, started in (b"refused changed", b"")
         child = int(started[4:])
     except (OSError, ValueError):
         client.close()  # (a child forked late finds no go-ahead: it runs nothing)
-        return None
-    return _supervise(client, child)
+        return None, False
+    return _supervise(client, child), False
 
 
 def _request(argv: list[str]) -> bytes:
