@@ -65,17 +65,29 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], *, cold: bool = False,
 
 
 def _helpers(home: Path) -> list[int]:
-    """The pids of the warm helpers serving ``home``."""
-    found = []
+    """The pids of the warm helpers serving ``home``: a child a helper forked for a command
+    shares its command line and is left out."""
+    found: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         try:
             command = (entry / "cmdline").read_bytes().split(b"\0")
+            status = (entry / "status").read_text()
         except OSError:
             continue
         if b"waymarks.cli.warm_server" in b" ".join(command) and \
                 any(part.startswith(str(home).encode() + b"/") for part in command):
-            found.append(int(entry.name))
-    return found
+            [parent] = [line.split()[1] for line in status.splitlines()
+                        if line.startswith("PPid:")]
+            found[int(entry.name)] = int(parent)
+    return sorted(pid for pid, parent in found.items() if parent not in found)
+
+
+def _the_helper(home: Path) -> int:
+    """The one helper serving ``home``, once any other started beside it (it found the lock
+    held) has gone."""
+    assert _await(lambda: len(_helpers(home)) == 1), _helpers(home)
+    [pid] = _helpers(home)
+    return pid
 
 
 def _await(condition: object, seconds: float = 20.0) -> bool:
@@ -279,7 +291,7 @@ def test_changed_code_is_never_served_by_the_old_helper(tmp_path: Path) -> None:
     assert _run(["memory", "add", "--", MEMORY[1]], project, env).answer[0] == 0
     try:
         _warm_up(project, env, home)
-        [old] = _helpers(home)
+        old = _the_helper(home)
         output = source / "waymarks" / "cli" / "output.py"
         output.write_text(output.read_text().replace(
             "    out.write(text if text.endswith", "    out.write('[new] ')\n"
@@ -479,7 +491,7 @@ def test_the_helper_imports_numpy_and_serves_only_the_environment_it_was_importe
     question = ["--json", "recall", "what is the database port?"]
     try:
         _warm_up(project, env, home)
-        [helper] = _helpers(home)
+        helper = _the_helper(home)
         assert "_multiarray_umath" in Path(f"/proc/{helper}/maps").read_text()
         served = _run(question, project, env)
         assert served.warm and "5433" in served.answer[1]
