@@ -152,6 +152,23 @@ def test_terminal_escapes_in_a_file_never_reach_the_report(cli: Any, tmp_path: P
     assert "\x1b" not in text and "\x07" not in text and "PWNED" not in text
 
 
+def test_an_option_where_the_output_file_goes_is_refused(cli: Any, project: Path) -> None:
+    """``export -o --json`` wrote the items to a file named ``--json`` and said so in
+    text: the option was taken as the file. A FILE that starts with a dash is refused and
+    nothing is written; ``./--json`` still names such a file."""
+    cli("memory", "add", "--", "The build cache lives in .cache/build.")
+    for value in ("--json", "--kind", "-x"):
+        refused = cli("export", "-o", value, expect=2)
+        assert refused["code"] == "usage" and refused["outcome"] == "rejected"
+        assert f"-o {value}: that is an option, not a FILE" in refused["message"]
+        assert not (project / value).exists()
+    assert sorted(p.name for p in project.iterdir()) == []
+    assert cli("export", "-o", "./--json")["count"] == 1
+    assert (project / "--json").read_text().count("\n") == 1
+    assert cli("export", "-o", "-")["items"][0]["text"] == \
+        "The build cache lives in .cache/build."
+
+
 # -- lines that are not what an export writes ----------------------------------------------
 
 

@@ -90,6 +90,11 @@ def register_transfer(root: click.Group) -> None:
         of one per line."""
         if output is not None and not output.strip():  # "" named the working directory
             raise click.UsageError("-o needs a FILE (or - for standard output)")
+        if output is not None and output.startswith("-") and output != "-":
+            # `export -o --json` wrote the items to a file named "--json": an option typed
+            # where the file was expected, almost always a slip
+            raise click.UsageError(f"-o {output}: that is an option, not a FILE; nothing "
+                                   f"was written (for a file of that name give ./{output})")
         app = runtime().app()
         if output is not None and output != "-" and (kept := _kept_by_waymarks(app, output)):
             return refused("invalid_argument", f"-o {output}: inside {kept}, where Waymarks "
