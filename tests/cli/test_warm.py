@@ -10,6 +10,7 @@ taken out of standard error before the outputs are compared."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -49,8 +50,10 @@ class Ran:
 
 
 def _environment(home: Path, **extra: str) -> dict[str, str]:
+    # an hour: the module's helper must outlive the (slow, on a loaded machine) tests
+    # between its uses; each test stops the helpers it started
     env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
-           warm.ENV_IDLE: "60", **extra}
+           warm.ENV_IDLE: "3600", **extra}
     env.pop(warm.ENV_OFF, None)
     return env
 
@@ -112,13 +115,14 @@ def _sockets(home: Path) -> list[Path]:
 def _warm_up(cwd: Path, env: dict[str, str], home: Path) -> None:
     """Run a command (it starts a helper), then wait until a command is served warm."""
     _run(["recall", "warming up"], cwd, env)
-    assert _await(lambda: _run(["recall", "warming up"], cwd, env).warm), \
+    assert _await(lambda: _run(["recall", "warming up"], cwd, env).warm, 90), \
         "a helper started and served a command"
 
 
 def _stop_helpers(home: Path) -> None:
     for pid in _helpers(home):
-        os.kill(pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):  # (one that found the lock held)
+            os.kill(pid, signal.SIGTERM)
     assert _await(lambda: not _helpers(home))
 
 
@@ -299,7 +303,7 @@ def test_changed_code_is_never_served_by_the_old_helper(tmp_path: Path) -> None:
         changed = _run(["recall", "database port"], project, env)
         assert not changed.warm and changed.answer[1].startswith("[new] ")
         assert _await(lambda: old not in _helpers(home))
-        assert _await(lambda: _run(["recall", "database port"], project, env).warm)
+        assert _await(lambda: _run(["recall", "database port"], project, env).warm, 90)
         assert _run(["recall", "database port"], project, env).answer[1].startswith("[new] ")
     finally:
         _stop_helpers(home)
@@ -355,12 +359,31 @@ def test_output_to_a_terminal_is_answered_by_the_process_itself(
     try:
         done = subprocess.run([*ENTRY, "recall", "database port"], cwd=project, env=env,
                               stdout=follower, stderr=subprocess.PIPE, text=True, timeout=120)
-        printed = os.read(leader, 65536).decode()
+        printed = _read_terminal(leader, "5433")
     finally:
         os.close(follower)
         os.close(leader)
     ran = Ran(subprocess.CompletedProcess(done.args, done.returncode, "", done.stderr))
     assert not ran.warm and done.returncode == 0 and "5433" in printed
+
+
+def _read_terminal(leader: int, wanted: str, seconds: float = 30.0) -> str:
+    """What a terminal's leader holds, read until ``wanted`` is in it, nothing more
+    arrives for a moment, or ``seconds`` pass (line-buffered output comes in pieces)."""
+    import select
+
+    printed, deadline = "", time.monotonic() + seconds
+    while wanted not in printed and time.monotonic() < deadline:
+        if not select.select([leader], [], [], 1.0)[0]:
+            break
+        try:
+            piece = os.read(leader, 65536)
+        except OSError:  # EIO: every follower closed
+            break
+        if not piece:
+            break
+        printed += piece.decode()
+    return printed
 
 
 # The end of a child, reported and taken: real processes, no helper needed
