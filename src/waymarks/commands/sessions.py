@@ -95,6 +95,16 @@ def session_group() -> Group:
     return session
 
 
+def _worker_progress(background: dict[str, Any]) -> str:
+    """The background embedder's last progress, in words: a worker still at work says how
+    far it is ("running, 120 of 400"); one that ended says how it ended and what it
+    embedded, if anything (a worker that found nothing missing had printed "done, 0 of ?")."""
+    state, embedded = background["state"], background.get("embedded") or 0
+    if state == "running":
+        return f"running, {embedded} of {background.get('total') or '?'}"
+    return f"{state}, {embedded} embedded" if embedded else str(state)
+
+
 def register_house(root: click.Group) -> None:
     @command(root, "status", summary="Where things are, and what is in effect.",
              examples=["waymarks status", "waymarks status --json"])
@@ -113,9 +123,8 @@ def register_house(root: click.Group) -> None:
             background = semantic.get("background") or {}
             lines.append(f"Hybrid recall: {semantic['vectors']} of {semantic['records']} "
                          "claims embedded" + (
-                             f" (background: {background['state']}, "
-                             f"{background.get('embedded', 0)} of "
-                             f"{background.get('total') or '?'})" if background else ""))
+                             f" (background: {_worker_progress(background)})"
+                             if background else ""))
             if semantic.get("problem"):  # the worker's switch is not understood
                 lines.append(f"  background worker: off ({semantic['problem']})")
         elif semantic.get("problem"):
