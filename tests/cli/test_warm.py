@@ -545,7 +545,7 @@ def test_the_child_takes_the_clients_time_zone(tmp_path: Path) -> None:
             "os.environ['TZ'] = 'JST-9'\n"  # (not read yet: the helper's zone stands)
             "request = warm._request(['recall', 'x']).split(b'\\0')[1:]\n"
             "before = time.tzname\n"
-            "warm_server._become(request)\n"
+            "warm_server._become(warm_server._parse(request))\n"
             "print(before[0], time.tzname[0])\n")
     done = _python(code, env={**os.environ, "TZ": "UTC0"}, cwd=tmp_path)
     assert done.returncode == 0, done.stderr

@@ -31,7 +31,7 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from waymarks.cli.warm import PROTOCOL
 from waymarks.spawn.sockets import listen
@@ -258,9 +258,9 @@ def _take(server: socket.socket, children: dict[int, socket.socket],
             client.sendall(b"refused changed\n")
             client.close()
             return False
-        refusal = _refusal(request, imported)
-        if refusal:
-            client.sendall(b"refused %s\n" % refusal)
+        admitted = _admitted(request, imported)
+        if isinstance(admitted, bytes):  # why not
+            client.sendall(b"refused %s\n" % admitted)
             client.close()
             return True
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _CHILD_SIGNALS)
@@ -268,7 +268,7 @@ def _take(server: socket.socket, children: dict[int, socket.socket],
             pid = os.fork()
             if pid == 0:
                 try:
-                    _child(client, request, descriptors, mask)
+                    _child(client, admitted, descriptors, mask)
                 finally:
                     os._exit(1)  # (whatever happened: never back in the helper's loop)
         finally:
@@ -340,7 +340,7 @@ def _confinement(status: str) -> list[str]:
         return [line for line in lines if line.startswith(("Seccomp:", "NoNewPrivs:"))]
 
 
-def _child(client: socket.socket, request: list[bytes], descriptors: list[int],
+def _child(client: socket.socket, request: Request, descriptors: list[int],
            mask: set[int | signal.Signals]) -> None:
     """Become the client's process and run its command line once the client says go
     (``g``): without it (the client gave up waiting, or went), send ``unrun`` and end,
@@ -399,57 +399,66 @@ def _uncaught() -> None:
         traceback.print_exc()
 
 
-def _become(request: list[bytes]) -> None:
+class Request(NamedTuple):
+    """A client's request (:func:`waymarks.cli.warm._request`), read once."""
+
+    cwd: bytes
+    umask: int
+    #: standard input's, output's and error's encoding and error handler, in turn
+    encodings: list[str]
+    #: the client's ``sys.argv``
+    argv: list[bytes]
+    paths: list[bytes]
+    environ: dict[bytes, bytes]
+
+
+def _parse(fields: list[bytes]) -> Request:
+    """The request of ``fields`` (the protocol's name left out); ``ValueError`` or
+    ``IndexError`` when they are not one."""
+    count = int(fields[9])
+    paths = int(fields[10 + count])
+    environ = {}
+    for field in fields[11 + count + paths:]:
+        key, _, value = field.partition(b"=")
+        environ[key] = value
+    return Request(fields[0], int(fields[1]), [os.fsdecode(f) for f in fields[2:8]],
+                   fields[8:9] + fields[10:10 + count], fields[11 + count:11 + count + paths],
+                   environ)
+
+
+def _become(request: Request) -> None:
     """This process's directory, umask, streams, arguments, import path and environment
-    from the client's request (:func:`waymarks.cli.warm._request`)."""
-    text = [os.fsdecode(field) for field in request]
-    cwd, umask = text[0], int(text[1])
-    encodings = text[2:8]
-    argv0, count = text[8], int(text[9])
-    argv = text[10:10 + count]
-    paths = int(text[10 + count])
-    sys.path[:] = text[11 + count:11 + count + paths]
-    os.chdir(cwd)
-    os.umask(umask)
+    from the client's request."""
+    sys.path[:] = [os.fsdecode(path) for path in request.paths]
+    os.chdir(request.cwd)
+    os.umask(request.umask)
     os.environb.clear()
-    os.environb.update(_environment(request))
+    os.environb.update(request.environ)
     import time
 
     time.tzset()  # the client's TZ (the C library read the helper's)
-    sys.argv = [argv0, *argv]
+    sys.argv = [os.fsdecode(arg) for arg in request.argv]
+    encodings = request.encodings
     unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))  # (-u itself runs cold)
     sys.stdin = _stream(0, "r", encodings[0], encodings[1])
     sys.stdout = _stream(1, "w", encodings[2], encodings[3], unbuffered)
     sys.stderr = _stream(2, "w", encodings[4], encodings[5], unbuffered)
 
 
-def _refusal(request: list[bytes], imported: dict[bytes, bytes] | None) -> bytes:
-    """Why this helper does not run ``request`` (``b""``: it does): a request it cannot
-    read, one of another import path (another installation: the socket's name says which,
-    but a request is checked, not trusted), or one whose environment NumPy's libraries
-    would have loaded otherwise."""
+def _admitted(fields: list[bytes], imported: dict[bytes, bytes] | None) -> Request | bytes:
+    """The request of ``fields`` when this helper runs it, else why not: a request it
+    cannot read, one of another import path (another installation: the socket's name says
+    which, but a request is checked, not trusted), or one whose environment NumPy's
+    libraries would have loaded otherwise."""
     try:
-        environ = _environment(request)
-        count = int(request[9])
-        paths = request[11 + count:11 + count + int(request[10 + count])]
+        request = _parse(fields)
     except (ValueError, IndexError):
         return b"request"
-    if paths != [os.fsencode(path) for path in sys.path]:
+    if request.paths != [os.fsencode(path) for path in sys.path]:
         return b"installation"  # (its modules would not be the ones imported here)
-    if imported is not None and _import_time(environ) != imported:
+    if imported is not None and _import_time(request.environ) != imported:
         return b"environment"
-    return b""
-
-
-def _environment(request: list[bytes]) -> dict[bytes, bytes]:
-    """The client's environment, from its request (after its arguments and import path)."""
-    count = int(request[9])
-    paths = int(request[10 + count])
-    environ = {}
-    for field in request[11 + count + paths:]:
-        key, _, value = field.partition(b"=")
-        environ[key] = value
-    return environ
+    return request
 
 
 def _stream(fd: int, mode: str, encoding: str, errors: str,
