@@ -300,6 +300,24 @@ def test_forget_and_incorrect_retire_queued_sources_that_repeat_the_claim(
     evo.close()
 
 
+def test_a_forgotten_claim_cannot_be_corrected_pinned_or_unpinned(tmp_path: Path) -> None:
+    evo = _evo(tmp_path)
+    claim = _claim(0, 0, 5, None)
+    _seed(evo, claim)
+    assert edits.forget(evo, claim.id).ok
+    before = evo.ledger.path.read_bytes()
+    for edit, done in ((lambda: edits.correct(evo, claim.id, "Prefers spaces, four of them"),
+                        "corrected"),
+                       (lambda: edits.pin(evo, claim.id), "pinned or unpinned"),
+                       (lambda: edits.pin(evo, claim.id, False), "pinned or unpinned")):
+        out = edit()
+        assert not out.ok and out.code == "not_active", out
+        assert out.message == (f"{claim.id} is forgotten; only a provisional or conflicted "
+                               f"claim can be {done}")
+    assert evo.ledger.path.read_bytes() == before
+    evo.close()
+
+
 def test_feedback_through_the_service_is_idempotent_per_source(tmp_path: Path) -> None:
     evo = _evo(tmp_path)
     claim = _claim(0, 0, 3, None)

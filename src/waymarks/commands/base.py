@@ -71,15 +71,11 @@ def json_option() -> click.Option:
                              "`waymarks pins --json`.")
 
 
-class Command(click.Command):
-    """A command whose help option answers with a :class:`Shown` result and which takes
-    ``--json`` wherever it is (as a :class:`Group` does)."""
+class _Helped(click.Command):
+    """What commands and groups share: a help option answering with a :class:`Shown`
+    result, and the examples after the help text."""
 
-    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
-        kwargs.setdefault("context_settings", CONTEXT_SETTINGS)
-        super().__init__(*args, **kwargs)
-        self.params.append(json_option())
-        self.examples = tuple(examples)
+    examples: tuple[str, ...] = ()
 
     def get_help_option(self, ctx: click.Context) -> click.Option | None:
         names = self.get_help_option_names(ctx)
@@ -90,15 +86,26 @@ class Command(click.Command):
         return self._help_option
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        _examples(formatter, getattr(self, "examples", ()))
+        _examples(formatter, self.examples)
         super().format_epilog(ctx, formatter)
+
+
+class Command(_Helped):
+    """A command whose help option answers with a :class:`Shown` result and which takes
+    ``--json`` wherever it is (as a :class:`Group` does)."""
+
+    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
+        kwargs.setdefault("context_settings", CONTEXT_SETTINGS)
+        super().__init__(*args, **kwargs)
+        self.params.append(json_option())
+        self.examples = tuple(examples)
 
 
 #: registers a group's commands (see :meth:`Group.later`)
 Loader = Callable[["Group"], None]
 
 
-class Group(click.Group):
+class Group(_Helped, click.Group):
     """A group of commands; with ``default``, the group's name alone (or followed by
     options) runs that subcommand (``waymarks memory`` lists memory).
 
@@ -167,18 +174,6 @@ class Group(click.Group):
             # no such command: click offers close names from the commands built, so all
             self.load_all()
             return super().resolve_command(ctx, args)
-
-    def get_help_option(self, ctx: click.Context) -> click.Option | None:
-        names = self.get_help_option_names(ctx)
-        if not names or not self.add_help_option:
-            return None
-        if self._help_option is None:
-            self._help_option = _help_option(names)
-        return self._help_option
-
-    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        _examples(formatter, self.examples)
-        super().format_epilog(ctx, formatter)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         help_names = set(self.get_help_option_names(ctx))

@@ -34,7 +34,7 @@ from waymarks.core.evolution.model import (
     claim_id,
     utf16_len,
 )
-from waymarks.core.evolution.rows import same_state, snapshot, suppression_key
+from waymarks.core.evolution.rows import ClaimRow, same_state, snapshot, suppression_key
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_feedback import (
     REFUSALS,
@@ -90,12 +90,9 @@ def correct(evo: Evolution, cid: str, text: str) -> EditOutcome:
         return _refuse(refused.code, refused.message)
     with evo.ledger.locked():
         evo._locked_sync()
-        claim = _live(evo, cid)
+        claim = _editable(evo, cid, "corrected")
         if isinstance(claim, EditOutcome):
             return claim
-        if claim.state not in ("provisional", "conflicted"):
-            return _refuse("not_active", f"{cid} is {claim.state}; only a provisional or "
-                           "conflicted claim can be corrected")
         new_id = claim_id(claim.origin, claim.kind, content)
         if evo.store.view.claim(new_id) is not None:
             return _refuse("duplicate", f"that text is already claim {new_id}; forget "
@@ -107,6 +104,17 @@ def correct(evo: Evolution, cid: str, text: str) -> EditOutcome:
                                            iso(evo.clock.now()))],
                        f"Corrected {cid}: the correction is {new_id} (manual correction "
                        "outranks anything learned).", id=cid, correctedBy=new_id)
+
+
+def _editable(evo: Evolution, cid: str, done: str, claim: ClaimRow | None = None
+              ) -> ClaimRow | EditOutcome:
+    """The claim ``cid`` (``claim``: read already) if a person may edit it, being
+    provisional or conflicted; else why not (it can be ``done`` to only those)."""
+    found = claim if claim is not None else _live(evo, cid)
+    if isinstance(found, EditOutcome) or found.state in ("provisional", "conflicted"):
+        return found
+    return _refuse("not_active", f"{cid} is {found.state}; only a provisional or "
+                   f"conflicted claim can be {done}")
 
 
 def conflict(evo: Evolution, a: str, b: str) -> EditOutcome:
@@ -143,12 +151,9 @@ def pin(evo: Evolution, cid: str, pinned: bool = True) -> EditOutcome:
     claim stays conflicted). An event: ``undo`` takes it back."""
     with evo.ledger.locked():
         evo._locked_sync()
-        claim = _live(evo, cid)
+        claim = _editable(evo, cid, "pinned or unpinned")
         if isinstance(claim, EditOutcome):
             return claim
-        if claim.state not in ("provisional", "conflicted"):
-            return _refuse("not_active", f"{cid} is {claim.state}; only a provisional or "
-                           "conflicted claim can be pinned or unpinned")
         if claim.pinned == pinned:
             return _refuse("bad_input", f"{cid} is already {'pinned' if pinned else 'not pinned'}"
                            "; nothing changed")
@@ -192,9 +197,9 @@ def _adoption(evo: Evolution, cid: str, directory: str) -> EditOutcome | tuple[s
     if claim.origin != LEGACY_ORIGIN:
         return _refuse("bad_input", f"{cid} has an origin already; only a legacy claim "
                        "(see `waymarks evolution list legacy`) can be adopted")
-    if claim.state not in ("provisional", "conflicted"):
-        return _refuse("not_active", f"{cid} is {claim.state}; only a provisional or "
-                       "conflicted claim can be adopted")
+    claim = _editable(evo, cid, "adopted", claim)
+    if isinstance(claim, EditOutcome):
+        return claim
     new_id = claim_id(origin, claim.kind, claim.content)
     if evo.store.view.claim(new_id) is not None:
         return _refuse("duplicate", f"{origin} already holds this claim as {new_id}")
