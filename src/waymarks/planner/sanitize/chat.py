@@ -22,28 +22,15 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from waymarks.core.privacy import Classification
-from waymarks.planner.sanitize.fast import quick
-from waymarks.planner.sanitize.walker import BASE, Handlers, Malformed, Walker
+from waymarks.planner.sanitize.fast import units
+from waymarks.planner.sanitize.walker import Handlers, Malformed, Walker
 
 
 def messages(walker: Walker, value: object) -> Any:
     """The ``messages`` list as the provider may see it."""
     if not isinstance(value, list):
         raise Malformed("messages is not a list")
-    out: list[Any] | None = None
-    plain = BASE in walker.allowed
-    suspect = walker.suspect
-    for index, message in enumerate(value):
-        if plain and type(message) is dict and quick(message, suspect):
-            continue
-        if not isinstance(message, Mapping):
-            raise Malformed(f"messages[{index}] is not an object")
-        new = walker.unit(message_unit, message)
-        if new is not message:
-            if out is None:
-                out = list(value)
-            out[index] = new
-    return value if out is None else out
+    return units(walker, value, message_unit, "messages")
 
 
 def message_unit(walker: Walker, message: Mapping[str, Any], base: Classification) -> Any:

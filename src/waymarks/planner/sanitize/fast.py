@@ -17,9 +17,18 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
-from waymarks.planner.sanitize.walker import HINT, STRUCTURAL, Suspect
+from waymarks.planner.sanitize.walker import (
+    BASE,
+    HINT,
+    STRUCTURAL,
+    Handler,
+    Malformed,
+    Suspect,
+    Walker,
+)
 
 #: keys whose strings are text (a superset of the text slots); below the deep ones every
 #: string is text
@@ -115,3 +124,23 @@ def clean_string(value: str, text: int, suspect: Suspect | None) -> bool:
     if ":" in value and HINT in value:
         return False
     return not (suspect is not None and suspect(value))
+
+
+def units(walker: Walker, value: list[Any], handle: Handler, name: str) -> list[Any]:
+    """A list of messages or items as the provider may see it, each one unit
+    (:meth:`Walker.unit`): those :func:`quick` finds clean are kept without a walk, and
+    the list itself when no unit changed. ``name``: the list's, for errors."""
+    out: list[Any] | None = None
+    plain = BASE in walker.allowed
+    suspect = walker.suspect
+    for index, unit in enumerate(value):
+        if plain and type(unit) is dict and quick(unit, suspect):
+            continue
+        if not isinstance(unit, Mapping):
+            raise Malformed(f"{name}[{index}] is not an object")
+        new = walker.unit(handle, unit)
+        if new is not unit:
+            if out is None:
+                out = list(value)
+            out[index] = new
+    return value if out is None else out

@@ -24,26 +24,13 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from waymarks.core.privacy import WITHHELD, Classification
-from waymarks.planner.sanitize.fast import quick
-from waymarks.planner.sanitize.walker import BASE, Handlers, Malformed, Walker, keep
+from waymarks.planner.sanitize.fast import units
+from waymarks.planner.sanitize.walker import Handlers, Walker, keep
 
 
 def items(walker: Walker, value: list[Any]) -> Any:
     """The ``input`` list of items as the provider may see it."""
-    out: list[Any] | None = None
-    plain = BASE in walker.allowed
-    suspect = walker.suspect
-    for index, item in enumerate(value):
-        if plain and type(item) is dict and quick(item, suspect):
-            continue
-        if not isinstance(item, Mapping):
-            raise Malformed(f"input[{index}] is not an object")
-        new = walker.unit(item_unit, item)
-        if new is not item:
-            if out is None:
-                out = list(value)
-            out[index] = new
-    return value if out is None else out
+    return units(walker, value, item_unit, "input")
 
 
 def item_unit(walker: Walker, item: Mapping[str, Any], base: Classification) -> Any:
