@@ -21,12 +21,14 @@ from pydantic import WithJsonSchema
 
 from waymarks.mcp.common import (
     NO_QUESTION,
+    UNKNOWN_FIELD,
     Confirm,
     Serial,
     answer_of,
     argument,
     can_elicit,
     json_result,
+    unknown_field,
 )
 from waymarks.service.app import Waymarks
 
@@ -38,6 +40,9 @@ READ_NAME = "learned_memory"
 EDIT_NAME = "learned_memory_edit"
 READS = ("list", "search", "show", "history", "learning")
 EDITS = ("forget", "correct", "undo", "pin", "unpin", "adopt")
+#: the fields each tool takes (a call naming another is refused, never run without it)
+READ_FIELDS = ("action", "query", "id", "scope", "page")
+EDIT_FIELDS = ("action", "id", "text", "event")
 _ID = re.compile(r"[0-9a-f]{24}")
 _STRING = {"type": "string"}
 
@@ -206,16 +211,16 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         scope: Annotated[Any, WithJsonSchema({"enum": ["all", "here", "legacy"]})] = None,
         page: Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 1})] = None,
     ) -> Annotated[CallToolResult, dict[str, Any]]:
-        arguments = {name: argument(ctx, name) for name in
-                     ("action", "query", "id", "scope", "page")}
+        if unknown_field(ctx, READ_FIELDS):
+            return json_result(UNKNOWN_FIELD)
+        arguments = {name: argument(ctx, name) for name in READ_FIELDS}
         with serial.turn():
             return json_result(read(app, arguments))
 
     def ask(ctx: Context) -> Elicit[Confirm] | str:
-        if not can_elicit(ctx):
-            return NO_QUESTION
-        parsed = _edit_arguments({n: argument(ctx, n) for n in ("action", "id", "text",
-                                                                 "event")})
+        if not can_elicit(ctx) or unknown_field(ctx, EDIT_FIELDS):
+            return NO_QUESTION  # the body answers: a refusal, or unavailable
+        parsed = _edit_arguments({n: argument(ctx, n) for n in EDIT_FIELDS})
         if isinstance(parsed, dict):
             return NO_QUESTION
         with serial.turn():
@@ -239,8 +244,9 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         text: Annotated[Any, WithJsonSchema(_STRING)] = None,
         event: Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 1})] = None,
     ) -> Annotated[CallToolResult, dict[str, Any]]:
-        parsed = _edit_arguments({n: argument(ctx, n) for n in ("action", "id", "text",
-                                                                 "event")})
+        if unknown_field(ctx, EDIT_FIELDS):
+            return json_result(UNKNOWN_FIELD)
+        parsed = _edit_arguments({n: argument(ctx, n) for n in EDIT_FIELDS})
         if isinstance(parsed, dict):
             return json_result(parsed)
         with serial.turn():

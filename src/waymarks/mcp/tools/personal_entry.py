@@ -8,13 +8,14 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import WithJsonSchema
 
-from waymarks.mcp.common import Serial, argument, json_result
+from waymarks.mcp.common import UNKNOWN_FIELD, Serial, argument, json_result, unknown_field
 from waymarks.personal.setup import personal_store
 from waymarks.personal.tools import fetch_entry
 from waymarks.service.app import Waymarks
 from waymarks.service.planning import egress_for
 
 NAME = "personal_memory_entry"
+FIELDS = ("slug",)
 
 
 def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
@@ -27,6 +28,8 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
     def entry_tool(
         ctx: Context, slug: Annotated[Any, WithJsonSchema({"type": "string"})] = None,
     ) -> Annotated[CallToolResult, dict[str, Any]]:
+        if unknown_field(ctx, FIELDS):
+            return json_result(UNKNOWN_FIELD)
         with serial.turn():
             return json_result(fetch_entry(personal_store(app), argument(ctx, "slug"),
                                            egress_for(app)))

@@ -8,11 +8,12 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import WithJsonSchema
 
-from waymarks.mcp.common import Serial, argument, json_result
+from waymarks.mcp.common import UNKNOWN_FIELD, Serial, argument, json_result, unknown_field
 from waymarks.service.app import Waymarks
 from waymarks.tool.recall import MAX_QUERY_CHARS, memory_recall
 
 NAME = "memory_recall"
+FIELDS = ("query",)
 
 
 def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
@@ -26,5 +27,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
     def recall_tool(ctx: Context, query: Annotated[Any, WithJsonSchema(
             {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS})] = None
                     ) -> Annotated[CallToolResult, dict[str, Any]]:
+        if unknown_field(ctx, FIELDS):
+            return json_result(UNKNOWN_FIELD)
         with serial.turn():
             return json_result(memory_recall(app, argument(ctx, "query")))

@@ -9,12 +9,13 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import WithJsonSchema
 
-from waymarks.mcp.common import Serial, argument, json_result
+from waymarks.mcp.common import UNKNOWN_FIELD, Serial, argument, json_result, unknown_field
 from waymarks.personal.bridge_tools import MAX_QUERY_CHARS, recall_memory
 from waymarks.service.app import Waymarks
 from waymarks.service.planning import egress_for
 
 NAME = "recall_memory"
+FIELDS = ("query",)
 DESCRIPTION = (
     "Recall project memory and personal memory in one call: the passages of this "
     "project's engineering docs (docs/engineering, decision records included) that match "
@@ -33,5 +34,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         ctx: Context, query: Annotated[Any, WithJsonSchema(
             {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS})] = None,
     ) -> Annotated[CallToolResult, dict[str, Any]]:
+        if unknown_field(ctx, FIELDS):
+            return json_result(UNKNOWN_FIELD)
         with serial.turn():
             return json_result(recall_memory(app, argument(ctx, "query"), egress_for(app)))
