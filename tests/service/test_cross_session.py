@@ -461,3 +461,48 @@ def test_exclusions_that_cannot_be_read_are_named_by_the_repair(
     report = again.health()
     assert not report["ok"]
     assert any("memory exclude" in problem for problem in report["problems"])
+
+
+def test_lost_exclusions_stay_a_health_problem_in_every_process_until_set_again(
+        make_app: Callable[..., Waymarks], home: Path,
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    # the repair's note lived only in the process that repaired: the next `waymarks
+    # health` said OK while the excluded session counted again (found in a README review)
+    def truncated(db: Path) -> None:
+        with open(db, "r+b") as handle:
+            handle.truncate(8192)
+
+    repairing = _excluded_then_damaged(make_app, home, two_sessions, truncated)
+    assert claims(repairing) == ["Experimental flag FOO is enabled"]
+    session_id = repairing.current_session().session_id  # type: ignore[union-attr]
+    repairing.close()
+
+    def problems() -> list[str]:
+        later = make_app(ids=CountingIds(9), session=session_id)
+        try:
+            assert later.recovered is None  # another process: it repaired nothing
+            return [p for p in later.health()["problems"] if "exclusions" in p]
+        finally:
+            later.close()
+
+    [lost] = problems()
+    assert lost.startswith("repair: the source exclusions it held could not all be read")
+    later = make_app(ids=CountingIds(9), session=session_id)
+    later.rebuild_index()  # local policy's note: kept as the exclusions are
+    later.close()
+    assert len(problems()) == 1
+    import sqlite3  # damaged again, readably: the copy's note is taken over with its rows
+
+    con = sqlite3.connect(home / "waymarks.db")
+    assert con.execute("UPDATE mutations SET note = 'changed'").rowcount
+    con.commit()
+    con.close()
+    [again] = problems()
+    assert again.startswith("repair: the source exclusions it held could not all be read")
+    assert "in an earlier repair" in again
+    later = make_app(ids=CountingIds(9), session=session_id)
+    [first] = [s for s in list_sources(later) if s.session_id != session_id]
+    assert set_source_excluded(later, first.session_id, True, "experiments, not facts")
+    assert claims(later) == []
+    later.close()
+    assert problems() == []

@@ -14,6 +14,7 @@ from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
     QUEUE_ROLE,
     damaged_copies,
+    lost_exclusions_caveat,
     open_job_store,
     refuse_irregular_files,
 )
@@ -72,6 +73,9 @@ def health(app: Waymarks) -> dict[str, Any]:
     if app.recovered:  # what the repair could not keep: not OK until someone looks
         report["problems"] += [f"repair: {caveat}" for caveat in app.recovered.get("caveats")
                                or ()]
+    lost = app.projection.lost_exclusions()  # by a repair in this process or another
+    if lost is not None and f"repair: {lost_exclusions_caveat(lost)}" not in report["problems"]:
+        report["problems"].append(f"repair: {lost_exclusions_caveat(lost)}")
     report["activeSessionProblem"] = app.refresh_problem
     if app.refresh_problem is not None:
         report["problems"].append(f"active session: {app.refresh_problem}")

@@ -321,11 +321,17 @@ def start_afresh(db_path: Path, problem: Exception, now: datetime
         raise database_error(exc, db_path) from exc
     _kept, unreadable = projection.adopt_exclusions(aside)
     if unreadable is not None:
-        note["caveats"].append(
-            f"the source exclusions it held could not all be read ({unreadable}): a session"
-            " excluded before may count again; check `waymarks memory sources` and exclude"
-            " it again with `waymarks memory exclude ID`")
+        note["caveats"].append(lost_exclusions_caveat(unreadable))
     return projection, note
+
+
+def lost_exclusions_caveat(why: str) -> str:
+    """What a repair that could not take over every source exclusion says (``why``: what
+    it could not read), and ``health`` after it until an exclusion is set or lifted."""
+    return (f"the source exclusions it held could not all be read ({why}): a session"
+            " excluded before may count again; check `waymarks memory sources` and exclude"
+            " it again with `waymarks memory exclude ID` (or lift one with `memory include"
+            " ID`: either ends this note)")
 
 
 def set_aside_alone(db_path: Path, problem: Exception, now: datetime,

@@ -82,6 +82,8 @@ _INSERT_MUTATION: Final = (
 #: the status of a source file outside the directories where its project keeps sessions:
 #: read for its own session's items, but its project mutations are held back
 FOREIGN_LOCATION: Final = "foreign-location"
+#: ``meta`` row: why a repair could not take over every source exclusion (local policy)
+LOST_EXCLUSIONS: Final = "exclusions_lost"
 #: where a source file may speak for its project: ``None``, or (status, detail) saying why
 #: not (the service knows the home and its configured session roots)
 Placement = Callable[[SessionLog], tuple[str, str] | None]
@@ -345,12 +347,24 @@ class Projection(ProjectionReads):
 
     def adopt_exclusions(self, aside: Path) -> tuple[list[str], str | None]:
         """Take over the exclusions of a database set aside as damaged (see
-        :mod:`waymarks.store.salvage`): the sessions taken over, and why some were not."""
+        :mod:`waymarks.store.salvage`): the sessions taken over, and why some were not.
+        That is kept too (:meth:`lost_exclusions`), as is such a note the copy held."""
         from waymarks.store import salvage  # (only a repair reads a set-aside copy)
 
         rows, problem = salvage.read_exclusions(aside)
         salvage.restore_exclusions(self.db, rows)
+        if problem is not None:
+            self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
+                            " DO UPDATE SET value = excluded.value", (LOST_EXCLUSIONS, problem))
         return [row[0] for row in rows], problem
+
+    def lost_exclusions(self) -> str | None:
+        """Why a repair could not take over every source exclusion of the database it
+        set aside, until an exclusion is set or lifted here (the person has looked at the
+        sources since); ``None``: nothing was lost. Kept across rebuilds."""
+        row = self.db.execute("SELECT value FROM meta WHERE name = ?",
+                              (LOST_EXCLUSIONS,)).fetchone()
+        return None if row is None else str(row[0])
 
     def withheld_sessions(self) -> set[str]:
         """Sessions whose project contributions do not count: excluded, or whose file
@@ -390,6 +404,7 @@ class Projection(ProjectionReads):
                             " VALUES (?, ?, ?)", (session_id, reason, now_ms))
         else:
             self.db.execute("DELETE FROM source_exclusions WHERE session_id = ?", (session_id,))
+        self.db.execute("DELETE FROM meta WHERE name = ?", (LOST_EXCLUSIONS,))
         self.refold()
         return True
 
@@ -415,7 +430,8 @@ class Projection(ProjectionReads):
         # the recall generation survives (the reset below counts it up): other processes'
         # in-memory recall copies compare it to notice a reset; back at 1 they kept
         # postings for renumbered rows and set a healthy database aside as damaged
-        self.db.execute("DELETE FROM meta WHERE name <> 'recall_generation'")
+        self.db.execute("DELETE FROM meta WHERE name NOT IN ('recall_generation', ?)",
+                        (LOST_EXCLUSIONS,))  # (local policy's note: not derived)
         entries_index.forget(self.db)
         records: list[MutationRecord] = []
         with entries_index.bulk(self.db):

@@ -40,6 +40,8 @@ def read_exclusions(path: Path) -> tuple[list[Exclusion], str | None]:
                 rows.append((str(row[0]), row[1], int(row[2])))
             else:
                 problem = "a damaged row left out"
+        if problem is None:  # exclusions an earlier repair lost are still to be set again
+            problem = _earlier_loss(db)
     except (sqlite3.Error, UnicodeDecodeError, ValueError) as exc:
         if "no such table" in str(exc):
             return [], None  # nothing was ever excluded in it (an older schema)
@@ -51,6 +53,22 @@ def read_exclusions(path: Path) -> tuple[list[Exclusion], str | None]:
             if not existed:  # SQLite's reader made it: the copy stays as it was set aside
                 companion.unlink(missing_ok=True)
     return rows, problem
+
+
+def _earlier_loss(db: sqlite3.Connection) -> str | None:
+    """The note of a repair before, kept in the copy until exclusions were set again."""
+    from waymarks.store.projection import LOST_EXCLUSIONS
+
+    try:
+        row = db.execute("SELECT value FROM meta WHERE name = ?", (LOST_EXCLUSIONS,)
+                         ).fetchone()
+    except sqlite3.Error:
+        return None  # (the exclusions were read: the note is what may be lost here)
+    if row is None:
+        return None
+    value = row[0]
+    return (f"{value[:300]}, in an earlier repair" if isinstance(value, str)
+            and value.isprintable() else "an earlier repair's note unreadable")
 
 
 def _sound(row: tuple[object, ...]) -> bool:
