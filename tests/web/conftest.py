@@ -68,7 +68,9 @@ def web(seeded: dict[str, str], home: Path, project: Path, gate: Gate
     from starlette.testclient import TestClient
 
     with Waymarks(home, cwd=str(project)) as app:
-        client = TestClient(build_app(app, gate), follow_redirects=False)
+        # every path a test names is under the launch's path, as the printed URL's are
+        client = TestClient(build_app(app, gate), follow_redirects=False,
+                            base_url="http://testserver" + gate.prefix)
         yield client, gate
 
 
@@ -84,5 +86,5 @@ def onward(status: int, body: str) -> str:
 def log_in(client: Any, gate: Gate) -> Any:
     """Trade the launch token for the cookie, as a browser does; the answer."""
     answer = client.get(f"/?token={gate.token}")
-    assert onward(answer.status_code, answer.text) == "/"
+    assert onward(answer.status_code, answer.text) == gate.prefix + "/"
     return answer

@@ -190,7 +190,9 @@ def test_the_inspector_in_a_real_browser(server: str, browser: Any, seeded: dict
     _no_dialog(driver)
 
     # an item: provenance and the supersede chain
-    driver.find_element(By.CSS_SELECTOR, f"a[href^='/item/memory/{seeded['port2']}']").click()
+    prefix = base.split("/", 3)[3]  # the launch's path, which every link starts with
+    driver.find_element(By.CSS_SELECTOR,
+                        f"a[href^='/{prefix}/item/memory/{seeded['port2']}']").click()
     _wait(driver, _has("#item-id", seeded["port2"]))
     assert seeded["port"][:8] in _text_of(driver, "#chain")
     driver.save_screenshot(str(shots / "item.png"))
@@ -286,3 +288,41 @@ def test_the_page_ui_open_starts_the_browser_with_reaches_the_inspector(
         assert "token=" not in browser.current_url
     finally:
         page.unlink()
+
+
+def test_another_local_server_the_browser_visits_never_gets_the_inspectors_cookie(
+        server: str, browser: Any) -> None:
+    """Cookies ignore ports: with ``Path=/`` the browser sent the inspector's cookie (a
+    bearer credential of the launch) to every server on 127.0.0.1 it visited, and one of
+    them read the page and pinned text with it (found in a security review). The cookie's
+    path is the launch's own now. A real server on another port records what it gets."""
+    import http.server
+    import threading
+
+    seen: list[str] = []
+
+    class Recording(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.headers.get("Cookie") or "")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<title>elsewhere</title>")
+
+        def log_message(self, *_: Any) -> None:
+            pass
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recording)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        browser.get(server)
+        _wait(browser, lambda driver: "Waymarks inspector" in driver.title)
+        assert "waymarks_ui_" in str(browser.get_cookies())  # the browser holds it
+        port = other.server_address[1]
+        for path in ("/", "/s/", "/item/memory/x"):
+            browser.get(f"http://127.0.0.1:{port}{path}")
+            _wait(browser, lambda driver: "elsewhere" in driver.title)
+        assert len(seen) >= 3 and not any("waymarks_ui_" in cookie for cookie in seen), seen
+    finally:
+        other.shutdown()
+        other.server_close()

@@ -31,6 +31,10 @@ def _scope(method: str, path: str, *, query: str = "", headers: dict[str, str] |
             "client": ("127.0.0.1", 50000), "server": ("testserver", 80)}
 
 
+def _act(gate: Gate) -> str:
+    return gate.prefix + "/act"
+
+
 def _never_read() -> Receive:
     async def receive() -> dict[str, Any]:
         raise AssertionError("the gate read the body before refusing")
@@ -61,22 +65,22 @@ def test_a_post_without_the_token_is_refused_before_its_body_is_read(web: Any) -
     client, gate = web
     headers = _form_headers(gate, **{"content-length": str(2 * 1024 ** 3)})
     del headers["cookie"]
-    status, _headers, body = _call(client.app, _scope("POST", "/act", headers=headers),
+    status, _headers, body = _call(client.app, _scope("POST", _act(gate), headers=headers),
                                    _never_read())
     assert status == 401 and b"No token" in body
     wrong = {**headers, "cookie": f"{gate.cookie}=nope"}
-    assert _call(client.app, _scope("POST", "/act", headers=wrong), _never_read())[0] == 403
+    assert _call(client.app, _scope("POST", _act(gate), headers=wrong), _never_read())[0] == 403
     foreign = {**_form_headers(gate), "host": "attacker.example"}
-    assert _call(client.app, _scope("POST", "/act", headers=foreign), _never_read())[0] == 403
+    assert _call(client.app, _scope("POST", _act(gate), headers=foreign), _never_read())[0] == 403
     cross = _form_headers(gate, origin="http://attacker.example")
-    assert _call(client.app, _scope("POST", "/act", headers=cross), _never_read())[0] == 403
+    assert _call(client.app, _scope("POST", _act(gate), headers=cross), _never_read())[0] == 403
 
 
 def test_a_declared_large_body_is_413_unread(web: Any) -> None:
     client, gate = web
     for declared in (str(MAX_BODY + 1), str(2 * 1024 ** 3), "-5", "12abc"):
         headers = _form_headers(gate, **{"content-length": declared})
-        status, _h, body = _call(client.app, _scope("POST", "/act", headers=headers),
+        status, _h, body = _call(client.app, _scope("POST", _act(gate), headers=headers),
                                  _never_read())
         assert status == 413 and b"nothing was done" in body, declared
 
@@ -93,7 +97,7 @@ def test_an_undeclared_body_is_read_only_up_to_the_cap(web: Any) -> None:
             raise AssertionError("the gate kept reading past its cap")
         return {"type": "http.request", "body": chunk, "more_body": True}
 
-    status, _h, _body = _call(client.app, _scope("POST", "/act", headers=_form_headers(gate)),
+    status, _h, _body = _call(client.app, _scope("POST", _act(gate), headers=_form_headers(gate)),
                               endless)
     assert status == 413
     assert calls == MAX_BODY // len(chunk) + 1  # read just past the cap, then stopped
@@ -109,7 +113,7 @@ def test_a_form_under_the_cap_still_acts(web: Any) -> None:
         return {"type": "http.request", "body": chunk, "more_body": bool(parts)}
 
     headers = _form_headers(gate, **{"content-length": str(len(body))})
-    status, _h, page = _call(client.app, _scope("POST", "/act", headers=headers), receive)
+    status, _h, page = _call(client.app, _scope("POST", _act(gate), headers=headers), receive)
     assert status == 200 and b"Pinned pin" in page
 
 
@@ -134,8 +138,14 @@ def test_the_token_redirect_stays_on_this_server(web: Any, path: str) -> None:
                                                      query=f"token={gate.token}&a=1"),
                                    _never_read())
     location = onward(status, body.decode())
-    assert re.match(r"/[^/\\]", location), location
-    assert location.endswith("?a=1") and "evil.example" in location  # a path, not a host
+    # a path of this launch, not another host: outside the launch's path, its overview
+    assert location == gate.prefix + "/?a=1", location
+    # leading slashes collapse: a page of the launch stays that page
+    inside = "//" + gate.prefix.lstrip("/") + "/timeline"
+    status, _headers, body = _call(client.app, _scope("GET", inside,
+                                                     query=f"token={gate.token}&a=1"),
+                                   _never_read())
+    assert onward(status, body.decode()) == gate.prefix + "/timeline?a=1"
 
 
 def test_websockets_are_refused_without_reaching_the_app(gate: Gate) -> None:

@@ -83,7 +83,7 @@ def test_the_printed_url_names_the_bound_address_not_localhost(home: Path,
     process = _waymarks(home, project, "ui", "--host", "localhost", "--port", str(port))
     try:
         url = _printed_url(process)
-        assert url.startswith(f"http://127.0.0.1:{port}/?token="), url
+        assert url.startswith(f"http://127.0.0.1:{port}/s/") and "/?token=" in url, url
     finally:
         _stop(process)
         squatter.close()

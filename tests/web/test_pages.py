@@ -88,7 +88,7 @@ def test_a_conflicting_supersede_is_refused_with_the_conflicting_ids(
         "text": "Package export mode defaults to SingleFile."})
     assert done.status_code == 200
     assert "Refused (conflict)" in done.text
-    assert re.search(rf'class="conflict" href="/item/memory/{first}"', done.text)
+    assert re.search(rf'class="conflict" href="{gate.prefix}/item/memory/{first}"', done.text)
     assert cli("memory", "show", other)["item"]["status"] == "active"  # nothing changed
 
 

@@ -47,7 +47,7 @@ def test_no_token_is_401_and_a_wrong_one_403_on_pages_and_static_files(web: Any)
 def test_the_token_in_the_url_is_traded_for_a_cookie_and_kept_out_of_pages(web: Any) -> None:
     client, gate = web
     answer = client.get(f"/timeline?kind=memory&token={gate.token}")
-    assert onward(answer.status_code, answer.text) == "/timeline?kind=memory"
+    assert onward(answer.status_code, answer.text) == gate.prefix + "/timeline?kind=memory"
     assert gate.token not in answer.text
     page = client.get("/")
     assert page.status_code == 200 and gate.token not in page.text
@@ -67,7 +67,7 @@ def test_every_answer_carries_a_strict_policy(web: Any) -> None:
     assert page.headers["referrer-policy"] == "no-referrer"
     # no inline script anywhere: every <script> names a file of the inspector
     scripts = re.findall(r"<script\b[^>]*>", page.text)
-    assert scripts and all('src="/static/' in s for s in scripts)
+    assert scripts and all(f'src="{gate.prefix}/static/' in s for s in scripts)
     assert not re.search(r"<script\b[^>]*>\s*[^<\s]", page.text)  # no script body
     tags = re.findall(r"<[a-z]+\s[^>]*>", page.text)
     assert tags and not [t for t in tags if re.search(r"\son[a-z]+\s*=", t)]  # no handlers
@@ -158,20 +158,24 @@ def test_the_real_server_prints_a_loopback_url_and_checks_it(home: Path, project
     process = _waymarks(home, project, "ui", "--port", "0")
     try:
         url = _printed_url(process)
-        match = re.fullmatch(r"http://127\.0\.0\.1:(\d+)/\?token=([\w-]+)", url)
+        match = re.fullmatch(r"http://127\.0\.0\.1:(\d+)(/s/[0-9a-f]{32})/\?token=([\w-]+)",
+                             url)
         assert match, url
-        port = match.group(1)
+        port, prefix = match.group(1), match.group(2)
         with pytest.raises(urllib.error.HTTPError) as missing:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30)
+            urllib.request.urlopen(f"http://127.0.0.1:{port}{prefix}/", timeout=30)
         assert missing.value.code == 401
         with pytest.raises(urllib.error.HTTPError) as wrong:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/?token=nope", timeout=30)
+            urllib.request.urlopen(f"http://127.0.0.1:{port}{prefix}/?token=nope", timeout=30)
         assert wrong.value.code == 403
 
         with urllib.request.urlopen(url, timeout=30) as traded:
-            assert onward(traded.status, traded.read().decode()) == "/"
-            cookie = traded.headers["set-cookie"].split(";")[0]
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/",
+            assert onward(traded.status, traded.read().decode()) == prefix + "/"
+            cookie = traded.headers["set-cookie"]
+        # sent by a browser only under the launch's path: not to another server's pages
+        assert f"Path={prefix};" in cookie or cookie.endswith(f"Path={prefix}"), cookie
+        cookie = cookie.split(";")[0]
+        request = urllib.request.Request(f"http://127.0.0.1:{port}{prefix}/",
                                          headers={"Cookie": cookie})
         with urllib.request.urlopen(request, timeout=30) as page:
             assert page.status == 200 and b"Waymarks" in page.read()

@@ -74,6 +74,9 @@ class Inspector:
         self.app = app
         self.gate = gate
         self.env = environment()
+        #: every link and form starts with the launch's path (:attr:`Gate.prefix`); a
+        #: global, so the imported macros see it too
+        self.env.globals["base"] = gate.prefix
         self.others: dict[str, Waymarks] = {}
 
     def close(self) -> None:
@@ -105,7 +108,8 @@ class Inspector:
         query = "" if project == self.app.cwd else "?" + _encode({"project": project})
         html = self.env.get_template(name).render(
             csrf=self.gate.csrf, project=project, home_project=self.app.cwd,
-            project_query=query, path=request.url.path, **values)
+            project_query=query, path=request.url.path.removeprefix(self.gate.prefix),
+            **values)
         return HTMLResponse(html, status_code=status)
 
     def problem(self, request: Request, message: str, status: int = 400) -> HTMLResponse:
@@ -238,7 +242,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
                                 status=400 if done.failed else 200)
 
     async def root_redirect(request: Request) -> Response:
-        return RedirectResponse("/", status_code=303)
+        return RedirectResponse(gate.prefix + "/", status_code=303)
 
     routes = [
         Route("/", overview),
@@ -252,7 +256,8 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         Route("/act", act, methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    web = Starlette(routes=routes, exception_handlers={
+    # under the launch's path only: its cookie is sent to nothing else (see security)
+    web = Starlette(routes=[Mount(gate.prefix, routes=routes)], exception_handlers={
         ServiceError: _service_error(inspector), actions.BadAction: _bad_form(inspector)})
     web.add_middleware(GateMiddleware, gate=gate)
     web.state.inspector = inspector  # the server closes the other projects' services

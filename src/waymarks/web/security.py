@@ -5,13 +5,16 @@ it is guarded on every request (pages, static files and actions alike):
 
 - **A per-launch token.** :class:`Gate` is made with a fresh random token each time
   ``waymarks ui`` starts; the URL it prints carries it once (``?token=``), after which a
-  ``HttpOnly``, ``SameSite=Strict`` cookie does (named after the launch, since cookies
-  are shared across ports: two inspectors on one machine do not overwrite each other's).
-  The cookie's value is not the token but an HMAC of it (:attr:`Gate.session`): cookies
-  ignore ports, so every other service on this machine the browser visits receives it,
-  and the token itself must not travel there. (The cookie is still a bearer credential
-  of this launch; what it cannot reveal is the token.) No token is 401, a wrong one 403;
-  the comparison is constant-time. The token never appears in a page, a log or an error.
+  ``HttpOnly``, ``SameSite=Strict`` cookie does (named after the launch, so two
+  inspectors on one machine do not overwrite each other's). The cookie's value is not
+  the token but an HMAC of it (:attr:`Gate.session`), and it is a bearer credential of
+  the launch. Cookies ignore ports: with ``Path=/`` the browser sent it to every other
+  server on 127.0.0.1 it visited, and one of them could read and change memory with it.
+  So the inspector lives under a path of its own launch, ``/s/<secret>/``
+  (:attr:`Gate.prefix`, another HMAC of the token), and the cookie's ``Path`` is that:
+  a browser sends it to a URL under that path only, which another server never sees
+  (no page sends a referrer). No token is 401, a wrong one 403; the comparison is
+  constant-time. The token never appears in a page, a log or an error.
   The page that trades the token for the cookie moves the browser on to a path on this
   server only (leading slashes collapsed); it is a page, not a redirect, because a
   redirect chain another page started (``ui --open``'s local file) carries no Strict
@@ -103,7 +106,14 @@ class Gate:
                         hashlib.sha256).hexdigest()
 
     def url(self, base: str, path: str = "/") -> str:
-        return f"{base.rstrip('/')}{path}?{urlencode({'token': self.token})}"
+        return f"{base.rstrip('/')}{self.prefix}{path}?{urlencode({'token': self.token})}"
+
+    @property
+    def prefix(self) -> str:
+        """The path every page of this launch is under, and the cookie's ``Path``:
+        derived from the launch token, never revealing it."""
+        return "/s/" + hmac.new(self.token.encode(), b"waymarks-ui-path-v1",
+                                hashlib.sha256).hexdigest()[:32]
 
     @property
     def session(self) -> str:
@@ -209,9 +219,9 @@ class GateMiddleware:
                 return _refusal(403, "Wrong token: open the URL `waymarks ui` printed for "
                                      "this launch (a new launch makes a new token).")
             if request.method == "GET":  # trade the URL's token for the cookie, once
-                response = onward(local_target(request))
+                response = onward(local_target(request, gate.prefix))
                 response.set_cookie(gate.cookie, gate.session, httponly=True,
-                                    samesite="strict", path="/")
+                                    samesite="strict", path=gate.prefix)
                 response.headers.update(HEADERS)
                 return response
         else:
@@ -271,13 +281,17 @@ async def _read_capped(receive: Receive, cap: int) -> bytes | Response | None:
             return b"".join(chunks)
 
 
-def local_target(request: Request) -> str:
+def local_target(request: Request, prefix: str) -> str:
     """Where the browser goes once the token is traded: this request's path and query
     without the token, always a path on this server (leading slashes and backslashes
     collapsed to one slash: ``//evil.example/`` would be another host to a browser, and so
-    would ``/\\evil.example/``), percent-encoded (no quote or space ends it early)."""
+    would ``/\\evil.example/``), percent-encoded (no quote or space ends it early), and
+    under ``prefix`` (the launch's path, where the cookie is sent: the overview when the
+    token came to a path outside it)."""
     rest = urlencode([(k, v) for k, v in parse_qsl(request.url.query) if k != "token"])
     path = quote("/" + request.url.path.lstrip("/\\"), safe="/")
+    if path != prefix and not path.startswith(prefix + "/"):
+        path = prefix + "/"
     return path + (f"?{rest}" if rest else "")
 
 
