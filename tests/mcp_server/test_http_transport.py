@@ -5,7 +5,9 @@ argument errors (exit 2)."""
 from __future__ import annotations
 
 import http.client
+import os
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -235,23 +237,67 @@ def test_a_port_in_use_is_a_usage_error_with_the_fix(configured: Path, project: 
     assert "--port 0" not in done.stderr  # not a port MCP takes (its clients need one)
 
 
+@contextmanager
+def searchable(path: Path) -> Iterator[None]:
+    """Every folder above ``path`` that others cannot search made searchable (group and
+    other), as a home under /home is; put back after. Test folders are private."""
+    changed = []
+    for folder in path.resolve().parents:
+        mode = folder.stat().st_mode
+        if not mode & stat.S_IXOTH and folder.stat().st_uid == os.getuid():
+            folder.chmod(stat.S_IMODE(mode) | 0o011)
+            changed.append((folder, stat.S_IMODE(mode)))
+    try:
+        yield
+    finally:
+        for folder, mode in changed:
+            folder.chmod(mode)
+
+
+def _refused(home: Path, project: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(waymarks(home, "mcp", "--http", "--port", str(_free_port())),
+                          cwd=project, capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+
+
 @pytest.mark.slow
 def test_a_token_other_users_can_read_is_refused(configured: Path, project: Path) -> None:
     """The token is all that keeps other users of this machine out: a config.toml they
     can read (0644 in a home they can enter) is refused with the fix, the token unsaid."""
     config = configured / "config.toml"
     configured.chmod(0o755)
-    for mode in (0o644, 0o640):
-        config.chmod(mode)
-        done = subprocess.run(waymarks(configured, "mcp", "--http", "--port",
-                                       str(_free_port())), cwd=project, capture_output=True,
-                              text=True, timeout=60, stdin=subprocess.DEVNULL)
-        assert done.returncode == 2 and done.stdout == ""
-        assert f"chmod 600 {config}" in done.stderr and TOKEN not in done.stderr
+    with searchable(configured):
+        for mode in (0o644, 0o640):
+            config.chmod(mode)
+            done = _refused(configured, project)
+            assert done.returncode == 2 and done.stdout == ""
+            assert f"chmod 600 {config}" in done.stderr and TOKEN not in done.stderr
     config.chmod(0o644)
     configured.chmod(0o700)  # a private home keeps the file private: no false alarm
     with server(configured, project) as (port, _stderr):
         assert post(port, [("Authorization", f"Bearer {TOKEN}")])[0] == 200
+    configured.chmod(0o755)  # nor do private folders above it (a test folder's)
+    with server(configured, project) as (port, _stderr):
+        assert post(port, [("Authorization", f"Bearer {TOKEN}")])[0] == 200
+
+
+@pytest.mark.slow
+def test_a_token_file_linked_from_a_readable_folder_is_refused(
+        configured: Path, project: Path, tmp_path: Path) -> None:
+    """A config.toml linked into a dotfiles folder others can read was judged by the
+    home's mode, and served (found in a security review): the file linked to is judged."""
+    shared = tmp_path / "dotfiles"
+    shared.mkdir(mode=0o755)
+    real = shared / "config.toml"
+    (configured / "config.toml").rename(real)
+    real.chmod(0o644)
+    (configured / "config.toml").symlink_to(real)
+    configured.chmod(0o700)
+    with searchable(shared):
+        done = _refused(configured, project)
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert f"a link to {real}" in done.stderr and f"chmod 600 {real}" in done.stderr
+    assert TOKEN not in done.stderr
 
 
 @pytest.mark.slow

@@ -48,18 +48,24 @@ def remote_warning(host: str, port: int) -> str:
 
 def token_exposed(path: Path) -> str | None:
     """Why other users of this machine can read ``path`` (the home's ``config.toml``,
-    which holds the bearer token): its group or other read bit with the same class's
-    search bit on its directory. ``None`` when only its owner can (or it cannot be
+    which holds the bearer token): its group or other read bit, with the same class's
+    search bit on every folder above it. The file itself is judged, not a link to it: a
+    ``config.toml`` linked into a world-readable dotfiles folder was judged by the home's
+    mode (found in a security review). ``None`` when only its owner can (or it cannot be
     looked at: the configuration was read, so the reader is not in question)."""
     try:
-        mode, directory = path.stat().st_mode, path.parent.stat().st_mode
-    except OSError:
+        real = path.resolve(strict=True)
+        mode = real.stat().st_mode
+        folders = [folder.stat().st_mode for folder in real.parents]
+    except (OSError, RuntimeError):  # (RuntimeError: a loop of links)
         return None
-    if not ((mode & stat.S_IRGRP and directory & stat.S_IXGRP)
-            or (mode & stat.S_IROTH and directory & stat.S_IXOTH)):
+    if not any(mode & read and all(folder & search for folder in folders)
+               for read, search in ((stat.S_IRGRP, stat.S_IXGRP),
+                                    (stat.S_IROTH, stat.S_IXOTH))):
         return None
-    return (f"{path} holds the MCP bearer token and other users of this machine can read "
-            f"it (mode {stat.S_IMODE(mode):04o}): make it private with chmod 600 {path}")
+    shown = path if real == path else f"{path} (a link to {real})"
+    return (f"{shown} holds the MCP bearer token and other users of this machine can read "
+            f"it (mode {stat.S_IMODE(mode):04o}): make it private with chmod 600 {real}")
 
 
 def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
