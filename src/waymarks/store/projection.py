@@ -351,7 +351,7 @@ class Projection(ProjectionReads):
         That is kept too (:meth:`lost_exclusions`), as is such a note the copy held."""
         from waymarks.store import salvage  # (only a repair reads a set-aside copy)
 
-        rows, problem = salvage.read_exclusions(aside)
+        rows, problem = salvage.read_exclusions(aside, LOST_EXCLUSIONS)
         salvage.restore_exclusions(self.db, rows)
         if problem is not None:
             self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"

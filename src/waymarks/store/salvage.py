@@ -20,9 +20,11 @@ Exclusion = tuple[str, str | None, int]
 _MAX_TEXT = 4096
 
 
-def read_exclusions(path: Path) -> tuple[list[Exclusion], str | None]:
+def read_exclusions(path: Path, note: str) -> tuple[list[Exclusion], str | None]:
     """The exclusions a (damaged) database at ``path`` holds that pass their checks, and
-    why some could not be read (``None``: every row was read and is sound)."""
+    why some could not be read (``None``: every row was read and is sound), or, when
+    they all were, why an earlier repair could not read some: its ``meta`` row ``note``,
+    kept until exclusions were set again."""
     rows: list[Exclusion] = []
     problem = None
     db = None
@@ -41,7 +43,7 @@ def read_exclusions(path: Path) -> tuple[list[Exclusion], str | None]:
             else:
                 problem = "a damaged row left out"
         if problem is None:  # exclusions an earlier repair lost are still to be set again
-            problem = _earlier_loss(db)
+            problem = _earlier_loss(db, note)
     except (sqlite3.Error, UnicodeDecodeError, ValueError) as exc:
         if "no such table" in str(exc):
             return [], None  # nothing was ever excluded in it (an older schema)
@@ -55,13 +57,10 @@ def read_exclusions(path: Path) -> tuple[list[Exclusion], str | None]:
     return rows, problem
 
 
-def _earlier_loss(db: sqlite3.Connection) -> str | None:
+def _earlier_loss(db: sqlite3.Connection, note: str) -> str | None:
     """The note of a repair before, kept in the copy until exclusions were set again."""
-    from waymarks.store.projection import LOST_EXCLUSIONS
-
     try:
-        row = db.execute("SELECT value FROM meta WHERE name = ?", (LOST_EXCLUSIONS,)
-                         ).fetchone()
+        row = db.execute("SELECT value FROM meta WHERE name = ?", (note,)).fetchone()
     except sqlite3.Error:
         return None  # (the exclusions were read: the note is what may be lost here)
     if row is None:
