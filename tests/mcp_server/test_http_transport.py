@@ -315,3 +315,19 @@ def test_a_token_no_header_can_carry_is_refused(home: Path, project: Path,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 2 and "printable ASCII without spaces" in done.stderr
     assert not token.strip() or token.strip() not in done.stderr
+
+
+@pytest.mark.slow
+def test_a_connection_whose_headers_never_end_is_cut_off(configured: Path,
+                                                         project: Path) -> None:
+    """Half-sent requests were kept for ever, before the token is checked (found in a
+    security review): the server runs with the guard (``spawn/http_guard.py``)."""
+    from waymarks.spawn.http_guard import HEADER_SECONDS
+
+    with server(configured, project) as (port, _stderr):
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as slow:
+            slow.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: ")
+            start = time.monotonic()
+            assert slow.recv(4096) == b""  # closed by the server, not answered
+            assert time.monotonic() - start < HEADER_SECONDS + 15
+        assert post(port, [("Authorization", f"Bearer {TOKEN}")])[0] == 200  # still serves

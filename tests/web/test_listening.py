@@ -99,3 +99,25 @@ def test_a_port_in_use_is_a_usage_error_with_the_fix(home: Path, project: Path) 
         out, err = process.communicate(timeout=60)
     assert process.returncode == 2 and out == ""
     assert f"cannot listen on 127.0.0.1:{port}" in err and "--port 0" in err
+
+
+@pytest.mark.slow
+def test_the_inspector_cuts_off_a_connection_whose_headers_never_end(
+        home: Path, project: Path) -> None:
+    """Half-sent requests were kept for ever, before any token check: 20,000 of them took
+    every descriptor the inspector had (found in a security review). The server runs
+    with the guard (``spawn/http_guard.py``, tested on its own in ``tests/spawn``)."""
+    import time
+
+    from waymarks.spawn.http_guard import HEADER_SECONDS
+
+    process = _waymarks(home, project, "ui", "--port", "0")
+    try:
+        port = int(_printed_url(process).split(":")[2].split("/")[0])
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as slow:
+            slow.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: ")
+            start = time.monotonic()
+            assert slow.recv(4096) == b""  # closed by the server, not answered
+            assert time.monotonic() - start < HEADER_SECONDS + 15
+    finally:
+        _stop(process)

@@ -86,7 +86,10 @@ def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
     with recovering(app, follow) as before_each_call:  # the tick, as over stdio
         asgi = BearerGate(build_server(app, follow=before_each_call).streamable_http_app(
             transport_security=security), token)
-        uvicorn.Server(uvicorn.Config(asgi, log_level="warning")).run(sockets=[sock])
+        from waymarks.spawn.http_guard import GuardedH11
+
+        uvicorn.Server(uvicorn.Config(asgi, log_level="warning", http=GuardedH11)
+                       ).run(sockets=[sock])
 
 
 class BearerGate:

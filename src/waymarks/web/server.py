@@ -94,7 +94,10 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
     try:
         if page is not None:
             opener(page.as_uri())
-        config = uvicorn.Config(web, log_level="warning", access_log=False, lifespan="off")
+        from waymarks.spawn.http_guard import GuardedH11
+
+        config = uvicorn.Config(web, log_level="warning", access_log=False, lifespan="off",
+                                http=GuardedH11)
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         web.state.inspector.close()
