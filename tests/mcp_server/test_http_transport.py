@@ -215,6 +215,11 @@ def test_every_loopback_spelling_refuses_a_rebound_host_name(configured: Path,
         assert post(port, [token], address)[0] == 200
         assert post(port, [token, ("Host", f"localhost:{port}")], address)[0] == 200
         assert post(port, [token, ("Host", f"rebound.example:{port}")], address)[0] == 421
+        # the SDK's ``name:*`` checked only how the header starts (a security review)
+        assert post(port, [token, ("Host", "localhost:rebound.example")], address)[0] == 421
+        assert post(port, [token, ("Host", "[::1]:x")], address)[0] == 421
+        # another port stays allowed: an SSH tunnel's local port may differ
+        assert post(port, [token, ("Host", f"localhost:{port + 1}")], address)[0] == 200
         assert post(port, [token, ("Host", f"{shown}:{port}"),
                            ("Origin", f"http://rebound.example:{port}")], address)[0] == 403
         assert post(port, [token, ("Origin", "null")], address)[0] == 403

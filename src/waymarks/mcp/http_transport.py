@@ -101,6 +101,10 @@ class BearerGate:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] in ("http", "websocket"):
+            if not _port_is_a_number(scope):
+                await _refuse(scope, send, 421, b'{"error": "the Host header\'s port is not '
+                              b'a number"}')
+                return
             given = [value for name, value in scope.get("headers") or []
                      if name.lower() == b"authorization"]
             if len(given) > 1:
@@ -115,6 +119,17 @@ class BearerGate:
                               b'{"error": "unauthorized: a bearer token is required"}')
                 return
         await self.inner(scope, receive, send)
+
+
+def _port_is_a_number(scope: dict[str, Any]) -> bool:
+    """Whether the ``Host`` header's port, if it names one, is digits. The SDK's pattern
+    for a loopback name on any port (``localhost:*``) checks only how the header starts,
+    so ``localhost:evil.example`` passed it (found in a security review); any port stays
+    allowed, for an SSH tunnel's other local port."""
+    host = next((value for name, value in scope.get("headers") or [] if name == b"host"),
+                b"")
+    _, colon, port = host.rpartition(b":")
+    return not colon or b"]" in port or port.isdigit()
 
 
 async def _refuse(scope: dict[str, Any], send: Any, status: int, body: bytes) -> None:
