@@ -5,6 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
+  if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    found=$("$PYTHON" -c 'import sys; print("Python", sys.version.split()[0])' 2>/dev/null \
+            || echo "not a working Python")
+    echo "bootstrap: Waymarks needs Python 3.11 or newer; $PYTHON is $found." \
+         "Run with PYTHON=/path/to/python3.11" >&2
+    exit 2
+  fi
   "$PYTHON" -m venv .venv
 fi
 stamp=.venv/.waymarks-lock

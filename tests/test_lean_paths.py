@@ -182,6 +182,7 @@ HOOK_CLIENT_IMPORTS = {
     "waymarks.hosts.cc_client": "the client: hands the hook to the helper, prints its answer",
     "waymarks.spawn": "the package of detached workers (a docstring)",
     "waymarks.spawn.sockets": "how a long socket path is reached (posix and sys only)",
+    "waymarks.spawn.switches": "the values of the on/off switches (imports nothing)",
     "_socket": "the built-in socket module the client reaches the helper with",
 }
 

@@ -158,7 +158,8 @@ def test_a_warm_command_answers_as_a_new_process(
     client = {line.split("|")[-1].strip() for line in served.imports}
     assert {m for m in client if m.startswith("waymarks")} <= {
         "waymarks", "waymarks.cli", "waymarks.cli.home", "waymarks.cli.main",
-        "waymarks.cli.warm", "waymarks.spawn", "waymarks.spawn.sockets"}
+        "waymarks.cli.warm", "waymarks.spawn", "waymarks.spawn.sockets",
+        "waymarks.spawn.switches"}
     assert not {"msgspec", "sqlite3", "json", "re"} & client
 
 
@@ -193,6 +194,7 @@ WARM_CLIENT_IMPORTS = {
     "waymarks.cli.warm": "the client: hands the command to the helper, waits for its end",
     "waymarks.spawn": "the package of detached workers (a docstring)",
     "waymarks.spawn.sockets": "how a long socket path is reached (posix and sys only)",
+    "waymarks.spawn.switches": "the values of the on/off switches (imports nothing)",
     "__future__": "the annotations of main.py and home.py",
     "_socket": "the built-in socket module the client reaches the helper with",
     "zlib": "the checksum naming the helper of this installation (built in)",
@@ -346,8 +348,13 @@ def test_what_runs_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert warm.routed(["recall", "x"], "relative/home") is None
     given = warm.routed(["--home", str(tmp_path / "given"), "recall", "x"], home)
     assert given is not None and given.startswith(str(tmp_path / "given") + "/cli/warm-")
-    monkeypatch.setenv(warm.ENV_OFF, "off")
-    assert warm.routed(["recall", "x"], home) is None
+    # every off value of Waymarks' switches: "0" left the helper on (a README review)
+    for off in ("off", "0", "false", "no", " OFF "):
+        monkeypatch.setenv(warm.ENV_OFF, off)
+        assert warm.routed(["recall", "x"], home) is None, off
+    for on in ("on", "1", "", "yes", "maybe"):  # a value neither on nor off leaves it on
+        monkeypatch.setenv(warm.ENV_OFF, on)
+        assert warm.routed(["recall", "x"], home) is not None, on
 
 
 def test_output_to_a_terminal_is_answered_by_the_process_itself(

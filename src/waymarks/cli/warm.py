@@ -36,6 +36,7 @@ import posix
 import sys
 
 from waymarks.spawn.sockets import connect
+from waymarks.spawn.switches import switched_off
 
 #: the commands run warm: one-shot reads a script or a person runs often. Anything else
 #: (servers, installers, interactive confirmations) runs in the process as before
@@ -70,7 +71,8 @@ def routed(argv: list[str], home: str) -> str | None:
             return None
     if argv[index:index + 1] == [] or argv[index] not in COMMANDS:
         return None
-    if os.environ.get(ENV_OFF, "") == "off" or not home.startswith("/") or _terminal():
+    if switched_off(os.environ.get(ENV_OFF, "")) or not home.startswith("/") or \
+            _terminal():
         return None
     flags = sys.flags
     if flags.optimize or flags.dev_mode or flags.isolated or flags.no_site or \

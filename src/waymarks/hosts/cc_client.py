@@ -20,6 +20,7 @@ import posix
 import sys
 
 from waymarks.spawn.sockets import connect
+from waymarks.spawn.switches import switched_off
 
 TYPE_CHECKING = False  # not typing's: the client path imports nothing it does not need
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def run(argv: list[str], home: str) -> int:
             from waymarks.hosts.claude_code import main as in_process
 
             code: int = in_process(argv, Path(home), raw, project or None)
-        if _env("WAYMARKS_CC_HELPER") != "off":
+        if not switched_off(_env("WAYMARKS_CC_HELPER")):
             _start_helper(home)
         return code
     if answer:
@@ -136,7 +137,7 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
     # no helper: the request is written durably (fsync) before this process leaves
     if not write_request(home, "claude-code", "Stop", session, transcript, where):
         return None
-    helper = os.environ.get("WAYMARKS_CC_HELPER", "on") != "off"
+    helper = not switched_off(os.environ.get("WAYMARKS_CC_HELPER", ""))
     if helper:
         _start_helper(home)  # it drains the spool when it starts
     # the turn's tool observations (issue 19): most turns have none new, which a byte

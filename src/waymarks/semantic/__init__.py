@@ -22,6 +22,8 @@ from typing import Final, Protocol
 
 from waymarks.recall.fusion import Calibration, Embedder
 from waymarks.semantic.cores import spare_cores, usable_cores
+from waymarks.spawn.switches import OFF as _OFF
+from waymarks.spawn.switches import ON as _ON
 
 #: NumPy's BLAS threads unless ``OPENBLAS_NUM_THREADS`` says otherwise
 BLAS_THREADS: Final = "1"
@@ -41,9 +43,6 @@ one_blas_thread()
 
 #: turn the semantic signal off even where the extra is installed
 SWITCH: Final = "WAYMARKS_SEMANTIC"
-_OFF: Final = frozenset({"0", "off", "false", "no"})
-#: the values that leave it on (unset, or set to say so)
-_ON: Final = frozenset({"", "1", "on", "true", "yes"})
 
 #: the native engine's threads unless ``OMP_NUM_THREADS`` says otherwise (the person's
 #: choice), and the fewest a query takes: two threads embed a query in ~55 % of the time

@@ -1,0 +1,20 @@
+"""The values of Waymarks' on/off environment switches, for every one of them: the
+helpers' (``WAYMARKS_CLI_HELPER``, ``WAYMARKS_CC_HELPER``) and hybrid recall's
+(``WAYMARKS_SEMANTIC``, ``WAYMARKS_SEMANTIC_BACKFILL``). Before, the helpers knew only
+``off``: ``WAYMARKS_CLI_HELPER=0`` left the helper on while ``WAYMARKS_SEMANTIC=0``
+turned hybrid recall off. Imports nothing, not even ``typing`` (the hook's and the
+CLI's clients read it, and each import there is a cost on every tool call).
+
+What a value that is neither means is each switch's own: hybrid recall is then off (see
+:func:`waymarks.semantic.enabled`), a helper stays on.
+"""
+
+#: the values that switch it off (compared stripped and case-folded)
+OFF = frozenset({"0", "off", "false", "no"})
+#: the values that leave it on (unset, or set to say so)
+ON = frozenset({"", "1", "on", "true", "yes"})
+
+
+def switched_off(value: str) -> bool:
+    """Whether ``value`` (an environment variable's; "" when unset) is one of :data:`OFF`."""
+    return value.strip().casefold() in OFF
