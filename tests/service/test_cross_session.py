@@ -506,3 +506,21 @@ def test_lost_exclusions_stay_a_health_problem_in_every_process_until_set_again(
     assert claims(later) == []
     later.close()
     assert problems() == []
+
+
+def test_a_home_that_never_excluded_a_session_is_not_told_to_check_them(
+        make_app: Callable[..., Waymarks], home: Path,
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    # an unreadable copy's exclusions cannot be known; where none was ever set there were
+    # none to lose, and a note nothing could end (no exclusion to set again) was noise
+    first, second = two_sessions()
+    first.remember("Experimental flag FOO is enabled", scope="project")
+    second_id = second.current_session().session_id  # type: ignore[union-attr]
+    first.close()
+    second.close()
+    with open(home / "waymarks.db", "r+b") as handle:
+        handle.truncate(8192)
+    again = make_app(ids=CountingIds(3), session=second_id)
+    assert claims(again) == ["Experimental flag FOO is enabled"]
+    assert again.recovered is not None and again.recovered["caveats"] == []
+    assert again.health()["ok"]

@@ -319,10 +319,26 @@ def start_afresh(db_path: Path, problem: Exception, now: datetime
         projection = Projection(db_path, int(now.timestamp() * 1000))
     except sqlite3.Error as exc:
         raise database_error(exc, db_path) from exc
-    _kept, unreadable = projection.adopt_exclusions(aside)
-    if unreadable is not None:
+    kept, unreadable = projection.adopt_exclusions(aside)
+    if unreadable is not None and (kept or exclusions_used(db_path.parent)
+                                   or not unreadable.startswith("unreadable")):
+        # said, and kept until exclusions are set again, where there were some to lose: a
+        # home that never excluded a session is not told to check (every repair of an
+        # unreadable copy would say so, and nothing could end the note)
         note["caveats"].append(lost_exclusions_caveat(unreadable))
+        projection.note_lost_exclusions(unreadable)
     return projection, note
+
+
+#: a file in the home: a session was excluded here once (see :func:`exclusions_used`)
+EXCLUSIONS_USED: Final = "exclusions-used"
+
+
+def exclusions_used(home: Path) -> bool:
+    """Whether a session was ever excluded in ``home``: an unreadable copy's exclusions
+    may then have held one. The policy itself lives only in the database; this file says
+    only that there was some (``waymarks memory exclude`` writes it)."""
+    return (home / EXCLUSIONS_USED).exists()
 
 
 def lost_exclusions_caveat(why: str) -> str:

@@ -47,13 +47,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from waymarks.files.atomic import write_atomic
 from waymarks.files.reading import Stamp, stamp_of
 from waymarks.ledger.discovery import in_project_dirs, is_project_session, project_session_dirs
 from waymarks.ledger.log import EntryIndex, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
-from waymarks.service.recovery import extends, recovering
+from waymarks.service.recovery import EXCLUSIONS_USED, exclusions_used, extends, recovering
 from waymarks.store.projection import FOREIGN_LOCATION
 from waymarks.store.reads import KnownSource
 
@@ -349,6 +350,8 @@ def set_source_excluded(app: Waymarks, session_id: str, excluded: bool,
         raise unknown
     if app.rehearsing:
         raise Rehearsed("source exclusion")
+    if excluded and not exclusions_used(app.home):  # before: a repair may ask for it
+        write_atomic(app.home / EXCLUSIONS_USED, b"", mode=0o600)
     with app.projection.transaction():
         changed = app.projection.set_excluded(session_id, excluded, reason=reason,
                                               now_ms=epoch_ms(app.clock.now()))

@@ -348,15 +348,17 @@ class Projection(ProjectionReads):
     def adopt_exclusions(self, aside: Path) -> tuple[list[str], str | None]:
         """Take over the exclusions of a database set aside as damaged (see
         :mod:`waymarks.store.salvage`): the sessions taken over, and why some were not.
-        That is kept too (:meth:`lost_exclusions`), as is such a note the copy held."""
+        Why some were not includes such a note the copy held (:meth:`lost_exclusions`)."""
         from waymarks.store import salvage  # (only a repair reads a set-aside copy)
 
         rows, problem = salvage.read_exclusions(aside, LOST_EXCLUSIONS)
         salvage.restore_exclusions(self.db, rows)
-        if problem is not None:
-            self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
-                            " DO UPDATE SET value = excluded.value", (LOST_EXCLUSIONS, problem))
         return [row[0] for row in rows], problem
+
+    def note_lost_exclusions(self, why: str) -> None:
+        """Keep why a repair could not take over every exclusion (:meth:`lost_exclusions`)."""
+        self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
+                        " DO UPDATE SET value = excluded.value", (LOST_EXCLUSIONS, why))
 
     def lost_exclusions(self) -> str | None:
         """Why a repair could not take over every source exclusion of the database it

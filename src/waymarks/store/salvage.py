@@ -66,8 +66,8 @@ def _earlier_loss(db: sqlite3.Connection, note: str) -> str | None:
     if row is None:
         return None
     value = row[0]
-    return (f"{value[:300]}, in an earlier repair" if isinstance(value, str)
-            and value.isprintable() else "an earlier repair's note unreadable")
+    return (f"in an earlier repair: {value[:300]}" if isinstance(value, str)
+            and value.isprintable() else "in an earlier repair: its note unreadable")
 
 
 def _sound(row: tuple[object, ...]) -> bool:
