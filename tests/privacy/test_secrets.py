@@ -7,7 +7,7 @@ import string
 from itertools import pairwise
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.privacy.secret_corpus import (
@@ -271,14 +271,24 @@ def test_the_cheap_test_has_no_false_negatives(text: str) -> None:
 
 @settings(max_examples=400)
 @given(texts)
+@example("sk_live_ldapwhoami--token sk-sk-")
 @pytest.mark.slow
 def test_redaction_is_idempotent(text: str) -> None:
     once, count = redact(text)
     assert redact(once) == (once, 0)
     spans = find_secrets(text)
-    assert count == len(spans)
+    # at least every span found at once; more where a kept span hid another's start
+    assert count >= len(spans)
     assert all(a.end <= b.start for a, b in pairwise(spans))
     assert all(0 <= span.start < span.end <= len(text) for span in spans)
+
+
+def test_a_credential_a_kept_span_hid_is_redacted_too() -> None:
+    # the key swallowed "token", whose value was seen only in a second redaction of the
+    # result (found by the property test above in a CI run)
+    once, count = redact("sk_live_ldapwhoami--token sk-sk-")
+    assert once == "[REDACTED:stripe-key]--token [REDACTED:secret]" and count == 2
+    assert redact(once) == (once, 0)
 
 
 def _mixed(seed: str, length: int) -> str:

@@ -524,3 +524,17 @@ def test_a_home_that_never_excluded_a_session_is_not_told_to_check_them(
     assert claims(again) == ["Experimental flag FOO is enabled"]
     assert again.recovered is not None and again.recovered["caveats"] == []
     assert again.health()["ok"]
+
+
+def test_listing_sources_marks_a_home_that_excluded_before_the_mark_existed(
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]], home: Path) -> None:
+    from waymarks.service.recovery import EXCLUSIONS_USED
+
+    first, second = two_sessions()
+    first.remember("Experimental flag FOO is enabled", scope="project")
+    first_id = first.current_session().session_id  # type: ignore[union-attr]
+    assert set_source_excluded(second, first_id, True, "experiments")
+    assert (home / EXCLUSIONS_USED).exists()
+    (home / EXCLUSIONS_USED).unlink()  # as in a home that excluded under an older version
+    assert [v.excluded for v in list_sources(second) if v.session_id == first_id] == [True]
+    assert (home / EXCLUSIONS_USED).exists()

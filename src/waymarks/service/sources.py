@@ -330,10 +330,19 @@ def list_sources(app: Waymarks, limit: int = 1000) -> list[SourceView]:
     """The session files of this project the projection knows, newest first."""
     session = app.refresh()
     active = session.session_id if session is not None else None
-    return [SourceView(sid, path, status, contributed, held, excluded, sid == active,
-                       updated, detail)
-            for sid, path, status, detail, contributed, held, excluded, updated
-            in app.projection.project_sources(app.cwd, limit)]
+    views = [SourceView(sid, path, status, contributed, held, excluded, sid == active,
+                        updated, detail)
+             for sid, path, status, detail, contributed, held, excluded, updated
+             in app.projection.project_sources(app.cwd, limit)]
+    if any(view.excluded for view in views):
+        _exclusions_were_used(app)  # (a home that excluded before the file existed)
+    return views
+
+
+def _exclusions_were_used(app: Waymarks) -> None:
+    """Say in the home that a session was excluded here (:func:`exclusions_used`)."""
+    if not exclusions_used(app.home):
+        write_atomic(app.home / EXCLUSIONS_USED, b"", mode=0o600)
 
 
 @recovering
@@ -350,8 +359,8 @@ def set_source_excluded(app: Waymarks, session_id: str, excluded: bool,
         raise unknown
     if app.rehearsing:
         raise Rehearsed("source exclusion")
-    if excluded and not exclusions_used(app.home):  # before: a repair may ask for it
-        write_atomic(app.home / EXCLUSIONS_USED, b"", mode=0o600)
+    if excluded:  # before the exclusion: a repair may ask for it
+        _exclusions_were_used(app)
     with app.projection.transaction():
         changed = app.projection.set_excluded(session_id, excluded, reason=reason,
                                               now_ms=epoch_ms(app.clock.now()))
