@@ -218,6 +218,8 @@ def test_every_loopback_spelling_refuses_a_rebound_host_name(configured: Path,
         # the SDK's ``name:*`` checked only how the header starts (a security review)
         assert post(port, [token, ("Host", "localhost:rebound.example")], address)[0] == 421
         assert post(port, [token, ("Host", "[::1]:x")], address)[0] == 421
+        for bent in ("localhost:evil.example]", "[::1]]:1", "[::1", "localhost:"):
+            assert post(port, [token, ("Host", bent)], address)[0] == 421, bent
         # another port stays allowed: an SSH tunnel's local port may differ
         assert post(port, [token, ("Host", f"localhost:{port + 1}")], address)[0] == 200
         assert post(port, [token, ("Host", f"{shown}:{port}"),

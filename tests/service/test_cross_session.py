@@ -538,3 +538,20 @@ def test_listing_sources_marks_a_home_that_excluded_before_the_mark_existed(
     (home / EXCLUSIONS_USED).unlink()  # as in a home that excluded under an older version
     assert [v.excluded for v in list_sources(second) if v.session_id == first_id] == [True]
     assert (home / EXCLUSIONS_USED).exists()
+
+
+def test_the_repairing_process_ends_the_note_too_once_an_exclusion_is_set(
+        make_app: Callable[..., Waymarks], home: Path,
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    # a long-lived process (the inspector, the MCP server) kept its repair's caveat for
+    # ever, after the database's note had ended (found in a review)
+    def truncated(db: Path) -> None:
+        with open(db, "r+b") as handle:
+            handle.truncate(8192)
+
+    app = _excluded_then_damaged(make_app, home, two_sessions, truncated)
+    session_id = app.current_session().session_id  # type: ignore[union-attr]
+    assert len([p for p in app.health()["problems"] if "exclusions" in p]) == 1
+    [first] = [s for s in list_sources(app) if s.session_id != session_id]
+    assert set_source_excluded(app, first.session_id, True, "again")
+    assert [p for p in app.health()["problems"] if "exclusions" in p] == []

@@ -110,3 +110,27 @@ def test_connections_past_the_bound_are_closed_as_they_arrive(port: int) -> None
     for client in held:  # the deadline frees the held ones: the server serves again
         assert _closed_within(client, 10) is not None
     assert _get(port).startswith(b"HTTP/1.1 200")
+
+
+def test_two_requests_sent_at_once_then_part_of_a_third_are_cut_off(port: int) -> None:
+    # the second request was served from uvicorn's buffer, and the deadline followed the
+    # request cycles: the third's half headers then held the connection for ever (review)
+    client = _connect(port)
+    request = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    client.sendall(request + request)
+    answers = b""
+    while answers.count(b"hello") < 2:
+        chunk = client.recv(4096)
+        assert chunk, answers
+        answers += chunk
+    client.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: ")
+    waited = _closed_within(client, 10)
+    assert waited is not None and waited < DEADLINE + 2, waited
+
+
+def test_a_third_request_sent_with_the_pair_in_part_is_cut_off_too(port: int) -> None:
+    client = _connect(port)
+    request = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    client.sendall(request + request + b"GET / HTTP/1.1\r\nX-a: ")
+    waited = _closed_within(client, 10)
+    assert waited is not None and waited < DEADLINE + 2, waited

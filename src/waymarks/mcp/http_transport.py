@@ -128,8 +128,13 @@ def _port_is_a_number(scope: dict[str, Any]) -> bool:
     allowed, for an SSH tunnel's other local port."""
     host = next((value for name, value in scope.get("headers") or [] if name == b"host"),
                 b"")
+    if host.startswith(b"["):  # an IPv6 address: [::1] or [::1]:PORT
+        _, bracket, port = host.partition(b"]")
+        return bool(bracket) and (port == b"" or (port[:1] == b":" and port[1:].isdigit()))
+    if b"[" in host or b"]" in host:  # (a bracket past the start: "localhost:x]" passed)
+        return False
     _, colon, port = host.rpartition(b":")
-    return not colon or b"]" in port or port.isdigit()
+    return not colon or port.isdigit()
 
 
 async def _refuse(scope: dict[str, Any], send: Any, status: int, body: bytes) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from waymarks.ledger.discovery import files_without_header
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
+    LOST_EXCLUSIONS_SAID,
     QUEUE_ROLE,
     damaged_copies,
     lost_exclusions_caveat,
@@ -72,9 +73,11 @@ def health(app: Waymarks) -> dict[str, Any]:
     report["recovered"] = app.recovered
     if app.recovered:  # what the repair could not keep: not OK until someone looks
         report["problems"] += [f"repair: {caveat}" for caveat in app.recovered.get("caveats")
-                               or ()]
-    lost = app.projection.lost_exclusions()  # by a repair in this process or another
-    if lost is not None and f"repair: {lost_exclusions_caveat(lost)}" not in report["problems"]:
+                               or () if not caveat.startswith(LOST_EXCLUSIONS_SAID)]
+    # lost exclusions from the database's note, by a repair in this process or another:
+    # the note ends when an exclusion is set or lifted, the repair's own caveat never did
+    lost = app.projection.lost_exclusions()
+    if lost is not None:
         report["problems"].append(f"repair: {lost_exclusions_caveat(lost)}")
     report["activeSessionProblem"] = app.refresh_problem
     if app.refresh_problem is not None:

@@ -341,10 +341,14 @@ def exclusions_used(home: Path) -> bool:
     return (home / EXCLUSIONS_USED).exists()
 
 
+#: how :func:`lost_exclusions_caveat` starts
+LOST_EXCLUSIONS_SAID: Final = "the source exclusions it held could not all be read"
+
+
 def lost_exclusions_caveat(why: str) -> str:
     """What a repair that could not take over every source exclusion says (``why``: what
     it could not read), and ``health`` after it until an exclusion is set or lifted."""
-    return (f"the source exclusions it held could not all be read ({why}): a session"
+    return (f"{LOST_EXCLUSIONS_SAID} ({why}): a session"
             " excluded before may count again; check `waymarks memory sources` and exclude"
             " it again with `waymarks memory exclude ID` (or lift one with `memory include"
             " ID`: either ends this note)")

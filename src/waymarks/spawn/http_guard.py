@@ -8,9 +8,13 @@ could open thousands of such connections: the inspector ran out of file descript
 real request then timed out, and its log grew by 70 MB of ``Too many open files`` in
 25 s), and the MCP server kept every one (found in a security review). Here:
 
-- a request's headers must be complete within :data:`HEADER_SECONDS` of the connection
-  or of the end of the previous response (a request waiting on a slow body is the
-  application's: both servers cap a body's size);
+- a request's headers must be complete within :data:`HEADER_SECONDS` of the connection,
+  or of the answer before (a request waiting on a slow body is the application's: both
+  servers cap a body's size). The deadline runs whenever no request is under way, checked
+  as data arrives and as an answer ends: a first version followed the request cycles
+  instead, and two requests sent at once, then part of a third, held a connection for
+  ever (the second was served from uvicorn's buffer, not from new data: a review found
+  it);
 - a connection past :data:`MAX_CONNECTIONS` open at once is closed as it arrives, so a
   flood cannot take the process's descriptors (uvicorn's ``limit_concurrency`` answers
   503 only to a complete request, and the flood's never complete).
@@ -39,7 +43,6 @@ class GuardedH11(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deadline: asyncio.TimerHandle | None = None
-        self._started: object = None  # the request cycle the deadline was met by
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -54,15 +57,19 @@ class GuardedH11(H11Protocol):
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
-        if self.cycle is not None and self.cycle is not self._started:
-            self._started = self.cycle  # its headers came: the application has it now
-            self._disarm()
-        elif self._deadline is None and (self.cycle is None or self.cycle.response_complete):
-            self._arm()  # part of the next request on a kept-alive connection
+        if self.cycle is None or self.cycle.response_complete:
+            if self._deadline is None:  # (armed once: a byte at a time does not extend it)
+                self._arm()  # no request under way: these are part of the next one's headers
+        else:
+            self._disarm()  # a request under way is the application's
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()  # (uvicorn's keep-alive timeout runs from here)
-        self._disarm()
+        super().on_response_complete()  # (it may start a request waiting in its buffer)
+        if self.cycle is None or self.cycle.response_complete:
+            self._arm()  # the next request's headers: from the answer before (uvicorn's
+            # keep-alive timeout, 5 s by default, closes an idle connection sooner)
+        else:
+            self._disarm()
 
     def _arm(self) -> None:
         self._disarm()
