@@ -319,9 +319,8 @@ def start_afresh(db_path: Path, problem: Exception, now: datetime
         projection = Projection(db_path, int(now.timestamp() * 1000))
     except sqlite3.Error as exc:
         raise database_error(exc, db_path) from exc
-    kept, unreadable = projection.adopt_exclusions(aside)
-    if unreadable is not None and (kept or exclusions_used(db_path.parent)
-                                   or not unreadable.startswith("unreadable")):
+    kept, unreadable, read = projection.adopt_exclusions(aside)
+    if unreadable is not None and (kept or read or exclusions_used(db_path.parent)):
         # said, and kept until exclusions are set again, where there were some to lose: a
         # home that never excluded a session is not told to check (every repair of an
         # unreadable copy would say so, and nothing could end the note)

@@ -345,15 +345,17 @@ class Projection(ProjectionReads):
         """Sessions excluded by local policy, with the reason given."""
         return dict(self.db.execute("SELECT session_id, reason FROM source_exclusions"))
 
-    def adopt_exclusions(self, aside: Path) -> tuple[list[str], str | None]:
+    def adopt_exclusions(self, aside: Path) -> tuple[list[str], str | None, bool]:
         """Take over the exclusions of a database set aside as damaged (see
-        :mod:`waymarks.store.salvage`): the sessions taken over, and why some were not.
-        Why some were not includes such a note the copy held (:meth:`lost_exclusions`)."""
+        :mod:`waymarks.store.salvage`): the sessions taken over, why some were not (such
+        a note the copy held too: :meth:`lost_exclusions`), and whether the copy could
+        be read at all (if not, whether it held any exclusion is unknown)."""
         from waymarks.store import salvage  # (only a repair reads a set-aside copy)
 
         rows, problem = salvage.read_exclusions(aside, LOST_EXCLUSIONS)
         salvage.restore_exclusions(self.db, rows)
-        return [row[0] for row in rows], problem
+        read = problem is None or not problem.startswith(salvage.UNREADABLE)
+        return [row[0] for row in rows], problem, read
 
     def note_lost_exclusions(self, why: str) -> None:
         """Keep why a repair could not take over every exclusion (:meth:`lost_exclusions`)."""

@@ -16,6 +16,9 @@ from pathlib import Path
 from waymarks.store.private import uri
 
 Exclusion = tuple[str, str | None, int]
+#: how the problem of a copy nothing could be read from starts (whether it held any
+#: exclusion is then unknown)
+UNREADABLE = "unreadable: "
 #: longest session ID and reason a row may hold (what a write would accept and more)
 _MAX_TEXT = 4096
 
@@ -47,7 +50,7 @@ def read_exclusions(path: Path, note: str) -> tuple[list[Exclusion], str | None]
     except (sqlite3.Error, UnicodeDecodeError, ValueError) as exc:
         if "no such table" in str(exc):
             return [], None  # nothing was ever excluded in it (an older schema)
-        problem = f"unreadable: {type(exc).__name__}"
+        problem = f"{UNREADABLE}{type(exc).__name__}"
     finally:
         if db is not None:
             db.close()
