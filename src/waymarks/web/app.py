@@ -102,18 +102,17 @@ class Inspector:
         follow_newest(kept)
         return kept
 
-    def render(self, name: str, request: Request, app: Waymarks | None, status: int = 200,
+    def render(self, name: str, app: Waymarks | None, status: int = 200,
                **values: Any) -> HTMLResponse:
         project = app.cwd if app is not None else self.app.cwd
         query = "" if project == self.app.cwd else "?" + _encode({"project": project})
         html = self.env.get_template(name).render(
             csrf=self.gate.csrf, project=project, home_project=self.app.cwd,
-            project_query=query, path=request.url.path.removeprefix(self.gate.prefix),
-            **values)
+            project_query=query, **values)
         return HTMLResponse(html, status_code=status)
 
-    def problem(self, request: Request, message: str, status: int = 400) -> HTMLResponse:
-        return self.render("problem.html", request, None, status, message=message)
+    def problem(self, message: str, status: int = 400) -> HTMLResponse:
+        return self.render("problem.html", None, status, message=message)
 
 
 def _encode(values: dict[str, str]) -> str:
@@ -143,67 +142,67 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
     async def overview(request: Request) -> Response:
         service = inspector.service(request)
         if service is None:
-            return inspector.problem(request, "Unknown project: choose one from the list.")
+            return inspector.problem("Unknown project: choose one from the list.")
         data = reads.overview(service, reads.page_number(request.query_params.get("pins")),
                               reads.page_number(request.query_params.get("memory")))
-        return inspector.render("overview.html", request, service, o=data,
+        return inspector.render("overview.html", service, o=data,
                                 projects=reads.known_projects(inspector.app))
 
     async def health(request: Request) -> Response:
         service = inspector.service(request)
         if service is None:
-            return inspector.problem(request, "Unknown project: choose one from the list.")
+            return inspector.problem("Unknown project: choose one from the list.")
         summary = request.query_params.get("summary") == "1"
-        return inspector.render("health_summary.html" if summary else "health.html", request,
+        return inspector.render("health_summary.html" if summary else "health.html",
                                 service, health=service.health())
 
     async def item(request: Request) -> Response:
         service = inspector.service(request)
         kind = request.path_params["kind"]
         if service is None or kind not in ("pin", "memory"):
-            return inspector.problem(request, "Unknown project or kind (pin, memory).", 404)
+            return inspector.problem("Unknown project or kind (pin, memory).", 404)
         shown = reads.item(service, kind, request.path_params["ref"])
         if isinstance(shown, str):
-            return inspector.problem(request, shown, 404)
-        return inspector.render("item.html", request, service, p=shown, kind=kind)
+            return inspector.problem(shown, 404)
+        return inspector.render("item.html", service, p=shown, kind=kind)
 
     async def learned(request: Request) -> Response:
         found = reads.learned_claim(inspector.app.home, request.path_params["ref"])
         if found is None:
-            return inspector.problem(request, "No learned claim has exactly that ID.", 404)
+            return inspector.problem("No learned claim has exactly that ID.", 404)
         claim, events = found
-        return inspector.render("learned.html", request, inspector.service(request),
+        return inspector.render("learned.html", inspector.service(request),
                                 claim=claim, events=events)
 
     async def explain(request: Request) -> Response:
         form = await _form(request) if request.method != "GET" else {}
         service = inspector.service(request)
         if service is None:
-            return inspector.problem(request, "Unknown project: choose one from the list.")
+            return inspector.problem("Unknown project: choose one from the list.")
         if request.method == "GET":
             default, names = reads.providers(service)
-            return inspector.render("explain.html", request, service, e=None, prompt="",
+            return inspector.render("explain.html", service, e=None, prompt="",
                                     provider=default, providers=names)
         prompt = form.get("prompt", "").strip()
         if not prompt:
             default, names = reads.providers(service)
-            return inspector.render("explain.html", request, service, 400, e=None,
+            return inspector.render("explain.html", service, 400, e=None,
                                     prompt="", provider=default, providers=names,
                                     error="Type a prompt to explain.")
         shown = reads.explain(service, prompt, form.get("provider") or None)
-        return inspector.render("explain.html", request, service, e=shown, prompt=prompt,
+        return inspector.render("explain.html", service, e=shown, prompt=prompt,
                                 provider=shown.provider, providers=shown.providers)
 
     async def timeline(request: Request) -> Response:
         service = inspector.service(request)
         if service is None:
-            return inspector.problem(request, "Unknown project: choose one from the list.")
+            return inspector.problem("Unknown project: choose one from the list.")
         chosen = {k: request.query_params.get(k) or "" for k in ("scope", "kind", "status")}
         events = reads.timeline(service, scope=chosen["scope"], kind=chosen["kind"],
                                 status=chosen["status"])
         days = reads.buckets(events)
         peak = max((sum(c.values()) for _d, c in days), default=0)
-        return inspector.render("timeline.html", request, service, events=events[-200:],
+        return inspector.render("timeline.html", service, events=events[-200:],
                                 total=len(events), days=days, peak=peak, chosen=chosen,
                                 kinds=reads.TIMELINE_KINDS)
 
@@ -211,33 +210,33 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         form = await _form(request)  # first: see the module's note on awaiting
         service = inspector.service(request)
         if service is None:  # never shown as if for the launch project
-            return inspector.problem(request, "Unknown project: choose one from the list.")
+            return inspector.problem("Unknown project: choose one from the list.")
         try:
             action, line = actions.command_line(form.get("action", ""), form)
         except actions.BadAction as exc:
-            return inspector.problem(request, str(exc))
+            return inspector.problem(str(exc))
         refused = actions.rehearse(service, line)  # every refusal before the question
         if refused is not None:
-            return inspector.render("done.html", request, service, action=action,
+            return inspector.render("done.html", service, action=action,
                                     done=refused, checked=True,
                                     status=400 if refused.failed else 200)
         fields = {k: v for k, v in form.items() if k not in ("csrf",)}
-        return inspector.render("confirm.html", request, service, action=action, line=line,
+        return inspector.render("confirm.html", service, action=action, line=line,
                                 fields=fields)
 
     async def act(request: Request) -> Response:
         form = await _form(request)  # first: see the module's note on awaiting
         service = inspector.service(request)
         if service is None:
-            return inspector.problem(request, "Unknown project: choose one from the list.")
+            return inspector.problem("Unknown project: choose one from the list.")
         if form.get("confirmed") != "yes":
-            return inspector.problem(request, "Not confirmed: nothing was done.")
+            return inspector.problem("Not confirmed: nothing was done.")
         try:
             action, line = actions.command_line(form.get("action", ""), form)
         except actions.BadAction as exc:
-            return inspector.problem(request, str(exc))
+            return inspector.problem(str(exc))
         done = actions.run(service, line)
-        return inspector.render("done.html", request, service, action=action, done=done,
+        return inspector.render("done.html", service, action=action, done=done,
                                 checked=False,
                                 status=400 if done.failed else 200)
 
@@ -266,7 +265,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
 
 def _bad_form(inspector: Inspector) -> Any:
     async def handle(request: Request, exc: Exception) -> Response:
-        return inspector.problem(request, str(exc))
+        return inspector.problem(str(exc))
 
     return handle
 
@@ -274,7 +273,7 @@ def _bad_form(inspector: Inspector) -> Any:
 def _service_error(inspector: Inspector) -> Any:
     async def handle(request: Request, exc: Exception) -> Response:
         code = getattr(exc, "code", "error")
-        return inspector.problem(request, f"The service could not answer ({code}): {exc}",
+        return inspector.problem(f"The service could not answer ({code}): {exc}",
                                  500)
 
     return handle
