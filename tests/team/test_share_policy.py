@@ -8,6 +8,7 @@ import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -217,7 +218,8 @@ def _race_once(monkeypatch: pytest.MonkeyPatch, home: Path, project: Path,
 
     real, seen = team_write.append_entry, []
 
-    def racing(path: Path, contributor: str, make: Callable[[int, str], bytes]) -> object:
+    def racing(path: Path, contributor: str, make: Callable[[int, str], bytes],
+               after: Callable[[Any], None] | None = None) -> object:
         if not seen:
             seen.append("raced")
             app = Waymarks(home, cwd=str(project))
@@ -225,7 +227,7 @@ def _race_once(monkeypatch: pytest.MonkeyPatch, home: Path, project: Path,
                 seen.append(other(app))
             finally:
                 app.close()
-        return real(path, contributor, make)
+        return real(path, contributor, make, after)
 
     monkeypatch.setattr(team_write, "append_entry", racing)
     return seen

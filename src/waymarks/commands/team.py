@@ -23,6 +23,7 @@ from waymarks.commands.render import cell, refused, table_result
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
+    from waymarks.service.outcomes import ServiceError
 
 
 def _confirmed(yes: bool, what: str) -> Result | None:
@@ -54,12 +55,18 @@ def _asked(app: Waymarks, yes: bool, what: str, write: Callable[[], object]) -> 
     return _confirmed(yes, what)
 
 
+def _refused(problem: ServiceError) -> Result:
+    """A refusal; its message may name what the repository wrote (IDs, keys), escaped."""
+    return refused(problem.code, cell(str(problem)))
+
+
 def _written(app: Waymarks, write: Any, verb: str) -> Result:
     data = write.to_json()
+    # a team item's ID may be any string a teammate's file held (terminal escapes too)
     if write.outcome == "duplicate":
-        return Result(data, f"Already shared as team {write.kind} {write.id} (nothing "
-                      "appended)")
-    text = (f"{verb} team {write.kind} {write.id} (entry {write.seq} of "
+        return Result(data, f"Already shared as team {write.kind} {cell(write.id)} "
+                      "(nothing appended)")
+    text = (f"{verb} team {write.kind} {cell(write.id)} (entry {write.seq} of "
             f".waymarks/team/{write.contributor}.jsonl). Commit and push it to share it.")
     return Result(data, text)
 
@@ -99,7 +106,7 @@ def team_group() -> Group:
         try:
             data = init(runtime().app())
         except TeamRefused as problem:
-            return refused(problem.code, str(problem))
+            return _refused(problem)
         made = ", ".join(data["created"]) or "nothing new"
         text = (f"Team ledger at {data['directory']} ({made} created); you are contributor "
                 f"{data['contributor']}. Commit the directory to share it.")
@@ -127,7 +134,7 @@ def team_group() -> Group:
                 return asked
             return _written(app, share(app, view.id), "Shared")
         except TeamRefused as problem:
-            return refused(problem.code, str(problem))
+            return _refused(problem)
 
     @command(team, "unshare", summary="Withdraw a team item for everyone.",
              examples=["waymarks team unshare 9f3e --yes"])
@@ -147,7 +154,7 @@ def team_group() -> Group:
             return _written(app, unshare(app, team_id, " ".join(reason) or None),
                             "Unshared")
         except TeamRefused as problem:
-            return refused(problem.code, str(problem))
+            return _refused(problem)
 
     @command(team, "supersede", summary="Replace a team item's text for everyone (also "
              "settles a conflict).",
@@ -167,7 +174,7 @@ def team_group() -> Group:
                 return asked
             return _written(app, supersede(app, team_id, " ".join(text)), "Shared")
         except TeamRefused as problem:
-            return refused(problem.code, str(problem))
+            return _refused(problem)
 
     @command(team, "status", summary="Team items with author and commit, conflicts to "
              "settle, contributor files (tampering), engineering docs.",
@@ -189,7 +196,8 @@ def team_group() -> Group:
             "trusted": app.project_trusted, "initialized": team_dir(app).is_dir(),
             "items": items, "conflicts": conflicts_json(app, state),
             "duplicates": duplicates_json(state),
-            "sources": source_json(state, app.cwd), "docs": _docs(app.cwd)}
+            "sources": source_json(state, app.cwd), "docs": _docs(app.cwd),
+            "problem": state.problem}
         # everything here comes from the repository: escaped, as every stored text is
         # (IDs, keys and file names carried terminal escapes and line breaks through)
         rows = [(cell(i["id"][:12]), i["kind"], i["status"], cell(i["author"]),
@@ -202,7 +210,8 @@ def team_group() -> Group:
         footer += [f"item {cell(d['id'][:12])} was written by "
                    f"{', '.join(cell(c) for c in d['contributors'])}: a reused ID, left out "
                    "of plans; exclude the contributor who copied it (`waymarks team exclude "
-                   "CONTRIBUTOR`) or unshare it" for d in data["duplicates"]]
+                   "CONTRIBUTOR`: the first writer's item is planned again), or unshare it "
+                   "(withdrawn for everyone)" for d in data["duplicates"]]
         footer += [f"{cell(s['path'])}: {s['status']} ({cell(s['detail'])}); "
                    f"{s['withdrawn']} item(s) withdrawn until it is restored from git"
                    for s in data["sources"] if s["status"] != "available"]
@@ -216,6 +225,8 @@ def team_group() -> Group:
                           "(`waymarks trust .`).")
         elif not data["initialized"]:
             footer.insert(0, "No team ledger here yet: `waymarks team init`.")
+        elif state.problem is not None:
+            footer.insert(0, state.problem[:1].upper() + state.problem[1:] + ".")
         columns = [Column("ID"), Column("KIND"), Column("STATUS"), Column("AUTHOR"),
                    Column("COMMIT"), Column("TEXT", wide=True)]
         return table_result(data, columns, rows, kinds=[i["status"] for i in items],
@@ -245,9 +256,9 @@ def team_group() -> Group:
         try:
             changed = accept_history(runtime().app(), contributor)
         except ServiceError as problem:
-            return refused(problem.code, str(problem))
+            return _refused(problem)
         return Result({"contributor": contributor, "changed": changed},
-                      f"Accepted {contributor}'s present history." if changed
+                      f"Accepted {cell(contributor)}'s present history." if changed
                       else "Nothing changed: that history is already the one seen here.")
 
     return team
@@ -261,7 +272,7 @@ def _set_excluded(contributor: str, excluded: bool, reason: str | None) -> Resul
     try:  # trust first: an untrusted project's ledger is not read, so none is found
         changed = set_excluded(app, contributor, excluded, reason)
     except ServiceError as problem:
-        return refused(problem.code, cell(str(problem)))
+        return _refused(problem)
     verb = "Excluded" if excluded else "Included"
     return Result({"contributor": contributor, "excluded": excluded, "changed": changed},
-                  f"{verb} {contributor}." if changed else "Nothing changed.")
+                  f"{verb} {cell(contributor)}." if changed else "Nothing changed.")

@@ -48,6 +48,14 @@ class TeamAppendError(Exception):
     """The contributor's own file cannot be appended to (message names no content)."""
 
 
+class TeamDirectoryUnreadable(Exception):
+    """The team directory exists but cannot be listed (message names no content)."""
+
+
+class TeamLineTooLong(TeamAppendError):
+    """The entry would be a line the readers refuse (appended, it would break the chain)."""
+
+
 class TeamFile(msgspec.Struct, frozen=True):
     contributor: str
     path: str
@@ -72,7 +80,8 @@ def linked_directory(directory: Path) -> str | None:
 
 def list_files(directory: Path) -> list[TeamFile]:
     """The contributor files of a team directory, by contributor (one ``scandir``); none
-    when the directory or its parent is a symbolic link, or is not a directory."""
+    when the directory or its parent is a symbolic link, or is not a directory;
+    :class:`TeamDirectoryUnreadable` when it is one that cannot be listed."""
     found: list[TeamFile] = []
     if linked_directory(directory) is not None:
         return found
@@ -91,6 +100,8 @@ def list_files(directory: Path) -> list[TeamFile]:
                                       stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns))
     except (FileNotFoundError, NotADirectoryError):
         return []
+    except OSError as problem:  # a permission, say: its files cannot be told apart
+        raise TeamDirectoryUnreadable(f"the team directory {_why(problem)}") from None
     return sorted(found, key=lambda f: f.contributor)
 
 
@@ -189,10 +200,12 @@ def anchor_holds(path: str, head_start: int, offset: int, head: str) -> bool:
     return entry.hash == head and line_hash(line[:-1]) == head
 
 
-def append_entry(path: Path, contributor: str,
-                 make: Callable[[int, str], bytes]) -> TeamEntry:
+def append_entry(path: Path, contributor: str, make: Callable[[int, str], bytes],
+                 after: Callable[[TeamEntry], None] | None = None) -> TeamEntry:
     """Append the line ``make(seq, prev)`` returns to the contributor's own file, under
-    an exclusive lock, after verifying the file's last line is its chain's head."""
+    an exclusive lock, after verifying the file's last line is its chain's head;
+    ``after(entry)`` runs once it is durable, still under the lock (so two appends of
+    this contributor are noted in the order they were written)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     linked = linked_directory(path.parent)
     if linked is not None:
@@ -224,10 +237,16 @@ def append_entry(path: Path, contributor: str,
                 raise TeamAppendError(f"{path.name} holds another contributor's entries")
             seq, prev = last.seq + 1, last.hash
         line = make(seq, prev)
+        if len(line) - 1 > MAX_LINE_BYTES:  # every reader would stop at it
+            raise TeamLineTooLong(f"the entry would be {len(line) - 1} bytes long; a team "
+                                  f"ledger line holds at most {MAX_LINE_BYTES}")
         written = os.write(fd, line)
         if written != len(line):
             raise TeamAppendError(f"short write to {path.name}")
         os.fsync(fd)
+        entry = verify_line(line[:-1], contributor, seq, prev)
+        if after is not None:
+            after(entry)
     finally:
         os.close(fd)
-    return verify_line(line[:-1], contributor, seq, prev)
+    return entry

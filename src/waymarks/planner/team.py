@@ -37,6 +37,8 @@ class TeamBlock(msgspec.Struct, frozen=True):
     commit: str | None
     key: str | None = None
     classification: str | None = None
+    #: the key as the teammate's file wrote it (``key`` is its normalised form)
+    given_key: str | None = None
 
 
 def _ident(egress: Egress, value: str, level: str | None) -> str:
@@ -54,7 +56,10 @@ def render_team(block: TeamBlock, egress: Egress) -> str:
              f"Author: {_shown(egress, block.author, level)}",
              f"Contributor: {_ident(egress, block.contributor, level)}",
              f"Commit: {meta(block.commit) if block.commit else 'uncommitted'}"]
-    if block.key:
+    # a key may be derived from the text or given by the file: one holding a credential
+    # is left out (normalised, it is lower case, past the patterns that catch it)
+    if block.key and not egress.redacts_in(block.text) and not egress.redacts_in(
+            block.given_key or ""):
         lines.append(f"Key: {_shown(egress, block.key, level)}")
     lines += ["Shared content JSON:", _shown(egress, block.text, level), TEAM_GUIDANCE,
               TEAM_END]

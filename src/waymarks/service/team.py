@@ -15,7 +15,8 @@ source's standing changes, the fold is redone from the entries held in memory.
 **Statuses.** ``available``; ``tampered`` (a line breaks the hash chain: edited,
 reordered, foreign or damaged); ``truncated`` (fewer entries than this home has seen
 from it); ``rewritten`` (the entry this home anchored has another hash); ``missing``
-(the file is gone). Every status but ``available``, and an exclusion, withdraws *all*
+(the file is gone); ``foreign`` (this home's own file holds entries past the last one
+it appended: someone else wrote to it). Every status but ``available``, and an exclusion, withdraws *all*
 of that contributor's items until the file is repaired (for example restored from git)
 or the exclusion lifted. A chain break is found by every clone alike; truncation and a
 rewrite with a recomputed chain are found against this home's anchor (the entry count
@@ -31,6 +32,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -40,13 +42,19 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from waymarks.core.bulk import gc_paused
+from waymarks.core.model import MemoryItem
 from waymarks.core.rules import ItemState
-from waymarks.core.team import TeamEntry, TeamFold, open_conflicts
+from waymarks.core.team import CONTRIBUTOR_RE, TeamEntry, TeamFold, open_conflicts
 from waymarks.files.atomic import write_atomic
 from waymarks.files.locks import holding, open_lock
 from waymarks.files.reading import Stamp, stamp_of
 from waymarks.ledger import TEAM_DIR
-from waymarks.ledger.team import anchor_holds, list_files, read_chain
+from waymarks.ledger.team import (
+    TeamDirectoryUnreadable,
+    anchor_holds,
+    list_files,
+    read_chain,
+)
 from waymarks.service import team_git
 from waymarks.service.outcomes import ServiceError
 
@@ -55,6 +63,8 @@ if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
 AVAILABLE: Final = "available"
+#: this home's own file holds entries it did not append (someone else wrote to it)
+FOREIGN: Final = "foreign"
 #: a fold this large is frozen out of the cyclic collector's scans (see :func:`refresh`)
 FREEZE_FROM: Final = 20_000
 
@@ -93,6 +103,10 @@ class TeamState:
     anchors_stamp: Stamp | None = None
     journal_lines: int = 0
     frozen_at: int = 0  # entries held when the collector last froze them
+    #: why the team directory could not be listed at the last refresh (else ``None``)
+    problem: str | None = None
+    #: this home's contributor ID (read with the anchors), ``None`` before its first share
+    me: str | None = None
 
 
 #: (home, project) -> what this process read of that project's team ledger, the most
@@ -133,6 +147,31 @@ def _load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
     return anchors, len(lines)
 
 
+def contributor_path(app: Waymarks) -> Path:
+    return app.home / "team" / "contributor.json"
+
+
+def stored_id(path: Path) -> str | None:
+    """The contributor ID kept in ``path``, or ``None`` (absent or damaged)."""
+    try:
+        found = json.loads(path.read_bytes()).get("id")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return None
+    return found if isinstance(found, str) and CONTRIBUTOR_RE.fullmatch(found) else None
+
+
+def note_own(app: Waymarks, me: str, entry: TeamEntry) -> None:
+    """Journal that this home appended ``entry`` to its own file (under that file's lock,
+    and the policy lock, so a compaction of the anchors cannot drop it): an entry beyond
+    the last one noted was written by someone else (:func:`_judge`)."""
+    with _policy_turn(app):
+        path = anchors_path(app)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"c": me, "ownSeq": entry.seq, "ownHead": entry.hash})
+                         + "\n")
+
+
 def _anchors_stamp(app: Waymarks) -> Stamp | None:
     return stamp_of(anchors_path(app))
 
@@ -141,9 +180,8 @@ def _journal(app: Waymarks, state: TeamState, moved: list[str]) -> None:
     """Record moved anchors by appending one line each. Not ``fsync``ed: a power cut
     can only lose the newest advance, so a later truncation of the entries it covered
     goes unnoticed here once (chain breaks are still found); nothing canonical is lost.
-    Past :data:`COMPACT_AFTER` lines the file is rewritten whole."""
-    if state.journal_lines + len(moved) > COMPACT_AFTER:
-        save_anchors(app, state)
+    Past :data:`COMPACT_AFTER` lines the file is rewritten whole (:func:`_compacted`)."""
+    if state.journal_lines + len(moved) > COMPACT_AFTER and _compacted(app, state, moved):
         return
     path = anchors_path(app)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -153,6 +191,28 @@ def _journal(app: Waymarks, state: TeamState, moved: list[str]) -> None:
         handle.write(data)
     state.journal_lines += len(moved)
     state.anchors_stamp = _anchors_stamp(app)
+
+
+def _compacted(app: Waymarks, state: TeamState, moved: list[str]) -> bool:
+    """Rewrite the anchors file whole from what it holds now, with this read's advances:
+    under the policy lock, so an exclusion another terminal made since this process read
+    the file is kept (rewritten from this read's copy, it was undone). ``False`` when the
+    lock cannot be had: the advances are journalled instead, compacted another time."""
+    try:
+        with _policy_turn(app):
+            counted = {c: counts(state, c) for c in state.sources}
+            anchors, _lines = _load_anchors(app)
+            for contributor in moved:
+                mine = state.anchors[contributor]
+                anchors.setdefault(contributor, {}).update(count=mine["count"],
+                                                           head=mine["head"])
+            state.anchors = anchors
+            save_anchors(app, state)
+    except ServiceError:
+        return False
+    if any(counts(state, c) != was for c, was in counted.items()):
+        _refold(state)  # the other terminal's exclusion, followed at once
+    return True
 
 
 def save_anchors(app: Waymarks, state: TeamState) -> None:
@@ -179,9 +239,15 @@ def _refold(state: TeamState) -> None:
     state.fold.refolds += 1
 
 
-def _judge(source: SourceState, anchor: dict[str, Any] | None) -> None:
-    """Compare a whole read with this home's anchor of the contributor."""
+def _judge(source: SourceState, anchor: dict[str, Any] | None, own: bool) -> None:
+    """Compare a read with this home's anchor of the contributor (``own``: this home's
+    own file, whose every entry past the last it appended was written by someone else)."""
     if source.status != AVAILABLE or not anchor:
+        return
+    noted = anchor.get("ownSeq")
+    if own and isinstance(noted, int) and 0 <= noted < source.count:
+        source.status, source.detail = FOREIGN, (
+            f"entries {noted + 1}-{source.count} were not written by this home")
         return
     seen = anchor.get("count")
     if not isinstance(seen, int) or seen <= 0:
@@ -229,9 +295,21 @@ def _refresh(app: Waymarks) -> TeamState:
         counted = {c: counts(state, c) for c in state.sources}
         state.anchors, state.journal_lines = _load_anchors(app)
         state.anchors_stamp = stamp
+        state.me = stored_id(contributor_path(app))
+        own = state.sources.get(state.me or "")
+        if own is not None and own.status == FOREIGN:
+            # read between this home's append and its note of it (another process of
+            # the home): judged again against the note, the file itself unchanged
+            own.status, own.detail = AVAILABLE, None
+            _judge(own, state.anchors.get(own.contributor), True)
         refold = state.loaded and any(counts(state, c) != was for c, was in counted.items())
         state.loaded = True
-    files = list_files(team_dir(app))
+    try:
+        files = list_files(team_dir(app))
+    except TeamDirectoryUnreadable as problem:
+        _withdraw_all(state, str(problem))
+        return state
+    state.problem = None
     fresh: list[TeamEntry] = []
     moved: list[str] = []
     listed = set()
@@ -272,7 +350,7 @@ def _refresh(app: Waymarks) -> TeamState:
             source.status, source.detail = "unreadable", read.unreadable
         elif read.broken is not None:
             source.status, source.detail = "tampered", read.broken
-        _judge(source, state.anchors.get(file.contributor))
+        _judge(source, state.anchors.get(file.contributor), file.contributor == state.me)
         if source is not None and read.entries and arrived and counts(state, file.contributor):
             fresh.extend(read.entries)
         elif counts(state, file.contributor) != was_counting:
@@ -293,6 +371,19 @@ def _refresh(app: Waymarks) -> TeamState:
     if moved:
         _journal(app, state, moved)
     return state
+
+
+def _withdraw_all(state: TeamState, problem: str) -> None:
+    """The directory cannot be listed: every file this process knows is withdrawn as
+    unreadable (each is read again once it can be listed), and ``team status`` says why;
+    the person's own pins and memory are planned as ever."""
+    state.problem = f"{problem}: team items are left out until it can (check its permissions)"
+    refold = False
+    for contributor, source in state.sources.items():
+        refold = refold or counts(state, contributor)
+        source.status, source.detail = "unreadable", problem
+    if refold:
+        _refold(state)
 
 
 class TeamItem(msgspec.Struct, frozen=True):
@@ -366,9 +457,12 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
 
 
 def duplicates_json(state: TeamState) -> list[dict[str, Any]]:
-    """Item IDs that entries of several contributors wrote (left out of plans)."""
+    """Active item IDs that entries of several contributors wrote (left out of plans).
+    One withdrawn since (unshared) is no longer listed: it is planned for no one."""
+    items = state.fold.view.items
     return [{"id": item_id, "contributors": list(contributors)}
-            for item_id, contributors in state.fold.duplicates().items()]
+            for item_id, contributors in state.fold.duplicates().items()
+            if item_id in items and items[item_id].status == "active"]
 
 
 @contextmanager
@@ -379,13 +473,26 @@ def _policy_turn(app: Waymarks) -> Iterator[None]:
     if not app.project_trusted:  # its team ledger is not read, so not its policy either
         raise ServiceError("untrusted", f"{app.cwd} is not trusted; trust it first "
                            "(`waymarks trust .`)")
+    path = anchors_path(app).with_suffix(".lock")
+    held = _HELD.__dict__.setdefault("paths", set())
+    if path in held:  # the refresh inside a turn compacting the anchors: this thread's
+        yield
+        return
     try:
-        fd = open_lock(anchors_path(app).with_suffix(".lock"))
+        fd = open_lock(path)
     except OSError as problem:
         raise ServiceError("io_error", f"the team policy lock in {app.home} cannot be "
                            f"opened ({problem.strerror}); remove whatever is there") from None
     with holding(fd):
-        yield
+        held.add(path)
+        try:
+            yield
+        finally:
+            held.discard(path)
+
+
+#: the policy locks this thread holds (a second ``flock`` of its own would wait for ever)
+_HELD = threading.local()
 
 
 def _policy_state(app: Waymarks) -> TeamState:
@@ -431,12 +538,15 @@ def accept(app: Waymarks, contributor: str) -> bool:
                                "`waymarks team status`")
         if source.status == AVAILABLE:
             return False
-        if source.status not in ("truncated", "rewritten"):
+        own = source.status == FOREIGN and contributor == state.me
+        if source.status not in ("truncated", "rewritten") and not own:
             raise ServiceError("not_acceptable", f"{contributor}'s file is {source.status} "
                                f"({source.detail}); only a history whose chain verifies can "
                                "be accepted: restore the file from git")
         anchor = state.anchors.setdefault(contributor, {})
         anchor.update(count=source.count, head=source.head)
+        if own:  # the person says they wrote them: they count as this home's
+            anchor.update(ownSeq=source.count, ownHead=source.head)
         save_anchors(app, state)
     source.status, source.detail = AVAILABLE, None
     _refold(state)
@@ -461,7 +571,9 @@ def team_blocks(app: Waymarks) -> list[TeamBlock]:
     items.sort(key=lambda i: i.state.kind != "pin")  # stable: replay order within a kind
     return [TeamBlock(i.state.id, i.state.kind, i.state.text, i.entry.author,
                       i.entry.contributor, i.commit, i.state.key,
-                      i.state.item.classification) for i in items]
+                      i.state.item.classification,
+                      i.state.item.key if isinstance(i.state.item, MemoryItem) else None)
+            for i in items]
 
 
 def forget_process_state() -> None:

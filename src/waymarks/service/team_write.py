@@ -28,14 +28,15 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn
 
 import msgspec
 
+from waymarks.core.decisions import Rejected, clean_reason, clean_text
 from waymarks.core.egress import Egress
+from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
 from waymarks.core.rules import ItemState, find_conflicts, new_state
 from waymarks.core.team import (
-    CONTRIBUTOR_RE,
     TEAM_LEVELS,
     TEAM_PROVIDER,
     TeamEntry,
@@ -46,11 +47,25 @@ from waymarks.core.team import (
 from waymarks.core.text import normalize
 from waymarks.files.atomic import write_atomic
 from waymarks.ledger.session_file import create_atomically
-from waymarks.ledger.team import SUFFIX, TeamAppendError, append_entry, linked_directory
+from waymarks.ledger.team import (
+    SUFFIX,
+    TeamAppendError,
+    TeamLineTooLong,
+    append_entry,
+    linked_directory,
+)
 from waymarks.service import team_git
 from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
-from waymarks.service.team import TeamState, refresh, team_dir
+from waymarks.service.team import (
+    FOREIGN,
+    TeamState,
+    contributor_path,
+    note_own,
+    refresh,
+    stored_id,
+    team_dir,
+)
 from waymarks.service.views import ItemView
 
 if TYPE_CHECKING:
@@ -107,8 +122,8 @@ def _slug(name: str) -> str:
 
 def contributor(app: Waymarks, *, create: bool = False) -> str | None:
     """This home's stable contributor ID (made on first use when ``create``)."""
-    path = app.home / "team" / "contributor.json"
-    found = _stored_id(path)
+    path = contributor_path(app)
+    found = stored_id(path)
     if found is not None or not create:
         return found
     made = f"{_slug(team_git.user_name(Path(app.cwd)) or '')}-{app.ids.uuid().replace('-', '')[:8]}"
@@ -116,19 +131,11 @@ def contributor(app: Waymarks, *, create: bool = False) -> str | None:
     try:  # created only if absent: two first shares at once must agree on one ID
         create_atomically(path, data.encode())
     except FileExistsError:
-        found = _stored_id(path)  # the concurrent creator's
+        found = stored_id(path)  # the concurrent creator's
         if found is not None:
             return found
         write_atomic(path, data, mode=0o600)  # a damaged file is replaced
     return made
-
-
-def _stored_id(path: Path) -> str | None:
-    try:
-        found = json.loads(path.read_bytes()).get("id")
-    except (OSError, ValueError, AttributeError, RecursionError):
-        return None
-    return found if isinstance(found, str) and CONTRIBUTOR_RE.fullmatch(found) else None
 
 
 def init(app: Waymarks) -> dict[str, Any]:
@@ -188,7 +195,9 @@ def _ready(app: Waymarks) -> tuple[TeamState, str]:
     if own is not None and own.status != "available":
         accept = (f", or, if you undid your own shares on purpose (`git reset`), accept "
                   f"its present history: `waymarks team accept {me}`"
-                  if own.status in ("truncated", "rewritten") else "")
+                  if own.status in ("truncated", "rewritten") else
+                  f", or, if you wrote those entries from a copy of this home, accept them: "
+                  f"`waymarks team accept {me}`" if own.status == FOREIGN else "")
         raise TeamRefused("own_file_damaged", f"your team file is {own.status} "
                           f"({own.detail}); restore it from git before writing{accept}")
     return state, me
@@ -212,6 +221,11 @@ class _Shared(Exception):
         self.held = held
 
 
+def _refuse(rejected: Rejected) -> NoReturn:
+    """A core check's refusal (a text's limits), as a team refusal."""
+    raise TeamRefused(rejected.code, rejected.message)
+
+
 def _append(app: Waymarks, me: str, still: Callable[[TeamState], object], **fields: Any) -> int:
     """Append one entry to this person's file. ``still`` checks the team ledger again
     under the file's lock, and raises if the write no longer holds: another process of
@@ -231,7 +245,10 @@ def _append(app: Waymarks, me: str, still: Callable[[TeamState], object], **fiel
                          author=author, **fields)[0]
 
     try:
-        entry = append_entry(team_dir(app) / f"{me}{SUFFIX}", me, make)
+        entry = append_entry(team_dir(app) / f"{me}{SUFFIX}", me, make,
+                             after=lambda written: note_own(app, me, written))
+    except TeamLineTooLong as problem:
+        raise TeamRefused("too_long", str(problem)) from None
     except TeamAppendError as problem:
         raise TeamRefused("own_file_damaged", str(problem)) from None
     refresh(app)
@@ -327,12 +344,15 @@ def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
     """Withdraw a team item for everyone (a pin is deleted, a claim expires)."""
     state, me = _ready(app)
     target = _team_item(state, ref)
-    if reason:  # the reason is shared text too: the same checks as a shared item's
-        _check(app, reason, None, None)
+    cleaned = clean_reason(reason)
+    if isinstance(cleaned, Rejected):
+        _refuse(cleaned)
+    if cleaned:  # the reason is shared text too: the same checks as a shared item's
+        _check(app, cleaned, None, None)
     status = "deleted" if target.kind == "pin" else "expired"
     seq = _append(app, me, lambda now: _team_item(now, target.id), op="status",
                   kind=target.kind, target_id=target.id, status=status,
-                  reason=reason or "unshared")
+                  reason=cleaned or "unshared")
     return TeamWrite("committed", target.id, target.kind, me, seq, "status")
 
 
@@ -342,8 +362,13 @@ def supersede(app: Waymarks, ref: str, text: str) -> TeamWrite:
     target = _team_item(state, ref)
     level = target.item.classification
     key = target.key if target.kind == "memory" else None
-    if not text.strip():
-        raise TeamRefused("empty", "the new text is empty")
+    # a local pin's or claim's limits (an unbounded text made a line the readers refuse,
+    # which withdrew every item of the writer's own file)
+    cleaned = clean_text(text, what="The new text", limit=MAX_PIN_CHARS
+                         if target.kind == "pin" else MAX_CLAIM_CHARS)
+    if isinstance(cleaned, Rejected):
+        _refuse(cleaned)
+    text = cleaned
     _check(app, text, key, level)
     team_id = app.ids.uuid().replace("-", "")
     item: dict[str, str] = {"id": team_id, "text": text}
