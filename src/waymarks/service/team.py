@@ -15,13 +15,14 @@ source's standing changes, the fold is redone from the entries held in memory.
 **Statuses.** ``available``; ``tampered`` (a line breaks the hash chain: edited,
 reordered, foreign or damaged); ``truncated`` (fewer entries than this home has seen
 from it); ``rewritten`` (the entry this home anchored has another hash); ``missing``
-(the file is gone); ``foreign`` (this home's own file holds entries past the last one
-it appended: someone else wrote to it). Every status but ``available``, and an exclusion, withdraws *all*
-of that contributor's items until the file is repaired (for example restored from git)
-or the exclusion lifted. A chain break is found by every clone alike; truncation and a
-rewrite with a recomputed chain are found against this home's anchor (the entry count
-and head hash it last accepted, journalled in ``<home>/team/<project-hash>.anchors.jsonl``
-with the exclusions: local, derived, never canonical; see :func:`_journal`).
+(the file is gone); ``foreign`` (this home's own file holds entries past the last one it
+appended: someone else wrote to it). Every status but ``available``, and an exclusion,
+withdraws *all* of that contributor's items until the file is repaired (for example
+restored from git) or the exclusion lifted. A chain break is found by every clone alike;
+truncation and a rewrite with a recomputed chain are found against this home's anchor
+(the entry count and head hash it last accepted, journalled in
+``<home>/team/<project-hash>.anchors.jsonl`` with the exclusions: local, derived, never
+canonical; see :func:`_journal`).
 
 **Identity.** Items carry the team partition (:data:`waymarks.core.team.TEAM_PROJECT`)
 rather than the clone's path, so every clone's listing is the same bytes.
