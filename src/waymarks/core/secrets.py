@@ -137,8 +137,11 @@ def find_secrets(text: str) -> list[SecretSpan]:
 
 
 #: a line that continues a credential wrapped at the end of the line before (a terminal's
-#: or an editor's wrap): nothing but a token's characters, base64 padding only at its end
-_TAIL_LINE = re.compile(r"(?:\r?\n)([A-Za-z0-9_+/-]{8,}={0,2})(?=\r?\n|\Z)")
+#: or an editor's wrap): nothing but a token's characters, base64 padding only at its end.
+#: A line ends where ``str.splitlines`` ends one (the renderers and models read U+2028, NEL
+#: or a lone CR as a break too: a tail after one went out whole)
+_BREAK = r"(?:\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])"
+_TAIL_LINE = re.compile(_BREAK + r"([A-Za-z0-9_+/-]{8,}={0,2})(?=" + _BREAK + r"|\Z)")
 _DIGIT, _LETTER = re.compile(r"[0-9]"), re.compile(r"[A-Za-z]")
 
 

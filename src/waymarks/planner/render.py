@@ -65,6 +65,8 @@ class MemoryBlock(msgspec.Struct, frozen=True):
     source_entry_ids: tuple[str, ...] = ()
     #: the explicit classification (markers in the text raise it)
     classification: str | None = None
+    #: the key as the ledger wrote it (``key`` is its folded form)
+    given_key: str | None = None
 
 
 @functools.lru_cache(maxsize=SHOWN_MEMO)  # the same IDs and reasons, plan after plan
@@ -82,16 +84,34 @@ def _shown(egress: Egress, text: str, level: str | None) -> str:
     return egress.quoted(text, level) or quote(WITHHELD)
 
 
+@functools.lru_cache(maxsize=SHOWN_MEMO)  # the same IDs, plan after plan
+def ident(egress: Egress, value: str, level: str | None) -> str:
+    """An identifier read from a ledger (an item's, an entry's, a session's: any string a
+    hand edit or a foreign file can hold): bare when plain and free of credentials, else
+    through the egress like the stored text."""
+    shown = meta(value)
+    return shown if shown == value and egress.label(value) == value else \
+        _shown(egress, value, level)
+
+
+def shows_key(egress: Egress, text: str, given: str | None) -> bool:
+    """Whether a memory's key may be shown: not when a credential in the text (the key
+    may be derived from it) or in the key as written would be redacted; the key shown is
+    folded to lower case and slugged, past the patterns that catch the credential."""
+    return not egress.redacts_in(text) and not (given and egress.redacts_in(given))
+
+
 def render_pin(pin: PinBlock, egress: Egress) -> str:
     level = pin.classification
-    lines = [PIN_BEGIN, f"Pin ID: {meta(pin.id)}", f"Scope: {meta(pin.scope)}",
-             f"Source session: {meta(pin.session_id)}", f"Mutation entry: {meta(pin.entry_id)}"]
+    lines = [PIN_BEGIN, f"Pin ID: {ident(egress, pin.id, level)}", f"Scope: {meta(pin.scope)}",
+             f"Source session: {ident(egress, pin.session_id, level)}",
+             f"Mutation entry: {ident(egress, pin.entry_id, level)}"]
     if pin.branch_leaf_id:
-        lines.append(f"Source branch leaf: {meta(pin.branch_leaf_id)}")
+        lines.append(f"Source branch leaf: {ident(egress, pin.branch_leaf_id, level)}")
     if pin.supersedes:
-        lines.append(f"Supersedes: {meta(pin.supersedes)}")
+        lines.append(f"Supersedes: {ident(egress, pin.supersedes, level)}")
     if pin.source_entry_id:
-        lines.append(f"Source entry: {meta(pin.source_entry_id)}")
+        lines.append(f"Source entry: {ident(egress, pin.source_entry_id, level)}")
     if pin.source_file:
         lines.append(f"Source file: {_shown(egress, pin.source_file, level)}")
     lines += ["Pinned content JSON:", _shown(egress, pin.content, level), PIN_GUIDANCE,
@@ -103,7 +123,7 @@ def render_memory(memory: MemoryBlock, egress: Egress) -> str:
     head, tail = _memory_frame(egress, memory.id, memory.scope, memory.session_id,
                                memory.entry_id, memory.supersedes, memory.contradicts,
                                memory.key, memory.claim, memory.source_entry_ids,
-                               memory.classification)
+                               memory.classification, memory.given_key)
     return f"{head}\nScore: {memory.score:.3f}\nReason: {meta(memory.reason)}\n{tail}"
 
 
@@ -112,17 +132,18 @@ def render_memory(memory: MemoryBlock, egress: Egress) -> str:
 def _memory_frame(egress: Egress, memory_id: str, scope: str, session_id: str,
                   entry_id: str, supersedes: str | None, contradicts: tuple[str, ...],
                   key: str | None, claim: str, source_entry_ids: tuple[str, ...],
-                  level: str | None) -> tuple[str, str]:
+                  level: str | None, given_key: str | None) -> tuple[str, str]:
     """The lines of a memory's block before its score, and those after its reason."""
-    lines = [MEMORY_BEGIN, f"Memory ID: {meta(memory_id)}", f"Scope: {meta(scope)}",
-             f"Source session: {meta(session_id)}", f"Mutation entry: {meta(entry_id)}"]
+    lines = [MEMORY_BEGIN, f"Memory ID: {ident(egress, memory_id, level)}",
+             f"Scope: {meta(scope)}", f"Source session: {ident(egress, session_id, level)}",
+             f"Mutation entry: {ident(egress, entry_id, level)}"]
     if supersedes:
-        lines.append(f"Supersedes: {meta(supersedes)}")
+        lines.append(f"Supersedes: {ident(egress, supersedes, level)}")
     if contradicts:
-        lines.append("Contradicts: " + ", ".join(meta(c) for c in contradicts))
-    if key and not egress.redacts_in(claim):  # a key may be derived from it
+        lines.append("Contradicts: " + ", ".join(ident(egress, c, level) for c in contradicts))
+    if key and shows_key(egress, claim, given_key):
         lines.append(f"Key: {_shown(egress, key, level)}")
-    sources = ", ".join(meta(s) for s in source_entry_ids) or "mutation entry"
+    sources = ", ".join(ident(egress, s, level) for s in source_entry_ids) or "mutation entry"
     return "\n".join(lines), "\n".join([
         f"Source entries: {sources}", "Claim JSON:", _shown(egress, claim, level),
         MEMORY_GUIDANCE, MEMORY_END])
@@ -162,8 +183,9 @@ def render_text(block: TextBlock, egress: Egress) -> str:
     if block.kind == "personal":  # one index line: ``slug: "name — description"``
         return f"{meta(egress.label(block.label))}: {shown}"
     if block.kind == "turn":
-        return "\n".join([TURN_BEGIN, f"Entry ID: {quote(block.id)}",
-                          f"Role: {quote(block.label)}", "Text JSON:", shown, TURN_END])
+        return "\n".join([TURN_BEGIN, f"Entry ID: {quote(egress.label(block.id))}",
+                          f"Role: {quote(egress.label(block.label))}", "Text JSON:", shown,
+                          TURN_END])
     lines = [DOCS_BEGIN, f"Source: {_shown(egress, block.label, level)}"]
     if block.status:
         lines.append(f"Status: {meta(block.status)}")

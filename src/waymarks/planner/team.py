@@ -17,7 +17,7 @@ import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.planner.fill import fill
-from waymarks.planner.render import _shown, meta
+from waymarks.planner.render import _shown, ident, meta, shows_key
 
 TEAM_PRIORITY: Final = 940  # below the person's own pins (950), above memory
 TEAM_MAX_TOKENS: Final = 1500
@@ -41,25 +41,14 @@ class TeamBlock(msgspec.Struct, frozen=True):
     given_key: str | None = None
 
 
-def _ident(egress: Egress, value: str, level: str | None) -> str:
-    """An identifier the repository wrote (any string): bare when plain and free of
-    credentials, else through the egress like the stored text."""
-    shown = meta(value)
-    return shown if shown == value and egress.label(value) == value else \
-        _shown(egress, value, level)
-
-
 def render_team(block: TeamBlock, egress: Egress) -> str:
     level = block.classification
-    lines = [TEAM_BEGIN, f"Team item ID: {_ident(egress, block.id, level)}",
+    lines = [TEAM_BEGIN, f"Team item ID: {ident(egress, block.id, level)}",
              f"Kind: {meta(block.kind)}",
              f"Author: {_shown(egress, block.author, level)}",
-             f"Contributor: {_ident(egress, block.contributor, level)}",
+             f"Contributor: {ident(egress, block.contributor, level)}",
              f"Commit: {meta(block.commit) if block.commit else 'uncommitted'}"]
-    # a key may be derived from the text or given by the file: one holding a credential
-    # is left out (normalised, it is lower case, past the patterns that catch it)
-    if block.key and not egress.redacts_in(block.text) and not egress.redacts_in(
-            block.given_key or ""):
+    if block.key and shows_key(egress, block.text, block.given_key):
         lines.append(f"Key: {_shown(egress, block.key, level)}")
     lines += ["Shared content JSON:", _shown(egress, block.text, level), TEAM_GUIDANCE,
               TEAM_END]

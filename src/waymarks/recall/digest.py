@@ -45,7 +45,9 @@ def digest_rows(selected: Sequence[Scored], egress: Egress) -> list[dict[str, ob
         shown = egress.text(s.candidate.text, s.candidate.classification)
         if shown is None:
             continue
-        rows.append({"id": s.candidate.id, "kind": s.candidate.kind,
+        # an ID is what a ledger holds (a hand edit, a foreign file): a credential in it
+        # is redacted as the text's is
+        rows.append({"id": egress.label(s.candidate.id), "kind": s.candidate.kind,
                      "status": s.candidate.status,
                      "origin": clip_label(egress.label(s.candidate.origin)),
                      "source": clip_label(egress.label(s.candidate.source)),

@@ -257,9 +257,15 @@ class Evolution:
         """Capture several (kind, key, text) at once: one lock, one projection sync (the
         hook path). Kind ``statement`` is a user statement; ``summary`` a compaction
         summary (with its local claims)."""
+        from waymarks.service.config import origin_policy
+
+        # unmarked text is at the level the person's policy gives it (a configuration that
+        # cannot be read: nothing is kept, as nothing of it could be sent)
+        policy = origin_policy(self.home, origin)
+        default = policy.default_classification if policy is not None else "local-only"
         prepared = []
         for kind, key, text in items:
-            clean = sanitize(text)
+            clean = sanitize(text, default)
             prepared.append(None if clean is None else (
                 kind, source_id(origin, kind, session, key), *clean))
         at = iso(self.clock.now())

@@ -229,7 +229,7 @@ def _memory_block(view: ItemView, score: float, reason: str) -> MemoryBlock:
 
     return MemoryBlock(view.id, view.scope, view.text, view.session_id, view.entry_id, score,
                        reason, view.key, view.supersedes, view.conflicts_with,
-                       view.source_entry_ids, view.classification)
+                       view.source_entry_ids, view.classification, view.given_key)
 
 
 def _remember_manifest(app: Waymarks, plan: Plan) -> None:

@@ -33,6 +33,8 @@ class ItemView(msgspec.Struct, frozen=True):
     source_entry_ids: tuple[str, ...] = ()
     source_file: str | None = None
     conflicts_with: tuple[str, ...] = ()
+    #: a memory's key as written (``key`` is its folded form); renderers read it
+    given_key: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -68,6 +70,7 @@ def item_view(state: ItemState, session_id: str, branch: AbstractSet[str], cwd: 
         else tuple(filter(None, [item.source_entry_id])),
         source_file=item.source_file if isinstance(item, PinItem) else None,
         conflicts_with=state.conflicts_with,
+        given_key=item.key if isinstance(item, MemoryItem) else None,
     )
 
 

@@ -33,11 +33,13 @@ MAX_SUMMARY_CLAIMS: Final = 16
 _SENDABLE: Final = frozenset(LEVELS) - {"local-only"}
 
 
-def sanitize(text: str) -> tuple[str, Classification] | None:
+def sanitize(text: str, default: Classification = "normal"
+             ) -> tuple[str, Classification] | None:
     """``text`` fit to store as a source, and its classification; ``None`` when nothing
-    is left (all of it local-only, or blank)."""
-    marked = parse_marked(text)
-    level: Classification = "normal"
+    is left (all of it local-only, or blank). ``default``: the level of unmarked text (the
+    policy's ``defaultClassification``; ``local-only`` keeps nothing)."""
+    marked = parse_marked(text, default)
+    level: Classification = default if default in _SENDABLE else "normal"
     parts: list[str] = []
     withheld = False
     for segment in marked.segments:

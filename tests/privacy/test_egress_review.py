@@ -1,0 +1,127 @@
+"""Defects an egress review reproduced: what a hand-edited or foreign ledger holds outside
+an item's text (its key, its IDs), a credential wrapped at a line break other than
+``\\n``, and learning under a stricter default classification. Each test failed before
+its fix."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.inprocess import waymarks
+from waymarks.core.evolution.capture import sanitize
+from waymarks.core.secrets import redact
+from waymarks.hosts import claude_code
+from waymarks.service.app import Waymarks
+from waymarks.tool.recall import memory_recall
+
+SESSION = "6f1c2b9e-8d1a-4c39-9d5e-0a1b2c3d4e5f"
+STRIPE = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+GITHUB = "ghp_" + "1234567890abcdefghijABCDEFGHIJ123456"
+AWS = "AKIA" + "IOSFODNN7EXAMPLX"
+
+
+def _planted(home: Path, project: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    """A project claim about "zanzibar" whose stored mutation ``edit`` changed, as a
+    hand edit (or a ledger from elsewhere) can; then the database rebuilt from it."""
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+        app.remember("zanzibar port is 5433", scope="project")
+        session = app.current_session()
+        assert session is not None
+        path = session.path
+    lines = path.read_text(encoding="utf-8").splitlines()
+    entry = json.loads(lines[-1])
+    edit(entry["data"]["item"])
+    lines[-1] = json.dumps(entry)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = waymarks("--home", str(home), "rebuild-index", cwd=project)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _sent(home: Path, project: Path) -> dict[str, str]:
+    """What a plan, the Claude Code hook and ``memory_recall`` send a remote provider."""
+    prompt = "what is the zanzibar port?"
+    out: dict[str, str] = {}
+    plan = waymarks("--home", str(home), "--json", "plan", "--provider", "openai",
+                    "--prompt", prompt, cwd=project)
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    out["plan"] = "".join(m["content"] for m in json.loads(plan.stdout)["messages"])
+    with Waymarks(home, cwd=str(project)) as app:
+        out["recall"] = json.dumps(memory_recall(app, prompt, provider="openai"))
+        hook = claude_code.handle("UserPromptSubmit", {
+            "session_id": SESSION, "cwd": str(project), "prompt": prompt}, home, app)
+        out["hook"] = json.dumps(hook)
+    return out
+
+
+@pytest.mark.parametrize("key", ["DB_PASSWORD=hunter2xyz", AWS,
+                                 "postgres://admin:Hunter2Secret@db/x"])
+def test_a_key_holding_a_credential_never_leaves_lower_cased(
+        home: Path, project: Path, key: str) -> None:
+    """The key was folded (lower case, slugged) before it was shown: the patterns that
+    catch the credential no longer matched, and the password went out."""
+    _planted(home, project, lambda item: item.update(key=key))
+    for path, text in _sent(home, project).items():
+        assert "5433" in text, path  # the claim itself still goes
+        assert "hunter2" not in text.lower(), path
+        assert AWS.lower() not in text.lower(), path
+
+
+def test_ids_a_ledger_holds_go_through_the_egress(home: Path, project: Path) -> None:
+    """Item and entry IDs were printed as read (``meta`` only quotes): a credential in
+    one went to a remote model raw, through the plan, the hook and ``memory_recall``."""
+    _planted(home, project, lambda item: item.update(id=STRIPE, sourceEntryIds=[GITHUB]))
+    sent = _sent(home, project)
+    assert "5433" in sent["plan"] and "5433" in sent["recall"]
+    for path, text in sent.items():
+        assert STRIPE[8:] not in text, path
+        assert GITHUB[4:] not in text, path
+
+
+@pytest.mark.parametrize("brk", ["\n", "\r\n", "\r", "\u2028", "\u2029", "\x85", "\x0b",
+                                 "\x0c"])
+def test_a_credential_wrapped_at_any_line_break_is_redacted_whole(brk: str) -> None:
+    """Only ``\\n`` and ``\\r\\n`` were line breaks to the wrap rule, though the renderers
+    and models read every break ``str.splitlines`` knows: the tail went out."""
+    text = f"token {GITHUB[:24]}{brk}{GITHUB[24:]}{brk}then the next line"
+    redacted = redact(text)[0]
+    assert GITHUB[24:] not in redacted and "[REDACTED:github-token]" in redacted
+    assert redacted.endswith(f"{brk}then the next line")
+
+
+@pytest.mark.parametrize(("default", "expected"), [
+    ("normal", "normal"), ("internal", "internal"), ("sensitive", "sensitive"),
+    ("local-only", None)])
+def test_a_captured_statement_takes_the_policys_default_level(default: str,
+                                                              expected: str | None) -> None:
+    kept = sanitize("From now on we always deploy with the blue flag.", default)  # type: ignore[arg-type]
+    assert (kept[1] if kept else None) == expected
+    marked = sanitize("Deploy with [ds4:sensitive]the red flag[/ds4:sensitive].", "internal")
+    assert marked is not None and marked[1] == "sensitive"
+
+
+def test_learning_keeps_unmarked_statements_at_the_default_classification(
+        home: Path, project: Path) -> None:
+    """``defaultClassification = "internal"`` counted for pins and memory, but a
+    captured statement was stored ``normal``: sent to a route that takes only normal
+    text, and its learned claims planned for remote models as normal."""
+    from waymarks.service.evolution import Evolution
+
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[privacy]\ndefaultClassification = "internal"\n',
+                                      encoding="utf-8")
+    with Evolution(home) as evo:
+        [captured] = evo.capture_many(str(project), SESSION, [
+            ("statement", "m1", "From now on we always deploy with the DEFSRC04 flag.")])
+        assert captured is not None
+        source = evo.store.view.source(captured.source_id)
+        assert source is not None and source.classification == "internal"
+    (home / "config.toml").write_text("[privacy\n", encoding="utf-8")  # unreadable
+    with Evolution(home) as evo:  # nothing of it could be sent: nothing kept
+        assert evo.capture_many(str(project), SESSION, [
+            ("statement", "m2", "From now on we always run the linter first.")]) == [None]
