@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -134,3 +135,76 @@ def test_an_io_error_on_a_full_disk_is_reported_as_a_full_disk(small_fs: Path) -
     full = str(database_error(error, db_path))
     assert f"the disk holding {db_path.parent} is full" in full and "Free disk space" in full
     filler.unlink()
+
+
+def test_the_cli_never_reports_a_stored_write_as_failed(
+        small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """On a full disk the ledger could take a write whose read-back (the notices the
+    CLI adds) then failed: the command said "error ... retry" (exit 1) for a write that
+    was stored, and a retry wrote it twice. Every answer must match what was stored."""
+    home = small_fs / "home"
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    monkeypatch.chdir(project)
+    assert main(["memory", "add", "--", "The build tool is make."]) == 0
+    capsys.readouterr()
+    filler = fill(small_fs)
+    answers: dict[str, int] = {}
+    for n in range(30):
+        text = f"Claim {n} written on a full disk is " + "y" * 200
+        answers[text] = main(["--json", "memory", "add", "--", text])
+        out = json.loads(capsys.readouterr().out)
+        assert (answers[text] == 0) == (out["outcome"] == "committed"), out
+    assert 1 in answers.values(), "the disk never filled up"
+    filler.unlink()
+    assert main(["--json", "memory", "list"]) == 0
+    stored = {i["text"] for i in json.loads(capsys.readouterr().out)["items"]}
+    for text, code in answers.items():
+        assert (text in stored) == (code == 0), (text[:12], code)
+
+
+def test_a_new_database_on_a_full_disk_is_not_set_aside_as_damaged(
+        tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Creating the schema on a disk too small for it: SQLite rolled back itself, the
+    second ROLLBACK failed ("no transaction is active"), and that error, read as damage,
+    set the new database aside (a ``.damaged-…`` copy filling what was left)."""
+    with tmpfs(tmp_path / "tiny", "size=200k") as mount:
+        home = mount / "home"
+        monkeypatch.setenv("WAYMARKS_HOME", str(home))
+        monkeypatch.chdir(project)
+        assert main(["--json", "pin", "--", "Keep it simple"]) == 1
+        result = json.loads(capsys.readouterr().out)
+        assert "full" in result["message"], result
+        assert not [p.name for p in home.iterdir() if "damaged" in p.name]
+
+
+@pytest.mark.parametrize("args", [("memory", "add", "--", "The deploy target is staging."),
+                                  ("pin", "--", "Deploy on Tuesdays.")])
+def test_a_write_whose_read_back_fails_is_reported_committed(
+        project: Path, home: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], args: tuple[str, ...]) -> None:
+    """The moment the review met on a full disk, made certain: the ledger took the write,
+    then the CLI's read-back for its notices failed. It answered "error ... retry"
+    (exit 1); a retried supersede was then refused as not active, the first one having
+    been applied. The write stands, and says the read-back failed."""
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    real = Waymarks.items
+
+    def failing(self: Waymarks, kind: Any, *, ids: Any = None, **rest: Any) -> Any:
+        if ids is not None:
+            raise database_error(sqlite3.OperationalError("database or disk is full"),
+                                 self.db_path)
+        return real(self, kind, ids=ids, **rest)
+
+    monkeypatch.setattr(Waymarks, "items", failing)
+    assert main(["--json", *args]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["outcome"] == "committed", out
+    assert any("could not be read back" in n for n in out["notices"]), out
+    monkeypatch.setattr(Waymarks, "items", real)
+    kind = "memory" if args[0] == "memory" else "pin"
+    with Waymarks(home, cwd=str(project)) as app:
+        assert [v.id for v in app.items(kind)] == [out["id"]]

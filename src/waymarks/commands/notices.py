@@ -13,6 +13,7 @@ Notices name levels, scopes and providers, never the stored text.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import TYPE_CHECKING, Literal
 
 from waymarks.service.outcomes import Committed, ServiceError, WriteOutcome, with_notices
@@ -26,7 +27,12 @@ def with_write_notices(app: Waymarks, outcome: WriteOutcome, kind: Literal["pin"
                        *, scope_given: str | None) -> WriteOutcome:
     if not isinstance(outcome, Committed) or outcome.operation == "status":
         return outcome
-    found = app.items(kind, ids=[outcome.id])
+    try:
+        found = app.items(kind, ids=[outcome.id])
+    except (ServiceError, OSError, sqlite3.Error) as exc:
+        # the ledger holds the write (a full disk, say, failed the read after it): it is
+        # committed, and says so; reported as an error, a retry wrote it twice
+        return with_notices(outcome, (f"committed, but it could not be read back: {exc}",))
     if not found:
         return outcome
     view = found[0]

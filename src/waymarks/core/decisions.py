@@ -196,7 +196,7 @@ def decide_pin(
         return cleaned
     text, level = cleaned
     previous: ItemState | None = None
-    if supersedes:
+    if supersedes is not None:
         target = find_target(ctx, "pin", supersedes)
         if isinstance(target, Rejected):
             return target
@@ -247,7 +247,7 @@ def decide_memory(
         if not folded_key:
             return Rejected("invalid_argument", "Memory key must contain letters or numbers")
     previous: ItemState | None = None
-    if supersedes:
+    if supersedes is not None:
         target = find_target(ctx, "memory", supersedes)
         if isinstance(target, Rejected):
             return target

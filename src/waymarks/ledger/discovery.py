@@ -134,6 +134,9 @@ def resolve_session(home: Path, cwd: str, ref: str) -> Path:
     """A session given as a path, a session ID or a unique ID prefix. A path is taken as
     given (whose project it speaks for is decided where it is indexed); an ID or prefix
     names only sessions of this project."""
+    if not ref.strip():  # every name starts with it: the one session here was taken
+        raise SessionFileError("the session given is empty; give a session file, ID or ID "
+                               "prefix (list them with `waymarks session list`)")
     candidate = Path(ref).expanduser()
     if candidate.is_file():
         return candidate.resolve()

@@ -388,7 +388,7 @@ def _apply_steps(db: sqlite3.Connection, version: int, now_ms: int) -> list[int]
             )
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            _roll_back(db)
             raise
         applied.append(step.version)
     return applied
@@ -452,6 +452,14 @@ def _create_latest(db: sqlite3.Connection, now_ms: int) -> bool:
             [(step.version, step.name, now_ms) for step in MIGRATIONS])
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        _roll_back(db)
         raise
     return True
+
+
+def _roll_back(db: sqlite3.Connection) -> None:
+    """Roll back what a failed step began, if SQLite has not already: after a full disk
+    (``SQLITE_FULL``) it has, and a second ROLLBACK's error ("no transaction is active")
+    hid the full disk behind what read as damage, so a new database was set aside."""
+    if db.in_transaction:
+        db.execute("ROLLBACK")
