@@ -111,6 +111,7 @@ def test_read_only_home_fails_clearly_then_recovers(
         assert main(["--json", "pin", "--", "written while read-only"]) == 1
         result = json.loads(capsys.readouterr().out)
         assert result["outcome"] == "error" and "read-only" in result["message"].lower()
+        assert "Remount it read-write" in result["message"]  # and the fix
     finally:
         subprocess.run(["mount", "-o", "remount,rw", str(small_fs)], check=True)
     assert main(["--json", "pin", "--", "written after remount"]) == 0

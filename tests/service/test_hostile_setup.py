@@ -106,6 +106,7 @@ def test_a_home_or_project_path_that_is_not_utf8_is_refused_before_anything_is_m
                            "hello"], cwd=project, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "WAYMARKS_HOME": bad, "WAYMARKS_SEMANTIC": "off"})
     assert done.returncode == 2 and "not a UTF-8 path" in done.stdout
+    assert "/\\\\xff: not" in done.stdout and "PosixPath" not in done.stdout  # its bytes
     assert not os.path.lexists(os.fsencode(bad))
     home = tmp_path / "home"
     with Waymarks(home, cwd=bad) as app, pytest.raises(ServiceError) as raised:

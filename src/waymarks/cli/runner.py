@@ -13,12 +13,13 @@ standard output. Error messages name files and codes, never stored content.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Callable
 from errno import EFBIG
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.cli.home import default_home as home_directory
 from waymarks.cli.output import emit, print_json
@@ -97,7 +98,8 @@ def open_service(run: CliRuntime) -> Any:
     # into the database: refused before anything is created there (the home, its
     # database and a session file were, and every later command there failed)
     if not is_unicode(str(home)):
-        raise ServiceError("invalid_argument", f"{given} {home!r}: not a UTF-8 path; "
+        shown = os.fsencode(home).decode("utf-8", "backslashreplace")  # its bytes, escaped
+        raise ServiceError("invalid_argument", f"{given} {shown}: not a UTF-8 path; "
                            "use a directory whose name is UTF-8 text")
     if os.path.lexists(home) and not os.path.isdir(home):  # a file, a dangling link
         raise ServiceError("invalid_argument", f"{given} {home}: not a directory; give a "
@@ -120,6 +122,21 @@ def on_a_terminal() -> bool:
         return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
     except ValueError:  # a closed stream
         return False
+
+
+#: the fix for the file-system errors a person can mend (a read error names its own file)
+_FIXES: Final = {
+    errno.EROFS: "remount it read-write, or point --home (WAYMARKS_HOME) at a writable place",
+    errno.ENOSPC: "free disk space there, then retry",
+    errno.EDQUOT: "free space within your disk quota, then retry",
+    errno.EACCES: "check that it is yours and writable (or readable), then retry",
+    errno.EPERM: "check that it is yours and writable (or readable), then retry",
+}
+
+
+def _fix_for(exc: OSError) -> str:
+    fix = _FIXES.get(exc.errno or 0)
+    return f". {fix[:1].upper()}{fix[1:]}" if fix else ""
 
 
 def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
@@ -147,7 +164,7 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         failed = (exc.code, str(exc), status)
     except OSError as exc:
         failed = ("io_error", f"{exc.strerror or exc} ({exc.filename or 'file'}); nothing "
-                  "was acknowledged", EXIT_ERROR)
+                  f"was acknowledged{_fix_for(exc)}", EXIT_ERROR)
     except KeyboardInterrupt:  # Ctrl-C: a write under way is whole or absent (the ledger)
         failed = ("interrupted", "interrupted; nothing more was done (a write that was under "
                   "way is either whole or absent: `waymarks health` says all is well)",
