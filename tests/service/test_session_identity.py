@@ -275,3 +275,33 @@ def test_pi_s_own_session_directory_is_a_location(make_app: Callable[..., Waymar
     else:
         assert isinstance(outcome, Rejected) and outcome.code == "foreign_session"
         assert stored == []  # refused before Pi was asked to append anything
+
+
+def test_a_list_from_a_replaced_active_file_says_why(make_app: Callable[..., Waymarks],
+                                                     home: Path, project: Path) -> None:
+    """The active file's header now names another session: ``pins`` answered "No pin
+    items in this session." (exit 0) and nothing else; only ``health`` said why. Every
+    command now says so: a note on standard error, ``sessionProblem`` in ``--json``."""
+    import json
+
+    from tests.inprocess import waymarks
+
+    app = make_app(ids=CountingIds(1))
+    app.session_new()
+    app.pin("Keep it simple")
+    session = app.current_session()
+    assert session is not None
+    path = session.path
+    app.close()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["id"] = "11111111-2222-3333-4444-555555555555"
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    text = waymarks("--home", str(home), "pins", cwd=project)
+    assert text.returncode == 0
+    assert "the active session cannot be read as before" in text.stderr
+    assert "rebuild-index" in text.stderr
+    listed = json.loads(waymarks("--home", str(home), "--json", "pins", cwd=project).stdout)
+    assert "replaced" in listed["sessionProblem"]
+    health = json.loads(waymarks("--home", str(home), "--json", "health", cwd=project).stdout)
+    assert "sessionProblem" not in health and health["activeSessionProblem"]

@@ -171,6 +171,9 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
                   EXIT_INTERRUPTED)
     finally:
         repaired = state.opened.recovered if state.opened is not None else None
+        # the active session's file replaced (its header names another session): what
+        # this command listed is not that session's, and an empty list said nothing else
+        replaced = state.opened.refresh_problem if state.opened is not None else None
         state.close()
     as_json = want_json or state.json
     if failed is not None:  # a command that failed after a repair says so too
@@ -182,6 +185,9 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         # a repair is part of what happened: a JSON reader gets it in the document
         result = Result({**result.data, "recovered": repaired}, result.text,
                         result.exit_code, result.table, result.printed)
+    if replaced and as_json and "activeSessionProblem" not in result.data:
+        result = Result({**result.data, "sessionProblem": replaced}, result.text,
+                        result.exit_code, result.table, result.printed)
     if not printed(lambda: emit(result, as_json)):
         what = " ".join(str(result.data[k]) for k in ("outcome", "id") if result.data.get(k))
         if isinstance(result.data.get("message"), str):
@@ -191,6 +197,8 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
              "says how")
     if repaired and not as_json and not result.printed and "REPAIRED" not in result.text:
         note(repair_note(repaired))
+    if replaced and not as_json and replaced not in result.text:  # (`health` names it)
+        note(f"note: the active session cannot be read as before: {replaced}")
     return result.exit_code
 
 
