@@ -125,3 +125,31 @@ def test_learning_keeps_unmarked_statements_at_the_default_classification(
     with Evolution(home) as evo:  # nothing of it could be sent: nothing kept
         assert evo.capture_many(str(project), SESSION, [
             ("statement", "m2", "From now on we always run the linter first.")]) == [None]
+
+
+def test_object_keys_of_a_payload_are_redacted_too() -> None:
+    """The whole-payload sanitizer (Pi's requests, ``privacy sanitize``) redacted every
+    string value but never a key: a credential as a key of a tool's input or of a tool
+    schema's properties went out raw. Two keys that redact alike withhold the payload."""
+    from waymarks.planner.sanitize import sanitize
+
+    payload = {"model": "m", "max_tokens": 10, "messages": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash",
+                                           "input": {GITHUB: "x", "command": "ls"}}]}],
+        "tools": [{"name": "t", "description": "d", "input_schema": {
+            "type": "object", "properties": {AWS: {"type": "string"}}}}]}
+    done = sanitize(payload, "anthropic")
+    assert not done.withheld, done
+    sent = json.dumps(done.payload)
+    assert GITHUB[4:] not in sent and AWS not in sent
+    assert '"command": "ls"' in sent and "[REDACTED:github-token]" in sent
+    clash = {"model": "m", "max_tokens": 10, "messages": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash",
+                                           "input": {GITHUB: "x", "[REDACTED:github-token]":
+                                                     "y"}}]}]}
+    assert sanitize(clash, "anthropic").withheld
+    from waymarks.core.privacy import ProviderPolicy
+
+    # no redaction for a local model: kept as written
+    local = sanitize(payload, "ollama", ProviderPolicy(local_providers=frozenset({"ollama"})))
+    assert GITHUB in json.dumps(local.payload)

@@ -79,8 +79,8 @@ def clean(value: Any, text: int, suspect: Suspect | None) -> bool:
     kind = type(value)
     if kind is dict:
         for key, item in value.items():
-            if type(key) is not str or ":" in key:
-                return False
+            if type(key) is not str or ":" in key or (suspect is not None and suspect(key)):
+                return False  # (a key is redacted as any string is: the full walk)
             kind = type(item)
             if kind is str:
                 if ":" in item and HINT in item:

@@ -132,6 +132,23 @@ class Walker:
             self.redacted += count
         return value
 
+    def _keys(self, value: Mapping[Any, Any]) -> Mapping[Any, Any]:
+        """``value`` with a credential in any of its keys redacted (a key of a tool's input
+        or of an unknown object reaches the model as any string does); a marker in a key,
+        or two keys that redact alike, is :class:`Malformed` (the payload is withheld)."""
+        renamed: dict[str, str] | None = None
+        for key in value:
+            check_key(key)
+            if type(key) is str and (shown := self._redact(key)) != key:
+                renamed = renamed if renamed is not None else {}
+                renamed[key] = shown
+        if renamed is None:
+            return value
+        out = {renamed.get(k, k): v for k, v in value.items()}
+        if len(out) != len(value):
+            raise Malformed("two object keys are the same once credentials are redacted")
+        return out
+
     def text_or(self, value: object, base: Classification, replacement: str) -> str:
         out = self.text(value, base)
         return replacement if out is None else out
@@ -152,8 +169,8 @@ class Walker:
         if isinstance(value, Mapping):
             out: dict[Any, Any] | None = None
             blob = ENCODED.get(kind) if type(kind := value.get("type")) is str else None
+            value = self._keys(value)
             for key, item in value.items():
-                check_key(key)
                 new = self.structural(item, base) if key in STRUCTURAL or key == blob \
                     else self.generic(item, base)
                 if new is not item or out is not None or type(value) is not dict:
@@ -302,8 +319,8 @@ class Walker:
             return self.text_or(value, base, WITHHELD)
         if isinstance(value, Mapping):
             out: dict[Any, Any] | None = None
+            value = self._keys(value)
             for key, item in value.items():
-                check_key(key)
                 new = self.tool_input(item, base)
                 if new is not item or (out is None and type(value) is not dict):
                     if out is None:
