@@ -256,3 +256,19 @@ def test_a_reused_id_no_longer_listed_once_it_is_unshared(repo: Path, home: Path
     assert [d["id"] for d in run(home, repo, "team", "status")["duplicates"]] == [item]
     run(home, repo, "team", "unshare", item[:10], "--yes")
     assert run(home, repo, "team", "status")["duplicates"] == []
+
+
+def test_team_status_says_why_a_linked_team_directory_shows_nothing(
+        repo: Path, home: Path, tmp_path: Path) -> None:
+    """A pushed ``.waymarks/team`` that is a symbolic link is never read: ``team status``
+    said only "No team items.", as if the team had shared nothing."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    Writer(elsewhere, "ann-00000001", "Ann").add("Planted through a link")
+    (repo / ".waymarks").mkdir()
+    (repo / ".waymarks" / "team").symlink_to(elsewhere, target_is_directory=True)
+    status = run(home, repo, "team", "status")
+    assert status["items"] == [] and "symbolic link" in status["problem"]
+    text = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
+    assert "symbolic link" in text and "Planted" not in text
+    assert "Planted" not in _team_shown(home, repo, "what was planted?")

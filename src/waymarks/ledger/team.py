@@ -80,11 +80,14 @@ def linked_directory(directory: Path) -> str | None:
 
 def list_files(directory: Path) -> list[TeamFile]:
     """The contributor files of a team directory, by contributor (one ``scandir``); none
-    when the directory or its parent is a symbolic link, or is not a directory;
-    :class:`TeamDirectoryUnreadable` when it is one that cannot be listed."""
+    when it is not a directory; :class:`TeamDirectoryUnreadable` when it or its parent is
+    a symbolic link, or it cannot be listed."""
     found: list[TeamFile] = []
-    if linked_directory(directory) is not None:
-        return found
+    linked = linked_directory(directory)
+    if linked is not None:  # listed as unreadable, so `team status` says why it is empty
+        raise TeamDirectoryUnreadable(f"{linked} is a symbolic link (never followed); team "
+                                      "items are left out until it is a plain directory "
+                                      "of the repository")
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
@@ -101,7 +104,9 @@ def list_files(directory: Path) -> list[TeamFile]:
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as problem:  # a permission, say: its files cannot be told apart
-        raise TeamDirectoryUnreadable(f"the team directory {_why(problem)}") from None
+        raise TeamDirectoryUnreadable(f"the team directory {_why(problem)}: team items are "
+                                      "left out until it can be read (check its "
+                                      "permissions)") from None
     return sorted(found, key=lambda f: f.contributor)
 
 

@@ -378,7 +378,7 @@ def _withdraw_all(state: TeamState, problem: str) -> None:
     """The directory cannot be listed: every file this process knows is withdrawn as
     unreadable (each is read again once it can be listed), and ``team status`` says why;
     the person's own pins and memory are planned as ever."""
-    state.problem = f"{problem}: team items are left out until it can (check its permissions)"
+    state.problem = problem
     refold = False
     for contributor, source in state.sources.items():
         refold = refold or counts(state, contributor)
@@ -560,7 +560,7 @@ def team_blocks(app: Waymarks) -> list[TeamBlock]:
     from waymarks.planner.team import TeamBlock
 
     if not app.project_trusted or not team_dir(app).is_dir():
-        return []  # (a linked directory is listed as empty: ledger.team.list_files)
+        return []  # (a linked directory: ledger.team.list_files refuses to list it)
     from waymarks.core.text import normalize
 
     own = {normalize(v.text) for kind in ("pin", "memory") for v in app.items(kind)
