@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from waymarks.cli.warm import PROTOCOL
+from waymarks.spawn.freshness import changed, module_files
 from waymarks.spawn.sockets import listen
 
 IDLE_SECONDS = 1800.0
@@ -98,7 +99,7 @@ def serve(path: str, idle: float) -> None:
     except OSError:
         return  # another helper serves this socket
     imported = _preload()
-    files = _module_files()
+    files = module_files()
     server = listen(path)  # (a helper that died left its socket: the lock says none serves)
     identity = os.stat(path)
     waker, wakened = socket.socketpair()
@@ -167,31 +168,6 @@ def _import_time(environ: dict[bytes, bytes]) -> dict[bytes, bytes]:
     return found
 
 
-def _module_files() -> dict[str, tuple[int, int]]:
-    """The size and modification time of each imported module's file."""
-    found = {}
-    for module in list(sys.modules.values()):
-        name = getattr(module, "__file__", None)
-        if isinstance(name, str):
-            try:
-                stat = os.stat(name)
-            except OSError:
-                continue
-            found[name] = (stat.st_size, stat.st_mtime_ns)
-    return found
-
-
-def _changed(files: dict[str, tuple[int, int]]) -> bool:
-    for name, known in files.items():
-        try:
-            stat = os.stat(name)
-        except OSError:
-            return True
-        if (stat.st_size, stat.st_mtime_ns) != known:
-            return True
-    return False
-
-
 def _still_ours(path: str, identity: os.stat_result) -> bool:
     try:
         now = os.stat(path)
@@ -253,7 +229,7 @@ def _take(server: socket.socket, children: dict[int, socket.socket],
         if request is None:
             client.close()
             return True
-        if _changed(files):
+        if changed(files):
             stop()
             client.sendall(b"refused changed\n")
             client.close()

@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 SOCKET_NAME = "helper.sock"
 CONNECT_TIMEOUT_S = 0.5
-ANSWER_TIMEOUT_S = 8.0
+#: a helper answers in ~30 ms; one that has not in 4 s is stalled: the hook is done here
+#: instead, within what is left of Claude Code's 10 s (its database waits are 1 s each)
+ANSWER_TIMEOUT_S = 4.0
 PROTOCOL = "waymarks-cc-helper-v1"
 def socket_path(home: "str | Path") -> str:
     return f"{home}/claude-code/{SOCKET_NAME}"
@@ -114,13 +116,9 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
     helper after it answered, else a detached drainer). ``None``: not handled here (the
     input is not what a ``Stop`` hook sends, or the request could not be queued): the
     in-process path answers, logs and captures as before."""
-    try:
-        with open(f"{home}/config.toml", "rb") as handle:
-            config = handle.read(1 << 20)
-        if b"learn" not in config or b"true" not in config:
-            return 0  # learning is off (the exact check, projects included, is the drainer's)
-    except OSError:
-        return 0  # no home configuration: learning is off
+    config = _config_bytes(home)
+    if config is None or b"learn" not in config or b"true" not in config:
+        return 0  # learning is off (the exact check, projects included, is the drainer's)
     if _ask(home, "Stop", raw, project) is not None:
         return 0  # the helper took it: it answers first, then queues and captures
     from waymarks.spawn.detached import complete_import_path
@@ -149,6 +147,29 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
     if pending or not helper:  # the child also notes a statement turn (item 46)
         _in_background(home, drain=not helper, close=found)
     return 0
+
+
+def _config_bytes(home: str) -> bytes | None:
+    """The start of the home's ``config.toml``; ``None`` when there is none, or it is
+    not a regular file: opened without blocking, so a FIFO in its place (which a plain
+    open waits on for ever) holds no ``Stop`` hook, and is never read."""
+    try:
+        fd = posix.open(f"{home}/config.toml", posix.O_RDONLY | posix.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if posix.fstat(fd).st_mode & 0o170000 != 0o100000:  # S_ISREG without `stat`
+            return None
+        chunks = []
+        size = 0
+        while size < 1 << 20 and (chunk := posix.read(fd, (1 << 20) - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        posix.close(fd)
 
 
 def _stop_input(raw: bytes, project: str) -> tuple[str, str, str] | None:

@@ -32,6 +32,7 @@ from waymarks.hosts.cc_client import (
     _stop_input,
     socket_path,
 )
+from waymarks.spawn.freshness import changed, module_files
 from waymarks.spawn.sockets import listen
 
 TYPE_CHECKING = False  # not typing's: nothing more than needed in the detached processes
@@ -127,6 +128,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     apps: dict[tuple[str, str], Any] = {}
     _drain(home)  # capture requests queued while no helper ran
     recovery = _recovery(home)
+    files = module_files()
     try:
         while True:
             try:
@@ -140,6 +142,9 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                     header, _, rest = data.partition(b"\n")
                     project, _, raw = rest.partition(b"\n")
                     request = json.loads(header)
+                    if changed(files):  # upgraded under it: the client does the hook, and
+                        connection.sendall(b"protocol\n")  # the next helper runs new code
+                        return
                     if request.get("protocol") != PROTOCOL:
                         connection.sendall(b"protocol\n")
                         continue
@@ -181,6 +186,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                 if event not in _ANSWER_FIRST:
                     with contextlib.suppress(OSError):
                         connection.sendall(b"ok\n" + answer.encode("utf-8"))
+                module_files(files)  # what this hook imported, for the next one's check
                 if event == "UserPromptSubmit":
                     try:
                         _drain_waiting(home)
@@ -282,7 +288,14 @@ def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], A
     import json
     from datetime import UTC, datetime
 
-    from waymarks.hosts.claude_code import HookInputError, _log, handle, parse_input, project_of
+    from waymarks.hosts.claude_code import (
+        HOOK_BUSY_TIMEOUT_MS,
+        HookInputError,
+        _log,
+        handle,
+        parse_input,
+        project_of,
+    )
     from waymarks.service.app import Waymarks
 
     try:
@@ -294,7 +307,8 @@ def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], A
     key = (cwd, payload["session_id"].lower())
     app = apps.pop(key, None)  # kept again last: the most recently served
     if app is None:
-        app = Waymarks(home, cwd=cwd, keep_recall_index=True)
+        app = Waymarks(home, cwd=cwd, keep_recall_index=True,
+                       busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS)
         while len(apps) >= WARM_APPS:
             apps.pop(next(iter(apps))).close()  # the least recently served
     apps[key] = app

@@ -49,6 +49,11 @@ HISTORY_TURN_BYTES: Final = 2048
 EVENTS: Final = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd",
                   "PostToolUse", "PostToolUseFailure")
 MAX_INPUT_BYTES: Final = 4 * 1024 * 1024
+#: how long a hook waits for a database another process holds (the projection's 30 s
+#: wait held a prompt past Claude Code's 10 s hook timeout: the person waited, and got no
+#: context anyway). A hook gives up after about two such waits, well under 10 s, also
+#: when a stalled helper first cost it the client's wait (``cc_client.ANSWER_TIMEOUT_S``)
+HOOK_BUSY_TIMEOUT_MS: Final = 1_000
 _SESSION_ID: Final = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
                                 r"-[0-9a-fA-F]{12}")
 POINTER_DIR: Final = "claude-code"
@@ -126,7 +131,8 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
     if app is None:
         from waymarks.service.app import Waymarks
 
-        with Waymarks(home, cwd=project_of(payload, project)) as fresh:
+        with Waymarks(home, cwd=project_of(payload, project),
+                      busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS) as fresh:
             return handle(event, payload, home, fresh)
     _bind(app, payload["session_id"].lower())
     if event == "UserPromptSubmit":
@@ -190,7 +196,7 @@ def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
     if app is None:
         from waymarks.service.app import Waymarks
 
-        with Waymarks(home, cwd=cwd) as fresh:
+        with Waymarks(home, cwd=cwd, busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS) as fresh:
             _work(event, payload, home, project, fresh)
         return
     _bind(app, payload["session_id"].lower())

@@ -41,10 +41,12 @@ import sys
 import sysconfig
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from copy import deepcopy
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
+from waymarks.core.lazy_re import lazy
 from waymarks.files.atomic import write_atomic
 from waymarks.files.dirs import make_private_dirs
 from waymarks.files.locks import holding, open_lock
@@ -150,7 +152,38 @@ def server_entry(binary: Path, home: Path) -> dict[str, Any]:
 
 
 def _ours(command: object) -> bool:
-    return isinstance(command, str) and " hook claude-code " in command and "waymarks" in command
+    """Whether a hook command is one an install of Waymarks wrote: ``LAUNCHER --home H
+    hook claude-code EVENT``, the launcher being this installation's shape (``PYTHON -I -S
+    .../waymarks/hosts/hook_entry.py``) or the first one's (a ``waymarks`` script). A
+    person's own hook that merely names Waymarks (a wrapper, an audit log) is theirs:
+    install replaced it, uninstall deleted it and then the backup that held it."""
+    if not isinstance(command, str):
+        return False
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return False
+    if len(parts) < 6 or parts[-5] != "--home" or parts[-3:-1] != ["hook", "claude-code"] \
+            or not _EVENT_NAME.fullmatch(parts[-1]):
+        return False
+    launcher = parts[:-5]
+    if len(launcher) == 1:
+        return Path(launcher[0]).name == "waymarks"
+    return len(launcher) == 4 and launcher[1:3] == ["-I", "-S"] and \
+        Path(launcher[3]).parts[-3:] == ("waymarks", "hosts", "hook_entry.py")
+
+
+#: an event name as Claude Code spells them (any: one dropped by a later version still
+#: names a hook an earlier install wrote)
+_EVENT_NAME: Final = lazy(r"[A-Z][A-Za-z]{2,40}")
+
+
+def _only_ours(data: dict[str, Any]) -> bool:
+    """Whether a file holds nothing but what an install of Waymarks wrote (an earlier
+    install, from another interpreter or home, found on reinstalling after an upgrade):
+    it is no person's file to back up, and uninstall removes it as one install made."""
+    copy = deepcopy(data)
+    return bool(_remove_hooks(copy) + _remove_server(copy)) and not copy
 
 
 def install(scope: Scope, project: Path, user_home: Path, home: Path,
@@ -166,6 +199,8 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
         _inside(project, settings_path, mcp_path)
     with _locked(home):
         settings, mcp = load(settings_path), load(mcp_path)
+        ours_alone = {loaded.path for loaded in (settings, mcp)
+                      if loaded.raw is not None and _only_ours(loaded.data)}
         settings_change, mcp_change = Change(settings_path), Change(mcp_path)
         _add_hooks(settings.data, settings_path, python, home, settings_change)
         _add_server(mcp.data, mcp_path, server_entry(binary, home), mcp_change)
@@ -174,8 +209,8 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
                    if change.added]
         for loaded, _ in planned:
             check_writable(loaded)
-        backups = [loaded for loaded, _ in planned
-                   if loaded.raw is not None and not backup_exists(loaded.path)]
+        backups = [loaded for loaded, _ in planned if loaded.raw is not None
+                   and not backup_exists(loaded.path) and loaded.path not in ours_alone]
         with Undo() as undo:
             for loaded in backups:
                 undo.write_backup(loaded)

@@ -52,7 +52,7 @@ from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo, ViewMemo
 from waymarks.store.migrations import SchemaTooNewError
-from waymarks.store.projection import Projection, ProjectionDamaged
+from waymarks.store.projection import BUSY_TIMEOUT_MS, Projection, ProjectionDamaged
 from waymarks.store.writer_lock import FileIdentity, file_identity
 
 if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15), nor
@@ -87,10 +87,14 @@ class Waymarks:
         clock: Clock | None = None,
         ids: IdSource | None = None,
         keep_recall_index: bool = False,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
         """``keep_recall_index``: hold the recall index in memory between queries (for
-        long-lived processes such as an MCP server); a one-shot CLI leaves it in SQLite."""
+        long-lived processes such as an MCP server); a one-shot CLI leaves it in SQLite.
+        ``busy_timeout_ms``: how long the database is waited for while another process
+        holds it (a hook, answering within Claude Code's timeout, waits less)."""
         self.home = home
+        self.busy_timeout_ms = busy_timeout_ms
         self.cwd = canonical_project_path(cwd or os.getcwd())
         self.clock = clock or SystemClock()
         self.ids = ids or RandomIds()
@@ -147,7 +151,8 @@ class Waymarks:
             prepare_database_files(self.db_path)
             found = file_identity(self.db_path)  # the file a failure below is about
             try:
-                self._projection = Projection(self.db_path, self._now_ms())
+                self._projection = Projection(self.db_path, self._now_ms(),
+                                              self.busy_timeout_ms)
             except SchemaTooNewError as exc:
                 raise ServiceError("schema_too_new", str(exc)) from exc
             except SQLITE_ERRORS as exc:  # ProjectionDamaged included

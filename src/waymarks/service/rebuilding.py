@@ -86,7 +86,7 @@ def refreshed(app: Waymarks) -> SessionLog | None:
 def reopen(app: Waymarks) -> Projection:
     """Open the database another process put in place of the one this process held."""
     try:
-        projection = Projection(app.db_path, app._now_ms())
+        projection = Projection(app.db_path, app._now_ms(), app.busy_timeout_ms)
     except sqlite3.Error as exc:
         if isinstance(exc, ProjectionDamaged):
             return _rebuild_afresh(app, exc)  # (still under the writer's turn)

@@ -116,8 +116,13 @@ class SyncReport(msgspec.Struct, frozen=True):
 class Projection(ProjectionReads):
     """One SQLite projection database, opened and migrated."""
 
-    def __init__(self, path: Path, now_ms: int) -> None:
+    def __init__(self, path: Path, now_ms: int, busy_timeout_ms: int = BUSY_TIMEOUT_MS
+                 ) -> None:
+        """``busy_timeout_ms``: how long a statement or a write's turn waits for another
+        process holding the database (a hook, which must answer within its own timeout,
+        waits less)."""
         self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
         private_database(path)  # 0600 (and its -wal, -shm): it holds every stored text
         # check_same_thread=False: adapters (the MCP server) may call from a worker thread;
         # they serialize calls themselves, one at a time per service object
@@ -126,13 +131,13 @@ class Projection(ProjectionReads):
         #: taken before the open: a file replaced in between is then a harmless reopen,
         #: never a new file's identity on a connection to the set-aside one
         self.identity = file_identity(path)
-        self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000,
                                   check_same_thread=False)
-        self._checkpoints = Checkpointer(path, BUSY_TIMEOUT_MS / 1000)
+        self._checkpoints = Checkpointer(path, busy_timeout_ms / 1000)
         try:
-            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             integrity.refuse_foreign(self.db)  # before WAL mode rewrites its header
-            enter_wal(self.db, BUSY_TIMEOUT_MS / 1000)
+            enter_wal(self.db, busy_timeout_ms / 1000)
             # The ledger is the durable copy; the projection can be rebuilt, so NORMAL suffices.
             self.db.execute("PRAGMA synchronous = NORMAL")
             # WAL checkpoints fsync the database: run them beside the write path, not inside it
@@ -196,7 +201,7 @@ class Projection(ProjectionReads):
         """The writer's turn (:mod:`waymarks.store.writer_lock`); then, that the file at
         the path is still the one this connection opened: another process that found it
         damaged set it aside meanwhile, and nothing may be committed into the copy."""
-        with writer_turn(self.path, BUSY_TIMEOUT_MS / 1000):
+        with writer_turn(self.path, self.busy_timeout_ms / 1000):
             if file_identity(self.path) != self.identity:
                 raise ProjectionReplaced(f"{self.path} was replaced by another process")
             yield
