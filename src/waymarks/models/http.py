@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import socket
 import threading
@@ -46,9 +47,22 @@ REPLY_BYTES: Final = 1024 * 1024
 #: the output ceiling sent when the request names none (Anthropic requires one)
 DEFAULT_MAX_TOKENS: Final = 4096
 
+#: the HTTP client logs each request's URL at INFO, the endpoint as written (its
+#: ``user:password@`` and a credential query parameter too): a host that logs at INFO
+#: (the MCP SDK configures the root logger so) wrote them to its standard error
+for _logger in ("httpx2", "httpcore2"):
+    logging.getLogger(_logger).setLevel(logging.WARNING)
+
 _QUOTA_HINTS: Final = (b"insufficient_quota", b"quota", b"billing", b"credit")
 _OVERFLOW_HINTS: Final = (b"context_length", b"context length", b"too long", b"maximum context",
                           b"prompt is too long")
+
+
+def joined(endpoint: str, path: str) -> str:
+    """``path`` appended to the endpoint's path, before its query string: a gateway's
+    ``…/v1?api-version=…`` was called as ``…/v1?api-version=…/chat/completions``."""
+    base, mark, query = endpoint.partition("?")
+    return base + path + mark + query
 
 
 def _retry_after(headers: httpx2.Headers) -> float | None:
@@ -106,7 +120,8 @@ class _HttpClient:
 
     def __init__(self, endpoint: str, key_env: str | None, *,
                  transport: httpx2.BaseTransport | None = None) -> None:
-        self.endpoint = endpoint.rstrip("/")
+        base, mark, query = endpoint.partition("?")
+        self.endpoint = base.rstrip("/") + mark + query
         self.key_env = key_env
         self._transport = transport
 
@@ -129,7 +144,7 @@ class _HttpClient:
                       httpx2.Client(transport=self._transport, follow_redirects=False,
                                     trust_env=False))
             with watchdog, client.stream(
-                    "POST", self.endpoint + path, json=body,
+                    "POST", joined(self.endpoint, path), json=body,
                     headers={**headers, "connection": "close"},
                     timeout=httpx2.Timeout(timeout_s),
                     extensions={"trace": watchdog.trace}) as response:
@@ -286,7 +301,8 @@ class AnthropicClient(_HttpClient):
         body = {"model": route.model, "system": request.system, "temperature": 0,
                 "max_tokens": request.max_output_tokens or DEFAULT_MAX_TOKENS,
                 "messages": [{"role": "user", "content": request.prompt}]}
-        path = "/messages" if self.endpoint.endswith("/v1") else "/v1/messages"
+        path = "/messages" if self.endpoint.partition("?")[0].endswith("/v1") \
+            else "/v1/messages"
         data = self._post(path, body, headers, timeout_s)
         content = data.get("content")
         if (data.get("stop_reason") not in ("end_turn", "stop_sequence")

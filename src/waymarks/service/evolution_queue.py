@@ -31,6 +31,7 @@ What must stay true:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import time
@@ -377,6 +378,16 @@ class EvolutionQueue:
             error = exc
         except Exception:  # noqa: BLE001 - an adapter's own bug: a failed call, never a crash
             error = ModelError("unknown")  # (that leaves a reserved call row, a lease)
+        except KeyboardInterrupt:
+            # Ctrl-C while the model worked: a cancelled attempt, the job pending again
+            # without a failure (the lease held the source "busy by another process" for
+            # the lease's length, and its expiry then counted as a failed try)
+            with contextlib.suppress(Exception):
+                now = self.now_ms()
+                self.store.finish_call(reserved, "cancelled", now,
+                                       int((time.monotonic() - started) * 1000))
+                self.store.release(lease, now, None)
+            raise
         elapsed = time.monotonic() - started
         now = self.now_ms()
         duration = int(elapsed * 1000)

@@ -21,7 +21,8 @@ A replacement backed by weaker evidence than its target (the priority table of
 :func:`~.model.priority`) is withheld: the target stays, the new variant is stored
 ``conflicted`` (quarantined, never recalled) and the refusal is recorded as ``weaker``.
 Content that still holds a credential or a redaction placeholder is refused
-(``still_redacted``), as is content forgotten in this origin (``forgotten``).
+(``still_redacted``), as is content forgotten in this origin (``forgotten``); a search
+term that holds one is dropped from its claim.
 
 Claims are written ``provisional`` with host-assigned evidence: the source's basis, method
 ``model``, the source's ID, and the source's capture time as the evidence date.
@@ -137,7 +138,7 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
         seen.add(new_id)
         records.append(ClaimRecord(
             SCHEMA_VERSION, new_id, source.origin, claim.kind, claim.content,  # type: ignore[arg-type]
-            evidence, state, replaces, conflicts, claim.search_terms))  # type: ignore[arg-type]
+            evidence, state, replaces, conflicts, _clean_terms(claim.search_terms)))  # type: ignore[arg-type]
         written += state == "provisional"
     if stops:
         # an authority stop changes nothing: only the refusals are recorded, and the source
@@ -172,3 +173,10 @@ def _replacement_refusal(source: SourceRow, claim: ProposedClaim, replaces: str,
     if replaces in replaced:
         return "duplicate_target"
     return None
+
+
+def _clean_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """A claim's search terms without any holding a credential or a redaction placeholder:
+    terms only help recall, so such a term is dropped, not the claim (it was stored and
+    listed in clear, where the claim's content would have been refused)."""
+    return tuple(t for t in terms if not (find_secrets(t) or PLACEHOLDER_PREFIX in t))
