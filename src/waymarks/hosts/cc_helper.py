@@ -24,6 +24,7 @@ client's detached processes run (the helper, or ``--background``).
 
 import os
 import sys
+import time
 
 from waymarks.hosts.cc_client import (
     ANSWER_TIMEOUT_S,
@@ -42,6 +43,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 IDLE_SECONDS = 1800
+#: how often, at most, the helper compares its modules' files with the disk (~1 ms for a
+#: few hundred ``stat`` calls; a burst of tool hooks pays it once a second)
+FRESHNESS_S = 1.0
 #: warm ``Waymarks`` kept at most (each holds a database connection and the recall index):
 #: a session whose ``SessionEnd`` never came (Claude Code killed, its terminal closed)
 #: is closed once this many more recent sessions were served; its next hook starts cold
@@ -129,6 +133,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     _drain(home)  # capture requests queued while no helper ran
     recovery = _recovery(home)
     files = module_files()
+    checked = float("-inf")  # when the files were last compared (at most once a second)
     try:
         while True:
             try:
@@ -142,9 +147,11 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                     header, _, rest = data.partition(b"\n")
                     project, _, raw = rest.partition(b"\n")
                     request = json.loads(header)
-                    if changed(files):  # upgraded under it: the client does the hook, and
-                        connection.sendall(b"protocol\n")  # the next helper runs new code
-                        return
+                    if time.monotonic() - checked >= FRESHNESS_S:
+                        checked = time.monotonic()
+                        if changed(files):  # upgraded under it: the client does the hook,
+                            connection.sendall(b"protocol\n")  # the next helper is new code
+                            return
                     if request.get("protocol") != PROTOCOL:
                         connection.sendall(b"protocol\n")
                         continue
