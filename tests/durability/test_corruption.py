@@ -354,13 +354,11 @@ def test_a_long_lived_host_reads_the_database_another_process_rebuilt(
 
 @pytest.mark.slow
 def test_a_stopped_writer_makes_others_fail_clearly_not_wait_forever(
-        make_app: Callable[..., Waymarks], home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        make_app: Callable[..., Waymarks], home: Path) -> None:
     # a process suspended while it held the writer's turn made every other write wait
     import threading
 
-    from waymarks.store import projection
-
-    app = make_app()
+    app = make_app(busy_timeout_ms=300)  # the wait a write gives another writer's turn
     app.pin("Run the tests before every commit")
     holder = subprocess.Popen(
         [sys.executable, "-c", "import fcntl, os, sys, time\n"
@@ -369,7 +367,6 @@ def test_a_stopped_writer_makes_others_fail_clearly_not_wait_forever(
         stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-        monkeypatch.setattr(projection, "BUSY_TIMEOUT_MS", 300)
         outcome: list[object] = []
 
         def write() -> None:
