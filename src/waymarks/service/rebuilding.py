@@ -30,7 +30,7 @@ from waymarks.service.recovery import (
 )
 from waymarks.service.sources import placement
 from waymarks.store.integrity import ProjectionDamaged, ProjectionReplaced
-from waymarks.store.projection import BUSY_TIMEOUT_MS, Projection
+from waymarks.store.projection import Projection
 from waymarks.store.writer_lock import FileIdentity, file_identity, writer_turn
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def recover(app: Waymarks, problem: Exception, found: FileIdentity | None) -> Pr
     the one found damaged: two processes that both found it damaged once each set it aside,
     the second renaming the database the first had just rebuilt (and a write of the first
     then committed into the set-aside copy). The second now opens the new one."""
-    with writer_turn(app.db_path, BUSY_TIMEOUT_MS / 1000):
+    with writer_turn(app.db_path, app.busy_timeout_ms / 1000):
         if isinstance(problem, ProjectionReplaced) or (
                 found is not None and file_identity(app.db_path) != found):
             return reopen(app)
