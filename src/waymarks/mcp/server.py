@@ -27,7 +27,13 @@ from typing import Any
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, InputRequiredResult
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    GetPromptResult,
+    InputRequiredResult,
+)
 
 from waymarks.mcp import prompts
 from waymarks.mcp.common import Confirm as Confirm  # re-exported: the confirmation schema
@@ -57,6 +63,22 @@ INSTRUCTIONS = (
 )
 
 
+#: the tools that ask the person before writing (an answer can fail only for them)
+_CONFIRMED = (persistence.NAME, remember.NAME, learned_memory.EDIT_NAME)
+_PROMPTS = ("remember", "promote_notes")
+
+
+def _not_confirmed(name: str, arguments: dict[str, Any]) -> CallToolResult:
+    """A confirmed tool whose answer was no answer: ``cancelled`` in the tool's own shape."""
+    if name == persistence.NAME:
+        return tool_result(result(action_name(arguments), "cancelled",
+                                  error="confirmation-invalid"))
+    if name == learned_memory.EDIT_NAME:
+        return json_result({"outcome": "cancelled", "code": "confirmation-invalid",
+                            "message": "the person did not confirm; nothing changed"})
+    return json_result({"outcome": "cancelled", "category": "confirmation-invalid"})
+
+
 class _Server(MCPServer):
     """The SDK's server, except that a confirmed tool whose elicitation answer the SDK
     itself refuses (accepted with no content, or not an elicitation result at all) ends
@@ -71,13 +93,31 @@ class _Server(MCPServer):
         except UnexpectedToolError:
             raise  # a crash, perhaps mid-write: never reported as "nothing was written"
         except ToolError:
-            if name == persistence.NAME:
-                return tool_result(result(action_name(arguments), "cancelled",
-                                          error="confirmation-invalid"))
-            if name == remember.NAME:
-                return json_result({"outcome": "cancelled",
-                                    "category": "confirmation-invalid"})
+            if name in _CONFIRMED:
+                return _not_confirmed(name, arguments)
             raise
+        except MCPError:
+            if name not in _CONFIRMED:
+                raise
+            # the client answered the confirmation with a JSON-RPC error (a dialog it
+            # aborted, a crash): no yes, so nothing was written; the call is the
+            # documented ``cancelled`` result, not the client's error sent back to it
+            return _not_confirmed(name, arguments)
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
+                         context: Context | None = None
+                         ) -> GetPromptResult | InputRequiredResult:
+        """The SDK's, except that arguments a prompt does not take are refused as invalid
+        parameters: the SDK answered code 0 and wrote a traceback quoting the arguments
+        (the person's text, credentials included) to standard error."""
+        try:
+            return await super().get_prompt(name, arguments, context)
+        except MCPError:
+            raise
+        except Exception:  # noqa: BLE001 - rendering failed: the arguments, or the prompt
+            known = name if name in _PROMPTS else "(unknown)"
+            raise MCPError(INVALID_PARAMS, f"prompt {known}: the arguments are not ones it "
+                           "takes (see prompts/list)") from None
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio transport behind :func:`waymarks.mcp.stdio.screen`, so every

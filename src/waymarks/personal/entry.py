@@ -221,7 +221,32 @@ def _yaml_fields(head: str) -> dict[str, str] | None:
                         if isinstance(metadata, dict) else _ABSENT)]:
         if value is not _ABSENT:  # present in any shape: a list or mapping is no level
             fields[key] = value if isinstance(value, str) else ""
+    if _repeats_a_level(yaml, head, loader):
+        # YAML keeps a repeated key's last value: `classification: local-only` above an
+        # older `classification: normal` exposed the entry. A repeated level (or
+        # `metadata:`) is no known level: local-only
+        fields["classification"] = ""
     return fields
+
+
+def _repeats_a_level(yaml: Any, head: str, loader: Any) -> bool:
+    """Whether ``classification`` or ``metadata`` appears twice at the top of the
+    frontmatter, or ``classification`` twice under ``metadata``."""
+    try:
+        node = yaml.compose(head, Loader=loader)
+    except (yaml.YAMLError, RecursionError):
+        return False
+    if not isinstance(node, yaml.MappingNode):
+        return False
+    keys = [k.value for k, _v in node.value if isinstance(k, yaml.ScalarNode)]
+    if keys.count("classification") > 1 or keys.count("metadata") > 1:
+        return True
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == "metadata" and isinstance(
+                value, yaml.MappingNode):
+            inner = [k.value for k, _v in value.value if isinstance(k, yaml.ScalarNode)]
+            return inner.count("classification") > 1
+    return False
 
 
 def _legacy_fields(head: str) -> dict[str, str]:
@@ -232,10 +257,15 @@ def _legacy_fields(head: str) -> dict[str, str]:
     for line in head.split("\n"):
         if line.startswith("  ") and in_metadata:
             key, _, value = line.strip().partition(":")
-            fields[f"metadata.{key.strip()}"] = value.strip()
+            _put(fields, f"metadata.{key.strip()}", value.strip())
             continue
         in_metadata = line.rstrip() == "metadata:"
         key, sep, value = line.partition(":")
         if sep and not line.startswith(" "):
-            fields[key.strip()] = value.strip()
+            _put(fields, key.strip(), value.strip())
     return fields
+
+
+def _put(fields: dict[str, str], key: str, value: str) -> None:
+    """A field of a legacy frontmatter; a level given twice is no known level."""
+    fields[key] = "" if key in _LEVEL_KEYS and key in fields else value

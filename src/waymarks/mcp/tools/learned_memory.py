@@ -152,8 +152,10 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
         return (f"Adopt legacy learned claim {cid} ({shown['kind']}, {shown['state']}) into "
                 f"{app.cwd}? It gets a new ID there; its evidence dates stay:\n"
                 f"{shown['content']}")
+    # the correction is shown as the claim is: a bidi override or a terminal escape in it
+    # went to the dialog raw (the person could approve text that reads otherwise)
     return (f"Correct learned claim {cid}?\nNow: {shown['content']}\nCorrection: "
-            f"{value[1].strip()}")
+            f"{_on_screen(value[1].strip())}")
 
 
 def _on_screen(content: str) -> str:
@@ -259,6 +261,9 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
                                     "`waymarks evolution ...` instead. Nothing changed"})
             decision = answer_of(answer)
             if decision != "accepted":
-                return json_result({"outcome": "cancelled", "code": decision,
+                # an answer that is neither yes nor no is ``confirmation-invalid``, as
+                # every confirmed tool names it
+                code = "confirmation-invalid" if decision == "invalid" else decision
+                return json_result({"outcome": "cancelled", "code": code,
                                     "message": "the person did not confirm; nothing changed"})
             return json_result(_apply(app, *parsed))
