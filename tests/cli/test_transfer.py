@@ -293,3 +293,43 @@ def test_a_dry_run_shows_what_each_line_would_write(cli: Any, tmp_path: Path) ->
     assert "\x1b" not in text
     assert "line 2: would write a session memory: The deploy key lives in the wiki." in text
     assert cli("pins")["items"] == [] and cli("memory", "list")["items"] == []
+
+
+# -- found by review: Pi's session folder, the default level --------------------------------
+
+
+def test_an_export_never_writes_into_pis_session_folder(cli: Any, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pi's session folder holds the project's sessions as the home does: ``export -o``
+    onto a Pi conversation replaced it with export lines, exit 0."""
+    agent = tmp_path / "pi-agent"
+    ledger = agent / "sessions" / "--project--" / "2026-12-01T00-00-00-000Z_s.jsonl"
+    ledger.parent.mkdir(parents=True)
+    ledger.write_text('{"type":"session","version":3,"id":"s"}\n')
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    cli("memory", "add", "--", "The build cache lives in .cache/build.")
+    refused = cli("export", "-o", str(ledger), expect=2)
+    assert refused["code"] == "invalid_argument" and "nothing was written" in refused["message"]
+    assert ledger.read_text() == '{"type":"session","version":3,"id":"s"}\n'
+
+
+def test_an_export_keeps_the_level_an_item_has_by_default(cli: Any, home: Path,
+                                                         tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """An item stored without a level has the policy's default: exported as `null`, a
+    sensitive-by-default claim came back `normal` in a home with the usual policy and was
+    planned for remote models."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[privacy]\ndefaultClassification = "sensitive"\n')
+    cli("memory", "add", "--", "The billing DB lives on host db7.")
+    out = tmp_path / "export.jsonl"
+    cli("export", "-o", str(out))
+    [line] = [json.loads(row) for row in out.read_text().splitlines()]
+    assert line["classification"] == "sensitive"
+    other = tmp_path / "other-home"
+    monkeypatch.setenv("WAYMARKS_HOME", str(other))
+    cli("import", str(out))
+    plan = cli("plan", "--provider", "openai", "--prompt", "billing db host")
+    assert "db7" not in json.dumps(plan["messages"])
+    [entry] = [e for e in plan["manifest"]["entries"] if e["kind"] == "memory"]
+    assert entry["decision"] == "excluded" and entry["classification"] == "sensitive"

@@ -184,14 +184,18 @@ def register_transfer(root: click.Group) -> None:
 
 def _kept_by_waymarks(app: Waymarks, output: str) -> str | None:
     """The folder of Waymarks' own files that ``output`` lies in (the home, a configured
-    root of Pi's session files, or the project's ``.waymarks``), if any: an export written
+    root of Pi's session files, Pi's own session folder, or the project's ``.waymarks``),
+    if any: an export written
     there could replace a session ledger, the database or the settings (``-o
     ~/.local/share/waymarks/waymarks.db`` did, atomically and for good), a team ledger or
     the project's settings."""
     from waymarks.service.config import PROJECT_CONFIG
+    from waymarks.service.sources import pi_sessions_root
 
     target = Path(output).expanduser().resolve()
-    for folder in (app.home, *app.settings().session_roots,
+    # Pi's own session folder too: its ledgers are the project's sessions (an export
+    # there replaced a Pi conversation, exit 0)
+    for folder in (app.home, *app.settings().session_roots, pi_sessions_root(),
                    Path(app.cwd) / PROJECT_CONFIG.parent):
         kept = Path(folder).expanduser().resolve()
         if target == kept or kept in target.parents:
@@ -204,6 +208,11 @@ def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[
 
     items: list[dict[str, Any]] = []
     wanted = {s.lower() for s in statuses}
+    # an item stored without a level has the policy's default: written out when it is not
+    # `normal`, so an import elsewhere (default `normal`) keeps it from the providers it
+    # was kept from here (a sensitive-by-default claim came back normal)
+    default = app.settings().policy.default_classification
+    implied = None if default == "normal" else default
     for each in ("pin", "memory"):
         if kind not in ("all", each):
             continue
@@ -211,7 +220,8 @@ def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[
                  if not wanted or v.status in wanted]
         dates = updated_at(app, views)
         items += [{"format": FORMAT, **v.to_json(), "updatedAt": dates[v.id],
-                   "project": app.cwd if v.scope == "project" else None} for v in views]
+                   "project": app.cwd if v.scope == "project" else None,
+                   "classification": v.classification or implied} for v in views]
     return items
 
 
