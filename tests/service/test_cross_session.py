@@ -250,10 +250,13 @@ def test_unavailable_sources_stop_contributing_until_restored(today: Waymarks, h
     assert claims(today) == ["Releases are tagged vX.Y.Z"]
 
     moved = sibling.path.with_name("renamed_" + sibling.path.name)
-    sibling.path.rename(moved)
-    assert claims(today) == [] and status_of(today, sibling.id) == "moved"
-    today.rebuild_index()  # a rebuild reads every file where it is now
+    sibling.path.rename(moved)  # renamed in place: followed, as a rebuild reads it there
     assert claims(today) == ["Releases are tagged vX.Y.Z"]
+    assert status_of(today, sibling.id) == "available"
+    assert today.rebuild_index()["unreadable"] == []  # the old path is no loss
+    assert claims(today) == ["Releases are tagged vX.Y.Z"]
+    moved.unlink()  # gone for good: missing, and its claim no longer counts
+    assert claims(today) == [] and status_of(today, sibling.id) == "missing"
 
 
 def test_a_replaced_active_header_keeps_the_last_projection(today: Waymarks) -> None:

@@ -164,7 +164,14 @@ def rebuild_index(app: Waymarks, progress: ProgressFn | None = None) -> dict[str
     """Replay every session file of the home (and any other known source) into a fresh
     projection in one transaction, and learned memory too."""
     known = [Path(p) for p in app.projection.source_paths()]
-    sessions, unreadable = ledgers(app, known, progress)
+    # an indexed file no longer there: its session may have been read from where it was
+    # renamed or moved to, and is no loss then (it was listed as unreadable all the same)
+    gone = {str(p): app.projection.sessions_indexed_at(str(p), "") for p in known
+            if not p.exists()}
+    sessions, unreadable = ledgers(app, [p for p in known if str(p) not in gone], progress)
+    read = {s.session_id for s in sessions}
+    unreadable += [f"{path}: no such session file" for path, ids in gone.items()
+                   if not read.intersection(ids)]
     with app.projection.transaction():
         count = app.projection.rebuild(sessions, app._now_ms())
     from waymarks.service.evolution import LedgerDamaged, rebuild_evolution

@@ -13,13 +13,14 @@ bytes before the offset, the file's size and mtime) stored in the same transacti
 its rows. A file whose size and mtime are unchanged is not opened; one that grew is read
 from its checkpoint only. Records of many sources are applied together in replay order.
 
-**Status.** ``available``, or why not: ``missing`` (gone), ``moved`` (its session now at
-another path), ``truncated`` (shorter than indexed), ``corrupt`` (no readable header, or
-different bytes before the checkpoint), ``identity-mismatch`` (the header now names
-another session or project), ``foreign-location`` (the file is not in a directory where
-its header's project keeps sessions). An unavailable source's project mutations stop
-counting until it is available again; session-scoped items of other sessions are never
-visible anyway.
+**Status.** ``available``, or why not: ``missing`` (gone; a file of the session found
+again in this project's session folders, renamed or moved, is read from there),
+``moved`` (its session now at another path), ``truncated`` (shorter than indexed),
+``corrupt`` (no readable header, or different bytes before the checkpoint),
+``identity-mismatch`` (the header now names another session or project),
+``foreign-location`` (the file is not in a directory where its header's project keeps
+sessions). An unavailable source's project mutations stop counting until it is available
+again; session-scoped items of other sessions are never visible anyway.
 
 **Location.** A file speaks for its project only from that project's own session
 directories: the home's, each configured ``sessionRoots``, and Pi's own
@@ -124,9 +125,12 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
             continue
         earlier = by_session.get(reader.session_id)
         if earlier is not None and earlier.path != name:
-            if not Path(earlier.path).exists():  # the indexed file now lives here
-                statuses[earlier.session_id] = ("moved", f"now at {name}")
-            continue  # one session, one ledger: a copy is not a second source
+            if Path(earlier.path).exists():
+                continue  # one session, one ledger: a copy is not a second source
+            # the indexed file now lives here (renamed, or moved within this project's
+            # session folders, the only ones searched): it is read from here on. It was
+            # held back as `moved` until a rebuild, which reads it from here anyway
+            statuses[earlier.session_id] = ("available", None)
         first_new[reader.session_id] = len(readers)
         readers.append((reader, size, mtime))
     for (name, size, mtime), row in plan.changed:
