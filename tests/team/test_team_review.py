@@ -159,7 +159,7 @@ def test_own_shares_from_two_processes_are_never_taken_for_someone_elses(
     from two homes' processes of one person, interleaved, leave the file available."""
     _shared_pin(home, repo)
     pins = [run(home, repo, "pin", "--scope", "project", "--", f"Release rule {n}")["id"]
-            for n in range(6)]
+            for n in range(8)]
     procs = [subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
                                "--json", "team", "share", pin, "--yes"], cwd=repo,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -170,7 +170,7 @@ def test_own_shares_from_two_processes_are_never_taken_for_someone_elses(
     team.forget_process_state()
     status = run(home, repo, "team", "status")
     assert [s["status"] for s in status["sources"]] == ["available"], status["sources"]
-    assert len(status["items"]) == 7
+    assert len(status["items"]) == 9
 
 
 def test_an_unreadable_team_directory_withdraws_its_items_not_the_plan(

@@ -30,10 +30,13 @@ rather than the clone's path, so every clone's listing is the same bytes.
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import hashlib
 import json
+import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -352,6 +355,8 @@ def _refresh(app: Waymarks) -> TeamState:
         elif read.broken is not None:
             source.status, source.detail = "tampered", read.broken
         _judge(source, state.anchors.get(file.contributor), file.contributor == state.me)
+        if source.status == FOREIGN:
+            _judge_after_append(app, state, source)
         if source is not None and read.entries and arrived and counts(state, file.contributor):
             fresh.extend(read.entries)
         elif counts(state, file.contributor) != was_counting:
@@ -385,6 +390,40 @@ def _withdraw_all(state: TeamState, problem: str) -> None:
         source.status, source.detail = "unreadable", problem
     if refold:
         _refold(state)
+
+
+def _judge_after_append(app: Waymarks, state: TeamState, source: SourceState) -> None:
+    """Judge this home's own file again once no append of it is under way: another
+    process of the home appends its entry and then notes it, both under the file's
+    exclusive lock, and a read between the two took its own entry for someone else's
+    (a second terminal's share was refused). A shared lock waits for the note; the
+    anchors are read again. Non-blocking tries for up to 2 s: this process may hold the
+    exclusive lock itself (a refresh inside its own append), and then it stays foreign."""
+    try:
+        fd = os.open(source.path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return
+    try:
+        deadline = time.monotonic() + 2.0
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.01)
+        # only the notes of this home's own appends are taken (the rest of the anchors
+        # this refresh holds may be ahead of the file: it journals them at its end)
+        noted = _load_anchors(app)[0].get(source.contributor, {})
+        state.anchors.setdefault(source.contributor, {}).update(
+            {k: v for k, v in noted.items() if k in ("ownSeq", "ownHead")})
+    except OSError:
+        return
+    finally:
+        os.close(fd)  # (and its lock)
+    source.status, source.detail = AVAILABLE, None
+    _judge(source, state.anchors.get(source.contributor), True)
 
 
 class TeamItem(msgspec.Struct, frozen=True):
