@@ -134,3 +134,15 @@ def test_a_legacy_frontmatter_with_a_level_twice_is_local_only() -> None:
                                 "classification: local-only\nclassification: normal\n"
                                 "metadata:\n  type: user\n---\nbody\n")
     assert legacy is not None and legacy.classification == "local-only"
+
+
+@pytest.mark.slow
+def test_a_page_that_is_a_boolean_is_refused(app: Waymarks, tmp_path: Path) -> None:
+    """``page: true`` was taken as page 1 (a bool is an int to Python) and echoed back."""
+    from tests.mcp_server.test_learned_memory_tool import call
+
+    _claim(app, tmp_path)
+    for page in (True, False, 0):
+        refused = call(app, "learned_memory", {"action": "list", "page": page})
+        assert refused["outcome"] == "rejected" and refused["code"] == "bad_input"
+    assert call(app, "learned_memory", {"action": "list", "page": 1})["outcome"] == "ok"

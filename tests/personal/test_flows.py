@@ -270,6 +270,10 @@ def test_mcp_entry_fetch_withholds_what_the_provider_may_not_see(
     assert entry["outcome"] == "ok" and "51820" not in entry["text"]
     assert "[withheld by privacy policy]" in entry["text"] and entry["withheldSpans"] >= 1
     assert call_tool(app, "personal_memory_entry", {"slug": "nope"})["category"] == "not-found"
+    # a file there that is no entry is named so (it was "not-found", as if absent)
+    (app.home / "memory" / "notes.md").write_text("just some notes, no frontmatter\n")
+    assert call_tool(app, "personal_memory_entry",
+                     {"slug": "notes"})["category"] == "not-an-entry"
     assert call_tool(app, "personal_memory_entry",
                      {"slug": "../x"})["category"] == "invalid-parameters"
 

@@ -152,7 +152,13 @@ def fetch_entry(store: PersonalStore, slug: object, egress: Egress) -> dict[str,
         entry = store.get(check_slug(slug))
     except PersonalMemoryError:
         return _rejected("invalid-parameters")
-    if entry is None:
+    if entry is None:  # a file there that is no entry is named so, as `remember` names it
+        try:
+            store.existing(check_slug(slug))
+        except NotAnEntry:
+            return _rejected("not-an-entry")
+        except (PersonalMemoryError, OSError):
+            pass
         return _rejected("not-found")
     slug = egress.label(entry.slug)  # a hand-named file may carry a credential in its name
     parts = [entry.name] + ([entry.description] if entry.own_description else [])

@@ -61,8 +61,10 @@ def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
     if action not in READS:
         return _rejected("bad_input", f"action is one of {', '.join(READS)}")
     if action == "list":
-        scope, page = arguments.get("scope") or "all", arguments.get("page") or 1
-        if scope not in inspect.SCOPES or not isinstance(page, int) or page < 1:
+        scope, page = arguments.get("scope") or "all", arguments.get("page")
+        page = 1 if page is None else page
+        if scope not in inspect.SCOPES or not isinstance(page, int) or isinstance(
+                page, bool) or page < 1:  # (`true` is an int to Python, not a page)
             return _rejected("bad_input", "scope is all, here or legacy; page is 1 or more")
         return {"outcome": "ok", **inspect.list_claims(
             app.home, str(scope), page, app.cwd, egress=egress)}
