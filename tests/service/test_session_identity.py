@@ -305,3 +305,36 @@ def test_a_list_from_a_replaced_active_file_says_why(make_app: Callable[..., Way
     assert "replaced" in listed["sessionProblem"]
     health = json.loads(waymarks("--home", str(home), "--json", "health", cwd=project).stdout)
     assert "sessionProblem" not in health and health["activeSessionProblem"]
+
+
+def test_a_write_to_a_replaced_active_file_is_refused_and_appends_nothing(
+        make_app: Callable[..., Waymarks], home: Path, project: Path) -> None:
+    """A write to the active file after its header came to name another session was
+    accepted: the file was indexed again under the new ID, each entry counted twice
+    (health: more mutations than entries). It is refused, nothing appended or indexed."""
+    import json
+
+    from tests.inprocess import waymarks
+
+    app = make_app(ids=CountingIds(1))
+    app.session_new()
+    app.pin("Keep it simple")
+    session = app.current_session()
+    assert session is not None
+    path = session.path
+    app.close()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["id"] = "11111111-2222-3333-4444-555555555555"
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    before = path.read_bytes()
+    for args in (("memory", "add", "--", "The build tool is make."),
+                 ("pin", "--", "Another rule")):
+        done = waymarks("--home", str(home), "--json", *args, cwd=project)
+        assert done.returncode == 1, done.stdout + done.stderr
+        refused = json.loads(done.stdout)
+        assert refused["code"] == "session_replaced" and "nothing was written" in \
+            refused["message"]
+    assert path.read_bytes() == before
+    health = json.loads(waymarks("--home", str(home), "--json", "health", cwd=project).stdout)
+    assert health["mutations"] == 1
