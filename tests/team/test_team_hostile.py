@@ -11,7 +11,7 @@ import pytest
 
 from tests.inprocess import waymarks
 from tests.team.test_team_source import Writer
-from waymarks.service import team
+from waymarks.service import team, team_views
 
 
 def _git(project: Path, *args: str) -> None:
@@ -212,4 +212,4 @@ def test_concurrent_exclusions_are_both_kept(make_app, repo: Path,
     state = team.refresh(app)
     assert state.anchors["bob-00000002"]["excluded"] is True
     assert state.anchors["carol-00000003"].get("excluded") is True
-    assert [i.entry.contributor for i in team.team_items(app, state, provenance=False)] == []
+    assert [i.entry.contributor for i in team_views.team_items(app, state, provenance=False)] == []

@@ -15,7 +15,7 @@ import pytest
 import waymarks.ledger.team as ledger_team
 from tests.inprocess import edit_in_place
 from waymarks.core.team import genesis, make_line
-from waymarks.service import team
+from waymarks.service import team, team_views
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.planning import plan_request
@@ -57,7 +57,7 @@ def trusted(make_app: Callable[..., Waymarks], project: Path) -> Waymarks:
 
 
 def active_ids(app: Waymarks) -> list[str]:
-    return [i.state.id for i in team.team_items(app, team.refresh(app), active_only=True,
+    return [i.state.id for i in team_views.team_items(app, team.refresh(app), active_only=True,
                                                provenance=False)]
 
 
@@ -112,7 +112,7 @@ def test_missing_files_exclusion_and_trust(trusted: Waymarks, project: Path) -> 
     assert active_ids(trusted) == [a]
     team.forget_process_state()  # the exclusion is the home's, not the process's
     assert active_ids(trusted) == [a]
-    rows = {r["contributor"]: r for r in team.source_json(team.refresh(trusted), trusted.cwd)}
+    rows = {r["contributor"]: r for r in team_views.source_json(team.refresh(trusted), trusted.cwd)}
     assert rows["bob-00000002"]["excluded"] and rows["bob-00000002"]["withdrawn"] == 1
     assert team.set_excluded(trusted, "bob-00000002", False) is True
     assert active_ids(trusted) == [a, b]
@@ -293,7 +293,7 @@ def test_thousands_of_claims_under_one_key_fold_in_linear_space(trusted: Waymark
     named = [len(s.conflicts_with) for s in state.fold.view.items.values()
              if s.status == "invalid"]
     assert len(named) == 300 and max(named) == 16  # the earliest few, not all 300
-    assert len(team.conflicts_json(trusted, state)) == 300 * 16
+    assert len(team_views.conflicts_json(trusted, state)) == 300 * 16
 
 
 def test_a_linked_team_directory_is_neither_read_nor_written(
@@ -307,7 +307,7 @@ def test_a_linked_team_directory_is_neither_read_nor_written(
     (project / ".waymarks" / "team").symlink_to(elsewhere)
     app = make_app()
     app.trust(str(project))
-    assert active_ids(app) == [] and team.team_blocks(app) == []
+    assert active_ids(app) == [] and team_views.team_blocks(app) == []
     from waymarks.service.team_write import TeamRefused, init
 
     with pytest.raises(TeamRefused, match="symbolic link"):
@@ -450,7 +450,7 @@ def test_each_projects_provenance_cache_holds_only_its_own_files(
         Writer(project / ".waymarks" / "team", "ann-00000001", "Ann").add(f"{name} rule")
         app = make_app(cwd=str(project))
         app.trust(str(project))
-        assert [i.commit for i in team.team_items(app, team.refresh(app))] == [None]
+        assert [i.commit for i in team_views.team_items(app, team.refresh(app))] == [None]
         apps.append(app)
     for app in apps:
         cache = team.anchors_path(app).with_name(

@@ -180,12 +180,11 @@ def team_group() -> Group:
              "settle, contributor files (tampering), engineering docs.",
              examples=["waymarks team status", "waymarks team status --json"])
     def status() -> Result:
-        from waymarks.service.team import (
+        from waymarks.service.team import refresh, team_dir
+        from waymarks.service.team_views import (
             conflicts_json,
             duplicates_json,
-            refresh,
             source_json,
-            team_dir,
             team_items,
         )
 

@@ -154,7 +154,7 @@ def _team_blocks(app: Waymarks) -> list[TeamBlock]:
 
     if not app.project_trusted or not (Path(app.cwd) / TEAM_DIR).is_dir():
         return []
-    from waymarks.service.team import team_blocks
+    from waymarks.service.team_views import team_blocks
 
     return team_blocks(app)
 

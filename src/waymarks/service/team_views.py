@@ -1,0 +1,123 @@
+"""Team memory as listings and the planner show it: each item with its author,
+contributor and commit, the contributor files' standing, open conflicts, reused IDs, and
+the team block a plan takes (from the read side's state, :mod:`waymarks.service.team`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from waymarks.core.model import MemoryItem
+from waymarks.core.rules import ItemState
+from waymarks.core.team import TeamEntry, open_conflicts
+from waymarks.service import team_git
+from waymarks.service.team import TeamState, anchors_path, counts, refresh, team_dir
+
+if TYPE_CHECKING:
+    from waymarks.planner.team import TeamBlock
+    from waymarks.service.app import Waymarks
+
+
+class TeamItem(msgspec.Struct, frozen=True):
+    """A team item as listings and the planner show it."""
+
+    state: ItemState
+    entry: TeamEntry
+    commit: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        s, e = self.state, self.entry
+        return {"id": s.id, "kind": s.kind, "status": s.status, "key": s.key,
+                "classification": s.item.classification, "text": s.text,
+                "author": e.author, "contributor": e.contributor, "sharedAt": e.at,
+                "seq": e.seq, "commit": self.commit, "supersedes": s.supersedes,
+                "supersededBy": s.superseded_by, "reason": s.reason,
+                "conflictsWith": list(s.conflicts_with)}
+
+
+def team_items(app: Waymarks, state: TeamState, *, active_only: bool = False,
+               provenance: bool = True) -> list[TeamItem]:
+    """The fold's items in replay order, with the commit that added each (when the
+    line is committed)."""
+    blame: dict[str, dict[int, str]] = {}
+    found: list[TeamItem] = []
+    for item_state in state.fold.states():
+        if active_only and item_state.status != "active":
+            continue
+        entry = state.fold.entries[item_state.id]
+        commit = None
+        if provenance:
+            source = state.sources[entry.contributor]
+            if source.path not in blame:
+                blame[source.path] = team_git.line_commits(
+                    Path(source.path), source.size, source.mtime_ns,
+                    anchors_path(app).with_name(anchors_path(app).name.replace(
+                        ".anchors.jsonl", ".commits.json")))
+            commit = blame[source.path].get(entry.seq)
+        found.append(TeamItem(item_state, entry, commit))
+    return found
+
+
+def source_json(state: TeamState, project: str) -> list[dict[str, Any]]:
+    """Each contributor file's standing (paths relative to the project)."""
+    rows = []
+    for contributor, source in sorted(state.sources.items()):
+        anchor = state.anchors.get(contributor, {})
+        held = counts(state, contributor)
+        rows.append({"contributor": contributor,
+                     "path": str(Path(source.path).relative_to(project))
+                     if source.path.startswith(project) else source.path,
+                     "status": source.status, "detail": source.detail,
+                     "entries": source.lines, "excluded": bool(anchor.get("excluded")),
+                     "withdrawn": 0 if held else source.lines})
+    return rows
+
+
+def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
+    """Open same-key conflicts: both authors, and the command that resolves them."""
+    rows = []
+    for conflict in open_conflicts(state.fold):
+        loser = state.fold.entries[conflict.loser.id]
+        for winner in conflict.winners:
+            kept = state.fold.entries[winner.id]
+            rows.append({
+                "key": winner.key, "kept": winner.id, "keptAuthor": kept.author,
+                "keptContributor": kept.contributor, "invalid": conflict.loser.id,
+                "invalidAuthor": loser.author, "invalidContributor": loser.contributor,
+                "resolve": f"waymarks team supersede {winner.id[:12]} -- TEXT"})
+    return rows
+
+
+def duplicates_json(state: TeamState) -> list[dict[str, Any]]:
+    """Active item IDs that entries of several contributors wrote (left out of plans).
+    One withdrawn since (unshared) is no longer listed: it is planned for no one."""
+    items = state.fold.view.items
+    return [{"id": item_id, "contributors": list(contributors)}
+            for item_id, contributors in state.fold.duplicates().items()
+            if item_id in items and items[item_id].status == "active"]
+
+
+
+def team_blocks(app: Waymarks) -> list[TeamBlock]:
+    """The active team items of a trusted project, for the planner (pins first, then
+    claims, each in replay order)."""
+    from waymarks.planner.team import TeamBlock
+
+    if not app.project_trusted or not team_dir(app).is_dir():
+        return []  # (a linked directory: ledger.team.list_files refuses to list it)
+    from waymarks.core.text import normalize
+
+    own = {normalize(v.text) for kind in ("pin", "memory") for v in app.items(kind)
+           if v.applies}  # the person's own copy is already in the plan
+    state = refresh(app)
+    reused = state.fold.duplicates()  # whose text it is cannot be told: neither is planned
+    items = [i for i in team_items(app, state, active_only=True)
+             if i.state.norm not in own and i.state.id not in reused]
+    items.sort(key=lambda i: i.state.kind != "pin")  # stable: replay order within a kind
+    return [TeamBlock(i.state.id, i.state.kind, i.state.text, i.entry.author,
+                      i.entry.contributor, i.commit, i.state.key,
+                      i.state.item.classification,
+                      i.state.item.key if isinstance(i.state.item, MemoryItem) else None)
+            for i in items]
