@@ -6,6 +6,7 @@ database (the CLI reproductions are in ``tests/cli/test_session_identity_cli.py`
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -277,15 +278,8 @@ def test_pi_s_own_session_directory_is_a_location(make_app: Callable[..., Waymar
         assert stored == []  # refused before Pi was asked to append anything
 
 
-def test_a_list_from_a_replaced_active_file_says_why(make_app: Callable[..., Waymarks],
-                                                     home: Path, project: Path) -> None:
-    """The active file's header now names another session: ``pins`` answered "No pin
-    items in this session." (exit 0) and nothing else; only ``health`` said why. Every
-    command now says so: a note on standard error, ``sessionProblem`` in ``--json``."""
-    import json
-
-    from tests.inprocess import waymarks
-
+def _header_renamed(make_app: Callable[..., Waymarks]) -> Path:
+    """The active session's file, one pin in it, its header now naming another session."""
     app = make_app(ids=CountingIds(1))
     app.session_new()
     app.pin("Keep it simple")
@@ -297,6 +291,18 @@ def test_a_list_from_a_replaced_active_file_says_why(make_app: Callable[..., Way
     header = json.loads(lines[0])
     header["id"] = "11111111-2222-3333-4444-555555555555"
     path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_list_from_a_replaced_active_file_says_why(make_app: Callable[..., Waymarks],
+                                                     home: Path, project: Path) -> None:
+    """The active file's header now names another session: ``pins`` answered "No pin
+    items in this session." (exit 0) and nothing else; only ``health`` said why. Every
+    command now says so: a note on standard error, ``sessionProblem`` in ``--json``."""
+
+    from tests.inprocess import waymarks
+
+    _header_renamed(make_app)
     text = waymarks("--home", str(home), "pins", cwd=project)
     assert text.returncode == 0
     assert "the active session cannot be read as before" in text.stderr
@@ -312,21 +318,10 @@ def test_a_write_to_a_replaced_active_file_is_refused_and_appends_nothing(
     """A write to the active file after its header came to name another session was
     accepted: the file was indexed again under the new ID, each entry counted twice
     (health: more mutations than entries). It is refused, nothing appended or indexed."""
-    import json
 
     from tests.inprocess import waymarks
 
-    app = make_app(ids=CountingIds(1))
-    app.session_new()
-    app.pin("Keep it simple")
-    session = app.current_session()
-    assert session is not None
-    path = session.path
-    app.close()
-    lines = path.read_text(encoding="utf-8").splitlines()
-    header = json.loads(lines[0])
-    header["id"] = "11111111-2222-3333-4444-555555555555"
-    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    path = _header_renamed(make_app)
     before = path.read_bytes()
     for args in (("memory", "add", "--", "The build tool is make."),
                  ("pin", "--", "Another rule")):

@@ -48,6 +48,7 @@ from waymarks.service.recovery import (
     recoveries_so_far,
     recovering,
 )
+from waymarks.service.session_checks import refuse_replaced
 from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo, ViewMemo
@@ -244,26 +245,9 @@ class Waymarks:
         released, before the write is reported): concurrent writers no longer queue behind
         each other's disk flush."""
         with session.locked(group_commit=True), self.projection.transaction():
-            self._refuse_replaced(session)  # before the sync would index it as it is now
+            refuse_replaced(self.projection, session)  # before the sync would index it
             self.projection.sync(session, self._now_ms())
             yield self.projection
-
-    def _refuse_replaced(self, session: SessionLog) -> None:
-        """Refuse a write to a session file that another session's file replaced (its
-        header changed, or another session was indexed at its path): the write was
-        accepted and the file indexed again under the new ID, every entry twice.
-        Reads keep the last projection and say why; a write appends nothing."""
-        from waymarks.service.session_checks import replaced_problem
-
-        problem = None
-        if session.read_header_line() != session.header_bytes:
-            problem = f"{session.path}: the session header changed since it was read"
-        else:
-            problem = replaced_problem(self.projection, session)
-        if problem is not None:
-            raise ServiceError("session_replaced", f"{problem.split('; using')[0]}; nothing "
-                               "was written. Restore the file, or run `waymarks "
-                               "rebuild-index` to index the files as they are now")
 
     @contextmanager
     def begin(self) -> Iterator[Snapshot]:

@@ -19,11 +19,16 @@ from typing import TYPE_CHECKING
 
 from waymarks.core.model import Mutation, status_target
 from waymarks.ledger.log import SessionLog
-from waymarks.service.outcomes import Rejected
+from waymarks.service.outcomes import Rejected, ServiceError
 from waymarks.store.projection import FOREIGN_LOCATION
 
 if TYPE_CHECKING:
     from waymarks.store.protocol import Store
+
+
+#: what fixes a replaced active file, after what was (not) done about it
+_RESTORE = ("Restore the file, or run `waymarks rebuild-index` to index the files as they "
+            "are now")
 
 
 def replaced_problem(projection: Store, session: SessionLog, *,
@@ -32,6 +37,11 @@ def replaced_problem(projection: Store, session: SessionLog, *,
     or ``None``. The projection remembers which session each path held. Unless
     ``thorough``, a session indexed at this very path is taken as the file's: one lookup
     by key, cheap enough for every read."""
+    found = _replaced_by(projection, session, thorough)
+    return None if found is None else f"{found}; using the last projection. {_RESTORE}"
+
+
+def _replaced_by(projection: Store, session: SessionLog, thorough: bool) -> str | None:
     path = str(session.path)
     if not thorough and projection.source_path(session.session_id) == path:
         return None
@@ -39,9 +49,19 @@ def replaced_problem(projection: Store, session: SessionLog, *,
     if not earlier:
         return None
     return (f"{path}: indexed as session {earlier[0]}, it now holds session "
-            f"{session.session_id} (replaced by another session's file); using the last "
-            "projection. Restore the file, or run `waymarks rebuild-index` to index the "
-            "files as they are now")
+            f"{session.session_id} (replaced by another session's file)")
+
+
+def refuse_replaced(projection: Store, session: SessionLog) -> None:
+    """Refuse a write (:class:`ServiceError` ``session_replaced``) to a session file that
+    another session's file replaced: its header changed, or another session was indexed
+    at its path. Accepted, the file was indexed again under the new ID, every entry
+    twice. Reads keep the last projection and say why; a write appends nothing."""
+    problem = f"{session.path}: the session header changed since it was read" \
+        if session.read_header_line() != session.header_bytes else \
+        _replaced_by(projection, session, False)
+    if problem is not None:
+        raise ServiceError("session_replaced", f"{problem}; nothing was written. {_RESTORE}")
 
 
 def touches_project(projection: Store, mutation: Mutation) -> bool:
