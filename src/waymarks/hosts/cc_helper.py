@@ -152,6 +152,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                         if changed(files):  # upgraded under it: the client does the hook,
                             connection.sendall(b"protocol\n")  # the next helper is new code
                             return
+                        module_files(files)  # what it imported since, for the next check
                     if request.get("protocol") != PROTOCOL:
                         connection.sendall(b"protocol\n")
                         continue
@@ -193,7 +194,6 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                 if event not in _ANSWER_FIRST:
                     with contextlib.suppress(OSError):
                         connection.sendall(b"ok\n" + answer.encode("utf-8"))
-                module_files(files)  # what this hook imported, for the next one's check
                 if event == "UserPromptSubmit":
                     try:
                         _drain_waiting(home)
