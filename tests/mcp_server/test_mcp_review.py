@@ -146,3 +146,27 @@ def test_a_page_that_is_a_boolean_is_refused(app: Waymarks, tmp_path: Path) -> N
         refused = call(app, "learned_memory", {"action": "list", "page": page})
         assert refused["outcome"] == "rejected" and refused["code"] == "bad_input"
     assert call(app, "learned_memory", {"action": "list", "page": 1})["outcome"] == "ok"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("text", "code"), [
+    ("Deploys use [waymarks:omitted] now", "egress-placeholder"),
+    ("Deploys use [ds4:local-only]the bank's Kamal host[/ds4:local-only]",
+     "local-only-refused"),
+])
+def test_a_correction_the_person_could_not_read_is_refused_before_asking(
+        app: Waymarks, tmp_path: Path, text: str, code: str) -> None:
+    """A correction holding the omission sentinel, or local-only text, was put to the
+    person (the local-only one shown only as withheld), who could approve it unseen;
+    ``remember`` refuses both before asking, and so does a correction now."""
+    from tests.mcp_server.test_learned_memory_tool import call
+    from waymarks.service.evolution_inspect import show
+
+    claim = _claim(app, tmp_path)
+    yes = Person("accept")
+    refused = call(app, "learned_memory_edit", {"action": "correct", "id": claim,
+                                                "text": text}, yes)
+    assert (refused["outcome"], refused["code"]) == ("rejected", code)
+    assert yes.asked == [] and "Kamal host" not in json.dumps(refused)
+    shown = show(app.home, claim)
+    assert shown is not None and shown["state"] == "provisional"

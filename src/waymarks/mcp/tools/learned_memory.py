@@ -107,8 +107,27 @@ def _edit_arguments(arguments: dict[str, object]) -> tuple[str, Any] | dict[str,
         text = arguments.get("text")
         if not isinstance(text, str) or not correction_fits(text):
             return _rejected("bad_input", "text is the correction (4-800 characters)")
+        refused = _unspeakable(text)
+        if refused is not None:
+            return refused
         return "correct", (cid, text)
     return str(action), cid
+
+
+def _unspeakable(text: str) -> dict[str, Any] | None:
+    """Why a model's correction is refused before the person is asked, as ``remember``
+    refuses a note: the output-only omission sentinel (text the model was never shown),
+    or ``local-only`` text, which already passed through the model and which the
+    question could only show as withheld (the person would approve text unseen)."""
+    from waymarks.core.privacy import OMITTED, classify
+
+    if OMITTED in text:
+        return _rejected("egress-placeholder", f"the correction holds {OMITTED}, which "
+                         "stands for text that was withheld; write the claim's text")
+    if classify(text) == "local-only":
+        return _rejected("local-only-refused", "a correction with local-only text is made "
+                         "in a terminal: `waymarks evolution correct ID TEXT`")
+    return None
 
 
 def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
