@@ -52,6 +52,7 @@ from typing import IO, Any, Final
 from waymarks.core.arguments import tokenize
 from waymarks.core.text import escaped
 from waymarks.hosts.model_limits import pi_fixed_tokens, valid_limit
+from waymarks.hosts.pi_trust import bridge_trust
 from waymarks.ledger.host import HostSessionLog
 from waymarks.ledger.log import SessionFileError
 from waymarks.service.app import Waymarks
@@ -252,9 +253,7 @@ class Bridge:
         self.app, self.ledger, self.provider = app, ledger, provider
         self.has_ui = bool(params.get("hasUI"))
         app.can_create_session = ledger is not None
-        trusted = params.get("trusted")
-        if isinstance(trusted, bool):
-            app.trust_override = trusted
+        app.trust_override = bridge_trust(params.get("trusted"), app.cwd)
         return {"protocol": PROTOCOL, "persistent": ledger is not None,
                 "trusted": app.project_trusted}
 

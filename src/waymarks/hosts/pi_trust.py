@@ -1,0 +1,59 @@
+"""What Pi's own trust store says of a project, for the bridge's answer to "is this
+project trusted?".
+
+Pi 1.x reports ``ctx.isProjectTrusted()`` true for any directory without Pi resources of
+its own (no ``.pi/settings.json``, extensions, skills, …) unless the person decided
+otherwise: a fresh clone counts as trusted because Pi has nothing in it to approve. That
+answer says nothing about the repository's Waymarks content (its team ledger, its
+engineering docs), so it may only tighten: Pi's *untrusted* always holds, and Pi's
+*trusted* counts only as the person's decision written in Pi's trust store
+(``$PI_CODING_AGENT_DIR/trust.json``, else ``~/.pi/agent/trust.json``: a JSON object of
+path -> true/false, the nearest entry at or above the project deciding). Without one,
+``waymarks trust`` decides, as it does for every other host.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from waymarks.files.reading import read_regular
+from waymarks.hosts.pi_install import agent_dir
+
+#: a trust store past this size is not Pi's (it holds a line per decided project)
+MAX_TRUST_BYTES = 4 << 20
+
+
+def trust_decision(cwd: str | Path, directory: Path | None = None) -> bool | None:
+    """The decision Pi's trust store holds for ``cwd`` (its nearest entry at or above
+    it), or ``None``: no entry, or no store Waymarks can read as one (missing, not a
+    regular file, too large, not a JSON object)."""
+    path = (directory or agent_dir()) / "trust.json"
+    try:
+        data = json.loads(read_regular(path, limit=MAX_TRUST_BYTES).decode("utf-8-sig"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    decided: dict[str, bool] = {}
+    for key, value in data.items():
+        if isinstance(value, bool) and isinstance(key, str) and key.startswith("/"):
+            decided.setdefault(os.path.realpath(key), value)
+    here = Path(os.path.realpath(cwd))
+    for folder in (here, *here.parents):
+        if str(folder) in decided:
+            return decided[str(folder)]
+    return None
+
+
+def bridge_trust(reported: object, cwd: str | Path) -> bool | None:
+    """The trust override the bridge sets from Pi's report: ``False`` when Pi says
+    untrusted, ``True`` only when Pi's trust store holds the person's yes, else ``None``
+    (Waymarks' own trust list decides). A report that is no boolean (Pi 0.x has no
+    project trust) is ``None`` too."""
+    if reported is False:
+        return False
+    if reported is True and trust_decision(cwd) is True:
+        return True
+    return None

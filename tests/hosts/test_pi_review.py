@@ -1,0 +1,83 @@
+"""Defects a review of the Pi integration reproduced with the real Pi 1.6 and the fake
+model, pinned here through the real bridge process the extension drives. Each test failed
+before its fix."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.hosts.test_pi_evolve import Bridge, _cli
+from tests.hosts.test_pi_evolve import HEADER as PI_HEADER
+
+NO_STORE = object()
+
+
+def _store(agent: Path, store: object) -> None:
+    agent.mkdir(exist_ok=True)
+    if isinstance(store, dict):
+        (agent / "trust.json").write_text(json.dumps(store))
+    elif store == "fifo":
+        os.mkfifo(agent / "trust.json")
+    elif isinstance(store, str):
+        (agent / "trust.json").write_text(store)
+
+
+@pytest.mark.parametrize(("reported", "store", "expected"), [
+    # Pi 1.6 says "trusted" of any directory with no Pi resources of its own: a fresh
+    # clone's team ledger and docs reached the model on that answer alone
+    (True, NO_STORE, None),
+    (True, {"/elsewhere": True}, None),
+    (True, "not json", None),
+    (True, "[true]", None),
+    (True, "fifo", None),
+    # the person's yes in Pi's trust store, for the project or a folder above it
+    (True, {"%project%": True}, True),
+    (True, {"%parent%": True}, True),
+    (True, {"%parent%": True, "%project%": False}, None),
+    (True, {"%parent%/./": True}, True),
+    # Pi 0.x reports no trust: Waymarks' own list decides
+    (NO_STORE, {"%project%": True}, None),
+    ("yes", {"%project%": True}, None),
+    # Pi's "untrusted" always holds
+    (False, {"%project%": True}, False),
+])
+def test_pis_trust_counts_only_as_the_persons_decision(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reported: object, store: object,
+        expected: bool | None) -> None:
+    """``None``: the bridge leaves it to ``waymarks trust``."""
+    from waymarks.hosts.pi_trust import bridge_trust
+
+    project, agent = tmp_path / "src" / "app", tmp_path / "agent"
+    project.mkdir(parents=True)
+    if isinstance(store, dict):
+        names = {"%project%": str(project), "%parent%": str(tmp_path / "src")}
+        store = {next((k.replace(n, v) for n, v in names.items() if n in k), k): value
+                 for k, value in store.items()}
+    _store(agent, store)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    assert bridge_trust(None if reported is NO_STORE else reported, project) is expected
+
+
+@pytest.mark.parametrize(("waymarks_trusts", "expected"), [(False, False), (True, True)])
+def test_a_fresh_clone_pi_calls_trusted_is_trusted_only_by_waymarks(
+        tmp_path: Path, waymarks_trusts: bool, expected: bool) -> None:
+    """Through the real bridge, as Pi 1.6 initializes it in a fresh clone: Pi reports
+    ``trusted`` and its trust store says nothing of the directory."""
+    home, project, agent = tmp_path / "home", tmp_path / "clone", tmp_path / "agent"
+    project.mkdir()
+    agent.mkdir()
+    if waymarks_trusts:
+        _cli(home, project, "trust", ".")
+    bridge = Bridge(home, project, {"PI_CODING_AGENT_DIR": str(agent)})
+    try:
+        answer = bridge.call("initialize", {
+            "cwd": str(project), "sessionFile": str(tmp_path / "s.jsonl"),
+            "header": {**PI_HEADER, "cwd": str(project)}, "entries": [], "leafId": None,
+            "hasUI": False, "trusted": True, "provider": "openai"})
+        assert answer["trusted"] is expected
+    finally:
+        bridge.close()
