@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosts.test_pi_evolve import Bridge, _cli
 from tests.hosts.test_pi_evolve import HEADER as PI_HEADER
+from tests.hosts.test_pi_evolve import Bridge, _cli
 
 NO_STORE = object()
 
