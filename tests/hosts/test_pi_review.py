@@ -81,3 +81,35 @@ def test_a_fresh_clone_pi_calls_trusted_is_trusted_only_by_waymarks(
         assert answer["trusted"] is expected
     finally:
         bridge.close()
+
+
+def test_an_entry_pi_loaded_that_is_no_entry_is_skipped_not_the_whole_session(
+        tmp_path: Path) -> None:
+    """A hand-edited line Pi loads (an ``id`` that is a number) made ``initialize``
+    refuse the whole entry list: no bridge came up, and every request of that session
+    was withheld on every later ``pi -c``. It is skipped as a file's invalid line is."""
+    from tests.hosts.test_pi_evolve import _entry
+
+    home, project = tmp_path / "home", tmp_path / "p"
+    project.mkdir()
+    entries = [_entry("e1", None, "user", "Which port does staging use?"),
+               {"type": "custom", "customType": "my-note", "data": {"x": 1}, "id": 12345,
+                "parentId": "e1", "timestamp": "2026-11-30T10:00:02.000Z"},
+               7, None,
+               _entry("e2", "e1", "assistant", "Port 5433.")]
+    bridge = Bridge(home, project)
+    try:
+        bridge.call("initialize", {
+            "cwd": str(project), "sessionFile": str(tmp_path / "s.jsonl"),
+            "header": {**PI_HEADER, "cwd": str(project)}, "entries": entries,
+            "leafId": "e2", "hasUI": False, "provider": "openai"})
+        status = bridge.call("command", {"line": "status"})["data"]["session"]
+        assert (status["entries"], status["leafId"]) == (2, "e2")
+        pinned = bridge.call("command", {"line": "pin -- Use port 5433 for staging."})
+        assert pinned["exitCode"] == 0, pinned
+        bridge.send("initialize", {"cwd": str(project), "entries": "e1",
+                                   "sessionFile": str(tmp_path / "s.jsonl"),
+                                   "header": {**PI_HEADER, "cwd": str(project)}})
+        assert bridge.read()["error"]["code"] == "invalid_argument"
+    finally:
+        bridge.close()

@@ -499,15 +499,16 @@ def _provider(value: object, fallback: str | None) -> str | None:
 
 
 def _entries(value: object) -> list[dict[str, Any]]:
-    """Session ``entries`` Pi sent (absent is none): objects with a text ``id``, checked
-    before any is taken in."""
+    """Session ``entries`` Pi sent (absent is none). One that is no entry (a hand-edited
+    line Pi loaded: an ``id`` that is not text) is read as a file's invalid line is:
+    skipped and counted (``health``), never a refusal of the whole list, which left the
+    session without a bridge on every later ``pi -c``."""
     if value is None:
         return []
-    if not isinstance(value, list) or not all(
-            isinstance(e, dict) and isinstance(e.get("id"), str) for e in value):
+    if not isinstance(value, list):
         raise BridgeError("invalid_argument", "entries must be a list of Pi's session "
-                          "entries, each an object with a text id")
-    return value
+                          "entries")
+    return [e if isinstance(e, dict) else {"notAnEntry": e} for e in value]
 
 
 def _leaf(value: object) -> str | None:
