@@ -409,11 +409,9 @@ class Evolution:
         readable, _bad = self.store.readable_claims(["provisional"])
         claims = [c for c in readable if c.origin == source.origin]
         chosen = progress.offered if progress.is_progress(source) else offered
-        out = []
-        for claim in chosen(source, claims):
-            origin_source = self.store.view.source(claim.source_id)
-            out.append((claim, origin_source.classification if origin_source else "normal"))
-        return out
+        levels = self.store.source_levels()  # a correction: the corrected claim's level
+        return [(claim, levels.get(claim.source_id, "normal"))
+                for claim in chosen(source, claims)]
 
     # -- reads and edits ----------------------------------------------------------------
 

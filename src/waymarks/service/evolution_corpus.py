@@ -73,7 +73,7 @@ def corpus_of(evo: Evolution, cached: Cached | None, to_ms: Callable[[str], int]
                 cached.deltas += 1
                 return cached, fresh
         rows, _bad = evo.store.readable_claims(sorted(RECALLABLE_STATES))
-        levels = {s.source_id: s.classification for s in evo.store.sources()}
+        levels = evo.store.source_levels()
         stored = evo.store.analyses()
     pairs = []
     computed: list[tuple[str, Analysis]] = []
@@ -113,9 +113,9 @@ def _delta(evo: Evolution, cached: Cached, signature: tuple[str, str, str, str],
     corpus = cached.corpus
     changed: list[tuple[ClaimRow, Candidate]] = []
     computed: list[tuple[str, Analysis]] = []
+    levels = evo.store.source_levels()
     for row in rows:
-        source = evo.store.view.source(row.source_id)
-        level = None if source is None else source.classification
+        level = levels.get(row.source_id)
         if row.id in corpus.position:  # the same ID: the same content, origin and terms
             changed.append((row, base_candidate(row, level, to_ms(row.updated_at))))
             continue

@@ -75,7 +75,7 @@ def _rendered(row: ClaimRow, level: str | None, stamp: str, egress: Egress | Non
 
 
 def _source_levels(evo: Evolution) -> dict[str, str]:
-    return {s.source_id: s.classification for s in evo.store.sources()}
+    return evo.store.source_levels()
 
 
 def _slot(slot: tuple[str, str, str] | None) -> dict[str, str] | None:
@@ -204,8 +204,7 @@ def show_or_match(home: Path, given: str, now: str | None = None,
             legacy = match.to_json()
             claim_id = match.current[0]
         source = evo.store.view.source(row.source_id)
-        claim = _rendered(row, None if source is None else source.classification, stamp,
-                          egress)
+        claim = _rendered(row, _source_levels(evo).get(row.source_id), stamp, egress)
         if claim is None:
             return {"id": row.id, "withheld": True}, None
         provenance = None if source is None else {

@@ -51,7 +51,7 @@ def _recallable(home: Path) -> tuple[list[ClaimRow], dict[str, str], list[str]]:
     with Evolution(home) as evo:
         evo.sync()
         rows, bad = evo.store.readable_claims(sorted(RECALLABLE_STATES))
-        levels = {s.source_id: s.classification for s in evo.store.sources()}
+        levels = evo.store.source_levels()
     return rows, levels, bad
 
 

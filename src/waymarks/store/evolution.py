@@ -298,6 +298,33 @@ class EvolutionStore:
         return [source_row(r) for r in self.db.execute(
             f"SELECT {SOURCE_COLUMNS} FROM evo_sources ORDER BY seq")]
 
+    def source_levels(self) -> dict[str, str]:
+        """Each claim source's privacy level, by source ID: a captured source's own, and
+        a person's correction (``manual:…``, no captured source) the level of the claim
+        it corrected, followed back to a captured one. Without it a correction of a
+        claim learned from ``sensitive`` text fell to the default level, and went to a
+        provider that may see only ``normal``."""
+        levels = {source_id: level for source_id, level in self.db.execute(
+            "SELECT source_id, classification FROM evo_sources")}
+        corrected = {cid: (source_id, replaces) for cid, source_id, replaces in self.db.execute(
+            "SELECT id, source_id, replaces FROM evo_claims WHERE method = 'manual'"
+            " AND replaces IS NOT NULL")}
+        if not corrected:
+            return levels
+        sources = dict(self.db.execute("SELECT id, source_id FROM evo_claims WHERE id IN"
+                                       " (SELECT replaces FROM evo_claims WHERE method ="
+                                       " 'manual' AND replaces IS NOT NULL)"))
+        for source_id, replaces in corrected.values():
+            seen: set[str] = set()
+            while replaces is not None and replaces not in seen:
+                seen.add(replaces)
+                ancestor = sources.get(replaces)
+                if ancestor in levels:
+                    levels[source_id] = levels[str(ancestor)]
+                    break
+                replaces = corrected.get(replaces, (None, None))[1]
+        return levels
+
     def events(self) -> list[tuple[int, str, str, str, int, str]]:
         return [tuple(r) for r in self.db.execute(
             "SELECT seq, entry_id, op, subject, applied, reason FROM evo_events ORDER BY seq")]

@@ -1,0 +1,69 @@
+"""Defects a review of learned claims' lifecycle (correct, forget, undo, listings)
+reproduced with the real CLI; each test failed before its fix."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from waymarks.core.model_port import ModelReply
+from waymarks.service.evolution import Evolution
+
+AT = "2030-01-01T00:00:00.000Z"
+SECRET_HOST = "db7.internal.corp"
+
+
+def _learn_sensitive(home: Path, origin: Path) -> str:
+    """A claim learned from a ``sensitive`` span of what the person said."""
+    text = (f"Deploy staging with Kamal. [ds4:sensitive]The staging database host is "
+            f"{SECRET_HOST}.[/ds4:sensitive]")
+    content = f"The staging database host is {SECRET_HOST}"
+    with Evolution(home) as evo:
+        src = evo.capture(str(origin), "statement", text, session="s-a", key=text)
+        assert src is not None
+        reply = json.dumps({"claims": [{"kind": "fact", "content": content,
+                                        "searchTerms": ["staging", "database", "host"]}]})
+        assert evo.apply(src.source_id, ModelReply(reply, "f", "m"), AT).code == "applied"
+        return next(c.id for c in evo.claims(["provisional"]) if c.content == content)
+
+
+def _remote_sees_only_normal(home: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        '[privacy]\ndefaultProvider = "remote"\nremoteDefaultAllowed = ["normal"]\n')
+
+
+def _learned_block(cli: Callable[..., dict], prompt: str) -> str:
+    plan = cli("plan", "--", prompt)
+    return "\n".join(m["content"] for m in plan["messages"] if m["kind"] == "learned")
+
+
+def test_a_correction_keeps_the_level_of_the_claim_it_corrects(
+        cli: Callable[..., dict], home: Path, tmp_path: Path) -> None:
+    """The corrected claim's source is the person (``manual:…``), which has no captured
+    source row, so its level fell to the default: a claim learned from sensitive text,
+    once corrected, went to a provider that may see only ``normal`` (plan, recall,
+    ``learned_memory``'s show)."""
+    _remote_sees_only_normal(home)
+    claim = _learn_sensitive(home, tmp_path / "a")
+    prompt = "What is the staging database host?"
+    assert "db7" not in _learned_block(cli, prompt)
+    corrected = cli("evolution", "correct", claim, "--",
+                    "The staging database host is db8.internal.corp")
+    new = corrected["correctedBy"]
+    assert "db8" not in _learned_block(cli, prompt)
+    with Evolution(home) as evo:
+        evo.sync()
+        row = evo.store.view.claim(new)
+        assert row is not None and row.source_id.startswith("manual:")
+        assert evo.store.source_levels()[row.source_id] == "sensitive"
+    again = cli("evolution", "correct", new, "--",
+                "The staging database host is db9.internal.corp")
+    assert "db9" not in _learned_block(cli, prompt)
+    from waymarks.service.app import Waymarks
+    from waymarks.service.evolution_inspect import show
+    from waymarks.service.planning import egress_for
+
+    shown = show(home, again["correctedBy"], egress=egress_for(Waymarks(home, cwd=str(tmp_path))))
+    assert shown is not None and "db9" not in json.dumps(shown)
