@@ -67,3 +67,31 @@ def test_a_correction_keeps_the_level_of_the_claim_it_corrects(
 
     shown = show(home, again["correctedBy"], egress=egress_for(Waymarks(home, cwd=str(tmp_path))))
     assert shown is not None and "db9" not in json.dumps(shown)
+
+
+def _apply(home: Path, origin: Path, said: str, claims: list[dict[str, object]]) -> str:
+    with Evolution(home) as evo:
+        src = evo.capture(str(origin), "statement", said, session=f"s-{said[:8]}", key=said)
+        assert src is not None
+        return evo.apply(src.source_id, ModelReply(json.dumps({"claims": claims}), "f", "m"),
+                         AT).code
+
+
+def test_a_reply_repeating_forgotten_text_keeps_its_other_claims(home: Path,
+                                                                 tmp_path: Path) -> None:
+    """Forgotten text is never shown to the model, so a later reply may say it again:
+    that refused the whole reply (its new claims lost) and paused the source, again on
+    every ``waymarks evolve SOURCE``. A correction forgets the old text too, so every
+    correction set the same trap. Now only the forgotten claim is refused."""
+    origin = tmp_path / "a"
+    kamal = {"kind": "decision", "content": "Deployments use Kamal", "searchTerms": ["kamal"]}
+    assert _apply(home, origin, "Remember: we deploy with Kamal", [kamal]) == "applied"
+    with Evolution(home) as evo:
+        [claim] = evo.claims(["provisional"])
+        assert evo.forget(claim.id)
+    port = {"kind": "fact", "content": "The staging port is 8443", "searchTerms": ["port"]}
+    code = _apply(home, origin, "Kamal again; staging listens on 8443", [kamal, port])
+    assert code == "applied"
+    with Evolution(home) as evo:
+        assert [c.content for c in evo.claims(["provisional"])] == ["The staging port is 8443"]
+        assert all(s.settled is not None for s in evo.store.sources())

@@ -161,7 +161,9 @@ def test_replacement_of_a_mentioned_claim_and_forget_by_exact_id(evo: Evolution)
     assert c is not None
     outcome = evo.apply(c.source_id, _reply(
         {"kind": "fact", "content": "The staging port is 9090"}), AT)
-    assert outcome.code == "forgotten" and evo.claims(["provisional"]) == []
+    # forgotten text is refused alone: the source settles, nothing comes back
+    assert (outcome.code, outcome.written, outcome.refused) == ("applied", 0, 1)
+    assert evo.claims(["provisional"]) == []
 
 
 def test_give_up_settles_with_an_allowlisted_code_only(evo: Evolution) -> None:

@@ -21,8 +21,9 @@ A replacement backed by weaker evidence than its target (the priority table of
 :func:`~.model.priority`) is withheld: the target stays, the new variant is stored
 ``conflicted`` (quarantined, never recalled) and the refusal is recorded as ``weaker``.
 Content that still holds a credential or a redaction placeholder is refused
-(``still_redacted``), as is content forgotten in this origin (``forgotten``); a search
-term that holds one is dropped from its claim.
+(``still_redacted``, a stop); content forgotten in this origin is refused alone
+(``forgotten``: recorded, the reply's other claims written, the source settled); a search
+term that holds a credential is dropped from its claim.
 
 Claims are written ``provisional`` with host-assigned evidence: the source's basis, method
 ``model``, the source's ID, and the source's capture time as the evidence date.
@@ -50,6 +51,11 @@ from waymarks.core.secrets import PLACEHOLDER_PREFIX, find_secrets
 
 #: refusals that are quarantines, not authority stops (the source is still applied)
 QUARANTINE: Final = "weaker"
+#: refusals of one claim that leave the rest of the reply standing: text forgotten in
+#: this origin is never shown to the model, so it may well say it again, and stopping
+#: the reply for it lost the reply's other claims and paused the source on every retry
+#: (seed 004's store-authority stops are pinned, cross-origin, newer and still-redacted)
+DROPPED: Final = frozenset({QUARANTINE, "forgotten"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +103,7 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
     def refuse(target: str, reason: str) -> None:
         nonlocal refused
         refused += 1
-        if reason != QUARANTINE:
+        if reason not in DROPPED:
             stops.append(reason)
         records.append(RefusalRecord(SCHEMA_VERSION, source.source_id, target, reason, at))
 
