@@ -141,7 +141,9 @@ def _open_lock(path: Path) -> int | None:
 
 
 def _open(path: Path) -> int:
-    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    from waymarks.files.locks import open_lock
+
+    return open_lock(path)  # never a FIFO there: status waited on one for ever
 
 
 def lock_problem(home: Path) -> str | None:
@@ -329,14 +331,15 @@ def _locked(home: Path, name: str = LOCK_FILE) -> bool:
     """Whether a worker holds the lock now (``name``: or another of the home's locks)."""
     import fcntl
 
-    try:
-        fd = os.open(home / name, os.O_RDONLY)
+    from waymarks.files.reading import open_regular
+
+    try:  # a regular file only, opened without waiting: a FIFO there stopped status
+        held = open_regular(home / name)
     except OSError:
         return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
+    with held:
+        try:
+            fcntl.flock(held.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return True
     return False

@@ -233,12 +233,17 @@ def wait_for_vectors(app: Waymarks, timeout: float) -> dict[str, Any]:
     every record has a vector (waking one for what is missing; nothing is embedded in
     this process), then the counts; ``waited`` says how it ended (see
     :func:`waymarks.service.semantic_backfill.wait`)."""
+    from waymarks.service.recovery import recovering
     from waymarks.service.semantic_backfill import wait
 
-    vectors = vectors_of(app, catch_up=False)  # each count of the wait catches up
-    if vectors is None:
+    if vectors_of(app, catch_up=False) is None:  # each count of the wait catches up
         return unavailable(**UNAVAILABLE)
-    waited = wait(app.home, lambda: missing_vectors(app), timeout=timeout)
+    # each count reopens a database another process replaced (deleted, or set aside as
+    # damaged) meanwhile, as any read does: the wait raised a traceback mid-way, while the
+    # worker went on to embed every claim into the new one
+    waited = wait(app.home, lambda: recovering(missing_vectors)(app), timeout=timeout)
+    vectors = recovering(vectors_of)(app, catch_up=False)
+    assert vectors is not None
     return vectors.summary(0, waited=waited, **worker_problem(app.home))
 
 
