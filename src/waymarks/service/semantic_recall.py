@@ -44,15 +44,18 @@ class VectorMemo(msgspec.Struct):
     model: str = ""
     visible: tuple[str, str | None] | None = None
     generation: int = -1
+    rewrites: int = -1
     watermark: int = 0
     held: Nearest | None = None
 
     def current(self, store: VectorStore, embedder: Embedder, visible: tuple[str, str | None],
                 generation: int) -> Nearest:
         model = embedder.model
-        if (self.held is None or (model, visible, generation)
-                != (self.model, self.visible, self.generation)):
+        rewrites = store.rewrites()  # a vector stored below what this copy read: start over
+        if (self.held is None or (model, visible, generation, rewrites)
+                != (self.model, self.visible, self.generation, self.rewrites)):
             self.model, self.visible, self.generation = model, visible, generation
+            self.rewrites = rewrites
             self.watermark, self.held = 0, new_matrix(embedder.dim)
         rows = store.vectors(model, visible, after=self.watermark)
         self.held.extend((item_id, vector) for _, item_id, vector in rows)
@@ -68,9 +71,9 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     """The candidates with the records nearest in meaning added, and the query's
     similarities; ``(lexical, None)`` without an embedder or without stored vectors.
 
-    A vector embedded after the memo passed its row (a late ``index --semantic`` for an
-    old record) is picked up when the memo starts over (a new index generation or
-    session); until then that record is scored lexically."""
+    A vector embedded after the memo passed its row (a damaged one dropped and embedded
+    again, a late ``index --semantic`` for an old record) makes the memo start over
+    (:meth:`VectorStore.rewrites`), as a new index generation or session does."""
     if not query.strip():
         return list(lexical), None
     store = VectorStore(index.db)
@@ -125,6 +128,7 @@ def drop_unsound(app: Waymarks, vectors: Vectors) -> int:
     store = VectorStore(vectors.index.db)
     model, usable = vectors.embedder.model, unit_vector(vectors.embedder.dim)
     with app.projection.transaction():
+        store.recheck_done(model)
         return store.drop_damaged(store.unsound(model, usable), model, usable)
 
 

@@ -58,6 +58,8 @@ from waymarks.store.integrity import (
 from waymarks.store.recall_index import RECORD_COLUMNS
 
 _FIELDS_DECODER: Final = msgspec.json.Decoder(dict[str, list[str]])
+#: the meta name of :meth:`VectorStore.rewrites`
+REWRITES: Final = "vectors_rewritten"
 #: records read per statement
 CHUNK: Final = 500
 
@@ -110,6 +112,8 @@ class VectorStore:
             fields = (item_id, model, text_hash(text))
             values.append((*fields, vector, checksum(fields, vector)))
             texts[item_id] = text
+        if self._below_held(model, list(texts)):
+            self._bump_rewrites()
         self.db.executemany(
             "INSERT INTO recall_vectors (item_id, model, text_hash, vector, checksum)"
             " VALUES (?, ?, ?, ?, ?) ON CONFLICT (item_id) DO UPDATE SET"
@@ -128,6 +132,34 @@ class VectorStore:
         if done < before:
             self._set_done(model, done)
         return len(values)
+
+    def rewrites(self) -> int:
+        """How many times a vector was stored for a record at or below the last record
+        that already had one of its model (one indexed read): a long-lived process's
+        copy (``VectorMemo``), which reads only past its last record, starts over when it
+        changes. Without it, a claim whose damaged vector was dropped and embedded again
+        stayed lexical in the Claude Code helper and Pi's bridge until they restarted."""
+        return integer_meta(self.db, REWRITES) or 0
+
+    def _below_held(self, model: str, ids: Sequence[str]) -> bool:
+        """Whether one of ``ids``' records lies at or below the last record with a
+        vector of ``model`` (the worker embeds oldest first, so usually none does)."""
+        if not ids:
+            return False
+        (top,) = self.db.execute(
+            "SELECT coalesce(max(r.rowid), 0) FROM recall_vectors v JOIN recall_records r"
+            " ON r.item_id = v.item_id WHERE v.model = ?", (model,)).fetchone()
+        for start in range(0, len(ids), CHUNK):
+            chunk = list(ids[start:start + CHUNK])
+            if self.db.execute(
+                    "SELECT 1 FROM recall_records WHERE rowid <= ? AND item_id IN"
+                    f" ({','.join('?' * len(chunk))}) LIMIT 1", (top, *chunk)).fetchone():
+                return True
+        return False
+
+    def _bump_rewrites(self) -> None:
+        self.db.execute("INSERT INTO meta (name, value) VALUES (?, '1') ON CONFLICT (name)"
+                        " DO UPDATE SET value = CAST(value AS INTEGER) + 1", (REWRITES,))
 
     def present(self) -> bool:
         """Whether any vector is stored at all (one indexed probe): a projection without
@@ -157,6 +189,21 @@ class VectorStore:
         """The watermark of ``model``: every record up to this row ID has a current vector
         of it (0: none known)."""
         return integer_meta(self.db, VECTORS_DONE + model) or 0
+
+    def recheck_done(self, model: str) -> bool:
+        """Forget ``model``'s watermark if a record at or below it has no vector of the
+        model (a row deleted by hand or by another program: nothing else deletes one
+        without lowering it); whether it did. A full pass, for ``index --semantic``, which
+        otherwise reported such records neither missing nor embedded for ever. Call
+        inside a transaction."""
+        done = self.done(model)
+        if not done or not self.db.execute(
+                "SELECT 1 FROM recall_records r LEFT JOIN recall_vectors v ON v.item_id ="
+                " r.item_id AND v.model = ? WHERE r.rowid <= ? AND v.item_id IS NULL LIMIT 1",
+                (model, done)).fetchone():
+            return False
+        self._forget_done()
+        return True
 
     def settle(self, model: str) -> int:
         """Move ``model``'s watermark past the records after it that have a current vector
