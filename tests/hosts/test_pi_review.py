@@ -39,6 +39,11 @@ def _store(agent: Path, store: object) -> None:
     (True, {"%parent%": True}, True),
     (True, {"%parent%": True, "%project%": False}, None),
     (True, {"%parent%/./": True}, True),
+    # the person's setting to trust every project, in Pi's own settings (not a project's)
+    (True, {"%settings%": {"defaultProjectTrust": "always"}}, True),
+    (True, {"%settings%": {"defaultProjectTrust": "ask"}}, None),
+    (True, {"%settings%": {"defaultProjectTrust": "always"}, "%project%": False}, None),
+    (False, {"%settings%": {"defaultProjectTrust": "always"}}, False),
     # Pi 0.x reports no trust: Waymarks' own list decides
     (NO_STORE, {"%project%": True}, None),
     ("yes", {"%project%": True}, None),
@@ -54,10 +59,20 @@ def test_pis_trust_counts_only_as_the_persons_decision(
     project, agent = tmp_path / "src" / "app", tmp_path / "agent"
     project.mkdir(parents=True)
     if isinstance(store, dict):
+        agent.mkdir()
+        settings = store.pop("%settings%", None)
+        if settings is not None:
+            (agent / "settings.json").write_text(json.dumps(settings))
+            (project / ".pi").mkdir()  # a repository's own settings never count
+            (project / ".pi" / "settings.json").write_text(
+                json.dumps({"defaultProjectTrust": "always"}))
         names = {"%project%": str(project), "%parent%": str(tmp_path / "src")}
         store = {next((k.replace(n, v) for n, v in names.items() if n in k), k): value
                  for k, value in store.items()}
-    _store(agent, store)
+        if store or settings is None:
+            _store(agent, store)
+    else:
+        _store(agent, store)
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
     assert bridge_trust(None if reported is NO_STORE else reported, project) is expected
 

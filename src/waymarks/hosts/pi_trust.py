@@ -8,8 +8,9 @@ answer says nothing about the repository's Waymarks content (its team ledger, it
 engineering docs), so it may only tighten: Pi's *untrusted* always holds, and Pi's
 *trusted* counts only as the person's decision written in Pi's trust store
 (``$PI_CODING_AGENT_DIR/trust.json``, else ``~/.pi/agent/trust.json``: a JSON object of
-path -> true/false, the nearest entry at or above the project deciding). Without one,
-``waymarks trust`` decides, as it does for every other host.
+path -> true/false, the nearest entry at or above the project deciding), or as the
+person's setting to trust every project (``defaultProjectTrust: "always"`` in Pi's own
+``settings.json``). Without either, ``waymarks trust`` decides, as for every other host.
 """
 
 from __future__ import annotations
@@ -54,6 +55,20 @@ def bridge_trust(reported: object, cwd: str | Path) -> bool | None:
     project trust) is ``None`` too."""
     if reported is False:
         return False
-    if reported is True and trust_decision(cwd) is True:
-        return True
+    if reported is True:
+        decided = trust_decision(cwd)
+        if decided is True or (decided is None and _always_trusts()):
+            return True
     return None
+
+
+def _always_trusts(directory: Path | None = None) -> bool:
+    """Whether the person set Pi to trust every project (``defaultProjectTrust:
+    "always"`` in Pi's own ``settings.json`` in its agent directory: never a project's
+    ``.pi/settings.json``, which is the repository's to write)."""
+    try:
+        data = json.loads(read_regular((directory or agent_dir()) / "settings.json",
+                                       limit=MAX_TRUST_BYTES).decode("utf-8-sig"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("defaultProjectTrust") == "always"
