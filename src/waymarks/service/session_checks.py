@@ -105,15 +105,23 @@ def project_write_refused(projection: Store, session: SessionLog, mutation: Muta
     return None
 
 
-def not_applied(projection: Store, session: SessionLog, entry_id: str) -> Rejected | None:
-    """``None`` if the entry just appended applies; else why not. The line stays in the
-    append-only file (nothing rewrites it), so the message says that nothing of it
-    applies and that ``health`` lists it."""
+def not_applied(projection: Store, session: SessionLog, entry_id: str,
+                mutation: Mutation | None = None) -> Rejected | None:
+    """``None`` if the entry just appended applies (and the item ``mutation`` writes is
+    active: replay stores a supersede of an item it cannot find as an ``invalid`` item,
+    an effect that "applied"); else why not. The line stays in the append-only file
+    (nothing rewrites it), so the message says that nothing of it applies and that
+    ``health`` lists it."""
     effect = projection.entry_effect(session.session_id, entry_id)
-    if effect is not None and effect[0] == "applied":
+    written = None if mutation is None or mutation.item is None else \
+        projection.view.get(mutation.item.id)
+    if effect is not None and effect[0] == "applied" and (
+            written is None or written.status == "active"):
         return None
     if effect is None:
         why = "the projection did not read it"
+    elif effect[0] == "applied" and written is not None:
+        why = f"it was stored {written.status}: {written.reason or 'no reason given'}"
     else:
         why = f"{'the ledger refused it' if effect[0] == 'refused' else 'it was ignored'}: " \
               f"{effect[1]}"

@@ -14,13 +14,20 @@ so it creates no file and appends nothing.
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from waymarks.core.codec import custom_type_of
-from waymarks.core.model import MemoryMutation, Mutation, MutationRecord, PinMutation
+from waymarks.core.model import (
+    MemoryMutation,
+    Mutation,
+    MutationRecord,
+    PinMutation,
+    status_target,
+)
 from waymarks.core.replay import OverlayView
 from waymarks.core.rules import apply_mutation
 from waymarks.ledger.log import Entry, SessionLog
@@ -62,6 +69,31 @@ def context(app: Waymarks, projection: Store, session: SessionLog | None) -> Wri
     )
 
 
+def after_target(projection: Store, ctx: WriteContext, decision: Decision) -> int | None:
+    """The time (ms) just past the last change of the item ``decision`` supersedes or
+    changes the status of (its entry's time), when that lies at or after now; else
+    ``None``.
+
+    Replay orders mutations by their entries' timestamps (seed 000). An item from a
+    session whose clock runs ahead (another machine's, synced) was created "later" than
+    now, so an unpin, invalidate or supersede of it written now replayed before it
+    existed: refused (``no pin P``), or a supersede stored ``invalid`` while reported
+    committed, the old claim still sent to the model. Such a write carries the item's
+    time plus one millisecond instead, and replays after it."""
+    if not isinstance(decision, PinMutation | MemoryMutation):
+        return None
+    if decision.operation == "supersede":
+        target = decision.previous_id
+    elif decision.operation == "status":
+        target = status_target(decision)
+    else:
+        return None
+    if not target:
+        return None
+    changed = projection.last_changed([target]).get(target)
+    return None if changed is None or changed < ctx.now_ms else changed + 1
+
+
 def dry_run(app: Waymarks, decide: Callable[[WriteContext], Decision],
             guard: Guard | None = None) -> Decision:
     """The decision a write would make now, appending nothing (see ``Waymarks.dry_run``)."""
@@ -83,6 +115,9 @@ def dry_run_all(app: Waymarks, decides: Sequence[Callable[[WriteContext], Decisi
         ctx = msgspec.structs.replace(base, view=overlay)
         for number, decide in enumerate(decides, 1):
             decision = decide(ctx)
+            later = after_target(app.projection, ctx, decision)
+            if later is not None:  # as the write decides it (see after_target)
+                decision = decide(msgspec.structs.replace(ctx, now_ms=later))
             if isinstance(decision, PinMutation | MemoryMutation):
                 # the check the write makes under the lock, so a session that may not hold
                 # project items is refused before anyone is asked, not after the yes
@@ -143,6 +178,10 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
         with app._synced(session) as projection:
             ctx = context(app, projection, session)
             decision = (guard(ctx) if guard else None) or decide(ctx)
+            later = after_target(projection, ctx, decision)
+            if later is not None:  # decided again at the time the entry will carry
+                ctx = msgspec.structs.replace(ctx, now_ms=later)
+                decision = (guard(ctx) if guard else None) or decide(ctx)
             if not isinstance(decision, PinMutation | MemoryMutation):
                 return decision
             mutation = decision
@@ -154,13 +193,16 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
                 return refused
             if app.rehearsing:  # every check passed; append nothing
                 raise Rehearsed(custom_type_of(mutation))
+            moment = app.clock.now()
+            if later is not None:
+                moment = max(moment, datetime.fromtimestamp(later / 1000, UTC))
             appended = session.append(
                 {"type": "custom", "customType": custom_type_of(mutation),
-                 "data": mutation, "timestamp": iso(app.clock.now())},
+                 "data": mutation, "timestamp": iso(moment)},
                 app.ids.entry_id,
             )
             projection.sync(session, app._now_ms())
-            unapplied = not_applied(projection, session, appended.id)
+            unapplied = not_applied(projection, session, appended.id, mutation)
             if unapplied is not None:
                 return unapplied
     except sqlite3.Error as exc:
