@@ -14,8 +14,8 @@ so it creates no file and appends nothing.
 from __future__ import annotations
 
 import sqlite3
-from datetime import UTC, datetime
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import msgspec
