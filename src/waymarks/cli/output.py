@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from waymarks.commands.results import Result, Table
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 STYLES = {"active": "green", "available": "green", "superseded": "dim",
           "deleted": "dim strike", "invalid": "red", "expired": "yellow"}
@@ -72,6 +75,9 @@ def render_table(table: Table) -> str:
     console = Console(file=io.StringIO(), force_terminal=True, width=width,
                       no_color=bool(os.environ.get("NO_COLOR")), highlight=False,
                       emoji=False, markup=False)
+    if _too_narrow(table, width):
+        _print_stacked(console, table, width)
+        return _finish(console, table)
     grid = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
                      header_style="bold", expand=False)
     for column in table.columns:
@@ -92,7 +98,77 @@ def render_table(table: Table) -> str:
                                   else ""))
         grid.add_row(*cells)
     console.print(grid)
+    return _finish(console, table)
+
+
+def _finish(console: Console, table: Table) -> str:
+    from rich.text import Text
+
     for line in table.footer:
         console.print(Text(line, style="dim"))
     rendered: str = console.file.getvalue()  # type: ignore[attr-defined]
     return rendered.rstrip("\n")
+
+
+#: the least room a table leaves its text column before the rows are stacked instead
+MIN_TEXT_CELLS = 30
+
+
+def _natural(table: Table, index: int) -> int:
+    from rich.cells import cell_len
+
+    return max([cell_len(table.columns[index].name),
+                *(cell_len(row[index]) for row in table.rows)])
+
+
+def _too_narrow(table: Table, width: int) -> bool:
+    """Whether the columns beside the text leave it less than ``MIN_TEXT_CELLS``: the
+    table then squeezed the text column to nothing (at 80 columns a memory list showed
+    IDs, dates and keys, and no claim)."""
+    fields = [i for i, c in enumerate(table.columns) if not c.wide]
+    if len(fields) == len(table.columns) or not table.rows:
+        return False
+    used = sum(_natural(table, i) for i in fields) + 3 * len(fields)
+    return width - used < min(MIN_TEXT_CELLS, width // 2)
+
+
+def _print_stacked(console: Console, table: Table, width: int) -> None:
+    """Each row as a line of the short fields that fit the width, then, indented, the
+    ones that did not (``NAME: value``) and its text, wrapped."""
+    from rich.padding import Padding
+    from rich.text import Text
+
+    widths: dict[int, int] = {}
+    shown: list[int] = []
+    used = 0
+    for i, column in enumerate(table.columns):
+        if column.wide:
+            continue
+        widths[i] = _natural(table, i)
+        if not shown or used + 2 + widths[i] <= width:
+            shown.append(i)
+            used += widths[i] + (2 if len(shown) > 1 else 0)
+    below = [i for i, c in enumerate(table.columns) if c.wide or i not in shown]
+    console.print(Text("  ".join(table.columns[i].name.ljust(widths[i]) for i in shown)
+                       .rstrip(), style="bold"), overflow="fold")
+    for n, row in enumerate(table.rows):
+        kind = table.kinds[n] if n < len(table.kinds) else ""
+        faded = "dim" if kind in ("superseded", "deleted") else ""
+        line = Text()
+        for position, i in enumerate(shown):
+            column, value = table.columns[i], row[i]
+            line.append("  " if position else "")
+            cell = value.rjust(widths[i]) if column.justify == "right" else value.ljust(
+                widths[i])
+            style = (STYLES.get(kind.split("→")[0], "yellow" if kind else "")
+                     if column.name == "STATUS" else "bold cyan" if column.name == "" and value
+                     else faded)
+            line.append(cell, style=style)
+        line.rstrip()
+        console.print(line, overflow="fold")
+        for i in below:
+            column, value = table.columns[i], row[i]
+            if value:
+                shown_value = value if column.wide else f"{column.name}: {value}"
+                console.print(Padding(Text(shown_value, style=faded), (0, 0, 0, 4),
+                                      expand=False), overflow="fold")

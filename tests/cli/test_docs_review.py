@@ -1,0 +1,45 @@
+"""Defects a review of README against the CLI's behaviour reproduced; each test failed
+before its fix."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from waymarks.cli import output
+from waymarks.commands.results import Column, Table
+
+CLAIM = "The database port defaults to 5432 and the replica listens on 5433 for reads."
+COLUMNS = (Column(""), Column("ID"), Column("STATUS"), Column("SCOPE"), Column("CREATED"),
+           Column("UPDATED"), Column("KEY"), Column("TEXT", wide=True))
+ROW = ("*", "2b213226", "superseded→b78fb3c6", "session", "2026-12-04 21:24",
+       "2026-12-04 21:24", "database-port-defaults", CLAIM)
+
+
+def _shown(monkeypatch: pytest.MonkeyPatch, columns: int) -> str:
+    monkeypatch.setattr(output, "_terminal_size", lambda: os.terminal_size((columns, 40)))
+    monkeypatch.setenv("NO_COLOR", "1")
+    text = output.render_table(Table(COLUMNS, [ROW], ["superseded"], ("(* = applies)",)))
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+@pytest.mark.parametrize("columns", [60, 80, 100])
+def test_a_narrow_terminal_still_shows_the_claim(monkeypatch: pytest.MonkeyPatch,
+                                                 columns: int) -> None:
+    """At 80 columns the fields beside the text left it no room: the memory list showed
+    IDs, dates and keys, and no claim (at 100 too, with a superseded row). The rows are
+    stacked then: their short fields, and below them the rest and the text, wrapped."""
+    shown = _shown(monkeypatch, columns)
+    assert " ".join(shown.split()).count(CLAIM) == 1, shown
+    assert "database-port-defaults" in shown and "superseded→b78fb3c6" in shown
+    assert all(len(line.rstrip()) <= columns for line in shown.splitlines()), shown
+    assert shown.endswith("(* = applies)")
+
+
+def test_a_wide_terminal_keeps_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    shown = _shown(monkeypatch, 200)
+    header = shown.splitlines()[0].split()
+    assert header == ["ID", "STATUS", "SCOPE", "CREATED", "UPDATED", "KEY", "TEXT"]
+    assert CLAIM in shown
