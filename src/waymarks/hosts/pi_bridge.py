@@ -508,7 +508,8 @@ def _entries(value: object) -> list[dict[str, Any]]:
     if not isinstance(value, list):
         raise BridgeError("invalid_argument", "entries must be a list of Pi's session "
                           "entries")
-    return [e if isinstance(e, dict) else {"notAnEntry": e} for e in value]
+    return [e if isinstance(e, dict) and isinstance(e.get("id"), str) else {"notAnEntry": True}
+            for e in value]
 
 
 def _leaf(value: object) -> str | None:

@@ -172,7 +172,8 @@ def build_plan(
     memory_blocks, room = _choose_memories(order_memories(request, memories), egress,
                                            budgets, room, manifest)
     personal_text, room = _choose_texts(personal, "personal", egress,
-                                        budgets.max_personal_tokens, room, manifest, sep="\n")
+                                        budgets.max_personal_tokens, room, manifest, sep="\n",
+                                        overhead=_PERSONAL_WRAPPER)
     learned_text, room = _learned(learned, egress, budgets, room, manifest)
     history_text, room = _choose_texts(history, "history", egress, budgets.max_history_tokens,
                                        room, manifest)
@@ -200,8 +201,38 @@ def build_plan(
         messages.append(Message("snippets", SNIPPET_PRIORITY, snippet_text,
                                 estimate_tokens(snippet_text)))
     messages.append(Message("request", REQUEST_PRIORITY, request, request_tokens))
+    if model_limit is not None:
+        messages = _within(messages, manifest, model_limit - fixed_tokens)
     total = fixed_tokens + sum(m.tokens for m in messages)
     return Plan(tuple(messages), tuple(manifest), None, total, model_limit, provider)
+
+
+#: a message's kind -> its items' kind in the manifest
+_ITEM_KIND: Final = {"team": "team", "memory": "memory", "personal": "personal",
+                     "learned": "learned", "history": "history", "snippets": "snippet"}
+
+
+def _within(messages: list[Message], manifest: list[ManifestEntry], room: int
+            ) -> list[Message]:
+    """The messages without the optional blocks, lowest priority first, that the model's
+    limit has no room for. Items are chosen against the room one by one; a block's
+    wrapper and the separators between its items come on top (a personal entry's wrapper
+    alone is ~47 tokens), so a plan could total more than the limit it was given. Pins
+    and the request are mandatory, and fit (checked before anything was chosen)."""
+    kept = list(messages)
+    for message in sorted(messages, key=lambda m: m.priority):
+        if sum(m.tokens for m in kept) <= room:
+            break
+        kind = _ITEM_KIND.get(message.kind)
+        if kind is None:
+            continue
+        kept.remove(message)
+        for n, entry in enumerate(manifest):
+            if entry.kind == kind and entry.decision == "included":
+                manifest[n] = msgspec.structs.replace(
+                    entry, decision="excluded", reason="model limit reached (its block "
+                    "with its wrapper and separators did not fit)")
+    return kept
 
 
 def _choose_pins(pins: Sequence[PinInput], egress: Egress,
@@ -252,6 +283,13 @@ def _rendered_pin(block: PinBlock, egress: Egress) -> tuple[str, int]:
     return text, estimate_tokens(text)
 
 
+#: what a separator between two items of a block may add to the estimate (a blank line is
+#: two characters: at most one more token than the items' estimates summed)
+_SEPARATOR: Final = 1
+#: what wrapping personal entries costs (begin, guidance and end lines around them)
+_PERSONAL_WRAPPER: Final = estimate_tokens(wrap_personal("")) + 1
+
+
 def _choose_memories(
     memories: Sequence[MemoryInput], egress: Egress, budgets: Budgets, room: int | None,
     manifest: list[ManifestEntry],
@@ -270,20 +308,21 @@ def _choose_memories(
             continue
         rendered = render_memory(block, egress)
         tokens = estimate_tokens(rendered)
+        cost = tokens + (_SEPARATOR if chosen else 0)  # the blank line between blocks
         reason = None
         if len(chosen) >= budgets.max_results:
             reason = f"memory.maxResults ({budgets.max_results}) reached"
-        elif used + tokens > budgets.max_memory_tokens:
+        elif used + cost > budgets.max_memory_tokens:
             reason = f"memory token budget ({budgets.max_memory_tokens}) reached"
-        elif room is not None and tokens > room:
+        elif room is not None and cost > room:
             reason = "model limit reached"
         if reason is not None:
             manifest.append(ManifestEntry(decision="excluded", reason=reason, tokens=tokens,
                                           **entry))  # type: ignore[arg-type]
             continue
         chosen.append(rendered)
-        used += tokens
-        room = None if room is None else room - tokens
+        used += cost
+        room = None if room is None else room - cost
         manifest.append(ManifestEntry(decision="included", reason=block.reason, tokens=tokens,
                                       **entry))  # type: ignore[arg-type]
     return chosen, room
@@ -322,8 +361,10 @@ def _learned(learned: Sequence[LearnedBlock], egress: Egress, budgets: Budgets,
 
 def _choose_texts(
     texts: Sequence[TextInput], kind: str, egress: Egress, budget: int, room: int | None,
-    manifest: list[ManifestEntry], sep: str = "\n\n",
+    manifest: list[ManifestEntry], sep: str = "\n\n", overhead: int = 0,
 ) -> tuple[str, int | None]:
+    """The texts within ``budget`` and ``room``, joined by ``sep``; ``overhead``: what
+    the block's wrapper costs once it holds a text (counted against the room)."""
     parts: list[str] = []
     used = 0
     for item in texts:
@@ -335,17 +376,18 @@ def _choose_texts(
             continue
         text = render_text(item.block, egress)
         tokens = estimate_tokens(text)
-        if used + tokens > budget:
+        cost = tokens + (_SEPARATOR if parts else 0)
+        if used + cost > budget:
             reason = f"{kind} token budget ({budget}) reached"
-        elif room is not None and tokens > room:
+        elif room is not None and cost + (0 if parts else overhead) > room:
             reason = "model limit reached"
         if reason is not None:
             manifest.append(ManifestEntry(item.id, kind, "excluded", reason,
                                           classification=level, tokens=tokens))
             continue
+        room = None if room is None else room - cost - (0 if parts else overhead)
         parts.append(text)
-        used += tokens
-        room = None if room is None else room - tokens
+        used += cost
         manifest.append(ManifestEntry(item.id, kind, "included", item.reason,
                                       classification=level, tokens=tokens))
     return sep.join(parts), room
