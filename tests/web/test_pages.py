@@ -103,7 +103,7 @@ def test_status_actions_sources_and_learned_claims(web: Any, seeded: dict[str, s
     assert shown["status"] == "invalid" and shown["reason"] == "-x wrong"
     unknown = client.post("/act", data={"csrf": gate.csrf, "action": "exclude",
                                         "id": "00000000", "confirmed": "yes"})
-    assert unknown.status_code == 400 and "Failed (not_found)" in unknown.text
+    assert unknown.status_code == 200 and "Refused (not_found)" in unknown.text
     forget = client.post("/act", data={"csrf": gate.csrf, "action": "forget",
                                        "id": "nothing", "confirmed": "yes"}).text
     assert "Refused (not_found)" in forget

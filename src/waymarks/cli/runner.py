@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from waymarks.service.outcomes import ServiceError
 
 #: service errors caused by the request, not the environment: exit 2, like rejections
-REQUEST_ERRORS = frozenset({"not_found", "empty", "invalid_argument", "no_session",
-                            "active_source", "credential"})
 
 
 def default_home() -> Path:
@@ -160,7 +158,7 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     except argument_error() as exc:
         failed = ("usage", str(exc), EXIT_REJECTED)
     except service_error() as exc:
-        status = EXIT_REJECTED if exc.request or exc.code in REQUEST_ERRORS else EXIT_ERROR
+        status = EXIT_REJECTED if exc.refusal else EXIT_ERROR
         failed = (exc.code, str(exc), status)
     except OSError as exc:
         failed = ("io_error", f"{exc.strerror or exc} ({exc.filename or 'file'}); nothing "

@@ -9,7 +9,7 @@ ledger refused its payload, or the rules ignored it), so it is not reported as c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 import msgspec
 
@@ -56,6 +56,18 @@ class ServiceError(Exception):
         self.code = code
         #: caused by the request (a bad argument: exit 2), whatever the code says
         self.request = request
+
+    @property
+    def refusal(self) -> bool:
+        """Whether the request is what failed (refused: the CLI's exit 2, the inspector's
+        "Refused"), not the environment (exit 1, "Failed")."""
+        return self.request or self.code in REQUEST_ERRORS
+
+
+#: the codes of errors the request causes, whatever raised them (an unknown ID, the
+#: active session named for exclusion, a credential in the text)
+REQUEST_ERRORS: Final = frozenset({"not_found", "empty", "invalid_argument", "no_session",
+                                   "active_source", "credential"})
 
 
 class LedgerDamaged(ServiceError):

@@ -359,7 +359,10 @@ def set_source_excluded(app: Waymarks, session_id: str, excluded: bool,
                            "it from another session")
     unknown = ServiceError("not_found", f"No session {session_id} of {app.cwd} is known; "
                            "list them with `waymarks memory sources`")
-    if excluded and not app.projection.is_project_source(session_id, app.cwd):
+    if not app.projection.is_project_source(session_id, app.cwd) and (
+            excluded or session_id not in app.projection.excluded_sessions()):
+        # an include of a session neither known nor excluded: refused here, before a
+        # confirmation is asked (the inspector asked, then refused after the yes)
         raise unknown
     if app.rehearsing:
         raise Rehearsed("source exclusion")
@@ -368,9 +371,4 @@ def set_source_excluded(app: Waymarks, session_id: str, excluded: bool,
     with app.projection.transaction():
         changed = app.projection.set_excluded(session_id, excluded, reason=reason,
                                               now_ms=epoch_ms(app.clock.now()))
-    # an include that changed nothing named no excluded session: unknown, as for exclude
-    # (one whose file is gone is still included: it was excluded, so it changed)
-    if not excluded and not changed and not app.projection.is_project_source(session_id,
-                                                                             app.cwd):
-        raise unknown
     return changed

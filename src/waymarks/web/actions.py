@@ -129,6 +129,10 @@ def run(app: Waymarks, line: list[str]) -> Done:
                                   "message": "not an action", "conflicts": []},
                     "Refused: not an action", refused=True)
     except ServiceError as exc:
+        if exc.refusal:  # as the CLI refuses it (exit 2): the request, not the home
+            return Done(tuple(line), {"outcome": "rejected", "code": exc.code,
+                                      "message": str(exc), "conflicts": []},
+                        f"Refused ({exc.code}): {exc}", refused=True)
         return Done(tuple(line), {"outcome": "failed", "code": exc.code,
                                   "message": str(exc), "conflicts": []},
                     f"Failed ({exc.code}): {exc}", refused=False, failed=True)
