@@ -12,15 +12,22 @@ What must stay true:
 - an action is two requests: ``/confirm`` rehearses it (every check, nothing written) and
   shows what will run, or the refusal instead of the question; ``/act`` runs it; both are
   POSTs under the gate's CSRF check;
-- handlers are ``async`` and call the service without awaiting in between, so calls on
-  one service object are serialized on the event loop (SQLite objects are shared); they
-  read the form before they take the service, since a request served during an await
-  may close another project's service (only :data:`KEPT_PROJECTS` stay open).
+- a handler reads its form on the event loop, then does all its work (the service, the
+  template) in a worker thread under the inspector's one lock (:func:`_off_loop`): calls
+  on the service objects stay serialized (SQLite objects are shared, and a request may
+  close another project's service: only :data:`KEPT_PROJECTS` stay open), while the
+  loop stays free. Served on the loop, a database another process held locked stopped
+  every request for its 30 s busy wait, static files and the gate's own refusals too;
+- an error no handler expected is a page with the gate's headers (a bare 500 from the
+  server had none), naming its type, never a traceback.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -78,6 +85,9 @@ class Inspector:
         #: global, so the imported macros see it too
         self.env.globals["base"] = gate.prefix
         self.others: dict[str, Waymarks] = {}
+        #: held by every request's work (:func:`_off_loop`): the services are not shared
+        #: between threads at once
+        self.lock = threading.Lock()
 
     def close(self) -> None:
         for other in self.others.values():
@@ -139,7 +149,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
     """The ASGI application of one launch."""
     inspector = Inspector(app, gate)
 
-    async def overview(request: Request) -> Response:
+    def overview(request: Request) -> Response:
         service = inspector.service(request)
         if service is None:
             return inspector.problem("Unknown project: choose one from the list.")
@@ -148,7 +158,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         return inspector.render("overview.html", service, o=data,
                                 projects=reads.known_projects(inspector.app))
 
-    async def health(request: Request) -> Response:
+    def health(request: Request) -> Response:
         service = inspector.service(request)
         if service is None:
             return inspector.problem("Unknown project: choose one from the list.")
@@ -156,7 +166,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         return inspector.render("health_summary.html" if summary else "health.html",
                                 service, health=service.health())
 
-    async def item(request: Request) -> Response:
+    def item(request: Request) -> Response:
         service = inspector.service(request)
         kind = request.path_params["kind"]
         if service is None or kind not in ("pin", "memory"):
@@ -166,7 +176,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
             return inspector.problem(shown, 404)
         return inspector.render("item.html", service, p=shown, kind=kind)
 
-    async def learned(request: Request) -> Response:
+    def learned(request: Request) -> Response:
         found = reads.learned_claim(inspector.app.home, request.path_params["ref"])
         if found is None:
             return inspector.problem("No learned claim has exactly that ID.", 404)
@@ -174,8 +184,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         return inspector.render("learned.html", inspector.service(request),
                                 claim=claim, events=events)
 
-    async def explain(request: Request) -> Response:
-        form = await _form(request) if request.method != "GET" else {}
+    def explain(request: Request, form: dict[str, str]) -> Response:
         service = inspector.service(request)
         if service is None:
             return inspector.problem("Unknown project: choose one from the list.")
@@ -193,7 +202,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         return inspector.render("explain.html", service, e=shown, prompt=prompt,
                                 provider=shown.provider, providers=shown.providers)
 
-    async def timeline(request: Request) -> Response:
+    def timeline(request: Request) -> Response:
         service = inspector.service(request)
         if service is None:
             return inspector.problem("Unknown project: choose one from the list.")
@@ -206,8 +215,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
                                 total=len(events), days=days, peak=peak, chosen=chosen,
                                 kinds=reads.TIMELINE_KINDS)
 
-    async def confirm(request: Request) -> Response:
-        form = await _form(request)  # first: see the module's note on awaiting
+    def confirm(request: Request, form: dict[str, str]) -> Response:
         service = inspector.service(request)
         if service is None:  # never shown as if for the launch project
             return inspector.problem("Unknown project: choose one from the list.")
@@ -224,8 +232,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         return inspector.render("confirm.html", service, action=action, line=line,
                                 fields=fields)
 
-    async def act(request: Request) -> Response:
-        form = await _form(request)  # first: see the module's note on awaiting
+    def act(request: Request, form: dict[str, str]) -> Response:
         service = inspector.service(request)
         if service is None:
             return inspector.problem("Unknown project: choose one from the list.")
@@ -243,16 +250,17 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
     async def root_redirect(request: Request) -> Response:
         return RedirectResponse(gate.prefix + "/", status_code=303)
 
+    served = partial(_off_loop, inspector)
     routes = [
-        Route("/", overview),
+        Route("/", served(overview)),
         Route("/index.html", root_redirect),
-        Route("/health", health),
-        Route("/item/{kind}/{ref}", item),
-        Route("/learned/{ref}", learned),
-        Route("/explain", explain, methods=["GET", "POST"]),
-        Route("/timeline", timeline),
-        Route("/confirm", confirm, methods=["POST"]),
-        Route("/act", act, methods=["POST"]),
+        Route("/health", served(health)),
+        Route("/item/{kind}/{ref}", served(item)),
+        Route("/learned/{ref}", served(learned)),
+        Route("/explain", served(explain, form=True), methods=["GET", "POST"]),
+        Route("/timeline", served(timeline)),
+        Route("/confirm", served(confirm, form=True), methods=["POST"]),
+        Route("/act", served(act, form=True), methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     # under the launch's path only: its cookie is sent to nothing else (see security)
@@ -261,6 +269,32 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
     web.add_middleware(GateMiddleware, gate=gate)
     web.state.inspector = inspector  # the server closes the other projects' services
     return web
+
+
+def _off_loop(inspector: Inspector, handler: Callable[..., Response], *,
+              form: bool = False) -> Callable[[Request], Awaitable[Response]]:
+    """``handler`` as an endpoint: the form read on the loop (``form``: passed on; a GET
+    has none), the rest in a worker thread under the inspector's lock (module note)."""
+    import anyio.to_thread
+
+    async def endpoint(request: Request) -> Response:
+        fields = (await _form(request) if request.method != "GET" else {}) if form else None
+
+        def work() -> Response:
+            with inspector.lock:
+                try:
+                    return handler(request, fields) if form else handler(request)
+                except (ServiceError, actions.BadAction):
+                    raise  # their own pages (the exception handlers)
+                except Exception as exc:  # noqa: BLE001 (a page, never a bare 500)
+                    return inspector.problem(
+                        f"The inspector could not answer ({type(exc).__name__}). Nothing "
+                        "was changed by this page; `waymarks health` in a terminal says "
+                        "more.", 500)
+
+        return await anyio.to_thread.run_sync(work)
+
+    return endpoint
 
 
 def _bad_form(inspector: Inspector) -> Any:

@@ -1,0 +1,69 @@
+"""Defects a review of the web inspector reproduced; each test failed before its fix."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import log_in
+from waymarks.service.app import Waymarks
+from waymarks.web.app import build_app
+from waymarks.web.security import Gate
+
+
+def test_a_database_held_by_another_process_stops_only_the_pages_that_read_it(
+        seeded: dict[str, str], home: Path, project: Path, gate: Gate) -> None:
+    """Handlers ran the service on the event loop: while another process held the
+    database, one page's busy wait stopped every request (static files, the gate's own
+    401 and 403) until it gave up. The work now runs in a worker thread."""
+    from starlette.testclient import TestClient
+
+    with Waymarks(home, cwd=str(project), busy_timeout_ms=8000) as app:
+        web = build_app(app, gate)
+        with TestClient(web, follow_redirects=False,
+                        base_url="http://testserver" + gate.prefix) as client:
+            log_in(client, gate)
+            holder = sqlite3.connect(home / "waymarks.db", isolation_level=None)
+            holder.execute("BEGIN EXCLUSIVE")
+            page_done = threading.Event()
+            waiting = threading.Thread(target=lambda: (client.get("/"), page_done.set()))
+            try:
+                waiting.start()
+                while not web.state.inspector.lock.locked():  # the page waits on the db
+                    assert waiting.is_alive()
+                    threading.Event().wait(0.01)
+                style = client.get("/static/ui.css")
+                assert style.status_code == 200
+                assert not page_done.is_set()  # answered while the page still waited
+            finally:
+                holder.execute("ROLLBACK")
+                holder.close()
+                waiting.join(60)
+            assert page_done.is_set()
+
+
+def test_an_error_no_handler_expected_is_a_page_with_the_gates_headers(
+        web: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session file moved away under the inspector raised an error no handler
+    expected: the server answered a bare 500 without the page's security headers
+    (Content-Security-Policy, nosniff, no-store) and without saying anything."""
+    from waymarks.web import reads
+
+    client, gate = web
+    log_in(client, gate)
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise FileNotFoundError("session file gone")
+
+    monkeypatch.setattr(reads, "overview", broken)
+    answer = client.get("/")
+    assert answer.status_code == 500
+    assert "FileNotFoundError" in answer.text and "Traceback" not in answer.text
+    assert "content-security-policy" in answer.headers
+    assert answer.headers.get("x-content-type-options") == "nosniff"
+
+
