@@ -67,3 +67,20 @@ def test_an_error_no_handler_expected_is_a_page_with_the_gates_headers(
     assert answer.headers.get("x-content-type-options") == "nosniff"
 
 
+
+
+def test_a_form_field_is_what_the_confirmation_carries_back(
+        web: Any, cli: Any) -> None:
+    """The confirmation page carries the text back in hidden fields, and an HTML parser
+    turns NUL into U+FFFD and a lone CR into LF: the pin stored was not the pin shown.
+    NUL is refused; line breaks are read as the page carries them back."""
+    client, gate = web
+    log_in(client, gate)
+    nul = client.post("/confirm", data={"csrf": gate.csrf, "action": "pin",
+                                        "text": "Always run a\x00b tests"})
+    assert nul.status_code == 400 and "NUL" in nul.text
+    done = client.post("/act", data={"csrf": gate.csrf, "action": "pin", "confirmed": "yes",
+                                     "text": "Run the tests\rthen lint"})
+    assert done.status_code == 200, done.text
+    texts = [p["text"] for p in cli("pins")["items"]]
+    assert "Run the tests\nthen lint" in texts and not any("\r" in t for t in texts)

@@ -141,7 +141,13 @@ async def _form(request: Request) -> dict[str, str]:
             if len(value) > MAX_FIELD:
                 raise actions.BadAction(f"the field {key!r} is longer than {MAX_FIELD:,} "
                                         "characters; nothing was done")
-            values[key] = value
+            if "\x00" in value:  # an HTML page cannot carry it back: U+FFFD was stored
+                raise actions.BadAction(f"the field {key!r} holds a NUL character, which "
+                                        "the confirmation page cannot carry back as it is; "
+                                        "nothing was done")
+            # line breaks as the confirmation page will carry them back (a lone CR came
+            # back as LF: the text stored was not the text confirmed)
+            values[key] = value.replace("\r\n", "\n").replace("\r", "\n")
     return values
 
 
