@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -84,3 +88,36 @@ def test_a_form_field_is_what_the_confirmation_carries_back(
     assert done.status_code == 200, done.text
     texts = [p["text"] for p in cli("pins")["items"]]
     assert "Run the tests\nthen lint" in texts and not any("\r" in t for t in texts)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_kill_and_a_closed_terminal_remove_the_launch_page(
+        home: Path, project: Path, tmp_path: Path, sent: int, status: int) -> None:
+    """``ui --open`` starts the browser with a page that holds the URL and its token; it
+    was removed on Ctrl-C only. ``kill`` (the server raised the signal again with the
+    default handler, which killed the process before its cleanup) and a closed terminal
+    (SIGHUP, not handled) left it in the temporary folder."""
+    from tests.web.test_security import _printed_url
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "waymarks.cli.main", "ui", "--open", "--port", "0"],
+        cwd=project, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "WAYMARKS_HOME": str(home), "TMPDIR": str(temporary),
+             "BROWSER": "true", "NO_COLOR": "1"})
+    try:
+        _printed_url(process)
+        for _ in range(600):  # the page is written just after the URL is printed
+            if list(temporary.glob("waymarks-ui-*.html")):
+                break
+            threading.Event().wait(0.05)
+        assert list(temporary.glob("waymarks-ui-*.html"))
+        process.send_signal(sent)
+        assert process.wait(timeout=60) == status
+        assert list(temporary.glob("waymarks-ui-*.html")) == []
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -17,14 +17,17 @@ user of the machine (``ps``), and the token would be handed to all of them.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import sys
 import tempfile
+import threading
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from waymarks.web.security import Gate, host_names, is_loopback, moving_page
 
@@ -90,17 +93,67 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
     else:
         print(f"Waymarks inspector for {app.cwd}:\n  {url}\n(this URL carries a token "
               "made for this launch; Ctrl-C stops the inspector)", file=out, flush=True)
-    page = launch_page(url) if open_browser else None
+    page: Path | None = None
     try:
-        if page is not None:
-            opener(page.as_uri())
-        from waymarks.spawn.http_guard import GuardedH11
+        with _ending_cleanly():
+            page = launch_page(url) if open_browser else None
+            if page is not None:
+                opener(page.as_uri())
+            from waymarks.spawn.http_guard import GuardedH11
 
-        config = uvicorn.Config(web, log_level="warning", access_log=False, lifespan="off",
-                                http=GuardedH11)
-        uvicorn.Server(config).run(sockets=[sock])
+            config = uvicorn.Config(web, log_level="warning", access_log=False,
+                                    lifespan="off", http=GuardedH11)
+            _server(config).run(sockets=[sock])
     finally:
         web.state.inspector.close()
         sock.close()
         if page is not None:
             page.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _ending_cleanly() -> Iterator[None]:
+    """While serving, ``kill`` (SIGTERM) and a closed terminal (SIGHUP) end the inspector
+    as Ctrl-C does: its cleanup runs (the launch page, which holds the token, is removed)
+    and the process then ends with the signal's status (128 + N). The server raises a
+    signal it handled again once it stopped, with the handler that was there before: the
+    default one killed the process before any cleanup."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def ended(number: int, frame: object) -> None:
+        raise SystemExit(128 + number)
+
+    before = {number: signal.signal(number, ended)
+              for number in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+
+
+def _server(config: Any) -> Any:
+    """A uvicorn server that also stops gracefully on SIGHUP (uvicorn: SIGINT, SIGTERM)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                with super().capture_signals():
+                    yield
+                return
+            before = signal.signal(signal.SIGHUP, self.handle_exit)
+            hung_up = False
+            try:
+                with super().capture_signals():
+                    yield
+                    hung_up = signal.SIGHUP in self._captured_signals
+            finally:
+                signal.signal(signal.SIGHUP, before)
+            if hung_up:
+                signal.raise_signal(signal.SIGHUP)
+
+    return Server(config)
