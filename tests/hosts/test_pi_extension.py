@@ -43,7 +43,8 @@ process.exit(0);
 """
 
 
-def run_harness(tmp_path: Path, waymarks_bin: str) -> dict[str, object]:
+def run_harness(tmp_path: Path, waymarks_bin: str, timeout_ms: str = "3000",
+                errors: list[str] | None = None) -> dict[str, object]:
     node_bin = Path(install("pi16")[0])
     modules = cache_root() / "pi16" / "node_modules"
     work = tmp_path / "ext"
@@ -57,10 +58,12 @@ def run_harness(tmp_path: Path, waymarks_bin: str) -> dict[str, object]:
                                   "extension": work / "index.ts",
                                   "cwd": json.dumps(str(project))})
     env = {**os.environ, "WAYMARKS_BIN": waymarks_bin, "WAYMARKS_HOME": str(tmp_path / "h"),
-           "WAYMARKS_BRIDGE_TIMEOUT_MS": "3000"}
+           "WAYMARKS_BRIDGE_TIMEOUT_MS": timeout_ms}
     done = subprocess.run([str(node_bin), str(harness)], cwd=work, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+    if errors is not None:
+        errors.append(done.stderr)
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
@@ -77,3 +80,20 @@ def test_an_unknown_payload_shape_is_withheld_whole_by_a_live_bridge(tmp_path: P
     result = run_harness(tmp_path, str(WAYMARKS_BIN))
     sent = json.dumps(result["sent"])
     assert "SECRET-PLAN" not in sent and "AAAABBBB" not in sent and "plan" not in sent
+
+
+def test_a_stuck_bridge_is_waited_for_once_and_both_consequences_are_said(
+        tmp_path: Path) -> None:
+    """A bridge that never answers was started again by every hook, each waiting the
+    whole initialize timeout (a review measured 105 s for one prompt), and the person
+    was told only that memory was off, never that requests went out withheld."""
+    starts = tmp_path / "starts"
+    stuck = tmp_path / "stuck-waymarks"
+    stuck.write_text(f"#!/bin/sh\necho started >> {starts}\nexec sleep 300\n")
+    stuck.chmod(0o755)
+    errors: list[str] = []
+    result = run_harness(tmp_path, str(stuck), timeout_ms="300", errors=errors)
+    assert result["injected"] is False
+    assert "SECRET-PLAN" not in json.dumps(result["sent"])
+    assert starts.read_text().count("started") == 1
+    assert "memory is off" in errors[0] and "requests are withheld" in errors[0]

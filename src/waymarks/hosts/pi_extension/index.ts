@@ -22,8 +22,10 @@
  * `unavailable`. Only an error code ever crosses back, never a provider's error text.
  *
  * Failure policy: if the bridge is down or slow, Pi keeps working without injected context
- * and the person sees one warning. Privacy is the exception: a provider payload that
- * cannot be checked is withheld (its content replaced) rather than sent unchecked.
+ * and the person sees one warning for that. Privacy is the exception: a provider payload
+ * that cannot be checked is withheld (its content replaced) rather than sent unchecked,
+ * and the person is told that too, once. A bridge that failed to start is started again
+ * after a minute, not by every hook.
  *
  * Configuration (environment): WAYMARKS_BIN (default "waymarks"), WAYMARKS_HOME,
  * WAYMARKS_BRIDGE_TIMEOUT_MS (default 5000), WAYMARKS_BRIDGE_TIMINGS (a file to append
@@ -42,6 +44,7 @@ const WITHHELD = "[withheld by Waymarks: privacy could not be checked]";
 const LONG_CALL_MS = 10 * 60 * 1000; // a confirmation waits for the person, not for a timer
 const EVOLVE_EVERY_MS = Number(process.env.WAYMARKS_EVOLVE_INTERVAL_MS || 15_000);
 const DEFAULT_CALL_MS = 120_000;
+const RETRY_MS = 60_000; // a bridge that failed to start is tried again after this
 /** Keys whose string values are protocol, not content: kept when a payload is withheld. */
 const STRUCTURAL = new Set(["model", "role", "type", "stream", "tool_choice", "id", "tool_call_id", "name"]);
 
@@ -52,7 +55,8 @@ export default function waymarks(pi: any) {
 	const pending = new Map<number, Pending>();
 	const sent = new Set<string>();
 	let ctxNow: any;
-	let warned = false;
+	const warned = new Set<string>();
+	let downUntil = 0;
 	let cachedPlan: { key: string; messages: Json[] } | undefined;
 	/** the AbortSignal of the tool call in progress: a confirmation it asks for ends
 	 * `cancelled` when it fires (abort before dispatch) */
@@ -65,11 +69,24 @@ export default function waymarks(pi: any) {
 	let evolving: AbortController | undefined;
 	let shutDown = false;
 
-	function warn(ctx: any, message: string) {
-		if (warned) return;
-		warned = true;
+	/** Tell the person once per `kind` ("memory": no context injected, "privacy":
+	 * requests withheld; each is said once, not the first of them only, which hid why
+	 * answers made no sense), or every time without one (a command they typed failed). */
+	function warn(ctx: any, message: string, kind?: string) {
+		if (kind !== undefined) {
+			if (warned.has(kind)) return;
+			warned.add(kind);
+		}
 		if (ctx?.hasUI) ctx.ui.notify(`Waymarks: ${message}`, "warning");
 		else process.stderr.write(`Waymarks: ${message}\n`);
+	}
+
+	/** A bridge that would not start (or answer initialize) is not started again for
+	 * RETRY_MS: each hook of a turn restarted it and waited the whole initialize timeout
+	 * again (a stuck one cost 40 s per model request, 105 s for one prompt). */
+	function down() {
+		stop();
+		downUntil = Date.now() + RETRY_MS;
 	}
 
 	function stop() {
@@ -370,11 +387,14 @@ export default function waymarks(pi: any) {
 	/** A bridge call that may restart the bridge once; waits for confirmations without a limit. */
 	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs): Promise<Json> {
 		ctxNow = ctx;
-		if (!child || !ready) ready = start(ctx);
+		if (!child || !ready) {
+			if (Date.now() < downUntil) throw new Error("the Waymarks bridge is down; it is tried again within a minute");
+			ready = start(ctx);
+		}
 		try {
 			await ready;
 		} catch (e) {
-			stop(); // initialize failed or timed out: start afresh on the next call
+			down(); // initialize failed or timed out: start afresh after RETRY_MS
 			throw e;
 		}
 		return request(method, { ...params, sync: syncParams(ctx) }, timeout);
@@ -432,8 +452,13 @@ export default function waymarks(pi: any) {
 	pi.on("session_start", async (_event: Json, ctx: any) => {
 		stop();
 		ctxNow = ctx;
-		ready = start(ctx);
-		ready.catch((e: Error) => warn(ctx, `memory is off for this session (${e.message})`));
+		downUntil = 0; // a new session tries at once
+		const starting = start(ctx);
+		ready = starting;
+		starting.catch((e: Error) => {
+			if (ready === starting) down();
+			warn(ctx, `memory is off for this session (${e.message})`, "memory");
+		});
 		shutDown = false;
 		scheduleEvolve();
 	});
@@ -520,7 +545,7 @@ export default function waymarks(pi: any) {
 			messages.splice(last.index, 0, ...injected);
 			return { messages };
 		} catch (e) {
-			warn(ctx, `no pins or memory for this request (${e instanceof Error ? e.message : e})`);
+			warn(ctx, `no pins or memory for this request (${e instanceof Error ? e.message : e})`, "memory");
 			return undefined;
 		}
 	});
@@ -532,7 +557,7 @@ export default function waymarks(pi: any) {
 		} catch (e) {
 			// Fails closed: a payload that could not be checked (markers, credentials) is
 			// withheld, never sent as Pi built it.
-			warn(ctx, `requests are withheld: their privacy could not be checked (${e instanceof Error ? e.message : e})`);
+			warn(ctx, `requests are withheld (their content replaced): their privacy could not be checked (${e instanceof Error ? e.message : e})`, "privacy");
 			return withheld(event.payload);
 		}
 	});
