@@ -128,3 +128,26 @@ def test_an_entry_pi_loaded_that_is_no_entry_is_skipped_not_the_whole_session(
         assert bridge.read()["error"]["code"] == "invalid_argument"
     finally:
         bridge.close()
+
+
+def test_pi_install_names_the_home_it_was_run_for(tmp_path: Path) -> None:
+    """``waymarks --home H pi install`` reported on H ("learning is on") while the loader
+    named no home, so Pi's bridge used the default one (another home's pins, learning
+    off). The loader names H for Pi now, unless Pi's environment names a home itself;
+    the default home is not written in."""
+    import subprocess
+    import sys
+
+    from waymarks.cli.home import user_data_dir
+    from waymarks.hosts import pi_install
+
+    home, agent = tmp_path / "elsewhere-home", tmp_path / "agent"
+    env = {k: v for k, v in os.environ.items() if k != "WAYMARKS_HOME"}
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--json", "pi", "install", "--agent-dir", str(agent)],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    loader = pi_install.loader_path(agent).read_text()
+    assert f"process.env.WAYMARKS_HOME ??= {json.dumps(str(home))};" in loader
+    default = pi_install.loader_text(home=Path(user_data_dir()))
+    assert "WAYMARKS_HOME" not in default

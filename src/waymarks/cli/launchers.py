@@ -264,7 +264,8 @@ def register(root: "click.Group") -> None:
 
         where = pi_install.agent_dir(directory)
         try:
-            path, changed = (pi_install.install if install else pi_install.uninstall)(where)
+            path, changed = pi_install.install(where, runtime().app().home) if install \
+                else pi_install.uninstall(where)
         except (FileExistsError, FileNotFoundError) as exc:
             return Result({"outcome": "rejected", "code": "conflict", "id": None,
                            "conflicts": [], "notices": [],

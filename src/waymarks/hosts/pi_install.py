@@ -38,15 +38,22 @@ def loader_path(directory: Path) -> Path:
     return directory / "extensions" / "waymarks.ts"
 
 
-def loader_text(extension: Path = EXTENSION, created: list[str] | None = None) -> str:
+def loader_text(extension: Path = EXTENSION, created: list[str] | None = None,
+                home: Path | None = None) -> str:
+    """The loader; ``home``: the home it names for Pi's bridge (unless Pi's environment
+    names one: ``WAYMARKS_HOME`` set there wins), left out when it is the default one."""
+    from waymarks.cli.home import user_data_dir
     from waymarks.hosts.claude_code_install import waymarks_binary
 
     binary = waymarks_binary()  # the script pip installed (a --user install's is not beside
     # the interpreter): the rule the Claude Code installer follows
+    named = [] if home is None or os.path.abspath(home) == os.path.abspath(user_data_dir()) \
+        else [f"process.env.WAYMARKS_HOME ??= {json.dumps(str(home))};"]
     return "\n".join([
         MARK,
         CREATED + json.dumps(created or []),
         f"process.env.WAYMARKS_BIN ??= {json.dumps(str(binary))};",
+        *named,
         f"export {{ default }} from {json.dumps(str(extension))};", ""])
 
 
@@ -90,8 +97,11 @@ def _existing(path: Path, fix: str) -> bytes | None:
     raise FileExistsError(f"{path} is {what}, not a loader Waymarks wrote; {fix}")
 
 
-def install(directory: Path) -> tuple[Path, bool]:
-    """Write (or refresh) the loader; returns its path and whether anything changed."""
+def install(directory: Path, home: Path | None = None) -> tuple[Path, bool]:
+    """Write (or refresh) the loader; returns its path and whether anything changed.
+    ``home``: the home the install was run for (``--home``, ``WAYMARKS_HOME``), which
+    the loader names for Pi unless it is the default: before, ``waymarks --home H pi
+    install`` reported on H (learning on) while Pi's bridge used another home."""
     if not EXTENSION.is_file():
         raise FileNotFoundError(f"{EXTENSION} is missing: this installation of Waymarks is "
                                 "incomplete; reinstall it (the extension is package data)")
@@ -102,7 +112,7 @@ def install(directory: Path) -> tuple[Path, bool]:
                               "away first")
     created = created_directories(existing.decode("utf-8", "replace")) \
         if existing is not None else _missing_ancestors(Path(os.path.abspath(path.parent)))
-    text = loader_text(created=created)
+    text = loader_text(created=created, home=home)
     if existing == text.encode("utf-8"):
         return path, False
     if path.is_symlink():
