@@ -386,8 +386,13 @@ class PersonalStore:
 
 
 def personal_directory(home: Path, raw_config: dict[str, object]) -> Path:
-    """``[personal] directory`` from the configuration, else ``<home>/memory``."""
+    """``[personal] directory`` from the configuration, else ``<home>/memory``. A
+    relative one is under the home, where the configuration is: taken as it was, it was
+    relative to wherever a command ran, so an untrusted repository's ``memory/*.md`` was
+    read as the person's own notes and written to."""
     section = raw_config.get("personal")
     configured = section.get("directory") if isinstance(section, dict) else None
-    return Path(configured).expanduser() if isinstance(configured, str) and configured \
-        else home / "memory"
+    if not isinstance(configured, str) or not configured:
+        return home / "memory"
+    chosen = Path(configured).expanduser()
+    return chosen if chosen.is_absolute() else home / chosen
