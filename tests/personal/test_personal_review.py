@@ -47,3 +47,35 @@ def test_a_relative_personal_directory_is_under_the_home(
     assert "install.sh" not in json.dumps(plan)
     assert sorted(p.name for p in project.rglob("*")) == before
     assert (home / "memory" / f"{saved['slug']}.md").is_file()
+
+
+TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+def test_an_adrs_status_goes_through_the_egress_as_its_text_does(
+        cli: Callable[..., dict], project: Path) -> None:
+    """An ADR's ``status`` went to a remote provider as it was written (a token in it
+    in full), in the plan and in ``recall_memory``, while the same token in its body was
+    redacted."""
+    from waymarks.personal.bridge_tools import recall_memory
+    from waymarks.service.app import Waymarks
+
+    cli("trust", str(project))
+    decisions = project / "docs" / "engineering" / "decisions"
+    decisions.mkdir(parents=True)
+    (decisions / "ADR-0001-kafka-retention.md").write_text(
+        f"---\nid: ADR-0001\ntitle: Kafka retention\nstatus: Accepted {TOKEN}\n"
+        "decision: Keep kafka events seven days\nwhy: cost\n---\n# Decision\n"
+        "Keep kafka events for seven days.\n")
+    plan = cli("plan", "--provider", "openai", "--prompt",
+               "how long do we keep kafka events retention?")
+    shown = json.dumps(plan)
+    assert "Kafka" in shown or "kafka" in shown
+    assert TOKEN not in shown and TOKEN[:12] not in shown
+    from waymarks.core.egress import Egress
+    from waymarks.core.privacy import ProviderPolicy
+
+    with Waymarks(Path(cli("status")["home"]), cwd=str(project)) as app:
+        answer = recall_memory(app, "kafka events retention",
+                               Egress.to(ProviderPolicy.from_config({}), "openai"))
+    assert "kafka" in json.dumps(answer).lower() and TOKEN[:12] not in json.dumps(answer)

@@ -83,11 +83,13 @@ def recall_memory(app: Waymarks, query: object, egress: Egress) -> dict[str, Any
             block = item.block
             text = egress.text(block.text, block.classification)
             source = egress.text(block.label, block.classification)
-            if text is None or source is None:
+            status = egress.text(block.status, block.classification) if block.status \
+                else ""  # the ADR's own words, as its text is (a credential went out raw)
+            if text is None or source is None or status is None:
                 withheld += 1
                 continue
             docs.append({"source": source, "text": text}
-                        | ({"status": block.status} if block.status else {}))
+                        | ({"status": status} if status else {}))
         for item in PersonalIndex(personal_store(app)).candidates(app, query):
             if len(lines) >= MAX_INDEX_LINES:
                 break

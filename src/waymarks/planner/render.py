@@ -187,8 +187,8 @@ def render_text(block: TextBlock, egress: Egress) -> str:
                           f"Role: {quote(egress.label(block.label))}", "Text JSON:", shown,
                           TURN_END])
     lines = [DOCS_BEGIN, f"Source: {_shown(egress, block.label, level)}"]
-    if block.status:
-        lines.append(f"Status: {meta(block.status)}")
+    if block.status:  # the ADR's own words: through the egress like its text
+        lines.append(f"Status: {ident(egress, block.status, level)}")
     return "\n".join([*lines, "Text JSON:", shown, DOCS_GUIDANCE, DOCS_END])
 
 
