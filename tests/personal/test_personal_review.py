@@ -79,3 +79,15 @@ def test_an_adrs_status_goes_through_the_egress_as_its_text_does(
         answer = recall_memory(app, "kafka events retention",
                                Egress.to(ProviderPolicy.from_config({}), "openai"))
     assert "kafka" in json.dumps(answer).lower() and TOKEN[:12] not in json.dumps(answer)
+
+
+@pytest.mark.parametrize("marker", ["[ds4: local-only]", "［ds4:local-only］"])
+def test_a_look_alike_marker_is_noticed_as_memory_add_notices_it(
+        cli: Callable[..., dict], marker: str) -> None:
+    """``memory add`` says that ``[ds4: local-only]`` (a space, fullwidth brackets)
+    classifies nothing; ``personal save`` and ``notes add`` said nothing, and the entry
+    meant to stay local went to remote providers."""
+    text = f"{marker}My bank PIN is in the drawer."
+    for args in (("personal", "save", "--", text), ("notes", "add", "--", text)):
+        answer = cli(*args)
+        assert any("look like a classification marker" in n for n in answer["notices"]), args

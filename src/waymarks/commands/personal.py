@@ -114,8 +114,10 @@ def personal_group() -> Group:
         except PersonalMemoryError as exc:
             return refused("invalid_argument", str(exc))
         verb = "Replaced" if saved.replaced else "Saved"
-        return Result({"outcome": "saved", "slug": saved.slug, "path": str(saved.path),
-                       "replaced": saved.replaced}, f"{verb} {saved.slug} in {saved.path}")
+        return _noticed(Result({"outcome": "saved", "slug": saved.slug, "path": str(saved.path),
+                                "replaced": saved.replaced},
+                               f"{verb} {saved.slug} in {saved.path}"),
+                        " ".join(text), name, description)
 
     @command(personal, "show", summary="One entry in full.",
              examples=["waymarks personal show keep-pull-requests-under-300-lines"])
@@ -198,8 +200,9 @@ def notes_group() -> Group:
         from waymarks.personal.notes import add_note
 
         note, added = add_note(runtime().app(), " ".join(text), type_)
-        return Result({**note.to_json(), "added": added},
-                      f"Added note {note.id}." if added else f"Already noted ({note.id}).")
+        return _noticed(Result({**note.to_json(), "added": added},
+                               f"Added note {note.id}." if added
+                               else f"Already noted ({note.id})."), " ".join(text))
 
     @command(notes, "clear", summary="Start a fresh list of notes on this branch.",
              examples=["waymarks notes clear"])
@@ -243,3 +246,16 @@ def adr_group() -> Group:
         return Result({"path": str(path)}, f"Created {path}")
 
     return adr
+
+
+def _noticed(result: Result, *texts: str | None) -> Result:
+    """``result`` with the notices ``memory add`` gives about the same text (a look-alike
+    marker, ``[ds4: local-only]`` with a space, classifies nothing): these commands said
+    nothing, and an entry meant to stay local went to remote providers."""
+    from waymarks.service.writes import text_notices
+
+    notices = text_notices(*texts)
+    if not notices:
+        return result
+    return Result({**result.data, "notices": list(notices)},
+                  result.text + "".join(f"\nnote: {n}" for n in notices), result.exit_code)
