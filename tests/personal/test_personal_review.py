@@ -91,3 +91,19 @@ def test_a_look_alike_marker_is_noticed_as_memory_add_notices_it(
     for args in (("personal", "save", "--", text), ("notes", "add", "--", text)):
         answer = cli(*args)
         assert any("look like a classification marker" in n for n in answer["notices"]), args
+
+
+@pytest.mark.parametrize("line", [" classification: local-only", "\tclassification: internal",
+                                  " classification: sensitive"])
+def test_a_level_indented_where_no_field_is_read_fails_closed(
+        cli: Callable[..., dict], home: Path, line: str) -> None:
+    """A frontmatter that is not YAML (a name holding ": ") is read line by line, and a
+    ``classification`` line indented by one space was skipped: the entry went to remote
+    providers as normal. A level written where no field is read is no known level."""
+    (home / "memory").mkdir(parents=True)
+    (home / "memory" / "salary.md").write_text(
+        f"---\nname: Salary: 250k base\ndescription: my pay\nmetadata:\n  type: user\n"
+        f"{line}\n---\nMy salary is 250k.\n")
+    [entry] = cli("personal", "list")["entries"]
+    assert entry["classification"] == "local-only", entry
+    assert "250k" not in json.dumps(cli("plan", "--provider", "openai", "--prompt", "salary"))

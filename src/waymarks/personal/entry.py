@@ -261,8 +261,12 @@ def _legacy_fields(head: str) -> dict[str, str]:
             continue
         in_metadata = line.rstrip() == "metadata:"
         key, sep, value = line.partition(":")
-        if sep and not line.startswith(" "):
+        if sep and not line[:1].isspace():
             _put(fields, key.strip(), value.strip())
+        elif sep and key.strip() == "classification":
+            # indented where no field is read (one space, a tab): a level was meant, so
+            # it is no known one (local-only) rather than none (dropped, it went out)
+            fields["classification"] = ""
     return fields
 
 
