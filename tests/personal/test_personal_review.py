@@ -107,3 +107,14 @@ def test_a_level_indented_where_no_field_is_read_fails_closed(
     [entry] = cli("personal", "list")["entries"]
     assert entry["classification"] == "local-only", entry
     assert "250k" not in json.dumps(cli("plan", "--provider", "openai", "--prompt", "salary"))
+
+
+def test_a_derived_slug_leaves_out_what_markers_keep_back(cli: Callable[..., dict]) -> None:
+    """The slug names the file, and manifests and logs name the entry by it: derived
+    from ``[ds4:sensitive]I earn 250k…`` it was ``ds4-sensitive-i-earn-250k-…``."""
+    saved = cli("personal", "save", "--", "Pay: [ds4:sensitive]I earn 250k a year"
+                "[/ds4:sensitive] at ACME")
+    assert "250k" not in saved["slug"] and "ds4" not in saved["slug"], saved
+    assert saved["slug"].startswith("pay")
+    hidden = cli("personal", "save", "--", "[ds4:local-only]Bank PIN 4321[/ds4:local-only]")
+    assert hidden["slug"].startswith("memory") and "4321" not in hidden["slug"]

@@ -116,6 +116,13 @@ def summary_of(text: str, name: str) -> str:
 
 
 def derive_slug(name: str) -> str:
+    """A slug from ``name``'s words outside marker spans above ``normal`` (the tags
+    left out too): the slug is the file's name and what manifests and logs name an entry
+    by, so ``[ds4:sensitive]I earn 250k…`` made ``ds4-sensitive-i-earn-250k-…``."""
+    from waymarks.core.privacy import has_markers, parse_marked
+
+    if has_markers(name):
+        name = " ".join(s.text for s in parse_marked(name).segments if s.level == "normal")
     slug = _NOT_SLUG.sub("-", name.lower()).strip("-")[:MAX_SLUG].strip("-")
     return slug or "memory"
 
