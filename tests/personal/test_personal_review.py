@@ -118,3 +118,32 @@ def test_a_derived_slug_leaves_out_what_markers_keep_back(cli: Callable[..., dic
     assert saved["slug"].startswith("pay")
     hidden = cli("personal", "save", "--", "[ds4:local-only]Bank PIN 4321[/ds4:local-only]")
     assert hidden["slug"].startswith("memory") and "4321" not in hidden["slug"]
+
+
+def test_adr_numbers_count_every_file_named_for_one(cli: Callable[..., dict],
+                                                    project: Path) -> None:
+    """Only the scaffold's own file shape counted: beside hand-named ADR-0002-Use-Kafka.md
+    and ADR-0003_use_redis.md a second ADR-0002 was made, and after ADR-9999 two runs
+    both made ADR-10000."""
+    decisions = project / "docs" / "engineering" / "decisions"
+    decisions.mkdir(parents=True)
+    (decisions / "ADR-0002-Use-Kafka.md").write_text("# Kafka\n")
+    (decisions / "ADR-0003_use_redis.md").write_text("# Redis\n")
+    made = cli("adr", "new", "--", "Keep events seven days")
+    assert Path(made["path"]).name.startswith("ADR-0004-"), made
+    (decisions / "ADR-9999-last-four-digit-one.md").write_text("# Last\n")
+    first = Path(cli("adr", "new", "--", "First past nine thousand")["path"]).name
+    second = Path(cli("adr", "new", "--", "Second past nine thousand")["path"]).name
+    assert (first[:10], second[:10]) == ("ADR-10000-", "ADR-10001-")
+
+
+@pytest.mark.parametrize("title", ["Use \x1b[2J Kafka", "Ring\x07 the bell",
+                                   "Read \u202eakfak\u202c backwards"])
+def test_an_adr_title_with_control_characters_is_refused(
+        cli: Callable[..., dict], project: Path, title: str) -> None:
+    """The title is written raw into a file committed with the code: an ESC or BEL drove
+    the terminal of whoever ran ``cat`` or ``git diff`` on it."""
+    refused = cli("adr", "new", "--", title, expect=2)
+    assert refused["code"] == "invalid_argument" and "control" in refused["message"]
+    assert not (project / "docs" / "engineering" / "decisions").exists() or not list(
+        (project / "docs" / "engineering" / "decisions").iterdir())

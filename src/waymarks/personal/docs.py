@@ -21,6 +21,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import unicodedata
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
@@ -49,6 +50,8 @@ MAX_SNIPPETS: Final = 4
 INACTIVE: Final = ("superseded", "deprecated", "rejected")
 _HEADING: Final = lazy(r"^(#{1,3})\s+(.*\S)\s*$")
 _ADR_FILE: Final = lazy(r"ADR-(\d{4})-[a-z0-9-]+\.md")
+#: a file named for a decision's number, whatever follows it
+_ADR_NUMBER: Final = lazy(r"(?i)ADR-(\d{1,9})(?!\d)")
 _ADR_ID: Final = lazy(r"ADR-\d{4}")
 
 
@@ -247,6 +250,11 @@ def new_adr(project: Path, title: str, today: date) -> Path:
     title = " ".join(title.split())
     if not title or len(title) > 120:
         raise AdrRefused("invalid_argument", "an ADR title needs 1 to 120 characters")
+    if any(unicodedata.category(c).startswith("C") for c in title):
+        # written raw into a committed file, an ESC or a BEL drove the terminal of whoever
+        # ran cat or git diff on it, and a bidi override made it read otherwise
+        raise AdrRefused("invalid_argument", "an ADR title cannot hold control or invisible "
+                         "formatting characters; nothing was created")
     credential = refuse_credentials(title, "The ADR title")
     if credential is not None:
         raise AdrRefused(credential.code, f"{credential.message}; nothing was created")
@@ -266,8 +274,10 @@ def new_adr(project: Path, title: str, today: date) -> Path:
     lock = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        numbers = [int(m.group(1)) for p in directory.glob("ADR-*.md")
-                   if (m := _ADR_FILE.fullmatch(p.name))]
+        # every file named for a number counts (ADR-0002-Use-Kafka.md, ADR-0003_x.md,
+        # ADR-10000-…): only the scaffold's own shape did, and a number was taken twice
+        numbers = [int(m.group(1)) for p in directory.iterdir()
+                   if (m := _ADR_NUMBER.match(p.name))]
         number = max(numbers, default=0) + 1
         path = directory / f"ADR-{number:04d}-{derive_slug(title)[:48].strip('-')}.md"
         adr_id = f"ADR-{number:04d}"
