@@ -147,3 +147,16 @@ def test_an_adr_title_with_control_characters_is_refused(
     assert refused["code"] == "invalid_argument" and "control" in refused["message"]
     assert not (project / "docs" / "engineering" / "decisions").exists() or not list(
         (project / "docs" / "engineering" / "decisions").iterdir())
+
+
+def test_entries_converted_from_memory_md_do_not_repeat_their_text(
+        cli: Callable[..., dict], home: Path) -> None:
+    """An old single-file ``memory.md`` became entries whose description was the whole
+    fact again: every index line read "X — X" in MEMORY.md and in each plan."""
+    (home / "memory").mkdir(parents=True)
+    (home / "memory.md").write_text("- 2024-01-01 — I prefer tabs over spaces\n")
+    [entry] = cli("personal", "list")["entries"]
+    index = (home / "memory" / "MEMORY.md").read_text()
+    assert "I prefer tabs over spaces" in index
+    assert index.count("I prefer tabs over spaces") == 1, index
+    assert entry["description"] == ""

@@ -107,7 +107,7 @@ def summary_of(text: str, name: str) -> str:
     """A description derived from ``text``: what it says beyond ``name``, on one line and
     shortened at a word to at most :data:`MAX_SUMMARY` characters; ``""`` when the name
     already says it all."""
-    flat = one_line(text)
+    flat = _DATE_PREFIX.sub("", one_line(text))  # as the name leaves a leading date out
     rest = flat[len(name):].strip() if flat.startswith(name) else flat
     if len(rest) <= MAX_SUMMARY:
         return rest

@@ -24,7 +24,7 @@ from pathlib import Path
 import msgspec
 
 from waymarks.core.model import CLASSIFICATIONS
-from waymarks.core.secrets import credential_kinds, cut_before_secret, redact
+from waymarks.core.secrets import credential_kinds, redact
 from waymarks.core.text import escaped, is_unicode
 from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
 from waymarks.files.dirs import make_private_dirs
@@ -311,9 +311,9 @@ class PersonalStore:
                 title = title_of(fact)
                 # the slug is sent raw wherever the entry is named: never a credential in it
                 slug = self._free_slug(derive_slug(title_of(redact(fact)[0])))
-                flat = one_line(fact)
-                entry = Entry(slug, title, flat[:cut_before_secret(flat, MAX_DESCRIPTION)],
-                              "user", fact)
+                # what the fact says beyond its name, as a saved entry's description is:
+                # the whole fact again made every index line read "X — X"
+                entry = Entry(slug, title, summary_of(fact, title), "user", fact)
                 try:
                     self._write_atomic(self._path(entry.slug), render_entry(entry))
                 except (PersonalMemoryError, OSError):
