@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -43,3 +44,33 @@ def test_a_wide_terminal_keeps_the_table(monkeypatch: pytest.MonkeyPatch) -> Non
     header = shown.splitlines()[0].split()
     assert header == ["ID", "STATUS", "SCOPE", "CREATED", "UPDATED", "KEY", "TEXT"]
     assert CLAIM in shown
+
+
+def test_manifest_text_without_a_plan_and_with_personal_lines(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """With no plan it printed "provider None, 0 tokens"; a personal line's ID
+    (``personal:<slug>``) was cut to "personal", so every line read the same."""
+    from waymarks.cli.main import main
+
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.chdir(project)
+    assert main(["manifest"]) == 0
+    assert capsys.readouterr().out.strip() == "No plan yet: run `waymarks plan --prompt TEXT`."
+    assert main(["personal", "save", "--name", "Editor", "--description", "vim", "--",
+                 "I use vim for editing."]) == 0
+    assert main(["plan", "--prompt", "which editor do I use?"]) == 0
+    capsys.readouterr()
+    assert main(["manifest"]) == 0
+    shown = capsys.readouterr().out
+    assert "personal:editor" in shown and "provider None" not in shown, shown
+
+
+def test_the_help_names_every_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
+    from waymarks.cli.main import main
+
+    assert main(["-h"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(n in text for n in ("0 done", "2 refused", "1 an environment",
+                                         "130 interrupted")), text

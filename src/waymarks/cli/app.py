@@ -53,7 +53,8 @@ def build_root() -> Group:
         "waymarks", help="Pins and durable memory for coding agents, kept in append-only "
         "session files.\n\nGlobal options go before the command. IDs may be shortened to any "
         "unique prefix. Exit status: 0 done, 2 refused (nothing changed), 1 an environment "
-        "problem. WAYMARKS_HOME overrides the default home.",
+        "problem, 130 interrupted (Ctrl-C: a write is whole or absent). WAYMARKS_HOME "
+        "overrides the default home.",
         examples=["waymarks pin -- Run the tests before every commit.",
                   "waymarks memory add --scope project -- The database port is 5433.",
                   "waymarks --json memory", "waymarks memory -h"],

@@ -83,9 +83,10 @@ def open_service(run: CliRuntime) -> Any:
                            "an absolute path (e.g. --home ~/.local/share/waymarks), or leave "
                            "--home out for WAYMARKS_HOME or the default")
     home = Path(os.path.expanduser(run.home)) if run.home is not None else default_home()
-    if str(home).startswith("~"):  # no such user, or no HOME: it would be a folder here
+    if str(home).startswith("~"):  # no such user: it would be a folder here (without
+        # HOME, ``~`` is the account's home from the password database)
         raise ServiceError("invalid_argument", f"{given} {home}: '~' cannot be expanded "
-                           "(no such user, or HOME is not set); give an absolute path")
+                           "(no such user); give an absolute path")
     if not home.is_absolute():  # each directory would have a home (and a store) of its own
         raise ServiceError("invalid_argument", f"{given} {home}: a relative path; give an "
                            f"absolute path (e.g. {Path.cwd() / home}, if that is the home "

@@ -91,10 +91,15 @@ def register_planning(root: click.Group) -> None:
     @command(root, "manifest", summary="What the last plan included and left out, and why "
              "(IDs and reasons, never content).", examples=["waymarks manifest"])
     def manifest() -> Result:
+        from waymarks.commands.render import cell
+
         data = _manifest_or_empty(runtime().app())
+        if data.get("note"):  # no plan yet (it printed "provider None, 0 tokens")
+            note = str(data["note"])
+            return Result(data, note[:1].upper() + note[1:] + ".")
         lines = [f"provider {data.get('provider')}, {data.get('totalTokens', 0)} tokens"
                  + (f", FELL BACK: {data['fallback']}" if data.get("fallback") else "")]
-        lines += [f"  {e['decision']:<8} {e['kind']:<7} {e['id'][:8]} "
+        lines += [f"  {e['decision']:<8} {e['kind']:<7} {cell(_short(e['id']))} "
                   f"[{e.get('classification') or 'normal'}] {e['reason']}"
                   for e in data["entries"]]
         return Result(data, "\n".join(lines))
@@ -122,6 +127,14 @@ def _decision_command(root: click.Group, decision: str, summary: str) -> None:
                    if e["decision"] == decision]
         text = "\n".join(f"{e['kind']:<7} {e['id']}  {e['reason']}" for e in entries)
         return Result({"items": entries}, text or f"Nothing {decision} in the last plan.")
+
+
+def _short(item_id: str) -> str:
+    """An item's UUID by its first 8 characters, as lists show it; any other ID whole
+    (``personal:<slug>``: cut, every personal line read ``personal``)."""
+    import re
+
+    return item_id[:8] if re.fullmatch(r"[0-9a-f]{8}-[0-9a-f-]{27}", item_id) else item_id
 
 
 def _manifest_or_empty(app: Waymarks) -> dict[str, Any]:
