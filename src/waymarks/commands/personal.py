@@ -112,7 +112,7 @@ def personal_group() -> Group:
                 " ".join(text), slug=slug, name=name, description=description, type=type_,
                 classification=classification, limit=SAVE_LIMIT)
         except PersonalMemoryError as exc:
-            return refused("invalid_argument", str(exc))
+            return refused(exc.code, str(exc))
         verb = "Replaced" if saved.replaced else "Saved"
         return _noticed(Result({"outcome": "saved", "slug": saved.slug, "path": str(saved.path),
                                 "replaced": saved.replaced},
@@ -130,7 +130,7 @@ def personal_group() -> Group:
             store = _store(runtime().app())
             entry = store.get(slug) if store.existing(slug) else None
         except PersonalMemoryError as exc:
-            return refused("invalid_argument", str(exc))
+            return refused(exc.code, str(exc))
         if entry is None:
             return refused("not_found", NO_ENTRY)
         head = f"{entry.slug} [{entry.type}" + (
@@ -151,7 +151,7 @@ def personal_group() -> Group:
         try:
             removed = _store(runtime().app()).forget(slug)
         except PersonalMemoryError as exc:
-            return refused("invalid_argument", str(exc))
+            return refused(exc.code, str(exc))
         if not removed:
             return refused("not_found", f"{NO_ENTRY}; nothing changed")
         return Result({"slug": slug, "removed": True}, f"Forgot {slug}.")
@@ -165,7 +165,7 @@ def personal_group() -> Group:
         try:
             path = store.rebuild_index()
         except PersonalMemoryError as exc:
-            return refused("invalid_argument", str(exc))
+            return refused(exc.code, str(exc))
         return Result({"index": str(path), "entries": len(store.entries())},
                       path.read_text(encoding="utf-8").rstrip())
 

@@ -69,7 +69,15 @@ EntryType = Literal["user", "feedback", "project", "reference"]
 
 
 class PersonalMemoryError(ValueError):
-    """A request the store refuses; the message says what to do instead."""
+    """A request the store refuses; the message says what to do instead. ``code`` is
+    the CLI's refusal code (``credential`` as ``memory add`` says it, ``not_an_entry``
+    for a file there that is no entry, else ``invalid_argument``)."""
+
+    code = "invalid_argument"
+
+
+class CredentialRefused(PersonalMemoryError):
+    code = "credential"
 
 
 class Entry(msgspec.Struct, frozen=True):

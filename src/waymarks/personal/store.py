@@ -41,6 +41,7 @@ from waymarks.personal.entry import (
     MAX_SLUG,
     NOT_AN_ENTRY,
     SLUG,
+    CredentialRefused,
     Entry,
     PersonalMemoryError,
     check_slug,
@@ -68,6 +69,8 @@ NOT_A_DIRECTORY = ("{} is not a directory; move it or set [personal] directory i
 
 class NotAnEntry(PersonalMemoryError):
     """A slug whose file is there but is no entry Waymarks can read."""
+
+    code = "not_an_entry"
 
 
 class Unread(msgspec.Struct, frozen=True):
@@ -216,7 +219,7 @@ class PersonalStore:
         explicit = check_slug(slug) if slug is not None else None
         kinds = credential_kinds("\n".join(filter(None, (text, name, description, explicit))))
         if kinds:  # a credential would become a file, a slug, an index line in every plan
-            raise PersonalMemoryError(
+            raise CredentialRefused(
                 f"the entry (its text, name, description or slug) holds what looks like a "
                 f"credential ({', '.join(kinds)}); Waymarks "
                 "does not store credentials. Say where it is kept instead")

@@ -33,6 +33,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
 
+from waymarks.core.lazy_re import lazy
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import ServiceError
@@ -431,6 +432,7 @@ def read_ledgers(home: Path, current: SessionLog | None, extra: Sequence[Path] =
     one session, one ledger; the current session wins over a copy read earlier.
     """
     paths = list(dict.fromkeys([*all_session_files(home), *extra]))
+    roots = list(dict.fromkeys(p.parent.parent for p in extra))  # sessionRoots, Pi's
     others = [p for p in paths if current is None or p != current.path]
     total = sum(p.stat().st_size for p in others if p.is_file())
     total += current.offset if current is not None else 0
@@ -449,7 +451,8 @@ def read_ledgers(home: Path, current: SessionLog | None, extra: Sequence[Path] =
             continue
         kept = sessions.get(session.session_id)
         is_current = current is not None and index == len(readers) - 1
-        if kept is not None and not is_current and not extends(session, kept):
+        if kept is not None and not is_current and not _stands_before(session, kept, home,
+                                                                     roots):
             unreadable.append(f"{session.path}: same session ID as {kept.path}; skipped")
             continue
         if kept is not None:
@@ -458,6 +461,32 @@ def read_ledgers(home: Path, current: SessionLog | None, extra: Sequence[Path] =
     if progress is not None:
         progress(total, total)
     return list(sessions.values()), unreadable
+
+
+def _stands_before(session: SessionLog, kept: SessionLog, home: Path,
+                   roots: Sequence[Path]) -> bool:
+    """Whether ``session`` rather than ``kept`` (two files holding one session ID) stands
+    for the session in a rebuild: the one in its project's own session directory, then
+    the one with the session's own file name (``<time>_<id>.jsonl``), then the one that
+    extends the other. Longer alone won before: a copy of a sibling's file with a line
+    added (a planted pin), named to sort first or put in another project's folder, stood
+    for the session after a rebuild while the incremental pass kept the original (and a
+    copy elsewhere held back every project item of the real one, as foreign)."""
+    new, old = _standing(session, home, roots), _standing(kept, home, roots)
+    return new > old if new != old else extends(session, kept)
+
+
+#: a session file's own name: its creation time, then its ID
+_OWN_NAME = lazy(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_(.+)\.jsonl")
+
+
+def _standing(session: SessionLog, home: Path, roots: Sequence[Path]) -> tuple[bool, bool]:
+    from waymarks.ledger.discovery import in_project_dirs
+
+    header = session.header
+    placed = header is not None and in_project_dirs(session.path, header.cwd, home, roots)
+    named = _OWN_NAME.fullmatch(session.path.name)
+    return placed, named is not None and named.group(1) == session.session_id
 
 
 def extends(longer: SessionLog, shorter: SessionLog) -> bool:
