@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from waymarks.core.model_port import ModelReply
@@ -95,3 +96,43 @@ def test_a_reply_repeating_forgotten_text_keeps_its_other_claims(home: Path,
     with Evolution(home) as evo:
         assert [c.content for c in evo.claims(["provisional"])] == ["The staging port is 8443"]
         assert all(s.settled is not None for s in evo.store.sources())
+
+
+def test_learn_list_does_not_say_nothing_was_learned_beside_forgotten_claims(
+        cli: Callable[..., dict], home: Path, tmp_path: Path,
+        capsys: object) -> None:
+    """With every learned claim forgotten or quarantined, ``learn list`` printed "Nothing
+    learned yet." while ``--all`` listed them and ``learn status`` counted them."""
+    from waymarks.cli.main import main
+
+    claim = _learn_sensitive(home, tmp_path / "a")
+    with Evolution(home) as evo:
+        assert evo.forget(claim)
+    assert cli("learn", "list")["claims"] == []
+    assert main(["learn", "list"]) == 0
+    shown = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "Nothing learned yet" not in shown and "1 other(s)" in shown, shown
+
+
+def test_learning_shows_a_paused_source_as_paused(home: Path, tmp_path: Path) -> None:
+    """``evolution learning`` showed a source the queue had paused (``write_rejected``,
+    never run again on its own) as ``pending``, as if it were waiting its turn."""
+    from waymarks.core.model_port import SourceRef
+    from waymarks.service.evolution_inspect import learning
+    from waymarks.service.recovery import open_job_store
+
+    with Evolution(home) as evo:
+        src = evo.capture(str(tmp_path / "a"), "statement", "Remember: ports are 8443",
+                          session="s-b", key="ports")
+        assert src is not None
+    store = open_job_store(home, datetime.now(UTC))
+    try:
+        store.add_jobs([SourceRef(src.source_id, str(tmp_path / "a"), "normal", AT)], 1)
+        lease = store.lease(src.source_id, "test", 2, 10_000, forced=True)
+        assert lease is not None
+        assert store.fail(lease, "write_rejected", 3, output=False, pause=True,
+                          retry_at=lambda n: 4)
+    finally:
+        store.close()
+    [shown] = [s for s in learning(home)["sources"] if s["sourceId"] == src.source_id]
+    assert shown["decision"] == "paused"

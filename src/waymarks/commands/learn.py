@@ -111,9 +111,12 @@ def learn_group() -> Group:
 
         app = runtime().app()
         claims = []
+        others = 0  # claims --all would add (it said "Nothing learned yet" beside them)
         if has_ledger(app.home):
             with Evolution(app.home) as evo:
                 claims = evo.claims(None if all_ else ["provisional"])
+                if not all_ and not claims:
+                    others = len(evo.claims(None))
         data = {"claims": [{"id": c.id, "kind": c.kind, "state": c.state, "origin": c.origin,
                             "content": c.content, "searchTerms": list(c.search_terms),
                             "evidence": {"basis": c.basis, "method": c.method,
@@ -125,7 +128,9 @@ def learn_group() -> Group:
         return table_result(data, [Column("ID"), Column("KIND"), Column("STATE"),
                                    Column("ORIGIN"), Column("EVIDENCE"),
                                    Column("CLAIM", wide=True)], rows,
-                            empty="Nothing learned yet.")
+                            empty=(f"No provisional learned claims; {others} other(s) "
+                                   "(superseded, conflicted, forgotten): `waymarks learn "
+                                   "list --all`") if others else "Nothing learned yet.")
 
     @command(learn, "forget", summary="Forget one learned claim by its exact ID (its content "
              "is never learned again in that origin).",

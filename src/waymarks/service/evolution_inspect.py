@@ -253,12 +253,38 @@ def learning(home: Path, limit: int = LEARNING_LIMIT) -> dict[str, Any]:
         for row in evo.store.claims():
             learned[row.source_id] = learned.get(row.source_id, 0) + 1
         counts = evo.store.counts()
+    waiting = _waiting(home, [s.source_id for s in sources if s.settled is None])
     return {"counts": counts, "lastCapture": last_capture(home), "outcomes": outcomes(home),
             "sources": [
         {"sourceId": s.source_id, "kind": s.kind, "basis": s.basis, "origin": s.origin,
          "capturedAt": s.captured_at, "classification": s.classification,
-         "decision": s.settled or "pending", "settledAt": s.settled_at,
+         "decision": s.settled or waiting.get(s.source_id, "pending"),
+         "settledAt": s.settled_at,
          "claims": learned.get(s.source_id, 0)} for s in reversed(sources)]}
+
+
+def _waiting(home: Path, source_ids: list[str]) -> dict[str, str]:
+    """How the queue holds each unsettled source that is not simply due (``paused``,
+    ``retrying``, ``given_up``): shown as ``pending``, a paused source that will never run
+    on its own looked like one still waiting its turn. Without a readable queue, none."""
+    import os
+
+    from waymarks.service.outcomes import ServiceError
+    from waymarks.service.recovery import open_job_store
+    from waymarks.store.jobs import DB_FILE
+
+    if not source_ids or not os.path.lexists(home / DB_FILE):
+        return {}
+    try:
+        store = open_job_store(home, datetime.now(UTC))
+    except (ServiceError, OSError):
+        return {}
+    try:
+        jobs = {s: store.job(s) for s in source_ids}
+    finally:
+        store.close()
+    return {s: job.state for s, job in jobs.items()
+            if job is not None and job.state in ("paused", "retrying", "given_up")}
 
 
 def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
