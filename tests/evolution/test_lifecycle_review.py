@@ -136,3 +136,31 @@ def test_learning_shows_a_paused_source_as_paused(home: Path, tmp_path: Path) ->
         store.close()
     [shown] = [s for s in learning(home)["sources"] if s["sourceId"] == src.source_id]
     assert shown["decision"] == "paused"
+
+
+def test_a_correction_undone_can_be_made_again(home: Path, tmp_path: Path) -> None:
+    """Undoing a correction leaves its claim a tombstone (forgotten); once the corrected
+    claim changed again (feedback), the same correction was refused as ``duplicate``,
+    with advice to forget the person's original claim, and could never be made."""
+    from waymarks.service import evolution_edits as edits
+    from waymarks.service.evolution_feedback import feedback
+
+    origin = tmp_path / "a"
+    kamal = {"kind": "decision", "content": "Deployments use Kamal", "searchTerms": ["kamal"]}
+    assert _apply(home, origin, "Remember: we deploy with Kamal", [kamal]) == "applied"
+    with Evolution(home) as evo:
+        [claim] = evo.claims(["provisional"])
+        fixed = edits.correct(evo, claim.id, "Deployments use Kamal 2")
+        assert fixed.ok and fixed.event is not None, fixed
+        assert edits.undo(evo, fixed.event).ok
+        assert feedback(evo, claim.id, "useful").ok
+        again = edits.correct(evo, claim.id, "Deployments use Kamal 2")
+        assert again.ok, again
+        states = {c.content: c.state for c in evo.claims()}
+    assert states == {"Deployments use Kamal": "superseded",
+                      "Deployments use Kamal 2": "provisional"}
+    from waymarks.service.evolution import rebuild_evolution
+
+    assert rebuild_evolution(home) is not None
+    with Evolution(home) as evo:
+        assert {c.content: c.state for c in evo.claims()} == states

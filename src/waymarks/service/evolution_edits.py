@@ -34,7 +34,13 @@ from waymarks.core.evolution.model import (
     claim_id,
     utf16_len,
 )
-from waymarks.core.evolution.rows import ClaimRow, same_state, snapshot, suppression_key
+from waymarks.core.evolution.rows import (
+    ClaimRow,
+    correctable_to,
+    same_state,
+    snapshot,
+    suppression_key,
+)
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_feedback import (
     REFUSALS,
@@ -94,12 +100,12 @@ def correct(evo: Evolution, cid: str, text: str) -> EditOutcome:
         if isinstance(claim, EditOutcome):
             return claim
         new_id = claim_id(claim.origin, claim.kind, content)
-        if evo.store.view.claim(new_id) is not None:
-            return _refuse("duplicate", f"that text is already claim {new_id}; forget "
-                           f"{cid} instead, or resolve a conflict between them")
         if evo.store.view.suppressed(suppression_key(claim.origin, content)):
             return _refuse("forgotten", "that text was forgotten in this claim's origin; it "
                            "is never added there again")
+        if not correctable_to(evo.store.view.claim(new_id)):
+            return _refuse("duplicate", f"that text is already claim {new_id}; forget "
+                           f"{cid} instead, or resolve a conflict between them")
         return _commit(evo, [CorrectRecord(SCHEMA_VERSION, cid, content,
                                            iso(evo.clock.now()))],
                        f"Corrected {cid}: the correction is {new_id} (manual correction "

@@ -59,6 +59,7 @@ from waymarks.core.evolution.rows import (
     Change,
     ClaimRow,
     SourceRow,
+    correctable_to,
     from_snapshot,
     same_state,
     snapshot,
@@ -315,10 +316,10 @@ def _correct(rec: _Recorder, view: EvoView, record: CorrectRecord) -> Effect:
     if claim.state not in _LIVE:
         return ignored("not_active")
     new_id = claim_id(claim.origin, claim.kind, record.content)
-    if view.claim(new_id) is not None:
-        return ignored("duplicate")
     if view.suppressed(suppression_key(claim.origin, record.content)):
         return ignored("forgotten")
+    if not correctable_to(view.claim(new_id)):
+        return ignored("duplicate")
     rec.put_claim(replace(claim, state="superseded", superseded_by=new_id))
     rec.put_claim(ClaimRow(new_id, claim.origin, claim.kind, record.content, "provisional",
                            "manual_correction", "manual", f"manual:{record.at}", record.at,

@@ -151,3 +151,11 @@ def suppression_key(origin: str, content: str) -> str:
     """What a forget suppresses: this content in this origin (any kind, any source)."""
     encoded = json.dumps([origin, content], ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:32]
+
+
+def correctable_to(existing: ClaimRow | None) -> bool:
+    """Whether a correction may take the ID ``existing`` holds (its text, kind and
+    origin): when there is no claim of that text, or only the tombstone an undo left of
+    an earlier correction to it (forgotten, its text not suppressed: the person never
+    forgot it; a correction refused as "duplicate" there could never be made again)."""
+    return existing is None or existing.state == "forgotten"
