@@ -5,35 +5,24 @@ link, and never waited on as a FIFO; it is only a name to lock, its content is e
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
-import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from waymarks.files.atomic import NotARegularFile, kind_of
 from waymarks.files.dirs import make_private_dirs
+from waymarks.files.reading import regular_only
 
 
 def open_lock(path: Path) -> int:
     """The lock file's descriptor (its directory made first); ``OSError`` if it cannot be
-    opened, for the caller to word: :class:`NotARegularFile` for a FIFO, a device or a
+    opened, for the caller to word: ``NotARegularFile`` for a FIFO, a device or a
     socket at its name (opened without waiting: a FIFO opened to read and write does not
     block, but then no lock on it means anything)."""
     make_private_dirs(path.parent)  # under the home, which may be made here
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
-                 | os.O_CLOEXEC, 0o600)
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotARegularFile(errno.EINVAL, f"it is {kind_of(mode)}, not a regular "
-                                  "file", os.fspath(path))
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+    return regular_only(os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                                | os.O_CLOEXEC, 0o600), path, "not locked")
 
 
 @contextmanager

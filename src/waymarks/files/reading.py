@@ -31,12 +31,18 @@ def open_regular(path: Path | str) -> BinaryIO:
 
 def _open(path: Path | str) -> int:
     """A descriptor of the regular file at ``path``, checked on the open descriptor."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    return regular_only(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), path,
+                        "not read")
+
+
+def regular_only(fd: int, path: Path | str, done: str) -> int:
+    """``fd`` if it is a regular file's; else it is closed and :class:`NotARegularFile`
+    raised, its message ending with ``done`` (what was not done)."""
     try:
         found = os.fstat(fd)
         if not stat.S_ISREG(found.st_mode):
             raise NotARegularFile(errno.EINVAL, f"it is {kind_of(found.st_mode)}, not a "
-                                  "regular file; not read", os.fspath(path))
+                                  f"regular file; {done}", os.fspath(path))
     except BaseException:
         os.close(fd)
         raise
