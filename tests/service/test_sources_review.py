@@ -89,7 +89,7 @@ def _copy_with_a_planted_pin(original: Path, target: Path, project: Path) -> Non
     target.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
-@pytest.mark.parametrize("where", ["same-folder", "another-project"])
+@pytest.mark.parametrize("where", ["same-folder", "same-folder-own-shape", "another-project"])
 def test_a_longer_copy_of_a_sibling_never_stands_for_it_in_a_rebuild(
         make_app: Callable[..., Waymarks], home: Path, project: Path, where: str) -> None:
     """Two files holding one session: the incremental pass keeps the one it indexed; a
@@ -105,8 +105,12 @@ def test_a_longer_copy_of_a_sibling_never_stands_for_it_in_a_rebuild(
     original = first.current_session().path  # type: ignore[union-attr]
     second = make_app(ids=CountingIds(2))
     second.session_new()
-    target = (original.parent / f"0000_copy_{original.name}" if where == "same-folder"
-              else home / "sessions" / "--elsewhere--" / f"backup_{original.name}")
+    session_id = original.name.split("_", 1)[1]  # <time>_<id>.jsonl
+    target = {"same-folder": original.parent / f"0000_copy_{original.name}",
+              # a name of the session file's own shape, but not the time its header says
+              "same-folder-own-shape": original.parent / f"2000-01-01T00-00-00-000Z_{session_id}",
+              "another-project": home / "sessions" / "--elsewhere--" / f"backup_{original.name}",
+              }[where]
     _copy_with_a_planted_pin(original, target, project)
 
     def applying() -> list[str]:

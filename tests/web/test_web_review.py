@@ -121,3 +121,24 @@ def test_kill_and_a_closed_terminal_remove_the_launch_page(
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+@pytest.mark.slow
+def test_a_closed_terminal_leaves_an_inspector_started_under_nohup_running(
+        home: Path, project: Path) -> None:
+    """``nohup waymarks ui &`` sets SIGHUP to be ignored; the inspector's own handler
+    replaced that, and it died with its terminal."""
+    from tests.web.test_security import _printed_url, _stop
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "waymarks.cli.main", "ui", "--port", "0"], cwd=project,
+        text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "WAYMARKS_HOME": str(home), "NO_COLOR": "1"},
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        _printed_url(process)
+        process.send_signal(signal.SIGHUP)
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(timeout=3)
+    finally:
+        _stop(process)

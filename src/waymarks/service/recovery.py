@@ -33,7 +33,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
 
-from waymarks.core.lazy_re import lazy
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import ServiceError
@@ -476,17 +475,16 @@ def _stands_before(session: SessionLog, kept: SessionLog, home: Path,
     return new > old if new != old else extends(session, kept)
 
 
-#: a session file's own name: its creation time, then its ID
-_OWN_NAME = lazy(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_(.+)\.jsonl")
-
-
 def _standing(session: SessionLog, home: Path, roots: Sequence[Path]) -> tuple[bool, bool]:
-    from waymarks.ledger.discovery import in_project_dirs
+    """(in its project's own folder, named for its header's time and ID): a copy may
+    take any name of that shape, but only one is the one its header gives."""
+    from waymarks.ledger.discovery import in_project_dirs, session_file_name
 
     header = session.header
-    placed = header is not None and in_project_dirs(session.path, header.cwd, home, roots)
-    named = _OWN_NAME.fullmatch(session.path.name)
-    return placed, named is not None and named.group(1) == session.session_id
+    if header is None:
+        return False, False
+    placed = in_project_dirs(session.path, header.cwd, home, roots)
+    return placed, session.path.name == session_file_name(header.timestamp, header.id)
 
 
 def extends(longer: SessionLog, shorter: SessionLog) -> bool:

@@ -125,8 +125,11 @@ def _ending_cleanly() -> Iterator[None]:
     def ended(number: int, frame: object) -> None:
         raise SystemExit(128 + number)
 
+    # a signal set to be ignored stays ignored (``nohup waymarks ui &`` outlives its
+    # terminal, as before)
     before = {number: signal.signal(number, ended)
-              for number in (signal.SIGTERM, signal.SIGHUP)}
+              for number in (signal.SIGTERM, signal.SIGHUP)
+              if signal.getsignal(number) is not signal.SIG_IGN}
     try:
         yield
     finally:
@@ -141,7 +144,8 @@ def _server(config: Any) -> Any:
     class Server(uvicorn.Server):
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
-            if threading.current_thread() is not threading.main_thread():
+            if (threading.current_thread() is not threading.main_thread()
+                    or signal.getsignal(signal.SIGHUP) is signal.SIG_IGN):  # nohup
                 with super().capture_signals():
                     yield
                 return
