@@ -122,3 +122,25 @@ def test_a_longer_copy_of_a_sibling_never_stands_for_it_in_a_rebuild(
     assert applying() == incremental
     (home / "waymarks.db").unlink()
     assert applying() == incremental
+
+
+def test_an_item_dated_far_ahead_is_refused_not_followed_there(
+        make_app: Callable[..., Waymarks], project: Path) -> None:
+    """A change follows an item dated ahead of this clock (a synced machine's skew), but
+    not by years: a year-3000 sibling made every later change of the person's own session
+    year 3000, and a year-9999 one raised a traceback (no datetime past year 9999)."""
+    from waymarks.service.outcomes import Rejected
+
+    for year in (2100, 9999):
+        ahead = make_app(ids=CountingIds(year), clock=StepClock(
+            datetime(year, 12, 31, 23, 59, tzinfo=UTC)))
+        ahead.trust(str(project))
+        ahead.session_new()
+        pin = ahead.pin(f"Deploy on Fridays ({year}).", scope="project")
+        assert isinstance(pin, Committed)
+        here = make_app(ids=CountingIds(year + 1))
+        here.session_new()
+        refused = here.unpin(pin.id, "wrong")
+        assert isinstance(refused, Rejected) and refused.code == "clock_ahead", refused
+        assert "exclude" in refused.message
+        assert [p.status for p in here.items("pin") if p.id == pin.id] == ["active"]

@@ -76,6 +76,7 @@ RejectionCode = Literal[
     "foreign_session",
     "source_withheld",
     "not_applied",
+    "clock_ahead",
 ]
 
 

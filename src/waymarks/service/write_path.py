@@ -16,11 +16,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
 from waymarks.core.codec import custom_type_of
+from waymarks.core.decisions import Rejected
 from waymarks.core.model import (
     MemoryMutation,
     Mutation,
@@ -94,6 +95,25 @@ def after_target(projection: Store, ctx: WriteContext, decision: Decision) -> in
     return None if changed is None or changed < ctx.now_ms else changed + 1
 
 
+#: how far ahead of this clock a change may be dated to follow the item it changes (a
+#: synced machine's skew); an item dated further ahead is refused, never followed there:
+#: a year-3000 sibling made every later change of the person's own session year 3000
+MAX_AHEAD_MS: Final = 2 * 24 * 3600 * 1000
+
+
+def ahead_refused(ctx: WriteContext, later: int) -> Rejected | None:
+    """The refusal of a change that would have to be dated more than
+    :data:`MAX_AHEAD_MS` ahead of now, or ``None``."""
+    if later - ctx.now_ms <= MAX_AHEAD_MS:
+        return None
+    days = (later - ctx.now_ms) / 86_400_000
+    return Rejected("clock_ahead", f"the item this changes was last changed {days:,.1f} "
+                    "days ahead of this machine's clock (a session written by a clock that "
+                    "runs ahead, or a hand-made date): a change now would replay before it "
+                    "and not apply. Fix the clock of the machine that wrote it, or exclude "
+                    "that session (`waymarks memory exclude SESSION`); nothing was written")
+
+
 def dry_run(app: Waymarks, decide: Callable[[WriteContext], Decision],
             guard: Guard | None = None) -> Decision:
     """The decision a write would make now, appending nothing (see ``Waymarks.dry_run``)."""
@@ -117,7 +137,8 @@ def dry_run_all(app: Waymarks, decides: Sequence[Callable[[WriteContext], Decisi
             decision = decide(ctx)
             later = after_target(app.projection, ctx, decision)
             if later is not None:  # as the write decides it (see after_target)
-                decision = decide(msgspec.structs.replace(ctx, now_ms=later))
+                decision = ahead_refused(ctx, later) or decide(
+                    msgspec.structs.replace(ctx, now_ms=later))
             if isinstance(decision, PinMutation | MemoryMutation):
                 # the check the write makes under the lock, so a session that may not hold
                 # project items is refused before anyone is asked, not after the yes
@@ -180,6 +201,9 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
             decision = (guard(ctx) if guard else None) or decide(ctx)
             later = after_target(projection, ctx, decision)
             if later is not None:  # decided again at the time the entry will carry
+                refused = ahead_refused(ctx, later)
+                if refused is not None:
+                    return refused
                 ctx = msgspec.structs.replace(ctx, now_ms=later)
                 decision = (guard(ctx) if guard else None) or decide(ctx)
             if not isinstance(decision, PinMutation | MemoryMutation):

@@ -100,7 +100,7 @@ CATEGORIES: Final[dict[RejectionCode, str]] = {
     "scope_mismatch": "scope-mismatch", "off_branch": "off-branch", "conflict": "conflict",
     "target_changed": "target-changed", "no_session": "no-session",
     "foreign_session": "foreign-session", "source_withheld": "source-withheld",
-    "not_applied": "not-applied",
+    "not_applied": "not-applied", "clock_ahead": "clock-ahead",
 }
 #: refusals that come from what is stored, answered (like a duplicate) only once the
 #: destination may receive the text: the tool never reports on stored text it refuses
