@@ -164,3 +164,28 @@ def test_a_correction_undone_can_be_made_again(home: Path, tmp_path: Path) -> No
     assert rebuild_evolution(home) is not None
     with Evolution(home) as evo:
         assert {c.content: c.state for c in evo.claims()} == states
+
+
+def test_two_corrections_in_one_millisecond_keep_the_stricter_level(
+        home: Path, tmp_path: Path) -> None:
+    """A correction's source is ``manual:<time>``: two made in one millisecond (an
+    import's times, two machines) share it, and the level the last one read gave both,
+    so a correction of a sensitive claim could go out as normal."""
+    from waymarks.service import evolution_edits as edits
+
+    class Still:
+        def now(self) -> datetime:
+            return datetime(2031, 1, 1, tzinfo=UTC)
+
+    secret = _learn_sensitive(home, tmp_path / "a")
+    plain = {"kind": "fact", "content": "The staging port is 8443", "searchTerms": ["port"]}
+    assert _apply(home, tmp_path / "a", "Remember: staging port 8443", [plain]) == "applied"
+    with Evolution(home) as evo:
+        other = next(c.id for c in evo.claims(["provisional"]) if "8443" in c.content)
+    with Evolution(home, clock=Still()) as evo:  # type: ignore[arg-type]
+        first = edits.correct(evo, secret, "The staging database host is db8.internal.corp")
+        second = edits.correct(evo, other, "The staging port is 8444")
+        assert first.ok and second.ok
+        row = evo.store.view.claim(first.data["correctedBy"])
+        assert row is not None
+        assert evo.store.source_levels()[row.source_id] == "sensitive"

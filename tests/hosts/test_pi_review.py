@@ -151,3 +151,21 @@ def test_pi_install_names_the_home_it_was_run_for(tmp_path: Path) -> None:
     assert f"process.env.WAYMARKS_HOME ??= {json.dumps(str(home))};" in loader
     default = pi_install.loader_text(home=Path(user_data_dir()))
     assert "WAYMARKS_HOME" not in default
+
+
+def test_a_trusted_folder_made_a_link_trusts_nothing_else(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pi compares its trust store's keys as written; they were resolved through links
+    here, so a trusted folder a repository turned into a link to / trusted every
+    project. Two spellings of one folder that disagree count as no."""
+    from waymarks.hosts.pi_trust import bridge_trust
+
+    project, agent = tmp_path / "src" / "app", tmp_path / "agent"
+    project.mkdir(parents=True)
+    (tmp_path / "mono").mkdir()
+    (tmp_path / "mono" / "app").symlink_to("/")
+    _store(agent, {str(tmp_path / "mono" / "app"): True})
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    assert bridge_trust(True, project) is None
+    _store(agent, {str(project): True, str(project) + "/": False})
+    assert bridge_trust(True, project) is None

@@ -142,3 +142,22 @@ def test_a_closed_terminal_leaves_an_inspector_started_under_nohup_running(
             process.wait(timeout=3)
     finally:
         _stop(process)
+
+
+def test_an_action_that_failed_unexpectedly_does_not_say_nothing_changed(
+        web: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page for an unexpected error said "Nothing was changed", after ``/act`` too,
+    where the write may have been made before the error."""
+    from waymarks.web import actions
+
+    client, gate = web
+    log_in(client, gate)
+
+    def broken(*args: object) -> object:
+        raise OSError("the page could not be made")
+
+    monkeypatch.setattr(actions, "run", broken)
+    answer = client.post("/act", data={"csrf": gate.csrf, "action": "pin",
+                                       "confirmed": "yes", "text": "Run the tests first"})
+    assert answer.status_code == 500 and "may have been made" in answer.text
+    assert "Nothing was changed" not in answer.text

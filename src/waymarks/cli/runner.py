@@ -37,8 +37,6 @@ if TYPE_CHECKING:
     from waymarks.core.arguments import ArgumentError
     from waymarks.service.outcomes import ServiceError
 
-#: service errors caused by the request, not the environment: exit 2, like rejections
-
 
 def default_home() -> Path:
     return Path(home_directory())

@@ -30,18 +30,18 @@ def trust_decision(cwd: str | Path, directory: Path | None = None) -> bool | Non
     """The decision Pi's trust store holds for ``cwd`` (its nearest entry at or above
     it), or ``None``: no entry, or no store Waymarks can read as one (missing, not a
     regular file, too large, not a JSON object)."""
-    path = (directory or agent_dir()) / "trust.json"
-    try:
-        data = json.loads(read_regular(path, limit=MAX_TRUST_BYTES).decode("utf-8-sig"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict):
+    data = _json_object((directory or agent_dir()) / "trust.json")
+    if data is None:
         return None
     decided: dict[str, bool] = {}
     for key, value in data.items():
         if isinstance(value, bool) and isinstance(key, str) and key.startswith("/"):
-            decided.setdefault(os.path.realpath(key), value)
-    here = Path(os.path.realpath(cwd))
+            # keys as written, as Pi compares them (never through a link: a repository
+            # that turned a trusted folder into a link to / would trust everything);
+            # two spellings of one folder that disagree: no
+            name = os.path.normpath(key)
+            decided[name] = decided.get(name, True) and value
+    here = Path(os.path.realpath(cwd))  # the project, canonical as Pi makes it
     for folder in (here, *here.parents):
         if str(folder) in decided:
             return decided[str(folder)]
@@ -66,9 +66,15 @@ def _always_trusts(directory: Path | None = None) -> bool:
     """Whether the person set Pi to trust every project (``defaultProjectTrust:
     "always"`` in Pi's own ``settings.json`` in its agent directory: never a project's
     ``.pi/settings.json``, which is the repository's to write)."""
+    data = _json_object((directory or agent_dir()) / "settings.json")
+    return data is not None and data.get("defaultProjectTrust") == "always"
+
+
+def _json_object(path: Path) -> dict[str, object] | None:
+    """The JSON object in the regular file at ``path`` (at most :data:`MAX_TRUST_BYTES`),
+    or ``None``: missing, not a regular file, too large, not a JSON object."""
     try:
-        data = json.loads(read_regular((directory or agent_dir()) / "settings.json",
-                                       limit=MAX_TRUST_BYTES).decode("utf-8-sig"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and data.get("defaultProjectTrust") == "always"
+        data = json.loads(read_regular(path, limit=MAX_TRUST_BYTES).decode("utf-8-sig"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None

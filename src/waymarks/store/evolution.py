@@ -303,26 +303,44 @@ class EvolutionStore:
         a person's correction (``manual:…``, no captured source) the level of the claim
         it corrected, followed back to a captured one. Without it a correction of a
         claim learned from ``sensitive`` text fell to the default level, and went to a
-        provider that may see only ``normal``."""
+        provider that may see only ``normal``. Two corrections can share a source ID
+        (one millisecond, an import's times): the stricter level stands. A correction
+        whose chain reaches no captured source is ``local-only`` (fail closed)."""
+        from waymarks.core.privacy import is_level, level_rank
+
         levels = {source_id: level for source_id, level in self.db.execute(
             "SELECT source_id, classification FROM evo_sources")}
-        corrected = {cid: (source_id, replaces) for cid, source_id, replaces in self.db.execute(
+        rows = self.db.execute(
             "SELECT id, source_id, replaces FROM evo_claims WHERE method = 'manual'"
-            " AND replaces IS NOT NULL")}
-        if not corrected:
+            " AND replaces IS NOT NULL").fetchall()
+        if not rows:
             return levels
-        sources = dict(self.db.execute("SELECT id, source_id FROM evo_claims WHERE id IN"
-                                       " (SELECT replaces FROM evo_claims WHERE method ="
-                                       " 'manual' AND replaces IS NOT NULL)"))
-        for source_id, replaces in corrected.values():
-            seen: set[str] = set()
-            while replaces is not None and replaces not in seen:
-                seen.add(replaces)
-                ancestor = sources.get(replaces)
-                if ancestor in levels:
-                    levels[source_id] = levels[str(ancestor)]
-                    break
-                replaces = corrected.get(replaces, (None, None))[1]
+        source_of = dict(self.db.execute(
+            "SELECT id, source_id FROM evo_claims WHERE id IN (SELECT replaces FROM"
+            " evo_claims WHERE method = 'manual' AND replaces IS NOT NULL)"))
+        corrects = {cid: replaces for cid, _source, replaces in rows}
+        found: dict[str, str] = {}  # claim -> its level, memoised along each chain
+
+        def level_of(claim: str) -> str:
+            seen: list[str] = []
+            while claim not in found and claim not in seen:
+                seen.append(claim)
+                captured = levels.get(str(source_of.get(claim)))
+                if captured is not None and is_level(captured):
+                    found[claim] = captured
+                elif claim in corrects:
+                    claim = corrects[claim]
+            level = found.get(claim, "local-only")
+            for step in seen:
+                found[step] = level
+            return level
+
+        manual: dict[str, str] = {}
+        for _cid, source_id, replaces in rows:
+            level = level_of(replaces)
+            manual[source_id] = max(manual.get(source_id, level), level, key=level_rank)
+        for source_id, level in manual.items():
+            levels.setdefault(source_id, level)
         return levels
 
     def events(self) -> list[tuple[int, str, str, str, int, str]]:

@@ -90,9 +90,16 @@ class Inspector:
         self.lock = threading.Lock()
 
     def close(self) -> None:
-        for other in self.others.values():
-            other.close()
-        self.others.clear()
+        """Close the other projects' services, once no request's work holds them (a
+        forced stop may leave one waiting out a busy database: at most its wait)."""
+        held = self.lock.acquire(timeout=35)
+        try:
+            for other in self.others.values():
+                other.close()
+            self.others.clear()
+        finally:
+            if held:
+                self.lock.release()
 
     def service(self, request: Request) -> Waymarks | None:
         """The service of the project in view, on its newest session (a session started
@@ -293,10 +300,12 @@ def _off_loop(inspector: Inspector, handler: Callable[..., Response], *,
                 except (ServiceError, actions.BadAction):
                     raise  # their own pages (the exception handlers)
                 except Exception as exc:  # noqa: BLE001 (a page, never a bare 500)
+                    acting = request.url.path.endswith("/act")  # it may have written
                     return inspector.problem(
-                        f"The inspector could not answer ({type(exc).__name__}). Nothing "
-                        "was changed by this page; `waymarks health` in a terminal says "
-                        "more.", 500)
+                        f"The inspector could not answer ({type(exc).__name__}). " + (
+                            "The action may have been made: look at the list before "
+                            "trying it again" if acting else "Nothing was changed by this "
+                            "page") + "; `waymarks health` in a terminal says more.", 500)
 
         return await anyio.to_thread.run_sync(work)
 
