@@ -143,3 +143,15 @@ def test_entries_converted_from_memory_md_do_not_repeat_their_text(
     assert "I prefer tabs over spaces" in index
     assert index.count("I prefer tabs over spaces") == 1, index
     assert entry["description"] == ""
+
+
+def test_a_converted_line_holding_a_credential_names_its_entry_without_it(
+        cli: Callable[..., dict], home: Path) -> None:
+    """A line of an old memory.md holding a token became an entry whose name (and so
+    its MEMORY.md index line, and every plan) held the token; only the slug left it
+    out."""
+    (home / "memory").mkdir(parents=True)
+    (home / "memory.md").write_text(f"- 2026-01-05 — Deploy token {TOKEN}\n")
+    [entry] = cli("personal", "list")["entries"]
+    assert TOKEN not in json.dumps(entry) and "Deploy token" in entry["name"]
+    assert TOKEN not in (home / "memory" / "MEMORY.md").read_text()

@@ -311,12 +311,14 @@ class PersonalStore:
             for fact in filter(None, facts):
                 if one_line(fact) in present:
                     continue
-                title = title_of(fact)
-                # the slug is sent raw wherever the entry is named: never a credential in it
-                slug = self._free_slug(derive_slug(title_of(redact(fact)[0])))
+                # the name, description and slug are what the index and every plan show:
+                # made from the fact with its credentials redacted (the name held a token)
+                shown = redact(fact)[0]
+                title = title_of(shown)
+                slug = self._free_slug(derive_slug(title))
                 # what the fact says beyond its name, as a saved entry's description is:
                 # the whole fact again made every index line read "X — X"
-                entry = Entry(slug, title, summary_of(fact, title), "user", fact)
+                entry = Entry(slug, title, summary_of(shown, title), "user", fact)
                 try:
                     self._write_atomic(self._path(entry.slug), render_entry(entry))
                 except (PersonalMemoryError, OSError):
