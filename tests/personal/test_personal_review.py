@@ -155,3 +155,9 @@ def test_a_converted_line_holding_a_credential_names_its_entry_without_it(
     [entry] = cli("personal", "list")["entries"]
     assert TOKEN not in json.dumps(entry) and "Deploy token" in entry["name"]
     assert TOKEN not in (home / "memory" / "MEMORY.md").read_text()
+
+
+def test_an_adr_title_may_hold_an_emoji_made_with_a_joiner(
+        cli: Callable[..., dict]) -> None:
+    made = cli("adr", "new", "--", "Pairing rules for \U0001F469\u200D\U0001F4BB reviews")
+    assert Path(made["path"]).is_file()

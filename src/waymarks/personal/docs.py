@@ -50,6 +50,10 @@ MAX_SNIPPETS: Final = 4
 INACTIVE: Final = ("superseded", "deprecated", "rejected")
 _HEADING: Final = lazy(r"^(#{1,3})\s+(.*\S)\s*$")
 _ADR_FILE: Final = lazy(r"ADR-(\d{4})-[a-z0-9-]+\.md")
+#: the bidirectional classes of the characters that reorder text (embeddings, overrides,
+#: isolates, marks): a title holding one reads otherwise than it is
+_BIDI_CONTROLS: Final = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI",
+                                   "PDI"})
 #: a file named for a decision's number, whatever follows it
 _ADR_NUMBER: Final = lazy(r"(?i)ADR-(\d{1,9})(?!\d)")
 _ADR_ID: Final = lazy(r"ADR-\d{4}")
@@ -250,11 +254,12 @@ def new_adr(project: Path, title: str, today: date) -> Path:
     title = " ".join(title.split())
     if not title or len(title) > 120:
         raise AdrRefused("invalid_argument", "an ADR title needs 1 to 120 characters")
-    if any(unicodedata.category(c).startswith("C") for c in title):
+    if any(unicodedata.category(c) == "Cc" or unicodedata.bidirectional(c) in _BIDI_CONTROLS
+           or c in "\u200e\u200f\u061c" for c in title):  # the marks: classes L, R, AL
         # written raw into a committed file, an ESC or a BEL drove the terminal of whoever
         # ran cat or git diff on it, and a bidi override made it read otherwise
-        raise AdrRefused("invalid_argument", "an ADR title cannot hold control or invisible "
-                         "formatting characters; nothing was created")
+        raise AdrRefused("invalid_argument", "an ADR title cannot hold control characters "
+                         "or ones that reorder text; nothing was created")
     credential = refuse_credentials(title, "The ADR title")
     if credential is not None:
         raise AdrRefused(credential.code, f"{credential.message}; nothing was created")
