@@ -174,3 +174,47 @@ def test_a_helper_whose_code_changed_stops_answering(
     finally:
         served.join(120)
     assert not served.is_alive() and not socket.exists()
+
+
+def test_the_helper_reads_no_more_than_a_hook_may_send() -> None:
+    """The helper read a request to its end, however large: a client on its socket could
+    make it hold any amount. Past a hook's input and its two lines it stops."""
+    import socket
+
+    ours, theirs = socket.socketpair()
+    sent: list[int] = []
+
+    def flood() -> None:
+        chunk = b"x" * 65536
+        try:
+            for _ in range(200):  # 13 MiB
+                theirs.sendall(chunk)
+                sent.append(len(chunk))
+        except OSError:
+            pass
+        finally:
+            theirs.close()
+
+    writer = threading.Thread(target=flood)
+    writer.start()
+    with pytest.raises(ValueError):
+        cc_helper._receive(ours)
+    ours.close()
+    writer.join(30)
+    assert sum(sent) < 200 * 65536  # it stopped reading: the flood could not finish
+
+
+def test_a_helper_switched_off_is_not_asked(tmp_path: Path, home: Path) -> None:
+    """``WAYMARKS_CC_HELPER=off`` kept new helpers from starting, but a hook still asked
+    one already running (the switch is how a person takes the helper out of the path)."""
+    project = tmp_path / "p"
+    project.mkdir()
+    request = json.dumps({"session_id": str(uuid.uuid4()), "cwd": str(project),
+                          "hook_event_name": "UserPromptSubmit", "prompt": "hello"})
+    done = subprocess.run([sys.executable, "-c", (
+        "import sys, json\nfrom waymarks.hosts import cc_client\n"
+        "cc_client._ask = lambda *a, **k: sys.exit('asked the helper')\n"
+        f"sys.exit(cc_client.run(['UserPromptSubmit'], {str(home)!r}))")],
+        input=request.encode(), capture_output=True, timeout=120,
+        env={**os.environ, "WAYMARKS_CC_HELPER": "off", "WAYMARKS_HOME": str(home)})
+    assert done.returncode == 0, done.stderr.decode()

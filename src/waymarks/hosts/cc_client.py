@@ -89,7 +89,9 @@ def run(argv: list[str], home: str) -> int:
         stopped = _stop(home, raw, project)
         if stopped is not None:
             return stopped
-    answer = _ask(home, event, raw, project)
+    # switched off: no helper is asked either (one already running answered before)
+    helper = not switched_off(_env("WAYMARKS_CC_HELPER"))
+    answer = _ask(home, event, raw, project) if helper else None
     if answer is None:  # no helper took the request: nothing was done yet
         from waymarks.spawn.detached import complete_import_path
         from waymarks.spawn.imports import import_msgspec, short_lived
@@ -102,7 +104,7 @@ def run(argv: list[str], home: str) -> int:
             from waymarks.hosts.claude_code import main as in_process
 
             code: int = in_process(argv, Path(home), raw, project or None)
-        if not switched_off(_env("WAYMARKS_CC_HELPER")):
+        if helper:
             _start_helper(home)
         return code
     if answer:
@@ -119,13 +121,12 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
     config = _config_bytes(home)
     if config is None or b"learn" not in config or b"true" not in config:
         return 0  # learning is off (the exact check, projects included, is the drainer's)
-    if _ask(home, "Stop", raw, project) is not None:
+    helper = not switched_off(_env("WAYMARKS_CC_HELPER"))
+    if helper and _ask(home, "Stop", raw, project) is not None:
         return 0  # the helper took it: it answers first, then queues and captures
     from waymarks.spawn.detached import complete_import_path
 
     complete_import_path()
-    import os
-
     found = _stop_input(raw, project)
     if found is None:
         return None
@@ -135,7 +136,6 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
     # no helper: the request is written durably (fsync) before this process leaves
     if not write_request(home, "claude-code", "Stop", session, transcript, where):
         return None
-    helper = not switched_off(os.environ.get("WAYMARKS_CC_HELPER", ""))
     if helper:
         _start_helper(home)  # it drains the spool when it starts
     # the turn's tool observations (issue 19): most turns have none new, which a byte

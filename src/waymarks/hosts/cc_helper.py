@@ -282,9 +282,21 @@ def _recovery(home: "Path") -> "Any":
     return recovery
 
 
+#: a request: a header line, the project line and the hook's input, which the hook reads
+#: at most ``claude_code.MAX_INPUT_BYTES`` (+1) of; read without a cap, a client on the
+#: socket could make the helper hold any amount
+MAX_REQUEST_BYTES = 4 * 1024 * 1024 + 1 + 64 * 1024
+
+
 def _receive(connection: "socket.socket") -> bytes:
+    """The whole request; ``ValueError`` past :data:`MAX_REQUEST_BYTES` (nothing is done:
+    the client does the hook itself, and refuses input that large)."""
     chunks = []
+    size = 0
     while chunk := connection.recv(65536):
+        size += len(chunk)
+        if size > MAX_REQUEST_BYTES:
+            raise ValueError("request too large")
         chunks.append(chunk)
     return b"".join(chunks)
 
