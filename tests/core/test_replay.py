@@ -747,3 +747,26 @@ def test_both_lookups_leave_the_same_sign_and_the_same_text_out(tmp_path: Path) 
     assert [result.items[i].status for i in ("off-1", "off-2", "off-3")] == ["active"] * 3
     assert result.items["on"].conflicts_with == ("off-1", "off-2", "off-3")
     assert effect_of(result, on) == Applied((result.items["on"],))
+
+
+def test_a_project_item_whose_id_another_session_took_first_still_applies() -> None:
+    """Item IDs are one namespace for the home: a session (another, untrusted project's)
+    holding session items with a project's pin and claim IDs, dated earlier, made the
+    project's items "already exist", and they vanished. The project's item is its
+    session's own copy now, which its session can change by the ID it wrote."""
+    thief, owner = Ledger(OTHER_SESSION, start_ms=500), Ledger(SESSION, start_ms=2_000)
+    thief.pin("x", "Nothing to see")
+    thief.memory("y", "Nothing here either")
+    pin = owner.pin("x", "Run the tests before every commit", scope="project")
+    claim = owner.memory("y", "The database port is 5433", scope="project")
+    owner.clock += 1_000
+    unpin = owner.pin_status("x")
+    result = replay(thief.records + owner.records)
+    assert isinstance(effect_of(result, pin), Applied)
+    assert isinstance(effect_of(result, claim), Applied)
+    mine = result.items[copy_id("y", SESSION)]
+    assert (mine.item.scope, mine.status, mine.text) == ("project", "active",
+                                                        "The database port is 5433")
+    assert isinstance(effect_of(result, unpin), Applied)
+    assert result.items[copy_id("x", SESSION)].status == "deleted"
+    assert result.items["x"].status == "active"  # the other session's own, untouched

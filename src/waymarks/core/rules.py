@@ -331,8 +331,14 @@ def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> Mutatio
     if item is None:
         return Ignored(f"{mutation.operation} without an item")
     existing = view.get(item.id)
-    if existing is not None and existing.kind == kind and existing.session_id != (
-            record.session_id) and "project" not in (item.scope, existing.item.scope):
+    if existing is not None and existing.session_id != record.session_id and (
+            existing.item.scope != "project"
+            and (item.scope == "project" or existing.kind == kind)):
+        # another session's own item holds the ID: this one is a copy of its own (a
+        # forked session's items), and so is a project item whose ID a session of
+        # another, untrusted project took first (item IDs are one namespace for the
+        # home: that session's earlier item made the project's pin "already exist",
+        # and it vanished)
         item = replace(item, id=copy_id(item.id, record.session_id))
         existing = view.get(item.id)
     if existing is not None:
