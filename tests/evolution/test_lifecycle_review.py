@@ -189,3 +189,27 @@ def test_two_corrections_in_one_millisecond_keep_the_stricter_level(
         row = evo.store.view.claim(first.data["correctedBy"])
         assert row is not None
         assert evo.store.source_levels()[row.source_id] == "sensitive"
+
+
+def test_a_call_told_to_wait_is_not_said_to_be_unattempted(
+        cli: Callable[..., dict], home: Path, monkeypatch: object) -> None:
+    """A 429 answer: the call was made (``calls: 1``) and the source waits out the
+    provider's cooldown, but the message said it "was not attempted"."""
+    from waymarks.service import evolution_wiring
+    from waymarks.service.evolution_queue import Attempt
+
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+
+    class Queue:
+        def run_once(self, source: object) -> Attempt:
+            return Attempt("waiting", "src-1", "cooldown", "openai", "m1", calls=1)
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(evolution_wiring, "open_for",  # type: ignore[attr-defined]
+                        lambda *a, **k: Queue())
+    data = cli("evolve", expect=1)
+    assert data["calls"] == 1 and "not attempted" not in data["message"], data
+    assert data["message"].startswith("src-1 was attempted and now waits")

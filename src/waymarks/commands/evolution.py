@@ -89,9 +89,11 @@ def register_evolution(root: Group) -> None:
         data: dict[str, Any] = attempt.to_json()
         why = WAIT_TEXT.get(attempt.reason or "", attempt.reason or "")
         shown = echoed(attempt.source_id or source or "")  # an unknown one is the argument
-        text = _TEXT[attempt.outcome].format(source=shown, why=why,
-                                             reason=attempt.reason, provider=attempt.provider,
-                                             model=attempt.model)
+        # a call that was made and then told to wait (a 429) was "not attempted" before
+        form = "{source} was attempted and now waits: {why}" if (
+            attempt.outcome == "waiting" and attempt.calls) else _TEXT[attempt.outcome]
+        text = form.format(source=shown, why=why, reason=attempt.reason,
+                           provider=attempt.provider, model=attempt.model)
         if attempt.outcome == "unknown_source":  # an unknown ID: refused as every command's
             refusal = refused("not_found", text)
             refusal.data["sourceId"] = shown
