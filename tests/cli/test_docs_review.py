@@ -74,3 +74,36 @@ def test_the_help_names_every_exit_status(capsys: pytest.CaptureFixture[str]) ->
     text = " ".join(capsys.readouterr().out.split())
     assert all(n in text for n in ("0 done", "2 refused", "1 an environment",
                                          "130 interrupted")), text
+
+
+@pytest.mark.parametrize(("args", "admitted"), [
+    (["recall", "vault"], True), (["--json", "pins"], True),
+    (["memory", "add", "--", "x"], False), (["export", "-o", "/tmp/x.jsonl"], False),
+    (["--home", "/elsewhere", "context", "recall x"], False), (["--bogus", "recall"], False),
+])
+def test_the_warm_helper_runs_only_the_commands_a_client_routes(
+        args: list[str], admitted: bool) -> None:
+    """Only the client checked that a request was a recall or a listing of pins: a
+    request made by hand ran any command in the helper (a write, an export), outside the
+    sandbox the client was in."""
+    from waymarks.cli import warm, warm_server
+
+    request = warm._request(args)[len(warm.PROTOCOL) + 1:].split(b"\0")
+    answer = warm_server._admitted(request, None)
+    assert (not isinstance(answer, bytes)) is admitted, answer
+
+
+def test_a_client_with_no_new_privileges_is_never_confined_alike(tmp_path: Path) -> None:
+    """Landlock needs no-new-privileges and /proc does not show it: such a client could
+    be in a sandbox the helper is not in, so its command never runs in the helper."""
+    from waymarks.cli import warm_server
+
+    status = tmp_path / "status"
+    status.write_text("Name:\tpython\nSeccomp:\t0\nNoNewPrivs:\t1\n")
+    again = tmp_path / "other" / "status"
+    again.parent.mkdir()
+    again.write_text(status.read_text())
+    assert warm_server._confinement(str(status)) != warm_server._confinement(str(again))
+    status.write_text("Name:\tpython\nSeccomp:\t0\nNoNewPrivs:\t0\nCapEff:\t000001ffffffffff\n")
+    again.write_text("Name:\tpython\nSeccomp:\t0\nNoNewPrivs:\t0\nCapEff:\t0000000000000000\n")
+    assert warm_server._confinement(str(status)) != warm_server._confinement(str(again))

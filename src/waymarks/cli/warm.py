@@ -59,16 +59,11 @@ def routed(argv: list[str], home: str) -> str | None:
     that is not an absolute path, output to a terminal (:func:`_terminal`), or interpreter
     settings a helper would not share (``-O``, ``-X dev``, ``-W``, ``-I``, ``-S``, ``-E``,
     ``-u``, ``PYTHONHASHSEED``: a helper has its own)."""
-    index = 0
-    while index < len(argv) and argv[index].startswith("-"):
-        if argv[index] in GLOBAL_VALUES and index + 1 < len(argv):
-            if argv[index] == "--home":
-                home = os.path.expanduser(argv[index + 1])
-            index += 2
-        elif argv[index] == "--json":
-            index += 1
-        else:
-            return None
+    found = leading(argv)
+    if found is None:
+        return None
+    index, given = found
+    home = os.path.expanduser(given) if given is not None else home
     if argv[index:index + 1] == [] or argv[index] not in COMMANDS:
         return None
     if switched_off(os.environ.get(ENV_OFF, "")) or not home.startswith("/") or \
@@ -81,6 +76,23 @@ def routed(argv: list[str], home: str) -> str | None:
     if getattr(sys.stdout, "write_through", False) and not os.environ.get("PYTHONUNBUFFERED"):
         return None  # -u (PYTHONUNBUFFERED is the environment's: the child reads it)
     return f"{home}/cli/warm-{installation():08x}.sock"
+
+
+def leading(argv: list[str]) -> tuple[int, str | None] | None:
+    """Where the command starts in ``argv`` (past the global options) and the ``--home``
+    given among them; ``None`` at an option that is not a global one. The helper reads a
+    request's command line with it too: it runs only :data:`COMMANDS`."""
+    index, home = 0, None
+    while index < len(argv) and argv[index].startswith("-"):
+        if argv[index] in GLOBAL_VALUES and index + 1 < len(argv):
+            if argv[index] == "--home":
+                home = argv[index + 1]
+            index += 2
+        elif argv[index] == "--json":
+            index += 1
+        else:
+            return None
+    return index, home
 
 
 def _terminal() -> bool:

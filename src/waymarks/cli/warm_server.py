@@ -31,9 +31,9 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
-from waymarks.cli.warm import PROTOCOL
+from waymarks.cli.warm import COMMANDS, PROTOCOL, leading
 from waymarks.spawn.freshness import changed, module_files
 from waymarks.spawn.sockets import listen
 
@@ -312,8 +312,27 @@ def _confined_alike(pid: int) -> bool:
 
 
 def _confinement(status: str) -> list[str]:
+    """What confines a process, as its status shows: seccomp (mode and filters), the
+    capability sets and no-new-privileges; its cgroup and security label beside it. A
+    process with no-new-privileges set may be under Landlock, which /proc does not show:
+    such a client is never taken as confined alike (its command runs in its own process;
+    a reviewer read a home its sandbox denied it through a helper confined the same
+    otherwise)."""
     with open(status, encoding="utf-8", errors="replace") as lines:
-        return [line for line in lines if line.startswith(("Seccomp:", "NoNewPrivs:"))]
+        shown = [line for line in lines if line.startswith(_CONFINING)]
+    if "NoNewPrivs:\t1\n" in shown:
+        return [status]  # unique to the process: never alike
+    folder = os.path.dirname(status)
+    for name in ("cgroup", "attr/current"):
+        with contextlib.suppress(OSError), open(f"{folder}/{name}", encoding="utf-8",
+                                                errors="replace") as extra:
+            shown.append(f"{name}: {extra.read()}")
+    return shown
+
+
+#: the status lines of what confines a process
+_CONFINING: Final = ("Seccomp:", "Seccomp_filters:", "NoNewPrivs:", "CapInh:", "CapPrm:",
+                     "CapEff:", "CapBnd:", "CapAmb:")
 
 
 def _child(client: socket.socket, request: Request, descriptors: list[int],
@@ -413,12 +432,23 @@ def _become(request: Request) -> None:
     import time
 
     time.tzset()  # the client's TZ (the C library read the helper's)
+    # the client's bytecode settings, which the helper (started with -I) did not read: a
+    # client with PYTHONDONTWRITEBYTECODE had .pyc files written into the installation
+    sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+    sys.pycache_prefix = os.environ.get("PYTHONPYCACHEPREFIX") or None
     sys.argv = [os.fsdecode(arg) for arg in request.argv]
     encodings = request.encodings
     unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))  # (-u itself runs cold)
     sys.stdin = _stream(0, "r", encodings[0], encodings[1])
     sys.stdout = _stream(1, "w", encodings[2], encodings[3], unbuffered)
     sys.stderr = _stream(2, "w", encodings[4], encodings[5], unbuffered)
+
+
+def _command(argv: list[bytes]) -> str | None:
+    """The command a client's ``sys.argv`` runs (past the program and global options)."""
+    args = [os.fsdecode(arg) for arg in argv[1:]]
+    found = leading(args)
+    return None if found is None or found[0] >= len(args) else args[found[0]]
 
 
 def _admitted(fields: list[bytes], imported: dict[bytes, bytes] | None) -> Request | bytes:
@@ -430,6 +460,8 @@ def _admitted(fields: list[bytes], imported: dict[bytes, bytes] | None) -> Reque
         request = _parse(fields)
     except (ValueError, IndexError):
         return b"request"
+    if _command(request.argv) not in COMMANDS:  # the client routes only these; a request
+        return b"request"  # made by hand for another command (a write, an export) is not
     if request.paths != [os.fsencode(path) for path in sys.path]:
         return b"installation"  # (its modules would not be the ones imported here)
     if imported is not None and _import_time(request.environ) != imported:
