@@ -188,7 +188,10 @@ def test_without_the_bridge_pi_keeps_running_warns_once_and_fails_closed(
     pi.extra_env["WAYMARKS_BIN"] = str(pi.root / "no-such-waymarks")
     result = pi.run("-p", "hello without memory [ds4:local-only]PIN 9999[/ds4:local-only]")
     assert result.returncode == 0 and "done" in result.stdout  # Pi is not taken down
-    assert result.stderr.count("Waymarks:") == 1
+    # once for each consequence: no memory, and requests withheld (it said only the first)
+    assert result.stderr.count("Waymarks: memory is off") == 1
+    assert result.stderr.count("Waymarks: requests are withheld") == 1
+    assert result.stderr.count("Waymarks:") == 2
     sent = json.dumps(fake.bodies[-1])
     assert "9999" not in sent and "hello without memory" not in sent  # unchecked: withheld
     assert fake.bodies[-1]["model"] == "fake-model"  # protocol fields survive

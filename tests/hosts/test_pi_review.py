@@ -149,8 +149,10 @@ def test_pi_install_names_the_home_it_was_run_for(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     loader = pi_install.loader_path(agent).read_text()
     assert f"process.env.WAYMARKS_HOME ??= {json.dumps(str(home))};" in loader
-    default = pi_install.loader_text(home=Path(user_data_dir()))
-    assert "WAYMARKS_HOME" not in default
+    from waymarks.cli.launchers import _unless_default
+
+    assert _unless_default(Path(user_data_dir())) is None
+    assert "WAYMARKS_HOME" not in pi_install.loader_text(home=None)
 
 
 def test_a_trusted_folder_made_a_link_trusts_nothing_else(

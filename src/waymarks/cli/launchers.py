@@ -18,6 +18,7 @@ import sys
 TYPE_CHECKING = False  # not typing's: the hook path must not import typing
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
 
     import click
@@ -264,8 +265,8 @@ def register(root: "click.Group") -> None:
 
         where = pi_install.agent_dir(directory)
         try:
-            path, changed = pi_install.install(where, runtime().app().home) if install \
-                else pi_install.uninstall(where)
+            path, changed = pi_install.install(where, _unless_default(runtime().app().home)) \
+                if install else pi_install.uninstall(where)
         except (FileExistsError, FileNotFoundError) as exc:
             return Result({"outcome": "rejected", "code": "conflict", "id": None,
                            "conflicts": [], "notices": [],
@@ -359,3 +360,10 @@ def register(root: "click.Group") -> None:
     @scope_user
     def claude_uninstall(project: bool, user: bool) -> Result:
         return claude_action(False, user, project)
+
+
+def _unless_default(home: "Path") -> "Path | None":
+    """``home``, or ``None`` when it is the default one (a loader then names none)."""
+    from waymarks.cli.home import user_data_dir
+
+    return None if os.path.abspath(home) == os.path.abspath(user_data_dir()) else home

@@ -41,14 +41,12 @@ def loader_path(directory: Path) -> Path:
 def loader_text(extension: Path = EXTENSION, created: list[str] | None = None,
                 home: Path | None = None) -> str:
     """The loader; ``home``: the home it names for Pi's bridge (unless Pi's environment
-    names one: ``WAYMARKS_HOME`` set there wins), left out when it is the default one."""
-    from waymarks.cli.home import user_data_dir
+    names one: ``WAYMARKS_HOME`` set there wins); ``None`` (the default home) names none."""
     from waymarks.hosts.claude_code_install import waymarks_binary
 
     binary = waymarks_binary()  # the script pip installed (a --user install's is not beside
     # the interpreter): the rule the Claude Code installer follows
-    named = [] if home is None or os.path.abspath(home) == os.path.abspath(user_data_dir()) \
-        else [f"process.env.WAYMARKS_HOME ??= {json.dumps(str(home))};"]
+    named = [] if home is None else [f"process.env.WAYMARKS_HOME ??= {json.dumps(str(home))};"]
     return "\n".join([
         MARK,
         CREATED + json.dumps(created or []),
@@ -99,9 +97,10 @@ def _existing(path: Path, fix: str) -> bytes | None:
 
 def install(directory: Path, home: Path | None = None) -> tuple[Path, bool]:
     """Write (or refresh) the loader; returns its path and whether anything changed.
-    ``home``: the home the install was run for (``--home``, ``WAYMARKS_HOME``), which
-    the loader names for Pi unless it is the default: before, ``waymarks --home H pi
-    install`` reported on H (learning on) while Pi's bridge used another home."""
+    ``home``: the home the install was run for (``--home``, ``WAYMARKS_HOME``; ``None``
+    for the default one, which the CLI tells apart), which the loader names for Pi:
+    before, ``waymarks --home H pi install`` reported on H (learning on) while Pi's
+    bridge used another home."""
     if not EXTENSION.is_file():
         raise FileNotFoundError(f"{EXTENSION} is missing: this installation of Waymarks is "
                                 "incomplete; reinstall it (the extension is package data)")
