@@ -689,3 +689,25 @@ def test_unbuffered_output_from_the_environment_runs_warm_and_from_u_cold(
     assert not ran.warm and "5433" in ran.answer[1]
     assert _run(["recall", "database port"], project, {**buffered, "PYTHONHASHSEED": "0"}) \
         .warm is False
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    ({"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/tmp/pyc"}, "True /tmp/pyc"),
+    ({}, "False None")])
+def test_the_child_takes_the_clients_bytecode_settings(
+        tmp_path: Path, given: dict[str, str], expected: str) -> None:
+    """The helper starts with ``-I`` (it reads no ``PYTHON*`` variable), and its child
+    imported modules with the helper's settings: a client with
+    ``PYTHONDONTWRITEBYTECODE`` had ``.pyc`` files written into the installation."""
+    code = ("import os, sys\n"
+            "from waymarks.cli import warm, warm_server\n"
+            "request = warm._request(['recall', 'x']).split(b'\\0')[1:]\n"
+            "sys.dont_write_bytecode, sys.pycache_prefix = (not "
+            f"{bool(given)!r}), ({'None' if given else repr('/elsewhere')})\n"
+            "warm_server._become(warm_server._parse(request))\n"
+            "print(sys.dont_write_bytecode, sys.pycache_prefix)\n")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    done = _python(code, env={**env, **given}, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == expected
