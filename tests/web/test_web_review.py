@@ -161,3 +161,36 @@ def test_an_action_that_failed_unexpectedly_does_not_say_nothing_changed(
                                        "confirmed": "yes", "text": "Run the tests first"})
     assert answer.status_code == 500 and "may have been made" in answer.text
     assert "Nothing was changed" not in answer.text
+
+
+def test_pages_queued_on_a_held_database_leave_threads_for_static_files(
+        seeded: dict[str, str], home: Path, project: Path, gate: Gate) -> None:
+    """Pages ran in the default thread pool (40 threads): past 40 pages queued on a held
+    database, a static file waited for a page to give up. Pages take at most a few
+    threads now; the rest wait on the event loop."""
+    from starlette.testclient import TestClient
+
+    with Waymarks(home, cwd=str(project), busy_timeout_ms=8000) as app:
+        web = build_app(app, gate)
+        with TestClient(web, follow_redirects=False,
+                        base_url="http://testserver" + gate.prefix) as client:
+            log_in(client, gate)
+            holder = sqlite3.connect(home / "waymarks.db", isolation_level=None)
+            holder.execute("BEGIN EXCLUSIVE")
+            finished: list[int] = []
+            pages = [threading.Thread(target=lambda: (client.get("/"), finished.append(1)))
+                     for _ in range(45)]
+            try:
+                for page in pages:
+                    page.start()
+                while not web.state.inspector.lock.locked():
+                    threading.Event().wait(0.01)
+                threading.Event().wait(0.5)  # every page is queued by now
+                assert client.get("/static/ui.css").status_code == 200
+                assert finished == []  # answered while every page still waited
+            finally:
+                holder.execute("ROLLBACK")
+                holder.close()
+                for page in pages:
+                    page.join(120)
+            assert len(finished) == 45

@@ -52,6 +52,8 @@ MAX_FIELD: Final = 20_000  # characters of one form field (a pin is at most 4,00
 #: services of other projects kept open (each holds a database connection): the most
 #: recently viewed; one viewed again after it was closed is opened anew
 KEPT_PROJECTS: Final = 8
+#: worker threads the pages may use at once (they run one at a time, under one lock)
+PAGE_THREADS: Final = 2
 
 
 def reveal(text: object) -> str:
@@ -88,6 +90,9 @@ class Inspector:
         #: held by every request's work (:func:`_off_loop`): the services are not shared
         #: between threads at once
         self.lock = threading.Lock()
+        #: the worker threads pages may hold at once (waiting on the lock): past them a
+        #: request waits on the loop, and the default pool stays free for static files
+        self.limiter: Any = None
 
     def close(self) -> None:
         """Close the other projects' services, once no request's work holds them (a
@@ -288,6 +293,7 @@ def _off_loop(inspector: Inspector, handler: Callable[..., Response], *,
               form: bool = False) -> Callable[[Request], Awaitable[Response]]:
     """``handler`` as an endpoint: the form read on the loop (``form``: passed on; a GET
     has none), the rest in a worker thread under the inspector's lock (module note)."""
+    import anyio
     import anyio.to_thread
 
     async def endpoint(request: Request) -> Response:
@@ -307,7 +313,9 @@ def _off_loop(inspector: Inspector, handler: Callable[..., Response], *,
                             "trying it again" if acting else "Nothing was changed by this "
                             "page") + "; `waymarks health` in a terminal says more.", 500)
 
-        return await anyio.to_thread.run_sync(work)
+        if inspector.limiter is None:  # made on the loop, on first use
+            inspector.limiter = anyio.CapacityLimiter(PAGE_THREADS)
+        return await anyio.to_thread.run_sync(work, limiter=inspector.limiter)
 
     return endpoint
 
