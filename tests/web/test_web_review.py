@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +21,13 @@ from waymarks.web.app import build_app
 from waymarks.web.security import Gate
 
 
-def test_a_database_held_by_another_process_stops_only_the_pages_that_read_it(
-        seeded: dict[str, str], home: Path, project: Path, gate: Gate) -> None:
-    """Handlers ran the service on the event loop: while another process held the
-    database, one page's busy wait stopped every request (static files, the gate's own
-    401 and 403) until it gave up. The work now runs in a worker thread."""
+@contextlib.contextmanager
+def _pages_on_a_held_database(home: Path, project: Path, gate: Gate, pages: int
+                              ) -> Iterator[tuple[Any, list[int]]]:
+    """A logged-in client of an inspector whose database another process holds, with
+    ``pages`` overview requests started in threads and waiting on it (the inspector's
+    lock is held by then); yields the client and the list each finished page appends
+    to. The database is let go, and the pages joined, on the way out."""
     from starlette.testclient import TestClient
 
     with Waymarks(home, cwd=str(project), busy_timeout_ms=8000) as app:
@@ -33,21 +37,33 @@ def test_a_database_held_by_another_process_stops_only_the_pages_that_read_it(
             log_in(client, gate)
             holder = sqlite3.connect(home / "waymarks.db", isolation_level=None)
             holder.execute("BEGIN EXCLUSIVE")
-            page_done = threading.Event()
-            waiting = threading.Thread(target=lambda: (client.get("/"), page_done.set()))
+            finished: list[int] = []
+            waiting = [threading.Thread(target=lambda: (client.get("/"), finished.append(1)))
+                       for _ in range(pages)]
             try:
-                waiting.start()
-                while not web.state.inspector.lock.locked():  # the page waits on the db
-                    assert waiting.is_alive()
+                for page in waiting:
+                    page.start()
+                while not web.state.inspector.lock.locked():  # a page waits on the db
+                    assert any(page.is_alive() for page in waiting)
                     threading.Event().wait(0.01)
-                style = client.get("/static/ui.css")
-                assert style.status_code == 200
-                assert not page_done.is_set()  # answered while the page still waited
+                yield client, finished
             finally:
                 holder.execute("ROLLBACK")
                 holder.close()
-                waiting.join(60)
-            assert page_done.is_set()
+                for page in waiting:
+                    page.join(120)
+
+
+def test_a_database_held_by_another_process_stops_only_the_pages_that_read_it(
+        seeded: dict[str, str], home: Path, project: Path, gate: Gate) -> None:
+    """Handlers ran the service on the event loop: while another process held the
+    database, one page's busy wait stopped every request (static files, the gate's own
+    401 and 403) until it gave up. The work now runs in a worker thread."""
+    with _pages_on_a_held_database(home, project, gate, 1) as (client, finished):
+        style = client.get("/static/ui.css")
+        assert style.status_code == 200
+        assert finished == []  # answered while the page still waited
+    assert finished == [1]
 
 
 def test_an_error_no_handler_expected_is_a_page_with_the_gates_headers(
@@ -168,29 +184,8 @@ def test_pages_queued_on_a_held_database_leave_threads_for_static_files(
     """Pages ran in the default thread pool (40 threads): past 40 pages queued on a held
     database, a static file waited for a page to give up. Pages take at most a few
     threads now; the rest wait on the event loop."""
-    from starlette.testclient import TestClient
-
-    with Waymarks(home, cwd=str(project), busy_timeout_ms=8000) as app:
-        web = build_app(app, gate)
-        with TestClient(web, follow_redirects=False,
-                        base_url="http://testserver" + gate.prefix) as client:
-            log_in(client, gate)
-            holder = sqlite3.connect(home / "waymarks.db", isolation_level=None)
-            holder.execute("BEGIN EXCLUSIVE")
-            finished: list[int] = []
-            pages = [threading.Thread(target=lambda: (client.get("/"), finished.append(1)))
-                     for _ in range(45)]
-            try:
-                for page in pages:
-                    page.start()
-                while not web.state.inspector.lock.locked():
-                    threading.Event().wait(0.01)
-                threading.Event().wait(0.5)  # every page is queued by now
-                assert client.get("/static/ui.css").status_code == 200
-                assert finished == []  # answered while every page still waited
-            finally:
-                holder.execute("ROLLBACK")
-                holder.close()
-                for page in pages:
-                    page.join(120)
-            assert len(finished) == 45
+    with _pages_on_a_held_database(home, project, gate, 45) as (client, finished):
+        threading.Event().wait(0.5)  # every page is queued by now
+        assert client.get("/static/ui.css").status_code == 200
+        assert finished == []  # answered while every page still waited
+    assert len(finished) == 45
