@@ -74,10 +74,6 @@ def _rendered(row: ClaimRow, level: str | None, stamp: str, egress: Egress | Non
             "origin": egress.label(row.origin)}
 
 
-def _source_levels(evo: Evolution) -> dict[str, str]:
-    return evo.store.source_levels()
-
-
 def _slot(slot: tuple[str, str, str] | None) -> dict[str, str] | None:
     return None if slot is None else {"verdict": slot[0], "sourceId": slot[1], "at": slot[2]}
 
@@ -102,7 +98,7 @@ def list_claims(home: Path, scope: str = "all", page: int = 1, cwd: str = "",
         with Evolution(home) as evo:
             evo.sync()
             rows, bad = evo.store.readable_claims()
-            levels = _source_levels(evo)
+            levels = evo.store.source_levels()
     if scope == "here":
         rows = [r for r in rows if r.origin == here]
     elif scope == "legacy":
@@ -145,7 +141,7 @@ def search(home: Path, query: str, now: str | None = None,
     if ids:
         with Evolution(home) as evo:
             rows = [r for r in map(evo.store.view.claim, ids) if r is not None]
-            levels = _source_levels(evo)
+            levels = evo.store.source_levels()
     claims, withheld = _page(rows, levels, stamp, egress,
                              {cid: {"rank": round(rank[cid], 4)} for cid in ids})
     return {"query": query, "claims": claims, **({"withheld": withheld} if egress else {})}
@@ -204,7 +200,7 @@ def show_or_match(home: Path, given: str, now: str | None = None,
             legacy = match.to_json()
             claim_id = match.current[0]
         source = evo.store.view.source(row.source_id)
-        claim = _rendered(row, _source_levels(evo).get(row.source_id), stamp, egress)
+        claim = _rendered(row, evo.store.source_levels().get(row.source_id), stamp, egress)
         if claim is None:
             return {"id": row.id, "withheld": True}, None
         provenance = None if source is None else {
