@@ -7,16 +7,20 @@
   no pager, so ``waymarks memory | grep`` works.
 
 Stored text reaches rich only as :class:`rich.text.Text` (never markup), and every cell
-was escaped by :func:`waymarks.commands.render.cell`.
+was escaped by :func:`waymarks.commands.render.cell`. What a command prints is escaped once
+more here (:func:`terminal_safe`: lines and tabs stay), so an ID, entry type or argument
+that a message repeats without ``cell`` cannot drive the terminal either.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import TYPE_CHECKING, Any
 
 from waymarks.commands.results import Result, Table
+from waymarks.core.text import escaped
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,8 +37,11 @@ def emit(result: Result, as_json: bool) -> None:
         return
     out = sys.stdout
     terminal = out.isatty()
-    text = render_table(result.table) if terminal and result.table is not None \
-        else result.text
+    if result.table is not None and terminal:
+        text = render_table(result.table)
+    else:
+        text = terminal_safe(result.text) if result.exit_code == 0 \
+            else message_safe(result.text)
     if not text:
         return
     if terminal and text.count("\n") + 2 > _terminal_size().lines:
@@ -45,6 +52,24 @@ def emit(result: Result, as_json: bool) -> None:
         return
     out.write(text if text.endswith("\n") else text + "\n")
     out.flush()
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character that is not printable escaped, except line breaks and
+    tabs (escaping is idempotent: a cell already escaped is unchanged)."""
+    return escaped(text, "\n\t")
+
+
+#: a refusal or an error repeats at most this many characters of any one word (an ID, a
+#: path, an argument: a 100 KB argument is not echoed whole)
+MESSAGE_WORD = 300
+_LONG_WORD = re.compile(r"\S{%d,}" % (MESSAGE_WORD + 1))
+
+
+def message_safe(text: str) -> str:
+    """A refusal's or an error's text as :func:`terminal_safe` gives it, each word of more
+    than :data:`MESSAGE_WORD` characters cut to its first ones and ``…``."""
+    return _LONG_WORD.sub(lambda word: word.group(0)[:MESSAGE_WORD] + "…", terminal_safe(text))
 
 
 def _terminal_size() -> os.terminal_size:
@@ -71,6 +96,8 @@ def render_table(table: Table) -> str:
     from rich.table import Table as RichTable
     from rich.text import Text
 
+    table = Table(table.columns, [tuple(terminal_safe(v) for v in row) for row in table.rows],
+                  table.kinds, tuple(terminal_safe(line) for line in table.footer))
     width = _terminal_size().columns
     console = Console(file=io.StringIO(), force_terminal=True, width=width,
                       no_color=bool(os.environ.get("NO_COLOR")), highlight=False,

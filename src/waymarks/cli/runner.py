@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.cli.home import default_home as home_directory
-from waymarks.cli.output import emit, print_json
+from waymarks.cli.output import emit, message_safe, print_json
 from waymarks.commands.results import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -272,7 +272,7 @@ def note(message: str) -> None:
     """``waymarks: message`` on standard error, when there is one that can be written."""
     try:
         if sys.stderr is not None:
-            print(f"waymarks: {message}", file=sys.stderr)
+            print(f"waymarks: {message_safe(message)}", file=sys.stderr)
     except OSError:
         pass
 

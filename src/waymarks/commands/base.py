@@ -177,9 +177,16 @@ class Group(_Helped, click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         help_names = set(self.get_help_option_names(ctx))
+        # the group's own flags (``--json``) may come first: `memory --json add` is `add`
+        flags = {name for param in self.params if isinstance(param, click.Option)
+                 and param.is_flag for name in (*param.opts, *param.secondary_opts)}
+        own = 0
+        while own < len(args) and args[own] in flags:
+            own += 1
+        rest = args[own:]
         if self.default is not None and not ctx.resilient_parsing and (
-                not args or (args[0].startswith("-") and args[0].lower() not in help_names)):
-            args = [self.default, *args]
+                not rest or (rest[0].startswith("-") and rest[0].lower() not in help_names)):
+            args = [*args[:own], self.default, *rest]
         return super().parse_args(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

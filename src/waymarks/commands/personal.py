@@ -87,7 +87,8 @@ def personal_group() -> Group:
                        "waymarks personal save --name Editor --description \"vim: modal\" "
                        "-- I use vim."])
     @click.option("--slug", metavar="SLUG",
-                  help="Replace the entry with this slug (lowercase letters, digits, '-'). "
+                  help="Replace the entry with this slug (lowercase letters, digits, '-'); "
+                       "with no such entry, save a new one under it (said in a note). "
                        "E.g. --slug keep-prs-small")
     @click.option("--type", "type_", type=click.Choice(ENTRY_TYPES, case_sensitive=False),
                   help="user (default for a new entry), feedback, project or reference. "
@@ -114,10 +115,13 @@ def personal_group() -> Group:
         except PersonalMemoryError as exc:
             return refused(exc.code, str(exc))
         verb = "Replaced" if saved.replaced else "Saved"
+        new = () if saved.replaced or slug is None else (
+            f"no entry had the slug {saved.slug}: this is a new entry (replacing one takes "
+            "its slug as `waymarks personal list` shows it)",)
         return _noticed(Result({"outcome": "saved", "slug": saved.slug, "path": str(saved.path),
                                 "replaced": saved.replaced},
                                f"{verb} {saved.slug} in {saved.path}"),
-                        " ".join(text), name, description)
+                        " ".join(text), name, description, also=new)
 
     @command(personal, "show", summary="One entry in full.",
              examples=["waymarks personal show keep-pull-requests-under-300-lines"])
@@ -248,13 +252,14 @@ def adr_group() -> Group:
     return adr
 
 
-def _noticed(result: Result, *texts: str | None) -> Result:
+def _noticed(result: Result, *texts: str | None, also: tuple[str, ...] = ()) -> Result:
     """``result`` with the notices ``memory add`` gives about the same text (a look-alike
     marker, ``[ds4: local-only]`` with a space, classifies nothing): these commands said
-    nothing, and an entry meant to stay local went to remote providers."""
+    nothing, and an entry meant to stay local went to remote providers. ``also``: the
+    command's own notices, first."""
     from waymarks.service.writes import text_notices
 
-    notices = text_notices(*texts)
+    notices = (*also, *text_notices(*texts))
     if not notices:
         return result
     return Result({**result.data, "notices": list(notices)},

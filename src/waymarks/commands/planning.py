@@ -75,6 +75,9 @@ def register_planning(root: click.Group) -> None:
         text = prompt or " ".join(words)
         if not text.strip():
             raise click.UsageError("give the request: --prompt TEXT")
+        if fixed_tokens is not None and model_limit is None:  # it counts only against one
+            raise click.UsageError("--fixed-tokens is counted against --model-limit: give "
+                                   "the model's context size too, e.g. --model-limit 128000")
         made = plan_with_memory(runtime().app(), text, provider=provider,
                                 model_limit=model_limit, history=history,
                                 fixed_tokens=fixed_tokens or 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from waymarks.commands.render import cell
+from waymarks.core.text import echoed
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -20,7 +20,13 @@ def matching(app: Waymarks, kind: Kind, ref: str) -> list[str]:
     """Full IDs of the visible items of ``kind`` that ``ref`` names (exactly, or as a
     prefix)."""
     ids = [v.id for v in app.items(kind)]
-    return [ref] if ref in ids else [i for i in ids if i.startswith(ref)]
+    for typed in dict.fromkeys((ref, ref.lower())):  # IDs are lower-case; a prefix may not be
+        if typed in ids:
+            return [typed]
+        found = [i for i in ids if i.startswith(typed)]
+        if found:
+            return found
+    return []
 
 
 def ambiguous(kind: Kind, ref: str, matches: list[str]) -> Rejected:
@@ -28,7 +34,7 @@ def ambiguous(kind: Kind, ref: str, matches: list[str]) -> Rejected:
 
     shown = ", ".join(m[:12] for m in matches[:SHOWN_MATCHES])
     more = f" and {len(matches) - SHOWN_MATCHES} more" if len(matches) > SHOWN_MATCHES else ""
-    return Rejected("ambiguous", f"{cell(ref)!r} is the start of {len(matches)} {kind} IDs "
+    return Rejected("ambiguous", f"'{echoed(ref)}' is the start of {len(matches)} {kind} IDs "
                     f"({shown}{more}); type more of the ID", tuple(matches))
 
 
@@ -36,13 +42,17 @@ def resolve(app: Waymarks, kind: Kind, ref: str) -> str | Rejected:
     """The one full ID ``ref`` names, or why it names none."""
     from waymarks.service.outcomes import Rejected
 
-    matches = matching(app, kind, ref) if ref else []
+    listing = f"`waymarks {'pins' if kind == 'pin' else 'memory'}`"
+    if not ref.strip():  # as a write refuses an empty ID
+        return Rejected("invalid_argument", f"the {kind} ID is empty; give one (list them "
+                        f"with {listing})")
+    matches = matching(app, kind, ref)
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
         return ambiguous(kind, ref, matches)
-    return Rejected("not_found", f"No {kind} {cell(ref)!r} in this session or project; list "
-                    f"them with `waymarks {'pins' if kind == 'pin' else 'memory'}`")
+    return Rejected("not_found", f"No {kind} '{echoed(ref)}' in this session or project; "
+                    f"list them with {listing}")
 
 
 def explain_not_found(app: Waymarks, kind: Kind, ref: str | None,
@@ -51,8 +61,31 @@ def explain_not_found(app: Waymarks, kind: Kind, ref: str | None,
     so and list the matches (the service expands only unique prefixes)."""
     from waymarks.service.outcomes import Rejected
 
-    if not isinstance(outcome, Rejected) or outcome.code != "not_found" or not ref \
-            or len(ref) >= FULL_ID:
+    if not isinstance(outcome, Rejected) or outcome.code != "not_found" or not ref:
         return outcome
     matches = matching(app, kind, ref)
-    return ambiguous(kind, ref, matches) if len(matches) > 1 else outcome
+    if len(matches) > 1 and len(ref) < FULL_ID:
+        return ambiguous(kind, ref, matches)
+    hint = _elsewhere(app, matches[0]) if len(matches) == 1 else _other_kind(app, kind, ref)
+    return Rejected(outcome.code, f"{outcome.message} ({hint})") if hint else outcome
+
+
+def _elsewhere(app: Waymarks, item_id: str) -> str:
+    """Why an item this session lists cannot be changed from here: it is a project item
+    of another project (written by this session from there)."""
+    state = app.projection.view.get(item_id)
+    where = state.item.project_path if state is not None else None
+    if state is None or state.item.scope != "project" or not where or where == app.cwd:
+        return ""
+    return (f"{item_id[:8]} is a project item of {echoed(where, 300)}; change it from there, "
+            f"or with `--cwd {echoed(where, 300)}`")
+
+
+def _other_kind(app: Waymarks, kind: Kind, ref: str) -> str:
+    """A pin ID given where a memory is expected, or the other way round."""
+    other: Kind = "memory" if kind == "pin" else "pin"
+    found = matching(app, other, ref)
+    if len(found) != 1:
+        return ""
+    listing = "`waymarks memory show`" if other == "memory" else "`waymarks pins`"
+    return f"{found[0][:8]} is a {other}, not a {kind}; see {listing}"

@@ -56,7 +56,7 @@ from waymarks.core.rules import (
     own_state,
 )
 from waymarks.core.secrets import credential_kinds
-from waymarks.core.text import is_unicode, normalize_key, visible
+from waymarks.core.text import echoed, is_unicode, normalize_key, visible
 
 #: the stable codes a refused write carries (scripts and the tool branch on them)
 RejectionCode = Literal[
@@ -175,8 +175,8 @@ def find_target(ctx: WriteContext, kind: str, ref: str) -> ItemState | Rejected:
                         f"with {listing})")
     state = own_state(ctx.view, ref, ctx.session_id)  # a fork's copy, if it has one
     if state is None or state.kind != kind or not ctx.visible(state):
-        return Rejected("not_found", f"No {kind} {ref} in this session or project; list them "
-                        f"with {listing}")
+        return Rejected("not_found", f"No {kind} {echoed(ref)} in this session or project; "
+                        f"list them with {listing}")
     if state.status != "active":
         return Rejected("not_active", f"{kind.capitalize()} {ref} is {state.status}, not active")
     return state
@@ -313,7 +313,8 @@ def _check_scope_and_sources(
     for entry_id in sources:
         if entry_id not in ctx.branch:
             return Rejected("off_branch",
-                            f"{what} source entry {entry_id} is not on the active branch")
+                            f"{what} source entry {echoed(entry_id)} is not on the active "
+                            "branch")
     return None
 
 

@@ -46,10 +46,19 @@ if TYPE_CHECKING:
 
 
 def full_id(app: Waymarks, ctx: WriteContext, kind: str, ref: str | None) -> str | None:
-    """Expand a unique ID prefix (as lists print them) among visible items."""
-    if not ref or len(ref) >= 36:
+    """Expand a unique ID prefix (as lists print them) among visible items. IDs are
+    lower-case: a prefix typed in capitals names what its lower case does."""
+    if not ref:
         return ref
-    return app.projection.expand_prefix(kind, ref, ctx.session_id, ctx.project_path) or ref
+    for typed in dict.fromkeys((ref, ref.lower())):
+        if len(typed) >= 36:
+            if ctx.view.get(typed) is not None:
+                return typed
+            continue
+        expanded = app.projection.expand_prefix(kind, typed, ctx.session_id, ctx.project_path)
+        if expanded:
+            return expanded
+    return ref
 
 
 def context(app: Waymarks, projection: Store, session: SessionLog | None) -> WriteContext:

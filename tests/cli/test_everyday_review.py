@@ -1,0 +1,98 @@
+"""Everyday commands as a careless user types them (a review's findings, each failing
+before its fix):
+
+1. ``memory --json add …`` ran ``memory list`` with ``add`` as an extra argument (exit 2),
+   though ``--json`` is documented before or after a command's name;
+2. ``plan --fixed-tokens N`` without ``--model-limit`` was ignored without a word;
+3. an ID prefix typed in capitals named nothing (IDs are lower-case);
+4. ``unpin`` given a memory's ID, or a pin this session wrote in another project, said
+   only "No pin …";
+5. ``memory show ""`` said ``not_found`` where every write says ``invalid_argument``, and a
+   hostile ID came back escaped twice;
+6. ``personal save --slug`` with a slug no entry has saved a new entry as silently as a
+   replacement.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.inprocess import waymarks as run_waymarks
+
+
+def _json(home: Path, project: Path, *args: str, expect: int = 0) -> Any:
+    done = run_waymarks("--home", str(home), "--cwd", str(project), *args, cwd=project)
+    assert done.returncode == expect, (args, done.stdout, done.stderr)
+    return json.loads(done.stdout)
+
+
+def _text(home: Path, project: Path, *args: str, expect: int = 0) -> str:
+    done = run_waymarks("--home", str(home), "--cwd", str(project), *args, cwd=project)
+    assert done.returncode == expect, (args, done.stdout, done.stderr)
+    return done.stdout + done.stderr
+
+
+def test_json_after_a_group_name_runs_the_command_named_next(home: Path,
+                                                           project: Path) -> None:
+    added = _json(home, project, "memory", "--json", "add", "--", "The cache dir is /c.")
+    assert added["outcome"] == "committed"
+    listed = _json(home, project, "memory", "--json")
+    assert [i["text"] for i in listed["items"]] == ["The cache dir is /c."]
+    assert "sessions" in _json(home, project, "session", "--json", "list")
+
+
+def test_fixed_tokens_without_a_model_limit_is_refused(home: Path, project: Path) -> None:
+    out = _text(home, project, "plan", "--fixed-tokens", "5000000", "hi", expect=2)
+    assert "--model-limit" in out
+    planned = _json(home, project, "--json", "plan", "--model-limit", "8000",
+                    "--fixed-tokens", "9000", "hi")
+    assert planned["manifest"]  # with a limit it is counted (the planner falls back)
+
+
+def test_ids_typed_in_capitals_and_the_wrong_kind_of_id(home: Path, project: Path) -> None:
+    pin = _json(home, project, "--json", "pin", "--", "Run the linter first.")["id"]
+    claim = _json(home, project, "--json", "memory", "add", "--", "The port is 5433.")["id"]
+    wrong = _text(home, project, "unpin", claim[:8], expect=2)
+    assert f"{claim[:8]} is a memory, not a pin" in wrong
+    wrong = _text(home, project, "memory", "invalidate", pin[:8], expect=2)
+    assert f"{pin[:8]} is a pin, not a memory" in wrong
+    shown = _json(home, project, "--json", "memory", "show", claim[:8].upper())
+    assert shown["item"]["id"] == claim
+    unpinned = _json(home, project, "--json", "unpin", pin[:8].upper())
+    assert unpinned["outcome"] == "committed" and unpinned["id"] == pin
+    assert _json(home, project, "--json", "unpin", pin.upper(), expect=2)["code"] \
+        == "not_active"  # the full ID in capitals names it too: unpinned already
+
+
+def test_a_pin_written_in_another_project_says_where_it_belongs(home: Path,
+                                                               tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    _text(home, first, "trust", ".")
+    pin = _json(home, first, "--json", "pin", "--scope", "project", "--", "A's rule.")["id"]
+    session = next((home / "sessions").glob("*/*.jsonl"))
+    out = _text(home, second, "--session", str(session), "unpin", pin[:8], expect=2)
+    assert f"is a project item of {first}" in out and f"--cwd {first}" in out
+    listed = _json(home, first, "--json", "pins")
+    assert [i["status"] for i in listed["items"]] == ["active"]  # nothing changed
+
+
+def test_an_empty_or_hostile_id_to_show(home: Path, project: Path) -> None:
+    assert _json(home, project, "--json", "memory", "show", "", expect=2)["code"] \
+        == "invalid_argument"
+    out = _text(home, project, "memory", "show", "\x1b[31mzz", expect=2)
+    assert "'\\u001b[31mzz'" in out and "\\\\u001b" not in out
+
+
+def test_personal_save_under_a_slug_no_entry_has_says_it_is_new(home: Path,
+                                                               project: Path) -> None:
+    saved = _json(home, project, "--json", "personal", "save", "--slug", "tea-typo", "--",
+                  "I like tea.")
+    assert saved["replaced"] is False
+    assert any("no entry had the slug tea-typo" in n for n in saved["notices"])
+    again = _json(home, project, "--json", "personal", "save", "--slug", "tea-typo", "--",
+                  "I like green tea.")
+    assert again["replaced"] is True and "notices" not in again
