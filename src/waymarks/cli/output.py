@@ -63,7 +63,7 @@ def terminal_safe(text: str) -> str:
 #: a refusal or an error repeats at most this many characters of any one word (an ID, a
 #: path, an argument: a 100 KB argument is not echoed whole)
 MESSAGE_WORD = 300
-_LONG_WORD = re.compile(r"\S{%d,}" % (MESSAGE_WORD + 1))
+_LONG_WORD = re.compile(rf"\S{{{MESSAGE_WORD + 1},}}")
 
 
 def message_safe(text: str) -> str:
