@@ -44,7 +44,7 @@ from waymarks.core.model import (
     PinMutation,
     Scope,
 )
-from waymarks.core.privacy import near_miss_markers
+from waymarks.core.privacy import classify, level_rank, near_miss_markers
 from waymarks.core.rules import (
     ItemState,
     StateView,
@@ -325,7 +325,12 @@ def _add_or_supersede(
     candidate = new_state(item, ctx.session_id, "", 0)
     duplicate = find_duplicate(ctx.view, candidate)
     if duplicate is not None and _duplicate_applies(ctx, duplicate):
-        return Duplicate(duplicate.id, kind)
+        if not _stricter(candidate, duplicate) or (previous is not None
+                                                   and previous.id != duplicate.id):
+            return Duplicate(duplicate.id, kind)
+        # the same text at a stricter level: the stored one is superseded (a duplicate
+        # dropped the level with success, and the text kept going to remote models)
+        previous = duplicate
     ignore = frozenset({previous.id}) if previous else frozenset()
     if isinstance(item, MemoryItem):
         apart = key_apart(ctx.view, candidate, ignore)
@@ -357,6 +362,12 @@ def _seen_partitions(ctx: WriteContext, candidate: ItemState) -> tuple[str, ...]
     if ctx.trusted and ctx.project_path:
         partitions.append(f"project:{ctx.project_path}")
     return tuple(dict.fromkeys(partitions))
+
+
+def _stricter(new: ItemState, stored: ItemState) -> bool:
+    """Whether ``new`` classifies its text above what ``stored`` does (the same text)."""
+    return level_rank(classify(new.text, new.item.classification)) > level_rank(
+        classify(stored.text, stored.item.classification))
 
 
 def _duplicate_applies(ctx: WriteContext, existing: ItemState) -> bool:
