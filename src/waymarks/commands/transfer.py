@@ -211,8 +211,7 @@ def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[
     # an item stored without a level has the policy's default: written out when it is not
     # `normal`, so an import elsewhere (default `normal`) keeps it from the providers it
     # was kept from here (a sensitive-by-default claim came back normal)
-    default = app.settings().policy.default_classification
-    implied = None if default == "normal" else default
+    policy = app.settings().policy
     for each in ("pin", "memory"):
         if kind not in ("all", each):
             continue
@@ -221,7 +220,7 @@ def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[
         dates = updated_at(app, views)
         items += [{"format": FORMAT, **v.to_json(), "updatedAt": dates[v.id],
                    "project": app.cwd if v.scope == "project" else None,
-                   "classification": v.classification or implied} for v in views]
+                   "classification": policy.written(v.classification)} for v in views]
     return items
 
 

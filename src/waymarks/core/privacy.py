@@ -482,6 +482,14 @@ class ProviderPolicy(msgspec.Struct, frozen=True):  # __post_init__ normalises i
             highest(self.default_classification, other.default_classification),
             self.redact_secrets or other.redact_secrets)
 
+    def written(self, level: str | None) -> str | None:
+        """The level to write out for an item stored at ``level`` (``None``: none given)
+        when it leaves this home (an export, a team ledger): its own, else the default
+        when that is not ``normal``, so a home with another default keeps it from the
+        providers it was kept from here."""
+        return level or (None if self.default_classification == "normal"
+                         else self.default_classification)
+
     def remote_default(self) -> Allowance:
         """What a provider that is neither local nor named may receive."""
         return self.remote_default_allowed  # type: ignore[return-value]  # set in post-init

@@ -276,8 +276,9 @@ def share(app: Waymarks, ref: str) -> TeamWrite:
     item: dict[str, str] = {"id": team_id, "text": view.text}
     if view.kind == "memory" and view.key:
         item["key"] = view.key
-    if view.classification:
-        item["classification"] = view.classification
+    level = app.settings().policy.written(view.classification)  # the default, if it says
+    if level:
+        item["classification"] = level
 
     def unshared(state: TeamState) -> None:
         for held in state.fold.view.items.values():
@@ -360,7 +361,8 @@ def supersede(app: Waymarks, ref: str, text: str) -> TeamWrite:
     """Replace a team item's text for everyone (also how a conflict is settled)."""
     state, me = _ready(app)
     target = _team_item(state, ref)
-    level = target.item.classification
+    # the new text is this person's: stored without a level, it has their default
+    level = app.settings().policy.written(target.item.classification)
     key = target.key if target.kind == "memory" else None
     # a local pin's or claim's limits (an unbounded text made a line the readers refuse,
     # which withdrew every item of the writer's own file)

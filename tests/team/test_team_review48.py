@@ -1,0 +1,47 @@
+"""Team memory defects a review reproduced (each test failed before its fix)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.team.test_team_hostile import run
+from waymarks.service import team
+
+
+def _git(project: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(project), *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(project: Path, home: Path) -> Path:
+    team.forget_process_state()
+    _git(project, "init", "-q")
+    _git(project, "config", "user.name", "Carol")
+    run(home, project, "trust", ".")
+    run(home, project, "team", "init")
+    return project
+
+
+def _team_lines(repo: Path) -> list[dict]:  # type: ignore[type-arg]
+    lines = []
+    for path in sorted((repo / ".waymarks" / "team").glob("*.jsonl")):
+        lines += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return lines
+
+
+def test_sharing_writes_the_level_the_homes_default_gives(repo: Path, home: Path) -> None:
+    """An item stored without a level has the home's ``defaultClassification``: the share
+    check counted it at that level, but the line written carried none, so a teammate on
+    default settings planned it for remote providers (an export wrote the level)."""
+    (home / "config.toml").write_text('[privacy]\ndefaultClassification = "internal"\n')
+    claim = run(home, repo, "memory", "add", "--scope", "project", "--",
+                "Billing runs on host billing-int-7.")["id"]
+    shared = run(home, repo, "team", "share", claim, "--yes")
+    run(home, repo, "team", "supersede", shared["id"], "--yes", "--",
+        "Billing runs on host billing-int-8.")
+    items = [line["item"] for line in _team_lines(repo) if "item" in line]
+    assert [i.get("classification") for i in items] == ["internal", "internal"], items
