@@ -99,7 +99,9 @@ def test_an_unknown_model_uses_the_configured_default_window(
 def test_when_not_even_the_pins_fit_nothing_is_added_and_the_prompt_is_kept(
         home: Path, project: Path, session: str, tmp_path: Path) -> None:
     full = transcript(tmp_path / "t.jsonl", "claude-opus-4-1-20250805", 199_990)
-    assert submit(home, project, session, full) == ""  # the planner fell back
+    said = submit(home, project, session, full)  # the planner fell back: why, no pins
+    assert said.startswith("Waymarks added no context: system, tools, pins and request")
+    assert PIN_BEGIN not in said
     with Waymarks(home, cwd=str(project), session=session) as app:
         manifest = app.projection.last_manifest()
     assert manifest is not None and "model limit" in str(manifest["fallback"])
@@ -134,3 +136,45 @@ def test_a_repository_cannot_lift_the_homes_default_window(
         tight = submit(home, project, session, unknown)
         assert tight.startswith(PIN_BEGIN), value
         assert 0 < tight.count(MEMORY_BEGIN) < len(TOPICS), value
+
+
+def _hook_output(home: Path, project: Path, sid: str, prompt: str) -> dict[str, Any]:
+    body = {"session_id": sid, "cwd": str(project), "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt}
+    done = subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code",
+                           "UserPromptSubmit"], input=json.dumps(body), text=True,
+                          env={**os.environ, "WAYMARKS_CC_HELPER": "off"},
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    out: dict[str, Any] = json.loads(done.stdout)
+    return out
+
+
+def test_the_added_context_stays_within_what_claude_code_keeps(home: Path, project: Path,
+                                                               session: str) -> None:
+    """Claude Code keeps at most 10,000 characters of a hook's context (past it, the model
+    saw a 2 KB preview: 4 of 25 pins). Memory past the cap is left out, lowest priority
+    first; pins that do not fit are not cut: nothing is added and both hear why."""
+    sid = session
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        for n in range(8):
+            app.pin(f"Rule {n}: keep the deploy checklist step {n} before merging.")
+        for n in range(40):
+            filler = " ".join(f"w{n}x{k}" for k in range(30))
+            app.remember(f"The deploy checklist step {n} requires {filler}")
+    out = _hook_output(home, project, sid, PROMPT)
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert len(context) <= 10_000 and "systemMessage" not in out
+    assert context.startswith(PIN_BEGIN) and context.count("Rule ") == 8
+    assert context.count(MEMORY_BEGIN) > 0
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        manifest = app.projection.last_manifest()
+    assert manifest is not None and "the host's cap on added context" in json.dumps(manifest)
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        for n in range(25):
+            app.pin(f"Long rule {n}: " + "keep every step of the checklist " * 12)
+    out = _hook_output(home, project, sid, PROMPT)
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert PIN_BEGIN not in context and "Long rule" not in context
+    assert "more than the host takes as added context" in context
+    assert out["systemMessage"] == context and len(context) < 1_000

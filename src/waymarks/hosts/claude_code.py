@@ -12,7 +12,8 @@ and the CLI all find it by that ID).
   ``additionalContext``, planned against the model's hard limit: the window of the model
   the transcript's last answer names (a table of known windows, else ``[context]
   defaultContextWindow``) and that answer's usage as what is already taken
-  (:mod:`waymarks.hosts.model_limits`).
+  (:mod:`waymarks.hosts.model_limits`), and within the 10,000 characters Claude Code
+  keeps of a hook's context (:data:`CONTEXT_TOKENS`).
 - ``PreCompact``: record that Claude Code compacted (``waymarks-compaction-v1``); when
   learning is on, capture statements and compaction summaries from the transcript.
 - ``Stop``: when learning is on, capture the person's statements from the transcript
@@ -54,6 +55,12 @@ MAX_INPUT_BYTES: Final = 4 * 1024 * 1024
 #: context anyway). A hook gives up after about two such waits, well under 10 s, also
 #: when a stalled helper first cost it the client's wait (``cc_client.ANSWER_TIMEOUT_S``)
 HOOK_BUSY_TIMEOUT_MS: Final = 1_000
+#: Claude Code keeps at most this many characters of a hook's ``additionalContext``; past
+#: it, the whole text goes to a file and the model sees a 2 KB preview (4 of 25 pins)
+CONTEXT_CHARS: Final = 10_000
+#: the planner's cap on added context for it: a token is at most 4 characters of the
+#: planner's estimate (``core.tokens``), and the receipt and separators come on top
+CONTEXT_TOKENS: Final = 2_300
 _SESSION_ID: Final = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
                                 r"-[0-9a-fA-F]{12}")
 POINTER_DIR: Final = "claude-code"
@@ -142,7 +149,10 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         if not _just_recorded(app, prompt):  # a retried hook must not record it twice
             app.session_say(prompt)  # recorded first: a plan that fails loses nothing
         receipt = _feedback(app, home, prompt)  # before the plan: `incorrect` counts now
-        context = _plan(app, prompt, payload.get("transcript_path"))  # one request
+        context, dropped = _plan(app, prompt, payload.get("transcript_path"))  # one request
+        if dropped is not None:  # the person hears it too (their pins did not go)
+            receipt = dropped if receipt is None else f"{receipt}\n{dropped}"
+            context = ""
         if receipt is not None:
             return {"systemMessage": receipt, "hookSpecificOutput": {
                 "hookEventName": "UserPromptSubmit",
@@ -270,7 +280,8 @@ def _open_or_create(app: Any, session_id: str) -> Any:
         return SessionFile.open(path)
 
 
-def _plan(app: Any, prompt: str, transcript: object = None) -> str:
+def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | None]:
+    """The added context, and when the plan fell back (nothing added), why."""
     from waymarks.hosts.model_limits import claude_code_limits, configured_window
     from waymarks.personal.setup import plan_with_memory
 
@@ -278,8 +289,14 @@ def _plan(app: Any, prompt: str, transcript: object = None) -> str:
     session = app.current_session()
     history = recent_prompts(session, prompt) if session is not None else []
     plan = plan_with_memory(app, prompt, model_limit=limit, fixed_tokens=used,
-                            history=history)
-    return "\n\n".join(m.content for m in plan.messages if m.kind != "request")
+                            history=history, context_cap=CONTEXT_TOKENS)
+    context = "\n\n".join(m.content for m in plan.messages if m.kind != "request")
+    if plan.fallback is not None or len(context) > CONTEXT_CHARS - 500:
+        # nothing rather than a cut block; the model and the person hear why
+        return "", (f"Waymarks added no context: {plan.fallback or 'too long for a hook'} "
+                    f"(Claude Code takes at most {CONTEXT_CHARS:,} characters from a hook; "
+                    "`waymarks manifest` shows what was left out).")
+    return context, None
 
 
 def recent_prompts(session: Any, prompt: str) -> list[str]:

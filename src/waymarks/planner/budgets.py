@@ -17,3 +17,7 @@ class Budgets(msgspec.Struct, frozen=True):
     max_snippet_tokens: int = 4000
     max_personal_tokens: int = 1000
     max_learned_tokens: int = 1000  # learned (evolved) claims: their own budget
+    #: the most added context the host takes, pins included (tokens; ``None``: no cap).
+    #: A host's own limit, never a setting: Claude Code keeps at most 10,000 characters
+    #: of a hook's context and saves the rest to a file the model sees 2 KB of
+    max_context_tokens: int | None = None

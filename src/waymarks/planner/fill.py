@@ -14,6 +14,10 @@ from typing import TypeVar
 
 from waymarks.core.tokens import estimate_tokens
 
+#: why an item the room had no space for was left out (with a host's cap on added
+#: context, the planner names the cap too)
+NO_ROOM = "model limit reached"
+
 B = TypeVar("B")
 
 
@@ -37,7 +41,7 @@ def fill(blocks: Sequence[B], *, level: Callable[[B], str], admits: Callable[[st
             excluded.append((block, found, f"{what} token budget ({budget}) reached", tokens))
             continue
         if room is not None and tokens > room:
-            excluded.append((block, found, "model limit reached", tokens))
+            excluded.append((block, found, NO_ROOM, tokens))
             continue
         included.append((block, rendered, tokens))
         used += tokens

@@ -32,6 +32,7 @@ import msgspec
 from waymarks.core.egress import Egress
 from waymarks.core.tokens import estimate_tokens
 from waymarks.planner.budgets import Budgets as Budgets  # re-exported
+from waymarks.planner.fill import NO_ROOM
 from waymarks.planner.learned import LEARNED_PRIORITY, LearnedBlock, choose_learned
 from waymarks.planner.memory_order import order_memories
 from waymarks.planner.render import (
@@ -52,6 +53,7 @@ HISTORY_PRIORITY: Final = 85
 SNIPPET_PRIORITY: Final = 80
 REQUEST_PRIORITY: Final = 1000  # mandatory, always last in order
 _NOT_ALLOWED: Final = "classification {} not allowed for this provider"
+_CAPPED: Final = "model limit or the host's cap on added context reached"
 #: pins whose level and rendering are remembered (per destination)
 PIN_MEMO: Final = 4096
 #: whole pin sets planned (a few destinations, a few sessions)
@@ -162,12 +164,19 @@ def build_plan(
         return _fallback(manifest, provider, model_limit, chosen_pins,
                          f"pins need {pin_tokens} tokens, more than the pin budget "
                          f"({budgets.max_pinned_tokens}); nothing was split")
+    cap = budgets.max_context_tokens
+    if cap is not None and pin_tokens > cap:
+        return _fallback(manifest, provider, model_limit, chosen_pins,
+                         f"pins need {pin_tokens} tokens, more than the host takes as added "
+                         f"context ({cap})")
     mandatory = fixed_tokens + pin_tokens + request_tokens
     if model_limit is not None and mandatory > model_limit:
         return _fallback(manifest, provider, model_limit, chosen_pins,
                          f"system, tools, pins and request need {mandatory} tokens, more "
                          f"than the model limit ({model_limit})")
     room = None if model_limit is None else model_limit - mandatory
+    if cap is not None:
+        room = cap - pin_tokens if room is None else min(room, cap - pin_tokens)
     team_text, room = _team(team, egress, room, manifest)
     memory_blocks, room = _choose_memories(order_memories(request, memories), egress,
                                            budgets, room, manifest)
@@ -203,6 +212,10 @@ def build_plan(
     messages.append(Message("request", REQUEST_PRIORITY, request, request_tokens))
     if model_limit is not None:
         messages = _within(messages, manifest, model_limit - fixed_tokens)
+    if cap is not None:
+        messages = _within(messages, manifest, cap + request_tokens, _CAPPED)
+        manifest = [msgspec.structs.replace(e, reason=_CAPPED) if e.reason == NO_ROOM else e
+                    for e in manifest]
     total = fixed_tokens + sum(m.tokens for m in messages)
     return Plan(tuple(messages), tuple(manifest), None, total, model_limit, provider)
 
@@ -212,8 +225,8 @@ _ITEM_KIND: Final = {"team": "team", "memory": "memory", "personal": "personal",
                      "learned": "learned", "history": "history", "snippets": "snippet"}
 
 
-def _within(messages: list[Message], manifest: list[ManifestEntry], room: int
-            ) -> list[Message]:
+def _within(messages: list[Message], manifest: list[ManifestEntry], room: int,
+            reason: str = NO_ROOM) -> list[Message]:
     """The messages without the optional blocks, lowest priority first, that the model's
     limit has no room for. Items are chosen against the room one by one; a block's
     wrapper and the separators between its items come on top (a personal entry's wrapper
@@ -230,8 +243,8 @@ def _within(messages: list[Message], manifest: list[ManifestEntry], room: int
         for n, entry in enumerate(manifest):
             if entry.kind == kind and entry.decision == "included":
                 manifest[n] = msgspec.structs.replace(
-                    entry, decision="excluded", reason="model limit reached (its block "
-                    "with its wrapper and separators did not fit)")
+                    entry, decision="excluded", reason=f"{reason} (its block with its "
+                    "wrapper and separators did not fit)")
     return kept
 
 
@@ -315,7 +328,7 @@ def _choose_memories(
         elif used + cost > budgets.max_memory_tokens:
             reason = f"memory token budget ({budgets.max_memory_tokens}) reached"
         elif room is not None and cost > room:
-            reason = "model limit reached"
+            reason = NO_ROOM
         if reason is not None:
             manifest.append(ManifestEntry(decision="excluded", reason=reason, tokens=tokens,
                                           **entry))  # type: ignore[arg-type]
@@ -380,7 +393,7 @@ def _choose_texts(
         if used + cost > budget:
             reason = f"{kind} token budget ({budget}) reached"
         elif room is not None and cost + (0 if parts else overhead) > room:
-            reason = "model limit reached"
+            reason = NO_ROOM
         if reason is not None:
             manifest.append(ManifestEntry(item.id, kind, "excluded", reason,
                                           classification=level, tokens=tokens))

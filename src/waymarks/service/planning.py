@@ -100,20 +100,22 @@ def plan_request(
     app: Waymarks, prompt: str, *, provider: str | None = None,
     model_limit: int | None = None, history: Sequence[str] = (), fixed_tokens: int = 0,
     retrieved: TextSource | None = None, snippets: TextSource = NO_TEXT,
-    personal: TextSource = NO_TEXT,
+    personal: TextSource = NO_TEXT, context_cap: int | None = None,
 ) -> Plan:
     """``snippets``: project snippets (engineering docs); ``personal``: the lines of the
     person's memory index. Adapters pass the sources they have (``waymarks.personal``).
+    ``context_cap``: the most added context the host takes (tokens, pins included; see
+    :attr:`~waymarks.planner.budgets.Budgets.max_context_tokens`).
     One request: everything is read once (:meth:`Waymarks.begin`)."""
     with app.begin():
         return _plan(app, prompt, provider=provider, model_limit=model_limit,
                      history=history, fixed_tokens=fixed_tokens, retrieved=retrieved,
-                     snippets=snippets, personal=personal)
+                     snippets=snippets, personal=personal, context_cap=context_cap)
 
 
 def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int | None,
           history: Sequence[str], fixed_tokens: int, retrieved: TextSource | None,
-          snippets: TextSource, personal: TextSource) -> Plan:
+          snippets: TextSource, personal: TextSource, context_cap: int | None) -> Plan:
     from waymarks.planner.select import build_plan
     from waymarks.service.evolution_recall import learned_blocks
     from waymarks.service.history import COMPACTED_TURNS  # (not on a recall's path)
@@ -125,7 +127,9 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
     pins = app.pin_inputs.inputs(app.items("pin"))
     memories = _memories(app, prompt, history)
     notes: list[str] = []  # a damaged evolution ledger: planned without learned memory
-    plan = build_plan(prompt, pins, memories, egress=egress, budgets=settings.budgets,
+    budgets = settings.budgets if context_cap is None else replace(
+        settings.budgets, max_context_tokens=context_cap)
+    plan = build_plan(prompt, pins, memories, egress=egress, budgets=budgets,
                       model_limit=model_limit,
                       fixed_tokens=fixed_tokens,
                       history=(retrieved or COMPACTED_TURNS).candidates(app, prompt),
