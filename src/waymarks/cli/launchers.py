@@ -35,10 +35,23 @@ def hook_fast_path(argv: list[str], default_home: "Any") -> int | None:
     from waymarks.hosts.cc_client import hook_arguments, run
 
     parsed = hook_arguments(argv)
-    if parsed is None or parsed[1].lower() in HELP:
+    if parsed is None:
+        at = argv.index("hook")
+        if argv[at + 1:at + 2] != ["claude-code"] or any(a.lower() in HELP for a in argv):
+            return None  # not a hook, or help for one: the full CLI answers
+        # a hook's command line with a mistake (an extra argument, an unknown option, no
+        # event): exit 1, never the usage error's 2, which Claude Code reads as "block the
+        # prompt" (every prompt was blocked)
+        sys.stderr.write("waymarks: not a hook command line: " + " ".join(argv) + "\n"
+                         "usage: waymarks [--home DIR] hook claude-code EVENT (see `waymarks "
+                         "hook claude-code --help`; `waymarks claude-code install` writes "
+                         "it)\n")
+        return 1
+    if parsed[1].lower() in HELP:
         return None
     home, event = parsed
-    return run([event], os.path.expanduser(home) if home else str(default_home()))
+    # an empty --home is refused as the CLI refuses it, not taken for the default
+    return run([event], os.path.expanduser(home) if home is not None else str(default_home()))
 
 
 class LaunchError(Exception):
@@ -238,7 +251,8 @@ def register(root: "click.Group") -> None:
     root.add_command(hook)
 
     @command(hook, "claude-code", summary="One Claude Code hook event: SessionStart, "
-             "UserPromptSubmit, PreCompact or SessionEnd (always exits 0).",
+             "UserPromptSubmit, PreCompact, Stop, PostToolUse, PostToolUseFailure or "
+             "SessionEnd (never exits 2, which would block the prompt).",
              examples=["waymarks --home ~/.local/share/waymarks hook claude-code "
                        "SessionStart < event.json"])
     @click.argument("event", metavar="EVENT")

@@ -74,6 +74,12 @@ def run(argv: list[str], home: str) -> int:
                          "or HOME is not set); nothing recorded. Give an absolute path "
                          "(`waymarks claude-code install` writes one)\n")
         return 1  # not 2: Claude Code would block the prompt or tool call
+    if not home.startswith("/"):  # empty or relative: a store in the person's repository
+        sys.stderr.write(f"waymarks: the home {home!r} is not an absolute path; nothing "
+                         "recorded (a relative home would put a store, prompts included, "
+                         "inside each project). Give an absolute --home or WAYMARKS_HOME "
+                         "(`waymarks claude-code install` writes one)\n")
+        return 1
     if _env("WAYMARKS_EVOLUTION_CHILD"):  # core.evolution_policy.CHILD_ENV
         # this Claude Code is a consolidation call (`claude -p`): its prompt is a sanitized
         # source, not the person's; record nothing, inject nothing

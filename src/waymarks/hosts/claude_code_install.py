@@ -256,7 +256,7 @@ def _add_server(mcp: dict[str, Any], path: Path, wanted: dict[str, Any],
     current = servers.get(SERVER_NAME)
     if current is not None and not _our_server(current):
         raise InstallError(f"{path}: an MCP server named {SERVER_NAME!r} already exists "
-                           "and is not Waymarks; rename or remove it first")
+                           f"and is not Waymarks; rename or remove it first. {NOTHING_CHANGED}")
     if current != wanted:
         servers[SERVER_NAME] = wanted
         change.added.append(f"mcpServers.{SERVER_NAME}")

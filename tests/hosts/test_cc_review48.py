@@ -1,0 +1,68 @@
+"""Claude Code hook command lines a review found wrong (each test failed before its fix):
+
+1. a relative or empty home (``--home relhome``, ``WAYMARKS_HOME=envrel``, ``--home ''``)
+   was taken: the whole store, prompts included, was created inside the project, where
+   ``git status`` offers it for a commit (the CLI refuses such a home);
+2. a hook command line with a mistake (an extra argument, an unknown option, no event)
+   exited 2 from the console script, which Claude Code reads as "block the prompt": every
+   prompt was blocked. It exits 1 with a usage line now; help still answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+WAYMARKS = Path(sys.executable).parent / "waymarks"
+ENTRY = Path(__file__).resolve().parents[2] / "src" / "waymarks" / "hosts" / "hook_entry.py"
+SESSION = "11111111-2222-3333-4444-555555555555"
+
+
+def _hook(project: Path, command: list[str], env: dict[str, str] | None = None
+          ) -> subprocess.CompletedProcess[str]:
+    body = json.dumps({"session_id": SESSION, "cwd": str(project),
+                       "hook_event_name": "UserPromptSubmit", "prompt": "hi"})
+    environ = {k: v for k, v in os.environ.items() if k != "WAYMARKS_HOME"}
+    return subprocess.run(command, input=body, text=True, capture_output=True, cwd=project,
+                          env={**environ, "WAYMARKS_CC_HELPER": "off", **(env or {})},
+                          timeout=60)
+
+
+@pytest.mark.parametrize("how", ["--home relative", "WAYMARKS_HOME", "--home empty",
+                                 "launcher --home empty", "launcher --home relative"])
+def test_a_relative_or_empty_home_is_refused_and_nothing_is_created(project: Path,
+                                                                    how: str) -> None:
+    tail = ["hook", "claude-code", "UserPromptSubmit"]
+    env = None
+    if how == "--home relative":
+        command = [str(WAYMARKS), "--home", "relhome", *tail]
+    elif how == "WAYMARKS_HOME":
+        command, env = [str(WAYMARKS), *tail], {"WAYMARKS_HOME": "envrel"}
+    elif how == "--home empty":
+        command = [str(WAYMARKS), "--home", "", *tail]
+    else:
+        home = "" if how.endswith("empty") else "relhome"
+        command = [sys.executable, "-I", "-S", str(ENTRY), "--home", home, *tail]
+    done = _hook(project, command, env)
+    assert done.returncode == 1, done.stderr
+    assert "not an absolute path" in done.stderr and done.stdout == ""
+    assert sorted(p.name for p in project.iterdir()) == []
+
+
+@pytest.mark.parametrize("mistake", [["UserPromptSubmit", "extra"],
+                                     ["UserPromptSubmit", "--json", "extra"],
+                                     ["--bogus", "UserPromptSubmit"], []])
+def test_a_mistyped_hook_line_never_exits_2(project: Path, home: Path,
+                                            mistake: list[str]) -> None:
+    done = _hook(project, [str(WAYMARKS), "--home", str(home), "hook", "claude-code",
+                           *mistake])
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    assert "not a hook command line" in done.stderr
+    assert not (home / "sessions").exists()
+    helped = _hook(project, [str(WAYMARKS), "hook", "claude-code", "--help"])
+    assert helped.returncode == 0 and "PostToolUseFailure" in helped.stdout
