@@ -146,8 +146,9 @@ def register_transfer(root: click.Group) -> None:
              "reason": why} for line, why in skipped]
         # each line against what is stored and the lines before it, as writing them in
         # order would decide: lines that conflict with one another refuse the import too
-        checked = list(zip(wanted, app.dry_run_all([_decide(line) for line in wanted]),
-                           strict=True))
+        with run.progress.bar("check") as tick:
+            checked = list(zip(wanted, app.dry_run_all([_decide(line) for line in wanted],
+                                                       tick), strict=True))
         earlier = {d.item.id: line.number for line, d in checked
                    if isinstance(d, PinMutation | MemoryMutation) and d.item is not None}
         refusals = [(line, d) for line, d in checked if isinstance(d, Rejected)]

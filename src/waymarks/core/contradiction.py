@@ -21,7 +21,9 @@ than a fact states) have no signature: they are descriptions, not single facts.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
+from itertools import combinations
 from typing import Final
 
 import msgspec
@@ -227,6 +229,30 @@ def contradicts(a: Signature, b: Signature) -> bool:
         b.subject, a.subject)
     return (len(small) >= MIN_CONTAINED_TERMS and small < large
             and len(large) - len(small) <= MAX_EXTRA_TERMS)
+
+
+def whole(subject: Iterable[str]) -> str:
+    """The key of a whole subject: its terms in order (were a term to hold a NUL, two
+    subjects could share a key: one more candidate, never one fewer)."""
+    return "k:" + "\x00".join(sorted(subject))
+
+
+def parts(subject: frozenset[str]) -> list[str]:
+    """The keys of the subjects ``subject`` may contain and contradict: those of at least
+    ``MIN_CONTAINED_TERMS`` terms with at most ``MAX_EXTRA_TERMS`` of its terms left out."""
+    terms = sorted(subject)
+    smallest = max(MIN_CONTAINED_TERMS, len(terms) - MAX_EXTRA_TERMS)
+    return [whole(part) for size in range(smallest, len(terms))
+            for part in combinations(terms, size)]
+
+
+def subject_keys(claim: str) -> list[str]:
+    """The keys a claim is found under by a claim it may contradict: each subject term
+    (``t:``) and the whole subject (``k:``); none without a signature."""
+    found = signature(claim)
+    if found is None:
+        return []
+    return [*("t:" + term for term in found.subject), whole(found.subject)]
 
 
 def _state(text: str) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from waymarks.core.contradiction import parts, subject_keys
 from waymarks.core.model import Kind, MutationRecord, status_target
 from waymarks.core.rules import Ignored, ItemState, MutationEffect, StateView, apply_mutation
 
@@ -32,6 +33,10 @@ class MemoryView:
         self._by_key: dict[tuple[str, str, str], dict[str, dict[str, ItemState]]] = {}
         # (kind, partition, polarity base) -> sign -> active items by ID
         self._by_polarity: dict[tuple[str, str, str], dict[int, dict[str, ItemState]]] = {}
+        # (partition, subject key) -> memory item IDs (any status), as the store's
+        # claim_subjects keeps them: built by the first question about a subject (a fold
+        # that is never asked works out no signature), then kept up by ``put``
+        self._by_subject: dict[tuple[str, str], dict[str, None]] | None = None
 
     def get(self, item_id: str) -> ItemState | None:
         return self.items.get(item_id)
@@ -70,8 +75,33 @@ class MemoryView:
 
     def active_texts(self, partition: str, subject: frozenset[str] | None = None
                      ) -> Sequence[tuple[str, str]]:
-        return [(s.id, s.text) for s in sorted(self.items.values(), key=lambda s: s.seq)
+        if subject is None:
+            states: Iterable[ItemState] = self.items.values()
+        elif not subject:
+            return []  # as the store answers: no subject, nothing it may contradict
+        else:  # the claims holding its rarest term, and those whose subject is a part of
+            # it (store.claim_subjects: an import's dry run read every claim per line)
+            index = self._subjects()
+            rarest = min(sorted(subject), key=lambda term: len(index.get(
+                (partition, "t:" + term), _NO_IDS)))
+            found: dict[str, None] = {}
+            for key in ("t:" + rarest, *parts(subject)):
+                found.update(index.get((partition, key), _NO_IDS))
+            states = [self.items[item_id] for item_id in found]
+        return [(s.id, s.text) for s in sorted(states, key=lambda s: s.seq)
                 if s.kind == "memory" and s.status == "active" and s.partition == partition]
+
+    def _subjects(self) -> dict[tuple[str, str], dict[str, None]]:
+        if self._by_subject is None:
+            self._by_subject = {}
+            for state in self.items.values():
+                self._index_subject(state)
+        return self._by_subject
+
+    def _index_subject(self, state: ItemState) -> None:
+        if state.kind == "memory" and self._by_subject is not None:
+            for key in subject_keys(state.text):
+                self._by_subject.setdefault((state.partition, key), {})[state.item.id] = None
 
     def put(self, state: ItemState) -> None:
         # the facets spelled out, not looped over (this runs once per mutation replayed)
@@ -80,6 +110,8 @@ class MemoryView:
         if previous is not None and previous.status == "active":
             self._unindex(previous)
         self.items[item_id] = state
+        if previous is None and self._by_subject is not None:
+            self._index_subject(state)
         if state.status == "active":
             kind, partition = state.kind, state.partition
             self._by_norm.setdefault((kind, partition, state.norm), {})[item_id] = state
@@ -139,13 +171,14 @@ class OverlayView:
     def active_texts(self, partition: str, subject: frozenset[str] | None = None
                      ) -> Sequence[tuple[str, str]]:
         return [*((i, t) for i, t in self.base.active_texts(partition, subject)
-                  if i not in self.top.items), *self.top.active_texts(partition)]
+                  if i not in self.top.items), *self.top.active_texts(partition, subject)]
 
     def put(self, state: ItemState) -> None:
         self.top.put(state)
 
 
 _EMPTY: dict[str, ItemState] = {}
+_NO_IDS: dict[str, None] = {}
 _NONE: dict[Any, dict[str, ItemState]] = {}
 
 

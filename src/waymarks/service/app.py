@@ -588,13 +588,13 @@ class Waymarks:
 
         return write_path.dry_run(self, decide, guard)
 
-    def dry_run_all(self, decides: Sequence[Callable[[WriteContext], Decision]]
-                    ) -> list[Decision]:
+    def dry_run_all(self, decides: Sequence[Callable[[WriteContext], Decision]],
+                    progress: ProgressFn | None = None) -> list[Decision]:
         """What writes deciding with ``decides``, in order, would do now, each after the
         ones before it (``write_path.dry_run_all``), appending nothing."""
         from waymarks.service import write_path
 
-        return write_path.dry_run_all(self, decides)
+        return write_path.dry_run_all(self, decides, progress)
 
     def _write(self, decide: Callable[[WriteContext], Decision], guard: Guard | None = None,
                *, retry: bool = True) -> WriteOutcome:

@@ -130,12 +130,13 @@ def dry_run(app: Waymarks, decide: Callable[[WriteContext], Decision],
     return decision
 
 
-def dry_run_all(app: Waymarks, decides: Sequence[Callable[[WriteContext], Decision]]
-                ) -> list[Decision]:
+def dry_run_all(app: Waymarks, decides: Sequence[Callable[[WriteContext], Decision]],
+                progress: Callable[[int, int], None] | None = None) -> list[Decision]:
     """The decisions a sequence of writes would make now, each seeing the ones before it
     applied (folded by the replay rules into an overlay of the projected state), appending
     nothing: an import's lines that conflict with one another are refused before any is
-    written, as lines that conflict with what is stored are."""
+    written, as lines that conflict with what is stored are. ``progress(done, total)``
+    after each."""
     session = app.refresh()
     decisions: list[Decision] = []
     with app.projection.transaction():  # read-only: one consistent state
@@ -160,6 +161,8 @@ def dry_run_all(app: Waymarks, decides: Sequence[Callable[[WriteContext], Decisi
                                             ctx.now_ms, decision, project=ctx.project_path)
                     apply_mutation(overlay, record, _AFTER_STORED + number)
             decisions.append(decision)
+            if progress is not None:
+                progress(number, len(decides))
     return decisions
 
 

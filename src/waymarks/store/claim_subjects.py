@@ -37,12 +37,11 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable
 from functools import cache
-from itertools import combinations
 from pathlib import Path
 from typing import Final
 
 from waymarks.core import contradiction, text
-from waymarks.core.contradiction import MAX_EXTRA_TERMS, MIN_CONTAINED_TERMS, signature
+from waymarks.core.contradiction import parts, subject_keys
 from waymarks.core.digests import blake2b
 
 #: how far the rows are caught up (the last ``items`` row ID looked at), and by which code
@@ -125,26 +124,8 @@ def catch_up(db: sqlite3.Connection) -> int:
 
 def _rows(items: Iterable[tuple[int, str, str]]) -> Iterable[tuple[str, str, int]]:
     for rowid, partition, claim in items:
-        found = signature(str(claim))
-        if found is not None:
-            for term in found.subject:
-                yield str(partition), "t:" + term, rowid
-            yield str(partition), whole(found.subject), rowid
-
-
-def whole(subject: Iterable[str]) -> str:
-    """The key of a whole subject: its terms in order (were a term to hold a NUL, two
-    subjects could share a key: one more candidate, never one fewer)."""
-    return "k:" + "\x00".join(sorted(subject))
-
-
-def parts(subject: frozenset[str]) -> list[str]:
-    """The keys of the subjects ``subject`` may contain and contradict: those of at least
-    ``MIN_CONTAINED_TERMS`` terms with at most ``MAX_EXTRA_TERMS`` of its terms left out."""
-    terms = sorted(subject)
-    smallest = max(MIN_CONTAINED_TERMS, len(terms) - MAX_EXTRA_TERMS)
-    return [whole(part) for size in range(smallest, len(terms))
-            for part in combinations(terms, size)]
+        for key in subject_keys(str(claim)):
+            yield str(partition), key, rowid
 
 
 def texts_sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str]
