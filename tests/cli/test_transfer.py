@@ -333,3 +333,22 @@ def test_an_export_keeps_the_level_an_item_has_by_default(cli: Any, home: Path,
     assert "db7" not in json.dumps(plan["messages"])
     [entry] = [e for e in plan["manifest"]["entries"] if e["kind"] == "memory"]
     assert entry["decision"] == "excluded" and entry["classification"] == "sensitive"
+
+
+def test_an_export_json_document_is_named_and_dry_run_shows_held_lines(cli: Any,
+                                                                      tmp_path: Path) -> None:
+    """``export --json`` output given to import was "not a Waymarks export … kind must be
+    pin or memory"; and a dry run with a refused line showed the writable ones only as a
+    count ("2 not-written"), though it is meant to show what each line would write."""
+    cli("memory", "add", "--", "The build uses make.")
+    document = tmp_path / "export.json"
+    document.write_text(json.dumps(cli("export")) + "\n")
+    refused = cli("import", str(document), expect=2)
+    assert "the output of `waymarks --json export`" in refused["message"]
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("\n".join([_row("The port is 5."), _row("The port is 6."),
+                               _row("The lint step runs first.")]) + "\n")
+    shown = cli("import", "--dry-run", str(rows), text=True, expect=2)
+    assert "line 1: not written (another line is refused); a session memory: The port " \
+           "is 5." in shown
+    assert "line 3: not written (another line is refused); a session memory: The lint" in shown

@@ -27,7 +27,11 @@ def _hook(project: Path, command: list[str], env: dict[str, str] | None = None
           ) -> subprocess.CompletedProcess[str]:
     body = json.dumps({"session_id": SESSION, "cwd": str(project),
                        "hook_event_name": "UserPromptSubmit", "prompt": "hi"})
-    environ = {k: v for k, v in os.environ.items() if k != "WAYMARKS_HOME"}
+    # no WAYMARKS_HOME, and a HOME of the test's own: were an empty home taken for the
+    # default again, the default would be here (it was the person's real one)
+    environ = {k: v for k, v in os.environ.items() if k not in ("WAYMARKS_HOME",
+                                                                 "XDG_DATA_HOME")}
+    environ["HOME"] = str(project.parent / "person")
     return subprocess.run(command, input=body, text=True, capture_output=True, cwd=project,
                           env={**environ, "WAYMARKS_CC_HELPER": "off", **(env or {})},
                           timeout=60)
@@ -52,6 +56,7 @@ def test_a_relative_or_empty_home_is_refused_and_nothing_is_created(project: Pat
     assert done.returncode == 1, done.stderr
     assert "not an absolute path" in done.stderr and done.stdout == ""
     assert sorted(p.name for p in project.iterdir()) == []
+    assert not (project.parent / "person").exists()
 
 
 @pytest.mark.parametrize("mistake", [["UserPromptSubmit", "extra"],

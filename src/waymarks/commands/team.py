@@ -93,7 +93,8 @@ def _docs(project: str) -> list[dict[str, Any]]:
 def team_group() -> Group:
     team = Group("team", default="status",
                  help="Project memory shared through the repository: init, share, unshare, "
-                      "supersede, status.",
+                      "supersede, status, and exclude, include and accept for contributors' "
+                      "files.",
                  examples=["waymarks team init", "waymarks team share 1a2b3c4d --yes",
                            "waymarks team status"])
 

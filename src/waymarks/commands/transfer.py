@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import click
 import msgspec
@@ -239,6 +239,11 @@ def _parse(raw: str) -> tuple[list[Line], list[tuple[Line, str]]] | Result:
     wanted: list[Line] = []
     skipped: list[tuple[Line, str]] = []
     problems: list[str] = []
+    if _JSON_DOCUMENT.match(raw.removeprefix("\ufeff").lstrip()):
+        return refused("invalid_argument", "this is the output of `waymarks --json export` "
+                       "(one JSON document): import reads the file `waymarks export` writes "
+                       "without --json (one item per line: `waymarks export -o FILE`). "
+                       "Nothing was imported")
     # lines end at "\n" only (a "\r" before it is dropped): an item's text may hold
     # U+2028, NEL or a form feed raw (earlier exports wrote them so), which
     # str.splitlines also breaks at; a byte-order mark before the first line is no content
@@ -263,6 +268,10 @@ def _parse(raw: str) -> tuple[list[Line], list[tuple[Line, str]]] | Result:
     if not wanted and not skipped:
         return refused("empty", "the input holds no items; nothing was imported")
     return wanted, skipped
+
+
+#: the start of ``export --json``'s one document (``{"format": …, "items": [``)
+_JSON_DOCUMENT: Final = re.compile(r'\{\s*"format"\s*:\s*"[^"\n]{0,64}"\s*,\s*"items"\s*:\s*\[')
 
 
 def _line(number: int, text: str) -> Line | str:
@@ -381,6 +390,9 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
         elif outcome == "would-write":
             lines.append(f"  {what}: would write a {cell(entry['scope'])} {entry['kind']}: "
                          f"{cell(entry['text'])}")
+        elif outcome == "not-written" and "text" in entry:  # a refusal held it back
+            lines.append(f"  {what}: not written (another line is refused); a "
+                         f"{cell(entry['scope'])} {entry['kind']}: {cell(entry['text'])}")
     tally = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
     if interrupted:
         return _interrupted(report, tally, counts)
