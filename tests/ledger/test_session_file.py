@@ -727,7 +727,8 @@ def test_an_append_is_flushed_before_the_lock_context_ends(
         real_fsync(fd)
 
     def flock(fd: int, operation: int) -> None:
-        events.append({fcntl.LOCK_EX: "lock", fcntl.LOCK_UN: "unlock"}.get(operation, "?"))
+        events.append({fcntl.LOCK_EX: "lock", fcntl.LOCK_EX | fcntl.LOCK_NB: "lock",
+                       fcntl.LOCK_UN: "unlock"}.get(operation, "?"))
         real_flock(fd, operation)
 
     monkeypatch.setattr(os, "fsync", fsync)

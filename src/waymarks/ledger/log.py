@@ -132,6 +132,10 @@ class SessionLog(ABC):
     asks the store's :class:`EntryIndex` about the ones before; anything that needs them
     all (``entries``, ``by_id``, ``branch_ids``) reads the whole ledger first, once."""
 
+    #: how long a writer waits for the ledger's lock before it gives up (a holder that is
+    #: stopped or hung made the others wait for good); the service sets its busy timeout
+    lock_wait_s: float = 30.0
+
     def __init__(self, path: Path) -> None:
         self.path = path
         self.header: SessionHeader | None = None
@@ -542,8 +546,10 @@ class SessionLog(ABC):
     # -- appending ------------------------------------------------------------------
 
     @contextmanager
-    def locked(self, *, group_commit: bool = False) -> Iterator[None]:
-        """Hold the exclusive lock and read what others appended meanwhile.
+    def locked(self, *, group_commit: bool = False, wait_s: float | None = None
+               ) -> Iterator[None]:
+        """Hold the exclusive lock and read what others appended meanwhile; ``wait_s``:
+        how long the lock is waited for (:attr:`lock_wait_s` unless given).
 
         ``group_commit``: what is appended under the lock is made durable right after the
         lock is released, before this context ends (so before the caller may report it),
@@ -551,6 +557,8 @@ class SessionLog(ABC):
         for the disk, and one flush covers every line written before it. Only for callers
         whose other state may run ahead of the ledger after a power loss and recovers
         from it (the projection: a file shorter than its checkpoint is read again)."""
+        if wait_s is not None:
+            self.lock_wait_s = wait_s
         with self._exclusive(group_commit):
             self._locked = True
             try:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from waymarks.ledger.flock_wait import flock_within
 from waymarks.ledger.log import (
     SESSION_VERSION,
     Anomaly,
@@ -26,8 +27,8 @@ from waymarks.ledger.log import (
     header_line,
 )
 
-__all__ = ["SESSION_VERSION", "Anomaly", "Entry", "SessionFile", "SessionFileError",
-           "SessionHeader", "create_atomically"]
+__all__ = ["SESSION_VERSION", "Anomaly", "Entry", "SessionBusy", "SessionFile",
+           "SessionFileError", "SessionHeader", "create_atomically"]
 
 
 class SessionFile(SessionLog):
@@ -97,7 +98,11 @@ class SessionFile(SessionLog):
 
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            if not flock_within(fd, self.lock_wait_s):
+                raise SessionBusy(errno.EWOULDBLOCK, "another process has held the session "
+                                  f"file for {self.lock_wait_s:g} s (a writer stopped with "
+                                  "Ctrl-Z, or hung): let it finish or stop it, then retry",
+                                  str(self.path))
             self._fd, self._deferred, self._dirty = fd, group_commit, False
             yield
         finally:
@@ -117,6 +122,11 @@ class SessionFile(SessionLog):
             self._dirty = True
         else:
             os.fsync(self._fd)
+
+
+class SessionBusy(TimeoutError):
+    """Another writer held the session file's lock past :attr:`SessionLog.lock_wait_s`
+    (an environment problem: reported like any I/O error, nothing acknowledged)."""
 
 
 def create_atomically(path: Path, data: bytes) -> None:

@@ -244,7 +244,8 @@ class Waymarks:
         The lock commits as a group (the ledger is flushed right after the lock is
         released, before the write is reported): concurrent writers no longer queue behind
         each other's disk flush."""
-        with session.locked(group_commit=True), self.projection.transaction():
+        with session.locked(group_commit=True, wait_s=self.busy_timeout_ms / 1000), \
+                self.projection.transaction():
             refuse_replaced(self.projection, session)  # before the sync would index it
             self.projection.sync(session, self._now_ms())
             yield self.projection
@@ -279,7 +280,7 @@ class Waymarks:
         """Append an entry that is not a mutation (a message, a record) under the lock,
         then move the projection's checkpoint past it, so the next read finds nothing to
         catch up on. Best effort: the ledger holds the entry either way."""
-        with session.locked():
+        with session.locked(wait_s=self.busy_timeout_ms / 1000):
             yield
             with contextlib.suppress(sqlite3.Error, ProjectionDamaged), \
                     self.projection.transaction():

@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from waymarks.ledger.flock_wait import flock_within
+
 _HELD = thread_local()  # threading.local, without importing threading (a fresh recall)
 
 
@@ -48,15 +50,12 @@ def writer_turn(db_path: Path, timeout_s: float) -> Iterator[None]:
     if key in held:
         yield
         return
-    import fcntl  # (an extension module: a write's, not a read's)
-
     fd = os.open(lock_path(db_path), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
                  | os.O_CLOEXEC, 0o600)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            _wait(fd, db_path, timeout_s)
+        if not flock_within(fd, timeout_s):
+            raise WriterBusy(f"{lock_path(db_path)}: held by another process for"
+                             f" {timeout_s:g} s")
         held.add(key)
         try:
             yield
@@ -64,32 +63,6 @@ def writer_turn(db_path: Path, timeout_s: float) -> Iterator[None]:
             held.discard(key)
     finally:
         os.close(fd)  # releases the lock
-
-
-def _wait(fd: int, db_path: Path, timeout_s: float) -> None:
-    """Wait for the turn, at most ``timeout_s``: a blocking ``flock`` (the kernel wakes
-    a waiter when the turn is released; polling lost to a writer that took the turn
-    again at once, median wait 0.72 s against 0.6 ms) in a thread of its own, on its own
-    descriptor of the same open file (an ``flock`` belongs to the open file, not to the
-    descriptor). Given up, the thread takes the turn once the holder lets go and lets it
-    go again at once, by closing the last descriptor of that open file."""
-    import fcntl
-    import threading  # only when another process holds the turn
-
-    taker = os.dup(fd)
-    taken = threading.Event()
-
-    def take() -> None:
-        try:
-            fcntl.flock(taker, fcntl.LOCK_EX)
-            taken.set()
-        finally:
-            os.close(taker)  # the turn stays with ``fd`` (this open file) unless given up
-
-    threading.Thread(target=take, name="waymarks-writer-turn", daemon=True).start()
-    if not taken.wait(timeout_s):
-        raise WriterBusy(f"{lock_path(db_path)}: held by another process for"
-                         f" {timeout_s:g} s")
 
 
 FileIdentity = tuple[int, int]
