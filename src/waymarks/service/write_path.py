@@ -37,7 +37,7 @@ from waymarks.service.outcomes import Committed, Rehearsed, WriteOutcome, commit
 from waymarks.service.ports import iso
 from waymarks.service.recovery import database_error, is_damage
 from waymarks.service.session_checks import not_applied, project_write_refused
-from waymarks.service.sources import active_status
+from waymarks.service.sources import active_status, refresh_sources
 from waymarks.service.writes import Decision, WriteContext
 from waymarks.store.protocol import Store
 
@@ -194,6 +194,14 @@ def embed_written(app: Waymarks, outcome: WriteOutcome) -> None:
 def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
           guard: Guard | None = None, *, retry: bool = True) -> WriteOutcome:
     """Decide, append and project one write under the session lock (module docstring)."""
+    # what sibling sessions appended is folded first (once a request): an entry whose
+    # writer was killed before its projection committed was not, so this write decided
+    # without it, was reported committed, and lost to it on the next read
+    if app._snapshot is None:  # (a request folded them once, at its start)
+        try:  # the session itself is brought up to date under the lock, below
+            refresh_sources(app, app.current_session())
+        except sqlite3.Error as exc:  # a full disk, say
+            raise database_error(exc, app.db_path) from exc
     if app.current_session() is None:
         # decide against an empty session first, so a refused write creates no file
         with app.projection.transaction():  # read-only: the decision writes nothing
