@@ -67,7 +67,7 @@ def test_a_mistyped_hook_line_never_exits_2(project: Path, home: Path,
     done = _hook(project, [str(WAYMARKS), "--home", str(home), "hook", "claude-code",
                            *mistake])
     assert done.returncode == 1, (done.returncode, done.stderr)
-    assert "not a hook command line" in done.stderr
+    assert "not a hook command line" in done.stderr + done.stdout
     assert not (home / "sessions").exists()
     helped = _hook(project, [str(WAYMARKS), "hook", "claude-code", "--help"])
     assert helped.returncode == 0 and "PostToolUseFailure" in helped.stdout

@@ -42,10 +42,17 @@ def hook_fast_path(argv: list[str], default_home: "Any") -> int | None:
         # a hook's command line with a mistake (an extra argument, an unknown option, no
         # event): exit 1, never the usage error's 2, which Claude Code reads as "block the
         # prompt" (every prompt was blocked)
-        sys.stderr.write("waymarks: not a hook command line: " + " ".join(argv) + "\n"
-                         "usage: waymarks [--home DIR] hook claude-code EVENT (see `waymarks "
-                         "hook claude-code --help`; `waymarks claude-code install` writes "
-                         "it)\n")
+        message = (f"not a hook command line: {' '.join(argv)}; usage: waymarks [--home DIR] "
+                   "hook claude-code EVENT (`waymarks claude-code install` writes it; see "
+                   "`waymarks hook claude-code --help`)")
+        if "--json" in argv:  # the usage document every command gives, with exit 1
+            import json
+
+            sys.stdout.write(json.dumps({"outcome": "error", "id": None, "code": "usage",
+                                         "conflicts": [], "notices": [],
+                                         "message": message}) + "\n")
+        else:
+            sys.stderr.write(f"waymarks: {message}\n")
         return 1
     if parsed[1].lower() in HELP:
         return None

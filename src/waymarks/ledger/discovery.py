@@ -126,8 +126,30 @@ def list_sessions(home: Path, cwd: str) -> list[Path]:
 
 def newest_session(home: Path, cwd: str) -> Path | None:
     """The newest session file of the project ``cwd``: names sort by creation time, so
-    headers are read newest first until one is the project's (usually the first)."""
-    return next(_project_sessions(home, cwd), None)
+    headers are read newest first until one is the project's (usually the first).
+
+    A file or folder there that cannot be read (its permissions) is an error naming it,
+    not a file to pass over: passed over, the session in it looked absent, and a write
+    started a new session that hid it from then on (``SessionFileError``)."""
+    directory = session_dir(home, cwd)
+    if directory.is_dir() and not os.access(directory, os.R_OK | os.X_OK):
+        raise SessionFileError(f"{directory}: cannot list this project's sessions "
+                               f"(permission denied); fix it (chmod u+rwx {directory}) and "
+                               "retry. Nothing was written")
+    project = canonical_project_path(cwd)
+    for path in _files_newest_first(home, cwd):
+        try:
+            line = SessionFile(path).read_header_line()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise SessionFileError(f"{path}: cannot read it ({exc.strerror or exc}); it may "
+                                   f"hold this project's newest session: fix it (chmod u+rw "
+                                   f"{path}) and retry. Nothing was written") from exc
+        header = parse_header(line) if line is not None else None
+        if header is not None and canonical_project_path(header.cwd) == project:
+            return path
+    return None
 
 
 def resolve_session(home: Path, cwd: str, ref: str) -> Path:
