@@ -20,7 +20,7 @@ from waymarks.service.recovery import (
     refuse_irregular_files,
 )
 from waymarks.service.semantic_recall import vector_status
-from waymarks.service.session_checks import replaced_problem
+from waymarks.service.session_checks import replaced_problem, rewritten_problem
 from waymarks.store.projection import ProjectionDamaged
 
 if TYPE_CHECKING:
@@ -64,7 +64,8 @@ def health(app: Waymarks) -> dict[str, Any]:
     except ServiceError as exc:
         session, app.refresh_problem = None, str(exc)
     if session is not None and app.refresh_problem is None:
-        app.refresh_problem = replaced_problem(app.projection, session, thorough=True)
+        app.refresh_problem = replaced_problem(app.projection, session, thorough=True) \
+            or rewritten_problem(app.projection, session)
     report = app.projection.health()
     if report["integrity"] != "ok":  # damage no query had touched yet: rebuild now
         app._recover(ProjectionDamaged(f"integrity check: {report['integrity']}"))

@@ -52,6 +52,28 @@ def _replaced_by(projection: Store, session: SessionLog, thorough: bool) -> str 
             f"{session.session_id} (replaced by another session's file)")
 
 
+def rewritten_problem(projection: Store, session: SessionLog) -> str | None:
+    """What ``health``'s whole check finds in the active session's file read again from
+    its start: an entry changed, or gone, before the checkpoint (an edit in place, a line
+    overwritten by a crash or bit rot: the checkpoint's fingerprint covers only the bytes
+    before where reading stopped), or ``None``. Such a change is served from the
+    projection as it was until `rebuild-index` reads the file again."""
+    from waymarks.core.codec import encode_payload
+
+    stored = projection.stored_payloads(session.session_id)
+    fresh = session.reopen()
+    changed = [r.entry_id for r in fresh.records
+               if r.entry_id in stored and stored[r.entry_id] != encode_payload(r.mutation)]
+    gone = sorted(stored.keys() - {r.entry_id for r in fresh.records})
+    if not changed and not gone:
+        return None
+    said = [f"{len(changed)} entr{'y' if len(changed) == 1 else 'ies'} changed"
+            if changed else "", f"{len(gone)} no longer readable" if gone else ""]
+    return (f"{session.path}: read again from its start, {' and '.join(filter(None, said))} "
+            f"since projected (first: {(changed or gone)[0]}); the projection still serves "
+            "them as they were: run `waymarks rebuild-index` to read the file as it is now")
+
+
 def refuse_replaced(projection: Store, session: SessionLog) -> None:
     """Refuse a write (:class:`ServiceError` ``session_replaced``) to a session file that
     another session's file replaced: its header changed, or another session was indexed

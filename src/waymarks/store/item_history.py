@@ -36,3 +36,9 @@ def mutations_of(db: sqlite3.Connection, item_id: str
             for when, session, entry, op, effect, note in db.execute(
                 "SELECT timestamp_ms, session_id, entry_id, operation, effect, note"
                 " FROM mutations WHERE target_id = ? ORDER BY timestamp_ms, seq", (item_id,))]
+
+
+def stored_payloads(db: sqlite3.Connection, session_id: str) -> dict[str, bytes]:
+    """Each stored mutation of a session: entry ID -> its payload as projected."""
+    return {str(entry): bytes(payload) for entry, payload in db.execute(
+        "SELECT entry_id, payload FROM mutations WHERE session_id = ?", (session_id,))}

@@ -139,6 +139,13 @@ class ProjectionReads:
 
         return item_history.mutations_of(self.db, item_id)
 
+    def stored_payloads(self, session_id: str) -> dict[str, bytes]:
+        """A session's projected mutations: entry ID -> payload (``health``'s whole check
+        of its file against them)."""
+        from waymarks.store import item_history
+
+        return item_history.stored_payloads(self.db, session_id)
+
     def recall_index(self) -> RecallIndex:
         """The recall index over this projection."""
         return RecallIndex(self.db, epoch=self.epoch)
