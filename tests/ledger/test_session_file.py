@@ -755,3 +755,23 @@ def test_an_append_is_flushed_before_the_lock_context_ends(
     with created.locked(group_commit=True):
         pass
     assert events == ["lock"], "nothing appended: no flush"
+
+
+@pytest.mark.parametrize("group_commit", [False, True])
+def test_a_write_error_names_the_session_file(created: SessionFile, session_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              group_commit: bool) -> None:
+    """An error on the file's descriptor (a full disk) carries no file name: the CLI said
+    "No space left on device (file)". It names the session file now."""
+    import errno
+    import os
+
+    from waymarks.ledger import session_file
+
+    def full(*_args: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(session_file.os, "fsync", full)
+    with pytest.raises(OSError) as failed, created.locked(group_commit=group_commit):
+        created.append(message("ignored", None), ids())
+    assert failed.value.errno == errno.ENOSPC and failed.value.filename == str(session_path)

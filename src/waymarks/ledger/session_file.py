@@ -110,18 +110,20 @@ class SessionFile(SessionLog):
             try:
                 if self._dirty:  # even when the body failed: its lines may be reported
                     fcntl.flock(fd, fcntl.LOCK_UN)  # the next writer appends meanwhile
-                    os.fsync(fd)  # the whole file: every line before ours too
+                    with _naming(self.path):
+                        os.fsync(fd)  # the whole file: every line before ours too
             finally:
                 self._deferred = self._dirty = False
                 os.close(fd)  # closing releases the lock
 
     def _write_durably(self, data: bytes) -> None:
         assert self._fd is not None, "write outside the lock"
-        _write_all(self._fd, data)
-        if self._deferred:
-            self._dirty = True
-        else:
-            os.fsync(self._fd)
+        with _naming(self.path):
+            _write_all(self._fd, data)
+            if self._deferred:
+                self._dirty = True
+            else:
+                os.fsync(self._fd)
 
 
 class SessionBusy(TimeoutError):
@@ -172,6 +174,17 @@ def _create_directly(path: Path, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+@contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """An error on a descriptor names no file (a full disk said "(file)"): name ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
 
 
 def _write_all(fd: int, data: bytes) -> None:
