@@ -71,3 +71,37 @@ def test_a_mistyped_hook_line_never_exits_2(project: Path, home: Path,
     assert not (home / "sessions").exists()
     helped = _hook(project, [str(WAYMARKS), "hook", "claude-code", "--help"])
     assert helped.returncode == 0 and "PostToolUseFailure" in helped.stdout
+
+
+def test_one_helper_per_home_and_it_unlinks_only_its_own_socket(home: Path) -> None:
+    """A helper that stalled past the client's ping (4 s) got a second helper on the same
+    socket path; the one that went idle first unlinked the socket the other served, which
+    then ran unreachable for its 30 idle minutes. A lock held for the helper's life keeps
+    it to one, and a helper unlinks the socket only if it is still its own."""
+    import fcntl
+    import threading
+
+    from waymarks.files.locks import open_lock
+    from waymarks.hosts import cc_client, cc_helper
+
+    socket = Path(cc_client.socket_path(home))
+    socket.parent.mkdir(parents=True)
+    held = open_lock(socket.with_suffix(".lock"))
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        cc_helper.serve(home, 30.0)  # another helper holds the home: returns at once
+        assert not socket.exists()
+    finally:
+        os.close(held)
+    served = threading.Thread(target=cc_helper.serve, args=(home, 1.0))
+    served.start()
+    for _ in range(2400):
+        if socket.exists():
+            break
+        threading.Event().wait(0.05)
+    assert socket.exists()
+    socket.unlink()
+    socket.write_text("another helper's socket")  # put there while this one idled
+    served.join(60)
+    assert not served.is_alive()
+    assert socket.read_text() == "another helper's socket"

@@ -125,9 +125,28 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
 
     path = socket_path(home)
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    # one helper per home, held for its life: a ping that timed out (a helper stalled
+    # more than 4 s) started a second one on the same path, and whichever went idle
+    # first unlinked the socket the other still served
+    from pathlib import Path
+
+    from waymarks.files.locks import open_lock
+
+    try:
+        lock = open_lock(Path(path).with_suffix(".lock"))
+    except OSError:
+        return
+    import fcntl
+
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(lock)
+        return  # another helper serves this home
     if _ask(home, "ping", b"") is not None:
-        return  # another helper already answers here
-    server = listen(path)
+        return  # a helper of an older release (without the lock) answers here
+    server = listen(path)  # (a helper that died left its socket: the lock says none serves)
+    identity = os.stat(path)
     server.settimeout(idle_seconds)
     apps: dict[tuple[str, str], Any] = {}
     _drain(home)  # capture requests queued while no helper ran
@@ -204,8 +223,11 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                         _log(home, datetime.now(UTC), "Stop", type(exc).__name__)
     finally:
         server.close()
-        if os.path.exists(path):
-            os.unlink(path)
+        with contextlib.suppress(OSError):
+            now = os.stat(path)
+            if (now.st_dev, now.st_ino) == (identity.st_dev, identity.st_ino):
+                os.unlink(path)  # its own socket, never one another helper put there
+        os.close(lock)
         recovery.stop()  # an attempt in flight returns to pending, without a failure
 
 
