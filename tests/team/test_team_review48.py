@@ -45,3 +45,24 @@ def test_sharing_writes_the_level_the_homes_default_gives(repo: Path, home: Path
         "Billing runs on host billing-int-8.")
     items = [line["item"] for line in _team_lines(repo) if "item" in line]
     assert [i.get("classification") for i in items] == ["internal", "internal"], items
+
+
+def test_a_team_claim_contradicting_the_persons_own_is_left_out(repo: Path,
+                                                                home: Path) -> None:
+    """Bob's own claim under a key and a teammate's stale claim under the same key were
+    both planned, the team's first (priority 940 against 90), with no word of it. The
+    person's own claim stands; the team's is left out, and the manifest says why."""
+    from tests.team.test_team_source import Writer
+
+    mine = run(home, repo, "memory", "add", "--scope", "project", "--key", "db.port", "--",
+               "The database port is 5434.")["id"]
+    Writer(repo / ".waymarks" / "team", "carol-00000003", "Carol").add(
+        "The database port is 5433.", kind="memory", key="db.port")
+    Writer(repo / ".waymarks" / "team", "dave-00000004", "Dave").add(
+        "The billing host is billing-7.", kind="memory")
+    plan = run(home, repo, "plan", "--prompt", "database port and billing host")
+    shown = json.dumps(plan["messages"])
+    assert "5434" in shown and "5433" not in shown and "billing-7" in shown
+    [left] = [e for e in plan["manifest"]["entries"] if e["kind"] == "team"
+              and e["decision"] == "excluded"]
+    assert left["reason"] == f"your own claim {mine[:8]} says otherwise"

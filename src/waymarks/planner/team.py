@@ -39,6 +39,9 @@ class TeamBlock(msgspec.Struct, frozen=True):
     classification: str | None = None
     #: the key as the teammate's file wrote it (``key`` is its normalised form)
     given_key: str | None = None
+    #: the person's own claim this one contradicts (same key, or the opposite state): the
+    #: own claim is planned, this one left out with the reason
+    overridden_by: str | None = None
 
 
 def render_team(block: TeamBlock, egress: Egress) -> str:
@@ -59,6 +62,12 @@ def choose_team(blocks: Sequence[TeamBlock], egress: Egress, room: int | None
                 ) -> tuple[list[tuple[TeamBlock, str, int]],
                            list[tuple[TeamBlock, str, str, int]]]:
     """(included: block, rendered, tokens), (excluded: block, level, reason, tokens)."""
-    return fill(blocks, level=lambda b: egress.level(b.text, b.classification),
-                admits=egress.admits, render=lambda b: render_team(b, egress),
-                budget=TEAM_MAX_TOKENS, what="team", room=room)
+    def level(block: TeamBlock) -> str:
+        return egress.level(block.text, block.classification)
+
+    overridden = [(b, level(b), f"your own claim {b.overridden_by[:8]} says otherwise", 0)
+                  for b in blocks if b.overridden_by]
+    included, excluded = fill([b for b in blocks if not b.overridden_by], level=level,
+                              admits=egress.admits, render=lambda b: render_team(b, egress),
+                              budget=TEAM_MAX_TOKENS, what="team", room=room)
+    return included, [*overridden, *excluded]

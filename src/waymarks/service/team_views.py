@@ -116,8 +116,27 @@ def team_blocks(app: Waymarks) -> list[TeamBlock]:
     items = [i for i in team_items(app, state, active_only=True)
              if i.state.norm not in own and i.state.id not in reused]
     items.sort(key=lambda i: i.state.kind != "pin")  # stable: replay order within a kind
+    session = app.current_session()
+    partitions = [f"project:{app.cwd}", *([f"session:{session.session_id}"]
+                                          if session is not None else [])]
     return [TeamBlock(i.state.id, i.state.kind, i.state.text, i.entry.author,
                       i.entry.contributor, i.commit, i.state.key,
                       i.state.item.classification,
-                      i.state.item.key if isinstance(i.state.item, MemoryItem) else None)
+                      i.state.item.key if isinstance(i.state.item, MemoryItem) else None,
+                      _own_contradicting(app, i.state, partitions))
             for i in items]
+
+
+def _own_contradicting(app: Waymarks, state: ItemState, partitions: list[str]) -> str | None:
+    """The person's own active claim a team claim contradicts (same key with another
+    text, or the opposite state), if any: it was planned beside theirs, and above it."""
+    from waymarks.core.rules import find_conflicts
+
+    if state.kind != "memory":
+        return None
+    for partition in partitions:
+        found = find_conflicts(app.projection.view,
+                               msgspec.structs.replace(state, partition=partition))
+        if found:
+            return found[0]
+    return None
