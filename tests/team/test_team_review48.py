@@ -66,3 +66,27 @@ def test_a_team_claim_contradicting_the_persons_own_is_left_out(repo: Path,
     [left] = [e for e in plan["manifest"]["entries"] if e["kind"] == "team"
               and e["decision"] == "excluded"]
     assert left["reason"] == f"your own claim {mine[:8]} says otherwise"
+
+
+def test_the_team_budget_keeps_the_claims_the_request_is_about(repo: Path,
+                                                               home: Path) -> None:
+    """Team claims filled the 1,500-token team budget in replay order: with 61 shared
+    claims, the one the request named (the 61st) was left out ("team token budget
+    reached") while a dozen older ones went in."""
+    from tests.team.test_team_source import Writer
+
+    writer = Writer(repo / ".waymarks" / "team", "erin-00000005", "Erin")
+    for n in range(60):
+        writer.add(f"The service number {n} runs its nightly batch job on worker pool {n}.",
+                   kind="memory")
+    writer.add("The production Postgres password rotation runbook is "
+               "docs/runbooks/pg-rotate.md.", kind="memory")
+    writer.add("Run the migrations check before merging.")  # a team pin: always first
+    plan = run(home, repo, "plan", "--prompt",
+               "Where is the Postgres password rotation runbook?")
+    team = "".join(m["content"] for m in plan["messages"] if m["kind"] == "team")
+    assert "pg-rotate.md" in team and "migrations check" in team
+    assert team.index("migrations check") < team.index("pg-rotate.md")
+    excluded = [e for e in plan["manifest"]["entries"] if e["kind"] == "team"
+                and e["decision"] == "excluded"]
+    assert excluded and all("team token budget" in e["reason"] for e in excluded)

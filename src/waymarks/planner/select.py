@@ -44,7 +44,7 @@ from waymarks.planner.render import (
     render_text,
     wrap_personal,
 )
-from waymarks.planner.team import TEAM_PRIORITY, TeamBlock, choose_team
+from waymarks.planner.team import TEAM_PRIORITY, TeamBlock, choose_team, order_team
 
 PIN_PRIORITY: Final = 950
 MEMORY_PRIORITY: Final = 90
@@ -177,7 +177,7 @@ def build_plan(
     room = None if model_limit is None else model_limit - mandatory
     if cap is not None:
         room = cap - pin_tokens if room is None else min(room, cap - pin_tokens)
-    team_text, room = _team(team, egress, room, manifest)
+    team_text, room = _team(order_team(request, team), egress, room, manifest)
     memory_blocks, room = _choose_memories(order_memories(request, memories), egress,
                                            budgets, room, manifest)
     personal_text, room = _choose_texts(personal, "personal", egress,

@@ -17,6 +17,7 @@ import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.planner.fill import fill
+from waymarks.planner.memory_order import key_named, request_terms
 from waymarks.planner.render import _shown, ident, meta, shows_key
 
 TEAM_PRIORITY: Final = 940  # below the person's own pins (950), above memory
@@ -56,6 +57,21 @@ def render_team(block: TeamBlock, egress: Egress) -> str:
     lines += ["Shared content JSON:", _shown(egress, block.text, level), TEAM_GUIDANCE,
               TEAM_END]
     return "\n".join(lines)
+
+
+def order_team(request: str, blocks: Sequence[TeamBlock]) -> list[TeamBlock]:
+    """The order team items compete for the team budget: pins first (confirmed
+    instructions, in replay order), then claims by how much of the request they speak
+    to: a key the request names, then the request's words (of three letters or more) each
+    claim holds, then replay order. Filled in replay order alone, a team of a few dozen
+    claims kept its oldest and dropped the one the request was about."""
+    terms = frozenset(t for t in request_terms(request) if len(t) >= 3)
+
+    def speaks_to(position: int, block: TeamBlock) -> tuple[bool, bool, int, int]:
+        shared = len(terms & request_terms(block.text))
+        return (block.kind != "pin", not key_named(block.key, terms), -shared, position)
+
+    return [b for _, b in sorted(enumerate(blocks), key=lambda p: speaks_to(*p))]
 
 
 def choose_team(blocks: Sequence[TeamBlock], egress: Egress, room: int | None
