@@ -90,3 +90,32 @@ def test_the_team_budget_keeps_the_claims_the_request_is_about(repo: Path,
     excluded = [e for e in plan["manifest"]["entries"] if e["kind"] == "team"
                 and e["decision"] == "excluded"]
     assert excluded and all("team token budget" in e["reason"] for e in excluded)
+
+
+def test_a_supersede_that_lost_a_race_is_an_open_conflict(repo: Path, home: Path,
+                                                          tmp_path: Path) -> None:
+    """Two teammates superseded one item before either pulled: every clone kept the
+    earlier one and made the later ``invalid`` ("already superseded"), but `team status`
+    listed no conflict, so nobody was told to settle it."""
+    claim = run(home, repo, "memory", "add", "--scope", "project", "--key", "db.port", "--",
+                "The database port is 5433.")["id"]
+    shared = run(home, repo, "team", "share", claim, "--yes")["id"]
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.email=c@x", "commit", "-qm", "share")
+    other, other_home = tmp_path / "bob-clone", tmp_path / "bob-home"
+    subprocess.run(["git", "clone", "-q", str(repo), str(other)], check=True)
+    _git(other, "config", "user.name", "Bob")
+    run(other_home, other, "trust", ".")
+    run(other_home, other, "team", "supersede", shared, "--yes", "--",
+        "The database port is 5434.")
+    _git(other, "add", "-A")
+    _git(other, "-c", "user.email=b@x", "commit", "-qm", "bob")
+    run(home, repo, "team", "supersede", shared, "--yes", "--", "The database port is 5435.")
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.email=c@x", "commit", "-qm", "carol")
+    _git(repo, "-c", "user.email=c@x", "pull", "-q", "--no-rebase", "--no-edit",
+         str(other), "HEAD")
+    status = run(home, repo, "team", "status")
+    [conflict] = status["conflicts"]
+    assert {conflict["keptAuthor"], conflict["invalidAuthor"]} == {"Carol", "Bob"}
+    assert conflict["resolve"].startswith(f"waymarks team supersede {conflict['kept'][:12]}")

@@ -363,16 +363,37 @@ class Conflict(msgspec.Struct, frozen=True):
 
 def open_conflicts(fold: TeamFold) -> list[Conflict]:
     """Invalidated claims whose conflicting claims are still active: nobody has resolved
-    them yet (superseding the active claim resolves one)."""
+    them yet (superseding the active claim resolves one). A supersede that lost a race
+    (two teammates replaced one item before either pulled: the later one in replay order
+    found it already superseded) is one too, against what replaced the item: it was
+    invalid, and nobody was told."""
     found: list[Conflict] = []
     for state in fold.states():
-        if state.status != "invalid" or not state.conflicts_with:
+        if state.status != "invalid":
             continue
-        winners = tuple(w for w in (fold.view.get(i) for i in state.conflicts_with)
-                        if w is not None and w.status == "active")
+        if state.conflicts_with:
+            winners = tuple(w for w in (fold.view.get(i) for i in state.conflicts_with)
+                            if w is not None and w.status == "active")
+        else:
+            winners = _superseded_first(fold, state)
         if winners:
             found.append(Conflict(state, winners))
     return found
+
+
+def _superseded_first(fold: TeamFold, lost: ItemState) -> tuple[ItemState, ...]:
+    """The active item that replaced what ``lost`` tried to supersede, if any."""
+    entry = fold.entries.get(lost.id)
+    target = fold.view.get(entry.previous_id) if entry is not None and entry.op == \
+        "supersede" and entry.previous_id else None
+    seen: set[str] = set()
+    while target is not None and target.status == "superseded" and target.superseded_by \
+            and target.id not in seen:  # the chain to its current text
+        seen.add(target.id)
+        target = fold.view.get(target.superseded_by)
+    if target is None or target.status != "active" or target.id == lost.id or not seen:
+        return ()
+    return (target,)
 
 
 #: what the team ledger may hold unless the person's policy narrows it further
