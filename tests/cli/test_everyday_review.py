@@ -96,3 +96,27 @@ def test_personal_save_under_a_slug_no_entry_has_says_it_is_new(home: Path,
     again = _json(home, project, "--json", "personal", "save", "--slug", "tea-typo", "--",
                   "I like green tea.")
     assert again["replaced"] is True and "notices" not in again
+
+
+def test_health_names_a_session_claim_a_later_project_claim_contradicts(
+        home: Path, project: Path) -> None:
+    """Each write checks the claims its own session sees: a project claim written from
+    another session is not refused for this session's claim under the same key, and both
+    went to the model here with `health` saying OK. `health` names the pair now."""
+    import time
+
+    _text(home, project, "trust", ".")
+    _json(home, project, "--json", "session", "new")
+    mine = _json(home, project, "--json", "memory", "add", "--",
+                 "The cache dir is /var/cache/a.")["id"]
+    [first] = list((home / "sessions").glob("*/*.jsonl"))
+    time.sleep(1.1)  # the next session is the newer one
+    _json(home, project, "--json", "session", "new")
+    theirs = _json(home, project, "--json", "memory", "add", "--scope", "project", "--",
+                   "The cache dir is /var/cache/b.")["id"]
+    report = _json(home, project, "--json", "--session", str(first), "health", expect=0)
+    [problem] = [p for p in report["problems"] if "contradicts" in p]
+    assert problem.startswith(f"session claim {mine[:8]} contradicts project claim "
+                              f"{theirs[:8]}")
+    assert not any("contradicts" in p for p in _json(home, project, "--json",
+                                                     "health")["problems"])

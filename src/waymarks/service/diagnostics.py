@@ -96,9 +96,36 @@ def health(app: Waymarks) -> dict[str, Any]:
         if session.partial_tail:
             report["problems"].append(f"active session: a half-written last line "
                                       f"({session.partial_tail} bytes)")
-    report["problems"] += learned_problems(app, report) + queue_problems(app, report)
+    report["problems"] += learned_problems(app, report) + queue_problems(app, report) + \
+        crossed_claims(app)
     report["ok"] = not report["problems"]
     return report
+
+
+def crossed_claims(app: Waymarks) -> list[str]:
+    """Claims of this session that contradict a project claim in effect here: each write
+    checks what its own session sees, so a project claim written from another session
+    (or while the project was untrusted) is not refused for a session claim it cannot
+    see, and both were sent to the model with nothing said."""
+    import msgspec
+
+    from waymarks.core.rules import find_conflicts
+
+    session = app.current_session()
+    if session is None or not app.project_trusted:
+        return []
+    problems = []
+    for view in app.items("memory"):
+        state = app.projection.view.get(view.id)
+        if not view.applies or view.scope != "session" or state is None:
+            continue
+        crossed = find_conflicts(app.projection.view, msgspec.structs.replace(
+            state, partition=f"project:{app.cwd}"))
+        problems += [f"session claim {view.id[:8]} contradicts project claim {other[:8]} "
+                     "(written from another session); both are in effect here: keep one "
+                     f"with `waymarks memory supersede {other[:8]} -- CLAIM` or `waymarks "
+                     f"memory invalidate {view.id[:8]}`" for other in crossed]
+    return problems
 
 
 def queue_problems(app: Waymarks, report: dict[str, Any]) -> list[str]:
