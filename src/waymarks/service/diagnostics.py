@@ -24,6 +24,7 @@ from waymarks.service.session_checks import replaced_problem, rewritten_problem
 from waymarks.store.projection import ProjectionDamaged
 
 if TYPE_CHECKING:
+    from waymarks.ledger.log import SessionLog
     from waymarks.service.app import Waymarks
 
 
@@ -97,12 +98,12 @@ def health(app: Waymarks) -> dict[str, Any]:
             report["problems"].append(f"active session: a half-written last line "
                                       f"({session.partial_tail} bytes)")
     report["problems"] += learned_problems(app, report) + queue_problems(app, report) + \
-        crossed_claims(app)
+        crossed_claims(app, session)
     report["ok"] = not report["problems"]
     return report
 
 
-def crossed_claims(app: Waymarks) -> list[str]:
+def crossed_claims(app: Waymarks, session: SessionLog | None) -> list[str]:
     """Claims of this session that contradict a project claim in effect here: each write
     checks what its own session sees, so a project claim written from another session
     (or while the project was untrusted) is not refused for a session claim it cannot
@@ -111,8 +112,7 @@ def crossed_claims(app: Waymarks) -> list[str]:
 
     from waymarks.core.rules import find_conflicts
 
-    session = app.current_session()
-    if session is None or not app.project_trusted:
+    if session is None or app.refresh_problem is not None or not app.project_trusted:
         return []
     problems = []
     for view in app.items("memory"):
