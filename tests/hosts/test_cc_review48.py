@@ -105,3 +105,25 @@ def test_one_helper_per_home_and_it_unlinks_only_its_own_socket(home: Path) -> N
     served.join(60)
     assert not served.is_alive()
     assert socket.read_text() == "another helper's socket"
+
+
+def test_installing_beside_another_scopes_install_of_another_home_warns(
+        project: Path, tmp_path: Path) -> None:
+    """A user install with one home and a project install with another both ran: every
+    prompt was recorded in both homes and its pins added twice, with nothing said."""
+    from waymarks.hosts import claude_code_install as cc
+
+    user = tmp_path / "person"
+    user.mkdir()
+    first, second = tmp_path / "home-a", tmp_path / "home-b"
+    assert cc.install("user", project, user, first)
+    [settings] = [c for c in cc.install("project", project, user, second)
+                  if c.path.name == "settings.json"]
+    [warning] = settings.notes
+    assert warning.startswith(f"warning: the user scope's {user / '.claude/settings.json'} "
+                              f"runs Waymarks' hooks with another home ({first})")
+    assert f"`waymarks --home {first} claude-code uninstall --user`" in warning
+    cc.uninstall("project", project, user, second)
+    [settings] = [c for c in cc.install("project", project, user, first)
+                  if c.path.name == "settings.json"]
+    assert settings.notes == []  # the same home in both: one hook, nothing to say

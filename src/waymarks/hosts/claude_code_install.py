@@ -202,6 +202,7 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
         ours_alone = {loaded.path for loaded in (settings, mcp)
                       if loaded.raw is not None and _only_ours(loaded.data)}
         settings_change, mcp_change = Change(settings_path), Change(mcp_path)
+        settings_change.notes += _other_homes(scope, project, user_home, home)
         _add_hooks(settings.data, settings_path, python, home, settings_change)
         _add_server(mcp.data, mcp_path, server_entry(binary, home), mcp_change)
         planned = [(loaded, dump(loaded.data, loaded.path))
@@ -219,6 +220,30 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
                     _note_created(home, loaded.path.parent)
                 undo.write(loaded, content)
     return [c for c in (settings_change, mcp_change) if c.added]
+
+
+def _other_homes(scope: Scope, project: Path, user_home: Path, home: Path) -> list[str]:
+    """A note for each other home the other scope's Waymarks hooks use: Claude Code runs
+    the hooks of both scopes, so every prompt was recorded in both homes and its context
+    added twice, with nothing said (the same home in both is one hook: Claude Code drops
+    identical commands)."""
+    other: Scope = "user" if scope == "project" else "project"
+    path = files(other, project, user_home)[0]
+    try:
+        hooks = load(path).data.get("hooks")
+    except InstallError:
+        return []  # unreadable there: its own install reports it
+    homes = set()
+    for groups in (hooks.values() if isinstance(hooks, dict) else ()):
+        for group in groups if isinstance(groups, list) else ():
+            for hook in group.get("hooks", ()) if isinstance(group, dict) else ():
+                command = hook.get("command") if isinstance(hook, dict) else None
+                if _ours(command):
+                    homes.add(shlex.split(str(command))[-4])
+    return [f"warning: the {other} scope's {path} runs Waymarks' hooks with another home "
+            f"({found}): Claude Code runs both, so each prompt is recorded in both homes "
+            f"and its context added twice; remove one (`waymarks --home {found} claude-code "
+            f"uninstall --{other}`)" for found in sorted(homes - {str(home)})]
 
 
 def _add_hooks(settings: dict[str, Any], path: Path, python: Path, home: Path,
