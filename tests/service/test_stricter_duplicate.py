@@ -10,10 +10,12 @@ level is still a duplicate (a looser one never loosens what is stored).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tests.inprocess import waymarks as run_waymarks
+from waymarks.service.app import Waymarks
 
 CLAIM = "The VPN gateway is vpn3.corp."
 
@@ -64,3 +66,58 @@ def test_a_pin_and_an_import_line_tighten_too(home: Path, project: Path,
     assert "/srv/cache" not in _planned(home, project, "where is the cache")
     again = _json(home, project, "import", str(export))  # now the same level: a duplicate
     assert [r["outcome"] for r in again["lines"]] == ["duplicate"]
+
+
+def test_the_policys_default_is_the_level_of_an_item_stored_without_one(
+        home: Path, project: Path, tmp_path: Path) -> None:
+    """A pin stored without a level has the default (here ``sensitive``): pinning the same
+    text as ``internal`` is looser, so it is a duplicate; taking the stored one as
+    ``normal`` superseded it and sent the text to the remote provider. And an export,
+    which writes the default for such an item, imports as duplicates (it replaced every
+    item, each with a new ID)."""
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text('[privacy]\nremoteDefaultAllowed = ["normal", '
+                                      '"internal"]\ndefaultClassification = "sensitive"\n')
+    text = "Deploy key rotation happens on Fridays."
+    stored = _json(home, project, "pin", "--", text)
+    again = _json(home, project, "pin", "--classification", "internal", "--", text)
+    assert again["outcome"] == "duplicate" and again["id"] == stored["id"]
+    assert "Fridays" not in _planned(home, project, "deploy key rotation")
+    (home / "config.toml").write_text('[privacy]\ndefaultClassification = "internal"\n')
+    _json(home, project, "memory", "add", "--", "The build uses make.")
+    exported = tmp_path / "own.jsonl"
+    _json(home, project, "export", "-o", str(exported))
+    imported = _json(home, project, "import", str(exported))
+    assert {r["outcome"] for r in imported["lines"]} == {"duplicate"}
+
+
+def test_a_branch_pin_is_not_tightened_by_pinning_it_again(home: Path,
+                                                           project: Path) -> None:
+    """Superseded by a re-pin, a branch pin would apply from the new leaf only, and no
+    more on the branch it was pinned for: refused, with how to tighten it."""
+    _json(home, project, "session", "say", "--", "Let us try the staging database.")
+    pin = _json(home, project, "pin", "--scope", "branch", "--", "Use the staging DB.")
+    refused = _json(home, project, "pin", "--scope", "branch", "--classification",
+                    "local-only", "--", "Use the staging DB.", expect=2)
+    assert refused["code"] == "invalid_argument"
+    assert f"waymarks unpin {pin['id'][:8]}" in refused["message"]
+
+
+def test_the_tool_asks_about_the_item_a_stricter_add_supersedes(
+        make_app: Callable[..., Waymarks], home: Path) -> None:
+    from tests.tool.test_persistence import Person
+    from waymarks.tool.persistence import ContextPersistence
+
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text('[privacy]\nlocalProviders = ["ollama"]\n')
+    app = make_app()
+    app.session_say("Keep the linters rule private")
+    first = app.pin("Always run the linters")
+    person = Person()
+    result = ContextPersistence(app, provider="ollama").call({"action": "pin_add", "content":
+                                           "Always run the linters",
+                                           "classification": "sensitive"}, person)
+    assert result.details["outcome"] == "committed"
+    [asked] = person.asked
+    assert f"Supersedes: {first.id} (the same text, stored at a looser level)" \
+        in asked.message

@@ -111,6 +111,8 @@ class WriteContext(msgspec.Struct, frozen=True):
     branch: AbstractSet[str]
     now_ms: int
     new_uuid: Callable[[], str]
+    #: the policy's level of an item stored without one (``defaultClassification``)
+    default_level: str = "normal"
 
     def visible(self, state: ItemState) -> bool:
         """Whether this session may change ``state`` (its own items, or its project's)."""
@@ -325,9 +327,16 @@ def _add_or_supersede(
     candidate = new_state(item, ctx.session_id, "", 0)
     duplicate = find_duplicate(ctx.view, candidate)
     if duplicate is not None and _duplicate_applies(ctx, duplicate):
-        if not _stricter(candidate, duplicate) or (previous is not None
-                                                   and previous.id != duplicate.id):
+        if not _stricter(candidate, duplicate, ctx.default_level) or (
+                previous is not None and previous.id != duplicate.id):
             return Duplicate(duplicate.id, kind)
+        if isinstance(duplicate.item, PinItem) and duplicate.item.scope == "branch":
+            # superseded, it would apply from this leaf on only, and no more on the
+            # branches it was pinned for
+            return Rejected("invalid_argument", f"Pin {duplicate.id} holds this text at a "
+                            "looser level; a branch pin is not tightened by pinning it "
+                            f"again: unpin it (`waymarks unpin {duplicate.id[:8]}`), then pin "
+                            "it with the level")
         # the same text at a stricter level: the stored one is superseded (a duplicate
         # dropped the level with success, and the text kept going to remote models)
         previous = duplicate
@@ -364,10 +373,11 @@ def _seen_partitions(ctx: WriteContext, candidate: ItemState) -> tuple[str, ...]
     return tuple(dict.fromkeys(partitions))
 
 
-def _stricter(new: ItemState, stored: ItemState) -> bool:
-    """Whether ``new`` classifies its text above what ``stored`` does (the same text)."""
-    return level_rank(classify(new.text, new.item.classification)) > level_rank(
-        classify(stored.text, stored.item.classification))
+def _stricter(new: ItemState, stored: ItemState, default: str) -> bool:
+    """Whether ``new`` classifies its text above what ``stored`` does (the same text),
+    each stored without a level taken at the policy's ``default``."""
+    return level_rank(classify(new.text, new.item.classification or default)) > level_rank(
+        classify(stored.text, stored.item.classification or default))
 
 
 def _duplicate_applies(ctx: WriteContext, existing: ItemState) -> bool:

@@ -68,7 +68,7 @@ def context(app: Waymarks, projection: Store, session: SessionLog | None) -> Wri
     here, in the dry run a tool makes before the person is asked as in the write itself,
     before anything is appended (the write was appended, then reported as a bad_config
     failure by the notices that read the policy: a person retrying got "duplicate")."""
-    app.settings()
+    settings = app.settings()
     return WriteContext(
         view=projection.view,
         session_id=session.session_id if session is not None else "(new session)",
@@ -76,6 +76,7 @@ def context(app: Waymarks, projection: Store, session: SessionLog | None) -> Wri
         leaf_id=session.leaf_id if session is not None else None,
         branch=session.branch_set() if session is not None else frozenset(),
         now_ms=app._now_ms(), new_uuid=app.ids.uuid,
+        default_level=settings.policy.default_classification,
     )
 
 

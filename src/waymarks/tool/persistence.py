@@ -348,9 +348,12 @@ class ContextPersistence:
             return rejected("provider-disallowed")
         if isinstance(decided, Rejected | Duplicate):
             return _outcome(action.name, decided)  # what is stored answers only now
+        # an add of a stored text at a stricter level supersedes the stored item: say so
+        replaces = decided.previous_id if target is None and decided.operation == \
+            "supersede" else None
         return WritePlan(request, target.id if target else None,
                          view_state(target) if target else None, provenance, stored_level,
-                         self._confirmation(request, target, stored_level))
+                         self._confirmation(request, target, stored_level, replaces))
 
     def _provenance(self, session: SessionLog) -> str | None:
         """The newest user message on the branch (cached per ledger state: one call
@@ -401,10 +404,13 @@ class ContextPersistence:
                          ConfirmationRequest(CONFIRM_TITLE, "\n".join(lines)))
 
     def _confirmation(self, request: Request, target: ItemView | None,
-                      level: Classification | None) -> ConfirmationRequest:
+                      level: Classification | None, replaces: str | None = None
+                      ) -> ConfirmationRequest:
         action = request.action
         lines = [f"Action: {action.name}",
                  "Persistence: canonical (appended to the session ledger)"]
+        if replaces is not None:
+            lines.append(f"Supersedes: {replaces} (the same text, stored at a looser level)")
         if target is not None:
             lines.append(f"Target: {target.kind} {target.id} ({target.scope}, {target.status})")
             level_now = effective_level(target.text, target.classification, ON_SCREEN)
