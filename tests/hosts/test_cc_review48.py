@@ -127,3 +127,18 @@ def test_installing_beside_another_scopes_install_of_another_home_warns(
     [settings] = [c for c in cc.install("project", project, user, first)
                   if c.path.name == "settings.json"]
     assert settings.notes == []  # the same home in both: one hook, nothing to say
+
+
+def test_only_the_hook_command_itself_is_taken_for_a_hook(project: Path, home: Path) -> None:
+    """The words "hook claude-code" anywhere in a command line (a claim's text, a recall
+    query, `help hook claude-code`) were refused as a mistyped hook line; and the full
+    CLI's `--home=DIR` form was refused on the hook's own line."""
+    for words in (["memory", "add", "--", "The hook claude-code SessionStart runs first."],
+                  ["help", "hook", "claude-code"], ["recall", "hook", "claude-code"]):
+        done = _hook(project, [str(WAYMARKS), "--home", str(home), *words])
+        assert done.returncode == 0, (words, done.stderr)
+        assert "not a hook command line" not in done.stderr
+    done = _hook(project, [str(WAYMARKS), f"--home={home}", "hook", "claude-code",
+                           "UserPromptSubmit"])
+    assert done.returncode == 0, done.stderr
+    assert list((home / "sessions").glob("*/*.jsonl"))  # the prompt was recorded

@@ -36,8 +36,7 @@ def hook_fast_path(argv: list[str], default_home: "Any") -> int | None:
 
     parsed = hook_arguments(argv)
     if parsed is None:
-        at = argv.index("hook")
-        if argv[at + 1:at + 2] != ["claude-code"] or any(a.lower() in HELP for a in argv):
+        if not _names_the_hook(argv) or any(a.lower() in HELP for a in argv):
             return None  # not a hook, or help for one: the full CLI answers
         # a hook's command line with a mistake (an extra argument, an unknown option, no
         # event): exit 1, never the usage error's 2, which Claude Code reads as "block the
@@ -59,6 +58,15 @@ def hook_fast_path(argv: list[str], default_home: "Any") -> int | None:
     home, event = parsed
     # an empty --home is refused as the CLI refuses it, not taken for the default
     return run([event], os.path.expanduser(home) if home is not None else str(default_home()))
+
+
+def _names_the_hook(argv: list[str]) -> bool:
+    """Whether the command ``argv`` runs is ``hook claude-code`` (its first words after the
+    global options): not words of a text (`memory add -- … hook claude-code …`)."""
+    index = 0
+    while index < len(argv) and argv[index].startswith("-") and argv[index] != "--":
+        index += 2 if argv[index] in ("--home", "--cwd", "--session") else 1
+    return argv[index:index + 2] == ["hook", "claude-code"]
 
 
 class LaunchError(Exception):

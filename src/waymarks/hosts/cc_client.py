@@ -57,8 +57,11 @@ def hook_arguments(argv: list[str]) -> tuple[str | None, str] | None:
     (:mod:`waymarks.hosts.hook_entry`)."""
     home = None
     index = 0
-    while index < len(argv) and argv[index] in ("--home", "--json"):
-        if argv[index] == "--home" and index + 1 < len(argv):
+    while index < len(argv) and (argv[index] in ("--home", "--json")
+                                 or argv[index].startswith("--home=")):
+        if argv[index].startswith("--home="):  # the form the full CLI takes too
+            home = argv[index][len("--home="):]
+        elif argv[index] == "--home" and index + 1 < len(argv):
             home = argv[index + 1]
             index += 1
         index += 1
