@@ -35,13 +35,13 @@ def test_health_reads_the_active_session_again(home: Path, project: Path,
         lines[1] = lines[1].replace(b"Pin one.", b"Pin XXX.")
     session.write_bytes(b"\n".join(lines))
     code, report = _run(home, project, "health")
-    assert report["ok"] is False
+    assert code == 0 and report["ok"] is False
     said = report["activeSessionProblem"]
     assert said.startswith(f"{session}: read again from its start, 1 "), said
     assert ("1 entry changed" if damage != "NUL bytes" else "1 no longer readable") in said
     assert "rebuild-index" in said
     _run(home, project, "rebuild-index")
     code, report = _run(home, project, "health")
-    assert report["activeSessionProblem"] is None
+    assert code == 0 and report["activeSessionProblem"] is None
     pins = [i["text"] for i in _run(home, project, "pins")[1]["items"]]
     assert pins == ([] if damage == "NUL bytes" else ["Pin XXX."])
