@@ -99,9 +99,8 @@ def test_an_unknown_model_uses_the_configured_default_window(
 def test_when_not_even_the_pins_fit_nothing_is_added_and_the_prompt_is_kept(
         home: Path, project: Path, session: str, tmp_path: Path) -> None:
     full = transcript(tmp_path / "t.jsonl", "claude-opus-4-1-20250805", 199_990)
-    said = submit(home, project, session, full)  # the planner fell back: why, no pins
-    assert said.startswith("Waymarks added no context: system, tools, pins and request")
-    assert PIN_BEGIN not in said
+    assert submit(home, project, session, full) == ""  # the planner fell back, silently:
+    # the context is full already (a word on every prompt would only add to it)
     with Waymarks(home, cwd=str(project), session=session) as app:
         manifest = app.projection.last_manifest()
     assert manifest is not None and "model limit" in str(manifest["fallback"])

@@ -54,6 +54,9 @@ SNIPPET_PRIORITY: Final = 80
 REQUEST_PRIORITY: Final = 1000  # mandatory, always last in order
 _NOT_ALLOWED: Final = "classification {} not allowed for this provider"
 _CAPPED: Final = "model limit or the host's cap on added context reached"
+#: the words of a fallback because the pins alone are over the host's cap (a host tells
+#: the person then: their pins did not go)
+OVER_HOST_CAP: Final = "more than the host takes as added context"
 #: pins whose level and rendering are remembered (per destination)
 PIN_MEMO: Final = 4096
 #: whole pin sets planned (a few destinations, a few sessions)
@@ -127,6 +130,12 @@ class Plan(msgspec.Struct, frozen=True):
     provider: str = ""
     notes: tuple[str, ...] = ()
 
+    @property
+    def over_host_cap(self) -> bool:
+        """Whether it fell back because the pins alone are over the host's cap on added
+        context (a host tells the person then: their pins did not go)."""
+        return self.fallback is not None and OVER_HOST_CAP in self.fallback
+
     def manifest_json(self) -> dict[str, Any]:
         return {"provider": self.provider, "fallback": self.fallback,
                 "totalTokens": self.total_tokens, "modelLimit": self.model_limit,
@@ -167,8 +176,7 @@ def build_plan(
     cap = budgets.max_context_tokens
     if cap is not None and pin_tokens > cap:
         return _fallback(manifest, provider, model_limit, chosen_pins,
-                         f"pins need {pin_tokens} tokens, more than the host takes as added "
-                         f"context ({cap})")
+                         f"pins need {pin_tokens} tokens, {OVER_HOST_CAP} ({cap})")
     mandatory = fixed_tokens + pin_tokens + request_tokens
     if model_limit is not None and mandatory > model_limit:
         return _fallback(manifest, provider, model_limit, chosen_pins,
