@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -73,38 +74,55 @@ def test_a_mistyped_hook_line_never_exits_2(project: Path, home: Path,
     assert helped.returncode == 0 and "PostToolUseFailure" in helped.stdout
 
 
-def test_one_helper_per_home_and_it_unlinks_only_its_own_socket(home: Path) -> None:
+def test_one_helper_per_home_a_stalled_one_is_replaced_and_unlinks_only_its_own(
+        home: Path) -> None:
     """A helper that stalled past the client's ping (4 s) got a second helper on the same
-    socket path; the one that went idle first unlinked the socket the other served, which
-    then ran unreachable for its 30 idle minutes. A lock held for the helper's life keeps
-    it to one, and a helper unlinks the socket only if it is still its own."""
+    socket path, and the one that went idle first unlinked the socket the other served,
+    which then ran unreachable for its 30 idle minutes. A helper starting beside a live
+    one (it holds helper.lock and answers) leaves; one starting beside a stalled one
+    takes the path over; and a helper unlinks the socket only if it is still its own."""
     import fcntl
+    import socket as sockets
     import threading
 
     from waymarks.files.locks import open_lock
     from waymarks.hosts import cc_client, cc_helper
 
-    socket = Path(cc_client.socket_path(home))
-    socket.parent.mkdir(parents=True)
-    held = open_lock(socket.with_suffix(".lock"))
+    path = Path(cc_client.socket_path(home))
+
+    def wait_for(check: Callable[[], bool]) -> None:
+        for _ in range(2400):
+            if check():
+                return
+            threading.Event().wait(0.05)
+        raise AssertionError("never happened")
+
+    first = threading.Thread(target=cc_helper.serve, args=(home, 2.0))
+    first.start()
+    wait_for(path.exists)
+    served = path.stat().st_ino
+    cc_helper.serve(home, 30.0)  # the first holds the lock and answers: returns at once
+    assert path.stat().st_ino == served
+    first.join(60)
+    assert not path.exists()  # idle, it removed its own socket
+    # a holder that is stalled: it has the lock and a socket that never answers
+    held = open_lock(path.with_suffix(".lock"))
     fcntl.flock(held, fcntl.LOCK_EX)
+    stalled = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+    stalled.bind(str(path))
+    stalled.listen(4)
     try:
-        cc_helper.serve(home, 30.0)  # another helper holds the home: returns at once
-        assert not socket.exists()
+        second = threading.Thread(target=cc_helper.serve, args=(home, 1.0))
+        second.start()
+        # (the stalled one never answers: an answer is the second's, on the path it took)
+        wait_for(lambda: cc_client._ask(home, "ping", b"") is not None)
+        path.unlink()
+        path.write_text("another helper's socket")  # put there while the second idled
+        second.join(60)
+        assert not second.is_alive() and path.read_text() == "another helper's socket"
     finally:
+        stalled.close()
         os.close(held)
-    served = threading.Thread(target=cc_helper.serve, args=(home, 1.0))
-    served.start()
-    for _ in range(2400):
-        if socket.exists():
-            break
-        threading.Event().wait(0.05)
-    assert socket.exists()
-    socket.unlink()
-    socket.write_text("another helper's socket")  # put there while this one idled
-    served.join(60)
-    assert not served.is_alive()
-    assert socket.read_text() == "another helper's socket"
 
 
 def test_installing_beside_another_scopes_install_of_another_home_warns(

@@ -125,27 +125,32 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
 
     path = socket_path(home)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    # one helper per home, held for its life: a ping that timed out (a helper stalled
-    # more than 4 s) started a second one on the same path, and whichever went idle
-    # first unlinked the socket the other still served
+    # one helper per home: the one holding helper.lock; a starting helper that finds it
+    # held serves only if the holder does not answer (stopped, hung: the hooks waited 4 s
+    # each for it), taking the socket path over. A helper removes the socket at its end
+    # only if it is still its own: one that stalled, then went idle, unlinked the socket
+    # of the helper that took over, which then ran unreachable for 30 minutes
     from pathlib import Path
 
     from waymarks.files.locks import open_lock
 
     try:
-        lock = open_lock(Path(path).with_suffix(".lock"))
+        lock: int | None = open_lock(Path(path).with_suffix(".lock"))
     except OSError:
-        return
+        lock = None
     import fcntl
 
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(lock)
-        return  # another helper serves this home
+    if lock is not None:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(lock)
+            lock = None
+    if lock is None and _holder_answers(home, path):
+        return  # the helper holding the lock serves (or is about to)
     if _ask(home, "ping", b"") is not None:
-        return  # a helper of an older release (without the lock) answers here
-    server = listen(path)  # (a helper that died left its socket: the lock says none serves)
+        return  # a helper answers here (one of a release without the lock)
+    server = listen(path)  # in place of a dead or stalled helper's socket
     identity = os.stat(path)
     server.settimeout(idle_seconds)
     apps: dict[tuple[str, str], Any] = {}
@@ -227,8 +232,26 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
             now = os.stat(path)
             if (now.st_dev, now.st_ino) == (identity.st_dev, identity.st_ino):
                 os.unlink(path)  # its own socket, never one another helper put there
-        os.close(lock)
+        if lock is not None:
+            os.close(lock)
         recovery.stop()  # an attempt in flight returns to pending, without a failure
+
+
+def _holder_answers(home: "Path", path: str) -> bool:
+    """Whether the helper holding the lock answers: given a few seconds to put its
+    socket there (it may be starting), then the client's wait for an answer."""
+    import time
+
+    deadline = time.monotonic() + STARTING_S
+    while not os.path.exists(path):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return _ask(home, "ping", b"") is not None
+
+
+#: how long a helper waits for the one holding the lock to put its socket in place
+STARTING_S = 3.0
 
 
 def _close_all(apps: "dict[tuple[str, str], Any]") -> None:
