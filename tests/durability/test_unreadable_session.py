@@ -39,6 +39,22 @@ def test_an_unreadable_newest_session_is_an_error_not_a_new_session(
         assert code == 1, said
         assert f"{session}: cannot read it (Permission denied)" in said
     assert list((home / "sessions").glob("*/*.jsonl")) == [session]  # no new session
+    code, said = _run(home, project, "--json", "health")  # the check reports it
+    report = json.loads(said)
+    assert code == 0 and report["ok"] is False
+    assert f"{session}: cannot read it" in report["activeSessionProblem"]
+    stray = session.parent / "zz-notes-backup.jsonl"  # not named as a session file is
+    stray.write_text("{}\n")
+    real_denied = denied
+
+    def also_stray(self: SessionFile) -> bytes | None:
+        if self.path == stray:
+            raise PermissionError(13, "Permission denied", str(self.path))
+        return real_denied(self) if self.path == session else real(self)
+
+    monkeypatch.setattr(SessionFile, "read_header_line", also_stray)
+    code, said = _run(home, project, "--json", "health")
+    assert str(stray) not in json.loads(said)["activeSessionProblem"]
     monkeypatch.setattr(SessionFile, "read_header_line", real)
     code, said = _run(home, project, "--json", "pins")
     assert code == 0 and [i["text"] for i in json.loads(said)["items"]] == ["Pin one."]
@@ -51,3 +67,30 @@ def test_an_unlistable_session_folder_is_an_error(home: Path, project: Path,
     monkeypatch.setattr(discovery.os, "access", lambda path, mode: Path(path) != folder)
     code, said = _run(home, project, "memory", "add", "--", "Ledger test fact.")
     assert code == 1 and "cannot list this project's sessions" in said, said
+
+
+def test_health_says_an_indexed_sibling_cannot_be_read(home: Path, project: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sibling session that cannot be read any more was reported as "it has no session
+    header now", which sends a person looking for the wrong damage."""
+    import time
+
+    assert _run(home, project, "trust", ".")[0] == 0
+    assert _run(home, project, "memory", "add", "--scope", "project", "--",
+                "The build uses make.")[0] == 0
+    [sibling] = list((home / "sessions").glob("*/*.jsonl"))
+    time.sleep(1.1)
+    assert _run(home, project, "session", "new")[0] == 0
+    assert _run(home, project, "memory")[0] == 0  # the sibling is indexed as a source
+    real = SessionFile.read_header_line
+
+    def denied(self: SessionFile) -> bytes | None:
+        if self.path == sibling:
+            raise PermissionError(13, "Permission denied", str(self.path))
+        return real(self)
+
+    monkeypatch.setattr(SessionFile, "read_header_line", denied)
+    code, said = _run(home, project, "--json", "health")
+    problems = json.loads(said)["problems"]
+    assert any(str(sibling) in p and "it cannot be read (Permission denied)" in p
+               for p in problems), problems

@@ -51,6 +51,10 @@ def ledger_of(home: Path, session_id: str, cwd: str | None = None) -> Path | Non
     return found[0] if found else None
 
 
+#: a session file's name as :func:`session_file_name` (and Pi) make it
+_SESSION_NAME = lazy(r"\d{4}-\d\d-\d\dT[\d-]+Z_[^/]+\.jsonl")
+
+
 def session_file_name(timestamp_iso: str, session_id: str) -> str:
     return f"{timestamp_iso.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
 
@@ -134,8 +138,8 @@ def newest_session(home: Path, cwd: str) -> Path | None:
     directory = session_dir(home, cwd)
     if directory.is_dir() and not os.access(directory, os.R_OK | os.X_OK):
         raise SessionFileError(f"{directory}: cannot list this project's sessions "
-                               f"(permission denied); fix it (chmod u+rwx {directory}) and "
-                               "retry. Nothing was written")
+                               "(permission denied); make the folder readable to this user "
+                               "(its owner may have to), then retry. Nothing was written")
     project = canonical_project_path(cwd)
     for path in _files_newest_first(home, cwd):
         try:
@@ -143,9 +147,12 @@ def newest_session(home: Path, cwd: str) -> Path | None:
         except FileNotFoundError:
             continue
         except OSError as exc:
+            if not _SESSION_NAME.fullmatch(path.name):
+                continue  # not named as a session file is: a stray file, passed over
             raise SessionFileError(f"{path}: cannot read it ({exc.strerror or exc}); it may "
-                                   f"hold this project's newest session: fix it (chmod u+rw "
-                                   f"{path}) and retry. Nothing was written") from exc
+                                   "hold this project's newest session: make it readable to "
+                                   "this user (its owner may have to), or move it aside, "
+                                   "then retry. Nothing was written") from exc
         header = parse_header(line) if line is not None else None
         if header is not None and canonical_project_path(header.cwd) == project:
             return path

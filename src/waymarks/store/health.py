@@ -41,6 +41,10 @@ MAX_DETAILS = 20
 def _file_problem(path: Path, session_id: str, offset: int, fingerprint: str) -> str | None:
     """Why the file at ``path`` no longer is the source indexed from it, or ``None``: its
     header is gone, names another session, or the bytes before the checkpoint changed."""
+    try:  # (read_header takes an unreadable file for one without a header)
+        SessionFile(path).read_header_line()
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or type(exc).__name__})"
     header = read_header(path)
     if header is None:
         return "it has no session header now"
