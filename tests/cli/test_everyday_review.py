@@ -120,3 +120,33 @@ def test_health_names_a_session_claim_a_later_project_claim_contradicts(
                               f"{theirs[:8]}")
     assert not any("contradicts" in p for p in _json(home, project, "--json",
                                                      "health")["problems"])
+
+
+def test_capital_ids_everywhere_an_id_is_typed(home: Path, project: Path) -> None:
+    """Capital prefixes worked for pins and memory only: `--session E992`, `memory
+    exclude E992` and the team commands said not found. And `memory show` of a pin's ID
+    gave no hint that it is a pin (the writes did)."""
+    import subprocess
+    import time
+
+    subprocess.run(["git", "-C", str(project), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(project), "config", "user.name", "Dana"], check=True)
+    _text(home, project, "trust", ".")
+    _json(home, project, "--json", "team", "init")
+    claim = _json(home, project, "--json", "memory", "add", "--scope", "project", "--",
+                  "The build uses make.")["id"]
+    shared = _json(home, project, "--json", "team", "share", claim[:8].upper(), "--yes")
+    assert shared["outcome"] == "committed"
+    superseded = _json(home, project, "--json", "team", "supersede",
+                       shared["id"][:8].upper(), "--yes", "--", "The build uses ninja.")
+    assert superseded["outcome"] == "committed"
+    session = _json(home, project, "--json", "session", "show")["session"]["id"]
+    time.sleep(1.1)
+    _json(home, project, "--json", "session", "new")
+    assert _json(home, project, "--json", "--session", session[:8].upper(),
+                 "session", "show")["session"]["id"] == session
+    excluded = _json(home, project, "--json", "memory", "exclude", session[:8].upper())
+    assert excluded.get("outcome") != "rejected" and session in json.dumps(excluded)
+    pin = _json(home, project, "--json", "pin", "--", "Run the linter first.")["id"]
+    shown = _text(home, project, "memory", "show", pin[:8], expect=2)
+    assert f"{pin[:8]} is a pin, not a memory" in shown

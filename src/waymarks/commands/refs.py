@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from waymarks.core.text import echoed
+from waymarks.core.text import echoed, ids_named
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -19,14 +19,7 @@ SHOWN_MATCHES = 10
 def matching(app: Waymarks, kind: Kind, ref: str) -> list[str]:
     """Full IDs of the visible items of ``kind`` that ``ref`` names (exactly, or as a
     prefix)."""
-    ids = [v.id for v in app.items(kind)]
-    for typed in dict.fromkeys((ref, ref.lower())):  # IDs are lower-case; a prefix may not be
-        if typed in ids:
-            return [typed]
-        found = [i for i in ids if i.startswith(typed)]
-        if found:
-            return found
-    return []
+    return ids_named((v.id for v in app.items(kind)), ref)
 
 
 def ambiguous(kind: Kind, ref: str, matches: list[str]) -> Rejected:
@@ -51,8 +44,9 @@ def resolve(app: Waymarks, kind: Kind, ref: str) -> str | Rejected:
         return matches[0]
     if len(matches) > 1:
         return ambiguous(kind, ref, matches)
+    hint = _other_kind(app, kind, ref)
     return Rejected("not_found", f"No {kind} '{echoed(ref)}' in this session or project; "
-                    f"list them with {listing}")
+                    f"list them with {listing}" + (f" ({hint})" if hint else ""))
 
 
 def explain_not_found(app: Waymarks, kind: Kind, ref: str | None,

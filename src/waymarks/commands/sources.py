@@ -9,6 +9,7 @@ import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.render import cell, refused, table_result, when
+from waymarks.core.text import echoed, ids_named
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -19,12 +20,9 @@ def _full_id(app: Waymarks, ref: str) -> str | Result:
     lists every session an ambiguous prefix matches."""
     from waymarks.service.sources import list_sources
 
-    known = [v.session_id for v in list_sources(app)]
-    if ref in known:
-        return ref
-    matches = [sid for sid in known if sid.startswith(ref)]
+    matches = ids_named((v.session_id for v in list_sources(app)), ref)
     if len(matches) > 1:
-        return refused("ambiguous", f"{cell(ref)!r} is the start of {len(matches)} session "
+        return refused("ambiguous", f"'{echoed(ref)}' is the start of {len(matches)} session "
                        f"IDs ({', '.join(m[:12] for m in matches[:10])}); type more of it",
                        matches)
     return matches[0] if matches else ref

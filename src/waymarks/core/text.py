@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
@@ -292,3 +293,16 @@ def echoed(argument: str, limit: int = ECHO_CHARS) -> str:
     """An argument as a message may repeat it: its first ``limit`` characters, escaped
     (:func:`escaped`), and ``…`` when there was more (a 120 KB argument is not echoed whole)."""
     return escaped(argument[:limit]) + ("…" if len(argument) > limit else "")
+
+
+def ids_named(ids: Iterable[str], ref: str) -> list[str]:
+    """The IDs ``ref`` names: itself when it is one, else those it is a prefix of; IDs are
+    lower-case, so a ref typed in capitals (``9E76``) names what its lower case does."""
+    known = list(ids)
+    for typed in dict.fromkeys((ref, ref.lower())):
+        if typed in known:
+            return [typed]
+        found = [i for i in known if i.startswith(typed)]
+        if found:
+            return found
+    return []

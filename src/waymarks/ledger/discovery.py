@@ -171,8 +171,10 @@ def resolve_session(home: Path, cwd: str, ref: str) -> Path:
         return candidate.resolve()
     if os.sep in ref or ref.endswith(".jsonl"):
         raise SessionFileError(f"{ref}: no such session file")
-    named = [p for p in _files_newest_first(home, cwd)
-             if p.stem.split("_", 1)[-1].startswith(ref)]
+    files = _files_newest_first(home, cwd)
+    named: list[Path] = []
+    for typed in dict.fromkeys((ref, ref.lower())):  # IDs are lower-case; a ref may not be
+        named = named or [p for p in files if p.stem.split("_", 1)[-1].startswith(typed)]
     project = canonical_project_path(cwd)
     matches = [p for p in named if is_project_session(p, project)]
     if len(matches) == 1:

@@ -44,7 +44,7 @@ from waymarks.core.team import (
     record_of,
     share_problem,
 )
-from waymarks.core.text import normalize
+from waymarks.core.text import ids_named, normalize
 from waymarks.files.atomic import write_atomic
 from waymarks.ledger.session_file import create_atomically
 from waymarks.ledger.team import (
@@ -312,9 +312,8 @@ def _refuse_conflict(state: TeamState, me: str, kind: str, item: dict[str, str],
 
 
 def _local_item(app: Waymarks, ref: str) -> ItemView:
-    views = [*app.items("pin"), *app.items("memory")]
-    exact = [v for v in views if v.id == ref]
-    found = exact or [v for v in views if v.id.startswith(ref)] if ref else []
+    views = {v.id: v for kind in ("pin", "memory") for v in app.items(kind)}
+    found = [views[i] for i in ids_named(views, ref)] if ref else []
     if not found:
         raise TeamRefused("not_found", f"no pin or memory {ref!r} here; list them with "
                           "`waymarks pins` and `waymarks memory list`")
@@ -326,8 +325,7 @@ def _local_item(app: Waymarks, ref: str) -> ItemView:
 
 def _team_item(state: TeamState, ref: str) -> ItemState:
     items = state.fold.view.items
-    found = [items[ref]] if ref in items else \
-        [s for i, s in items.items() if ref and i.startswith(ref)]
+    found = [items[i] for i in ids_named(items, ref)] if ref else []
     if not found:
         raise TeamRefused("not_found", f"no team item {ref!r}; list them with "
                           "`waymarks team status`")
