@@ -136,6 +136,14 @@ def encode_payload(mutation: Mutation) -> bytes:
     return _ENCODER.encode(mutation)
 
 
+def payload_digest(payload: bytes) -> bytes:
+    """A short digest of a payload's canonical JSON (:func:`encode_payload`): what a
+    whole check compares a ledger's mutations with the projection's by."""
+    from waymarks.core.digests import blake2b
+
+    return blake2b(payload, digest_size=16).digest()
+
+
 def custom_type_of(mutation: Mutation) -> str:
     return PIN_CUSTOM_TYPE if isinstance(mutation, PinMutation) else MEMORY_CUSTOM_TYPE
 

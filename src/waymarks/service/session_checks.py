@@ -58,13 +58,29 @@ def rewritten_problem(projection: Store, session: SessionLog) -> str | None:
     overwritten by a crash or bit rot: the checkpoint's fingerprint covers only the bytes
     before where reading stopped), or ``None``. Such a change is served from the
     projection as it was until `rebuild-index` reads the file again."""
-    from waymarks.core.codec import encode_payload
+    from waymarks.core.codec import encode_payload, payload_digest
+    from waymarks.core.model import MutationRecord
+    from waymarks.ledger.session_file import SessionFile, SessionFileError, reread_records
 
     stored = projection.stored_payloads(session.session_id)
-    fresh = session.reopen()
-    changed = [r.entry_id for r in fresh.records
-               if r.entry_id in stored and stored[r.entry_id] != encode_payload(r.mutation)]
-    gone = sorted(stored.keys() - {r.entry_id for r in fresh.records})
+    changed: list[str] = []
+    seen: set[str] = set()
+
+    def compare(record: MutationRecord) -> None:
+        seen.add(record.entry_id)
+        if record.entry_id in stored and stored[record.entry_id] != payload_digest(
+                encode_payload(record.mutation)):
+            changed.append(record.entry_id)
+
+    try:
+        if isinstance(session, SessionFile):  # a file: read again in bounded memory
+            reread_records(session.path, compare)
+        else:  # a host's ledger (it holds what the host sent)
+            for record in session.reopen().records:
+                compare(record)
+    except (OSError, SessionFileError) as exc:
+        return f"{session.path}: cannot be read again from its start ({exc})"
+    gone = sorted(stored.keys() - seen)
     if not changed and not gone:
         return None
     said = [f"{len(changed)} entr{'y' if len(changed) == 1 else 'ies'} changed"

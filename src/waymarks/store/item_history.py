@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from waymarks.core.codec import payload_digest
+
 _CHUNK = 500  # SQLite's host-parameter limit is far above this; keeps statements small
 
 
@@ -39,6 +41,8 @@ def mutations_of(db: sqlite3.Connection, item_id: str
 
 
 def stored_payloads(db: sqlite3.Connection, session_id: str) -> dict[str, bytes]:
-    """Each stored mutation of a session: entry ID -> its payload as projected."""
-    return {str(entry): bytes(payload) for entry, payload in db.execute(
+    """Each stored mutation of a session: entry ID -> a digest of its payload as
+    projected (:func:`~waymarks.core.codec.payload_digest`; digests, not payloads: a
+    whole check of 100k mutations holds 16 bytes of each)."""
+    return {str(entry): payload_digest(bytes(payload)) for entry, payload in db.execute(
         "SELECT entry_id, payload FROM mutations WHERE session_id = ?", (session_id,))}
