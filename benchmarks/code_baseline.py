@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -90,3 +90,20 @@ def sized_parser(doc: str, sizes: str) -> argparse.ArgumentParser:
                         help="a git ref whose code runs each size too, in the same run")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     return parser
+
+
+def sized_report(script: str, name: str, args: argparse.Namespace,
+                 extra: Sequence[str] = ()) -> dict[str, Any]:
+    """Each size of ``args.sizes`` run by ``script`` in a child (``--one SIZE --seed N``
+    and ``extra``), with the current code and, given ``--baseline``, right after with
+    that ref's: the report a sized benchmark prints."""
+    results = []
+    with source_of(args.baseline) as source:
+        for size in (int(s) for s in args.sizes.split(",") if s.strip()):
+            argv = ["--one", str(size), "--seed", str(args.seed), *extra]
+            entry = {"current": child_json(script, argv, None)}
+            if source is not None:
+                entry["baseline"] = child_json(script, argv, source)
+            results.append(entry)
+    return {"benchmark": name, "python": sys.version.split()[0],
+            "baseline": described(args.baseline), "results": results}

@@ -81,16 +81,7 @@ def main() -> int:
             result = run(args.one, args.seed)
         print(json.dumps(result))
         return 0
-    results = []
-    with code_baseline.source_of(args.baseline) as source:
-        for size in (int(s) for s in args.sizes.split(",") if s.strip()):
-            argv = ["--one", str(size), "--seed", str(args.seed)]
-            entry = {"current": code_baseline.child_json(__file__, argv, None)}
-            if source is not None:
-                entry["baseline"] = code_baseline.child_json(__file__, argv, source)
-            results.append(entry)
-    report = {"benchmark": "import_scale", "python": sys.version.split()[0],
-              "baseline": code_baseline.described(args.baseline), "results": results}
+    report = code_baseline.sized_report(__file__, "import_scale", args)
     print(json.dumps(report, indent=2))
     return 0
 

@@ -81,16 +81,8 @@ def main() -> int:
     if args.one is not None:
         print(json.dumps(run(args.one, args.writes, args.seed)))
         return 0
-    results = []
-    with code_baseline.source_of(args.baseline) as source:
-        for size in (int(s) for s in args.sizes.split(",") if s.strip()):
-            argv = ["--one", str(size), "--writes", str(args.writes), "--seed", str(args.seed)]
-            entry = {"current": code_baseline.child_json(__file__, argv, None)}
-            if source is not None:
-                entry["baseline"] = code_baseline.child_json(__file__, argv, source)
-            results.append(entry)
-    report = {"benchmark": "write_scale", "python": sys.version.split()[0],
-              "baseline": code_baseline.described(args.baseline), "results": results}
+    report = code_baseline.sized_report(__file__, "write_scale", args,
+                                        ["--writes", str(args.writes)])
     print(json.dumps(report, indent=2))
     return 0
 

@@ -16,6 +16,18 @@ from tests.inprocess import waymarks as run_waymarks
 from waymarks.ledger import discovery
 from waymarks.ledger.session_file import SessionFile
 
+_REAL = SessionFile.read_header_line
+
+
+def _deny(monkeypatch: pytest.MonkeyPatch, *paths: Path) -> None:
+    """Reading ``paths`` is denied from now on (root reads anything)."""
+    def denied(self: SessionFile) -> bytes | None:
+        if self.path in paths:
+            raise PermissionError(13, "Permission denied", str(self.path))
+        return _REAL(self)
+
+    monkeypatch.setattr(SessionFile, "read_header_line", denied)
+
 
 def _run(home: Path, project: Path, *args: str) -> tuple[int, str]:
     done = run_waymarks("--home", str(home), "--cwd", str(project), *args, cwd=project)
@@ -26,14 +38,7 @@ def test_an_unreadable_newest_session_is_an_error_not_a_new_session(
         home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert _run(home, project, "pin", "--", "Pin one.")[0] == 0
     [session] = list((home / "sessions").glob("*/*.jsonl"))
-    real = SessionFile.read_header_line
-
-    def denied(self: SessionFile) -> bytes | None:
-        if self.path == session:
-            raise PermissionError(13, "Permission denied", str(self.path))
-        return real(self)
-
-    monkeypatch.setattr(SessionFile, "read_header_line", denied)
+    _deny(monkeypatch, session)
     for args in (("pins",), ("memory", "add", "--", "Ledger test fact.")):
         code, said = _run(home, project, *args)
         assert code == 1, said
@@ -45,17 +50,10 @@ def test_an_unreadable_newest_session_is_an_error_not_a_new_session(
     assert f"{session}: cannot read it" in report["activeSessionProblem"]
     stray = session.parent / "zz-notes-backup.jsonl"  # not named as a session file is
     stray.write_text("{}\n")
-    real_denied = denied
-
-    def also_stray(self: SessionFile) -> bytes | None:
-        if self.path == stray:
-            raise PermissionError(13, "Permission denied", str(self.path))
-        return real_denied(self) if self.path == session else real(self)
-
-    monkeypatch.setattr(SessionFile, "read_header_line", also_stray)
+    _deny(monkeypatch, session, stray)
     code, said = _run(home, project, "--json", "health")
     assert str(stray) not in json.loads(said)["activeSessionProblem"]
-    monkeypatch.setattr(SessionFile, "read_header_line", real)
+    monkeypatch.setattr(SessionFile, "read_header_line", _REAL)
     code, said = _run(home, project, "--json", "pins")
     assert code == 0 and [i["text"] for i in json.loads(said)["items"]] == ["Pin one."]
 
@@ -82,15 +80,9 @@ def test_health_says_an_indexed_sibling_cannot_be_read(home: Path, project: Path
     time.sleep(1.1)
     assert _run(home, project, "session", "new")[0] == 0
     assert _run(home, project, "memory")[0] == 0  # the sibling is indexed as a source
-    real = SessionFile.read_header_line
-
-    def denied(self: SessionFile) -> bytes | None:
-        if self.path == sibling:
-            raise PermissionError(13, "Permission denied", str(self.path))
-        return real(self)
-
-    monkeypatch.setattr(SessionFile, "read_header_line", denied)
+    _deny(monkeypatch, sibling)
     code, said = _run(home, project, "--json", "health")
     problems = json.loads(said)["problems"]
+    assert code == 0
     assert any(str(sibling) in p and "it cannot be read (Permission denied)" in p
                for p in problems), problems

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import msgspec
 import pytest
 
-from waymarks.core.contradiction import contradicts, signature
+from waymarks.core.contradiction import Signature, contradicts, signature
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed, Rejected
 from waymarks.store import claim_subjects
@@ -48,6 +48,18 @@ def _projection_with(path: Path, texts: list[str]) -> Projection:
     return projection
 
 
+def _probes(rng: random.Random, projection: Projection, count: int
+            ) -> Iterator[tuple[str, Signature, Sequence[tuple[str, str]]]]:
+    """``count`` new claims, and for each that has a signature, the stored claims that
+    may share its subject (as the store answers)."""
+    for probe in [_claim(rng) for _ in range(count)]:
+        mine = signature(probe)
+        if mine is None:
+            continue
+        with projection.transaction():
+            yield probe, mine, projection.view.active_texts("p", mine.subject)
+
+
 @pytest.mark.slow
 def test_the_claims_sharing_a_subject_hold_every_one_it_may_contradict(
         tmp_path: Path) -> None:
@@ -57,12 +69,7 @@ def test_the_claims_sharing_a_subject_hold_every_one_it_may_contradict(
     everything = projection.view.active_texts("p")
     assert len(everything) == 600
     compared = found = 0
-    for probe in [_claim(rng) for _ in range(300)]:
-        mine = signature(probe)
-        if mine is None:
-            continue
-        with projection.transaction():
-            shared = projection.view.active_texts("p", mine.subject)
+    for probe, mine, shared in _probes(rng, projection, 300):
         assert set(shared) <= set(everything)
         wanted = {(i, t) for i, t in everything
                   if (theirs := signature(t)) is not None and contradicts(mine, theirs)}
@@ -257,12 +264,7 @@ def test_the_in_memory_views_read_the_same_claims_as_the_store(tmp_path: Path) -
         overlay.put(state)
     assert len(memory.active_texts("p")) == len(texts)
     read = 0
-    for probe in [_claim(rng) for _ in range(150)]:
-        mine = signature(probe)
-        if mine is None:
-            continue
-        with projection.transaction():
-            stored = projection.view.active_texts("p", mine.subject)
+    for probe, mine, stored in _probes(rng, projection, 150):
         assert list(memory.active_texts("p", mine.subject)) == list(stored), probe
         assert list(overlay.active_texts("p", mine.subject)) == list(stored), probe
         read += len(stored)
