@@ -132,9 +132,7 @@ class SessionLog(ABC):
     asks the store's :class:`EntryIndex` about the ones before; anything that needs them
     all (``entries``, ``by_id``, ``branch_ids``) reads the whole ledger first, once."""
 
-    #: how long a writer waits for the ledger's lock before it gives up (a holder that is
-    #: stopped or hung made the others wait for good); the service sets its busy timeout
-    lock_wait_s: float = 30.0
+    lock_wait_s: float = 30.0  #: how long a writer waits for the lock, then gives up
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -557,8 +555,7 @@ class SessionLog(ABC):
         for the disk, and one flush covers every line written before it. Only for callers
         whose other state may run ahead of the ledger after a power loss and recovers
         from it (the projection: a file shorter than its checkpoint is read again)."""
-        if wait_s is not None:
-            self.lock_wait_s = wait_s
+        self.lock_wait_s = self.lock_wait_s if wait_s is None else wait_s
         with self._exclusive(group_commit):
             self._locked = True
             try:
