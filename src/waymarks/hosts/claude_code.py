@@ -142,6 +142,9 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
                       busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS) as fresh:
             return handle(event, payload, home, fresh)
     _bind(app, payload["session_id"].lower())
+    from waymarks.service.planning import CLAUDE_CODE_PROVIDER
+
+    app.host_provider = CLAUDE_CODE_PROVIDER  # what it adds goes to Claude Code's model
     if event == "UserPromptSubmit":
         prompt: str = payload["prompt"]
         if not prompt.strip():

@@ -108,6 +108,7 @@ class Waymarks:
         self.refresh_problem: str | None = None  # why the active session was not re-read
         self.trust_override: bool | None = None  # set by a host that owns project trust
         self.can_create_session = True  # False: the host has no persistent session
+        self.host_provider: str | None = None  # the host's model's (planning.egress_for)
         self.rehearsing = False  # writes run every check, then raise ``Rehearsed``
         # a session is named (path, ID or prefix), handed over as a ledger, or the newest
         self._session_ref, self.follows_newest = (

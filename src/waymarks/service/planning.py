@@ -89,10 +89,27 @@ def destination(settings: Settings, provider: str | None) -> str:
 
 def egress_for(app: Waymarks, provider: str | None = None,
                settings: Settings | None = None) -> Egress:
-    """The egress for ``provider`` (the configured default provider when none is named):
+    """The egress for ``provider`` (when none is named: the model of the host this
+    process serves, :attr:`Waymarks.host_provider`, else the configured default):
     every adapter that sends stored text toward a model gets its egress here."""
     settings = settings or settings_for(app)
-    return Egress.to(settings.policy, destination(settings, provider))
+    return Egress.to(settings.policy, destination(
+        settings, provider if provider is not None else app.host_provider))
+
+
+#: the provider the text a Claude Code hook or its MCP server adds goes to (Claude Code's
+#: model; a person who runs it against a local model lists it in ``localProviders``)
+CLAUDE_CODE_PROVIDER = "anthropic"
+#: the provider of an MCP client's model, when the default provider is a local one: the
+#: client's model is not known to be local (a local default let local-only text out)
+MCP_CLIENT_PROVIDER = "mcp-client"
+
+
+def mcp_provider(app: Waymarks) -> str:
+    """Where a plain MCP server's answers go: the default provider, unless it is local."""
+    settings = settings_for(app)
+    default = settings.default_provider
+    return MCP_CLIENT_PROVIDER if settings.policy.is_local(default) else default
 
 
 @recovering
