@@ -19,6 +19,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.inprocess import waymarks as run_waymarks
 
 
@@ -150,3 +152,14 @@ def test_capital_ids_everywhere_an_id_is_typed(home: Path, project: Path) -> Non
     pin = _json(home, project, "--json", "pin", "--", "Run the linter first.")["id"]
     shown = _text(home, project, "memory", "show", pin[:8], expect=2)
     assert f"{pin[:8]} is a pin, not a memory" in shown
+
+
+@pytest.mark.parametrize("key", ["[ds4:local-only]KEYSECRET[/ds4:local-only]",
+                                 "[ds4: local-only]KEYSECRET"])
+def test_a_key_holding_a_marker_is_refused(home: Path, project: Path, key: str) -> None:
+    """A marker in `--key` classified nothing: the key, folded to a slug of the marked text
+    (`ds4-local-only-keysecret-…`), went to remote providers with the claim at `normal`."""
+    refused = _json(home, project, "--json", "memory", "add", "--key", key, "--",
+                    "KEYTEST the staging host is blue", expect=2)
+    assert refused["code"] == "invalid_argument" and "markers" in refused["message"]
+    assert _json(home, project, "--json", "memory")["items"] == []

@@ -44,7 +44,7 @@ from waymarks.core.model import (
     PinMutation,
     Scope,
 )
-from waymarks.core.privacy import classify, level_rank, near_miss_markers
+from waymarks.core.privacy import classify, has_markers, level_rank, near_miss_markers
 from waymarks.core.rules import (
     ItemState,
     StateView,
@@ -246,6 +246,11 @@ def decide_memory(
         refused = refuse_credentials(key, "Memory key")
         if refused is not None:
             return refused
+        if has_markers(key) or near_miss_markers(key):  # folded, a marker classified
+            # nothing and the key went to every provider as a slug of the marked text
+            return Rejected("invalid_argument", "Memory key must not hold classification "
+                            "markers ([ds4:…]); give a plain key, and the level with "
+                            "--classification")
         folded_key = normalize_key(key)
         if not folded_key:
             return Rejected("invalid_argument", "Memory key must contain letters or numbers")
