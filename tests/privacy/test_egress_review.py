@@ -153,3 +153,19 @@ def test_object_keys_of_a_payload_are_redacted_too() -> None:
     # no redaction for a local model: kept as written
     local = sanitize(payload, "ollama", ProviderPolicy(local_providers=frozenset({"ollama"})))
     assert GITHUB in json.dumps(local.payload)
+
+
+def test_a_credential_as_a_top_level_or_message_key_is_redacted() -> None:
+    """Keys nested in a tool's input were redacted, but the walk of the payload's own keys
+    and of a message's keys checked them for markers only: a credential there went out."""
+    from waymarks.planner.sanitize import sanitize
+
+    for payload in ({GITHUB: 1, "model": "m", "messages": [{"role": "user", "content": "hi"}]},
+                    {"model": "m", "messages": [{"role": "user", "content": "hi", GITHUB: 1}]},
+                    {"model": "m", "max_tokens": 10, "system": "s", "messages": [
+                        {"role": "user", "content": [{"type": "text", "text": "hi",
+                                                      GITHUB: 1}]}]}):
+        done = sanitize(payload, "openai" if "system" not in payload else "anthropic")
+        assert not done.withheld, done
+        sent = json.dumps(done.payload)
+        assert GITHUB[4:] not in sent and "[REDACTED:github-token]" in sent, sent

@@ -63,7 +63,7 @@ import msgspec
 from waymarks.core.privacy import DEFAULT_POLICY, Destination, ProviderPolicy, parse_marked
 from waymarks.core.secrets import might_contain_secret
 from waymarks.planner.sanitize import anthropic, chat, responses
-from waymarks.planner.sanitize.walker import BASE, STRUCTURAL, Malformed, Walker, check_key
+from waymarks.planner.sanitize.walker import BASE, STRUCTURAL, Malformed, Walker
 
 __all__ = ["SanitizeOutcome", "Shape", "sanitize"]
 
@@ -93,10 +93,11 @@ class SanitizeOutcome(msgspec.Struct, frozen=True):
 
 
 def _payload(walker: Walker, payload: Mapping[str, Any]) -> dict[str, Any]:
-    """The top level: each key to the walk of its shape, ``generic`` for the rest."""
+    """The top level: each key to the walk of its shape, ``generic`` for the rest (a
+    credential in a top-level key is redacted, as in any object's)."""
+    payload = walker.redacted_keys(payload)
     out = dict(payload)
     for key, value in payload.items():
-        check_key(key)
         if key == "messages":
             new = chat.messages(walker, value)
         elif key == "system":

@@ -132,7 +132,7 @@ class Walker:
             self.redacted += count
         return value
 
-    def _keys(self, value: Mapping[Any, Any]) -> Mapping[Any, Any]:
+    def redacted_keys(self, value: Mapping[Any, Any]) -> Mapping[Any, Any]:
         """``value`` with a credential in any of its keys redacted (a key of a tool's input
         or of an unknown object reaches the model as any string does); a marker in a key,
         or two keys that redact alike, is :class:`Malformed` (the payload is withheld)."""
@@ -169,7 +169,7 @@ class Walker:
         if isinstance(value, Mapping):
             out: dict[Any, Any] | None = None
             blob = ENCODED.get(kind) if type(kind := value.get("type")) is str else None
-            value = self._keys(value)
+            value = self.redacted_keys(value)
             for key, item in value.items():
                 new = self.structural(item, base) if key in STRUCTURAL or key == blob \
                     else self.generic(item, base)
@@ -200,10 +200,14 @@ class Walker:
         return self.generic(value, base)
 
     def fields(self, obj: Mapping[str, Any], base: Classification, handlers: Handlers) -> Any:
-        """``obj`` with ``handlers`` applied to their keys and ``generic`` to the rest."""
+        """``obj`` with ``handlers`` applied to their keys and ``generic`` to the rest; a
+        credential in a key of its own is redacted, as in any object's (a message's keys
+        went out as they were)."""
         out: dict[str, Any] | None = None
+        keyed = self.redacted_keys(obj)
+        if keyed is not obj:
+            out, obj = dict(keyed), keyed
         for key, value in obj.items():
-            check_key(key)
             handler = handlers.get(key)
             if handler is not None:
                 new = handler(self, value, base)
@@ -319,7 +323,7 @@ class Walker:
             return self.text_or(value, base, WITHHELD)
         if isinstance(value, Mapping):
             out: dict[Any, Any] | None = None
-            value = self._keys(value)
+            value = self.redacted_keys(value)
             for key, item in value.items():
                 new = self.tool_input(item, base)
                 if new is not item or (out is None and type(value) is not dict):
