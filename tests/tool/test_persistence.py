@@ -688,3 +688,60 @@ def test_every_rejection_code_has_a_tool_category() -> None:
 
     assert set(CATEGORIES) == set(get_args(RejectionCode))
     assert all(c == c.lower() and "_" not in c for c in CATEGORIES.values())
+
+
+def test_a_guess_at_a_withheld_items_text_is_not_answered_without_the_person(
+        app: Waymarks) -> None:
+    """A model could guess the text of an item its provider may not receive: a right
+    guess came back `ok`/duplicate with the item's ID, a wrong one of the same subject
+    `rejected`/conflict naming it, and nobody was asked. Now the person is asked as for any
+    add, and what comes back after names no such item."""
+    hidden = app.remember("The vault password hint is bluebird", classification="local-only")
+    assert isinstance(hidden, Committed)
+    tool = ContextPersistence(app)
+    for guess in ("The vault password hint is bluebird", "The vault password hint is redbird"):
+        declining = Person("declined")
+        result = tool.call({"action": "memory_add", "content": guess}, declining)
+        assert len(declining.asked) == 1 and result.details["outcome"] == "cancelled", \
+            result.details
+        assert hidden.id not in details_and_text(result)
+    accepting = Person()
+    right = tool.call({"action": "memory_add", "content": "The vault password hint is bluebird"},
+                      accepting)
+    wrong = tool.call({"action": "memory_add", "content": "The vault password hint is redbird"},
+                      accepting)
+    assert len(accepting.asked) == 2
+    assert right.details["outcome"] == "ok" and wrong.details["outcome"] == "rejected"
+    assert hidden.id not in details_and_text(right) + details_and_text(wrong)
+    [stored] = [v for v in app.items("memory") if v.status == "active"]
+    assert stored.id == hidden.id  # nothing was written
+
+
+def test_a_source_policy_change_checks_its_reason_and_asks_only_about_a_change(
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    """Excluding a source took a reason holding a credential or local-only text, asked
+    the person, and stored it raw (every other write refuses such a reason before asking);
+    an exclusion that was already so asked the person about nothing, and the question
+    named the source only by a reference the person cannot look up."""
+    yesterday, today = two_sessions()
+    yesterday.remember("Releases are tagged vX.Y.Z", scope="project")
+    today.session_say("hello")
+    tool = ContextPersistence(today)
+    [sibling] = [s for s in listed(tool, "memory_sources") if not s["active"]]
+    token = "ghp_" + "a1B2" * 9
+    for reason, code in ((f"token {token}", "credential-refused"),
+                         ("[ds4:local-only]hush[/ds4:local-only] stale", "local-only-refused")):
+        person = Person()
+        refused = tool.call({"action": "memory_source_exclude", "id": sibling["id"],
+                             "targetRevision": sibling["revision"], "reason": reason}, person)
+        assert refused.details["errorCode"] == code and person.asked == []
+    person = Person()
+    included = tool.call({"action": "memory_source_include", "id": sibling["id"],
+                          "targetRevision": sibling["revision"]}, person)
+    assert included.outcome == "ok" and person.asked == []  # included already
+    person = Person()
+    excluded = tool.call({"action": "memory_source_exclude", "id": sibling["id"],
+                          "targetRevision": sibling["revision"], "reason": "stale"}, person)
+    assert excluded.outcome == "committed"
+    session = yesterday.current_session()
+    assert session is not None and f"session {session.session_id}" in person.asked[0].message

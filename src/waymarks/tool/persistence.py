@@ -51,6 +51,7 @@ from waymarks.core.decisions import Decision as WriteDecision
 from waymarks.core.decisions import (
     RejectionCode,
     WriteContext,
+    clean_reason,
     decide_memory,
     decide_pin,
     decide_status,
@@ -58,7 +59,6 @@ from waymarks.core.decisions import (
 from waymarks.core.egress import Egress
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import Classification, highest
-from waymarks.core.rules import ItemState
 from waymarks.core.secrets import redact
 from waymarks.core.text import escaped
 from waymarks.service.history import latest_user_entry
@@ -79,12 +79,19 @@ from waymarks.service.ports import (
     epoch_ms,
 )
 from waymarks.service.search import find_items
-from waymarks.service.sources import SourceView, list_sources, set_source_excluded
+from waymarks.service.sources import list_sources, set_source_excluded
 from waymarks.service.views import ItemView
 from waymarks.tool.contract import ACTIONS, DEFAULT_RESULTS, Refusal, Request, parse_request
 from waymarks.tool.egress import ON_SCREEN, preview
 from waymarks.tool.results import PersistenceClass, ToolResult, listing, result
-from waymarks.tool.revisions import Context, Revisions, SourceRefs, fingerprint
+from waymarks.tool.revisions import (
+    Context,
+    Revisions,
+    SourceRefs,
+    projected_state,
+    source_state,
+    view_state,
+)
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -128,25 +135,6 @@ class WritePlan(msgspec.Struct, frozen=True):
         user message meanwhile means the person confirmed in another context)."""
         shown = f"{self.confirmation.message}\x1f{self.provenance or ''}"
         return hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def item_state(item_id: str, status: str, superseded_by: str | None, text: str,
-               classification: str | None, scope: str, key: str | None) -> str:
-    return fingerprint(item_id, status, superseded_by, text, classification, scope, key)
-
-
-def view_state(view: ItemView) -> str:
-    return item_state(view.id, view.status, view.superseded_by, view.text, view.classification,
-                      view.scope, view.key)
-
-
-def projected_state(state: ItemState) -> str:
-    return item_state(state.id, state.status, state.superseded_by, state.text,
-                      state.item.classification, state.item.scope, state.key)
-
-
-def source_state(view: SourceView) -> str:
-    return fingerprint(view.session_id, view.excluded)
 
 
 def effective_level(text: str, explicit: str | None, egress: Egress) -> Classification:
@@ -342,15 +330,17 @@ class ContextPersistence:
                                             stored_level, provenance))
         if isinstance(decided, Rejected) and decided.code not in _AFTER_EGRESS:
             return _outcome(action.name, decided)  # the request itself is refused
-        if level == "local-only":
-            return rejected("local-only-refused")  # the text already came through a model
-        if not egress.admits(level):
-            return rejected("provider-disallowed")
-        if isinstance(decided, Rejected | Duplicate):
+        refused = _over_level(level, egress, rejected)
+        if refused is not None:
+            return refused
+        if isinstance(decided, Rejected | Duplicate) and not self._withholds(decided):
             return _outcome(action.name, decided)  # what is stored answers only now
+        # a duplicate of (or a conflict with) an item this provider may not receive: the
+        # answer would confirm the model's guess at its text, silently; the person is
+        # asked as for any add, and the answer after it names no such item
         # an add of a stored text at a stricter level supersedes the stored item: say so
-        replaces = decided.previous_id if target is None and decided.operation == \
-            "supersede" else None
+        replaces = decided.previous_id if target is None and not isinstance(
+            decided, Rejected | Duplicate) and decided.operation == "supersede" else None
         return WritePlan(request, target.id if target else None,
                          view_state(target) if target else None, provenance, stored_level,
                          self._confirmation(request, target, stored_level, replaces))
@@ -394,9 +384,20 @@ class ContextPersistence:
         excluding = request.action.name == "memory_source_exclude"
         if excluding and view.active and not view.excluded:
             return rejected("active-source")
+        # the checks every other write's reason gets, before anyone is asked
+        cleaned = clean_reason(str(request.get("reason") or ""))
+        if isinstance(cleaned, Rejected):
+            return _outcome(request.action.name, cleaned)
+        egress = self._egress()
+        refused = _over_level(self._level(request, None, egress), egress, rejected)
+        if refused is not None:
+            return refused
+        if excluding == view.excluded:  # already so: nothing to ask about
+            return result(request.action.name, "ok",
+                          persistence=_PERSISTENCE[request.action.klass])
         lines = [f"Action: {request.action.name}",
                  "Persistence: derived local policy (SQLite only; no session file changes)",
-                 f"Source: {request.get('id')} ({view.status}; {view.contributed} project "
+                 f"Source: session {session_id} ({view.status}; {view.contributed} project "
                  f"items contributed, {view.held_back} held back)"]
         if request.get("reason"):
             lines.append(f"Reason: {_shown_text(str(request.get('reason')))}")
@@ -465,7 +466,21 @@ class ContextPersistence:
             grown = session is None or _grew(session, size)
             return result(name, "indeterminate", persistence=persistence) if grown \
                 else unavailable
+        if isinstance(outcome, Rejected | Duplicate) and self._withholds(outcome):
+            return result(name, "ok", persistence=persistence, duplicate=True) if isinstance(
+                outcome, Duplicate) else result(name, "rejected", error=CATEGORIES["conflict"])
         return _outcome(name, outcome)
+
+    def _withholds(self, outcome: Rejected | Duplicate) -> bool:
+        """Whether the answer would name an item the destination may not receive."""
+        named = [outcome.id] if isinstance(outcome, Duplicate) else list(outcome.conflicts)
+        egress = self._egress()
+        for item_id in named:
+            state = self.app.projection.view.get(item_id)
+            if state is not None and not egress.admits(
+                    egress.level(state.text, state.item.classification)):
+                return True
+        return False
 
     def _dispatch(self, plan: WritePlan, provenance: str) -> WriteOutcome:
         request, app = plan.request, self.app
@@ -549,6 +564,14 @@ def _outcome(action: str, outcome: WriteOutcome) -> ToolResult:
     pending = outcome.warning is not None
     return result(action, "committed_projection_pending" if pending else "committed",
                   persistence="canonical", id=outcome.id)
+
+
+def _over_level(level: Classification, egress: Egress, rejected: _Rejector
+                ) -> ToolResult | None:
+    """Text above what the destination may receive is refused (it came through a model)."""
+    if level == "local-only":
+        return rejected("local-only-refused")
+    return None if egress.admits(level) else rejected("provider-disallowed")
 
 
 def _grew(session: SessionLog, size: int) -> bool:

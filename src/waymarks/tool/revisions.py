@@ -24,9 +24,14 @@ import hmac
 import secrets
 from collections import OrderedDict
 from collections.abc import Collection
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 import msgspec
+
+if TYPE_CHECKING:
+    from waymarks.core.rules import ItemState
+    from waymarks.service.sources import SourceView
+    from waymarks.service.views import ItemView
 
 DEFAULT_TTL_MS: Final = 15 * 60 * 1000
 SOURCE_REF_TTL_MS: Final = 30 * 60 * 1000
@@ -131,3 +136,25 @@ def _base36(number: int) -> str:
         out = digits[rest] + out
         if not number:
             return out
+
+
+# -- the states a revision fingerprints (items, sources) ---------------------------
+
+
+def item_state(item_id: str, status: str, superseded_by: str | None, text: str,
+               classification: str | None, scope: str, key: str | None) -> str:
+    return fingerprint(item_id, status, superseded_by, text, classification, scope, key)
+
+
+def view_state(view: ItemView) -> str:
+    return item_state(view.id, view.status, view.superseded_by, view.text, view.classification,
+                      view.scope, view.key)
+
+
+def projected_state(state: ItemState) -> str:
+    return item_state(state.id, state.status, state.superseded_by, state.text,
+                      state.item.classification, state.item.scope, state.key)
+
+
+def source_state(view: SourceView) -> str:
+    return fingerprint(view.session_id, view.excluded)
