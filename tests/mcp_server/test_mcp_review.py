@@ -170,3 +170,28 @@ def test_a_correction_the_person_could_not_read_is_refused_before_asking(
     assert yes.asked == [] and "Kamal host" not in json.dumps(refused)
     shown = show(app.home, claim)
     assert shown is not None and shown["state"] == "provisional"
+
+
+def test_an_unknown_tool_or_resource_is_not_echoed_or_logged(
+        app: Waymarks, caplog: pytest.LogCaptureFixture) -> None:
+    """A tool name or resource URI naming nothing came back in the answer ("Unknown tool:
+    ghp_…") and went to standard error in the SDK's log line: a credential a model put
+    there reached the person's terminal and the model again."""
+    caplog.set_level(logging.DEBUG)
+
+    async def run() -> list[MCPError]:
+        errors = []
+        async with Client(build_server(app)) as client:
+            with pytest.raises(MCPError) as tool:
+                await client.call_tool(TOKEN, {})
+            errors.append(tool.value)
+            with pytest.raises(MCPError) as resource:
+                await client.read_resource(f"file:///{TOKEN}")
+            errors.append(resource.value)
+        return errors
+
+    for error in anyio.run(run):
+        assert error.error.code == INVALID_PARAMS
+        assert TOKEN[:12] not in json.dumps(error.error.model_dump(mode="json"))
+    logged = "\n".join(r.getMessage() + (r.exc_text or "") for r in caplog.records)
+    assert TOKEN[:12] not in logged

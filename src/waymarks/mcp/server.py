@@ -26,7 +26,11 @@ from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import (
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedToolError,
+)
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
@@ -88,6 +92,9 @@ class _Server(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context | None = None
                         ) -> CallToolResult | InputRequiredResult:
+        if self._tool_manager.get_tool(name) is None:  # the SDK echoed the name back and
+            # logged it (a credential a model put there went to the person's terminal)
+            raise MCPError(INVALID_PARAMS, "unknown tool (see tools/list)")
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
@@ -118,6 +125,14 @@ class _Server(MCPServer):
             known = name if name in _PROMPTS else "(unknown)"
             raise MCPError(INVALID_PARAMS, f"prompt {known}: the arguments are not ones it "
                            "takes (see prompts/list)") from None
+
+    async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
+        """The SDK's, except that a URI that names no resource is not echoed back or logged
+        (there are none: any URI is a client's string, a credential perhaps)."""
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError:
+            raise MCPError(INVALID_PARAMS, "unknown resource (see resources/list)") from None
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio transport behind :func:`waymarks.mcp.stdio.screen`, so every
