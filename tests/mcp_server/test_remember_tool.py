@@ -93,8 +93,15 @@ def test_replacing_an_entry_says_so_before_the_yes(app: Waymarks, store: Persona
     assert result.structured_content == {"outcome": "saved", "slug": "indentation",
                                          "file": "indentation.md", "replaced": True}
     assert "Replace your personal memory entry 'indentation'" in person.asked[0]
+    assert "It holds now:\nPrefers tabs" in person.asked[0]  # what the yes gives up
     entry = store.get("indentation")
     assert entry is not None and entry.body == "Prefers spaces"
+    store.save("The vault hint is bluebird", slug="vault", classification="local-only")
+    person = Person()
+    remember(app, {"text": "Everything here is public", "slug": "vault"}, person, mode)
+    assert "(local-only: not shown here" in person.asked[0] and "bluebird" not in \
+        person.asked[0]
+    assert "keeps its classification: local-only" in person.asked[0]
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -56,15 +56,21 @@ class RememberPlan(msgspec.Struct, frozen=True):
     text: str  # as it will be saved (whitespace runs become one space)
     slug: str | None  # an explicit slug, or None for a new entry named from the text
     replaces: bool  # the slug names an existing entry
+    #: what a replacement loses, as the person is shown it, and the level it keeps
+    current: str | None = None
+    kept_level: str | None = None
 
     @property
     def message(self) -> str:
         what = (f"Replace your personal memory entry {self.slug!r} with:" if self.replaces
                 else f"Save as personal memory entry {self.slug!r}:" if self.slug
                 else "Save as a new personal memory entry:")
+        lost = "" if self.current is None else f"\n\nIt holds now:\n{self.current}"
+        kept = "" if self.kept_level is None else (
+            f"\n\nThe entry keeps its classification: {self.kept_level}")
         return (f"{CONFIRM_TITLE}\n\nPersonal memory applies to every project, in every "
                 f"session, until you remove it (`waymarks personal forget SLUG`).\n\n"
-                f"{what}\n{_visible(self.text)}")
+                f"{what}\n{_visible(self.text)}{lost}{kept}")
 
     @property
     def digest(self) -> str:
@@ -95,7 +101,18 @@ def plan_remember(store: PersonalStore, text: object,
         return _rejected("not-an-entry")
     except (PersonalMemoryError, OSError):
         return {"outcome": "unavailable", "category": "runtime-unavailable"}
-    return RememberPlan(" ".join(text.split()), slug, replaces)
+    if not replaces:
+        return RememberPlan(" ".join(text.split()), slug, False)
+    try:
+        entry = store.get(str(slug))
+    except (PersonalMemoryError, OSError):
+        entry = None
+    if entry is None:  # gone, or unreadable, since it was found
+        return {"outcome": "unavailable", "category": "runtime-unavailable"}
+    level = classify(entry.body, entry.classification)
+    current = ("(local-only: not shown here; see `waymarks personal show "
+               f"{entry.slug}`)" if level == "local-only" else _visible(entry.body))
+    return RememberPlan(" ".join(text.split()), slug, True, current, entry.classification)
 
 
 class Remember:
