@@ -745,3 +745,17 @@ def test_a_source_policy_change_checks_its_reason_and_asks_only_about_a_change(
     assert excluded.outcome == "committed"
     session = yesterday.current_session()
     assert session is not None and f"session {session.session_id}" in person.asked[0].message
+
+
+def test_a_session_changed_while_the_person_decides_voids_the_yes(
+        make_app: Callable[..., Waymarks]) -> None:
+    """With no user message on the branch, a yes given while another session became the
+    current one wrote into that session: the person had confirmed it for the first."""
+    app = make_app()
+    app.session_new()
+    first = app.current_session()
+    person = Person(during=app.session_new)
+    result = ContextPersistence(app).call({"action": "memory_add",
+                                           "content": "Builds use make all"}, person)
+    assert result.details["errorCode"] == "changed-since-confirmation", result.details
+    assert app.current_session() is not first and app.items("memory") == []

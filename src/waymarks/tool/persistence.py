@@ -128,12 +128,15 @@ class WritePlan(msgspec.Struct, frozen=True):
     provenance: str | None  # entry ID of the latest user message on the branch
     level: Classification | None  # the classification to store (raised, never lowered)
     confirmation: ConfirmationRequest
+    #: the session it writes into (another one current after the yes voids it)
+    session: str = ""
 
     @property
     def digest(self) -> str:
-        """What was confirmed: the message shown and the provenance it will carry (a new
-        user message meanwhile means the person confirmed in another context)."""
-        shown = f"{self.confirmation.message}\x1f{self.provenance or ''}"
+        """What was confirmed: the message shown, the provenance it will carry and the
+        session it goes to (a new user message or another session meanwhile means the
+        person confirmed in another context)."""
+        shown = f"{self.confirmation.message}\x1f{self.provenance or ''}\x1f{self.session}"
         return hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -343,7 +346,8 @@ class ContextPersistence:
             decided, Rejected | Duplicate) and decided.operation == "supersede" else None
         return WritePlan(request, target.id if target else None,
                          view_state(target) if target else None, provenance, stored_level,
-                         self._confirmation(request, target, stored_level, replaces))
+                         self._confirmation(request, target, stored_level, replaces),
+                         session.session_id)
 
     def _provenance(self, session: SessionLog) -> str | None:
         """The newest user message on the branch (cached per ledger state: one call
