@@ -177,3 +177,14 @@ def test_the_added_context_stays_within_what_claude_code_keeps(home: Path, proje
     assert PIN_BEGIN not in context and "Long rule" not in context
     assert "more than the host takes as added context" in context
     assert out["systemMessage"] == context and len(context) < 1_000
+
+
+def test_pins_over_the_pin_budget_are_said(
+        home: Path, project: Path, session: str, tmp_path: Path) -> None:
+    """Pins over `maxPinnedTokens` fall back as pins over the hook's cap do: nothing is
+    added and the person hears why (their pins did not go; a fallback for the model's own
+    limit stays silent: `test_when_not_even_the_pins_fit_…`)."""
+    (home / "config.toml").write_text("[context]\nmaxPinnedTokens = 5\n")
+    out = _hook_output(home, project, session, PROMPT)
+    assert out["systemMessage"].startswith("Waymarks added no context: pins need ")
+    assert "more than the pin budget (5)" in out["systemMessage"]

@@ -102,6 +102,15 @@ def test_replacing_an_entry_says_so_before_the_yes(app: Waymarks, store: Persona
     assert "(local-only: not shown here" in person.asked[0] and "bluebird" not in \
         person.asked[0]
     assert "keeps its classification: local-only" in person.asked[0]
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    store.save("The deploy token lives in CI.", slug="deploy")  # a file edited by hand:
+    entry_file = store.directory / "deploy.md"
+    entry_file.write_text(entry_file.read_text().replace("lives in CI.",
+                                                         f"is {token} for CI."))
+    person = Person()
+    remember(app, {"text": "Deploys use OIDC now", "slug": "deploy"}, person, mode)
+    assert "It holds now:\nThe deploy token is [REDACTED" in person.asked[0]
+    assert token not in person.asked[0]
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -80,3 +80,16 @@ def test_the_mcp_tools_answer_the_clients_model(local_default: Path, project: Pa
 
     for answer in anyio.run(run):
         assert "LOCALONLY" not in answer and "10.9.8.7" not in answer, answer
+
+
+def test_a_plain_mcp_server_starts_on_a_bad_config_and_answers_per_call(
+        home: Path, project: Path) -> None:
+    """Working out the client's provider read the settings before serving: a config.toml
+    that does not parse made `waymarks mcp` exit 1 (a client lost every tool), where it
+    answers `bad_config` per call, as `mcp --claude-code` does."""
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text("[privacy\nx=")
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "mcp"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          cwd=project, timeout=60)
+    assert done.returncode == 0, done.stderr

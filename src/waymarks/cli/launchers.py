@@ -93,11 +93,11 @@ def prepare_mcp(run: "Runtime", claude_code: bool
             raise LaunchError(f"--session: {exc}") from exc
         app.current_session()  # an unreadable session fails now (exit 1), not per call
     app.keep_recall_index = True  # a long-lived process: the recall index in memory
-    from waymarks.service.planning import CLAUDE_CODE_PROVIDER, mcp_provider
+    from waymarks.service.planning import CLAUDE_CODE_PROVIDER, MCP_CLIENT_PROVIDER
 
     # the answers go to the client's model, not to the configured default's (a local
     # default let local-only text out through the tools)
-    app.host_provider = CLAUDE_CODE_PROVIDER if claude_code else mcp_provider(app)
+    app.host_provider = CLAUDE_CODE_PROVIDER if claude_code else MCP_CLIENT_PROVIDER
     if claude_code:
         from waymarks.hosts.claude_code import follower
 

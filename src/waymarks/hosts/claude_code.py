@@ -294,7 +294,7 @@ def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | 
     plan = plan_with_memory(app, prompt, model_limit=limit, fixed_tokens=used,
                             history=history, context_cap=CONTEXT_TOKENS)
     context = "\n\n".join(m.content for m in plan.messages if m.kind != "request")
-    if plan.over_host_cap or len(context) > CONTEXT_CHARS - 500:
+    if plan.pins_left_out or len(context) > CONTEXT_CHARS - 500:
         # nothing rather than a cut block; the model and the person hear why (a fallback
         # for the model's own limit stays silent: its context is full already)
         return "", (f"Waymarks added no context: {plan.fallback or 'too long for a hook'} "

@@ -110,8 +110,11 @@ def plan_remember(store: PersonalStore, text: object,
     if entry is None:  # gone, or unreadable, since it was found
         return {"outcome": "unavailable", "category": "runtime-unavailable"}
     level = classify(entry.body, entry.classification)
+    # as the item dialogs show a current text: credentials redacted, at most 400 characters
+    shown = redact(entry.body)[0]
     current = ("(local-only: not shown here; see `waymarks personal show "
-               f"{entry.slug}`)" if level == "local-only" else _visible(entry.body))
+               f"{entry.slug}`)" if level == "local-only" else
+               _visible(shown[:400]) + ("…" if len(shown) > 400 else ""))
     return RememberPlan(" ".join(text.split()), slug, True, current, entry.classification)
 
 

@@ -54,9 +54,8 @@ SNIPPET_PRIORITY: Final = 80
 REQUEST_PRIORITY: Final = 1000  # mandatory, always last in order
 _NOT_ALLOWED: Final = "classification {} not allowed for this provider"
 _CAPPED: Final = "model limit or the host's cap on added context reached"
-#: the words of a fallback because the pins alone are over the host's cap (a host tells
-#: the person then: their pins did not go)
-OVER_HOST_CAP: Final = "more than the host takes as added context"
+#: how a fallback because the pins alone are over a budget begins (Plan.pins_left_out)
+PINS_NEED: Final = "pins need"
 #: pins whose level and rendering are remembered (per destination)
 PIN_MEMO: Final = 4096
 #: whole pin sets planned (a few destinations, a few sessions)
@@ -131,10 +130,11 @@ class Plan(msgspec.Struct, frozen=True):
     notes: tuple[str, ...] = ()
 
     @property
-    def over_host_cap(self) -> bool:
-        """Whether it fell back because the pins alone are over the host's cap on added
-        context (a host tells the person then: their pins did not go)."""
-        return self.fallback is not None and OVER_HOST_CAP in self.fallback
+    def pins_left_out(self) -> bool:
+        """Whether it fell back because the pins alone are over a budget (the pin budget,
+        or the host's cap on added context): a host tells the person then, their pins did
+        not go (a fallback for the model's own limit stays silent: its context is full)."""
+        return self.fallback is not None and self.fallback.startswith(PINS_NEED)
 
     def manifest_json(self) -> dict[str, Any]:
         return {"provider": self.provider, "fallback": self.fallback,
@@ -171,12 +171,13 @@ def build_plan(
     request_tokens = estimate_tokens(request)
     if pin_tokens > budgets.max_pinned_tokens:
         return _fallback(manifest, provider, model_limit, chosen_pins,
-                         f"pins need {pin_tokens} tokens, more than the pin budget "
+                         f"{PINS_NEED} {pin_tokens} tokens, more than the pin budget "
                          f"({budgets.max_pinned_tokens}); nothing was split")
     cap = budgets.max_context_tokens
     if cap is not None and pin_tokens > cap:
         return _fallback(manifest, provider, model_limit, chosen_pins,
-                         f"pins need {pin_tokens} tokens, {OVER_HOST_CAP} ({cap})")
+                         f"{PINS_NEED} {pin_tokens} tokens, more than the host takes as "
+                         f"added context ({cap})")
     mandatory = fixed_tokens + pin_tokens + request_tokens
     if model_limit is not None and mandatory > model_limit:
         return _fallback(manifest, provider, model_limit, chosen_pins,

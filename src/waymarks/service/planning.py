@@ -93,23 +93,20 @@ def egress_for(app: Waymarks, provider: str | None = None,
     process serves, :attr:`Waymarks.host_provider`, else the configured default):
     every adapter that sends stored text toward a model gets its egress here."""
     settings = settings or settings_for(app)
+    host = app.host_provider
+    if host == MCP_CLIENT_PROVIDER and not settings.policy.is_local(settings.default_provider):
+        host = None  # a plain MCP client's model: the default provider, a remote one
     return Egress.to(settings.policy, destination(
-        settings, provider if provider is not None else app.host_provider))
+        settings, provider if provider is not None else host))
 
 
 #: the provider the text a Claude Code hook or its MCP server adds goes to (Claude Code's
 #: model; a person who runs it against a local model lists it in ``localProviders``)
 CLAUDE_CODE_PROVIDER = "anthropic"
-#: the provider of an MCP client's model, when the default provider is a local one: the
-#: client's model is not known to be local (a local default let local-only text out)
+#: the provider of a plain MCP server's client's model: the default provider, unless that
+#: is a local one (the client's model is not known to be local: a local default let
+#: local-only text out), then this one; decided per request, as the settings say then
 MCP_CLIENT_PROVIDER = "mcp-client"
-
-
-def mcp_provider(app: Waymarks) -> str:
-    """Where a plain MCP server's answers go: the default provider, unless it is local."""
-    settings = settings_for(app)
-    default = settings.default_provider
-    return MCP_CLIENT_PROVIDER if settings.policy.is_local(default) else default
 
 
 @recovering
