@@ -169,3 +169,28 @@ def test_a_credential_as_a_top_level_or_message_key_is_redacted() -> None:
         assert not done.withheld, done
         sent = json.dumps(done.payload)
         assert GITHUB[4:] not in sent and "[REDACTED:github-token]" in sent, sent
+
+
+def test_the_log_keeps_no_credential_or_local_only_text_of_a_docs_or_personal_id(
+        home: Path, project: Path) -> None:
+    """A docs passage's ID is its path and heading, a personal entry's its slug: a heading
+    holding a token, or a local-only one, went into `logs/waymarks.jsonl` ("IDs, counts
+    and reasons, never text"). Such an ID is logged as its digest."""
+    docs = project / "docs" / "engineering"
+    docs.mkdir(parents=True)
+    (docs / "zebra.md").write_text(
+        f"# Zebra queue\n\n## ZEBRA key {GITHUB}\n\nThe zebra queue retries twice.\n\n"
+        "## ZEBRA [ds4:local-only]LOCALHEADING[/ds4:local-only] part\n\n"
+        "The zebra queue drains nightly.\n")
+    waymarks("--home", str(home), "--cwd", str(project), "trust", ".", cwd=project)
+    waymarks("--home", str(home), "--cwd", str(project), "personal", "save",
+             "--classification", "local-only", "--", "Omega zebra notes are private",
+             cwd=project)
+    done = waymarks("--home", str(home), "--cwd", str(project), "--json", "plan",
+                    "--provider", "openai", "--prompt", "how does the zebra queue work",
+                    cwd=project)
+    assert done.returncode == 0, done.stderr
+    logged = (home / "logs" / "waymarks.jsonl").read_text()
+    assert '"event": "plan"' in logged or '"plan"' in logged
+    assert GITHUB[4:] not in logged and "LOCALHEADING" not in logged
+    assert "omega-zebra" not in logged and "snippet:digest-" in logged

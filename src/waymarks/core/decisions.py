@@ -339,9 +339,9 @@ def _add_or_supersede(
             # superseded, it would apply from this leaf on only, and no more on the
             # branches it was pinned for
             return Rejected("invalid_argument", f"Pin {duplicate.id} holds this text at a "
-                            "looser level; a branch pin is not tightened by pinning it "
-                            f"again: unpin it (`waymarks unpin {duplicate.id[:8]}`), then pin "
-                            "it with the level")
+                            "looser level; a branch pin is not tightened by a new pin of "
+                            f"its text: unpin it (`waymarks unpin {duplicate.id[:8]}`), "
+                            "then pin it with the level")
         # the same text at a stricter level: the stored one is superseded (a duplicate
         # dropped the level with success, and the text kept going to remote models)
         previous = duplicate

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     # the planner is imported where a plan is made, not here: every request needs
     # egress_for, a one-shot recall never plans
     from waymarks.planner.render import MemoryBlock, PinBlock
-    from waymarks.planner.select import MemoryInput, PinInput
+    from waymarks.planner.select import ManifestEntry, MemoryInput, PinInput
     from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
     from waymarks.planner.select import TextInput as TextInput
     from waymarks.planner.team import TeamBlock
@@ -109,6 +109,27 @@ CLAUDE_CODE_PROVIDER = "anthropic"
 MCP_CLIENT_PROVIDER = "mcp-client"
 
 
+#: manifest entries whose ID is made of their text (a docs passage: its path and heading;
+#: a personal entry: its slug), not an opaque one
+_NAMED_BY_TEXT = frozenset({"snippet", "personal"})
+
+
+def _logged(entry: ManifestEntry) -> str:
+    """A manifest entry's ID as the log keeps it ("IDs, counts and reasons, never text"):
+    one made of text that holds a credential or a marker, or of a local-only item, is
+    kept as its digest (a heading holding a token went into the log)."""
+    from waymarks.core.privacy import has_markers
+    from waymarks.core.secrets import find_secrets
+
+    ident = entry.id
+    if entry.kind in _NAMED_BY_TEXT and (entry.classification == "local-only"
+                                         or has_markers(ident) or find_secrets(ident)):
+        from waymarks.core.digests import blake2b
+
+        return f"{entry.kind}:digest-{blake2b(ident.encode(), digest_size=8).hexdigest()}"
+    return ident
+
+
 @recovering
 def plan_request(
     app: Waymarks, prompt: str, *, provider: str | None = None,
@@ -157,8 +178,8 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
     session = app.current_session()
     log_event(app.home, app.clock.now(), "plan",
               session=session.session_id if session else None, provider=destination,
-              included=[e.id for e in plan.manifest if e.decision == "included"],
-              excluded=[{"id": e.id, "reason": e.reason} for e in plan.manifest
+              included=[_logged(e) for e in plan.manifest if e.decision == "included"],
+              excluded=[{"id": _logged(e), "reason": e.reason} for e in plan.manifest
                         if e.decision == "excluded"],
               fallback=plan.fallback, tokens=plan.total_tokens)
     return plan
