@@ -65,6 +65,8 @@ def order_team(request: str, blocks: Sequence[TeamBlock]) -> list[TeamBlock]:
     to: a key the request names, then the request's words (of three letters or more) each
     claim holds, then replay order. Filled in replay order alone, a team of a few dozen
     claims kept its oldest and dropped the one the request was about."""
+    if not blocks:  # (most plans: no team ledger)
+        return []
     terms = frozenset(t for t in request_terms(request) if len(t) >= 3)
 
     def speaks_to(position: int, block: TeamBlock) -> tuple[bool, bool, int, int]:

@@ -118,12 +118,13 @@ def _logged(entry: ManifestEntry) -> str:
     """A manifest entry's ID as the log keeps it ("IDs, counts and reasons, never text"):
     one made of text that holds a credential or a marker, or of a local-only item, is
     kept as its digest (a heading holding a token went into the log)."""
+    ident = entry.id
+    if entry.kind not in _NAMED_BY_TEXT:  # an opaque ID (most of a plan's): as it is
+        return ident
     from waymarks.core.privacy import has_markers
     from waymarks.core.secrets import find_secrets
 
-    ident = entry.id
-    if entry.kind in _NAMED_BY_TEXT and (entry.classification == "local-only"
-                                         or has_markers(ident) or find_secrets(ident)):
+    if entry.classification == "local-only" or has_markers(ident) or find_secrets(ident):
         from waymarks.core.digests import blake2b
 
         return f"{entry.kind}:digest-{blake2b(ident.encode(), digest_size=8).hexdigest()}"
