@@ -57,10 +57,7 @@ from waymarks.core.decisions import (
     decide_status,
 )
 from waymarks.core.egress import Egress
-from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import Classification, highest
-from waymarks.core.secrets import redact
-from waymarks.core.text import escaped
 from waymarks.service.history import latest_user_entry
 from waymarks.service.outcomes import (
     Committed,
@@ -81,8 +78,14 @@ from waymarks.service.ports import (
 from waymarks.service.search import find_items
 from waymarks.service.sources import list_sources, set_source_excluded
 from waymarks.service.views import ItemView
+from waymarks.tool.confirmation import (
+    CONFIRM_TITLE,
+    effective_level,
+    item_confirmation,
+    shown_text,
+)
 from waymarks.tool.contract import ACTIONS, DEFAULT_RESULTS, Refusal, Request, parse_request
-from waymarks.tool.egress import ON_SCREEN, preview
+from waymarks.tool.egress import preview
 from waymarks.tool.results import PersistenceClass, ToolResult, listing, result
 from waymarks.tool.revisions import (
     Context,
@@ -96,7 +99,6 @@ from waymarks.tool.revisions import (
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
-CONFIRM_TITLE: Final = "Waymarks context persistence"
 CONFIRMATION_RECORD: Final = "waymarks-confirmation-v1"
 SHOWN_TTL_S: Final = 15 * 60
 #: the one table from the write decisions' rejection codes to the tool's error categories
@@ -138,14 +140,6 @@ class WritePlan(msgspec.Struct, frozen=True):
         person confirmed in another context)."""
         shown = f"{self.confirmation.message}\x1f{self.provenance or ''}\x1f{self.session}"
         return hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def effective_level(text: str, explicit: str | None, egress: Egress) -> Classification:
-    """The explicit level (the policy's default when there is none) raised by markers
-    and by anything that looks like a credential (a ledger from before credentials were
-    refused may hold one)."""
-    level = egress.level(text, explicit)
-    return highest(level, "sensitive") if redact(text)[1] else level
 
 
 class ContextPersistence:
@@ -346,7 +340,7 @@ class ContextPersistence:
             decided, Rejected | Duplicate) and decided.operation == "supersede" else None
         return WritePlan(request, target.id if target else None,
                          view_state(target) if target else None, provenance, stored_level,
-                         self._confirmation(request, target, stored_level, replaces),
+                         item_confirmation(request, target, stored_level, replaces),
                          session.session_id)
 
     def _provenance(self, session: SessionLog) -> str | None:
@@ -404,34 +398,9 @@ class ContextPersistence:
                  f"Source: session {session_id} ({view.status}; {view.contributed} project "
                  f"items contributed, {view.held_back} held back)"]
         if request.get("reason"):
-            lines.append(f"Reason: {_shown_text(str(request.get('reason')))}")
+            lines.append(f"Reason: {shown_text(str(request.get('reason')))}")
         return WritePlan(request, session_id, source_state(view), None, None,
                          ConfirmationRequest(CONFIRM_TITLE, "\n".join(lines)))
-
-    def _confirmation(self, request: Request, target: ItemView | None,
-                      level: Classification | None, replaces: str | None = None
-                      ) -> ConfirmationRequest:
-        action = request.action
-        lines = [f"Action: {action.name}",
-                 "Persistence: canonical (appended to the session ledger)"]
-        if replaces is not None:
-            lines.append(f"Supersedes: {replaces} (the same text, stored at a looser level)")
-        if target is not None:
-            lines.append(f"Target: {target.kind} {target.id} ({target.scope}, {target.status})")
-            level_now = effective_level(target.text, target.classification, ON_SCREEN)
-            lines.append("Current text: " + (
-                "(local-only: not shown here; see `waymarks pins` or `waymarks memory`)"
-                if level_now == "local-only" else preview(target.text, ON_SCREEN, limit=400)))
-        else:
-            lines.append(f"Scope: {request.get('scope', 'session')}")
-        if request.get("key"):
-            lines.append(f"Key: {_shown_text(str(request.get('key')))}")
-        if level is not None:
-            lines.append(f"Classification: {level}")
-            lines.append(f"Content:\n{_shown_text(str(request.get('content')))}")
-        if request.get("reason"):
-            lines.append(f"Reason: {_shown_text(str(request.get('reason')))}")
-        return ConfirmationRequest(CONFIRM_TITLE, "\n".join(lines))
 
     # -- executing a confirmed write ----------------------------------------------------
 
@@ -590,17 +559,3 @@ def action_name(arguments: object) -> str | None:
     """The action, only when it is a known one (so an error never echoes input)."""
     action = arguments.get("action") if isinstance(arguments, dict) else None
     return action if isinstance(action, str) and action in ACTIONS else None
-
-
-def _shown_text(text: str) -> str:
-    """Text for the person's screen, whole (what is confirmed is exactly what is written),
-    with control and invisible format characters made visible, and a run of blank lines
-    shown as one line that counts them: sixty empty lines must not push the rest of the
-    text, or the lines after it, out of the confirmation's sight."""
-    shown = escaped(text, keep="\n\t")
-    return _BLANK_RUN.sub(lambda m: f"\n[{m.group(0).count(chr(10)) - 1} blank lines]\n",
-                          shown)
-
-
-#: two or more blank (empty or whitespace-only) lines in a row
-_BLANK_RUN: Final = lazy(r"\n(?:[ \t]*\n){2,}")
