@@ -66,11 +66,19 @@ PLACEHOLDER_PREFIX: Final = "[REDACTED:"
 
 
 
-#: the value of an assignment or flag: quoted (anything up to a quote or space) or bare,
-#: a bare one not ending in a colon (``if password == expected:`` ends a statement there)
+#: the value of an assignment or flag: quoted, or bare (not ending in a colon: ``if
+#: password == expected:`` ends a statement there). A quoted value runs to its closing
+#: quote on the same line, spaces and escapes included (``"correct horse battery
+#: staple"``, ``"abc\"Xy9…"``); JSON holding JSON escapes its quotes (``\"…\"``), and its
+#: value's own quotes and backslashes twice. Unclosed on its line, a quoted value is what
+#: follows the quote up to a space, a quote or a backslash.
 _VALUE: Final = (
     r"(?!(?i:bearer|basic)[ \t])"
-    r"(?:\\?[\"'`](?P<{name}_q>[^\s\"'`\\]{{4,4096}})"
+    r"(?:\"(?P<{name}_dq>(?:[^\"\\\n]|\\[^\n]){{1,4096}})\""
+    r"|'(?P<{name}_sq>(?:[^'\\\n]|\\[^\n]){{1,4096}})'"
+    r"|`(?P<{name}_bq>(?:[^`\\\n]|\\[^\n]){{1,4096}})`"
+    r"|\\\"(?P<{name}_eq>(?:[^\"\\\n]|\\{{4}}|\\{{3}}\"|\\\\[^\\\"\n]){{1,4096}})\\\""
+    r"|\\?[\"'`](?P<{name}_q>[^\s\"'`\\]{{4,4096}})"
     r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>]{{3,4095}}[^\s\"'`\\,;(){{}}\[\]<>:]))"
 )
 #: a credential name *ends* with one of these (``DB_PASSWORD``, ``PGPASSWORD``,
@@ -111,10 +119,13 @@ _COMMAND_START: Final = r"(?:(?<![\w.-])|(?<=(?<![\w.-])un)(?=zip))"
 
 
 def _user_and_password(name: str, sep: str) -> str:
-    """``USER{sep}PASSWORD`` after its flag (``-u me:pw``, ``-U 'me%pw'``, ``--user=…``),
-    the password in the group ``name`` (``name_q``, ``name_d`` when quoted)."""
+    """``USER{sep}PASSWORD`` after its flag (``-u me:pw``, ``-U 'me%pw'``, ``--user=…``,
+    ``-u me:"pw"``), the password in the group ``name`` (``name_q``, ``name_d``,
+    ``name_pq``, ``name_pd`` when quoted)."""
     return (rf"(?:[ \t]+|=)?(?:'[^'\s{sep}]*{sep}(?P<{name}_q>[^'\n]{{1,4096}})'"
             rf"|\"[^\"\s{sep}]*{sep}(?P<{name}_d>[^\"\n]{{1,4096}})\""
+            rf"|[^\s\"'`{sep};|&<>()]*{sep}(?:'(?P<{name}_pq>[^'\n]{{1,4096}})'"
+            rf"|\"(?P<{name}_pd>[^\"\n]{{1,4096}})\")"
             rf"|[^\s\"'`{sep};|&<>()]*{sep}(?P<{name}>[^\s\"'`\\;|&<>()]{{1,4096}}))")
 
 
@@ -406,15 +417,35 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             # idempotent). Any other value before a placeholder is still judged: text that
             # merely carries "[REDACTED:" must not switch detection off
             return False
+        quoted = match.lastgroup != name
+        if quoted and _SPACE.search(value) is not None:
+            return _a_quoted_phrase_secret(value)
         if _a_word_named_pass(match):  # "first_pass: 'fast'", "pass: done": a word stays
             return _looks_like_secret(value, data=False, alone=False)
         # data, not prose: a quoted value, a flag's, or NAME=value with no spaces
-        data = (match.lastgroup or "").endswith("_q") or name == "flag" \
-            or match.group("sep") == "="
+        data = quoted or name == "flag" or match.group("sep") == "="
         alone = _LINE_END.match(match.string, end) is not None \
             and _starts_its_line(match.string, match.start())
         return _looks_like_secret(value, data, alone)
     return True
+
+
+#: a space in a quoted value: a phrase, not a word
+_SPACE: Final = lazy(r"\s")
+#: a template or placeholder inside a phrase (``"{{ vault.pw }}"``, ``"<your key here>"``)
+_TEMPLATE: Final = lazy(r"\{\{|\$\{|\$\(|%\(|<[^<>]*>")
+
+
+def _a_quoted_phrase_secret(value: str) -> bool:
+    """A quoted value with spaces after a credential's name (``password = "correct horse
+    battery staple"``) is its value whole: a passphrase cannot be told from prose, so only
+    what plainly names no secret stays: a reference or template (``"${DB_PASSWORD}"``,
+    ``"{{ secrets.deploy }}"``, ``"<your key here>"``), a mask, or a label ending in a
+    credential's name (``"Access token"``, ``"Enter your password"``)."""
+    words = value.split()
+    if not words or _is_reference(words[0]) or _TEMPLATE.search(value) is not None:
+        return False
+    return not words[-1].lower().strip(".:!?").endswith(_NAME_ENDS)
 
 
 def _name_start(text: str, at: int) -> int:

@@ -40,8 +40,10 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``NAME=value``, a flag's, alone on a key-value line such as ``POSTGRES_PASSWORD: postgres``).
   Types, literals, references, masks, paths, URLs, versions, code names and prose stay
   (``password: str``, ``token = None``, ``password: see the vault``,
-  ``api_key = os.environ[…]``, ``secret: {{ … }}``); so do quoted values with spaces
-  (``"see the vault"`` cannot be told from a passphrase).
+  ``api_key = os.environ[…]``, ``secret: {{ … }}``). A quoted value runs to its closing
+  quote, spaces and escapes included, and one with spaces goes whole (``"see the vault"``
+  cannot be told from a passphrase) unless it is a reference, template or label
+  (``"${PW}"``, ``"<your key>"``, ``"Access token"``).
 
 Why our own rules and not a maintained scanner's (decided by reading and measuring the
 PyPI candidates in 2026; see also benchmarks/secret_redaction.py):

@@ -9,8 +9,10 @@ The ``messages`` list is walked as in ``chat`` and ``system`` as a prompt
 - ``tool_result`` (and ``mcp_tool_result``): ``content`` is message content;
 - ``thinking``: text whose ``signature`` covers the exact bytes, so a block that would have
   to change is dropped whole (and counted once, as one removed block);
-- ``document``: a ``text`` source's ``data`` is text, a ``content`` source is content;
-  other sources are opaque;
+- ``document``: a ``text`` source's ``data`` is text, a ``content`` source is content, a
+  ``base64`` source of a text media type (``text/plain``, ``text/csv``, JSON, YAML…) is
+  text once decoded (encoded again when something in it changed; one that does not
+  decode is withheld); other sources are opaque;
 - ``image``, ``redacted_thinking``: opaque (kept whole at their message's level).
 
 Every one of them marks the walk as Anthropic (``Walker.anthropic``): a payload with
@@ -25,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from waymarks.core.privacy import Classification
-from waymarks.planner.sanitize.walker import Handlers, Walker, keep
+from waymarks.planner.sanitize.walker import Handlers, Walker, keep, text_media
 
 
 def tool_use(walker: Walker, part: Mapping[str, Any], base: Classification) -> Any:
@@ -65,6 +67,14 @@ def document(walker: Walker, part: Mapping[str, Any], base: Classification) -> A
             new_source = {**new_source, "data": data}
     elif kind == "content" and isinstance(source.get("content"), list | str):
         new_source = walker.fields(source, base, _CONTENT_FIELDS)
+    elif kind == "base64" and type(source.get("data")) is str \
+            and text_media(source.get("media_type")):
+        data = walker.encoded_text(source["data"], base)
+        if data is None:
+            return None
+        new_source = walker.fields(source, base, _KEEP_DATA)
+        if data is not source["data"]:
+            new_source = {**new_source, "data": data}
     else:
         return walker.opaque(part, base)
     rest = walker.fields(part, base, _KEEP_SOURCE)

@@ -26,6 +26,8 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -149,6 +151,22 @@ class Walker:
             raise Malformed("two object keys are the same once credentials are redacted")
         return out
 
+    def encoded_text(self, value: str, base: Classification) -> str | None:
+        """A base64 text document (``value``) as the provider may see it: decoded, its
+        text handled as any text's, encoded again when that changed it; None when withheld
+        whole. Text that does not decode (not base64, not UTF-8) cannot be read, so it is
+        withheld: sent as it is, it would carry what nothing checked."""
+        try:
+            plain = base64.b64decode(value, validate=True).decode()
+        except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+            self.slots += 1
+            self.removed += 1
+            return None
+        out = self.text(plain, base)
+        if out is None or out is plain:
+            return out if out is None else value
+        return base64.b64encode(out.encode()).decode()
+
     def text_or(self, value: object, base: Classification, replacement: str) -> str:
         out = self.text(value, base)
         return replacement if out is None else out
@@ -163,6 +181,10 @@ class Walker:
         containers); other strings are redacted for a remote provider, except the
         values of ``STRUCTURAL`` keys (and ``ENCODED`` blobs), which are kept."""
         if type(value) is str:
+            if value.startswith(TEXT_DATA_URIS) and (uri := _text_data_uri(value)):
+                head, data = uri  # a text file as a data URI (a chat ``file`` part's)
+                shown = self.encoded_text(data, base)
+                return WITHHELD if shown is None else value if shown is data else head + shown
             if HINT in value and has_markers(value):
                 return self.text_or(value, base, WITHHELD)
             return self._redact(value)
@@ -313,9 +335,40 @@ class Walker:
     # --- tool calls (all three shapes) -------------------------------------------------
 
     def arguments(self, value: Any, base: Classification) -> Any:
-        """Tool-call ``arguments``: a JSON string (withheld as ``"{}"``) or an object."""
-        return self.text_or(value, base, EMPTY_ARGUMENTS) if type(value) is str \
-            else self.tool_input(value, base)
+        """Tool-call ``arguments``: a JSON string (withheld as ``"{}"``) or an object.
+
+        The string is text, and then JSON: the strings it holds are read again decoded
+        (:meth:`_decoded`), since its escapes hide a credential from the rules (a quoted
+        password flag ``-p\\"S3cret\\"``, a ``\\u200b`` inside a token)."""
+        if type(value) is not str:
+            return self.tool_input(value, base)
+        out = self.text_or(value, base, EMPTY_ARGUMENTS)
+        if self.suspect is None or "\\" not in out:  # unescaped: what the rules just read
+            return out
+        try:
+            decoded = json.loads(out)
+        except ValueError:
+            return out
+        new = self._decoded(decoded)
+        return out if new is decoded else json.dumps(new, ensure_ascii=False)
+
+    def _decoded(self, value: Any) -> Any:
+        """Decoded tool-call arguments with every credential in their strings and keys
+        redacted; the same object when there was none."""
+        if type(value) is str:
+            return self._redact(value)
+        if type(value) is dict:
+            out = {self._redact(k) if type(k) is str else k: self._decoded(v)
+                   for k, v in value.items()}
+            if len(out) != len(value):
+                raise Malformed("two object keys are the same once credentials are redacted")
+            same = all(k is k0 and v is v0 for (k, v), (k0, v0)
+                       in zip(out.items(), value.items(), strict=True))
+            return value if same else out
+        if type(value) is list:
+            items = [self._decoded(item) for item in value]
+            return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        return value
 
     def tool_input(self, value: Any, base: Classification) -> Any:
         """Tool-call input given as an object: every string in it is text."""
@@ -337,6 +390,34 @@ class Walker:
                 return value
             return items
         return value
+
+
+#: media types of text given base64-encoded (besides ``text/*``)
+_TEXT_APPLICATIONS: Final = frozenset({
+    "application/json", "application/x-yaml", "application/yaml", "application/xml",
+    "application/toml", "application/x-sh", "application/javascript",
+    "application/x-ndjson", "application/sql",
+})
+
+
+def text_media(media_type: object) -> bool:
+    """Whether a base64 blob of ``media_type`` is text (a document a model reads)."""
+    if type(media_type) is not str:
+        return False
+    kind = media_type.split(";", 1)[0].strip().lower()
+    return kind.startswith("text/") or kind in _TEXT_APPLICATIONS
+
+
+#: how a data URI that may hold text starts
+TEXT_DATA_URIS: Final = ("data:text/", "data:application/")
+
+
+def _text_data_uri(value: str) -> tuple[str, str] | None:
+    """(``data:…;base64,``, the base64) of a base64 data URI of a text media type."""
+    head, comma, data = value.partition(",")
+    if not comma or not head.endswith(";base64") or not text_media(head[5:-7]):
+        return None
+    return head + comma, data
 
 
 def keep(walker: Walker, value: Any, base: Classification) -> Any:
