@@ -291,3 +291,60 @@ def test_a_settled_state_is_not_refreshed(evo: Evolution) -> None:
                                                       "content": done, "replaces": target}), AT)
     assert outcome.code == "no_change"
     assert evo.claim(target) == before
+
+
+# -- the person's privacy policy and the levels of removed markers -------------------------
+
+
+def _default_level(home: Path, level: str) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(f'[privacy]\ndefaultClassification = "{level}"\n')
+
+
+def test_a_local_only_default_keeps_nothing_of_a_work_turn(evo: Evolution, home: Path) -> None:
+    """A review: statements kept nothing under ``defaultClassification = "local-only"``, a
+    work turn's tool output was captured as ``normal`` and sent to a remote route."""
+    _learn_state(evo)
+    _default_level(home, "local-only")
+    before = ledger_path(home).read_bytes()
+    decision = capture_work(evo, ORIGIN, "s1", "turn-1", _work(), cwd=ORIGIN, host="test")
+    assert (decision["decision"], decision["sourceId"]) == ("local_only", None)
+    assert ledger_path(home).read_bytes() == before
+    assert last_capture(home)["decision"] == "local_only"
+
+
+def test_a_stricter_default_is_the_work_sources_level(evo: Evolution, home: Path) -> None:
+    _learn_state(evo)
+    _default_level(home, "sensitive")
+    decision = capture_work(evo, ORIGIN, "s1", "turn-1", _work(), cwd=ORIGIN, host="test")
+    source = evo.store.view.source(decision["sourceId"])
+    assert source is not None and source.classification == "sensitive"
+
+
+def test_a_claude_code_record_keeps_the_level_of_the_markers_it_removed(
+        evo: Evolution) -> None:
+    """A review: the PostToolUse record removed ``[ds4:sensitive]`` markers and kept no
+    level, so the work source was ``normal`` and went to a route allowed only that."""
+    from waymarks.hosts.work_turns import from_claude_code, observation_record
+
+    _learn_state(evo)
+    record = observation_record({
+        "tool_name": "Bash", "tool_use_id": "toolu_1",
+        "tool_input": {"command": "cd /w/shop && git commit -am 'fix checkout'"},
+        "tool_response": {"stdout": "[main abc] fix checkout. [ds4:sensitive]Merger with "
+                                    "ACME closes Friday[/ds4:sensitive]", "stderr": ""}})
+    assert record is not None and record["level"] == "sensitive"
+    assert "[ds4:" not in record["output"] and "Merger" in record["output"]
+    items = from_claude_code([("user", "commit the checkout fix"), ("observation", record)],
+                             "Committed.", False)
+    decision = capture_work(evo, ORIGIN, "s1", "turn-1", items, cwd=ORIGIN, host="test")
+    assert decision["decision"] == "captured"
+    source = evo.store.view.source(decision["sourceId"])
+    assert source is not None and source.classification == "sensitive"
+    # an unmarked record names no level; one naming no known level counts as the strictest
+    plain = observation_record({"tool_name": "Bash", "tool_use_id": "toolu_2",
+                                "tool_input": {"command": "git status"},
+                                "tool_response": {"stdout": "clean"}})
+    assert plain is not None and "level" not in plain
+    bogus = from_claude_code([("observation", {**record, "level": "public"})], None, True)
+    assert [i.level for i in bogus if isinstance(i, ToolResult)] == ["local-only"]

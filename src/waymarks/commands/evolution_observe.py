@@ -11,7 +11,8 @@ _WHY = {"captured": "captured as a work source", "no_request": "no work request"
         "no_observation": "no linked tool result from an allowed tool",
         "no_work": "only inspection, no work operation",
         "no_target": "no related project state to update (no model call)",
-        "duplicate": "already captured", "learning_off": "learning is off"}
+        "duplicate": "already captured", "learning_off": "learning is off",
+        "local_only": "not kept: unmarked text is local-only (defaultClassification)"}
 
 #: what the request was (:func:`waymarks.core.evolution.cues.intent`)
 _INTENT = {"explicit": "an explicit statement to learn (a cue: remember, prefer…)",

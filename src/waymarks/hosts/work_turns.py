@@ -32,6 +32,7 @@ from waymarks.core.evolution.observations import (
     TurnItem,
     UserText,
 )
+from waymarks.core.privacy import LEVELS, Classification, highest
 
 #: what PostToolUse keeps of a tool's response before the capture's own bounds apply
 RECORD_OUTPUT_BYTES: Final = 24_576
@@ -145,27 +146,34 @@ def observation_record(payload: dict[str, Any]) -> dict[str, Any] | None:
     if isinstance(agent, str) and agent:  # a subagent's tool call: never the turn's evidence
         return None
     raw_args = payload.get("tool_input")
-    args = {k: _clip(v, RECORD_ARG_BYTES) for k, v in
-            (raw_args.items() if isinstance(raw_args, dict) else ()) if k in _ARG_KEYS
-            and isinstance(v, str)}
+    clipped = {k: _clip(v, RECORD_ARG_BYTES) for k, v in
+               (raw_args.items() if isinstance(raw_args, dict) else ()) if k in _ARG_KEYS
+               and isinstance(v, str)}
     output, is_error = _response_text(payload.get("tool_response"))
-    return {"id": call_id[:128], "tool": name[:64], "args": args,
-            "output": _clip(output, RECORD_OUTPUT_BYTES), "isError": is_error}
+    shown, level = _clip(output, RECORD_OUTPUT_BYTES)
+    level = highest(level, *(lv for _text, lv in clipped.values()))
+    record: dict[str, Any] = {"id": call_id[:128], "tool": name[:64],
+                              "args": {k: text for k, (text, _lv) in clipped.items()},
+                              "output": shown, "isError": is_error}
+    if level != "normal":  # the markers are gone from the text: their level is kept here
+        record["level"] = level
+    return record
 
 
-def _clip(text: str, limit: int) -> str:
+def _clip(text: str, limit: int) -> tuple[str, Classification]:
     """``text`` redacted, kept whole when it fits in ``limit`` bytes, else its head (a
     third) and tail cut at word boundaries (the partial word at each cut dropped) and
     each part redacted *on its own* before they are joined: a credential split by a cut
-    is never stored as a fragment, and one part's redaction cannot reach into the other."""
+    is never stored as a fragment, and one part's redaction cannot reach into the other.
+    With the level of the markers it held (removed from the text)."""
     from waymarks.core.evolution.observations import clean, cut_head, cut_tail
 
     data = text.encode("utf-8")
     if len(data) <= limit:
-        return clean(text)[0]
-    head = clean(cut_head(data, limit // 3))[0]
-    tail = clean(cut_tail(data, (2 * limit) // 3))[0]
-    return head + "\n" + tail
+        return clean(text)
+    head, head_level = clean(cut_head(data, limit // 3))
+    tail, tail_level = clean(cut_tail(data, (2 * limit) // 3))
+    return head + "\n" + tail, highest(head_level, tail_level)
 
 
 def _response_text(response: object) -> tuple[str, bool]:
@@ -190,6 +198,14 @@ def _response_text(response: object) -> tuple[str, bool]:
     return "\n".join(parts), failed
 
 
+def _record_level(record: dict[str, Any]) -> Classification:
+    """The level an observation record keeps for the markers removed from it: ``normal``
+    when it names none; one that is no level is taken as the strictest."""
+    level = record.get("level", "normal")
+    return level if isinstance(level, str) and level in LEVELS \
+        else "local-only"
+
+
 def from_claude_code(entries: Sequence[tuple[str, Any]], report: str | None,
                      interrupted: bool) -> list[TurnItem]:
     """Items from the session ledger's tail: ``("user", text)`` and ``("observation",
@@ -204,6 +220,6 @@ def from_claude_code(entries: Sequence[tuple[str, Any]], report: str | None,
             out.append(ToolCall(call_id, str(value.get("tool", "")),
                                 args if isinstance(args, dict) else {}))
             out.append(ToolResult(call_id, str(value.get("output", "")),
-                                  bool(value.get("isError"))))
+                                  bool(value.get("isError")), _record_level(value)))
     out.append(AssistantText(report or "", "aborted" if interrupted else "stop"))
     return out

@@ -85,10 +85,19 @@ def capture_work(evo: Evolution, origin: str, session: str, key: str,
     """Capture the work turn ``items`` end with; returns the decision (no bodies), which is
     also written as the home's last capture decision. ``statements``: how many statement
     sources the same turn gave (the host's statement capture), for the snapshot."""
+    from waymarks.service.config import origin_policy
+
     turn, scan = observe(items, cwd=cwd, state_dir=str(evo.home), root_of=checkout_root,
                          state_aliases=_home_relative(evo.home), scan_limited=scan_limited)
     decision = _decision(host, iso(evo.clock.now()), scan, statements)
-    if turn is not None:
+    # unmarked text is at the level the person's policy gives it, as a statement's is
+    # (``Evolution.capture_many``): at ``local-only`` (or a policy that cannot be read)
+    # nothing of the turn is kept
+    policy = origin_policy(evo.home, origin) if turn is not None else None
+    default = policy.default_classification if policy is not None else "local-only"
+    if turn is not None and default == "local-only":
+        decision["decision"] = "local_only"
+    elif turn is not None:
         sid = source_id(origin, PROGRESS_KIND, session, key)
         decision["resources"] = len(turn.resources)
         with evo.ledger.locked():
@@ -104,7 +113,7 @@ def capture_work(evo: Evolution, origin: str, session: str, key: str,
                     decision["decision"] = "no_target"
                 else:
                     text, level, dropped = document(turn, [n.claim_id for n in nominees],
-                                                    scan)
+                                                    scan, default)
                     evo._append([SourceRecord(SCHEMA_VERSION, sid, origin, PROGRESS_KIND,
                                               PROGRESS_BASIS, text, level,
                                               iso(evo.clock.now()), session)])

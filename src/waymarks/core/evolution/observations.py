@@ -94,6 +94,9 @@ class ToolResult:
     call_id: str
     text: str
     is_error: bool
+    #: the level of markers the host removed before it kept ``text`` (Claude Code's
+    #: observation records: see ``hosts.work_turns``); markers left in ``text`` count too
+    level: Classification = "normal"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +114,7 @@ class Observation:
     op: Operation
     ok: bool
     output: str  # raw: bounded and redacted when serialised
+    level: Classification = "normal"  # of what the host removed from it (ToolResult.level)
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +226,7 @@ def observe(items: Sequence[TurnItem], *, cwd: str | None, state_dir: str,
             scan.ignore("state_dir")
             continue
         scan.linked += 1
-        found.append(Observation(seq, op, not result.is_error, result.text))
+        found.append(Observation(seq, op, not result.is_error, result.text, result.level))
     interrupted = last_reply is not None and last_reply.stop in _INTERRUPTED
     scan.completion = "interrupted" if interrupted else "completed"
     scan.unfinished = last_reply is not None and last_reply.stop in _UNFINISHED
@@ -405,12 +409,14 @@ def preview(text: str, limit: int = MAX_OUTPUT_BYTES, head: int = OUTPUT_HEAD_BY
 # -- the document ------------------------------------------------------------------------
 
 
-def document(turn: WorkTurn, targets: Sequence[str], scan: Scan
-             ) -> tuple[str, Classification, int]:
+def document(turn: WorkTurn, targets: Sequence[str], scan: Scan,
+             default: Classification = "normal") -> tuple[str, Classification, int]:
     """The progress source document (JSON, at most :data:`MAX_DOCUMENT_BYTES`), its
     classification and how many observations the byte bound dropped. Every field is
-    redacted on its own before anything is serialised."""
-    level: Classification = "normal"
+    redacted on its own before anything is serialised. ``default``: the level of unmarked
+    text (the policy's ``defaultClassification``; the caller keeps nothing at
+    ``local-only``), so the document is at least that."""
+    level: Classification = default
     request, lv = bounded_text(turn.request, MAX_TEXT_BYTES)
     level = highest(level, lv)
     report = None
@@ -421,7 +427,7 @@ def document(turn: WorkTurn, targets: Sequence[str], scan: Scan
     for obs in turn.observations:
         op, lv1 = bounded_text(obs.op.text, MAX_OPERATION_BYTES)
         out, lv2 = preview(obs.output)
-        level = highest(level, lv1, lv2)
+        level = highest(level, lv1, lv2, obs.level)
         rows.append((obs.op.priority, obs.seq, {
             "tool": obs.op.tool, "kind": obs.op.label, "priority": obs.op.priority,
             "operation": op, "ok": obs.ok, "output": out}))
