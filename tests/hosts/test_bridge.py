@@ -232,3 +232,75 @@ def test_a_leaf_pi_reset_leaves_the_old_branch_behind(tmp_path: Path) -> None:
     assert "pins" in kinds[0] and "pins" not in kinds[1]
     assert "Old branch only" in out[4]["result"]["text"]
     assert out[4]["result"]["data"]["items"][0]["applies"] is False
+
+
+def test_while_pi_names_no_model_a_local_default_is_not_trusted_with_local_only_text(
+        tmp_path: Path) -> None:
+    """A review: with Pi's model unknown (no ``provider`` yet), the bridge planned and
+    sanitized for the configured default; a local default let local-only pins and
+    unredacted credentials out to whatever model Pi used. Unknown, it is treated as a
+    remote model (as a plain MCP client's is); once Pi names a local one, it is local."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "config.toml").write_text(
+        '[privacy]\ndefaultProvider = "ollama"\nlocalProviders = ["ollama"]\n')
+    key = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    payload = {"model": "m", "messages": [
+        {"role": "user", "content": f"use {key} and [ds4:local-only]my address[/ds4:local-only]"}]}
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "command", "params": {"text": "pin --classification local-only "
+                                                          "-- Home is 12 Elm Street"}},
+        {"id": 3, "method": "plan", "params": {"prompt": "where is home?"}},
+        {"id": 4, "method": "sanitize", "params": {"payload": payload}},
+        {"id": 5, "method": "plan", "params": {"prompt": "where is home?",
+                                               "provider": "ollama"}},
+        {"id": 6, "method": "sanitize", "params": {"payload": payload, "provider": "ollama"}},
+        {"id": 7, "method": "shutdown"}], Host())
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[2]["exitCode"] == 0
+
+    def planned(n: int) -> str:
+        return json.dumps(results[n]["messages"])
+
+    assert "Elm Street" not in planned(3)
+    sent = json.dumps(results[4]["payload"])
+    assert key not in sent and "my address" not in sent
+    assert "Elm Street" in planned(5)  # Pi named a local model: local-only text may go
+    assert key in json.dumps(results[6]["payload"])
+
+
+def test_trust_commands_that_pi_decides_are_refused_not_reported_done(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review: with Pi's trust store trusting the project, ``/context untrust .`` said
+    "No longer trusted" and the next plan still sent project memory; with Pi calling it
+    untrusted, ``/context trust .`` said "Trusted". Both are refused, changing nothing."""
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    project = (tmp_path / "project").resolve()
+    project.mkdir()
+    (agent / "trust.json").write_text(json.dumps({str(project): True}))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    monkeypatch.chdir(project)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "trusted-projects.json").write_text(json.dumps({"projects": [str(project)]}))
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {"trusted": True}},
+        {"id": 2, "method": "command", "params": {"text": "untrust ."}},
+        {"id": 3, "method": "command", "params": {"text": "status"}},
+        {"id": 4, "method": "shutdown"}], Host())
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[1]["trusted"] is True
+    assert results[2]["exitCode"] == 2 and "trust.json" in results[2]["text"]
+    assert results[2]["data"]["code"] == "host_decides"
+    assert json.loads((home / "trusted-projects.json").read_text())["projects"] \
+        == [str(project)]  # nothing changed
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {"trusted": False}},
+        {"id": 2, "method": "command", "params": {"text": "trust ."}},
+        {"id": 3, "method": "command", "params": {"text": "untrust ."}},
+        {"id": 4, "method": "shutdown"}], Host())
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[2]["exitCode"] == 2 and "untrusted" in results[2]["text"]
+    assert results[3]["exitCode"] == 0  # untrusting what Pi calls untrusted: as it says
+    assert json.loads((home / "trusted-projects.json").read_text())["projects"] == []

@@ -228,6 +228,8 @@ class Bridge:
     # -- methods ------------------------------------------------------------------------
 
     def rpc_initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        from waymarks.service.planning import PI_UNKNOWN_PROVIDER
+
         cwd = params.get("cwd") or "."
         if not isinstance(cwd, str):
             raise BridgeError("invalid_argument", "initialize cwd must be the project "
@@ -253,6 +255,7 @@ class Bridge:
         self.app, self.ledger, self.provider = app, ledger, provider
         self.has_ui = bool(params.get("hasUI"))
         app.can_create_session = ledger is not None
+        app.host_provider = PI_UNKNOWN_PROVIDER  # until Pi names its model's (``provider``)
         app.trust_override = bridge_trust(params.get("trusted"), app.cwd)
         return {"protocol": PROTOCOL, "persistent": ledger is not None,
                 "trusted": app.project_trusted}
@@ -354,14 +357,13 @@ class Bridge:
         return result
 
     def rpc_sanitize(self, params: dict[str, Any]) -> dict[str, Any]:
-        from waymarks.service.planning import destination, settings_for
+        from waymarks.service.planning import host_destination, settings_for
         from waymarks.tool.egress import outgoing_payload
 
-        settings = settings_for(self._app())
-        outcome = outgoing_payload(params.get("payload"),
-                                   destination(settings, _provider(params.get("provider"),
-                                                                   self.provider)),
-                                   settings.policy)
+        app = self._app()
+        settings = settings_for(app)
+        outcome = outgoing_payload(params.get("payload"), host_destination(
+            app, _provider(params.get("provider"), self.provider), settings), settings.policy)
         if outcome.withheld or outcome.payload is None:
             return {"withheld": True, "reason": outcome.reason}
         return {"withheld": False, "payload": outcome.payload}

@@ -359,10 +359,10 @@ class Waymarks:
     # -- trust ----------------------------------------------------------------------
 
     def trust(self, path: str) -> tuple[str, bool]:
-        return self.trust_store.trust(path)
+        return self.trust_store.trust(path, self.trust_override, self.cwd)
 
     def untrust(self, path: str) -> tuple[str, bool]:
-        return self.trust_store.untrust(path)
+        return self.trust_store.untrust(path, self.trust_override, self.cwd)
 
     def trusted_projects(self) -> list[str]:
         return self.trust_store.projects()

@@ -93,11 +93,17 @@ def egress_for(app: Waymarks, provider: str | None = None,
     process serves, :attr:`Waymarks.host_provider`, else the configured default):
     every adapter that sends stored text toward a model gets its egress here."""
     settings = settings or settings_for(app)
+    return Egress.to(settings.policy, host_destination(app, provider, settings))
+
+
+def host_destination(app: Waymarks, provider: str | None, settings: Settings) -> str:
+    """The provider text goes to (:func:`egress_for`): the one named, else the host's
+    model's; a host whose model is unknown (:data:`UNKNOWN_HOST_MODELS`) sends to the
+    configured default only when that is remote."""
     host = app.host_provider
-    if host == MCP_CLIENT_PROVIDER and not settings.policy.is_local(settings.default_provider):
-        host = None  # a plain MCP client's model: the default provider, a remote one
-    return Egress.to(settings.policy, destination(
-        settings, provider if provider is not None else host))
+    if host in UNKNOWN_HOST_MODELS and not settings.policy.is_local(settings.default_provider):
+        host = None  # an unknown model: the default provider, a remote one
+    return destination(settings, provider if provider is not None else host)
 
 
 #: the provider the text a Claude Code hook or its MCP server adds goes to (Claude Code's
@@ -107,6 +113,10 @@ CLAUDE_CODE_PROVIDER = "anthropic"
 #: is a local one (the client's model is not known to be local: a local default let
 #: local-only text out), then this one; decided per request, as the settings say then
 MCP_CLIENT_PROVIDER = "mcp-client"
+#: the same for Pi while it has named no model (its ``provider`` absent: a local default
+#: sent local-only text, unredacted credentials, to whatever model Pi then used)
+PI_UNKNOWN_PROVIDER = "pi-model"
+UNKNOWN_HOST_MODELS = frozenset({MCP_CLIENT_PROVIDER, PI_UNKNOWN_PROVIDER})
 
 
 #: manifest entries whose ID is made of their text (a docs passage: its path and heading;

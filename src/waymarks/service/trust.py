@@ -51,9 +51,12 @@ class TrustStore:
         return sorted(projects)
 
 
-    def trust(self, path: str) -> tuple[str, bool]:
-        """Trust ``path``; returns its canonical form and whether it was newly added."""
+    def trust(self, path: str, host: bool | None = None, cwd: str = "") -> tuple[str, bool]:
+        """Trust ``path``; returns its canonical form and whether it was newly added.
+        ``host``: what the host that owns project trust decided for ``cwd`` (Pi's), which
+        a change here cannot override there (:func:`_host_decides`)."""
         project = _canonical(path)
+        _host_decides(host, project, cwd, trusting=True)
         if not os.path.isdir(project):
             raise ServiceError("invalid_argument",
                                f"{path}: not a directory; trust the project's root folder")
@@ -63,8 +66,9 @@ class TrustStore:
         self._write([*projects, project])
         return project, True
 
-    def untrust(self, path: str) -> tuple[str, bool]:
+    def untrust(self, path: str, host: bool | None = None, cwd: str = "") -> tuple[str, bool]:
         project = _canonical(path)
+        _host_decides(host, project, cwd, trusting=False)
         projects = self.projects()
         if project not in projects:
             return project, False
@@ -75,6 +79,22 @@ class TrustStore:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the home: private
         text = json.dumps({"projects": sorted(projects)}, indent=2) + "\n"
         write_atomic(self.path, text, mode=0o600)  # private, as it always was
+
+
+def _host_decides(host: bool | None, project: str, cwd: str, *, trusting: bool) -> None:
+    """Refuse, changing nothing, a change the host's own decision for its project
+    (``host``, for ``cwd``) would hide: inside Pi, ``/context untrust .`` of a project
+    Pi's trust store trusts said "No longer trusted" and project memory still went to the
+    model (and ``trust`` of one Pi calls untrusted said "Trusted")."""
+    if host is None or host is trusting or project != cwd:
+        return
+    if trusting:
+        raise ServiceError("host_decides", f"Pi reports {project} untrusted, and inside Pi "
+                           "that decides: trust the project in Pi first")
+    raise ServiceError("host_decides", f"Pi's trust store trusts {project} (an entry in its "
+                       "trust.json, or defaultProjectTrust \"always\" in its settings.json), "
+                       "and inside Pi that decides: set its entry to false there and start "
+                       "a new Pi session; nothing was changed")
 
 
 def _canonical(path: str) -> str:
