@@ -43,10 +43,14 @@ class Host:
         return {"id": request["id"], "result": entry}
 
 
-def converse(tmp_path: Path, requests: list[dict[str, Any]], host: Host) -> list[dict[str, Any]]:
-    """Run the bridge over scripted stdin: each callback it makes is answered by ``host``."""
+def converse(tmp_path: Path, requests: list[dict[str, Any]], host: Host,
+             saved: bool = True) -> list[dict[str, Any]]:
+    """Run the bridge over scripted stdin: each callback it makes is answered by ``host``.
+    ``saved``: Pi has written the session's file (as it does with the first message)."""
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
+    if saved:
+        (tmp_path / "s.jsonl").touch()
     out: list[dict[str, Any]] = []
 
     class Stdin(io.StringIO):
@@ -304,3 +308,56 @@ def test_trust_commands_that_pi_decides_are_refused_not_reported_done(
     assert results[2]["exitCode"] == 2 and "untrusted" in results[2]["text"]
     assert results[3]["exitCode"] == 0  # untrusting what Pi calls untrusted: as it says
     assert json.loads((home / "trusted-projects.json").read_text())["projects"] == []
+
+
+def test_a_write_before_pi_saved_its_session_is_refused_before_it_is_asked(
+        tmp_path: Path) -> None:
+    """A review: Pi writes its session file with the conversation's first message, and a
+    ``/context pin`` before one (``pi -p "/context pin …"``) was reported "Pinned" and
+    never stored. Refused now, before a confirmation, with what to do; once the file is
+    there, the same write is taken."""
+    host = Host()
+    asked: list[str] = []
+    answer = host.answer
+
+    def answering(request: dict[str, Any]) -> dict[str, Any]:
+        asked.append(request["method"])
+        return answer(request)
+
+    host.answer = answering  # type: ignore[method-assign]
+    pin = {"name": "context_persistence", "arguments": {"action": "pin_add",
+                                                        "content": "Keep commits small"}}
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "command", "params": {"text": "pin -- Run the linters"}},
+        {"id": 3, "method": "tool", "params": pin},
+        {"id": 4, "method": "shutdown"}], host, saved=False)
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[2]["exitCode"] == 2 and "first message" in results[2]["text"]
+    assert results[2]["data"]["code"] == "not_saved"
+    assert results[3]["details"]["errorCode"] == "not-saved"
+    assert asked == [] and host.entries == []  # no dialog, no append
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "command", "params": {"text": "pin -- Run the linters"}},
+        {"id": 3, "method": "shutdown"}], host)
+    assert [m["result"]["exitCode"] for m in out if m.get("id") == 2] == [0]
+    assert len(host.entries) == 1
+
+
+def test_an_entry_holding_half_a_surrogate_pair_has_the_bytes_pi_writes(
+        tmp_path: Path) -> None:
+    """A review: the line of such an entry was written with ASCII escapes and spaces, so
+    every checkpoint after it was past the end of Pi's own file and ``health`` called a
+    real Pi session rewritten. Its bytes are JSON.stringify's now (taken from Node 20)."""
+    entry = {"type": "message", "id": "a2", "parentId": None,
+             "timestamp": "2026-11-30T10:00:01.000Z",
+             "message": {"role": "user", "content": [{"type": "text",
+                                                      "text": "cut \ud83d \u00e9, ok"}]}}
+    pi_wrote = (b'{"type":"message","id":"a2","parentId":null,'
+                b'"timestamp":"2026-11-30T10:00:01.000Z","message":{"role":"user",'
+                b'"content":[{"type":"text","text":"cut \\ud83d \xc3\xa9, ok"}]}}\n')
+    header = {**HEADER, "cwd": str(tmp_path)}
+    log = HostSessionLog.from_entries(tmp_path / "s.jsonl", header, [entry])
+    assert bytes(log.buffer).endswith(pi_wrote)
+    assert log.offset == len(log.buffer) and log.anomalies == []

@@ -166,6 +166,7 @@ def test_a_second_initialize_binds_the_tool_to_the_new_session(tmp_path: Path) -
 
     other = tmp_path / "other"
     other.mkdir()
+    (tmp_path / "s2.jsonl").touch()  # Pi has saved the second session too
     pin = {"name": "context_persistence", "arguments": {"action": "pin_add"}}
     out = converse(tmp_path, [
         {"id": 1, "method": "initialize"},

@@ -77,6 +77,7 @@ RejectionCode = Literal[
     "source_withheld",
     "not_applied",
     "clock_ahead",
+    "not_saved",
 ]
 
 

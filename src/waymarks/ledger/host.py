@@ -46,6 +46,9 @@ class _HostSession:
     leaf: str | None = None
     #: the host said its leaf is null: the active branch is empty until its next entry
     reset: bool = False
+    #: the host writes the session's file only at some point (Pi: with the conversation's
+    #: first message): an entry appended before the file exists may never reach it
+    saves_later: bool = False
 
 
 class HostSessionLog(SessionLog):
@@ -91,6 +94,22 @@ class HostSessionLog(SessionLog):
         if self._shared.reset:
             return None
         return self.entries[-1].id if self.entries else None
+
+    def saves_later(self) -> None:
+        """The host writes this session's file only once its conversation has begun
+        (:meth:`unsaved`)."""
+        self._shared.saves_later = True
+
+    def unsaved(self) -> str | None:
+        """Why an entry appended now might never be stored: the host has not written the
+        session's file yet (it holds entries in memory until then, and drops them if the
+        session ends first); ``None`` when it has, or writes each entry at once."""
+        if not self._shared.saves_later or self.path.exists():
+            return None
+        return (f"The host has not saved this session yet: it writes its session file "
+                f"({self.path}) with the conversation's first message, and what is "
+                "recorded before that is lost if the session ends first. Nothing was "
+                "written; send a message, then run this again")
 
     def append(self, entry: dict[str, Any], new_id: Callable[[], str]) -> Entry:
         """Have the host append ``entry`` (as a child of its leaf) and read it back."""
@@ -140,11 +159,16 @@ class HostSessionLog(SessionLog):
 def _line(entry: dict[str, Any]) -> bytes:
     """One ledger line of what the host sent. Its JSON may have carried half of a
     surrogate pair (JavaScript writes a string cut inside an emoji so), which Python
-    reads but msgspec will not encode: the stdlib writes it back escaped, and the one
-    decoder of ledger lines reads it as a file reader does (U+FFFD)."""
+    reads but msgspec will not encode: the stdlib writes it back as ``JSON.stringify``
+    does (compact, other text as it is, the half pair escaped: ``\\ud83d``), so the line
+    has the bytes of Pi's file and the checkpoints after it match them (written with
+    ASCII escapes and spaces, the line was longer than Pi's, and ``health`` called the
+    file rewritten). The one decoder of ledger lines reads it as a file reader does
+    (U+FFFD)."""
     try:
         return _ENCODER.encode(entry) + b"\n"
     except UnicodeEncodeError:
         import json  # the rare path
 
-        return json.dumps(entry).encode() + b"\n"
+        text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        return text.encode("utf-8", "backslashreplace") + b"\n"

@@ -31,6 +31,7 @@ from waymarks.core.model import (
 )
 from waymarks.core.replay import OverlayView
 from waymarks.core.rules import apply_mutation
+from waymarks.ledger.host import HostSessionLog
 from waymarks.ledger.log import Entry, SessionLog
 from waymarks.service import semantic_backfill
 from waymarks.service.outcomes import Committed, Rehearsed, WriteOutcome, committed_outcome
@@ -192,6 +193,13 @@ def embed_written(app: Waymarks, outcome: WriteOutcome) -> None:
         semantic_backfill.wake(app.home)
 
 
+def unsaved(session: SessionLog) -> str | None:
+    """Why an entry appended to ``session`` now might never be stored (a host that has
+    not written its session file yet: :meth:`HostSessionLog.unsaved`), else ``None``.
+    A tool asks before its confirmation, so the refusal comes before the question."""
+    return session.unsaved() if isinstance(session, HostSessionLog) else None
+
+
 def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
           guard: Guard | None = None, *, retry: bool = True) -> WriteOutcome:
     """Decide, append and project one write under the session lock (module docstring)."""
@@ -214,6 +222,8 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
             raise Rehearsed(custom_type_of(first))
     session = app.current_session(create=True)
     assert session is not None
+    if (problem := unsaved(session)) is not None:
+        return Rejected("not_saved", problem)
     appended: Entry | None = None
     mutation: Mutation | None = None
     try:

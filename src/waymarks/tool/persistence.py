@@ -78,6 +78,7 @@ from waymarks.service.ports import (
 from waymarks.service.search import find_items
 from waymarks.service.sources import list_sources, set_source_excluded
 from waymarks.service.views import ItemView
+from waymarks.service.write_path import unsaved
 from waymarks.tool.confirmation import (
     CONFIRM_TITLE,
     effective_level,
@@ -109,7 +110,7 @@ CATEGORIES: Final[dict[RejectionCode, str]] = {
     "scope_mismatch": "scope-mismatch", "off_branch": "off-branch", "conflict": "conflict",
     "target_changed": "target-changed", "no_session": "no-session",
     "foreign_session": "foreign-session", "source_withheld": "source-withheld",
-    "not_applied": "not-applied", "clock_ahead": "clock-ahead",
+    "not_applied": "not-applied", "clock_ahead": "clock-ahead", "not_saved": "not-saved",
 }
 #: refusals that come from what is stored, answered (like a duplicate) only once the
 #: destination may receive the text: the tool never reports on stored text it refuses
@@ -203,6 +204,8 @@ class ContextPersistence:
                     return result(name, "unavailable", error="runtime-unavailable")
                 if request.action.klass == "read":
                     return self._read(request, session)
+                if unsaved(session) is not None:  # (its message is the CLI's to show)
+                    return result(name, "rejected", error="not-saved")
                 return self._plan(request, session)
         except (ServiceError, SessionFileError, OSError):
             return result(name, "unavailable", error="runtime-unavailable")
