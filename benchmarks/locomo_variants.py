@@ -392,9 +392,10 @@ def _digest(index: Any, d: Any, question: str, cos: np.ndarray, c: Calibration,
                     dict(zip(d.ids, variant.coverage_extra(*at).tolist(), strict=True)))
         semantic = ExtraSemantic(
             semantic.cosines, semantic.calibration, semantic.query_script,
-            dict(zip(d.ids, variant.extra(*at).tolist(), strict=True)), w,
-            1.0 + (w or 0.0) if variant.extra_scaled else 1.0, variant.extra_relevance_only,
-            coverage, variant.coverage_weight)
+            extra=dict(zip(d.ids, variant.extra(*at).tolist(), strict=True)), extra_weight=w,
+            divide=1.0 + (w or 0.0) if variant.extra_scaled else 1.0,
+            relevance_only=variant.extra_relevance_only, coverage_extra=coverage,
+            coverage_weight=variant.coverage_weight)
     by_id = {x.id: x for x in d.all_candidates}
     return evaluate(plan, [*cands, *(by_id[i] for i in extra)], stats, locomo.EXACT,
                     semantic).selected

@@ -137,3 +137,44 @@ def test_a_calibration_out_of_range_is_refused(bad: dict[str, float]) -> None:
 def test_script_of_a_text() -> None:
     assert [script(t) for t in ("数据库端口是 5434。", "The port is 5434.", "5434", "用 ruff 检查")
             ] == ["han", "latin", "", "han"]
+
+
+#: the bundled model's rules for Chinese (``semantic.e5.CALIBRATION``), on data
+HAN = Calibration(floor=0.70, ceil=0.92, weight=0.4, qualify=0.68, support=0.6,
+                  cross_script=0.46, veto=0.47, qualify_han=0.91, cross_from=("han",),
+                  cross_margin=0.03)
+
+
+def test_a_chinese_record_qualifies_by_meaning_only_when_very_near() -> None:
+    """A review: any short Chinese claim sat at cosine 0.83-0.87 from any request (English
+    or Chinese), past the same-script bar (0.85), and was recalled for all of them."""
+    backup = record("backup", "数据库 每天 凌晨 备份")
+    for query in ("please refactor this function", "今天天气怎么样"):
+        side = Semantic({"backup": 0.865}, HAN, script(query))
+        assert [s.candidate.id for s in score_all(direct_plan(query), [backup], STATS, side)
+                if s.eligible] == [], query
+    side = Semantic({"backup": 0.93}, HAN, "han")  # a related Chinese request
+    assert [s.candidate.id for s in score_all(direct_plan("数据库什么时候备份？"), [backup],
+                                              STATS, side) if s.eligible] == ["backup"]
+
+
+def test_across_scripts_a_margin_among_the_records_of_that_script() -> None:
+    """From Chinese, an English record qualifies when it is the nearest English record by
+    ``cross_margin`` (a Chinese record nearer does not count: every Chinese text is);
+    from English the rule does not serve (related pairs are noise for this model)."""
+    queue = record("queue", "We use RabbitMQ as the message queue.")
+    lint = record("lint", "代码风格检查使用 ruff。")
+    records = [queue, lint, *RECORDS]
+    query = "我们用什么消息队列？"
+
+    def chosen(cosines: dict[str, float], ask: str = query) -> list[str]:
+        side = Semantic(cosines, HAN, script(ask))
+        return [s.candidate.id for s in score_all(direct_plan(ask), records, STATS, side)
+                if s.eligible]
+
+    assert chosen({"queue": 0.830, "lint": 0.835, "flag": 0.761, "deploy": 0.75}) \
+        == ["queue"]
+    assert chosen({"queue": 0.804, "lint": 0.835, "flag": 0.795, "deploy": 0.75}) == []
+    assert chosen({"queue": 0.80, "cache": 0.70}, "how long are pdf layouts kept?") == []
+    only = Semantic({"lint": 0.83, "deploy": 0.76}, HAN, "latin")
+    assert not only.among([(lint.id, lint.text)]).across("lint", lint.text)

@@ -30,7 +30,8 @@ lexical score, never an error. The weights were chosen on the LoCoMo development
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import heapq
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, Protocol
 
 import msgspec
@@ -59,12 +60,22 @@ class Calibration(msgspec.Struct, frozen=True):
     #: fused, an eligible record is cut below this share of the best one's relevance (the
     #: lexical engine's 0.75 unless the model's calibration says otherwise)
     relative: float = 0.75
+    #: ``qualify`` for a Han record (None: ``qualify``): a model may put any short Chinese
+    #: text nearer to any query than two related English texts
+    qualify_han: float | None = None
+    #: the scripts of the queries the cross-script rule serves (a model whose similarity
+    #: from one script to the other is noise for short texts serves only the other)
+    cross_from: tuple[str, ...] = ("han", "latin")
+    #: across scripts, the record must also be this much (raw cosine) nearer than the
+    #: next record (any script), or than ``floor`` when it is the only one
+    cross_margin: float = 0.0
 
     def __post_init__(self) -> None:
         if not (-1.0 <= self.floor < self.ceil <= 1.0 and 0.0 <= self.weight <= 1.0
                 and 0.0 < self.qualify <= 1.0 and 0.0 < self.support <= 1.0
                 and 0.0 < self.cross_script <= 1.0 and 0.0 <= self.veto < 1.0
-                and 0.0 < self.relative <= 1.0):
+                and 0.0 < self.relative <= 1.0 and 0.0 <= self.cross_margin < 1.0
+                and (self.qualify_han is None or 0.0 < self.qualify_han <= 1.0)):
             raise ValueError(f"invalid calibration {self!r}")
 
     def calibrate(self, cosine: float) -> float:
@@ -98,6 +109,21 @@ class Semantic(msgspec.Struct, frozen=True):
     calibration: Calibration
     #: the query's script (:func:`script`), for the cross-script rule
     query_script: str = ""
+    #: the two highest cosines of the candidates in another script than the query's (set
+    #: by :meth:`among` for one candidate list): with a ``cross_margin``, a record across
+    #: scripts must be the nearest of them by that much
+    rivals: tuple[float, ...] = ()
+
+    def among(self, records: Iterable[tuple[str, str]]) -> Semantic:
+        """This side for one list of candidates, ``(id, text)``: with the cosines of those
+        in another script than the query's (:attr:`rivals`), when the margin needs them."""
+        if not self.calibration.cross_margin or self.query_script not in \
+                self.calibration.cross_from:
+            return self
+        cosines = self.cosines
+        foreign = (cosines[i] for i, text in records
+                   if i in cosines and script(text) not in ("", self.query_script))
+        return msgspec.structs.replace(self, rivals=tuple(heapq.nlargest(2, foreign)))
 
     def score(self, candidate_id: str) -> float | None:
         """The calibrated similarity, or ``None`` when the record has no vector."""
@@ -110,8 +136,14 @@ class Semantic(msgspec.Struct, frozen=True):
         weight = self.calibration.weight
         return (1.0 - weight) * lexical + weight * sem
 
-    def qualifies(self, sem: float | None) -> bool:
-        return sem is not None and sem >= self.calibration.qualify
+    def qualifies(self, sem: float | None, text: str = "") -> bool:
+        """Whether a record (``text``) with no lexical match is near enough on its own."""
+        if sem is None:
+            return False
+        high = self.calibration.qualify_han
+        if high is not None and script(text) == "han":
+            return sem >= high
+        return sem >= self.calibration.qualify
 
     def supports(self, sem: float | None) -> bool:
         return sem is not None and sem >= self.calibration.support
@@ -121,14 +153,22 @@ class Semantic(msgspec.Struct, frozen=True):
         return sem is not None and sem < self.calibration.veto
 
     def across(self, candidate_id: str, text: str) -> bool:
-        """Whether a record in the other script qualifies: the nearest to the query (within
-        ``NEAREST_MARGIN`` of the best cosine) and at least ``cross_script`` similar."""
+        """Whether a record in the other script qualifies: the query's script is one the
+        rule serves (``cross_from``), the record is at least ``cross_script`` similar, and
+        the nearest to the query (within ``NEAREST_MARGIN`` of the best cosine) or, with
+        a ``cross_margin``, the nearest of the records in its script (:meth:`among`) by
+        that much (a model may put every text of the query's own script nearer)."""
         cosine = self.cosines.get(candidate_id)
-        if cosine is None or not self.query_script or script(text) == self.query_script:
+        calibration = self.calibration
+        if cosine is None or self.query_script not in calibration.cross_from \
+                or script(text) == self.query_script \
+                or calibration.calibrate(cosine) < calibration.cross_script:
             return False
-        best = max(self.cosines.values())
-        return (cosine >= best - NEAREST_MARGIN
-                and self.calibration.calibrate(cosine) >= self.calibration.cross_script)
+        if not calibration.cross_margin:
+            return cosine >= max(self.cosines.values()) - NEAREST_MARGIN
+        best, *rest = self.rivals or (cosine,)
+        other = best if cosine < best else rest[0] if rest else calibration.floor
+        return cosine - other >= calibration.cross_margin
 
 
 #: how far below the best cosine a record still counts as the nearest

@@ -219,6 +219,9 @@ def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
     if eligible_only and semantic is None:
         scored = _may_be_eligible(plan, facts, candidates, stats)
     else:
+        if semantic is not None:
+            candidates = list(candidates)
+            semantic = semantic.among((c.id, c.text) for c in candidates)
         scored = [_score(plan, facts, c, stats, semantic) for c in candidates]
     best = max((s.relevance for s in scored if s.eligible), default=0.0)
     # fused, a record also stays when it is near the best *lexically* (the other language's
@@ -372,7 +375,7 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     named = named or (
         len(strong) >= 2 and coverage >= PHRASE_COVERAGE and not facts.unknown
         and _names_phrase(facts, candidate))
-    close = semantic is not None and (semantic.qualifies(sem)
+    close = semantic is not None and (semantic.qualifies(sem, candidate.text)
                                       or semantic.across(candidate.id, candidate.text))
     supported = close or (semantic is not None and semantic.supports(sem))
     reason = _gate(plan, facts, candidate, stats, strong, coverage, named or close, close,
