@@ -47,7 +47,7 @@ from typing import Any, Final
 
 import msgspec
 
-from waymarks.core.privacy import PrivacyConfigError, ProviderPolicy
+from waymarks.core.privacy import Classification, PrivacyConfigError, ProviderPolicy
 from waymarks.files.reading import stamp_of
 from waymarks.planner.budgets import Budgets
 from waymarks.service.outcomes import ServiceError
@@ -105,6 +105,14 @@ def origin_policy(home: Path, origin: str) -> ProviderPolicy | None:
         return load_settings(home, origin, origin in TrustStore(home).projects()).policy
     except ServiceError:
         return None
+
+
+def unmarked_level(home: Path, origin: str) -> Classification:
+    """The level of unmarked text captured in ``origin`` for learning (a statement, a work
+    turn, an imported legacy memory): the policy's ``defaultClassification``, and
+    ``local-only`` (nothing of it kept) when a configuration cannot be read."""
+    policy = origin_policy(home, origin)
+    return policy.default_classification if policy is not None else "local-only"
 
 
 #: sections a project's configuration may not set at all

@@ -257,12 +257,11 @@ class Evolution:
         """Capture several (kind, key, text) at once: one lock, one projection sync (the
         hook path). Kind ``statement`` is a user statement; ``summary`` a compaction
         summary (with its local claims)."""
-        from waymarks.service.config import origin_policy
+        from waymarks.service.config import unmarked_level
 
         # unmarked text is at the level the person's policy gives it (a configuration that
         # cannot be read: nothing is kept, as nothing of it could be sent)
-        policy = origin_policy(self.home, origin)
-        default = policy.default_classification if policy is not None else "local-only"
+        default = unmarked_level(self.home, origin)
         prepared = []
         for kind, key, text in items:
             clean = sanitize(text, default)

@@ -14,7 +14,7 @@ erasure: the text stays in the append-only ledger, marked forgotten and suppress
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,6 +41,7 @@ from waymarks.core.evolution.rows import (
     snapshot,
     suppression_key,
 )
+from waymarks.core.privacy import Classification
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_feedback import (
     REFUSALS,
@@ -286,7 +287,7 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
                        "missing or empty); the import stays available")
     try:
         texts = [b.decode("utf-8") for b in blobs]
-        conversion = legacy.convert(*texts)
+        conversion = legacy.convert(texts[0], texts[1], _unmarked_of(evo))
     except UnicodeDecodeError:
         return _refuse("bad_input", "a legacy ledger is not UTF-8 text; the import stopped "
                        "and nothing was written")
@@ -307,6 +308,17 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
                            f"({conversion.skipped} skipped: nothing storable).",
                            last.seq, {"claims": conversion.claims,
                                       "skipped": conversion.skipped})
+
+
+def _unmarked_of(evo: Evolution) -> Callable[[str], Classification]:
+    """The level of an origin's unmarked legacy text: the person's policy's
+    ``defaultClassification`` for it (read once an origin), as capture takes it; imported
+    at ``normal``, a pending job went to a route the policy kept that text from."""
+    from functools import cache
+
+    from waymarks.service.config import unmarked_level
+
+    return cache(lambda origin: unmarked_level(evo.home, origin))
 
 
 def _imported(evo: Evolution) -> str:
@@ -333,7 +345,7 @@ def _import_sqlite(evo: Evolution, path: Path) -> EditOutcome:
                        "available")
     try:
         conversion = convert_rows(snapshot.schema, snapshot.rows, snapshot.sources,
-                                  snapshot.events)
+                                  snapshot.events, _unmarked_of(evo))
         conversion.ledgers_open = ledgers_open(snapshot.schema, snapshot.import_marker,
                                                snapshot.migration_event, snapshot.rows)
     except legacy.LegacyError as exc:

@@ -85,7 +85,7 @@ def capture_work(evo: Evolution, origin: str, session: str, key: str,
     """Capture the work turn ``items`` end with; returns the decision (no bodies), which is
     also written as the home's last capture decision. ``statements``: how many statement
     sources the same turn gave (the host's statement capture), for the snapshot."""
-    from waymarks.service.config import origin_policy
+    from waymarks.service.config import unmarked_level
 
     turn, scan = observe(items, cwd=cwd, state_dir=str(evo.home), root_of=checkout_root,
                          state_aliases=_home_relative(evo.home), scan_limited=scan_limited)
@@ -93,8 +93,7 @@ def capture_work(evo: Evolution, origin: str, session: str, key: str,
     # unmarked text is at the level the person's policy gives it, as a statement's is
     # (``Evolution.capture_many``): at ``local-only`` (or a policy that cannot be read)
     # nothing of the turn is kept
-    policy = origin_policy(evo.home, origin) if turn is not None else None
-    default = policy.default_classification if policy is not None else "local-only"
+    default = unmarked_level(evo.home, origin) if turn is not None else "local-only"
     if turn is not None and default == "local-only":
         decision["decision"] = "local_only"
     elif turn is not None:

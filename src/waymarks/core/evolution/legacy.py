@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
@@ -56,6 +57,7 @@ from waymarks.core.evolution.model import (
     source_id,
     utf16_len,
 )
+from waymarks.core.privacy import Classification
 
 __all__ = ["LEGACY_ORIGIN", "Conversion", "LegacyError", "convert", "digest"]
 
@@ -129,9 +131,11 @@ def _iso(value: object, where: str) -> str:
     return value
 
 
-def _texts(content: str, kind: str) -> tuple[list[str], str]:
-    """The claims ``content`` gives (sanitized) and its classification."""
-    clean = sanitize(content)
+def _texts(content: str, kind: str, default: Classification = "normal"
+           ) -> tuple[list[str], str]:
+    """The claims ``content`` gives (sanitized, unmarked text at ``default``: at
+    ``local-only`` nothing is kept) and its classification."""
+    clean = sanitize(content, default)
     if clean is None:
         return [], "normal"
     body, level = clean
@@ -140,8 +144,12 @@ def _texts(content: str, kind: str) -> tuple[list[str], str]:
     return ([body] if MIN_CONTENT <= utf16_len(body) <= MAX_CONTENT else []), level
 
 
-def convert(memories_text: str, actions_text: str) -> Conversion:
-    """The records importing these ledgers appends (raises :class:`LegacyError`)."""
+def convert(memories_text: str, actions_text: str,
+            default_of: Callable[[str], Classification] = lambda _origin: "normal"
+            ) -> Conversion:
+    """The records importing these ledgers appends (raises :class:`LegacyError`).
+    ``default_of``: the level of unmarked text of an origin (the person's policy's
+    ``defaultClassification``, as capture takes it)."""
     out = Conversion()
     mapped: dict[str, list[tuple[str, str, str]]] = {}  # legacy id -> (claim id, origin, kind)
     for where, row in _rows(memories_text, MEMORIES):
@@ -155,7 +163,7 @@ def convert(memories_text: str, actions_text: str) -> Conversion:
             continue  # the first row of an ID wins, as in the original
         scope = row.get("scope")
         origin = scope if isinstance(scope, str) and scope.strip() else LEGACY_ORIGIN
-        texts, level = _texts(content, str(kind))
+        texts, level = _texts(content, str(kind), default_of(origin))
         source_kind = "summary" if kind == "compaction_summary" else "statement"
         sid = source_id(origin, source_kind, "legacy", entry + "\0" + legacy_id)
         claim_kind = "fact" if kind == "compaction_summary" else str(kind)

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from waymarks.core.evolution.capture import sanitize
@@ -64,6 +64,7 @@ from waymarks.core.evolution.model import (
     claim_id,
     source_id,
 )
+from waymarks.core.privacy import Classification
 
 DATABASE: Final = "memory.sqlite"
 SUPPORTED_SCHEMAS: Final = frozenset({"2", "3", "4", "5", "6", "7"})
@@ -87,9 +88,12 @@ ACTORS: Final = frozenset({"migration", "model", "user", "host"})
 
 def convert_rows(schema: str, rows: Sequence[Row],
                  sources: Sequence[tuple[str, str, str, int, str]] = (),
-                 events: Sequence[tuple[str, str]] = ()) -> Conversion:
+                 events: Sequence[tuple[str, str]] = (),
+                 default_of: Callable[[str], Classification] = lambda _origin: "normal"
+                 ) -> Conversion:
     """The records importing these rows (and the database's ``sources`` job state and
-    ``events`` history) appends (raises ``LegacyError``)."""
+    ``events`` history) appends (raises ``LegacyError``). ``default_of``: the level of an
+    origin's unmarked text (:func:`~waymarks.core.evolution.legacy.convert`)."""
     if schema not in SUPPORTED_SCHEMAS:
         raise LegacyError(DATABASE, f"schema {schema[:8]!r} is not one of 2-7 (not a "
                           "pi-memory-evolution database this version reads)")
@@ -97,12 +101,12 @@ def convert_rows(schema: str, rows: Sequence[Row],
     ids: dict[str, str] = {}
     for number, row in enumerate(sorted(rows), start=1):
         where = f"{DATABASE}: memories row {number}"
-        cid = _memory(_decode(row, where), row, where, out)
+        cid = _memory(_decode(row, where), row, where, out, default_of)
         if cid is not None:
             ids[row[0]] = cid
             out.legacy_ids[row[0]] = [cid]
     for number, source in enumerate(sources, start=1):
-        _job(source, f"{DATABASE}: sources row {number}", out)
+        _job(source, f"{DATABASE}: sources row {number}", out, default_of)
     for number, (event_id, data) in enumerate(events, start=1):
         out.history.append(_event(event_id, data, f"{DATABASE}: events row {number}", ids))
     return out
@@ -153,12 +157,13 @@ def _decode(row: Row, where: str) -> dict[str, Any]:
     return data
 
 
-def _memory(data: dict[str, Any], row: Row, where: str, out: Conversion) -> str | None:
+def _memory(data: dict[str, Any], row: Row, where: str, out: Conversion,
+            default_of: Callable[[str], Classification]) -> str | None:
     created = _iso(data.get("createdAt"), where)
     updated = _iso(data.get("updatedAt", created), where)
     scope = str(data["scope"]).strip() or LEGACY_ORIGIN
     kind = str(data["kind"])
-    texts, level = _texts(str(data["content"]), kind)
+    texts, level = _texts(str(data["content"]), kind, default_of(scope))
     if len(texts) != 1:  # nothing storable left after sanitizing (or too long)
         out.skipped += 1
         return None
@@ -191,7 +196,8 @@ def _memory(data: dict[str, Any], row: Row, where: str, out: Conversion) -> str 
     return cid
 
 
-def _job(source: tuple[str, str, str, int, str], where: str, out: Conversion) -> None:
+def _job(source: tuple[str, str, str, int, str], where: str, out: Conversion,
+         default_of: Callable[[str], Classification]) -> None:
     """One ``sources`` row: queued again (due now), settled, or left (done)."""
     legacy_id, raw, state, failures, _error = source
     if state == "done":
@@ -207,7 +213,7 @@ def _job(source: tuple[str, str, str, int, str], where: str, out: Conversion) ->
         raise LegacyError(where, "not a legacy job state")
     captured = _iso(data.get("createdAt"), where)
     scope = str(data.get("scope") or "").strip() or LEGACY_ORIGIN
-    clean = sanitize(str(data["content"]))
+    clean = sanitize(str(data["content"]), default_of(scope))
     if clean is None or not clean[0].strip():
         out.jobs_settled += 1
         return
