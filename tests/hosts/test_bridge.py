@@ -331,11 +331,13 @@ def test_a_write_before_pi_saved_its_session_is_refused_before_it_is_asked(
         {"id": 1, "method": "initialize"},
         {"id": 2, "method": "command", "params": {"text": "pin -- Run the linters"}},
         {"id": 3, "method": "tool", "params": pin},
-        {"id": 4, "method": "shutdown"}], host, saved=False)
+        {"id": 4, "method": "command", "params": {"text": "notes add -- Migrations first"}},
+        {"id": 5, "method": "shutdown"}], host, saved=False)
     results = {m["id"]: m["result"] for m in out if "result" in m}
     assert results[2]["exitCode"] == 2 and "first message" in results[2]["text"]
     assert results[2]["data"]["code"] == "not_saved"
     assert results[3]["details"]["errorCode"] == "not-saved"
+    assert results[4]["exitCode"] == 2 and results[4]["data"]["code"] == "not_saved"
     assert asked == [] and host.entries == []  # no dialog, no append
     out = converse(tmp_path, [
         {"id": 1, "method": "initialize"},

@@ -26,7 +26,6 @@ GHP = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     ("db_password: 'my long pass phrase 42'", "db_password: '[REDACTED:secret]'"),
     ('{"api_key": "see the vault", "n": 1}', '{"api_key": "[REDACTED:secret]", "n": 1}'),
     ('--password "two words here" --verbose', '--password "[REDACTED:secret]" --verbose'),
-    ('SECRET=`three plain words`', "SECRET=`[REDACTED:secret]`"),
     # an escape inside: the value runs on past it
     ('api_key = "abc\\"Xy9kLmN0pq"', 'api_key = "[REDACTED:secret]"'),
     ('token: "S3cr3t\\u0021Pass"', 'token: "[REDACTED:secret]"'),
@@ -45,6 +44,11 @@ def test_a_quoted_value_goes_whole(text: str, expected: str) -> None:
     'prompt_password = "Enter your password:"', 'password = "**** ****"',
     'the password is "correct horse"',  # prose: no separator after the name
     'password = "a" + "b c"',  # a closed value, then code
+    # (a re-review) separators, placeholders, Markdown code spans, strings in JSON
+    'token = ", ".join(tokens)', 'sep_token = " | "', 'token = "TODO: fill me in"',
+    "Set `GITHUB_TOKEN=` in the env and then run `make deploy` again.",
+    "Pass `--token ` then run `deploy.sh` once more.",
+    '{"command": "grep -rn \'token: \' src/", "description": "Find where \'src\' sets it"}',
 ])
 def test_what_names_no_secret_stays(text: str) -> None:
     assert redact(text) == (text, 0)
@@ -151,8 +155,7 @@ def test_a_clean_base64_document_is_kept_as_it_is() -> None:
     assert source_of(out)["data"] is data
 
 
-@pytest.mark.parametrize("data", ["not base64 at all!", b64("x")[:-1],
-                                  base64.b64encode(b"\xff\xfe latin").decode()])
+@pytest.mark.parametrize("data", ["not base64 at all!", b64("x")[:-1]])
 def test_a_text_document_that_cannot_be_read_is_withheld(data: str) -> None:
     outcome = run(document("text/plain", data))
     assert outcome.payload is not None and outcome.removed_blocks == 1
@@ -183,3 +186,55 @@ def test_for_a_local_provider_nothing_is_decoded_or_changed() -> None:
     out = ok(payload, "ollama", LOCAL)
     assert out["messages"][1]["tool_calls"][0]["function"]["arguments"] \
         == payload["messages"][1]["tool_calls"][0]["function"]["arguments"]
+
+
+# -- a re-review of the above ---------------------------------------------------------------
+
+
+def test_arguments_keep_their_numbers_keys_and_spacing_when_one_string_is_redacted() -> None:
+    arguments = ('{"c": "mysql -u root -p\\"S3cret99\\"", "c": "ls",  "n": 1E5, '
+                 '"big": 1e400, "z": -0}')
+    out = ok(tool_call(arguments))["messages"][1]["tool_calls"][0]["function"]["arguments"]
+    assert "S3cret99" not in out and "[REDACTED:" in out
+    assert out.endswith('"c": "ls",  "n": 1E5, "big": 1e400, "z": -0}')
+
+
+def test_arguments_cut_short_are_read_too() -> None:
+    arguments = '{"c": "mysql -u root -p\\"S3cret99\\"", "more": "trunc'
+    out = ok(tool_call(arguments))["messages"][1]["tool_calls"][0]["function"]["arguments"]
+    assert "S3cret99" not in out and out.endswith('"more": "trunc')
+
+
+def test_an_escaped_slash_takes_the_full_walk_alone_or_not() -> None:
+    from waymarks.core.secrets import might_contain_secret
+
+    url = "https://hooks.slack.com/services/TDd9X8vl9/BMnAy6LqY/iracnqhbvr9j7b1slQf6XQq6"
+    raw = json.dumps({"c": "curl -X POST " + url}).replace("/", "\\/")
+    message = tool_call(raw)["messages"][1]
+    assert not quick(message, might_contain_secret)
+    assert "iracnqhbvr9j7b1slQf6XQq6" not in json.dumps(ok(tool_call(raw)))
+
+
+@pytest.mark.parametrize("head", ["DATA:text/plain;base64,", "data:Text/Plain;base64,",
+                                  "data:text/plain;BASE64,"])
+def test_a_data_uri_is_read_in_any_case(head: str) -> None:
+    payload = {"model": "gpt-4.1", "messages": [{"role": "user", "content": [
+        {"type": "file", "file": {"filename": "a.txt", "file_data": head + b64(f"k {GHP}")}}]}]}
+    shown = ok(payload)["messages"][0]["content"][0]["file"]["file_data"]
+    assert shown.startswith(head) and GHP not in base64.b64decode(shown[len(head):]).decode()
+
+
+def test_a_latin1_or_utf16_or_wrapped_text_document_is_read_and_kept_in_its_encoding() -> None:
+    latin = "Jos\u00e9;M\u00e1laga;token: " + GHP + "\n"
+    for codec in ("latin-1", "utf-16"):
+        data = base64.b64encode(latin.encode(codec)).decode()
+        out = run(document("text/csv", data))
+        assert out.payload is not None and out.redacted_values == 1, codec
+        text = base64.b64decode(source_of(out.payload)["data"]).decode(codec)
+        assert text.startswith("Jos\u00e9;M\u00e1laga;token: [REDACTED:"), codec
+    wrapped = "\n".join(b64(f"token: {GHP}")[i:i + 8] for i in range(0, 60, 8))
+    out = run(document("text/plain", wrapped))
+    assert out.payload is not None and out.redacted_values == 1
+    # a local provider gets a blob nothing can read as it is
+    assert source_of(ok(document("text/plain", "not base64 at all!"), "ollama"))["data"] \
+        == "not base64 at all!"

@@ -107,9 +107,10 @@ class HostSessionLog(SessionLog):
         if not self._shared.saves_later or self.path.exists():
             return None
         return (f"The host has not saved this session yet: it writes its session file "
-                f"({self.path}) with the conversation's first message, and what is "
-                "recorded before that is lost if the session ends first. Nothing was "
-                "written; send a message, then run this again")
+                f"({self.path}) only once the conversation has begun (Pi: with its first "
+                "message, or its first reply), and what is recorded before that is lost "
+                "if the session ends first. Nothing was written; send a message and let "
+                "it answer, then run this again")
 
     def append(self, entry: dict[str, Any], new_id: Callable[[], str]) -> Entry:
         """Have the host append ``entry`` (as a child of its leaf) and read it back."""

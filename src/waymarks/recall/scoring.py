@@ -244,6 +244,9 @@ def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
     """Candidates by relevance alone, gates ignored (for ranked retrieval measures)."""
     stats = stats.memoized((*plan.focus, *plan.context))
     facts = _facts(plan, stats)
+    if semantic is not None:
+        candidates = list(candidates)
+        semantic = semantic.among((c.id, c.text) for c in candidates)
     scored = [_score(plan, facts, c, stats, semantic) for c in candidates]
     return sorted(scored, key=lambda s: (-s.relevance, -s.candidate.created_at, s.candidate.id))
 

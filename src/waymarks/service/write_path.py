@@ -34,7 +34,13 @@ from waymarks.core.rules import apply_mutation
 from waymarks.ledger.host import HostSessionLog
 from waymarks.ledger.log import Entry, SessionLog
 from waymarks.service import semantic_backfill
-from waymarks.service.outcomes import Committed, Rehearsed, WriteOutcome, committed_outcome
+from waymarks.service.outcomes import (
+    Committed,
+    Rehearsed,
+    ServiceError,
+    WriteOutcome,
+    committed_outcome,
+)
 from waymarks.service.ports import iso
 from waymarks.service.recovery import database_error, is_damage
 from waymarks.service.session_checks import not_applied, project_write_refused
@@ -178,6 +184,8 @@ def append_record(app: Waymarks, custom_type: str, data: dict[str, Any]) -> str:
         raise Rehearsed(custom_type)
     session = app.current_session(create=True)
     assert session is not None
+    if (problem := unsaved(session)) is not None:  # (a note: lost the same way)
+        raise ServiceError("not_saved", problem)
     with app._appending(session):
         entry = session.append({"type": "custom", "customType": custom_type, "data": data,
                                 "timestamp": iso(app.clock.now())}, app.ids.entry_id)

@@ -24,11 +24,11 @@ from waymarks.planner.sanitize.walker import (
     BASE,
     HINT,
     STRUCTURAL,
-    TEXT_DATA_URIS,
     Handler,
     Malformed,
     Suspect,
     Walker,
+    text_data_uri,
     text_media,
 )
 
@@ -41,9 +41,11 @@ _SCALARS: Final = frozenset({int, float, bool})
 _PLAIN_TEXT_TYPES: Final = frozenset({"text", "input_text", "output_text"})
 #: _ESCAPES: tool-call ``arguments`` are JSON, read decoded by the full walk. The credential
 #: pre-test on the raw string says no less than on the decoded one, except where an escape
-#: stands for what the pre-test looks for: a tab before a flag (``mysql\t-pS3cret``) or a
-#: ``\uXXXX`` (a letter, an invisible character). ``\"``, ``\\``, ``\n`` and ``\/`` are
-#: read as they are (its literals allow for them), so those arguments stay on this path.
+#: stands for what the pre-test looks for: a tab before a flag (``mysql\t-pS3cret``), a
+#: ``\uXXXX`` (a letter, an invisible character), an escaped slash (a webhook's
+#: ``hooks.slack.com\/services``), a backspace or form feed. ``\"``, ``\\``, ``\n`` and
+#: ``\r`` are read as they are (its literals allow for them): those arguments stay here.
+_ESCAPES: Final = ("\\t", "\\u", "\\/", "\\b", "\\f")
 
 
 def quick(unit: dict[Any, Any], suspect: Suspect | None) -> bool:
@@ -92,12 +94,12 @@ def clean(value: Any, text: int, suspect: Suspect | None) -> bool:
             if kind is str:
                 if ":" in item and HINT in item:
                     return False
-                if (key == "media_type" and text_media(item)) \
-                        or item.startswith(TEXT_DATA_URIS):
+                if (key == "media_type" and text_media(item)) or text_data_uri(item):
                     return False  # base64 text: decoded by the full walk
                 if suspect is not None and (
                         ((text == 2 or key not in STRUCTURAL) and suspect(item))
-                        or (key == "arguments" and ("\\t" in item or "\\u" in item))):
+                        or (key == "arguments" and "\\" in item
+                            and any(e in item for e in _ESCAPES))):
                     return False  # (see _ESCAPES)
             elif kind is list:  # inline: lists of parts are the common case
                 child = 2 if text == 2 or key in _DEEP_TEXT_KEYS else \
@@ -132,7 +134,7 @@ def clean(value: Any, text: int, suspect: Suspect | None) -> bool:
 
 def clean_string(value: str, text: int, suspect: Suspect | None) -> bool:
     """A string in a list: any of them may be redacted (``Walker.generic``)."""
-    if ":" in value and (HINT in value or value.startswith(TEXT_DATA_URIS)):
+    if ":" in value and (HINT in value or text_data_uri(value)):
         return False
     return not (suspect is not None and suspect(value))
 

@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from waymarks.core.privacy import (
+    LEVELS,
     WITHHELD,
     Classification,
     MarkedText,
@@ -153,19 +155,28 @@ class Walker:
 
     def encoded_text(self, value: str, base: Classification) -> str | None:
         """A base64 text document (``value``) as the provider may see it: decoded, its
-        text handled as any text's, encoded again when that changed it; None when withheld
-        whole. Text that does not decode (not base64, not UTF-8) cannot be read, so it is
-        withheld: sent as it is, it would carry what nothing checked."""
+        text handled as any text's, encoded again (in its own encoding) when that changed
+        it; None when withheld whole. Its encoding: UTF-8, UTF-16 with a byte-order mark,
+        else Latin-1 (a spreadsheet's CSV: every byte is a character, so nothing is left
+        unread). A blob that is not base64 (line breaks aside) cannot be read: withheld,
+        unless the provider may receive everything as it is (a local one)."""
         try:
-            plain = base64.b64decode(value, validate=True).decode()
-        except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+            data = base64.b64decode("".join(value.split()), validate=True)
+        except ValueError:  # binascii.Error
+            if self.suspect is None and self.allowed >= _EVERY_LEVEL:
+                return value
             self.slots += 1
             self.removed += 1
             return None
+        codec = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+        try:
+            plain = data.decode(codec)
+        except UnicodeDecodeError:
+            codec, plain = "latin-1", data.decode("latin-1")
         out = self.text(plain, base)
         if out is None or out is plain:
             return out if out is None else value
-        return base64.b64encode(out.encode()).decode()
+        return base64.b64encode(out.encode(codec)).decode()
 
     def text_or(self, value: object, base: Classification, replacement: str) -> str:
         out = self.text(value, base)
@@ -181,7 +192,7 @@ class Walker:
         containers); other strings are redacted for a remote provider, except the
         values of ``STRUCTURAL`` keys (and ``ENCODED`` blobs), which are kept."""
         if type(value) is str:
-            if value.startswith(TEXT_DATA_URIS) and (uri := _text_data_uri(value)):
+            if text_data_uri(value) and (uri := _text_data_uri(value)):
                 head, data = uri  # a text file as a data URI (a chat ``file`` part's)
                 shown = self.encoded_text(data, base)
                 return WITHHELD if shown is None else value if shown is data else head + shown
@@ -345,30 +356,28 @@ class Walker:
         out = self.text_or(value, base, EMPTY_ARGUMENTS)
         if self.suspect is None or "\\" not in out:  # unescaped: what the rules just read
             return out
-        try:
-            decoded = json.loads(out)
-        except ValueError:
-            return out
-        new = self._decoded(decoded)
-        return out if new is decoded else json.dumps(new, ensure_ascii=False)
+        return self._decoded_strings(out)
 
-    def _decoded(self, value: Any) -> Any:
-        """Decoded tool-call arguments with every credential in their strings and keys
-        redacted; the same object when there was none."""
-        if type(value) is str:
-            return self._redact(value)
-        if type(value) is dict:
-            out = {self._redact(k) if type(k) is str else k: self._decoded(v)
-                   for k, v in value.items()}
-            if len(out) != len(value):
-                raise Malformed("two object keys are the same once credentials are redacted")
-            same = all(k is k0 and v is v0 for (k, v), (k0, v0)
-                       in zip(out.items(), value.items(), strict=True))
-            return value if same else out
-        if type(value) is list:
-            items = [self._decoded(item) for item in value]
-            return value if all(a is b for a, b in zip(items, value, strict=True)) else items
-        return value
+    def _decoded_strings(self, text: str) -> str:
+        """``text`` (JSON) with each string literal holding an escape read decoded and,
+        when a credential is found there, written again redacted; everything else (other
+        strings, numbers, spacing, repeated keys, text that is not whole JSON, as a call
+        cut at the model's token limit) stays as it is."""
+        parts: list[str] = []
+        at = 0
+        for literal in _JSON_STRING.finditer(text):
+            token = literal.group()
+            if "\\" not in token:
+                continue  # read as it is by the pass over the whole text
+            try:
+                decoded = json.loads(token)
+            except ValueError:
+                continue
+            shown = self._redact(decoded)
+            if shown is not decoded:
+                parts += (text[at:literal.start()], json.dumps(shown, ensure_ascii=False))
+                at = literal.end()
+        return text if not parts else "".join(parts) + text[at:]
 
     def tool_input(self, value: Any, base: Classification) -> Any:
         """Tool-call input given as an object: every string in it is text."""
@@ -392,6 +401,7 @@ class Walker:
         return value
 
 
+_EVERY_LEVEL: Final = frozenset(LEVELS)
 #: media types of text given base64-encoded (besides ``text/*``)
 _TEXT_APPLICATIONS: Final = frozenset({
     "application/json", "application/x-yaml", "application/yaml", "application/xml",
@@ -408,14 +418,23 @@ def text_media(media_type: object) -> bool:
     return kind.startswith("text/") or kind in _TEXT_APPLICATIONS
 
 
-#: how a data URI that may hold text starts
-TEXT_DATA_URIS: Final = ("data:text/", "data:application/")
+#: a JSON string literal (its escapes whole)
+_JSON_STRING: Final = re.compile(r'"(?:[^"\\\n]|\\[^\n])*"')
+#: how a data URI that may hold text starts (in lower case: a URI's scheme and a media
+#: type are read in any case)
+_TEXT_DATA_URIS: Final = ("data:text/", "data:application/")
+
+
+def text_data_uri(value: str) -> bool:
+    """Whether ``value`` may be a data URI holding text (cheap: its start only)."""
+    return value[:1] in "dD" and value[:17].lower().startswith(_TEXT_DATA_URIS)
 
 
 def _text_data_uri(value: str) -> tuple[str, str] | None:
     """(``data:…;base64,``, the base64) of a base64 data URI of a text media type."""
     head, comma, data = value.partition(",")
-    if not comma or not head.endswith(";base64") or not text_media(head[5:-7]):
+    folded = head.lower()
+    if not comma or not folded.endswith(";base64") or not text_media(folded[5:-7]):
         return None
     return head + comma, data
 
