@@ -36,6 +36,32 @@ def socket_path(home: "str | Path") -> str:
     return f"{home}/claude-code/{SOCKET_NAME}"
 
 
+#: what runs a hook command for Claude Code without being it (``sh -c COMMAND``)
+_SHELLS = (b"sh", b"bash", b"dash", b"zsh", b"ksh", b"fish")
+
+
+def claude_pid(parent: int = 0) -> int:
+    """The process that started this one, past any shell between (Claude Code runs its
+    hook commands under ``sh -c``; its MCP servers may be started so too): the Claude
+    Code whose session a hook notes, and an MCP server looks up (``claude_code
+    .pid_pointer``). Shells are seen through ``/proc`` (Linux); elsewhere the parent."""
+    pid = parent or posix.getppid()
+    for _ in range(3):
+        try:
+            stat = posix.open(f"/proc/{pid}/stat", posix.O_RDONLY)
+            try:
+                head, _, rest = posix.read(stat, 4096).rpartition(b")")
+            finally:
+                posix.close(stat)
+            name, above = head.partition(b"(")[2], int(rest.split()[1])
+        except (OSError, ValueError, IndexError):
+            return pid  # not Linux, or the process is gone
+        if name not in _SHELLS or above <= 1:
+            return pid
+        pid = above
+    return pid
+
+
 def _env(name: str) -> str:
     """An environment variable ("" if unset) without ``os``: ``os.environ`` when ``os``
     is loaded already (it may have been changed in this process), else the process's
@@ -112,7 +138,7 @@ def run(argv: list[str], home: str) -> int:
 
             from waymarks.hosts.claude_code import main as in_process
 
-            code: int = in_process(argv, Path(home), raw, project or None)
+            code: int = in_process(argv, Path(home), raw, project or None, [claude_pid()])
         if helper:
             _start_helper(home)
         return code
@@ -242,7 +268,8 @@ def _ask(home: "str | Path", event: str, raw: bytes, project: str = "") -> str |
         return None
     try:
         name = event if event.isascii() and event.isalpha() else "invalid"
-        header = f'{{"protocol": "{PROTOCOL}", "event": "{name}"}}'.encode()
+        header = (f'{{"protocol": "{PROTOCOL}", "event": "{name}", '
+                  f'"pids": [{claude_pid()}]}}').encode()
         where = project.encode("utf-8", "replace") if "\n" not in project else b""
         client.sendall(header + b"\n" + where + b"\n" + raw)
         client.shutdown(_socket.SHUT_WR)

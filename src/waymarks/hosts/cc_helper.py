@@ -39,6 +39,7 @@ from waymarks.spawn.sockets import listen
 TYPE_CHECKING = False  # not typing's: nothing more than needed in the detached processes
 if TYPE_CHECKING:
     import socket
+    from collections.abc import Sequence
     from pathlib import Path
     from typing import Any
 
@@ -208,7 +209,8 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                     continue
                 try:
                     answer = _answer(event, raw, home, apps,
-                                     project.decode("utf-8", "replace") or None)
+                                     project.decode("utf-8", "replace") or None,
+                                     _pids(request.get("pids")))
                 except Exception as exc:  # noqa: BLE001 (never block the prompt)
                     from datetime import UTC, datetime
 
@@ -346,8 +348,14 @@ def _receive(connection: "socket.socket") -> bytes:
     return b"".join(chunks)
 
 
+def _pids(value: object) -> list[int]:
+    """The hook client's Claude Code process (``cc_client.claude_pid``), as a list."""
+    return [p for p in value if type(p) is int and p > 1][:1] \
+        if isinstance(value, list) else []
+
+
 def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], Any]",
-            project: str | None) -> str:
+            project: str | None, pids: "Sequence[int]" = ()) -> str:
     """One hook, on the warm ``Waymarks`` of its project and session."""
     import json
     from datetime import UTC, datetime
@@ -376,7 +384,7 @@ def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], A
         while len(apps) >= WARM_APPS:
             apps.pop(next(iter(apps))).close()  # the least recently served
     apps[key] = app
-    output = handle(event, payload, home, app)
+    output = handle(event, payload, home, app, pids=pids)
     if event == "SessionEnd":
         apps.pop(key, None)
         app.close()

@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -106,9 +107,21 @@ def pointer_path(home: Path, project: str) -> Path:
 
 def current_session_id(home: Path, project: str) -> str | None:
     """The Claude Code session a hook last saw in ``project`` (for the MCP server)."""
+    return _pointed(pointer_path(home, project))
+
+
+def pid_pointer(home: Path, pid: int) -> Path:
+    """Where the hooks of the Claude Code process ``pid`` note its session: its MCP
+    server (a child of it) acts on that one. With two Claude Code sessions open in one
+    project, the project's pointer named whichever had the last hook, and each one's
+    tools wrote into the other's session."""
+    return home / POINTER_DIR / f"pid-{pid}.session"
+
+
+def _pointed(path: Path) -> str | None:
     try:
-        value = pointer_path(home, project).read_text(encoding="utf-8").strip()
-    except OSError:
+        value = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
         return None
     return value if _SESSION_ID.fullmatch(value) else None
 
@@ -122,9 +135,11 @@ def project_of(payload: dict[str, Any], project: str | None) -> str:
 
 
 def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
-           project: str | None = None) -> dict[str, Any] | None:
+           project: str | None = None, pids: Sequence[int] = ()) -> dict[str, Any] | None:
     """Do what ``event`` asks; the JSON to print, or ``None`` for nothing. ``app``: a warm
-    ``Waymarks`` for this project (the helper process keeps them); else one is opened."""
+    ``Waymarks`` for this project (the helper process keeps them); else one is opened.
+    ``pids``: the Claude Code running the hook (``cc_client.claude_pid``), under which
+    its session is noted (:func:`pid_pointer`)."""
     if event == "Stop":  # learning capture only: no Waymarks app, no model call
         from waymarks.hosts.claude_code_capture import capture
 
@@ -140,8 +155,8 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
 
         with Waymarks(home, cwd=project_of(payload, project),
                       busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS) as fresh:
-            return handle(event, payload, home, fresh)
-    _bind(app, payload["session_id"].lower())
+            return handle(event, payload, home, fresh, pids=pids)
+    _bind(app, payload["session_id"].lower(), () if event == "SessionEnd" else pids)
     from waymarks.service.planning import CLAUDE_CODE_PROVIDER
 
     app.host_provider = CLAUDE_CODE_PROVIDER  # what it adds goes to Claude Code's model
@@ -173,6 +188,10 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         reason = payload.get("reason")
         app.append_record("waymarks-session-end-v1", {
             "reason": reason if isinstance(reason, str) and len(reason) <= 40 else "unknown"})
+        for pid in pids:  # the process is ending: its note goes (one per process else)
+            pointer = pid_pointer(home, pid)
+            if _pointed(pointer) == payload["session_id"].lower():
+                pointer.unlink(missing_ok=True)
     return None
 
 
@@ -216,22 +235,23 @@ def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
     app.append_record(observe.OBSERVATION_TYPE, data)
 
 
-def _bind(app: Any, session_id: str) -> None:
-    """Use (or create) the ledger whose session ID is Claude Code's, and point to it."""
+def _bind(app: Any, session_id: str, pids: Sequence[int] = ()) -> None:
+    """Use (or create) the ledger whose session ID is Claude Code's, and point to it: from
+    the project, and from each process that may be this Claude Code (``pids``)."""
     current = app.bound_session
     if current is None or current.session_id != session_id:  # a warm app may hold it
         app.bind_session(_open_or_create(app, session_id))
     from waymarks.files.atomic import write_atomic
     from waymarks.files.dirs import make_private_dirs
 
-    pointer = pointer_path(app.home, app.cwd)
-    try:
-        if pointer.read_text(encoding="utf-8") == session_id:
-            return  # every prompt binds: a pointer already right costs no write, no fsync
-    except (OSError, UnicodeDecodeError):
-        pass  # no pointer yet, or an unreadable one: write it
-    make_private_dirs(pointer.parent)  # under the home, which may be made here
-    write_atomic(pointer, session_id)
+    for pointer in (pointer_path(app.home, app.cwd), *(pid_pointer(app.home, p) for p in pids)):
+        try:
+            if pointer.read_text(encoding="utf-8") == session_id:
+                continue  # every prompt binds: a pointer already right costs no write
+        except (OSError, UnicodeDecodeError):
+            pass  # no pointer yet, or an unreadable one: write it
+        make_private_dirs(pointer.parent)  # under the home, which may be made here
+        write_atomic(pointer, session_id)
 
 
 def _feedback(app: Any, home: Path, prompt: str) -> str | None:
@@ -324,7 +344,7 @@ def recent_prompts(session: Any, prompt: str) -> list[str]:
 
 
 def main(argv: list[str], home: Path, raw: bytes | None = None,
-         project: str | None = None) -> int:
+         project: str | None = None, pids: Sequence[int] = ()) -> int:
     """The hook entry point; always exits 0 (a failed hook must not block the prompt)."""
     event = argv[0] if argv else ""
     from datetime import UTC, datetime
@@ -333,7 +353,7 @@ def main(argv: list[str], home: Path, raw: bytes | None = None,
     try:
         data = raw if raw is not None else sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
         payload = parse_input(event, data)
-        output = handle(event, payload, home, project=project)
+        output = handle(event, payload, home, project=project, pids=pids)
         if output is not None:  # bytes: any locale's stdout encoding would do otherwise
             sys.stdout.buffer.write(json.dumps(output, ensure_ascii=False).encode("utf-8"))
             sys.stdout.buffer.flush()
@@ -352,20 +372,32 @@ def _log(home: Path, now: Any, event: str, code: str) -> None:
 
 
 def follower(app: Any) -> Any:
-    """For ``waymarks mcp --claude-code``: before each tool call, act on the session the
-    hooks last saw in this project (Claude Code does not tell MCP servers its session)."""
+    """For ``waymarks mcp --claude-code``: before each tool call, act on the session of
+    the Claude Code that started this server: the one its hooks noted under its process
+    (:func:`pid_pointer`; the server is its child), else the one it gave the server
+    (``CLAUDE_CODE_SESSION_ID``, Claude Code 2.1.154 and later; it stays the first after
+    ``/clear``), else the one the hooks last saw in this project (any Claude Code)."""
+    from waymarks.hosts.cc_client import claude_pid
     from waymarks.ledger.discovery import is_project_session, session_dir
     from waymarks.ledger.session_file import SessionFile
 
+    given = os.environ.get("CLAUDE_CODE_SESSION_ID", "").lower()
+    claude = claude_pid()  # this server's parent, past a shell
+
     def follow() -> None:
-        wanted = current_session_id(app.home, app.cwd)
         session = app.current_session()
-        if wanted is None or (session is not None and session.session_id == wanted):
-            return
-        # /x/a-b and /x/a/b share a directory (and so a pointer): only this project's
-        found = [p for p in sorted(session_dir(app.home, app.cwd).glob(f"*_{wanted}.jsonl"))
-                 if is_project_session(p, app.cwd)]
-        if found:
-            app.bind_session(SessionFile.open(found[0]))
+        for wanted in (_pointed(pid_pointer(app.home, claude)),
+                       given if _SESSION_ID.fullmatch(given) else None,
+                       current_session_id(app.home, app.cwd)):
+            if wanted is None:
+                continue
+            if session is not None and session.session_id == wanted:
+                return
+            # /x/a-b and /x/a/b share a directory (and a pointer): only this project's
+            found = [p for p in sorted(session_dir(app.home, app.cwd).glob(f"*_{wanted}.jsonl"))
+                     if is_project_session(p, app.cwd)]
+            if found:
+                app.bind_session(SessionFile.open(found[0]))
+                return
 
     return follow
