@@ -338,3 +338,38 @@ def test_mcp_prompts_carry_the_curation_and_promotion_turns(
     curate, promote = anyio.run(run)
     assert curate.count("</prefilled-json>") == 1 and "Save nothing" in curate
     assert "Pin dependency versions in CI" in promote and "Never save" in promote
+
+
+def test_a_draft_that_names_the_decision_it_would_replace_retires_nothing(
+        project: Path) -> None:
+    """A review: ``adr new`` scaffolds a Proposed record with a ``supersedes`` field, and
+    such a draft hid the Accepted decision it names from every plan."""
+    decisions = project / "docs" / "engineering" / "decisions"
+    write(decisions / "ADR-0001-kafka.md", "---\nid: ADR-0001\ntitle: Kafka retention seven "
+          "days\nstatus: Accepted\ndecision: keep kafka events seven days\n---\n")
+    write(decisions / "ADR-0002-maybe.md", "---\nid: ADR-0002\ntitle: Maybe thirty days\n"
+          "status: Proposed\nsupersedes: ADR-0001\ndecision: draft idea\n---\n")
+    sources = [c.source for c in load_chunks(project)]
+    assert any("ADR-0001" in s for s in sources) and any("ADR-0002" in s for s in sources)
+    write(decisions / "ADR-0002-maybe.md", "---\nid: ADR-0002\ntitle: Thirty days\n"
+          "status: Accepted\nsupersedes: ADR-0001\ndecision: keep thirty days\n---\n")
+    assert not any("ADR-0001" in c.source for c in load_chunks(project))
+
+
+def test_unmarked_docs_take_the_policys_default_level(
+        make_app: Callable[..., Waymarks], project: Path, home: Path) -> None:
+    """A review: engineering docs were ``normal`` whatever ``defaultClassification`` said,
+    so under ``local-only`` a doc passage went to remote providers."""
+    write(project / "docs" / "engineering" / "kafka.md",
+          "# Kafka retention\nKafka events are kept 7 days.\n")
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[privacy]\ndefaultClassification = "local-only"\n'
+                                      'localProviders = ["ollama"]\n')
+    app = make_app()
+    app.trust(str(project))
+    [snippet] = EngineeringDocs().candidates(app, "how long do we keep kafka events?")
+    assert snippet.block.classification == "local-only"
+    plan = plan_with_memory(app, "how long do we keep kafka events?", provider="openai")
+    assert "7 days" not in json.dumps([m.content for m in plan.messages])
+    local = plan_with_memory(app, "how long do we keep kafka events?", provider="ollama")
+    assert "7 days" in json.dumps([m.content for m in local.messages])

@@ -161,3 +161,27 @@ def test_an_adr_title_may_hold_an_emoji_made_with_a_joiner(
         cli: Callable[..., dict]) -> None:
     made = cli("adr", "new", "--", "Pairing rules for \U0001F469\u200D\U0001F4BB reviews")
     assert Path(made["path"]).is_file()
+
+
+def test_a_slug_whose_file_is_a_link_out_or_a_fifo_is_not_an_entry(
+        cli: Callable[..., dict], tmp_path: Path) -> None:
+    """A review: such a slug was refused with ``invalid_argument`` (the MCP tool's
+    ``invalid-parameters``, ``remember``'s ``runtime-unavailable``), blaming the input;
+    README names it ``not_an_entry``, as a dangling link or a file that is not UTF-8."""
+    import os
+
+    from waymarks.core.egress import Egress
+    from waymarks.core.privacy import DEFAULT_POLICY
+    from waymarks.personal.store import PersonalStore
+    from waymarks.personal.tools import fetch_entry, plan_remember
+
+    folder = tmp_path / "notes-folder"
+    folder.mkdir()
+    (folder / "pw.md").symlink_to("/etc/passwd")
+    (folder / "idx.md").symlink_to("MEMORY.md")
+    os.mkfifo(folder / "fifo.md")
+    store = PersonalStore(folder)
+    egress = Egress.to(DEFAULT_POLICY, "openai")
+    for slug in ("pw", "idx", "fifo"):
+        assert fetch_entry(store, slug, egress)["category"] == "not-an-entry", slug
+        assert plan_remember(store, "Prefers tabs", slug)["category"] == "not-an-entry", slug

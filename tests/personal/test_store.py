@@ -190,7 +190,7 @@ def test_an_entry_that_is_not_a_file_is_refused_before_anyone_is_asked(
     os.mkfifo(store.directory / "pipe.md")
     planned = plan_remember(store, "written into a pipe?", "pipe")
     assert not isinstance(planned, RememberPlan)
-    assert planned["outcome"] == "unavailable"
+    assert (planned["outcome"], planned["category"]) == ("rejected", "not-an-entry")
     assert isinstance(plan_remember(store, "a new entry", "fresh"), RememberPlan)
 
 

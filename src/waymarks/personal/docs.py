@@ -46,8 +46,12 @@ DOCS_DIR: Final = Path("docs") / "engineering"
 DECISIONS_DIR: Final = DOCS_DIR / "decisions"
 MAX_CHUNK_CHARS: Final = 1500
 MAX_FILE_BYTES: Final = 1_000_000
+#: what one plan reads of a project's docs at most, in path order (a review: 20 MB of docs
+#: made every plan and hook take 7.5 s; a real docs folder is a few hundred KB)
+MAX_DOCS_BYTES: Final = 4_000_000
 MAX_SNIPPETS: Final = 4
 INACTIVE: Final = ("superseded", "deprecated", "rejected")
+DRAFTS: Final = ("proposed", "draft")
 _HEADING: Final = lazy(r"^(#{1,3})\s+(.*\S)\s*$")
 _ADR_FILE: Final = lazy(r"ADR-(\d{4})-[a-z0-9-]+\.md")
 #: the bidirectional classes of the characters that reorder text (embeddings, overrides,
@@ -176,10 +180,14 @@ def load_chunks(project: Path) -> list[Chunk]:
     """Every current chunk of the project's engineering docs."""
     adrs: list[Adr] = []
     chunks: list[Chunk] = []
+    left = MAX_DOCS_BYTES
     for path in doc_paths(project):
         text = read_doc(project, path)
         if text is None:
             continue
+        left -= len(text)
+        if left < 0:
+            break  # the rest is not read (MAX_DOCS_BYTES)
         relative = str(path.relative_to(project))
         if _ADR_FILE.fullmatch(path.name):
             fields, body = parse_frontmatter(text)
@@ -187,8 +195,10 @@ def load_chunks(project: Path) -> list[Chunk]:
         else:
             chunks.extend(chunk_markdown(relative, text, level=classify(text)))
     current = [adr for adr in adrs if not _inactive(adr)]
-    # only a decision in force can retire another (a rejected proposal retires nothing)
-    replaced = {target for adr in current for target in adr.supersedes()}
+    # only a decision in force can retire another: a rejected proposal retires nothing,
+    # nor does a draft (``adr new`` scaffolds a Proposed record naming what it replaces;
+    # the decision it would replace stayed out of every plan while it was drafted)
+    replaced = {target for adr in current if _in_force(adr) for target in adr.supersedes()}
     for adr in current:
         status = adr.get("status") or "Proposed"
         if adr.id in replaced:
@@ -204,6 +214,13 @@ def load_chunks(project: Path) -> list[Chunk]:
     return chunks
 
 
+def _in_force(adr: Adr) -> bool:
+    """Decided (Accepted, Active…): not a draft (Proposed, Draft, or no status at all,
+    which ``load_chunks`` shows as Proposed); the inactive ones are filtered before."""
+    status = (adr.get("status") or "").strip().lower()
+    return bool(status) and not status.startswith(DRAFTS)
+
+
 def _inactive(adr: Adr) -> bool:
     status = (adr.get("status") or "").strip().lower()
     return bool(adr.get("superseded_by")) or status.startswith(INACTIVE)
@@ -216,9 +233,16 @@ class EngineeringDocs:
         self.limit = limit
 
     def candidates(self, app: Waymarks, prompt: str) -> Sequence[TextInput]:
+        """Matching passages, each at least at the policy's ``defaultClassification``:
+        unmarked doc text is unclassified text like any other (it went out as ``normal``
+        under a ``local-only`` default)."""
         if not app.project_trusted:
             return ()
-        return [doc_snippet(chunk.source, chunk.status, chunk.text, chunk.level, reason)
+        from waymarks.service.planning import settings_for
+
+        floor = settings_for(app).policy.default_classification
+        return [doc_snippet(chunk.source, chunk.status, chunk.text,
+                            highest(classify("", chunk.level), floor), reason)
                 for chunk, reason in self.matching(app.cwd, prompt)]
 
     def matching(self, project: str, prompt: str) -> list[tuple[Chunk, str]]:

@@ -177,10 +177,10 @@ class PersonalStore:
         followed when written, :meth:`_write_atomic`)."""
         path = self.directory / f"{slug}.md"
         if path.is_symlink() and not self._inside(path):
-            raise PersonalMemoryError(f"{slug}.md is a link to something other than an entry "
-                                      f"file of {self.directory}; refusing to use it")
+            raise NotAnEntry(f"{slug}.md is a link to something other than an entry file "
+                             f"of {self.directory}; refusing to use it")
         if path.exists() and not path.is_file():
-            raise PersonalMemoryError(f"{slug}.md is not a regular file; refusing to use it")
+            raise NotAnEntry(f"{slug}.md is not a regular file; refusing to use it")
         return path
 
     def existing(self, slug: str) -> bool:

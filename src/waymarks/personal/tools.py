@@ -170,6 +170,8 @@ def fetch_entry(store: PersonalStore, slug: object, egress: Egress) -> dict[str,
         return _rejected("egress-placeholder")
     try:
         entry = store.get(check_slug(slug))
+    except NotAnEntry:  # a link out of the folder, a FIFO: not the caller's input
+        return _rejected("not-an-entry")
     except PersonalMemoryError:
         return _rejected("invalid-parameters")
     if entry is None:  # a file there that is no entry is named so, as `remember` names it
