@@ -185,3 +185,20 @@ def test_a_slug_whose_file_is_a_link_out_or_a_fifo_is_not_an_entry(
     for slug in ("pw", "idx", "fifo"):
         assert fetch_entry(store, slug, egress)["category"] == "not-an-entry", slug
         assert plan_remember(store, "Prefers tabs", slug)["category"] == "not-an-entry", slug
+
+
+def test_notes_promote_without_a_provider_keeps_local_only_lessons_out(
+        cli: Callable[..., dict], home: Path) -> None:
+    """A review: ``notes promote`` filtered for the ``defaultProvider``, so with a local one
+    a local-only lesson went into a prompt the person pastes into a (remote) agent."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[privacy]\ndefaultProvider = "ollama"\n'
+                                      'localProviders = ["ollama"]\n')
+    cli("session", "new")
+    cli("notes", "add", "--type", "lesson", "--", "Run migrations in one transaction")
+    cli("notes", "add", "--type", "lesson", "--",
+        "[ds4:local-only]The vault sits in room 4[/ds4:local-only]")
+    pasted = cli("notes", "promote")
+    assert "migrations" in pasted["prompt"] and "room 4" not in pasted["prompt"]
+    local = cli("notes", "promote", "--provider", "ollama")
+    assert "room 4" in local["prompt"]

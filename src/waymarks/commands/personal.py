@@ -217,11 +217,20 @@ def notes_group() -> Group:
                       "Cleared the notes of this branch.")
 
     @command(notes, "promote", summary="A prompt proposing where lesson notes belong in "
-             "docs/engineering (edits nothing).", examples=["waymarks notes promote"])
-    def promote() -> Result:
+             "docs/engineering (edits nothing).",
+             examples=["waymarks notes promote", "waymarks notes promote --provider ollama"])
+    @click.option("--provider", metavar="ID", default=None,
+                  help="The provider of the model you will give the prompt to (without it: "
+                  "the defaultProvider unless that is local, then an unknown, remote one). "
+                  "E.g. --provider ollama")
+    def promote(provider: str | None) -> Result:
         from waymarks.personal.notes import promote_prompt
+        from waymarks.service.planning import PASTED_PROVIDER
 
-        prompt, lessons = promote_prompt(runtime().app())
+        app = runtime().app()
+        if provider is None:  # pasted into an agent whose model this does not know
+            app.host_provider = PASTED_PROVIDER
+        prompt, lessons = promote_prompt(app, provider)
         if prompt is None:
             return Result({"prompt": None, "lessons": []}, "No lesson notes to promote.")
         return Result({"prompt": prompt, "lessons": [n.to_json() for n in lessons]}, prompt)

@@ -116,7 +116,10 @@ MCP_CLIENT_PROVIDER = "mcp-client"
 #: the same for Pi while it has named no model (its ``provider`` absent: a local default
 #: sent local-only text, unredacted credentials, to whatever model Pi then used)
 PI_UNKNOWN_PROVIDER = "pi-model"
-UNKNOWN_HOST_MODELS = frozenset({MCP_CLIENT_PROVIDER, PI_UNKNOWN_PROVIDER})
+#: and for a prompt the person pastes into an agent (``notes promote``): a local default
+#: put local-only lessons into it
+PASTED_PROVIDER = "pasted"
+UNKNOWN_HOST_MODELS = frozenset({MCP_CLIENT_PROVIDER, PI_UNKNOWN_PROVIDER, PASTED_PROVIDER})
 
 
 #: manifest entries whose ID is made of their text (a docs passage: its path and heading;
