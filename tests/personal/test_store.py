@@ -398,3 +398,20 @@ def test_a_legacy_memory_md_that_cannot_be_read_is_named_not_a_traceback(
     (why,) = [u["reason"] for u in listed["unread"] if u["file"] == str(legacy)]
     assert "cannot be read (Permission denied)" in why
     assert not (home / "memory.md.bak").exists()
+
+
+def test_no_new_entry_is_named_like_the_index(store: PersonalStore) -> None:
+    """A review: text with no ASCII letter or digit outside markers got the slug
+    ``memory``; on a disk that ignores case ``memory.md`` is ``MEMORY.md``, so the index
+    written next replaced the entry just reported saved."""
+    saved = store.save("以后请用中文回答")
+    assert saved.slug == "entry" and store.get("entry") is not None
+    with pytest.raises(PersonalMemoryError, match="index's name"):
+        store.save("Prefers tabs", slug="memory")
+    assert not (store.directory / "memory.md").exists()
+    # one an older version made is still replaced (on this disk it is its own file)
+    from waymarks.personal.entry import Entry, render_entry
+
+    (store.directory / "memory.md").write_text(
+        render_entry(Entry("memory", "Old", "old", "user", "old", None)))
+    assert store.save("Prefers spaces", slug="memory").replaced

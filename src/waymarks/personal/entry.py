@@ -132,7 +132,13 @@ def derive_slug(name: str) -> str:
     if has_markers(name):
         name = " ".join(s.text for s in parse_marked(name).segments if s.level == "normal")
     slug = _NOT_SLUG.sub("-", name.lower()).strip("-")[:MAX_SLUG].strip("-")
-    return slug or "memory"
+    # never the index's name: on a disk that ignores case (macOS, Windows) ``memory.md`` is
+    # ``MEMORY.md``, and the index written after the entry replaced it
+    return slug if slug and slug != INDEX_STEM else "entry"
+
+
+#: the index's name as a slug would spell it (:data:`INDEX_NAME`, case folded)
+INDEX_STEM: Final = "memory"
 
 
 def check_slug(slug: object) -> str:

@@ -33,6 +33,7 @@ from waymarks.personal.entry import (
     ENTRY_TYPES,
     INDEX_HEADING,
     INDEX_NAME,
+    INDEX_STEM,
     LEGACY_NAME,
     MAX_BODY,
     MAX_DESCRIPTION,
@@ -237,6 +238,10 @@ class PersonalStore:
             chosen = explicit or self._free_slug(derive_slug(title))
             path = self._path(chosen)
             replaced = self.existing(chosen)
+            if chosen == INDEX_STEM and not replaced:  # (an older one is still replaced)
+                raise PersonalMemoryError(f"the slug {INDEX_STEM!r} is the index's name "
+                                          f"({INDEX_NAME}) on a disk that ignores case; "
+                                          "choose another --slug")
             previous = self._read(path) if replaced else None
             entry = Entry(chosen, title, summary,
                           type or (previous.type if previous else "user"), text.strip(),
