@@ -34,6 +34,13 @@ def main() -> None:
                    input=json.dumps(payload).encode(), env=env, check=True, timeout=60)
     print("ready", flush=True)
     sys.stdin.readline()
+    print(json.dumps(memory_add_over_mcp(home, project, claim, env)), flush=True)
+
+
+def memory_add_over_mcp(home: str, project: str, claim: str,
+                        env: dict[str, str]) -> dict[str, Any]:
+    """``context_persistence`` ``memory_add`` through ``waymarks mcp --claude-code`` started
+    as a child of this process (the person accepts), with the real MCP client."""
     params = StdioServerParameters(command=str(WAYMARKS),
                                    args=["--home", home, "mcp", "--claude-code"],
                                    cwd=project, env=env)
@@ -49,7 +56,7 @@ def main() -> None:
                 "action": "memory_add", "content": claim})
             return dict(result.structured_content or {})
 
-    print(json.dumps(anyio.run(run)), flush=True)
+    return anyio.run(run)
 
 
 if __name__ == "__main__":

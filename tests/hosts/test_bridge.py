@@ -288,23 +288,22 @@ def test_trust_commands_that_pi_decides_are_refused_not_reported_done(
     home = tmp_path / "home"
     home.mkdir()
     (home / "trusted-projects.json").write_text(json.dumps({"projects": [str(project)]}))
-    out = converse(tmp_path, [
-        {"id": 1, "method": "initialize", "params": {"trusted": True}},
-        {"id": 2, "method": "command", "params": {"text": "untrust ."}},
-        {"id": 3, "method": "command", "params": {"text": "status"}},
-        {"id": 4, "method": "shutdown"}], Host())
-    results = {m["id"]: m["result"] for m in out if "result" in m}
+
+    def commands(trusted: bool, *texts: str) -> dict[int, Any]:
+        out = converse(tmp_path, [
+            {"id": 1, "method": "initialize", "params": {"trusted": trusted}},
+            *({"id": n, "method": "command", "params": {"text": text}}
+              for n, text in enumerate(texts, start=2)),
+            {"id": 9, "method": "shutdown"}], Host())
+        return {m["id"]: m["result"] for m in out if "result" in m}
+
+    results = commands(True, "untrust .", "status")
     assert results[1]["trusted"] is True
     assert results[2]["exitCode"] == 2 and "trust.json" in results[2]["text"]
     assert results[2]["data"]["code"] == "host_decides"
     assert json.loads((home / "trusted-projects.json").read_text())["projects"] \
         == [str(project)]  # nothing changed
-    out = converse(tmp_path, [
-        {"id": 1, "method": "initialize", "params": {"trusted": False}},
-        {"id": 2, "method": "command", "params": {"text": "trust ."}},
-        {"id": 3, "method": "command", "params": {"text": "untrust ."}},
-        {"id": 4, "method": "shutdown"}], Host())
-    results = {m["id"]: m["result"] for m in out if "result" in m}
+    results = commands(False, "trust .", "untrust .")
     assert results[2]["exitCode"] == 2 and "untrusted" in results[2]["text"]
     assert results[3]["exitCode"] == 0  # untrusting what Pi calls untrusted: as it says
     assert json.loads((home / "trusted-projects.json").read_text())["projects"] == []

@@ -16,13 +16,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.types import ElicitResult
 
 from tests.hosts.fake_anthropic import FakeAnthropic
+from tests.hosts.fake_cc_window import memory_add_over_mcp
 from tests.install_once import install_once
 from waymarks.hosts import claude_code_install as cc
 from waymarks.service.app import Waymarks
@@ -161,22 +158,9 @@ def test_mcp_follows_the_hooks_session_and_the_prompt_is_provenance(
     hook(home, "UserPromptSubmit", payload(sid, project, "UserPromptSubmit",
                                            prompt="remember: staging uses port 5433"))
     prompt_entry = ledger(home, project, sid)[-1]["id"]
-    params = StdioServerParameters(
-        command=str(WAYMARKS), args=["--home", str(home), "mcp", "--claude-code"],
-        cwd=str(project), env=dict(os.environ))
-
-    async def accept(context: Any, request: Any) -> ElicitResult:
-        return ElicitResult(action="accept", content={"confirm": True})
-
-    async def run() -> dict[str, Any]:
-        async with stdio_client(params) as (read, write), ClientSession(
-                read, write, elicitation_callback=accept) as session:
-            await session.initialize()
-            result = await session.call_tool("context_persistence", {
-                "action": "memory_add", "content": "Staging uses port 5433"})
-            return dict(result.structured_content or {})
-
-    assert anyio.run(run)["outcome"] == "committed"
+    added = memory_add_over_mcp(str(home), str(project), "Staging uses port 5433",
+                                dict(os.environ))
+    assert added["outcome"] == "committed"
     with Waymarks(home, cwd=str(project), session=sid) as app:
         [memory] = app.items("memory")
     assert memory.source_entry_ids == (prompt_entry,)

@@ -57,23 +57,16 @@ def document(walker: Walker, part: Mapping[str, Any], base: Classification) -> A
     source = part.get("source")
     if not isinstance(source, Mapping):
         return walker.opaque(part, base)
-    kind = source.get("type")
-    if kind == "text" and type(source.get("data")) is str:
-        data = walker.text(source["data"], base)
-        if data is None:
-            return None
-        new_source = walker.fields(source, base, _KEEP_DATA)
-        if data is not source["data"]:
-            new_source = {**new_source, "data": data}
-    elif kind == "content" and isinstance(source.get("content"), list | str):
+    kind, raw = source.get("type"), source.get("data")
+    if kind == "content" and isinstance(source.get("content"), list | str):
         new_source = walker.fields(source, base, _CONTENT_FIELDS)
-    elif kind == "base64" and type(source.get("data")) is str \
-            and text_media(source.get("media_type")):
-        data = walker.encoded_text(source["data"], base)
+    elif type(raw) is str and (kind == "text" or (
+            kind == "base64" and text_media(source.get("media_type")))):
+        data = walker.text(raw, base) if kind == "text" else walker.encoded_text(raw, base)
         if data is None:
             return None
         new_source = walker.fields(source, base, _KEEP_DATA)
-        if data is not source["data"]:
+        if data is not raw:
             new_source = {**new_source, "data": data}
     else:
         return walker.opaque(part, base)
