@@ -373,3 +373,22 @@ def test_unmarked_docs_take_the_policys_default_level(
     assert "7 days" not in json.dumps([m.content for m in plan.messages])
     local = plan_with_memory(app, "how long do we keep kafka events?", provider="ollama")
     assert "7 days" in json.dumps([m.content for m in local.messages])
+
+
+def test_decision_records_are_read_before_the_docs_bound(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second re-review: read in path order, a bound reached before the decisions
+    folder left the record that supersedes another unread, and the retired decision was
+    served as current."""
+    from waymarks.personal import docs
+
+    monkeypatch.setattr(docs, "MAX_DOCS_CHARS", 5_000)
+    write(project / "docs" / "engineering" / "a-big.md", "# Big\n" + "word " * 2_000)
+    decisions = project / "docs" / "engineering" / "decisions"
+    write(decisions / "ADR-0001-a.md", "---\nid: ADR-0001\ntitle: Seven days\nstatus: "
+          "Accepted\n---\nSeven.\n")
+    write(decisions / "ADR-0002-b.md", "---\nid: ADR-0002\ntitle: Thirty days\nstatus: "
+          "Accepted\nsupersedes: ADR-0001\n---\nThirty.\n")
+    sources = [c.source for c in load_chunks(project)]
+    assert not any("ADR-0001" in s for s in sources)
+    assert any("ADR-0002" in s for s in sources) and not any("a-big" in s for s in sources)

@@ -32,6 +32,12 @@ GHP = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     # JSON holding JSON: escaped quotes open and close it, its own are escaped twice
     ('{"arguments": "{\\"password\\": \\"correct horse \\\\\\"x\\\\\\" y\\"}"}',
      '{"arguments": "{\\"password\\": \\"[REDACTED:secret]\\"}"}'),
+    # (a second re-review) one word among symbols, another quote inside, a backticked one
+    ('"password": "hunter2 !!"', '"password": "[REDACTED:secret]"'),
+    ('password = "@@@ hunter2"', 'password = "[REDACTED:secret]"'),
+    ("db_password = 'Xy9\"Q7z!kk'", "db_password = '[REDACTED:secret]'"),
+    ("export PGPASSWORD='S3cr3t pa\"ss'", "export PGPASSWORD='[REDACTED:secret]'"),
+    ("password: `correct horse battery staple`", "password: `[REDACTED:secret]`"),
 ])
 def test_a_quoted_value_goes_whole(text: str, expected: str) -> None:
     assert redact(text)[0] == expected
@@ -238,3 +244,29 @@ def test_a_latin1_or_utf16_or_wrapped_text_document_is_read_and_kept_in_its_enco
     # a local provider gets a blob nothing can read as it is
     assert source_of(ok(document("text/plain", "not base64 at all!"), "ollama"))["data"] \
         == "not base64 at all!"
+
+
+def test_string_literals_are_found_in_one_pass_and_an_open_one_ends_the_scan() -> None:
+    """A second re-review: an expression tried from every quote took time quadratic in a
+    call cut inside a string (100 KB: 22 s a request, each time the history was sent)."""
+    from waymarks.planner.sanitize.walker import _string_literals
+
+    text = '{"a": "x\\"y", "b": 1, "c": "open \\" and'
+    assert [text[s:e] for s, e in _string_literals(text)] == ['"a"', '"x\\"y"', '"b"', '"c"']
+    cut = json.dumps({"path": "a.py", "content": 'print("password %d" % i)\n' * 5000})[:60_000]
+    assert len(list(_string_literals(cut))) == 3  # path, a.py, content: the rest is open
+    assert ok(tool_call(cut))["messages"][1]["tool_calls"][0]["function"]["arguments"] == cut
+
+
+@pytest.mark.parametrize("codec", ["utf-32", "utf-16-le"])
+def test_text_with_nul_bytes_in_no_known_encoding_is_withheld_not_read_as_latin1(
+        codec: str) -> None:
+    """A second re-review: UTF-32, and UTF-16 without a byte-order mark, read as Latin-1
+    had a NUL between every two characters, where no rule matches: the token went out."""
+    data = base64.b64encode(f"Donn\u00e9es\nkey {GHP}\n".encode(codec)).decode()
+    out = run(document("text/plain", data))
+    assert out.payload is not None and GHP not in json.dumps(out.payload)
+    if codec == "utf-32":  # a byte-order mark: read
+        assert out.redacted_values == 1
+    else:
+        assert out.removed_blocks == 1

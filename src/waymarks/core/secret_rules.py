@@ -70,14 +70,17 @@ PLACEHOLDER_PREFIX: Final = "[REDACTED:"
 #: password == expected:`` ends a statement there). A quoted value runs to its closing
 #: quote on the same line, spaces and escapes included (``"correct horse battery
 #: staple"``, ``"abc\"Xy9…"``); JSON holding JSON escapes its quotes (``\"…\"``), and its
-#: value's own quotes and backslashes twice. A single-quoted one holds no other quote (in
-#: JSON text, a ``'`` then another further on are two strings' letters, not one value's
-#: quotes); a backtick is Markdown's code span, never a value's quote. Unclosed on its
-#: line, a quoted value is what follows the quote up to a space, a quote or a backslash.
+#: value's own quotes and backslashes twice. A value starts with no space after its quote
+#: (a quote followed by a space closes something else: ``grep 'token: ' src/``, Markdown's
+#: ``GITHUB_TOKEN=` in the env``), and a single-quoted or backticked one does not run past
+#: a JSON string's end (``", "`` or ``": "``: in JSON text a ``'`` and another further on
+#: are two strings' letters). Unclosed on its line, a quoted value is what follows the
+#: quote up to a space, a quote or a backslash.
 _VALUE: Final = (
     r"(?!(?i:bearer|basic)[ \t])"
-    r"(?:\"(?P<{name}_dq>(?:[^\"\\\n]|\\[^\n]){{1,4096}})\""
-    r"|'(?P<{name}_sq>(?:[^'\"`\\\n]|\\[^\n]){{1,4096}})'"
+    r"(?:\"(?P<{name}_dq>[^\s\"\\](?:[^\"\\\n]|\\[^\n]){{0,4095}})\""
+    r"|'(?P<{name}_sq>[^\s'\\](?:[^'\\\n\"]|\"(?![ \t]*[,:}}\]])|\\[^\n]){{0,4095}})'"
+    r"|`(?P<{name}_bq>[^\s`\\](?:[^`\\\n\"]|\"(?![ \t]*[,:}}\]])|\\[^\n]){{0,4095}})`"
     r"|\\\"(?P<{name}_eq>(?:[^\"\\\n]|\\{{4}}|\\{{3}}\"|\\\\[^\\\"\n]){{1,4096}})\\\""
     r"|\\?[\"'`](?P<{name}_q>[^\s\"'`\\]{{4,4096}})"
     r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>]{{3,4095}}[^\s\"'`\\,;(){{}}\[\]<>:]))"
@@ -440,12 +443,15 @@ _TEMPLATE: Final = lazy(r"\{\{|\$\{|\$\(|%\(|<[^<>]*>")
 def _a_quoted_phrase_secret(value: str) -> bool:
     """A quoted value with spaces after a credential's name (``password = "correct horse
     battery staple"``) is its value whole: a passphrase cannot be told from prose, so only
-    what plainly names no secret stays: fewer than two words of letters or digits (a
-    separator, ``token = ", ".join(…)``), a reference or template (``"${DB_PASSWORD}"``,
+    what plainly names no secret stays: no word of letters or digits (a separator,
+    ``token = ", ".join(…)``; one such word is judged as a value is), a reference or
+    template (``"${DB_PASSWORD}"``,
     ``"{{ secrets.deploy }}"``, ``"<your key here>"``), a placeholder (``"TODO: fill me
     in"``), a mask, or a label ending in a credential's name (``"Access token"``)."""
     words = [w for w in value.split() if any(c.isalnum() for c in w)]
-    if len(words) < 2 or _is_reference(words[0]) or _TEMPLATE.search(value) is not None \
+    if len(words) < 2:  # one word among symbols (``"hunter2 !!"``) is judged as a word
+        return bool(words) and _looks_like_secret(value.strip(), data=True, alone=False)
+    if _is_reference(words[0]) or _TEMPLATE.search(value) is not None \
             or words[0].lower().strip(".:!?,;-") in _PLACEHOLDERS:
         return False
     return not words[-1].lower().strip(".:!?").endswith(_NAME_ENDS)

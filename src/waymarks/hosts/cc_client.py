@@ -56,7 +56,7 @@ def claude_pid(parent: int = 0) -> int:
             name, above = head.partition(b"(")[2], int(rest.split()[1])
         except (OSError, ValueError, IndexError):
             return pid  # not Linux, or the process is gone
-        if name not in _SHELLS or above <= 1:
+        if name not in _SHELLS or above < 1:  # (Claude Code may be PID 1: a container's)
             return pid
         pid = above
     return pid

@@ -119,8 +119,12 @@ def pid_pointer(home: Path, pid: int) -> Path:
 
 
 def _pointed(path: Path) -> str | None:
+    """The session ID a pointer file names (a regular file only: a FIFO put there is
+    never waited on), or ``None``."""
+    from waymarks.files.reading import read_regular
+
     try:
-        value = path.read_text(encoding="utf-8").strip()
+        value = read_regular(path, limit=128).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
     return value if _SESSION_ID.fullmatch(value) else None
@@ -244,14 +248,18 @@ def _bind(app: Any, session_id: str, pids: Sequence[int] = ()) -> None:
     from waymarks.files.atomic import write_atomic
     from waymarks.files.dirs import make_private_dirs
 
-    for pointer in (pointer_path(app.home, app.cwd), *(pid_pointer(app.home, p) for p in pids)):
-        try:
-            if pointer.read_text(encoding="utf-8") == session_id:
-                continue  # every prompt binds: a pointer already right costs no write
-        except (OSError, UnicodeDecodeError):
-            pass  # no pointer yet, or an unreadable one: write it
+    for n, pointer in enumerate((pointer_path(app.home, app.cwd),
+                                 *(pid_pointer(app.home, p) for p in pids))):
+        if _pointed(pointer) == session_id:
+            continue  # every prompt binds: a pointer already right costs no write
         make_private_dirs(pointer.parent)  # under the home, which may be made here
-        write_atomic(pointer, session_id)
+        try:
+            write_atomic(pointer, session_id)
+        except OSError:
+            if not n:
+                raise
+            # a process's pointer that cannot be written (a directory put there): its
+            # MCP server falls back to the project's; the prompt is not held up for it
 
 
 def _feedback(app: Any, home: Path, prompt: str) -> str | None:

@@ -46,9 +46,10 @@ DOCS_DIR: Final = Path("docs") / "engineering"
 DECISIONS_DIR: Final = DOCS_DIR / "decisions"
 MAX_CHUNK_CHARS: Final = 1500
 MAX_FILE_BYTES: Final = 1_000_000
-#: what one plan reads of a project's docs at most, in path order (a review: 20 MB of docs
-#: made every plan and hook take 7.5 s; a real docs folder is a few hundred KB)
-MAX_DOCS_BYTES: Final = 4_000_000
+#: what one plan reads of a project's docs at most (characters), decision records first,
+#: then in path order (a review: 20 MB of docs made every plan and hook take 7.5 s; a
+#: real docs folder is a few hundred KB)
+MAX_DOCS_CHARS: Final = 4_000_000
 MAX_SNIPPETS: Final = 4
 INACTIVE: Final = ("superseded", "deprecated", "rejected")
 DRAFTS: Final = ("proposed", "draft")
@@ -180,14 +181,16 @@ def load_chunks(project: Path) -> list[Chunk]:
     """Every current chunk of the project's engineering docs."""
     adrs: list[Adr] = []
     chunks: list[Chunk] = []
-    left = MAX_DOCS_BYTES
-    for path in doc_paths(project):
+    left = MAX_DOCS_CHARS
+    # decision records first: one left unread past the bound would leave the decision it
+    # supersedes served as current
+    for path in sorted(doc_paths(project), key=lambda p: not _ADR_FILE.fullmatch(p.name)):
         text = read_doc(project, path)
         if text is None:
             continue
         left -= len(text)
         if left < 0:
-            break  # the rest is not read (MAX_DOCS_BYTES)
+            break  # the rest is not read (MAX_DOCS_CHARS)
         relative = str(path.relative_to(project))
         if _ADR_FILE.fullmatch(path.name):
             fields, body = parse_frontmatter(text)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
 from waymarks.core.privacy import (
@@ -156,27 +156,39 @@ class Walker:
     def encoded_text(self, value: str, base: Classification) -> str | None:
         """A base64 text document (``value``) as the provider may see it: decoded, its
         text handled as any text's, encoded again (in its own encoding) when that changed
-        it; None when withheld whole. Its encoding: UTF-8, UTF-16 with a byte-order mark,
-        else Latin-1 (a spreadsheet's CSV: every byte is a character, so nothing is left
-        unread). A blob that is not base64 (line breaks aside) cannot be read: withheld,
-        unless the provider may receive everything as it is (a local one)."""
+        it; None when withheld whole. Its encoding: UTF-8, UTF-16 or UTF-32 with a
+        byte-order mark, else Latin-1 when it holds no NUL byte (a spreadsheet's CSV:
+        every byte is a character, so nothing is left unread). A blob that is not base64
+        (line breaks aside), or whose bytes hold NULs in none of those (UTF-16 without a
+        mark), cannot be read: withheld, unless the provider may receive everything as it
+        is (a local one)."""
         try:
             data = base64.b64decode("".join(value.split()), validate=True)
         except ValueError:  # binascii.Error
-            if self.suspect is None and self.allowed >= _EVERY_LEVEL:
-                return value
-            self.slots += 1
-            self.removed += 1
-            return None
-        codec = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+            return self._unreadable(value)
+        codec = "utf-32" if data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff") else \
+            "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
         try:
             plain = data.decode(codec)
         except UnicodeDecodeError:
+            plain = ""
+        if not plain or "\x00" in plain:  # not text in that encoding: Latin-1, if no NULs
+            if b"\x00" in data:  # (UTF-16 or UTF-32 without a mark: nothing reads it)
+                return self._unreadable(value)
             codec, plain = "latin-1", data.decode("latin-1")
         out = self.text(plain, base)
         if out is None or out is plain:
             return out if out is None else value
         return base64.b64encode(out.encode(codec)).decode()
+
+    def _unreadable(self, value: str) -> str | None:
+        """An encoded document nothing here can read: as it is for a provider that may
+        receive everything (a local one), else withheld."""
+        if self.suspect is None and self.allowed >= _EVERY_LEVEL:
+            return value
+        self.slots += 1
+        self.removed += 1
+        return None
 
     def text_or(self, value: object, base: Classification, replacement: str) -> str:
         out = self.text(value, base)
@@ -365,18 +377,18 @@ class Walker:
         cut at the model's token limit) stays as it is."""
         parts: list[str] = []
         at = 0
-        for literal in _JSON_STRING.finditer(text):
-            token = literal.group()
+        for start, end in _string_literals(text):
+            token = text[start:end]
             if "\\" not in token:
                 continue  # read as it is by the pass over the whole text
             try:
-                decoded = json.loads(token)
+                decoded = json.loads(token, strict=False)  # (a raw line break, as models write)
             except ValueError:
                 continue
             shown = self._redact(decoded)
             if shown is not decoded:
-                parts += (text[at:literal.start()], json.dumps(shown, ensure_ascii=False))
-                at = literal.end()
+                parts += (text[at:start], json.dumps(shown, ensure_ascii=False))
+                at = end
         return text if not parts else "".join(parts) + text[at:]
 
     def tool_input(self, value: Any, base: Classification) -> Any:
@@ -418,8 +430,24 @@ def text_media(media_type: object) -> bool:
     return kind.startswith("text/") or kind in _TEXT_APPLICATIONS
 
 
-#: a JSON string literal (its escapes whole)
-_JSON_STRING: Final = re.compile(r'"(?:[^"\\\n]|\\[^\n])*"')
+#: where a JSON string literal's scan stops: its closing quote, or an escape
+_QUOTE_OR_ESCAPE: Final = re.compile(r'["\\]')
+
+
+def _string_literals(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each JSON string literal of ``text``, in one pass (a literal
+    left open at the end, as in a call cut at the model's token limit, ends the scan: an
+    expression tried from every quote took time quadratic in its length, 22 s for 100 KB)."""
+    start = text.find('"')
+    while start != -1:
+        at = start + 1
+        while (stop := _QUOTE_OR_ESCAPE.search(text, at)) is not None \
+                and stop.group() == "\\":
+            at = stop.end() + 1  # the escaped character
+        if stop is None:
+            return
+        yield start, stop.end()
+        start = text.find('"', stop.end())
 #: how a data URI that may hold text starts (in lower case: a URI's scheme and a media
 #: type are read in any case)
 _TEXT_DATA_URIS: Final = ("data:text/", "data:application/")
