@@ -100,7 +100,7 @@ def test_a_derived_slug_leaves_out_what_markers_keep_back(cli: Callable[..., dic
     assert "250k" not in saved["slug"] and "ds4" not in saved["slug"], saved
     assert saved["slug"].startswith("pay")
     hidden = cli("personal", "save", "--", "[ds4:local-only]Bank PIN 4321[/ds4:local-only]")
-    assert hidden["slug"].startswith("memory") and "4321" not in hidden["slug"]
+    assert hidden["slug"].startswith("entry") and "4321" not in hidden["slug"]
 
 
 def test_adr_numbers_count_every_file_named_for_one(cli: Callable[..., dict],

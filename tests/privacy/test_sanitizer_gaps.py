@@ -37,7 +37,10 @@ GHP = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     ('password = "@@@ hunter2"', 'password = "[REDACTED:secret]"'),
     ("db_password = 'Xy9\"Q7z!kk'", "db_password = '[REDACTED:secret]'"),
     ("export PGPASSWORD='S3cr3t pa\"ss'", "export PGPASSWORD='[REDACTED:secret]'"),
-    ("password: `correct horse battery staple`", "password: `[REDACTED:secret]`"),
+    ("PASSWORD=`S3cr3tXyz1`", "PASSWORD=`[REDACTED:secret]`"),
+    # (a third) a value starting with an escape: a shell's \$
+    ('export DB_PASSWORD="\\$uper5ecretP4ss"', 'export DB_PASSWORD="[REDACTED:secret]"'),
+    ("token = '\\'Xk9mQ2zz7'", "token = '[REDACTED:secret]'"),
 ])
 def test_a_quoted_value_goes_whole(text: str, expected: str) -> None:
     assert redact(text)[0] == expected
@@ -55,6 +58,11 @@ def test_a_quoted_value_goes_whole(text: str, expected: str) -> None:
     "Set `GITHUB_TOKEN=` in the env and then run `make deploy` again.",
     "Pass `--token ` then run `deploy.sh` once more.",
     '{"command": "grep -rn \'token: \' src/", "description": "Find where \'src\' sets it"}',
+    # (a third) code building a line, and backticked code (a shell's command, Markdown)
+    'msg = \'password: "\' + pw + \'"\'', 'print("token: \'" + t + "\'")',
+    "PASSWORD=`cat /run/secrets/db`", "token = `git rev-parse HEAD`",
+    "- `token`: `the access token for the API`",
+    "password: `correct horse battery staple`",
 ])
 def test_what_names_no_secret_stays(text: str) -> None:
     assert redact(text) == (text, 0)
@@ -270,3 +278,19 @@ def test_text_with_nul_bytes_in_no_known_encoding_is_withheld_not_read_as_latin1
         assert out.redacted_values == 1
     else:
         assert out.removed_blocks == 1
+
+
+def test_a_stray_quote_in_arguments_that_are_not_json_hides_no_later_line() -> None:
+    """A third re-review: literals paired across lines after a stray quote, so an
+    escaped token on a later line went out."""
+    arguments = 'Reply to "Bob\n{"note": "ghp\\u005f' + GHP[4:] + '"}'
+    out = run(tool_call(arguments))
+    assert out.payload is not None and out.redacted_values == 1
+    assert GHP[4:] not in json.dumps(out.payload)
+
+
+def test_a_utf8_document_with_a_stray_nul_is_read_not_dropped() -> None:
+    data = base64.b64encode(b"line1\nline2\x00\n").decode()
+    out = run(document("text/plain", data))
+    assert out.payload is not None and out.removed_blocks == 0
+    assert source_of(out.payload)["data"] == data

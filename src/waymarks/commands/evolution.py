@@ -30,7 +30,8 @@ _DONE = {"settled", "idle", "done"}
 _TEXT = {
     "settled": "Consolidated {source} ({reason}) with {provider}/{model}.",
     "idle": "Nothing is due: every captured source is settled, waiting out its retry delay, "
-            "or paused (see `waymarks evolution status`).",
+            "paused, or held by an attempt in progress (one whose process died is free "
+            "again when its lease ends; see `waymarks evolution status`).",
     "done": "{source} is already {reason}; it is never run again.",
     "waiting": "{source} was not attempted: {why}",
     "failed": "The attempt on {source} failed ({reason}); it is retried after its backoff.",

@@ -72,17 +72,19 @@ PLACEHOLDER_PREFIX: Final = "[REDACTED:"
 #: staple"``, ``"abc\"Xy9…"``); JSON holding JSON escapes its quotes (``\"…\"``), and its
 #: value's own quotes and backslashes twice. A value starts with no space after its quote
 #: (a quote followed by a space closes something else: ``grep 'token: ' src/``, Markdown's
-#: ``GITHUB_TOKEN=` in the env``), and a single-quoted or backticked one does not run past
-#: a JSON string's end (``", "`` or ``": "``: in JSON text a ``'`` and another further on
-#: are two strings' letters). Unclosed on its line, a quoted value is what follows the
-#: quote up to a space, a quote or a backslash.
+#: ``GITHUB_TOKEN=` in the env``), and a single-quoted one does not run past a JSON
+#: string's end (``", "`` or ``": "``: in JSON text a ``'`` and another further on are two
+#: strings' letters). A backticked value is one word (with spaces it is code: a shell's
+#: ``$(…)``, Markdown's code span). Unclosed on its line, a quoted value is what follows
+#: the quote up to a space, a quote or a backslash.
 _VALUE: Final = (
     r"(?!(?i:bearer|basic)[ \t])"
-    r"(?:\"(?P<{name}_dq>[^\s\"\\](?:[^\"\\\n]|\\[^\n]){{0,4095}})\""
-    r"|'(?P<{name}_sq>[^\s'\\](?:[^'\\\n\"]|\"(?![ \t]*[,:}}\]])|\\[^\n]){{0,4095}})'"
-    r"|`(?P<{name}_bq>[^\s`\\](?:[^`\\\n\"]|\"(?![ \t]*[,:}}\]])|\\[^\n]){{0,4095}})`"
+    r"(?:\"(?P<{name}_dq>(?:[^\s\"\\]|\\[^\n])(?:[^\"\\\n]|\\[^\n]){{0,4095}})\""
+    r"|'(?P<{name}_sq>(?:[^\s'\\]|\\[^\n])"
+    r"(?:[^'\\\n\"]|\"(?![ \t]*[,:}}\]])|\\[^\n]){{0,4095}})'"
+    r"|`(?P<{name}_bq>[^\s`\\]{{1,4096}})`"
     r"|\\\"(?P<{name}_eq>(?:[^\"\\\n]|\\{{4}}|\\{{3}}\"|\\\\[^\\\"\n]){{1,4096}})\\\""
-    r"|\\?[\"'`](?P<{name}_q>[^\s\"'`\\]{{4,4096}})"
+    r"|\\?[\"'](?P<{name}_q>[^\s\"'`\\]{{4,4096}})"
     r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>]{{3,4095}}[^\s\"'`\\,;(){{}}\[\]<>:]))"
 )
 #: a credential name *ends* with one of these (``DB_PASSWORD``, ``PGPASSWORD``,
@@ -450,7 +452,7 @@ def _a_quoted_phrase_secret(value: str) -> bool:
     in"``), a mask, or a label ending in a credential's name (``"Access token"``)."""
     words = [w for w in value.split() if any(c.isalnum() for c in w)]
     if len(words) < 2:  # one word among symbols (``"hunter2 !!"``) is judged as a word
-        return bool(words) and _looks_like_secret(value.strip(), data=True, alone=False)
+        return bool(words) and _looks_like_secret(words[0], data=True, alone=False)
     if _is_reference(words[0]) or _TEMPLATE.search(value) is not None \
             or words[0].lower().strip(".:!?,;-") in _PLACEHOLDERS:
         return False

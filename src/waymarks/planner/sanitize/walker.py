@@ -29,7 +29,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final
 
 from waymarks.core.privacy import (
@@ -172,10 +172,10 @@ class Walker:
             plain = data.decode(codec)
         except UnicodeDecodeError:
             plain = ""
-        if not plain or "\x00" in plain:  # not text in that encoding: Latin-1, if no NULs
+        if not plain or plain.count("\x00") * 8 > len(plain):  # not text in that encoding
             if b"\x00" in data:  # (UTF-16 or UTF-32 without a mark: nothing reads it)
                 return self._unreadable(value)
-            codec, plain = "latin-1", data.decode("latin-1")
+            codec, plain = "latin-1", data.decode("latin-1")  # (no NUL: each byte a letter)
         out = self.text(plain, base)
         if out is None or out is plain:
             return out if out is None else value
@@ -368,16 +368,20 @@ class Walker:
         out = self.text_or(value, base, EMPTY_ARGUMENTS)
         if self.suspect is None or "\\" not in out:  # unescaped: what the rules just read
             return out
-        return self._decoded_strings(out)
+        out = self._decoded_strings(out, _string_literals(out))
+        if "\n" in out:  # (JSON holds no line break in a string: a line's quotes pair up
+            # again on each line where a stray quote in text that is not JSON misled them)
+            out = self._decoded_strings(out, _literals_by_line(out))
+        return out
 
-    def _decoded_strings(self, text: str) -> str:
-        """``text`` (JSON) with each string literal holding an escape read decoded and,
-        when a credential is found there, written again redacted; everything else (other
-        strings, numbers, spacing, repeated keys, text that is not whole JSON, as a call
-        cut at the model's token limit) stays as it is."""
+    def _decoded_strings(self, text: str, literals: Iterable[tuple[int, int]]) -> str:
+        """``text`` (JSON) with each string literal holding an escape (``literals``: their
+        spans) read decoded and, when a credential is found there, written again
+        redacted; everything else (other strings, numbers, spacing, repeated keys, text
+        that is not whole JSON, as a call cut at the model's token limit) stays."""
         parts: list[str] = []
         at = 0
-        for start, end in _string_literals(text):
+        for start, end in literals:
             token = text[start:end]
             if "\\" not in token:
                 continue  # read as it is by the pass over the whole text
@@ -448,6 +452,15 @@ def _string_literals(text: str) -> Iterator[tuple[int, int]]:
             return
         yield start, stop.end()
         start = text.find('"', stop.end())
+
+
+def _literals_by_line(text: str) -> Iterator[tuple[int, int]]:
+    """:func:`_string_literals` of each line of ``text`` on its own, as spans of it."""
+    offset = 0
+    for line in text.split("\n"):
+        for start, end in _string_literals(line):
+            yield offset + start, offset + end
+        offset += len(line) + 1
 #: how a data URI that may hold text starts (in lower case: a URI's scheme and a media
 #: type are read in any case)
 _TEXT_DATA_URIS: Final = ("data:text/", "data:application/")
