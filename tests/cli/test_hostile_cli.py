@@ -176,3 +176,40 @@ def test_json_ui_announces_itself_as_one_json_object(home: Path, project: Path) 
         server.terminate()  # (a SIGINT before uvicorn installs its handler is a traceback)
         rest, _errors = server.communicate(timeout=60)
     assert rest.strip() == "", "nothing else on standard output"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [["bridge"], ["mcp"], ["ui", "--port", "0"]])
+def test_ctrl_c_writes_nothing_into_a_protocol_stream(home: Path, project: Path,
+                                                      command: list[str]) -> None:
+    """A README audit: with ``--json``, Ctrl-C wrote an ``aborted`` document onto the
+    standard output of ``bridge``, ``mcp`` and ``ui``: their protocol stream (after the
+    inspector's one announced line). It is said on standard error now."""
+    import signal
+    import time
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd", str(project),
+         "--json", *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "WAYMARKS_CC_HELPER": "off"})
+    try:
+        assert server.stdout is not None
+        if command[0] == "ui":
+            ready, _, _ = select.select([server.stdout], [], [], 120)
+            assert ready and json.loads(server.stdout.readline())["outcome"] == "serving"
+        time.sleep(1.5)  # serving, its handlers installed
+        server.send_signal(signal.SIGINT)
+        rest, errors = server.communicate(timeout=60)
+    finally:
+        server.kill()
+    assert server.returncode == 130, errors[-500:]
+    assert "aborted" not in rest and "interrupted" in errors
+
+
+def test_health_refuses_an_unknown_session_as_every_command_does(
+        home: Path, project: Path) -> None:
+    """A README audit: `health --session nosuch` reported it as a problem and exited 0;
+    README says an unknown `--session` is a bad argument (exit 2, `bad_session`)."""
+    waymarks(home, project, "pin", "--", "Run the tests first")
+    refused = waymarks(home, project, "--session", "nosuch", "health", expect=2)
+    assert refused["code"] == "bad_session" and "nosuch" in refused["message"]

@@ -114,6 +114,7 @@ def serve_mcp_stdio(run: "Runtime", claude_code: bool) -> "Result":
     from waymarks.mcp.server import serve_stdio
 
     app, follow = prepare_mcp(run, claude_code)
+    run.protocol = True
     serve_stdio(app, follow)
     return Result({}, "", printed=True)
 def learning_hint(home: "Any", data: dict[str, object]) -> str:
@@ -180,6 +181,7 @@ def register(root: "click.Group") -> None:
         if not http:
             from waymarks.mcp.server import serve_stdio
 
+            run.protocol = True
             serve_stdio(app, follow)
             return Result({}, "", printed=True)
         address = host or "127.0.0.1"
@@ -247,6 +249,7 @@ def register(root: "click.Group") -> None:
         app.keep_recall_index = True  # a long-lived process: the recall index in memory
         if not is_loopback(host):
             print(remote_warning(host, port), file=sys.stderr, flush=True)
+        run.protocol = True  # (its one JSON line, then HTTP: a later failure to stderr)
         try:
             serve(app, host=host, port=port, open_browser=open_, as_json=run.json)
         except BindError as exc:
@@ -262,6 +265,7 @@ def register(root: "click.Group") -> None:
 
         run = runtime()
         run.progress.stop()
+        run.protocol = True
         serve(run.app().home)  # the bridge opens its own service, bound to Pi's session
         return Result({}, "", printed=True)
 
@@ -283,6 +287,7 @@ def register(root: "click.Group") -> None:
 
         run = runtime()
         run.progress.stop()
+        run.protocol = True
         run_hook([event], str(run.app().home))
         return Result({}, "", printed=True)
 

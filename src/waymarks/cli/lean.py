@@ -138,6 +138,8 @@ def mcp_fast_path(argv: list[str]) -> int | None:
 
     def work(state: CliRuntime) -> Result:
         _apply_globals(state, wanted)
+        state.protocol = True  # standard output is the client's from the start (a usage
+        # error is still answered in JSON: it is reported before, below)
         try:
             return serve_mcp_stdio(state, wanted.claude_code)
         except LaunchError as exc:

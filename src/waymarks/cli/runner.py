@@ -172,7 +172,7 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         # this command listed is not that session's, and an empty list said nothing else
         replaced = state.opened.refresh_problem if state.opened is not None else None
         state.close()
-    as_json = want_json or state.json
+    as_json = (want_json or state.json) and not (failed is not None and state.protocol)
     if failed is not None:  # a command that failed after a repair says so too
         status = error(*failed, as_json, repaired)
         if repaired and not as_json:

@@ -120,6 +120,10 @@ class Runtime(msgspec.Struct):
     stdin: IO[str] | None = None
     read_file: Callable[[str, int], str] | None = None
     read_stdin: Callable[[int], str] | None = None
+    #: standard output has become a protocol stream (``mcp``, ``bridge``, ``ui``, a
+    #: hook): a failure from then on (Ctrl-C) is said on standard error, never written
+    #: into it as a JSON document
+    protocol: bool = False
     _app: Waymarks | None = None
 
     def app(self) -> Waymarks:

@@ -59,10 +59,13 @@ def status(app: Waymarks) -> dict[str, Any]:
 
 def health(app: Waymarks) -> dict[str, Any]:
     """The health report. An unreadable active session does not stop it: it is what it
-    reports."""
+    reports. A ``--session`` that names none is a bad argument, as for every command (it
+    was reported as a problem, exit 0)."""
     try:
         session = app.refresh()
     except ServiceError as exc:
+        if exc.refusal:
+            raise
         session, app.refresh_problem = None, str(exc)
     if session is not None and app.refresh_problem is None:
         app.refresh_problem = replaced_problem(app.projection, session, thorough=True) \
