@@ -183,6 +183,7 @@ HOOK_CLIENT_IMPORTS = {
     "waymarks.spawn": "the package of detached workers (a docstring)",
     "waymarks.spawn.sockets": "how a long socket path is reached (posix and sys only)",
     "waymarks.spawn.switches": "the values of the on/off switches (imports nothing)",
+    "waymarks.spawn.parent": "which Claude Code ran the hook, past a shell (posix only)",
     "_socket": "the built-in socket module the client reaches the helper with",
 }
 

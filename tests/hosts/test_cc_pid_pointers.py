@@ -1,5 +1,5 @@
 """The Claude Code process a hook notes its session under, and that an MCP server looks
-up (``cc_client.claude_pid``, ``claude_code.pid_pointer``): real processes, Linux."""
+up (``spawn.parent.claude_pid``, ``claude_code.pid_pointer``): real processes, Linux."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 from waymarks.hosts.claude_code import pid_pointer
 
-PROBE = "from waymarks.hosts.cc_client import claude_pid; print(claude_pid())"
+PROBE = "from waymarks.spawn.parent import claude_pid; print(claude_pid())"
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="Linux /proc")
 
 

@@ -93,3 +93,32 @@ def test_a_plain_mcp_server_starts_on_a_bad_config_and_answers_per_call(
                            "mcp"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           cwd=project, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("project_privacy", [
+    '[privacy]\ndefaultProvider = "corp"\n',  # a remote default allowed more than an unknown
+    '[privacy.remoteProviders]\nollama = ["normal", "internal", "sensitive"]\n',  # the local
+])                                                  # default "tightened" into a remote one
+def test_a_projects_file_cannot_widen_what_an_unknown_model_receives(
+        tmp_path: Path, project_privacy: str) -> None:
+    """A configuration review: with a local home default, an unknown host model (an MCP
+    client's, Pi's before it names one, a pasted prompt) gets the remote default policy;
+    a trusted project's file that named a remote default, or made the local one remote,
+    turned it into that provider, allowed sensitive text."""
+    from waymarks.service.planning import MCP_CLIENT_PROVIDER, egress_for
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".waymarks").mkdir(parents=True)
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[privacy]\ndefaultProvider = "ollama"\nlocalProviders = ["ollama"]\n'
+        'remoteDefaultAllowed = ["normal"]\n'
+        '[privacy.remoteProviders]\ncorp = ["normal", "internal", "sensitive"]\n')
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+        app.host_provider = MCP_CLIENT_PROVIDER
+        assert egress_for(app).provider == MCP_CLIENT_PROVIDER
+        (project / ".waymarks" / "config.toml").write_text(project_privacy)
+        egress = egress_for(app)
+        assert egress.provider == MCP_CLIENT_PROVIDER
+        assert egress.text("x", "sensitive") is None and egress.text("x", "normal") == "x"

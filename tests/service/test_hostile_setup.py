@@ -254,3 +254,35 @@ def test_an_untrusted_projects_configuration_that_is_not_a_file_is_listed_as_ign
     (project / ".waymarks" / "config.toml").mkdir(parents=True)
     settings = load_settings(home, str(project), False)
     assert settings.ignored == (f"{project / '.waymarks' / 'config.toml'} (project not trusted)",)
+
+
+def test_a_project_configuration_linked_out_of_the_project_is_not_read(
+        tmp_path: Path) -> None:
+    """A configuration review: a repository's `.waymarks/config.toml` linking to
+    `~/.cargo/credentials.toml` was read as its configuration, and `config show` printed
+    the token it holds."""
+    home, project, outside = tmp_path / "home", tmp_path / "project", tmp_path / "cargo"
+    (project / ".waymarks").mkdir(parents=True)
+    outside.mkdir()
+    token = "cioAbCdEfGhIjKlMnOpQrStUvWxYz0123456"
+    (outside / "credentials.toml").write_text(f'[registry]\nvaluable = "{token}"\n')
+    (project / ".waymarks" / "config.toml").symlink_to(outside / "credentials.toml")
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+    settings = load_settings(home, str(project), True)
+    assert "registry" not in settings.raw
+    assert any("link out of the project" in i for i in settings.ignored)
+    shown = cli(home, project, "--json", "config", "show")
+    assert token not in shown.stdout and shown.returncode == 0
+
+
+def test_a_fifo_in_place_of_the_home_configuration_is_an_error_for_evolution_too(
+        tmp_path: Path) -> None:
+    """A configuration review: `evolution status` opened the home's config.toml with a
+    plain open and waited on a FIFO for ever; every other command refused it."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    os.mkfifo(home / "config.toml")
+    done = cli(home, project, "evolution", "status")
+    assert done.returncode == 1 and "regular file" in done.stdout + done.stderr

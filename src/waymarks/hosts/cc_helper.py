@@ -349,7 +349,7 @@ def _receive(connection: "socket.socket") -> bytes:
 
 
 def _pids(value: object) -> list[int]:
-    """The hook client's Claude Code process (``cc_client.claude_pid``), as a list."""
+    """The hook client's Claude Code process (``spawn.parent.claude_pid``), as a list."""
     return [p for p in value if type(p) is int and p > 1][:1] \
         if isinstance(value, list) else []
 

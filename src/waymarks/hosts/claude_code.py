@@ -142,7 +142,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
            project: str | None = None, pids: Sequence[int] = ()) -> dict[str, Any] | None:
     """Do what ``event`` asks; the JSON to print, or ``None`` for nothing. ``app``: a warm
     ``Waymarks`` for this project (the helper process keeps them); else one is opened.
-    ``pids``: the Claude Code running the hook (``cc_client.claude_pid``), under which
+    ``pids``: the Claude Code running the hook (``spawn.parent.claude_pid``), under which
     its session is noted (:func:`pid_pointer`)."""
     if event == "Stop":  # learning capture only: no Waymarks app, no model call
         from waymarks.hosts.claude_code_capture import capture
@@ -385,9 +385,9 @@ def follower(app: Any) -> Any:
     (:func:`pid_pointer`; the server is its child), else the one it gave the server
     (``CLAUDE_CODE_SESSION_ID``, Claude Code 2.1.154 and later; it stays the first after
     ``/clear``), else the one the hooks last saw in this project (any Claude Code)."""
-    from waymarks.hosts.cc_client import claude_pid
     from waymarks.ledger.discovery import is_project_session, session_dir
     from waymarks.ledger.session_file import SessionFile
+    from waymarks.spawn.parent import claude_pid
 
     given = os.environ.get("CLAUDE_CODE_SESSION_ID", "").lower()
     claude = claude_pid()  # this server's parent, past a shell

@@ -75,6 +75,13 @@ class Settings(msgspec.Struct, frozen=True):
     cross_session: bool = True
     max_project_sessions: int = _PROJECT_SESSIONS
     session_roots: tuple[Path, ...] = ()
+    #: whether the *home's* default provider is a local one (its own policy says so): a
+    #: host whose model is unknown then sends to an unknown, remote one
+    #: (``planning.host_destination``). A project's file may not decide it: with a local
+    #: home default, a project that named a remote default (or "tightened" the local one
+    #: into a remote one) turned an MCP client's unknown model into a provider allowed
+    #: sensitive text
+    home_default_local: bool = False
 
 
 _CACHE: dict[tuple[Any, ...], Settings] = {}
@@ -130,8 +137,10 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         merged = _read(home_file)
         sources.append(str(home_file))
     local: dict[str, Any] = {}
-    if project_file.exists():
-        if trusted:
+    if project_file.exists() or project_file.is_symlink():
+        if not in_project(project_file, project):
+            ignored.append(f"{project_file} (a link out of the project: not read)")
+        elif trusted:
             local = _read(project_file)
             sources.append(str(project_file))
         else:
@@ -140,6 +149,7 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         privacy = _table(merged, "privacy")
         policy = ProviderPolicy.from_config(privacy)
         default_provider = _provider(privacy.get("defaultProvider", "remote"))
+        home_default_local = policy.is_local(default_provider)
         if local:
             policy, default_provider = _tighten(policy, default_provider, local, project_file,
                                                 ignored)
@@ -177,7 +187,17 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         raise ServiceError("bad_config", f"{', '.join(sources)}: {exc}") from exc
     return Settings(policy, default_provider, budgets, tuple(sources), tuple(ignored), merged,
                     cross_session, max_sessions,
-                    tuple(Path(r).expanduser() for r in roots))
+                    tuple(Path(r).expanduser() for r in roots), home_default_local)
+
+
+def in_project(path: Path, project: str) -> bool:
+    """Whether ``path`` (a project's configuration) is a file of the project, not a link
+    to one elsewhere: a repository's link to ``~/.cargo/credentials.toml`` was read as its
+    configuration, and ``config show`` printed the token it holds."""
+    try:
+        return path.resolve().is_relative_to(Path(project).resolve())
+    except (OSError, RuntimeError):  # a loop of links
+        return False
 
 
 def _table(config: dict[str, Any], name: str) -> dict[str, Any]:

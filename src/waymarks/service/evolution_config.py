@@ -59,6 +59,7 @@ read from a file, only the variable's name.
 
 from __future__ import annotations
 
+import errno
 import math
 import re
 import tomllib
@@ -70,7 +71,7 @@ from waymarks.core.evolution.limits import RESERVED_OUTPUT_TOKENS, ModelLimits, 
 from waymarks.core.evolution_policy import ATTEMPT_DEADLINE_S, SOURCE_BUDGET_S
 from waymarks.core.lazy_re import lazy
 from waymarks.core.records import replace
-from waymarks.service.config import CONFIG_FILE, MAX_CONFIG_BYTES, PROJECT_CONFIG
+from waymarks.service.config import CONFIG_FILE, MAX_CONFIG_BYTES, PROJECT_CONFIG, in_project
 
 APIS: Final = ("openai", "anthropic", "claude-code")
 #: the consolidation half's key: read there, ignored here
@@ -218,7 +219,7 @@ def load_evolution_config(home: Path, project: str | None = None, *,
     if project is None:
         return replace(config, sources=tuple(sources))
     project_file = Path(project) / PROJECT_CONFIG
-    if not project_file.is_file():
+    if not project_file.is_file() or not in_project(project_file, project):
         return replace(config, sources=tuple(sources))
     if not trusted:
         return replace(config, sources=tuple(sources),
@@ -231,18 +232,21 @@ def load_evolution_config(home: Path, project: str | None = None, *,
 
 
 def _section(path: Path) -> dict[str, Any] | None:
-    """``[evolution]`` of ``path``; None when the file or the table is absent."""
+    """``[evolution]`` of ``path``; None when the file or the table is absent. A FIFO or a
+    device in its place is an error, never waited on (``evolution status`` hung on one)."""
+    from waymarks.files.reading import read_regular
+
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
+        raw = read_regular(path, limit=MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise EvolutionConfigError(f"{path}: cannot be read ({exc.strerror}); fix its "
-                                   "permissions or remove it") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise EvolutionConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a "
-                                   "configuration file is never that big: fix or remove it")
+        if exc.errno == errno.EFBIG:
+            raise EvolutionConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a "
+                                       "configuration file is never that big: fix or remove "
+                                       "it") from None
+        raise EvolutionConfigError(f"{path}: cannot be read ({exc.strerror or exc}); fix it "
+                                   "(a regular file) or remove it") from None
     try:
         document = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):

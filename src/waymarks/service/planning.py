@@ -99,10 +99,13 @@ def egress_for(app: Waymarks, provider: str | None = None,
 def host_destination(app: Waymarks, provider: str | None, settings: Settings) -> str:
     """The provider text goes to (:func:`egress_for`): the one named, else the host's
     model's; a host whose model is unknown (:data:`UNKNOWN_HOST_MODELS`) sends to the
-    configured default only when that is remote."""
+    configured default only when that is remote, by the home's configuration and by the
+    one in force (:attr:`Settings.home_default_local`)."""
     host = app.host_provider
-    if host in UNKNOWN_HOST_MODELS and not settings.policy.is_local(settings.default_provider):
-        host = None  # an unknown model: the default provider, a remote one
+    if host in UNKNOWN_HOST_MODELS and not settings.home_default_local \
+            and not settings.policy.is_local(settings.default_provider):
+        host = None  # an unknown model: the default provider, a remote one (the home's
+        # say: a project's file may not make a local default remote here)
     return destination(settings, provider if provider is not None else host)
 
 
