@@ -340,19 +340,23 @@ def test_mcp_prompts_carry_the_curation_and_promotion_turns(
     assert "Pin dependency versions in CI" in promote and "Never save" in promote
 
 
+def adr(project: Path, number: int, title: str, status: str, supersedes: int = 0) -> None:
+    """A decision record's file, its frontmatter only."""
+    name = f"ADR-{number:04d}"
+    write(project / "docs" / "engineering" / "decisions" / f"{name}-x.md",
+          f"---\nid: {name}\ntitle: {title}\nstatus: {status}\n"
+          + (f"supersedes: ADR-{supersedes:04d}\n" if supersedes else "") + "---\n")
+
+
 def test_a_draft_that_names_the_decision_it_would_replace_retires_nothing(
         project: Path) -> None:
     """A review: ``adr new`` scaffolds a Proposed record with a ``supersedes`` field, and
     such a draft hid the Accepted decision it names from every plan."""
-    decisions = project / "docs" / "engineering" / "decisions"
-    write(decisions / "ADR-0001-kafka.md", "---\nid: ADR-0001\ntitle: Kafka retention seven "
-          "days\nstatus: Accepted\ndecision: keep kafka events seven days\n---\n")
-    write(decisions / "ADR-0002-maybe.md", "---\nid: ADR-0002\ntitle: Maybe thirty days\n"
-          "status: Proposed\nsupersedes: ADR-0001\ndecision: draft idea\n---\n")
+    adr(project, 1, "Kafka retention seven days", "Accepted")
+    adr(project, 2, "Maybe thirty days", "Proposed", supersedes=1)
     sources = [c.source for c in load_chunks(project)]
     assert any("ADR-0001" in s for s in sources) and any("ADR-0002" in s for s in sources)
-    write(decisions / "ADR-0002-maybe.md", "---\nid: ADR-0002\ntitle: Thirty days\n"
-          "status: Accepted\nsupersedes: ADR-0001\ndecision: keep thirty days\n---\n")
+    adr(project, 2, "Thirty days", "Accepted", supersedes=1)
     assert not any("ADR-0001" in c.source for c in load_chunks(project))
 
 
@@ -384,11 +388,8 @@ def test_decision_records_are_read_before_the_docs_bound(
 
     monkeypatch.setattr(docs, "MAX_DOCS_CHARS", 5_000)
     write(project / "docs" / "engineering" / "a-big.md", "# Big\n" + "word " * 2_000)
-    decisions = project / "docs" / "engineering" / "decisions"
-    write(decisions / "ADR-0001-a.md", "---\nid: ADR-0001\ntitle: Seven days\nstatus: "
-          "Accepted\n---\nSeven.\n")
-    write(decisions / "ADR-0002-b.md", "---\nid: ADR-0002\ntitle: Thirty days\nstatus: "
-          "Accepted\nsupersedes: ADR-0001\n---\nThirty.\n")
+    adr(project, 1, "Seven days", "Accepted")
+    adr(project, 2, "Thirty days", "Accepted", supersedes=1)
     sources = [c.source for c in load_chunks(project)]
     assert not any("ADR-0001" in s for s in sources)
     assert any("ADR-0002" in s for s in sources) and not any("a-big" in s for s in sources)
