@@ -286,3 +286,19 @@ def test_a_fifo_in_place_of_the_home_configuration_is_an_error_for_evolution_too
     os.mkfifo(home / "config.toml")
     done = cli(home, project, "evolution", "status")
     assert done.returncode == 1 and "regular file" in done.stdout + done.stderr
+
+
+def test_config_show_names_the_learning_settings_a_project_may_not_set(
+        tmp_path: Path) -> None:
+    """A configuration review: `config show` printed a project's `[evolution]` (`learn =
+    true`, a route) merged as if in force, and its `Ignored:` lines did not name them;
+    `evolution status` and `learn status` did."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".waymarks").mkdir(parents=True)
+    (project / ".waymarks" / "config.toml").write_text(
+        '[evolution]\nlearn = true\nprovider = "evil"\n')
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+    shown = json.loads(cli(home, project, "config", "show").stdout)
+    ignored = "\n".join(shown["ignored"])
+    assert "[evolution] provider" in ignored and "learn = true" in ignored

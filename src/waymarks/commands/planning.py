@@ -231,6 +231,20 @@ def _shown(raw: Any, table: str = "") -> Any:
     return redact(raw)[0] if isinstance(raw, str) else raw
 
 
+def _learning_ignored(app: Any) -> list[str]:
+    """What the learning settings ignore of a project's file (``[evolution]`` routes, a
+    project's ``learn = true``): the raw ``config`` block shows them merged, and without
+    these lines a person read them as in force."""
+    from waymarks.service.evolution_config import EvolutionConfigError, load_evolution_config
+    from waymarks.service.learning import LearningConfigError, learning_state
+
+    try:
+        return [*load_evolution_config(app.home, app.cwd, trusted=app.project_trusted).ignored,
+                *learning_state(app.home, app.cwd if app.project_trusted else None).ignored]
+    except (EvolutionConfigError, LearningConfigError) as exc:
+        return [f"[evolution] cannot be read: {exc}"]
+
+
 def config_group() -> Group:
     config = Group("config", default="show", help="Configuration files and settings.",
                    examples=["waymarks config", "waymarks config show --json"])
@@ -240,9 +254,11 @@ def config_group() -> Group:
     def show() -> Result:
         from waymarks.service.planning import settings_for
 
-        settings = settings_for(runtime().app())
+        app = runtime().app()
+        settings = settings_for(app)
         data: dict[str, Any] = {
-            "files": list(settings.sources), "ignored": list(settings.ignored),
+            "files": list(settings.sources),
+            "ignored": [*settings.ignored, *_learning_ignored(app)],
             "config": _shown(settings.raw),
             "effective": {"defaultProvider": settings.default_provider,
                           "maxPinnedTokens": settings.budgets.max_pinned_tokens,
