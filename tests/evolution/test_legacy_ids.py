@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.evolution.test_legacy_import import _action, _cli, _memory, _write
+from tests.evolution.test_legacy_import import _action, _cli, _memory, _without_age, _write
 from tests.evolution.test_legacy_reopen import T, _extend
 from tests.evolution.test_legacy_sqlite import ROWS, _database, _state
 from waymarks.core.evolution.model import claim_id
@@ -49,7 +49,7 @@ def test_a_legacy_id_names_the_claim_it_became(tmp_path: Path) -> None:
     assert refused["currentIds"] == [port] and "8080" not in json.dumps(refused)
     feedback = _cli(home, cwd, "evolution", "feedback", "m1", "useful", expect=2)
     assert feedback["currentIds"] == [port]
-    assert _cli(home, cwd, "evolution", "list") == listed
+    assert _without_age(_cli(home, cwd, "evolution", "list")) == _without_age(listed)
     # after a correction the old ID leads to what the claim is now
     corrected = _cli(home, cwd, "evolution", "correct", port, "The staging port is 8443")
     new = claim_id("/w/a", "fact", "The staging port is 8443")

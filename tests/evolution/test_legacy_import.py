@@ -30,6 +30,13 @@ def _cli(home: Path, cwd: Path, *args: str, expect: int = 0) -> dict[str, Any]:
     return dict(json.loads(done.stdout))
 
 
+def _without_age(listing: dict[str, Any]) -> dict[str, Any]:
+    """An ``evolution list`` without each claim's age: in hundredths of a day, it may tick
+    between two listings of the same claims (CI saw it once)."""
+    return {**listing, "claims": [{k: v for k, v in claim.items() if k != "aging"}
+                                  for claim in listing["claims"]]}
+
+
 def _write(directory: Path, memories: list[dict[str, Any]],
            actions: list[dict[str, Any]]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
@@ -92,7 +99,7 @@ def test_import_once_with_forgets_corrections_and_legacy_origin(tmp_path: Path) 
                 if c["content"] == "Prefers tabs over spaces" and c["state"] == "provisional"]
     listed = _cli(home, cwd, "evolution", "list")
     (home / "waymarks.db").unlink()
-    assert _cli(home, cwd, "evolution", "list") == listed
+    assert _without_age(_cli(home, cwd, "evolution", "list")) == _without_age(listed)
 
 
 def test_an_invalid_action_halts_with_nothing_written(tmp_path: Path) -> None:
