@@ -113,7 +113,7 @@ def run(argv: list[str], home: str) -> int:
 
             from waymarks.hosts.claude_code import main as in_process
 
-            code: int = in_process(argv, Path(home), raw, project or None, [claude_pid()])
+            code: int = in_process(argv, Path(home), raw, project or None, claude_pid())
         if helper:
             _start_helper(home)
         return code
@@ -244,7 +244,7 @@ def _ask(home: "str | Path", event: str, raw: bytes, project: str = "") -> str |
     try:
         name = event if event.isascii() and event.isalpha() else "invalid"
         header = (f'{{"protocol": "{PROTOCOL}", "event": "{name}", '
-                  f'"pids": [{claude_pid()}]}}').encode()
+                  f'"pid": {claude_pid()}}}').encode()
         where = project.encode("utf-8", "replace") if "\n" not in project else b""
         client.sendall(header + b"\n" + where + b"\n" + raw)
         client.shutdown(_socket.SHUT_WR)

@@ -39,7 +39,6 @@ from waymarks.spawn.sockets import listen
 TYPE_CHECKING = False  # not typing's: nothing more than needed in the detached processes
 if TYPE_CHECKING:
     import socket
-    from collections.abc import Sequence
     from pathlib import Path
     from typing import Any
 
@@ -210,7 +209,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                 try:
                     answer = _answer(event, raw, home, apps,
                                      project.decode("utf-8", "replace") or None,
-                                     _pids(request.get("pids")))
+                                     _pid(request.get("pid")))
                 except Exception as exc:  # noqa: BLE001 (never block the prompt)
                     from datetime import UTC, datetime
 
@@ -348,14 +347,14 @@ def _receive(connection: "socket.socket") -> bytes:
     return b"".join(chunks)
 
 
-def _pids(value: object) -> list[int]:
-    """The hook client's Claude Code process (``spawn.parent.claude_pid``), as a list."""
-    return [p for p in value if type(p) is int and p > 1][:1] \
-        if isinstance(value, list) else []
+def _pid(value: object) -> int | None:
+    """The hook client's Claude Code process (``spawn.parent.claude_pid``), if it sent
+    one that names a process."""
+    return value if type(value) is int and value >= 1 else None
 
 
 def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], Any]",
-            project: str | None, pids: "Sequence[int]" = ()) -> str:
+            project: str | None, pid: int | None = None) -> str:
     """One hook, on the warm ``Waymarks`` of its project and session."""
     import json
     from datetime import UTC, datetime
@@ -384,7 +383,7 @@ def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], A
         while len(apps) >= WARM_APPS:
             apps.pop(next(iter(apps))).close()  # the least recently served
     apps[key] = app
-    output = handle(event, payload, home, app, pids=pids)
+    output = handle(event, payload, home, app, pid=pid)
     if event == "SessionEnd":
         apps.pop(key, None)
         app.close()

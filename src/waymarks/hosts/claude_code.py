@@ -35,7 +35,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -139,10 +138,10 @@ def project_of(payload: dict[str, Any], project: str | None) -> str:
 
 
 def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
-           project: str | None = None, pids: Sequence[int] = ()) -> dict[str, Any] | None:
+           project: str | None = None, pid: int | None = None) -> dict[str, Any] | None:
     """Do what ``event`` asks; the JSON to print, or ``None`` for nothing. ``app``: a warm
     ``Waymarks`` for this project (the helper process keeps them); else one is opened.
-    ``pids``: the Claude Code running the hook (``spawn.parent.claude_pid``), under which
+    ``pid``: the Claude Code running the hook (``spawn.parent.claude_pid``), under which
     its session is noted (:func:`pid_pointer`)."""
     if event == "Stop":  # learning capture only: no Waymarks app, no model call
         from waymarks.hosts.claude_code_capture import capture
@@ -159,8 +158,8 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
 
         with Waymarks(home, cwd=project_of(payload, project),
                       busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS) as fresh:
-            return handle(event, payload, home, fresh, pids=pids)
-    _bind(app, payload["session_id"].lower(), () if event == "SessionEnd" else pids)
+            return handle(event, payload, home, fresh, pid=pid)
+    _bind(app, payload["session_id"].lower(), None if event == "SessionEnd" else pid)
     from waymarks.service.planning import CLAUDE_CODE_PROVIDER
 
     app.host_provider = CLAUDE_CODE_PROVIDER  # what it adds goes to Claude Code's model
@@ -192,7 +191,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         reason = payload.get("reason")
         app.append_record("waymarks-session-end-v1", {
             "reason": reason if isinstance(reason, str) and len(reason) <= 40 else "unknown"})
-        for pid in pids:  # the process is ending: its note goes (one per process else)
+        if pid is not None:  # the process is ending: its note goes (one per process else)
             pointer = pid_pointer(home, pid)
             if _pointed(pointer) == payload["session_id"].lower():
                 pointer.unlink(missing_ok=True)
@@ -239,17 +238,18 @@ def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
     app.append_record(observe.OBSERVATION_TYPE, data)
 
 
-def _bind(app: Any, session_id: str, pids: Sequence[int] = ()) -> None:
+def _bind(app: Any, session_id: str, pid: int | None = None) -> None:
     """Use (or create) the ledger whose session ID is Claude Code's, and point to it: from
-    the project, and from each process that may be this Claude Code (``pids``)."""
+    the project, and from the Claude Code process running the hook (``pid``)."""
     current = app.bound_session
     if current is None or current.session_id != session_id:  # a warm app may hold it
         app.bind_session(_open_or_create(app, session_id))
     from waymarks.files.atomic import write_atomic
     from waymarks.files.dirs import make_private_dirs
 
-    for n, pointer in enumerate((pointer_path(app.home, app.cwd),
-                                 *(pid_pointer(app.home, p) for p in pids))):
+    pointers = [pointer_path(app.home, app.cwd)] + \
+        ([pid_pointer(app.home, pid)] if pid is not None else [])
+    for n, pointer in enumerate(pointers):
         if _pointed(pointer) == session_id:
             continue  # every prompt binds: a pointer already right costs no write
         make_private_dirs(pointer.parent)  # under the home, which may be made here
@@ -352,7 +352,7 @@ def recent_prompts(session: Any, prompt: str) -> list[str]:
 
 
 def main(argv: list[str], home: Path, raw: bytes | None = None,
-         project: str | None = None, pids: Sequence[int] = ()) -> int:
+         project: str | None = None, pid: int | None = None) -> int:
     """The hook entry point; always exits 0 (a failed hook must not block the prompt)."""
     event = argv[0] if argv else ""
     from datetime import UTC, datetime
@@ -361,7 +361,7 @@ def main(argv: list[str], home: Path, raw: bytes | None = None,
     try:
         data = raw if raw is not None else sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
         payload = parse_input(event, data)
-        output = handle(event, payload, home, project=project, pids=pids)
+        output = handle(event, payload, home, project=project, pid=pid)
         if output is not None:  # bytes: any locale's stdout encoding would do otherwise
             sys.stdout.buffer.write(json.dumps(output, ensure_ascii=False).encode("utf-8"))
             sys.stdout.buffer.flush()

@@ -361,8 +361,8 @@ class Walker:
         """Tool-call ``arguments``: a JSON string (withheld as ``"{}"``) or an object.
 
         The string is text, and then JSON: the strings it holds are read again decoded
-        (:meth:`_decoded`), since its escapes hide a credential from the rules (a quoted
-        password flag ``-p\\"S3cret\\"``, a ``\\u200b`` inside a token)."""
+        (:meth:`_decoded_strings`), since its escapes hide a credential from the rules (a
+        quoted password flag ``-p\\"S3cret\\"``, a ``\\u200b`` inside a token)."""
         if type(value) is not str:
             return self.tool_input(value, base)
         out = self.text_or(value, base, EMPTY_ARGUMENTS)
@@ -461,6 +461,8 @@ def _literals_by_line(text: str) -> Iterator[tuple[int, int]]:
         for start, end in _string_literals(line):
             yield offset + start, offset + end
         offset += len(line) + 1
+
+
 #: how a data URI that may hold text starts (in lower case: a URI's scheme and a media
 #: type are read in any case)
 _TEXT_DATA_URIS: Final = ("data:text/", "data:application/")
