@@ -447,9 +447,9 @@ def _a_quoted_phrase_secret(value: str) -> bool:
     battery staple"``) is its value whole: a passphrase cannot be told from prose, so only
     what plainly names no secret stays: no word of letters or digits (a separator,
     ``token = ", ".join(…)``; one such word is judged as a value is), a reference or
-    template (``"${DB_PASSWORD}"``,
-    ``"{{ secrets.deploy }}"``, ``"<your key here>"``), a placeholder (``"TODO: fill me
-    in"``), a mask, or a label ending in a credential's name (``"Access token"``)."""
+    template (``"${DB_PASSWORD}"``, ``"{{ secrets.deploy }}"``, ``"<your key here>"``), a
+    placeholder (``"TODO: fill me in"``), a mask, or a label ending in a credential's name
+    (``"Access token"``)."""
     words = [w for w in value.split() if any(c.isalnum() for c in w)]
     if len(words) < 2:  # one word among symbols (``"hunter2 !!"``) is judged as a word
         return bool(words) and _looks_like_secret(words[0], data=True, alone=False)

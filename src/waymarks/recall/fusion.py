@@ -60,14 +60,15 @@ class Calibration(msgspec.Struct, frozen=True):
     #: fused, an eligible record is cut below this share of the best one's relevance (the
     #: lexical engine's 0.75 unless the model's calibration says otherwise)
     relative: float = 0.75
-    #: ``qualify`` for a Han record (None: ``qualify``): a model may put any short Chinese
-    #: text nearer to any query than two related English texts
+    #: ``qualify`` for a Han record (None: ``qualify``; never below it): a model may put
+    #: any short Chinese text nearer to any query than two related English texts
     qualify_han: float | None = None
     #: the scripts of the queries the cross-script rule serves (a model whose similarity
     #: from one script to the other is noise for short texts serves only the other)
     cross_from: tuple[str, ...] = ("han", "latin")
     #: across scripts, the record must also be this much (raw cosine) nearer than the
-    #: next record (any script), or than ``floor`` when it is the only one
+    #: next candidate of a script other than the query's (:meth:`Semantic.among`), or
+    #: than ``floor`` when it is the only one
     cross_margin: float = 0.0
 
     def __post_init__(self) -> None:
@@ -75,7 +76,7 @@ class Calibration(msgspec.Struct, frozen=True):
                 and 0.0 < self.qualify <= 1.0 and 0.0 < self.support <= 1.0
                 and 0.0 < self.cross_script <= 1.0 and 0.0 <= self.veto < 1.0
                 and 0.0 < self.relative <= 1.0 and 0.0 <= self.cross_margin < 1.0
-                and (self.qualify_han is None or 0.0 < self.qualify_han <= 1.0)):
+                and (self.qualify_han is None or self.qualify <= self.qualify_han <= 1.0)):
             raise ValueError(f"invalid calibration {self!r}")
 
     def calibrate(self, cosine: float) -> float:
@@ -138,12 +139,10 @@ class Semantic(msgspec.Struct, frozen=True):
 
     def qualifies(self, sem: float | None, text: str = "") -> bool:
         """Whether a record (``text``) with no lexical match is near enough on its own."""
-        if sem is None:
-            return False
+        if sem is None or sem < self.calibration.qualify:
+            return False  # (most candidates: the text is not looked at)
         high = self.calibration.qualify_han
-        if high is not None and script(text) == "han":
-            return sem >= high
-        return sem >= self.calibration.qualify
+        return high is None or sem >= high or script(text) != "han"
 
     def supports(self, sem: float | None) -> bool:
         return sem is not None and sem >= self.calibration.support
