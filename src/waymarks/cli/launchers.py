@@ -114,8 +114,7 @@ def serve_mcp_stdio(run: "Runtime", claude_code: bool) -> "Result":
     from waymarks.mcp.server import serve_stdio
 
     app, follow = prepare_mcp(run, claude_code)
-    run.protocol = True
-    serve_stdio(app, follow)
+    serve_stdio(app, follow)  # (its caller has made standard output the protocol's)
     return Result({}, "", printed=True)
 def learning_hint(home: "Any", data: dict[str, object]) -> str:
     """What an installer says about learning: how to turn it on (never turned on here)."""

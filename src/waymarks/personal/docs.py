@@ -31,7 +31,7 @@ import msgspec
 
 from waymarks.core.decisions import refuse_credentials
 from waymarks.core.lazy_re import lazy
-from waymarks.core.privacy import classify, highest
+from waymarks.core.privacy import Classification, classify, highest
 from waymarks.core.secrets import cut_before_secret
 from waymarks.files.reading import read_regular
 from waymarks.personal.entry import derive_slug
@@ -69,7 +69,7 @@ class Chunk(msgspec.Struct, frozen=True):
     text: str
     match_text: str  # what matching sees (an ADR summary adds affects and readWhen)
     status: str | None = None
-    level: str = "normal"  # at least the level of the whole file: markers span headings
+    level: Classification = "normal"  # at least its whole file's: markers span headings
 
 
 class Adr(msgspec.Struct, frozen=True):
@@ -114,7 +114,7 @@ def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:
 
 
 def chunk_markdown(relative: str, text: str, status: str | None = None,
-                   level: str = "normal") -> list[Chunk]:
+                   level: Classification = "normal") -> list[Chunk]:
     chunks: list[Chunk] = []
     heading = ""
     lines: list[str] = []
@@ -245,7 +245,7 @@ class EngineeringDocs:
 
         floor = settings_for(app).policy.default_classification
         return [doc_snippet(chunk.source, chunk.status, chunk.text,
-                            highest(classify("", chunk.level), floor), reason)
+                            highest(chunk.level, floor), reason)
                 for chunk, reason in self.matching(app.cwd, prompt)]
 
     def matching(self, project: str, prompt: str) -> list[tuple[Chunk, str]]:
