@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.durability.test_disk_full import fill, small_fs  # noqa: F401 - the fixture
 from tests.inprocess import waymarks
 from waymarks.personal.docs import DECISIONS_DIR, new_adr
 
@@ -66,17 +67,17 @@ def test_concurrent_adrs_never_share_a_number(project: Path,
     # each writer waits a moment after listing for the other to list too: without a
     # lock both list an empty folder; with one the second waits for the first to finish
     barrier = threading.Barrier(2, timeout=0.3)
-    real_glob = Path.glob
+    real_iterdir = Path.iterdir
 
-    def glob(self: Path, pattern: str) -> object:
-        found = list(real_glob(self, pattern))
-        if pattern == "ADR-*.md":
+    def iterdir(self: Path) -> object:
+        found = list(real_iterdir(self))
+        if self == project / DECISIONS_DIR:
             # serialized writers: the second never meets the first here
             with contextlib.suppress(threading.BrokenBarrierError):
                 barrier.wait()
         return iter(found)
 
-    monkeypatch.setattr(Path, "glob", glob)
+    monkeypatch.setattr(Path, "iterdir", iterdir)
     paths: list[Path] = []
     threads = [threading.Thread(target=lambda t=t: paths.append(
         new_adr(project, t, date(2026, 12, 3)))) for t in ("First choice", "Second choice")]
@@ -86,3 +87,22 @@ def test_concurrent_adrs_never_share_a_number(project: Path,
         thread.join(10)
     numbers = sorted(p.name[:8] for p in paths)
     assert numbers == ["ADR-0001", "ADR-0002"], numbers
+
+
+def test_an_adr_that_cannot_be_written_whole_leaves_no_file_holding_its_number(
+        small_fs: Path, home: Path) -> None:  # noqa: F811 - the fixture
+    """On a full disk the record was created empty (``open("x")``, then the write failed):
+    a file holding ADR-0001 with nothing in it, and the next record took ADR-0002. Now
+    the record appears whole and synced, or not at all."""
+    project = small_fs / "project"
+    (project / DECISIONS_DIR).mkdir(parents=True)
+    filler = fill(small_fs)
+    failed = waymarks("adr", "new", "Use WAL", env={"WAYMARKS_HOME": str(home),
+                                                    "WAYMARKS_SEMANTIC": "off"}, cwd=project)
+    assert failed.returncode == 1, (failed.stdout, failed.stderr)
+    assert "Traceback" not in failed.stderr and "No space left" in failed.stderr
+    assert list((project / DECISIONS_DIR).iterdir()) == []
+    filler.unlink()
+    created = _adr(home, project, "Use WAL", expect=0)
+    assert Path(str(created["path"])).name == "ADR-0001-use-wal.md"
+    assert "## Decision" in Path(str(created["path"])).read_text()

@@ -34,6 +34,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import Classification, classify, highest
 from waymarks.core.secrets import cut_before_secret
 from waymarks.files.reading import read_regular
+from waymarks.ledger.session_file import create_atomically
 from waymarks.personal.entry import derive_slug
 from waymarks.service.planning import doc_snippet
 from waymarks.service.search import features
@@ -319,8 +320,9 @@ def new_adr(project: Path, title: str, today: date) -> Path:
             "supersedes: ", "---", "", f"# {adr_id}: {title}", "", "## Decision", "", "",
             "## Why", "", "", "## Affects", "", "", "## Consequences", "", "",
             "## Read when", "", "", "## Supersedes", "", ""])
-        with path.open("x", encoding="utf-8") as handle:
-            handle.write(text)
+        # whole and durable, or not there: a kill mid-write left a short record holding
+        # the number, and an unsynced one could vanish after a crash the command outlived
+        create_atomically(path, text.encode("utf-8"))
     finally:
         os.close(lock)
     return path
