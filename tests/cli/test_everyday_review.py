@@ -116,7 +116,7 @@ def test_health_names_a_session_claim_a_later_project_claim_contradicts(
     _json(home, project, "--json", "session", "new")
     theirs = _json(home, project, "--json", "memory", "add", "--scope", "project", "--",
                    "The cache dir is /var/cache/b.")["id"]
-    report = _json(home, project, "--json", "--session", str(first), "health", expect=0)
+    report = _json(home, project, "--json", "--session", str(first), "health", expect=1)
     [problem] = [p for p in report["problems"] if "contradicts" in p]
     assert problem.startswith(f"session claim {mine[:8]} contradicts project claim "
                               f"{theirs[:8]}")

@@ -83,9 +83,9 @@ def test_item2_health_reports_refused_entries(term: Terminal, project: Path,
                      "operation": "add", "item": item}}
     with session.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(line) + "\n")
-    health = term.json(project, "health")
+    health = term.json(project, "health", expect=1)
     assert health["ok"] is False and health["anomalyCounts"]["malformed"] == 1
-    text = term.run(project, "health")
+    text = term.run(project, "health", expect=1)
     assert text.startswith("ATTENTION") and "refused" in text and "Injected" not in text
 
 
@@ -164,9 +164,9 @@ def test_item13_a_replaced_active_file_is_noticed_by_a_new_process(
     term.run(project, "pin", "--", "in the newer session")
     assert term.json(project, "health")["ok"] is True
     shutil.copyfile(older["path"], newer["path"])
-    health = term.json(project, "health")
+    health = term.json(project, "health", expect=1)
     assert health["ok"] is False
     assert older["id"] in health["activeSessionProblem"]
-    assert "replaced" in term.run(project, "health")
+    assert "replaced" in term.run(project, "health", expect=1)
     term.run(project, "rebuild-index")
     assert term.json(project, "health")["ok"] is True

@@ -127,7 +127,7 @@ def test_a_learning_queue_file_that_is_not_regular_is_refused_the_same_way(
         message = json.loads(capsys.readouterr().out.splitlines()[-1])["message"]
         assert f"{target} is {what}" in message and advice in message, message
         assert "learning queue" in message and "Nothing was changed" in message
-    assert main(["--json", "health"]) == 0
+    assert main(["--json", "health"]) == 1
     report = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert report["ok"] is False
     assert any(f"{target} is {what}" in p and advice in p for p in report["problems"])

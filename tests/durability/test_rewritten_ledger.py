@@ -35,7 +35,7 @@ def test_health_reads_the_active_session_again(home: Path, project: Path,
         lines[1] = lines[1].replace(b"Pin one.", b"Pin XXX.")
     session.write_bytes(b"\n".join(lines))
     code, report = _run(home, project, "health")
-    assert code == 0 and report["ok"] is False
+    assert code == 1 and report["ok"] is False
     said = report["activeSessionProblem"]
     assert said.startswith(f"{session}: read again from its start, 1 "), said
     assert ("1 entry changed" if damage != "NUL bytes" else "1 no longer readable") in said

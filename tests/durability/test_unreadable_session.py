@@ -46,7 +46,7 @@ def test_an_unreadable_newest_session_is_an_error_not_a_new_session(
     assert list((home / "sessions").glob("*/*.jsonl")) == [session]  # no new session
     code, said = _run(home, project, "--json", "health")  # the check reports it
     report = json.loads(said)
-    assert code == 0 and report["ok"] is False
+    assert code == 1 and report["ok"] is False
     assert f"{session}: cannot read it" in report["activeSessionProblem"]
     stray = session.parent / "zz-notes-backup.jsonl"  # not named as a session file is
     stray.write_text("{}\n")
@@ -83,6 +83,6 @@ def test_health_says_an_indexed_sibling_cannot_be_read(home: Path, project: Path
     _deny(monkeypatch, sibling)
     code, said = _run(home, project, "--json", "health")
     problems = json.loads(said)["problems"]
-    assert code == 0
+    assert code == 1
     assert any(str(sibling) in p and "it cannot be read (Permission denied)" in p
                for p in problems), problems

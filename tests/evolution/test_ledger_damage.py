@@ -69,7 +69,7 @@ def test_plan_and_recall_go_on_without_learned_memory(
     assert f"mv {ledger_path(home)} {ledger_path(home)}.aside" in note
     rebuilt = cli("rebuild-index")
     assert rebuilt["unreadable"] == [note] and rebuilt["mutations"] == 1
-    report = cli("health")
+    report = cli("health", expect=1)
     assert report["ok"] is False and note in report["problems"]
     # canonical: never moved, deleted or rewritten
     path = ledger_path(home)
@@ -112,7 +112,7 @@ def test_health_lists_what_of_the_learned_ledger_was_not_used(
                "customType": "waymarks-evolution-v1", "data": {"v": 99}}
     path.write_bytes(path.read_bytes() + b"\x00garbage\n" + json.dumps(unknown).encode()
                      + b"\n" + b'{"type":"cus')
-    report = cli("health")
+    report = cli("health", expect=1)
     ledger = report["learnedLedger"]
     assert ledger["path"] == str(path) and ledger["partialTailBytes"] == 12
     assert ledger["anomalyCounts"] == {"skipped": 1, "unknown": 1}
@@ -121,7 +121,7 @@ def test_health_lists_what_of_the_learned_ledger_was_not_used(
     assert ledger["anomalies"][1]["entryId"] == "feedf00d"
     assert report["ok"] is False and [p for p in report["problems"] if str(path) in p] == [
         f"learned ledger {path}: a half-written last line (12 bytes)"]
-    assert main(["health"]) == 0
+    assert main(["health"]) == 1
     out = capsys.readouterr().out
     assert f"Learned ledger {path}: lines skipped: 1, entries not understood: 1" in out
     assert "  line 3 (skipped): not a valid entry" in out

@@ -218,14 +218,15 @@ def test_health_counts_a_damaged_vector_row_and_index_semantic_embeds_it_again(
     forge(app, ids[1], (np.frombuffer(vector, dtype="<f4") * 3).tobytes())
     rows = db.execute("SELECT * FROM recall_vectors ORDER BY item_id").fetchall()
 
-    def cli(*args: str) -> dict[str, object]:
+    def cli(*args: str, expect: int = 0) -> dict[str, object]:
         code = main(["--json", *args])
         out = capsys.readouterr().out
-        assert code == 0, out
+        assert code == expect, out
         return dict(json.loads(out.strip().splitlines()[-1]))
 
-    report = cli("health")
+    report = cli("health", expect=1)  # ATTENTION: exit 1, as any environment problem
     assert report["ok"] is False and report["integrity"] == "ok"
+    assert (report["outcome"], report["code"]) == ("error", "attention")
     assert report["damagedVectors"] == 1
     assert [p for p in report["problems"] if "vector" in p] == [  # type: ignore[union-attr]
         "1 stored vector row(s) of hybrid recall fail their checksum (their claims are"

@@ -11,6 +11,7 @@ import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.render import table_result
+from waymarks.commands.results import EXIT_ERROR
 
 if TYPE_CHECKING:
     from waymarks.service.views import SessionInfo
@@ -137,7 +138,16 @@ def register_house(root: click.Group) -> None:
     def health() -> Result:
         """OK only when there is no problem. A damaged database is set aside and rebuilt
         from the session files; the report says so (REPAIRED) and where the old one is."""
-        return Result(*_health(runtime().app().health()))
+        data, text = _health(runtime().app().health())
+        if data["ok"]:
+            return Result(data, text)
+        # ATTENTION is an environment problem as any other: a script's `health || alert`
+        # was never told (exit 0, with the problems listed)
+        problems = data["problems"]
+        message = (f"{len(problems)} problem(s) need attention (`problems`); the first: "
+                   f"{problems[0]}" if problems else "the check found a problem")
+        return Result({"outcome": "error", "code": "attention", "message": message, **data},
+                      text, EXIT_ERROR)
 
     @command(root, "rebuild-index", summary="Rebuild the database from the session files "
              "(a progress bar shows on a terminal).",
