@@ -362,3 +362,72 @@ def test_an_entry_holding_half_a_surrogate_pair_has_the_bytes_pi_writes(
     log = HostSessionLog.from_entries(tmp_path / "s.jsonl", header, [entry])
     assert bytes(log.buffer).endswith(pi_wrote)
     assert log.offset == len(log.buffer) and log.anomalies == []
+
+
+def test_a_recall_result_rendered_for_a_local_model_does_not_go_to_a_remote_one(
+        tmp_path: Path) -> None:
+    """A review: Pi keeps tool results in its session and sends them again with every
+    request. ``memory_recall`` rendered a local-only claim for a local model (markers
+    gone, so the sanitizer could no longer tell it apart); after a switch to a remote
+    model the payload guard let it through. A result now says whom it was rendered for,
+    and goes again only where that rendering fits."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "config.toml").write_text('[privacy]\nlocalProviders = ["ollama"]\n')
+    secret = "The acquisition target is Zeta Corp, closing in March"
+    tool = {"name": "memory_recall", "arguments": {"query": "acquisition target"}}
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {"provider": "ollama"}},
+        {"id": 2, "method": "command", "params": {
+            "text": f"memory add --classification local-only -- {secret}"}},
+        {"id": 3, "method": "tool", "params": {**tool, "sync": {"provider": "ollama"}}},
+        {"id": 4, "method": "tool", "params": {**tool, "sync": {"provider": "anthropic"}}},
+        {"id": 5, "method": "shutdown"}], Host())
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[2]["exitCode"] == 0
+    local, remote = results[3], results[4]
+    assert secret in local["text"] and local["details"]["renderedFor"] == "ollama"
+    assert secret not in remote["text"] and remote["details"]["renderedFor"] == "anthropic"
+
+    def payloads(result: dict[str, Any]) -> list[dict[str, Any]]:
+        """The result in Pi's own messages and in Anthropic's and OpenAI's shapes."""
+        call = {"query": "acquisition target"}
+        return [
+            {"messages": [
+                {"role": "assistant", "content": [{"type": "toolCall", "id": "t1",
+                                                   "name": "memory_recall", "arguments": call}]},
+                {"role": "toolResult", "toolCallId": "t1", "toolName": "memory_recall",
+                 "content": [{"type": "text", "text": result["text"]}],
+                 "details": result["details"]},
+                {"role": "user", "content": "thanks; what next?"}]},
+            {"model": "m", "messages": [
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "u1",
+                                                   "name": "memory_recall", "input": call}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "u1",
+                                              "content": result["text"]}]},
+                {"role": "user", "content": "thanks; what next?"}]},
+            {"model": "m", "messages": [
+                {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
+                    "function": {"name": "memory_recall", "arguments": json.dumps(call)}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": result["text"]},
+                {"role": "user", "content": "thanks; what next?"}]},
+            {"model": "m", "input": [
+                {"type": "function_call", "call_id": "f1", "name": "memory_recall",
+                 "arguments": json.dumps(call)},
+                {"type": "function_call_output", "call_id": "f1", "output": result["text"]},
+                {"role": "user", "content": "thanks; what next?"}]}]
+
+    requests: list[dict[str, Any]] = [{"id": 1, "method": "initialize"}]
+    for rendered in (local, remote):
+        for payload in payloads(rendered):
+            for provider in ("anthropic", "ollama"):
+                requests.append({"id": len(requests) + 1, "method": "sanitize",
+                                 "params": {"payload": payload, "provider": provider}})
+    requests.append({"id": len(requests) + 1, "method": "shutdown"})
+    sent = [json.dumps(m["result"]["payload"]) for m in converse(tmp_path, requests, Host())
+            if "result" in m and "payload" in m.get("result", {})]
+    assert len(sent) == 16
+    for n, text in enumerate(sent):
+        rendered_locally, to_remote = n < 8, n % 2 == 0
+        assert (secret in text) == (rendered_locally and not to_remote), (n, text)
+        # what was rendered for the remote model (it holds no secret) goes to either
+        assert ("rendered for another model" in text) == (rendered_locally and to_remote), n

@@ -40,8 +40,8 @@ def run_tool(bridge: Bridge, name: object, arguments: object) -> dict[str, Any] 
     if name == "memory_recall":
         from waymarks.tool.recall import memory_recall
 
-        return _answer(memory_recall(bridge.app_now(), args.get("query"),
-                                     provider=bridge.provider))
+        return _rendered(bridge, memory_recall(bridge.app_now(), args.get("query"),
+                                               provider=bridge.provider))
     if name == "remember":
         return _answer(_remember(bridge, args.get("text"), args.get("slug")))
     if name == "recall_memory_entry":
@@ -49,7 +49,8 @@ def run_tool(bridge: Bridge, name: object, arguments: object) -> dict[str, Any] 
         from waymarks.personal.tools import fetch_entry
 
         app = bridge.app_now()
-        return _answer(fetch_entry(personal_store(app), args.get("name"), _egress(bridge)))
+        return _rendered(bridge, fetch_entry(personal_store(app), args.get("name"),
+                                             _egress(bridge)))
     if name == "capture_note":
         from waymarks.personal.bridge_tools import capture_note
 
@@ -57,12 +58,22 @@ def run_tool(bridge: Bridge, name: object, arguments: object) -> dict[str, Any] 
     if name == "recall_memory":
         from waymarks.personal.bridge_tools import recall_memory
 
-        return _answer(recall_memory(bridge.app_now(), args.get("query"), _egress(bridge)))
+        return _rendered(bridge, recall_memory(bridge.app_now(), args.get("query"),
+                                               _egress(bridge)))
     return None
 
 
 def _answer(details: dict[str, Any]) -> dict[str, Any]:
     return {"text": json_line(details), "details": details}  # the egress quoting's escapes
+
+
+def _rendered(bridge: Bridge, details: dict[str, Any]) -> dict[str, Any]:
+    """A result of stored text as rendered for Pi's model now, saying which: Pi sends it
+    again with later requests, and after a model switch the payload guard lets it go
+    only where that rendering fits (:func:`waymarks.tool.egress.withhold_misfits`)."""
+    from waymarks.tool.egress import RENDERED_FOR
+
+    return _answer({**details, RENDERED_FOR: _egress(bridge).provider})
 
 
 def _egress(bridge: Bridge) -> Any:

@@ -193,21 +193,117 @@ def render_text(details: dict[str, Any]) -> str:
 # -- whole conversations ----------------------------------------------------------------
 
 def outgoing_payload(payload: object, provider: str, policy: ProviderPolicy) -> SanitizeOutcome:
-    """A provider payload as it may leave: earlier tool traffic guarded, then sanitized
-    (fails closed: see :func:`waymarks.planner.sanitize.sanitize`)."""
-    return sanitize(guard_payload(payload), provider, policy)
+    """A provider payload as it may leave: earlier tool traffic guarded, results rendered
+    for another destination withheld, then sanitized (fails closed: see
+    :func:`waymarks.planner.sanitize.sanitize`)."""
+    return sanitize(guard_payload(payload, Fit(provider, policy)), provider, policy)
 
 
-def guard_payload(payload: object) -> object:
+def guard_payload(payload: object, fit: Fit | None = None) -> object:
     """A copy of a provider payload with :func:`guard_history` applied to its
-    ``messages`` (Chat Completions, Anthropic) and ``input`` (Responses)."""
+    ``messages`` (Chat Completions, Anthropic) and ``input`` (Responses); with ``fit``,
+    also :func:`withhold_misfits`."""
     if not isinstance(payload, dict):
         return payload
     out = dict(payload)
     for name in ("messages", "input"):
         if isinstance(payload.get(name), list):
             out[name] = guard_history(payload[name])
+            if fit is not None:
+                out[name] = withhold_misfits(out[name], fit)
     return out
+
+
+# -- results rendered for one destination -------------------------------------------------
+
+#: tools whose results quote stored text as rendered for one destination (the model that
+#: asked): markers gone, local-only text kept for a local model. The sanitizer cannot tell
+#: such text apart any more, so a result re-sent after a model switch goes only where its
+#: destination's rendering fits (MCP names and Pi's)
+RENDERING_TOOLS: Final = frozenset({"memory_recall", "recall_memory", "recall_memory_entry",
+                                    "personal_memory_entry", "learned_memory"})
+#: the field of such a result naming the provider it was rendered for
+RENDERED_FOR: Final = "renderedFor"
+MISFIT: Final = json.dumps({"outcome": "omitted", "note": (
+    "this earlier result was rendered for another model, so it is not repeated here; "
+    "call the tool again for what this model may see")})
+
+
+class Fit:
+    """Whether a result rendered for one provider may go to ``provider``: nothing it may
+    hold is beyond what ``provider`` may receive (levels, and credentials unredacted)."""
+
+    def __init__(self, provider: str, policy: ProviderPolicy) -> None:
+        self.allowed = policy.allowed(provider)
+        self.redacts = policy.redacts(provider)
+        self.policy = policy
+
+    def __call__(self, content: Any) -> bool:
+        stamp = _first_json_line(content).get(RENDERED_FOR) if content is not None else None
+        if not isinstance(stamp, str):
+            return False  # not ours to trust, or from before results were stamped
+        return self.policy.allowed(stamp) <= self.allowed and (
+            self.policy.redacts(stamp) or not self.redacts)
+
+
+def withhold_misfits(messages: list[Any], fit: Fit) -> list[Any]:
+    """A copy of ``messages`` whose results of :data:`RENDERING_TOOLS` that do not
+    ``fit`` the destination say so instead (the turn in progress included: a model may
+    change between a turn's requests)."""
+    ids: set[str] = set()
+    out = []
+    for message in messages:
+        if not isinstance(message, dict):
+            out.append(message)
+            continue
+        message = dict(message)
+        kind, role = message.get("type"), message.get("role")
+        if kind == "function_call" and message.get("name") in RENDERING_TOOLS:  # Responses
+            ids.add(str(message.get("call_id")))
+        elif kind == "function_call_output" and str(message.get("call_id")) in ids:
+            if not fit(message.get("output")):
+                message["output"] = MISFIT
+        elif role == "toolResult" and message.get("toolName") in RENDERING_TOOLS:  # Pi
+            if not fit(message.get("content")):
+                message["content"] = [{"type": "text", "text": MISFIT}]
+                message["details"] = json.loads(MISFIT)
+        elif role == "tool" and str(message.get("tool_call_id")) in ids:  # OpenAI chat
+            if not fit(message.get("content")):
+                message["content"] = MISFIT
+        for call in message.get("tool_calls") or () if role == "assistant" else ():
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and function.get("name") in RENDERING_TOOLS:
+                ids.add(str(call.get("id")))
+        if isinstance(message.get("content"), list) and role in ("assistant", "user"):
+            message["content"] = [_fitting_part(part, ids, fit)
+                                  for part in message["content"]]
+        out.append(message)
+    return out
+
+
+def _fitting_part(part: Any, ids: set[str], fit: Fit) -> Any:
+    """An Anthropic ``tool_use`` / ``tool_result`` part (Pi's ``toolCall`` names its
+    results by their message's ``toolName``)."""
+    if not isinstance(part, dict):
+        return part
+    if part.get("type") == "tool_use" and part.get("name") in RENDERING_TOOLS:
+        ids.add(str(part.get("id")))
+    elif part.get("type") == "tool_result" and str(part.get("tool_use_id")) in ids \
+            and not fit(part.get("content")):
+        return {**part, "content": [{"type": "text", "text": MISFIT}]}
+    return part
+
+
+def _first_json_line(content: Any) -> dict[str, Any]:
+    """The JSON object a result's text starts with (``{}`` when it does not)."""
+    text = content if isinstance(content, str) else "\n".join(
+        p.get("text", "") for p in content if isinstance(p, dict)
+        and isinstance(p.get("text"), str)) if isinstance(content, list) else ""
+    try:
+        found = json.loads(text.split("\n", 1)[0])
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def guard_history(messages: list[Any]) -> list[Any]:
@@ -299,10 +395,4 @@ def _json_object(text: object) -> object:
 
 def _details_from_text(content: Any) -> dict[str, Any]:
     """Results sent as text carry their metadata as a JSON object on the first line."""
-    text = content if isinstance(content, str) else "\n".join(
-        p.get("text", "") for p in content or () if isinstance(p, dict)
-        and isinstance(p.get("text"), str)) if isinstance(content, list) else ""
-    try:
-        return guard_details(json.loads(text.split("\n", 1)[0]))
-    except ValueError:
-        return guard_details(None)
+    return guard_details(_first_json_line(content) or None)
