@@ -116,7 +116,10 @@ def test_reads_go_through_the_destinations_egress(app: Waymarks, tmp_path: Path)
     assert [c["id"] for c in listed["claims"]] == [plain]
     assert listed["withheld"] == [secret]
     found = call(app, "learned_memory", {"action": "search", "query": "payroll host"})
-    assert "pay-db-7" not in json.dumps(found) and found["withheld"] == [secret]
+    # a search matches only what the destination may receive: naming the withheld claim
+    # that holds the words told the model what its text says (tests/privacy/test_find_oracle)
+    assert "pay-db-7" not in json.dumps(found) and found["withheld"] == []
+    assert found["claims"] == []
     shown = call(app, "learned_memory", {"action": "show", "id": secret})
     assert shown["code"] == "withheld" and "pay-db-7" not in json.dumps(shown)
     assert call(app, "learned_memory", {"action": "show", "id": plain})["content"] \

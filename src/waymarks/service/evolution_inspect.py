@@ -133,7 +133,9 @@ def search(home: Path, query: str, now: str | None = None,
     from waymarks.service.evolution_recall import recall_learned
 
     stamp = _now(now)
-    result = recall_learned(home, query, inherit=False, now=stamp)
+    # only claims the destination may receive are matched: listing the others' IDs for
+    # the words they hold told a model, guess by guess, what the withheld text says
+    result = recall_learned(home, query, inherit=False, now=stamp, egress=egress)
     ids = [s.candidate.id for s in result.eligible[:SEARCH_LIMIT]]
     rank = {s.candidate.id: s.rank for s in result.eligible}
     rows: list[ClaimRow] = []

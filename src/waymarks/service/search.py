@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from waymarks.recall.analysis import analyze
@@ -13,12 +14,16 @@ if TYPE_CHECKING:
 
 
 def find_items(app: Waymarks, kind: Literal["pin", "memory"], query: str, *,
-               active_only: bool, limit: int) -> list[ItemView]:
-    """Visible items sharing words with ``query``, best first, at most ``limit``.
+               active_only: bool, limit: int,
+               admits: Callable[[ItemView], bool]) -> list[ItemView]:
+    """Visible items sharing words with ``query`` that the destination ``admits``, best
+    first, at most ``limit``.
 
     Active memory comes from the recall index (candidates by term, ranked by relevance,
     without the gates that automatic recall applies); pins, and memory in any status, are
-    few enough per session to score directly by shared features.
+    few enough per session to score directly by shared features. An item the destination
+    may not receive is never matched: listing it (its ID, its level) for the words it holds
+    told a model, guess by guess, what the withheld text says.
     """
     wanted = set(analyze(query, query=True).features)
     if not wanted:
@@ -30,11 +35,12 @@ def find_items(app: Waymarks, kind: Literal["pin", "memory"], query: str, *,
         recalled = app.recall(query, inherit=False, privacy=False, every_candidate=True)
         ranked = sorted((s for s in recalled.scored
                          if s.relevance > 0 and s.candidate.status == "active"),
-                        key=lambda s: -s.relevance)[:limit]
+                        key=lambda s: -s.relevance)
         by_id = {v.id: v for v in app.items("memory", ids=[s.candidate.id for s in ranked])
-                 if v.status == "active"}
-        return [by_id[s.candidate.id] for s in ranked if s.candidate.id in by_id]
-    views = [v for v in app.items(kind) if v.status == "active" or not active_only]
+                 if v.status == "active" and admits(v)}
+        return [by_id[s.candidate.id] for s in ranked if s.candidate.id in by_id][:limit]
+    views = [v for v in app.items(kind) if (v.status == "active" or not active_only)
+             and admits(v)]
     scored = [(len(wanted.intersection(analyze(v.text).features)), v) for v in views]
     matched = [(n, v) for n, v in scored if n]
     matched.sort(key=lambda nv: (-nv[0], -nv[1].created_at, nv[1].id))

@@ -246,15 +246,17 @@ class ContextPersistence:
             return self._sources(request, session, limit)
         active_only = bool(request.get("activeOnly", True))
         kind: Literal["pin", "memory"] = "pin" if action.kind == "pin" else "memory"
+        egress = self._egress()  # trust and policy read once, not per item
         if action.name.endswith("_find"):
             views = find_items(self.app, kind, str(request.get("query")),
-                               active_only=active_only, limit=limit + 1)
+                               active_only=active_only, limit=limit + 1,
+                               admits=lambda v: egress.admits(
+                                   effective_level(v.text, v.classification, egress)))
         elif active_only:
             views = self.app.items(kind, recent_active=limit + 1)
         else:
             views = self.app.items(kind, recent=limit + 1)
         shown = views[:limit]
-        egress = self._egress()  # trust and policy read once, not per item
         items = [self._item_meta(v, session, egress) for v in shown]
         previews: list[str] = []
         if action.name.endswith("_find"):
