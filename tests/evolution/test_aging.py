@@ -161,3 +161,33 @@ def test_a_dormant_claim_is_still_offered_as_a_replacement_candidate() -> None:
                        "The kamal deploy migration is done now", "normal",
                        "2026-12-01T00:00:00.000Z", "s", 2)
     assert offered(source, [old]) == [old]
+
+
+def test_a_pinned_claim_is_never_offered_for_replacement() -> None:
+    """A review (F1): a learned claim the person pinned was still listed under RECORDS, so
+    a model that corrected it with another claim had its whole reply refused (``pinned``),
+    the other, valid correction lost with it. Neither request offers a pinned claim."""
+    from dataclasses import replace as copy
+
+    from waymarks.core.evolution import progress
+    from waymarks.core.evolution.model import claim_id
+    from waymarks.core.evolution.request import offered
+    from waymarks.core.evolution.rows import ClaimRow, SourceRow
+
+    def row(kind: str, content: str) -> ClaimRow:
+        return ClaimRow(claim_id("/w", kind, content), "/w", kind, content, "provisional",
+                        "user_statement", "model", "s0", "2026-11-01T00:00:00.000Z", 1)
+
+    port, path = row("fact", "The dev server port is 8080"), row("fact",
+                                                                  "The API base path is /v2")
+    said = SourceRow("s1", "/w", "statement", "user_statement", "From now on: the dev server "
+                     "port is 3000, and the API base path is /v3", "normal",
+                     "2026-12-01T00:00:00.000Z", "s", 2)
+    assert offered(said, [port, path]) == [path, port]
+    assert offered(said, [port, copy(path, pinned=True)]) == [port]
+    state = row("project_state", "The billing migration is half done")
+    work = SourceRow("s2", "/w", progress.PROGRESS_KIND, "tool_observation",
+                     json.dumps({"targets": [state.id]}), "normal",
+                     "2026-12-01T00:00:00.000Z", "s", 3)
+    assert progress.offered(work, [state]) == [state]
+    assert progress.offered(work, [copy(state, pinned=True)]) == []

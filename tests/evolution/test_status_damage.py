@@ -194,3 +194,29 @@ def test_a_damaged_queue_database_is_set_aside_and_its_jobs_come_back(
         report = app.health()
     assert report["ok"] is True and len([p for p in report["damagedCopies"]
                                          if "evolution.db" in p]) == 2
+
+
+def test_every_op_the_fold_writes_is_history_the_check_takes_as_sound(tmp_path: Path) -> None:
+    """A review: pinning, unpinning or adopting a learned claim made `evolution status`
+    report damaged history rows that `rebuild-index` could not clear: the check's list
+    of ops lacked ``pin``, ``unpin``, ``adopt`` and ``refresh``, which the fold writes.
+    The check takes the fold's own list, and that list holds every op the fold names."""
+    import ast
+    import inspect
+
+    from waymarks.core.evolution import fold
+    from waymarks.service import evolution_edits
+
+    home = tmp_path / "home"
+    with Evolution(home) as evo:
+        evo.capture(str(tmp_path / "project"), "summary", SUMMARY, session="s", key="c1")
+        claim = evo.claims()[0].id
+        assert evolution_edits.pin(evo, claim).ok
+        assert evolution_edits.pin(evo, claim, pinned=False).ok
+    report = check_projection(home / "waymarks.db")
+    assert report["ok"] is True, report
+    named = {node.args[0].value for node in ast.walk(ast.parse(inspect.getsource(fold)))
+             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Effect"
+             and isinstance(node.args[0], ast.Constant)}
+    named |= {"pin", "unpin"}  # _pin's op is one of the two
+    assert named == fold.EFFECT_OPS

@@ -34,9 +34,6 @@ def known_sources(db_path: Path, ids: Sequence[str]) -> set[str]:
         db.close()
 
 
-#: record ops the fold writes into ``evo_events`` (core/evolution/model.py's tags)
-EVENT_OPS = frozenset({"source", "claim", "refused", "settled", "forget", "feedback",
-                       "correct", "conflict", "resolve", "undo", "confirm", "imported"})
 CLAIM_STATES = frozenset({"provisional", "conflicted", "superseded", "forgotten"})
 _LIMIT_NAMED = 20
 
@@ -48,6 +45,7 @@ def check_projection(db_path: Path) -> dict[str, object]:
     Returns IDs and counts only, never content. A damaged row is only named here; readers
     leave it out, and ``waymarks rebuild-index`` folds the ledger again (the projection is
     disposable)."""
+    from waymarks.core.evolution.fold import EFFECT_OPS
     from waymarks.core.evolution.model import BASES, KINDS, VERDICTS, claim_id
     from waymarks.store.migrations import LATEST_VERSION
 
@@ -83,7 +81,7 @@ def check_projection(db_path: Path) -> dict[str, object]:
                 bad["sources"].append(str(sid))
         for seq, op, applied, subject in db.execute(
                 "SELECT seq, op, applied, subject FROM evo_events"):
-            if op not in EVENT_OPS or applied not in (0, 1) or not isinstance(subject, str):
+            if op not in EFFECT_OPS or applied not in (0, 1) or not isinstance(subject, str):
                 bad["history"].append(str(seq))
         for seq, claim, before, after in db.execute(
                 "SELECT seq, claim_id, before, after FROM evo_changes"):

@@ -67,10 +67,16 @@ from waymarks.core.evolution.rows import (
 )
 from waymarks.core.records import replace
 
-__all__ = ["Change", "ClaimRow", "Effect", "EvoView", "MemoryEvoView", "SourceRow", "fold",
-           "suppression_key"]
+__all__ = ["EFFECT_OPS", "Change", "ClaimRow", "Effect", "EvoView", "MemoryEvoView",
+           "SourceRow", "fold", "suppression_key"]
 #: claim states a person's edit can act on (forget also takes superseded/conflicted)
 _LIVE = frozenset({"provisional", "conflicted"})
+#: every ``Effect.op`` the fold writes (``evo_events.op``): the projection's check takes a
+#: history row of any other op for damage (tests/evolution/test_status_damage.py reads
+#: this module to keep the two the same)
+EFFECT_OPS = frozenset({"source", "settled", "refused", "confirm", "imported", "refresh",
+                        "resolve", "claim", "forget", "feedback", "correct", "conflict",
+                        "pin", "unpin", "adopt", "undo"})
 
 
 @dataclass(frozen=True, slots=True)

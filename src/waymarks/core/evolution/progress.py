@@ -66,15 +66,15 @@ def is_progress(source: SourceRow) -> bool:
 
 
 def offered(source: SourceRow, claims: Sequence[ClaimRow]) -> list[ClaimRow]:
-    """The nominated targets still eligible: active same-origin project states, not changed
-    after the source was captured, in nomination order."""
+    """The nominated targets still eligible: active same-origin project states, not pinned,
+    not changed after the source was captured, in nomination order."""
     by_id = {c.id: c for c in claims}
     out = []
     for target in targets_of(source.text):
         claim = by_id.get(target)
-        if claim is not None and claim.kind == "project_state" and \
+        if claim is not None and claim.kind == "project_state" and not claim.pinned and \
                 claim.state == "provisional" and claim.origin == source.origin and \
-                claim.updated_at <= source.captured_at:
+                claim.updated_at <= source.captured_at:  # pinned since it was nominated
             out.append(claim)
     return out
 

@@ -5,7 +5,7 @@ and at most 32 active claims of the same origin that the source *mentions* (at l
 a claim's words, or of its search terms, appear in the source), each at most 2,400 bytes.
 Claims changed after the source was captured are withheld (a model must not be tempted to
 overwrite newer knowledge with older evidence), and so is everything a person confirmed:
-pins and explicit memory are never offered. Filtering happens before the cap, so with many
+pins, explicit memory and learned claims a person pinned are never offered. Filtering happens before the cap, so with many
 claims an older mentioned one is still offered.
 
 All text goes through :class:`~waymarks.core.egress.Egress` (the one egress function): spans
@@ -70,8 +70,10 @@ def mentions(source_words: set[str], claim: ClaimRow) -> bool:
 def offered(source: SourceRow, claims: Sequence[ClaimRow]) -> list[ClaimRow]:
     """The claims offered with ``source`` (filter, then cap; most recently updated first)."""
     said = words(source.text)
+    # a pinned claim is never replaced, so naming one refused the whole reply (F1): the
+    # other corrections in it were lost with it
     eligible = [c for c in claims
-                if c.state == "provisional" and c.origin == source.origin
+                if c.state == "provisional" and not c.pinned and c.origin == source.origin
                 and c.updated_at <= source.captured_at and mentions(said, c)]
     eligible.sort(key=lambda c: (c.updated_at, c.id), reverse=True)
     return eligible[:MAX_OFFERED]
