@@ -20,7 +20,7 @@ import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.planner.fill import fill
-from waymarks.planner.render import _shown, meta
+from waymarks.planner.render import _shown, ident, meta
 
 #: after memory (90) and the person's own personal memory (88): below anything a person
 #: confirmed or saved, and chosen after them, so a learned claim never takes their room
@@ -50,9 +50,11 @@ class LearnedBlock(msgspec.Struct, frozen=True):
 def render_learned(block: LearnedBlock, egress: Egress) -> str:
     level = block.classification
     return "\n".join([
-        LEARNED_BEGIN, f"Learned ID: {meta(block.id)}", f"Kind: {meta(block.kind)}",
+        # the IDs as any ledger's are read: a hand-edited learned ledger can hold anything
+        LEARNED_BEGIN, f"Learned ID: {ident(egress, block.id, level)}",
+        f"Kind: {meta(block.kind)}",
         "Status: provisional", f"Origin: {_shown(egress, block.origin, level)}",
-        f"Evidence: {meta(block.evidence)}", f"Source: {meta(block.source)}",
+        f"Evidence: {meta(block.evidence)}", f"Source: {ident(egress, block.source, level)}",
         f"Updated: {meta(block.updated)}",
         *([f"Aging: {meta(block.aging)}"] if block.aging else []), "Claim JSON:",
         _shown(egress, block.content, level), LEARNED_GUIDANCE, LEARNED_END])

@@ -22,7 +22,7 @@ import msgspec
 
 from waymarks.core.egress import Egress, quote
 from waymarks.core.lazy_re import lazy
-from waymarks.core.privacy import WITHHELD
+from waymarks.core.privacy import WITHHELD, has_markers
 
 PIN_BEGIN: Final = "[WAYMARKS PINNED CONTEXT — USER-CONFIRMED]"
 PIN_END: Final = "[END WAYMARKS PINNED CONTEXT]"
@@ -97,7 +97,12 @@ def ident(egress: Egress, value: str, level: str | None) -> str:
 def shows_key(egress: Egress, text: str, given: str | None) -> bool:
     """Whether a memory's key may be shown: not when a credential in the text (the key
     may be derived from it) or in the key as written would be redacted; the key shown is
-    folded to lower case and slugged, past the patterns that catch the credential."""
+    folded to lower case and slugged, past the patterns that catch the credential. A key
+    derived from marked text is not shown either: it is made from the words of the
+    marked spans as well (``ds4-internal-falcon-merger-target-…``), which a destination
+    that has a span withheld must not read in the key."""
+    if given is None and has_markers(text) and not egress.admits_all_up_to(egress.level(text)):
+        return False
     return not egress.redacts_in(text) and not (given and egress.redacts_in(given))
 
 

@@ -70,8 +70,12 @@ def _rendered(row: ClaimRow, level: str | None, stamp: str, egress: Egress | Non
     if text is None:
         return None
     terms = (egress.text(t, folded) for t in row.search_terms)
+    # source IDs are read from the learned ledger, which a hand edit can make hold anything
+    feedback = {name: slot and {**slot, "sourceId": egress.label(slot["sourceId"])}
+                for name, slot in shown["feedback"].items()}
     return {**shown, "content": text, "searchTerms": [t for t in terms if t],
-            "origin": egress.label(row.origin)}
+            "origin": egress.label(row.origin), "feedback": feedback,
+            "evidence": {**shown["evidence"], "sourceId": egress.label(row.source_id)}}
 
 
 def _slot(slot: tuple[str, str, str] | None) -> dict[str, str] | None:
