@@ -138,9 +138,10 @@ def test_promote_sends_notes_through_the_egress(make_app: Callable[..., Waymarks
     app.append_record(NOTE_ENTRY, {"schemaVersion": 1, "event": "add", "note": {
         "type": "lesson", "text": f"the deploy key is {MAILGUN}", "createdAt": 1}})
     prompt, lessons = promote_prompt(app)
-    assert prompt is not None and len(lessons) == 3
+    assert prompt is not None and len(lessons) == 2  # the internal one left out whole
     assert MAILGUN not in prompt and "[REDACTED:mailgun-key]" in prompt
-    assert "FALCON" not in prompt and "one transaction" in prompt
+    assert "FALCON" not in prompt and "ships on Fridays" not in prompt
+    assert "one transaction" in prompt
     (home / "config.toml").write_text('[privacy]\ndefaultClassification = "internal"\n',
                                       encoding="utf-8")
     app.close()

@@ -79,3 +79,34 @@ def test_a_learned_claims_source_id_goes_through_the_egress(tmp_path: Path) -> N
     assert [c["id"] for c in listed["claims"]] == [claim]
     assert token not in json.dumps(listed) and "[REDACTED" in json.dumps(listed)
     assert token in json.dumps(evolution_inspect.list_claims(home))  # the person's own
+
+
+def test_recall_memory_and_notes_promote_leave_out_what_a_plan_leaves_out(
+        tmp_path: Path) -> None:
+    """``recall_memory`` sent a personal index line the plan leaves out for its level (only
+    its marked span withheld: ``home address [withheld by privacy policy]``), and ``notes
+    promote`` a lesson note the same way; both leave the item out whole now, counted."""
+    from waymarks.personal.bridge_tools import recall_memory
+    from waymarks.personal.notes import add_note, promote_prompt
+    from waymarks.service.app import Waymarks
+    from waymarks.service.planning import egress_for
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    _cli(home, project, "personal", "save", "--name", "Editor preference", "--description",
+         "Uses neovim; home address [ds4:sensitive]12 Elm Street[/ds4:sensitive]", "--",
+         "I use neovim for editing")
+    _cli(home, project, "personal", "save", "--name", "Shell preference", "--description",
+         "Uses fish as the shell for editing", "--", "I use fish")
+    with Waymarks(home, cwd=str(project)) as app:
+        egress = egress_for(app, "anthropic")
+        answer = recall_memory(app, "which editor neovim shell", egress)
+        add_note(app, "Lint before pushing; the vendor contact is [ds4:sensitive]Ann at "
+                 "Acme[/ds4:sensitive]", "lesson")
+        add_note(app, "Run the migrations before the tests", "lesson")
+        prompt, lessons = promote_prompt(app, "anthropic")
+    shown = json.dumps(answer)
+    assert "Editor preference" not in shown and "withheld by privacy" not in shown
+    assert "Shell preference" in shown and answer["withheld"] == 1
+    assert prompt is not None and "Run the migrations" in prompt
+    assert "vendor contact" not in prompt and len(lessons) == 1

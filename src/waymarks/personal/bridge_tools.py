@@ -81,6 +81,9 @@ def recall_memory(app: Waymarks, query: object, egress: Egress) -> dict[str, Any
     try:
         for item in EngineeringDocs().candidates(app, query):
             block = item.block
+            if not egress.admits(egress.level(block.text, block.classification)):
+                withheld += 1  # left out whole, as a plan leaves it out
+                continue
             text = egress.text(block.text, block.classification)
             source = egress.text(block.label, block.classification)
             status = egress.text(block.status, block.classification) if block.status \
@@ -94,7 +97,8 @@ def recall_memory(app: Waymarks, query: object, egress: Egress) -> dict[str, Any
             if len(lines) >= MAX_INDEX_LINES:
                 break
             block = item.block
-            text = egress.text(block.text, block.classification)
+            text = egress.text(block.text, block.classification) if egress.admits(
+                egress.level(block.text, block.classification)) else None
             if text is None:
                 withheld += 1
                 continue

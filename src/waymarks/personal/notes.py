@@ -100,14 +100,16 @@ def promote_prompt(app: Waymarks, provider: str | None = None
     """The promotion prompt for the active lesson notes (``None`` when there are none).
 
     The prompt goes to a model: each note goes through the destination's egress like any
-    other stored text (the default classification, spans it may not see withheld,
-    credentials redacted for a remote provider); a note with nothing left is left out. The
+    other stored text (the default classification; a note above what it may receive is
+    left out, as a plan leaves out an item; credentials redacted for a remote provider); a
+    note with nothing left is left out. The
     project's path is named in it through the same egress (:meth:`Egress.label`)."""
     egress = egress_for(app, provider)
     lessons = []
     for note in active_notes(app):
-        if note.type != "lesson":
-            continue
+        if note.type != "lesson" or not egress.admits(egress.level(note.text)):
+            continue  # a note above the destination's levels is left out whole, as a plan
+            # leaves out an item (only its span was withheld: the rest of it went out)
         shown = egress.text(note.text)
         if shown is not None:
             lessons.append(Note(note.id, note.type, shown, note.created_at))
