@@ -171,6 +171,28 @@ def test_branch_pin_applies_only_on_its_branch(app: Waymarks) -> None:
     assert isinstance(again, Committed) and again.id != pin.id
 
 
+def test_a_branch_pin_is_superseded_where_it_applies_and_stays_there(app: Waymarks) -> None:
+    """A review: superseding a branch pin from another branch moved it there (the
+    replacement took the active leaf), and the branch it was pinned for lost it; from
+    further down its own branch, the replacement left the branches forked in between."""
+    root = app.session_say("start")
+    work = app.session_say("work on the parser")
+    pin = app.pin("Use the new parser on this branch.", scope="branch")
+    assert isinstance(pin, Committed)
+    app.session_branch(root, "old parser")
+    app.session_say("alt: keep the old parser")
+    moved = app.pin("Use the new parser v2 on this branch.", supersedes=pin.id)
+    assert isinstance(moved, Rejected) and moved.code == "off_branch"
+    assert by_id(app, "pin")[pin.id].status == "active"  # nothing written
+    app.session_branch(work, "back to the parser")
+    app.session_say("further down the parser branch")
+    v2 = app.pin("Use the new parser v2 on this branch.", supersedes=pin.id)
+    assert isinstance(v2, Committed) and by_id(app, "pin")[v2.id].applies
+    assert by_id(app, "pin")[v2.id].branch_leaf_id == by_id(app, "pin")[pin.id].branch_leaf_id
+    app.session_branch(work, "a sibling of the deeper turn")
+    assert by_id(app, "pin")[v2.id].applies  # forked after the pin: it applies here too
+
+
 def test_sources_must_be_on_the_active_branch(app: Waymarks) -> None:
     root = app.session_say("root")
     side = app.session_say("side")

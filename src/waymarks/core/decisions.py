@@ -210,6 +210,13 @@ def decide_pin(
                             f"({previous.item.scope})")
         scope = previous.item.scope
         level = level or previous.item.classification
+        leaf = previous.item.branch_leaf_id
+        if leaf is not None and leaf not in ctx.branch:
+            # its replacement took this branch's leaf: it moved here, and the branch it
+            # was pinned for lost it
+            return Rejected("off_branch", f"Pin {echoed(supersedes)} is a branch pin of "
+                            "another branch (it does not apply here); go back to that "
+                            "branch to supersede it, or pin this text here as a new pin")
     parsed_scope = parse_scope(scope, "pin")
     if isinstance(parsed_scope, Rejected):
         return parsed_scope
@@ -222,7 +229,10 @@ def decide_pin(
     item = PinItem(
         id=ctx.new_uuid(), scope=parsed_scope, content=text, created_at=ctx.now_ms,
         project_path=ctx.project_path if parsed_scope == "project" else None,
-        branch_leaf_id=ctx.leaf_id if parsed_scope == "branch" else None,
+        # a replacement applies where the pin it replaces did, from its leaf (taken from
+        # further down the branch, it left the branches forked in between)
+        branch_leaf_id=(previous.item.branch_leaf_id if previous is not None
+                        else ctx.leaf_id) if parsed_scope == "branch" else None,
         classification=level, source_entry_id=source or None, source_file=source_file,
     )
     return _add_or_supersede(ctx, item, previous)
