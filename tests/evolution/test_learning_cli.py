@@ -151,3 +151,23 @@ def test_install_prints_how_to_turn_learning_on(home: Path, project: Path) -> No
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert "waymarks learn on" in done.stdout and "+hooks.Stop" in done.stdout
+
+
+def test_a_recalled_learned_claim_says_its_age_and_the_persons_verdict(
+        cli: Callable[..., dict], home: Path, project: Path) -> None:
+    """A review (seed 004, EVOLUTION item 26): a recall's digest rows held neither the
+    aging warning nor the accuracy verdict, and a dormant claim reaches a model only
+    through them. Confirmed memory neither ages nor takes verdicts: its rows hold neither."""
+    cli("memory", "add", "--", "The staging database port is 5433")
+    from tests.evolution.test_aging import learn
+
+    learned = learn(home, str(project), {"kind": "fact",
+                                         "content": "The staging database runs Postgres 16",
+                                         "searchTerms": ["staging database"]},
+                    "2020-01-01T00:00:00.000Z")  # years ago: dormant, recallable on request
+    cli("feedback", learned, "accurate")
+    out = cli("recall", "what runs the staging database and on which port?")
+    [row] = out["learned"]
+    assert row["id"] == learned and row["accuracy"] == "accurate"
+    assert str(row["aging"]).startswith("freshness 0.50: ")  # confirmed long ago (AT)
+    assert out["rows"] and all("aging" not in r and "accuracy" not in r for r in out["rows"])

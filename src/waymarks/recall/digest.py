@@ -3,7 +3,8 @@
 The trust guidance is reserved first and never clipped; a row is added only if it still
 fits. Each row is one JSON object on one line (:func:`waymarks.core.egress.json_line`:
 stored text cannot break out of it, not even with U+2028) with the id, kind, status,
-origin, source, stored date, evidence basis and an excerpt of at most 400 bytes around
+origin, source, stored date, evidence basis, for a learned claim its aging warning and
+the person's accuracy verdict when there are any, and an excerpt of at most 400 bytes around
 the first matching word. The excerpt is cut from the text as the destination may see it
 (:meth:`Egress.text`: markers removed, prohibited spans withheld, credentials redacted),
 never from the stored text; the origin and source labels (a project's path, a session's
@@ -19,6 +20,7 @@ from typing import Final
 from waymarks.core.codec import utc_text
 from waymarks.core.digests import blake2b
 from waymarks.core.egress import Egress, json_line
+from waymarks.core.evolution.aging import accuracy_note, aging_note
 from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import first_match
 from waymarks.recall.scoring import Scored
@@ -47,12 +49,21 @@ def digest_rows(selected: Sequence[Scored], egress: Egress) -> list[dict[str, ob
             continue
         # an ID is what a ledger holds (a hand edit, a foreign file): a credential in it
         # is redacted as the text's is
-        rows.append({"id": egress.label(s.candidate.id), "kind": s.candidate.kind,
-                     "status": s.candidate.status,
-                     "origin": clip_label(egress.label(s.candidate.origin)),
-                     "source": clip_label(egress.label(s.candidate.source)),
-                     "updated": _date(s.candidate.created_at),
-                     "evidence": s.candidate.evidence, "excerpt": excerpt(shown, s.matched)})
+        row: dict[str, object] = {
+            "id": egress.label(s.candidate.id), "kind": s.candidate.kind,
+            "status": s.candidate.status,
+            "origin": clip_label(egress.label(s.candidate.origin)),
+            "source": clip_label(egress.label(s.candidate.source)),
+            "updated": _date(s.candidate.created_at), "evidence": s.candidate.evidence}
+        # a learned claim's age and the person's verdict on it (EVOLUTION item 26): a
+        # dormant claim reaches a model only through these rows, and it did with no word
+        # of its age (confirmed memory neither ages nor takes verdicts: never present)
+        aging, accuracy = aging_note(s.candidate.freshness), accuracy_note(s.candidate.accuracy)
+        if aging:
+            row["aging"] = aging
+        if accuracy:
+            row["accuracy"] = accuracy
+        rows.append({**row, "excerpt": excerpt(shown, s.matched)})
     return rows
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from waymarks.core.codec import utc_text
+from waymarks.core.evolution.aging import aging_note
 from waymarks.core.egress import Egress
 from waymarks.core.records import replace
 from waymarks.recall.digest import render_digest
@@ -169,18 +170,6 @@ def learned_blocks(home: Path, prompt: str, history: Sequence[str],
                          utc_text(s.candidate.created_at, "%Y-%m-%d"), s.rank,
                          s.candidate.classification, aging_note(s.candidate.freshness))
             for s in result.eligible[:3]]
-
-
-#: below this freshness a learned block says it is aging
-AGING_WARNING_BELOW = 0.75
-
-
-def aging_note(fresh: float) -> str:
-    """A content-free warning for a claim that has faded (``""`` when it is fresh)."""
-    if fresh >= AGING_WARNING_BELOW:
-        return ""
-    return (f"freshness {fresh:.2f}: not confirmed for a long time for its kind; "
-            "may be out of date")
 
 
 def _ms(stamp: str) -> int:
