@@ -27,6 +27,12 @@ POSITIVE = [
     "我们的核心需求是稳定性和可回滚。",
     "记住：数据库用 Postgres 16。",
     "以后不要用 npm，用 pnpm。",
+    # a standing "don't" is a cue as 不要 is (a review: "Do not …" read as a question,
+    # "Don't …" as no cue, while "不要用 npm，用 pnpm。" was captured)
+    "Do not use npm in this repo, use pnpm.",
+    "Don't add new dependencies without asking.",
+    "Please don’t commit generated files.",
+    "不要用 npm，用 pnpm。",
 ]
 NEGATIVE = [
     "Don't worry about the tests for now, just get it compiling.",  # F6: one-off
@@ -41,6 +47,8 @@ NEGATIVE = [
     "Fix the failing test in parser.py",  # a task, no cue
     "For now, always skip the slow tests.",  # one-off despite the cue
     "还记得数据库用什么吗？",
+    "Do not run the migrations right now.",  # a one-off "don't"
+    "Do note the failing port?",
 ]
 
 
@@ -65,7 +73,7 @@ def test_intent_names_why_and_agrees_with_is_statement() -> None:
     assert [intent(t) for t in NEGATIVE] == [
         "one_off", "recall_question", "recall_question", "recall_question",
         "recall_question", "vague", "vague", "quoted", "quoted", "none", "one_off",
-        "recall_question"]
+        "recall_question", "one_off", "question"]
     assert intent("From now on, use pnpm instead of npm in this repo.") == "explicit"
     assert intent("We decided to keep the API versioned under /v2.") == "natural"
     assert intent("我们的核心需求是稳定性和可回滚。") == "natural"

@@ -36,10 +36,11 @@ _CUES: Final = lazy(
     r"(?:requirement|requirements|priority|priorities|convention|conventions|rule|rules|"
     r"policy|standard|stack|goal|goals) (?:is|are)|we decided|i decided|decision is|"
     r"correction|that's wrong|that is wrong|actually,? (?:it|we|the))\b"
+    r"|^\s*(?:please\s+)?(?:do not|don't|don’t)\s"  # a standing "don't", as 不要 is
     r"|记住|记得|偏好|纠正|不对|以后|不要|我们的核心需求|我们决定|我喜欢|我习惯",
     re.IGNORECASE)
 _QUESTION_START: Final = lazy(
-    r"^\s*(what|why|how|when|where|who|which|do|does|did|is|are|was|were|can|could|"
+    r"^\s*(what|why|how|when|where|who|which|do(?!\s+not\b)|does|did|is|are|was|were|can|could|"
     r"should|would|will|have|has|any idea|remind me|tell me|recall|what's|whats)\b",
     re.IGNORECASE)
 _RECALL_ASK: Final = lazy(
@@ -63,6 +64,7 @@ _EXPLICIT: Final = lazy(
     r"going forward|in future|in the future|always|never|i prefer|we prefer|prefer|"
     r"preference|please use|correction|that's wrong|that is wrong|"
     r"actually,? (?:it|we|the))\b"
+    r"|^\s*(?:please\s+)?(?:do not|don't|don’t)\s"
     r"|记住|记得|偏好|纠正|不对|以后|不要",
     re.IGNORECASE)
 
