@@ -171,3 +171,20 @@ def test_a_recalled_learned_claim_says_its_age_and_the_persons_verdict(
     assert row["id"] == learned and row["accuracy"] == "accurate"
     assert str(row["aging"]).startswith("freshness 0.50: ")  # confirmed long ago (AT)
     assert out["rows"] and all("aging" not in r and "accuracy" not in r for r in out["rows"])
+
+
+def test_the_same_sentence_learned_as_three_kinds_takes_one_row(
+        cli: Callable[..., dict], home: Path, tmp_path: Path) -> None:
+    """A review (seed 004, EVOLUTION item 24): identical content of one origin filled
+    the digest's three rows (a legacy import held it as a fact, a preference and a
+    decision), leaving no row for the other claim asked about."""
+    from tests.evolution.test_legacy_import import _memory, _write
+
+    port = "Use port 8080 for the dev server."
+    legacy = tmp_path / "legacy"
+    _write(legacy, [_memory("m1", "fact", port), _memory("m2", "preference", port),
+                    _memory("m3", "decision", port),
+                    _memory("m4", "fact", "The dev server runs on node 20.")], [])
+    cli("evolution", "import", str(legacy))
+    rows = cli("recall", "which port and node version does the dev server use?")["learned"]
+    assert sorted(r["excerpt"] for r in rows) == sorted([port, "The dev server runs on node 20."])

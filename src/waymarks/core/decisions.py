@@ -200,6 +200,7 @@ def decide_pin(
         return cleaned
     text, level = cleaned
     previous: ItemState | None = None
+    previous_leaf: str | None = None  # the branch pin it replaces applies from there
     if supersedes is not None:
         target = find_target(ctx, "pin", supersedes)
         if isinstance(target, Rejected):
@@ -210,8 +211,9 @@ def decide_pin(
                             f"({previous.item.scope})")
         scope = previous.item.scope
         level = level or previous.item.classification
-        leaf = previous.item.branch_leaf_id
-        if leaf is not None and leaf not in ctx.branch:
+        if isinstance(previous.item, PinItem):
+            previous_leaf = previous.item.branch_leaf_id
+        if previous_leaf is not None and previous_leaf not in ctx.branch:
             # its replacement took this branch's leaf: it moved here, and the branch it
             # was pinned for lost it
             return Rejected("off_branch", f"Pin {echoed(supersedes)} is a branch pin of "
@@ -231,8 +233,7 @@ def decide_pin(
         project_path=ctx.project_path if parsed_scope == "project" else None,
         # a replacement applies where the pin it replaces did, from its leaf (taken from
         # further down the branch, it left the branches forked in between)
-        branch_leaf_id=(previous.item.branch_leaf_id if previous is not None
-                        else ctx.leaf_id) if parsed_scope == "branch" else None,
+        branch_leaf_id=(previous_leaf or ctx.leaf_id) if parsed_scope == "branch" else None,
         classification=level, source_entry_id=source or None, source_file=source_file,
     )
     return _add_or_supersede(ctx, item, previous)

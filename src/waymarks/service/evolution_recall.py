@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from waymarks.core.codec import utc_text
-from waymarks.core.evolution.aging import aging_note
 from waymarks.core.egress import Egress
+from waymarks.core.evolution.aging import aging_note
 from waymarks.core.records import replace
 from waymarks.recall.digest import render_digest
 from waymarks.recall.engine import RecallResult
@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's pat
     from waymarks.core.evolution.rows import Analysis, ClaimRow
     from waymarks.planner.learned import LearnedBlock
     from waymarks.recall.learned import LearnedClaim
+    from waymarks.recall.scoring import Scored
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution_corpus import Cached
     from waymarks.service.evolution_rank import Corpus
@@ -137,6 +138,7 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
 
         result = rank(plan, corpus, stamp, automatic=automatic, admits=admits,
                       limit=RANKED_LIMIT)
+        result = replace(result, scored=_one_per_content(result.scored))
     if egress is None:
         return result
     # scored as recallable ("active" to the gates); shown for what it is: provisional
@@ -144,6 +146,22 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
              for s in result.eligible]
     digest, rows = render_digest(shown, egress)
     return replace(result, digest=digest, selected=[str(r["id"]) for r in rows], rows=rows)
+
+
+def _one_per_content(scored: list[Scored]) -> list[Scored]:
+    """``scored`` with one claim per content in each origin, the best ranked (EVOLUTION
+    item 24): the same sentence learned as a fact, a preference and a decision took three
+    of a digest's three rows. Another origin's copy stays (it says where it was learned)."""
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for s in scored:
+        key = (s.candidate.origin, " ".join(s.candidate.text.split()).casefold())
+        if s.eligible and key in seen:
+            continue
+        if s.eligible:
+            seen.add(key)
+        kept.append(s)
+    return kept
 
 
 def _damaged() -> type[Exception]:

@@ -267,9 +267,9 @@ def withhold_misfits(messages: list[Any], fit: Fit) -> list[Any]:
             if not fit(message.get("content")):
                 message["content"] = [{"type": "text", "text": MISFIT}]
                 message["details"] = json.loads(MISFIT)
-        elif role == "tool" and str(message.get("tool_call_id")) in ids:  # OpenAI chat
-            if not fit(message.get("content")):
-                message["content"] = MISFIT
+        elif role == "tool" and str(message.get("tool_call_id")) in ids \
+                and not fit(message.get("content")):  # OpenAI chat
+            message["content"] = MISFIT
         for call in message.get("tool_calls") or () if role == "assistant" else ():
             function = call.get("function") if isinstance(call, dict) else None
             if isinstance(function, dict) and function.get("name") in RENDERING_TOOLS:

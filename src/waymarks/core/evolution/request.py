@@ -5,8 +5,8 @@ and at most 32 active claims of the same origin that the source *mentions* (at l
 a claim's words, or of its search terms, appear in the source), each at most 2,400 bytes.
 Claims changed after the source was captured are withheld (a model must not be tempted to
 overwrite newer knowledge with older evidence), and so is everything a person confirmed:
-pins, explicit memory and learned claims a person pinned are never offered. Filtering happens before the cap, so with many
-claims an older mentioned one is still offered.
+pins, explicit memory and learned claims a person pinned are never offered. Filtering
+happens before the cap, so with many claims an older mentioned one is still offered.
 
 All text goes through :class:`~waymarks.core.egress.Egress` (the one egress function): spans
 the destination may not receive are withheld, markers removed and credentials redacted; the
