@@ -20,7 +20,6 @@ from typing import Final
 from waymarks.core.codec import utc_text
 from waymarks.core.digests import blake2b
 from waymarks.core.egress import Egress, json_line
-from waymarks.core.evolution.aging import accuracy_note, aging_note
 from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import first_match
 from waymarks.recall.scoring import Scored
@@ -38,6 +37,26 @@ GUIDANCE: Final = (
     "inventory.\n"
 )
 END: Final = "[END WAYMARKS RECALLED MEMORY]"
+
+
+#: below this freshness a learned claim says it is aging, wherever it reaches a model (a
+#: plan's learned block, a digest row: EVOLUTION item 26); here, not with the aging rules
+#: (core/evolution/aging.py), which a hook's lean path does not load
+AGING_WARNING_BELOW: Final = 0.85
+
+
+def aging_note(fresh: float) -> str:
+    """A content-free warning for a claim that has faded (``""`` when it is fresh)."""
+    if fresh >= AGING_WARNING_BELOW:
+        return ""
+    return (f"freshness {fresh:.2f}: not confirmed for a long time for its kind; "
+            "may be out of date")
+
+
+def accuracy_note(factor: float) -> str | None:
+    """The person's last accuracy verdict as ranking weighs it (``None``: none given; an
+    ``incorrect`` claim is conflicted, and not recalled)."""
+    return "accurate" if factor > 1.0 else None
 
 
 def digest_rows(selected: Sequence[Scored], egress: Egress) -> list[dict[str, object]]:

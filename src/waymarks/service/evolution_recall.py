@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING
 
 from waymarks.core.codec import utc_text
 from waymarks.core.egress import Egress
-from waymarks.core.evolution.aging import aging_note
 from waymarks.core.records import replace
-from waymarks.recall.digest import render_digest
+from waymarks.recall.digest import aging_note, render_digest
 from waymarks.recall.engine import RecallResult
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.service.learning import has_ledger

@@ -89,25 +89,6 @@ def evidence_weight(basis: str, kind: str) -> float:
     return 1.0 + EVIDENCE_STEP * priority(basis, kind)
 
 
-#: below this freshness a learned claim says it is aging, wherever it reaches a model (a
-#: plan's learned block, a digest row: EVOLUTION item 26)
-AGING_WARNING_BELOW: Final = 0.85
-
-
-def aging_note(fresh: float) -> str:
-    """A content-free warning for a claim that has faded (``""`` when it is fresh)."""
-    if fresh >= AGING_WARNING_BELOW:
-        return ""
-    return (f"freshness {fresh:.2f}: not confirmed for a long time for its kind; "
-            "may be out of date")
-
-
-def accuracy_note(factor: float) -> str | None:
-    """The person's last accuracy verdict as ranking weighs it (``None``: none given; an
-    ``incorrect`` claim is conflicted, and not recalled)."""
-    return "accurate" if factor > 1.0 else None
-
-
 def utility_factor(verdict: str | None) -> float:
     return UTILITY_FACTORS.get(verdict or "", 1.0)
 
