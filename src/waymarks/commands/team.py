@@ -213,7 +213,9 @@ def team_group() -> Group:
                    "CONTRIBUTOR`: the first writer's item is planned again), or unshare it "
                    "(withdrawn for everyone)" for d in data["duplicates"]]
         footer += [f"{cell(s['path'])}: {s['status']} ({cell(s['detail'])}); "
-                   f"{s['withdrawn']} item(s) withdrawn until it is restored from git"
+                   f"{s['withdrawn']} item(s)"
+                   + (f" and {s['unverified']} unverified line(s)" if s["unverified"] else "")
+                   + " withdrawn until it is restored from git"
                    for s in data["sources"] if s["status"] != "available"]
         footer += [f"{cell(s['path'])}: excluded here; {s['withdrawn']} item(s) withdrawn"
                    for s in data["sources"] if s["excluded"] and s["status"] == "available"]

@@ -228,6 +228,45 @@ def verify_line(line: bytes, contributor: str, seq: int, prev: str) -> TeamEntry
     return entry
 
 
+def removal_of(entry: TeamEntry) -> TeamEntry | None:
+    """What ``entry`` takes out of the fold, as a status entry: itself for a status, the
+    item it replaces for a supersede (deleted, or expired for a claim; its new text is not
+    kept), ``None`` for an add. A contributor whose items are withdrawn keeps these in the
+    fold: they can only take items out of plans, and an unshared item must not come back
+    because the file that unshared it broke."""
+    if entry.op == "status":
+        return entry
+    if entry.op != "supersede" or not entry.previous_id:
+        return None
+    return TeamEntry(entry.contributor, entry.seq, entry.id, entry.at, entry.author,
+                     "status", entry.kind, entry.prev, entry.hash,
+                     target_id=entry.previous_id, status=_REMOVED[entry.kind],
+                     reason=f"replaced by {entry.item_id}")
+
+
+_REMOVED: Final = {"pin": "deleted", "memory": "expired"}
+
+
+def removal_row(entry: TeamEntry) -> list[Any]:
+    """A removal as the anchors keep it (see :func:`removal_from_row`)."""
+    return [entry.id, entry.seq, entry.at, entry.kind, entry.target_id, entry.status,
+            entry.reason]
+
+
+def removal_from_row(contributor: str, row: object) -> TeamEntry | None:
+    """The removal a row of :func:`removal_row` stands for; ``None`` for a damaged row."""
+    if not isinstance(row, list) or len(row) != 7:
+        return None
+    entry_id, seq, at, kind, target, status, reason = row
+    if not (isinstance(entry_id, str) and entry_id and isinstance(seq, int)
+            and isinstance(at, int) and kind in _STATUSES and isinstance(target, str)
+            and target and status in _STATUSES[kind]
+            and (reason is None or isinstance(reason, str))):
+        return None
+    return TeamEntry(contributor, seq, entry_id, at, "", "status", kind, "", "",
+                     target_id=target, status=status, reason=reason)
+
+
 def session_of(contributor: str) -> str:
     return SESSION_PREFIX + contributor
 

@@ -44,7 +44,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.core.bulk import gc_paused
-from waymarks.core.team import CONTRIBUTOR_RE, TeamEntry, TeamFold
+from waymarks.core.team import (
+    CONTRIBUTOR_RE,
+    TeamEntry,
+    TeamFold,
+    removal_from_row,
+    removal_of,
+    removal_row,
+)
 from waymarks.files.atomic import write_atomic
 from waymarks.files.locks import holding, open_lock
 from waymarks.files.reading import Stamp, stamp_of
@@ -85,6 +92,8 @@ class SourceState:
     status: str = AVAILABLE
     detail: str | None = None
     lines: int = 0  # complete lines, the unverified ones after a break included
+    #: what its verified entries take out of the fold (:func:`removal_of`)
+    removals: list[TeamEntry] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -105,6 +114,8 @@ class TeamState:
     problem: str | None = None
     #: this home's contributor ID (read with the anchors), ``None`` before its first share
     me: str | None = None
+    #: the removals of withdrawn contributors the fold holds, (contributor, entry ID)
+    folded_removals: frozenset[tuple[str, str]] = frozenset()
 
 
 #: (home, project) -> what this process read of that project's team ledger, the most
@@ -141,7 +152,11 @@ def _load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
         except (ValueError, RecursionError):
             continue
         if isinstance(row, dict) and isinstance(row.get("c"), str):
-            anchors.setdefault(row.pop("c"), {}).update(row)
+            anchor = anchors.setdefault(row.pop("c"), {})
+            retracts = row.pop("retracts", None)
+            anchor.update(row)
+            if isinstance(retracts, list):  # journalled a few at a time: accumulated
+                anchor.setdefault("retracts", []).extend(retracts)
     return anchors, len(lines)
 
 
@@ -174,7 +189,7 @@ def _anchors_stamp(app: Waymarks) -> Stamp | None:
     return stamp_of(anchors_path(app))
 
 
-def _journal(app: Waymarks, state: TeamState, moved: list[str]) -> None:
+def _journal(app: Waymarks, state: TeamState, moved: dict[str, list[Any]]) -> None:
     """Record moved anchors by appending one line each. Not ``fsync``ed: a power cut
     can only lose the newest advance, so a later truncation of the entries it covered
     goes unnoticed here once (chain breaks are still found); nothing canonical is lost.
@@ -184,14 +199,15 @@ def _journal(app: Waymarks, state: TeamState, moved: list[str]) -> None:
     path = anchors_path(app)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = "".join(json.dumps({"c": c, "count": state.anchors[c]["count"],
-                               "head": state.anchors[c]["head"]}) + "\n" for c in moved)
+                               "head": state.anchors[c]["head"], "retracts": rows}) + "\n"
+                   for c, rows in moved.items())
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(data)
     state.journal_lines += len(moved)
     state.anchors_stamp = _anchors_stamp(app)
 
 
-def _compacted(app: Waymarks, state: TeamState, moved: list[str]) -> bool:
+def _compacted(app: Waymarks, state: TeamState, moved: dict[str, list[Any]]) -> bool:
     """Rewrite the anchors file whole from what it holds now, with this read's advances:
     under the policy lock, so an exclusion another terminal made since this process read
     the file is kept (rewritten from this read's copy, it was undone). ``False`` when the
@@ -200,10 +216,11 @@ def _compacted(app: Waymarks, state: TeamState, moved: list[str]) -> bool:
         with _policy_turn(app):
             counted = {c: counts(state, c) for c in state.sources}
             anchors, _lines = _load_anchors(app)
-            for contributor in moved:
+            for contributor, rows in moved.items():
                 mine = state.anchors[contributor]
-                anchors.setdefault(contributor, {}).update(count=mine["count"],
-                                                           head=mine["head"])
+                anchor = anchors.setdefault(contributor, {})
+                anchor.update(count=mine["count"], head=mine["head"])
+                anchor.setdefault("retracts", []).extend(rows)
             state.anchors = anchors
             save_anchors(app, state)
     except ServiceError:
@@ -217,6 +234,9 @@ def save_anchors(app: Waymarks, state: TeamState) -> None:
     """Rewrite the anchors file whole and durably (exclusions, compaction)."""
     path = anchors_path(app)
     path.parent.mkdir(parents=True, exist_ok=True)
+    for anchor in state.anchors.values():
+        if isinstance(anchor.get("retracts"), list):  # (two processes journalled one)
+            anchor["retracts"] = list({json.dumps(r): r for r in anchor["retracts"]}.values())
     rows = [json.dumps({"c": c, **anchor}, sort_keys=True)
             for c, anchor in sorted(state.anchors.items())]
     write_atomic(path, "".join(row + "\n" for row in rows), mode=0o600)
@@ -231,10 +251,46 @@ def counts(state: TeamState, contributor: str) -> bool:
     return source is not None and source.status == AVAILABLE and not excluded
 
 
+def _removals(state: TeamState) -> dict[tuple[str, str], TeamEntry]:
+    """What withdrawn contributors took out of the fold: the removals of their verified
+    entries read here, and those of the history this home accepted from them (kept with
+    its anchor: the file may since have lost them, or be gone)."""
+    found: dict[tuple[str, str], TeamEntry] = {}
+    for contributor, source in state.sources.items():
+        if not counts(state, contributor):
+            found.update(((contributor, e.id), e) for e in source.removals)
+    for contributor, anchor in state.anchors.items():
+        rows = anchor.get("retracts")
+        if isinstance(rows, list) and rows and not counts(state, contributor):
+            for row in rows:
+                removal = removal_from_row(contributor, row)
+                if removal is not None:
+                    found.setdefault((contributor, removal.id), removal)
+    return found
+
+
 def _refold(state: TeamState) -> None:
-    state.fold = TeamFold.of(e for c, s in sorted(state.sources.items()) if counts(state, c)
-                             for e in s.entries)
+    removals = _removals(state)
+    state.fold = TeamFold.of([*(e for c, s in sorted(state.sources.items())
+                                if counts(state, c) for e in s.entries),
+                              *removals.values()])
+    state.folded_removals = frozenset(removals)
     state.fold.refolds += 1
+
+
+def _removals_of(entries: list[TeamEntry]) -> list[TeamEntry]:
+    return [r for r in map(removal_of, entries) if r is not None]
+
+
+def _retracts(state: TeamState, contributor: str, removals: list[TeamEntry]) -> list[Any]:
+    """The rows the anchor keeps of ``removals``: those of another contributor's item
+    (one's own items are withdrawn with one's file anyway)."""
+    rows = []
+    for removal in removals:
+        owner = state.fold.entries.get(removal.target_id or "")
+        if owner is None or owner.contributor != contributor:
+            rows.append(removal_row(removal))
+    return rows
 
 
 def _judge(source: SourceState, anchor: dict[str, Any] | None, own: bool) -> None:
@@ -309,7 +365,7 @@ def _refresh(app: Waymarks) -> TeamState:
         return state
     state.problem = None
     fresh: list[TeamEntry] = []
-    moved: list[str] = []
+    moved: dict[str, list[TeamEntry]] = {}  # anchors advanced -> the removals they add
     listed = set()
     for file in files:
         listed.add(file.contributor)
@@ -327,6 +383,7 @@ def _refresh(app: Waymarks) -> TeamState:
                               count=source.count, head=source.head,
                               head_start=source.head_start)
             source.entries.extend(read.entries)
+            source.removals.extend(_removals_of(read.entries))
             if was_counting:
                 fresh.extend(read.entries)
         else:
@@ -336,7 +393,8 @@ def _refresh(app: Waymarks) -> TeamState:
             else:
                 arrived = False
                 refold = refold or was_counting or bool(read.entries)
-            source = SourceState(file.contributor, file.path, entries=read.entries)
+            source = SourceState(file.contributor, file.path, entries=read.entries,
+                                 removals=_removals_of(read.entries))
             state.sources[file.contributor] = source
         source.size, source.mtime_ns, source.ino = file.size, file.mtime_ns, file.ino
         source.ctime_ns = file.ctime_ns
@@ -357,19 +415,25 @@ def _refresh(app: Waymarks) -> TeamState:
             refold = True
         if source.status == AVAILABLE:
             anchor = state.anchors.setdefault(file.contributor, {})
-            if anchor.get("count") != source.count:
+            if anchor.get("count") != source.count or "retracts" not in anchor:
+                # (no retracts: an anchor older than them, whose whole history is read)
+                seen = anchor.get("count") if "retracts" in anchor else 0
+                start = seen if isinstance(seen, int) and 0 < seen <= source.count else 0
                 anchor.update(count=source.count, head=source.head)
-                moved.append(file.contributor)
+                moved[file.contributor] = _removals_of(source.entries[start:])
     for contributor, source in list(state.sources.items()):
         if contributor not in listed and source.status != "missing":
             refold = refold or counts(state, contributor)
             source.status, source.detail, source.size = "missing", "the file is gone", -1
-    if refold:
+    if refold or set(_removals(state)) != state.folded_removals:
         _refold(state)
     elif fresh:  # older entries than ones folded rewind only what follows them
         state.fold.add(fresh)
-    if moved:
-        _journal(app, state, moved)
+    if moved:  # (after the fold: whose items the removals take out is known)
+        rows = {c: _retracts(state, c, removals) for c, removals in moved.items()}
+        for contributor, added in rows.items():
+            state.anchors[contributor].setdefault("retracts", []).extend(added)
+        _journal(app, state, rows)
     return state
 
 
@@ -500,6 +564,9 @@ def accept(app: Waymarks, contributor: str) -> bool:
                                "be accepted: restore the file from git")
         anchor = state.anchors.setdefault(contributor, {})
         anchor.update(count=source.count, head=source.head)
+        written = {e.item_id for e in source.entries if e.item_id is not None}
+        anchor["retracts"] = [removal_row(r) for r in source.removals
+                              if r.target_id not in written]
         if own:  # the person says they wrote them: they count as this home's
             anchor.update(ownSeq=source.count, ownHead=source.head)
         save_anchors(app, state)

@@ -71,7 +71,10 @@ def source_json(state: TeamState, project: str) -> list[dict[str, Any]]:
                      if source.path.startswith(project) else source.path,
                      "status": source.status, "detail": source.detail,
                      "entries": source.lines, "excluded": bool(anchor.get("excluded")),
-                     "withdrawn": 0 if held else source.lines})
+                     # items, not lines: a status entry or an unverified line is none
+                     "withdrawn": 0 if held else len({e.item_id for e in source.entries
+                                                      if e.item_id is not None}),
+                     "unverified": source.lines - source.count})
     return rows
 
 
