@@ -16,7 +16,8 @@ source's standing changes, the fold is redone from the entries held in memory.
 reordered, foreign or damaged); ``truncated`` (fewer entries than this home has seen
 from it); ``rewritten`` (the entry this home anchored has another hash); ``missing``
 (the file is gone); ``foreign`` (this home's own file holds entries past the last one it
-appended: someone else wrote to it). Every status but ``available``, and an exclusion,
+appended, which is still the one it wrote: someone else wrote to it; changed, the file is
+``rewritten``). Every status but ``available``, and an exclusion,
 withdraws *all* of that contributor's items until the file is repaired (for example
 restored from git) or the exclusion lifted. A chain break is found by every clone alike;
 truncation and a rewrite with a recomputed chain are found against this home's anchor
@@ -298,19 +299,27 @@ def _judge(source: SourceState, anchor: dict[str, Any] | None, own: bool) -> Non
     own file, whose every entry past the last it appended was written by someone else)."""
     if source.status != AVAILABLE or not anchor:
         return
-    noted = anchor.get("ownSeq")
-    if own and isinstance(noted, int) and 0 <= noted < source.count:
-        source.status, source.detail = FOREIGN, (
-            f"entries {noted + 1}-{source.count} were not written by this home")
+    noted = anchor.get("ownSeq") if own else None
+    if (isinstance(noted, int) and 0 < noted <= source.count
+            and isinstance(anchor.get("ownHead"), str)
+            and source.entries[noted - 1].hash != anchor["ownHead"]):
+        # the entries it wrote were changed: more than a line added after them
+        source.status, source.detail = "rewritten", \
+            f"entry {noted} is not the one this home wrote"
         return
     seen = anchor.get("count")
-    if not isinstance(seen, int) or seen <= 0:
-        return
-    if source.count < seen:
-        source.status, source.detail = "truncated", \
-            f"{source.count} entries, {seen} seen before"
-    elif source.entries[seen - 1].hash != anchor.get("head"):
-        source.status, source.detail = "rewritten", f"entry {seen} is not the one seen before"
+    if isinstance(seen, int) and seen > 0:
+        if source.count < seen:
+            source.status, source.detail = "truncated", \
+                f"{source.count} entries, {seen} seen before"
+            return
+        if source.entries[seen - 1].hash != anchor.get("head"):
+            source.status, source.detail = "rewritten", \
+                f"entry {seen} is not the one seen before"
+            return
+    if isinstance(noted, int) and 0 <= noted < source.count:
+        source.status, source.detail = FOREIGN, (
+            f"entries {noted + 1}-{source.count} were not written by this home")
 
 
 def refresh(app: Waymarks) -> TeamState:
@@ -567,7 +576,8 @@ def accept(app: Waymarks, contributor: str) -> bool:
         written = {e.item_id for e in source.entries if e.item_id is not None}
         anchor["retracts"] = [removal_row(r) for r in source.removals
                               if r.target_id not in written]
-        if own:  # the person says they wrote them: they count as this home's
+        if contributor == state.me:  # the person says this is what they wrote (a
+            # shorter history too: an entry later written past it is someone else's)
             anchor.update(ownSeq=source.count, ownHead=source.head)
         save_anchors(app, state)
     source.status, source.detail = AVAILABLE, None
