@@ -1,28 +1,35 @@
 """Which projects the person trusts with project-scoped pins and memory.
 
 The list is a small JSON file in the home (``trusted-projects.json``), replaced
-atomically (``files.atomic.write_atomic``). Projects are identified by
-their canonical real path, so a symlink and its target are one project.
+atomically (``files.atomic.write_atomic``) under an exclusive lock
+(``trusted-projects.lock``, :mod:`waymarks.files.locks`): two terminals trusting at once
+both read, change and write it in turn, and neither drops the other's change. Projects
+are identified by their canonical real path, so a symlink and its target are one project.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from waymarks.core.text import is_unicode
 from waymarks.files.atomic import write_atomic
+from waymarks.files.locks import holding, open_lock
 from waymarks.files.reading import Stamp, stamp_of
 from waymarks.ledger.discovery import canonical_project_path
 from waymarks.service.outcomes import ServiceError
 
 TRUST_FILE = "trusted-projects.json"
+LOCK_FILE = "trusted-projects.lock"
 
 
 class TrustStore:
     def __init__(self, home: Path) -> None:
         self.path = home / TRUST_FILE
+        self.lock = home / LOCK_FILE
         self._cached: tuple[Stamp, list[str]] | None = None
 
     def projects(self) -> list[str]:
@@ -60,20 +67,35 @@ class TrustStore:
         if not os.path.isdir(project):
             raise ServiceError("invalid_argument",
                                f"{path}: not a directory; trust the project's root folder")
-        projects = self.projects()
-        if project in projects:
-            return project, False
-        self._write([*projects, project])
+        with self._turn():
+            projects = self.projects()
+            if project in projects:
+                return project, False
+            self._write([*projects, project])
         return project, True
 
     def untrust(self, path: str, host: bool | None = None, cwd: str = "") -> tuple[str, bool]:
         project = _canonical(path)
         _host_decides(host, project, cwd, trusting=False)
-        projects = self.projects()
-        if project not in projects:
-            return project, False
-        self._write([p for p in projects if p != project])
+        with self._turn():
+            projects = self.projects()
+            if project not in projects:
+                return project, False
+            self._write([p for p in projects if p != project])
         return project, True
+
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        """Hold the list for one read-modify-write (another process's change is read
+        inside it: the file's stamp changed with its replace)."""
+        try:
+            fd = open_lock(self.lock)
+        except OSError as problem:
+            raise ServiceError("io_error", f"{self.lock}: the trust list's lock cannot be "
+                               f"opened ({problem.strerror or problem}); remove whatever is "
+                               "there") from None
+        with holding(fd):
+            yield
 
     def _write(self, projects: list[str]) -> None:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the home: private
