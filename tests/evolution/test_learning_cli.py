@@ -188,3 +188,28 @@ def test_the_same_sentence_learned_as_three_kinds_takes_one_row(
     cli("evolution", "import", str(legacy))
     rows = cli("recall", "which port and node version does the dev server use?")["learned"]
     assert sorted(r["excerpt"] for r in rows) == sorted([port, "The dev server runs on node 20."])
+
+
+@pytest.mark.parametrize("linked", ["file", "directory"])
+@pytest.mark.parametrize("target", ["[[[not toml", "[evolution]\nlearn = false\n"])
+def test_a_project_configuration_linked_out_of_the_project_is_not_read(
+        cli: Callable[..., dict], home: Path, project: Path, tmp_path: Path,
+        target: str, linked: str) -> None:
+    """`config show` says a project's ``.waymarks/config.toml`` that links out of the
+    project is not read, but the learning switch read it: a link to ``/etc/passwd`` made
+    `learn status` and `evolve` fail (exit 1, "not a readable TOML file"), and a link to a
+    file saying ``learn = false`` turned learning off. It is ignored, and said so."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "config.toml").write_text(target)
+    if linked == "file":
+        (project / ".waymarks").mkdir()
+        (project / ".waymarks" / "config.toml").symlink_to(elsewhere / "config.toml")
+    else:  # the .waymarks directory itself
+        (project / ".waymarks").symlink_to(elsewhere)
+    out = cli("learn", "status")
+    assert out["learning"] is True and not out["projectOff"], out
+    assert any("a link out of the project: not read" in note for note in out["ignored"])
+    assert learning_enabled(home, str(project))

@@ -25,6 +25,7 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.files.atomic import write_atomic
+from waymarks.service.config import in_project
 
 CONFIG_FILE: Final = "config.toml"
 PROJECT_CONFIG: Final = Path(".waymarks") / CONFIG_FILE
@@ -105,7 +106,11 @@ def learning_state(home: Path, project: str | None = None) -> LearningState:
     ignored: list[str] = []
     if project:
         project_file = Path(project) / PROJECT_CONFIG
-        if project_file.is_file():
+        if (project_file.exists() or project_file.is_symlink()) and not in_project(
+                project_file, project):
+            # what `config show` does not read either (a link to /etc/passwd failed here)
+            ignored.append(f"{project_file} (a link out of the project: not read)")
+        elif project_file.is_file():
             wanted = _learn(_read(project_file), project_file)
             if wanted is False:
                 project_off = True
