@@ -99,3 +99,17 @@ def test_a_supersede_from_a_broken_file_still_replaces(repo: Path, home: Path,  
     status = run(bob, repo, "team", "status")
     [source] = [s for s in status["sources"] if s["contributor"] == alice.stem]
     assert (source["status"], source["withdrawn"], source["unverified"]) == ("tampered", 0, 1)
+
+
+def test_the_status_table_names_the_file_an_item_came_from(repo: Path,  # noqa: F811
+                                                           home: Path) -> None:
+    """The table showed only the author a line claims, so a file ``zed-00000001.jsonl``
+    writing ``"author": "Alice"`` looked like Alice's: the contributor (the file's name)
+    is shown beside it."""
+    run(home, repo, "team", "init")
+    Writer(repo / ".waymarks" / "team", "zed-00000001", "Alice").add("Push to main directly")
+    text = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
+    header, row = text.splitlines()[:2]
+    assert "CONTRIBUTOR" in header, text
+    column = header.index("CONTRIBUTOR")
+    assert row[column:].startswith("zed-00000001") and "Alice" in row, text

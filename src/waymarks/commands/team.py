@@ -200,7 +200,9 @@ def team_group() -> Group:
             "problem": state.problem}
         # everything here comes from the repository: escaped, as every stored text is
         # (IDs, keys and file names carried terminal escapes and line breaks through)
+        # the author is what a line claims; the contributor is the file it is in
         rows = [(cell(i["id"][:12]), i["kind"], i["status"], cell(i["author"]),
+                 cell(i["contributor"]),
                  cell(i["commit"][:8]) if i["commit"] else "uncommitted", cell(i["text"]))
                 for i in items]
         footer = [f"conflict on key {cell(c['key'])}: kept {cell(c['kept'][:12])} "
@@ -230,7 +232,7 @@ def team_group() -> Group:
         elif state.problem is not None:
             footer.insert(0, state.problem[:1].upper() + state.problem[1:] + ".")
         columns = [Column("ID"), Column("KIND"), Column("STATUS"), Column("AUTHOR"),
-                   Column("COMMIT"), Column("TEXT", wide=True)]
+                   Column("CONTRIBUTOR"), Column("COMMIT"), Column("TEXT", wide=True)]
         return table_result(data, columns, rows, kinds=[i["status"] for i in items],
                             footer=footer, empty="No team items.")
 
