@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from waymarks.ledger.discovery import files_without_header
+from waymarks.service.kept_exclusions import LOST_EXCLUSIONS_SAID, lost_exclusions_caveat
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
-    LOST_EXCLUSIONS_SAID,
     QUEUE_ROLE,
     damaged_copies,
-    lost_exclusions_caveat,
     open_job_store,
     refuse_irregular_files,
 )

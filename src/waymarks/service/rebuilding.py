@@ -24,6 +24,7 @@ from waymarks.service.recovery import (
     SQLITE_ERRORS,
     all_session_files,
     database_error,
+    finish_interrupted_repair,
     is_damage,
     read_ledgers,
     start_afresh,
@@ -39,7 +40,17 @@ if TYPE_CHECKING:
 
 
 def fill_if_new(app: Waymarks, projection: Store) -> None:
-    """Replay every ledger of the home into ``projection`` if it holds no source yet."""
+    """Replay every ledger of the home into ``projection`` if it holds no source yet,
+    after taking over the source exclusions of a repair that stopped before the new
+    database held them (:func:`finish_interrupted_repair`: ``app.recovered`` says so)."""
+    if isinstance(projection, Projection):
+        try:
+            finished = finish_interrupted_repair(projection, app.db_path,
+                                                 app.busy_timeout_ms / 1000)
+        except (sqlite3.Error, OSError) as exc:
+            raise database_error(exc, app.db_path) from exc
+        if finished is not None:
+            app.recovered = finished
     if projection.has_sources() or not all_session_files(app.home):
         return
     sessions, _unreadable = ledgers(app)

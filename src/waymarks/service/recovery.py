@@ -35,6 +35,15 @@ from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
 
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
+from waymarks.service.kept_exclusions import (
+    DAMAGED_MARK,
+    EXCLUSIONS_USED,
+    adopt,
+    aside_path,
+    exclusions_used,
+    finish_interrupted_repair,
+    note_pending,
+)
 from waymarks.service.outcomes import ServiceError
 from waymarks.store.integrity import DECODE_ERRORS, ProjectionDamaged, ProjectionReplaced
 from waymarks.store.projection import BUSY_TIMEOUT_MS, Projection
@@ -43,10 +52,11 @@ from waymarks.store.writer_lock import FileIdentity, file_identity, writer_turn
 if TYPE_CHECKING:
     from waymarks.store.jobs import JobStore
 
+__all__ = ["DAMAGED_MARK", "EXCLUSIONS_USED", "exclusions_used", "finish_interrupted_repair"]
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
-DAMAGED_MARK = ".damaged-"
 #: SQLite errors that say the *environment* is wrong (full, read-only, busy, I/O), which a
 #: rebuild cannot fix; everything else from the projection is treated as damage
 ENVIRONMENT_ERRORS = ("SQLITE_FULL", "SQLITE_READONLY", "SQLITE_BUSY", "SQLITE_LOCKED",
@@ -93,8 +103,7 @@ _COMPANIONS = ("", "-wal", "-shm", "-journal")
 
 def set_aside(db_path: Path, now: datetime) -> Path:
     """Rename the database and its companions out of the way; returns the new main path."""
-    stamp = now.strftime("%Y%m%dT%H%M%S%fZ")
-    target = db_path.with_name(f"{db_path.name}{DAMAGED_MARK}{stamp}")
+    target = aside_path(db_path, now)
     for suffix in _COMPANIONS:
         source = Path(f"{db_path}{suffix}")
         if source.exists():
@@ -312,45 +321,29 @@ def start_afresh(db_path: Path, problem: Exception, now: datetime
                  ) -> tuple[Projection, dict[str, Any]]:
     """Set the damaged database aside and open a new, empty projection in its place with
     the local policy it held (source exclusions) taken over; the projection, and the
-    recovery's note: where the copy went, why, and ``caveats`` (what could not be kept)."""
+    recovery's note: where the copy went, why, and ``caveats`` (what could not be kept).
+
+    The copy is named (:func:`~waymarks.service.kept_exclusions.note_pending`) before it
+    is set aside, until the new database holds its exclusions: a repair stopped in between
+    (a full disk, a kill) is finished by the next open (:func:`finish_interrupted_repair`).
+    Where the name cannot be written (a full disk), nothing is set aside."""
+    try:
+        copies = note_pending(db_path, now)
+    except OSError as exc:
+        raise database_error(exc, db_path) from exc
     aside = set_aside(db_path, now)
     note: dict[str, Any] = {"damaged": str(aside), "problem": describe(problem), "caveats": []}
     try:
         projection = Projection(db_path, int(now.timestamp() * 1000))
     except sqlite3.Error as exc:
         raise database_error(exc, db_path) from exc
-    kept, unreadable, read = projection.adopt_exclusions(aside)
-    if unreadable is not None and (kept or read or exclusions_used(db_path.parent)):
-        # said, and kept until exclusions are set again, where there were some to lose: a
-        # home that never excluded a session is not told to check (every repair of an
-        # unreadable copy would say so, and nothing could end the note)
-        note["caveats"].append(lost_exclusions_caveat(unreadable))
-        projection.note_lost_exclusions(unreadable)
+    try:
+        note["caveats"] += adopt(projection, db_path, copies)
+    except (sqlite3.Error, OSError) as exc:  # (the names stay: the next open finishes)
+        with contextlib.suppress(sqlite3.Error):
+            projection.close()
+        raise database_error(exc, db_path) from exc
     return projection, note
-
-
-#: a file in the home: a session was excluded here once (see :func:`exclusions_used`)
-EXCLUSIONS_USED: Final = "exclusions-used"
-
-
-def exclusions_used(home: Path) -> bool:
-    """Whether a session was ever excluded in ``home``: an unreadable copy's exclusions
-    may then have held one. The policy itself lives only in the database; this file says
-    only that there was some (``waymarks memory exclude`` writes it)."""
-    return (home / EXCLUSIONS_USED).exists()
-
-
-#: how :func:`lost_exclusions_caveat` starts
-LOST_EXCLUSIONS_SAID: Final = "the source exclusions it held could not all be read"
-
-
-def lost_exclusions_caveat(why: str) -> str:
-    """What a repair that could not take over every source exclusion says (``why``: what
-    it could not read), and ``health`` after it until an exclusion is set or lifted."""
-    return (f"{LOST_EXCLUSIONS_SAID} ({why}): a session"
-            " excluded before may count again; check `waymarks memory sources` and exclude"
-            " it again with `waymarks memory exclude ID` (or lift one with `memory include"
-            " ID`: either ends this note)")
 
 
 def set_aside_alone(db_path: Path, problem: Exception, now: datetime,

@@ -1,0 +1,145 @@
+"""A repair of a damaged database that stops before the new one holds the source
+exclusions (a full disk, a kill) must not forget them: the next command takes them over
+from the copy set aside, and an excluded session's project memory stays out."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CountingIds
+from tests.durability.test_disk_full import fill, small_fs
+from tests.service.test_cross_session import claims
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import ServiceError
+from waymarks.service.recovery import damaged_copies
+from waymarks.service.sources import list_sources, set_source_excluded
+
+SECRET_MEMORY = "Experimental flag FOO is enabled"
+
+
+def changed_cell(db: Path) -> None:
+    """Damage one row: its checksum no longer matches."""
+    con = sqlite3.connect(db)
+    assert con.execute("UPDATE mutations SET note = 'x'").rowcount
+    con.commit()
+    con.close()
+
+
+def excluded_then_damaged(two_sessions: Callable[[], tuple[Waymarks, Waymarks]],
+                          home: Path) -> tuple[str, str]:
+    """A session holding a project memory, excluded from another; the database damaged.
+    Returns (the excluded session's ID, the other's)."""
+    first, second = two_sessions()
+    first.remember(SECRET_MEMORY, scope="project")
+    first_id = first.current_session().session_id  # type: ignore[union-attr]
+    second_id = second.current_session().session_id  # type: ignore[union-attr]
+    assert set_source_excluded(second, first_id, True, "experiments, not facts")
+    assert claims(second) == []
+    first.close()
+    second.close()
+    changed_cell(home / "waymarks.db")
+    return first_id, second_id
+
+
+def assert_still_excluded(app: Waymarks, excluded: str) -> None:
+    assert claims(app) == []
+    assert [s.excluded for s in list_sources(app) if s.session_id == excluded] == [True]
+    report = app.health()
+    assert report["ok"], report["problems"]
+
+
+__all__ = ["small_fs"]  # the fixture, used here
+
+
+@pytest.fixture
+def home(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """On the small file system for a test that asks for it (needs root)."""
+    if "small_fs" in request.fixturenames:
+        return Path(request.getfixturevalue("small_fs")) / "home"
+    return tmp_path / "home"
+
+
+def test_a_repair_the_full_disk_stopped_keeps_the_exclusions(
+        make_app: Callable[..., Waymarks], home: Path, small_fs: Path,
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    # the damaged file was renamed aside, the new one could not be built, and the next
+    # command found a fresh database that never read the copy: the excluded session's
+    # memory applied again and health said OK
+    excluded, session = excluded_then_damaged(two_sessions, home)
+    filler = fill(small_fs)
+    os.truncate(filler, filler.stat().st_size - 16 * 4096)  # room to set it aside only
+    failing = make_app(ids=CountingIds(3), session=session)
+    with pytest.raises(ServiceError, match="full"):
+        claims(failing)
+    failing.close()
+    assert damaged_copies(home / "waymarks.db")  # stopped after setting it aside
+    filler.unlink()
+    again = make_app(ids=CountingIds(4), session=session)
+    assert_still_excluded(again, excluded)
+    assert not (home / "waymarks.db.exclusions-pending").exists()
+
+
+KILLED_REPAIR = textwrap.dedent("""
+    import glob, os, signal, sys
+    from pathlib import Path
+    from waymarks.service.app import Waymarks
+
+    home, cwd, session = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+    db = str(home / "waymarks.db")
+
+    def hook(event, args):
+        # killed as the repair opens the new database: the damaged one is renamed aside
+        if event == "sqlite3.connect" and str(args[0]) == db and glob.glob(db + ".dam*"):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    sys.addaudithook(hook)
+    Waymarks(home, cwd=cwd, session=session).items("memory")
+    print("not killed")
+""")
+
+
+def killed_repair(home: Path, project: Path, session: str) -> str:
+    """Run a command that finds the database damaged, killed once it is set aside;
+    the copy's path."""
+    done = subprocess.run([sys.executable, "-c", KILLED_REPAIR, str(home), str(project),
+                           session], capture_output=True, text=True, check=False)
+    assert done.returncode == -9, (done.stdout, done.stderr)
+    [aside] = damaged_copies(home / "waymarks.db")
+    return aside
+
+
+def test_a_repair_killed_after_setting_the_database_aside_keeps_the_exclusions(
+        make_app: Callable[..., Waymarks], home: Path, project: Path,
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    excluded, session = excluded_then_damaged(two_sessions, home)
+    aside = killed_repair(home, project, session)
+    assert (home / "waymarks.db.exclusions-pending").read_text() == f"{Path(aside).name}\n"
+    again = make_app(ids=CountingIds(4), session=session)
+    assert_still_excluded(again, excluded)
+    assert again.recovered is not None and again.recovered["damaged"] == aside
+    assert "stopped before it took over the source exclusions" in again.recovered["problem"]
+    assert damaged_copies(home / "waymarks.db") == [aside]  # nothing set aside twice
+    assert not (home / "waymarks.db.exclusions-pending").exists()
+
+
+def test_a_copy_gone_before_its_exclusions_were_taken_over_is_a_health_problem(
+        make_app: Callable[..., Waymarks], home: Path, project: Path,
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    _excluded, session = excluded_then_damaged(two_sessions, home)
+    Path(killed_repair(home, project, session)).unlink()
+    again = make_app(ids=CountingIds(4), session=session)
+    assert claims(again) == [SECRET_MEMORY]  # counted again: said so
+    assert again.recovered is not None
+    assert "could not all be read" in again.recovered["caveats"][0]
+    assert "is gone" in again.recovered["caveats"][0]
+    report = again.health()
+    assert not report["ok"]
+    assert any("memory exclude" in problem for problem in report["problems"])
