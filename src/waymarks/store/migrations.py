@@ -300,12 +300,15 @@ def _m019_entry_checksums(db: sqlite3.Connection) -> None:
                        f"SELECT {ENTRY_FIELDS} FROM entries").fetchall()])
 
 
+#: the step that made ``source_exclusions`` (a copy set aside from before it held none)
+EXCLUSIONS_STEP = 5
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial projection schema", _m001_initial),
     Migration(2, "recall index", _m002_recall_index),
     Migration(3, "index items by project", _m003_project_index),
     Migration(4, "fingerprint of each source at its checkpoint", _m004_source_fingerprint),
-    Migration(5, "sources excluded from project memory", _m005_source_exclusions),
+    Migration(EXCLUSIONS_STEP, "sources excluded from project memory",
+              _m005_source_exclusions),
     Migration(6, "cross-session sources: checkpoints, status, branch provenance",
               _m006_cross_session),
     Migration(7, "row checksums and item group counts", _m007_checksums),

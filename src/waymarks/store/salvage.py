@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from waymarks.store.migrations import EXCLUSIONS_STEP
 from waymarks.store.private import uri
 
 Exclusion = tuple[str, str | None, int]
@@ -48,9 +49,11 @@ def read_exclusions(path: Path, note: str) -> tuple[list[Exclusion], str | None]
         if problem is None:  # exclusions an earlier repair lost are still to be set again
             problem = _earlier_loss(db, note)
     except (sqlite3.Error, UnicodeDecodeError, ValueError) as exc:
-        if "no such table" in str(exc):
+        if "no such table" in str(exc) and db is not None and _predates_exclusions(db):
             return [], None  # nothing was ever excluded in it (an older schema)
-        problem = f"{UNREADABLE}{type(exc).__name__}"
+        # a table missing from a schema that had it (or that cannot say) held exclusions
+        # as far as anyone knows: the caller's caveat follows where there were any
+        problem = f"{UNREADABLE}{_missing_table(exc) or type(exc).__name__}"
     finally:
         if db is not None:
             db.close()
@@ -58,6 +61,25 @@ def read_exclusions(path: Path, note: str) -> tuple[list[Exclusion], str | None]
             if not existed:  # SQLite's reader made it: the copy stays as it was set aside
                 companion.unlink(missing_ok=True)
     return rows, problem
+
+
+def _predates_exclusions(db: sqlite3.Connection) -> bool:
+    """Whether the copy's recorded schema is from before source exclusions existed (a
+    copy whose history is gone or unreadable cannot say so)."""
+    try:
+        row = db.execute("SELECT max(version) FROM schema_migrations").fetchone()
+    except (sqlite3.Error, ValueError):
+        return False
+    return isinstance(row[0], int) and 0 < row[0] < EXCLUSIONS_STEP
+
+
+def _missing_table(exc: Exception) -> str | None:
+    """'no such table: X' said in our words (SQLite's message names only the table)."""
+    text = str(exc)
+    if not text.startswith("no such table: "):
+        return None
+    name = text.removeprefix("no such table: ")
+    return f"its {name} table is missing" if name.isidentifier() else "a table is missing"
 
 
 def _earlier_loss(db: sqlite3.Connection, note: str) -> str | None:

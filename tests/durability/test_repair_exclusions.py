@@ -1,6 +1,7 @@
-"""A repair of a damaged database that stops before the new one holds the source
-exclusions (a full disk, a kill) must not forget them: the next command takes them over
-from the copy set aside, and an excluded session's project memory stays out."""
+"""Source exclusions across a repair of a damaged database: a repair that stops before the
+new database holds them (a full disk, a kill) must not forget them (the next command
+takes them over from the copy set aside), and a copy that cannot say what it held is a
+loss that is said, never taken for "nothing was excluded"."""
 
 from __future__ import annotations
 
@@ -143,3 +144,37 @@ def test_a_copy_gone_before_its_exclusions_were_taken_over_is_a_health_problem(
     report = again.health()
     assert not report["ok"]
     assert any("memory exclude" in problem for problem in report["problems"])
+
+
+def test_a_copy_without_its_exclusions_table_is_a_loss_not_none_excluded(
+        make_app: Callable[..., Waymarks], home: Path,
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    # a missing table read as "nothing was ever excluded": the excluded memory applied
+    # again, the repair's note had no caveat and health said OK
+    _excluded, session = excluded_then_damaged(two_sessions, home)
+    con = sqlite3.connect(home / "waymarks.db")
+    con.execute("DROP TABLE source_exclusions")
+    con.commit()
+    con.close()
+    again = make_app(ids=CountingIds(4), session=session)
+    assert claims(again) == [SECRET_MEMORY]
+    assert again.recovered is not None
+    [caveat] = again.recovered["caveats"]
+    assert "could not all be read" in caveat and "source_exclusions" in caveat
+    report = again.health()
+    assert not report["ok"]
+    assert any("memory exclude" in problem for problem in report["problems"])
+
+
+def test_a_copy_from_before_exclusions_existed_held_none(tmp_path: Path) -> None:
+    from waymarks.store.salvage import read_exclusions
+
+    old = tmp_path / "waymarks.db.damaged-20260101T000000000000Z"
+    con = sqlite3.connect(old)
+    con.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT,"
+                " applied_at INTEGER)")
+    con.executemany("INSERT INTO schema_migrations VALUES (?, 'step', 0)",
+                    [(v,) for v in range(1, 5)])  # the table came with step 5
+    con.commit()
+    con.close()
+    assert read_exclusions(old, "exclusions_lost") == ([], None)
