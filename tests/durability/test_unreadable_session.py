@@ -86,3 +86,39 @@ def test_health_says_an_indexed_sibling_cannot_be_read(home: Path, project: Path
     assert code == 1
     assert any(str(sibling) in p and "it cannot be read (Permission denied)" in p
                for p in problems), problems
+
+
+@pytest.mark.parametrize("kind", ["dangling link", "FIFO", "directory"])
+def test_a_newest_session_that_is_no_regular_file_is_an_error(
+        home: Path, project: Path, tmp_path: Path, kind: str) -> None:
+    """A session file symlinked from elsewhere whose target went away (or a FIFO or a
+    directory under its name) was skipped in silence: `pins` said no pins, and a write
+    started a new session that hid the old one, its pins too, once the target was back."""
+    import os
+
+    assert _run(home, project, "pin", "--", "Pin one.")[0] == 0
+    [session] = list((home / "sessions").glob("*/*.jsonl"))
+    kept = tmp_path / "kept.jsonl"
+    os.replace(session, kept)
+    if kind == "dangling link":
+        session.symlink_to(kept)
+        kept.rename(tmp_path / "away.jsonl")  # the target unavailable (a disk unmounted)
+    elif kind == "FIFO":
+        os.mkfifo(session)
+    else:
+        session.mkdir()
+    for args in (("pins",), ("pin", "--", "Pin two.")):
+        code, said = _run(home, project, *args)
+        assert code == 1, said
+        assert f"{session}: cannot read it" in said and "Nothing was written" in said
+    assert list((home / "sessions").glob("*/*.jsonl")) == [session]  # no new session
+    if kind == "FIFO":  # was "no such session file", though the name is there
+        said = _run(home, project, "rebuild-index")[1]
+        assert f"{session}: a FIFO (named pipe), not a session file" in said
+    if kind == "dangling link":
+        (tmp_path / "away.jsonl").rename(kept)  # the target is back
+    else:
+        (session.rmdir if kind == "directory" else session.unlink)()
+        os.replace(kept, session)
+    code, said = _run(home, project, "--json", "pins")
+    assert code == 0 and [i["text"] for i in json.loads(said)["items"]] == ["Pin one."]

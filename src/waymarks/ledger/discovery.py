@@ -23,7 +23,7 @@ from pathlib import Path
 from waymarks.core.lazy_re import lazy
 from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log import SessionHeader, parse_header
-from waymarks.ledger.session_file import SessionFile, SessionFileError
+from waymarks.ledger.session_file import SessionFile, SessionFileError, not_a_file
 
 __all__ = ["canonical_project_path", "files_without_header", "in_project_dirs",
            "is_project_session", "list_sessions", "newest_session", "project_session_dirs",
@@ -110,11 +110,19 @@ def files_without_header(home: Path, cwd: str) -> list[tuple[Path, bool]]:
     return found
 
 
-def _files_newest_first(home: Path, cwd: str) -> list[Path]:
+def _files_newest_first(home: Path, cwd: str, *, irregular: bool = False) -> list[Path]:
+    """The ``.jsonl`` names in the session directory of ``cwd``, newest first: regular
+    files (through a symbolic link too), and with ``irregular`` any other kind as well."""
     directory = session_dir(home, cwd)
     if not directory.is_dir():
         return []
-    return sorted((p for p in directory.glob("*.jsonl") if p.is_file()), reverse=True)
+    return sorted((p for p in directory.glob("*.jsonl") if irregular or p.is_file()),
+                  reverse=True)
+
+
+def _cannot_read(path: Path, why: object, fix: str) -> SessionFileError:
+    return SessionFileError(f"{path}: cannot read it ({why}); it may hold this project's "
+                            f"newest session: {fix}, then retry. Nothing was written")
 
 
 def _project_sessions(home: Path, cwd: str) -> Iterator[Path]:
@@ -132,27 +140,34 @@ def newest_session(home: Path, cwd: str) -> Path | None:
     """The newest session file of the project ``cwd``: names sort by creation time, so
     headers are read newest first until one is the project's (usually the first).
 
-    A file or folder there that cannot be read (its permissions) is an error naming it,
-    not a file to pass over: passed over, the session in it looked absent, and a write
-    started a new session that hid it from then on (``SessionFileError``)."""
+    A file or folder there that cannot be read (its permissions), or a name of a session
+    file that is no regular file (a symbolic link whose target is missing, a FIFO, a
+    directory), is an error naming it, not a file to pass over: passed over, the session
+    in it looked absent, and a write started a new session that hid it from then on
+    (``SessionFileError``)."""
     directory = session_dir(home, cwd)
     if directory.is_dir() and not os.access(directory, os.R_OK | os.X_OK):
         raise SessionFileError(f"{directory}: cannot list this project's sessions "
                                "(permission denied); make the folder readable to this user "
                                "(its owner may have to), then retry. Nothing was written")
     project = canonical_project_path(cwd)
-    for path in _files_newest_first(home, cwd):
+    for path in _files_newest_first(home, cwd, irregular=True):
+        named = _SESSION_NAME.fullmatch(path.name) is not None  # else a stray, passed over
+        what = not_a_file(path)
+        if what is not None:
+            if named:
+                raise _cannot_read(path, what, "restore the file it stands for, or move "
+                                   "it aside")
+            continue
         try:
             line = SessionFile(path).read_header_line()
         except FileNotFoundError:
             continue
         except OSError as exc:
-            if not _SESSION_NAME.fullmatch(path.name):
-                continue  # not named as a session file is: a stray file, passed over
-            raise SessionFileError(f"{path}: cannot read it ({exc.strerror or exc}); it may "
-                                   "hold this project's newest session: make it readable to "
-                                   "this user (its owner may have to), or move it aside, "
-                                   "then retry. Nothing was written") from exc
+            if not named:
+                continue
+            raise _cannot_read(path, exc.strerror or exc, "make it readable to this user "
+                               "(its owner may have to), or move it aside") from exc
         header = parse_header(line) if line is not None else None
         if header is not None and canonical_project_path(header.cwd) == project:
             return path

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -29,7 +30,32 @@ from waymarks.ledger.log import (
 )
 
 __all__ = ["SESSION_VERSION", "Anomaly", "Entry", "SessionBusy", "SessionFile",
-           "SessionFileError", "SessionHeader", "create_atomically"]
+           "SessionFileError", "SessionHeader", "create_atomically", "not_a_file"]
+
+
+def not_a_file(path: Path) -> str | None:
+    """What ``path`` is, if neither a regular file (through a link too) nor gone: a
+    symbolic link whose target is missing, a directory, a FIFO, ... (never opened: a
+    FIFO would wait for a writer). ``None`` too when it cannot be told here: reading it
+    then says why."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a symbolic link whose target is missing" if os.path.islink(path) else None
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)"
+            if stat.S_ISFIFO(mode) else "not a regular file")
+
+
+def _no_session_file(path: Path) -> SessionFileError:
+    """Why ``path``, not a regular file, cannot be opened as a session: what it is, if
+    anything (a FIFO read as missing sent a person looking for a file that is there)."""
+    what = not_a_file(path)
+    return SessionFileError(f"{path}: {what}, not a session file" if what is not None
+                            else f"{path}: no such session file")
 
 
 class SessionFile(SessionLog):
@@ -46,7 +72,7 @@ class SessionFile(SessionLog):
         ``progress(bytes_read, total)`` is called now and then while a large file loads.
         """
         if not path.is_file():
-            raise SessionFileError(f"{path}: no such session file")
+            raise _no_session_file(path)
         session = cls(path)
         session._load(progress)
         return session
@@ -59,7 +85,7 @@ class SessionFile(SessionLog):
         (a start costs what changed, not the ledger's length). ``None`` when the file is
         not what was indexed: open it whole instead."""
         if not path.is_file():
-            raise SessionFileError(f"{path}: no such session file")
+            raise _no_session_file(path)
         session = cls(path)
         return session if session._open_at(offset, lines, entries, fingerprint,
                                            index) else None
@@ -69,7 +95,7 @@ class SessionFile(SessionLog):
         """A reader of ``path`` that reads its header and then only what follows the
         checkpoint (see :meth:`SessionLog._resume`)."""
         if not path.is_file():
-            raise SessionFileError(f"{path}: no such session file")
+            raise _no_session_file(path)
         session = cls(path)
         session._resume(offset, lines, entries)
         return session
