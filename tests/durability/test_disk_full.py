@@ -209,3 +209,39 @@ def test_a_write_whose_read_back_fails_is_reported_committed(
     kind = "memory" if args[0] == "memory" else "pin"
     with Waymarks(home, cwd=str(project)) as app:
         assert [v.id for v in app.items(kind)] == [out["id"]]
+
+
+def test_an_import_the_full_disk_stops_says_which_lines_were_written(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # it said "nothing was acknowledged" while the lines before the failing one were
+    # committed and applying; an import on the full disk then ended in a traceback
+    total = 300
+    source = tmp_path / "export.jsonl"
+    source.write_text("".join(json.dumps(
+        {"kind": "memory", "scope": "session", "status": "active", "key": f"g{n}",
+         "text": f"Entry {n} concerns gadget{n} " + "x" * 300}) + "\n"
+        for n in range(1, total + 1)))
+    with tmpfs(tmp_path / "fs", "size=600k") as mount:
+        monkeypatch.setenv("WAYMARKS_HOME", str(mount / "home"))
+        monkeypatch.chdir(project)
+        assert main(["--json", "import", str(source)]) == 1
+        report = json.loads(capsys.readouterr().out)
+        assert report["outcome"] == "error" and report["code"] == "io_error"
+        counts, message = report["counts"], report["message"]
+        written = counts["imported"]
+        assert 0 < written < total and written + counts["not-written"] == total
+        assert [e["line"] for e in report["lines"] if e["outcome"] == "imported"] == list(
+            range(1, written + 1))
+        assert message.startswith(f"Stopped at line {written + 1} by an error: No space")
+        assert f"{written} line(s) written (lines 1-{written})" in message
+        assert "Import the file again" not in message and "import the file again" in message
+        assert "nothing was acknowledged" not in message
+        assert main(["--json", "import", str(source)]) == 1  # still full: said, no traceback
+        again = json.loads(capsys.readouterr().out)
+        assert again["outcome"] == "error" and "is full" in again["message"]
+        subprocess.run(["mount", "-o", "remount,size=4m", str(mount)], check=True)
+        assert main(["--json", "memory", "list"]) == 0
+        listed = json.loads(capsys.readouterr().out)["items"]
+        assert len(listed) == written, "what the report says was written is what was"

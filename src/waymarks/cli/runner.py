@@ -13,13 +13,12 @@ standard output. Error messages name files and codes, never stored content.
 
 from __future__ import annotations
 
-import errno
 import os
 import sys
 from collections.abc import Callable
 from errno import EFBIG
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from waymarks.cli.home import default_home as home_directory
 from waymarks.cli.output import emit, message_safe, print_json
@@ -31,6 +30,8 @@ from waymarks.commands.results import (
     Result,
     Runtime,
     Shown,
+    fix_for,
+    os_error_cause,
 )
 
 if TYPE_CHECKING:
@@ -121,21 +122,6 @@ def on_a_terminal() -> bool:
         return False
 
 
-#: the fix for the file-system errors a person can mend (a read error names its own file)
-_FIXES: Final = {
-    errno.EROFS: "remount it read-write, or point --home (WAYMARKS_HOME) at a writable place",
-    errno.ENOSPC: "free disk space there, then retry",
-    errno.EDQUOT: "free space within your disk quota, then retry",
-    errno.EACCES: "check that it is yours and writable (or readable), then retry",
-    errno.EPERM: "check that it is yours and writable (or readable), then retry",
-}
-
-
-def _fix_for(exc: OSError) -> str:
-    fix = _FIXES.get(exc.errno or 0)
-    return f". {fix[:1].upper()}{fix[1:]}" if fix else ""
-
-
 def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     """Run ``work`` with a runtime for this process, print its result (or the error), close
     the service; the exit status. ``want_json``: ``--json`` was given before ``--``."""
@@ -160,8 +146,8 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         status = EXIT_REJECTED if exc.refusal else EXIT_ERROR
         failed = (exc.code, str(exc), status)
     except OSError as exc:
-        failed = ("io_error", f"{exc.strerror or exc} ({exc.filename or 'file'}); nothing "
-                  f"was acknowledged{_fix_for(exc)}", EXIT_ERROR)
+        failed = ("io_error", f"{os_error_cause(exc)}; nothing was acknowledged"
+                  f"{fix_for(exc)}", EXIT_ERROR)
     except KeyboardInterrupt:  # Ctrl-C: a write under way is whole or absent (the ledger)
         failed = ("interrupted", "interrupted; nothing more was done (a write that was under "
                   "way is either whole or absent: `waymarks health` says all is well)",

@@ -36,7 +36,13 @@ import msgspec
 from waymarks.commands.base import EXIT_REJECTED, Result, command, runtime
 from waymarks.commands.options import LEVEL_NAMES
 from waymarks.commands.render import cell, refused
-from waymarks.commands.results import EXIT_INTERRUPTED, interrupts_deferred
+from waymarks.commands.results import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    fix_for,
+    interrupts_deferred,
+    os_error_cause,
+)
 from waymarks.core.egress import json_line
 from waymarks.files.atomic import NotARegularFile, write_atomic
 
@@ -45,7 +51,7 @@ if TYPE_CHECKING:  # the service is imported when a command runs, not for help
 
     from waymarks.core.decisions import Decision, WriteContext
     from waymarks.service.app import Waymarks
-    from waymarks.service.outcomes import WriteOutcome
+    from waymarks.service.outcomes import ServiceError, WriteOutcome
 
 FORMAT = "waymarks-export-v1"
 MAX_LINE_BYTES = 64 * 1024
@@ -164,23 +170,32 @@ def register_transfer(root: click.Group) -> None:
                        for line in writable]
             return _summary(report, written=False, dry_run=dry_run)
         from waymarks.commands.notices import with_write_notices
+        from waymarks.service.outcomes import ServiceError
 
         done = 0
+        failure: ServiceError | OSError | None = None
         with run.progress.bar("import") as tick, interrupts_deferred() as interrupted:
             for line in writable:
                 if interrupted:  # Ctrl-C: stop between two lines, and say where
                     break
-                # what a typed write of the line would note (the file gives the scope)
-                report.append(_entry(line, with_write_notices(
-                    app, _write(app, line), line.kind, scope_given=line.scope)))
+                try:
+                    # what a typed write of the line would note (the file gives the scope)
+                    report.append(_entry(line, with_write_notices(
+                        app, _write(app, line), line.kind, scope_given=line.scope)))
+                except (ServiceError, OSError) as exc:
+                    if not done:
+                        raise  # nothing written: the command's own error says so
+                    failure = exc  # (a full disk): say which lines were written
+                    break
                 done += 1
                 if tick is not None:
                     tick(done, len(writable))
-        if interrupted:
+        if interrupted or failure is not None:
             report += [{"line": line.number, "originalId": line.original_id,
                         "outcome": "not-written", "kind": line.kind}
                        for line in writable[done:]]
-        return _summary(report, written=True, dry_run=False, interrupted=bool(interrupted))
+        return _summary(report, written=True, dry_run=False, interrupted=bool(interrupted),
+                        failure=failure)
 
 
 def _kept_by_waymarks(app: Waymarks, output: str) -> str | None:
@@ -361,7 +376,8 @@ def _entry(line: Line, outcome: Decision | WriteOutcome,
 
 
 def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
-             interrupted: bool = False) -> Result:
+             interrupted: bool = False, failure: ServiceError | OSError | None = None
+             ) -> Result:
     report.sort(key=lambda e: int(e["line"]))
     counts: dict[str, int] = {}
     for entry in report:
@@ -394,8 +410,8 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
             lines.append(f"  {what}: not written (another line is refused); a "
                          f"{cell(entry['scope'])} {entry['kind']}: {cell(entry['text'])}")
     tally = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
-    if interrupted:
-        return _interrupted(report, tally, counts)
+    if interrupted or failure is not None:
+        return _stopped(report, tally, counts, failure)
     if dry_run:
         head = f"Dry run: {tally}; nothing was written."
     elif not written:
@@ -416,20 +432,34 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
     return Result(data, "\n".join([head, *lines]), EXIT_REJECTED if refusals else 0)
 
 
-def _interrupted(report: list[dict[str, Any]], tally: str, counts: dict[str, int]) -> Result:
-    """An import stopped by Ctrl-C between two lines: which lines were written, which not
-    (importing the file again adds the rest: the written ones are duplicates then)."""
+def _stopped(report: list[dict[str, Any]], tally: str, counts: dict[str, int],
+             failure: ServiceError | OSError | None) -> Result:
+    """An import stopped between two lines, by Ctrl-C or by an error writing one (a full
+    disk): which lines were written, which not (importing the file again adds the rest:
+    the written ones are duplicates then). An error said "nothing was acknowledged"
+    while the lines before it were committed and applying."""
     imported = [e["line"] for e in report if e["outcome"] == "imported"]
     left = [e["line"] for e in report if e["outcome"] == "not-written"]
-    head = (f"Interrupted: {len(imported)} line(s) written"
-            + (f" (lines {_spans(imported)})" if imported else "")
-            + f", {len(left)} not" + (f" (lines {_spans(left)})" if left else "")
-            + f" ({tally}). Import the file again to add the rest: the written lines "
-            "come back as duplicates.")
-    data = {"outcome": "aborted", "code": "interrupted", "id": None, "conflicts": [],
+    written = (f"{len(imported)} line(s) written" + (f" (lines {_spans(imported)})"
+                                                     if imported else "")
+               + f", {len(left)} not" + (f" (lines {_spans(left)})" if left else "")
+               + f" ({tally})")
+    again = "Import the file again to add the rest: the written lines come back as duplicates."
+    if failure is None:
+        head = f"Interrupted: {written}. {again}"
+        outcome, code, status = "aborted", "interrupted", EXIT_INTERRUPTED
+    else:
+        if isinstance(failure, OSError):
+            cause, code = f"{os_error_cause(failure)}{fix_for(failure)}", "io_error"
+        else:
+            cause, code = str(failure).rstrip("."), failure.code
+        head = (f"Stopped at line {left[0]} by an error: {cause}. {written}. Once that is"
+                f" fixed, {again[0].lower()}{again[1:]}")
+        outcome, status = "error", EXIT_ERROR
+    data = {"outcome": outcome, "code": code, "id": None, "conflicts": [],
             "notices": _notices(report), "message": head, "written": bool(imported),
             "counts": counts, "lines": report}
-    return Result(data, head, EXIT_INTERRUPTED)
+    return Result(data, head, status)
 
 
 def _notices(report: list[dict[str, Any]]) -> list[str]:

@@ -590,6 +590,7 @@ class Waymarks:
 
         return write_path.dry_run(self, decide, guard)
 
+    @recovering  # a full disk is a clear error, not a traceback (an import's check)
     def dry_run_all(self, decides: Sequence[Callable[[WriteContext], Decision]],
                     progress: ProgressFn | None = None) -> list[Decision]:
         """What writes deciding with ``decides``, in order, would do now, each after the
