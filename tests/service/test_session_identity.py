@@ -333,3 +333,37 @@ def test_a_write_to_a_replaced_active_file_is_refused_and_appends_nothing(
     assert path.read_bytes() == before
     health = json.loads(waymarks("--home", str(home), "--json", "health", cwd=project).stdout)
     assert health["mutations"] == 1
+
+
+def test_a_session_made_after_the_clock_stepped_back_is_the_one_used(
+        make_app: Callable[..., Waymarks], home: Path, project: Path) -> None:
+    """Session files were named by the clock and the default session is the newest by
+    name: after the clock stepped back, `session new` reported a new session and the next
+    command used the old one (its pins, its writes)."""
+    from datetime import UTC, datetime
+
+    from tests.conftest import StepClock
+    from waymarks.core.codec import iso_to_ms
+    from waymarks.ledger.discovery import session_file_name
+
+    before = make_app(ids=CountingIds(1), clock=StepClock(datetime(2026, 3, 1, tzinfo=UTC)))
+    assert isinstance(before.pin("Made before the step."), Committed)
+    old_session = before.current_session()
+    assert old_session is not None and old_session.header is not None
+    old = old_session.session_id
+    back = make_app(ids=CountingIds(2), clock=StepClock(datetime(2026, 2, 1, tzinfo=UTC)))
+    new = back.session_new()
+    assert new.id != old
+    assert isinstance(back.pin("Made after the step."), Committed)
+    later = make_app(ids=CountingIds(3), clock=StepClock(datetime(2026, 2, 2, tzinfo=UTC)))
+    session = later.current_session()
+    assert session is not None and session.session_id == new.id
+    assert [p.text for p in later.items("pin")] == ["Made after the step."]
+    header = session.header
+    assert header is not None  # named and headed alike (a rebuild's test of the original)
+    assert session.path.name == session_file_name(header.timestamp, header.id)
+    newest_before = iso_to_ms(old_session.header.timestamp)
+    assert newest_before is not None  # 1 ms after the newest name:
+    assert iso_to_ms(header.timestamp) == newest_before + 1
+    again = make_app(ids=CountingIds(4), clock=StepClock(datetime(2026, 4, 1, tzinfo=UTC)))
+    assert again.session_new().created.startswith("2026-04-01T00:00:00")  # the clock's

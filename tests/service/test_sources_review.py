@@ -144,3 +144,28 @@ def test_an_item_dated_far_ahead_is_refused_not_followed_there(
         assert isinstance(refused, Rejected) and refused.code == "clock_ahead", refused
         assert "exclude" in refused.message
         assert [p.status for p in here.items("pin") if p.id == pin.id] == ["active"]
+
+
+def test_the_advice_for_an_item_dated_far_ahead_in_the_active_session_works(
+        make_app: Callable[..., Waymarks], project: Path) -> None:
+    """The refusal advised `memory exclude SESSION`, which is refused for the active
+    session: the one that wrote the item when this machine's clock was set ahead."""
+    from waymarks.service.outcomes import Rejected, ServiceError
+    from waymarks.service.sources import set_source_excluded
+
+    ahead = make_app(ids=CountingIds(1), clock=StepClock(datetime(2100, 1, 1, tzinfo=UTC)))
+    ahead.trust(str(project))
+    ahead.session_new()
+    pin = ahead.pin("Deploy on Fridays.", scope="project")
+    assert isinstance(pin, Committed)
+    written_ahead = ahead.current_session().session_id  # type: ignore[union-attr]
+    same = make_app(ids=CountingIds(2), session=written_ahead)  # the clock set right
+    refused = same.unpin(pin.id, "wrong")
+    assert isinstance(refused, Rejected) and refused.code == "clock_ahead", refused
+    assert "`waymarks session new`" in refused.message
+    with pytest.raises(ServiceError):  # what it advised alone
+        set_source_excluded(same, written_ahead, True)
+    following = make_app(ids=CountingIds(3))
+    following.session_new()  # as advised, then the exclusion
+    assert set_source_excluded(following, written_ahead, True, "clock was ahead")
+    assert [p.id for p in following.items("pin") if p.applies] == []

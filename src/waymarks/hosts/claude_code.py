@@ -296,13 +296,13 @@ def _open_or_create(app: Any, session_id: str) -> Any:
     from waymarks.files.dirs import make_private_dirs
     from waymarks.ledger.discovery import ledger_of, session_dir, session_file_name
     from waymarks.ledger.session_file import SessionFile
-    from waymarks.service.ports import iso
+    from waymarks.service.sessions_api import new_session_stamp
 
     directory = session_dir(app.home, app.cwd)
     existing = ledger_of(app.home, session_id, app.cwd)
     if existing is not None:
         return app.open_session(existing)
-    now = iso(app.clock.now())
+    now = new_session_stamp(app)  # sorts after the sessions there (a clock set back)
     path = directory / session_file_name(now, session_id)
     try:
         make_private_dirs(directory)  # the home too, when this is its first file

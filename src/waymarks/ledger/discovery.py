@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from waymarks.core.codec import iso_to_ms
 from waymarks.core.lazy_re import lazy
 from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log import SessionHeader, parse_header
@@ -57,6 +58,27 @@ _SESSION_NAME = lazy(r"\d{4}-\d\d-\d\dT[\d-]+Z_[^/]+\.jsonl")
 
 def session_file_name(timestamp_iso: str, session_id: str) -> str:
     return f"{timestamp_iso.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
+
+
+def newest_name_ms(directory: Path) -> int | None:
+    """The time the newest session file name in ``directory`` gives (names sort by it:
+    the newest name is the default session), or ``None`` if none is named so."""
+    try:
+        names = os.listdir(directory)
+    except OSError:  # none yet; one that cannot be listed is said where it is read
+        return None
+    return max((ms for name in names if _SESSION_NAME.fullmatch(name)
+                and (ms := _name_ms(name)) is not None), default=None)
+
+
+def _name_ms(name: str) -> int | None:
+    """The time in a session file name (``2026-01-01T00-00-00-000Z_<id>.jsonl``)."""
+    day, _, clock = name.split("Z_", 1)[0].partition("T")
+    parts = clock.split("-")
+    if len(parts) not in (3, 4):
+        return None
+    fraction = f".{parts[3]}" if len(parts) == 4 else ""
+    return iso_to_ms(f"{day}T{parts[0]}:{parts[1]}:{parts[2]}{fraction}Z")
 
 
 def project_session_dirs(home: Path, roots: Sequence[Path], cwd: str) -> list[Path]:

@@ -21,13 +21,10 @@ import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.core.records import replace
-from waymarks.core.text import is_unicode
 from waymarks.ledger.discovery import (
     canonical_project_path,
     newest_session,
     resolve_session,
-    session_dir,
-    session_file_name,
 )
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
@@ -38,7 +35,7 @@ from waymarks.service import rebuilding, semantic_recall
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import Rejected, ServiceError, WriteOutcome, with_notices
 from waymarks.service.planning import PinInputs, egress_for
-from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms, iso
+from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms
 from waymarks.service.recovery import (
     SQLITE_ERRORS,
     database_error,
@@ -227,16 +224,9 @@ class Waymarks:
         self._session = session
 
     def _create_session(self) -> SessionLog:
-        from waymarks.files.dirs import make_private_dirs  # a write's: not a recall's
+        from waymarks.service.sessions_api import create_session
 
-        if not is_unicode(self.cwd):  # its header could not be written (nothing is)
-            raise ServiceError("invalid_argument", f"the project directory {self.cwd!r} is "
-                               "not a UTF-8 path; run Waymarks from (or give --cwd) a "
-                               "directory whose name is UTF-8 text")
-        now, session_id = self.clock.now(), self.ids.uuid()
-        path = session_dir(self.home, self.cwd) / session_file_name(iso(now), session_id)
-        make_private_dirs(path.parent)  # the home too, when this is its first file
-        return SessionFile.create(path, session_id, iso(now), self.cwd)
+        return create_session(self)
 
     @contextmanager
     def _synced(self, session: SessionLog) -> Iterator[Store]:

@@ -8,10 +8,19 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from waymarks.ledger.discovery import list_sessions, newest_session, read_header
+from waymarks.core.text import is_unicode
+from waymarks.ledger.discovery import (
+    list_sessions,
+    newest_name_ms,
+    newest_session,
+    read_header,
+    session_dir,
+    session_file_name,
+)
 from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import ServiceError
@@ -64,6 +73,36 @@ def follow_newest(app: Waymarks) -> None:
     bound = app.bound_session
     if newest is not None and (bound is None or Path(bound.path) != newest):
         app.bind_session(app.open_session(newest))
+
+
+def create_session(app: Waymarks) -> SessionFile:
+    """A new session file of the project, named to sort after the others there."""
+    from waymarks.files.dirs import make_private_dirs  # a write's: not a recall's
+
+    if not is_unicode(app.cwd):  # its header could not be written (nothing is)
+        raise ServiceError("invalid_argument", f"the project directory {app.cwd!r} is "
+                           "not a UTF-8 path; run Waymarks from (or give --cwd) a "
+                           "directory whose name is UTF-8 text")
+    stamp, session_id = new_session_stamp(app), app.ids.uuid()
+    path = session_dir(app.home, app.cwd) / session_file_name(stamp, session_id)
+    make_private_dirs(path.parent)  # the home too, when this is its first file
+    return SessionFile.create(path, session_id, stamp, app.cwd)
+
+
+def new_session_stamp(app: Waymarks) -> str:
+    """The time a new session of the project is named and headed for: now, or one
+    millisecond after the newest session file name there if that is not before now (the
+    clock stepped back, or a file is named ahead of it). The default session is the
+    newest by name: named now, a session made after the step sorted below the one before
+    it, and the next command used that one although `session new` reported the new one."""
+    now = app.clock.now()
+    newest = newest_name_ms(session_dir(app.home, app.cwd))
+    if newest is None or newest < epoch_ms(now):
+        return iso(now)
+    try:
+        return iso(datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=newest + 1))
+    except OverflowError:  # a name at the end of year 9999: nothing sorts after it
+        return iso(now)
 
 
 def session_info(session: SessionLog, *, with_branch: bool = True) -> SessionInfo:

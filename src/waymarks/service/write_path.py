@@ -127,8 +127,10 @@ def ahead_refused(ctx: WriteContext, later: int) -> Rejected | None:
     return Rejected("clock_ahead", f"the item this changes was last changed {days:,.1f} "
                     "days ahead of this machine's clock (a session written by a clock that "
                     "runs ahead, or a hand-made date): a change now would replay before it "
-                    "and not apply. Fix the clock of the machine that wrote it, or exclude "
-                    "that session (`waymarks memory exclude SESSION`); nothing was written")
+                    "and not apply. Fix the clock of the machine that wrote it, or leave "
+                    "the session that wrote it: if it is the active one, start another "
+                    "(`waymarks session new`); a project item's session is then excluded "
+                    "with `waymarks memory exclude SESSION`. Nothing was written")
 
 
 def dry_run(app: Waymarks, decide: Callable[[WriteContext], Decision],
