@@ -194,15 +194,23 @@ def _health_text(health: dict[str, Any]) -> list[str]:
         lines.append(f"Damaged queue databases set aside (a new one was made; its jobs came "
                      f"back from the unsettled sources): {', '.join(health['damagedQueues'])}")
     projection = health.get("projection") or {}
+    edited = projection.get("editedRecords") or []
+    if edited:  # folded again as they are: rebuild-index cannot mend them
+        lines.append(f"Learned claims whose record in the evolution ledger was edited (the "
+                     f"text no longer matches the ID; left out): {', '.join(edited)}; "
+                     "restore the lines in <home>/evolution/ledger.jsonl, or forget the "
+                     "claims with `waymarks evolution forget ID`")
     if projection.get("readable") and not projection.get("ok", True):
-        bad = projection.get("bad") or {}
-        parts = [f"{name} {', '.join(v['ids'])}" for name, v in bad.items() if v["count"]]
+        bad = {name: {**v, "ids": [i for i in v["ids"] if i not in edited]}
+               for name, v in (projection.get("bad") or {}).items()}
+        parts = [f"{name} {', '.join(v['ids'])}" for name, v in bad.items() if v["ids"]]
         if projection.get("schema") != projection.get("expectedSchema"):
             parts.append(f"schema {projection.get('schema')} (expected "
                          f"{projection.get('expectedSchema')})")
         if projection.get("marker") is False:
             parts.append("the fold checkpoint")
-        lines.append(f"Damaged learned-memory rows in waymarks.db (left out): "
-                     f"{'; '.join(parts)}; run `waymarks rebuild-index` to fold the "
-                     "evolution ledger again")
+        if parts:
+                lines.append(f"Damaged learned-memory rows in waymarks.db (left out): "
+                         f"{'; '.join(parts)}; run `waymarks rebuild-index` to fold the "
+                         "evolution ledger again")
     return lines

@@ -161,6 +161,7 @@ def learned_problems(app: Waymarks, report: dict[str, Any]) -> list[str]:
     from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, decode_record
     from waymarks.ledger.entries import custom_entries
     from waymarks.service.evolution import Evolution, LedgerDamaged
+    from waymarks.service.evolution_recall import bad_rows_problems, edited_records
     from waymarks.store.health import MAX_DETAILS
 
     try:
@@ -169,6 +170,9 @@ def learned_problems(app: Waymarks, report: dict[str, Any]) -> list[str]:
             ledger.refresh()
             unknown = [entry.id for entry in custom_entries(ledger, EVOLUTION_CUSTOM_TYPE)
                        if decode_record(entry.data) is None]
+            edited = edited_records(ledger)
+        # claims left out of recall as malformed: said (an edited record was never)
+        problems = bad_rows_problems(app.home, ledger, edited)
     except LedgerDamaged as exc:
         return [str(exc)]
     skipped = [a for a in ledger.anomalies if a.kind == "skipped"]
@@ -181,6 +185,6 @@ def learned_problems(app: Waymarks, report: dict[str, Any]) -> list[str]:
             "detail": "a learned record this version does not understand"}
            for entry_id in unknown[:max(MAX_DETAILS - len(skipped), 0)]]}
     if ledger.partial_tail:
-        return [f"learned ledger {ledger.path}: a half-written last line "
-                f"({ledger.partial_tail} bytes)"]
-    return []
+        problems.append(f"learned ledger {ledger.path}: a half-written last line "
+                        f"({ledger.partial_tail} bytes)")
+    return problems

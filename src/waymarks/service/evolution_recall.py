@@ -34,6 +34,7 @@ from waymarks.service.ports import iso
 if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's path; the
     # evolution modules only once a home has learned something (a fresh recall stays lean)
     from waymarks.core.evolution.rows import Analysis, ClaimRow
+    from waymarks.ledger.log import SessionLog
     from waymarks.planner.learned import LearnedBlock
     from waymarks.recall.learned import LearnedClaim
     from waymarks.recall.scoring import Scored
@@ -102,6 +103,46 @@ def learned_claims(home: Path) -> list[LearnedClaim]:
 def bad_rows(home: Path) -> list[str]:
     """IDs of learned claims left out of recall because their row is malformed."""
     return _recallable(home)[2]
+
+
+def edited_records(ledger: SessionLog) -> list[str]:
+    """IDs of learned claims whose record in the evolution ledger no longer hashes to its
+    ID (its text, origin or kind edited by hand): their rows are left out as malformed,
+    and ``rebuild-index`` folds the same records again, so only restoring the lines (or
+    forgetting the claims) mends them."""
+    from waymarks.core.evolution.model import (
+        EVOLUTION_CUSTOM_TYPE,
+        ClaimRecord,
+        claim_id,
+        decode_record,
+    )
+    from waymarks.ledger.entries import custom_entries
+
+    found = (decode_record(entry.data) for entry in custom_entries(ledger,
+                                                                    EVOLUTION_CUSTOM_TYPE))
+    return list(dict.fromkeys(r.id for r in found if isinstance(r, ClaimRecord)
+                              and r.id != claim_id(r.origin, r.kind, r.content)))
+
+
+def bad_rows_problems(home: Path, ledger: SessionLog, edited: Sequence[str]
+                      ) -> list[str]:
+    """``health``'s problems for the learned claims left out of recall as malformed
+    (:func:`bad_rows`), by cause: a record edited in the ledger (``edited``), or a
+    damaged row in the database, which ``rebuild-index`` folds again."""
+    bad = bad_rows(home)
+    in_ledger = [i for i in bad if i in edited]
+    in_db = [i for i in bad if i not in edited]
+    problems = []
+    if in_ledger:
+        problems.append(f"learned claims left out of recall: {', '.join(in_ledger)}: their "
+                        f"records in {ledger.path} were edited (the text no longer matches "
+                        "the ID, so `waymarks rebuild-index` cannot mend them); restore the"
+                        " lines, or forget the claims with `waymarks evolution forget ID`")
+    if in_db:
+        problems.append(f"learned claims left out of recall: {', '.join(in_db)}: their rows"
+                        " in waymarks.db are damaged; run `waymarks rebuild-index` to fold"
+                        " the evolution ledger again")
+    return problems
 
 
 #: every reader of a learned recall uses at most this many of its best claims (a digest

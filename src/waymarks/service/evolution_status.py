@@ -154,7 +154,25 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         "captureQueue": {"pending": len(pending(home)), "setAside": set_aside(home)},
         # rows that are not well formed, by ID only (item 79): readers leave them out
         "health": {"queue": queue_health,
-                   "projection": check_projection(home / PROJECTION_DB),
+                   "projection": _with_edited(home, check_projection(home / PROJECTION_DB)),
                    # queue databases found damaged and set aside (kept, never read again)
                    "damagedQueues": damaged_copies(home / DB_FILE)},
     }
+
+
+def _with_edited(home: Path, projection: dict[str, Any]) -> dict[str, Any]:
+    """The projection's check, with ``editedRecords``: the claims among its damaged rows
+    whose record in the evolution ledger was edited (``rebuild-index`` folds them again
+    as they are; the status said to run it). The ledger is read only when there are."""
+    bad = ((projection.get("bad") or {}).get("claims") or {}).get("ids") or []
+    if not bad:
+        return projection
+    from waymarks.service.evolution import Evolution, LedgerDamaged
+    from waymarks.service.evolution_recall import edited_records
+
+    try:
+        with Evolution(home) as evo:
+            edited = set(edited_records(evo.ledger))
+    except LedgerDamaged:  # said by the learning commands themselves
+        return projection
+    return {**projection, "editedRecords": [i for i in bad if i in edited]}
