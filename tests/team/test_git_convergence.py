@@ -155,7 +155,8 @@ def test_three_clones_converge_on_items_conflicts_and_tampering(tmp_path: Path) 
     bob_source = next(s for s in status["sources"] if s["contributor"].startswith("bob-"))
     assert bob_source["status"] == "tampered"
     assert bob_source["detail"] == "line 1: its hash does not match its content"
-    assert bob_source["withdrawn"] == 1
+    # its one line no longer verifies: withdrawn as an unverified line, not as an item
+    assert (bob_source["withdrawn"], bob_source["unverified"]) == (0, 1)
     assert production not in {i["id"] for i in status["items"]}
     assert "prod, no review" not in json.dumps(status)
 

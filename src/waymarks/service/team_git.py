@@ -23,6 +23,8 @@ _TIMEOUT_S: Final = 10
 _HEADER: Final = re.compile(rb"^([0-9a-f]{40}) \d+ (\d+)")
 _ZERO: Final = "0" * 40
 _BLAME: dict[str, tuple[list[object], dict[int, str]]] = {}
+#: the files whose blame this process keeps, the oldest dropped first
+BLAMED_FILES: Final = 4096
 _LOADED: set[str] = set()  # cache files read into _BLAME by this process
 
 
@@ -124,10 +126,13 @@ def _save(cache: Path | None, directory: Path) -> None:
         return  # a cache that cannot be written costs a blame next time, nothing else
 
 
-def line_commits(path: Path, size: int, mtime_ns: int,
-                 cache: Path | None = None) -> dict[int, str]:
+def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None, *,
+                 unsaved: list[Path] | None = None) -> dict[int, str]:
     """Line number (1-based) -> abbreviated commit that added it, for committed lines
-    (``git blame --porcelain``); lines not yet committed are absent."""
+    (``git blame --porcelain``); lines not yet committed are absent. A new blame is
+    written to ``cache`` at once, or, given ``unsaved``, noted there for one
+    :func:`save` after a caller's many files (rewriting the cache after each of 600
+    files' blames made it quadratic)."""
     key = str(path)
     _load(cache)
     stamp: list[object] = [size, mtime_ns, head_commit(path.parent)]
@@ -142,8 +147,17 @@ def line_commits(path: Path, size: int, mtime_ns: int,
             sha = match.group(1).decode()
             if sha != _ZERO:
                 commits[int(match.group(2))] = sha[:12]
-    if len(_BLAME) > 256:
-        _BLAME.clear()
+    while len(_BLAME) >= BLAMED_FILES:  # the oldest first: clearing them all at 256 files
+        del _BLAME[next(iter(_BLAME))]  # blamed every file of a larger team on every plan
     _BLAME[key] = (stamp, commits)
-    _save(cache, path.parent)
+    if unsaved is None:
+        _save(cache, path.parent)
+    else:
+        unsaved.append(path.parent)
     return commits
+
+
+def save(cache: Path | None, unsaved: list[Path]) -> None:
+    """Write what :func:`line_commits` noted in ``unsaved`` (one project's directory)."""
+    if unsaved:
+        _save(cache, unsaved[0])

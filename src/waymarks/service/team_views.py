@@ -43,6 +43,9 @@ def team_items(app: Waymarks, state: TeamState, *, active_only: bool = False,
     line is committed)."""
     blame: dict[str, dict[int, str]] = {}
     found: list[TeamItem] = []
+    cache = anchors_path(app).with_name(anchors_path(app).name.replace(".anchors.jsonl",
+                                                                       ".commits.json"))
+    unsaved: list[Path] = []  # new blames, written to the cache once at the end
     for item_state in state.fold.states():
         if active_only and item_state.status != "active":
             continue
@@ -52,11 +55,10 @@ def team_items(app: Waymarks, state: TeamState, *, active_only: bool = False,
             source = state.sources[entry.contributor]
             if source.path not in blame:
                 blame[source.path] = team_git.line_commits(
-                    Path(source.path), source.size, source.mtime_ns,
-                    anchors_path(app).with_name(anchors_path(app).name.replace(
-                        ".anchors.jsonl", ".commits.json")))
+                    Path(source.path), source.size, source.mtime_ns, cache, unsaved=unsaved)
             commit = blame[source.path].get(entry.seq)
         found.append(TeamItem(item_state, entry, commit))
+    team_git.save(cache, unsaved)
     return found
 
 

@@ -1,0 +1,56 @@
+"""Which commit added each team item is blamed once per file and kept (a review: past
+256 contributor files the cache was cleared whole, so every plan ran `git blame` on
+every file, and the cache file was rewritten after each blame)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.team.test_team_review import repo  # noqa: F401 (a fixture)
+from tests.team.test_team_source import Writer
+from waymarks.service import team, team_git
+from waymarks.service.app import Waymarks
+from waymarks.service.team_views import team_items
+
+FILES = 300
+
+
+def test_every_file_of_a_large_team_is_blamed_once(repo: Path, home: Path,  # noqa: F811
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    for n in range(FILES):
+        Writer(directory, f"member{n:03d}-{n:08x}", f"Member {n}").add(f"Item number {n}")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "team"], cwd=repo, check=True)
+    blames, saves = [], []
+    real_git, real_save = team_git._git, team_git._save
+
+    def git(directory: Path, *args: str) -> bytes | None:
+        if args[0] == "blame":
+            blames.append(args[-1])
+        return real_git(directory, *args)
+
+    def save(cache: Path | None, directory: Path) -> None:
+        saves.append(directory)
+        real_save(cache, directory)
+
+    monkeypatch.setattr(team_git, "_git", git)
+    monkeypatch.setattr(team_git, "_save", save)
+    with Waymarks(home, cwd=str(repo)) as app:
+        for _ in range(3):  # a long-lived process: three plans' worth of listings
+            items = team_items(app, team.refresh(app))
+            assert len(items) == FILES and all(i.commit for i in items)
+    assert len(blames) == FILES and len(set(blames)) == FILES
+    assert len(saves) == 1
+    cache = json.loads(next((home / "team").glob("*.commits.json")).read_text())
+    assert len(cache) == FILES
+    team_git._BLAME.clear()  # a new process reads the cache: no blame at all
+    team_git._LOADED.clear()
+    with Waymarks(home, cwd=str(repo)) as app:
+        assert all(i.commit for i in team_items(app, team.refresh(app)))
+    assert len(blames) == FILES
