@@ -1,6 +1,7 @@
-"""A contributor's withdrawals outlive the contributor's file: Alice unshares Mallory's
-pin; her file then breaks (a junk line, truncated, gone) or is excluded here, and the
-pin came back into every plan (each test failed before its fix)."""
+"""A contributor's withdrawals outlive damage to the contributor's file: Alice unshares
+Mallory's pin; her file then breaks (a junk line, truncated), and the pin came back into
+every plan (each test failed before its fix). A file that is gone, or that the person
+excluded, takes its withdrawals with it."""
 
 from __future__ import annotations
 
@@ -47,36 +48,52 @@ def withdrawn(repo: Path, home: Path, tmp_path: Path) -> tuple[Path, str, Path]:
     return bob, pin, _alice_file(home, repo)
 
 
-@pytest.mark.parametrize("damage", ["junk", "truncated", "missing", "excluded"])
-def test_a_withdrawal_outlives_its_contributors_file(repo: Path, home: Path,  # noqa: F811
-                                                     withdrawn: tuple[Path, str, Path],
-                                                     damage: str) -> None:
+@pytest.mark.parametrize("damage", ["junk", "truncated"])
+def test_a_withdrawal_outlives_damage_to_its_contributors_file(
+        repo: Path, home: Path, withdrawn: tuple[Path, str, Path],  # noqa: F811
+        damage: str) -> None:
     bob, pin, alice = withdrawn
     if damage == "junk":
         with alice.open("ab") as handle:
             handle.write(b"junk\n")
-    elif damage == "truncated":
-        alice.write_bytes(b"")
-    elif damage == "missing":
-        alice.unlink()
     else:
-        run(bob, repo, "team", "exclude", alice.stem)
+        alice.write_bytes(b"")
     for fresh in (False, True):  # a long-lived process and a new one alike
         if fresh:
             team.forget_process_state()
         assert "evil.example" not in _planned(bob, repo), damage
         assert _pin_status(bob, repo, pin) == "deleted", damage
     sources = {s["contributor"]: s for s in run(bob, repo, "team", "status")["sources"]}
-    if damage != "missing":
-        assert sources[alice.stem]["withdrawn"] == 0, "a status entry withdraws no item"
+    assert sources[alice.stem]["withdrawn"] == 0, "a status entry withdraws no item"
     if damage == "junk":
         assert sources[alice.stem]["unverified"] == 1
         text = waymarks("--home", str(bob), "team", "status", cwd=repo).stdout
         assert "0 item(s) and 1 unverified line(s) withdrawn" in text, text
-    # Alice's file repaired, nothing is withdrawn twice or brought back
-    if damage == "excluded":
-        run(bob, repo, "team", "include", alice.stem)
-        assert _pin_status(bob, repo, pin) == "deleted"
+
+
+@pytest.mark.parametrize("how", ["missing", "excluded"])
+def test_a_file_that_is_gone_or_excluded_takes_its_withdrawals_with_it(
+        repo: Path, home: Path, withdrawn: tuple[Path, str, Path],  # noqa: F811
+        how: str) -> None:
+    """A re-review: kept from a file that is gone (a branch reviewed where a teammate
+    unshared an item, then main, where that file does not exist) or that the person
+    excluded (the remedy against a hostile file), the withdrawal hid the item in this
+    home for good, with nothing to undo it and other clones disagreeing."""
+    bob, pin, alice = withdrawn
+    if how == "missing":
+        alice.unlink()
+    else:
+        run(bob, repo, "team", "exclude", alice.stem)
+    for fresh in (False, True):
+        if fresh:
+            team.forget_process_state()
+        assert _pin_status(bob, repo, pin) == "active", how
+        assert "evil.example" in _planned(bob, repo), how
+    fresh_home = repo.parent / "fresh-home"
+    run(fresh_home, repo, "trust", ".")
+    if how == "excluded":
+        run(fresh_home, repo, "team", "exclude", alice.stem)
+    assert _pin_status(fresh_home, repo, pin) == "active"  # the clones agree
 
 
 def test_a_supersede_from_a_broken_file_still_replaces(repo: Path, home: Path,  # noqa: F811

@@ -252,17 +252,28 @@ def counts(state: TeamState, contributor: str) -> bool:
     return source is not None and source.status == AVAILABLE and not excluded
 
 
+def _damaged(state: TeamState, contributor: str) -> bool:
+    """Whether a contributor's file is here but withdrawn for what was done to it
+    (tampered, truncated, rewritten, foreign): not gone, and not excluded by the person."""
+    source = state.sources.get(contributor)
+    return source is not None and source.status not in (AVAILABLE, "missing") and not bool(
+        state.anchors.get(contributor, {}).get("excluded"))
+
+
 def _removals(state: TeamState) -> dict[tuple[str, str], TeamEntry]:
-    """What withdrawn contributors took out of the fold: the removals of their verified
-    entries read here, and those of the history this home accepted from them (kept with
-    its anchor: the file may since have lost them, or be gone)."""
+    """What damaged contributor files took out of the fold: the removals of their
+    verified entries read here, and those of the history this home accepted from them
+    (kept with the anchor: the file may since have lost them). Not those of a file that
+    is gone (a branch where it does not exist yet: a review on another branch hid its
+    items here for good) or that the person excluded (exclusion is the remedy against a
+    hostile file, its removals included); ``team accept`` takes a damaged file as it is."""
     found: dict[tuple[str, str], TeamEntry] = {}
     for contributor, source in state.sources.items():
-        if not counts(state, contributor):
+        if _damaged(state, contributor):
             found.update(((contributor, e.id), e) for e in source.removals)
     for contributor, anchor in state.anchors.items():
         rows = anchor.get("retracts")
-        if isinstance(rows, list) and rows and not counts(state, contributor):
+        if isinstance(rows, list) and rows and _damaged(state, contributor):
             for row in rows:
                 removal = removal_from_row(contributor, row)
                 if removal is not None:
