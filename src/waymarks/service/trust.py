@@ -17,7 +17,6 @@ from pathlib import Path
 
 from waymarks.core.text import is_unicode
 from waymarks.files.atomic import write_atomic
-from waymarks.files.locks import holding, open_lock
 from waymarks.files.reading import Stamp, stamp_of
 from waymarks.ledger.discovery import canonical_project_path
 from waymarks.service.outcomes import ServiceError
@@ -88,6 +87,8 @@ class TrustStore:
     def _turn(self) -> Iterator[None]:
         """Hold the list for one read-modify-write (another process's change is read
         inside it: the file's stamp changed with its replace)."""
+        from waymarks.files.locks import holding, open_lock  # a write's: not a recall's
+
         try:
             fd = open_lock(self.lock)
         except OSError as problem:
