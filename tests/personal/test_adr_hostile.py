@@ -106,3 +106,17 @@ def test_an_adr_that_cannot_be_written_whole_leaves_no_file_holding_its_number(
     created = _adr(home, project, "Use WAL", expect=0)
     assert Path(str(created["path"])).name == "ADR-0001-use-wal.md"
     assert "## Decision" in Path(str(created["path"])).read_text()
+
+
+def test_an_adr_is_as_readable_as_any_file_made_in_the_project(home: Path, project: Path
+                                                               ) -> None:
+    """A re-review: created like a session file, the record was 0600, unreadable to the
+    checkout's other users; it takes the umask as any file the person makes there."""
+    import os
+
+    old = os.umask(0o022)
+    try:
+        created = _adr(home, project, "Use Postgres for storage", expect=0)
+    finally:
+        os.umask(old)
+    assert Path(str(created["path"])).stat().st_mode & 0o777 == 0o644

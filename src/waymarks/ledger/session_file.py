@@ -181,7 +181,7 @@ class SessionBusy(TimeoutError):
     (an environment problem: reported like any I/O error, nothing acknowledged)."""
 
 
-def create_atomically(path: Path, data: bytes) -> None:
+def create_atomically(path: Path, data: bytes, mode: int = 0o600) -> None:
     """Create ``path`` holding exactly ``data``, or fail leaving no ``path``.
 
     A kill or a full disk while a session file is created must not leave an empty or
@@ -196,7 +196,7 @@ def create_atomically(path: Path, data: bytes) -> None:
     import secrets  # only when a session is created: not on every start
 
     temp = directory / f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)  # less the umask
     try:
         try:
             _write_all(fd, data)
@@ -208,17 +208,17 @@ def create_atomically(path: Path, data: bytes) -> None:
         except OSError as exc:
             if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
                 raise  # FileExistsError among them: someone else created it first
-            _create_directly(path, data)  # a file system without hard links
+            _create_directly(path, data, mode)  # a file system without hard links
     finally:
         with suppress(FileNotFoundError):
             os.unlink(temp)
     _fsync_dir(directory)
 
 
-def _create_directly(path: Path, data: bytes) -> None:
+def _create_directly(path: Path, data: bytes, mode: int) -> None:
     """Exclusive create and write in place, for file systems without hard links; a crash
     here can leave a short file, which pickers skip (no complete header line)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, mode)
     try:
         _write_all(fd, data)
         os.fsync(fd)

@@ -322,7 +322,8 @@ def new_adr(project: Path, title: str, today: date) -> Path:
             "## Read when", "", "", "## Supersedes", "", ""])
         # whole and durable, or not there: a kill mid-write left a short record holding
         # the number, and an unsynced one could vanish after a crash the command outlived
-        create_atomically(path, text.encode("utf-8"))
+        create_atomically(path, text.encode("utf-8"), mode=0o666)  # a project document:
+        # readable as any file the person makes there (the umask decides), not 0600
     finally:
         os.close(lock)
     return path
