@@ -55,3 +55,39 @@ def test_a_learned_memory_search_lists_no_withheld_claim_for_its_words(tmp_path:
     assert right["claims"] == [] and right["withheld"] == []
     mine = evolution_inspect.search(home, "Zeta deal", now=AT)  # the person's own listing
     assert [c["content"] for c in mine["claims"]] == ["The Zeta Corp deal closes in March"]
+
+
+def test_a_span_withheld_under_an_exact_allow_list_is_not_matched_either(
+        tmp_path: Path) -> None:
+    """A re-review: admitted as a whole (``sensitive``, which ``pg`` may receive), an item
+    whose ``internal`` span ``pg`` may not receive still matched that span's words."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text('[privacy.remoteProviders]\n'
+                                      'pg = ["normal", "sensitive"]\n')
+    with Waymarks(home, cwd=str(project)) as app:
+        app.remember("[ds4:internal]Falcon merger target[/ds4:internal] warehouse is "
+                     "[ds4:sensitive]snowflake[/ds4:sensitive]")
+        tool = ContextPersistence(app, provider="pg")
+        for query in ("falcon merger", "zebra giraffe"):
+            assert tool.call({"action": "memory_find", "query": query}, None) \
+                .details["items"] == [], query
+
+
+def test_an_untrusted_projects_items_are_not_matched(tmp_path: Path) -> None:
+    """A re-review: an untrusted project's pins showed no preview, but were still listed
+    for the words they hold."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+        app.pin("The falcon merger closes in March", scope="project")
+        tool = ContextPersistence(app, provider="anthropic")
+        assert len(tool.call({"action": "pins_find", "query": "falcon merger"}, None)
+                   .details["items"]) == 1
+        app.untrust(str(project))
+    with Waymarks(home, cwd=str(project)) as app:
+        tool = ContextPersistence(app, provider="anthropic")
+        assert tool.call({"action": "pins_find", "query": "falcon merger"}, None) \
+            .details["items"] == []

@@ -57,7 +57,7 @@ from waymarks.core.decisions import (
     decide_status,
 )
 from waymarks.core.egress import Egress
-from waymarks.core.privacy import Classification, highest
+from waymarks.core.privacy import Classification, has_markers, highest
 from waymarks.service.history import latest_user_entry
 from waymarks.service.outcomes import (
     Committed,
@@ -247,11 +247,12 @@ class ContextPersistence:
         active_only = bool(request.get("activeOnly", True))
         kind: Literal["pin", "memory"] = "pin" if action.kind == "pin" else "memory"
         egress = self._egress()  # trust and policy read once, not per item
+        trusted = self.app.project_trusted
         if action.name.endswith("_find"):
             views = find_items(self.app, kind, str(request.get("query")),
                                active_only=active_only, limit=limit + 1,
-                               admits=lambda v: egress.admits(
-                                   effective_level(v.text, v.classification, egress)))
+                               admits=lambda v: (v.scope != "project" or trusted)
+                               and findable(v, egress))
         elif active_only:
             views = self.app.items(kind, recent_active=limit + 1)
         else:
@@ -260,7 +261,6 @@ class ContextPersistence:
         items = [self._item_meta(v, session, egress) for v in shown]
         previews: list[str] = []
         if action.name.endswith("_find"):
-            trusted = self.app.project_trusted
             previews = [preview(v.text, egress, v.classification)
                         if (v.scope != "project" or trusted)
                         and egress.admits(meta["classification"]) else ""
@@ -564,3 +564,13 @@ def action_name(arguments: object) -> str | None:
     """The action, only when it is a known one (so an error never echoes input)."""
     action = arguments.get("action") if isinstance(arguments, dict) else None
     return action if isinstance(action, str) and action in ACTIONS else None
+
+
+def findable(view: ItemView, egress: Egress) -> bool:
+    """Whether a find may match ``view`` by its words: the destination may receive it,
+    every span of it included (a span withheld under an exact allow list, such as
+    ``["normal", "sensitive"]`` for an ``internal`` span, still matched its words)."""
+    level = effective_level(view.text, view.classification, egress)
+    return egress.admits(level) and (not has_markers(view.text)
+                                     or egress.admits_all_up_to(level))
+
