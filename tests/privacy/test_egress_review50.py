@@ -79,6 +79,19 @@ def test_a_learned_claims_source_id_goes_through_the_egress(tmp_path: Path) -> N
     assert [c["id"] for c in listed["claims"]] == [claim]
     assert token not in json.dumps(listed) and "[REDACTED" in json.dumps(listed)
     assert token in json.dumps(evolution_inspect.list_claims(home))  # the person's own
+    # a re-review: show's provenance and receipts, and the learning report, kept it raw
+    from waymarks.mcp.tools.learned_memory import read
+
+    _cli(home, project, "feedback", claim, "useful")
+    with Waymarks(home, cwd=str(project)) as app:
+        app.host_provider = "anthropic"
+        answers = {action: read(app, {"action": action} | extra) for action, extra in (
+            ("show", {"id": claim}), ("learning", {}), ("history", {}))}
+    for action, answer in answers.items():
+        assert answer["outcome"] == "ok", answer
+        assert token not in json.dumps(answer), action
+    assert "[REDACTED" in json.dumps(answers["show"]["provenance"])
+    assert "[REDACTED" in json.dumps(answers["learning"]["sources"])
 
 
 def test_recall_memory_and_notes_promote_leave_out_what_a_plan_leaves_out(

@@ -17,6 +17,7 @@ A malformed row never breaks a listing: it is left out and named in ``badRows``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -209,11 +210,12 @@ def show_or_match(home: Path, given: str, now: str | None = None,
         claim = _rendered(row, evo.store.source_levels().get(row.source_id), stamp, egress)
         if claim is None:
             return {"id": row.id, "withheld": True}, None
+        label = _labeller(egress)  # IDs and origins a hand-edited ledger can fill
         provenance = None if source is None else {
-            "sourceId": source.source_id, "kind": source.kind, "basis": source.basis,
-            "origin": source.origin, "capturedAt": source.captured_at,
+            "sourceId": label(source.source_id), "kind": source.kind, "basis": source.basis,
+            "origin": label(source.origin), "capturedAt": source.captured_at,
             "classification": source.classification, "settled": source.settled}
-        receipts = [{"sourceId": s, "verdict": v, "at": a, "event": q}
+        receipts = [{"sourceId": label(s), "verdict": v, "at": a, "event": q}
                     for s, v, a, q in evo.store.receipts(claim_id)]
         events = [event_json(e) for e in evo.store.history(50, claim_id)]
         old_events = imports.events_of(claim_id)
@@ -239,10 +241,18 @@ def history(home: Path, limit: int = HISTORY_LIMIT, claim_id: str | None = None,
         return {"events": events, "known": evo.store.view.claim(claim_id) is not None}
 
 
-def learning(home: Path, limit: int = LEARNING_LIMIT) -> dict[str, Any]:
+def _labeller(egress: Egress | None) -> Callable[[str], str]:
+    """A ledger-held label (a source ID, an origin) as ``egress`` may see it; as stored
+    for the person's own listing."""
+    return (lambda value: value) if egress is None else egress.label
+
+
+def learning(home: Path, limit: int = LEARNING_LIMIT,
+             egress: Egress | None = None) -> dict[str, Any]:
     """What the last captures decided: each source's kind, origin, settlement code and how
     many claims it gave, the last work-turn capture/nomination decision and processed
-    versus changed counts (no text)."""
+    versus changed counts (no text); with ``egress``, its IDs and origins as that
+    destination may see them."""
     from waymarks.service.evolution_observe import last_capture, outcomes
 
     if _empty(home):
@@ -256,9 +266,11 @@ def learning(home: Path, limit: int = LEARNING_LIMIT) -> dict[str, Any]:
             learned[row.source_id] = learned.get(row.source_id, 0) + 1
         counts = evo.store.counts()
     waiting = _waiting(home, [s.source_id for s in sources if s.settled is None])
+    label = _labeller(egress)
     return {"counts": counts, "lastCapture": last_capture(home), "outcomes": outcomes(home),
             "sources": [
-        {"sourceId": s.source_id, "kind": s.kind, "basis": s.basis, "origin": s.origin,
+        {"sourceId": label(s.source_id), "kind": s.kind, "basis": s.basis,
+         "origin": label(s.origin),
          "capturedAt": s.captured_at, "classification": s.classification,
          "decision": s.settled or waiting.get(s.source_id, "pending"),
          "settledAt": s.settled_at,

@@ -86,7 +86,7 @@ def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
         return {"outcome": "ok", **shown}
     if action == "history":
         return {"outcome": "ok", **inspect.history(app.home)}
-    return {"outcome": "ok", **inspect.learning(app.home)}
+    return {"outcome": "ok", **inspect.learning(app.home, egress=egress)}
 
 
 def _edit_arguments(arguments: dict[str, object]) -> tuple[str, Any] | dict[str, Any]:
