@@ -115,7 +115,27 @@ def test_history_rewrites_earlier_calls_and_results_in_every_shape() -> None:
                                       "content": [{"type": "text", "text": result_text}]}]},
         {"role": "user", "content": "next"},
     ]
-    for messages in (pi, openai, anthropic):
+    # Mistral as Pi hands it to its payload hook, and Bedrock Converse (a re-review: their
+    # tool traffic was not recognised, so previews and arguments went out as written)
+    mistral = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "toolCalls": [{"id": "m1", "type": "function", "function": {
+            "name": "context_persistence",
+            "arguments": json.dumps({"action": "memory_find", "query": secret})}}]},
+        {"role": "tool", "toolCallId": "m1", "content": [{"type": "text",
+                                                          "text": result_text}]},
+        {"role": "user", "content": "next"},
+    ]
+    bedrock = [
+        {"role": "user", "content": [{"text": "hi"}]},
+        {"role": "assistant", "content": [{"toolUse": {
+            "toolUseId": "b1", "name": "context_persistence",
+            "input": {"action": "memory_add", "content": secret}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "b1", "status": "success",
+                                                     "content": [{"text": result_text}]}}]},
+        {"role": "user", "content": [{"text": "next"}]},
+    ]
+    for messages in (pi, openai, anthropic, mistral, bedrock):
         guarded = guard_history(messages)
         earlier = json.dumps(guarded[:-1] if messages is not pi else guarded[:3])
         assert "hunter2" not in earlier and OMITTED in earlier

@@ -22,9 +22,10 @@ that carries it, so a model cannot replay a redacted call. Calls and results aft
 last user message (the turn in progress) are left alone.
 
 Supported shapes: Pi agent messages (``toolCall`` parts, ``toolResult`` messages), OpenAI
-Chat Completions (``tool_calls``, ``role: tool``), OpenAI Responses (``function_call`` and
-``function_call_output`` items) and Anthropic Messages (``tool_use``, ``tool_result``
-parts).
+Chat Completions (``tool_calls``, ``role: tool``), Mistral as Pi hands it to its payload
+hook (``toolCalls``, ``toolCallId``), OpenAI Responses (``function_call`` and
+``function_call_output`` items), Anthropic Messages (``tool_use``, ``tool_result`` parts)
+and Bedrock Converse (``toolUse``, ``toolResult`` parts).
 
 Payloads: :func:`outgoing_payload` is the one function a host calls on a provider payload
 before it leaves (Pi's ``before_provider_request``, ``waymarks privacy sanitize``): the
@@ -267,13 +268,14 @@ def withhold_misfits(messages: list[Any], fit: Fit) -> list[Any]:
             if not fit(message.get("content")):
                 message["content"] = [{"type": "text", "text": MISFIT}]
                 message["details"] = json.loads(MISFIT)
-        elif role == "tool" and str(message.get("tool_call_id")) in ids \
-                and not fit(message.get("content")):  # OpenAI chat
+        elif role == "tool" and _result_of(message) in ids \
+                and not fit(message.get("content")):  # OpenAI chat, Mistral
             message["content"] = MISFIT
-        for call in message.get("tool_calls") or () if role == "assistant" else ():
-            function = call.get("function") if isinstance(call, dict) else None
-            if isinstance(function, dict) and function.get("name") in RENDERING_TOOLS:
-                ids.add(str(call.get("id")))
+        for name in _CALL_LISTS if role == "assistant" else ():
+            for call in message.get(name) or ():
+                function = call.get("function") if isinstance(call, dict) else None
+                if isinstance(function, dict) and function.get("name") in RENDERING_TOOLS:
+                    ids.add(str(call.get("id")))
         if isinstance(message.get("content"), list) and role in ("assistant", "user"):
             message["content"] = [_fitting_part(part, ids, fit)
                                   for part in message["content"]]
@@ -282,8 +284,8 @@ def withhold_misfits(messages: list[Any], fit: Fit) -> list[Any]:
 
 
 def _fitting_part(part: Any, ids: set[str], fit: Fit) -> Any:
-    """An Anthropic ``tool_use`` / ``tool_result`` part (Pi's ``toolCall`` names its
-    results by their message's ``toolName``)."""
+    """An Anthropic ``tool_use`` / ``tool_result`` or Bedrock ``toolUse`` / ``toolResult``
+    part (Pi's ``toolCall`` names its results by their message's ``toolName``)."""
     if not isinstance(part, dict):
         return part
     if part.get("type") == "tool_use" and part.get("name") in RENDERING_TOOLS:
@@ -291,6 +293,12 @@ def _fitting_part(part: Any, ids: set[str], fit: Fit) -> Any:
     elif part.get("type") == "tool_result" and str(part.get("tool_use_id")) in ids \
             and not fit(part.get("content")):
         return {**part, "content": [{"type": "text", "text": MISFIT}]}
+    elif (use := _converse(part, "toolUse")) is not None \
+            and use.get("name") in RENDERING_TOOLS:  # Bedrock Converse
+        ids.add(str(use.get("toolUseId")))
+    elif (done := _converse(part, "toolResult")) is not None \
+            and str(done.get("toolUseId")) in ids and not fit(done.get("content")):
+        return {**part, "toolResult": {**done, "content": [{"text": MISFIT}]}}
     return part
 
 
@@ -338,18 +346,19 @@ def _guard_message(message: dict[str, Any], ours: set[str]) -> dict[str, Any]:
     elif kind == "function_call_output" and str(message.get("call_id")) in ours:
         message["output"] = result_text(_details_from_text(message.get("output")))
     elif role == "assistant":
-        for call in message.get("tool_calls") or ():  # OpenAI chat
-            function = call.get("function") if isinstance(call, dict) else None
-            if isinstance(function, dict) and function.get("name") == TOOL_NAME:
-                ours.add(str(call.get("id")))
-        if message.get("tool_calls"):
-            message["tool_calls"] = [_openai_call(c) for c in message["tool_calls"]]
+        for name in _CALL_LISTS:  # OpenAI chat; Mistral's (camelCase) before the wire
+            for call in message.get(name) or ():
+                function = call.get("function") if isinstance(call, dict) else None
+                if isinstance(function, dict) and function.get("name") == TOOL_NAME:
+                    ours.add(str(call.get("id")))
+            if message.get(name):
+                message[name] = [_openai_call(c) for c in message[name]]
         message["content"] = _parts(message.get("content"), ours)
     elif role == "toolResult" and message.get("toolName") == TOOL_NAME:  # Pi
         details = guard_details(message.get("details"))
         message["details"] = details
         message["content"] = [{"type": "text", "text": result_text(details)}]
-    elif role == "tool" and str(message.get("tool_call_id")) in ours:  # OpenAI chat
+    elif role == "tool" and _result_of(message) in ours:  # OpenAI chat, Mistral
         message["content"] = result_text(_details_from_text(message.get("content")))
     elif role == "user":
         message["content"] = _parts(message.get("content"), ours)
@@ -371,9 +380,32 @@ def _parts(content: Any, ours: set[str]) -> Any:
         elif part.get("type") == "tool_result" and str(part.get("tool_use_id")) in ours:
             text = result_text(_details_from_text(part.get("content")))
             out.append({**part, "content": [{"type": "text", "text": text}]})
+        elif (use := _converse(part, "toolUse")) is not None and use.get("name") == TOOL_NAME:
+            ours.add(str(use.get("toolUseId")))  # Bedrock Converse
+            out.append({**part, "toolUse": {**use, "input": guard_arguments(use.get("input"))}})
+        elif (done := _converse(part, "toolResult")) is not None \
+                and str(done.get("toolUseId")) in ours:
+            text = result_text(_details_from_text(done.get("content")))
+            out.append({**part, "toolResult": {**done, "content": [{"text": text}]}})
         else:
             out.append(part)
     return out
+
+
+#: where an assistant message lists its tool calls: Chat Completions, and Mistral's
+#: payload as Pi hands it to its payload hook (camelCase, before the wire)
+_CALL_LISTS: Final = ("tool_calls", "toolCalls")
+
+
+def _result_of(message: dict[str, Any]) -> str:
+    """The call a Chat Completions (or Mistral) tool message answers."""
+    return str(message.get("tool_call_id", message.get("toolCallId")))
+
+
+def _converse(part: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """A Bedrock Converse ``toolUse`` / ``toolResult`` part's body (``None``: not one)."""
+    body = part.get(name)
+    return body if isinstance(body, dict) else None
 
 
 def _openai_call(call: Any) -> Any:
