@@ -446,3 +446,41 @@ def test_a_recall_result_rendered_for_a_local_model_does_not_go_to_a_remote_one(
         assert (secret in text) == (rendered_locally and not to_remote), (n, text)
         # what was rendered for the remote model (it holds no secret) goes to either
         assert ("rendered for another model" in text) == (rendered_locally and to_remote), n
+
+
+def test_a_find_preview_rendered_for_a_local_model_is_not_sent_on_after_a_switch(
+        tmp_path: Path) -> None:
+    """A re-review: Pi may change the model between a turn's requests, and the turn in
+    progress was left as it was, so a ``pins_find`` preview rendered for a local model went
+    to the remote one. Stamped like the recall tools' results, it is rendered again from
+    its metadata alone when it does not fit; for the model it was rendered for it stays."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "config.toml").write_text('[privacy]\nlocalProviders = ["ollama"]\n')
+    secret = "The acquisition target is Zeta Corp"
+    find = {"name": "context_persistence",
+            "arguments": {"action": "pins_find", "query": "acquisition target"}}
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {"provider": "ollama"}},
+        {"id": 2, "method": "command", "params": {
+            "text": f"pin --classification local-only -- {secret}"}},
+        {"id": 3, "method": "tool", "params": {**find, "sync": {"provider": "ollama"}}},
+        {"id": 4, "method": "shutdown"}], Host())
+    found = {m["id"]: m["result"] for m in out if "result" in m}[3]
+    assert secret in found["text"] and found["details"]["renderedFor"] == "ollama"
+    payload = {"messages": [
+        {"role": "user", "content": "find the acquisition pin"},  # the turn in progress
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "t1",
+                                           "name": "context_persistence",
+                                           "arguments": find["arguments"]}]},
+        {"role": "toolResult", "toolCallId": "t1", "toolName": "context_persistence",
+         "content": [{"type": "text", "text": found["text"]}], "details": found["details"]}]}
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "sanitize", "params": {"payload": payload, "provider": "anthropic"}},
+        {"id": 3, "method": "sanitize", "params": {"payload": payload, "provider": "ollama"}},
+        {"id": 4, "method": "shutdown"}], Host())
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    remote, local = json.dumps(results[2]["payload"]), json.dumps(results[3]["payload"])
+    assert secret not in remote and "pins_find" in remote  # its metadata still there
+    assert found["details"]["items"][0]["id"] in remote
+    assert secret in local

@@ -35,8 +35,14 @@ def run_tool(bridge: Bridge, name: object, arguments: object) -> dict[str, Any] 
     """One tool call (``None``: there is no such tool)."""
     args = arguments if isinstance(arguments, dict) else {}
     if name == "context_persistence":
+        from waymarks.tool.egress import RENDERED_FOR
+        from waymarks.tool.results import ToolResult
+
         result = bridge.persistence().call(arguments, HostConfirmer(bridge))
-        return {"text": result.text, "details": result.details}
+        # its previews are rendered for Pi's model now: stamped as the others' results
+        stamped = ToolResult({**result.details, RENDERED_FOR: _egress(bridge).provider},
+                             result.previews)
+        return {"text": stamped.text, "details": stamped.details}
     if name == "memory_recall":
         from waymarks.tool.recall import memory_recall
 

@@ -249,9 +249,11 @@ class Fit:
 
 def withhold_misfits(messages: list[Any], fit: Fit) -> list[Any]:
     """A copy of ``messages`` whose results of :data:`RENDERING_TOOLS` that do not
-    ``fit`` the destination say so instead (the turn in progress included: a model may
-    change between a turn's requests)."""
-    ids: set[str] = set()
+    ``fit`` the destination say so instead, and whose ``context_persistence`` results that
+    do not are rendered again from their metadata alone (their previews were rendered for
+    another model). The turn in progress included: a model may change between a turn's
+    requests."""
+    calls: dict[str, str] = {}  # call ID -> tool name, for the tools guarded here
     out = []
     for message in messages:
         if not isinstance(message, dict):
@@ -259,46 +261,63 @@ def withhold_misfits(messages: list[Any], fit: Fit) -> list[Any]:
             continue
         message = dict(message)
         kind, role = message.get("type"), message.get("role")
-        if kind == "function_call" and message.get("name") in RENDERING_TOOLS:  # Responses
-            ids.add(str(message.get("call_id")))
-        elif kind == "function_call_output" and str(message.get("call_id")) in ids:
-            if not fit(message.get("output")):
-                message["output"] = MISFIT
-        elif role == "toolResult" and message.get("toolName") in RENDERING_TOOLS:  # Pi
-            if not fit(message.get("content")):
-                message["content"] = [{"type": "text", "text": MISFIT}]
-                message["details"] = json.loads(MISFIT)
-        elif role == "tool" and _result_of(message) in ids \
-                and not fit(message.get("content")):  # OpenAI chat, Mistral
-            message["content"] = MISFIT
+        if kind == "function_call" and message.get("name") in GUARDED:  # Responses
+            calls[str(message.get("call_id"))] = str(message.get("name"))
+        elif kind == "function_call_output" and str(message.get("call_id")) in calls:
+            message["output"] = _fitted(calls[str(message.get("call_id"))],
+                                        message.get("output"), fit) or message["output"]
+        elif role == "toolResult" and message.get("toolName") in GUARDED:  # Pi
+            text = _fitted(str(message.get("toolName")), message.get("content"), fit)
+            if text is not None:
+                message["content"] = [{"type": "text", "text": text}]
+                message["details"] = _first_json_line(text)
+        elif role == "tool" and _result_of(message) in calls:  # OpenAI chat, Mistral
+            message["content"] = _fitted(calls[_result_of(message)], message.get("content"),
+                                         fit) or message.get("content")
         for name in _CALL_LISTS if role == "assistant" else ():
             for call in message.get(name) or ():
                 function = call.get("function") if isinstance(call, dict) else None
-                if isinstance(function, dict) and function.get("name") in RENDERING_TOOLS:
-                    ids.add(str(call.get("id")))
+                if isinstance(function, dict) and function.get("name") in GUARDED:
+                    calls[str(call.get("id"))] = str(function.get("name"))
         if isinstance(message.get("content"), list) and role in ("assistant", "user"):
-            message["content"] = [_fitting_part(part, ids, fit)
+            message["content"] = [_fitting_part(part, calls, fit)
                                   for part in message["content"]]
         out.append(message)
     return out
 
 
-def _fitting_part(part: Any, ids: set[str], fit: Fit) -> Any:
+#: the tools whose results :func:`withhold_misfits` checks
+GUARDED: Final = RENDERING_TOOLS | {TOOL_NAME}
+
+
+def _fitted(tool: str, content: Any, fit: Fit) -> str | None:
+    """What a result of ``tool`` holding ``content`` becomes for the destination: ``None``
+    when it fits as it is; else the note to call again, or for ``context_persistence``
+    its metadata rendered again (that is all it holds but previews)."""
+    if fit(content):
+        return None
+    return result_text(_details_from_text(content)) if tool == TOOL_NAME else MISFIT
+
+
+def _fitting_part(part: Any, calls: dict[str, str], fit: Fit) -> Any:
     """An Anthropic ``tool_use`` / ``tool_result`` or Bedrock ``toolUse`` / ``toolResult``
     part (Pi's ``toolCall`` names its results by their message's ``toolName``)."""
     if not isinstance(part, dict):
         return part
-    if part.get("type") == "tool_use" and part.get("name") in RENDERING_TOOLS:
-        ids.add(str(part.get("id")))
-    elif part.get("type") == "tool_result" and str(part.get("tool_use_id")) in ids \
-            and not fit(part.get("content")):
-        return {**part, "content": [{"type": "text", "text": MISFIT}]}
+    if part.get("type") == "tool_use" and part.get("name") in GUARDED:
+        calls[str(part.get("id"))] = str(part.get("name"))
+    elif part.get("type") == "tool_result" and str(part.get("tool_use_id")) in calls:
+        text = _fitted(calls[str(part.get("tool_use_id"))], part.get("content"), fit)
+        if text is not None:
+            return {**part, "content": [{"type": "text", "text": text}]}
     elif (use := _converse(part, "toolUse")) is not None \
-            and use.get("name") in RENDERING_TOOLS:  # Bedrock Converse
-        ids.add(str(use.get("toolUseId")))
+            and use.get("name") in GUARDED:  # Bedrock Converse
+        calls[str(use.get("toolUseId"))] = str(use.get("name"))
     elif (done := _converse(part, "toolResult")) is not None \
-            and str(done.get("toolUseId")) in ids and not fit(done.get("content")):
-        return {**part, "toolResult": {**done, "content": [{"text": MISFIT}]}}
+            and str(done.get("toolUseId")) in calls:
+        text = _fitted(calls[str(done.get("toolUseId"))], done.get("content"), fit)
+        if text is not None:
+            return {**part, "toolResult": {**done, "content": [{"text": text}]}}
     return part
 
 
