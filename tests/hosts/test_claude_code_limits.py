@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from waymarks.hosts.model_limits import claude_code_limits, window_of
+from waymarks.hosts.model_limits import claude_code_limits, pi_fixed_tokens, window_of
 from waymarks.service.app import Waymarks
 
 WAYMARKS = Path(sys.executable).parent / "waymarks"
@@ -188,3 +188,15 @@ def test_pins_over_the_pin_budget_are_said(
     out = _hook_output(home, project, session, PROMPT)
     assert out["systemMessage"].startswith("Waymarks added no context: pins need ")
     assert "more than the pin budget (5)" in out["systemMessage"]
+
+
+def test_pis_fixed_part_is_counted_in_the_extensions_tokens_when_it_sends_them() -> None:
+    """The extension counts tokens by the planner's rule; an older one sends characters
+    only, read as mostly ASCII text; a bad count falls back to the characters."""
+    chars = {"systemChars": 400, "toolsChars": 800, "messagesChars": 3300}
+    assert pi_fixed_tokens(chars) == 100 + 200 + 825
+    tokens = {**chars, "systemTokens": 100, "toolsTokens": 200, "messagesTokens": 3300}
+    assert pi_fixed_tokens(tokens) == 3600
+    assert pi_fixed_tokens({**tokens, "messagesTokens": -1}) == 100 + 200 + 825
+    assert pi_fixed_tokens({**tokens, "toolsTokens": True}) == 100 + 200 + 3300
+    assert pi_fixed_tokens(None) == 0

@@ -102,6 +102,33 @@ def test_the_active_models_window_drops_lower_priorities_inside_pi(
     assert "model limit reached" in said(manifest)
 
 
+def test_a_chinese_conversation_counts_its_tokens_against_the_window(
+        pi: PiHome, fake: FakeOpenAI) -> None:
+    """A re-review: the extension sent Pi's conversation as characters and the bridge
+    counted four to a token, so a Chinese conversation (a token a character) passed the
+    model's window at a quarter of its size and memory was added to a full context.
+    The extension counts tokens by the planner's rule now."""
+    pi.run("-p", "hello")
+    pi.run("-c", "-p", "/context memory add -- The deploy checklist requires the smoke "
+           "tests and a signed tag")
+    chinese = "部署之前必须先运行全部测试并检查数据库迁移。" * 150  # 3,300 characters
+    pi.run("-c", "-p", chinese)
+    pi.run("-c", "-p", "what does the deploy checklist require?")
+    roomy = fake.bodies[-1]
+    injected = user_texts(roomy)[-2]
+    assert MEMORY_BEGIN in injected  # the default window holds it
+    whole = len(json.dumps(roomy["messages"], ensure_ascii=False)) + len(
+        json.dumps(roomy.get("tools", []), ensure_ascii=False))
+    # room for everything and the memory when characters count a quarter each; short by
+    # about 2,000 tokens when each Chinese character counts one
+    context_window(pi, whole // 4 + 600)
+    pi.run("-c", "-p", "what does the deploy checklist require?")
+    texts = user_texts(fake.bodies[-1])
+    assert texts[-1] == "what does the deploy checklist require?"
+    assert not any(MEMORY_BEGIN in t for t in texts[-3:])
+    assert "more than the model limit" in said(pi.run("-c", "-p", "/context manifest"))
+
+
 # -- item 4 --------------------------------------------------------------------------------
 
 def test_memory_recall_uses_pis_active_provider_not_the_configured_default(

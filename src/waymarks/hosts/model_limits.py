@@ -54,11 +54,18 @@ def tokens_of_chars(chars: object) -> int:
 
 
 def pi_fixed_tokens(fixed: object) -> int:
-    """Pi's ``fixed`` (``{"systemChars", "toolsChars", "messagesChars"}``) as tokens."""
+    """Pi's ``fixed`` as tokens: the extension's estimate of each part by the planner's
+    rule (``systemTokens``, ``toolsTokens``, ``messagesTokens``), else its characters as
+    mostly ASCII text (an extension from before it counted tokens; a CJK or emoji
+    conversation counted at a quarter of a token a character passed the model's limit)."""
     if not isinstance(fixed, dict):
         return 0
-    return sum(tokens_of_chars(fixed.get(k)) for k in ("systemChars", "toolsChars",
-                                                        "messagesChars"))
+    total = 0
+    for part in ("system", "tools", "messages"):
+        tokens = fixed.get(f"{part}Tokens")
+        total += tokens if type(tokens) is int and 0 <= tokens <= MAX_TOKENS \
+            else tokens_of_chars(fixed.get(f"{part}Chars"))
+    return total
 
 
 def valid_limit(value: object) -> int | None:

@@ -323,26 +323,50 @@ export default function waymarks(pi: any) {
 		return { entries: fresh, leafId: manager.getLeafId(), provider: ctx.model?.provider };
 	}
 
-	/** What Pi sends with every request anyway, in characters (the bridge estimates tokens). */
+	/** The planner's token estimate (waymarks/core/tokens.py): a quarter of a token per
+	 * ASCII character, one per other character, two per one outside the BMP. Counted
+	 * here, since characters alone (a quarter each) let a CJK or emoji conversation pass
+	 * the model's limit at a fraction of its size. */
+	function tokensOf(text: string): number {
+		let ascii = 0;
+		let other = 0;
+		for (const ch of text) {
+			const code = ch.codePointAt(0) ?? 0;
+			if (code < 0x80) ascii++;
+			else other += code > 0xffff ? 2 : 1;
+		}
+		return other + Math.ceil(ascii / 4);
+	}
+
+	/** What Pi sends with every request anyway: characters, and tokens by the planner's
+	 * estimate (a bridge that predates the tokens reads the characters). */
 	function fixedChars(ctx: any, messages: Json[], request: string): Json {
-		const size = (value: Json) => {
+		const text = (value: Json) => {
 			try {
-				return JSON.stringify(value ?? "").length;
+				return JSON.stringify(value ?? "") ?? "";
 			} catch {
-				return 0;
+				return "";
 			}
 		};
-		let systemChars = 0;
-		let toolsChars = 0;
+		let system = "";
+		let tools = "";
 		try {
-			systemChars = String(ctx.getSystemPrompt?.() ?? "").length;
+			system = String(ctx.getSystemPrompt?.() ?? "");
 		} catch {}
 		try {
 			const active = new Set(pi.getActiveTools?.() ?? []);
-			const tools = (pi.getAllTools?.() ?? []).filter((t: Json) => active.has(t.name));
-			toolsChars = size(tools.map((t: Json) => ({ name: t.name, description: t.description, parameters: t.parameters })));
+			const all = (pi.getAllTools?.() ?? []).filter((t: Json) => active.has(t.name));
+			tools = text(all.map((t: Json) => ({ name: t.name, description: t.description, parameters: t.parameters })));
 		} catch {}
-		return { systemChars, toolsChars, messagesChars: Math.max(0, size(messages) - request.length) };
+		const conversation = text(messages);
+		return {
+			systemChars: system.length,
+			toolsChars: tools.length,
+			messagesChars: Math.max(0, conversation.length - request.length),
+			systemTokens: tokensOf(system),
+			toolsTokens: tokensOf(tools),
+			messagesTokens: Math.max(0, tokensOf(conversation) - tokensOf(request)),
+		};
 	}
 
 	/** Start a visible turn with `text` as the person's message; without a UI (print and
