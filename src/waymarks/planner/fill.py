@@ -17,16 +17,21 @@ from waymarks.core.tokens import estimate_tokens
 #: why an item the room had no space for was left out (with a host's cap on added
 #: context, the planner names the cap too)
 NO_ROOM = "model limit reached"
+#: what a separator between two items of a block may add to the estimate (a blank line is
+#: two characters: at most one more token than the items' estimates summed)
+SEPARATOR = 1
 
 B = TypeVar("B")
 
 
 def fill(blocks: Sequence[B], *, level: Callable[[B], str], admits: Callable[[str], bool],
          render: Callable[[B], str], budget: int, what: str, room: int | None
-         ) -> tuple[list[tuple[B, str, int]], list[tuple[B, str, str, int]]]:
-    """(included: block, rendered, tokens), (excluded: block, level, reason, tokens);
-    ``what`` names the budget in its reason ("team", "learned")."""
-    included: list[tuple[B, str, int]] = []
+         ) -> tuple[list[tuple[B, str, int, str]], list[tuple[B, str, str, int]]]:
+    """(included: block, rendered, tokens, level), (excluded: block, level, reason,
+    tokens); ``what`` names the budget in its reason ("team", "learned"). The blank line
+    between two items counts against the budget and the room (:data:`SEPARATOR`), as in
+    every other block: a block of three items passed its budget by two tokens."""
+    included: list[tuple[B, str, int, str]] = []
     excluded: list[tuple[B, str, str, int]] = []
     used = 0
     for block in blocks:
@@ -37,13 +42,14 @@ def fill(blocks: Sequence[B], *, level: Callable[[B], str], admits: Callable[[st
             continue
         rendered = render(block)
         tokens = estimate_tokens(rendered)
-        if used + tokens > budget:
+        cost = tokens + (SEPARATOR if included else 0)
+        if used + cost > budget:
             excluded.append((block, found, f"{what} token budget ({budget}) reached", tokens))
             continue
-        if room is not None and tokens > room:
+        if room is not None and cost > room:
             excluded.append((block, found, NO_ROOM, tokens))
             continue
-        included.append((block, rendered, tokens))
-        used += tokens
-        room = None if room is None else room - tokens
+        included.append((block, rendered, tokens, found))
+        used += cost
+        room = None if room is None else room - cost
     return included, excluded

@@ -30,9 +30,10 @@ from typing import Any, Final
 import msgspec
 
 from waymarks.core.egress import Egress
+from waymarks.core.text import normalize
 from waymarks.core.tokens import estimate_tokens
 from waymarks.planner.budgets import Budgets as Budgets  # re-exported
-from waymarks.planner.fill import NO_ROOM
+from waymarks.planner.fill import NO_ROOM, SEPARATOR
 from waymarks.planner.learned import LEARNED_PRIORITY, LearnedBlock, choose_learned
 from waymarks.planner.memory_order import order_memories
 from waymarks.planner.render import (
@@ -192,7 +193,8 @@ def build_plan(
     personal_text, room = _choose_texts(personal, "personal", egress,
                                         budgets.max_personal_tokens, room, manifest, sep="\n",
                                         overhead=_PERSONAL_WRAPPER)
-    learned_text, room = _learned(learned, egress, budgets, room, manifest)
+    learned_text, room = _learned(learned, _held(pins, memories), egress, budgets, room,
+                                  manifest)
     history_text, room = _choose_texts(history, "history", egress, budgets.max_history_tokens,
                                        room, manifest)
     snippet_text, room = _choose_texts(snippets, "snippet", egress,
@@ -305,9 +307,7 @@ def _rendered_pin(block: PinBlock, egress: Egress) -> tuple[str, int]:
     return text, estimate_tokens(text)
 
 
-#: what a separator between two items of a block may add to the estimate (a blank line is
-#: two characters: at most one more token than the items' estimates summed)
-_SEPARATOR: Final = 1
+_SEPARATOR: Final = SEPARATOR
 #: what wrapping personal entries costs (begin, guidance and end lines around them)
 _PERSONAL_WRAPPER: Final = estimate_tokens(wrap_personal("")) + 1
 
@@ -357,28 +357,48 @@ def _team(team: Sequence[TeamBlock], egress: Egress, room: int | None,
     for block, level, reason, tokens in excluded:
         manifest.append(ManifestEntry(block.id, "team", "excluded", reason, scope="team",
                                       classification=level, key=block.key, tokens=tokens))
-    for block, _rendered, tokens in included:
+    for n, (block, _rendered, tokens, level) in enumerate(included):
+        # the level the egress decided (the stored value named `normal` an item the
+        # default classification made sensitive)
         manifest.append(ManifestEntry(block.id, "team", "included",
                                       f"shared by {block.contributor}", scope="team",
-                                      classification=block.classification, key=block.key,
-                                      tokens=tokens))
-        room = None if room is None else room - tokens
-    return "\n\n".join(rendered for _b, rendered, _t in included), room
+                                      classification=level, key=block.key, tokens=tokens))
+        room = None if room is None else room - tokens - (_SEPARATOR if n else 0)
+    return "\n\n".join(rendered for _b, rendered, _t, _l in included), room
 
 
-def _learned(learned: Sequence[LearnedBlock], egress: Egress, budgets: Budgets,
-             room: int | None, manifest: list[ManifestEntry]) -> tuple[str, int | None]:
-    """Learned claims after confirmed memory, within their own budget (planner.learned)."""
+def _held(pins: Sequence[PinInput], memories: Sequence[MemoryInput]) -> dict[str, str]:
+    """The normalized text of the person's own pins and claims this plan weighs, to their
+    IDs (a learned copy of one is not planned beside it)."""
+    held = {normalize(m.block.claim): m.block.id for m in memories}
+    held.update((normalize(p.block.content), p.block.id) for p in pins)
+    return held
+
+
+def _learned(learned: Sequence[LearnedBlock], held: dict[str, str], egress: Egress,
+             budgets: Budgets, room: int | None, manifest: list[ManifestEntry]
+             ) -> tuple[str, int | None]:
+    """Learned claims after confirmed memory, within their own budget (planner.learned).
+    One the person holds as a pin or claim of their own is left out: it went into the
+    plan twice, and when the person's copy was classified above what the destination may
+    receive, the learned copy (at its source's level) went out instead."""
+    for block in learned:
+        own = held.get(normalize(block.content))
+        if own is not None:
+            manifest.append(ManifestEntry(block.id, "learned", "excluded",
+                                          f"you hold this claim ({own[:8]})",
+                                          score=block.score))
+    learned = [b for b in learned if normalize(b.content) not in held]
     included, excluded = choose_learned(learned, egress, budgets.max_learned_tokens, room)
     for block, level, reason, tokens in excluded:
         manifest.append(ManifestEntry(block.id, "learned", "excluded", reason,
                                       classification=level, score=block.score, tokens=tokens))
-    for block, _rendered, tokens in included:
+    for n, (block, _rendered, tokens, level) in enumerate(included):
         manifest.append(ManifestEntry(block.id, "learned", "included",
                                       "recall matched a learned claim", score=block.score,
-                                      tokens=tokens))
-        room = None if room is None else room - tokens
-    return "\n\n".join(rendered for _b, rendered, _t in included), room
+                                      classification=level, tokens=tokens))
+        room = None if room is None else room - tokens - (_SEPARATOR if n else 0)
+    return "\n\n".join(rendered for _b, rendered, _t, _l in included), room
 
 
 def _choose_texts(

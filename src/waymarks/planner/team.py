@@ -82,9 +82,10 @@ def order_team(request: str, blocks: Sequence[TeamBlock]) -> list[TeamBlock]:
 
 
 def choose_team(blocks: Sequence[TeamBlock], egress: Egress, room: int | None
-                ) -> tuple[list[tuple[TeamBlock, str, int]],
+                ) -> tuple[list[tuple[TeamBlock, str, int, str]],
                            list[tuple[TeamBlock, str, str, int]]]:
-    """(included: block, rendered, tokens), (excluded: block, level, reason, tokens)."""
+    """(included: block, rendered, tokens, level), (excluded: block, level, reason,
+    tokens)."""
     def level(block: TeamBlock) -> str:
         return egress.level(block.text, block.classification)
 

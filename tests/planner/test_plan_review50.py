@@ -1,0 +1,71 @@
+"""Stop 50's planner review: a learned copy of the person's own claim, the manifest's
+level of included team and learned items, and the blank lines between them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.inprocess import waymarks
+from waymarks.core.egress import Egress
+from waymarks.core.privacy import ProviderPolicy
+from waymarks.planner.fill import fill
+from waymarks.planner.learned import LearnedBlock
+from waymarks.planner.select import build_plan
+
+CLAIM = "The staging database port is 5433."
+
+
+def _cli(home: Path, project: Path, *args: str) -> str:
+    done = waymarks(*args, env={"WAYMARKS_HOME": str(home), "WAYMARKS_SEMANTIC": "off"},
+                    cwd=project)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, (done.stdout, done.stderr)
+    return done.stdout
+
+
+def test_a_learned_copy_of_the_persons_own_claim_is_not_planned(tmp_path: Path) -> None:
+    """The person classified the claim sensitive and the remote plan left it out, but the
+    learned copy of the same sentence (at its source's level) went out in its place; at
+    one level both went in, the sentence twice."""
+    home, project, legacy = tmp_path / "home", tmp_path / "project", tmp_path / "legacy"
+    project.mkdir()
+    legacy.mkdir()
+    (legacy / "memories.jsonl").write_text(json.dumps({
+        "version": 1, "id": "m1", "kind": "fact", "content": CLAIM, "sourceEntryId": "e1",
+        "createdAt": "2026-12-01T10:00:00.000Z", "scope": str(project)}) + "\n")
+    (legacy / "memory-actions.jsonl").write_text("")
+    _cli(home, project, "evolution", "import", str(legacy))
+    before = _cli(home, project, "plan", "--prompt", "what is the staging database port")
+    assert before.count("5433") == 1  # the learned claim alone
+    _cli(home, project, "memory", "add", "--classification", "sensitive", "--", CLAIM)
+    remote = _cli(home, project, "plan", "--prompt", "what is the staging database port")
+    assert "5433" not in remote
+    manifest = json.loads(_cli(home, project, "--json", "manifest"))
+    [learned] = [e for e in manifest["entries"] if e["kind"] == "learned"]
+    assert learned["decision"] == "excluded" and learned["reason"].startswith(
+        "you hold this claim (")
+
+
+def test_an_included_learned_claim_is_listed_at_the_level_it_was_sent_at() -> None:
+    policy = ProviderPolicy.from_config({"defaultClassification": "sensitive",
+                                         "localProviders": ["ollama"]})
+    block = LearnedBlock("c1", "fact", CLAIM, "/w", "user_statement/model", "s1",
+                         "2026-12-01", 0.9)
+    plan = build_plan("what is the staging database port", [], [],
+                      egress=Egress.to(policy, "ollama"), learned=[block])
+    [entry] = [e for e in plan.manifest if e.kind == "learned"]
+    assert (entry.decision, entry.classification) == ("included", "sensitive")
+
+
+def test_the_blank_lines_between_team_or_learned_items_count_against_the_budget() -> None:
+    """Three items of 100 tokens fit a budget of 300 only without the two blank lines
+    between them, which the block's text holds."""
+    items = ["a" * 400, "b" * 400, "c" * 400]
+
+    def run(budget: int, room: int | None) -> list[str]:
+        included, _excluded = fill(items, level=lambda _i: "normal", admits=lambda _l: True,
+                                   render=lambda i: i, budget=budget, what="team", room=room)
+        return [i for i, _r, _t, _l in included]
+
+    assert run(300, None) == items[:2] and run(302, None) == items
+    assert run(1000, 301) == items[:2] and run(1000, 302) == items
