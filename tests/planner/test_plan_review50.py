@@ -69,3 +69,25 @@ def test_the_blank_lines_between_team_or_learned_items_count_against_the_budget(
 
     assert run(300, None) == items[:2] and run(302, None) == items
     assert run(1000, 301) == items[:2] and run(1000, 302) == items
+
+
+def test_a_claim_whose_key_the_request_names_reaches_the_plan(tmp_path: Path) -> None:
+    """The README's own example: `--key release-pipeline` on a claim whose words are not
+    the request's fell under recall's relative cutoff beside a claim repeating the words,
+    and the planner's key-first order never saw it."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    keyed = json.loads(_cli(home, project, "--json", "memory", "add", "--key",
+                            "release-pipeline", "--",
+                            "Releases go through GitHub Actions."))["id"]
+    _cli(home, project, "memory", "add", "--",
+         "The release pipeline has a release pipeline approval step.")
+    for prompt in ("release-pipeline", "what does the release pipeline do?"):
+        plan = _cli(home, project, "plan", "--prompt", prompt)
+        assert "GitHub Actions" in plan, prompt
+        assert plan.index("GitHub Actions") < plan.index("approval step")  # first
+        manifest = json.loads(_cli(home, project, "--json", "manifest"))
+        [entry] = [e for e in manifest["entries"] if e["id"] == keyed]
+        assert entry["decision"] == "included"
+    assert "GitHub Actions" not in _cli(home, project, "plan", "--prompt",
+                                        "is the approval step manual?")

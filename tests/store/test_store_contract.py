@@ -87,6 +87,13 @@ def test_items_are_visible_as_a_session_and_its_project_see_them(
     assert store.expand_prefix("pin", ledgers["pin"][:8], first.session_id, project) == \
         ledgers["pin"]
     assert store.expand_prefix("pin", "zzzzzzzz", first.session_id, project) is None
+    # by key: the session's own items and its project's, of every status (the caller
+    # reads them through visible_items), never another session's own
+    assert sorted(store.ids_with_keys("memory", first.session_id, project,
+                                      ["db-port", "no-such-key"])) == sorted(
+        [ledgers["old"], ledgers["new"]])
+    assert store.ids_with_keys("memory", second.session_id, project, ["db-port"]) == []
+    assert store.ids_with_keys("memory", first.session_id, project, []) == []
 
 
 def test_checkpoints_sources_and_the_entry_index(store: Store,

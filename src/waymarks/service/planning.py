@@ -234,6 +234,7 @@ def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[Memory
                     views[s.candidate.id].created_at, True)
         for s in result.eligible if s.candidate.id in views
     ]
+    matched += _keyed(app, prompt, exclude=views)
     if matched:
         return matched
     # only explicit items exist so far; model-derived claims will never get this fallback
@@ -278,6 +279,50 @@ def _pin_block(view: ItemView) -> PinBlock:
                     view.branch_leaf_id, view.supersedes,
                     view.source_entry_ids[0] if view.source_entry_ids else None,
                     view.source_file, view.classification)
+
+
+def _keyed(app: Waymarks, prompt: str, exclude: dict[str, ItemView]) -> list[MemoryInput]:
+    """Active claims whose explicit key (``--key``) the request names that recall did not
+    offer: the planner puts such a claim first, but one whose words are not the request's
+    (``--key release-pipeline`` on "Releases go through GitHub Actions.") fell under
+    recall's relative cutoff beside one that repeats the words, and never reached the
+    plan. A key derived from a claim's own words is left to recall, which reads them."""
+    from waymarks.planner.memory_order import key_named, request_terms
+    from waymarks.planner.select import MemoryInput
+
+    session = app.current_session()
+    keys = named_keys(prompt)
+    if session is None or not keys:
+        return []
+    ids = [i for i in app.projection.ids_with_keys("memory", session.session_id, app.cwd,
+                                                   keys) if i not in exclude]
+    terms = request_terms(prompt)
+    return [MemoryInput(_memory_block(v, 0.0, "the request names its key"), v.created_at,
+                        True)
+            for v in (app.items("memory", ids=ids) if ids else ())
+            if v.applies and v.status == "active" and v.given_key
+            and key_named(v.key, terms)]
+
+
+#: how many word runs of a request are looked up as keys (a long prompt's first ones)
+NAMED_KEY_RUNS = 256
+#: the longest key looked up, in words (an explicit key is a short name)
+NAMED_KEY_WORDS = 4
+
+
+def named_keys(prompt: str) -> list[str]:
+    """The keys a request could name: each run of up to four of its words, slugged as a
+    key is (``release pipeline``, ``release-pipeline`` alike), at most 256."""
+    from waymarks.core.text import normalize_key
+
+    words = [w for w in normalize_key(prompt).split("-") if w]  # slugged once: a run of
+    found: dict[str, None] = {}  # them joined by dashes is that run's key
+    for start in range(len(words)):
+        for end in range(start + 1, min(len(words), start + NAMED_KEY_WORDS) + 1):
+            found["-".join(words[start:end])] = None
+            if len(found) >= NAMED_KEY_RUNS:
+                return list(found)
+    return list(found)
 
 
 def _memory_block(view: ItemView, score: float, reason: str) -> MemoryBlock:

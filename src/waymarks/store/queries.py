@@ -68,6 +68,21 @@ def visible_items(
     return [state_from_row(r) for r in rows]
 
 
+def ids_with_keys(db: sqlite3.Connection, kind: str, session_id: str, project: str,
+                  keys: Sequence[str]) -> list[str]:
+    """The IDs of items of ``kind`` the session may see whose key is one of ``keys`` (by
+    the key index of each partition it sees; rows are verified where they are read)."""
+    if not keys:
+        return []
+    wanted = sorted(set(keys))
+    marks = ",".join("?" * len(wanted))
+    rows = db.execute(
+        f"SELECT id FROM items WHERE kind = ? AND partition IN (?, ?) AND key IS NOT NULL"
+        f" AND key IN ({marks})", (kind, f"session:{session_id}", f"project:{project}",
+                                   *wanted)).fetchall()
+    return [str(r[0]) for r in rows]
+
+
 def _visible(row: Row, session_id: str, project: str) -> bool:
     return bool(row[ITEM_SESSION] == session_id or (
         row[ITEM_SCOPE] == "project" and row[ITEM_PROJECT] == project))

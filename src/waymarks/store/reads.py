@@ -96,6 +96,12 @@ class ProjectionReads:
             self._listings[key] = (token, tuple(states))
         return states
 
+    def ids_with_keys(self, kind: str, session_id: str, project: str,
+                      keys: Sequence[str]) -> list[str]:
+        """IDs of the items a session may see whose key is one of ``keys`` (read them
+        with :meth:`visible_items`, which verifies the rows)."""
+        return queries.ids_with_keys(self.db, kind, session_id, project, keys)
+
     def _items_by_id(self, kind: str, session_id: str, project: str, ids: Sequence[str]
                      ) -> list[ItemState]:
         token = self.epoch.token()
