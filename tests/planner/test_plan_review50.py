@@ -91,3 +91,23 @@ def test_a_claim_whose_key_the_request_names_reaches_the_plan(tmp_path: Path) ->
         assert entry["decision"] == "included"
     assert "GitHub Actions" not in _cli(home, project, "plan", "--prompt",
                                         "is the approval step manual?")
+
+
+def test_a_context_window_that_is_not_a_whole_number_is_refused_not_ignored(
+        tmp_path: Path) -> None:
+    """`defaultContextWindow = "200k"` (or 200000.0) meant "no limit" to the hook, in
+    silence, while `maxMemoryTokens = "10"` was refused; and `config show` did not list it."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    home.mkdir()
+    for bad in ('"200k"', "200000.0", "0", "true", "1_000_000_000"):
+        (home / "config.toml").write_text(f"[context]\ndefaultContextWindow = {bad}\n")
+        done = waymarks("--json", "plan", "--prompt", "hi",
+                        env={"WAYMARKS_HOME": str(home), "WAYMARKS_SEMANTIC": "off"},
+                        cwd=project)
+        assert done.returncode == 1, (bad, done.stdout)
+        answer = json.loads(done.stdout)
+        assert answer["code"] == "bad_config" and "defaultContextWindow" in answer["message"]
+    (home / "config.toml").write_text("[context]\ndefaultContextWindow = 200000\n")
+    shown = json.loads(_cli(home, project, "--json", "config", "show"))["effective"]
+    assert shown["defaultContextWindow"] == 200000 and shown["maxPersonalTokens"] == 1000

@@ -263,6 +263,8 @@ def config_group() -> Group:
             "effective": {"defaultProvider": settings.default_provider,
                           "maxPinnedTokens": settings.budgets.max_pinned_tokens,
                           "maxMemoryTokens": settings.budgets.max_memory_tokens,
+                          "maxPersonalTokens": settings.budgets.max_personal_tokens,
+                          "defaultContextWindow": _window(settings.raw),
                           "maxResults": settings.budgets.max_results}}
         lines = [f"Config files: {', '.join(data['files']) or '(none; defaults)'}"]
         lines += [f"Ignored: {i}" for i in data["ignored"]]
@@ -270,3 +272,9 @@ def config_group() -> Group:
         return Result(data, "\n".join(lines))
 
     return config
+
+
+def _window(raw: dict[str, Any]) -> int | None:
+    """``[context] defaultContextWindow`` as the settings read it (validated there)."""
+    context = raw.get("context")
+    return context.get("defaultContextWindow") if isinstance(context, dict) else None

@@ -172,6 +172,11 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
             max_personal_tokens=_positive(context, "maxPersonalTokens",
                                           _BUDGETS.max_personal_tokens),
         )
+        window = context.get("defaultContextWindow") if isinstance(context, dict) else None
+        if window is not None and (not _count(window) or window > MAX_WINDOW):
+            # read where a hook plans, "200k" or 200000.0 meant "no limit", in silence
+            raise ValueError("defaultContextWindow must be a whole number of tokens from 1 "
+                             f"to {MAX_WINDOW:,}, not {window!r}")
         cross_session = memory.get("crossSession", True) if isinstance(memory, dict) else True
         if not isinstance(cross_session, bool):
             raise ValueError(f"crossSession must be true or false, not {cross_session!r}")
@@ -248,6 +253,9 @@ def _keep_memory_limits(merged: dict[str, Any], home: dict[str, Any], path: Path
         ignored.append(f"{path}: [memory] crossSession (the home turned it off)")
         memory["crossSession"] = False
 
+
+#: the largest ``defaultContextWindow`` (a model's window in tokens, not beyond this)
+MAX_WINDOW: Final = 100_000_000
 
 #: limits a project may only lower: (section, key, the default when the home sets none;
 #: ``None``: no limit, so any value is a lower one)
