@@ -10,6 +10,7 @@ from the environment variable the configuration names at call time, never stored
 
 from __future__ import annotations
 
+import os
 from typing import Protocol
 
 from waymarks.core.model_port import ModelClient
@@ -55,4 +56,10 @@ def route_client(route: RouteLike) -> ModelClient:
 
 
 def route_is_available(route: RouteLike) -> bool:
+    """Can this process use ``route``: its adapter runs here, and the key variable it
+    names is set here. A process started without the key (an MCP client's reduced
+    environment) tried the call, failed it as ``auth`` and cooled the provider down for
+    every process of the home for 15 minutes, a terminal holding the key included."""
+    if route.key_env is not None and not os.environ.get(route.key_env, "").strip():
+        return False
     return route_available(route.api)

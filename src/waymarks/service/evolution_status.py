@@ -69,7 +69,8 @@ def host_route(home: Path) -> dict[str, str] | None:
 WAIT_TEXT = {
     "no_route": "no model route is configured or reachable ([evolution] in the home "
                 "config.toml, or `claude` on PATH; inside Pi, the Waymarks extension uses "
-                "Pi's own model)",
+                "Pi's own model), or the key variable a route names is not set in the "
+                "process that tried",
     "privacy": "the provider policy does not let any configured provider receive the "
                "source's classification",
     "cooldown": "every usable route is cooling down after provider errors",

@@ -1,0 +1,57 @@
+"""Stop 50's review of learning from the CLI: a process without the model's key, a
+correction of a pinned claim, and `learn on` where the project has it off."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.evolution.fake_provider import FakeProvider, openai_ok
+from waymarks.service.evolution import Evolution
+
+
+def _cli(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None,
+         expect: int | None = 0) -> Any:
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--json", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "WAYMARKS_SEMANTIC": "off",
+                                            **(env or {})})
+    assert "Traceback" not in done.stderr, done.stderr
+    if expect is not None:
+        assert done.returncode == expect, done.stdout + done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_process_without_the_key_neither_calls_nor_cools_the_route_down(
+        tmp_path: Path) -> None:
+    """An MCP client that started `waymarks mcp` without the key variable failed each
+    call as `auth` before sending it, and cooled the provider down for 15 minutes for
+    every process of the home, a terminal holding the key included."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "EVO_REVIEW_KEY"}
+    answer = json.dumps({"claims": [{"kind": "preference", "content":
+                                     "The person prefers pnpm over npm",
+                                     "searchTerms": ["pnpm"]}]})
+    with FakeProvider([openai_ok(answer)]) as fake:
+        home.mkdir()
+        (home / "config.toml").write_text(
+            f'[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
+            f'endpoint = "{fake.origin}/v1"\nmodel = "m1"\nkeyEnv = "EVO_REVIEW_KEY"\n')
+        with Evolution(home) as evo:
+            assert evo.capture(str(project), "statement", "Remember: I prefer pnpm over npm",
+                               session="s", key="k1") is not None
+        os.environ.pop("EVO_REVIEW_KEY", None)
+        waited = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
+                                 str(home), "--json", "evolve"], cwd=project, env=env,
+                                capture_output=True, text=True, timeout=120)
+        assert waited.returncode == 1 and fake.requests == []
+        assert json.loads(waited.stdout)["reason"] == "no_route"
+        status = _cli(home, project, "evolution", "status", env={"EVO_REVIEW_KEY": "sk-x"})
+        assert status["cooldowns"] == [] and status["budgets"]["callsLastHour"] == 0, status
+        applied = _cli(home, project, "evolve", env={"EVO_REVIEW_KEY": "sk-" + "k" * 20})
+        assert applied["outcome"] == "settled" and len(fake.requests) == 1
