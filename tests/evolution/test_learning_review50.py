@@ -55,3 +55,26 @@ def test_a_process_without_the_key_neither_calls_nor_cools_the_route_down(
         assert status["cooldowns"] == [] and status["budgets"]["callsLastHour"] == 0, status
         applied = _cli(home, project, "evolve", env={"EVO_REVIEW_KEY": "sk-" + "k" * 20})
         assert applied["outcome"] == "settled" and len(fake.requests) == 1
+
+
+def test_a_correction_of_a_pinned_claim_stays_pinned(tmp_path: Path) -> None:
+    """The correction was a new, unpinned claim: it aged and went dormant although the
+    person had pinned what it corrects (adopt keeps a pin; correct dropped it)."""
+    from tests.evolution.test_aging import learn
+    from waymarks.service import evolution_edits
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    claim = learn(home, str(project), {"kind": "project_state",
+                                       "content": "The staging port is 8080",
+                                       "searchTerms": ["staging port"]},
+                  "2026-11-01T00:00:00.000Z")
+    with Evolution(home) as evo:
+        assert evolution_edits.pin(evo, claim).ok
+        done = evolution_edits.correct(evo, claim, "The staging port is 8443")
+        assert done.ok, done
+    shown = _cli(home, project, "evolution", "show", claim)
+    corrected = _cli(home, project, "evolution", "show", shown["supersededBy"])
+    assert corrected["content"] == "The staging port is 8443" and corrected["pinned"] is True
+    (home / "waymarks.db").unlink()  # and so it is folded again from the ledger
+    assert _cli(home, project, "evolution", "show", shown["supersededBy"])["pinned"] is True

@@ -329,7 +329,8 @@ def _correct(rec: _Recorder, view: EvoView, record: CorrectRecord) -> Effect:
     rec.put_claim(replace(claim, state="superseded", superseded_by=new_id))
     rec.put_claim(ClaimRow(new_id, claim.origin, claim.kind, record.content, "provisional",
                            "manual_correction", "manual", f"manual:{record.at}", record.at,
-                           claim.seq, claim.id))
+                           claim.seq, claim.id,
+                           pinned=claim.pinned))  # the person's pin stays (adopt keeps it)
     # the corrected text is not learned back in this origin
     view.suppress(suppression_key(claim.origin, claim.content))
     return Effect("correct", record.id, True, "corrected", record.actor, record.at)
