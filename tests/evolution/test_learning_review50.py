@@ -78,3 +78,21 @@ def test_a_correction_of_a_pinned_claim_stays_pinned(tmp_path: Path) -> None:
     assert corrected["content"] == "The staging port is 8443" and corrected["pinned"] is True
     (home / "waymarks.db").unlink()  # and so it is folded again from the ledger
     assert _cli(home, project, "evolution", "show", shown["supersededBy"])["pinned"] is True
+
+
+def test_learn_on_says_where_the_project_has_it_off(tmp_path: Path) -> None:
+    """`learn on` answered "Learning is on" (`"learning": true`) in a project whose own
+    configuration turns it off, and `evolution status` agreed, while `evolve` refused."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".waymarks").mkdir(parents=True)
+    (project / ".waymarks" / "config.toml").write_text("[evolution]\nlearn = false\n")
+    _cli(home, project, "trust", ".")
+    switched = _cli(home, project, "learn", "on")
+    assert (switched["learning"], switched["homeSetting"], switched["projectOff"]) == (
+        False, True, True)
+    text = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "learn", "on"], cwd=project, capture_output=True, text=True,
+                          timeout=120).stdout
+    assert "But not here" in text
+    assert _cli(home, project, "evolution", "status")["learning"] is False
+    assert _cli(home, tmp_path, "evolution", "status")["learning"] is True  # elsewhere on

@@ -51,8 +51,9 @@ def build_root() -> Group:
 
     root = Group(
         "waymarks", help="Pins and durable memory for coding agents, kept in append-only "
-        "session files.\n\nGlobal options go before the command. IDs may be shortened to any "
-        "unique prefix. Exit status: 0 done, 2 refused (nothing changed), 1 an environment "
+        "session files.\n\nGlobal options go before the command. Pin, memory and session "
+        "IDs may be shortened to any unique prefix (a learned claim's are given whole). "
+        "Exit status: 0 done, 2 refused (nothing changed), 1 an environment "
         "problem, 130 interrupted (Ctrl-C: a write is whole or absent). WAYMARKS_HOME "
         "overrides the default home.",
         examples=["waymarks pin -- Run the tests before every commit.",

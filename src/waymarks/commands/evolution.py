@@ -121,7 +121,7 @@ def register_evolution(root: Group) -> None:
         config = configured(lambda: config_for(app))
         data = evolution_status(app.home, config, app.settings().policy,
                                 int(time.time() * 1000), available=available,
-                                learning=learning_enabled(app.home))
+                                learning=learning_enabled(app.home, app.cwd))
         from waymarks.commands.evolution_observe import outcome_line
         from waymarks.service.evolution_observe import outcomes
 

@@ -88,9 +88,13 @@ def learn_group() -> Group:
         from waymarks.service.learning import set_learning
 
         app = runtime().app()
-        state = configured(lambda: set_learning(app.home, on))
-        return Result(state.to_json(), ON_NOTE if on else "Learning is off: nothing more "
-                      "is captured. What was learned stays until you forget it.")
+        state = configured(lambda: set_learning(app.home, on, app.cwd))
+        text = ON_NOTE if on else ("Learning is off: nothing more is captured. What was "
+                                   "learned stays until you forget it.")
+        if on and state.project_off:  # it said "on" where evolve then refused
+            text += ("\nBut not here: this project's .waymarks/config.toml turns it off "
+                     "([evolution] learn = false).")
+        return Result(state.to_json(), text)
 
     @command(learn, "on", summary="Turn learning on in the home configuration.",
              examples=["waymarks learn on"])

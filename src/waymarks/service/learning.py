@@ -129,8 +129,9 @@ def learning_enabled(home: Path, project: str | None = None) -> bool:
         return False
 
 
-def set_learning(home: Path, on: bool) -> LearningState:
-    """Set ``[evolution] learn`` in the home configuration, keeping the rest of the file."""
+def set_learning(home: Path, on: bool, project: str | None = None) -> LearningState:
+    """Set ``[evolution] learn`` in the home configuration, keeping the rest of the file;
+    the state returned is ``project``'s (whose configuration may turn it off there)."""
     path = home / CONFIG_FILE
     _learn(_read(path), path)  # refuse to edit a file that is already invalid
     try:
@@ -149,7 +150,7 @@ def set_learning(home: Path, on: bool) -> LearningState:
                            f"`[{TABLE}]` `{KEY} = {str(on).lower()}` by hand. Nothing changed")
     home.mkdir(mode=0o700, parents=True, exist_ok=True)  # a home made here is private too
     write_atomic(path, updated, mode=0o600)
-    return learning_state(home)
+    return learning_state(home, project)
 
 
 def _with_learn(text: str, on: bool) -> str:
