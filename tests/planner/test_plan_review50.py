@@ -111,3 +111,16 @@ def test_a_context_window_that_is_not_a_whole_number_is_refused_not_ignored(
     (home / "config.toml").write_text("[context]\ndefaultContextWindow = 200000\n")
     shown = json.loads(_cli(home, project, "--json", "config", "show"))["effective"]
     assert shown["defaultContextWindow"] == 200000 and shown["maxPersonalTokens"] == 1000
+
+
+def test_tokens_lists_the_hosts_fixed_part_so_the_rows_add_up(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    _cli(home, project, "pin", "--", "Run the tests before every commit")
+    _cli(home, project, "plan", "--model-limit", "1000", "--fixed-tokens", "500", "--prompt",
+         "what is the database port")
+    shown = json.loads(_cli(home, project, "--json", "tokens"))
+    assert shown["fixedTokens"] == 500
+    assert sum(b["tokens"] for b in shown["blocks"]) + 500 == shown["totalTokens"]
+    text = _cli(home, project, "tokens")
+    assert "fixed" in text and text.splitlines()[-1].split()[-1] == str(shown["totalTokens"])

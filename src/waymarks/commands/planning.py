@@ -116,9 +116,14 @@ def register_planning(root: click.Group) -> None:
     def tokens() -> Result:
         data = _manifest_or_empty(runtime().app())
         blocks = data.get("blocks", [])
-        text = "\n".join(f"{b['kind']:<9} {b['tokens']:>7}" for b in blocks)
         total = data.get("totalTokens", 0)
-        return Result({"blocks": blocks, "totalTokens": total,
+        # what the host sends anyway (system prompt, tools, conversation): in the total,
+        # and listed, so the rows add up (they did not after a host's plan)
+        fixed = max(0, total - sum(b["tokens"] for b in blocks)) if blocks else 0
+        rows = [*((b["kind"], b["tokens"]) for b in blocks), *([("fixed", fixed)] if fixed
+                                                               else [])]
+        text = "\n".join(f"{kind:<9} {n:>7}" for kind, n in rows)
+        return Result({"blocks": blocks, "fixedTokens": fixed, "totalTokens": total,
                        "modelLimit": data.get("modelLimit")},
                       (text + f"\n{'total':<9} {total:>7}") if blocks else "No plan yet.")
 
