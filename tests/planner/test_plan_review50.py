@@ -124,3 +124,19 @@ def test_tokens_lists_the_hosts_fixed_part_so_the_rows_add_up(tmp_path: Path) ->
     assert sum(b["tokens"] for b in shown["blocks"]) + 500 == shown["totalTokens"]
     text = _cli(home, project, "tokens")
     assert "fixed" in text and text.splitlines()[-1].split()[-1] == str(shown["totalTokens"])
+
+
+def test_the_parts_of_a_long_docs_section_have_ids_of_their_own(tmp_path: Path) -> None:
+    """Every part of a section split for its length was named by the section: the
+    manifest listed the same ID included three times and excluded once."""
+    from waymarks.personal.docs import MAX_CHUNK_CHARS, chunk_markdown
+
+    paragraph = "The deploy pipeline builds, tests and ships each service. " * (
+        MAX_CHUNK_CHARS // 50)
+    chunks = chunk_markdown("docs/engineering/guide.md",
+                            "# Deploy pipeline\n\n" + "\n\n".join([paragraph] * 4))
+    names = [c.source for c in chunks]
+    assert len(names) == 4 and len(set(names)) == 4
+    assert names[0] == "docs/engineering/guide.md#Deploy pipeline (part 1 of 4)"
+    [single] = chunk_markdown("docs/engineering/guide.md", "# Short\n\nOne paragraph.")
+    assert single.source == "docs/engineering/guide.md#Short"

@@ -125,8 +125,12 @@ def chunk_markdown(relative: str, text: str, status: str | None = None,
         if not body:
             return
         source = f"{relative}#{heading}" if heading else relative
-        for part in _split(body):
-            chunks.append(Chunk(source, part, f"{heading}\n{part}", status,
+        parts = _split(body)
+        for n, part in enumerate(parts, 1):
+            # a long section's parts are told apart (one ID for all, the manifest listed
+            # the same snippet included and excluded)
+            named = f"{source} (part {n} of {len(parts)})" if len(parts) > 1 else source
+            chunks.append(Chunk(named, part, f"{heading}\n{part}", status,
                                 highest(classify(part, level), classify(text))))
 
     for line in text.split("\n"):
