@@ -96,3 +96,21 @@ def test_learn_on_says_where_the_project_has_it_off(tmp_path: Path) -> None:
     assert "But not here" in text
     assert _cli(home, project, "evolution", "status")["learning"] is False
     assert _cli(home, tmp_path, "evolution", "status")["learning"] is True  # elsewhere on
+
+
+def test_status_counts_a_captured_source_before_the_queue_has_its_job(tmp_path: Path) -> None:
+    """`learn status` said 2 sources pending where `evolution status` said 0 (jobs are
+    made when the queue next runs), and so after a damaged queue was set aside."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    with Evolution(home) as evo:
+        for n, said in enumerate(("Remember: we deploy on Fridays",
+                                  "Remember: the staging port is 5433")):
+            assert evo.capture(str(project), "statement", said, session="s",
+                               key=f"k{n}") is not None
+    assert _cli(home, project, "learn", "status")["counts"]["sources_pending"] == 2
+    assert _cli(home, project, "evolution", "status")["counts"]["pending"] == 2
+    (home / "evolution.db").write_bytes(b"\0" * 200)  # a damaged queue, set aside
+    assert _cli(home, project, "evolution", "status")["counts"]["pending"] == 2

@@ -23,7 +23,7 @@ from waymarks.service.capture_spool import pending, set_aside
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.ports import iso
 from waymarks.service.recovery import damaged_copies, open_job_store
-from waymarks.store.evolution_probe import check_projection
+from waymarks.store.evolution_probe import check_projection, unsettled_sources
 from waymarks.store.jobs import DB_FILE
 
 PROJECTION_DB = "waymarks.db"
@@ -97,6 +97,12 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
     store = open_job_store(home, datetime.now(UTC)) if exists else None
     try:
         counts = store.counts() if store else {}
+        # a captured source gets its job when the queue next runs (a tick, `evolve`):
+        # until then it waits all the same, and the counts said 0 pending
+        queued = store.source_ids() if store else set()
+        unqueued = len(unsettled_sources(home / PROJECTION_DB) - queued)
+        if unqueued:
+            counts = {**counts, "pending": counts.get("pending", 0) + unqueued}
         waiting = store.wait_reasons() if store else {}
         failed = store.jobs_in(("retrying", "paused", "given_up"), FAILED_SHOWN) if store else []
         cooldowns = store.cooldowns(now_ms) if store else []

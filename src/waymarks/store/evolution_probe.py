@@ -38,6 +38,24 @@ CLAIM_STATES = frozenset({"provisional", "conflicted", "superseded", "forgotten"
 _LIMIT_NAMED = 20
 
 
+def unsettled_sources(db_path: Path) -> set[str]:
+    """The captured sources the projection holds unsettled, read-only (none when there
+    is no projection or no learned tables yet)."""
+    if not db_path.is_file():
+        return set()
+    try:
+        db = sqlite3.connect(uri(db_path, "mode=ro"), uri=True, timeout=1.0)
+    except sqlite3.Error:
+        return set()
+    try:
+        return {str(r[0]) for r in db.execute(
+            "SELECT source_id FROM evo_sources WHERE settled IS NULL")}
+    except sqlite3.Error:
+        return set()
+    finally:
+        db.close()
+
+
 def check_projection(db_path: Path) -> dict[str, object]:
     """Validate the evolution projection row by row, read-only (``evolution status``,
     EVOLUTION item 79): claims (well formed, ID = hash of origin/kind/content), sources,

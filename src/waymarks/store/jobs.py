@@ -242,6 +242,10 @@ class JobStore:
             found[str(state)] = int(count)
         return found
 
+    def source_ids(self) -> set[str]:
+        """Every source the queue holds a job for, in any state."""
+        return {str(r[0]) for r in self.db.execute("SELECT source_id FROM jobs")}
+
     def check(self) -> QueueHealth:
         """Validate every row and the schema marker (``evolution status``; a full scan,
         never on a hook's path)."""
