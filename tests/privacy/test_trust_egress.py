@@ -253,7 +253,8 @@ def test_a_trusted_project_cannot_raise_the_homes_budgets(home: Path, project: P
         "Personal preference") == shown_before
     shown = json.loads(run(home, project, "--json", "config", "show").stdout)
     assert shown["effective"] == {"defaultProvider": "remote", "maxPinnedTokens": 400,
-                                  "maxMemoryTokens": 300, "maxResults": 2}
+                                  "maxMemoryTokens": 300, "maxPersonalTokens": 200,
+                                  "defaultContextWindow": 50000, "maxResults": 2}
     assert shown["config"]["context"] == {"maxPinnedTokens": 400, "maxMemoryTokens": 300,
                                           "maxPersonalTokens": 200,
                                           "defaultContextWindow": 50000}
