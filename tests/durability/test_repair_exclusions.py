@@ -17,11 +17,12 @@ import pytest
 
 from tests.conftest import CountingIds
 from tests.durability.test_disk_full import fill, small_fs
-from tests.service.test_cross_session import claims
+from tests.service.test_cross_session import assert_loss_said, claims
+from tests.service.test_cross_session import excluded_then_damaged as excluded_then_damaged_in
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import damaged_copies
-from waymarks.service.sources import list_sources, set_source_excluded
+from waymarks.service.sources import list_sources
 
 SECRET_MEMORY = "Experimental flag FOO is enabled"
 
@@ -38,16 +39,7 @@ def excluded_then_damaged(two_sessions: Callable[[], tuple[Waymarks, Waymarks]],
                           home: Path) -> tuple[str, str]:
     """A session holding a project memory, excluded from another; the database damaged.
     Returns (the excluded session's ID, the other's)."""
-    first, second = two_sessions()
-    first.remember(SECRET_MEMORY, scope="project")
-    first_id = first.current_session().session_id  # type: ignore[union-attr]
-    second_id = second.current_session().session_id  # type: ignore[union-attr]
-    assert set_source_excluded(second, first_id, True, "experiments, not facts")
-    assert claims(second) == []
-    first.close()
-    second.close()
-    changed_cell(home / "waymarks.db")
-    return first_id, second_id
+    return excluded_then_damaged_in(two_sessions, home, SECRET_MEMORY, changed_cell)
 
 
 def assert_still_excluded(app: Waymarks, excluded: str) -> None:
@@ -138,12 +130,8 @@ def test_a_copy_gone_before_its_exclusions_were_taken_over_is_a_health_problem(
     Path(killed_repair(home, project, session)).unlink()
     again = make_app(ids=CountingIds(4), session=session)
     assert claims(again) == [SECRET_MEMORY]  # counted again: said so
-    assert again.recovered is not None
-    assert "could not all be read" in again.recovered["caveats"][0]
-    assert "is gone" in again.recovered["caveats"][0]
-    report = again.health()
-    assert not report["ok"]
-    assert any("memory exclude" in problem for problem in report["problems"])
+    assert_loss_said(again, "is gone")
+    assert "could not all be read" in again.recovered["caveats"][0]  # type: ignore[index]
 
 
 def test_a_copy_without_its_exclusions_table_is_a_loss_not_none_excluded(
@@ -158,12 +146,9 @@ def test_a_copy_without_its_exclusions_table_is_a_loss_not_none_excluded(
     con.close()
     again = make_app(ids=CountingIds(4), session=session)
     assert claims(again) == [SECRET_MEMORY]
-    assert again.recovered is not None
-    [caveat] = again.recovered["caveats"]
-    assert "could not all be read" in caveat and "source_exclusions" in caveat
-    report = again.health()
-    assert not report["ok"]
-    assert any("memory exclude" in problem for problem in report["problems"])
+    assert_loss_said(again, "source_exclusions")
+    assert len(again.recovered["caveats"]) == 1  # type: ignore[index]
+    assert "could not all be read" in again.recovered["caveats"][0]  # type: ignore[index]
 
 
 def test_a_copy_from_before_exclusions_existed_held_none(tmp_path: Path) -> None:

@@ -415,11 +415,13 @@ def test_a_session_and_its_earlier_copy_met_together_index_the_session(
                                             "Releases are tagged vX.Y.Z"]
 
 
-def _excluded_then_damaged(make_app: Callable[..., Waymarks], home: Path,
-                           two_sessions: Callable[[], tuple[Waymarks, Waymarks]],
-                           damage: Callable[[Path], None]) -> Waymarks:
+def excluded_then_damaged(two_sessions: Callable[[], tuple[Waymarks, Waymarks]],
+                          home: Path, memory: str,
+                          damage: Callable[[Path], None]) -> tuple[str, str]:
+    """A session holding the project claim ``memory``, excluded from another; the
+    database then damaged. Returns (the excluded session's ID, the other's)."""
     first, second = two_sessions()
-    first.remember("Experimental flag FOO is enabled", scope="project")
+    first.remember(memory, scope="project")
     first_id = first.current_session().session_id  # type: ignore[union-attr]
     second_id = second.current_session().session_id  # type: ignore[union-attr]
     assert set_source_excluded(second, first_id, True, "experiments, not facts")
@@ -427,6 +429,14 @@ def _excluded_then_damaged(make_app: Callable[..., Waymarks], home: Path,
     first.close()
     second.close()
     damage(home / "waymarks.db")
+    return first_id, second_id
+
+
+def _excluded_then_damaged(make_app: Callable[..., Waymarks], home: Path,
+                           two_sessions: Callable[[], tuple[Waymarks, Waymarks]],
+                           damage: Callable[[Path], None]) -> Waymarks:
+    _excluded, second_id = excluded_then_damaged(two_sessions, home,
+                                                 "Experimental flag FOO is enabled", damage)
     return make_app(ids=CountingIds(3), session=second_id)
 
 
@@ -459,9 +469,14 @@ def test_exclusions_that_cannot_be_read_are_named_by_the_repair(
 
     again = _excluded_then_damaged(make_app, home, two_sessions, truncated)
     assert claims(again) == ["Experimental flag FOO is enabled"]  # included again: said so
-    assert again.recovered is not None
-    assert "exclusions" in again.recovered["caveats"][0]
-    report = again.health()
+    assert_loss_said(again, "exclusions")
+
+
+def assert_loss_said(app: Waymarks, caveat: str) -> None:
+    """The repair said its exclusions were lost (``caveat`` in its note), and ``health``
+    says so until they are set again."""
+    assert app.recovered is not None and caveat in app.recovered["caveats"][0]
+    report = app.health()
     assert not report["ok"]
     assert any("memory exclude" in problem for problem in report["problems"])
 

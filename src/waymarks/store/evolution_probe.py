@@ -18,16 +18,24 @@ from waymarks.store.private import uri
 
 
 def known_sources(db_path: Path, ids: Sequence[str]) -> set[str]:
-    if not ids or not db_path.is_file():
+    if not ids:
+        return set()
+    marks = ",".join("?" * len(ids))
+    return _source_ids(db_path, f"SELECT source_id FROM evo_sources WHERE source_id IN "
+                                f"({marks})", list(ids))
+
+
+def _source_ids(db_path: Path, sql: str, args: Sequence[str] = ()) -> set[str]:
+    """The source IDs ``sql`` selects, read-only; none without a projection or its
+    learned tables (a missing or unreadable database means "none known")."""
+    if not db_path.is_file():
         return set()
     try:
         db = sqlite3.connect(uri(db_path, "mode=ro"), uri=True, timeout=1.0)
     except sqlite3.Error:
         return set()
     try:
-        marks = ",".join("?" * len(ids))
-        return {str(r[0]) for r in db.execute(
-            f"SELECT source_id FROM evo_sources WHERE source_id IN ({marks})", list(ids))}
+        return {str(r[0]) for r in db.execute(sql, list(args))}
     except sqlite3.Error:
         return set()
     finally:
@@ -39,21 +47,8 @@ _LIMIT_NAMED = 20
 
 
 def unsettled_sources(db_path: Path) -> set[str]:
-    """The captured sources the projection holds unsettled, read-only (none when there
-    is no projection or no learned tables yet)."""
-    if not db_path.is_file():
-        return set()
-    try:
-        db = sqlite3.connect(uri(db_path, "mode=ro"), uri=True, timeout=1.0)
-    except sqlite3.Error:
-        return set()
-    try:
-        return {str(r[0]) for r in db.execute(
-            "SELECT source_id FROM evo_sources WHERE settled IS NULL")}
-    except sqlite3.Error:
-        return set()
-    finally:
-        db.close()
+    """The captured sources the projection holds unsettled, read-only."""
+    return _source_ids(db_path, "SELECT source_id FROM evo_sources WHERE settled IS NULL")
 
 
 def check_projection(db_path: Path) -> dict[str, object]:
