@@ -114,3 +114,16 @@ def test_status_counts_a_captured_source_before_the_queue_has_its_job(tmp_path: 
     assert _cli(home, project, "evolution", "status")["counts"]["pending"] == 2
     (home / "evolution.db").write_bytes(b"\0" * 200)  # a damaged queue, set aside
     assert _cli(home, project, "evolution", "status")["counts"]["pending"] == 2
+
+
+def test_learn_on_beside_an_invalid_project_file_changes_nothing(tmp_path: Path) -> None:
+    """A re-review: the project's state was read after the home's file was written, so
+    an invalid project file failed the command with the change already made."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".waymarks").mkdir(parents=True)
+    (project / ".waymarks" / "config.toml").write_text('[evolution]\nlearn = "no"\n')
+    home.mkdir()
+    (home / "config.toml").write_text("[evolution]\nlearn = false\n")
+    refused = _cli(home, project, "learn", "on", expect=1)
+    assert "learn must be true or false" in refused["message"]
+    assert (home / "config.toml").read_text() == "[evolution]\nlearn = false\n"

@@ -140,3 +140,27 @@ def test_the_parts_of_a_long_docs_section_have_ids_of_their_own(tmp_path: Path) 
     assert names[0] == "docs/engineering/guide.md#Deploy pipeline (part 1 of 4)"
     [single] = chunk_markdown("docs/engineering/guide.md", "# Short\n\nOne paragraph.")
     assert single.source == "docs/engineering/guide.md#Short"
+
+
+def test_a_named_key_is_found_at_a_sentences_end_and_far_into_a_long_request() -> None:
+    """A re-review: the prompt was slugged whole, so `pipeline.` kept its dot and nothing
+    past a key's 160 characters was looked at."""
+    from waymarks.service.planning import named_keys
+
+    assert "release-pipeline" in named_keys("Tell me about the release pipeline.")
+    assert "release-pipeline" in named_keys("(release-pipeline)?")
+    long = ("I have been looking at the build system of this repository for a while now, "
+            "and after the changes to the deployment scripts last week could you explain "
+            "how the release pipeline works")
+    assert len(long) > 160 and "release-pipeline" in named_keys(long)
+    assert "api/base_path" in named_keys("where is api/base_path set?")
+
+
+def test_a_heading_used_twice_in_a_file_names_two_snippets() -> None:
+    from waymarks.personal.docs import chunk_markdown
+
+    chunks = chunk_markdown("docs/engineering/guide.md", "# Deploy\n\n## Example\n\nThe "
+                            "pipeline runs canary first.\n\n## Example\n\nIt rolls back on "
+                            "errors.\n")
+    assert [c.source for c in chunks] == ["docs/engineering/guide.md#Example",
+                                          "docs/engineering/guide.md#Example (2)"]

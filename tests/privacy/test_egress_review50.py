@@ -68,7 +68,10 @@ def test_a_learned_claims_source_id_goes_through_the_egress(tmp_path: Path) -> N
     source = next(c["evidence"]["sourceId"] for c in evolution_inspect.list_claims(
         home)["claims"] if c["id"] == claim)
     token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-    ledger.write_text(ledger.read_text().replace(source, token))
+    # the source ID and (a re-review) its settlement code, which show and learning report
+    assert '"code":"applied"' in ledger.read_text()
+    ledger.write_text(ledger.read_text().replace(source, token).replace(
+        '"code":"applied"', f'"code":"{token}"'))
     (home / "waymarks.db").unlink()  # folded again from the edited ledger
     plan = _cli(home, project, "plan", "--prompt", "when does the nightly gradle build run?")
     assert "The nightly gradle build runs at 2am" in plan and "Source:" in plan

@@ -91,3 +91,19 @@ def test_an_untrusted_projects_items_are_not_matched(tmp_path: Path) -> None:
         tool = ContextPersistence(app, provider="anthropic")
         assert tool.call({"action": "pins_find", "query": "falcon merger"}, None) \
             .details["items"] == []
+
+
+def test_an_item_whose_spans_the_destination_may_all_receive_is_found(tmp_path: Path) -> None:
+    """A re-review: every marked item had to pass every level up to its highest, so under
+    `["normal", "sensitive"]` one with only a `sensitive` span was never found, though
+    the plan sends it whole."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text('[privacy.remoteProviders]\n'
+                                      'pg = ["normal", "sensitive"]\n')
+    with Waymarks(home, cwd=str(project)) as app:
+        app.remember("The warehouse is [ds4:sensitive]snowflake[/ds4:sensitive] in region eu")
+        tool = ContextPersistence(app, provider="pg")
+        found = tool.call({"action": "memory_find", "query": "warehouse region"}, None)
+        assert len(found.details["items"]) == 1 and "snowflake" in found.text

@@ -142,6 +142,17 @@ def test_history_rewrites_earlier_calls_and_results_in_every_shape() -> None:
         assert ITEM in earlier  # metadata survives
         assert messages[1] != guarded[1] and json.dumps(messages).count("hunter2") >= 2
     assert guard_history(pi)[4] == pi[4]  # the turn in progress is left alone
+    # a re-review: Bedrock's tool results come in a user message of toolResult parts,
+    # which was taken for the person's turn, so the turn in progress was guarded as
+    # history (its calls blanked mid-turn)
+    turn = [{"role": "user", "content": [{"text": "find the deploy pin"}]},
+            {"role": "assistant", "content": [{"toolUse": {
+                "toolUseId": "b2", "name": "context_persistence",
+                "input": {"action": "pins_find", "query": "deploy"}}}]},
+            {"role": "user", "content": [{"toolResult": {
+                "toolUseId": "b2", "status": "success",
+                "content": [{"text": result_text}]}}]}]
+    assert guard_history(turn) == turn
 
 
 def test_other_tools_are_untouched() -> None:

@@ -119,12 +119,16 @@ def chunk_markdown(relative: str, text: str, status: str | None = None,
     chunks: list[Chunk] = []
     heading = ""
     lines: list[str] = []
+    seen: dict[str, int] = {}  # a heading used again in the file is numbered (2), (3), ...
 
     def flush() -> None:
         body = "\n".join(lines).strip()
         if not body:
             return
         source = f"{relative}#{heading}" if heading else relative
+        seen[source] = seen.get(source, 0) + 1
+        if seen[source] > 1:
+            source = f"{source} ({seen[source]})"
         parts = _split(body)
         for n, part in enumerate(parts, 1):
             # a long section's parts are told apart (one ID for all, the manifest listed

@@ -214,7 +214,8 @@ def show_or_match(home: Path, given: str, now: str | None = None,
         provenance = None if source is None else {
             "sourceId": label(source.source_id), "kind": source.kind, "basis": source.basis,
             "origin": label(source.origin), "capturedAt": source.captured_at,
-            "classification": source.classification, "settled": source.settled}
+            "classification": source.classification,
+            "settled": None if source.settled is None else label(source.settled)}
         receipts = [{"sourceId": label(s), "verdict": v, "at": a, "event": q}
                     for s, v, a, q in evo.store.receipts(claim_id)]
         events = [event_json(e) for e in evo.store.history(50, claim_id)]
@@ -272,7 +273,7 @@ def learning(home: Path, limit: int = LEARNING_LIMIT,
         {"sourceId": label(s.source_id), "kind": s.kind, "basis": s.basis,
          "origin": label(s.origin),
          "capturedAt": s.captured_at, "classification": s.classification,
-         "decision": s.settled or waiting.get(s.source_id, "pending"),
+         "decision": label(s.settled or waiting.get(s.source_id, "pending")),
          "settledAt": s.settled_at,
          "claims": learned.get(s.source_id, 0)} for s in reversed(sources)]}
 

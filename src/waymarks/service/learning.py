@@ -134,6 +134,7 @@ def set_learning(home: Path, on: bool, project: str | None = None) -> LearningSt
     the state returned is ``project``'s (whose configuration may turn it off there)."""
     path = home / CONFIG_FILE
     _learn(_read(path), path)  # refuse to edit a file that is already invalid
+    learning_state(home, project)  # and the project's, before the change (it was after)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -310,13 +310,21 @@ NAMED_KEY_RUNS = 256
 NAMED_KEY_WORDS = 4
 
 
+#: what ends or opens a word in a sentence, not a key (``pipeline.``, ``(release)``)
+_EDGES = ".,;:!?()[]{}\"'`<>"
+
+
 def named_keys(prompt: str) -> list[str]:
     """The keys a request could name: each run of up to four of its words, slugged as a
     key is (``release pipeline``, ``release-pipeline`` alike), at most 256."""
     from waymarks.core.text import normalize_key
 
-    words = [w for w in normalize_key(prompt).split("-") if w]  # slugged once: a run of
-    found: dict[str, None] = {}  # them joined by dashes is that run's key
+    # word by word (the whole prompt slugged at once kept a sentence's last dot on its
+    # word and stopped at a key's 160 characters), each slugged as a key's words are: a
+    # run of them joined by dashes is that run's key
+    words = [w for token in prompt.split()
+             for w in normalize_key(token.strip(_EDGES)).split("-") if w]
+    found: dict[str, None] = {}
     for start in range(len(words)):
         for end in range(start + 1, min(len(words), start + NAMED_KEY_WORDS) + 1):
             found["-".join(words[start:end])] = None

@@ -349,10 +349,13 @@ def guard_history(messages: list[Any]) -> list[Any]:
 
 
 def _is_tool_result_turn(message: dict[str, Any]) -> bool:
-    """An Anthropic user message made only of tool results is not a person's turn."""
+    """A user message made only of tool results (Anthropic's ``tool_result`` parts,
+    Bedrock Converse's ``toolResult``) is not a person's turn: taken for one, the turn in
+    progress was guarded as history, its calls and previews blanked mid-turn."""
     content = message.get("content")
     return isinstance(content, list) and bool(content) and all(
-        isinstance(p, dict) and p.get("type") == "tool_result" for p in content)
+        isinstance(p, dict) and (p.get("type") == "tool_result" or "toolResult" in p)
+        for p in content)
 
 
 def _guard_message(message: dict[str, Any], ours: set[str]) -> dict[str, Any]:

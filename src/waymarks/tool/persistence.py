@@ -57,7 +57,7 @@ from waymarks.core.decisions import (
     decide_status,
 )
 from waymarks.core.egress import Egress
-from waymarks.core.privacy import Classification, has_markers, highest
+from waymarks.core.privacy import Classification, filter_text, has_markers, highest
 from waymarks.service.history import latest_user_entry
 from waymarks.service.outcomes import (
     Committed,
@@ -569,8 +569,9 @@ def action_name(arguments: object) -> str | None:
 def findable(view: ItemView, egress: Egress) -> bool:
     """Whether a find may match ``view`` by its words: the destination may receive it,
     every span of it included (a span withheld under an exact allow list, such as
-    ``["normal", "sensitive"]`` for an ``internal`` span, still matched its words)."""
+    ``["normal", "sensitive"]`` for an ``internal`` span, still matched its words); one
+    whose spans it may all receive is found."""
     level = effective_level(view.text, view.classification, egress)
-    return egress.admits(level) and (not has_markers(view.text)
-                                     or egress.admits_all_up_to(level))
+    return egress.admits(level) and (not has_markers(view.text) or filter_text(
+        view.text, egress.allowed, view.classification or egress.default_level).dropped == 0)
 
