@@ -49,11 +49,11 @@ def test_a_correction_keeps_the_level_of_the_claim_it_corrects(
     _remote_sees_only_normal(home)
     claim = _learn_sensitive(home, tmp_path / "a")
     prompt = "What is the staging database host?"
-    assert "db7" not in _learned_block(cli, prompt)
+    assert "db7.internal" not in _learned_block(cli, prompt)
     corrected = cli("evolution", "correct", claim, "--",
                     "The staging database host is db8.internal.corp")
     new = corrected["correctedBy"]
-    assert "db8" not in _learned_block(cli, prompt)
+    assert "db8.internal" not in _learned_block(cli, prompt)
     with Evolution(home) as evo:
         evo.sync()
         row = evo.store.view.claim(new)
@@ -61,13 +61,13 @@ def test_a_correction_keeps_the_level_of_the_claim_it_corrects(
         assert evo.store.source_levels()[row.source_id] == "sensitive"
     again = cli("evolution", "correct", new, "--",
                 "The staging database host is db9.internal.corp")
-    assert "db9" not in _learned_block(cli, prompt)
+    assert "db9.internal" not in _learned_block(cli, prompt)
     from waymarks.service.app import Waymarks
     from waymarks.service.evolution_inspect import show
     from waymarks.service.planning import egress_for
 
     shown = show(home, again["correctedBy"], egress=egress_for(Waymarks(home, cwd=str(tmp_path))))
-    assert shown is not None and "db9" not in json.dumps(shown)
+    assert shown is not None and "db9.internal" not in json.dumps(shown)
 
 
 def _apply(home: Path, origin: Path, said: str, claims: list[dict[str, object]]) -> str:
