@@ -150,3 +150,48 @@ def test_the_question_never_quotes_local_only_text(app: Waymarks, tmp_path: Path
         newest = next(c.id for c in evo.claims(["provisional"]) if "Kamal 2" in c.content)
     call(app, "learned_memory_edit", {"action": "pin", "id": newest}, marked)
     assert "Deployments use Kamal 2" in marked.asked[0] and "ds4:" not in marked.asked[0]
+
+
+def test_a_claim_pinned_while_the_person_decides_is_asked_about_again(
+        app: Waymarks, tmp_path: Path) -> None:
+    """A review: the person approved forgetting a provisional claim; meanwhile another
+    process pinned it, and the yes forgot the pinned claim (the question said nothing of
+    the pin, so the SDK saw no change). The question names the pin and the claim's last
+    event: the person is asked again, about the pinned claim, and a no keeps it."""
+    from waymarks.service import evolution_edits
+
+    claim = _claim(app, tmp_path)
+
+    class Wary(Person):
+        async def __call__(self, context: Any, params: Any) -> Any:
+            if not self.asked:  # while the first question is open, it is pinned
+                with Evolution(app.home) as evo:
+                    assert evolution_edits.pin(evo, claim).ok
+            self.asked.append(params.message)
+            action = "decline" if "pinned" in params.message else "accept"
+            from mcp.types import ElicitResult
+            return ElicitResult(action=action,  # type: ignore[arg-type]
+                                content={"confirm": True} if action == "accept" else None)
+
+    person = Wary()
+    kept = call(app, "learned_memory_edit", {"action": "forget", "id": claim}, person)
+    assert kept["outcome"] == "cancelled" and len(person.asked) == 2
+    assert "pinned" not in person.asked[0] and "pinned, last changed by event" in \
+        person.asked[1]
+    with Evolution(app.home) as evo:
+        row = evo.claim(claim)
+    assert row is not None and row.state == "provisional" and row.pinned
+
+
+def test_a_search_never_sends_its_query_back(app: Waymarks, tmp_path: Path) -> None:
+    """A review: the answer repeated the query to the model as written, a credential or
+    a local-only span included, and took the history sentinel."""
+    _claim(app, tmp_path)
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    for query in (f"token {token}", "[ds4:local-only]NIGHTOWL[/ds4:local-only] deploy"):
+        found = call(app, "learned_memory", {"action": "search", "query": query})
+        assert found["outcome"] == "ok" and "query" not in found
+        assert token not in json.dumps(found) and "NIGHTOWL" not in json.dumps(found)
+    refused = call(app, "learned_memory", {"action": "search",
+                                           "query": "[waymarks:omitted] deploy"})
+    assert refused["code"] == "egress-placeholder"

@@ -137,3 +137,21 @@ def test_without_the_extra_recall_is_the_lexical_engine(places) -> None:  # type
     refused = subprocess.run([*blocked, "--home", str(home), "index", "--semantic"],
                              cwd=project, capture_output=True, timeout=300, check=False)
     assert refused.returncode != 0 and b"semantic extra is not installed" in refused.stderr
+
+
+def test_a_find_with_no_word_in_common_finds_nothing(places: tuple[Path, Path]) -> None:
+    """A review: `memory_find` kept every candidate the fused score rated above 0, and the
+    semantic side rates every claim a little: a query sharing no word with any claim
+    listed them all. A find matches by words (the lexical share)."""
+    from waymarks.service.app import Waymarks
+    from waymarks.tool.persistence import ContextPersistence
+
+    home, project = places
+    store(home, project, QUEUE, "The api port is 8080.")
+    with Waymarks(home, cwd=str(project)) as app:
+        tool = ContextPersistence(app)
+        assert tool.call({"action": "memory_find", "query": "qqqqzzzz"}, None) \
+            .details["items"] == []
+        [found] = tool.call({"action": "memory_find", "query": "message queue"},
+                            None).details["items"]
+        assert found["kind"] == "memory"

@@ -33,8 +33,10 @@ def find_items(app: Waymarks, kind: Literal["pin", "memory"], query: str, *,
         # why it left them out): only active ones are candidates here, checked again on
         # the projection, so a find never previews what no longer applies
         recalled = app.recall(query, inherit=False, privacy=False, every_candidate=True)
+        # the words' share of the score (a semantic signal scores every claim a little:
+        # a query sharing no word with any claim found them all)
         ranked = sorted((s for s in recalled.scored
-                         if s.relevance > 0 and s.candidate.status == "active"),
+                         if s.lexical > 0 and s.candidate.status == "active"),
                         key=lambda s: -s.relevance)
         by_id = {v.id: v for v in app.items("memory", ids=[s.candidate.id for s in ranked])
                  if v.status == "active" and admits(v)}

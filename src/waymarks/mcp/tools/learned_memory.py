@@ -72,7 +72,15 @@ def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
         query = arguments.get("query")
         if not isinstance(query, str) or not 1 <= len(query.strip()) <= 512:
             return _rejected("bad_input", "query is a string of 1-512 characters")
-        return {"outcome": "ok", **inspect.search(app.home, query, egress=egress)}
+        from waymarks.core.privacy import OMITTED
+
+        if OMITTED in query:
+            return _rejected("egress-placeholder", f"the query holds {OMITTED}, which "
+                             "marks text withheld from the model; ask in your own words")
+        found = inspect.search(app.home, query, egress=egress)
+        del found["query"]  # the model's own text, never sent back unchecked (a credential
+        # or a local-only span in it went out as written)
+        return {"outcome": "ok", **found}
     if action == "show":
         cid = arguments.get("id")
         if not isinstance(cid, str) or not _ID.fullmatch(cid):
@@ -160,23 +168,27 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
     if shown is None:
         return _rejected("not_found", "no learned claim has that ID; list them first")
     shown["content"] = _on_screen(shown["content"])
+    # the claim as the person sees it, its pin and last event included: the SDK asks
+    # again when the question changed while the person decided (it said nothing of the
+    # pin, so a claim pinned meanwhile was forgotten on the first yes)
+    events = [int(e["event"]) for e in shown.get("events", [])
+              if isinstance(e, dict) and isinstance(e.get("event"), int)]
+    state = (f"{shown['kind']}, {shown['state']}" + (", pinned" if shown.get("pinned") else "")
+             + (f", last changed by event {max(events)}" if events else ""))
     if action == "forget":
-        return (f"Forget learned claim {cid} ({shown['kind']}, {shown['state']})? Its text is "
-                f"never learned again in its origin (logical, not secure erasure):\n"
-                f"{shown['content']}")
+        return (f"Forget learned claim {cid} ({state})? Its text is never learned again in "
+                f"its origin (logical, not secure erasure):\n{shown['content']}")
     if action in ("pin", "unpin"):
-        return (f"{action.capitalize()} learned claim {cid} ({shown['kind']}, "
-                f"{shown['state']})?" + (" It stays fresh, is never dormant and is never "
-                                         "replaced by the model:" if action == "pin" else "")
-                + f"\n{shown['content']}")
+        return (f"{action.capitalize()} learned claim {cid} ({state})?"
+                + (" It stays fresh, is never dormant and is never replaced by the model:"
+                   if action == "pin" else "") + f"\n{shown['content']}")
     if action == "adopt":
-        return (f"Adopt legacy learned claim {cid} ({shown['kind']}, {shown['state']}) into "
-                f"{app.cwd}? It gets a new ID there; its evidence dates stay:\n"
-                f"{shown['content']}")
+        return (f"Adopt legacy learned claim {cid} ({state}) into {app.cwd}? It gets a new "
+                f"ID there; its evidence dates stay:\n{shown['content']}")
     # the correction is shown as the claim is: a bidi override or a terminal escape in it
     # went to the dialog raw (the person could approve text that reads otherwise)
-    return (f"Correct learned claim {cid}?\nNow: {shown['content']}\nCorrection: "
-            f"{_on_screen(value[1].strip())}")
+    return (f"Correct learned claim {cid} ({state})?\nNow: {shown['content']}\n"
+            f"Correction: {_on_screen(value[1].strip())}")
 
 
 def _on_screen(content: str) -> str:
