@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -203,8 +202,12 @@ def privacy_group() -> Group:
                 "line has: run `waymarks privacy sanitize --provider ID < payload.json`")
         settings = settings_for(run.app())
         to = destination(settings, provider)  # a refusal before anything is read
+        # the command line's reader: a closed standard input (<&-) or an endless one
+        # (< /dev/zero) is one line and exit 2, not a traceback
+        text = run.stdin.read() if run.stdin is not None \
+            else run.read_stdin(MAX_PAYLOAD_BYTES)  # type: ignore[misc]
         try:
-            payload = json.loads((run.stdin or sys.stdin).read())
+            payload = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise click.UsageError(f"standard input is not a JSON payload: {exc}") from exc
         except RecursionError as exc:
@@ -212,12 +215,17 @@ def privacy_group() -> Group:
                                    ) from exc
         outcome = outgoing_payload(payload, to, settings.policy)
         if outcome.withheld or outcome.payload is None:
-            data: dict[str, Any] = {"outcome": "rejected", "code": "withheld",
-                                    "message": outcome.reason, "id": None, "conflicts": []}
-            return Result(data, f"Withheld: {outcome.reason}", EXIT_REJECTED)
+            from waymarks.commands.render import refused  # the documented shape
+
+            refusal = refused("withheld", outcome.reason or "withheld")
+            return Result(refusal.data, f"Withheld: {outcome.reason}", EXIT_REJECTED)
         return Result(dict(outcome.payload), json.dumps(outcome.payload, ensure_ascii=False))
 
     return privacy
+
+
+#: the largest provider payload `privacy sanitize` reads (as `import` reads at most)
+MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
 
 
 def _shown(raw: Any, table: str = "") -> Any:

@@ -99,6 +99,10 @@ def health(app: Waymarks) -> dict[str, Any]:
         if session.partial_tail:
             report["problems"].append(f"active session: a half-written last line "
                                       f"({session.partial_tail} bytes)")
+    try:  # every write, plan and recall reads the settings: a file they refuse stops them
+        app.settings()
+    except ServiceError as exc:
+        report["problems"].append(f"configuration: {exc}")
     report["problems"] += learned_problems(app, report) + queue_problems(app, report) + \
         crossed_claims(app, session)
     report["ok"] = not report["problems"]
