@@ -61,12 +61,7 @@ def test_a_span_withheld_under_an_exact_allow_list_is_not_matched_either(
         tmp_path: Path) -> None:
     """A re-review: admitted as a whole (``sensitive``, which ``pg`` may receive), an item
     whose ``internal`` span ``pg`` may not receive still matched that span's words."""
-    home, project = tmp_path / "home", tmp_path / "project"
-    project.mkdir()
-    home.mkdir()
-    (home / "config.toml").write_text('[privacy.remoteProviders]\n'
-                                      'pg = ["normal", "sensitive"]\n')
-    with Waymarks(home, cwd=str(project)) as app:
+    with _exact_allow_list(tmp_path) as app:
         app.remember("[ds4:internal]Falcon merger target[/ds4:internal] warehouse is "
                      "[ds4:sensitive]snowflake[/ds4:sensitive]")
         tool = ContextPersistence(app, provider="pg")
@@ -97,13 +92,18 @@ def test_an_item_whose_spans_the_destination_may_all_receive_is_found(tmp_path: 
     """A re-review: every marked item had to pass every level up to its highest, so under
     `["normal", "sensitive"]` one with only a `sensitive` span was never found, though
     the plan sends it whole."""
+    with _exact_allow_list(tmp_path) as app:
+        app.remember("The warehouse is [ds4:sensitive]snowflake[/ds4:sensitive] in region eu")
+        tool = ContextPersistence(app, provider="pg")
+        found = tool.call({"action": "memory_find", "query": "warehouse region"}, None)
+        assert len(found.details["items"]) == 1 and "snowflake" in found.text
+
+
+def _exact_allow_list(tmp_path: Path) -> Waymarks:
+    """A home whose provider ``pg`` may receive ``normal`` and ``sensitive`` only."""
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     home.mkdir()
     (home / "config.toml").write_text('[privacy.remoteProviders]\n'
                                       'pg = ["normal", "sensitive"]\n')
-    with Waymarks(home, cwd=str(project)) as app:
-        app.remember("The warehouse is [ds4:sensitive]snowflake[/ds4:sensitive] in region eu")
-        tool = ContextPersistence(app, provider="pg")
-        found = tool.call({"action": "memory_find", "query": "warehouse region"}, None)
-        assert len(found.details["items"]) == 1 and "snowflake" in found.text
+    return Waymarks(home, cwd=str(project))
