@@ -38,9 +38,17 @@ def find_items(app: Waymarks, kind: Literal["pin", "memory"], query: str, *,
         ranked = sorted((s for s in recalled.scored
                          if s.lexical > 0 and s.candidate.status == "active"),
                         key=lambda s: -s.relevance)
-        by_id = {v.id: v for v in app.items("memory", ids=[s.candidate.id for s in ranked])
-                 if v.status == "active" and admits(v)}
-        return [by_id[s.candidate.id] for s in ranked if s.candidate.id in by_id][:limit]
+        found: list[ItemView] = []
+        for start in range(0, len(ranked), max(1, limit)):  # in rank order until ``limit``
+            # are admitted: not every candidate of a large store (the admission check
+            # made this read them all)
+            chunk = [s.candidate.id for s in ranked[start:start + max(1, limit)]]
+            by_id = {v.id: v for v in app.items("memory", ids=chunk)
+                     if v.status == "active" and admits(v)}
+            found += [by_id[i] for i in chunk if i in by_id]
+            if len(found) >= limit:
+                break
+        return found[:limit]
     views = [v for v in app.items(kind) if (v.status == "active" or not active_only)
              and admits(v)]
     scored = [(len(wanted.intersection(analyze(v.text).features)), v) for v in views]
