@@ -63,7 +63,7 @@ def test_the_blank_lines_between_team_or_learned_items_count_against_the_budget(
     items = ["a" * 400, "b" * 400, "c" * 400]
 
     def run(budget: int, room: int | None) -> list[str]:
-        included, _excluded = fill(items, level=lambda _i: "normal", admits=lambda _l: True,
+        included, _excluded, _room = fill(items, level=lambda _i: "normal", admits=lambda _l: True,
                                    render=lambda i: i, budget=budget, what="team", room=room)
         return [i for i, _r, _t, _l in included]
 

@@ -26,11 +26,12 @@ B = TypeVar("B")
 
 def fill(blocks: Sequence[B], *, level: Callable[[B], str], admits: Callable[[str], bool],
          render: Callable[[B], str], budget: int, what: str, room: int | None
-         ) -> tuple[list[tuple[B, str, int, str]], list[tuple[B, str, str, int]]]:
+         ) -> tuple[list[tuple[B, str, int, str]], list[tuple[B, str, str, int]], int | None]:
     """(included: block, rendered, tokens, level), (excluded: block, level, reason,
-    tokens); ``what`` names the budget in its reason ("team", "learned"). The blank line
-    between two items counts against the budget and the room (:data:`SEPARATOR`), as in
-    every other block: a block of three items passed its budget by two tokens."""
+    tokens), and the room left; ``what`` names the budget in its reason ("team",
+    "learned"). The blank line between two items counts against the budget and the room
+    (:data:`SEPARATOR`), as in every other block: a block of three items passed its budget
+    by two tokens."""
     included: list[tuple[B, str, int, str]] = []
     excluded: list[tuple[B, str, str, int]] = []
     used = 0
@@ -52,4 +53,4 @@ def fill(blocks: Sequence[B], *, level: Callable[[B], str], admits: Callable[[st
         included.append((block, rendered, tokens, found))
         used += cost
         room = None if room is None else room - cost
-    return included, excluded
+    return included, excluded, room

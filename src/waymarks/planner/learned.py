@@ -62,9 +62,10 @@ def render_learned(block: LearnedBlock, egress: Egress) -> str:
 
 def choose_learned(blocks: Sequence[LearnedBlock], egress: Egress, budget: int,
                    room: int | None) -> tuple[list[tuple[LearnedBlock, str, int, str]],
-                                              list[tuple[LearnedBlock, str, str, int]]]:
+                                              list[tuple[LearnedBlock, str, str, int]],
+                                              int | None]:
     """(included: block, rendered, tokens, level), (excluded: block, level, reason,
-    tokens)."""
+    tokens), and the room left."""
     return fill(blocks, level=lambda b: egress.level(b.content, b.classification),
                 admits=egress.admits_all_up_to,  # a folded level is a ceiling
                 render=lambda b: render_learned(b, egress), budget=budget, what="learned",

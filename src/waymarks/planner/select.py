@@ -193,8 +193,7 @@ def build_plan(
     personal_text, room = _choose_texts(personal, "personal", egress,
                                         budgets.max_personal_tokens, room, manifest, sep="\n",
                                         overhead=_PERSONAL_WRAPPER)
-    learned_text, room = _learned(learned, _held(pins, memories), egress, budgets, room,
-                                  manifest)
+    learned_text, room = _learned(learned, pins, memories, egress, budgets, room, manifest)
     history_text, room = _choose_texts(history, "history", egress, budgets.max_history_tokens,
                                        room, manifest)
     snippet_text, room = _choose_texts(snippets, "snippet", egress,
@@ -307,7 +306,6 @@ def _rendered_pin(block: PinBlock, egress: Egress) -> tuple[str, int]:
     return text, estimate_tokens(text)
 
 
-_SEPARATOR: Final = SEPARATOR
 #: what wrapping personal entries costs (begin, guidance and end lines around them)
 _PERSONAL_WRAPPER: Final = estimate_tokens(wrap_personal("")) + 1
 
@@ -330,7 +328,7 @@ def _choose_memories(
             continue
         rendered = render_memory(block, egress)
         tokens = estimate_tokens(rendered)
-        cost = tokens + (_SEPARATOR if chosen else 0)  # the blank line between blocks
+        cost = tokens + (SEPARATOR if chosen else 0)  # the blank line between blocks
         reason = None
         if len(chosen) >= budgets.max_results:
             reason = f"memory.maxResults ({budgets.max_results}) reached"
@@ -353,17 +351,16 @@ def _choose_memories(
 def _team(team: Sequence[TeamBlock], egress: Egress, room: int | None,
           manifest: list[ManifestEntry]) -> tuple[str, int | None]:
     """Teammates' shared items right after the person's own pins (planner.team)."""
-    included, excluded = choose_team(team, egress, room)
+    included, excluded, room = choose_team(team, egress, room)
     for block, level, reason, tokens in excluded:
         manifest.append(ManifestEntry(block.id, "team", "excluded", reason, scope="team",
                                       classification=level, key=block.key, tokens=tokens))
-    for n, (block, _rendered, tokens, level) in enumerate(included):
+    for block, _rendered, tokens, level in included:
         # the level the egress decided (the stored value named `normal` an item the
         # default classification made sensitive)
         manifest.append(ManifestEntry(block.id, "team", "included",
                                       f"shared by {block.contributor}", scope="team",
                                       classification=level, key=block.key, tokens=tokens))
-        room = None if room is None else room - tokens - (_SEPARATOR if n else 0)
     return "\n\n".join(rendered for _b, rendered, _t, _l in included), room
 
 
@@ -375,29 +372,32 @@ def _held(pins: Sequence[PinInput], memories: Sequence[MemoryInput]) -> dict[str
     return held
 
 
-def _learned(learned: Sequence[LearnedBlock], held: dict[str, str], egress: Egress,
-             budgets: Budgets, room: int | None, manifest: list[ManifestEntry]
-             ) -> tuple[str, int | None]:
+def _learned(learned: Sequence[LearnedBlock], pins: Sequence[PinInput],
+             memories: Sequence[MemoryInput], egress: Egress, budgets: Budgets,
+             room: int | None, manifest: list[ManifestEntry]) -> tuple[str, int | None]:
     """Learned claims after confirmed memory, within their own budget (planner.learned).
     One the person holds as a pin or claim of their own is left out: it went into the
     plan twice, and when the person's copy was classified above what the destination may
     receive, the learned copy (at its source's level) went out instead."""
+    held = _held(pins, memories) if learned else {}  # (most plans have none learned)
+    offered = []
     for block in learned:
         own = held.get(normalize(block.content))
-        if own is not None:
+        if own is None:
+            offered.append(block)
+        else:
             manifest.append(ManifestEntry(block.id, "learned", "excluded",
                                           f"you hold this claim ({own[:8]})",
                                           score=block.score))
-    learned = [b for b in learned if normalize(b.content) not in held]
-    included, excluded = choose_learned(learned, egress, budgets.max_learned_tokens, room)
+    included, excluded, room = choose_learned(offered, egress, budgets.max_learned_tokens,
+                                              room)
     for block, level, reason, tokens in excluded:
         manifest.append(ManifestEntry(block.id, "learned", "excluded", reason,
                                       classification=level, score=block.score, tokens=tokens))
-    for n, (block, _rendered, tokens, level) in enumerate(included):
+    for block, _rendered, tokens, level in included:
         manifest.append(ManifestEntry(block.id, "learned", "included",
                                       "recall matched a learned claim", score=block.score,
                                       classification=level, tokens=tokens))
-        room = None if room is None else room - tokens - (_SEPARATOR if n else 0)
     return "\n\n".join(rendered for _b, rendered, _t, _l in included), room
 
 
@@ -418,7 +418,7 @@ def _choose_texts(
             continue
         text = render_text(item.block, egress)
         tokens = estimate_tokens(text)
-        cost = tokens + (_SEPARATOR if parts else 0)
+        cost = tokens + (SEPARATOR if parts else 0)
         if used + cost > budget:
             reason = f"{kind} token budget ({budget}) reached"
         elif room is not None and cost + (0 if parts else overhead) > room:

@@ -83,15 +83,16 @@ def order_team(request: str, blocks: Sequence[TeamBlock]) -> list[TeamBlock]:
 
 def choose_team(blocks: Sequence[TeamBlock], egress: Egress, room: int | None
                 ) -> tuple[list[tuple[TeamBlock, str, int, str]],
-                           list[tuple[TeamBlock, str, str, int]]]:
+                           list[tuple[TeamBlock, str, str, int]], int | None]:
     """(included: block, rendered, tokens, level), (excluded: block, level, reason,
-    tokens)."""
+    tokens), and the room left."""
     def level(block: TeamBlock) -> str:
         return egress.level(block.text, block.classification)
 
     overridden = [(b, level(b), f"your own claim {b.overridden_by[:8]} says otherwise", 0)
                   for b in blocks if b.overridden_by]
-    included, excluded = fill([b for b in blocks if not b.overridden_by], level=level,
-                              admits=egress.admits, render=lambda b: render_team(b, egress),
-                              budget=TEAM_MAX_TOKENS, what="team", room=room)
-    return included, [*overridden, *excluded]
+    included, excluded, room = fill([b for b in blocks if not b.overridden_by], level=level,
+                                    admits=egress.admits,
+                                    render=lambda b: render_team(b, egress),
+                                    budget=TEAM_MAX_TOKENS, what="team", room=room)
+    return included, [*overridden, *excluded], room
