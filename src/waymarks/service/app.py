@@ -204,7 +204,9 @@ class Waymarks:
             if not self.can_create_session:
                 raise ServiceError("no_session", "This host session is not persistent (for "
                                    "example Pi's --no-session): nothing can be recorded")
-            self._session = self._create_session()
+            from waymarks.service.sessions_api import first_session
+
+            self._session = first_session(self)
         return self._session
 
     def open_session(self, path: Path) -> SessionFile:

@@ -22,7 +22,7 @@ from waymarks.ledger.discovery import (
     session_file_name,
 )
 from waymarks.ledger.log import SessionFileError, SessionLog
-from waymarks.ledger.session_file import SessionFile
+from waymarks.ledger.session_file import SessionBusy, SessionFile
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms, iso
 from waymarks.service.views import SessionInfo
@@ -75,14 +75,47 @@ def follow_newest(app: Waymarks) -> None:
         app.bind_session(app.open_session(newest))
 
 
+def first_session(app: Waymarks) -> SessionLog:
+    """The session a write opens in a project that had none when the command started:
+    looked for again, and made only if still absent, under the project's creation lock.
+    Two commands started together there (an agent and a terminal) each made a session,
+    and the write of the one whose file sorted first went where no later command looks,
+    although it was reported committed."""
+    import errno
+    import os
+
+    from waymarks.files.locks import open_lock
+    from waymarks.ledger.flock_wait import flock_within
+
+    _check_unicode(app)
+    lock = session_dir(app.home, app.cwd) / ".create.lock"
+    try:
+        fd = open_lock(lock)
+    except OSError:  # the home cannot be written: creating says so in its own words
+        return create_session(app)
+    try:
+        if not flock_within(fd, app.busy_timeout_ms / 1000):
+            raise SessionBusy(errno.EWOULDBLOCK, "another process has been starting this "
+                              "project's first session for too long (stopped with Ctrl-Z, "
+                              "or hung): let it finish or stop it, then retry", str(lock))
+        newest = newest_session(app.home, app.cwd)
+        return app.open_session(newest) if newest is not None else create_session(app)
+    finally:
+        os.close(fd)
+
+
+def _check_unicode(app: Waymarks) -> None:
+    if not is_unicode(app.cwd):  # a session header could not be written (nothing is)
+        raise ServiceError("invalid_argument", f"the project directory {app.cwd!r} is "
+                           "not a UTF-8 path; run Waymarks from (or give --cwd) a "
+                           "directory whose name is UTF-8 text")
+
+
 def create_session(app: Waymarks) -> SessionFile:
     """A new session file of the project, named to sort after the others there."""
     from waymarks.files.dirs import make_private_dirs  # a write's: not a recall's
 
-    if not is_unicode(app.cwd):  # its header could not be written (nothing is)
-        raise ServiceError("invalid_argument", f"the project directory {app.cwd!r} is "
-                           "not a UTF-8 path; run Waymarks from (or give --cwd) a "
-                           "directory whose name is UTF-8 text")
+    _check_unicode(app)
     stamp, session_id = new_session_stamp(app), app.ids.uuid()
     path = session_dir(app.home, app.cwd) / session_file_name(stamp, session_id)
     make_private_dirs(path.parent)  # the home too, when this is its first file
