@@ -484,3 +484,54 @@ def test_a_find_preview_rendered_for_a_local_model_is_not_sent_on_after_a_switch
     assert secret not in remote and "pins_find" in remote  # its metadata still there
     assert found["details"]["items"][0]["id"] in remote
     assert secret in local
+
+
+def test_what_stays_in_the_conversation_is_checked_for_its_later_models(
+        tmp_path: Path) -> None:
+    """``sanitize`` with ``history`` (a compaction's input): for the active model and an
+    unnamed remote one both, a result rendered for a local model withheld even when the
+    active model is that local one; a policy under which a named provider could receive
+    nothing then fails closed."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text('[privacy]\nlocalProviders = ["ollama"]\n')
+    stamp = json.dumps({"outcome": "ok", "renderedFor": "ollama"})
+    messages = [
+        {"role": "user", "content": "use ANTHROPIC_API_KEY=sk-ant-api03-" + "Q" * 90},
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "c1",
+                                           "name": "memory_recall", "arguments": {}}]},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "memory_recall",
+         "content": [{"type": "text", "text": stamp + "\nThe vault phrase is heron"}]}]
+    payload = {"messages": messages}
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "sanitize", "params": {"payload": payload, "provider": "ollama"}},
+        {"id": 3, "method": "sanitize", "params": {"payload": payload, "provider": "ollama",
+                                                   "history": True}},
+        {"id": 4, "method": "shutdown"}], Host())
+    assert json.dumps(out[1]["result"]).count("heron") == 1  # for the local model alone
+    kept = json.dumps(out[2]["result"])
+    assert "heron" not in kept and "sk-ant-api03" not in kept
+    assert "rendered for another model" in kept and "[REDACTED:anthropic-key]" in kept
+    (home / "config.toml").write_text(
+        '[privacy]\n[privacy.remoteProviders]\npg = ["sensitive"]\n')
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "sanitize", "params": {"payload": payload, "provider": "pg",
+                                                   "history": True}},
+        {"id": 3, "method": "shutdown"}], Host())
+    assert out[1]["result"]["withheld"] is True and "pg" in out[1]["result"]["reason"]
+
+
+def test_a_promotion_with_every_lesson_held_back_says_so(tmp_path: Path) -> None:
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "notes", "params": {
+            "text": "add -- Lesson: [ds4:local-only]the root hint[/ds4:local-only]"}},
+        {"id": 3, "method": "notes", "params": {"text": "promote"}},
+        {"id": 4, "method": "shutdown"}], Host())
+    assert out[1]["result"]["exitCode"] == 0
+    answer = out[2]["result"]
+    assert answer["prompt"] is None and "root hint" not in json.dumps(answer)
+    assert "1 lesson note(s)" in answer["message"]
+    assert "waymarks notes promote" in answer["message"]

@@ -482,6 +482,18 @@ class ProviderPolicy(msgspec.Struct, frozen=True):  # __post_init__ normalises i
             highest(self.default_classification, other.default_classification),
             self.redact_secrets or other.redact_secrets)
 
+    def for_history(self) -> ProviderPolicy:
+        """The policy for text that stays in a host's conversation (a compaction's or a
+        branch summary's input, a prompt the bridge starts as the person's turn): it goes
+        to whichever model comes next, so every provider is taken as remote and receives
+        what it may and what an unnamed remote provider may, both. ``PrivacyConfigError``
+        when a named provider may receive nothing then (its levels and the default's are
+        apart)."""
+        return self.tightened_by(ProviderPolicy(
+            remote_default_allowed=self.remote_default(),
+            default_classification=self.default_classification,
+            redact_secrets=self.redact_secrets))
+
     def written(self, level: str | None) -> str | None:
         """The level to write out for an item stored at ``level`` (``None``: none given)
         when it leaves this home (an export, a team ledger): its own, else the default

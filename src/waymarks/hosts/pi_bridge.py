@@ -19,7 +19,8 @@ with requests of its own (IDs ``w1``, ``w2`` …) that the extension answers on 
 Methods: ``initialize``, ``sync``, ``plan``, ``command`` (``/context …`` text),
 ``remember``, ``notes`` (``/notes …``: ``promote`` answers with the prompt of the visible
 promotion turn), ``tool`` (the tools of :mod:`waymarks.hosts.pi_tools`), ``sanitize``
-(a provider payload; fails closed), ``learn`` (capture on ``agent_end`` /
+(a provider payload, or with ``history`` what stays in the conversation: a compaction's
+or branch summary's input; fails closed), ``learn`` (capture on ``agent_end`` /
 ``session_compact``, when learning is on), ``evolve`` (one consolidation attempt whose
 model call is the host request ``complete`` below; :mod:`waymarks.hosts.pi_model`),
 ``shutdown``. Logic lives here; the extension only
@@ -337,16 +338,26 @@ class Bridge:
         """``/notes …``: ``promote`` answers with the prompt for the visible promotion turn
         (``prompt`` None and a message when there are no lesson notes); anything else is
         the ``notes`` command of the table, as ``/context notes …`` runs it."""
-        from waymarks.personal.notes import promote_prompt
+        from waymarks.core.privacy import PrivacyConfigError
+        from waymarks.personal.notes import active_notes, promote_prompt
 
         raw = params.get("text")
         text = raw if isinstance(raw, str) else ""
         if text.strip().lower() != "promote":
             return self.rpc_command({"text": f"notes {text}".strip()})
-        prompt, lessons = promote_prompt(self._app(), self.provider)
+        try:  # the prompt becomes the person's turn, sent again to every later model
+            prompt, lessons = promote_prompt(self._app(), self.provider, history=True)
+        except PrivacyConfigError as exc:
+            return {"prompt": None, "message": f"Nothing to promote: {exc}"}
         if prompt is None:
-            return {"prompt": None, "message": "There are no lesson notes on this branch to "
-                    "promote (add one with /notes add -- TEXT)."}
+            held = sum(n.type == "lesson" for n in active_notes(self._app()))
+            return {"prompt": None, "message": (
+                f"The {held} lesson note(s) on this branch hold text that not every model "
+                "of this conversation may receive (a local-only part, say), and the "
+                "promotion stays in the conversation: none is promoted here. `waymarks "
+                "notes promote` in a terminal prints the prompt for you to paste where you "
+                "choose." if held else "There are no lesson notes on this branch to "
+                "promote (add one with /notes add -- TEXT).")}
         return {"prompt": prompt, "lessons": len(lessons)}
 
     def rpc_tool(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -364,7 +375,8 @@ class Bridge:
         app = self._app()
         settings = settings_for(app)
         outcome = outgoing_payload(params.get("payload"), host_destination(
-            app, _provider(params.get("provider"), self.provider), settings), settings.policy)
+            app, _provider(params.get("provider"), self.provider), settings), settings.policy,
+            history=params.get("history") is True)
         if outcome.withheld or outcome.payload is None:
             return {"withheld": True, "reason": outcome.reason}
         return {"withheld": False, "payload": outcome.payload}

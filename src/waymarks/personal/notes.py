@@ -95,7 +95,7 @@ def _created_at(value: object) -> int:
     return value if type(value) is int else 0
 
 
-def promote_prompt(app: Waymarks, provider: str | None = None
+def promote_prompt(app: Waymarks, provider: str | None = None, *, history: bool = False
                    ) -> tuple[str | None, list[Note]]:
     """The promotion prompt for the active lesson notes (``None`` when there are none).
 
@@ -103,8 +103,11 @@ def promote_prompt(app: Waymarks, provider: str | None = None
     other stored text (the default classification; a note above what it may receive is
     left out, as a plan leaves out an item; credentials redacted for a remote provider); a
     note with nothing left is left out. The
-    project's path is named in it through the same egress (:meth:`Egress.label`)."""
-    egress = egress_for(app, provider)
+    project's path is named in it through the same egress (:meth:`Egress.label`). With
+    ``history`` the prompt stays in the host's conversation (Pi starts it as the person's
+    turn), so it is rendered for every later model too (:meth:`ProviderPolicy.for_history`;
+    ``PrivacyConfigError`` when that allows nothing)."""
+    egress = egress_for(app, provider, history=history)
     lessons = []
     for note in active_notes(app):
         if note.type != "lesson" or not egress.admits(egress.level(note.text)):

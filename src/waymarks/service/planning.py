@@ -88,12 +88,15 @@ def destination(settings: Settings, provider: str | None) -> str:
 
 
 def egress_for(app: Waymarks, provider: str | None = None,
-               settings: Settings | None = None) -> Egress:
+               settings: Settings | None = None, *, history: bool = False) -> Egress:
     """The egress for ``provider`` (when none is named: the model of the host this
     process serves, :attr:`Waymarks.host_provider`, else the configured default):
-    every adapter that sends stored text toward a model gets its egress here."""
+    every adapter that sends stored text toward a model gets its egress here. With
+    ``history``, for text that stays in the host's conversation and goes to every later
+    model as well (:meth:`ProviderPolicy.for_history`)."""
     settings = settings or settings_for(app)
-    return Egress.to(settings.policy, host_destination(app, provider, settings))
+    policy = settings.policy.for_history() if history else settings.policy
+    return Egress.to(policy, host_destination(app, provider, settings))
 
 
 def host_destination(app: Waymarks, provider: str | None, settings: Settings) -> str:

@@ -40,7 +40,7 @@ from typing import Any, Final
 
 from waymarks.core.egress import Egress, quote
 from waymarks.core.lazy_re import lazy
-from waymarks.core.privacy import LEVELS, ProviderPolicy
+from waymarks.core.privacy import LEVELS, PrivacyConfigError, ProviderPolicy
 from waymarks.planner.sanitize import SanitizeOutcome, sanitize
 from waymarks.tool.contract import (
     ACTIONS,
@@ -193,11 +193,21 @@ def render_text(details: dict[str, Any]) -> str:
 
 # -- whole conversations ----------------------------------------------------------------
 
-def outgoing_payload(payload: object, provider: str, policy: ProviderPolicy) -> SanitizeOutcome:
+def outgoing_payload(payload: object, provider: str, policy: ProviderPolicy, *,
+                     history: bool = False) -> SanitizeOutcome:
     """A provider payload as it may leave: earlier tool traffic guarded, results rendered
     for another destination withheld, then sanitized (fails closed: see
-    :func:`waymarks.planner.sanitize.sanitize`)."""
-    return sanitize(guard_payload(payload, Fit(provider, policy)), provider, policy)
+    :func:`waymarks.planner.sanitize.sanitize`). With ``history``, as text that stays in
+    the conversation for whichever model comes next (:meth:`ProviderPolicy.for_history`:
+    a compaction's input, whose summary is sent with every later request)."""
+    sent = policy
+    if history:
+        try:
+            sent = policy.for_history()
+        except PrivacyConfigError as exc:
+            return SanitizeOutcome(None, True, str(exc), provider, "remote", None)
+    return sanitize(guard_payload(payload, Fit(provider, sent, rendered=policy)), provider,
+                    sent)
 
 
 def guard_payload(payload: object, fit: Fit | None = None) -> object:
@@ -234,10 +244,11 @@ class Fit:
     """Whether a result rendered for one provider may go to ``provider``: nothing it may
     hold is beyond what ``provider`` may receive (levels, and credentials unredacted)."""
 
-    def __init__(self, provider: str, policy: ProviderPolicy) -> None:
+    def __init__(self, provider: str, policy: ProviderPolicy,
+                 rendered: ProviderPolicy | None = None) -> None:
         self.allowed = policy.allowed(provider)
         self.redacts = policy.redacts(provider)
-        self.policy = policy
+        self.policy = rendered or policy  # what a stamp's provider was rendered under
 
     def __call__(self, content: Any) -> bool:
         stamp = _first_json_line(content).get(RENDERED_FOR) if content is not None else None

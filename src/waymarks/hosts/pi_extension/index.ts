@@ -498,6 +498,51 @@ export default function waymarks(pi: any) {
 		stop();
 	});
 
+	// What a summary is made of stays in the conversation as its summary, sent with every
+	// later request to whichever model comes next: the bridge renders it for that (the
+	// active model and an unnamed remote one, both) before Pi's own summarizer sends it.
+	// Pi's summary requests do not pass before_provider_request. Fails closed: a summary
+	// whose input could not be checked is not made.
+	async function forHistory(ctx: any, payload: Json): Promise<Json> {
+		const checked = await call(ctx, "sanitize", { payload, provider: ctx.model?.provider, history: true });
+		if (checked.withheld || !checked.payload) throw new Error(checked.reason ?? "withheld");
+		return checked.payload;
+	}
+
+	function replaceAll(list: Json[], safe: Json): void {
+		if (!Array.isArray(safe) || safe.length !== list.length) throw new Error("the checked list differs");
+		list.splice(0, list.length, ...safe); // Pi summarizes this very array
+	}
+
+	pi.on("session_before_compact", async (event: Json, ctx: any) => {
+		const p = event?.preparation;
+		try {
+			for (const name of ["messagesToSummarize", "turnPrefixMessages"]) {
+				if (Array.isArray(p?.[name]) && p[name].length) replaceAll(p[name], (await forHistory(ctx, { messages: p[name] })).messages);
+			}
+			if (typeof p?.previousSummary === "string" && p.previousSummary) {
+				const [m] = (await forHistory(ctx, { messages: [{ role: "user", content: p.previousSummary }] })).messages;
+				p.previousSummary = typeof m?.content === "string" ? m.content : "";
+			}
+			return undefined;
+		} catch (e) {
+			warn(ctx, `compaction was cancelled: the privacy of what it summarizes could not be checked (${e instanceof Error ? e.message : e})`);
+			return { cancel: true };
+		}
+	});
+
+	pi.on("session_before_tree", async (event: Json, ctx: any) => {
+		const p = event?.preparation;
+		if (!p?.userWantsSummary || !Array.isArray(p.entriesToSummarize) || !p.entriesToSummarize.length) return undefined;
+		try {
+			replaceAll(p.entriesToSummarize, (await forHistory(ctx, { messages: [], entries: p.entriesToSummarize })).entries);
+			return undefined;
+		} catch (e) {
+			warn(ctx, `the branch summary was cancelled: the privacy of what it summarizes could not be checked (${e instanceof Error ? e.message : e})`);
+			return { cancel: true };
+		}
+	});
+
 	pi.on("session_compact", async (_event: Json, ctx: any) => {
 		// syncs the compaction entry; with learning on, captures its summary (no model call)
 		try {
