@@ -78,3 +78,19 @@ def _json_object(path: Path) -> dict[str, object] | None:
     except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def repository_placed(session_file: Path, project: str) -> str | None:
+    """Why the project's repository could have chosen or written the session file Pi
+    opened, or ``None``: it lies inside the project's tree, or the project's own
+    ``.pi/settings.json`` names a ``sessionDir`` (Pi reads that before it asks about
+    trust, so a clone can ship a session file there, header and pins included, for
+    ``pi -c`` to continue). In an untrusted project such a file is not the person's."""
+    root = Path(os.path.realpath(project))
+    where = Path(os.path.realpath(session_file))
+    if where == root or root in where.parents:
+        return f"the session file {where} lies inside the project"
+    settings = _json_object(root / ".pi" / "settings.json")
+    if settings is not None and "sessionDir" in settings:
+        return f"the project's .pi/settings.json chose where it lies ({where})"
+    return None

@@ -130,7 +130,10 @@ export default function waymarks(pi: any) {
 			hasUI: Boolean(ctx.hasUI),
 			trusted,
 			provider: ctx.model?.provider,
-		}, timeoutMs * 4);
+		}, timeoutMs * 4).then((r: Json) => {
+			if (typeof r?.heldBack === "string") warn(ctx, r.heldBack, "held");
+			return r;
+		});
 	}
 
 	async function onLine(proc: ChildProcessWithoutNullStreams, line: string) {
