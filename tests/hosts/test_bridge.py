@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -584,3 +587,62 @@ def test_a_session_the_repository_placed_is_not_the_persons_in_an_untrusted_proj
     out = plan()
     assert out[0]["result"]["heldBack"] is None and out[0]["result"]["persistent"] is True
     assert "evil.example" in json.dumps(out[1]["result"])
+
+
+class BridgeProcess:
+    """A real ``waymarks bridge`` process, spoken to as the extension does."""
+
+    def __init__(self, home: Path, project: Path) -> None:
+        env = {**os.environ, "WAYMARKS_HOME": str(home), "HOME": str(home.parent),
+               "PI_CODING_AGENT_DIR": str(home.parent / "agent"), "WAYMARKS_SEMANTIC": "off"}
+        self.process = subprocess.Popen(
+            [str(Path(sys.executable).parent / "waymarks"), "bridge"], cwd=project, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.next = 0
+
+    def call(self, method: str, **params: Any) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.next += 1
+        self.process.stdin.write(json.dumps({"id": self.next, "method": method,
+                                             "params": params}) + "\n")
+        self.process.stdin.flush()
+        while True:
+            message = json.loads(self.process.stdout.readline())
+            if "method" in message:  # no callback is expected: the test fails on one
+                raise AssertionError(f"unexpected host request {message}")
+            if message.get("id") == self.next:
+                return message
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def test_a_session_open_in_another_pi_process_is_not_served_twice(tmp_path: Path) -> None:
+    """Two ``pi -c`` on one session: each bridge knew only its own Pi's entries, and the
+    projection they share took one's for the other's (a pin reported recorded vanished).
+    The second is served as --no-session and says why; once the first has ended, a new
+    one serves the session again."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    opened = {"cwd": str(project), "sessionFile": str(tmp_path / "s.jsonl"),
+              "header": {**HEADER, "cwd": str(project)},
+              "entries": [user("a1", None, "hi")], "leafId": "a1", "hasUI": False}
+    (tmp_path / "s.jsonl").touch()
+    first, second = BridgeProcess(home, project), BridgeProcess(home, project)
+    try:
+        assert first.call("initialize", **opened)["result"]["heldBack"] is None
+        answer = second.call("initialize", **opened)["result"]
+        assert answer["persistent"] is False and "another Pi process" in answer["heldBack"]
+        refused = second.call("command", text="pin -- mine")["result"]
+        assert refused["exitCode"] != 0  # nothing recorded, and no host append asked for
+    finally:
+        first.close()
+        second.close()
+    third = BridgeProcess(home, project)
+    try:
+        answer = third.call("initialize", **opened)["result"]
+        assert answer["heldBack"] is None and answer["persistent"] is True
+    finally:
+        third.close()

@@ -51,8 +51,9 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from waymarks.core.arguments import tokenize
-from waymarks.core.text import escaped, is_unicode
+from waymarks.core.text import escaped
 from waymarks.hosts.model_limits import pi_fixed_tokens, valid_limit
+from waymarks.hosts.pi_claim import Claim, claim
 from waymarks.hosts.pi_trust import bridge_trust
 from waymarks.ledger.host import HostSessionLog
 from waymarks.ledger.log import SessionFileError
@@ -120,6 +121,7 @@ class Bridge:
         self._table: Any = None
         self._remember: Any = None
         self._retired: list[Waymarks] = []  # services a later initialize replaced
+        self._claim = Claim()  # the hold on the session Pi opened (hosts.pi_claim)
 
     # -- transport ----------------------------------------------------------------------
 
@@ -238,8 +240,11 @@ class Bridge:
         provider = _provider(params.get("provider"), None)
         session_file, header = params.get("sessionFile"), params.get("header")
         ledger = None
-        held = self._held_back(session_file, cwd, params.get("trusted"))
-        if isinstance(session_file, str) and isinstance(header, dict) and held is None:
+        self._claim.release()  # (a second initialize: this one decides again)
+        self._claim = claim(self.home, session_file, header.get("id") if isinstance(
+            header, dict) else None, cwd, params.get("trusted"))
+        if isinstance(session_file, str) and isinstance(header, dict) \
+                and self._claim.why is None:
             try:
                 ledger = HostSessionLog.from_entries(
                     Path(session_file), header, _entries(params.get("entries")), self._append)
@@ -261,36 +266,7 @@ class Bridge:
         app.host_provider = PI_UNKNOWN_PROVIDER  # until Pi names its model's (``provider``)
         app.trust_override = bridge_trust(params.get("trusted"), app.cwd)
         return {"protocol": PROTOCOL, "persistent": ledger is not None,
-                "trusted": app.project_trusted, "heldBack": held}
-
-    def _held_back(self, session_file: object, cwd: str, reported: object) -> str | None:
-        """Why the session Pi opened is not read as the person's, or ``None``: in an
-        untrusted project, a session file its repository could have placed
-        (:func:`~waymarks.hosts.pi_trust.repository_placed`) holds pins nobody here
-        confirmed; they were injected as the person's. The session is then served like
-        Pi's ``--no-session``: nothing of it is planned and nothing recorded in it."""
-        from waymarks.hosts.pi_trust import repository_placed
-        from waymarks.ledger.discovery import canonical_project_path
-        from waymarks.service.trust import TrustStore
-
-        if not isinstance(session_file, str) or not is_unicode(cwd):
-            return None
-        project = canonical_project_path(cwd)
-        why = repository_placed(Path(session_file), project)
-        if why is None:
-            return None
-        trusted = bridge_trust(reported, project)
-        if trusted is None:
-            try:
-                trusted = project in TrustStore(self.home).projects()
-            except ServiceError:
-                trusted = False
-        if trusted:
-            return None
-        return (f"this session's pins and memory are not used and nothing is recorded in "
-                f"it: {why}, and the project is not trusted, so its repository could have "
-                "written it. Trust the project (`waymarks trust`, or Pi's own trust) if "
-                "the session is yours, or start a new one outside the project")
+                "trusted": app.project_trusted, "heldBack": self._claim.why}
 
     def rpc_sync(self, params: dict[str, Any]) -> dict[str, Any]:
         return {"entries": len(self.ledger.entries) if self.ledger else 0}
@@ -475,6 +451,7 @@ class Bridge:
             self._capture.close()
         for app in (*self._retired, *([self.app] if self.app is not None else [])):
             app.close()
+        self._claim.release()
         return {"stopped": True}
 
     # -- helpers ------------------------------------------------------------------------

@@ -1,0 +1,91 @@
+"""Whether the session Pi opened is this bridge's to serve as the person's.
+
+Two reasons it is not; either way the bridge serves it as Pi's ``--no-session`` (nothing
+of it planned, nothing recorded in it) and Pi says why, once:
+
+- **Placed by the repository.** In an untrusted project, a session file inside the
+  project's tree, or where the project's own ``.pi/settings.json`` ``sessionDir`` put it
+  (:func:`~waymarks.hosts.pi_trust.repository_placed`): a clone could ship one, pins
+  included, for ``pi -c`` to continue, and its pins were injected as user-confirmed.
+- **Open in another Pi process.** Each bridge knows only its own Pi's entries, and the
+  projection they share took one's entries for the other's: a pin reported recorded
+  vanished, a claim reported committed became invalid (two ``pi -c`` in one project, in a
+  review). The first bridge holds an exclusive lock on ``<home>/bridges/<session id>.lock``
+  for as long as it serves the session (the kernel lets go when its process ends); a
+  later one finds it held.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+from waymarks.core.text import is_unicode
+from waymarks.hosts.pi_trust import bridge_trust, repository_placed
+from waymarks.ledger.discovery import canonical_project_path
+from waymarks.service.outcomes import ServiceError
+from waymarks.service.trust import TrustStore
+
+#: a session ID is a file name here only when it is this plain
+_PLAIN = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
+
+
+class Claim:
+    """The bridge's hold on one session: ``why`` it is not served as the person's
+    (``None``: it is, and ``fd`` holds its lock while it is)."""
+
+    def __init__(self, why: str | None = None, fd: int | None = None) -> None:
+        self.why, self.fd = why, fd
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def claim(home: Path, session_file: object, session_id: object, cwd: str,
+          reported_trust: object) -> Claim:
+    """This bridge's :class:`Claim` on the session Pi opened (none to claim: no file)."""
+    if not isinstance(session_file, str) or not is_unicode(cwd):
+        return Claim()
+    placed = _placed_by_repository(home, Path(session_file), cwd, reported_trust)
+    if placed is not None:
+        return Claim(f"this session's pins and memory are not used and nothing is "
+                     f"recorded in it: {placed}, and the project is not trusted, so its "
+                     "repository could have written it. Trust the project (`waymarks "
+                     "trust`, or Pi's own trust) if the session is yours, or start a new "
+                     "one outside the project")
+    if not isinstance(session_id, str) or not session_id or set(session_id) - _PLAIN:
+        return Claim()  # the header is checked where the ledger is made
+    from waymarks.files.locks import open_lock
+
+    try:
+        fd = open_lock(home / "bridges" / f"{session_id}.lock")
+    except OSError:
+        return Claim()  # the home cannot hold it: writes say why in their own words
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return Claim("another Pi process has this session open, and two cannot share it "
+                     "(each knows only its own entries: a write of one was lost to the "
+                     "other's): here its pins and memory are not used and nothing is "
+                     "recorded in it. Use it in one Pi at a time, or start a new session "
+                     "here (/new)")
+    return Claim(None, fd)
+
+
+def _placed_by_repository(home: Path, session_file: Path, cwd: str,
+                          reported: object) -> str | None:
+    project = canonical_project_path(cwd)
+    why = repository_placed(session_file, project)
+    if why is None:
+        return None
+    trusted = bridge_trust(reported, project)
+    if trusted is None:
+        try:
+            trusted = project in TrustStore(home).projects()
+        except ServiceError:
+            trusted = False
+    return None if trusted else why
