@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -352,3 +353,61 @@ def test_an_export_json_document_is_named_and_dry_run_shows_held_lines(cli: Any,
     assert "line 1: not written (another line is refused); a session memory: The port " \
            "is 5." in shown
     assert "line 3: not written (another line is refused); a session memory: The lint" in shown
+
+
+# -- found by review: an import that supersedes says so -------------------------------------
+
+
+def test_an_import_that_supersedes_a_stored_item_or_a_line_says_so(cli: Any, project: Path,
+                                                                   tmp_path: Path) -> None:
+    """A line with a stored item's text at a stricter level supersedes it (a project item
+    of another session here); so does a line repeating an earlier one stricter. The dry
+    run said "would write", the import "imported as X", the JSON had no ``operation``:
+    the replacement went unseen, where a typed write says "superseding Y"."""
+    cli("trust", str(project))
+    pin = cli("pin", "--scope", "project", "--", "Never force-push to main")["id"]
+    claim = cli("memory", "add", "--scope", "project", "--key", "ci", "--",
+                "CI runs on Buildkite")["id"]
+    cli("session", "new")
+    source = tmp_path / "stricter.jsonl"
+    source.write_text("\n".join(json.dumps(row) for row in [
+        {"kind": "pin", "scope": "project", "text": "Never force-push to main",
+         "classification": "internal"},
+        {"kind": "memory", "scope": "project", "key": "ci", "text": "CI runs on Buildkite",
+         "classification": "internal"},
+        {"kind": "pin", "scope": "session", "text": "Run lint first"},
+        {"kind": "pin", "scope": "session", "text": "Run lint first",
+         "classification": "sensitive"},
+        {"kind": "memory", "scope": "session", "text": "Docs live in docs/."}]) + "\n")
+    dry = cli("import", "--dry-run", str(source))
+    assert dry["counts"] == {"would-supersede": 3, "would-write": 2}
+    assert [(e["operation"], e["previousId"], e.get("supersedesLine"))
+            for e in dry["lines"]] == [("supersede", pin, None), ("supersede", claim, None),
+                                       ("add", None, None), ("supersede", None, 3),
+                                       ("add", None, None)]
+    text = cli("import", "--dry-run", str(source), text=True)
+    assert f"line 1: would supersede {pin[:8]} (the same text at a looser level) with a " \
+           "project pin: Never force-push to main" in text
+    assert f"line 2: would supersede {claim[:8]} " in text
+    assert "line 3: would write a session pin: Run lint first" in text
+    assert "line 4: would supersede line 3 (the same text at a looser level)" in text
+    assert [p["id"] for p in cli("pins")["items"]] == [pin]  # the dry run wrote nothing
+
+    done = cli("import", str(source))
+    assert done["counts"] == {"superseding": 3, "imported": 2}
+    by_line = {e["line"]: e for e in done["lines"]}
+    assert (by_line[1]["operation"], by_line[1]["previousId"]) == ("supersede", pin)
+    assert (by_line[2]["operation"], by_line[2]["previousId"]) == ("supersede", claim)
+    assert (by_line[3]["operation"], by_line[3]["previousId"]) == ("add", None)
+    assert (by_line[4]["previousId"], by_line[4]["supersedesLine"]) == (by_line[3]["id"], 3)
+    statuses = {p["id"]: p["status"] for p in cli("pins")["items"]}
+    assert statuses[pin] == "superseded" and statuses[by_line[3]["id"]] == "superseded"
+    assert statuses[by_line[1]["id"]] == statuses[by_line[4]["id"]] == "active"
+
+    cli("session", "new")  # the same file again, here: what it does is said in text too
+    source.write_text(source.read_text().replace("Docs live", "Notes live").replace(
+        "Run lint first", "Run tests first"))
+    text = cli("import", str(source), text=True)
+    assert "Imported: 2 duplicate, 2 imported, 1 superseding." in text
+    assert re.search(r"line 4: imported as [0-9a-f]{8}, superseding [0-9a-f]{8} of line 3 "
+                     r"\(the same text at a looser level\)", text), text

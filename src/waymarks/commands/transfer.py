@@ -160,20 +160,24 @@ def register_transfer(root: click.Group) -> None:
         refusals = [(line, d) for line, d in checked if isinstance(d, Rejected)]
         duplicates = [(line, d) for line, d in checked if isinstance(d, Duplicate)]
         report += [_entry(line, d, earlier) for line, d in refusals + duplicates]
-        writable = [line for line, d in checked if isinstance(d, PinMutation | MemoryMutation)]
+        planned = [(line, d) for line, d in checked if isinstance(d, PinMutation | MemoryMutation)]
+        writable = [line for line, _d in planned]
         if refusals or dry_run:
-            # what each line would write, to vet a file from elsewhere before importing it
+            # what each line would write, to vet a file from elsewhere before importing it,
+            # and what it would supersede (a stored item, or an earlier line's)
             report += [{"line": line.number, "originalId": line.original_id,
                         "outcome": "would-write" if not refusals else "not-written",
                         "kind": line.kind, "scope": line.scope, "key": line.key,
-                        "classification": line.classification, "text": line.text}
-                       for line in writable]
+                        "classification": line.classification, "text": line.text,
+                        **_supersedes(d.operation, d.previous_id, earlier, made=False)}
+                       for line, d in planned]
             return _summary(report, written=False, dry_run=dry_run)
         from waymarks.commands.notices import with_write_notices
         from waymarks.service.outcomes import ServiceError
 
         done = 0
         failure: ServiceError | OSError | None = None
+        made: dict[str, int] = {}  # the IDs the lines written so far were given
         with run.progress.bar("import") as tick, interrupts_deferred() as interrupted:
             for line in writable:
                 if interrupted:  # Ctrl-C: stop between two lines, and say where
@@ -181,12 +185,14 @@ def register_transfer(root: click.Group) -> None:
                 try:
                     # what a typed write of the line would note (the file gives the scope)
                     report.append(_entry(line, with_write_notices(
-                        app, _write(app, line), line.kind, scope_given=line.scope)))
+                        app, _write(app, line), line.kind, scope_given=line.scope), made))
                 except (ServiceError, OSError) as exc:
                     if not done:
                         raise  # nothing written: the command's own error says so
                     failure = exc  # (a full disk): say which lines were written
                     break
+                if report[-1]["outcome"] == "imported":
+                    made[report[-1]["id"]] = line.number
                 done += 1
                 if tick is not None:
                     tick(done, len(writable))
@@ -348,7 +354,8 @@ def _entry(line: Line, outcome: Decision | WriteOutcome,
            earlier: dict[str, int] | None = None) -> dict[str, Any]:
     """A line's report. ``earlier``: the item IDs a dry run gave the lines it would write
     (no such item exists): a line refused or a duplicate because of one of them names
-    that line (``lines``, ``ofLine``) instead."""
+    that line (``lines``, ``ofLine``) instead; for a written line, the IDs the lines
+    written before it were given (a line superseding one of them names it too)."""
     from waymarks.service.outcomes import Committed, Duplicate, Rejected
 
     earlier = earlier or {}
@@ -372,7 +379,47 @@ def _entry(line: Line, outcome: Decision | WriteOutcome,
         return {**entry, "outcome": "duplicate", "id": outcome.id}
     assert isinstance(outcome, Committed)
     return {**entry, "outcome": "imported", "id": outcome.id, "warning": outcome.warning,
-            "notices": list(outcome.notices)}
+            "notices": list(outcome.notices),
+            **_supersedes(outcome.operation, outcome.previous_id, earlier, made=True)}
+
+
+def _supersedes(operation: str, previous_id: str | None, lines: dict[str, int], *,
+                made: bool) -> dict[str, Any]:
+    """What a line's write does, as a typed write's ``--json`` says it (``operation``,
+    ``previousId``): the same text as a stored item (or an earlier line) at a stricter
+    level supersedes it, and an import said only "imported" (the item replaced could be
+    a project item of another session). ``lines``: the IDs earlier lines were given
+    (``made``: they exist; else a dry run's, which name no item: ``previousId`` is
+    ``None`` and ``supersedesLine`` names the line)."""
+    if operation != "supersede" or previous_id is None:
+        return {"operation": "add", "previousId": None}
+    line = lines.get(previous_id)
+    return {"operation": "supersede",
+            "previousId": previous_id if made or line is None else None,
+            **({"supersedesLine": line} if line is not None else {})}
+
+
+def _superseded(entry: dict[str, Any]) -> str:
+    """``" 1a2b3c4d"``, ``" line 3"`` or ``" 1a2b3c4d of line 3"``: what ``entry``
+    supersedes, for the text report."""
+    line = f"line {entry['supersedesLine']}" if entry.get("supersedesLine") else ""
+    if entry.get("previousId"):
+        return f" {entry['previousId'][:8]}" + (f" of {line}" if line else "")
+    return f" {line}"
+
+
+#: why an import line supersedes (its only way: :func:`_decide` names no item to replace)
+_STRICTER: Final = "the same text at a looser level"
+
+
+def _counted(entry: dict[str, Any]) -> str:
+    """The count a line's report goes under: a line superseding an item apart from plain
+    adds (``superseding``, ``would-supersede``)."""
+    outcome: str = entry["outcome"]
+    if entry.get("operation") == "supersede":
+        return {"imported": "superseding", "would-write": "would-supersede"}.get(outcome,
+                                                                                 outcome)
+    return outcome
 
 
 def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
@@ -381,7 +428,7 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
     report.sort(key=lambda e: int(e["line"]))
     counts: dict[str, int] = {}
     for entry in report:
-        counts[entry["outcome"]] = counts.get(entry["outcome"], 0) + 1
+        counts[_counted(entry)] = counts.get(_counted(entry), 0) + 1
     refusals = counts.get("refused", 0)
     lines = []
     for entry in report:
@@ -397,18 +444,24 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
             of = f"line {entry['ofLine']}" if entry.get("ofLine") else entry["id"][:8]
             lines.append(f"  {what}: duplicate of {of} (nothing added)")
         elif outcome == "imported":
-            lines.append(f"  {what}: imported as {entry['id'][:8]}")
+            lines.append(f"  {what}: imported as {entry['id'][:8]}" + (
+                f", superseding{_superseded(entry)} ({_STRICTER})"
+                if entry["operation"] == "supersede" else ""))
             if entry["warning"]:
                 lines.append(f"    warning: {entry['warning']}")
             lines += [f"    note: {notice}" for notice in entry["notices"]]
         elif outcome == "skipped":
             lines.append(f"  {what}: skipped ({cell(entry['reason'])})")  # its status
         elif outcome == "would-write":
-            lines.append(f"  {what}: would write a {cell(entry['scope'])} {entry['kind']}: "
+            verb = (f"would supersede{_superseded(entry)} ({_STRICTER}) with"
+                    if entry["operation"] == "supersede" else "would write")
+            lines.append(f"  {what}: {verb} a {cell(entry['scope'])} {entry['kind']}: "
                          f"{cell(entry['text'])}")
         elif outcome == "not-written" and "text" in entry:  # a refusal held it back
             lines.append(f"  {what}: not written (another line is refused); a "
-                         f"{cell(entry['scope'])} {entry['kind']}: {cell(entry['text'])}")
+                         f"{cell(entry['scope'])} {entry['kind']}: {cell(entry['text'])}"
+                         + (f" (it would supersede{_superseded(entry)})"
+                            if entry["operation"] == "supersede" else ""))
     tally = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
     if interrupted or failure is not None:
         return _stopped(report, tally, counts, failure)
