@@ -314,6 +314,30 @@ def test_an_export_never_writes_into_pis_session_folder(cli: Any, tmp_path: Path
     assert ledger.read_text() == '{"type":"session","version":3,"id":"s"}\n'
 
 
+def test_an_export_never_writes_over_personal_memory_outside_the_home(
+        cli: Any, home: Path, tmp_path: Path) -> None:
+    """``[personal] directory = "~/.pi/memory"`` shares Pi's store, outside the home:
+    ``export -o`` onto an entry (or the index, or the legacy ``memory.md`` beside the
+    directory) replaced it with export lines, exit 0, and the entry was no entry since."""
+    shared = tmp_path / "pi" / "memory"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(f'[personal]\ndirectory = "{shared}"\n')
+    cli("personal", "save", "--slug", "editor", "--", "I edit with Helix.")
+    cli("memory", "add", "--", "The build cache lives in .cache/build.")
+    before = {p.name: p.read_bytes() for p in shared.iterdir()}
+    assert {"editor.md", "MEMORY.md"} <= set(before)
+    for target in (shared / "editor.md", shared / "MEMORY.md", shared / "new.md",
+                   shared.parent / "memory.md", shared.parent / "memory.md.bak"):
+        refused = cli("export", "-o", str(target), expect=2)
+        assert refused["code"] == "invalid_argument", target
+        assert "nothing was written" in refused["message"] and "personal" in \
+            refused["message"]
+    assert {p.name: p.read_bytes() for p in shared.iterdir()} == before
+    assert sorted(p.name for p in shared.parent.iterdir()) == ["memory"]
+    assert cli("personal", "show", "editor")["body"] == "I edit with Helix."
+    assert cli("export", "-o", str(tmp_path / "pi" / "export.jsonl"))["count"] == 1
+
+
 def test_an_export_keeps_the_level_an_item_has_by_default(cli: Any, home: Path,
                                                          tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:

@@ -103,9 +103,9 @@ def register_transfer(root: click.Group) -> None:
                                    f"was written (for a file of that name give ./{output})")
         app = runtime().app()
         if output is not None and output != "-" and (kept := _kept_by_waymarks(app, output)):
-            return refused("invalid_argument", f"-o {output}: inside {kept}, where Waymarks "
-                           "keeps its own files (records, database, settings, team ledger); "
-                           "nothing was written (give a path outside it)")
+            return refused("invalid_argument", f"-o {output}: {kept}, where Waymarks "
+                           "keeps its own files (records, database, settings, team ledger, "
+                           "personal memory); nothing was written (give a path outside it)")
         items = _exported(app, kind, statuses)
         # one item per line under every line-splitting rule: U+2028, U+2029 and NEL, which
         # JSON leaves raw, are escaped (a reader splitting on them read no line at all)
@@ -205,23 +205,30 @@ def register_transfer(root: click.Group) -> None:
 
 
 def _kept_by_waymarks(app: Waymarks, output: str) -> str | None:
-    """The folder of Waymarks' own files that ``output`` lies in (the home, a configured
-    root of Pi's session files, Pi's own session folder, or the project's ``.waymarks``),
-    if any: an export written
-    there could replace a session ledger, the database or the settings (``-o
-    ~/.local/share/waymarks/waymarks.db`` did, atomically and for good), a team ledger or
-    the project's settings."""
+    """Where ``output`` lies among Waymarks' own files (``inside`` the home, a configured
+    root of Pi's session files, Pi's own session folder, the project's ``.waymarks`` or
+    the personal memory directory; or the legacy personal ``memory.md`` beside that
+    directory, or its backup), if it does: an export written there could replace a
+    session ledger, the database or the settings (``-o
+    ~/.local/share/waymarks/waymarks.db`` did, atomically and for good), a team ledger,
+    the project's settings or a person's own memory."""
+    from waymarks.personal.setup import configured_store
     from waymarks.service.config import PROJECT_CONFIG
     from waymarks.service.sources import pi_sessions_root
 
     target = Path(output).expanduser().resolve()
+    personal = configured_store(app)
     # Pi's own session folder too: its ledgers are the project's sessions (an export
-    # there replaced a Pi conversation, exit 0)
+    # there replaced a Pi conversation, exit 0); and the personal directory, which may be
+    # outside the home (`~/.pi/memory`: an export replaced an entry, exit 0)
     for folder in (app.home, *app.settings().session_roots, pi_sessions_root(),
-                   Path(app.cwd) / PROJECT_CONFIG.parent):
+                   Path(app.cwd) / PROJECT_CONFIG.parent, personal.directory):
         kept = Path(folder).expanduser().resolve()
         if target == kept or kept in target.parents:
-            return str(kept)
+            return f"inside {kept}"
+    for file in (personal.legacy_path, personal.legacy_backup):
+        if target == file.expanduser().resolve():
+            return f"the personal memory file {target}"
     return None
 
 

@@ -17,11 +17,17 @@ if TYPE_CHECKING:
     from waymarks.service.planning import Plan
 
 
-def personal_store(app: Waymarks) -> PersonalStore:
+def configured_store(app: Waymarks) -> PersonalStore:
     """The person's store, from the home's configuration only (a project cannot move it),
-    with a legacy ``memory.md`` migrated first (once; afterwards a no-op)."""
-    settings = load_settings(app.home, app.cwd, False)
-    store = PersonalStore(personal_directory(app.home, settings.raw))
+    as it is: nothing converted (for where its files are)."""
+    return PersonalStore(personal_directory(app.home, load_settings(app.home, app.cwd,
+                                                                    False).raw))
+
+
+def personal_store(app: Waymarks) -> PersonalStore:
+    """:func:`configured_store`, with a legacy ``memory.md`` migrated first (once;
+    afterwards a no-op)."""
+    store = configured_store(app)
     # a migration that fails never stops a plan: the legacy file is left as it is, tried
     # again next time, and `personal list` says why
     try:

@@ -95,6 +95,11 @@ class PersonalStore:
     def legacy_path(self) -> Path:
         return self.directory.parent / LEGACY_NAME
 
+    @property
+    def legacy_backup(self) -> Path:
+        """Where a converted legacy file is kept (its presence marks the conversion done)."""
+        return self.legacy_path.with_name(LEGACY_NAME + ".bak")
+
     # -- reading ------------------------------------------------------------------------
 
     def entries(self) -> list[Entry]:
@@ -288,7 +293,7 @@ class PersonalStore:
         backup exists). It completes whatever one fact does: a fact already an entry's
         text (a run that stopped halfway wrote it) is not written again, and one that
         cannot be written is skipped (the backup keeps it)."""
-        backup = self.legacy_path.with_name(LEGACY_NAME + ".bak")
+        backup = self.legacy_backup
         if backup.exists() or not self.legacy_path.is_file():
             return None
         with self._locked():
