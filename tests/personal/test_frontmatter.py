@@ -153,3 +153,42 @@ def test_a_hand_edited_name_or_description_is_bounded_on_read(tmp_path: Path) ->
     assert len(entry.name) <= MAX_NAME and entry.name.startswith("Big word")
     assert entry.name.endswith("…") and len(entry.description) == MAX_DESCRIPTION
     assert len(store.index_text()) < 500
+
+
+@pytest.mark.parametrize(("lines", "level"), [
+    ("Classification: local-only\n", "local-only"),
+    ("CLASSIFICATION: internal\n", "internal"),
+    ("clasification: normal\n", "local-only"),
+    ("classificaton: internal\n", "local-only"),
+    ("Clasificaton: normal\n", "local-only"),
+    ("classification: normal\nClassification: normal\n", "local-only"),  # given twice
+    ("classified: normal\n", None),  # three edits away: another key
+    ("metadata_note: x\n", None),
+])
+def test_a_level_key_in_another_case_or_a_letter_off_still_counts(
+        tmp_path: Path, lines: str, level: str | None) -> None:
+    """``Classification: local-only`` (capital C) was read as no level: listed ``-``, its
+    index line planned for remote models, its body sent by ``personal_memory_entry``,
+    and ``personal save --slug`` rewrote the file without it. The key is read in any
+    case; a near miss (``clasification``) is a level that is there but no known one."""
+    under = "".join(f"  {row}\n" for row in lines.splitlines())  # under metadata:
+    for description in ("my salary", "pay: 250k"):  # YAML, and an earlier unquoted file
+        for top, nested in ((lines, ""), ("", under)):
+            entry = parse_entry("salary", f"---\nname: Salary\ndescription: {description}\n"
+                                f"{top}metadata:\n  type: user\n{nested}---\nb\n")
+            assert entry is not None and entry.classification == level, (description, top)
+
+
+def test_a_level_under_a_capitalised_key_survives_a_replacement(tmp_path: Path) -> None:
+    store = PersonalStore(tmp_path / "memory")
+    store.directory.mkdir()
+    (store.directory / "salary.md").write_text(
+        "---\nname: Salary\ndescription: my salary\nClassification: local-only\nmetadata:\n"
+        "  type: user\n---\nI earn 250k.\n", encoding="utf-8")
+    [entry] = store.entries()
+    assert entry.classification == "local-only"
+    store.save("I earn 260k.", slug="salary")
+    rewritten = _frontmatter((store.directory / "salary.md").read_text(encoding="utf-8"))
+    assert rewritten["classification"] == "local-only"
+    assert store.get("salary") == Entry("salary", "I earn 260k.", "", "user", "I earn 260k.",
+                                        "local-only")

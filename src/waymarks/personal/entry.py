@@ -14,9 +14,10 @@ read sees what is there now. An entry conforms when it starts with this frontmat
 ``type`` is one of ``user``, ``feedback``, ``project``, ``reference``. An optional
 ``classification: internal`` line (``normal`` … ``local-only``; under ``metadata:`` too,
 and the stricter of the two counts) sets the entry's privacy floor; inline ``[ds4:…]``
-markers in the text raise it further. A classification that is there but is no known
-level (empty, a list, a mapping, a misspelling) is ``local-only``. Files that do not conform
-are left alone and left out of the index.
+markers in the text raise it further. Its key is read in any case (``Classification``);
+a classification that is there but is no known level (empty, a list, a mapping, a
+misspelling, or under a key a letter or two off: ``clasification``) is ``local-only``.
+Files that do not conform are left alone and left out of the index.
 
 The frontmatter is YAML, written and read with a YAML library (PyYAML): a value holding
 ``: `` or `` #``, or starting with ``- ``, is quoted, so any YAML reader (Pi's, an
@@ -59,6 +60,7 @@ MAX_FILE_BYTES: Final = 4 * (MAX_FRONTMATTER + MAX_BODY) + 1024
 NOT_AN_ENTRY: Final = ("its frontmatter does not conform (---, name, description, "
                        "metadata: type: user, feedback, project or reference, ---)")
 _LEVEL_KEYS: Final = ("classification", "metadata.classification")
+_LEVEL_WORD: Final = "classification"
 _ABSENT: Final = object()
 SLUG: Final = lazy(r"[a-z0-9][a-z0-9-]{0,63}")
 _NOT_SLUG: Final = lazy(r"[^a-z0-9]+")
@@ -237,11 +239,12 @@ def _yaml_fields(head: str) -> dict[str, str] | None:
     metadata = data.get("metadata")
     if isinstance(metadata, dict) and isinstance(metadata.get("type"), str):
         fields["metadata.type"] = metadata["type"]
-    for key, value in [("classification", data.get("classification", _ABSENT)),
-                       ("metadata.classification", metadata.get("classification", _ABSENT)
-                        if isinstance(metadata, dict) else _ABSENT)]:
-        if value is not _ABSENT:  # present in any shape: a list or mapping is no level
-            fields[key] = value if isinstance(value, str) else ""
+    for key, mapping in (("classification", data), ("metadata.classification",
+                                                    metadata if isinstance(metadata, dict)
+                                                    else {})):
+        level = _level_in(mapping)
+        if level is not None:
+            fields[key] = level
     if _repeats_a_level(yaml, head, loader):
         # YAML keeps a repeated key's last value: `classification: local-only` above an
         # older `classification: normal` exposed the entry. A repeated level (or
@@ -250,9 +253,52 @@ def _yaml_fields(head: str) -> dict[str, str] | None:
     return fields
 
 
+def _level_in(mapping: dict[Any, Any]) -> str | None:
+    """The level a YAML mapping gives, ``None`` when no key names one: the value of the
+    one key that does (:func:`_level_key`); ``""``, no known level, when that value is no
+    string (a list, a mapping), the key is a near miss, or two keys name it."""
+    named = [(kind, value) for key, value in mapping.items() if (kind := _level_key(key))]
+    if len(named) != 1:
+        return "" if named else None
+    kind, value = named[0]
+    return value if kind == "exact" and isinstance(value, str) else ""
+
+
+def _level_key(key: object) -> Literal["exact", "near"] | None:
+    """Whether a frontmatter key names the level: ``classification`` in any case
+    (``exact``: ``Classification: local-only`` was read as no level at all, and the entry
+    went to remote models), or a key within two edits of it in any case (``near``:
+    ``clasification``, ``classificaton``), which is taken as a level that is there but no
+    known one: local-only, so a typo protects rather than exposes."""
+    if not isinstance(key, str):
+        return None
+    folded = key.strip().lower()
+    if folded == _LEVEL_WORD:
+        return "exact"
+    return "near" if _within_two_edits(folded, _LEVEL_WORD) else None
+
+
+def _within_two_edits(word: str, other: str) -> bool:
+    """Whether ``word`` becomes ``other`` by at most two insertions, deletions or
+    substitutions (Levenshtein distance, stopped once every path is over two)."""
+    if abs(len(word) - len(other)) > 2:
+        return False
+    previous = list(range(len(other) + 1))
+    for i, letter in enumerate(word, 1):
+        current = [i]
+        for j, theirs in enumerate(other, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1,
+                               previous[j - 1] + (letter != theirs)))
+        if min(current) > 2:
+            return False
+        previous = current
+    return previous[-1] <= 2
+
+
 def _repeats_a_level(yaml: Any, head: str, loader: Any) -> bool:
-    """Whether ``classification`` or ``metadata`` appears twice at the top of the
-    frontmatter, or ``classification`` twice under ``metadata``."""
+    """Whether ``classification`` (any key naming it: :func:`_level_key`) or
+    ``metadata`` appears twice at the top of the frontmatter, or ``classification``
+    twice under ``metadata``."""
     try:
         node = yaml.compose(head, Loader=loader)
     except (yaml.YAMLError, RecursionError):
@@ -260,13 +306,13 @@ def _repeats_a_level(yaml: Any, head: str, loader: Any) -> bool:
     if not isinstance(node, yaml.MappingNode):
         return False
     keys = [k.value for k, _v in node.value if isinstance(k, yaml.ScalarNode)]
-    if keys.count("classification") > 1 or keys.count("metadata") > 1:
+    if sum(map(bool, map(_level_key, keys))) > 1 or keys.count("metadata") > 1:
         return True
     for key, value in node.value:
         if isinstance(key, yaml.ScalarNode) and key.value == "metadata" and isinstance(
                 value, yaml.MappingNode):
             inner = [k.value for k, _v in value.value if isinstance(k, yaml.ScalarNode)]
-            return inner.count("classification") > 1
+            return sum(map(bool, map(_level_key, inner))) > 1
     return False
 
 
@@ -278,19 +324,25 @@ def _legacy_fields(head: str) -> dict[str, str]:
     for line in head.split("\n"):
         if line.startswith("  ") and in_metadata:
             key, _, value = line.strip().partition(":")
-            _put(fields, f"metadata.{key.strip()}", value.strip())
+            _put(fields, "metadata.", key, value.strip())
             continue
         in_metadata = line.rstrip() == "metadata:"
         key, sep, value = line.partition(":")
         if sep and not line[:1].isspace():
-            _put(fields, key.strip(), value.strip())
-        elif sep and key.strip() == "classification":
+            _put(fields, "", key, value.strip())
+        elif sep and _level_key(key):
             # indented where no field is read (one space, a tab): a level was meant, so
             # it is no known one (local-only) rather than none (dropped, it went out)
             fields["classification"] = ""
     return fields
 
 
-def _put(fields: dict[str, str], key: str, value: str) -> None:
-    """A field of a legacy frontmatter; a level given twice is no known level."""
+def _put(fields: dict[str, str], prefix: str, key: str, value: str) -> None:
+    """A field of a legacy frontmatter. A key naming the level in any case is its
+    ``classification``, a near miss of it no known level (:func:`_level_key`); a level
+    given twice is no known level."""
+    kind = _level_key(key)
+    key = prefix + ("classification" if kind else key.strip())
+    if kind == "near":
+        value = ""
     fields[key] = "" if key in _LEVEL_KEYS and key in fields else value
