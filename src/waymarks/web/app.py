@@ -25,6 +25,7 @@ What must stay true:
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -63,12 +64,20 @@ def reveal(text: object) -> str:
     return "" if text is None else escaped(str(text), keep="\n\t")
 
 
+def short(text: object) -> str:
+    """An item's ID shortened to its first 8 characters, as the CLI lists it; an ID of
+    another kind (``personal:home-address``, ``docs:…``) whole: cut, every personal
+    entry read "personal"."""
+    shown = reveal(text)
+    return shown if ":" in shown else shown[:8]
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["reveal"] = reveal
     env.filters["when"] = reads.when
-    env.filters["short"] = lambda text: reveal(text)[:8]
+    env.filters["short"] = short
     env.filters["compact"] = lambda value: json.dumps(value, ensure_ascii=False,
                                                       sort_keys=True)
     return env
@@ -120,6 +129,10 @@ class Inspector:
                 return None
             while len(self.others) >= KEPT_PROJECTS:
                 self.others.pop(next(iter(self.others))).close()  # the least recently viewed
+        if not os.path.isdir(project):  # its folder is gone: the CLI's --cwd refuses it
+            kept.close()
+            raise ServiceError("invalid_argument", f"{project}: not a directory (the "
+                               "project's folder is gone); its records stay in the home")
         self.others[project] = kept
         follow_newest(kept)
         return kept
@@ -225,13 +238,14 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         if service is None:
             return inspector.problem("Unknown project: choose one from the list.")
         chosen = {k: request.query_params.get(k) or "" for k in ("scope", "kind", "status")}
+        problems: list[str] = []
         events = reads.timeline(service, scope=chosen["scope"], kind=chosen["kind"],
-                                status=chosen["status"])
+                                status=chosen["status"], problems=problems)
         days = reads.buckets(events)
         peak = max((sum(c.values()) for _d, c in days), default=0)
         return inspector.render("timeline.html", service, events=events[-200:],
                                 total=len(events), days=days, peak=peak, chosen=chosen,
-                                kinds=reads.TIMELINE_KINDS)
+                                kinds=reads.TIMELINE_KINDS, problems=problems)
 
     def confirm(request: Request, form: dict[str, str]) -> Response:
         service = inspector.service(request)
@@ -330,7 +344,8 @@ def _bad_form(inspector: Inspector) -> Any:
 def _service_error(inspector: Inspector) -> Any:
     async def handle(request: Request, exc: Exception) -> Response:
         code = getattr(exc, "code", "error")
+        refused = isinstance(exc, ServiceError) and exc.refusal  # the request's: a 400
         return inspector.problem(f"The service could not answer ({code}): {exc}",
-                                 500)
+                                 400 if refused else 500)
 
     return handle

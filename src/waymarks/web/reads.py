@@ -101,7 +101,7 @@ def overview(app: Waymarks, pin_page: int = 1, memory_page: int = 1,
     result.docs = _docs(app)
     now = int(app.clock.now().timestamp() * 1000)
     result.learned = [(claim, max(0, (now - _iso_ms(claim.updated_at)) // 86_400_000))
-                      for claim in learned_claims(app.home)]
+                      for claim in learned_claims(app.home, result.problems)]
     return result
 
 
@@ -135,13 +135,20 @@ def _docs(app: Waymarks) -> list[dict[str, Any]]:
             for c in chunks[:200]]
 
 
-def learned_claims(home: Path) -> list[Any]:
+def learned_claims(home: Path, problems: list[str]) -> list[Any]:
+    """The learned claims; none, with the reason added to ``problems``, when the learned
+    ledger cannot be read (pins and memory are shown anyway, as the CLI shows them: the
+    overview and the timeline of every project were an error page)."""
     from waymarks.service.evolution import Evolution, ledger_path
 
     if not ledger_path(home).is_file():
         return []
-    with Evolution(home) as evo:
-        return evo.claims(None)
+    try:
+        with Evolution(home) as evo:
+            return evo.claims(None)
+    except ServiceError as exc:
+        problems.append(str(exc))
+        return []
 
 
 def learned_claim(home: Path, claim_id: str) -> tuple[Any, list[dict[str, Any]]] | None:
@@ -241,9 +248,11 @@ TIMELINE_KINDS = ("add", "supersede", "invalidate", "expire", "delete", "learned
 
 
 def timeline(app: Waymarks, *, scope: str | None = None, kind: str | None = None,
-             status: str | None = None) -> list[Event]:
+             status: str | None = None, problems: list[str] | None = None) -> list[Event]:
     """Every change to this project's memory, oldest first: items added or superseding
-    another, status changes (at the item's last change), learned claims and forgets."""
+    another, status changes (at the item's last change), learned claims and forgets
+    (none when the learned ledger cannot be read: why is added to ``problems``)."""
+    problems = [] if problems is None else problems
     from waymarks.service.provenance import updated_at
 
     events: list[Event] = []
@@ -262,7 +271,7 @@ def timeline(app: Waymarks, *, scope: str | None = None, kind: str | None = None
                 if ended is not None:
                     events.append(Event(changed[v.id], item_kind, ended, v.id, v.scope))
     if kind in (None, "", "learned") and scope in (None, "", "learned"):
-        for claim in learned_claims(app.home):
+        for claim in learned_claims(app.home, problems):
             if status not in (None, "", claim.state):
                 continue
             at = _iso_ms(claim.updated_at)
