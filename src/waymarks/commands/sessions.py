@@ -126,6 +126,9 @@ def register_house(root: click.Group) -> None:
                          "claims embedded" + (
                              f" (background: {_worker_progress(background)})"
                              if background else ""))
+            if semantic.get("skipped"):  # the worker set them aside: recalled by their words
+                lines.append(f"  {semantic['skipped']} claim(s) could not be embedded and "
+                             "are recalled by their words only")
             if semantic.get("problem"):  # the worker's switch is not understood
                 lines.append(f"  background worker: off ({semantic['problem']})")
         elif semantic.get("problem"):

@@ -159,13 +159,16 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
         return semantic_recall.unavailable(**semantic_recall.UNAVAILABLE)
     embed = partial(semantic_recall.embed_pending, vectors.index, vectors.embedder,
                     progress=progress, transaction=app.projection.transaction)
-    if background:
-        done = embed(before_batch=partial(semantic_backfill.after_foreground, app.home))
+    if background:  # the worker: what fails, or kills it, is set aside, not retried for ever
+        from waymarks.service.semantic_skips import Guard
+
+        done = embed(before_batch=partial(semantic_backfill.after_foreground, app.home),
+                     guard=Guard(app.home, vectors.embedder.model))
     else:
         with semantic_backfill.foreground(app.home, waiting):
             # damaged rows no recall has read (health counts them): embedded again here
             dropped = semantic_recall.drop_unsound(app, vectors)
-            done = embed()
+            done = embed(skipped=vectors.skipped)
         if dropped:
             return vectors.summary(done, dropped=dropped)
     return vectors.summary(done)

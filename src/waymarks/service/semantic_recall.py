@@ -33,9 +33,12 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from waymarks.service.app import Waymarks
+    from waymarks.service.semantic_skips import Guard
 
 #: records embedded per committed batch by :func:`embed_pending`
 BATCH: Final = 32
+#: no record set aside
+NONE_SKIPPED: Final[Mapping[str, str]] = MappingProxyType({})
 
 
 class VectorMemo(msgspec.Struct):
@@ -128,7 +131,7 @@ def drop_unsound(app: Waymarks, vectors: Vectors) -> int:
     store = VectorStore(vectors.index.db)
     model, usable = vectors.embedder.model, unit_vector(vectors.embedder.dim)
     with app.projection.transaction():
-        store.recheck_done(model)
+        store.recheck_done(model, vectors.skipped)
         return store.drop_damaged(store.unsound(model, usable), model, usable)
 
 
@@ -138,13 +141,18 @@ ProgressFn = Callable[[int, int], None]
 def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
                   limit: int | None = None, progress: ProgressFn | None = None,
                   transaction: Callable[[], AbstractContextManager[object]] | None = None,
-                  before_batch: Callable[[], None] | None = None) -> int:
+                  before_batch: Callable[[], None] | None = None, *,
+                  skipped: Mapping[str, str] = NONE_SKIPPED, guard: Guard | None = None
+                  ) -> int:
     """Embed records that have no current vector, in committed batches; returns how many.
 
     ``limit``: stop after about this many (``None``: all). ``progress(done, total)`` after
     each batch. ``transaction``: a context manager factory for each batch's write (the
     projection's), so an interrupted run keeps every finished batch. ``before_batch``:
-    called before each batch's records are chosen (it may wait)."""
+    called before each batch's records are chosen (it may wait). ``skipped``: records set
+    aside, left out (:func:`waymarks.service.semantic_skips.skipped`); ``guard``: the
+    background worker's, which notes each engine call and sets aside what fails (its
+    ``skipped`` then)."""
     embedder = embedder if embedder is not None else load()
     if embedder is None:
         return 0
@@ -156,15 +164,17 @@ def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
         size = BATCH if limit is None else min(BATCH, limit - done)
         if before_batch is not None:
             before_batch()
-        todo = store.missing(embedder.model, size)
+        skip = guard.skipped if guard is not None else skipped
+        todo = store.missing(embedder.model, size, skip)
         if not todo:
             break
-        vectors = embedder.passages([text for _, text in todo])
-        rows = [(i, t, v) for (i, t), v in zip(todo, vectors, strict=True)]
+        rows = guard.embed(embedder, todo) if guard is not None else [
+            (i, t, v) for (i, t), v in zip(
+                todo, embedder.passages([text for _, text in todo]), strict=True)]
         with transaction() if transaction is not None else nullcontext():
             store.put(embedder.model, rows)
-            store.settle(embedder.model)  # past this batch: the next looks after it
-        done += len(rows)
+            store.settle(embedder.model, skip)  # past this batch: the next looks after it
+        done += len(rows)  # without the ones set aside (the next batch is after them)
         if progress is not None:
             progress(done, max(total, done))
     return done
@@ -175,18 +185,25 @@ class Vectors(msgspec.Struct, frozen=True):
 
     embedder: Embedder
     index: RecallIndex
+    #: records the background worker set aside (:mod:`waymarks.service.semantic_skips`)
+    skipped: Mapping[str, str] = NONE_SKIPPED
 
     def counts(self) -> tuple[int, int]:
         """(records, records with a current vector)."""
         return VectorStore(self.index.db).counts(self.embedder.model)
 
+    def set_aside(self) -> int:
+        """How many records were set aside as ones that cannot be embedded."""
+        return VectorStore(self.index.db).records_among(self.skipped) if self.skipped else 0
+
     def missing(self) -> int:
-        """How many records have no current vector (when none has, as it usually is,
-        without counting: records past the vectors' watermark are looked at)."""
-        if not VectorStore(self.index.db).missing(self.embedder.model, 1):
+        """How many records have no current vector and are not set aside (when none has,
+        as it usually is, without counting: records past the vectors' watermark are
+        looked at)."""
+        if not VectorStore(self.index.db).missing(self.embedder.model, 1, self.skipped):
             return 0
         records, vectors = self.counts()
-        return max(records - vectors, 1)  # a vector of another text is counted
+        return max(records - vectors - self.set_aside(), 1)  # another text's is counted
 
     def summary(self, embedded: int, **first: object) -> dict[str, Any]:
         """What ``waymarks index --semantic`` reports: ``first``, what was embedded here,
@@ -212,17 +229,20 @@ def unavailable(**first: object) -> dict[str, Any]:
 def vectors_of(app: Waymarks, *, catch_up: bool = True) -> Vectors | None:
     """The embedder and the recall index, ``catch_up``: caught up with the items first
     (the records as recall, or a worker, would find them); ``None`` without the extra."""
+    from waymarks.service.semantic_skips import skipped
+
     embedder = load()
     if embedder is None:
         return None
     index = app.projection.recall_index()
+    skip = skipped(app.home, embedder.model)
     if catch_up:
         with app.projection.transaction():
             index.catch_up()
             # the vectors' watermark past what is embedded (after a rebuild: every record
             # looked at once), so that asking what is missing looks only at new records
-            VectorStore(index.db).settle(embedder.model)
-    return Vectors(embedder, index)
+            VectorStore(index.db).settle(embedder.model, skip)
+    return Vectors(embedder, index, skip)
 
 
 def missing_vectors(app: Waymarks) -> int:
@@ -260,8 +280,9 @@ def vector_status(app: Waymarks) -> dict[str, object]:
     if vectors is None:
         return unavailable()
     records, stored = vectors.counts()
+    aside = vectors.set_aside()
     return {"available": True, "model": vectors.embedder.model, "records": records,
-            "vectors": stored, "missing": records - stored,
+            "vectors": stored, "missing": records - stored - aside, "skipped": aside,
             "background": progress(app.home), **worker_problem(app.home)}
 
 

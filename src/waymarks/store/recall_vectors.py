@@ -14,12 +14,14 @@ Which records miss a current vector is asked on every wake and wait check of the
 worker and before each of its batches; comparing every stored text's hash made that cost
 ~55 ms of CPU at 10k records when nothing was missing. So each model has a *watermark* in
 ``meta`` (``vectors_done:MODEL``): every record up to that row ID has a current vector of
-the model, and only the records past it are looked at. It holds because records are only
-appended (row IDs grow) until a reset of the index, which deletes the watermarks with the
-records (:func:`waymarks.store.recall_index.reset`), and every write of a vector goes
-through :meth:`VectorStore.put` (which lowers it below a record given a vector of another
-text, and drops other models') or :meth:`VectorStore.drop_damaged` (which drops them all);
-:meth:`VectorStore.settle` moves it forward.
+the model (or was set aside as one that cannot be embedded: the ``skip`` of
+:meth:`VectorStore.missing`), and only the records past it are looked at. It holds
+because records are only appended (row IDs grow) until a reset of the index, which
+deletes the watermarks with the records (:func:`waymarks.store.recall_index.reset`), and
+every write of a vector goes through :meth:`VectorStore.put` (which lowers it below a
+record given a vector of another text, and drops other models') or
+:meth:`VectorStore.drop_damaged` (which drops them all); :meth:`VectorStore.settle` moves
+it forward.
 
 Every row carries a checksum (:mod:`waymarks.store.integrity`), checked when it is read.
 A row that fails it is damage to that row alone: it is left out of the read (its record is
@@ -38,7 +40,8 @@ the database's, found on open.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Final
 
 import msgspec
@@ -92,6 +95,15 @@ def _damaged(row: Sequence[object], model: str | None,
 
 def text_hash(text: str) -> str:
     return blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+#: no record set aside
+_NONE: Final[Mapping[str, str]] = MappingProxyType({})
+
+
+def _skipped(skip: Mapping[str, str], item_id: str, text: str) -> bool:
+    """Whether the record is set aside with this text (``skip``: item ID -> text hash)."""
+    return item_id in skip and skip[item_id] == text_hash(text)
 
 
 class VectorStore:
@@ -167,56 +179,62 @@ class VectorStore:
         the embedder."""
         return self.db.execute("SELECT 1 FROM recall_vectors LIMIT 1").fetchone() is not None
 
-    def missing(self, model: str, limit: int) -> list[tuple[str, str]]:
+    def missing(self, model: str, limit: int, skip: Mapping[str, str] = _NONE
+                ) -> list[tuple[str, str]]:
         """Up to ``limit`` records ``(item_id, text)`` with no current vector of ``model``
         (none, another model's, or another text's), oldest first; only records past the
-        model's watermark are looked at (module docstring)."""
+        model's watermark are looked at (module docstring). ``skip``: records set aside
+        (item ID -> the hash of the text that could not be embedded), left out while
+        their text is that one."""
         done = self.done(model)
         rows = self.db.execute(
             "SELECT r.item_id, r.text, v.model, v.text_hash FROM recall_records r"
             " LEFT JOIN recall_vectors v ON v.item_id = r.item_id"
             " WHERE r.rowid > ? AND (v.item_id IS NULL OR v.model != ?) ORDER BY r.rowid"
-            " LIMIT ?", (done, model, limit)).fetchall()
+            " LIMIT ?", (done, model, limit + len(skip))).fetchall()
         stale_text = self.db.execute(
             "SELECT r.item_id, r.text, v.text_hash FROM recall_records r"
             " JOIN recall_vectors v ON v.item_id = r.item_id WHERE r.rowid > ? AND v.model = ?"
             " ORDER BY r.rowid", (done, model)).fetchall() if len(rows) < limit else []
         out = [(str(r[0]), str(r[1])) for r in rows]
         out += [(str(r[0]), str(r[1])) for r in stale_text if r[2] != text_hash(r[1])]
-        return out[:limit]
+        return [row for row in out if not _skipped(skip, *row)][:limit]
 
     def done(self, model: str) -> int:
         """The watermark of ``model``: every record up to this row ID has a current vector
         of it (0: none known)."""
         return integer_meta(self.db, VECTORS_DONE + model) or 0
 
-    def recheck_done(self, model: str) -> bool:
+    def recheck_done(self, model: str, skip: Mapping[str, str] = _NONE) -> bool:
         """Forget ``model``'s watermark if a record at or below it has no vector of the
         model (a row deleted by hand or by another program: nothing else deletes one
         without lowering it); whether it did. A full pass, for ``index --semantic``, which
         otherwise reported such records neither missing nor embedded for ever. Call
         inside a transaction."""
         done = self.done(model)
-        if not done or not self.db.execute(
-                "SELECT 1 FROM recall_records r LEFT JOIN recall_vectors v ON v.item_id ="
-                " r.item_id AND v.model = ? WHERE r.rowid <= ? AND v.item_id IS NULL LIMIT 1",
-                (model, done)).fetchone():
+        if not done or not any(not _skipped(skip, str(item_id), str(text)) for item_id, text
+                               in self.db.execute(
+                "SELECT r.item_id, r.text FROM recall_records r LEFT JOIN recall_vectors v"
+                " ON v.item_id = r.item_id AND v.model = ? WHERE r.rowid <= ?"
+                " AND v.item_id IS NULL LIMIT ?", (model, done, len(skip) + 1))):
             return False
         self._forget_done()
         return True
 
-    def settle(self, model: str) -> int:
+    def settle(self, model: str, skip: Mapping[str, str] = _NONE) -> int:
         """Move ``model``'s watermark past the records after it that have a current vector
-        of it, up to the first that has not; the watermark. Call inside a transaction (a
-        write only when it moves; after a batch it looks at about that batch's records,
-        after a reset at every record once)."""
+        of it (or are set aside: ``skip``, as :meth:`missing` takes it), up to the first
+        that has not; the watermark. Call inside a transaction (a write only when it
+        moves; after a batch it looks at about that batch's records, after a reset at
+        every record once)."""
         done = start = self.done(model)
         rows = self.db.execute(
-            "SELECT r.rowid, r.text, v.model, v.text_hash FROM recall_records r"
+            "SELECT r.rowid, r.item_id, r.text, v.model, v.text_hash FROM recall_records r"
             " LEFT JOIN recall_vectors v ON v.item_id = r.item_id WHERE r.rowid > ?"
             " ORDER BY r.rowid", (done,))
-        for rowid, text, vector_model, digest in rows:
-            if vector_model != model or digest != text_hash(text):
+        for rowid, item_id, text, vector_model, digest in rows:
+            if (vector_model != model or digest != text_hash(text)) and not _skipped(
+                    skip, item_id, text):
                 break
             done = int(rowid)
         rows.close()
@@ -241,6 +259,16 @@ class VectorStore:
             "SELECT count(*) FROM recall_records r JOIN recall_vectors v"
             " ON v.item_id = r.item_id WHERE v.model = ?", (model,)).fetchone()[0])
         return records, done
+
+    def records_among(self, ids: Iterable[str]) -> int:
+        """How many of ``ids`` are recall records."""
+        wanted, found = list(ids), 0
+        for start in range(0, len(wanted), CHUNK):
+            chunk = wanted[start:start + CHUNK]
+            found += int(self.db.execute(
+                "SELECT count(*) FROM recall_records WHERE item_id IN"
+                f" ({','.join('?' * len(chunk))})", chunk).fetchone()[0])
+        return found
 
     def vectors(self, model: str, visible_to: tuple[str, str | None] | None = None,
                 after: int = 0) -> list[tuple[int, str, bytes]]:
