@@ -115,3 +115,89 @@ def test_index_wait_on_an_unopenable_lock_names_the_file_and_the_fix(
     assert str(lock) in done.stderr and "index --semantic" in done.stderr
     status = waymarks("status", env={"WAYMARKS_HOME": str(home)}, cwd=project)
     assert str(lock) in status.stdout, status.stdout  # why no worker runs, in status too
+
+
+def claims_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """An app whose one claim is embedded, workers switched on for what follows."""
+    from waymarks.service.app import Waymarks
+
+    monkeypatch.delenv("WAYMARKS_SEMANTIC", raising=False)
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    app = Waymarks(tmp_path / "home", cwd=str(project))
+    app.remember("The staging database listens on port 5433.")
+    assert app.embed_recall()["vectors"] == 1
+    monkeypatch.delenv("WAYMARKS_SEMANTIC_BACKFILL")
+    return app
+
+
+def write_meanwhile(app: Any) -> None:
+    """Another process's write landing now: it commits, then wakes (the lock is held by
+    the caller, so its wake spawns nothing and trusts the holder)."""
+    from waymarks.service.app import Waymarks
+
+    with Waymarks(app.home, cwd=app.cwd) as writer:
+        writer.remember("The deploy script runs on Fridays.")
+
+
+def settled(app: Any) -> int:
+    """What is still missing once the home's worker is done (bounded polling)."""
+    from waymarks.service.semantic_recall import missing_vectors
+
+    for _ in range(600):
+        if not semantic_backfill._locked(app.home) and not missing_vectors(app):
+            return 0
+        time.sleep(0.05)
+    return missing_vectors(app)
+
+
+def test_a_write_during_the_waits_last_count_is_embedded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wait counted under the worker's lock, found nothing missing and returned
+    ``done``; a write committing meanwhile found the lock held and left its claim to the
+    worker it took the wait for. It was never embedded."""
+    from waymarks.service.semantic_recall import missing_vectors
+
+    app = claims_home(tmp_path, monkeypatch)
+    counts: list[int] = []
+
+    def pending() -> int:
+        counts.append(missing_vectors(app))
+        if len(counts) == 1:
+            write_meanwhile(app)
+        return counts[-1]
+
+    assert semantic_backfill.wait(app.home, pending, timeout=300) == "done"
+    assert counts[0] == 0 and missing_vectors(app) == 0, counts
+    app.close()
+
+
+def test_a_write_during_the_status_look_at_the_lock_is_embedded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``status`` looks at the worker's lock (holding it shared for an instant) when the
+    last worker's progress says ``running``; a write committing in that instant found
+    the lock held and woke nobody."""
+    from waymarks.service.semantic_recall import missing_vectors, vector_status
+
+    app = claims_home(tmp_path, monkeypatch)
+    (app.home / semantic_backfill.PROGRESS_FILE).write_text(  # a worker killed mid-way
+        '{"state": "running", "pid": 999999, "embedded": 0, "total": 1}')
+    real = semantic_backfill._locked
+
+    def probe(home: Path, name: str = semantic_backfill.LOCK_FILE) -> bool:
+        fd = semantic_backfill.try_lock(home)  # the probe's instant, with a write in it
+        assert fd is not None
+        try:
+            write_meanwhile(app)
+        finally:
+            os.close(fd)
+        return real(home, name)
+
+    monkeypatch.setattr(semantic_backfill, "_locked", probe)
+    status = vector_status(app)
+    monkeypatch.setattr(semantic_backfill, "_locked", real)
+    assert status["background"]["state"] == "interrupted"  # type: ignore[index]
+    assert settled(app) == 0
+    assert missing_vectors(app) == 0
+    app.close()

@@ -265,18 +265,24 @@ def wait(home: Path, pending: Callable[[], int], *, timeout: float = 900.0,
             fd = try_lock(home)
         try:
             missing = pending()
-            if not missing:
-                return "done"
-            if woken is not None and not _finished(home, woken, missing, missing_then):
-                # it never started (no progress of its own: it could not import), stopped
-                # on an error, or finished leaving as much missing: waking another would
-                # only repeat that, hundreds of times a minute until the timeout
-                return "failed"
-            woken, missing_then = _spawn(home, fd), missing
-            if woken is None:
-                return "failed"
+            if missing:
+                if woken is not None and not _finished(home, woken, missing, missing_then):
+                    # it never started (no progress of its own: it could not import),
+                    # stopped on an error, or finished leaving as much missing: waking
+                    # another would only repeat that, hundreds of times a minute
+                    return "failed"
+                woken, missing_then = _spawn(home, fd), missing
+                if woken is None:
+                    return "failed"
         finally:
             os.close(fd)
+        if not missing:
+            # counted again once the lock is released, as the worker does: a write that
+            # committed during the count found the lock held here and left its claim to
+            # the worker it took this for (there was none)
+            if not pending():
+                return "done"
+            woken = None  # the last worker embedded everything it was woken for
 
 
 def _finished(home: Path, pid: int, missing: int, missing_then: int) -> bool:
@@ -290,11 +296,13 @@ def _finished(home: Path, pid: int, missing: int, missing_then: int) -> bool:
         or (state.get("state") == "done" and missing < missing_then))
 
 
-def progress(home: Path) -> dict[str, Any] | None:
+def progress(home: Path, pending: Callable[[], int] | None = None) -> dict[str, Any] | None:
     """The last worker's progress (``None`` if none ever ran): ``state`` is ``running``,
     ``done``, ``failed``, ``deferred`` (it left the wake to a process embedding in the
     foreground) or ``interrupted`` (it stopped mid-way; the next start resumes),
-    with ``embedded``/``total`` counts and UTC times."""
+    with ``embedded``/``total`` counts and UTC times. ``pending``: how many records are
+    missing a vector, counted after a look at the worker's lock (which holds it for an
+    instant), waking a worker when some are."""
     try:  # a regular file only: a FIFO there stopped status, and every worker, for ever
         raw = json.loads(read_regular(home / PROGRESS_FILE, limit=PROGRESS_LIMIT))
     except (OSError, ValueError, RecursionError):
@@ -302,6 +310,11 @@ def progress(home: Path) -> dict[str, Any] | None:
     data = _checked(raw)
     if data is not None and data["state"] == "running" and not _locked(home):
         data["state"] = "interrupted"
+        if pending is not None and pending():
+            # the probe held the lock for an instant: a write committed then found it
+            # held and left its claim to a worker (there was none); so asked again, as
+            # the worker does after releasing it
+            wake(home)
     return data
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
@@ -283,7 +284,8 @@ def vector_status(app: Waymarks) -> dict[str, object]:
     aside = vectors.set_aside()
     return {"available": True, "model": vectors.embedder.model, "records": records,
             "vectors": stored, "missing": records - stored - aside, "skipped": aside,
-            "background": progress(app.home), **worker_problem(app.home)}
+            "background": progress(app.home, partial(missing_vectors, app)),
+            **worker_problem(app.home)}
 
 
 def worker_problem(home: Path) -> dict[str, str]:
