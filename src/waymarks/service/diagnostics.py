@@ -18,7 +18,7 @@ from waymarks.service.recovery import (
     open_job_store,
     refuse_irregular_files,
 )
-from waymarks.service.semantic_recall import vector_status
+from waymarks.service.semantic_recall import other_model_vectors, vector_status
 from waymarks.service.session_checks import replaced_problem, rewritten_problem
 from waymarks.store.projection import ProjectionDamaged
 
@@ -103,6 +103,8 @@ def health(app: Waymarks) -> dict[str, Any]:
         app.settings()
     except ServiceError as exc:
         report["problems"].append(f"configuration: {exc}")
+    # not a problem (they are embedded again), but said: "OK" with no vector in use misled
+    report["otherModelVectors"] = other_model_vectors(app)
     report["problems"] += learned_problems(app, report) + queue_problems(app, report) + \
         crossed_claims(app, session)
     report["ok"] = not report["problems"]

@@ -103,9 +103,23 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     if store.damaged or held.rejected:  # the matrix names its rejects when it is built
         drop_damaged(app, store, held, embedder)
     if empty:
+        if_missing_wake(app, store, embedder.model)
         return list(lexical), None
     side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration, query=query)
     return [*lexical, *store.candidates(extra)], side
+
+
+def if_missing_wake(app: Waymarks, store: VectorStore, model: str) -> None:
+    """Vectors are stored, but none of ``model`` that this query may use: after an engine
+    upgrade (a new model string) every record holds the old model's, which no write
+    replaces; a recall fell back to the lexical engine for ever, nothing re-embedding.
+    Wake the background worker when records miss a vector of ``model`` (a probe past
+    its watermark; a running worker costs the wake an ``open`` and a ``flock``)."""
+    from waymarks.service.semantic_backfill import wake
+    from waymarks.service.semantic_skips import skipped
+
+    if store.missing(model, 1, skipped(app.home, model)):
+        wake(app.home)
 
 
 def drop_damaged(app: Waymarks, store: VectorStore, held: Nearest, embedder: Embedder
@@ -284,8 +298,17 @@ def vector_status(app: Waymarks) -> dict[str, object]:
     aside = vectors.set_aside()
     return {"available": True, "model": vectors.embedder.model, "records": records,
             "vectors": stored, "missing": records - stored - aside, "skipped": aside,
+            "otherModels": other_model_vectors(app),
             "background": progress(app.home, partial(missing_vectors, app)),
             **worker_problem(app.home)}
+
+
+def other_model_vectors(app: Waymarks) -> dict[str, int]:
+    """Records holding only another model's vector, by model (for ``health``; nothing
+    without the extra): not used, and embedded again by the background worker."""
+    vectors = vectors_of(app, catch_up=False)
+    return {} if vectors is None else VectorStore(vectors.index.db).other_models(
+        vectors.embedder.model)
 
 
 def worker_problem(home: Path) -> dict[str, str]:

@@ -260,6 +260,14 @@ class VectorStore:
             " ON v.item_id = r.item_id WHERE v.model = ?", (model,)).fetchone()[0])
         return records, done
 
+    def other_models(self, model: str) -> dict[str, int]:
+        """Records whose stored vector is another model's (by that model): made by an
+        engine before an upgrade, they are not used, and the records are embedded again."""
+        return {str(other): int(count) for other, count in self.db.execute(
+            "SELECT v.model, count(*) FROM recall_records r JOIN recall_vectors v"
+            " ON v.item_id = r.item_id WHERE v.model != ? GROUP BY v.model ORDER BY v.model",
+            (model,))}
+
     def records_among(self, ids: Iterable[str]) -> int:
         """How many of ``ids`` are recall records."""
         wanted, found = list(ids), 0
