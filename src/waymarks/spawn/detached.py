@@ -21,7 +21,7 @@ import sys
 
 TYPE_CHECKING = False  # not typing's: imported on the hook's path
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
 #: where the descriptor a child is handed (``keep``) lands in the child, unless that is
 #: the descriptor's own number in the parent (then the next one: a spawn's ``dup2`` onto
@@ -62,7 +62,8 @@ def complete_import_path() -> None:
 
 
 def spawn(module: str, args: list[str], *, cwd: str | None = None,
-          env: "Mapping[str, str] | None" = None, keep: int | None = None) -> int | None:
+          env: "Mapping[str, str] | None" = None, keep: int | None = None,
+          paths: "Sequence[str]" = ()) -> int | None:
     """Run ``module``'s ``main(ARGS)`` in a detached ``python -I -S`` with the import path
     of :func:`complete_import_path`; its pid, ``None`` if it could not start.
 
@@ -71,9 +72,11 @@ def spawn(module: str, args: list[str], *, cwd: str | None = None,
     other descriptor of ours (they are close-on-exec) but ``keep``, which the child holds
     too (without a gap: a lock stays held) and is told as its last argument (its number
     there). ``cwd``: where it runs (default: here); ``env``: its environment (default:
-    ours). ``posix_spawn``, not ``subprocess`` (module docstring); children that ended
-    are collected at the next start, as ``subprocess`` does, so a long-lived process keeps
-    no zombies."""
+    ours). ``paths``: directories added at the end of its import path, where this process
+    imports a package it needs from (``PYTHONPATH``, which ``-I`` leaves out).
+    ``posix_spawn``, not ``subprocess`` (module docstring); children that ended are
+    collected at the next start, as ``subprocess`` does, so a long-lived process keeps no
+    zombies."""
     import os
 
     _collect()
@@ -82,7 +85,9 @@ def spawn(module: str, args: list[str], *, cwd: str | None = None,
         code += f"import posix; posix.chdir({cwd!r}); "
     code += (f"sys.path.append({package_dir()!r}); "
              "from waymarks.spawn.detached import complete_import_path; "
-             "complete_import_path(); from waymarks.spawn.imports import import_msgspec; "
+             "complete_import_path(); "
+             f"sys.path += [p for p in {list(paths)!r} if p not in sys.path]; "
+             "from waymarks.spawn.imports import import_msgspec; "
              f"import_msgspec(); from {module} import main; "
              "sys.exit(main(sys.argv[1:]))")
     argv = [sys.executable, "-I", "-S", "-c", code, *args]
