@@ -178,3 +178,23 @@ def test_across_scripts_a_margin_among_the_records_of_that_script() -> None:
     assert chosen({"queue": 0.80, "cache": 0.70}, "how long are pdf layouts kept?") == []
     only = Semantic({"lint": 0.83, "deploy": 0.76}, HAN, "latin")
     assert not only.among([(lint.id, lint.text)]).across("lint", lint.text)
+
+
+def test_a_translation_named_by_its_concepts_is_not_vetoed_as_far_in_meaning() -> None:
+    """A Chinese question naming an English claim's concepts (the lexical engine selects
+    it) sat at 0.45 calibrated, under the veto: the extra lost what the lexical engine
+    gave. Across scripts the veto does not apply; within one it still does."""
+    vetoing = Calibration(floor=0.70, ceil=0.92, weight=0.4, qualify=0.68, support=0.6,
+                          cross_script=0.46, veto=0.47)
+    port = record("port", "The database port is 5433.")
+    stats = Stats(1, dict.fromkeys(port.body, 1))
+    cosine = 0.70 + 0.45 * 0.22  # calibrated 0.45
+    query = "数据库端口是多少"
+    assert [s.candidate.id for s in score_all(direct_plan(query), [port], stats)
+            if s.eligible] == ["port"]  # the lexical engine selects it
+    side = Semantic({"port": cosine}, vetoing, script(query))
+    assert [s.eligible for s in score_all(direct_plan(query), [port], stats, side)] == [True]
+    english = Semantic({"port": cosine}, vetoing, "latin")
+    [scored] = score_all(direct_plan("what is the database port?"), [port], stats,
+                         english)
+    assert not scored.eligible and "far in meaning" in scored.reason

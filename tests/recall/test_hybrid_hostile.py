@@ -288,3 +288,23 @@ def test_vectors_of_an_older_model_are_embedded_again_and_status_says_so(
         time.sleep(0.05)
     assert missing_vectors(app) == 0
     assert "another model" not in cli("status")
+
+
+def test_a_translation_sharing_its_concepts_is_not_vetoed_as_far_in_meaning(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
+    """数据库端口是多少 ("what is the database port") names the English claim's concepts
+    (the lexical engine selects it), but the model puts the two scripts at 0.45, under the
+    0.47 veto: turning the extra on lost the answer the lexical engine gave."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    app = make_app()
+    port = app.remember("The database port is 5433.")
+    assert isinstance(port, Committed)
+    for text in ("Use pnpm instead of npm for installing packages in this repo.",
+                 "Deployments happen on Tuesdays.", "The CI runs on Buildkite."):
+        assert isinstance(app.remember(text), Committed)
+    assert app.embed_recall()["vectors"] == 4
+    explained = {s.candidate.id: s for s in app.recall("数据库端口是多少", every_candidate=True).scored}
+    assert port.id in app.recall("数据库端口是多少").selected, explained[port.id].reason
+    english = app.recall("which package manager do we use?", every_candidate=True)
+    assert all("far in meaning" not in s.reason for s in english.scored
+               if s.candidate.text.startswith("Use pnpm"))

@@ -147,9 +147,16 @@ class Semantic(msgspec.Struct, frozen=True):
     def supports(self, sem: float | None) -> bool:
         return sem is not None and sem >= self.calibration.support
 
-    def far(self, sem: float | None) -> bool:
-        """Whether a record with a vector is too far in meaning to be an answer."""
-        return sem is not None and sem < self.calibration.veto
+    def far(self, sem: float | None, text: str = "") -> bool:
+        """Whether a record (``text``) with a vector is too far in meaning to be an answer.
+        Never one in the other script than the query's: across scripts a model puts even
+        a translation lower (数据库端口是多少 and "The database port is 5433." at 0.45,
+        under the 0.47 veto), and the words they share are concepts the analysis mapped
+        on purpose."""
+        if sem is None or sem >= self.calibration.veto:
+            return False
+        other = script(text) if text else ""
+        return not (self.query_script and other and other != self.query_script)
 
     def across(self, candidate_id: str, text: str) -> bool:
         """Whether a record in the other script qualifies: the query's script is one the

@@ -383,7 +383,8 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     supported = close or (semantic is not None and semantic.supports(sem))
     reason = _gate(plan, facts, candidate, stats, strong, coverage, named or close, close,
                    supported)
-    if (not reason and not close and semantic is not None and semantic.far(sem)
+    if (not reason and not close and semantic is not None
+            and semantic.far(sem, candidate.text)
             and not any(is_literal(f) for f in strong)):
         reason = f"far in meaning from the query (similarity {sem:.2f})"
 
