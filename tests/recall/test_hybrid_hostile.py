@@ -303,7 +303,8 @@ def test_a_translation_sharing_its_concepts_is_not_vetoed_as_far_in_meaning(
                  "Deployments happen on Tuesdays.", "The CI runs on Buildkite."):
         assert isinstance(app.remember(text), Committed)
     assert app.embed_recall()["vectors"] == 4
-    explained = {s.candidate.id: s for s in app.recall("数据库端口是多少", every_candidate=True).scored}
+    scored = app.recall("数据库端口是多少", every_candidate=True).scored
+    explained = {s.candidate.id: s for s in scored}
     assert port.id in app.recall("数据库端口是多少").selected, explained[port.id].reason
     english = app.recall("which package manager do we use?", every_candidate=True)
     assert all("far in meaning" not in s.reason for s in english.scored
