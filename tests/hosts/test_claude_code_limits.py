@@ -116,6 +116,43 @@ def test_the_window_table_and_the_transcript_reader() -> None:
     assert claude_code_limits(None, None) == (None, 0)
 
 
+def test_a_window_the_last_answer_already_passed_is_not_the_window() -> None:
+    """Claude Code run with ``--model 'claude-sonnet-4-5[1m]'`` writes
+    ``claude-sonnet-4-5`` in its transcript: past 200k tokens every prompt fell back and
+    lost its pins. An answer that took more than the table's window shows a larger one."""
+    assert window_of("claude-sonnet-4-5", None, used=150_000) == 200_000
+    assert window_of("claude-sonnet-4-5", None, used=250_000) == 1_000_000
+    assert window_of("claude-sonnet-4-5", None, used=1_200_000) is None  # unknown: no limit
+    assert window_of("local-llm", 32_000, used=40_000) is None
+    assert window_of("local-llm", 32_000, used=20_000) == 32_000
+    # the home's window counts for a known model when larger; a project's alone does not
+    assert window_of("claude-opus-4-1", 1_000_000, trust_default=True) == 1_000_000
+    assert window_of("claude-opus-4-1", 1_000_000) == 200_000
+    assert window_of("claude-opus-4-1", 100_000, trust_default=True) == 200_000
+
+
+@pytest.mark.slow
+def test_a_1m_session_past_200k_keeps_its_pins(
+        home: Path, project: Path, session: str, tmp_path: Path) -> None:
+    """The real shape: the transcript names ``claude-sonnet-4-5`` (no ``[1m]``), the last
+    answer took 250k tokens; the hook input names no model."""
+    past = transcript(tmp_path / "t.jsonl", "claude-sonnet-4-5", 250_000)
+    assert submit(home, project, session, past).startswith(PIN_BEGIN)
+    # below 200k, the person's home window says 1M: a request the table would refuse fits
+    near = transcript(tmp_path / "n.jsonl", "claude-sonnet-4-5", 199_990)
+    assert submit(home, project, session, near) == ""
+    (home / "config.toml").write_text("[context]\ndefaultContextWindow = 1000000\n")
+    assert submit(home, project, session, near).startswith(PIN_BEGIN)
+    # a trusted repository's window alone does not widen the table's
+    (home / "config.toml").write_text("")
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+    (project / ".waymarks").mkdir()
+    (project / ".waymarks" / "config.toml").write_text(
+        "[context]\ndefaultContextWindow = 1000000\n")
+    assert submit(home, project, session, near) == ""
+
+
 @pytest.mark.slow
 def test_a_repository_cannot_lift_the_homes_default_window(
         home: Path, project: Path, session: str, tmp_path: Path) -> None:

@@ -316,7 +316,9 @@ def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | 
     from waymarks.hosts.model_limits import claude_code_limits, configured_window
     from waymarks.personal.setup import plan_with_memory
 
-    limit, used = claude_code_limits(transcript, configured_window(app.settings().raw))
+    settings = app.settings()
+    limit, used = claude_code_limits(transcript, configured_window(settings.raw),
+                                     settings.home_sets_window)
     session = app.current_session()
     history = recent_prompts(session, prompt) if session is not None else []
     plan = plan_with_memory(app, prompt, model_limit=limit, fixed_tokens=used,

@@ -15,7 +15,11 @@ character counts of the system prompt, the active tools' definitions and the mes
 of Claude Code's transcript: the model of the last answer (looked up in
 :data:`KNOWN_WINDOWS`, else ``[context] defaultContextWindow``, else no limit) and that
 answer's usage, which is the whole context that request took plus its own output
-(:func:`claude_code_limits`).
+(:func:`claude_code_limits`). The table's window is a floor, not a ceiling: Claude Code
+run with ``--model 'claude-sonnet-4-5[1m]'`` writes ``claude-sonnet-4-5`` (no ``[1m]``)
+in its transcript and names no model to a hook, so the home's own
+``defaultContextWindow`` counts when it is larger, and an answer whose usage already
+passed the window shows the window is larger (:data:`CLAUDE_WINDOWS`).
 
 Estimates err on the safe side (characters / 4, JSON overhead included); a wrong or
 missing number never blocks a prompt: it only leaves the limit unchecked, as before.
@@ -43,6 +47,9 @@ KNOWN_WINDOWS: Final[tuple[tuple[str, int], ...]] = (
     ("claude-3-opus", 200_000),
     ("claude-3-haiku", 200_000),
 )
+#: the windows a Claude model runs with, smallest first: one whose last answer took more
+#: than its table window has the next size (the 1M beta is not named in the transcript)
+CLAUDE_WINDOWS: Final = (200_000, 1_000_000)
 ONE_MILLION: Final = lazy(r"\[1m\]$", re.IGNORECASE)
 TRANSCRIPT_TAIL_BYTES: Final = 512 * 1024
 MAX_TOKENS: Final = 100_000_000  # anything above is not a real window
@@ -72,8 +79,27 @@ def valid_limit(value: object) -> int | None:
     return value if type(value) is int and 0 < value <= MAX_TOKENS else None
 
 
-def window_of(model: str | None, default: int | None) -> int | None:
-    """The context window of a Claude model name, else the configured default."""
+def window_of(model: str | None, default: int | None, trust_default: bool = False,
+              used: int = 0) -> int | None:
+    """The context window of a Claude model name, else the configured default.
+
+    ``trust_default``: the default is the home's own (a project may only lower it), so it
+    counts for a known model too when it is larger than the table's window. A window the
+    last answer's ``used`` tokens already passed is not the window: for a Claude model the
+    next of :data:`CLAUDE_WINDOWS` above it, else no limit (a wrong number never blocks a
+    prompt; a 1M session past 200k lost its pins on every prompt)."""
+    table = _table_window(model)
+    if table is None:
+        return default if default is None or used <= default else None
+    if trust_default and default is not None and default > table:
+        table = default
+    if used <= table:
+        return table
+    return next((size for size in CLAUDE_WINDOWS if size > used), None)
+
+
+def _table_window(model: str | None) -> int | None:
+    """The window :data:`KNOWN_WINDOWS` gives a model name (1M for a ``[1m]`` one)."""
     if model:
         name = model.strip().lower()
         if ONE_MILLION.search(name):
@@ -81,7 +107,7 @@ def window_of(model: str | None, default: int | None) -> int | None:
         for prefix, window in sorted(KNOWN_WINDOWS, key=lambda p: -len(p[0])):
             if name.startswith(prefix):
                 return window
-    return default
+    return None
 
 
 def configured_window(raw: dict[str, Any]) -> int | None:
@@ -91,10 +117,12 @@ def configured_window(raw: dict[str, Any]) -> int | None:
         else None
 
 
-def claude_code_limits(transcript: object, default: int | None) -> tuple[int | None, int]:
-    """``(model limit, fixed tokens)`` for the next request of a Claude Code session."""
+def claude_code_limits(transcript: object, default: int | None,
+                       trust_default: bool = False) -> tuple[int | None, int]:
+    """``(model limit, fixed tokens)`` for the next request of a Claude Code session
+    (``trust_default``: see :func:`window_of`)."""
     model, used = _last_answer(transcript)
-    return window_of(model, default), used
+    return window_of(model, default, trust_default, used), used
 
 
 def _last_answer(transcript: object) -> tuple[str | None, int]:

@@ -82,6 +82,11 @@ class Settings(msgspec.Struct, frozen=True):
     #: into a remote one) turned an MCP client's unknown model into a provider allowed
     #: sensitive text
     home_default_local: bool = False
+    #: whether the *home's* file sets ``[context] defaultContextWindow``: the window in
+    #: force is then the person's (a project may only lower it) and may widen a model's
+    #: table window in the Claude Code hook (``model_limits.window_of``); a repository's
+    #: alone may not
+    home_sets_window: bool = False
 
 
 _CACHE: dict[tuple[Any, ...], Settings] = {}
@@ -150,6 +155,9 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         policy = ProviderPolicy.from_config(privacy)
         default_provider = _provider(privacy.get("defaultProvider", "remote"))
         home_default_local = policy.is_local(default_provider)
+        home_context = merged.get("context")
+        home_sets_window = isinstance(home_context, dict) and _count(
+            home_context.get("defaultContextWindow"))
         if local:
             policy, default_provider = _tighten(policy, default_provider, local, project_file,
                                                 ignored)
@@ -192,7 +200,8 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         raise ServiceError("bad_config", f"{', '.join(sources)}: {exc}") from exc
     return Settings(policy, default_provider, budgets, tuple(sources), tuple(ignored), merged,
                     cross_session, max_sessions,
-                    tuple(Path(r).expanduser() for r in roots), home_default_local)
+                    tuple(Path(r).expanduser() for r in roots), home_default_local,
+                    home_sets_window)
 
 
 def in_project(path: Path, project: str) -> bool:
