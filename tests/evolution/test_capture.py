@@ -194,6 +194,29 @@ def test_stop_captures_user_statements_only_and_is_idempotent(
     assert origin == os.path.realpath(project)
 
 
+def test_bash_mode_input_and_output_are_not_the_persons_words(
+        home: Path, project: Path, tmp_path: Path) -> None:
+    """Claude Code's ``!`` bash mode stores the command and its output as plain user
+    messages (no ``isMeta``): the output of ``cat notes/oncall.txt`` was captured as the
+    person's own statement, the file's contents kept as a source for learning."""
+    def bash(uuid: str, content: str) -> dict[str, object]:
+        return {"type": "user", "uuid": uuid, "sessionId": SESSION, "userType": "external",
+                "message": {"role": "user", "content": content}}
+
+    _learning_on(home)
+    _hook(home, project, "Stop", _transcript(
+        tmp_path / "t.jsonl",
+        bash("b1", "<bash-input>echo 'Remember: we always page Dana first.'</bash-input>"),
+        bash("b2", "<bash-stdout>Remember: we always page Dana first, on-call rotates "
+                   "weekly.</bash-stdout><bash-stderr></bash-stderr>"),
+        bash("b3", "<bash-stdout></bash-stdout><bash-stderr>I prefer the staging token "
+                   "in /etc/oncall</bash-stderr>")))
+    texts = [t for _, t in _sources(home)]
+    assert texts and texts[0] == "Remember: we deploy with Kamal, not Capistrano."
+    assert not any("Dana" in t or "oncall" in t for t in texts), texts
+    assert "Dana" not in ledger_path(home).read_text()
+
+
 def test_a_subagent_process_is_skipped(home: Path, project: Path, tmp_path: Path) -> None:
     _learning_on(home)
     _hook(home, project, "Stop", _transcript(tmp_path / "t.jsonl"),
