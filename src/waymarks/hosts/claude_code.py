@@ -186,7 +186,8 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
             "trigger": trigger if trigger in ("manual", "auto") else "unknown"})
         from waymarks.hosts.claude_code_capture import capture
 
-        capture(event, payload, home, app.cwd, warm=True)  # statements, summaries
+        # statements, summaries; Claude Code waits for this hook: the hook's own bound
+        capture(event, payload, home, app.cwd, busy_timeout_ms=app.busy_timeout_ms)
     elif event == "SessionEnd":
         reason = payload.get("reason")
         app.append_record("waymarks-session-end-v1", {
@@ -277,7 +278,8 @@ def _feedback(app: Any, home: Path, prompt: str) -> str | None:
     session = app.current_session()
     last = last_entry(session) if session is not None else None
     entry = last.id if isinstance(last, Message) and last.text == prompt else "unrecorded"
-    return prompt_feedback(home, app.bound_session.session_id, entry, prompt)
+    return prompt_feedback(home, app.bound_session.session_id, entry, prompt,
+                           app.busy_timeout_ms)
 
 
 def _just_recorded(app: Any, prompt: str) -> bool:

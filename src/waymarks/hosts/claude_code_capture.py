@@ -54,10 +54,13 @@ def drop_warm(home: Path) -> None:
 
 
 def capture(event: str, payload: dict[str, Any], home: Path, project: str, *,
-            warm: bool = False) -> dict[str, Any]:
+            warm: bool = False, busy_timeout_ms: int | None = None) -> dict[str, Any]:
     """Capture what the transcript holds now; returns a content-free summary of what it
-    did. ``warm``: this process lives on (the helper): keep the evolution state open. A
-    capture that fails to store is queued in the spool for the next drain."""
+    did. ``warm``: this process lives on (the helper): keep the evolution state open.
+    ``busy_timeout_ms``: the capture is on a hook's path (``PreCompact``, which Claude Code
+    waits for): a fresh evolution state that waits at most this long for the database and
+    the learned ledger's lock. A capture that fails to store is logged and queued in the
+    spool for the next drain."""
     if os.environ.get("PI_SUBAGENT_AGENT_ID"):
         return {"captured": 0, "skipped": "subagent"}
     path = payload.get("transcript_path")
@@ -69,19 +72,21 @@ def capture(event: str, payload: dict[str, Any], home: Path, project: str, *,
     from waymarks.service.outcomes import LedgerDamaged
 
     session = str(payload.get("session_id", "")).lower()
-    evo = warm_evolution(home) if warm else None
+    bounded = busy_timeout_ms is not None
+    evo = warm_evolution(home) if warm and not bounded else None
     try:
         if evo is not None:
             return {"captured": capture_spool.capture_transcript(
                 home, event, session, path, project, evo)}
         from waymarks.service.evolution import Evolution
 
-        with Evolution(home, busy_timeout_ms=capture_spool.CAPTURE_BUSY_MS) as fresh:
+        with Evolution(home, busy_timeout_ms=busy_timeout_ms if bounded
+                       else capture_spool.CAPTURE_BUSY_MS) as fresh:
             return {"captured": capture_spool.capture_transcript(
                 home, event, session, path, project, fresh)}
-    except (sqlite3.Error, OSError, LedgerDamaged):  # a damaged ledger: kept until moved
-        if warm:
+    except (sqlite3.Error, OSError, LedgerDamaged) as exc:  # damaged: kept until moved
+        if evo is not None:
             drop_warm(home)  # a connection that failed is not reused
-        queued = capture_spool.write_request(home, "claude-code", event, session, path,
-                                             project)
+        queued = capture_spool.queue_failed(home, "claude-code", event, session, path,
+                                            project, exc)
         return {"captured": 0, "queued": queued}

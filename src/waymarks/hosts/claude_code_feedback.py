@@ -35,9 +35,12 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def prompt_feedback(home: Path, session_id: str, entry_id: str, prompt: str) -> str | None:
+def prompt_feedback(home: Path, session_id: str, entry_id: str, prompt: str,
+                    busy_timeout_ms: int | None = None) -> str | None:
     """Apply the feedback ``prompt`` gives, if it is feedback; the receipt to show (``None``
-    when the prompt is not feedback)."""
+    when the prompt is not feedback). ``busy_timeout_ms``: the hook's bound on waiting for
+    the learned memory (its database and its ledger's lock); past it the receipt says the
+    feedback was not recorded, the log says why, and the prompt goes on to its plan."""
     from waymarks.core.evolution.feedback import parse_feedback
 
     parsed = parse_feedback(prompt)
@@ -48,11 +51,27 @@ def prompt_feedback(home: Path, session_id: str, entry_id: str, prompt: str) -> 
     if not ledger_path(home).is_file():
         return (f"Waymarks: feedback on learned claim {parsed.claim_id} was not recorded "
                 "(not_found): nothing has been learned yet.")
+    import sqlite3
+
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution_edits import natural_feedback
 
-    with Evolution(home) as evo:
-        outcome = natural_feedback(evo, prompt, f"claude:{session_id}:{entry_id}")
+    try:
+        with Evolution(home, busy_timeout_ms=busy_timeout_ms) as evo:
+            outcome = natural_feedback(evo, prompt, f"claude:{session_id}:{entry_id}")
+    except (sqlite3.Error, OSError) as exc:  # busy (another process holds it), disk full
+        from datetime import UTC, datetime
+
+        from waymarks.service.capture_spool import failure_code
+        from waymarks.service.logs import log_event
+
+        code = failure_code(exc, home)
+        log_event(home, datetime.now(UTC), "claude_code_feedback_failed",
+                  kind="UserPromptSubmit", code=code)
+        why = "the learned memory is in use by another process; send it again in a " \
+            "moment" if code.endswith("_busy") else "send it again once that is fixed"
+        return (f"Waymarks: feedback on learned claim {parsed.claim_id} was not recorded "
+                f"({code}): {why}.")
     if outcome is None:  # parsed above; the service parses the same text the same way
         return None
     if not outcome.ok:

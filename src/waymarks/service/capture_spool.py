@@ -110,6 +110,14 @@ def write_request(home: str | os.PathLike[str], host: str, event: str, session: 
         return False
 
 
+def queue_failed(home: Path, host: str, event: str, session: str, record: str,
+                 project: str, exc: BaseException) -> bool:
+    """A capture on a hook's path failed: the log says why (:func:`failure_code`), and it
+    is queued for the next drain (:func:`write_request`: False when it could not be)."""
+    _log(home, host, failure_code(exc, home))
+    return write_request(home, host, event, session, record, project)
+
+
 def dumps_request(request: dict[str, object]) -> bytes:
     """A flat object (str/int/None values) as JSON, through the C encoder."""
     try:
@@ -267,9 +275,8 @@ def _one(home: Path, path: str, evolution: Evolution, result: Drained) -> None:
         if not isinstance(exc, TranscriptBehind):
             evolution.close()
         code = "transcript_behind" if isinstance(exc, TranscriptBehind) else \
-            "ledger_damaged" if isinstance(exc, LedgerDamaged) else \
-            _error_code(exc, home) if isinstance(exc, sqlite3.Error | OSError) else \
-            "capture_error"
+            failure_code(exc, home) if isinstance(exc, sqlite3.Error | OSError
+                                                   | LedgerDamaged) else "capture_error"
         result.errors[code] = result.errors.get(code, 0) + 1
         _log(home, str(request.get("host")), code)
         # a damaged learned ledger is the home's, not the request's: no drain can store
@@ -312,15 +319,21 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
     return request
 
 
-def _error_code(exc: BaseException, home: str | os.PathLike[str]) -> str:
-    """The fixed code of a failed capture. A full disk rarely says so through SQLite: in
-    WAL mode it is usually an ``SQLITE_IOERR`` (``SQLITE_IOERR_SHMSIZE`` when the shared
-    memory file cannot grow, measured on a full tmpfs), so an I/O error while the home's
-    file system has (almost) no space left is ``disk_full`` too."""
+def failure_code(exc: BaseException, home: str | os.PathLike[str]) -> str:
+    """The fixed code of a failed capture (or feedback). A full disk rarely says so through
+    SQLite: in WAL mode it is usually an ``SQLITE_IOERR`` (``SQLITE_IOERR_SHMSIZE`` when the
+    shared memory file cannot grow, measured on a full tmpfs), so an I/O error while the
+    home's file system has (almost) no space left is ``disk_full`` too. ``ledger_busy``:
+    another process held the learned ledger's lock past the wait."""
     import errno
     import sqlite3
 
     from waymarks.files.space import nearly_full
+    from waymarks.ledger.session_file import SessionBusy
+    from waymarks.service.outcomes import LedgerDamaged
+
+    if isinstance(exc, SessionBusy | LedgerDamaged):
+        return "ledger_busy" if isinstance(exc, SessionBusy) else "ledger_damaged"
 
     name = str(getattr(exc, "sqlite_errorname", "") or "")
     if isinstance(exc, sqlite3.OperationalError) and name in ("SQLITE_BUSY", "SQLITE_LOCKED"):

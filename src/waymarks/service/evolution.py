@@ -111,7 +111,8 @@ class Evolution:
         self.home = home
         self.clock = clock or SystemClock()
         self.ids = ids or RandomIds()
-        #: how long a write waits for a busy ``waymarks.db`` (capture: short, then queued)
+        #: how long a write waits for a busy ``waymarks.db`` and for the learned ledger's
+        #: lock (capture: short, then queued; a hook: its own bound)
         self.busy_timeout_ms = busy_timeout_ms
         self._ledger: SessionFile | None = None
         self._ledger_identity: FileIdentity | None = None  # the file ``_ledger`` opened
@@ -164,6 +165,9 @@ class Evolution:
                 except (SessionFileError, OSError) as exc:
                     raise LedgerDamaged(path, _why(path, exc)) from exc
                 self._ledger_identity = identity
+            if self.busy_timeout_ms is not None:  # a hook's or a capture's short wait:
+                # the ledger's lock waited its 30 s default, past Claude Code's 10 s
+                self._ledger.lock_wait_s = self.busy_timeout_ms / 1000
         return self._ledger
 
     def holds_current_files(self) -> bool:
