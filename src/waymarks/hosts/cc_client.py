@@ -33,6 +33,13 @@ CONNECT_TIMEOUT_S = 0.5
 #: instead, within what is left of Claude Code's 10 s (its database waits are 1 s each)
 ANSWER_TIMEOUT_S = 4.0
 PROTOCOL = "waymarks-cc-helper-v1"
+#: events the client does itself when the helper closed the connection without an answer
+#: (killed mid-request): the prompt's context and record, the session's binding. Safe to
+#: do again: a prompt the helper recorded moments ago is not recorded twice
+#: (``claude_code._just_recorded``); binding a session is idempotent
+REDO_ON_CLOSE = ("UserPromptSubmit", "SessionStart")
+
+
 def socket_path(home: "str | Path") -> str:
     return f"{home}/claude-code/{SOCKET_NAME}"
 
@@ -260,7 +267,28 @@ def _ask(home: "str | Path", event: str, raw: bytes, project: str = "") -> str |
         return reply[3:].decode("utf-8", "replace")
     if reply.startswith(b"protocol\n"):
         return None  # a helper of another version did nothing: do it here
-    return ""  # it took the request and failed: doing it again could record it twice
+    if event == "ping":
+        return ""  # something answers there
+    # closed without an answer: the helper was killed mid-request (or could not read it)
+    redo = event in REDO_ON_CLOSE
+    _note_closed(home, event, redo)
+    return None if redo else ""  # else doing it again could record it twice
+
+
+def _note_closed(home: "str | Path", event: str, redo: bool) -> None:
+    """Log that the helper closed a hook's connection without an answer (never content):
+    the prompt lost its context and record in silence."""
+    from waymarks.spawn.detached import complete_import_path
+
+    complete_import_path()
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    from waymarks.service.logs import log_event
+
+    log_event(Path(home), datetime.now(UTC), "claude_code_helper_closed",
+              kind=event if event.isascii() and event.isalpha() else "invalid",
+              outcome="done_here" if redo else "not_redone")
 
 
 def _start_helper(home: str) -> None:
