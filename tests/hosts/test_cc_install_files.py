@@ -337,6 +337,28 @@ def test_uninstall_gives_back_the_bytes_of_a_file_with_an_empty_hooks_object(
     assert tree(project / ".claude") == {"settings.json": original.encode()}
 
 
+@pytest.mark.parametrize(("name", "original"), [
+    (".claude/settings.json", '{\n  "hooks": {\n    "Stop": []\n  }\n}\n'),
+    (".claude/settings.json", '{"hooks": {"Stop": [], "PreToolUse": []}, "model": "opus"}'),
+    (".mcp.json", '{\n  "mcpServers": {}\n}\n'),
+    (".mcp.json", '{"mcpServers": {}, "other": 1}'),
+])
+def test_uninstall_gives_back_the_bytes_of_a_file_whose_containers_it_empties(
+        tmp_path: Path, home: Path, project: Path, name: str, original: str) -> None:
+    """An empty list of one of the events install adds to (``"Stop": []``) or an empty
+    ``mcpServers``: install filled it, uninstall's removal dropped it once emptied, and
+    the file then no longer matched its backup: it came back rewritten, not byte for
+    byte, and the backup was dropped."""
+    path = project / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(original)
+    before = tree(project)
+    cc.install("project", project, tmp_path / "u", home)
+    assert tree(project) != before
+    cc.uninstall("project", project, tmp_path / "u", home)
+    assert tree(project) == before
+
+
 def test_a_backup_holding_waymarks_hooks_is_never_written_back(
         tmp_path: Path, home: Path, project: Path) -> None:
     """A backup made by an install over an older one holds Waymarks' own hooks: uninstall

@@ -335,8 +335,8 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
     if scope == "project":
         _inside(project, settings_path, mcp_path)
     with _locked(home):
-        plans = [_put_back_plan(path, remove)
-                 for path, remove in ((settings_path, _remove_hooks), (mcp_path, _remove_server))]
+        plans = [_put_back_plan(path, remove, container) for path, remove, container in (
+            (settings_path, _remove_hooks, "hooks"), (mcp_path, _remove_server, "mcpServers"))]
         for plan in plans:
             if plan.content is not None or plan.remove_file:
                 check_writable(plan.loaded)
@@ -428,7 +428,8 @@ class _PutBack:
             backup_path(self.loaded.path).unlink()
 
 
-def _put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]]) -> _PutBack:
+def _put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]],
+                   container: str) -> _PutBack:
     """Remove Waymarks' entries from ``path``, then write what is left: the very bytes from
     before the install when nothing else changed since (the backup), no file at all when
     install created it and nothing else is in it; otherwise what is left. The backup goes,
@@ -446,10 +447,13 @@ def _put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]]) ->
         before = None
     # the removal drops the containers it leaves empty, and so one empty before install
     # ("hooks": {}): the same removal on the backup's copy, which must find nothing of
-    # Waymarks to remove (a backup that holds some is never written back)
+    # Waymarks to remove (a backup that holds some is never written back). It removes
+    # nothing there, so an empty one it would have dropped ("Stop": [], "mcpServers": {})
+    # is dropped on both sides before they are compared: the backup's bytes went unwritten
     if isinstance(before, dict) and remove(before):
         before = None
-    unchanged = backup is not None and same(before, loaded.data, path)
+    unchanged = backup is not None and same(_emptied(before, container),
+                                            _emptied(loaded.data, container), path)
     if not removed:
         if backup is None:
             return _PutBack(loaded)
@@ -466,6 +470,18 @@ def _put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]]) ->
     if not loaded.data:
         return _PutBack(loaded, change, remove_file=True)
     return _PutBack(loaded, change, dump(loaded.data, path))
+
+
+def _emptied(data: Any, container: str) -> Any:
+    """``data`` (key order kept) without what the removal drops once it is empty: the
+    ``container`` (``hooks``, ``mcpServers``) and an event's list of hook groups."""
+    if not isinstance(data, dict) or not isinstance(data.get(container), dict):
+        return data
+    inner = data[container]
+    if container == "hooks":
+        inner = {event: groups for event, groups in inner.items() if groups != []}
+    return {k: (inner if k == container else v) for k, v in data.items()
+            if k != container or inner}
 
 
 def _our_server(entry: object) -> bool:
