@@ -93,8 +93,14 @@ def parse_input(event: str, raw: bytes) -> dict[str, Any]:
     name = payload.get("hook_event_name")
     if name is not None and name != event:
         raise HookInputError("event_mismatch")
-    if event == "UserPromptSubmit" and not isinstance(payload.get("prompt"), str):
-        raise HookInputError("bad_prompt")
+    if event == "UserPromptSubmit":
+        if not isinstance(payload.get("prompt"), str):
+            raise HookInputError("bad_prompt")
+        from waymarks.core.text import well_formed
+
+        # half an emoji ("\ud83d", as Claude Code may send one) is U+FFFD: it failed to
+        # encode when recorded, the prompt lost its context (and the helper its warm apps)
+        payload["prompt"] = well_formed(payload["prompt"])
     return payload
 
 
