@@ -309,3 +309,19 @@ def test_a_translation_sharing_its_concepts_is_not_vetoed_as_far_in_meaning(
     english = app.recall("which package manager do we use?", every_candidate=True)
     assert all("far in meaning" not in s.reason for s in english.scored
                if s.candidate.text.startswith("Use pnpm"))
+
+
+def test_a_follow_up_is_recalled_by_its_inherited_subject_not_vetoed_by_its_own_meaning(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
+    """README's own example: "Which database?" then "and the port?". The follow-up's own
+    meaning ("and the port?") vetoed the port claim as far from the query, and let
+    unrelated claims in by meaning: with the extra on, nothing or the wrong claims."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    app = make_app()
+    port = app.remember("The database port is 5434.")
+    assert isinstance(port, Committed)
+    for text in ("The staging cluster is in eu-west-1.", "Logs are kept for 30 days.",
+                 "The frontend uses React 18."):
+        assert isinstance(app.remember(text), Committed)
+    assert app.embed_recall()["vectors"] == 4
+    assert app.recall("and the port?", ["Which database?"]).selected == [port.id]

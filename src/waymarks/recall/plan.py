@@ -61,6 +61,10 @@ def _barrier(text: str) -> bool:
     return False
 
 
+#: the plans whose subject an earlier turn gave (the prompt alone does not say it)
+INHERITED: Final = frozenset({"followup", "continued"})
+
+
 def plan_query(prompt: str, history: Sequence[str] = ()) -> QueryPlan:
     """The plan for ``prompt`` given the earlier user turns (oldest first).
 

@@ -29,7 +29,7 @@ from waymarks.ledger.discovery import (
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
-from waymarks.recall.plan import direct_plan, plan_query
+from waymarks.recall.plan import INHERITED, direct_plan, plan_query
 from waymarks.recall.scoring import Candidate, Stats, unheld_literal
 from waymarks.service import rebuilding, semantic_recall
 from waymarks.service.config import Settings, load_settings
@@ -444,10 +444,12 @@ class Waymarks:
                                            classes=classes) if cache is None
                           else cache.candidates(plan, stats, visible_to=visible,
                                                 classes=classes))
-            # hybrid recall (issue 20): only the query is embedded here
-            candidates, near = semantic_recall.semantic_side_for(
-                self, index, query, candidates, visible,
-                self._vector_memo if self.keep_recall_index else None)
+            # hybrid recall (issue 20): only the query is embedded here; not a follow-up's
+            # ("and the port?": its subject is an earlier turn's), recalled by words
+            if plan.reason not in INHERITED:
+                candidates, near = semantic_recall.semantic_side_for(
+                    self, index, query, candidates, visible,
+                    self._vector_memo if self.keep_recall_index else None)
         if not privacy:
             return evaluate(plan, candidates, stats, semantic=near, eligible_only=eligible_only)
         egress = egress_for(self, provider)
