@@ -372,3 +372,20 @@ def test_a_backup_holding_waymarks_hooks_is_never_written_back(
     cc.uninstall("project", project, tmp_path / "u", home)
     left = json.loads(settings.read_text())
     assert left == {"model": "sonnet"} and "hooks" not in left
+
+
+def test_a_project_install_in_the_home_folder_is_refused_both_ways(tmp_path: Path) -> None:
+    """``claude-code install`` run from ``~`` wrote Claude Code's *user* settings: every
+    project got the hooks; ``uninstall`` there took a ``--user`` install's hooks and left
+    its MCP server behind."""
+    user, home = tmp_path / "user", tmp_path / "wm"
+    user.mkdir()
+    with pytest.raises(cc.InstallError, match="home folder"):
+        cc.install("project", user, user, home)
+    assert list(user.iterdir()) == []
+    cc.install("user", user, user, home)
+    before = {p: p.read_bytes() for p in (user / ".claude" / "settings.json",
+                                          user / ".claude.json")}
+    with pytest.raises(cc.InstallError, match="--user"):
+        cc.uninstall("project", user, user, home)
+    assert {p: p.read_bytes() for p in before} == before

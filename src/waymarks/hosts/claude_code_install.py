@@ -196,6 +196,7 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
     python = Path(python_path) if python_path is not None else Path(sys.executable)
     settings_path, mcp_path = files(scope, project, user_home)
     if scope == "project":
+        _not_home(project, user_home)
         _inside(project, settings_path, mcp_path)
     with _locked(home):
         settings, mcp = load(settings_path), load(mcp_path)
@@ -333,6 +334,7 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
     checked, and what to write decided, before anything is written."""
     settings_path, mcp_path = files(scope, project, user_home)
     if scope == "project":
+        _not_home(project, user_home)
         _inside(project, settings_path, mcp_path)
     with _locked(home):
         plans = [_put_back_plan(path, remove, container) for path, remove, container in (
@@ -346,6 +348,21 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
             plan.drop_backup()
         _remove_created_folders(home, (settings_path, mcp_path))
     return [c for c in changes if c is not None]
+
+
+def _not_home(project: Path, user_home: Path) -> None:
+    """A project install in the home folder is a user install: its
+    ``.claude/settings.json`` is Claude Code's user settings, so every project got the
+    hooks (and an uninstall there took a ``--user`` install's hooks, leaving its server)."""
+    try:
+        same = project.resolve() == user_home.resolve()
+    except (OSError, RuntimeError):
+        return
+    if same:
+        raise InstallError(f"{project} is your home folder, whose .claude/settings.json is "
+                           "Claude Code's settings for every project: run this in a "
+                           f"project's folder, or give --user for every project. "
+                           f"{NOTHING_CHANGED}")
 
 
 def _inside(project: Path, *paths: Path) -> None:
