@@ -71,6 +71,22 @@ def test_a_path_holding_nul_is_a_bad_config(tmp_path: Path) -> None:
         assert raised.value.code == "bad_config"
 
 
+def test_a_relative_session_root_is_a_bad_config_not_read_in_each_project(
+        tmp_path: Path) -> None:
+    """``sessionRoots = ["sessions-extra"]`` was read from each working directory: a
+    repository holding that folder supplied project pins as if from the person's own
+    session folders."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text('[memory]\nsessionRoots = ["sessions-extra"]\n')
+    with pytest.raises(ServiceError) as raised:
+        load_settings(home, str(tmp_path), False)
+    assert raised.value.code == "bad_config" and "relative path" in str(raised.value)
+    (home / "config.toml").write_text('[memory]\nsessionRoots = ["~/pi-sessions"]\n')
+    os.utime(home / "config.toml", ns=(1, 1))
+    assert load_settings(home, str(tmp_path), False).session_roots[0].is_absolute()
+
+
 @pytest.mark.slow
 def test_a_write_under_an_unreadable_configuration_appends_nothing(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"

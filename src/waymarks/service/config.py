@@ -192,6 +192,11 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         roots = memory.get("sessionRoots", []) if isinstance(memory, dict) else []
         if not isinstance(roots, list) or not all(_a_path(r) for r in roots):
             raise ValueError("sessionRoots must be a list of directory paths")
+        relative = [r for r in roots if not Path(r).expanduser().is_absolute()]
+        if relative:  # it was read from each working directory: a repository's folder
+            raise ValueError(f"sessionRoots: {relative[0]!r} is a relative path, which "
+                             "would be read in every project you work in (a repository "
+                             "could supply it); give an absolute one (~/… works)")
         personal = merged.get("personal")
         if isinstance(personal, dict) and "directory" in personal and not _a_path(
                 personal["directory"]):
