@@ -4,6 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
+# a venv left by a failed creation (Debian without python3-venv writes .venv/bin/python,
+# then fails at ensurepip) has no pip: made again, after the fix the message names
+if [ -x .venv/bin/python ] && ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+  echo "bootstrap: .venv has no pip (an earlier creation failed); making it again" >&2
+  rm -rf .venv
+fi
 if [ ! -x .venv/bin/python ]; then
   if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
     found=$("$PYTHON" -c 'import sys; print("Python", sys.version.split()[0])' 2>/dev/null \
