@@ -116,15 +116,26 @@ def serve_mcp_stdio(run: "Runtime", claude_code: bool) -> "Result":
     app, follow = prepare_mcp(run, claude_code)
     serve_stdio(app, follow)  # (its caller has made standard output the protocol's)
     return Result({}, "", printed=True)
-def learning_hint(home: "Any", data: dict[str, object]) -> str:
-    """What an installer says about learning: how to turn it on (never turned on here)."""
+def learning_hint(home: "Any", data: dict[str, object], project: str | None = None) -> str:
+    """What an installer says about learning: how to turn it on (never turned on here),
+    as ``learn status`` would say it for ``project`` (a project install's: its own file
+    may turn it off there) — and that it is off when the configuration cannot be read
+    (the hint said how to turn it on, and `learn on` then failed on the file)."""
     from waymarks.commands.learn import HOW_TO_TURN_ON
-    from waymarks.service.learning import learning_enabled
+    from waymarks.service.learning import LearningConfigError, learning_state
 
-    on = learning_enabled(home)
-    data["learning"] = on
-    return "\nLearning from conversations is on (waymarks learn status)." if on else (
-        "\n" + HOW_TO_TURN_ON)
+    try:
+        state = learning_state(home, project)
+    except LearningConfigError as exc:
+        data["learning"] = False
+        return f"\nLearning from conversations is off: {exc}"
+    data["learning"] = state.enabled
+    if state.enabled:
+        return "\nLearning from conversations is on (waymarks learn status)."
+    if state.home_setting and state.project_off:
+        return ("\nLearning from conversations is on, but this project's configuration "
+                "turns it off here (waymarks learn status).")
+    return "\n" + HOW_TO_TURN_ON
 
 
 def register(root: "click.Group") -> None:
@@ -377,7 +388,7 @@ def register(root: "click.Group") -> None:
             text += "\nRestart Claude Code to load the hooks and the MCP server."
         data: dict[str, object] = {"scope": scope, "changes": [c.to_json() for c in changes]}
         if install:
-            text += learning_hint(app.home, data)
+            text += learning_hint(app.home, data, app.cwd if scope == "project" else None)
         return Result(data, text)
 
     @command(claude, "install", summary="Merge the hooks and the MCP server into Claude "

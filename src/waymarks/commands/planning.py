@@ -252,8 +252,14 @@ def _learning_ignored(app: Any) -> list[str]:
     from waymarks.service.learning import LearningConfigError, learning_state
 
     try:
-        return [*load_evolution_config(app.home, app.cwd, trusted=app.project_trusted).ignored,
-                *learning_state(app.home, app.cwd if app.project_trusted else None).ignored]
+        ignored = [*load_evolution_config(app.home, app.cwd,
+                                          trusted=app.project_trusted).ignored,
+                   *learning_state(app.home, app.cwd if app.project_trusted else None).ignored]
+        if not app.project_trusted and learning_state(app.home, app.cwd).project_off:
+            # what `learn status` honours: a project may turn learning off, trusted or not
+            ignored.append("(its [evolution] learn = false is honoured all the same: a "
+                           "project may turn learning off)")
+        return ignored
     except (EvolutionConfigError, LearningConfigError) as exc:
         return [f"[evolution] cannot be read: {exc}"]
 
@@ -271,7 +277,7 @@ def config_group() -> Group:
         settings = settings_for(app)
         data: dict[str, Any] = {
             "files": list(settings.sources),
-            "ignored": [*settings.ignored, *_learning_ignored(app)],
+            "ignored": list(dict.fromkeys([*settings.ignored, *_learning_ignored(app)])),
             "config": _shown(settings.raw),
             "effective": {"defaultProvider": settings.default_provider,
                           "maxPinnedTokens": settings.budgets.max_pinned_tokens,
