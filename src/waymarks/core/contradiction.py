@@ -123,6 +123,13 @@ _TERMS: Final[dict[str, str]] = {
 #: a plain number makes it part of a name ("Service 1 uses …", "Version 2 of the API")
 _VALUE_FOLLOWERS: Final = frozenset(
     "in on at for and or by with from to per when if but so than as is are was were".split())
+#: the verbs of a claim's subject and value ("Issue 42 is closed."): a number before one
+#: of them, right after a name, names the subject
+_COPULAS: Final = frozenset(("is", "are", "was", "were"))
+_VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
+_PLAIN_NUMBER: Final = lazy(r"\d+(?:\.\d+)*")
+#: where a clause ends (read backwards from a value: a sentence end, a colon or a comma)
+_CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?]")
 #: single function characters of a Han run (never terms)
 _HAN_STOP: Final = frozenset(
     "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次")
@@ -199,17 +206,28 @@ def signature(claim: str) -> Signature | None:
 
 def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
     """``word-nN`` when a plain number sits between a name and a verb ("rack 3 holds"),
-    so it identifies the subject rather than stating a value; else None."""
-    if not raw.isdigit():
-        return None
+    so it identifies the subject rather than stating a value; else None. Before the
+    clause's verb ("Issue 42 is closed.", "Python 3.11 is supported."), a number or a
+    version after a name names it too: the value, if any, comes after the verb."""
     before = _ASCII_WORD.findall(text[max(0, start - 40):start])
     after = _ASCII_WORD.match(text[end:].lstrip())
     if not before or after is None or text[end:end + 1] not in (" ",):
         return None
     name, follower = before[-1], after.group(0)
-    if name in _STOP or follower in _VALUE_FOLLOWERS or follower in _UNITS:
+    if name in _STOP or follower in _UNITS:
+        return None
+    if follower in _COPULAS:
+        if not _PLAIN_NUMBER.fullmatch(raw) or _VERB_BEFORE.search(_clause_before(text, start)):
+            return None
+    elif not raw.isdigit() or follower in _VALUE_FOLLOWERS:
         return None
     return f"{name}-n{raw}"
+
+
+def _clause_before(text: str, start: int) -> str:
+    """The text of the clause that ``start`` is in, up to ``start``."""
+    found = _CLAUSE_END.search(text[:start][::-1])
+    return text[start - found.start():start] if found else text[:start]
 
 
 def negates(claim: str) -> bool:

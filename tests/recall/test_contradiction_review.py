@@ -1,0 +1,41 @@
+"""The reviewed defects of the write-time contradiction check (issue 20 item 4), each
+through the service on real SQLite: claims that were refused though they state two facts,
+and contradictions that were accepted. Their pairs are in the fixture set too
+(``benchmarks/conflict_pairs.json``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed, Rejected
+
+
+def _committed(outcome: object) -> str:
+    assert isinstance(outcome, Committed), outcome
+    return outcome.id
+
+
+def _statuses(app: Waymarks) -> dict[str, str]:
+    return dict(app.projection.db.execute("SELECT id, status FROM items").fetchall())
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Issue 42 is closed.", "Issue 43 is closed."),
+    ("Python 3.11 is supported.", "Python 3.12 is supported."),
+    ("Node 1 is at 10.0.0.1.", "Node 2 is at 10.0.0.2."),
+    ("Unrelated fact number 1 is about widgets 1.",
+     "Unrelated fact number 2 is about widgets 2."),
+])
+def test_a_number_naming_the_subject_is_no_value(app: Waymarks, first: str,
+                                                 second: str) -> None:
+    """``<name> <number> is …`` at the start of a clause names the thing: issue 42 and
+    issue 43 are two facts, not one issue with two numbers."""
+    ids = [_committed(app.remember(first)), _committed(app.remember(second))]
+    assert {_statuses(app)[i] for i in ids} == {"active"}
+    # what does state another value of the numbered thing is still refused
+    refused = app.remember(first.replace("closed", "open").replace("10.0.0.1", "10.0.0.9")
+                           .replace("supported", "unsupported")
+                           .replace("widgets 1", "widgets 7"))
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+    assert refused.conflicts[0] == ids[0]
