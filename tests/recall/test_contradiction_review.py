@@ -39,3 +39,30 @@ def test_a_number_naming_the_subject_is_no_value(app: Waymarks, first: str,
                            .replace("widgets 1", "widgets 7"))
     assert isinstance(refused, Rejected) and refused.code == "conflict", refused
     assert refused.conflicts[0] == ids[0]
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The API timeout is 30 seconds.", "The API timeout is 30 minutes."),
+    ("The cache size is 512 MB.", "The cache size is 512 GB."),
+    ("The rate limit is 100 requests per minute.", "The rate limit is 100 requests per second."),
+    ("The request timeout is 30 minutes.", "请求超时是 30 秒。"),
+])
+def test_values_differing_in_their_unit_contradict(app: Waymarks, first: str,
+                                                   second: str) -> None:
+    """A unit word is part of the value: both were ``30``, a shared value (no conflict),
+    and the second claim was given a key of its own; both were recalled."""
+    earlier = _committed(app.remember(first))
+    refused = app.remember(second)
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+    assert refused.conflicts == (earlier,)
+    assert list(_statuses(app).values()) == ["active"]  # nothing appended
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The API timeout is 30s.", "The API timeout is 30 seconds."),
+    ("The lock timeout is 2 minutes.", "The lock timeout is 120 seconds."),
+])
+def test_one_duration_in_two_units_is_one_value(app: Waymarks, first: str,
+                                                second: str) -> None:
+    ids = [_committed(app.remember(first)), _committed(app.remember(second))]
+    assert {_statuses(app)[i] for i in ids} == {"active"}

@@ -22,6 +22,7 @@ than a fact states) have no signature: they are descriptions, not single facts.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
 from typing import Final
@@ -42,7 +43,7 @@ MIN_CONTAINED_TERMS: Final = 2
 MAX_EXTRA_TERMS: Final = 2
 
 _VALUE: Final = lazy(
-    r"(?<![a-z0-9_./-])v?\d+(?:[.:]\d+)*(?:%|ms|s|m|h|gb|mb|kb)?(?![a-z0-9_-])"
+    r"(?<![a-z0-9_./-])v?\d+(?:[.:]\d+)*(?:%|ms|s|min|m|h|[kmgt]i?b)?(?![a-z0-9_-])"
     r"|(?<![\w./~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+"
     r"|(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?![\w-])"  # host names, dotted identifiers
 )
@@ -154,6 +155,31 @@ _STOP: Final = frozenset(
     times time mb gb kb bytes
     """.split()
 ) | frozenset(_STATES) | frozenset({"not", "never", "no", "longer", "isn't", "aren't"})
+#: a number and the unit glued to it ("30s", "512mb", "50%"), as :data:`_VALUE` matched it
+_NUMBER_AND_UNIT: Final = lazy(r"(\d+(?:\.\d+)?)([a-z%]*)")
+#: a unit word after a number ("30 seconds", "512 MB", "30 秒"; a lone "m" is no unit)
+_UNIT_AFTER: Final = lazy(
+    r" ?(milliseconds?|millis|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?"
+    r"|weeks?|bytes?|[kmgt]i?b|%|percent|毫秒|秒|分钟|小时|天|周)(?![a-z0-9_-])")
+#: a rate's time unit after a value and perhaps a count noun ("100 requests per minute")
+_PER: Final = lazy(
+    r"(?: ([a-z]+))? per (seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b")
+_RATE_NAMES: Final[dict[str, str]] = {
+    **dict.fromkeys(("second", "seconds", "sec", "secs"), "s"),
+    **dict.fromkeys(("minute", "minutes", "min", "mins"), "min"),
+    **dict.fromkeys(("hour", "hours", "hr", "hrs"), "h"),
+    **dict.fromkeys(("day", "days"), "d"), **dict.fromkeys(("week", "weeks"), "w"),
+}
+#: a duration's unit in seconds
+_SECONDS: Final[dict[str, Fraction]] = {
+    **dict.fromkeys(("ms", "millis", "millisecond", "milliseconds", "毫秒"), Fraction(1, 1000)),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds", "秒"), Fraction(1)),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes", "分钟"), Fraction(60)),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours", "小时"), Fraction(3600)),
+    **dict.fromkeys(("day", "days", "天"), Fraction(86400)),
+    **dict.fromkeys(("week", "weeks", "周"), Fraction(604800)),
+}
+_UNIT_NAMES: Final[dict[str, str]] = {"byte": "b", "bytes": "b", "percent": "%"}
 _UNITS: Final = frozenset(
     "seconds second secs sec minutes minute mins min hours hour days day weeks week months"
     " ms percent times mb gb kb tb bytes items rows requests users workers threads".split())
@@ -182,10 +208,11 @@ def signature(claim: str) -> Signature | None:
         if identifier is not None:  # "rack 3 holds …": the number names the subject
             pieces.append(" " + identifier + " ")
             continue
-        pieces.append(" ")
         if raw[:1] == "v" and raw[1:2].isdigit():
             raw = raw[1:]  # "v3.2" and "3.2" are one version
-        values.add("v:" + raw)
+        value, position, noun = _with_unit(text, raw, position)
+        pieces.append(f" {noun} ")
+        values.add(value)
     rest = "".join(pieces) + text[position:]
     state = _state(text)
     if state is not None:
@@ -228,6 +255,31 @@ def _clause_before(text: str, start: int) -> str:
     """The text of the clause that ``start`` is in, up to ``start``."""
     found = _CLAUSE_END.search(text[:start][::-1])
     return text[start - found.start():start] if found else text[:start]
+
+
+def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
+    """A value with its unit folded in, where the text after it ends, and a count noun
+    between the value and its rate ("100 requests per minute": ``requests``, a subject
+    word). A duration is in seconds ("30s", "30 seconds" and "30 秒" are one value, "30
+    minutes" another); a size, a percentage and a rate keep their unit in its one name."""
+    number = _NUMBER_AND_UNIT.fullmatch(raw)
+    if number is None:
+        return "v:" + raw, end, ""
+    amount, unit = number.group(1), number.group(2)
+    if not unit:
+        following = _UNIT_AFTER.match(text, end)
+        if following is not None and not (following.group(1) == "m" and following.start(1) > end):
+            unit, end = following.group(1), following.end()
+    value = "v:" + amount
+    if unit in _SECONDS:
+        seconds = Fraction(amount) * _SECONDS[unit]
+        value = f"v:{seconds}s"
+    elif unit:
+        value = f"v:{amount}{_UNIT_NAMES.get(unit, unit)}"
+    rate = _PER.match(text, end)
+    if rate is None:
+        return value, end, ""
+    return f"{value}/{_RATE_NAMES[rate.group(2)]}", rate.end(), rate.group(1) or ""
 
 
 def negates(claim: str) -> bool:
