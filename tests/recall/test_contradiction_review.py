@@ -66,3 +66,26 @@ def test_one_duration_in_two_units_is_one_value(app: Waymarks, first: str,
                                                 second: str) -> None:
     ids = [_committed(app.remember(first)), _committed(app.remember(second))]
     assert {_statuses(app)[i] for i in ids} == {"active"}
+
+
+@pytest.mark.parametrize(("first", "second", "rival"), [
+    ("The payment service is enabled.", "The payment service listens on 8443.",
+     "The payment service is disabled."),
+    ("The feature flag new-checkout is enabled.",
+     "The feature flag new-checkout rollout is 50%.",
+     "The feature flag new-checkout rollout is 25%."),
+    ("The test suite takes 12 minutes.", "The test suite has 1500 tests.",
+     "The test suite takes 20 minutes."),
+    ("The nightly job runs at 02:00.", "The nightly job takes 40 minutes.",
+     "The nightly job runs at 03:00."),
+])
+def test_a_state_and_a_value_are_two_attributes(app: Waymarks, first: str, second: str,
+                                                rival: str) -> None:
+    """Values are compared with values of their kind (a state with a state, a number
+    with a number, a duration with a duration): "enabled" and "port 8443" are two facts
+    about the payment service; another value of the same kind still contradicts."""
+    ids = [_committed(app.remember(first)), _committed(app.remember(second))]
+    assert {_statuses(app)[i] for i in ids} == {"active"}
+    refused = app.remember(rival)
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+    assert len(refused.conflicts) == 1 and refused.conflicts[0] in ids

@@ -179,7 +179,7 @@ _SECONDS: Final[dict[str, Fraction]] = {
     **dict.fromkeys(("day", "days", "天"), Fraction(86400)),
     **dict.fromkeys(("week", "weeks", "周"), Fraction(604800)),
 }
-_UNIT_NAMES: Final[dict[str, str]] = {"byte": "b", "bytes": "b", "percent": "%"}
+_UNIT_NAMES: Final[dict[str, str]] = {"byte": "b", "bytes": "b"}
 _UNITS: Final = frozenset(
     "seconds second secs sec minutes minute mins min hours hour days day weeks week months"
     " ms percent times mb gb kb tb bytes items rows requests users workers threads".split())
@@ -261,7 +261,10 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
     """A value with its unit folded in, where the text after it ends, and a count noun
     between the value and its rate ("100 requests per minute": ``requests``, a subject
     word). A duration is in seconds ("30s", "30 seconds" and "30 秒" are one value, "30
-    minutes" another); a size, a percentage and a rate keep their unit in its one name."""
+    minutes" another); a size, a percentage and a rate keep their unit in its one name.
+    The value's prefix is its kind (:func:`contradicts` compares values of one kind):
+    ``v:`` a plain number, version, time, path or name, ``d:`` a duration, ``b:`` a size,
+    ``p:`` a percentage, ``r:`` a rate (``s:``, a state, is :func:`_state`'s)."""
     number = _NUMBER_AND_UNIT.fullmatch(raw)
     if number is None:
         return "v:" + raw, end, ""
@@ -272,14 +275,15 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
             unit, end = following.group(1), following.end()
     value = "v:" + amount
     if unit in _SECONDS:
-        seconds = Fraction(amount) * _SECONDS[unit]
-        value = f"v:{seconds}s"
+        value = f"d:{Fraction(amount) * _SECONDS[unit]}s"
+    elif unit in ("%", "percent"):
+        value = f"p:{amount}%"
     elif unit:
-        value = f"v:{amount}{_UNIT_NAMES.get(unit, unit)}"
+        value = f"b:{amount}{_UNIT_NAMES.get(unit, unit)}"
     rate = _PER.match(text, end)
     if rate is None:
         return value, end, ""
-    return f"{value}/{_RATE_NAMES[rate.group(2)]}", rate.end(), rate.group(1) or ""
+    return f"r:{value[2:]}/{_RATE_NAMES[rate.group(2)]}", rate.end(), rate.group(1) or ""
 
 
 def negates(claim: str) -> bool:
@@ -290,8 +294,11 @@ def negates(claim: str) -> bool:
 
 
 def contradicts(a: Signature, b: Signature) -> bool:
-    """Same subject (or one contained in the other), and no value in common."""
-    if not a.values.isdisjoint(b.values):
+    """Same subject (or one contained in the other), a kind of value both state, and no
+    value in common. Values of other kinds are other attributes of the subject: "the
+    payment service is enabled" (a state) says nothing of the port it listens on (a
+    number), nor "the test suite takes 12 minutes" (a duration) of the 1500 tests it has."""
+    if not a.values.isdisjoint(b.values) or _kinds(a).isdisjoint(_kinds(b)):
         return False
     if a.subject == b.subject:
         return True
@@ -299,6 +306,10 @@ def contradicts(a: Signature, b: Signature) -> bool:
         b.subject, a.subject)
     return (len(small) >= MIN_CONTAINED_TERMS and small < large
             and len(large) - len(small) <= MAX_EXTRA_TERMS)
+
+
+def _kinds(found: Signature) -> set[str]:
+    return {value[:2] for value in found.values}
 
 
 def whole(subject: Iterable[str]) -> str:
