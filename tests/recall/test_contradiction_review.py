@@ -5,6 +5,8 @@ and contradictions that were accepted. Their pairs are in the fixture set too
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from waymarks.service.app import Waymarks
@@ -89,3 +91,27 @@ def test_a_state_and_a_value_are_two_attributes(app: Waymarks, first: str, secon
     refused = app.remember(rival)
     assert isinstance(refused, Rejected) and refused.code == "conflict", refused
     assert len(refused.conflicts) == 1 and refused.conflicts[0] in ids
+
+
+@pytest.mark.parametrize(("first", "second", "scope"), [
+    ("The database port is 5432.", "The database port is not 5432.", "project"),
+    ("数据库端口是 5433。", "数据库端口不是 5433。", "session"),
+    ("数据库端口是 5433。", "数据库端口没有 5433。", "session"),
+])
+def test_a_denied_value_contradicts_its_assertion(app: Waymarks, project: Path, first: str,
+                                                  second: str, scope: str) -> None:
+    """A shared value is agreement only when neither claim denies it: across scopes
+    (the replay key rule binds one partition only) and in Chinese (no derived key) the
+    signature alone decides, and it took "not 5432" for agreeing with "5432"."""
+    app.trust(str(project))
+    earlier = _committed(app.remember(first, scope=scope))
+    refused = app.remember(second)
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+    assert refused.conflicts == (earlier,)
+    assert list(_statuses(app).values()) == ["active"]
+
+
+def test_two_denials_of_one_value_agree(app: Waymarks) -> None:
+    ids = [_committed(app.remember("The cache port is not 5433.")),
+           _committed(app.remember("缓存端口不是 5433。"))]
+    assert {_statuses(app)[i] for i in ids} == {"active"}

@@ -8,7 +8,8 @@ terms (words mapped to a small bilingual vocabulary of canonical names, so ``DB`
 ``database`` and ``数据库`` are one term and ``listens on`` is the port) and its values
 (numbers, versions, times, paths, on/off states). Two claims contradict when
 
-- both state values and no value is shared, and
+- both state values of one kind (a state, a number, a duration, a size…) and no value
+  is shared, or one denies a value the other states ("is not 5432", "不是 5432"), and
 - their subjects are equal, or the smaller (at least two terms: a subject and an
   attribute) is contained in the larger ("the dev database port" is about "the database
   port", "the database host" is not).
@@ -133,10 +134,11 @@ _PLAIN_NUMBER: Final = lazy(r"\d+(?:\.\d+)*")
 _CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?]")
 #: single function characters of a Han run (never terms)
 _HAN_STOP: Final = frozenset(
-    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次")
+    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没")
 #: function words of more than one character, matched whole (a character set would drop
 #: "前" of "前端" for being part of "目前")
-_HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时")
+_HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时",
+                          "不是", "没有")
 #: Chinese words the vocabulary knows (states too, as no term), longest first, for greedy
 #: matching inside a Han run
 _HAN_TERMS: Final = tuple(sorted(
@@ -190,6 +192,9 @@ class Signature(msgspec.Struct, frozen=True):
 
     subject: frozenset[str]
     values: frozenset[str]
+    #: the claim denies its value ("is not 5433", "不是 5433"); a denied state is the
+    #: opposite state instead ("is not enabled": off), never a denial
+    denies: bool = False
 
 
 @lru_cache(maxsize=SIGNATURE_MEMO)
@@ -228,7 +233,8 @@ def signature(claim: str) -> Signature | None:
     subject.update("x:" + m.group(0).lower() for m in _LETTER_NAME.finditer(claim))
     if not subject or len(subject) > MAX_SUBJECT_TERMS:
         return None
-    return Signature(frozenset(subject), frozenset(values))
+    denies = state is None and _NEGATION.search(text) is not None
+    return Signature(frozenset(subject), frozenset(values), denies)
 
 
 def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
@@ -295,10 +301,14 @@ def negates(claim: str) -> bool:
 
 def contradicts(a: Signature, b: Signature) -> bool:
     """Same subject (or one contained in the other), a kind of value both state, and no
-    value in common. Values of other kinds are other attributes of the subject: "the
-    payment service is enabled" (a state) says nothing of the port it listens on (a
+    value in common, or a value in common that one of them denies ("the port is 5432" /
+    "the port is not 5432"). Values of other kinds are other attributes of the subject:
+    "the payment service is enabled" (a state) says nothing of the port it listens on (a
     number), nor "the test suite takes 12 minutes" (a duration) of the 1500 tests it has."""
-    if not a.values.isdisjoint(b.values) or _kinds(a).isdisjoint(_kinds(b)):
+    if a.values.isdisjoint(b.values):
+        if _kinds(a).isdisjoint(_kinds(b)):
+            return False
+    elif a.denies == b.denies:
         return False
     if a.subject == b.subject:
         return True
