@@ -5,6 +5,7 @@ and contradictions that were accepted. Their pairs are in the fixture set too
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,24 @@ def test_two_denials_of_one_value_agree(app: Waymarks) -> None:
     ids = [_committed(app.remember("The cache port is not 5433.")),
            _committed(app.remember("缓存端口不是 5433。"))]
     assert {_statuses(app)[i] for i in ids} == {"active"}
+
+
+def test_a_supersede_between_two_rivals_is_no_circle(
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    """Session A's claim and session B's project claim contradict (B could not see A's).
+    Superseding either from A was refused naming the other and suggesting to supersede
+    it, which was refused naming the first: the refusal now says to invalidate the rival,
+    and that way through works."""
+    first, second = two_sessions()
+    mine = _committed(first.remember("The database port is 5433."))
+    theirs = _committed(second.remember("The database port is 5434.", scope="project"))
+    for target, rival in ((mine, theirs), (theirs, mine)):
+        refused = first.supersede_memory(target, "The database port is 5435.")
+        assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+        assert refused.conflicts == (rival,)
+        assert f"waymarks memory invalidate {rival}" in refused.message
+        assert f"supersede {rival}" not in refused.message
+    _committed(first.set_memory_status(theirs, "invalid", "measured: it is 5435"))
+    replacement = _committed(first.supersede_memory(mine, "The database port is 5435."))
+    statuses = _statuses(first)
+    assert (statuses[mine], statuses[replacement]) == ("superseded", "active")

@@ -366,12 +366,7 @@ def _add_or_supersede(
     conflicts = find_contradictions(ctx.view, candidate, _seen_partitions(ctx, candidate),
                                     ignore)
     if conflicts:
-        return Rejected(
-            "conflict",
-            f"Memory conflicts with active item(s): {', '.join(conflicts)}. Use `waymarks memory"
-            f" supersede {conflicts[0]} -- NEW CLAIM` to replace it",
-            conflicts,
-        )
+        return _conflict(ctx, conflicts, previous)
     fields = {"schema_version": SCHEMA_VERSION, "mutation_id": ctx.new_uuid(),
               "created_at": ctx.now_ms,
               "operation": "supersede" if previous else "add",
@@ -379,6 +374,28 @@ def _add_or_supersede(
     if isinstance(item, PinItem):
         return PinMutation(item=item, **fields)  # type: ignore[arg-type]
     return MemoryMutation(item=item, **fields)  # type: ignore[arg-type]
+
+
+def _conflict(ctx: WriteContext, conflicts: tuple[str, ...],
+              previous: ItemState | None) -> Rejected:
+    """The refusal of a claim that contradicts ``conflicts``. A supersede whose other
+    conflicts already contradict the claim it replaces meets two active rivals of one
+    fact: suggesting to supersede the other sent the writer round in a circle (that one's
+    supersede is refused naming the first), so the rivals are to be invalidated first."""
+    listed = ", ".join(conflicts)
+    if previous is not None and set(conflicts) <= set(find_contradictions(
+            ctx.view, previous, _seen_partitions(ctx, previous))):
+        commands = ", ".join(f"`waymarks memory invalidate {c}`" for c in conflicts)
+        return Rejected(
+            "conflict",
+            f"Memory conflicts with active item(s): {listed}, which already contradict "
+            f"{previous.id}, the memory this supersedes (two active claims of one fact). "
+            f"Invalidate the wrong one first ({commands}), then supersede {previous.id} "
+            "again", conflicts)
+    return Rejected(
+        "conflict",
+        f"Memory conflicts with active item(s): {listed}. Use `waymarks memory supersede "
+        f"{conflicts[0]} -- NEW CLAIM` to replace it", conflicts)
 
 
 def _seen_partitions(ctx: WriteContext, candidate: ItemState) -> tuple[str, ...]:
