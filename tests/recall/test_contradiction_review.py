@@ -137,3 +137,18 @@ def test_a_supersede_between_two_rivals_is_no_circle(
     replacement = _committed(first.supersede_memory(mine, "The database port is 5435."))
     statuses = _statuses(first)
     assert (statuses[mine], statuses[replacement]) == ("superseded", "active")
+
+
+def test_a_refusal_names_the_claim_it_contradicts_not_a_keyed_neighbour(app: Waymarks) -> None:
+    """"… disabled in qa" shares the derived key of "… enabled in staging" (the replay
+    rule binds them) and contradicts "… enabled in qa" (kept apart by a key of its own):
+    the refusal named staging first and suggested superseding it, which was refused in
+    turn. It names the qa claim alone now, and its supersede goes through."""
+    _committed(app.remember("Debug logging is enabled in staging."))
+    qa = _committed(app.remember("Debug logging is enabled in qa."))
+    refused = app.remember("Debug logging is disabled in qa.")
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+    assert refused.conflicts == (qa,)
+    assert f"supersede {qa}" in refused.message
+    replacement = _committed(app.supersede_memory(qa, "Debug logging is disabled in qa."))
+    assert _statuses(app)[replacement] == "active"

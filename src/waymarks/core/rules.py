@@ -214,18 +214,25 @@ def find_contradictions(
     from waymarks.core.contradiction import contradicts, signature  # (a write's, not a read's)
 
     hits: dict[str, int] = {}
+    #: claims of the candidate's partition the replay rule binds it to by a shared key
+    #: alone, whose signatures say they state another fact: named only when nothing else
+    #: is (a refusal naming "enabled in staging" first sent the writer to supersede it)
+    keyed_only: dict[str, int] = {}
     mine = signature(candidate.text)
     for partition in dict.fromkeys(partitions):
         widened = replace(candidate, partition=partition)
         for other in _matching(view, widened):
             if not _contradicts_by_rule(candidate, other, ignore):
                 continue
-            if partition != candidate.partition and mine is not None:
-                # another partition is not bound by the replay rule: when both claims
-                # have signatures, theirs decides ("enabled in staging" is not about
-                # "production" although both have the key "debug logging")
-                theirs = signature(other.text)
-                if theirs is not None and not contradicts(mine, theirs):
+            theirs = signature(other.text) if mine is not None else None
+            if mine is not None and theirs is not None and not contradicts(mine, theirs):
+                if partition != candidate.partition:
+                    # another partition is not bound by the replay rule: when both claims
+                    # have signatures, theirs decides ("enabled in staging" is not about
+                    # "production" although both have the key "debug logging")
+                    continue
+                if not _opposite(candidate, other):
+                    keyed_only[other.id] = other.seq
                     continue
             hits[other.id] = other.seq
     if mine is not None:
@@ -243,6 +250,7 @@ def find_contradictions(
                 if found is not None and found.status == "active" and not _keyed_apart(
                         candidate, found):
                     hits[item_id] = found.seq
+    hits = hits or keyed_only  # the replay rule refuses it all the same
     return tuple(sorted(hits, key=lambda i: (hits[i], i)))
 
 
@@ -315,10 +323,14 @@ def _contradicts_by_rule(candidate: ItemState, other: ItemState, ignore: frozens
     if other.id in ignore or other.id == candidate.id or other.norm == candidate.norm:
         return False
     same_key = candidate.key is not None and other.key == candidate.key
-    opposite = (candidate.polarity_base is not None
-                and other.polarity_base == candidate.polarity_base
-                and other.polarity_sign == -candidate.polarity_sign)
-    return same_key or opposite
+    return same_key or _opposite(candidate, other)
+
+
+def _opposite(candidate: ItemState, other: ItemState) -> bool:
+    """The two claims hold one polarity base with opposite signs."""
+    return (candidate.polarity_base is not None
+            and other.polarity_base == candidate.polarity_base
+            and other.polarity_sign == -candidate.polarity_sign)
 
 
 def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> MutationEffect:
