@@ -121,3 +121,22 @@ def test_the_tool_asks_about_the_item_a_stricter_add_supersedes(
     [asked] = person.asked
     assert f"Supersedes: {first.id} (the same text, stored at a looser level)" \
         in asked.message
+
+
+def test_a_supersede_with_another_items_text_is_refused(home: Path, project: Path) -> None:
+    """`memory supersede X -- <Y's text>` answered "Existing memory Y (nothing appended)"
+    with exit 0, and X stayed active: the writer believed X replaced. It is refused now,
+    naming Y, and X is unchanged; so is a pin's supersede."""
+    wrong = _json(home, project, "memory", "add", "--", "The VPN gateway is vpn2.corp.")["id"]
+    right = _json(home, project, "memory", "add", "--", "The VPN host is vpn3.corp.")["id"]
+    refused = _json(home, project, "memory", "supersede", wrong, "--",
+                    "The VPN host is vpn3.corp.", expect=2)
+    assert refused["code"] == "invalid_argument" and refused["conflicts"] == [right]
+    assert right in refused["message"] and f"memory invalidate {wrong}" in refused["message"]
+    listed = _json(home, project, "memory", "--status", "active")
+    assert {item["id"] for item in listed["items"]} == {wrong, right}
+    one = _json(home, project, "pin", "--", "Run make lint first.")["id"]
+    two = _json(home, project, "pin", "--", "Run make test first.")["id"]
+    pin_refused = _json(home, project, "pin", "--supersedes", one, "--", "Run make test first.",
+                        expect=2)
+    assert pin_refused["conflicts"] == [two] and f"waymarks unpin {one}" in pin_refused["message"]

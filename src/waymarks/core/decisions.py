@@ -344,8 +344,11 @@ def _add_or_supersede(
     candidate = new_state(item, ctx.session_id, "", 0)
     duplicate = find_duplicate(ctx.view, candidate)
     if duplicate is not None and _duplicate_applies(ctx, duplicate):
-        if not _stricter(candidate, duplicate, ctx.default_level) or (
-                previous is not None and previous.id != duplicate.id):
+        if previous is not None and previous.id != duplicate.id:
+            # answered as a duplicate (success, nothing appended), the target stayed
+            # active and the writer believed it replaced
+            return _already_said(kind, previous.id, duplicate.id)
+        if not _stricter(candidate, duplicate, ctx.default_level):
             return Duplicate(duplicate.id, kind)
         if isinstance(duplicate.item, PinItem) and duplicate.item.scope == "branch":
             # superseded, it would apply from this leaf on only, and no more on the
@@ -374,6 +377,15 @@ def _add_or_supersede(
     if isinstance(item, PinItem):
         return PinMutation(item=item, **fields)  # type: ignore[arg-type]
     return MemoryMutation(item=item, **fields)  # type: ignore[arg-type]
+
+
+def _already_said(kind: Literal["pin", "memory"], target: str, holder: str) -> Rejected:
+    """The refusal of a supersede whose new text is another active item's."""
+    retire = (f"unpin it (`waymarks unpin {target}`)" if kind == "pin" else
+              f"invalidate it (`waymarks memory invalidate {target}`)")
+    return Rejected("invalid_argument",
+                    f"{kind.capitalize()} {holder} already says this; {kind} {target} is "
+                    f"not changed. If {target} is wrong, {retire}", (holder,))
 
 
 def _conflict(ctx: WriteContext, conflicts: tuple[str, ...],
