@@ -152,3 +152,14 @@ def test_a_refusal_names_the_claim_it_contradicts_not_a_keyed_neighbour(app: Way
     assert f"supersede {qa}" in refused.message
     replacement = _committed(app.supersede_memory(qa, "Debug logging is disabled in qa."))
     assert _statuses(app)[replacement] == "active"
+
+
+def test_a_chinese_run_is_split_into_known_words_before_single_characters(
+        app: Waymarks) -> None:
+    """"用户服务端口" was split longest word first, 服务端 + 口 (the server, and a stray
+    character), so it was not the 端口 (port) of "用户服务的端口"."""
+    earlier = _committed(app.remember("用户服务端口是 8001。"))
+    refused = app.remember("用户服务的端口是 8002。")
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+    assert refused.conflicts == (earlier,)
+    _committed(app.remember("用户服务的主机是 db.internal。"))  # its host: another attribute

@@ -139,11 +139,13 @@ _HAN_STOP: Final = frozenset(
 #: "前" of "前端" for being part of "目前")
 _HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时",
                           "不是", "没有")
-#: Chinese words the vocabulary knows (states too, as no term), longest first, for greedy
-#: matching inside a Han run
+#: Chinese words the vocabulary knows (states too, as no term), for splitting a Han run
+#: (:func:`_han_terms`), by their first character
 _HAN_TERMS: Final = tuple(sorted(
     {w for w in (*_TERMS, *_STATES, *_HAN_STOP_WORDS) if not w.isascii()},
     key=len, reverse=True))
+_HAN_WORDS_BY_FIRST: Final[dict[str, tuple[str, ...]]] = {
+    first: tuple(w for w in _HAN_TERMS if w[0] == first) for first in {w[0] for w in _HAN_TERMS}}
 _STOP: Final = frozenset(
     """
     a an the our my your their its this that these those is are was were be been being am
@@ -380,19 +382,22 @@ def _subject_terms(text: str) -> set[str]:
 
 
 def _han_terms(run: str) -> set[str]:
-    """Known words of a Han run (longest first); the characters left are terms one by one,
-    except function characters."""
-    terms: set[str] = set()
-    position = 0
-    while position < len(run):
-        for word in _HAN_TERMS:
+    """Known words of a Han run; the characters left are terms one by one, except
+    function characters. Of the ways to split the run, the one leaving the fewest such
+    characters, then of the fewest pieces (longest words): the longest word first split
+    "用户服务端口" into 服务端 + 口, not 服务 + 端口."""
+    # best[i]: (characters left as terms, pieces, terms) for run[i:]
+    best: list[tuple[int, int, tuple[str, ...]]] = [(0, 0, ())] * (len(run) + 1)
+    for position in range(len(run) - 1, -1, -1):
+        char = run[position]
+        left, pieces, terms = best[position + 1]
+        choice = ((left, pieces + 1, terms) if char in _HAN_STOP
+                  else (left + 1, pieces + 1, (char, *terms)))
+        for word in _HAN_WORDS_BY_FIRST.get(char, ()):
             if run.startswith(word, position):
-                if word in _TERMS:
-                    terms.add(_TERMS[word])
-                position += len(word)
-                break
-        else:
-            if run[position] not in _HAN_STOP:
-                terms.add(run[position])
-            position += 1
-    return terms
+                left, pieces, terms = best[position + len(word)]
+                if (left, pieces + 1) < choice[:2]:
+                    choice = (left, pieces + 1,
+                              (_TERMS[word], *terms) if word in _TERMS else terms)
+        best[position] = choice
+    return set(best[0][2])
