@@ -163,3 +163,19 @@ def test_a_chinese_run_is_split_into_known_words_before_single_characters(
     assert isinstance(refused, Rejected) and refused.code == "conflict", refused
     assert refused.conflicts == (earlier,)
     _committed(app.remember("用户服务的主机是 db.internal。"))  # its host: another attribute
+
+
+@pytest.mark.parametrize("key", ["db_port", "db.port", "db port.", "DB-Port"])
+def test_keys_differing_in_punctuation_do_not_keep_a_contradiction_apart(
+        app: Waymarks, key: str) -> None:
+    """Two explicit keys that differ say the writer meant two facts; ``db_port`` and ``DB
+    port`` differ only in how they are spelled, and let a contradicting claim in. They
+    are compared loosely now; the stored key is as folded before (ledgers replay as
+    they did), and a key naming another fact still keeps its claim apart."""
+    earlier = _committed(app.remember("The database port is 5432.", key="DB port"))
+    refused = app.remember("The database port is 5433.", key=key)
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+    assert refused.conflicts == (earlier,)
+    apart = _committed(app.remember("The database port is 5433.", key="replica db port"))
+    keys = dict(app.projection.db.execute("SELECT id, key FROM items").fetchall())
+    assert keys == {earlier: "db-port", apart: "replica-db-port"}

@@ -43,6 +43,7 @@ from waymarks.core.model import (
 )
 from waymarks.core.text import (
     derive_key_normalized,
+    loose_key,
     normalize,
     normalize_key,
     polarity_normalized,
@@ -256,12 +257,14 @@ def find_contradictions(
 
 def _keyed_apart(one: ItemState, other: ItemState) -> bool:
     """Both claims carry explicit keys, and they differ: the writer said they are two facts.
+    Compared loosely (:func:`loose_key`): ``db_port`` and ``DB port`` are no two facts, and
+    they switched the check off for a claim that contradicts.
     A key :func:`key_apart` gave is no such word (two claims kept apart from a third are
     not thereby apart from each other)."""
     a = one.item.key if isinstance(one.item, MemoryItem) and not is_auto_key(one.item) else None
     b = (other.item.key if isinstance(other.item, MemoryItem) and not is_auto_key(other.item)
          else None)
-    return bool(a and b and normalize_key(a) != normalize_key(b))
+    return bool(a and b and loose_key(a) != loose_key(b))
 
 
 def is_auto_key(item: MemoryItem) -> bool:

@@ -16,6 +16,7 @@ from waymarks.core.lazy_re import lazy
 
 _TRAILING_PUNCT = " .!;:,"
 _KEY_CHARS = lazy(r"[^\w./-]+")
+_KEY_SEPARATORS = lazy(r"[-_.]+")
 _MAX_KEY_CHARS: Final = 160
 
 #: ``subject <verb> value`` shapes recognised for automatic keys (seed 000)
@@ -100,6 +101,14 @@ def normalize_key(key: str) -> str:
     """
     slug = _slug(unicodedata.normalize("NFKC", key).casefold())
     return slug if any(c.isalnum() for c in slug) else ""
+
+
+def loose_key(key: str) -> str:
+    """:func:`normalize_key` with ``_``, ``.`` and ``-`` as one separator, and no trailing
+    punctuation: ``db_port``, ``DB port``, ``db.port`` and ``db port.`` are one name.
+    For comparing two explicit keys a writer chose; never stored (stored keys replay
+    through :func:`normalize_key`, and old ledgers keep their meaning)."""
+    return _KEY_SEPARATORS.sub("-", normalize_key(key)).strip("-")
 
 
 def derive_key(claim: str) -> str | None:
