@@ -423,7 +423,8 @@ def test_cli_recall_json_shape(cli: Callable[..., dict]) -> None:
     assert cli("recall", "continue") == {"selected": [], "digest": "", "rows": []}
 
 
-def test_cli_explain_has_no_bodies_and_ignores_history(cli: Callable[..., dict]) -> None:
+def test_cli_explain_has_no_bodies(cli: Callable[..., dict]) -> None:
+    """(A direct query: the history leaves its plan as it is.)"""
     texts = [f"Zanzibar rack {i} holds quorum replica {i}." for i in range(12)]
     for text in texts:
         cli("memory", "add", "--", text)
@@ -435,6 +436,20 @@ def test_cli_explain_has_no_bodies_and_ignores_history(cli: Callable[..., dict])
     assert not any(text in serialized for text in texts)
     plain = cli("recall", "--explain", "Zanzibar quorum?", json_output=False)["text"]
     assert plain.startswith("mode direct") and not any(t in plain for t in texts)
+
+
+def test_cli_explain_follows_the_history_as_recall_does(cli: Callable[..., dict]) -> None:
+    """`recall --explain --history …` dropped the history without a word, so it explained
+    another plan than the recall it stood for: it explains the inherited plan now."""
+    auth = cli("memory", "add", "--", CLAIMS["auth"])["id"]
+    cli("memory", "add", "--", CLAIMS["port"])
+    cli("memory", "add", "--", CLAIMS["redis_auth"])
+    turns = ("--history", "SQLite", "--history", "port?", "--history", "auth?")
+    recalled = cli("recall", "continue", *turns)
+    report = cli("recall", "--explain", "continue", *turns)
+    assert report["mode"] != "direct" and report["context"]
+    assert report["selected"] == recalled["selected"]
+    assert recalled["selected"][0] == auth
 
 
 def test_cli_recall_without_a_query_is_a_usage_error(cli: Callable[..., dict]) -> None:

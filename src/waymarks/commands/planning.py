@@ -30,8 +30,8 @@ def register_planning(root: click.Group) -> None:
                        "keep its subject. E.g. --history \"Which database?\"")
     @PROVIDER
     @click.option("--explain", "explain_", is_flag=True,
-                  help="Show the scored candidates and the gates' verdicts (no claim text). "
-                       "E.g. --explain")
+                  help="Show the scored candidates and the gates' verdicts (no claim text), "
+                       "of the same plan as the recall (--history too). E.g. --explain")
     @click.argument("query", nargs=-1, required=True, metavar="QUERY")
     def recall(history: tuple[str, ...], provider: str | None, explain_: bool,
                query: tuple[str, ...]) -> Result:

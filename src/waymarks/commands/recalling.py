@@ -36,7 +36,7 @@ def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
     candidates and the gates' verdicts (never claim text)."""
     from waymarks.recall.engine import explain
 
-    result = app.recall(" ".join(query), tuple(history), inherit=not explain_,
+    result = app.recall(" ".join(query), tuple(history),
                         provider=provider, every_candidate=explain_)
     if explain_:
         report = explain(result)
