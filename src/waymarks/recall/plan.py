@@ -17,14 +17,17 @@ turn by turn; the live prompt, bounded separately at 65,536 bytes, is the last t
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import Analysis, analyze, fold
 from waymarks.recall.scoring import QueryPlan
 from waymarks.recall.vocabulary import ATTRIBUTES, STOP_WORDS
+
+if TYPE_CHECKING:
+    import re
 
 MAX_HISTORY_TURNS: Final = 6
 MAX_HISTORY_BYTES: Final = 2048
@@ -54,11 +57,26 @@ _DROPPED_NAME: Final = lazy(
 
 def _barrier(text: str) -> bool:
     """Whether ``text`` names a subject that no feature stands for (see the docstring)."""
+    return any(True for _name in _dropped_names(text))
+
+
+def _dropped_names(text: str) -> Iterator[re.Match[str]]:
+    """The names in ``text`` that no feature stands for ("Go", "R", "C#")."""
     for match in _DROPPED_NAME.finditer(text):
         word = match.group(0)
         if len(word.rstrip("+#")) == 1 or word.casefold() in STOP_WORDS:
-            return True
-    return False
+            yield match
+
+
+#: a capital letter that is an initial or part of an abbreviation ("J.K.", "C. S.", "U.S.")
+_INITIAL: Final = lazy(r"\.(?:[A-Za-z]| [A-Z]\b)")
+
+
+def _asked_names(text: str) -> frozenset[str]:
+    """The dropped names a direct query asks about, which a record must hold: not a month
+    ("in May 2023") and not an initial ("J.K. Rowling"), which are no subject."""
+    return frozenset(m.group(0) for m in _dropped_names(text)
+                     if m.group(0) != "May" and not _INITIAL.match(text, m.end()))
 
 
 #: the plans whose subject an earlier turn gave (the prompt alone does not say it)
@@ -116,7 +134,7 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
         assert previous is not None
         subject = previous.context or tuple(f for f in previous.focus if f not in ATTRIBUTES)
         return QueryPlan(analysis.features, subject, analysis.literals, "followup")
-    return _direct(analysis, "direct")
+    return _direct(analysis, "direct", text)
 
 
 def _resets(folded: str) -> bool:
@@ -134,5 +152,8 @@ def _inherits(analysis: Analysis, folded: str, previous: QueryPlan | None) -> bo
     return cue and all(f in known for f in own)
 
 
-def _direct(analysis: Analysis, reason: str) -> QueryPlan:
-    return QueryPlan(analysis.features, (), analysis.literals, reason)
+def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
+    """A plan of the query alone; a name in it the analysis cannot hold must be in a
+    record too (:attr:`QueryPlan.names`)."""
+    names = _asked_names(text) if analysis.features else frozenset()
+    return QueryPlan(analysis.features, (), analysis.literals, reason, names)

@@ -81,6 +81,10 @@ class QueryPlan(msgspec.Struct, frozen=True):
     context: tuple[str, ...] = ()
     literals: frozenset[str] = frozenset()
     reason: str = "direct"
+    #: names the analysis cannot hold ("Go", "R", "C#") that the query asks about: a
+    #: record must say them, as written, to be recalled (scored on "version" alone, "what
+    #: is the Go version?" recalled the Python version first)
+    names: frozenset[str] = frozenset()
 
 
 class Scored(msgspec.Struct, frozen=True):
@@ -411,6 +415,9 @@ def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     for literal in plan.literals:
         if literal not in candidate.body and literal not in candidate.aliases:
             return f"literal {literal[2:]} not in the record"
+    for name in plan.names:
+        if not says_name(candidate.text, name):
+            return f"does not name {name}"
     if not strong:  # close in meaning, in other words: only the conversation can object
         return _context_mismatch(plan, facts, candidate, stats)
     if facts.weak.issuperset(strong):  # every strong match generic or numeric
@@ -430,6 +437,18 @@ def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
 
 
 _BELOW_COVERAGE: Final = f" below {COVERAGE_TO_QUALIFY} and the query names no topic"
+
+
+def says_name(text: str, name: str) -> bool:
+    """Whether ``text`` holds ``name`` as a word, as written (``Go``, ``C#``)."""
+    start = text.find(name)
+    while start >= 0:
+        end = start + len(name)
+        if (start == 0 or not text[start - 1].isalnum()) and (
+                end == len(text) or not (text[end].isalnum() or text[end] in "+#")):
+            return True
+        start = text.find(name, start + 1)
+    return False
 
 
 def _context_mismatch(plan: QueryPlan, facts: _Facts, candidate: Candidate,

@@ -1,0 +1,55 @@
+"""A direct question naming what the analysis cannot hold ("Go", "R", "C#") is about that
+name: a record must say it. Scored on "version" alone, "what is the Go version?" recalled
+the Python version first, and "which R version do we use?" both languages' claims."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from waymarks.recall.plan import direct_plan, plan_query
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+
+CLAIMS = ("The Python version is 3.12.", "The Go toolchain version is 1.22.",
+          "The C compiler is gcc 13.", "We write the parser in C#, version 12.")
+
+
+@pytest.fixture
+def stored(make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch
+           ) -> tuple[Waymarks, dict[str, str]]:
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    app = make_app()
+    ids = {}
+    for text in CLAIMS:
+        written = app.remember(text)
+        assert isinstance(written, Committed)
+        ids[written.id] = text
+    return app, ids
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("what is the Go version?", ["The Go toolchain version is 1.22."]),
+    ("which R version do we use?", []),
+    ("what compiler do we use for R?", []),
+    ("which version of C# do we use?", ["We write the parser in C#, version 12."]),
+    ("what is the Python version?", ["The Python version is 3.12."])])
+def test_a_name_the_analysis_drops_must_be_in_the_record(
+        stored: tuple[Waymarks, dict[str, str]], query: str, expected: list[str]) -> None:
+    app, ids = stored
+    assert [ids[i] for i in app.recall(query).selected] == expected
+
+
+@pytest.mark.parametrize("query", [
+    "Who did Maria have dinner with on May 3, 2023?",
+    "What J.K. Rowling quote does Tim resonate with?",
+    "Would Tim enjoy reading books by C. S. Lewis?",
+    "What areas of the U.S. has John been to?"])
+def test_a_month_or_an_initial_is_no_name_asked_about(query: str) -> None:
+    assert direct_plan(query).names == frozenset()
+
+
+def test_a_follow_up_keeps_its_barrier_and_a_direct_plan_names_only_its_own() -> None:
+    assert plan_query("what about Go?", ["Which Python version?"]).reason == "barrier"
+    assert direct_plan("what is the Go version?").names == frozenset({"Go"})
