@@ -179,3 +179,41 @@ def test_keys_differing_in_punctuation_do_not_keep_a_contradiction_apart(
     apart = _committed(app.remember("The database port is 5433.", key="replica db port"))
     keys = dict(app.projection.db.execute("SELECT id, key FROM items").fetchall())
     assert keys == {earlier: "db-port", apart: "replica-db-port"}
+
+
+# -- a re-read of the rules above: what they let through, and what they refused -----------
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The API server listens on 8080.", "The API server listens on 8080, not 8000."),
+    ("The API server listens on 8080.",
+     "The API server listens on 8080; never expose it publicly."),
+    ("数据库端口是 5432。", "数据库端口是 5432，不能改。"),
+    ("The port is not 5432.", "The port is 5433."),
+])
+def test_a_negation_elsewhere_in_an_agreeing_claim_is_no_conflict(
+        app: Waymarks, first: str, second: str) -> None:
+    """A negation anywhere in the claim made it deny every value it stated: a claim
+    restating the stored value with a negated aside was refused against the claim it
+    agrees with. Only the value right after a negation is denied."""
+    ids = [_committed(app.remember(first)), _committed(app.remember(second))]
+    assert {_statuses(app)[i] for i in ids} == {"active"}
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The HTTP client timeout is 30.", "The HTTP client timeout is 60 seconds."),
+    ("The upload limit is 10 MB.", "The upload limit is 20."),
+    ("The CPU alert threshold is 80%.", "The CPU alert threshold is 90."),
+    ("The cluster has 3 nodes.", "The cluster has 5 nodes."),
+    ("Python 3.11 is the minimum supported version.",
+     "Python 3.12 is the minimum supported version."),
+])
+def test_a_plain_number_is_compared_with_a_measure_and_a_definite_copula_states_a_value(
+        app: Waymarks, first: str, second: str) -> None:
+    """Values of two kinds were never compared, so a unit-less number beside a duration,
+    a size or a percentage of the same thing was accepted (both recalled); and "Python
+    3.11 is the …" took the version for the subject's name."""
+    earlier = _committed(app.remember(first))
+    refused = app.remember(second)
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+    assert refused.conflicts == (earlier,)

@@ -63,6 +63,14 @@ _STATES: Final[dict[str, str]] = {
 _ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
 _NEGATION: Final = lazy(r"\b(?:not|never|no longer|isn't|aren't|is no)\b|不是|没有|未|不")
 _ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
+#: a negation at most two words before the end of a value's clause ("is not 5432", "is
+#: not on 5432", "8080, not 8000", "不是 5433")
+_DENIES: Final = lazy(r"(?:\b(?:not|never|no longer|isn't|aren't|is no)\b|不是|没有|未|不)"
+                      r"(?:\s*(?:[a-z]+|[\u3400-\u9fff]{1,3})){0,2}\s*$")
+#: after a copula, a definite description: the claim says which one it is
+_DEFINITE: Final = lazy(r" the\b")
+#: the word right after a number: a count's noun ("1500 tests")
+_COUNTED: Final = lazy(r" ([a-z][a-z-]*)\b")
 _HAN_RUN: Final = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 #: a name followed by a hyphenated number ("step 3-5", "gate 2-1"): the number names it
 _NUMBERED: Final = lazy(r"\b([a-z][a-z0-9]*) (\d+(?:-\d+)+)(?![\w.-])")
@@ -194,9 +202,10 @@ class Signature(msgspec.Struct, frozen=True):
 
     subject: frozenset[str]
     values: frozenset[str]
-    #: the claim denies its value ("is not 5433", "不是 5433"); a denied state is the
-    #: opposite state instead ("is not enabled": off), never a denial
-    denies: bool = False
+    #: the values the claim denies ("is not 5433", "8080, not 8000", "不是 5433"): a
+    #: negation right before the value, in its clause ("never expose it" denies no value);
+    #: a denied state is the opposite state instead ("is not enabled": off)
+    denied: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=SIGNATURE_MEMO)
@@ -205,6 +214,7 @@ def signature(claim: str) -> Signature | None:
     too long to be one fact."""
     text = fold_unicode(claim)
     values: set[str] = set()
+    denied: set[str] = set()
     pieces: list[str] = []
     position = 0
     for match in _VALUE.finditer(text):
@@ -220,6 +230,8 @@ def signature(claim: str) -> Signature | None:
         value, position, noun = _with_unit(text, raw, position)
         pieces.append(f" {noun} ")
         values.add(value)
+        if _DENIES.search(_clause_before(text, match.start())):
+            denied.add(value)
     rest = "".join(pieces) + text[position:]
     state = _state(text)
     if state is not None:
@@ -235,8 +247,7 @@ def signature(claim: str) -> Signature | None:
     subject.update("x:" + m.group(0).lower() for m in _LETTER_NAME.finditer(claim))
     if not subject or len(subject) > MAX_SUBJECT_TERMS:
         return None
-    denies = state is None and _NEGATION.search(text) is not None
-    return Signature(frozenset(subject), frozenset(values), denies)
+    return Signature(frozenset(subject), frozenset(values), frozenset(denied))
 
 
 def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
@@ -254,6 +265,8 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
     if follower in _COPULAS:
         if not _PLAIN_NUMBER.fullmatch(raw) or _VERB_BEFORE.search(_clause_before(text, start)):
             return None
+        if _DEFINITE.match(text, len(text) - len(text[end:].lstrip()) + after.end()):
+            return None  # "Python 3.11 is the minimum version": which one, the value
     elif not raw.isdigit() or follower in _VALUE_FOLLOWERS:
         return None
     return f"{name}-n{raw}"
@@ -282,6 +295,10 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
         if following is not None and not (following.group(1) == "m" and following.start(1) > end):
             unit, end = following.group(1), following.end()
     value = "v:" + amount
+    if not unit and _PER.match(text, end) is None:
+        counted = _COUNTED.match(text, end)  # "1500 tests": a count of a thing, not a
+        if counted is not None and counted.group(1) not in _STOP | _VALUE_FOLLOWERS:
+            return "c:" + amount, end, ""  # duration (the noun stays a subject word)
     if unit in _SECONDS:
         value = f"d:{Fraction(amount) * _SECONDS[unit]}s"
     elif unit in ("%", "percent"):
@@ -292,6 +309,13 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
     if rate is None:
         return value, end, ""
     return f"r:{value[2:]}/{_RATE_NAMES[rate.group(2)]}", rate.end(), rate.group(1) or ""
+
+
+def unplaced_negation(claim: str, found: Signature) -> bool:
+    """Whether ``claim`` holds a negation its signature placed neither on a value (a
+    denied value) nor on a state (the opposite state): what it denies is not known."""
+    return negates(claim) and not found.denied and not any(
+        value.startswith("s:") for value in found.values)
 
 
 def negates(claim: str) -> bool:
@@ -307,11 +331,12 @@ def contradicts(a: Signature, b: Signature) -> bool:
     "the port is not 5432"). Values of other kinds are other attributes of the subject:
     "the payment service is enabled" (a state) says nothing of the port it listens on (a
     number), nor "the test suite takes 12 minutes" (a duration) of the 1500 tests it has."""
-    if a.values.isdisjoint(b.values):
-        if _kinds(a).isdisjoint(_kinds(b)):
-            return False
-    elif a.denies == b.denies:
-        return False
+    shared = a.values & b.values
+    if shared:
+        if all((value in a.denied) == (value in b.denied) for value in shared):
+            return False  # agreeing on it, or denying it both
+    elif _kinds(a.values - a.denied).isdisjoint(_kinds(b.values - b.denied)):
+        return False  # other attributes, or a side asserting none ("is not 5432")
     if a.subject == b.subject:
         return True
     small, large = (a.subject, b.subject) if len(a.subject) <= len(b.subject) else (
@@ -320,8 +345,18 @@ def contradicts(a: Signature, b: Signature) -> bool:
             and len(large) - len(small) <= MAX_EXTRA_TERMS)
 
 
-def _kinds(found: Signature) -> set[str]:
-    return {value[:2] for value in found.values}
+#: the kinds of a number with a unit or a count: a plain number ("the timeout is 30") may
+#: be any of them, so it is compared with each
+_MEASURES: Final = frozenset(("d:", "b:", "p:", "r:", "c:"))
+
+
+def _kinds(values: Iterable[str]) -> set[str]:
+    kinds = set()
+    for value in values:
+        kinds.add(value[:2])
+        if value[:2] == "v:" and _PLAIN_NUMBER.fullmatch(value[2:]):
+            kinds |= _MEASURES
+    return kinds
 
 
 def whole(subject: Iterable[str]) -> str:

@@ -287,18 +287,19 @@ def key_apart(view: StateView, candidate: ItemState,
     (the slug of its whole text) instead: a field every version reads, so the live
     projection, a rebuild and older readers all replay it as active, and the replay rule
     itself stays unchanged for every record already written. ``None`` (the conflict stands)
-    when the candidate has an explicit key, no signature or a negation, a polarity
+    when the candidate has an explicit key, no signature or an unplaced negation, a polarity
     conflict, a shared key with a claim that chose it explicitly, that its signature
-    contradicts, that has none or that negates, or when the new key is itself taken.
+    contradicts, that has none or a negation its signature does not place (on a value or
+    a state), or when the new key is itself taken.
     ``ignore``: the item a supersede replaces."""
     item = candidate.item
     if (candidate.kind != "memory" or candidate.key is None or not isinstance(item, MemoryItem)
             or item.key):
         return None
-    from waymarks.core.contradiction import contradicts, negates, signature
+    from waymarks.core.contradiction import contradicts, signature, unplaced_negation
 
     mine = signature(candidate.text)
-    if mine is None or negates(candidate.text):
+    if mine is None or unplaced_negation(candidate.text, mine):
         return None
     tied = False
     for other in _matching(view, candidate):
@@ -312,7 +313,7 @@ def key_apart(view: StateView, candidate: ItemState,
                 other.item):
             return None  # a key a person or tool chose for that fact: it holds
         theirs = signature(other.text)
-        if theirs is None or negates(other.text) or contradicts(mine, theirs):
+        if theirs is None or unplaced_negation(other.text, theirs) or contradicts(mine, theirs):
             return None
         tied = True
     key = normalize_key(candidate.norm)
