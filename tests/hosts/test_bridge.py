@@ -646,3 +646,23 @@ def test_a_session_open_in_another_pi_process_is_not_served_twice(tmp_path: Path
         assert answer["heldBack"] is None and answer["persistent"] is True
     finally:
         third.close()
+
+
+def test_pi_run_in_the_home_folder_serves_its_own_session(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pi run in ``~``: its own session folder (``~/.pi/agent/sessions``) lies inside that
+    "project", which nobody trusts; a single, legitimate Pi was served as --no-session."""
+    user = tmp_path / "user"
+    sessions = user / ".pi" / "agent" / "sessions" / "--user--"
+    sessions.mkdir(parents=True)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(user / ".pi" / "agent"))
+    session = sessions / "2026-11-30T10-00-00-000Z_own.jsonl"
+    session.touch()
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {
+            "cwd": str(user), "sessionFile": str(session),
+            "header": {**HEADER, "cwd": str(user)}, "trusted": True}},
+        {"id": 2, "method": "command", "params": {"text": "pin -- mine"}},
+        {"id": 3, "method": "shutdown"}], Host())
+    assert out[0]["result"]["heldBack"] is None and out[0]["result"]["persistent"] is True
+    assert out[1]["result"]["exitCode"] == 0

@@ -79,6 +79,8 @@ def claim(home: Path, session_file: object, session_id: object, cwd: str,
 def _placed_by_repository(home: Path, session_file: Path, cwd: str,
                           reported: object) -> str | None:
     project = canonical_project_path(cwd)
+    if _in_session_folders(home, session_file, project):
+        return None  # Pi's own, the home's or a configured root: Pi run in ~ is not a clone
     why = repository_placed(session_file, project)
     if why is None:
         return None
@@ -89,3 +91,22 @@ def _placed_by_repository(home: Path, session_file: Path, cwd: str,
         except ServiceError:
             trusted = False
     return None if trusted else why
+
+
+def _in_session_folders(home: Path, session_file: Path, project: str) -> bool:
+    """Whether the file lies in Pi's own session folder, the home, or a ``sessionRoots``
+    the home's configuration names (never a repository's to set)."""
+    from waymarks.service.config import load_settings
+    from waymarks.service.sources import pi_sessions_root
+
+    roots = [pi_sessions_root(), home]
+    try:
+        roots += list(load_settings(home, project, False).session_roots)
+    except ServiceError:
+        pass  # a bad configuration: said by every command; the two folders still count
+    where = Path(os.path.realpath(session_file))
+    for root in roots:
+        folder = Path(os.path.realpath(root))
+        if folder in where.parents:
+            return True
+    return False
