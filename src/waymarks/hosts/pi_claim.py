@@ -17,6 +17,7 @@ of it planned, nothing recorded in it) and Pi says why, once:
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from pathlib import Path
@@ -100,10 +101,9 @@ def _in_session_folders(home: Path, session_file: Path, project: str) -> bool:
     from waymarks.service.sources import pi_sessions_root
 
     roots = [pi_sessions_root(), home]
-    try:
+    # a bad configuration is said by every command; the two folders still count
+    with contextlib.suppress(ServiceError):
         roots += list(load_settings(home, project, False).session_roots)
-    except ServiceError:
-        pass  # a bad configuration: said by every command; the two folders still count
     where = Path(os.path.realpath(session_file))
     for root in roots:
         folder = Path(os.path.realpath(root))
