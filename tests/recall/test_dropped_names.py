@@ -53,3 +53,28 @@ def test_a_month_or_an_initial_is_no_name_asked_about(query: str) -> None:
 def test_a_follow_up_keeps_its_barrier_and_a_direct_plan_names_only_its_own() -> None:
     assert plan_query("what about Go?", ["Which Python version?"]).reason == "barrier"
     assert direct_plan("what is the Go version?").names == frozenset({"Go"})
+
+
+@pytest.mark.parametrize(("claims", "query", "expected"), [
+    (("Service A listens on port 8080.", "Service B listens on port 9090."),
+     "Which ports do service A and service B listen on?",
+     ["Service A listens on port 8080.", "Service B listens on port 9090."]),
+    (("The go version is 1.22.", "The Python version is 3.12."), "What is the Go version?",
+     ["The go version is 1.22."]),
+    (("The Golang toolchain version is 1.22.", "The Python version is 3.12."),
+     "What is the Go version?", ["The Golang toolchain version is 1.22."]),
+    (("Run a linter before every push.",), "which R linter do we run?", [])])
+def test_any_asked_name_counts_and_a_name_is_matched_as_people_write_it(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch,
+        claims: tuple[str, ...], query: str, expected: list[str]) -> None:
+    """Every asked name was required, as written: a question naming two things recalled
+    nothing, and "go" or "Golang" did not count as "Go". A one-letter name is still
+    matched as written (the article "a" is no "A")."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    app = make_app()
+    ids = {}
+    for text in claims:
+        written = app.remember(text)
+        assert isinstance(written, Committed)
+        ids[written.id] = text
+    assert sorted(ids[i] for i in app.recall(query).selected) == sorted(expected)

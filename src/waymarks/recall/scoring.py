@@ -415,9 +415,8 @@ def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     for literal in plan.literals:
         if literal not in candidate.body and literal not in candidate.aliases:
             return f"literal {literal[2:]} not in the record"
-    for name in plan.names:
-        if not says_name(candidate.text, name):
-            return f"does not name {name}"
+    if plan.names and not any(says_name(candidate.text, name) for name in plan.names):
+        return f"does not name {' or '.join(sorted(plan.names))}"
     if not strong:  # close in meaning, in other words: only the conversation can object
         return _context_mismatch(plan, facts, candidate, stats)
     if facts.weak.issuperset(strong):  # every strong match generic or numeric
@@ -439,15 +438,31 @@ def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
 _BELOW_COVERAGE: Final = f" below {COVERAGE_TO_QUALIFY} and the query names no topic"
 
 
+#: another spelling a record may name a dropped name by
+_NAME_SPELLINGS: Final[dict[str, tuple[str, ...]]] = {
+    "go": ("golang",), "c#": ("csharp",), "c++": ("cpp",)}
+
+
 def says_name(text: str, name: str) -> bool:
-    """Whether ``text`` holds ``name`` as a word, as written (``Go``, ``C#``)."""
-    start = text.find(name)
+    """Whether ``text`` holds ``name`` as a word (``Go``, ``go`` or ``Golang``, ``C#``);
+    a one-letter name only as written ("R", never the article "a")."""
+    if len(name.rstrip("+#")) > 1:
+        folded = text.casefold()
+        return any(_holds_word(folded, spelling) for spelling in (
+            name.casefold(), *_NAME_SPELLINGS.get(name.casefold(), ())))
+    return _holds_word(text, name) or any(
+        _holds_word(text.casefold(), spelling)
+        for spelling in _NAME_SPELLINGS.get(name.casefold(), ()))
+
+
+def _holds_word(text: str, word: str) -> bool:
+    start = text.find(word)
     while start >= 0:
-        end = start + len(name)
+        end = start + len(word)
         if (start == 0 or not text[start - 1].isalnum()) and (
                 end == len(text) or not (text[end].isalnum() or text[end] in "+#")):
             return True
-        start = text.find(name, start + 1)
+        start = text.find(word, start + 1)
     return False
 
 
