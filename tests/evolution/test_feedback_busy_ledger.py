@@ -107,3 +107,21 @@ def test_precompact_on_a_held_ledger_queues_its_capture_and_logs_why(
             "code": "ledger_busy"} in [{k: v for k, v in e.items() if k != "ts"}
                                        for e in _logged(home)]
     assert len(pending(home)) == 1  # queued for the next drain
+
+
+@pytest.mark.slow
+def test_feedback_on_a_damaged_ledger_says_so_and_the_plan_runs(tmp_path: Path) -> None:
+    """A learned ledger that cannot be read made a feedback prompt skip the whole hook:
+    no pins, no receipt (the damage is the ledger's, not the prompt's)."""
+    home, project = tmp_path / "home", tmp_path / "b"
+    project.mkdir()
+    _cli(home, project, "trust", str(project))
+    _cli(home, project, "pin", "--scope", "project", "--", "Always run the linters first")
+    ledger_path(home).parent.mkdir(parents=True, exist_ok=True)
+    ledger_path(home).write_text("garbage\n")
+    out = _hook(home, project, "UserPromptSubmit", {
+        "session_id": SESSION, "cwd": str(project),
+        "prompt": "memory 0123456789abcdef01234567 is incorrect."})
+    told = json.loads(out)
+    assert "not recorded (ledger_damaged)" in told["systemMessage"]
+    assert "PINNED CONTEXT" in told["hookSpecificOutput"]["additionalContext"]

@@ -55,11 +55,12 @@ def prompt_feedback(home: Path, session_id: str, entry_id: str, prompt: str,
 
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution_edits import natural_feedback
+    from waymarks.service.outcomes import ServiceError
 
     try:
         with Evolution(home, busy_timeout_ms=busy_timeout_ms) as evo:
             outcome = natural_feedback(evo, prompt, f"claude:{session_id}:{entry_id}")
-    except (sqlite3.Error, OSError) as exc:  # busy (another process holds it), disk full
+    except (sqlite3.Error, OSError, ServiceError) as exc:  # busy, disk full, damaged
         from datetime import UTC, datetime
 
         from waymarks.service.capture_spool import failure_code

@@ -330,10 +330,11 @@ def failure_code(exc: BaseException, home: str | os.PathLike[str]) -> str:
 
     from waymarks.files.space import nearly_full
     from waymarks.ledger.session_file import SessionBusy
-    from waymarks.service.outcomes import LedgerDamaged
+    from waymarks.service.outcomes import LedgerDamaged, ServiceError
 
-    if isinstance(exc, SessionBusy | LedgerDamaged):
-        return "ledger_busy" if isinstance(exc, SessionBusy) else "ledger_damaged"
+    if isinstance(exc, SessionBusy | ServiceError):
+        return "ledger_busy" if isinstance(exc, SessionBusy) else "ledger_damaged" if \
+            isinstance(exc, LedgerDamaged) else exc.code
 
     name = str(getattr(exc, "sqlite_errorname", "") or "")
     if isinstance(exc, sqlite3.OperationalError) and name in ("SQLITE_BUSY", "SQLITE_LOCKED"):
