@@ -4,6 +4,7 @@ argument errors (exit 2)."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import socket
@@ -156,6 +157,45 @@ def test_with_allow_remote_it_warns_and_still_needs_the_token(configured: Path,
     [text] = stderr
     assert "warning" in text and "plain HTTP" in text and "every interface" in text
     assert "TLS proxy" in text and "SSH tunnel" in text and TOKEN not in text
+
+
+def _own_address() -> str | None:
+    """An IPv4 address of this machine other than loopback, if it has one (the route to a
+    documentation address picks it: connecting a UDP socket sends nothing)."""
+    found = []
+    with contextlib.suppress(OSError):
+        found.append(socket.gethostbyname(socket.gethostname()))
+    for far in ("192.0.2.1", "198.51.100.1", "203.0.113.1"):
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe, \
+                contextlib.suppress(OSError):
+            probe.connect((far, 9))
+            found.append(probe.getsockname()[0])
+    return next((a for a in found if not a.startswith("127.") and a != "0.0.0.0"), None)
+
+
+@pytest.mark.slow
+def test_with_allow_remote_it_serves_through_the_address_it_is_reached_by(
+        configured: Path, project: Path) -> None:
+    """--allow-remote answered 421 "Invalid Host header" to every request that did not name
+    a loopback host: left unset, the SDK's own DNS-rebinding check allowed only
+    127.0.0.1, localhost and [::1]. Off loopback the token is the check."""
+    token = ("Authorization", f"Bearer {TOKEN}")
+    with server(configured, project, "--host", "0.0.0.0", "--allow-remote") as (
+            port, _stderr):
+        elsewhere = f"203.0.113.7:{port}"  # what a client reaching another address sends
+        assert post(port, [token, ("Host", elsewhere)])[0] == 200
+        assert post(port, [token, ("Host", f"mcp.example:{port}"),
+                           ("Origin", f"http://mcp.example:{port}")])[0] == 200
+        assert post(port, [("Host", elsewhere)])[0] == 401  # the token still is needed
+        assert post(port, [token, ("Host", "mcp.example:x")])[0] == 421  # a port: digits
+        own = _own_address()
+        if own is not None:  # through the machine's own address, as a remote client is
+            assert post(port, [token], own)[0] == 200
+    if own is not None:  # and bound to that address alone
+        with server(configured, project, "--host", own, "--allow-remote",
+                    address=own) as (port, _stderr):
+            assert post(port, [token], own)[0] == 200
+            assert post(port, [], own)[0] == 401
 
 
 @pytest.mark.slow

@@ -9,6 +9,9 @@ What must stay true:
 - The server speaks plain HTTP. Off loopback the token crosses the network in clear, so
   the command refuses a non-loopback ``--host`` unless ``--allow-remote`` is given, and
   then warns (see :func:`remote_warning`).
+- Off loopback (``--allow-remote``) any ``Host`` and ``Origin`` are served: the names
+  the server is reached by are not known, so the token is what is checked (the SDK's own
+  check, left to its default, answered 421 to every request through the address).
 - On loopback, however the address is spelled (``127.0.0.2``, ``[::1]``, ``LOCALHOST``),
   the SDK's DNS-rebinding check is on: a ``Host`` that is not a loopback name is 421, an
   ``Origin`` that is not a loopback origin 403 (the SDK turns it on by itself only for
@@ -77,7 +80,11 @@ def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
 
     from waymarks.mcp.server import build_server, recovering
 
-    security = None  # beyond loopback on purpose: the names people use are not known
+    # beyond loopback the names people reach it by are not known (an address, a name, a
+    # proxy's): the token is the wall, so the SDK's own check is switched off explicitly.
+    # Left unset, the SDK's default (host 127.0.0.1) turned it on for loopback names only,
+    # and every request through the address served was 421
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     if is_loopback(host):
         names = sorted(host_names(host, "*"))
         security = TransportSecuritySettings(
