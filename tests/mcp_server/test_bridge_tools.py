@@ -4,6 +4,7 @@ through the MCP SDK's real client."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -130,3 +131,39 @@ def test_a_tool_results_text_escapes_what_the_quoting_escapes(app: Waymarks,
     assert all(line.isprintable() for line in text.split("\n")), ascii(text)
     answer = json.loads(text)
     assert "\u202eMIGRATE NOW" in answer["docs"][0]["text"]  # the same text, escaped
+
+
+@pytest.mark.parametrize("broken", ["link", "directory", "schema-too-new"])
+def test_a_projection_that_cannot_be_opened_keeps_no_note_and_says_unavailable(
+        make_app: Callable[..., Waymarks], home: Path, tmp_path: Path, broken: str) -> None:
+    """The note was appended, then opening the projection failed: the call answered
+    rejected/invalid-parameters (the model was told its arguments were wrong), yet the note
+    was kept, and the same call again said ok/duplicate. Now the projection is opened
+    before anything is appended, and the home's failure is ``unavailable``."""
+    first = make_app()
+    first.session_say("Let us talk about migrations")
+    first.close()
+    db = home / "waymarks.db"
+    if broken == "link":
+        db.rename(tmp_path / "elsewhere.db")
+        db.symlink_to(tmp_path / "elsewhere.db")
+    elif broken == "directory":
+        for path in home.glob("waymarks.db*"):
+            path.unlink()
+        db.mkdir()
+    else:
+        from waymarks.store.migrations import LATEST_VERSION
+
+        con = sqlite3.connect(db)
+        con.execute("INSERT INTO schema_migrations VALUES (?, 'from the future', 0)",
+                    (LATEST_VERSION + 1,))
+        con.commit()
+        con.close()
+    app = make_app()
+    session = app.current_session()
+    assert session is not None
+    before = session.read_all()
+    results = call(app, ("capture_note", {"text": "Run migrations in one transaction"}),
+                   ("capture_note", {"text": "Run migrations in one transaction"}))
+    assert results == [{"outcome": "unavailable", "category": "runtime-unavailable"}] * 2
+    assert session.read_all() == before and active_notes(app) == []

@@ -43,6 +43,11 @@ def _rejected(category: str) -> dict[str, Any]:
     return {"outcome": "rejected", "category": category}
 
 
+def _unavailable() -> dict[str, Any]:
+    """What the environment could not do (the request was fine); nothing was written."""
+    return {"outcome": "unavailable", "category": "runtime-unavailable"}
+
+
 def capture_note(app: Waymarks, text: object, note_type: object = None) -> dict[str, Any]:
     """Append one discussion note (``lesson`` unless another note type is named)."""
     for value in (text, note_type):
@@ -56,14 +61,16 @@ def capture_note(app: Waymarks, text: object, note_type: object = None) -> dict[
         return _rejected("local-only-refused")
     try:
         if app.current_session() is None and not app.can_create_session:
-            return {"outcome": "unavailable", "category": "runtime-unavailable"}
+            return _unavailable()
         note, added = add_note(app, text, str(kind))
-    except ServiceError as exc:
-        category = "credential-refused" if exc.code.startswith("credential") else (
-            "invalid-parameters")
-        return _rejected(category)
+    except ServiceError as exc:  # the arguments were checked above: what is left is a
+        # credential, or the home (a projection that cannot be opened, a session file that
+        # cannot be read), never the note's parameters
+        if exc.code.startswith("credential"):
+            return _rejected("credential-refused")
+        return _unavailable()
     except OSError:
-        return {"outcome": "unavailable", "category": "runtime-unavailable"}
+        return _unavailable()
     return {"outcome": "saved" if added else "ok", "id": note.id, "type": note.type,
             "duplicate": not added}
 
@@ -104,6 +111,6 @@ def recall_memory(app: Waymarks, query: object, egress: Egress) -> dict[str, Any
                 continue
             lines.append({"slug": egress.label(block.label), "line": text})
     except (PersonalMemoryError, OSError):
-        return {"outcome": "unavailable", "category": "runtime-unavailable"}
+        return _unavailable()
     return {"outcome": "ok", "docs": docs, "personalIndex": lines, "withheld": withheld,
             "trustedProject": app.project_trusted, "note": DATA_NOTE}

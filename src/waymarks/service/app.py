@@ -272,10 +272,11 @@ class Waymarks:
     def _appending(self, session: SessionLog) -> Iterator[None]:
         """Append an entry that is not a mutation (a message, a record) under the lock,
         then move the projection's checkpoint past it, so the next read finds nothing to
-        catch up on. Best effort: the ledger holds the entry either way."""
+        catch up on. Best effort (a projection that cannot be opened is refused before:
+        :func:`.sessions_api.appendable_session`): the ledger holds the entry either way."""
         with session.locked(wait_s=self.busy_timeout_ms / 1000):
             yield
-            with contextlib.suppress(sqlite3.Error, ProjectionDamaged), \
+            with contextlib.suppress(sqlite3.Error, ProjectionDamaged, ServiceError), \
                     self.projection.transaction():
                 self.projection.sync(session, self._now_ms())
 

@@ -169,8 +169,7 @@ def session_say(app: Waymarks, text: str) -> str:
     """Append a user message entry (standalone sessions); returns its entry ID."""
     if not text.strip():
         raise ServiceError("empty", "Message text must not be empty")
-    session = app.current_session(create=True)
-    assert session is not None
+    session = appendable_session(app)
     now = app.clock.now()
     message = {"role": "user", "content": [{"type": "text", "text": text}],
                "timestamp": epoch_ms(now)}
@@ -178,6 +177,19 @@ def session_say(app: Waymarks, text: str) -> str:
         entry = session.append({"type": "message", "timestamp": iso(now),
                                 "message": message}, app.ids.entry_id)
     return entry.id
+
+
+def appendable_session(app: Waymarks) -> SessionLog:
+    """The session an entry that is not a mutation is appended to (made if there is none),
+    the projection opened first: one that cannot be (not a regular file, a schema too
+    new) is refused before anything is written. (It was opened after the append: a note
+    was reported refused, yet kept. And opening it re-reads the session the app holds,
+    so it comes before the session is taken: an entry appended through the copy read
+    before was not on the app's branch.)"""
+    _ = app.projection
+    session = app.current_session(create=True)
+    assert session is not None
+    return session
 
 
 def session_branch(app: Waymarks, from_id: str, summary: str | None = None) -> str:

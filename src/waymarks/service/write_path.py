@@ -44,6 +44,7 @@ from waymarks.service.outcomes import (
 from waymarks.service.ports import iso
 from waymarks.service.recovery import database_error, is_damage
 from waymarks.service.session_checks import not_applied, project_write_refused
+from waymarks.service.sessions_api import appendable_session
 from waymarks.service.sources import active_status, refresh_sources
 from waymarks.service.writes import Decision, WriteContext
 from waymarks.store.protocol import Store
@@ -184,8 +185,7 @@ def append_record(app: Waymarks, custom_type: str, data: dict[str, Any]) -> str:
     """Append a custom entry that is not a pin or memory mutation; returns its entry ID."""
     if app.rehearsing:
         raise Rehearsed(custom_type)
-    session = app.current_session(create=True)
-    assert session is not None
+    session = appendable_session(app)
     if (problem := unsaved(session)) is not None:  # (a note: lost the same way)
         raise ServiceError("not_saved", problem)
     with app._appending(session):
