@@ -33,6 +33,7 @@ from mcp.server.mcpserver.exceptions import (
 )
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     CallToolResult,
     GetPromptResult,
@@ -54,6 +55,7 @@ from waymarks.mcp.tools import (
 from waymarks.service.app import Waymarks
 from waymarks.tool.persistence import ContextPersistence, action_name
 from waymarks.tool.results import result
+from waymarks.tool.unavailable import environment_code
 
 INSTRUCTIONS = (
     "Waymarks keeps this project's pins and durable memory, and the person's personal "
@@ -116,13 +118,19 @@ class _Server(MCPServer):
                          ) -> GetPromptResult | InputRequiredResult:
         """The SDK's, except that arguments a prompt does not take are refused as invalid
         parameters: the SDK answered code 0 and wrote a traceback quoting the arguments
-        (the person's text, credentials included) to standard error."""
+        (the person's text, credentials included) to standard error. A prompt the home
+        cannot render (a bad configuration, a database it cannot use) says so, with the
+        error's code: it was reported as arguments the prompt does not take."""
         try:
             return await super().get_prompt(name, arguments, context)
         except MCPError:
             raise
-        except Exception:  # noqa: BLE001 - rendering failed: the arguments, or the prompt
+        except Exception as exc:  # noqa: BLE001 - the arguments, or the prompt's rendering
             known = name if name in _PROMPTS else "(unknown)"
+            code = environment_code(exc)
+            if code is not None:  # the home or its configuration, not the arguments
+                raise MCPError(INTERNAL_ERROR, f"prompt {known}: memory is unavailable "
+                               f"({code}); nothing was rendered") from None
             raise MCPError(INVALID_PARAMS, f"prompt {known}: the arguments are not ones it "
                            "takes (see prompts/list)") from None
 

@@ -8,14 +8,13 @@ home is ``unavailable``, never an empty success.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.core.text import is_unicode
 from waymarks.service.evolution_recall import learned_digest, recall_learned
-from waymarks.service.outcomes import ServiceError
 from waymarks.service.planning import egress_for
 from waymarks.service.search import selected_rows
+from waymarks.tool.unavailable import ENVIRONMENT_ERRORS, unavailable, unavailable_for
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -33,16 +32,15 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
                 "message": f"query must be text of 1 to {MAX_QUERY_CHARS} characters"}
     try:
         if app.current_session() is None:
-            return _unavailable("no persistent session for this project yet")
+            return unavailable("no persistent session for this project yet")
         with app.begin():
             result = app.recall(query, inherit=False, provider=provider)
             # learned claims: provisional, with provenance, after confirmed memory
             notes: list[str] = []  # a damaged evolution ledger: none learned, a note
             learned = recall_learned(app.home, query, inherit=False,
                                      egress=egress_for(app, provider), notes=notes)
-    except (ServiceError, OSError, sqlite3.Error) as exc:
-        code = exc.code if isinstance(exc, ServiceError) else "io_error"
-        return _unavailable(f"memory is unavailable ({code})")
+    except ENVIRONMENT_ERRORS as exc:
+        return unavailable_for(exc)
     answer = {"outcome": "ok", "claims": selected_rows(result), "digest": result.digest,
               "note": NOT_COMPLETE}
     if learned.rows:
@@ -51,7 +49,3 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
     if notes:
         answer["learnedUnavailable"] = "learned memory is unavailable (bad_state)"
     return answer
-
-
-def _unavailable(message: str) -> dict[str, Any]:
-    return {"outcome": "unavailable", "category": "runtime-unavailable", "message": message}

@@ -31,6 +31,7 @@ from waymarks.mcp.common import (
     unknown_field,
 )
 from waymarks.service.app import Waymarks
+from waymarks.tool.unavailable import answered
 
 if TYPE_CHECKING:
     from waymarks.service.evolution import Evolution
@@ -250,7 +251,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
             return json_result(UNKNOWN_FIELD)
         arguments = {name: argument(ctx, name) for name in READ_FIELDS}
         with serial.turn():
-            return json_result(read(app, arguments))
+            return json_result(answered(lambda: read(app, arguments)))
 
     def ask(ctx: Context) -> Elicit[Confirm] | str:
         if not can_elicit(ctx) or unknown_field(ctx, EDIT_FIELDS):
@@ -259,7 +260,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         if isinstance(parsed, dict):
             return NO_QUESTION
         with serial.turn():
-            question = _question(app, *parsed)
+            question = answered(lambda: _question(app, *parsed))
         return NO_QUESTION if isinstance(question, dict) else Elicit(question, Confirm)
 
     @server.tool(
@@ -285,7 +286,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         if isinstance(parsed, dict):
             return json_result(parsed)
         with serial.turn():
-            question = _question(app, *parsed)
+            question = answered(lambda: _question(app, *parsed))
             if isinstance(question, dict):
                 return json_result(question)
             if not can_elicit(ctx):

@@ -13,6 +13,7 @@ from waymarks.personal.setup import personal_store
 from waymarks.personal.tools import fetch_entry
 from waymarks.service.app import Waymarks
 from waymarks.service.planning import egress_for
+from waymarks.tool.unavailable import answered
 
 NAME = "personal_memory_entry"
 FIELDS = ("slug",)
@@ -31,5 +32,5 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         if unknown_field(ctx, FIELDS):
             return json_result(UNKNOWN_FIELD)
         with serial.turn():
-            return json_result(fetch_entry(personal_store(app), argument(ctx, "slug"),
-                                           egress_for(app)))
+            return json_result(answered(lambda: fetch_entry(
+                personal_store(app), argument(ctx, "slug"), egress_for(app))))

@@ -13,6 +13,7 @@ from waymarks.mcp.common import UNKNOWN_FIELD, Serial, argument, json_result, un
 from waymarks.personal.bridge_tools import MAX_QUERY_CHARS, recall_memory
 from waymarks.service.app import Waymarks
 from waymarks.service.planning import egress_for
+from waymarks.tool.unavailable import answered
 
 NAME = "recall_memory"
 FIELDS = ("query",)
@@ -37,4 +38,5 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         if unknown_field(ctx, FIELDS):
             return json_result(UNKNOWN_FIELD)
         with serial.turn():
-            return json_result(recall_memory(app, argument(ctx, "query"), egress_for(app)))
+            return json_result(answered(lambda: recall_memory(
+                app, argument(ctx, "query"), egress_for(app))))

@@ -24,9 +24,11 @@ from waymarks.mcp.common import (
 )
 from waymarks.personal.curation import MAX_PREFILL_CHARS
 from waymarks.personal.setup import personal_store
+from waymarks.personal.store import PersonalStore
 from waymarks.personal.tools import Remember, RememberPlan, plan_remember
 from waymarks.service.app import Waymarks
 from waymarks.tool.persistence import Answer
+from waymarks.tool.unavailable import answered
 
 NAME = "remember"
 FIELDS = ("text", "slug")
@@ -47,8 +49,9 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         if not can_elicit(ctx) or unknown_field(ctx, FIELDS):
             return NO_QUESTION  # the body answers: a refusal, or unavailable
         with serial.turn():
-            plan = plan_remember(personal_store(app), argument(ctx, "text"),
-                                 argument(ctx, "slug"))
+            store = answered(lambda: personal_store(app))
+            plan = plan_remember(store, argument(ctx, "text"), argument(ctx, "slug")) \
+                if isinstance(store, PersonalStore) else store
         if not isinstance(plan, RememberPlan):
             return NO_QUESTION
         personal.shown(plan)
@@ -70,5 +73,8 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
             return json_result(UNKNOWN_FIELD)
         decision: Answer = answer_of(answer) if can_elicit(ctx) else "unavailable"
         with serial.turn():
-            return json_result(personal.commit(personal_store(app), argument(ctx, "text"),
+            store = answered(lambda: personal_store(app))  # (a bad config.toml: unavailable)
+            if not isinstance(store, PersonalStore):
+                return json_result(store)
+            return json_result(personal.commit(store, argument(ctx, "text"),
                                                argument(ctx, "slug"), decision))

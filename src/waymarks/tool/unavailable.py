@@ -1,0 +1,53 @@
+"""A tool call the environment cannot serve: a bad configuration (the home's or a trusted
+project's ``config.toml``), a home or a database that cannot be used. Every model-callable
+tool answers it the same way, ``unavailable``/``runtime-unavailable`` naming the error's
+code, never as a refusal of its arguments nor as an uncategorized error with a traceback
+(a bad ``[privacy]`` value made four MCP tools answer "Error executing tool")."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+from waymarks.core.privacy import PrivacyConfigError
+from waymarks.service.outcomes import ServiceError
+
+T = TypeVar("T")
+
+#: what the environment raises under a tool call (the request is not in question)
+ENVIRONMENT_ERRORS: Final = (ServiceError, PrivacyConfigError, OSError, sqlite3.Error)
+
+
+def environment_code(exc: BaseException) -> str | None:
+    """The code of the environment's error that ``exc`` is or was raised from (a
+    framework wraps what a callback raised: its causes are followed), else ``None``."""
+    seen: BaseException | None = exc
+    for _ in range(16):  # (a chain is short; never a loop)
+        if seen is None:
+            break
+        if isinstance(seen, ServiceError):
+            return seen.code
+        if isinstance(seen, PrivacyConfigError):
+            return "bad_config"
+        if isinstance(seen, OSError | sqlite3.Error):
+            return "io_error"
+        seen = seen.__cause__
+    return None
+
+
+def unavailable(message: str) -> dict[str, Any]:
+    return {"outcome": "unavailable", "category": "runtime-unavailable", "message": message}
+
+
+def unavailable_for(exc: BaseException) -> dict[str, Any]:
+    """The answer to a call ``exc`` (one of :data:`ENVIRONMENT_ERRORS`) stopped."""
+    return unavailable(f"memory is unavailable ({environment_code(exc) or 'io_error'})")
+
+
+def answered(run: Callable[[], T]) -> T | dict[str, Any]:
+    """``run()``, or the ``unavailable`` answer when the environment stopped it."""
+    try:
+        return run()
+    except ENVIRONMENT_ERRORS as exc:
+        return unavailable_for(exc)
