@@ -8,7 +8,7 @@ annotations at runtime.
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, Final, Literal
 
 from mcp.server.elicitation import (
     AcceptedElicitation,
@@ -26,6 +26,13 @@ from waymarks.tool.results import FAILED, ToolResult
 _BOOLEAN = {"type": "boolean", "title": "Confirm", "description": "Write this change"}
 #: what a resolver returns when it asks nobody (the tool body answers)
 NO_QUESTION = "no-confirmation-asked"
+#: the answer when the client can ask but nobody was asked: the plan before the question
+#: failed (the environment: a database locked past its wait, a configuration being
+#: rewritten) or refused, and the body's plan after it did not (the state changed in
+#: between). The body answers ``unavailable``/``runtime-unavailable``, nothing written:
+#: ``confirmation-required`` told the model its client cannot confirm
+NOT_ASKED: Final = "not-asked"
+NotAsked = Literal["not-asked"]
 
 
 # The advertised schema is a required boolean; validation accepts anything, so that a
@@ -87,12 +94,12 @@ def can_elicit(ctx: Context) -> bool:
     return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
 
-def answer_of(answer: object) -> Answer:
-    """The person's answer. ``unavailable``: nobody was asked (the resolver returned no
-    question: the client cannot show one)."""
+def answer_of(answer: object) -> Answer | NotAsked:
+    """The person's answer, for a client that can ask (one that cannot is
+    ``unavailable`` before this). :data:`NOT_ASKED`: the resolver returned no question."""
     if isinstance(answer, AcceptedElicitation):
         if not isinstance(answer.data, Confirm):
-            return "unavailable"
+            return NOT_ASKED
         confirm = answer.data.confirm
         return "accepted" if confirm is True else "declined" if confirm is False \
             else "invalid"

@@ -9,7 +9,9 @@ What must stay true:
   writes and ``remember`` (personal memory, which applies to every project). Every check
   that can refuse runs before the question (a resolver plans the call first), and again
   after the answer. A client without elicitation gets ``unavailable``/
-  ``confirmation-required``; nothing is written.
+  ``confirmation-required``; nothing is written. One with elicitation whom nobody asked
+  (the plan before the question failed, the body's did not) gets ``unavailable``/
+  ``runtime-unavailable`` (:data:`~waymarks.mcp.common.NOT_ASKED`).
 - An answer that fails the confirmation schema is not an SDK error: :class:`Confirm`
   accepts any content, and only ``confirm`` exactly ``true`` is a yes; anything else that
   is not ``false`` ends as ``cancelled``/``confirmation-invalid``.

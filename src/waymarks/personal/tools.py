@@ -41,6 +41,9 @@ _NOT_SAVED: Final[dict[str, tuple[str, str]]] = {
     "declined": ("cancelled", "declined"),
     "cancelled": ("cancelled", "cancelled"),
     "invalid": ("cancelled", "confirmation-invalid"),
+    # the client can ask, but nobody was asked (the plan before the question failed, or
+    # refused, and now it does not): not "the client cannot confirm"
+    "not-asked": ("unavailable", "runtime-unavailable"),
 }
 CONFIRM_TITLE: Final = "Waymarks personal memory"
 SHOWN_TTL_S: Final = 15 * 60
@@ -134,7 +137,7 @@ class Remember:
             self._shown[plan.digest] = now + SHOWN_TTL_S
 
     def commit(self, store: PersonalStore, text: object, slug: object,
-               answer: Decision | Literal["invalid"]) -> dict[str, Any]:
+               answer: Decision | Literal["invalid", "not-asked"]) -> dict[str, Any]:
         """Refusals first (whatever the answer), then the answer, then the save. A yes
         is spent by the save it confirms: no earlier showing can stand in for it."""
         plan = plan_remember(store, text, slug)

@@ -21,6 +21,7 @@ from pydantic import WithJsonSchema
 
 from waymarks.mcp.common import (
     NO_QUESTION,
+    NOT_ASKED,
     UNKNOWN_FIELD,
     Confirm,
     Serial,
@@ -31,7 +32,7 @@ from waymarks.mcp.common import (
     unknown_field,
 )
 from waymarks.service.app import Waymarks
-from waymarks.tool.unavailable import answered
+from waymarks.tool.unavailable import answered, unavailable
 
 if TYPE_CHECKING:
     from waymarks.service.evolution import Evolution
@@ -294,6 +295,9 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
                                     "message": "this client cannot ask the person; use "
                                     "`waymarks evolution ...` instead. Nothing changed"})
             decision = answer_of(answer)
+            if decision == NOT_ASKED:  # (see NOT_ASKED)
+                return json_result(unavailable("the person was not asked: the change could "
+                                               "not be planned then; nothing changed"))
             if decision != "accepted":
                 # an answer that is neither yes nor no is ``confirmation-invalid``, as
                 # every confirmed tool names it

@@ -17,6 +17,7 @@ from pydantic import WithJsonSchema
 
 from waymarks.mcp.common import (
     NO_QUESTION,
+    NOT_ASKED,
     Confirm,
     Serial,
     answer_of,
@@ -32,6 +33,7 @@ from waymarks.tool.contract import (
     parse_request,
 )
 from waymarks.tool.persistence import ContextPersistence, WritePlan
+from waymarks.tool.results import result
 
 NAME = "context_persistence"
 DESCRIPTION = (
@@ -97,5 +99,9 @@ def register(server: MCPServer, persistence: ContextPersistence, serial: Serial)
         with serial.turn():
             plan = persistence.prepare(arguments)
             if not isinstance(plan, WritePlan):
-                return tool_result(plan)
-            return tool_result(persistence.commit(arguments, answer_of(answer)))
+                return tool_result(plan)  # refusals first, whatever was asked
+            decision = answer_of(answer)
+            if decision == NOT_ASKED:  # (see NOT_ASKED) nobody saw this write: not written
+                return tool_result(result(plan.request.action.name, "unavailable",
+                                          error="runtime-unavailable"))
+            return tool_result(persistence.commit(arguments, decision))

@@ -27,7 +27,6 @@ from waymarks.personal.setup import personal_store
 from waymarks.personal.store import PersonalStore
 from waymarks.personal.tools import Remember, RememberPlan, plan_remember
 from waymarks.service.app import Waymarks
-from waymarks.tool.persistence import Answer
 from waymarks.tool.unavailable import answered
 
 NAME = "remember"
@@ -71,7 +70,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
     ) -> Annotated[CallToolResult, dict[str, Any]]:
         if unknown_field(ctx, FIELDS):
             return json_result(UNKNOWN_FIELD)
-        decision: Answer = answer_of(answer) if can_elicit(ctx) else "unavailable"
+        decision = answer_of(answer) if can_elicit(ctx) else "unavailable"
         with serial.turn():
             store = answered(lambda: personal_store(app))  # (a bad config.toml: unavailable)
             if not isinstance(store, PersonalStore):
