@@ -272,8 +272,8 @@ class Waymarks:
     def _appending(self, session: SessionLog) -> Iterator[None]:
         """Append an entry that is not a mutation (a message, a record) under the lock,
         then move the projection's checkpoint past it, so the next read finds nothing to
-        catch up on. Best effort (a projection that cannot be opened is refused before:
-        :func:`.sessions_api.appendable_session`): the ledger holds the entry either way."""
+        catch up on. Best effort (:func:`.sessions_api.appendable_session` refuses before
+        a projection that cannot be opened): the ledger holds the entry either way."""
         with session.locked(wait_s=self.busy_timeout_ms / 1000):
             yield
             with contextlib.suppress(sqlite3.Error, ProjectionDamaged, ServiceError), \
@@ -445,9 +445,8 @@ class Waymarks:
                                            classes=classes) if cache is None
                           else cache.candidates(plan, stats, visible_to=visible,
                                                 classes=classes))
-            # hybrid recall (issue 20): only the query is embedded here; not a follow-up's
-            # ("and the port?": its subject is an earlier turn's), recalled by words
-            if plan.reason not in INHERITED:
+            # hybrid recall (issue 20): only the query is embedded (not a follow-up's: its
+            if plan.reason not in INHERITED:  # subject is an earlier turn's; by words)
                 candidates, near = semantic_recall.semantic_side_for(
                     self, index, query, candidates, visible,
                     self._vector_memo if self.keep_recall_index else None)
