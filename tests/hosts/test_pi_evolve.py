@@ -260,3 +260,51 @@ def test_a_source_above_what_pis_provider_may_receive_waits_and_is_never_sent(
         assert (attempt["outcome"], attempt["reason"]) == ("waiting", "privacy"), attempt
     finally:
         bridge.close()
+
+
+def test_only_routes_the_person_wrote_back_pis_model_up(tmp_path: Path) -> None:
+    """``[evolution]`` naming no route means ``claude -p`` for a Claude Code user; inside Pi
+    it is no backup (seed 004: backups only from providers the person configured)."""
+    from waymarks.hosts.pi_model import PI_API, pi_route
+    from waymarks.service.evolution_config import load_evolution_config
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    routes = pi_route(load_evolution_config(home), "openai", "gpt-pi").routes()
+    assert [(r.provider, r.api, r.model) for r in routes] == [("openai", PI_API, "gpt-pi")]
+    (home / "config.toml").write_text(
+        '[evolution]\nlearn = true\nprovider = "anthropic"\napi = "claude-code"\n'
+        'model = "default"\n')  # written by the person: a backup
+    routes = pi_route(load_evolution_config(home), "openai", "gpt-pi").routes()
+    assert [(r.provider, r.api) for r in routes] == [("openai", PI_API),
+                                                     ("anthropic", "claude-code")]
+
+
+@pytest.mark.slow
+def test_pis_model_failing_never_sends_the_source_to_an_unconfigured_claude(
+        tmp_path: Path) -> None:
+    """Pi's model answered 401 with only ``learn = true`` configured: the source went to
+    ``claude -p`` (Anthropic), a route nobody chose. It waits now, with the reason."""
+    from tests.evolution.fake_claude import install
+
+    install(tmp_path / "bin")
+    log = tmp_path / "claude.log"
+    env = {"PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}",
+           "FAKE_CLAUDE_LOG": str(log), "FAKE_CLAUDE_TEXT": ANSWER}
+    home, a, _ = _setup(tmp_path)
+    bridge = _captured(home, a, tmp_path, env)
+    try:
+        evolve = bridge.send("evolve", {"provider": "openai", "model": "gpt-pi-test"})
+        ask = bridge.read()
+        assert ask["method"] == "complete", ask
+        bridge.answer(ask["id"], {"error": "auth"})
+        message = bridge.read()
+        assert message["id"] == evolve, message
+        assert message["result"]["outcome"] != "settled", message
+    finally:
+        bridge.close()
+    assert not log.exists(), log.read_text()  # claude was never started
+    status = _cli(home, a, "evolution", "status")
+    assert [c["outcome"] for c in status["recentCalls"]] == ["auth"], status["recentCalls"]
+    assert "The person prefers pnpm" not in json.dumps(_cli(home, a, "learn", "list"))

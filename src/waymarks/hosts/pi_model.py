@@ -108,13 +108,17 @@ def pi_route(base: EvolutionConfig, provider: str, model: str) -> EvolutionConfi
     ``base`` configures (``[evolution]`` in the home config.toml) follow as backups, those
     of *other* providers only (seed 004: the active model is preferred, backups come from
     other providers; another model of Pi's provider would fail the same way on auth or
-    quota), and only while ``crossProviderFallback`` allows backups at all."""
+    quota), and only while ``crossProviderFallback`` allows backups at all. Only routes
+    the person wrote: an ``[evolution]`` table naming none (``learn = true`` alone) means
+    Claude Code's ``claude -p`` for a Claude Code user, never a backup here (Pi's source
+    went to Anthropic when Pi's model failed); without a backup the source waits."""
     from waymarks.service.evolution_config import RouteConfig
 
     # the configured routes back Pi's model up in the order they are configured to be
     # tried (their own primary first, then its backups by priority and price: item 64)
+    configured = [] if base.implicit_primary else base.routes()
     backups = tuple(replace(r, priority=index) for index, r in enumerate(
-        r for r in base.routes() if r.provider != provider))
+        r for r in configured if r.provider != provider))
     return replace(base, primary=RouteConfig(provider, PI_API, model), fallback_models=(),
                    backups=backups)
 

@@ -186,6 +186,9 @@ class EvolutionConfig:
     daily_usd: float | None = None
     sources: tuple[str, ...] = ()
     ignored: tuple[str, ...] = field(default=())
+    #: the primary is Claude Code's headless mode because ``[evolution]`` named no route
+    #: (a default for Claude Code users, never a route the person configured)
+    implicit_primary: bool = False
 
     def routes(self) -> list[RouteConfig]:
         """Every configured route in the order they are tried: the primary, its listed
@@ -288,6 +291,7 @@ def _parse(table: dict[str, Any], path: Path) -> EvolutionConfig:
         raise EvolutionConfigError(f"{where} fallbackModels must be a list of model IDs")
     return EvolutionConfig(
         primary=primary, fallback_models=tuple(fallback), backups=tuple(backups),
+        implicit_primary=primary is CLAUDE_CODE_ROUTE,
         cross_provider_fallback=_bool(table, "crossProviderFallback", True, where),
         calls_per_hour=_int(table, "callsPerHour", 20, where, 1, 10_000),
         source_calls=_int(table, "sourceCalls", 4, where, 1, 100),
