@@ -141,7 +141,8 @@ def test_pis_queue_follows_a_tightened_privacy_policy(tmp_path: Path) -> None:
 
     def ask(method: str, params: dict[str, Any]) -> Any:
         asked.append(params)
-        return {"text": "ok", "provider": params["provider"], "model": params["model"]}
+        return {"text": "ok", "provider": params["provider"], "model": params["model"],
+                "stopReason": "stop"}
 
     register_step(lambda app: step)
     evolution = PiEvolution(ask)

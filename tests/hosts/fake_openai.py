@@ -21,8 +21,9 @@ from tests.hosts.fake_server import LoopbackServer, QuietHandler
 Reply = dict[str, Any]
 
 
-def reply_text(text: str) -> Reply:
-    return {"text": text}
+def reply_text(text: str, finish: str = "stop") -> Reply:
+    """``finish``: the stream's ``finish_reason`` (``length``: a reply cut off)."""
+    return {"text": text, "finish": finish}
 
 
 def reply_tools(*calls: tuple[str, dict[str, Any]]) -> Reply:
@@ -80,5 +81,6 @@ def _chunks(reply: Reply, n: int) -> list[dict[str, Any]]:
                 {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}]
     return [{**base, "choices": [{"index": 0, "delta": {"role": "assistant",
                                                         "content": reply["text"]}}]},
-            {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            {**base, "choices": [{"index": 0, "delta": {},
+                                  "finish_reason": reply.get("finish", "stop")}],
              "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}]

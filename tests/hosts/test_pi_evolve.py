@@ -135,8 +135,8 @@ def test_evolve_calls_pis_model_through_the_extension_and_the_claim_reaches_b(
         assert message["id"] == plan and "messages" in message["result"], message
 
         bridge.answer(ask["id"], {"text": ANSWER, "provider": "openai",
-                                  "model": "gpt-pi-test", "inputTokens": 120,
-                                  "outputTokens": 30})
+                                  "model": "gpt-pi-test", "stopReason": "stop",
+                                  "inputTokens": 120, "outputTokens": 30})
         message = bridge.read()
         assert message["id"] == evolve, message
         attempt = message["result"]
@@ -170,7 +170,7 @@ def test_failures_cross_as_codes_and_a_switched_model_is_not_applied(tmp_path: P
         for turn, reply in enumerate((
                 {"error": "rate_limited"},
                 {"error": f"401 bad key {TOKEN}"},  # not a code: unknown, never text
-                {"text": ANSWER, "provider": "anthropic", "model": "other"},
+                {"text": ANSWER, "provider": "anthropic", "model": "other", "stopReason": "stop"},
                 # the extension itself failed (JSON-RPC error): unknown, its text dropped
                 {"rpcError": {"code": "host_error", "message": f"boom {TOKEN}"}})):
             if turn:  # a failed source backs off: a new turn gives a new, due source
@@ -239,7 +239,8 @@ def test_a_shutdown_during_the_call_cancels_it_and_the_source_stays_pending(
         evolve = again.send("evolve", {"provider": "openai", "model": "gpt-pi-test"})
         ask = again.read()
         assert ask["method"] == "complete", ask  # still due: a cancel is not a failure
-        again.answer(ask["id"], {"text": ANSWER, "provider": "openai", "model": "gpt-pi-test"})
+        again.answer(ask["id"], {"text": ANSWER, "provider": "openai", "model": "gpt-pi-test",
+                                 "stopReason": "stop"})
         assert again.read()["result"]["outcome"] == "settled"
     finally:
         again.close()
@@ -307,4 +308,42 @@ def test_pis_model_failing_never_sends_the_source_to_an_unconfigured_claude(
     assert not log.exists(), log.read_text()  # claude was never started
     status = _cli(home, a, "evolution", "status")
     assert [c["outcome"] for c in status["recentCalls"]] == ["auth"], status["recentCalls"]
+    assert "The person prefers pnpm" not in json.dumps(_cli(home, a, "learn", "list"))
+
+
+@pytest.mark.parametrize("stop", ["length", "toolUse", None])
+def test_a_reply_that_did_not_stop_normally_is_invalid_output(stop: str | None) -> None:
+    """Seed 004: only a normal stop is a reply. A truncated one (``length``) was applied
+    over the Pi route, its claims written, where the HTTP routes refuse it."""
+    from waymarks.core.model_port import ModelError, ModelRequest, Route
+    from waymarks.hosts.pi_model import PiModelClient
+
+    answer = {"text": ANSWER, "provider": "openai", "model": "m", "outputTokens": 5,
+              **({"stopReason": stop} if stop else {})}
+    client = PiModelClient(lambda method, params: answer)
+    request = ModelRequest("system", "prompt", 256, "normal")
+    with pytest.raises(ModelError) as failed:
+        client.complete(request, Route("openai", "m"), timeout_s=5)
+    assert failed.value.code == "invalid_output"
+    reply = PiModelClient(lambda method, params: {**answer, "stopReason": "stop"}).complete(
+        request, Route("openai", "m"), timeout_s=5)
+    assert reply.text == ANSWER
+
+
+@pytest.mark.slow
+def test_a_truncated_reply_over_the_bridge_writes_no_claim(tmp_path: Path) -> None:
+    home, a, _ = _setup(tmp_path)
+    bridge = _captured(home, a, tmp_path)
+    try:
+        evolve = bridge.send("evolve", {"provider": "openai", "model": "gpt-pi-test"})
+        ask = bridge.read()
+        assert ask["method"] == "complete", ask
+        bridge.answer(ask["id"], {"text": ANSWER, "provider": "openai",
+                                  "model": "gpt-pi-test", "stopReason": "length"})
+        message = bridge.read()
+        assert message["id"] == evolve and message["result"]["outcome"] != "settled", message
+    finally:
+        bridge.close()
+    status = _cli(home, a, "evolution", "status")
+    assert [c["outcome"] for c in status["recentCalls"]] == ["invalid_output"], status
     assert "The person prefers pnpm" not in json.dumps(_cli(home, a, "learn", "list"))

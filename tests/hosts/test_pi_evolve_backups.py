@@ -84,7 +84,7 @@ def test_status_in_a_home_where_only_pi_provides_a_model_says_so(tmp_path: Path)
         evolve = bridge.send("evolve", {"provider": "anthropic", "model": "claude-pi"})
         ask = bridge.read()
         bridge.answer(ask["id"], {"text": ANSWER, "provider": "anthropic",
-                                  "model": "claude-pi"})
+                                  "model": "claude-pi", "stopReason": "stop"})
         assert bridge.read()["id"] == evolve
     finally:
         bridge.close()

@@ -124,3 +124,32 @@ def test_pi_073_has_no_completion_api_so_the_call_is_unavailable(tmp_path: Path)
         assert {c["model"] for c in calls} == {"fake-model"}, calls
         assert len(fake.bodies) == 1  # only the turn itself
         assert "prefers pnpm" not in _learned(pi.waymarks_home, pi.project)
+
+
+def test_a_truncated_reply_from_pis_model_is_invalid_output(tmp_path: Path) -> None:
+    """Seed 004: the model's reply was cut off (``finish_reason`` ``length``, Pi's
+    ``stopReason`` ``length``): its claims were written; it is ``invalid_output`` now."""
+    with FakeOpenAI([reply_text("Noted."), reply_text(ANSWER, finish="length")]) as fake:
+        pi = PiHome(tmp_path, install("pi16"), fake.base_url,
+                    extra_env={"WAYMARKS_EVOLVE_INTERVAL_MS": "300",
+                               "PI_SUBAGENT_AGENT_ID": ""})
+        on = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
+                             str(pi.waymarks_home), "learn", "on"], cwd=pi.project,
+                            capture_output=True, text=True, timeout=120)
+        assert on.returncode == 0, on.stdout + on.stderr
+        rpc = PiRpc(pi)
+        try:
+            rpc.prompt("I prefer pnpm over npm for every package.")
+            deadline = time.monotonic() + 60
+            while True:
+                calls = _status(pi.waymarks_home, pi.project)["recentCalls"]
+                if calls and all(c["outcome"] != "reserved" for c in calls):
+                    break
+                assert time.monotonic() < deadline, "no attempt was recorded"
+                time.sleep(0.5)
+        finally:
+            rpc.close()
+        assert isinstance(calls, list)
+        assert [c["outcome"] for c in calls][-1:] == ["invalid_output"], calls
+        assert any("memory claims" in json.dumps(b) for b in fake.bodies[1:])  # it was asked
+        assert "prefers pnpm" not in _learned(pi.waymarks_home, pi.project)

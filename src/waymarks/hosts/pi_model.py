@@ -16,6 +16,9 @@ What must stay true:
 - a reply counts only if Pi answered with the model it was asked for (the extension
   captures the identity before awaiting); any other identity is ``unavailable`` and the
   reply is dropped;
+- a reply counts only if the model stopped normally (``stopReason`` ``stop``): a truncated
+  one (``length``), a tool call or an answer that does not say is ``invalid_output``
+  (seed 004; the extension refuses it too);
 - failures cross the bridge as allowlisted ``ModelError`` codes only; an unknown code, an
   extension error or a malformed answer becomes ``unknown``/``invalid_output``, never text;
 - nothing happens when learning is off, in a subagent (or a process a consolidation call
@@ -89,6 +92,8 @@ def _reply(answer: Any, route: Route) -> ModelReply:
                          if isinstance(retry, int | float) and retry >= 0 else None)
     if (answer.get("provider"), answer.get("model")) != (route.provider, route.model):
         raise ModelError("unavailable")  # Pi switched models: not the route that was checked
+    if answer.get("stopReason") != "stop":  # truncated ("length"), a tool call, or unsaid
+        raise ModelError("invalid_output")  # seed 004, as the HTTP routes enforce it
     text = answer.get("text")
     if not isinstance(text, str) or not text.strip():
         raise ModelError("invalid_output")

@@ -232,11 +232,14 @@ export default function waymarks(pi: any) {
 			if (timedOut) return { error: "timeout" };
 			if (controller.signal.aborted || message?.stopReason === "aborted") return { error: "cancelled" };
 			if (message?.stopReason === "error") return { error: errorCode(message.errorMessage) };
+			// seed 004: only a normal stop is a reply; a truncated one ("length") or a tool
+			// call is not (its claims were written: the HTTP routes refused it already)
+			if (message?.stopReason !== "stop") return { error: "invalid_output" };
 			const text = (message?.content ?? []).filter((p: Json) => p?.type === "text").map((p: Json) => String(p.text ?? "")).join("");
 			const usage = message?.usage ?? {};
 			// Pi's own cost figure (usage.cost.total, from its model prices), reported beside Waymarks' estimate (item 66)
 			const cost = Number(usage.cost?.total);
-			return { text, provider, model: id, inputTokens: Number(usage.input) || 0, outputTokens: Number(usage.output) || 0, ...(Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}) };
+			return { text, provider, model: id, stopReason: message.stopReason, inputTokens: Number(usage.input) || 0, outputTokens: Number(usage.output) || 0, ...(Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}) };
 		} catch (e) {
 			if (timedOut) return { error: "timeout" };
 			if (controller.signal.aborted) return { error: "cancelled" };
