@@ -325,3 +325,43 @@ def test_pi_capture_is_off_by_default_and_skips_subagents(
     out = converse(tmp_path, [{"id": 1, "method": "initialize"}, dict(request)], Host())
     assert out[-1]["result"] == {"captured": 0, "skipped": "subagent"}
     assert not ledger_path(tmp_path / "home").exists()
+
+
+def _own_prompts() -> list[str]:
+    from waymarks.personal.curation import curation_prompt, promotion_prompt
+
+    return [curation_prompt("Remember that my bank is Chase."),
+            promotion_prompt("/work/p", [{"type": "lesson",
+                                          "text": "Always run migrations in one transaction"}])]
+
+
+def test_prompts_waymarks_started_are_never_the_persons_statements(
+        home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``/remember``'s curation prompt and ``/notes promote``'s prompt are sent as the
+    person's turn; they were captured as the person's statements (their instructions hold
+    cues: "remember", "never") and sent to the learning model. Both capture paths."""
+    from tests.hosts.test_bridge import Host, converse, user
+    from waymarks.core.evolution.cues import intent
+
+    prompts = _own_prompts()
+    _learning_on(home)
+    _hook(home, project, "Stop", _transcript(tmp_path / "t.jsonl", *(
+        {"type": "user", "uuid": f"w{n}", "sessionId": SESSION,
+         "message": {"role": "user", "content": text}} for n, text in enumerate(prompts))))
+    texts = [t for _, t in _sources(home)]
+    assert texts and texts[0] == "Remember: we deploy with Kamal, not Capistrano."
+    assert not any("waymarks-" in t or "Chase" in t for t in texts), texts
+
+    monkeypatch.delenv("PI_SUBAGENT_AGENT_ID", raising=False)
+    pi_home = tmp_path / "home"  # the bridge's (converse)
+    _learning_on(pi_home)
+    before = _sources(pi_home)
+    for n, text in enumerate(prompts):
+        out = converse(tmp_path, [
+            {"id": 1, "method": "initialize"},
+            {"id": 2, "method": "learn", "params": {"event": "agent_end", "sync": {
+                "entries": [user(f"p{n}", "a1", text)], "leafId": f"p{n}"}}},
+            {"id": 3, "method": "shutdown"}], Host())
+        assert {m["id"]: m.get("result") for m in out}[2] == {"captured": 0}, text[:40]
+    assert _sources(pi_home) == before
+    assert [intent(p) for p in prompts] == ["own_prompt", "own_prompt"]  # said so

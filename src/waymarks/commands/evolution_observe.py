@@ -22,7 +22,8 @@ _INTENT = {"explicit": "an explicit statement to learn (a cue: remember, preferâ
            "quoted": "no statement to learn (quoted or pasted material)",
            "recall_question": "no statement to learn (a recall question)",
            "question": "no statement to learn (a question)",
-           "one_off": "no statement to learn (a one-off instruction)"}
+           "one_off": "no statement to learn (a one-off instruction)",
+           "own_prompt": "no statement to learn (a prompt Waymarks started)"}
 
 
 def learning_lines(data: dict[str, Any]) -> list[str]:

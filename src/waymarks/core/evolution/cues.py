@@ -68,9 +68,21 @@ _EXPLICIT: Final = lazy(
     r"|记住|记得|偏好|纠正|不对|以后|不要",
     re.IGNORECASE)
 
+#: the first line of each prompt Waymarks itself starts as the person's turn (``remember``'s
+#: curation, ``notes promote``; :mod:`waymarks.personal.curation` builds them from these):
+#: Waymarks' words, never the person's statement
+CURATION_MARK: Final = "[waymarks-memory-curation]"
+PROMOTION_MARK: Final = "[waymarks-project-lesson-promotion]"
+OWN_PROMPT_MARKS: Final = (CURATION_MARK, PROMOTION_MARK)
+
 #: what :func:`intent` may say; ``explicit`` and ``natural`` are statements worth learning
 INTENTS: Final = ("explicit", "natural", "none", "vague", "quoted", "recall_question",
-                  "question", "one_off")
+                  "question", "one_off", "own_prompt")
+
+
+def is_own_prompt(text: str) -> bool:
+    """Whether a user message is a prompt Waymarks started (its fixed first line)."""
+    return text.lstrip().startswith(OWN_PROMPT_MARKS)
 STATEMENT_INTENTS: Final = frozenset({"explicit", "natural"})
 
 
@@ -79,8 +91,11 @@ def intent(text: str) -> str:
     :func:`is_statement`: ``explicit`` (a cue such as remember, prefer, from now on),
     ``natural`` (a declaration: "our priorities are…", "we decided…"), or why it is not a
     statement: ``vague`` (empty, too short, "continue"), ``quoted`` (an example or pasted
-    material), ``recall_question``, ``question``, ``one_off`` ("for now…"), ``none`` (no
+    material), ``recall_question``, ``question``, ``one_off`` ("for now…"), ``own_prompt``
+    (a prompt Waymarks started as the person's turn: :func:`is_own_prompt`), ``none`` (no
     cue: an ordinary request, such as most work requests)."""
+    if is_own_prompt(text):
+        return "own_prompt"
     body = text.strip()
     if not body or len(body) < MIN_CHARS or _VAGUE.match(body):
         return "vague"
