@@ -290,10 +290,10 @@ def test_pi_agent_end_and_session_compact_capture_through_the_bridge(
                user("a3", "a2", "What did we decide about the database?"), assistant]
     out = converse(tmp_path, [
         {"id": 1, "method": "initialize"},
-        {"id": 2, "method": "learn", "params": {"event": "agent_end",
+        {"id": 2, "method": "learn", "params": {"event": "agent_end", "users": ["a2", "a3"],
                                                  "sync": {"entries": entries,
                                                           "leafId": "b1"}}},
-        {"id": 3, "method": "learn", "params": {"event": "agent_end"}},
+        {"id": 3, "method": "learn", "params": {"event": "agent_end", "users": []}},
         {"id": 4, "method": "learn", "params": {"event": "session_compact",
                                                  "sync": {"entries": [compaction],
                                                           "leafId": "k1"}}},

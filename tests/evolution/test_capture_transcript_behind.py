@@ -164,22 +164,25 @@ def test_the_kept_turn_ends_are_bounded(tmp_path: Path) -> None:
     forgotten session's next ``Stop`` is judged by the file alone)."""
     import os
 
-    from waymarks.service import capture_spool as spool
+    from waymarks.service import capture_turns as turns
+    from waymarks.service.capture_spool import end_path
 
-    for n in range(spool.MAX_ENDS):
-        spool._remember_end(tmp_path, f"session-{n:04d}", f"a{n}")
-        path = spool._end_path(tmp_path, f"session-{n:04d}")
-        os.utime(path, (n, n))  # creation order, whatever the clock's resolution
-    assert spool._last_end(tmp_path, "session-0000") == "a0"
-    spool._remember_end(tmp_path, "session-new", "z")
-    kept = os.listdir(os.path.dirname(spool._end_path(tmp_path, "session-new")))
-    assert len(kept) == spool.MAX_ENDS // 2 + 1
-    assert spool._last_end(tmp_path, "session-0000") is None  # the oldest: forgotten
-    assert spool._last_end(tmp_path, f"session-{spool.MAX_ENDS - 1:04d}") == \
-        f"a{spool.MAX_ENDS - 1}"
-    assert spool._last_end(tmp_path, "session-new") == "z"
-    spool._remember_end(tmp_path, "session-new", "x" * (spool.MAX_END_BYTES + 1))
-    assert spool._last_end(tmp_path, "session-new") == "z"  # an oversized ID is not kept
+    def end(session: str) -> str:
+        return end_path(tmp_path, session)
+
+    for n in range(turns.MAX_ENDS):
+        turns.remember_end(end(f"session-{n:04d}"), f"a{n}")
+        os.utime(end(f"session-{n:04d}"), (n, n))  # creation order, whatever the clock
+    assert turns.last_end(end("session-0000")) == "a0"
+    turns.remember_end(end("session-new"), "z")
+    kept = os.listdir(os.path.dirname(end("session-new")))
+    assert len(kept) == turns.MAX_ENDS // 2 + 1
+    assert turns.last_end(end("session-0000")) is None  # the oldest: forgotten
+    assert turns.last_end(end(f"session-{turns.MAX_ENDS - 1:04d}")) == \
+        f"a{turns.MAX_ENDS - 1}"
+    assert turns.last_end(end("session-new")) == "z"
+    turns.remember_end(end("session-new"), "x" * (turns.MAX_END_BYTES + 1))
+    assert turns.last_end(end("session-new")) == "z"  # an oversized ID is not kept
 
 
 FIFO_DRAIN = """
@@ -203,13 +206,13 @@ def test_a_fifo_never_holds_the_drain(tmp_path: Path, where: str) -> None:
     import subprocess
     import sys
 
-    from waymarks.service import capture_spool as spool
+    from waymarks.service.capture_spool import end_path
 
     home, _, transcript = _home(tmp_path)
     transcript.write_bytes(lines(QUEUED, USER, ASSISTANT))
     argv = [sys.executable, "-c", FIFO_DRAIN, str(home)]
     if where == "end":
-        path = Path(spool._end_path(home, SESSION))
+        path = Path(end_path(home, SESSION))
         path.parent.mkdir(parents=True)
     else:
         path = transcript

@@ -389,13 +389,17 @@ class Bridge:
 
     def rpc_learn(self, params: dict[str, Any]) -> dict[str, Any]:
         """Learning capture for ``agent_end`` / ``session_compact`` (never a model call;
-        nothing when learning is off): a content-free count of what was captured."""
+        nothing when learning is off): a content-free count of what was captured.
+        ``users``: the IDs of the user entries the turn that ended added (the extension's
+        word; only those can become statements)."""
         from waymarks.hosts.pi_capture import PiCapture
+        from waymarks.service.capture_turns import turn_ids
 
         if self._capture is None:
             self._capture = PiCapture(self.home)
         done: dict[str, Any] = self._capture.capture(str(params.get("event")), self.ledger,
-                                                     self._app().cwd)
+                                                     self._app().cwd,
+                                                     turn_ids(params.get("users")))
         if params.get("event") == "agent_end" and isinstance(params.get("turn"), list) \
                 and self.ledger is not None:  # the turn's tool results: a work source
             from waymarks.hosts.work_turns import capture, pi_turn

@@ -2,11 +2,14 @@
 
 The bridge already holds Pi's session entries (fed with every request), so capture reads
 them there: no session files scanned, no model call. On ``agent_end`` the person's
-statements (``message`` entries with role ``user`` only: assistant, tool-result and
-custom messages never become a statement) are kept by the cue rules of
-:mod:`waymarks.core.evolution.cues`; on ``session_compact`` the compaction entries'
-summaries are kept too (a summary source with up to 16 local claims). Sources are keyed by
-Pi's entry IDs, so a turn captured twice is one source; the last 16 statements at most.
+statements of the turn that ended (the user entries the extension names: ``users``; see
+:mod:`waymarks.service.capture_turns`: an earlier turn, one made while learning was off
+above all, is never taken) are kept by the cue rules of
+:mod:`waymarks.core.evolution.cues` (``message`` entries with role ``user`` only:
+assistant, tool-result and custom messages never become a statement); on
+``session_compact`` the compaction entries' summaries are kept (a summary source with up
+to 16 local claims). Sources are keyed by Pi's entry IDs, so a turn captured twice is one
+source; 16 statements at most.
 
 A capture that throws while storing (a busy database, a full disk) is not lost: a
 capture request naming Pi's session file is queued (:mod:`waymarks.service.capture_spool`)
@@ -26,12 +29,8 @@ from typing import Any, Final
 from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log import SessionLog
 from waymarks.service.capture_probe import unknown
-from waymarks.service.capture_spool import (
-    CAPTURE_BUSY_MS,
-    drain,
-    session_items,
-    write_request,
-)
+from waymarks.service.capture_spool import CAPTURE_BUSY_MS, drain, queued_turn, write_request
+from waymarks.service.capture_turns import session_items
 from waymarks.service.learning import learning_enabled
 from waymarks.service.outcomes import LedgerDamaged
 
@@ -59,8 +58,11 @@ class PiCapture:
             self._evolution = Evolution(self.home, busy_timeout_ms=CAPTURE_BUSY_MS)
         return self._evolution
 
-    def capture(self, event: str, session: SessionLog | None, cwd: str) -> dict[str, Any]:
-        """Capture what ``event`` calls for; a content-free summary of what it did."""
+    def capture(self, event: str, session: SessionLog | None, cwd: str,
+                turn: list[str] | None = None) -> dict[str, Any]:
+        """Capture what ``event`` calls for; a content-free summary of what it did.
+        ``turn``: the user entries of the turn that ended (``None``: the session's last
+        user message)."""
         if event not in EVENTS:
             return {"captured": 0, "skipped": "unknown_event"}
         if os.environ.get("PI_SUBAGENT_AGENT_ID"):
@@ -75,15 +77,18 @@ class PiCapture:
         if len(judged) > 100_000:  # bounded: a very long session starts over
             judged.clear()
         items = unknown(self.home, origin, session.session_id,
-                        session_items(session, event, judged))
+                        session_items(session, event, judged, turn))
         if not items:
             return {"captured": 0, **retried}
         try:
             done = self._evo().capture_many(origin, session.session_id, items)
         except (sqlite3.Error, OSError, LedgerDamaged):  # a damaged ledger: kept until moved
             self.close()  # a connection that failed is not reused
+            # the retry takes these entries (and those of a request it replaces) only
+            keys = dict.fromkeys(queued_turn(self.home, session.session_id, event)
+                                 + [key for _, key, _ in items])
             queued = write_request(self.home, "pi", event, session.session_id,
-                                   str(session.path), cwd)
+                                   str(session.path), cwd, turn=" ".join(keys))
             return {"captured": 0, "queued": queued, **retried}
         return {"captured": sum(1 for c in done if c is not None and c.new), **retried}
 

@@ -47,10 +47,6 @@ if TYPE_CHECKING:
 
 SPOOL = ("evolution", "spool")
 FAILED = "failed"
-#: where the turn end each session's last ``Stop`` capture found is kept
-ENDS = "ends"
-#: a turn end (a transcript entry's ID) longer than this is not kept
-MAX_END_BYTES = 256
 LOCK = ".lock"
 #: a request larger than this is not ours (paths and IDs only)
 MAX_REQUEST_BYTES = 16 * 1024
@@ -86,14 +82,20 @@ def request_name(host: str, session: str, event: str) -> str:
 
 
 def write_request(home: str | os.PathLike[str], host: str, event: str, session: str,
-                  record: str, project: str) -> bool:
+                  record: str, project: str, turn: str | None = None) -> bool:
     """Queue one capture request durably (written, fsync'd, renamed into place, mode
     0600). ``record``: the host's own file (Claude Code's transcript, Pi's session file).
-    False when it was not queued (the spool is full, or the disk refused)."""
+    ``turn``: the entry IDs (space-separated) a Pi capture may take (its turn's; see
+    :mod:`waymarks.service.capture_turns`). False when it was not queued (the spool is
+    full, or the disk refused)."""
     directory = spool_dir(home)
     name = request_name(host, session, event)
-    body = dumps_request({"v": 1, "host": host, "event": event, "session": session,
-                          "record": record, "project": project, "tries": 0, "error": None})
+    request: dict[str, object] = {"v": 1, "host": host, "event": event, "session": session,
+                                  "record": record, "project": project, "tries": 0,
+                                  "error": None}
+    if turn is not None:
+        request["turn"] = turn
+    body = dumps_request(request)
     if len(body) > MAX_REQUEST_BYTES:
         return False
     try:
@@ -314,7 +316,8 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
     for key in ("event", "session", "record", "project"):
         if not isinstance(request.get(key), str):
             return None
-    if not isinstance(request.get("tries"), int):
+    if not isinstance(request.get("tries"), int) or not isinstance(
+            request.get("turn", ""), str):
         return None
     return request
 
@@ -416,14 +419,18 @@ def capture_request(home: Path, request: dict[str, Any], evo: Evolution) -> int:
         return capture_transcript(home, request["event"], request["session"],
                                   request["record"], request["project"], evo,
                                   patient=int(request.get("tries") or 0) < BEHIND_TRIES)
+    turn = request.get("turn")
     return capture_session_file(home, request["event"], request["record"],
-                                request["project"], evo)
+                                request["project"], evo,
+                                turn=turn.split() if isinstance(turn, str) else None)
 
 
 def capture_transcript(home: Path, event: str, session: str, transcript: str,
                        project: str, evo: Evolution, *, patient: bool = False) -> int:
-    """Claude Code (``Stop``, ``PreCompact``): the person's statements (and, on
-    ``PreCompact``, compaction summaries) from the transcript's last ``TAIL_BYTES``.
+    """Claude Code (``Stop``, ``PreCompact``): the person's statements of the turn that
+    ended (or of the turns since the previous ``Stop``'s capture: :mod:`waymarks.service.
+    capture_turns`) and, on ``PreCompact``, compaction summaries, from the transcript's
+    last ``TAIL_BYTES``.
     ``patient``: raise :class:`TranscriptBehind` when a ``Stop``'s transcript does not exist
     yet or does not hold its turn (:func:`~waymarks.core.evolution.transcript.turn_written`),
     so the request waits."""
@@ -433,8 +440,17 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
         new_turn,
         transcript_items,
         turn_end,
+        turn_entries,
     )
     from waymarks.ledger.identity import canonical_project_path
+    from waymarks.service.capture_turns import (
+        MAX_SUMMARIES,
+        last_end,
+        remember_end,
+        still_on_since,
+    )
+
+    ends = end_path(home, session)
     from waymarks.service.learning import learning_enabled
 
     if not os.path.isabs(project) or not os.path.isdir(project):
@@ -463,112 +479,51 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
             handle.seek(size - TAIL_BYTES)
             handle.readline()  # a partial first line
         data = handle.read(TAIL_BYTES)
-    end = previous = None
+    end = None
+    previous = last_end(ends)
     if event == "Stop":
-        end, previous = turn_end(data), _last_end(home, session)
+        end = turn_end(data)
         if patient and not new_turn(end, previous):
             raise TranscriptBehind
     statements, summaries = transcript_items(data)
     from waymarks.service.evolution_feedback import stop_feedback
 
     stop_feedback(home, session, statements, evo)  # the turn's prompt as feedback (item 35)
-    chosen = [(key, text) for key, text in statements if is_statement(text)][-MAX_STATEMENTS:]
+    # this turn's (or those since the last capture, learning on all along): an earlier
+    # turn was judged at its own Stop, perhaps while learning was off
+    turn = turn_entries(data, previous if still_on_since(ends, home, project) else None)
+    chosen = [(key, text) for key, text in statements
+              if key in turn and is_statement(text)][-MAX_STATEMENTS:]
     items = [("statement", key, text) for key, text in chosen]
     if event == "PreCompact":
         items += [("summary", key, text) for key, text in summaries[-MAX_SUMMARIES:]]
     stored = _store(home, origin, session.lower(), items, evo)
     if end and end != previous:
-        _remember_end(home, session, end)
+        remember_end(ends, end)
     return stored
 
 
-#: the sessions whose last captured turn end is remembered (``ENDS`` in the spool): past
-#: it, the oldest half is forgotten (a forgotten session's next ``Stop`` is judged by the
-#: file alone, as before there was any)
-MAX_ENDS = 512
+def end_path(home: str | os.PathLike[str], session: str) -> str:
+    """Where the session's last captured ``Stop`` turn end is kept (``ends/``)."""
+    from waymarks.service.capture_turns import ENDS
 
-
-def _end_path(home: Path, session: str) -> str:
     name = request_name("claude-code", session, "end").removesuffix(".json")
     return os.path.join(spool_dir(home), ENDS, name)
 
 
-def _last_end(home: Path, session: str) -> str | None:
-    """The turn end the session's previous ``Stop`` capture found (``None``: none kept)."""
-    from waymarks.files.reading import read_regular
-
-    try:  # never waits on a FIFO put there, holding the spool's lock
-        raw = read_regular(_end_path(home, session), limit=MAX_END_BYTES)
-        return raw.decode("utf-8") if raw else None
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _remember_end(home: Path, session: str, end: str) -> None:
-    """Keep the turn end this ``Stop`` capture found, for the session's next one. Best
-    effort: without it the next ``Stop`` is judged by the file alone."""
-    if len(end.encode("utf-8")) > MAX_END_BYTES:
-        return
-    from waymarks.files.atomic import write_atomic
-
-    path = _end_path(home, session)
-    directory = os.path.dirname(path)
-    try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        if not os.path.exists(path):
-            _forget_old_ends(directory)
-        write_atomic(path, end, mode=0o600)
-    except OSError:
-        pass
-
-
-def _forget_old_ends(directory: str) -> None:
-    names = os.listdir(directory)
-    if len(names) < MAX_ENDS:
-        return
-    oldest = sorted(names, key=lambda n: _mtime(os.path.join(directory, n)))
-    for name in oldest[:len(names) - MAX_ENDS // 2]:
-        try:  # noqa: SIM105 - see _remove_if_same
-            os.unlink(os.path.join(directory, name))
-        except OSError:
-            pass
-
-
-#: compaction summaries captured per request, newest last
-MAX_SUMMARIES = 2
-
-
-def session_items(session: Any, event: str, judged: dict[str, bool] | None = None
-                  ) -> list[tuple[str, str, str]]:
-    """Pi (``agent_end``, ``session_compact``): the person's statements (``message``
-    entries with role ``user`` only) and, on ``session_compact``, compaction summaries, as
-    (kind, entry ID, text). ``judged``: a long-lived caller's memo of the cue rules'
-    verdict per entry ID (an entry never changes; the rules cost ~0.1 ms per message, every
-    turn, over the whole session otherwise)."""
-    from waymarks.core.evolution.cues import MAX_STATEMENTS, is_statement
-    from waymarks.ledger.entries import Compaction, Message, bodies
-
-    statements: list[tuple[str, str, str]] = []
-    summaries: list[tuple[str, str, str]] = []
-    memo = judged if judged is not None else {}
-    for body in bodies(session, ("message", "compaction")):
-        if isinstance(body, Message) and body.role == "user":
-            verdict = memo.get(body.id)
-            if verdict is None:
-                verdict = memo[body.id] = is_statement(body.text)
-            if verdict:
-                statements.append(("statement", body.id, body.text))
-        elif isinstance(body, Compaction) and body.summary and body.summary.strip():
-            summaries.append(("summary", body.id, body.summary))
-    items = statements[-MAX_STATEMENTS:]
-    if event == "session_compact":
-        items += summaries[-MAX_SUMMARIES:]
-    return items
+def queued_turn(home: str | os.PathLike[str], session: str, event: str) -> list[str]:
+    """The entry IDs a Pi capture request already queued for ``session`` and ``event``
+    names (a new request replaces it: its turn comes along, never lost)."""
+    raw = _read(os.path.join(spool_dir(home), request_name("pi", session, event)))
+    request = _parse(raw) if raw is not None else None
+    turn = request.get("turn") if request is not None else None
+    return turn.split() if isinstance(turn, str) else []
 
 
 def capture_session_file(home: Path, event: str, path: str, project: str,
-                         evo: Evolution) -> int:
-    """A Pi capture retried from Pi's own session file."""
+                         evo: Evolution, *, turn: list[str] | None = None) -> int:
+    """A Pi capture retried from Pi's own session file: ``turn``'s statements only (the
+    entries the failed capture was to take)."""
     from pathlib import Path as _Path
 
     from waymarks.ledger.identity import canonical_project_path
@@ -584,7 +539,10 @@ def capture_session_file(home: Path, event: str, path: str, project: str,
         session = SessionFile.open(_Path(path))
     except SessionFileError:
         return 0  # not a Pi session file (any more): nothing of it can be captured
-    return _store(home, origin, session.session_id, session_items(session, event), evo)
+    from waymarks.service.capture_turns import session_items
+
+    return _store(home, origin, session.session_id, session_items(session, event, turn=turn),
+                  evo)
 
 
 def _store(home: Path, origin: str, session: str, items: list[tuple[str, str, str]],

@@ -56,6 +56,46 @@ def transcript_items(data: bytes) -> tuple[list[tuple[str, str]], list[tuple[str
     return statements, summaries
 
 
+def turn_entries(data: bytes, previous: str | None = None) -> set[str]:
+    """The IDs (``uuid``) of the main thread's user entries that a ``Stop`` may capture:
+    those of the turns after ``previous`` (the end an earlier ``Stop`` of the session
+    captured, when the data holds it) or else those of the last turn only. A turn starts
+    with a user entry that is not a tool result, right after the assistant's message, an
+    interruption, or nothing (a tool result's successor is the same turn: a message
+    queued while tools ran). Earlier turns are never taken: they were judged at their own
+    ``Stop``, and one made while learning was off must not be captured once it is on."""
+    main: list[dict[str, Any]] = [
+        e for e in _entries(data) if e.get("type") in ("user", "assistant")
+        and not e.get("isSidechain") and not e.get("isMeta")]
+    start = 0
+    for index, entry in enumerate(main):
+        if entry.get("type") != "user" or _tool_result(entry):
+            continue
+        before = main[index - 1] if index else None
+        if before is None or before.get("type") == "assistant" or _interruption(before):
+            start = index
+    if previous:
+        for index, entry in enumerate(main):
+            if entry.get("uuid") == previous:
+                start = min(start, index + 1)
+    return {key for e in main[start:] if e.get("type") == "user"
+            and isinstance(key := e.get("uuid"), str)}
+
+
+def _tool_result(entry: dict[str, Any]) -> bool:
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+
+
+def _interruption(entry: dict[str, Any]) -> bool:
+    message = entry.get("message")
+    text = _user_text(message.get("content")) if isinstance(message, dict) else None
+    return entry.get("type") == "user" and text is not None and \
+        text.lstrip().startswith(_INTERRUPTED)
+
+
 def turn_written(data: bytes, previous: str | None = None) -> bool:
     """Whether the turn a ``Stop`` hook reports is in the file: the main thread's last
     message ends a turn (:func:`turn_end`), and it is not ``previous``, the end an earlier
@@ -86,9 +126,7 @@ def turn_end(data: bytes) -> str | None:
         ended = str(key) if isinstance(key, str) else ""
         if entry.get("type") == "assistant":
             return ended
-        message = entry.get("message")
-        text = _user_text(message.get("content")) if isinstance(message, dict) else None
-        return ended if text is not None and text.lstrip().startswith(_INTERRUPTED) else None
+        return ended if _interruption(entry) else None
     return None
 
 

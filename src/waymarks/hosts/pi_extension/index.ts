@@ -65,6 +65,9 @@ export default function waymarks(pi: any) {
 	let turnStarted: Array<() => void> = [];
 	const timeoutMs = Number(process.env.WAYMARKS_BRIDGE_TIMEOUT_MS || 5000);
 	const timings = process.env.WAYMARKS_BRIDGE_TIMINGS;
+	/** entry IDs whose turn was judged for learning capture: present at session start, or
+	 * already there at an earlier agent_end (whether learning was on or off then) */
+	let judged = new Set<string>();
 	let evolveTimer: NodeJS.Timeout | undefined;
 	let evolving: AbortController | undefined;
 	let shutDown = false;
@@ -482,6 +485,7 @@ export default function waymarks(pi: any) {
 	pi.on("session_start", async (_event: Json, ctx: any) => {
 		stop();
 		ctxNow = ctx;
+		judged = new Set(ctx.sessionManager.getEntries().map((e: Json) => e.id));
 		downUntil = 0; // a new session tries at once
 		const starting = start(ctx);
 		ready = starting;
@@ -559,9 +563,16 @@ export default function waymarks(pi: any) {
 	pi.on("agent_end", async (event: Json, ctx: any) => {
 		// with learning on, the person's statements of this turn become sources for later
 		// consolidation, and its tool results a work source (never a model call here;
-		// nothing at all when learning is off)
+		// nothing at all when learning is off). Only this turn's user entries are named: an
+		// earlier turn was judged at its own end, perhaps while learning was off.
+		const users: string[] = [];
+		for (const e of ctx.sessionManager.getEntries()) {
+			if (judged.has(e.id)) continue;
+			judged.add(e.id);
+			if (e.type === "message" && e.message?.role === "user") users.push(e.id);
+		}
 		try {
-			await call(ctx, "learn", { event: "agent_end", turn: workTurn(event?.messages) });
+			await call(ctx, "learn", { event: "agent_end", turn: workTurn(event?.messages), users: users.slice(-64) });
 		} catch {}
 	});
 
