@@ -117,3 +117,70 @@ def test_claude_code_captures_only_turns_made_while_learning_was_on(
     assert _stop(home, project, transcript, ("Always run the linter first.", "Ok.")) == 2
     assert "We decided to deploy on Fridays." in _texts(home)
     assert not any("salary" in t or "Chase" in t for t in _texts(home))
+
+
+def _summaries(home: Path) -> list[str]:
+    drain_captures(home)
+    if not ledger_path(home).is_file():
+        return []
+    with Evolution(home) as evo:
+        return [s.text for s in evo.store.sources() if s.kind == "summary"]
+
+
+def test_pi_captures_the_summary_of_its_own_compaction_only(tmp_path: Path) -> None:
+    """A compaction made while learning was off summarized what was said then; the next
+    compaction's capture, with learning on, took the last two summaries: the salary said
+    while off reached the learning model through its summary."""
+    home, project = tmp_path / "home", tmp_path / "a"
+    project.mkdir()
+    home.mkdir()
+    bridge = Bridge(home, project)
+
+    def compaction(entry_id: str, parent: str, summary: str) -> dict[str, Any]:
+        return {"type": "compaction", "id": entry_id, "parentId": parent,
+                "timestamp": "2026-11-30T10:00:02.000Z", "summary": summary,
+                "firstKeptEntryId": parent, "tokensBefore": 1000}
+
+    try:
+        _initialize(bridge, project, tmp_path / "s.jsonl", [])
+        said = [_entry("u1", None, "user", "My salary is 123k; it is private."),
+                _entry("r1", "u1", "assistant", "Ok.")]
+        off = bridge.call("learn", {"event": "session_compact", "sync": {
+            "entries": [*said, compaction("c1", "r1", "The user's salary is 123k.")],
+            "leafId": "c1"}})
+        assert off["skipped"] == "learning_off"
+        set_learning(home, True)
+        on = bridge.call("learn", {"event": "session_compact", "sync": {
+            "entries": [_entry("u2", "c1", "user", "What is two plus two?"),
+                        _entry("r2", "u2", "assistant", "Four."),
+                        compaction("c2", "r2", "Arithmetic question answered.")],
+            "leafId": "c2"}})
+        assert on["captured"] == 1
+    finally:
+        bridge.close()
+    assert _summaries(home) == ["Arithmetic question answered."]
+
+
+def test_claude_code_captures_summaries_written_since_learning_was_switched(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from waymarks.hosts.claude_code_capture import capture
+
+    monkeypatch.delenv("PI_SUBAGENT_AGENT_ID", raising=False)
+    home, project = tmp_path / "home", tmp_path / "p"
+    project.mkdir()
+    home.mkdir()
+    transcript = tmp_path / "t.jsonl"
+
+    def summary(uuid: str, text: str, at: str) -> str:
+        return json.dumps({**_line("user", uuid, text), "isCompactSummary": True,
+                           "timestamp": at}) + "\n"
+
+    transcript.write_text(summary("s1", "Summary: the user's salary is 123k (private).",
+                                  "2020-01-01T00:00:00.000Z"))
+    set_learning(home, True)  # written now: after the first summary
+    with transcript.open("a") as out:
+        out.write(summary("s2", "Summary: we deploy with Kamal.", "2099-01-01T00:00:00.000Z"))
+    payload = {"session_id": SESSION, "cwd": str(project), "hook_event_name": "PreCompact",
+               "transcript_path": str(transcript), "trigger": "auto"}
+    assert capture("PreCompact", payload, home, str(project))["captured"] == 1
+    assert _summaries(home) == ["Summary: we deploy with Kamal."]

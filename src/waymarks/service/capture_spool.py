@@ -441,6 +441,7 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
         transcript_items,
         turn_end,
         turn_entries,
+        written_since,
     )
     from waymarks.ledger.identity import canonical_project_path
     from waymarks.service.capture_turns import (
@@ -448,6 +449,7 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
         last_end,
         remember_end,
         still_on_since,
+        switched_at_ms,
     )
 
     ends = end_path(home, session)
@@ -495,8 +497,10 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
     chosen = [(key, text) for key, text in statements
               if key in turn and is_statement(text)][-MAX_STATEMENTS:]
     items = [("statement", key, text) for key, text in chosen]
-    if event == "PreCompact":
-        items += [("summary", key, text) for key, text in summaries[-MAX_SUMMARIES:]]
+    if event == "PreCompact":  # summaries written since learning was last switched
+        fresh = written_since(data, switched_at_ms(home, project))
+        items += [("summary", key, text) for key, text in summaries
+                  if key in fresh][-MAX_SUMMARIES:]
     stored = _store(home, origin, session.lower(), items, evo)
     if end and end != previous:
         remember_end(ends, end)

@@ -72,8 +72,8 @@ def session_items(session: Any, event: str, judged: dict[str, bool] | None = Non
             users.append(body)
         elif isinstance(body, Compaction) and body.summary and body.summary.strip():
             summaries.append(("summary", body.id, body.summary))
-    if event == "session_compact":
-        return summaries[-MAX_SUMMARIES:]
+    if event == "session_compact":  # the compaction this event added: an earlier one's
+        return summaries[-1:]  # summary was judged at its own, perhaps while learning was off
     wanted = set(turn) if turn is not None else {u.id for u in users[-1:]}
     memo = judged if judged is not None else {}
     statements = []
@@ -116,6 +116,19 @@ def still_on_since(path: str, home: Path | str, project: str) -> bool:
         except OSError:
             continue  # none: nothing turned learning off there
     return True
+
+
+def switched_at_ms(home: Path | str, project: str) -> int:
+    """When the home's or ``project``'s configuration last changed (epoch ms; 0: neither
+    exists): learning may have been off before then (``learn off`` / ``on`` write it)."""
+    latest = 0
+    for config in (os.path.join(home, "config.toml"),
+                   os.path.join(project, ".waymarks", "config.toml")):
+        try:
+            latest = max(latest, os.stat(config).st_mtime_ns // 1_000_000)
+        except OSError:
+            continue
+    return latest
 
 
 def remember_end(path: str, end: str) -> None:

@@ -82,6 +82,25 @@ def turn_entries(data: bytes, previous: str | None = None) -> set[str]:
             and isinstance(key := e.get("uuid"), str)}
 
 
+def written_since(data: bytes, since_ms: int) -> set[str]:
+    """The IDs (``uuid``) of the entries written at or after ``since_ms`` (epoch ms; an
+    entry without a readable ``timestamp`` is not)."""
+    from datetime import datetime
+
+    found = set()
+    for entry in _entries(data):
+        key, stamp = entry.get("uuid"), entry.get("timestamp")
+        if not isinstance(key, str) or not isinstance(stamp, str):
+            continue
+        try:
+            at = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000
+        except ValueError:
+            continue
+        if at >= since_ms:
+            found.add(key)
+    return found
+
+
 def _tool_result(entry: dict[str, Any]) -> bool:
     message = entry.get("message")
     content = message.get("content") if isinstance(message, dict) else None
