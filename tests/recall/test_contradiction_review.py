@@ -217,3 +217,35 @@ def test_a_plain_number_is_compared_with_a_measure_and_a_definite_copula_states_
     refused = app.remember(second)
     assert isinstance(refused, Rejected) and refused.code == "conflict", refused
     assert refused.conflicts == (earlier,)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The API timeout is 30 seconds.", "The API timeout is 30."),
+    ("The build uses 4 workers.", "The build worker count is 4."),
+    ("The database port is 5432.", "The database port is 5432 internally."),
+    ("The cache size is 512 MB.", "The cache size is 512."),
+    ("超时是 30 秒。", "超时是 30。"),
+    ("The lock timeout is 2 minutes.", "The lock timeout is 120."),
+    ("The database port is 5433.", "The database port is not 5432 but 5433."),
+])
+def test_a_bare_number_that_is_the_measures_amount_agrees(app: Waymarks, first: str,
+                                                           second: str) -> None:
+    """A second re-read: comparing a bare number with any measure refused "30" beside "30
+    seconds", and any word after a number made a count ("5432 internally")."""
+    ids = [_committed(app.remember(first)), _committed(app.remember(second))]
+    assert {_statuses(app)[i] for i in ids} == {"active"}
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The web port is 8080, not 8000 or 9000.", "The web port is 9000."),
+    ("The database port is 5432.", "The database port must never be set to 5432."),
+    ("The database port is 5432.", "The database does not currently listen on port 5432."),
+])
+def test_a_negation_earlier_in_the_clause_denies_each_value_after_it(
+        app: Waymarks, first: str, second: str) -> None:
+    """Only a negation at most two words before a value denied it: "not 8000 or 9000"
+    asserted 9000, and "must never be set to 5432" agreed with "is 5432"."""
+    earlier = _committed(app.remember(first))
+    refused = app.remember(second)
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+    assert refused.conflicts == (earlier,)

@@ -63,14 +63,17 @@ _STATES: Final[dict[str, str]] = {
 _ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
 _NEGATION: Final = lazy(r"\b(?:not|never|no longer|isn't|aren't|is no)\b|不是|没有|未|不")
 _ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
-#: a negation at most two words before the end of a value's clause ("is not 5432", "is
-#: not on 5432", "8080, not 8000", "不是 5433")
+#: a negation earlier in a value's clause, with no contrast after it, denies the value
+#: ("is not 5432", "must never be set to 5432", "8080, not 8000 or 9000", "不是 5433"; but
+#: "is not 5432 but 5433" asserts 5433)
 _DENIES: Final = lazy(r"(?:\b(?:not|never|no longer|isn't|aren't|is no)\b|不是|没有|未|不)"
-                      r"(?:\s*(?:[a-z]+|[\u3400-\u9fff]{1,3})){0,2}\s*$")
+                      r"(?:(?!\b(?:but|instead|rather)\b|而是|但).)*$")
 #: after a copula, a definite description: the claim says which one it is
 _DEFINITE: Final = lazy(r" the\b")
-#: the word right after a number: a count's noun ("1500 tests")
-_COUNTED: Final = lazy(r" ([a-z][a-z-]*)\b")
+_LEADING_NUMBER: Final = lazy(r"\d+(?:\.\d+)?")
+#: the word right after a number when it is a plural noun: a count ("1500 tests", not
+#: "5432 internally")
+_COUNTED: Final = lazy(r" ([a-z][a-z-]*[a-rt-z]s)\b(?<!ss)(?<!us)(?<!is)")
 _HAN_RUN: Final = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 #: a name followed by a hyphenated number ("step 3-5", "gate 2-1"): the number names it
 _NUMBERED: Final = lazy(r"\b([a-z][a-z0-9]*) (\d+(?:-\d+)+)(?![\w.-])")
@@ -335,8 +338,11 @@ def contradicts(a: Signature, b: Signature) -> bool:
     if shared:
         if all((value in a.denied) == (value in b.denied) for value in shared):
             return False  # agreeing on it, or denying it both
-    elif _kinds(a.values - a.denied).isdisjoint(_kinds(b.values - b.denied)):
-        return False  # other attributes, or a side asserting none ("is not 5432")
+    else:
+        mine, theirs = a.values - a.denied, b.values - b.denied
+        if _kinds(mine).isdisjoint(_kinds(theirs)) or _one_amount(mine, theirs):
+            return False  # other attributes, a side asserting none ("is not 5432"), or
+            # a bare number that is the measure's amount ("30" and "30 seconds")
     if a.subject == b.subject:
         return True
     small, large = (a.subject, b.subject) if len(a.subject) <= len(b.subject) else (
@@ -348,6 +354,27 @@ def contradicts(a: Signature, b: Signature) -> bool:
 #: the kinds of a number with a unit or a count: a plain number ("the timeout is 30") may
 #: be any of them, so it is compared with each
 _MEASURES: Final = frozenset(("d:", "b:", "p:", "r:", "c:"))
+
+
+def _one_amount(mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Whether a bare number on one side is the amount of a measure on the other, in a
+    unit it is written in (a duration's in seconds, minutes, hours or milliseconds)."""
+    for bare, measures in ((mine, theirs), (theirs, mine)):
+        numbers = {Fraction(v[2:]) for v in bare
+                   if v[:2] == "v:" and _PLAIN_NUMBER.fullmatch(v[2:]) and v.count(".") <= 1}
+        if numbers and any(numbers & _amounts(v) for v in measures if v[:2] in _MEASURES):
+            return True
+    return False
+
+
+def _amounts(value: str) -> set[Fraction]:
+    found = _LEADING_NUMBER.match(value, 2)
+    if found is None:
+        return set()
+    amount = Fraction(found.group(0))
+    if value[:2] != "d:":
+        return {amount}
+    return {amount, amount / 60, amount / 3600, amount * 1000}
 
 
 def _kinds(values: Iterable[str]) -> set[str]:

@@ -33,7 +33,7 @@ import msgspec
 
 from waymarks.recall.analysis import is_generic, is_literal, is_numeric
 from waymarks.recall.fusion import Semantic
-from waymarks.recall.vocabulary import ATTRIBUTES, WEAK_ATTRIBUTES
+from waymarks.recall.vocabulary import ATTRIBUTES, STOP_WORDS, WEAK_ATTRIBUTES
 
 FIELD_FACTORS: Final = {"body": 1.0, "aliases": 0.8, "quoted": 0.25, "origin": 0.2}
 CONTEXT_WEIGHT: Final = 0.35
@@ -444,9 +444,10 @@ _NAME_SPELLINGS: Final[dict[str, tuple[str, ...]]] = {
 
 
 def says_name(text: str, name: str) -> bool:
-    """Whether ``text`` holds ``name`` as a word (``Go``, ``go`` or ``Golang``, ``C#``);
-    a one-letter name only as written ("R", never the article "a")."""
-    if len(name.rstrip("+#")) > 1:
+    """Whether ``text`` holds ``name`` as a word (``Rust`` or ``rust``, ``C#``, ``Golang``
+    for ``Go``); a one-letter name, or one that is also a common word ("Go": "we go
+    with"), only as written or by a listed spelling."""
+    if len(name.rstrip("+#")) > 1 and name.casefold() not in STOP_WORDS:
         folded = text.casefold()
         return any(_holds_word(folded, spelling) for spelling in (
             name.casefold(), *_NAME_SPELLINGS.get(name.casefold(), ())))
