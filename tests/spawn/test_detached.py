@@ -125,3 +125,40 @@ def test_a_child_that_cannot_start_is_none(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.executable", str(tmp_path / "no-such-python"))
     assert detached.spawn("spawn_probe", []) is None
+
+
+def test_a_child_holds_nothing_its_caller_inherited_but_the_handed_lock(
+        probe_dir: Path, tmp_path: Path) -> None:
+    """Descriptors this process inherited are not close-on-exec (a shell's pipe, a lock
+    ``flock(1)`` holds for its command): the child closes them, or a helper idle for 30
+    minutes held its caller's lock and kept a reader of that pipe waiting for its end."""
+    import fcntl
+
+    out, gate = tmp_path / "out.json", tmp_path / "gate"
+    gate.touch()
+    reader, writer = os.pipe()
+    os.set_inheritable(writer, True)
+    held = os.open(tmp_path / "job.lock", os.O_RDWR | os.O_CREAT)
+    os.set_inheritable(held, True)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    keep = try_lock(tmp_path)
+    assert keep is not None
+    try:
+        pid = detached.spawn("spawn_probe", [str(out), str(gate)], keep=keep)
+        assert pid is not None
+    finally:
+        for fd in (writer, held, keep):
+            os.close(fd)
+    try:
+        report = _report(out)  # (it closed them before anything else)
+        os.set_blocking(reader, False)
+        assert os.read(reader, 1) == b"", "no one but us held the pipe's write end"
+        again = os.open(tmp_path / "job.lock", os.O_RDWR)
+        try:
+            fcntl.flock(again, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises while it is held
+        finally:
+            os.close(again)
+        assert report["handed_open"] is True and _locked_elsewhere(tmp_path)
+    finally:
+        gate.unlink()
+        os.close(reader)

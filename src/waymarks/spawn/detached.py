@@ -69,20 +69,27 @@ def spawn(module: str, args: list[str], *, cwd: str | None = None,
 
     Detached: its own session, standard streams on /dev/null (set before this process
     continues: a forked child would hold the caller's pipes until first scheduled), no
-    other descriptor of ours (they are close-on-exec) but ``keep``, which the child holds
-    too (without a gap: a lock stays held) and is told as its last argument (its number
-    there). ``cwd``: where it runs (default: here); ``env``: its environment (default:
-    ours). ``paths``: directories added at the end of its import path, where this process
-    imports a package it needs from (``PYTHONPATH``, which ``-I`` leaves out).
+    other descriptor but ``keep``, which the child holds too (without a gap: a lock stays
+    held) and is told as its last argument (its number there). Ours are close-on-exec,
+    what this process inherited may not be (its caller's ``flock``, a shell's pipe): the
+    child closes every descriptor from 3 up but ``keep`` first (up to its limit, 65536 at
+    least; one ``close_range`` on Linux 5.9+), or an idle helper held its caller's lock
+    and kept a reader of that pipe waiting for 30 minutes. ``cwd``: where it runs
+    (default: here); ``env``: its environment (default: ours). ``paths``: directories
+    added at the end of its import path, where this process imports a package it needs
+    from (``PYTHONPATH``, which ``-I`` leaves out).
     ``posix_spawn``, not ``subprocess`` (module docstring); children that ended are
     collected at the next start, as ``subprocess`` does, so a long-lived process keeps no
     zombies."""
     import os
 
     _collect()
-    code = "import sys; "
+    handed = None if keep is None else HANDED_FD if keep != HANDED_FD else HANDED_FD + 1
+    kept = handed or 2  # (2: none kept; 0-2 are the null device's)
+    code = (f"import posix, sys; posix.closerange(3, {kept}); "
+            f"posix.closerange({kept + 1}, max(posix.sysconf('SC_OPEN_MAX'), 1 << 16)); ")
     if cwd is not None:
-        code += f"import posix; posix.chdir({cwd!r}); "
+        code += f"posix.chdir({cwd!r}); "
     code += (f"sys.path.append({package_dir()!r}); "
              "from waymarks.spawn.detached import complete_import_path; "
              "complete_import_path(); "
@@ -92,8 +99,7 @@ def spawn(module: str, args: list[str], *, cwd: str | None = None,
              "sys.exit(main(sys.argv[1:]))")
     argv = [sys.executable, "-I", "-S", "-c", code, *args]
     actions: list[tuple[object, ...]] = []
-    if keep is not None:
-        handed = HANDED_FD if keep != HANDED_FD else HANDED_FD + 1
+    if keep is not None and handed is not None:
         actions.append((os.POSIX_SPAWN_DUP2, keep, handed))  # clears close-on-exec there
         argv.append(str(handed))
     actions += [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDWR, 0),
