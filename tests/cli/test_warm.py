@@ -422,6 +422,7 @@ def test_the_helper_reports_how_each_child_ended() -> None:
 
 @pytest.mark.parametrize(("report", "returncode", "printed", "message"), [
     (b"exit 0\n", 0, "0", ""), (b"exit 3\n", 0, "3", ""), (b"signal 15\n", -15, "", ""),
+    (b"signal 9\n", -9, "", ""),  # (SIGKILL: no handler can be set, the end is the same)
     (b"unrun\n", 0, "None", ""),  # (the child ran nothing: the caller runs it)
     (b"", 0, "1", "the warm helper stopped before it said how the command ended")])
 def test_the_client_ends_as_its_child_did(report: bytes, returncode: int, printed: str,

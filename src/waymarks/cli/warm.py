@@ -231,7 +231,8 @@ def _status(ended: bytes, child: int) -> int:
     if word == b"signal" and number.isdigit():  # end as it ended: a shell sees the same
         signum = int(number)
         sys.stdout.flush()
-        _signal.signal(signum, _signal.SIG_DFL)
+        if signum not in (_signal.SIGKILL, _signal.SIGSTOP):  # (no handler can be set)
+            _signal.signal(signum, _signal.SIG_DFL)
         posix.kill(posix.getpid(), signum)
         return 128 + signum  # a signal that does not end a process (it was ignored)
     _until_gone(child)  # (its output is complete: the caller may read it)
