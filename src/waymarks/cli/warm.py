@@ -20,7 +20,8 @@ is a terminal runs in its own process as before (a pager needs the terminal's jo
 When no helper answers (none started yet, one of another installation or interpreter
 settings, ``WAYMARKS_CLI_HELPER=off``), nothing was run: the command runs in this process
 as before, and :func:`start` leaves a helper for the next command (it exits after
-``WAYMARKS_CLI_HELPER_IDLE`` seconds without a command, 1800 by default).
+``WAYMARKS_CLI_HELPER_IDLE`` seconds without a command, 1800 by default; ``0`` switches
+the helper off).
 
 What must stay true: this module imports only ``os``, ``sys``, ``posix``, ``_socket``,
 ``_signal`` and ``zlib`` (all loaded by the entry point already, or built in) before the
@@ -50,6 +51,8 @@ CONNECT_TIMEOUT_S = 0.5
 ACCEPT_TIMEOUT_S = 5.0
 ENV_OFF = "WAYMARKS_CLI_HELPER"
 ENV_IDLE = "WAYMARKS_CLI_HELPER_IDLE"
+#: how long a helper waits for a command before it exits, unless :data:`ENV_IDLE` says
+IDLE_SECONDS = 1800.0
 _FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP")
 
 
@@ -67,7 +70,7 @@ def routed(argv: list[str], home: str) -> str | None:
     if argv[index:index + 1] == [] or argv[index] not in COMMANDS:
         return None
     if switched_off(os.environ.get(ENV_OFF, "")) or not home.startswith("/") or \
-            _terminal():
+            idle_seconds(os.environ.get(ENV_IDLE, "")) == 0 or _terminal():
         return None
     flags = sys.flags
     if flags.optimize or flags.dev_mode or flags.isolated or flags.no_site or \
@@ -76,6 +79,19 @@ def routed(argv: list[str], home: str) -> str | None:
     if getattr(sys.stdout, "write_through", False) and not os.environ.get("PYTHONUNBUFFERED"):
         return None  # -u (PYTHONUNBUFFERED is the environment's: the child reads it)
     return f"{home}/cli/warm-{installation():08x}.sock"
+
+
+def idle_seconds(text: str) -> float | None:
+    """The seconds of :data:`ENV_IDLE`'s value ``text``: :data:`IDLE_SECONDS` when empty,
+    ``0`` the helper switched off, ``inf`` never idle; ``None`` when it is not a number of
+    seconds (``30m``: :func:`start` says so and takes the default)."""
+    if not text.strip():
+        return IDLE_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None  # (NaN too)
 
 
 def leading(argv: list[str]) -> tuple[int, str | None] | None:
@@ -265,8 +281,15 @@ def start(path: str) -> None:
     from waymarks.spawn.detached import spawn
 
     home = path.rsplit("/", 2)[0]
-    idle = os.environ.get(ENV_IDLE, "")
-    spawn("waymarks.cli.warm_server", [path, idle, *_paths()], cwd=home)
+    given = os.environ.get(ENV_IDLE, "")
+    idle = idle_seconds(given)
+    if idle is None:  # (said each time a helper starts: once, as it then serves)
+        from waymarks.cli.runner import note
+
+        note(f"{ENV_IDLE}={given!r} is not a number of seconds; the warm helper exits after"
+             f" {IDLE_SECONDS:g} idle seconds (0 switches it off)")
+        idle = IDLE_SECONDS
+    spawn("waymarks.cli.warm_server", [path, repr(idle), *_paths()], cwd=home)
 
 
 def _paths() -> list[str]:

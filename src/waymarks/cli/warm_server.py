@@ -33,11 +33,10 @@ import sys
 from collections.abc import Callable
 from typing import Any, Final, NamedTuple
 
-from waymarks.cli.warm import COMMANDS, PROTOCOL, leading
+from waymarks.cli.warm import COMMANDS, IDLE_SECONDS, PROTOCOL, idle_seconds, leading
 from waymarks.spawn.freshness import changed, module_files
 from waymarks.spawn.sockets import listen
 
-IDLE_SECONDS = 1800.0
 #: how often an idle helper checks that its socket is still its own (a home removed)
 CHECK_SECONDS = 60.0
 #: a request larger than this (arguments and environment) is refused
@@ -77,7 +76,7 @@ IMPORT_TIME_VARIABLES = (b"OPENBLAS_", b"GOTO_", b"OMP_", b"GOMP_", b"KMP_", b"N
 
 def main(argv: list[str]) -> int:
     """``SOCKET IDLE PATH...`` (:func:`waymarks.cli.warm.start`): serve until idle."""
-    path, idle = argv[0], float(argv[1] or IDLE_SECONDS)
+    path, idle = argv[0], idle_seconds(argv[1]) or IDLE_SECONDS  # (the client checked)
     sys.path[:] = argv[2:]  # the client's: modules resolve as they would have there
     serve(path, idle)
     return 0
