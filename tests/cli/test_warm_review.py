@@ -4,11 +4,24 @@ wanting: its settings, the processes it leaves and what they hold. Real processe
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.cli.test_warm import _await, _environment, _helpers, _run, _stop_helpers
+from tests.cli.test_warm import (
+    ENTRY,
+    MEMORY,
+    Ran,
+    _await,
+    _environment,
+    _helpers,
+    _run,
+    _stop_helpers,
+)
 from waymarks.cli import warm
 
 pytestmark = pytest.mark.slow  # real processes and helpers (~1 s or more each)
@@ -53,3 +66,51 @@ def test_an_idle_time_of_zero_switches_the_helper_off(tmp_path: Path, value: str
     ("inf", float("inf")), ("30m", None), ("-1", None), ("nan", None), ("x", None)])
 def test_what_an_idle_time_means(text: str, seconds: float | None) -> None:
     assert warm.idle_seconds(text) == seconds
+
+
+@pytest.mark.parametrize("how", ["PYTHONDONTWRITEBYTECODE", "-B"])
+def test_a_client_that_writes_no_bytecode_has_none_written_by_its_helper(
+        tmp_path: Path, how: str) -> None:
+    """The helper ran ``python -I`` (no ``PYTHON*`` variable read) and its imports wrote
+    ~100 ``.pyc`` files into the installation for a client that writes none. A copy of the
+    package on ``PYTHONPATH`` (its own installation, its own helper) holds none after a
+    command was served warm."""
+    import waymarks
+
+    source = tmp_path / "src"
+    shutil.copytree(Path(waymarks.__file__).parent, source / "waymarks",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = _environment(home, PYTHONPATH=str(source))
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    entry = list(ENTRY)
+    if how == "-B":
+        entry.insert(1, "-B")
+    else:
+        env[how] = "1"
+
+    def recall() -> Ran:
+        return Ran(subprocess.run([*entry, "recall", "database port"], cwd=project, env=env,
+                                  capture_output=True, text=True, timeout=120))
+
+    try:
+        assert _run(["memory", "add", "--", MEMORY[1]], project,
+                    {**env, "PYTHONDONTWRITEBYTECODE": "1"}).answer[0] == 0
+        assert _await(lambda: recall().warm, 90), "a helper started and served a command"
+        assert "5433" in recall().answer[1]
+        assert sorted(source.rglob("*.pyc")) == []
+    finally:
+        _stop_helpers(home)
+
+
+def test_a_client_that_writes_no_bytecode_has_a_helper_of_its_own() -> None:
+    """Part of the socket's name: a client writing bytecode reaches another helper."""
+    code = "from waymarks.cli import warm; print(warm.installation())"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    named = {subprocess.run([sys.executable, *options, "-c", code], env=env, text=True,
+                            capture_output=True, check=True, timeout=60).stdout
+             for options in ([], ["-B"], ["-X", "pycache_prefix=/tmp/elsewhere"])}
+    assert len(named) == 3

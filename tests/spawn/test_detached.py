@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -25,6 +26,7 @@ def main(argv):
     report = {"argv": argv, "cwd": os.getcwd(), "probe": os.environ.get("PROBE"),
               "sid": os.getsid(0) == os.getpid(), "no_site": sys.flags.no_site,
               "isolated": sys.flags.isolated, "site": "site" in sys.modules,
+              "bytecode": [sys.dont_write_bytecode, sys.pycache_prefix],
               "streams": [os.readlink(f"/proc/self/fd/{n}") for n in (0, 1, 2)],
               "handed_open": handed is not None and os.path.exists(f"/proc/self/fd/{handed}")}
     with open(out + ".tmp", "w") as f:
@@ -98,6 +100,9 @@ def test_a_child_holds_the_handed_lock_runs_where_told_and_is_detached(
     assert report["sid"] is True
     assert report["streams"] == ["/dev/null"] * 3
     assert (report["no_site"], report["isolated"], report["site"]) == (1, 1, True)
+    # -I ignores PYTHONDONTWRITEBYTECODE and PYTHONPYCACHEPREFIX: ours are passed on
+    assert report["bytecode"] == [sys.dont_write_bytecode, sys.pycache_prefix and
+                                  os.path.abspath(sys.pycache_prefix)]
     for _ in range(1200):
         if not _locked_elsewhere(tmp_path):
             break

@@ -44,7 +44,7 @@ from waymarks.spawn.switches import switched_off
 COMMANDS = frozenset({"recall", "pins"})
 #: global options that take a value (``waymarks [globals] COMMAND``)
 GLOBAL_VALUES = ("--home", "--session", "--cwd")
-PROTOCOL = b"waymarks-warm-v1"
+PROTOCOL = b"waymarks-warm-v2"
 CONNECT_TIMEOUT_S = 0.5
 #: how long the helper may take to accept the command (fork included); after it has, the
 #: command runs as long as it takes
@@ -124,7 +124,8 @@ def _terminal() -> bool:
 def installation() -> int:
     """What a helper must share with this process to run its command: the interpreter, its
     import path (``PYTHONPATH`` included; the directory it runs in too when an entry is
-    relative), the file system encoding and UTF-8 mode. One helper per combination, named
+    relative), the file system encoding, UTF-8 mode and how it writes bytecode
+    (:func:`bytecode`). One helper per combination, named
     by this checksum. The console script heads the path with its own directory, so one
     helper serves every directory; ``python -m`` heads it with the directory it runs in."""
     import zlib
@@ -133,8 +134,19 @@ def installation() -> int:
     if not all(path.startswith("/") for path in paths):  # ("" of `python -c`): resolved
         paths = [os.getcwd(), *paths]                    # where this process runs
     key = "\0".join([sys.executable, sys.getfilesystemencoding(), str(sys.flags.utf8_mode),
-                     *paths])
+                     bytecode(), *paths])
     return zlib.crc32(key.encode("utf-8", "surrogateescape"))
+
+
+def bytecode() -> str:
+    """How this process writes bytecode: ``1`` not at all (``-B``,
+    ``PYTHONDONTWRITEBYTECODE``), else ``0``; then the directory it writes it under
+    (``-X pycache_prefix``, ``PYTHONPYCACHEPREFIX``), if any. A helper runs with ``-I``,
+    which ignores those variables, and imports ~200 modules at its start: it is started
+    with its client's settings (:func:`waymarks.spawn.detached.spawn`) and runs only a
+    request with the same (its socket's name, and the request, say them)."""
+    prefix = sys.pycache_prefix
+    return f"{int(sys.dont_write_bytecode)}{os.path.abspath(prefix) if prefix else ''}"
 
 
 def run(argv: list[str], path: str) -> tuple[int | None, bool]:
@@ -183,7 +195,7 @@ def _request(argv: list[str]) -> bytes:
             raise OSError("a standard stream is closed")
         streams += [stream.encoding, stream.errors or "strict"]
     fields = [PROTOCOL, *(_bytes(text) for text in (
-        os.getcwd(), str(umask), *streams, sys.argv[0] if sys.argv else "waymarks",
+        os.getcwd(), str(umask), bytecode(), *streams, sys.argv[0] if sys.argv else "waymarks",
         str(len(argv)), *argv, str(len(sys.path)), *_paths()))]
     fields += [key + b"=" + value for key, value in os.environb.items()]
     return b"\0".join(fields)

@@ -33,7 +33,14 @@ import sys
 from collections.abc import Callable
 from typing import Any, Final, NamedTuple
 
-from waymarks.cli.warm import COMMANDS, IDLE_SECONDS, PROTOCOL, idle_seconds, leading
+from waymarks.cli.warm import (
+    COMMANDS,
+    IDLE_SECONDS,
+    PROTOCOL,
+    bytecode,
+    idle_seconds,
+    leading,
+)
 from waymarks.spawn.freshness import changed, module_files
 from waymarks.spawn.sockets import listen
 
@@ -398,6 +405,8 @@ class Request(NamedTuple):
 
     cwd: bytes
     umask: int
+    #: how the client writes bytecode (:func:`waymarks.cli.warm.bytecode`)
+    bytecode: bytes
     #: standard input's, output's and error's encoding and error handler, in turn
     encodings: list[str]
     #: the client's ``sys.argv``
@@ -409,14 +418,14 @@ class Request(NamedTuple):
 def _parse(fields: list[bytes]) -> Request:
     """The request of ``fields`` (the protocol's name left out); ``ValueError`` or
     ``IndexError`` when they are not one."""
-    count = int(fields[9])
-    paths = int(fields[10 + count])
+    count = int(fields[10])
+    paths = int(fields[11 + count])
     environ = {}
-    for field in fields[11 + count + paths:]:
+    for field in fields[12 + count + paths:]:
         key, _, value = field.partition(b"=")
         environ[key] = value
-    return Request(fields[0], int(fields[1]), [os.fsdecode(f) for f in fields[2:8]],
-                   fields[8:9] + fields[10:10 + count], fields[11 + count:11 + count + paths],
+    return Request(fields[0], int(fields[1]), fields[2], [os.fsdecode(f) for f in fields[3:9]],
+                   fields[9:10] + fields[11:11 + count], fields[12 + count:12 + count + paths],
                    environ)
 
 
@@ -431,10 +440,6 @@ def _become(request: Request) -> None:
     import time
 
     time.tzset()  # the client's TZ (the C library read the helper's)
-    # the client's bytecode settings, which the helper (started with -I) did not read: a
-    # client with PYTHONDONTWRITEBYTECODE had .pyc files written into the installation
-    sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
-    sys.pycache_prefix = os.environ.get("PYTHONPYCACHEPREFIX") or None
     sys.argv = [os.fsdecode(arg) for arg in request.argv]
     encodings = request.encodings
     unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))  # (-u itself runs cold)
@@ -461,8 +466,10 @@ def _admitted(fields: list[bytes], imported: dict[bytes, bytes] | None) -> Reque
         return b"request"
     if _command(request.argv) not in COMMANDS:  # the client routes only these; a request
         return b"request"  # made by hand for another command (a write, an export) is not
-    if request.paths != [os.fsencode(path) for path in sys.path]:
-        return b"installation"  # (its modules would not be the ones imported here)
+    if request.paths != [os.fsencode(path) for path in sys.path] or \
+            request.bytecode != os.fsencode(bytecode()):
+        return b"installation"  # (its modules would not be the ones imported here; or
+        # imported writing bytecode where the client writes none, or elsewhere)
     if imported is not None and _import_time(request.environ) != imported:
         return b"environment"
     return request

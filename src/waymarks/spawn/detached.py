@@ -77,7 +77,8 @@ def spawn(module: str, args: list[str], *, cwd: str | None = None,
     and kept a reader of that pipe waiting for 30 minutes. ``cwd``: where it runs
     (default: here); ``env``: its environment (default: ours). ``paths``: directories
     added at the end of its import path, where this process imports a package it needs
-    from (``PYTHONPATH``, which ``-I`` leaves out).
+    from (``PYTHONPATH``, which ``-I`` leaves out). It writes bytecode as this process
+    does (``-B``, a ``pycache_prefix``: :func:`_bytecode_options`).
     ``posix_spawn``, not ``subprocess`` (module docstring); children that ended are
     collected at the next start, as ``subprocess`` does, so a long-lived process keeps no
     zombies."""
@@ -97,7 +98,7 @@ def spawn(module: str, args: list[str], *, cwd: str | None = None,
              "from waymarks.spawn.imports import import_msgspec; "
              f"import_msgspec(); from {module} import main; "
              "sys.exit(main(sys.argv[1:]))")
-    argv = [sys.executable, "-I", "-S", "-c", code, *args]
+    argv = [sys.executable, "-I", "-S", *_bytecode_options(), "-c", code, *args]
     actions: list[tuple[object, ...]] = []
     if keep is not None and handed is not None:
         actions.append((os.POSIX_SPAWN_DUP2, keep, handed))  # clears close-on-exec there
@@ -111,6 +112,18 @@ def spawn(module: str, args: list[str], *, cwd: str | None = None,
         return None
     _started.add(pid)
     return pid
+
+
+def _bytecode_options() -> list[str]:
+    """This process's bytecode settings as options: ``-I`` ignores the variables that may
+    have set them (``PYTHONDONTWRITEBYTECODE``, ``PYTHONPYCACHEPREFIX``), and a worker
+    that imports modules wrote ``.pyc`` files where its caller writes none."""
+    import os
+
+    options = ["-B"] if sys.dont_write_bytecode else []
+    if sys.pycache_prefix:
+        options += ["-X", f"pycache_prefix={os.path.abspath(sys.pycache_prefix)}"]
+    return options
 
 
 def _collect() -> None:
