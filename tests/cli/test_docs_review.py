@@ -96,14 +96,20 @@ def test_the_warm_helper_runs_only_the_commands_a_client_routes(
 def test_a_client_with_no_new_privileges_is_never_confined_alike(tmp_path: Path) -> None:
     """Landlock needs no-new-privileges and /proc does not show it: such a client could
     be in a sandbox the helper is not in, so its command never runs in the helper."""
-    from waymarks.cli import warm_server
+    from waymarks.cli import warm
 
-    status = tmp_path / "status"
-    status.write_text("Name:\tpython\nSeccomp:\t0\nNoNewPrivs:\t1\n")
-    again = tmp_path / "other" / "status"
-    again.parent.mkdir()
-    again.write_text(status.read_text())
-    assert warm_server._confinement(str(status)) != warm_server._confinement(str(again))
-    status.write_text("Name:\tpython\nSeccomp:\t0\nNoNewPrivs:\t0\nCapEff:\t000001ffffffffff\n")
-    again.write_text("Name:\tpython\nSeccomp:\t0\nNoNewPrivs:\t0\nCapEff:\t0000000000000000\n")
-    assert warm_server._confinement(str(status)) != warm_server._confinement(str(again))
+    def process(name: str, status: str) -> str:
+        folder = tmp_path / name
+        (folder / "ns").mkdir(parents=True)
+        for link in ("ns/mnt", "ns/pid", "ns/user", "ns/net"):
+            (folder / link).symlink_to(f"{link[3:]}:[4026531840]")
+        (folder / "root").symlink_to("/")
+        (folder / "status").write_text(status)
+        return str(folder)
+
+    free = "Name:\tpython\nSeccomp:\t0\nNoNewPrivs:\t0\nCapEff:\t000001ffffffffff\n"
+    alike = warm.confinement(process("free", free))
+    assert alike is not None and alike == warm.confinement(process("alike", free))
+    assert warm.confinement(process("nnp", free.replace("Privs:\t0", "Privs:\t1"))) is None
+    assert warm.confinement(process("capless", free.replace("1ff", "000"))) != \
+        warm.confinement(process("free-again", free))

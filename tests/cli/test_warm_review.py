@@ -4,10 +4,12 @@ wanting: its settings, the processes it leaves and what they hold. Real processe
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from tests.cli.test_warm import (
     _environment,
     _helpers,
     _run,
+    _sockets,
     _stop_helpers,
 )
 from waymarks.cli import warm
@@ -107,10 +110,90 @@ def test_a_client_that_writes_no_bytecode_has_none_written_by_its_helper(
 
 def test_a_client_that_writes_no_bytecode_has_a_helper_of_its_own() -> None:
     """Part of the socket's name: a client writing bytecode reaches another helper."""
-    code = "from waymarks.cli import warm; print(warm.installation())"
+    code = "from waymarks.cli import warm; print(warm.installation(warm.confinement() or []))"
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
     named = {subprocess.run([sys.executable, *options, "-c", code], env=env, text=True,
                             capture_output=True, check=True, timeout=60).stdout
              for options in ([], ["-B"], ["-X", "pycache_prefix=/tmp/elsewhere"])}
     assert len(named) == 3
+
+
+def test_a_helper_that_only_refuses_goes_idle(tmp_path: Path) -> None:
+    """A request it refuses (here one it cannot read) is no use of the helper: counted as
+    one, a helper that could serve no one (a client confined otherwise) never went idle,
+    and its refused clients start no other."""
+    import socket
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = _environment(home, **{warm.ENV_IDLE: "3"})
+
+    def refused_until_gone() -> bool:
+        for path in _sockets(home):
+            with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as client:
+                client.settimeout(10)
+                client.connect(str(path))
+                client.sendall(b"\0" * 12)
+                assert client.recv(100) in (b"refused request\n", b"")
+        time.sleep(0.2)  # (a client every 0.2 s, well within the idle time)
+        return not _helpers(home)
+
+    try:
+        assert _await(lambda: _run(["recall", "x"], project, env).warm, 90)
+        assert _await(refused_until_gone, 120), "the helper went idle"
+        assert not _sockets(home)
+    finally:
+        _stop_helpers(home)
+
+
+def test_a_client_with_no_new_privileges_starts_no_helper(tmp_path: Path) -> None:
+    """No helper runs its command (it may be under Landlock, which /proc does not show),
+    and one it started would have no-new-privileges too and serve no one."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("setpriv is not installed")
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = _environment(home)
+    try:
+        done = subprocess.run([setpriv, "--no-new-privs", *ENTRY, "recall", "x"], cwd=project,
+                              env=env, capture_output=True, text=True, timeout=120)
+        ran = Ran(done)
+        assert ran.answer[0] == 0 and not ran.warm
+        assert _helpers(home) == []  # (a helper is started before the command ends)
+    finally:
+        _stop_helpers(home)
+
+
+def test_a_client_confined_otherwise_has_a_helper_of_its_own(tmp_path: Path) -> None:
+    """A client in another network namespace (as in another cgroup) is refused by a
+    helper confined otherwise: it reaches one of its own, and the first serves on."""
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-n", "true"],
+                                         capture_output=True).returncode != 0:
+        pytest.skip("no network namespace can be made here")
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = _environment(home)
+
+    # one namespace (each `unshare -n` makes a new one), whose commands run until one is
+    # served warm: its helper is started in that namespace too
+    code = ("import subprocess, sys, time\n"
+            "deadline = time.monotonic() + 90\n"
+            "while time.monotonic() < deadline:\n"
+            f"    done = subprocess.run({list(ENTRY)!r} + ['recall', 'x'],"
+            " capture_output=True, text=True)\n"
+            "    if not any(line.rstrip().endswith('| msgspec')"
+            " for line in done.stderr.splitlines()):\n"
+            "        sys.exit(print('warm', done.returncode))\n"
+            "    time.sleep(0.1)\n")
+    try:
+        assert _await(lambda: _run(["recall", "x"], project, env).warm, 90)
+        apart = subprocess.run([unshare, "-n", sys.executable, "-c", code], cwd=project,
+                               env=env, capture_output=True, text=True, timeout=300)
+        assert apart.stdout.split() == ["warm", "0"], apart.stderr
+        assert len(_sockets(home)) == 2
+        assert _run(["recall", "x"], project, env).warm
+    finally:
+        _stop_helpers(home)

@@ -59,9 +59,10 @@ _FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP")
 def routed(argv: list[str], home: str) -> str | None:
     """The helper's socket for this command line, or ``None`` when it runs in this process:
     not one of :data:`COMMANDS` (after the global options), the helper switched off, a home
-    that is not an absolute path, output to a terminal (:func:`_terminal`), or interpreter
+    that is not an absolute path, output to a terminal (:func:`_terminal`), interpreter
     settings a helper would not share (``-O``, ``-X dev``, ``-W``, ``-I``, ``-S``, ``-E``,
-    ``-u``, ``PYTHONHASHSEED``: a helper has its own)."""
+    ``-u``, ``PYTHONHASHSEED``: a helper has its own), or a confinement no helper serves
+    (:func:`confinement`)."""
     found = leading(argv)
     if found is None:
         return None
@@ -78,7 +79,13 @@ def routed(argv: list[str], home: str) -> str | None:
         return None
     if getattr(sys.stdout, "write_through", False) and not os.environ.get("PYTHONUNBUFFERED"):
         return None  # -u (PYTHONUNBUFFERED is the environment's: the child reads it)
-    return f"{home}/cli/warm-{installation():08x}.sock"
+    try:
+        confined = confinement()
+    except OSError:  # (no /proc: no helper could tell how this process is confined)
+        return None
+    if confined is None:
+        return None
+    return f"{home}/cli/warm-{installation(confined):08x}.sock"
 
 
 def idle_seconds(text: str) -> float | None:
@@ -121,21 +128,54 @@ def _terminal() -> bool:
         return False
 
 
-def installation() -> int:
+def installation(confined: list[str]) -> int:
     """What a helper must share with this process to run its command: the interpreter, its
     import path (``PYTHONPATH`` included; the directory it runs in too when an entry is
-    relative), the file system encoding, UTF-8 mode and how it writes bytecode
-    (:func:`bytecode`). One helper per combination, named
-    by this checksum. The console script heads the path with its own directory, so one
-    helper serves every directory; ``python -m`` heads it with the directory it runs in."""
+    relative), the file system encoding, UTF-8 mode, how it writes bytecode
+    (:func:`bytecode`) and its confinement (``confined``: :func:`confinement`). One helper
+    per combination, named by this checksum. The console script heads the path with its
+    own directory, so one helper serves every directory; ``python -m`` heads it with the
+    directory it runs in."""
     import zlib
 
     paths = sys.path
     if not all(path.startswith("/") for path in paths):  # ("" of `python -c`): resolved
         paths = [os.getcwd(), *paths]                    # where this process runs
     key = "\0".join([sys.executable, sys.getfilesystemencoding(), str(sys.flags.utf8_mode),
-                     bytecode(), *paths])
+                     bytecode(), *confined, *paths])
     return zlib.crc32(key.encode("utf-8", "surrogateescape"))
+
+
+#: a process's namespaces and root, under its /proc folder
+_NAMESPACES = ("ns/mnt", "ns/pid", "ns/user", "ns/net", "root")
+#: the status lines of what confines a process
+_CONFINING = ("Seccomp:", "Seccomp_filters:", "NoNewPrivs:", "CapInh:", "CapPrm:", "CapEff:",
+              "CapBnd:", "CapAmb:")
+
+
+def confinement(process: str = "/proc/self") -> list[str] | None:
+    """What confines the process of the /proc folder ``process``: its namespaces and root,
+    seccomp (mode and filters), capability sets, cgroup and security label. A helper runs
+    the command of a process confined as it is only (a process of the same user inside a
+    sandbox must not have its command run outside it); part of its socket's name, so a
+    process confined otherwise (another cgroup: a terminal's own scope) has a helper of its
+    own rather than one that refuses it. ``None`` with no-new-privileges set: the process
+    may be under Landlock, which /proc does not show, so no helper runs its command (a
+    reviewer read a home its sandbox denied it through a helper confined the same
+    otherwise), and it starts none (one it started would have it too, and serve no one).
+    ``OSError`` when /proc does not tell."""
+    shown = [posix.readlink(f"{process}/{name}") for name in _NAMESPACES]
+    with open(f"{process}/status", encoding="utf-8", errors="replace") as lines:
+        shown += [line for line in lines if line.startswith(_CONFINING)]
+    if "NoNewPrivs:\t1\n" in shown:
+        return None
+    for name in ("cgroup", "attr/current"):
+        try:
+            with open(f"{process}/{name}", encoding="utf-8", errors="replace") as extra:
+                shown.append(f"{name}: {extra.read()}")
+        except OSError:
+            pass
+    return shown
 
 
 def bytecode() -> str:

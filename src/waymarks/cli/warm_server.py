@@ -19,7 +19,8 @@ starts a helper of the new code.
 
 It never opens a database, a file of a home or a thread, and holds nothing a command
 reads, so a child starts as a new process would after its imports. It exits after ``idle``
-seconds without a command (1800 by default), or when its socket is removed or replaced.
+seconds without a command it ran (1800 by default; a request it refused does not count),
+or when its socket is removed or replaced.
 """
 
 from __future__ import annotations
@@ -31,13 +32,14 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
-from typing import Any, Final, NamedTuple
+from typing import Any, NamedTuple
 
 from waymarks.cli.warm import (
     COMMANDS,
     IDLE_SECONDS,
     PROTOCOL,
     bytecode,
+    confinement,
     idle_seconds,
     leading,
 )
@@ -122,10 +124,12 @@ def serve(path: str, idle: float) -> None:
                 _drain(wakened)
             _collect(children)
             if server in ready:
-                last = _now()
+                serving = len(children)
                 if not _take(server, children, files, imported,
                              lambda: _stop(server, path, lock, identity)):
                     break
+                if len(children) > serving:  # a command taken: a refused one is no use of
+                    last = _now()            # this helper (its client runs it itself)
             elif not ready and not (_now() < last + idle and _still_ours(path, identity)):
                 break
     finally:
@@ -304,41 +308,13 @@ def _receive(client: socket.socket, descriptors: list[int]) -> list[bytes] | Non
 
 
 def _confined_alike(pid: int) -> bool:
-    """Whether process ``pid`` (the client) is confined as this helper is: the same
-    namespaces and root, the same seccomp and no-new-privileges state. A process of the
-    same user inside a sandbox (a container, bubblewrap, Landlock) that reaches the
-    socket must not have its command run outside it."""
+    """Whether process ``pid`` (the client) is confined as this helper is
+    (:func:`waymarks.cli.warm.confinement`: never one with no-new-privileges set)."""
     try:
-        for name in ("ns/mnt", "ns/pid", "ns/user", "ns/net", "root"):
-            if os.readlink(f"/proc/{pid}/{name}") != os.readlink(f"/proc/self/{name}"):
-                return False
-        return _confinement(f"/proc/{pid}/status") == _confinement("/proc/self/status")
+        theirs = confinement(f"/proc/{pid}")
+        return theirs is not None and theirs == confinement()
     except OSError:
         return False
-
-
-def _confinement(status: str) -> list[str]:
-    """What confines a process, as its status shows: seccomp (mode and filters), the
-    capability sets and no-new-privileges; its cgroup and security label beside it. A
-    process with no-new-privileges set may be under Landlock, which /proc does not show:
-    such a client is never taken as confined alike (its command runs in its own process;
-    a reviewer read a home its sandbox denied it through a helper confined the same
-    otherwise)."""
-    with open(status, encoding="utf-8", errors="replace") as lines:
-        shown = [line for line in lines if line.startswith(_CONFINING)]
-    if "NoNewPrivs:\t1\n" in shown:
-        return [status]  # unique to the process: never alike
-    folder = os.path.dirname(status)
-    for name in ("cgroup", "attr/current"):
-        with contextlib.suppress(OSError), open(f"{folder}/{name}", encoding="utf-8",
-                                                errors="replace") as extra:
-            shown.append(f"{name}: {extra.read()}")
-    return shown
-
-
-#: the status lines of what confines a process
-_CONFINING: Final = ("Seccomp:", "Seccomp_filters:", "NoNewPrivs:", "CapInh:", "CapPrm:",
-                     "CapEff:", "CapBnd:", "CapAmb:")
 
 
 def _child(client: socket.socket, request: Request, descriptors: list[int],
