@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -19,11 +20,13 @@ from tests.cli.test_warm import (
     MEMORY,
     Ran,
     _await,
+    _catches,
     _environment,
     _helpers,
     _run,
     _sockets,
     _stop_helpers,
+    _the_helper,
 )
 from waymarks.cli import warm
 
@@ -197,3 +200,127 @@ def test_a_client_confined_otherwise_has_a_helper_of_its_own(tmp_path: Path) -> 
         assert _run(["recall", "x"], project, env).warm
     finally:
         _stop_helpers(home)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie has ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def test_a_command_whose_caller_was_killed_is_ended(tmp_path: Path) -> None:
+    """``kill -9`` of the command's own process passes nothing on: the helper's child ran
+    on (a reviewer's wrote 9.9 MB after its caller's death; a process of its own, none).
+    Here the child is held writing to a pipe no one reads when its caller is killed."""
+    import fcntl
+    import termios
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = _environment(home)
+    reader, writer = os.pipe()
+    try:
+        for n in range(3):
+            assert _run(["pin", "--", f"Pin {n}: " + "x" * 3000], project, env).answer[0] == 0
+        assert _await(lambda: _run(["--json", "pins"], project, env).warm, 90)
+        helper = _the_helper(home)
+        fcntl.fcntl(writer, fcntl.F_SETPIPE_SZ, 4096)  # (its least: the answer is ~9 KB)
+        client = subprocess.Popen([*ENTRY, "--json", "pins"], cwd=project, env=env,
+                                  stdout=writer, stderr=subprocess.DEVNULL)
+        os.close(writer)
+        writer = -1
+
+        def buffered() -> int:
+            size = bytearray(4)
+            fcntl.ioctl(reader, termios.FIONREAD, size)
+            return int.from_bytes(size, sys.byteorder)
+
+        assert _await(lambda: buffered() == 4096, 60), "the child writes, and waits"
+        [child] = [int(entry.name) for entry in Path("/proc").iterdir()
+                   if entry.name.isdigit() and _parent(int(entry.name)) == helper]
+        client.kill()
+        assert client.wait(30) == -signal.SIGKILL
+        assert _await(lambda: not _running(child), 30), "the helper ended the command"
+        assert buffered() == 4096, "it wrote nothing after its caller's death"
+    finally:
+        os.close(reader)
+        if writer != -1:
+            os.close(writer)
+        _stop_helpers(home)
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    return next(int(line.split()[1]) for line in status.splitlines()
+                if line.startswith("PPid:"))
+
+
+@pytest.mark.parametrize("name", ["SIGQUIT", "SIGUSR1", "SIGALRM"])
+def test_every_signal_that_ends_a_command_reaches_its_child(tmp_path: Path,
+                                                            name: str) -> None:
+    """Only ``SIGINT``, ``SIGTERM`` and ``SIGHUP`` were passed on: ``kill -QUIT`` (or
+    ``USR1``, ``ALRM``) ended the caller and left the command running. A real client
+    waiting on a real child (a process that reports what it got)."""
+    import socket
+
+    signum = getattr(signal, name)
+    got = tmp_path / "got"
+    child = subprocess.Popen([sys.executable, "-c", (
+        "import signal, sys, time\n"
+        f"def on(signum, _):\n    open({str(got)!r}, 'w').write(str(signum)); sys.exit(0)\n"
+        f"signal.signal({int(signum)}, on)\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stdout.readline() == "ready\n"
+    ours, theirs = socket.socketpair()
+    client = subprocess.Popen([sys.executable, "-c", (
+        "import socket, sys\n"
+        "from waymarks.cli import warm\n"
+        f"end = socket.socket(fileno={theirs.fileno()})\n"
+        f"sys.exit(warm._supervise(end, {child.pid}))\n")], pass_fds=[theirs.fileno()])
+    theirs.close()
+    try:
+        assert ours.recv(1) == b"g"  # (it sends the go-ahead once its handlers are set)
+        assert _catches(client.pid, signum)
+        client.send_signal(signum)
+        assert child.wait(30) == 0 and got.read_text() == str(int(signum))
+        ours.sendall(b"exit 0\n")
+        assert client.wait(30) == 0
+    finally:
+        ours.close()
+        for process in (child, client):
+            if process.poll() is None:
+                process.kill()
+
+
+def test_a_command_whose_caller_went_is_killed_if_it_outlives_sigterm() -> None:
+    """The helper's side (:func:`~waymarks.cli.warm_server._wait`), in a process of its
+    own: a child that ignores ``SIGTERM``, its client's end closed, gets ``SIGKILL``."""
+    code = ("import os, signal, socket, time\n"
+            "from waymarks.cli import warm_server\n"
+            "warm_server.ORPHAN_SECONDS = 0.2\n"
+            "ours, theirs = socket.socketpair()\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "    ours.close()\n"
+            "    time.sleep(120)\n"
+            "    os._exit(0)\n"
+            "children, orphans = {pid: theirs}, {}\n"
+            "warm_server._wait([], children, orphans, 0.5)\n"
+            "running = pid in children and not orphans\n"  # (its client is still there)
+            "ours.close()\n"
+            "deadline = time.monotonic() + 60\n"
+            "while children and time.monotonic() < deadline:\n"
+            "    warm_server._wait([], children, orphans, 0.5)\n"
+            "    warm_server._collect(children)\n"
+            "print(running, not children, list(orphans.values()))\n")  # (inf: killed)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.split() == ["True", "True", "[inf]"], done.stderr

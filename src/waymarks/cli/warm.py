@@ -12,8 +12,9 @@ never opens a database, a file of a home or a thread, so every command still rea
 home afresh, as a new process does (what it does not take: resource limits, the nice
 value, process group and session, which are the helper's; ``TZ`` is read again, NumPy's
 variables must match, see :mod:`waymarks.cli.warm_server`). This process waits for the
-child's exit status, forwards ``SIGINT``, ``SIGTERM`` and ``SIGHUP`` to it, and ends with
-that status (or the signal that ended the child).
+child's exit status, forwards every signal that would have ended it (:data:`_FORWARDED`)
+to it, and ends with that status (or the signal that ended the child); if it is killed
+(``SIGKILL`` is passed on to no one), the helper ends the child.
 
 Scripts and hosts are who run these per question, output captured: a command whose output
 is a terminal runs in its own process as before (a pager needs the terminal's job control).
@@ -53,7 +54,10 @@ ENV_OFF = "WAYMARKS_CLI_HELPER"
 ENV_IDLE = "WAYMARKS_CLI_HELPER_IDLE"
 #: how long a helper waits for a command before it exits, unless :data:`ENV_IDLE` says
 IDLE_SECONDS = 1800.0
-_FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP")
+#: the signals a process ends by unless it handles them and that others send (a shell's
+#: ``kill``, ``timeout -s``, a job's time limit): each would have ended the command run here
+_FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM",
+              "SIGVTALRM", "SIGPROF", "SIGXCPU", "SIGIO", "SIGPWR")
 
 
 def routed(argv: list[str], home: str) -> str | None:
@@ -271,8 +275,8 @@ def _supervise(client: "object", child: int) -> int | None:
 
     previous = {}
     for name in _FORWARDED:  # (one ignored, as under nohup, stays ignored: as if run here)
-        signum = getattr(_signal, name)
-        if _signal.getsignal(signum) != _signal.SIG_IGN:
+        signum = getattr(_signal, name, None)  # (SIGPWR: Linux only)
+        if signum is not None and _signal.getsignal(signum) != _signal.SIG_IGN:
             previous[signum] = _signal.signal(signum, forward)
     try:
         client.sendall(b"g")  # type: ignore[attr-defined]
