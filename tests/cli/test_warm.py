@@ -300,8 +300,8 @@ def test_changed_code_is_never_served_by_the_old_helper(tmp_path: Path) -> None:
         old = _the_helper(home)
         output = source / "waymarks" / "cli" / "output.py"
         output.write_text(output.read_text().replace(
-            "    out.write(text if text.endswith", "    out.write('[new] ')\n"
-            "    out.write(text if text.endswith"))
+            "    _write(text if text.endswith", "    out.write('[new] ')\n"
+            "    _write(text if text.endswith"))
         changed = _run(["recall", "database port"], project, env)
         assert not changed.warm and changed.answer[1].startswith("[new] ")
         assert _await(lambda: old not in _helpers(home))

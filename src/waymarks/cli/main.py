@@ -27,6 +27,12 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
     except BrokenPipeError:  # `waymarks … | head`: the reader left; not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:  # Ctrl-C outside a command's work (its result being
+        from waymarks.cli.runner import INTERRUPTED, note  # written): as within it
+        from waymarks.commands.results import EXIT_INTERRUPTED
+
+        note(INTERRUPTED)
+        return EXIT_INTERRUPTED
 
 
 def _main(argv: list[str], owns_process: bool, warm: bool) -> int:

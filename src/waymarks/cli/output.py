@@ -50,8 +50,39 @@ def emit(result: Result, as_json: bool) -> None:
         os.environ.setdefault("LESS", "-FRX")  # quit at one screen, keep colour, no clear
         click.echo_via_pager(text, color=True)
         return
-    out.write(text if text.endswith("\n") else text + "\n")
+    _write(text if text.endswith("\n") else text + "\n")
+
+
+def _write(text: str, json: bool = False) -> None:
+    """``text`` on standard output, flushed. A character its encoding cannot hold
+    (``PYTHONIOENCODING=ascii``, a C locale: the marker's dash ended a recall in a
+    traceback) is written escaped rather than failing: as JSON's ``\\uXXXX`` in JSON (the
+    same decoded value), as Python's ``\\u2014`` in text (the stream's own error handler
+    when it has one other than ``strict``)."""
+    out = sys.stdout
+    encoding = getattr(out, "encoding", None)
+    if encoding and getattr(out, "errors", None) == "strict":
+        import codecs
+
+        if codecs.lookup(encoding).name != "utf-8":
+            codecs.register_error(_JSON_ESCAPES, _json_escapes)
+            text = text.encode(encoding, _JSON_ESCAPES if json else "backslashreplace") \
+                .decode(encoding)
+    out.write(text)
     out.flush()
+
+
+_JSON_ESCAPES = "waymarks-json-escapes"
+
+
+def _json_escapes(error: UnicodeError) -> tuple[str, int]:
+    """JSON's escapes of the characters an encoding cannot hold (a surrogate pair for one
+    past U+FFFF): a codec error handler."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    units = error.object[error.start:error.end].encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{units[at]:02x}{units[at + 1]:02x}"
+                   for at in range(0, len(units), 2)), error.end
 
 
 def terminal_safe(text: str) -> str:
@@ -83,8 +114,7 @@ def print_json(data: dict[str, Any]) -> None:
     """One document on one line, under every line-splitting rule (see ``json_line``)."""
     from waymarks.core.egress import json_line  # (help and --version load no privacy rules)
 
-    sys.stdout.write(json_line(data) + "\n")
-    sys.stdout.flush()
+    _write(json_line(data) + "\n", json=True)
 
 
 def render_table(table: Table) -> str:

@@ -43,6 +43,11 @@ def default_home() -> Path:
     return Path(home_directory())
 
 
+#: what ``Ctrl-C`` says, whenever it comes (the exit status: ``EXIT_INTERRUPTED``)
+INTERRUPTED = ("interrupted; nothing more was done (a write that was under way is either "
+               "whole or absent: `waymarks health` says all is well)")
+
+
 class CliRuntime(Runtime):
     """The runtime of one ``waymarks`` process: the global options pick the service."""
 
@@ -149,9 +154,7 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         failed = ("io_error", f"{os_error_cause(exc)}; nothing was acknowledged"
                   f"{fix_for(exc)}", EXIT_ERROR)
     except KeyboardInterrupt:  # Ctrl-C: a write under way is whole or absent (the ledger)
-        failed = ("interrupted", "interrupted; nothing more was done (a write that was under "
-                  "way is either whole or absent: `waymarks health` says all is well)",
-                  EXIT_INTERRUPTED)
+        failed = ("interrupted", INTERRUPTED, EXIT_INTERRUPTED)
     finally:
         repaired = state.opened.recovered if state.opened is not None else None
         # the active session's file replaced (its header names another session): what
