@@ -7,53 +7,49 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.inprocess import waymarks
+from tests.inprocess import Ran, waymarks
 
 
-def _install(tmp_path: Path, *args: str) -> dict[str, object]:
+def _home(tmp_path: Path, home_config: str, project_config: str | None = None) -> None:
+    for folder in ("user", "wm", "project/.waymarks"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "wm" / "config.toml").write_text(home_config)
+    if project_config is not None:
+        (tmp_path / "project" / ".waymarks" / "config.toml").write_text(project_config)
+
+
+def _run(tmp_path: Path, *args: str) -> Ran:
     env = {"HOME": str(tmp_path / "user"), "WAYMARKS_HOME": str(tmp_path / "wm"),
            "PI_CODING_AGENT_DIR": str(tmp_path / "pi")}
-    done = waymarks("--json", *args, env=env, cwd=tmp_path / "project")
+    done = waymarks(*args, env=env, cwd=tmp_path / "project")
     assert done.returncode == 0, done.stdout + done.stderr
-    answer: dict[str, object] = json.loads(done.stdout)
+    return done
+
+
+def _json(tmp_path: Path, *args: str) -> dict[str, object]:
+    answer: dict[str, object] = json.loads(_run(tmp_path, "--json", *args).stdout)
     return answer
 
 
 def test_an_unreadable_configuration_is_said_not_a_way_to_turn_learning_on(
         tmp_path: Path) -> None:
-    for folder in ("user", "wm", "project"):
-        (tmp_path / folder).mkdir()
-    (tmp_path / "wm" / "config.toml").write_text("[evolution]\nlearn = true\n[privacy\n")
-    done = waymarks("pi", "install", env={
-        "HOME": str(tmp_path / "user"), "WAYMARKS_HOME": str(tmp_path / "wm"),
-        "PI_CODING_AGENT_DIR": str(tmp_path / "pi")}, cwd=tmp_path / "project")
-    assert done.returncode == 0
-    assert "Learning from conversations is off:" in done.stdout
-    assert "not a readable TOML file" in done.stdout and "learn on" not in done.stdout
+    _home(tmp_path, "[evolution]\nlearn = true\n[privacy\n")
+    said = _run(tmp_path, "pi", "install").stdout
+    assert "Learning from conversations is off:" in said
+    assert "not a readable TOML file" in said and "learn on" not in said
 
 
 def test_a_project_install_says_its_project_turns_learning_off(tmp_path: Path) -> None:
-    for folder in ("user", "wm", "project/.waymarks"):
-        (tmp_path / folder).mkdir(parents=True)
-    (tmp_path / "wm" / "config.toml").write_text("[evolution]\nlearn = true\n")
-    (tmp_path / "project" / ".waymarks" / "config.toml").write_text(
-        "[evolution]\nlearn = false\n")
-    answer = _install(tmp_path, "claude-code", "install")
-    assert answer["learning"] is False
-    user = _install(tmp_path, "claude-code", "install", "--user")
-    assert user["learning"] is True
+    _home(tmp_path, "[evolution]\nlearn = true\n", "[evolution]\nlearn = false\n")
+    assert _json(tmp_path, "claude-code", "install")["learning"] is False
+    assert _json(tmp_path, "claude-code", "install", "--user")["learning"] is True
 
 
 def test_config_show_names_an_ignored_file_once_and_the_learning_it_honours(
         tmp_path: Path) -> None:
-    for folder in ("user", "wm", "project/.waymarks"):
-        (tmp_path / folder).mkdir(parents=True)
-    (tmp_path / "wm" / "config.toml").write_text("[evolution]\nlearn = true\n")
-    (tmp_path / "project" / ".waymarks" / "config.toml").write_text(
-        "[evolution]\nlearn = false\n")
-    shown = _install(tmp_path, "config", "show")
-    ignored = shown["ignored"]
+    _home(tmp_path, "[evolution]\nlearn = true\n", "[evolution]\nlearn = false\n")
+    ignored = _json(tmp_path, "config", "show")["ignored"]
     assert isinstance(ignored, list) and len(ignored) == len(set(ignored))
     assert any("learn = false is honoured" in line for line in ignored)
-    status = _install(tmp_path, "learn", "status")
+    status = _json(tmp_path, "learn", "status")
     assert status["learning"] is False and status["projectOff"] is True

@@ -20,12 +20,12 @@ from waymarks.service.learning import ledger_path, set_learning
 SESSION = "5a5a5a5a-0000-4000-8000-00000000000a"
 
 
-def _texts(home: Path) -> list[str]:
+def _texts(home: Path, kind: str = "statement") -> list[str]:
     drain_captures(home)
     if not ledger_path(home).is_file():
         return []
     with Evolution(home) as evo:
-        return [s.text for s in evo.store.sources() if s.kind == "statement"]
+        return [s.text for s in evo.store.sources() if s.kind == kind]
 
 
 def test_pi_captures_only_the_turn_that_ended_under_the_switch_then(tmp_path: Path) -> None:
@@ -87,13 +87,19 @@ def _past(home: Path) -> None:
     os.utime(home / "config.toml", (1_000_000, 1_000_000))
 
 
-def test_claude_code_captures_only_turns_made_while_learning_was_on(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def claude_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+    """A home, a project and the path of a Claude Code transcript (not yet written)."""
     monkeypatch.delenv("PI_SUBAGENT_AGENT_ID", raising=False)
     home, project = tmp_path / "home", tmp_path / "p"
     project.mkdir()
     home.mkdir()
-    transcript = tmp_path / "t.jsonl"
+    return home, project, tmp_path / "t.jsonl"
+
+
+def test_claude_code_captures_only_turns_made_while_learning_was_on(
+        claude_code: tuple[Path, Path, Path]) -> None:
+    home, project, transcript = claude_code
     assert _stop(home, project, transcript, ("Remember that my bank is Chase.", "Ok.")) == 0
     set_learning(home, True)
     assert _stop(home, project, transcript,
@@ -117,14 +123,6 @@ def test_claude_code_captures_only_turns_made_while_learning_was_on(
     assert _stop(home, project, transcript, ("Always run the linter first.", "Ok.")) == 2
     assert "We decided to deploy on Fridays." in _texts(home)
     assert not any("salary" in t or "Chase" in t for t in _texts(home))
-
-
-def _summaries(home: Path) -> list[str]:
-    drain_captures(home)
-    if not ledger_path(home).is_file():
-        return []
-    with Evolution(home) as evo:
-        return [s.text for s in evo.store.sources() if s.kind == "summary"]
 
 
 def test_pi_captures_the_summary_of_its_own_compaction_only(tmp_path: Path) -> None:
@@ -158,18 +156,14 @@ def test_pi_captures_the_summary_of_its_own_compaction_only(tmp_path: Path) -> N
         assert on["captured"] == 1
     finally:
         bridge.close()
-    assert _summaries(home) == ["Arithmetic question answered."]
+    assert _texts(home, "summary") == ["Arithmetic question answered."]
 
 
 def test_claude_code_captures_summaries_written_since_learning_was_switched(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        claude_code: tuple[Path, Path, Path]) -> None:
     from waymarks.hosts.claude_code_capture import capture
 
-    monkeypatch.delenv("PI_SUBAGENT_AGENT_ID", raising=False)
-    home, project = tmp_path / "home", tmp_path / "p"
-    project.mkdir()
-    home.mkdir()
-    transcript = tmp_path / "t.jsonl"
+    home, project, transcript = claude_code
 
     def summary(uuid: str, text: str, at: str) -> str:
         return json.dumps({**_line("user", uuid, text), "isCompactSummary": True,
@@ -183,4 +177,4 @@ def test_claude_code_captures_summaries_written_since_learning_was_switched(
     payload = {"session_id": SESSION, "cwd": str(project), "hook_event_name": "PreCompact",
                "transcript_path": str(transcript), "trigger": "auto"}
     assert capture("PreCompact", payload, home, str(project))["captured"] == 1
-    assert _summaries(home) == ["Summary: we deploy with Kamal."]
+    assert _texts(home, "summary") == ["Summary: we deploy with Kamal."]

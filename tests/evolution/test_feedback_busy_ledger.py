@@ -61,13 +61,19 @@ def test_the_learned_ledger_lock_is_waited_for_as_long_as_the_database(
         assert evo.ledger.lock_wait_s == 30.0
 
 
-@pytest.mark.slow
-def test_feedback_on_a_held_ledger_gives_up_says_so_and_the_plan_runs(
-        tmp_path: Path) -> None:
+def _pinned_project(tmp_path: Path) -> tuple[Path, Path]:
+    """A home and a trusted project with one project pin (what a plan must still hold)."""
     home, project = tmp_path / "home", tmp_path / "b"
     project.mkdir()
     _cli(home, project, "trust", str(project))
     _cli(home, project, "pin", "--scope", "project", "--", "Always run the linters first")
+    return home, project
+
+
+@pytest.mark.slow
+def test_feedback_on_a_held_ledger_gives_up_says_so_and_the_plan_runs(
+        tmp_path: Path) -> None:
+    home, project = _pinned_project(tmp_path)
     claim = learn(home, str(tmp_path / "a"), {
         "kind": "decision", "content": "Deployments use Kamal",
         "searchTerms": ["kamal"]}, "2026-11-20T00:00:00.000Z")
@@ -113,10 +119,7 @@ def test_precompact_on_a_held_ledger_queues_its_capture_and_logs_why(
 def test_feedback_on_a_damaged_ledger_says_so_and_the_plan_runs(tmp_path: Path) -> None:
     """A learned ledger that cannot be read made a feedback prompt skip the whole hook:
     no pins, no receipt (the damage is the ledger's, not the prompt's)."""
-    home, project = tmp_path / "home", tmp_path / "b"
-    project.mkdir()
-    _cli(home, project, "trust", str(project))
-    _cli(home, project, "pin", "--scope", "project", "--", "Always run the linters first")
+    home, project = _pinned_project(tmp_path)
     ledger_path(home).parent.mkdir(parents=True, exist_ok=True)
     ledger_path(home).write_text("garbage\n")
     out = _hook(home, project, "UserPromptSubmit", {

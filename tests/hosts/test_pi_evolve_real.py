@@ -44,10 +44,7 @@ def test_pi_learns_with_its_own_model_and_b_gets_the_claim(tmp_path: Path) -> No
         models = json.loads((pi.agent / "models.json").read_text())
         models["providers"]["fake"]["compat"]["cacheControlFormat"] = "anthropic"
         (pi.agent / "models.json").write_text(json.dumps(models))
-        on = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
-                             str(pi.waymarks_home), "learn", "on"], cwd=pi.project,
-                            capture_output=True, text=True, timeout=120)
-        assert on.returncode == 0, on.stdout + on.stderr
+        _learning_on(pi)
 
         rpc = PiRpc(pi)
         try:
@@ -82,6 +79,31 @@ def test_pi_learns_with_its_own_model_and_b_gets_the_claim(tmp_path: Path) -> No
         assert "LEARNED MEMORY" in last and "The person prefers pnpm over npm" in last
 
 
+def _learning_on(pi: PiHome) -> None:
+    on = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
+                         str(pi.waymarks_home), "learn", "on"], cwd=pi.project,
+                        capture_output=True, text=True, timeout=120)
+    assert on.returncode == 0, on.stdout + on.stderr
+
+
+def _learn_once(pi: PiHome) -> object:
+    """Learning on, one statement in a real Pi, and the recorded consolidation calls once
+    every one has finished (a call is listed from its reservation on)."""
+    _learning_on(pi)
+    rpc = PiRpc(pi)
+    try:
+        rpc.prompt("I prefer pnpm over npm for every package.")
+        deadline = time.monotonic() + 60
+        while True:
+            calls = _status(pi.waymarks_home, pi.project)["recentCalls"]
+            if calls and all(c["outcome"] != "reserved" for c in calls):
+                return calls
+            assert time.monotonic() < deadline, "no attempt was recorded"
+            time.sleep(0.5)
+    finally:
+        rpc.close()
+
+
 def _status(home: Path, cwd: Path) -> dict[str, object]:
     done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
                            "--json", "evolution", "status"], cwd=cwd, capture_output=True,
@@ -102,23 +124,7 @@ def test_pi_073_has_no_completion_api_so_the_call_is_unavailable(tmp_path: Path)
         models = json.loads((pi.agent / "models.json").read_text())
         models["providers"]["fake"]["compat"]["cacheControlFormat"] = "anthropic"
         (pi.agent / "models.json").write_text(json.dumps(models))
-        on = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
-                             str(pi.waymarks_home), "learn", "on"], cwd=pi.project,
-                            capture_output=True, text=True, timeout=120)
-        assert on.returncode == 0, on.stdout + on.stderr
-        rpc = PiRpc(pi)
-        try:
-            rpc.prompt("I prefer pnpm over npm for every package.")
-            deadline = time.monotonic() + 60
-            while True:
-                calls = _status(pi.waymarks_home, pi.project)["recentCalls"]
-                # a call is listed from its reservation on: wait for it to be finished
-                if calls and all(c["outcome"] != "reserved" for c in calls):
-                    break
-                assert time.monotonic() < deadline, "no attempt was recorded"
-                time.sleep(0.5)
-        finally:
-            rpc.close()
+        calls = _learn_once(pi)
         assert isinstance(calls, list)
         assert {c["outcome"] for c in calls} == {"unavailable"}, calls
         assert {c["model"] for c in calls} == {"fake-model"}, calls
@@ -133,22 +139,7 @@ def test_a_truncated_reply_from_pis_model_is_invalid_output(tmp_path: Path) -> N
         pi = PiHome(tmp_path, install("pi16"), fake.base_url,
                     extra_env={"WAYMARKS_EVOLVE_INTERVAL_MS": "300",
                                "PI_SUBAGENT_AGENT_ID": ""})
-        on = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home",
-                             str(pi.waymarks_home), "learn", "on"], cwd=pi.project,
-                            capture_output=True, text=True, timeout=120)
-        assert on.returncode == 0, on.stdout + on.stderr
-        rpc = PiRpc(pi)
-        try:
-            rpc.prompt("I prefer pnpm over npm for every package.")
-            deadline = time.monotonic() + 60
-            while True:
-                calls = _status(pi.waymarks_home, pi.project)["recentCalls"]
-                if calls and all(c["outcome"] != "reserved" for c in calls):
-                    break
-                assert time.monotonic() < deadline, "no attempt was recorded"
-                time.sleep(0.5)
-        finally:
-            rpc.close()
+        calls = _learn_once(pi)
         assert isinstance(calls, list)
         assert [c["outcome"] for c in calls][-1:] == ["invalid_output"], calls
         assert any("memory claims" in json.dumps(b) for b in fake.bodies[1:])  # it was asked

@@ -16,17 +16,23 @@ CLAIMS = ("The Python version is 3.12.", "The Go toolchain version is 1.22.",
           "The C compiler is gcc 13.", "We write the parser in C#, version 12.")
 
 
-@pytest.fixture
-def stored(make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch
-           ) -> tuple[Waymarks, dict[str, str]]:
+def _store(make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch,
+           claims: tuple[str, ...]) -> tuple[Waymarks, dict[str, str]]:
+    """A lexical app holding ``claims``, and their texts by ID."""
     monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
     app = make_app()
     ids = {}
-    for text in CLAIMS:
+    for text in claims:
         written = app.remember(text)
         assert isinstance(written, Committed)
         ids[written.id] = text
     return app, ids
+
+
+@pytest.fixture
+def stored(make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch
+           ) -> tuple[Waymarks, dict[str, str]]:
+    return _store(make_app, monkeypatch, CLAIMS)
 
 
 @pytest.mark.parametrize(("query", "expected"), [
@@ -70,11 +76,5 @@ def test_any_asked_name_counts_and_a_name_is_matched_as_people_write_it(
     """Every asked name was required, as written: a question naming two things recalled
     nothing, and "Golang" did not count as "Go". A one-letter name, or one that is a
     common word ("we go with"), is still matched as written (the article "a" is no "A")."""
-    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    app = make_app()
-    ids = {}
-    for text in claims:
-        written = app.remember(text)
-        assert isinstance(written, Committed)
-        ids[written.id] = text
+    app, ids = _store(make_app, monkeypatch, claims)
     assert sorted(ids[i] for i in app.recall(query).selected) == sorted(expected)
