@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -229,6 +230,9 @@ def test_precompact_captures_the_summary_and_its_local_claims_once(
         home: Path, project: Path, tmp_path: Path) -> None:
     _learning_on(home)
     summary = {"type": "user", "uuid": "c1", "isCompactSummary": True,
+               # written after learning was turned on (one written before, or with no
+               # time, is not taken: it may summarize what was said while it was off)
+               "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
                "message": {"role": "user", "content":
                            "This session is being continued.\n## Decisions\n"
                            "- Billing uses Postgres 16\n## Notes\n- not a claim\n"}}
