@@ -206,6 +206,10 @@ def parse_line(line: bytes) -> TeamEntry:
         raise TeamFormatError("unknown classification")
     if raw.op == "supersede" and not raw.previous_id:
         raise TeamFormatError("a supersede entry needs previousId")
+    if raw.kind == "memory" and item.key is not None and has_markers(item.key):
+        # a share never writes one (a local key refuses markers); slugged for the plan,
+        # its marker no longer read as one, and the withheld text went out
+        raise TeamFormatError("a key holds privacy markers")
     return TeamEntry(raw.contributor, raw.seq, raw.id, raw.at, raw.author, op, kind,
                      raw.prev, raw.hash, item_id=item.id, text=item.text,
                      key=item.key if raw.kind == "memory" else None,

@@ -198,12 +198,15 @@ def _journal(app: Waymarks, state: TeamState, moved: dict[str, list[Any]]) -> No
     if state.journal_lines + len(moved) > COMPACT_AFTER and _compacted(app, state, moved):
         return
     path = anchors_path(app)
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = "".join(json.dumps({"c": c, "count": state.anchors[c]["count"],
                                "head": state.anchors[c]["head"], "retracts": rows}) + "\n"
                    for c, rows in moved.items())
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(data)
+    try:  # derived state: one that cannot be written (a directory there) is as a power cut
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(data)
+    except OSError:
+        return
     state.journal_lines += len(moved)
     state.anchors_stamp = _anchors_stamp(app)
 

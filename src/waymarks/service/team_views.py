@@ -133,15 +133,13 @@ def team_blocks(app: Waymarks) -> list[TeamBlock]:
 
 
 def _own_contradicting(app: Waymarks, state: ItemState, partitions: list[str]) -> str | None:
-    """The person's own active claim a team claim contradicts (same key with another
-    text, or the opposite state), if any: it was planned beside theirs, and above it."""
-    from waymarks.core.rules import find_conflicts
+    """The person's own active claim a team claim contradicts, if any, by the rules a
+    local write is refused by (same key with another text, the opposite state, or a
+    signature: "runs 3 replicas" / "runs 5 replicas"): it was planned beside theirs, and
+    above it."""
+    from waymarks.core.rules import find_contradictions
 
     if state.kind != "memory":
         return None
-    for partition in partitions:
-        found = find_conflicts(app.projection.view,
-                               msgspec.structs.replace(state, partition=partition))
-        if found:
-            return found[0]
-    return None
+    found = find_contradictions(app.projection.view, state, partitions)
+    return found[0] if found else None

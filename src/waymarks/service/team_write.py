@@ -35,7 +35,7 @@ import msgspec
 from waymarks.core.decisions import Rejected, clean_reason, clean_text
 from waymarks.core.egress import Egress
 from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
-from waymarks.core.rules import ItemState, find_conflicts, new_state
+from waymarks.core.rules import ItemState, find_contradictions, new_state
 from waymarks.core.team import (
     TEAM_LEVELS,
     TEAM_PROVIDER,
@@ -304,11 +304,13 @@ def _refuse_conflict(state: TeamState, me: str, kind: str, item: dict[str, str],
     assert record.mutation.item is not None
     candidate = new_state(record.mutation.item, record.session_id, "dry-run", 0)
     ignore = frozenset({previous}) if previous else frozenset()
-    hits = find_conflicts(state.fold.view, candidate, ignore)
+    # the rules a local write is refused by (signatures too: "runs 3 replicas" / "runs 5
+    # replicas" were both shared, and both planned), not only the replay rule's key
+    hits = find_contradictions(state.fold.view, candidate, (candidate.partition,), ignore)
     if hits:
-        raise TeamRefused("conflict", f"team memory {hits[0][:12]} says otherwise under "
-                          f"the same key; replace it with `waymarks team supersede "
-                          f"{hits[0][:12]} -- TEXT`")
+        raise TeamRefused("conflict", f"team memory {hits[0][:12]} says otherwise; "
+                          f"replace it with `waymarks team supersede {hits[0][:12]} -- "
+                          "TEXT`")
 
 
 def _local_item(app: Waymarks, ref: str) -> ItemView:

@@ -1,0 +1,72 @@
+"""Stop 51's team memory review (each test failed before its fix)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.team.test_team_hostile import run
+from tests.team.test_team_review import repo  # noqa: F401 (a fixture)
+from tests.team.test_team_source import Writer
+
+
+@pytest.fixture
+def team_repo(repo: Path, home: Path) -> Path:  # noqa: F811
+    run(home, repo, "team", "init")
+    return repo
+
+
+def test_a_team_claim_is_checked_by_the_rules_a_local_write_is_refused_by(
+        team_repo: Path, home: Path) -> None:
+    """Sharing and planning used only the replay rule (the same key, or the opposite
+    state): a teammate's "runs 3 replicas" beside the person's "runs 5 replicas" (a local
+    write refuses the pair) was shared without a word and both were planned."""
+    Writer(team_repo / ".waymarks" / "team", "alice-00000001", "Alice").add(
+        "The staging cluster runs 3 replicas.", kind="memory")
+    mine = run(home, team_repo, "memory", "add", "--scope", "project", "--",
+               "The staging cluster runs 5 replicas.")["id"]
+    plan = run(home, team_repo, "plan", "--prompt", "how many replicas does staging run?")
+    shown = json.dumps(plan["messages"])
+    assert "5 replicas" in shown and "3 replicas" not in shown
+    [left] = [e for e in plan["manifest"]["entries"] if e["kind"] == "team"
+              and e["decision"] == "excluded"]
+    assert left["reason"] == f"your own claim {mine[:8]} says otherwise"
+    refused = run(home, team_repo, "team", "share", mine, "--yes", expect=2)
+    assert refused["code"] == "conflict" and "team supersede" in refused["message"]
+
+
+def test_a_team_key_holding_privacy_markers_is_a_tampered_line_not_a_key_in_the_plan(
+        team_repo: Path, home: Path) -> None:
+    """A share never writes such a key (a local key refuses markers); a hand-made one was
+    slugged for the plan, its marker no longer read as one, and the local-only words
+    went to a remote provider."""
+    Writer(team_repo / ".waymarks" / "team", "zed-00000003", "Zed").add(
+        "The target codename is chosen.", kind="memory",
+        key="[ds4:local-only]falcon merger acquisition[/ds4:local-only]")
+    plan = run(home, team_repo, "plan", "--prompt", "what is the target codename?")
+    assert "falcon" not in json.dumps(plan)
+    status = run(home, team_repo, "team", "status")
+    assert "falcon" not in json.dumps(status) and "markers" in json.dumps(status)
+
+
+def test_a_derived_team_file_that_cannot_be_written_leaves_the_plan_whole(
+        team_repo: Path, home: Path) -> None:
+    """The anchors journal in the home is derived state: a directory in its place made
+    every plan fail (exit 1), the person's own pins and memory lost with it."""
+    from waymarks.service.app import Waymarks
+    from waymarks.service.team import anchors_path
+
+    run(home, team_repo, "pin", "--scope", "project", "--", "Always run the linters first")
+    Writer(team_repo / ".waymarks" / "team", "alice-00000001", "Alice").add(
+        "Releases are cut on Tuesdays.", kind="memory")
+    with Waymarks(home, cwd=str(team_repo)) as app:
+        journal = anchors_path(app)
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    if journal.exists():
+        journal.unlink()
+    journal.mkdir()
+    plan = run(home, team_repo, "plan", "--prompt", "when are releases cut?")
+    shown = json.dumps(plan["messages"])
+    assert "Always run the linters first" in shown and "Tuesdays" in shown
