@@ -58,10 +58,10 @@ def _write(text: str, json: bool = False) -> None:
     (``PYTHONIOENCODING=ascii``, a C locale: the marker's dash ended a recall in a
     traceback) is written escaped rather than failing: as JSON's ``\\uXXXX`` in JSON (the
     same decoded value), as Python's ``\\u2014`` in text (the stream's own error handler
-    when it has one other than ``strict``)."""
+    when it has one that writes any character)."""
     out = sys.stdout
     encoding = getattr(out, "encoding", None)
-    if encoding and getattr(out, "errors", None) == "strict":
+    if encoding and getattr(out, "errors", None) in _FAILING:
         import codecs
 
         if codecs.lookup(encoding).name != "utf-8":
@@ -73,6 +73,9 @@ def _write(text: str, json: bool = False) -> None:
 
 
 _JSON_ESCAPES = "waymarks-json-escapes"
+#: error handlers that fail on a character the encoding cannot hold (a C locale's stdout
+#: is ASCII with ``surrogateescape``: the dash ended a recall in a traceback there too)
+_FAILING = frozenset({"strict", "surrogateescape", "surrogatepass"})
 
 
 def _json_escapes(error: UnicodeError) -> tuple[str, int]:

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from waymarks.cli.warm import (
+    _FORWARDED,
     COMMANDS,
     IDLE_SECONDS,
     PROTOCOL,
@@ -154,7 +155,9 @@ def _wait(listening: list[socket.socket], children: dict[int, socket.socket],
     poller = select.poll()
     for stream in listening:
         poller.register(stream, select.POLLIN)
-    watched = {client.fileno(): pid for pid, client in children.items() if pid not in orphans}
+    watched = {client.fileno(): pid for pid, client in children.items()
+               if pid not in orphans and client.fileno() >= 0}  # (-1: the client gave up
+    # before "run" was said, and its child runs nothing: one such stopped the helper)
     for fd in watched:  # (its end only: the go-ahead it sends is the child's to read)
         poller.register(fd, select.POLLRDHUP)
     for pid in [pid for pid in orphans if pid not in children]:
@@ -361,8 +364,11 @@ def _child(client: socket.socket, request: Request, descriptors: list[int],
     (``g``): without it (the client gave up waiting, or went), send ``unrun`` and end,
     having run nothing. Never returns."""
     signal.set_wakeup_fd(-1)
-    for handled in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(handled, signal.SIG_DFL)
+    # every signal the client passes on acts as in a process of its own, whatever the
+    # helper inherited from the client that started it (a background job's ignored QUIT)
+    for name in ("SIGCHLD", *_FORWARDED):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     for target, fd in enumerate(descriptors):
