@@ -24,7 +24,10 @@ def _listening_fds(pid: int, port: int) -> list[int]:
               if fields[1].endswith(f":{port:04X}") and fields[3] == "0A"}
     found = []
     for entry in Path(f"/proc/{pid}/fd").iterdir():
-        target = os.readlink(entry)
+        try:
+            target = os.readlink(entry)
+        except FileNotFoundError:  # closed since it was listed (the server is running)
+            continue
         if target.startswith("socket:[") and target[8:-1] in inodes:
             found.append(int(entry.name))
     return found
