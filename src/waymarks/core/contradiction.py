@@ -61,13 +61,13 @@ _STATES: Final[dict[str, str]] = {
 }
 #: an English "on"/"off" is a state only at the end of a clause ("is turned on.")
 _ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
-_NEGATION: Final = lazy(r"\b(?:not|never|no longer|isn't|aren't|is no)\b|不是|没有|未|不")
+_NEGATING: Final = r"\b(?:not|never|no longer|isn't|aren't|is no)\b|不是|没有|未|不"
+_NEGATION: Final = lazy(_NEGATING)
 _ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 #: a negation earlier in a value's clause, with no contrast after it, denies the value
 #: ("is not 5432", "must never be set to 5432", "8080, not 8000 or 9000", "不是 5433"; but
 #: "is not 5432 but 5433" asserts 5433)
-_DENIES: Final = lazy(r"(?:\b(?:not|never|no longer|isn't|aren't|is no)\b|不是|没有|未|不)"
-                      r"(?:(?!\b(?:but|instead|rather)\b|而是|但).)*$")
+_DENIES: Final = lazy(rf"(?:{_NEGATING})(?:(?!\b(?:but|instead|rather)\b|而是|但).)*$")
 #: after a copula, a definite description: the claim says which one it is
 _DEFINITE: Final = lazy(r" the\b")
 _LEADING_NUMBER: Final = lazy(r"\d+(?:\.\d+)?")
