@@ -449,7 +449,7 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
         last_end,
         remember_end,
         still_on_since,
-        switched_at_ms,
+        switched_at_ns,
     )
 
     ends = end_path(home, session)
@@ -498,7 +498,7 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
               if key in turn and is_statement(text)][-MAX_STATEMENTS:]
     items = [("statement", key, text) for key, text in chosen]
     if event == "PreCompact":  # summaries written since learning was last switched
-        fresh = written_since(data, switched_at_ms(home, project))
+        fresh = written_since(data, switched_at_ns(home, project) // 1_000_000)
         items += [("summary", key, text) for key, text in summaries
                   if key in fresh][-MAX_SUMMARIES:]
     stored = _store(home, origin, session.lower(), items, evo)

@@ -108,26 +108,19 @@ def still_on_since(path: str, home: Path | str, project: str) -> bool:
         kept = os.stat(path).st_mtime_ns
     except OSError:
         return False
-    for config in (os.path.join(home, "config.toml"),
-                   os.path.join(project, ".waymarks", "config.toml")):
-        try:
-            if os.stat(config).st_mtime_ns >= kept:
-                return False
-        except OSError:
-            continue  # none: nothing turned learning off there
-    return True
+    return switched_at_ns(home, project) < kept
 
 
-def switched_at_ms(home: Path | str, project: str) -> int:
-    """When the home's or ``project``'s configuration last changed (epoch ms; 0: neither
+def switched_at_ns(home: Path | str, project: str) -> int:
+    """When the home's or ``project``'s configuration last changed (epoch ns; 0: neither
     exists): learning may have been off before then (``learn off`` / ``on`` write it)."""
     latest = 0
     for config in (os.path.join(home, "config.toml"),
                    os.path.join(project, ".waymarks", "config.toml")):
         try:
-            latest = max(latest, os.stat(config).st_mtime_ns // 1_000_000)
+            latest = max(latest, os.stat(config).st_mtime_ns)
         except OSError:
-            continue
+            continue  # none: nothing turned learning off there
     return latest
 
 
