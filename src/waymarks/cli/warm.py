@@ -12,7 +12,7 @@ never opens a database, a file of a home or a thread, so every command still rea
 home afresh, as a new process does (what it does not take: resource limits, the nice
 value, process group and session, which are the helper's; ``TZ`` is read again, NumPy's
 variables must match, see :mod:`waymarks.cli.warm_server`). This process waits for the
-child's exit status, forwards every signal that would have ended it (:data:`_FORWARDED`)
+child's exit status, forwards every signal that would have ended it (:data:`FORWARDED`)
 to it, and ends with that status (or the signal that ended the child); if it is killed
 (``SIGKILL`` is passed on to no one), the helper ends the child.
 
@@ -56,7 +56,7 @@ ENV_IDLE = "WAYMARKS_CLI_HELPER_IDLE"
 IDLE_SECONDS = 1800.0
 #: the signals a process ends by unless it handles them and that others send (a shell's
 #: ``kill``, ``timeout -s``, a job's time limit): each would have ended the command run here
-_FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM",
+FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM",
               "SIGVTALRM", "SIGPROF", "SIGXCPU", "SIGIO", "SIGPWR")
 
 
@@ -274,7 +274,7 @@ def _supervise(client: "object", child: int) -> int | None:
             pass  # it has ended already
 
     previous = {}
-    for name in _FORWARDED:  # (one ignored, as under nohup, stays ignored: as if run here)
+    for name in FORWARDED:  # (one ignored, as under nohup, stays ignored: as if run here)
         signum = getattr(_signal, name, None)  # (SIGPWR: Linux only)
         if signum is not None and _signal.getsignal(signum) != _signal.SIG_IGN:
             previous[signum] = _signal.signal(signum, forward)

@@ -35,8 +35,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from waymarks.cli.warm import (
-    _FORWARDED,
     COMMANDS,
+    FORWARDED,
     IDLE_SECONDS,
     PROTOCOL,
     bytecode,
@@ -366,7 +366,7 @@ def _child(client: socket.socket, request: Request, descriptors: list[int],
     signal.set_wakeup_fd(-1)
     # every signal the client passes on acts as in a process of its own, whatever the
     # helper inherited from the client that started it (a background job's ignored QUIT)
-    for name in ("SIGCHLD", *_FORWARDED):
+    for name in ("SIGCHLD", *FORWARDED):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
