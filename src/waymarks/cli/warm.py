@@ -38,7 +38,7 @@ import posix
 import sys
 
 from waymarks.spawn.sockets import connect
-from waymarks.spawn.switches import switched_off
+from waymarks.spawn.switches import seconds, switched_off
 
 #: the commands run warm: one-shot reads a script or a person runs often. Anything else
 #: (servers, installers, interactive confirmations) runs in the process as before
@@ -96,13 +96,7 @@ def idle_seconds(text: str) -> float | None:
     """The seconds of :data:`ENV_IDLE`'s value ``text``: :data:`IDLE_SECONDS` when empty,
     ``0`` the helper switched off, ``inf`` never idle; ``None`` when it is not a number of
     seconds (``30m``: :func:`start` says so and takes the default)."""
-    if not text.strip():
-        return IDLE_SECONDS
-    try:
-        seconds = float(text)
-    except ValueError:
-        return None
-    return seconds if seconds >= 0 else None  # (NaN too)
+    return seconds(text, IDLE_SECONDS)
 
 
 def leading(argv: list[str]) -> tuple[int, str | None] | None:

@@ -21,7 +21,7 @@ import sys
 
 from waymarks.spawn.parent import claude_pid
 from waymarks.spawn.sockets import connect
-from waymarks.spawn.switches import switched_off
+from waymarks.spawn.switches import seconds, switched_off
 
 TYPE_CHECKING = False  # not typing's: the client path imports nothing it does not need
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def run(argv: list[str], home: str) -> int:
         if stopped is not None:
             return stopped
     # switched off: no helper is asked either (one already running answered before)
-    helper = not switched_off(_env("WAYMARKS_CC_HELPER"))
+    helper = _helper_on()
     answer = _ask(home, event, raw, project) if helper else None
     if answer is None:  # no helper took the request: nothing was done yet
         from waymarks.spawn.detached import complete_import_path
@@ -130,6 +130,14 @@ def run(argv: list[str], home: str) -> int:
     return 0
 
 
+def _helper_on() -> bool:
+    """Whether the helper is asked and started: not ``WAYMARKS_CC_HELPER=off``, nor an
+    idle time of ``0`` (``WAYMARKS_CC_HELPER_IDLE``; a helper told that would exit at once,
+    and each hook would start another)."""
+    return not switched_off(_env("WAYMARKS_CC_HELPER")) and \
+        seconds(_env("WAYMARKS_CC_HELPER_IDLE"), 1.0) != 0
+
+
 def _stop(home: str, raw: bytes, project: str) -> int | None:
     """``Stop``: queue a capture request and leave (the analysis runs off this path: the
     helper after it answered, else a detached drainer). ``None``: not handled here (the
@@ -138,7 +146,7 @@ def _stop(home: str, raw: bytes, project: str) -> int | None:
     config = _config_bytes(home)
     if config is None or b"learn" not in config or b"true" not in config:
         return 0  # learning is off (the exact check, projects included, is the drainer's)
-    helper = not switched_off(_env("WAYMARKS_CC_HELPER"))
+    helper = _helper_on()
     if helper and _ask(home, "Stop", raw, project) is not None:
         return 0  # the helper took it: it answers first, then queues and captures
     from waymarks.spawn.detached import complete_import_path

@@ -7,7 +7,8 @@ ledger costs hundreds of milliseconds, so a helper process keeps them warm: it l
 session (recall index in memory, ledger read incrementally; the ``WARM_APPS`` most
 recently served, a session that never ended is closed after them), answers one hook per
 connection, and exits after ``IDLE_SECONDS`` without work (``WAYMARKS_CC_HELPER_IDLE``
-overrides; ``WAYMARKS_CC_HELPER=off`` never starts one).
+overrides: ``0`` starts none, ``inf`` never idles, a value that is not a number of seconds
+is logged and the default taken; ``WAYMARKS_CC_HELPER=off`` never starts one).
 
 ``PostToolUse``/``PostToolUseFailure`` (which print nothing) are answered before the
 helper records them, so the hook process leaves at once; the helper takes one connection
@@ -43,6 +44,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 IDLE_SECONDS = 1800
+#: the environment variable that overrides :data:`IDLE_SECONDS` (``0``: no helper,
+#: ``inf``: never idle; :func:`waymarks.spawn.switches.seconds`)
+IDLE_ENV = "WAYMARKS_CC_HELPER_IDLE"
 #: how often, at most, the helper compares its modules' files with the disk (~1 ms for a
 #: few hundred ``stat`` calls; a burst of tool hooks pays it once a second)
 FRESHNESS_S = 1.0
@@ -152,7 +156,8 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
         return  # a helper answers here (one of a release without the lock)
     server = listen(path)  # in place of a dead or stalled helper's socket
     identity = os.stat(path)
-    server.settimeout(idle_seconds)
+    # (a timeout past what the platform's clock holds, ``inf`` among them: never idle)
+    server.settimeout(idle_seconds if idle_seconds < 2**31 else None)
     apps: dict[tuple[str, str], Any] = {}
     _drain(home)  # capture requests queued while no helper ran
     recovery = _recovery(home)
@@ -397,8 +402,20 @@ def main(argv: list[str]) -> int:
         return _background(argv[1:])
     from pathlib import Path
 
+    from waymarks.spawn.switches import seconds
+
     os.chdir(argv[0])  # the helper runs in the home, not in the project
-    serve(Path(argv[0]), float(os.environ.get("WAYMARKS_CC_HELPER_IDLE") or IDLE_SECONDS))
+    home = Path(argv[0])
+    idle = seconds(os.environ.get(IDLE_ENV, ""), IDLE_SECONDS)
+    if idle is None:  # (before, ``30m`` ended the helper with a traceback nobody saw)
+        from datetime import UTC, datetime
+
+        from waymarks.service.logs import log_event
+
+        log_event(home, datetime.now(UTC), "claude_code_helper_bad_idle")
+        idle = IDLE_SECONDS
+    if idle > 0:  # (0: switched off; the hooks do not start one then)
+        serve(home, idle)
     return 0
 
 

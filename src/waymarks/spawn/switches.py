@@ -18,3 +18,17 @@ ON = frozenset({"", "1", "on", "true", "yes"})
 def switched_off(value: str) -> bool:
     """Whether ``value`` (an environment variable's; "" when unset) is one of :data:`OFF`."""
     return value.strip().casefold() in OFF
+
+
+def seconds(value: str, default: float) -> float | None:
+    """A helper's idle time from an environment variable's ``value``: ``default`` when it
+    is unset or blank, ``0`` the helper switched off, ``inf`` never idle; ``None`` when it
+    is not a number of seconds (``30m``, ``-5``, ``nan``: the caller says so and takes the
+    default)."""
+    if not value.strip():
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if number >= 0 else None  # (NaN too)
