@@ -25,13 +25,16 @@ process's; ``warm_children_cpu_ms`` is what the helpers' children took per comma
 average (their helpers' ``cutime`` + ``cstime`` across the rounds). Prints one JSON
 document.
 
-With the semantic extra installed and on, ``rebuild-index`` starts a background worker
-embedding every claim (minutes of CPU, on the same cores) and each recall embeds its
-query (the model's load): run with ``WAYMARKS_SEMANTIC=off`` for the lexical one-shot
-recall of issue 15's table (the document says which: ``semantic``).
+Lexical by default (``WAYMARKS_SEMANTIC=off`` for every command it runs): issue 15's
+table is the lexical one-shot recall, and with the semantic extra on ``rebuild-index``
+starts a background worker embedding every claim (minutes of CPU on the same cores, and
+it outlived the run) while each recall embeds its query. ``--semantic`` runs with the
+extra as installed (the document says which: ``semantic``). Every process still running
+in the run's folders at its end (warm helpers, the baseline's included; workers) is
+stopped.
 
     .venv/bin/python benchmarks/fresh_start.py [--sizes 10000,100000] [--runs 15]
-        [--baseline-src DIR]
+        [--baseline-src DIR] [--semantic]
 """
 
 from __future__ import annotations
@@ -112,9 +115,7 @@ def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
             helpers_served_throughout = all(Path(f"/proc/{pid}").exists() for pid in helpers)
             children_s = sum(_children_cpu_s(pid) for pid in helpers) - children_before
         finally:
-            for pid in helpers:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGTERM)
+            _stop_left_in(root)
         target = TARGET_MS.get(size, float("inf"))
         return {"size": size, "ledger_mb": round(ledger.stat().st_size / 1e6, 1),
                 "rebuild_s": round(rebuild_s, 2),
@@ -138,6 +139,21 @@ def _warm_helper(argv: list[str], env: dict[str, str], cwd: Path) -> int:
             return pids[0]
         time.sleep(0.05)
     raise SystemExit(f"no warm helper started for {home}")
+
+
+def _stop_left_in(root: Path) -> None:
+    """Stop every process whose working directory is in ``root`` (the helpers run in their
+    home, the baseline's too; before, the baseline's were left running)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if cwd == str(root) or cwd.startswith(f"{root}/"):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(entry.name), signal.SIGTERM)
 
 
 def _helper_pids() -> list[int]:
@@ -181,7 +197,11 @@ def main() -> None:
     parser.add_argument("--baseline-src", metavar="DIR",
                         help="another checkout's src folder, timed in the same rounds "
                              "(e.g. git archive main src | tar -x -C /tmp/base)")
+    parser.add_argument("--semantic", action="store_true",
+                        help="run with the semantic extra as installed (default: lexical)")
     args = parser.parse_args()
+    if not args.semantic:
+        os.environ["WAYMARKS_SEMANTIC"] = "off"  # (every command's environment is this one's)
     env = environment()
     here = Path.cwd()
     imports = {"python_pass": ([sys.executable, "-c", "pass"], env),
