@@ -229,12 +229,17 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "url", "fl
                                 "auth_b64"})
 
 
-#: format characters that render as nothing (Unicode Cf: zero-width space and joiners, word
-#: joiner, byte-order mark, soft hyphen, directional marks, overrides and isolates, tags):
-#: one inside a token would hide it from every rule, so the rules read the text without them
+#: the characters that render as nothing: Unicode's Default_Ignorable_Code_Point (15.1:
+#: soft hyphen, the combining grapheme joiner, the Arabic letter mark, Hangul fillers,
+#: Mongolian and other variation selectors, zero-width space and joiners, directional
+#: marks, overrides and isolates, the word joiner, the byte-order mark, tags). One inside a
+#: token would hide it from every rule, so the rules read the text without them (before,
+#: only the format characters among them were: ``ghp_…\ufe0f…`` or ``AKIA…\u061c…`` was
+#: stored, and sent to remote models in clear)
 _INVISIBLE: Final = lazy(
-    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
-    "\U000e0001\U000e0020-\U000e007f]")
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
 
 
 def visible(text: str) -> tuple[str, list[int] | None]:

@@ -73,8 +73,9 @@ old pre-test (7-8 µs against 1.8 for 200 characters: many more literals to look
 text with a credential-like word (key, token, password, a ``-``/``_`` prefix) runs only the
 rules it could trigger, 0.6-0.85 of the old single expression's cost, and a text holding a
 credential about the same (0.9-1.0). Defense in depth, not a classifier: it catches common
-shapes, not every secret. Invisible format characters (zero-width space and joiners, the
-byte-order mark, directional controls) are read through: ``ghp_abc\u200bdef…`` is found, its
+shapes, not every secret. Characters that render as nothing (Unicode's default-ignorable
+ones: zero-width space and joiners, the byte-order mark, directional controls, variation
+selectors, Hangul fillers) are read through: ``ghp_abc\u200bdef…`` is found, its
 span covering them, and the text outside a span is never changed. A credential that ends
 its line takes the lines after it that continue it (wrapped: one run of a token's
 characters mixing letters and digits, 8 or more). Redaction is idempotent.
@@ -259,5 +260,20 @@ def cut_before_secret(text: str, end: int) -> int:
 
 def credential_kinds(text: str) -> list[str]:
     """The kinds of credential ``text`` holds, each once, in order of appearance; never
-    the values, so a refusal can name what it found without echoing it."""
-    return list(dict.fromkeys(span.kind for span in find_secrets(text)))
+    the values, so a refusal can name what it found without echoing it. The text is also
+    read as a model is sent it, its classification markers removed: an empty marker pair
+    inside a token (``ghp_abc[ds4:normal][/ds4:normal]def…``) hid it from this check while
+    the egress, removing the markers, put it back together (stored, in an ADR's title, a
+    personal memory's file name; in clear to a local model)."""
+    from waymarks.core.privacy import has_markers, strip_markers
+
+    spans = find_secrets(text)
+    if has_markers(text):
+        spans += find_secrets(strip_markers(text))
+    return list(dict.fromkeys(span.kind for span in spans))
+
+
+def holds_credential(text: str) -> bool:
+    """Whether ``text`` holds a credential as :func:`credential_kinds` reads it (the
+    refusals' one test)."""
+    return bool(credential_kinds(text))

@@ -57,7 +57,7 @@ from waymarks.core.model import (
 from waymarks.core.privacy import has_markers
 from waymarks.core.replay import MemoryView
 from waymarks.core.rules import ItemState, apply_mutation
-from waymarks.core.secrets import find_secrets
+from waymarks.core.secrets import holds_credential
 
 TEAM_FORMAT: Final = "waymarks-team-v1"
 #: the project path every team item carries: one partition, equal on every clone
@@ -462,7 +462,7 @@ def share_problem(egress: Egress, text: str, key: str | None,
     if has_markers(text):
         return ("marked", "the text holds classification markers ([ds4:…]); share a "
                 "version without marked spans")
-    if find_secrets(text) or (key and find_secrets(key)):
+    if holds_credential(text) or (key and holds_credential(key)):
         return ("credential", "the text holds a credential-like value; share a version "
                 "without it")
     if egress.text(text, classification) != text:

@@ -47,7 +47,7 @@ from waymarks.core.evolution.model import (
     priority,
 )
 from waymarks.core.evolution.progress import progress_refusal, refreshes
-from waymarks.core.secrets import PLACEHOLDER_PREFIX, find_secrets
+from waymarks.core.secrets import PLACEHOLDER_PREFIX, holds_credential
 
 #: refusals that are quarantines, not authority stops (the source is still applied)
 QUARANTINE: Final = "weaker"
@@ -113,7 +113,7 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
         if limited is not None:
             refuse(claim.replaces or new_id, limited)
             continue
-        if find_secrets(claim.content) or PLACEHOLDER_PREFIX in claim.content:
+        if holds_credential(claim.content) or PLACEHOLDER_PREFIX in claim.content:
             refuse(new_id, "still_redacted")
             continue
         if lookup.suppressed(suppression_key(source.origin, claim.content)):
@@ -185,4 +185,4 @@ def _clean_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
     """A claim's search terms without any holding a credential or a redaction placeholder:
     terms only help recall, so such a term is dropped, not the claim (it was stored and
     listed in clear, where the claim's content would have been refused)."""
-    return tuple(t for t in terms if not (find_secrets(t) or PLACEHOLDER_PREFIX in t))
+    return tuple(t for t in terms if not (holds_credential(t) or PLACEHOLDER_PREFIX in t))
