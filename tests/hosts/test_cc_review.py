@@ -218,3 +218,28 @@ def test_a_helper_switched_off_is_not_asked(tmp_path: Path, home: Path) -> None:
         input=request.encode(), capture_output=True, timeout=120,
         env={**os.environ, "WAYMARKS_CC_HELPER": "off", "WAYMARKS_HOME": str(home)})
     assert done.returncode == 0, done.stderr.decode()
+
+
+def test_a_helper_of_a_release_before_its_own_freshness_check_is_not_answered(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper started by a release before 2026-12-04 never compared its code with the
+    disk and spoke ``waymarks-cc-helper-v1``: after an upgrade in place, the new hooks
+    reached it and it answered every prompt with the old code (text the new privacy
+    policy withholds; rows of an old schema the new code then set aside as damage). The
+    hooks speak another protocol now: such a helper answers "protocol", the hook does
+    the work itself, and the next helper takes the socket over."""
+    monkeypatch.setattr(cc_helper, "PROTOCOL", "waymarks-cc-helper-v1")  # the old one
+    served = threading.Thread(target=cc_helper.serve, args=(home, 3.0))
+    served.start()
+    socket = Path(cc_client.socket_path(home))
+    try:
+        for _ in range(2400):
+            if socket.exists():
+                break
+            threading.Event().wait(0.05)
+        assert socket.exists()
+        assert cc_client._ask(home, "ping", b"") is None
+        assert cc_client._ask(home, "UserPromptSubmit", b"{}") is None
+    finally:
+        served.join(120)
+    assert not served.is_alive()

@@ -32,7 +32,12 @@ CONNECT_TIMEOUT_S = 0.5
 #: a helper answers in ~30 ms; one that has not in 4 s is stalled: the hook is done here
 #: instead, within what is left of Claude Code's 10 s (its database waits are 1 s each)
 ANSWER_TIMEOUT_S = 4.0
-PROTOCOL = "waymarks-cc-helper-v1"
+#: what a request says it speaks; a helper speaking anything else answers "protocol" and
+#: does nothing. v2: helpers of releases before 2026-12-04 spoke v1 and never compared
+#: their code with the disk, so after an upgrade in place one kept answering every prompt
+#: with the old code (old privacy rules, an old schema's rows). Helpers since check their
+#: files themselves; change this when a request's or an answer's meaning changes.
+PROTOCOL = "waymarks-cc-helper-v2"
 #: events the client does itself when the helper closed the connection without an answer
 #: (killed mid-request): the prompt's context and record, the session's binding. Safe to
 #: do again: a prompt the helper recorded moments ago is not recorded twice
