@@ -127,6 +127,7 @@ def open_job_store(home: Path, now: datetime) -> JobStore:
     start afresh; nothing learned is lost). A name that is not a regular file is refused
     as the projection's are (:func:`refuse_irregular_files`). Another problem (a full
     disk, a read-only file) is the one-line error of :func:`database_error`."""
+    from waymarks.store.job_schema import SchemaTooNewError
     from waymarks.store.jobs import DB_FILE, JobStore
 
     path = home / DB_FILE
@@ -134,6 +135,9 @@ def open_job_store(home: Path, now: datetime) -> JobStore:
     for attempt in ("first", "again", "anew"):
         try:
             return JobStore.open(home)
+        except SchemaTooNewError as exc:  # a newer release's: kept as it is, said in a line
+            # (before: a traceback from `health`, `evolution status` and `evolve`)
+            raise ServiceError("schema_too_new", str(exc)) from exc
         except sqlite3.Error as exc:
             if not is_damage(exc):
                 raise database_error(exc, path) from exc
