@@ -174,6 +174,9 @@ def test_a_newer_schema_is_refused_untouched(make_app: Callable[..., Waymarks],
     with pytest.raises(ServiceError) as info:
         make_app().items("pin")
     assert info.value.code == "schema_too_new" and "upgrade Waymarks" in str(info.value)
+    # the advice moves the database aside: what only it keeps is said (following it
+    # silently brought excluded sessions back)
+    assert "exclude them again" in str(info.value)
     monkeypatch.setenv("WAYMARKS_HOME", str(home))
     monkeypatch.chdir(project)
     assert main(["--json", "pins"]) == 1

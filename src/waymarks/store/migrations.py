@@ -365,7 +365,9 @@ def migrate(db: sqlite3.Connection, now_ms: int) -> list[int]:
         raise SchemaTooNewError(
             f"the projection database has schema version {version}, newer than this "
             f"Waymarks understands ({LATEST_VERSION}); upgrade Waymarks, or move the "
-            "database aside and run `waymarks rebuild-index` to rebuild it from the ledgers"
+            "database aside and run `waymarks rebuild-index` to rebuild it from the ledgers "
+            "(sessions you excluded with `waymarks memory exclude` are kept only in that "
+            "file: exclude them again afterwards)"
         )
     if version == 0 and _blank(db) and _create_latest(db, now_ms):
         return [step.version for step in MIGRATIONS]
