@@ -324,3 +324,28 @@ def test_a_command_whose_caller_went_is_killed_if_it_outlives_sigterm() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.stdout.split() == ["True", "True", "[inf]"], done.stderr
+
+
+@pytest.mark.parametrize("launcher", [
+    [*ENTRY], [sys.executable, "-m", "waymarks.cli.main"],
+    [sys.executable, "-c", "import sys; from waymarks.cli.main import main; sys.exit(main())"],
+], ids=["console script", "python -m", "python -c"])
+@pytest.mark.parametrize("command", [["recall", "cache", "ttl"], ["pins"]])
+def test_a_command_run_where_the_directory_was_removed_ends_with_its_own_status(
+        tmp_path: Path, launcher: list[str], command: list[str]) -> None:
+    """Run from a directory removed meanwhile (a shell left in it), ``recall`` and ``pins``
+    printed their answer, then a traceback and status 1: starting the helper for the next
+    command read this directory. No helper starts then; the command's own status stands."""
+    home, project, gone = tmp_path / "home", tmp_path / "project", tmp_path / "gone"
+    project.mkdir()
+    gone.mkdir()
+    try:
+        done = subprocess.run(
+            ["sh", "-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", str(gone),
+             *launcher, "--json", "--cwd", str(project), *command],
+            env=_environment(home), capture_output=True, text=True, timeout=120)
+        assert not gone.exists()
+        assert (done.returncode, done.stdout.startswith("{")) == (0, True), done
+        assert "Traceback" not in done.stderr, done.stderr
+    finally:
+        _stop_helpers(home)

@@ -85,11 +85,11 @@ def routed(argv: list[str], home: str) -> str | None:
         return None  # -u (PYTHONUNBUFFERED is the environment's: the child reads it)
     try:
         confined = confinement()
-    except OSError:  # (no /proc: no helper could tell how this process is confined)
-        return None
-    if confined is None:
-        return None
-    return f"{home}/cli/warm-{installation(confined):08x}.sock"
+        if confined is None:
+            return None
+        return f"{home}/cli/warm-{installation(confined):08x}.sock"
+    except OSError:  # no /proc: no helper could tell how this process is confined; or a
+        return None  # relative import path where this directory is gone (it was removed)
 
 
 def idle_seconds(text: str) -> float | None:
@@ -339,7 +339,11 @@ def start(path: str) -> None:
         note(f"{ENV_IDLE}={given!r} is not a number of seconds; the warm helper exits after"
              f" {IDLE_SECONDS:g} idle seconds (0 switches it off)")
         idle = IDLE_SECONDS
-    spawn("waymarks.cli.warm_server", [path, repr(idle), *_paths()], cwd=home)
+    try:
+        paths = _paths()
+    except OSError:  # this directory is gone (removed while it ran): the command has
+        return       # answered, its status stands; no helper could take its import path
+    spawn("waymarks.cli.warm_server", [path, repr(idle), *paths], cwd=home)
 
 
 def _paths() -> list[str]:
