@@ -314,6 +314,31 @@ def test_an_export_never_writes_into_pis_session_folder(cli: Any, tmp_path: Path
     assert ledger.read_text() == '{"type":"session","version":3,"id":"s"}\n'
 
 
+def test_an_export_never_writes_over_a_session_ledger_opened_by_path(cli: Any,
+                                                                    tmp_path: Path) -> None:
+    """A session opened by path lies anywhere (``--session /tmp/shared.jsonl``): ``export
+    -o`` onto it replaced the active session's ledger with export lines, exit 0, and every
+    command failed on it since. Refused by its path (or another path to it: a link), with
+    the session named or not (the database indexed it), and nothing is written."""
+    made = Path(cli("session", "new")["session"]["path"])
+    shared = tmp_path / "shared.jsonl"
+    made.rename(shared)
+    cli("--session", str(shared), "memory", "add", "--", "The build uses make.")
+    before = shared.read_bytes()
+    (tmp_path / "linked").symlink_to(tmp_path)
+    for named in (["--session", str(shared)], []):
+        for target in (shared, tmp_path / "linked" / "shared.jsonl"):
+            refused = cli(*named, "export", "-o", str(target), expect=2)
+            assert refused["code"] == "invalid_argument", (named, target)
+            assert "session ledger" in refused["message"] and \
+                "nothing was written" in refused["message"]
+    assert shared.read_bytes() == before
+    texts = [i["text"] for i in cli("--session", str(shared), "memory")["items"]]
+    assert texts == ["The build uses make."]
+    assert cli("--session", str(shared), "export", "-o",
+               str(tmp_path / "out.jsonl"))["count"] == 1
+
+
 def test_an_export_never_writes_over_personal_memory_outside_the_home(
         cli: Any, home: Path, tmp_path: Path) -> None:
     """``[personal] directory = "~/.pi/memory"`` shares Pi's store, outside the home:

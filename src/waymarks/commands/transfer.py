@@ -26,6 +26,7 @@ What must stay true for import:
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -214,7 +215,7 @@ def _kept_by_waymarks(app: Waymarks, output: str) -> str | None:
     the project's settings or a person's own memory."""
     from waymarks.personal.setup import configured_store
     from waymarks.service.config import PROJECT_CONFIG
-    from waymarks.service.sources import pi_sessions_root
+    from waymarks.service.sources import pi_sessions_root, session_files
 
     target = Path(output).expanduser().resolve()
     personal = configured_store(app)
@@ -229,7 +230,20 @@ def _kept_by_waymarks(app: Waymarks, output: str) -> str | None:
     for file in (personal.legacy_path, personal.legacy_backup):
         if target == file.expanduser().resolve():
             return f"the personal memory file {target}"
+    # a session opened by path lies anywhere (`--session /tmp/shared.jsonl`): an export
+    # over it replaced the active session's ledger (exit 0; every command failed after)
+    for ledger in session_files(app):
+        if target == ledger.resolve() or _same_file(target, ledger):
+            return f"the session ledger {ledger}"
     return None
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    """Whether both paths name one existing file (a hard link, another mount of it)."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:  # (either is missing: an export there replaces nothing)
+        return False
 
 
 def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[str, Any]]:

@@ -343,6 +343,15 @@ def list_sources(app: Waymarks, limit: int = 1000) -> list[SourceView]:
     return views
 
 
+@recovering
+def session_files(app: Waymarks) -> list[Path]:
+    """The session ledgers this home reads: the active session's, wherever it was opened
+    (``--session /tmp/shared.jsonl``), and every file the database has indexed."""
+    active = app.current_session()
+    files = [Path(path) for path in app.projection.source_paths()]
+    return files if active is None else [Path(active.path), *files]
+
+
 def _exclusions_were_used(app: Waymarks) -> None:
     """Say in the home that a session was excluded here (:func:`exclusions_used`)."""
     if not exclusions_used(app.home):
