@@ -177,6 +177,20 @@ def test_context_inside_context_is_a_usage_error(home: Path, project: Path,
     assert run(home, project, "context", "pins")["items"] == []  # one level still runs
 
 
+@pytest.mark.parametrize("inner", ['memory add --key "" The cache TTL is 60 seconds.',
+                                   "memory add --key '' The cache TTL is 60 seconds."])
+def test_an_empty_quoted_value_in_context_is_a_value(home: Path, project: Path,
+                                                     inner: str) -> None:
+    """``--key ""`` is refused as the same words typed in a shell are: the empty quote was
+    dropped, so the next word became the key ('the') and the text lost it."""
+    typed = run(home, project, "memory", "add", "--key", "", "The", "cache", "TTL", "is",
+                "60", "seconds.", expect=2)
+    refused = run(home, project, "context", inner, expect=2)
+    assert refused["code"] == typed["code"] == "invalid_argument"
+    assert refused["message"] == typed["message"]
+    assert run(home, project, "memory")["items"] == []
+
+
 @pytest.mark.parametrize("args", [["pins", "--JSON", "--bogus"], ["--Json", "-h"],
                                   ["--JSON", "recall", "--bogus", "x"]], ids=repr)
 def test_json_in_any_case_makes_every_answer_json(home: Path, project: Path,

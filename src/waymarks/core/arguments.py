@@ -1,12 +1,15 @@
 """The ``/context`` argument language of seed 000, shared by the CLI and host slash commands.
 
-Tokenizing rules (kept identical to the reference implementation so a host can pass the
-user's text through unchanged):
+Tokenizing rules (the reference implementation's, but for the empty quote below; a host
+passes the user's text through unchanged):
 - a backslash makes the next character literal, inside quotes too; a trailing lone
   backslash is kept as ``\\``;
 - ``"`` or ``'`` opens a quote anywhere in a token and the same character closes it;
   whitespace inside quotes is part of the token; an unclosed quote is an error;
-- whitespace outside quotes ends a token; empty tokens are dropped.
+- whitespace outside quotes ends a token; a token is kept when it holds a character or
+  a quote (``""`` and ``''`` are the empty value, as in a shell: ``--key ""`` gives
+  ``--key`` an empty value, which the command then refuses, where dropping it made the
+  next word the value); whitespace alone makes none.
 
 Option rules: ``--`` makes every later token positional; ``--name=value`` or
 ``--name value``; a ``--name`` followed by nothing or by another ``--option`` is the flag
@@ -38,6 +41,7 @@ def tokenize(text: str) -> list[str]:
     """Split ``/context`` argument text into tokens."""
     tokens: list[str] = []
     current: list[str] = []
+    quoted = False  # a quote was opened in the current token: it is one, even if empty
     quote: str | None = None
     escaped = False
     for char in text.strip():
@@ -52,18 +56,18 @@ def tokenize(text: str) -> list[str]:
             else:
                 current.append(char)
         elif char in "\"'":
-            quote = char
+            quote, quoted = char, True
         elif char.isspace():
-            if current:
+            if current or quoted:
                 tokens.append("".join(current))
-            current = []
+            current, quoted = [], False
         else:
             current.append(char)
     if escaped:
         current.append("\\")
     if quote is not None:
         raise ArgumentError("Unterminated quote in /context arguments: close the " + quote)
-    if current:
+    if current or quoted:
         tokens.append("".join(current))
     return tokens
 
