@@ -100,6 +100,28 @@ def test_help_after_text_is_help_and_after_double_dash_is_content(
     assert "-h" in [item["text"] for item in json.loads(capsys.readouterr().out)["items"]]
 
 
+@pytest.mark.parametrize(("argv", "usage"), [
+    (["memory", "add", "--key", "-h", "--", "Some text is here."], "waymarks memory add"),
+    (["memory", "add", "--KEY", "--HELP", "--", "Some text is here."], "waymarks memory add"),
+    (["personal", "save", "--description", "--help", "--", "I like green tea."],
+     "waymarks personal save"),
+    (["pin", "--scope", "-h", "Run it."], "waymarks pin"),
+    (["--cwd", "-h", "pins"], "waymarks [OPTIONS]"),
+    (["context", "memory add --key -h -- Some text is here."], "waymarks memory add"),
+    (["context", "memory", "add", "--key", "-h", "--", "Some text."], "waymarks memory add"),
+], ids=repr)
+def test_help_as_an_options_value_is_help_and_writes_nothing(
+        populated: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
+        usage: str) -> None:
+    """``-h``/``--help`` where an option's value goes was stored as that value (``memory
+    add --key -h`` recorded the key 'h', ``personal save --description --help`` saved that
+    description): it is the help of the command it was given to, and nothing is written."""
+    before = fingerprint(populated)
+    assert main(argv) == 0
+    assert capsys.readouterr().out.startswith(f"Usage: {usage}"), argv
+    assert fingerprint(populated) == before, argv
+
+
 def test_text_starting_with_a_dash_says_how(populated: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     before = fingerprint(populated)

@@ -170,6 +170,24 @@ def test_context_runs_the_command_table_with_help_and_limits(tmp_path: Path) -> 
     assert [i["text"] for i in results[8]["data"]["items"]] == ["Port is 5433"]
 
 
+def test_context_takes_help_as_an_options_value_for_help(tmp_path: Path) -> None:
+    """Pi's ``/context memory add --key -h -- …`` recorded the key 'h' and an empty quote
+    made the next word the key: help, and the refusal the same words get in a shell;
+    nothing is appended either way."""
+    host = Host()
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "command", "params": {"text": "memory add --key -h -- Port 5433"}},
+        {"id": 3, "method": "command",
+         "params": {"text": "memory add --key '' The cache TTL is 60 seconds."}},
+        {"id": 4, "method": "shutdown"}], host)
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[2]["exitCode"] == 0
+    assert results[2]["text"].startswith("Usage: /context memory add")
+    assert results[3]["exitCode"] == 2 and "key" in results[3]["text"].lower()
+    assert host.entries == []
+
+
 def test_the_active_provider_of_each_request_decides_what_tools_and_commands_show(
         tmp_path: Path) -> None:
     """Issue 23 item 4: the provider Pi reports with a request (``sync.provider``) is the

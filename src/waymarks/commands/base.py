@@ -6,7 +6,9 @@ and hand the help text back as a result instead of printing it.
 What must stay true:
 
 - parsing a command never opens the service: ``-h``/``--help`` (and any usage error) is
-  answered before :meth:`Runtime.app` is called, so asking for help writes nothing;
+  answered before :meth:`Runtime.app` is called, so asking for help writes nothing; it
+  is help wherever it stands before ``--``, an option's value too (:meth:`_Helped.
+  asks_help`);
 - a command returns one :class:`Result`; its ``data`` is the whole ``--json`` document;
 - option names are case-insensitive and ``--`` ends options (the ``/context`` rules of
   :mod:`waymarks.core.arguments`).
@@ -47,7 +49,7 @@ def runtime() -> Runtime:
     return found
 
 
-def _show_help(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+def _show_help(ctx: click.Context, param: click.Parameter | None, value: bool) -> None:
     if value and not ctx.resilient_parsing:
         text = ctx.get_help()
         raise Shown(Result({"usage": text, "command": ctx.command_path}, text))
@@ -88,6 +90,36 @@ class _Helped(click.Command):
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         _examples(formatter, self.examples)
         super().format_epilog(ctx, formatter)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing and self.asks_help(ctx, args):
+            _show_help(ctx, self.get_help_option(ctx), True)  # (raises Shown)
+        return super().parse_args(ctx, args)
+
+    def asks_help(self, ctx: click.Context, args: Sequence[str]) -> bool:
+        """Whether ``args`` hold ``-h``/``--help`` before ``--``, where it is this
+        command's: an option's value too (click took ``--key -h`` as the key 'h' and
+        stored it). A group's, or ``context``'s, are its options before the command
+        they name; that command's own are asked by it."""
+        names = {name.lower() for name in self.get_help_option_names(ctx)}
+        if not names or not self.add_help_option:
+            return False
+        valued = {name.lower() for param in self.get_params(ctx)
+                  if isinstance(param, click.Option) and not param.is_flag
+                  and not param.count for name in param.opts}
+        tokens = iter(args)
+        for token in tokens:
+            if token == "--":
+                return False
+            if token.lower() in names:
+                return True
+            if token.lower() in valued:  # its value, whatever it is (`--key --` too)
+                value = next(tokens, "")
+                if value.lower() in names:
+                    return True
+            elif not ctx.allow_interspersed_args and not token.startswith("-"):
+                return False  # the command a group's (or `context`'s) options run
+        return False
 
 
 class Command(_Helped):
