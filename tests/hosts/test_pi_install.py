@@ -60,3 +60,26 @@ def test_a_linked_loader_is_refused_with_what_to_do(tmp_path: Path, home: Path) 
     assert done.returncode == 2
     assert json.loads(done.stdout)["message"].endswith("is a FIFO, not a loader Waymarks "
                                                        "wrote; move it away first")
+
+
+@pytest.mark.parametrize("blank", ["", " "])
+def test_a_blank_agent_dir_is_refused_not_taken_for_pis_own(tmp_path: Path, home: Path,
+                                                            blank: str) -> None:
+    """``--agent-dir ""`` (a script's unset variable) installed into, or uninstalled from,
+    the real ``~/.pi/agent``, as if none were given: refused, and nothing changed there."""
+    user = tmp_path / "user"
+    installed = user / ".pi" / "agent"
+    pi_install.install(installed)  # what `pi install` left in the default agent directory
+    before = pi_install.loader_path(installed).read_text()
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "HOME": str(user)}
+    env.pop("PI_CODING_AGENT_DIR", None)
+    for action in ("install", "uninstall"):
+        done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", "pi",
+                               action, "--agent-dir", blank], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done
+        refused = json.loads(done.stdout)
+        assert refused["code"] == "invalid_argument", refused
+        assert refused["message"].startswith("--agent-dir is empty"), refused
+    assert pi_install.loader_path(installed).read_text() == before
+    assert sorted(p.name for p in (installed / "extensions").iterdir()) == ["waymarks.ts"]

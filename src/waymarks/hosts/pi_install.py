@@ -28,7 +28,16 @@ EXTENSION = Path(__file__).resolve().parent / "pi_extension" / "index.ts"
 
 
 def agent_dir(explicit: str | None = None) -> Path:
-    if explicit:
+    """``--agent-dir`` when given (a blank one is refused: a script's unset variable
+    changed the real ``~/.pi/agent``), else ``PI_CODING_AGENT_DIR``, else ``~/.pi/agent``."""
+    if explicit is not None:
+        if not explicit.strip():
+            from waymarks.service.outcomes import ServiceError
+
+            raise ServiceError("invalid_argument", "--agent-dir is empty; give Pi's agent "
+                               "directory (e.g. --agent-dir ~/.pi/agent), or leave "
+                               "--agent-dir out for $PI_CODING_AGENT_DIR or ~/.pi/agent; "
+                               "nothing was changed")
         return Path(explicit).expanduser()
     env = os.environ.get("PI_CODING_AGENT_DIR")
     return Path(env).expanduser() if env else Path.home() / ".pi" / "agent"
