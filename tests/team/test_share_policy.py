@@ -292,3 +292,25 @@ def test_every_refusal_comes_before_the_question(cli) -> None:  # type: ignore[n
     newer = cli("memory", "list")["items"][-1]["id"]
     assert cli("team", "share", newer, expect=2)["code"] == "conflict"
     assert cli("team", "unshare", kept, expect=2)["code"] == "confirmation_required"
+
+
+def test_a_team_item_superseded_by_its_own_text_appends_nothing(cli, project: Path
+                                                                 ) -> None:  # type: ignore[no-untyped-def]
+    """``team supersede ID -- <its text>`` appended a replacement that changed nothing to
+    the shared ledger (and asked to confirm it, without ``--yes``), where ``memory
+    supersede`` says the memory exists; ``team share`` of an item shared already asked
+    too. Both answer the duplicate, ask nothing and append nothing."""
+    cli("trust", ".")
+    cli("team", "init")
+    local = cli("memory", "add", "--scope", "project", "--key", "db-port", "--",
+                "The database port is 5433")["id"]
+    shared = cli("team", "share", local, "--yes")["id"]
+    before = ledger_bytes(project)
+    for args in (["team", "supersede", shared[:12], "--", "The database port is 5433"],
+                 ["team", "supersede", shared, "--yes", "--", " The  database port is 5433 "],
+                 ["team", "share", local]):
+        answer = cli(*args)
+        assert (answer["outcome"], answer["id"]) == ("duplicate", shared), (args, answer)
+        assert ledger_bytes(project) == before, args
+    items = cli("team", "status")["items"]
+    assert [(i["id"], i["status"]) for i in items] == [(shared, "active")], items

@@ -42,16 +42,20 @@ def _confirmed(yes: bool, what: str) -> Result | None:
 
 def _asked(app: Waymarks, yes: bool, what: str, write: Callable[[], object]) -> Result | None:
     """:func:`_confirmed`, after ``write`` rehearsed (every check it makes, nothing
-    appended): its refusal (a :class:`TeamRefused`) comes before the question."""
+    appended): its refusal (a :class:`TeamRefused`) comes before the question, and so
+    does a write that has nothing to append (a duplicate: answered, nothing asked)."""
     from waymarks.service.outcomes import Rehearsed
+    from waymarks.service.team_write import TeamWrite
 
     app.rehearsing = True
     try:
-        write()
+        done = write()
     except Rehearsed:
-        pass
+        done = None
     finally:
         app.rehearsing = False
+    if isinstance(done, TeamWrite) and done.outcome == "duplicate":
+        return _written(app, done, "")
     return _confirmed(yes, what)
 
 

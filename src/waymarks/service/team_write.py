@@ -372,6 +372,9 @@ def supersede(app: Waymarks, ref: str, text: str) -> TeamWrite:
         _refuse(cleaned)
     text = cleaned
     _check(app, text, key, level)
+    if normalize(text) == target.norm:  # its own text (its key and level are kept): a
+        # replacement changes nothing, and was appended for everyone all the same
+        return TeamWrite("duplicate", target.id, target.kind, me)
     team_id = app.ids.uuid().replace("-", "")
     item: dict[str, str] = {"id": team_id, "text": text}
     if key:
