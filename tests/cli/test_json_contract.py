@@ -119,6 +119,24 @@ def test_an_unknown_option_is_a_usage_error(shared: Home, path: tuple[str, ...])
         document["message"].endswith("--help`"), document
 
 
+#: each command with an option that takes a value, and its first such option
+VALUED = [(info.path, info.options[0]) for info in COMMANDS if info.options]
+
+
+@pytest.mark.parametrize(("path", "option"), VALUED, ids=lambda x: " ".join(x)
+                         if isinstance(x, tuple) else x)
+def test_an_option_without_its_value_points_at_its_commands_help(
+        shared: Home, path: tuple[str, ...], option: str) -> None:
+    """``memory add --key`` said "see `waymarks --help`" (click names no command for a
+    missing value), where every other usage error names the command's own help."""
+    for argv in (["--json", *path, option], ["--json", "context", " ".join([*path, option])]):
+        ran = shared.run(*argv)
+        document = contract(ran)
+        assert ran.returncode == 2 and document["code"] == "usage", document
+        assert document["message"] == f"Option '{option}' requires an argument; see " \
+            f"`waymarks {' '.join(path)} --help`", document
+
+
 @pytest.mark.parametrize("path", REQUIRED, ids=" ".join)
 def test_a_missing_argument_is_a_usage_error(shared: Home, path: tuple[str, ...]) -> None:
     ran = shared.run("--json", *path)

@@ -94,7 +94,12 @@ class _Helped(click.Command):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not ctx.resilient_parsing and self.asks_help(ctx, args):
             _show_help(ctx, self.get_help_option(ctx), True)  # (raises Shown)
-        return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as problem:
+            if problem.ctx is None:  # click's parser names none for a missing value: the
+                problem.ctx = ctx    # error then pointed at `waymarks --help` (or at
+            raise                    # `context`'s), not at this command's
 
     def asks_help(self, ctx: click.Context, args: Sequence[str]) -> bool:
         """Whether ``args`` hold ``-h``/``--help`` before ``--``, where it is this
