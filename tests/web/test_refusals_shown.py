@@ -94,3 +94,20 @@ def test_an_id_that_would_be_read_as_an_option_is_refused_before_anything_runs(
     with Waymarks(tmp_path / "home", cwd=str(project)) as app:
         done = run(app, ["unpin", "--help"])  # a line made any other way: refused too
     assert done.refused and done.data["code"] == "invalid_argument"
+
+
+def test_a_key_field_that_looks_like_help_is_a_key(tmp_path: Path) -> None:
+    """An option's value of ``-h`` is help on the command line; the page's key field is a
+    key whatever it holds: the action records it, as the field says, and is not refused
+    as "not an action"."""
+    from waymarks.service.app import Waymarks
+    from waymarks.web.actions import command_line, run
+
+    project = tmp_path / "project"
+    project.mkdir()
+    _action, line = command_line("memory-add", {"text": "The port is 5433.", "key": "--help"})
+    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
+        done = run(app, line)
+        assert not done.refused, done
+        assert [(v.key, v.text) for v in app.items("memory")] == [
+            ("help", "The port is 5433.")]

@@ -55,7 +55,9 @@ ACTIONS: Final[dict[str, Action]] = {
                             lambda f: ["pin", "--supersedes", f["id"], "--", f["text"]]),
     "memory-add": Action("Record a memory claim", ("text",),
                          lambda f: ["memory", "add", "--scope", f.get("scope") or "session",
-                                    *(["--key", f["key"]] if f.get("key") else []),
+                                    # joined: a key field of '-h' is a key, not a request
+                                    # for help (an option's value of -h is help)
+                                    *([f"--key={f['key']}"] if f.get("key") else []),
                                     "--", f["text"]], ("scope", "key")),
     "supersede": Action("Supersede a memory claim", ("id", "text"),
                         lambda f: ["memory", "supersede", f["id"], "--", f["text"]]),
