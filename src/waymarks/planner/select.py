@@ -43,6 +43,7 @@ from waymarks.planner.render import (
     render_memory,
     render_pin,
     render_text,
+    shows_key,
     wrap_personal,
 )
 from waymarks.planner.team import TEAM_PRIORITY, TeamBlock, choose_team, order_team
@@ -319,8 +320,12 @@ def _choose_memories(
     for memory in memories:
         block = memory.block
         level = egress.level(block.claim, block.classification)
+        # the key as the model is shown it (seed 000: a manifest names each item's key;
+        # not one the rendering leaves out, derived from a credential or a marked span)
+        key = block.key if block.key and shows_key(egress, block.claim, block.given_key) \
+            else None
         entry = dict(id=block.id, kind="memory", scope=block.scope, classification=level,
-                     source_session=block.session_id, source_entry=block.entry_id,
+                     key=key, source_session=block.session_id, source_entry=block.entry_id,
                      score=block.score)
         if not egress.admits(level):  # never rendered at all
             manifest.append(ManifestEntry(decision="excluded", **entry,  # type: ignore[arg-type]

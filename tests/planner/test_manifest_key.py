@@ -1,0 +1,50 @@
+"""Seed 000: "Context Manifests contain IDs, scope, classification, key, …". A memory's
+key was never in its manifest entry (team entries had theirs); it is now, as the model
+was shown it: not a key the rendering leaves out (derived from a withheld span)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.inprocess import waymarks
+
+
+def _run(home: Path, project: Path, *args: str) -> str:
+    done = waymarks(*args, env={"WAYMARKS_HOME": str(home), "WAYMARKS_SEMANTIC": "off"},
+                    cwd=project)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    return done.stdout
+
+
+def _memory_keys(home: Path, project: Path) -> dict[str, str | None]:
+    manifest = json.loads(_run(home, project, "--json", "manifest"))
+    entries = manifest.get("manifest", manifest).get("entries", [])
+    return {e["id"]: e.get("key") for e in entries if e["kind"] == "memory"}
+
+
+def test_a_memorys_manifest_entry_names_the_key_the_model_was_shown(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (home / "config.toml").write_text(
+        '[privacy]\nlocalProviders = ["ollama"]\n'
+        '[privacy.remoteProviders]\npg = ["normal", "sensitive"]\n')
+    _run(home, project, "memory", "add", "--key", "deploy-target", "--",
+         "Deploys go to staging first.")
+    _run(home, project, "memory", "add", "--", "[ds4:internal]Falcon merger target"
+         "[/ds4:internal] warehouse is [ds4:sensitive]snowflake[/ds4:sensitive]")
+    listed = json.loads(_run(home, project, "--json", "memory", "list"))
+    ids = {item["key"]: item["id"] for item in listed["items"]}
+    plan = _run(home, project, "plan", "--provider", "ollama", "--prompt",
+                "where do deploys go, and which warehouse?")
+    assert 'Key: "deploy-target"' in plan
+    keys = _memory_keys(home, project)
+    assert keys[ids["deploy-target"]] == "deploy-target"
+    derived = next(k for k in ids if k != "deploy-target")
+    assert keys[ids[derived]] == derived  # shown to a local model: named
+    _run(home, project, "plan", "--provider", "pg", "--prompt",
+         "where do deploys go, and which warehouse?")
+    keys = _memory_keys(home, project)
+    assert keys[ids["deploy-target"]] == "deploy-target"
+    assert keys[ids[derived]] is None  # its words would spell the withheld span
