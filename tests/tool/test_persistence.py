@@ -765,3 +765,27 @@ def test_a_session_changed_while_the_person_decides_voids_the_yes(
                                            "content": "Builds use make all"}, person)
     assert result.details["errorCode"] == "changed-since-confirmation", result.details
     assert app.current_session() is not first and app.items("memory") == []
+
+
+def test_text_over_its_limit_is_too_long_for_every_action(app: Waymarks) -> None:
+    """A pin one character over its limit was ``invalid-parameters`` (the transport's own
+    bound stopped it: the larger of the two limits) while a claim over its limit was
+    ``too-long``; a reason over 500 characters the same. The service's exact limits say
+    it now; only text past the transport's far bound is malformed input."""
+    from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS, MAX_REASON_CHARS
+
+    app.pin("Deploys need a green CI run")
+    person = Person()
+    tool = ContextPersistence(app)
+    [pin] = listed(tool, "pins_list")
+    calls = [
+        {"action": "pin_add", "content": "p" * (MAX_PIN_CHARS + 1)},
+        {"action": "memory_add", "content": "m" * (MAX_CLAIM_CHARS + 1)},
+        {"action": "pin_unpin", "id": pin["id"], "targetRevision": pin["revision"],
+         "reason": "r" * (MAX_REASON_CHARS + 1)},
+    ]
+    codes = [tool.call(arguments, person).details["errorCode"] for arguments in calls]
+    assert codes == ["too-long", "too-long", "too-long"]
+    huge = tool.call({"action": "pin_add", "content": "p" * 100_000}, person)
+    assert huge.details["errorCode"] == "invalid-parameters"
+    assert person.asked == [] and len(app.items("pin")) == 1

@@ -23,7 +23,6 @@ from typing import Any, Final, Literal
 import msgspec
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS, MAX_REASON_CHARS
 from waymarks.core.privacy import OMITTED as OMITTED  # re-exported
 from waymarks.core.text import is_unicode
 
@@ -82,8 +81,13 @@ DEFAULT_RESULTS: Final = 20
 MAX_RESULTS: Final = 50
 MAX_QUERY_CHARS: Final = 512
 MAX_KEY_CHARS: Final = 200
+#: the transport's bound on a stored text (content, reason): far past the service's
+#: exact limits, which refuse as ``too-long`` and say which. At the pin's own limit, a
+#: pin one character over it was ``invalid-parameters`` while a claim over its limit was
+#: ``too-long``; a reason over 500 characters the same
+MAX_TRANSPORT_TEXT: Final = 64 * 1024
 #: generous transport bounds; the service applies the exact limits and says which
-_TEXT_LIMITS: Final = {"content": max(MAX_PIN_CHARS, MAX_CLAIM_CHARS), "reason": MAX_REASON_CHARS,
+_TEXT_LIMITS: Final = {"content": MAX_TRANSPORT_TEXT, "reason": MAX_TRANSPORT_TEXT,
                        "query": MAX_QUERY_CHARS, "key": MAX_KEY_CHARS}
 _SCOPES: Final = {"pin": ("session", "branch", "project"), "memory": ("session", "project")}
 CLASSIFICATIONS: Final = ("normal", "internal", "sensitive", "local-only")
