@@ -144,12 +144,31 @@ def test_legacy_memory_md_is_migrated_once(tmp_path: Path) -> None:
     store.directory.mkdir()  # an existing directory does not skip the migration
     legacy = tmp_path / "memory.md"
     legacy.write_text("# Personal memory\n\n- 2026-06-01 — Prefers small commits\n"
-                      "- 2026-06-02 — Uses fish as the shell\nnot a fact line\n")
+                      "- 2026-06-02 — Uses fish as the shell\n\n---\n")
     assert store.migrate_legacy() == 2
     assert {e.slug for e in store.entries()} == {"prefers-small-commits", "uses-fish-as-the-shell"}
     assert not legacy.exists() and (tmp_path / "memory.md.bak").exists()
     legacy.write_text("- 2026-06-03 — A later legacy file is not migrated again\n")
     assert store.migrate_legacy() is None and len(store.entries()) == 2
+
+
+def test_every_fact_of_a_hand_written_legacy_file_is_migrated(tmp_path: Path) -> None:
+    """Only ``- `` items were facts: ``*`` and numbered items, a tab after the dash and
+    plain paragraphs were dropped in silence, and the file retired (the backup alone
+    kept them)."""
+    store = PersonalStore(tmp_path / "memory")
+    (tmp_path / "memory.md").write_text(
+        "# Memory\n\n- 2026-01-02 — I prefer tabs over spaces.\n"
+        "* 2026-01-03 — Always use pytest, never unittest.\n1. Deploys happen on Fridays.\n"
+        "Plain paragraph fact: I use vim\nand tmux.\n\n-\t2026-01-04 — Tab bullet fact,\n"
+        "  continued on an indented line.\n\n```\n")
+    assert store.migrate_legacy() == 5
+    bodies = sorted(e.body.strip() for e in store.entries())
+    assert bodies == sorted([
+        "2026-01-02 — I prefer tabs over spaces.",
+        "2026-01-03 — Always use pytest, never unittest.", "Deploys happen on Fridays.",
+        "Plain paragraph fact: I use vim and tmux.",
+        "2026-01-04 — Tab bullet fact, continued on an indented line."])
 
 
 def test_oversized_and_empty_text_is_refused_and_writes_nothing(store: PersonalStore) -> None:

@@ -17,6 +17,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -315,7 +316,7 @@ class PersonalStore:
                     f"{self.legacy_path} cannot be read as UTF-8 text ({exc}); fix or move "
                     "it, and personal memory will migrate it then") from exc
             self._check_index()
-            facts = [ln.strip()[2:].strip() for ln in lines if ln.strip().startswith("- ")]
+            facts = legacy_facts(lines)
             present = {one_line(entry.body) for entry in self.entries()}
             written = 0
             for fact in filter(None, facts):
@@ -411,3 +412,32 @@ def personal_directory(home: Path, raw_config: dict[str, object]) -> Path:
         return home / "memory"
     chosen = Path(configured).expanduser()
     return chosen if chosen.is_absolute() else home / chosen
+
+
+#: a list item's marker: ``-``, ``*``, ``+`` or a number (``1.``, ``2)``), then space
+_ITEM = re.compile(r"(?:[-*+]|\d{1,4}[.)])\s+(\S.*)")
+
+
+def legacy_facts(lines: list[str]) -> list[str]:
+    """The facts of a legacy ``memory.md``: each list item (any marker; its indented lines
+    after it continue it) and each paragraph of other text (its lines joined). Headings,
+    blank lines and lines with no letter or digit (rules, fences) end a fact and are none.
+    Before, only ``- `` items were facts: ``* …``, numbered items and paragraphs were
+    dropped in silence (kept only in the backup)."""
+    facts: list[str] = []
+    going: str | None = None  # what the last fact is while it may go on: item, paragraph
+    for raw in lines:
+        line = raw.strip()
+        if not line or line.startswith("#") or not any(c.isalnum() for c in line):
+            going = None
+            continue
+        item = _ITEM.fullmatch(line)
+        if item is not None:
+            facts.append(item.group(1).strip())
+            going = "item"
+        elif going == "paragraph" or (going == "item" and raw[:1].isspace()):
+            facts[-1] = f"{facts[-1]} {line}"
+        else:
+            facts.append(line)
+            going = "paragraph"
+    return facts
