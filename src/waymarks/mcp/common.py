@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, WithJsonSchema
 from waymarks.core.egress import escaped, json_document
 from waymarks.tool.persistence import Answer
 from waymarks.tool.results import FAILED, ToolResult
+from waymarks.tool.unavailable import ENVIRONMENT_ERRORS
 
 _BOOLEAN = {"type": "boolean", "title": "Confirm", "description": "Write this change"}
 #: what a resolver returns when it asks nobody (the tool body answers)
@@ -45,9 +46,17 @@ class Confirm(BaseModel):
     confirm: Annotated[Any, WithJsonSchema(_BOOLEAN)] = None
 
 
+class NotFollowed(Exception):
+    """``follow`` failed on the environment (a session or a database the home holds that
+    cannot be read): the call did nothing. Its ``__cause__`` is the error; the server
+    answers the tool's ``unavailable`` result (``server._Server.call_tool``)."""
+
+
 class Serial:
     """One tool call at a time on the service (calls may arrive on worker threads), each
-    after ``follow`` (a host that moves between sessions) has run."""
+    after ``follow`` (a host that moves between sessions) has run. An environment's error
+    there is :class:`NotFollowed`: before, it went out of every tool's error handling, and
+    the call answered "Error executing tool" with a traceback."""
 
     def __init__(self, follow: Callable[[], None] | None = None) -> None:
         self.lock = threading.Lock()
@@ -57,8 +66,22 @@ class Serial:
     def turn(self) -> Iterator[None]:
         with self.lock:
             if self.follow is not None:
-                self.follow()
+                try:
+                    self.follow()
+                except ENVIRONMENT_ERRORS as exc:
+                    raise NotFollowed from exc
             yield
+
+
+def not_followed(exc: BaseException) -> NotFollowed | None:
+    """The :class:`NotFollowed` that ``exc`` was raised from (the SDK wraps what a tool
+    or its resolver raised), else ``None``."""
+    seen: BaseException | None = exc
+    for _ in range(16):  # (a chain is short; never a loop)
+        if seen is None or isinstance(seen, NotFollowed):
+            return seen
+        seen = seen.__cause__
+    return None
 
 
 def raw_arguments(ctx: Context) -> object:

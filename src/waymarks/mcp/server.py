@@ -44,7 +44,7 @@ from mcp.types import (
 
 from waymarks.mcp import prompts
 from waymarks.mcp.common import Confirm as Confirm  # re-exported: the confirmation schema
-from waymarks.mcp.common import Serial, json_result, tool_result
+from waymarks.mcp.common import Serial, json_result, not_followed, tool_result
 from waymarks.mcp.tools import (
     capture_note,
     learned_memory,
@@ -57,7 +57,7 @@ from waymarks.mcp.tools import (
 from waymarks.service.app import Waymarks
 from waymarks.tool.persistence import ContextPersistence, action_name
 from waymarks.tool.results import result
-from waymarks.tool.unavailable import environment_code
+from waymarks.tool.unavailable import environment_code, unavailable_for
 
 INSTRUCTIONS = (
     "Waymarks keeps this project's pins and durable memory, and the person's personal "
@@ -87,11 +87,24 @@ def _not_confirmed(name: str, arguments: dict[str, Any]) -> CallToolResult:
     return json_result({"outcome": "cancelled", "category": "confirmation-invalid"})
 
 
+def _unavailable(name: str, arguments: dict[str, Any], exc: BaseException
+                 ) -> CallToolResult:
+    """A call the home could not serve before it began, in the tool's own shape:
+    ``unavailable``/``runtime-unavailable`` (naming the error's code, but for
+    ``context_persistence``, whose results are its contract's metadata)."""
+    if name == persistence.NAME:
+        return tool_result(result(action_name(arguments), "unavailable",
+                                  error="runtime-unavailable"))
+    return json_result(unavailable_for(exc))
+
+
 class _Server(MCPServer):
     """The SDK's server, except that a confirmed tool whose elicitation answer the SDK
     itself refuses (accepted with no content, or not an elicitation result at all) ends
     as the documented ``cancelled``/``confirmation-invalid``: the body never ran, so
-    nothing was written."""
+    nothing was written. A call whose session could not be followed first (the home
+    cannot be read: :class:`~waymarks.mcp.common.NotFollowed`) did nothing either: it is
+    the tool's ``unavailable`` result."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context | None = None
@@ -101,12 +114,13 @@ class _Server(MCPServer):
             raise MCPError(INVALID_PARAMS, "unknown tool (see tools/list)")
         try:
             return await super().call_tool(name, arguments, context)
-        except UnexpectedToolError:
-            raise  # a crash, perhaps mid-write: never reported as "nothing was written"
-        except ToolError:
-            if name in _CONFIRMED:
-                return _not_confirmed(name, arguments)
-            raise
+        except ToolError as exc:
+            failed = not_followed(exc)
+            if failed is not None:  # before the call began: nothing was done
+                return _unavailable(name, arguments, failed)
+            if isinstance(exc, UnexpectedToolError) or name not in _CONFIRMED:
+                raise  # a crash, perhaps mid-write: never reported as "nothing was written"
+            return _not_confirmed(name, arguments)
         except MCPError:
             if name not in _CONFIRMED:
                 raise

@@ -12,11 +12,14 @@ from typing import Any, Final, TypeVar
 
 from waymarks.core.privacy import PrivacyConfigError
 from waymarks.service.outcomes import ServiceError
+from waymarks.service.ports import SessionFileError
 
 T = TypeVar("T")
 
-#: what the environment raises under a tool call (the request is not in question)
-ENVIRONMENT_ERRORS: Final = (ServiceError, PrivacyConfigError, OSError, sqlite3.Error)
+#: what the environment raises under a tool call (the request is not in question): a
+#: session file or folder that cannot be read is one (``bad_session``)
+ENVIRONMENT_ERRORS: Final = (ServiceError, PrivacyConfigError, SessionFileError, OSError,
+                             sqlite3.Error)
 
 
 def environment_code(exc: BaseException) -> str | None:
@@ -30,6 +33,8 @@ def environment_code(exc: BaseException) -> str | None:
             return seen.code
         if isinstance(seen, PrivacyConfigError):
             return "bad_config"
+        if isinstance(seen, SessionFileError):
+            return "bad_session"
         if isinstance(seen, OSError | sqlite3.Error):
             return "io_error"
         seen = seen.__cause__
