@@ -178,9 +178,10 @@ def test_concurrent_first_shares_make_one_contributor_id(
     assert team_write.contributor(app, create=True) == theirs
     assert json.loads((home / "team" / "contributor.json").read_text()) == {"id": theirs}
     monkeypatch.setattr(team_git, "user_name", real)
-    (home / "team" / "contributor.json").write_text("{damaged")  # replaced, as before
-    made = team_write.contributor(app, create=True)
-    assert made and made != theirs and team_write.contributor(app) == made
+    (home / "team" / "contributor.json").write_text("{damaged")  # refused, never replaced
+    with pytest.raises(team_write.TeamRefused, match="no valid contributor ID"):
+        team_write.contributor(app, create=True)
+    assert (home / "team" / "contributor.json").read_text() == "{damaged"
 
 
 def test_concurrent_exclusions_are_both_kept(make_app, repo: Path,

@@ -20,6 +20,7 @@ from waymarks.service.recovery import (
 )
 from waymarks.service.semantic_recall import other_model_vectors, vector_status
 from waymarks.service.session_checks import replaced_problem, rewritten_problem
+from waymarks.service.team_identity import damaged_contributor
 from waymarks.store.projection import ProjectionDamaged
 
 if TYPE_CHECKING:
@@ -103,6 +104,9 @@ def health(app: Waymarks) -> dict[str, Any]:
         app.settings()
     except ServiceError as exc:
         report["problems"].append(f"configuration: {exc}")
+    contributor = damaged_contributor(app)  # every team share would be refused
+    if contributor is not None:
+        report["problems"].append(f"team: {contributor}")
     # not a problem (they are embedded again), but said: "OK" with no vector in use misled
     report["otherModelVectors"] = other_model_vectors(app)
     report["problems"] += learned_problems(app, report) + queue_problems(app, report) + \

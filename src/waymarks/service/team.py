@@ -46,7 +46,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.core.bulk import gc_paused
 from waymarks.core.team import (
-    CONTRIBUTOR_RE,
     TeamEntry,
     TeamFold,
     removal_from_row,
@@ -64,6 +63,7 @@ from waymarks.ledger.team import (
     read_chain,
 )
 from waymarks.service.outcomes import ServiceError
+from waymarks.service.team_identity import contributor_path, stored_id
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -159,19 +159,6 @@ def _load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
             if isinstance(retracts, list):  # journalled a few at a time: accumulated
                 anchor.setdefault("retracts", []).extend(retracts)
     return anchors, len(lines)
-
-
-def contributor_path(app: Waymarks) -> Path:
-    return app.home / "team" / "contributor.json"
-
-
-def stored_id(path: Path) -> str | None:
-    """The contributor ID kept in ``path``, or ``None`` (absent or damaged)."""
-    try:
-        found = json.loads(path.read_bytes()).get("id")
-    except (OSError, ValueError, AttributeError, RecursionError):
-        return None
-    return found if isinstance(found, str) and CONTRIBUTOR_RE.fullmatch(found) else None
 
 
 def note_own(app: Waymarks, me: str, entry: TeamEntry) -> None:

@@ -60,12 +60,11 @@ from waymarks.service.ports import epoch_ms
 from waymarks.service.team import (
     FOREIGN,
     TeamState,
-    contributor_path,
     note_own,
     refresh,
-    stored_id,
     team_dir,
 )
+from waymarks.service.team_identity import contributor_path, damaged_contributor, stored_id
 from waymarks.service.views import ItemView
 
 if TYPE_CHECKING:
@@ -121,21 +120,32 @@ def _slug(name: str) -> str:
 
 
 def contributor(app: Waymarks, *, create: bool = False) -> str | None:
-    """This home's stable contributor ID (made on first use when ``create``)."""
+    """This home's stable contributor ID (made on first use when ``create``, only while
+    its file is absent: a damaged one is refused, ``contributor_damaged``, never replaced;
+    see :mod:`waymarks.service.team_identity`)."""
     path = contributor_path(app)
     found = stored_id(path)
     if found is not None or not create:
         return found
+    _refuse_damaged_contributor(app)
     made = f"{_slug(team_git.user_name(Path(app.cwd)) or '')}-{app.ids.uuid().replace('-', '')[:8]}"
-    data = json.dumps({"id": made}) + "\n"
     try:  # created only if absent: two first shares at once must agree on one ID
-        create_atomically(path, data.encode())
+        create_atomically(path, (json.dumps({"id": made}) + "\n").encode())
     except FileExistsError:
         found = stored_id(path)  # the concurrent creator's
-        if found is not None:
-            return found
-        write_atomic(path, data, mode=0o600)  # a damaged file is replaced
+        if found is None:
+            _refuse_damaged_contributor(app)
+            raise TeamRefused("contributor_damaged", f"{path} appeared while this home's "
+                              "contributor ID was being made; retry") from None
+        return found
     return made
+
+
+def _refuse_damaged_contributor(app: Waymarks) -> None:
+    problem = damaged_contributor(app)
+    if problem is not None:
+        raise TeamRefused("contributor_damaged", f"{problem}, then retry. Nothing was "
+                          "written")
 
 
 def init(app: Waymarks) -> dict[str, Any]:
@@ -158,6 +168,7 @@ def init(app: Waymarks) -> dict[str, Any]:
             raise TeamRefused("not_a_directory", f"{each.relative_to(app.cwd)} exists and "
                               "is not a directory; the team ledger needs it to be one: move "
                               "it away, then run `waymarks team init` again")
+    me = contributor(app, create=True)  # (a damaged ID file: refused, nothing written)
     directory.mkdir(parents=True, exist_ok=True)
     created = []
     for name, text in (("README.md", README), (".gitattributes", GITATTRIBUTES)):
@@ -165,7 +176,6 @@ def init(app: Waymarks) -> dict[str, Any]:
         if not path.exists():
             write_atomic(path, text)
             created.append(name)
-    me = contributor(app, create=True)
     return {"directory": str(directory.relative_to(app.cwd)), "created": created,
             "contributor": me, "trusted": app.project_trusted}
 
