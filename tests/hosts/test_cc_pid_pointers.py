@@ -66,3 +66,55 @@ def test_a_pointer_that_cannot_be_written_does_not_cost_the_prompt(tmp_path: Pat
     logged = (home / "logs" / "waymarks.jsonl").read_text() \
         if (home / "logs" / "waymarks.jsonl").exists() else ""
     assert "claude_code_hook_skipped" not in logged, logged[-500:]
+
+
+def test_a_project_pointer_that_cannot_be_written_costs_neither_context_nor_record(
+        tmp_path: Path) -> None:
+    """The project's pointer a directory: every prompt lost its context and its record
+    (the hook logged ``claude_code_hook_skipped`` NotARegularFile) and health said OK. As
+    for a process's pointer, the hook goes on without it, logs it, and health names it."""
+    from waymarks.hosts.claude_code import pointer_path
+    from waymarks.service.app import Waymarks
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    session = str(uuid.uuid4())
+    with Waymarks(home, cwd=str(project)) as app:  # (the project's path as the hook's)
+        pointer = pointer_path(app.home, app.cwd)
+    pointer.mkdir(parents=True)
+    payload = {"session_id": session, "transcript_path": str(project / "t.jsonl"),
+               "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}
+    waymarks = Path(sys.executable).parent / "waymarks"
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "off", "CLAUDE_PROJECT_DIR": str(project)}
+
+    def hook(event: str, **extra: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([str(waymarks), "--home", str(home), "hook", "claude-code",
+                               event], input=json.dumps({**payload, "hook_event_name": event,
+                                                         **extra}).encode(),
+                              env=env, cwd=project, capture_output=True, timeout=60,
+                              check=False)
+
+    assert hook("SessionStart").returncode == 0
+    with Waymarks(home, cwd=str(project), session=session) as app:
+        app.pin("Always run the linters first")
+    done = hook("UserPromptSubmit", prompt="lint my change")
+    assert done.returncode == 0, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Always run the linters first" in context
+    [ledger] = (home / "sessions").rglob(f"*_{session}.jsonl")
+    said = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert [e["message"]["content"][0]["text"] for e in said if e["type"] == "message"
+            and e["message"]["role"] == "user"] == ["lint my change"]  # recorded
+    logged = [json.loads(line) for line in
+              (home / "logs" / "waymarks.jsonl").read_text().splitlines()]
+    assert not [r for r in logged if r["event"] == "claude_code_hook_skipped"], logged
+    assert {"event": "claude_code_pointer_skipped", "kind": "project",
+            "code": "NotARegularFile"} in [{k: v for k, v in r.items() if k != "ts"}
+                                           for r in logged]
+    assert pointer.is_dir()  # left as it was
+    health = subprocess.run([str(waymarks), "--home", str(home), "--json", "health"],
+                            env=env, cwd=project, capture_output=True, timeout=60,
+                            check=False)
+    assert health.returncode == 1, health.stdout
+    problems = json.loads(health.stdout)["problems"]
+    assert [p for p in problems if p.startswith(f"{pointer}: a directory")], problems

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.ledger.discovery import POINTER_DIR, pointer_path
 
 #: bounds of the conversation read for recall (EVOLUTION.md item 15): trailing entries
 #: and bytes of the ledger examined, and user prompts passed on (the planner keeps 6
@@ -63,7 +64,6 @@ CONTEXT_CHARS: Final = 10_000
 CONTEXT_TOKENS: Final = 2_300
 _SESSION_ID: Final = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
                                 r"-[0-9a-fA-F]{12}")
-POINTER_DIR: Final = "claude-code"
 
 
 class HookInputError(ValueError):
@@ -102,12 +102,6 @@ def parse_input(event: str, raw: bytes) -> dict[str, Any]:
         # encode when recorded, the prompt lost its context (and the helper its warm apps)
         payload["prompt"] = well_formed(payload["prompt"])
     return payload
-
-
-def pointer_path(home: Path, project: str) -> Path:
-    from waymarks.ledger.discovery import session_dir
-
-    return home / POINTER_DIR / f"{session_dir(home, project).name}.session"
 
 
 def current_session_id(home: Path, project: str) -> str | None:
@@ -254,19 +248,25 @@ def _bind(app: Any, session_id: str, pid: int | None = None) -> None:
     from waymarks.files.atomic import write_atomic
     from waymarks.files.dirs import make_private_dirs
 
-    pointers = [pointer_path(app.home, app.cwd)] + \
-        ([pid_pointer(app.home, pid)] if pid is not None else [])
-    for n, pointer in enumerate(pointers):
+    pointers = [("project", pointer_path(app.home, app.cwd))] + \
+        ([("process", pid_pointer(app.home, pid))] if pid is not None else [])
+    for kind, pointer in pointers:
         if _pointed(pointer) == session_id:
             continue  # every prompt binds: a pointer already right costs no write
-        make_private_dirs(pointer.parent)  # under the home, which may be made here
         try:
+            make_private_dirs(pointer.parent)  # under the home, which may be made here
             write_atomic(pointer, session_id)
-        except OSError:
-            if not n:
-                raise
-            # a process's pointer that cannot be written (a directory put there): its
-            # MCP server falls back to the project's; the prompt is not held up for it
+        except OSError as exc:
+            # a pointer that cannot be written (a directory put there): the MCP server
+            # follows the other notes it has; the prompt is not held up for it (it lost
+            # its context and its record for a project's). Logged; `health` names one
+            # that is not a regular file
+            from datetime import UTC, datetime
+
+            from waymarks.service.logs import log_event
+
+            log_event(app.home, datetime.now(UTC), "claude_code_pointer_skipped",
+                      kind=kind, code=type(exc).__name__)
 
 
 def _feedback(app: Any, home: Path, prompt: str) -> str | None:

@@ -26,9 +26,15 @@ from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log import SessionHeader, parse_header
 from waymarks.ledger.session_file import SessionFile, SessionFileError, not_a_file
 
-__all__ = ["canonical_project_path", "files_without_header", "in_project_dirs",
-           "is_project_session", "list_sessions", "newest_session", "project_session_dirs",
-           "read_header", "resolve_session", "session_dir", "session_file_name"]
+__all__ = ["POINTER_DIR", "canonical_project_path", "files_without_header",
+           "in_project_dirs", "is_project_session", "list_sessions", "newest_session",
+           "pointer_path", "project_session_dirs", "read_header", "resolve_session",
+           "session_dir", "session_file_name"]
+
+#: where the Claude Code hooks note the session they last saw, under the home: one
+#: ``<session directory>.session`` per project (:func:`pointer_path`), one
+#: ``pid-<pid>.session`` per Claude Code process; its MCP server follows them
+POINTER_DIR = "claude-code"
 
 _SEPARATORS = lazy(r"[/\\:]")
 
@@ -36,6 +42,11 @@ _SEPARATORS = lazy(r"[/\\:]")
 def session_dir(home: Path, cwd: str) -> Path:
     encoded = _SEPARATORS.sub("-", re.sub(r"^[/\\]", "", cwd))  # Pi drops one leading separator
     return home / "sessions" / f"--{encoded}--"
+
+
+def pointer_path(home: Path, project: str) -> Path:
+    """The project's Claude Code session pointer."""
+    return home / POINTER_DIR / f"{session_dir(home, project).name}.session"
 
 
 def ledger_of(home: Path, session_id: str, cwd: str | None = None) -> Path | None:

@@ -19,7 +19,11 @@ from waymarks.service.recovery import (
     refuse_irregular_files,
 )
 from waymarks.service.semantic_recall import other_model_vectors, vector_status
-from waymarks.service.session_checks import replaced_problem, rewritten_problem
+from waymarks.service.session_checks import (
+    pointer_problems,
+    replaced_problem,
+    rewritten_problem,
+)
 from waymarks.service.team_identity import damaged_contributor
 from waymarks.store.projection import ProjectionDamaged
 
@@ -94,6 +98,7 @@ def health(app: Waymarks) -> dict[str, Any]:
     report["problems"] += [f"{path}: not a session file (its first line is not a session "
                            "header), so nothing in it is read" for path, complete
                            in headerless if complete]
+    report["problems"] += pointer_problems(app.home)
     if session is not None:
         # a half-written last line (a writer died mid-line) is reported, never read
         report["session"] = {"id": session.session_id, "partialTailBytes": session.partial_tail}

@@ -15,6 +15,7 @@ Two promises rest on these checks:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from waymarks.core.model import Mutation, status_target
@@ -166,3 +167,25 @@ def not_applied(projection: Store, session: SessionLog, entry_id: str,
     return Rejected("not_applied", (
         f"Entry {entry_id} was appended to {session.path}, but {why}. Nothing of it applies "
         "(the line stays in the append-only file; `waymarks health` lists it)"))
+
+
+def pointer_problems(home: Path) -> list[str]:
+    """The Claude Code session pointers (:data:`~waymarks.ledger.discovery.POINTER_DIR`)
+    that are not regular files: the hooks cannot note a session there and go on without
+    it, so ``waymarks mcp --claude-code`` may act on another session. Only here would
+    anyone hear of it (the hook only logs it)."""
+    from waymarks.ledger.discovery import POINTER_DIR
+    from waymarks.ledger.session_file import not_a_file
+
+    directory = home / POINTER_DIR
+    if not directory.is_dir():
+        return []
+    problems = []
+    for path in sorted(directory.glob("*.session")):
+        what = not_a_file(path)
+        if what is not None:
+            problems.append(f"{path}: {what}, not a Claude Code session pointer: the hooks "
+                            "cannot note the session there, so `waymarks mcp --claude-code` "
+                            "may act on another session; move it aside (the next prompt "
+                            "writes the pointer again)")
+    return problems
