@@ -666,6 +666,36 @@ def test_a_session_open_in_another_pi_process_is_not_served_twice(tmp_path: Path
         third.close()
 
 
+def test_a_session_lock_that_cannot_be_opened_holds_the_session_back(tmp_path: Path
+                                                                      ) -> None:
+    """A directory where ``bridges/<session id>.lock`` goes (as a lock file of another
+    user, or of mode 000): the bridge took that as "the session is yours", so two
+    ``waymarks bridge`` processes both served one session as the person's and one's
+    writes were lost to the other. Each is served as --no-session now, and says which
+    file to fix."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    lock = home / "bridges" / f"{HEADER['id']}.lock"
+    lock.mkdir(parents=True)
+    opened = {"cwd": str(project), "sessionFile": str(tmp_path / "s.jsonl"),
+              "header": {**HEADER, "cwd": str(project)},
+              "entries": [user("a1", None, "hi")], "leafId": "a1", "hasUI": False}
+    (tmp_path / "s.jsonl").touch()
+    first, second = BridgeProcess(home, project), BridgeProcess(home, project)
+    try:
+        for bridge in (first, second):
+            answer = bridge.call("initialize", **opened)["result"]
+            assert answer["persistent"] is False, answer
+            assert str(lock) in answer["heldBack"] and "Move that file aside" in \
+                answer["heldBack"], answer
+            refused = bridge.call("command", text="pin -- mine")["result"]
+            assert refused["exitCode"] != 0  # nothing recorded, no host append asked for
+    finally:
+        first.close()
+        second.close()
+    assert lock.is_dir() and not any(lock.iterdir())  # left as it was
+
+
 def test_pi_run_in_the_home_folder_serves_its_own_session(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Pi run in ``~``: its own session folder (``~/.pi/agent/sessions``) lies inside that

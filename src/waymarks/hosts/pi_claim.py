@@ -12,7 +12,9 @@ of it planned, nothing recorded in it) and Pi says why, once:
   vanished, a claim reported committed became invalid (two ``pi -c`` in one project, in a
   review). The first bridge holds an exclusive lock on ``<home>/bridges/<session id>.lock``
   for as long as it serves the session (the kernel lets go when its process ends); a
-  later one finds it held.
+  later one finds it held. A lock that cannot be opened (a directory at its name, a file
+  of another user) is held back too: served as the person's, no bridge would see another
+  (two served one session before, writes lost).
 """
 
 from __future__ import annotations
@@ -61,10 +63,15 @@ def claim(home: Path, session_file: object, session_id: object, cwd: str,
         return Claim()  # the header is checked where the ledger is made
     from waymarks.files.locks import open_lock
 
+    lock = home / "bridges" / f"{session_id}.lock"
     try:
-        fd = open_lock(home / "bridges" / f"{session_id}.lock")
-    except OSError:
-        return Claim()  # the home cannot hold it: writes say why in their own words
+        fd = open_lock(lock)
+    except OSError as exc:  # served as the person's, a second Pi would be too (unseen)
+        return Claim(f"the lock that keeps this session to one Pi process cannot be opened "
+                     f"({lock}: {exc.strerror or exc}), so another Pi could have it open "
+                     "unseen: here its pins and memory are not used and nothing is "
+                     "recorded in it. Move that file aside, or make it and its folder "
+                     "this user's (`chown`, `chmod u+rw`), then start Pi again")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
