@@ -128,7 +128,7 @@ def test_a_read_only_database_is_explained_and_works_again_after_chmod(ro_home: 
         error = ro_home.json(*command, expect=1)
         assert error["code"] == "database_error"
         message = error["message"]
-        assert f"{ro_home.db} is read-only" in message and f"chmod u+w {ro_home.db}" in message
+        assert f"{ro_home.db} is read-only" in message and f"chmod u+rw {ro_home.db}" in message
         assert LEDGER_LINE in message and "disk space" not in message
     assert session.read_bytes() == ledger  # nothing was appended for the refused write
     # SQLite never got to create its companions read-only
@@ -136,6 +136,25 @@ def test_a_read_only_database_is_explained_and_works_again_after_chmod(ro_home: 
     ro_home.db.chmod(0o644)
     assert ro_home.json("pin", "--", "Written after chmod")["outcome"] == "committed"
     assert pins(ro_home) == ["Written while everything was writable", "Written after chmod"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("mode", "said"), [(0o200, "cannot be read by"),
+                                            (0o000, "can be neither read nor written by")])
+def test_an_unreadable_database_says_which_permission_is_missing(
+        ro_home: Home, mode: int, said: str) -> None:
+    """Mode 000 (or write-only) was "read-only for this user ... chmod u+w", and after
+    that chmod the same message came back."""
+    ro_home.db.chmod(mode)
+    try:
+        error = ro_home.json("pins", expect=1)
+    finally:
+        ro_home.db.chmod(0o644)
+    assert error["code"] == "database_error"
+    assert f"{ro_home.db} {said} this user" in error["message"], error["message"]
+    assert f"chmod u+rw {ro_home.db}" in error["message"] and "read-only" not in \
+        error["message"] and LEDGER_LINE in error["message"]
+    assert pins(ro_home) == ["Written while everything was writable"]
 
 
 @pytest.mark.slow
@@ -165,7 +184,7 @@ def test_a_read_only_companion_of_another_user_is_named(ro_home: Home) -> None:
     wal.write_bytes(b"")  # owned by root, read-only for nobody
     wal.chmod(0o444)
     error = ro_home.json("pins", expect=1)
-    assert f"{wal} is read-only" in error["message"] and f"chmod u+w {wal}" in error["message"]
+    assert f"{wal} is read-only" in error["message"] and f"chmod u+rw {wal}" in error["message"]
     assert LEDGER_LINE in error["message"]
     wal.unlink()
     assert pins(ro_home) == ["Written while everything was writable"]

@@ -212,10 +212,19 @@ def unwritable(db_path: Path) -> tuple[str, str] | None:
                 " beside the database)", f"Make it writable: chmod u+w {home}")
     for suffix in ("", "-wal", "-shm"):
         path = Path(f"{db_path}{suffix}")
-        if path.exists() and not os.access(path, os.R_OK | os.W_OK):
-            return (f"{path} is read-only for this user",
-                    f"Make it writable: chmod u+w {path}; or move {db_path.name} aside and"
-                    " the next command rebuilds it from the session files")
+        if not path.exists():
+            continue
+        # which permission is missing: an unreadable file was called read-only, and the
+        # chmod u+w it advised left the same message
+        readable, writable = os.access(path, os.R_OK), os.access(path, os.W_OK)
+        if readable and writable:
+            continue
+        what = ("is read-only for" if readable else "cannot be read by" if writable
+                else "can be neither read nor written by")
+        return (f"{path} {what} this user",
+                f"Make it readable and writable: chmod u+rw {path} (its owner may have "
+                f"to); or move {db_path.name} aside and the next command rebuilds it from "
+                "the session files")
     return None
 
 
