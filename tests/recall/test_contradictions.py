@@ -55,6 +55,9 @@ def test_the_fixture_set_is_caught_without_new_false_conflicts() -> None:
     ("The database port is 5435.", "The dev DB listens on 5436."),
     ("The database port is 5435.", "数据库端口是 5434。"),
     ("Feature flag new-checkout is enabled.", "功能开关 new-checkout 已关闭。"),
+    # an identifier's words are the subject's (both were kept active, and planned)
+    ("db_port = 5432", "db port = 5433"),
+    ("max_connections is 100", "Max connections is 200."),
 ])
 def test_signatures_contradict(first: str, second: str) -> None:
     a, b = signature(first), signature(second)
@@ -69,6 +72,9 @@ def test_signatures_contradict(first: str, second: str) -> None:
     ("The database port is 5432.", "The DB listens on port 5432."),
     # a hyphenated number after a name names it (found by the concurrency soak's texts)
     ("Writer 3 noted that build step 3-5 takes 5s", "Writer 3 noted that build step 3-7 takes 7s"),
+    # an identifier with a numbered part names one thing of several
+    ("pool_2 size is 5", "pool_3 size is 6"),
+    ("The db_primary port is 5432.", "The db_replica port is 5433."),
 ])
 def test_signatures_that_do_not_contradict(first: str, second: str) -> None:
     a, b = signature(first), signature(second)

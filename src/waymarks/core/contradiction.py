@@ -430,17 +430,29 @@ def _state(text: str) -> str | None:
 
 def _subject_terms(text: str) -> set[str]:
     terms: set[str] = set()
-    for word in _ASCII_WORD.findall(text):
-        if word in _STOP or len(word) == 1:  # single letters: see _LETTER_NAME
-            continue
-        if len(word) > 4 and word.endswith("ies"):
-            word = word[:-3] + "y"  # "retries" and "retry" are one term
-        elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-            word = word[:-1]  # a plain plural: "brokers" and "broker" are one term
-        terms.add(_TERMS.get(word, word))
+    for joined in _ASCII_WORD.findall(text):
+        # an identifier's words are the subject's words: "db_port = 5432" is about the
+        # database port as "db port = 5433" is (both were kept, and both planned); one
+        # with a numbered part ("pool_2") and a hyphenated name ("new-checkout") stay one
+        pieces = joined.split("_")
+        if len(pieces) > 1 and all(piece[:1].isalpha() for piece in pieces):
+            for piece in pieces:
+                _add_term(terms, piece)
+        else:
+            _add_term(terms, joined)
     for run in _HAN_RUN.findall(text):
         terms.update(_han_terms(run))
     return terms
+
+
+def _add_term(terms: set[str], word: str) -> None:
+    if word in _STOP or len(word) == 1:  # single letters: see _LETTER_NAME
+        return
+    if len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"  # "retries" and "retry" are one term
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]  # a plain plural: "brokers" and "broker" are one term
+    terms.add(_TERMS.get(word, word))
 
 
 def _han_terms(run: str) -> set[str]:
