@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import CountingIds, StepClock
 from tests.evolution.fake_provider import FakeProvider, openai_ok
 from tests.evolution.step_double import FileStep
+from waymarks.core.model_port import ModelReply, StepOutcome
 from waymarks.core.privacy import ProviderPolicy
-from waymarks.models import client_for
+from waymarks.models import client_for, route_client
+from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.evolution_queue import open_queue
 from waymarks.service.learning import set_learning
@@ -60,6 +63,58 @@ def test_a_home_queue_sends_nothing_of_an_origin_where_learning_is_off(
         finally:
             queue.close()
         assert len(fake.requests) == 1 and not step.settled("s-later")
+
+
+BROKEN = '{"claims": [{"kind": "preference", "content": "Prefers tabs", "confidence": 0.9}]}'
+GOOD = '{"claims": [{"kind": "preference", "content": "Prefers tabs"}]}'
+
+
+class _OffAfterApply(Evolution):
+    """The real step; the person turns learning off just after a reply was judged."""
+
+    def apply(self, source_id: str, reply: ModelReply, at: str) -> StepOutcome:
+        try:
+            return super().apply(source_id, reply, at)
+        finally:
+            set_learning(self.home, False)
+
+
+@pytest.mark.parametrize("when", ["during_the_call", "before_the_correction"])
+def test_learning_turned_off_during_an_attempt_stops_the_next_call_and_the_write(
+        tmp_path: Path, when: str) -> None:
+    """Off while the model works: its reply is not written (the call is recorded as
+    cancelled); off once a malformed reply was judged: the one format correction (a second
+    request) is not sent. Either way the job waits as learning_off, nothing written."""
+    home = tmp_path / "home"
+    during = when == "during_the_call"
+    evo = (Evolution if during else _OffAfterApply)(home, clock=StepClock(),
+                                                    ids=CountingIds(3))
+    captured = evo.capture(str(tmp_path), "statement", "I prefer tabs", session="s", key="m")
+    assert captured is not None
+
+    def off() -> None:  # the person runs `waymarks learn off` while the request is out
+        if during:
+            set_learning(home, False)
+
+    with FakeProvider([openai_ok(GOOD if during else BROKEN), openai_ok(GOOD)],
+                      hold=off) as fake:
+        _config(home, fake.origin, learn=True)
+        route = RouteConfig("openai", "openai", "m1", fake.origin + "/v1")
+        queue = open_queue(home, evo, EvolutionConfig(primary=route),
+                           ProviderPolicy.from_config({}), route_client, lambda r: True)
+        try:
+            attempt = queue.run_once()
+            job = queue.store.job(captured.source_id)
+            calls = [c["outcome"] for c in queue.store.recent_calls(5)]
+        finally:
+            queue.close()
+        requests = len(fake.requests)
+    assert (attempt.outcome, attempt.reason, attempt.calls) == ("waiting", "learning_off", 1)
+    assert requests == 1
+    assert job is not None and (job.state, job.wait_reason) == ("pending", "learning_off")
+    assert calls == (["cancelled"] if during else ["ok"])
+    assert evo.claims(["provisional"]) == []
+    evo.close()
 
 
 @pytest.mark.slow

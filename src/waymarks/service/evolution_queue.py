@@ -303,9 +303,9 @@ class EvolutionQueue:
                 notice = {"from": f"{failed.provider}/{failed.model}",
                           "to": f"{route.provider}/{route.model}",
                           "reason": self.last_route_error or "unknown"}
-            if not self.learning(job.origin):  # turned off while this attempt went on
-                self.store.release(lease, self.now_ms(), "learning_off")
-                return Attempt("waiting", job.source_id, "learning_off", calls=calls)
+            off = self._learning_off(job, lease, calls)  # turned off while this went on
+            if off is not None:
+                return off
             outcome = self._call(job, lease, route, request, forced)
             calls += 1
             tried_models.append(route.model)
@@ -405,11 +405,17 @@ class EvolutionQueue:
             self.store.finish_call(reserved, error.code, now, duration)
             return self._failed(job, lease, route, error, now)
         assert reply is not None
-        self.store.finish_call(reserved, "ok", now, duration, input_tokens=reply.input_tokens,
+        # turned off while the model worked: nothing of its reply is written (the call is
+        # recorded as cancelled, its usage counted)
+        off = self._learning_off(job, lease, 1, route)
+        self.store.finish_call(reserved, "ok" if off is None else "cancelled", now, duration,
+                               input_tokens=reply.input_tokens,
                                output_tokens=reply.output_tokens,
                                estimated_usd=_estimate(route, reply),
                                reported_usd=reply.reported_usd,
                                reasoning_tokens=reply.reasoning_tokens)
+        if off is not None:
+            return off
         self.store.route_ok(route.provider, route.model, now)
         if not self.store.holds(lease, self.now_ms()):  # lost while the call was recorded
             return Attempt("late", job.source_id, provider=route.provider, model=route.model)
@@ -436,9 +442,8 @@ class EvolutionQueue:
             # the first contract break of a source: one corrective prompt naming the rule,
             # to the same model, in the same attempt (item 63); its break is persisted
             # first, so a crash cannot buy a second correction
-            fixed = corrective(request, outcome.rule)
-            again = self._call(job, lease, route, fixed, forced, correcting=True)
-            return None if again is None else _with(again, 2)
+            return self._again(job, lease, route, corrective(request, outcome.rule), forced,
+                               correcting=True)
         failures, outputs = self.store.failures_of(job.source_id)
         pause = effect == "pause" or should_pause(failures + 1, outputs + 1)
         code = "invalid_output" if effect == "output" else "write_rejected"
@@ -457,10 +462,32 @@ class EvolutionQueue:
         if rereads < STALE_REREADS:
             fresh = self.step.request_for(job.source_id)
             if fresh is not None:
-                again = self._call(job, lease, route, fresh, forced, rereads=rereads + 1)
-                return None if again is None else _with(again, 2)
+                return self._again(job, lease, route, fresh, forced, rereads=rereads + 1)
         self.store.release(lease, self.now_ms(), None)
         return Attempt("waiting", job.source_id, "stale", route.provider, route.model)
+
+    def _again(self, job: Job, lease: Lease, route: RouteConfig, request: ModelRequest,
+               forced: bool, *, correcting: bool = False, rereads: int = 0
+               ) -> Attempt | None:
+        """A second call in this attempt (the format correction, a stale re-read): the
+        learning switch is read again before it is sent, as before the first."""
+        off = self._learning_off(job, lease, 1, route)
+        if off is not None:
+            return off
+        again = self._call(job, lease, route, request, forced, correcting=correcting,
+                           rereads=rereads)
+        return None if again is None else _with(again, 2)
+
+    def _learning_off(self, job: Job, lease: Lease, calls: int,
+                      route: RouteConfig | None = None) -> Attempt | None:
+        """None while learning is on for the job's origin; else the lease is released as
+        ``learning_off`` (the job waits, without a failure) and nothing more is sent."""
+        if self.learning(job.origin):
+            return None
+        self.store.release(lease, self.now_ms(), "learning_off")
+        return Attempt("waiting", job.source_id, "learning_off",
+                       route.provider if route else None, route.model if route else None,
+                       calls=calls)
 
     def _failed(self, job: Job, lease: Lease, route: RouteConfig, error: ModelError,
                 now: int) -> Attempt | None:
