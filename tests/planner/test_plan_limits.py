@@ -3,11 +3,15 @@ item by item, then joined and wrapped on top); each test failed before its fix."
 
 from __future__ import annotations
 
+import pytest
+
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import ProviderPolicy
 from waymarks.core.tokens import estimate_tokens
 from waymarks.planner.budgets import Budgets
-from waymarks.planner.render import MemoryBlock, PinBlock, TextBlock
+from waymarks.planner.fill import NO_ROOM
+from waymarks.planner.learned import LearnedBlock, render_learned
+from waymarks.planner.render import MemoryBlock, PinBlock, TextBlock, render_memory, render_text
 from waymarks.planner.select import MemoryInput, PinInput, TextInput, build_plan
 
 EGRESS = Egress.to(ProviderPolicy.from_config({}), "ollama")
@@ -50,3 +54,32 @@ def test_the_memory_budget_holds_with_its_separators() -> None:
         plan = _plan(None, Budgets(max_memory_tokens=budget))
         [memory] = [m for m in plan.messages if m.kind == "memory"] or [None]  # type: ignore[attr-defined]
         assert memory is None or memory.tokens <= budget, (budget, memory.tokens)
+
+
+SAVED = ("The staging database listens on port 5432 for the cache team; " * 12).strip()
+LEARNED = LearnedBlock("c1", "fact", "The staging database listens on port 6543",
+                       "/work/p", "user_statement/model", "s1", "2026-01-01", 0.9)
+
+
+@pytest.mark.parametrize("kind", ["memory", "personal"])
+def test_a_learned_claim_is_never_sent_where_something_the_person_saved_was_left_out(
+        kind: str) -> None:
+    """``plan --model-limit``: a confirmed memory (or a personal entry) too long for the
+    room was left out as "model limit reached" while a shorter learned claim contradicting
+    it went into the room that was left, though it ranks below it."""
+    memory = MemoryBlock("m1", "session", SAVED, "s", "e1", 1.0, "recall matched")
+    personal = TextBlock("personal", "db", SAVED, "db")
+    claim = estimate_tokens(render_learned(LEARNED, EGRESS))
+    size = estimate_tokens(render_memory(memory, EGRESS) if kind == "memory"
+                           else render_text(personal, EGRESS))
+    assert size > claim + 2  # room for the learned claim, not for what was saved
+    limit = estimate_tokens(REQUEST) + claim + 2
+    plan = build_plan(REQUEST, [], [MemoryInput(memory, 0, True)] if kind == "memory" else [],
+                      personal=[TextInput(personal, "personal index entry")]
+                      if kind == "personal" else [],
+                      egress=EGRESS, learned=[LEARNED], model_limit=limit)
+    assert [m.kind for m in plan.messages] == ["request"]
+    reasons = {e.kind: e.reason for e in plan.manifest if e.decision == "excluded"}
+    assert reasons == {kind: NO_ROOM, "learned": NO_ROOM}
+    alone = build_plan(REQUEST, [], [], egress=EGRESS, learned=[LEARNED], model_limit=limit)
+    assert [m.kind for m in alone.messages] == ["learned", "request"]  # it fits by itself

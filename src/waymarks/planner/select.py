@@ -384,7 +384,10 @@ def _learned(learned: Sequence[LearnedBlock], pins: Sequence[PinInput],
     """Learned claims after confirmed memory, within their own budget (planner.learned).
     One the person holds as a pin or claim of their own is left out: it went into the
     plan twice, and when the person's copy was classified above what the destination may
-    receive, the learned copy (at its source's level) went out instead."""
+    receive, the learned copy (at its source's level) went out instead. When the room
+    left out anything of the person's or a teammate's (higher priority), no learned claim
+    goes in the room that is left: a short learned claim contradicting a long confirmed
+    memory went out in its place."""
     held = _held(pins, memories) if learned else {}  # (most plans have none learned)
     offered = []
     for block in learned:
@@ -395,8 +398,11 @@ def _learned(learned: Sequence[LearnedBlock], pins: Sequence[PinInput],
             manifest.append(ManifestEntry(block.id, "learned", "excluded",
                                           f"you hold this claim ({own[:8]})",
                                           score=block.score))
-    included, excluded, room = choose_learned(offered, egress, budgets.max_learned_tokens,
-                                              room)
+    crowded = room is not None and any(  # only higher-priority items are listed yet
+        e.decision == "excluded" and e.reason == NO_ROOM for e in manifest)
+    included, excluded, left = choose_learned(offered, egress, budgets.max_learned_tokens,
+                                              0 if crowded else room)
+    room = room if crowded else left
     for block, level, reason, tokens in excluded:
         manifest.append(ManifestEntry(block.id, "learned", "excluded", reason,
                                       classification=level, score=block.score, tokens=tokens))
