@@ -153,6 +153,8 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     except OSError as exc:
         failed = ("io_error", f"{os_error_cause(exc)}; nothing was acknowledged"
                   f"{fix_for(exc)}", EXIT_ERROR)
+    except database_failure() as exc:  # busy or locked where the command did not say so
+        failed = busy_failure(exc, state)
     except KeyboardInterrupt:  # Ctrl-C: a write under way is whole or absent (the ledger)
         failed = ("interrupted", INTERRUPTED, EXIT_INTERRUPTED)
     finally:
@@ -217,6 +219,26 @@ def service_error() -> type[ServiceError]:
     from waymarks.service.outcomes import ServiceError
 
     return ServiceError
+
+
+def database_failure() -> type[Exception]:
+    """SQLite's operational error, imported only when an exception reaches that clause."""
+    import sqlite3
+
+    return sqlite3.OperationalError
+
+
+def busy_failure(exc: Exception, state: CliRuntime) -> tuple[str, str, int]:
+    """A database another process kept busy, as every command reports it (the error of
+    :func:`waymarks.service.recovery.busy_error`); any other SQLite error goes on up."""
+    from waymarks.service.recovery import busy_error
+
+    opened = state.opened
+    found = busy_error(exc, opened.db_path if opened is not None
+                       else default_home() / "waymarks.db")
+    if found is None:
+        raise exc
+    return found.code, str(found), EXIT_ERROR
 
 
 def usage_text(message: str, where: str) -> str:

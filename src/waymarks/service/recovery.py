@@ -195,6 +195,18 @@ def database_error(exc: Exception, db_path: Path) -> ServiceError:
     return ServiceError("database_error", f"{cause}. {fix}. {LEDGER_INTACT}.")
 
 
+def busy_error(exc: Exception, db_path: Path) -> ServiceError | None:
+    """The clear error of :func:`database_error` for a database another process kept busy
+    or locked (SQLite's own ``database is locked``, or the writer's turn not free in time:
+    ``WriterBusy``, which names its own database), wherever a command met it; None for any
+    other error. A command whose own code did not map it (learning's) crashed with a
+    traceback where every other command said which file and what to do."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    if not name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return None
+    return database_error(exc, getattr(exc, "db_path", None) or db_path)
+
+
 def unwritable(db_path: Path) -> tuple[str, str] | None:
     """Why the projection cannot be written, and the fix, if a permission says so."""
     home = db_path.parent

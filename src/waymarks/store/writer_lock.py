@@ -37,6 +37,11 @@ class WriterBusy(sqlite3.OperationalError):
     sqlite_errorname = "SQLITE_BUSY"
     sqlite_errorcode = 5
 
+    def __init__(self, message: str, db_path: Path | None = None) -> None:
+        super().__init__(message)
+        #: the database whose turn was not free (an error reported far from here names it)
+        self.db_path = db_path
+
 
 def lock_path(db_path: Path) -> str:
     return f"{db_path}.lock"
@@ -55,7 +60,7 @@ def writer_turn(db_path: Path, timeout_s: float) -> Iterator[None]:
     try:
         if not flock_within(fd, timeout_s):
             raise WriterBusy(f"{lock_path(db_path)}: held by another process for"
-                             f" {timeout_s:g} s")
+                             f" {timeout_s:g} s", Path(db_path))
         held.add(key)
         try:
             yield
