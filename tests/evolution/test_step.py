@@ -264,3 +264,42 @@ def test_two_processes_applying_one_source_write_it_once(home: Path) -> None:
     assert len(again.claims(["provisional"])) == 1
     assert [e[2] for e in again.store.events()].count("settled") == 1
     again.close()
+
+
+def test_a_claim_marked_accurate_is_not_replaced_from_a_summary(
+        evo: Evolution, home: Path) -> None:
+    """EVOLUTION item 5: a record the person confirmed as ``accurate`` is protected at
+    CONFIRMED_PRIORITY. A reply built from a compaction summary replaced it: the target's
+    own summary basis was compared with the summary's, 1 to 1, and the verdict ignored.
+    Now the replacement is stored conflicted (``weaker``), and a rebuild says the same."""
+    from waymarks.service.evolution_feedback import feedback
+
+    first = evo.capture("/w/a", "summary", "## Decisions\n- Billing uses Postgres 16\n",
+                        session="s", key="c1")
+    assert first is not None and first.local_claims == 1
+    [kept] = evo.claims(["provisional"])
+    assert kept.basis == "summary"
+    marked = feedback(evo, kept.id, "accurate")
+    assert marked.ok and marked.event is not None, marked
+    second = evo.capture("/w/a", "summary", "## Notes\nbilling moved to Postgres 17?\n",
+                         session="s", key="c2")
+    assert second is not None and second.local_claims == 0
+    request = evo.request_for(second.source_id)
+    assert request is not None and kept.id in request.prompt  # offered: it may be named
+    outcome = evo.apply(second.source_id, _reply(
+        {"kind": kept.kind, "content": "Billing uses Postgres 17", "replaces": kept.id}), AT)
+    assert (outcome.code, outcome.written, outcome.refused) == ("applied", 0, 1)
+
+    def states() -> dict[str, str]:
+        return {c.content: c.state for c in evo.claims(
+            ["provisional", "conflicted", "superseded"])}
+
+    assert states() == {kept.content: "provisional", "Billing uses Postgres 17": "conflicted"}
+    before = _dump(evo)
+    evo.close()
+    for name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
+        (home / name).unlink(missing_ok=True)
+    evo = Evolution(home, clock=StepClock(), ids=CountingIds(8))
+    assert _dump(evo) == before  # the fold gives the same result
+    assert states()[kept.content] == "provisional"
+    evo.close()

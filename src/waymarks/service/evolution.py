@@ -463,7 +463,8 @@ class _Lookup:
             return None
         from waymarks.core.evolution.decide import Target
         return Target("evolved", claim.origin, claim.kind, claim.state, claim.updated_at,
-                      claim.basis, claim.pinned)
+                      claim.basis, claim.pinned, accurate=claim.accuracy is not None
+                      and claim.accuracy[0] == "accurate")
 
     def exists(self, claim_id: str) -> bool:
         return self.store.view.claim(claim_id) is not None

@@ -18,8 +18,10 @@ because the same evidence would be refused again; a paused job is not settled), 
 evolution ledger, its projection, the queue and ``evolution status`` all say "unsettled,
 paused"; ``waymarks evolve SOURCE`` may try it again.
 A replacement backed by weaker evidence than its target (the priority table of
-:func:`~.model.priority`) is withheld: the target stays, the new variant is stored
-``conflicted`` (quarantined, never recalled) and the refusal is recorded as ``weaker``.
+:func:`~.model.priority`; a claim the person marked ``accurate`` is protected at
+``CONFIRMED_PRIORITY``, so only a manual correction outranks it) is withheld: the
+target stays, the new variant is stored ``conflicted`` (quarantined, never recalled) and
+the refusal is recorded as ``weaker``.
 Content that still holds a credential or a redaction placeholder is refused
 (``still_redacted``, a stop); content forgotten in this origin is refused alone
 (``forgotten``: recorded, the reply's other claims written, the source settled); a search
@@ -37,6 +39,7 @@ from typing import Final, Protocol
 from waymarks.core.evolution.contract import ProposedClaim
 from waymarks.core.evolution.fold import SourceRow, suppression_key
 from waymarks.core.evolution.model import (
+    CONFIRMED_PRIORITY,
     SCHEMA_VERSION,
     ClaimRecord,
     Evidence,
@@ -69,6 +72,14 @@ class Target:
     updated_at: str  # ISO-8601 evidence date
     basis: str = ""
     pinned: bool = False  # an evolved claim a person pinned: never replaced by the model
+    accurate: bool = False  # an evolved claim whose last accuracy verdict is "accurate"
+
+    @property
+    def strength(self) -> int:
+        """How strong the evidence a replacement must match is (EVOLUTION item 5): the
+        priority table's, or ``CONFIRMED_PRIORITY`` for a record the person confirmed as
+        accurate (a summary replaced one: its own summary basis was compared, 1 to 1)."""
+        return CONFIRMED_PRIORITY if self.accurate else priority(self.basis, self.kind)
 
 
 class Lookup(Protocol):
@@ -138,7 +149,7 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
             replaced.add(replaces)
             target = lookup.target(replaces)
             assert target is not None
-            if priority(source.basis, claim.kind) < priority(target.basis, target.kind):
+            if priority(source.basis, claim.kind) < target.strength:
                 refuse(replaces, QUARANTINE)
                 state, conflicts, replaces = "conflicted", claim.replaces, None
         seen.add(new_id)
