@@ -162,3 +162,41 @@ def test_a_fallback_is_accounted_and_noticed_once_per_pair_per_hour(
     assert len(limited.requests) == 3 and len(backup.requests) == 3
     queue.close()
     other.close()
+
+
+def test_a_trusted_projects_fallback_off_holds_for_a_queue_run_elsewhere(
+        tmp_path: Path, providers: tuple[FakeProvider, FakeProvider]) -> None:
+    """A trusted project's ``crossProviderFallback = false`` was read only by a queue run
+    from that project: ``evolve`` run from another directory sent the project's text to a
+    backup provider. Each job is now attempted under its origin's configuration too."""
+    from waymarks.service.evolution_queue import open_queue
+    from waymarks.service.trust import TrustStore
+
+    limited, backup = providers
+    home, strict, other = tmp_path / "home", tmp_path / "strict", tmp_path / "other"
+    for directory in (strict, other):
+        (directory / ".waymarks").mkdir(parents=True)
+    (strict / ".waymarks" / "config.toml").write_text(
+        "[evolution]\ncrossProviderFallback = false\n")
+    _config(home, f'[evolution]\nlearn = true\nprovider = "primary"\n'
+                  f'endpoint = "{limited.origin}/v1"\nmodel = "p1"\n'
+                  f'[[evolution.backups]]\nprovider = "cheap"\n'
+                  f'endpoint = "{backup.origin}/v1"\nmodel = "c1"\n')
+    TrustStore(home).trust(str(strict))
+    step = FileStep(tmp_path / "step")
+    step.add("s-strict", origin=str(strict), captured_at="2026-01-01T00:00:00.000Z")
+    step.add("s-other", origin=str(other), captured_at="2026-01-02T00:00:00.000Z")
+    queue = open_queue(home, step, load_evolution_config(home),  # the home's: run elsewhere
+                       ProviderPolicy.from_config({}),
+                       lambda r: client_for(r.api, r.endpoint, r.key_env), lambda r: True)
+    try:
+        first = queue.run_once("s-strict")
+        assert (first.outcome, first.reason) == ("waiting", "cooldown")
+        assert len(limited.requests) == 1 and backup.requests == []
+        second = queue.run_once("s-other")  # a project without the switch: the backup
+        assert (second.outcome, second.provider) == ("settled", "cheap")
+        assert queue.config.cross_provider_fallback  # the queue's own stays as it was
+    finally:
+        queue.close()
+    assert len(backup.requests) == 1 and step.settled("s-other")
+    assert not step.settled("s-strict")

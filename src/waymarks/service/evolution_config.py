@@ -72,6 +72,7 @@ from waymarks.core.evolution_policy import ATTEMPT_DEADLINE_S, SOURCE_BUDGET_S
 from waymarks.core.lazy_re import lazy
 from waymarks.core.records import replace
 from waymarks.service.config import CONFIG_FILE, MAX_CONFIG_BYTES, PROJECT_CONFIG, in_project
+from waymarks.service.outcomes import ServiceError
 
 APIS: Final = ("openai", "anthropic", "claude-code")
 #: the consolidation half's key: read there, ignored here
@@ -204,6 +205,20 @@ class EvolutionConfig:
                             key=backup_order)
         return found
 
+    def narrowed_by(self, other: EvolutionConfig) -> EvolutionConfig:
+        """These routes under the tighter of both files' switches and caps: a job is sent
+        under its origin's configuration as well as the queue's (both read from one home,
+        each tightened by its own project's file, which may only tighten)."""
+        usd = [d for d in (self.daily_usd, other.daily_usd) if d is not None]
+        return replace(self, cross_provider_fallback=self.cross_provider_fallback
+                       and other.cross_provider_fallback,
+                       calls_per_hour=min(self.calls_per_hour, other.calls_per_hour),
+                       source_calls=min(self.source_calls, other.source_calls),
+                       source_models=min(self.source_models, other.source_models),
+                       timeout_ms=min(self.timeout_ms, other.timeout_ms),
+                       source_time_ms=min(self.source_time_ms, other.source_time_ms),
+                       daily_usd=min(usd) if usd else None)
+
     def limits_json(self) -> dict[str, object]:
         return {"callsPerHour": self.calls_per_hour, "sourceCalls": self.source_calls,
                 "sourceModels": self.source_models, "timeoutMs": self.timeout_ms,
@@ -232,6 +247,21 @@ def load_evolution_config(home: Path, project: str | None = None, *,
         return replace(config, sources=tuple(sources))
     sources.append(str(project_file))
     return replace(_tighten(config, theirs, project_file), sources=tuple(sources))
+
+
+def origin_evolution_config(home: Path, origin: str) -> EvolutionConfig | None:
+    """The configuration over text captured in the project ``origin`` (a learning job's
+    source, sent by a queue that may run from another directory or none): the home's,
+    tightened by the project's file when the project is trusted here, as
+    :func:`~waymarks.service.config.origin_policy` reads its privacy. ``None`` when a file
+    cannot be honoured: nothing of it may be sent."""
+    from waymarks.service.trust import TrustStore
+
+    try:
+        return load_evolution_config(home, origin,
+                                     trusted=origin in TrustStore(home).projects())
+    except (EvolutionConfigError, ServiceError):
+        return None
 
 
 def _section(path: Path) -> dict[str, Any] | None:

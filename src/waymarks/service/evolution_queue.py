@@ -121,6 +121,7 @@ class EvolutionQueue:
                  cancel: Event | None = None,
                  learning: Callable[[str], bool] = lambda origin: True,
                  origin_policy: Callable[[str], ProviderPolicy | None] | None = None,
+                 origin_config: Callable[[str], EvolutionConfig | None] | None = None,
                  reopen: Callable[[], JobStore] | None = None,
                  reload: Reload | None = None) -> None:
         self.store = store
@@ -133,6 +134,10 @@ class EvolutionQueue:
         #: the policy of the project a source was captured in (None: a file that cannot
         #: be read, so nothing is sent); each job also meets it (:func:`open_queue`)
         self.origin_policy = origin_policy
+        #: the configuration of the project a source was captured in (None: a file that
+        #: cannot be honoured, so nothing is sent): its tightening (fallback off, lower
+        #: caps) holds for its jobs whichever directory the queue runs from
+        self.origin_config = origin_config
         self.step = step
         self.config = config
         self.policy = policy
@@ -240,24 +245,43 @@ class EvolutionQueue:
             self.store.mark_waiting(candidates[0].source_id, "hourly_cap", now)
             return Attempt("waiting", candidates[0].source_id, "hourly_cap")
         last: Attempt | None = None
-        for job in candidates:
-            if not self.learning(job.origin):
-                self.store.mark_waiting(job.source_id, "learning_off", now)
-                last = Attempt("waiting", job.source_id, "learning_off")
-                continue
-            usable, reason = self._usable(routes, job.classification, now, job.origin)
-            if not usable:
-                self.store.mark_waiting(job.source_id, str(reason), now)
-                last = Attempt("waiting", job.source_id, reason)
-                continue
-            lease = self.store.lease(job.source_id, self.owner, now,
-                                     now + int(lease_s(self.config.timeout_ms / 1000) * 1000),
-                                     forced=forced)
-            if lease is None:
-                last = Attempt("busy", job.source_id)
-                continue
-            return self._attempt(job, lease, routes, forced)
+        queue_config = self.config
+        try:
+            for job in candidates:
+                self.config = queue_config
+                if not self.learning(job.origin):
+                    self.store.mark_waiting(job.source_id, "learning_off", now)
+                    last = Attempt("waiting", job.source_id, "learning_off")
+                    continue
+                own = self._origin_config(job.origin)
+                self.config = own or queue_config  # for this job's checks and attempt
+                mine = [r for r in routes if own is not None and r in own.routes()]
+                usable, reason = self._usable(mine, job.classification, now, job.origin) \
+                    if mine else ([], "privacy" if own is None else "no_route")
+                if not usable:
+                    self.store.mark_waiting(job.source_id, str(reason), now)
+                    last = Attempt("waiting", job.source_id, reason)
+                    continue
+                lease = self.store.lease(
+                    job.source_id, self.owner, now,
+                    now + int(lease_s(self.config.timeout_ms / 1000) * 1000), forced=forced)
+                if lease is None:
+                    last = Attempt("busy", job.source_id)
+                    continue
+                return self._attempt(job, lease, mine, forced)
+        finally:
+            self.config = queue_config
         return last or Attempt("idle")
+
+    def _origin_config(self, origin: str) -> EvolutionConfig | None:
+        """The queue's configuration tightened by the one of the project ``origin`` (a
+        trusted project's ``crossProviderFallback = false`` and lower caps: a queue run
+        from another directory sent its text to a backup provider); None: the origin's
+        file cannot be honoured, nothing of it is sent."""
+        if self.origin_config is None:
+            return self.config
+        own = self.origin_config(origin)
+        return None if own is None else self.config.narrowed_by(own)
 
     def follow(self) -> None:
         """Before a check: when another process replaced ``evolution.db`` (set aside as
@@ -548,6 +572,7 @@ def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
     ``reload``: how a queue that lives on reads ``config`` and ``policy`` again at each
     check."""
     from waymarks.service.config import origin_policy
+    from waymarks.service.evolution_config import origin_evolution_config
     from waymarks.service.learning import learning_enabled
     from waymarks.service.recovery import open_job_store
 
@@ -557,4 +582,5 @@ def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
     return EvolutionQueue(reopen(), step, config, policy, clients, available=available,
                           cancel=cancel, learning=lambda origin: learning_enabled(home, origin),
                           origin_policy=lambda origin: origin_policy(home, origin),
+                          origin_config=lambda origin: origin_evolution_config(home, origin),
                           reopen=reopen, reload=reload)
