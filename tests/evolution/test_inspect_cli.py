@@ -162,3 +162,22 @@ def test_explain_prints_text_for_people_and_json_with_json(
     assert "Kamal" not in text and not text.lstrip().startswith("{")
     assert main(["--json", "evolution", "explain", "which", "deploy", "tool"]) == 0
     assert json.loads(capsys.readouterr().out)["scored"][0]["id"] == kamal
+
+
+def test_learned_claim_and_source_ids_are_taken_in_either_case(
+        cli: Callable[..., dict], home: Path, project: Path) -> None:
+    """The README accepts IDs in either case; a learned claim's ID and a source's given in
+    capitals were refused as unknown (``not_found``)."""
+    claim = learn(home, str(project), {"kind": "fact", "content": "The staging port is 8080",
+                                       "searchTerms": ["staging"]}, PAST)
+    assert cli("evolution", "show", claim.upper())["id"] == claim
+    assert cli("feedback", f" {claim.upper()} ", "useful")["id"] == claim
+    assert cli("evolution", "history", "--claim", claim.upper())["events"]
+    assert cli("evolution", "pin", claim.upper())["id"] == claim
+    with Evolution(home) as evo:
+        source = evo.capture(str(project), "statement", "Remember the cache is Redis 7",
+                             session="s", key="k")
+    assert source is not None
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n", encoding="utf-8")
+    tried = cli("evolve", source.source_id[:8].upper(), expect=1)  # no route: it waits
+    assert (tried["sourceId"], tried["reason"]) == (source.source_id, "no_route")

@@ -17,6 +17,7 @@ import click
 from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.render import cell, refused, table_result
 from waymarks.core.codec import INT64_MAX
+from waymarks.core.text import typed_id
 
 VERDICT_HELP = "useful | unhelpful | accurate | incorrect"
 
@@ -42,7 +43,7 @@ def _edit(call: Any, create: bool = False) -> Result:
 def _feedback(claim_id: str, verdict: str) -> Result:
     from waymarks.service.evolution_edits import feedback
 
-    return _edit(lambda evo: feedback(evo, claim_id.strip(), verdict))
+    return _edit(lambda evo: feedback(evo, typed_id(claim_id), verdict))
 
 
 def _claim_rows(claims: list[dict[str, Any]]) -> list[tuple[str, ...]]:
@@ -95,7 +96,7 @@ def register_inspection(root: Group) -> None:
     def show_(claim_id: str) -> Result:
         from waymarks.service.evolution_inspect import show_or_match
 
-        data, match = show_or_match(runtime().app().home, claim_id.strip())
+        data, match = show_or_match(runtime().app().home, typed_id(claim_id))
         if data is None:
             if match is not None:  # a legacy ID that became several claims: name them
                 shown = refused("not_found", str(match["message"]))
@@ -132,7 +133,8 @@ def register_inspection(root: Group) -> None:
     def history_(limit: int, claim_id: str | None) -> Result:
         from waymarks.service.evolution_inspect import history
 
-        data = history(runtime().app().home, limit, claim_id)
+        data = history(runtime().app().home, limit,
+                       None if claim_id is None else typed_id(claim_id))
         if data.pop("known", True) is False:
             from waymarks.core.text import echoed
 
@@ -190,7 +192,7 @@ def register_inspection(root: Group) -> None:
     def forget_(claim_id: str) -> Result:
         from waymarks.service.evolution_edits import forget
 
-        return _edit(lambda evo: forget(evo, claim_id.strip()))
+        return _edit(lambda evo: forget(evo, typed_id(claim_id)))
 
     @command(group, "correct", summary="Replace a learned claim's text with your correction "
              "(4-800 characters); a manual correction outranks anything learned.",
@@ -201,7 +203,7 @@ def register_inspection(root: Group) -> None:
     def correct_(claim_id: str, text: tuple[str, ...]) -> Result:
         from waymarks.service.evolution_edits import correct
 
-        return _edit(lambda evo: correct(evo, claim_id.strip(), " ".join(text)))
+        return _edit(lambda evo: correct(evo, typed_id(claim_id), " ".join(text)))
 
     @command(group, "undo", summary="Undo one event (see `history`), only if what it "
              "changed is unchanged since; suppressions and feedback receipts stay.",
@@ -221,7 +223,7 @@ def register_inspection(root: Group) -> None:
     def conflict_(a: str, b: str) -> Result:
         from waymarks.service.evolution_edits import conflict
 
-        return _edit(lambda evo: conflict(evo, a.strip(), b.strip()))
+        return _edit(lambda evo: conflict(evo, typed_id(a), typed_id(b)))
 
     @command(group, "resolve", summary="Recall a conflicted learned claim again (its "
              "partner stays conflicted).",
@@ -230,7 +232,7 @@ def register_inspection(root: Group) -> None:
     def resolve_(claim_id: str) -> Result:
         from waymarks.service.evolution_edits import resolve
 
-        return _edit(lambda evo: resolve(evo, claim_id.strip()))
+        return _edit(lambda evo: resolve(evo, typed_id(claim_id)))
 
     @command(group, "pin", summary="Pin a learned claim: kept fresh, never dormant, never "
              "replaced by the model (no credibility bonus; a conflict stays one). Undoable.",
@@ -239,7 +241,7 @@ def register_inspection(root: Group) -> None:
     def pin_(claim_id: str) -> Result:
         from waymarks.service.evolution_edits import pin
 
-        return _edit(lambda evo: pin(evo, claim_id.strip(), True))
+        return _edit(lambda evo: pin(evo, typed_id(claim_id), True))
 
     @command(group, "unpin", summary="Unpin a learned claim (it ages and can be replaced "
              "again).", examples=["waymarks evolution unpin 3f2a9c0d1e4b5a6978877665"])
@@ -247,7 +249,7 @@ def register_inspection(root: Group) -> None:
     def unpin_(claim_id: str) -> Result:
         from waymarks.service.evolution_edits import pin
 
-        return _edit(lambda evo: pin(evo, claim_id.strip(), False))
+        return _edit(lambda evo: pin(evo, typed_id(claim_id), False))
 
     @command(group, "adopt", summary="Label a legacy learned claim (imported without an "
              "origin) with this directory; optional: legacy claims are recalled anyway. Its "
@@ -258,7 +260,7 @@ def register_inspection(root: Group) -> None:
         from waymarks.service.evolution_edits import adopt
 
         directory = str(runtime().app().cwd)
-        return _edit(lambda evo: adopt(evo, claim_id.strip(), directory))
+        return _edit(lambda evo: adopt(evo, typed_id(claim_id), directory))
 
     @command(group, "feedback", summary=f"Your verdict on a learned claim: {VERDICT_HELP}. "
              "`incorrect` quarantines it (undo brings it back).",

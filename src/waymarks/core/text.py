@@ -304,6 +304,14 @@ def echoed(argument: str, limit: int = ECHO_CHARS) -> str:
     return escaped(argument[:limit]) + ("…" if len(argument) > limit else "")
 
 
+def typed_id(ref: str) -> str:
+    """An ID argument as a person typed it: stripped, and in lower case when it is hex
+    digits alone (a learned claim's 24): those IDs are lower case and may be typed in either
+    case (``7933447A…`` was refused as unknown); other text (a legacy ID) as given."""
+    ref = ref.strip()
+    return ref.lower() if ref and all(c in "0123456789abcdefABCDEF" for c in ref) else ref
+
+
 def ids_named(ids: Iterable[str], ref: str) -> list[str]:
     """The IDs ``ref`` names: itself when it is one, else those it is a prefix of; IDs are
     lower-case, so a ref typed in capitals (``9E76``) names what its lower case does."""

@@ -224,7 +224,7 @@ class EvolutionQueue:
         routes = self.routes()
         forced = source_id is not None
         if forced:
-            job = self.store.job(str(source_id)) or self._by_prefix(str(source_id))
+            job = self._named(str(source_id))
             if job is None:
                 # a damaged row is named, not mistaken for an unknown source (item 79)
                 bad = self.store.is_bad(str(source_id))
@@ -290,6 +290,15 @@ class EvolutionQueue:
         if self.store.replaced():
             self.store.close()
             self.store = self._reopen()
+
+    def _named(self, given: str) -> Job | None:
+        """The job ``given`` names: its source ID or a unique prefix, as typed or in lower
+        case (source IDs are; ``SEAAD639`` was refused as an unknown source)."""
+        for typed in dict.fromkeys((given, given.lower())):
+            job = self.store.job(typed) or self._by_prefix(typed)
+            if job is not None:
+                return job
+        return None
 
     def _by_prefix(self, prefix: str) -> Job | None:
         """The one job whose source ID starts with ``prefix`` (4+ characters), if unique."""
