@@ -303,3 +303,28 @@ def test_a_claim_marked_accurate_is_not_replaced_from_a_summary(
     assert _dump(evo) == before  # the fold gives the same result
     assert states()[kept.content] == "provisional"
     evo.close()
+
+
+@pytest.mark.parametrize("placeholder", ["[withheld by privacy policy]", "[waymarks:omitted]"])
+def test_a_reply_echoing_a_waymarks_placeholder_is_refused(
+        evo: Evolution, placeholder: str) -> None:
+    """Waymarks' own placeholders (text the privacy policy withheld, an item left out)
+    echoed by the model were stored as a claim and injected into later plans; only a
+    credential or a ``[REDACTED:`` marker was refused."""
+    src = evo.capture("/w/a", "statement", "Remember the staging host name", session="s",
+                      key="p")
+    assert src is not None
+    outcome = evo.apply(src.source_id, _reply(
+        {"kind": "fact", "content": f"The staging host is {placeholder}"},
+        {"kind": "fact", "content": "Staging runs on Fly.io",
+         "searchTerms": ["staging", placeholder]}), AT)
+    assert (outcome.code, outcome.written) == ("still_redacted", 0)
+    assert evo.claims(["provisional"]) == []
+    refusals = [e[5] for e in evo.store.events() if e[2] == "refused"]
+    assert refusals == ["still_redacted"]
+    kept = evo.apply(src.source_id, _reply(  # a search term holding one is dropped alone
+        {"kind": "fact", "content": "Staging runs on Fly.io",
+         "searchTerms": ["staging", placeholder]}), AT)
+    assert (kept.code, kept.written) == ("applied", 1)
+    [claim] = evo.claims(["provisional"])
+    assert claim.search_terms == ("staging",)

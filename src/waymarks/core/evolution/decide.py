@@ -22,7 +22,8 @@ A replacement backed by weaker evidence than its target (the priority table of
 ``CONFIRMED_PRIORITY``, so only a manual correction outranks it) is withheld: the
 target stays, the new variant is stored ``conflicted`` (quarantined, never recalled) and
 the refusal is recorded as ``weaker``.
-Content that still holds a credential or a redaction placeholder is refused
+Content that still holds a credential or a placeholder (a redaction, text withheld by
+the privacy policy, ``[waymarks:omitted]``) is refused
 (``still_redacted``, a stop); content forgotten in this origin is refused alone
 (``forgotten``: recorded, the reply's other claims written, the source settled); a search
 term that holds a credential is dropped from its claim.
@@ -50,6 +51,7 @@ from waymarks.core.evolution.model import (
     priority,
 )
 from waymarks.core.evolution.progress import progress_refusal, refreshes
+from waymarks.core.privacy import OMITTED, WITHHELD
 from waymarks.core.secrets import PLACEHOLDER_PREFIX, holds_credential
 
 #: refusals that are quarantines, not authority stops (the source is still applied)
@@ -124,7 +126,7 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
         if limited is not None:
             refuse(claim.replaces or new_id, limited)
             continue
-        if holds_credential(claim.content) or PLACEHOLDER_PREFIX in claim.content:
+        if _redacted(claim.content):
             refuse(new_id, "still_redacted")
             continue
         if lookup.suppressed(suppression_key(source.origin, claim.content)):
@@ -196,4 +198,16 @@ def _clean_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
     """A claim's search terms without any holding a credential or a redaction placeholder:
     terms only help recall, so such a term is dropped, not the claim (it was stored and
     listed in clear, where the claim's content would have been refused)."""
-    return tuple(t for t in terms if not (holds_credential(t) or PLACEHOLDER_PREFIX in t))
+    return tuple(t for t in terms if not _redacted(t))
+
+
+#: what Waymarks itself writes in place of text: a redaction, text a policy withheld from
+#: the destination, an item left out (a model that echoes one has learned nothing)
+PLACEHOLDERS: Final = (PLACEHOLDER_PREFIX, WITHHELD, OMITTED)
+
+
+def _redacted(text: str) -> bool:
+    """Whether ``text`` holds a credential or one of Waymarks' own placeholders: a reply
+    echoing ``[withheld by privacy policy]`` or ``[waymarks:omitted]`` was stored as a
+    claim and then injected into plans as if it were something learned."""
+    return holds_credential(text) or any(mark in text for mark in PLACEHOLDERS)
