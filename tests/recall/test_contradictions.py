@@ -75,6 +75,13 @@ def test_signatures_contradict(first: str, second: str) -> None:
     # an identifier with a numbered part names one thing of several
     ("pool_2 size is 5", "pool_3 size is 6"),
     ("The db_primary port is 5432.", "The db_replica port is 5433."),
+    # two identifiers are one subject only when they are one identifier (the first
+    # split made each of these pairs a conflict, and refused the second write)
+    ("x_offset = 10", "y_offset = 20"),
+    ("shard_a_port = 5432", "shard_b_port = 5433"),
+    ("TEST_DB_PORT = 5433", "DB_PORT = 5432"),
+    ("db_max_connections = 100", "db_connections = 5"),
+    ("pool_a_size = 5", "pool_b_size = 10"),
 ])
 def test_signatures_that_do_not_contradict(first: str, second: str) -> None:
     a, b = signature(first), signature(second)

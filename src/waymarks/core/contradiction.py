@@ -431,15 +431,17 @@ def _state(text: str) -> str | None:
 def _subject_terms(text: str) -> set[str]:
     terms: set[str] = set()
     for joined in _ASCII_WORD.findall(text):
-        # an identifier's words are the subject's words: "db_port = 5432" is about the
-        # database port as "db port = 5433" is (both were kept, and both planned); one
-        # with a numbered part ("pool_2") and a hyphenated name ("new-checkout") stay one
+        # an identifier's words are the subject's words too: "db_port = 5432" is about
+        # the database port as "db port = 5433" is (both were kept, and both planned);
+        # the identifier itself stays a term, so two identifiers are one subject only
+        # when they are one identifier ("test_db_port" is not "db_port", "x_offset" not
+        # "y_offset"); one with a numbered part ("pool_2") and a hyphenated name
+        # ("new-checkout") are one term
+        _add_term(terms, joined)
         pieces = joined.split("_")
         if len(pieces) > 1 and all(piece[:1].isalpha() for piece in pieces):
             for piece in pieces:
                 _add_term(terms, piece)
-        else:
-            _add_term(terms, joined)
     for run in _HAN_RUN.findall(text):
         terms.update(_han_terms(run))
     return terms
