@@ -314,3 +314,41 @@ def test_a_team_item_superseded_by_its_own_text_appends_nothing(cli, project: Pa
         assert ledger_bytes(project) == before, args
     items = cli("team", "status")["items"]
     assert [(i["id"], i["status"]) for i in items] == [(shared, "active")], items
+
+
+def test_superseding_the_kept_item_by_its_own_text_settles_its_conflict(
+        cli, home: Path, project: Path, tmp_path: Path,  # type: ignore[no-untyped-def]
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``team status`` says to settle a conflict with ``team supersede <kept> -- TEXT``;
+    the kept item's own text is how one says "the kept one is right". Since an item's
+    own text answered "duplicate", that left the conflict open for good."""
+    cli("trust", ".")
+    cli("team", "init")
+    mine = cli("memory", "add", "--scope", "project", "--key", "deploy-port", "--",
+               "The deploy port is 5432")["id"]
+    kept = cli("team", "share", mine, "--yes")["id"]
+    # a teammate shared another port under the key before either pulled
+    other_home, other = tmp_path / "other-home", tmp_path / "other"
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    monkeypatch.setenv("WAYMARKS_HOME", str(other_home))
+    monkeypatch.chdir(other)
+    cli("trust", ".")
+    cli("team", "init")
+    theirs = cli("memory", "add", "--scope", "project", "--key", "deploy-port", "--",
+                 "The deploy port is 5433")["id"]
+    lost = cli("team", "share", theirs, "--yes")["id"]
+    for path in (other / ".waymarks" / "team").glob("*.jsonl"):
+        (project / ".waymarks" / "team" / path.name).write_bytes(path.read_bytes())
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    [conflict] = cli("team", "status")["conflicts"]
+    assert (conflict["kept"], conflict["invalid"]) == (kept, lost)
+    settled = cli("team", "supersede", kept[:12], "--yes", "--", "The deploy port is 5432")
+    assert settled["outcome"] == "committed" and settled["previousId"] == kept
+    status = cli("team", "status")
+    assert status["conflicts"] == []
+    # settled: the same text again is a duplicate, nothing appended
+    before = ledger_bytes(project)
+    again = cli("team", "supersede", settled["id"][:12], "--yes", "--",
+                "The deploy port is 5432")
+    assert again["outcome"] == "duplicate" and ledger_bytes(project) == before

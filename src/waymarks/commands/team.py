@@ -67,6 +67,9 @@ def _refused(problem: ServiceError) -> Result:
 def _written(app: Waymarks, write: Any, verb: str) -> Result:
     data = write.to_json()
     # a team item's ID may be any string a teammate's file held (terminal escapes too)
+    if write.outcome == "duplicate" and write.operation == "supersede":
+        return Result(data, f"Team {write.kind} {cell(write.id)} already says that "
+                      "(nothing appended)")
     if write.outcome == "duplicate":
         return Result(data, f"Already shared as team {write.kind} {cell(write.id)} "
                       "(nothing appended)")

@@ -367,6 +367,14 @@ def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
     return TeamWrite("committed", target.id, target.kind, me, seq, "status")
 
 
+def _settles(state: TeamState, item_id: str) -> bool:
+    """Whether ``item_id`` is the kept side of a conflict nobody has settled."""
+    from waymarks.core.team import open_conflicts
+
+    return any(item_id == winner.id for conflict in open_conflicts(state.fold)
+               for winner in conflict.winners)
+
+
 def supersede(app: Waymarks, ref: str, text: str) -> TeamWrite:
     """Replace a team item's text for everyone (also how a conflict is settled)."""
     state, me = _ready(app)
@@ -382,9 +390,12 @@ def supersede(app: Waymarks, ref: str, text: str) -> TeamWrite:
         _refuse(cleaned)
     text = cleaned
     _check(app, text, key, level)
-    if normalize(text) == target.norm:  # its own text (its key and level are kept): a
-        # replacement changes nothing, and was appended for everyone all the same
-        return TeamWrite("duplicate", target.id, target.kind, me)
+    if normalize(text) == target.norm and not _settles(state, target.id):
+        # its own text (its key and level are kept): a replacement changes nothing, and
+        # was appended for everyone all the same. Unless the item won a conflict nobody
+        # settled: `team status` says to settle it by superseding the kept item, and its
+        # own text is how one says "the kept one is right"
+        return TeamWrite("duplicate", target.id, target.kind, me, operation="supersede")
     team_id = app.ids.uuid().replace("-", "")
     item: dict[str, str] = {"id": team_id, "text": text}
     if key:
