@@ -171,6 +171,24 @@ def test_every_fact_of_a_hand_written_legacy_file_is_migrated(tmp_path: Path) ->
         "2026-01-04 — Tab bullet fact, continued on an indented line."])
 
 
+def test_front_matter_code_comments_and_tables_of_a_legacy_file_are_no_facts(
+        tmp_path: Path) -> None:
+    """The first conversion of every paragraph made facts of them (planned to models as
+    the person's own memory): ``title: My memory``, a fence's ``ruff check .``."""
+    store = PersonalStore(tmp_path / "memory")
+    (tmp_path / "memory.md").write_text(
+        "---\ntitle: My memory\nupdated: 2025-01-01\n---\n# Memory\n\n"
+        "- Prefer uv over pip for Python projects.\n- Run the linter before committing:\n\n"
+        "  ```bash\n  # lint everything\n  ruff check .\n  ```\n\n"
+        "<!-- keep this file short -->\n<!-- a comment\nover two lines -->\n\n"
+        "| tool | why |\n|------|-----|\n| ruff | fast |\n\n~~~\nmake all\n~~~\n"
+        "Plain fact after.\n")
+    assert store.migrate_legacy() == 3
+    assert sorted(e.body.strip() for e in store.entries()) == [
+        "Plain fact after.", "Prefer uv over pip for Python projects.",
+        "Run the linter before committing:"]
+
+
 def test_oversized_and_empty_text_is_refused_and_writes_nothing(store: PersonalStore) -> None:
     for text in ("", "   ", "x" * 2001, "lone \ud800"):
         with pytest.raises(PersonalMemoryError):

@@ -421,14 +421,26 @@ _ITEM = re.compile(r"(?:[-*+]|\d{1,4}[.)])\s+(\S.*)")
 def legacy_facts(lines: list[str]) -> list[str]:
     """The facts of a legacy ``memory.md``: each list item (any marker; its indented lines
     after it continue it) and each paragraph of other text (its lines joined). Headings,
-    blank lines and lines with no letter or digit (rules, fences) end a fact and are none.
-    Before, only ``- `` items were facts: ``* …``, numbered items and paragraphs were
-    dropped in silence (kept only in the backup)."""
+    blank lines and lines with no letter or digit end a fact and are none; so are a
+    leading front-matter block, fenced code blocks, HTML comments and table rows (text
+    about the file, or code, not a fact). Before, only ``- `` items were facts: ``* …``,
+    numbered items and paragraphs were dropped in silence (kept only in the backup)."""
     facts: list[str] = []
     going: str | None = None  # what the last fact is while it may go on: item, paragraph
-    for raw in lines:
+    skipping: str | None = None  # the line that ends the block being skipped
+    for number, raw in enumerate(lines):
         line = raw.strip()
-        if not line or line.startswith("#") or not any(c.isalnum() for c in line):
+        if skipping is not None:
+            if line.startswith(skipping) if skipping != "-->" else skipping in line:
+                skipping = None
+            continue
+        opener = _skipped_block(line, number)
+        if opener is not None:
+            going = None
+            if opener and not (opener == "-->" and "-->" in line[4:]):
+                skipping = opener
+            continue
+        if not line or line.startswith(("#", "|")) or not any(c.isalnum() for c in line):
             going = None
             continue
         item = _ITEM.fullmatch(line)
@@ -441,3 +453,16 @@ def legacy_facts(lines: list[str]) -> list[str]:
             facts.append(line)
             going = "paragraph"
     return facts
+
+
+def _skipped_block(line: str, number: int) -> str | None:
+    """What ends the block ``line`` opens (a fence, front matter's ``---``, a comment's
+    ``-->``), else ``None``."""
+    for fence in ("```", "~~~"):
+        if line.startswith(fence):
+            return fence
+    if number == 0 and line == "---":
+        return "---"
+    if line.startswith("<!--"):
+        return "-->"
+    return None
