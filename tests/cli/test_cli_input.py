@@ -265,3 +265,14 @@ def test_index_without_the_extra_is_not_a_usage_error(home: Path, project: Path)
     done = run(home, project, "index", "--semantic", expect=1,
                env={"WAYMARKS_SEMANTIC": "off"})
     assert done["outcome"] == "error" and done["code"] == "semantic_unavailable"
+
+
+def test_an_empty_word_of_a_several_word_context_is_refused(home: Path,
+                                                            project: Path) -> None:
+    """``waymarks context memory add --key "" The cache is warm`` joined its words, the
+    empty one vanished and ``The`` became the key: recorded, exit 0, the text without
+    it. Refused now before anything runs; the one-string form keeps the empty value."""
+    refused = run(home, project, "context", "memory", "add", "--key", "", "The", "cache",
+                  "is", "warm", expect=2)
+    assert refused["code"] == "usage" and "one string" in refused["message"]
+    assert run(home, project, "memory")["items"] == []

@@ -105,6 +105,11 @@ def _register_cli_only(root: Group) -> None:
         """Quoting: single and double quotes, backslash escapes; `--` ends options."""
         from waymarks.core.arguments import tokenize
 
+        if len(words) > 1 and not all(words):  # joined, an empty word vanished and the
+            # next one became an option's value (`--key "" The …` stored the key 'the')
+            raise click.UsageError("an empty argument is lost when the command comes as "
+                                   "several words; give it as one string, e.g. waymarks "
+                                   "context 'memory add --key \"\" …'")
         tokens = tokenize(" ".join(words))
         if not tokens:
             raise click.UsageError("give the command to run, e.g. waymarks context \"pins\"")
