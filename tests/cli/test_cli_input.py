@@ -276,3 +276,14 @@ def test_an_empty_word_of_a_several_word_context_is_refused(home: Path,
                   "is", "warm", expect=2)
     assert refused["code"] == "usage" and "one string" in refused["message"]
     assert run(home, project, "memory")["items"] == []
+
+
+@pytest.mark.parametrize("query", [[""], ["  "], ["", " "]], ids=repr)
+def test_a_blank_recall_query_is_a_usage_error(home: Path, project: Path,
+                                               query: list[str]) -> None:
+    """``recall ""`` answered "Nothing recalled." with exit 0 (and ``context 'recall ""'``
+    too, now that an empty quoted argument is one): a blank query is a mistake, said as
+    a missing one is."""
+    refused = run(home, project, "recall", *query, expect=2)
+    assert refused["code"] == "usage" and "query" in refused["message"]
+    assert run(home, project, "context", "recall ''", expect=2)["code"] == "usage"

@@ -101,7 +101,7 @@ def parse(argv: list[str]) -> _Request | None:
         else:
             return None
         index += 1
-    return wanted if wanted.query else None
+    return wanted if " ".join(wanted.query).strip() else None  # (a blank one: the CLI's)
 
 
 def parse_mcp(argv: list[str]) -> _Request | None:

@@ -38,6 +38,9 @@ def register_planning(root: click.Group) -> None:
         """For ranked matches with their text and scores, see `waymarks memory search`."""
         from waymarks.commands.recalling import recall_result
 
+        if not " ".join(query).strip():  # (`recall ""` answered "Nothing recalled.", 0)
+            raise click.UsageError("give the query to recall, e.g. waymarks recall "
+                                   "\"what port does the database use?\"")
         return recall_result(runtime().app(), query, history, provider, explain_)
 
     @command(root, "plan", summary="The context Waymarks would add to one model request: "
