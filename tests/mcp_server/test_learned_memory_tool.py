@@ -25,9 +25,10 @@ PAST = "2026-03-01T00:00:00.000Z"
 
 
 def call(app: Waymarks, name: str, arguments: dict[str, Any],
-         person: Person | None = None) -> dict[str, Any]:
+         person: Person | None = None, mode: str = "auto") -> dict[str, Any]:
     async def run() -> CallToolResult:
-        async with Client(build_server(app), elicitation_callback=person) as client:  # type: ignore[arg-type]
+        async with Client(build_server(app), elicitation_callback=person,  # type: ignore[arg-type]
+                          mode=mode) as client:
             return await client.call_tool(name, arguments)
 
     result = anyio.run(run)
@@ -181,6 +182,39 @@ def test_a_claim_pinned_while_the_person_decides_is_asked_about_again(
     with Evolution(app.home) as evo:
         row = evo.claim(claim)
     assert row is not None and row.state == "provisional" and row.pinned
+
+
+def test_a_handshake_clients_yes_to_a_claim_changed_meanwhile_changes_nothing(
+        app: Waymarks, tmp_path: Path) -> None:
+    """A review: on protocol 2025-11-25 (the initialize handshake; Claude Code may
+    negotiate it) the SDK asks once and never compares questions, so a claim pinned while
+    the person decided was forgotten on their yes to "Forget … (decision, provisional)".
+    The tool records the question it asked and applies a yes only when the question,
+    planned again, is the same: here it is refused, and the claim stays, pinned."""
+    from waymarks.service import evolution_edits
+
+    claim = _claim(app, tmp_path)
+
+    def pin() -> None:
+        with Evolution(app.home) as evo:
+            assert evolution_edits.pin(evo, claim).ok
+
+    person = Person(during=pin)  # says yes, after the claim was pinned meanwhile
+    refused = call(app, "learned_memory_edit", {"action": "forget", "id": claim}, person,
+                   mode="legacy")
+    assert refused["outcome"] == "rejected" and refused["code"] == \
+        "changed-since-confirmation"
+    [asked] = person.asked
+    assert "pinned" not in asked and "provisional" in asked
+    with Evolution(app.home) as evo:
+        row = evo.claim(claim)
+    assert row is not None and row.state == "provisional" and row.pinned
+    unchanged = Person()  # nothing changes meanwhile: the yes forgets it
+    done = call(app, "learned_memory_edit", {"action": "forget", "id": claim}, unchanged,
+                mode="legacy")
+    assert done["outcome"] == "done" and "pinned" in unchanged.asked[0]
+    with Evolution(app.home) as evo:
+        assert evo.claim(claim).state == "forgotten"  # type: ignore[union-attr]
 
 
 def test_a_search_never_sends_its_query_back(app: Waymarks, tmp_path: Path) -> None:

@@ -19,9 +19,6 @@ destination provider: spans it may not see are withheld.
 
 from __future__ import annotations
 
-import hashlib
-import threading
-import time
 from typing import Any, Final, Literal
 
 import msgspec
@@ -34,6 +31,7 @@ from waymarks.personal.curation import MAX_PREFILL_CHARS
 from waymarks.personal.entry import PersonalMemoryError, check_slug
 from waymarks.personal.store import NotAnEntry, PersonalStore
 from waymarks.service.ports import Decision
+from waymarks.service.shown import Shown, digest_of
 
 #: answers that end a remember without saving, as (outcome, category)
 _NOT_SAVED: Final[dict[str, tuple[str, str]]] = {
@@ -46,7 +44,6 @@ _NOT_SAVED: Final[dict[str, tuple[str, str]]] = {
     "not-asked": ("unavailable", "runtime-unavailable"),
 }
 CONFIRM_TITLE: Final = "Waymarks personal memory"
-SHOWN_TTL_S: Final = 15 * 60
 
 
 def _rejected(category: str) -> dict[str, Any]:
@@ -77,7 +74,7 @@ class RememberPlan(msgspec.Struct, frozen=True):
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.message.encode("utf-8")).hexdigest()
+        return digest_of(self.message)
 
 
 def plan_remember(store: PersonalStore, text: object,
@@ -125,16 +122,12 @@ class Remember:
     """``remember`` for a host that asks the person (MCP elicitation): one per server."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._shown: dict[str, float] = {}  # confirmation digests shown, with expiry
+        self._shown = Shown()  # confirmation digests shown, with expiry
 
     def shown(self, plan: RememberPlan) -> None:
         """Record that ``plan``'s confirmation was put in front of the person (a resolver
         may run more than once per question: it is recorded once)."""
-        now = time.monotonic()
-        with self._lock:
-            self._shown = {d: t for d, t in self._shown.items() if t > now}
-            self._shown[plan.digest] = now + SHOWN_TTL_S
+        self._shown.record(plan.digest)
 
     def commit(self, store: PersonalStore, text: object, slug: object,
                answer: Decision | Literal["invalid", "not-asked"]) -> dict[str, Any]:
@@ -146,9 +139,7 @@ class Remember:
         if answer != "accepted":
             outcome, category = _NOT_SAVED[answer]
             return {"outcome": outcome, "category": category}
-        with self._lock:
-            confirmed = self._shown.pop(plan.digest, 0.0) > time.monotonic()
-        if not confirmed:  # what the person saw is not what would be saved now
+        if not self._shown.spend(plan.digest):  # the person saw another save than this
             return _rejected("changed-since-confirmation")
         return save_planned(store, plan)
 

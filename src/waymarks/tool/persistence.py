@@ -39,9 +39,7 @@ person's answer is outside that lock, which is why step 3 re-checks everything.
 
 from __future__ import annotations
 
-import hashlib
 import threading
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -76,6 +74,7 @@ from waymarks.service.ports import (
     epoch_ms,
 )
 from waymarks.service.search import find_items
+from waymarks.service.shown import Shown, digest_of
 from waymarks.service.sources import list_sources, set_source_excluded
 from waymarks.service.views import ItemView
 from waymarks.service.write_path import unsaved
@@ -101,7 +100,6 @@ if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
 CONFIRMATION_RECORD: Final = "waymarks-confirmation-v1"
-SHOWN_TTL_S: Final = 15 * 60
 #: the one table from the write decisions' rejection codes to the tool's error categories
 CATEGORIES: Final[dict[RejectionCode, str]] = {
     "empty": "invalid-parameters", "invalid_argument": "invalid-parameters",
@@ -139,8 +137,8 @@ class WritePlan(msgspec.Struct, frozen=True):
         """What was confirmed: the message shown, the provenance it will carry and the
         session it goes to (a new user message or another session meanwhile means the
         person confirmed in another context)."""
-        shown = f"{self.confirmation.message}\x1f{self.provenance or ''}\x1f{self.session}"
-        return hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
+        return digest_of(f"{self.confirmation.message}\x1f{self.provenance or ''}"
+                         f"\x1f{self.session}")
 
 
 class ContextPersistence:
@@ -156,8 +154,7 @@ class ContextPersistence:
         self.refs = refs or SourceRefs()
         self.confirmed_via = confirmed_via
         self._lock = threading.Lock()
-        self._shown_lock = threading.Lock()
-        self._shown: dict[str, float] = {}  # confirmation digests shown, with expiry
+        self._shown = Shown()  # confirmation digests shown, with expiry
         self._provenance_cache: tuple[tuple[str, int, str | None], str | None] | None = None
 
     # -- the whole call, for hosts with a synchronous confirmer ------------------------
@@ -184,10 +181,7 @@ class ContextPersistence:
 
     def shown(self, plan: WritePlan) -> None:
         """Record that ``plan``'s confirmation was put in front of the person."""
-        now = time.monotonic()
-        with self._shown_lock:
-            self._shown = {d: t for d, t in self._shown.items() if t > now}
-            self._shown[plan.digest] = now + SHOWN_TTL_S
+        self._shown.record(plan.digest)
 
     def _prepare(self, request: Request) -> ToolResult | WritePlan:
         """One request (:meth:`Waymarks.begin`): the session brought up to date once,
@@ -225,9 +219,7 @@ class ContextPersistence:
             plan = self._prepare(request)  # everything is checked again after the answer
             if isinstance(plan, ToolResult):
                 return plan
-            with self._shown_lock:
-                shown_until = self._shown.pop(plan.digest, 0.0)
-            if shown_until < time.monotonic():
+            if not self._shown.spend(plan.digest):
                 return result(name, "rejected", error="changed-since-confirmation")
             return self._execute(plan)
 

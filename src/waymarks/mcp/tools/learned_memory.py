@@ -32,6 +32,7 @@ from waymarks.mcp.common import (
     unknown_field,
 )
 from waymarks.service.app import Waymarks
+from waymarks.service.shown import Shown, digest_of
 from waymarks.tool.unavailable import answered, unavailable
 
 if TYPE_CHECKING:
@@ -254,6 +255,8 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         with serial.turn():
             return json_result(answered(lambda: read(app, arguments)))
 
+    shown = Shown()  # the questions asked: a yes applies only to the claim as it was shown
+
     def ask(ctx: Context) -> Elicit[Confirm] | str:
         if not can_elicit(ctx) or unknown_field(ctx, EDIT_FIELDS):
             return NO_QUESTION  # the body answers: a refusal, or unavailable
@@ -262,7 +265,10 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
             return NO_QUESTION
         with serial.turn():
             question = answered(lambda: _question(app, *parsed))
-        return NO_QUESTION if isinstance(question, dict) else Elicit(question, Confirm)
+        if isinstance(question, dict):
+            return NO_QUESTION
+        shown.record(digest_of(question))
+        return Elicit(question, Confirm)
 
     @server.tool(
         name=EDIT_NAME,
@@ -304,4 +310,10 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
                 code = "confirmation-invalid" if decision == "invalid" else decision
                 return json_result({"outcome": "cancelled", "code": code,
                                     "message": "the person did not confirm; nothing changed"})
+            if not shown.spend(digest_of(question)):
+                # the claim changed while the person decided (a client on a protocol
+                # whose SDK never asks again: the yes was to the claim as it was)
+                return json_result(_rejected(
+                    "changed-since-confirmation", "the learned claim changed after the "
+                    "question was asked; nothing changed: show it and ask again"))
             return json_result(_apply(app, *parsed))
