@@ -225,3 +225,35 @@ def test_a_yes_is_spent_by_the_save_it_confirms(store: PersonalStore) -> None:
     assert tool.commit(store, "Prefers helix", "editor", "accepted") == {
         "outcome": "rejected", "category": "changed-since-confirmation"}
     assert store.entries() == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_personal_directory_that_is_a_file_is_said_before_anyone_is_asked(
+        app: Waymarks, mode: str) -> None:
+    """A review: with ``<home>/memory`` a file, ``remember`` asked the person about a save
+    that could never happen and answered ``unavailable`` only after the yes (the CLI
+    refuses at once); ``recall_memory`` answered an empty personal index and
+    ``personal_memory_entry`` ``not-found``, as if the person had no notes. Now the save
+    is refused before the question, and the reads say the directory cannot be read."""
+    blocked = app.home / "memory"
+    app.home.mkdir(parents=True, exist_ok=True)
+    blocked.write_text("not a directory\n")
+    person = Person()
+    refused = remember(app, {"text": "I like dark mode"}, person, mode).structured_content
+    assert person.asked == []
+    assert refused is not None and refused["outcome"] == "unavailable"
+    assert "is not a directory" in refused["message"] and str(app.home) not in \
+        refused["message"]
+    assert blocked.read_text() == "not a directory\n"
+
+    async def reads() -> list[CallToolResult]:
+        async with Client(build_server(app), mode=mode) as client:
+            return [await client.call_tool("recall_memory", {"query": "dark mode"}),
+                    await client.call_tool("personal_memory_entry", {"slug": "editor"})]
+
+    recalled, fetched = (r.structured_content for r in anyio.run(reads))
+    assert recalled is not None and recalled["outcome"] == "ok"
+    assert recalled["personalIndex"] == []
+    assert "is not a directory" in recalled["personalUnavailable"]
+    assert fetched is not None and fetched["outcome"] == "unavailable"
+    assert "is not a directory" in fetched["message"]

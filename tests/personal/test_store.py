@@ -452,3 +452,25 @@ def test_no_new_entry_is_named_like_the_index(store: PersonalStore) -> None:
     (store.directory / "memory.md").write_text(
         render_entry(Entry("memory", "Old", "old", "user", "old", None)))
     assert store.save("Prefers spaces", slug="memory").replaced
+
+
+def test_what_would_stop_a_save_is_found_without_changing_anything(
+        store: PersonalStore, tmp_path: Path) -> None:
+    """``unusable`` (``remember`` asks nobody about a save that cannot happen) names
+    what :meth:`PersonalStore.save` would refuse, and creates nothing itself."""
+    assert store.unusable() is None and not store.directory.exists()
+    blocked = PersonalStore(tmp_path / "a-file" / "memory")
+    (tmp_path / "a-file").write_text("x")
+    assert blocked.unusable() == "cannot be created (a file is in its way)"
+    with pytest.raises(PersonalMemoryError):
+        blocked.save("Prefers helix")
+    store.save("Prefers helix", slug="editor")
+    os.unlink(store.directory / ".lock")
+    os.mkfifo(store.directory / ".lock")
+    assert store.unusable() == "has a lock that is not a regular file"
+    with pytest.raises(PersonalMemoryError):
+        store.save("Prefers vim", slug="editor")
+    os.unlink(store.directory / ".lock")
+    store.index_path.unlink()
+    store.index_path.symlink_to(tmp_path / "elsewhere.md")
+    assert store.unusable() == "has an index that is not a regular file"

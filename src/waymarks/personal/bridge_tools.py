@@ -26,6 +26,7 @@ from waymarks.personal.entry import PersonalMemoryError
 from waymarks.personal.index import PersonalIndex
 from waymarks.personal.notes import MAX_NOTE_CHARS, NOTE_TYPES, add_note
 from waymarks.personal.setup import personal_store
+from waymarks.personal.tools import personal_unavailable
 from waymarks.service.outcomes import ServiceError
 
 if TYPE_CHECKING:
@@ -100,7 +101,8 @@ def recall_memory(app: Waymarks, query: object, egress: Egress) -> dict[str, Any
                 continue
             docs.append({"source": source, "text": text}
                         | ({"status": status} if status else {}))
-        for item in PersonalIndex(personal_store(app)).candidates(app, query):
+        store = personal_store(app)
+        for item in PersonalIndex(store).candidates(app, query):
             if len(lines) >= MAX_INDEX_LINES:
                 break
             block = item.block
@@ -112,5 +114,9 @@ def recall_memory(app: Waymarks, query: object, egress: Egress) -> dict[str, Any
             lines.append({"slug": egress.label(block.label), "line": text})
     except (PersonalMemoryError, OSError):
         return _unavailable()
-    return {"outcome": "ok", "docs": docs, "personalIndex": lines, "withheld": withheld,
-            "trustedProject": app.project_trusted, "note": DATA_NOTE}
+    answer = {"outcome": "ok", "docs": docs, "personalIndex": lines, "withheld": withheld,
+              "trustedProject": app.project_trusted, "note": DATA_NOTE}
+    problem = store.unreadable()
+    if problem is not None:  # an empty index that is not the person's (as `personal list`)
+        answer["personalUnavailable"] = personal_unavailable(problem)["message"]
+    return answer

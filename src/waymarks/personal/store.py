@@ -129,6 +129,30 @@ class PersonalStore:
                 unread.append(Unread(path.name, entry))
         return sorted(found, key=lambda e: (e.name.casefold(), e.slug)), unread
 
+    def unreadable(self) -> str | None:
+        """Why the directory cannot be read (a file where it should be), else ``None``
+        (a missing one is empty)."""
+        d = self.directory
+        return "is not a directory" if d.exists() and not d.is_dir() else None
+
+    def unusable(self) -> str | None:
+        """Why a save could not be made here, found without changing anything (a tool
+        asks nobody about a save that cannot happen), else ``None``: the directory is a
+        file or cannot be created, or its index or lock is not a regular file (what
+        :meth:`save` would refuse)."""
+        d = self.directory
+        problem = self.unreadable()
+        if problem is not None:
+            return problem
+        if not d.exists():  # made on the first save: a file on its way stops that
+            nearest = next((p for p in d.parents if p.exists()), None)
+            return None if nearest is None or nearest.is_dir() else \
+                "cannot be created (a file is in its way)"
+        for path, what in ((self.index_path, "an index"), (d / ".lock", "a lock")):
+            if path.is_symlink() or (path.exists() and not path.is_file()):
+                return f"has {what} that is not a regular file"
+        return None
+
     def get(self, slug: str) -> Entry | None:
         path = self._path(check_slug(slug))
         return self._read(path) if path.is_file() else None

@@ -50,6 +50,15 @@ def _rejected(category: str) -> dict[str, Any]:
     return {"outcome": "rejected", "category": category}
 
 
+def personal_unavailable(problem: str) -> dict[str, Any]:
+    """The answer when the personal directory cannot be used (``problem``: what
+    :meth:`PersonalStore.unusable` says), as ``personal list`` names it to the person: the
+    fixed words, never the directory's path."""
+    return {"outcome": "unavailable", "category": "runtime-unavailable",
+            "message": f"personal memory is unavailable: its directory {problem} "
+                       "(`waymarks personal list` names it)"}
+
+
 class RememberPlan(msgspec.Struct, frozen=True):
     """A save that passed every check: exactly what will be written, and what is shown."""
 
@@ -95,6 +104,9 @@ def plan_remember(store: PersonalStore, text: object,
         return _rejected("local-only-refused")
     if redact(text)[1] or (isinstance(slug, str) and redact(slug)[1]):
         return _rejected("credential-refused")
+    problem = store.unusable()  # the person is asked only about a save that can happen
+    if problem is not None:
+        return personal_unavailable(problem)
     try:  # a file there that is no entry is refused: the person would lose it unseen
         replaces = slug is not None and store.existing(slug)
     except NotAnEntry:
@@ -169,6 +181,9 @@ def fetch_entry(store: PersonalStore, slug: object, egress: Egress) -> dict[str,
     except PersonalMemoryError:
         return _rejected("invalid-parameters")
     if entry is None:  # a file there that is no entry is named so, as `remember` names it
+        problem = store.unreadable()
+        if problem is not None:  # no entry can be there: not "not-found"
+            return personal_unavailable(problem)
         try:
             store.existing(check_slug(slug))
         except NotAnEntry:
