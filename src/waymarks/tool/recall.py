@@ -2,8 +2,9 @@
 
 Same relevance and lifecycle policy as automatic recall (gates, no recency fallback), at
 most 3 claims within 2,048 UTF-8 bytes, quoted as data. It never writes. A bad argument
-gets a categorized error that does not echo what was sent; a missing session or a broken
-home is ``unavailable``, never an empty success.
+gets a categorized error that does not echo what was sent; a broken home is
+``unavailable``, never an empty success. A project with no session yet has no confirmed
+claims (``confirmedUnavailable`` says so) but still the learned ones, which are global.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from waymarks.core.text import is_unicode
 from waymarks.service.evolution_recall import learned_digest, recall_learned
 from waymarks.service.planning import egress_for
 from waymarks.service.search import selected_rows
-from waymarks.tool.unavailable import ENVIRONMENT_ERRORS, unavailable, unavailable_for
+from waymarks.tool.unavailable import ENVIRONMENT_ERRORS, unavailable_for
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
 MAX_QUERY_CHARS: Final = 512
 NOT_COMPLETE: Final = "Selected matches only, not the complete memory inventory."
+NO_SESSION: Final = "no persistent session for this project yet: no confirmed claims"
 
 
 def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> dict[str, Any]:
@@ -31,9 +33,11 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
         return {"outcome": "rejected", "category": "invalid-parameters",
                 "message": f"query must be text of 1 to {MAX_QUERY_CHARS} characters"}
     try:
-        if app.current_session() is None:
-            return unavailable("no persistent session for this project yet")
-        with app.begin():
+        # the configuration, the home and the database first (their errors are named),
+        # then both recalls: learned memory is global, so a project with no session yet
+        # still has it (its confirmed claims are none, and the answer says why)
+        with app.begin() as request:
+            no_session = request.session is None
             result = app.recall(query, inherit=False, provider=provider)
             # learned claims: provisional, with provenance, after confirmed memory
             notes: list[str] = []  # a damaged evolution ledger: none learned, a note
@@ -48,4 +52,6 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
         answer["learnedDigest"] = learned_digest(learned.digest)
     if notes:
         answer["learnedUnavailable"] = "learned memory is unavailable (bad_state)"
+    if no_session:
+        answer["confirmedUnavailable"] = NO_SESSION
     return answer
