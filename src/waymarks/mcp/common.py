@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any, Final, Literal
 
+from mcp.server import MCPServer
 from mcp.server.elicitation import (
     AcceptedElicitation,
     CancelledElicitation,
@@ -105,6 +106,23 @@ def unknown_field(ctx: Context, known: tuple[str, ...]) -> bool:
     as if the field were not there."""
     arguments = raw_arguments(ctx)
     return isinstance(arguments, dict) and any(name not in known for name in arguments)
+
+
+def advertise(server: MCPServer, name: str, required: tuple[str, ...]) -> None:
+    """Advertise tool ``name``'s input schema as the tool enforces it: the fields it takes
+    (each typed ``Any`` for the SDK, so that the tool refuses a bad value itself, in its
+    own shape; advertised with its JSON schema, without the ``"default": null`` that
+    contradicts it), the ``required`` ones (a call without one is refused), and no other
+    (``additionalProperties`` false: a call naming another is refused,
+    :func:`unknown_field`). The SDK advertised neither."""
+    tool = server._tool_manager.get_tool(name)
+    if tool is None:
+        raise KeyError(name)
+    properties = {field: {key: value for key, value in schema.items()
+                          if key not in ("default", "title")}
+                  for field, schema in tool.parameters.get("properties", {}).items()}
+    tool.parameters = {"type": "object", "properties": properties,
+                       "required": list(required), "additionalProperties": False}
 
 
 #: the result of a call naming a field the tool does not take

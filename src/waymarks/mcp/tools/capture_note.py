@@ -11,7 +11,14 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import WithJsonSchema
 
-from waymarks.mcp.common import UNKNOWN_FIELD, Serial, argument, json_result, unknown_field
+from waymarks.mcp.common import (
+    UNKNOWN_FIELD,
+    Serial,
+    advertise,
+    argument,
+    json_result,
+    unknown_field,
+)
 from waymarks.personal.bridge_tools import capture_note
 from waymarks.personal.notes import MAX_NOTE_CHARS, NOTE_TYPES
 from waymarks.service.app import Waymarks
@@ -43,3 +50,5 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
             return json_result(UNKNOWN_FIELD)
         with serial.turn():
             return json_result(capture_note(app, argument(ctx, "text"), argument(ctx, "type")))
+
+    advertise(server, NAME, ("text",))

@@ -25,6 +25,7 @@ from waymarks.mcp.common import (
     UNKNOWN_FIELD,
     Confirm,
     Serial,
+    advertise,
     answer_of,
     argument,
     can_elicit,
@@ -243,10 +244,11 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
     )
     def learned_read(
         ctx: Context,
-        action: Annotated[Any, WithJsonSchema({"enum": list(READS)})] = None,
+        action: Annotated[Any, WithJsonSchema({"type": "string", "enum": list(READS)})] = None,
         query: Annotated[Any, WithJsonSchema(_STRING)] = None,
         id: Annotated[Any, WithJsonSchema(_STRING)] = None,
-        scope: Annotated[Any, WithJsonSchema({"enum": ["all", "here", "legacy"]})] = None,
+        scope: Annotated[Any, WithJsonSchema(
+            {"type": "string", "enum": ["all", "here", "legacy"]})] = None,
         page: Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 1})] = None,
     ) -> Annotated[CallToolResult, dict[str, Any]]:
         if unknown_field(ctx, READ_FIELDS):
@@ -254,6 +256,8 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         arguments = {name: argument(ctx, name) for name in READ_FIELDS}
         with serial.turn():
             return json_result(answered(lambda: read(app, arguments)))
+
+    advertise(server, READ_NAME, ("action",))
 
     shown = Shown()  # the questions asked: a yes applies only to the claim as it was shown
 
@@ -282,7 +286,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
     def learned_edit(
         ctx: Context,
         answer: Annotated[ElicitationResult[Confirm], Resolve(ask)],
-        action: Annotated[Any, WithJsonSchema({"enum": list(EDITS)})] = None,
+        action: Annotated[Any, WithJsonSchema({"type": "string", "enum": list(EDITS)})] = None,
         id: Annotated[Any, WithJsonSchema(_STRING)] = None,
         text: Annotated[Any, WithJsonSchema(_STRING)] = None,
         event: Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 1})] = None,
@@ -317,3 +321,5 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
                     "changed-since-confirmation", "the learned claim changed after the "
                     "question was asked; nothing changed: show it and ask again"))
             return json_result(_apply(app, *parsed))
+
+    advertise(server, EDIT_NAME, ("action",))

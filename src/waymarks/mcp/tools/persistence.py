@@ -20,6 +20,7 @@ from waymarks.mcp.common import (
     NOT_ASKED,
     Confirm,
     Serial,
+    advertise,
     answer_of,
     can_elicit,
     raw_arguments,
@@ -105,3 +106,5 @@ def register(server: MCPServer, persistence: ContextPersistence, serial: Serial)
                 return tool_result(result(plan.request.action.name, "unavailable",
                                           error="runtime-unavailable"))
             return tool_result(persistence.commit(arguments, decision))
+
+    advertise(server, NAME, tuple(input_schema()["required"]))

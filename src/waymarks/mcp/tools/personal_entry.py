@@ -8,7 +8,14 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import WithJsonSchema
 
-from waymarks.mcp.common import UNKNOWN_FIELD, Serial, argument, json_result, unknown_field
+from waymarks.mcp.common import (
+    UNKNOWN_FIELD,
+    Serial,
+    advertise,
+    argument,
+    json_result,
+    unknown_field,
+)
 from waymarks.personal.setup import personal_store
 from waymarks.personal.tools import fetch_entry
 from waymarks.service.app import Waymarks
@@ -34,3 +41,5 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         with serial.turn():
             return json_result(answered(lambda: fetch_entry(
                 personal_store(app), argument(ctx, "slug"), egress_for(app))))
+
+    advertise(server, NAME, FIELDS)

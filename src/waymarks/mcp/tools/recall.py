@@ -8,7 +8,14 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import WithJsonSchema
 
-from waymarks.mcp.common import UNKNOWN_FIELD, Serial, argument, json_result, unknown_field
+from waymarks.mcp.common import (
+    UNKNOWN_FIELD,
+    Serial,
+    advertise,
+    argument,
+    json_result,
+    unknown_field,
+)
 from waymarks.service.app import Waymarks
 from waymarks.tool.recall import MAX_QUERY_CHARS, memory_recall
 
@@ -20,7 +27,8 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
     @server.tool(
         name=NAME,
         description=("Look up durable memory claims relevant to a question (read-only; at "
-                     f"most 3 claims; query of 1-{MAX_QUERY_CHARS} characters)."),
+                     "most 3 confirmed claims, then at most 3 learned ones, provisional, "
+                     f"under learned; query of 1-{MAX_QUERY_CHARS} characters)."),
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                     idempotent_hint=True, open_world_hint=False),
     )
@@ -31,3 +39,5 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
             return json_result(UNKNOWN_FIELD)
         with serial.turn():
             return json_result(memory_recall(app, argument(ctx, "query")))
+
+    advertise(server, NAME, FIELDS)

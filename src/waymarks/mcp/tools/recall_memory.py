@@ -9,7 +9,14 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import WithJsonSchema
 
-from waymarks.mcp.common import UNKNOWN_FIELD, Serial, argument, json_result, unknown_field
+from waymarks.mcp.common import (
+    UNKNOWN_FIELD,
+    Serial,
+    advertise,
+    argument,
+    json_result,
+    unknown_field,
+)
 from waymarks.personal.bridge_tools import MAX_QUERY_CHARS, recall_memory
 from waymarks.service.app import Waymarks
 from waymarks.service.planning import egress_for
@@ -40,3 +47,5 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         with serial.turn():
             return json_result(answered(lambda: recall_memory(
                 app, argument(ctx, "query"), egress_for(app))))
+
+    advertise(server, NAME, FIELDS)

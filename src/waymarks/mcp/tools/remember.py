@@ -16,6 +16,7 @@ from waymarks.mcp.common import (
     UNKNOWN_FIELD,
     Confirm,
     Serial,
+    advertise,
     answer_of,
     argument,
     can_elicit,
@@ -77,3 +78,5 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
                 return json_result(store)
             return json_result(personal.commit(store, argument(ctx, "text"),
                                                argument(ctx, "slug"), decision))
+
+    advertise(server, NAME, ("text",))
