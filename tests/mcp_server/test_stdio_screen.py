@@ -31,7 +31,8 @@ def _call(request_id: int, query: str) -> str:
             f'"memory_recall","arguments":{{"query":"{query}"}}}}}}')
 
 
-def _serve(home: Path, project: Path, lines: list[str], expect: int) -> list[dict[str, Any]]:
+def _serve(home: Path, project: Path, lines: list[str | bytes], expect: int
+           ) -> list[dict[str, Any]]:
     """The real ``waymarks mcp`` in a subprocess: every line written, then ``expect``
     answers read before standard input is closed (the server ends at end of input, and
     may cancel what it is still answering then: waiting first keeps a loaded machine from
@@ -47,7 +48,8 @@ def _serve(home: Path, project: Path, lines: list[str], expect: int) -> list[dic
         reader = threading.Thread(target=lambda: answers.extend(iter(out.readline, b"")),
                                   daemon=True)
         reader.start()
-        server.stdin.write("".join(line + "\n" for line in lines).encode())
+        server.stdin.write(b"".join((line if isinstance(line, bytes) else line.encode())
+                                    + b"\n" for line in lines))
         server.stdin.flush()
         for _ in range(1200):  # bounded polling (no timing assertion): up to ~120 s
             if len(answers) >= expect:
@@ -80,6 +82,32 @@ def test_every_request_line_is_answered(home: Path, project: Path) -> None:
     [listed] = [a for a in answers if a["id"] == 6]  # still serving after all of them
     assert "memory_recall" in {t["name"] for t in listed["result"]["tools"]}
     assert len(answers) == 9  # initialize, six errors, the refusal, tools/list: no notification
+
+
+@pytest.mark.slow  # a real server in a subprocess
+def test_a_line_that_is_not_utf8_is_refused_as_a_lone_surrogate_is(
+        home: Path, project: Path) -> None:
+    """A review: bytes that are not UTF-8 were read as U+FFFD, and capture_note saved
+    "Invalid byte here: \\ufffd\\ufffd end" (a note is not confirmed), while an escaped lone
+    surrogate was refused. Now a line is decoded strictly: the tool call is the same
+    refused result, another request -32602, a notification nothing, and a line that is
+    not JSON -32700; nothing is written."""
+    note = ('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"capture_note",'
+            '"arguments":{"text":"Invalid byte here: \xff\xfe end","type":"lesson"}}}')
+    answers = _serve(home, project, [
+        *_initialize(), note.encode("latin-1"),
+        b'{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{"x":"\xc3"}}}',
+        b'{"jsonrpc":"2.0","method":"n","params":{"x":"\xff"}}', b"\xff{}",
+        json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}).encode()], expect=5)
+    assert [(a["id"], a["error"]["code"]) for a in answers if "error" in a] == [
+        (3, -32602), (None, -32700)]
+    [refused] = [a for a in answers if a["id"] == 2]
+    assert refused["result"]["isError"] is True
+    assert refused["result"]["structuredContent"]["category"] == "invalid-parameters"
+    assert "not UTF-8" in refused["result"]["structuredContent"]["message"]
+    assert [a["id"] for a in answers if "result" in a] == [1, 2, 5]
+    assert not [p for p in home.rglob("*.jsonl") if "Invalid byte" in p.read_text(
+        errors="replace")]
 
 
 def test_a_sound_request_passes_the_screen_unchanged() -> None:

@@ -9,8 +9,10 @@ into an exception the session only logs, so a JSON-RPC client waits for its time
   object, a list), which the SDK would take for a notification and never answer:
   ``-32600``, id ``null``, and the request is not run;
 - a request holding a lone surrogate (``"\\ud800"``), which the SDK's parser refuses and
-  no ledger line can hold: ``tools/call`` is a refused tool result
-  (``invalid-parameters``), any other request ``-32602``, a notification nothing.
+  no ledger line can hold, or bytes that are not UTF-8 (decoded strictly: each such byte
+  is read as a lone surrogate, never replaced by U+FFFD and stored): ``tools/call`` is a
+  refused tool result (``invalid-parameters``), any other request ``-32602``, a
+  notification nothing; a line whose bytes are not UTF-8 outside a string is not JSON.
 
 Every other line goes to the SDK unchanged. Standard input is moved off fd 0 while
 serving (as the SDK does), so a child process never reads the protocol's bytes.
@@ -34,7 +36,8 @@ from mcp.shared.message import SessionMessage
 from waymarks.core.text import all_unicode
 from waymarks.mcp.common import json_result
 
-UNICODE_MESSAGE = "the request holds text that is not valid Unicode (lone surrogates)"
+UNICODE_MESSAGE = ("the request holds text that is not valid Unicode (lone surrogates, or "
+                   "bytes that are not UTF-8)")
 
 
 Answer = types.JSONRPCResponse | types.JSONRPCError
@@ -86,8 +89,10 @@ class _Screened:
     through the SDK's own writer (so answers never interleave)."""
 
     def __init__(self, source: BinaryIO) -> None:
+        # a byte that is not UTF-8 becomes a lone surrogate, which the screen refuses
+        # (errors="replace" turned it into U+FFFD, and a note was stored holding that)
         self._lines = anyio.wrap_file(TextIOWrapper(source, encoding="utf-8",
-                                                    errors="replace"))
+                                                    errors="surrogateescape"))
         self._ready = anyio.Event()
         self._write: MemoryObjectSendStream[SessionMessage] | None = None
 
