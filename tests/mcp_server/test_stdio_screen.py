@@ -137,3 +137,32 @@ def test_a_request_whose_id_is_not_a_string_or_an_integer_is_answered_not_run(
     assert not [p for p in home.rglob("*.jsonl") if "note for id" in p.read_text()]
     assert screen(json.dumps({"jsonrpc": "2.0", "id": "x", "method": "ping"})) is None
     assert screen(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "ping"})) is None
+
+
+@pytest.mark.slow  # a real server in a subprocess
+def test_ctrl_c_ends_the_server_while_standard_input_stays_open(
+        home: Path, project: Path) -> None:
+    """A review: after SIGINT the server answered nothing more but did not exit, holding
+    waymarks.db and its -wal and -shm open, until its client closed standard input (a
+    worker thread blocked reading it kept the event loop's shutdown waiting). Now it
+    says so and exits 130 with its input still open."""
+    import signal
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "mcp"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=project,
+        env={**os.environ, "WAYMARKS_HOME": str(home)})
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        server.stdin.write("".join(line + "\n" for line in _initialize()).encode())
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 1  # serving, reading input
+        server.send_signal(signal.SIGINT)
+        status = server.wait(timeout=60)  # a bound, not a timing: before, it never came
+        assert server.stderr is not None
+        assert status == 130 and b"interrupted" in server.stderr.read()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        server.stdin.close()

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator, Iterator
+import queue
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from io import TextIOWrapper
 from typing import Any, BinaryIO, Literal, cast
@@ -91,8 +93,7 @@ class _Screened:
     def __init__(self, source: BinaryIO) -> None:
         # a byte that is not UTF-8 becomes a lone surrogate, which the screen refuses
         # (errors="replace" turned it into U+FFFD, and a note was stored holding that)
-        self._lines = anyio.wrap_file(TextIOWrapper(source, encoding="utf-8",
-                                                    errors="surrogateescape"))
+        self._text = TextIOWrapper(source, encoding="utf-8", errors="surrogateescape")
         self._ready = anyio.Event()
         self._write: MemoryObjectSendStream[SessionMessage] | None = None
 
@@ -100,9 +101,46 @@ class _Screened:
         self._write = write
         self._ready.set()
 
+    async def _lines(self) -> AsyncIterator[str]:
+        """Standard input's lines, each read on request by a daemon thread of their own.
+        The SDK's (and this module's before) read them in a worker thread the event loop
+        waits for: after Ctrl-C the server answered nothing more, yet lived on, holding
+        the database open, until standard input closed. A daemon thread blocked reading
+        is left behind, and the process ends at once. (One line per request, as before:
+        a line is read when the one before was taken.)"""
+        asked: queue.SimpleQueue[Callable[[str], None]] = queue.SimpleQueue()
+        token = anyio.lowlevel.current_token()
+
+        def serve() -> None:
+            while True:
+                deliver = asked.get()
+                try:
+                    line = self._text.readline()
+                except OSError:  # standard input cannot be read: its end, as a closed one
+                    line = ""
+                try:
+                    anyio.from_thread.run_sync(deliver, line, token=token)
+                except RuntimeError:  # the server's loop has ended
+                    return
+
+        threading.Thread(target=serve, name="waymarks-mcp-stdin", daemon=True).start()
+        while True:
+            got: list[str] = []
+            done = anyio.Event()
+
+            def deliver(line: str, got: list[str] = got, done: anyio.Event = done) -> None:
+                got.append(line)
+                done.set()
+
+            asked.put(deliver)
+            await done.wait()
+            if not got[0]:
+                return
+            yield got[0]
+
     async def __aiter__(self) -> AsyncIterator[str]:
         await self._ready.wait()
-        async for line in self._lines:
+        async for line in self._lines():
             if not line.strip():
                 continue
             answer = screen(line)
