@@ -244,7 +244,9 @@ def _bind(app: Any, session_id: str, pid: int | None = None) -> None:
     the project, and from the Claude Code process running the hook (``pid``)."""
     current = app.bound_session
     if current is None or current.session_id != session_id:  # a warm app may hold it
-        app.bind_session(_open_or_create(app, session_id))
+        from waymarks.service.sessions_api import host_session
+
+        app.bind_session(host_session(app, session_id))
     from waymarks.files.atomic import write_atomic
     from waymarks.files.dirs import make_private_dirs
 
@@ -298,25 +300,6 @@ def _just_recorded(app: Any, prompt: str) -> bool:
     last = last_entry(session) if session is not None else None
     return (isinstance(last, Message) and last.role == "user" and last.text == prompt
             and last.sent_ms is not None and time.time() * 1000 - last.sent_ms < 30_000)
-
-
-def _open_or_create(app: Any, session_id: str) -> Any:
-    from waymarks.files.dirs import make_private_dirs
-    from waymarks.ledger.discovery import ledger_of, session_dir, session_file_name
-    from waymarks.ledger.session_file import SessionFile
-    from waymarks.service.sessions_api import new_session_stamp
-
-    directory = session_dir(app.home, app.cwd)
-    existing = ledger_of(app.home, session_id, app.cwd)
-    if existing is not None:
-        return app.open_session(existing)
-    now = new_session_stamp(app)  # sorts after the sessions there (a clock set back)
-    path = directory / session_file_name(now, session_id)
-    try:
-        make_private_dirs(directory)  # the home too, when this is its first file
-        return SessionFile.create(path, session_id, now, app.cwd)
-    except FileExistsError:  # a concurrent hook created it first
-        return SessionFile.open(path)
 
 
 def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | None]:

@@ -27,9 +27,9 @@ from waymarks.ledger.log import SessionHeader, parse_header
 from waymarks.ledger.session_file import SessionFile, SessionFileError, not_a_file
 
 __all__ = ["POINTER_DIR", "canonical_project_path", "files_without_header",
-           "in_project_dirs", "is_project_session", "list_sessions", "newest_session",
-           "pointer_path", "project_session_dirs", "read_header", "resolve_session",
-           "session_dir", "session_file_name"]
+           "in_project_dirs", "is_project_session", "ledger_of", "list_sessions",
+           "newest_session", "pointer_path", "project_session_dirs", "read_header",
+           "resolve_session", "session_dir", "session_file_name", "shared_session_ids"]
 
 #: where the Claude Code hooks note the session they last saw, under the home: one
 #: ``<session directory>.session`` per project (:func:`pointer_path`), one
@@ -143,6 +143,23 @@ def files_without_header(home: Path, cwd: str) -> list[tuple[Path, bool]]:
     return found
 
 
+def shared_session_ids(home: Path, cwd: str) -> dict[str, list[Path]]:
+    """The session IDs that name more than one file in the session directory of ``cwd``
+    (by name: no file is read), each with its files, oldest first. One session, one
+    ledger: hooks started together once each made one, and the hooks then used the first
+    while the CLI used the newest."""
+    named: dict[str, list[Path]] = {}
+    for path in reversed(_files_newest_first(home, cwd)):
+        if _SESSION_NAME.fullmatch(path.name):
+            named.setdefault(_id_of(path), []).append(path)
+    return {sid: paths for sid, paths in named.items() if len(paths) > 1}
+
+
+def _id_of(path: Path) -> str:
+    """The session ID a session file's name gives."""
+    return path.stem.split("_", 1)[-1]
+
+
 def _files_newest_first(home: Path, cwd: str, *, irregular: bool = False) -> list[Path]:
     """The ``.jsonl`` names in the session directory of ``cwd``, newest first: regular
     files (through a symbolic link too), and with ``irregular`` any other kind as well."""
@@ -222,7 +239,7 @@ def resolve_session(home: Path, cwd: str, ref: str) -> Path:
     files = _files_newest_first(home, cwd)
     named: list[Path] = []
     for typed in dict.fromkeys((ref, ref.lower())):  # IDs are lower-case; a ref may not be
-        named = named or [p for p in files if p.stem.split("_", 1)[-1].startswith(typed)]
+        named = named or [p for p in files if _id_of(p).startswith(typed)]
     project = canonical_project_path(cwd)
     matches = [p for p in named if is_project_session(p, project)]
     if len(matches) == 1:
@@ -231,7 +248,13 @@ def resolve_session(home: Path, cwd: str, ref: str) -> Path:
         raise SessionFileError(
             f"no session {ref!r} for {cwd}; list them with `waymarks session list`"
         )
-    ids = ", ".join(p.stem.split("_", 1)[-1] for p in matches[:10])  # as item IDs list them
+    if len({_id_of(p) for p in matches}) == 1:  # typing more of it would not help
+        paths = ", ".join(str(p) for p in matches[::-1])
+        raise SessionFileError(f"session {_id_of(matches[0])} has {len(matches)} ledger "
+                               f"files ({paths}): one session ID should name one file. "
+                               "Give the file to use as --session FILE; `waymarks health` "
+                               "lists them")
+    ids = ", ".join(_id_of(p) for p in matches[:10])  # as item IDs list them
     more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
     raise SessionFileError(f"session prefix {ref!r} is ambiguous: {len(matches)} sessions "
                            f"match ({ids}{more}); type more of it")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from waymarks.ledger.discovery import files_without_header
+from waymarks.ledger.discovery import files_without_header, shared_session_ids
 from waymarks.service.kept_exclusions import LOST_EXCLUSIONS_SAID, lost_exclusions_caveat
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
@@ -99,6 +99,13 @@ def health(app: Waymarks) -> dict[str, Any]:
                            "header), so nothing in it is read" for path, complete
                            in headerless if complete]
     report["problems"] += pointer_problems(app.home)
+    report["problems"] += [
+        f"session {sid}: {len(paths)} ledger files ({', '.join(p.name for p in paths)} in "
+        f"{paths[0].parent}): one session should have one; hooks and `waymarks mcp "
+        "--claude-code` use the first, the CLI may use the newest, so what one of them "
+        "wrote the others do not read. Keep the one to go on with and move the others "
+        "out of the folder (their entries are then no longer read), then run `waymarks "
+        "rebuild-index`" for sid, paths in shared_session_ids(app.home, app.cwd).items()]
     if session is not None:
         # a half-written last line (a writer died mid-line) is reported, never read
         report["session"] = {"id": session.session_id, "partialTailBytes": session.partial_tail}

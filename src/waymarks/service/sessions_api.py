@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from waymarks.core.text import is_unicode
 from waymarks.ledger.discovery import (
+    ledger_of,
     list_sessions,
     newest_name_ms,
     newest_session,
@@ -30,6 +32,8 @@ from waymarks.store.projection import ProjectionDamaged
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
+
+_S = TypeVar("_S", bound=SessionLog)
 
 
 def open_session(app: Waymarks, path: Path) -> SessionFile:
@@ -81,25 +85,54 @@ def first_session(app: Waymarks) -> SessionLog:
     Two commands started together there (an agent and a terminal) each made a session,
     and the write of the one whose file sorted first went where no later command looks,
     although it was reported committed."""
+    _check_unicode(app)
+
+    def newest_or_new() -> SessionLog:
+        newest = newest_session(app.home, app.cwd)
+        return app.open_session(newest) if newest is not None else create_session(app)
+
+    return _creating(app, newest_or_new)
+
+
+def host_session(app: Waymarks, session_id: str) -> SessionFile:
+    """The ledger of a host's session ``session_id`` (a Claude Code session): the one
+    file named with that ID, or made now, looked for again under the project's creation
+    lock. Hooks of one session started together (a prompt and a tool call at a session's
+    start, a resumed session's first events) each looked, found none and made one named
+    by its own time: one session had several ledgers, the hooks used the first, the CLI
+    the newest, and a pin reported committed to the session was never planned for it."""
+    found = ledger_of(app.home, session_id, app.cwd)
+    if found is not None:  # the common case: no lock
+        return app.open_session(found)
+
+    def existing_or_new() -> SessionFile:
+        again = ledger_of(app.home, session_id, app.cwd)
+        return app.open_session(again) if again is not None else \
+            create_session(app, session_id)
+
+    return _creating(app, existing_or_new)
+
+
+def _creating(app: Waymarks, make: Callable[[], _S]) -> _S:
+    """``make()`` under the project's session creation lock
+    (``sessions/<project>/.create.lock``), taken within the app's busy timeout."""
     import errno
     import os
 
     from waymarks.files.locks import open_lock
     from waymarks.ledger.flock_wait import flock_within
 
-    _check_unicode(app)
     lock = session_dir(app.home, app.cwd) / ".create.lock"
     try:
         fd = open_lock(lock)
     except OSError:  # the home cannot be written: creating says so in its own words
-        return create_session(app)
+        return make()
     try:
         if not flock_within(fd, app.busy_timeout_ms / 1000):
-            raise SessionBusy(errno.EWOULDBLOCK, "another process has been starting this "
-                              "project's first session for too long (stopped with Ctrl-Z, "
+            raise SessionBusy(errno.EWOULDBLOCK, "another process has been starting a "
+                              "session of this project for too long (stopped with Ctrl-Z, "
                               "or hung): let it finish or stop it, then retry", str(lock))
-        newest = newest_session(app.home, app.cwd)
-        return app.open_session(newest) if newest is not None else create_session(app)
+        return make()
     finally:
         os.close(fd)
 
@@ -111,12 +144,13 @@ def _check_unicode(app: Waymarks) -> None:
                            "directory whose name is UTF-8 text")
 
 
-def create_session(app: Waymarks) -> SessionFile:
-    """A new session file of the project, named to sort after the others there."""
+def create_session(app: Waymarks, session_id: str | None = None) -> SessionFile:
+    """A new session file of the project, named to sort after the others there (with a
+    new session ID, or the host's ``session_id``)."""
     from waymarks.files.dirs import make_private_dirs  # a write's: not a recall's
 
     _check_unicode(app)
-    stamp, session_id = new_session_stamp(app), app.ids.uuid()
+    stamp, session_id = new_session_stamp(app), session_id or app.ids.uuid()
     path = session_dir(app.home, app.cwd) / session_file_name(stamp, session_id)
     make_private_dirs(path.parent)  # the home too, when this is its first file
     return SessionFile.create(path, session_id, stamp, app.cwd)
