@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -44,6 +44,8 @@ class ClosingHelper:
         at_socket(str(path), self.server.bind)
         self.server.listen(8)
         self.events: list[str] = []
+        #: what it does with a request before it closes (what a helper did before it died)
+        self.before_close: Callable[[str], None] = lambda event: None
         self.pinged = threading.Event()
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
@@ -60,6 +62,7 @@ class ClosingHelper:
                     data += chunk
                 event = json.loads(data.partition(b"\n")[0])["event"]
                 self.events.append(event)
+                self.before_close(event)
                 if event == "ping":
                     connection.sendall(b"ok\n")
                     self.pinged.set()
@@ -124,8 +127,13 @@ def test_a_prompt_the_helper_recorded_before_it_died_is_recorded_once(
         home: Path, project: Path, closing: ClosingHelper) -> None:
     sid = str(uuid.uuid4())
     _hook(home, "SessionStart", {"session_id": sid, "cwd": str(project)})
-    with Waymarks(home, cwd=str(project), session=sid) as app:
-        app.session_say(PROMPT)  # what the helper did before it was killed
+
+    def record(event: str) -> None:  # what the helper did before it was killed
+        if event == "UserPromptSubmit":
+            with Waymarks(home, cwd=str(project), session=sid) as app:
+                app.session_say(PROMPT)
+
+    closing.before_close = record
     done = _hook(home, "UserPromptSubmit", {"session_id": sid, "cwd": str(project),
                                             "prompt": PROMPT})
     assert done.returncode == 0

@@ -13,7 +13,8 @@ answers, it handles the hook in its own process (slower, same result; first
 started without ``site``) and starts a helper for the next prompt.
 
 What must stay true: nothing here imports beyond ``sys``, ``posix`` and ``_socket`` before
-the helper has been asked (``tests/test_lean_paths.py``); no ``from __future__``.
+the helper has been asked (``tests/test_lean_paths.py``; a prompt's hook also takes the
+time, from the built-in ``time``, to send along); no ``from __future__``.
 """
 
 import posix
@@ -40,8 +41,8 @@ ANSWER_TIMEOUT_S = 4.0
 PROTOCOL = "waymarks-cc-helper-v2"
 #: events the client does itself when the helper closed the connection without an answer
 #: (killed mid-request): the prompt's context and record, the session's binding. Safe to
-#: do again: a prompt the helper recorded moments ago is not recorded twice
-#: (``claude_code._just_recorded``); binding a session is idempotent
+#: do again: a prompt the helper recorded since the hook started is not recorded twice
+#: (``claude_code.handle``, the hook's start sent along); binding a session is idempotent
 REDO_ON_CLOSE = ("UserPromptSubmit", "SessionStart")
 
 
@@ -105,6 +106,7 @@ def run(argv: list[str], home: str) -> int:
             _env("PI_SUBAGENT_AGENT_ID"):
         return 0  # a subagent's turn is never captured (checked here: the helper's own
         # environment is not the hook's)
+    started = _now_ms() if event == "UserPromptSubmit" else None  # before the helper's try
     raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
     project = _env("CLAUDE_PROJECT_DIR")
     if event == "Stop" and len(argv) == 1:
@@ -113,7 +115,7 @@ def run(argv: list[str], home: str) -> int:
             return stopped
     # switched off: no helper is asked either (one already running answered before)
     helper = _helper_on()
-    answer = _ask(home, event, raw, project) if helper else None
+    answer = _ask(home, event, raw, project, started) if helper else None
     if answer is None:  # no helper took the request: nothing was done yet
         from waymarks.spawn.detached import complete_import_path
         from waymarks.spawn.imports import import_msgspec, short_lived
@@ -125,7 +127,8 @@ def run(argv: list[str], home: str) -> int:
 
             from waymarks.hosts.claude_code import main as in_process
 
-            code: int = in_process(argv, Path(home), raw, project or None, claude_pid())
+            code: int = in_process(argv, Path(home), raw, project or None, claude_pid(),
+                                   started)
         if helper:
             _start_helper(home)
         return code
@@ -133,6 +136,13 @@ def run(argv: list[str], home: str) -> int:
         sys.stdout.buffer.write(answer.encode("utf-8"))
         sys.stdout.buffer.flush()
     return 0
+
+
+def _now_ms() -> int:
+    """The time now, epoch milliseconds (``time`` is built in: no file is read)."""
+    import time
+
+    return time.time_ns() // 1_000_000
 
 
 def _helper_on() -> bool:
@@ -247,9 +257,11 @@ def _spawn(args: list[str]) -> None:
     spawn("waymarks.hosts.cc_helper", args)
 
 
-def _ask(home: "str | Path", event: str, raw: bytes, project: str = "") -> str | None:
+def _ask(home: "str | Path", event: str, raw: bytes, project: str = "",
+         started: int | None = None) -> str | None:
     """The helper's answer (``""``: nothing to print), or ``None`` if no helper took the
-    request (then nothing was done, and the caller may do it itself)."""
+    request (then nothing was done, and the caller may do it itself). ``started``: when
+    the hook started (epoch ms), sent along: a prompt recorded since is the hook's."""
     path = socket_path(home)
     try:
         posix.stat(path)
@@ -263,8 +275,9 @@ def _ask(home: "str | Path", event: str, raw: bytes, project: str = "") -> str |
         return None
     try:
         name = event if event.isascii() and event.isalpha() else "invalid"
+        since = f', "started": {started}' if started is not None else ""
         header = (f'{{"protocol": "{PROTOCOL}", "event": "{name}", '
-                  f'"pid": {claude_pid()}}}').encode()
+                  f'"pid": {claude_pid()}{since}}}').encode()
         where = project.encode("utf-8", "replace") if "\n" not in project else b""
         client.sendall(header + b"\n" + where + b"\n" + raw)
         client.shutdown(_socket.SHUT_WR)

@@ -13,7 +13,11 @@ is logged and the default taken; ``WAYMARKS_CC_HELPER=off`` never starts one).
 ``PostToolUse``/``PostToolUseFailure`` (which print nothing) are answered before the
 helper records them, so the hook process leaves at once; the helper takes one connection
 at a time, so the turn's ``Stop`` finds every record of it (a helper killed between the
-answer and the record loses that one record, like a hook killed before it wrote).
+answer and the record loses that one record, like a hook killed before it wrote). A
+request whose client hung up (it stopped waiting for this helper, stopped or slow, and
+did the hook itself) is dropped, and a tool event whose answer could not be sent is not
+recorded: the hook's own process did both (the records are also made once: a tool call
+per ``tool_use_id``, a prompt per hook, ``claude_code.handle``).
 ``Stop``: the helper answers at once, then queues a capture request
 (:mod:`waymarks.service.capture_spool`) and captures. The turn's work observations
 (issue 19) are closed off the path too (the helper, or the client's detached child), and
@@ -189,6 +193,11 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                     if event == "ping":
                         connection.sendall(b"ok\n")
                         continue
+                    if _client_gone(connection):
+                        # it stopped waiting (this helper was stopped or slow) and did the
+                        # hook itself: done here too, its prompt and tool call went twice
+                        _note_dropped(home, event)
+                        continue
                     if event == "Stop":
                         # answer first (the person's turn never waits for capture), then
                         # queue the request durably and drain: a helper that dies in
@@ -206,15 +215,16 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                         # a tool event prints nothing: the hook (and Claude Code's next
                         # step) need not wait for the record. Connections are taken one
                         # at a time, so the turn's Stop still finds it recorded
+                        # an answer no one took: the client gave up and records it itself
+                        connection.sendall(b"ok\n")
                         with contextlib.suppress(OSError):
-                            connection.sendall(b"ok\n")
                             connection.shutdown(socket.SHUT_RDWR)
                 except Exception:  # noqa: BLE001 (nothing was done: the client may do it)
                     continue
                 try:
                     answer = _answer(event, raw, home, apps,
                                      project.decode("utf-8", "replace") or None,
-                                     _pid(request.get("pid")))
+                                     _pid(request.get("pid")), _started(request))
                 except Exception as exc:  # noqa: BLE001 (never block the prompt)
                     from datetime import UTC, datetime
 
@@ -352,6 +362,35 @@ def _receive(connection: "socket.socket") -> bytes:
     return b"".join(chunks)
 
 
+def _client_gone(connection: "socket.socket") -> bool:
+    """Whether the hook's client has closed its end of the connection (hung up: it
+    stopped waiting for an answer and does the hook itself). It shut down only its
+    writing side after the request, so a hang-up is its close, never the request's end."""
+    import select
+
+    poller = select.poll()
+    poller.register(connection, 0)  # hang-ups and errors only: they are always reported
+    return any(events & (select.POLLHUP | select.POLLERR | select.POLLNVAL)
+               for _fd, events in poller.poll(0))
+
+
+def _note_dropped(home: "Path", event: str) -> None:
+    """Log a request dropped because its client had gone (never content)."""
+    from datetime import UTC, datetime
+
+    from waymarks.service.logs import log_event
+
+    log_event(home, datetime.now(UTC), "claude_code_helper_dropped",
+              kind=event if event.isascii() and event.isalpha() else "invalid")
+
+
+def _started(request: "dict[str, Any]") -> int | None:
+    """When the hook's client started (epoch ms), if it said: a prompt recorded since is
+    this hook's (``claude_code.handle``)."""
+    value = request.get("started")
+    return value if type(value) is int and value > 0 else None
+
+
 def _pid(value: object) -> int | None:
     """The hook client's Claude Code process (``spawn.parent.claude_pid``), if it sent
     one that names a process."""
@@ -359,7 +398,8 @@ def _pid(value: object) -> int | None:
 
 
 def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], Any]",
-            project: str | None, pid: int | None = None) -> str:
+            project: str | None, pid: int | None = None,
+            started_ms: int | None = None) -> str:
     """One hook, on the warm ``Waymarks`` of its project and session."""
     import json
     from datetime import UTC, datetime
@@ -388,7 +428,7 @@ def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], A
         while len(apps) >= WARM_APPS:
             apps.pop(next(iter(apps))).close()  # the least recently served
     apps[key] = app
-    output = handle(event, payload, home, app, pid=pid)
+    output = handle(event, payload, home, app, pid=pid, started_ms=started_ms)
     if event == "SessionEnd":
         apps.pop(key, None)
         app.close()

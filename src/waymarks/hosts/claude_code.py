@@ -138,11 +138,14 @@ def project_of(payload: dict[str, Any], project: str | None) -> str:
 
 
 def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
-           project: str | None = None, pid: int | None = None) -> dict[str, Any] | None:
+           project: str | None = None, pid: int | None = None,
+           started_ms: int | None = None) -> dict[str, Any] | None:
     """Do what ``event`` asks; the JSON to print, or ``None`` for nothing. ``app``: a warm
     ``Waymarks`` for this project (the helper process keeps them); else one is opened.
     ``pid``: the Claude Code running the hook (``spawn.parent.claude_pid``), under which
-    its session is noted (:func:`pid_pointer`)."""
+    its session is noted (:func:`pid_pointer`). ``started_ms``: when the hook started
+    (its client's time, before it asked the helper; else now): the prompt recorded since
+    then by the helper or the hook's own process is this hook's, not recorded again."""
     if event == "Stop":  # learning capture only: no Waymarks app, no model call
         from waymarks.hosts.claude_code_capture import capture
 
@@ -158,7 +161,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
 
         with Waymarks(home, cwd=project_of(payload, project),
                       busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS) as fresh:
-            return handle(event, payload, home, fresh, pid=pid)
+            return handle(event, payload, home, fresh, pid=pid, started_ms=started_ms)
     _bind(app, payload["session_id"].lower(), None if event == "SessionEnd" else pid)
     from waymarks.service.planning import CLAUDE_CODE_PROVIDER
 
@@ -167,9 +170,14 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         prompt: str = payload["prompt"]
         if not prompt.strip():
             return None
-        if not _just_recorded(app, prompt):  # a retried hook must not record it twice
-            app.session_say(prompt)  # recorded first: a plan that fails loses nothing
-        receipt = _feedback(app, home, prompt)  # before the plan: `incorrect` counts now
+        from waymarks.service.ports import epoch_ms
+
+        # recorded first (a plan that fails loses nothing), once: a hook Claude Code
+        # retried, and one both a stalled or killed helper and its own process did
+        entry = _just_recorded(app, prompt) or app.session_say(
+            prompt, unless_since_ms=started_ms if started_ms is not None
+            else epoch_ms(app.clock.now()))
+        receipt = _feedback(app, home, prompt, entry)  # before the plan: counts now
         context, dropped = _plan(app, prompt, payload.get("transcript_path"))  # one request
         if dropped is not None:  # the person hears it too (their pins did not go)
             receipt = dropped if receipt is None else f"{receipt}\n{dropped}"
@@ -236,7 +244,9 @@ def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
             _work(event, payload, home, project, fresh)
         return
     _bind(app, payload["session_id"].lower())
-    app.append_record(observe.OBSERVATION_TYPE, data)
+    # once per tool call: a stalled helper and the hook's own process may both record it
+    app.append_record(observe.OBSERVATION_TYPE, data,
+                      lambda session: observe.recorded(session, data["id"]))
 
 
 def _bind(app: Any, session_id: str, pid: int | None = None) -> None:
@@ -271,7 +281,7 @@ def _bind(app: Any, session_id: str, pid: int | None = None) -> None:
                       kind=kind, code=type(exc).__name__)
 
 
-def _feedback(app: Any, home: Path, prompt: str) -> str | None:
+def _feedback(app: Any, home: Path, prompt: str, entry: str) -> str | None:
     """The receipt of the natural feedback ``prompt`` gives (``None``: it gives none),
     keyed by the prompt's entry in the session ledger (see ``claude_code_feedback``)."""
     if "memory" not in prompt.lower() and "记忆" not in prompt:  # the common prompt
@@ -281,25 +291,24 @@ def _feedback(app: Any, home: Path, prompt: str) -> str | None:
     if parse_feedback(prompt) is None:
         return None
     from waymarks.hosts.claude_code_feedback import prompt_feedback
-    from waymarks.ledger.entries import Message, last_entry
 
-    session = app.current_session()
-    last = last_entry(session) if session is not None else None
-    entry = last.id if isinstance(last, Message) and last.text == prompt else "unrecorded"
     return prompt_feedback(home, app.bound_session.session_id, entry, prompt,
                            app.busy_timeout_ms)
 
 
-def _just_recorded(app: Any, prompt: str) -> bool:
-    """Whether the ledger's last entry is this very prompt, recorded moments ago."""
+def _just_recorded(app: Any, prompt: str) -> str | None:
+    """The ledger's last entry when it is this very prompt, recorded moments ago (a hook
+    Claude Code retried), else ``None``. (A prompt recorded since the hook started, with
+    anything after it, is found under the lock by ``session_say``.)"""
     import time
 
     from waymarks.ledger.entries import Message, last_entry
 
     session = app.current_session()
     last = last_entry(session) if session is not None else None
-    return (isinstance(last, Message) and last.role == "user" and last.text == prompt
-            and last.sent_ms is not None and time.time() * 1000 - last.sent_ms < 30_000)
+    return last.id if (isinstance(last, Message) and last.role == "user"
+                       and last.text == prompt and last.sent_ms is not None
+                       and time.time() * 1000 - last.sent_ms < 30_000) else None
 
 
 def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | None]:
@@ -345,8 +354,10 @@ def recent_prompts(session: Any, prompt: str) -> list[str]:
 
 
 def main(argv: list[str], home: Path, raw: bytes | None = None,
-         project: str | None = None, pid: int | None = None) -> int:
-    """The hook entry point; always exits 0 (a failed hook must not block the prompt)."""
+         project: str | None = None, pid: int | None = None,
+         started_ms: int | None = None) -> int:
+    """The hook entry point; always exits 0 (a failed hook must not block the prompt).
+    ``started_ms``: when the hook's client started, if it asked a helper first."""
     event = argv[0] if argv else ""
     from datetime import UTC, datetime
 
@@ -354,7 +365,9 @@ def main(argv: list[str], home: Path, raw: bytes | None = None,
     try:
         data = raw if raw is not None else sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
         payload = parse_input(event, data)
-        output = handle(event, payload, home, project=project, pid=pid)
+        output = handle(event, payload, home, project=project, pid=pid,
+                        started_ms=started_ms if started_ms is not None
+                        else int(now.timestamp() * 1000))
         if output is not None:  # bytes: any locale's stdout encoding would do otherwise
             sys.stdout.buffer.write(json.dumps(output, ensure_ascii=False).encode("utf-8"))
             sys.stdout.buffer.flush()

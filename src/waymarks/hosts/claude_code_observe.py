@@ -53,6 +53,25 @@ def observation(event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
     return observation_record(payload)
 
 
+#: how much of a ledger's end is read for a tool call recorded already
+RECORDED_TAIL_BYTES: Final = 1 << 20
+RECORDED_TAIL_ENTRIES: Final = 1024
+
+
+def recorded(session: Any, call_id: str) -> str | None:
+    """The entry that records the tool call ``call_id`` (its ``tool_use_id``) near the
+    ledger's end, or ``None``: a helper that stalled past the hook's wait records the call
+    the hook's own process recorded meanwhile (and one killed after recording, the other
+    way round)."""
+    from waymarks.ledger.entries import recent_custom
+
+    for found in recent_custom(session, OBSERVATION_TYPE, call_id.encode("utf-8"),
+                               RECORDED_TAIL_BYTES, RECORDED_TAIL_ENTRIES):
+        if isinstance(found.data, dict) and found.data.get("id") == call_id:
+            return found.id
+    return None
+
+
 def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None,
                statements: int | None = None, *, observed: bool = True) -> dict[str, Any]:
     """At ``Stop`` (learning on): capture the turn's recorded observations as a work

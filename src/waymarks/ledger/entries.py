@@ -212,26 +212,45 @@ def recent_messages(session: SessionLog, max_bytes: int, max_entries: int) -> li
     On every prompt of a long session: the lines are not split, nor each looked at; the
     window's start is found from the end, and only lines holding a message's type are
     cut out and decoded (most lines of a long ledger are mutations)."""
+    branch = session.branch_set()
+    out: list[Message] = []
+    for raw in _recent_lines(session, _MESSAGE_TYPE, max_bytes, max_entries):
+        if raw.type == "message" and raw.id in branch:
+            body = body_of(raw)
+            if isinstance(body, Message):
+                out.append(body)
+    return out
+
+
+def recent_custom(session: SessionLog, custom_type: str, needle: bytes, max_bytes: int,
+                  max_entries: int) -> list[Custom]:
+    """The ``custom`` entries of ``custom_type`` whose line holds ``needle`` (an ID they
+    carry, say) among the last ``max_entries`` lines of the last ``max_bytes`` of the
+    ledger, in file order, on any branch: read as :func:`recent_messages` reads."""
+    return [body for raw in _recent_lines(session, needle, max_bytes, max_entries)
+            if raw.type == "custom" and raw.customType == custom_type
+            and isinstance(body := body_of(raw), Custom)]
+
+
+def _recent_lines(session: SessionLog, needle: bytes, max_bytes: int,
+                  max_entries: int) -> Iterator[EntryLine]:
+    """The entry lines (with an ID and a timestamp) holding ``needle`` among the last
+    ``max_entries`` lines of the last ``max_bytes`` of the ledger, in file order; only
+    those lines are cut out and decoded."""
     size = session.offset
     tail = session.tail_bytes(min(size, max_bytes))
     first = tail.find(b"\n") + 1 if len(tail) < size else 0  # the first line was cut
     begin = window_start(tail, first, max_entries)
-    branch = session.branch_set()
-    out: list[Message] = []
-    at = tail.find(_MESSAGE_TYPE, begin)
+    at = tail.find(needle, begin)
     while at >= 0:
         line_start = max(tail.rfind(b"\n", begin, at) + 1, begin)
         line_end = tail.find(b"\n", at)
         if line_end < 0:
             line_end = len(tail)
         raw = decode_line(tail[line_start:line_end])
-        if raw is not None and raw.type == "message" and raw.id is not None \
-                and raw.id in branch and raw.timestamp is not None:
-            body = body_of(raw)
-            if isinstance(body, Message):
-                out.append(body)
-        at = tail.find(_MESSAGE_TYPE, line_end)
-    return out
+        if raw is not None and raw.id is not None and raw.timestamp is not None:
+            yield raw
+        at = tail.find(needle, line_end)
 
 
 def window_start(data: bytes, first: int, lines: int, block: int = 1 << 16) -> int:

@@ -339,10 +339,10 @@ class Waymarks:
 
         return sessions_api.session_info(sessions_api.require_session(self))
 
-    def session_say(self, text: str) -> str:
+    def session_say(self, text: str, *, unless_since_ms: int | None = None) -> str:
         from waymarks.service import sessions_api
 
-        return sessions_api.session_say(self, text)
+        return sessions_api.session_say(self, text, unless_since_ms=unless_since_ms)
 
     def session_branch(self, from_id: str, summary: str | None = None) -> str:
         from waymarks.service import sessions_api
@@ -567,12 +567,13 @@ class Waymarks:
             ctx, "memory", write_path.full_id(self, ctx, "memory", memory_id) or memory_id,
             status, reason), guard)
 
-    def append_record(self, custom_type: str, data: dict[str, Any]) -> str:
-        """Append a custom entry that is not a pin or memory mutation (for example the record
-        of a person's confirmation); returns its entry ID."""
+    def append_record(self, custom_type: str, data: dict[str, Any],
+                      unless: Callable[[SessionLog], str | None] | None = None) -> str:
+        """Append a custom entry that is not a pin or memory mutation (a person's
+        confirmation, say); its entry ID (``unless``: :func:`.write_path.append_record`)."""
         from waymarks.service import write_path
 
-        return write_path.append_record(self, custom_type, data)
+        return write_path.append_record(self, custom_type, data, unless)
 
     @recovering
     def dry_run(self, decide: Callable[[WriteContext], Decision],

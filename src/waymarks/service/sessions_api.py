@@ -23,6 +23,7 @@ from waymarks.ledger.discovery import (
     session_dir,
     session_file_name,
 )
+from waymarks.ledger.entries import recent_messages
 from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionBusy, SessionFile
 from waymarks.service.outcomes import ServiceError
@@ -199,15 +200,31 @@ def require_session(app: Waymarks) -> SessionLog:
     return session
 
 
-def session_say(app: Waymarks, text: str) -> str:
-    """Append a user message entry (standalone sessions); returns its entry ID."""
+#: how much of a ledger's end is read for the prompt a hook may have recorded already
+RECORDED_TAIL_BYTES = 1 << 20
+RECORDED_TAIL_ENTRIES = 1024
+
+
+def session_say(app: Waymarks, text: str, *, unless_since_ms: int | None = None) -> str:
+    """Append a user message entry (standalone sessions); returns its entry ID.
+
+    ``unless_since_ms``: a host's hook that may have been done twice (a stalled or killed
+    Claude Code helper, and the hook's own process): if the ledger's active branch holds
+    this very text from the person sent at or after that time (the hook's start), that
+    entry's ID, nothing appended; decided under the session lock."""
     if not text.strip():
         raise ServiceError("empty", "Message text must not be empty")
     session = appendable_session(app)
-    now = app.clock.now()
-    message = {"role": "user", "content": [{"type": "text", "text": text}],
-               "timestamp": epoch_ms(now)}
     with app._appending(session):
+        if unless_since_ms is not None:
+            for said in reversed(recent_messages(session, RECORDED_TAIL_BYTES,
+                                                 RECORDED_TAIL_ENTRIES)):
+                if said.role == "user" and said.text == text and \
+                        said.sent_ms is not None and said.sent_ms >= unless_since_ms:
+                    return said.id
+        now = app.clock.now()
+        message = {"role": "user", "content": [{"type": "text", "text": text}],
+                   "timestamp": epoch_ms(now)}
         entry = session.append({"type": "message", "timestamp": iso(now),
                                 "message": message}, app.ids.entry_id)
     return entry.id

@@ -181,14 +181,19 @@ def dry_run_all(app: Waymarks, decides: Sequence[Callable[[WriteContext], Decisi
 _AFTER_STORED = 1 << 60
 
 
-def append_record(app: Waymarks, custom_type: str, data: dict[str, Any]) -> str:
-    """Append a custom entry that is not a pin or memory mutation; returns its entry ID."""
+def append_record(app: Waymarks, custom_type: str, data: dict[str, Any],
+                  unless: Callable[[SessionLog], str | None] | None = None) -> str:
+    """Append a custom entry that is not a pin or memory mutation; returns its entry ID.
+    ``unless``: the ID of an entry in the session that already records it (a host's
+    event done twice), looked for under the session lock; then nothing is appended."""
     if app.rehearsing:
         raise Rehearsed(custom_type)
     session = appendable_session(app)
     if (problem := unsaved(session)) is not None:  # (a note: lost the same way)
         raise ServiceError("not_saved", problem)
     with app._appending(session):
+        if unless is not None and (recorded := unless(session)) is not None:
+            return recorded
         entry = session.append({"type": "custom", "customType": custom_type, "data": data,
                                 "timestamp": iso(app.clock.now())}, app.ids.entry_id)
     return entry.id
