@@ -78,6 +78,7 @@ RejectionCode = Literal[
     "not_applied",
     "clock_ahead",
     "not_saved",
+    "open_in_pi",
 ]
 
 

@@ -20,18 +20,20 @@ of it planned, nothing recorded in it) and Pi says why, once:
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 from pathlib import Path
 
 from waymarks.core.text import is_unicode
 from waymarks.hosts.pi_trust import bridge_trust, repository_placed
+from waymarks.ledger.bridge_lock import bridge_lock_path
 from waymarks.ledger.discovery import canonical_project_path
+from waymarks.ledger.flock_wait import flock_within
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.trust import TrustStore
 
-#: a session ID is a file name here only when it is this plain
-_PLAIN = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
+#: how long a bridge waits for the session's lock: a write from outside Pi looks at it
+#: with a lock of its own for an instant (``ledger.bridge_lock.held_by_bridge``)
+CLAIM_WAIT_S = 0.25
 
 
 class Claim:
@@ -59,11 +61,11 @@ def claim(home: Path, session_file: object, session_id: object, cwd: str,
                      "repository could have written it. Trust the project (`waymarks "
                      "trust`, or Pi's own trust) if the session is yours, or start a new "
                      "one outside the project")
-    if not isinstance(session_id, str) or not session_id or set(session_id) - _PLAIN:
+    lock = bridge_lock_path(home, session_id)
+    if lock is None:
         return Claim()  # the header is checked where the ledger is made
     from waymarks.files.locks import open_lock
 
-    lock = home / "bridges" / f"{session_id}.lock"
     try:
         fd = open_lock(lock)
     except OSError as exc:  # served as the person's, a second Pi would be too (unseen)
@@ -72,9 +74,7 @@ def claim(home: Path, session_file: object, session_id: object, cwd: str,
                      "unseen: here its pins and memory are not used and nothing is "
                      "recorded in it. Move that file aside, or make it and its folder "
                      "this user's (`chown`, `chmod u+rw`), then start Pi again")
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+    if not flock_within(fd, CLAIM_WAIT_S):
         os.close(fd)
         return Claim("another Pi process has this session open, and two cannot share it "
                      "(each knows only its own entries: a write of one was lost to the "

@@ -103,6 +103,26 @@ def refuse_replaced(projection: Store, session: SessionLog) -> None:
         raise ServiceError("session_replaced", f"{problem}; nothing was written. {_RESTORE}")
 
 
+def open_in_pi(home: Path, session: SessionLog) -> str | None:
+    """Why nothing may be appended to ``session``'s file from here, or ``None``: a running
+    Pi holds it open (its bridge holds the session's lock, :mod:`waymarks.ledger.
+    bridge_lock`). Appended beside Pi, an entry was reported committed and "applies on the
+    active branch", yet Pi's plans never included it while that session ran. A host's own
+    ledger (the bridge's) is never refused here."""
+    from waymarks.ledger.bridge_lock import held_by_bridge
+    from waymarks.ledger.session_file import SessionFile
+
+    if not isinstance(session, SessionFile):
+        return None
+    lock = held_by_bridge(home, session.session_id)
+    if lock is None:
+        return None
+    return (f"the session {session.path} is open in a running Pi (its Waymarks bridge "
+            f"holds {lock}): Pi writes that file, and what is appended beside it is not in "
+            "Pi's plans while it runs. Nothing was written; use /context in that Pi, or "
+            "run this again once it has ended")
+
+
 def touches_project(projection: Store, mutation: Mutation) -> bool:
     """Whether ``mutation`` adds, supersedes or changes the status of a project item."""
     if mutation.item is not None:

@@ -240,12 +240,24 @@ def appendable_session(app: Waymarks) -> SessionLog:
     _ = app.projection
     session = app.current_session(create=True)
     assert session is not None
+    refuse_open_in_pi(app, session)
     return session
+
+
+def refuse_open_in_pi(app: Waymarks, session: SessionLog) -> None:
+    """Refuse (``ServiceError`` ``open_in_pi``, the request's: exit 2) an append to a
+    session file a running Pi holds open (:func:`.session_checks.open_in_pi`)."""
+    from waymarks.service.session_checks import open_in_pi
+
+    held = open_in_pi(app.home, session)
+    if held is not None:
+        raise ServiceError("open_in_pi", held, request=True)
 
 
 def session_branch(app: Waymarks, from_id: str, summary: str | None = None) -> str:
     """Append a ``branch_summary`` child of ``from_id``: later entries form a new branch."""
     session = require_session(app)
+    refuse_open_in_pi(app, session)
     with session.locked():
         if not session.has_entry(from_id):
             raise ServiceError("not_found", f"No entry {from_id} in session "

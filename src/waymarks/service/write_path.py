@@ -43,7 +43,7 @@ from waymarks.service.outcomes import (
 )
 from waymarks.service.ports import iso
 from waymarks.service.recovery import database_error, is_damage
-from waymarks.service.session_checks import not_applied, project_write_refused
+from waymarks.service.session_checks import not_applied, open_in_pi, project_write_refused
 from waymarks.service.sessions_api import appendable_session
 from waymarks.service.sources import active_status, refresh_sources
 from waymarks.service.writes import Decision, WriteContext
@@ -149,6 +149,7 @@ def dry_run_all(app: Waymarks, decides: Sequence[Callable[[WriteContext], Decisi
     written, as lines that conflict with what is stored are. ``progress(done, total)``
     after each."""
     session = app.refresh()
+    held = open_in_pi(app.home, session) if session is not None else None
     decisions: list[Decision] = []
     with app.projection.transaction():  # read-only: one consistent state
         base = context(app, app.projection, session)
@@ -163,7 +164,8 @@ def dry_run_all(app: Waymarks, decides: Sequence[Callable[[WriteContext], Decisi
             if isinstance(decision, PinMutation | MemoryMutation):
                 # the check the write makes under the lock, so a session that may not hold
                 # project items is refused before anyone is asked, not after the yes
-                refused = project_write_refused(app.projection, session, decision, app.cwd) \
+                refused = Rejected("open_in_pi", held) if held is not None else \
+                    project_write_refused(app.projection, session, decision, app.cwd) \
                     if session is not None else None
                 if refused is not None:
                     decision = refused
@@ -239,6 +241,8 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
     assert session is not None
     if (problem := unsaved(session)) is not None:
         return Rejected("not_saved", problem)
+    if (held := open_in_pi(app.home, session)) is not None:  # before anything is appended
+        return Rejected("open_in_pi", held)
     appended: Entry | None = None
     mutation: Mutation | None = None
     try:

@@ -109,6 +109,7 @@ CATEGORIES: Final[dict[RejectionCode, str]] = {
     "target_changed": "target-changed", "no_session": "no-session",
     "foreign_session": "foreign-session", "source_withheld": "source-withheld",
     "not_applied": "not-applied", "clock_ahead": "clock-ahead", "not_saved": "not-saved",
+    "open_in_pi": "open-in-pi",
 }
 #: refusals that come from what is stored, answered (like a duplicate) only once the
 #: destination may receive the text: the tool never reports on stored text it refuses
