@@ -569,8 +569,7 @@ class Waymarks:
 
     def append_record(self, custom_type: str, data: dict[str, Any],
                       unless: Callable[[SessionLog], str | None] | None = None) -> str:
-        """Append a custom entry that is not a pin or memory mutation (a person's
-        confirmation, say); its entry ID (``unless``: :func:`.write_path.append_record`)."""
+        """A custom entry (not a pin or memory mutation) appended; its ID (see write_path)."""
         from waymarks.service import write_path
 
         return write_path.append_record(self, custom_type, data, unless)
