@@ -287,3 +287,40 @@ def test_a_blank_recall_query_is_a_usage_error(home: Path, project: Path,
     refused = run(home, project, "recall", *query, expect=2)
     assert refused["code"] == "usage" and "query" in refused["message"]
     assert run(home, project, "context", "recall ''", expect=2)["code"] == "usage"
+
+
+
+def pi_session(project: Path, agent: Path) -> Path:
+    """A session Pi made for ``project`` in its own folder (header and a first message)."""
+    folder = agent / "sessions" / f"--{str(project).strip('/').replace('/', '-')}--"
+    folder.mkdir(parents=True)
+    path = folder / "2026-11-30T10-00-00-000Z_11111111-1111-4111-8111-111111111111.jsonl"
+    path.write_text(json.dumps({
+        "type": "session", "version": 3, "id": "11111111-1111-4111-8111-111111111111",
+        "timestamp": "2026-11-30T10:00:00.000Z", "cwd": str(project)}) + "\n" + json.dumps({
+            "type": "message", "id": "a1", "parentId": None,
+            "timestamp": "2026-11-30T10:00:01.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("command", ["exclude", "include"])
+def test_a_blank_session_id_is_refused_by_exclude_and_include(
+        home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        command: str) -> None:
+    """A review: ``memory exclude ""`` (a script's unset ``$SID``) took the blank as a
+    prefix of every session ID: with the project's only session Pi's (the command line
+    has none of its own), it excluded that one, and all of its project memory with it.
+    A blank ID is refused now (include alike), and nothing changes."""
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    ledger = pi_session(project.resolve(), tmp_path / "agent")
+    run(home, project, "--session", str(ledger), "pins")  # now known to the database
+    [only] = run(home, project, "memory", "sources")["sources"]
+    if command == "include":
+        run(home, project, "memory", "exclude", only["sessionId"])
+    before = run(home, project, "memory", "sources")["sources"]
+    for blank in ("", "  "):
+        refused = run(home, project, "memory", command, blank, expect=2)
+        assert refused["code"] == "invalid_argument" and "ID is empty" in refused["message"]
+    assert run(home, project, "memory", "sources")["sources"] == before
+    assert before[0]["excluded"] is (command == "include")

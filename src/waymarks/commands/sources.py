@@ -17,9 +17,13 @@ if TYPE_CHECKING:
 
 def _full_id(app: Waymarks, ref: str) -> str | Result:
     """The one known session ``ref`` names (exactly or as a prefix), or a refusal that
-    lists every session an ambiguous prefix matches."""
+    lists every session an ambiguous prefix matches. A blank ``ref`` is refused: as a
+    prefix it named every session (a script's unset ``$SID`` excluded the only one)."""
     from waymarks.service.sources import list_sources
 
+    if not ref.strip():
+        return refused("invalid_argument", "the session ID is empty; give one (list them "
+                       "with `waymarks memory sources`)")
     matches = ids_named((v.session_id for v in list_sources(app)), ref)
     if len(matches) > 1:
         return refused("ambiguous", f"'{echoed(ref)}' is the start of {len(matches)} session "
