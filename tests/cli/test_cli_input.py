@@ -324,3 +324,14 @@ def test_a_blank_session_id_is_refused_by_exclude_and_include(
         assert refused["code"] == "invalid_argument" and "ID is empty" in refused["message"]
     assert run(home, project, "memory", "sources")["sources"] == before
     assert before[0]["excluded"] is (command == "include")
+
+
+def test_an_empty_pin_source_is_refused_as_a_blank_one_is(home: Path, project: Path) -> None:
+    """A review: ``pin --source "" -- x`` was stored with no source while ``--source "  "``
+    was refused (as an entry off the branch). Both are an empty ID now: refused, exit 2,
+    nothing stored."""
+    for blank in ("", "   "):
+        refused = run(home, project, "pin", "--source", blank, "--", "Use ruff.", expect=2)
+        assert refused["code"] == "invalid_argument", refused
+        assert "source entry ID is empty" in refused["message"]
+    assert run(home, project, "pins")["items"] == []

@@ -223,6 +223,9 @@ def decide_pin(
     parsed_scope = parse_scope(scope, "pin")
     if isinstance(parsed_scope, Rejected):
         return parsed_scope
+    if source is not None and not source.strip():  # "" was taken as none, "  " as an ID
+        return Rejected("invalid_argument", "the pin's source entry ID is empty; name the "
+                        "session entry the pin comes from, or give no source")
     checked = _check_scope_and_sources(ctx, parsed_scope, (source,) if source else (), "Pin")
     if checked is not None:
         return checked
