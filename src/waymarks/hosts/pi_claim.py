@@ -69,8 +69,10 @@ def claim(home: Path, session_file: object, session_id: object, cwd: str,
     try:
         fd = open_lock(lock)
     except OSError as exc:  # served as the person's, a second Pi would be too (unseen)
+        # the file in the way: the lock's, or its folder's (a file at `bridges`)
+        where = exc.filename or lock
         return Claim(f"the lock that keeps this session to one Pi process cannot be opened "
-                     f"({lock}: {exc.strerror or exc}), so another Pi could have it open "
+                     f"({where}: {exc.strerror or exc}), so another Pi could have it open "
                      "unseen: here its pins and memory are not used and nothing is "
                      "recorded in it. Move that file aside, or make it and its folder "
                      "this user's (`chown`, `chmod u+rw`), then start Pi again")
