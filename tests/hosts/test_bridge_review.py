@@ -4,6 +4,7 @@ bridge`` process where the files it opens are the point)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.hosts.test_bridge import HEADER, BridgeProcess, Host, converse, user
@@ -47,3 +48,24 @@ def test_an_empty_pin_source_is_refused_in_pi_as_a_blank_one_is(tmp_path: Path) 
             "invalid_argument", results[n]
         assert "source entry ID is empty" in results[n]["text"]
     assert host.entries == []
+
+
+def test_a_json_listing_in_pi_shows_the_json_document(tmp_path: Path) -> None:
+    """``/context pins --json`` and ``/context memory --json`` showed an empty message in
+    Pi: a listing for ``--json`` has no text (the document is its data), and the bridge
+    passed the text on. The document is shown, on one line, as the command line prints
+    it."""
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "command", "params": {"text": "pin -- Run the linters"}},
+        {"id": 3, "method": "command", "params": {"text": "memory add -- Port is 5433."}},
+        {"id": 4, "method": "command", "params": {"text": "pins --json"}},
+        {"id": 5, "method": "command", "params": {"text": "memory --json"}},
+        {"id": 6, "method": "command", "params": {"text": "pins"}},
+        {"id": 7, "method": "shutdown"}], Host())
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    for n, text in ((4, "Run the linters"), (5, "Port is 5433.")):
+        assert results[n]["exitCode"] == 0 and "\n" not in results[n]["text"]
+        shown = json.loads(results[n]["text"])
+        assert shown == results[n]["data"] and [i["text"] for i in shown["items"]] == [text]
+    assert "Run the linters" in results[6]["text"] and not results[6]["text"].startswith("{")

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from waymarks.core.arguments import tokenize
+from waymarks.core.egress import json_line
 from waymarks.core.text import escaped
 from waymarks.hosts.model_limits import pi_fixed_tokens, valid_limit
 from waymarks.hosts.pi_claim import Claim, claim
@@ -327,7 +328,9 @@ class Bridge:
             return _shown(str(exc), {"code": "invalid_argument"}, 2)
         except ServiceError as exc:
             return _shown(str(exc), {"code": exc.code}, 2)
-        return _shown(result.text, result.data, result.exit_code)
+        # `--json` shows the document, as on the command line (a listing's text is empty)
+        return _shown(json_line(result.data) if run.json else result.text, result.data,
+                      result.exit_code)
 
     def rpc_remember(self, params: dict[str, Any]) -> dict[str, Any]:
         from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
