@@ -30,7 +30,7 @@ from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import INHERITED, direct_plan, plan_query
-from waymarks.recall.scoring import Candidate, Stats, unheld_literal
+from waymarks.recall.scoring import Candidate, unheld_literal
 from waymarks.service import rebuilding, semantic_recall
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import Rejected, ServiceError, WriteOutcome, with_notices
@@ -294,7 +294,8 @@ class Waymarks:
         """
         self.refresh_problem = None
         session = self.current_session()
-        if session is None:
+        if session is None:  # the project's sessions are read all the same
+            refresh_sources(self, None)
             return None
         if session.read_header_line() != session.header_bytes:
             # the file was replaced under us: keep the last transactional projection in
@@ -377,19 +378,18 @@ class Waymarks:
     def items(self, kind: Literal["pin", "memory"], *, ids: Sequence[str] | None = None,
               recent_active: int | None = None, recent: int | None = None) -> list[ItemView]:
         """Items of this session and of its project, in creation order; ``applies`` says
-        which are in effect (project items only when the project is trusted).
+        which are in effect (project items only when the project is trusted). Without a
+        session, the project's alone (a write's conflict check sees them: Pi's, say).
 
         ``ids`` restricts the list to those items; ``recent_active`` (``recent``) to that
         many of the newest active ones (in any status), newest first. They keep large
         stores cheap to plan against and to list.
         """
         session = self.refresh()
-        if session is None:
-            return []
-        states = self.projection.visible_items(kind, session.session_id, self.cwd, ids=ids,
+        sid, branch = (session.session_id, session.branch_set()) if session else ("", set())
+        states = self.projection.visible_items(kind, sid, self.cwd, ids=ids,
                                                recent_active=recent_active, recent=recent)
-        return self._views.views(states, session.session_id, session.branch_set(), self.cwd,
-                                 self.project_trusted)
+        return self._views.views(states, sid, branch, self.cwd, self.project_trusted)
 
     # -- recall ---------------------------------------------------------------------
 
@@ -415,9 +415,9 @@ class Waymarks:
             with self.projection.transaction():
                 index.catch_up()
         plan = plan_query(query, history) if inherit else direct_plan(query)
-        if session is None:
-            return evaluate(plan, [], Stats(0))
-        visible = (session.session_id, self.cwd if self.project_trusted else None)
+        # without a session, the trusted project's claims (as for `items`)
+        visible = (session.session_id if session else "", self.cwd if self.project_trusted
+                   else None)
         features = (*plan.focus, *plan.context)
         # the admission below needs each candidate's explicit classification: read with
         # the candidates, from the same verified items rows (one query, not three)

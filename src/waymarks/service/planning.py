@@ -293,12 +293,13 @@ def _keyed(app: Waymarks, prompt: str, exclude: dict[str, ItemView]) -> list[Mem
     from waymarks.planner.memory_order import key_named, request_terms
     from waymarks.planner.select import MemoryInput
 
-    session = app.current_session()
+    session = app.current_session()  # none: the project's claims (as for `items`)
     keys = named_keys(prompt)
-    if session is None or not keys:
+    if not keys:
         return []
-    ids = [i for i in app.projection.ids_with_keys("memory", session.session_id, app.cwd,
-                                                   keys) if i not in exclude]
+    ids = [i for i in app.projection.ids_with_keys("memory", session.session_id if session
+                                                   else "", app.cwd, keys)
+           if i not in exclude]
     terms = request_terms(prompt)
     return [MemoryInput(_memory_block(v, 0.0, "the request names its key"), v.created_at,
                         True)
