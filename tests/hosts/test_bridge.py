@@ -28,6 +28,13 @@ def user(entry_id: str, parent: str | None, text: str) -> dict[str, Any]:
             "message": {"role": "user", "content": [{"type": "text", "text": text}]}}
 
 
+def reply(entry_id: str, parent: str | None, text: str) -> dict[str, Any]:
+    """An assistant message: Pi 0.73 writes a session's file only once it holds one."""
+    return {"type": "message", "id": entry_id, "parentId": parent,
+            "timestamp": "2026-11-30T10:00:01.500Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}
+
+
 class Host:
     """Plays the extension: answers the bridge's callbacks the way Pi would."""
 
@@ -50,7 +57,8 @@ class Host:
 def converse(tmp_path: Path, requests: list[dict[str, Any]], host: Host,
              saved: bool = True) -> list[dict[str, Any]]:
     """Run the bridge over scripted stdin: each callback it makes is answered by ``host``.
-    ``saved``: Pi has written the session's file (as it does with the first message)."""
+    ``saved``: Pi has written the session's file (as it does once the session holds a
+    reply: the entries sent are the person's message and its reply, the leaf ``a1``)."""
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
     if saved:
@@ -80,7 +88,8 @@ def converse(tmp_path: Path, requests: list[dict[str, Any]], host: Host,
     for request in requests:
         if request.get("method") == "initialize":
             request["params"] = {"cwd": str(project), "sessionFile": str(tmp_path / "s.jsonl"),
-                                 "header": header, "entries": [user("a1", None, "hi")],
+                                 "header": header, "entries": [user("a0", None, "hi"),
+                                                               reply("a1", "a0", "hello")],
                                  "leafId": "a1", "hasUI": True, **request.get("params", {})}
             stdin.queue = [json.dumps(r) for r in requests]
     Bridge(tmp_path / "home", stdin, Stdout()).serve()

@@ -110,7 +110,7 @@ def test_requests_with_fields_of_the_wrong_type_are_clear_errors_that_change_not
     seen = {a["id"]: a for a in out}
     assert seen[2]["error"]["code"] == "invalid_argument", seen[2]
     assert field in seen[2]["error"]["message"]
-    assert seen[3]["result"] == {"entries": 1}  # the good entry before the bad one: not fed
+    assert seen[3]["result"] == {"entries": 2}  # initialize's two: nothing more was fed
 
 
 def test_an_entry_that_is_no_entry_is_skipped_and_the_rest_taken(tmp_path: Path) -> None:

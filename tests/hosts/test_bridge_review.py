@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.hosts.test_bridge import HEADER, BridgeProcess, Host, converse, user
+from tests.hosts.test_bridge import HEADER, BridgeProcess, Host, converse, reply, user
 
 
 def test_a_file_at_bridges_is_named_as_the_file_in_the_way(tmp_path: Path) -> None:
@@ -69,3 +69,31 @@ def test_a_json_listing_in_pi_shows_the_json_document(tmp_path: Path) -> None:
         shown = json.loads(results[n]["text"])
         assert shown == results[n]["data"] and [i["text"] for i in shown["items"]] == [text]
     assert "Run the linters" in results[6]["text"] and not results[6]["text"].startswith("{")
+
+
+def test_a_write_to_a_session_file_pi_holds_no_reply_of_is_refused(tmp_path: Path) -> None:
+    """A review with Pi 0.73: a session file that exists but holds no assistant message
+    (a session Waymarks made, used with ``pi --session FILE``; a ``touch``ed file) took
+    ``/context pin`` as "Pinned", and the pin was lost: Pi writes nothing of a session to
+    its file before its first reply, and the bridge looked only at whether the file
+    existed. Refused now (``not_saved``, nothing appended, no dialog) until Pi's entries
+    hold a reply; then the same write is taken."""
+    host = Host()
+    pin = {"name": "context_persistence", "arguments": {"action": "pin_add",
+                                                        "content": "Keep commits small"}}
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {
+            "entries": [user("a1", None, "hi")], "leafId": "a1"}},
+        {"id": 2, "method": "command", "params": {"text": "pin -- Never force-push."}},
+        {"id": 3, "method": "tool", "params": pin},
+        {"id": 4, "method": "command", "params": {
+            "text": "memory add -- The release branch is trunk.",
+            "sync": {"entries": [reply("a2", "a1", "hello")], "leafId": "a2"}}},
+        {"id": 5, "method": "shutdown"}], host)
+    assert (tmp_path / "s.jsonl").exists()  # (the file is there: that was not enough)
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[2]["exitCode"] == 2 and results[2]["data"]["code"] == "not_saved"
+    assert "first assistant message" in results[2]["text"]
+    assert results[3]["details"]["errorCode"] == "not-saved"
+    assert results[4]["exitCode"] == 0, results[4]  # a reply synced: Pi writes it now
+    assert [e["customType"] for e in host.entries] == ["ds4-context-memory-v1"]

@@ -253,7 +253,7 @@ class Bridge:
                 raise BridgeError("invalid_argument", f"initialize header: {exc}") from None
             if "leafId" in params:  # null: Pi's leaf is reset (an empty branch)
                 ledger.set_leaf(_leaf(params["leafId"]))
-            ledger.saves_later()  # Pi writes its file with the first message (ledger.host)
+            ledger.saves_later()  # Pi writes its file once it holds a reply (ledger.host)
         app = Waymarks(self.home, cwd=cwd, session=ledger, keep_recall_index=True)
         if self.app is not None:
             # a second initialize (a re-sent session): the tool binds to the new service at

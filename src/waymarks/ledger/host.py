@@ -29,6 +29,7 @@ from typing import Any
 
 import msgspec
 
+from waymarks.ledger.entries import Message, bodies
 from waymarks.ledger.log import Entry, ProgressFn, SessionFileError, SessionLog
 
 HostAppender = Callable[[dict[str, Any]], dict[str, Any]]
@@ -46,9 +47,11 @@ class _HostSession:
     leaf: str | None = None
     #: the host said its leaf is null: the active branch is empty until its next entry
     reset: bool = False
-    #: the host writes the session's file only at some point (Pi: with the conversation's
-    #: first message): an entry appended before the file exists may never reach it
+    #: the host writes the session's file only at some point (Pi: once it holds a reply):
+    #: an entry appended before then may never reach it
     saves_later: bool = False
+    #: the host's entries were seen to hold a reply (an assistant message)
+    replied: bool = False
 
 
 class HostSessionLog(SessionLog):
@@ -96,21 +99,33 @@ class HostSessionLog(SessionLog):
         return self.entries[-1].id if self.entries else None
 
     def saves_later(self) -> None:
-        """The host writes this session's file only once its conversation has begun
+        """The host writes this session's file only once its conversation has a reply
         (:meth:`unsaved`)."""
         self._shared.saves_later = True
 
     def unsaved(self) -> str | None:
-        """Why an entry appended now might never be stored: the host has not written the
-        session's file yet (it holds entries in memory until then, and drops them if the
-        session ends first); ``None`` when it has, or writes each entry at once."""
-        if not self._shared.saves_later or self.path.exists():
+        """Why an entry appended now might never be stored: the host may not write it yet
+        (it holds entries in memory until then, and drops them if the session ends
+        first); ``None`` when it does, or writes each entry at once.
+
+        Pi 0.73 writes nothing of a session to its file before the session holds an
+        assistant message, even to a file that exists (a session Waymarks made, used with
+        ``pi --session``; a ``touch``ed file); Pi 1.x writes from the first message. Until
+        the file exists and the host's entries hold a reply, then, it is unsaved."""
+        if not self._shared.saves_later or (self.path.exists() and self._replied()):
             return None
-        return (f"The host has not saved this session yet: it writes its session file "
-                f"({self.path}) only once the conversation has begun (Pi: with its first "
-                "message, or its first reply), and what is recorded before that is lost "
-                "if the session ends first. Nothing was written; send a message and let "
-                "it answer, then run this again")
+        return (f"The host has not saved this session yet: Pi writes what is recorded in "
+                f"it to its file ({self.path}) only once the conversation has a reply (Pi "
+                "0.73: its first assistant message, even when the file exists, as a "
+                "session Waymarks made and Pi opened does; Pi 1.x: its first message), and "
+                "what is recorded before that is lost if the session ends first. Nothing "
+                "was written; send a message and let it answer, then run this again")
+
+    def _replied(self) -> bool:
+        if not self._shared.replied:
+            self._shared.replied = any(isinstance(b, Message) and b.role == "assistant"
+                                       for b in bodies(self, ("message",)))
+        return self._shared.replied
 
     def append(self, entry: dict[str, Any], new_id: Callable[[], str]) -> Entry:
         """Have the host append ``entry`` (as a child of its leaf) and read it back."""
