@@ -201,7 +201,7 @@ def test_context_refuses_commands_that_would_detach_the_bridge(pi: PiHome) -> No
     pi.run("-p", "hello")
     for command in ("/context session new", "/context mcp", "/context bridge"):
         result = pi.run("-c", "-p", command, timeout=60)
-        assert result.returncode == 0 and "/context offers" in result.stdout + result.stderr
+        assert result.returncode == 2 and "/context offers" in result.stdout + result.stderr
     pinned = pi.run("-c", "-p", "/context pin -- Still attached")
     assert "Pinned pin" in pinned.stdout + pinned.stderr
     assert any(e.get("customType") == "ds4-context-pin-v1" for e in pi.entries())

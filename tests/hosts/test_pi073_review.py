@@ -53,3 +53,18 @@ def test_a_pin_in_a_session_file_without_a_reply_is_refused_not_lost(pi: PiHome)
     assert ledger.read_bytes() == before
     pins = cli(pi, "--session", str(ledger), "pins")["items"]
     assert [p["text"] for p in pins] == ["Run the linters first."]
+
+
+@pytest.mark.parametrize("variant", ["pi073", "pi16"])
+def test_a_refusal_in_print_mode_is_pis_exit_status(tmp_path: Path, fake: FakeOpenAI,
+                                                    variant: str) -> None:
+    """``pi -p "/context pin -- …"`` in a new session printed "Rejected (not_saved)" and
+    ``pi -p "/context bogus"`` its error, both exit 0, though the README says a refusal
+    exits 2. Pi's exit status is the command's now; an answer still exits 0."""
+    pi = PiHome(tmp_path, install(variant), fake.base_url)
+    refused = pi.run("-p", "/context pin -- Use ruff.")
+    assert refused.returncode == 2 and "not_saved" in refused.stdout + refused.stderr
+    unknown = pi.run("-p", "/context bogus")
+    assert unknown.returncode == 2 and "/context offers" in unknown.stdout + unknown.stderr
+    listed = pi.run("-p", "/context pins")
+    assert listed.returncode == 0, listed

@@ -653,9 +653,13 @@ export default function waymarks(pi: any) {
 			const r = await call(ctx, "command", { text }, LONG_CALL_MS);
 			if (r.prompt) return await startTurn(ctx, r.prompt); // notes promote: a visible turn
 			if (ctx.hasUI) ctx.ui.notify(r.text ?? r.message, r.exitCode || !r.text ? "warning" : "info");
-			else process.stdout.write(`${r.text ?? r.message}\n`);
+			else {
+				process.stdout.write(`${r.text ?? r.message}\n`);
+				if (r.exitCode) process.exitCode = r.exitCode; // `pi -p`: a refusal exits 2, as the CLI does
+			}
 		} catch (e) {
 			warn(ctx, `the command failed (${e instanceof Error ? e.message : e})`);
+			if (!ctx.hasUI) process.exitCode = 1;
 		}
 	}
 
