@@ -97,3 +97,27 @@ def test_a_write_to_a_session_file_pi_holds_no_reply_of_is_refused(tmp_path: Pat
     assert results[3]["details"]["errorCode"] == "not-saved"
     assert results[4]["exitCode"] == 0, results[4]  # a reply synced: Pi writes it now
     assert [e["customType"] for e in host.entries] == ["ds4-context-memory-v1"]
+
+
+def test_help_inside_pi_is_help(tmp_path: Path) -> None:
+    """``/remember --help`` started a curation turn with "--help" as the candidate, and
+    ``/context -h`` answered the "/context offers" error (exit 2). Both are help now, exit
+    0 and no turn; text after ``--`` is text, and an apostrophe is no quoting error."""
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "remember", "params": {"text": "--help"}},
+        {"id": 3, "method": "remember", "params": {"text": "I prefer -h here"}},
+        {"id": 4, "method": "command", "params": {"text": "-h"}},
+        {"id": 5, "method": "command", "params": {"text": "--HELP"}},
+        {"id": 6, "method": "remember", "params": {"text": "-- -h is my short flag"}},
+        {"id": 7, "method": "remember", "params": {"text": "I don't like tabs"}},
+        {"id": 8, "method": "shutdown"}], Host())
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    for n in (2, 3):
+        assert results[n]["prompt"] is None and results[n]["exitCode"] == 0
+        assert results[n]["message"].startswith("/remember [TEXT]")
+    for n in (4, 5):
+        assert results[n]["exitCode"] == 0 and "pin" in results[n]["data"]["commands"]
+        assert "/context COMMAND -h" in results[n]["text"]
+    assert '"-h is my short flag"' in results[6]["prompt"]  # without its `--`
+    assert "I don't like tabs" in results[7]["prompt"]

@@ -68,3 +68,16 @@ def test_a_refusal_in_print_mode_is_pis_exit_status(tmp_path: Path, fake: FakeOp
     assert unknown.returncode == 2 and "/context offers" in unknown.stdout + unknown.stderr
     listed = pi.run("-p", "/context pins")
     assert listed.returncode == 0, listed
+
+
+def test_help_in_pi_starts_no_turn(pi: PiHome, fake: FakeOpenAI) -> None:
+    """``/remember --help`` sent a curation turn to the model with "--help" prefilled, and
+    ``/context -h`` answered an error at warning level. Both print help, exit 0, and
+    nothing reaches the model."""
+    remember = pi.run("-p", "/remember --help")
+    assert remember.returncode == 0 and "/remember [TEXT]" in remember.stdout + \
+        remember.stderr, remember
+    context = pi.run("-p", "/context -h")
+    assert context.returncode == 0 and "/context COMMAND -h" in context.stdout + \
+        context.stderr, context
+    assert fake.bodies == []

@@ -306,6 +306,11 @@ class Bridge:
             tokens = tokenize(text)
         except ArgumentError as exc:
             return _shown(str(exc), {"code": "invalid_argument"}, 2)
+        if tokens and tokens[0].lower() in ("-h", "--help"):  # help is help (README)
+            return _shown("/context runs the waymarks commands that make sense inside Pi: "
+                          f"{', '.join(sorted(HOST_COMMANDS))}. `/context COMMAND -h` is a "
+                          "command's help; `/context` alone is `status`.",
+                          {"commands": sorted(HOST_COMMANDS)}, 0)
         if not tokens or tokens[0].lower() not in HOST_COMMANDS:
             return _shown(f"/context offers: {', '.join(sorted(HOST_COMMANDS))}",
                           {"code": "invalid_argument"}, 2)
@@ -336,11 +341,15 @@ class Bridge:
         from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
 
         text = params.get("text") if isinstance(params.get("text"), str) else None
+        if text is not None and _asks_help(text):
+            return {"prompt": None, "exitCode": 0, "message": REMEMBER_HELP}
+        if text is not None and text.strip().split(None, 1)[:1] == ["--"]:
+            text = text.strip()[2:].strip()  # `--` before text that starts with `-`
         if text is not None and not text.strip():
             text = None
         if text is not None and len(text) > MAX_PREFILL_CHARS:
-            return {"prompt": None, "message": f"the text has {len(text)} characters; the "
-                    f"limit is {MAX_PREFILL_CHARS}. Nothing was saved"}
+            return {"prompt": None, "exitCode": 2, "message": f"the text has {len(text)} "
+                    f"characters; the limit is {MAX_PREFILL_CHARS}. Nothing was saved"}
         return {"prompt": curation_prompt(text)}
 
     def rpc_notes(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -508,6 +517,25 @@ class Bridge:
         if not isinstance(written, dict):
             raise BridgeError("host_error", "Pi did not return the appended entry")
         return written
+
+
+REMEMBER_HELP: Final = (
+    "/remember [TEXT]: a visible curation turn in this conversation: the model proposes "
+    "what to keep in your personal memory (TEXT, if given, is offered as a candidate) and "
+    "each save asks you first; the command itself saves nothing. Put `--` before TEXT "
+    "that starts with `-`.")
+
+
+def _asks_help(text: str) -> bool:
+    """Whether ``text`` holds ``-h``/``--help`` before any ``--`` (the ``/context`` rule);
+    text that does not split by those rules (an apostrophe) is text."""
+    from waymarks.core.arguments import ArgumentError
+
+    try:
+        tokens = tokenize(text)
+    except ArgumentError:
+        return False
+    return any(t.lower() in ("-h", "--help") for t in _options(tokens))
 
 
 def _shown(text: str, data: Any, exit_code: int) -> dict[str, Any]:
