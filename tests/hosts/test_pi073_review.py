@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.hosts.fake_openai import FakeOpenAI
-from tests.hosts.pi_harness import PiHome, install
+from tests.hosts.fake_openai import FakeOpenAI, reply_text, reply_tools
+from tests.hosts.pi_harness import PiHome, PiRpc, install
 
 # the real Pi from npm (installed on first use) talking to a fake provider
 pytestmark = pytest.mark.slow
@@ -81,3 +82,50 @@ def test_help_in_pi_starts_no_turn(pi: PiHome, fake: FakeOpenAI) -> None:
     assert context.returncode == 0 and "/context COMMAND -h" in context.stdout + \
         context.stderr, context
     assert fake.bodies == []
+
+
+def test_a_slow_yes_to_remember_is_not_lost_to_a_request_queued_behind_it(
+        pi: PiHome, fake: FakeOpenAI) -> None:
+    """A review: with ``remember`` called beside another bridge tool in one response, Pi
+    ran them in parallel; the bridge, waiting for the person's answer to remember's
+    dialog, queued the other request, whose 5 s timer then killed the bridge, and the
+    person's yes was lost. ``remember`` runs alone now (sequential: the other tool starts
+    after it ended), and a request queued behind an open dialog (``/remember`` typed
+    meanwhile) waits for it instead of timing out. Here the bridge's timeout is 1.5 s and
+    the dialog stays open for 4."""
+    pi.extra_env["WAYMARKS_BRIDGE_TIMEOUT_MS"] = "1500"
+    fake.script = [reply_text("hi"), reply_tools(
+        ("remember", {"text": "I prefer tabs in Python"}),
+        ("recall_memory_entry", {"name": "tabs"})), reply_text("ok")]
+    rpc = PiRpc(pi)
+    held: list[dict[str, Any]] = []
+    answer = rpc._answer
+
+    def hold(event: dict[str, Any]) -> None:  # the person is still reading the dialog
+        if event.get("method") == "confirm":
+            held.append(event)
+        else:
+            answer(event)
+
+    rpc._answer = hold  # type: ignore[method-assign]
+    try:
+        rpc.prompt("hello")
+        rpc.send({"id": "r", "type": "prompt", "message": "remember that I prefer tabs"})
+        events = rpc._until(60, lambda e: bool(held))
+        rpc.send({"id": "c", "type": "prompt", "message": "/remember"})
+        time.sleep(4)  # (longer than the bridge's timeout, twice over)
+        rpc.send({"type": "extension_ui_response", "id": held[0]["id"], "confirmed": True})
+        events += rpc._until(60, lambda e: e.get("type") == "tool_execution_end"
+                             and e.get("toolName") == "recall_memory_entry")
+    finally:
+        rpc.close()
+    tools = [(e["type"], e["toolName"]) for e in events if e.get("type", "").startswith(
+        "tool_execution_") and e["type"] != "tool_execution_update"]
+    assert tools == [("tool_execution_start", "remember"), ("tool_execution_end", "remember"),
+                     ("tool_execution_start", "recall_memory_entry"),
+                     ("tool_execution_end", "recall_memory_entry")], tools
+    results = {e["toolName"]: json.loads(e["result"]["content"][0]["text"].split("\n")[0])
+               for e in events if e.get("type") == "tool_execution_end"}
+    assert results["remember"]["outcome"] == "saved", results
+    assert results["recall_memory_entry"]["outcome"] != "unavailable", results
+    assert any(p.name != "MEMORY.md" for p in (pi.waymarks_home / "memory").glob("*.md"))

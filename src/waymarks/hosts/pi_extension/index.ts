@@ -61,6 +61,8 @@ export default function waymarks(pi: any) {
 	/** the AbortSignal of the tool call in progress: a confirmation it asks for ends
 	 * `cancelled` when it fires (abort before dispatch) */
 	let toolSignal: AbortSignal | undefined;
+	/** confirmations open: the bridge serves nothing else meanwhile, so no timer runs out */
+	let confirming = 0;
 	let turnEnded: Array<() => void> = [];
 	let turnStarted: Array<() => void> = [];
 	const timeoutMs = Number(process.env.WAYMARKS_BRIDGE_TIMEOUT_MS || 5000);
@@ -183,6 +185,7 @@ export default function waymarks(pi: any) {
 			const signal = toolSignal;
 			if (signal?.aborted) return { decision: "cancelled" };
 			let onAbort: (() => void) | undefined;
+			confirming++;
 			const aborted = new Promise<boolean>((resolve) => {
 				onAbort = () => resolve(false);
 				signal?.addEventListener("abort", onAbort, { once: true });
@@ -195,6 +198,7 @@ export default function waymarks(pi: any) {
 			} catch {
 				return { decision: "cancelled" };
 			} finally {
+				confirming--;
 				if (onAbort) signal?.removeEventListener("abort", onAbort);
 			}
 		}
@@ -304,7 +308,9 @@ export default function waymarks(pi: any) {
 		const id = ++nextId;
 		const started = performance.now();
 		return new Promise((resolve, reject) => {
-			const timer = setTimeout(() => {
+			const timer = setTimeout(function expire() {
+				const waiting = pending.get(id); // queued behind the person's answer: wait on
+				if (waiting && confirming > 0) return void (waiting.timer = setTimeout(expire, timeout));
 				pending.delete(id);
 				if (proc === child) stop(); // slow or stuck: the next call starts a new bridge
 				reject(new Error(`${method} took longer than ${timeout} ms`));
@@ -760,6 +766,7 @@ export default function waymarks(pi: any) {
 			"across projects) after they chose it in a visible curation turn (/remember). The person confirms the " +
 			"save. Pass the slug of an existing entry to replace it. Only a result with outcome saved proves " +
 			"persistence. Never credentials.",
+		executionMode: "sequential", // its dialog holds the bridge: nothing runs beside it
 		parameters: Type.Object({ text: Type.String(), slug: optional(Type.String()) }),
 		async execute(_id: string, params: Json, signal: AbortSignal | undefined, _onUpdate: Json, ctx: any) {
 			return bridgeTool(ctx, "remember", params, signal, LONG_CALL_MS);
