@@ -107,17 +107,19 @@ class PiRpc:
     """Pi in RPC mode: send commands, read events, answer confirmation dialogs.
 
     A reader thread queues every line Pi prints, so waiting never blocks past a timeout.
-    ``confirm``: the answer to every confirmation dialog (``None``: close it unanswered).
+    ``confirm``: the answer to every confirmation dialog (``None``: close it unanswered);
+    ``args``: more of Pi's arguments (another extension: ``-e FILE``).
     """
 
-    def __init__(self, home: PiHome, confirm: bool | None = True) -> None:
+    def __init__(self, home: PiHome, confirm: bool | None = True,
+                 args: tuple[str, ...] = ()) -> None:
         self.home = home
         self.confirm = confirm
         self.asked: list[dict[str, Any]] = []
         self.notices: list[str] = []
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
         self.process = subprocess.Popen(
-            home.argv("--mode", "rpc"), cwd=home.project, env=home.env, text=True,
+            home.argv("--mode", "rpc", *args), cwd=home.project, env=home.env, text=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         threading.Thread(target=self._read, daemon=True).start()
 

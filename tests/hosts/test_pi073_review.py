@@ -129,3 +129,52 @@ def test_a_slow_yes_to_remember_is_not_lost_to_a_request_queued_behind_it(
     assert results["remember"]["outcome"] == "saved", results
     assert results["recall_memory_entry"]["outcome"] != "unavailable", results
     assert any(p.name != "MEMORY.md" for p in (pi.waymarks_home / "memory").glob("*.md"))
+
+
+SECRET = "ghp_" + "g" * 36
+INSTRUCTIONS = (f"Focus on the deploy; the token is {SECRET} and "
+                "[ds4:local-only]CODENAME-KITE[/ds4:local-only]")
+#: a second extension whose /summarize-tree command does what Pi's /tree does with a
+#: summary and instructions (RPC has no command for it)
+TREE = """
+export default function (pi) {
+  pi.registerCommand("summarize-tree", { handler: async (args, ctx) => {
+    const first = ctx.sessionManager.getEntries().find((e) => e.type === "message");
+    await ctx.navigateTree(first.id, { summarize: true, customInstructions: args });
+  } });
+}
+"""
+
+
+def test_compaction_and_tree_instructions_never_reach_the_model_unchecked(
+        pi: PiHome, fake: FakeOpenAI) -> None:
+    """A review: ``/compact`` instructions holding a credential and a local-only part were
+    sent to the summarizing model as typed, while every other request had them redacted or
+    withheld; a ``/tree`` summary's instructions too. A compaction whose instructions the
+    check would change is cancelled now, saying why (Pi takes no changed copy of them);
+    clean ones are used as given; a branch summary's are checked (Pi takes the copy)."""
+    (pi.agent / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 1}}))
+    (pi.root / "tree.js").write_text(TREE)
+    rpc = PiRpc(pi, args=("-e", str(pi.root / "tree.js")))
+    try:
+        for text in ("first turn " + "filler " * 60, "second " + "more " * 60, "third"):
+            rpc.prompt(text)
+        sent = len(fake.bodies)
+        rpc.send({"id": "c1", "type": "compact", "customInstructions": INSTRUCTIONS})
+        refused = rpc._until(60, lambda e: e.get("command") == "compact")[-1]
+        assert refused["success"] is False and len(fake.bodies) == sent, refused
+        assert any("compaction was cancelled: its instructions" in n for n in rpc.notices)
+        rpc.send({"id": "c2", "type": "compact", "customInstructions": "Focus on deploys."})
+        done = rpc._until(60, lambda e: e.get("command") == "compact")[-1]
+        assert done["success"] is True
+        assert any("Focus on deploys." in json.dumps(b) for b in fake.bodies[sent:])
+        rpc.prompt("fourth")
+        sent = len(fake.bodies)
+        rpc.send({"id": "t", "type": "prompt", "message": "/summarize-tree " + INSTRUCTIONS})
+        rpc._until(60, lambda e: len(fake.bodies) > sent)
+    finally:
+        rpc.close()
+    for body in fake.bodies:
+        assert SECRET not in json.dumps(body) and "CODENAME-KITE" not in json.dumps(body)
+    assert any("Focus on the deploy" in json.dumps(b)  # the tree's summary ran, checked
+               for b in fake.bodies[sent:])

@@ -530,16 +530,26 @@ export default function waymarks(pi: any) {
 		list.splice(0, list.length, ...safe); // Pi summarizes this very array
 	}
 
+	/** One text as the summary's input may hold it (checked as a user message). */
+	async function historyText(ctx: any, text: string): Promise<string> {
+		const [m] = (await forHistory(ctx, { messages: [{ role: "user", content: text }] })).messages;
+		return typeof m?.content === "string" ? m.content : "";
+	}
+
 	pi.on("session_before_compact", async (event: Json, ctx: any) => {
 		const p = event?.preparation;
 		try {
+			// the person's /compact instructions go to the summarizer too, and Pi takes no
+			// changed copy of them: any the check would change cancel the compaction
+			const asked = event?.customInstructions;
+			if (typeof asked === "string" && asked && (await historyText(ctx, asked)) !== asked) {
+				warn(ctx, "compaction was cancelled: its instructions hold what a model may not be sent as it is (a credential, a local-only part); give them again without it");
+				return { cancel: true };
+			}
 			for (const name of ["messagesToSummarize", "turnPrefixMessages"]) {
 				if (Array.isArray(p?.[name]) && p[name].length) replaceAll(p[name], (await forHistory(ctx, { messages: p[name] })).messages);
 			}
-			if (typeof p?.previousSummary === "string" && p.previousSummary) {
-				const [m] = (await forHistory(ctx, { messages: [{ role: "user", content: p.previousSummary }] })).messages;
-				p.previousSummary = typeof m?.content === "string" ? m.content : "";
-			}
+			if (typeof p?.previousSummary === "string" && p.previousSummary) p.previousSummary = await historyText(ctx, p.previousSummary);
 			return undefined;
 		} catch (e) {
 			warn(ctx, `compaction was cancelled: the privacy of what it summarizes could not be checked (${e instanceof Error ? e.message : e})`);
@@ -552,7 +562,9 @@ export default function waymarks(pi: any) {
 		if (!p?.userWantsSummary || !Array.isArray(p.entriesToSummarize) || !p.entriesToSummarize.length) return undefined;
 		try {
 			replaceAll(p.entriesToSummarize, (await forHistory(ctx, { messages: [], entries: p.entriesToSummarize })).entries);
-			return undefined;
+			// its instructions are Pi's local copy: the checked ones are returned (Pi takes them)
+			const asked = p.customInstructions;
+			return typeof asked === "string" && asked ? { customInstructions: await historyText(ctx, asked) } : undefined;
 		} catch (e) {
 			warn(ctx, `the branch summary was cancelled: the privacy of what it summarizes could not be checked (${e instanceof Error ? e.message : e})`);
 			return { cancel: true };
