@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
 import pytest
 
 from waymarks.mcp.stdio import screen
@@ -166,3 +167,18 @@ def test_ctrl_c_ends_the_server_while_standard_input_stays_open(
             server.kill()
             server.wait()
         server.stdin.close()
+
+
+def test_an_id_that_is_not_valid_unicode_is_answered_with_a_null_id() -> None:
+    """A string ID holding a lone surrogate (escaped, or a byte that is not UTF-8 read
+    with surrogateescape) was echoed in the answer, whose serialisation then ended the
+    server with a traceback (a request with the byte \\xff in its ID killed it)."""
+    for line in ('{"jsonrpc":"2.0","id":"a\\ud800b","method":"ping"}',
+                 b'{"jsonrpc":"2.0","id":"a\xffb","method":"ping"}'.decode(
+                     "utf-8", "surrogateescape"),
+                 b'{"jsonrpc":"2.0","id":"n\xff","method":"tools/call","params":{"name":'
+                 b'"capture_note","arguments":{"text":"x"}}}'.decode("utf-8", "surrogateescape")):
+        answer = screen(line)
+        assert isinstance(answer, types.JSONRPCError), answer
+        assert answer.id is None and answer.error.code == types.INVALID_REQUEST
+        assert answer.model_dump_json()  # it can be written

@@ -58,7 +58,7 @@ def screen(line: str) -> Answer | Literal["drop"] | None:
                       "(batches are not supported)")
     if "method" in raw and "id" in raw and request_id is None:
         return _error(None, types.INVALID_REQUEST, "Invalid Request: the id must be a string "
-                      "or an integer")
+                      "(of valid Unicode) or an integer")
     if not all_unicode(raw):
         if "method" in raw and "id" not in raw:
             return "drop"
@@ -77,8 +77,13 @@ def screen(line: str) -> Answer | Literal["drop"] | None:
 
 
 def _id_of(raw: object) -> int | str | None:
+    """The request's ID if it can be echoed: an integer, or a string of valid Unicode (a
+    lone surrogate, from an escape or a byte that is not UTF-8, could not be written
+    back: the answer's serialisation ended the server)."""
     found = raw.get("id") if isinstance(raw, dict) else None
-    return found if isinstance(found, str) or type(found) is int else None
+    if isinstance(found, str):
+        return found if all_unicode(found) else None
+    return found if type(found) is int else None
 
 
 def _error(request_id: int | str | None, code: int, message: str) -> types.JSONRPCError:
