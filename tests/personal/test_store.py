@@ -474,3 +474,18 @@ def test_what_would_stop_a_save_is_found_without_changing_anything(
     store.index_path.unlink()
     store.index_path.symlink_to(tmp_path / "elsewhere.md")
     assert store.unusable() == "has an index that is not a regular file"
+
+
+@pytest.mark.parametrize(("lines", "facts"), [
+    (["---", "- I prefer tabs", "- My editor is helix"], ["I prefer tabs", "My editor is helix"]),
+    (["<!-- keep this short", "- I prefer tabs"], ["I prefer tabs"]),
+    (["- I start the app with:", "```npm run dev```", "- I prefer tabs"],
+     ["I start the app with:", "I prefer tabs"]),
+    (["- A fact", "```", "- Another fact"], ["A fact", "Another fact"]),
+], ids=["lone rule", "unclosed comment", "one-line fence", "unclosed fence"])
+def test_a_block_never_closed_skips_itself_alone(lines: list[str], facts: list[str]) -> None:
+    """A leading ``---``, an unclosed ``<!--`` or fence opened a skip that ran to the end
+    of the file: every fact after it was lost, the file retired, nothing said."""
+    from waymarks.personal.store import legacy_facts
+
+    assert legacy_facts(lines) == facts

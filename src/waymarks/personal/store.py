@@ -447,24 +447,24 @@ def legacy_facts(lines: list[str]) -> list[str]:
     after it continue it) and each paragraph of other text (its lines joined). Headings,
     blank lines and lines with no letter or digit end a fact and are none; so are a
     leading front-matter block, fenced code blocks, HTML comments and table rows (text
-    about the file, or code, not a fact). Before, only ``- `` items were facts: ``* …``,
-    numbered items and paragraphs were dropped in silence (kept only in the backup)."""
+    about the file, or code, not a fact), each only when it is closed: a lone ``---`` or
+    an unclosed fence skips itself alone (it skipped the rest of the file, every fact of
+    it lost). Before, only ``- `` items were facts: ``* …``, numbered items and paragraphs
+    were dropped in silence (kept only in the backup)."""
     facts: list[str] = []
     going: str | None = None  # what the last fact is while it may go on: item, paragraph
-    skipping: str | None = None  # the line that ends the block being skipped
-    for number, raw in enumerate(lines):
+    number = 0
+    while number < len(lines):
+        raw = lines[number]
         line = raw.strip()
-        if skipping is not None:
-            if line.startswith(skipping) if skipping != "-->" else skipping in line:
-                skipping = None
-            continue
-        opener = _skipped_block(line, number)
-        if opener is not None:
+        number += 1
+        block_end = _block_end(lines, number - 1)
+        if block_end is not None:
+            number = block_end + 1
             going = None
-            if opener and not (opener == "-->" and "-->" in line[4:]):
-                skipping = opener
             continue
-        if not line or line.startswith(("#", "|")) or not any(c.isalnum() for c in line):
+        if not line or line.startswith(("#", "|", "<!--", "```", "~~~")) or \
+                not any(c.isalnum() for c in line):
             going = None
             continue
         item = _ITEM.fullmatch(line)
@@ -479,14 +479,25 @@ def legacy_facts(lines: list[str]) -> list[str]:
     return facts
 
 
-def _skipped_block(line: str, number: int) -> str | None:
-    """What ends the block ``line`` opens (a fence, front matter's ``---``, a comment's
-    ``-->``), else ``None``."""
-    for fence in ("```", "~~~"):
-        if line.startswith(fence):
-            return fence
-    if number == 0 and line == "---":
-        return "---"
-    if line.startswith("<!--"):
-        return "-->"
+def _block_end(lines: list[str], start: int) -> int | None:
+    """The line that closes the block ``lines[start]`` opens (a fence, front matter's
+    ``---`` on the first line, an HTML comment; one closed on its own line ends there),
+    else ``None``: not a block, or one never closed."""
+    line = lines[start].strip()
+    if line.startswith(("```", "~~~")):
+        closing = line[:3]
+        if len(line) > 3 and line.endswith(closing) and line[3:].strip(closing[0]).strip():
+            return start  # ```npm run dev```: opened and closed on one line
+    elif start == 0 and line == "---":
+        closing = "---"
+    elif line.startswith("<!--"):
+        if "-->" in line[4:]:
+            return start
+        closing = "-->"
+    else:
+        return None
+    for number in range(start + 1, len(lines)):
+        found = lines[number].strip()
+        if found.startswith(closing) if closing != "-->" else closing in found:
+            return number
     return None
