@@ -267,15 +267,23 @@ def test_index_without_the_extra_is_not_a_usage_error(home: Path, project: Path)
     assert done["outcome"] == "error" and done["code"] == "semantic_unavailable"
 
 
-def test_an_empty_word_of_a_several_word_context_is_refused(home: Path,
-                                                            project: Path) -> None:
-    """``waymarks context memory add --key "" The cache is warm`` joined its words, the
-    empty one vanished and ``The`` became the key: recorded, exit 0, the text without
-    it. Refused now before anything runs; the one-string form keeps the empty value."""
-    refused = run(home, project, "context", "memory", "add", "--key", "", "The", "cache",
-                  "is", "warm", expect=2)
-    assert refused["code"] == "usage" and "one string" in refused["message"]
-    assert run(home, project, "memory")["items"] == []
+def test_several_context_words_are_the_shells_words(home: Path, project: Path) -> None:
+    """``waymarks context`` given several words joined them and split them again: an
+    empty word vanished and ``The`` became the key, ``--key "db port"`` the key 'db' and
+    the claim gained "port", and quotes inside a word were removed (all recorded, exit
+    0). They are the command's words as the shell split them now."""
+    empty = run(home, project, "context", "memory", "add", "--key", "", "The", "cache",
+                "is", "warm", expect=2)
+    typed = run(home, project, "memory", "add", "--key", "", "The", "cache", "is", "warm",
+                expect=2)
+    assert empty["code"] == typed["code"] == "invalid_argument"
+    run(home, project, "context", "memory", "add", "--key", "db port",
+        "The database listens on 5432.")
+    run(home, project, "context", "memory", "add", "--",
+        'The flag is called "strict_mode" in config.')
+    items = {i["text"]: i["key"] for i in run(home, project, "memory")["items"]}
+    assert items["The database listens on 5432."] == "db-port"
+    assert 'The flag is called "strict_mode" in config.' in items
 
 
 @pytest.mark.parametrize("query", [[""], ["  "], ["", " "]], ids=repr)

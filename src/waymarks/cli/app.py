@@ -105,12 +105,10 @@ def _register_cli_only(root: Group) -> None:
         """Quoting: single and double quotes, backslash escapes; `--` ends options."""
         from waymarks.core.arguments import tokenize
 
-        if len(words) > 1 and not all(words):  # joined, an empty word vanished and the
-            # next one became an option's value (`--key "" The …` stored the key 'the')
-            raise click.UsageError("an empty argument is lost when the command comes as "
-                                   "several words; give it as one string, e.g. waymarks "
-                                   "context 'memory add --key \"\" …'")
-        tokens = tokenize(" ".join(words))
+        # one string is split by the /context rules; several words are the command's
+        # words as the shell split them (joined and split again, an empty word vanished,
+        # `--key "db port"` became the key 'db', and quotes inside a word were removed)
+        tokens = tokenize(words[0]) if len(words) == 1 else list(words)
         if not tokens:
             raise click.UsageError("give the command to run, e.g. waymarks context \"pins\"")
         run = runtime()
