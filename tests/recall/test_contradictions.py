@@ -82,6 +82,9 @@ def test_signatures_contradict(first: str, second: str) -> None:
     ("TEST_DB_PORT = 5433", "DB_PORT = 5432"),
     ("db_max_connections = 100", "db_connections = 5"),
     ("pool_a_size = 5", "pool_b_size = 10"),
+    # nor one in words the identifier's words are not all of (it was, for words only)
+    ("test_db_port = 5432", "db port = 5434"),
+    ("shard_a_port = 7000", "shard b port = 7001"),
 ])
 def test_signatures_that_do_not_contradict(first: str, second: str) -> None:
     a, b = signature(first), signature(second)

@@ -347,8 +347,12 @@ def contradicts(a: Signature, b: Signature) -> bool:
         return True
     small, large = (a.subject, b.subject) if len(a.subject) <= len(b.subject) else (
         b.subject, a.subject)
+    # an identifier the larger names is its subject only when all its words are the
+    # smaller's: "db_port" is "db port", "test_db_port" is not (it was, in words, while
+    # not "db_port"), nor "shard_a_port" "shard b port"
     return (len(small) >= MIN_CONTAINED_TERMS and small < large
-            and len(large) - len(small) <= MAX_EXTRA_TERMS)
+            and len(large) - len(small) <= MAX_EXTRA_TERMS
+            and all(_words_of(term) <= small for term in large - small if "_" in term))
 
 
 #: the kinds of a number with a unit or a count: a plain number ("the timeout is 30") may
@@ -450,11 +454,21 @@ def _subject_terms(text: str) -> set[str]:
 def _add_term(terms: set[str], word: str) -> None:
     if word in _STOP or len(word) == 1:  # single letters: see _LETTER_NAME
         return
+    terms.add(_term(word))
+
+
+def _term(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         word = word[:-3] + "y"  # "retries" and "retry" are one term
     elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]  # a plain plural: "brokers" and "broker" are one term
-    terms.add(_TERMS.get(word, word))
+    return _TERMS.get(word, word)
+
+
+def _words_of(identifier: str) -> frozenset[str]:
+    """An identifier term's words as subject terms, single letters and stop words kept
+    (``shard_a_port``: shard, a, port)."""
+    return frozenset(_term(word) for word in identifier.split("_"))
 
 
 def _han_terms(run: str) -> set[str]:
