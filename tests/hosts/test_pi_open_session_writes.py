@@ -87,6 +87,13 @@ def test_writes_to_a_held_session_file_append_nothing(
         with pytest.raises(ServiceError) as said:
             app.session_say("a note")
         assert said.value.refusal and "open in a running Pi" in str(said.value)
+        # the model's capture_note says why too (a bare "unavailable" read as a broken
+        # home, and a model retried)
+        from waymarks.personal.bridge_tools import capture_note
+
+        noted = capture_note(app, "deno is also fine")
+        assert (noted["outcome"], noted["category"]) == ("rejected", "open-in-pi")
+        assert "running Pi" in noted["message"] and str(home) not in noted["message"]
         assert session.read_bytes() == before
     finally:
         os.close(held)
