@@ -141,12 +141,15 @@ def test_a_request_whose_id_is_not_a_string_or_an_integer_is_answered_not_run(
 
 
 @pytest.mark.slow  # a real server in a subprocess
+@pytest.mark.parametrize("attempt", range(4))
 def test_ctrl_c_ends_the_server_while_standard_input_stays_open(
-        home: Path, project: Path) -> None:
+        home: Path, project: Path, attempt: int) -> None:
     """A review: after SIGINT the server answered nothing more but did not exit, holding
     waymarks.db and its -wal and -shm open, until its client closed standard input (a
     worker thread blocked reading it kept the event loop's shutdown waiting). Now it
-    says so and exits 130 with its input still open."""
+    says so and exits 130 with its input still open. Right after the handshake, the
+    SDK's teardown then raised its closed streams instead, a traceback and exit 1 (10 of
+    20 runs for the second re-read, 1 of 12 here): run a few times, each must be 130."""
     import signal
 
     server = subprocess.Popen(

@@ -27,7 +27,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from io import TextIOWrapper
-from typing import Any, BinaryIO, Literal, cast
+from typing import Any, BinaryIO, Final, Literal, cast
 
 import anyio
 import mcp_types as types
@@ -177,9 +177,27 @@ def _claimed_stdin() -> Iterator[BinaryIO]:
 
 
 async def run_screened(server: Any) -> None:
-    """Serve the low-level SDK ``server`` over stdio, behind :func:`screen`."""
-    with _claimed_stdin() as source:
-        lines = _Screened(source)
-        async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
-            lines.answer_through(write_stream)
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+    """Serve the low-level SDK ``server`` over stdio, behind :func:`screen`.
+
+    Ctrl-C cancels this task (the event loop's handler) and ends as ``KeyboardInterrupt``;
+    right after the handshake the SDK's teardown could raise its streams' closing instead
+    (an exception group of ``BrokenResourceError``), which hid the interrupt: a traceback
+    and exit 1 about half the time. Such a group under a cancellation is the cancellation."""
+    import asyncio
+
+    try:
+        with _claimed_stdin() as source:
+            lines = _Screened(source)
+            async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
+                lines.answer_through(write_stream)
+                await server.run(read_stream, write_stream,
+                                 server.create_initialization_options())
+    except BaseExceptionGroup as group:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling() and group.split(_TEARDOWN)[1] is None:
+            raise asyncio.CancelledError from None
+        raise
+
+
+#: what the SDK's streams raise when a cancellation closed them under a task
+_TEARDOWN: Final = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream)
