@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from urllib.parse import urlencode
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,18 @@ def test_another_known_project_of_the_home_can_be_viewed(
     assert "The other project builds with Bazel." in page
     assert "The database port is 5434." not in page  # this project's claims stay here
     assert client.get("/", params={"project": str(tmp_path / "unknown")}).status_code == 400
+    # an action there shows the command that runs, --cwd and all: the bare command, typed
+    # in a terminal, acted on whatever directory the person was in
+    gate = _gate
+    query = "?" + urlencode({"project": str(other)})
+    form = {"csrf": gate.csrf, "action": "pin", "text": "Run bazel test first",
+            "scope": "project"}
+    asked = client.post("/confirm" + query, data=form).text
+    assert f"waymarks --cwd {other} pin --scope project -- Run bazel test first" in asked
+    done = client.post("/act" + query, data={**form, "confirmed": "yes"}).text
+    assert f"waymarks --cwd {other} pin --scope project" in done
+    here = client.post("/confirm", data=form).text  # the launch project's: as typed there
+    assert "waymarks pin --scope project -- Run bazel test first" in here
 
 
 @pytest.mark.slow
