@@ -8,10 +8,10 @@ import os
 import re
 import subprocess
 import sys
-from urllib.parse import urlencode
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
