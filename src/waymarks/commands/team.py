@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from waymarks.commands.base import Column, Group, Result, command, runtime
+from waymarks.commands.base import EXIT_ERROR, Column, Group, Result, command, runtime
 from waymarks.commands.render import cell, refused, table_result
 
 if TYPE_CHECKING:
@@ -60,7 +60,13 @@ def _asked(app: Waymarks, yes: bool, what: str, write: Callable[[], object]) -> 
 
 
 def _refused(problem: ServiceError) -> Result:
-    """A refusal; its message may name what the repository wrote (IDs, keys), escaped."""
+    """A refusal; its message may name what the repository wrote (IDs, keys), escaped.
+    An entry appended that the team ledger does not apply (``not_applied``) is no
+    refusal: it is in the file, so it says so, exit 1."""
+    if problem.code == "not_applied":
+        return Result({"outcome": "not_applied", "id": None, "code": problem.code,
+                       "message": cell(str(problem))}, f"Not applied: {cell(str(problem))}",
+                      EXIT_ERROR)
     return refused(problem.code, cell(str(problem)))
 
 
@@ -151,7 +157,7 @@ def team_group() -> Group:
     @click.option("--yes", is_flag=True, help="The person confirmed it (no prompt). "
                   "E.g. --yes")
     def unshare(team_id: str, reason: tuple[str, ...], yes: bool) -> Result:
-        from waymarks.service.team_write import TeamRefused, unshare
+        from waymarks.service.team_write import TeamNotApplied, TeamRefused, unshare
 
         app = runtime().app()
         try:
@@ -161,7 +167,7 @@ def team_group() -> Group:
                 return asked
             return _written(app, unshare(app, team_id, " ".join(reason) or None),
                             "Unshared")
-        except TeamRefused as problem:
+        except (TeamRefused, TeamNotApplied) as problem:
             return _refused(problem)
 
     @command(team, "supersede", summary="Replace a team item's text for everyone (also "
@@ -172,7 +178,7 @@ def team_group() -> Group:
     @click.option("--yes", is_flag=True, help="The person confirmed it (no prompt). "
                   "E.g. --yes")
     def supersede(team_id: str, text: tuple[str, ...], yes: bool) -> Result:
-        from waymarks.service.team_write import TeamRefused, supersede
+        from waymarks.service.team_write import TeamNotApplied, TeamRefused, supersede
 
         app = runtime().app()
         try:
@@ -181,7 +187,7 @@ def team_group() -> Group:
             if asked is not None:
                 return asked
             return _written(app, supersede(app, team_id, " ".join(text)), "Shared")
-        except TeamRefused as problem:
+        except (TeamRefused, TeamNotApplied) as problem:
             return _refused(problem)
 
     @command(team, "status", summary="Team items with author and commit, conflicts to "

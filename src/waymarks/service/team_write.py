@@ -99,6 +99,11 @@ class TeamRefused(ServiceError):
     """A team write that was refused before anything was appended."""
 
 
+class TeamNotApplied(ServiceError):
+    """An entry that was appended but that the fold did not apply (checked after every
+    unshare and supersede: success is reported only once the team state shows it)."""
+
+
 class TeamWrite(msgspec.Struct, frozen=True):
     outcome: Literal["committed", "duplicate"]
     id: str
@@ -236,12 +241,18 @@ def _refuse(rejected: Rejected) -> NoReturn:
     raise TeamRefused(rejected.code, rejected.message)
 
 
-def _append(app: Waymarks, me: str, still: Callable[[TeamState], object], **fields: Any) -> int:
-    """Append one entry to this person's file. ``still`` checks the team ledger again
-    under the file's lock, and raises if the write no longer holds: another process of
-    this person (a second terminal) may have written between this one's checks and its
-    append, and two shares of one item, or two replacements of one, both went in."""
-    now = epoch_ms(app.clock.now())
+def _append(app: Waymarks, me: str, still: Callable[[TeamState], object],
+            after: ItemState | None = None, **fields: Any) -> tuple[int, TeamState]:
+    """Append one entry to this person's file: (its seq, the team state after it).
+    ``still`` checks the team ledger again under the file's lock, and raises if the write
+    no longer holds: another process of this person (a second terminal) may have written
+    between this one's checks and its append, and two shares of one item, or two
+    replacements of one, both went in.
+
+    The fold orders entries by their time: a write on an item (``after``) is stamped
+    after the item's own entry even when that came from a clock ahead of this one, else
+    it sorted before the item was written and changed nothing, on every clone."""
+    now = stamp(epoch_ms(app.clock.now()), after)
     author = _author(app, me)
     entry_id = app.ids.uuid().replace("-", "")
 
@@ -261,8 +272,29 @@ def _append(app: Waymarks, me: str, still: Callable[[TeamState], object], **fiel
         raise TeamRefused("too_long", str(problem)) from None
     except TeamAppendError as problem:
         raise TeamRefused("own_file_damaged", str(problem)) from None
-    refresh(app)
-    return entry.seq
+    return entry.seq, refresh(app)
+
+
+def stamp(now: int, after: ItemState | None) -> int:
+    """The time a write is stamped with: ``now``, or just after the item it changes."""
+    return now if after is None else max(now, after.item.created_at + 1)
+
+
+def _applied(state: TeamState, me: str, seq: int, withdrawn: str,
+             added: str | None = None) -> None:
+    """Raise :class:`TeamNotApplied` unless the fold shows the write: ``withdrawn`` no
+    longer active and ``added`` (a replacement) active."""
+    items = state.fold.view.items
+    old, new = items.get(withdrawn), items.get(added) if added else None
+    if (old is None or old.status != "active") and (added is None or (
+            new is not None and new.status == "active")):
+        return
+    what = (f"team item {withdrawn[:12]} is still {old.status if old else 'absent'}"
+            if old is not None and old.status == "active" else
+            f"the new item {(added or '')[:12]} is {new.status if new else 'absent'}")
+    raise TeamNotApplied("not_applied", f"entry {seq} was appended to .waymarks/team/"
+                         f"{me}{SUFFIX}, but the team ledger does not apply it: {what}. "
+                         "See `waymarks team status`")
 
 
 def shareable(app: Waymarks, ref: str) -> ItemView:
@@ -297,7 +329,7 @@ def share(app: Waymarks, ref: str) -> TeamWrite:
         _refuse_conflict(state, me, view.kind, item)
 
     try:
-        seq = _append(app, me, unshared, op="add", kind=view.kind, item=item)
+        seq, _ = _append(app, me, unshared, op="add", kind=view.kind, item=item)
     except _Shared as shared:
         return TeamWrite("duplicate", shared.held.id, shared.held.kind, me)
     return TeamWrite("committed", team_id, view.kind, me, seq, "add")
@@ -361,9 +393,10 @@ def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
     if cleaned:  # the reason is shared text too: the same checks as a shared item's
         _check(app, cleaned, None, None)
     status = "deleted" if target.kind == "pin" else "expired"
-    seq = _append(app, me, lambda now: _team_item(now, target.id), op="status",
-                  kind=target.kind, target_id=target.id, status=status,
-                  reason=cleaned or "unshared")
+    seq, after = _append(app, me, lambda now: _team_item(now, target.id), target,
+                         op="status", kind=target.kind, target_id=target.id,
+                         status=status, reason=cleaned or "unshared")
+    _applied(after, me, seq, target.id)
     return TeamWrite("committed", target.id, target.kind, me, seq, "status")
 
 
@@ -407,6 +440,7 @@ def supersede(app: Waymarks, ref: str, text: str) -> TeamWrite:
         _team_item(now, target.id)
         _refuse_conflict(now, me, target.kind, item, previous=target.id)
 
-    seq = _append(app, me, replaceable, op="supersede", kind=target.kind, item=item,
-                  previous_id=target.id)
+    seq, after = _append(app, me, replaceable, target, op="supersede", kind=target.kind,
+                         item=item, previous_id=target.id)
+    _applied(after, me, seq, target.id, team_id)
     return TeamWrite("committed", team_id, target.kind, me, seq, "supersede", target.id)
