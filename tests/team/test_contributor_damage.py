@@ -77,3 +77,57 @@ def test_a_damaged_id_of_a_home_that_never_shared_says_so(repo: Path, home: Path
     assert "never shared" in refused["message"] and "move it aside" in refused["message"]
     assert path.read_text() == "{damaged"
     assert not list((repo / ".waymarks" / "team").glob("*.jsonl"))
+
+
+def test_a_missing_contributor_id_of_a_home_that_shared_is_refused_and_reported(
+        repo: Path, home: Path) -> None:  # noqa: F811
+    """The file gone (deleted, a home copied without it) while the home's team anchors
+    name the ID it shared under: the next share made a new ID in silence, as a damaged
+    file's did, and the earlier shares became a teammate's."""
+    run(home, repo, "team", "init")
+    first = run(home, repo, "pin", "--scope", "project", "--", "Run the migrations check")
+    run(home, repo, "team", "share", first["id"], "--yes")
+    path = home / "team" / "contributor.json"
+    me = json.loads(path.read_text())["id"]
+    path.unlink()
+    team = repo / ".waymarks" / "team"
+    before = _listing(team)
+    second = run(home, repo, "pin", "--scope", "project", "--", "Deploys go to staging")
+
+    refused = run(home, repo, "team", "share", second["id"], "--yes", expect=2)
+    assert refused["code"] == "contributor_damaged", refused
+    assert str(path) in refused["message"] and "missing" in refused["message"]
+    assert me in refused["message"] and "printf" in refused["message"]
+    assert run(home, repo, "team", "init", expect=2)["code"] == "contributor_damaged"
+    assert _listing(team) == before and not path.exists()
+    health = run(home, repo, "health", expect=1)
+    assert any(p.startswith("team: ") and me in p for p in health["problems"]), health
+
+    path.write_text(json.dumps({"id": me}) + "\n")  # restored as the message says
+    run(home, repo, "team", "share", second["id"], "--yes")
+    assert sorted(_listing(team)) == sorted(before)
+    assert _listing(team)[f"{me}.jsonl"] > before[f"{me}.jsonl"]
+
+
+@pytest.mark.parametrize("args", [
+    ("unshare", "nosuchitem", "--yes"),
+    ("supersede", "nosuchitem", "--yes", "--", "Deploys go to staging"),
+    ("share", "nosuchitem", "--yes"),
+])
+def test_a_refused_team_write_makes_no_contributor_id(repo: Path, home: Path,  # noqa: F811
+                                                      args: tuple[str, ...]) -> None:
+    """The ID was made before the item was looked up: a refused command left a new
+    contributor file behind. It is made just before the first append."""
+    from tests.team.test_team_source import Writer
+
+    team = repo / ".waymarks" / "team"
+    team.mkdir(parents=True)
+    Writer(team, "bob-00000001", "Bob").add("Run the migrations check")
+    refused = run(home, repo, "team", *args, expect=2)
+    assert refused["code"] == "not_found", refused
+    path = home / "team" / "contributor.json"
+    assert not path.exists()
+    pin = run(home, repo, "pin", "--scope", "project", "--", "Deploys go to staging")
+    shared = run(home, repo, "team", "share", pin["id"], "--yes")
+    assert shared["contributor"] == json.loads(path.read_text())["id"]
+    assert (team / f"{shared['contributor']}.jsonl").is_file()

@@ -3,7 +3,8 @@ on the first ``team init`` or share, and only while the file is absent.
 
 The ID names the home's own file of every team ledger (``<id>.jsonl``): a file that is
 there but holds no ID (cut mid-line, a wrong type, a directory, unreadable) is damage to
-report, never a reason to make another ID. Replaced in silence, the home began a new own
+report, never a reason to make another ID; so is a missing file when this home's team
+anchors name an ID it wrote under. Replaced in silence, the home began a new own
 file in the repository and read its earlier shares as a teammate's (their supersedes
 and unshares no longer its own). The fix names the ID the earlier shares used when this
 home's team anchors name exactly one (:func:`earlier_ids`).
@@ -78,7 +79,13 @@ def damaged_contributor(app: Waymarks) -> str | None:
         data = read_regular(path, limit=_MAX_BYTES)
     except FileNotFoundError:
         if not os.path.islink(path):
-            return None  # absent: the next share makes the ID
+            if not earlier_ids(app.home):
+                return None  # absent, and this home never shared: the next share makes it
+            # absent, though this home appended under an ID: a new one would start a
+            # second own file as surely as a damaged file's would
+            return (f"{path} is missing, though this home's team anchors name the ID its "
+                    "earlier shares used: a new ID would start another team file and make "
+                    f"your earlier shares a teammate's. {_restore(app.home, path, True)}")
         what = "it is a symbolic link whose target is missing"
     except NotARegularFile as exc:
         what = str(exc.strerror)
@@ -94,15 +101,16 @@ def damaged_contributor(app: Waymarks) -> str | None:
             f"your earlier shares a teammate's. {_restore(app.home, path)}")
 
 
-def _restore(home: Path, path: Path) -> str:
+def _restore(home: Path, path: Path, missing: bool = False) -> str:
     ids = earlier_ids(home)
+    aside = "" if missing else "move the file aside and "
     if len(ids) == 1:
         line = shlex.quote(json.dumps({"id": ids[0]}))
-        return (f"Your earlier shares used {ids[0]}: move the file aside and restore the ID "
+        return (f"Your earlier shares used {ids[0]}: {aside}restore the ID "
                 f"with `printf '%s\\n' {line} > {shlex.quote(str(path))}`")
     if ids:
         return (f"This home's team anchors name several IDs as its own ({', '.join(ids)}): "
-                "move the file aside and write the one whose file under .waymarks/team/ is "
+                f"{aside}write the one whose file under .waymarks/team/ is "
                 'yours back into it as {"id": "..."}')
     return ("Restore it from a backup; if this home never shared (its team anchors name no "
             "ID of its own), move it aside and the next share makes a new ID")

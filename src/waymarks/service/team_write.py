@@ -108,7 +108,7 @@ class TeamWrite(msgspec.Struct, frozen=True):
     outcome: Literal["committed", "duplicate"]
     id: str
     kind: str
-    contributor: str
+    contributor: str | None  # None: a duplicate answered before this home had an ID
     seq: int | None = None
     operation: str | None = None
     previous_id: str | None = None
@@ -196,17 +196,21 @@ def team_egress(app: Waymarks) -> Egress:
     return Egress(TEAM_PROVIDER, frozenset(allowed), True, policy.default_classification)
 
 
-def _ready(app: Waymarks) -> tuple[TeamState, str]:
+def _ready(app: Waymarks) -> tuple[TeamState, str | None]:
+    """The team state and this home's contributor ID (``None`` before its first write:
+    made by :func:`_append`, once every other check passed, so a refused command makes
+    none)."""
     if not app.project_trusted:
         raise TeamRefused("untrusted", f"{app.cwd} is not trusted, so it has no project "
                           "memory to share; trust it first (`waymarks trust .`)")
     if not team_dir(app).is_dir():
         raise TeamRefused("not_initialized", "this repository has no team ledger yet; "
                           "create it with `waymarks team init`")
-    me = contributor(app, create=True)
-    assert me is not None
+    me = contributor(app)
+    if me is None:  # damaged, or missing though this home wrote under an ID: refused
+        _refuse_damaged_contributor(app)
     state = refresh(app)
-    own = state.sources.get(me)
+    own = state.sources.get(me) if me is not None else None
     if own is not None and own.status != "available":
         accept = (f", or, if you undid your own shares on purpose (`git reset`), accept "
                   f"its present history: `waymarks team accept {me}`"
@@ -241,9 +245,10 @@ def _refuse(rejected: Rejected) -> NoReturn:
     raise TeamRefused(rejected.code, rejected.message)
 
 
-def _append(app: Waymarks, me: str, still: Callable[[TeamState], object],
-            after: ItemState | None = None, **fields: Any) -> tuple[int, TeamState]:
-    """Append one entry to this person's file: (its seq, the team state after it).
+def _append(app: Waymarks, me: str | None, still: Callable[[TeamState], object],
+            after: ItemState | None = None, **fields: Any) -> tuple[int, str, TeamState]:
+    """Append one entry to this person's file: (its seq, the contributor ID, the team
+    state after it). A home without an ID yet makes it here, after every check.
     ``still`` checks the team ledger again under the file's lock, and raises if the write
     no longer holds: another process of this person (a second terminal) may have written
     between this one's checks and its append, and two shares of one item, or two
@@ -253,12 +258,15 @@ def _append(app: Waymarks, me: str, still: Callable[[TeamState], object],
     after the item's own entry even when that came from a clock ahead of this one, else
     it sorted before the item was written and changed nothing, on every clone."""
     now = stamp(epoch_ms(app.clock.now()), after)
-    author = _author(app, me)
     entry_id = app.ids.uuid().replace("-", "")
 
     if app.rehearsing:  # every check, as under the lock, and nothing appended
         still(refresh(app))
         raise Rehearsed
+    still(refresh(app))  # before an ID is made for it (again under the lock)
+    me = me or contributor(app, create=True)
+    assert me is not None
+    author = _author(app, me)
 
     def make(seq: int, prev: str) -> bytes:
         still(refresh(app))
@@ -272,7 +280,7 @@ def _append(app: Waymarks, me: str, still: Callable[[TeamState], object],
         raise TeamRefused("too_long", str(problem)) from None
     except TeamAppendError as problem:
         raise TeamRefused("own_file_damaged", str(problem)) from None
-    return entry.seq, refresh(app)
+    return entry.seq, me, refresh(app)
 
 
 def stamp(now: int, after: ItemState | None) -> int:
@@ -329,18 +337,18 @@ def share(app: Waymarks, ref: str) -> TeamWrite:
         _refuse_conflict(state, me, view.kind, item)
 
     try:
-        seq, _ = _append(app, me, unshared, op="add", kind=view.kind, item=item)
+        seq, me, _ = _append(app, me, unshared, op="add", kind=view.kind, item=item)
     except _Shared as shared:
         return TeamWrite("duplicate", shared.held.id, shared.held.kind, me)
     return TeamWrite("committed", team_id, view.kind, me, seq, "add")
 
 
-def _refuse_conflict(state: TeamState, me: str, kind: str, item: dict[str, str],
+def _refuse_conflict(state: TeamState, me: str | None, kind: str, item: dict[str, str],
                      previous: str | None = None) -> None:
     """Refuse a claim an active team claim contradicts (a dry run of the fold)."""
     if kind != "memory":
         return
-    entry = TeamEntry(me, 1, "dry-run", 0, "", "add", "memory", "", "", item["id"],
+    entry = TeamEntry(me or "dry-run", 1, "dry-run", 0, "", "add", "memory", "", "", item["id"],
                       item["text"], item.get("key"), item.get("classification"))
     record = record_of(entry)
     assert record.mutation.item is not None
@@ -393,7 +401,7 @@ def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
     if cleaned:  # the reason is shared text too: the same checks as a shared item's
         _check(app, cleaned, None, None)
     status = "deleted" if target.kind == "pin" else "expired"
-    seq, after = _append(app, me, lambda now: _team_item(now, target.id), target,
+    seq, me, after = _append(app, me, lambda now: _team_item(now, target.id), target,
                          op="status", kind=target.kind, target_id=target.id,
                          status=status, reason=cleaned or "unshared")
     _applied(after, me, seq, target.id)
@@ -440,7 +448,7 @@ def supersede(app: Waymarks, ref: str, text: str) -> TeamWrite:
         _team_item(now, target.id)
         _refuse_conflict(now, me, target.kind, item, previous=target.id)
 
-    seq, after = _append(app, me, replaceable, target, op="supersede", kind=target.kind,
+    seq, me, after = _append(app, me, replaceable, target, op="supersede", kind=target.kind,
                          item=item, previous_id=target.id)
     _applied(after, me, seq, target.id, team_id)
     return TeamWrite("committed", team_id, target.kind, me, seq, "supersede", target.id)
