@@ -118,7 +118,7 @@ def test_three_clones_converge_on_items_conflicts_and_tampering(tmp_path: Path) 
     assert by_id[production]["status"] == "invalid"
     assert by_id[production]["conflictsWith"] == [staging]
     assert status["conflicts"] == [{
-        "key": "deploy-target", "kept": staging, "keptAuthor": "Alice",
+        "rule": "key", "key": "deploy-target", "kept": staging, "keptAuthor": "Alice",
         "keptContributor": by_id[staging]["contributor"], "invalid": production,
         "invalidAuthor": "Bob", "invalidContributor": by_id[production]["contributor"],
         "resolve": f"waymarks team supersede {staging[:12]} -- TEXT"}]

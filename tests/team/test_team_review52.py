@@ -86,3 +86,71 @@ def test_a_write_the_fold_does_not_apply_is_not_reported_committed(
     assert "team status" in str(caught.value)
     mine = json.loads((home / "team" / "contributor.json").read_text())["id"]
     assert (team_repo / ".waymarks" / "team" / f"{mine}.jsonl").is_file()
+
+
+@pytest.mark.slow  # real git, three clones, about twenty subprocesses
+def test_claims_shared_concurrently_that_contradict_by_signature_are_a_listed_conflict(
+        tmp_path: Path) -> None:
+    """Alice's "runs 3 replicas" and Bob's "runs 5 replicas" (no key), shared before
+    either pulled: the fold applies only the key rule, so after the merge both stayed
+    active, both were planned to every teammate's model, and `team status` listed no
+    conflict. The later in replay order is held back, the same on every clone, listed
+    with the command that settles it, and planned again once the other is unshared."""
+    from tests.team.test_git_convergence import Clone, git
+
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    alice = Clone(tmp_path, remote, "Alice")
+    (alice.path / "app.py").write_text("print('hi')\n")
+    alice.commit("code")
+    git(alice.path, "push", "-q", "-u", "origin", "main")
+    bob, carol = Clone(tmp_path, remote, "Bob"), Clone(tmp_path, remote, "Carol")
+    clones = [alice, bob, carol]
+    for clone in clones:
+        clone.run("trust", ".")
+    alice.run("team", "init")
+    alice.commit("team ledger")
+    git(alice.path, "push", "-q")
+    for clone in (bob, carol):
+        git(clone.path, "pull", "-q")
+
+    shared = {}
+    for clone, count in ((alice, 3), (bob, 5)):
+        local = clone.run("memory", "add", "--scope", "project", "--",
+                          f"The api service runs {count} replicas.")["id"]
+        shared[count] = clone.run("team", "share", local, "--yes")["id"]
+        clone.commit("replicas")
+    git(alice.path, "push", "-q")
+    git(bob.path, "pull", "-q", "--no-rebase")
+    git(bob.path, "push", "-q")
+    for clone in (alice, carol):
+        git(clone.path, "pull", "-q")
+
+    outputs = [c.status_bytes() for c in clones]
+    assert outputs[0] == outputs[1] == outputs[2], "clones disagree"
+    status = json.loads(outputs[0])
+    order = [i["id"] for i in status["items"]]  # replay order
+    kept, held = sorted(shared.values(), key=order.index)
+    [conflict] = status["conflicts"]
+    assert conflict["rule"] == "signature" and conflict["kept"] == kept
+    assert conflict["invalid"] == held
+    assert conflict["resolve"] == f"waymarks team unshare {held[:12]}"
+    assert f"waymarks team unshare {kept[:12]}" in carol.text("team", "status")
+    texts = {shared[3]: "3 replicas", shared[5]: "5 replicas"}
+
+    def planned() -> str:
+        plan = carol.run("plan", "--prompt", "how many replicas does the api run?")
+        return "".join(m["content"] for m in plan["messages"] if m["kind"] == "team")
+
+    shown = planned()
+    assert texts[kept] in shown and texts[held] not in shown
+
+    # settled the other way: the kept one is wrong
+    owner = alice if kept == shared[3] else bob
+    owner.run("team", "unshare", kept[:12], "--yes")
+    owner.commit("settle replicas")
+    git(owner.path, "push", "-q")
+    git(carol.path, "pull", "-q")
+    assert carol.run("team", "status")["conflicts"] == []
+    shown = planned()
+    assert texts[held] in shown and texts[kept] not in shown

@@ -221,6 +221,11 @@ def team_group() -> Group:
         footer = [f"conflict on key {cell(c['key'])}: kept {cell(c['kept'][:12])} "
                   f"({cell(c['keptAuthor'])}), invalid {cell(c['invalid'][:12])} "
                   f"({cell(c['invalidAuthor'])}); settle with `{cell(c['resolve'])}`"
+                  if c["rule"] == "key" else
+                  f"conflict: {cell(c['invalid'][:12])} ({cell(c['invalidAuthor'])}) says "
+                  f"otherwise than {cell(c['kept'][:12])} ({cell(c['keptAuthor'])}), and is "
+                  f"not planned; settle with `{cell(c['resolve'])}` if the other is right, "
+                  f"else `waymarks team unshare {cell(c['kept'][:12])}`"
                   for c in data["conflicts"]]
         footer += [f"item {cell(d['id'][:12])} was written by "
                    f"{', '.join(cell(c) for c in d['contributors'])}: a reused ID, left out "

@@ -56,7 +56,7 @@ from waymarks.core.model import (
 )
 from waymarks.core.privacy import has_markers
 from waymarks.core.replay import MemoryView
-from waymarks.core.rules import ItemState, apply_mutation
+from waymarks.core.rules import ItemState, apply_mutation, find_contradictions
 from waymarks.core.secrets import holds_credential
 
 TEAM_FORMAT: Final = "waymarks-team-v1"
@@ -398,7 +398,9 @@ class TeamFold:
 
 
 class Conflict(msgspec.Struct, frozen=True):
-    """A claim the fold invalidated because an earlier active claim holds its key."""
+    """A claim the fold invalidated because an earlier active claim holds its key (or,
+    from :func:`held_back`, an active claim held back because an earlier one says
+    otherwise)."""
 
     loser: ItemState
     winners: tuple[ItemState, ...]
@@ -421,6 +423,28 @@ def open_conflicts(fold: TeamFold) -> list[Conflict]:
             winners = _superseded_first(fold, state)
         if winners:
             found.append(Conflict(state, winners))
+    return found
+
+
+def held_back(fold: TeamFold) -> list[Conflict]:
+    """Active claims that contradict an earlier active claim by the rules a local write
+    is refused by (:func:`~waymarks.core.rules.find_contradictions`: "runs 3 replicas" /
+    "runs 5 replicas", no key in common), which the fold's replay rule does not apply:
+    two teammates who shared them before either pulled both kept them active. The later
+    in replay order is held back (not planned) until someone settles it, the same on
+    every clone; a claim held back keeps nothing else back."""
+    found: list[Conflict] = []
+    held: set[str] = set()
+    for state in fold.states():
+        if state.kind != "memory" or state.status != "active":
+            continue
+        hits = (fold.view.get(i) for i in find_contradictions(
+            fold.view, state, (state.partition,), frozenset({state.id})))
+        earlier = tuple(h for h in hits if h is not None and h.seq < state.seq
+                        and h.id not in held)
+        if earlier:
+            held.add(state.id)
+            found.append(Conflict(state, earlier))
     return found
 
 

@@ -11,7 +11,7 @@ import msgspec
 
 from waymarks.core.model import MemoryItem
 from waymarks.core.rules import ItemState
-from waymarks.core.team import TeamEntry, open_conflicts
+from waymarks.core.team import TeamEntry, held_back, open_conflicts
 from waymarks.service import team_git
 from waymarks.service.team import TeamState, anchors_path, counts, refresh, team_dir
 
@@ -82,17 +82,25 @@ def source_json(state: TeamState, project: str) -> list[dict[str, Any]]:
 
 
 def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
-    """Open same-key conflicts: both authors, and the command that resolves them."""
+    """Open conflicts: both authors, and the command that resolves them. ``rule``:
+    ``key`` (the fold invalidated the later claim) or ``signature`` (the later claim
+    contradicts the kept one by a local write's rules: held back, not planned; it is
+    settled by unsharing the wrong one)."""
     rows = []
-    for conflict in open_conflicts(state.fold):
-        loser = state.fold.entries[conflict.loser.id]
-        for winner in conflict.winners:
-            kept = state.fold.entries[winner.id]
-            rows.append({
-                "key": winner.key, "kept": winner.id, "keptAuthor": kept.author,
-                "keptContributor": kept.contributor, "invalid": conflict.loser.id,
-                "invalidAuthor": loser.author, "invalidContributor": loser.contributor,
-                "resolve": f"waymarks team supersede {winner.id[:12]} -- TEXT"})
+    for rule, conflicts in (("key", open_conflicts(state.fold)),
+                            ("signature", held_back(state.fold))):
+        for conflict in conflicts:
+            loser = state.fold.entries[conflict.loser.id]
+            for winner in conflict.winners:
+                kept = state.fold.entries[winner.id]
+                rows.append({
+                    "rule": rule, "key": winner.key, "kept": winner.id,
+                    "keptAuthor": kept.author, "keptContributor": kept.contributor,
+                    "invalid": conflict.loser.id, "invalidAuthor": loser.author,
+                    "invalidContributor": loser.contributor,
+                    "resolve": f"waymarks team supersede {winner.id[:12]} -- TEXT"
+                    if rule == "key" else
+                    f"waymarks team unshare {conflict.loser.id[:12]}"})
     return rows
 
 
@@ -120,8 +128,9 @@ def team_blocks(app: Waymarks) -> list[TeamBlock]:
     signed = _OwnSignatures([v for v in views if v.kind == "memory"])
     state = refresh(app)
     reused = state.fold.duplicates()  # whose text it is cannot be told: neither is planned
+    held = {c.loser.id for c in held_back(state.fold)}  # an earlier claim says otherwise
     items = [i for i in team_items(app, state, active_only=True)
-             if i.state.norm not in own and i.state.id not in reused]
+             if i.state.norm not in own and i.state.id not in reused and i.state.id not in held]
     items.sort(key=lambda i: i.state.kind != "pin")  # stable: replay order within a kind
     session = app.current_session()
     partitions = [f"project:{app.cwd}", *([f"session:{session.session_id}"]
