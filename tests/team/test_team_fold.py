@@ -125,3 +125,30 @@ def test_incremental_adds_equal_a_full_fold_on_random_histories() -> None:
                 fold.add(step)
             assert fold.view.items == expected
             assert fold.rewound > 0 if shuffled else fold.rewound == 0
+
+
+def _claim_without_key(item_id: str, text: str, at: int) -> dict:
+    return {"op": "add", "kind": "memory", "at": at, "item": {"id": item_id, "text": text}}
+
+
+def test_held_back_is_kept_per_fold_state_and_follows_new_entries() -> None:
+    """``held_back`` runs a write's contradiction check per active claim on every plan:
+    kept while the fold stays the same (a warm helper's, between pulls), asked again once
+    entries arrive, including ones that sort earlier (a rewind)."""
+    from waymarks.core.team import held_back
+
+    ann = entries("ann", chain("ann", [_claim_without_key(
+        "a1", "The api service runs 3 replicas.", 2000)]))
+    bob = entries("bob", chain("bob", [_claim_without_key(
+        "b1", "The api service runs 5 replicas.", 3000)]))
+    fold = TeamFold()
+    fold.add(ann)
+    assert held_back(fold) == [] and held_back(fold) == []
+    fold.add(bob)
+    [conflict] = held_back(fold)
+    assert conflict.loser.id == "b1" and [w.id for w in conflict.winners] == ["a1"]
+    assert held_back(fold) == [conflict]  # the same answer, kept
+    carol = entries("carol", chain("carol", [_claim_without_key(
+        "c1", "The api service runs 7 replicas.", 1000)]))  # sorts first: a rewind
+    fold.add(carol)
+    assert sorted(c.loser.id for c in held_back(fold)) == ["a1", "b1"]

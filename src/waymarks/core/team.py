@@ -340,6 +340,8 @@ class TeamFold:
         self._orders: list[Order] = []
         self.refolds = 0  # full refolds (the caller's: a contributor withdrawn or back)
         self.rewound = 0  # records undone and applied again
+        #: :func:`held_back`'s answer and the fold state it is for
+        self._held: tuple[tuple[Any, ...], tuple[Conflict, ...]] | None = None
 
     def add(self, entries: Sequence[TeamEntry]) -> None:
         new = sorted(((record_of(e), e) for e in entries), key=lambda p: p[0].order)
@@ -433,6 +435,12 @@ def held_back(fold: TeamFold) -> list[Conflict]:
     two teammates who shared them before either pulled both kept them active. The later
     in replay order is held back (not planned) until someone settles it, the same on
     every clone; a claim held back keeps nothing else back."""
+    # kept per fold state: every plan asks (a warm helper's fold stays the same between
+    # pulls), and the walk runs a write's contradiction check per active claim
+    version = (len(fold._applied), fold._orders[-1] if fold._orders else None,
+               fold.refolds, fold.rewound)
+    if fold._held is not None and fold._held[0] == version:
+        return list(fold._held[1])
     found: list[Conflict] = []
     held: set[str] = set()
     for state in fold.states():
@@ -445,6 +453,7 @@ def held_back(fold: TeamFold) -> list[Conflict]:
         if earlier:
             held.add(state.id)
             found.append(Conflict(state, earlier))
+    fold._held = (version, tuple(found))
     return found
 
 
