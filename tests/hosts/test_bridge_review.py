@@ -121,3 +121,21 @@ def test_help_inside_pi_is_help(tmp_path: Path) -> None:
         assert "/context COMMAND -h" in results[n]["text"]
     assert '"-h is my short flag"' in results[6]["prompt"]  # without its `--`
     assert "I don't like tabs" in results[7]["prompt"]
+
+
+def test_a_session_pi_has_written_its_newest_entry_to_takes_a_write(tmp_path: Path) -> None:
+    """The rule above is Pi 0.73's; Pi 1.x writes from the first message, and at once to
+    a file that exists: its saved sessions were refused ``not_saved`` (a re-read, with the
+    real Pi 1.6). A file holding the host's newest entry is saved, reply or not."""
+    first = user("a1", None, "hi")
+    (tmp_path / "s.jsonl").write_text(
+        json.dumps({**HEADER, "cwd": str(tmp_path / "project")}, separators=(",", ":"))
+        + "\n" + json.dumps(first, separators=(",", ":")) + "\n")  # as Pi writes them
+    host = Host()
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {"entries": [first], "leafId": "a1"}},
+        {"id": 2, "method": "command", "params": {"text": "pin -- Never force-push."}},
+        {"id": 3, "method": "shutdown"}], host)
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[2]["exitCode"] == 0, results[2]
+    assert [e["customType"] for e in host.entries] == ["ds4-context-pin-v1"]

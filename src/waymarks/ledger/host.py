@@ -20,6 +20,7 @@ What must stay true (the shared ledger contract, ``tests/ledger/test_contract.py
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -34,6 +35,9 @@ from waymarks.ledger.log import Entry, ProgressFn, SessionFileError, SessionLog
 
 HostAppender = Callable[[dict[str, Any]], dict[str, Any]]
 _ENCODER = msgspec.json.Encoder()
+#: how much of a session file's end :meth:`HostSessionLog.unsaved` reads for the host's
+#: newest entry (entries are one line each; a long tool result fits)
+_TAIL_BYTES = 1 << 20
 
 
 @dataclass(slots=True)
@@ -110,9 +114,12 @@ class HostSessionLog(SessionLog):
 
         Pi 0.73 writes nothing of a session to its file before the session holds an
         assistant message, even to a file that exists (a session Waymarks made, used with
-        ``pi --session``; a ``touch``ed file); Pi 1.x writes from the first message. Until
-        the file exists and the host's entries hold a reply, then, it is unsaved."""
-        if not self._shared.saves_later or (self.path.exists() and self._replied()):
+        ``pi --session``; a ``touch``ed file); Pi 1.x writes from the first message, and
+        at once to a file that exists. So it is saved once its file exists and either the
+        host's entries hold a reply or the file holds the host's newest entry (Pi has
+        written what it has: the 0.73 rule alone refused Pi 1.x's saved sessions)."""
+        if not self._shared.saves_later or (self.path.exists() and (
+                self._replied() or self._newest_written())):
             return None
         return (f"The host has not saved this session yet: Pi writes what is recorded in "
                 f"it to its file ({self.path}) only once the conversation has a reply (Pi "
@@ -120,6 +127,18 @@ class HostSessionLog(SessionLog):
                 "session Waymarks made and Pi opened does; Pi 1.x: its first message), and "
                 "what is recorded before that is lost if the session ends first. Nothing "
                 "was written; send a message and let it answer, then run this again")
+
+    def _newest_written(self) -> bool:
+        """Whether the file's end holds the host's newest entry (its ID as Pi writes it)."""
+        if not self.entries:
+            return False
+        try:
+            with open(self.path, "rb") as file:
+                file.seek(max(0, file.seek(0, os.SEEK_END) - _TAIL_BYTES))
+                tail = file.read()
+        except OSError:
+            return False
+        return f'"id":"{self.entries[-1].id}"'.encode() in tail
 
     def _replied(self) -> bool:
         if not self._shared.replied:
