@@ -34,6 +34,19 @@ def test_project_memory_written_in_pi_is_read_without_a_session(
     assert recalled["selected"] == [listed[0]["id"]], recalled
     plan = run(home, project, "plan", "--prompt", "what is the staging port?", json_out=False)
     assert "8443" in plan and "Deploy on Tuesdays only." in plan
+    # `status` counted nothing without a session (a re-read), and the model's
+    # memory_recall gave the claim while saying there were no confirmed claims
+    counts = run(home, project, "status")
+    assert (counts["pins"]["applies"], counts["memory"]["applies"]) == (1, 1)
+    from waymarks.service.app import Waymarks
+    from waymarks.tool.recall import memory_recall
+
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    with Waymarks(home, cwd=str(project)) as app:
+        answer = memory_recall(app, "what is the staging port")
+    assert [c["id"] for c in answer["claims"]] == [listed[0]["id"]]
+    assert "confirmedUnavailable" not in answer
     run(home, project, "untrust", ".")  # untrusted: the project's items apply nowhere
     assert [i["applies"] for i in run(home, project, "memory")["items"]] == [False]
     assert run(home, project, "recall", "what is the staging port")["selected"] == []
+    assert run(home, project, "status")["memory"]["applies"] == 0

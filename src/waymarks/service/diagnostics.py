@@ -35,21 +35,22 @@ if TYPE_CHECKING:
 def status(app: Waymarks) -> dict[str, Any]:
     """Counts of pins and memory in effect here; memory is counted in SQL, not listed."""
     session = app.refresh()
-    pins = app.items("pin") if session is not None else []
+    pins = app.items("pin")  # (without a session, the project's: as `pins` lists them)
     counts: dict[str, dict[str, int]] = {
         "pin": {"total": len(pins), "applies": sum(v.applies for v in pins)},
         "memory": {"total": 0, "applies": 0},
     }
     for view in pins:
         counts["pin"][view.status] = counts["pin"].get(view.status, 0) + 1
-    if session is not None:
-        trusted = app.project_trusted
-        for status_, scope, count in app.projection.memory_counts(session.session_id, app.cwd):
-            tally = counts["memory"]
-            tally["total"] += count
-            tally[status_] = tally.get(status_, 0) + count
-            if status_ == "active" and (scope != "project" or trusted):
-                tally["applies"] += count
+    trusted = app.project_trusted
+    # without a session, the project's memory, as `memory` lists it (it said 0 of both)
+    sid = session.session_id if session is not None else ""
+    for status_, scope, count in app.projection.memory_counts(sid, app.cwd):
+        tally = counts["memory"]
+        tally["total"] += count
+        tally[status_] = tally.get(status_, 0) + count
+        if status_ == "active" and (scope != "project" or trusted):
+            tally["applies"] += count
     return {
         "home": str(app.home), "database": str(app.db_path), "cwd": app.cwd,
         "projectTrusted": app.project_trusted,

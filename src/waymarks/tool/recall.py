@@ -52,6 +52,7 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
         answer["learnedDigest"] = learned_digest(learned.digest)
     if notes:
         answer["learnedUnavailable"] = "learned memory is unavailable (bad_state)"
-    if no_session:
+    if no_session and not app.project_trusted:  # (a trusted project's claims are read
+        # without a session: then the answer has them, and said there were none)
         answer["confirmedUnavailable"] = NO_SESSION
     return answer
