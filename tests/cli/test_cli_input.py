@@ -343,3 +343,18 @@ def test_an_empty_pin_source_is_refused_as_a_blank_one_is(home: Path, project: P
         assert refused["code"] == "invalid_argument", refused
         assert "source entry ID is empty" in refused["message"]
     assert run(home, project, "pins")["items"] == []
+
+
+def test_trust_with_cwd_takes_a_relative_path_from_that_directory(
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``waymarks --cwd DIR trust .`` trusted the directory the process ran in, not DIR:
+    a directory the person never named (trust widened)."""
+    project, elsewhere = tmp_path / "proj", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    trusted = run(home, elsewhere, "--cwd", str(project), "trust", ".")
+    assert trusted["project"] == str(project.resolve())
+    assert run(home, elsewhere, "--cwd", str(project), "status")["projectTrusted"] is True
+    assert run(home, elsewhere, "status")["projectTrusted"] is False
+    run(home, elsewhere, "--cwd", str(project), "untrust", ".")
+    assert run(home, elsewhere, "--cwd", str(project), "status")["projectTrusted"] is False

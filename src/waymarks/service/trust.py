@@ -60,8 +60,9 @@ class TrustStore:
     def trust(self, path: str, host: bool | None = None, cwd: str = "") -> tuple[str, bool]:
         """Trust ``path``; returns its canonical form and whether it was newly added.
         ``host``: what the host that owns project trust decided for ``cwd`` (Pi's), which
-        a change here cannot override there (:func:`_host_decides`)."""
-        project = _canonical(path)
+        a change here cannot override there (:func:`_host_decides`). A relative ``path``
+        is ``cwd``'s (``--cwd DIR trust .`` trusted the process's directory, not DIR)."""
+        project = _canonical(_against(path, cwd))
         _host_decides(host, project, cwd, trusting=True)
         if not os.path.isdir(project):
             raise ServiceError("invalid_argument",
@@ -74,7 +75,7 @@ class TrustStore:
         return project, True
 
     def untrust(self, path: str, host: bool | None = None, cwd: str = "") -> tuple[str, bool]:
-        project = _canonical(path)
+        project = _canonical(_against(path, cwd))
         _host_decides(host, project, cwd, trusting=False)
         with self._turn():
             projects = self.projects()
@@ -118,6 +119,13 @@ def _host_decides(host: bool | None, project: str, cwd: str, *, trusting: bool) 
                        "trust.json, or defaultProjectTrust \"always\" in its settings.json), "
                        "and inside Pi that decides: set its entry to false there and start "
                        "a new Pi session; nothing was changed")
+
+
+def _against(path: str, cwd: str) -> str:
+    """``path`` as seen from ``cwd`` (the project directory the command runs for)."""
+    if not cwd or not path.strip() or os.path.isabs(path) or path.startswith("~"):
+        return path
+    return os.path.join(cwd, path)
 
 
 def _canonical(path: str) -> str:
