@@ -69,6 +69,9 @@ def test_a_refusal_in_print_mode_is_pis_exit_status(tmp_path: Path, fake: FakeOp
     assert unknown.returncode == 2 and "/context offers" in unknown.stdout + unknown.stderr
     listed = pi.run("-p", "/context pins")
     assert listed.returncode == 0, listed
+    # /remember's refusals too (a third re-read: a text over its limit exited 0)
+    too_long = pi.run("-p", "/remember " + "x" * 4100)
+    assert too_long.returncode == 2 and "limit" in too_long.stdout + too_long.stderr
 
 
 def test_help_in_pi_starts_no_turn(pi: PiHome, fake: FakeOpenAI) -> None:

@@ -691,10 +691,12 @@ export default function waymarks(pi: any) {
 		handler: async (args: string, ctx: any) => {
 			try {
 				const r = await call(ctx, "remember", { text: args || null });
+				if (!ctx.hasUI && r.exitCode) process.exitCode = r.exitCode; // `pi -p`: as /context
 				if (!r.prompt) return say(ctx, r.message, r.exitCode === 0 ? "info" : "warning"); // help: info
 				await startTurn(ctx, r.prompt);
 			} catch (e) {
 				warn(ctx, `remember failed (${e instanceof Error ? e.message : e})`);
+				if (!ctx.hasUI) process.exitCode = 1;
 			}
 		},
 	});
