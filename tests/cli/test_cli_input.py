@@ -343,6 +343,12 @@ def test_an_empty_pin_source_is_refused_as_a_blank_one_is(home: Path, project: P
         assert refused["code"] == "invalid_argument", refused
         assert "source entry ID is empty" in refused["message"]
     assert run(home, project, "pins")["items"] == []
+    # memory's too (a re-read: `memory add --source ""` recorded no provenance, rc 0)
+    for blank in ("", " , ", "1a2b3c4d,"):
+        refused = run(home, project, "memory", "add", "--source", blank, "--",
+                      "The port is 5432.", expect=2)
+        assert refused["code"] == "usage" and "empty entry ID" in refused["message"]
+    assert run(home, project, "memory")["items"] == []
 
 
 def test_trust_with_cwd_takes_a_relative_path_from_that_directory(

@@ -98,7 +98,13 @@ def list_filters(kind: str) -> Callable[[Any], Any]:
 
 
 def sources_list(value: str | None) -> tuple[str, ...]:
-    """``--source ID,ID``: the IDs, without blanks or repeats, in order."""
-    if not value:
+    """``--source ID,ID``: the IDs, without repeats, in order. An empty one is refused
+    (``--source ""`` of a script's unset variable recorded a claim with no provenance,
+    while ``pin --source ""`` was refused)."""
+    if value is None:
         return ()
-    return tuple(dict.fromkeys(s.strip() for s in value.split(",") if s.strip()))
+    ids = [s.strip() for s in value.split(",")]
+    if not all(ids):
+        raise click.UsageError("--source holds an empty entry ID; give the source entries' "
+                               "IDs, e.g. --source 1a2b3c4d,5e6f7a8b (or leave it out)")
+    return tuple(dict.fromkeys(ids))
