@@ -132,8 +132,8 @@ def test_a_request_whose_id_is_not_a_string_or_an_integer_is_answered_not_run(
         {"jsonrpc": "2.0", "id": "last", "method": "tools/list"})], expect=len(bad) + 2)
     errors = [(a["id"], a["error"]["code"], a["error"]["message"]) for a in answers
               if "error" in a]
-    assert errors == [(None, -32600, "Invalid Request: the id must be a string or an "
-                       "integer")] * len(bad)
+    assert errors == [(None, -32600, "Invalid Request: the id must be a string (of valid "
+                       "Unicode) or an integer")] * len(bad)
     assert [a["id"] for a in answers if "result" in a] == [1, "last"]
     assert not [p for p in home.rglob("*.jsonl") if "note for id" in p.read_text()]
     assert screen(json.dumps({"jsonrpc": "2.0", "id": "x", "method": "ping"})) is None
