@@ -77,7 +77,9 @@ def converged(clones: list[Clone]) -> dict:
     return json.loads(outputs[0])
 
 
-def test_three_clones_converge_on_items_conflicts_and_tampering(tmp_path: Path) -> None:
+def three_clones(tmp_path: Path) -> list[Clone]:
+    """Alice, Bob and Carol's clones of one remote, each trusted, the team ledger made by
+    Alice and pulled by the others."""
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
     alice = Clone(tmp_path, remote, "Alice")
@@ -85,14 +87,19 @@ def test_three_clones_converge_on_items_conflicts_and_tampering(tmp_path: Path) 
     alice.commit("code")
     git(alice.path, "push", "-q", "-u", "origin", "main")
     bob, carol = Clone(tmp_path, remote, "Bob"), Clone(tmp_path, remote, "Carol")
-    clones = [alice, bob, carol]
-    for clone in clones:
+    for clone in (alice, bob, carol):
         clone.run("trust", ".")
     assert alice.run("team", "init")["created"] == ["README.md", ".gitattributes"]
     alice.commit("team ledger")
     git(alice.path, "push", "-q")
     git(bob.path, "pull", "-q")
     git(carol.path, "pull", "-q")
+    return [alice, bob, carol]
+
+
+def test_three_clones_converge_on_items_conflicts_and_tampering(tmp_path: Path) -> None:
+    clones = three_clones(tmp_path)
+    alice, bob, carol = clones
 
     # concurrent shares, nobody has pulled the others' yet; Alice and Bob disagree on a key
     migrations = alice.share_pin("Run the migrations check before every commit")

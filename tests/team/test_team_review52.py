@@ -96,23 +96,10 @@ def test_claims_shared_concurrently_that_contradict_by_signature_are_a_listed_co
     active, both were planned to every teammate's model, and `team status` listed no
     conflict. The later in replay order is held back, the same on every clone, listed
     with the command that settles it, and planned again once the other is unshared."""
-    from tests.team.test_git_convergence import Clone, git
+    from tests.team.test_git_convergence import git, three_clones
 
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    alice = Clone(tmp_path, remote, "Alice")
-    (alice.path / "app.py").write_text("print('hi')\n")
-    alice.commit("code")
-    git(alice.path, "push", "-q", "-u", "origin", "main")
-    bob, carol = Clone(tmp_path, remote, "Bob"), Clone(tmp_path, remote, "Carol")
-    clones = [alice, bob, carol]
-    for clone in clones:
-        clone.run("trust", ".")
-    alice.run("team", "init")
-    alice.commit("team ledger")
-    git(alice.path, "push", "-q")
-    for clone in (bob, carol):
-        git(clone.path, "pull", "-q")
+    clones = three_clones(tmp_path)
+    alice, bob, carol = clones
 
     shared = {}
     for clone, count in ((alice, 3), (bob, 5)):
