@@ -59,6 +59,11 @@ def test_a_learned_claim_is_listed_shown_and_forgotten_through_the_page(
     assert cli("learn", "list")["claims"] == []
     timeline = client.get("/timeline?kind=learned").text
     assert "forget" in timeline and learned[:8] in timeline
+    # the day it was learned keeps its event (one event per claim, at its last change,
+    # dropped it once the claim was forgotten: the web review)
+    rows = re.findall(r'<tr><td>([^<]*)</td><td>(\w+)</td>[^\n]*\n<td><a href="[^"]*'
+                      + learned, timeline)
+    assert sorted(what for _at, what in rows) == ["forget", "learned"], rows
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
 
@@ -271,13 +271,43 @@ def timeline(app: Waymarks, *, scope: str | None = None, kind: str | None = None
                 if ended is not None:
                     events.append(Event(changed[v.id], item_kind, ended, v.id, v.scope))
     if kind in (None, "", "learned") and scope in (None, "", "learned"):
-        for claim in learned_claims(app.home, problems):
-            if status not in (None, "", claim.state):
-                continue
-            at = _iso_ms(claim.updated_at)
-            events.append(Event(at, "learned", "forget" if claim.state == "forgotten"
-                                else "learned", claim.id, "learned"))
+        events += _learned_events(app.home, status, problems)
     return sorted(events, key=lambda e: (e.at, e.id))
+
+
+def _learned_events(home: Path, status: str | None, problems: list[str]) -> list[Event]:
+    """Each learned claim's appearance (learned, or a correction's new claim) and its
+    forgetting, each at its own event's time, from the evolution ledger's events (one
+    event per claim, at its last change, lost the day it was learned once forgotten)."""
+    from waymarks.service.evolution import Evolution, ledger_path
+
+    if not ledger_path(home).is_file():
+        return []
+    try:
+        with Evolution(home) as evo:
+            states = {claim.id: claim.state for claim in evo.claims(None)}
+            history = evo.store.history(_ALL_EVENTS)
+    except ServiceError as exc:
+        problems.append(str(exc))
+        return []
+    events: list[Event] = []
+    for event in history:
+        for change in event.changes:
+            if status not in (None, "", states.get(change.claim_id)):
+                continue
+            if change.before is None:
+                what = "learned"
+            elif change.after["state"] == "forgotten" != change.before["state"]:
+                what = "forget"
+            else:
+                continue
+            events.append(Event(_iso_ms(event.at), "learned", what, change.claim_id,
+                                "learned"))
+    return events
+
+
+#: the learned events a timeline reads at most (the page shows the latest 200)
+_ALL_EVENTS: Final = 100_000
 
 
 def _iso_ms(text: str) -> int:
