@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, WithJsonSchema
 from waymarks.core.egress import escaped, json_document
 from waymarks.tool.persistence import Answer
 from waymarks.tool.results import FAILED, ToolResult
-from waymarks.tool.unavailable import ENVIRONMENT_ERRORS
+from waymarks.tool.unavailable import ENVIRONMENT_ERRORS, causes
 
 _BOOLEAN = {"type": "boolean", "title": "Confirm", "description": "Write this change"}
 #: what a resolver returns when it asks nobody (the tool body answers)
@@ -77,12 +77,7 @@ class Serial:
 def not_followed(exc: BaseException) -> NotFollowed | None:
     """The :class:`NotFollowed` that ``exc`` was raised from (the SDK wraps what a tool
     or its resolver raised), else ``None``."""
-    seen: BaseException | None = exc
-    for _ in range(16):  # (a chain is short; never a loop)
-        if seen is None or isinstance(seen, NotFollowed):
-            return seen
-        seen = seen.__cause__
-    return None
+    return next((seen for seen in causes(exc) if isinstance(seen, NotFollowed)), None)
 
 
 def raw_arguments(ctx: Context) -> object:

@@ -7,7 +7,7 @@ code, never as a refusal of its arguments nor as an uncategorized error with a t
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Final, TypeVar
 
 from waymarks.core.privacy import PrivacyConfigError
@@ -22,13 +22,21 @@ ENVIRONMENT_ERRORS: Final = (ServiceError, PrivacyConfigError, SessionFileError,
                              sqlite3.Error)
 
 
-def environment_code(exc: BaseException) -> str | None:
-    """The code of the environment's error that ``exc`` is or was raised from (a
-    framework wraps what a callback raised: its causes are followed), else ``None``."""
+def causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and what it was raised from, in turn (a framework wraps what a callback
+    raised); a chain is short, and never followed past 16 (never a loop)."""
     seen: BaseException | None = exc
-    for _ in range(16):  # (a chain is short; never a loop)
+    for _ in range(16):
         if seen is None:
-            break
+            return
+        yield seen
+        seen = seen.__cause__
+
+
+def environment_code(exc: BaseException) -> str | None:
+    """The code of the environment's error that ``exc`` is or was raised from, else
+    ``None``."""
+    for seen in causes(exc):
         if isinstance(seen, ServiceError):
             return seen.code
         if isinstance(seen, PrivacyConfigError):
@@ -37,7 +45,6 @@ def environment_code(exc: BaseException) -> str | None:
             return "bad_session"
         if isinstance(seen, OSError | sqlite3.Error):
             return "io_error"
-        seen = seen.__cause__
     return None
 
 
