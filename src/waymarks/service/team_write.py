@@ -263,9 +263,10 @@ def _append(app: Waymarks, me: str | None, still: Callable[[TeamState], object],
     if app.rehearsing:  # every check, as under the lock, and nothing appended
         still(refresh(app))
         raise Rehearsed
-    still(refresh(app))  # before an ID is made for it (again under the lock)
-    me = me or contributor(app, create=True)
-    assert me is not None
+    if me is None:  # checked before an ID is made for it (again under the lock)
+        still(refresh(app))
+        me = contributor(app, create=True)
+        assert me is not None
     author = _author(app, me)
 
     def make(seq: int, prev: str) -> bytes:
