@@ -461,17 +461,20 @@ def test_an_exit_code_is_a_status_as_the_interpreter_gives_it(code: object,
     assert warm_server._exit_status(code) == status
 
 
-def test_a_signal_to_the_client_reaches_its_child(tmp_path: Path) -> None:
-    """``Ctrl-C`` or ``SIGTERM`` to the command a person started reaches the process that
-    runs it: a real client waiting on a real child (here a process that reports what it
-    got), then ending as the child ended."""
+@contextlib.contextmanager
+def supervised_child(tmp_path: Path, *signums: int
+                     ) -> Iterator[tuple[subprocess.Popen[str], subprocess.Popen[str],
+                                         socket.socket, Path]]:
+    """A real child that reports the signal it got (one of ``signums``, written to the
+    file ``got``) and exits 0, and a real client waiting on it (``warm._supervise``) at
+    the end of the socket pair whose other end is ``ours``: ``(child, client, ours, got)``,
+    once the client waits. Both are killed at the end if they still run."""
     got = tmp_path / "got"
     child = subprocess.Popen([sys.executable, "-c", (
         "import signal, sys, time\n"
         f"def on(signum, _):\n    open({str(got)!r}, 'w').write(str(signum)); sys.exit(0)\n"
-        "signal.signal(signal.SIGINT, on)\n"
-        "signal.signal(signal.SIGTERM, on)\n"
-        "print('ready', flush=True)\n"
+        + "".join(f"signal.signal({int(signum)}, on)\n" for signum in signums)
+        + "print('ready', flush=True)\n"
         "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
     assert child.stdout is not None and child.stdout.readline() == "ready\n"
     ours, theirs = socket.socketpair()
@@ -485,6 +488,20 @@ def test_a_signal_to_the_client_reaches_its_child(tmp_path: Path) -> None:
     theirs.close()
     try:
         assert client.stdout is not None and client.stdout.readline() == "waiting\n"
+        yield child, client, ours, got
+    finally:
+        ours.close()
+        for process in (child, client):
+            if process.poll() is None:
+                process.kill()
+
+
+def test_a_signal_to_the_client_reaches_its_child(tmp_path: Path) -> None:
+    """``Ctrl-C`` or ``SIGTERM`` to the command a person started reaches the process that
+    runs it: a real client waiting on a real child (here a process that reports what it
+    got), then ending as the child ended."""
+    with supervised_child(tmp_path, signal.SIGINT, signal.SIGTERM) as (child, client, ours,
+                                                                         got):
         # the client catches SIGTERM once it waits (Python catches SIGINT from its start)
         assert _await(lambda: _catches(client.pid, signal.SIGTERM))
         assert ours.recv(1) == b"g"
@@ -492,11 +509,6 @@ def test_a_signal_to_the_client_reaches_its_child(tmp_path: Path) -> None:
         assert child.wait(30) == 0 and got.read_text() == str(int(signal.SIGTERM))
         ours.sendall(b"exit 0\n")
         assert client.wait(30) == 0
-    finally:
-        ours.close()
-        for process in (child, client):
-            if process.poll() is None:
-                process.kill()
 
 
 def _catches(pid: int, signum: int) -> bool:

@@ -27,6 +27,7 @@ from tests.cli.test_warm import (
     _sockets,
     _stop_helpers,
     _the_helper,
+    supervised_child,
 )
 from waymarks.cli import warm
 
@@ -267,36 +268,14 @@ def test_every_signal_that_ends_a_command_reaches_its_child(tmp_path: Path,
     """Only ``SIGINT``, ``SIGTERM`` and ``SIGHUP`` were passed on: ``kill -QUIT`` (or
     ``USR1``, ``ALRM``) ended the caller and left the command running. A real client
     waiting on a real child (a process that reports what it got)."""
-    import socket
-
     signum = getattr(signal, name)
-    got = tmp_path / "got"
-    child = subprocess.Popen([sys.executable, "-c", (
-        "import signal, sys, time\n"
-        f"def on(signum, _):\n    open({str(got)!r}, 'w').write(str(signum)); sys.exit(0)\n"
-        f"signal.signal({int(signum)}, on)\n"
-        "print('ready', flush=True)\n"
-        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
-    assert child.stdout is not None and child.stdout.readline() == "ready\n"
-    ours, theirs = socket.socketpair()
-    client = subprocess.Popen([sys.executable, "-c", (
-        "import socket, sys\n"
-        "from waymarks.cli import warm\n"
-        f"end = socket.socket(fileno={theirs.fileno()})\n"
-        f"sys.exit(warm._supervise(end, {child.pid}))\n")], pass_fds=[theirs.fileno()])
-    theirs.close()
-    try:
+    with supervised_child(tmp_path, signum) as (child, client, ours, got):
         assert ours.recv(1) == b"g"  # (it sends the go-ahead once its handlers are set)
         assert _catches(client.pid, signum)
         client.send_signal(signum)
         assert child.wait(30) == 0 and got.read_text() == str(int(signum))
         ours.sendall(b"exit 0\n")
         assert client.wait(30) == 0
-    finally:
-        ours.close()
-        for process in (child, client):
-            if process.poll() is None:
-                process.kill()
 
 
 def test_a_command_whose_caller_went_is_killed_if_it_outlives_sigterm() -> None:
