@@ -236,7 +236,12 @@ class Segment(msgspec.Struct, frozen=True):
     """A run of marker-free text and the level that applies to it."""
 
     text: str
+    #: the highest of :attr:`levels`
     level: Classification
+    #: every level that applies to the run: the floor and each enclosing marker's. Under an
+    #: exact allow list (``["normal", "sensitive"]``) an ``internal`` span inside a
+    #: ``sensitive`` item is still ``internal`` text: the run is sent only if all are allowed
+    levels: frozenset[Classification]
 
 
 class MarkedText(msgspec.Struct, frozen=True):
@@ -263,7 +268,8 @@ def parse_marked(text: str, base: str | None = None) -> MarkedText:
     tokens = [m for m in _MARKER.finditer(text) if not m.group(1)] \
         if _MARKER_HINT in text else []
     if not tokens:
-        return MarkedText((Segment(text, floor),) if text else (), floor, 0, True, False)
+        return MarkedText((Segment(text, floor, frozenset((floor,))),) if text else (),
+                          floor, 0, True, False)
     segments: list[Segment] = []
     stack: list[tuple[Classification, Classification, int]] = []  # (effective, tag, start)
     current = floor
@@ -277,7 +283,7 @@ def parse_marked(text: str, base: str | None = None) -> MarkedText:
             continue
         start = match.start()
         if start > position:
-            segments.append(Segment(text[position:start], current))
+            segments.append(_segment(text[position:start], current, floor, stack))
         position = match.end()
         if match.group(2):
             if not stack or stack[-1][1] != level:
@@ -295,14 +301,22 @@ def parse_marked(text: str, base: str | None = None) -> MarkedText:
         balanced = leading
     if balanced:
         if position < len(text):
-            segments.append(Segment(text[position:], current))
+            segments.append(_segment(text[position:], current, floor, stack))
         joined = "".join(segment.text for segment in segments)
         if not has_markers(joined):
             return MarkedText(tuple(segments), top, len(tokens), True, open_tail)
     stripped, count, emerged = _strip_all(text)
     if emerged is not None:
         top = highest(top, emerged)
-    return MarkedText((Segment(stripped, top),) if stripped else (), top, count, False, False)
+    # markers that do not pair up say nothing of which run is which: the whole text is at
+    # its highest level, and so at every level below it (fail closed under exact lists)
+    return MarkedText((Segment(stripped, top, levels_up_to(top)),) if stripped else (), top,
+                      count, False, False)
+
+
+def _segment(text: str, level: Classification, floor: Classification,
+             stack: list[tuple[Classification, Classification, int]]) -> Segment:
+    return Segment(text, level, frozenset((floor, *(tag for _, tag, _ in stack))))
 
 
 class FilteredText(msgspec.Struct, frozen=True):
@@ -325,7 +339,7 @@ def filter_marked(marked: MarkedText, allowed: Collection[str]) -> FilteredText:
     kept = False
     previous_dropped = False
     for segment in marked.segments:
-        if segment.level in allowed:
+        if all(level in allowed for level in segment.levels):
             parts.append(segment.text)
             kept = kept or bool(segment.text.strip())
             previous_dropped = False
