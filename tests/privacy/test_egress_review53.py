@@ -3,12 +3,15 @@ reached it (each test failed before its fix)."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.inprocess import waymarks
+from tests.team.test_team_hostile import run
 from waymarks.core.privacy import filter_text
+from waymarks.service import team
 
 EXACT = ("normal", "sensitive")  # allows those two and not ``internal``
 
@@ -62,3 +65,36 @@ def test_a_sensitive_items_internal_span_reaches_no_exact_list_provider(tmp_path
         assert "Falcon" not in shown and "Bluebird" not in shown
     assert "ships Mondays" in plan and "Monday train" in plan
     assert "Monday train" in recall
+
+
+def _team_keys(home: Path, repo: Path) -> dict[str, str | None]:
+    manifest = run(home, repo, "manifest")
+    entries = manifest.get("manifest", manifest).get("entries", [])
+    return {e["id"]: e.get("key") for e in entries if e["kind"] == "team"}
+
+
+@pytest.mark.parametrize("provider", [None, "ollama"])
+def test_a_team_items_key_is_named_only_where_the_model_may_read_the_item(
+        home: Path, project: Path, provider: str | None) -> None:
+    """The manifest describes items "by ID, classification and reason, never by content";
+    a team item left out for its classification was named by the key its file holds,
+    which a share wrote from the claim's words: words of an internal claim in a manifest
+    an agent can read. Where the item is sent, its key is named as the model is shown it."""
+    team.forget_process_state()
+    home.mkdir()
+    (home / "config.toml").write_text('[privacy]\nlocalProviders = ["ollama"]\n')
+    subprocess.run(["git", "-C", str(project), "init", "-q"], check=True)
+    run(home, project, "trust", ".")
+    run(home, project, "team", "init")
+    own = run(home, project, "memory", "add", "--scope", "project", "--classification",
+              "internal", "--", "The codename for the falcon merger is Bluebird.")["id"]
+    shared = run(home, project, "team", "share", own, "--yes")["id"]
+    run(home, project, "memory", "invalidate", own)
+    chosen = ["--provider", provider] if provider else []
+    plan = run(home, project, "plan", *chosen, "codename falcon merger")
+    keys = _team_keys(home, project)
+    shown = "".join(m["content"] for m in plan["messages"])
+    if provider is None:  # remote: internal is not allowed
+        assert "Bluebird" not in shown and keys[shared] is None
+    else:
+        assert "Bluebird" in shown and keys[shared] == "codename-for-the-falcon-merger"

@@ -358,15 +358,20 @@ def _team(team: Sequence[TeamBlock], egress: Egress, room: int | None,
           manifest: list[ManifestEntry]) -> tuple[str, int | None]:
     """Teammates' shared items right after the person's own pins (planner.team)."""
     included, excluded, room = choose_team(team, egress, room)
+    # a team item's key is the one its file holds, which a share wrote from the claim's
+    # words: named only where the model may read the item (as its rendering shows it)
     for block, level, reason, tokens in excluded:
+        key = block.key if egress.admits(level) and shows_key(
+            egress, block.text, block.given_key) else None
         manifest.append(ManifestEntry(block.id, "team", "excluded", reason, scope="team",
-                                      classification=level, key=block.key, tokens=tokens))
+                                      classification=level, key=key, tokens=tokens))
     for block, _rendered, tokens, level in included:
         # the level the egress decided (the stored value named `normal` an item the
         # default classification made sensitive)
+        key = block.key if shows_key(egress, block.text, block.given_key) else None
         manifest.append(ManifestEntry(block.id, "team", "included",
                                       f"shared by {block.contributor}", scope="team",
-                                      classification=level, key=block.key, tokens=tokens))
+                                      classification=level, key=key, tokens=tokens))
     return "\n\n".join(rendered for _b, rendered, _t, _l in included), room
 
 
