@@ -48,8 +48,8 @@ from waymarks.core.secrets import redact
 
 REPO = Path(__file__).resolve().parents[1]
 NAMES = ("aws_secret_pair", "aws_secret_named", "bearer")
-ADDED = ("vault", "atlassian", "linear", "square", "databricks", "sentry", "age", "mapbox",
-         "auth_b64", "netrc", "login_flag", "smb_user", "assign")
+ADDED = ("vault", "atlassian", "linear", "square", "square_access", "databricks", "sentry",
+         "age", "mapbox", "auth_b64", "netrc", "login_flag", "smb_user", "assign")
 SKIP_DIRS = {".git", "node_modules", ".cache", "__pycache__", ".mypy_cache", ".ruff_cache"}
 PIECE = 4096
 

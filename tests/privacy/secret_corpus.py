@@ -128,6 +128,7 @@ MAKERS: list[tuple[str, Callable[[str], str]]] = [
     ("linear-api-key", lambda s: "lin_" + "api_" + body(s, ALNUM, 40)),
     ("square-token", lambda s: "sq0" + "atp-" + body(s, URLSAFE, 22)),
     ("square-token", lambda s: "sq0" + "csp-" + body(s, URLSAFE, 43)),
+    ("square-token", lambda s: "EA" + "AA" + body(s, URLSAFE, 60)),  # today's access token
     ("databricks-token", lambda s: "da" + "pi" + body(s, HEX, 32)),
     ("sentry-token", lambda s: "sntry" + "u_" + body(s, HEX, 64)),
     ("sentry-token", sentry_org_token),
@@ -306,7 +307,9 @@ LOOKALIKES: list[str] = [
     "pk.eyJ1IjoiZXhhbXBsZSIsImEiOiJjbGV4YW1wbGUifQ.public-mapbox-token",
     "hvs.short and hvb.x", "dapiDataGetTopLongShortPositionRatio(params)",
     "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p is a public key",
-    "lin_api_docs", "sq0atp- is Square's prefix", "sntryu_ and sntrys_ are Sentry prefixes",
+    "lin_api_docs", "sq0atp- is Square's prefix",
+    "EAAA is the prefix of Square's tokens; EAAAAAAAAAAAAAAAAAAAAAAAAAAAAA pads",
+    "sntryu_ and sntrys_ are Sentry prefixes",
     "Authorization: token authentication was GitHub's older scheme",
     '{"Authorization": f"token {TOKEN}"}', "Authorization: token $GITHUB_TOKEN",
     "https://x-access-token@github.com/o/r.git and https://github.com/o/r.git",

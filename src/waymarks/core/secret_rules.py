@@ -295,7 +295,7 @@ def might_contain_secret(text: str) -> bool:
         return True
     if "A" in text and (("I" in text and ("IA" in text or "AIza" in text))
                         or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)
-                        or ("3" in text and "ATATT3" in text)):
+                        or ("3" in text and "ATATT3" in text) or "EAAA" in text):
         return True
     if ("K" in text and ("SK" in text or "HRKU-" in text or "AGE-SECRET-KEY-1" in text)) \
             or ("G" in text and ("SG." in text or "GOCSPX-" in text or "GR1348941" in text)):

@@ -148,8 +148,10 @@ TOKENS: Final = (
     # Atlassian API tokens: ``ATATT3``, base64url, then ``=`` and an 8-hex checksum
     _token("atlassian", "atlassian-token", _B + r"ATATT3[\w-]{20,}=[0-9A-F]{8}" + _E, "ATATT3"),
     _token("linear", "linear-api-key", _B + r"lin_api_[A-Za-z0-9]{40}" + _E, "lin_api_"),
-    # Square: an access token and an application (OAuth) secret
+    # Square: a legacy access token and an application (OAuth) secret; today's access
+    # tokens (production and sandbox) are ``EAAA`` and 60 more, 64 in all
     _token("square", "square-token", _B + r"sq0(?:atp-[\w-]{22}|csp-[\w-]{43})" + _E, "sq0"),
+    _token("square_access", "square-token", _B + r"EAAA[\w-]{60}" + _E, "EAAA"),
     # a Databricks personal access token, with the workspace suffix some carry (``-2``)
     _token("databricks", "databricks-token", _B + r"dapi[0-9a-f]{32}(?:-[0-9]+)?(?!\w)",
            "dapi"),
