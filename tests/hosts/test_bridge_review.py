@@ -139,3 +139,30 @@ def test_a_session_pi_has_written_its_newest_entry_to_takes_a_write(tmp_path: Pa
     results = {m["id"]: m["result"] for m in out if "result" in m}
     assert results[2]["exitCode"] == 0, results[2]
     assert [e["customType"] for e in host.entries] == ["ds4-context-pin-v1"]
+
+
+def test_a_plan_whose_pins_are_over_their_budget_says_why_for_the_person(
+        tmp_path: Path) -> None:
+    """Pins over ``maxPinnedTokens``: the plan falls back and adds nothing. The extension
+    dropped the fallback without a word; the answer now carries ``pinsLeftOut`` (the
+    plan's reason and the fix) for it to tell the person, and only then."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "config.toml").write_text("[context]\nmaxPinnedTokens = 150\n")
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "command", "params": {"text": "pin -- Never push to main."}},
+        {"id": 3, "method": "plan", "params": {"prompt": "fix the bug"}},
+        {"id": 6, "method": "plan", "params": {"prompt": "fix the bug", "modelLimit": 30}},
+        {"id": 4, "method": "command", "params": {"text": "pin -- Use tabs."}},
+        {"id": 5, "method": "plan", "params": {"prompt": "fix the bug"}},
+        {"id": 7, "method": "shutdown"}], Host())
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[3]["pinsLeftOut"] is None and results[3]["messages"]
+    over = results[5]
+    assert over["messages"] == [] and over["fallback"].startswith("pins need")
+    assert over["pinsLeftOut"].startswith(over["fallback"])
+    assert "maxPinnedTokens" in over["pinsLeftOut"]
+    assert "maxPinnedTokens" in results[4]["text"]  # the pin that tipped them over said so
+    # the model's own window too small: a fallback, but the pins fit theirs (silent)
+    assert results[6]["fallback"].startswith("system, tools, pins and request")
+    assert results[6]["pinsLeftOut"] is None

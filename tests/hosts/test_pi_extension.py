@@ -29,6 +29,10 @@ process.on("uncaughtException", (e) => { console.log(JSON.stringify({ uncaught: 
 const ctx = { cwd: %(cwd)s, hasUI: false, model: { provider: "openai" },
   sessionManager: { getSessionFile: () => undefined, getEntries: () => [],
                     getHeader: () => null, getLeafId: () => null } };
+"""
+
+#: what the extension is put through (after HARNESS, which sets up ``handlers`` and ``ctx``)
+PAYLOAD = """
 await handlers.session_start({}, ctx);
 const context = await handlers.context(
   { messages: [{ role: "user", content: "hello", timestamp: 1 }] }, ctx);
@@ -44,7 +48,8 @@ process.exit(0);
 
 
 def run_harness(tmp_path: Path, waymarks_bin: str, timeout_ms: str = "3000",
-                errors: list[str] | None = None) -> dict[str, object]:
+                errors: list[str] | None = None, scenario: str = PAYLOAD
+                ) -> dict[str, object]:
     node_bin = Path(install("pi16")[0])
     modules = cache_root() / "pi16" / "node_modules"
     work = tmp_path / "ext"
@@ -52,11 +57,11 @@ def run_harness(tmp_path: Path, waymarks_bin: str, timeout_ms: str = "3000",
     (work / "index.ts").write_text(EXTENSION.read_text())
     (work / "node_modules").symlink_to(modules)  # what Pi maps "typebox" to
     project = tmp_path / "project"
-    project.mkdir()
+    project.mkdir(exist_ok=True)
     harness = work / "harness.mjs"
     harness.write_text(HARNESS % {"jiti": modules / "jiti" / "lib" / "jiti.mjs",
                                   "extension": work / "index.ts",
-                                  "cwd": json.dumps(str(project))})
+                                  "cwd": json.dumps(str(project))} + scenario)
     env = {**os.environ, "WAYMARKS_BIN": waymarks_bin, "WAYMARKS_HOME": str(tmp_path / "h"),
            "WAYMARKS_BRIDGE_TIMEOUT_MS": timeout_ms}
     done = subprocess.run([str(node_bin), str(harness)], cwd=work, env=env,
@@ -97,3 +102,41 @@ def test_a_stuck_bridge_is_waited_for_once_and_both_consequences_are_said(
     assert "SECRET-PLAN" not in json.dumps(result["sent"])
     assert starts.read_text().count("started") == 1
     assert "memory is off" in errors[0] and "requests are withheld" in errors[0]
+
+
+PINS_OVER = """
+const ask = (text, timestamp) => handlers.context(
+  { messages: [{ role: "user", content: text, timestamp }] }, ctx);
+await handlers.session_start({}, ctx);
+const first = await ask("fix the bug", 1);
+const again = await ask("fix the other bug", 2);
+const { execFileSync } = await import("node:child_process");
+execFileSync(process.env.WAYMARKS_BIN, ["pin", "--scope", "project", "--", "Use tabs."],
+             { cwd: ctx.cwd });
+const more = await ask("and this one", 3);
+await handlers.session_shutdown({}, ctx);
+console.log(JSON.stringify({ injected: [!!first, !!again, !!more] }));
+process.exit(0);
+"""
+
+
+def test_pins_over_their_budget_are_said_once_per_reason(tmp_path: Path) -> None:
+    """Pins over ``maxPinnedTokens``: every request went without pins or memory and the
+    person was never told (Claude Code's hook tells them). Said once, not on every
+    request; said again when the reason changes (one more pin)."""
+    home, project = tmp_path / "h", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (home / "config.toml").write_text("[context]\nmaxPinnedTokens = 120\n")
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"}
+    for args in (["trust", str(project)],
+                 ["pin", "--scope", "project", "--", "Ünïcödé rüles ápply hére. " * 4]):
+        subprocess.run([str(WAYMARKS_BIN), *args], cwd=project, env=env, check=True,
+                       capture_output=True, timeout=60)
+    errors: list[str] = []
+    result = run_harness(tmp_path, str(WAYMARKS_BIN), errors=errors, scenario=PINS_OVER)
+    assert result["injected"] == [False, False, False]
+    said = [line for line in errors[0].splitlines() if "no pins or memory were added" in line]
+    assert len(said) == 2, errors[0]
+    assert all("pin budget (120)" in line and "maxPinnedTokens" in line for line in said)
+    assert said[0] != said[1]  # one more pin: more tokens, a new reason

@@ -153,7 +153,13 @@ def register_pins(root: click.Group) -> None:
         outcome = explain_not_found(app, "pin", supersedes, outcome)
         outcome = _notices(app, outcome, "pin",
                                      scope_given=scope or ("kept" if supersedes else None))
-        return write_result(outcome, "Pinned")
+        from waymarks.commands.notices import with_pin_budget
+
+        outcome, left_out = with_pin_budget(app, outcome)
+        result = write_result(outcome, "Pinned")
+        if result.data["outcome"] == "committed":
+            result.data["pinsLeftOut"] = left_out
+        return result
 
     @command(root, "unpin", summary="Unpin: the pin's status becomes deleted.",
              examples=["waymarks unpin 1a2b3c4d", "waymarks unpin 1a2b3c4d no longer needed"])

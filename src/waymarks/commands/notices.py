@@ -1,14 +1,16 @@
 """One-line notices for writes that will not apply where the person probably expects.
 
-Two cases (issue 16, defect 3), decided after the write committed, from what was stored:
+Decided after the write committed, from what was stored (issue 16, defect 3):
 
 - the scope was left to its default (``session``) while this project is trusted: the item
   will not apply after ``waymarks session new``; ``--scope project`` keeps it;
 - the item's level (its classification, or the default one, raised by markers) is one the
   default provider will not receive (:func:`egress_for`): it is stored, but no plan for
-  that provider will carry it.
+  that provider will carry it;
+- a pin (``pin``, ``pin --supersedes``) after which the pins that apply need more than the
+  pin budget: every plan falls back and adds nothing (:func:`with_pin_budget`).
 
-Notices name levels, scopes and providers, never the stored text.
+Notices name levels, scopes, providers and budgets, never the stored text.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Literal
 
 from waymarks.service.outcomes import Committed, ServiceError, WriteOutcome, with_notices
-from waymarks.service.planning import egress_for
+from waymarks.service.planning import PINS_FIX, egress_for, pins_left_out
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -52,3 +54,20 @@ def with_write_notices(app: Waymarks, outcome: WriteOutcome, kind: Literal["pin"
             f"classified {level}: the default provider ({egress.provider}) will not receive "
             "it, so plans for it leave it out; `waymarks privacy` shows the policy")
     return with_notices(outcome, tuple(notices))
+
+
+def with_pin_budget(app: Waymarks, outcome: WriteOutcome) -> tuple[WriteOutcome, str | None]:
+    """A committed pin with a note when the pins that apply now need more than the pin
+    budget (every plan then adds nothing, these pins included), and why (the plan's own
+    reason, ``pinsLeftOut`` in ``--json``); ``None`` while they fit. A pin that tipped
+    them over reported success, and the requests after it went out without a word."""
+    if not isinstance(outcome, Committed):
+        return outcome, None
+    try:
+        reason = pins_left_out(app)
+    except (ServiceError, OSError, sqlite3.Error):
+        return outcome, None  # the write stands; what failed to read is noted above
+    if reason is None:
+        return outcome, None
+    return with_notices(outcome, (f"plans now add nothing, not even the pins: {reason}; "
+                                  f"{PINS_FIX}",)), reason

@@ -274,6 +274,7 @@ class Bridge:
 
     def rpc_plan(self, params: dict[str, Any]) -> dict[str, Any]:
         from waymarks.personal.setup import plan_with_memory
+        from waymarks.service.planning import PINS_FIX
 
         prompt = params.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
@@ -288,6 +289,9 @@ class Bridge:
         return {"messages": [{"kind": m.kind, "content": m.content, "tokens": m.tokens}
                              for m in plan.messages if m.kind != "request"],
                 "fallback": plan.fallback,
+                # the extension tells the person (their pins went nowhere), as Claude Code's
+                # hook does; a fallback for the model's own limit stays silent
+                "pinsLeftOut": f"{plan.fallback}; {PINS_FIX}" if plan.pins_left_out else None,
                 "ms": round((time.perf_counter() - started) * 1000, 3)}
 
     def rpc_command(self, params: dict[str, Any]) -> dict[str, Any]:

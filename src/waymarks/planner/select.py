@@ -171,15 +171,10 @@ def build_plan(
     chosen_pins, pin_text, pin_tokens, pin_entries = _pins_part(tuple(pins), egress)
     manifest = list(pin_entries)
     request_tokens = estimate_tokens(request)
-    if pin_tokens > budgets.max_pinned_tokens:
-        return _fallback(manifest, provider, model_limit, chosen_pins,
-                         f"{PINS_NEED} {pin_tokens} tokens, more than the pin budget "
-                         f"({budgets.max_pinned_tokens}); nothing was split")
+    over = _pins_over(pin_tokens, budgets)
+    if over is not None:
+        return _fallback(manifest, provider, model_limit, chosen_pins, over)
     cap = budgets.max_context_tokens
-    if cap is not None and pin_tokens > cap:
-        return _fallback(manifest, provider, model_limit, chosen_pins,
-                         f"{PINS_NEED} {pin_tokens} tokens, more than the host takes as "
-                         f"added context ({cap})")
     mandatory = fixed_tokens + pin_tokens + request_tokens
     if model_limit is not None and mandatory > model_limit:
         return _fallback(manifest, provider, model_limit, chosen_pins,
@@ -229,6 +224,24 @@ def build_plan(
                     for e in manifest]
     total = fixed_tokens + sum(m.tokens for m in messages)
     return Plan(tuple(messages), tuple(manifest), None, total, model_limit, provider)
+
+
+def pins_left_out(pins: Sequence[PinInput], egress: Egress, budgets: Budgets) -> str | None:
+    """Why every plan to ``egress`` now falls back for its pins alone (the reason
+    :func:`build_plan` gives, :attr:`Plan.pins_left_out`), or ``None``: for a write to
+    tell the person when it happens, not the next requests' silence."""
+    return _pins_over(_pins_part(tuple(pins), egress)[2], budgets)
+
+
+def _pins_over(pin_tokens: int, budgets: Budgets) -> str | None:
+    if pin_tokens > budgets.max_pinned_tokens:
+        return (f"{PINS_NEED} {pin_tokens} tokens, more than the pin budget "
+                f"({budgets.max_pinned_tokens}); nothing was split")
+    cap = budgets.max_context_tokens
+    if cap is not None and pin_tokens > cap:
+        return (f"{PINS_NEED} {pin_tokens} tokens, more than the host takes as added "
+                f"context ({cap})")
+    return None
 
 
 #: a message's kind -> its items' kind in the manifest

@@ -218,6 +218,24 @@ def _team_blocks(app: Waymarks) -> list[TeamBlock]:
     return team_blocks(app)
 
 
+#: what the person can do when the pins alone are over the pin budget (a write's note,
+#: a host's warning: one wording)
+PINS_FIX = ("unpin one (`waymarks pins` lists them) or raise [context] maxPinnedTokens in "
+            "the home's config.toml (a project's .waymarks/config.toml may only lower it)")
+
+
+@recovering
+def pins_left_out(app: Waymarks) -> str | None:
+    """Why every plan to this process's destination (:func:`egress_for`) now adds nothing:
+    the pins that apply need more than the pin budget (the planner's own check and
+    estimate, so the two agree); ``None`` while they fit."""
+    from waymarks.planner.select import pins_left_out
+
+    settings = settings_for(app)
+    return pins_left_out(app.pin_inputs.inputs(app.items("pin")),
+                         egress_for(app, settings=settings), settings.budgets)
+
+
 @recovering
 def last_manifest(app: Waymarks) -> dict[str, Any] | None:
     return app.projection.last_manifest()

@@ -58,6 +58,7 @@ export default function waymarks(pi: any) {
 	const warned = new Set<string>();
 	let downUntil = 0;
 	let cachedPlan: { key: string; messages: Json[] } | undefined;
+	let pinsSaid: string | undefined; // the pins' fallback last said (bridge's `pinsLeftOut`)
 	/** the AbortSignal of the tool call in progress: a confirmation it asks for ends
 	 * `cancelled` when it fires (abort before dispatch) */
 	let toolSignal: AbortSignal | undefined;
@@ -638,6 +639,10 @@ export default function waymarks(pi: any) {
 				const history = earlierUserTexts(event.messages, last.index);
 				const plan = await call(ctx, "plan", { prompt: last.text, provider: ctx.model?.provider, modelLimit, fixed, history });
 				cachedPlan = { key, messages: plan.fallback ? [] : plan.messages };
+				// pins over their budget: nothing went, said once per distinct reason
+				const left = typeof plan.pinsLeftOut === "string" ? plan.pinsLeftOut : undefined;
+				if (left && left !== pinsSaid) warn(ctx, `no pins or memory were added: ${left}`);
+				pinsSaid = left;
 			}
 			if (!cachedPlan.messages.length) return undefined;
 			const injected = cachedPlan.messages.map((m: Json) => ({
