@@ -328,7 +328,8 @@ def _correct(rec: _Recorder, view: EvoView, record: CorrectRecord) -> Effect:
         return ignored("duplicate")
     rec.put_claim(replace(claim, state="superseded", superseded_by=new_id))
     rec.put_claim(ClaimRow(new_id, claim.origin, claim.kind, record.content, "provisional",
-                           "manual_correction", "manual", f"manual:{record.at}", record.at,
+                           "manual_correction", "manual",
+                           record.source_id or f"manual:{record.at}", record.at,
                            claim.seq, claim.id,
                            pinned=claim.pinned))  # the person's pin stays (adopt keeps it)
     # the corrected text is not learned back in this origin

@@ -57,7 +57,7 @@ from waymarks.core.evolution.model import (
     source_id,
     utf16_len,
 )
-from waymarks.core.privacy import Classification
+from waymarks.core.privacy import Classification, highest
 
 __all__ = ["LEGACY_ORIGIN", "Conversion", "LegacyError", "convert", "digest"]
 
@@ -132,7 +132,7 @@ def _iso(value: object, where: str) -> str:
 
 
 def _texts(content: str, kind: str, default: Classification = "normal"
-           ) -> tuple[list[str], str]:
+           ) -> tuple[list[str], Classification]:
     """The claims ``content`` gives (sanitized, unmarked text at ``default``: at
     ``local-only`` nothing is kept) and its classification."""
     clean = sanitize(content, default)
@@ -152,6 +152,7 @@ def convert(memories_text: str, actions_text: str,
     ``defaultClassification``, as capture takes it)."""
     out = Conversion()
     mapped: dict[str, list[tuple[str, str, str]]] = {}  # legacy id -> (claim id, origin, kind)
+    levels: dict[str, Classification] = {}  # legacy id -> the level of what it says now
     for where, row in _rows(memories_text, MEMORIES):
         legacy_id, kind, content, entry = (row.get("id"), row.get("kind"), row.get("content"),
                                            row.get("sourceEntryId"))
@@ -173,6 +174,7 @@ def convert(memories_text: str, actions_text: str,
                                          len(texts)))
         evidence = Evidence("summary", "local", sid, created)
         mapped[legacy_id] = []
+        levels[legacy_id] = level
         for text in texts:
             cid = claim_id(origin, claim_kind, text)
             out.records.append(ClaimRecord(SCHEMA_VERSION, cid, origin, claim_kind, text,  # type: ignore[arg-type]
@@ -182,7 +184,7 @@ def convert(memories_text: str, actions_text: str,
         if not texts:
             out.skipped += 1
     for number, (where, action) in enumerate(_rows(actions_text, ACTIONS), start=1):
-        out.records.extend(_action(action, where, number, mapped, out))
+        out.records.extend(_action(action, where, number, mapped, levels, default_of))
     # what each legacy ID stands for once its actions applied (a correction's claims)
     out.legacy_ids = {lid: [cid for cid, _o, _k in claims] for lid, claims in mapped.items()
                       if claims}
@@ -207,7 +209,8 @@ def batch(conversion: Conversion, ledgers_digest: str, at: str) -> ImportBatchRe
 
 def _action(action: dict[str, Any], where: str, number: int,
             mapped: dict[str, list[tuple[str, str, str]]],
-            out: Conversion) -> list[ImportedRecord]:
+            levels: dict[str, Classification],
+            default_of: Callable[[str], Classification]) -> list[ImportedRecord]:
     kind, target = action.get("type"), action.get("memoryId")
     if kind not in ACTION_TYPES or not isinstance(target, str):
         raise LegacyError(where, "not a legacy action (type, memoryId)")
@@ -237,18 +240,28 @@ def _action(action: dict[str, Any], where: str, number: int,
     if not claims:
         return []
     _cid, origin, claim_kind = claims[0]
-    texts, _level = _texts(content, "compaction_summary" if len(claims) > 1 else claim_kind)
+    texts, found = _texts(content, "compaction_summary" if len(claims) > 1 else claim_kind,
+                          default_of(origin))
     if not texts:
         raise LegacyError(where, "a correction with no storable text")
-    records: list[ImportedRecord] = []
+    # the correction's own source, at the level its markers gave (sanitizing removed
+    # them) and never below the claim it corrects: without it the corrected claim took
+    # the old claim's level, and a span marked sensitive went out as normal
+    level = levels[target] = highest(levels[target], found)
+    sid = source_id(origin, "statement", "legacy", f"action:{number}\0{target}")
+    records: list[ImportedRecord] = [
+        SourceRecord(SCHEMA_VERSION, sid, origin, "statement", "manual_correction",
+                     "\n".join(texts), level, at, "legacy"),
+        SettledRecord(SCHEMA_VERSION, sid, "applied", at, len(texts))]
     new_ids = [claim_id(origin, claim_kind, t) for t in texts]
     if len(claims) == 1 and len(texts) == 1:
-        records.append(CorrectRecord(SCHEMA_VERSION, claims[0][0], texts[0], at))
+        records.append(CorrectRecord(SCHEMA_VERSION, claims[0][0], texts[0], at,
+                                     source_id=sid))
     else:  # a summary corrected: children it no longer says are forgotten, new ones added
         keep = set(new_ids)
         records += [ForgetRecord(SCHEMA_VERSION, cid, at) for cid, _o, _k in claims
                     if cid not in keep]
-        evidence = Evidence("manual_correction", "manual", f"legacy-action:{number}", at)
+        evidence = Evidence("manual_correction", "manual", sid, at)
         old = {cid for cid, _o, _k in claims}
         records += [ClaimRecord(SCHEMA_VERSION, cid, origin, claim_kind, text, evidence)  # type: ignore[arg-type]
                     for cid, text in zip(new_ids, texts, strict=True) if cid not in old]

@@ -175,13 +175,17 @@ class FeedbackRecord(msgspec.Struct, frozen=True, tag="feedback", tag_field="op"
 class CorrectRecord(msgspec.Struct, frozen=True, tag="correct", tag_field="op",
                     rename="camel", omit_defaults=True):
     """A person's correction: ``content`` replaces the claim (same origin and kind) with
-    evidence ``manual_correction/manual``, which outranks anything the model learned."""
+    evidence ``manual_correction/manual``, which outranks anything the model learned.
+    ``sourceId``: a source recorded for the correction (a legacy import's, at the level
+    its markers gave); without it the source is ``manual:<at>``, at the level of the claim
+    it corrects."""
 
     schema_version: int
     id: str
     content: str
     at: str
     actor: str = "person"
+    source_id: str = ""
 
 
 class ConflictRecord(msgspec.Struct, frozen=True, tag="conflict", tag_field="op",

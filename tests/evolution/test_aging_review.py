@@ -1,0 +1,67 @@
+"""Defects a review of learned claims' aging, privacy and feedback reproduced with the real
+CLI and real files; each test failed before its fix."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.evolution.test_legacy_import import _memory, _write
+from tests.evolution.test_lifecycle_review import _learned_block, _remote_sees_only_normal
+from waymarks.core.evolution.legacy import convert
+from waymarks.core.evolution.model import ClaimRecord, CorrectRecord, SourceRecord
+
+SECRET = "vault-internal-77"
+
+
+def _manifest(cli: Callable[..., dict], prompt: str) -> list[dict]:
+    plan = cli("plan", "--", prompt)
+    return [i for i in plan["manifest"]["entries"] if i.get("kind") == "learned"]
+
+
+def test_a_legacy_correction_keeps_its_marked_level(
+        cli: Callable[..., dict], home: Path, project: Path, tmp_path: Path) -> None:
+    """A legacy correction marked ``[ds4:sensitive]`` was sanitized (its markers removed)
+    and its level thrown away: the corrected claim took the old claim's ``normal`` and went
+    to a provider that may see only ``normal``."""
+    _remote_sees_only_normal(home)
+    legacy = tmp_path / "legacy"
+    _write(legacy, [_memory("m1", "fact", "The vault for staging lives at the usual path",
+                            str(project))],
+           [{"version": 1, "memoryId": "m1", "type": "correct",
+             "createdAt": "2026-12-02T00:00:00Z",
+             "content": f"[ds4:sensitive]The staging vault lives at {SECRET} ops path"
+                        "[/ds4:sensitive]"}])
+    assert cli("evolution", "import", str(legacy))["claims"] == 1
+    listed = {c["content"]: c for c in cli("evolution", "list")["claims"]}
+    fixed = listed[f"The staging vault lives at {SECRET} ops path"]
+    assert fixed["state"] == "provisional"
+    prompt = "where does the staging vault live?"
+    assert SECRET not in _learned_block(cli, prompt)
+    [item] = [i for i in _manifest(cli, prompt) if i["id"] == fixed["id"]]
+    assert item["decision"] == "excluded" and item["classification"] == "sensitive", item
+
+
+def test_legacy_corrections_take_the_origins_default_and_keep_a_summarys_level() -> None:
+    """Unmarked correction text was sanitized at ``normal`` whatever the origin's
+    ``defaultClassification``; a corrected summary's claims named a source with no level
+    at all (``legacy-action:N``)."""
+    memories = "".join(json.dumps(m) + "\n" for m in [
+        _memory("m1", "fact", "The staging port is 8080", "/w/a"),
+        _memory("m2", "compaction_summary", "## Decisions\n- Releases are cut on Fridays\n"
+                "- Tags are signed\n", "/w/c")])
+    fix = {"version": 1, "type": "correct", "createdAt": "2026-12-02T00:00:00Z"}
+    actions = "".join(json.dumps(a) + "\n" for a in [
+        {**fix, "memoryId": "m1", "content": "The staging port is 8443"},
+        {**fix, "memoryId": "m2", "content": "## Decisions\n- Releases are cut on Mondays\n"
+                                            "- [ds4:internal]Hotfixes skip the freeze"
+                                            "[/ds4:internal]\n"}])
+    conversion = convert(memories, actions,
+                         lambda origin: "sensitive" if origin == "/w/a" else "normal")
+    sources = {r.source_id: r for r in conversion.records if isinstance(r, SourceRecord)}
+    [correct] = [r for r in conversion.records if isinstance(r, CorrectRecord)]
+    assert sources[correct.source_id].classification == "sensitive"
+    added = [r for r in conversion.records if isinstance(r, ClaimRecord)
+             and r.evidence.basis == "manual_correction"]
+    assert {sources[r.evidence.source_id].classification for r in added} == {"internal"}
