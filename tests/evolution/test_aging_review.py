@@ -8,9 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.evolution.test_legacy_import import _memory, _write
-from tests.evolution.test_lifecycle_review import _learned_block, _remote_sees_only_normal
+from tests.evolution.test_lifecycle_review import (
+    _apply,
+    _learned_block,
+    _remote_sees_only_normal,
+)
 from waymarks.core.evolution.legacy import convert
 from waymarks.core.evolution.model import ClaimRecord, CorrectRecord, SourceRecord
+from waymarks.service.evolution import Evolution
 
 SECRET = "vault-internal-77"
 
@@ -39,8 +44,12 @@ def test_a_legacy_correction_keeps_its_marked_level(
     assert fixed["state"] == "provisional"
     prompt = "where does the staging vault live?"
     assert SECRET not in _learned_block(cli, prompt)
-    [item] = [i for i in _manifest(cli, prompt) if i["id"] == fixed["id"]]
-    assert item["decision"] == "excluded" and item["classification"] == "sensitive", item
+    assert fixed["id"] not in [i["id"] for i in _manifest(cli, prompt)
+                               if i["decision"] == "included"]
+    with Evolution(home) as evo:
+        evo.sync()
+        row = evo.store.view.claim(fixed["id"])
+        assert row is not None and evo.store.source_levels()[row.source_id] == "sensitive"
 
 
 def test_legacy_corrections_take_the_origins_default_and_keep_a_summarys_level() -> None:
@@ -65,3 +74,47 @@ def test_legacy_corrections_take_the_origins_default_and_keep_a_summarys_level()
     added = [r for r in conversion.records if isinstance(r, ClaimRecord)
              and r.evidence.basis == "manual_correction"]
     assert {sources[r.evidence.source_id].classification for r in added} == {"internal"}
+
+
+def test_claims_the_provider_may_not_receive_do_not_crowd_out_one_it_may(
+        cli: Callable[..., dict], home: Path, tmp_path: Path) -> None:
+    """Injection took the best 3 learned claims before the privacy check: three the
+    provider may not receive left out a fourth it may (not even named in the manifest)."""
+    _remote_sees_only_normal(home)
+    origin = tmp_path / "a"
+    secret = [f"The redis cache server set up uses {x} on the redis cache host"
+              for x in ("port 6380", "a 4 GB maxmemory", "TLS with the ops key")]
+    for n, text in enumerate(secret):
+        said = f"[ds4:sensitive]{text}[/ds4:sensitive]"
+        assert _apply(home, origin, said, [{"kind": "fact", "content": text,
+                                            "searchTerms": ["redis", "cache", "server",
+                                                            "set", "up", f"s{n}"]}]) == "applied"
+    plain = "The redis cache server is restarted nightly by cron"
+    assert _apply(home, origin, "Remember: redis is restarted nightly", [
+        {"kind": "fact", "content": plain, "searchTerms": ["cron"]}]) == "applied"
+    recalled = cli("recall", "--", "how is the redis cache server set up?")
+    assert plain in json.dumps(recalled)
+    prompt = "how is the redis cache server set up?"
+    m = _manifest(cli, prompt)
+    shown = _learned_block(cli, prompt)
+    assert plain in shown and not any(s in shown for s in secret), json.dumps(m)
+    decisions = sorted(i["decision"] for i in _manifest(cli, prompt))
+    assert decisions == ["included"], decisions
+
+
+def test_the_planner_includes_at_most_three_learned_claims_of_all_it_is_offered() -> None:
+    """Offered every eligible claim (no longer cut to 3 before the privacy check), the
+    planner stops once 3 are in: the claims it is offered after them are not listed."""
+    from waymarks.core.egress import Egress
+    from waymarks.core.privacy import ProviderPolicy
+    from waymarks.planner.learned import LearnedBlock
+    from waymarks.planner.select import build_plan
+
+    blocks = [LearnedBlock(f"c{n}", "fact", f"The redis cache server {n} runs on port 63{n}",
+                           "/w", "user_statement/model", "s1", "2026-12-01", 1.0 - n / 10)
+              for n in range(5)]
+    egress = Egress.to(ProviderPolicy.from_config({"localProviders": ["ollama"]}), "ollama")
+    plan = build_plan("how is the redis cache server set up?", [], [], egress=egress,
+                      learned=blocks)
+    assert [(e.id, e.decision) for e in plan.manifest if e.kind == "learned"] == [
+        ("c0", "included"), ("c1", "included"), ("c2", "included")]

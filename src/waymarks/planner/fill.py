@@ -25,17 +25,21 @@ B = TypeVar("B")
 
 
 def fill(blocks: Sequence[B], *, level: Callable[[B], str], admits: Callable[[str], bool],
-         render: Callable[[B], str], budget: int, what: str, room: int | None
+         render: Callable[[B], str], budget: int, what: str, room: int | None,
+         limit: int | None = None
          ) -> tuple[list[tuple[B, str, int, str]], list[tuple[B, str, str, int]], int | None]:
     """(included: block, rendered, tokens, level), (excluded: block, level, reason,
     tokens), and the room left; ``what`` names the budget in its reason ("team",
     "learned"). The blank line between two items counts against the budget and the room
     (:data:`SEPARATOR`), as in every other block: a block of three items passed its budget
-    by two tokens."""
+    by two tokens. ``limit``: the most items included; the blocks after the one that
+    reached it are not looked at (nor listed)."""
     included: list[tuple[B, str, int, str]] = []
     excluded: list[tuple[B, str, str, int]] = []
     used = 0
     for block in blocks:
+        if limit is not None and len(included) >= limit:
+            break
         found = level(block)
         if not admits(found):
             excluded.append((block, found, f"classification {found} not allowed for this "

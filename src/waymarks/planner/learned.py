@@ -22,6 +22,10 @@ from waymarks.core.egress import Egress
 from waymarks.planner.fill import fill
 from waymarks.planner.render import _shown, ident, meta
 
+#: the most learned claims a plan includes (as many as recall's digest holds): the
+#: planner is offered every eligible one, best first, and stops once this many are in,
+#: so claims the destination may not receive never take the place of one it may
+MAX_LEARNED: Final = 3
 #: after memory (90) and the person's own personal memory (88): below anything a person
 #: confirmed or saved, and chosen after them, so a learned claim never takes their room
 LEARNED_PRIORITY: Final = 87
@@ -69,4 +73,4 @@ def choose_learned(blocks: Sequence[LearnedBlock], egress: Egress, budget: int,
     return fill(blocks, level=lambda b: egress.level(b.content, b.classification),
                 admits=egress.admits_all_up_to,  # a folded level is a ceiling
                 render=lambda b: render_learned(b, egress), budget=budget, what="learned",
-                room=room)
+                room=room, limit=MAX_LEARNED)

@@ -212,22 +212,26 @@ def _damaged() -> type[Exception]:
     return LedgerDamaged
 
 
-def learned_blocks(home: Path, prompt: str, history: Sequence[str],
+def learned_blocks(home: Path, prompt: str, history: Sequence[str], egress: Egress,
                    now: str | None = None, notes: list[str] | None = None
                    ) -> list[LearnedBlock]:
-    """The planner's learned block inputs: eligible learned claims, best first (the
-    planner applies the privacy policy and the budget, and records what it left out).
+    """The planner's learned block inputs: every eligible learned claim ``egress``'s
+    destination may receive, best first (the planner applies the budget, records what it
+    left out, and stops at ``MAX_LEARNED`` included). Ranked before the privacy check
+    and cut to 3, claims the destination may not receive took the place of one it may
+    (their relevance also set the cutoff that left it out), which ``recall`` found.
     Dormant claims are never offered here (they stay recallable on request)."""
     from waymarks.planner.learned import LearnedBlock
 
     stamp = now or iso(datetime.now(UTC))
-    result = recall_learned(home, prompt, history, automatic=True, now=stamp, notes=notes)
+    result = recall_learned(home, prompt, history, egress=egress, automatic=True, now=stamp,
+                            notes=notes)
     _remember_snapshot(result, stamp)
     return [LearnedBlock(s.candidate.id, s.candidate.kind, s.candidate.text,
                          s.candidate.origin, s.candidate.evidence, s.candidate.source,
                          utc_text(s.candidate.created_at, "%Y-%m-%d"), s.rank,
                          s.candidate.classification, aging_note(s.candidate.freshness))
-            for s in result.eligible[:3]]
+            for s in result.eligible]
 
 
 def _ms(stamp: str) -> int:

@@ -190,7 +190,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                       history=(retrieved or COMPACTED_TURNS).candidates(app, prompt),
                       snippets=snippets.candidates(app, prompt),
                       personal=personal.candidates(app, prompt),
-                      learned=learned_blocks(app.home, prompt, history, notes=notes),
+                      learned=learned_blocks(app.home, prompt, history, egress, notes=notes),
                       team=_team_blocks(app))
     if notes:
         plan = replace(plan, notes=(*plan.notes, *notes))
