@@ -118,3 +118,75 @@ def test_the_planner_includes_at_most_three_learned_claims_of_all_it_is_offered(
                       learned=blocks)
     assert [(e.id, e.decision) for e in plan.manifest if e.kind == "learned"] == [
         ("c0", "included"), ("c1", "included"), ("c2", "included")]
+
+
+FUTURE = "2999-06-01T00:00:00Z"
+
+
+def test_a_legacy_claim_dated_in_the_future_takes_the_import_time_and_feedback(
+        cli: Callable[..., dict], home: Path, project: Path, tmp_path: Path) -> None:
+    """The import took a future ``createdAt`` as it was: ``incorrect`` then changed nothing
+    (``older_than_evidence``, exit 0) and the claim was still injected."""
+    legacy = tmp_path / "legacy"
+    claim = "The redis cache server is restarted nightly by cron"
+    _write(legacy, [{**_memory("m1", "fact", claim, str(project)), "createdAt": FUTURE}],
+           [{"version": 1, "memoryId": "m1", "type": "pin", "createdAt": FUTURE}])
+    imported = cli("evolution", "import", str(legacy))
+    assert imported["claims"] == 1
+    [row] = cli("evolution", "list")["claims"]
+    with Evolution(home) as evo:
+        evo.sync()
+        batch = evo.store.event(imported["event"])
+        assert batch is not None and batch.op == "imported"
+        stored = evo.store.view.claim(row["id"])
+        assert stored is not None and stored.updated_at != FUTURE
+        assert stored.updated_at <= batch.at  # no imported date after the import
+    prompt = "when is the redis cache server restarted?"
+    assert claim in _learned_block(cli, prompt)
+    done = cli("feedback", row["id"], "incorrect")
+    assert done["changed"] is True, done
+    assert claim not in _learned_block(cli, prompt)
+
+
+def test_a_persons_accuracy_verdict_outranks_a_future_evidence_date(
+        cli: Callable[..., dict], home: Path, project: Path) -> None:
+    """A claim whose evidence is dated in the future (a home imported before the import
+    clamped dates, a clock ahead): ``incorrect`` changed nothing and said so with exit 0,
+    as ``unhelpful`` did. Now the person's accuracy verdict applies; a usefulness verdict,
+    which the fold still weighs against the evidence date, is refused (exit 2) with the
+    cause, and nothing is recorded."""
+    from waymarks.core.evolution.model import SCHEMA_VERSION, Evidence, claim_id
+
+    text = "The redis cache server is restarted nightly by cron"
+    cid = claim_id(str(project), "fact", text)
+    with Evolution(home) as evo, evo.ledger.locked():
+        evo._append([ClaimRecord(SCHEMA_VERSION, cid, str(project), "fact", text,
+                                 Evidence("user_statement", "model", "s9", FUTURE))])
+    ledger = (home / "evolution" / "ledger.jsonl").read_bytes()
+    refused = cli("feedback", cid, "unhelpful", expect=2)
+    assert refused["code"] == "not_applied" and FUTURE in refused["message"], refused
+    assert (home / "evolution" / "ledger.jsonl").read_bytes() == ledger
+    assert cli("feedback", cid, "incorrect")["changed"] is True
+    [row] = cli("evolution", "list")["claims"]
+    assert row["state"] == "conflicted"
+
+
+def test_the_sqlite_converter_dates_nothing_after_the_import() -> None:
+    """The database's reader took future dates as they were, like the JSONL reader."""
+    from waymarks.core.evolution.legacy_sqlite import convert_rows
+
+    now = "2026-12-05T00:00:00.000Z"
+    data = {"id": "m1", "kind": "fact", "content": "The staging port is 8080",
+            "scope": "/w/a", "createdAt": FUTURE, "updatedAt": FUTURE, "layer": "durable",
+            "status": "provisional", "feedback": {"accuracy": "accurate"}}
+    job = {"kind": "user", "content": "Remember: the deploy window is Tuesday",
+           "scope": "/w/a", "createdAt": FUTURE}
+    conversion = convert_rows("6", [("m1", "/w/a", "h", json.dumps(data))],
+                              [("j1", json.dumps(job), "pending", 0, "")],
+                              [("e1", json.dumps({"at": FUTURE, "actor": "user"}))],
+                              now=now)
+    dates = [getattr(r, "at", None) or getattr(r, "captured_at", None)
+             or r.evidence.at for r in conversion.records]  # type: ignore[attr-defined]
+    assert len(dates) == 5 and set(dates) == {now}, dates  # source, settled, claim,
+    # feedback, the queued job's source
+    assert [e.at for e in conversion.history] == [now]

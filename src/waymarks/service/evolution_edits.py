@@ -285,9 +285,10 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
                            "beside it to import")
         return _refuse("not_found", f"no legacy memories in {directory} ({legacy.MEMORIES} "
                        "missing or empty); the import stays available")
+    now = iso(evo.clock.now())  # the import's time: no imported date is after it
     try:
         texts = [b.decode("utf-8") for b in blobs]
-        conversion = legacy.convert(texts[0], texts[1], _unmarked_of(evo))
+        conversion = legacy.convert(texts[0], texts[1], _unmarked_of(evo), now)
     except UnicodeDecodeError:
         return _refuse("bad_input", "a legacy ledger is not UTF-8 text; the import stopped "
                        "and nothing was written")
@@ -299,7 +300,7 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
             return _refuse("duplicate", "legacy memory was already imported into this home; "
                            "an import is never replayed")
         # one record, one ledger entry: a crash leaves all of the import or none of it
-        evo._append([legacy.batch(conversion, legacy.digest(*blobs), iso(evo.clock.now()))])
+        evo._append([legacy.batch(conversion, legacy.digest(*blobs), now)])
         last = evo.store.event(evo.store.last_seq())
         if last is None or last.op != "imported" or not last.applied:
             return _refuse("not_applied", "the import did not complete; see "
@@ -343,9 +344,10 @@ def _import_sqlite(evo: Evolution, path: Path) -> EditOutcome:
     if not snapshot.rows:
         return _refuse("not_found", f"no legacy memories in {path}; the import stays "
                        "available")
+    now = iso(evo.clock.now())  # the import's time: no imported date is after it
     try:
         conversion = convert_rows(snapshot.schema, snapshot.rows, snapshot.sources,
-                                  snapshot.events, _unmarked_of(evo))
+                                  snapshot.events, _unmarked_of(evo), now)
         conversion.ledgers_open = ledgers_open(snapshot.schema, snapshot.import_marker,
                                                snapshot.migration_event, snapshot.rows)
     except legacy.LegacyError as exc:
@@ -356,7 +358,7 @@ def _import_sqlite(evo: Evolution, path: Path) -> EditOutcome:
             return _refuse("duplicate", "legacy memory was already imported into this home; "
                            "an import is never replayed")
         evo._append([legacy.batch(conversion, rows_digest(snapshot.schema, snapshot.rows),
-                                  iso(evo.clock.now()))])
+                                  now)])
         last = evo.store.event(evo.store.last_seq())
         if last is None or last.op != "imported" or not last.applied:
             return _refuse("not_applied", "the import did not complete; see "

@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from waymarks.core.evolution.aging import later
 from waymarks.core.evolution.feedback import parse_feedback
 from waymarks.core.evolution.model import (
     EVOLUTION_CUSTOM_TYPE,
     SCHEMA_VERSION,
+    UTILITY_VERDICTS,
     VERDICTS,
     EvolutionRecord,
     FeedbackRecord,
@@ -164,8 +166,16 @@ def feedback(evo: Evolution, cid: str, verdict: str, source: str | None = None) 
         if evo.store.view.receipt(source_id, cid):
             return EditOutcome(True, "done", "Already recorded.", None,
                                {"id": cid, "verdict": verdict, "changed": False})
+        at = iso(evo.clock.now())
+        if verdict in UTILITY_VERDICTS and later(claim.updated_at, at):
+            # the fold ignores it (older_than_evidence): said as a success, it changed
+            # nothing while the person believed it had
+            return _refuse("not_applied", f"{cid}'s evidence is dated {claim.updated_at}, "
+                           f"after now ({at}): a {verdict} verdict older than the evidence "
+                           "changes nothing, so none was recorded (a date in the future: "
+                           "`incorrect` or `accurate` still apply, or correct the claim)")
         records: list[EvolutionRecord] = [FeedbackRecord(
-            SCHEMA_VERSION, cid, verdict, source_id, iso(evo.clock.now()))]
+            SCHEMA_VERSION, cid, verdict, source_id, at)]
         if verdict == "incorrect":
             records += _retire_repeats(evo, claim.origin, claim.content, "incorrect")
         if evo.dry_run:  # every check passed: append nothing (see dry_run)

@@ -60,6 +60,12 @@ def parse_time(stamp: str) -> float | None:
     return parsed.timestamp()
 
 
+def later(a: str, b: str) -> bool:
+    """Whether time ``a`` is strictly after time ``b`` (unreadable times are never later)."""
+    pa, pb = parse_time(a), parse_time(b)
+    return pa is not None and pb is not None and pa > pb
+
+
 def age_days(confirmed_at: str, now: str) -> float:
     """Days from ``confirmed_at`` to ``now``; a future (or unreadable) date is age 0."""
     then, current = parse_time(confirmed_at), parse_time(now)

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from waymarks.core.evolution.aging import later as _later
 from waymarks.core.evolution.aging import parse_time
 from waymarks.core.evolution.model import (
     ACCURACY_VERDICTS,
@@ -289,7 +290,10 @@ def _feedback(rec: _Recorder, view: EvoView, record: FeedbackRecord, seq: int) -
     if view.receipt(record.source_id, record.id):
         return ignored("duplicate_receipt")
     view.put_receipt(record.source_id, record.id, record.verdict, record.at, seq)
-    if _later(claim.updated_at, record.at):
+    # a person's verdict on whether it is true outranks the evidence's timing: an evidence
+    # date after the verdict (a clock ahead, a legacy date in the future) made
+    # ``incorrect`` change nothing, and the claim kept being injected
+    if record.verdict in UTILITY_VERDICTS and _later(claim.updated_at, record.at):
         return ignored("older_than_evidence")
     if claim.state in ("forgotten", "superseded"):
         return ignored("not_active")
@@ -428,12 +432,6 @@ def _undo(rec: _Recorder, view: EvoView, record: UndoRecord) -> Effect:
 def _stamp_key(stamp: str) -> float:
     parsed = parse_time(stamp) if stamp else None
     return -1.0 if parsed is None else parsed
-
-
-def _later(a: str, b: str) -> bool:
-    """Whether time ``a`` is strictly after time ``b`` (unreadable times are never later)."""
-    pa, pb = parse_time(a), parse_time(b)
-    return pa is not None and pb is not None and pa > pb
 
 
 class MemoryEvoView:

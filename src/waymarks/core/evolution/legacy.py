@@ -16,6 +16,9 @@ What must stay true:
   suppresses the content in its origin; a correction suppresses the corrected text;
 - a missing or empty origin becomes ``legacy``; legacy evidence is ``summary/local`` (the
   weakest known basis: the original kept no host-assigned evidence), dated at creation;
+- a date after the import (``now``) is the import's time: a claim dated in the future
+  outranked every verdict on it (feedback older than its evidence changes nothing) and
+  never aged;
 - every text is sanitized as a captured source is (local-only withheld, credentials
   redacted); a compaction summary becomes its bullet claims, as a Waymarks summary does;
 - ``pin``/``unpin`` become pin records (item 32: evidence dates kept; a pin on a claim
@@ -32,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
+from waymarks.core.evolution.aging import later
 from waymarks.core.evolution.capture import sanitize, summary_claims
 from waymarks.core.evolution.model import (
     LEGACY_ORIGIN,
@@ -119,7 +123,9 @@ def _rows(text: str, name: str) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _iso(value: object, where: str) -> str:
+def _iso(value: object, where: str, now: str | None = None) -> str:
+    """``value``, a date with a time zone (else :class:`LegacyError`), or ``now`` when it is
+    after ``now``."""
     if not isinstance(value, str):
         raise LegacyError(where, "createdAt is not a date")
     try:
@@ -128,7 +134,7 @@ def _iso(value: object, where: str) -> str:
         raise LegacyError(where, "createdAt is not a date") from exc
     if parsed.tzinfo is None:
         raise LegacyError(where, "createdAt has no time zone")
-    return value
+    return now if now is not None and later(value, now) else value
 
 
 def _texts(content: str, kind: str, default: Classification = "normal"
@@ -145,11 +151,12 @@ def _texts(content: str, kind: str, default: Classification = "normal"
 
 
 def convert(memories_text: str, actions_text: str,
-            default_of: Callable[[str], Classification] = lambda _origin: "normal"
-            ) -> Conversion:
+            default_of: Callable[[str], Classification] = lambda _origin: "normal",
+            now: str | None = None) -> Conversion:
     """The records importing these ledgers appends (raises :class:`LegacyError`).
     ``default_of``: the level of unmarked text of an origin (the person's policy's
-    ``defaultClassification``, as capture takes it)."""
+    ``defaultClassification``, as capture takes it); ``now``: the import's time, which
+    no date is after."""
     out = Conversion()
     mapped: dict[str, list[tuple[str, str, str]]] = {}  # legacy id -> (claim id, origin, kind)
     levels: dict[str, Classification] = {}  # legacy id -> the level of what it says now
@@ -159,7 +166,7 @@ def convert(memories_text: str, actions_text: str,
         if not (isinstance(legacy_id, str) and legacy_id and isinstance(content, str)
                 and isinstance(entry, str) and entry and kind in KINDS):
             raise LegacyError(where, "not a legacy memory (id, kind, content, sourceEntryId)")
-        created = _iso(row.get("createdAt"), where)
+        created = _iso(row.get("createdAt"), where, now)
         if legacy_id in mapped:
             continue  # the first row of an ID wins, as in the original
         scope = row.get("scope")
@@ -184,7 +191,7 @@ def convert(memories_text: str, actions_text: str,
         if not texts:
             out.skipped += 1
     for number, (where, action) in enumerate(_rows(actions_text, ACTIONS), start=1):
-        out.records.extend(_action(action, where, number, mapped, levels, default_of))
+        out.records.extend(_action(action, where, now, number, mapped, levels, default_of))
     # what each legacy ID stands for once its actions applied (a correction's claims)
     out.legacy_ids = {lid: [cid for cid, _o, _k in claims] for lid, claims in mapped.items()
                       if claims}
@@ -207,14 +214,14 @@ def batch(conversion: Conversion, ledgers_digest: str, at: str) -> ImportBatchRe
                                    for lid, claims in sorted(conversion.legacy_ids.items())))
 
 
-def _action(action: dict[str, Any], where: str, number: int,
+def _action(action: dict[str, Any], where: str, now: str | None, number: int,
             mapped: dict[str, list[tuple[str, str, str]]],
             levels: dict[str, Classification],
             default_of: Callable[[str], Classification]) -> list[ImportedRecord]:
     kind, target = action.get("type"), action.get("memoryId")
     if kind not in ACTION_TYPES or not isinstance(target, str):
         raise LegacyError(where, "not a legacy action (type, memoryId)")
-    at = _iso(action.get("createdAt"), where)
+    at = _iso(action.get("createdAt"), where, now)
     if target not in mapped:
         raise LegacyError(where, "the action's memory is not in memories.jsonl")
     claims = mapped[target]

@@ -89,11 +89,12 @@ ACTORS: Final = frozenset({"migration", "model", "user", "host"})
 def convert_rows(schema: str, rows: Sequence[Row],
                  sources: Sequence[tuple[str, str, str, int, str]] = (),
                  events: Sequence[tuple[str, str]] = (),
-                 default_of: Callable[[str], Classification] = lambda _origin: "normal"
-                 ) -> Conversion:
+                 default_of: Callable[[str], Classification] = lambda _origin: "normal",
+                 now: str | None = None) -> Conversion:
     """The records importing these rows (and the database's ``sources`` job state and
     ``events`` history) appends (raises ``LegacyError``). ``default_of``: the level of an
-    origin's unmarked text (:func:`~waymarks.core.evolution.legacy.convert`)."""
+    origin's unmarked text, ``now`` the import's time, which no date is after
+    (:func:`~waymarks.core.evolution.legacy.convert`)."""
     if schema not in SUPPORTED_SCHEMAS:
         raise LegacyError(DATABASE, f"schema {schema[:8]!r} is not one of 2-7 (not a "
                           "pi-memory-evolution database this version reads)")
@@ -101,14 +102,15 @@ def convert_rows(schema: str, rows: Sequence[Row],
     ids: dict[str, str] = {}
     for number, row in enumerate(sorted(rows), start=1):
         where = f"{DATABASE}: memories row {number}"
-        cid = _memory(_decode(row, where), row, where, out, default_of)
+        cid = _memory(_decode(row, where), row, where, out, default_of, now)
         if cid is not None:
             ids[row[0]] = cid
             out.legacy_ids[row[0]] = [cid]
     for number, source in enumerate(sources, start=1):
-        _job(source, f"{DATABASE}: sources row {number}", out, default_of)
+        _job(source, f"{DATABASE}: sources row {number}", out, default_of, now)
     for number, (event_id, data) in enumerate(events, start=1):
-        out.history.append(_event(event_id, data, f"{DATABASE}: events row {number}", ids))
+        out.history.append(_event(event_id, data, f"{DATABASE}: events row {number}", ids,
+                                  now))
     return out
 
 
@@ -158,9 +160,9 @@ def _decode(row: Row, where: str) -> dict[str, Any]:
 
 
 def _memory(data: dict[str, Any], row: Row, where: str, out: Conversion,
-            default_of: Callable[[str], Classification]) -> str | None:
-    created = _iso(data.get("createdAt"), where)
-    updated = _iso(data.get("updatedAt", created), where)
+            default_of: Callable[[str], Classification], now: str | None) -> str | None:
+    created = _iso(data.get("createdAt"), where, now)
+    updated = _iso(data.get("updatedAt", created), where, now)
     scope = str(data["scope"]).strip() or LEGACY_ORIGIN
     kind = str(data["kind"])
     texts, level = _texts(str(data["content"]), kind, default_of(scope))
@@ -197,7 +199,7 @@ def _memory(data: dict[str, Any], row: Row, where: str, out: Conversion,
 
 
 def _job(source: tuple[str, str, str, int, str], where: str, out: Conversion,
-         default_of: Callable[[str], Classification]) -> None:
+         default_of: Callable[[str], Classification], now: str | None) -> None:
     """One ``sources`` row: queued again (due now), settled, or left (done)."""
     legacy_id, raw, state, failures, _error = source
     if state == "done":
@@ -211,7 +213,7 @@ def _job(source: tuple[str, str, str, int, str], where: str, out: Conversion,
         raise LegacyError(where, "not a legacy source (kind, content)")
     if state not in ("pending", "running", "failed"):
         raise LegacyError(where, "not a legacy job state")
-    captured = _iso(data.get("createdAt"), where)
+    captured = _iso(data.get("createdAt"), where, now)
     scope = str(data.get("scope") or "").strip() or LEGACY_ORIGIN
     clean = sanitize(str(data["content"]), default_of(scope))
     if clean is None or not clean[0].strip():
@@ -235,7 +237,8 @@ def _job(source: tuple[str, str, str, int, str], where: str, out: Conversion,
             out.requeued.append((sid, min(max(failures, 1), MAX_FAILURES - 1)))
 
 
-def _event(event_id: str, raw: str, where: str, ids: dict[str, str]) -> LegacyEvent:
+def _event(event_id: str, raw: str, where: str, ids: dict[str, str],
+           now: str | None) -> LegacyEvent:
     """One ``events`` row without content: its ID, time, actor and the claims touched."""
     try:
         data = json.loads(raw)
@@ -243,7 +246,7 @@ def _event(event_id: str, raw: str, where: str, ids: dict[str, str]) -> LegacyEv
         raise LegacyError(where, "data is not JSON") from exc
     if not isinstance(data, dict):
         raise LegacyError(where, "data is not a JSON object")
-    at = _iso(data.get("at"), where)
+    at = _iso(data.get("at"), where, now)
     actor = data.get("actor")
     touched: list[str] = []
     for side in ("before", "after"):
