@@ -190,3 +190,36 @@ def test_the_sqlite_converter_dates_nothing_after_the_import() -> None:
     assert len(dates) == 5 and set(dates) == {now}, dates  # source, settled, claim,
     # feedback, the queued job's source
     assert [e.at for e in conversion.history] == [now]
+
+
+def test_explain_selects_what_injection_includes_and_says_why_the_rest_is_not(
+        cli: Callable[..., dict], home: Path, tmp_path: Path) -> None:
+    """``evolution explain QUERY`` said "4 candidates, 4 eligible, selected: none" while
+    every row said ``selected``: it ranked without a destination, so nothing was selected,
+    and injection takes at most 3 of the claims the provider may receive."""
+    _remote_sees_only_normal(home)
+    origin = tmp_path / "a"
+    terms = ["redis", "cache", "server", "set", "up"]
+    for x in ("port 6380", "a 4 GB maxmemory", "two replicas", "AOF persistence"):
+        text = f"The redis cache server set up uses {x}"
+        assert _apply(home, origin, f"Remember: {text}", [
+            {"kind": "fact", "content": text, "searchTerms": terms}]) == "applied"
+    secret = "The redis cache server set up uses TLS with the ops key"
+    assert _apply(home, origin, f"[ds4:sensitive]{secret}[/ds4:sensitive]", [
+        {"kind": "fact", "content": secret, "searchTerms": terms}]) == "applied"
+    prompt = "how is the redis cache server set up?"
+    report = cli("evolution", "explain", *prompt.split())
+    verdicts = {row["id"]: row["verdict"] for row in report["scored"]}
+    assert len(report["selected"]) == 3, report
+    assert sorted(i for i, v in verdicts.items() if v == "selected") == sorted(
+        report["selected"])
+    assert sorted(verdicts.values()) == [
+        "not allowed for this provider", "not selected (injection takes the best 3)",
+        "selected", "selected", "selected"], verdicts
+    included = [i["id"] for i in _manifest(cli, prompt) if i["decision"] == "included"]
+    assert sorted(included) == sorted(report["selected"])
+    assert "TLS" not in json.dumps(report)
+    last = cli("evolution", "explain")  # the plan's own recall, kept by this process
+    assert sorted(last["selected"]) == sorted(included)
+    assert sorted(row["verdict"] for row in last["scored"]) == [
+        "not selected (injection takes the best 3)", "selected", "selected", "selected"]

@@ -182,7 +182,10 @@ def register_inspection(root: Group) -> None:
                                "the last snapshot is kept in memory by the host process only "
                                "(in Pi: /context evolution explain); pass a QUERY to preview")
             return Result(dict(snapshot), f"at {snapshot['at']}\n{explain_text(snapshot)}")
-        data = explain(runtime().app().home, " ".join(query))
+        from waymarks.service.planning import egress_for
+
+        app = runtime().app()  # previewed for the plan's destination, as injection ranks
+        data = explain(app.home, " ".join(query), egress=egress_for(app))
         return Result(data, explain_text(data))
 
     @command(group, "forget", summary="Forget a learned claim and its exact same-origin "

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.core.egress import Egress
 from waymarks.core.evolution.aging import aging
@@ -29,6 +29,9 @@ from waymarks.service.evolution import Evolution
 from waymarks.service.learning import has_ledger
 from waymarks.service.ports import iso
 from waymarks.store.evolution import EventRow
+
+if TYPE_CHECKING:
+    from waymarks.recall.engine import RecallResult
 
 PAGE_SIZE: Final = 20
 SEARCH_LIMIT: Final = 10
@@ -303,13 +306,20 @@ def _waiting(home: Path, source_ids: list[str]) -> dict[str, str]:
 
 
 def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
-            now: str | None = None) -> dict[str, Any]:
-    """What automatic injection would do for ``query`` now: plan features, candidates,
-    scores, verdicts (no bodies, at most 8,000 bytes), with dormant claims left out as
-    automatic injection leaves them out."""
-    from waymarks.recall.engine import explain as explain_result
-    from waymarks.service.evolution_recall import recall_learned
+            now: str | None = None, egress: Egress | None = None) -> dict[str, Any]:
+    """What automatic injection to ``egress``'s destination would do for ``query`` now:
+    plan features, candidates, scores, verdicts (no bodies, at most 8,000 bytes), the
+    claims it would select, with dormant claims left out as automatic injection leaves
+    them out and the eligible claims that destination may not receive named as such."""
+    from waymarks.service.evolution_recall import admitted, injection_report, recall_learned
 
-    result = recall_learned(home, query, history_turns, automatic=True, now=_now(now),
-                            inherit=bool(history_turns))
-    return explain_result(result)
+    stamp = _now(now)
+
+    def ranked(to: Egress | None) -> RecallResult:
+        return recall_learned(home, query, history_turns, egress=to, automatic=True,
+                              now=stamp, inherit=bool(history_turns))
+
+    if egress is None:
+        return injection_report(ranked(None))
+    withheld = [s for s in ranked(None).eligible if not admitted(egress, s.candidate)]
+    return injection_report(ranked(egress), withheld)

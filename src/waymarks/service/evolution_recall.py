@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's pat
     from waymarks.ledger.log import SessionLog
     from waymarks.planner.learned import LearnedBlock
     from waymarks.recall.learned import LearnedClaim
-    from waymarks.recall.scoring import Scored
+    from waymarks.recall.scoring import Candidate, Scored
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution_corpus import Cached
     from waymarks.service.evolution_rank import Corpus
@@ -162,8 +162,7 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
     (``LedgerDamaged``: a learning command refuses)."""
     plan = plan_query(query, history) if inherit else direct_plan(query)
     stamp = now or iso(datetime.now(UTC))
-    admits = None if egress is None else (
-        lambda c: egress.admits_all_up_to(egress.level(c.text, c.classification)))
+    admits = None if egress is None else (lambda c: admitted(egress, c))
     try:
         corpus = _corpus(home)
     except _damaged() as exc:
@@ -186,6 +185,12 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
              for s in result.eligible]
     digest, rows = render_digest(shown, egress)
     return replace(result, digest=digest, selected=[str(r["id"]) for r in rows], rows=rows)
+
+
+def admitted(egress: Egress, candidate: Candidate) -> bool:
+    """Whether ``egress``'s destination may receive a learned claim (its level, raised by
+    its text's markers, a ceiling: every level up to it must be allowed)."""
+    return egress.admits_all_up_to(egress.level(candidate.text, candidate.classification))
 
 
 def _one_per_content(scored: list[Scored]) -> list[Scored]:
@@ -264,10 +269,28 @@ def _remember_snapshot(result: RecallResult, at: str) -> None:
 
 def last_snapshot() -> dict[str, object] | None:
     """The last automatic learned recall in this process (``None`` before any)."""
-    from waymarks.recall.engine import explain
-
     if _LAST_RESULT is None:
         return None
     result, at = _LAST_RESULT
-    return {**explain(result), "at": at,
-            "selected": [s.candidate.id for s in result.eligible[:3]]}
+    return {**injection_report(result), "at": at}
+
+
+def injection_report(result: RecallResult, withheld: Sequence[Scored] = ()
+                     ) -> dict[str, object]:
+    """``result`` (ranked for the destination, as automatic injection ranks) explained as
+    injection reads it: ``selected`` are the best ``MAX_LEARNED`` eligible claims, and
+    every other eligible one says it was not selected (each said ``selected`` while the
+    report said none were, or only 3 were). ``withheld``: eligible claims of a ranking
+    for any destination that this one may not receive, listed after them as such."""
+    from waymarks.planner.learned import MAX_LEARNED
+    from waymarks.recall.engine import explain
+
+    eligible = result.eligible
+    chosen = [s.candidate.id for s in eligible[:MAX_LEARNED]]
+    rest = [replace(s, reason=f"not selected (injection takes the best {MAX_LEARNED})")
+            for s in eligible[MAX_LEARNED:]]
+    refused = [replace(s, eligible=False, reason="not allowed for this provider")
+               for s in withheld]
+    scored = [*eligible[:MAX_LEARNED], *rest, *refused,
+              *(s for s in result.scored if not s.eligible)]
+    return explain(replace(result, scored=scored, selected=chosen))
