@@ -229,3 +229,24 @@ def test_a_search_never_sends_its_query_back(app: Waymarks, tmp_path: Path) -> N
     refused = call(app, "learned_memory", {"action": "search",
                                            "query": "[waymarks:omitted] deploy"})
     assert refused["code"] == "egress-placeholder"
+
+
+def test_a_forgotten_claim_reaches_the_model_by_id_and_state_only(
+        app: Waymarks, tmp_path: Path) -> None:
+    """After ``evolution forget``, ``list`` (scope all) gave the model the forgotten text
+    and ``show`` all of it: forgotten claims never recall, and this answer goes to the
+    model. The person's own listing still shows it."""
+    from waymarks.service.evolution_inspect import list_claims, show
+
+    claim = _claim(app, tmp_path)
+    with Evolution(app.home) as evo:
+        assert evo.forget(claim)
+    listed = call(app, "learned_memory", {"action": "list", "scope": "all"})
+    assert listed["claims"] == [{"id": claim, "state": "forgotten"}], listed
+    shown = call(app, "learned_memory", {"action": "show", "id": claim})
+    assert shown == {"outcome": "ok", "id": claim, "state": "forgotten"}, shown
+    assert "Kamal" not in json.dumps([listed, shown])
+    [own] = list_claims(app.home)["claims"]
+    assert own["content"] == "Deployments use Kamal, not Capistrano"
+    mine = show(app.home, claim)
+    assert mine is not None and mine["content"] == own["content"]

@@ -10,7 +10,10 @@ Given an ``egress`` (the MCP ``learned_memory`` tool: its answer goes to a model
 person), ``list``, ``search`` and ``show`` render each claim through it like every other
 path to a model: a claim whose level (its source's classification, raised by markers) the
 destination may not receive is named by ID only, under ``withheld``; the others' text is
-what the destination may see (credentials redacted for a remote provider).
+what the destination may see (credentials redacted for a remote provider). A claim the
+person forgot is named by ID and state only (``{"id", "state": "forgotten"}``): it never
+recalls, and the person wanted it gone from what a model is given (the listing gave its
+text to the model); the person's own listing still shows it.
 
 A malformed row never breaks a listing: it is left out and named in ``badRows``.
 """
@@ -64,8 +67,11 @@ def claim_json(row: ClaimRow, now: str) -> dict[str, Any]:
 
 def _rendered(row: ClaimRow, level: str | None, stamp: str, egress: Egress | None
               ) -> dict[str, Any] | None:
-    """:func:`claim_json` as ``egress`` may see it (``None``: it may not receive the claim);
-    without an egress, as it is stored (the person's own listing)."""
+    """:func:`claim_json` as ``egress`` may see it (``None``: it may not receive the claim;
+    a forgotten claim by ID and state only); without an egress, as it is stored (the
+    person's own listing)."""
+    if _forgotten_for(row, egress):
+        return {"id": row.id, "state": row.state}
     shown = claim_json(row, stamp)
     if egress is None:
         return shown
@@ -80,6 +86,11 @@ def _rendered(row: ClaimRow, level: str | None, stamp: str, egress: Egress | Non
     return {**shown, "content": text, "searchTerms": [t for t in terms if t],
             "origin": egress.label(row.origin), "feedback": feedback,
             "evidence": {**shown["evidence"], "sourceId": egress.label(row.source_id)}}
+
+
+def _forgotten_for(row: ClaimRow, egress: Egress | None) -> bool:
+    """Whether ``row`` is a forgotten claim going to a model (named by ID and state only)."""
+    return egress is not None and row.state == "forgotten"
 
 
 def _slot(slot: tuple[str, str, str] | None) -> dict[str, str] | None:
@@ -213,6 +224,8 @@ def show_or_match(home: Path, given: str, now: str | None = None,
         claim = _rendered(row, evo.store.source_levels().get(row.source_id), stamp, egress)
         if claim is None:
             return {"id": row.id, "withheld": True}, None
+        if _forgotten_for(row, egress):  # nothing more about it: not its provenance either
+            return claim, None
         label = _labeller(egress)  # IDs and origins a hand-edited ledger can fill
         provenance = None if source is None else {
             "sourceId": label(source.source_id), "kind": source.kind, "basis": source.basis,
