@@ -15,8 +15,9 @@ from tests.evolution.fake_provider import FakeProvider, openai_ok
 from tests.evolution.step_double import FileStep
 from waymarks.core.privacy import ProviderPolicy
 from waymarks.models import client_for
+from waymarks.service.evolution_attempt import Attempt
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
-from waymarks.service.evolution_queue import Attempt, EvolutionQueue
+from waymarks.service.evolution_queue import EvolutionQueue
 from waymarks.service.evolution_tick import RecoveryTick, SerialChain
 from waymarks.store.jobs import JobStore
 

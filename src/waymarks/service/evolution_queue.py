@@ -37,7 +37,6 @@ import random
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from threading import Event
@@ -64,6 +63,7 @@ from waymarks.core.model_port import (
     Route,
 )
 from waymarks.core.privacy import PrivacyConfigError, ProviderPolicy
+from waymarks.service.evolution_attempt import Attempt, estimated_usd, ordered, with_calls
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.ports import iso
 from waymarks.store.jobs import ANY_MODEL, Job, JobStore, Lease
@@ -78,32 +78,6 @@ STALE_REREADS = 1
 ClientFactory = Callable[[RouteConfig], ModelClient]
 #: the configuration and the provider policy in force now (raises for an invalid file)
 Reload = Callable[[], tuple[EvolutionConfig, ProviderPolicy]]
-
-
-@dataclass(frozen=True, slots=True)
-class Attempt:
-    """What one check did. ``outcome``: ``idle`` (nothing due), ``waiting`` (``reason``
-    says why nothing was attempted), ``settled``, ``failed``, ``paused``, ``given_up``,
-    ``cancelled``, ``late`` (a result arrived after its lease: ignored), ``busy`` (another
-    process holds it), ``done`` (``evolve`` on a settled source), ``unknown_source``,
-    ``bad_row`` (its job row is damaged: left out; ``evolution status`` names it)."""
-
-    outcome: str
-    source_id: str | None = None
-    reason: str | None = None
-    provider: str | None = None
-    model: str | None = None
-    calls: int = 0
-    #: a fallback from one route to another, when it is news (once per pair per hour)
-    notice: dict[str, str] | None = None
-
-    def to_json(self) -> dict[str, object]:
-        found: dict[str, object] = {
-            "outcome": self.outcome, "sourceId": self.source_id, "reason": self.reason,
-            "provider": self.provider, "model": self.model, "calls": self.calls}
-        if self.notice is not None:
-            found["notice"] = self.notice
-        return found
 
 
 def _system_ms() -> int:
@@ -319,7 +293,7 @@ class EvolutionQueue:
         if not usable:
             self.store.release(lease, now, reason)
             return Attempt("waiting", job.source_id, reason)
-        usable = self._order(usable, job)
+        usable = ordered(usable, job)
         calls = 0
         tried_models: list[str] = []
         failed: RouteConfig | None = None
@@ -343,7 +317,7 @@ class EvolutionQueue:
             calls += 1
             tried_models.append(route.model)
             if outcome is not None:
-                return _with(outcome, calls, notice=notice)
+                return with_calls(outcome, calls, notice=notice)
             failed = route
             # a route-level failure (auth, quota, rate limit, no API): try the next route
             # in the same attempt, within the source's model budget
@@ -352,13 +326,6 @@ class EvolutionQueue:
         now = self.now_ms()
         self.store.release(lease, now, "cooldown")
         return Attempt("waiting", job.source_id, "cooldown", calls=calls)
-
-    def _order(self, routes: list[RouteConfig], job: Job) -> list[RouteConfig]:
-        """After a contract break, an alternate model goes first (item 63)."""
-        if job.last_error == "invalid_output" and job.models:
-            fresh = [r for r in routes if r.model not in job.models]
-            return fresh + [r for r in routes if r.model in job.models]
-        return routes
 
     def _call(self, job: Job, lease: Lease, route: RouteConfig, request: ModelRequest,
               forced: bool, *, correcting: bool = False, rereads: int = 0
@@ -444,7 +411,7 @@ class EvolutionQueue:
         self.store.finish_call(reserved, "ok" if off is None else "cancelled", now, duration,
                                input_tokens=reply.input_tokens,
                                output_tokens=reply.output_tokens,
-                               estimated_usd=_estimate(route, reply),
+                               estimated_usd=estimated_usd(route, reply),
                                reported_usd=reply.reported_usd,
                                reasoning_tokens=reply.reasoning_tokens)
         if off is not None:
@@ -483,7 +450,7 @@ class EvolutionQueue:
         if not self.store.fail(lease, code, now, output=effect == "output", pause=pause,
                                retry_at=self._retry_at(now)):
             return late
-        return _with(base, 0, "paused" if pause else "failed", code)
+        return with_calls(base, 0, "paused" if pause else "failed", code)
 
     def _stale(self, job: Job, lease: Lease, route: RouteConfig, forced: bool,
                call_id: int, rereads: int) -> Attempt | None:
@@ -509,7 +476,7 @@ class EvolutionQueue:
             return off
         again = self._call(job, lease, route, request, forced, correcting=correcting,
                            rereads=rereads)
-        return None if again is None else _with(again, 2)
+        return None if again is None else with_calls(again, 2)
 
     def _learning_off(self, job: Job, lease: Lease, calls: int,
                       route: RouteConfig | None = None) -> Attempt | None:
@@ -554,21 +521,6 @@ class EvolutionQueue:
 
     def _retry_at(self, now: int) -> Callable[[int], int]:
         return lambda failures: now + int(backoff_s(failures, self.jitter()) * 1000)
-
-
-def _with(attempt: Attempt, calls: int, outcome: str | None = None,
-          reason: str | None = None, notice: dict[str, str] | None = None) -> Attempt:
-    return Attempt(outcome or attempt.outcome, attempt.source_id, reason or attempt.reason,
-                   attempt.provider, attempt.model, max(calls, attempt.calls),
-                   notice or attempt.notice)
-
-
-def _estimate(route: RouteConfig, reply: ModelReply) -> float | None:
-    if not route.priced:
-        return None
-    assert route.input_usd_per_mtok is not None and route.output_usd_per_mtok is not None
-    return (reply.input_tokens * route.input_usd_per_mtok
-            + reply.output_tokens * route.output_usd_per_mtok) / 1_000_000
 
 
 def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,

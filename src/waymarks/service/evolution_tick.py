@@ -25,7 +25,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 from waymarks.core.evolution_policy import TICK_INTERVAL_S
-from waymarks.service.evolution_queue import Attempt, EvolutionQueue
+from waymarks.service.evolution_attempt import Attempt
+from waymarks.service.evolution_queue import EvolutionQueue
 
 T = TypeVar("T")
 

@@ -1,0 +1,65 @@
+"""What one check of the evolution queue did (:class:`Attempt`) and the small pure pieces of
+an attempt: split from :mod:`waymarks.service.evolution_queue` so the worker stays one idea
+(leases, reservations, calls) and under the size the project keeps modules to.
+
+Nothing here touches the job store, a clock or the network."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from waymarks.core.model_port import ModelReply
+from waymarks.service.evolution_config import RouteConfig
+from waymarks.store.jobs import Job
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """What one check did. ``outcome``: ``idle`` (nothing due), ``waiting`` (``reason``
+    says why nothing was attempted), ``settled``, ``failed``, ``paused``, ``given_up``,
+    ``cancelled``, ``late`` (a result arrived after its lease: ignored), ``busy`` (another
+    process holds it), ``done`` (``evolve`` on a settled source), ``unknown_source``,
+    ``bad_row`` (its job row is damaged: left out; ``evolution status`` names it)."""
+
+    outcome: str
+    source_id: str | None = None
+    reason: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    calls: int = 0
+    #: a fallback from one route to another, when it is news (once per pair per hour)
+    notice: dict[str, str] | None = None
+
+    def to_json(self) -> dict[str, object]:
+        found: dict[str, object] = {
+            "outcome": self.outcome, "sourceId": self.source_id, "reason": self.reason,
+            "provider": self.provider, "model": self.model, "calls": self.calls}
+        if self.notice is not None:
+            found["notice"] = self.notice
+        return found
+
+
+def with_calls(attempt: Attempt, calls: int, outcome: str | None = None,
+               reason: str | None = None, notice: dict[str, str] | None = None) -> Attempt:
+    """``attempt`` reporting at least ``calls`` calls (and another outcome, reason or
+    notice when given)."""
+    return Attempt(outcome or attempt.outcome, attempt.source_id, reason or attempt.reason,
+                   attempt.provider, attempt.model, max(calls, attempt.calls),
+                   notice or attempt.notice)
+
+
+def estimated_usd(route: RouteConfig, reply: ModelReply) -> float | None:
+    """The cost of ``reply`` at the route's prices; None for a route without prices."""
+    if not route.priced:
+        return None
+    assert route.input_usd_per_mtok is not None and route.output_usd_per_mtok is not None
+    return (reply.input_tokens * route.input_usd_per_mtok
+            + reply.output_tokens * route.output_usd_per_mtok) / 1_000_000
+
+
+def ordered(routes: list[RouteConfig], job: Job) -> list[RouteConfig]:
+    """After a contract break, an alternate model goes first (item 63)."""
+    if job.last_error == "invalid_output" and job.models:
+        fresh = [r for r in routes if r.model not in job.models]
+        return fresh + [r for r in routes if r.model in job.models]
+    return routes
