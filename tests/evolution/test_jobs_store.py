@@ -112,7 +112,7 @@ def test_shared_hourly_ceiling_and_per_source_caps(tmp_path: Path) -> None:
     assert lease is not None
     caps = {"hourly_cap": 2, "source_calls": 4, "source_models": 1, "daily_usd": None}
     assert isinstance(store.reserve_call(lease, "p", "m1", 1, **caps), int)
-    assert store.reserve_call(lease, "p", "m2", 2, **caps) == "source_cap"  # models: 1
+    assert store.reserve_call(lease, "p", "m2", 2, **caps) == "source_models"  # models: 1
     assert isinstance(store.reserve_call(lease, "p", "m1", 3, **caps), int)
     other = store.lease("s2", "A", 4, 150_000)
     assert other is not None
@@ -120,6 +120,27 @@ def test_shared_hourly_ceiling_and_per_source_caps(tmp_path: Path) -> None:
     assert store.reserve_call(other, "p", "m1", 6, **caps, forced=True) == "hourly_cap"
     # an hour later the window has moved on
     assert isinstance(store.reserve_call(other, "p", "m1", 3_600_002, **caps), int)
+
+
+def test_a_call_refused_unanswered_gives_the_source_its_budget_back(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.add_jobs([REF], 0)
+    lease = store.lease("s1", "A", 0, 150_000)
+    assert lease is not None
+    caps = {"hourly_cap": 3, "source_calls": 4, "source_models": 1, "daily_usd": None}
+    limited = store.reserve_call(lease, "p", "m1", 1, **caps)
+    assert isinstance(limited, int)
+    store.finish_call(limited, "rate_limited", 2, 5)
+    store.refund_call(limited)
+    assert (store.job("s1").calls, store.job("s1").models) == (0, ())  # type: ignore[union-attr]
+    answered = store.reserve_call(lease, "p", "m2", 3, **caps)  # m1 spent no model slot
+    assert isinstance(answered, int)
+    store.finish_call(answered, "timeout", 4, 5)
+    store.refund_call(answered)  # a timeout is no refusal: nothing given back
+    assert (store.job("s1").calls, store.job("s1").models) == (  # type: ignore[union-attr]
+        1, ("m2",))
+    assert store.reserve_call(lease, "p", "m1", 5, **caps) == "source_models"
+    assert store.calls_since(0) == 2  # the shared hourly ceiling still counts the refusal
 
 
 def test_daily_ceiling_counts_estimated_cost(tmp_path: Path) -> None:

@@ -164,6 +164,34 @@ def test_rate_limit_cools_the_model_and_falls_back_in_the_same_attempt(h: Harnes
     assert h.store.cooling("openai", "m1", T0).until_ms == T0 + 90_000  # type: ignore[union-attr]
 
 
+def test_rate_limited_calls_spend_none_of_the_source_budget(h: Harness) -> None:
+    # two 429s used up sourceModels = 2: the next attempt found the third model past the
+    # budget and gave the source up for good (budget_spent, 0 failures)
+    h.step.add("s1")
+    h.fake.script = [error(429), error(429)]
+    queue = h.queue(models=("m2", "m3"))
+    attempt = queue.run_once()
+    assert (attempt.outcome, attempt.model, attempt.calls) == ("settled", "m3", 3)
+    assert [r["body"]["model"] for r in h.fake.requests] == ["m1", "m2", "m3"]
+    job = h.job()
+    assert (job.state, job.calls, job.models) == ("settled", 1, ("m3",))
+    assert [e for e in h.step.log() if e["op"] == "give_up"] == []
+
+
+def test_a_model_past_the_source_budget_is_skipped_not_given_up(h: Harness) -> None:
+    h.step.add("s1")
+    h.fake.script = [error(500)]  # an answer of sorts: m1 counts among the source's models
+    queue = h.queue(models=("m2",), source_models=1)
+    assert queue.run_once().outcome == "failed"
+    h.store.cool_down("openai", "m1", T0 + 36_000_000, "bad_request", T0)
+    h.clock.now = h.job().retry_at
+    attempt = queue.run_once()
+    assert (attempt.outcome, attempt.reason) == ("waiting", "source_models")
+    job = h.job()
+    assert (job.state, job.wait_reason, job.models) == ("pending", "source_models", ("m1",))
+    assert len(h.fake.requests) == 1 and h.step.log() == []
+
+
 def test_auth_failure_cools_the_provider_and_skips_its_other_models(h: Harness) -> None:
     h.step.add("s1")
     h.fake.script = [error(401)]

@@ -84,6 +84,11 @@ _TABLE: Final[dict[str, tuple[Scope, float, Counts, bool, bool]]] = {
 }
 assert set(_TABLE) == MODEL_ERROR_CODES, "every model error code has a policy"
 
+#: failures that are the provider's refusal, without an answer (a route-level failure, not
+#: the source's): such a call spends none of the source's own budget (``refund_call``)
+NO_ANSWER_CODES: Final = frozenset(code for code, row in _TABLE.items()
+                                   if row[2] == "none" and code != "cancelled")
+
 #: a repeated transport failure cools the model down this long
 TRANSPORT_COOLDOWN_S: Final = 900.0
 #: a supplied quota reset is honoured within these bounds (item 63: "1 h or until the

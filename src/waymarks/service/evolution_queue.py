@@ -45,6 +45,7 @@ from waymarks.core.egress import Egress
 from waymarks.core.evolution.limits import ModelLimits
 from waymarks.core.evolution.request import corrective
 from waymarks.core.evolution_policy import (
+    NO_ANSWER_CODES,
     TRANSPORT_COOLDOWN_S,
     TRANSPORT_FAILURES_BEFORE_COOLDOWN,
     action_for,
@@ -297,6 +298,7 @@ class EvolutionQueue:
         calls = 0
         tried_models: list[str] = []
         failed: RouteConfig | None = None
+        capped = False
         notice: dict[str, str] | None = None
         self.last_route_error = None
         for route in usable:
@@ -314,18 +316,21 @@ class EvolutionQueue:
             if off is not None:
                 return off
             outcome = self._call(job, lease, route, request, forced)
+            if outcome is not None and outcome.reason == "source_models":
+                capped = True  # one model more than the source may use: not this one
+                continue
             calls += 1
             tried_models.append(route.model)
             if outcome is not None:
                 return with_calls(outcome, calls, notice=notice)
             failed = route
             # a route-level failure (auth, quota, rate limit, no API): try the next route
-            # in the same attempt, within the source's model budget
-            if len(tried_models) >= self.config.source_models and not forced:
-                break
+            # in the same attempt, within the source's model budget (the store's count of
+            # the models that answered, or may have: a refusal spends none of it)
         now = self.now_ms()
-        self.store.release(lease, now, "cooldown")
-        return Attempt("waiting", job.source_id, "cooldown", calls=calls)
+        reason = "source_models" if capped else "cooldown"
+        self.store.release(lease, now, reason)
+        return Attempt("waiting", job.source_id, reason, calls=calls)
 
     def _call(self, job: Job, lease: Lease, route: RouteConfig, request: ModelRequest,
               forced: bool, *, correcting: bool = False, rereads: int = 0
@@ -360,8 +365,10 @@ class EvolutionQueue:
             source_calls=self.config.source_calls, source_models=self.config.source_models,
             daily_usd=self.config.daily_usd, forced=forced)
         if isinstance(reserved, str):
-            if reserved == "source_cap":
+            if reserved == "source_cap":  # its calls are spent: given up for good
                 return self._give_up(lease, "budget_spent")
+            if reserved == "source_models":  # the next route (the lease stays held)
+                return Attempt("waiting", job.source_id, reserved)
             self.store.release(lease, now, reserved)
             return Attempt("waiting", job.source_id, reserved)
         if self.cancel.is_set():
@@ -403,6 +410,8 @@ class EvolutionQueue:
             return Attempt("late", job.source_id, provider=route.provider, model=route.model)
         if error is not None:
             self.store.finish_call(reserved, error.code, now, duration)
+            if error.code in NO_ANSWER_CODES:  # refused unanswered: the source spent nothing
+                self.store.refund_call(reserved)
             return self._failed(job, lease, route, error, now)
         assert reply is not None
         # turned off while the model worked: nothing of its reply is written (the call is

@@ -79,6 +79,8 @@ WAIT_TEXT = {
     "price_unknown": "dailyEstimatedUsd is set but no usable route has prices "
                      "(inputUsdPerMTok/outputUsdPerMTok)",
     "source_cap": "the source spent its own call budget",
+    "source_models": "the models it may use (sourceModels) are cooling down, and another "
+                     "would be one too many; it waits for one of them",
     "learning_off": "learning is off for its directory (`waymarks learn on`, or its "
                     "project's [evolution] learn = false): nothing of it is sent",
     "stale": "the learned memory of its directory changed while the model worked; the "

@@ -37,8 +37,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
+from waymarks.core.evolution_policy import NO_ANSWER_CODES
 from waymarks.core.model_port import SourceRef
 from waymarks.store import binding
+from waymarks.store.job_routes import ANY_MODEL, RouteState
 from waymarks.store.job_rows import (
     ALLOWED_CODES,
     CALL_OUTCOMES,
@@ -68,13 +70,7 @@ __all__ = ["ALLOWED_CODES", "ANY_MODEL", "CALL_OUTCOMES", "DB_FILE", "MIGRATIONS
 
 DB_FILE: Final = "evolution.db"
 
-#: a fallback between the same two routes is noticed at most once in this window
-NOTICE_WINDOW_MS: Final = 3_600_000
-#: the provider-wide row of ``route_health`` uses this model name
-ANY_MODEL: Final = "*"
-
-
-class JobStore:
+class JobStore(RouteState):
     """One connection to ``evolution.db``. Not shared between threads."""
 
     def __init__(self, path: Path) -> None:
@@ -295,20 +291,6 @@ class JobStore:
                 "outputTokens", "estimatedUsd", "forced", "reportedUsd", "reasoningTokens")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
-    def cooldowns(self, now: int) -> list[Cooldown]:
-        rows = self.db.execute(
-            "SELECT provider, model, cooldown_until, reason FROM route_health "
-            "WHERE cooldown_until > ? ORDER BY provider, model", (now,))
-        return [Cooldown(str(p), str(m), int(u), r) for p, m, u, r in rows]
-
-    def cooling(self, provider: str, model: str, now: int) -> Cooldown | None:
-        """The cooldown that blocks ``provider``/``model`` now, if any."""
-        row = self.db.execute(
-            "SELECT provider, model, cooldown_until, reason FROM route_health WHERE "
-            "provider = ? AND model IN (?, ?) AND cooldown_until > ? "
-            "ORDER BY cooldown_until DESC LIMIT 1", (provider, model, ANY_MODEL, now)).fetchone()
-        return None if row is None else Cooldown(str(row[0]), str(row[1]), int(row[2]), row[3])
-
     # --- leases ------------------------------------------------------------------------
 
     def expire_leases(self, now: int, retry_at: Callable[[int], int]) -> int:
@@ -383,8 +365,10 @@ class JobStore:
                      hourly_cap: int, source_calls: int, source_models: int,
                      daily_usd: float | None, forced: bool = False) -> int | str:
         """Reserve one model call under the shared ceilings, in one transaction: the row id
-        of the reservation, or a wait reason. ``forced`` skips the per-source caps, never
-        the shared hourly or daily ceilings (item 69)."""
+        of the reservation, or a wait reason: ``source_cap`` when the source spent its
+        calls, ``source_models`` when this model would be one more than the source may use
+        (another model it used may still be tried). ``forced`` skips the per-source caps,
+        never the shared hourly or daily ceilings (item 69)."""
         with self.write() as db:
             row = db.execute(
                 "SELECT calls, models, owner, attempt, state FROM jobs WHERE source_id = ?",
@@ -403,9 +387,10 @@ class JobStore:
                     "reserved_at > ?", (now - 86_400_000,)).fetchone()[0])
                 if spent >= daily_usd:
                     return "daily_budget"
-            if not forced and (calls >= source_calls
-                               or (model not in models and len(models) >= source_models)):
+            if not forced and calls >= source_calls:
                 return "source_cap"
+            if not forced and model not in models and len(models) >= source_models:
+                return "source_models"  # this route is past the source's model budget
             if model not in models:
                 models.append(model)
             db.execute("UPDATE jobs SET calls = calls + 1, models = ? WHERE source_id = ?",
@@ -435,6 +420,35 @@ class JobStore:
             db.execute(
                 "UPDATE jobs SET spent_ms = spent_ms + ? WHERE source_id = "
                 "(SELECT source_id FROM model_calls WHERE id = ?)", (duration_ms, call_id))
+
+    def refund_call(self, call_id: int) -> None:
+        """A finished call the provider refused without an answer (``NO_ANSWER_CODES``:
+        rate limited, quota, auth, no completion API) spent none of its source's budget:
+        the source gets the call back and, unless another of its calls reached that model
+        (or may have: one interrupted while reserved), the model's place among the
+        ``sourceModels`` it may use. Before, two 429s used up ``sourceModels = 2`` and the
+        next route found the source "spent": given up for good. The hourly ceiling still
+        counts the call (its row stays)."""
+        with self.write() as db:
+            row = db.execute("SELECT source_id, provider, model, outcome FROM model_calls "
+                             "WHERE id = ?", (call_id,)).fetchone()
+            if row is None or row[3] not in NO_ANSWER_CODES:
+                return
+            source_id, provider, model = str(row[0]), str(row[1]), str(row[2])
+            job = db.execute("SELECT models FROM jobs WHERE source_id = ?",
+                             (source_id,)).fetchone()
+            if job is None:
+                return
+            models = list(json.loads(str(job[0])))
+            marks = ", ".join("?" * len(NO_ANSWER_CODES))
+            other = db.execute(
+                f"SELECT 1 FROM model_calls WHERE source_id = ? AND provider = ? AND "
+                f"model = ? AND id != ? AND outcome NOT IN ({marks}) LIMIT 1",
+                (source_id, provider, model, call_id, *sorted(NO_ANSWER_CODES))).fetchone()
+            if other is None and model in models:
+                models.remove(model)
+            db.execute("UPDATE jobs SET calls = MAX(calls - 1, 0), models = ? WHERE "
+                       "source_id = ?", (json.dumps(models), source_id))
 
     def call_outcome(self, call_id: int, outcome: str) -> None:
         """Correct how a finished call ended (a reply found stale when applied)."""
@@ -506,68 +520,3 @@ class JobStore:
         row = self.db.execute("SELECT failures, output_failures FROM jobs WHERE source_id = ?",
                               (source_id,)).fetchone()
         return (0, 0) if row is None else (int(row[0]), int(row[1]))
-
-    # --- recovery notices ----------------------------------------------------------------
-
-    def note_fallback(self, from_route: tuple[str, str], to_route: tuple[str, str],
-                      reason: str, now: int) -> bool:
-        """Record that a call fell back from one route to another (item 66). One notice per
-        route pair per hour, across processes: True only for the one that is new (the
-        host shows it; the others are the same news)."""
-        _code(reason)
-        with self.write() as db:
-            seen = db.execute(
-                "SELECT 1 FROM recovery_notices WHERE from_provider = ? AND from_model = ? "
-                "AND to_provider = ? AND to_model = ? AND created_at > ? LIMIT 1",
-                (*from_route, *to_route, now - NOTICE_WINDOW_MS)).fetchone()
-            if seen is not None:
-                return False
-            db.execute(
-                "INSERT INTO recovery_notices (from_provider, from_model, to_provider, "
-                "to_model, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (*from_route, *to_route, reason, now))
-            return True
-
-    def recent_notices(self, since: int, limit: int = 5) -> list[dict[str, object]]:
-        rows = self.db.execute(
-            "SELECT from_provider, from_model, to_provider, to_model, reason, created_at "
-            "FROM recovery_notices WHERE created_at > ? ORDER BY id DESC LIMIT ?",
-            (since, limit))
-        return [{"from": f"{fp}/{fm}", "to": f"{tp}/{tm}", "reason": reason, "at": at}
-                for fp, fm, tp, tm, reason, at in rows]
-
-    # --- route health ------------------------------------------------------------------
-
-    def cool_down(self, provider: str, model: str, until: int, reason: str, now: int) -> None:
-        """Cool a route down (never shortens a longer cooldown already in force)."""
-        _code(reason)
-        with self.write() as db:
-            db.execute(
-                "INSERT INTO route_health (provider, model, cooldown_until, reason, updated_at)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (provider, model) DO UPDATE SET "
-                "cooldown_until = MAX(cooldown_until, excluded.cooldown_until), "
-                "reason = CASE WHEN excluded.cooldown_until > cooldown_until "
-                "THEN excluded.reason ELSE reason END, updated_at = excluded.updated_at",
-                (provider, model, until, reason, now))
-
-    def transport_failure(self, provider: str, model: str, now: int) -> int:
-        """Count a transport failure on a route; returns how many in a row."""
-        with self.write() as db:
-            db.execute(
-                "INSERT INTO route_health (provider, model, transport_failures, updated_at) "
-                "VALUES (?, ?, 1, ?) ON CONFLICT (provider, model) DO UPDATE SET "
-                "transport_failures = transport_failures + 1, updated_at = excluded.updated_at",
-                (provider, model, now))
-            row = db.execute("SELECT transport_failures FROM route_health WHERE provider = ? "
-                             "AND model = ?", (provider, model)).fetchone()
-            return int(row[0])
-
-    def route_ok(self, provider: str, model: str, now: int) -> None:
-        """A call on the route came back: its transport failures are no longer in a row."""
-        row = self.db.execute("SELECT transport_failures FROM route_health WHERE provider = ? "
-                              "AND model = ?", (provider, model)).fetchone()
-        if row is None or int(row[0]) == 0:
-            return
-        with self.write() as db:
-            db.execute("UPDATE route_health SET transport_failures = 0, updated_at = ? "
-                       "WHERE provider = ? AND model = ?", (now, provider, model))
