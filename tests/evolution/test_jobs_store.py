@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from waymarks.core.model_port import SourceRef
+from waymarks.store.job_rows import route_key
 from waymarks.store.jobs import SCHEMA_VERSION, JobStore, SchemaTooNewError
 
 REF = SourceRef("s1", "/work/a", "normal", "2026-12-01T10:00:00.000Z")
@@ -138,7 +139,7 @@ def test_a_call_refused_unanswered_gives_the_source_its_budget_back(tmp_path: Pa
     store.finish_call(answered, "timeout", 4, 5)
     store.refund_call(answered)  # a timeout is no refusal: nothing given back
     assert (store.job("s1").calls, store.job("s1").models) == (  # type: ignore[union-attr]
-        1, ("m2",))
+        1, (route_key("p", "m2"),))
     assert store.reserve_call(lease, "p", "m1", 5, **caps) == "source_models"
     assert store.calls_since(0) == 2  # the shared hourly ceiling still counts the refusal
 

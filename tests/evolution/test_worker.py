@@ -18,6 +18,7 @@ from waymarks.core.privacy import ProviderPolicy
 from waymarks.models import client_for
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.evolution_queue import EvolutionQueue
+from waymarks.store.job_rows import route_key
 from waymarks.store.jobs import JobStore
 
 T0 = 1_800_000_000_000
@@ -174,7 +175,7 @@ def test_rate_limited_calls_spend_none_of_the_source_budget(h: Harness) -> None:
     assert (attempt.outcome, attempt.model, attempt.calls) == ("settled", "m3", 3)
     assert [r["body"]["model"] for r in h.fake.requests] == ["m1", "m2", "m3"]
     job = h.job()
-    assert (job.state, job.calls, job.models) == ("settled", 1, ("m3",))
+    assert (job.state, job.calls, job.models) == ("settled", 1, (route_key("openai", "m3"),))
     assert [e for e in h.step.log() if e["op"] == "give_up"] == []
 
 
@@ -188,7 +189,8 @@ def test_a_model_past_the_source_budget_is_skipped_not_given_up(h: Harness) -> N
     attempt = queue.run_once()
     assert (attempt.outcome, attempt.reason) == ("waiting", "source_models")
     job = h.job()
-    assert (job.state, job.wait_reason, job.models) == ("pending", "source_models", ("m1",))
+    assert (job.state, job.wait_reason, job.models) == (
+        "pending", "source_models", (route_key("openai", "m1"),))
     assert len(h.fake.requests) == 1 and h.step.log() == []
 
 

@@ -24,6 +24,7 @@ from waymarks.service.evolution_config import (
 )
 from waymarks.service.evolution_queue import EvolutionQueue
 from waymarks.service.evolution_status import evolution_status
+from waymarks.store.job_rows import route_key
 from waymarks.store.jobs import JobStore
 
 T0 = 1_800_000_000_000
@@ -200,3 +201,30 @@ def test_a_trusted_projects_fallback_off_holds_for_a_queue_run_elsewhere(
         queue.close()
     assert len(backup.requests) == 1 and step.settled("s-other")
     assert not step.settled("s-strict")
+
+
+def test_a_backup_serving_the_same_model_name_is_another_route(
+        tmp_path: Path, providers: tuple[FakeProvider, FakeProvider]) -> None:
+    """The attempt kept the models it had tried by name alone: a backup provider serving
+    the primary's model name (vLLM behind Ollama's qwen2.5:7b) was skipped as tried, and
+    the source waited as `cooldown` while that route was not cooling."""
+    limited, backup = providers
+    home = tmp_path / "home"
+    _config(home, f'[evolution]\nprovider = "ollama"\nendpoint = "{limited.origin}/v1"\n'
+                  f'model = "qwen2.5:7b"\n[[evolution.backups]]\nprovider = "vllm"\n'
+                  f'endpoint = "{backup.origin}/v1"\nmodel = "qwen2.5:7b"\n')
+    step = FileStep(tmp_path / "step")
+    step.add("s1")
+    queue = EvolutionQueue(JobStore.open(home), step, load_evolution_config(home),
+                           ProviderPolicy.from_config({}),
+                           lambda r: client_for(r.api, r.endpoint, r.key_env),
+                           now_ms=lambda: T0, jitter=lambda: 0.5)
+    try:
+        attempt = queue.run_once()
+        assert (attempt.outcome, attempt.provider, attempt.model, attempt.calls) == (
+            "settled", "vllm", "qwen2.5:7b", 2)
+        job = queue.store.job("s1")
+        assert job is not None and job.models == (route_key("vllm", "qwen2.5:7b"),)
+    finally:
+        queue.close()
+    assert len(limited.requests) == 1 and len(backup.requests) == 1

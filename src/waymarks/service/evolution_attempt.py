@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from waymarks.core.model_port import ModelReply
 from waymarks.service.evolution_config import RouteConfig
+from waymarks.store.job_rows import route_key
 from waymarks.store.jobs import Job
 
 
@@ -60,6 +61,7 @@ def estimated_usd(route: RouteConfig, reply: ModelReply) -> float | None:
 def ordered(routes: list[RouteConfig], job: Job) -> list[RouteConfig]:
     """After a contract break, an alternate model goes first (item 63)."""
     if job.last_error == "invalid_output" and job.models:
-        fresh = [r for r in routes if r.model not in job.models]
-        return fresh + [r for r in routes if r.model in job.models]
+        used = [route_key(r.provider, r.model) in job.models for r in routes]
+        return ([r for r, u in zip(routes, used, strict=True) if not u]
+                + [r for r, u in zip(routes, used, strict=True) if u])
     return routes

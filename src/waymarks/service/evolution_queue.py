@@ -296,13 +296,13 @@ class EvolutionQueue:
             return Attempt("waiting", job.source_id, reason)
         usable = ordered(usable, job)
         calls = 0
-        tried_models: list[str] = []
+        tried: list[tuple[str, str]] = []  # (provider, model): a model name is no route
         failed: RouteConfig | None = None
         capped = False
         notice: dict[str, str] | None = None
         self.last_route_error = None
         for route in usable:
-            if (tried_models and route.model in tried_models) or self.store.cooling(
+            if (route.provider, route.model) in tried or self.store.cooling(
                     route.provider, route.model, self.now_ms()) is not None:
                 continue  # tried, or cooled down by the failure just now (auth: the provider)
             if failed is not None and self.store.note_fallback(
@@ -320,7 +320,7 @@ class EvolutionQueue:
                 capped = True  # one model more than the source may use: not this one
                 continue
             calls += 1
-            tried_models.append(route.model)
+            tried.append((route.provider, route.model))
             if outcome is not None:
                 return with_calls(outcome, calls, notice=notice)
             failed = route

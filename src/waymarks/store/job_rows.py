@@ -34,6 +34,13 @@ CAUSE_UNKNOWN: Final = "cause_unknown"
 ALLOWED_CODES: Final = WAIT_REASONS | CALL_OUTCOMES | STEP_CODES | {CAUSE_UNKNOWN}
 
 
+def route_key(provider: str, model: str) -> str:
+    """How a job's ``models`` list names a route: its provider and model together (the
+    same model name served by another provider is another route; a list of model names
+    alone skipped it as "tried")."""
+    return json.dumps([provider, model])
+
+
 def code(value: str | None) -> str | None:
     """An allowlisted code, or ``ValueError`` (never store free text)."""
     if value is not None and value not in ALLOWED_CODES:
