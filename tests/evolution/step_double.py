@@ -61,7 +61,8 @@ class FileStep:
         return ModelRequest("Consolidate the source into claims as JSON.", source["text"],
                             512, source["classification"])
 
-    def apply(self, source_id: str, reply: ModelReply, at: str) -> StepOutcome:
+    def apply(self, source_id: str, reply: ModelReply, at: str, *,
+              secrets: frozenset[str] = frozenset()) -> StepOutcome:
         with self._locked() as sources:
             source = sources[source_id]
             if source["settled"]:

@@ -72,9 +72,10 @@ GOOD = '{"claims": [{"kind": "preference", "content": "Prefers tabs"}]}'
 class _OffAfterApply(Evolution):
     """The real step; the person turns learning off just after a reply was judged."""
 
-    def apply(self, source_id: str, reply: ModelReply, at: str) -> StepOutcome:
+    def apply(self, source_id: str, reply: ModelReply, at: str, *,
+              secrets: frozenset[str] = frozenset()) -> StepOutcome:
         try:
-            return super().apply(source_id, reply, at)
+            return super().apply(source_id, reply, at, secrets=secrets)
         finally:
             set_learning(self.home, False)
 

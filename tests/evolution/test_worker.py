@@ -363,7 +363,8 @@ class _SlowApply(FileStep):
         super().__init__(directory)
         self.clock, self.outcome = clock, outcome
 
-    def apply(self, source_id: str, reply: ModelReply, at: str):  # type: ignore[no-untyped-def]
+    def apply(self, source_id: str, reply: ModelReply, at: str,  # type: ignore[no-untyped-def]
+              *, secrets: frozenset[str] = frozenset()):
         self.clock.now += 151_000
         return super().apply(source_id, ModelReply(self.outcome, reply.provider, reply.model),
                              at)
@@ -401,7 +402,8 @@ def test_a_step_that_raises_on_a_reply_fails_the_attempt_and_frees_the_lease(
     h.step.add("s1")
 
     class Raising(FileStep):
-        def apply(self, source_id: str, reply: ModelReply, at: str) -> Any:
+        def apply(self, source_id: str, reply: ModelReply, at: str, *,
+                  secrets: frozenset[str] = frozenset()) -> Any:
             raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
 
     queue = h.queue()

@@ -120,8 +120,11 @@ class ConsolidationStep(Protocol):
         """The call to make for a source, or None when it needs no call (already settled)."""
         ...
 
-    def apply(self, source_id: str, reply: ModelReply, at: str) -> StepOutcome:
+    def apply(self, source_id: str, reply: ModelReply, at: str, *,
+              secrets: frozenset[str] = frozenset()) -> StepOutcome:
         """Validate a reply against the output contract and write what it may, in one go.
+        ``secrets``: values no claim or search term may hold (the routes' API keys: a
+        provider that echoes its key must not get it into learned memory).
 
         Idempotent per source: applying to a settled source changes nothing."""
         ...

@@ -343,8 +343,10 @@ class Evolution:
                                                 iso(self.clock.now()))])
         return request
 
-    def apply(self, source_id: str, reply: ModelReply, at: str) -> StepOutcome:
-        """Validate ``reply`` against the output contract and write what it may."""
+    def apply(self, source_id: str, reply: ModelReply, at: str, *,
+              secrets: frozenset[str] = frozenset()) -> StepOutcome:
+        """Validate ``reply`` against the output contract and write what it may; a claim
+        holding one of ``secrets`` (the routes' keys) is refused as a credential is."""
         from waymarks.core.evolution.confirm import confirmations
         from waymarks.core.evolution.contract import ContractBreak, parse_reply
         from waymarks.core.evolution.decide import decide
@@ -372,7 +374,8 @@ class Evolution:
                 self._in_flight.pop(source_id, None)
                 return StepOutcome("stale")
             chosen = frozenset(c.id for c, _level in self._offered(source))
-            decision = decide(source, parsed, chosen, _Lookup(self.store, parsed), at)
+            decision = decide(source, parsed, chosen, _Lookup(self.store, parsed), at,
+                              secrets=secrets)
             # a reply refused for authority writes nothing of itself (the job pauses)
             confirm = confirmations(source, parsed, chosen, decision.records,
                                     self.store.view.claim) if decision.settles else []

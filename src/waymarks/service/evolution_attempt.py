@@ -6,6 +6,7 @@ Nothing here touches the job store, a clock or the network."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from waymarks.core.model_port import ModelReply
@@ -65,3 +66,16 @@ def ordered(routes: list[RouteConfig], job: Job) -> list[RouteConfig]:
         return ([r for r, u in zip(routes, used, strict=True) if not u]
                 + [r for r, u in zip(routes, used, strict=True) if u])
     return routes
+
+
+#: a key variable's value shorter than this is no secret worth refusing text for (a
+#: placeholder such as "none" would refuse every claim that says "none")
+MIN_KEY_CHARS = 8
+
+
+def route_keys(routes: list[RouteConfig]) -> frozenset[str]:
+    """The current values of the routes' key variables (``keyEnv``), to be refused in
+    learned memory: a provider holding a key can echo it back as a "fact", and no
+    credential pattern knows every provider's key format. Never logged or stored."""
+    values = (os.environ.get(r.key_env, "").strip() for r in routes if r.key_env)
+    return frozenset(v for v in values if len(v) >= MIN_KEY_CHARS)

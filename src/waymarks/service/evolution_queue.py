@@ -64,7 +64,13 @@ from waymarks.core.model_port import (
     Route,
 )
 from waymarks.core.privacy import PrivacyConfigError, ProviderPolicy
-from waymarks.service.evolution_attempt import Attempt, estimated_usd, ordered, with_calls
+from waymarks.service.evolution_attempt import (
+    Attempt,
+    estimated_usd,
+    ordered,
+    route_keys,
+    with_calls,
+)
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.ports import iso
 from waymarks.store.jobs import ANY_MODEL, Job, JobStore, Lease
@@ -430,7 +436,7 @@ class EvolutionQueue:
             return Attempt("late", job.source_id, provider=route.provider, model=route.model)
         try:
             outcome = self.step.apply(job.source_id, reply, iso(datetime.fromtimestamp(
-                now / 1000, UTC)))
+                now / 1000, UTC)), secrets=route_keys(self.routes()))
         except Exception:  # noqa: BLE001 - a defect met on this reply: a failed attempt
             # (it left the lease to run out, recorded as interrupted, and every retry paid
             # for another call that crashed the same way)

@@ -22,8 +22,8 @@ A replacement backed by weaker evidence than its target (the priority table of
 ``CONFIRMED_PRIORITY``, so only a manual correction outranks it) is withheld: the
 target stays, the new variant is stored ``conflicted`` (quarantined, never recalled) and
 the refusal is recorded as ``weaker``.
-Content that still holds a credential or a placeholder (a redaction, text withheld by
-the privacy policy, ``[waymarks:omitted]``) is refused
+Content that still holds a credential (a route's own API key among them) or a placeholder
+(a redaction, text withheld by the privacy policy, ``[waymarks:omitted]``) is refused
 (``still_redacted``, a stop); content forgotten in this origin is refused alone
 (``forgotten``: recorded, the reply's other claims written, the source settled); a search
 term that holds a credential is dropped from its claim.
@@ -103,8 +103,11 @@ class Decision:
 
 
 def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[str],
-           lookup: Lookup, at: str) -> Decision:
-    """The records that applying ``proposed`` for ``source`` appends (refusals included)."""
+           lookup: Lookup, at: str, *, secrets: frozenset[str] = frozenset()) -> Decision:
+    """The records that applying ``proposed`` for ``source`` appends (refusals included).
+    ``secrets``: values that count as credentials here (the routes' own API keys, which no
+    credential pattern may know: a hostile provider echoed its key into a claim, stored
+    and then recalled to every model)."""
     records: list[EvolutionRecord] = []
     written = refused = 0
     stops: list[str] = []
@@ -126,7 +129,7 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
         if limited is not None:
             refuse(claim.replaces or new_id, limited)
             continue
-        if _redacted(claim.content):
+        if _redacted(claim.content, secrets):
             refuse(new_id, "still_redacted")
             continue
         if lookup.suppressed(suppression_key(source.origin, claim.content)):
@@ -157,7 +160,7 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
         seen.add(new_id)
         records.append(ClaimRecord(
             SCHEMA_VERSION, new_id, source.origin, claim.kind, claim.content,  # type: ignore[arg-type]
-            evidence, state, replaces, conflicts, _clean_terms(claim.search_terms)))  # type: ignore[arg-type]
+            evidence, state, replaces, conflicts, _clean_terms(claim.search_terms, secrets)))  # type: ignore[arg-type]
         written += state == "provisional"
     if stops:
         # an authority stop changes nothing: only the refusals are recorded, and the source
@@ -194,11 +197,12 @@ def _replacement_refusal(source: SourceRow, claim: ProposedClaim, replaces: str,
     return None
 
 
-def _clean_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
+def _clean_terms(terms: tuple[str, ...],
+                 secrets: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """A claim's search terms without any holding a credential or a redaction placeholder:
     terms only help recall, so such a term is dropped, not the claim (it was stored and
     listed in clear, where the claim's content would have been refused)."""
-    return tuple(t for t in terms if not _redacted(t))
+    return tuple(t for t in terms if not _redacted(t, secrets))
 
 
 #: what Waymarks itself writes in place of text: a redaction, text a policy withheld from
@@ -206,8 +210,10 @@ def _clean_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
 PLACEHOLDERS: Final = (PLACEHOLDER_PREFIX, WITHHELD, OMITTED)
 
 
-def _redacted(text: str) -> bool:
-    """Whether ``text`` holds a credential or one of Waymarks' own placeholders: a reply
-    echoing ``[withheld by privacy policy]`` or ``[waymarks:omitted]`` was stored as a
-    claim and then injected into plans as if it were something learned."""
-    return holds_credential(text) or any(mark in text for mark in PLACEHOLDERS)
+def _redacted(text: str, secrets: frozenset[str] = frozenset()) -> bool:
+    """Whether ``text`` holds a credential, one of ``secrets`` or one of Waymarks' own
+    placeholders: a reply echoing ``[withheld by privacy policy]`` or
+    ``[waymarks:omitted]`` was stored as a claim and then injected into plans as if it
+    were something learned."""
+    return (holds_credential(text) or any(mark in text for mark in PLACEHOLDERS)
+            or any(secret in text for secret in secrets))

@@ -1,0 +1,69 @@
+"""A provider that echoes a route's own API key: the key must never reach learned memory
+(EVOLUTION item 56's credential refusal, for the one credential no pattern knows). Real
+step (evolution ledger and projection), real evolution.db, a real loopback provider."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.evolution.fake_provider import FakeProvider, openai_ok
+from waymarks.core.privacy import ProviderPolicy
+from waymarks.models import client_for
+from waymarks.service.evolution import Evolution
+from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
+from waymarks.service.evolution_queue import EvolutionQueue
+from waymarks.store.jobs import JobStore
+
+NOW = 1_800_000_000_000
+ORIGIN = "/work/project"
+KEY = "Zq8vT3nLpR6wXk2YbM9cHd4FgJ7sAe5Uu1Ni0Oo"  # no credential pattern's shape
+
+
+def _stored(home: Path) -> bytes:
+    """Every byte Waymarks keeps under ``home`` (ledgers, projection, WAL, queue)."""
+    return b"".join(p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file())
+
+
+def _run(home: Path, reply: dict[str, object]) -> tuple[str, str | None, list[str]]:
+    with FakeProvider(default=openai_ok(json.dumps(reply))) as fake, Evolution(home) as step:
+        source = step.capture(ORIGIN, "statement", "Remember: deploys go through Kamal",
+                              session="s", key="a")
+        assert source is not None
+        route = RouteConfig("gateway", "openai", "m1", fake.origin + "/v1", "WM_KEY2")
+        queue = EvolutionQueue(JobStore.open(home), step, EvolutionConfig(primary=route),
+                               ProviderPolicy.from_config({}),
+                               lambda r: client_for(r.api, r.endpoint, r.key_env),
+                               now_ms=lambda: NOW, jitter=lambda: 0.5)
+        try:
+            attempt = queue.run_once(source.source_id)
+        finally:
+            queue.close()
+        assert fake.requests[0]["headers"]["authorization"] == f"Bearer {KEY}"
+        terms = [t for c in step.claims(["provisional"]) for t in c.search_terms]
+        return attempt.outcome, attempt.reason, terms
+
+
+def test_a_claim_holding_the_routes_key_is_refused(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WM_KEY2", KEY)
+    home = tmp_path / "home"
+    outcome, reason, _ = _run(home, {"claims": [{
+        "kind": "fact", "content": f"Deploys with Kamal use the gateway key {KEY}",
+        "searchTerms": ["deploy", "kamal"]}]})
+    assert (outcome, reason) == ("paused", "write_rejected")  # a still_redacted stop
+    stored = _stored(home)
+    assert KEY.encode() not in stored and b"still_redacted" in stored
+
+
+def test_a_search_term_holding_the_routes_key_is_dropped(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WM_KEY2", KEY)
+    home = tmp_path / "home"
+    outcome, reason, terms = _run(home, {"claims": [{
+        "kind": "fact", "content": "Deploys go through Kamal",
+        "searchTerms": ["deploy", f"key={KEY}"]}]})
+    assert (outcome, reason, terms) == ("settled", "applied", ["deploy"])
+    assert KEY.encode() not in _stored(home)
