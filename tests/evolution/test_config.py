@@ -104,6 +104,22 @@ def test_invalid_files_fail_closed_without_echoing_content(tmp_path: Path, body:
     assert "abcdef0123456789" not in message
 
 
+HF_KEY = "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH"
+GROQ_KEY = "gs" + "k_8xY2kQ9mN4pL7vR3tW6zB1cD5fG0hJ2kM8nP4qS7uV9wX3yZ6aBcd"
+
+
+@pytest.mark.parametrize("pasted", [HF_KEY, GROQ_KEY])
+def test_a_key_pasted_as_the_key_env_name_is_refused_unechoed(tmp_path: Path,
+                                                              pasted: str) -> None:
+    """A Hugging Face or Groq key has the characters of a variable name: it was taken as
+    one and shown by `evolution status` ("key from $hf_... (NOT set)")."""
+    _write(tmp_path / "home" / "config.toml", '[evolution]\nprovider = "p"\n'
+           f'endpoint = "http://x/v1"\nmodel = "m"\nkeyEnv = "{pasted}"\n')
+    with pytest.raises(EvolutionConfigError, match="keyEnv must be the NAME") as caught:
+        load_evolution_config(tmp_path / "home")
+    assert pasted[4:] not in str(caught.value)
+
+
 def test_oversized_file_is_refused_unread(tmp_path: Path) -> None:
     _write(tmp_path / "home" / "config.toml", "# x\n" * 70_000)
     with pytest.raises(EvolutionConfigError, match="larger than"):

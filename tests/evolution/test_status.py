@@ -50,6 +50,18 @@ def test_status_of_a_busy_queue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert "sk-status-secret" not in repr(data)
 
 
+def test_status_never_shows_a_key_in_the_place_of_its_variable_name(tmp_path: Path) -> None:
+    """A second guard behind the loader's refusal: a route built with a pasted key as its
+    ``keyEnv`` shows it redacted, in the JSON and therefore in the text."""
+    pasted = "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH"
+    route = RouteConfig("hf", "openai", "m1", "http://127.0.0.1:9/v1", pasted)
+    data = evolution_status(tmp_path / "home", EvolutionConfig(primary=route),
+                            ProviderPolicy.from_config({}), NOW, available=lambda r: True,
+                            learning=True)
+    assert data["routes"][0]["keyEnv"] == "[REDACTED:huggingface-token]"
+    assert "abcdefghijklmnopqrstuvwxyz" not in repr(data)
+
+
 def test_status_creates_nothing_and_names_the_blocker(tmp_path: Path) -> None:
     home = tmp_path / "home"
     data = evolution_status(home, EvolutionConfig(), ProviderPolicy.from_config({}), NOW,

@@ -106,6 +106,7 @@ MAKERS: list[tuple[str, Callable[[str], str]]] = [
     ("npm-token", lambda s: "np" + "m_" + body(s, ALNUM, 36)),
     ("pypi-token", lambda s: "py" + "pi-AgEIcHlwaS5vcmc" + body(s, URLSAFE, 70)),
     ("huggingface-token", lambda s: "h" + "f_" + body(s, string.ascii_letters, 34)),
+    ("groq-key", lambda s: "gs" + "k_" + body(s, ALNUM, 52)),
     ("shopify-token", lambda s: "shp" + "at_" + body(s, HEX, 32)),
     ("digitalocean-token", lambda s: "do" + "p_v1_" + body(s, HEX, 64)),
     ("heroku-key", lambda s: "HR" + "KU-AA" + body(s, URLSAFE, 58)),

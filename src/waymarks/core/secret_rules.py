@@ -285,6 +285,7 @@ def might_contain_secret(text: str) -> bool:
     if "_" in text and (
             ("k_" in text and ("k_live_" in text or "k_test_" in text or "k_prod_" in text))
             or "whsec_" in text or "npm_" in text or "hf_" in text or "shp" in text
+            or "gsk_" in text
             or "_v1_" in text or "lin_api_" in text or "sntry" in text
             or GITHUB.search(text) is not None):
         return True

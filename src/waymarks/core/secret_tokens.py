@@ -125,6 +125,7 @@ TOKENS: Final = (
     _token("npm", "npm-token", _B + r"npm_[A-Za-z0-9]{36}" + _E, "npm_"),
     _token("pypi", "pypi-token", _B + r"pypi-Ag[\w-]{50,}", "pypi-"),
     _token("hf", "huggingface-token", _B + r"hf_[A-Za-z0-9]{30,}" + _E, "hf_"),
+    _token("groq", "groq-key", _B + r"gsk_[A-Za-z0-9]{48,}" + _E, "gsk_"),
     _token("shopify", "shopify-token", _B + r"shp(?:at|ca|pa|ss)_[A-Fa-f0-9]{32}" + _E, "shp"),
     _token("digitalocean", "digitalocean-token", _B + r"do[opr]_v1_[a-f0-9]{64}" + _E, "_v1_"),
     _token("heroku", "heroku-key", _B + r"HRKU-[\w-]{40,}", "HRKU-"),

@@ -12,7 +12,8 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``slack-token``, ``slack-webhook``, ``stripe-key`` (secret and restricted keys, webhook
   secrets; publishable ``pk_`` keys are public), ``google-api-key``,
   ``google-oauth-secret``, ``google-oauth-token``, ``npm-token``, ``pypi-token``,
-  ``huggingface-token``, ``shopify-token``, ``digitalocean-token``, ``heroku-key``,
+  ``huggingface-token``, ``groq-key``, ``shopify-token``, ``digitalocean-token``,
+  ``heroku-key``,
   ``twilio-api-key``, ``sendgrid-key``, ``mailgun-key``, ``mailchimp-key``,
   ``discord-token``, ``discord-webhook``, ``telegram-bot-token``, ``azure-client-secret``,
   ``azure-sas``, ``azure-storage-key``, ``vault-token``, ``atlassian-token``,

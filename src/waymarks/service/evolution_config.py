@@ -125,8 +125,12 @@ class RouteConfig:
 
     def to_json(self) -> dict[str, object]:
         """For status: where calls go, never a key (only whether its variable is named)."""
+        from waymarks.core.secrets import redact
+
         return {"provider": self.provider, "api": self.api, "model": self.model,
-                "endpoint": shown_endpoint(self.endpoint), "keyEnv": self.key_env,
+                "endpoint": shown_endpoint(self.endpoint),
+                # a second guard: a key in the place of the name is never shown
+                "keyEnv": None if self.key_env is None else redact(self.key_env)[0],
                 "priced": self.priced,
                 "contextWindow": self.context_window, "maxTokens": self.max_tokens}
 
@@ -354,9 +358,14 @@ def _route(table: dict[str, Any], where: str, need_model: bool = False) -> Route
     if not _name(provider):
         raise EvolutionConfigError(f"{where} provider must be the provider's ID, as "
                                    "[privacy] names it (e.g. \"openai\", \"ollama\")")
+    from waymarks.core.secrets import holds_credential
+
     key_env = table.get("keyEnv")
     if key_env is not None and (not isinstance(key_env, str)
-                                or not _ENV_NAME.fullmatch(key_env)):
+                                or not _ENV_NAME.fullmatch(key_env)
+                                or holds_credential(key_env)):
+        # a pasted key (hf_..., gsk_...) has the characters of a name: the credential
+        # rules tell it apart, and the error never shows it
         raise EvolutionConfigError(f"{where} keyEnv must be the NAME of an environment "
                                    "variable (letters, digits, _), never the key itself")
     priority = table.get("priority")
