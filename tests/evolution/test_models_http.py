@@ -157,6 +157,19 @@ def test_a_provider_dribbling_its_response_is_cut_at_the_deadline(prefix: bytes)
     assert elapsed < 2.0  # the whole call, not each read (before: for as long as it sent)
 
 
+@pytest.mark.parametrize("client", [OpenAIClient, AnthropicClient])
+@pytest.mark.slow
+def test_a_body_without_a_length_trickled_past_the_deadline_is_a_timeout(
+        client: type[OpenAIClient | AnthropicClient]) -> None:
+    """Without a content-length the body runs to the end of the stream: the watchdog's
+    shutdown looked like that end, the cut body reached the JSON parser and the call
+    failed as invalid_output (3 of those pause a source, and no transport cooldown)."""
+    prefix = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n"
+    with _Dribbler(prefix, filler=b" ") as server:
+        failure = _fails(client(server.origin + "/v1", None), timeout=1.0)
+    assert failure.code == "timeout"
+
+
 def test_a_closed_port_is_a_network_failure() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -163,6 +163,11 @@ class _HttpClient:
             raise ModelError("timeout" if watchdog.fired else _code_of(exc)) from None
         finally:
             CALL.deadline = None
+        if watchdog.fired:
+            # a body without a content-length runs to the end of the stream, and the
+            # watchdog's shutdown looks like that end: what was read is cut short, and
+            # the call failed as invalid_output instead of the timeout it was
+            raise ModelError("timeout")
         try:
             parsed = json.loads(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):
