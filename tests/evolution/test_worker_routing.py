@@ -228,3 +228,34 @@ def test_a_backup_serving_the_same_model_name_is_another_route(
     finally:
         queue.close()
     assert len(limited.requests) == 1 and len(backup.requests) == 1
+
+
+def test_a_reply_without_usage_is_estimated_so_the_daily_ceiling_holds(
+        tmp_path: Path) -> None:
+    """A provider that reports no usage cost nothing: with dailyEstimatedUsd = 0.01 at
+    1000 USD per million tokens every call ran and the 24 h estimate stayed 0.0."""
+    bare = openai_ok('{"claims": []}')
+    del bare[1]["usage"]
+    with FakeProvider(default=bare) as fake:
+        home = tmp_path / "home"
+        _config(home, f'[evolution]\nprovider = "gw"\nendpoint = "{fake.origin}/v1"\n'
+                      'model = "m"\ninputUsdPerMTok = 1000.0\noutputUsdPerMTok = 1000.0\n'
+                      'dailyEstimatedUsd = 0.01\n')
+        step = FileStep(tmp_path / "step")
+        step.add("s1")
+        step.add("s2", captured_at="2026-12-01T11:00:00.000Z")
+        queue = EvolutionQueue(JobStore.open(home), step, load_evolution_config(home),
+                               ProviderPolicy.from_config({}),
+                               lambda r: client_for(r.api, r.endpoint, r.key_env),
+                               now_ms=lambda: T0, jitter=lambda: 0.5)
+        try:
+            assert queue.run_once().outcome == "settled"
+            call = queue.store.recent_calls(1)[0]
+            # the output as its ceiling (the step asks for 512 tokens), the input estimated
+            assert (call["inputTokens"], call["outputTokens"]) == (0, 0)  # as reported
+            assert call["estimatedUsd"] > 512 * 1000 / 1e6
+            second = queue.run_once()
+            assert (second.outcome, second.reason) == ("waiting", "daily_budget")
+        finally:
+            queue.close()
+        assert len(fake.requests) == 1

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from waymarks.core.model_port import ModelReply
+from waymarks.core.evolution.limits import RESERVED_OUTPUT_TOKENS, estimate_tokens
+from waymarks.core.model_port import ModelReply, ModelRequest
 from waymarks.service.evolution_config import RouteConfig
 from waymarks.store.job_rows import route_key
 from waymarks.store.jobs import Job
@@ -50,13 +51,21 @@ def with_calls(attempt: Attempt, calls: int, outcome: str | None = None,
                    notice or attempt.notice)
 
 
-def estimated_usd(route: RouteConfig, reply: ModelReply) -> float | None:
-    """The cost of ``reply`` at the route's prices; None for a route without prices."""
+def estimated_usd(route: RouteConfig, request: ModelRequest, reply: ModelReply) -> float | None:
+    """The cost of ``reply`` to ``request`` at the route's prices; None for a route without
+    prices. A side of the usage the provider did not report (0 tokens: no call is free of
+    input or output) is estimated, never taken as free: the input from the request's text
+    (the window's own estimator), the output as its ceiling (the request's maxTokens, or the
+    answer's reserve when none was sent). Before, a provider that reported no usage cost
+    nothing, and the daily ceiling (dailyEstimatedUsd) never tripped: it fails closed."""
     if not route.priced:
         return None
     assert route.input_usd_per_mtok is not None and route.output_usd_per_mtok is not None
-    return (reply.input_tokens * route.input_usd_per_mtok
-            + reply.output_tokens * route.output_usd_per_mtok) / 1_000_000
+    tokens_in = reply.input_tokens or estimate_tokens(request.system + request.prompt)
+    tokens_out = reply.output_tokens or max(
+        request.max_output_tokens or RESERVED_OUTPUT_TOKENS, estimate_tokens(reply.text))
+    return (tokens_in * route.input_usd_per_mtok
+            + tokens_out * route.output_usd_per_mtok) / 1_000_000
 
 
 def ordered(routes: list[RouteConfig], job: Job) -> list[RouteConfig]:

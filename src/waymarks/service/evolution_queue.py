@@ -426,7 +426,7 @@ class EvolutionQueue:
         self.store.finish_call(reserved, "ok" if off is None else "cancelled", now, duration,
                                input_tokens=reply.input_tokens,
                                output_tokens=reply.output_tokens,
-                               estimated_usd=estimated_usd(route, reply),
+                               estimated_usd=estimated_usd(route, request, reply),
                                reported_usd=reply.reported_usd,
                                reasoning_tokens=reply.reasoning_tokens)
         if off is not None:
