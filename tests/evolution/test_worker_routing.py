@@ -259,3 +259,37 @@ def test_a_reply_without_usage_is_estimated_so_the_daily_ceiling_holds(
         finally:
             queue.close()
         assert len(fake.requests) == 1
+
+
+def test_a_trusted_origins_invalid_config_waits_as_such_and_names_the_file(
+        tmp_path: Path, providers: tuple[FakeProvider, FakeProvider]) -> None:
+    """Failing closed was right, but the reason said "privacy" (the provider policy) and
+    nothing named the file or the key to fix."""
+    from waymarks.service.evolution_queue import open_queue
+    from waymarks.service.trust import TrustStore
+
+    _limited, backup = providers
+    home, broken = tmp_path / "home", tmp_path / "broken"
+    (broken / ".waymarks").mkdir(parents=True)
+    (broken / ".waymarks" / "config.toml").write_text('[evolution]\ncallsPerHour = "5"\n')
+    _config(home, f'[evolution]\nlearn = true\nprovider = "cheap"\n'
+                  f'endpoint = "{backup.origin}/v1"\nmodel = "c1"\n')
+    TrustStore(home).trust(str(broken))
+    step = FileStep(tmp_path / "step")
+    step.add("s1", origin=str(broken))
+    queue = open_queue(home, step, load_evolution_config(home), ProviderPolicy.from_config({}),
+                       lambda r: client_for(r.api, r.endpoint, r.key_env), lambda r: True)
+    try:
+        attempt = queue.run_once()
+    finally:
+        queue.close()
+    file = str(broken / ".waymarks" / "config.toml")
+    assert (attempt.outcome, attempt.reason, attempt.calls) == (
+        "waiting", "origin_config_invalid", 0)
+    assert attempt.to_json()["file"] == file
+    assert backup.requests == [] and not step.settled("s1")
+    data = evolution_status(home, load_evolution_config(home), ProviderPolicy.from_config({}),
+                            T0, available=lambda r: True, learning=True)
+    [waiting] = data["waiting"]
+    assert (waiting["reason"], waiting["jobs"], waiting["files"]) == (
+        "origin_config_invalid", 1, [file])

@@ -89,6 +89,8 @@ def register_evolution(root: Group) -> None:
             queue.close()
         data: dict[str, Any] = attempt.to_json()
         why = WAIT_TEXT.get(attempt.reason or "", attempt.reason or "")
+        if attempt.file is not None:  # the file to fix (`evolution status` there says why)
+            why += f": {echoed(attempt.file)}"
         shown = echoed(attempt.source_id or source or "")  # an unknown one is the argument
         # a call that was made and then told to wait (a 429) was "not attempted" before
         form = "{source} was attempted and now waits: {why}" if (
@@ -139,7 +141,9 @@ def _status_text(data: dict[str, Any]) -> str:
     lines.append(f"Sources: {counts['pending']} pending, {counts['retrying']} retrying, "
                  f"{counts['paused']} paused, {counts['leased']} in flight, "
                  f"{counts['settled']} settled, {counts['given_up']} given up")
-    lines += [f"Waiting ({w['jobs']}): {w['why']}" for w in data["waiting"]]
+    lines += [f"Waiting ({w['jobs']}): {w['why']}"
+              + (f" ({', '.join(echoed(f) for f in w['files'])})" if w.get("files") else "")
+              for w in data["waiting"]]
     for job in data["failed"]:
         due = f", next due {job['nextDueAt']}" if job["nextDueAt"] else ""
         lines.append(f"Failed: {job['sourceId']} {job['state']} ({job['lastError']}, "

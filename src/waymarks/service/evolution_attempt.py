@@ -32,6 +32,8 @@ class Attempt:
     calls: int = 0
     #: a fallback from one route to another, when it is news (once per pair per hour)
     notice: dict[str, str] | None = None
+    #: the file to fix, for a source waiting on one (``origin_config_invalid``)
+    file: str | None = None
 
     def to_json(self) -> dict[str, object]:
         found: dict[str, object] = {
@@ -39,6 +41,8 @@ class Attempt:
             "provider": self.provider, "model": self.model, "calls": self.calls}
         if self.notice is not None:
             found["notice"] = self.notice
+        if self.file is not None:
+            found["file"] = self.file
         return found
 
 
@@ -48,7 +52,7 @@ def with_calls(attempt: Attempt, calls: int, outcome: str | None = None,
     notice when given)."""
     return Attempt(outcome or attempt.outcome, attempt.source_id, reason or attempt.reason,
                    attempt.provider, attempt.model, max(calls, attempt.calls),
-                   notice or attempt.notice)
+                   notice or attempt.notice, attempt.file)
 
 
 def estimated_usd(route: RouteConfig, request: ModelRequest, reply: ModelReply) -> float | None:

@@ -64,6 +64,7 @@ from waymarks.core.model_port import (
     Route,
 )
 from waymarks.core.privacy import PrivacyConfigError, ProviderPolicy
+from waymarks.service.config import PROJECT_CONFIG
 from waymarks.service.evolution_attempt import (
     Attempt,
     estimated_usd,
@@ -237,11 +238,14 @@ class EvolutionQueue:
                 own = self._origin_config(job.origin)
                 self.config = own or queue_config  # for this job's checks and attempt
                 mine = [r for r in routes if own is not None and r in own.routes()]
+                # an origin whose [evolution] cannot be honoured fails closed, and says so
+                # (it was reported as "privacy", naming neither the file nor the key)
                 usable, reason = self._usable(mine, job.classification, now, job.origin) \
-                    if mine else ([], "privacy" if own is None else "no_route")
+                    if mine else ([], "origin_config_invalid" if own is None else "no_route")
                 if not usable:
                     self.store.mark_waiting(job.source_id, str(reason), now)
-                    last = Attempt("waiting", job.source_id, reason)
+                    last = Attempt("waiting", job.source_id, reason, file=str(
+                        Path(job.origin) / PROJECT_CONFIG) if own is None else None)
                     continue
                 lease = self.store.lease(
                     job.source_id, self.owner, now,

@@ -20,6 +20,7 @@ from waymarks.core.codec import utc_clamped
 from waymarks.core.privacy import ProviderPolicy
 from waymarks.files.atomic import write_atomic
 from waymarks.service.capture_spool import pending, set_aside
+from waymarks.service.config import PROJECT_CONFIG
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.ports import iso
 from waymarks.service.recovery import damaged_copies, open_job_store
@@ -79,6 +80,9 @@ WAIT_TEXT = {
     "price_unknown": "dailyEstimatedUsd is set but no usable route has prices "
                      "(inputUsdPerMTok/outputUsdPerMTok)",
     "source_cap": "the source spent its own call budget",
+    "origin_config_invalid": "the [evolution] table of the project it was captured in (its "
+                             ".waymarks/config.toml, trusted here) is invalid, so nothing of "
+                             "it is sent until the file is fixed",
     "source_models": "the models it may use (sourceModels) are cooling down, and another "
                      "would be one too many; it waits for one of them",
     "learning_off": "learning is off for its directory (`waymarks learn on`, or its "
@@ -106,6 +110,9 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         if unqueued:
             counts = {**counts, "pending": counts.get("pending", 0) + unqueued}
         waiting = store.wait_reasons() if store else {}
+        # the files to fix, by the origins that wait on them (the error names the key)
+        files = [str(Path(o) / PROJECT_CONFIG) for o in store.origins_waiting(
+            "origin_config_invalid", FAILED_SHOWN)] if store else []
         failed = store.jobs_in(("retrying", "paused", "given_up"), FAILED_SHOWN) if store else []
         cooldowns = store.cooldowns(now_ms) if store else []
         hour = store.calls_since(now_ms - 3_600_000) if store else 0
@@ -139,7 +146,8 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         "blocked": blocked,
         "counts": {k: counts.get(k, 0) for k in ("pending", "retrying", "leased", "paused",
                                                   "settled", "given_up")},
-        "waiting": [{"reason": r, "jobs": n, "why": WAIT_TEXT.get(r, r)}
+        "waiting": [{"reason": r, "jobs": n, "why": WAIT_TEXT.get(r, r),
+                     **({"files": files} if r == "origin_config_invalid" else {})}
                     for r, n in sorted(waiting.items())],
         "failed": [{"sourceId": j.source_id, "state": j.state, "lastError": j.last_error,
                     "failures": j.failures, "outputFailures": j.output_failures,

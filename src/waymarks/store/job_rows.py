@@ -20,7 +20,7 @@ from waymarks.core.model_port import MODEL_ERROR_CODES
 #: codes a wait reason may take (why a due job was not attempted)
 WAIT_REASONS: Final = frozenset({
     "no_route", "privacy", "cooldown", "hourly_cap", "daily_budget", "source_cap",
-    "price_unknown", "learning_off", "source_models"})
+    "price_unknown", "learning_off", "source_models", "origin_config_invalid"})
 #: codes a call outcome may take besides the model error codes
 CALL_OUTCOMES: Final = frozenset({"reserved", "ok", "late", "stale"}) | MODEL_ERROR_CODES
 #: outcome codes of a consolidation step a job may record (anything else is stored as

@@ -272,6 +272,13 @@ class JobStore(RouteState):
             "state IN ('pending', 'retrying') GROUP BY wait_reason")
         return {str(r): int(c) for r, c in rows}
 
+    def origins_waiting(self, reason: str, limit: int) -> list[str]:
+        """The origins of due jobs that wait for ``reason`` (status names their files)."""
+        rows = self.db.execute(
+            "SELECT DISTINCT origin FROM jobs WHERE wait_reason = ? AND state IN "
+            "('pending', 'retrying') ORDER BY origin LIMIT ?", (reason, limit))
+        return [str(r[0]) for r in rows]
+
     def calls_since(self, since: int) -> int:
         """Reserved calls since ``since``: the shared rolling ceiling counts these."""
         row = self.db.execute("SELECT COUNT(*) FROM model_calls WHERE reserved_at > ?",
