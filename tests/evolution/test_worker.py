@@ -13,6 +13,7 @@ import pytest
 
 from tests.evolution.fake_provider import FakeProvider, error, openai_ok
 from tests.evolution.step_double import FileStep
+from waymarks.core.evolution.limits import ModelLimits
 from waymarks.core.model_port import ModelClient, ModelReply, ModelRequest, Route
 from waymarks.core.privacy import ProviderPolicy
 from waymarks.models import client_for
@@ -192,6 +193,26 @@ def test_a_model_past_the_source_budget_is_skipped_not_given_up(h: Harness) -> N
     assert (job.state, job.wait_reason, job.models) == (
         "pending", "source_models", (route_key("openai", "m1"),))
     assert len(h.fake.requests) == 1 and h.step.log() == []
+
+
+def test_a_route_refused_at_reservation_is_no_call(h: Harness) -> None:
+    """callsPerHour = 1: the 429 spent the hour, the fallback's reservation was refused;
+    the attempt said "calls": 2 (and "was attempted") for the one request sent."""
+    h.step.add("s1")
+    h.fake.script = [error(429)]
+    attempt = h.queue(models=("m2",), calls_per_hour=1).run_once()
+    assert (attempt.outcome, attempt.reason, attempt.calls) == ("waiting", "hourly_cap", 1)
+    assert len(h.fake.requests) == 1 and h.store.calls_since(0) == 1
+
+
+def test_a_route_whose_window_cannot_hold_the_request_is_no_call(h: Harness) -> None:
+    h.step.add("s1", "The user prefers tabs. " * 200)  # ~1,500 tokens
+    queue = h.queue(models=("m2",))
+    queue.limits = lambda r: ModelLimits(1100, 1000) if r.model == "m1" else None
+    attempt = queue.run_once()
+    assert (attempt.outcome, attempt.model, attempt.calls) == ("settled", "m2", 1)
+    assert [r["body"]["model"] for r in h.fake.requests] == ["m2"]
+    assert h.store.calls_since(0) == 1
 
 
 def test_auth_failure_cools_the_provider_and_skips_its_other_models(h: Harness) -> None:

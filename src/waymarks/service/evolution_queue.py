@@ -136,6 +136,9 @@ class EvolutionQueue:
         #: (``contextWindow``/``maxTokens`` of the route), or what the host knows (Pi
         #: replaces this with its active model's); None: send as built
         self.limits: Callable[[RouteConfig], ModelLimits | None] = lambda route: route.limits
+        #: requests this queue has sent (an attempt's calls are what it added: a route
+        #: refused at reservation or never sent counts for nothing)
+        self.sent = 0
         #: the code of the last route-level failure in this check (for fallback notices)
         self.last_route_error: str | None = None
         #: run by :meth:`close` after the store is closed (e.g. the step's ``Waymarks``)
@@ -305,7 +308,7 @@ class EvolutionQueue:
             self.store.release(lease, now, reason)
             return Attempt("waiting", job.source_id, reason)
         usable = ordered(usable, job)
-        calls = 0
+        calls, start = 0, self.sent
         tried: list[tuple[str, str]] = []  # (provider, model): a model name is no route
         failed: RouteConfig | None = None
         capped = False
@@ -325,12 +328,16 @@ class EvolutionQueue:
             off = self._learning_off(job, lease, calls)  # turned off while this went on
             if off is not None:
                 return off
+            before = self.sent
             outcome = self._call(job, lease, route, request, forced)
             if outcome is not None and outcome.reason == "source_models":
                 capped = True  # one model more than the source may use: not this one
                 continue
-            calls += 1
-            tried.append((route.provider, route.model))
+            # only requests sent count, as calls and as tried (before, a route refused at
+            # reservation or too small for the request did too: "calls": 2 for one sent)
+            calls = self.sent - start
+            if self.sent > before:
+                tried.append((route.provider, route.model))
             if outcome is not None:
                 return with_calls(outcome, calls, notice=notice)
             failed = route
@@ -385,6 +392,7 @@ class EvolutionQueue:
             self.store.finish_call(reserved, "cancelled", now, 0)
             self.store.release(lease, now, None)
             return Attempt("cancelled", job.source_id)
+        self.sent += 1
         started = time.monotonic()
         reply: ModelReply | None = None
         error: ModelError | None = None
@@ -495,7 +503,7 @@ class EvolutionQueue:
             return off
         again = self._call(job, lease, route, request, forced, correcting=correcting,
                            rereads=rereads)
-        return None if again is None else with_calls(again, 2)
+        return again  # its calls are counted by what it sent (the attempt's loop)
 
     def _learning_off(self, job: Job, lease: Lease, calls: int,
                       route: RouteConfig | None = None) -> Attempt | None:
