@@ -71,6 +71,12 @@ def test_no_key_configured_sends_no_auth_header_and_unset_variable_is_auth() -> 
     (error(402), "quota", None),
     (error(402, headers={"retry-after": "7200"}), "quota", 7200),  # the supplied reset
     (error(429, headers={"retry-after": "120"}), "rate_limited", 120),
+    # past a day is a day (it was dropped: a 60 s cooldown); an HTTP-date is read too
+    (error(429, headers={"retry-after": "86401"}), "rate_limited", 86400),
+    (error(429, headers={"retry-after": "Wed, 21 Oct 2099 07:28:00 GMT"}), "rate_limited",
+     86400),
+    (error(429, headers={"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}), "rate_limited", 0),
+    (error(429, headers={"retry-after": "soon"}), "rate_limited", None),
     (error(429, {"error": {"code": "insufficient_quota"}}), "quota", None),
     (error(408), "timeout", None),
     (error(500), "overloaded", None),

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import socket
 import threading
@@ -65,15 +66,32 @@ def joined(endpoint: str, path: str) -> str:
     return base + path + mark + query
 
 
+#: the longest wait a Retry-After is honoured for (a day)
+RETRY_AFTER_MAX_S: Final = 86400.0
+
+
 def _retry_after(headers: httpx2.Headers) -> float | None:
+    """A Retry-After in seconds: delay-seconds or an HTTP-date, clamped to a day (one
+    second past it meant a 60 s cooldown instead of 24 h, and a date was dropped); None
+    when it says neither."""
     value = headers.get("retry-after")
     if value is None:
         return None
     try:
         seconds = float(value)
     except ValueError:
+        from datetime import UTC, datetime
+        from email.utils import parsedate_to_datetime
+
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        seconds = (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp() - \
+            datetime.now(UTC).timestamp()
+    if math.isnan(seconds):
         return None
-    return seconds if 0 <= seconds <= 86400 else None
+    return min(max(seconds, 0.0), RETRY_AFTER_MAX_S)
 
 
 def error_for_status(status: int, headers: httpx2.Headers, head: bytes) -> ModelError:
