@@ -50,6 +50,21 @@ def test_status_of_a_busy_queue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert "sk-status-secret" not in repr(data)
 
 
+def test_a_lease_that_ended_is_not_in_flight(tmp_path: Path) -> None:
+    """A killed `evolve` leaves its job leased: status said "1 in flight" long after the
+    lease ended (the next check records it as an interrupted failure)."""
+    home = tmp_path / "home"
+    store = JobStore.open(home)
+    store.add_jobs([SourceRef("s1", "/a", "normal", "t1"), SourceRef("s2", "/a", "normal",
+                                                                     "t2")], NOW)
+    assert store.lease("s1", "dead", NOW, NOW + 150_000) is not None
+    assert store.lease("s2", "alive", NOW, NOW + 900_000) is not None
+    store.close()
+    data = evolution_status(home, EvolutionConfig(primary=ROUTE), ProviderPolicy.from_config(
+        {}), NOW + 200_000, available=lambda r: True, learning=True)
+    assert (data["counts"]["leased"], data["counts"]["retrying"]) == (1, 1)
+
+
 def test_status_never_shows_a_key_in_the_place_of_its_variable_name(tmp_path: Path) -> None:
     """A second guard behind the loader's refusal: a route built with a pasted key as its
     ``keyEnv`` shows it redacted, in the JSON and therefore in the text."""

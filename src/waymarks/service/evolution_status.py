@@ -102,7 +102,7 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
     exists = os.path.lexists(home / DB_FILE)  # a dangling link too: it is refused
     store = open_job_store(home, datetime.now(UTC)) if exists else None
     try:
-        counts = store.counts() if store else {}
+        counts = store.counts(now_ms) if store else {}
         # a captured source gets its job when the queue next runs (a tick, `evolve`):
         # until then it waits all the same, and the counts said 0 pending
         queued = store.source_ids() if store else set()

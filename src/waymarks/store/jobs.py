@@ -233,9 +233,16 @@ class JobStore(RouteState):
             "ORDER BY retry_at, source_id", tuple(states))
         return self._valid(rows, limit)
 
-    def counts(self) -> dict[str, int]:
+    def counts(self, now: int | None = None) -> dict[str, int]:
+        """Jobs by state. With ``now``, a lease that has ended (its process was killed)
+        is not "in flight": it counts as ``retrying``, which the next check makes it (an
+        ``interrupted`` failure), and status no longer says "1 in flight" for it."""
         found = dict.fromkeys(STATES, 0)
-        for state, count in self.db.execute("SELECT state, COUNT(*) FROM jobs GROUP BY state"):
+        ended = "" if now is None else (
+            "CASE WHEN state = 'leased' AND lease_until <= :now THEN 'retrying' ELSE state END")
+        for state, count in self.db.execute(
+                f"SELECT {ended or 'state'} AS shown, COUNT(*) FROM jobs GROUP BY shown",
+                {"now": now}):
             found[str(state)] = int(count)
         return found
 
