@@ -104,6 +104,22 @@ def test_invalid_files_fail_closed_without_echoing_content(tmp_path: Path, body:
     assert "abcdef0123456789" not in message
 
 
+def test_a_backup_of_the_primarys_provider_is_listed_as_ignored(tmp_path: Path) -> None:
+    """It was dropped from the routes without a word."""
+    _write(tmp_path / "home" / "config.toml", '[evolution]\nprovider = "ollama"\n'
+           'endpoint = "http://x/v1"\nmodel = "a"\n[[evolution.backups]]\nprovider = "other"\n'
+           'endpoint = "http://y/v1"\nmodel = "b"\n[[evolution.backups]]\n'
+           'provider = "ollama"\nendpoint = "http://z/v1"\nmodel = "c"\n')
+    project = tmp_path / "project"
+    _write(project / ".waymarks" / "config.toml", "[evolution]\ncallsPerHour = 1\n")
+    for config in (load_evolution_config(tmp_path / "home"),
+                   load_evolution_config(tmp_path / "home", str(project), trusted=True),
+                   load_evolution_config(tmp_path / "home", str(project), trusted=False)):
+        assert [(r.provider, r.model) for r in config.routes()] == [("ollama", "a"),
+                                                                     ("other", "b")]
+        assert "backups[1] (the primary's provider" in config.ignored[0]
+
+
 HF_KEY = "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH"
 GROQ_KEY = "gs" + "k_8xY2kQ9mN4pL7vR3tW6zB1cD5fG0hJ2kM8nP4qS7uV9wX3yZ6aBcd"
 

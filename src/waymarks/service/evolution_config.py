@@ -245,7 +245,7 @@ def load_evolution_config(home: Path, project: str | None = None, *,
         return replace(config, sources=tuple(sources))
     if not trusted:
         return replace(config, sources=tuple(sources),
-                       ignored=(f"{project_file} (project not trusted)",))
+                       ignored=(*config.ignored, f"{project_file} (project not trusted)"))
     theirs = _section(project_file)
     if theirs is None:
         return replace(config, sources=tuple(sources))
@@ -323,8 +323,14 @@ def _parse(table: dict[str, Any], path: Path) -> EvolutionConfig:
     fallback = table.get("fallbackModels", [])
     if not isinstance(fallback, list) or not all(_name(m) for m in fallback):
         raise EvolutionConfigError(f"{where} fallbackModels must be a list of model IDs")
+    # a backup of the primary's own provider is never tried (routes() leaves it out): say
+    # so, where it was dropped without a word
+    ignored = tuple(f"{where} backups[{i}] (the primary's provider: another model of it "
+                    "goes in fallbackModels)" for i, b in enumerate(backups)
+                    if b.provider == primary.provider)
     return EvolutionConfig(
         primary=primary, fallback_models=tuple(fallback), backups=tuple(backups),
+        ignored=ignored,
         implicit_primary=primary is CLAUDE_CODE_ROUTE,
         cross_provider_fallback=_bool(table, "crossProviderFallback", True, where),
         calls_per_hour=_int(table, "callsPerHour", 20, where, 1, 10_000),
