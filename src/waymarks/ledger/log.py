@@ -12,7 +12,7 @@ Invariants:
 - nothing already written is ever rewritten; an append only adds one whole line;
 - a line that is not a valid entry (bad JSON, invalid UTF-8, wrong field types, a
   duplicate ID) is skipped and counted, never fatal; an unterminated last line is left
-  unread until it is completed (a live writer) or terminated by our next append (a crash);
+  unread until it is completed (a live writer) or ended by our next write (a crash);
 - an append holds the ledger's exclusive lock, re-reads what other writers appended,
   links the new entry to the true leaf, and returns only once the line is durable.
 """
@@ -264,11 +264,9 @@ class SessionLog(ABC):
         finally:
             self._progress = None
         if self.header is None:
-            raise SessionFileError(
-                f"{self.path}: first line is not a Pi session header "
-                '({"type":"session","id":...}); pass a session file or create one with '
-                "`waymarks session new`"
-            )
+            raise SessionFileError(f"{self.path}: first line is not a Pi session header "
+                                   '({"type":"session","id":...}); pass a session file or '
+                                   "create one with `waymarks session new`")
 
     # -- reading --------------------------------------------------------------------
 
@@ -569,22 +567,24 @@ class SessionLog(ABC):
         """Whether this reader is inside :meth:`locked` now."""
         return self._locked
 
+    def end_partial_line(self) -> None:
+        """End a last line a writer left without its newline (inside :meth:`locked`): it is
+        read then, counted as unusable, or used if it was complete."""
+        if self.partial_tail:
+            self._write_durably(b"\n")
+            self.refresh()
+
     def append(self, entry: dict[str, Any], new_id: Callable[[], str]) -> Entry:
         """Append one entry as a child of the leaf; call inside :meth:`locked`.
 
         ``entry`` holds ``type``, ``timestamp`` and the type's fields; the ledger adds a
-        fresh ``id`` (unique in this session) and ``parentId`` unless ``entry`` sets it.
-        """
+        fresh ``id`` (unique in this session) and ``parentId`` unless ``entry`` sets it."""
         if not self._locked:
             raise RuntimeError("SessionLog.append must be called inside SessionLog.locked()")
         if not isinstance(entry.get("type"), str) or not isinstance(entry.get("timestamp"), str):
             raise ValueError("an entry needs a string 'type' and 'timestamp'")
         try:
-            if self.partial_tail:
-                # a writer died mid-line: end its line first, so it is read (and counted as
-                # unusable, or used if it was complete) before we pick our parent
-                self._write_durably(b"\n")
-                self.refresh()
+            self.end_partial_line()  # a writer died mid-line: before we pick our parent
             entry_id = self._fresh_id(new_id)
             line = {"type": entry["type"], **entry, "id": entry_id}
             line.setdefault("parentId", self.leaf_id)

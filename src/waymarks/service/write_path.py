@@ -217,6 +217,24 @@ def unsaved(session: SessionLog) -> str | None:
     return session.unsaved() if isinstance(session, HostSessionLog) else None
 
 
+def decided(app: Waymarks, projection: Store, session: SessionLog,
+            decide: Callable[[WriteContext], Decision], guard: Guard | None
+            ) -> tuple[Decision, int | None]:
+    """A write's decision against the synced projection (call under the session lock),
+    and the time (ms) its entry must carry to follow the item it changes, if that lies
+    ahead of now (:func:`after_target`: decided again at that time)."""
+    ctx = context(app, projection, session)
+    decision = (guard(ctx) if guard else None) or decide(ctx)
+    later = after_target(projection, ctx, decision)
+    if later is not None:
+        refused = ahead_refused(ctx, later)
+        if refused is not None:
+            return refused, None
+        ctx = msgspec.structs.replace(ctx, now_ms=later)
+        decision = (guard(ctx) if guard else None) or decide(ctx)
+    return decision, later
+
+
 def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
           guard: Guard | None = None, *, retry: bool = True) -> WriteOutcome:
     """Decide, append and project one write under the session lock (module docstring)."""
@@ -247,15 +265,17 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
     mutation: Mutation | None = None
     try:
         with app._synced(session) as projection:
-            ctx = context(app, projection, session)
-            decision = (guard(ctx) if guard else None) or decide(ctx)
-            later = after_target(projection, ctx, decision)
-            if later is not None:  # decided again at the time the entry will carry
-                refused = ahead_refused(ctx, later)
-                if refused is not None:
-                    return refused
-                ctx = msgspec.structs.replace(ctx, now_ms=later)
-                decision = (guard(ctx) if guard else None) or decide(ctx)
+            decision, later = decided(app, projection, session, decide, guard)
+            if isinstance(decision, PinMutation | MemoryMutation) and session.partial_tail \
+                    and not app.rehearsing:
+                # the last line lacks its newline (a full disk stops a write just before
+                # it, and the person is told it failed): the append would end it, and a
+                # complete line then counts, after this was decided without it. End it
+                # and decide again, so a retry of that write is its duplicate (the ID it
+                # already has), not a second item, and a conflict with it is refused
+                session.end_partial_line()
+                projection.sync(session, app._now_ms())
+                decision, later = decided(app, projection, session, decide, guard)
             if not isinstance(decision, PinMutation | MemoryMutation):
                 return decision
             mutation = decision
