@@ -101,7 +101,13 @@ def test_a_copied_session_file_does_not_break_rebuild(app: Waymarks) -> None:
     assert not list(app.home.glob("waymarks.db.damaged-*"))
 
 
-def test_a_rewritten_longer_ledger_is_read_again(make_app: Callable[..., Waymarks]) -> None:
+def test_a_rewritten_longer_ledger_is_not_resumed_mid_file(
+        make_app: Callable[..., Waymarks]) -> None:
+    """A ledger rewritten in place, even longer, is not resumed mid-file (the checkpoint's
+    fingerprint no longer matches). It is not read again silently either: an older copy
+    restored over the active file, then grown by a note, looks just the same, and reading
+    it again dropped every write acknowledged since. It is served as projected, the
+    problem said, until `rebuild-index` reads it as it is."""
     app = make_app()
     first = app.remember("The port is 5433")
     assert isinstance(first, Committed)
@@ -116,7 +122,11 @@ def test_a_rewritten_longer_ledger_is_read_again(make_app: Callable[..., Waymark
          "timestamp": "2026-02-01T00:00:00.000Z",
          "message": {"role": "user", "content": "padding so the file grows"}}) + "\n")
     again = make_app(session=str(path))
+    assert [v.text for v in again.items("memory")] == ["The port is 5433"]
+    assert again.refresh_problem is not None and "other bytes" in again.refresh_problem
+    again.rebuild_index()
     assert [v.text for v in again.items("memory")] == ["The port is 6543"]
+    assert again.refresh_problem is None
 
 
 def test_cli_recall_takes_the_destination_provider(app: Waymarks, home: Path, project: Path,

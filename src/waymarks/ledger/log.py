@@ -551,8 +551,8 @@ class SessionLog(ABC):
         lock is released, before this context ends (so before the caller may report it),
         instead of before each append returns. Other writers append while this one waits
         for the disk, and one flush covers every line written before it. Only for callers
-        whose other state may run ahead of the ledger after a power loss and recovers
-        from it (the projection: a file shorter than its checkpoint is read again)."""
+        whose other state may run ahead of the ledger after a power loss and notice it
+        (the projection: an active file shorter than its checkpoint is a problem)."""
         self.lock_wait_s = self.lock_wait_s if wait_s is None else wait_s
         with self._exclusive(group_commit):
             self._locked = True

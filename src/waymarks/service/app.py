@@ -45,7 +45,7 @@ from waymarks.service.recovery import (
     recoveries_so_far,
     recovering,
 )
-from waymarks.service.session_checks import refuse_replaced
+from waymarks.service.session_checks import refuse_replaced, replaced_problem
 from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo, ViewMemo
@@ -273,12 +273,14 @@ class Waymarks:
         """Append an entry that is not a mutation (a message, a record) under the lock,
         then move the projection's checkpoint past it, so the next read finds nothing to
         catch up on. Best effort (:func:`.sessions_api.appendable_session` refuses before
-        a projection that cannot be opened): the ledger holds the entry either way."""
+        a projection that cannot be opened): the ledger holds the entry either way. A file
+        that is not what was indexed from it is not read again as if it were (`health`)."""
         with session.locked(wait_s=self.busy_timeout_ms / 1000):
             yield
             with contextlib.suppress(sqlite3.Error, ProjectionDamaged, ServiceError), \
                     self.projection.transaction():
-                self.projection.sync(session, self._now_ms())
+                if replaced_problem(self.projection, session) is None:
+                    self.projection.sync(session, self._now_ms())
 
     def refresh(self) -> SessionLog | None:
         """Bring the projection up to date with the session before a read (inside a
@@ -303,8 +305,6 @@ class Waymarks:
             self.refresh_problem = (f"{session.path}: the session header changed since it "
                                     "was read; using the last projection")
             return session
-        from waymarks.service.session_checks import replaced_problem
-
         replaced = replaced_problem(self.projection, session)
         if replaced is not None:  # the same, noticed by a process that read it only now
             self.refresh_problem = replaced

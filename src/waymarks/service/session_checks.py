@@ -4,7 +4,8 @@ Two promises rest on these checks:
 
 - a process that opens a session file afresh notices that the file is no longer the
   session the projection indexed from that path (another session's file was copied over
-  it), instead of reading it as if nothing happened (:func:`replaced_problem`);
+  it), or no longer holds what was indexed (an older copy restored), instead of reading
+  it as if nothing happened (:func:`replaced_problem`);
 - a write is reported ``committed`` only when the projection shows it applying. Project
   mutations that could not count (the session belongs to another project, its file lies
   outside the project's session directories, its project contributions are withheld)
@@ -15,6 +16,7 @@ Two promises rest on these checks:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,22 +37,52 @@ _RESTORE = ("Restore the file, or run `waymarks rebuild-index` to index the file
 def replaced_problem(projection: Store, session: SessionLog, *,
                      thorough: bool = False) -> str | None:
     """Why the active session's file is not the session the projection indexed from it,
-    or ``None``. The projection remembers which session each path held. Unless
-    ``thorough``, a session indexed at this very path is taken as the file's: one lookup
-    by key, cheap enough for every read."""
+    or no longer holds what was indexed from it (:func:`_not_as_indexed`), or ``None``.
+    The projection remembers which session each path held. Unless ``thorough``, a
+    session indexed at this very path is taken as the file's: one lookup by key and the
+    file's last indexed bytes, cheap enough for every read."""
     found = _replaced_by(projection, session, thorough)
     return None if found is None else f"{found}; using the last projection. {_RESTORE}"
 
 
 def _replaced_by(projection: Store, session: SessionLog, thorough: bool) -> str | None:
     path = str(session.path)
-    if not thorough and projection.source_path(session.session_id) == path:
-        return None
+    found = projection.checkpoint_of(session.session_id)
+    if found is not None and found[0] == path:
+        changed = _not_as_indexed(session, found[1], found[4])
+        if changed is not None or not thorough:
+            return changed
     earlier = projection.sessions_indexed_at(path, session.session_id)
     if not earlier:
         return None
     return (f"{path}: indexed as session {earlier[0]}, it now holds session "
             f"{session.session_id} (replaced by another session's file)")
+
+
+def _not_as_indexed(session: SessionLog, offset: int, fingerprint: str) -> str | None:
+    """Why the active session's file no longer holds what the projection read from it up
+    to ``offset`` (shorter, or other bytes just before there), or ``None``. An older copy
+    restored over it (or the file cut short) was read again from its start as if nothing
+    had happened: every write acknowledged since vanished, and `health` said OK. A sibling
+    session so changed is held back as ``truncated`` or ``corrupt``
+    (:func:`.sources._check_known`); the active one keeps its last projection, and writes
+    are refused, until the file is restored or `rebuild-index` reads it as it is."""
+    from waymarks.ledger.session_file import SessionFile
+
+    if not isinstance(session, SessionFile):  # a host's ledger holds what the host sent
+        return None
+    try:
+        size = os.path.getsize(session.path)
+        if size < offset:
+            what = f"{size} bytes, shorter than the {offset} bytes projected from it"
+        elif fingerprint and session.fingerprint(offset) != fingerprint:
+            what = f"other bytes than were projected from it before byte {offset}"
+        else:
+            return None
+    except OSError:  # gone or unreadable: reading it says so
+        return None
+    return (f"{session.path}: {what} (an older copy restored over it, or the file cut short "
+            "or rewritten): entries projected from it are no longer in it")
 
 
 def rewritten_problem(projection: Store, session: SessionLog) -> str | None:
@@ -94,8 +126,9 @@ def rewritten_problem(projection: Store, session: SessionLog) -> str | None:
 def refuse_replaced(projection: Store, session: SessionLog) -> None:
     """Refuse a write (:class:`ServiceError` ``session_replaced``) to a session file that
     another session's file replaced: its header changed, or another session was indexed
-    at its path. Accepted, the file was indexed again under the new ID, every entry
-    twice. Reads keep the last projection and say why; a write appends nothing."""
+    at its path (accepted, the file was indexed again under the new ID, every entry
+    twice); or that no longer holds what was indexed from it (an older copy restored).
+    Reads keep the last projection and say why; a write appends nothing."""
     problem = f"{session.path}: the session header changed since it was read" \
         if session.read_header_line() != session.header_bytes else \
         _replaced_by(projection, session, False)

@@ -1,0 +1,99 @@
+"""An older copy of the active session restored over it (or the file cut short) was read
+again from its start as if nothing had happened: the pins and memory acknowledged since
+vanished from every listing, `health` said OK and `--json` carried no `sessionProblem`.
+A sibling session so changed was already held back as `truncated`. The active one now
+keeps its last projection, every read says why, `health` names it, writes are refused
+with nothing appended, until the file is restored or `rebuild-index` reads it as it is.
+Real files, real SQLite, the real CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.inprocess import waymarks as run_waymarks
+from waymarks.service.app import Waymarks
+
+
+def _run(home: Path, project: Path, *args: str) -> tuple[int, Any]:
+    done = run_waymarks("--home", str(home), "--cwd", str(project), "--json", *args,
+                        cwd=project)
+    return done.returncode, json.loads(done.stdout)
+
+
+def _texts(home: Path, project: Path, listing: str) -> list[str]:
+    return sorted(i["text"] for i in _run(home, project, listing)[1]["items"])
+
+
+def _setup(home: Path, project: Path) -> Path:
+    _run(home, project, "trust", str(project))
+    _run(home, project, "memory", "add", "--scope", "project", "The database port is 5432.")
+    _run(home, project, "pin", "--scope", "project", "Use pnpm not npm")
+    [session] = list((home / "sessions").glob("*/*.jsonl"))
+    return session
+
+
+@pytest.mark.parametrize("damage", ["older copy", "cut short"])
+def test_a_shorter_active_session_keeps_what_was_acknowledged(
+        home: Path, project: Path, tmp_path: Path, damage: str) -> None:
+    session = _setup(home, project)
+    backup = tmp_path / "backup.jsonl"
+    shutil.copy(session, backup)
+    assert _run(home, project, "pin", "--scope", "project", "Never push to main")[0] == 0
+    assert _run(home, project, "memory", "add", "--scope", "project",
+                "The linter is ruff.")[0] == 0
+    if damage == "older copy":
+        shutil.copy(backup, session)
+    else:
+        session.write_bytes(session.read_bytes()[:-40])
+    assert _texts(home, project, "pins") == ["Never push to main", "Use pnpm not npm"]
+    code, listed = _run(home, project, "memory")
+    assert code == 0 and "The linter is ruff." in [i["text"] for i in listed["items"]]
+    assert "shorter than the" in listed["sessionProblem"]
+    assert "rebuild-index" in listed["sessionProblem"]
+    code, report = _run(home, project, "health")
+    assert code == 1 and report["ok"] is False
+    assert "shorter than the" in report["activeSessionProblem"]
+    before = session.read_bytes()
+    code, refused = _run(home, project, "pin", "--scope", "project", "Another pin")
+    assert code == 1 and refused["code"] == "session_replaced", refused
+    assert "nothing was written" in refused["message"]
+    assert session.read_bytes() == before
+    # a note is kept in the file, and does not make the file count as read again, not
+    # even once the file is longer than what was projected from it
+    indexed = _run(home, project, "health")[1]["sources"][0]["checkpointOffset"]
+    assert _run(home, project, "session", "say", "hello " * 200)[0] == 0
+    assert indexed < len(session.read_bytes())
+    assert "Never push to main" in _texts(home, project, "pins")
+    code, report = _run(home, project, "health")
+    assert code == 1 and "other bytes than were projected" in report["activeSessionProblem"]
+    _run(home, project, "rebuild-index")  # the person chose the file as it is now
+    assert _run(home, project, "health")[0] == 0
+    assert _texts(home, project, "pins") == (  # the cut was in the last line, the memory
+        ["Use pnpm not npm"] if damage == "older copy" else
+        ["Never push to main", "Use pnpm not npm"])
+    assert "The linter is ruff." not in _texts(home, project, "memory")
+    assert _run(home, project, "pin", "--scope", "project", "Another pin")[0] == 0
+
+
+def test_a_long_lived_process_notices_the_restored_copy(
+        make_app: Callable[..., Waymarks], home: Path, project: Path,
+        tmp_path: Path) -> None:
+    app = make_app()
+    app.pin("Use pnpm not npm")
+    session = app.current_session()
+    assert session is not None
+    backup = tmp_path / "backup.jsonl"
+    shutil.copy(session.path, backup)
+    app.pin("Never push to main")
+    shutil.copy(backup, session.path)
+    with app.begin():
+        assert sorted(v.text for v in app.items("pin")) == [
+            "Never push to main", "Use pnpm not npm"]
+    assert app.refresh_problem is not None and "shorter than" in app.refresh_problem
+    assert app.health()["activeSessionProblem"] is not None
