@@ -193,7 +193,7 @@ class Waymarks:
                         path = resolve_session(self.home, self.cwd, self._session_ref)
                     except SessionFileError as exc:  # no such session: a bad argument
                         raise ServiceError("bad_session", str(exc), request=True) from exc
-                    self._session = self.open_session(path)
+                    self._session = self.open_session(path, named=True)
                 else:
                     newest = newest_session(self.home, self.cwd)
                     if newest is not None:
@@ -209,12 +209,12 @@ class Waymarks:
             self._session = first_session(self)
         return self._session
 
-    def open_session(self, path: Path) -> SessionFile:
+    def open_session(self, path: Path, *, named: bool = False) -> SessionFile:
         """A session file opened at its checkpoint when it can be (see
-        :func:`sessions_api.open_session`)."""
+        :func:`sessions_api.open_session`; ``named``: by ``--session``)."""
         from waymarks.service import sessions_api
 
-        return sessions_api.open_session(self, path)
+        return sessions_api.open_session(self, path, named=named)
 
     @property
     def bound_session(self) -> SessionLog | None:

@@ -37,12 +37,16 @@ if TYPE_CHECKING:
 _S = TypeVar("_S", bound=SessionLog)
 
 
-def open_session(app: Waymarks, path: Path) -> SessionFile:
+def open_session(app: Waymarks, path: Path, *, named: bool = False) -> SessionFile:
     """A session file opened as cheaply as the projection allows: at the checkpoint it
     was indexed to, reading only what follows, when the projection holds the entries
     before it and the bytes there are the ones indexed; else read whole. (A start
-    costs what changed since, not the ledger's length.)"""
+    costs what changed since, not the ledger's length.) ``named``: the file a command
+    named (``--session PATH``), refused if its session is indexed from another file
+    that is still there (:func:`_refuse_copy`)."""
     header = read_header(path)
+    if named and header is not None:
+        _refuse_copy(app, path, header.id)
     found = None
     if header is not None:
         try:
@@ -65,6 +69,30 @@ def open_session(app: Waymarks, path: Path) -> SessionFile:
                 app.projection.transaction():
             app.projection.index_entries(whole, found[3])
     return whole
+
+
+def _refuse_copy(app: Waymarks, path: Path, session_id: str) -> None:
+    """Refuse (``bad_session``, the request's: exit 2) a session file named by
+    ``--session`` whose session is indexed from another file still there: a copy of it.
+    One session has one ledger (`rebuild-index` skips such a copy): opened, the copy took
+    over the session's indexed path and status, and a copy outside the project's session
+    directories held every project item of the session back, for the whole project. A
+    file found again at a new path (the indexed one is gone) is the session's, moved."""
+    try:
+        known = app.projection.source_path(session_id)
+    except (sqlite3.Error, ProjectionDamaged, ServiceError):
+        return  # the database answers later, or is rebuilt
+    indexed = Path(known) if known is not None else path
+    if indexed == path or not indexed.exists():
+        return
+    with contextlib.suppress(OSError):
+        if indexed.samefile(path):  # the same file by another name
+            return
+    raise ServiceError("bad_session", (
+        f"{path} holds session {session_id}, which is indexed from {indexed}: it is a copy "
+        "of that session, and one session has one ledger. Nothing was read or written; use "
+        f"--session {indexed}, or start a session of its own with `waymarks session new`"),
+        request=True)
 
 
 def follow_newest(app: Waymarks) -> None:
