@@ -114,15 +114,25 @@ def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem]
 
         return note_turn(home, items, at=iso(datetime.now(UTC)), host=host,
                          statements=statements, scan_limited=scan_limited)
+    from waymarks.service.capture_spool import CAPTURE_BUSY_MS
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution import warm as warm_evolution
     from waymarks.service.evolution_observe import capture_work
 
+    # capture's short wait for the learned ledger's lock and the database (the 30 s
+    # default stalled the helper, and each hook waited for it): a busy one raises
+    # (``SessionBusy``), and the turn, left unmarked, is closed by the next ``Stop``
     if warm:
-        evo = warm_evolution(_WARM, home)
-        return capture_work(evo, origin, session, turn_key(items), items, cwd=origin_cwd,
-                            host=host, statements=statements, scan_limited=scan_limited)
-    with Evolution(home) as fresh:
+        evo = warm_evolution(_WARM, home, busy_timeout_ms=CAPTURE_BUSY_MS)
+        try:
+            return capture_work(evo, origin, session, turn_key(items), items,
+                                cwd=origin_cwd, host=host, statements=statements,
+                                scan_limited=scan_limited)
+        except Exception:
+            if _WARM.get(home) is evo:  # a state that failed is not reused
+                _WARM.pop(home).close()
+            raise
+    with Evolution(home, busy_timeout_ms=CAPTURE_BUSY_MS) as fresh:
         return capture_work(fresh, origin, session, turn_key(items), items, cwd=origin_cwd,
                             host=host, statements=statements, scan_limited=scan_limited)
 
