@@ -5,20 +5,38 @@ failed before its fix):
    default: the helper stalled for 30 s and every hook meanwhile waited its 4 s for it.
    It waits ``CAPTURE_BUSY_MS`` now, and a busy ledger leaves the turn for the next
    ``Stop``.
+2. whether a hook was a subagent's was read from the helper's own environment: a
+   subagent's ``PreCompact`` answered by the helper was captured, and a helper a
+   subagent's hook started (with ``PI_SUBAGENT_AGENT_ID`` in its environment) recorded
+   no tool call of any session for its whole life. Every request says it now, and the
+   helper is started without the variable.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.hosts.test_cc_helper_stalled import TOOL, _payload, learning  # noqa: F401
-from waymarks.hosts import cc_helper, claude_code, work_turns
+import pytest
+
+from tests.evolution.test_capture import SESSION, _sources, _transcript
+from tests.hosts.test_cc_helper_stalled import (  # noqa: F401 (a fixture)
+    ENTRY,
+    TOOL,
+    _kinds,
+    _payload,
+    learning,
+)
+from waymarks.hosts import cc_client, cc_helper, claude_code, work_turns
 from waymarks.hosts.claude_code_turnmark import pending_turn
 from waymarks.service.app import Waymarks
 from waymarks.service.evolution import Evolution
@@ -73,3 +91,120 @@ def test_a_busy_learned_ledger_leaves_the_turn_for_the_next_stop_within_the_capt
         evo = work_turns._WARM.pop(learning, None)
         if evo is not None:
             evo.close()
+
+
+def _wait(check: Callable[[], object], what: str) -> Any:
+    """``check()`` once it is true (a bound on waiting, not a timing assertion)."""
+    deadline = time.monotonic() + 60
+    while not (found := check()):
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+    return found
+
+
+def _environ(subagent: bool, **extra: str) -> dict[str, str]:
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("WAYMARKS_CC_HELPER", "PI_SUBAGENT_AGENT_ID")}
+    environ.update({"WAYMARKS_CC_HELPER_IDLE": "60", "CLAUDE_PROJECT_DIR": "", **extra})
+    if subagent:
+        environ["PI_SUBAGENT_AGENT_ID"] = "agent1"
+    return environ
+
+
+def _entry_hook(home: Path, event: str, body: dict[str, Any], *,
+                subagent: bool = False) -> None:
+    """A hook as ``claude-code install`` writes it, the helper on (a subagent's: with
+    ``PI_SUBAGENT_AGENT_ID`` in its environment)."""
+    done = subprocess.run([sys.executable, "-I", "-S", str(ENTRY), "--home", str(home),
+                           "hook", "claude-code", event], input=json.dumps(
+                               {**body, "hook_event_name": event}), text=True,
+                          capture_output=True, env=_environ(subagent), timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def _answering(home: Path) -> bool:
+    """The helper answers (it takes one connection at a time: every request sent before
+    is done, the records of tool calls answered first included)."""
+    return cc_client._ask(home, "ping", b"") is not None
+
+
+@contextmanager
+def _helper(home: Path, environ: dict[str, str]) -> Iterator[None]:
+    helper = subprocess.Popen([sys.executable, "-m", "waymarks.hosts.cc_helper", str(home)],
+                              env=environ, cwd=home, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait(lambda: _answering(home) or helper.poll() is not None, "no helper")
+        assert helper.poll() is None
+        yield
+    finally:
+        helper.terminate()
+        helper.wait(30)
+
+
+@pytest.mark.slow
+def test_a_subagents_precompact_through_the_helper_captures_nothing(
+        learning: Path, project: Path, tmp_path: Path) -> None:  # noqa: F811
+    body = {"session_id": SESSION, "cwd": str(project), "trigger": "auto",
+            "transcript_path": str(_transcript(tmp_path / "t.jsonl"))}
+    with _helper(learning, _environ(subagent=False)):
+        _entry_hook(learning, "PreCompact", body, subagent=True)
+        assert _answering(learning)
+        assert _sources(learning) == []
+        # (the compaction itself is recorded, by the helper; the person's is captured)
+        assert [line.get("customType") for line in _kinds_raw(learning, SESSION)] == \
+            ["waymarks-compaction-v1"]
+        _entry_hook(learning, "PreCompact", body)
+        assert _answering(learning)
+        assert [kind for kind, _text in _sources(learning)] == ["statement", "statement"]
+
+
+def _kinds_raw(home: Path, sid: str) -> list[dict[str, Any]]:
+    [ledger] = list((home / "sessions").rglob(f"*_{sid}.jsonl"))
+    return [json.loads(line) for line in ledger.read_text().splitlines()[1:]]
+
+
+@pytest.mark.slow
+def test_a_helper_in_a_subagents_environment_still_records_the_persons_tool_calls(
+        learning: Path, project: Path) -> None:  # noqa: F811
+    sid = str(uuid.uuid4())
+    with _helper(learning, _environ(subagent=True)):  # as a subagent's hook started one
+        _entry_hook(learning, "PostToolUse", _payload(sid, project, "PostToolUse", **TOOL))
+        assert _answering(learning)
+        assert _kinds(learning, sid) == ["tool:toolu_01"]
+
+
+def _helpers_of(home: Path) -> list[int]:
+    """The helpers serving ``home`` (their command line ends with it; a background
+    process has ``--background`` before it)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    line = handle.read()
+            except OSError:
+                continue
+            if b"waymarks.hosts.cc_helper" in line and line.endswith(
+                    b"\0" + str(home).encode() + b"\0") and b"--background" not in line:
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.slow
+def test_a_subagents_hook_starts_the_helper_without_the_subagent_variable(
+        learning: Path, project: Path) -> None:  # noqa: F811
+    sid = str(uuid.uuid4())
+    _entry_hook(learning, "UserPromptSubmit",
+                _payload(sid, project, "UserPromptSubmit", prompt="hi"), subagent=True)
+    [pid] = _wait(lambda: _helpers_of(learning), "the hook started no helper")
+    try:
+        _wait(lambda: _answering(learning), "the helper never answered")
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            assert b"PI_SUBAGENT_AGENT_ID=" not in handle.read()
+        _entry_hook(learning, "PostToolUse", _payload(sid, project, "PostToolUse", **TOOL))
+        assert _answering(learning)
+        assert _kinds(learning, sid) == ["said:hi", "tool:toolu_01"]
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        _wait(lambda: not _helpers_of(learning), "the helper did not end")

@@ -44,6 +44,11 @@ PROTOCOL = "waymarks-cc-helper-v2"
 #: do again: a prompt the helper recorded since the hook started is not recorded twice
 #: (``claude_code.handle``, the hook's start sent along); binding a session is idempotent
 REDO_ON_CLOSE = ("UserPromptSubmit", "SessionStart")
+#: set (non-empty) in a Pi subagent's process: nothing of its turns is learned. Whether a
+#: hook is a subagent's is its own environment's word, sent to the helper with every
+#: request (``"subagent": true``): the helper's environment is the one of whichever hook
+#: started it, so it is never read there, and the helper is started without it
+SUBAGENT_ENV = "PI_SUBAGENT_AGENT_ID"
 
 
 def socket_path(home: "str | Path") -> str:
@@ -102,10 +107,9 @@ def run(argv: list[str], home: str) -> int:
         # source, not the person's; record nothing, inject nothing
         return 0
     event = argv[0] if argv else ""
-    if event in ("Stop", "PostToolUse", "PostToolUseFailure") and \
-            _env("PI_SUBAGENT_AGENT_ID"):
-        return 0  # a subagent's turn is never captured (checked here: the helper's own
-        # environment is not the hook's)
+    if event in ("Stop", "PostToolUse", "PostToolUseFailure") and _env(SUBAGENT_ENV):
+        return 0  # a subagent's turn is never captured (its other events: the helper is
+        # told, :data:`SUBAGENT_ENV`)
     started = _now_ms() if event == "UserPromptSubmit" else None  # before the helper's try
     raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
     project = _env("CLAUDE_PROJECT_DIR")
@@ -251,10 +255,15 @@ def _spawn(args: list[str]) -> None:
     (:func:`waymarks.spawn.detached.spawn`: its own session, standard streams on
     /dev/null, the hook's imports for any installation; ``-I``: nothing in the project
     directory, a socket.py or PYTHONPATH, can run in it). If it cannot start, the next
-    prompt tries again."""
+    prompt tries again. Its environment is this one's without :data:`SUBAGENT_ENV`: a
+    helper a subagent's hook started turned tool observations off for every session it
+    served (the requests say whose they are)."""
+    import os
+
     from waymarks.spawn.detached import spawn
 
-    spawn("waymarks.hosts.cc_helper", args)
+    spawn("waymarks.hosts.cc_helper", args,
+          env={k: v for k, v in os.environ.items() if k != SUBAGENT_ENV})
 
 
 def _ask(home: "str | Path", event: str, raw: bytes, project: str = "",
@@ -276,6 +285,7 @@ def _ask(home: "str | Path", event: str, raw: bytes, project: str = "",
     try:
         name = event if event.isascii() and event.isalpha() else "invalid"
         since = f', "started": {started}' if started is not None else ""
+        since += ', "subagent": true' if _env(SUBAGENT_ENV) else ""
         header = (f'{{"protocol": "{PROTOCOL}", "event": "{name}", '
                   f'"pid": {claude_pid()}{since}}}').encode()
         where = project.encode("utf-8", "replace") if "\n" not in project else b""

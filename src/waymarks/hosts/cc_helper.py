@@ -198,6 +198,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                         # hook itself: done here too, its prompt and tool call went twice
                         _note_dropped(home, event)
                         continue
+                    subagent = request.get("subagent") is True  # the hook's word
                     if event == "Stop":
                         # answer first (the person's turn never waits for capture), then
                         # queue the request durably and drain: a helper that dies in
@@ -206,6 +207,8 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                         with contextlib.suppress(OSError):
                             connection.sendall(b"ok\n")
                             connection.shutdown(socket.SHUT_RDWR)
+                        if subagent:  # (its client does not ask: nothing to learn)
+                            continue
                         where = project.decode("utf-8", "replace")
                         session = _queue_stop(home, raw, where)
                         if session is not None:
@@ -224,7 +227,8 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                 try:
                     answer = _answer(event, raw, home, apps,
                                      project.decode("utf-8", "replace") or None,
-                                     _pid(request.get("pid")), _started(request))
+                                     _pid(request.get("pid")), _started(request),
+                                     subagent)
                 except Exception as exc:  # noqa: BLE001 (never block the prompt)
                     from datetime import UTC, datetime
 
@@ -399,8 +403,9 @@ def _pid(value: object) -> int | None:
 
 def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], Any]",
             project: str | None, pid: int | None = None,
-            started_ms: int | None = None) -> str:
-    """One hook, on the warm ``Waymarks`` of its project and session."""
+            started_ms: int | None = None, subagent: bool = False) -> str:
+    """One hook, on the warm ``Waymarks`` of its project and session. ``subagent``: the
+    hook runs in a subagent (its request says so; never this process's environment)."""
     import json
     from datetime import UTC, datetime
 
@@ -428,7 +433,8 @@ def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], A
         while len(apps) >= WARM_APPS:
             apps.pop(next(iter(apps))).close()  # the least recently served
     apps[key] = app
-    output = handle(event, payload, home, app, pid=pid, started_ms=started_ms)
+    output = handle(event, payload, home, app, pid=pid, started_ms=started_ms,
+                    subagent=subagent)
     if event == "SessionEnd":
         apps.pop(key, None)
         app.close()

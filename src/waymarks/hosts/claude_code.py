@@ -139,29 +139,33 @@ def project_of(payload: dict[str, Any], project: str | None) -> str:
 
 def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
            project: str | None = None, pid: int | None = None,
-           started_ms: int | None = None) -> dict[str, Any] | None:
+           started_ms: int | None = None, subagent: bool = False) -> dict[str, Any] | None:
     """Do what ``event`` asks; the JSON to print, or ``None`` for nothing. ``app``: a warm
     ``Waymarks`` for this project (the helper process keeps them); else one is opened.
     ``pid``: the Claude Code running the hook (``spawn.parent.claude_pid``), under which
     its session is noted (:func:`pid_pointer`). ``started_ms``: when the hook started
     (its client's time, before it asked the helper; else now): the prompt recorded since
-    then by the helper or the hook's own process is this hook's, not recorded again."""
+    then by the helper or the hook's own process is this hook's, not recorded again.
+    ``subagent``: the hook runs in a Pi subagent (its process's environment, which the
+    helper is told: :data:`~waymarks.hosts.cc_client.SUBAGENT_ENV`): nothing is learned."""
     if event == "Stop":  # learning capture only: no Waymarks app, no model call
         from waymarks.hosts.claude_code_capture import capture
 
         said = capture(event, payload, home, app.cwd if app is not None else project_of(
-            payload, project), warm=app is not None)
-        _work(event, payload, home, project, app, said.get("captured"))  # the work turn
+            payload, project), warm=app is not None, subagent=subagent)
+        _work(event, payload, home, project, app, said.get("captured"),  # the work turn
+              subagent=subagent)
         return None
     if event in ("PostToolUse", "PostToolUseFailure"):  # one bounded work observation
-        _work(event, payload, home, project, app)
+        _work(event, payload, home, project, app, subagent=subagent)
         return None
     if app is None:
         from waymarks.service.app import Waymarks
 
         with Waymarks(home, cwd=project_of(payload, project),
                       busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS) as fresh:
-            return handle(event, payload, home, fresh, pid=pid, started_ms=started_ms)
+            return handle(event, payload, home, fresh, pid=pid, started_ms=started_ms,
+                          subagent=subagent)
     _bind(app, payload["session_id"].lower(), None if event == "SessionEnd" else pid)
     from waymarks.service.planning import CLAUDE_CODE_PROVIDER
 
@@ -195,7 +199,8 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         from waymarks.hosts.claude_code_capture import capture
 
         # statements, summaries; Claude Code waits for this hook: the hook's own bound
-        capture(event, payload, home, app.cwd, busy_timeout_ms=app.busy_timeout_ms)
+        capture(event, payload, home, app.cwd, busy_timeout_ms=app.busy_timeout_ms,
+                subagent=subagent)
     elif event == "SessionEnd":
         reason = payload.get("reason")
         app.append_record("waymarks-session-end-v1", {
@@ -222,13 +227,15 @@ def close_work_turn(raw: bytes, home: Path, project: str | None, *,
 
 
 def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
-          app: Any, statements: int | None = None, *, observed: bool = True) -> None:
+          app: Any, statements: int | None = None, *, observed: bool = True,
+          subagent: bool = False) -> None:
     """Work observations (:mod:`waymarks.hosts.claude_code_observe`): a tool event records
-    one, ``Stop`` closes the turn. Learning off or nothing to record opens no app."""
+    one, ``Stop`` closes the turn. Learning off, a subagent's hook or nothing to record
+    opens no app."""
     from waymarks.hosts import claude_code_observe as observe
 
     cwd = app.cwd if app is not None else project_of(payload, project)
-    if not observe.learning_on(home, cwd):
+    if subagent or not observe.learning_on(home, cwd):
         return
     if event == "Stop":  # reads the session's ledger; creates nothing, opens no app
         observe.close_turn(payload, home, cwd, app.bound_session if app is not None else None,
@@ -367,7 +374,9 @@ def main(argv: list[str], home: Path, raw: bytes | None = None,
         payload = parse_input(event, data)
         output = handle(event, payload, home, project=project, pid=pid,
                         started_ms=started_ms if started_ms is not None
-                        else int(now.timestamp() * 1000))
+                        else int(now.timestamp() * 1000),
+                        # this process's own (``cc_client.SUBAGENT_ENV``)
+                        subagent=bool(os.environ.get("PI_SUBAGENT_AGENT_ID")))
         if output is not None:  # bytes: any locale's stdout encoding would do otherwise
             sys.stdout.buffer.write(json.dumps(output, ensure_ascii=False).encode("utf-8"))
             sys.stdout.buffer.flush()

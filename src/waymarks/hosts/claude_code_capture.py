@@ -12,7 +12,8 @@ evolution ledger for the job queue to consolidate later.
 
 What must stay true:
 - nothing is captured while learning is off (the home's ``[evolution] learn``; a project
-  may turn it off), or in a subagent process (``PI_SUBAGENT_AGENT_ID`` non-empty), or
+  may turn it off), or for a subagent's hook (``PI_SUBAGENT_AGENT_ID`` non-empty in the
+  hook's process, sent to the helper with the request), or
   from a sidechain (a subagent's part of the transcript);
 - only user text is read as statements: assistant text, tool calls and tool results, meta
   entries and command output never become a statement or preference;
@@ -54,14 +55,16 @@ def drop_warm(home: Path) -> None:
 
 
 def capture(event: str, payload: dict[str, Any], home: Path, project: str, *,
-            warm: bool = False, busy_timeout_ms: int | None = None) -> dict[str, Any]:
+            warm: bool = False, busy_timeout_ms: int | None = None,
+            subagent: bool = False) -> dict[str, Any]:
     """Capture what the transcript holds now; returns a content-free summary of what it
     did. ``warm``: this process lives on (the helper): keep the evolution state open.
     ``busy_timeout_ms``: the capture is on a hook's path (``PreCompact``, which Claude Code
     waits for): a fresh evolution state that waits at most this long for the database and
     the learned ledger's lock. A capture that fails to store is logged and queued in the
-    spool for the next drain."""
-    if os.environ.get("PI_SUBAGENT_AGENT_ID"):
+    spool for the next drain. ``subagent``: the hook runs in a subagent (its own
+    environment says, never this process's: the helper's is whichever hook started it)."""
+    if subagent:
         return {"captured": 0, "skipped": "subagent"}
     path = payload.get("transcript_path")
     if not isinstance(path, str) or not os.path.isabs(path) or not os.path.isfile(path):

@@ -32,9 +32,8 @@ MAX_RECORDS: Final = 2_047
 
 
 def learning_on(home: Path, cwd: str) -> bool:
-    """Learning is on for ``cwd`` and this is not a subagent."""
-    if os.environ.get("PI_SUBAGENT_AGENT_ID"):
-        return False
+    """Learning is on for ``cwd`` (whether the hook is a subagent's is its caller's
+    check: the hook's environment, not this process's, which may be the helper's)."""
     from waymarks.ledger.identity import canonical_project_path
     from waymarks.service.learning import learning_enabled
 
@@ -108,12 +107,12 @@ def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None,
             return {"decision": "no_observation"}
         # a statement, no work: the snapshot says what the turn was (its intent; item 46)
         return capture(home, cwd, session.session_id, from_claude_code(entries, None, False),
-                       host="claude-code", statements=statements)
+                       host="claude-code", statements=statements, subagent=False)
     report, interrupted = _final_reply(payload.get("transcript_path"))
 
     items = from_claude_code(entries, report, interrupted)
     return capture(home, cwd, session.session_id, items, host="claude-code",
-                   statements=statements, scan_limited=limited)
+                   statements=statements, scan_limited=limited, subagent=False)
 
 
 def _turn_entries(session: Any) -> tuple[list[tuple[str, Any]], bool]:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import sys
 import time
@@ -422,7 +423,8 @@ class Bridge:
 
             items, limited = pi_turn(params["turn"])
             work = capture(self.home, self._app().cwd, self.ledger.session_id, items,
-                           host="pi", statements=done.get("captured"), scan_limited=limited)
+                           host="pi", subagent=bool(os.environ.get("PI_SUBAGENT_AGENT_ID")),
+                           statements=done.get("captured"), scan_limited=limited)
             done["work"] = work.get("decision")
         if params.get("event") == "agent_end" and self.ledger is not None:
             feedback = self._natural_feedback(self.ledger)

@@ -20,7 +20,6 @@ What must stay true:
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -93,11 +92,13 @@ def pi_turn(messages: object) -> tuple[list[TurnItem], bool]:
 
 
 def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem], *,
-            host: str, warm: bool = True, statements: int | None = None,
+            host: str, subagent: bool, warm: bool = True, statements: int | None = None,
             scan_limited: bool = False) -> dict[str, Any]:
     """Capture the work turn ``items`` (learning on, not a subagent); a content-free
-    decision. ``scan_limited``: the host already left the turn's older items out."""
-    if os.environ.get("PI_SUBAGENT_AGENT_ID"):
+    decision. ``scan_limited``: the host already left the turn's older items out.
+    ``subagent``: the turn is a subagent's (the host's process environment, or for Claude
+    Code the hook's: a helper's own is whichever hook started it)."""
+    if subagent:
         return {"decision": "subagent"}
     from waymarks.ledger.identity import canonical_project_path
     from waymarks.service.learning import learning_enabled
