@@ -10,6 +10,10 @@ failed before its fix):
    subagent's hook started (with ``PI_SUBAGENT_AGENT_ID`` in its environment) recorded
    no tool call of any session for its whole life. Every request says it now, and the
    helper is started without the variable.
+3. a helper whose socket path another helper took over (it stalled past a hook's wait;
+   or, with two installations on one home, each answers the other's ping "protocol")
+   waited on its unlinked socket for its 30 idle minutes: with two installations, every
+   hook started one more. It exits once ``helper.sock`` is no longer its own.
 """
 
 from __future__ import annotations
@@ -208,3 +212,33 @@ def test_a_subagents_hook_starts_the_helper_without_the_subagent_variable(
     finally:
         os.kill(pid, signal.SIGTERM)
         _wait(lambda: not _helpers_of(learning), "the helper did not end")
+
+
+@pytest.mark.slow
+def test_a_helper_whose_socket_another_took_over_exits(learning: Path) -> None:  # noqa: F811
+    environ = _environ(subagent=False, WAYMARKS_CC_HELPER_IDLE="inf")  # never idles
+    first = subprocess.Popen([sys.executable, "-m", "waymarks.hosts.cc_helper",
+                              str(learning)], env=environ, cwd=learning,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    second = None
+    try:
+        _wait(lambda: _answering(learning) or first.poll() is not None, "no helper")
+        taken = Path(cc_client.socket_path(learning)).stat().st_ino
+        first.send_signal(signal.SIGSTOP)  # stalled: the next helper takes the path over
+        second = subprocess.Popen([sys.executable, "-m", "waymarks.hosts.cc_helper",
+                                   str(learning)], env=environ, cwd=learning,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        _wait(lambda: Path(cc_client.socket_path(learning)).stat().st_ino != taken,
+              "the second helper never took the socket over")
+        _wait(lambda: _answering(learning), "the second helper never answered")
+        first.send_signal(signal.SIGCONT)
+        assert first.wait(60) == 0  # its socket is gone: it left
+        assert second.poll() is None and _answering(learning)  # the other serves on
+    finally:
+        for helper in (first, second):
+            if helper is not None:
+                helper.send_signal(signal.SIGCONT)
+                helper.terminate()
+                helper.wait(30)

@@ -8,7 +8,9 @@ session (recall index in memory, ledger read incrementally; the ``WARM_APPS`` mo
 recently served, a session that never ended is closed after them), answers one hook per
 connection, and exits after ``IDLE_SECONDS`` without work (``WAYMARKS_CC_HELPER_IDLE``
 overrides: ``0`` starts none, ``inf`` never idles, a value that is not a number of seconds
-is logged and the default taken; ``WAYMARKS_CC_HELPER=off`` never starts one).
+is logged and the default taken; ``WAYMARKS_CC_HELPER=off`` never starts one), or once
+another helper took its socket path over (looked at every ``SOCKET_CHECK_S`` without
+work: no hook reaches it any more).
 
 ``PostToolUse``/``PostToolUseFailure`` (which print nothing) are answered before the
 helper records them, so the hook process leaves at once; the helper takes one connection
@@ -160,8 +162,9 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
         return  # a helper answers here (one of a release without the lock)
     server = listen(path)  # in place of a dead or stalled helper's socket
     identity = os.stat(path)
-    # (a timeout past what the platform's clock holds, ``inf`` among them: never idle)
-    server.settimeout(idle_seconds if idle_seconds < 2**31 else None)
+    # woken every SOCKET_CHECK_S to look at its socket path (``inf``: never idle)
+    server.settimeout(min(idle_seconds, SOCKET_CHECK_S))
+    last = time.monotonic()  # when it last took a connection
     apps: dict[tuple[str, str], Any] = {}
     _drain(home)  # capture requests queued while no helper ran
     recovery = _recovery(home)
@@ -172,7 +175,10 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
             try:
                 connection, _ = server.accept()
             except TimeoutError:
-                return
+                if time.monotonic() - last >= idle_seconds or not _own(path, identity):
+                    return
+                continue
+            last = time.monotonic()
             with connection:
                 connection.settimeout(ANSWER_TIMEOUT_S)
                 try:
@@ -272,6 +278,23 @@ def _holder_answers(home: "Path", path: str) -> bool:
 
 #: how long a helper waits for the one holding the lock to put its socket in place
 STARTING_S = 3.0
+#: how often a helper without work checks that ``helper.sock`` is still its own
+SOCKET_CHECK_S = 2.0
+
+
+def _own(path: str, identity: "os.stat_result") -> bool:
+    """Whether the socket at ``path`` is still the one this helper bound. Another took
+    the path over (this one stalled past a hook's wait, or a helper of another release
+    answered "protocol"), or the home went: no hook reaches this one any more, and it
+    waited on its unlinked socket for its idle time (30 minutes; with two installations
+    on a home, each hook started another helper: 8 after 6 prompts)."""
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # unreadable for now: it may serve still
+    return (now.st_dev, now.st_ino) == (identity.st_dev, identity.st_ino)
 
 
 def _close_all(apps: "dict[tuple[str, str], Any]") -> None:
