@@ -14,6 +14,9 @@ failed before its fix):
    or, with two installations on one home, each answers the other's ping "protocol")
    waited on its unlinked socket for its 30 idle minutes: with two installations, every
    hook started one more. It exits once ``helper.sock`` is no longer its own.
+4. a lone surrogate (half an emoji, JSON-escaped) in a tool's output failed the record
+   (``UnicodeEncodeError``): the observation was lost, and in the helper every warm
+   session was closed. It is U+FFFD now, as in a prompt.
 """
 
 from __future__ import annotations
@@ -242,3 +245,25 @@ def test_a_helper_whose_socket_another_took_over_exits(learning: Path) -> None: 
                 helper.send_signal(signal.SIGCONT)
                 helper.terminate()
                 helper.wait(30)
+
+
+def test_a_lone_surrogate_in_a_tool_call_is_recorded_as_a_replacement_character(
+        learning: Path, project: Path) -> None:  # noqa: F811
+    sid = str(uuid.uuid4())
+    # JSON-escaped halves of a surrogate pair, as JavaScript writes a string cut in an emoji
+    raw = json.dumps({"session_id": sid, "cwd": str(project), "hook_event_name": "PostToolUse",
+                      "tool_name": "BashLOW", "tool_use_id": "toolu_HIGH",
+                      "tool_input": {"command": "echo HIGH"},
+                      "tool_response": {"stdout": "emoji cut HIGH"}}
+                     ).replace("HIGH", "\\ud83d").replace("LOW", "\\udc00")
+    assert claude_code.main(["PostToolUse"], learning, raw.encode()) == 0
+    assert not [e for e in _log(learning) if e["event"] == "claude_code_hook_skipped"]
+    [record] = [line["data"] for line in _kinds_raw(learning, sid)]
+    assert record == {"id": "toolu_\ufffd", "tool": "Bash\ufffd",
+                      "args": {"command": "echo \ufffd"}, "output": "emoji cut \ufffd",
+                      "isError": False}
+    # a long output too (cut in two parts)
+    long = raw.replace("emoji cut", "x " * 20_000).replace("toolu_", "toolu_2")
+    assert claude_code.main(["PostToolUse"], learning, long.encode()) == 0
+    assert not [e for e in _log(learning) if e["event"] == "claude_code_hook_skipped"]
+    assert len(_kinds_raw(learning, sid)) == 2

@@ -145,23 +145,27 @@ def observation_record(payload: dict[str, Any]) -> dict[str, Any] | None:
     """The bounded record of one ``PostToolUse`` hook input (``None``: nothing to keep:
     a memory tool, a subagent's call (``agent_id``), or no tool name or ID). A long output
     or argument is kept as its head and tail only, each cut at a word and redacted on its
-    own before it is stored (:func:`_clip`)."""
+    own before it is stored (:func:`_clip`). A lone surrogate (half an emoji, as JSON may
+    escape one) is U+FFFD, as in a prompt: it failed the record, and in the helper
+    closed every warm session."""
     from waymarks.core.evolution.operations import is_memory_tool
+    from waymarks.core.text import well_formed
 
     name, call_id = payload.get("tool_name"), payload.get("tool_use_id")
     if not isinstance(name, str) or not isinstance(call_id, str) or not call_id:
         return None
+    name, call_id = well_formed(name), well_formed(call_id)
     if is_memory_tool(name):
         return None
     agent = payload.get("agent_id")
     if isinstance(agent, str) and agent:  # a subagent's tool call: never the turn's evidence
         return None
     raw_args = payload.get("tool_input")
-    clipped = {k: _clip(v, RECORD_ARG_BYTES) for k, v in
+    clipped = {k: _clip(well_formed(v), RECORD_ARG_BYTES) for k, v in
                (raw_args.items() if isinstance(raw_args, dict) else ()) if k in _ARG_KEYS
                and isinstance(v, str)}
     output, is_error = _response_text(payload.get("tool_response"))
-    shown, level = _clip(output, RECORD_OUTPUT_BYTES)
+    shown, level = _clip(well_formed(output), RECORD_OUTPUT_BYTES)
     level = highest(level, *(lv for _text, lv in clipped.values()))
     record: dict[str, Any] = {"id": call_id[:128], "tool": name[:64],
                               "args": {k: text for k, (text, _lv) in clipped.items()},
