@@ -17,6 +17,9 @@ failed before its fix):
 4. a lone surrogate (half an emoji, JSON-escaped) in a tool's output failed the record
    (``UnicodeEncodeError``): the observation was lost, and in the helper every warm
    session was closed. It is U+FFFD now, as in a prompt.
+5. a NUL in a ``Stop``'s ``transcript_path`` (no helper) was queued in the capture spool,
+   and starting the detached process with it raised: a traceback, exit 1. It is bad
+   input now (logged, exit 0, nothing queued), and a spawn that cannot start is skipped.
 """
 
 from __future__ import annotations
@@ -267,3 +270,24 @@ def test_a_lone_surrogate_in_a_tool_call_is_recorded_as_a_replacement_character(
     assert claude_code.main(["PostToolUse"], learning, long.encode()) == 0
     assert not [e for e in _log(learning) if e["event"] == "claude_code_hook_skipped"]
     assert len(_kinds_raw(learning, sid)) == 2
+
+
+def test_a_nul_in_a_stops_transcript_path_is_bad_input_and_queues_nothing(
+        learning: Path, project: Path) -> None:  # noqa: F811
+    from waymarks.service.capture_spool import pending
+
+    sid = str(uuid.uuid4())
+    body = {"session_id": sid, "cwd": str(project), "transcript_path": "/\0x"}
+    done = subprocess.run([sys.executable, "-I", "-S", str(ENTRY), "--home", str(learning),
+                           "hook", "claude-code", "Stop"], input=json.dumps(body), text=True,
+                          capture_output=True, timeout=120,
+                          env=_environ(subagent=False, WAYMARKS_CC_HELPER="off"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert pending(learning) == []
+    assert {"event": "claude_code_hook_skipped", "kind": "Stop",
+            "code": "bad_transcript_path"}.items() <= _log(learning)[-1].items()
+    assert _helpers_of(learning) == []  # (switched off: none started)
+
+
+def test_a_detached_process_that_cannot_start_is_skipped() -> None:
+    cc_client._spawn(["--background", "/home\0with a nul", "-"])  # nothing raised

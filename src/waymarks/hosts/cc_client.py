@@ -234,8 +234,9 @@ def _stop_input(raw: bytes, project: str) -> tuple[str, str, str] | None:
         return None
     if not isinstance(cwd, str) or not os.path.isabs(cwd) or not os.path.isdir(cwd):
         return None
-    if not isinstance(transcript, str) or not os.path.isabs(transcript):
-        return None
+    if not isinstance(transcript, str) or not os.path.isabs(transcript) or \
+            "\x00" in transcript:  # (no file has that name: it failed the spawn of the
+        return None  # detached process, which raised, after it was queued)
     where = project if project and os.path.isabs(project) and os.path.isdir(project) else cwd
     return session.lower(), transcript, where
 
@@ -254,16 +255,20 @@ def _spawn(args: list[str]) -> None:
     """:func:`waymarks.hosts.cc_helper.main` with ``ARGS`` in a detached ``python -I -S``
     (:func:`waymarks.spawn.detached.spawn`: its own session, standard streams on
     /dev/null, the hook's imports for any installation; ``-I``: nothing in the project
-    directory, a socket.py or PYTHONPATH, can run in it). If it cannot start, the next
-    prompt tries again. Its environment is this one's without :data:`SUBAGENT_ENV`: a
-    helper a subagent's hook started turned tool observations off for every session it
-    served (the requests say whose they are)."""
+    directory, a socket.py or PYTHONPATH, can run in it). If it cannot start (also with
+    an argument no process can take: a NUL), the next prompt tries again. Its
+    environment is this one's without :data:`SUBAGENT_ENV`: a helper a subagent's hook
+    started turned tool observations off for every session it served (the requests say
+    whose they are)."""
     import os
 
     from waymarks.spawn.detached import spawn
 
-    spawn("waymarks.hosts.cc_helper", args,
-          env={k: v for k, v in os.environ.items() if k != SUBAGENT_ENV})
+    try:
+        spawn("waymarks.hosts.cc_helper", args,
+              env={k: v for k, v in os.environ.items() if k != SUBAGENT_ENV})
+    except ValueError:  # (an embedded NUL; ``spawn`` returns None for an OSError)
+        return
 
 
 def _ask(home: "str | Path", event: str, raw: bytes, project: str = "",

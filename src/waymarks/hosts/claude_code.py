@@ -93,6 +93,9 @@ def parse_input(event: str, raw: bytes) -> dict[str, Any]:
     name = payload.get("hook_event_name")
     if name is not None and name != event:
         raise HookInputError("event_mismatch")
+    transcript = payload.get("transcript_path")
+    if isinstance(transcript, str) and "\x00" in transcript:  # names no file: a Stop's
+        raise HookInputError("bad_transcript_path")  # was queued, then failed a spawn
     if event == "UserPromptSubmit":
         if not isinstance(payload.get("prompt"), str):
             raise HookInputError("bad_prompt")
