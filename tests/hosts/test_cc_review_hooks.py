@@ -20,6 +20,9 @@ failed before its fix):
 5. a NUL in a ``Stop``'s ``transcript_path`` (no helper) was queued in the capture spool,
    and starting the detached process with it raised: a traceback, exit 1. It is bad
    input now (logged, exit 0, nothing queued), and a spawn that cannot start is skipped.
+6. reinstalling under another home, then uninstalling, left the empty ``.claude/`` the
+   first install created: which folders an install created was noted in its home only.
+   An install that replaces another home's hooks takes that home's note over.
 """
 
 from __future__ import annotations
@@ -291,3 +294,17 @@ def test_a_nul_in_a_stops_transcript_path_is_bad_input_and_queues_nothing(
 
 def test_a_detached_process_that_cannot_start_is_skipped() -> None:
     cc_client._spawn(["--background", "/home\0with a nul", "-"])  # nothing raised
+
+
+def test_uninstall_after_a_reinstall_under_another_home_removes_the_folder_install_made(
+        tmp_path: Path, project: Path) -> None:
+    from tests.hosts.test_cc_install_files import tree
+    from waymarks.hosts import claude_code_install as cc
+
+    first, second, user = tmp_path / "wh", tmp_path / "wh2", tmp_path / "u"
+    cc.install("project", project, user, first)  # creates .claude/
+    cc.install("project", project, user, second)  # replaces the first home's hooks
+    assert sorted(tree(project)) == [".claude", ".claude/settings.json", ".mcp.json"]
+    cc.uninstall("project", project, user, second)
+    assert tree(project) == {}  # nothing of Waymarks is left
+    assert cc._created(first) == [] and cc._created(second) == []

@@ -40,7 +40,7 @@ import shutil
 import sys
 import sysconfig
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from copy import deepcopy
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,6 +204,7 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
                       if loaded.raw is not None and _only_ours(loaded.data)}
         settings_change, mcp_change = Change(settings_path), Change(mcp_path)
         settings_change.notes += _other_homes(scope, project, user_home, home)
+        replaced = _hook_homes(settings.data) - {str(home)}  # before ours replace them
         _add_hooks(settings.data, settings_path, python, home, settings_change)
         _add_server(mcp.data, mcp_path, server_entry(binary, home), mcp_change)
         planned = [(loaded, dump(loaded.data, loaded.path))
@@ -220,7 +221,28 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
                 if not loaded.path.parent.exists():
                     _note_created(home, loaded.path.parent)
                 undo.write(loaded, content)
+        if settings_change.added:
+            _take_over_created(replaced, home, settings_path.parent)
     return [c for c in (settings_change, mcp_change) if c.added]
+
+
+def _take_over_created(others: set[str], home: Path, folder: Path) -> None:
+    """The hooks of the homes ``others`` were replaced by this home's: a folder one of
+    them noted as created by its install (``.claude/``) is noted here now, and no longer
+    there. Noted in the first home only, it was left behind, empty, by this home's
+    uninstall. Best effort for the other home's record (it may be gone or not writable:
+    its uninstall would find the folder in use, or gone)."""
+    wanted = str(folder.absolute())
+    for other in sorted(others):
+        if not other.startswith("/"):  # (an install writes an absolute home)
+            continue
+        named = _created(Path(other))
+        if wanted not in named:
+            continue
+        _note_created(home, folder)
+        named.remove(wanted)
+        with suppress(OSError):
+            _write_created(Path(other), named)
 
 
 def _other_homes(scope: Scope, project: Path, user_home: Path, home: Path) -> list[str]:
@@ -231,20 +253,28 @@ def _other_homes(scope: Scope, project: Path, user_home: Path, home: Path) -> li
     other: Scope = "user" if scope == "project" else "project"
     path = files(other, project, user_home)[0]
     try:
-        hooks = load(path).data.get("hooks")
+        homes = _hook_homes(load(path).data)
     except InstallError:
         return []  # unreadable there: its own install reports it
-    homes = set()
-    for groups in (hooks.values() if isinstance(hooks, dict) else ()):
-        for group in groups if isinstance(groups, list) else ():
-            for hook in group.get("hooks", ()) if isinstance(group, dict) else ():
-                command = hook.get("command") if isinstance(hook, dict) else None
-                if _ours(command):
-                    homes.add(shlex.split(str(command))[-4])
     return [f"warning: the {other} scope's {path} runs Waymarks' hooks with another home "
             f"({found}): Claude Code runs both, so each prompt is recorded in both homes "
             f"and its context added twice; remove one (`waymarks --home {found} claude-code "
             f"uninstall --{other}`)" for found in sorted(homes - {str(home)})]
+
+
+def _hook_homes(settings: dict[str, Any]) -> set[str]:
+    """The homes the Waymarks hooks of a settings file's content use (anything malformed
+    is passed over: install refuses it, naming it, after this)."""
+    hooks = settings.get("hooks")
+    homes = set()
+    for groups in (hooks.values() if isinstance(hooks, dict) else ()):
+        for group in groups if isinstance(groups, list) else ():
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for hook in inner if isinstance(inner, list) else ():
+                command = hook.get("command") if isinstance(hook, dict) else None
+                if _ours(command):
+                    homes.add(shlex.split(str(command))[-4])
+    return homes
 
 
 def _add_hooks(settings: dict[str, Any], path: Path, python: Path, home: Path,
@@ -392,10 +422,16 @@ def _remove_created_folders(home: Path | None, paths: tuple[Path, Path]) -> None
         if path.parent.is_dir() and not any(path.parent.iterdir()):
             path.parent.rmdir()  # install created it for its file, and nothing else is in it
         named.remove(folder)
-        if home is not None and named:
-            write_atomic(_record(home), json.dumps(named))
-        elif home is not None:
-            _record(home).unlink(missing_ok=True)
+        if home is not None:
+            _write_created(home, named)
+
+
+def _write_created(home: Path, named: list[str]) -> None:
+    """Keep ``named`` as the folders install noted in ``home`` (none: no record)."""
+    if named:
+        write_atomic(_record(home), json.dumps(named))
+    else:
+        _record(home).unlink(missing_ok=True)
 
 
 def _remove_hooks(settings: dict[str, Any]) -> list[str]:
