@@ -17,7 +17,7 @@ Pure: no I/O, no clock. What must stay true:
   ``too_long``, ``credential``, ``invalid_argument``), then its target (``not_found``,
   ``not_active``, ``scope_mismatch``), scope and trust (``untrusted``) and branch
   (``off_branch``), and only then active state (a duplicate, ``conflict``); a status
-  change checks its target, then trust, then its reason.
+  change checks its status, then its target, then trust, then its reason.
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ from waymarks.core.model import (
     MAX_PIN_CHARS,
     MAX_REASON_CHARS,
     MEMORY_SCOPES,
+    MEMORY_STATUS_TARGETS,
     PIN_SCOPES,
+    PIN_STATUS_TARGETS,
     SCHEMA_VERSION,
     Classification,
     MemoryItem,
@@ -298,6 +300,10 @@ def decide_memory(
 def decide_status(
     ctx: WriteContext, kind: Literal["pin", "memory"], ref: str, status: str, reason: str | None
 ) -> Decision:
+    allowed = PIN_STATUS_TARGETS if kind == "pin" else MEMORY_STATUS_TARGETS
+    if status not in allowed:  # else appended for good, and refused by every later replay
+        return Rejected("invalid_argument", f"a {kind}'s status cannot be set to "
+                        f"{echoed(str(status))}; give {' or '.join(sorted(allowed))}")
     target = find_target(ctx, kind, ref)
     cleaned = clean_reason(reason)
     if isinstance(target, Rejected):

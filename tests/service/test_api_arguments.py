@@ -1,0 +1,45 @@
+"""Arguments the Python API takes that the CLI never passes: refused with a clear error,
+before anything is written (the Python API review)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed, Rejected
+
+
+def _ledger_bytes(home: Path) -> dict[Path, bytes]:
+    return {path: path.read_bytes() for path in sorted((home / "sessions").rglob("*.jsonl"))}
+
+
+@pytest.mark.parametrize("status", ["deleted", "active", "bogus", None])
+def test_a_memory_status_outside_invalid_or_expired_is_refused_and_appends_nothing(
+        app: Waymarks, home: Path, status: object) -> None:
+    claim = app.remember("The staging database listens on port 5433.")
+    assert isinstance(claim, Committed)
+    before = _ledger_bytes(home)
+    outcome = app.set_memory_status(claim.id, status, "gone")  # type: ignore[arg-type]
+    assert isinstance(outcome, Rejected) and outcome.code == "invalid_argument"
+    assert "give expired or invalid" in outcome.message
+    assert _ledger_bytes(home) == before  # nothing reached the ledger
+    assert app.health()["ok"] is True  # (a bad line made every later health fail)
+    [item] = app.items("memory")
+    assert item.status == "active"
+
+
+def test_a_pin_status_other_than_deleted_is_refused(app: Waymarks, home: Path) -> None:
+    from waymarks.service import write_path
+    from waymarks.service.writes import decide_status
+
+    pin = app.pin("Run the tests with tox.")
+    assert isinstance(pin, Committed)
+    before = _ledger_bytes(home)
+    outcome = app._write(lambda ctx: decide_status(ctx, "pin", pin.id, "invalid", None))
+    assert isinstance(outcome, Rejected) and outcome.code == "invalid_argument"
+    assert _ledger_bytes(home) == before
+    assert isinstance(write_path.dry_run(app, lambda ctx: decide_status(
+        ctx, "pin", pin.id, "expired", None)), Rejected)
+    assert isinstance(app.unpin(pin.id), Committed)  # "deleted", the pin's one status
