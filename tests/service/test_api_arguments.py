@@ -43,3 +43,23 @@ def test_a_pin_status_other_than_deleted_is_refused(app: Waymarks, home: Path) -
     assert isinstance(write_path.dry_run(app, lambda ctx: decide_status(
         ctx, "pin", pin.id, "expired", None)), Rejected)
     assert isinstance(app.unpin(pin.id), Committed)  # "deleted", the pin's one status
+
+
+@pytest.mark.parametrize(("source_file", "code"), [
+    ("docs/" + "x" * 70_000 + ".md", "too_long"),
+    ("/srv/ghp_1234567890abcdefghijklmnopqrstuvwxyzAB/rules.md", "credential"),
+    ("bad\udcffname.md", "invalid_argument"),
+])
+def test_a_pins_source_file_is_checked_as_stored_text_is(
+        app: Waymarks, home: Path, source_file: str, code: str) -> None:
+    app.session_new()
+    before = _ledger_bytes(home)
+    outcome = app.pin("Follow the rules in the rules file.", source_file=source_file)
+    assert isinstance(outcome, Rejected) and outcome.code == code
+    assert "ghp_" not in outcome.message  # a refusal never echoes the credential
+    assert _ledger_bytes(home) == before
+    assert app.items("pin") == []
+    kept = app.pin("Follow the rules in the rules file.", source_file="docs/rules.md")
+    assert isinstance(kept, Committed)
+    [pin] = app.items("pin")
+    assert pin.source_file is not None and pin.source_file.endswith("/docs/rules.md")

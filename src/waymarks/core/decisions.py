@@ -33,6 +33,7 @@ from waymarks.core.model import (
     MAX_CLAIM_CHARS,
     MAX_PIN_CHARS,
     MAX_REASON_CHARS,
+    MAX_SOURCE_FILE_CHARS,
     MEMORY_SCOPES,
     MEMORY_STATUS_TARGETS,
     PIN_SCOPES,
@@ -202,6 +203,12 @@ def decide_pin(
     if isinstance(cleaned, Rejected):
         return cleaned
     text, level = cleaned
+    if source_file is not None:  # stored as given, but checked as any stored text is:
+        # it is rendered with the pin into every plan
+        checked_path = clean_text(source_file, what="Pin source file",
+                                  limit=MAX_SOURCE_FILE_CHARS)
+        if isinstance(checked_path, Rejected):
+            return checked_path
     previous: ItemState | None = None
     previous_leaf: str | None = None  # the branch pin it replaces applies from there
     if supersedes is not None:

@@ -40,6 +40,8 @@ MEMORY_STATUS_TARGETS: Final = frozenset({"invalid", "expired"})
 MAX_PIN_CHARS: Final = 4000
 MAX_CLAIM_CHARS: Final = 2000
 MAX_REASON_CHARS: Final = 500
+#: a pin's source file: a path (Linux's PATH_MAX), rendered with the pin into every plan
+MAX_SOURCE_FILE_CHARS: Final = 4096
 
 
 class PinItem(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
