@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from waymarks.core.egress import Egress
-from waymarks.core.records import replace
 from waymarks.ledger.discovery import (
     canonical_project_path,
     newest_session,
@@ -30,11 +28,11 @@ from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import INHERITED, direct_plan, plan_query
-from waymarks.recall.scoring import Candidate, unheld_literal
+from waymarks.recall.scoring import unheld_literal
 from waymarks.service import rebuilding, semantic_recall
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import Rejected, ServiceError, WriteOutcome, with_notices
-from waymarks.service.planning import PinInputs, egress_for
+from waymarks.service.planning import PinInputs, admitted, egress_for
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms
 from waymarks.service.recovery import (
     SQLITE_ERRORS,
@@ -453,26 +451,8 @@ class Waymarks:
         if not privacy:
             return evaluate(plan, candidates, stats, semantic=near, eligible_only=eligible_only)
         egress = egress_for(self, provider)
-        return evaluate(plan, self._admitted(candidates, egress, classes or {}), stats,
+        return evaluate(plan, admitted(self, candidates, egress, classes or {}), stats,
                         egress, near, eligible_only)
-
-    def _admitted(self, candidates: list[Candidate], egress: Egress,
-                  known: Mapping[str, str | None]) -> list[Candidate]:
-        """The candidates the destination may see (explicit classification raised by
-        markers), each with its explicit classification for rendering. ``known``: the
-        classifications read with the candidates; the others (the semantic side's) are
-        read here."""
-        if not candidates:
-            return candidates
-        missing = [c.id for c in candidates if c.id not in known]
-        explicit = {**known, **self.projection.classifications(missing)} if missing else known
-        admitted = []
-        for c in candidates:
-            level = explicit.get(c.id)
-            if egress.admits(egress.level(c.text, level)):
-                admitted.append(c if c.classification == level
-                                else replace(c, classification=level))
-        return admitted
 
     # -- diagnostics (service/diagnostics.py) ---------------------------------------
 

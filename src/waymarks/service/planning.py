@@ -8,7 +8,7 @@ manifest is kept in the projection database for ``manifest``/``included``/``excl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
     from waymarks.planner.select import TextInput as TextInput
     from waymarks.planner.team import TeamBlock
+    from waymarks.recall.scoring import Candidate
     from waymarks.service.app import Waymarks
 
 CONTINUITY_ITEMS = 3
@@ -97,6 +98,24 @@ def egress_for(app: Waymarks, provider: str | None = None,
     settings = settings or settings_for(app)
     policy = settings.policy.for_history() if history else settings.policy
     return Egress.to(policy, host_destination(app, provider, settings))
+
+
+def admitted(app: Waymarks, candidates: list[Candidate], egress: Egress,
+             known: Mapping[str, str | None]) -> list[Candidate]:
+    """The recall candidates the destination may see (explicit classification raised by
+    markers), each with its explicit classification for rendering. ``known``: the
+    classifications read with the candidates; the others (the semantic side's) are
+    read here."""
+    if not candidates:
+        return candidates
+    missing = [c.id for c in candidates if c.id not in known]
+    explicit = {**known, **app.projection.classifications(missing)} if missing else known
+    kept = []
+    for c in candidates:
+        level = explicit.get(c.id)
+        if egress.admits(egress.level(c.text, level)):
+            kept.append(c if c.classification == level else replace(c, classification=level))
+    return kept
 
 
 def host_destination(app: Waymarks, provider: str | None, settings: Settings) -> str:
