@@ -63,3 +63,21 @@ def test_a_pins_source_file_is_checked_as_stored_text_is(
     assert isinstance(kept, Committed)
     [pin] = app.items("pin")
     assert pin.source_file is not None and pin.source_file.endswith("/docs/rules.md")
+
+
+def test_items_counts_of_zero_list_none_and_negative_counts_are_refused(app: Waymarks) -> None:
+    from waymarks.service.outcomes import ServiceError
+
+    made = [app.remember(f"Fact number {n} is about the lighthouse {n}.") for n in range(3)]
+    assert all(isinstance(m, Committed) for m in made)
+    app.set_memory_status(made[0].id, "expired")  # type: ignore[union-attr]
+    assert app.items("memory", recent=0) == []
+    assert app.items("memory", recent_active=0) == []  # (was every active item)
+    assert app.items("memory", recent_active=0, recent=2) == []  # the active count rules
+    assert [v.id for v in app.items("memory", recent=2)] == [m.id for m in made[:0:-1]]
+    assert [v.id for v in app.items("memory", recent_active=5)] == [m.id for m in made[:0:-1]]
+    for bad in ({"recent": -1}, {"recent_active": -3}, {"recent": 1.5}, {"recent": True}):
+        with pytest.raises(ServiceError) as refused:
+            app.items("memory", **bad)  # type: ignore[arg-type]
+        assert refused.value.code == "invalid_argument"
+        assert "at least 0" in str(refused.value)

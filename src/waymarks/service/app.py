@@ -29,7 +29,7 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import INHERITED, direct_plan, plan_query
 from waymarks.recall.scoring import unheld_literal
-from waymarks.service import rebuilding, semantic_recall
+from waymarks.service import api_args, rebuilding, semantic_recall
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import Rejected, ServiceError, WriteOutcome, with_notices
 from waymarks.service.planning import PinInputs, admitted, egress_for
@@ -383,6 +383,7 @@ class Waymarks:
         many of the newest active ones (in any status), newest first. They keep large
         stores cheap to plan against and to list.
         """
+        api_args.counts(recent_active=recent_active, recent=recent)
         session = self.refresh()
         sid, branch = (session.session_id, session.branch_set()) if session else ("", set())
         states = self.projection.visible_items(kind, sid, self.cwd, ids=ids,

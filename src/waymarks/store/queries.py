@@ -58,11 +58,13 @@ def visible_items(
         if ids is not None:
             rows = _by_ids(db, kind, session_id, project, ids)
         else:
-            limit = recent_active or recent
+            limit = recent_active if recent_active is not None else recent
             active_only = recent_active is not None
             if limit is None:
                 rows = [r for r in _everything(db, kind, session_id, project)
                         if not active_only or r[ITEM_STATUS] == "active"]
+            elif limit <= 0:  # none of the newest (0 was read as no limit, or as one)
+                rows = []
             else:
                 rows = _newest(db, kind, session_id, project, int(limit), active_only)
     return [state_from_row(r) for r in rows]
