@@ -109,6 +109,7 @@ class Waymarks:
         self._session_ref, self.follows_newest = (
             session if isinstance(session, str) else None, session is None)
         self._session: SessionLog | None = session if isinstance(session, SessionLog) else None
+        self._closed_with: SessionLog | None = None  # the session held when close() ran
         self._projection: Store | None = None
         self._snapshot: Snapshot | None = None  # the open request, if any
         self._views = ViewMemo()
@@ -117,10 +118,12 @@ class Waymarks:
     # -- plumbing -------------------------------------------------------------------
 
     def close(self) -> None:
+        """Close the database; a later call opens it again."""
         self._recall_cache = None
         if self._projection is not None:
             self._projection.close()
             self._projection = None
+            self._closed_with = self._session  # see _held_session
 
     def __enter__(self) -> Waymarks:
         return self
@@ -182,9 +185,17 @@ class Waymarks:
     def _now_ms(self) -> int:
         return epoch_ms(self.clock.now())
 
+    def _held_session(self) -> SessionLog | None:
+        """The session in use; one held at :meth:`close` (its entry index was in the closed
+        database) is read whole on this first use after it, not in the close."""
+        if self._closed_with is not None and self._closed_with is self._session:
+            self._closed_with.drop_index()
+        self._closed_with = None
+        return self._session
+
     def current_session(self, *, create: bool = False) -> SessionLog | None:
         """The session commands act on: the one named, else the newest for the cwd."""
-        if self._session is None:
+        if self._held_session() is None:
             try:
                 if self._session_ref is not None:
                     try:
@@ -217,7 +228,7 @@ class Waymarks:
     @property
     def bound_session(self) -> SessionLog | None:
         """The session already in use, without looking for one."""
-        return self._session
+        return self._held_session()
 
     def bind_session(self, session: SessionLog) -> None:
         """Act on ``session`` from now on (a host that names its own session)."""
