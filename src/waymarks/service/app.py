@@ -43,6 +43,7 @@ from waymarks.service.recovery import (
     recoveries_so_far,
     recovering,
 )
+from waymarks.service.serialized import CallLock, serialized
 from waymarks.service.session_checks import refuse_replaced, replaced_problem
 from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
@@ -71,8 +72,12 @@ class Snapshot(msgspec.Struct):
 Guard = Callable[["WriteContext"], "Rejected | None"]
 
 
+@serialized
 class Waymarks:
-    """Pins and memory for one home, one working directory and (lazily) one session."""
+    """Pins and memory for one home, one working directory and (lazily) one session.
+    Threads may share it: its methods run one at a time. A write's ``guard`` (and any
+    callback a write runs) must not call back into the same object: refused
+    (:mod:`.serialized`)."""
 
     def __init__(
         self,
@@ -89,8 +94,7 @@ class Waymarks:
         long-lived processes such as an MCP server); a one-shot CLI leaves it in SQLite.
         ``busy_timeout_ms``: how long the database is waited for while another process
         holds it (a hook, answering within Claude Code's timeout, waits less)."""
-        self.home = home
-        self.busy_timeout_ms = busy_timeout_ms
+        self.home, self.busy_timeout_ms, self._calls = home, busy_timeout_ms, CallLock()
         self.cwd = canonical_project_path(cwd or os.getcwd())
         self.clock = clock or SystemClock()
         self.ids = ids or RandomIds()

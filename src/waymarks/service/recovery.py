@@ -69,6 +69,11 @@ _UNDECODABLE_TEXT = "Could not decode to UTF-8"
 #: what a projection call raises when the file is damaged: SQLite's errors, and
 #: UnicodeDecodeError when SQLite's message quotes a damaged schema that is not text
 SQLITE_ERRORS = (sqlite3.Error, UnicodeDecodeError)
+#: SQLite's generic error for a transaction misused on a sound file (a call made inside a
+#: write's own transaction, say): not damage, never a reason to set the file aside
+_MISUSE = ("cannot start a transaction within a transaction",
+           "cannot commit - no transaction is active",
+           "cannot rollback - no transaction is active")
 
 
 def is_damage(exc: Exception) -> bool:
@@ -82,6 +87,8 @@ def is_damage(exc: Exception) -> bool:
         return False
     if str(exc).startswith(_UNDECODABLE_TEXT):
         return True
+    if str(exc).startswith(_MISUSE):  # SQLITE_ERROR, but the caller's: a nested BEGIN
+        return False
     # errors without a code: a closed or misused connection is ours, not the file's
     return bool(name) or (isinstance(exc, sqlite3.DatabaseError) and not isinstance(
         exc, sqlite3.OperationalError | sqlite3.ProgrammingError | sqlite3.InterfaceError))

@@ -137,8 +137,16 @@ def ahead_refused(ctx: WriteContext, later: int) -> Rejected | None:
 def dry_run(app: Waymarks, decide: Callable[[WriteContext], Decision],
             guard: Guard | None = None) -> Decision:
     """The decision a write would make now, appending nothing (see ``Waymarks.dry_run``)."""
-    [decision] = dry_run_all(app, [lambda ctx: (guard(ctx) if guard else None) or decide(ctx)])
+    [decision] = dry_run_all(app, [lambda ctx: decided(app, ctx, decide, guard)])
     return decision
+
+
+def decided(app: Waymarks, ctx: WriteContext, decide: Callable[[WriteContext], Decision],
+            guard: Guard | None = None) -> Decision:
+    """The guard's refusal, else the decision: callbacks of the caller's, which must not
+    call back into ``app`` (:mod:`.serialized`)."""
+    with app._calls.callback():
+        return (guard(ctx) if guard else None) or decide(ctx)
 
 
 def dry_run_all(app: Waymarks, decides: Sequence[Callable[[WriteContext], Decision]],
@@ -156,11 +164,11 @@ def dry_run_all(app: Waymarks, decides: Sequence[Callable[[WriteContext], Decisi
         overlay = OverlayView(base.view)
         ctx = msgspec.structs.replace(base, view=overlay)
         for number, decide in enumerate(decides, 1):
-            decision = decide(ctx)
+            decision = decided(app, ctx, decide)
             later = after_target(app.projection, ctx, decision)
             if later is not None:  # as the write decides it (see after_target)
-                decision = ahead_refused(ctx, later) or decide(
-                    msgspec.structs.replace(ctx, now_ms=later))
+                decision = ahead_refused(ctx, later) or decided(
+                    app, msgspec.structs.replace(ctx, now_ms=later), decide)
             if isinstance(decision, PinMutation | MemoryMutation):
                 # the check the write makes under the lock, so a session that may not hold
                 # project items is refused before anyone is asked, not after the yes
@@ -194,7 +202,9 @@ def append_record(app: Waymarks, custom_type: str, data: dict[str, Any],
     if (problem := unsaved(session)) is not None:  # (a note: lost the same way)
         raise ServiceError("not_saved", problem)
     with app._appending(session):
-        if unless is not None and (recorded := unless(session)) is not None:
+        with app._calls.callback():
+            recorded = unless(session) if unless is not None else None
+        if recorded is not None:
             return recorded
         entry = session.append({"type": "custom", "customType": custom_type, "data": data,
                                 "timestamp": iso(app.clock.now())}, app.ids.entry_id)
@@ -217,21 +227,20 @@ def unsaved(session: SessionLog) -> str | None:
     return session.unsaved() if isinstance(session, HostSessionLog) else None
 
 
-def decided(app: Waymarks, projection: Store, session: SessionLog,
-            decide: Callable[[WriteContext], Decision], guard: Guard | None
-            ) -> tuple[Decision, int | None]:
+def decided_now(app: Waymarks, projection: Store, session: SessionLog,
+                decide: Callable[[WriteContext], Decision], guard: Guard | None
+                ) -> tuple[Decision, int | None]:
     """A write's decision against the synced projection (call under the session lock),
     and the time (ms) its entry must carry to follow the item it changes, if that lies
     ahead of now (:func:`after_target`: decided again at that time)."""
     ctx = context(app, projection, session)
-    decision = (guard(ctx) if guard else None) or decide(ctx)
+    decision = decided(app, ctx, decide, guard)
     later = after_target(projection, ctx, decision)
     if later is not None:
         refused = ahead_refused(ctx, later)
         if refused is not None:
             return refused, None
-        ctx = msgspec.structs.replace(ctx, now_ms=later)
-        decision = (guard(ctx) if guard else None) or decide(ctx)
+        decision = decided(app, msgspec.structs.replace(ctx, now_ms=later), decide, guard)
     return decision, later
 
 
@@ -250,7 +259,7 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
         # decide against an empty session first, so a refused write creates no file
         with app.projection.transaction():  # read-only: the decision writes nothing
             ctx = context(app, app.projection, None)
-            first = (guard(ctx) if guard else None) or decide(ctx)
+            first = decided(app, ctx, decide, guard)
         if not isinstance(first, PinMutation | MemoryMutation):
             return first
         if app.rehearsing:  # would create the session file and append: stop before either
@@ -265,7 +274,7 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
     mutation: Mutation | None = None
     try:
         with app._synced(session) as projection:
-            decision, later = decided(app, projection, session, decide, guard)
+            decision, later = decided_now(app, projection, session, decide, guard)
             if isinstance(decision, PinMutation | MemoryMutation) and session.partial_tail \
                     and not app.rehearsing:
                 # the last line lacks its newline (a full disk stops a write just before
@@ -275,7 +284,7 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
                 # already has), not a second item, and a conflict with it is refused
                 session.end_partial_line()
                 projection.sync(session, app._now_ms())
-                decision, later = decided(app, projection, session, decide, guard)
+                decision, later = decided_now(app, projection, session, decide, guard)
             if not isinstance(decision, PinMutation | MemoryMutation):
                 return decision
             mutation = decision
