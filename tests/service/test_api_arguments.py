@@ -81,3 +81,44 @@ def test_items_counts_of_zero_list_none_and_negative_counts_are_refused(app: Way
             app.items("memory", **bad)  # type: ignore[arg-type]
         assert refused.value.code == "invalid_argument"
         assert "at least 0" in str(refused.value)
+
+
+def _refused(home: object, cwd: object) -> str:
+    from waymarks.service.outcomes import ServiceError
+
+    with pytest.raises(ServiceError) as refused:
+        Waymarks(home, cwd=cwd)  # type: ignore[arg-type]
+    assert refused.value.code == "invalid_argument"
+    return str(refused.value)
+
+
+def test_the_constructor_refuses_a_home_or_cwd_the_command_line_refuses(
+        tmp_path: Path, project: Path) -> None:
+    import os
+
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a home\n")
+    assert "not a directory" in _refused(a_file, str(project))
+    assert a_file.read_text() == "not a home\n"
+    assert "relative path" in _refused(Path("relative/home"), str(project))
+    assert not (project / "relative").exists() and not Path("relative").exists()
+    not_text = Path(os.fsdecode(tmp_path / "home") + os.fsdecode(b"\xff"))
+    assert "not a UTF-8 path" in _refused(not_text, str(project))
+    assert not os.path.lexists(not_text)
+    assert "must be a directory's path" in _refused(123, str(project))
+    home = tmp_path / "home"
+    # a file named as the project: its items went to a project of that name
+    assert f"cwd {a_file}: not a directory" in _refused(home, str(a_file))
+    assert "must be a directory's path" in _refused(home, 5)
+    assert not home.exists()  # nothing was made
+
+
+def test_the_constructor_takes_a_home_and_cwd_as_text_or_pathlike(
+        tmp_path: Path, project: Path) -> None:
+    home = tmp_path / "home"
+    with Waymarks(str(home), cwd=project) as app:
+        assert app.home == home and app.cwd == str(project.resolve())
+        assert isinstance(app.remember("The text home is kept as a path."), Committed)
+    gone = tmp_path / "deleted-project"  # a host's project may be gone: its items read
+    with Waymarks(home, cwd=str(gone)) as app:
+        assert app.items("memory") == []

@@ -68,18 +68,11 @@ class Reported(Exception):
 
 
 def open_service(run: CliRuntime) -> Any:
+    from waymarks.service.api_args import home_directory, working_directory
     from waymarks.service.app import Waymarks
     from waymarks.service.outcomes import ServiceError
 
-    if run.cwd is not None and not os.path.isdir(run.cwd):
-        raise ServiceError("invalid_argument", f"--cwd {run.cwd}: not a directory")
-    if run.cwd is None:
-        try:
-            os.getcwd()
-        except FileNotFoundError:  # it said "No such file or directory (file)"
-            raise ServiceError("io_error", "the working directory no longer exists (it was "
-                               "deleted or moved); cd to an existing directory, or give "
-                               "--cwd DIR") from None
+    cwd = working_directory(run.cwd, "--cwd", existing=True)
     given = "--home" if run.home is not None else \
         "WAYMARKS_HOME" if os.environ.get("WAYMARKS_HOME") else "the default home"
     if run.home is not None and not run.home.strip():  # Path("") is the working directory
@@ -91,23 +84,7 @@ def open_service(run: CliRuntime) -> Any:
         # HOME, ``~`` is the account's home from the password database)
         raise ServiceError("invalid_argument", f"{given} {home}: '~' cannot be expanded "
                            "(no such user); give an absolute path")
-    if not home.is_absolute():  # each directory would have a home (and a store) of its own
-        raise ServiceError("invalid_argument", f"{given} {home}: a relative path; give an "
-                           f"absolute path (e.g. {Path.cwd() / home}, if that is the home "
-                           "you mean), so every directory uses the same home")
-    from waymarks.core.text import is_unicode
-
-    # a name that is not text (bytes not UTF-8, from the environment) cannot be written
-    # into the database: refused before anything is created there (the home, its
-    # database and a session file were, and every later command there failed)
-    if not is_unicode(str(home)):
-        shown = os.fsencode(home).decode("utf-8", "backslashreplace")  # its bytes, escaped
-        raise ServiceError("invalid_argument", f"{given} {shown}: not a UTF-8 path; "
-                           "use a directory whose name is UTF-8 text")
-    if os.path.lexists(home) and not os.path.isdir(home):  # a file, a dangling link
-        raise ServiceError("invalid_argument", f"{given} {home}: not a directory; give a "
-                           "directory (a missing one is created)")
-    return Waymarks(home, cwd=run.cwd, session=run.session)
+    return Waymarks(home_directory(home, given), cwd=cwd, session=run.session)
 
 
 def new_runtime() -> CliRuntime:

@@ -4,7 +4,10 @@ the service is called, refused by the service the same way for a program that em
 
 from __future__ import annotations
 
-from waymarks.core.text import echoed
+import os
+from pathlib import Path
+
+from waymarks.core.text import echoed, is_unicode
 from waymarks.service.outcomes import ServiceError
 
 
@@ -15,3 +18,56 @@ def counts(**given: int | None) -> None:
                                   or value < 0):
             raise ServiceError("invalid_argument", f"{name} must be a whole number of at "
                                f"least 0, not {echoed(repr(value))}")
+
+
+def home_directory(home: str | os.PathLike[str], given: str = "home") -> Path:
+    """``home`` as the home directory, or refused (``given``: how the caller named it, as
+    the message says it: ``--home``, ``WAYMARKS_HOME``): a relative path (each working
+    directory would have a home of its own), a name that is not UTF-8 text (it cannot be
+    written into the database: the home, its database and a session file were created,
+    and every later call there failed), or something there that is not a directory. A
+    missing home is created on first use."""
+    path = Path(_path_text(home, given))
+    if not path.is_absolute():
+        raise ServiceError("invalid_argument", f"{given} {path}: a relative path; give an "
+                           f"absolute path (e.g. {Path.cwd() / path}, if that is the home "
+                           "you mean), so every directory uses the same home")
+    if not is_unicode(str(path)):
+        shown = os.fsencode(path).decode("utf-8", "backslashreplace")  # its bytes, escaped
+        raise ServiceError("invalid_argument", f"{given} {shown}: not a UTF-8 path; "
+                           "use a directory whose name is UTF-8 text")
+    if os.path.lexists(path) and not os.path.isdir(path):  # a file, a dangling link
+        raise ServiceError("invalid_argument", f"{given} {path}: not a directory; give a "
+                           "directory (a missing one is created)")
+    return path
+
+
+def working_directory(cwd: str | os.PathLike[str] | None, given: str = "cwd", *,
+                      existing: bool = False) -> str:
+    """The project's working directory: ``cwd``, or the process's when ``None``. Refused:
+    a path to something that is not a directory (a file named as the project committed
+    into a project of that name), or to nothing when ``existing`` (a command line's
+    ``--cwd``; a host's project may be gone, its items still read); a process's working
+    directory that was deleted. An empty ``cwd`` is the process's too (a command line's
+    ``--cwd ""`` is refused)."""
+    text = "" if cwd is None else _path_text(cwd, given)
+    if not text and (cwd is None or not existing):
+        try:
+            return os.getcwd()
+        except FileNotFoundError:  # it said "No such file or directory (file)"
+            raise ServiceError("io_error", "the working directory no longer exists (it was "
+                               "deleted or moved); cd to an existing directory, or give "
+                               f"{given} DIR") from None
+    if not os.path.isdir(text) and (existing or os.path.lexists(text)):
+        raise ServiceError("invalid_argument", f"{given} {text}: not a directory")
+    return text
+
+
+def _path_text(value: object, given: str) -> str:
+    """A path given as text or as an ``os.PathLike`` (bytes are refused: names are text)."""
+    text = os.fspath(value) if isinstance(value, str | os.PathLike) else None
+    if not isinstance(text, str):
+        raise ServiceError("invalid_argument", f"{given} must be a directory's path (a str "
+                           f"or os.PathLike naming it), not {echoed(repr(value))}")
+    return text
+

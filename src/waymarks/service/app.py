@@ -81,9 +81,9 @@ class Waymarks:
 
     def __init__(
         self,
-        home: Path,
+        home: str | os.PathLike[str],
         *,
-        cwd: str | None = None,
+        cwd: str | os.PathLike[str] | None = None,
         session: str | SessionLog | None = None,
         clock: Clock | None = None,
         ids: IdSource | None = None,
@@ -93,12 +93,14 @@ class Waymarks:
         """``keep_recall_index``: hold the recall index in memory between queries (for
         long-lived processes such as an MCP server); a one-shot CLI leaves it in SQLite.
         ``busy_timeout_ms``: how long the database is waited for while another process
-        holds it (a hook, answering within Claude Code's timeout, waits less)."""
-        self.home, self.busy_timeout_ms, self._calls = home, busy_timeout_ms, CallLock()
-        self.cwd = canonical_project_path(cwd or os.getcwd())
+        holds it (a hook, answering within Claude Code's timeout, waits less). A home or
+        cwd the command line refuses is refused here too (:mod:`.api_args`)."""
+        self.home, self.busy_timeout_ms = api_args.home_directory(home), busy_timeout_ms
+        self.cwd = canonical_project_path(api_args.working_directory(cwd))
+        self._calls = CallLock()
         self.clock = clock or SystemClock()
         self.ids = ids or RandomIds()
-        self.trust_store = TrustStore(home)
+        self.trust_store = TrustStore(self.home)
         self.keep_recall_index = keep_recall_index
         self._recall_cache: RecallCache | None = None
         self._vector_memo = semantic_recall.VectorMemo()
