@@ -3,6 +3,7 @@ before anything is written (the Python API review)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,41 @@ def test_the_constructor_takes_a_home_and_cwd_as_text_or_pathlike(
     gone = tmp_path / "deleted-project"  # a host's project may be gone: its items read
     with Waymarks(home, cwd=str(gone)) as app:
         assert app.items("memory") == []
+
+
+def _session_files(home: Path) -> list[Path]:
+    return sorted((home / "sessions").rglob("*.jsonl")) if (home / "sessions").exists() else []
+
+
+@pytest.mark.parametrize("say", [
+    lambda app: app.session_say("bad \udcff text"),
+    lambda app: app.session_say("x" * (4 * 1024 * 1024 + 1)),
+    lambda app: app.append_record("example-note-v1", {"note": "bad \udcff text"}),
+    lambda app: app.append_record("example-note-v1", {"note": object()}),
+])
+def test_a_message_or_record_that_cannot_be_written_is_refused_before_a_session_is_made(
+        app: Waymarks, home: Path, say: Callable[[Waymarks], object]) -> None:
+    from waymarks.service.outcomes import ServiceError
+
+    with pytest.raises(ServiceError) as refused:
+        say(app)
+    assert refused.value.code == "invalid_argument"
+    assert _session_files(home) == []  # (a session file was made, then the append failed)
+    entry = app.session_say("A message that can be written.")
+    [path] = _session_files(home)
+    assert entry in path.read_text()
+
+
+def test_a_branch_summary_is_checked_before_anything_is_appended(
+        app: Waymarks, home: Path) -> None:
+    from waymarks.service.outcomes import ServiceError
+
+    first = app.session_say("The first message.")
+    [path] = _session_files(home)
+    before = path.read_bytes()
+    for summary in ("bad \udcff summary", "y" * (4 * 1024 * 1024 + 1)):
+        with pytest.raises(ServiceError) as refused:
+            app.session_branch(first, summary)
+        assert refused.value.code == "invalid_argument"
+    assert path.read_bytes() == before
+    assert app.session_branch(first, "tried the other parser")

@@ -71,3 +71,41 @@ def _path_text(value: object, given: str) -> str:
                            f"or os.PathLike naming it), not {echoed(repr(value))}")
     return text
 
+
+#: the most a session message or branch summary may hold, UTF-8 encoded: what a Claude
+#: Code hook reads of its whole input (``hosts.claude_code.MAX_INPUT_BYTES``), so every
+#: prompt a hook records fits, and more than a command line's arguments can hold
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+
+def message_text(text: object, what: str) -> str:
+    """``text`` as a session entry may hold it, or refused: not text, not valid Unicode
+    (a lone surrogate cannot be written: the session file was made, then the append
+    failed), or longer than :data:`MAX_MESSAGE_BYTES`."""
+    if not isinstance(text, str):
+        raise ServiceError("invalid_argument", f"{what} must be text, not "
+                           f"{type(text).__name__}; nothing was written")
+    if not is_unicode(text):
+        raise ServiceError("invalid_argument", f"{what} is not valid Unicode (lone "
+                           "surrogates); nothing was written")
+    if len(text) > MAX_MESSAGE_BYTES // 4 and len(text.encode()) > MAX_MESSAGE_BYTES:
+        raise ServiceError("invalid_argument", f"{what} has {len(text.encode()):,} bytes; "
+                           f"the limit is {MAX_MESSAGE_BYTES:,} (UTF-8); nothing was written")
+    return text
+
+
+def record_data(custom_type: str, data: object) -> None:
+    """A custom record's type and data can be written as a session entry (JSON text), or
+    refused: a lone surrogate or a value JSON cannot hold raised a raw error after the
+    session file was made."""
+    import msgspec
+
+    if not isinstance(custom_type, str) or not is_unicode(custom_type) or not custom_type:
+        raise ServiceError("invalid_argument", "a record's type must be non-empty text; "
+                           "nothing was written")
+    try:
+        msgspec.json.encode(data)
+    except (TypeError, ValueError, msgspec.EncodeError) as exc:  # UnicodeEncodeError too
+        raise ServiceError("invalid_argument", f"a {echoed(custom_type)} record's data "
+                           f"cannot be written as JSON text ({type(exc).__name__}); "
+                           "nothing was written") from None

@@ -26,6 +26,7 @@ from waymarks.ledger.discovery import (
 from waymarks.ledger.entries import recent_messages
 from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionBusy, SessionFile
+from waymarks.service.api_args import message_text
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms, iso
 from waymarks.service.views import SessionInfo
@@ -240,7 +241,7 @@ def session_say(app: Waymarks, text: str, *, unless_since_ms: int | None = None)
     Claude Code helper, and the hook's own process): if the ledger's active branch holds
     this very text from the person sent at or after that time (the hook's start), that
     entry's ID, nothing appended; decided under the session lock."""
-    if not text.strip():
+    if not message_text(text, "Message text").strip():  # checked before a session is made
         raise ServiceError("empty", "Message text must not be empty")
     session = appendable_session(app)
     with app._appending(session):
@@ -284,6 +285,8 @@ def refuse_open_in_pi(app: Waymarks, session: SessionLog) -> None:
 
 def session_branch(app: Waymarks, from_id: str, summary: str | None = None) -> str:
     """Append a ``branch_summary`` child of ``from_id``: later entries form a new branch."""
+    if summary is not None:
+        message_text(summary, "Branch summary")
     session = require_session(app)
     refuse_open_in_pi(app, session)
     with session.locked():

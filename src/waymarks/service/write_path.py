@@ -34,6 +34,7 @@ from waymarks.core.rules import apply_mutation
 from waymarks.ledger.host import HostSessionLog
 from waymarks.ledger.log import Entry, SessionLog
 from waymarks.service import semantic_backfill
+from waymarks.service.api_args import record_data
 from waymarks.service.outcomes import (
     Committed,
     Rehearsed,
@@ -196,6 +197,7 @@ def append_record(app: Waymarks, custom_type: str, data: dict[str, Any],
     """Append a custom entry that is not a pin or memory mutation; returns its entry ID.
     ``unless``: the ID of an entry in the session that already records it (a host's
     event done twice), looked for under the session lock; then nothing is appended."""
+    record_data(custom_type, data)  # before a session file is made for it
     if app.rehearsing:
         raise Rehearsed(custom_type)
     session = appendable_session(app)
