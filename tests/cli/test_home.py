@@ -157,3 +157,28 @@ def test_an_empty_or_relative_home_is_refused_and_nothing_is_written_here(
     assert ("empty" if not variable and not args[1].strip() else "relative path") \
         in refused["message"] and "absolute path" in refused["message"]
     assert list(project.iterdir()) == [], "no database or sessions in the project"
+
+
+def _readme_home() -> str:
+    """The home README's "From Python" example computes (its lines up to ``home = …``)."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    example = readme.split("### From Python", 1)[1].split("```python", 1)[1]
+    example = example.split("with Waymarks(", 1)[0]
+    found: dict[str, object] = {}
+    exec(example, found)  # the README's own example
+    return str(found["home"])
+
+
+@pytest.mark.parametrize("environment", [
+    {"WAYMARKS_HOME": "/srv/chosen-home"}, {"WAYMARKS_HOME": "~/wm"},
+    {"XDG_DATA_HOME": "/data/ada"}, {}], ids=repr)
+def test_readme_shows_a_program_the_home_the_command_line_uses(
+        monkeypatch: pytest.MonkeyPatch, environment: dict[str, str]) -> None:
+    """An embedder following README's example opens the CLI's home, not a fixed
+    ``~/.local/share/waymarks`` (which ignored ``WAYMARKS_HOME`` and ``XDG_DATA_HOME``)."""
+    for name in ("WAYMARKS_HOME", "XDG_DATA_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", "/home/ada")
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert _readme_home() == home.default_home()
