@@ -29,6 +29,7 @@ from waymarks.core.secrets import credential_kinds, redact
 from waymarks.core.text import escaped, is_unicode
 from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
 from waymarks.files.dirs import make_private_dirs
+from waymarks.files.paths import resolved
 from waymarks.files.reading import read_regular
 from waymarks.personal.entry import (
     ENTRY_TYPES,
@@ -192,10 +193,13 @@ class PersonalStore:
     def _inside(self, path: Path) -> bool:
         """Whether ``path`` is a file of the directory that may be read or written as an
         entry: a link may lead only to another entry file of it (a slug-named ``*.md``),
-        never out, nor to the index or the lock (a write through it would be lost)."""
+        never out, nor to the index or the lock (a write through it would be lost), and
+        a loop of links is no entry (it raised ``RuntimeError`` and stopped every plan)."""
+        target, directory = resolved(path), resolved(self.directory)
+        if target is None or directory is None:  # a loop of links: an unreadable file
+            return False
         try:
-            target = path.resolve()
-            return target.parent == self.directory.resolve() and (
+            return target.parent == directory and (
                 not path.is_symlink() or (target.suffix == ".md" and target.name != INDEX_NAME
                                           and SLUG.fullmatch(target.stem) is not None))
         except OSError:
