@@ -12,6 +12,8 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from waymarks.service.app import Waymarks
 
 LOOP = "a link to something other than an entry file of the directory"
@@ -40,10 +42,14 @@ def test_a_looping_link_in_personal_memory_is_named_and_stops_nothing(
     assert os.readlink(memory / "loop.md") == "loop.md"
 
 
-def test_the_prompt_hook_still_gives_pins_past_a_looping_personal_link(
-        home: Path, project: Path) -> None:
+@pytest.mark.parametrize("loop", ["home/memory/loop.md",
+                                  "project/docs/engineering/loop.md"])
+def test_the_prompt_hook_still_gives_pins_past_a_looping_link(
+        home: Path, project: Path, loop: str) -> None:
     """The UserPromptSubmit hook printed nothing (``claude_code_hook_skipped``,
-    ``RuntimeError``): every prompt in every project went without pins or memory."""
+    ``RuntimeError``): one looping link in the personal folder left every prompt in every
+    project without pins or memory, and one committed in a trusted repository's docs
+    switched its context off."""
     sid = str(uuid.uuid4())
 
     def hook(event: str, **extra: str) -> str:
@@ -60,7 +66,41 @@ def test_the_prompt_hook_still_gives_pins_past_a_looping_personal_link(
     hook("SessionStart", source="startup")
     with Waymarks(home, cwd=str(project), session=sid) as app:
         app.pin("Always run the linters")
-    (home / "memory").mkdir()
-    (home / "memory" / "loop.md").symlink_to("loop.md")
+    subprocess.run([str(Path(sys.executable).parent / "waymarks"), "--home", str(home),
+                    "trust", str(project)], check=True, capture_output=True, timeout=60)
+    link = home.parent / loop
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(link.name)
     context = json.loads(hook("UserPromptSubmit", prompt="lint my change"))
     assert '"Always run the linters"' in context["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_looping_link_in_a_trusted_projects_docs_is_skipped(
+        cli: Callable[..., dict], project: Path) -> None:
+    """A committed ``docs/engineering/loop.md -> loop.md`` made every plan of the trusted
+    project fail: the other docs are served, and the loop is named with the docs."""
+    cli("trust", str(project))
+    docs = project / "docs" / "engineering"
+    (docs / "decisions").mkdir(parents=True)
+    (docs / "kafka.md").write_text("# Retention\nWe keep kafka events seven days.\n")
+    (docs / "loop.md").symlink_to("loop.md")
+    (docs / "decisions" / "ADR-0002-loop.md").symlink_to("ADR-0002-loop.md")
+    plan = cli("plan", "--prompt", "how long do we keep kafka events")
+    assert [e["id"] for e in plan["manifest"]["entries"]] == [
+        "docs/engineering/kafka.md#Retention"]
+    assert [d["path"] for d in cli("team", "status")["docs"]] == [
+        "docs/engineering/decisions/ADR-0002-loop.md", "docs/engineering/kafka.md",
+        "docs/engineering/loop.md"]
+
+
+def test_adr_new_refuses_a_looping_decisions_folder(
+        cli: Callable[..., dict], project: Path) -> None:
+    docs = project / "docs" / "engineering"
+    docs.mkdir(parents=True)
+    (docs / "decisions").symlink_to("decisions")
+    refused = cli("adr", "new", "Use WAL", expect=2)
+    assert refused["code"] == "invalid_argument"
+    assert refused["message"] == ("docs/engineering/decisions is a loop of symbolic links; "
+                                  "make it a folder of the project; nothing was created")
+    assert sorted(p.name for p in docs.iterdir()) == ["decisions"]
+    assert os.readlink(docs / "decisions") == "decisions"

@@ -20,3 +20,10 @@ def resolved(path: Path) -> Path | None:
         return path.resolve()
     except (OSError, RuntimeError):  # RuntimeError: a loop of links (Python < 3.13)
         return None
+
+
+def leads_within(path: Path, root: Path) -> bool:
+    """Whether ``path``, its links followed, is ``root`` or under it (``root``'s links
+    followed too); a loop of links leads nowhere, so never."""
+    target, base = resolved(path), resolved(root)
+    return target is not None and base is not None and target.is_relative_to(base)

@@ -33,6 +33,7 @@ from waymarks.core.decisions import refuse_credentials
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import Classification, classify, highest
 from waymarks.core.secrets import cut_before_secret
+from waymarks.files.paths import leads_within, resolved
 from waymarks.files.reading import read_regular
 from waymarks.ledger.session_file import create_atomically
 from waymarks.personal.entry import derive_slug
@@ -166,19 +167,20 @@ def _split(body: str) -> list[str]:
 def doc_paths(project: Path) -> list[Path]:
     """The markdown files under the project's ``docs/engineering``, sorted. A folder that
     leads out of the project (a link to / in a hostile checkout) is not walked, nor are
-    linked subfolders."""
+    linked subfolders. A loop of links is a file that cannot be read (:func:`read_doc`)."""
     root = project / DOCS_DIR
-    if not root.is_dir() or not root.resolve().is_relative_to(project.resolve()):
+    if not root.is_dir() or not leads_within(root, project):
         return []
     return sorted(root.rglob("*.md"))
 
 
 def read_doc(project: Path, path: Path) -> str | None:
     """The text of one of :func:`doc_paths`, ``None`` when it is not to be read: a link
-    out of the project, not a regular file (a FIFO is never waited on, /dev/zero never
-    read), larger than an entry file, or not UTF-8."""
+    out of the project or a loop of links (one stopped every plan and hook of a trusted
+    project), not a regular file (a FIFO is never waited on, /dev/zero never read),
+    larger than an entry file, or not UTF-8."""
     try:
-        if not path.resolve().is_relative_to(project.resolve()):
+        if not leads_within(path, project):
             return None
         return read_regular(path, limit=MAX_FILE_BYTES).decode("utf-8").replace(
             "\r\n", "\n")
@@ -300,10 +302,12 @@ def new_adr(project: Path, title: str, today: date) -> Path:
     if credential is not None:
         raise AdrRefused(credential.code, f"{credential.message}; nothing was created")
     directory = project / DECISIONS_DIR
-    if not directory.resolve().is_relative_to(project.resolve()):
-        raise AdrRefused("invalid_argument", f"{DECISIONS_DIR} leads outside the project "
-                         f"(to {directory.resolve()}); make it a folder of the project; "
-                         "nothing was created")
+    if not leads_within(directory, project):
+        target = resolved(directory)
+        where = f"leads outside the project (to {target})" if target is not None else \
+            "is a loop of symbolic links"
+        raise AdrRefused("invalid_argument", f"{DECISIONS_DIR} {where}; make it a folder "
+                         "of the project; nothing was created")
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):

@@ -48,7 +48,7 @@ from typing import Any, Final
 import msgspec
 
 from waymarks.core.privacy import Classification, PrivacyConfigError, ProviderPolicy
-from waymarks.files.paths import resolved
+from waymarks.files.paths import leads_within
 from waymarks.files.reading import stamp_of
 from waymarks.planner.budgets import Budgets
 from waymarks.service.outcomes import ServiceError
@@ -214,8 +214,7 @@ def in_project(path: Path, project: str) -> bool:
     """Whether ``path`` (a project's configuration) is a file of the project, not a link
     to one elsewhere: a repository's link to ``~/.cargo/credentials.toml`` was read as its
     configuration, and ``config show`` printed the token it holds."""
-    target, root = resolved(path), resolved(Path(project))  # None: a loop of links
-    return target is not None and root is not None and target.is_relative_to(root)
+    return leads_within(path, Path(project))  # a loop of links: not the project's
 
 
 def _table(config: dict[str, Any], name: str) -> dict[str, Any]:
