@@ -363,6 +363,27 @@ def test_an_export_never_writes_over_personal_memory_outside_the_home(
     assert cli("export", "-o", str(tmp_path / "pi" / "export.jsonl"))["count"] == 1
 
 
+def test_an_export_onto_a_looping_link_is_refused_and_a_looping_folder_passed_over(
+        cli: Any, home: Path, project: Path) -> None:
+    """``export -o`` onto a loop of links (or through a looping folder) was a traceback
+    (``RuntimeError``, exit 1), not the refusal a link gets; and a looping personal
+    folder made every ``export -o`` fail so."""
+    cli("memory", "add", "--", "The build cache lives in .cache/build.")
+    (project / "loop.jsonl").symlink_to("loop.jsonl")
+    (project / "dir").symlink_to("dir")
+    for target in ("loop.jsonl", "dir/out.jsonl"):
+        refused = cli("export", "-o", target, expect=2)
+        assert refused["code"] == "invalid_argument"
+        assert refused["message"].startswith(f"-o {target}: a loop of symbolic links; "
+                                             "nothing was written")
+    assert sorted(p.name for p in project.iterdir()) == ["dir", "loop.jsonl"]
+    assert os.readlink(project / "loop.jsonl") == "loop.jsonl"
+    (home / "memory").symlink_to("memory")
+    assert cli("export", "-o", "out.jsonl")["count"] == 1
+    assert json.loads((project / "out.jsonl").read_text())["text"] == \
+        "The build cache lives in .cache/build."
+
+
 def test_an_export_keeps_the_level_an_item_has_by_default(cli: Any, home: Path,
                                                          tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:

@@ -46,6 +46,7 @@ from waymarks.commands.results import (
 )
 from waymarks.core.egress import json_line
 from waymarks.files.atomic import NotARegularFile, write_atomic
+from waymarks.files.paths import resolved
 
 if TYPE_CHECKING:  # the service is imported when a command runs, not for help
     from collections.abc import Callable
@@ -103,6 +104,10 @@ def register_transfer(root: click.Group) -> None:
             raise click.UsageError(f"-o {output}: that is an option, not a FILE; nothing "
                                    f"was written (for a file of that name give ./{output})")
         app = runtime().app()
+        if output is not None and output != "-" and resolved(Path(output).expanduser()) is None:
+            return refused("invalid_argument", f"-o {output}: a loop of symbolic links; "
+                           "nothing was written (write to a regular file, or to standard "
+                           "output with -o - or no -o)")
         if output is not None and output != "-" and (kept := _kept_by_waymarks(app, output)):
             return refused("invalid_argument", f"-o {output}: {kept}, where Waymarks "
                            "keeps its own files (records, database, settings, team ledger, "
@@ -212,28 +217,33 @@ def _kept_by_waymarks(app: Waymarks, output: str) -> str | None:
     directory, or its backup), if it does: an export written there could replace a
     session ledger, the database or the settings (``-o
     ~/.local/share/waymarks/waymarks.db`` did, atomically and for good), a team ledger,
-    the project's settings or a person's own memory."""
+    the project's settings or a person's own memory. A folder or file of them that is a
+    loop of links holds nothing an export could replace: it is passed over (a looping
+    personal folder made every `export -o` a traceback); a target that loops is the
+    caller's to refuse (``None`` here)."""
     from waymarks.personal.setup import configured_store
     from waymarks.service.config import PROJECT_CONFIG
     from waymarks.service.sources import pi_sessions_root, session_files
 
-    target = Path(output).expanduser().resolve()
+    target = resolved(Path(output).expanduser())
+    if target is None:
+        return None
     personal = configured_store(app)
     # Pi's own session folder too: its ledgers are the project's sessions (an export
     # there replaced a Pi conversation, exit 0); and the personal directory, which may be
     # outside the home (`~/.pi/memory`: an export replaced an entry, exit 0)
     for folder in (app.home, *app.settings().session_roots, pi_sessions_root(),
                    Path(app.cwd) / PROJECT_CONFIG.parent, personal.directory):
-        kept = Path(folder).expanduser().resolve()
-        if target == kept or kept in target.parents:
+        kept = resolved(Path(folder).expanduser())
+        if kept is not None and (target == kept or kept in target.parents):
             return f"inside {kept}"
     for file in (personal.legacy_path, personal.legacy_backup):
-        if target == file.expanduser().resolve():
+        if target == resolved(file.expanduser()):
             return f"the personal memory file {target}"
     # a session opened by path lies anywhere (`--session /tmp/shared.jsonl`): an export
     # over it replaced the active session's ledger (exit 0; every command failed after)
     for ledger in session_files(app):
-        if target == ledger.resolve() or _same_file(target, ledger):
+        if target == resolved(ledger) or _same_file(target, ledger):
             return f"the session ledger {ledger}"
     return None
 
