@@ -481,3 +481,29 @@ def test_an_import_that_supersedes_a_stored_item_or_a_line_says_so(cli: Any, pro
     assert "Imported: 2 duplicate, 2 imported, 1 superseding." in text
     assert re.search(r"line 4: imported as [0-9a-f]{8}, superseding [0-9a-f]{8} of line 3 "
                      r"\(the same text at a looser level\)", text), text
+
+
+def test_a_derived_key_stays_derived_through_export_and_import(
+        cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An export wrote the derived key as ``key`` and import gave it as chosen: in the new
+    home "Debug logging is disabled in production." was refused as a conflict with the
+    imported claim, where the source home accepted it (a derived key is moved apart from
+    a claim it does not contradict; a chosen one holds)."""
+    cli("memory", "add", "--", "Debug logging is enabled in staging.")
+    cli("memory", "add", "--key", "Log Level", "--", "Verbose output goes to stderr.")
+    out = tmp_path / "export.jsonl"
+    cli("export", "-o", str(out))
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    legacy = tmp_path / "legacy.jsonl"  # an export from before givenKey
+    legacy.write_text("".join(json.dumps({k: v for k, v in line.items() if k != "givenKey"})
+                              + "\n" for line in lines))
+    for n, source in enumerate((out, legacy)):
+        monkeypatch.setenv("WAYMARKS_HOME", str(tmp_path / f"home-{n}"))
+        assert cli("import", str(source))["counts"] == {"imported": 2}
+        added = cli("memory", "add", "--", "Debug logging is disabled in production.")
+        assert added["outcome"] == "committed", source
+        again = {i["text"]: i["givenKey"] for i in cli("export")["items"]}
+        assert again["Debug logging is enabled in staging."] is None
+        assert again["Verbose output goes to stderr."] == "log-level"
+    assert {(line["key"], line["givenKey"]) for line in lines} == {
+        ("debug-logging", None), ("log-level", "log-level")}

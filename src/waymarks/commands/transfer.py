@@ -4,7 +4,12 @@ provenance, between homes, machines or projects.
 Format (``waymarks-export-v1``): one JSON object per line, each an item as lists show it
 in ``--json`` (``id``, ``kind``, ``scope``, ``status``, ``key``, ``classification``,
 ``text``, ``createdAt``, ``updatedAt``, ``sessionId``, ``entryId``, ``sourceEntryIds``,
-``supersedes``, ``supersededBy``, ``reason``, …) plus ``"format"`` and ``project``.
+``supersedes``, ``supersededBy``, ``reason``, …) plus ``"format"``, ``project`` and
+``givenKey``: the key the memory was written with, ``null`` when its ``key`` is the one
+derived from its text. Import writes ``givenKey`` (a derived key imported as given
+behaved otherwise: a later claim it did not contradict was refused, and a supersede
+kept it); a line without it (an export before it) gives ``key``, unless that is the key
+its text derives, which is left to be derived again.
 
 What must stay true for import:
 
@@ -45,6 +50,7 @@ from waymarks.commands.results import (
     os_error_cause,
 )
 from waymarks.core.egress import json_line
+from waymarks.core.text import derive_key
 from waymarks.files.atomic import NotARegularFile, write_atomic
 from waymarks.files.paths import resolved
 
@@ -271,7 +277,8 @@ def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[
         views = [v for v in app.items("pin" if each == "pin" else "memory")
                  if not wanted or v.status in wanted]
         dates = updated_at(app, views)
-        items += [{"format": FORMAT, **v.to_json(), "updatedAt": dates[v.id],
+        items += [{"format": FORMAT, **v.to_json(), "givenKey": v.given_key,
+                   "updatedAt": dates[v.id],
                    "project": app.cwd if v.scope == "project" else None,
                    "classification": policy.written(v.classification)} for v in views]
     return items
@@ -341,7 +348,7 @@ def _line(number: int, text: str) -> Line | str:
                 "export again with this version" if isinstance(found, str)
                 and _VERSIONED.fullmatch(found) else f"format is not {FORMAT}")
     kind, body, scope = data.get("kind"), data.get("text"), data.get("scope")
-    status, key, level = data.get("status", "active"), data.get("key"), \
+    status, key, level = data.get("status", "active"), data.get("givenKey", data.get("key")), \
         data.get("classification")
     if kind not in ("pin", "memory"):
         return "kind must be pin or memory"
@@ -350,12 +357,14 @@ def _line(number: int, text: str) -> Line | str:
     if scope not in ("session", "branch", "project"):
         return "scope must be session, branch or project"
     if not isinstance(status, str) or not isinstance(key, str | None):
-        return "status and key must be strings"
+        return "status, key and givenKey must be strings"
     status = status.strip().lower()
     if status not in STATUSES:  # a typo must not skip the line silently (not echoed)
         return f"status must be one of {', '.join(STATUSES)}"
     if level is not None and level not in LEVEL_NAMES:
         return "classification must be normal, internal, sensitive or local-only"
+    if "givenKey" not in data and key is not None and key == derive_key(body):
+        key = None  # an older export's derived key: derived again, never made a given one
     original = data.get("id")
     return Line(number, kind, body, scope, status, key, level,
                 original if isinstance(original, str) else None)
