@@ -202,3 +202,25 @@ def test_notes_promote_without_a_provider_keeps_local_only_lessons_out(
     assert "migrations" in pasted["prompt"] and "room 4" not in pasted["prompt"]
     local = cli("notes", "promote", "--provider", "ollama")
     assert "room 4" in local["prompt"]
+
+
+def test_the_manifest_names_a_local_only_entry_by_the_digest_the_log_uses(
+        cli: Callable[..., dict], home: Path) -> None:
+    """A local-only entry saved without a name is named by a slug made of its words: the
+    manifest showed ``personal:my-salary-is-250000-…`` while the log kept its digest."""
+    cli("personal", "save", "--classification", "local-only", "--",
+        "My salary is 250000 dollars and my bank is Chase.")
+    cli("personal", "save", "--", "I use helix for editing.")
+    planned = cli("plan", "--prompt", "hi")["manifest"]["entries"]
+    stored = cli("manifest")["entries"]
+    logged = [json.loads(line) for line in
+              (home / "logs" / "waymarks.jsonl").read_text().splitlines()]
+    [plan_event] = [e for e in logged if e.get("event") == "plan"]
+    for entries in (planned, stored):
+        named = {e["id"]: (e["decision"], e["classification"]) for e in entries
+                 if e["kind"] == "personal"}
+        [hidden] = [i for i in named if i.startswith("personal:digest-")]
+        assert named == {hidden: ("excluded", "local-only"),
+                         "personal:i-use-helix-for-editing": ("included", "normal")}
+        assert "salary" not in json.dumps(entries) and "chase" not in json.dumps(entries)
+        assert [e["id"] for e in plan_event["excluded"]] == [hidden]

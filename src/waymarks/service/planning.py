@@ -152,21 +152,24 @@ UNKNOWN_HOST_MODELS = frozenset({MCP_CLIENT_PROVIDER, PI_UNKNOWN_PROVIDER, PASTE
 _NAMED_BY_TEXT = frozenset({"snippet", "personal"})
 
 
-def _logged(entry: ManifestEntry) -> str:
-    """A manifest entry's ID as the log keeps it ("IDs, counts and reasons, never text"):
-    one made of text that holds a credential or a marker, or of a local-only item, is
-    kept as its digest (a heading holding a token went into the log)."""
+def _named(entry: ManifestEntry) -> ManifestEntry:
+    """``entry`` as the manifest and the log name it ("IDs, classifications and reasons,
+    never text"): an ID made of text that holds a credential or a marker, or of a
+    local-only item, is its digest (a heading holding a token went into the log; a
+    local-only entry's slug, made of its words, into the manifest while the log had its
+    digest)."""
     ident = entry.id
     if entry.kind not in _NAMED_BY_TEXT:  # an opaque ID (most of a plan's): as it is
-        return ident
+        return entry
     from waymarks.core.privacy import has_markers
     from waymarks.core.secrets import find_secrets
 
     if entry.classification == "local-only" or has_markers(ident) or find_secrets(ident):
         from waymarks.core.digests import blake2b
 
-        return f"{entry.kind}:digest-{blake2b(ident.encode(), digest_size=8).hexdigest()}"
-    return ident
+        digest = blake2b(ident.encode(), digest_size=8).hexdigest()
+        return replace(entry, id=f"{entry.kind}:digest-{digest}")
+    return entry
 
 
 @recovering
@@ -211,14 +214,14 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                       personal=personal.candidates(app, prompt),
                       learned=learned_blocks(app.home, prompt, history, egress, notes=notes),
                       team=_team_blocks(app))
-    if notes:
-        plan = replace(plan, notes=(*plan.notes, *notes))
+    plan = replace(plan, manifest=tuple(_named(e) for e in plan.manifest),
+                   notes=(*plan.notes, *notes))
     _remember_manifest(app, plan)
     session = app.current_session()
     log_event(app.home, app.clock.now(), "plan",
               session=session.session_id if session else None, provider=destination,
-              included=[_logged(e) for e in plan.manifest if e.decision == "included"],
-              excluded=[{"id": _logged(e), "reason": e.reason} for e in plan.manifest
+              included=[e.id for e in plan.manifest if e.decision == "included"],
+              excluded=[{"id": e.id, "reason": e.reason} for e in plan.manifest
                         if e.decision == "excluded"],
               fallback=plan.fallback, tokens=plan.total_tokens)
     return plan
