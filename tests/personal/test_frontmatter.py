@@ -3,6 +3,8 @@ exactly (issue 16, defect 4), and files of earlier versions are still read."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -192,3 +194,24 @@ def test_a_level_under_a_capitalised_key_survives_a_replacement(tmp_path: Path) 
     assert rewritten["classification"] == "local-only"
     assert store.get("salary") == Entry("salary", "I earn 260k.", "", "user", "I earn 260k.",
                                         "local-only")
+
+
+@pytest.mark.parametrize("head", [
+    "base: &b {classification: local-only}\n<<: *b\nmetadata:\n  type: user\n",
+    "metadata:\n  type: user\n  <<: {classification: local-only}\n",
+    "<<: [{note: x}]\nmetadata:\n  type: user\n",  # whatever it merges: it may bring one
+])
+def test_a_yaml_merge_key_is_a_level_that_is_there_but_no_known_one(
+        cli: Callable[..., dict], home: Path, head: str) -> None:
+    """A level brought in by a merge key (``<<: *b``) was ignored: ``safe_load`` (and Pi)
+    read ``local-only``, Waymarks' loader keeps ``<<`` as a plain key, so the entry was
+    listed without a level and planned for remote models."""
+    text = f"---\nname: Salary\ndescription: pay\n{head}---\nMy salary is 250000.\n"
+    (home / "memory").mkdir(parents=True)
+    (home / "memory" / "salary.md").write_text(text, encoding="utf-8")
+    [entry] = cli("personal", "list")["entries"]
+    assert entry["classification"] == "local-only"
+    plan = cli("plan", "--provider", "openai", "--prompt", "what is my salary")
+    assert "Salary" not in json.dumps(plan["messages"])
+    [named] = [e for e in plan["manifest"]["entries"] if e["kind"] == "personal"]
+    assert named["decision"] == "excluded" and named["classification"] == "local-only"

@@ -16,7 +16,8 @@ read sees what is there now. An entry conforms when it starts with this frontmat
 and the stricter of the two counts) sets the entry's privacy floor; inline ``[ds4:…]``
 markers in the text raise it further. Its key is read in any case (``Classification``);
 a classification that is there but is no known level (empty, a list, a mapping, a
-misspelling, or under a key a letter or two off: ``clasification``) is ``local-only``.
+misspelling, or under a key a letter or two off: ``clasification``; a YAML merge key
+``<<``, which may bring one in) is ``local-only``.
 Files that do not conform are left alone and left out of the index.
 
 The frontmatter is YAML, written and read with a YAML library (PyYAML): a value holding
@@ -269,12 +270,17 @@ def _level_key(key: object) -> Literal["exact", "near"] | None:
     (``exact``: ``Classification: local-only`` was read as no level at all, and the entry
     went to remote models), or a key within two edits of it in any case (``near``:
     ``clasification``, ``classificaton``), which is taken as a level that is there but no
-    known one: local-only, so a typo protects rather than exposes."""
+    known one: local-only, so a typo protects rather than exposes. A YAML merge key
+    (``<<: *base``) is ``near`` too: it may bring a level in, which YAML readers that
+    merge (``safe_load``, Pi's) read, but the loader here keeps ``<<`` as a plain key: the
+    entry went to remote models as one with no level."""
     if not isinstance(key, str):
         return None
     folded = key.strip().lower()
     if folded == _LEVEL_WORD:
         return "exact"
+    if folded == "<<":
+        return "near"
     return "near" if _within_two_edits(folded, _LEVEL_WORD) else None
 
 
