@@ -31,7 +31,7 @@ from typing import Final
 import msgspec
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.text import fold_unicode
+from waymarks.core.text import fold_unicode, straight_apostrophes
 
 MAX_SUBJECT_TERMS: Final = 7
 MAX_VALUES: Final = 3
@@ -215,7 +215,7 @@ class Signature(msgspec.Struct, frozen=True):
 def signature(claim: str) -> Signature | None:
     """The signature of a short factual claim, or ``None`` if it states no value or is
     too long to be one fact."""
-    text = fold_unicode(claim)
+    text = _folded(claim)
     values: set[str] = set()
     denied: set[str] = set()
     pieces: list[str] = []
@@ -324,7 +324,12 @@ def unplaced_negation(claim: str, found: Signature) -> bool:
 def negates(claim: str) -> bool:
     """Whether a claim denies something ("is not 5433", "不是"): a signature keeps the
     denied value as a value, so a shared value proves no agreement then."""
-    return _NEGATION.search(fold_unicode(claim)) is not None
+    return _NEGATION.search(_folded(claim)) is not None
+
+
+def _folded(claim: str) -> str:
+    """A claim's comparison form with its apostrophes straight ("isn’t" is "isn't")."""
+    return straight_apostrophes(fold_unicode(claim))
 
 
 

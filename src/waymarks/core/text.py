@@ -77,6 +77,20 @@ def clip_utf8(text: str, limit: int) -> str:
     return encoded[:limit].decode("utf-8", errors="ignore")
 
 
+#: the apostrophes a keyboard or an app types for ``'`` (right and left single quotation
+#: marks: macOS, iOS and Slack write "isn’t"; the modifier letter apostrophe), which NFKC
+#: leaves as they are
+_APOSTROPHES: Final = str.maketrans("\u2019\u2018\u02bc", "'''")
+
+
+def straight_apostrophes(text: str) -> str:
+    """``text`` with each typographic apostrophe as ``'`` (one character for one: positions
+    stay valid), so that "isn’t" is the "isn't" a rule knows. For the write-time check
+    and recall's analysis: :func:`normalize` and :func:`polarity` keep what the ledgers
+    already written replay to."""
+    return text if text.isascii() else text.translate(_APOSTROPHES)
+
+
 def fold_unicode(text: str) -> str:
     """NFKC, invisible format characters dropped, case-folded: the comparison form of a
     text's characters (:func:`normalize` also collapses spaces and trailing punctuation)."""

@@ -21,6 +21,7 @@ from typing import Final
 import msgspec
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.text import straight_apostrophes
 from waymarks.recall.vocabulary import (
     CONCEPTS,
     FILLER,
@@ -101,7 +102,9 @@ class Analysis(msgspec.Struct, frozen=True):
 
 
 def fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
+    """NFKC, case-folded, apostrophes straight ("what’s" is the stop word "what's" and
+    "node’s" the possessive of "node", as typed on a phone)."""
+    return straight_apostrophes(unicodedata.normalize("NFKC", text).casefold())
 
 
 def strip_framing(text: str) -> str:

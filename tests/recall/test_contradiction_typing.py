@@ -1,0 +1,39 @@
+"""Claims as people type them, reviewed: a typographic apostrophe ("isn’t", as macOS,
+iOS and Slack write it), the n't auxiliaries ("doesn't listen"), numbered subjects
+("TLS 1.0", "API v1") and thousands separators ("1,500 tests"). The write-time check
+(:func:`waymarks.core.contradiction.signature`) must read them as their plain forms;
+their pairs are in the fixture set too (``benchmarks/conflict_pairs.json``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from waymarks.core.contradiction import contradicts, signature
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed, Rejected
+
+
+def _conflict(first: str, second: str) -> bool:
+    a, b = signature(first), signature(second)
+    return a is not None and b is not None and contradicts(a, b)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The DB port is 5432.", "The DB port isn\u2019t 5432."),
+    ("Debug mode is enabled.", "Debug mode isn\u2019t enabled."),
+    ("Debug mode is enabled.", "Debug mode isn\u2018t enabled."),
+    ("The DB replicas aren\u02bct enabled.", "The DB replicas are enabled."),
+])
+def test_a_typographic_apostrophe_still_negates(first: str, second: str) -> None:
+    assert _conflict(first, second)
+    assert _conflict(first, second.replace("\u2019", "'").replace("\u2018", "'")
+                     .replace("\u02bc", "'"))
+
+
+def test_a_curly_denial_of_another_value_is_compatible(app: Waymarks) -> None:
+    """"isn’t 6379" beside "is 6380" states no other value: it was refused, while the
+    denial of the value stated is."""
+    assert isinstance(app.remember("The staging cache port is 6380."), Committed)
+    assert isinstance(app.remember("The staging cache port isn\u2019t 6379."), Committed)
+    refused = app.remember("The staging cache port isn\u2019t 6380.")
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
