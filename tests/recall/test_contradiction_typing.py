@@ -37,3 +37,23 @@ def test_a_curly_denial_of_another_value_is_compatible(app: Waymarks) -> None:
     assert isinstance(app.remember("The staging cache port isn\u2019t 6379."), Committed)
     refused = app.remember("The staging cache port isn\u2019t 6380.")
     assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The API server listens on port 8080.", "The API server doesn't listen on port 8080."),
+    ("The worker pool size is 8.", "The worker pool size wasn't 8."),
+    ("Debug mode is enabled.", "Debug mode can't be enabled."),
+    ("Debug mode is enabled.", "Debug mode won't be enabled."),
+    ("Debug mode is enabled.", "Debug mode cannot be enabled."),
+    # the stem "aren" of "aren't" was a subject term: "replica" alone was not contained
+    ("The replicas are enabled.", "The replicas aren't enabled."),
+])
+def test_an_nt_auxiliary_negates(first: str, second: str) -> None:
+    assert _conflict(first, second)
+
+
+def test_an_nt_denial_of_another_value_is_compatible(app: Waymarks) -> None:
+    assert isinstance(app.remember("The API server listens on port 8080."), Committed)
+    assert isinstance(app.remember("The API server doesn't listen on port 8081."), Committed)
+    refused = app.remember("The API server doesn't listen on port 8080.")
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
