@@ -57,3 +57,22 @@ def test_an_nt_denial_of_another_value_is_compatible(app: Waymarks) -> None:
     assert isinstance(app.remember("The API server doesn't listen on port 8081."), Committed)
     refused = app.remember("The API server doesn't listen on port 8080.")
     assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("TLS 1.0 is disabled.", "TLS 1.2 is enabled."),
+    ("Python 3.11 is required.", "Python 3.12 is optional."),
+    ("API v1 is disabled.", "API v2 is enabled."),
+])
+def test_a_dotted_or_v_number_naming_the_subject_is_part_of_it(
+        app: Waymarks, first: str, second: str) -> None:
+    """Issue 42's rule for "TLS 1.0" and "API v1": the dot cut "tls-n1.0" to "tls-n1", and
+    a v-number was a value, so two versions were one subject with two states."""
+    assert not _conflict(first, second)
+    assert isinstance(app.remember(first), Committed)
+    assert isinstance(app.remember(second), Committed)
+    # the same numbered thing in the other state is still refused
+    opposite = first.replace("disabled", "enabled").replace("required", "optional")
+    assert _conflict(first, opposite)
+    refused = app.remember(opposite)
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused

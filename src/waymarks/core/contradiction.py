@@ -264,8 +264,9 @@ def signature(claim: str) -> Signature | None:
 def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
     """``word-nN`` when a plain number sits between a name and a verb ("rack 3 holds"),
     so it identifies the subject rather than stating a value; else None. Before the
-    clause's verb ("Issue 42 is closed.", "Python 3.11 is supported."), a number or a
-    version after a name names it too: the value, if any, comes after the verb."""
+    clause's verb ("Issue 42 is closed.", "Python 3.11 is supported.", "API v1 is
+    disabled."), a number or a version after a name names it too: the value, if any,
+    comes after the verb."""
     before = _ASCII_WORD.findall(text[max(0, start - 40):start])
     after = _ASCII_WORD.match(text[end:].lstrip())
     if not before or after is None or text[end:end + 1] not in (" ",):
@@ -273,14 +274,17 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
     name, follower = before[-1], after.group(0)
     if name in _STOP or follower in _UNITS:
         return None
+    number = raw[1:] if raw[:1] == "v" else raw  # "API v1 is …" names API 1
     if follower in _COPULAS:
-        if not _PLAIN_NUMBER.fullmatch(raw) or _VERB_BEFORE.search(_clause_before(text, start)):
+        if not _PLAIN_NUMBER.fullmatch(number) or _VERB_BEFORE.search(
+                _clause_before(text, start)):
             return None
         if _DEFINITE.match(text, len(text) - len(text[end:].lstrip()) + after.end()):
             return None  # "Python 3.11 is the minimum version": which one, the value
     elif not raw.isdigit() or follower in _VALUE_FOLLOWERS:
         return None
-    return f"{name}-n{raw}"
+    # one word (a dot would end it: "tls-n1.0" and "tls-n1.2" were both "tls-n1")
+    return f"{name}-n{number.replace('.', '_')}"
 
 
 def _clause_before(text: str, start: int) -> str:
