@@ -76,3 +76,22 @@ def test_a_dotted_or_v_number_naming_the_subject_is_part_of_it(
     assert _conflict(first, opposite)
     refused = app.remember(opposite)
     assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("The test suite has 1500 tests.", "The test suite has 1,500 tests.", False),
+    ("The test suite has 1,500 tests.", "The test suite has 2,500 tests.", True),
+    ("The row limit is 1,000,000.", "The row limit is 1000000.", False),
+    ("测试套件有 1,500 个测试。", "测试套件有 2,500 个测试。", True),
+    # only groups of three digits: a list and a decimal comma are not one number
+    ("Retry delays are 1,2,3 seconds.", "Retry delays are 1, 2, 3 seconds.", False),
+])
+def test_a_thousands_separator_is_one_number(first: str, second: str, conflict: bool) -> None:
+    """"1,500" was the values 1 and 500: the same count refused, and 2,500 (sharing 500)
+    accepted beside it."""
+    assert _conflict(first, second) is conflict
+
+
+def test_a_decimal_comma_is_not_a_thousands_group() -> None:
+    found = signature("The ratio is 3,5.")
+    assert found is not None and found.values == {"v:3", "v:5"}

@@ -43,8 +43,11 @@ MIN_CONTAINED_TERMS: Final = 2
 #: many more subject terms than the other is about something else
 MAX_EXTRA_TERMS: Final = 2
 
+#: a number may group its thousands with commas ("1,500": groups of exactly three digits;
+#: "1,2,3" is a list and "3,5" a decimal comma), which :func:`signature` drops
 _VALUE: Final = lazy(
-    r"(?<![a-z0-9_./-])v?\d+(?:[.:]\d+)*(?:%|ms|s|min|m|h|[kmgt]i?b)?(?![a-z0-9_-])"
+    r"(?<![a-z0-9_./-])v?(?:\d{1,3}(?:,\d{3}(?!\d))+|\d+)(?:[.:]\d+)*"
+    r"(?:%|ms|s|min|m|h|[kmgt]i?b)?(?![a-z0-9_-])"
     r"|(?<![\w./~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+"
     r"|(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?![\w-])"  # host names, dotted identifiers
 )
@@ -231,7 +234,7 @@ def signature(claim: str) -> Signature | None:
     for match in _VALUE.finditer(text):
         pieces.append(text[position:match.start()])
         position = match.end()
-        raw = match.group(0).rstrip(".")
+        raw = match.group(0).rstrip(".").replace(",", "")  # "1,500" is 1500
         identifier = _identifier(text, match.start(), match.end(), raw)
         if identifier is not None:  # "rack 3 holds …": the number names the subject
             pieces.append(" " + identifier + " ")
