@@ -10,6 +10,7 @@ import pytest
 
 from tests.recall.test_dropped_names import _store
 from waymarks.recall.analysis import analyze
+from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.service.app import Waymarks
 
 CLAIMS = ("The build takes about 12 minutes.", "The Node version is 22.",
@@ -34,3 +35,34 @@ def test_a_typographic_apostrophe_is_an_apostrophe(
         "The build takes about 12 minutes."]
     assert analyze(f"what{apostrophe}s the node{apostrophe}s version?", query=True
                    ).features == ("w:node", "c:version")
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("Go version?", ["The Go toolchain version is 1.22."]),
+    ("C# version?", []),
+    ("R version?", []),
+    # a function word first is no name: the question is about the version alone
+    ("What version of Postgres?", ["The Postgres version is 16."]),
+])
+def test_a_name_first_in_the_prompt_is_asked_about(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch, query: str,
+        expected: list[str]) -> None:
+    """"Go version?" recalled the Postgres, Node and Python versions: the rule for names
+    the analysis drops looked only after a sentence's first word."""
+    store = _store(make_app, monkeypatch, (*CLAIMS, "The Go toolchain version is 1.22.",
+                                           "The Python minimum version is 3.10."))
+    assert _recalled(store, query) == expected
+
+
+@pytest.mark.parametrize(("prompt", "names"), [
+    ("Go version?", {"Go"}), ("C++ version?", {"C++"}), ("R version?", {"R"}),
+    ("What version?", set()), ("Is the build green?", set()),
+    ("Go ahead and fix the login bug", set()), ("A teammate asked about the build", set())])
+def test_only_a_name_first_in_the_prompt_is_a_name(prompt: str, names: set[str]) -> None:
+    assert direct_plan(prompt).names == names
+
+
+@pytest.mark.parametrize(("prompt", "reason"), [
+    ("C#?", "barrier"), ("C++", "barrier"), ("Y", "continued"), ("K thanks", "continued")])
+def test_a_lone_name_first_is_a_barrier_and_a_reply_is_not(prompt: str, reason: str) -> None:
+    assert plan_query(prompt, ["Which Python version?"]).reason == reason

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
-from waymarks.recall.analysis import Analysis, analyze, fold
+from waymarks.recall.analysis import Analysis, analyze, fold, word_feature
 from waymarks.recall.scoring import QueryPlan
-from waymarks.recall.vocabulary import ATTRIBUTES, STOP_WORDS
+from waymarks.recall.vocabulary import ATTRIBUTES, NAME_LIKE_STOP_WORDS, STOP_WORDS
 
 if TYPE_CHECKING:
     import re
@@ -53,6 +53,11 @@ _FOLLOWUP: Final = lazy(
 #: after the first word of a sentence ("what about Go?", "and in C?", "C++ or C#?")
 _DROPPED_NAME: Final = lazy(
     r"(?<=[^\W\d_] )(?:[A-HJ-Z](?:\+\+|#)?|[A-Z][a-z]{1,4})(?![\w'’+#-])")
+#: the same at the start of a prompt, where every sentence has a capital: one letter but
+#: the article "A" (and "I"), or a capitalized word and the word after it
+_LEADING_NAME: Final = lazy(
+    r"\s*(?:([B-HJ-Z](?:\+\+|#)?|[A-Z](?:\+\+|#))|([A-Z][a-z]{1,4}))(?![\w'’+#-])"
+    r"(?: (\w+))?")
 
 
 def _barrier(text: str) -> bool:
@@ -60,12 +65,29 @@ def _barrier(text: str) -> bool:
     return any(True for _name in _dropped_names(text))
 
 
-def _dropped_names(text: str) -> Iterator[re.Match[str]]:
-    """The names in ``text`` that no feature stands for ("Go", "R", "C#")."""
+def _dropped_names(text: str) -> Iterator[tuple[str, int]]:
+    """The names in ``text`` that no feature stands for ("Go", "R", "C#"), each with where
+    it ends."""
+    leading = _LEADING_NAME.match(text)
+    if leading is not None and _leading_name(leading):
+        group = 1 if leading.group(1) else 2
+        yield leading.group(group), leading.end(group)
     for match in _DROPPED_NAME.finditer(text):
         word = match.group(0)
         if len(word.rstrip("+#")) == 1 or word.casefold() in STOP_WORDS:
-            yield match
+            yield word, match.end()
+
+
+def _leading_name(match: re.Match[str]) -> bool:
+    """Whether a prompt's first word is a name no feature stands for: ``C#`` or ``C++``,
+    a letter before a word that is a feature ("R version?"; not a reply "Y" or "K
+    thanks"), or a stop word that is no function word ("What", "Is" and "The" are) before
+    an attribute ("Go version?"; not "Go ahead")."""
+    following = match.group(3)
+    feature = word_feature(following.casefold()) if following is not None else None
+    if match.group(1):
+        return match.group(1)[1:] != "" or feature is not None
+    return match.group(2).casefold() in NAME_LIKE_STOP_WORDS and feature in ATTRIBUTES
 
 
 #: a capital letter that is an initial or part of an abbreviation ("J.K.", "C. S.", "U.S.")
@@ -75,8 +97,8 @@ _INITIAL: Final = lazy(r"\.(?:[A-Za-z]| [A-Z]\b)")
 def _asked_names(text: str) -> frozenset[str]:
     """The dropped names a direct query asks about, which a record must hold: not a month
     ("in May 2023") and not an initial ("J.K. Rowling"), which are no subject."""
-    return frozenset(m.group(0) for m in _dropped_names(text)
-                     if m.group(0) != "May" and not _INITIAL.match(text, m.end()))
+    return frozenset(name for name, end in _dropped_names(text)
+                     if name != "May" and not _INITIAL.match(text, end))
 
 
 #: the plans whose subject an earlier turn gave (the prompt alone does not say it)

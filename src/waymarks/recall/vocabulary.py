@@ -32,6 +32,11 @@ STOP_WORDS: Final = frozenset(
     """.split()
 )
 
+#: stop words that are no function words: capitalized before an attribute, one is a name
+#: even as a prompt's first word ("Go version?", "Make version?"), which "What", "Is" or
+#: "The" never is (:mod:`waymarks.recall.plan`)
+NAME_LIKE_STOP_WORDS: Final = frozenset({"go", "make"})
+
 #: words that say nothing about a subject; they never become features
 FILLER: Final = frozenset(
     """
