@@ -66,3 +66,24 @@ def test_only_a_name_first_in_the_prompt_is_a_name(prompt: str, names: set[str])
     ("C#?", "barrier"), ("C++", "barrier"), ("Y", "continued"), ("K thanks", "continued")])
 def test_a_lone_name_first_is_a_barrier_and_a_reply_is_not(prompt: str, reason: str) -> None:
     assert plan_query(prompt, ["Which Python version?"]).reason == reason
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("What Is Our Default Branch?", ["The default branch is main."]),
+    ("Update Node Version To 22", ["The Node version is 22."]),
+    ("What Is The Go Version?", []),
+])
+def test_title_case_asks_for_no_function_word(
+        stored: tuple[Waymarks, dict[str, str]], query: str, expected: list[str]) -> None:
+    """Title Case made "Is", "Our" and "To" names a claim had to hold ("does not name Is
+    or Our"), so nothing was recalled and the plan fell back to recent claims."""
+    assert _recalled(stored, query) == expected
+
+
+@pytest.mark.parametrize(("prompt", "names"), [
+    ("What Is Our Default Branch?", set()), ("Update Node Version To 22", set()),
+    ("Write A Test For The Login", set()), ("What Is The Go Version?", {"Go"}),
+    ("what is the Go version?", {"Go"}), ("which version of C# do we use?", {"C#"}),
+    ("Which ports do service A and service B listen on?", {"A", "B"})])
+def test_a_function_word_is_never_a_name(prompt: str, names: set[str]) -> None:
+    assert direct_plan(prompt).names == names

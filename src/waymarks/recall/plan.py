@@ -10,7 +10,8 @@ turn by turn; the live prompt, bounded separately at 65,536 bytes, is the last t
   know it. A reset phrase ("new topic", "换个话题") stops inheritance.
 - A subject the features cannot hold is a *barrier*, not a follow-up: a capital letter
   ("and in C?", "R", "C++", "C#") or a capitalized stop word used as a name ("what about
-  Go?") inside the sentence. Nothing else new said, the turn recalls nothing and later
+  Go?"; never a function word such as "Is" or "To" of Title Case). Nothing else new
+  said, the turn recalls nothing and later
   topic-less turns inherit nothing (seed 004: unknown subjects remain barriers).
 """
 
@@ -24,7 +25,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import Analysis, analyze, fold, word_feature
 from waymarks.recall.scoring import QueryPlan
-from waymarks.recall.vocabulary import ATTRIBUTES, NAME_LIKE_STOP_WORDS, STOP_WORDS
+from waymarks.recall.vocabulary import ATTRIBUTES, NAME_LIKE_STOP_WORDS
 
 if TYPE_CHECKING:
     import re
@@ -54,10 +55,12 @@ _FOLLOWUP: Final = lazy(
 _DROPPED_NAME: Final = lazy(
     r"(?<=[^\W\d_] )(?:[A-HJ-Z](?:\+\+|#)?|[A-Z][a-z]{1,4})(?![\w'’+#-])")
 #: the same at the start of a prompt, where every sentence has a capital: one letter but
-#: the article "A" (and "I"), or a capitalized word and the word after it
+#: the article "A" (and "I"), or a capitalized word
 _LEADING_NAME: Final = lazy(
-    r"\s*(?:([B-HJ-Z](?:\+\+|#)?|[A-Z](?:\+\+|#))|([A-Z][a-z]{1,4}))(?![\w'’+#-])"
-    r"(?: (\w+))?")
+    r"\s*(?:([B-HJ-Z](?:\+\+|#)?|[A-Z](?:\+\+|#))|([A-Z][a-z]{1,4}))(?![\w'’+#-])")
+_NEXT_WORD: Final = lazy(r" (\w+)")
+#: the words of a text, for telling Title Case ("What Is Our Default Branch?")
+_CASED_WORD: Final = lazy(r"\b[^\W\d_][\w'’]*")
 
 
 def _barrier(text: str) -> bool:
@@ -67,27 +70,46 @@ def _barrier(text: str) -> bool:
 
 def _dropped_names(text: str) -> Iterator[tuple[str, int]]:
     """The names in ``text`` that no feature stands for ("Go", "R", "C#"), each with where
-    it ends."""
+    it ends. A capitalized stop word is one only if it is no function word ("what about
+    Go?"; "Is", "Our", "To" never are); in Title Case, where every word has a capital, only
+    before an attribute, and "A" is the article."""
     leading = _LEADING_NAME.match(text)
-    if leading is not None and _leading_name(leading):
+    if leading is not None and _leading_name(text, leading):
         group = 1 if leading.group(1) else 2
         yield leading.group(group), leading.end(group)
+    titled: bool | None = None
     for match in _DROPPED_NAME.finditer(text):
         word = match.group(0)
-        if len(word.rstrip("+#")) == 1 or word.casefold() in STOP_WORDS:
+        if len(word.rstrip("+#")) > 1 and word.casefold() not in NAME_LIKE_STOP_WORDS:
+            continue
+        if titled is None:
+            titled = _title_case(text)
+        if not titled or (word != "A" and len(word.rstrip("+#")) == 1) or (
+                _next_feature(text, match.end()) in ATTRIBUTES):
             yield word, match.end()
 
 
-def _leading_name(match: re.Match[str]) -> bool:
+def _leading_name(text: str, match: re.Match[str]) -> bool:
     """Whether a prompt's first word is a name no feature stands for: ``C#`` or ``C++``,
     a letter before a word that is a feature ("R version?"; not a reply "Y" or "K
     thanks"), or a stop word that is no function word ("What", "Is" and "The" are) before
     an attribute ("Go version?"; not "Go ahead")."""
-    following = match.group(3)
-    feature = word_feature(following.casefold()) if following is not None else None
+    feature = _next_feature(text, match.end())
     if match.group(1):
         return match.group(1)[1:] != "" or feature is not None
     return match.group(2).casefold() in NAME_LIKE_STOP_WORDS and feature in ATTRIBUTES
+
+
+def _next_feature(text: str, end: int) -> str | None:
+    """The feature of the word right after ``end``, if any."""
+    following = _NEXT_WORD.match(text, end)
+    return word_feature(fold(following.group(1))) if following is not None else None
+
+
+def _title_case(text: str) -> bool:
+    """Whether most words of ``text`` (three at least) start with a capital."""
+    words = _CASED_WORD.findall(text)
+    return len(words) >= 3 and 2 * sum(word[0].isupper() for word in words) > len(words)
 
 
 #: a capital letter that is an initial or part of an abbreviation ("J.K.", "C. S.", "U.S.")
