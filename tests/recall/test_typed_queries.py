@@ -87,3 +87,22 @@ def test_title_case_asks_for_no_function_word(
     ("Which ports do service A and service B listen on?", {"A", "B"})])
 def test_a_function_word_is_never_a_name(prompt: str, names: set[str]) -> None:
     assert direct_plan(prompt).names == names
+
+
+@pytest.mark.parametrize("query", [
+    'A teammate asked "what port does the API server listen on?" - can you answer?',
+    "A teammate asked \u201cwhat port does the API server listen on?\u201d",
+    "what port does the API server listen on?"])
+def test_a_question_put_in_quotes_is_the_question_asked(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch, query: str) -> None:
+    """Seed 004 sets a record's quoted question apart (a note quoting a question is no
+    evidence of its answer); applied to the query, it dropped the question itself."""
+    store = _store(make_app, monkeypatch, (*CLAIMS, "The API server listens on port 8080."))
+    assert _recalled(store, query) == ["The API server listens on port 8080."]
+
+
+def test_a_query_keeps_its_quoted_question_and_a_record_sets_it_apart() -> None:
+    text = 'answer this: "what is the JWT expiry?"'
+    assert analyze(text, query=True).features == ("w:jwt", "w:expiri")
+    record = analyze(text)
+    assert "w:jwt" not in record.features and "w:jwt" in record.quoted

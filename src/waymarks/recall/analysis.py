@@ -124,9 +124,11 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
     """Features of ``text``; for a query, framing is dropped and literals become constraints."""
     folded = fold(text)
     pasted_spans: list[tuple[int, int]] | None = None  # only a path match asks (rare)
-    # every quoted question holds a question mark and a quote (most texts: no scan at all)
+    # a record's quoted question is no evidence of its answer (seed 004), but a query's is
+    # the question asked ('a teammate asked "what port …?"'); every quoted question holds
+    # a question mark and a quote (most texts: no scan at all)
     quoted_spans = [m.span() for m in _QUOTED_QUESTION.finditer(folded)] if (
-        ("?" in folded or "？" in folded)
+        not query and ("?" in folded or "？" in folded)
         and ('"' in folded or "“" in folded or "「" in folded)) else []
     features: dict[str, None] = {}
     literals: set[str] = set()
