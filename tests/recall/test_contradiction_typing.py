@@ -95,3 +95,8 @@ def test_a_thousands_separator_is_one_number(first: str, second: str, conflict: 
 def test_a_decimal_comma_is_not_a_thousands_group() -> None:
     found = signature("The ratio is 3,5.")
     assert found is not None and found.values == {"v:3", "v:5"}
+
+
+def test_a_dotted_capital_i_is_an_i() -> None:
+    assert _conflict("The İzmir cluster port is 5432.", "The Izmir cluster port is 5433.")
+    assert not _conflict("The İzmir cluster port is 5432.", "The Izmir cluster port is 5432.")

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.recall.test_dropped_names import _store
-from waymarks.recall.analysis import analyze
+from waymarks.recall.analysis import analyze, first_match
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.service.app import Waymarks
 
@@ -106,3 +106,16 @@ def test_a_query_keeps_its_quoted_question_and_a_record_sets_it_apart() -> None:
     assert analyze(text, query=True).features == ("w:jwt", "w:expiri")
     record = analyze(text)
     assert "w:jwt" not in record.features and "w:jwt" in record.quoted
+
+
+@pytest.mark.parametrize("query", ["who is İlker?", "who is Ilker?", "who is ilker?",
+                                   "İZMİR cluster?"])
+def test_a_dotted_capital_i_does_not_split_a_word(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch, query: str) -> None:
+    """"İ".casefold() is "i" and a combining dot, which no word holds: "İlker" was the
+    word "lker", and "Ilker" found nothing."""
+    claim = "Deploys to the İzmir cluster need approval from İlker."
+    store = _store(make_app, monkeypatch, (*CLAIMS, claim))
+    assert _recalled(store, query) == [claim]
+    assert analyze("İlker").features == ("w:ilker",)
+    assert first_match(claim, frozenset({"w:ilker"})) == claim.index("İlker")

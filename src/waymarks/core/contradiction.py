@@ -31,7 +31,7 @@ from typing import Final
 import msgspec
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.text import fold_unicode, straight_apostrophes
+from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
 
 MAX_SUBJECT_TERMS: Final = 7
 MAX_VALUES: Final = 3
@@ -343,8 +343,9 @@ def negates(claim: str) -> bool:
 
 
 def _folded(claim: str) -> str:
-    """A claim's comparison form with its apostrophes straight ("isn’t" is "isn't")."""
-    return straight_apostrophes(fold_unicode(claim))
+    """A claim's comparison form with its apostrophes straight ("isn’t" is "isn't") and
+    no dot above an i ("İzmir" is "izmir")."""
+    return undotted_i(straight_apostrophes(fold_unicode(claim)))
 
 
 

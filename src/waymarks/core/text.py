@@ -91,6 +91,13 @@ def straight_apostrophes(text: str) -> str:
     return text if text.isascii() else text.translate(_APOSTROPHES)
 
 
+def undotted_i(folded: str) -> str:
+    """A case-folded text with the dot above an ``i`` dropped: ``"İ".casefold()`` is ``i``
+    and U+0307, a combining mark no word holds, so "İlker" was the word "lker" (and
+    "Ilker" another). Only after an ``i``: other marks tell words apart."""
+    return folded.replace("i\u0307", "i") if "\u0307" in folded else folded
+
+
 def fold_unicode(text: str) -> str:
     """NFKC, invisible format characters dropped, case-folded: the comparison form of a
     text's characters (:func:`normalize` also collapses spaces and trailing punctuation)."""

@@ -21,7 +21,7 @@ from typing import Final
 import msgspec
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.text import straight_apostrophes
+from waymarks.core.text import straight_apostrophes, undotted_i
 from waymarks.recall.vocabulary import (
     CONCEPTS,
     FILLER,
@@ -103,8 +103,9 @@ class Analysis(msgspec.Struct, frozen=True):
 
 def fold(text: str) -> str:
     """NFKC, case-folded, apostrophes straight ("what’s" is the stop word "what's" and
-    "node’s" the possessive of "node", as typed on a phone)."""
-    return straight_apostrophes(unicodedata.normalize("NFKC", text).casefold())
+    "node’s" the possessive of "node", as typed on a phone), no dot above an i ("İlker" is
+    "ilker", not "lker")."""
+    return undotted_i(straight_apostrophes(unicodedata.normalize("NFKC", text).casefold()))
 
 
 def strip_framing(text: str) -> str:

@@ -75,7 +75,7 @@ def base_candidate(row: ClaimRow, level: str | None, updated_ms: int) -> Candida
 
 
 #: bump when :func:`waymarks.recall.learned.candidate` analyses a claim differently
-ANALYSIS_VERSION: Final = 2
+ANALYSIS_VERSION: Final = 3
 _PROBE: Final = ("Deploy the `api-v2` to /srv/app.toml on port 8080 with Kamal; "
                  "'tabs' not spaces, 部署 staging-db 数据库")
 _ANALYSER: list[str] = []
