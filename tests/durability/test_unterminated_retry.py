@@ -74,3 +74,34 @@ def test_a_conflict_with_a_cut_line_is_refused_before_appending(home: Path,
     assert refused["outcome"] == "rejected" and refused["code"] == "conflict", refused
     assert refused["conflicts"] == [first["id"]]
     assert session.read_bytes().count(b"\n") == entries  # ended, nothing appended
+
+
+def test_a_redone_prompt_after_a_cut_newline_is_not_said_twice(home: Path, project: Path
+                                                                 ) -> None:
+    """The same for a hook's prompt redone by the hook's own process (a stalled Claude
+    Code helper's append stopped by a full disk just before its newline): the check for
+    the prompt already recorded read complete lines only, missed the cut line, and the
+    append then ended it: the prompt was in the ledger twice."""
+    from waymarks.service.app import Waymarks
+
+    with Waymarks(home, cwd=project) as app:
+        app.session_new()
+        start = app._now_ms()
+        app.session_say("first prompt")
+        session = app.current_session()
+        assert session is not None
+        path, leaf = session.path, session.leaf_id
+    line = {"type": "message", "id": "aaaaaaaa", "parentId": leaf,
+            "timestamp": "2026-12-05T12:00:00.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": "run the tests"}],
+                        "timestamp": start + 5}}
+    with path.open("ab") as handle:
+        handle.write(json.dumps(line).encode())  # the helper's line, without its newline
+    with Waymarks(home, cwd=project) as app:
+        said = app.session_say("run the tests", unless_since_ms=start)
+    assert said == "aaaaaaaa"
+    lines = [json.loads(raw) for raw in path.read_bytes().splitlines()]
+    texts = [entry["message"]["content"][0]["text"] for entry in lines
+             if entry.get("type") == "message"]
+    assert texts == ["first prompt", "run the tests"]
+    assert path.read_bytes().endswith(b"\n")

@@ -289,8 +289,10 @@ class Waymarks:
         then move the projection's checkpoint past it, so the next read finds nothing to
         catch up on. Best effort (:func:`.sessions_api.appendable_session` refuses before
         a projection that cannot be opened): the ledger holds the entry either way. A file
-        that is not what was indexed from it is not read again as if it were (`health`)."""
+        not as indexed is not read again as if it were (`health`). A last line left
+        without its newline is ended first: a check for what is recorded reads it."""
         with session.locked(wait_s=self.busy_timeout_ms / 1000):
+            session.end_partial_line()
             yield
             with contextlib.suppress(sqlite3.Error, ProjectionDamaged, ServiceError), \
                     self.projection.transaction():
