@@ -16,7 +16,7 @@ def _ledger_bytes(home: Path) -> dict[Path, bytes]:
     return {path: path.read_bytes() for path in sorted((home / "sessions").rglob("*.jsonl"))}
 
 
-@pytest.mark.parametrize("status", ["deleted", "active", "bogus", None])
+@pytest.mark.parametrize("status", ["deleted", "active", "bogus", None, ["invalid"], {"x": 1}])
 def test_a_memory_status_outside_invalid_or_expired_is_refused_and_appends_nothing(
         app: Waymarks, home: Path, status: object) -> None:
     claim = app.remember("The staging database listens on port 5433.")

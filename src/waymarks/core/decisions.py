@@ -308,7 +308,8 @@ def decide_status(
     ctx: WriteContext, kind: Literal["pin", "memory"], ref: str, status: str, reason: str | None
 ) -> Decision:
     allowed = PIN_STATUS_TARGETS if kind == "pin" else MEMORY_STATUS_TARGETS
-    if status not in allowed:  # else appended for good, and refused by every later replay
+    # else appended for good, and refused by every later replay (a list: not even hashed)
+    if not isinstance(status, str) or status not in allowed:
         return Rejected("invalid_argument", f"a {kind}'s status cannot be set to "
                         f"{echoed(str(status))}; give {' or '.join(sorted(allowed))}")
     target = find_target(ctx, kind, ref)
