@@ -47,8 +47,8 @@ class CallLock:
                     "callback of the same object's write (a guard, a dry run's decision or "
                     "append_record's `unless`), which runs while that write holds the "
                     "session lock and a database transaction. A callback must not call back "
-                    "into the object: decide from the context it is given (or use another "
-                    "Waymarks object). Nothing was written")
+                    "into the object: decide from the context it is given (another object on "
+                    "the same home waits on the same lock). Nothing was written")
             yield
 
     @contextmanager
