@@ -67,12 +67,16 @@ class ModelReply(msgspec.Struct, frozen=True):
 class ModelError(Exception):
     """A failed call, reduced to an allowlisted code (``MODEL_ERROR_CODES``)."""
 
-    def __init__(self, code: ModelErrorCode, *, retry_after_s: float | None = None) -> None:
+    def __init__(self, code: ModelErrorCode, *, retry_after_s: float | None = None,
+                 billed: ModelReply | None = None) -> None:
         if code not in MODEL_ERROR_CODES:
             raise ValueError(f"not a model error code: {code!r}")
         super().__init__(code)
         self.code: ModelErrorCode = code
         self.retry_after_s = retry_after_s
+        #: the usage the provider reported for a reply it billed and that still failed (a
+        #: reply cut at its max tokens); its text is empty, never the reply's
+        self.billed = billed
 
 
 class Route(msgspec.Struct, frozen=True):

@@ -10,8 +10,9 @@ What must stay true:
   overflow from other errors) and then dropped: nothing of a body is kept or raised;
 - the key is read from the named environment variable for each call and goes only into the
   request header; it is never stored on the client, logged, or put in an error;
-- only a ``stop`` finish is accepted (a truncated reply is ``invalid_output``), and a reply
-  body larger than ``REPLY_BYTES`` is refused without being parsed;
+- only a ``stop`` finish is accepted (a truncated reply is ``invalid_output``, carrying the
+  usage the provider billed for it: ``ModelError.billed``), and a reply body larger than
+  ``REPLY_BYTES`` is refused without being parsed;
 - the whole call, name resolution to last byte, is bounded by ``timeout_s``: httpx's
   timeouts are per operation (a server sending its headers a byte at a time restarts the
   read timeout with each), so a watchdog shuts the call's socket down at the deadline
@@ -35,6 +36,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 import httpx2
+import msgspec
 
 from waymarks.core.model_port import ModelError, ModelErrorCode, ModelReply, ModelRequest, Route
 from waymarks.models.usage import token_count
@@ -292,23 +294,25 @@ class OpenAIClient(_HttpClient):
         if request.max_output_tokens > 0:
             body["max_tokens"] = request.max_output_tokens
         data = self._post("/chat/completions", body, headers, timeout_s)
+        usage = _usage(data)
+        details = usage.get("completion_tokens_details")
+        billed = ModelReply("", route.provider, route.model,
+                            token_count(usage.get("prompt_tokens")),
+                            token_count(usage.get("completion_tokens")),
+                            reported_usd=_cost(usage.get("cost")),
+                            reasoning_tokens=token_count(details.get("reasoning_tokens"))
+                            if isinstance(details, dict) else 0)
         choices = data.get("choices")
         if not isinstance(choices, list) or len(choices) != 1 or not isinstance(choices[0],
                                                                                  dict):
-            raise ModelError("invalid_output")
+            raise ModelError("invalid_output", billed=billed)
         choice = choices[0]
         message = choice.get("message")
         text = message.get("content") if isinstance(message, dict) else None
         if choice.get("finish_reason") != "stop" or not isinstance(text, str):
-            raise ModelError("invalid_output")
-        usage = _usage(data)
-        details = usage.get("completion_tokens_details")
-        return ModelReply(text, route.provider, route.model,
-                          token_count(usage.get("prompt_tokens")),
-                          token_count(usage.get("completion_tokens")),
-                          reported_usd=_cost(usage.get("cost")),
-                          reasoning_tokens=token_count(details.get("reasoning_tokens"))
-                          if isinstance(details, dict) else 0)
+            # a reply cut at its max tokens was billed: its usage is the call's cost
+            raise ModelError("invalid_output", billed=billed)
+        return msgspec.structs.replace(billed, text=text)
 
 
 class AnthropicClient(_HttpClient):
@@ -327,17 +331,18 @@ class AnthropicClient(_HttpClient):
         path = "/messages" if self.endpoint.partition("?")[0].endswith("/v1") \
             else "/v1/messages"
         data = self._post(path, body, headers, timeout_s)
+        usage = _usage(data)
+        billed = ModelReply("", route.provider, route.model,
+                            token_count(usage.get("input_tokens")),
+                            token_count(usage.get("output_tokens")))
         content = data.get("content")
         if (data.get("stop_reason") not in ("end_turn", "stop_sequence")
                 or not isinstance(content, list)):
-            raise ModelError("invalid_output")
+            raise ModelError("invalid_output", billed=billed)  # max_tokens: billed, cut
         parts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
         if not parts or not all(isinstance(p, str) for p in parts):
-            raise ModelError("invalid_output")
-        usage = _usage(data)
-        return ModelReply("".join(str(p) for p in parts), route.provider, route.model,
-                          token_count(usage.get("input_tokens")),
-                          token_count(usage.get("output_tokens")))
+            raise ModelError("invalid_output", billed=billed)
+        return msgspec.structs.replace(billed, text="".join(str(p) for p in parts))
 
 
 def _cost(value: object) -> float | None:

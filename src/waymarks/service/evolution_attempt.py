@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from waymarks.core.evolution.limits import RESERVED_OUTPUT_TOKENS, estimate_tokens
-from waymarks.core.model_port import ModelReply, ModelRequest
+from waymarks.core.evolution_policy import NO_ANSWER_CODES
+from waymarks.core.model_port import ModelError, ModelReply, ModelRequest
 from waymarks.service.evolution_config import RouteConfig
 from waymarks.store.job_rows import route_key
 from waymarks.store.jobs import Job
@@ -70,6 +72,25 @@ def estimated_usd(route: RouteConfig, request: ModelRequest, reply: ModelReply) 
         request.max_output_tokens or RESERVED_OUTPUT_TOKENS, estimate_tokens(reply.text))
     return (tokens_in * route.input_usd_per_mtok
             + tokens_out * route.output_usd_per_mtok) / 1_000_000
+
+
+def call_cost(route: RouteConfig, request: ModelRequest, reply: ModelReply | None,
+              error: ModelError | None) -> dict[str, Any]:
+    """What a sent call records of its usage and cost (``finish_call``'s keywords), erring
+    high: a reply's own usage; nothing for a refusal without an answer
+    (``NO_ANSWER_CODES``: the provider billed nothing); for any other end (a reply cut at
+    its max tokens, a timeout, a reply after its lease, a cancel) the usage the provider
+    reported for it, or else the estimate of a reply that reported none (the input from
+    the request, the output at its ceiling). Before, a billed call that failed cost
+    nothing, and the daily ceiling (dailyEstimatedUsd) never tripped."""
+    if reply is None:
+        if error is not None and error.code in NO_ANSWER_CODES:
+            return {}
+        reply = (error.billed if error is not None and error.billed is not None
+                 else ModelReply("", route.provider, route.model))
+    return {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
+            "estimated_usd": estimated_usd(route, request, reply),
+            "reported_usd": reply.reported_usd, "reasoning_tokens": reply.reasoning_tokens}
 
 
 def ordered(routes: list[RouteConfig], job: Job) -> list[RouteConfig]:

@@ -67,7 +67,7 @@ from waymarks.core.privacy import PrivacyConfigError, ProviderPolicy
 from waymarks.service.config import PROJECT_CONFIG
 from waymarks.service.evolution_attempt import (
     Attempt,
-    estimated_usd,
+    call_cost,
     ordered,
     route_keys,
     with_calls,
@@ -410,24 +410,28 @@ class EvolutionQueue:
             with contextlib.suppress(Exception):
                 now = self.now_ms()
                 self.store.finish_call(reserved, "cancelled", now,
-                                       int((time.monotonic() - started) * 1000))
+                                       int((time.monotonic() - started) * 1000),
+                                       **call_cost(route, request, None, None))
                 self.store.release(lease, now, None)
             raise
         elapsed = time.monotonic() - started
         now = self.now_ms()
         duration = int(elapsed * 1000)
+        # what a call sent cost, its reply's usage or an estimate erring high (a billed
+        # call that failed cost nothing, and the daily ceiling never tripped)
+        cost = call_cost(route, request, reply, error)
         if self.cancel.is_set() or (error is not None and error.code == "cancelled"):
-            self.store.finish_call(reserved, "cancelled", now, duration)
+            self.store.finish_call(reserved, "cancelled", now, duration, **cost)
             self.store.release(lease, now, None)
             return Attempt("cancelled", job.source_id, provider=route.provider,
                            model=route.model)
         if not self.store.holds(lease, now) or elapsed > deadline + 1.0:
             # late output never commits (items 54, 59): the lease is gone or the deadline
             # passed; the new owner (or the expired-lease sweep) decides what happens
-            self.store.finish_call(reserved, "late", now, duration)
+            self.store.finish_call(reserved, "late", now, duration, **cost)
             return Attempt("late", job.source_id, provider=route.provider, model=route.model)
         if error is not None:
-            self.store.finish_call(reserved, error.code, now, duration)
+            self.store.finish_call(reserved, error.code, now, duration, **cost)
             if error.code in NO_ANSWER_CODES:  # refused unanswered: the source spent nothing
                 self.store.refund_call(reserved)
             return self._failed(job, lease, route, error, now)
@@ -436,11 +440,7 @@ class EvolutionQueue:
         # recorded as cancelled, its usage counted)
         off = self._learning_off(job, lease, 1, route)
         self.store.finish_call(reserved, "ok" if off is None else "cancelled", now, duration,
-                               input_tokens=reply.input_tokens,
-                               output_tokens=reply.output_tokens,
-                               estimated_usd=estimated_usd(route, request, reply),
-                               reported_usd=reply.reported_usd,
-                               reasoning_tokens=reply.reasoning_tokens)
+                               **cost)
         if off is not None:
             return off
         self.store.route_ok(route.provider, route.model, now)
