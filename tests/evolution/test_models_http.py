@@ -11,6 +11,7 @@ import time
 import pytest
 
 from tests.evolution.fake_provider import FakeProvider, anthropic_ok, error, openai_ok
+from waymarks.core.evolution_policy import action_for
 from waymarks.core.model_port import MODEL_ERROR_CODES, ModelError, ModelRequest, Route
 from waymarks.models import AnthropicClient, OpenAIClient, client_for
 from waymarks.models.http import ERROR_BODY_BYTES
@@ -75,7 +76,8 @@ def test_no_key_configured_sends_no_auth_header_and_unset_variable_is_auth() -> 
     (error(429, headers={"retry-after": "86401"}), "rate_limited", 86400),
     (error(429, headers={"retry-after": "Wed, 21 Oct 2099 07:28:00 GMT"}), "rate_limited",
      86400),
-    (error(429, headers={"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}), "rate_limited", 0),
+    (error(429, headers={"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}), "rate_limited",
+     None),  # a past date says no time: not supplied
     (error(429, headers={"retry-after": "soon"}), "rate_limited", None),
     (error(429, {"error": {"code": "insufficient_quota"}}), "quota", None),
     (error(408), "timeout", None),
@@ -96,6 +98,22 @@ def test_failures_map_to_allowlisted_codes(monkeypatch: pytest.MonkeyPatch, answ
         failure = _fails(OpenAIClient(fake.origin + "/v1", "EVO_KEY"))
     assert failure.code == code
     assert failure.retry_after_s == retry_after
+
+
+@pytest.mark.parametrize("stale", ["0", "-30", "Wed, 21 Oct 2015 07:28:00 GMT"])
+@pytest.mark.parametrize(("answer", "cooldown_s"), [
+    (error(402), 3600.0),  # quota: the provider for the 1 h default
+    (error(429), 60.0),  # rate limited: the model for the 60 s minimum
+])
+def test_a_stale_retry_after_is_no_reset_so_the_default_cooldown_holds(  # type: ignore[no-untyped-def]
+        answer, cooldown_s, stale: str) -> None:
+    """A Retry-After of 0, a negative number or a past date says nothing about when the
+    provider resets: a quota cooled the provider for 60 s instead of 1 h (clamped to 0),
+    and its refused calls ate the shared hourly ceiling every minute."""
+    with FakeProvider([(*answer[:2], {"retry-after": stale}, 0.0)]) as fake:
+        failure = _fails(OpenAIClient(fake.origin + "/v1", None))
+    assert failure.retry_after_s is None
+    assert action_for(failure.code, failure.retry_after_s).cooldown_s == cooldown_s
 
 
 def test_anthropic_truncated_reply_is_invalid_output() -> None:

@@ -75,7 +75,10 @@ RETRY_AFTER_MAX_S: Final = 86400.0
 def _retry_after(headers: httpx2.Headers) -> float | None:
     """A Retry-After in seconds: delay-seconds or an HTTP-date, clamped to a day (one
     second past it meant a 60 s cooldown instead of 24 h, and a date was dropped); None
-    when it says neither."""
+    when it says neither, or says no time to wait (0, a negative number, a past date): such
+    a value is not supplied, so a quota keeps its 1 h default (clamped to 0, a stale date
+    cooled a provider out of quota for 60 s, and its refused calls, each counted by the
+    shared hourly ceiling, came back every minute)."""
     value = headers.get("retry-after")
     if value is None:
         return None
@@ -91,9 +94,9 @@ def _retry_after(headers: httpx2.Headers) -> float | None:
             return None
         seconds = (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp() - \
             datetime.now(UTC).timestamp()
-    if math.isnan(seconds):
+    if math.isnan(seconds) or seconds <= 0:
         return None
-    return min(max(seconds, 0.0), RETRY_AFTER_MAX_S)
+    return min(seconds, RETRY_AFTER_MAX_S)
 
 
 def error_for_status(status: int, headers: httpx2.Headers, head: bytes) -> ModelError:
