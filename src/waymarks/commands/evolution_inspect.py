@@ -172,7 +172,6 @@ def register_inspection(root: Group) -> None:
     @click.argument("query", nargs=-1)
     def explain_(query: tuple[str, ...]) -> Result:
         from waymarks.commands.recalling import explain_text
-        from waymarks.service.evolution_inspect import explain
         from waymarks.service.evolution_recall import last_snapshot
 
         if not query:
@@ -182,10 +181,10 @@ def register_inspection(root: Group) -> None:
                                "the last snapshot is kept in memory by the host process only "
                                "(in Pi: /context evolution explain); pass a QUERY to preview")
             return Result(dict(snapshot), f"at {snapshot['at']}\n{explain_text(snapshot)}")
-        from waymarks.service.planning import egress_for
+        from waymarks.service.planning import explain_injection
 
-        app = runtime().app()  # previewed for the plan's destination, as injection ranks
-        data = explain(app.home, " ".join(query), egress=egress_for(app))
+        # previewed for the plan's destination, as injection ranks and the plan chooses
+        data = explain_injection(runtime().app(), " ".join(query))
         return Result(data, explain_text(data))
 
     @command(group, "forget", summary="Forget a learned claim and its exact same-origin "

@@ -396,6 +396,24 @@ def _held(pins: Sequence[PinInput], memories: Sequence[MemoryInput]) -> dict[str
     return held
 
 
+def offered_learned(learned: Sequence[LearnedBlock], pins: Sequence[PinInput],
+                    memories: Sequence[MemoryInput]
+                    ) -> tuple[list[LearnedBlock], dict[str, str]]:
+    """The learned claims a plan offers to :func:`choose_learned`, best first, and those
+    it leaves out (ID -> reason) because the person holds the same sentence as a pin or
+    claim of their own (``evolution explain`` reads its choice from here too)."""
+    held = _held(pins, memories) if learned else {}  # (most plans have none learned)
+    offered: list[LearnedBlock] = []
+    mine: dict[str, str] = {}
+    for block in learned:
+        own = held.get(normalize(block.content))
+        if own is None:
+            offered.append(block)
+        else:
+            mine[block.id] = f"you hold this claim ({own[:8]})"
+    return offered, mine
+
+
 def _learned(learned: Sequence[LearnedBlock], pins: Sequence[PinInput],
              memories: Sequence[MemoryInput], egress: Egress, budgets: Budgets,
              room: int | None, manifest: list[ManifestEntry]) -> tuple[str, int | None]:
@@ -406,16 +424,9 @@ def _learned(learned: Sequence[LearnedBlock], pins: Sequence[PinInput],
     left out anything of the person's or a teammate's (higher priority), no learned claim
     goes in the room that is left: a short learned claim contradicting a long confirmed
     memory went out in its place."""
-    held = _held(pins, memories) if learned else {}  # (most plans have none learned)
-    offered = []
-    for block in learned:
-        own = held.get(normalize(block.content))
-        if own is None:
-            offered.append(block)
-        else:
-            manifest.append(ManifestEntry(block.id, "learned", "excluded",
-                                          f"you hold this claim ({own[:8]})",
-                                          score=block.score))
+    offered, mine = offered_learned(learned, pins, memories)
+    manifest.extend(ManifestEntry(b.id, "learned", "excluded", mine[b.id], score=b.score)
+                    for b in learned if b.id in mine)
     crowded = room is not None and any(  # only higher-priority items are listed yet
         e.decision == "excluded" and e.reason == NO_ROOM for e in manifest)
     included, excluded, left = choose_learned(offered, egress, budgets.max_learned_tokens,

@@ -34,6 +34,9 @@ from waymarks.service.ports import iso
 from waymarks.store.evolution import EventRow
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from waymarks.planner.select import MemoryInput, PinInput
     from waymarks.recall.engine import RecallResult
 
 PAGE_SIZE: Final = 20
@@ -319,12 +322,23 @@ def _waiting(home: Path, source_ids: list[str]) -> dict[str, str]:
 
 
 def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
-            now: str | None = None, egress: Egress | None = None) -> dict[str, Any]:
+            now: str | None = None, egress: Egress | None = None,
+            held: tuple[Sequence[PinInput], Sequence[MemoryInput]] = ((), ()),
+            budget: int | None = None) -> dict[str, Any]:
     """What automatic injection to ``egress``'s destination would do for ``query`` now:
     plan features, candidates, scores, verdicts (no bodies, at most 8,000 bytes), the
     claims it would select, with dormant claims left out as automatic injection leaves
-    them out and the eligible claims that destination may not receive named as such."""
-    from waymarks.service.evolution_recall import admitted, injection_report, recall_learned
+    them out and the eligible claims that destination may not receive named as such.
+    ``held``: the pins and claims the plan weighs (a learned copy of one is left out, as
+    the plan leaves it out: :func:`~waymarks.service.planning.explain_injection`);
+    ``budget``: the learned block's (``Budgets.max_learned_tokens``)."""
+    from waymarks.planner.budgets import Budgets
+    from waymarks.service.evolution_recall import (
+        admitted,
+        injection_report,
+        planned,
+        recall_learned,
+    )
 
     stamp = _now(now)
 
@@ -335,4 +349,6 @@ def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
     if egress is None:
         return injection_report(ranked(None))
     withheld = [s for s in ranked(None).eligible if not admitted(egress, s.candidate)]
-    return injection_report(ranked(egress), withheld)
+    result = ranked(egress)
+    return injection_report(result, withheld, planned(
+        result, egress, *held, Budgets().max_learned_tokens if budget is None else budget))

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's pat
     from waymarks.core.evolution.rows import Analysis, ClaimRow
     from waymarks.ledger.log import SessionLog
     from waymarks.planner.learned import LearnedBlock
+    from waymarks.planner.select import ManifestEntry, MemoryInput, PinInput
     from waymarks.recall.learned import LearnedClaim
     from waymarks.recall.scoring import Candidate, Scored
     from waymarks.service.evolution import Evolution
@@ -226,17 +227,20 @@ def learned_blocks(home: Path, prompt: str, history: Sequence[str], egress: Egre
     and cut to 3, claims the destination may not receive took the place of one it may
     (their relevance also set the cutoff that left it out), which ``recall`` found.
     Dormant claims are never offered here (they stay recallable on request)."""
-    from waymarks.planner.learned import LearnedBlock
-
     stamp = now or iso(datetime.now(UTC))
     result = recall_learned(home, prompt, history, egress=egress, automatic=True, now=stamp,
                             notes=notes)
     _remember_snapshot(result, stamp)
-    return [LearnedBlock(s.candidate.id, s.candidate.kind, s.candidate.text,
-                         s.candidate.origin, s.candidate.evidence, s.candidate.source,
-                         utc_text(s.candidate.created_at, "%Y-%m-%d"), s.rank,
-                         s.candidate.classification, aging_note(s.candidate.freshness))
-            for s in result.eligible]
+    return [_block(s) for s in result.eligible]
+
+
+def _block(scored: Scored) -> LearnedBlock:
+    from waymarks.planner.learned import LearnedBlock
+
+    c = scored.candidate
+    return LearnedBlock(c.id, c.kind, c.text, c.origin, c.evidence, c.source,
+                        utc_text(c.created_at, "%Y-%m-%d"), scored.rank, c.classification,
+                        aging_note(c.freshness))
 
 
 def _ms(stamp: str) -> int:
@@ -254,43 +258,77 @@ def learned_digest(digest: str) -> str:
     return f"{LEARNED_LABEL}\n{digest}" if digest else ""
 
 
+#: what the plan includes of a ranking's learned claims, by ID, and why it leaves out
+#: the others it looks at (ID -> the manifest's reason)
+Choice = tuple[list[str], dict[str, str]]
+
+
 #: the last automatic learned recall of this process, for its diagnostics (explained
 #: without claim text when asked); held in memory only (never written, never a learning
 #: input), replaced on every attempt
-_LAST_RESULT: tuple[RecallResult, str] | None = None
+_LAST_RESULT: tuple[RecallResult, str, Choice | None] | None = None
 
 
 def _remember_snapshot(result: RecallResult, at: str) -> None:
     # kept as it is (immutable) and explained when asked: every plan makes one, few are
     # ever looked at, and the explanation serializes itself to check its size
     global _LAST_RESULT
-    _LAST_RESULT = (result, at)
+    _LAST_RESULT = (result, at, None)
+
+
+def remember_plan(entries: Sequence[ManifestEntry]) -> None:
+    """The plan's own choice among the last snapshot's learned claims, from its manifest
+    (a claim the person holds, or one the room left out, was named selected)."""
+    global _LAST_RESULT
+    if _LAST_RESULT is not None:
+        learned = [e for e in entries if e.kind == "learned"]
+        _LAST_RESULT = (*_LAST_RESULT[:2], (
+            [e.id for e in learned if e.decision == "included"],
+            {e.id: e.reason for e in learned if e.decision == "excluded"}))
 
 
 def last_snapshot() -> dict[str, object] | None:
     """The last automatic learned recall in this process (``None`` before any)."""
     if _LAST_RESULT is None:
         return None
-    result, at = _LAST_RESULT
-    return {**injection_report(result), "at": at}
+    result, at, choice = _LAST_RESULT
+    return {**injection_report(result, choice=choice), "at": at}
 
 
-def injection_report(result: RecallResult, withheld: Sequence[Scored] = ()
-                     ) -> dict[str, object]:
+def planned(result: RecallResult, egress: Egress, pins: Sequence[PinInput],
+            memories: Sequence[MemoryInput], budget: int) -> Choice:
+    """The planner's own choice among ``result``'s eligible learned claims (the same
+    functions): one the person holds as a pin or claim of those the plan weighs is left
+    out, then the learned budget and ``MAX_LEARNED`` apply (a preview knows no host's
+    model limit: no room is counted)."""
+    from waymarks.planner.learned import choose_learned
+    from waymarks.planner.select import offered_learned
+
+    offered, reasons = offered_learned([_block(s) for s in result.eligible], pins, memories)
+    included, excluded, _room = choose_learned(offered, egress, budget, None)
+    reasons.update((b.id, reason) for b, _level, reason, _tokens in excluded)
+    return [b.id for b, *_ in included], reasons
+
+
+def injection_report(result: RecallResult, withheld: Sequence[Scored] = (),
+                     choice: Choice | None = None) -> dict[str, object]:
     """``result`` (ranked for the destination, as automatic injection ranks) explained as
-    injection reads it: ``selected`` are the best ``MAX_LEARNED`` eligible claims, and
-    every other eligible one says it was not selected (each said ``selected`` while the
-    report said none were, or only 3 were). ``withheld``: eligible claims of a ranking
-    for any destination that this one may not receive, listed after them as such."""
+    injection reads it: ``selected`` are the claims the plan includes (``choice``, from
+    :func:`planned`; without it, the best ``MAX_LEARNED`` eligible ones), and every other
+    eligible one says why it was not selected (each said ``selected`` while the report
+    said none were, or only 3 were; a claim the person holds as a pin was named selected
+    while the plan left it out). ``withheld``: eligible claims of a ranking for any
+    destination that this one may not receive, listed after them as such."""
     from waymarks.planner.learned import MAX_LEARNED
     from waymarks.recall.engine import explain
 
     eligible = result.eligible
-    chosen = [s.candidate.id for s in eligible[:MAX_LEARNED]]
-    rest = [replace(s, reason=f"not selected (injection takes the best {MAX_LEARNED})")
-            for s in eligible[MAX_LEARNED:]]
+    chosen, reasons = choice or ([s.candidate.id for s in eligible[:MAX_LEARNED]], {})
+    rest = [replace(s, reason=reasons.get(
+        s.candidate.id, f"not selected (injection takes the best {MAX_LEARNED})"))
+        for s in eligible if s.candidate.id not in chosen]
     refused = [replace(s, eligible=False, reason="not allowed for this provider")
                for s in withheld]
-    scored = [*eligible[:MAX_LEARNED], *rest, *refused,
+    scored = [*(s for s in eligible if s.candidate.id in chosen), *rest, *refused,
               *(s for s in result.scored if not s.eligible)]
     return explain(replace(result, scored=scored, selected=chosen))

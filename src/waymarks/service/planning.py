@@ -194,7 +194,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
           history: Sequence[str], fixed_tokens: int, retrieved: TextSource | None,
           snippets: TextSource, personal: TextSource, context_cap: int | None) -> Plan:
     from waymarks.planner.select import build_plan
-    from waymarks.service.evolution_recall import learned_blocks
+    from waymarks.service.evolution_recall import learned_blocks, remember_plan
     from waymarks.service.history import COMPACTED_TURNS  # (not on a recall's path)
     from waymarks.service.logs import log_event
 
@@ -216,6 +216,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                       team=_team_blocks(app))
     plan = replace(plan, manifest=tuple(_named(e) for e in plan.manifest),
                    notes=(*plan.notes, *notes))
+    remember_plan(plan.manifest)  # `evolution explain`: what this plan chose
     _remember_manifest(app, plan)
     session = app.current_session()
     log_event(app.home, app.clock.now(), "plan",
@@ -225,6 +226,22 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                         if e.decision == "excluded"],
               fallback=plan.fallback, tokens=plan.total_tokens)
     return plan
+
+
+@recovering
+def explain_injection(app: Waymarks, query: str) -> dict[str, Any]:
+    """``evolution explain QUERY``: learned injection for ``query`` previewed for this
+    process's destination, ``selected`` being what a plan includes: a learned claim whose
+    sentence the plan's pins or recalled claims hold is left out (before, it was named
+    selected), then the learned budget applies."""
+    from waymarks.service.evolution_inspect import explain
+
+    with app.begin():
+        settings = settings_for(app)
+        return explain(app.home, query, egress=egress_for(app, settings=settings),
+                       held=(app.pin_inputs.inputs(app.items("pin")),
+                             _memories(app, query, ())),
+                       budget=settings.budgets.max_learned_tokens)
 
 
 def _team_blocks(app: Waymarks) -> list[TeamBlock]:
