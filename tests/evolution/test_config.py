@@ -124,16 +124,29 @@ HF_KEY = "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH"
 GROQ_KEY = "gs" + "k_8xY2kQ9mN4pL7vR3tW6zB1cD5fG0hJ2kM8nP4qS7uV9wX3yZ6aBcd"
 
 
-@pytest.mark.parametrize("pasted", [HF_KEY, GROQ_KEY])
+#: Mistral's keys are 32 letters and digits: no prefix, so no credential rule knows them
+MISTRAL_KEY = "x7Kp2Qm9Zr4Tv8Wb" + "3Nc6Yd1Hf5Jg0Lsa"
+
+
+@pytest.mark.parametrize("pasted", [HF_KEY, GROQ_KEY, MISTRAL_KEY, MISTRAL_KEY.lower()])
 def test_a_key_pasted_as_the_key_env_name_is_refused_unechoed(tmp_path: Path,
                                                               pasted: str) -> None:
-    """A Hugging Face or Groq key has the characters of a variable name: it was taken as
-    one and shown by `evolution status` ("key from $hf_... (NOT set)")."""
+    """A Hugging Face, Groq or Mistral key has the characters of a variable name: it was
+    taken as one and shown by `evolution status` ("key from $hf_... (NOT set)")."""
     _write(tmp_path / "home" / "config.toml", '[evolution]\nprovider = "p"\n'
            f'endpoint = "http://x/v1"\nmodel = "m"\nkeyEnv = "{pasted}"\n')
     with pytest.raises(EvolutionConfigError, match="keyEnv must be the NAME") as caught:
         load_evolution_config(tmp_path / "home")
     assert pasted[4:] not in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["OPENAI_API_KEY", "MistralKey", "my_key",
+                                  "MISTRAL_API_KEY_2024", "AZURE_OPENAI_KEY_EASTUS2X"])
+def test_a_conventional_key_env_name_is_kept(tmp_path: Path, name: str) -> None:
+    _write(tmp_path / "home" / "config.toml", '[evolution]\nprovider = "p"\n'
+           f'endpoint = "http://x/v1"\nmodel = "m"\nkeyEnv = "{name}"\n')
+    primary = load_evolution_config(tmp_path / "home").primary
+    assert primary is not None and primary.key_env == name
 
 
 def test_oversized_file_is_refused_unread(tmp_path: Path) -> None:

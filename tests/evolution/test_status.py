@@ -65,16 +65,36 @@ def test_a_lease_that_ended_is_not_in_flight(tmp_path: Path) -> None:
     assert (data["counts"]["leased"], data["counts"]["retrying"]) == (1, 1)
 
 
-def test_status_never_shows_a_key_in_the_place_of_its_variable_name(tmp_path: Path) -> None:
-    """A second guard behind the loader's refusal: a route built with a pasted key as its
-    ``keyEnv`` shows it redacted, in the JSON and therefore in the text."""
-    pasted = "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH"
+@pytest.mark.parametrize("pasted", ["hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH",
+                                    "x7Kp2Qm9Zr4Tv8Wb" + "3Nc6Yd1Hf5Jg0Lsa"])
+def test_status_never_shows_a_key_in_the_place_of_its_variable_name(
+        tmp_path: Path, pasted: str) -> None:
+    """A second guard behind the loader's refusal: the name of a variable that is not set
+    (a pasted key is not one: a Mistral key has no prefix a credential rule knows) is not
+    shown, in the JSON or the text ("key from $x7Kp... (NOT set)")."""
+    from waymarks.commands.evolution import _status_text
+
     route = RouteConfig("hf", "openai", "m1", "http://127.0.0.1:9/v1", pasted)
     data = evolution_status(tmp_path / "home", EvolutionConfig(primary=route),
                             ProviderPolicy.from_config({}), NOW, available=lambda r: True,
                             learning=True)
-    assert data["routes"][0]["keyEnv"] == "[REDACTED:huggingface-token]"
-    assert "abcdefghijklmnopqrstuvwxyz" not in repr(data)
+    row = data["routes"][0]
+    assert (row["keyEnv"], row["keyNamed"], row["keySet"]) == (None, True, False)
+    text = _status_text(data)
+    assert "(the variable named by keyEnv is not set)" in text
+    assert pasted[4:] not in repr(data) and pasted[4:] not in text
+
+
+def test_status_names_a_key_variable_that_is_set(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from waymarks.commands.evolution import _status_text
+
+    monkeypatch.setenv("EVO_STATUS_KEY", "sk-status-secret")
+    data = evolution_status(tmp_path / "home", EvolutionConfig(primary=ROUTE),
+                            ProviderPolicy.from_config({}), NOW, available=lambda r: True,
+                            learning=True)
+    assert "key from $EVO_STATUS_KEY (set)" in _status_text(data)
+    assert "sk-status-secret" not in _status_text(data)
 
 
 def test_status_creates_nothing_and_names_the_blocker(tmp_path: Path) -> None:

@@ -369,9 +369,10 @@ def _route(table: dict[str, Any], where: str, need_model: bool = False) -> Route
     key_env = table.get("keyEnv")
     if key_env is not None and (not isinstance(key_env, str)
                                 or not _ENV_NAME.fullmatch(key_env)
-                                or holds_credential(key_env)):
-        # a pasted key (hf_..., gsk_...) has the characters of a name: the credential
-        # rules tell it apart, and the error never shows it
+                                or holds_credential(key_env) or _looks_random(key_env)):
+        # a pasted key (hf_..., gsk_..., Mistral's 32 letters and digits) has the
+        # characters of a name: the credential rules, or its shape, tell it apart, and the
+        # error never shows it
         raise EvolutionConfigError(f"{where} keyEnv must be the NAME of an environment "
                                    "variable (letters, digits, _), never the key itself")
     priority = table.get("priority")
@@ -391,6 +392,15 @@ def _route(table: dict[str, Any], where: str, need_model: bool = False) -> Route
                        _usd(table, "inputUsdPerMTok", where),
                        _usd(table, "outputUsdPerMTok", where), priority,
                        _bool(table, "reasoning", False, where), window, ceiling)
+
+
+def _looks_random(name: str) -> bool:
+    """Whether a ``keyEnv`` looks like a key without a known prefix rather than a name: 20
+    characters or more, letters and digits, no underscore (Mistral's keys are 32 letters
+    and digits: no credential rule knows them). A conventional name (``OPENAI_API_KEY``,
+    ``MistralKey``, ``my_key``) has an underscore or is short."""
+    return (len(name) >= 20 and "_" not in name and any(c.isdigit() for c in name)
+            and any(c.isalpha() for c in name))
 
 
 def _tokens(table: dict[str, Any], key: str, where: str, low: int) -> int | None:

@@ -128,6 +128,11 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         row = route.to_json()
         row["available"] = available(route)
         row["keySet"] = bool(route.key_env and os.environ.get(route.key_env, "").strip())
+        row["keyNamed"] = route.key_env is not None
+        if not row["keySet"]:
+            # a name no variable holds may be a key pasted in its place (no credential
+            # rule knows every provider's keys): it is never shown
+            row["keyEnv"] = None
         row["receives"] = sorted(policy.allowed(route.provider))
         cooling = [c for c in cooldowns if c.provider == route.provider
                    and c.model in (route.model, "*")]
