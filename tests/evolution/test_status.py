@@ -85,6 +85,18 @@ def test_status_never_shows_a_key_in_the_place_of_its_variable_name(
     assert pasted[4:] not in repr(data) and pasted[4:] not in text
 
 
+def test_status_names_an_unset_variable_written_as_variables_are(tmp_path: Path) -> None:
+    """The person must know which variable to set: OPENAI_API_KEY is named, set or not."""
+    from waymarks.commands.evolution import _status_text
+
+    route = RouteConfig("openai", "openai", "m1", "http://127.0.0.1:9/v1", "WM_UNSET_KEY_9")
+    data = evolution_status(tmp_path / "home", EvolutionConfig(primary=route),
+                            ProviderPolicy.from_config({}), NOW, available=lambda r: True,
+                            learning=True)
+    assert data["routes"][0]["keyEnv"] == "WM_UNSET_KEY_9"
+    assert "key from $WM_UNSET_KEY_9 (NOT set)" in _status_text(data)
+
+
 def test_status_names_a_key_variable_that_is_set(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from waymarks.commands.evolution import _status_text

@@ -151,10 +151,11 @@ def _status_text(data: dict[str, Any]) -> str:
     for route in data["routes"]:
         cooling = f", cooling down until {route['cooldownUntil']}" \
             if route["cooldownUntil"] else ""
-        key = ""  # an unset variable's name is never shown (it may be a pasted key)
-        if route.get("keyNamed"):
-            key = f", key from ${route['keyEnv']} (set)" if route["keySet"] else \
-                ", key (the variable named by keyEnv is not set)"
+        key = ""  # an unset variable not named as variables are is not shown (a pasted key?)
+        if route.get("keyEnv"):
+            key = f", key from ${route['keyEnv']} ({'set' if route['keySet'] else 'NOT set'})"
+        elif route.get("keyNamed"):
+            key = ", key (the variable named by keyEnv is not set)"
         where = f" at {route['endpoint']}" if route["endpoint"] else ""  # shown_endpoint's
         lines.append(f"Route: {route['provider']}/{route['model']} via {route['api']}{where}"
                      f"{'' if route['available'] else ' (not available here)'}{key}{cooling}")

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from waymarks.core.codec import utc_clamped
 from waymarks.core.privacy import ProviderPolicy
@@ -35,6 +36,10 @@ FAILED_SHOWN = 5
 #: provider and model names only (no key, no text), so ``status`` can tell "Pi calls the
 #: model" from "no route"
 HOST_ROUTE_FILE = ("evolution", "host-route.json")
+
+#: a variable's name as such names are written (capitals, digits, underscores): one that
+#: is not set is still named in status; any other unset one may be a pasted key
+_CONVENTIONAL: Final = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
 def _host_route_path(home: Path) -> Path:
@@ -129,9 +134,10 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         row["available"] = available(route)
         row["keySet"] = bool(route.key_env and os.environ.get(route.key_env, "").strip())
         row["keyNamed"] = route.key_env is not None
-        if not row["keySet"]:
+        if not row["keySet"] and not _CONVENTIONAL.fullmatch(route.key_env or ""):
             # a name no variable holds may be a key pasted in its place (no credential
-            # rule knows every provider's keys): it is never shown
+            # rule knows every provider's keys): shown only when it is written as
+            # variables are (OPENAI_API_KEY), so the person knows which one to set
             row["keyEnv"] = None
         row["receives"] = sorted(policy.allowed(route.provider))
         cooling = [c for c in cooldowns if c.provider == route.provider
