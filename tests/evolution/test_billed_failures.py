@@ -110,12 +110,17 @@ def test_a_reply_after_its_lease_counts_its_usage(tmp_path: Path) -> None:
     assert call["estimatedUsd"] == pytest.approx((5000 + 512) * 1000 / 1e6)
 
 
-def test_a_refusal_without_an_answer_costs_nothing(tmp_path: Path) -> None:
-    with FakeProvider([error(429)]) as fake:
+@pytest.mark.parametrize(("status", "outcome"), [
+    (429, "rate_limited"), (500, "overloaded"), (400, "bad_request"), (408, "timeout")])
+def test_a_refusal_without_an_answer_costs_nothing(tmp_path: Path, status: int,
+                                                   outcome: str) -> None:
+    """An error status serves nothing and bills nothing: a provider answering 500s did
+    not spend the daily ceiling on estimates (a timeout of our own still does, above)."""
+    with FakeProvider([error(status)]) as fake:
         queue = _queue(tmp_path, fake)
         try:
             queue.run_once()
             call = queue.store.recent_calls(1)[0]
         finally:
             queue.close()
-    assert (call["outcome"], call["estimatedUsd"]) == ("rate_limited", None)
+    assert (call["outcome"], call["estimatedUsd"]) == (outcome, None)

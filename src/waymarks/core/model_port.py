@@ -68,7 +68,7 @@ class ModelError(Exception):
     """A failed call, reduced to an allowlisted code (``MODEL_ERROR_CODES``)."""
 
     def __init__(self, code: ModelErrorCode, *, retry_after_s: float | None = None,
-                 billed: ModelReply | None = None) -> None:
+                 billed: ModelReply | None = None, refused: bool = False) -> None:
         if code not in MODEL_ERROR_CODES:
             raise ValueError(f"not a model error code: {code!r}")
         super().__init__(code)
@@ -77,6 +77,9 @@ class ModelError(Exception):
         #: the usage the provider reported for a reply it billed and that still failed (a
         #: reply cut at its max tokens); its text is empty, never the reply's
         self.billed = billed
+        #: the provider answered with an error status (4xx, 5xx): it served nothing, so
+        #: billed nothing, whatever the code (a 500 is not a reply cut short)
+        self.refused = refused
 
 
 class Route(msgspec.Struct, frozen=True):

@@ -101,22 +101,23 @@ def _retry_after(headers: httpx2.Headers) -> float | None:
 
 def error_for_status(status: int, headers: httpx2.Headers, head: bytes) -> ModelError:
     """The allowlisted error for an HTTP failure; ``head`` is at most the first
-    ``ERROR_BODY_BYTES`` of the body, inspected for fixed hints and then dropped."""
+    ``ERROR_BODY_BYTES`` of the body, inspected for fixed hints and then dropped. Every
+    one is ``refused``: an error status serves (and bills) nothing."""
     lowered = head[:ERROR_BODY_BYTES].lower()
     if status in (401, 403):
-        return ModelError("auth")
+        return ModelError("auth", refused=True)
     if status == 402 or (status == 429 and any(h in lowered for h in _QUOTA_HINTS)):
         # quota: the error table's provider cooldown, 1 h or until the supplied reset
-        return ModelError("quota", retry_after_s=_retry_after(headers))
+        return ModelError("quota", retry_after_s=_retry_after(headers), refused=True)
     if status == 429:
-        return ModelError("rate_limited", retry_after_s=_retry_after(headers))
+        return ModelError("rate_limited", retry_after_s=_retry_after(headers), refused=True)
     if status == 408:
-        return ModelError("timeout")
+        return ModelError("timeout", refused=True)
     if status >= 500:
-        return ModelError("overloaded")
+        return ModelError("overloaded", refused=True)
     if status in (400, 404, 413, 422):
-        return ModelError("bad_request")
-    return ModelError("unknown")
+        return ModelError("bad_request", refused=True)
+    return ModelError("unknown", refused=True)
 
 
 _SHARED: list[httpx2.Client] = []

@@ -78,14 +78,15 @@ def call_cost(route: RouteConfig, request: ModelRequest, reply: ModelReply | Non
               error: ModelError | None) -> dict[str, Any]:
     """What a sent call records of its usage and cost (``finish_call``'s keywords), erring
     high: a reply's own usage; nothing for a refusal without an answer
-    (``NO_ANSWER_CODES``: the provider billed nothing); for any other end (a reply cut at
-    its max tokens, a timeout, a reply after its lease, a cancel) the usage the provider
+    (``NO_ANSWER_CODES``, or any error status: the provider billed nothing); for any other
+    end (a reply cut at its max tokens, a timeout, a reply after its lease, a cancel) the
+    usage the provider
     reported for it, or else the estimate of a reply that reported none (the input from
     the request, the output at its ceiling). Before, a billed call that failed cost
     nothing, and the daily ceiling (dailyEstimatedUsd) never tripped."""
     if reply is None:
-        if error is not None and error.code in NO_ANSWER_CODES:
-            return {}
+        if error is not None and (error.code in NO_ANSWER_CODES or error.refused):
+            return {}  # (an error status, a 500 or a 400: the provider served nothing)
         reply = (error.billed if error is not None and error.billed is not None
                  else ModelReply("", route.provider, route.model))
     return {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
