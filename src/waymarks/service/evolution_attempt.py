@@ -80,9 +80,8 @@ def call_cost(route: RouteConfig, request: ModelRequest, reply: ModelReply | Non
     high: a reply's own usage; nothing for a refusal without an answer
     (``NO_ANSWER_CODES``, or any error status: the provider billed nothing); for any other
     end (a reply cut at its max tokens, a timeout, a reply after its lease, a cancel) the
-    usage the provider
-    reported for it, or else the estimate of a reply that reported none (the input from
-    the request, the output at its ceiling). Before, a billed call that failed cost
+    usage the provider reported for it, or else the estimate of a reply that reported none
+    (the input from the request, the output at its ceiling). Before, a billed call that failed cost
     nothing, and the daily ceiling (dailyEstimatedUsd) never tripped."""
     if reply is None:
         if error is not None and (error.code in NO_ANSWER_CODES or error.refused):
