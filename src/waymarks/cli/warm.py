@@ -9,12 +9,14 @@ process's descriptors 0, 1 and 2 (passed over the socket), ``cwd``, ``umask``, e
 ``sys.argv`` and ``sys.path``, then runs :func:`waymarks.cli.main.main` exactly as this
 process would have. The child starts from the helper's imports and nothing else: the helper
 never opens a database, a file of a home or a thread, so every command still reads the
-home afresh, as a new process does (what it does not take: resource limits, the nice
-value, process group and session, which are the helper's; ``TZ`` is read again, NumPy's
-variables must match, see :mod:`waymarks.cli.warm_server`). This process waits for the
-child's exit status, forwards every signal that would have ended it (:data:`FORWARDED`)
-to it, and ends with that status (or the signal that ended the child); if it is killed
-(``SIGKILL`` is passed on to no one), the helper ends the child.
+home afresh, as a new process does (what it does not take: its groups, resource limits,
+nice value and CPU affinity, which must be the helper's (:func:`confinement`: a client
+with others has a helper of its own); process group and session, which are the helper's;
+``TZ`` is read again, NumPy's variables must match, see :mod:`waymarks.cli.warm_server`).
+This process waits for the child's exit status, forwards every signal that would have
+ended it (:data:`FORWARDED`) to it, and ends with that status (or the signal that ended
+the child); if it is killed (``SIGKILL`` is passed on to no one), the helper ends the
+child.
 
 Scripts and hosts are who run these per question, output captured: a command whose output
 is a terminal runs in its own process as before (a pager needs the terminal's job control).
@@ -146,14 +148,20 @@ def installation(confined: list[str]) -> int:
 
 #: a process's namespaces and root, under its /proc folder
 _NAMESPACES = ("ns/mnt", "ns/pid", "ns/user", "ns/net", "root")
-#: the status lines of what confines a process
-_CONFINING = ("Seccomp:", "Seccomp_filters:", "NoNewPrivs:", "CapInh:", "CapPrm:", "CapEff:",
-              "CapBnd:", "CapAmb:")
+#: the status lines of what confines a process: its user and groups (supplementary ones
+#: too: a file readable by a group the client dropped), seccomp, capabilities and the CPUs
+#: it may run on
+_CONFINING = ("Uid:", "Gid:", "Groups:", "Seccomp:", "Seccomp_filters:", "NoNewPrivs:",
+              "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "Cpus_allowed_list:")
 
 
 def confinement(process: str = "/proc/self") -> list[str] | None:
     """What confines the process of the /proc folder ``process``: its namespaces and root,
-    seccomp (mode and filters), capability sets, cgroup and security label. A helper runs
+    user and groups (real, effective, saved and supplementary), seccomp (mode and filters),
+    capability sets, CPU affinity, resource limits, nice value, cgroup and security label
+    (a child of the helper has the helper's groups and limits: a client that dropped a
+    group, or lowered a limit, ``ulimit -f`` say, must not have its command run with them
+    back). A helper runs
     the command of a process confined as it is only (a process of the same user inside a
     sandbox must not have its command run outside it); part of its socket's name, so a
     process confined otherwise (another cgroup: a terminal's own scope) has a helper of its
@@ -167,6 +175,13 @@ def confinement(process: str = "/proc/self") -> list[str] | None:
         shown += [line for line in lines if line.startswith(_CONFINING)]
     if "NoNewPrivs:\t1\n" in shown:
         return None
+    try:  # (one not shown differs from one shown: a process this cannot read is refused)
+        with open(f"{process}/limits", encoding="utf-8", errors="replace") as limits:
+            shown.append(f"limits: {limits.read()}")
+        with open(f"{process}/stat", "rb") as stat:  # (its name, in parentheses, may hold any)
+            shown.append(f"nice: {stat.read().rpartition(b')')[2].split()[16].decode()}")
+    except OSError:
+        pass
     for name in ("cgroup", "attr/current"):
         try:
             with open(f"{process}/{name}", encoding="utf-8", errors="replace") as extra:

@@ -4,7 +4,8 @@ Started detached by a command that found none (``python -I -S``, then the client
 import path), it holds ``<home>/cli/warm-<installation>.lock`` for its life (a second
 helper for the same socket exits at once), imports the modules of :data:`PRELOAD` and
 listens on ``<home>/cli/warm-<installation>.sock`` (mode 0600). For each connection from a
-process of the same user, confined as it is (namespaces, root, seccomp), it receives the
+process of the same user, confined as it is (namespaces, root, groups, seccomp, resource
+limits, nice value, CPU affinity: :func:`waymarks.cli.warm.confinement`), it receives the
 client's standard streams (``SCM_RIGHTS``) and its request (within
 :data:`RECEIVE_SECONDS`), forks, and reports the child's end to the client: ``run PID``
 once forked, then ``exit STATUS`` or ``signal NUMBER``; the child runs the command only
