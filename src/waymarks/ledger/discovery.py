@@ -5,6 +5,13 @@ Layout (the same as Pi's): ``<home>/sessions/--<cwd>--/<timestamp>_<uuid>.jsonl`
 and ``:`` replaced by ``-``, and ``<timestamp>`` is ISO-8601 UTC with ``:`` and ``.``
 replaced by ``-`` so that names sort by creation time.
 
+A folder name longer than a file name may be (:data:`NAME_MAX` bytes: a project path of
+~250 bytes or more) is shortened (:func:`fitted`): as much of it as fits, then a hash of
+the whole name, ``--<cwd, cut>-<16 hex digits>--``. Pi has no such rule (it names the folder
+as above whatever its length, and cannot keep a session of such a project), so every name
+Pi can make is left as Pi makes it. :func:`session_dir` is the one mapping of a project to
+its folder, for writes, reads, discovery and the ``sessionRoots`` in Pi's layout alike.
+
 The encoding is not injective (``/x/a-b`` and ``/x/a/b`` share ``--x-a-b--``), and Pi and
 existing homes already hold files there, so the directory alone never says whose a session
 is: every pick reads the header line and keeps only files whose ``cwd`` is the project
@@ -39,14 +46,44 @@ POINTER_DIR = "claude-code"
 _SEPARATORS = lazy(r"[/\\:]")
 
 
+#: the longest file name, in bytes, that Linux's and macOS's file systems take
+NAME_MAX = 255
+#: what :func:`pointer_path` adds to a session folder's name
+_POINTER_SUFFIX = ".session"
+
+
 def session_dir(home: Path, cwd: str) -> Path:
+    """The folder of the sessions of the project ``cwd`` in the home (module docstring)."""
+    return home / "sessions" / fitted(_folder_name(cwd))
+
+
+def _folder_name(cwd: str) -> str:
     encoded = _SEPARATORS.sub("-", re.sub(r"^[/\\]", "", cwd))  # Pi drops one leading separator
-    return home / "sessions" / f"--{encoded}--"
+    return f"--{encoded}--"
+
+
+def fitted(name: str, room: int = 0) -> str:
+    """``name`` when it fits in a file name with ``room`` bytes to spare, else a shortened
+    one: its start as far as it fits, then ``-`` and 16 hex digits of its SHA-256, ``--``
+    at the end as Pi's names have. A name longer than :data:`NAME_MAX` cannot be made: a
+    project of a long path could neither write nor read a session."""
+    raw = os.fsencode(name)
+    limit = NAME_MAX - room
+    if len(raw) <= limit:
+        return name
+    import hashlib
+
+    tail = f"-{hashlib.sha256(raw).hexdigest()[:16]}--"
+    start = name[:limit - len(tail)]
+    while len(os.fsencode(start)) > limit - len(tail):  # (a character may take bytes)
+        start = start[:-1]
+    return start + tail
 
 
 def pointer_path(home: Path, project: str) -> Path:
     """The project's Claude Code session pointer."""
-    return home / POINTER_DIR / f"{session_dir(home, project).name}.session"
+    name = fitted(_folder_name(project), len(_POINTER_SUFFIX))
+    return home / POINTER_DIR / f"{name}{_POINTER_SUFFIX}"
 
 
 def ledger_of(home: Path, session_id: str, cwd: str | None = None) -> Path | None:
