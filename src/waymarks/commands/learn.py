@@ -10,7 +10,7 @@ learning on is always the person's act: installers print how, they never do it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
 
@@ -42,6 +42,22 @@ def configured(call: Callable[[], T]) -> T:
         raise ServiceError("bad_config", str(exc)) from exc
 
 
+def unrouted(app: Any) -> str | None:
+    """Why no model consolidates what is learned, as ``evolution status`` says it (no
+    route configured and usable here, no host bringing its own); ``None`` when one does,
+    or when ``[evolution]`` cannot be read (``evolution status`` says what is wrong)."""
+    from waymarks.models import route_is_available
+    from waymarks.service.evolution_config import EvolutionConfigError
+    from waymarks.service.evolution_status import unrouted as why_unrouted
+    from waymarks.service.evolution_wiring import config_for
+
+    try:
+        routes = config_for(app).routes()
+    except EvolutionConfigError:
+        return None
+    return why_unrouted(app.home, (route_is_available(route) for route in routes))
+
+
 def learn_group() -> Group:
     learn = Group("learn", default="status",
                   help="Learning from conversations (memory evolution): a switch in the home "
@@ -71,9 +87,12 @@ def learn_group() -> Group:
         data["counts"] = counts
         data["badRows"] = bad
         data["ledgerProblem"] = problem
+        data["blocked"] = blocked = unrouted(app)
         lines = [f"learning: {'on' if state.enabled else 'off'}"
                  + (" (turned off by this project's configuration)" if state.project_off
                     else ""), f"config: {state.config}"]
+        if blocked is not None:
+            lines.append(f"Not running: {blocked}.")
         if problem is not None:
             lines.append(f"problem: {problem}")
         lines += [f"{name}: {value}" for name, value in sorted(counts.items())]
@@ -94,7 +113,12 @@ def learn_group() -> Group:
         if on and state.project_off:  # it said "on" where evolve then refused
             text += ("\nBut not here: this project's .waymarks/config.toml turns it off "
                      "([evolution] learn = false).")
-        return Result(state.to_json(), text)
+        data = state.to_json()
+        if on:  # (it said "consolidated by the model configured" where none was)
+            data["blocked"] = blocked = unrouted(app)
+            if blocked is not None:
+                text += f"\nNot running: {blocked}."
+        return Result(data, text)
 
     @command(learn, "on", summary="Turn learning on in the home configuration.",
              examples=["waymarks learn on"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -101,6 +101,15 @@ def _when(ms: int | None) -> str | None:
     return None if not ms else iso(utc_clamped(ms))
 
 
+def unrouted(home: Path, available: Iterable[bool]) -> str | None:
+    """Why no model consolidates what is learned (:data:`WAIT_TEXT`'s ``no_route``) when no
+    route of ``available`` (one flag per configured route: usable here) is and no host
+    brings its own model (:func:`host_route`); ``None`` when one does."""
+    if any(available) or host_route(home) is not None:
+        return None
+    return WAIT_TEXT["no_route"]
+
+
 def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy, now_ms: int,
                      *, available: Callable[[RouteConfig], bool], learning: bool) -> dict[str, Any]:
     routes = config.routes()
@@ -144,11 +153,8 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
                    and c.model in (route.model, "*")]
         row["cooldownUntil"] = _when(max((c.until_ms for c in cooling), default=0))
         route_rows.append(row)
-    blocked = None
-    host = host_route(home)
-    if (not routes or not any(r["available"] for r in route_rows)) and host is None:
-        blocked = WAIT_TEXT["no_route"]
-    elif not learning:
+    blocked = unrouted(home, [bool(row["available"]) for row in route_rows])
+    if blocked is None and not learning:
         blocked = "learning is off for this home: nothing new is captured (waymarks learn on)"
     for call in recent:
         call["reservedAt"] = _when(int(str(call["reservedAt"])))
@@ -167,7 +173,7 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         "routes": route_rows,
         # Pi's active model, called by the Waymarks Pi extension while Pi runs (configured
         # routes, if any, are its backups)
-        "hostRoute": host,
+        "hostRoute": host_route(home),
         "cooldowns": [{"provider": c.provider, "model": c.model, "until": _when(c.until_ms),
                        "reason": c.reason} for c in cooldowns],
         "budgets": {"callsLastHour": hour, "callsPerHour": config.calls_per_hour,

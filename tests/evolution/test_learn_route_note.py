@@ -1,0 +1,56 @@
+"""`learn on` and `learn` say when no model would consolidate what is learned, as
+`evolution status` does: they said "consolidated by the model configured in
+[evolution]" (and "learning: on") where no route was configured or reachable."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _cli(home: Path, cwd: Path, *args: str, env: dict[str, str]) -> str:
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def places(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    """A fresh home, a project, and an environment with no `claude` on PATH."""
+    home, project, empty = tmp_path / "home", tmp_path / "project", tmp_path / "bin"
+    project.mkdir()
+    empty.mkdir()
+    env = {**os.environ, "WAYMARKS_SEMANTIC": "off", "PATH": str(empty),
+           "HOME": str(tmp_path)}
+    return home, project, env
+
+
+def test_learn_on_and_learn_say_no_model_runs_without_a_route(
+        places: tuple[Path, Path, dict[str, str]]) -> None:
+    home, project, env = places
+    status = json.loads(_cli(home, project, "--json", "evolution", "status", env=env))
+    why = status["blocked"]
+    assert why is not None and "no model route" in why
+    switched = _cli(home, project, "learn", "on", env=env)
+    assert f"Not running: {why}." in switched
+    assert json.loads(_cli(home, project, "--json", "learn", "on", env=env))["blocked"] == why
+    assert f"Not running: {why}." in _cli(home, project, "learn", env=env)
+    assert json.loads(_cli(home, project, "--json", "learn", env=env))["blocked"] == why
+
+
+def test_no_note_where_a_route_is_usable(places: tuple[Path, Path, dict[str, str]]) -> None:
+    home, project, env = places
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[evolution]\nprovider = "openai"\napi = "openai"\nendpoint = "http://127.0.0.1:9/v1"'
+        '\nmodel = "m1"\nkeyEnv = "LEARN_NOTE_KEY"\n')
+    env = {**env, "LEARN_NOTE_KEY": "sk-" + "k" * 20}
+    assert "Not running" not in _cli(home, project, "learn", "on", env=env)
+    assert json.loads(_cli(home, project, "--json", "learn", env=env))["blocked"] is None
