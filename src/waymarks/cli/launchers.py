@@ -327,6 +327,7 @@ def register(root: "click.Group") -> None:
                                    "installed": install}
         text = f"{verb} {path}" + ("; restart Pi to load it" if install and changed else "")
         if install:
+            text += host_missing("pi", "Pi", data)
             text += learning_hint(runtime().app().home, data)
         return Result(data, text)
 
@@ -388,6 +389,7 @@ def register(root: "click.Group") -> None:
             text += "\nRestart Claude Code to load the hooks and the MCP server."
         data: dict[str, object] = {"scope": scope, "changes": [c.to_json() for c in changes]}
         if install:
+            text += host_missing("claude", "Claude Code", data)
             text += learning_hint(app.home, data, app.cwd if scope == "project" else None)
         return Result(data, text)
 
@@ -409,6 +411,19 @@ def register(root: "click.Group") -> None:
     @scope_user
     def claude_uninstall(project: bool, user: bool) -> Result:
         return claude_action(False, user, project)
+
+
+def host_missing(command: str, host: str, data: dict[str, object]) -> str:
+    """A line saying the host's ``command`` is not on PATH (``""`` when it is), with
+    ``hostFound`` added to ``data``: an install writes its files all the same (the host
+    may be installed later, or run with another PATH), but "restart it" alone read as if
+    it were there."""
+    import shutil
+
+    data["hostFound"] = found = shutil.which(command) is not None
+    return "" if found else (f"\n`{command}` was not found on PATH: {host} is not installed "
+                             "here (or not on this PATH); what was written takes effect "
+                             "once it runs.")
 
 
 def _unless_default(home: "Path") -> "Path | None":
