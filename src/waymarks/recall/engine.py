@@ -8,7 +8,7 @@ capped at 8,000 bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, Final
 
 import msgspec
@@ -41,16 +41,20 @@ class RecallResult(msgspec.Struct, frozen=True):
 
 def evaluate(plan: QueryPlan, candidates: Sequence[Candidate], stats: Stats,
              egress: Egress | None = None, semantic: Semantic | None = None,
-             eligible_only: bool = False) -> RecallResult:
+             eligible_only: bool = False, withheld: Collection[str] = frozenset()
+             ) -> RecallResult:
     """Score and gate ``candidates``; with the destination's ``egress``, render the digest
     (without one, for callers that render the chosen records themselves, there is none).
     ``semantic``: the query's similarities, fused before the gates (see ``fusion``).
     ``eligible_only``: only the eligible ones are wanted (``scored`` may then lack some
-    of the others; see :func:`score_all`)."""
-    scored = score_all(plan, candidates, stats, semantic, eligible_only)
+    of the others; see :func:`score_all`). ``withheld``: the IDs of candidates the
+    destination may not receive, judged only to be recorded as left out (never in the
+    digest)."""
+    scored = score_all(plan, candidates, stats, semantic, eligible_only, withheld)
     if egress is None:
         return RecallResult(plan, scored, "", [], [])
-    digest, rows = render_digest([s for s in scored if s.eligible], egress)
+    digest, rows = render_digest([s for s in scored if s.eligible
+                                  and s.candidate.id not in withheld], egress)
     return RecallResult(plan, scored, digest, [str(r["id"]) for r in rows], rows)
 
 

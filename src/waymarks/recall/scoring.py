@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Final
 
 import msgspec
@@ -212,35 +212,55 @@ def unheld_literal(plan: QueryPlan, stats: Stats) -> str | None:
 
 
 def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
-              semantic: Semantic | None = None, eligible_only: bool = False) -> list[Scored]:
+              semantic: Semantic | None = None, eligible_only: bool = False,
+              withheld: Collection[str] = frozenset()) -> list[Scored]:
     """Every candidate scored and judged, best first (eligible ones ahead of the rest).
 
     ``eligible_only``: the caller uses only the eligible ones (a plan); lexically, the
     candidates that cannot be are then left out unscored (:func:`_may_be_eligible`), and
-    the eligible ones are exactly those of a full scoring, with the same scores."""
+    the eligible ones are exactly those of a full scoring, with the same scores.
+    ``withheld``: the IDs of candidates the destination may not receive, scored only for
+    the caller to record them as left out (a plan's manifest). The others are judged
+    among themselves alone (the relative cutoff, the rivals of the cross-script rule), as
+    a recall for that destination judges them: a withheld claim that outranked one it may
+    receive cut that one from the plan; a withheld one is judged against every candidate,
+    as it would be were it allowed."""
     stats = stats.memoized((*plan.focus, *plan.context))
     facts = _facts(plan, stats)
     if eligible_only and semantic is None:
-        scored = _may_be_eligible(plan, facts, candidates, stats)
+        scored = _may_be_eligible(plan, facts, candidates, stats, withheld)
     else:
+        sides: dict[bool, Semantic | None] = {False: semantic, True: semantic}
         if semantic is not None:
             candidates = list(candidates)
-            semantic = semantic.among((c.id, c.text) for c in candidates)
-        scored = [_score(plan, facts, c, stats, semantic) for c in candidates]
+            sides[False] = semantic.among((c.id, c.text) for c in candidates
+                                          if c.id not in withheld)
+            if withheld:
+                sides[True] = semantic.among((c.id, c.text) for c in candidates)
+        scored = [_score(plan, facts, c, stats, sides[c.id in withheld]) for c in candidates]
+    kept = [s for s in scored if s.candidate.id not in withheld] if withheld else scored
+    cut = {False: _cut(kept, semantic)}
+    cut[True] = _cut(scored, semantic) if withheld else cut[False]
+    judged = [cut[s.candidate.id in withheld](s) for s in scored]
+    return sorted(judged, key=lambda s: (not s.eligible, -s.rank, -s.relevance,
+                                         -s.candidate.created_at, s.candidate.id))
+
+
+def _cut(scored: Sequence[Scored], semantic: Semantic | None) -> Callable[[Scored], Scored]:
+    """The relative cutoff of the eligible ones among ``scored``, as a verdict on one."""
     best = max((s.relevance for s in scored if s.eligible), default=0.0)
     # fused, a record also stays when it is near the best *lexically* (the other language's
     # twin of a claim is closer in meaning to the query, not a better answer)
     best_lexical = max((s.lexical for s in scored if s.eligible), default=0.0)
     cutoff = RELATIVE_CUTOFF if semantic is None else semantic.calibration.relative
-    judged = [
-        s if not s.eligible or s.relevance >= cutoff * best
-        or (semantic is not None and s.lexical > 0
-            and s.lexical >= RELATIVE_CUTOFF * best_lexical)
-        else _reject(s, f"below {cutoff:.0%} of the best match")
-        for s in scored
-    ]
-    return sorted(judged, key=lambda s: (not s.eligible, -s.rank, -s.relevance,
-                                         -s.candidate.created_at, s.candidate.id))
+
+    def judge(s: Scored) -> Scored:
+        if not s.eligible or s.relevance >= cutoff * best or (
+                semantic is not None and s.lexical > 0
+                and s.lexical >= RELATIVE_CUTOFF * best_lexical):
+            return s
+        return _reject(s, f"below {cutoff:.0%} of the best match")
+    return judge
 
 
 def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
@@ -256,7 +276,7 @@ def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
 
 
 def _may_be_eligible(plan: QueryPlan, facts: _Facts, candidates: Iterable[Candidate],
-                     stats: Stats) -> list[Scored]:
+                     stats: Stats, withheld: Collection[str] = frozenset()) -> list[Scored]:
     """The lexical candidates that may be eligible, scored; the others left out.
 
     Left out unscored: a candidate :func:`_gate` refuses on its matches alone (not
@@ -267,7 +287,8 @@ def _may_be_eligible(plan: QueryPlan, facts: _Facts, candidates: Iterable[Candid
     bound is below :data:`RELATIVE_CUTOFF` of the best eligible relevance so far ends
     the scoring: it and every later one would be cut by :func:`score_all` if eligible,
     and none of them can be the best. A plan's 100 candidates were scored one by one
-    for the few a query names (a third of a plan's time at 1k memories)."""
+    for the few a query names (a third of a plan's time at 1k memories). ``withheld``:
+    candidates that do not set that best (:func:`score_all`); scored while above it."""
     if any(weight < 0 for _, weight in (*facts.focus, *facts.context)):
         return [_score(plan, facts, c, stats) for c in candidates]  # (df > records: no bound)
     needed = 2 if len(plan.focus) >= 3 else 1
@@ -301,7 +322,7 @@ def _may_be_eligible(plan: QueryPlan, facts: _Facts, candidates: Iterable[Candid
         if bound < RELATIVE_CUTOFF * best:
             break
         one = _score(plan, facts, candidate, stats)
-        if one.eligible and one.relevance > best:
+        if one.eligible and one.relevance > best and candidate.id not in withheld:
             best = one.relevance
         scored.append(one)
     return scored

@@ -32,7 +32,7 @@ from waymarks.recall.scoring import unheld_literal
 from waymarks.service import api_args, rebuilding, semantic_recall
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import Rejected, ServiceError, WriteOutcome, with_notices
-from waymarks.service.planning import PinInputs, admitted, egress_for
+from waymarks.service.planning import PinInputs, admission, egress_for
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms
 from waymarks.service.recovery import (
     SQLITE_ERRORS,
@@ -415,7 +415,7 @@ class Waymarks:
     def recall(self, query: str, history: Sequence[str] = (), *,
                inherit: bool = True, provider: str | None = None,
                privacy: bool = True, every_candidate: bool = False,
-               eligible_only: bool = False) -> RecallResult:
+               eligible_only: bool = False, withheld: bool = False) -> RecallResult:
         """Memory claims the query (with the recent user turns) is about, precision first.
 
         Only items this session may see are candidates: its own and, when the project is
@@ -425,8 +425,8 @@ class Waymarks:
         A query naming a literal no record holds can select nothing
         (:func:`~waymarks.recall.scoring.unheld_literal`): no candidate is read, unless
         ``every_candidate`` (a search showing each candidate's score) asks for them.
-        ``eligible_only`` (a plan): ``scored`` need not hold the records that are not.
-        """
+        ``eligible_only`` (a plan): ``scored`` need not hold the records that are not;
+        ``withheld`` (a plan): the withheld ones are judged too (:func:`admission`)."""
         session = self.refresh()
         index = self.projection.recall_index()
         if index.behind():
@@ -471,8 +471,8 @@ class Waymarks:
         if not privacy:
             return evaluate(plan, candidates, stats, semantic=near, eligible_only=eligible_only)
         egress = egress_for(self, provider)
-        return evaluate(plan, admitted(self, candidates, egress, classes or {}), stats,
-                        egress, near, eligible_only)
+        kept, left = admission(self, candidates, egress, classes or {}, withheld)
+        return evaluate(plan, kept, stats, None if withheld else egress, near, eligible_only, left)
 
     # -- diagnostics (service/diagnostics.py) ---------------------------------------
 

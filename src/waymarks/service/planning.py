@@ -118,6 +118,23 @@ def admitted(app: Waymarks, candidates: list[Candidate], egress: Egress,
     return kept
 
 
+def admission(app: Waymarks, candidates: list[Candidate], egress: Egress,
+              known: Mapping[str, str | None], withheld: bool = False
+              ) -> tuple[list[Candidate], frozenset[str]]:
+    """The candidates to score for ``egress``'s destination, and the IDs of those among
+    them it may not see: :func:`admitted` and none; ``withheld`` (a plan, which records
+    them in its manifest as left out), every candidate, and the IDs of the withheld ones.
+    Recall judges the others among themselves (a withheld claim that outranked one the
+    destination may see cut it from the plan, while recall for it gave it); a withheld
+    one as if it were allowed (:func:`~waymarks.recall.scoring.score_all`)."""
+    kept = admitted(app, candidates, egress, known)
+    if not withheld or len(kept) == len(candidates):
+        return kept, frozenset()
+    ids = {c.id for c in kept}
+    left = [c for c in candidates if c.id not in ids]
+    return [*kept, *left], frozenset(c.id for c in left)
+
+
 def host_destination(app: Waymarks, provider: str | None, settings: Settings) -> str:
     """The provider text goes to (:func:`egress_for`): the one named, else the host's
     model's; a host whose model is unknown (:data:`UNKNOWN_HOST_MODELS`) sends to the
@@ -202,7 +219,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
     egress = egress_for(app, provider, settings)
     destination = egress.provider
     pins = app.pin_inputs.inputs(app.items("pin"))
-    memories = _memories(app, prompt, history)
+    memories = _memories(app, prompt, history, provider)
     notes: list[str] = []  # a damaged evolution ledger: planned without learned memory
     budgets = settings.budgets if context_cap is None else replace(
         settings.budgets, max_context_tokens=context_cap)
@@ -280,12 +297,16 @@ def last_manifest(app: Waymarks) -> dict[str, Any] | None:
     return app.projection.last_manifest()
 
 
-def _memories(app: Waymarks, prompt: str, history: Sequence[str]) -> list[MemoryInput]:
+def _memories(app: Waymarks, prompt: str, history: Sequence[str],
+              provider: str | None) -> list[MemoryInput]:
     from waymarks.planner.select import MemoryInput
 
     # the planner applies the privacy policy itself, so that a prohibited memory is still
-    # judged and then recorded by ID in the manifest rather than silently missing from it
-    result = app.recall(prompt, history, privacy=False, eligible_only=True)
+    # judged and then recorded by ID in the manifest rather than silently missing from it;
+    # the claims the provider may receive are judged among themselves (a withheld claim
+    # that outranked one cut it from the plan, while recall gave it)
+    result = app.recall(prompt, history, provider=provider, eligible_only=True,
+                        withheld=True)
     wanted = [s.candidate.id for s in result.eligible]
     views = {v.id: v for v in app.items("memory", ids=wanted) if v.applies} if wanted else {}
     matched = [
