@@ -30,7 +30,9 @@ lexical score, never an error. The weights were chosen on the LoCoMo development
 
 from __future__ import annotations
 
+import functools
 import heapq
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, Protocol
 
@@ -117,13 +119,15 @@ class Semantic(msgspec.Struct, frozen=True):
 
     def among(self, records: Iterable[tuple[str, str]]) -> Semantic:
         """This side for one list of candidates, ``(id, text)``: with the cosines of those
-        in another script than the query's (:attr:`rivals`), when the margin needs them."""
+        in another script than the query's (:attr:`rivals`), when the margin needs them.
+        Every other script is a rival, not only the one the rule reaches: a Russian claim
+        nearer to a Chinese query than every English one is no reason to take that one."""
         if not self.calibration.cross_margin or self.query_script not in \
                 self.calibration.cross_from:
             return self
         cosines = self.cosines
         foreign = (cosines[i] for i, text in records
-                   if i in cosines and script(text) not in ("", self.query_script))
+                   if i in cosines and script(text) != self.query_script)
         return msgspec.structs.replace(self, rivals=tuple(heapq.nlargest(2, foreign)))
 
     def score(self, candidate_id: str) -> float | None:
@@ -141,8 +145,15 @@ class Semantic(msgspec.Struct, frozen=True):
         """Whether a record (``text``) with no lexical match is near enough on its own."""
         if sem is None or sem < self.calibration.qualify:
             return False  # (most candidates: the text is not looked at)
+        kind = script(text)
+        if kind in _OPEN:
+            return True
         high = self.calibration.qualify_han
-        return high is None or sem >= high or script(text) != "han"
+        strict = high is None or sem >= high
+        # Han, or a script the bundled model barely reads: any two short texts of it sit
+        # near, and text its tokenizer does not know is one vector (Cherokee, Tifinagh):
+        # only very near, and only from a query in that script
+        return strict and (kind == "han" or kind == self.query_script)
 
     def supports(self, sem: float | None) -> bool:
         return sem is not None and sem >= self.calibration.support
@@ -155,8 +166,7 @@ class Semantic(msgspec.Struct, frozen=True):
         on purpose."""
         if sem is None or sem >= self.calibration.veto:
             return False
-        other = script(text) if text else ""
-        return not (self.query_script and other and other != self.query_script)
+        return not self._paired(script(text) if text else "")
 
     def across(self, candidate_id: str, text: str) -> bool:
         """Whether a record in the other script qualifies: the query's script is one the
@@ -167,7 +177,7 @@ class Semantic(msgspec.Struct, frozen=True):
         cosine = self.cosines.get(candidate_id)
         calibration = self.calibration
         if cosine is None or self.query_script not in calibration.cross_from \
-                or script(text) == self.query_script \
+                or not self._paired(script(text)) \
                 or calibration.calibrate(cosine) < calibration.cross_script:
             return False
         if not calibration.cross_margin:
@@ -176,20 +186,64 @@ class Semantic(msgspec.Struct, frozen=True):
         other = best if cosine < best else rest[0] if rest else calibration.floor
         return cosine - other >= calibration.cross_margin
 
+    def _paired(self, kind: str) -> bool:
+        """Whether a record of script ``kind`` is across :data:`CROSS_PAIR` from the query
+        (the pair the cross-script rule was measured on: Chinese and English)."""
+        return kind != self.query_script and {kind, self.query_script} == CROSS_PAIR
+
 
 #: how far below the best cosine a record still counts as the nearest
 NEAREST_MARGIN: Final = 0.01
 
 
+#: the two scripts the cross-script rule joins (:meth:`Semantic.across`)
+CROSS_PAIR: Final = frozenset({"han", "latin"})
+#: the scripts a record may qualify in by meaning alone from any query (``""``: a text of
+#: no letters); the others only from a query in theirs (:meth:`Semantic.qualifies`)
+_OPEN: Final = frozenset({"latin", ""})
+
+
 def script(text: str) -> str:
-    """``han`` when a text's Han characters, counted twice (one often says what a Latin
-    word of several letters does), are at least its Latin letters; else ``latin`` (``""``
-    with neither)."""
-    han = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf")
-    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
-    if not han and not latin:
+    """The script most of a text's letters are in: ``han`` when its Han characters,
+    counted twice (one often says what a Latin word of several letters does), are at
+    least the letters of every other script; else ``latin`` (accented letters too) when
+    they are at least every other's; else that script's Unicode name (``cyrillic``,
+    ``hangul``, ``kana`` for Hiragana and Katakana, ``cherokee``); ``""`` with no letter."""
+    han = latin = 0
+    others: dict[str, int] = {}
+    for ch in text:
+        if ch.isascii():
+            latin += ch.isalpha()
+        elif "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf":
+            han += 1
+        elif ch.isalpha():
+            kind = _script_of(ch)
+            if kind == "latin":
+                latin += 1
+            elif kind == "han":
+                han += 1
+            else:
+                others[kind] = others.get(kind, 0) + 1
+    other, most = max(others.items(), key=lambda pair: (pair[1], pair[0]), default=("", 0))
+    if not (han or latin or most):
         return ""
-    return "han" if 2 * han >= latin else "latin"
+    if 2 * han >= max(latin, most):
+        return "han"
+    return "latin" if latin >= most else other
+
+
+@functools.cache
+def _script_of(ch: str) -> str:
+    """The script of a letter outside ASCII and the main Han blocks, by its Unicode name
+    (``CYRILLIC SMALL LETTER A``: ``cyrillic``)."""
+    words = unicodedata.name(ch, "").replace("-", " ").split()
+    for word in words:
+        if word in _NAMED:
+            return _NAMED[word]
+    return words[0].lower() if words else "unnamed"
+
+
+_NAMED: Final = {"LATIN": "latin", "CJK": "han", "HIRAGANA": "kana", "KATAKANA": "kana"}
 
 
 #: records found by meaning alone that join the lexical candidates of a query
