@@ -78,3 +78,22 @@ def test_claims_of_scripts_the_model_does_not_read_need_a_prompt_in_theirs() -> 
     assert chosen("Как часто делается резервная копия?", {"ru": 0.905}, ru) == ["ru"]
     assert chosen("Как часто делается резервная копия?", {"ru": 0.86}, ru) == []
     assert chosen("when is the database copied?", {"ru": 0.905}, ru) == []
+
+
+def test_a_superseded_version_or_a_copy_is_no_rival_of_the_current_claim() -> None:
+    """After `memory supersede` the old version (0.2152 calibrated beside the current
+    0.2177) was a rival of its successor, which then missed the margin; the same text in
+    another scope (the same vector) did the same; nothing was recalled."""
+    flag = record("flag", "Feature flag new-checkout is enabled (since May).")
+    old = record("old", "Feature flag new-checkout is enabled.", status="superseded")
+    copy = record("copy", flag.text)
+    others = [record("cache", "The invoice renderer caches templates for 90 seconds."),
+              record("deploy", "The deploy script runs on Fridays.")]
+    query = "新的结账功能开启了吗？"
+    cosines = {"flag": 0.83, "old": 0.829, "copy": 0.83, "cache": 0.76, "deploy": 0.75}
+    assert chosen(query, cosines, [flag, *others]) == ["flag"]
+    assert chosen(query, cosines, [flag, old, *others]) == ["flag"]
+    assert sorted(chosen(query, cosines, [flag, copy, *others])) == ["copy", "flag"]
+    # a claim that may be recalled is a rival still
+    rival = record("rival", "The checkout page loads in two seconds.")
+    assert chosen(query, {**cosines, "rival": 0.82}, [flag, rival, *others]) == []

@@ -112,22 +112,24 @@ class Semantic(msgspec.Struct, frozen=True):
     calibration: Calibration
     #: the query's script (:func:`script`), for the cross-script rule
     query_script: str = ""
-    #: the two highest cosines of the candidates in another script than the query's (set
-    #: by :meth:`among` for one candidate list): with a ``cross_margin``, a record across
-    #: scripts must be the nearest of them by that much
+    #: the two highest distinct cosines of the candidates in another script than the
+    #: query's (set by :meth:`among` for one candidate list): with a ``cross_margin``, a
+    #: record across scripts must be the nearest of them by that much
     rivals: tuple[float, ...] = ()
 
     def among(self, records: Iterable[tuple[str, str]]) -> Semantic:
         """This side for one list of candidates, ``(id, text)``: with the cosines of those
         in another script than the query's (:attr:`rivals`), when the margin needs them.
         Every other script is a rival, not only the one the rule reaches: a Russian claim
-        nearer to a Chinese query than every English one is no reason to take that one."""
+        nearer to a Chinese query than every English one is no reason to take that one.
+        Identical vectors (the same text in two scopes) are one rival: a claim's copy is
+        no other claim it must be nearer than. ``records``: those that may be recalled."""
         if not self.calibration.cross_margin or self.query_script not in \
                 self.calibration.cross_from:
             return self
         cosines = self.cosines
-        foreign = (cosines[i] for i, text in records
-                   if i in cosines and script(text) != self.query_script)
+        foreign = {cosines[i] for i, text in records
+                   if i in cosines and script(text) != self.query_script}
         return msgspec.structs.replace(self, rivals=tuple(heapq.nlargest(2, foreign)))
 
     def score(self, candidate_id: str) -> float | None:

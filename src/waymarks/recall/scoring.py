@@ -233,10 +233,13 @@ def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
         sides: dict[bool, Semantic | None] = {False: semantic, True: semantic}
         if semantic is not None:
             candidates = list(candidates)
+            # the rivals of the cross-script rule: the candidates that may be recalled (a
+            # superseded version of a claim, nearly its twin, took the current one's place)
             sides[False] = semantic.among((c.id, c.text) for c in candidates
-                                          if c.id not in withheld)
+                                          if c.status == "active" and c.id not in withheld)
             if withheld:
-                sides[True] = semantic.among((c.id, c.text) for c in candidates)
+                sides[True] = semantic.among((c.id, c.text) for c in candidates
+                                             if c.status == "active")
         scored = [_score(plan, facts, c, stats, sides[c.id in withheld]) for c in candidates]
     kept = [s for s in scored if s.candidate.id not in withheld] if withheld else scored
     cut = {False: _cut(kept, semantic)}
