@@ -257,7 +257,7 @@ def explain_injection(app: Waymarks, query: str) -> dict[str, Any]:
         settings = settings_for(app)
         return explain(app.home, query, egress=egress_for(app, settings=settings),
                        held=(app.pin_inputs.inputs(app.items("pin")),
-                             _memories(app, query, ())),
+                             _memories(app, query, (), None)),
                        budget=settings.budgets.max_learned_tokens)
 
 
