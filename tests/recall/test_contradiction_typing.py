@@ -30,15 +30,6 @@ def test_a_typographic_apostrophe_still_negates(first: str, second: str) -> None
                      .replace("\u02bc", "'"))
 
 
-def test_a_curly_denial_of_another_value_is_compatible(app: Waymarks) -> None:
-    """"isn’t 6379" beside "is 6380" states no other value: it was refused, while the
-    denial of the value stated is."""
-    assert isinstance(app.remember("The staging cache port is 6380."), Committed)
-    assert isinstance(app.remember("The staging cache port isn\u2019t 6379."), Committed)
-    refused = app.remember("The staging cache port isn\u2019t 6380.")
-    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
-
-
 @pytest.mark.parametrize(("first", "second"), [
     ("The API server listens on port 8080.", "The API server doesn't listen on port 8080."),
     ("The worker pool size is 8.", "The worker pool size wasn't 8."),
@@ -52,10 +43,19 @@ def test_an_nt_auxiliary_negates(first: str, second: str) -> None:
     assert _conflict(first, second)
 
 
-def test_an_nt_denial_of_another_value_is_compatible(app: Waymarks) -> None:
-    assert isinstance(app.remember("The API server listens on port 8080."), Committed)
-    assert isinstance(app.remember("The API server doesn't listen on port 8081."), Committed)
-    refused = app.remember("The API server doesn't listen on port 8080.")
+@pytest.mark.parametrize(("stated", "other", "denied"), [
+    # "isn’t 6379" beside "is 6380" states no other value: it was refused, while the
+    # denial of the value stated is
+    ("The staging cache port is 6380.", "The staging cache port isn\u2019t 6379.",
+     "The staging cache port isn\u2019t 6380."),
+    ("The API server listens on port 8080.", "The API server doesn't listen on port 8081.",
+     "The API server doesn't listen on port 8080."),
+])
+def test_a_denial_of_another_value_is_compatible(app: Waymarks, stated: str, other: str,
+                                                 denied: str) -> None:
+    assert isinstance(app.remember(stated), Committed)
+    assert isinstance(app.remember(other), Committed)
+    refused = app.remember(denied)
     assert isinstance(refused, Rejected) and refused.code == "conflict", refused
 
 
