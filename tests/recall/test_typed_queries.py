@@ -84,9 +84,18 @@ def test_title_case_asks_for_no_function_word(
     ("What Is Our Default Branch?", set()), ("Update Node Version To 22", set()),
     ("Write A Test For The Login", set()), ("What Is The Go Version?", {"Go"}),
     ("what is the Go version?", {"Go"}), ("which version of C# do we use?", {"C#"}),
-    ("Which ports do service A and service B listen on?", {"A", "B"})])
+    ("Which ports do service A and service B listen on?", {"A", "B"}),
+    # inside a sentence a capitalized stop word is a name: Title Case's rule is not its
+    ("what did Will say about the database migration?", {"Will"})])
 def test_a_function_word_is_never_a_name(prompt: str, names: set[str]) -> None:
     assert direct_plan(prompt).names == names
+
+
+def test_a_capitalized_stop_word_inside_a_sentence_is_still_a_barrier() -> None:
+    """Title Case's rule went for every prompt: "and what about Will?" after a question
+    on the database migration continued that subject instead of stopping at the name."""
+    plan = plan_query("and what about Will?", ["when does the database migration run?"])
+    assert plan.reason == "barrier" and not plan.focus, plan
 
 
 @pytest.mark.parametrize("query", [

@@ -25,7 +25,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import Analysis, analyze, fold, word_feature
 from waymarks.recall.scoring import QueryPlan
-from waymarks.recall.vocabulary import ATTRIBUTES, NAME_LIKE_STOP_WORDS
+from waymarks.recall.vocabulary import ATTRIBUTES, NAME_LIKE_STOP_WORDS, STOP_WORDS
 
 if TYPE_CHECKING:
     import re
@@ -70,9 +70,10 @@ def _barrier(text: str) -> bool:
 
 def _dropped_names(text: str) -> Iterator[tuple[str, int]]:
     """The names in ``text`` that no feature stands for ("Go", "R", "C#"), each with where
-    it ends. A capitalized stop word is one only if it is no function word ("what about
-    Go?"; "Is", "Our", "To" never are); in Title Case, where every word has a capital, only
-    before an attribute, and "A" is the article."""
+    it ends. Inside a sentence a capitalized stop word is one ("what about Go?", "what did
+    Will say?"); in Title Case, where every word has a capital, only a letter (not the
+    article "A") or a name-like stop word before an attribute ("What Is The Go Version?";
+    "Is", "Our" and "To" are function words there)."""
     leading = _LEADING_NAME.match(text)
     if leading is not None and _leading_name(text, leading):
         group = 1 if leading.group(1) else 2
@@ -80,12 +81,16 @@ def _dropped_names(text: str) -> Iterator[tuple[str, int]]:
     titled: bool | None = None
     for match in _DROPPED_NAME.finditer(text):
         word = match.group(0)
-        if len(word.rstrip("+#")) > 1 and word.casefold() not in NAME_LIKE_STOP_WORDS:
+        single = len(word.rstrip("+#")) == 1
+        if not single and word.casefold() not in STOP_WORDS:
             continue
         if titled is None:
             titled = _title_case(text)
-        if not titled or (word != "A" and len(word.rstrip("+#")) == 1) or (
-                _next_feature(text, match.end()) in ATTRIBUTES):
+        # a capital inside a sentence names something ("what did Will say"); in Title
+        # Case, a letter (not the article) or a name-like stop word before an attribute
+        if not titled or (single and word != "A") or (
+                (single or word.casefold() in NAME_LIKE_STOP_WORDS)
+                and _next_feature(text, match.end()) in ATTRIBUTES):
             yield word, match.end()
 
 
