@@ -97,3 +97,26 @@ def test_a_long_lived_process_notices_the_restored_copy(
             "Never push to main", "Use pnpm not npm"]
     assert app.refresh_problem is not None and "shorter than" in app.refresh_problem
     assert app.health()["activeSessionProblem"] is not None
+
+
+@pytest.mark.parametrize("rewrite", ["spaced", "doubled"])
+def test_a_file_whose_bytes_changed_but_that_holds_every_entry_is_read_again_quietly(
+        home: Path, project: Path, rewrite: str) -> None:
+    """Other bytes before the checkpoint are no loss when every projected entry is still
+    there: Pi 0.73 writes a session's entries again when it opens one (each line twice),
+    and a host's buffer re-encodes numbers otherwise than Pi writes them (7.5e-6 for
+    0.0000075). Judged by its bytes alone, such a file was "replaced": writes were refused
+    until `rebuild-index`, and the next Pi run brought the state back."""
+    session = _setup(home, project)
+    lines = session.read_bytes().splitlines()
+    if rewrite == "spaced":  # the same entries, encoded with spaces
+        data = b"".join(json.dumps(json.loads(line)).encode() + b"\n" for line in lines)
+    else:  # every line of the file written again after it (the header too)
+        data = b"".join(line + b"\n" for line in lines * 2)
+    session.write_bytes(data)
+    code, listed = _run(home, project, "pins")
+    assert code == 0 and listed.get("sessionProblem") is None, listed
+    assert [i["text"] for i in listed["items"]] == ["Use pnpm not npm"]
+    assert _run(home, project, "pin", "--scope", "project", "Never push to main")[0] == 0
+    assert _texts(home, project, "pins") == ["Never push to main", "Use pnpm not npm"]
+    assert _texts(home, project, "memory") == ["The database port is 5432."]

@@ -49,7 +49,7 @@ def _replaced_by(projection: Store, session: SessionLog, thorough: bool) -> str 
     path = str(session.path)
     found = projection.checkpoint_of(session.session_id)
     if found is not None and found[0] == path:
-        changed = _not_as_indexed(session, found[1], found[4])
+        changed = _not_as_indexed(projection, session, found[1], found[4])
         if changed is not None or not thorough:
             return changed
     earlier = projection.sessions_indexed_at(path, session.session_id)
@@ -59,14 +59,19 @@ def _replaced_by(projection: Store, session: SessionLog, thorough: bool) -> str 
             f"{session.session_id} (replaced by another session's file)")
 
 
-def _not_as_indexed(session: SessionLog, offset: int, fingerprint: str) -> str | None:
+def _not_as_indexed(projection: Store, session: SessionLog, offset: int,
+                    fingerprint: str) -> str | None:
     """Why the active session's file no longer holds what the projection read from it up
-    to ``offset`` (shorter, or other bytes just before there), or ``None``. An older copy
-    restored over it (or the file cut short) was read again from its start as if nothing
-    had happened: every write acknowledged since vanished, and `health` said OK. A sibling
-    session so changed is held back as ``truncated`` or ``corrupt``
-    (:func:`.sources._check_known`); the active one keeps its last projection, and writes
-    are refused, until the file is restored or `rebuild-index` reads it as it is."""
+    to ``offset`` (shorter, or other bytes just before there, and an entry projected from
+    it changed or gone), or ``None``. An older copy restored over it (or the file cut
+    short) was read again from its start as if nothing had happened: every write
+    acknowledged since vanished, and `health` said OK. A sibling session so changed is held
+    back as ``truncated`` or ``corrupt`` (:func:`.sources._check_known`); the active one
+    keeps its last projection, and writes are refused, until the file is restored or
+    `rebuild-index` reads it as it is. Other bytes that still hold every projected entry
+    are no loss (Pi 0.73 writes a session's lines again when it opens one; a host's buffer
+    encodes a number otherwise than Pi's file): such a file is read again quietly, as it
+    was before, and the whole reading happens only when the bytes differ."""
     from waymarks.ledger.session_file import SessionFile
 
     if not isinstance(session, SessionFile):  # a host's ledger holds what the host sent
@@ -81,8 +86,11 @@ def _not_as_indexed(session: SessionLog, offset: int, fingerprint: str) -> str |
             return None
     except OSError:  # gone or unreadable: reading it says so
         return None
+    lost = _unmatched(projection, session)
+    if lost is None:  # every projected entry is still there, as it was projected
+        return None
     return (f"{session.path}: {what} (an older copy restored over it, or the file cut short "
-            "or rewritten): entries projected from it are no longer in it")
+            f"or rewritten): {lost}")
 
 
 def rewritten_problem(projection: Store, session: SessionLog) -> str | None:
@@ -91,6 +99,18 @@ def rewritten_problem(projection: Store, session: SessionLog) -> str | None:
     overwritten by a crash or bit rot: the checkpoint's fingerprint covers only the bytes
     before where reading stopped), or ``None``. Such a change is served from the
     projection as it was until `rebuild-index` reads the file again."""
+    found = _unmatched(projection, session)
+    if found is None:
+        return None
+    return (f"{session.path}: {found}; the projection still serves them as they were: run "
+            "`waymarks rebuild-index` to read the file as it is now")
+
+
+def _unmatched(projection: Store, session: SessionLog) -> str | None:
+    """The entries projected from ``session`` that its file, read again from its start,
+    no longer holds as they were projected ("read again from its start, 2 entries changed
+    and 1 no longer readable since projected (first: ID)"), or why it cannot be read;
+    ``None`` when all are there."""
     from waymarks.core.codec import encode_payload, payload_digest
     from waymarks.core.model import MutationRecord
     from waymarks.ledger.session_file import SessionFile, SessionFileError, reread_records
@@ -112,15 +132,14 @@ def rewritten_problem(projection: Store, session: SessionLog) -> str | None:
             for record in session.reopen().records:
                 compare(record)
     except (OSError, SessionFileError) as exc:
-        return f"{session.path}: cannot be read again from its start ({exc})"
+        return f"cannot be read again from its start ({exc})"
     gone = sorted(stored.keys() - seen)
     if not changed and not gone:
         return None
     said = [f"{len(changed)} entr{'y' if len(changed) == 1 else 'ies'} changed"
             if changed else "", f"{len(gone)} no longer readable" if gone else ""]
-    return (f"{session.path}: read again from its start, {' and '.join(filter(None, said))} "
-            f"since projected (first: {(changed or gone)[0]}); the projection still serves "
-            "them as they were: run `waymarks rebuild-index` to read the file as it is now")
+    return (f"read again from its start, {' and '.join(filter(None, said))} since projected "
+            f"(first: {(changed or gone)[0]})")
 
 
 def refuse_replaced(projection: Store, session: SessionLog) -> None:
