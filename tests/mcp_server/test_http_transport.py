@@ -347,6 +347,50 @@ def test_a_token_file_linked_from_a_readable_folder_is_refused(
     assert TOKEN not in done.stderr
 
 
+def test_a_token_file_hard_linked_from_a_readable_folder_is_refused(tmp_path: Path
+                                                                   ) -> None:
+    """A 0644 file in a folder others can enter, hard-linked as config.toml into a private
+    home, was judged by that link alone and served (found in a review): the other link
+    reads the token. A second link with a read bit for others is refused."""
+    from waymarks.mcp.http_transport import token_exposed
+
+    shared, home = tmp_path / "dotfiles", tmp_path / "home"
+    shared.mkdir(mode=0o755)
+    home.mkdir(mode=0o700)
+    real = shared / "config.toml"
+    real.write_text(f'[mcp]\ntoken = "{TOKEN}"\n')
+    real.chmod(0o644)
+    (home / "config.toml").hardlink_to(real)
+    with searchable(shared):
+        exposed = token_exposed(home / "config.toml")
+        assert exposed is not None and "hard links" in exposed
+        assert f"chmod 600 {home / 'config.toml'}" in exposed and TOKEN not in exposed
+        real.chmod(0o600)  # private, however many links: no false alarm
+        assert token_exposed(home / "config.toml") is None
+
+
+def test_a_token_file_readable_by_its_group_through_folders_others_pass_is_refused(
+        tmp_path: Path) -> None:
+    """0640 under folders 0701: a member of the file's group who is not in the folders'
+    group passes each on its other bit and reads the file on its group bit. Read and search
+    bits were paired class by class, so it served (found in a review)."""
+    from waymarks.mcp.http_transport import token_exposed
+
+    home = tmp_path / "home"
+    home.mkdir()
+    config = home / "config.toml"
+    config.write_text(f'[mcp]\ntoken = "{TOKEN}"\n')
+    config.chmod(0o640)
+    with searchable(home):
+        for folders, file_mode in ((0o701, 0o640), (0o710, 0o604)):
+            home.chmod(folders)
+            config.chmod(file_mode)
+            exposed = token_exposed(config)
+            assert exposed is not None and f"chmod 600 {config}" in exposed, oct(folders)
+        home.chmod(0o700)  # a folder only its owner passes keeps the file private
+        assert token_exposed(config) is None
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("token", [" " * 16, f" {TOKEN} ", "tab\there-0123456789",
                                    "caf\u00e9-0123456789abcdef", "short"])

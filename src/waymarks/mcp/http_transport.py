@@ -51,24 +51,33 @@ def remote_warning(host: str, port: int) -> str:
 
 def token_exposed(path: Path) -> str | None:
     """Why other users of this machine can read ``path`` (the home's ``config.toml``,
-    which holds the bearer token): its group or other read bit, with the same class's
-    search bit on every folder above it. The file itself is judged, not a link to it: a
-    ``config.toml`` linked into a world-readable dotfiles folder was judged by the home's
-    mode (found in a security review). ``None`` when only its owner can (or it cannot be
-    looked at: the configuration was read, so the reader is not in question)."""
+    which holds the bearer token): a group or other read bit, with every folder above it
+    searchable by someone other than its owner (group or other search bit: a member of
+    the file's group passes a folder on its other bit, found in a security review), or
+    a second hard link, which may sit in any folder (judged by the link alone, a 0644 file
+    hard-linked into a private home served). The file itself is judged, not a symbolic
+    link to it: a ``config.toml`` linked into a world-readable dotfiles folder was judged
+    by the home's mode (found in a security review). ``None`` when only its owner can (or
+    it cannot be looked at: the configuration was read, so the reader is not in
+    question)."""
     try:
         real = path.resolve(strict=True)
-        mode = real.stat().st_mode
+        status = real.stat()
         folders = [folder.stat().st_mode for folder in real.parents]
     except (OSError, RuntimeError):  # (RuntimeError: a loop of links)
         return None
-    if not any(mode & read and all(folder & search for folder in folders)
-               for read, search in ((stat.S_IRGRP, stat.S_IXGRP),
-                                    (stat.S_IROTH, stat.S_IXOTH))):
+    mode = status.st_mode
+    if not mode & (stat.S_IRGRP | stat.S_IROTH):
+        return None
+    linked = status.st_nlink > 1
+    if not linked and not all(folder & (stat.S_IXGRP | stat.S_IXOTH) for folder in folders):
         return None
     shown = path if real == path else f"{path} (a link to {real})"
+    links = (f", and {status.st_nlink} hard links: another may be in a folder they can "
+             "enter") if linked else ""
     return (f"{shown} holds the MCP bearer token and other users of this machine can read "
-            f"it (mode {stat.S_IMODE(mode):04o}): make it private with chmod 600 {real}")
+            f"it (mode {stat.S_IMODE(mode):04o}{links}): make it private with chmod 600 "
+            f"{real}")
 
 
 def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
