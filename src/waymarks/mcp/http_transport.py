@@ -19,6 +19,8 @@ What must stay true:
 - The token's file is not readable by other users of this machine (:func:`token_exposed`):
   the token is what keeps them out, so the command refuses to serve behind one they can
   read, and says ``chmod 600``.
+- A POSTed message the SDK cannot take is answered as over stdio, by the same screen
+  (:class:`ScreenedBodies`), after the token and before the SDK sees it.
 - The launcher binds the socket (:func:`waymarks.web.server.bind`, the inspector's), so
   a port in use is a usage error with the fix, and the socket is close-on-exec.
 """
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import hmac
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -100,8 +102,16 @@ def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
             enable_dns_rebinding_protection=True, allowed_hosts=names,
             allowed_origins=[f"http://{name}" for name in names])
     with recovering(app, follow) as before_each_call:  # the tick, as over stdio
-        asgi = BearerGate(build_server(app, follow=before_each_call).streamable_http_app(
-            transport_security=security), token)
+        from mcp.server.transport_security import (
+            DEFAULT_MAX_REQUEST_BODY_SIZE,
+            RequestBodyLimitMiddleware,
+        )
+
+        # the body is read (within the SDK's own bound) and screened after the token
+        sdk = build_server(app, follow=before_each_call).streamable_http_app(
+            transport_security=security)
+        asgi = BearerGate(RequestBodyLimitMiddleware(
+            ScreenedBodies(sdk), DEFAULT_MAX_REQUEST_BODY_SIZE), token)
         from waymarks.spawn.http_guard import GuardedH11
 
         uvicorn.Server(uvicorn.Config(asgi, log_level="warning", http=GuardedH11)
@@ -135,6 +145,63 @@ class BearerGate:
                               b'{"error": "unauthorized: a bearer token is required"}')
                 return
         await self.inner(scope, receive, send)
+
+
+class ScreenedBodies:
+    """ASGI middleware answering a POSTed message the SDK cannot take as stdio does
+    (:func:`waymarks.mcp.stdio.screen`), before the SDK sees it. The SDK never answered a
+    request whose id is not a string or an integer (``1.5``, ``true``: 202, taken for a
+    notification), and refused a batch or bad ``params`` with pydantic's dump of the
+    input (a credential in it echoed back). An error is 400 (as the SDK's own parse
+    error), a refused ``tools/call`` 200; a notification stdio drops is 400 here (HTTP
+    answers every request). Its ``receive`` must give the whole body at once
+    (``RequestBodyLimitMiddleware`` in front does)."""
+
+    def __init__(self, inner: Any, path: str = "/mcp") -> None:
+        self.inner = inner
+        self.path = path
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST" \
+                or scope.get("path") != self.path:
+            await self.inner(scope, receive, send)
+            return
+        first = await receive()
+        if first["type"] == "http.request" and not first.get("more_body", False):
+            answer = _screened(first.get("body", b""))
+            if answer is not None:
+                status, body = answer
+                await send({"type": "http.response.start", "status": status,
+                            "headers": [(b"content-type", b"application/json")]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return first
+            return await receive()
+
+        await self.inner(scope, replay, send)
+
+
+def _screened(body: bytes) -> tuple[int, bytes] | None:
+    """The status and body answering ``body``, if the screen answers it."""
+    import mcp_types as types
+
+    from waymarks.mcp.stdio import UNICODE_MESSAGE, screen
+
+    # bytes that are not UTF-8 become lone surrogates, which the screen refuses (as stdio)
+    answer = screen(body.decode("utf-8", errors="surrogateescape"))
+    if answer is None:
+        return None
+    if answer == "drop":
+        answer = types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+            code=types.INVALID_PARAMS, message=f"Invalid params: {UNICODE_MESSAGE}"))
+    status = 200 if isinstance(answer, types.JSONRPCResponse) else 400
+    return status, answer.model_dump_json(by_alias=True, exclude_unset=True).encode()
 
 
 def _port_is_a_number(scope: dict[str, Any]) -> bool:

@@ -19,7 +19,8 @@ What must stay true:
   is a result with ``isError`` true whose structured content (and text) keep the
   categorized outcome; successes and reads are not errors.
 - Tool calls run one at a time on the service (:class:`~waymarks.mcp.common.Serial`).
-- Over stdio every request line gets an answer (:mod:`waymarks.mcp.stdio`).
+- Over stdio every request line gets an answer (:mod:`waymarks.mcp.stdio`), and over
+  HTTP every request the SDK cannot take the same one (its screen, run on the body).
 """
 
 from collections.abc import Callable, Iterator

@@ -1,0 +1,79 @@
+"""``waymarks mcp --http`` answers what it cannot take as ``waymarks mcp`` over stdio does
+(:func:`waymarks.mcp.stdio.screen`): the SDK never answered a request whose id is not a
+string or an integer (202, taken for a notification), and refused a batch or bad
+``params`` with pydantic's dump of the input, a credential in it included."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.mcp_server.test_http_transport import INIT, TOKEN, server
+from tests.mcp_server.test_http_transport import configured as configured  # (a fixture)
+
+SECRET = "ghp_" + "S3cr3tT0k3n" * 3
+
+
+def exchange(port: int, body: bytes, session: str | None = None
+             ) -> tuple[int, str | None, bytes]:
+    """One POST to /mcp with the token: the status, the session header, the body."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}
+    if session is not None:
+        headers |= {"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}
+    try:
+        connection.request("POST", "/mcp", body=body, headers=headers)
+        response = connection.getresponse()
+        return response.status, response.getheader("mcp-session-id"), response.read()
+    finally:
+        connection.close()
+
+
+def _call(request_id: str, params: str = '{"name":"memory_recall","arguments":'
+          '{"query":"x"}}') -> bytes:
+    return (f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call",'
+            f'"params":{params}}}').encode()
+
+
+@pytest.mark.slow
+def test_what_the_sdk_cannot_take_is_answered_as_over_stdio(configured: Path,
+                                                            project: Path) -> None:
+    with server(configured, project) as (port, stderr):
+        status, session, _body = exchange(port, INIT)
+        assert status == 200 and session is not None
+        initialized = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+        assert exchange(port, initialized, session)[0] == 202
+
+        def refused(body: bytes, request_id: int | None = None) -> dict[str, Any]:
+            status, _session, answer = exchange(port, body, session)
+            assert status == 400, (body, status, answer)
+            assert SECRET.encode() not in answer and b"input_value" not in answer
+            found: dict[str, Any] = json.loads(answer)
+            assert found["jsonrpc"] == "2.0" and found["id"] == request_id, found
+            return found["error"]  # type: ignore[no-any-return]
+
+        for request_id in ("1.5", "true", "null", '{"a":1}', "[1]"):
+            error = refused(_call(request_id))  # was 202 with nothing ever answered
+            assert error["code"] == -32600 and "the id must be" in error["message"]
+        batch = b"[" + _call("1") + b"," + _call("2") + b"]"
+        error = refused(batch)  # was pydantic's dump of the batch
+        assert error["code"] == -32600 and "batches are not supported" in error["message"]
+        error = refused(_call("13", json.dumps(SECRET)), 13)  # params that are not an object
+        assert error["code"] == -32600 and "not a JSON-RPC 2.0" in error["message"]
+        assert refused(b"{not json")["code"] == -32700
+        # a lone surrogate in a tool's arguments: the tool's refusal, with the request's id
+        status, _session, answer = exchange(
+            port, _call("14", '{"name":"memory_recall","arguments":{"query":"\\ud800"}}'),
+            session)
+        result = json.loads(answer)
+        assert status == 200 and result["id"] == 14 and result["result"]["isError"] is True
+        # what it can take still reaches the SDK, body and all
+        status, _session, answer = exchange(
+            port, b'{"jsonrpc":"2.0","id":15,"method":"tools/list"}', session)
+        assert status == 200 and b'"memory_recall"' in answer and b'"id":15' in answer
+    assert SECRET not in stderr[0] and "Traceback" not in stderr[0]
