@@ -258,13 +258,25 @@ def test_every_loopback_spelling_refuses_a_rebound_host_name(configured: Path,
         # the SDK's ``name:*`` checked only how the header starts (a security review)
         assert post(port, [token, ("Host", "localhost:rebound.example")], address)[0] == 421
         assert post(port, [token, ("Host", "[::1]:x")], address)[0] == 421
-        for bent in ("localhost:evil.example]", "[::1]]:1", "[::1", "localhost:"):
+        for bent in ("localhost:evil.example]", "[::1]]:1", "[::1", "localhost:",
+                     # only the text after the last colon was checked (a review)
+                     "localhost:evil.example:80", "127.0.0.1:x/evil.com:1",
+                     f"localhost@evil.example:{port}", f"localhost:{port}/x"):
             assert post(port, [token, ("Host", bent)], address)[0] == 421, bent
+        assert post(port, [token, ("Host", f"localhost:{port}"),
+                           ("Host", f"localhost:{port}")], address)[0] in (400, 421)
         # another port stays allowed: an SSH tunnel's local port may differ
         assert post(port, [token, ("Host", f"localhost:{port + 1}")], address)[0] == 200
         assert post(port, [token, ("Host", f"{shown}:{port}"),
                            ("Origin", f"http://rebound.example:{port}")], address)[0] == 403
         assert post(port, [token, ("Origin", "null")], address)[0] == 403
+        # the SDK matched "http://localhost:*" on how the origin starts (a review)
+        for bent in ("http://localhost:1@evil.example", f"http://localhost:{port}/x",
+                     f"http://localhost:{port}.evil.example", f"ftp://localhost:{port}",
+                     f"http://localhost:x{port}", "http://evil.example"):
+            assert post(port, [token, ("Origin", bent)], address)[0] == 403, bent
+        assert post(port, [token, ("Origin", f"https://localhost:{port}")], address)[0] == 200
+        assert post(port, [token, ("Origin", "http://LOCALHOST")], address)[0] == 200
         assert post(port, [token, ("Origin", f"http://{shown}:{port}")], address)[0] == 200
 
 

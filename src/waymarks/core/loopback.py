@@ -35,10 +35,18 @@ def host_names(host: str, port: int | str) -> frozenset[str]:
     any of them). ``port`` ``"*"``: any port (the MCP SDK's pattern). On port 80 (and for
     any port) the names alone as well: a client leaves HTTP's default port out of
     ``Host``, and a server on port 80 refused every browser."""
-    bare = host.strip().strip("[]")
-    shown = f"[{bare}]" if ":" in bare else bare
-    spelled = {shown, "localhost", "127.0.0.1", "[::1]"} if is_loopback(bare) else {shown}
+    spelled = host_spellings(host)
     names = {f"{name}:{port}" for name in spelled}
     if str(port) in ("80", "*"):
         names |= spelled
     return frozenset(names)
+
+
+def host_spellings(host: str) -> frozenset[str]:
+    """The names (no port; an IPv6 address bracketed) a client reaching a server listening
+    on ``host`` puts in ``Host``: its own spelling and, for a loopback address, every
+    loopback name."""
+    bare = host.strip().strip("[]")
+    shown = f"[{bare}]" if ":" in bare else bare
+    return frozenset({shown, "localhost", "127.0.0.1", "[::1]"} if is_loopback(bare)
+                     else {shown})

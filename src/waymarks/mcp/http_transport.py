@@ -9,13 +9,17 @@ What must stay true:
 - The server speaks plain HTTP. Off loopback the token crosses the network in clear, so
   the command refuses a non-loopback ``--host`` unless ``--allow-remote`` is given, and
   then warns (see :func:`remote_warning`).
-- Off loopback (``--allow-remote``) any ``Host`` and ``Origin`` are served: the names
-  the server is reached by are not known, so the token is what is checked (the SDK's own
-  check, left to its default, answered 421 to every request through the address).
+- ``Host`` is a name or a bracketed IPv6 address, then an optional ``:`` and digits,
+  nothing else (421 otherwise). Off loopback (``--allow-remote``) any such ``Host`` and
+  any ``Origin`` are served: the names the server is reached by are not known, so the
+  token is what is checked (the SDK's own check, left to its default, answered 421 to
+  every request through the address).
 - On loopback, however the address is spelled (``127.0.0.2``, ``[::1]``, ``LOCALHOST``),
-  the SDK's DNS-rebinding check is on: a ``Host`` that is not a loopback name is 421, an
-  ``Origin`` that is not a loopback origin 403 (the SDK turns it on by itself only for
-  ``127.0.0.1``, ``localhost`` and ``::1`` spelled just so).
+  :class:`BearerGate` checks for DNS rebinding before the token: a ``Host`` that is not
+  exactly a loopback name (any port) is 421; an ``Origin`` that is not exactly
+  ``http(s)://`` a loopback name (any port; no user, path or anything else) 403. The SDK's
+  own check is off: it matched ``name:*`` on how the header starts, so
+  ``localhost:evil.example`` and ``http://localhost:1@evil.example`` passed it.
 - The token's file is not readable by other users of this machine (:func:`token_exposed`):
   the token is what keeps them out, so the command refuses to serve behind one they can
   read, and says ``chmod 600``.
@@ -28,12 +32,13 @@ What must stay true:
 from __future__ import annotations
 
 import hmac
+import re
 import stat
 from collections.abc import Callable, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from waymarks.core.loopback import host_names
+from waymarks.core.loopback import host_spellings
 from waymarks.core.loopback import is_loopback as is_loopback  # re-exported for the launcher
 
 if TYPE_CHECKING:
@@ -91,16 +96,12 @@ def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
 
     from waymarks.mcp.server import build_server, recovering
 
-    # beyond loopback the names people reach it by are not known (an address, a name, a
-    # proxy's): the token is the wall, so the SDK's own check is switched off explicitly.
-    # Left unset, the SDK's default (host 127.0.0.1) turned it on for loopback names only,
-    # and every request through the address served was 421
+    # the SDK's own check is switched off explicitly (left unset, its default, for host
+    # 127.0.0.1, turned it on with prefix matching); the gate checks Host and Origin.
+    # Beyond loopback the names people reach it by are not known (an address, a name, a
+    # proxy's): the token is the wall
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    if is_loopback(host):
-        names = sorted(host_names(host, "*"))
-        security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=True, allowed_hosts=names,
-            allowed_origins=[f"http://{name}" for name in names])
+    names = host_spellings(host) if is_loopback(host) else None
     with recovering(app, follow) as before_each_call:  # the tick, as over stdio
         from mcp.server.transport_security import (
             DEFAULT_MAX_REQUEST_BODY_SIZE,
@@ -111,7 +112,7 @@ def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
         sdk = build_server(app, follow=before_each_call).streamable_http_app(
             transport_security=security)
         asgi = BearerGate(RequestBodyLimitMiddleware(
-            ScreenedBodies(sdk), DEFAULT_MAX_REQUEST_BODY_SIZE), token)
+            ScreenedBodies(sdk), DEFAULT_MAX_REQUEST_BODY_SIZE), token, names)
         from waymarks.spawn.http_guard import GuardedH11
 
         uvicorn.Server(uvicorn.Config(asgi, log_level="warning", http=GuardedH11)
@@ -119,17 +120,23 @@ def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
 
 
 class BearerGate:
-    """ASGI middleware refusing any request without exactly one correct bearer token."""
+    """ASGI middleware refusing any request without exactly one correct bearer token, and
+    first one whose ``Host`` is not a name with an optional numeric port, or (``names``
+    given: the loopback names served) whose ``Host`` or ``Origin`` names none of them."""
 
-    def __init__(self, inner: Any, token: str) -> None:
+    def __init__(self, inner: Any, token: str, names: frozenset[str] | None = None
+                 ) -> None:
         self.inner = inner
         self.expected = token.encode()
+        self.names = None if names is None else frozenset(n.lower() for n in names)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] in ("http", "websocket"):
-            if not _port_is_a_number(scope):
-                await _refuse(scope, send, 421, b'{"error": "the Host header\'s port is not '
-                              b'a number"}')
+            if not self._host_allowed(_values(scope, b"host")):
+                await _refuse(scope, send, 421, b'{"error": "invalid Host header"}')
+                return
+            if not self._origin_allowed(_values(scope, b"origin")):
+                await _refuse(scope, send, 403, b'{"error": "invalid Origin header"}')
                 return
             given = [value for name, value in scope.get("headers") or []
                      if name.lower() == b"authorization"]
@@ -145,6 +152,29 @@ class BearerGate:
                               b'{"error": "unauthorized: a bearer token is required"}')
                 return
         await self.inner(scope, receive, send)
+
+    def _host_allowed(self, given: list[str]) -> bool:
+        """One ``Host``, a name and an optional numeric port (any port: an SSH tunnel's
+        local one may differ), the name one served on loopback. None at all (HTTP/1.0)
+        only off loopback. Checking the text after the last colon let
+        ``localhost:evil.example:80`` through (found in a review)."""
+        if not given:
+            return self.names is None
+        name = _host_name(given[0]) if len(given) == 1 else None
+        return name is not None and (self.names is None or name in self.names)
+
+    def _origin_allowed(self, given: list[str]) -> bool:
+        """No ``Origin`` (or an empty one), or off loopback any; else exactly one, an
+        ``http`` or ``https`` origin of a name served (any port), nothing more: the SDK's
+        prefix match let ``http://localhost:1@evil.example`` through (a review)."""
+        if self.names is None or not any(given):
+            return True
+        if len(given) != 1:
+            return False
+        scheme, separator, authority = given[0].partition("://")
+        name = _host_name(authority)
+        return (scheme.lower() in ("http", "https") and bool(separator)
+                and name is not None and name in self.names)
 
 
 class ScreenedBodies:
@@ -204,20 +234,22 @@ def _screened(body: bytes) -> tuple[int, bytes] | None:
     return status, answer.model_dump_json(by_alias=True, exclude_unset=True).encode()
 
 
-def _port_is_a_number(scope: dict[str, Any]) -> bool:
-    """Whether the ``Host`` header's port, if it names one, is digits. The SDK's pattern
-    for a loopback name on any port (``localhost:*``) checks only how the header starts,
-    so ``localhost:evil.example`` passed it (found in a security review); any port stays
-    allowed, for an SSH tunnel's other local port."""
-    host = next((value for name, value in scope.get("headers") or [] if name == b"host"),
-                b"")
-    if host.startswith(b"["):  # an IPv6 address: [::1] or [::1]:PORT
-        _, bracket, port = host.partition(b"]")
-        return bool(bracket) and (port == b"" or (port[:1] == b":" and port[1:].isdigit()))
-    if b"[" in host or b"]" in host:  # (a bracket past the start: "localhost:x]" passed)
-        return False
-    _, colon, port = host.rpartition(b":")
-    return not colon or port.isdigit()
+#: a Host header (or an origin's authority): a registered name or an IPv4 address, or an
+#: IPv6 address in brackets; then an optional colon and digits; nothing else
+_HOST = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::[0-9]+)?", re.IGNORECASE)
+
+
+def _host_name(value: str) -> str | None:
+    """The name in ``value`` (lowercased, an IPv6 address in its brackets), or ``None``
+    when it is not :data:`_HOST` exactly (a user, a path, a second colon, a port that is
+    not digits)."""
+    found = _HOST.fullmatch(value)
+    return found.group(1).lower() if found else None
+
+
+def _values(scope: dict[str, Any], header: bytes) -> list[str]:
+    return [value.decode("latin-1") for name, value in scope.get("headers") or []
+            if name.lower() == header]
 
 
 async def _refuse(scope: dict[str, Any], send: Any, status: int, body: bytes) -> None:
