@@ -1,7 +1,8 @@
 """``waymarks mcp --http`` answers what it cannot take as ``waymarks mcp`` over stdio does
 (:func:`waymarks.mcp.stdio.screen`): the SDK never answered a request whose id is not a
 string or an integer (202, taken for a notification), and refused a batch or bad
-``params`` with pydantic's dump of the input, a credential in it included."""
+``params`` with pydantic's dump of the input, a credential in it included. And what
+the server answers itself, as over stdio: an unknown prompt is one (not bad arguments)."""
 
 from __future__ import annotations
 
@@ -77,3 +78,30 @@ def test_what_the_sdk_cannot_take_is_answered_as_over_stdio(configured: Path,
             port, b'{"jsonrpc":"2.0","id":15,"method":"tools/list"}', session)
         assert status == 200 and b'"memory_recall"' in answer and b'"id":15' in answer
     assert SECRET not in stderr[0] and "Traceback" not in stderr[0]
+
+
+@pytest.mark.slow
+def test_an_unknown_prompt_is_reported_as_unknown(configured: Path, project: Path) -> None:
+    """A name that is no prompt was answered "prompt (unknown): the arguments are not ones
+    it takes": it is an unknown prompt, its name (a client's string) not echoed back."""
+    with server(configured, project) as (port, stderr):
+        _status, session, _body = exchange(port, INIT)
+        assert session is not None
+        exchange(port, b'{"jsonrpc":"2.0","method":"notifications/initialized"}', session)
+
+        def prompt(name: str, request_id: int) -> dict[str, Any]:
+            body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "prompts/get",
+                               "params": {"name": name}}).encode()
+            status, _session, answer = exchange(port, body, session)
+            assert status == 200, answer
+            [data] = [line[len(b"data: "):] for line in answer.splitlines()
+                      if line.startswith(b"data: ")]
+            found: dict[str, Any] = json.loads(data)
+            assert found["id"] == request_id, found
+            return found
+
+        for request_id, name in enumerate(("no_such_prompt", f"<b>{SECRET}</b>\u202e"), 2):
+            error = prompt(name, request_id)["error"]
+            assert error == {"code": -32602, "message": "unknown prompt (see prompts/list)"}
+        assert "messages" in prompt("promote_notes", 9)["result"]  # a known one renders
+    assert SECRET not in stderr[0]

@@ -74,7 +74,6 @@ INSTRUCTIONS = (
 
 #: the tools that ask the person before writing (an answer can fail only for them)
 _CONFIRMED = (persistence.NAME, remember.NAME, learned_memory.EDIT_NAME)
-_PROMPTS = ("remember", "promote_notes")
 
 
 def _not_confirmed(name: str, arguments: dict[str, Any]) -> CallToolResult:
@@ -137,18 +136,21 @@ class _Server(MCPServer):
         parameters: the SDK answered code 0 and wrote a traceback quoting the arguments
         (the person's text, credentials included) to standard error. A prompt the home
         cannot render (a bad configuration, a database it cannot use) says so, with the
-        error's code: it was reported as arguments the prompt does not take."""
+        error's code: it was reported as arguments the prompt does not take. So was a
+        name that is no prompt: it is an unknown prompt (the name not echoed back: a
+        client's string, a credential perhaps)."""
+        if self._prompt_manager.get_prompt(name) is None:
+            raise MCPError(INVALID_PARAMS, "unknown prompt (see prompts/list)")
         try:
             return await super().get_prompt(name, arguments, context)
         except MCPError:
             raise
         except Exception as exc:  # noqa: BLE001 - the arguments, or the prompt's rendering
-            known = name if name in _PROMPTS else "(unknown)"
-            code = environment_code(exc)
+            code = environment_code(exc)  # (``name`` is a prompt's: safe to show)
             if code is not None:  # the home or its configuration, not the arguments
-                raise MCPError(INTERNAL_ERROR, f"prompt {known}: memory is unavailable "
+                raise MCPError(INTERNAL_ERROR, f"prompt {name}: memory is unavailable "
                                f"({code}); nothing was rendered") from None
-            raise MCPError(INVALID_PARAMS, f"prompt {known}: the arguments are not ones it "
+            raise MCPError(INVALID_PARAMS, f"prompt {name}: the arguments are not ones it "
                            "takes (see prompts/list)") from None
 
     async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
