@@ -296,6 +296,22 @@ def test_a_port_in_use_is_a_usage_error_with_the_fix(configured: Path, project: 
     assert "--port 0" not in done.stderr  # not a port MCP takes (its clients need one)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("host", ["127.0.0.1 ", "::1%no-such-interface",
+                                  "localhost.invalid"])
+def test_a_host_that_does_not_resolve_is_a_usage_error_about_the_host(
+        configured: Path, project: Path, host: str) -> None:
+    """A --host that names no address here was told to choose another --port."""
+    extra = [] if host != "localhost.invalid" else ["--allow-remote"]
+    done = subprocess.run(waymarks(configured, "mcp", "--http", "--port",
+                                   str(_free_port()), "--host", host, *extra),
+                          cwd=project, capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "does not resolve to an address here" in done.stderr, done.stderr
+    assert "--port" not in done.stderr and "Traceback" not in done.stderr
+
+
 @contextmanager
 def searchable(path: Path) -> Iterator[None]:
     """Every folder above ``path`` that others cannot search made searchable (group and

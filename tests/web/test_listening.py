@@ -105,6 +105,17 @@ def test_a_port_in_use_is_a_usage_error_with_the_fix(home: Path, project: Path) 
 
 
 @pytest.mark.slow
+def test_a_host_that_does_not_resolve_is_a_usage_error_about_the_host(
+        home: Path, project: Path) -> None:
+    """It was told to choose another --port (or --port 0), which changes nothing."""
+    process = _waymarks(home, project, "ui", "--host", "127.0.0.1 ", "--port", "0")
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 2 and out == ""
+    assert "--host '127.0.0.1 ' does not resolve to an address here" in err, err
+    assert "--port" not in err and "Traceback" not in err
+
+
+@pytest.mark.slow
 def test_the_inspector_cuts_off_a_connection_whose_headers_never_end(
         home: Path, project: Path) -> None:
     """Half-sent requests were kept for ever, before any token check: 20,000 of them took

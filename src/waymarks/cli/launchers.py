@@ -244,7 +244,7 @@ def register(root: "click.Group") -> None:
         Runs until interrupted (Ctrl-C). With --json the URL comes as one JSON line
         ({"outcome": "serving", "url", "host", "port", "project"}) once it listens."""
         from waymarks.web.security import is_loopback, remote_warning
-        from waymarks.web.server import BindError, serve
+        from waymarks.web.server import BindError, UnresolvedHost, serve
 
         run = runtime()
         if not is_loopback(host) and not allow_remote:
@@ -262,6 +262,8 @@ def register(root: "click.Group") -> None:
         run.protocol = True  # (its one JSON line, then HTTP: a later failure to stderr)
         try:
             serve(app, host=host, port=port, open_browser=open_, as_json=run.json)
+        except UnresolvedHost as exc:
+            raise click.UsageError(str(exc)) from exc
         except BindError as exc:
             raise click.UsageError(f"{exc} (or --port 0 for any free one)") from exc
         return Result({}, "", printed=True)

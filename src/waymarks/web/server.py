@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import socket
 import sys
@@ -39,14 +40,24 @@ class BindError(OSError):
     """The address cannot be listened on (in use, not this machine's); nothing served."""
 
 
+class UnresolvedHost(BindError):
+    """The ``--host`` names no address here (another port would not help)."""
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A socket listening on ``host:port`` (``[::1]`` as well as ``::1``), for the
-    inspector and ``waymarks mcp --http`` alike; :class:`BindError` when it cannot."""
+    inspector and ``waymarks mcp --http`` alike; :class:`BindError` when it cannot
+    (:class:`UnresolvedHost` when ``host`` names no address here)."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host.strip("[]"), port))
+    except socket.gaierror as exc:  # (it was told to choose another --port)
+        sock.close()
+        raise UnresolvedHost(f"--host {shlex.quote(host)} does not resolve to an address here "
+                             f"({exc.strerror or exc}); choose another --host, such as "
+                             "127.0.0.1") from exc
     except OSError as exc:
         sock.close()
         raise BindError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose "
