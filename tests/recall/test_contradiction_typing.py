@@ -85,6 +85,14 @@ def test_a_dotted_or_v_number_naming_the_subject_is_part_of_it(
     ("测试套件有 1,500 个测试。", "测试套件有 2,500 个测试。", True),
     # only groups of three digits: a list and a decimal comma are not one number
     ("Retry delays are 1,2,3 seconds.", "Retry delays are 1, 2, 3 seconds.", False),
+    ("The cache holds 1,024 MB.", "The cache holds 1024 MB.", False),
+    ("The cache holds 1,024 MB.", "The cache holds 2,048 MB.", True),
+    # before a stop word or the clause's end, three-digit groups are a list (one number,
+    # "80,443" was refused beside "port 443")
+    ("The web server listens on port 443.", "The web server listens on ports 80,443.", False),
+    ("The gateway retries on status 502, 503 and 504.",
+     "The gateway retries on status 502,503,504.", False),
+    ("The SMTP relay port is 587.", "The SMTP relay ports are 25,587 and 465.", False),
 ])
 def test_a_thousands_separator_is_one_number(first: str, second: str, conflict: bool) -> None:
     """"1,500" was the values 1 and 500: the same count refused, and 2,500 (sharing 500)

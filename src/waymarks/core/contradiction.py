@@ -26,12 +26,15 @@ from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
+
+if TYPE_CHECKING:
+    import re
 
 MAX_SUBJECT_TERMS: Final = 7
 MAX_VALUES: Final = 3
@@ -43,11 +46,8 @@ MIN_CONTAINED_TERMS: Final = 2
 #: many more subject terms than the other is about something else
 MAX_EXTRA_TERMS: Final = 2
 
-#: a number may group its thousands with commas ("1,500": groups of exactly three digits;
-#: "1,2,3" is a list and "3,5" a decimal comma), which :func:`signature` drops
 _VALUE: Final = lazy(
-    r"(?<![a-z0-9_./-])v?(?:\d{1,3}(?:,\d{3}(?!\d))+|\d+)(?:[.:]\d+)*"
-    r"(?:%|ms|s|min|m|h|[kmgt]i?b)?(?![a-z0-9_-])"
+    r"(?<![a-z0-9_./-])v?\d+(?:[.:]\d+)*(?:%|ms|s|min|m|h|[kmgt]i?b)?(?![a-z0-9_-])"
     r"|(?<![\w./~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+"
     r"|(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?![\w-])"  # host names, dotted identifiers
 )
@@ -222,11 +222,30 @@ class Signature(msgspec.Struct, frozen=True):
     denied: frozenset[str] = frozenset()
 
 
+#: a number grouping its thousands with commas ("1,500": groups of exactly three digits;
+#: "1,2,3" is a list and "3,5" a decimal comma), and the word after it
+_THOUSANDS: Final = lazy(
+    r"(?<![\d,.])(\d{1,3}(?:,\d{3})+)(?![\d,])(?=( ?[a-z]+| ?[\u4e00-\u9fff])?)")
+
+
+def _grouped(match: re.Match[str]) -> str:
+    """"1,500 tests" as 1500 tests: one number when a unit or a counted noun follows it
+    ("1,024 MB", "1,500 个测试"), or when a group is a round thousand ("1,000,000."). Else,
+    before a stop word or the clause's end, a list ("ports 80,443.", "502,503,504 and
+    429"): read as one number, it was refused beside "port 443"."""
+    follower = (match.group(2) or "").strip()
+    grouped = match.group(1)
+    if (follower and (follower not in _STOP or follower in _UNITS)) \
+            or ",000" in grouped:
+        return grouped.replace(",", "")
+    return grouped
+
+
 @lru_cache(maxsize=SIGNATURE_MEMO)
 def signature(claim: str) -> Signature | None:
     """The signature of a short factual claim, or ``None`` if it states no value or is
     too long to be one fact."""
-    text = _folded(claim)
+    text = _THOUSANDS.sub(_grouped, _folded(claim))
     values: set[str] = set()
     denied: set[str] = set()
     pieces: list[str] = []
@@ -234,7 +253,7 @@ def signature(claim: str) -> Signature | None:
     for match in _VALUE.finditer(text):
         pieces.append(text[position:match.start()])
         position = match.end()
-        raw = match.group(0).rstrip(".").replace(",", "")  # "1,500" is 1500
+        raw = match.group(0).rstrip(".")
         identifier = _identifier(text, match.start(), match.end(), raw)
         if identifier is not None:  # "rack 3 holds …": the number names the subject
             pieces.append(" " + identifier + " ")
