@@ -108,3 +108,17 @@ def test_a_decimal_comma_is_not_a_thousands_group() -> None:
 def test_a_dotted_capital_i_is_an_i() -> None:
     assert _conflict("The İzmir cluster port is 5432.", "The Izmir cluster port is 5433.")
     assert not _conflict("The İzmir cluster port is 5432.", "The Izmir cluster port is 5432.")
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The cache is enabled in staging.", "The cache is 512 MB, so don't raise it."),
+    ("The build cache is enabled.", "The build cache is 2 GB; we don't prune it."),
+    ("The API timeout is 30 seconds.", "The API timeout is 30 seconds, and retries don't apply."),
+])
+def test_a_negation_in_another_clause_keeps_no_claim_in_conflict(
+        app: Waymarks, first: str, second: str) -> None:
+    """With every n't a negation, one in a clause stating no value ("so don't raise it")
+    was a negation whose object is not known: the new claim could not be kept apart from
+    one it only shares a derived key with, and was refused (the last agrees on 30 s)."""
+    assert isinstance(app.remember(first), Committed)
+    assert isinstance(app.remember(second), Committed)

@@ -350,9 +350,14 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
 
 def unplaced_negation(claim: str, found: Signature) -> bool:
     """Whether ``claim`` holds a negation its signature placed neither on a value (a
-    denied value) nor on a state (the opposite state): what it denies is not known."""
-    return negates(claim) and not found.denied and not any(
-        value.startswith("s:") for value in found.values)
+    denied value) nor on a state (the opposite state), in a clause that states a value:
+    what it denies is not known. One in another clause denies no value of it ("The cache
+    is 512 MB, so don't raise it."): counted, an n't anywhere kept such a claim in
+    conflict with one it only shares a derived key with."""
+    if found.denied or any(value.startswith("s:") for value in found.values):
+        return False
+    return any(_NEGATION.search(clause) is not None and _VALUE.search(clause) is not None
+               for clause in _CLAUSE_END.split(_folded(claim)))
 
 
 def negates(claim: str) -> bool:
