@@ -37,12 +37,11 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable
 from functools import cache
-from pathlib import Path
 from typing import Final
 
 from waymarks.core import contradiction, text
 from waymarks.core.contradiction import parts, subject_keys
-from waymarks.core.digests import blake2b
+from waymarks.store.code_digest import sources_digest
 
 #: how far the rows are caught up (the last ``items`` row ID looked at), and by which code
 _UPTO: Final = "claim_subjects_upto"
@@ -69,19 +68,8 @@ def reset(db: sqlite3.Connection) -> None:
 @cache
 def fingerprint() -> str:
     """A digest of the code that gives a claim its signature (its module and the text
-    folding it uses): rows caught up by other code are forgotten. Where the sources cannot
-    be read (an installation without them), the release stands for them."""
-    try:
-        sources = b"".join(Path(module.__file__ or "").read_bytes()
-                           for module in (contradiction, text))
-    except OSError:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            return "release " + version("waymarks")
-        except PackageNotFoundError:
-            return "unknown"  # no better witness: rows are kept as they are
-    return blake2b(sources).hexdigest()[:16]
+    folding it uses): rows caught up by other code are forgotten."""
+    return sources_digest(contradiction, text)
 
 
 def catch_up(db: sqlite3.Connection) -> int:

@@ -13,6 +13,13 @@ Records come either from the projection (memory items, indexed on demand past a
 watermark; their lifecycle status is read from ``items`` at query time) or are added
 directly (benchmarks, imported corpora).
 
+The features are what the text analysis of the code that indexed a record made of it: a
+query analysed by other code (an upgrade that folds "İ" or a curly apostrophe
+differently) no longer meets them, and recall found nothing until a rebuild. So the index
+keeps a digest of the analysis code beside its watermark (:func:`analysis_fingerprint`),
+and an index written by other code is reset and indexed again, once, by the next
+:meth:`RecallIndex.catch_up` (:meth:`RecallIndex.behind` says so).
+
 Every record row carries a checksum (see :mod:`waymarks.store.integrity`), checked when it
 becomes a candidate; a candidate must also share a feature with the query, so postings
 damaged into pointing at other records are noticed rather than scored.
@@ -24,6 +31,7 @@ import itertools
 import math
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -32,6 +40,7 @@ from waymarks.core.digests import blake2b
 from waymarks.core.rules import ItemState
 from waymarks.recall.analysis import analyze
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
+from waymarks.store.code_digest import sources_digest
 from waymarks.store.integrity import (
     ITEM_CLASS,
     ITEM_COLUMNS,
@@ -73,6 +82,8 @@ RECORD_COLUMNS: Final = ("r.item_id, r.kind, r.status, r.origin, r.created_at, r
 RECORD_WIDTH: Final = 11
 #: the joined ``items`` row (alias ``i``), checksum last, as :func:`verify_item` takes it
 JOINED_ITEM_COLUMNS: Final = ", ".join("i." + c.strip() for c in ITEM_COLUMNS.split(","))
+#: the ``meta`` name of the digest of the analysis code that indexed the records
+ANALYSIS_CODE: Final = "recall_analysis"
 
 
 class RecordInput(msgspec.Struct, frozen=True):
@@ -100,6 +111,21 @@ def _memo_token(tokens: dict[str, str], feature: str) -> str:
     return term
 
 
+@cache
+def analysis_fingerprint() -> str:
+    """A digest of the code that makes a record's features (the analysis, its word lists
+    and the text folding it uses)."""
+    from waymarks.core import text
+    from waymarks.recall import analysis, vocabulary
+
+    return sources_digest(analysis, vocabulary, text)
+
+
+def _note(watermark: object) -> str:
+    """What ``meta`` notes of the records up to ``watermark``: the code that indexed them."""
+    return f"{analysis_fingerprint()} {watermark}"
+
+
 def create_tables(db: sqlite3.Connection) -> None:
     """Schema of the recall index (migration 2)."""
     for statement in (
@@ -120,8 +146,8 @@ def reset(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM recall_records")
     db.execute("INSERT INTO recall_terms (recall_terms) VALUES ('delete-all')")
     # the vectors' watermarks name these records' row IDs: they go with them
-    db.execute("DELETE FROM meta WHERE name IN ('recall_seq', 'recall_shortest')"
-               " OR substr(name, 1, ?) = ?", (len(VECTORS_DONE), VECTORS_DONE))
+    db.execute("DELETE FROM meta WHERE name IN ('recall_seq', 'recall_shortest', ?)"
+               " OR substr(name, 1, ?) = ?", (ANALYSIS_CODE, len(VECTORS_DONE), VECTORS_DONE))
     # in-memory copies (RecallCache) compare generations to know they must start over
     db.execute("INSERT INTO meta (name, value) VALUES ('recall_generation', '1')"
                " ON CONFLICT (name) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
@@ -213,14 +239,30 @@ class RecallIndex:
         return len(rows)
 
     def catch_up(self) -> int:
-        """Index memory items the projection holds past the watermark."""
+        """Index memory items the projection holds past the watermark; all of them, into
+        an index reset first, when it was written by other analysis code."""
+        fresh = not self.current()
+        if fresh:
+            reset(self.db)
         watermark = integer_meta(self.db, "recall_seq") or 0
         rows = self.db.execute(
             "SELECT id, text, status, scope, coalesce(project_path, session_id), created_at,"
             " seq, session_id || ':' || entry_id FROM items WHERE kind = 'memory' AND seq > ?"
             " ORDER BY seq", (watermark,)
         ).fetchall()
-        return self._index_items(rows, int(rows[-1][6]) if rows else None, fresh=False)
+        return self._index_items(rows, int(rows[-1][6]) if rows else None, fresh=fresh)
+
+    def current(self) -> bool:
+        """Whether the records were analysed by this code: it is the code noted beside
+        them, with the watermark it indexed up to, or there is none. An index holding
+        records without a note was written before notes were kept, and one whose
+        watermark moved past its note was caught up by such code since (a long-lived
+        process of an earlier release, an MCP server say, sharing the home)."""
+        noted = dict(self.db.execute("SELECT name, value FROM meta WHERE name IN (?, ?)",
+                                     (ANALYSIS_CODE, "recall_seq")).fetchall())
+        if ANALYSIS_CODE in noted:
+            return bool(noted[ANALYSIS_CODE] == _note(noted.get("recall_seq")))
+        return not self.db.execute("SELECT 1 FROM recall_records LIMIT 1").fetchone()
 
     def index_states(self, states: Iterable[ItemState]) -> int:
         """Index the memory items of a projection just written from ``states`` (its every
@@ -245,9 +287,10 @@ class RecallIndex:
         added = self.add((
             RecordInput(id=r[0], text=r[1], status=r[2], origin=f"{r[3]}:{r[4]}",
                         created_at=r[5], source=r[7]) for r in rows), fresh=fresh)
-        self.db.execute(
-            "INSERT INTO meta (name, value) VALUES ('recall_seq', ?) ON CONFLICT (name)"
-            " DO UPDATE SET value = excluded.value", (str(last),))
+        self.db.executemany(
+            "INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
+            " DO UPDATE SET value = excluded.value",
+            [("recall_seq", str(last)), (ANALYSIS_CODE, _note(str(last)))])
         return added
 
     def stats(self, features: Sequence[str]) -> Stats:
@@ -447,7 +490,10 @@ class RecallIndex:
         return integer_meta(self.db, "recall_generation") or 0
 
     def behind(self) -> bool:
-        """Whether the projection holds memory items not yet indexed."""
+        """Whether the projection holds memory items not yet indexed, or the records were
+        analysed by other code (:meth:`catch_up` indexes them again)."""
+        if not self.current():
+            return True
         top = last_memory_seq(self.db)
         watermark = integer_meta(self.db, "recall_seq") or 0
         # indexed past the last item: the watermark is damaged, and items would be skipped
