@@ -1,7 +1,8 @@
 """Writes a fake ``claude`` executable (a Python script) into a directory for PATH: it
 records its argv, stdin, working directory and the child marker to ``FAKE_CLAUDE_LOG`` and
 answers as ``FAKE_CLAUDE_MODE`` says (ok, error-429, error-401, garbage, sleep, max-turns,
-huge-usage: a token count of 2**64, flood: 64 MiB on stdout, then it holds on)."""
+huge-usage: a token count of 2**64, flood: 64 MiB on stdout, then it holds on; status-500:
+an API error status as the CLI reports it, a "success" envelope that is an error)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ if mode == "garbage":
 if mode.startswith("error-"):
     print(json.dumps({{"type": "result", "subtype": "error_during_execution", "is_error": True,
                       "api_error_status": int(mode[6:]), "result": "provider said nope"}}))
+    sys.exit(1)
+if mode.startswith("status-"):
+    print(json.dumps({{"type": "result", "subtype": "success", "is_error": True,
+                      "api_error_status": int(mode[7:]), "result": "API Error: nope"}}))
     sys.exit(1)
 if mode == "flood":
     for _ in range(64):

@@ -13,6 +13,8 @@ import pytest
 from tests.evolution.fake_claude import install
 from waymarks.core.model_port import ModelError, ModelRequest, Route
 from waymarks.models import ClaudeCodeClient
+from waymarks.service.evolution_attempt import call_cost
+from waymarks.service.evolution_config import RouteConfig
 
 REQUEST = ModelRequest("system rules", "PAYLOAD the user prefers tabs", 256, "normal")
 
@@ -51,6 +53,27 @@ def test_failures_are_allowlisted(fake_claude: Path, monkeypatch: pytest.MonkeyP
     with pytest.raises(ModelError) as caught:
         ClaudeCodeClient().complete(REQUEST, Route("anthropic", "default"), timeout_s=20)
     assert caught.value.code == code and "nope" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("mode", "code", "refused"), [
+    ("status-500", "overloaded", True), ("error-500", "overloaded", True),
+    ("error-400", "bad_request", True), ("max-turns", "invalid_output", False)])
+def test_an_api_error_status_is_billed_nothing(fake_claude: Path,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                mode: str, code: str, refused: bool) -> None:
+    """The API answered with an error status: it served nothing, so the call costs nothing,
+    as an HTTP route's error status does (a 500 was billed the call's whole estimate)."""
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", mode)
+    route = RouteConfig("anthropic", "claude-code", "default", input_usd_per_mtok=3.0,
+                        output_usd_per_mtok=15.0)
+    with pytest.raises(ModelError) as caught:
+        ClaudeCodeClient().complete(REQUEST, Route("anthropic", "default"), timeout_s=20)
+    assert (caught.value.code, caught.value.refused) == (code, refused)
+    cost = call_cost(route, REQUEST, None, caught.value)
+    if refused:
+        assert cost == {}
+    else:  # no status: the call may have been answered, and billed, before it failed
+        assert cost["estimated_usd"] > 0
 
 
 def test_a_token_count_past_belief_is_not_counted(fake_claude: Path,

@@ -330,6 +330,30 @@ def test_a_reply_that_did_not_stop_normally_is_invalid_output(stop: str | None) 
     assert reply.text == ANSWER
 
 
+@pytest.mark.parametrize(("answer", "refused"), [
+    ({"error": "overloaded", "status": 500}, True), ({"error": "bad_request", "status": 400},
+                                                     True),
+    ({"error": "overloaded"}, False), ({"error": "overloaded", "status": True}, False)])
+def test_an_error_status_pi_reports_is_billed_nothing(answer: dict[str, Any],
+                                                      refused: bool) -> None:
+    """The provider answered Pi with an error status (the extension passes it on): the call
+    served nothing and costs nothing, as an HTTP route's error status; an error without one
+    (in mid-stream, after the provider began answering) keeps the call's estimate."""
+    from waymarks.core.model_port import ModelError, ModelRequest, Route
+    from waymarks.hosts.pi_model import PiModelClient
+    from waymarks.service.evolution_attempt import call_cost
+    from waymarks.service.evolution_config import RouteConfig
+
+    request = ModelRequest("system", "prompt", 256, "normal")
+    with pytest.raises(ModelError) as failed:
+        PiModelClient(lambda method, params: answer).complete(request, Route("openai", "m"),
+                                                              timeout_s=5)
+    assert (failed.value.code, failed.value.refused) == (answer["error"], refused)
+    route = RouteConfig("openai", "pi", "m", input_usd_per_mtok=3.0, output_usd_per_mtok=15.0)
+    cost = call_cost(route, request, None, failed.value)
+    assert cost == {} if refused else cost["estimated_usd"] > 0
+
+
 @pytest.mark.slow
 def test_a_truncated_reply_over_the_bridge_writes_no_claim(tmp_path: Path) -> None:
     home, a, _ = _setup(tmp_path)

@@ -21,6 +21,8 @@ What must stay true:
   (seed 004; the extension refuses it too);
 - failures cross the bridge as allowlisted ``ModelError`` codes only; an unknown code, an
   extension error or a malformed answer becomes ``unknown``/``invalid_output``, never text;
+  with the HTTP status the provider answered with (``status``), when Pi's error names one
+  (the providers' SDKs begin their message with it): such a call billed nothing;
 - nothing happens when learning is off, in a subagent (or a process a consolidation call
   started), or without an active model.
 """
@@ -88,8 +90,13 @@ def _reply(answer: Any, route: Route) -> ModelReply:
     if error is not None:
         code = error if isinstance(error, str) and error in MODEL_ERROR_CODES else "unknown"
         retry = answer.get("retryAfterS")
+        # the HTTP status the provider answered with, when Pi's error says one: it served,
+        # and billed, nothing (as an HTTP route's error status)
+        status = answer.get("status")
         raise ModelError(code, retry_after_s=float(retry)  # type: ignore[arg-type]
-                         if isinstance(retry, int | float) and retry >= 0 else None)
+                         if isinstance(retry, int | float) and retry >= 0 else None,
+                         refused=isinstance(status, int) and not isinstance(status, bool)
+                         and 400 <= status <= 599)
     if (answer.get("provider"), answer.get("model")) != (route.provider, route.model):
         raise ModelError("unavailable")  # Pi switched models: not the route that was checked
     if answer.get("stopReason") != "stop":  # truncated ("length"), a tool call, or unsaid

@@ -87,13 +87,7 @@ class ClaudeCodeClient:
             raise ModelError("unknown" if child.returncode else "invalid_output")
         if child.returncode or envelope.get("is_error") is True or \
                 envelope.get("subtype") != "success":
-            status = envelope.get("api_error_status")
-            code = _STATUS_CODES.get(status, "overloaded" if isinstance(status, int)
-                                     and status >= 500 else "unknown") \
-                if isinstance(status, int) else ("invalid_output" if
-                                                 envelope.get("subtype") == "error_max_turns"
-                                                 else "unknown")
-            raise ModelError(code)  # type: ignore[arg-type]
+            raise _failure(envelope)
         text = envelope.get("result")
         if not isinstance(text, str):
             raise ModelError("invalid_output")
@@ -102,6 +96,19 @@ class ClaudeCodeClient:
         return ModelReply(text, route.provider, str(model) if route.model == "default"
                           else route.model, token_count(usage.get("input_tokens")),
                           token_count(usage.get("output_tokens")))
+
+
+def _failure(envelope: dict[str, Any]) -> ModelError:
+    """The error of an envelope that is no reply. An ``api_error_status`` is the HTTP
+    status the API answered with: like an HTTP route's error status
+    (:func:`waymarks.models.http.error_for_status`), it served, and billed, nothing
+    (``refused``; before, a 500 was billed the whole estimate of the call)."""
+    status = envelope.get("api_error_status")
+    if isinstance(status, int) and not isinstance(status, bool):
+        code = _STATUS_CODES.get(status, "overloaded" if status >= 500 else "unknown")
+        return ModelError(code, refused=400 <= status <= 599)  # type: ignore[arg-type]
+    return ModelError("invalid_output" if envelope.get("subtype") == "error_max_turns"
+                      else "unknown")
 
 
 def _neutral_dir() -> str:

@@ -239,7 +239,7 @@ export default function waymarks(pi: any) {
 			});
 			if (timedOut) return { error: "timeout" };
 			if (controller.signal.aborted || message?.stopReason === "aborted") return { error: "cancelled" };
-			if (message?.stopReason === "error") return { error: errorCode(message.errorMessage) };
+			if (message?.stopReason === "error") return failure(message.errorMessage);
 			// seed 004: only a normal stop is a reply; a truncated one ("length") or a tool
 			// call is not (its claims were written: the HTTP routes refused it already)
 			if (message?.stopReason !== "stop") return { error: "invalid_output" };
@@ -251,11 +251,19 @@ export default function waymarks(pi: any) {
 		} catch (e) {
 			if (timedOut) return { error: "timeout" };
 			if (controller.signal.aborted) return { error: "cancelled" };
-			return { error: errorCode(e instanceof Error ? e.message : String(e)) };
+			return failure(e instanceof Error ? e.message : String(e));
 		} finally {
 			clearTimeout(timer);
 			if (evolving === controller) evolving = undefined;
 		}
+	}
+
+	/** A provider failure as the bridge takes it: its ModelError code and, when the provider
+	 * answered with an error status (the SDKs' messages begin with it: "500 {...}"; an error
+	 * in mid-stream has none), that status: such a call served, and billed, nothing. */
+	function failure(text: unknown): Json {
+		const status = /^\s*([45]\d\d)\b/.exec(String(text ?? ""));
+		return { error: errorCode(text), ...(status ? { status: Number(status[1]) } : {}) };
 	}
 
 	/** A provider failure reduced to a ModelError code (the text itself never leaves here). */
