@@ -161,3 +161,47 @@ def test_a_branch_summary_is_checked_before_anything_is_appended(
         assert refused.value.code == "invalid_argument"
     assert path.read_bytes() == before
     assert app.session_branch(first, "tried the other parser")
+
+
+#: each write given one argument that is not text (as the review found them), by name
+NOT_TEXT: list[tuple[str, Callable[[Waymarks, str, str], object]]] = [
+    ("reason", lambda app, m, p: app.set_memory_status(m, "invalid", reason=["x"])),
+    ("memory_id", lambda app, m, p: app.set_memory_status([m], "invalid")),
+    ("reason", lambda app, m, p: app.unpin(p, reason=["x"])),
+    ("pin_id", lambda app, m, p: app.unpin([p])),
+    ("scope", lambda app, m, p: app.remember("Deploys freeze on Fridays.", scope=["project"])),
+    ("classification", lambda app, m, p: app.remember("Deploys freeze on Fridays.",
+                                                       classification=["sensitive"])),
+    ("key", lambda app, m, p: app.remember("Deploys freeze on Fridays.", key=["k"])),
+    ("claim", lambda app, m, p: app.remember(None)),
+    ("sources", lambda app, m, p: app.remember("Deploys freeze on Fridays.", sources="e1")),
+    ("sources", lambda app, m, p: app.remember("Deploys freeze on Fridays.", sources=[1])),
+    ("memory_id", lambda app, m, p: app.supersede_memory([m], "The exporter runs hourly.")),
+    ("claim", lambda app, m, p: app.supersede_memory(m, ["The exporter runs hourly."])),
+    ("classification", lambda app, m, p: app.supersede_memory(
+        m, "The exporter runs hourly.", classification=["sensitive"])),
+    ("content", lambda app, m, p: app.pin(["Lint before pushing."])),
+    ("scope", lambda app, m, p: app.pin("Lint before pushing.", scope=["session"])),
+    ("source", lambda app, m, p: app.pin("Lint before pushing.", source=["e1"])),
+    ("source_file", lambda app, m, p: app.pin("Lint before pushing.", source_file=["f"])),
+    ("supersedes", lambda app, m, p: app.pin("Lint before pushing.", supersedes=[p])),
+]
+
+
+@pytest.mark.parametrize(("name", "write"), NOT_TEXT,
+                         ids=[f"{n}-{i}" for i, (n, _) in enumerate(NOT_TEXT)])
+def test_a_write_given_something_other_than_text_is_refused_and_appends_nothing(
+        app: Waymarks, home: Path, name: str,
+        write: Callable[[Waymarks, str, str], object]) -> None:
+    """Only the status was checked: a list as an ID, a reason, a scope, a classification
+    or a key raised a raw AttributeError from inside the write, and a string of sources was
+    taken for one entry ID per character."""
+    memory, pin = app.remember("The exporter runs nightly."), app.pin("Run the tests.")
+    assert isinstance(memory, Committed) and isinstance(pin, Committed)
+    before = _ledger_bytes(home)
+    outcome = write(app, memory.id, pin.id)
+    assert isinstance(outcome, Rejected) and outcome.code == "invalid_argument", outcome
+    assert outcome.message.startswith(f"{name} must be")
+    assert _ledger_bytes(home) == before
+    assert {(i.id, i.status) for i in [*app.items("memory"), *app.items("pin")]} == {
+        (memory.id, "active"), (pin.id, "active")}

@@ -1,14 +1,16 @@
 """The Python API's own argument checks: what the command line's parser refuses before
 the service is called, refused by the service the same way for a program that embeds it
-(a ``ServiceError`` with code ``invalid_argument``; nothing is read or changed)."""
+(a ``ServiceError`` with code ``invalid_argument``, or for a write the ``Rejected`` outcome
+a write's refusal is; nothing is read or changed)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from waymarks.core.text import echoed, is_unicode
-from waymarks.service.outcomes import ServiceError
+from waymarks.service.outcomes import Rejected, ServiceError
 
 
 def counts(**given: int | None) -> None:
@@ -109,3 +111,20 @@ def record_data(custom_type: str, data: object) -> None:
         raise ServiceError("invalid_argument", f"a {echoed(custom_type)} record's data "
                            f"cannot be written as JSON text ({type(exc).__name__}); "
                            "nothing was written") from None
+
+
+def write_texts(required: Mapping[str, object], sources: object = (),
+                **optional: object) -> Rejected | None:
+    """A write's text arguments, refused (``invalid_argument``) unless each ``required`` one
+    is text, each ``optional`` one text or ``None``, and ``sources`` a list or tuple of
+    entry IDs. Only the status was checked: a list given as an ID, a reason, a scope, a
+    classification or a key raised a raw ``AttributeError`` from deep in the write, and a
+    string given as the sources was taken for one entry ID per character."""
+    for name, value in (*required.items(), *optional.items()):
+        if not isinstance(value, str) and (value is not None or name in required):
+            return Rejected("invalid_argument", f"{name} must be text, not "
+                            f"{type(value).__name__}; nothing was written")
+    if not isinstance(sources, list | tuple) or not all(isinstance(s, str) for s in sources):
+        return Rejected("invalid_argument", "sources must be a list or tuple of entry IDs "
+                        f"(text), not {echoed(repr(sources))}; nothing was written")
+    return None

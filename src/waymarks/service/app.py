@@ -515,6 +515,10 @@ class Waymarks:
         from waymarks.service import write_path
         from waymarks.service.writes import decide_pin, text_notices
 
+        if refused := api_args.write_texts({"content": content}, scope=scope, source=source,
+                                           classification=classification,
+                                           source_file=source_file, supersedes=supersedes):
+            return refused
         if source_file is not None:
             source_file = os.path.normpath(os.path.join(self.cwd, source_file))
         return with_notices(self._write(lambda ctx: decide_pin(
@@ -525,11 +529,8 @@ class Waymarks:
     def unpin(self, pin_id: str, reason: str | None = None, *,
               guard: Guard | None = None) -> WriteOutcome:
         from waymarks.service import write_path
-        from waymarks.service.writes import decide_status
 
-        return self._write(lambda ctx: decide_status(
-            ctx, "pin", write_path.full_id(self, ctx, "pin", pin_id) or pin_id, "deleted",
-            reason), guard)
+        return write_path.set_status(self, "pin", pin_id, "deleted", reason, guard)
 
     def remember(self, claim: str, *, scope: str | None = None,
                  classification: str | None = None, key: str | None = None,
@@ -537,11 +538,12 @@ class Waymarks:
         from waymarks.service import write_path
         from waymarks.service.writes import decide_memory, text_notices
 
-        outcome = with_notices(self._write(lambda ctx: decide_memory(
+        if refused := api_args.write_texts({"claim": claim}, sources, scope=scope, key=key,
+                                           classification=classification):
+            return refused
+        return write_path.write_memory(self, lambda ctx: decide_memory(
             ctx, claim, scope=scope, classification=classification, key=key, sources=sources),
-            guard), text_notices(claim, key))
-        write_path.embed_written(self, outcome)
-        return outcome
+            guard, text_notices(claim, key))
 
     def supersede_memory(self, memory_id: str, claim: str, *,
                          classification: str | None = None,
@@ -550,22 +552,20 @@ class Waymarks:
         from waymarks.service import write_path
         from waymarks.service.writes import decide_memory, text_notices
 
-        outcome = with_notices(self._write(lambda ctx: decide_memory(
+        if refused := api_args.write_texts({"memory_id": memory_id, "claim": claim}, sources,
+                                           classification=classification):
+            return refused
+        return write_path.write_memory(self, lambda ctx: decide_memory(
             ctx, claim, scope=None, classification=classification, key=None, sources=sources,
             supersedes=write_path.full_id(self, ctx, "memory", memory_id) or memory_id),
-            guard), text_notices(claim))
-        write_path.embed_written(self, outcome)
-        return outcome
+            guard, text_notices(claim))
 
     def set_memory_status(self, memory_id: str, status: Literal["invalid", "expired"],
                           reason: str | None = None, *,
                           guard: Guard | None = None) -> WriteOutcome:
         from waymarks.service import write_path
-        from waymarks.service.writes import decide_status
 
-        return self._write(lambda ctx: decide_status(
-            ctx, "memory", write_path.full_id(self, ctx, "memory", memory_id) or memory_id,
-            status, reason), guard)
+        return write_path.set_status(self, "memory", memory_id, status, reason, guard)
 
     def append_record(self, custom_type: str, data: dict[str, Any],
                       unless: Callable[[SessionLog], str | None] | None = None) -> str:

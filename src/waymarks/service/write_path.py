@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
 
@@ -34,20 +34,21 @@ from waymarks.core.rules import apply_mutation
 from waymarks.ledger.host import HostSessionLog
 from waymarks.ledger.log import Entry, SessionLog
 from waymarks.service import semantic_backfill
-from waymarks.service.api_args import record_data
+from waymarks.service.api_args import record_data, write_texts
 from waymarks.service.outcomes import (
     Committed,
     Rehearsed,
     ServiceError,
     WriteOutcome,
     committed_outcome,
+    with_notices,
 )
 from waymarks.service.ports import iso
 from waymarks.service.recovery import database_error, is_damage
 from waymarks.service.session_checks import not_applied, open_in_pi, project_write_refused
 from waymarks.service.sessions_api import appendable_session
 from waymarks.service.sources import active_status, refresh_sources
-from waymarks.service.writes import Decision, WriteContext
+from waymarks.service.writes import Decision, WriteContext, decide_status
 from waymarks.store.protocol import Store
 
 if TYPE_CHECKING:
@@ -68,6 +69,16 @@ def full_id(app: Waymarks, ctx: WriteContext, kind: str, ref: str | None) -> str
         if expanded:
             return expanded
     return ref
+
+
+def set_status(app: Waymarks, kind: Literal["pin", "memory"], ref: str, status: str,
+               reason: str | None, guard: Guard | None) -> WriteOutcome:
+    """An unpin or a memory status change: ``ref`` (an ID or its prefix) given ``status``
+    (checked by the decision, as every other value is)."""
+    if refused := write_texts({f"{kind}_id": ref}, reason=reason):
+        return refused
+    return write(app, lambda ctx: decide_status(
+        ctx, kind, full_id(app, ctx, kind, ref) or ref, status, reason), guard)
 
 
 def context(app: Waymarks, projection: Store, session: SessionLog | None) -> WriteContext:
@@ -211,6 +222,15 @@ def append_record(app: Waymarks, custom_type: str, data: dict[str, Any],
         entry = session.append({"type": "custom", "customType": custom_type, "data": data,
                                 "timestamp": iso(app.clock.now())}, app.ids.entry_id)
     return entry.id
+
+
+def write_memory(app: Waymarks, decide: Callable[[WriteContext], Decision],
+                 guard: Guard | None, notices: tuple[str, ...]) -> WriteOutcome:
+    """A memory claim's write (:func:`write`) with its ``notices``, then embedded
+    (:func:`embed_written`)."""
+    outcome = with_notices(write(app, decide, guard), notices)
+    embed_written(app, outcome)
+    return outcome
 
 
 def embed_written(app: Waymarks, outcome: WriteOutcome) -> None:
