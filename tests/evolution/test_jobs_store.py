@@ -41,7 +41,7 @@ def test_migration_from_version_one_keeps_jobs(tmp_path: Path) -> None:
                 "reserved_at, outcome) VALUES ('old', 'o', 1, 'p', 'm', 5, 'ok')")
     old.close()
     store = JobStore(path)
-    assert store.schema_version() == SCHEMA_VERSION == 3
+    assert store.schema_version() == SCHEMA_VERSION == 4
     assert store.job("old") is not None and store.job("old").state == "pending"  # type: ignore[union-attr]
     assert store.recent_calls(5)[0]["forced"] == 0
 
@@ -209,3 +209,38 @@ def test_an_expired_lease_has_no_say_even_before_the_sweep(tmp_path: Path) -> No
     # while the lease is live the same calls work
     live = store.lease("s1", "B", 60_200, 60_350)
     assert live is not None and store.give_up(live, "budget_spent", 60_349) is True
+
+
+def test_a_models_list_of_an_earlier_release_counts_its_routes_once(tmp_path: Path) -> None:
+    """A job's list named models (["m1","m2"]) before it named routes; read against route
+    keys, the names never matched and still counted: with sourceModels 2, every model,
+    m1 and m2 included, was past the budget, and the source waited for ever. Schema step
+    4 keys each name the source's calls give a provider; one they do not is matched by
+    its name."""
+    path = tmp_path / "home" / "evolution.db"
+    path.parent.mkdir()
+    old = sqlite3.connect(path, isolation_level=None)
+    from waymarks.store.jobs import MIGRATIONS
+
+    for step in MIGRATIONS[:3]:
+        step(old)
+    old.execute("PRAGMA user_version = 3")
+    old.execute("INSERT INTO jobs (source_id, origin, classification, captured_at, state, "
+                "calls, models, created_at, updated_at) VALUES ('s1', '/a', 'normal', 't', "
+                "'pending', 2, '[\"m1\", \"m2\"]', 1, 1)")
+    old.execute("INSERT INTO model_calls (source_id, owner, attempt, provider, model, "
+                "reserved_at, outcome) VALUES ('s1', 'o', 1, 'openai', 'm1', 5, 'ok')")
+    old.close()
+    store = JobStore(path)
+    job = store.job("s1")
+    assert job is not None and job.models == ('["openai", "m1"]', "m2")
+    lease = store.lease("s1", "w", 10, 150_000)
+    assert lease is not None
+
+    def reserve(provider: str, model: str) -> int | str:
+        return store.reserve_call(lease, provider, model, 20, hourly_cap=20, source_calls=9,
+                                  source_models=2, daily_usd=None)
+
+    assert isinstance(reserve("openai", "m1"), int)
+    assert isinstance(reserve("gw", "m2"), int)  # the unkeyed name, whichever provider
+    assert reserve("openai", "m3") == "source_models"

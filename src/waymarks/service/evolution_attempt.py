@@ -14,7 +14,7 @@ from waymarks.core.evolution.limits import RESERVED_OUTPUT_TOKENS, estimate_toke
 from waymarks.core.evolution_policy import NO_ANSWER_CODES
 from waymarks.core.model_port import ModelError, ModelReply, ModelRequest
 from waymarks.service.evolution_config import RouteConfig
-from waymarks.store.job_rows import route_key
+from waymarks.store.job_rows import route_entry
 from waymarks.store.jobs import Job
 
 
@@ -96,7 +96,7 @@ def call_cost(route: RouteConfig, request: ModelRequest, reply: ModelReply | Non
 def ordered(routes: list[RouteConfig], job: Job) -> list[RouteConfig]:
     """After a contract break, an alternate model goes first (item 63)."""
     if job.last_error == "invalid_output" and job.models:
-        used = [route_key(r.provider, r.model) in job.models for r in routes]
+        used = [route_entry(job.models, r.provider, r.model) is not None for r in routes]
         return ([r for r, u in zip(routes, used, strict=True) if not u]
                 + [r for r, u in zip(routes, used, strict=True) if u])
     return routes

@@ -41,6 +41,18 @@ def route_key(provider: str, model: str) -> str:
     return json.dumps([provider, model])
 
 
+def route_entry(models: Sequence[str], provider: str, model: str) -> str | None:
+    """The entry of a job's ``models`` list that stands for the route, if any: its
+    :func:`route_key`, or a bare model name a release before the keys wrote (and schema
+    step 4 could not give a provider: no call of the source names it). Matched on the
+    name alone, such an entry counts for the route instead of beside it: a row an older
+    release wrote held every model past the per-source budget for good."""
+    key = route_key(provider, model)
+    if key in models:
+        return key
+    return model if model in models else None
+
+
 def code(value: str | None) -> str | None:
     """An allowlisted code, or ``ValueError`` (never store free text)."""
     if value is not None and value not in ALLOWED_CODES:

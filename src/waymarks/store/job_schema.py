@@ -95,6 +95,36 @@ def _v3(db: sqlite3.Connection) -> None:
                "from_model, to_provider, to_model, created_at)")
 
 
+def _v4(db: sqlite3.Connection) -> None:
+    # a job's `models` list names routes ([provider, model] as JSON text), no longer bare
+    # model names (the same model served by another provider is another route), and the
+    # wait reasons `source_models` and `origin_config_invalid` exist: a release before
+    # them read such rows as damaged and skipped their sources, and counted a model
+    # twice, so it now refuses the file as newer (upgrade), as for any step. A name the
+    # source's own calls give a provider becomes that route's key; one they do not stays,
+    # matched by its name (`job_rows.route_entry`)
+    import json
+
+    for source_id, models in db.execute("SELECT source_id, models FROM jobs").fetchall():
+        try:
+            names = json.loads(models)
+        except ValueError:
+            continue  # a damaged row stays as it is: the store names it
+        if not isinstance(names, list):
+            continue
+        keyed = []
+        for name in names:
+            if not isinstance(name, str) or name.startswith("["):
+                keyed.append(name)
+                continue
+            found = db.execute("SELECT provider FROM model_calls WHERE source_id = ? AND "
+                               "model = ? ORDER BY id LIMIT 1", (source_id, name)).fetchone()
+            keyed.append(json.dumps([found[0], name]) if found else name)
+        if keyed != names:
+            db.execute("UPDATE jobs SET models = ? WHERE source_id = ?",
+                       (json.dumps(keyed), source_id))
+
+
 #: schema steps, version n at index n-1; add new ones at the end, never edit old ones
-MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_v1, _v2, _v3)
+MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_v1, _v2, _v3, _v4)
 SCHEMA_VERSION: Final = len(MIGRATIONS)

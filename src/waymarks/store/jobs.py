@@ -56,6 +56,7 @@ from waymarks.store.job_rows import (
     QueueHealth,
     call_ok,
     parse_job,
+    route_entry,
     route_key,
     route_ok,
 )
@@ -404,11 +405,11 @@ class JobStore(RouteState):
                     return "daily_budget"
             if not forced and calls >= source_calls:
                 return "source_cap"
-            route = route_key(provider, model)
-            if not forced and route not in models and len(models) >= source_models:
+            held = route_entry(models, provider, model)
+            if not forced and held is None and len(models) >= source_models:
                 return "source_models"  # this route is past the source's model budget
-            if route not in models:
-                models.append(route)
+            if held is None:
+                models.append(route_key(provider, model))
             db.execute("UPDATE jobs SET calls = calls + 1, models = ? WHERE source_id = ?",
                        (json.dumps(models), lease.source_id))
             cur = db.execute(
@@ -461,8 +462,9 @@ class JobStore(RouteState):
                 f"SELECT 1 FROM model_calls WHERE source_id = ? AND provider = ? AND "
                 f"model = ? AND id != ? AND outcome NOT IN ({marks}) LIMIT 1",
                 (source_id, provider, model, call_id, *sorted(NO_ANSWER_CODES))).fetchone()
-            if other is None and route_key(provider, model) in models:
-                models.remove(route_key(provider, model))
+            held = route_entry(models, provider, model)
+            if other is None and held is not None:
+                models.remove(held)
             db.execute("UPDATE jobs SET calls = MAX(calls - 1, 0), models = ? WHERE "
                        "source_id = ?", (json.dumps(models), source_id))
 
