@@ -120,3 +120,26 @@ def test_a_file_whose_bytes_changed_but_that_holds_every_entry_is_read_again_qui
     assert _run(home, project, "pin", "--scope", "project", "Never push to main")[0] == 0
     assert _texts(home, project, "pins") == ["Never push to main", "Use pnpm not npm"]
     assert _texts(home, project, "memory") == ["The database port is 5432."]
+
+
+def test_a_long_lived_process_reads_a_rewritten_file_again_from_its_start(
+        home: Path, project: Path) -> None:
+    """Read again quietly, the file went on being read from the long-lived reader's old
+    byte offset: in a file rewritten shorter that offset fell inside a later line, which
+    was skipped as malformed, and another process's committed pin was lost (the helper,
+    the MCP server, the Pi bridge and the Python API hold a session for long)."""
+    app = Waymarks(home, cwd=str(project))
+    app.session_new()
+    app.session_say("x" * 300)
+    assert app.pin("Use pnpm not npm").outcome == "committed"
+    session = app.current_session()
+    assert session is not None
+    session.path.write_bytes(session.path.read_bytes().replace(b"x" * 300, b"y"))
+    with Waymarks(home, cwd=str(project)) as other:
+        assert other.pin("Never push to main").outcome == "committed"
+    assert app.pin("Third pin").outcome == "committed"
+    app.close()
+    with Waymarks(home, cwd=str(project)) as fresh:
+        assert sorted(v.text for v in fresh.items("pin")) == [
+            "Never push to main", "Third pin", "Use pnpm not npm"]
+        assert fresh.health()["ok"] is True

@@ -145,6 +145,8 @@ class SessionLog(ABC):
         self.offset = 0
         self.lines = 0
         self.partial_tail = 0
+        #: this reader's offset and the fingerprint of the bytes before it, as it read them
+        self._read_fp: tuple[int, str] | None = None
         self._branch_cache: tuple[str | None, Grown] = (None, Grown())
         self._resumed_branch: Branch | None = None  # the same, for a reader at a checkpoint
         self._project = ""  # canonical project identity of the header's cwd
@@ -236,15 +238,16 @@ class SessionLog(ABC):
         return True
 
     def drop_index(self) -> None:
-        """Stop relying on the store's index of the entries before the checkpoint (the
-        database it lives in was set aside): read the whole ledger now, keeping this
-        object (requests and snapshots hold it)."""
-        self._materialize()
+        """Read the whole ledger again from its start, keeping this object (requests and
+        snapshots hold it): the store's index of the entries before the checkpoint is
+        gone (its database was set aside), or the bytes before this reader's offset
+        changed (a line written again otherwise: the offset no longer starts a line)."""
+        self._materialize(again=True)
 
-    def _materialize(self) -> None:
+    def _materialize(self, *, again: bool = False) -> None:
         """Read the whole ledger once (a reader opened at a checkpoint was asked for
-        something only the whole ledger answers)."""
-        if self._index is None:
+        something only the whole ledger answers), or ``again``."""
+        if self._index is None and not again:
             return
         header = self.header_bytes
         self._index = None
@@ -385,16 +388,32 @@ class SessionLog(ABC):
         return path
 
     def refresh(self) -> int:
-        """Read lines appended since the last read; returns how many complete lines were read."""
+        """Read lines appended since the last read; returns how many complete lines were read.
+        A reader whose bytes were written again otherwise under it (same header) reads the
+        whole ledger again: from its old offset, a later entry was skipped and lost."""
+        if self.rewritten_under() and self.read_header_line() == self.header_bytes:
+            self._materialize(again=True)
+            return self.lines
         self._progress_total = self._size() if self._progress is not None else 0
         first = self._read_from(self.offset, READ_CHUNK)
         # a large read pauses the cyclic GC for the whole of it, not chunk by chunk: between
         # chunks a full collection would rescan every entry read so far
         if len(first) < BULK_BYTES:  # (a recall: the few lines appended since)
-            return self._consume_all(first)
-        from waymarks.core.bulk import gc_paused
-        with gc_paused():
-            return self._consume_all(first)
+            count = self._consume_all(first)
+        else:
+            from waymarks.core.bulk import gc_paused
+            with gc_paused():
+                count = self._consume_all(first)
+        if count:
+            self._read_fp = (self.offset, self.fingerprint(self.offset))
+        return count
+
+    def rewritten_under(self) -> bool:
+        """Whether the bytes before this reader's offset are no longer those it read (the
+        file written again otherwise: its offset may fall inside a line)."""
+        seen = self._read_fp
+        return seen is not None and seen[0] == self.offset and \
+            self.fingerprint(self.offset) != seen[1]
 
     def _consume_all(self, data: bytes) -> int:
         count, limit = 0, READ_CHUNK

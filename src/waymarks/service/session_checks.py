@@ -72,7 +72,7 @@ def _not_as_indexed(projection: Store, session: SessionLog, offset: int,
     are no loss (Pi 0.73 writes a session's lines again when it opens one; a host's buffer
     encodes a number otherwise than Pi's file): such a file is read again quietly, as it
     was before, and the whole reading happens only when the bytes differ."""
-    from waymarks.ledger.session_file import SessionFile
+    from waymarks.ledger.session_file import SessionFile, SessionFileError
 
     if not isinstance(session, SessionFile):  # a host's ledger holds what the host sent
         return None
@@ -82,12 +82,20 @@ def _not_as_indexed(projection: Store, session: SessionLog, offset: int,
             what = f"{size} bytes, shorter than the {offset} bytes projected from it"
         elif fingerprint and session.fingerprint(offset) != fingerprint:
             what = f"other bytes than were projected from it before byte {offset}"
+        elif session.rewritten_under():  # another process projected it since, as it is
+            what = f"other bytes than this process read before byte {session.offset}"
         else:
             return None
     except OSError:  # gone or unreadable: reading it says so
         return None
     lost = _unmatched(projection, session)
-    if lost is None:  # every projected entry is still there, as it was projected
+    if lost is None:  # every projected entry is still there, as it was projected: read
+        # again from its start, by a long-lived reader too (its offset, in a file written
+        # again otherwise, may fall inside a line: a later entry was skipped and lost)
+        try:
+            session.drop_index()
+        except SessionFileError as exc:
+            return f"{session.path}: {exc}"
         return None
     return (f"{session.path}: {what} (an older copy restored over it, or the file cut short "
             f"or rewritten): {lost}")
