@@ -101,3 +101,36 @@ def test_an_empty_index_is_current_and_notes_the_code_it_indexes_with(
         assert _note(db) == f"{recall_index.analysis_fingerprint()} {seq}"
     finally:
         db.close()
+
+
+def test_a_process_started_before_an_upgrade_keeps_the_digest_of_the_code_it_runs(
+        tmp_path: Path) -> None:
+    """The digest was read at the first recall: a server started before an upgrade noted
+    the new files' digest for records its old code analysed, and new processes took
+    them as current and never analysed them again. It is taken when the code is loaded."""
+    import shutil
+    import subprocess
+    import sys
+
+    src = tmp_path / "src"
+    shutil.copytree(Path(__file__).parents[2] / "src" / "waymarks", src / "waymarks",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    analysis = src / "waymarks" / "recall" / "analysis.py"
+    script = (
+        "import sys, pathlib\n"
+        "from waymarks.store import recall_index\n"
+        f"p = pathlib.Path({str(analysis)!r})\n"
+        "if sys.argv[1] == 'upgraded under it':\n"
+        "    p.write_text(p.read_text() + '\\n# an upgrade\\n')\n"
+        "print(recall_index.analysis_fingerprint())\n")
+
+    def digest(mode: str) -> str:
+        done = subprocess.run([sys.executable, "-B", "-c", script, mode], cwd=tmp_path,
+                              env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"},
+                              capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    old = digest("as loaded")
+    # the files change after the code was loaded: its digest stays the code's own
+    assert digest("upgraded under it") == old
+    assert digest("as loaded") != old  # a process started on the upgraded files

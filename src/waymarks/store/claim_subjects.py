@@ -36,7 +36,6 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable
-from functools import cache
 from typing import Final
 
 from waymarks.core import contradiction, text
@@ -65,11 +64,15 @@ def reset(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM meta WHERE name IN (?, ?)", (_UPTO, _CODE))
 
 
-@cache
 def fingerprint() -> str:
     """A digest of the code that gives a claim its signature (its module and the text
-    folding it uses): rows caught up by other code are forgotten."""
-    return sources_digest(contradiction, text)
+    folding it uses), as this process loaded it: rows caught up by other code are
+    forgotten."""
+    return _SIGNATURES
+
+
+#: taken at import, with the code it stands for (see recall_index._ANALYSIS)
+_SIGNATURES: Final = sources_digest(contradiction, text)
 
 
 def catch_up(db: sqlite3.Connection) -> int:

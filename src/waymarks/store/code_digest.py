@@ -15,8 +15,9 @@ from waymarks.core.digests import blake2b
 
 
 def sources_digest(*modules: ModuleType) -> str:
-    """A short digest of ``modules``' source files (callers cache it per process: the files
-    do not change under a running interpreter's code)."""
+    """A short digest of ``modules``' source files. Callers take it when the modules are
+    imported, once: an upgrade changes the files under a running interpreter, whose code
+    is still the old one, so a digest read later would name code it does not run."""
     try:
         sources = b"".join(Path(module.__file__ or "").read_bytes() for module in modules)
     except OSError:

@@ -31,13 +31,15 @@ import itertools
 import math
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from waymarks.core import text as _text
 from waymarks.core.digests import blake2b
 from waymarks.core.rules import ItemState
+from waymarks.recall import analysis as _analysis
+from waymarks.recall import vocabulary as _vocabulary
 from waymarks.recall.analysis import analyze
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
 from waymarks.store.code_digest import sources_digest
@@ -111,14 +113,16 @@ def _memo_token(tokens: dict[str, str], feature: str) -> str:
     return term
 
 
-@cache
 def analysis_fingerprint() -> str:
     """A digest of the code that makes a record's features (the analysis, its word lists
-    and the text folding it uses)."""
-    from waymarks.core import text
-    from waymarks.recall import analysis, vocabulary
+    and the text folding it uses), as this process loaded it (:data:`_ANALYSIS`)."""
+    return _ANALYSIS
 
-    return sources_digest(analysis, vocabulary, text)
+
+#: taken when this module is imported, right after the analysis: read at the first
+#: recall instead, a process started before an upgrade noted the new files' digest for
+#: records its old code analysed, and they were never analysed again
+_ANALYSIS: Final = sources_digest(_analysis, _vocabulary, _text)
 
 
 def _note(watermark: object) -> str:
