@@ -232,9 +232,7 @@ def test_every_contradiction_of_the_fixture_pairs_is_among_the_claims_read(
 
 def test_without_readable_sources_the_release_stands_for_the_code(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from waymarks.core import contradiction
-
-    from waymarks.core import text
+    from waymarks.core import contradiction, text
     from waymarks.store.code_digest import sources_digest
 
     monkeypatch.setattr(contradiction, "__file__", None)
