@@ -93,6 +93,12 @@ def test_a_dotted_or_v_number_naming_the_subject_is_part_of_it(
     ("The gateway retries on status 502, 503 and 504.",
      "The gateway retries on status 502,503,504.", False),
     ("The SMTP relay port is 587.", "The SMTP relay ports are 25,587 and 465.", False),
+    # a rate and an amount at the clause's end are one number (read as lists, "1,500 per
+    # minute" agreed with "2,500 per minute" and "$1,500." was refused beside "$1500.")
+    ("The API rate limit is 1,500 per minute.", "The API rate limit is 2,500 per minute.", True),
+    ("The API rate limit is 1,200 per minute.", "The API rate limit is 1200 per minute.", False),
+    ("The license costs $1,500.", "The license costs $1500.", False),
+    ("The max port is 65,535.", "The max port is 65535.", False),
 ])
 def test_a_thousands_separator_is_one_number(first: str, second: str, conflict: bool) -> None:
     """"1,500" was the values 1 and 500: the same count refused, and 2,500 (sharing 500)
@@ -114,6 +120,8 @@ def test_a_dotted_capital_i_is_an_i() -> None:
     ("The cache is enabled in staging.", "The cache is 512 MB, so don't raise it."),
     ("The build cache is enabled.", "The build cache is 2 GB; we don't prune it."),
     ("The API timeout is 30 seconds.", "The API timeout is 30 seconds, and retries don't apply."),
+    # two sentences are two clauses too (the reversed-text splitter never split at ". ")
+    ("The build cache is enabled.", "The build cache is 2 GB. We don't prune it."),
 ])
 def test_a_negation_in_another_clause_keeps_no_claim_in_conflict(
         app: Waymarks, first: str, second: str) -> None:

@@ -153,6 +153,8 @@ _VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
 _PLAIN_NUMBER: Final = lazy(r"\d+(?:\.\d+)*")
 #: where a clause ends (read backwards from a value: a sentence end, a colon or a comma)
 _CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?]")
+#: where a clause ends, for text read forwards (:data:`_CLAUSE_END` is for reversed text)
+_FORWARD_CLAUSE: Final = lazy(r"[.;:,!?](?:\s|$)")
 #: single function characters of a Han run (never terms)
 _HAN_STOP: Final = frozenset(
     "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没")
@@ -228,17 +230,32 @@ _THOUSANDS: Final = lazy(
     r"(?<![\d,.])(\d{1,3}(?:,\d{3})+)(?![\d,])(?=( ?[a-z]+| ?[\u4e00-\u9fff])?)")
 
 
+#: words after which numbers grouped by commas are a list ("ports 80,443", "status
+#: 502,503,504"), and those skipped on the way back to them ("ports are 25,587")
+_LIST_NOUNS: Final = frozenset(("ports", "codes", "status", "statuses", "ids", "numbers",
+                                "values", "errors", "versions"))
+_LIST_SKIPPED: Final = frozenset(("is", "are", "was", "were", "be", "on", "at", "to", "of",
+                                  "in", "for", "with", "the", "use", "uses", "listen",
+                                  "listens"))
+_RATE_WORDS: Final = frozenset(("per", "a", "an", "each", "every"))
+_WORD: Final = lazy(r"[a-z]+")
+
+
 def _grouped(match: re.Match[str]) -> str:
-    """"1,500 tests" as 1500 tests: one number when a unit or a counted noun follows it
-    ("1,024 MB", "1,500 个测试"), or when a group is a round thousand ("1,000,000."). Else,
-    before a stop word or the clause's end, a list ("ports 80,443.", "502,503,504 and
-    429"): read as one number, it was refused beside "port 443"."""
+    """"1,500 tests" as 1500 tests: a number grouping its thousands, unless it is a list
+    of numbers written without spaces ("ports 80,443.", "status 502,503,504 and 429":
+    after a word naming several, before a stop word or the clause's end). Read as one
+    number, such a list was refused beside "port 443"."""
     follower = (match.group(2) or "").strip()
     grouped = match.group(1)
-    if (follower and (follower not in _STOP or follower in _UNITS)) \
-            or ",000" in grouped:
-        return grouped.replace(",", "")
-    return grouped
+    if follower and (follower not in _STOP or follower in _UNITS
+                     or follower in _RATE_WORDS):
+        return grouped.replace(",", "")  # "1,024 MB", "1,500 per minute", "1,500 个"
+    before = [w for w in _WORD.findall(match.string[max(0, match.start() - 60):match.start()])
+              if w not in _LIST_SKIPPED]
+    if before and before[-1] in _LIST_NOUNS:
+        return grouped
+    return grouped.replace(",", "")
 
 
 @lru_cache(maxsize=SIGNATURE_MEMO)
@@ -357,7 +374,7 @@ def unplaced_negation(claim: str, found: Signature) -> bool:
     if found.denied or any(value.startswith("s:") for value in found.values):
         return False
     return any(_NEGATION.search(clause) is not None and _VALUE.search(clause) is not None
-               for clause in _CLAUSE_END.split(_folded(claim)))
+               for clause in _FORWARD_CLAUSE.split(_folded(claim)))
 
 
 def negates(claim: str) -> bool:
