@@ -220,15 +220,18 @@ def test_a_helper_switched_off_is_not_asked(tmp_path: Path, home: Path) -> None:
     assert done.returncode == 0, done.stderr.decode()
 
 
+@pytest.mark.parametrize("old", ["waymarks-cc-helper-v1", "waymarks-cc-helper-v2"])
 def test_a_helper_of_a_release_before_its_own_freshness_check_is_not_answered(
-        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        home: Path, monkeypatch: pytest.MonkeyPatch, old: str) -> None:
     """A helper started by a release before 2026-12-04 never compared its code with the
     disk and spoke ``waymarks-cc-helper-v1``: after an upgrade in place, the new hooks
     reached it and it answered every prompt with the old code (text the new privacy
     policy withholds; rows of an old schema the new code then set aside as damage). The
     hooks speak another protocol now: such a helper answers "protocol", the hook does
     the work itself, and the next helper takes the socket over."""
-    monkeypatch.setattr(cc_helper, "PROTOCOL", "waymarks-cc-helper-v1")  # the old one
+    # v2: requests did not say whether the hook was a subagent's (two installations on
+    # one home learned a subagent's statements)
+    monkeypatch.setattr(cc_helper, "PROTOCOL", old)
     served = threading.Thread(target=cc_helper.serve, args=(home, 3.0))
     served.start()
     socket = Path(cc_client.socket_path(home))

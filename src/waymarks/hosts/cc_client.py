@@ -37,8 +37,11 @@ ANSWER_TIMEOUT_S = 4.0
 #: does nothing. v2: helpers of releases before 2026-12-04 spoke v1 and never compared
 #: their code with the disk, so after an upgrade in place one kept answering every prompt
 #: with the old code (old privacy rules, an old schema's rows). Helpers since check their
-#: files themselves; change this when a request's or an answer's meaning changes.
-PROTOCOL = "waymarks-cc-helper-v2"
+#: files themselves; change this when a request's or an answer's meaning changes. v3: a
+#: request says whether its hook is a subagent's (2026-12-05): a v2 helper read its own
+#: environment instead, and a v3 helper given a v2 request took every hook for the
+#: person's, so a subagent's statements were learned across two installations on a home.
+PROTOCOL = "waymarks-cc-helper-v3"
 #: events the client does itself when the helper closed the connection without an answer
 #: (killed mid-request): the prompt's context and record, the session's binding. Safe to
 #: do again: a prompt the helper recorded since the hook started is not recorded twice
