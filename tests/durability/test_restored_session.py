@@ -143,3 +143,26 @@ def test_a_long_lived_process_reads_a_rewritten_file_again_from_its_start(
         assert sorted(v.text for v in fresh.items("pin")) == [
             "Never push to main", "Third pin", "Use pnpm not npm"]
         assert fresh.health()["ok"] is True
+
+
+def test_a_reader_opened_at_the_checkpoint_reads_a_rewritten_file_again(
+        home: Path, project: Path) -> None:
+    """The same for a long-lived reader that was opened at the projection's checkpoint
+    and read nothing since (how a long-lived process opens an existing session): it knew
+    no bytes of its own, so nothing told it they had changed."""
+    with Waymarks(home, cwd=str(project)) as first:
+        first.session_new()
+        first.session_say("x" * 300)
+        assert first.pin("Use pnpm not npm").outcome == "committed"
+        path = first.current_session().path  # type: ignore[union-attr]
+    app = Waymarks(home, cwd=str(project))
+    assert [v.text for v in app.items("pin")] == ["Use pnpm not npm"]  # opened, read nothing
+    path.write_bytes(path.read_bytes().replace(b"x" * 300, b"y"))
+    with Waymarks(home, cwd=str(project)) as other:
+        assert other.pin("Never push to main").outcome == "committed"
+    assert app.pin("Third pin").outcome == "committed"
+    app.close()
+    with Waymarks(home, cwd=str(project)) as fresh:
+        assert sorted(v.text for v in fresh.items("pin")) == [
+            "Never push to main", "Third pin", "Use pnpm not npm"]
+        assert fresh.health()["ok"] is True

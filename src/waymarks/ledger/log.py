@@ -224,6 +224,7 @@ class SessionLog(ABC):
             raise SessionFileError(f"{self.path}: first line is not a Pi session header")
         self.anomalies.clear()  # line 1 is the header: nothing before the checkpoint counts
         self.offset, self.lines, self._entry_base = offset, lines, entries
+        self._read_fp = (offset, self.fingerprint(offset))  # as if read: see rewritten_under
         self.refresh()
 
     def _open_at(self, offset: int, lines: int, entries: int, fingerprint: str,
