@@ -99,6 +99,11 @@ def test_a_dotted_or_v_number_naming_the_subject_is_part_of_it(
     ("The API rate limit is 1,200 per minute.", "The API rate limit is 1200 per minute.", False),
     ("The license costs $1,500.", "The license costs $1500.", False),
     ("The max port is 65,535.", "The max port is 65535.", False),
+    # a list without a word naming several before it, and round thousands after one
+    ("The firewall allows 443.", "The firewall allows 80,443.", False),
+    ("The gateway retries on 503.", "The gateway retries on 502,503,504 and 429.", False),
+    ("The limit on open ports is 10,000.", "The limit on open ports is 20,000.", True),
+    ("The max open ports is 1,000.", "The max open ports is 1000.", False),
 ])
 def test_a_thousands_separator_is_one_number(first: str, second: str, conflict: bool) -> None:
     """"1,500" was the values 1 and 500: the same count refused, and 2,500 (sharing 500)

@@ -230,32 +230,32 @@ _THOUSANDS: Final = lazy(
     r"(?<![\d,.])(\d{1,3}(?:,\d{3})+)(?![\d,])(?=( ?[a-z]+| ?[\u4e00-\u9fff])?)")
 
 
-#: words after which numbers grouped by commas are a list ("ports 80,443", "status
-#: 502,503,504"), and those skipped on the way back to them ("ports are 25,587")
-_LIST_NOUNS: Final = frozenset(("ports", "codes", "status", "statuses", "ids", "numbers",
-                                "values", "errors", "versions"))
-_LIST_SKIPPED: Final = frozenset(("is", "are", "was", "were", "be", "on", "at", "to", "of",
-                                  "in", "for", "with", "the", "use", "uses", "listen",
-                                  "listens"))
 _RATE_WORDS: Final = frozenset(("per", "a", "an", "each", "every"))
-_WORD: Final = lazy(r"[a-z]+")
+#: a copula before a grouped number that makes it one amount ("the max port is 65,535"),
+#: and one that makes it several ("the relay ports are 25,587")
+_ONE_AMOUNT: Final = frozenset(("is", "was", "equals"))
+_SKIPPED_BEFORE: Final = frozenset(("the", "a", "an", "about", "around", "roughly", "only"))
+_WORD: Final = lazy(r"[a-z]+|[$€£¥]")
 
 
 def _grouped(match: re.Match[str]) -> str:
-    """"1,500 tests" as 1500 tests: a number grouping its thousands, unless it is a list
-    of numbers written without spaces ("ports 80,443.", "status 502,503,504 and 429":
-    after a word naming several, before a stop word or the clause's end). Read as one
-    number, such a list was refused beside "port 443"."""
+    """"1,500 tests" as 1500 tests: one number before a unit, a counted noun or a rate
+    ("1,024 MB", "1,500 per minute", "1,500 个"), with a round group ("10,000."), after a
+    currency sign ("$1,500.") or a singular copula ("the max port is 65,535."); else,
+    before a stop word or the clause's end, a list written without spaces ("listens on
+    80,443.", "retries on 502,503,504 and 429", "ports are 25,587"). Read as one number,
+    such a list was refused beside "port 443"; read as a list, "1,500 per minute" agreed
+    with "2,500 per minute"."""
     follower = (match.group(2) or "").strip()
     grouped = match.group(1)
-    if follower and (follower not in _STOP or follower in _UNITS
-                     or follower in _RATE_WORDS):
-        return grouped.replace(",", "")  # "1,024 MB", "1,500 per minute", "1,500 个"
-    before = [w for w in _WORD.findall(match.string[max(0, match.start() - 60):match.start()])
-              if w not in _LIST_SKIPPED]
-    if before and before[-1] in _LIST_NOUNS:
-        return grouped
-    return grouped.replace(",", "")
+    if (follower and (follower not in _STOP or follower in _UNITS
+                      or follower in _RATE_WORDS)) or ",000" in grouped:
+        return grouped.replace(",", "")
+    before = [w for w in _WORD.findall(match.string[max(0, match.start() - 40):match.start()])
+              if w not in _SKIPPED_BEFORE]
+    if before and (before[-1] in _ONE_AMOUNT or not before[-1].isalpha()):
+        return grouped.replace(",", "")  # "is 65,535", "$1,500"
+    return grouped
 
 
 @lru_cache(maxsize=SIGNATURE_MEMO)
