@@ -122,6 +122,20 @@ def test_a_file_whose_bytes_changed_but_that_holds_every_entry_is_read_again_qui
     assert _texts(home, project, "memory") == ["The database port is 5432."]
 
 
+def _rewritten_under(home: Path, project: Path, app: Waymarks, path: Path) -> None:
+    """Write ``path`` again shorter under ``app``'s reader, pin from another process, then
+    from ``app``: every pin is there, on the branch, and `health` is OK."""
+    path.write_bytes(path.read_bytes().replace(b"x" * 300, b"y"))
+    with Waymarks(home, cwd=str(project)) as other:
+        assert other.pin("Never push to main").outcome == "committed"
+    assert app.pin("Third pin").outcome == "committed"
+    app.close()
+    with Waymarks(home, cwd=str(project)) as fresh:
+        assert sorted(v.text for v in fresh.items("pin")) == [
+            "Never push to main", "Third pin", "Use pnpm not npm"]
+        assert fresh.health()["ok"] is True
+
+
 def test_a_long_lived_process_reads_a_rewritten_file_again_from_its_start(
         home: Path, project: Path) -> None:
     """Read again quietly, the file went on being read from the long-lived reader's old
@@ -134,15 +148,7 @@ def test_a_long_lived_process_reads_a_rewritten_file_again_from_its_start(
     assert app.pin("Use pnpm not npm").outcome == "committed"
     session = app.current_session()
     assert session is not None
-    session.path.write_bytes(session.path.read_bytes().replace(b"x" * 300, b"y"))
-    with Waymarks(home, cwd=str(project)) as other:
-        assert other.pin("Never push to main").outcome == "committed"
-    assert app.pin("Third pin").outcome == "committed"
-    app.close()
-    with Waymarks(home, cwd=str(project)) as fresh:
-        assert sorted(v.text for v in fresh.items("pin")) == [
-            "Never push to main", "Third pin", "Use pnpm not npm"]
-        assert fresh.health()["ok"] is True
+    _rewritten_under(home, project, app, session.path)
 
 
 def test_a_reader_opened_at_the_checkpoint_reads_a_rewritten_file_again(
@@ -157,12 +163,4 @@ def test_a_reader_opened_at_the_checkpoint_reads_a_rewritten_file_again(
         path = first.current_session().path  # type: ignore[union-attr]
     app = Waymarks(home, cwd=str(project))
     assert [v.text for v in app.items("pin")] == ["Use pnpm not npm"]  # opened, read nothing
-    path.write_bytes(path.read_bytes().replace(b"x" * 300, b"y"))
-    with Waymarks(home, cwd=str(project)) as other:
-        assert other.pin("Never push to main").outcome == "committed"
-    assert app.pin("Third pin").outcome == "committed"
-    app.close()
-    with Waymarks(home, cwd=str(project)) as fresh:
-        assert sorted(v.text for v in fresh.items("pin")) == [
-            "Never push to main", "Third pin", "Use pnpm not npm"]
-        assert fresh.health()["ok"] is True
+    _rewritten_under(home, project, app, path)
