@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from waymarks.core.egress import Egress
 from waymarks.core.records import replace
@@ -111,11 +111,25 @@ def admitted(app: Waymarks, candidates: list[Candidate], egress: Egress,
     missing = [c.id for c in candidates if c.id not in known]
     explicit = {**known, **app.projection.classifications(missing)} if missing else known
     kept = []
+    memo, default = _LEVELS, egress.default_level
     for c in candidates:
         level = explicit.get(c.id)
-        if egress.admits(egress.level(c.text, level)):
+        key = (c.id, level, default)
+        found = memo.get(key)
+        if found is None or found[0] != c.text:
+            if len(memo) >= LEVEL_MEMO:
+                memo.clear()
+            found = memo[key] = (c.text, egress.level(c.text, level))
+        if egress.admits(found[1]):
             kept.append(c if c.classification == level else replace(c, classification=level))
     return kept
+
+
+#: an item's level by (ID, explicit classification, default level), with the text it was
+#: read from (a plan admits ~100 candidates, and a long-lived process sees the same ones
+#: on every prompt: their classification was a sixth of a plan at 1k claims)
+LEVEL_MEMO: Final = 16_384
+_LEVELS: Final[dict[tuple[str, str | None, str], tuple[str, str]]] = {}
 
 
 def admission(app: Waymarks, candidates: list[Candidate], egress: Egress,
