@@ -104,6 +104,12 @@ def test_a_dotted_or_v_number_naming_the_subject_is_part_of_it(
     ("The gateway retries on 503.", "The gateway retries on 502,503,504 and 429.", False),
     ("The limit on open ports is 10,000.", "The limit on open ports is 20,000.", True),
     ("The max open ports is 1,000.", "The max open ports is 1000.", False),
+    # with no unit, noun, rate, round group or currency, both a list and a number: the
+    # same amount written two ways, or a list in another order, agrees
+    ("The rate limit is set to 1,500.", "The rate limit is set to 1500.", False),
+    ("The daily quota was raised to 12,500.", "The daily quota is 12500.", False),
+    ("The allowlist is 80,443.", "The allowlist is 443,80.", False),
+    ("The rate limit is set to 1,500.", "The rate limit is set to 2,000.", True),
 ])
 def test_a_thousands_separator_is_one_number(first: str, second: str, conflict: bool) -> None:
     """"1,500" was the values 1 and 500: the same count refused, and 2,500 (sharing 500)

@@ -231,31 +231,25 @@ _THOUSANDS: Final = lazy(
 
 
 _RATE_WORDS: Final = frozenset(("per", "a", "an", "each", "every"))
-#: a copula before a grouped number that makes it one amount ("the max port is 65,535"),
-#: and one that makes it several ("the relay ports are 25,587")
-_ONE_AMOUNT: Final = frozenset(("is", "was", "equals"))
-_SKIPPED_BEFORE: Final = frozenset(("the", "a", "an", "about", "around", "roughly", "only"))
-_WORD: Final = lazy(r"[a-z]+|[$€£¥]")
 
 
 def _grouped(match: re.Match[str]) -> str:
     """"1,500 tests" as 1500 tests: one number before a unit, a counted noun or a rate
-    ("1,024 MB", "1,500 per minute", "1,500 个"), with a round group ("10,000."), after a
-    currency sign ("$1,500.") or a singular copula ("the max port is 65,535."); else,
-    before a stop word or the clause's end, a list written without spaces ("listens on
-    80,443.", "retries on 502,503,504 and 429", "ports are 25,587"). Read as one number,
-    such a list was refused beside "port 443"; read as a list, "1,500 per minute" agreed
-    with "2,500 per minute"."""
+    ("1,024 MB", "1,500 per minute", "1,500 个"), with a round group ("10,000"), or after
+    a currency sign ("$1,500"). Anything else is left as written: both a list and a
+    number (:func:`signature` reads the groups as values and adds the joined number), so
+    "listens on 80,443." agrees with "port 443", and "is set to 1,500." with "1500".
+    Read as one of them alone, each wording had its false conflicts."""
     follower = (match.group(2) or "").strip()
     grouped = match.group(1)
     if (follower and (follower not in _STOP or follower in _UNITS
-                      or follower in _RATE_WORDS)) or ",000" in grouped:
+                      or follower in _RATE_WORDS)) or ",000" in grouped \
+            or match.string[max(0, match.start() - 1):match.start()] in _CURRENCY:
         return grouped.replace(",", "")
-    before = [w for w in _WORD.findall(match.string[max(0, match.start() - 40):match.start()])
-              if w not in _SKIPPED_BEFORE]
-    if before and (before[-1] in _ONE_AMOUNT or not before[-1].isalpha()):
-        return grouped.replace(",", "")  # "is 65,535", "$1,500"
     return grouped
+
+
+_CURRENCY: Final = frozenset("$€£¥")
 
 
 @lru_cache(maxsize=SIGNATURE_MEMO)
@@ -282,6 +276,11 @@ def signature(claim: str) -> Signature | None:
         values.add(value)
         if _DENIES.search(_clause_before(text, match.start())):
             denied.add(value)
+    for both in _THOUSANDS.finditer(text):  # left as written: the number it may be too
+        joined = "v:" + both.group(1).replace(",", "")
+        values.add(joined)
+        if _DENIES.search(_clause_before(text, both.start())):
+            denied.add(joined)
     rest = "".join(pieces) + text[position:]
     state = _state(text)
     if state is not None:
