@@ -224,3 +224,24 @@ def test_the_manifest_names_a_local_only_entry_by_the_digest_the_log_uses(
                          "personal:i-use-helix-for-editing": ("included", "normal")}
         assert "salary" not in json.dumps(entries) and "chase" not in json.dumps(entries)
         assert [e["id"] for e in plan_event["excluded"]] == [hidden]
+
+
+def test_a_withheld_entrys_digest_is_keyed_so_its_words_cannot_be_guessed(
+        cli: Callable[..., dict], home: Path) -> None:
+    """The digest naming a local-only entry was blake2b of its slug, unkeyed: hashing
+    guesses ("my-bank-is-chase-and-my-salary-is-250000") found the words in a second. It
+    is keyed by this home's secret (0600), and the same in every process of the home."""
+    from waymarks.core.digests import blake2b
+
+    cli("personal", "save", "--classification", "local-only", "--",
+        "My bank is Chase and my salary is 250000")
+    first = [e["id"] for e in cli("plan", "--prompt", "hi")["manifest"]["entries"]
+             if e["kind"] == "personal"]
+    again = [e["id"] for e in cli("plan", "--prompt", "hi")["manifest"]["entries"]
+             if e["kind"] == "personal"]
+    slug = "personal:my-bank-is-chase-and-my-salary-is-250000"
+    guessed = "personal:digest-" + blake2b(slug.encode(), digest_size=8).hexdigest()
+    assert first == again and first[0].startswith("personal:digest-")
+    assert first != [guessed]
+    key = home / "names.key"
+    assert len(key.read_bytes()) == 32 and key.stat().st_mode & 0o077 == 0

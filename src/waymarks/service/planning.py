@@ -183,12 +183,13 @@ UNKNOWN_HOST_MODELS = frozenset({MCP_CLIENT_PROVIDER, PI_UNKNOWN_PROVIDER, PASTE
 _NAMED_BY_TEXT = frozenset({"snippet", "personal"})
 
 
-def _named(entry: ManifestEntry) -> ManifestEntry:
+def _named(home: Path, entry: ManifestEntry) -> ManifestEntry:
     """``entry`` as the manifest and the log name it ("IDs, classifications and reasons,
     never text"): an ID made of text that holds a credential or a marker, or of a
     local-only item, is its digest (a heading holding a token went into the log; a
     local-only entry's slug, made of its words, into the manifest while the log had its
-    digest)."""
+    digest), keyed by this home's secret (:func:`.name_key.name_key`): without a key,
+    anyone reading the log could test guesses of the words offline."""
     ident = entry.id
     if entry.kind not in _NAMED_BY_TEXT:  # an opaque ID (most of a plan's): as it is
         return entry
@@ -197,8 +198,12 @@ def _named(entry: ManifestEntry) -> ManifestEntry:
 
     if entry.classification == "local-only" or has_markers(ident) or find_secrets(ident):
         from waymarks.core.digests import blake2b
+        from waymarks.service.name_key import name_key
 
-        digest = blake2b(ident.encode(), digest_size=8).hexdigest()
+        key = name_key(home)
+        if key is None:  # a home that cannot keep a key: named by kind alone
+            return replace(entry, id=f"{entry.kind}:withheld")
+        digest = blake2b(ident.encode(), digest_size=8, key=key).hexdigest()
         return replace(entry, id=f"{entry.kind}:digest-{digest}")
     return entry
 
@@ -245,7 +250,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                       personal=personal.candidates(app, prompt),
                       learned=learned_blocks(app.home, prompt, history, egress, notes=notes),
                       team=_team_blocks(app))
-    plan = replace(plan, manifest=tuple(_named(e) for e in plan.manifest),
+    plan = replace(plan, manifest=tuple(_named(app.home, e) for e in plan.manifest),
                    notes=(*plan.notes, *notes))
     remember_plan(plan.manifest)  # `evolution explain`: what this plan chose
     _remember_manifest(app, plan)
