@@ -53,6 +53,8 @@ def test_a_learned_claim_is_listed_shown_and_forgotten_through_the_page(
     page = client.get(f"/learned/{learned}").text
     assert "decision" in page and "user_statement/model" in page and "claim" in page
     assert client.get("/learned/not-a-claim").status_code == 404
+    # typed in capitals, as the CLI takes it (the page said "No learned claim")
+    assert "decision" in client.get(f"/learned/{learned.upper()}").text
     done = client.post("/act", data={"csrf": gate.csrf, "action": "forget", "id": learned,
                                      "confirmed": "yes"}).text
     assert f"Forgot {learned}" in done

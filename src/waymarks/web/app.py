@@ -39,7 +39,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from waymarks.core.text import escaped
+from waymarks.core.text import escaped, typed_id
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.sessions_api import follow_newest
 from waymarks.web import actions, reads
@@ -208,7 +208,8 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         return inspector.render("item.html", service, p=shown, kind=kind)
 
     def learned(request: Request) -> Response:
-        found = reads.learned_claim(inspector.app.home, request.path_params["ref"])
+        # typed as the CLI takes it: a learned claim's hex ID in either case
+        found = reads.learned_claim(inspector.app.home, typed_id(request.path_params["ref"]))
         if found is None:
             return inspector.problem("No learned claim has exactly that ID.", 404)
         claim, events = found
