@@ -135,3 +135,25 @@ def test_the_inspector_cuts_off_a_connection_whose_headers_never_end(
             assert time.monotonic() - start < HEADER_SECONDS + 15
     finally:
         _stop(process)
+
+
+@pytest.mark.slow
+def test_the_remote_warning_is_said_once_it_listens_with_its_port(home: Path,
+                                                                  project: Path) -> None:
+    """`ui --allow-remote` warned before binding: "listens on nosuch.invalid:0" for a
+    host that does not resolve (then refused), and `:0` for the port it did get."""
+    process = _waymarks(home, project, "ui", "--host", "nosuch.invalid", "--port", "0",
+                        "--allow-remote")
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2 and "does not resolve" in err
+    assert "listens on" not in err, err
+    process = _waymarks(home, project, "ui", "--host", "0.0.0.0", "--port", "0",
+                        "--allow-remote")
+    try:
+        assert process.stderr is not None
+        warning = process.stderr.readline()
+        url = _printed_url(process)
+    finally:
+        _stop(process)
+    port = url.split("/")[2].rsplit(":", 1)[1]
+    assert f"listens on 0.0.0.0:{port}, beyond this machine" in warning, (warning, url)

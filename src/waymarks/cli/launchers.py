@@ -243,7 +243,7 @@ def register(root: "click.Group") -> None:
         every action is confirmed on the page and checked against cross-site forgery.
         Runs until interrupted (Ctrl-C). With --json the URL comes as one JSON line
         ({"outcome": "serving", "url", "host", "port", "project"}) once it listens."""
-        from waymarks.web.security import is_loopback, remote_warning
+        from waymarks.web.security import is_loopback
         from waymarks.web.server import BindError, UnresolvedHost, serve
 
         run = runtime()
@@ -257,8 +257,6 @@ def register(root: "click.Group") -> None:
         run.progress.stop()
         app = run.app()
         app.keep_recall_index = True  # a long-lived process: the recall index in memory
-        if not is_loopback(host):
-            print(remote_warning(host, port), file=sys.stderr, flush=True)
         run.protocol = True  # (its one JSON line, then HTTP: a later failure to stderr)
         try:
             serve(app, host=host, port=port, open_browser=open_, as_json=run.json)

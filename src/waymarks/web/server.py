@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from waymarks.web.security import Gate, host_names, is_loopback, moving_page
+from waymarks.web.security import Gate, host_names, is_loopback, moving_page, remote_warning
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -93,6 +93,8 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
 
     sock = bind(host, port)
     address, actual = sock.getsockname()[:2]
+    if not is_loopback(host):  # said once it listens there, with the port it got
+        print(remote_warning(str(address), int(actual)), file=sys.stderr, flush=True)
     gate = Gate(hosts=host_names(host, actual) if is_loopback(host) else None)
     web = build_app(app, gate)
     url = gate.url(base_url(address, actual))
