@@ -209,7 +209,8 @@ class SessionLog(ABC):
                 return None
             limit *= 4
 
-    def _resume(self, offset: int, lines: int, entries: int) -> None:
+    def _resume(self, offset: int, lines: int, entries: int,
+                fingerprint: str | None = None) -> None:
         """Read the header, then only what lies past a checkpoint (``offset`` bytes,
         ``lines`` lines, ``entries`` entries): appended lines without re-reading the file.
 
@@ -224,8 +225,9 @@ class SessionLog(ABC):
             raise SessionFileError(f"{self.path}: first line is not a Pi session header")
         self.anomalies.clear()  # line 1 is the header: nothing before the checkpoint counts
         self.offset, self.lines, self._entry_base = offset, lines, entries
-        self._read_fp = (offset, self.fingerprint(offset))  # as if read: see rewritten_under
-        self.refresh()
+        # as if read (see rewritten_under): the bytes there are the ones just checked
+        self._read_fp = (offset, fingerprint or self.fingerprint(offset))
+        self._read_on()
 
     def _open_at(self, offset: int, lines: int, entries: int, fingerprint: str,
                  index: EntryIndex) -> bool:
@@ -235,7 +237,7 @@ class SessionLog(ABC):
         if entries <= 0 or self.fingerprint(offset) != fingerprint:
             return False
         self._index = index
-        self._resume(offset, lines, entries)
+        self._resume(offset, lines, entries, fingerprint)
         return True
 
     def drop_index(self) -> None:
@@ -395,6 +397,9 @@ class SessionLog(ABC):
         if self.rewritten_under() and self.read_header_line() == self.header_bytes:
             self._materialize(again=True)
             return self.lines
+        return self._read_on()
+
+    def _read_on(self) -> int:
         self._progress_total = self._size() if self._progress is not None else 0
         first = self._read_from(self.offset, READ_CHUNK)
         # a large read pauses the cyclic GC for the whole of it, not chunk by chunk: between

@@ -82,9 +82,7 @@ def _not_as_indexed(projection: Store, session: SessionLog, offset: int,
             what = f"{size} bytes, shorter than the {offset} bytes projected from it"
         elif fingerprint and session.fingerprint(offset) != fingerprint:
             what = f"other bytes than were projected from it before byte {offset}"
-        elif session.rewritten_under():  # another process projected it since, as it is
-            what = f"other bytes than this process read before byte {session.offset}"
-        else:
+        else:  # (a reader whose own bytes changed reads again itself: SessionLog.refresh)
             return None
     except OSError:  # gone or unreadable: reading it says so
         return None
