@@ -39,13 +39,8 @@ from waymarks.core.codec import (
 from waymarks.core.digests import blake2b
 from waymarks.core.model import (
     CUSTOM_TYPE_FAMILY_PREFIX,
-    MEMORY_CUSTOM_TYPE,
-    PIN_CUSTOM_TYPE,
-    MemoryMutation,
     MutationRecord,
-    PinMutation,
 )
-from waymarks.core.records import json_decoder
 from waymarks.ledger.branch import Branch, Grown
 from waymarks.ledger.branch import EntryIndex as EntryIndex
 from waymarks.ledger.entries import BLANK_LINE, EntryLine, decode_entry
@@ -55,6 +50,10 @@ from waymarks.ledger.header import header_line as header_line
 from waymarks.ledger.header import header_of
 from waymarks.ledger.header import parse_header as parse_header
 from waymarks.ledger.identity import canonical_project_path
+from waymarks.ledger.log_values import FAST_PATHS, earlier
+from waymarks.ledger.log_values import Anomaly as Anomaly
+from waymarks.ledger.log_values import Entry as Entry
+from waymarks.ledger.log_values import SessionFileError as SessionFileError
 
 MAX_ID_ATTEMPTS: Final = 100
 PROGRESS_EVERY_LINES: Final = 50_000
@@ -66,63 +65,8 @@ READ_CHUNK: Final = 16 << 20  # large ledgers are read in pieces, not all at onc
 ProgressFn = Callable[[int, int], None]
 
 
-class SessionFileError(Exception):
-    """The ledger cannot be used as a session; the message names it and the fix."""
-
-
-class _PinEntry(msgspec.Struct, kw_only=True):
-    type: str
-    id: str
-    parentId: str | None = None
-    timestamp: str
-    customType: str
-    data: PinMutation
-
-
-class _MemoryEntry(msgspec.Struct, kw_only=True):
-    type: str
-    id: str
-    parentId: str | None = None
-    timestamp: str
-    customType: str
-    data: MemoryMutation
-
-
 _DECODER: Final = decode_entry  # the one decoder of ledger lines (``ledger.entries``)
-# One-pass decoders for the lines that matter most to replay; anything they reject takes
-# the general path, which classifies it.
-_FAST_PATHS: Final = (
-    (b'"customType":"' + PIN_CUSTOM_TYPE.encode() + b'"', PIN_CUSTOM_TYPE,
-     json_decoder(_PinEntry)),
-    (b'"customType":"' + MEMORY_CUSTOM_TYPE.encode() + b'"', MEMORY_CUSTOM_TYPE,
-     json_decoder(_MemoryEntry)),
-)
 _ENCODER: Final = msgspec.json.Encoder()
-
-
-class Entry(msgspec.Struct, frozen=True):
-    """One tree node: where it is and what kind of entry it is."""
-
-    id: str
-    parent_id: str | None
-    type: str
-    index: int
-    timestamp: str
-
-
-def _earlier(entry: Entry, below: int | None) -> bool:
-    """Whether a branch walked back from an entry at position ``below`` (``None``: the
-    leaf itself) may go on to ``entry``: only to an entry earlier in the file."""
-    return below is None or entry.index < below
-
-
-class Anomaly(msgspec.Struct, frozen=True):
-    """A line or payload that was kept in the file but not used, and why."""
-
-    line: int
-    entry_id: str | None
-    kind: str  # "skipped" | "unknown" | "malformed"
-    detail: str
 
 
 class SessionLog(ABC):
@@ -360,7 +304,7 @@ class SessionLog(ABC):
         current, below = leaf, None
         while current is not None:
             entry = self._by_id.get(current)
-            if entry is None or not _earlier(entry, below):
+            if entry is None or not earlier(entry, below):
                 return None  # the branch ends before the old leaf (a parent not earlier)
             if current == cached_leaf:
                 return cached.union(fresh)
@@ -383,7 +327,7 @@ class SessionLog(ABC):
         below: int | None = None
         while current is not None:
             entry = self.by_id.get(current)
-            if entry is None or not _earlier(entry, below):
+            if entry is None or not earlier(entry, below):
                 break
             path.append(current)
             current, below = entry.parent_id, entry.index
@@ -490,7 +434,7 @@ class SessionLog(ABC):
 
     def _read_fast(self, line_no: int, line: bytes) -> bool:
         """Read a well-formed DS4 mutation line in one decode; ``False`` if it is not one."""
-        for mark, custom_type, decoder in _FAST_PATHS:
+        for mark, custom_type, decoder in FAST_PATHS:
             if mark not in line:
                 continue
             try:
