@@ -646,6 +646,14 @@ class BridgeProcess:
         self.process.wait(timeout=30)
 
 
+def _opened_session(tmp_path: Path, project: Path) -> dict[str, object]:
+    """An ``initialize`` of a session file Pi opened (one user turn, no UI)."""
+    (tmp_path / "s.jsonl").touch()
+    return {"cwd": str(project), "sessionFile": str(tmp_path / "s.jsonl"),
+            "header": {**HEADER, "cwd": str(project)},
+            "entries": [user("a1", None, "hi")], "leafId": "a1", "hasUI": False}
+
+
 def test_a_session_open_in_another_pi_process_is_not_served_twice(tmp_path: Path) -> None:
     """Two ``pi -c`` on one session: each bridge knew only its own Pi's entries, and the
     projection they share took one's for the other's (a pin reported recorded vanished).
@@ -653,10 +661,7 @@ def test_a_session_open_in_another_pi_process_is_not_served_twice(tmp_path: Path
     one serves the session again."""
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
-    opened = {"cwd": str(project), "sessionFile": str(tmp_path / "s.jsonl"),
-              "header": {**HEADER, "cwd": str(project)},
-              "entries": [user("a1", None, "hi")], "leafId": "a1", "hasUI": False}
-    (tmp_path / "s.jsonl").touch()
+    opened = _opened_session(tmp_path, project)
     first, second = BridgeProcess(home, project), BridgeProcess(home, project)
     try:
         assert first.call("initialize", **opened)["result"]["heldBack"] is None
@@ -686,10 +691,7 @@ def test_a_session_lock_that_cannot_be_opened_holds_the_session_back(tmp_path: P
     project.mkdir()
     lock = home / "bridges" / f"{HEADER['id']}.lock"
     lock.mkdir(parents=True)
-    opened = {"cwd": str(project), "sessionFile": str(tmp_path / "s.jsonl"),
-              "header": {**HEADER, "cwd": str(project)},
-              "entries": [user("a1", None, "hi")], "leafId": "a1", "hasUI": False}
-    (tmp_path / "s.jsonl").touch()
+    opened = _opened_session(tmp_path, project)
     first, second = BridgeProcess(home, project), BridgeProcess(home, project)
     try:
         for bridge in (first, second):
