@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import quote
 
 import jinja2
 from starlette.applications import Starlette
@@ -72,12 +73,20 @@ def short(text: object) -> str:
     return shown if ":" in shown else shown[:8]
 
 
+def segment(text: object) -> str:
+    """An ID as one path segment of a link: every character but letters, digits and
+    ``-._~`` percent-encoded, so an ID holding ``/``, ``?``, ``#`` or ``%`` (any text a
+    hand-written or foreign ledger line carries) names its own page."""
+    return quote(str(text), safe="")
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["reveal"] = reveal
     env.filters["when"] = reads.when
     env.filters["short"] = short
+    env.filters["segment"] = segment
     env.filters["compact"] = lambda value: json.dumps(value, ensure_ascii=False,
                                                       sort_keys=True)
     return env
@@ -288,8 +297,8 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         Route("/", served(overview)),
         Route("/index.html", root_redirect),
         Route("/health", served(health)),
-        Route("/item/{kind}/{ref}", served(item)),
-        Route("/learned/{ref}", served(learned)),
+        Route("/item/{kind}/{ref:path}", served(item)),
+        Route("/learned/{ref:path}", served(learned)),
         Route("/explain", served(explain, form=True), methods=["GET", "POST"]),
         Route("/timeline", served(timeline)),
         Route("/confirm", served(confirm, form=True), methods=["POST"]),

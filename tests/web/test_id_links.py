@@ -1,0 +1,56 @@
+"""An item's ID is one path segment of every link that names it: an ID holding ``/``,
+``?``, ``#``, ``%`` or a space (a hand-written or foreign ledger line may carry any text)
+still opens its own page, not another one or none."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from tests.web.conftest import log_in
+from waymarks.service.app import Waymarks
+from waymarks.service.ports import RandomIds
+from waymarks.web.app import build_app, segment
+from waymarks.web.security import Gate
+
+ODD = "a?b#c/../d e-"
+
+
+class OddIds(RandomIds):
+    """Every UUID the service asks for (the session's, the item's, the mutation's) odd."""
+
+    def __init__(self) -> None:
+        self.given = 0
+
+    def uuid(self) -> str:
+        self.given += 1
+        return f"{ODD}{self.given:04d}"
+
+
+def test_a_link_to_an_item_with_an_odd_id_opens_that_item(home: Path, project: Path) -> None:
+    from starlette.testclient import TestClient
+
+    gate = Gate(hosts=frozenset({"testserver"}))
+    with Waymarks(home, cwd=str(project), ids=OddIds()) as app:
+        written = app.remember("The odd deploy host is kestrel-nine.")
+        assert written.id.startswith(ODD)
+        client = TestClient(build_app(app, gate), follow_redirects=False,
+                            base_url="http://testserver" + gate.prefix)
+        log_in(client, gate)
+        overview = client.get("/").text
+        links = [html.unescape(h) for h in re.findall(r'class="item-link" href="([^"]+)"',
+                                                       overview)]
+        assert len(links) == 1 and "?" not in links[0].split("/item/memory/")[1]
+        page = client.get(links[0].removeprefix(gate.prefix))
+        assert page.status_code == 200, page.text
+        assert "kestrel-nine" in page.text and html.escape(written.id) in page.text
+
+
+def test_an_id_holding_a_percent_sign_is_encoded_once() -> None:
+    """The server decodes a request's path once (Starlette's test client twice, so the
+    page test above leaves ``%`` out): ``%2F`` inside an ID stays ``%2F``."""
+    from urllib.parse import unquote
+
+    for odd in ("d%2Fe", "100%", "a/b?c#d e", "ünï"):
+        assert "/" not in segment(odd) and unquote(segment(odd)) == odd
