@@ -145,6 +145,7 @@ def test_a_remote_host_needs_allow_remote(configured: Path, project: Path) -> No
     assert refused.returncode == 2 and refused.stdout == ""
     assert "--allow-remote" in refused.stderr and "SSH tunnel" in refused.stderr
     assert "TLS proxy" in refused.stderr and TOKEN not in refused.stderr
+    assert "sends Host 127.0.0.1:8765" in refused.stderr  # or the loopback server refuses it
 
 
 @pytest.mark.slow
