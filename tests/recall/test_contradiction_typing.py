@@ -38,6 +38,10 @@ def test_a_typographic_apostrophe_still_negates(first: str, second: str) -> None
     ("Debug mode is enabled.", "Debug mode cannot be enabled."),
     # the stem "aren" of "aren't" was a subject term: "replica" alone was not contained
     ("The replicas are enabled.", "The replicas aren't enabled."),
+    # typed without the apostrophe, as quick typing and some phone keyboards leave it
+    ("The API server listens on port 8080.", "The API server doesnt listen on port 8080."),
+    ("Feature flag new-checkout is enabled.", "Feature flag new-checkout isnt enabled."),
+    ("The replicas are enabled.", "The replicas arent enabled."),
 ])
 def test_an_nt_auxiliary_negates(first: str, second: str) -> None:
     assert _conflict(first, second)
@@ -50,6 +54,8 @@ def test_an_nt_auxiliary_negates(first: str, second: str) -> None:
      "The staging cache port isn\u2019t 6380."),
     ("The API server listens on port 8080.", "The API server doesn't listen on port 8081.",
      "The API server doesn't listen on port 8080."),
+    ("The API server listens on port 8080.", "The API server doesnt listen on port 8081.",
+     "The API server doesnt listen on port 8080."),
 ])
 def test_a_denial_of_another_value_is_compatible(app: Waymarks, stated: str, other: str,
                                                  denied: str) -> None:

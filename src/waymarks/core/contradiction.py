@@ -64,13 +64,14 @@ _STATES: Final[dict[str, str]] = {
 }
 #: an English "on"/"off" is a state only at the end of a clause ("is turned on.")
 _ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
-#: the auxiliaries a negation is glued to ("doesn't listen", "won't be enabled"); their
-#: stems are no subject terms (:data:`_STOP`), as "isn" of "isn't" was one
+#: the auxiliaries a negation is glued to ("doesn't listen", "won't be enabled"; typed
+#: without the apostrophe too, "doesnt", "isnt": no English word ends so); their stems
+#: and those words are no subject terms (:data:`_STOP`), as "isn" of "isn't" was one
 _NOT_AUXILIARIES: Final = (
     "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "should", "could",
     "would", "must", "need")
 _NEGATING: Final = (
-    rf"\b(?:not|never|no longer|cannot|can't|won't|(?:{'|'.join(_NOT_AUXILIARIES)})n't|is no)\b"
+    rf"\b(?:not|never|no longer|cannot|can't|won't|(?:{'|'.join(_NOT_AUXILIARIES)})n'?t|is no)\b"
     r"|不是|没有|未|不")
 _NEGATION: Final = lazy(_NEGATING)
 _ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
@@ -182,7 +183,7 @@ _STOP: Final = frozenset(
     times time mb gb kb bytes
     """.split()
 ) | frozenset(_STATES) | frozenset({"not", "never", "no", "longer", "cannot", "won"}) | frozenset(
-    aux + "n" for aux in _NOT_AUXILIARIES)
+    aux + end for aux in _NOT_AUXILIARIES for end in ("n", "nt"))
 #: a number and the unit glued to it ("30s", "512mb", "50%"), as :data:`_VALUE` matched it
 _NUMBER_AND_UNIT: Final = lazy(r"(\d+(?:\.\d+)?)([a-z%]*)")
 #: a unit word after a number ("30 seconds", "512 MB", "30 秒"; a lone "m" is no unit)
