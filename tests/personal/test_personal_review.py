@@ -245,3 +245,19 @@ def test_a_withheld_entrys_digest_is_keyed_so_its_words_cannot_be_guessed(
     assert first != [guessed]
     key = home / "names.key"
     assert len(key.read_bytes()) == 32 and key.stat().st_mode & 0o077 == 0
+
+
+def test_remember_refuses_the_index_slug_before_anyone_is_asked(tmp_path: Path) -> None:
+    """A review: ``remember`` with the slug ``memory`` (the index's name on a disk that
+    ignores case) was put to the person, and after a yes refused as
+    ``runtime-unavailable`` (a client may retry that); the CLI refuses it at once."""
+    from waymarks.personal.store import PersonalStore
+    from waymarks.personal.tools import plan_remember
+
+    folder = tmp_path / "notes-folder"
+    folder.mkdir()
+    store = PersonalStore(folder)
+    for slug in ("memory", "MEMORY"):
+        refused = plan_remember(store, "I like tea.", slug)
+        assert isinstance(refused, dict) and refused["category"] == "invalid-parameters", slug
+    assert not any(p.suffix == ".md" for p in folder.iterdir())

@@ -29,7 +29,7 @@ from waymarks.core.secrets import redact
 from waymarks.core.text import escaped, is_unicode
 from waymarks.personal.curation import MAX_PREFILL_CHARS
 from waymarks.personal.entry import PersonalMemoryError, check_slug
-from waymarks.personal.store import NotAnEntry, PersonalStore
+from waymarks.personal.store import INDEX_STEM, NotAnEntry, PersonalStore
 from waymarks.service.ports import Decision
 from waymarks.service.shown import Shown, digest_of
 
@@ -113,6 +113,8 @@ def plan_remember(store: PersonalStore, text: object,
         return _rejected("not-an-entry")
     except (PersonalMemoryError, OSError):
         return {"outcome": "unavailable", "category": "runtime-unavailable"}
+    if not replaces and slug == INDEX_STEM:  # the save would refuse it after a yes
+        return _rejected("invalid-parameters")
     if not replaces:
         return RememberPlan(" ".join(text.split()), slug, False)
     try:
