@@ -364,3 +364,24 @@ def test_trust_with_cwd_takes_a_relative_path_from_that_directory(
     assert run(home, elsewhere, "status")["projectTrusted"] is False
     run(home, elsewhere, "--cwd", str(project), "untrust", ".")
     assert run(home, elsewhere, "--cwd", str(project), "status")["projectTrusted"] is False
+
+
+@pytest.mark.parametrize("args", [
+    ["memory", "add", "--source", "a041ffc7", "--source", "bdf55496", "--", "Bus is Rabbit."],
+    ["memory", "add", "--classification", "sensitive", "--classification=normal", "--",
+     "The vault host is vault.internal."],
+    ["pin", "--classification", "local-only", "--classification", "normal", "--", "Pin it."],
+    ["memory", "add", "--key", "a", "--key", "b", "--", "The port is 5."],
+    ["context", "memory add --scope session --scope project -- The port is 5."],
+], ids=["source", "classification", "pin-classification", "key", "context"])
+def test_an_option_of_one_value_given_twice_is_refused(home: Path, project: Path,
+                                                       args: list[str]) -> None:
+    """A review: click kept the last of a repeated option in silence: ``--source A
+    --source B`` dropped A's provenance, a second ``--classification`` lowered the level
+    the person typed first."""
+    refused = run(home, project, *args, expect=2)
+    assert refused["code"] == "usage" and "more than once" in refused["message"]
+    assert _stored(home, project) == []
+    # after `--` it is text, and a flag or an option taking several values may repeat
+    run(home, project, "memory", "add", "--key", "a", "--", "--key", "b")
+    assert _stored(home, project) == ["--key b"]

@@ -94,12 +94,41 @@ class _Helped(click.Command):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not ctx.resilient_parsing and self.asks_help(ctx, args):
             _show_help(ctx, self.get_help_option(ctx), True)  # (raises Shown)
+        if not ctx.resilient_parsing:
+            self.refuse_repeats(ctx, args)
         try:
             return super().parse_args(ctx, args)
         except click.UsageError as problem:
             if problem.ctx is None:  # click's parser names none for a missing value: the
                 problem.ctx = ctx    # error then pointed at `waymarks --help` (or at
             raise                    # `context`'s), not at this command's
+
+    def refuse_repeats(self, ctx: click.Context, args: Sequence[str]) -> None:
+        """A usage error for an option taking one value given twice before ``--``: click
+        kept the last one in silence (``--source A --source B`` dropped A's provenance,
+        ``--classification sensitive --classification normal`` lowered the level)."""
+        single = {name: param for param in self.get_params(ctx)
+                  if isinstance(param, click.Option) and not param.is_flag
+                  and not param.count and not param.multiple and param.nargs == 1
+                  for name in param.opts if name.startswith("--")}
+        seen: dict[str, int] = {}
+        tokens = iter(args)
+        for token in tokens:
+            if token == "--":
+                return
+            name, equals, _value = token.partition("=")
+            param = single.get(name)
+            if param is None:
+                if not ctx.allow_interspersed_args and not token.startswith("-"):
+                    return  # the command a group's (or `context`'s) options run
+                continue
+            if not equals:
+                next(tokens, None)  # its value, whatever it is
+            seen[param.name or name] = seen.get(param.name or name, 0) + 1
+            if seen[param.name or name] > 1:
+                hint = " (several entries: --source A,B)" if name == "--source" else ""
+                raise click.UsageError(f"{name} was given more than once; give it once"
+                                       f"{hint}", ctx)
 
     def asks_help(self, ctx: click.Context, args: Sequence[str]) -> bool:
         """Whether ``args`` hold ``-h``/``--help`` before ``--``, where it is this
