@@ -261,3 +261,16 @@ def test_remember_refuses_the_index_slug_before_anyone_is_asked(tmp_path: Path) 
         refused = plan_remember(store, "I like tea.", slug)
         assert isinstance(refused, dict) and refused["category"] == "invalid-parameters", slug
     assert not any(p.suffix == ".md" for p in folder.iterdir())
+
+
+def test_remember_refuses_a_credential_split_by_markers_before_anyone_is_asked(
+        tmp_path: Path) -> None:
+    """A review: an empty marker pair inside a token hid it from the plan's check; the
+    person was asked, and after a yes the save refused it as ``runtime-unavailable``."""
+    from waymarks.personal.store import PersonalStore
+    from waymarks.personal.tools import plan_remember
+
+    store = PersonalStore(tmp_path / "notes-folder")
+    hidden = "ghp_ABCDEFGHIJKLMNOPQR[ds4:normal][/ds4:normal]STUVWXYZabcdefghij"
+    refused = plan_remember(store, f"My deploy token is {hidden}")
+    assert isinstance(refused, dict) and refused["category"] == "credential-refused"

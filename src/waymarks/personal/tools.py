@@ -25,10 +25,10 @@ import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import OMITTED, WITHHELD, classify
-from waymarks.core.secrets import redact
+from waymarks.core.secrets import holds_credential, redact
 from waymarks.core.text import escaped, is_unicode
 from waymarks.personal.curation import MAX_PREFILL_CHARS
-from waymarks.personal.entry import PersonalMemoryError, check_slug
+from waymarks.personal.entry import CredentialRefused, PersonalMemoryError, check_slug
 from waymarks.personal.store import INDEX_STEM, NotAnEntry, PersonalStore
 from waymarks.service.ports import Decision
 from waymarks.service.shown import Shown, digest_of
@@ -102,7 +102,8 @@ def plan_remember(store: PersonalStore, text: object,
             return _rejected("invalid-parameters")
     if classify(text) == "local-only":
         return _rejected("local-only-refused")
-    if redact(text)[1] or (isinstance(slug, str) and redact(slug)[1]):
+    # as the save reads it: a marker pair inside a token hid it from `redact` alone
+    if holds_credential(text) or (isinstance(slug, str) and holds_credential(slug)):
         return _rejected("credential-refused")
     problem = store.unusable()  # the person is asked only about a save that can happen
     if problem is not None:
@@ -161,6 +162,8 @@ class Remember:
 def save_planned(store: PersonalStore, plan: RememberPlan) -> dict[str, Any]:
     try:
         saved = store.save(plan.text, slug=plan.slug, limit=MAX_PREFILL_CHARS)
+    except CredentialRefused:  # (the plan refuses it first: a refusal, never "unavailable")
+        return _rejected("credential-refused")
     except (PersonalMemoryError, OSError):
         return {"outcome": "unavailable", "category": "runtime-unavailable"}
     return {"outcome": "saved", "slug": saved.slug, "file": saved.path.name,
