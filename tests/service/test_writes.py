@@ -64,7 +64,8 @@ def test_invisible_characters_hide_neither_a_duplicate_nor_a_conflict(app: Wayma
     assert app.remember("The cache port is 6379.\u200b") == Duplicate(first.id, "memory")
     assert app.remember("The cache\u2066 port\u2069 is 6379.\ufeff") == Duplicate(
         first.id, "memory")
-    for hollow in ("\u200b\ufeff\u2060", " \u00ad "):
+    # and (a review) text of control characters alone: a pin of NUL, BEL or ESC was planned
+    for hollow in ("\u200b\ufeff\u2060", " \u00ad ", "\x00", "\x01\x07\x1b", "\x7f\u0085 \n"):
         refused = app.remember(hollow)
         assert isinstance(refused, Rejected) and refused.code == "empty"
         pin = app.pin(hollow)

@@ -257,8 +257,12 @@ def _slug(text: str) -> str:
 
 
 def visible(text: str) -> bool:
-    """Whether ``text`` holds anything but whitespace and invisible format characters."""
-    return bool(text.strip()) and (text.isascii() or bool(INVISIBLE.sub("", text).strip()))
+    """Whether ``text`` holds anything but whitespace, control characters (NUL, BEL, ESC:
+    a pin of them was planned into every prompt) and invisible format characters."""
+    if text.isprintable():
+        return bool(text.strip()) and (text.isascii() or bool(INVISIBLE.sub("", text).strip()))
+    return bool(INVISIBLE.sub("", "".join(
+        ch for ch in text if unicodedata.category(ch) != "Cc")).strip())
 
 
 def one_line(text: str) -> str:
